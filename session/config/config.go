@@ -1,0 +1,92 @@
+// Package config reads airlock's TOML configuration: the policy per tier, the agent
+// gateway, the audit log, and the servers with their trust, labels and per-tool
+// overrides. Loading is strict: an unknown key is an error naming the key and its line,
+// and every invalid value is an error naming its key path. It never connects to anything.
+package config
+
+import (
+	"time"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// Config is a loaded, validated configuration.
+type Config struct {
+	// Path is the file the config was read from ("" when built in code, as by the demo).
+	Path string
+	// Policy is the action for each tier unless a tool overrides it.
+	Policy trust.Policy
+	// ApprovalTimeout is how long an agent call may wait for a person before it is denied.
+	ApprovalTimeout time.Duration
+	// Gateway configures the agent-facing MCP endpoint; nil when [gateway] is absent.
+	Gateway *Gateway
+	// AuditPath is the audit log file ("" selects the default under the state dir).
+	AuditPath string
+	// StateDir holds pins, the gateway token and the default audit log.
+	StateDir string
+	// Servers lists the configured servers sorted by name.
+	Servers []Server
+}
+
+// Gateway is the [gateway] table.
+type Gateway struct {
+	// Listen is the host:port to serve on; loopback unless AllowRemote.
+	Listen string
+	// AllowRemote permits a non-loopback Listen address.
+	AllowRemote bool
+}
+
+// Transport says how airlock reaches a server.
+type Transport string
+
+// The transports.
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+)
+
+// Server is one [servers.NAME] table after validation and ${VAR} expansion.
+type Server struct {
+	// Name matches ^[a-z0-9][a-z0-9-]{0,31}$.
+	Name string
+	// Transport is inferred from URL (http) or Command (stdio) unless set.
+	Transport Transport
+	// Command, Args, Env and Cwd start a stdio server. Command "airlock" means the
+	// running airlock executable itself.
+	Command string
+	Args    []string
+	Env     map[string]string
+	Cwd     string
+	// URL and Headers reach an http or sse server.
+	URL     string
+	Headers map[string]string
+	// Protocol is "" (automatic) or an MCP protocol version such as "2025-11-25".
+	Protocol string
+	// ConnectTimeout bounds connecting and initializing; CallTimeout bounds one call.
+	ConnectTimeout time.Duration
+	CallTimeout    time.Duration
+	// Trust is the person's trust in this server (untrusted unless set).
+	Trust trust.ServerTrust
+	// Labels are legs this server's tools fill whatever their annotations say.
+	Labels []trust.Leg
+	// Tools holds per-tool overrides keyed by tool name.
+	Tools map[string]Tool
+}
+
+// Tool is one [servers.NAME.tools.TOOL] table.
+type Tool struct {
+	// Policy overrides the tier's action for this tool (ActionUnset: no override).
+	Policy trust.Action
+	// Asserted are hints the person asserts; they win over anything the server says.
+	Asserted trust.Hints
+	// Labels are legs this tool fills whatever its annotations say.
+	Labels []trust.Leg
+}
+
+// Default timeouts, used when a server does not set its own.
+const (
+	DefaultConnectTimeout  = 15 * time.Second
+	DefaultCallTimeout     = 60 * time.Second
+	DefaultApprovalTimeout = 2 * time.Minute
+)

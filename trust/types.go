@@ -1,0 +1,307 @@
+// Package trust holds airlock's pure decisions: how a tool's annotations and the
+// person's trust list become a risk tier, which policy applies, which legs of the
+// "lethal trifecta" a tool fills, which hazards the toolset as a whole carries,
+// how taint escalates a call, and how a tool definition is fingerprinted.
+//
+// It must never do I/O, start goroutines, or import bubbletea, go-sdk transports or
+// any other airlock package: every function is values in, values out, so it can be
+// table-tested exhaustively and called on every key press.
+package trust
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Tier is a tool's risk tier. Tiers are ordered: Read < Write < Destructive < Blocked.
+type Tier int
+
+// The tiers, from least to most risky.
+const (
+	TierRead Tier = iota
+	TierWrite
+	TierDestructive
+	TierBlocked
+)
+
+// Tiers lists every tier in order.
+var Tiers = [...]Tier{TierRead, TierWrite, TierDestructive, TierBlocked}
+
+// String returns the tier's word: read, write, destructive or blocked.
+func (t Tier) String() string {
+	switch t {
+	case TierRead:
+		return "read"
+	case TierWrite:
+		return "write"
+	case TierDestructive:
+		return "destructive"
+	case TierBlocked:
+		return "blocked"
+	}
+	return fmt.Sprintf("tier(%d)", int(t))
+}
+
+// MarshalText encodes the tier as its word.
+func (t Tier) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// ServerTrust is the person's trust in one server, from the config's trust list.
+// The zero value is Untrusted, the default for any server the config does not mark.
+type ServerTrust int
+
+// The trust levels.
+const (
+	Untrusted ServerTrust = iota
+	Trusted
+	BlockedServer
+)
+
+// String returns the trust word used in the config: untrusted, trusted or blocked.
+func (s ServerTrust) String() string {
+	switch s {
+	case Untrusted:
+		return "untrusted"
+	case Trusted:
+		return "trusted"
+	case BlockedServer:
+		return "blocked"
+	}
+	return fmt.Sprintf("trust(%d)", int(s))
+}
+
+// MarshalText encodes the trust level as its word.
+func (s ServerTrust) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// ParseServerTrust reads a config trust word.
+func ParseServerTrust(s string) (ServerTrust, bool) {
+	switch s {
+	case "untrusted":
+		return Untrusted, true
+	case "trusted":
+		return Trusted, true
+	case "blocked":
+		return BlockedServer, true
+	}
+	return Untrusted, false
+}
+
+// Action is what happens to a call: it runs (Allow), waits for a person (Ask), or is
+// refused (Deny). The zero value ActionUnset means "no opinion" in a config layer, so
+// that a tool's policy can fall back to its tier's.
+type Action int
+
+// The actions.
+const (
+	ActionUnset Action = iota
+	Allow
+	Ask
+	Deny
+)
+
+// String returns the action word used in the config: allow, ask or deny ("" when unset).
+func (a Action) String() string {
+	switch a {
+	case ActionUnset:
+		return ""
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	}
+	return fmt.Sprintf("action(%d)", int(a))
+}
+
+// MarshalText encodes the action as its word.
+func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// ParseAction reads a config action word (allow, ask, deny).
+func ParseAction(s string) (Action, bool) {
+	switch s {
+	case "allow":
+		return Allow, true
+	case "ask":
+		return Ask, true
+	case "deny":
+		return Deny, true
+	}
+	return ActionUnset, false
+}
+
+// Policy is the action for each tier unless a tool says otherwise. Blocked is always Deny.
+type Policy struct {
+	Read        Action
+	Write       Action
+	Destructive Action
+}
+
+// DefaultPolicy is DESIGN's default: reads run, writes and destructive calls ask.
+func DefaultPolicy() Policy { return Policy{Read: Allow, Write: Ask, Destructive: Ask} }
+
+// Leg is one leg of the lethal trifecta. Labels in the config use the same words.
+type Leg string
+
+// The three legs.
+const (
+	LegPrivateData      Leg = "private-data"
+	LegUntrustedContent Leg = "untrusted-content"
+	LegExfiltration     Leg = "exfiltration"
+)
+
+// Legs lists the legs in the order they are shown.
+var Legs = [...]Leg{LegUntrustedContent, LegPrivateData, LegExfiltration}
+
+// ParseLeg reads a config label word.
+func ParseLeg(s string) (Leg, bool) {
+	switch l := Leg(s); l {
+	case LegPrivateData, LegUntrustedContent, LegExfiltration:
+		return l, true
+	}
+	return "", false
+}
+
+// Hints is a set of the four MCP tool hints where each may be absent (nil). It is
+// used both for what a server declared and for what the person asserted in config.
+type Hints struct {
+	ReadOnly    *bool `json:"readOnlyHint,omitempty"`
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	Idempotent  *bool `json:"idempotentHint,omitempty"`
+	OpenWorld   *bool `json:"openWorldHint,omitempty"`
+}
+
+// Effective is the value of each hint that airlock acts on, after the trust rule.
+type Effective struct {
+	ReadOnly    bool `json:"read_only"`
+	Destructive bool `json:"destructive"`
+	Idempotent  bool `json:"idempotent"`
+	OpenWorld   bool `json:"open_world"`
+}
+
+// Declared is exactly what a server sent as a tool's annotations. Raw keeps the bytes
+// (nil when the tool had no annotations) because go-sdk decodes an absent readOnlyHint
+// as false; Hints is parsed from Raw, keeping absent (nil) and false apart. A hint whose
+// JSON value is not a boolean is treated as absent.
+type Declared struct {
+	Raw   json.RawMessage
+	Hints Hints
+	Title string
+}
+
+// PinState says how a tool's definition compares with the pinned one.
+type PinState int
+
+// The pin states.
+const (
+	PinNew PinState = iota // first sight: pinned now (trust on first use)
+	PinSame
+	PinChanged // changed since pinned and not yet reviewed: the tool is blocked
+)
+
+// String returns new, same or changed.
+func (p PinState) String() string {
+	switch p {
+	case PinNew:
+		return "new"
+	case PinSame:
+		return "same"
+	case PinChanged:
+		return "changed"
+	}
+	return fmt.Sprintf("pin(%d)", int(p))
+}
+
+// MarshalText encodes the pin state as its word.
+func (p PinState) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// Tool is everything the classifier needs to know about one tool: what the server
+// sent, what the person configured, and what the session noticed (pins, names).
+type Tool struct {
+	Server      string
+	Name        string
+	Description string
+	Declared    Declared
+
+	ServerTrust  ServerTrust
+	ServerLabels []Leg
+	// ToolLabels and Asserted come from [servers.X.tools.Y] in the config.
+	ToolLabels []Leg
+	Asserted   Hints
+	// ToolPolicy overrides the tier's policy when set.
+	ToolPolicy Action
+
+	Pin PinState
+	// PinnedAt is when the definition that Pin compares against was pinned.
+	PinnedAt time.Time
+	// InstructionsChanged is true when the server's instructions changed since pinned
+	// and the change is not reviewed: every tool of the server is blocked.
+	InstructionsChanged bool
+	// NameProblem, when not empty, is a sentence saying why the name is rejected
+	// (duplicate in the server's list, invalid characters, ...): the tool is blocked.
+	NameProblem string
+	// Disabled is set when the person turned the tool off for this session.
+	Disabled bool
+}
+
+// Ref names a tool by server and tool name.
+type Ref struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+}
+
+// Qualified returns the gateway name SERVER__TOOL. Server names cannot contain "__",
+// so the mapping is injective.
+func (r Ref) Qualified() string { return r.Server + "__" + r.Tool }
+
+// Classification is the verdict on one tool: its tier, the effective hints, the legs it
+// fills, the policy action that applies before taint and grants, and a reason sentence
+// for every step that mattered.
+type Classification struct {
+	Tier      Tier
+	Effective Effective
+	Legs      []Leg
+	Action    Action
+	Reasons   []string
+}
+
+// Has reports whether the classification fills the leg.
+func (c Classification) Has(l Leg) bool {
+	for _, x := range c.Legs {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+// Severity ranks hazards.
+type Severity string
+
+// The severities.
+const (
+	SeverityCritical Severity = "critical"
+	SeverityHigh     Severity = "high"
+)
+
+// HazardKind names a hazard.
+type HazardKind string
+
+// The hazard kinds.
+const (
+	HazardLethalTrifecta        HazardKind = "lethal-trifecta"
+	HazardOpenWorldExfiltration HazardKind = "open-world-exfiltration"
+	HazardUntrustedDestructive  HazardKind = "untrusted-destructive"
+	HazardShadowing             HazardKind = "shadowing"
+)
+
+// Hazard is a risk of the toolset as a whole. Legs maps each leg's name to the
+// qualified names of the tools that fill it (for shadowing: "shadowing" -> the tool
+// whose description names others, "shadowed" -> the tools it names).
+type Hazard struct {
+	Kind      HazardKind          `json:"kind"`
+	Severity  Severity            `json:"severity"`
+	Unguarded bool                `json:"unguarded"`
+	Legs      map[string][]string `json:"legs"`
+	Summary   string              `json:"summary"`
+}
