@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/safetext"
+)
+
+func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("airlock call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	argJSON := fs.String("args", "{}", "arguments as a JSON object")
+	yes := fs.Bool("yes", false, "allow a call that asks, once, without a prompt")
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(positional) != 2 {
+		fmt.Fprintln(stderr, "usage: airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]")
+		return 2
+	}
+	if !json.Valid([]byte(*argJSON)) {
+		fmt.Fprintln(stderr, "airlock: --args is not valid JSON")
+		return 2
+	}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitConfig
+	}
+	interactive := false
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		interactive = true
+	}
+	m, err := newManager(cfg, session.Options{Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}})
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitConfig
+	}
+	defer m.Close()
+	m.Start()
+	if err := m.Wait(ctx); err != nil {
+		return 1
+	}
+	server, tool := positional[0], positional[1]
+	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != session.StatusReady {
+		fmt.Fprintf(stderr, "airlock: server %s is %s: %s\n", server, sv.Status, safetext.Inline(errText(sv.Err)))
+		return cli.ExitServerFailed
+	}
+	out, err := m.Call(ctx, session.CallRequest{Server: server, Tool: tool, Args: json.RawMessage(*argJSON)})
+	var denied *session.DeniedError
+	switch {
+	case errors.As(err, &denied):
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
+		return 5
+	case err != nil:
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+		return 1
+	}
+	cli.WriteResult(stdout, out.Result)
+	fmt.Fprintf(stderr, "(%s by %s in %s)\n", out.Verdict.Action, out.Verdict.By, out.Duration.Round(time.Millisecond))
+	if out.Result.IsError {
+		return 6
+	}
+	return 0
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// parseInterleaved lets flags follow positional arguments (airlock call web fetch_url --args ...).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,176 @@
+// Command airlock is a terminal client for the Model Context Protocol that sorts every
+// tool into a risk tier, asks a person before risky calls, and shows the risk of the
+// whole toolset. This file only parses flags and wires packages together.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/ui/cli"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `airlock — a terminal MCP client that asks before risky tool calls
+
+Usage:
+  airlock [--config FILE]                  open the session on the config
+  airlock demo                             the same on built-in offline demo servers
+  airlock demo-server NAME                 serve one demo server over stdio (docs|web|notes|mail)
+  airlock check [--config FILE] [--json]   connect, classify, print tiers and hazards
+  airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]
+                                           one call through the approval engine
+  airlock pins list|accept SERVER [TOOL]   review pinned tool definitions
+  airlock version
+
+Exit codes of check: 0 every server ready, 1 config error, 3 a server failed.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd := ""
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "", "check":
+		return runCheck(ctx, cmd, args, stdout, stderr)
+	case "demo":
+		return runDemo(ctx, args, stdout, stderr)
+	case "demo-server":
+		return runDemoServer(ctx, args, stderr)
+	case "call":
+		return runCall(ctx, args, stdin, stdout, stderr)
+	case "pins":
+		return runPins(ctx, args, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "airlock", version)
+		return 0
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "airlock: unknown command %q\n\n%s", cmd, usage)
+	return 2
+}
+
+// loadConfig reads --config or the default path.
+func loadConfig(path string) (*config.Config, error) {
+	if path == "" {
+		p, err := config.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	return config.Load(path)
+}
+
+// openPins opens the pin store under the config's state dir.
+func openPins(cfg *config.Config) (*session.Pins, error) {
+	if cfg.StateDir == "" {
+		return session.OpenPins("")
+	}
+	return session.OpenPins(filepath.Join(cfg.StateDir, "pins.json"))
+}
+
+func newManager(cfg *config.Config, opts session.Options) (*session.Manager, error) {
+	if opts.Pins == nil {
+		pins, err := openPins(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts.Pins = pins
+	}
+	opts.Version = version
+	return session.New(cfg, opts), nil
+}
+
+func runCheck(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("airlock check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/airlock/config.toml)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitConfig
+	}
+	m, err := newManager(cfg, session.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitConfig
+	}
+	return check(ctx, m, *asJSON, stdout, stderr)
+}
+
+func check(ctx context.Context, m *session.Manager, asJSON bool, stdout, stderr io.Writer) int {
+	defer m.Close()
+	m.Start()
+	if err := m.Wait(ctx); err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitServerFailed
+	}
+	r := cli.NewReport(m.Snapshot())
+	if asJSON {
+		err := r.WriteJSON(stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+		}
+	} else if err := r.WriteText(stdout); err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	}
+	return r.ExitCode()
+}
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("airlock demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the check view as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	set := demo.NewSet()
+	cfg := demo.Config()
+	inproc := map[string]*mcp.Server{}
+	for _, n := range demo.Names() {
+		inproc[n] = set.Server(n)
+	}
+	pins, _ := session.OpenPins("") // every demo starts from a clean slate
+	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
+	return check(ctx, m, *asJSON, stdout, stderr)
+}
+
+func runDemoServer(ctx context.Context, args []string, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintf(stderr, "usage: airlock demo-server NAME (one of %v)\n", demo.Names())
+		return 2
+	}
+	if err := demo.ServeStdio(ctx, args[0]); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "airlock demo-server %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,96 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rawPage is one tools/list result exactly as the server sent it. go-sdk decodes tools
+// into structs that lose "absent vs false" for readOnlyHint and silently drops tools it
+// considers invalid, so airlock classifies and pins from these bytes instead.
+type rawPage struct {
+	Tools      []json.RawMessage `json:"tools"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
+
+// captureTransport wraps a transport and keeps the raw result of the latest tools/list
+// response. The session serialises tools/list per server, so one slot is enough.
+type captureTransport struct {
+	inner mcp.Transport
+	sink  *capture
+}
+
+type capture struct {
+	mu      sync.Mutex
+	pending map[string]bool // ids of tools/list requests in flight
+	page    *rawPage
+	err     error
+}
+
+func newCapture() *capture { return &capture{pending: map[string]bool{}} }
+
+// take returns and clears the last captured page.
+func (c *capture) take() (*rawPage, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, err := c.page, c.err
+	c.page, c.err = nil, nil
+	return p, err
+}
+
+func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &captureConn{Connection: conn, sink: t.sink}, nil
+}
+
+type captureConn struct {
+	mcp.Connection
+	sink *capture
+}
+
+func idKey(id jsonrpc.ID) string {
+	b, _ := json.Marshal(id.Raw())
+	return string(b)
+}
+
+func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
+		c.sink.mu.Lock()
+		c.sink.pending[idKey(req.ID)] = true
+		c.sink.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		return msg, err
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || !resp.ID.IsValid() {
+		return msg, nil
+	}
+	key := idKey(resp.ID)
+	c.sink.mu.Lock()
+	if c.sink.pending[key] {
+		delete(c.sink.pending, key)
+		if resp.Error == nil {
+			var p rawPage
+			if err := json.Unmarshal(resp.Result, &p); err != nil {
+				c.sink.page, c.sink.err = nil, err
+			} else {
+				c.sink.page, c.sink.err = &p, nil
+			}
+		}
+	}
+	c.sink.mu.Unlock()
+	return msg, nil
+}

@@ -1,0 +1,312 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// Pins is the trust-on-first-use store of tool definitions (DESIGN section 6). The
+// first definition seen of a tool is pinned; a later different one is reported as
+// changed, and stays changed until the person accepts it. A Pins with an empty path
+// lives in memory only (the demo uses that, so every demo starts clean). Pins is safe
+// for concurrent use.
+type Pins struct {
+	mu   sync.Mutex
+	path string
+	data pinFile
+}
+
+type pinFile struct {
+	Version int                   `json:"version"`
+	Servers map[string]*serverPin `json:"servers"`
+}
+
+type serverPin struct {
+	Name         string             `json:"name"`
+	Instructions string             `json:"instructions_sha256"`
+	PinnedAt     time.Time          `json:"pinned_at"`
+	Tools        map[string]toolPin `json:"tools"`
+}
+
+type toolPin struct {
+	Fingerprint string          `json:"sha256"`
+	PinnedAt    time.Time       `json:"pinned_at"`
+	Definition  json.RawMessage `json:"definition"`
+}
+
+// PinRecord is one pinned tool as `airlock pins list` shows it.
+type PinRecord struct {
+	Identity    string
+	Server      string
+	Tool        string
+	Fingerprint string
+	PinnedAt    time.Time
+	Definition  json.RawMessage
+}
+
+// OpenPins loads the store at path, or starts an empty one when the file does not
+// exist. An empty path gives an in-memory store.
+func OpenPins(path string) (*Pins, error) {
+	p := &Pins{path: path, data: pinFile{Version: 1, Servers: map[string]*serverPin{}}}
+	if path == "" {
+		return p, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading pins: %w", err)
+	}
+	if err := json.Unmarshal(b, &p.data); err != nil {
+		return nil, fmt.Errorf("reading pins %s: %w", path, err)
+	}
+	if p.data.Servers == nil {
+		p.data.Servers = map[string]*serverPin{}
+	}
+	return p, nil
+}
+
+// Identity is the key a server's pins are stored under: for stdio the command, its
+// arguments and working directory; for http and sse the URL. Renaming a server in the
+// config keeps its pins; pointing a name at another program does not.
+func Identity(s config.Server) string {
+	if s.Transport == config.TransportStdio {
+		b, _ := json.Marshal(append([]string{s.Command, s.Cwd}, s.Args...))
+		return "stdio:" + string(b)
+	}
+	return string(s.Transport) + ":" + s.URL
+}
+
+// pinOutcome is what the store says of one listing of a server.
+type pinOutcome struct {
+	tools               map[string]trust.PinState
+	pinnedAt            map[string]time.Time
+	instructionsChanged bool
+	removed             []string
+}
+
+// observe compares one listing with the pins, pinning what is seen for the first
+// time, and saves the store when it changed.
+func (p *Pins) observe(identity, server, instructions string, tools []listedTool, now time.Time) (pinOutcome, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := pinOutcome{tools: map[string]trust.PinState{}, pinnedAt: map[string]time.Time{}}
+	sp := p.data.Servers[identity]
+	dirty := false
+	if sp == nil {
+		sp = &serverPin{Name: server, Instructions: trust.InstructionsFingerprint(instructions), PinnedAt: now, Tools: map[string]toolPin{}}
+		p.data.Servers[identity] = sp
+		dirty = true
+	} else if sp.Instructions != trust.InstructionsFingerprint(instructions) {
+		out.instructionsChanged = true
+	}
+	seen := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		name := t.wire.Name
+		if seen[name] {
+			continue // duplicates are blocked by name; the first one is pinned
+		}
+		seen[name] = true
+		old, ok := sp.Tools[name]
+		switch {
+		case !ok:
+			sp.Tools[name] = toolPin{Fingerprint: t.fingerprint, PinnedAt: now, Definition: t.raw}
+			out.tools[name] = trust.PinNew
+			dirty = true
+		case old.Fingerprint == t.fingerprint && t.fingerprint != "":
+			out.tools[name] = trust.PinSame
+		default:
+			out.tools[name] = trust.PinChanged
+		}
+		out.pinnedAt[name] = sp.Tools[name].PinnedAt
+	}
+	for name := range sp.Tools {
+		if !seen[name] {
+			out.removed = append(out.removed, name)
+		}
+	}
+	sort.Strings(out.removed)
+	if dirty {
+		if err := p.saveLocked(); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// Accept pins the given definitions (tool name -> raw definition) and, when
+// instructions is not nil, the server's instructions, replacing what was pinned.
+func (p *Pins) Accept(identity, server string, instructions *string, defs map[string]json.RawMessage, now time.Time) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sp := p.data.Servers[identity]
+	if sp == nil {
+		sp = &serverPin{Name: server, PinnedAt: now, Tools: map[string]toolPin{}}
+		p.data.Servers[identity] = sp
+	}
+	if instructions != nil {
+		sp.Instructions = trust.InstructionsFingerprint(*instructions)
+	}
+	for name, raw := range defs {
+		fp, err := trust.ToolFingerprint(raw)
+		if err != nil {
+			return fmt.Errorf("pinning %s: %w", name, err)
+		}
+		sp.Tools[name] = toolPin{Fingerprint: fp, PinnedAt: now, Definition: raw}
+	}
+	return p.saveLocked()
+}
+
+// Pinned returns the pinned definition of one tool, if any.
+func (p *Pins) Pinned(identity, tool string) (PinRecord, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sp := p.data.Servers[identity]
+	if sp == nil {
+		return PinRecord{}, false
+	}
+	t, ok := sp.Tools[tool]
+	if !ok {
+		return PinRecord{}, false
+	}
+	return PinRecord{Identity: identity, Server: sp.Name, Tool: tool, Fingerprint: t.Fingerprint, PinnedAt: t.PinnedAt, Definition: t.Definition}, true
+}
+
+// List returns every pinned tool sorted by server then tool.
+func (p *Pins) List() []PinRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []PinRecord
+	for id, sp := range p.data.Servers {
+		for name, t := range sp.Tools {
+			out = append(out, PinRecord{Identity: id, Server: sp.Name, Tool: name, Fingerprint: t.Fingerprint, PinnedAt: t.PinnedAt, Definition: t.Definition})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Server != out[j].Server {
+			return out[i].Server < out[j].Server
+		}
+		return out[i].Tool < out[j].Tool
+	})
+	return out
+}
+
+// saveLocked writes the store atomically (temp file in the same folder, fsync,
+// rename) with mode 0600.
+func (p *Pins) saveLocked() error {
+	if p.path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(p.data, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(p.path, b, 0o600)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same folder,
+// synced before it is renamed over path, so a reader sees the old or the new content
+// and never a torn one. Missing folders are created 0700.
+func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// shortList names up to n items and counts the rest.
+func shortList(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s (+%d more)", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// AcceptPins pins the current definitions of a server's changed tools (all of them,
+// or only tool when not empty) and, when they changed, its instructions, then
+// reclassifies. It returns what was accepted, as sentences.
+func (m *Manager) AcceptPins(serverName, tool string) ([]string, error) {
+	s, ok := m.servers[serverName]
+	if !ok {
+		return nil, fmt.Errorf("no server %q", serverName)
+	}
+	s.mu.Lock()
+	if s.status != StatusReady {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("server %s is not connected (%v)", serverName, s.status)
+	}
+	defs := map[string]json.RawMessage{}
+	var accepted []string
+	for _, t := range s.tools {
+		if tool != "" && t.wire.Name != tool {
+			continue
+		}
+		if s.pins.tools[t.wire.Name] == trust.PinChanged {
+			defs[t.wire.Name] = t.raw
+			accepted = append(accepted, serverName+"__"+t.wire.Name+": new definition pinned")
+		}
+	}
+	var instr *string
+	if s.pins.instructionsChanged && tool == "" {
+		v := s.instructions
+		instr = &v
+		accepted = append(accepted, serverName+": new instructions pinned")
+	}
+	tools, notices, gen := s.tools, s.listNotices, s.gen
+	s.mu.Unlock()
+	if tool != "" && len(defs) == 0 {
+		found := false
+		for _, t := range tools {
+			found = found || t.wire.Name == tool
+		}
+		if !found {
+			return nil, fmt.Errorf("server %s lists no tool %q", serverName, tool)
+		}
+	}
+	if len(defs) == 0 && instr == nil {
+		return nil, nil
+	}
+	if err := m.pins.Accept(Identity(s.cfg), serverName, instr, defs, m.opts.Now()); err != nil {
+		return nil, err
+	}
+	s.setTools(gen, tools, notices)
+	sort.Strings(accepted)
+	return accepted, nil
+}

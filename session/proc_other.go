@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package session
+
+import "syscall"
+
+func setPdeathsig(*syscall.SysProcAttr) {}

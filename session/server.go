@@ -1,0 +1,340 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// server is one configured server and its current connection. Every field below mu is
+// guarded by it; gen numbers connections so that work from a replaced connection is
+// recognised and dropped.
+type server struct {
+	m      *Manager
+	cfg    config.Server
+	stderr *Ring
+
+	mu           sync.Mutex
+	gen          uint64
+	status       Status
+	err          error
+	cs           *mcp.ClientSession
+	proc         *process
+	capt         *capture
+	protocol     string
+	instructions string
+	impl         *mcp.Implementation
+	tools        []listedTool
+	pins         pinOutcome
+	notices      []string // listNotices plus what the pins said
+	listNotices  []string
+	refreshing   bool
+	trailing     bool
+	connectedAt  time.Time
+}
+
+func newServer(m *Manager, cfg config.Server) *server {
+	s := &server{m: m, cfg: cfg}
+	s.stderr = NewRing(stderrKeepBytes, func(line string) {
+		m.events.push(LogLine{Server: cfg.Name, Source: "stderr", Text: line})
+	})
+	return s
+}
+
+// connect replaces any current connection with a new one and lists its tools. It
+// returns when the server is ready or failed.
+func (s *server) connect(parent context.Context) {
+	s.disconnect()
+	s.mu.Lock()
+	s.gen++
+	gen := s.gen
+	s.status, s.err, s.tools, s.notices = StatusConnecting, nil, nil, nil
+	s.mu.Unlock()
+	s.m.changed(s.cfg.Name, gen, StatusConnecting)
+
+	if s.cfg.Trust == trust.BlockedServer {
+		s.fail(gen, errors.New("server is blocked in the config: airlock does not connect to it"))
+		return
+	}
+	timeout := s.cfg.ConnectTimeout
+	if timeout <= 0 {
+		timeout = config.DefaultConnectTimeout
+	}
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+
+	cs, proc, capt, err := s.dial(ctx, gen)
+	if err == nil {
+		var tools []listedTool
+		var notices []string
+		tools, notices, err = listTools(ctx, cs, capt)
+		if err == nil {
+			s.mu.Lock()
+			stale := s.gen != gen
+			if !stale {
+				s.cs, s.proc, s.capt = cs, proc, capt
+				init := cs.InitializeResult()
+				s.protocol = init.ProtocolVersion
+				s.instructions = init.Instructions
+				s.impl = init.ServerInfo
+				s.connectedAt = s.m.opts.Now()
+			}
+			s.mu.Unlock()
+			if stale {
+				_ = cs.Close()
+				if proc != nil {
+					proc.stop()
+				}
+				return
+			}
+			s.setTools(gen, tools, notices)
+			go s.watch(gen, cs, proc)
+			return
+		}
+		_ = cs.Close()
+	}
+	if proc != nil {
+		proc.stop()
+		if perr := proc.exitError(); perr != nil && !errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w (%v)", err, perr)
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("no answer within the connect timeout (%s): %w", timeout, err)
+	}
+	s.fail(gen, s.withStderr(err))
+}
+
+// withStderr appends the last stderr lines to a connection error: they usually say why.
+func (s *server) withStderr(err error) error {
+	tail := strings.TrimSpace(s.stderr.Tail(3))
+	if tail == "" {
+		return err
+	}
+	return fmt.Errorf("%w; stderr: %s", err, tail)
+}
+
+func (s *server) fail(gen uint64, err error) {
+	s.mu.Lock()
+	if s.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	s.status, s.err = StatusFailed, err
+	s.mu.Unlock()
+	s.m.changed(s.cfg.Name, gen, StatusFailed)
+}
+
+// dial opens the transport and runs the MCP handshake.
+func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *process, *capture, error) {
+	var (
+		inner mcp.Transport
+		proc  *process
+	)
+	if srv, ok := s.m.opts.InProcess[s.cfg.Name]; ok {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(ctx, st, nil); err != nil {
+			return nil, nil, nil, fmt.Errorf("connecting in-process server: %w", err)
+		}
+		inner = ct
+	} else {
+		switch s.cfg.Transport {
+		case config.TransportStdio:
+			p, err := startProcess(s.cfg, s.stderr)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			proc = p
+			inner = processTransport{p}
+		case config.TransportHTTP, config.TransportSSE:
+			inner = httpTransport(s.cfg)
+		default:
+			return nil, nil, nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
+		}
+	}
+	capt := newCapture()
+	name := s.cfg.Name
+	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.Version}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			s.refresh(gen)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			s.m.events.push(LogLine{Server: name, Source: "log:" + string(req.Params.Level), Text: logText(req.Params)})
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			s.m.engine.progress(req.Params)
+		},
+	})
+	protocol := s.cfg.Protocol
+	if protocol == "" {
+		protocol = DefaultProtocol
+	}
+	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		return nil, proc, nil, fmt.Errorf("initializing: %w", err)
+	}
+	return cs, proc, capt, nil
+}
+
+func logText(p *mcp.LoggingMessageParams) string {
+	var text string
+	if s, ok := p.Data.(string); ok {
+		text = s
+	} else if b, err := json.Marshal(p.Data); err == nil {
+		text = string(b)
+	}
+	if p.Logger != "" {
+		text = p.Logger + ": " + text
+	}
+	return text
+}
+
+// watch waits for the connection to end and reports the server failed unless the end
+// was asked for.
+func (s *server) watch(gen uint64, cs *mcp.ClientSession, proc *process) {
+	err := cs.Wait()
+	s.mu.Lock()
+	current := s.gen == gen && s.cs == cs
+	s.mu.Unlock()
+	if !current {
+		return
+	}
+	if proc != nil {
+		proc.stop()
+		if perr := proc.exitError(); perr != nil {
+			err = perr
+		}
+	}
+	if err == nil {
+		err = errors.New("connection closed by the server")
+	}
+	s.mu.Lock()
+	if s.gen == gen {
+		s.cs, s.proc = nil, nil
+	}
+	s.mu.Unlock()
+	s.fail(gen, s.withStderr(fmt.Errorf("disconnected: %w", err)))
+}
+
+// disconnect closes the current connection, if any, and stops its process group.
+func (s *server) disconnect() {
+	s.mu.Lock()
+	cs, proc := s.cs, s.proc
+	s.cs, s.proc = nil, nil
+	s.gen++ // everything from the old connection is stale now
+	s.mu.Unlock()
+	if cs != nil {
+		_ = cs.Close()
+	}
+	if proc != nil {
+		proc.stop()
+	}
+}
+
+// refresh re-lists the tools after tools/list_changed, coalesced: at most one listing
+// in flight plus one trailing, however many notifications arrive.
+func (s *server) refresh(gen uint64) {
+	s.mu.Lock()
+	if s.gen != gen || s.cs == nil {
+		s.mu.Unlock()
+		return
+	}
+	if s.refreshing {
+		s.trailing = true
+		s.mu.Unlock()
+		return
+	}
+	s.refreshing = true
+	cs, capt := s.cs, s.capt
+	s.mu.Unlock()
+
+	s.m.wg.Add(1)
+	go func() {
+		defer s.m.wg.Done()
+		for {
+			ctx, cancel := context.WithTimeout(s.m.ctx, s.callTimeout())
+			tools, notices, err := listTools(ctx, cs, capt)
+			cancel()
+			if err == nil {
+				s.setTools(gen, tools, notices)
+			} else {
+				s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + err.Error()})
+			}
+			s.mu.Lock()
+			if !s.trailing || s.gen != gen {
+				s.refreshing, s.trailing = false, false
+				s.mu.Unlock()
+				return
+			}
+			s.trailing = false
+			s.mu.Unlock()
+		}
+	}()
+}
+
+func (s *server) callTimeout() time.Duration {
+	if s.cfg.CallTimeout > 0 {
+		return s.cfg.CallTimeout
+	}
+	return config.DefaultCallTimeout
+}
+
+// setTools stores a new listing, compared against the pins.
+func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) {
+	notices := slices.Clone(listNotices)
+	s.mu.Lock()
+	instructions := s.instructions
+	s.mu.Unlock()
+	out, err := s.m.pins.observe(Identity(s.cfg), s.cfg.Name, instructions, tools, s.m.opts.Now())
+	if err != nil {
+		notices = append(notices, "pins could not be saved: "+err.Error())
+	}
+	if len(out.removed) > 0 {
+		notices = append(notices, "tools removed since pinned: "+shortList(out.removed, 5))
+	}
+	s.mu.Lock()
+	if s.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	s.tools, s.listNotices, s.notices, s.pins = tools, listNotices, notices, out
+	s.status, s.err = StatusReady, nil
+	s.mu.Unlock()
+	s.m.changed(s.cfg.Name, gen, StatusReady)
+}
+
+// call forwards one allowed call with the server's call timeout.
+func (s *server) call(ctx context.Context, callID string, req CallRequest) (*mcp.CallToolResult, error) {
+	s.mu.Lock()
+	cs := s.cs
+	s.mu.Unlock()
+	if cs == nil {
+		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, ErrNotReady)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.callTimeout())
+	defer cancel()
+	params := &mcp.CallToolParams{Name: req.Tool, Arguments: req.Args}
+	params.SetProgressToken(callID)
+	if req.OnProgress != nil {
+		s.m.engine.watchProgress(callID, req.OnProgress)
+		defer s.m.engine.unwatchProgress(callID)
+	}
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, fmt.Errorf("calling %s__%s: no answer within the call timeout (%s); the server was told to cancel", req.Server, req.Tool, s.callTimeout())
+		}
+		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,150 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// Bounds on one server's tool listing; each one reached is reported as a notice.
+const (
+	// MaxToolPages bounds the pages of one tools/list walk.
+	MaxToolPages = 1000
+	// MaxToolsPerServer bounds the tools kept for one server.
+	MaxToolsPerServer = 20000
+)
+
+// wireTool is a tool object decoded leniently from the raw bytes: a field of the wrong
+// type is left empty rather than failing the whole list.
+type wireTool struct {
+	Name         string
+	Title        string
+	Description  string
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+	Annotations  json.RawMessage
+}
+
+func decodeWireTool(raw json.RawMessage) (wireTool, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return wireTool{}, errors.New("tool is not a JSON object")
+	}
+	var w wireTool
+	str := func(k string) string {
+		var s string
+		_ = json.Unmarshal(fields[k], &s)
+		return s
+	}
+	w.Name = str("name")
+	w.Title = str("title")
+	w.Description = str("description")
+	w.InputSchema = fields["inputSchema"]
+	w.OutputSchema = fields["outputSchema"]
+	if a, ok := fields["annotations"]; ok && !bytes.Equal(bytes.TrimSpace(a), []byte("null")) {
+		w.Annotations = a
+	}
+	if w.Title == "" && w.Annotations != nil {
+		var t struct {
+			Title string `json:"title"`
+		}
+		_ = json.Unmarshal(w.Annotations, &t)
+		w.Title = t.Title
+	}
+	return w, nil
+}
+
+// listedTool is one tool as a server listed it, before classification.
+type listedTool struct {
+	wire        wireTool
+	raw         json.RawMessage
+	declared    trust.Declared
+	fingerprint string
+	nameProblem string
+}
+
+// listTools walks tools/list with airlock's own pagination loop: a page cap, a cap on
+// tools, and repeated-cursor detection, each reported in notices rather than silently
+// truncating. It returns the tools from the raw bytes the capture kept.
+func listTools(ctx context.Context, cs *mcp.ClientSession, cap *capture) ([]listedTool, []string, error) {
+	var (
+		raws    []json.RawMessage
+		notices []string
+		cursor  string
+		seen    = map[string]bool{}
+	)
+	for page := 0; ; page++ {
+		if page == MaxToolPages {
+			notices = append(notices, fmt.Sprintf("tools/list stopped after %d pages; the rest is not shown", MaxToolPages))
+			break
+		}
+		_, _ = cap.take()
+		if _, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor}); err != nil {
+			return nil, notices, fmt.Errorf("listing tools: %w", err)
+		}
+		p, err := cap.take()
+		if err != nil {
+			return nil, notices, fmt.Errorf("listing tools: decoding the result: %w", err)
+		}
+		if p == nil {
+			return nil, notices, errors.New("listing tools: no result was captured")
+		}
+		raws = append(raws, p.Tools...)
+		if len(raws) > MaxToolsPerServer {
+			notices = append(notices, fmt.Sprintf("server listed more than %d tools; only the first %d are kept", MaxToolsPerServer, MaxToolsPerServer))
+			raws = raws[:MaxToolsPerServer]
+			break
+		}
+		if p.NextCursor == "" {
+			break
+		}
+		if seen[p.NextCursor] {
+			notices = append(notices, fmt.Sprintf("tools/list repeated a cursor after %d pages; stopped there", page+1))
+			break
+		}
+		seen[p.NextCursor] = true
+		cursor = p.NextCursor
+	}
+	tools := make([]listedTool, 0, len(raws))
+	skipped := 0
+	for _, raw := range raws {
+		w, err := decodeWireTool(raw)
+		if err != nil {
+			skipped++
+			continue
+		}
+		fp, err := trust.ToolFingerprint(raw)
+		if err != nil {
+			// A definition that cannot be fingerprinted cannot be pinned: block it.
+			fp = ""
+		}
+		tools = append(tools, listedTool{
+			wire:        w,
+			raw:         raw,
+			declared:    trust.ParseDeclared(w.Annotations),
+			fingerprint: fp,
+		})
+		if err != nil {
+			tools[len(tools)-1].nameProblem = "definition cannot be fingerprinted: " + err.Error()
+		}
+	}
+	if skipped > 0 {
+		notices = append(notices, fmt.Sprintf("%d entries of tools/list were not tool objects and were skipped", skipped))
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.wire.Name
+	}
+	for i, problem := range trust.NameProblems(names) {
+		if tools[i].nameProblem == "" {
+			tools[i].nameProblem = problem
+		}
+	}
+	return tools, notices, nil
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui"
+	"github.com/airlock-mcp/airlock/ui/safetext"
+)
+
+// maxShownBytes bounds one shown value (arguments, a result block); the rest is
+// counted out loud, never cut silently.
+const maxShownBytes = 64 << 10
+
+// Prompter answers `airlock call`'s approvals on a terminal: it shows everything the
+// person needs to decide and reads the answer. Without a terminal (Interactive false)
+// it denies, unless Yes allows once. It never defaults to yes: an empty answer denies.
+type Prompter struct {
+	In          io.Reader
+	Out         io.Writer
+	Interactive bool
+	Yes         bool
+}
+
+// Approve implements session.Approver.
+func (p Prompter) Approve(ctx context.Context, pd *session.Pending) (session.Response, error) {
+	WritePending(p.Out, pd)
+	if p.Yes {
+		fmt.Fprintln(p.Out, "--yes given: allowed once.")
+		return session.Response{Answer: session.AllowOnce}, nil
+	}
+	if !p.Interactive {
+		fmt.Fprintln(p.Out, "Not a terminal and no --yes: denied.")
+		return session.Response{Answer: session.Deny, Reason: "no terminal to ask on"}, nil
+	}
+	destructive := pd.Tool.Class.Tier >= trust.TierDestructive
+	if destructive {
+		fmt.Fprintf(p.Out, "This call is DESTRUCTIVE. Type the tool name (%s) to allow it once; anything else denies: ", safetext.Escape(pd.Tool.Ref.Tool))
+	} else {
+		fmt.Fprint(p.Out, "Allow this call once? [y/N] ")
+	}
+	line, err := readLine(ctx, p.In)
+	if err != nil {
+		fmt.Fprintln(p.Out)
+		return session.Response{Answer: session.Deny, Reason: "no answer"}, nil
+	}
+	line = strings.TrimSpace(line)
+	if destructive && line == pd.Tool.Ref.Tool || !destructive && (line == "y" || line == "Y" || line == "yes") {
+		return session.Response{Answer: session.AllowOnce}, nil
+	}
+	return session.Response{Answer: session.Deny, Reason: "denied at the prompt"}, nil
+}
+
+func readLine(ctx context.Context, r io.Reader) (string, error) {
+	type res struct {
+		s   string
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		s, err := bufio.NewReader(r).ReadString('\n')
+		if err == io.EOF && s != "" {
+			err = nil
+		}
+		ch <- res{s, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.s, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// WritePending writes what an approval is about: server, tool, trust, tier, every
+// reason, declared vs effective hints, taint, and the full arguments, escaped and in
+// a gutter so nothing in them can pass for airlock's own lines.
+func WritePending(w io.Writer, pd *session.Pending) {
+	t := pd.Tool
+	e := safetext.Inline
+	fmt.Fprintf(w, "\nairlock: this call needs your approval\n")
+	fmt.Fprintf(w, "  server:  %s (%s %s)\n", e(t.Ref.Server), ui.TrustGlyph(t.ServerTrust), t.ServerTrust)
+	fmt.Fprintf(w, "  tool:    %s\n", e(t.Ref.Tool))
+	fmt.Fprintf(w, "  tier:    %s\n", ui.TierLabel(t.Class.Tier))
+	if pd.Request.Client != "" {
+		fmt.Fprintf(w, "  agent:   %s (context %s)\n", e(pd.Request.Client), e(pd.Request.Context))
+	}
+	fmt.Fprintf(w, "  hints:   %s\n", HintsLine(t.Declared, t.Class.Effective))
+	if pd.Taint.Tainted() {
+		fmt.Fprintf(w, "  taint:   tainted by %s (call %s)\n", e(pd.Taint.By.Qualified()), e(pd.Taint.CallID))
+	}
+	fmt.Fprintln(w, "  why it asks:")
+	for _, r := range pd.Verdict.Reasons {
+		fmt.Fprintf(w, "    - %s\n", e(r))
+	}
+	fmt.Fprintf(w, "  arguments (sha256 %s…):\n", pd.ArgsSHA256[:12])
+	fmt.Fprintln(w, safetext.Block(PrettyJSON(pd.Request.Args), "    │ ", maxShownBytes))
+}
+
+// HintsLine shows declared vs effective hints in one line, e.g.
+// "read_only declared=true effective=false · destructive declared=absent effective=true".
+func HintsLine(d trust.Declared, eff trust.Effective) string {
+	show := func(name string, decl *bool, got bool) string {
+		ds := "absent"
+		if decl != nil {
+			ds = fmt.Sprint(*decl)
+		}
+		return fmt.Sprintf("%s declared=%s effective=%v", name, ds, got)
+	}
+	return strings.Join([]string{
+		show("read_only", d.Hints.ReadOnly, eff.ReadOnly),
+		show("destructive", d.Hints.Destructive, eff.Destructive),
+		show("idempotent", d.Hints.Idempotent, eff.Idempotent),
+		show("open_world", d.Hints.OpenWorld, eff.OpenWorld),
+	}, " · ")
+}
+
+// PrettyJSON indents JSON for reading; invalid JSON is returned as it is.
+func PrettyJSON(b []byte) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b, "", "  "); err != nil {
+		return string(b)
+	}
+	return buf.String()
+}
+
+// WriteResult writes a call result: each content block by kind, structured content as
+// pretty JSON, and isError clearly marked. Binary content is described by type and
+// size, never written to the terminal.
+func WriteResult(w io.Writer, res *mcp.CallToolResult) {
+	if res.IsError {
+		fmt.Fprintln(w, "✗ the tool reported an error (isError):")
+	} else {
+		fmt.Fprintln(w, "✓ result:")
+	}
+	const gutter = "  │ "
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			fmt.Fprintln(w, safetext.Block(c.Text, gutter, maxShownBytes))
+		case *mcp.ImageContent:
+			fmt.Fprintf(w, "  [image %s, %d bytes]\n", safetext.Inline(c.MIMEType), len(c.Data))
+		case *mcp.AudioContent:
+			fmt.Fprintf(w, "  [audio %s, %d bytes]\n", safetext.Inline(c.MIMEType), len(c.Data))
+		case *mcp.ResourceLink:
+			fmt.Fprintf(w, "  [resource link %s %s]\n", safetext.Inline(c.URI), safetext.Inline(c.Name))
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil {
+				fmt.Fprintf(w, "  [embedded resource %s]\n", safetext.Inline(c.Resource.URI))
+				if c.Resource.Text != "" {
+					fmt.Fprintln(w, safetext.Block(c.Resource.Text, gutter, maxShownBytes))
+				}
+			}
+		default:
+			b, _ := json.Marshal(c)
+			fmt.Fprintln(w, safetext.Block(string(b), gutter, maxShownBytes))
+		}
+	}
+	if res.StructuredContent != nil {
+		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		if err == nil {
+			fmt.Fprintln(w, "  structured content:")
+			fmt.Fprintln(w, safetext.Block(string(b), gutter, maxShownBytes))
+		}
+	}
+}
+

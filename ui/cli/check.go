@@ -1,0 +1,215 @@
+// Package cli renders airlock's command-line output: the `check` report (JSON and a
+// readable table), the y/N prompt of `airlock call`, and call results. Every
+// server-controlled string passes safetext before it is written; JSON output is
+// escaped by encoding/json and carries the raw values.
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui"
+	"github.com/airlock-mcp/airlock/ui/safetext"
+)
+
+// Exit codes of `airlock check` (DESIGN section 10).
+const (
+	ExitOK           = 0
+	ExitConfig       = 1
+	ExitServerFailed = 3
+	// ExitHazard is returned by `check --fail-on` when a named hazard exists.
+	ExitHazard = 4
+)
+
+// Report is the `check --json` object.
+type Report struct {
+	Servers []ServerReport `json:"servers"`
+	Tools   []ToolReport   `json:"tools"`
+	Hazards []trust.Hazard `json:"hazards"`
+}
+
+// ServerReport is one entry of Report.Servers.
+type ServerReport struct {
+	Name                string            `json:"name"`
+	Status              session.Status    `json:"status"`
+	Error               string            `json:"error"`
+	Trust               trust.ServerTrust `json:"trust"`
+	Protocol            string            `json:"protocol"`
+	InstructionsChanged bool              `json:"instructions_changed"`
+	Notices             []string          `json:"notices,omitempty"`
+}
+
+// ToolReport is one entry of Report.Tools.
+type ToolReport struct {
+	Server    string          `json:"server"`
+	Name      string          `json:"name"`
+	Qualified string          `json:"qualified"`
+	Tier      trust.Tier      `json:"tier"`
+	Declared  json.RawMessage `json:"declared"`
+	Effective trust.Effective `json:"effective"`
+	Legs      []trust.Leg     `json:"legs"`
+	Policy    trust.Action    `json:"policy"`
+	Pin       trust.PinState  `json:"pin"`
+	Reasons   []string        `json:"reasons"`
+}
+
+// NewReport builds the report of a snapshot.
+func NewReport(s *session.Snapshot) Report {
+	r := Report{Servers: []ServerReport{}, Tools: []ToolReport{}, Hazards: s.Hazards}
+	if r.Hazards == nil {
+		r.Hazards = []trust.Hazard{}
+	}
+	for _, sv := range s.Servers {
+		sr := ServerReport{
+			Name:                sv.Name,
+			Status:              sv.Status,
+			Trust:               sv.Trust,
+			Protocol:            sv.Protocol,
+			InstructionsChanged: sv.InstructionsChanged,
+			Notices:             sv.Notices,
+		}
+		if sv.Err != nil {
+			sr.Error = sv.Err.Error()
+		}
+		r.Servers = append(r.Servers, sr)
+	}
+	for _, t := range s.Tools {
+		declared := t.Declared.Raw
+		if len(declared) == 0 || !json.Valid(declared) {
+			declared = json.RawMessage("null")
+		}
+		legs := t.Class.Legs
+		if legs == nil {
+			legs = []trust.Leg{}
+		}
+		r.Tools = append(r.Tools, ToolReport{
+			Server:    t.Ref.Server,
+			Name:      t.Ref.Tool,
+			Qualified: t.Ref.Qualified(),
+			Tier:      t.Class.Tier,
+			Declared:  declared,
+			Effective: t.Class.Effective,
+			Legs:      legs,
+			Policy:    t.Class.Action,
+			Pin:       t.Pin,
+			Reasons:   t.Class.Reasons,
+		})
+	}
+	return r
+}
+
+// ExitCode is 0 when every server is ready and 3 when any failed.
+func (r Report) ExitCode() int {
+	for _, s := range r.Servers {
+		if s.Status != session.StatusReady {
+			return ExitServerFailed
+		}
+	}
+	return ExitOK
+}
+
+// WriteJSON writes the report as one indented JSON object.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report as readable tables: servers, tools with tier glyph and
+// word, and hazards with their legs. Server-controlled text is escaped.
+func (r Report) WriteText(w io.Writer) error {
+	e := safetext.Escape
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRUST\tPROTOCOL\tTOOLS")
+	counts := map[string]int{}
+	for _, t := range r.Tools {
+		counts[t.Server]++
+	}
+	for _, s := range r.Servers {
+		status := s.Status.String()
+		if s.Status == session.StatusReady {
+			status = "✓ ready"
+		} else if s.Status == session.StatusFailed {
+			status = "✗ failed"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d\n", s.Name, status, ui.TrustGlyph(s.Trust), s.Trust, orDash(e(s.Protocol)), counts[s.Name])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range r.Servers {
+		if s.Error != "" {
+			fmt.Fprintf(w, "  %s: %s\n", s.Name, e(s.Error))
+		}
+		if s.InstructionsChanged {
+			fmt.Fprintf(w, "  %s: instructions changed since pinned; every tool is blocked until reviewed\n", s.Name)
+		}
+		for _, n := range s.Notices {
+			fmt.Fprintf(w, "  %s: %s\n", s.Name, e(n))
+		}
+	}
+	if len(r.Tools) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "TOOL\tTIER\tPOLICY\tLEGS\tPIN")
+		tools := slices.Clone(r.Tools)
+		sort.SliceStable(tools, func(i, j int) bool { return tools[i].Tier > tools[j].Tier })
+		for _, t := range tools {
+			legs := make([]string, len(t.Legs))
+			for i, l := range t.Legs {
+				legs[i] = string(l)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e(t.Qualified), ui.TierLabel(t.Tier), t.Policy, orDash(strings.Join(legs, ",")), t.Pin)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	if len(r.Hazards) == 0 {
+		fmt.Fprintln(w, "No toolset hazards.")
+		return nil
+	}
+	for _, h := range r.Hazards {
+		guard := "guarded: a person is asked for at least one leg"
+		if h.Unguarded {
+			guard = "UNGUARDED: every leg has a tool that runs without asking"
+		}
+		fmt.Fprintf(w, "%s %s %s — %s\n", ui.SeverityGlyph(h.Severity), strings.ToUpper(string(h.Severity)), h.Kind, guard)
+		fmt.Fprintf(w, "  %s\n", e(h.Summary))
+		keys := make([]string, 0, len(h.Legs))
+		for k := range h.Legs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			names := make([]string, len(h.Legs[k]))
+			for i, n := range h.Legs[k] {
+				names[i] = e(n)
+			}
+			fmt.Fprintf(w, "  %-18s %s\n", k+":", shortJoin(names, 6))
+		}
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func shortJoin(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s, … (+%d more)", strings.Join(items[:n], ", "), len(items)-n)
+}
