@@ -20,8 +20,10 @@ type rawPage struct {
 // captureTransport wraps a transport and keeps the raw result of the latest tools/list
 // response. The session serialises tools/list per server, so one slot is enough.
 type captureTransport struct {
-	inner mcp.Transport
-	sink  *capture
+	inner  mcp.Transport
+	sink   *capture
+	life   context.Context // the connection's lifetime
+	cancel context.CancelFunc
 }
 
 type capture struct {
@@ -42,12 +44,34 @@ func (c *capture) take() (*rawPage, error) {
 	return p, err
 }
 
+// Connect connects the inner transport with the connection's lifetime context, not
+// ctx: the SSE transports tie their event stream to the context they are connected
+// with, and ctx only bounds the handshake. Connecting still gives up when ctx ends.
 func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
+	type result struct {
+		conn mcp.Connection
+		err  error
 	}
-	return &captureConn{Connection: conn, sink: t.sink}, nil
+	ch := make(chan result, 1)
+	go func() {
+		conn, err := t.inner.Connect(t.life)
+		ch <- result{conn, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return &captureConn{Connection: r.conn, sink: t.sink}, nil
+	case <-ctx.Done():
+		t.cancel()
+		go func() {
+			if r := <-ch; r.conn != nil {
+				_ = r.conn.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 type captureConn struct {

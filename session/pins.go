@@ -1,6 +1,8 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,12 +81,27 @@ func OpenPins(path string) (*Pins, error) {
 }
 
 // Identity is the key a server's pins are stored under: for stdio the command, its
-// arguments and working directory; for http and sse the URL. Renaming a server in the
+// arguments, working directory and (hashed) environment; for http and sse the URL. Renaming a server in the
 // config keeps its pins; pointing a name at another program does not.
 func Identity(s config.Server) string {
 	if s.Transport == config.TransportStdio {
 		b, _ := json.Marshal(append([]string{s.Command, s.Cwd}, s.Args...))
-		return "stdio:" + string(b)
+		id := "stdio:" + string(b)
+		if len(s.Env) > 0 {
+			// The environment selects what a server is (a data folder, a mode), so it is
+			// part of the identity; it is hashed because it often holds secrets.
+			keys := make([]string, 0, len(s.Env))
+			for k := range s.Env {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			h := sha256.New()
+			for _, k := range keys {
+				fmt.Fprintf(h, "%s=%s\x00", k, s.Env[k])
+			}
+			id += " env:" + hex.EncodeToString(h.Sum(nil))[:16]
+		}
+		return id
 	}
 	return string(s.Transport) + ":" + s.URL
 }
@@ -303,10 +320,19 @@ func (m *Manager) AcceptPins(serverName, tool string) ([]string, error) {
 	if len(defs) == 0 && instr == nil {
 		return nil, nil
 	}
-	if err := m.pins.Accept(Identity(s.cfg), serverName, instr, defs, m.opts.Now()); err != nil {
+	if err := m.pins.Accept(s.identity(), serverName, instr, defs, m.opts.Now()); err != nil {
 		return nil, err
 	}
 	s.setTools(gen, tools, notices)
 	sort.Strings(accepted)
 	return accepted, nil
+}
+
+// identity is the pin key of this server: in-process servers are keyed by name, as
+// there is no command or URL to tell them apart.
+func (s *server) identity() string {
+	if _, ok := s.m.opts.InProcess[s.cfg.Name]; ok {
+		return "inprocess:" + s.cfg.Name
+	}
+	return Identity(s.cfg)
 }

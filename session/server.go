@@ -30,6 +30,7 @@ type server struct {
 	err          error
 	cs           *mcp.ClientSession
 	proc         *process
+	endLife      context.CancelFunc // ends the connection's lifetime context
 	capt         *capture
 	protocol     string
 	instructions string
@@ -73,7 +74,7 @@ func (s *server) connect(parent context.Context) {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 
-	cs, proc, capt, err := s.dial(ctx, gen)
+	cs, proc, capt, endLife, err := s.dial(ctx, gen)
 	if err == nil {
 		var tools []listedTool
 		var notices []string
@@ -82,7 +83,7 @@ func (s *server) connect(parent context.Context) {
 			s.mu.Lock()
 			stale := s.gen != gen
 			if !stale {
-				s.cs, s.proc, s.capt = cs, proc, capt
+				s.cs, s.proc, s.capt, s.endLife = cs, proc, capt, endLife
 				init := cs.InitializeResult()
 				s.protocol = init.ProtocolVersion
 				s.instructions = init.Instructions
@@ -92,6 +93,7 @@ func (s *server) connect(parent context.Context) {
 			s.mu.Unlock()
 			if stale {
 				_ = cs.Close()
+				endLife()
 				if proc != nil {
 					proc.stop()
 				}
@@ -102,6 +104,7 @@ func (s *server) connect(parent context.Context) {
 			return
 		}
 		_ = cs.Close()
+		endLife()
 	}
 	if proc != nil {
 		proc.stop()
@@ -136,7 +139,7 @@ func (s *server) fail(gen uint64, err error) {
 }
 
 // dial opens the transport and runs the MCP handshake.
-func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *process, *capture, error) {
+func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *process, *capture, context.CancelFunc, error) {
 	var (
 		inner mcp.Transport
 		proc  *process
@@ -144,7 +147,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 	if srv, ok := s.m.opts.InProcess[s.cfg.Name]; ok {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := srv.Connect(ctx, st, nil); err != nil {
-			return nil, nil, nil, fmt.Errorf("connecting in-process server: %w", err)
+			return nil, nil, nil, nil, fmt.Errorf("connecting in-process server: %w", err)
 		}
 		inner = ct
 	} else {
@@ -152,17 +155,18 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 		case config.TransportStdio:
 			p, err := startProcess(s.cfg, s.stderr)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, nil, nil, nil, err
 			}
 			proc = p
 			inner = processTransport{p}
 		case config.TransportHTTP, config.TransportSSE:
 			inner = httpTransport(s.cfg)
 		default:
-			return nil, nil, nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
+			return nil, nil, nil, nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
 		}
 	}
 	capt := newCapture()
+	life, endLife := context.WithCancel(s.m.ctx)
 	name := s.cfg.Name
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -179,11 +183,12 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 	if protocol == "" {
 		protocol = DefaultProtocol
 	}
-	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt, life: life, cancel: endLife}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
-		return nil, proc, nil, fmt.Errorf("initializing: %w", err)
+		endLife()
+		return nil, proc, nil, nil, fmt.Errorf("initializing: %w", err)
 	}
-	return cs, proc, capt, nil
+	return cs, proc, capt, endLife, nil
 }
 
 func logText(p *mcp.LoggingMessageParams) string {
@@ -229,12 +234,15 @@ func (s *server) watch(gen uint64, cs *mcp.ClientSession, proc *process) {
 // disconnect closes the current connection, if any, and stops its process group.
 func (s *server) disconnect() {
 	s.mu.Lock()
-	cs, proc := s.cs, s.proc
-	s.cs, s.proc = nil, nil
+	cs, proc, endLife := s.cs, s.proc, s.endLife
+	s.cs, s.proc, s.endLife = nil, nil, nil
 	s.gen++ // everything from the old connection is stale now
 	s.mu.Unlock()
 	if cs != nil {
 		_ = cs.Close()
+	}
+	if endLife != nil {
+		endLife()
 	}
 	if proc != nil {
 		proc.stop()
@@ -295,7 +303,7 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	s.mu.Lock()
 	instructions := s.instructions
 	s.mu.Unlock()
-	out, err := s.m.pins.observe(Identity(s.cfg), s.cfg.Name, instructions, tools, s.m.opts.Now())
+	out, err := s.m.pins.observe(s.identity(), s.cfg.Name, instructions, tools, s.m.opts.Now())
 	if err != nil {
 		notices = append(notices, "pins could not be saved: "+err.Error())
 	}

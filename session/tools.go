@@ -72,7 +72,7 @@ type listedTool struct {
 // listTools walks tools/list with airlock's own pagination loop: a page cap, a cap on
 // tools, and repeated-cursor detection, each reported in notices rather than silently
 // truncating. It returns the tools from the raw bytes the capture kept.
-func listTools(ctx context.Context, cs *mcp.ClientSession, cap *capture) ([]listedTool, []string, error) {
+func listTools(ctx context.Context, cs *mcp.ClientSession, capt *capture) ([]listedTool, []string, error) {
 	var (
 		raws    []json.RawMessage
 		notices []string
@@ -84,15 +84,18 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, cap *capture) ([]list
 			notices = append(notices, fmt.Sprintf("tools/list stopped after %d pages; the rest is not shown", MaxToolPages))
 			break
 		}
-		_, _ = cap.take()
-		if _, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor}); err != nil {
-			return nil, notices, fmt.Errorf("listing tools: %w", err)
-		}
-		p, err := cap.take()
-		if err != nil {
+		_, _ = capt.take()
+		_, sdkErr := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		p, err := capt.take()
+		switch {
+		case p != nil && sdkErr != nil:
+			// go-sdk rejects a whole page for one malformed entry; the raw page is
+			// still usable, and the bad entries are skipped and counted below.
+		case sdkErr != nil:
+			return nil, notices, fmt.Errorf("listing tools: %w", sdkErr)
+		case err != nil:
 			return nil, notices, fmt.Errorf("listing tools: decoding the result: %w", err)
-		}
-		if p == nil {
+		case p == nil:
 			return nil, notices, errors.New("listing tools: no result was captured")
 		}
 		raws = append(raws, p.Tools...)

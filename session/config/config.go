@@ -2,6 +2,26 @@
 // gateway, the audit log, and the servers with their trust, labels and per-tool
 // overrides. Loading is strict: an unknown key is an error naming the key and its line,
 // and every invalid value is an error naming its key path. It never connects to anything.
+//
+// The keys (DESIGN section 2), with their defaults:
+//
+//	state_dir = ""                 # absolute; "" = $XDG_STATE_HOME/airlock (~/.local/state/airlock)
+//	[policy]                       # read = "allow", write = "ask", destructive = "ask"
+//	approval_timeout = "2m"        # a Go duration, > 0
+//	[gateway]                      # absent: no gateway
+//	listen = "127.0.0.1:7878"      # loopback (127.x.x.x, ::1, localhost) unless allow_remote = true
+//	[audit]
+//	path = ""                      # absolute; "" = the caller's default under state_dir
+//	[servers.NAME]                 # NAME matches ^[a-z0-9][a-z0-9-]{0,31}$
+//	command, args, env, cwd        # stdio; ${VAR} is expanded in env values
+//	url, headers                   # http or sse; ${VAR} is expanded in header values
+//	transport                      # stdio | http | sse; inferred from command or url
+//	protocol = ""                  # "" = automatic, or an MCP protocol version
+//	connect_timeout = "15s"
+//	call_timeout = "60s"
+//	trust = "untrusted"            # trusted | untrusted | blocked
+//	labels = []                    # private-data | untrusted-content | exfiltration
+//	[servers.NAME.tools.TOOL]      # policy, read_only, destructive, idempotent, open_world, labels
 package config
 
 import (
@@ -22,7 +42,9 @@ type Config struct {
 	Gateway *Gateway
 	// AuditPath is the audit log file ("" selects the default under the state dir).
 	AuditPath string
-	// StateDir holds pins, the gateway token and the default audit log.
+	// StateDir holds pins, the gateway token and the default audit log: the
+	// top-level state_dir key, else DefaultStateDir() (Parse fills it; Default leaves
+	// it empty).
 	StateDir string
 	// Servers lists the configured servers sorted by name.
 	Servers []Server

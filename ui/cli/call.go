@@ -173,4 +173,3 @@ func WriteResult(w io.Writer, res *mcp.CallToolResult) {
 		}
 	}
 }
-

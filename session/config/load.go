@@ -1,0 +1,651 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// Default is the configuration used when there is no file: DESIGN's policy (reads
+// run, writes and destructive calls ask), the default approval timeout, no gateway
+// and no servers. StateDir and AuditPath are empty; Parse of an empty file gives the
+// same configuration with StateDir set to DefaultStateDir.
+func Default() *Config {
+	return &Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: DefaultApprovalTimeout}
+}
+
+// DefaultPath is where the config file lives unless --config says otherwise:
+// $XDG_CONFIG_HOME/airlock/config.toml, or ~/.config/airlock/config.toml when
+// XDG_CONFIG_HOME is unset or not an absolute path.
+func DefaultPath() (string, error) {
+	dir, err := xdgDir(os.LookupEnv, "XDG_CONFIG_HOME", ".config")
+	if err != nil {
+		return "", fmt.Errorf("finding the config file: %w", err)
+	}
+	return filepath.Join(dir, "airlock", "config.toml"), nil
+}
+
+// DefaultStateDir is where pins, the gateway token and the audit log live unless the
+// config sets state_dir: $XDG_STATE_HOME/airlock, or ~/.local/state/airlock when
+// XDG_STATE_HOME is unset or not an absolute path.
+func DefaultStateDir() (string, error) {
+	return defaultStateDir(os.LookupEnv)
+}
+
+func defaultStateDir(env func(string) (string, bool)) (string, error) {
+	dir, err := xdgDir(env, "XDG_STATE_HOME", filepath.Join(".local", "state"))
+	if err != nil {
+		return "", fmt.Errorf("finding the state directory: %w", err)
+	}
+	return filepath.Join(dir, "airlock"), nil
+}
+
+// xdgDir returns $name when it is an absolute path (as the XDG spec requires), else
+// fallback under the home directory.
+func xdgDir(env func(string) (string, bool), name, fallback string) (string, error) {
+	if d, ok := env(name); ok && filepath.IsAbs(d) {
+		return d, nil
+	}
+	home, ok := env("HOME")
+	if !ok || home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(home, fallback), nil
+}
+
+// Load reads and parses the config file at path, expanding ${VAR} from the process
+// environment. An error reading the file wraps the os error (errors.Is(err,
+// fs.ErrNotExist) when it is missing); otherwise see Parse.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	return Parse(data, path, os.LookupEnv)
+}
+
+// Parse parses and validates a config file's contents. path is used in error
+// messages and as Config.Path; env looks up the variables for ${VAR} in headers and
+// env values and XDG_STATE_HOME and HOME for the default state dir (nil means
+// os.LookupEnv).
+//
+// A TOML syntax error is returned alone, as an *Error reading "FILE:LINE:COL:
+// message"; so are tables given a value that is not a table (policy = "ask").
+// Otherwise every unknown key and every invalid value is reported, each an *Error
+// naming its line and key path, joined with errors.Join in line order. Errors never
+// quote a header or env value, which may hold a secret.
+func Parse(data []byte, path string, env func(string) (string, bool)) (*Config, error) {
+	if env == nil {
+		env = os.LookupEnv
+	}
+	file := path
+	if file == "" {
+		file = "config"
+	}
+	src := string(data)
+
+	// First pass: syntax, and that every table is a table, so the second pass, into
+	// typed structs, cannot stop at a type mismatch.
+	var tree map[string]any
+	if _, err := toml.Decode(src, &tree); err != nil {
+		return nil, syntaxError(file, src, err)
+	}
+	lines := keyLines(src)
+	var probs problems
+	checkShape(&probs, tree, rawConfigType, nil)
+	if len(probs) > 0 {
+		probs.locate(file, lines)
+		return nil, probs.err()
+	}
+
+	var raw rawConfig
+	md, err := toml.Decode(src, &raw)
+	if err != nil { // not expected after checkShape
+		return nil, syntaxError(file, src, err)
+	}
+	probs = unknownKeys(&md)
+	b := builder{env: env}
+	c := b.build(&raw, path)
+	probs = append(probs, b.probs...)
+	// Validate the built config, leaving out what the build already reported and
+	// what follows from it: a value of the wrong type was left out, so a server whose
+	// command was a number has no command, and "set command or url" would mislead.
+	reported := probs
+	for _, v := range c.problems() {
+		if !slices.ContainsFunc(reported, func(r *Error) bool {
+			return r.Key == v.Key && r.Msg == v.Msg || r.wrongType && len(r.k) == len(v.k)+1 && below(r.k, v.k)
+		}) {
+			probs = append(probs, v)
+		}
+	}
+	if len(probs) > 0 {
+		probs.locate(file, lines)
+		return nil, probs.err()
+	}
+	return c, nil
+}
+
+// value is any TOML value, kept as decoded so that its type can be checked with a
+// message naming its key. Decoding into it marks every key below it as decoded.
+type value struct {
+	v   any
+	set bool
+}
+
+// UnmarshalTOML keeps data.
+func (v *value) UnmarshalTOML(data any) error {
+	v.v, v.set = data, true
+	return nil
+}
+
+var valueType = reflect.TypeFor[value]()
+
+// The raw config: the file's tables and keys as decoded, before validation.
+type rawConfig struct {
+	StateDir value                 `toml:"state_dir"`
+	Policy   *rawPolicy            `toml:"policy"`
+	Gateway  *rawGateway           `toml:"gateway"`
+	Audit    *rawAudit             `toml:"audit"`
+	Servers  map[string]*rawServer `toml:"servers"`
+}
+
+var rawConfigType = reflect.TypeFor[rawConfig]()
+
+type rawPolicy struct {
+	Read            value `toml:"read"`
+	Write           value `toml:"write"`
+	Destructive     value `toml:"destructive"`
+	ApprovalTimeout value `toml:"approval_timeout"`
+}
+
+type rawGateway struct {
+	Listen      value `toml:"listen"`
+	AllowRemote value `toml:"allow_remote"`
+}
+
+type rawAudit struct {
+	Path value `toml:"path"`
+}
+
+type rawServer struct {
+	Command        value               `toml:"command"`
+	Args           value               `toml:"args"`
+	Env            value               `toml:"env"`
+	Cwd            value               `toml:"cwd"`
+	URL            value               `toml:"url"`
+	Transport      value               `toml:"transport"`
+	Headers        value               `toml:"headers"`
+	Protocol       value               `toml:"protocol"`
+	ConnectTimeout value               `toml:"connect_timeout"`
+	CallTimeout    value               `toml:"call_timeout"`
+	Trust          value               `toml:"trust"`
+	Labels         value               `toml:"labels"`
+	Tools          map[string]*rawTool `toml:"tools"`
+}
+
+type rawTool struct {
+	Policy      value `toml:"policy"`
+	ReadOnly    value `toml:"read_only"`
+	Destructive value `toml:"destructive"`
+	Idempotent  value `toml:"idempotent"`
+	OpenWorld   value `toml:"open_world"`
+	Labels      value `toml:"labels"`
+}
+
+// field finds the field toml decodes key into, as toml does: an exact tag match,
+// else a case-insensitive one (exact false).
+func field(t reflect.Type, key string) (f reflect.StructField, exact, ok bool) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if name == key {
+			return sf, true, true
+		}
+		if !ok && strings.EqualFold(name, key) {
+			f, ok = sf, true
+		}
+	}
+	return f, false, ok
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// checkShape reports every key that the raw structs decode as a table but whose
+// value is not a table.
+func checkShape(p *problems, data any, t reflect.Type, key toml.Key) {
+	t = deref(t)
+	if t == valueType || (t.Kind() != reflect.Struct && t.Kind() != reflect.Map) {
+		return
+	}
+	m, ok := data.(map[string]any)
+	if !ok {
+		p.add(key, "want a table, got %s", describe(data))
+		return
+	}
+	for k, v := range m {
+		sub := append(slices.Clip(key), k)
+		if t.Kind() == reflect.Map {
+			checkShape(p, v, t.Elem(), sub)
+		} else if f, _, ok := field(t, k); ok {
+			checkShape(p, v, f.Type, sub)
+		}
+	}
+}
+
+// unknownKeys reports the keys toml did not decode, and those it matched to a field
+// only case-insensitively. Below an unknown key nothing more is reported, nor inside
+// a value (an array of inline tables, say), whose type the builder checks.
+func unknownKeys(md *toml.MetaData) problems {
+	var p problems
+	seen := make(map[string]bool)
+	report := func(k toml.Key, hint string) {
+		for n := 1; n <= len(k); n++ {
+			if seen[k[:n].String()] {
+				return
+			}
+		}
+		seen[k.String()] = true
+		e := &Error{Key: k.String(), k: k, unknown: true, Msg: hint}
+		if k.String() == "policy.blocked" {
+			e.unknown = false
+			e.Msg = "the blocked tier is always deny; only read, write and destructive can be set"
+		}
+		p = append(p, e)
+	}
+	// Undecoded and Keys list keys in document order, so a table comes before its keys.
+	for _, k := range md.Undecoded() {
+		if n, _ := walkKey(k); n >= 0 {
+			report(k, "")
+		}
+	}
+	for _, k := range md.Keys() {
+		if n, name := walkKey(k); name != "" {
+			report(k[:n+1], "did you mean "+name+"?")
+		}
+	}
+	return p
+}
+
+// walkKey follows k through the raw structs as toml does. When a part matches a
+// field only case-insensitively it returns that part's index and the field's name;
+// when k ends inside a value it returns -1; otherwise len(k) and "".
+func walkKey(k toml.Key) (int, string) {
+	t := rawConfigType
+	for i, part := range k {
+		t = deref(t)
+		switch {
+		case t == valueType:
+			return -1, ""
+		case t.Kind() == reflect.Map:
+			t = t.Elem()
+		case t.Kind() == reflect.Struct:
+			f, exact, ok := field(t, part)
+			if !ok {
+				return len(k), ""
+			}
+			if !exact {
+				name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+				return i, name
+			}
+			t = f.Type
+		default:
+			return len(k), ""
+		}
+	}
+	return len(k), ""
+}
+
+// describe names a decoded TOML value's type for an error message, without its
+// value (which may be a secret).
+func describe(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case int64:
+		return "integer"
+	case float64:
+		return "float"
+	case bool:
+		return "boolean"
+	case time.Time:
+		return "date-time"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "table"
+	case []map[string]any:
+		return "array of tables"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// builder turns the raw config into a Config, reporting values of the wrong type or
+// that do not parse. What is left for Config.Validate (names, combinations, ranges)
+// is not checked here. A value that fails keeps its default.
+type builder struct {
+	env   func(string) (string, bool)
+	probs problems
+}
+
+func (b *builder) build(raw *rawConfig, path string) *Config {
+	c := Default()
+	c.Path = path
+
+	if dir, ok := b.str(toml.Key{"state_dir"}, raw.StateDir); ok && dir != "" {
+		c.StateDir = dir
+	} else if dir, err := defaultStateDir(b.env); err != nil {
+		b.probs.add(toml.Key{"state_dir"}, "%v; set state_dir", err)
+	} else {
+		c.StateDir = dir
+	}
+
+	if p := raw.Policy; p != nil {
+		b.action(toml.Key{"policy", "read"}, p.Read, &c.Policy.Read)
+		b.action(toml.Key{"policy", "write"}, p.Write, &c.Policy.Write)
+		b.action(toml.Key{"policy", "destructive"}, p.Destructive, &c.Policy.Destructive)
+		b.duration(toml.Key{"policy", "approval_timeout"}, p.ApprovalTimeout, &c.ApprovalTimeout)
+	}
+
+	if g := raw.Gateway; g != nil {
+		c.Gateway = &Gateway{Listen: "127.0.0.1:7878"}
+		if s, ok := b.str(toml.Key{"gateway", "listen"}, g.Listen); ok && s != "" {
+			c.Gateway.Listen = s
+		}
+		if v := b.boolean(toml.Key{"gateway", "allow_remote"}, g.AllowRemote); v != nil {
+			c.Gateway.AllowRemote = *v
+		}
+	}
+
+	if a := raw.Audit; a != nil {
+		c.AuditPath, _ = b.str(toml.Key{"audit", "path"}, a.Path)
+	}
+
+	names := make([]string, 0, len(raw.Servers))
+	for name := range raw.Servers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		c.Servers = append(c.Servers, b.server(name, raw.Servers[name]))
+	}
+	return c
+}
+
+func (b *builder) server(name string, r *rawServer) Server {
+	k := toml.Key{"servers", name}
+	at := func(key ...string) toml.Key { return append(slices.Clip(k), key...) }
+	s := Server{
+		Name:           name,
+		ConnectTimeout: DefaultConnectTimeout,
+		CallTimeout:    DefaultCallTimeout,
+	}
+	if r == nil { // [servers] with a key set to an empty inline table
+		r = &rawServer{}
+	}
+	if !validName(name) {
+		b.probs.add(k, "server name must match %s", namePattern)
+	}
+	s.Command, _ = b.str(at("command"), r.Command)
+	s.Args = b.strList(at("args"), r.Args)
+	s.Env = b.strMap(at("env"), r.Env)
+	s.Cwd, _ = b.str(at("cwd"), r.Cwd)
+	s.URL, _ = b.str(at("url"), r.URL)
+	s.Headers = b.strMap(at("headers"), r.Headers)
+	s.Protocol, _ = b.str(at("protocol"), r.Protocol)
+	b.duration(at("connect_timeout"), r.ConnectTimeout, &s.ConnectTimeout)
+	b.duration(at("call_timeout"), r.CallTimeout, &s.CallTimeout)
+
+	if t, ok := b.str(at("transport"), r.Transport); ok && t != "" {
+		s.Transport = Transport(t)
+	} else if s.Command != "" && s.URL == "" {
+		s.Transport = TransportStdio
+	} else if s.URL != "" && s.Command == "" {
+		s.Transport = TransportHTTP
+	}
+
+	if t, ok := b.str(at("trust"), r.Trust); ok {
+		if st, ok := trust.ParseServerTrust(t); ok {
+			s.Trust = st
+		} else {
+			b.probs.add(at("trust"), "want trusted|untrusted|blocked, got %q", t)
+		}
+	}
+	s.Labels = b.legs(at("labels"), r.Labels)
+
+	tools := make([]string, 0, len(r.Tools))
+	for tool := range r.Tools {
+		tools = append(tools, tool)
+	}
+	slices.Sort(tools)
+	for _, tool := range tools {
+		rt := r.Tools[tool]
+		if rt == nil {
+			rt = &rawTool{}
+		}
+		tk := at("tools", tool)
+		tat := func(key string) toml.Key { return append(slices.Clip(tk), key) }
+		var t Tool
+		b.action(tat("policy"), rt.Policy, &t.Policy)
+		t.Asserted = trust.Hints{
+			ReadOnly:    b.boolean(tat("read_only"), rt.ReadOnly),
+			Destructive: b.boolean(tat("destructive"), rt.Destructive),
+			Idempotent:  b.boolean(tat("idempotent"), rt.Idempotent),
+			OpenWorld:   b.boolean(tat("open_world"), rt.OpenWorld),
+		}
+		t.Labels = b.legs(tat("labels"), rt.Labels)
+		if s.Tools == nil {
+			s.Tools = make(map[string]Tool)
+		}
+		s.Tools[tool] = t
+	}
+	return s
+}
+
+// str returns v's string; ok is false when v is absent or not a string (reported).
+func (b *builder) str(k toml.Key, v value) (string, bool) {
+	if !v.set {
+		return "", false
+	}
+	s, ok := v.v.(string)
+	if !ok {
+		b.probs.wrongType(k, -1, "want a string, got %s", describe(v.v))
+	}
+	return s, ok
+}
+
+// boolean returns v's boolean, nil when absent or not a boolean (reported).
+func (b *builder) boolean(k toml.Key, v value) *bool {
+	if !v.set {
+		return nil
+	}
+	x, ok := v.v.(bool)
+	if !ok {
+		b.probs.wrongType(k, -1, "want true or false, got %s", describe(v.v))
+		return nil
+	}
+	return &x
+}
+
+// strList returns v's strings, reporting a non-array and each non-string element.
+func (b *builder) strList(k toml.Key, v value) []string {
+	if !v.set {
+		return nil
+	}
+	arr, ok := v.v.([]any)
+	if !ok {
+		b.probs.wrongType(k, -1, "want an array of strings, got %s", describe(v.v))
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	for i, e := range arr {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		} else {
+			b.probs.wrongType(k, i, "want a string, got %s", describe(e))
+		}
+	}
+	return out
+}
+
+// strMap returns v's table of strings with ${VAR} expanded in the values, reporting
+// a non-table, non-string values, malformed references and unset variables.
+func (b *builder) strMap(k toml.Key, v value) map[string]string {
+	if !v.set {
+		return nil
+	}
+	m, ok := v.v.(map[string]any)
+	if !ok {
+		b.probs.wrongType(k, -1, "want a table of strings, got %s", describe(v.v))
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		ek := append(slices.Clip(k), name)
+		s, ok := m[name].(string)
+		if !ok {
+			b.probs.wrongType(ek, -1, "want a string, got %s", describe(m[name]))
+			continue
+		}
+		s, msgs := expandVars(s, b.env)
+		for _, msg := range msgs {
+			b.probs.add(ek, "%s", msg)
+		}
+		if len(msgs) == 0 {
+			out[name] = s
+		}
+	}
+	return out
+}
+
+// action parses an allow|ask|deny word into *dst, which keeps its value on error.
+func (b *builder) action(k toml.Key, v value, dst *trust.Action) {
+	s, ok := b.str(k, v)
+	if !ok {
+		return
+	}
+	a, ok := trust.ParseAction(s)
+	if !ok {
+		b.probs.add(k, "want allow|ask|deny, got %q", s)
+		return
+	}
+	*dst = a
+}
+
+// duration parses a Go duration such as "15s" into *dst, which keeps its value on
+// error. Whether it is positive is for Validate.
+func (b *builder) duration(k toml.Key, v value, dst *time.Duration) {
+	if !v.set {
+		return
+	}
+	s, ok := v.v.(string)
+	if !ok {
+		b.probs.wrongType(k, -1, `want a duration such as "15s", got %s`, describe(v.v))
+		return
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		b.probs.add(k, "invalid duration %q", s)
+		return
+	}
+	*dst = d
+}
+
+// legs reads a labels array, reporting words that are not legs.
+func (b *builder) legs(k toml.Key, v value) []trust.Leg {
+	if !v.set {
+		return nil
+	}
+	arr, ok := v.v.([]any)
+	if !ok {
+		b.probs.wrongType(k, -1, "want an array of strings, got %s", describe(v.v))
+		return nil
+	}
+	out := make([]trust.Leg, 0, len(arr))
+	for i, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			b.probs.wrongType(k, i, "want a string, got %s", describe(e))
+			continue
+		}
+		l, ok := trust.ParseLeg(s)
+		if !ok {
+			b.probs.addAt(k, i, "%s", legWant(s))
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// expandVars replaces each ${NAME} in s with the variable's value. It returns one
+// message per unset variable or malformed reference; the messages never quote s,
+// which may be a secret. A "$" not followed by "{" is kept as it is.
+func expandVars(s string, env func(string) (string, bool)) (string, []string) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	var (
+		b    strings.Builder
+		msgs []string
+	)
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		end := strings.IndexByte(s[i+2:], '}')
+		if end < 0 || !validVarName(s[i+2:i+2+end]) {
+			msgs = appendNew(msgs, "malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit")
+			if end < 0 {
+				break
+			}
+		} else {
+			name := s[i+2 : i+2+end]
+			if val, ok := env(name); ok {
+				b.WriteString(val)
+			} else {
+				msgs = appendNew(msgs, fmt.Sprintf("environment variable %s is not set", name))
+			}
+		}
+		s = s[i+2+end+1:]
+	}
+	return b.String(), msgs
+}
+
+func validVarName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func appendNew(msgs []string, msg string) []string {
+	if slices.Contains(msgs, msg) {
+		return msgs
+	}
+	return append(msgs, msg)
+}

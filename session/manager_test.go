@@ -1,0 +1,415 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// demoInProcess starts the four demo servers in-process over go-sdk's in-memory
+// transports, configured as `airlock demo` configures them.
+func demoInProcess(t *testing.T, opts session.Options, mod ...func(*config.Config)) (*session.Manager, *demo.Set) {
+	t.Helper()
+	set := demo.NewSet()
+	cfg := demo.Config()
+	for _, f := range mod {
+		f(cfg)
+	}
+	opts.InProcess = map[string]*mcp.Server{}
+	for _, n := range demo.Names() {
+		opts.InProcess[n] = set.Server(n)
+	}
+	return start(t, cfg, opts), set
+}
+
+func TestInProcessDemoClassification(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	for _, n := range demo.Names() {
+		mustServer(t, m, n, session.StatusReady)
+	}
+	send := wantTier(t, m, "mail", "send_email", trust.TierDestructive)
+	if send.Declared.Hints.ReadOnly == nil || !*send.Declared.Hints.ReadOnly {
+		t.Errorf("mail__send_email declared readOnlyHint = %v, want the raw claim true", send.Declared.Hints.ReadOnly)
+	}
+	if !send.Class.Effective.OpenWorld || send.Class.Effective.ReadOnly {
+		t.Errorf("mail__send_email effective = %+v, want open world, not read-only", send.Class.Effective)
+	}
+	if !strings.Contains(strings.Join(send.Class.Reasons, "\n"), "claims read-only") {
+		t.Errorf("reasons %q do not say the server claims read-only", send.Class.Reasons)
+	}
+	wantTier(t, m, "web", "fetch_url", trust.TierRead)
+	wantTier(t, m, "notes", "list_notes", trust.TierRead)
+	wantTier(t, m, "notes", "create_note", trust.TierWrite)
+	wantTier(t, m, "notes", "delete_note", trust.TierDestructive)
+	wantTier(t, m, "docs", "search_docs", trust.TierRead)
+
+	var trifecta *trust.Hazard
+	for i, h := range m.Snapshot().Hazards {
+		if h.Kind == trust.HazardLethalTrifecta {
+			trifecta = &m.Snapshot().Hazards[i]
+		}
+	}
+	if trifecta == nil {
+		t.Fatalf("no lethal-trifecta hazard in %+v", m.Snapshot().Hazards)
+	}
+	has := func(leg, name string) bool {
+		for _, n := range trifecta.Legs[leg] {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("untrusted-content", "web__fetch_url") || !has("private-data", "notes__list_notes") || !has("exfiltration", "mail__send_email") {
+		t.Errorf("trifecta legs = %v", trifecta.Legs)
+	}
+}
+
+func TestStdioSubprocessDemo(t *testing.T) {
+	cfg := newConfig(
+		testServer(t, "docs", "demo-docs", trust.Trusted),
+		testServer(t, "mail", "demo-mail", trust.Untrusted),
+		testServer(t, "web", "demo-web", trust.Trusted),
+	)
+	m := start(t, cfg, session.Options{})
+	for _, n := range []string{"docs", "mail", "web"} {
+		sv := mustServer(t, m, n, session.StatusReady)
+		if sv.Protocol != session.DefaultProtocol {
+			t.Errorf("%s protocol = %q, want %q", n, sv.Protocol, session.DefaultProtocol)
+		}
+	}
+	wantTier(t, m, "mail", "send_email", trust.TierDestructive)
+	out, err := m.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch_url", Args: args(`{"url":"https://blog.example.com/mcp-tips"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(textOf(out.Result), "\x1b") {
+		t.Errorf("the injection page lost its raw escapes on the way: %q", textOf(out.Result))
+	}
+	if out.Verdict.Action != trust.Allow || out.Verdict.By != trust.DecidedByPolicy {
+		t.Errorf("fetch_url verdict = %+v, want allow by policy", out.Verdict)
+	}
+}
+
+func TestStreamableHTTPAndSSE(t *testing.T) {
+	var sawAuth atomic.Value
+	withAuth := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sawAuth.Store(r.Header.Get("Authorization"))
+			h.ServeHTTP(w, r)
+		})
+	}
+	docs, _ := demo.New("docs")
+	stream := httptest.NewServer(withAuth(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return docs }, nil)))
+	t.Cleanup(stream.Close)
+	web, _ := demo.New("web")
+	sse := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return web }, nil))
+	t.Cleanup(sse.Close)
+
+	cfg := newConfig(
+		config.Server{Name: "docs", Transport: config.TransportHTTP, URL: stream.URL, Headers: map[string]string{"Authorization": "Bearer s3cret"}, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second},
+		config.Server{Name: "web", Transport: config.TransportSSE, URL: sse.URL, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second},
+	)
+	m := start(t, cfg, session.Options{})
+	mustServer(t, m, "docs", session.StatusReady)
+	mustServer(t, m, "web", session.StatusReady)
+	wantTier(t, m, "docs", "get_doc", trust.TierRead)
+	wantTier(t, m, "web", "fetch_url", trust.TierRead)
+	if got := sawAuth.Load(); got != "Bearer s3cret" {
+		t.Errorf("Authorization header at the server = %v, want the configured one", got)
+	}
+	out, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "search_docs", Args: args(`{"query":"tier"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.IsError {
+		t.Errorf("search_docs over HTTP failed: %s", textOf(out.Result))
+	}
+}
+
+func TestHTTPBodyTooLarge(t *testing.T) {
+	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"x":"`))
+		chunk := []byte(strings.Repeat("a", 1<<20))
+		for range 40 { // 40 MiB, more than MaxMessageBytes
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(huge.Close)
+	cfg := newConfig(config.Server{Name: "huge", Transport: config.TransportHTTP, URL: huge.URL, ConnectTimeout: 10 * time.Second})
+	m := start(t, cfg, session.Options{})
+	sv := mustServer(t, m, "huge", session.StatusFailed)
+	if sv.Err == nil {
+		t.Fatal("no error for an oversized body")
+	}
+}
+
+func TestHangingInitializeTimesOutOthersReady(t *testing.T) {
+	hang := testServer(t, "hang", "hang-init", trust.Untrusted)
+	hang.ConnectTimeout = time.Second
+	cfg := newConfig(hang, testServer(t, "docs", "demo-docs", trust.Trusted))
+	begin := time.Now()
+	m := start(t, cfg, session.Options{})
+	sv := mustServer(t, m, "hang", session.StatusFailed)
+	if !strings.Contains(sv.Err.Error(), "connect timeout") {
+		t.Errorf("hang error = %v, want it to name the connect timeout", sv.Err)
+	}
+	mustServer(t, m, "docs", session.StatusReady)
+	// Generous bound: only catches a connect that ignores its timeout altogether.
+	if d := time.Since(begin); d > 15*time.Second {
+		t.Errorf("first attempts took %v with a 1s connect timeout", d)
+	}
+}
+
+func TestProcessExitReportedWithStderr(t *testing.T) {
+	cfg := newConfig(testServer(t, "dead", "exit-at-once", trust.Untrusted), testServer(t, "docs", "demo-docs", trust.Trusted))
+	m := start(t, cfg, session.Options{})
+	sv := mustServer(t, m, "dead", session.StatusFailed)
+	msg := sv.Err.Error()
+	if !strings.Contains(msg, "cannot open database") || !strings.Contains(msg, "exit status 7") {
+		t.Errorf("error = %q, want the exit status and the stderr line", msg)
+	}
+	mustServer(t, m, "docs", session.StatusReady)
+}
+
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	// A zombie has exited; only its parent has not reaped it yet.
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b))
+	return len(fields) > 2 && fields[2] != "Z"
+}
+
+func TestNoChildOutlivesAirlock(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	s := testServer(t, "gc", "grandchild", trust.Trusted)
+	s.Env["AIRLOCK_TEST_PIDFILE"] = pidfile
+	m := session.New(newConfig(s), session.Options{})
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mustServer(t, m, "gc", session.StatusReady)
+	b, err := os.ReadFile(pidfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	if !alive(pid) {
+		t.Fatalf("grandchild %d is not running before Close", pid)
+	}
+	m.Close()
+	waitFor(t, "the grandchild to be gone", 10*time.Second, func() bool { return !alive(pid) })
+	m.Close() // idempotent
+}
+
+func TestCrashMidCallAndReconnect(t *testing.T) {
+	m := start(t, newConfig(testServer(t, "crashy", "crashy", trust.Trusted)), session.Options{})
+	mustServer(t, m, "crashy", session.StatusReady)
+	_, err := m.Call(context.Background(), session.CallRequest{Server: "crashy", Tool: "crash"})
+	if err == nil {
+		t.Fatal("a call whose server died returned no error")
+	}
+	waitFor(t, "crashy to be reported failed", 10*time.Second, func() bool {
+		sv, _ := m.Snapshot().Server("crashy")
+		return sv.Status == session.StatusFailed
+	})
+	sv, _ := m.Snapshot().Server("crashy")
+	if !strings.Contains(sv.Err.Error(), "simulated crash") {
+		t.Errorf("status error %q does not carry the server's last stderr", sv.Err)
+	}
+	if err := m.Reconnect("crashy"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "crashy to be ready again", 20*time.Second, func() bool {
+		sv, _ := m.Snapshot().Server("crashy")
+		return sv.Status == session.StatusReady
+	})
+}
+
+func TestCallTimeoutCancelsOnServer(t *testing.T) {
+	s := testServer(t, "crashy", "crashy", trust.Trusted)
+	s.CallTimeout = 300 * time.Millisecond
+	m := start(t, newConfig(s), session.Options{})
+	_, err := m.Call(context.Background(), session.CallRequest{Server: "crashy", Tool: "slow"})
+	if err == nil || !strings.Contains(err.Error(), "call timeout") {
+		t.Fatalf("err = %v, want a call timeout", err)
+	}
+	waitFor(t, "the server to see notifications/cancelled", 10*time.Second, func() bool {
+		return strings.Contains(strings.Join(m.Stderr("crashy"), "\n"), "slow: cancelled by the client")
+	})
+	mustServer(t, m, "crashy", session.StatusReady)
+}
+
+func TestRawAnnotationsAbsentVsFalse(t *testing.T) {
+	script := `{"pages":[{"tools":[
+		{"name":"bare","inputSchema":{"type":"object"}},
+		{"name":"empty","inputSchema":{"type":"object"},"annotations":{}},
+		{"name":"explicit","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":false}},
+		{"name":"liar","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}
+	]}]}`
+	m := start(t, newConfig(rawServer(t, "raw", trust.Trusted, script), rawServer(t, "rawu", trust.Untrusted, script)), session.Options{})
+	bare := mustTool(t, m, "raw", "bare")
+	if bare.Declared.Raw != nil || bare.Declared.Hints.ReadOnly != nil {
+		t.Errorf("bare: declared = %+v, want absent", bare.Declared)
+	}
+	empty := mustTool(t, m, "raw", "empty")
+	if string(empty.Declared.Raw) != "{}" || empty.Declared.Hints.ReadOnly != nil {
+		t.Errorf("empty: declared = %s %+v, want {} with absent hints", empty.Declared.Raw, empty.Declared.Hints)
+	}
+	explicit := wantTier(t, m, "raw", "explicit", trust.TierWrite)
+	if explicit.Declared.Hints.ReadOnly == nil || *explicit.Declared.Hints.ReadOnly {
+		t.Errorf("explicit: readOnlyHint = %v, want declared false", explicit.Declared.Hints.ReadOnly)
+	}
+	wantTier(t, m, "raw", "bare", trust.TierDestructive)
+	wantTier(t, m, "raw", "liar", trust.TierRead)
+	for _, name := range []string{"bare", "empty", "explicit", "liar"} {
+		ti := wantTier(t, m, "rawu", name, trust.TierDestructive)
+		if !ti.Class.Effective.OpenWorld {
+			t.Errorf("rawu__%s: untrusted server's tool is not open world", name)
+		}
+	}
+}
+
+func TestPaginationRepeatedCursorAndDuplicates(t *testing.T) {
+	script := `{"pages":[
+		{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"},
+		{"tools":[{"name":"b","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}},"not a tool"],"nextCursor":"p2"}
+	]}`
+	m := start(t, newConfig(rawServer(t, "loop", trust.Trusted, script)), session.Options{})
+	sv := mustServer(t, m, "loop", session.StatusReady)
+	notices := strings.Join(sv.Notices, "\n")
+	if !strings.Contains(notices, "repeated a cursor") {
+		t.Errorf("notices %q do not report the repeated cursor", notices)
+	}
+	if !strings.Contains(notices, "not tool objects") {
+		t.Errorf("notices %q do not report the skipped entry", notices)
+	}
+	wantTier(t, m, "loop", "a", trust.TierDestructive)
+	count := 0
+	for _, ti := range m.Snapshot().Tools {
+		if ti.Ref.Tool == "b" {
+			count++
+			if ti.Class.Tier != trust.TierBlocked {
+				t.Errorf("duplicate b tier = %v, want blocked", ti.Class.Tier)
+			}
+		}
+	}
+	if count < 2 {
+		t.Errorf("saw %d copies of duplicate b, want both listed", count)
+	}
+}
+
+func TestToolListChangedCoalesced(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "churn", Version: "1"}, nil)
+	var inFlight, maxInFlight, lists atomic.Int32
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/list" {
+				return next(ctx, method, req)
+			}
+			lists.Add(1)
+			n := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			for {
+				old := maxInFlight.Load()
+				if n <= old || maxInFlight.CompareAndSwap(old, n) {
+					break
+				}
+			}
+			time.Sleep(5 * time.Millisecond) // make overlapping refreshes likely if allowed
+			return next(ctx, method, req)
+		}
+	})
+	add := func(i int) {
+		mcp.AddTool(srv, &mcp.Tool{Name: "t" + strconv.Itoa(i)}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	}
+	add(0)
+	m := start(t, newConfig(config.Server{Name: "churn", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"churn": srv}})
+	const n = 300
+	for i := 1; i < n; i++ {
+		add(i)
+	}
+	waitFor(t, "every added tool to be listed", 20*time.Second, func() bool {
+		return len(m.Snapshot().Tools) == n
+	})
+	if got := maxInFlight.Load(); got != 1 {
+		t.Errorf("%d tools/list requests were in flight at once, want 1", got)
+	}
+	if got := lists.Load(); got > n/2 {
+		t.Errorf("%d tools/list requests for %d notifications: not coalesced", got, n)
+	}
+	t.Logf("%d notifications caused %d tools/list requests", n-1, lists.Load())
+}
+
+func TestBlockedServerIsNotStarted(t *testing.T) {
+	s := testServer(t, "nope", "exit-at-once", trust.BlockedServer)
+	m := start(t, newConfig(s), session.Options{})
+	sv := mustServer(t, m, "nope", session.StatusFailed)
+	if !strings.Contains(sv.Err.Error(), "blocked") {
+		t.Errorf("err = %v", sv.Err)
+	}
+	if len(m.Stderr("nope")) != 0 {
+		t.Errorf("a blocked server was started: stderr %q", m.Stderr("nope"))
+	}
+}
+
+func TestCallUnknownTool(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	_, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "nope"})
+	if !errors.Is(err, session.ErrNoTool) {
+		t.Errorf("err = %v, want ErrNoTool", err)
+	}
+	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: args(`[1]`)})
+	if err == nil || !strings.Contains(err.Error(), "JSON object") {
+		t.Errorf("err = %v, want arguments must be an object", err)
+	}
+}
+
+// An old server that exits on any method it does not know (such as the 2026-07-28
+// server/discover probe) still connects with the automatic protocol choice, and a
+// go-sdk server connects with the modern protocol when it is asked for.
+func TestProtocolChoice(t *testing.T) {
+	old := rawServer(t, "old", trust.Trusted, `{"exit_on_unknown":true,"pages":[{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}]}`)
+	docs, _ := demo.New("docs")
+	modern := config.Server{Name: "modern", Protocol: "2026-07-28", Trust: trust.Trusted}
+	auto := config.Server{Name: "auto", Trust: trust.Trusted}
+	web, _ := demo.New("web")
+	m := start(t, newConfig(auto, modern, old), session.Options{InProcess: map[string]*mcp.Server{"modern": docs, "auto": web}})
+	if sv := mustServer(t, m, "old", session.StatusReady); sv.Protocol != "2025-06-18" {
+		t.Errorf("old server protocol = %q", sv.Protocol)
+	}
+	if sv := mustServer(t, m, "modern", session.StatusReady); sv.Protocol != "2026-07-28" {
+		t.Errorf("modern protocol = %q, want 2026-07-28", sv.Protocol)
+	}
+	if sv := mustServer(t, m, "auto", session.StatusReady); sv.Protocol != session.DefaultProtocol {
+		t.Errorf("auto protocol = %q", sv.Protocol)
+	}
+	wantTier(t, m, "modern", "get_doc", trust.TierRead)
+}

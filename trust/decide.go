@@ -1,0 +1,100 @@
+package trust
+
+import (
+	"slices"
+	"time"
+)
+
+// Taints reports whether a returned call to a tool with this classification taints
+// its context: the tool fills the untrusted-content leg, so what it returned may carry
+// instructions written by someone else.
+func Taints(c Classification) bool { return c.Has(LegUntrustedContent) }
+
+// EscalatedByTaint reports whether a tainted context makes a call to this tool ask a
+// person whatever policy or grants say: the tool can carry data out (exfiltration leg)
+// or its tier is destructive.
+func EscalatedByTaint(c Classification) bool {
+	return c.Has(LegExfiltration) || c.Tier == TierDestructive
+}
+
+// DecidedBy says who or what decided a call, as written to the audit log.
+type DecidedBy string
+
+// The deciders.
+const (
+	DecidedByPolicy  DecidedBy = "policy"
+	DecidedByUser    DecidedBy = "user"
+	DecidedByTimeout DecidedBy = "timeout"
+	DecidedByTaint   DecidedBy = "taint"
+)
+
+// Taint records the call that tainted a context. The zero value is a clean context.
+// A context's taint never goes back to clean while the context lives; keeping the first
+// taint is the caller's job (it names the call that started it).
+type Taint struct {
+	By     Ref
+	CallID string
+	At     time.Time
+}
+
+// Tainted reports whether the context is tainted.
+func (t Taint) Tainted() bool { return t.By.Tool != "" }
+
+// Reason is the sentence a dialog shows for a call that taint turned into Ask, naming
+// the call that tainted the context. The call ID and time are left out when unknown;
+// the time is shown in At's own location.
+func (t Taint) Reason() string {
+	s := "this context is tainted: " + t.By.Qualified() + " returned untrusted content"
+	if t.CallID != "" {
+		s += " (call " + t.CallID + ")"
+	}
+	if !t.At.IsZero() {
+		s += " at " + t.At.Format(time.TimeOnly)
+	}
+	return s + "; exfiltration and destructive tools ask whatever policy or grants say"
+}
+
+// Verdict is the engine's answer for one call before any person is asked: the action,
+// who decided it, and the sentences that explain it. Reasons holds the classification's
+// reasons (blocking causes first, the policy sentence last), preceded, when taint or a
+// grant decided, by the sentence saying so.
+type Verdict struct {
+	Action  Action
+	By      DecidedBy
+	Reasons []string
+}
+
+// ReasonGranted is the sentence of a call allowed by the person's grant.
+const ReasonGranted = "you allowed this tool for this context"
+
+// Decide applies taint and grants to a classification, first match wins:
+//
+//  1. c.Action is Deny (the tool is blocked, or policy denies its tier): Deny by
+//     policy, with c's reasons, whose blocking causes come first.
+//  2. The context is tainted and EscalatedByTaint(c): Ask by taint, with
+//     taint.Reason() first. A grant does not bypass taint.
+//  3. granted (the person allowed this tool for this context): Allow by user.
+//  4. Otherwise c.Action (Allow or Ask) by policy.
+//
+// Reasons is always a fresh slice.
+func Decide(c Classification, granted bool, taint Taint) Verdict {
+	switch {
+	case c.Action == Deny || c.Tier == TierBlocked:
+		return Verdict{Action: Deny, By: DecidedByPolicy, Reasons: slices.Clone(c.Reasons)}
+	case taint.Tainted() && EscalatedByTaint(c):
+		return Verdict{Action: Ask, By: DecidedByTaint, Reasons: prepend(taint.Reason(), c.Reasons)}
+	case granted:
+		return Verdict{Action: Allow, By: DecidedByUser, Reasons: prepend(ReasonGranted, c.Reasons)}
+	}
+	a := c.Action
+	if a != Allow {
+		// Unset or unknown never runs unseen: ask.
+		a = Ask
+	}
+	return Verdict{Action: a, By: DecidedByPolicy, Reasons: slices.Clone(c.Reasons)}
+}
+
+func prepend(s string, rest []string) []string {
+	out := make([]string, 0, 1+len(rest))
+	return append(append(out, s), rest...)
+}

@@ -1,0 +1,310 @@
+package trust
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Assessed is one classified tool as Hazards sees it: who it is, the description the
+// server gave it (read for shadowing), and its classification.
+type Assessed struct {
+	Ref         Ref
+	Description string
+	Class       Classification
+}
+
+// The leg keys of Hazard.Legs that are not trifecta legs.
+const (
+	// HazardLegDestructive is the key of untrusted-destructive's destructive tools.
+	HazardLegDestructive = "destructive"
+	// HazardLegShadowing is the key of the tool whose description names others.
+	HazardLegShadowing = "shadowing"
+	// HazardLegShadowed is the key of the other servers' tools that description names.
+	HazardLegShadowed = "shadowed"
+)
+
+// Hazards reports the risks of a toolset as a whole (DESIGN section 4), over the tools
+// whose tier is not TierBlocked (a blocked tool is never called nor served, so it fills
+// no leg and shadows nothing):
+//
+//   - lethal-trifecta (critical): some tool in each of untrusted-content, private-data
+//     and exfiltration;
+//   - open-world-exfiltration (high): an untrusted-content tool and an exfiltration tool,
+//     possibly the same one;
+//   - untrusted-destructive (high): an untrusted-content tool and a destructive-tier
+//     tool, under the keys "untrusted-content" and "destructive";
+//   - shadowing (high): one hazard per tool whose description names a tool of another
+//     server, under "shadowing" (that tool) and "shadowed" (the tools it names).
+//
+// Every leg lists qualified names (SERVER__TOOL), sorted and without repeats. A hazard
+// is Unguarded when it can be completed without a person seeing a call: each of its
+// legs holds a tool whose Action is Allow. Shadowing is the exception to "each leg": a
+// description reaches the model when tools are listed, with no call at all, so a
+// shadowing hazard is unguarded as soon as one shadowed tool is auto-allowed.
+//
+// Summary is one sentence naming the first tool of each leg and how many more there
+// are. It holds server-controlled tool names, so escape it before display like any
+// other untrusted text.
+//
+// The result is ordered by severity, then kind in the order above, then the first
+// name of the first leg; it is nil when there is no hazard. The cost is linear in the
+// number of tools and the length of their descriptions, plus one sort of the tools by
+// name (skipped when they come sorted): legs are lists, and combinations of tools are
+// never enumerated.
+//
+// Shadowing reads each description as whole-word tokens of [A-Za-z0-9_.-]+, each tried
+// as it is and without leading and trailing '.' and '-' (so the full stop that ends a
+// sentence does not hide a name). A token names a tool when it equals a qualified name
+// SERVER__TOOL, or when it equals a bare tool name that is distinctive: it contains
+// '_', '-', '.', a digit, or a lower-to-upper case change (send_email, fetch-url,
+// sendEmail, get2). Plain words such as "search" or "list" are common English and would
+// make every toolset with two search tools look hostile, so they only count qualified.
+func Hazards(tools []Assessed) []Hazard {
+	// Sort the live tools by qualified name once; every leg is then filled in order
+	// and comes out sorted, and a repeated tool is adjacent and dropped.
+	qualified := make([]string, len(tools))
+	live := make([]int, 0, len(tools))
+	for i := range tools {
+		if tools[i].Class.Tier == TierBlocked {
+			continue
+		}
+		qualified[i] = tools[i].Ref.Qualified()
+		live = append(live, i)
+	}
+	byName := func(a, b int) int {
+		if c := strings.Compare(qualified[a], qualified[b]); c != 0 {
+			return c
+		}
+		return a - b // a tool listed twice: keep input order, deterministically
+	}
+	if !slices.IsSortedFunc(live, byName) {
+		slices.SortFunc(live, byName)
+	}
+
+	var uc, pd, ex, de legTools
+	for _, i := range live {
+		c := &tools[i].Class
+		q := qualified[i]
+		allowed := c.Action == Allow
+		for _, l := range c.Legs {
+			switch l {
+			case LegUntrustedContent:
+				uc.add(q, allowed)
+			case LegPrivateData:
+				pd.add(q, allowed)
+			case LegExfiltration:
+				ex.add(q, allowed)
+			}
+		}
+		if c.Tier == TierDestructive {
+			de.add(q, allowed)
+		}
+	}
+
+	var out []Hazard
+	if len(uc.names) > 0 && len(pd.names) > 0 && len(ex.names) > 0 {
+		out = append(out, Hazard{
+			Kind:      HazardLethalTrifecta,
+			Severity:  SeverityCritical,
+			Unguarded: uc.allowed && pd.allowed && ex.allowed,
+			Legs: map[string][]string{
+				string(LegUntrustedContent): slices.Clone(uc.names),
+				string(LegPrivateData):      slices.Clone(pd.names),
+				string(LegExfiltration):     slices.Clone(ex.names),
+			},
+			Summary: example(uc.names) + " reads untrusted content, " + example(pd.names) +
+				" reads private data, " + example(ex.names) + " can send it out",
+		})
+	}
+	if len(uc.names) > 0 && len(ex.names) > 0 {
+		out = append(out, Hazard{
+			Kind:      HazardOpenWorldExfiltration,
+			Severity:  SeverityHigh,
+			Unguarded: uc.allowed && ex.allowed,
+			Legs: map[string][]string{
+				string(LegUntrustedContent): slices.Clone(uc.names),
+				string(LegExfiltration):     slices.Clone(ex.names),
+			},
+			Summary: pairSummary(uc.names, ex.names, "can send it out"),
+		})
+	}
+	if len(uc.names) > 0 && len(de.names) > 0 {
+		out = append(out, Hazard{
+			Kind:      HazardUntrustedDestructive,
+			Severity:  SeverityHigh,
+			Unguarded: uc.allowed && de.allowed,
+			Legs: map[string][]string{
+				string(LegUntrustedContent): slices.Clone(uc.names),
+				HazardLegDestructive:        slices.Clone(de.names),
+			},
+			Summary: pairSummary(uc.names, de.names, "can make destructive changes"),
+		})
+	}
+	return append(out, shadowing(tools, qualified, live)...)
+}
+
+// legTools collects, in sorted order, the qualified names that fill one leg, and
+// whether any of them runs without asking.
+type legTools struct {
+	names   []string
+	allowed bool
+}
+
+// add appends q, which sorts after or equal to every name already added.
+func (l *legTools) add(q string, allowed bool) {
+	if n := len(l.names); n == 0 || l.names[n-1] != q {
+		l.names = append(l.names, q)
+	}
+	l.allowed = l.allowed || allowed
+}
+
+// example names the first tool of a sorted leg and how many others it holds.
+func example(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return names[0] + " (+" + strconv.Itoa(len(names)-1) + ")"
+}
+
+func pairSummary(untrusted, other []string, does string) string {
+	if len(untrusted) == 1 && len(other) == 1 && untrusted[0] == other[0] {
+		return untrusted[0] + " reads untrusted content and " + does
+	}
+	return example(untrusted) + " reads untrusted content and " + example(other) + " " + does
+}
+
+// shadowing finds the tools whose descriptions name another server's tool. Tool names
+// go into one map (name -> first index, with a chain through next for the other tools
+// of that name), built once; each description is then scanned once, and only a
+// distinctive token costs a map lookup or two. live is sorted by qualified name, so the
+// hazards come out in that order.
+func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
+	head := make(map[string]int, len(live))
+	next := make([]int, len(tools))
+	// oddNames: some name starts or ends with '.' or '-', so a token must also be
+	// looked up untrimmed. Otherwise "timestamps." costs no lookup.
+	oddNames := false
+	for _, i := range live {
+		name := tools[i].Ref.Tool
+		if j, ok := head[name]; ok {
+			next[i] = j
+		} else {
+			next[i] = -1
+		}
+		head[name] = i
+		if name != "" && (trimmable(name[0]) || trimmable(name[len(name)-1])) {
+			oddNames = true
+		}
+	}
+
+	var out []Hazard
+	var hits []int
+	for _, i := range live {
+		own := tools[i].Ref.Server
+		hits = hits[:0]
+		desc := tools[i].Description
+		for pos := 0; pos < len(desc); {
+			if !toolNameByte(desc[pos]) {
+				pos++
+				continue
+			}
+			// One pass finds the token's end and what distinctive would say: '_', a
+			// digit or a lower-to-upper change survive trimming; '.' and '-' may not.
+			start := pos
+			special, dotDash, prevLower := false, false, false
+		scan:
+			for ; pos < len(desc); pos++ {
+				switch c := desc[pos]; {
+				case 'a' <= c && c <= 'z':
+					prevLower = true
+				case 'A' <= c && c <= 'Z':
+					special = special || prevLower
+					prevLower = false
+				case '0' <= c && c <= '9' || c == '_':
+					special, prevLower = true, false
+				case c == '.' || c == '-':
+					dotDash, prevLower = true, false
+				default:
+					break scan
+				}
+			}
+			if !special && !dotDash {
+				continue // a plain word: no tool name it could be counts
+			}
+			tok := desc[start:pos]
+			trimmed := tok
+			for len(trimmed) > 0 && trimmable(trimmed[0]) {
+				trimmed = trimmed[1:]
+			}
+			for len(trimmed) > 0 && trimmable(trimmed[len(trimmed)-1]) {
+				trimmed = trimmed[:len(trimmed)-1]
+			}
+			if special || distinctive(trimmed) {
+				hits = lookupToken(tools, head, next, own, trimmed, hits)
+			}
+			if oddNames && trimmed != tok {
+				hits = lookupToken(tools, head, next, own, tok, hits)
+			}
+		}
+		if len(hits) == 0 {
+			continue
+		}
+		shadowed := make([]string, 0, len(hits))
+		allowed := false
+		for _, j := range hits {
+			shadowed = append(shadowed, qualified[j])
+			allowed = allowed || tools[j].Class.Action == Allow
+		}
+		slices.Sort(shadowed)
+		shadowed = slices.Compact(shadowed)
+		out = append(out, Hazard{
+			Kind:      HazardShadowing,
+			Severity:  SeverityHigh,
+			Unguarded: allowed,
+			Legs: map[string][]string{
+				HazardLegShadowing: {qualified[i]},
+				HazardLegShadowed:  shadowed,
+			},
+			Summary: qualified[i] + "'s description names another server's tool " + example(shadowed),
+		})
+	}
+	return out
+}
+
+func trimmable(c byte) bool { return c == '.' || c == '-' }
+
+// lookupToken appends to hits the tools of servers other than own that tok names,
+// either as a bare distinctive name or as SERVER__TOOL.
+func lookupToken(tools []Assessed, head map[string]int, next []int, own, tok string, hits []int) []int {
+	for j, ok := head[tok]; ok && j >= 0; j = next[j] {
+		if tools[j].Ref.Server != own {
+			hits = append(hits, j)
+		}
+	}
+	// Server names cannot contain "__", so the first "__" ends the server part; the
+	// tool part may itself hold "__".
+	if server, name, found := strings.Cut(tok, "__"); found && server != own {
+		for j, ok := head[name]; ok && j >= 0; j = next[j] {
+			if tools[j].Ref.Server == server {
+				hits = append(hits, j)
+			}
+		}
+	}
+	return hits
+}
+
+// distinctive reports whether a bare word is unlikely to be plain English, and so is
+// taken as naming a tool: it holds '_', '-', '.', a digit, or a lower-to-upper change.
+func distinctive(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || '0' <= c && c <= '9':
+			return true
+		case i > 0 && 'A' <= c && c <= 'Z' && 'a' <= s[i-1] && s[i-1] <= 'z':
+			return true
+		}
+	}
+	return false
+}
