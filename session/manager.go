@@ -88,6 +88,8 @@ type Manager struct {
 	wg     sync.WaitGroup
 	first  sync.WaitGroup // first connection attempt of every server
 
+	elicit elicitations
+
 	mu      sync.Mutex
 	snap    *Snapshot // cached; nil when something changed
 	version uint64

@@ -178,6 +178,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			s.m.engine.progress(req.Params)
 		},
+		ElicitationHandler: s.m.elicitationHandler(name),
 	})
 	protocol := s.cfg.Protocol
 	if protocol == "" {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
-	"github.com/airlock-mcp/airlock/ui"
+	"github.com/airlock-mcp/airlock/ui/theme"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
@@ -88,9 +88,9 @@ func WritePending(w io.Writer, pd *session.Pending) {
 	t := pd.Tool
 	e := safetext.Inline
 	fmt.Fprintf(w, "\nairlock: this call needs your approval\n")
-	fmt.Fprintf(w, "  server:  %s (%s %s)\n", e(t.Ref.Server), ui.TrustGlyph(t.ServerTrust), t.ServerTrust)
+	fmt.Fprintf(w, "  server:  %s (%s %s)\n", e(t.Ref.Server), theme.TrustGlyph(t.ServerTrust), t.ServerTrust)
 	fmt.Fprintf(w, "  tool:    %s\n", e(t.Ref.Tool))
-	fmt.Fprintf(w, "  tier:    %s\n", ui.TierLabel(t.Class.Tier))
+	fmt.Fprintf(w, "  tier:    %s\n", theme.TierLabel(t.Class.Tier))
 	if pd.Request.Client != "" {
 		fmt.Fprintf(w, "  agent:   %s (context %s)\n", e(pd.Request.Client), e(pd.Request.Context))
 	}

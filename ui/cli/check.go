@@ -15,7 +15,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
-	"github.com/airlock-mcp/airlock/ui"
+	"github.com/airlock-mcp/airlock/ui/theme"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
@@ -139,7 +139,7 @@ func (r Report) WriteText(w io.Writer) error {
 		} else if s.Status == session.StatusFailed {
 			status = "✗ failed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d\n", s.Name, status, ui.TrustGlyph(s.Trust), s.Trust, orDash(e(s.Protocol)), counts[s.Name])
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d\n", s.Name, status, theme.TrustGlyph(s.Trust), s.Trust, orDash(e(s.Protocol)), counts[s.Name])
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -166,7 +166,7 @@ func (r Report) WriteText(w io.Writer) error {
 			for i, l := range t.Legs {
 				legs[i] = string(l)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e(t.Qualified), ui.TierLabel(t.Tier), t.Policy, orDash(strings.Join(legs, ",")), t.Pin)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e(t.Qualified), theme.TierLabel(t.Tier), t.Policy, orDash(strings.Join(legs, ",")), t.Pin)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -182,7 +182,7 @@ func (r Report) WriteText(w io.Writer) error {
 		if h.Unguarded {
 			guard = "UNGUARDED: every leg has a tool that runs without asking"
 		}
-		fmt.Fprintf(w, "%s %s %s — %s\n", ui.SeverityGlyph(h.Severity), strings.ToUpper(string(h.Severity)), h.Kind, guard)
+		fmt.Fprintf(w, "%s %s %s — %s\n", theme.SeverityGlyph(h.Severity), strings.ToUpper(string(h.Severity)), h.Kind, guard)
 		fmt.Fprintf(w, "  %s\n", e(h.Summary))
 		keys := make([]string, 0, len(h.Legs))
 		for k := range h.Legs {

@@ -1,0 +1,98 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Elicitation is a server's request for input from the person (elicitation/create).
+// Message, Schema and URL are server-controlled: escape before display. Answer it
+// with Manager.AnswerElicitation; until then the server's request waits.
+type Elicitation struct {
+	ID     uint64
+	Server string
+	// Mode is "form" (answer Schema) or "url" (the server asks the person to visit URL).
+	Mode    string
+	Message string
+	// Schema is the requested schema, a flat JSON object schema of primitive fields.
+	Schema json.RawMessage
+	URL    string
+}
+
+// ElicitationRequested reports a server asking the person for input.
+type ElicitationRequested struct{ Elicitation *Elicitation }
+
+// ElicitationClosed reports that an elicitation no longer waits (answered, or the
+// server cancelled its request).
+type ElicitationClosed struct{ ID uint64 }
+
+func (ElicitationRequested) event() {}
+func (ElicitationClosed) event()    {}
+
+// elicitations holds the elicitations that wait for the person.
+type elicitations struct {
+	mu      sync.Mutex
+	seq     uint64
+	waiting map[uint64]chan *mcp.ElicitResult
+}
+
+// ErrNoElicitation is returned when answering an elicitation that no longer waits.
+var ErrNoElicitation = errors.New("that request no longer waits for an answer")
+
+func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		p := req.Params
+		schema, _ := json.Marshal(p.RequestedSchema)
+		mode := p.Mode
+		if mode == "" {
+			mode = "form"
+		}
+		m.elicit.mu.Lock()
+		if m.elicit.waiting == nil {
+			m.elicit.waiting = map[uint64]chan *mcp.ElicitResult{}
+		}
+		m.elicit.seq++
+		id := m.elicit.seq
+		ch := make(chan *mcp.ElicitResult, 1)
+		m.elicit.waiting[id] = ch
+		m.elicit.mu.Unlock()
+		defer func() {
+			m.elicit.mu.Lock()
+			delete(m.elicit.waiting, id)
+			m.elicit.mu.Unlock()
+			m.events.push(ElicitationClosed{ID: id})
+		}()
+		m.events.push(ElicitationRequested{Elicitation: &Elicitation{
+			ID: id, Server: server, Mode: mode, Message: p.Message, Schema: schema, URL: p.URL,
+		}})
+		select {
+		case res := <-ch:
+			return res, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-m.ctx.Done():
+			return &mcp.ElicitResult{Action: "cancel"}, nil
+		}
+	}
+}
+
+// AnswerElicitation answers a waiting elicitation: action is "accept" (with content
+// matching the requested schema), "decline" or "cancel".
+func (m *Manager) AnswerElicitation(id uint64, action string, content map[string]any) error {
+	m.elicit.mu.Lock()
+	ch, ok := m.elicit.waiting[id]
+	delete(m.elicit.waiting, id)
+	m.elicit.mu.Unlock()
+	if !ok {
+		return ErrNoElicitation
+	}
+	if action != "accept" {
+		content = nil
+	}
+	ch <- &mcp.ElicitResult{Action: action, Content: content}
+	return nil
+}
