@@ -13,8 +13,8 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
-	"github.com/airlock-mcp/airlock/ui/theme"
 	"github.com/airlock-mcp/airlock/ui/safetext"
+	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // maxShownBytes bounds one shown value (arguments, a result block); the rest is

@@ -15,8 +15,8 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
-	"github.com/airlock-mcp/airlock/ui/theme"
 	"github.com/airlock-mcp/airlock/ui/safetext"
+	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // Exit codes of `airlock check` (DESIGN section 10).
