@@ -113,8 +113,9 @@ func Hazards(tools []Assessed) []Hazard {
 				string(LegPrivateData):      slices.Clone(pd.names),
 				string(LegExfiltration):     slices.Clone(ex.names),
 			},
-			Summary: example(uc.names) + " reads untrusted content, " + example(pd.names) +
-				" reads private data, " + example(ex.names) + " can send it out",
+			Summary: example(uc.names, pd.names, ex.names) + " reads untrusted content, " +
+				example(pd.names, uc.names, ex.names) + " reads private data, " +
+				example(ex.names, uc.names, pd.names) + " can send it out",
 		})
 	}
 	if len(uc.names) > 0 && len(ex.names) > 0 {
@@ -159,19 +160,33 @@ func (l *legTools) add(q string, allowed bool) {
 	l.allowed = l.allowed || allowed
 }
 
-// example names the first tool of a sorted leg and how many others it holds.
-func example(names []string) string {
-	if len(names) == 1 {
-		return names[0]
+// example names one tool of a sorted leg and how many others it holds. It prefers the
+// first tool that fills none of the other legs given, so that a summary names three
+// different tools where it can ("web__fetch_url reads untrusted content") rather than
+// one tool three times.
+func example(names []string, others ...[]string) string {
+	pick := names[0]
+find:
+	for _, n := range names {
+		for _, o := range others {
+			if _, found := slices.BinarySearch(o, n); found {
+				continue find
+			}
+		}
+		pick = n
+		break
 	}
-	return names[0] + " (+" + strconv.Itoa(len(names)-1) + ")"
+	if len(names) == 1 {
+		return pick
+	}
+	return pick + " (+" + strconv.Itoa(len(names)-1) + ")"
 }
 
 func pairSummary(untrusted, other []string, does string) string {
 	if len(untrusted) == 1 && len(other) == 1 && untrusted[0] == other[0] {
 		return untrusted[0] + " reads untrusted content and " + does
 	}
-	return example(untrusted) + " reads untrusted content and " + example(other) + " " + does
+	return example(untrusted, other) + " reads untrusted content and " + example(other, untrusted) + " " + does
 }
 
 // shadowing finds the tools whose descriptions name another server's tool. Tool names
@@ -275,12 +290,17 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 func trimmable(c byte) bool { return c == '.' || c == '-' }
 
 // lookupToken appends to hits the tools of servers other than own that tok names,
-// either as a bare distinctive name or as SERVER__TOOL.
+// either as a bare distinctive name that own does not list itself, or as SERVER__TOOL.
 func lookupToken(tools []Assessed, head map[string]int, next []int, own, tok string, hits []int) []int {
+	// A bare name that the describing tool's own server also lists refers to that
+	// server's own tool (two instances of one program describe each other's tools by
+	// name): it shadows nothing. Only a qualified name can point across then.
+	ownHas := false
 	for j, ok := head[tok]; ok && j >= 0; j = next[j] {
-		if tools[j].Ref.Server != own {
-			hits = append(hits, j)
-		}
+		ownHas = ownHas || tools[j].Ref.Server == own
+	}
+	for j, ok := head[tok]; !ownHas && ok && j >= 0; j = next[j] {
+		hits = append(hits, j)
 	}
 	// Server names cannot contain "__", so the first "__" ends the server part; the
 	// tool part may itself hold "__".
