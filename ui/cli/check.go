@@ -125,7 +125,7 @@ func (r Report) WriteJSON(w io.Writer) error {
 // WriteText writes the report as readable tables: servers, tools with tier glyph and
 // word, and hazards with their legs. Server-controlled text is escaped.
 func (r Report) WriteText(w io.Writer) error {
-	e := safetext.Escape
+	e := safetext.Inline
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRUST\tPROTOCOL\tTOOLS")
 	counts := map[string]int{}

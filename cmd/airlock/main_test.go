@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The test binary doubles as airlock: with AIRLOCK_AS_MAIN=1 it runs main's run on
+// its arguments. Config files whose command is "airlock" then start this same binary
+// as `demo-server NAME`, so the tests below run the real command end to end over real
+// stdio subprocesses.
+func TestMain(m *testing.M) {
+	if os.Getenv("AIRLOCK_AS_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func airlock(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	state := t.TempDir()
+	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+type checkJSON struct {
+	Servers []struct {
+		Name, Status, Error, Trust, Protocol string
+		InstructionsChanged                  bool `json:"instructions_changed"`
+	}
+	Tools []struct {
+		Server, Name, Qualified, Tier, Policy, Pin string
+		Declared                                   json.RawMessage
+		Effective                                  map[string]bool
+		Legs, Reasons                              []string
+	}
+	Hazards []struct {
+		Kind, Severity, Summary string
+		Unguarded               bool
+		Legs                    map[string][]string
+	}
+}
+
+// DESIGN section 10 / issue 2 "done means": the example config's four demo servers
+// are ready, mail's send_email declares readOnlyHint true and is destructive, and a
+// lethal trifecta names web__fetch_url, a notes__ tool and mail__send_email.
+func TestCheckJSONOnExampleConfig(t *testing.T) {
+	r := airlock(t, "", "check", "--config", "../../config.example.toml", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	var got checkJSON
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("decoding check --json: %v\n%s", err, r.stdout)
+	}
+	if len(got.Servers) != 4 {
+		t.Fatalf("servers = %+v", got.Servers)
+	}
+	for _, s := range got.Servers {
+		if s.Status != "ready" || s.Protocol == "" {
+			t.Errorf("server %s: status %q protocol %q error %q", s.Name, s.Status, s.Protocol, s.Error)
+		}
+	}
+	found := false
+	for _, tool := range got.Tools {
+		if tool.Qualified != tool.Server+"__"+tool.Name {
+			t.Errorf("qualified %q for %s/%s", tool.Qualified, tool.Server, tool.Name)
+		}
+		if tool.Pin != "new" {
+			t.Errorf("%s pin = %q on a fresh state dir, want new", tool.Qualified, tool.Pin)
+		}
+		if len(tool.Reasons) == 0 {
+			t.Errorf("%s has no reasons", tool.Qualified)
+		}
+		if tool.Qualified != "mail__send_email" {
+			continue
+		}
+		found = true
+		var declared map[string]any
+		if err := json.Unmarshal(tool.Declared, &declared); err != nil || declared["readOnlyHint"] != true {
+			t.Errorf("send_email declared = %s, want readOnlyHint true", tool.Declared)
+		}
+		if tool.Tier != "destructive" || !tool.Effective["open_world"] || tool.Effective["read_only"] {
+			t.Errorf("send_email tier %q effective %v", tool.Tier, tool.Effective)
+		}
+	}
+	if !found {
+		t.Error("no mail__send_email in tools")
+	}
+	var trifecta bool
+	for _, h := range got.Hazards {
+		if h.Kind != "lethal-trifecta" {
+			continue
+		}
+		trifecta = true
+		uc, pd, ex := h.Legs["untrusted-content"], h.Legs["private-data"], h.Legs["exfiltration"]
+		if !contains(uc, "web__fetch_url") || len(pd) == 0 || !strings.HasPrefix(pd[0], "notes__") || !contains(ex, "mail__send_email") {
+			t.Errorf("trifecta legs %v", h.Legs)
+		}
+		if h.Severity != "critical" {
+			t.Errorf("trifecta severity %q", h.Severity)
+		}
+	}
+	if !trifecta {
+		t.Error("no lethal-trifecta hazard")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	bad := writeConfig(t, "[servers.web]\ncommand = \"airlock\"\ntrsut = \"trusted\"\n")
+	r := airlock(t, "", "check", "--config", bad)
+	if r.code != 1 || !strings.Contains(r.stderr, "config.toml:3: unknown key servers.web.trsut") {
+		t.Errorf("config error: exit %d, stderr %q", r.code, r.stderr)
+	}
+	failing := writeConfig(t, `
+[servers.docs]
+command = "airlock"
+args = ["demo-server", "docs"]
+trust = "trusted"
+[servers.gone]
+command = "/nonexistent/mcp-server"
+connect_timeout = "5s"
+`)
+	r = airlock(t, "", "check", "--config", failing)
+	if r.code != 3 {
+		t.Errorf("a failed server: exit %d, want 3\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "✓ ready") || !strings.Contains(r.stdout, "✗ failed") {
+		t.Errorf("table does not show one ready and one failed server:\n%s", r.stdout)
+	}
+}
+
+func TestCallThroughApprovalEngine(t *testing.T) {
+	cfg := "../../config.example.toml"
+	// A read tool runs by policy.
+	r := airlock(t, "", "call", "docs", "search_docs", "--config", cfg, "--args", `{"query":"trust"}`)
+	if r.code != 0 || !strings.Contains(r.stdout, "✓ result:") {
+		t.Errorf("read call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The injection page is shown escaped, never raw.
+	r = airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://blog.example.com/mcp-tips"}`)
+	if r.code != 0 || strings.Contains(r.stdout, "\x1b") || !strings.Contains(r.stdout, "⟨ESC⟩") {
+		t.Errorf("injection page: exit %d, raw ESC present=%v\n%s", r.code, strings.Contains(r.stdout, "\x1b"), r.stdout)
+	}
+	// A call that asks is denied without a terminal...
+	r = airlock(t, "", "call", "mail", "send_email", "--config", cfg, "--args", `{"to":"a@example.com","subject":"s","body":"b"}`)
+	if r.code != 5 || !strings.Contains(r.stderr, "claims read-only") || !strings.Contains(r.stderr, "denied") {
+		t.Errorf("ask without a terminal: exit %d\n%s", r.code, r.stderr)
+	}
+	// ...and allowed once with --yes, showing what was allowed.
+	r = airlock(t, "", "call", "mail", "send_email", "--yes", "--config", cfg, "--args", `{"to":"a@example.com","subject":"s","body":"b"}`)
+	if r.code != 0 || !strings.Contains(r.stdout, "queued message") || !strings.Contains(r.stderr, "a@example.com") {
+		t.Errorf("--yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+func hostileReport() Report {
+	return Report{
+		Servers: []ServerReport{
+			{Name: "evil", Status: session.StatusReady, Trust: trust.Untrusted, Protocol: "2025-11-25\x1b]0;pwned\x07",
+				Notices: []string{"tools/list repeated a cursor\r\x1b[2K✔ all good"}},
+			{Name: "gone", Status: session.StatusFailed, Error: errors.New("exit status 1; stderr: \x1b[31mboom\x1b[0m").Error(), Trust: trust.Trusted},
+		},
+		Tools: []ToolReport{
+			{Server: "evil", Name: "delete\x1b[2J_repo", Qualified: "evil__delete\x1b[2J_repo", Tier: trust.TierDestructive, Policy: trust.Ask, Pin: trust.PinNew, Legs: []trust.Leg{}},
+			{Server: "evil", Name: "tab\tname\nnext", Qualified: "evil__tab\tname\nnext", Tier: trust.TierBlocked, Policy: trust.Deny, Pin: trust.PinNew, Legs: []trust.Leg{}},
+		},
+		Hazards: []trust.Hazard{{
+			Kind: trust.HazardShadowing, Severity: trust.SeverityHigh, Unguarded: true,
+			Legs:    map[string][]string{"shadowing": {"evil__x\u202e"}, "shadowed": {"mail__send_email"}},
+			Summary: "evil__x\u202e's description names another server's tool mail__send_email",
+		}},
+	}
+}
+
+// Every server-controlled string in the text table is escaped: no raw ESC, CR, bidi
+// control; names cannot break the table with tabs or newlines.
+func TestWriteTextEscapes(t *testing.T) {
+	var b bytes.Buffer
+	if err := hostileReport().WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, bad := range []string{"\x1b", "\r", "\a", "\u202e", "name\nnext"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output contains raw %q:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{"⟨ESC⟩[2J", "⟨ESC⟩]0;pwned⟨BEL⟩", "⟨CR⟩⟨ESC⟩[2K✔ all good", "⟨U+202E⟩", "tab⟨TAB⟩name⟨LF⟩next",
+		"▲ destructive", "⊘ blocked", "✗ failed", "UNGUARDED", "⟨ESC⟩[31mboom"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// check --json keeps the raw values (JSON escapes them) and the exact DESIGN shape.
+func TestWriteJSONShape(t *testing.T) {
+	r := hostileReport()
+	r.Tools[0].Declared = json.RawMessage(`{"readOnlyHint":true}`)
+	r.Tools[1].Declared = json.RawMessage("null")
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x1b") {
+		t.Error("raw ESC in JSON output")
+	}
+	var got map[string][]map[string]any
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]any) string {
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		return strings.Join(sortStrings(k), ",")
+	}
+	if k := keys(got["servers"][1]); k != "error,instructions_changed,name,protocol,status,trust" {
+		t.Errorf("server keys = %s", k)
+	}
+	if k := keys(got["tools"][0]); k != "declared,effective,legs,name,pin,policy,qualified,reasons,server,tier" {
+		t.Errorf("tool keys = %s", k)
+	}
+	if k := keys(got["hazards"][0]); k != "kind,legs,severity,summary,unguarded" {
+		t.Errorf("hazard keys = %s", k)
+	}
+	if got["tools"][1]["declared"] != nil {
+		t.Errorf("absent annotations = %v, want null", got["tools"][1]["declared"])
+	}
+	if got["tools"][0]["name"] != "delete\x1b[2J_repo" {
+		t.Errorf("JSON must carry the raw name, got %q", got["tools"][0]["name"])
+	}
+}
+
+func sortStrings(s []string) []string {
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s
+}
