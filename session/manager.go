@@ -69,6 +69,9 @@ type Options struct {
 	ClientName string
 	// Version is airlock's version, sent in initialize.
 	Version string
+	// Audit, when set, records every decision and call outcome; an allowed call whose
+	// record cannot be synced is denied (fail closed).
+	Audit *Audit
 }
 
 // Manager holds the connections to every configured server and decides every call.
@@ -302,14 +305,33 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 	callID := m.engine.nextCallID()
 	verdict, reason, err := m.engine.authorize(ctx, callID, req, tool)
 	if err != nil {
+		m.audit(auditRecord(callID, req, tool, verdict, reason, "decision"))
 		return nil, err
 	}
+	rec := auditRecord(callID, req, tool, verdict, reason, "decision")
 	if verdict.Action != trust.Allow {
+		m.audit(rec)
 		return nil, &DeniedError{Verdict: verdict, Reason: reason}
+	}
+	// The approved call's record is on disk before the call is forwarded.
+	if err := m.audit(rec); err != nil {
+		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(verdict.Reasons, "the audit log cannot be written, so the call is denied: "+err.Error())}
+		return nil, &DeniedError{Verdict: denied}
 	}
 	start := m.opts.Now()
 	res, err := s.call(ctx, callID, req)
 	out := &Outcome{CallID: callID, Verdict: verdict, Result: res, Duration: m.opts.Now().Sub(start)}
+	done := auditRecord(callID, req, tool, verdict, "", "outcome")
+	done.DurationMS = out.Duration.Milliseconds()
+	switch {
+	case err != nil:
+		done.Outcome, done.Error = "failed", err.Error()
+	case res.IsError:
+		done.Outcome = "tool-error"
+	default:
+		done.Outcome = "ok"
+	}
+	m.audit(done)
 	if err != nil {
 		return out, err
 	}
@@ -317,4 +339,36 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now()})
 	}
 	return out, nil
+}
+
+// audit appends a record when an audit log is configured.
+func (m *Manager) audit(r Record) error {
+	if m.opts.Audit == nil {
+		return nil
+	}
+	r.TS = m.opts.Now().UTC()
+	return m.opts.Audit.Append(r)
+}
+
+func auditRecord(callID string, req CallRequest, tool ToolInfo, v trust.Verdict, reason, kind string) Record {
+	r := Record{
+		Kind:       kind,
+		CallID:     callID,
+		Context:    ctxKey(req.Context),
+		Client:     req.Client,
+		Server:     req.Server,
+		Tool:       req.Tool,
+		Tier:       tool.Class.Tier.String(),
+		ArgsSHA256: ArgsSHA256(req.Args),
+		Args:       Redact(req.Args),
+	}
+	if kind == "decision" {
+		r.Decision = "deny"
+		if v.Action == trust.Allow {
+			r.Decision = "allow"
+		}
+		r.DecidedBy = string(v.By)
+		r.Reason = reason
+	}
+	return r
 }

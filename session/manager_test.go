@@ -22,6 +22,16 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
+// demoSet returns the demo servers by name, for Options.InProcess.
+func demoSet() map[string]*mcp.Server {
+	set := demo.NewSet()
+	out := map[string]*mcp.Server{}
+	for _, n := range demo.Names() {
+		out[n] = set.Server(n)
+	}
+	return out
+}
+
 // demoInProcess starts the four demo servers in-process over go-sdk's in-memory
 // transports, configured as `airlock demo` configures them.
 func demoInProcess(t *testing.T, opts session.Options, mod ...func(*config.Config)) (*session.Manager, *demo.Set) {

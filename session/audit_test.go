@@ -1,0 +1,241 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+func writeLog(t *testing.T, n int) (string, []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := session.OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		err := a.Append(session.Record{Kind: "decision", CallID: fmt.Sprint("c", i), Context: "you", Server: "notes", Tool: "create_note",
+			Tier: "write", Decision: "allow", DecidedBy: "user", ArgsSHA256: "ab", Args: json.RawMessage(`{"title":"<b>&é"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, b
+}
+
+func verifyBytes(t *testing.T, b []byte) error {
+	t.Helper()
+	_, err := session.VerifyAudit(bytes.NewReader(b))
+	return err
+}
+
+func TestAuditChainVerifies(t *testing.T) {
+	path, b := writeLog(t, 5)
+	n, err := session.VerifyAuditFile(path)
+	if err != nil || n != 5 {
+		t.Fatalf("verify = %d, %v", n, err)
+	}
+	// Reopening continues the chain.
+	a, err := session.OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append(session.Record{Kind: "outcome", Outcome: "ok", Args: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if n, err := session.VerifyAuditFile(path); err != nil || n != 6 {
+		t.Fatalf("after reopen: verify = %d, %v", n, err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("audit log mode %v, want 0600", st.Mode().Perm())
+	}
+	_ = b
+}
+
+// HOSTILE 39: any single bit flipped, a line removed, two lines swapped, the tail cut.
+func TestAuditVerifyCatchesEveryTamper(t *testing.T) {
+	path, orig := writeLog(t, 3)
+	for i := range orig {
+		for bit := range 8 {
+			b := bytes.Clone(orig)
+			b[i] ^= 1 << bit
+			if err := verifyBytes(t, b); err == nil {
+				t.Fatalf("flipping bit %d of byte %d (%q) went unnoticed", bit, i, orig[i])
+			}
+		}
+	}
+	lines := bytes.SplitAfter(orig, []byte("\n"))
+	lines = lines[:len(lines)-1] // the empty tail after the last newline
+	for i := range lines {
+		removed := bytes.Join(append(append([][]byte{}, lines[:i]...), lines[i+1:]...), nil)
+		if i < len(lines)-1 {
+			if err := verifyBytes(t, removed); err == nil {
+				t.Errorf("removing line %d went unnoticed", i+1)
+			}
+		}
+		if err := os.WriteFile(path, removed, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := session.VerifyAuditFile(path); err == nil {
+			t.Errorf("removing line %d went unnoticed by the file check", i+1)
+		}
+	}
+	swapped := bytes.Join([][]byte{lines[1], lines[0], lines[2]}, nil)
+	if err := verifyBytes(t, swapped); err == nil {
+		t.Error("swapping two lines went unnoticed")
+	}
+	for cut := 1; cut < len(orig); cut++ {
+		if err := os.WriteFile(path, orig[:len(orig)-cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := session.VerifyAuditFile(path); err == nil {
+			t.Fatalf("cutting %d bytes off the end went unnoticed", cut)
+		}
+	}
+}
+
+// HOSTILE 40: secrets are redacted; the hash of the full arguments is kept.
+func TestAuditRedactsSecrets(t *testing.T) {
+	args := json.RawMessage(`{"url":"https://x","api_key":"sk-123","nested":{"Authorization":"Bearer abc","list":[{"password":"p"}]},"accessToken":"t","n":1.50}`)
+	got := string(session.Redact(args))
+	for _, secret := range []string{"sk-123", "Bearer abc", `"p"`, `"t"`} {
+		if strings.Contains(got, secret) {
+			t.Errorf("redacted args %s still hold %s", got, secret)
+		}
+	}
+	if !strings.Contains(got, `"url":"https://x"`) || !strings.Contains(got, `"n":1.50`) {
+		t.Errorf("redaction changed other values: %s", got)
+	}
+	if got := string(session.Redact(json.RawMessage(`{"a":`))); strings.Contains(got, "{") {
+		t.Errorf("unparseable args kept: %s", got)
+	}
+}
+
+// Audit records every decision and outcome of calls made through the Manager, with the
+// full-argument hash and redacted arguments.
+func TestManagerAuditsCalls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := session.OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	m, _ := demoInProcess(t, session.Options{Audit: a})
+	answerWith(t, m, session.Response{Answer: session.Deny, Reason: "no"})
+	ctx := context.Background()
+	raw := `{"url":"https://example.com/","token":"hunter2"}`
+	if _, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: args(raw)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"note-1"}`)})
+	denied(t, err)
+	b, _ := os.ReadFile(path)
+	if n, err := session.VerifyAuditFile(path); err != nil || n != 3 {
+		t.Fatalf("verify = %d, %v\n%s", n, err, b)
+	}
+	var recs []session.Record
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var r session.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	if recs[0].Decision != "allow" || recs[0].DecidedBy != "policy" || recs[0].ArgsSHA256 != session.ArgsSHA256([]byte(raw)) || strings.Contains(string(recs[0].Args), "hunter2") {
+		t.Errorf("decision record = %+v", recs[0])
+	}
+	// The demo's fetch_url rejects the unknown "token" argument: a tool error outcome.
+	if recs[1].Kind != "outcome" || recs[1].Outcome != "tool-error" {
+		t.Errorf("outcome record = %+v", recs[1])
+	}
+	if recs[2].Decision != "deny" || recs[2].DecidedBy != "user" || recs[2].Reason != "no" || recs[2].Tier != "destructive" {
+		t.Errorf("denial record = %+v", recs[2])
+	}
+}
+
+// HOSTILE 38: when the audit log cannot be written (disk full), an allowed call is
+// denied and says why.
+func TestAuditWriteFailureDeniesCall(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	a, err := session.OpenAudit("/dev/full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := demoInProcess(t, session.Options{Audit: a})
+	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: args(`{"id":"tiers"}`)})
+	d := denied(t, err)
+	if !strings.Contains(d.Error(), "audit log cannot be written") {
+		t.Errorf("denial %q does not say the audit log failed", d.Error())
+	}
+}
+
+func BenchmarkAuditAppendParallel(b *testing.B) {
+	a, err := session.OpenAudit(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	rec := session.Record{Kind: "decision", Context: "agent-1", Server: "notes", Tool: "delete_note", Tier: "destructive",
+		Decision: "allow", DecidedBy: "user", ArgsSHA256: strings.Repeat("a", 64), Args: json.RawMessage(`{"id":"note-1"}`)}
+	b.SetParallelism(32) // many agents' approvals in flight share each fsync
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := a.Append(rec); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkAuditedApprovals measures whole approved calls: the engine asks, an
+// approver answers allow-once at once, the decision is synced to the audit log, the
+// call runs on the in-process notes server and its outcome is audited.
+func BenchmarkAuditedApprovals(b *testing.B) {
+	a, err := session.OpenAudit(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	cfg := newConfig(config.Server{Name: "notes", Trust: trust.Trusted, Labels: []trust.Leg{trust.LegPrivateData}})
+	set := demoSet()
+	m := session.New(cfg, session.Options{Audit: a, InProcess: set, Approver: session.ApproverFunc(func(context.Context, *session.Pending) (session.Response, error) {
+		return session.Response{Answer: session.AllowOnce}, nil
+	})})
+	defer m.Close()
+	m.Start()
+	_ = m.Wait(context.Background())
+	var once sync.Once
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "create_note", Args: args(`{"title":"t","body":"b"}`)})
+			if err != nil {
+				once.Do(func() { b.Error(err) })
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "approvals/s")
+}
