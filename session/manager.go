@@ -93,6 +93,9 @@ type Manager struct {
 
 	elicit elicitations
 
+	subsMu sync.Mutex
+	subs   []func()
+
 	mu      sync.Mutex
 	snap    *Snapshot // cached; nil when something changed
 	version uint64
@@ -226,6 +229,23 @@ func (m *Manager) changed(name string, gen uint64, st Status) {
 	m.version++
 	m.mu.Unlock()
 	m.events.push(ServerChanged{Server: name, Gen: gen, Status: st})
+	m.notify()
+}
+
+// subscribe registers f to run after every change; f must not block.
+func (m *Manager) subscribe(f func()) {
+	m.subsMu.Lock()
+	defer m.subsMu.Unlock()
+	m.subs = append(m.subs, f)
+}
+
+func (m *Manager) notify() {
+	m.subsMu.Lock()
+	subs := append([]func(){}, m.subs...)
+	m.subsMu.Unlock()
+	for _, f := range subs {
+		f()
+	}
 }
 
 // ErrNoTool is returned by Call for a tool the server does not list.

@@ -1,0 +1,490 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// MaxGatewayBody bounds one request body an agent may send the gateway.
+const MaxGatewayBody = 4 << 20
+
+// GatewayOptions configures the agent gateway.
+type GatewayOptions struct {
+	// Listen is host:port; the host must be loopback unless AllowRemote.
+	Listen      string
+	AllowRemote bool
+	// Token is the bearer token agents must present (see LoadOrCreateToken).
+	Token string
+	// WaitingEvery is how often an agent that sent a progress token is told its call
+	// still waits for a person (default 5s).
+	WaitingEvery time.Duration
+}
+
+// Gateway serves every tool that is not blocked to AI agents over streamable HTTP, as
+// SERVER__TOOL, with the effective annotations; every call goes through the Manager's
+// approval engine, in a taint context of its own per agent session. Construct it with
+// NewGateway, start it with Start, stop it with Close.
+type Gateway struct {
+	m     *Manager
+	opts  GatewayOptions
+	srv   *mcp.Server
+	token []byte
+
+	mu      sync.Mutex
+	exposed map[string]gatewayTool // qualified name -> what is registered
+	skipped []string
+	ended   map[string]bool // agent sessions already watched for their end
+
+	resync chan struct{}
+	done   chan struct{}
+	wg     sync.WaitGroup
+
+	ln      net.Listener
+	httpSrv *http.Server
+	url     string
+	allowed map[string]bool // Host values
+	origins map[string]bool // Origin values
+}
+
+type gatewayTool struct {
+	ref trust.Ref
+	key string // changes when anything the agent sees of the tool changes
+}
+
+// NewGateway builds a gateway over m. It serves nothing until Start.
+func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
+	if opts.Token == "" {
+		return nil, errors.New("gateway: no token")
+	}
+	if opts.WaitingEvery <= 0 {
+		opts.WaitingEvery = 5 * time.Second
+	}
+	host, _, err := net.SplitHostPort(opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("gateway listen %q: %w", opts.Listen, err)
+	}
+	if !opts.AllowRemote && !isLoopbackHost(host) {
+		return nil, fmt.Errorf("gateway listen %q: not a loopback address (set allow_remote to serve other hosts)", opts.Listen)
+	}
+	g := &Gateway{
+		m:       m,
+		opts:    opts,
+		token:   []byte(opts.Token),
+		exposed: map[string]gatewayTool{},
+		ended:   map[string]bool{},
+		resync:  make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	g.srv = mcp.NewServer(&mcp.Implementation{Name: "airlock-gateway", Title: "airlock", Version: m.opts.Version}, &mcp.ServerOptions{
+		Instructions: "airlock relays these tools from the servers it is connected to. A person approves risky calls; a denied call returns an error result that says why.",
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	return g, nil
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Start listens, registers the current tools and keeps them in step with the session.
+func (g *Gateway) Start() error {
+	ln, err := net.Listen("tcp", g.opts.Listen)
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	g.ln = ln
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	g.allowed = map[string]bool{"127.0.0.1:" + port: true, "localhost:" + port: true, "[::1]:" + port: true}
+	g.origins = map[string]bool{}
+	for h := range g.allowed {
+		g.origins["http://"+h] = true
+	}
+	if g.opts.AllowRemote {
+		host, _, _ := net.SplitHostPort(g.opts.Listen)
+		hp := net.JoinHostPort(host, port)
+		g.allowed[hp] = true
+		g.origins["http://"+hp] = true
+	}
+	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	g.url = "http://" + net.JoinHostPort(host, port) + "/mcp"
+	g.sync()
+	g.m.subscribe(func() {
+		select {
+		case g.resync <- struct{}{}:
+		default:
+		}
+	})
+	g.wg.Add(1)
+	go g.syncLoop()
+	g.httpSrv = &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		_ = g.httpSrv.Serve(ln)
+	}()
+	return nil
+}
+
+// URL is the agent-facing endpoint, http://HOST:PORT/mcp.
+func (g *Gateway) URL() string { return g.url }
+
+// Skipped lists the tools not offered to agents and why (bad names, schemas an MCP
+// server cannot serve).
+func (g *Gateway) Skipped() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.skipped...)
+}
+
+// Close stops serving and waits for the gateway's goroutines. Close is idempotent.
+func (g *Gateway) Close() error {
+	select {
+	case <-g.done:
+		return nil
+	default:
+	}
+	close(g.done)
+	var err error
+	if g.httpSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err = g.httpSrv.Shutdown(ctx)
+		cancel()
+		if err != nil {
+			err = g.httpSrv.Close()
+		}
+	}
+	g.wg.Wait()
+	return err
+}
+
+func (g *Gateway) syncLoop() {
+	defer g.wg.Done()
+	for {
+		select {
+		case <-g.done:
+			return
+		case <-g.resync:
+			g.sync()
+		}
+	}
+}
+
+// sync makes the served tool set match the session: tools that are blocked, gone or
+// unnamable are removed, new or changed ones (re)added. go-sdk tells connected agents
+// with notifications/tools/list_changed.
+func (g *Gateway) sync() {
+	snap := g.m.Snapshot()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	want := map[string]bool{}
+	var skipped []string
+	for _, ti := range snap.Tools {
+		q := ti.Ref.Qualified()
+		if ti.Class.Tier == trust.TierBlocked {
+			continue
+		}
+		if !ti.Exposed {
+			skipped = append(skipped, q+": name cannot be served to agents")
+			continue
+		}
+		key := toolKey(ti)
+		want[q] = true
+		if old, ok := g.exposed[q]; ok && old.key == key {
+			continue
+		}
+		tool, err := agentTool(ti)
+		if err == nil {
+			err = g.addTool(tool, ti.Ref)
+		}
+		if err != nil {
+			delete(want, q)
+			skipped = append(skipped, q+": "+err.Error())
+			if _, ok := g.exposed[q]; ok {
+				g.srv.RemoveTools(q)
+				delete(g.exposed, q)
+			}
+			continue
+		}
+		g.exposed[q] = gatewayTool{ref: ti.Ref, key: key}
+	}
+	var gone []string
+	for q := range g.exposed {
+		if !want[q] {
+			gone = append(gone, q)
+		}
+	}
+	if len(gone) > 0 {
+		sort.Strings(gone)
+		g.srv.RemoveTools(gone...)
+		for _, q := range gone {
+			delete(g.exposed, q)
+		}
+	}
+	g.skipped = skipped
+}
+
+func toolKey(ti ToolInfo) string {
+	h := sha256.New()
+	h.Write(ti.Raw)
+	fmt.Fprintf(h, "|%v|%v", ti.Class.Effective, ti.Class.Tier)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// agentTool is the tool as agents see it: the server's schemas unmodified, the
+// effective annotations (what airlock acts on), not the declared ones.
+func agentTool(ti ToolInfo) (*mcp.Tool, error) {
+	var obj struct {
+		Type any `json:"type"`
+	}
+	if len(ti.InputSchema) == 0 || json.Unmarshal(ti.InputSchema, &obj) != nil || obj.Type != "object" {
+		return nil, errors.New(`input schema is not of type "object", which MCP requires`)
+	}
+	eff := ti.Class.Effective
+	t := &mcp.Tool{
+		Name:        ti.Ref.Qualified(),
+		Title:       ti.Title,
+		Description: ti.Description,
+		InputSchema: ti.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    eff.ReadOnly,
+			DestructiveHint: &eff.Destructive,
+			IdempotentHint:  eff.Idempotent,
+			OpenWorldHint:   &eff.OpenWorld,
+			Title:           ti.Title,
+		},
+	}
+	if len(ti.OutputSchema) > 0 && !bytes.Equal(bytes.TrimSpace(ti.OutputSchema), []byte("null")) {
+		t.OutputSchema = ti.OutputSchema
+	}
+	return t, nil
+}
+
+// addTool registers a tool; go-sdk panics on schemas it cannot serve, which must not
+// take the gateway down, so a panic becomes an error for that tool alone.
+func (g *Gateway) addTool(t *mcp.Tool, ref trust.Ref) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot be served: %v", r)
+		}
+	}()
+	g.srv.AddTool(t, g.handler(ref))
+	return nil
+}
+
+// handler forwards one agent call through the approval engine.
+func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ss := req.Session
+		ctxName := "agent-" + shortID(ss.ID())
+		client := "agent"
+		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+			client = ip.ClientInfo.Name
+		}
+		g.watchSession(ss, ctxName)
+		token := req.Params.GetProgressToken()
+		call := CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Args: req.Params.Arguments}
+		var stopWaiting func()
+		if token != nil {
+			var mu sync.Mutex
+			var n float64
+			notify := func(p *mcp.ProgressNotificationParams) {
+				mu.Lock()
+				defer mu.Unlock()
+				n++
+				if p.Progress < n {
+					p.Progress = n // progress must increase
+				}
+				n = p.Progress
+				p.ProgressToken = token
+				_ = ss.NotifyProgress(ctx, p)
+			}
+			call.OnProgress = func(p Progress) {
+				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: p.Message})
+			}
+			stopWaiting = g.tellWaiting(ctx, ctxName, ref, func(msg string) {
+				notify(&mcp.ProgressNotificationParams{Message: msg})
+			})
+		}
+		out, err := g.m.Call(ctx, call)
+		if stopWaiting != nil {
+			stopWaiting()
+		}
+		var denied *DeniedError
+		switch {
+		case errors.As(err, &denied):
+			return errorResult("airlock denied this call: " + denied.Error()), nil
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			return errorResult("airlock could not complete this call: " + err.Error()), nil
+		}
+		return out.Result, nil
+	}
+}
+
+// tellWaiting sends a progress notification every WaitingEvery while the call waits
+// for a person, so an agent that asked for progress knows it is not lost.
+func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref, send func(string)) func() {
+	stop := make(chan struct{})
+	var once sync.Once
+	go func() {
+		t := time.NewTicker(g.opts.WaitingEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				for _, p := range g.m.engine.Pending() {
+					if p.Request.Context == ctxName && p.Tool.Ref == ref {
+						send(fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", ref.Qualified(), time.Until(p.Deadline).Round(time.Second)))
+						break
+					}
+				}
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(stop) }) }
+}
+
+// watchSession ends an agent session's taint context and grants when it disconnects.
+func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
+	g.mu.Lock()
+	seen := g.ended[ctxName]
+	g.ended[ctxName] = true
+	g.mu.Unlock()
+	if seen {
+		return
+	}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		waited := make(chan struct{})
+		go func() { _ = ss.Wait(); close(waited) }()
+		select {
+		case <-waited:
+			g.m.engine.EndContext(ctxName)
+		case <-g.done:
+		}
+	}()
+}
+
+func shortID(id string) string {
+	if id == "" {
+		return "0"
+	}
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:4])
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// Handler is the gateway's HTTP handler: Host and Origin allowlists (403), the bearer
+// token (401), the body limit (413), then go-sdk's stateful streamable HTTP handler at
+// /mcp.
+func (g *Gateway) Handler() http.Handler {
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.allowed[r.Host] {
+			http.Error(w, "forbidden host", http.StatusForbidden)
+			return
+		}
+		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !g.origins[origin[0]]) {
+			http.Error(w, "forbidden origin", http.StatusForbidden)
+			return
+		}
+		if !g.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		if r.URL.Path != "/mcp" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.ContentLength > MaxGatewayBody {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		if r.Body != nil && r.Method == http.MethodPost {
+			body, err := io.ReadAll(io.LimitReader(r.Body, MaxGatewayBody+1))
+			if err != nil {
+				http.Error(w, "reading body", http.StatusBadRequest)
+				return
+			}
+			if len(body) > MaxGatewayBody {
+				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		// The agent's credentials stop here: nothing of this request's headers is
+		// forwarded upstream (upstream requests carry only the configured headers).
+		r.Header.Del("Authorization")
+		mcpHandler.ServeHTTP(w, r)
+	})
+}
+
+func (g *Gateway) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	const prefix = "Bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return false
+	}
+	got := []byte(h[len(prefix):])
+	return subtle.ConstantTimeCompare(got, g.token) == 1
+}
+
+// LoadOrCreateToken returns the gateway token stored in dir/gateway.token, creating a
+// random one (256 bits, hex) with mode 0600 on first use, so agents' configs keep
+// working across runs.
+func LoadOrCreateToken(dir string) (string, error) {
+	path := filepath.Join(dir, "gateway.token")
+	b, err := os.ReadFile(path)
+	if err == nil {
+		tok := strings.TrimSpace(string(b))
+		if len(tok) >= 32 {
+			return tok, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("reading gateway token: %w", err)
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	tok := hex.EncodeToString(raw[:])
+	if err := WriteFileAtomic(path, []byte(tok+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("storing gateway token: %w", err)
+	}
+	return tok, nil
+}

@@ -1,0 +1,284 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+var testToken = strings.Repeat("5ec2e7", 8)
+
+type headerRT struct {
+	headers map[string]string
+}
+
+func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func startGateway(t *testing.T, m *session.Manager) *session.Gateway {
+	t.Helper()
+	g, err := session.NewGateway(m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: testToken, WaitingEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+// agent connects a real go-sdk client to the gateway, as an AI agent would.
+func agent(t *testing.T, g *session.Gateway, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, opts)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   g.URL(),
+		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + testToken}}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func resultText(res *mcp.CallToolResult) string { return textOf(res) }
+
+func TestGatewayAgentCalls(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 300 * time.Millisecond })
+	a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "not today"})
+	g := startGateway(t, m)
+	cs := agent(t, g, nil)
+	ctx := context.Background()
+
+	tools := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools[tool.Name] = tool
+	}
+	for _, want := range []string{"docs__search_docs", "web__fetch_url", "notes__delete_note", "mail__send_email"} {
+		if tools[want] == nil {
+			t.Errorf("gateway does not list %s (has %d tools)", want, len(tools))
+		}
+	}
+	// Effective annotations, not the lie: mail claims read-only, the agent is told otherwise.
+	if send := tools["mail__send_email"]; send != nil {
+		an := send.Annotations
+		if an == nil || an.ReadOnlyHint || an.DestructiveHint == nil || !*an.DestructiveHint || an.OpenWorldHint == nil || !*an.OpenWorldHint {
+			t.Errorf("mail__send_email annotations at the gateway = %+v, want the effective ones", an)
+		}
+	}
+
+	// 1. An allowed tool runs without anybody being asked.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs__search_docs", Arguments: map[string]any{"query": "tier"}})
+	if err != nil || res.IsError {
+		t.Fatalf("allowed call: %v %s", err, resultText(res))
+	}
+	noAsk(t, a)
+
+	// 2. An ask, approved: the result reaches the agent.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-3"}})
+	if err != nil || res.IsError {
+		t.Fatalf("approved call: %v %s", err, resultText(res))
+	}
+	p := <-a.seen
+	if p.Request.Client != "test-agent" || !strings.HasPrefix(p.Request.Context, "agent-") {
+		t.Errorf("pending shows client %q context %q", p.Request.Client, p.Request.Context)
+	}
+
+	// 3. An ask, denied: a tool result with isError and a clear sentence.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-2"}})
+	<-a.seen
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "denied") || !strings.Contains(resultText(res), "not today") {
+		t.Fatalf("denied call: %v %+v %q", err, res, resultText(res))
+	}
+
+	// 4. An ask nobody answers: denied after approval_timeout.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-1"}})
+	<-a.seen
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "nobody answered") {
+		t.Fatalf("unanswered call: %v %q", err, resultText(res))
+	}
+}
+
+// HOSTILE 35/36-adjacent: an agent that cancels withdraws its pending approval, and an
+// agent that asked for progress hears that its call waits for a person.
+func TestGatewayCancelWithdrawsAndProgressInforms(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	a := answerWith(t, m) // sees, never answers
+	g := startGateway(t, m)
+	var progress atomic.Int32
+	cs := agent(t, g, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		if strings.Contains(req.Params.Message, "waiting for a person") {
+			progress.Add(1)
+		}
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-1"}}
+		params.SetProgressToken("tok-1")
+		_, err := cs.CallTool(ctx, params)
+		errc <- err
+	}()
+	<-a.seen
+	waitFor(t, "a waiting progress notification", 5*time.Second, func() bool { return progress.Load() > 0 })
+	cancel()
+	<-errc
+	waitFor(t, "the approval to be withdrawn", 5*time.Second, func() bool { return len(m.Engine().Pending()) == 0 })
+}
+
+func TestGatewaySecurity(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	g := startGateway(t, m)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	port := g.URL()[len("http://127.0.0.1:"):strings.LastIndex(g.URL(), "/")]
+	post := func(host, origin, auth string, body []byte, chunked bool) int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", g.URL(), bytes.NewReader(body))
+		if chunked {
+			req, _ = http.NewRequest("POST", g.URL(), struct{ *bytes.Reader }{bytes.NewReader(body)})
+		}
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	good := "127.0.0.1:" + port
+	bearer := "Bearer " + testToken
+	cases := []struct {
+		name               string
+		host, origin, auth string
+		body               []byte
+		chunked            bool
+		want               int
+	}{
+		{"ok", good, "", bearer, []byte(init), false, 200},
+		{"localhost name ok", "localhost:" + port, "http://localhost:" + port, bearer, []byte(init), false, 200},
+		{"missing token", good, "", "", []byte(init), false, 401},
+		{"wrong token", good, "", "Bearer " + strings.Repeat("0", len(testToken)), []byte(init), false, 401},
+		{"malformed token", good, "", "Basic " + testToken, []byte(init), false, 401},
+		{"token prefix only", good, "", "Bearer " + testToken[:10], []byte(init), false, 401},
+		{"host evil.example.com", "evil.example.com", "", bearer, []byte(init), false, 403},
+		{"host localhost.evil.com", "localhost.evil.com:" + port, "", bearer, []byte(init), false, 403},
+		{"host 127.0.0.1.evil.com", "127.0.0.1.evil.com:" + port, "", bearer, []byte(init), false, 403},
+		{"origin evil.example.com", good, "http://evil.example.com", bearer, []byte(init), false, 403},
+		{"origin localhost.evil.com", good, "http://localhost.evil.com:" + port, bearer, []byte(init), false, 403},
+		{"origin 127.0.0.1.evil.com", good, "http://127.0.0.1.evil.com", bearer, []byte(init), false, 403},
+		{"origin null", good, "null", bearer, []byte(init), false, 403},
+		{"body over 4 MiB", good, "", bearer, bytes.Repeat([]byte(" "), session.MaxGatewayBody+1), false, 413},
+		{"chunked body over 4 MiB", good, "", bearer, bytes.Repeat([]byte(" "), session.MaxGatewayBody+1), true, 413},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := post(c.host, c.origin, c.auth, c.body, c.chunked); got != c.want {
+				t.Errorf("status %d, want %d", got, c.want)
+			}
+		})
+	}
+	if _, err := session.NewGateway(m, session.GatewayOptions{Listen: "0.0.0.0:0", Token: testToken}); err == nil {
+		t.Error("a non-loopback listen address was accepted without allow_remote")
+	}
+}
+
+// HOSTILE 36: the agent's Authorization header never reaches an upstream server.
+func TestGatewayDoesNotForwardAgentCredentials(t *testing.T) {
+	var seen atomic.Value
+	docs, _ := demo.New("docs")
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return docs }, nil)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			seen.Store(r.Header.Get("Authorization"))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(upstream.Close)
+	cfg := newConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: upstream.URL, Trust: trust.Trusted,
+		Headers: map[string]string{"Authorization": "Bearer upstream-secret"}, ConnectTimeout: 10 * time.Second})
+	m := start(t, cfg, session.Options{})
+	g := startGateway(t, m)
+	cs := agent(t, g, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "docs__search_docs", Arguments: map[string]any{"query": "x"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v (skipped: %q, tools: %d)", err, g.Skipped(), len(m.Snapshot().Tools))
+	}
+	mustServer(t, m, "docs", session.StatusReady)
+	if got := seen.Load(); got != "Bearer upstream-secret" {
+		t.Errorf("upstream saw %q, want only its own configured header", got)
+	}
+}
+
+// The upstream set changing (a rug pull blocks a tool) reaches the agent as
+// tools/list_changed, and the blocked tool is no longer offered.
+func TestGatewayListChanged(t *testing.T) {
+	m, set := demoInProcess(t, session.Options{})
+	g := startGateway(t, m)
+	changed := make(chan struct{}, 8)
+	cs := agent(t, g, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	set.Notes().RugPull()
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no tools/list_changed after the rug pull")
+	}
+	waitFor(t, "notes__create_note to be withdrawn from the agent", 10*time.Second, func() bool {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			return false
+		}
+		for _, tool := range res.Tools {
+			if tool.Name == "notes__create_note" {
+				return false
+			}
+		}
+		return true
+	})
+	if ti := mustTool(t, m, "notes", "create_note"); ti.Class.Tier != trust.TierBlocked || ti.Pin != trust.PinChanged {
+		t.Errorf("rug-pulled tool: tier %v pin %v", ti.Class.Tier, ti.Pin)
+	}
+}
+
+func TestGatewayTokenPersists(t *testing.T) {
+	dir := t.TempDir()
+	a, err := session.LoadOrCreateToken(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := session.LoadOrCreateToken(dir)
+	if err != nil || a != b || len(a) != 64 {
+		t.Errorf("tokens %q %q %v", a, b, err)
+	}
+}
