@@ -62,6 +62,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCall(ctx, args, stdin, stdout, stderr)
 	case "pins":
 		return runPins(ctx, args, stdout, stderr)
+	case "gateway":
+		return runGateway(args, stdout, stderr)
+	case "bridge":
+		return runBridge(ctx, args, stdin, stdout, stderr)
+	case "audit":
+		return runAudit(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "airlock", version)
 		return 0

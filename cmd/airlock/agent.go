@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/ui/cli"
+)
+
+// defaultGatewayListen is where the gateway listens when neither the config nor a
+// flag says.
+const defaultGatewayListen = "127.0.0.1:7878"
+
+// gatewayTarget returns the listen address and state dir of the gateway a config
+// describes, for the commands that talk to a running airlock.
+func gatewayTarget(cfgPath string) (string, string, error) {
+	cfg, err := loadConfig(cfgPath)
+	if err != nil {
+		if cfgPath != "" {
+			return "", "", err
+		}
+		// No config at the default path: the demo's gateway with the default state dir.
+		cfg = config.Default()
+		dir, derr := config.DefaultStateDir()
+		if derr != nil {
+			return "", "", derr
+		}
+		cfg.StateDir = dir
+	}
+	listen := defaultGatewayListen
+	if cfg.Gateway != nil && cfg.Gateway.Listen != "" {
+		listen = cfg.Gateway.Listen
+	}
+	return listen, cfg.StateDir, nil
+}
+
+func runGateway(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 || args[0] != "snippet" {
+		fmt.Fprintf(stderr, "usage: airlock gateway snippet %v [--config FILE]\n", cli.SnippetClients)
+		return 2
+	}
+	fs := flag.NewFlagSet("airlock gateway snippet", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	listenFlag := fs.String("gateway", "", "gateway address (default from the config, else "+defaultGatewayListen+")")
+	positional, err := parseInterleaved(fs, args[1:])
+	if err != nil || len(positional) != 1 {
+		fmt.Fprintf(stderr, "usage: airlock gateway snippet %v [--config FILE]\n", cli.SnippetClients)
+		return 2
+	}
+	listen, stateDir, err := gatewayTarget(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	if *listenFlag != "" {
+		listen = *listenFlag
+	}
+	token, err := session.LoadOrCreateToken(stateDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	self, _ := os.Executable()
+	if err := cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self); err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("airlock bridge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	listenFlag := fs.String("gateway", "", "gateway address of the running airlock")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	listen, stateDir, err := gatewayTarget(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
+		return 1
+	}
+	if *listenFlag != "" {
+		listen = *listenFlag
+	}
+	token, err := session.LoadOrCreateToken(stateDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
+		return 1
+	}
+	if err := session.Bridge(ctx, "http://"+listen+"/mcp", token, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
+		fmt.Fprintf(stderr, "airlock bridge: %v (is airlock running with its gateway on %s?)\n", err, listen)
+		return 1
+	}
+	return 0
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func runAudit(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 || args[0] != "verify" {
+		fmt.Fprintln(stderr, "usage: airlock audit verify [FILE] [--config FILE]")
+		return 2
+	}
+	fs := flag.NewFlagSet("airlock audit verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	positional, err := parseInterleaved(fs, args[1:])
+	if err != nil || len(positional) > 1 {
+		return 2
+	}
+	path := ""
+	if len(positional) == 1 {
+		path = positional[0]
+	} else {
+		cfg, err := loadConfig(*cfgPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		path = auditPath(cfg)
+	}
+	n, err := session.VerifyAuditFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock audit verify: %s: FAILED after %d good records: %v\n", path, n, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", path, n)
+	return 0
+}
+
+// auditPath is the config's audit log, by default audit.jsonl in the state dir.
+func auditPath(cfg *config.Config) string {
+	if cfg.AuditPath != "" {
+		return cfg.AuditPath
+	}
+	return cfg.StateDir + "/audit.jsonl"
+}
