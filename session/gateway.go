@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -63,8 +64,7 @@ type Gateway struct {
 	ln      net.Listener
 	httpSrv *http.Server
 	url     string
-	allowed map[string]bool // Host values
-	origins map[string]bool // Origin values
+	allowed map[string]bool // host names (without port) agents may use in Host and Origin
 }
 
 type gatewayTool struct {
@@ -118,19 +118,14 @@ func (g *Gateway) Start() error {
 		return fmt.Errorf("gateway: %w", err)
 	}
 	g.ln = ln
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	g.allowed = map[string]bool{"127.0.0.1:" + port: true, "localhost:" + port: true, "[::1]:" + port: true}
-	g.origins = map[string]bool{}
-	for h := range g.allowed {
-		g.origins["http://"+h] = true
-	}
+	// Hosts are checked by name, whatever the port: DNS rebinding hands the browser
+	// a foreign name, and a port forward must keep working.
+	g.allowed = map[string]bool{"127.0.0.1": true, "localhost": true, "::1": true}
 	if g.opts.AllowRemote {
 		host, _, _ := net.SplitHostPort(g.opts.Listen)
-		hp := net.JoinHostPort(host, port)
-		g.allowed[hp] = true
-		g.origins["http://"+hp] = true
+		g.allowed[strings.ToLower(host)] = true
 	}
-	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
 	g.url = "http://" + net.JoinHostPort(host, port) + "/mcp"
 	g.sync()
 	g.m.subscribe(func() {
@@ -414,11 +409,11 @@ func errorResult(text string) *mcp.CallToolResult {
 func (g *Gateway) Handler() http.Handler {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.allowed[r.Host] {
+		if !g.allowed[hostName(r.Host)] {
 			http.Error(w, "forbidden host", http.StatusForbidden)
 			return
 		}
-		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !g.origins[origin[0]]) {
+		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !g.allowedOrigin(origin[0])) {
 			http.Error(w, "forbidden origin", http.StatusForbidden)
 			return
 		}
@@ -452,6 +447,25 @@ func (g *Gateway) Handler() http.Handler {
 		r.Header.Del("Authorization")
 		mcpHandler.ServeHTTP(w, r)
 	})
+}
+
+// hostName is the lower-cased host of a Host header value, without port or brackets.
+func hostName(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	}
+	return strings.ToLower(strings.Trim(h, "[]"))
+}
+
+// allowedOrigin accepts http(s) origins on an allowed host; "null" and anything else
+// (a page on another site) is refused.
+func (g *Gateway) allowedOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.Path != "" {
+		return false
+	}
+	return g.allowed[hostName(u.Host)]
 }
 
 func (g *Gateway) authorized(r *http.Request) bool {

@@ -1,0 +1,71 @@
+package session_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-mcp/airlock/session"
+)
+
+// conformanceBin returns the MCP conformance suite and the Node 22 that .ci/run
+// installs under testdata/conformance; the test skips without them locally and fails
+// in CI.
+func conformanceBin(t *testing.T) (node, script string) {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("..", "testdata", "conformance", "node_modules"))
+	node = filepath.Join(dir, ".bin", "node")
+	script = filepath.Join(dir, "@modelcontextprotocol", "conformance", "dist", "index.js")
+	for _, p := range []string{node, script} {
+		if _, err := os.Stat(p); err != nil {
+			msg := "the MCP conformance suite is not installed: run (cd testdata/conformance && npm ci)"
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	return node, script
+}
+
+// The conformance suite's dns-rebinding-protection server scenario against the gateway.
+// The scenario is written for servers without authentication and cannot send a bearer
+// token, so it talks to the gateway through a reverse proxy on 127.0.0.1 that adds the
+// token and passes Host and Origin through untouched: the gateway's own Host/Origin
+// checks are what the scenario exercises.
+func TestGatewayConformanceDNSRebinding(t *testing.T) {
+	node, script := conformanceBin(t)
+	m, _ := demoInProcess(t, session.Options{})
+	g := startGateway(t, m)
+	target, _ := url.Parse(g.URL())
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	director := proxy.Director
+	proxy.Director = func(r *http.Request) {
+		host := r.Host
+		director(r)
+		r.Host = host // keep what the scenario sent
+		r.Header.Set("Authorization", "Bearer "+testToken)
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	cmd := exec.CommandContext(ctx, node, script, "server", "--url", front.URL+"/mcp", "--scenario", "dns-rebinding-protection", "-o", out)
+	b, err := cmd.CombinedOutput()
+	t.Logf("conformance output:\n%s", b)
+	if err != nil {
+		t.Fatalf("dns-rebinding-protection failed: %v", err)
+	}
+	if !strings.Contains(string(b), "Passed") && !strings.Contains(string(b), "passed") {
+		t.Errorf("no pass reported")
+	}
+}
