@@ -76,6 +76,20 @@ func TestGatewayAgentCalls(t *testing.T) {
 		}
 		tools[tool.Name] = tool
 	}
+	// HOSTILE 35: the agent sees exactly the upstream tools that are not blocked;
+	// nothing it can call answers an approval (that is Engine.Answer, the person's).
+	served := 0
+	for _, ti := range m.Snapshot().Tools {
+		if ti.Class.Tier != trust.TierBlocked && ti.Exposed {
+			served++
+			if tools[ti.Ref.Qualified()] == nil {
+				t.Errorf("gateway does not serve %s", ti.Ref.Qualified())
+			}
+		}
+	}
+	if len(tools) != served {
+		t.Errorf("gateway serves %d tools, want exactly the %d upstream ones", len(tools), served)
+	}
 	for _, want := range []string{"docs__search_docs", "web__fetch_url", "notes__delete_note", "mail__send_email"} {
 		if tools[want] == nil {
 			t.Errorf("gateway does not list %s (has %d tools)", want, len(tools))
