@@ -1,0 +1,613 @@
+package dialog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/dialog/wrap"
+	"github.com/airlock-mcp/airlock/ui/safetext"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+const (
+	// MaxWidth is the widest the Confirm dialog draws itself, frame included;
+	// wider terminals get a centred dialog of this width from the root.
+	MaxWidth = 110
+
+	// maxArgBytes bounds the pretty-printed arguments that are laid out; the
+	// rest is counted out loud below them, never cut silently.
+	maxArgBytes = 64 << 10
+	// maxReasonBytes bounds one reason sentence (they can embed names).
+	maxReasonBytes = 4 << 10
+	// maxNameBytes bounds a server, tool or client name as shown.
+	maxNameBytes = 1 << 10
+	// minArgLines is the fewest argument lines shown before the whole body,
+	// not only the arguments, becomes the scroll region.
+	minArgLines = 3
+	// labelWidth is the width of the labels in the facts column.
+	labelWidth = 8
+)
+
+// The buttons, in focus order. Focus starts on Deny: nothing is allowed by a
+// key press that was meant for something else.
+const (
+	buttonDeny = iota
+	buttonOnce
+	buttonContext
+	buttonCount
+)
+
+var buttonLabels = [buttonCount]string{"Deny", "Allow once", "Allow for this context"}
+
+// Confirm is the dialog that asks the person to allow or deny one pending
+// call. It shows the server (with its trust), the tool, the agent client and
+// context, the tier, a "claims read-only" line for an untrusted server's
+// read-only claim, declared and effective hints, legs, taint, every reason,
+// and the full arguments, escaped, in a gutter and scrollable.
+//
+// Confirm is a pure value: Update returns the new dialog and, once the
+// person decided, an Action (AllowCall or DenyCall) for the root to carry
+// out. A destructive call is never allowed by one key: an allow action arms
+// the dialog and only the Confirm key (y) then allows; any other key
+// disarms.
+type Confirm struct {
+	p           *session.Pending
+	st          theme.Styles
+	keys        KeyMap
+	help        help.Model
+	reason      textinput.Model
+	vp          viewport.Model
+	state       state
+	focus       int
+	armedScope  session.Answer
+	destructive bool
+
+	width, height int // the space given by SetSize
+	dw, iw, ih    int // dialog width, inner width, inner height
+	title         []string
+	head          []string // lines between the title and the scroll region
+	layoutMode    int      // which parts scroll; see layoutArgs
+	bottomStatus  int      // lines reserved for the status message
+}
+
+// NewConfirm builds the dialog for p, which must not be nil, laid out for an
+// 80x24 terminal until SetSize says otherwise. Focus starts on Deny.
+func NewConfirm(p *session.Pending, st theme.Styles) Confirm {
+	ti := textinput.New()
+	ti.Prompt = ""
+	ti.Placeholder = "why (optional)"
+	ti.CharLimit = 500
+	tis := textinput.DefaultStyles(st.Dark)
+	tis.Focused.Placeholder = st.Muted
+	tis.Blurred.Placeholder = st.Muted
+	ti.SetStyles(tis)
+
+	h := help.New()
+	h.Styles = help.Styles{
+		ShortKey: st.HelpKey, ShortDesc: st.Help, ShortSeparator: st.Help, Ellipsis: st.Help,
+		FullKey: st.HelpKey, FullDesc: st.Help, FullSeparator: st.Help,
+	}
+
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{} // scrolling goes through our own KeyMap
+	vp.MouseWheelEnabled = true
+
+	c := Confirm{
+		p:           p,
+		st:          st,
+		keys:        DefaultKeyMap(),
+		help:        h,
+		reason:      ti,
+		vp:          vp,
+		focus:       buttonDeny,
+		destructive: p.Tool.Class.Tier >= trust.TierDestructive,
+	}
+	c.SetSize(80, 24)
+	return c
+}
+
+// ID is the pending call's ID, the one AllowCall and DenyCall carry.
+func (c Confirm) ID() uint64 { return c.p.ID }
+
+// Pending returns the call the dialog asks about.
+func (c Confirm) Pending() *session.Pending { return c.p }
+
+// KeyMap returns the bindings as they stand in the dialog's current state,
+// for the root's help view.
+func (c Confirm) KeyMap() KeyMap { return c.keys }
+
+// Destructive reports whether allowing needs the deliberate second key.
+func (c Confirm) Destructive() bool { return c.destructive }
+
+// Armed reports whether an allow action waits for the Confirm key.
+func (c Confirm) Armed() bool { return c.state == stateArmed }
+
+// SetSize lays the dialog out for w columns and h rows: it is at most
+// MaxWidth wide and at most h high (it may be lower when everything fits),
+// and the root centres it. The arguments take the rows left over and scroll
+// when they need more. The arguments get the space first: when fewer than
+// three rows would be left for them, the reasons move below them into the
+// scroll region, and when even that is too tight the whole body scrolls. A
+// line under the region always counts what is above and below.
+func (c *Confirm) SetSize(w, h int) {
+	c.width, c.height = w, h
+	c.layout()
+}
+
+// Update handles one message. It returns the dialog, the decision if one was
+// made (nil otherwise) and a command to run.
+func (c Confirm) Update(msg tea.Msg) (Confirm, Action, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return c.key(msg)
+	case tea.MouseWheelMsg:
+		var cmd tea.Cmd
+		c.vp, cmd = c.vp.Update(msg)
+		return c, nil, cmd
+	}
+	if c.state == stateReason {
+		// Paste and cursor blinks belong to the reason field.
+		var cmd tea.Cmd
+		c.reason, cmd = c.reason.Update(msg)
+		return c, nil, cmd
+	}
+	return c, nil, nil
+}
+
+func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
+	k := c.keys
+	switch c.state {
+	case stateArmed:
+		if key.Matches(msg, k.Confirm) {
+			return c, AllowCall{ID: c.p.ID, Scope: c.armedScope}, nil
+		}
+		// Any other key, whatever it is, only disarms.
+		c.setState(stateChoosing)
+		return c, nil, nil
+
+	case stateReason:
+		switch {
+		case key.Matches(msg, k.SendReason):
+			return c, DenyCall{ID: c.p.ID, Reason: strings.TrimSpace(c.reason.Value())}, nil
+		case key.Matches(msg, k.Back):
+			c.reason.Blur()
+			c.setState(stateChoosing)
+			return c, nil, nil
+		case c.scroll(msg):
+			return c, nil, nil
+		}
+		var cmd tea.Cmd
+		c.reason, cmd = c.reason.Update(msg)
+		return c, nil, cmd
+	}
+
+	switch {
+	// Focus stops at the ends rather than wrapping, so that moving "back"
+	// from Deny can never land on an allow button.
+	case key.Matches(msg, k.Next):
+		c.focus = min(c.focus+1, buttonCount-1)
+	case key.Matches(msg, k.Prev):
+		c.focus = max(c.focus-1, 0)
+	case key.Matches(msg, k.Activate):
+		switch c.focus {
+		case buttonOnce:
+			return c.allow(session.AllowOnce)
+		case buttonContext:
+			return c.allow(session.AllowForContext)
+		}
+		return c, DenyCall{ID: c.p.ID}, nil
+	case key.Matches(msg, k.AllowOnce):
+		c.focus = buttonOnce
+		return c.allow(session.AllowOnce)
+	case key.Matches(msg, k.AllowContext):
+		c.focus = buttonContext
+		return c.allow(session.AllowForContext)
+	case key.Matches(msg, k.Deny):
+		c.focus = buttonDeny
+		c.reason.Reset()
+		cmd := c.reason.Focus()
+		c.setState(stateReason)
+		return c, nil, cmd
+	case key.Matches(msg, k.Cancel):
+		return c, DenyCall{ID: c.p.ID}, nil
+	default:
+		c.scroll(msg)
+	}
+	return c, nil, nil
+}
+
+// allow returns AllowCall for scope, or arms the dialog for a destructive
+// call.
+func (c Confirm) allow(scope session.Answer) (Confirm, Action, tea.Cmd) {
+	if c.destructive {
+		c.armedScope = scope
+		c.setState(stateArmed)
+		return c, nil, nil
+	}
+	return c, AllowCall{ID: c.p.ID, Scope: scope}, nil
+}
+
+// scroll applies a scroll key and reports whether msg was one.
+func (c *Confirm) scroll(msg tea.KeyPressMsg) bool {
+	k := c.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		c.vp.ScrollUp(1)
+	case key.Matches(msg, k.Down):
+		c.vp.ScrollDown(1)
+	case key.Matches(msg, k.PageUp):
+		c.vp.PageUp()
+	case key.Matches(msg, k.PageDown):
+		c.vp.PageDown()
+	default:
+		return false
+	}
+	return true
+}
+
+func (c *Confirm) setState(s state) {
+	c.state = s
+	c.keys.setState(s)
+}
+
+// frame is the dialog's border: a distinct one for a destructive call.
+func (c Confirm) frame() lipgloss.Style {
+	if c.destructive {
+		return c.st.DialogWarn
+	}
+	return c.st.Dialog
+}
+
+func (c Confirm) mark(s string) string { return c.st.Mark.Render(s) }
+
+// layout computes every line that depends only on the size and the pending
+// call, and sizes the scroll region.
+func (c *Confirm) layout() {
+	fr := c.frame()
+	c.dw = max(min(c.width, MaxWidth), fr.GetHorizontalFrameSize()+20)
+	c.iw = c.dw - fr.GetHorizontalFrameSize()
+	c.ih = max(c.height-fr.GetVerticalFrameSize(), 1)
+
+	c.title = c.titleLines()
+	facts := c.factBlock()
+	reasons := c.reasonLines()
+	header := c.argHeader()
+	args := c.argLines()
+
+	c.bottomStatus = max(len(c.statusLines(stateArmed)), len(c.statusLines(stateChoosing)), 1)
+	bottom := 1 + c.buttonsHeight() + c.bottomStatus + 1 // blank, buttons, status, help
+
+	c.help.SetWidth(c.iw)
+	c.reason.SetWidth(max(c.iw-lipgloss.Width(reasonLabel)-1, 10))
+
+	// The arguments are what the person approves, so they get the space
+	// first: when the reasons leave too little room for them, the reasons
+	// move below the arguments into the scroll region, and only when even
+	// that is too tight does the whole body scroll.
+	free := c.ih - len(c.title) - bottom - len(facts) - 1
+	var region []string
+	c.layoutMode = layoutArgs
+	switch {
+	case len(args) <= free-len(reasons):
+		c.head = concat(facts, reasons, []string{header})
+		region = args
+		c.vp.SetHeight(len(args))
+	case free-len(reasons)-1 >= minArgLines:
+		c.head = concat(facts, reasons, []string{header})
+		region = args
+		c.vp.SetHeight(free - len(reasons) - 1) // one line says how much more there is
+	case free-1 >= minArgLines:
+		c.layoutMode = layoutArgsThenReasons
+		c.head = concat(facts, []string{header})
+		region = concat(args, []string{""}, reasons)
+		c.vp.SetHeight(free - 1)
+	default:
+		c.layoutMode = layoutAll
+		c.head = nil
+		region = concat(facts, reasons, []string{header}, args)
+		c.vp.SetHeight(max(c.ih-len(c.title)-bottom-1, 1))
+		if len(region) <= c.vp.Height()+1 {
+			c.vp.SetHeight(len(region))
+		}
+	}
+	c.vp.SetWidth(c.iw)
+	c.vp.SetContentLines(region)
+	c.vp.GotoTop()
+}
+
+// The layouts, from roomiest to tightest.
+const (
+	layoutArgs            = iota // facts, reasons fixed; arguments scroll
+	layoutArgsThenReasons        // facts fixed; arguments, then reasons, scroll
+	layoutAll                    // everything but the title scrolls
+)
+
+func concat(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// overflow reports whether the scroll region holds more than it shows.
+func (c Confirm) overflow() bool { return c.vp.TotalLineCount() > c.vp.Height() }
+
+func (c Confirm) titleLines() []string {
+	title := c.st.Title.Render("airlock: allow this call?")
+	if c.p.Deadline.IsZero() {
+		return []string{title}
+	}
+	note := c.st.Muted.Render("denied at " + c.p.Deadline.Format(time.TimeOnly) + " if unanswered")
+	if gap := c.iw - lipgloss.Width(title) - lipgloss.Width(note); gap >= 2 {
+		return []string{title + strings.Repeat(" ", gap) + note}
+	}
+	return []string{title, note}
+}
+
+// factBlock is the facts beside the hints table when both fit side by side,
+// and above it otherwise.
+func (c Confirm) factBlock() []string {
+	table := c.hintLines()
+	tw := maxWidth(table)
+	if fw := c.iw - tw - 3; fw >= 34 {
+		facts := c.factLines(fw)
+		return strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
+			lipgloss.NewStyle().Width(fw).Render(strings.Join(facts, "\n")),
+			"   ",
+			strings.Join(table, "\n")), "\n")
+	}
+	return concat(c.factLines(c.iw), table)
+}
+
+// reasonLines is every sentence of the verdict, escaped (they embed names).
+func (c Confirm) reasonLines() []string {
+	if len(c.p.Verdict.Reasons) == 0 {
+		return nil
+	}
+	out := []string{c.st.Header.Render("why it asks")}
+	for _, r := range c.p.Verdict.Reasons {
+		out = append(out, wrap.Hang(wrap.Inline(safetext.Limit(r, maxReasonBytes), c.mark), c.iw, "  • ")...)
+	}
+	return out
+}
+
+func (c Confirm) factLines(width int) []string {
+	t := c.p.Tool
+	name := func(s string) string { return wrap.Inline(safetext.Limit(s, maxNameBytes), c.mark) }
+	row := func(label, value string) []string {
+		return wrap.HangChars(value, width, pad(c.st.Key.Render(label), labelWidth))
+	}
+	var out []string
+	out = append(out, row("server", name(t.Ref.Server)+"  "+c.trustLabel(t.ServerTrust))...)
+	out = append(out, row("tool", name(t.Ref.Tool))...)
+	if r := c.p.Request; r.Client != "" {
+		ctx := r.Context
+		if ctx == "" {
+			ctx = session.PersonContext
+		}
+		out = append(out, row("agent", name(r.Client)+c.st.Muted.Render(" · context ")+name(ctx))...)
+	}
+	out = append(out, row("tier", c.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))...)
+	if trust.ClaimsReadOnly(t.Declared, t.ServerTrust) {
+		claim := c.st.WarnText.Render("⚠ claims read-only") + c.st.Muted.Render(" · ignored")
+		out = append(out, wrap.Hang(claim, width, pad(c.st.Key.Render("claim"), labelWidth))...)
+	}
+	legs := "none"
+	if len(t.Class.Legs) > 0 {
+		words := make([]string, len(t.Class.Legs))
+		for i, l := range t.Class.Legs {
+			words[i] = string(l)
+		}
+		legs = strings.Join(words, " · ")
+	}
+	out = append(out, wrap.Hang(legs, width, pad(c.st.Key.Render("legs"), labelWidth))...)
+	if tt := c.p.Taint; tt.Tainted() {
+		by := name(tt.By.Qualified())
+		if tt.CallID != "" {
+			by += c.st.Muted.Render(" (call ") + name(tt.CallID) + c.st.Muted.Render(")")
+		}
+		out = append(out, wrap.Hang(c.st.WarnText.Render("⚠ from ")+by, width, pad(c.st.Key.Render("taint"), labelWidth))...)
+	}
+	return out
+}
+
+func (c Confirm) trustLabel(t trust.ServerTrust) string {
+	s := c.st.WarnText
+	switch t {
+	case trust.Trusted:
+		s = c.st.OKText
+	case trust.BlockedServer:
+		s = c.st.ErrorText
+	}
+	return s.Render(theme.TrustGlyph(t) + " " + t.String())
+}
+
+// hintLines is the declared-vs-effective table: a header and one row per
+// hint, "absent" kept apart from false.
+func (c Confirm) hintLines() []string {
+	d, e := c.p.Tool.Declared.Hints, c.p.Tool.Class.Effective
+	decl := func(b *bool) string {
+		if b == nil {
+			return "absent"
+		}
+		return strconv.FormatBool(*b)
+	}
+	rows := [][3]string{
+		{"read_only", decl(d.ReadOnly), strconv.FormatBool(e.ReadOnly)},
+		{"destructive", decl(d.Destructive), strconv.FormatBool(e.Destructive)},
+		{"idempotent", decl(d.Idempotent), strconv.FormatBool(e.Idempotent)},
+		{"open_world", decl(d.OpenWorld), strconv.FormatBool(e.OpenWorld)},
+	}
+	line := func(a, b, c string) string { return fmt.Sprintf("%-12s %-9s %s", a, b, c) }
+	out := []string{c.st.Header.Render(line("hint", "declared", "effective"))}
+	for _, r := range rows {
+		out = append(out, line(r[0], r[1], r[2]))
+	}
+	return out
+}
+
+func (c Confirm) argHeader() string {
+	sum := c.p.ArgsSHA256
+	if len(sum) > 12 {
+		sum = sum[:12] + "…"
+	}
+	n := len(c.p.Request.Args)
+	unit := " bytes"
+	if n == 1 {
+		unit = " byte"
+	}
+	return c.st.Header.Render("arguments") + c.st.Muted.Render("  sha256 "+sum+" · "+strconv.Itoa(n)+unit)
+}
+
+// argLines are the arguments, pretty-printed when they are valid JSON and
+// as received otherwise, escaped and in a gutter.
+func (c Confirm) argLines() []string {
+	args := c.p.Request.Args
+	var text, note string
+	switch {
+	case len(bytes.TrimSpace(args)) == 0:
+		text, note = "{}", "no arguments were sent; the server receives {}"
+	case json.Valid(args):
+		var buf bytes.Buffer
+		_ = json.Indent(&buf, args, "", "  ")
+		text = buf.String()
+	default:
+		text, note = string(args), "not valid JSON; shown exactly as received"
+	}
+	kept, cut := safetext.Truncate(text, maxArgBytes)
+	var out []string
+	if note != "" {
+		out = append(out, wrap.Words(c.st.Muted.Render(note), c.iw)...)
+	}
+	out = append(out, wrap.GutterMarked(kept, c.iw, c.st.Gutter.Render("│")+" ", c.mark)...)
+	if cut > 0 {
+		out = append(out, c.st.WarnText.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
+	}
+	return out
+}
+
+const reasonLabel = "reason (optional): "
+
+// statusLines is the message above the help for state s.
+func (c Confirm) statusLines(s state) []string {
+	switch s {
+	case stateArmed:
+		return wrap.Words(c.st.ErrorText.Render("This call is DESTRUCTIVE. Press y to allow it, any other key cancels."), c.iw)
+	case stateReason:
+		return []string{c.st.Key.Render(reasonLabel) + c.reason.View()}
+	}
+	if c.destructive {
+		return wrap.Words(c.st.WarnText.Render(theme.TierGlyph(trust.TierDestructive)+" destructive: allowing asks for a second key"), c.iw)
+	}
+	return nil
+}
+
+func (c Confirm) buttons() []string {
+	var bs []string
+	for i, l := range buttonLabels {
+		if i == c.focus && c.state != stateReason {
+			bs = append(bs, c.st.ButtonOn.Render("▸ "+l))
+		} else {
+			bs = append(bs, c.st.Button.Render("  "+l))
+		}
+	}
+	row := strings.Join(bs, " ")
+	if lipgloss.Width(row) <= c.iw {
+		return []string{row}
+	}
+	return bs
+}
+
+func (c Confirm) buttonsHeight() int { return len(c.buttons()) }
+
+// View renders the dialog, frame included. Every line is at most the width
+// given to SetSize (or MaxWidth).
+func (c Confirm) View() string {
+	lines := append([]string{}, c.title...)
+	lines = append(lines, c.head...)
+	lines = append(lines, strings.Split(c.vp.View(), "\n")...)
+	if c.overflow() {
+		lines = append(lines, c.scrollNote())
+	}
+	lines = append(lines, "")
+	lines = append(lines, c.buttons()...)
+	status := c.statusLines(c.state)
+	for len(status) < c.bottomStatus {
+		status = append(status, "")
+	}
+	lines = append(lines, status...)
+	// help.Model truncates only when the ellipsis fits; cut what it leaves.
+	lines = append(lines, ansi.Truncate(c.help.View(c.keys), c.iw, "…"))
+	return c.frame().Width(c.dw).Render(strings.Join(lines, "\n"))
+}
+
+func (c Confirm) scrollNote() string {
+	above := c.vp.YOffset()
+	below := max(c.vp.TotalLineCount()-above-c.vp.Height(), 0)
+	var parts, short []string
+	if above > 0 {
+		parts = append(parts, fmt.Sprintf("↑ %d more %s above", above, plural(above, "line")))
+		short = append(short, fmt.Sprintf("↑%d", above))
+	}
+	if below > 0 {
+		parts = append(parts, fmt.Sprintf("↓ %d more %s below", below, plural(below, "line")))
+		short = append(short, fmt.Sprintf("↓%d", below))
+	}
+	what := "arguments"
+	switch c.layoutMode {
+	case layoutArgsThenReasons:
+		what = "arguments, then why it asks"
+	case layoutAll:
+		what = "details"
+	}
+	counts := c.st.WarnText.Render(strings.Join(parts, " · "))
+	// The counts are never dropped; the hint is, when the line is narrow.
+	for _, s := range []string{
+		counts + c.st.Muted.Render(" — ↑/↓ pgup/pgdn scroll the "+what),
+		counts,
+		c.st.WarnText.Render(strings.Join(short, " ") + " more lines"),
+	} {
+		if lipgloss.Width(s) <= c.iw {
+			return s
+		}
+	}
+	return ansi.Truncate(c.st.WarnText.Render(strings.Join(short, " ")), c.iw, "…")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// pad right-pads s, which may be styled, to width cells.
+func pad(s string, width int) string {
+	if w := lipgloss.Width(s); w < width {
+		return s + strings.Repeat(" ", width-w)
+	}
+	return s + " "
+}
+
+func maxWidth(lines []string) int {
+	w := 0
+	for _, l := range lines {
+		w = max(w, lipgloss.Width(l))
+	}
+	return w
+}

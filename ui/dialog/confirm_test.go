@@ -1,0 +1,440 @@
+package dialog
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+func keys(names ...string) []tea.Msg {
+	var msgs []tea.Msg
+	for _, n := range names {
+		msgs = append(msgs, press(n))
+	}
+	return msgs
+}
+
+func TestConfirmKeys(t *testing.T) {
+	write := func() *session.Pending { return pending(writeTool(), `{"title":"a"}`) }
+	destructive := func() *session.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) }
+	deny := DenyCall{ID: 7}
+	once := AllowCall{ID: 7, Scope: session.AllowOnce}
+	forContext := AllowCall{ID: 7, Scope: session.AllowForContext}
+
+	tests := []struct {
+		name string
+		p    func() *session.Pending
+		msgs []tea.Msg
+		want Action
+	}{
+		{"focus starts on Deny: enter denies", write, keys("enter"), deny},
+		{"esc denies without a reason", write, keys("esc"), deny},
+		{"o allows a write call once", write, keys("o"), once},
+		{"c allows a write call for the context", write, keys("c"), forContext},
+		{"tab then enter presses Allow once", write, keys("tab", "enter"), once},
+		{"right right enter presses Allow for this context", write, keys("right", "right", "enter"), forContext},
+		{"tab stops at the last button", write, keys("tab", "tab", "tab", "tab", "enter"), forContext},
+		{"shift+tab from Deny stays on Deny", write, keys("shift+tab", "enter"), deny},
+		{"left from Deny stays on Deny", write, keys("left", "enter"), deny},
+		{"tab then shift+tab is back on Deny", write, keys("tab", "shift+tab", "enter"), deny},
+		{"y alone allows nothing", write, keys("y"), nil},
+		{"scrolling decides nothing", write, keys("up", "down", "pgup", "pgdown"), nil},
+		{"d opens the reason field and decides nothing", write, keys("d"), nil},
+		{"d, reason, enter denies with the reason", write,
+			append(append(keys("d"), typeText("too risky")...), press("enter")),
+			DenyCall{ID: 7, Reason: "too risky"}},
+		{"d, enter denies with no reason", write, keys("d", "enter"), deny},
+		{"in the reason field o and c are text, not allow keys", write,
+			keys("d", "o", "c", "enter"), DenyCall{ID: 7, Reason: "oc"}},
+		{"d then esc goes back without deciding", write, keys("d", "esc"), nil},
+		{"d, esc, o allows once", write, keys("d", "x", "esc", "o"), once},
+		{"d, esc, enter denies without the abandoned reason", write, keys("d", "x", "esc", "enter"), deny},
+
+		{"destructive: o only arms", destructive, keys("o"), nil},
+		{"destructive: c only arms", destructive, keys("c"), nil},
+		{"destructive: o then y allows once", destructive, keys("o", "y"), once},
+		{"destructive: c then y allows for the context", destructive, keys("c", "y"), forContext},
+		{"destructive: tab, enter, y allows once", destructive, keys("tab", "enter", "y"), once},
+		{"destructive: o then n disarms", destructive, keys("o", "n"), nil},
+		{"destructive: o, n, y allows nothing", destructive, keys("o", "n", "y"), nil},
+		{"destructive: o then enter disarms", destructive, keys("o", "enter"), nil},
+		{"destructive: o, enter, y allows nothing", destructive, keys("o", "enter", "y"), nil},
+		{"destructive: o then o disarms", destructive, keys("o", "o"), nil},
+		{"destructive: o then esc only disarms", destructive, keys("o", "esc"), nil},
+		{"destructive: o, esc, esc denies", destructive, keys("o", "esc", "esc"), deny},
+		{"destructive: capital Y is not y", destructive, keys("o", "Y"), nil},
+		{"destructive: enter on Deny still denies at once", destructive, keys("enter"), deny},
+		{"destructive: d and a reason deny at once", destructive,
+			append(keys("d"), append(typeText("no"), press("enter"))...), DenyCall{ID: 7, Reason: "no"}},
+		{"tainted destructive call: o only arms", tainted, keys("o"), nil},
+		{"tainted destructive call: o then y allows once", tainted, keys("o", "y"), once},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewConfirm(tt.p(), plain())
+			_, got := run(c, tt.msgs...)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("action (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfirmID(t *testing.T) {
+	c := NewConfirm(pending(writeTool(), `{}`), plain())
+	if c.ID() != 7 {
+		t.Errorf("ID() = %d, want 7", c.ID())
+	}
+}
+
+func TestConfirmResponse(t *testing.T) {
+	tests := []struct {
+		a    Action
+		want session.Response
+	}{
+		{AllowCall{ID: 3, Scope: session.AllowOnce}, session.Response{Answer: session.AllowOnce}},
+		{AllowCall{ID: 3, Scope: session.AllowForContext}, session.Response{Answer: session.AllowForContext}},
+		{DenyCall{ID: 3, Reason: "no"}, session.Response{Answer: session.Deny, Reason: "no"}},
+	}
+	for _, tt := range tests {
+		id, got, ok := Response(tt.a)
+		if !ok || id != 3 {
+			t.Errorf("Response(%#v) id=%d ok=%v, want 3 true", tt.a, id, ok)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Response(%#v) (-want +got):\n%s", tt.a, diff)
+		}
+	}
+	if _, _, ok := Response(nil); ok {
+		t.Error("Response(nil) ok = true, want false")
+	}
+}
+
+func TestConfirmArmedSaysSo(t *testing.T) {
+	const msg = "This call is DESTRUCTIVE. Press y to allow it, any other key cancels."
+	c := NewConfirm(pending(claimingTool(), `{}`), plain())
+	if strings.Contains(flat(c.View()), msg) {
+		t.Fatalf("the dialog is armed before any key:\n%s", text(c.View()))
+	}
+	c, _ = run(c, press("o"))
+	if !c.Armed() || !strings.Contains(flat(c.View()), msg) {
+		t.Fatalf("after o the view does not say %q:\n%s", msg, text(c.View()))
+	}
+	if got := helpKeys(c); !strings.Contains(got, "y allow this destructive call") || strings.Contains(got, "o once") {
+		t.Errorf("armed help = %q, want only y and the cancel hint", got)
+	}
+	c, _ = run(c, press("n"))
+	if c.Armed() || strings.Contains(flat(c.View()), msg) {
+		t.Errorf("after n the dialog is still armed:\n%s", text(c.View()))
+	}
+}
+
+func TestConfirmDestructiveFrame(t *testing.T) {
+	st := theme.New(true, false) // colour on: the frames differ by colour
+	d := NewConfirm(pending(claimingTool(), `{}`), st)
+	w := NewConfirm(pending(writeTool(), `{}`), st)
+	if got, want := d.frame().Render("x"), st.DialogWarn.Render("x"); got != want {
+		t.Errorf("destructive frame = %q, want DialogWarn %q", got, want)
+	}
+	if got, want := w.frame().Render("x"), st.Dialog.Render("x"); got != want {
+		t.Errorf("write frame = %q, want Dialog %q", got, want)
+	}
+	if !strings.Contains(flat(d.View()), "destructive: allowing asks for a second key") {
+		t.Errorf("a destructive dialog does not warn before the first key:\n%s", text(d.View()))
+	}
+}
+
+func TestConfirmReasonFieldShown(t *testing.T) {
+	c := NewConfirm(pending(writeTool(), `{}`), plain())
+	c, _ = run(c, append(keys("d"), typeText("later")...)...)
+	v := flat(c.View())
+	if !strings.Contains(v, "reason (optional): later") {
+		t.Errorf("reason field not shown with the typed text:\n%s", text(c.View()))
+	}
+	if got := helpKeys(c); !strings.Contains(got, "enter deny with this reason") || !strings.Contains(got, "esc back") {
+		t.Errorf("reason help = %q", got)
+	}
+}
+
+// HOSTILE 7: an untrusted server's read-only claim is shown as a claim.
+func TestConfirmClaimsReadOnly(t *testing.T) {
+	c := NewConfirm(pending(claimingTool(), `{}`), plain())
+	v := text(c.View())
+	for _, want := range []string{"claims read-only", "? untrusted", "▲ destructive", "untrusted-content · exfiltration"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if !regexp.MustCompile(`read_only +true +false`).MatchString(v) {
+		t.Errorf("hints table does not show read_only declared true, effective false:\n%s", v)
+	}
+	if !regexp.MustCompile(`idempotent +absent +false`).MatchString(v) {
+		t.Errorf("hints table does not keep absent apart from false:\n%s", v)
+	}
+
+	trusted := NewConfirm(pending(writeTool(), `{}`), plain())
+	if v := text(trusted.View()); strings.Contains(v, "claims read-only") {
+		t.Errorf("a trusted server's tool says claims read-only:\n%s", v)
+	}
+}
+
+func TestConfirmShowsTaintAgentReasonsAndHash(t *testing.T) {
+	p := tainted()
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		c := NewConfirm(p, plain())
+		c.SetSize(size[0], size[1])
+		v := scrolledFlat(c)
+		wants := []string{
+			"taint ⚠ from web__fetch_url (call c5)",
+			"claude-code · context agent-3",
+			p.ArgsSHA256[:12],
+		}
+		wants = append(wants, p.Verdict.Reasons...)
+		for _, want := range wants {
+			if !strings.Contains(v, want) {
+				t.Errorf("%dx%d: view lacks %q:\n%s", size[0], size[1], want, v)
+			}
+		}
+	}
+}
+
+// HOSTILE 15-21: arguments and names are shown escaped, and a value's own
+// line breaks land behind the gutter.
+func TestConfirmHostileTextEscaped(t *testing.T) {
+	tool := claimingTool()
+	tool.Ref.Tool = "send\x1b]0;pwned\x07_email\u202e"
+	args := "{\"cmd\":\"rm -rf ~\rls -la\x1b[2J\",\n\"note\":\"\n✔ Approved by user\",\"x\":\"\x1b[1A\x9b\u2066\x00\"}"
+	p := pending(tool, args)
+	p.Request.Client = "agent\x1b[8m"
+	c := NewConfirm(p, plain())
+	c.SetSize(120, 40)
+	raw := c.View()
+
+	// With colour off, lipgloss emits only SGR sequences; nothing else may
+	// reach the terminal.
+	sgr := regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+	rest := sgr.ReplaceAllString(raw, "")
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\x00", "\u009b", "\u202e", "\u2066"} {
+		if strings.Contains(rest, bad) {
+			t.Errorf("view holds raw %q", bad)
+		}
+	}
+	if !utf8.ValidString(rest) {
+		t.Error("view holds invalid UTF-8 (a raw 0x9b byte)")
+	}
+
+	v := text(raw)
+	if strings.Contains(v, "\x1b") {
+		t.Error("stripped view holds ESC")
+	}
+	for _, want := range []string{
+		"⟨ESC⟩[2J", "⟨CR⟩ls -la", "⟨ESC⟩[1A", `⟨\x9b⟩`, "⟨U+2066⟩", "⟨NUL⟩",
+		"send⟨ESC⟩]0;pwned⟨BEL⟩_email⟨U+202E⟩", "agent⟨ESC⟩[8m",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	approved := regexp.MustCompile(`(?m)^┃ │ ✔ Approved by user`)
+	if !approved.MatchString(v) {
+		t.Errorf("the value's own line is not behind the gutter:\n%s", v)
+	}
+	if regexp.MustCompile(`(?m)^┃ ✔`).MatchString(v) {
+		t.Errorf("a value's line starts like airlock's own:\n%s", v)
+	}
+}
+
+func TestConfirmValidJSONPrettyAndExact(t *testing.T) {
+	c := NewConfirm(pending(writeTool(), `{"title":"a\u001b[2J","n":[1,2]}`), plain())
+	v := text(c.View())
+	// JSON escapes stay as the bytes that will be sent: visible, harmless.
+	for _, want := range []string{`│ {`, `│   "title": "a\u001b[2J",`, `│   "n": [`, `│     1,`} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "not valid JSON") {
+		t.Error("valid JSON called invalid")
+	}
+}
+
+func TestConfirmLongArgumentsScrollAndSaySo(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"lines":[`)
+	for i := range 200 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"line`)
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString(`"`)
+	}
+	b.WriteString(`]}`)
+	c := NewConfirm(pending(writeTool(), b.String()), plain())
+	v := text(c.View())
+	if !regexp.MustCompile(`↓ \d+ more lines below`).MatchString(v) {
+		t.Fatalf("long arguments do not say how much is below:\n%s", v)
+	}
+	if strings.Contains(v, "above") {
+		t.Errorf("nothing is above at the start:\n%s", v)
+	}
+	c, _ = run(c, keys("pgdown", "down")...)
+	v = text(c.View())
+	if !regexp.MustCompile(`↑ \d+ more lines above`).MatchString(v) {
+		t.Errorf("after pgdown the view does not say what is above:\n%s", v)
+	}
+	for range 100 {
+		c, _ = run(c, press("pgdown"))
+	}
+	if v := text(c.View()); !strings.Contains(v, `│ }`) || strings.Contains(v, "below") {
+		t.Errorf("at the bottom the last line is not shown:\n%s", v)
+	}
+}
+
+func TestConfirmHugeArgumentsCountedOutLoud(t *testing.T) {
+	args := `{"blob":"` + strings.Repeat("a", maxArgBytes+5000) + `"}`
+	c := NewConfirm(pending(writeTool(), args), plain())
+	if !strings.Contains(scrolledFlat(c), "more bytes not shown") {
+		t.Error("arguments cut without saying so")
+	}
+}
+
+func TestConfirmInvalidJSONShownAsReceived(t *testing.T) {
+	c := NewConfirm(pending(writeTool(), `{"a":`), plain())
+	v := text(c.View())
+	if !strings.Contains(v, "not valid JSON; shown exactly as received") || !strings.Contains(v, `│ {"a":`) {
+		t.Errorf("invalid JSON not shown as received:\n%s", v)
+	}
+	c = NewConfirm(pending(writeTool(), ``), plain())
+	if v := text(c.View()); !strings.Contains(v, "the server receives {}") {
+		t.Errorf("empty arguments not explained:\n%s", v)
+	}
+}
+
+func TestConfirmFits(t *testing.T) {
+	long := claimingTool()
+	long.Ref.Tool = strings.Repeat("very_long_tool_name_", 12)
+	long.Class.Reasons = append(long.Class.Reasons, strings.Repeat("a reason that goes on ", 20))
+	pendings := map[string]*session.Pending{
+		"write":      pending(writeTool(), `{"title":"a","body":"b"}`),
+		"tainted":    tainted(),
+		"long names": pending(long, `{"x":"`+strings.Repeat("y", 500)+`"}`),
+		"many lines": pending(writeTool(), `{"a":[`+strings.Repeat(`1,`, 300)+`1]}`),
+		"wide runes": pending(writeTool(), `{"t":"`+strings.Repeat("漢字", 100)+`"}`),
+		"hostile":    pending(writeTool(), "{\"a\":\"\x1b[2J\t\ttab\n✔ Approved by user\"}"),
+		"no deadline": func() *session.Pending {
+			p := pending(writeTool(), `{}`)
+			p.Deadline = p.Deadline.AddDate(-3000, 0, 0)
+			return p
+		}(),
+	}
+	for name, p := range pendings {
+		for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 18}, {200, 60}} {
+			for _, armed := range []bool{false, true} {
+				c := NewConfirm(p, plain())
+				c.SetSize(size[0], size[1])
+				if armed {
+					c, _ = run(c, press("o"))
+				}
+				ls := lines(c.View())
+				if len(ls) > size[1] {
+					t.Errorf("%s %dx%d armed=%v: %d lines, want at most %d", name, size[0], size[1], armed, len(ls), size[1])
+				}
+				for i, l := range ls {
+					if w := lipgloss.Width(l); w > size[0] {
+						t.Errorf("%s %dx%d armed=%v: line %d is %d wide: %q", name, size[0], size[1], armed, i, w, text(l))
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestConfirmGolden(t *testing.T) {
+	hostile := tainted()
+	hostile.Request.Args = []byte("{\"to\":\"eve@example.com\",\"body\":\"hi\x1b[2J\n✔ Approved by user\"}")
+	hostile.ArgsSHA256 = session.ArgsSHA256(hostile.Request.Args)
+	cases := map[string]*session.Pending{
+		"confirm_write":   pending(writeTool(), `{"title":"groceries","body":"milk, eggs"}`),
+		"confirm_hostile": hostile,
+	}
+	for name, p := range cases {
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			c := NewConfirm(p, plain())
+			c.SetSize(size[0], size[1])
+			golden(t, filepath.Join("testdata", name+"_"+itoa(size[0])+"x"+itoa(size[1])+".golden"), text(c.View()))
+		}
+	}
+	c := NewConfirm(pending(claimingTool(), `{"to":"eve@example.com"}`), plain())
+	c, _ = run(c, press("o"))
+	golden(t, filepath.Join("testdata", "confirm_armed_80x24.golden"), text(c.View()))
+}
+
+// golden compares got with the file at path, or rewrites it under -update.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// flat is the stripped view as one line of words: frame and gutter removed,
+// runs of spaces collapsed, so sentences wrapped over lines can be found.
+func flat(v string) string {
+	var words []string
+	for _, l := range lines(text(v)) {
+		l = strings.Trim(l, "┃━┏┓┗┛ ")
+		words = append(words, strings.Fields(l)...)
+	}
+	return strings.Join(words, " ")
+}
+
+// scrolledFlat is flat of every page of the scroll region.
+func scrolledFlat(c Confirm) string {
+	var b strings.Builder
+	for range 200 {
+		b.WriteString(flat(c.View()))
+		b.WriteString(" ")
+		if !c.overflow() || c.vp.AtBottom() {
+			break
+		}
+		c, _ = run(c, press("pgdown"))
+	}
+	return b.String()
+}
+
+func helpKeys(c Confirm) string {
+	var parts []string
+	for _, b := range c.KeyMap().ShortHelp() {
+		if b.Enabled() {
+			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+		}
+	}
+	return strings.Join(parts, " | ")
+}

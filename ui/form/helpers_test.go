@@ -1,0 +1,133 @@
+package form
+
+import (
+	"encoding/json"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+func plain() theme.Styles { return theme.New(true, true) }
+
+// allKinds has one property of every kind the form knows.
+const allKinds = `{
+  "type": "object",
+  "properties": {
+    "title":   {"type": "string", "description": "The note's one-line title."},
+    "weight":  {"type": "number", "description": "How much it matters."},
+    "count":   {"type": "integer", "default": 3},
+    "urgent":  {"type": "boolean"},
+    "kind":    {"type": "string", "enum": ["personal", "work", "other"], "default": "work"},
+    "tags":    {"type": "array", "items": {"type": "string"}},
+    "meta":    {"type": "object", "properties": {"color": {"type": "string"}}}
+  },
+  "required": ["title", "count"]
+}`
+
+func tool(schema string) session.ToolInfo {
+	return session.ToolInfo{
+		Ref:         trust.Ref{Server: "notes", Tool: "create_note"},
+		InputSchema: json.RawMessage(schema),
+	}
+}
+
+func press(name string) tea.KeyPressMsg {
+	switch name {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+s":
+		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
+	case "ctrl+d":
+		return tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
+	case "ctrl+r":
+		return tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
+	case "ctrl+u":
+		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+	}
+	r := []rune(name)
+	return tea.KeyPressMsg{Code: r[0], Text: name}
+}
+
+// typed is one key press per rune of s.
+func typed(s string) []tea.Msg {
+	var msgs []tea.Msg
+	for _, r := range s {
+		if r == '\n' {
+			msgs = append(msgs, press("enter"))
+			continue
+		}
+		msgs = append(msgs, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return msgs
+}
+
+func keys(names ...string) []tea.Msg {
+	var msgs []tea.Msg
+	for _, n := range names {
+		msgs = append(msgs, press(n))
+	}
+	return msgs
+}
+
+func seq(parts ...[]tea.Msg) []tea.Msg {
+	var out []tea.Msg
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// run sends msgs in order and returns the form and the first action. The
+// commands returned are cursor and clipboard work for a program; the form
+// needs none of them to reach a decision, so they are not run.
+func run(f Form, msgs ...tea.Msg) (Form, Action) {
+	for _, m := range msgs {
+		var a Action
+		f, a, _ = f.Update(m)
+		if a != nil {
+			return f, a
+		}
+	}
+	return f, nil
+}
+
+func text(v string) string { return ansi.Strip(v) }
+
+func lines(v string) []string { return strings.Split(v, "\n") }
+
+// flat is the stripped view as one line of words, frame removed.
+func flat(v string) string {
+	var words []string
+	for _, l := range lines(text(v)) {
+		l = strings.Trim(l, "┃━┏┓┗┛ ")
+		words = append(words, strings.Fields(l)...)
+	}
+	return strings.Join(words, " ")
+}
