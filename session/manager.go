@@ -97,6 +97,7 @@ type Manager struct {
 	subs   []func()
 
 	mu      sync.Mutex
+	over    Overrides // the person's live changes; guarded by mu
 	snap    *Snapshot // cached; nil when something changed
 	version uint64
 

@@ -106,12 +106,28 @@ func (m *Manager) Snapshot() *Snapshot {
 func (m *Manager) build(version uint64) *Snapshot {
 	snap := &Snapshot{Version: version, index: map[trust.Ref]int{}}
 	var assessed []trust.Assessed
+	m.mu.Lock()
+	over := m.over
+	trusts := make(map[string]trust.ServerTrust, len(m.order))
+	for _, name := range m.order {
+		trusts[name] = m.trustLocked(m.servers[name])
+	}
+	policy := make(map[trust.Ref]trust.Action, len(over.Policy))
+	for k, v := range over.Policy {
+		policy[k] = v
+	}
+	disabled := make(map[trust.Ref]bool, len(over.Disabled))
+	for k, v := range over.Disabled {
+		disabled[k] = v
+	}
+	m.mu.Unlock()
 	for _, name := range m.order {
 		s := m.servers[name]
+		st := trusts[name]
 		s.mu.Lock()
 		info := ServerInfo{
 			Name:                name,
-			Trust:               s.cfg.Trust,
+			Trust:               st,
 			Labels:              s.cfg.Labels,
 			Status:              s.status,
 			Err:                 s.err,
@@ -134,7 +150,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 				Name:                lt.wire.Name,
 				Description:         lt.wire.Description,
 				Declared:            lt.declared,
-				ServerTrust:         s.cfg.Trust,
+				ServerTrust:         st,
 				ServerLabels:        s.cfg.Labels,
 				ToolLabels:          tc.Labels,
 				Asserted:            tc.Asserted,
@@ -144,8 +160,12 @@ func (m *Manager) build(version uint64) *Snapshot {
 				InstructionsChanged: pins.instructionsChanged,
 				NameProblem:         lt.nameProblem,
 			}
-			class := trust.Classify(t, m.cfg.Policy)
 			ref := trust.Ref{Server: name, Tool: lt.wire.Name}
+			if a, ok := policy[ref]; ok {
+				t.ToolPolicy = a
+			}
+			t.Disabled = disabled[ref]
+			class := trust.Classify(t, m.cfg.Policy)
 			info.Tiers[class.Tier]++
 			ti := ToolInfo{
 				Ref:          ref,
@@ -158,7 +178,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 				Class:        class,
 				Pin:          t.Pin,
 				PinnedAt:     t.PinnedAt,
-				ServerTrust:  s.cfg.Trust,
+				ServerTrust:  st,
 				Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 			}
 			if _, dup := snap.index[ref]; !dup {
