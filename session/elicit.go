@@ -47,6 +47,16 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		p := req.Params
 		schema, _ := json.Marshal(p.RequestedSchema)
+		var decoded any
+		_ = json.Unmarshal(schema, &decoded)
+		if usesRef(decoded) {
+			// go-sdk validates an accepted answer against this schema with
+			// jsonschema-go, which recurses without end on a $ref cycle: the stack
+			// overflow would end airlock (HOSTILE 28). Elicitation schemas are flat
+			// objects of primitive fields and need no references, so refuse unseen.
+			m.events.push(LogLine{Server: server, Source: "airlock", Text: "refused an elicitation: its requested schema uses $ref, which airlock does not accept"})
+			return nil, errors.New("airlock refuses elicitation schemas that use $ref, $dynamicRef or $recursiveRef")
+		}
 		mode := p.Mode
 		if mode == "" {
 			mode = "form"
@@ -95,4 +105,24 @@ func (m *Manager) AnswerElicitation(id uint64, action string, content map[string
 	}
 	ch <- &mcp.ElicitResult{Action: action, Content: content}
 	return nil
+}
+
+// usesRef reports whether a decoded JSON schema holds a reference keyword at any depth.
+// go-sdk has already bounded the message's nesting, so the walk is bounded too.
+func usesRef(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef" || usesRef(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if usesRef(x) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -23,7 +23,7 @@ type ServerChanged struct {
 // server-controlled text: escape it before display.
 type LogLine struct {
 	Server string
-	Source string // "stderr" or "log:<level>"
+	Source string // "stderr", "log:<level>", or "airlock" for airlock's own notes on the server
 	Text   string
 }
 

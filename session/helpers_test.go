@@ -23,11 +23,14 @@ func testServer(t *testing.T, name, mode string, tr trust.ServerTrust) config.Se
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Under -race a child would otherwise sleep a second before it exits (the race
+	// runtime's atexit_sleep_ms), and every Close waits for that.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
 	return config.Server{
 		Name:           name,
 		Transport:      config.TransportStdio,
 		Command:        self,
-		Env:            map[string]string{"AIRLOCK_TEST_SERVER": mode},
+		Env:            map[string]string{"AIRLOCK_TEST_SERVER": mode, "GORACE": gorace},
 		ConnectTimeout: 20 * time.Second,
 		CallTimeout:    20 * time.Second,
 		Trust:          tr,

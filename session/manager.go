@@ -96,10 +96,11 @@ type Manager struct {
 	subsMu sync.Mutex
 	subs   []func()
 
-	mu      sync.Mutex
-	over    Overrides // the person's live changes; guarded by mu
-	snap    *Snapshot // cached; nil when something changed
-	version uint64
+	mu          sync.Mutex
+	over        Overrides         // the person's live changes; guarded by mu
+	overVersion map[string]uint64 // per server, bumped with each live change to it; guarded by mu
+	snap        *Snapshot         // cached; nil when something changed
+	version     uint64
 
 	closeOnce sync.Once
 }

@@ -153,7 +153,8 @@ func TestStreamableHTTPAndSSE(t *testing.T) {
 	}
 }
 
-func TestHTTPBodyTooLarge(t *testing.T) {
+// HOSTILE 25: a huge HTTP body is cut at MaxMessageBytes and fails the connection.
+func TestHostile25_HugeHTTPBodyDropped(t *testing.T) {
 	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"x":"`))
@@ -173,7 +174,9 @@ func TestHTTPBodyTooLarge(t *testing.T) {
 	}
 }
 
-func TestHangingInitializeTimesOutOthersReady(t *testing.T) {
+// HOSTILE 22: a server that never answers initialize times out with the reason, and
+// the other server is ready regardless.
+func TestHostile22_HangingInitializeTimesOutOthersReady(t *testing.T) {
 	hang := testServer(t, "hang", "hang-init", trust.Untrusted)
 	hang.ConnectTimeout = time.Second
 	cfg := newConfig(hang, testServer(t, "docs", "demo-docs", trust.Trusted))
@@ -214,7 +217,8 @@ func alive(pid int) bool {
 	return len(fields) > 2 && fields[2] != "Z"
 }
 
-func TestNoChildOutlivesAirlock(t *testing.T) {
+// HOSTILE 24: closing airlock ends every stdio server's whole process group.
+func TestHostile24_NoChildOutlivesAirlock(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	s := testServer(t, "gc", "grandchild", trust.Trusted)
 	s.Env["AIRLOCK_TEST_PIDFILE"] = pidfile
@@ -237,12 +241,27 @@ func TestNoChildOutlivesAirlock(t *testing.T) {
 	m.Close() // idempotent
 }
 
-func TestCrashMidCallAndReconnect(t *testing.T) {
-	m := start(t, newConfig(testServer(t, "crashy", "crashy", trust.Trusted)), session.Options{})
+// HOSTILE 24: a server that crashes mid-call fails the call at once (not at the call
+// timeout), is shown failed with its last stderr, takes the process it started down
+// with it, and reconnects on demand.
+func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	s := testServer(t, "crashy", "crashy", trust.Trusted)
+	s.Env["AIRLOCK_TEST_PIDFILE"] = pidfile
+	m := start(t, newConfig(s), session.Options{})
 	mustServer(t, m, "crashy", session.StatusReady)
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "crashy", Tool: "crash"})
+	b, err := os.ReadFile(pidfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	begin := time.Now()
+	_, err = m.Call(context.Background(), session.CallRequest{Server: "crashy", Tool: "crash"})
 	if err == nil {
 		t.Fatal("a call whose server died returned no error")
+	}
+	if d := time.Since(begin); d > s.CallTimeout/2 {
+		t.Errorf("the call failed after %v, not at once (call timeout %v)", d, s.CallTimeout)
 	}
 	waitFor(t, "crashy to be reported failed", 10*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("crashy")
@@ -252,6 +271,8 @@ func TestCrashMidCallAndReconnect(t *testing.T) {
 	if !strings.Contains(sv.Err.Error(), "simulated crash") {
 		t.Errorf("status error %q does not carry the server's last stderr", sv.Err)
 	}
+	t.Logf("status after the crash: %v", sv.Err)
+	waitFor(t, "the crashed server's child to be gone", 10*time.Second, func() bool { return !alive(pid) })
 	if err := m.Reconnect("crashy"); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +282,9 @@ func TestCrashMidCallAndReconnect(t *testing.T) {
 	})
 }
 
-func TestCallTimeoutCancelsOnServer(t *testing.T) {
+// HOSTILE 23: a server that never answers tools/call is timed out and sent
+// notifications/cancelled (the server says it saw the cancellation), and stays usable.
+func TestHostile23_CallTimeoutSendsCancelled(t *testing.T) {
 	s := testServer(t, "crashy", "crashy", trust.Trusted)
 	s.CallTimeout = 300 * time.Millisecond
 	m := start(t, newConfig(s), session.Options{})
@@ -305,36 +328,9 @@ func TestRawAnnotationsAbsentVsFalse(t *testing.T) {
 	}
 }
 
-func TestPaginationRepeatedCursorAndDuplicates(t *testing.T) {
-	script := `{"pages":[
-		{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"},
-		{"tools":[{"name":"b","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}},"not a tool"],"nextCursor":"p2"}
-	]}`
-	m := start(t, newConfig(rawServer(t, "loop", trust.Trusted, script)), session.Options{})
-	sv := mustServer(t, m, "loop", session.StatusReady)
-	notices := strings.Join(sv.Notices, "\n")
-	if !strings.Contains(notices, "repeated a cursor") {
-		t.Errorf("notices %q do not report the repeated cursor", notices)
-	}
-	if !strings.Contains(notices, "not tool objects") {
-		t.Errorf("notices %q do not report the skipped entry", notices)
-	}
-	wantTier(t, m, "loop", "a", trust.TierDestructive)
-	count := 0
-	for _, ti := range m.Snapshot().Tools {
-		if ti.Ref.Tool == "b" {
-			count++
-			if ti.Class.Tier != trust.TierBlocked {
-				t.Errorf("duplicate b tier = %v, want blocked", ti.Class.Tier)
-			}
-		}
-	}
-	if count < 2 {
-		t.Errorf("saw %d copies of duplicate b, want both listed", count)
-	}
-}
-
-func TestToolListChangedCoalesced(t *testing.T) {
+// HOSTILE 26: however many list_changed notifications arrive, at most one tools/list
+// is in flight, plus one trailing.
+func TestHostile26_ListChangedOneRefreshInFlight(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "churn", Version: "1"}, nil)
 	var inFlight, maxInFlight, lists atomic.Int32
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {

@@ -336,3 +336,14 @@ func (s *server) identity() string {
 	}
 	return Identity(s.cfg)
 }
+
+// PinnedDefinition returns what is pinned for one of a server's tools: the "before"
+// side of the diff a person reviews when the tool changed since pinned (the "after"
+// side is the tool's Raw in the Snapshot). It is false when nothing is pinned for it.
+func (m *Manager) PinnedDefinition(serverName, tool string) (PinRecord, bool) {
+	s, ok := m.servers[serverName]
+	if !ok {
+		return PinRecord{}, false
+	}
+	return m.pins.Pinned(s.identity(), tool)
+}

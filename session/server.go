@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -39,17 +41,58 @@ type server struct {
 	pins         pinOutcome
 	notices      []string // listNotices plus what the pins said
 	listNotices  []string
+	listing      uint64      // bumped whenever tools or pins are stored
+	snapCache    *serverSnap // this server's part of the last snapshot
 	refreshing   bool
 	trailing     bool
 	connectedAt  time.Time
+
+	logMu       sync.Mutex // guards the log rate limit below; never held with mu
+	logLimit    *rate.Limiter
+	logDropped  int       // lines dropped since the last report
+	logReported time.Time // when dropped lines were last reported
 }
 
 func newServer(m *Manager, cfg config.Server) *server {
-	s := &server{m: m, cfg: cfg}
+	s := &server{m: m, cfg: cfg, logLimit: rate.NewLimiter(logLinesPerSecond, logLinesPerSecond)}
 	s.stderr = NewRing(stderrKeepBytes, func(line string) {
-		m.events.push(LogLine{Server: cfg.Name, Source: "stderr", Text: line})
+		s.pushLog("stderr", line)
 	})
 	return s
+}
+
+// logLinesPerSecond bounds the LogLine events one server can cause (stderr lines and
+// logging notifications together, burst of the same size). A server that floods
+// (HOSTILE 26, 29) would otherwise fill the shared event queue, pushing out every
+// other server's lines and keeping the UI busy redrawing; beyond the limit lines are
+// dropped from the events and counted (stderr lines stay in the server's ring).
+const logLinesPerSecond = 200
+
+// pushLog reports one line from the server as a LogLine event within the server's
+// rate limit. Dropped lines are counted and the count is reported as an airlock line
+// with the next line that arrives at least a second after the last report, so a flood
+// is said out loud and costs at most one extra event a second. (The count of the last
+// second of a flood waits for the server's next line.)
+func (s *server) pushLog(source, text string) {
+	now := time.Now() // the limit is about real throughput, whatever Options.Now says
+	s.logMu.Lock()
+	allowed := s.logLimit.AllowN(now, 1)
+	if !allowed {
+		s.logDropped++
+	}
+	var report int
+	if s.logDropped > 0 && now.Sub(s.logReported) >= time.Second {
+		report, s.logDropped, s.logReported = s.logDropped, 0, now
+	}
+	s.logMu.Unlock()
+	if report > 0 {
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: fmt.Sprintf(
+			"%d log lines not shown: the server sent more than %d a second (stderr keeps its last %d KiB)",
+			report, logLinesPerSecond, stderrKeepBytes>>10)})
+	}
+	if allowed {
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: source, Text: text})
+	}
 }
 
 // connect replaces any current connection with a new one and lists its tools. It
@@ -63,7 +106,7 @@ func (s *server) connect(parent context.Context) {
 	s.mu.Unlock()
 	s.m.changed(s.cfg.Name, gen, StatusConnecting)
 
-	if s.cfg.Trust == trust.BlockedServer {
+	if s.m.serverTrust(s) == trust.BlockedServer {
 		s.fail(gen, errors.New("server is blocked in the config: airlock does not connect to it"))
 		return
 	}
@@ -173,7 +216,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 			s.refresh(gen)
 		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-			s.m.events.push(LogLine{Server: name, Source: "log:" + string(req.Params.Level), Text: logText(req.Params)})
+			s.pushLog("log:"+string(req.Params.Level), logText(req.Params))
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			s.m.engine.progress(req.Params)
@@ -218,7 +261,14 @@ func (s *server) watch(gen uint64, cs *mcp.ClientSession, proc *process) {
 	if proc != nil {
 		proc.stop()
 		if perr := proc.exitError(); perr != nil {
-			err = perr
+			// When the connection merely ended, the process's exit says why. When the
+			// connection failed by itself (a message over MaxMessageBytes, nesting too
+			// deep) that failure is the cause and the exit, our own stop, comes second.
+			if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+				err = perr
+			} else {
+				err = fmt.Errorf("%w (%v)", err, perr)
+			}
 		}
 	}
 	if err == nil {
@@ -317,6 +367,7 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 		return
 	}
 	s.tools, s.listNotices, s.notices, s.pins = tools, listNotices, notices, out
+	s.listing++
 	s.status, s.err = StatusReady, nil
 	s.mu.Unlock()
 	s.m.changed(s.cfg.Name, gen, StatusReady)

@@ -103,31 +103,42 @@ func (m *Manager) Snapshot() *Snapshot {
 	return snap
 }
 
+// serverSnap is one server's part of a snapshot, kept between snapshots: a live change
+// to another server, or to nothing of this one, reuses it instead of classifying the
+// server's tools again.
+type serverSnap struct {
+	key      serverSnapKey
+	tools    []ToolInfo // sorted by tool name
+	assessed []trust.Assessed
+	tiers    [len(trust.Tiers)]int
+}
+
+type serverSnapKey struct {
+	listing uint64 // server.listing: bumped with every stored tool list or pin outcome
+	status  Status
+	trust   trust.ServerTrust
+	over    uint64 // Manager.overVersion[server]: bumped with every live change to it
+}
+
 func (m *Manager) build(version uint64) *Snapshot {
-	snap := &Snapshot{Version: version, index: map[trust.Ref]int{}}
-	var assessed []trust.Assessed
 	m.mu.Lock()
-	over := m.over
 	trusts := make(map[string]trust.ServerTrust, len(m.order))
+	overVersions := make(map[string]uint64, len(m.order))
 	for _, name := range m.order {
 		trusts[name] = m.trustLocked(m.servers[name])
-	}
-	policy := make(map[trust.Ref]trust.Action, len(over.Policy))
-	for k, v := range over.Policy {
-		policy[k] = v
-	}
-	disabled := make(map[trust.Ref]bool, len(over.Disabled))
-	for k, v := range over.Disabled {
-		disabled[k] = v
+		overVersions[name] = m.overVersion[name]
 	}
 	m.mu.Unlock()
-	for _, name := range m.order {
+
+	parts := make([]*serverSnap, len(m.order))
+	snap := &Snapshot{Version: version, Servers: make([]ServerInfo, 0, len(m.order))}
+	total := 0
+	for i, name := range m.order {
 		s := m.servers[name]
-		st := trusts[name]
 		s.mu.Lock()
 		info := ServerInfo{
 			Name:                name,
-			Trust:               st,
+			Trust:               trusts[name],
 			Labels:              s.cfg.Labels,
 			Status:              s.status,
 			Err:                 s.err,
@@ -138,70 +149,100 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Implementation:      s.impl,
 			Notices:             s.notices,
 		}
-		tools, pins := s.tools, s.pins
+		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name]}
+		part := s.snapCache
+		if part == nil || part.key != key {
+			part = m.buildServer(s, key)
+			s.snapCache = part
+		}
 		s.mu.Unlock()
-		if info.Status != StatusReady {
-			tools = nil
-		}
-		for _, lt := range tools {
-			tc := s.cfg.Tools[lt.wire.Name]
-			t := trust.Tool{
-				Server:              name,
-				Name:                lt.wire.Name,
-				Description:         lt.wire.Description,
-				Declared:            lt.declared,
-				ServerTrust:         st,
-				ServerLabels:        s.cfg.Labels,
-				ToolLabels:          tc.Labels,
-				Asserted:            tc.Asserted,
-				ToolPolicy:          tc.Policy,
-				Pin:                 pins.tools[lt.wire.Name],
-				PinnedAt:            pins.pinnedAt[lt.wire.Name],
-				InstructionsChanged: pins.instructionsChanged,
-				NameProblem:         lt.nameProblem,
-			}
-			ref := trust.Ref{Server: name, Tool: lt.wire.Name}
-			if a, ok := policy[ref]; ok {
-				t.ToolPolicy = a
-			}
-			t.Disabled = disabled[ref]
-			class := trust.Classify(t, m.cfg.Policy)
-			info.Tiers[class.Tier]++
-			ti := ToolInfo{
-				Ref:          ref,
-				Title:        lt.wire.Title,
-				Description:  lt.wire.Description,
-				InputSchema:  lt.wire.InputSchema,
-				OutputSchema: lt.wire.OutputSchema,
-				Raw:          lt.raw,
-				Declared:     lt.declared,
-				Class:        class,
-				Pin:          t.Pin,
-				PinnedAt:     t.PinnedAt,
-				ServerTrust:  st,
-				Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
-			}
-			if _, dup := snap.index[ref]; !dup {
-				snap.index[ref] = len(snap.Tools)
-			}
-			snap.Tools = append(snap.Tools, ti)
-			assessed = append(assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Class: class})
-		}
+		info.Tiers = part.tiers
+		parts[i] = part
+		total += len(part.tools)
 		snap.Servers = append(snap.Servers, info)
 	}
-	sort.SliceStable(snap.Tools, func(i, j int) bool {
-		a, b := snap.Tools[i].Ref, snap.Tools[j].Ref
-		if a.Server != b.Server {
-			return a.Server < b.Server
+	// Servers come in name order and each part is sorted by tool name, so the
+	// concatenation is sorted by server, then tool.
+	snap.Tools = make([]ToolInfo, 0, total)
+	assessed := make([]trust.Assessed, 0, total)
+	snap.index = make(map[trust.Ref]int, total)
+	for _, part := range parts {
+		for _, ti := range part.tools {
+			if _, dup := snap.index[ti.Ref]; !dup {
+				snap.index[ti.Ref] = len(snap.Tools)
+			}
+			snap.Tools = append(snap.Tools, ti)
 		}
-		return a.Tool < b.Tool
-	})
-	clear(snap.index)
-	for i, t := range snap.Tools {
-		if _, dup := snap.index[t.Ref]; !dup {
-			snap.index[t.Ref] = i
-		}
+		assessed = append(assessed, part.assessed...)
 	}
 	snap.Hazards = trust.Hazards(assessed)
 	return snap
+}
+
+// buildServer classifies one server's tools; s.mu is held.
+func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
+	part := &serverSnap{key: key}
+	if key.status != StatusReady {
+		return part
+	}
+	name := s.cfg.Name
+	m.mu.Lock()
+	policy := map[string]trust.Action{}
+	disabled := map[string]bool{}
+	for ref, a := range m.over.Policy {
+		if ref.Server == name {
+			policy[ref.Tool] = a
+		}
+	}
+	for ref, off := range m.over.Disabled {
+		if ref.Server == name {
+			disabled[ref.Tool] = off
+		}
+	}
+	m.mu.Unlock()
+	tools, pins := s.tools, s.pins
+	part.tools = make([]ToolInfo, 0, len(tools))
+	part.assessed = make([]trust.Assessed, 0, len(tools))
+	for _, lt := range tools {
+		tc := s.cfg.Tools[lt.wire.Name]
+		t := trust.Tool{
+			Server:              name,
+			Name:                lt.wire.Name,
+			Description:         lt.wire.Description,
+			Declared:            lt.declared,
+			ServerTrust:         key.trust,
+			ServerLabels:        s.cfg.Labels,
+			ToolLabels:          tc.Labels,
+			Asserted:            tc.Asserted,
+			ToolPolicy:          tc.Policy,
+			Pin:                 pins.tools[lt.wire.Name],
+			PinnedAt:            pins.pinnedAt[lt.wire.Name],
+			InstructionsChanged: pins.instructionsChanged,
+			NameProblem:         lt.nameProblem,
+			Disabled:            disabled[lt.wire.Name],
+		}
+		if a, ok := policy[lt.wire.Name]; ok {
+			t.ToolPolicy = a
+		}
+		class := trust.Classify(t, m.cfg.Policy)
+		part.tiers[class.Tier]++
+		ref := trust.Ref{Server: name, Tool: lt.wire.Name}
+		part.tools = append(part.tools, ToolInfo{
+			Ref:          ref,
+			Title:        lt.wire.Title,
+			Description:  lt.wire.Description,
+			InputSchema:  lt.wire.InputSchema,
+			OutputSchema: lt.wire.OutputSchema,
+			Raw:          lt.raw,
+			Declared:     lt.declared,
+			Class:        class,
+			Pin:          t.Pin,
+			PinnedAt:     t.PinnedAt,
+			ServerTrust:  key.trust,
+			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+		})
+		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Class: class})
+	}
+	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
+	return part
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -144,10 +145,36 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, capt *capture) ([]lis
 	for i, t := range tools {
 		names[i] = t.wire.Name
 	}
-	for i, problem := range trust.NameProblems(names) {
+	problems := trust.NameProblems(names)
+	var rejected []string
+	said := map[string]bool{}
+	for i := range tools {
+		problem, ok := problems[i]
+		if !ok {
+			continue
+		}
 		if tools[i].nameProblem == "" {
 			tools[i].nameProblem = problem
 		}
+		// Each rejected name is said once at server level too (HOSTILE 10 and 12:
+		// "a warning shown", "reported"), quoted so that spaces and look-alikes show.
+		if !said[names[i]] {
+			said[names[i]] = true
+			rejected = append(rejected, quoteName(names[i]))
+		}
+	}
+	if len(rejected) > 0 {
+		notices = append(notices, fmt.Sprintf("tools blocked and not exposed because of their names (invalid or listed twice): %s", shortList(rejected, 5)))
 	}
 	return tools, notices, nil
+}
+
+// quoteName quotes a rejected tool name for a notice, cut after 64 bytes: a notice
+// names the problem, the tool's own entry keeps the whole name.
+func quoteName(name string) string {
+	const keep = 64
+	if len(name) <= keep {
+		return strconv.Quote(name)
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", strconv.Quote(name[:keep]), len(name)-keep)
 }

@@ -61,6 +61,7 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 		return fmt.Errorf("no server %q", name)
 	}
 	m.mu.Lock()
+	m.bumpOver(name)
 	was := m.trustLocked(s)
 	if t == s.cfg.Trust {
 		delete(m.over.Trust, name)
@@ -89,6 +90,7 @@ func (m *Manager) SetToolPolicy(ref trust.Ref, a trust.Action) error {
 		return fmt.Errorf("no server %q", ref.Server)
 	}
 	m.mu.Lock()
+	m.bumpOver(ref.Server)
 	if a == trust.ActionUnset {
 		delete(m.over.Policy, ref)
 	} else {
@@ -108,6 +110,7 @@ func (m *Manager) SetDisabled(ref trust.Ref, off bool) error {
 		return fmt.Errorf("no server %q", ref.Server)
 	}
 	m.mu.Lock()
+	m.bumpOver(ref.Server)
 	if off {
 		if m.over.Disabled == nil {
 			m.over.Disabled = map[trust.Ref]bool{}
@@ -119,6 +122,14 @@ func (m *Manager) SetDisabled(ref trust.Ref, off bool) error {
 	m.mu.Unlock()
 	m.invalidate()
 	return nil
+}
+
+// bumpOver marks a server's part of the snapshot stale after a live change; m.mu is held.
+func (m *Manager) bumpOver(server string) {
+	if m.overVersion == nil {
+		m.overVersion = map[string]uint64{}
+	}
+	m.overVersion[server]++
 }
 
 // invalidate drops the cached snapshot after a live change and tells every listener

@@ -197,6 +197,7 @@ func pairSummary(untrusted, other []string, does string) string {
 func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 	head := make(map[string]int, len(live))
 	next := make([]int, len(tools))
+	byRef := &refIndex{tools: tools, live: live}
 	// oddNames: some name starts or ends with '.' or '-', so a token must also be
 	// looked up untrimmed. Otherwise "timestamps." costs no lookup.
 	oddNames := false
@@ -256,10 +257,10 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 				trimmed = trimmed[:len(trimmed)-1]
 			}
 			if special || distinctive(trimmed) {
-				hits = lookupToken(tools, head, next, own, trimmed, hits)
+				hits = lookupToken(tools, head, next, byRef, own, trimmed, hits)
 			}
 			if oddNames && trimmed != tok {
-				hits = lookupToken(tools, head, next, own, tok, hits)
+				hits = lookupToken(tools, head, next, byRef, own, tok, hits)
 			}
 		}
 		if len(hits) == 0 {
@@ -291,27 +292,55 @@ func trimmable(c byte) bool { return c == '.' || c == '-' }
 
 // lookupToken appends to hits the tools of servers other than own that tok names,
 // either as a bare distinctive name that own does not list itself, or as SERVER__TOOL.
-func lookupToken(tools []Assessed, head map[string]int, next []int, own, tok string, hits []int) []int {
+func lookupToken(tools []Assessed, head map[string]int, next []int, byRef *refIndex, own, tok string, hits []int) []int {
 	// A bare name that the describing tool's own server also lists refers to that
 	// server's own tool (two instances of one program describe each other's tools by
 	// name): it shadows nothing. Only a qualified name can point across then.
-	ownHas := false
-	for j, ok := head[tok]; ok && j >= 0; j = next[j] {
-		ownHas = ownHas || tools[j].Ref.Server == own
-	}
-	for j, ok := head[tok]; !ownHas && ok && j >= 0; j = next[j] {
-		hits = append(hits, j)
+	if j, ok := head[tok]; ok {
+		var ownHas bool
+		if next[j] < 0 { // one tool of that name: no index needed
+			ownHas = tools[j].Ref.Server == own
+		} else {
+			_, ownHas = byRef.get()[Ref{Server: own, Tool: tok}]
+		}
+		for ; !ownHas && j >= 0; j = next[j] {
+			hits = append(hits, j)
+		}
 	}
 	// Server names cannot contain "__", so the first "__" ends the server part; the
 	// tool part may itself hold "__".
 	if server, name, found := strings.Cut(tok, "__"); found && server != own {
-		for j, ok := head[name]; ok && j >= 0; j = next[j] {
-			if tools[j].Ref.Server == server {
+		if j, ok := head[name]; ok {
+			if next[j] < 0 {
+				if tools[j].Ref.Server == server {
+					hits = append(hits, j)
+				}
+			} else if j, ok := byRef.get()[Ref{Server: server, Tool: name}]; ok {
 				hits = append(hits, j)
 			}
 		}
 	}
 	return hits
+}
+
+// refIndex maps a live tool's Ref to its index, built on first use: only names that
+// several servers share need it, and most toolsets have few.
+type refIndex struct {
+	tools []Assessed
+	live  []int
+	m     map[Ref]int
+}
+
+func (r *refIndex) get() map[Ref]int {
+	if r.m == nil {
+		r.m = make(map[Ref]int, len(r.live))
+		for _, i := range r.live {
+			if _, dup := r.m[r.tools[i].Ref]; !dup {
+				r.m[r.tools[i].Ref] = i
+			}
+		}
+	}
+	return r.m
 }
 
 // distinctive reports whether a bare word is unlikely to be plain English, and so is

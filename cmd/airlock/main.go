@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/ui"
 	"github.com/airlock-mcp/airlock/ui/cli"
 )
 
@@ -28,8 +29,9 @@ var version = "dev"
 const usage = `airlock — a terminal MCP client that asks before risky tool calls
 
 Usage:
-  airlock [--config FILE]                  open the session on the config
-  airlock demo                             the same on built-in offline demo servers
+  airlock [--config FILE] [--no-tui]       open the session on the config (the TUI on a
+                                           terminal, else the check view)
+  airlock demo [--json] [--no-tui]         the same on built-in offline demo servers
   airlock demo-server NAME                 serve one demo server over stdio (docs|web|notes|mail)
   airlock check [--config FILE] [--json]   connect, classify, print tiers and hazards
   airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]
@@ -53,9 +55,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "", "check":
-		return runCheck(ctx, cmd, args, stdout, stderr)
+		return runCheck(ctx, cmd, args, stdin, stdout, stderr)
 	case "demo":
-		return runDemo(ctx, args, stdout, stderr)
+		return runDemo(ctx, args, stdin, stdout, stderr)
 	case "demo-server":
 		return runDemoServer(ctx, args, stderr)
 	case "call":
@@ -111,13 +113,28 @@ func newManager(cfg *config.Config, opts session.Options) (*session.Manager, err
 	return session.New(cfg, opts), nil
 }
 
-func runCheck(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("airlock check", flag.ContinueOnError)
+func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	name := "airlock check"
+	if cmd == "" {
+		name = "airlock"
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/airlock/config.toml)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
+	failOn := fs.String("fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	var rule *cli.FailOn
+	if *failOn != "" {
+		r, err := cli.ParseFailOn(*failOn)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 2
+		}
+		rule = &r
 	}
 	cfg, err := loadConfig(*cfgPath)
 	if err != nil {
@@ -129,10 +146,19 @@ func runCheck(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
-	return check(ctx, m, *asJSON, stdout, stderr)
+	if cmd == "" && !*asJSON && rule == nil && wantTUI(stdin, stdout, *noTUI) {
+		return runTUI(ctx, m, ui.Options{Title: cfg.Path}, stderr)
+	}
+	return checkFailOn(ctx, m, *asJSON, rule, stdout, stderr)
 }
 
 func check(ctx context.Context, m *session.Manager, asJSON bool, stdout, stderr io.Writer) int {
+	return checkFailOn(ctx, m, asJSON, nil, stdout, stderr)
+}
+
+// checkFailOn prints the check report and, with a --fail-on rule, exits 4 when a
+// hazard matches it (after the exit codes for config and server failures).
+func checkFailOn(ctx context.Context, m *session.Manager, asJSON bool, rule *cli.FailOn, stdout, stderr io.Writer) int {
 	defer m.Close()
 	m.Start()
 	if err := m.Wait(ctx); err != nil {
@@ -148,13 +174,23 @@ func check(ctx context.Context, m *session.Manager, asJSON bool, stdout, stderr 
 	} else if err := r.WriteText(stdout); err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 	}
-	return r.ExitCode()
+	if code := r.ExitCode(); code != cli.ExitOK || rule == nil {
+		return code
+	}
+	if hit := rule.Match(r.Hazards); len(hit) > 0 {
+		for _, h := range hit {
+			fmt.Fprintf(stderr, "airlock: --fail-on matched %s %s (unguarded=%v)\n", h.Severity, h.Kind, h.Unguarded)
+		}
+		return cli.ExitHazard
+	}
+	return cli.ExitOK
 }
 
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the check view as JSON")
+	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -166,6 +202,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	pins, _ := session.OpenPins("") // every demo starts from a clean slate
 	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
+	if !*asJSON && wantTUI(stdin, stdout, *noTUI) {
+		return runTUI(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull}, stderr)
+	}
 	return check(ctx, m, *asJSON, stdout, stderr)
 }
 

@@ -198,3 +198,25 @@ func TestCallThroughApprovalEngine(t *testing.T) {
 		t.Errorf("--yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Issue 4: policy as code. The example config holds a trifecta; merging a fragment that
+// denies the only exfiltration tool makes the same check pass.
+func TestCheckFailOn(t *testing.T) {
+	r := airlock(t, "", "check", "--config", "../../config.example.toml", "--fail-on", "lethal-trifecta")
+	if r.code != 4 || !strings.Contains(r.stderr, "lethal-trifecta") {
+		t.Errorf("exit %d, stderr %q; want 4 naming the trifecta", r.code, r.stderr)
+	}
+	example, err := os.ReadFile("../../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := writeConfig(t, string(example)+"\n[servers.mail.tools.send_email]\npolicy = \"deny\"\n")
+	r = airlock(t, "", "check", "--config", fixed, "--fail-on", "lethal-trifecta")
+	if r.code != 0 {
+		t.Errorf("after the fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "check", "--config", fixed, "--fail-on", "nonsense")
+	if r.code != 2 || !strings.Contains(r.stderr, "unknown term") {
+		t.Errorf("bad rule: exit %d %q", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// bigSnapshot is a session of 50 servers with 200 tools each, classified like real
+// ones (every tier, every leg, hazards over the whole set), built without servers.
+func bigSnapshot() *session.Snapshot {
+	const servers, perServer = 50, 200
+	snap := &session.Snapshot{Version: 1}
+	var assessed []trust.Assessed
+	for s := range servers {
+		name := fmt.Sprintf("srv%02d", s)
+		info := session.ServerInfo{Name: name, Trust: trust.ServerTrust(s % 2), Status: session.StatusReady, Gen: 1, Protocol: "2025-11-25"}
+		for i := range perServer {
+			tier := trust.Tier((s + i) % len(trust.Tiers))
+			eff := trust.Effective{ReadOnly: tier == trust.TierRead, Destructive: tier >= trust.TierDestructive, OpenWorld: i%3 == 0, Idempotent: i%2 == 0}
+			var legs []trust.Leg
+			if eff.OpenWorld {
+				legs = append(legs, trust.LegUntrustedContent)
+				if !eff.ReadOnly {
+					legs = append(legs, trust.LegExfiltration)
+				}
+			}
+			if s%7 == 0 {
+				legs = append(legs, trust.LegPrivateData)
+			}
+			action := trust.Ask
+			if tier == trust.TierRead {
+				action = trust.Allow
+			}
+			class := trust.Classification{Tier: tier, Effective: eff, Legs: legs, Action: action,
+				Reasons: []string{"server " + name + " is trusted: its annotations are taken as declared", "tier " + tier.String() + ": policy " + action.String()}}
+			ref := trust.Ref{Server: name, Tool: fmt.Sprintf("tool_%03d", i)}
+			desc := fmt.Sprintf("Tool number %d of server %s. It does one thing and reports what it did, in a sentence long enough to be cut.", i, name)
+			snap.Tools = append(snap.Tools, session.ToolInfo{Ref: ref, Description: desc, Class: class, ServerTrust: info.Trust, Exposed: true,
+				InputSchema: []byte(`{"type":"object","properties":{"q":{"type":"string"}}}`)})
+			info.Tiers[tier]++
+			assessed = append(assessed, trust.Assessed{Ref: ref, Description: desc, Class: class})
+		}
+		snap.Servers = append(snap.Servers, info)
+	}
+	snap.Hazards = trust.Hazards(assessed)
+	return snap
+}
+
+// bigModel is the root model over bigSnapshot at a window size. Its Manager has no
+// servers: the snapshot is handed to the model directly.
+func bigModel(b testing.TB, w, h int) Model {
+	sess := session.New(&config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: time.Minute}, session.Options{})
+	b.Cleanup(func() { sess.Close() })
+	m := New(context.Background(), sess, Options{NoColor: false, noPump: true, now: func() time.Time { return fixedNow }})
+	m.setSnapshot(bigSnapshot())
+	nm, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return nm.(Model)
+}
+
+// BenchmarkView measures one frame and one key press over 10,000 tools. The budget
+// is 4 ms a frame and 1 ms a key press; see TestBigSessionIsFast.
+func BenchmarkView(b *testing.B) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		m := bigModel(b, size[0], size[1])
+		b.Run(fmt.Sprintf("frame/%dx%d", size[0], size[1]), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
+		b.Run(fmt.Sprintf("down/%dx%d", size[0], size[1]), func(b *testing.B) {
+			b.ReportAllocs()
+			down := keyPress("down")
+			mm := m
+			for b.Loop() {
+				nm, _ := mm.Update(down)
+				mm = nm.(Model)
+				if mm.tools.cursor >= len(mm.tools.rows)-1 {
+					mm.tools.cursor = 0
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("down+frame/%dx%d", size[0], size[1]), func(b *testing.B) {
+			b.ReportAllocs()
+			down := keyPress("down")
+			mm := m
+			for b.Loop() {
+				nm, _ := mm.Update(down)
+				mm = nm.(Model)
+				_ = mm.View()
+			}
+		})
+		b.Run(fmt.Sprintf("tier-filter/%dx%d", size[0], size[1]), func(b *testing.B) {
+			b.ReportAllocs()
+			tkey := keyPress("t")
+			mm := m
+			for b.Loop() {
+				nm, _ := mm.Update(tkey)
+				mm = nm.(Model)
+			}
+		})
+	}
+}
+
+// TestBigSessionIsFast holds the frame and the key press of 10,000 tools to their
+// budgets, 4 ms and 1 ms. It measures CPU time, not the wall clock, so a loaded
+// machine does not fail it; it fails when a change makes drawing or moving cost
+// in proportion to the number of tools.
+func TestBigSessionIsFast(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("timing test: not under -short or -race")
+	}
+	m := bigModel(t, 120, 40)
+	if got := len(m.tools.rows); got != 10000 {
+		t.Fatalf("%d rows, want 10000", got)
+	}
+	const frames, presses = 200, 2000
+	_ = m.View() // warm up
+	start := cpuTime()
+	for range frames {
+		_ = m.View()
+	}
+	frame := (cpuTime() - start) / frames
+	mm := m
+	down := keyPress("down")
+	start = cpuTime()
+	for range presses {
+		nm, _ := mm.Update(down)
+		mm = nm.(Model)
+	}
+	press := (cpuTime() - start) / presses
+	t.Logf("120x40, 10,000 tools, CPU time: frame %v, down key %v", frame, press)
+	if frame > 4*time.Millisecond {
+		t.Errorf("one frame takes %v of CPU, budget 4ms", frame)
+	}
+	if press > time.Millisecond {
+		t.Errorf("one key press takes %v of CPU, budget 1ms", press)
+	}
+}

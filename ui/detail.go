@@ -1,0 +1,245 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// detailView shows everything airlock knows about one tool, scrollable: the
+// description, declared vs effective hints, every reason, legs, policy, pin state
+// and both schemas.
+type detailView struct {
+	st   *theme.Styles
+	keys DetailKeyMap
+	tool session.ToolInfo
+	// now is what the engine would do with a call of the person's right now.
+	now trust.Verdict
+	// pinned is the pinned definition when the tool changed since pinned: the
+	// "before" side of the diff the person reviews.
+	pinned        json.RawMessage
+	vp            viewport.Model
+	width, height int
+}
+
+func newDetailView(st *theme.Styles) detailView {
+	keys := DefaultDetailKeyMap()
+	vp := viewport.New()
+	vp.KeyMap = keys.viewportKeys()
+	return detailView{st: st, keys: keys, vp: vp}
+}
+
+// open shows a tool from the top.
+func (d *detailView) open(t session.ToolInfo, now trust.Verdict, pinned json.RawMessage) {
+	d.tool, d.now, d.pinned = t, now, pinned
+	d.render()
+	d.vp.GotoTop()
+}
+
+// refresh shows a new state of the same tool (a new snapshot), keeping the scroll.
+func (d *detailView) refresh(t session.ToolInfo, now trust.Verdict, pinned json.RawMessage) {
+	y := d.vp.YOffset()
+	d.tool, d.now, d.pinned = t, now, pinned
+	d.render()
+	d.vp.SetYOffset(y)
+}
+
+// SetSize sets the outer size; the content is wrapped again for the new width.
+func (d *detailView) SetSize(w, h int) {
+	d.width, d.height = w, h
+	iw, ih := paneInner(w, h)
+	d.vp.SetWidth(iw)
+	d.vp.SetHeight(max(ih-1, 1))
+	if d.tool.Ref.Tool != "" {
+		d.render()
+	}
+}
+
+func (d *detailView) render() {
+	iw, _ := paneInner(d.width, d.height)
+	d.vp.SetContent(detailContent(d.st, d.tool, d.now, d.pinned, iw))
+	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked)
+	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
+}
+
+// detailAction is what a key in the detail view asks the root to do.
+type detailAction int
+
+const (
+	detailNone detailAction = iota
+	detailBack
+	detailCall
+	detailAccept
+)
+
+// Update handles keys: scrolling goes to the viewport.
+func (d detailView) Update(msg tea.Msg) (detailView, detailAction, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, d.keys.Back):
+			return d, detailBack, nil
+		case key.Matches(k, d.keys.Call):
+			return d, detailCall, nil
+		case key.Matches(k, d.keys.Accept):
+			return d, detailAccept, nil
+		case key.Matches(k, d.keys.Top):
+			d.vp.GotoTop()
+			return d, detailNone, nil
+		case key.Matches(k, d.keys.Bottom):
+			d.vp.GotoBottom()
+			return d, detailNone, nil
+		}
+	}
+	var cmd tea.Cmd
+	d.vp, cmd = d.vp.Update(msg)
+	return d, detailNone, cmd
+}
+
+// View renders the heading and the scrolled content in a pane.
+func (d detailView) View() string {
+	iw, _ := paneInner(d.width, d.height)
+	t := d.tool
+	head := "Tool " + inline(d.st, t.Ref.Qualified(), iw/2) + "  " + d.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))
+	head += d.st.Muted.Render(fmt.Sprintf("  %d%%", int(d.vp.ScrollPercent()*100)))
+	lines := append([]string{d.st.Header.Render(fit(head, iw))}, strings.Split(d.vp.View(), "\n")...)
+	return paneBox(d.st, true, d.width, d.height, lines)
+}
+
+// detailContent renders a tool's whole description for a width. Every
+// server-controlled string is escaped; multi-line ones are wrapped in a gutter.
+func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinned json.RawMessage, width int) string {
+	var lines []string
+	add := func(ls ...string) { lines = append(lines, ls...) }
+	field := func(name, value string) {
+		add(wrapOwn(value, width, st.Key.Render(fit(name, 10)), strings.Repeat(" ", 10))...)
+	}
+	section := func(name string) { add("", st.Header.Render(name)) }
+
+	field("tool", inline(st, t.Ref.Tool, 0))
+	if t.Title != "" {
+		field("title", inline(st, t.Title, 0))
+	}
+	field("server", inline(st, t.Ref.Server, 0)+"  "+trustBadge(st, t.ServerTrust))
+	field("tier", st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))
+	policy := t.Class.Action.String()
+	if t.Class.Tier == trust.TierBlocked {
+		policy = "deny (blocked tools are never called)"
+	}
+	field("policy", orDash(policy))
+	field("now", verdictText(st, now))
+	legs := make([]string, len(t.Class.Legs))
+	for i, l := range t.Class.Legs {
+		legs[i] = string(l)
+	}
+	field("legs", orDash(strings.Join(legs, ", ")))
+	field("pin", pinText(st, t.Pin, t.PinnedAt))
+	if t.Exposed {
+		field("gateway", "served to agents as "+inline(st, t.Ref.Qualified(), 0))
+	} else {
+		field("gateway", st.WarnText.Render("not served to agents")+" (its name cannot be mapped safely)")
+	}
+
+	if t.Pin == trust.PinChanged {
+		section("Changed since pinned")
+		if len(pinned) == 0 {
+			add(st.Muted.Render("(the pinned definition is not available)"))
+		} else {
+			add(st.Muted.Render("- pinned  + now; review every line, then A accepts the new definition"))
+			add(pinDiffLines(st, pinned, t.Raw, width)...)
+		}
+	}
+
+	section("Description")
+	if t.Description == "" {
+		add(st.Muted.Render("(none)"))
+	} else {
+		add(blockLines(st, t.Description, width, maxShownBytes, st.Gutter.Render(gutter))...)
+	}
+
+	section("Hints")
+	add(st.Key.Render(fit("hint", 14) + fit("declared", 10) + "effective"))
+	d, e := t.Declared.Hints, t.Class.Effective
+	hint := func(name string, decl *bool, eff bool) {
+		ds := "absent"
+		if decl != nil {
+			ds = fmt.Sprint(*decl)
+		}
+		row := fit(name, 14) + fit(ds, 10) + fmt.Sprint(eff)
+		if decl != nil && *decl != eff {
+			row += st.WarnText.Render("  ≠ not taken as declared")
+		}
+		add(row)
+	}
+	hint("read_only", d.ReadOnly, e.ReadOnly)
+	hint("destructive", d.Destructive, e.Destructive)
+	hint("idempotent", d.Idempotent, e.Idempotent)
+	hint("open_world", d.OpenWorld, e.OpenWorld)
+	if t.Declared.Raw == nil {
+		add(st.Muted.Render("the server sent no annotations"))
+	}
+
+	section("Why")
+	if len(t.Class.Reasons) == 0 {
+		add(st.Muted.Render("(no reasons given)"))
+	}
+	for _, r := range t.Class.Reasons {
+		add(wrapOwn(styledInline(r, markFn(st)), width, "• ", "  ")...)
+	}
+
+	section("Input schema")
+	add(schemaLines(st, t.InputSchema, width)...)
+	section("Output schema")
+	add(schemaLines(st, t.OutputSchema, width)...)
+	return strings.Join(lines, "\n")
+}
+
+func schemaLines(st *theme.Styles, schema []byte, width int) []string {
+	if len(schema) == 0 || string(schema) == "null" {
+		return []string{st.Muted.Render("(none)")}
+	}
+	return blockLines(st, cli.PrettyJSON(schema), width, maxShownBytes, st.Gutter.Render(gutter))
+}
+
+// pinText says how the tool's definition compares with its pin.
+func pinText(st *theme.Styles, p trust.PinState, at time.Time) string {
+	when := ""
+	if !at.IsZero() {
+		when = " " + at.Format("2006-01-02 15:04")
+	}
+	switch p {
+	case trust.PinSame:
+		return st.OKText.Render("✓ same") + " as pinned" + when
+	case trust.PinChanged:
+		return st.ErrorText.Render("✗ CHANGED") + " since pinned" + when + ": blocked until you review it (airlock pins accept)"
+	}
+	return "★ new: pinned now" + when + " (trust on first use)"
+}
+
+// verdictText says what a call of the person's would meet now.
+func verdictText(st *theme.Styles, v trust.Verdict) string {
+	var s string
+	switch v.Action {
+	case trust.Allow:
+		s = st.OKText.Render("✓ runs without asking")
+	case trust.Ask:
+		s = st.WarnText.Render("? asks you first")
+	case trust.Deny:
+		s = st.ErrorText.Render("⊘ denied")
+	default:
+		return "-"
+	}
+	if v.By == trust.DecidedByTaint {
+		s += " (your context is tainted)"
+	}
+	return s
+}

@@ -1,0 +1,252 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/form"
+)
+
+// eventMsg carries one session event into the update loop.
+type eventMsg struct{ event session.Event }
+
+// sessionClosedMsg says the session's event queue closed (the Manager was closed) or
+// the run's context ended: the pump is not re-armed.
+type sessionClosedMsg struct{}
+
+// waitEvent is the session event pump: a Cmd that blocks until the next event. The
+// root re-arms it after every event, as in bubbletea's examples/realtime. It captures
+// the Manager and the context, never the model.
+func waitEvent(ctx context.Context, m *session.Manager) tea.Cmd {
+	return func() tea.Msg {
+		e, ok := m.Next(ctx)
+		if !ok {
+			return sessionClosedMsg{}
+		}
+		return eventMsg{event: e}
+	}
+}
+
+// callDoneMsg reports that the call with generation gen returned.
+type callDoneMsg struct {
+	gen     uint64
+	outcome *session.Outcome
+	err     error
+}
+
+// progressMsg is a progress notification for the call with generation gen.
+type progressMsg struct {
+	gen uint64
+	p   session.Progress
+}
+
+// answeredMsg reports the engine's reply to the person's answer to an approval.
+type answeredMsg struct {
+	id     uint64
+	answer string
+	err    error
+}
+
+// elicitAnsweredMsg reports the reply to the person's answer to an elicitation.
+type elicitAnsweredMsg struct {
+	id     uint64
+	action string
+	err    error
+}
+
+// reconnectedMsg reports the reply to a reconnect request.
+type reconnectedMsg struct {
+	server string
+	err    error
+}
+
+// logsRefreshMsg asks for the open logs view to be drawn again.
+type logsRefreshMsg struct{}
+
+// pinsAcceptedMsg reports the reply to accepting a changed definition.
+type pinsAcceptedMsg struct {
+	ref      trust.Ref
+	accepted []string
+	err      error
+}
+
+func acceptPinsCmd(m *session.Manager, ref trust.Ref) tea.Cmd {
+	return func() tea.Msg {
+		acc, err := m.AcceptPins(ref.Server, ref.Tool)
+		return pinsAcceptedMsg{ref: ref, accepted: acc, err: err}
+	}
+}
+
+// demoDoneMsg reports that the demo action ran.
+type demoDoneMsg struct{}
+
+// startCall runs one call. The context is cancelled by esc; the Cmd captures the
+// Manager, the request and the channels by value.
+func startCall(ctx context.Context, m *session.Manager, req session.CallRequest, gen uint64, done chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		out, err := m.Call(ctx, req)
+		close(done)
+		return callDoneMsg{gen: gen, outcome: out, err: err}
+	}
+}
+
+// waitProgress pumps the progress of one call: it returns the next notification,
+// or nil once the call is done.
+func waitProgress(gen uint64, ch <-chan session.Progress, done <-chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case p := <-ch:
+			return progressMsg{gen: gen, p: p}
+		case <-done:
+			return nil
+		}
+	}
+}
+
+// progressSink returns an OnProgress callback that never blocks the session: a
+// notification that finds the channel full is dropped (the next one carries newer
+// numbers anyway).
+func progressSink(ch chan<- session.Progress) func(session.Progress) {
+	return func(p session.Progress) {
+		select {
+		case ch <- p:
+		default:
+		}
+	}
+}
+
+func answerCmd(e *session.Engine, id uint64, r session.Response) tea.Cmd {
+	return func() tea.Msg {
+		return answeredMsg{id: id, answer: r.Answer.String(), err: e.Answer(id, r)}
+	}
+}
+
+func answerElicitationCmd(m *session.Manager, id uint64, action string, content map[string]any) tea.Cmd {
+	return func() tea.Msg {
+		return elicitAnsweredMsg{id: id, action: action, err: m.AnswerElicitation(id, action, content)}
+	}
+}
+
+func reconnectCmd(m *session.Manager, name string) tea.Cmd {
+	return func() tea.Msg {
+		return reconnectedMsg{server: name, err: m.Reconnect(name)}
+	}
+}
+
+func demoCmd(f func()) tea.Cmd {
+	return func() tea.Msg {
+		f()
+		return demoDoneMsg{}
+	}
+}
+
+// handleEvent applies one session event.
+func (m *Model) handleEvent(e session.Event) tea.Cmd {
+	m.taint = m.sess.Engine().Taint("")
+	switch e := e.(type) {
+	case session.ServerChanged:
+		if e.Gen < m.gens[e.Server] {
+			return nil // from a connection that was since replaced
+		}
+		m.gens[e.Server] = e.Gen
+		m.setSnapshot(m.sess.Snapshot())
+		m.status = inline(m.st, e.Server, 32) + ": " + e.Status.String()
+		if sv, ok := m.snap.Server(e.Server); ok && sv.Status == session.StatusFailed && sv.Err != nil {
+			m.status += ": " + inline(m.st, sv.Err.Error(), 120)
+		}
+		if n := m.changedSincePinned(e.Server); n > 0 {
+			m.status += " · ⊘ " + strconv.Itoa(n) + " tool" + plural(n) + " changed since pinned: blocked until reviewed"
+		}
+		return m.startSpinner()
+	case session.LogLine:
+		m.ring.add(logEntry{server: e.Server, source: e.Source, text: e.Text})
+		if m.screen == screenLogs && m.logs.source == "" {
+			// Re-render at most ten times a second, however fast a server writes.
+			m.logsDirty = true
+			if !m.logsTick {
+				m.logsTick = true
+				return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return logsRefreshMsg{} })
+			}
+		}
+	case session.Dropped:
+		m.ring.dropped += e.Count
+	case session.ApprovalRequested:
+		if e.Pending != nil && m.addConfirm(e.Pending) {
+			who := "your call"
+			if e.Pending.Request.Client != "" {
+				who = "agent " + inline(m.st, e.Pending.Request.Client, 24)
+			}
+			m.status = "⚑ approval needed: " + who + " of " + inline(m.st, e.Pending.Tool.Ref.Qualified(), 40)
+		}
+	case session.ApprovalClosed:
+		for i, c := range m.confirms {
+			if c.ID() == e.ID {
+				m.confirms = append(m.confirms[:i:i], m.confirms[i+1:]...)
+				m.status = "approval of " + inline(m.st, c.Pending().Tool.Ref.Qualified(), 40) + " closed: " + inline(m.st, e.Outcome, 40)
+				break
+			}
+		}
+	case session.Progress:
+		if m.call.running && e.CallID != "" && e.CallID == m.call.callID {
+			m.call.setProgress(e)
+		}
+	case session.ElicitationRequested:
+		if e.Elicitation != nil {
+			f := form.NewElicitation(e.Elicitation, *m.st)
+			f.SetSize(m.layout.modalW, m.layout.modalH)
+			m.elicits = append(m.elicits, elicitation{e: e.Elicitation, form: f})
+			m.status = "✎ " + inline(m.st, e.Elicitation.Server, 32) + " asks you for input"
+		}
+	case session.ElicitationClosed:
+		for i, el := range m.elicits {
+			if el.e.ID == e.ID {
+				m.elicits = append(m.elicits[:i:i], m.elicits[i+1:]...)
+				m.status = "the request for input from " + inline(m.st, el.e.Server, 32) + " was withdrawn"
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// changedSincePinned counts a server's tools blocked because their definition
+// changed since it was pinned.
+func (m *Model) changedSincePinned(server string) int {
+	n := 0
+	for i := range m.snap.Tools {
+		if t := &m.snap.Tools[i]; t.Ref.Server == server && t.Pin == trust.PinChanged {
+			n++
+		}
+	}
+	return n
+}
+
+// pinnedFor returns the pinned definition of a tool that changed since pinned, for
+// the detail view's diff.
+func (m *Model) pinnedFor(t session.ToolInfo) json.RawMessage {
+	if t.Pin != trust.PinChanged {
+		return nil
+	}
+	rec, ok := m.sess.PinnedDefinition(t.Ref.Server, t.Ref.Tool)
+	if !ok {
+		return nil
+	}
+	return rec.Definition
+}
+
+// scopeFailure is the error of the selected server when it failed.
+func (m *Model) scopeFailure() string {
+	if sv, ok := m.servers.selectedInfo(); ok && sv.Status == session.StatusFailed {
+		if sv.Err != nil {
+			return sv.Err.Error()
+		}
+		return "no reason given"
+	}
+	return ""
+}

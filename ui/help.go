@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// keyMapFunc is a help.KeyMap made of the bindings a child has right now.
+type keyMapFunc struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+// ShortHelp implements help.KeyMap.
+func (k keyMapFunc) ShortHelp() []key.Binding { return k.short }
+
+// FullHelp implements help.KeyMap.
+func (k keyMapFunc) FullHelp() [][]key.Binding { return k.full }
+
+// helpStyles builds the help bubble's styles from the theme, so NO_COLOR and the
+// background apply to it too.
+func helpStyles(st *theme.Styles) help.Styles {
+	return help.Styles{
+		Ellipsis:       st.Help,
+		ShortKey:       st.HelpKey,
+		ShortDesc:      st.Help,
+		ShortSeparator: st.Muted,
+		FullKey:        st.HelpKey,
+		FullDesc:       st.Help,
+		FullSeparator:  st.Muted,
+	}
+}
+
+// footerView is the one-line help: the bindings of what has focus now, then the
+// global ones. Disabled bindings are left out, so the footer is always true.
+func footerView(h help.Model, now help.KeyMap, global []key.Binding) string {
+	return h.ShortHelpView(append(append([]key.Binding(nil), now.ShortHelp()...), global...))
+}
+
+// helpSection is one context of the help overlay.
+type helpSection struct {
+	title string
+	keys  help.KeyMap
+}
+
+// helpOverlay lists every binding of every context, so every action is
+// discoverable; bindings that do nothing at this moment are shown faint.
+type helpOverlay struct {
+	st            *theme.Styles
+	keys          HelpKeyMap
+	vp            viewport.Model
+	open          bool
+	width, height int
+}
+
+func newHelpOverlay(st *theme.Styles) helpOverlay {
+	keys := DefaultHelpKeyMap()
+	vp := viewport.New()
+	vp.KeyMap = keys.viewportKeys()
+	return helpOverlay{st: st, keys: keys, vp: vp}
+}
+
+// SetSize sets the overlay's outer size.
+func (h *helpOverlay) SetSize(w, height int) {
+	h.width, h.height = w, height
+	iw, ih := paneInner(w, height)
+	h.vp.SetWidth(iw)
+	h.vp.SetHeight(max(ih-1, 1))
+}
+
+// show opens the overlay on the given sections.
+func (h *helpOverlay) show(sections []helpSection) {
+	h.open = true
+	h.vp.SetContent(helpContent(h.st, sections))
+	h.vp.GotoTop()
+}
+
+// Update handles keys while the overlay is open; it reports whether to close.
+func (h helpOverlay) Update(msg tea.Msg) (helpOverlay, bool, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, h.keys.Close):
+			h.open = false
+			return h, true, nil
+		case key.Matches(k, h.keys.Top):
+			h.vp.GotoTop()
+			return h, false, nil
+		case key.Matches(k, h.keys.Bottom):
+			h.vp.GotoBottom()
+			return h, false, nil
+		}
+	}
+	var cmd tea.Cmd
+	h.vp, cmd = h.vp.Update(msg)
+	return h, false, cmd
+}
+
+// View renders the overlay box.
+func (h helpOverlay) View() string {
+	iw, _ := paneInner(h.width, h.height)
+	head := h.st.Title.Render(fit("airlock help — every key, by where it works", iw))
+	lines := append([]string{head}, strings.Split(h.vp.View(), "\n")...)
+	return paneBox(h.st, true, h.width, h.height, lines)
+}
+
+func helpContent(st *theme.Styles, sections []helpSection) string {
+	var lines []string
+	for _, s := range sections {
+		var rows []string
+		for _, col := range s.keys.FullHelp() {
+			for _, b := range col {
+				if len(b.Keys()) == 0 || b.Help().Key == "" {
+					continue // unbound, such as the demo key outside the demo
+				}
+				row := "  " + st.HelpKey.Render(fit(b.Help().Key, 10)) + " " + b.Help().Desc
+				if !b.Enabled() {
+					row = "  " + st.Muted.Render(fit(b.Help().Key, 10)+" "+b.Help().Desc+" (not now)")
+				}
+				rows = append(rows, row)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		lines = append(lines, st.Header.Render(s.title))
+		lines = append(lines, rows...)
+		lines = append(lines, "")
+	}
+	lines = append(lines, st.Header.Render("Signs"))
+	var tiers []string
+	for _, t := range trust.Tiers {
+		tiers = append(tiers, st.Tier(t).Render(theme.TierLabel(t)))
+	}
+	lines = append(lines,
+		"  tiers     "+strings.Join(tiers, "  "),
+		"  trust     "+trustBadge(st, trust.Trusted)+"  "+trustBadge(st, trust.Untrusted)+"  "+trustBadge(st, trust.BlockedServer),
+		"  hazards   "+st.BannerCrit.Render(theme.SeverityGlyph(trust.SeverityCritical)+" critical")+"  "+st.Banner.Render(theme.SeverityGlyph(trust.SeverityHigh)+" high")+
+			"  guarded: you are asked · UNGUARDED: runs without asking",
+		"  servers   ✓ ready  ✗ failed  (spinner) connecting",
+		"  text      "+st.Mark.Render("⟨ESC⟩")+" marks a byte a server sent that could act on your terminal;",
+		"            "+st.Gutter.Render(gutter)+"starts every line of server text",
+	)
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,223 @@
+package ui
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/demo"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// fixedNow is the clock of every test, so pins and golden files do not move.
+var fixedNow = time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+
+// harness drives the root model the way Bubble Tea would, without a terminal:
+// send calls Update and starts every returned Cmd in a goroutine; their messages
+// and the session's events come back on msgs and are fed to Update by waitFor.
+type harness struct {
+	t    testing.TB
+	m    Model
+	sess *session.Manager
+	set  *demo.Set
+	msgs chan tea.Msg
+}
+
+// newDemo starts the four demo servers in-process (as `airlock demo` does, with a
+// fixed clock) and waits until every one has connected.
+func newDemo(t testing.TB) (*session.Manager, *demo.Set) {
+	t.Helper()
+	set := demo.NewSet()
+	inproc := map[string]*mcp.Server{}
+	for _, n := range demo.Names() {
+		inproc[n] = set.Server(n)
+	}
+	return startManager(t, demo.Config(), inproc), set
+}
+
+// startManager starts a Manager over in-process servers and waits for every first
+// connection attempt; it is closed when the test ends.
+func startManager(t testing.TB, cfg *config.Config, inproc map[string]*mcp.Server) *session.Manager {
+	t.Helper()
+	pins, err := session.OpenPins("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Now: func() time.Time { return fixedNow }})
+	t.Cleanup(func() { m.Close() })
+	m.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// newHarness builds the root model over the demo at a window size. pump says whether
+// the session's events are fed in (golden tests leave them out: the order in which
+// servers report is not deterministic).
+func newHarness(t testing.TB, w, h int, pump bool) *harness {
+	t.Helper()
+	sess, set := newDemo(t)
+	hr := newHarnessFor(t, sess, w, h, pump, Options{Title: "demo", Demo: set.Notes().RugPull})
+	hr.set = set
+	return hr
+}
+
+// newHarnessFor builds the root model over any Manager, without colour and with the
+// fixed clock.
+func newHarnessFor(t testing.TB, sess *session.Manager, w, h int, pump bool, opts Options) *harness {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	opts.NoColor = true
+	opts.now = func() time.Time { return fixedNow }
+	opts.noPump = true
+	hr := &harness{t: t, sess: sess, msgs: make(chan tea.Msg, 256), m: New(ctx, sess, opts)}
+	if pump {
+		go func() {
+			for {
+				e, ok := sess.Next(ctx)
+				if !ok {
+					return
+				}
+				select {
+				case hr.msgs <- eventMsg{event: e}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	hr.send(tea.WindowSizeMsg{Width: w, Height: h})
+	return hr
+}
+
+// send calls Update with msg and starts the returned Cmd.
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	nm, cmd := h.m.Update(msg)
+	h.m = nm.(Model)
+	h.run(cmd)
+}
+
+// keys sends key presses by name: "down", "enter", "esc", "tab", or one character.
+func (h *harness) keys(names ...string) {
+	h.t.Helper()
+	for _, n := range names {
+		h.send(keyPress(n))
+	}
+}
+
+func keyPress(n string) tea.KeyPressMsg {
+	switch n {
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(n)
+	if len(r) != 1 {
+		panic("unknown key " + n)
+	}
+	return tea.KeyPressMsg{Code: r[0], Text: n}
+}
+
+// run starts a Cmd (and each Cmd of a batch) in a goroutine, as Bubble Tea does.
+// Spinner ticks are dropped, so a test never waits on an animation.
+func (h *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		switch msg := msg.(type) {
+		case nil:
+			return
+		case tea.BatchMsg:
+			for _, c := range msg {
+				h.run(c)
+			}
+			return
+		case spinner.TickMsg:
+			return
+		}
+		h.msgs <- msg
+	}()
+}
+
+// waitFor feeds messages to Update until cond holds, failing after a while.
+func (h *harness) waitFor(what string, cond func(Model) bool) {
+	h.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond(h.m) {
+		select {
+		case msg := <-h.msgs:
+			h.send(msg)
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.plain())
+		}
+	}
+}
+
+// plain is the rendered screen with styling stripped.
+func (h *harness) plain() string { return ansi.Strip(h.m.render()) }
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run go test ./ui -update to create it): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (go test ./ui -update rewrites it)\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+// screenHas fails unless the plain screen contains every string.
+func screenHas(t testing.TB, screen string, subs ...string) {
+	t.Helper()
+	for _, s := range subs {
+		if !strings.Contains(screen, s) {
+			t.Errorf("screen lacks %q:\n%s", s, screen)
+		}
+	}
+}

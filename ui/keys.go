@@ -1,0 +1,333 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+)
+
+// GlobalKeyMap holds the keys the root handles on every screen that is not taking
+// text input. It implements help.KeyMap.
+type GlobalKeyMap struct {
+	// Interrupt quits from anywhere, even while text is being typed; like Quit it
+	// asks first while a call runs or approvals wait.
+	Interrupt key.Binding
+	Quit      key.Binding
+	Help      key.Binding
+	Logs      key.Binding
+	// Demo triggers the demo's rug pull; it is unbound unless Options.Demo is set.
+	Demo key.Binding
+}
+
+// DefaultGlobalKeyMap returns the global keys.
+func DefaultGlobalKeyMap() GlobalKeyMap {
+	return GlobalKeyMap{
+		Interrupt: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),
+		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Logs:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "logs")),
+		Demo:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: rug-pull notes")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k GlobalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Help, k.Quit} }
+
+// FullHelp implements help.KeyMap.
+func (k GlobalKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Help, k.Logs, k.Quit, k.Interrupt}, {k.Demo}}
+}
+
+// ServersKeyMap holds the keys of the servers pane.
+type ServersKeyMap struct {
+	Up        key.Binding
+	Down      key.Binding
+	Top       key.Binding
+	Bottom    key.Binding
+	Tools     key.Binding
+	NextPane  key.Binding
+	Reconnect key.Binding
+}
+
+// DefaultServersKeyMap returns the servers pane's keys.
+func DefaultServersKeyMap() ServersKeyMap {
+	return ServersKeyMap{
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
+		Tools:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "its tools")),
+		NextPane:  key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "tools pane")),
+		Reconnect: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reconnect")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k ServersKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Tools, k.Reconnect, k.NextPane}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ServersKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Tools, k.NextPane, k.Reconnect}}
+}
+
+// ToolsKeyMap holds the keys of the tools pane.
+type ToolsKeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding
+	Call     key.Binding
+	Filter   key.Binding
+	Tier     key.Binding
+	Hint     key.Binding
+	Sort     key.Binding
+	Clear    key.Binding
+	NextPane key.Binding
+}
+
+// DefaultToolsKeyMap returns the tools pane's keys.
+func DefaultToolsKeyMap() ToolsKeyMap {
+	return ToolsKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
+		Call:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "call")),
+		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Tier:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tier filter")),
+		Hint:     key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hint filter")),
+		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filters")),
+		NextPane: key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "servers pane")),
+	}
+}
+
+// ShortHelp implements help.KeyMap. The footer's words are shorter than the help
+// overlay's, so that the line fits 80 columns.
+func (k ToolsKeyMap) ShortHelp() []key.Binding {
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Tier, "tier"), short(k.Hint, "hint"),
+		short(k.Clear, "clear"), short(k.NextPane, "pane")}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ToolsKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Open, k.Call, k.NextPane},
+		{k.Filter, k.Tier, k.Hint, k.Sort, k.Clear},
+	}
+}
+
+// FilterKeyMap holds the keys while the text filter takes input.
+type FilterKeyMap struct {
+	Apply  key.Binding
+	Cancel key.Binding
+}
+
+// DefaultFilterKeyMap returns the text filter's keys.
+func DefaultFilterKeyMap() FilterKeyMap {
+	return FilterKeyMap{
+		Apply:  key.NewBinding(key.WithKeys("enter", "down", "up"), key.WithHelp("enter", "keep filter")),
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear text")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k FilterKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Apply, k.Cancel} }
+
+// FullHelp implements help.KeyMap.
+func (k FilterKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Apply, k.Cancel}} }
+
+// ScrollKeyMap holds the keys of a scrollable view (details, results, logs, help).
+type ScrollKeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+}
+
+// DefaultScrollKeyMap returns the scrolling keys.
+func DefaultScrollKeyMap() ScrollKeyMap {
+	return ScrollKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn/f", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
+	}
+}
+
+// viewportKeys adapts the scrolling keys to a viewport; horizontal scrolling is off
+// (text is wrapped), which also leaves h and l free.
+func (k ScrollKeyMap) viewportKeys() viewport.KeyMap {
+	vk := viewport.DefaultKeyMap()
+	vk.Up, vk.Down, vk.PageUp, vk.PageDown = k.Up, k.Down, k.PageUp, k.PageDown
+	vk.HalfPageUp = key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "½ page up"))
+	vk.HalfPageDown = key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "½ page down"))
+	vk.Left = key.NewBinding(key.WithDisabled())
+	vk.Right = key.NewBinding(key.WithDisabled())
+	return vk
+}
+
+func (k ScrollKeyMap) column() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
+}
+
+// DetailKeyMap holds the keys of the tool detail view.
+type DetailKeyMap struct {
+	ScrollKeyMap
+	Call key.Binding
+	// Accept pins the new definition of a tool that changed since pinned; it is
+	// enabled only for such a tool and asks before it acts.
+	Accept key.Binding
+	Back   key.Binding
+}
+
+// DefaultDetailKeyMap returns the detail view's keys.
+func DefaultDetailKeyMap() DetailKeyMap {
+	return DetailKeyMap{
+		ScrollKeyMap: DefaultScrollKeyMap(),
+		Call:         key.NewBinding(key.WithKeys("enter", "c"), key.WithHelp("enter/c", "call")),
+		Accept:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "accept the changed definition")),
+		Back:         key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k DetailKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Down, k.Call, k.Accept, k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k DetailKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.column(), {k.Call, k.Accept, k.Back}}
+}
+
+// CallKeyMap holds the keys while a call runs.
+type CallKeyMap struct {
+	Cancel key.Binding
+}
+
+// DefaultCallKeyMap returns the running call's keys.
+func DefaultCallKeyMap() CallKeyMap {
+	return CallKeyMap{Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel the call"))}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k CallKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Cancel} }
+
+// FullHelp implements help.KeyMap.
+func (k CallKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Cancel}} }
+
+// ResultKeyMap holds the keys of the results view.
+type ResultKeyMap struct {
+	ScrollKeyMap
+	Again key.Binding
+	Back  key.Binding
+}
+
+// DefaultResultKeyMap returns the results view's keys.
+func DefaultResultKeyMap() ResultKeyMap {
+	return ResultKeyMap{
+		ScrollKeyMap: DefaultScrollKeyMap(),
+		Again:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "call again")),
+		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k ResultKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Again, k.Back} }
+
+// FullHelp implements help.KeyMap.
+func (k ResultKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.column(), {k.Again, k.Back}}
+}
+
+// LogsKeyMap holds the keys of the logs view.
+type LogsKeyMap struct {
+	ScrollKeyMap
+	Source key.Binding
+	Back   key.Binding
+}
+
+// DefaultLogsKeyMap returns the logs view's keys.
+func DefaultLogsKeyMap() LogsKeyMap {
+	return LogsKeyMap{
+		ScrollKeyMap: DefaultScrollKeyMap(),
+		Source:       key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "events / each server's stderr")),
+		Back:         key.NewBinding(key.WithKeys("esc", "l", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k LogsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Source, k.Back} }
+
+// FullHelp implements help.KeyMap.
+func (k LogsKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.column(), {k.Source, k.Back}}
+}
+
+// QuitKeyMap holds the keys of the quit question.
+type QuitKeyMap struct {
+	Yes key.Binding
+	No  key.Binding
+}
+
+// DefaultQuitKeyMap returns the quit question's keys.
+func DefaultQuitKeyMap() QuitKeyMap {
+	return QuitKeyMap{
+		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "quit")),
+		No:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "stay")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k QuitKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
+
+// FullHelp implements help.KeyMap.
+func (k QuitKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Yes, k.No}} }
+
+// defaultAcceptKeyMap is the quit question's shape worded for accepting a changed
+// tool definition.
+func defaultAcceptKeyMap() QuitKeyMap {
+	return QuitKeyMap{
+		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "accept and pin it")),
+		No:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "keep it blocked")),
+	}
+}
+
+// HelpKeyMap holds the keys of the help overlay.
+type HelpKeyMap struct {
+	ScrollKeyMap
+	Close key.Binding
+}
+
+// DefaultHelpKeyMap returns the help overlay's keys.
+func DefaultHelpKeyMap() HelpKeyMap {
+	return HelpKeyMap{
+		ScrollKeyMap: DefaultScrollKeyMap(),
+		Close:        key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k HelpKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.PageDown, k.Close} }
+
+// FullHelp implements help.KeyMap.
+func (k HelpKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.column(), {k.Close}}
+}

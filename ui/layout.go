@@ -1,0 +1,46 @@
+package ui
+
+// layout is every size the root hands out, computed in one place from the window
+// size and the number of banner lines wanted. Children get their sizes from here
+// through SetSize and never compute margins of their own.
+type layout struct {
+	width, height int
+
+	// Fixed rows, top to bottom: title, risk banner, body, status line, help footer.
+	titleH, bannerH, bodyH, statusH, footerH int
+
+	// serversW and toolsW are the outer widths of the two panes of the main view
+	// (borders included); both are bodyH tall.
+	serversW, toolsW int
+
+	// modalW and modalH bound a dialog, a form or the help overlay.
+	modalW, modalH int
+}
+
+// Minimum sizes below which airlock still draws, cramped, rather than failing.
+const (
+	minWidth  = 40
+	minHeight = 12
+)
+
+// computeLayout splits a width x height window. bannerWant is the number of banner
+// lines the session's hazards would like; the banner gets at most 2 lines on a
+// short screen (so 80x24 keeps a usable body) and 4 on a tall one.
+func computeLayout(width, height, bannerWant int) layout {
+	width, height = max(width, minWidth), max(height, minHeight)
+	l := layout{width: width, height: height, titleH: 1, statusH: 1, footerH: 1}
+	maxBanner := 2
+	if height >= 36 {
+		maxBanner = 4
+	}
+	l.bannerH = min(max(bannerWant, 1), maxBanner)
+	l.bodyH = height - l.titleH - l.bannerH - l.statusH - l.footerH
+	l.serversW = min(max(width/3, 26), 40)
+	l.toolsW = width - l.serversW
+	l.modalW = min(width-2, 100)
+	l.modalH = height - 2
+	return l
+}
+
+// paneInner returns the inside of a bordered pane of the given outer size.
+func paneInner(w, h int) (int, int) { return max(w-2, 1), max(h-2, 1) }

@@ -1,0 +1,66 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// paneBox draws lines inside the theme's pane border at exactly w x h cells. Lines
+// are fitted to the inner width and the box is padded or cut to the inner height.
+// It draws the border itself rather than through Style.Width, which would re-wrap
+// every line on every frame.
+func paneBox(st *theme.Styles, focused bool, w, h int, lines []string) string {
+	s := st.Pane
+	if focused {
+		s = st.PaneFocus
+	}
+	b := s.GetBorderStyle()
+	edge := lipgloss.NewStyle().Foreground(s.GetBorderTopForeground())
+	iw, ih := paneInner(w, h)
+	left, right := edge.Render(b.Left), edge.Render(b.Right)
+	var sb strings.Builder
+	sb.Grow((iw + 8) * (ih + 2))
+	sb.WriteString(edge.Render(b.TopLeft + strings.Repeat(b.Top, iw) + b.TopRight))
+	for i := 0; i < ih; i++ {
+		sb.WriteByte('\n')
+		sb.WriteString(left)
+		if i < len(lines) {
+			sb.WriteString(fit(lines[i], iw))
+		} else {
+			sb.WriteString(strings.Repeat(" ", iw))
+		}
+		sb.WriteString(right)
+	}
+	sb.WriteByte('\n')
+	sb.WriteString(edge.Render(b.BottomLeft + strings.Repeat(b.Bottom, iw) + b.BottomRight))
+	return sb.String()
+}
+
+// paneHeading is a pane's first line; the focused pane is marked with "▶" as well
+// as with its border colour.
+func paneHeading(st *theme.Styles, title string, focused bool, w int) string {
+	if focused {
+		return st.Header.Render(fit("▶ "+title, w))
+	}
+	return st.Muted.Render(fit("  "+title, w))
+}
+
+// padLines pads or cuts lines to exactly h lines of exactly w cells.
+func padLines(lines []string, w, h int) string {
+	var sb strings.Builder
+	blank := strings.Repeat(" ", max(w, 0))
+	for i := 0; i < h; i++ {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		if i < len(lines) {
+			sb.WriteString(fit(lines[i], w))
+		} else {
+			sb.WriteString(blank)
+		}
+	}
+	return sb.String()
+}

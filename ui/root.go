@@ -1,0 +1,587 @@
+package ui
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/dialog"
+	"github.com/airlock-mcp/airlock/ui/form"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// screen is what fills the body.
+type screen int
+
+const (
+	screenMain   screen = iota // servers and tools panes
+	screenDetail               // one tool's details
+	screenForm                 // the call form, drawn over the screen it came from
+	screenCall                 // the person's call while it runs
+	screenResult               // the call's result
+	screenLogs                 // logs
+)
+
+// pane is the focused pane of the main screen.
+type pane int
+
+const (
+	paneServers pane = iota
+	paneTools
+)
+
+// elicitation is a server's request for input, waiting in the modal queue.
+type elicitation struct {
+	e    *session.Elicitation
+	form form.Form
+}
+
+// Model is airlock's root model. It owns the layout, the focus, the global keys and
+// the modal queues; it broadcasts resizes and session events to every child and
+// sends input only to the one that has focus. Build it with New; Run drives it.
+type Model struct {
+	ctx  context.Context
+	sess *session.Manager
+	opts Options
+	now  func() time.Time
+
+	st       *theme.Styles
+	keys     GlobalKeyMap
+	quitKeys QuitKeyMap
+	help     help.Model
+	width    int
+	height   int
+	layout   layout
+
+	snap *session.Snapshot
+	// gens is the newest connection generation seen per server: a ServerChanged of
+	// an older connection is stale and dropped.
+	gens  map[string]uint64
+	taint trust.Taint
+
+	screen screen
+	// back is the screen the form, the call and its result return to; logsBack is
+	// the screen the logs return to.
+	back     screen
+	logsBack screen
+	focus    pane
+
+	servers serversPane
+	tools   toolsPane
+	detail  detailView
+	form    form.Form
+	formFor session.ToolInfo // the tool the call form is for
+	call    callView
+	result  resultView
+	logs    logsView
+	ring    logRing
+	overlay helpOverlay
+
+	// The modal queues, oldest first; the first of each is shown.
+	confirms []dialog.Confirm
+	elicits  []elicitation
+	quitting bool // the quit question is open
+	// accepting is the tool whose changed definition the person is asked to
+	// accept (the question is open while it is set).
+	accepting  *trust.Ref
+	acceptKeys QuitKeyMap
+
+	spinner  spinner.Model
+	spinning bool
+	// banner is the rendered risk banner, kept until the hazards or the width
+	// change: a leg may list thousands of tools.
+	banner []string
+
+	// status is the last thing that happened, in airlock's words with any
+	// server-controlled part escaped.
+	status string
+	closed bool
+
+	// logsDirty says log lines arrived since the logs view was drawn; logsTick
+	// that a redraw is scheduled.
+	logsDirty, logsTick bool
+
+	// progress is the running call's progress pump.
+	progCh <-chan session.Progress
+	done   <-chan struct{}
+}
+
+// New builds the root model over a Manager. Run calls it; tests use it to drive
+// Update directly.
+func New(ctx context.Context, m *session.Manager, opts Options) Model {
+	now := opts.now
+	if now == nil {
+		now = time.Now
+	}
+	st := theme.New(true, opts.NoColor)
+	keys := DefaultGlobalKeyMap()
+	if opts.Demo == nil {
+		keys.Demo.Unbind()
+	}
+	h := help.New()
+	h.Styles = helpStyles(&st)
+	model := Model{
+		ctx:        ctx,
+		sess:       m,
+		opts:       opts,
+		now:        now,
+		st:         &st,
+		keys:       keys,
+		quitKeys:   DefaultQuitKeyMap(),
+		acceptKeys: defaultAcceptKeyMap(),
+		help:       h,
+		width:      80,
+		height:     24,
+		gens:       map[string]uint64{},
+		focus:      paneTools,
+		servers:    newServersPane(&st),
+		tools:      newToolsPane(&st),
+		detail:     newDetailView(&st),
+		call:       newCallView(&st),
+		result:     newResultView(&st),
+		logs:       newLogsView(&st),
+		overlay:    newHelpOverlay(&st),
+		spinner:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		status:     "started",
+	}
+	model.tools.focused = true
+	model.setSnapshot(m.Snapshot())
+	for _, p := range m.Engine().Pending() {
+		model.addConfirm(p)
+	}
+	model.relayout(true)
+	model.spinning = model.needSpinner()
+	return model
+}
+
+// Init asks for the terminal's background (light or dark), starts the session
+// event pump and, while servers connect, the spinner.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if !m.opts.noPump {
+		cmds = append(cmds, waitEvent(m.ctx, m.sess))
+	}
+	if m.spinning {
+		cmds = append(cmds, m.spinner.Tick)
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes one message: sizes, theme and session events go to every child;
+// keys go to the topmost modal, else to the screen and pane that have focus.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.relayout(true)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.setTheme(msg.IsDark())
+		return m, nil
+	case eventMsg:
+		cmd := m.handleEvent(msg.event)
+		if m.opts.noPump {
+			return m, cmd
+		}
+		return m, tea.Batch(cmd, waitEvent(m.ctx, m.sess))
+	case sessionClosedMsg:
+		m.closed = true
+		m.status = "the session closed"
+		return m, nil
+	case spinner.TickMsg:
+		if !m.needSpinner() {
+			m.spinning = false
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spinning = true
+		m.spinner, cmd = m.spinner.Update(msg)
+		m.servers.frame = m.spinner.View()
+		return m, cmd
+	case logsRefreshMsg:
+		m.logsTick = false
+		if m.logsDirty && m.screen == screenLogs {
+			m.logs.render(m.ring)
+		}
+		m.logsDirty = false
+		return m, nil
+	case callDoneMsg:
+		return m.callDone(msg)
+	case progressMsg:
+		if msg.gen != m.call.gen || !m.call.running {
+			return m, nil
+		}
+		m.call.setProgress(msg.p)
+		return m, waitProgress(msg.gen, m.progCh, m.done)
+	case answeredMsg:
+		if msg.err != nil {
+			m.status = "could not answer approval #" + strconv.FormatUint(msg.id, 10) + ": " + inline(m.st, msg.err.Error(), 80)
+		}
+		return m, nil
+	case elicitAnsweredMsg:
+		if msg.err != nil {
+			m.status = "could not answer the request for input: " + inline(m.st, msg.err.Error(), 80)
+		}
+		return m, nil
+	case reconnectedMsg:
+		if msg.err != nil {
+			m.status = "could not reconnect " + inline(m.st, msg.server, 32) + ": " + inline(m.st, msg.err.Error(), 80)
+		}
+		return m, nil
+	case pinsAcceptedMsg:
+		switch {
+		case msg.err != nil:
+			m.status = "✗ could not accept " + inline(m.st, msg.ref.Qualified(), 40) + ": " + inline(m.st, msg.err.Error(), 100)
+		case len(msg.accepted) == 0:
+			m.status = "nothing to accept for " + inline(m.st, msg.ref.Qualified(), 40)
+		default:
+			m.status = "✓ " + inline(m.st, strings.Join(msg.accepted, "; "), 120)
+		}
+		return m, nil
+	case demoDoneMsg:
+		m.status = "demo: notes changed create_note's definition; watch it become ⊘ blocked (changed since pinned)"
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	}
+	return m.forward(msg)
+}
+
+// forward gives any other message (a paste, a cursor blink) to whatever takes text
+// input now.
+func (m Model) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch {
+	case m.quitting || m.overlay.open:
+	case len(m.confirms) > 0:
+		var act dialog.Action
+		m.confirms[0], act, cmd = m.confirms[0].Update(msg)
+		if act != nil {
+			return m, tea.Batch(cmd, m.applyConfirm(act))
+		}
+	case len(m.elicits) > 0:
+		var act form.Action
+		m.elicits[0].form, act, cmd = m.elicits[0].form.Update(msg)
+		if act != nil {
+			return m, tea.Batch(cmd, m.applyElicitation(act))
+		}
+	case m.screen == screenForm:
+		var act form.Action
+		m.form, act, cmd = m.form.Update(msg)
+		if act != nil {
+			return m.applyForm(act, cmd)
+		}
+	case m.screen == screenMain && m.tools.typing:
+		m.tools, _, cmd = m.tools.Update(msg)
+	}
+	return m, cmd
+}
+
+// handleKey routes a key press: ctrl+c first, then the topmost modal, then the
+// global keys (unless text is being typed), then the screen.
+func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if key.Matches(k, m.keys.Interrupt) && !m.quitting {
+		return m.requestQuit()
+	}
+	switch {
+	case m.quitting:
+		switch {
+		case key.Matches(k, m.quitKeys.Yes), key.Matches(k, m.keys.Interrupt):
+			return m.quit()
+		case key.Matches(k, m.quitKeys.No):
+			m.quitting = false
+		}
+		return m, nil
+	case m.accepting != nil:
+		switch {
+		case key.Matches(k, m.acceptKeys.Yes):
+			ref := *m.accepting
+			m.accepting = nil
+			m.status = "pinning the new definition of " + inline(m.st, ref.Qualified(), 40) + "…"
+			return m, acceptPinsCmd(m.sess, ref)
+		case key.Matches(k, m.acceptKeys.No):
+			m.accepting = nil
+			m.status = "kept blocked"
+		}
+		return m, nil
+	case m.overlay.open:
+		var cmd tea.Cmd
+		m.overlay, _, cmd = m.overlay.Update(k)
+		return m, cmd
+	case len(m.confirms) > 0:
+		var act dialog.Action
+		var cmd tea.Cmd
+		m.confirms[0], act, cmd = m.confirms[0].Update(k)
+		return m, tea.Batch(cmd, m.applyConfirm(act))
+	case len(m.elicits) > 0:
+		var act form.Action
+		var cmd tea.Cmd
+		m.elicits[0].form, act, cmd = m.elicits[0].form.Update(k)
+		return m, tea.Batch(cmd, m.applyElicitation(act))
+	case m.screen == screenForm:
+		var act form.Action
+		var cmd tea.Cmd
+		m.form, act, cmd = m.form.Update(k)
+		return m.applyForm(act, cmd)
+	}
+
+	typing := m.screen == screenMain && m.tools.typing
+	if !typing {
+		switch {
+		case key.Matches(k, m.keys.Quit):
+			return m.requestQuit()
+		case key.Matches(k, m.keys.Help):
+			m.overlay.show(m.helpSections())
+			return m, nil
+		case key.Matches(k, m.keys.Logs) && m.screen != screenCall && m.screen != screenLogs:
+			m.logsBack = m.screen
+			m.logs.source = ""
+			m.screen = screenLogs
+			m.logs.render(m.ring)
+			m.logs.vp.GotoBottom()
+			return m, nil
+		case key.Matches(k, m.keys.Demo) && m.opts.Demo != nil:
+			m.status = "demo: asking the notes server to change create_note (a rug pull)…"
+			return m, demoCmd(m.opts.Demo)
+		}
+	}
+
+	switch m.screen {
+	case screenCall:
+		var cmd tea.Cmd
+		m.call, cmd = m.call.Update(k)
+		if m.call.cancelled {
+			m.status = "cancelling the call…"
+		}
+		return m, cmd
+	case screenDetail:
+		var act detailAction
+		var cmd tea.Cmd
+		m.detail, act, cmd = m.detail.Update(k)
+		switch act {
+		case detailBack:
+			m.screen = screenMain
+		case detailCall:
+			return m.openForm(m.detail.tool, screenDetail)
+		case detailAccept:
+			ref := m.detail.tool.Ref
+			m.accepting = &ref
+		}
+		return m, cmd
+	case screenResult:
+		var act resultAction
+		var cmd tea.Cmd
+		m.result, act, cmd = m.result.Update(k)
+		switch act {
+		case resultBack:
+			m.screen = m.back
+		case resultAgain:
+			t := m.result.res.tool
+			if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {
+				t = cur
+			}
+			return m.openForm(t, m.back)
+		}
+		return m, cmd
+	case screenLogs:
+		var act logsAction
+		var cmd tea.Cmd
+		m.logs, act, cmd = m.logs.Update(k)
+		switch act {
+		case logsBack:
+			m.screen = m.logsBack
+		case logsNextSource:
+			m.nextLogSource()
+		}
+		return m, cmd
+	}
+	return m.mainKey(k)
+}
+
+// mainKey handles a key on the main screen: it goes to the focused pane.
+func (m Model) mainKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	if m.focus == paneServers {
+		var act serversAction
+		m.servers, act, cmd = m.servers.Update(k)
+		switch act {
+		case serversMoved:
+			m.tools.setServer(m.servers.selected())
+			m.tools.scopeFailure = m.scopeFailure()
+		case serversFocusTools:
+			m.setFocus(paneTools)
+		case serversReconnect:
+			name := m.servers.selected()
+			m.status = "reconnecting " + inline(m.st, name, 32) + "…"
+			return m, tea.Batch(cmd, reconnectCmd(m.sess, name))
+		}
+		return m, cmd
+	}
+	var act toolsAction
+	m.tools, act, cmd = m.tools.Update(k)
+	switch act {
+	case toolsOpen:
+		if t, ok := m.tools.selectedTool(); ok {
+			m.detail.open(t, m.sess.Engine().Decide("", t), m.pinnedFor(t))
+			m.screen = screenDetail
+		}
+	case toolsCall:
+		if t, ok := m.tools.selectedTool(); ok {
+			return m.openForm(t, screenMain)
+		}
+	case toolsFocusServers:
+		m.setFocus(paneServers)
+	}
+	return m, cmd
+}
+
+func (m *Model) setFocus(p pane) {
+	m.focus = p
+	m.servers.focused = p == paneServers
+	m.tools.focused = p == paneTools
+}
+
+// needSpinner reports whether anything spins: a connecting server or a call.
+func (m Model) needSpinner() bool {
+	if m.call.running {
+		return true
+	}
+	for _, s := range m.servers.servers {
+		if s.Status == session.StatusConnecting {
+			return true
+		}
+	}
+	return false
+}
+
+// startSpinner starts the spinner's tick chain unless it runs.
+func (m *Model) startSpinner() tea.Cmd {
+	if m.spinning || !m.needSpinner() {
+		return nil
+	}
+	m.spinning = true
+	return m.spinner.Tick
+}
+
+// setSnapshot takes a new snapshot: every child that shows it is updated, and the
+// layout follows the banner's height.
+func (m *Model) setSnapshot(s *session.Snapshot) {
+	m.snap = s
+	m.servers.setServers(s.Servers)
+	m.tools.setServer(m.servers.selected())
+	m.tools.scopeFailure = m.scopeFailure()
+	m.tools.setTools(s.Tools)
+	if m.screen == screenDetail || m.back == screenDetail {
+		t := m.detail.tool
+		if cur, ok := s.Tool(t.Ref.Server, t.Ref.Tool); ok {
+			m.detail.refresh(cur, m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
+		}
+	}
+	m.relayout(false)
+	m.refreshBanner()
+}
+
+// refreshBanner renders the risk banner for the current hazards and width.
+func (m *Model) refreshBanner() {
+	m.banner = bannerLines(m.st, m.snap.Hazards, m.connecting() > 0, m.layout.bannerH, m.layout.width)
+}
+
+// relayout recomputes the layout and gives every child its size. Unless forced it
+// does nothing when the layout did not change, so a snapshot does not re-wrap the
+// detail and result views.
+func (m *Model) relayout(force bool) {
+	want := 0
+	if m.snap != nil {
+		want = len(m.snap.Hazards)
+	}
+	l := computeLayout(m.width, m.height, want)
+	if l == m.layout && !force {
+		return
+	}
+	m.layout = l
+	m.servers.SetSize(l.serversW, l.bodyH)
+	m.tools.SetSize(l.toolsW, l.bodyH)
+	m.detail.SetSize(l.width, l.bodyH)
+	m.call.SetSize(l.width, l.bodyH)
+	m.result.SetSize(l.width, l.bodyH)
+	m.logs.SetSize(l.width, l.bodyH)
+	if m.screen == screenLogs {
+		m.logs.render(m.ring)
+	}
+	m.overlay.SetSize(l.modalW, l.modalH)
+	for i := range m.confirms {
+		m.confirms[i].SetSize(l.modalW, l.modalH)
+	}
+	for i := range m.elicits {
+		m.elicits[i].form.SetSize(l.modalW, l.modalH)
+	}
+	if m.screen == screenForm {
+		m.form.SetSize(l.modalW, l.modalH)
+	}
+	m.help.SetWidth(l.width)
+	if m.snap != nil {
+		m.refreshBanner()
+	}
+}
+
+// setTheme rebuilds the styles for a light or dark background and hands them to
+// every child. Dialogs already open keep the styles they were built with.
+func (m *Model) setTheme(dark bool) {
+	if m.st.Dark == dark {
+		return
+	}
+	st := theme.New(dark, m.opts.NoColor)
+	m.st = &st
+	m.help.Styles = helpStyles(&st)
+	m.servers.st = &st
+	m.servers.restyle()
+	m.tools.setStyles(&st)
+	m.detail.st = &st
+	m.call.st = &st
+	m.call.bar = newBar(&st)
+	m.result.st = &st
+	m.logs.st = &st
+	m.overlay.st = &st
+	m.relayout(true)
+	m.refreshBanner()
+	if m.detail.tool.Ref.Tool != "" {
+		m.detail.render()
+	}
+}
+
+// nextLogSource cycles the logs view between the event log and each server's kept
+// stderr.
+func (m *Model) nextLogSource() {
+	names := make([]string, 0, len(m.snap.Servers))
+	for _, s := range m.snap.Servers {
+		names = append(names, s.Name)
+	}
+	next := ""
+	if m.logs.source == "" {
+		if len(names) > 0 {
+			next = names[0]
+		}
+	} else {
+		for i, n := range names {
+			if n == m.logs.source && i+1 < len(names) {
+				next = names[i+1]
+			}
+		}
+	}
+	m.logs.source = next
+	m.logs.stderr = nil
+	if next != "" {
+		m.logs.stderr = m.sess.Stderr(next)
+	}
+	m.logs.vp.SetContent("")
+	m.logs.render(m.ring)
+	m.logs.vp.GotoBottom()
+}

@@ -1,0 +1,252 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// serversPane lists the servers with their connection state, trust, protocol and
+// tool counts per tier. Row 0 is "all servers"; the selected row scopes the tools
+// pane.
+type serversPane struct {
+	st      *theme.Styles
+	keys    ServersKeyMap
+	servers []session.ServerInfo
+	// counts and badges are each server's rendered tier counts and trust badge,
+	// kept with the list: styling them on every frame is most of a frame's cost.
+	counts, badges []string
+	cursor         int // 0: all servers; i+1: servers[i]
+	offset         int // first visible entry
+	focused        bool
+	// frame is the spinner frame shown beside a connecting server.
+	frame         string
+	width, height int
+}
+
+func newServersPane(st *theme.Styles) serversPane {
+	return serversPane{st: st, keys: DefaultServersKeyMap(), frame: "◌"}
+}
+
+// SetSize sets the pane's outer size.
+func (p *serversPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.clamp()
+}
+
+// setServers replaces the server list, keeping the selected server by name.
+func (p *serversPane) setServers(servers []session.ServerInfo) {
+	sel := p.selected()
+	p.servers = servers
+	p.restyle()
+	p.cursor = 0
+	for i, s := range servers {
+		if s.Name == sel {
+			p.cursor = i + 1
+		}
+	}
+	p.clamp()
+	p.updateKeys()
+}
+
+// restyle renders the per-server pieces that only change with the list or theme.
+func (p *serversPane) restyle() {
+	p.counts = make([]string, len(p.servers))
+	p.badges = make([]string, len(p.servers))
+	for i, s := range p.servers {
+		p.counts[i] = tierCounts(p.st, s.Tiers)
+		p.badges[i] = trustBadge(p.st, s.Trust)
+	}
+}
+
+// selected returns the selected server's name, "" for all servers.
+func (p serversPane) selected() string {
+	if p.cursor == 0 || p.cursor > len(p.servers) {
+		return ""
+	}
+	return p.servers[p.cursor-1].Name
+}
+
+func (p serversPane) selectedInfo() (session.ServerInfo, bool) {
+	if p.cursor == 0 || p.cursor > len(p.servers) {
+		return session.ServerInfo{}, false
+	}
+	return p.servers[p.cursor-1], true
+}
+
+// updateKeys enables the bindings that make sense for the selection.
+func (p *serversPane) updateKeys() {
+	s, ok := p.selectedInfo()
+	p.keys.Reconnect.SetEnabled(ok && s.Status != session.StatusConnecting)
+	if ok && s.Status == session.StatusFailed {
+		p.keys.Reconnect.SetHelp("r", "reconnect "+s.Name)
+	} else {
+		p.keys.Reconnect.SetHelp("r", "reconnect")
+	}
+	n := len(p.servers)
+	p.keys.Up.SetEnabled(p.cursor > 0)
+	p.keys.Down.SetEnabled(p.cursor < n)
+	p.keys.Top.SetEnabled(p.cursor > 0)
+	p.keys.Bottom.SetEnabled(p.cursor < n)
+}
+
+// serversAction is what a key in the servers pane asks the root to do.
+type serversAction int
+
+const (
+	serversNone serversAction = iota
+	serversMoved
+	serversFocusTools
+	serversReconnect
+)
+
+// Update handles a key; the root routes keys here only while the pane has focus.
+func (p serversPane) Update(msg tea.Msg) (serversPane, serversAction, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return p, serversNone, nil
+	}
+	before := p.cursor
+	act := serversNone
+	switch {
+	case key.Matches(k, p.keys.Up):
+		p.cursor--
+	case key.Matches(k, p.keys.Down):
+		p.cursor++
+	case key.Matches(k, p.keys.Top):
+		p.cursor = 0
+	case key.Matches(k, p.keys.Bottom):
+		p.cursor = len(p.servers)
+	case key.Matches(k, p.keys.Tools), key.Matches(k, p.keys.NextPane):
+		act = serversFocusTools
+	case key.Matches(k, p.keys.Reconnect):
+		act = serversReconnect
+	}
+	p.clamp()
+	if p.cursor != before {
+		act = serversMoved
+	}
+	p.updateKeys()
+	return p, act, nil
+}
+
+// rowsPer is the number of lines one server takes.
+const rowsPer = 2
+
+func (p *serversPane) clamp() {
+	p.cursor = min(max(p.cursor, 0), len(p.servers))
+	_, ih := paneInner(p.width, p.height)
+	visible := max((ih-1-1)/rowsPer, 1) // heading, the "all" row
+	if p.cursor > 0 {
+		i := p.cursor - 1
+		if i < p.offset {
+			p.offset = i
+		}
+		if i >= p.offset+visible {
+			p.offset = i - visible + 1
+		}
+	}
+	p.offset = min(max(p.offset, 0), max(len(p.servers)-visible, 0))
+}
+
+// View renders the pane with its border; only the visible servers are drawn.
+func (p serversPane) View() string {
+	st := p.st
+	iw, ih := paneInner(p.width, p.height)
+	lines := make([]string, 0, ih)
+	lines = append(lines, paneHeading(st, "Servers", p.focused, iw))
+	all := "all servers · " + strconv.Itoa(len(p.servers))
+	lines = append(lines, p.row(all, p.cursor == 0, iw))
+	for i := p.offset; i < len(p.servers) && len(lines)+rowsPer <= ih; i++ {
+		lines = append(lines, p.serverLines(i, p.cursor == i+1, iw)...)
+	}
+	if hidden := len(p.servers) - p.offset - (len(lines)-2)/rowsPer; hidden > 0 && len(lines) < ih {
+		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(hidden)+" more", iw)))
+	}
+	return paneBox(st, p.focused, p.width, p.height, lines)
+}
+
+func (p serversPane) row(text string, selected bool, w int) string {
+	if selected {
+		return p.st.Selected.Render(fit("▸ "+text, w))
+	}
+	return fit("  "+text, w)
+}
+
+// serverLines renders one server in two lines:
+//
+//	▸ ✓ notes        ✓ trusted
+//	    2025-11-25 ○1 ◐1 ▲1
+func (p serversPane) serverLines(i int, selected bool, w int) []string {
+	st, s := p.st, p.servers[i]
+	var status string
+	switch s.Status {
+	case session.StatusReady:
+		status = st.OKText.Render("✓")
+	case session.StatusFailed:
+		status = st.ErrorText.Render("✗")
+	default:
+		status = st.WarnText.Render(p.frame)
+	}
+	badge := p.badges[i]
+	cursor := "  "
+	if selected {
+		cursor = "▸ "
+	}
+	nameW := max(w-lipgloss.Width(cursor)-2-lipgloss.Width(badge)-1, 4)
+	first := cursor + status + " " + fit(inline(st, s.Name, nameW), nameW) + " " + badge
+	var second string
+	switch s.Status {
+	case session.StatusReady:
+		second = orDash(inline(st, s.Protocol, 12)) + " " + p.counts[i]
+		if s.InstructionsChanged {
+			second = st.ErrorText.Render("⊘ instructions changed")
+		}
+	case session.StatusFailed:
+		msg := "failed"
+		if s.Err != nil {
+			msg = "failed: " + s.Err.Error()
+		}
+		second = st.ErrorText.Render("✗ ") + inline(st, msg, w-6)
+	default:
+		second = st.Muted.Render("connecting…")
+	}
+	second = "    " + second
+	if selected {
+		return []string{st.Selected.Render(fit(first, w)), st.Selected.Render(fit(second, w))}
+	}
+	return []string{fit(first, w), fit(second, w)}
+}
+
+// trustBadge is the trust glyph and word in the trust's style.
+func trustBadge(st *theme.Styles, t trust.ServerTrust) string {
+	s := theme.TrustGlyph(t) + " " + t.String()
+	switch t {
+	case trust.Trusted:
+		return st.OKText.Render(s)
+	case trust.BlockedServer:
+		return st.ErrorText.Render(s)
+	}
+	return st.WarnText.Render(s)
+}
+
+// tierCounts shows the non-zero tool counts per tier, each with its glyph.
+func tierCounts(st *theme.Styles, counts [len(trust.Tiers)]int) string {
+	var parts []string
+	for _, t := range trust.Tiers {
+		if counts[t] > 0 {
+			parts = append(parts, st.Tier(t).Render(theme.TierGlyph(t)+strconv.Itoa(counts[t])))
+		}
+	}
+	if len(parts) == 0 {
+		return st.Muted.Render("no tools")
+	}
+	return strings.Join(parts, " ")
+}

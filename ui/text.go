@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/ui/safetext"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// maxShownBytes bounds one shown block of server-controlled text (a description, a
+// schema, a result block); the rest is counted out loud, never cut silently.
+const maxShownBytes = 64 << 10
+
+// maxInlineBytes bounds the input of one single-line field before it is escaped: a
+// row shows at most a few hundred cells, so a 1 MB name costs nothing.
+const maxInlineBytes = 1024
+
+// gutter starts every line of untrusted multi-line text, so that no such line can
+// pass for one of airlock's own.
+const gutter = "│ "
+
+// ellipsis ends text cut to fit a width.
+const ellipsis = "…"
+
+// inline renders server-controlled text as one line of at most width cells: every
+// mark (including ⟨LF⟩ and ⟨TAB⟩) is styled, and text that does not fit ends in "…".
+// width <= 0 means no width limit.
+func inline(st *theme.Styles, s string, width int) string {
+	cut := 0
+	s, cut = safetext.Truncate(s, maxInlineBytes)
+	out := styledInline(s, markFn(st))
+	if cut > 0 {
+		out += ellipsis
+	}
+	if width > 0 && (cut > 0 || cellWidth(out) > width) {
+		out = ansi.Truncate(out, width, ellipsis)
+	}
+	return out
+}
+
+// styledInline is safetext.Styled that also marks newline and tab.
+func styledInline(s string, mark func(string) string) string {
+	if !strings.ContainsAny(s, "\n\t") {
+		return safetext.Styled(s, mark)
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexAny(s, "\n\t")
+		if i < 0 {
+			b.WriteString(safetext.Styled(s, mark))
+			return b.String()
+		}
+		b.WriteString(safetext.Styled(s[:i], mark))
+		if s[i] == '\n' {
+			b.WriteString(mark("⟨LF⟩"))
+		} else {
+			b.WriteString(mark("⟨TAB⟩"))
+		}
+		s = s[i+1:]
+	}
+}
+
+// summary is the first line of a description for a one-line row, with "…" when
+// there is more.
+func summary(s string) (string, bool) {
+	s = strings.TrimLeft(s, " \n")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimRight(s[:i], " "), true
+	}
+	return s, false
+}
+
+// block renders server-controlled multi-line text for a width: it is limited to
+// maxBytes ("… N more bytes"), escaped with styled marks, wrapped to the width left
+// beside the gutter, and then every line is prefixed with the gutter. Wrapping comes
+// first so that no wrapped line can escape the gutter.
+func block(st *theme.Styles, s string, width, maxBytes int) string {
+	return strings.Join(blockLines(st, s, width, maxBytes, st.Gutter.Render(gutter)), "\n")
+}
+
+// blockLines is block as lines, with a caller-rendered gutter of any width.
+func blockLines(st *theme.Styles, s string, width, maxBytes int, g string) []string {
+	s = safetext.Limit(s, maxBytes)
+	e := safetext.Styled(s, markFn(st))
+	// Tabs would move the cursor to a tab stop the layout does not know about.
+	e = strings.ReplaceAll(e, "\t", "    ")
+	inner := max(width-lipgloss.Width(g), 8)
+	lines := strings.Split(ansi.Wrap(e, inner, ""), "\n")
+	for i, l := range lines {
+		lines[i] = g + l
+	}
+	return lines
+}
+
+// wrapOwn wraps airlock's own text (which may hold already-escaped, styled pieces)
+// to width with a hanging indent for continuation lines.
+func wrapOwn(s string, width int, first, rest string) []string {
+	inner := max(width-lipgloss.Width(first), 8)
+	lines := strings.Split(ansi.Wrap(s, inner, ""), "\n")
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = first + l
+		} else {
+			lines[i] = rest + l
+		}
+	}
+	return lines
+}
+
+// cellWidth is ansi.StringWidth with a fast path for printable ASCII, where every
+// byte is one cell.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// fit pads or cuts s (which may hold styles) to exactly width cells.
+func fit(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	w := cellWidth(s)
+	if w > width {
+		return ansi.Truncate(s, width, ellipsis)
+	}
+	return s + strings.Repeat(" ", width-w)
+}
+
+// orDash returns s, or "-" when s is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// markFn styles a run of safetext marks with the theme's mark style.
+func markFn(st *theme.Styles) func(string) string {
+	return func(s string) string { return st.Mark.Render(s) }
+}

@@ -1,0 +1,441 @@
+package ui
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// hintFilter keeps only the tools with one effective hint.
+type hintFilter int
+
+// The hint filters, in the order the hint key cycles through them.
+const (
+	hintAny hintFilter = iota
+	hintReadOnly
+	hintOpenWorld
+	hintDestructive
+	hintIdempotent
+	hintFilters
+)
+
+func (h hintFilter) String() string {
+	switch h {
+	case hintReadOnly:
+		return "read-only"
+	case hintOpenWorld:
+		return "open-world"
+	case hintDestructive:
+		return "destructive"
+	case hintIdempotent:
+		return "idempotent"
+	}
+	return "any"
+}
+
+// match reports whether a tool's effective hints pass the filter. destructiveHint
+// only means something for a tool that is not read-only, as in the spec.
+func (h hintFilter) match(e trust.Effective) bool {
+	switch h {
+	case hintReadOnly:
+		return e.ReadOnly
+	case hintOpenWorld:
+		return e.OpenWorld
+	case hintDestructive:
+		return e.Destructive && !e.ReadOnly
+	case hintIdempotent:
+		return e.Idempotent
+	}
+	return true
+}
+
+// sortMode orders the tools pane.
+type sortMode int
+
+const (
+	sortByServer sortMode = iota // the snapshot's order: server, then tool name
+	sortByTier                   // most risky tier first, then server and name
+)
+
+func (s sortMode) String() string {
+	if s == sortByTier {
+		return "by tier"
+	}
+	return "by server"
+}
+
+// anyTier is the tier filter that keeps every tier.
+const anyTier trust.Tier = -1
+
+// tierLabelW is the width of the widest tier label, "▲ destructive".
+const tierLabelW = 13
+
+// toolsPane lists the tools of the selected server (or all), filtered by text, tier
+// and effective hint, sorted by server or tier. Filtering costs one pass over the
+// tools when a filter or the snapshot changes; moving and drawing cost only the
+// visible rows, so 10,000 tools stay fast.
+type toolsPane struct {
+	st    *theme.Styles
+	keys  ToolsKeyMap
+	fkeys FilterKeyMap
+
+	tools []session.ToolInfo // the snapshot's tools; never modified
+	// hay holds each tool's lower-cased searchable text; built on first use.
+	hay  []string
+	rows []int // indices into tools, in display order
+	// nameW is the name column's width for the current rows.
+	nameW int
+	// inScope is the number of tools of the server scope, before the filters.
+	inScope int
+	// tierLabels are the rendered tier labels, one per tier.
+	tierLabels [len(trust.Tiers)]string
+
+	server string // "" for all servers
+	// scopeFailure says why the server in scope failed ("" when it did not), shown
+	// in full where its tools would be.
+	scopeFailure string
+	text         string
+	tier         trust.Tier
+	hint         hintFilter
+	order        sortMode
+
+	cursor, offset int
+	input          textinput.Model
+	typing         bool
+	focused        bool
+	width, height  int
+}
+
+func newToolsPane(st *theme.Styles) toolsPane {
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = "name or description"
+	in.CharLimit = 200
+	p := toolsPane{st: st, keys: DefaultToolsKeyMap(), fkeys: DefaultFilterKeyMap(), tier: anyTier, input: in}
+	p.setStyles(st)
+	return p
+}
+
+func (p *toolsPane) setStyles(st *theme.Styles) {
+	p.st = st
+	for _, t := range trust.Tiers {
+		p.tierLabels[t] = st.Tier(t).Render(fit(theme.TierLabel(t), tierLabelW))
+	}
+	p.input.SetStyles(textinput.DefaultStyles(st.Dark))
+}
+
+// SetSize sets the pane's outer size.
+func (p *toolsPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	iw, _ := paneInner(w, h)
+	p.input.SetWidth(max(iw-4, 10))
+	p.clamp()
+}
+
+// setTools replaces the tools (a new snapshot), keeping the selected tool.
+func (p *toolsPane) setTools(tools []session.ToolInfo) {
+	p.tools = tools
+	p.hay = nil
+	p.refilter()
+}
+
+// setServer scopes the pane to one server ("" for all).
+func (p *toolsPane) setServer(name string) {
+	if p.server == name {
+		return
+	}
+	p.server = name
+	p.cursor, p.offset = 0, 0
+	p.refilter()
+}
+
+// filtered reports whether any filter (not the server scope) is active.
+func (p toolsPane) filtered() bool {
+	return p.text != "" || p.tier != anyTier || p.hint != hintAny
+}
+
+// selectedTool returns the tool under the cursor.
+func (p toolsPane) selectedTool() (session.ToolInfo, bool) {
+	if p.cursor < 0 || p.cursor >= len(p.rows) {
+		return session.ToolInfo{}, false
+	}
+	return p.tools[p.rows[p.cursor]], true
+}
+
+// refilter recomputes the rows from the filters, keeping the selected tool when it
+// is still listed.
+func (p *toolsPane) refilter() {
+	var keep trust.Ref
+	if t, ok := p.selectedTool(); ok {
+		keep = t.Ref
+	}
+	needle := strings.ToLower(strings.TrimSpace(p.text))
+	if needle != "" && p.hay == nil {
+		p.hay = make([]string, len(p.tools))
+		for i, t := range p.tools {
+			p.hay[i] = strings.ToLower(t.Ref.Qualified() + "\x00" + t.Title + "\x00" + t.Description)
+		}
+	}
+	rows := make([]int, 0, len(p.rows)+16)
+	nameW, inScope := 0, 0
+	for i := range p.tools {
+		t := &p.tools[i]
+		if p.server != "" && t.Ref.Server != p.server {
+			continue
+		}
+		inScope++
+		if p.tier != anyTier && t.Class.Tier != p.tier {
+			continue
+		}
+		if !p.hint.match(t.Class.Effective) {
+			continue
+		}
+		if needle != "" && !strings.Contains(p.hay[i], needle) {
+			continue
+		}
+		rows = append(rows, i)
+		nameW = max(nameW, len(t.Ref.Server)+2+len(t.Ref.Tool))
+	}
+	if p.order == sortByTier {
+		slices.SortStableFunc(rows, func(a, b int) int { return int(p.tools[b].Class.Tier) - int(p.tools[a].Class.Tier) })
+	}
+	p.rows = rows
+	p.nameW, p.inScope = nameW, inScope
+	p.cursor = 0
+	if keep.Tool != "" {
+		for i, r := range rows {
+			if p.tools[r].Ref == keep {
+				p.cursor = i
+				break
+			}
+		}
+	}
+	p.clamp()
+	p.updateKeys()
+}
+
+// visibleRows is the number of tool rows that fit: the pane minus its heading and
+// the filter line.
+func (p toolsPane) visibleRows() int {
+	_, ih := paneInner(p.width, p.height)
+	return max(ih-2, 1)
+}
+
+func (p *toolsPane) clamp() {
+	p.cursor = min(max(p.cursor, 0), max(len(p.rows)-1, 0))
+	n := p.visibleRows()
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	if p.cursor >= p.offset+n {
+		p.offset = p.cursor - n + 1
+	}
+	p.offset = min(max(p.offset, 0), max(len(p.rows)-n, 0))
+}
+
+func (p *toolsPane) updateKeys() {
+	has := len(p.rows) > 0
+	p.keys.Open.SetEnabled(has)
+	p.keys.Call.SetEnabled(has)
+	p.keys.Up.SetEnabled(p.cursor > 0)
+	p.keys.Top.SetEnabled(p.cursor > 0)
+	p.keys.PageUp.SetEnabled(p.cursor > 0)
+	p.keys.Down.SetEnabled(p.cursor < len(p.rows)-1)
+	p.keys.Bottom.SetEnabled(p.cursor < len(p.rows)-1)
+	p.keys.PageDown.SetEnabled(p.cursor < len(p.rows)-1)
+	p.keys.Clear.SetEnabled(p.filtered())
+	if t, ok := p.selectedTool(); ok && t.Class.Tier == trust.TierBlocked {
+		p.keys.Call.SetHelp("c", "call (blocked)")
+	} else {
+		p.keys.Call.SetHelp("c", "call")
+	}
+}
+
+// toolsAction is what a key in the tools pane asks the root to do.
+type toolsAction int
+
+const (
+	toolsNone toolsAction = iota
+	toolsOpen
+	toolsCall
+	toolsFocusServers
+)
+
+// Update handles a key or, while the text filter takes input, the input's messages.
+func (p toolsPane) Update(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
+	if p.typing {
+		return p.updateTyping(msg)
+	}
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return p, toolsNone, nil
+	}
+	act := toolsNone
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(k, p.keys.Up):
+		p.cursor--
+	case key.Matches(k, p.keys.Down):
+		p.cursor++
+	case key.Matches(k, p.keys.PageUp):
+		p.cursor -= p.visibleRows()
+	case key.Matches(k, p.keys.PageDown):
+		p.cursor += p.visibleRows()
+	case key.Matches(k, p.keys.Top):
+		p.cursor = 0
+	case key.Matches(k, p.keys.Bottom):
+		p.cursor = len(p.rows) - 1
+	case key.Matches(k, p.keys.Open):
+		act = toolsOpen
+	case key.Matches(k, p.keys.Call):
+		act = toolsCall
+	case key.Matches(k, p.keys.NextPane):
+		act = toolsFocusServers
+	case key.Matches(k, p.keys.Filter):
+		p.typing = true
+		p.input.SetValue(p.text)
+		p.input.CursorEnd()
+		cmd = p.input.Focus()
+	case key.Matches(k, p.keys.Tier):
+		p.tier++
+		if int(p.tier) >= len(trust.Tiers) {
+			p.tier = anyTier
+		}
+		p.refilter()
+	case key.Matches(k, p.keys.Hint):
+		p.hint = (p.hint + 1) % hintFilters
+		p.refilter()
+	case key.Matches(k, p.keys.Sort):
+		p.order = 1 - p.order
+		p.refilter()
+	case key.Matches(k, p.keys.Clear):
+		p.text, p.tier, p.hint = "", anyTier, hintAny
+		p.refilter()
+	}
+	p.clamp()
+	p.updateKeys()
+	return p, act, cmd
+}
+
+func (p toolsPane) updateTyping(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, p.fkeys.Apply):
+			p.typing = false
+			p.input.Blur()
+			return p, toolsNone, nil
+		case key.Matches(k, p.fkeys.Cancel):
+			p.typing = false
+			p.input.Blur()
+			p.input.SetValue("")
+			p.text = ""
+			p.refilter()
+			return p, toolsNone, nil
+		}
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	if v := p.input.Value(); v != p.text {
+		p.text = v
+		p.refilter()
+	}
+	return p, toolsNone, cmd
+}
+
+// keyMap returns the bindings that apply now, for the footer.
+func (p toolsPane) keyMap() keyMapFunc {
+	if p.typing {
+		return keyMapFunc{short: p.fkeys.ShortHelp(), full: p.fkeys.FullHelp()}
+	}
+	return keyMapFunc{short: p.keys.ShortHelp(), full: p.keys.FullHelp()}
+}
+
+// View renders the pane with its border; only the visible rows are drawn.
+func (p toolsPane) View() string {
+	st := p.st
+	iw, ih := paneInner(p.width, p.height)
+	lines := make([]string, 0, ih)
+	scope := "all servers"
+	if p.server != "" {
+		scope = p.server
+	}
+	head := "Tools · " + scope + " · " + strconv.Itoa(len(p.rows)) + " of " + strconv.Itoa(p.inScope) + " · " + p.order.String()
+	lines = append(lines, paneHeading(st, head, p.focused, iw))
+	lines = append(lines, p.filterLine(iw))
+	if len(p.rows) == 0 && p.scopeFailure != "" && !p.filtered() {
+		lines = append(lines, st.ErrorText.Render("✗ "+inline(st, p.server, 32)+" failed:"))
+		lines = append(lines, blockLines(st, p.scopeFailure, iw, 4<<10, st.Gutter.Render(gutter))...)
+		lines = append(lines, "", st.Muted.Render(fit("r (servers pane) connects it again · l shows logs", iw)))
+	} else if len(p.rows) == 0 {
+		msg := "no tools yet"
+		if p.filtered() {
+			msg = "no tool matches the filters (esc clears them)"
+		} else if len(p.tools) > 0 {
+			msg = "this server lists no tools"
+		}
+		lines = append(lines, st.Muted.Render(fit("  "+msg, iw)))
+	}
+	end := min(p.offset+p.visibleRows(), len(p.rows))
+	nameW := min(p.nameW, max(iw*2/5, 12))
+	for i := p.offset; i < end; i++ {
+		lines = append(lines, p.rowView(p.tools[p.rows[i]], i == p.cursor, iw, nameW))
+	}
+	return paneBox(st, p.focused, p.width, p.height, lines)
+}
+
+func (p toolsPane) filterLine(w int) string {
+	st := p.st
+	if p.typing {
+		return fit(p.input.View(), w)
+	}
+	if !p.filtered() {
+		return st.Muted.Render(fit("  filters: none  (/ text · t tier · h hint)", w))
+	}
+	var parts []string
+	if p.text != "" {
+		parts = append(parts, "text “"+inline(st, p.text, 24)+"”")
+	}
+	if p.tier != anyTier {
+		parts = append(parts, "tier "+st.Tier(p.tier).Render(theme.TierLabel(p.tier)))
+	}
+	if p.hint != hintAny {
+		parts = append(parts, "hint "+p.hint.String())
+	}
+	return fit(st.WarnText.Render("  ⧩ ")+strings.Join(parts, " · ")+st.Muted.Render("  (esc clears)"), w)
+}
+
+// rowView renders one tool: cursor, tier glyph and word in the tier's colour, the
+// qualified name and the first line of the description.
+func (p toolsPane) rowView(t session.ToolInfo, selected bool, w, nameW int) string {
+	st := p.st
+	cursor := "  "
+	if selected {
+		cursor = "▸ "
+	}
+	name := fit(inline(st, t.Ref.Qualified(), nameW), nameW)
+	descW := w - 2 - tierLabelW - 1 - nameW - 1
+	var desc string
+	if descW > 3 {
+		s, more := summary(t.Description)
+		if t.Title != "" && s == "" {
+			s = t.Title
+		}
+		if more {
+			s += " " + ellipsis
+		}
+		desc = inline(st, s, descW)
+	}
+	if selected {
+		label := fit(theme.TierLabel(t.Class.Tier), tierLabelW)
+		return st.Selected.Render(fit(cursor+label+" "+name+" "+desc, w))
+	}
+	return cursor + p.tierLabels[t.Class.Tier] + " " + name + " " + st.Muted.Render(desc)
+}

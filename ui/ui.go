@@ -1,0 +1,94 @@
+// Package ui is airlock's terminal interface: one Bubble Tea v2 root model that owns
+// layout, focus and global keys, and concrete child models for the servers pane, the
+// tools pane, tool details, the running call, results and logs. Modal dialogs
+// (ui/dialog) and forms (ui/form) are pure: they turn keys into actions and the root
+// acts on them.
+//
+// Everything the session reports arrives as typed events pumped by a re-armed Cmd;
+// every server-controlled string passes ui/safetext before it is rendered. ui must
+// never start goroutines of its own beyond Bubble Tea Cmds, never decide a call (the
+// session's approval engine does), and never import the demo servers.
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// Options configures Run.
+type Options struct {
+	// Title names the session in the title line, e.g. "demo" or the config path.
+	Title string
+	// Demo, when set, is called by the demo key (R) to trigger the demo's rug pull.
+	// The key exists, and is listed in help, only when Demo is set.
+	Demo func()
+	// Started tells Run that the caller already called Start on the Manager. Run
+	// also notices a Manager that has connected before; Started is for a Manager
+	// that was started an instant ago.
+	Started bool
+	// NoColor turns colour off. Run also honours NO_COLOR.
+	NoColor bool
+	// Input and Output replace the terminal (tests); nil uses stdin and stdout.
+	Input  io.Reader
+	Output io.Writer
+	// ProgramOptions are passed to tea.NewProgram after airlock's own (tests).
+	ProgramOptions []tea.ProgramOption
+
+	// now returns the time; nil uses time.Now (tests fix it for golden files).
+	now func() time.Time
+	// noPump leaves the session event pump out of Init (tests pump by hand).
+	noPump bool
+}
+
+// Run starts m (unless it was started), shows the TUI on the terminal in the
+// alternate screen, pumps the session's events into it and returns when the person
+// quits (nil) or ctx ends (ctx's error). Closing m is the caller's job: pending
+// approvals are denied when it closes.
+func Run(ctx context.Context, m *session.Manager, opts Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if !opts.Started && !started(m) {
+		m.Start()
+	}
+	if !opts.NoColor {
+		opts.NoColor = theme.NoColorFromEnv()
+	}
+	model := New(ctx, m, opts)
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	popts = append(popts, opts.ProgramOptions...)
+	final, err := tea.NewProgram(model, popts...).Run()
+	if fm, ok := final.(Model); ok && fm.call.cancel != nil {
+		fm.call.cancel() // a call still running when the person quit
+	}
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, tea.ErrProgramKilled) {
+			return context.Cause(ctx)
+		}
+		return err
+	}
+	return nil
+}
+
+// started reports whether a server of m has ever begun connecting: every connection
+// attempt raises its server's generation above zero.
+func started(m *session.Manager) bool {
+	for _, s := range m.Snapshot().Servers {
+		if s.Gen > 0 {
+			return true
+		}
+	}
+	return false
+}

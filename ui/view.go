@@ -1,0 +1,297 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/dialog"
+	"github.com/airlock-mcp/airlock/ui/form"
+)
+
+// View renders the whole screen in the alternate screen: title, risk banner, body,
+// status line and help footer, with the topmost modal drawn over them.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "airlock"
+	return v
+}
+
+// render is View's content, a string for tests and benchmarks.
+func (m Model) render() string {
+	l := m.layout
+	var sb strings.Builder
+	sb.Grow(l.width * l.height * 3)
+	sb.WriteString(m.titleLine())
+	sb.WriteByte('\n')
+	for i := 0; i < l.bannerH; i++ {
+		if i < len(m.banner) {
+			sb.WriteString(fit(m.banner[i], l.width))
+		} else {
+			sb.WriteString(strings.Repeat(" ", l.width))
+		}
+		sb.WriteByte('\n')
+	}
+	sb.WriteString(m.bodyView())
+	sb.WriteByte('\n')
+	sb.WriteString(m.statusLine())
+	sb.WriteByte('\n')
+	sb.WriteString(fit(m.footerLine(), l.width))
+	base := sb.String()
+	if modal := m.modalView(); modal != "" {
+		return overlay(base, modal, l.width, l.height)
+	}
+	return base
+}
+
+// bodyView renders the screen under any modal.
+func (m Model) bodyView() string {
+	s := m.screen
+	if s == screenForm {
+		s = m.back
+	}
+	switch s {
+	case screenDetail:
+		return m.detail.View()
+	case screenCall:
+		return m.call.View(m.spinner.View(), m.now())
+	case screenResult:
+		return m.result.View()
+	case screenLogs:
+		return m.logs.View()
+	}
+	return joinColumns(m.servers.View(), m.tools.View())
+}
+
+// joinColumns puts two blocks of equal height side by side, line by line.
+func joinColumns(left, right string) string {
+	ls, rs := strings.Split(left, "\n"), strings.Split(right, "\n")
+	var sb strings.Builder
+	sb.Grow(len(left) + len(right) + 8)
+	for i := range max(len(ls), len(rs)) {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		if i < len(ls) {
+			sb.WriteString(ls[i])
+		}
+		if i < len(rs) {
+			sb.WriteString(rs[i])
+		}
+	}
+	return sb.String()
+}
+
+// modalView renders the topmost modal, or "" when none is open.
+func (m Model) modalView() string {
+	switch {
+	case m.quitting:
+		return m.quitView()
+	case m.accepting != nil:
+		return m.acceptView()
+	case m.overlay.open:
+		return m.overlay.View()
+	case len(m.confirms) > 0:
+		return m.confirms[0].View()
+	case len(m.elicits) > 0:
+		return m.elicits[0].form.View()
+	case m.screen == screenForm:
+		return m.form.View()
+	}
+	return ""
+}
+
+// overlay draws a modal centred over the base screen.
+func overlay(base, modal string, width, height int) string {
+	mw, mh := lipgloss.Size(modal)
+	x, y := max((width-mw)/2, 0), max((height-mh)/2, 0)
+	return lipgloss.NewCompositor(
+		lipgloss.NewLayer(base),
+		lipgloss.NewLayer(modal).X(x).Y(y).Z(1),
+	).Render()
+}
+
+// titleLine names airlock and the session and counts servers and tools.
+func (m Model) titleLine() string {
+	st := m.st
+	title := st.Title.Render("airlock")
+	if m.opts.Title != "" {
+		title += st.Muted.Render(" · " + inline(st, m.opts.Title, 40))
+	}
+	ready, failed := 0, 0
+	for _, s := range m.snap.Servers {
+		switch s.Status {
+		case session.StatusReady:
+			ready++
+		case session.StatusFailed:
+			failed++
+		}
+	}
+	counts := strconv.Itoa(ready) + "/" + strconv.Itoa(len(m.snap.Servers)) + " servers ready · " +
+		strconv.Itoa(len(m.snap.Tools)) + " tools"
+	if failed > 0 {
+		counts += " · " + st.ErrorText.Render("✗ "+strconv.Itoa(failed)+" failed")
+	}
+	if c := m.connecting(); c > 0 {
+		counts += " · " + strconv.Itoa(c) + " connecting"
+	}
+	return fit(title+"  "+counts, m.layout.width)
+}
+
+func (m Model) connecting() int {
+	n := 0
+	for _, s := range m.snap.Servers {
+		if s.Status == session.StatusConnecting {
+			n++
+		}
+	}
+	return n
+}
+
+// statusLine shows the taint of the person's context (naming the call that tainted
+// it), the approvals that wait, and the last thing that happened.
+func (m Model) statusLine() string {
+	st := m.st
+	var parts []string
+	if m.taint.Tainted() {
+		t := "⚠ TAINTED by " + inline(st, m.taint.By.Qualified(), 40)
+		if m.taint.CallID != "" {
+			t += " (call " + inline(st, m.taint.CallID, 12) + ")"
+		}
+		parts = append(parts, st.WarnText.Render(t))
+	} else {
+		parts = append(parts, st.OKText.Render("● context clean"))
+	}
+	if n := m.waiting(); n > 0 {
+		parts = append(parts, st.WarnText.Render("⚑ "+strconv.Itoa(n)+" approval"+plural(n)+" waiting"))
+	}
+	if n := len(m.elicits); n > 0 {
+		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+plural(n)+" for input"))
+	}
+	if m.status != "" {
+		parts = append(parts, st.StatusBar.Render(m.status))
+	}
+	return fit(strings.Join(parts, st.Muted.Render(" · ")), m.layout.width)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// footerLine is the one-line help of whatever has focus now.
+func (m Model) footerLine() string {
+	global := []key.Binding{m.keys.Help, m.keys.Quit}
+	switch {
+	case m.quitting:
+		return footerView(m.help, m.quitKeys, nil)
+	case m.accepting != nil:
+		return footerView(m.help, m.acceptKeys, nil)
+	case m.overlay.open:
+		return footerView(m.help, m.overlay.keys, nil)
+	case len(m.confirms) > 0:
+		n := len(m.confirms)
+		note := ""
+		if n > 1 {
+			note = m.st.WarnText.Render("⚑ "+strconv.Itoa(n-1)+" more waiting after this one") + "  "
+		}
+		return note + footerView(m.help, m.confirms[0].KeyMap(), []key.Binding{m.keys.Interrupt})
+	case len(m.elicits) > 0:
+		return footerView(m.help, m.elicits[0].form.KeyMap(), []key.Binding{m.keys.Interrupt})
+	case m.screen == screenForm:
+		return footerView(m.help, m.form.KeyMap(), []key.Binding{m.keys.Interrupt})
+	}
+	switch m.screen {
+	case screenDetail:
+		return footerView(m.help, m.detail.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
+	case screenCall:
+		return footerView(m.help, m.call.keyMap(), global)
+	case screenResult:
+		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
+	case screenLogs:
+		return footerView(m.help, m.logs.keyMap(), global)
+	}
+	if m.focus == paneServers {
+		return footerView(m.help, m.servers.keys, append(global, m.keys.Demo))
+	}
+	if m.tools.typing {
+		return footerView(m.help, m.tools.keyMap(), []key.Binding{m.keys.Interrupt})
+	}
+	return footerView(m.help, m.tools.keyMap(), append(global, m.keys.Demo))
+}
+
+// quitView is the quit question, shown while a call runs or answers are awaited.
+func (m Model) quitView() string {
+	st := m.st
+	w := min(m.layout.modalW, 64)
+	iw, _ := paneInner(w, 3)
+	lines := []string{st.Title.Render("Quit airlock?"), ""}
+	if m.call.running {
+		lines = append(lines, wrapOwn("A call is running; it will be cancelled.", iw, "• ", "  ")...)
+	}
+	if n := m.waiting(); n > 0 {
+		lines = append(lines, wrapOwn(strconv.Itoa(n)+" approval"+plural(n)+" waiting; every waiting call is denied when airlock closes.", iw, "• ", "  ")...)
+	}
+	if n := len(m.elicits); n > 0 {
+		lines = append(lines, wrapOwn(strconv.Itoa(n)+" server request"+plural(n)+" for input will be cancelled.", iw, "• ", "  ")...)
+	}
+	lines = append(lines, "", m.help.ShortHelpView(m.quitKeys.ShortHelp()))
+	return paneBox(st, true, w, len(lines)+2, lines)
+}
+
+// acceptView asks before a changed tool definition is pinned and unblocked.
+func (m Model) acceptView() string {
+	st := m.st
+	w := min(m.layout.modalW, 72)
+	iw, _ := paneInner(w, 3)
+	q := inline(st, m.accepting.Qualified(), iw-30)
+	lines := []string{st.Title.Render("Accept the changed definition of " + q + "?"), ""}
+	lines = append(lines, wrapOwn("It is pinned as it is now and no longer blocked; its tier then follows its new annotations. Accept only a change you have read in the diff.", iw, "", "")...)
+	lines = append(lines, "", m.help.ShortHelpView(m.acceptKeys.ShortHelp()))
+	return paneBox(st, true, w, len(lines)+2, lines)
+}
+
+// helpSections lists every context's keys for the help overlay, from fresh key
+// maps so that the overlay is a complete reference whatever the state.
+func (m Model) helpSections() []helpSection {
+	global := DefaultGlobalKeyMap()
+	if m.opts.Demo == nil {
+		global.Demo.Unbind()
+	}
+	confirm := dialog.DefaultKeyMap()
+	for _, b := range []*key.Binding{&confirm.Next, &confirm.Prev, &confirm.Activate, &confirm.AllowOnce,
+		&confirm.AllowContext, &confirm.Deny, &confirm.Cancel, &confirm.Up, &confirm.Down, &confirm.PageUp,
+		&confirm.PageDown, &confirm.Confirm, &confirm.SendReason, &confirm.Back} {
+		b.SetEnabled(true)
+	}
+	calls := form.DefaultKeyMap()
+	elicit := form.DefaultKeyMap()
+	elicit.Submit.SetHelp("ctrl+s", "accept")
+	elicit.Decline.SetEnabled(true)
+	return []helpSection{
+		{"Everywhere", global},
+		{"Servers pane", DefaultServersKeyMap()},
+		{"Tools pane", DefaultToolsKeyMap()},
+		{"Typing a filter", DefaultFilterKeyMap()},
+		{"Tool details", DefaultDetailKeyMap()},
+		{"A running call", DefaultCallKeyMap()},
+		{"Results", DefaultResultKeyMap()},
+		{"Logs", DefaultLogsKeyMap()},
+		{"Call form", calls},
+		{"Approval dialog", confirm},
+		{"A server's request for input", elicit},
+		{"Quit question", DefaultQuitKeyMap()},
+		{"Accepting a changed definition", defaultAcceptKeyMap()},
+		{"This help", DefaultHelpKeyMap()},
+	}
+}
+
+var _ help.KeyMap = keyMapFunc{}
