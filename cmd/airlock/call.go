@@ -44,7 +44,13 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		interactive = true
 	}
-	m, err := newManager(cfg, session.Options{Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}})
+	audit, err := openAudit(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	defer audit.Close()
+	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig

@@ -123,6 +123,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	cfgPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/airlock/config.toml)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
+	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
 	failOn := fs.String("fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -141,13 +142,24 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
+	if cmd == "" && !*asJSON && rule == nil && wantTUI(stdin, stdout, *noTUI) {
+		audit, err := openAudit(cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		defer audit.Close()
+		m, err := newManager(cfg, session.Options{Audit: audit})
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return cli.ExitConfig
+		}
+		return runSession(ctx, m, ui.Options{Title: cfg.Path}, gatewayFor(*gatewayListen, cfg), stderr)
+	}
 	m, err := newManager(cfg, session.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
-	}
-	if cmd == "" && !*asJSON && rule == nil && wantTUI(stdin, stdout, *noTUI) {
-		return runTUI(ctx, m, ui.Options{Title: cfg.Path}, stderr)
 	}
 	return checkFailOn(ctx, m, *asJSON, rule, stdout, stderr)
 }
@@ -191,6 +203,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the check view as JSON")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
+	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -201,10 +214,25 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		inproc[n] = set.Server(n)
 	}
 	pins, _ := session.OpenPins("") // every demo starts from a clean slate
-	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
 	if !*asJSON && wantTUI(stdin, stdout, *noTUI) {
-		return runTUI(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull}, stderr)
+		// The demo keeps its gateway token and audit log in the default state dir, so
+		// `airlock gateway snippet`, `airlock bridge` and `airlock audit verify` find them.
+		dir, err := config.DefaultStateDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		cfg.StateDir = dir
+		audit, err := openAudit(cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		defer audit.Close()
+		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
+		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
+	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
 	return check(ctx, m, *asJSON, stdout, stderr)
 }
 

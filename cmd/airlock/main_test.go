@@ -220,3 +220,53 @@ func TestCheckFailOn(t *testing.T) {
 		t.Errorf("bad rule: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// `airlock call` audits through the same engine; `airlock audit verify` passes on the
+// log and fails after one byte of it changes.
+func TestCallIsAuditedAndVerifies(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n")
+	r := airlock(t, "", "call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`)
+	if r.code != 0 {
+		t.Fatalf("call: exit %d %s", r.code, r.stderr)
+	}
+	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "2 records, chain intact") {
+		t.Fatalf("verify: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	log := filepath.Join(state, "audit.jsonl")
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x01
+	if err := os.WriteFile(log, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = airlock(t, "", "audit", "verify", log)
+	if r.code != 1 || !strings.Contains(r.stderr, "FAILED") {
+		t.Errorf("verify after a flipped bit: exit %d %q", r.code, r.stderr)
+	}
+}
+
+func TestGatewaySnippet(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[gateway]\nlisten = \"127.0.0.1:7999\"\n")
+	for _, client := range []string{"claude", "cursor", "vscode"} {
+		r := airlock(t, "", "gateway", "snippet", client, "--config", cfg)
+		if r.code != 0 || !strings.Contains(r.stdout, "http://127.0.0.1:7999/mcp") || !strings.Contains(r.stdout, "Bearer ") {
+			t.Errorf("%s snippet: exit %d\n%s%s", client, r.code, r.stdout, r.stderr)
+		}
+	}
+	tok, err := os.ReadFile(filepath.Join(state, "gateway.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(filepath.Join(state, "gateway.token")); st.Mode().Perm() != 0o600 {
+		t.Errorf("token mode %v", st.Mode().Perm())
+	}
+	r := airlock(t, "", "gateway", "snippet", "claude", "--config", cfg)
+	if !strings.Contains(r.stdout, strings.TrimSpace(string(tok))) {
+		t.Error("the snippet does not carry the stored token (a new one was made?)")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/ui"
 )
 
@@ -36,4 +37,53 @@ func runTUI(ctx context.Context, m *session.Manager, opts ui.Options, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// gatewaySpec says whether and where to serve agents while the TUI runs.
+type gatewaySpec struct {
+	listen      string // "" = no gateway
+	allowRemote bool
+	stateDir    string // where gateway.token lives
+}
+
+// gatewayFor merges the --gateway flag with the config's [gateway] table.
+func gatewayFor(flagListen string, cfg *config.Config) gatewaySpec {
+	g := gatewaySpec{listen: flagListen, stateDir: cfg.StateDir}
+	if cfg.Gateway != nil {
+		if g.listen == "" {
+			g.listen = cfg.Gateway.Listen
+		}
+		g.allowRemote = cfg.Gateway.AllowRemote
+	}
+	return g
+}
+
+// runSession starts the gateway when asked, then the TUI; it stops both on quit.
+func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gatewaySpec, stderr io.Writer) int {
+	if gs.listen != "" {
+		token, err := session.LoadOrCreateToken(gs.stateDir)
+		if err != nil {
+			m.Close()
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		g, err := session.NewGateway(m, session.GatewayOptions{Listen: gs.listen, AllowRemote: gs.allowRemote, Token: token})
+		if err == nil {
+			err = g.Start()
+		}
+		if err != nil {
+			m.Close()
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		defer g.Close()
+		opts.GatewayURL = g.URL()
+		opts.GatewayHint = "airlock gateway snippet claude|cursor|vscode --gateway " + gs.listen
+	}
+	return runTUI(ctx, m, opts, stderr)
+}
+
+// openAudit opens the config's audit log (default: audit.jsonl in the state dir).
+func openAudit(cfg *config.Config) (*session.Audit, error) {
+	return session.OpenAudit(auditPath(cfg))
 }
