@@ -306,15 +306,14 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		var stopWaiting func()
 		if token != nil {
 			var mu sync.Mutex
-			var n float64
+			var last float64
 			notify := func(p *mcp.ProgressNotificationParams) {
 				mu.Lock()
 				defer mu.Unlock()
-				n++
-				if p.Progress < n {
-					p.Progress = n // progress must increase
-				}
-				n = p.Progress
+				// Progress must increase with every notification (MCP spec), and the
+				// waiting notices carry none of their own: step past the last value.
+				p.Progress = max(p.Progress, last+1)
+				last = p.Progress
 				p.ProgressToken = token
 				_ = ss.NotifyProgress(ctx, p)
 			}
