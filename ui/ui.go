@@ -29,6 +29,12 @@ type Options struct {
 	// Demo, when set, is called by the demo key (R) to trigger the demo's rug pull.
 	// The key exists, and is listed in help, only when Demo is set.
 	Demo func()
+	// GatewayURL is the agent gateway's endpoint (http://HOST:PORT/mcp) when the
+	// gateway runs; the title line and the help show it. "" means no gateway.
+	GatewayURL string
+	// GatewayHint is the command that prints an agent's config block for the
+	// gateway, e.g. "airlock gateway snippet claude", shown in the help.
+	GatewayHint string
 	// Started tells Run that the caller already called Start on the Manager. Run
 	// also notices a Manager that has connected before; Started is for a Manager
 	// that was started an instant ago.
