@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,22 +31,51 @@ func Bridge(ctx context.Context, url, token string, in io.ReadCloser, out io.Wri
 		return err
 	}
 	defer remote.Close()
-	errc := make(chan error, 2)
-	pump := func(from, to mcp.Connection) {
+	errc := make(chan error, 3)
+	fail := func(err error) {
+		select {
+		case errc <- err:
+		default:
+		}
+	}
+	// Agent to gateway: a call's POST only returns once the gateway starts answering,
+	// which for a call waiting on a person can be minutes, so each call is written on
+	// its own goroutine; other calls are not held up behind it. Notifications and
+	// responses keep their order.
+	go func() {
 		for {
-			msg, err := from.Read(ctx)
+			msg, err := local.Read(ctx)
 			if err != nil {
-				errc <- err
+				fail(err)
 				return
 			}
-			if err := to.Write(ctx, msg); err != nil {
-				errc <- err
+			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+				go func() {
+					if err := remote.Write(ctx, msg); err != nil {
+						fail(err)
+					}
+				}()
+				continue
+			}
+			if err := remote.Write(ctx, msg); err != nil {
+				fail(err)
 				return
 			}
 		}
-	}
-	go pump(local, remote)
-	go pump(remote, local)
+	}()
+	go func() {
+		for {
+			msg, err := remote.Read(ctx)
+			if err != nil {
+				fail(err)
+				return
+			}
+			if err := local.Write(ctx, msg); err != nil {
+				fail(err)
+				return
+			}
+		}
+	}()
 	err = <-errc
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil

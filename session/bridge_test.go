@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 // including an approval answered in airlock.
 func TestBridgeEndToEnd(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
-	a := answerWith(t, m, session.Response{Answer: session.AllowOnce})
+	a := answerWith(t, m) // sees; the test answers
 	g := startGateway(t, m)
 
 	agentR, bridgeW := io.Pipe()
@@ -33,12 +34,28 @@ func TestBridgeEndToEnd(t *testing.T) {
 	if err != nil || len(res.Tools) < 7 {
 		t.Fatalf("tools through the bridge: %v (%d)", err, len(res.Tools))
 	}
-	call, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes__create_note", Arguments: map[string]any{"title": "via bridge", "body": "b"}})
-	if err != nil || call.IsError {
-		t.Fatalf("call through the bridge: %v %s", err, textOf(call))
-	}
-	if p := <-a.seen; p.Request.Client != "stdio-agent" {
+	// A call waiting for a person does not hold up the agent's other calls.
+	waiting := make(chan error, 1)
+	go func() {
+		call, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes__create_note", Arguments: map[string]any{"title": "via bridge", "body": "b"}})
+		if err == nil && call.IsError {
+			err = errors.New(textOf(call))
+		}
+		waiting <- err
+	}()
+	p := <-a.seen
+	if p.Request.Client != "stdio-agent" {
 		t.Errorf("the dialog names client %q, want the stdio agent's own name", p.Request.Client)
+	}
+	quick, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "docs__search_docs", Arguments: map[string]any{"query": "tier"}})
+	if err != nil || quick.IsError {
+		t.Fatalf("second call while the first waits: %v", err)
+	}
+	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiting; err != nil {
+		t.Fatalf("call through the bridge: %v", err)
 	}
 	cs.Close()
 	cancel()

@@ -66,7 +66,8 @@ func bigModel(b testing.TB, w, h int) Model {
 }
 
 // BenchmarkView measures one frame and one key press over 10,000 tools. The budget
-// is 4 ms a frame and 1 ms a key press; see TestBigSessionIsFast.
+// is 4 ms a frame and 1 ms a key press. Speed is measured here, in benchmarks, and
+// never in timed tests.
 func BenchmarkView(b *testing.B) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		m := bigModel(b, size[0], size[1])
@@ -107,41 +108,5 @@ func BenchmarkView(b *testing.B) {
 				mm = nm.(Model)
 			}
 		})
-	}
-}
-
-// TestBigSessionIsFast holds the frame and the key press of 10,000 tools to their
-// budgets, 4 ms and 1 ms. It measures CPU time, not the wall clock, so a loaded
-// machine does not fail it; it fails when a change makes drawing or moving cost
-// in proportion to the number of tools.
-func TestBigSessionIsFast(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("timing test: not under -short or -race")
-	}
-	m := bigModel(t, 120, 40)
-	if got := len(m.tools.rows); got != 10000 {
-		t.Fatalf("%d rows, want 10000", got)
-	}
-	const frames, presses = 200, 2000
-	_ = m.View() // warm up
-	start := cpuTime()
-	for range frames {
-		_ = m.View()
-	}
-	frame := (cpuTime() - start) / frames
-	mm := m
-	down := keyPress("down")
-	start = cpuTime()
-	for range presses {
-		nm, _ := mm.Update(down)
-		mm = nm.(Model)
-	}
-	press := (cpuTime() - start) / presses
-	t.Logf("120x40, 10,000 tools, CPU time: frame %v, down key %v", frame, press)
-	if frame > 4*time.Millisecond {
-		t.Errorf("one frame takes %v of CPU, budget 4ms", frame)
-	}
-	if press > time.Millisecond {
-		t.Errorf("one key press takes %v of CPU, budget 1ms", press)
 	}
 }

@@ -46,6 +46,20 @@ func (d *detailView) open(t session.ToolInfo, now trust.Verdict, pinned json.Raw
 	d.vp.GotoTop()
 }
 
+// scrollToDiff scrolls the "Changed since pinned" section to the top, if the
+// tool has one.
+func (d *detailView) scrollToDiff() {
+	for i, l := range strings.Split(d.vp.GetContent(), "\n") {
+		if strings.Contains(l, diffHeading) {
+			d.vp.SetYOffset(i)
+			return
+		}
+	}
+}
+
+// diffHeading heads the diff of a tool that changed since pinned.
+const diffHeading = "Changed since pinned"
+
 // refresh shows a new state of the same tool (a new snapshot), keeping the scroll.
 func (d *detailView) refresh(t session.ToolInfo, now trust.Verdict, pinned json.RawMessage) {
 	y := d.vp.YOffset()
@@ -135,6 +149,9 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 	if t.Class.Tier == trust.TierBlocked {
 		policy = "deny (blocked tools are never called)"
 	}
+	if trust.ClaimsReadOnly(t.Declared, t.ServerTrust) {
+		field("claim", st.WarnText.Render("⚠ claims read-only")+" · ignored: "+inline(st, t.Ref.Server, 0)+" is "+t.ServerTrust.String())
+	}
 	field("policy", orDash(policy))
 	field("now", verdictText(st, now))
 	legs := make([]string, len(t.Class.Legs))
@@ -150,7 +167,7 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 	}
 
 	if t.Pin == trust.PinChanged {
-		section("Changed since pinned")
+		section(diffHeading)
 		if len(pinned) == 0 {
 			add(st.Muted.Render("(the pinned definition is not available)"))
 		} else {

@@ -163,7 +163,12 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		if n := m.changedSincePinned(e.Server); n > 0 {
 			m.status += " · ⊘ " + strconv.Itoa(n) + " tool" + plural(n) + " changed since pinned: blocked until reviewed"
 		}
+		m.tourSync()
 		return m.startSpinner()
+	case session.OverridesChanged:
+		// A live change (a what-if): tiers, policies and hazards moved at once.
+		m.setSnapshot(m.sess.Snapshot())
+		m.tourSync()
 	case session.LogLine:
 		m.ring.add(logEntry{server: e.Server, source: e.Source, text: e.Text})
 		if m.screen == screenLogs && m.logs.source == "" {

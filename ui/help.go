@@ -44,10 +44,12 @@ func footerView(h help.Model, now help.KeyMap, global []key.Binding) string {
 	return h.ShortHelpView(append(append([]key.Binding(nil), now.ShortHelp()...), global...))
 }
 
-// helpSection is one context of the help overlay.
+// helpSection is one context of the help overlay: its keys, or lines of
+// airlock's own text (any server- or agent-controlled part already escaped).
 type helpSection struct {
 	title string
 	keys  help.KeyMap
+	lines []string
 }
 
 // helpOverlay lists every binding of every context, so every action is
@@ -113,6 +115,12 @@ func (h helpOverlay) View() string {
 func helpContent(st *theme.Styles, sections []helpSection) string {
 	var lines []string
 	for _, s := range sections {
+		if s.keys == nil {
+			lines = append(lines, st.Header.Render(s.title))
+			lines = append(lines, s.lines...)
+			lines = append(lines, "")
+			continue
+		}
 		var rows []string
 		for _, col := range s.keys.FullHelp() {
 			for _, b := range col {

@@ -16,6 +16,15 @@ type GlobalKeyMap struct {
 	Logs      key.Binding
 	// Demo triggers the demo's rug pull; it is unbound unless Options.Demo is set.
 	Demo key.Binding
+	// Hazards opens the hazards view, where a tool of a leg can be turned off,
+	// given a policy or have its server's trust changed for this session.
+	Hazards key.Binding
+	// Queue lists the approvals that wait, oldest first; it is enabled while any
+	// wait.
+	Queue key.Binding
+	// Export writes the session's what-if changes as a TOML fragment; it is
+	// enabled while there are changes.
+	Export key.Binding
 }
 
 // DefaultGlobalKeyMap returns the global keys.
@@ -26,6 +35,9 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Logs:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "logs")),
 		Demo:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: rug-pull notes")),
+		Hazards:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "hazards: break one for this session")),
+		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approval queue")),
+		Export:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "export what-if changes")),
 	}
 }
 
@@ -34,7 +46,7 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Help, k
 
 // FullHelp implements help.KeyMap.
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Help, k.Logs, k.Quit, k.Interrupt}, {k.Demo}}
+	return [][]key.Binding{{k.Help, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Queue, k.Export, k.Demo}}
 }
 
 // ServersKeyMap holds the keys of the servers pane.
@@ -46,6 +58,9 @@ type ServersKeyMap struct {
 	Tools     key.Binding
 	NextPane  key.Binding
 	Reconnect key.Binding
+	// Trust cycles the selected server's trust for this session (what-if):
+	// trusted → untrusted → blocked → trusted.
+	Trust key.Binding
 }
 
 // DefaultServersKeyMap returns the servers pane's keys.
@@ -58,17 +73,20 @@ func DefaultServersKeyMap() ServersKeyMap {
 		Tools:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "its tools")),
 		NextPane:  key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "tools pane")),
 		Reconnect: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reconnect")),
+		Trust:     key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cycle trust (what-if)")),
 	}
 }
 
 // ShortHelp implements help.KeyMap.
 func (k ServersKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Tools, k.Reconnect, k.NextPane}
+	short := k.Trust
+	short.SetHelp("T", "trust")
+	return []key.Binding{k.Up, k.Down, k.Tools, k.Reconnect, short, k.NextPane}
 }
 
 // FullHelp implements help.KeyMap.
 func (k ServersKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Tools, k.NextPane, k.Reconnect}}
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Tools, k.NextPane, k.Reconnect, k.Trust}}
 }
 
 // ToolsKeyMap holds the keys of the tools pane.
@@ -87,6 +105,11 @@ type ToolsKeyMap struct {
 	Sort     key.Binding
 	Clear    key.Binding
 	NextPane key.Binding
+	// Disable, Policy and Trust are the what-if changes of the selected tool:
+	// off for this session, its policy override, its server's trust.
+	Disable key.Binding
+	Policy  key.Binding
+	Trust   key.Binding
 }
 
 // DefaultToolsKeyMap returns the tools pane's keys.
@@ -106,6 +129,9 @@ func DefaultToolsKeyMap() ToolsKeyMap {
 		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
 		Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filters")),
 		NextPane: key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "servers pane")),
+		Disable:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn off / on for this session")),
+		Policy:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy: none → ask → deny (what-if)")),
+		Trust:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cycle its server's trust (what-if)")),
 	}
 }
 
@@ -116,8 +142,7 @@ func (k ToolsKeyMap) ShortHelp() []key.Binding {
 		b.SetHelp(b.Help().Key, desc)
 		return b
 	}
-	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Tier, "tier"), short(k.Hint, "hint"),
-		short(k.Clear, "clear"), short(k.NextPane, "pane")}
+	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Clear, "clear"), short(k.NextPane, "pane")}
 }
 
 // FullHelp implements help.KeyMap.
@@ -126,6 +151,7 @@ func (k ToolsKeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Call, k.NextPane},
 		{k.Filter, k.Tier, k.Hint, k.Sort, k.Clear},
+		{k.Disable, k.Policy, k.Trust},
 	}
 }
 
@@ -331,3 +357,125 @@ func (k HelpKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.P
 func (k HelpKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.column(), {k.Close}}
 }
+
+// HazardsKeyMap holds the keys of the hazards view. Disable, Policy and Open
+// work on a tool row; Trust on a tool or server row.
+type HazardsKeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding
+	Disable  key.Binding
+	Policy   key.Binding
+	Trust    key.Binding
+	Back     key.Binding
+}
+
+// DefaultHazardsKeyMap returns the hazards view's keys.
+func DefaultHazardsKeyMap() HazardsKeyMap {
+	return HazardsKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous tool")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next tool")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "tool details")),
+		Disable:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn the tool off / on for this session")),
+		Policy:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its policy: none → ask → deny → none")),
+		Trust:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "its server's trust: trusted → untrusted → blocked")),
+		Back:     key.NewBinding(key.WithKeys("esc", "z", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap, in words short enough for 80 columns.
+func (k HazardsKeyMap) ShortHelp() []key.Binding {
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	return []key.Binding{short(k.Down, "move"), short(k.Disable, "off"), short(k.Policy, "policy"),
+		short(k.Trust, "trust"), short(k.Open, "details"), k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k HazardsKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Disable, k.Policy, k.Trust, k.Open, k.Back},
+	}
+}
+
+// QueueKeyMap holds the keys of the approval queue.
+type QueueKeyMap struct {
+	Up    key.Binding
+	Down  key.Binding
+	Open  key.Binding
+	Close key.Binding
+}
+
+// DefaultQueueKeyMap returns the approval queue's keys.
+func DefaultQueueKeyMap() QueueKeyMap {
+	return QueueKeyMap{
+		Up:    key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:  key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Open:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer this one")),
+		Close: key.NewBinding(key.WithKeys("esc", "a"), key.WithHelp("esc", "back to the oldest")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k QueueKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Open, k.Close} }
+
+// FullHelp implements help.KeyMap.
+func (k QueueKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Close}}
+}
+
+// ExportKeyMap holds the keys of the export view.
+type ExportKeyMap struct {
+	ScrollKeyMap
+	Back key.Binding
+}
+
+// DefaultExportKeyMap returns the export view's keys.
+func DefaultExportKeyMap() ExportKeyMap {
+	return ExportKeyMap{
+		ScrollKeyMap: DefaultScrollKeyMap(),
+		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k ExportKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Back} }
+
+// FullHelp implements help.KeyMap.
+func (k ExportKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.column(), {k.Back}}
+}
+
+// TourKeyMap holds the keys of the guided demo tour. They are taken before the
+// screen's own keys while the tour runs and nothing takes text input.
+type TourKeyMap struct {
+	Next  key.Binding
+	Prev  key.Binding
+	Leave key.Binding
+}
+
+// DefaultTourKeyMap returns the tour's keys.
+func DefaultTourKeyMap() TourKeyMap {
+	return TourKeyMap{
+		Next:  key.NewBinding(key.WithKeys("space", "n"), key.WithHelp("space/n", "next")),
+		Prev:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "back")),
+		Leave: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave tour")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k TourKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Next, k.Prev, k.Leave} }
+
+// FullHelp implements help.KeyMap.
+func (k TourKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Next, k.Prev, k.Leave}} }

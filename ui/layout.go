@@ -6,8 +6,9 @@ package ui
 type layout struct {
 	width, height int
 
-	// Fixed rows, top to bottom: title, risk banner, body, status line, help footer.
-	titleH, bannerH, bodyH, statusH, footerH int
+	// Fixed rows, top to bottom: title, risk banner, body, status line, help
+	// footer, and the tour's caption (0 rows outside the tour).
+	titleH, bannerH, bodyH, statusH, footerH, captionH int
 
 	// serversW and toolsW are the outer widths of the two panes of the main view
 	// (borders included); both are bodyH tall.
@@ -25,20 +26,23 @@ const (
 
 // computeLayout splits a width x height window. bannerWant is the number of banner
 // lines the session's hazards would like; the banner gets at most 2 lines on a
-// short screen (so 80x24 keeps a usable body) and 4 on a tall one.
-func computeLayout(width, height, bannerWant int) layout {
+// short screen (so 80x24 keeps a usable body) and 4 on a tall one. captionH rows
+// at the bottom hold the tour's caption; modals are laid out above them, so that
+// the caption never hides a dialog.
+func computeLayout(width, height, bannerWant, captionH int) layout {
 	width, height = max(width, minWidth), max(height, minHeight)
-	l := layout{width: width, height: height, titleH: 1, statusH: 1, footerH: 1}
+	captionH = min(captionH, height/3)
+	l := layout{width: width, height: height, titleH: 1, statusH: 1, footerH: 1, captionH: captionH}
 	maxBanner := 2
 	if height >= 36 {
 		maxBanner = 4
 	}
 	l.bannerH = min(max(bannerWant, 1), maxBanner)
-	l.bodyH = height - l.titleH - l.bannerH - l.statusH - l.footerH
+	l.bodyH = height - l.titleH - l.bannerH - l.statusH - l.footerH - l.captionH
 	l.serversW = min(max(width/3, 26), 40)
 	l.toolsW = width - l.serversW
 	l.modalW = min(width-2, 100)
-	l.modalH = height - 2
+	l.modalH = height - 2 - l.captionH
 	return l
 }
 

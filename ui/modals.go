@@ -14,7 +14,7 @@ import (
 
 // openForm opens the call form for a tool. A blocked tool is never called, so its
 // form does not open; the status says why.
-func (m Model) openForm(t session.ToolInfo, back screen) (tea.Model, tea.Cmd) {
+func (m Model) openForm(t session.ToolInfo, back screen) (Model, tea.Cmd) {
 	if t.Class.Tier == trust.TierBlocked {
 		why := "blocked tools are never called"
 		if n := len(t.Class.Reasons); n > 0 {
@@ -32,7 +32,7 @@ func (m Model) openForm(t session.ToolInfo, back screen) (tea.Model, tea.Cmd) {
 }
 
 // applyForm acts on the call form's decision.
-func (m Model) applyForm(act form.Action, cmd tea.Cmd) (tea.Model, tea.Cmd) {
+func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
 	switch a := act.(type) {
 	case form.Submit:
 		return m.startCall(m.formFor, a.Args, cmd)
@@ -44,7 +44,7 @@ func (m Model) applyForm(act form.Action, cmd tea.Cmd) (tea.Model, tea.Cmd) {
 
 // requestQuit quits at once, or asks first while a call runs or a person's answer
 // is awaited.
-func (m Model) requestQuit() (tea.Model, tea.Cmd) {
+func (m Model) requestQuit() (Model, tea.Cmd) {
 	if m.call.running || m.waiting() > 0 || len(m.elicits) > 0 {
 		m.quitting = true
 		return m, nil
@@ -52,7 +52,7 @@ func (m Model) requestQuit() (tea.Model, tea.Cmd) {
 	return m.quit()
 }
 
-func (m Model) quit() (tea.Model, tea.Cmd) {
+func (m Model) quit() (Model, tea.Cmd) {
 	if m.call.running {
 		m.call.end()
 	}
@@ -122,4 +122,30 @@ func (m *Model) applyElicitation(act form.Action) tea.Cmd {
 	m.elicits = m.elicits[1:]
 	m.status = "answered " + inline(m.st, el.e.Server, 32) + "'s request: " + action
 	return answerElicitationCmd(m.sess, el.e.ID, action, content)
+}
+
+// queueItems is the approvals that wait, oldest first.
+func (m Model) queueItems() []*session.Pending {
+	ps := make([]*session.Pending, len(m.confirms))
+	for i, c := range m.confirms {
+		ps[i] = c.Pending()
+	}
+	return queueOrder(ps)
+}
+
+// bringToFront shows the dialog of approval id next.
+func (m *Model) bringToFront(id uint64) {
+	for i, c := range m.confirms {
+		if c.ID() == id {
+			rest := append(append([]dialog.Confirm{c}, m.confirms[:i]...), m.confirms[i+1:]...)
+			m.confirms = rest
+			return
+		}
+	}
+}
+
+// modalOpen reports whether anything is drawn over the screen.
+func (m Model) modalOpen() bool {
+	return m.quitting || m.accepting != nil || m.overlay.open || m.queue.open ||
+		len(m.confirms) > 0 || len(m.elicits) > 0 || m.screen == screenForm
 }

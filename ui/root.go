@@ -22,12 +22,14 @@ import (
 type screen int
 
 const (
-	screenMain   screen = iota // servers and tools panes
-	screenDetail               // one tool's details
-	screenForm                 // the call form, drawn over the screen it came from
-	screenCall                 // the person's call while it runs
-	screenResult               // the call's result
-	screenLogs                 // logs
+	screenMain    screen = iota // servers and tools panes
+	screenDetail                // one tool's details
+	screenForm                  // the call form, drawn over the screen it came from
+	screenCall                  // the person's call while it runs
+	screenResult                // the call's result
+	screenLogs                  // logs
+	screenHazards               // every hazard with the tools of each leg
+	screenExport                // the exported what-if fragment
 )
 
 // pane is the focused pane of the main screen.
@@ -72,7 +74,9 @@ type Model struct {
 	// the screen the logs return to.
 	back     screen
 	logsBack screen
-	focus    pane
+	// detailFrom, hazardsFrom and exportFrom are the screens those views return to.
+	detailFrom, hazardsFrom, exportFrom screen
+	focus                               pane
 
 	servers serversPane
 	tools   toolsPane
@@ -84,6 +88,16 @@ type Model struct {
 	logs    logsView
 	ring    logRing
 	overlay helpOverlay
+	hazards hazardsView
+	export  exportView
+	queue   queueView
+
+	// over is the session's live what-if changes as of the snapshot, and
+	// configTrust each server's trust in the config (what three T presses return to).
+	over        session.Overrides
+	configTrust map[string]trust.ServerTrust
+
+	tour tourState
 
 	// The modal queues, oldest first; the first of each is shown.
 	confirms []dialog.Confirm
@@ -129,28 +143,33 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 	h := help.New()
 	h.Styles = helpStyles(&st)
 	model := Model{
-		ctx:        ctx,
-		sess:       m,
-		opts:       opts,
-		now:        now,
-		st:         &st,
-		keys:       keys,
-		quitKeys:   DefaultQuitKeyMap(),
-		acceptKeys: defaultAcceptKeyMap(),
-		help:       h,
-		width:      80,
-		height:     24,
-		gens:       map[string]uint64{},
-		focus:      paneTools,
-		servers:    newServersPane(&st),
-		tools:      newToolsPane(&st),
-		detail:     newDetailView(&st),
-		call:       newCallView(&st),
-		result:     newResultView(&st),
-		logs:       newLogsView(&st),
-		overlay:    newHelpOverlay(&st),
-		spinner:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
-		status:     "started",
+		ctx:         ctx,
+		sess:        m,
+		opts:        opts,
+		now:         now,
+		st:          &st,
+		keys:        keys,
+		quitKeys:    DefaultQuitKeyMap(),
+		acceptKeys:  defaultAcceptKeyMap(),
+		help:        h,
+		width:       80,
+		height:      24,
+		gens:        map[string]uint64{},
+		focus:       paneTools,
+		servers:     newServersPane(&st),
+		tools:       newToolsPane(&st),
+		detail:      newDetailView(&st),
+		call:        newCallView(&st),
+		result:      newResultView(&st),
+		logs:        newLogsView(&st),
+		overlay:     newHelpOverlay(&st),
+		hazards:     newHazardsView(&st),
+		export:      newExportView(&st),
+		queue:       newQueueView(&st),
+		configTrust: configTrusts(m),
+		tour:        tourState{keys: DefaultTourKeyMap()},
+		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		status:      "started",
 	}
 	model.tools.focused = true
 	model.setSnapshot(m.Snapshot())
@@ -158,6 +177,13 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		model.addConfirm(p)
 	}
 	model.relayout(true)
+	if opts.Tour {
+		model.tour.on = true
+		model.tourGo(0) // the first step starts nothing
+		model.relayout(false)
+		model.hazards.refresh()
+	}
+	model.updateKeys()
 	model.spinning = model.needSpinner()
 	return model
 }
@@ -177,7 +203,28 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes one message: sizes, theme and session events go to every child;
 // keys go to the topmost modal, else to the screen and pane that have focus.
+// Afterwards the layout follows what is open (the tour's caption is one line
+// while a modal is open) and the global keys follow the state.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	mm, cmd := m.update(msg)
+	if mm.queue.open && len(mm.confirms) == 0 {
+		mm.queue.open = false // every call in it was answered or withdrawn
+	}
+	mm.relayout(false)
+	if mm.screen == screenHazards {
+		mm.hazards.refresh()
+	}
+	mm.updateKeys()
+	return mm, cmd
+}
+
+// updateKeys enables the global keys that work in the current state.
+func (m *Model) updateKeys() {
+	m.keys.Queue.SetEnabled(len(m.confirms) > 0)
+	m.keys.Export.SetEnabled(overrideCount(m.over) > 0)
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -249,6 +296,28 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case demoDoneMsg:
 		m.status = "demo: notes changed create_note's definition; watch it become ⊘ blocked (changed since pinned)"
 		return m, nil
+	case whatIfMsg:
+		m.applyWhatIf(msg)
+		return m, nil
+	case exportedMsg:
+		if msg.err != nil {
+			m.status = "✗ could not export the changes: " + inline(m.st, msg.err.Error(), 100)
+			return m, nil
+		}
+		m.export.show(msg.path, msg.fragment)
+		m.screen = screenExport
+		m.status = "✓ exported to " + inline(m.st, msg.path, 60) + " · your config was not modified"
+		return m, nil
+	case queueTickMsg:
+		if m.queue.open {
+			return m, queueTick()
+		}
+		return m, nil
+	case tourFetchedMsg:
+		return m, m.tourFetched(msg)
+	case tourSentMsg:
+		m.tourSent(msg)
+		return m, nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	}
@@ -257,7 +326,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // forward gives any other message (a paste, a cursor blink) to whatever takes text
 // input now.
-func (m Model) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m Model) forward(msg tea.Msg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case m.quitting || m.overlay.open:
@@ -285,9 +354,11 @@ func (m Model) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// handleKey routes a key press: ctrl+c first, then the topmost modal, then the
-// global keys (unless text is being typed), then the screen.
-func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+// handleKey routes a key press: ctrl+c first, then the quit and accept questions
+// and help, then the tour's keys (unless text is being typed), then the approval
+// queue and the other modals, then the global keys (unless text is being typed),
+// then the screen.
+func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	if key.Matches(k, m.keys.Interrupt) && !m.quitting {
 		return m.requestQuit()
 	}
@@ -316,6 +387,39 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.overlay, _, cmd = m.overlay.Update(k)
 		return m, cmd
+	}
+	if m.tour.on && m.tourKeysFree() {
+		switch {
+		case key.Matches(k, m.tour.keys.Next):
+			return m, m.tourGo(m.tour.step + 1)
+		case key.Matches(k, m.tour.keys.Prev):
+			return m, m.tourGo(m.tour.step - 1)
+		case key.Matches(k, m.tour.keys.Leave) && !m.modalOpen():
+			m.leaveTour("tour left")
+			return m, nil
+		}
+	}
+	switch {
+	case m.queue.open:
+		items := m.queueItems()
+		var act queueAction
+		var cmd tea.Cmd
+		m.queue, act, cmd = m.queue.Update(k, len(items))
+		switch act {
+		case queueClose:
+			m.queue.open = false
+		case queueAnswer:
+			m.bringToFront(items[m.queue.cursor].ID)
+			m.queue.open = false
+		}
+		return m, cmd
+	case len(m.confirms) > 0 && key.Matches(k, m.keys.Queue) && m.confirms[0].KeyMap().AllowOnce.Enabled():
+		// Only while the dialog waits for a choice: a reason being typed takes
+		// every key, and an armed dialog is disarmed by any other key.
+		m.queue.open = true
+		m.queue.cursor = 0
+		m.queue.setCount(len(m.confirms))
+		return m, queueTick()
 	case len(m.confirms) > 0:
 		var act dialog.Action
 		var cmd tea.Cmd
@@ -351,6 +455,13 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(k, m.keys.Demo) && m.opts.Demo != nil:
 			m.status = "demo: asking the notes server to change create_note (a rug pull)…"
 			return m, demoCmd(m.opts.Demo)
+		case key.Matches(k, m.keys.Hazards) && m.screen != screenCall && m.screen != screenHazards:
+			m.openHazards(m.screen)
+			return m, nil
+		case key.Matches(k, m.keys.Export) && m.screen != screenCall && m.screen != screenExport:
+			m.exportFrom = m.screen
+			m.status = "exporting the what-if changes…"
+			return m, exportCmd(m.sess)
 		}
 	}
 
@@ -368,7 +479,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.detail, act, cmd = m.detail.Update(k)
 		switch act {
 		case detailBack:
-			m.screen = screenMain
+			m.screen = m.detailFrom
 		case detailCall:
 			return m.openForm(m.detail.tool, screenDetail)
 		case detailAccept:
@@ -402,12 +513,73 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.nextLogSource()
 		}
 		return m, cmd
+	case screenHazards:
+		var act hazardsAction
+		var cmd tea.Cmd
+		m.hazards, act, cmd = m.hazards.Update(k)
+		ref, server := m.hazards.selected()
+		switch act {
+		case hazardsBack:
+			m.screen = m.hazardsFrom
+		case hazardsOpen:
+			if t, ok := m.snap.Tool(ref.Server, ref.Tool); ok {
+				m.openDetail(t, screenHazards)
+			}
+		case hazardsDisable:
+			return m, tea.Batch(cmd, m.toggleDisabled(ref))
+		case hazardsPolicy:
+			return m, tea.Batch(cmd, m.cyclePolicy(ref))
+		case hazardsTrust:
+			return m, tea.Batch(cmd, m.cycleTrust(server))
+		}
+		return m, cmd
+	case screenExport:
+		var act exportAction
+		var cmd tea.Cmd
+		m.export, act, cmd = m.export.Update(k)
+		if act == exportBack {
+			m.screen = m.exportFrom
+		}
+		return m, cmd
 	}
 	return m.mainKey(k)
 }
 
+// openDetail shows a tool's details; esc returns to from.
+func (m *Model) openDetail(t session.ToolInfo, from screen) {
+	m.detail.open(t, m.sess.Engine().Decide("", t), m.pinnedFor(t))
+	m.detailFrom = from
+	m.screen = screenDetail
+}
+
+// showTool selects a tool in the tools pane (all servers, no filter) and opens
+// its details.
+func (m *Model) showTool(t session.ToolInfo) {
+	m.setFocus(paneTools)
+	m.servers.cursor = 0
+	m.servers.updateKeys()
+	m.tools.setServer("")
+	m.tools.text, m.tools.tier, m.tools.hint = "", anyTier, hintAny
+	m.tools.refilter()
+	for i, r := range m.tools.rows {
+		if m.tools.tools[r].Ref == t.Ref {
+			m.tools.cursor = i
+		}
+	}
+	m.tools.clamp()
+	m.tools.updateKeys()
+	m.openDetail(t, screenMain)
+}
+
+// openHazards shows the hazards view; esc returns to from.
+func (m *Model) openHazards(from screen) {
+	m.hazardsFrom = from
+	m.hazards.open()
+	m.screen = screenHazards
+}
+
 // mainKey handles a key on the main screen: it goes to the focused pane.
-func (m Model) mainKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m Model) mainKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	if m.focus == paneServers {
 		var act serversAction
@@ -422,6 +594,8 @@ func (m Model) mainKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			name := m.servers.selected()
 			m.status = "reconnecting " + inline(m.st, name, 32) + "…"
 			return m, tea.Batch(cmd, reconnectCmd(m.sess, name))
+		case serversTrust:
+			return m, tea.Batch(cmd, m.cycleTrust(m.servers.selected()))
 		}
 		return m, cmd
 	}
@@ -430,8 +604,7 @@ func (m Model) mainKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch act {
 	case toolsOpen:
 		if t, ok := m.tools.selectedTool(); ok {
-			m.detail.open(t, m.sess.Engine().Decide("", t), m.pinnedFor(t))
-			m.screen = screenDetail
+			m.openDetail(t, screenMain)
 		}
 	case toolsCall:
 		if t, ok := m.tools.selectedTool(); ok {
@@ -439,6 +612,18 @@ func (m Model) mainKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case toolsFocusServers:
 		m.setFocus(paneServers)
+	case toolsDisable, toolsPolicy, toolsTrust:
+		t, ok := m.tools.selectedTool()
+		if !ok {
+			break
+		}
+		switch act {
+		case toolsDisable:
+			return m, tea.Batch(cmd, m.toggleDisabled(t.Ref))
+		case toolsPolicy:
+			return m, tea.Batch(cmd, m.cyclePolicy(t.Ref))
+		}
+		return m, tea.Batch(cmd, m.cycleTrust(t.Ref.Server))
 	}
 	return m, cmd
 }
@@ -475,10 +660,15 @@ func (m *Model) startSpinner() tea.Cmd {
 // layout follows the banner's height.
 func (m *Model) setSnapshot(s *session.Snapshot) {
 	m.snap = s
+	m.over = m.sess.Overrides()
+	changedTools, changedServers := changedSets(m.over)
+	m.servers.changed = changedServers
 	m.servers.setServers(s.Servers)
 	m.tools.setServer(m.servers.selected())
 	m.tools.scopeFailure = m.scopeFailure()
+	m.tools.changed, m.tools.changedServers = changedTools, changedServers
 	m.tools.setTools(s.Tools)
+	m.hazards.setData(s, m.over, m.configTrust)
 	if m.screen == screenDetail || m.back == screenDetail {
 		t := m.detail.tool
 		if cur, ok := s.Tool(t.Ref.Server, t.Ref.Tool); ok {
@@ -502,7 +692,7 @@ func (m *Model) relayout(force bool) {
 	if m.snap != nil {
 		want = len(m.snap.Hazards)
 	}
-	l := computeLayout(m.width, m.height, want)
+	l := computeLayout(m.width, m.height, want, m.captionRows())
 	if l == m.layout && !force {
 		return
 	}
@@ -517,6 +707,9 @@ func (m *Model) relayout(force bool) {
 		m.logs.render(m.ring)
 	}
 	m.overlay.SetSize(l.modalW, l.modalH)
+	m.hazards.SetSize(l.width, l.bodyH)
+	m.export.SetSize(l.width, l.bodyH)
+	m.queue.SetSize(l.modalW, l.modalH)
 	for i := range m.confirms {
 		m.confirms[i].SetSize(l.modalW, l.modalH)
 	}
@@ -550,6 +743,11 @@ func (m *Model) setTheme(dark bool) {
 	m.result.st = &st
 	m.logs.st = &st
 	m.overlay.st = &st
+	m.hazards.st = &st
+	m.hazards.dirty = true
+	m.export.st = &st
+	m.export.render()
+	m.queue.st = &st
 	m.relayout(true)
 	m.refreshBanner()
 	if m.detail.tool.Ref.Tool != "" {

@@ -23,9 +23,11 @@ type serversPane struct {
 	// counts and badges are each server's rendered tier counts and trust badge,
 	// kept with the list: styling them on every frame is most of a frame's cost.
 	counts, badges []string
-	cursor         int // 0: all servers; i+1: servers[i]
-	offset         int // first visible entry
-	focused        bool
+	// changed holds the servers whose trust this session changed (what-if).
+	changed map[string]bool
+	cursor  int // 0: all servers; i+1: servers[i]
+	offset  int // first visible entry
+	focused bool
 	// frame is the spinner frame shown beside a connecting server.
 	frame         string
 	width, height int
@@ -85,6 +87,7 @@ func (p serversPane) selectedInfo() (session.ServerInfo, bool) {
 func (p *serversPane) updateKeys() {
 	s, ok := p.selectedInfo()
 	p.keys.Reconnect.SetEnabled(ok && s.Status != session.StatusConnecting)
+	p.keys.Trust.SetEnabled(ok)
 	if ok && s.Status == session.StatusFailed {
 		p.keys.Reconnect.SetHelp("r", "reconnect "+s.Name)
 	} else {
@@ -105,6 +108,7 @@ const (
 	serversMoved
 	serversFocusTools
 	serversReconnect
+	serversTrust
 )
 
 // Update handles a key; the root routes keys here only while the pane has focus.
@@ -128,6 +132,8 @@ func (p serversPane) Update(msg tea.Msg) (serversPane, serversAction, tea.Cmd) {
 		act = serversFocusTools
 	case key.Matches(k, p.keys.Reconnect):
 		act = serversReconnect
+	case key.Matches(k, p.keys.Trust):
+		act = serversTrust
 	}
 	p.clamp()
 	if p.cursor != before {
@@ -180,9 +186,10 @@ func (p serversPane) row(text string, selected bool, w int) string {
 	return fit("  "+text, w)
 }
 
-// serverLines renders one server in two lines:
+// serverLines renders one server in two lines; a "*" beside the cursor marks a
+// trust changed in this session:
 //
-//	▸ ✓ notes        ✓ trusted
+//	▸*✓ notes        ⊘ blocked
 //	    2025-11-25 ○1 ◐1 ▲1
 func (p serversPane) serverLines(i int, selected bool, w int) []string {
 	st, s := p.st, p.servers[i]
@@ -199,6 +206,9 @@ func (p serversPane) serverLines(i int, selected bool, w int) []string {
 	cursor := "  "
 	if selected {
 		cursor = "▸ "
+	}
+	if p.changed[s.Name] {
+		cursor = cursor[:len(cursor)-1] + "*"
 	}
 	nameW := max(w-lipgloss.Width(cursor)-2-lipgloss.Width(badge)-1, 4)
 	first := cursor + status + " " + fit(inline(st, s.Name, nameW), nameW) + " " + badge

@@ -88,6 +88,10 @@ type toolsPane struct {
 	fkeys FilterKeyMap
 
 	tools []session.ToolInfo // the snapshot's tools; never modified
+	// changed holds the tools this session turned off or gave a policy, and
+	// changedServers the servers whose trust it changed (what-if).
+	changed        map[trust.Ref]bool
+	changedServers map[string]bool
 	// hay holds each tool's lower-cased searchable text; built on first use.
 	hay  []string
 	rows []int // indices into tools, in display order
@@ -245,6 +249,9 @@ func (p *toolsPane) updateKeys() {
 	has := len(p.rows) > 0
 	p.keys.Open.SetEnabled(has)
 	p.keys.Call.SetEnabled(has)
+	p.keys.Disable.SetEnabled(has)
+	p.keys.Policy.SetEnabled(has)
+	p.keys.Trust.SetEnabled(has)
 	p.keys.Up.SetEnabled(p.cursor > 0)
 	p.keys.Top.SetEnabled(p.cursor > 0)
 	p.keys.PageUp.SetEnabled(p.cursor > 0)
@@ -267,6 +274,9 @@ const (
 	toolsOpen
 	toolsCall
 	toolsFocusServers
+	toolsDisable
+	toolsPolicy
+	toolsTrust
 )
 
 // Update handles a key or, while the text filter takes input, the input's messages.
@@ -299,6 +309,12 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
 		act = toolsCall
 	case key.Matches(k, p.keys.NextPane):
 		act = toolsFocusServers
+	case key.Matches(k, p.keys.Disable):
+		act = toolsDisable
+	case key.Matches(k, p.keys.Policy):
+		act = toolsPolicy
+	case key.Matches(k, p.keys.Trust):
+		act = toolsTrust
 	case key.Matches(k, p.keys.Filter):
 		p.typing = true
 		p.input.SetValue(p.text)
@@ -413,12 +429,17 @@ func (p toolsPane) filterLine(w int) string {
 }
 
 // rowView renders one tool: cursor, tier glyph and word in the tier's colour, the
-// qualified name and the first line of the description.
+// qualified name and the first line of the description. A "*" beside the cursor
+// marks a tool this session turned off or gave a policy, or whose server's trust
+// it changed.
 func (p toolsPane) rowView(t session.ToolInfo, selected bool, w, nameW int) string {
 	st := p.st
 	cursor := "  "
 	if selected {
 		cursor = "▸ "
+	}
+	if p.changed[t.Ref] || p.changedServers[t.Ref.Server] {
+		cursor = cursor[:len(cursor)-1] + "*"
 	}
 	name := fit(inline(st, t.Ref.Qualified(), nameW), nameW)
 	descW := w - 2 - tierLabelW - 1 - nameW - 1

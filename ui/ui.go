@@ -29,6 +29,10 @@ type Options struct {
 	// Demo, when set, is called by the demo key (R) to trigger the demo's rug pull.
 	// The key exists, and is listed in help, only when Demo is set.
 	Demo func()
+	// Tour opens the guided demo tour: captioned steps the presenter advances
+	// with a key, each driving the real UI. It needs the demo servers (web,
+	// notes, mail), and Demo for its last step (the rug pull); esc leaves it.
+	Tour bool
 	// GatewayURL is the agent gateway's endpoint (http://HOST:PORT/mcp) when the
 	// gateway runs; the title line and the help show it. "" means no gateway.
 	GatewayURL string

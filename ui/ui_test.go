@@ -548,9 +548,12 @@ func TestEveryLineFitsOnResize(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 20}, {200, 60}, {80, 24}} {
 		h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		for _, screen := range []string{"main", "detail"} {
-			if screen == "detail" {
+		for _, screen := range []string{"main", "detail", "hazards"} {
+			switch screen {
+			case "detail":
 				h.keys("enter")
+			case "hazards":
+				h.keys("z")
 			}
 			lines := strings.Split(h.plain(), "\n")
 			if len(lines) != size[1] {
@@ -561,7 +564,7 @@ func TestEveryLineFitsOnResize(t *testing.T) {
 					t.Errorf("%s at %dx%d: line %d is %d wide: %q", screen, size[0], size[1], i, w, l)
 				}
 			}
-			if screen == "detail" {
+			if screen != "main" {
 				h.keys("esc")
 			}
 		}

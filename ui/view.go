@@ -42,10 +42,28 @@ func (m Model) render() string {
 	sb.WriteByte('\n')
 	sb.WriteString(m.statusLine())
 	sb.WriteByte('\n')
-	sb.WriteString(fit(m.footerLine(), l.width))
+	if m.tour.on && m.modalOpen() {
+		// The modal carries its own keys: the tour's one-line caption takes the
+		// footer's row, so that the modal keeps all of its room.
+		sb.WriteString(fit(m.captionLines(l.width)[0], l.width))
+	} else {
+		sb.WriteString(fit(m.footerLine(), l.width))
+	}
+	if l.captionH > 0 {
+		caption := m.captionLines(l.width)
+		for i := range l.captionH {
+			sb.WriteByte('\n')
+			if i < len(caption) {
+				sb.WriteString(fit(caption[i], l.width))
+			} else {
+				sb.WriteString(strings.Repeat(" ", l.width))
+			}
+		}
+	}
 	base := sb.String()
 	if modal := m.modalView(); modal != "" {
-		return overlay(base, modal, l.width, l.height)
+		// Centred in the rows above the caption.
+		return overlay(base, modal, l.width, l.height-l.captionH)
 	}
 	return base
 }
@@ -65,6 +83,10 @@ func (m Model) bodyView() string {
 		return m.result.View()
 	case screenLogs:
 		return m.logs.View()
+	case screenHazards:
+		return m.hazards.View()
+	case screenExport:
+		return m.export.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -97,6 +119,8 @@ func (m Model) modalView() string {
 		return m.acceptView()
 	case m.overlay.open:
 		return m.overlay.View()
+	case m.queue.open:
+		return m.queue.View(m.queueItems(), m.now(), m.help)
 	case len(m.confirms) > 0:
 		return m.confirms[0].View()
 	case len(m.elicits) > 0:
@@ -141,7 +165,16 @@ func (m Model) titleLine() string {
 	if c := m.connecting(); c > 0 {
 		counts += " · " + strconv.Itoa(c) + " connecting"
 	}
-	return fit(title+"  "+counts, m.layout.width)
+	line := title + "  " + counts
+	if m.opts.GatewayURL != "" {
+		gw := st.OKText.Render("⇄ gateway ") + inline(st, m.opts.GatewayURL, 60)
+		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
+			// The gateway's address matters more than the counts' words.
+			line = title + "  " + strings.Replace(counts, " servers ready", " ready", 1)
+		}
+		line += st.Muted.Render(" · ") + gw
+	}
+	return fit(line, m.layout.width)
 }
 
 func (m Model) connecting() int {
@@ -168,8 +201,13 @@ func (m Model) statusLine() string {
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
-	if n := m.waiting(); n > 0 {
-		parts = append(parts, st.WarnText.Render("⚑ "+strconv.Itoa(n)+" approval"+plural(n)+" waiting"))
+	if n := m.waiting(); n > 1 {
+		parts = append(parts, st.WarnText.Render("⚑ "+strconv.Itoa(n)+" approvals waiting")+st.Muted.Render(" (a: queue)"))
+	} else if n == 1 {
+		parts = append(parts, st.WarnText.Render("⚑ 1 approval waiting"))
+	}
+	if n := overrideCount(m.over); n > 0 {
+		parts = append(parts, st.WarnText.Render(unsavedText(n)))
 	}
 	if n := len(m.elicits); n > 0 {
 		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+plural(n)+" for input"))
@@ -197,13 +235,18 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.acceptKeys, nil)
 	case m.overlay.open:
 		return footerView(m.help, m.overlay.keys, nil)
+	case m.queue.open:
+		return footerView(m.help, m.queue.keys, []key.Binding{m.keys.Interrupt})
 	case len(m.confirms) > 0:
 		n := len(m.confirms)
-		note := ""
 		if n > 1 {
-			note = m.st.WarnText.Render("⚑ "+strconv.Itoa(n-1)+" more waiting after this one") + "  "
+			note := m.st.WarnText.Render("⚑ "+strconv.Itoa(n-1)+" more waiting after this one") + "  "
+			queue := m.keys.Queue
+			queue.SetHelp("a", "queue")
+			return note + footerView(m.help, keyMapFunc{short: append([]key.Binding{queue}, m.confirms[0].KeyMap().ShortHelp()...)},
+				[]key.Binding{m.keys.Interrupt})
 		}
-		return note + footerView(m.help, m.confirms[0].KeyMap(), []key.Binding{m.keys.Interrupt})
+		return footerView(m.help, m.confirms[0].KeyMap(), []key.Binding{m.keys.Interrupt})
 	case len(m.elicits) > 0:
 		return footerView(m.help, m.elicits[0].form.KeyMap(), []key.Binding{m.keys.Interrupt})
 	case m.screen == screenForm:
@@ -218,14 +261,20 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenLogs:
 		return footerView(m.help, m.logs.keyMap(), global)
+	case screenHazards:
+		return footerView(m.help, m.hazards.keyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
+	case screenExport:
+		return footerView(m.help, m.export.keyMap(), global)
 	}
+	hazards := m.keys.Hazards
+	hazards.SetHelp("z", "hazards")
 	if m.focus == paneServers {
-		return footerView(m.help, m.servers.keys, append(global, m.keys.Demo))
+		return footerView(m.help, m.servers.keys, append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
 	}
 	if m.tools.typing {
 		return footerView(m.help, m.tools.keyMap(), []key.Binding{m.keys.Interrupt})
 	}
-	return footerView(m.help, m.tools.keyMap(), append(global, m.keys.Demo))
+	return footerView(m.help, m.tools.keyMap(), append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
 }
 
 // quitView is the quit question, shown while a call runs or answers are awaited.
@@ -276,22 +325,42 @@ func (m Model) helpSections() []helpSection {
 	elicit := form.DefaultKeyMap()
 	elicit.Submit.SetHelp("ctrl+s", "accept")
 	elicit.Decline.SetEnabled(true)
-	return []helpSection{
-		{"Everywhere", global},
-		{"Servers pane", DefaultServersKeyMap()},
-		{"Tools pane", DefaultToolsKeyMap()},
-		{"Typing a filter", DefaultFilterKeyMap()},
-		{"Tool details", DefaultDetailKeyMap()},
-		{"A running call", DefaultCallKeyMap()},
-		{"Results", DefaultResultKeyMap()},
-		{"Logs", DefaultLogsKeyMap()},
-		{"Call form", calls},
-		{"Approval dialog", confirm},
-		{"A server's request for input", elicit},
-		{"Quit question", DefaultQuitKeyMap()},
-		{"Accepting a changed definition", defaultAcceptKeyMap()},
-		{"This help", DefaultHelpKeyMap()},
+	var sections []helpSection
+	if m.opts.GatewayURL != "" {
+		st := m.st
+		iw, _ := paneInner(m.layout.modalW, m.layout.modalH)
+		label := func(s string) string { return "  " + st.Key.Render(fit(s, 10)) + " " }
+		indent := strings.Repeat(" ", 13)
+		lines := wrapOwn(inline(st, m.opts.GatewayURL, 0)+st.Muted.Render(" (streamable HTTP, bearer token)"), iw, label("endpoint"), indent)
+		if m.opts.GatewayHint != "" {
+			lines = append(lines, label("config")+"this prints the block to paste into the agent's config:")
+			lines = append(lines, wrapOwn(inline(st, m.opts.GatewayHint, 0), iw, "    ", "      ")...)
+		}
+		lines = append(lines, wrapOwn("every call the agent makes goes through airlock; a call that asks shows its dialog here, and a lists them when several wait", iw, label("then"), indent)...)
+		sections = append(sections, helpSection{title: "Connect an agent", lines: lines})
 	}
+	if m.opts.Tour {
+		sections = append(sections, helpSection{title: "Guided tour", keys: DefaultTourKeyMap()})
+	}
+	return append(sections, []helpSection{
+		{title: "Everywhere", keys: global},
+		{title: "Servers pane", keys: DefaultServersKeyMap()},
+		{title: "Tools pane", keys: DefaultToolsKeyMap()},
+		{title: "Typing a filter", keys: DefaultFilterKeyMap()},
+		{title: "Tool details", keys: DefaultDetailKeyMap()},
+		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
+		{title: "Exported changes (E)", keys: DefaultExportKeyMap()},
+		{title: "A running call", keys: DefaultCallKeyMap()},
+		{title: "Results", keys: DefaultResultKeyMap()},
+		{title: "Logs", keys: DefaultLogsKeyMap()},
+		{title: "Call form", keys: calls},
+		{title: "Approval dialog", keys: confirm},
+		{title: "Approval queue (a)", keys: DefaultQueueKeyMap()},
+		{title: "A server's request for input", keys: elicit},
+		{title: "Quit question", keys: DefaultQuitKeyMap()},
+		{title: "Accepting a changed definition", keys: defaultAcceptKeyMap()},
+		{title: "This help", keys: DefaultHelpKeyMap()},
+	}...)
 }
 
 var _ help.KeyMap = keyMapFunc{}

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -31,12 +32,15 @@ const usage = `airlock — a terminal MCP client that asks before risky tool cal
 Usage:
   airlock [--config FILE] [--no-tui]       open the session on the config (the TUI on a
                                            terminal, else the check view)
+  airlock --from FILE                      the same on another client's server list
+                                           (Claude, Cursor, VS Code, Codex), imported
   airlock demo [--json] [--no-tui]         the same on built-in offline demo servers
   airlock demo-server NAME                 serve one demo server over stdio (docs|web|notes|mail)
   airlock check [--config FILE] [--json]   connect, classify, print tiers and hazards
   airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]
                                            one call through the approval engine
   airlock pins list|accept SERVER [TOOL]   review pinned tool definitions
+  airlock import FILE                      print airlock TOML for another client's servers
   airlock version
 
 Exit codes of check: 0 every server ready, 1 config error, 3 a server failed.
@@ -64,6 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCall(ctx, args, stdin, stdout, stderr)
 	case "pins":
 		return runPins(ctx, args, stdout, stderr)
+	case "import":
+		return runImport(args, stdout, stderr)
 	case "gateway":
 		return runGateway(args, stdout, stderr)
 	case "bridge":
@@ -89,6 +95,11 @@ func loadConfig(path string) (*config.Config, error) {
 			return nil, err
 		}
 		path = p
+		cfg, err := config.Load(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no config at %s: write one (start from config.example.toml), pass --config FILE, or try `airlock demo`", path)
+		}
+		return cfg, err
 	}
 	return config.Load(path)
 }
@@ -121,6 +132,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/airlock/config.toml)")
+	fromPath := fs.String("from", "", "run on another client's server list (Claude, Cursor, VS Code, Codex), imported in memory")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
@@ -137,7 +149,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		}
 		rule = &r
 	}
-	cfg, err := loadConfig(*cfgPath)
+	cfg, err := loadSessionConfig(*cfgPath, *fromPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
@@ -154,7 +166,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return cli.ExitConfig
 		}
-		return runSession(ctx, m, ui.Options{Title: cfg.Path}, gatewayFor(*gatewayListen, cfg), stderr)
+		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath)}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
 	m, err := newManager(cfg, session.Options{})
 	if err != nil {
@@ -204,6 +216,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	asJSON := fs.Bool("json", false, "print the check view as JSON")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
+	tour := fs.Bool("tour", false, "open the TUI with a guided tour: captioned steps, space/n advances")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -230,7 +243,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		defer audit.Close()
 		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
-		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull}, gatewayFor(*gatewayListen, cfg), stderr)
+		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
 	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
 	return check(ctx, m, *asJSON, stdout, stderr)

@@ -374,13 +374,29 @@ func (c Confirm) factBlock() []string {
 	return concat(c.factLines(c.iw), table)
 }
 
+// taintReason is the verdict's first sentence when taint is what made the call ask
+// (trust.Decide puts the taint sentence first).
+func (c Confirm) taintReason() (string, bool) {
+	if c.p.Verdict.By != trust.DecidedByTaint || len(c.p.Verdict.Reasons) == 0 || !c.p.Taint.Tainted() {
+		return "", false
+	}
+	return c.p.Verdict.Reasons[0], true
+}
+
 // reasonLines is every sentence of the verdict, escaped (they embed names).
 func (c Confirm) reasonLines() []string {
 	if len(c.p.Verdict.Reasons) == 0 {
 		return nil
 	}
+	reasons := c.p.Verdict.Reasons
+	if _, ok := c.taintReason(); ok {
+		reasons = reasons[1:] // shown among the facts
+	}
+	if len(reasons) == 0 {
+		return nil
+	}
 	out := []string{c.st.Header.Render("why it asks")}
-	for _, r := range c.p.Verdict.Reasons {
+	for _, r := range reasons {
 		out = append(out, wrap.Hang(wrap.Inline(safetext.Limit(r, maxReasonBytes), c.mark), c.iw, "  • ")...)
 	}
 	return out
@@ -422,6 +438,12 @@ func (c Confirm) factLines(width int) []string {
 			by += c.st.Muted.Render(" (call ") + name(tt.CallID) + c.st.Muted.Render(")")
 		}
 		out = append(out, wrap.Hang(c.st.WarnText.Render("⚠ from ")+by, width, pad(c.st.Key.Render("taint"), labelWidth))...)
+		if r, ok := c.taintReason(); ok {
+			// The one reason this call asks at all stays in view, not below the
+			// arguments; reasonLines leaves it out so it is not said twice.
+			why := c.st.WarnText.Render(wrap.Inline(safetext.Limit(r, maxReasonBytes), c.mark))
+			out = append(out, wrap.Hang(why, width, pad(c.st.Key.Render("why"), labelWidth))...)
+		}
 	}
 	return out
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/importer"
+)
+
+const importUsage = `usage: airlock import FILE
+
+Prints airlock config TOML for the MCP servers in FILE: Claude Desktop's
+claude_desktop_config.json, Claude Code's .mcp.json, Cursor's mcp.json, VS Code's
+.vscode/mcp.json or Codex's config.toml (the format is detected). Every server is
+untrusted; secrets become ${VAR} references, listed with what to export.
+Save it with: airlock import FILE > ~/.config/airlock/config.toml
+`
+
+// runImport prints the airlock TOML for another client's server list on stdout and
+// a one-line summary on stderr.
+func runImport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("airlock import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, importUsage) }
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(positional) != 1 {
+		fmt.Fprint(stderr, importUsage)
+		return 2
+	}
+	r, err := importer.ReadFile(positional[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	// The output must be a config airlock loads once its variables are set.
+	if _, err := config.Parse(r.TOML, "imported", func(string) (string, bool) { return "/set", true }); err != nil {
+		fmt.Fprintf(stderr, "airlock: the imported config does not load, which is a bug in airlock import: %v\n", err)
+		return 1
+	}
+	if _, err := stdout.Write(r.TOML); err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "airlock: %s\n", r.Summary())
+	return 0
+}
+
+// loadSessionConfig reads --config, or with --from converts another client's server
+// list in memory: its secrets are used where they were, never written anywhere, and
+// nothing is written next to it (the config has no Path).
+func loadSessionConfig(cfgPath, fromPath string) (*config.Config, error) {
+	if fromPath == "" {
+		return loadConfig(cfgPath)
+	}
+	if cfgPath != "" {
+		return nil, errors.New("--config and --from cannot be used together")
+	}
+	r, err := importer.ReadFile(fromPath)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := r.Config(os.LookupEnv)
+	if err != nil {
+		return nil, fmt.Errorf("%w\n(`airlock import %s` shows the imported config and the variables to export)", err, fromPath)
+	}
+	return cfg, nil
+}
+
+// sessionTitle names what the session runs on.
+func sessionTitle(cfg *config.Config, fromPath string) string {
+	if fromPath != "" {
+		return fromPath + " (imported)"
+	}
+	return cfg.Path
+}

@@ -1,0 +1,201 @@
+package importer
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// secretWords are the words of a key (env name, header name, flag, query parameter)
+// that say its value is a secret. Keys are split into words at non-alphanumerics and
+// camelCase humps; compoundWords are also found inside a word (APIKEY, authtoken).
+var (
+	secretWords = map[string]bool{
+		"token": true, "tokens": true, "secret": true, "secrets": true,
+		"password": true, "passwd": true, "passphrase": true, "pass": true,
+		"key": true, "keys": true, "apikey": true, "auth": true, "authorization": true,
+		"credential": true, "credentials": true, "cookie": true, "pat": true,
+		"bearer": true, "jwt": true,
+	}
+	compoundWords = []string{"token", "secret", "password", "passwd", "apikey", "credential", "authorization"}
+)
+
+// secretKey reports whether a value stored under key is a secret by its name.
+func secretKey(key string) bool {
+	for _, w := range words(key) {
+		if secretWords[w] {
+			return true
+		}
+		for _, c := range compoundWords {
+			if strings.Contains(w, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// words splits a key into lower-case words at non-alphanumerics and camelCase humps
+// (apiKey, API_KEY and api-key all give api, key).
+func words(key string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(key)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && len(cur) > 0 && (unicode.IsLower(cur[len(cur)-1]) ||
+			i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(cur[len(cur)-1])):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return out
+}
+
+// secretPrefixes start values that are credentials whatever key holds them: the
+// published formats of common API keys and tokens.
+var secretPrefixes = []string{
+	"sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
+	"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xapp-", "AKIA", "ASIA", "AIza", "ya29.",
+	"eyJ", "npm_", "pypi-", "hf_", "shpat_", "shpss_", "dop_v1_", "lin_api_", "ntn_",
+	"secret_", "figd_", "sq0atp-", "SG.", "pk_live_", "ATATT",
+}
+
+// opaqueRE matches a long run of token characters: what a generated secret looks
+// like. It must also hold a letter and a digit (see secretValue).
+var opaqueRE = regexp.MustCompile(`^[A-Za-z0-9+/=_\-.~]{24,}$`)
+
+// schemeRE matches an Authorization scheme followed by its credentials.
+var schemeRE = regexp.MustCompile(`^(?i)(bearer|basic|token|apikey|api-key|digest)\s+\S`)
+
+// secretValue reports whether v looks like a credential by its content alone: an
+// Authorization scheme with credentials, a URL with a password, or a token with a
+// published key prefix or of a generated look, alone or inside a longer value (the
+// Bearer token in a JSON string of headers).
+func secretValue(v string) bool {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return false
+	}
+	if schemeRE.MatchString(v) || embeddedSchemeRE.MatchString(v) {
+		return true
+	}
+	if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return true
+		}
+	}
+	if secretToken(v) {
+		return true
+	}
+	for _, t := range strings.FieldsFunc(v, func(r rune) bool { return !tokenChar(r) }) {
+		if t != v && secretToken(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// embeddedSchemeRE finds "Bearer TOKEN" inside a longer value.
+var embeddedSchemeRE = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
+
+func tokenChar(r rune) bool {
+	return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("+/=_-.~", r)
+}
+
+// secretToken reports whether one token looks like a credential.
+func secretToken(t string) bool {
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(t, p) && len(t) >= len(p)+8 {
+			return true
+		}
+	}
+	return opaqueRE.MatchString(t) && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, ".") &&
+		strings.ContainsFunc(t, unicode.IsLetter) && strings.ContainsFunc(t, unicode.IsDigit)
+}
+
+// isSecret reports whether the value under key must not be copied in clear.
+func isSecret(key, v string) bool {
+	return v != "" && (secretKey(key) || secretValue(v))
+}
+
+// varName turns parts into an environment variable name: upper case, every run of
+// characters other than A-Z, 0-9 and _ made one _, never starting with a digit.
+func varName(parts ...string) string {
+	var b strings.Builder
+	under := false
+	for _, p := range parts {
+		for _, r := range strings.ToUpper(p) {
+			if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+				b.WriteRune(r)
+				under = false
+			} else if b.Len() > 0 && !under {
+				b.WriteByte('_')
+				under = true
+			}
+		}
+		if b.Len() > 0 && !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	s := strings.TrimRight(b.String(), "_")
+	if s == "" {
+		return "SECRET"
+	}
+	if s[0] >= '0' && s[0] <= '9' {
+		s = "_" + s
+	}
+	return s
+}
+
+// validVar reports whether s can be used in ${NAME}.
+func validVar(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// vault holds the secrets taken out of a source file, by the variable that now
+// stands for each. A Result holds it behind a pointer, which fmt prints as an
+// address, and it formats as a count only: printing a Result by mistake leaks
+// nothing.
+type vault struct{ m map[string]string }
+
+func newVault() *vault { return &vault{m: map[string]string{}} }
+
+// String says how many secrets there are, never what they are.
+func (v *vault) String() string { return fmt.Sprintf("%d secrets", len(v.m)) }
+
+// Format prints String for every verb.
+func (v *vault) Format(f fmt.State, _ rune) { fmt.Fprint(f, v.String()) }
+
+// splitScheme splits "Bearer abc" into "Bearer " and "abc"; a value without an
+// Authorization scheme is all credential.
+func splitScheme(v string) (scheme, cred string) {
+	if m := schemeRE.FindStringIndex(v); m != nil {
+		i := strings.IndexFunc(v, unicode.IsSpace)
+		j := i + strings.IndexFunc(v[i:], func(r rune) bool { return !unicode.IsSpace(r) })
+		return v[:j], v[j:]
+	}
+	return "", v
+}

@@ -1,0 +1,435 @@
+package ui
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// maxLegRows bounds the tool rows one leg lists; the rest are counted. A leg can
+// hold thousands of tools in a large session, and the tools pane filters them.
+const maxLegRows = 200
+
+// hzLine is one line of the hazards view: airlock's own text, or a tool or a
+// server the person can act on.
+type hzLine struct {
+	text   string    // rendered, escaped; without the cursor column
+	ref    trust.Ref // a tool row when ref.Tool != ""
+	server string    // a server row (the changes section) when not ""
+}
+
+func (l hzLine) selectable() bool { return l.ref.Tool != "" || l.server != "" }
+
+// key identifies what a row is about, to keep the cursor on it across rebuilds.
+func (l hzLine) key() string {
+	if l.ref.Tool != "" {
+		return "t\x00" + l.ref.Server + "\x00" + l.ref.Tool
+	}
+	if l.server != "" {
+		return "s\x00" + l.server
+	}
+	return ""
+}
+
+// hazardsView lists every hazard of the toolset: its severity, whether it is
+// guarded, its summary and, per leg, the concrete tools with their tier and
+// trust. Below the hazards it lists the person's what-if changes, so that a tool
+// that left every hazard (because it was turned off) can be turned back on. The
+// person moves between tool rows and acts on them; the root carries the action
+// out through the session and hands the view the new snapshot.
+type hazardsView struct {
+	st   *theme.Styles
+	keys HazardsKeyMap
+
+	snap   *session.Snapshot
+	over   session.Overrides
+	config map[string]trust.ServerTrust // each server's trust in the config
+
+	lines  []hzLine
+	cursor int // index into lines of a selectable line, -1 when none
+	offset int // first visible line
+	// dirty says the snapshot changed since lines were built; the lines are built
+	// only while the view is shown.
+	dirty bool
+
+	width, height int
+}
+
+func newHazardsView(st *theme.Styles) hazardsView {
+	return hazardsView{st: st, keys: DefaultHazardsKeyMap(), cursor: -1}
+}
+
+// SetSize sets the outer size; the lines are wrapped again for the new width.
+func (v *hazardsView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.dirty = true
+}
+
+// setData takes a new snapshot and the live changes; the lines are rebuilt when
+// next shown.
+func (v *hazardsView) setData(s *session.Snapshot, over session.Overrides, config map[string]trust.ServerTrust) {
+	v.snap, v.over, v.config = s, over, config
+	v.dirty = true
+}
+
+// open shows the view from its first tool row.
+func (v *hazardsView) open() {
+	v.cursor, v.offset = -1, 0
+	v.rebuild()
+}
+
+// refresh rebuilds the lines if anything changed, keeping the cursor on the
+// same tool or server where it is still listed.
+func (v *hazardsView) refresh() {
+	if v.dirty {
+		v.rebuild()
+	}
+}
+
+// selected returns the tool (ref.Tool != "") or the server under the cursor.
+func (v hazardsView) selected() (trust.Ref, string) {
+	if v.cursor < 0 || v.cursor >= len(v.lines) {
+		return trust.Ref{}, ""
+	}
+	l := v.lines[v.cursor]
+	if l.ref.Tool != "" {
+		return l.ref, l.ref.Server
+	}
+	return trust.Ref{}, l.server
+}
+
+func (v *hazardsView) rebuild() {
+	v.dirty = false
+	if v.snap == nil {
+		return
+	}
+	st := v.st
+	iw, _ := paneInner(v.width, v.height)
+	keep, keepAt := "", v.cursor
+	if v.cursor >= 0 && v.cursor < len(v.lines) {
+		keep = v.lines[v.cursor].key()
+	}
+	var ls []hzLine
+	add := func(texts ...string) {
+		for _, t := range texts {
+			ls = append(ls, hzLine{text: t})
+		}
+	}
+	nameW := v.nameWidth(iw)
+	if len(v.snap.Hazards) == 0 {
+		add(st.OKText.Render("✓ no toolset hazards") + st.Muted.Render(": no untrusted source reaches a tool that sends data out or destroys it"))
+	}
+	for i, h := range v.snap.Hazards {
+		if i > 0 {
+			add("")
+		}
+		style := st.Banner
+		if h.Severity == trust.SeverityCritical {
+			style = st.BannerCrit
+		}
+		guard := st.OKText.Render("✓ guarded") + st.Muted.Render(": you are asked before a leg runs")
+		if h.Unguarded {
+			guard = st.ErrorText.Render("✗ UNGUARDED") + st.Muted.Render(": every leg runs without asking")
+		}
+		add(style.Render(theme.SeverityGlyph(h.Severity)+" "+string(h.Severity)+" · "+hazardTitle(h.Kind)) + "  " + guard)
+		add(wrapOwn(styledInline(h.Summary, markFn(st)), iw-2, "  ", "  ")...)
+		for _, leg := range legOrder(h) {
+			names := h.Legs[leg]
+			add("  " + st.Key.Render(leg) + st.Muted.Render(" · "+strconv.Itoa(len(names))+" tool"+plural(len(names))))
+			for j, q := range names {
+				if j == maxLegRows {
+					add(st.Muted.Render("      … " + strconv.Itoa(len(names)-j) + " more (the tools pane lists them all)"))
+					break
+				}
+				ls = append(ls, v.toolLine(q, nameW, iw))
+			}
+		}
+	}
+	if n := overrideCount(v.over); n > 0 {
+		add("", st.Header.Render("* Changed in this session · "+strconv.Itoa(n)+" unsaved")+st.Muted.Render(" · E writes them as a TOML fragment"))
+		servers := make([]string, 0, len(v.over.Trust))
+		for s := range v.over.Trust {
+			servers = append(servers, s)
+		}
+		sort.Strings(servers)
+		for _, s := range servers {
+			t := v.over.Trust[s]
+			text := st.WarnText.Render("* ") + fit(inline(st, s, nameW), nameW) + " server trust " + trustBadge(st, t) +
+				st.Muted.Render(" (config: "+v.config[s].String()+")")
+			ls = append(ls, hzLine{text: fit(text, iw-4), server: s})
+		}
+		var refs []trust.Ref
+		for r := range v.over.Policy {
+			refs = append(refs, r)
+		}
+		for r, off := range v.over.Disabled {
+			if off && !slices.Contains(refs, r) {
+				refs = append(refs, r)
+			}
+		}
+		slices.SortFunc(refs, func(a, b trust.Ref) int { return strings.Compare(a.Qualified(), b.Qualified()) })
+		for _, r := range refs {
+			ls = append(ls, v.toolLine(r.Qualified(), nameW, iw))
+		}
+	}
+	v.lines = ls
+	v.cursor = -1
+	if keep != "" {
+		for i, l := range ls {
+			if l.key() == keep {
+				v.cursor = i
+				break
+			}
+		}
+	}
+	if v.cursor < 0 {
+		// The row left (its hazard is gone): the nearest row at or after where it was.
+		v.cursor = v.nextSelectable(max(keepAt, 0), 1)
+		if v.cursor < 0 {
+			v.cursor = v.nextSelectable(len(ls)-1, -1)
+		}
+	}
+	v.clamp()
+	v.updateKeys()
+}
+
+// legOrder lists a hazard's legs in the banner's order, then any other leg.
+func legOrder(h trust.Hazard) []string {
+	order := hazardLegs(h.Kind)
+	var rest []string
+	for l := range h.Legs {
+		if !slices.Contains(order, l) {
+			rest = append(rest, l)
+		}
+	}
+	sort.Strings(rest)
+	out := make([]string, 0, len(order)+len(rest))
+	for _, l := range append(order, rest...) {
+		if _, ok := h.Legs[l]; ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// nameWidth is the name column's width: the longest name listed, within bounds.
+func (v hazardsView) nameWidth(iw int) int {
+	w := 8
+	for _, h := range v.snap.Hazards {
+		for _, names := range h.Legs {
+			for _, n := range names[:min(len(names), maxLegRows)] {
+				w = max(w, len(n))
+			}
+		}
+	}
+	for r := range v.over.Policy {
+		w = max(w, len(r.Qualified()))
+	}
+	for r := range v.over.Disabled {
+		w = max(w, len(r.Qualified()))
+	}
+	return min(w, max(iw*2/5, 12))
+}
+
+// toolLine renders one tool of a leg: a change mark, its name, its tier, its
+// server's trust and what this session changed about it.
+func (v hazardsView) toolLine(qualified string, nameW, iw int) hzLine {
+	st := v.st
+	server, tool, _ := strings.Cut(qualified, "__")
+	ref := trust.Ref{Server: server, Tool: tool}
+	t, ok := v.snap.Tool(server, tool)
+	mark := "  "
+	var change []string
+	if v.over.Disabled[ref] {
+		change = append(change, "off for this session")
+	}
+	if a, ok := v.over.Policy[ref]; ok {
+		change = append(change, "policy "+a.String())
+	}
+	if tr, ok := v.over.Trust[server]; ok {
+		change = append(change, "server "+tr.String())
+	}
+	if len(change) > 0 {
+		mark = st.WarnText.Render("* ")
+	}
+	text := mark + fit(inline(st, qualified, nameW), nameW)
+	if ok {
+		text += " " + st.Tier(t.Class.Tier).Render(fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + trustBadge(st, t.ServerTrust)
+	} else {
+		text += " " + st.Muted.Render("(not listed now)")
+	}
+	if len(change) > 0 {
+		text += st.WarnText.Render("  * " + strings.Join(change, ", "))
+	}
+	return hzLine{text: fit(text, iw-4), ref: ref}
+}
+
+// nextSelectable finds the first selectable line from i in direction dir, or -1.
+func (v hazardsView) nextSelectable(i, dir int) int {
+	for ; i >= 0 && i < len(v.lines); i += dir {
+		if v.lines[i].selectable() {
+			return i
+		}
+	}
+	return -1
+}
+
+// visible is the number of lines between the heading and the line that counts
+// what is below.
+func (v hazardsView) visible() int {
+	_, ih := paneInner(v.width, v.height)
+	return max(ih-2, 1)
+}
+
+// clamp keeps the cursor visible, and shows the headings above it when they fit.
+func (v *hazardsView) clamp() {
+	n := v.visible()
+	if v.cursor >= 0 {
+		if v.cursor < v.offset {
+			v.offset = v.cursor
+		}
+		if v.cursor >= v.offset+n {
+			v.offset = v.cursor - n + 1
+		}
+		for v.offset > 0 && !v.lines[v.offset-1].selectable() && v.cursor-(v.offset-1) < n {
+			v.offset--
+		}
+		if v.cursor == v.nextSelectable(0, 1) {
+			v.offset = max(0, min(v.offset, v.cursor-n+1))
+		}
+	}
+	v.offset = min(max(v.offset, 0), max(len(v.lines)-n, 0))
+}
+
+func (v *hazardsView) updateKeys() {
+	ref, server := v.selected()
+	tool := ref.Tool != ""
+	first, last := v.nextSelectable(0, 1), v.nextSelectable(len(v.lines)-1, -1)
+	v.keys.Disable.SetEnabled(tool)
+	v.keys.Policy.SetEnabled(tool)
+	v.keys.Open.SetEnabled(tool)
+	v.keys.Trust.SetEnabled(server != "")
+	v.keys.Up.SetEnabled(v.cursor > first)
+	v.keys.Top.SetEnabled(v.cursor > first)
+	v.keys.PageUp.SetEnabled(v.offset > 0 || v.cursor > first)
+	v.keys.Down.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.Bottom.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.PageDown.SetEnabled(v.offset+v.visible() < len(v.lines) || v.cursor < last)
+}
+
+// hazardsAction is what a key in the hazards view asks the root to do.
+type hazardsAction int
+
+const (
+	hazardsNone hazardsAction = iota
+	hazardsBack
+	hazardsOpen
+	hazardsDisable
+	hazardsPolicy
+	hazardsTrust
+)
+
+// Update handles a key; the root acts on the returned action for selected().
+func (v hazardsView) Update(msg tea.Msg) (hazardsView, hazardsAction, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return v, hazardsNone, nil
+	}
+	act := hazardsNone
+	move := func(to int) {
+		if to >= 0 {
+			v.cursor = to
+		}
+	}
+	switch {
+	case key.Matches(k, v.keys.Back):
+		act = hazardsBack
+	case key.Matches(k, v.keys.Up):
+		move(v.nextSelectable(v.cursor-1, -1))
+	case key.Matches(k, v.keys.Down):
+		move(v.nextSelectable(v.cursor+1, 1))
+	case key.Matches(k, v.keys.PageUp):
+		to := v.nextSelectable(max(v.cursor-v.visible(), 0), 1)
+		if to >= v.cursor {
+			to = v.nextSelectable(0, 1)
+		}
+		move(to)
+		v.offset -= v.visible()
+	case key.Matches(k, v.keys.PageDown):
+		to := v.nextSelectable(min(v.cursor+v.visible(), len(v.lines)-1), -1)
+		if to <= v.cursor {
+			to = v.nextSelectable(len(v.lines)-1, -1)
+		}
+		move(to)
+	case key.Matches(k, v.keys.Top):
+		move(v.nextSelectable(0, 1))
+		v.offset = 0
+	case key.Matches(k, v.keys.Bottom):
+		move(v.nextSelectable(len(v.lines)-1, -1))
+	case key.Matches(k, v.keys.Open):
+		act = hazardsOpen
+	case key.Matches(k, v.keys.Disable):
+		act = hazardsDisable
+	case key.Matches(k, v.keys.Policy):
+		act = hazardsPolicy
+	case key.Matches(k, v.keys.Trust):
+		act = hazardsTrust
+	}
+	v.clamp()
+	v.updateKeys()
+	return v, act, nil
+}
+
+// View renders the heading and the visible lines in a pane.
+func (v hazardsView) View() string {
+	st := v.st
+	iw, _ := paneInner(v.width, v.height)
+	n := 0
+	if v.snap != nil {
+		n = len(v.snap.Hazards)
+	}
+	head := "Hazards · " + strconv.Itoa(n) + " · x off · p policy · T trust: what-if for this session"
+	lines := []string{paneHeading(st, head, true, iw)}
+	end := min(v.offset+v.visible(), len(v.lines))
+	for i := v.offset; i < end; i++ {
+		l := v.lines[i]
+		switch {
+		case i == v.cursor:
+			lines = append(lines, st.Selected.Render(fit("  ▸ "+ansi.Strip(l.text), iw)))
+		case l.selectable():
+			lines = append(lines, "    "+l.text)
+		default:
+			lines = append(lines, l.text)
+		}
+	}
+	if below := len(v.lines) - end; below > 0 {
+		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(below)+" more line"+plural(below)+" (pgdn)", iw)))
+	}
+	return paneBox(st, true, v.width, v.height, lines)
+}
+
+// keyMap returns the bindings that apply now, for the footer.
+func (v hazardsView) keyMap() keyMapFunc {
+	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+}
+
+// overrideCount is the number of live changes: one per server trust, per tool
+// policy and per tool turned off.
+func overrideCount(o session.Overrides) int {
+	n := len(o.Trust) + len(o.Policy)
+	for _, off := range o.Disabled {
+		if off {
+			n++
+		}
+	}
+	return n
+}

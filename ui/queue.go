@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// queueView is the approval queue: every call that waits for the person, oldest
+// first, with who asks (the agent client and its context, or "you"), the tool and
+// how long it has waited. Enter brings one call's dialog to the front. It is a
+// modal over the screen; the root gives it the pending calls on every draw.
+type queueView struct {
+	st            *theme.Styles
+	keys          QueueKeyMap
+	open          bool
+	cursor        int
+	width, height int
+}
+
+func newQueueView(st *theme.Styles) queueView {
+	return queueView{st: st, keys: DefaultQueueKeyMap()}
+}
+
+// SetSize sets the space the modal may take.
+func (q *queueView) SetSize(w, h int) { q.width, q.height = w, h }
+
+// queueTickMsg redraws the open queue so that the ages move.
+type queueTickMsg struct{}
+
+func queueTick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return queueTickMsg{} })
+}
+
+// queueAction is what a key in the queue asks the root to do.
+type queueAction int
+
+const (
+	queueNone queueAction = iota
+	queueClose
+	queueAnswer // bring the selected call's dialog to the front
+)
+
+// Update handles a key over n waiting calls.
+func (q queueView) Update(msg tea.Msg, n int) (queueView, queueAction, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return q, queueNone, nil
+	}
+	act := queueNone
+	switch {
+	case key.Matches(k, q.keys.Close):
+		act = queueClose
+	case key.Matches(k, q.keys.Up):
+		q.cursor--
+	case key.Matches(k, q.keys.Down):
+		q.cursor++
+	case key.Matches(k, q.keys.Open) && n > 0:
+		act = queueAnswer
+	}
+	q.setCount(n)
+	return q, act, nil
+}
+
+// setCount keeps the cursor within n waiting calls and enables the keys that
+// move it.
+func (q *queueView) setCount(n int) {
+	q.cursor = min(max(q.cursor, 0), max(n-1, 0))
+	q.keys.Up.SetEnabled(q.cursor > 0)
+	q.keys.Down.SetEnabled(q.cursor < n-1)
+	q.keys.Open.SetEnabled(n > 0)
+}
+
+// queueOrder sorts waiting calls oldest first (then by ID, which increases).
+func queueOrder(ps []*session.Pending) []*session.Pending {
+	out := slices.Clone(ps)
+	slices.SortStableFunc(out, func(a, b *session.Pending) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// View renders the queue box over the pending calls at time now.
+func (q queueView) View(items []*session.Pending, now time.Time, h help.Model) string {
+	st := q.st
+	w := min(q.width, 100)
+	iw, _ := paneInner(w, 3)
+	lines := []string{
+		st.Title.Render(fit("Approval queue · "+strconv.Itoa(len(items))+" waiting · oldest first", iw)),
+	}
+	toolW := 4
+	for _, p := range items {
+		toolW = max(toolW, len(p.Tool.Ref.Qualified()))
+	}
+	toolW = min(toolW, 32)
+	lines = append(lines, st.Muted.Render(fit("  "+fit("age", queueAgeW)+fit("who (agent · context)", queueWhoW)+fit("tool", toolW)+" tier", iw)))
+	room := max(q.height-2-len(lines)-2, 1)
+	start := 0
+	if q.cursor >= room {
+		start = q.cursor - room + 1
+	}
+	for i := start; i < len(items) && i < start+room; i++ {
+		lines = append(lines, q.row(items[i], i == q.cursor, now, iw, toolW))
+	}
+	if len(items) == 0 {
+		lines = append(lines, st.Muted.Render("  nothing waits"))
+	}
+	if hidden := len(items) - min(len(items), start+room); hidden > 0 {
+		lines = append(lines, st.Muted.Render("  ↓ "+strconv.Itoa(hidden)+" more"))
+	}
+	lines = append(lines, "", ansi.Truncate(h.ShortHelpView(q.keys.ShortHelp()), iw, ellipsis))
+	return paneBox(st, true, w, len(lines)+2, lines)
+}
+
+// row is one waiting call: age, who (agent client · context, or you), the tool
+// with its tier, and when it is denied unless answered. The client name and the
+// context come from the agent and are escaped.
+func (q queueView) row(p *session.Pending, selected bool, now time.Time, w, toolW int) string {
+	st := q.st
+	who := "you"
+	if c := p.Request.Client; c != "" {
+		ctx := p.Request.Context
+		if ctx == "" {
+			ctx = session.PersonContext
+		}
+		who = inline(st, c, 14) + " · " + inline(st, ctx, 14)
+	}
+	tier := theme.TierLabel(p.Tool.Class.Tier)
+	if p.Verdict.By == trust.DecidedByTaint {
+		tier += " ⚠ tainted"
+	}
+	left := ""
+	if !p.Deadline.IsZero() {
+		left = "  denied in " + shortAge(p.Deadline.Sub(now))
+	}
+	text := fit(shortAge(now.Sub(p.Created)), queueAgeW) + fit(who, queueWhoW-1) + " " +
+		fit(inline(st, p.Tool.Ref.Qualified(), toolW), toolW) + " " + tier + left
+	if selected {
+		return st.Selected.Render(fit("▸ "+ansi.Strip(text), w))
+	}
+	return fit("  "+text, w)
+}
+
+// The queue's column widths.
+const (
+	queueAgeW = 6
+	queueWhoW = 32
+)
+
+// shortAge is a duration in at most two units: "12s", "3m04s", "1h02m".
+func shortAge(d time.Duration) string {
+	d = max(d, 0).Truncate(time.Second)
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	case d < time.Hour:
+		s := int(d.Seconds())
+		return strconv.Itoa(s/60) + "m" + pad2(s%60) + "s"
+	}
+	m := int(d.Minutes())
+	return strconv.Itoa(m/60) + "h" + pad2(m%60) + "m"
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}

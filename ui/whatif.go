@@ -1,0 +1,259 @@
+package ui
+
+// What-if: the person's live changes for this session (a server's trust, a
+// tool's policy, a tool turned off). The session recomputes tiers, policies and
+// hazards; the root takes the new snapshot and hands it to every child. The
+// changes are never written into the person's config: E exports them as a
+// fragment to merge by hand.
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// whatIfMsg reports that a live change was applied (or why not).
+type whatIfMsg struct {
+	what string // what changed, in airlock's words, escaped
+	err  error
+}
+
+// whatIfCmd applies one live change in a Cmd; it captures the Manager, never
+// the model.
+func whatIfCmd(m *session.Manager, what string, apply func(*session.Manager) error) tea.Cmd {
+	return func() tea.Msg { return whatIfMsg{what: what, err: apply(m)} }
+}
+
+// nextTrust is the trust T moves a server to: trusted → untrusted → blocked →
+// trusted. Three presses always come back to where the server started, so the
+// config's value is reached again (and the change removed).
+func nextTrust(t trust.ServerTrust) trust.ServerTrust {
+	switch t {
+	case trust.Trusted:
+		return trust.Untrusted
+	case trust.Untrusted:
+		return trust.BlockedServer
+	}
+	return trust.Trusted
+}
+
+// nextPolicy is the policy override p moves a tool to: none → ask → deny →
+// none. An allow override (set elsewhere, such as by the tour) moves to ask.
+func nextPolicy(a trust.Action) trust.Action {
+	switch a {
+	case trust.ActionUnset:
+		return trust.Ask
+	case trust.Ask:
+		return trust.Deny
+	case trust.Allow:
+		return trust.Ask
+	}
+	return trust.ActionUnset
+}
+
+// toggleDisabled turns a tool off for this session, or back on.
+func (m Model) toggleDisabled(ref trust.Ref) tea.Cmd {
+	off := !m.over.Disabled[ref]
+	what := inline(m.st, ref.Qualified(), 40) + " turned off for this session"
+	if !off {
+		what = inline(m.st, ref.Qualified(), 40) + " turned back on"
+	}
+	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetDisabled(ref, off) })
+}
+
+// cyclePolicy moves a tool's policy override one step.
+func (m Model) cyclePolicy(ref trust.Ref) tea.Cmd {
+	cur, ok := m.over.Policy[ref]
+	if !ok {
+		cur = trust.ActionUnset
+	}
+	next := nextPolicy(cur)
+	word := next.String()
+	if next == trust.ActionUnset {
+		word = "its tier's (no override)"
+	}
+	what := inline(m.st, ref.Qualified(), 40) + " policy → " + word
+	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetToolPolicy(ref, next) })
+}
+
+// cycleTrust moves a server's trust one step.
+func (m Model) cycleTrust(server string) tea.Cmd {
+	sv, ok := m.snap.Server(server)
+	if !ok {
+		return nil
+	}
+	next := nextTrust(sv.Trust)
+	what := inline(m.st, server, 32) + " trust " + sv.Trust.String() + " → " + next.String()
+	if next == m.configTrust[server] {
+		what += " (the config's)"
+	}
+	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetServerTrust(server, next) })
+}
+
+// applyWhatIf takes the new snapshot after a live change and says what changed.
+func (m *Model) applyWhatIf(msg whatIfMsg) {
+	if msg.err != nil {
+		m.status = "✗ could not change: " + inline(m.st, msg.err.Error(), 100)
+		return
+	}
+	m.setSnapshot(m.sess.Snapshot())
+	m.status = "what-if: " + msg.what
+	if n := overrideCount(m.over); n > 0 {
+		m.status += " · E exports the changes"
+	}
+}
+
+// configTrusts maps each configured server to the trust the config gives it.
+func configTrusts(m *session.Manager) map[string]trust.ServerTrust {
+	out := map[string]trust.ServerTrust{}
+	if cfg := m.Config(); cfg != nil {
+		for _, s := range cfg.Servers {
+			out[s.Name] = s.Trust
+		}
+	}
+	return out
+}
+
+// changedSets lists the tools and servers a live change touches, for the marks
+// in the tools and servers panes.
+func changedSets(o session.Overrides) (map[trust.Ref]bool, map[string]bool) {
+	tools := map[trust.Ref]bool{}
+	for r := range o.Policy {
+		tools[r] = true
+	}
+	for r, off := range o.Disabled {
+		if off {
+			tools[r] = true
+		}
+	}
+	servers := map[string]bool{}
+	for s := range o.Trust {
+		servers[s] = true
+	}
+	return tools, servers
+}
+
+// exportedMsg reports the fragment written by WriteOverrides.
+type exportedMsg struct {
+	path     string
+	fragment string
+	err      error
+}
+
+// exportCmd writes the live changes next to the config (or in the state dir) and
+// reads the file back, so the view shows exactly what was written.
+func exportCmd(m *session.Manager) tea.Cmd {
+	return func() tea.Msg {
+		path, err := m.WriteOverrides()
+		if err != nil {
+			return exportedMsg{err: err}
+		}
+		b, err := os.ReadFile(path)
+		return exportedMsg{path: path, fragment: string(b), err: err}
+	}
+}
+
+// exportView shows where the fragment was written and the fragment itself, with
+// the reminder that the person's config was not modified.
+type exportView struct {
+	st            *theme.Styles
+	keys          ExportKeyMap
+	vp            viewport.Model
+	path, frag    string
+	width, height int
+}
+
+func newExportView(st *theme.Styles) exportView {
+	keys := DefaultExportKeyMap()
+	vp := viewport.New()
+	vp.KeyMap = keys.viewportKeys()
+	return exportView{st: st, keys: keys, vp: vp}
+}
+
+// SetSize sets the outer size; the content is wrapped again.
+func (e *exportView) SetSize(w, h int) {
+	e.width, e.height = w, h
+	iw, ih := paneInner(w, h)
+	e.vp.SetWidth(iw)
+	e.vp.SetHeight(max(ih-1, 1))
+	e.render()
+}
+
+// show sets the written path and fragment and scrolls to the top.
+func (e *exportView) show(path, frag string) {
+	e.path, e.frag = path, frag
+	e.render()
+	e.vp.GotoTop()
+}
+
+func (e *exportView) render() {
+	if e.path == "" {
+		return
+	}
+	st := e.st
+	iw, _ := paneInner(e.width, e.height)
+	var lines []string
+	lines = append(lines, st.OKText.Render("✓ written to"))
+	lines = append(lines, wrapOwn(inline(st, e.path, 0), iw, "  ", "  ")...)
+	lines = append(lines, "")
+	lines = append(lines, wrapOwn(st.WarnText.Render("Your config was not modified.")+
+		" Merge this fragment into it by hand; airlock never rewrites your config. The changes stay live in this session until you quit.", iw, "", "")...)
+	lines = append(lines, "", st.Header.Render("fragment"))
+	// The fragment is airlock's own TOML, but it holds server and tool names a
+	// server chose: it goes through the same escaping as any server text.
+	lines = append(lines, blockLines(st, strings.TrimRight(e.frag, "\n"), iw, maxShownBytes, st.Gutter.Render(gutter))...)
+	e.vp.SetContent(strings.Join(lines, "\n"))
+}
+
+// exportAction is what a key in the export view asks the root to do.
+type exportAction int
+
+const (
+	exportNone exportAction = iota
+	exportBack
+)
+
+// Update handles keys; scrolling goes to the viewport.
+func (e exportView) Update(msg tea.Msg) (exportView, exportAction, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, e.keys.Back):
+			return e, exportBack, nil
+		case key.Matches(k, e.keys.Top):
+			e.vp.GotoTop()
+			return e, exportNone, nil
+		case key.Matches(k, e.keys.Bottom):
+			e.vp.GotoBottom()
+			return e, exportNone, nil
+		}
+	}
+	var cmd tea.Cmd
+	e.vp, cmd = e.vp.Update(msg)
+	return e, exportNone, cmd
+}
+
+// View renders the heading and the content in a pane.
+func (e exportView) View() string {
+	iw, _ := paneInner(e.width, e.height)
+	head := e.st.Header.Render(fit("What-if changes exported as a TOML fragment", iw))
+	lines := append([]string{head}, strings.Split(e.vp.View(), "\n")...)
+	return paneBox(e.st, true, e.width, e.height, lines)
+}
+
+// keyMap returns the bindings that apply now, for the footer.
+func (e exportView) keyMap() keyMapFunc {
+	return keyMapFunc{short: e.keys.ShortHelp(), full: e.keys.FullHelp()}
+}
+
+// unsavedText is the status line's note of live changes not in the config.
+func unsavedText(n int) string {
+	return "* " + strconv.Itoa(n) + " unsaved change" + plural(n)
+}
