@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"flag"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,35 +123,7 @@ func (h *harness) keys(names ...string) {
 	}
 }
 
-func keyPress(n string) tea.KeyPressMsg {
-	switch n {
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	}
-	r := []rune(n)
-	if len(r) != 1 {
-		panic("unknown key " + n)
-	}
-	return tea.KeyPressMsg{Code: r[0], Text: n}
-}
+func keyPress(n string) tea.KeyPressMsg { return keytest.Press(n) }
 
 // run starts a Cmd (and each Cmd of a batch) in a goroutine, as Bubble Tea does.
 // Spinner ticks are dropped, so a test never waits on an animation.

@@ -2,6 +2,7 @@ package dialog
 
 import (
 	"encoding/json"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"strings"
 	"time"
 
@@ -87,43 +88,10 @@ func tainted() *session.Pending {
 
 // press builds the key press a terminal sends for a key name such as "o",
 // "enter", "shift+tab" or "esc".
-func press(name string) tea.KeyPressMsg {
-	switch name {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	}
-	r := []rune(name)
-	return tea.KeyPressMsg{Code: r[0], Text: name}
-}
+func press(name string) tea.KeyPressMsg { return keytest.Press(name) }
 
 // typeText turns text into one key press per rune.
-func typeText(s string) []tea.Msg {
-	var msgs []tea.Msg
-	for _, r := range s {
-		msgs = append(msgs, tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-	return msgs
-}
+func typeText(s string) []tea.Msg { return keytest.Type(s) }
 
 // run sends msgs in order and returns the dialog and the first action. Each
 // returned command is run and its message fed back, as a program would, as

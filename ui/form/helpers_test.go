@@ -2,6 +2,7 @@ package form
 
 import (
 	"encoding/json"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -36,57 +37,10 @@ func tool(schema string) session.ToolInfo {
 	}
 }
 
-func press(name string) tea.KeyPressMsg {
-	switch name {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+s":
-		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
-	case "ctrl+d":
-		return tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
-	case "ctrl+r":
-		return tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
-	case "ctrl+u":
-		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
-	}
-	r := []rune(name)
-	return tea.KeyPressMsg{Code: r[0], Text: name}
-}
+func press(name string) tea.KeyPressMsg { return keytest.Press(name) }
 
 // typed is one key press per rune of s.
-func typed(s string) []tea.Msg {
-	var msgs []tea.Msg
-	for _, r := range s {
-		if r == '\n' {
-			msgs = append(msgs, press("enter"))
-			continue
-		}
-		msgs = append(msgs, tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-	return msgs
-}
+func typed(s string) []tea.Msg { return keytest.Type(s) }
 
 func keys(names ...string) []tea.Msg {
 	var msgs []tea.Msg
