@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"flag"
-	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")

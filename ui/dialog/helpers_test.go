@@ -2,7 +2,6 @@ package dialog
 
 import (
 	"encoding/json"
-	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 

@@ -2,7 +2,6 @@ package form
 
 import (
 	"encoding/json"
-	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
