@@ -72,6 +72,8 @@ type Options struct {
 	// Audit, when set, records every decision and call outcome; an allowed call whose
 	// record cannot be synced is denied (fail closed).
 	Audit *Audit
+	// OAuth configures authorizing with servers that have an oauth table.
+	OAuth OAuthOptions
 }
 
 // Manager holds the connections to every configured server and decides every call.
@@ -81,6 +83,7 @@ type Manager struct {
 	cfg     *config.Config
 	opts    Options
 	pins    *Pins
+	oauth   *oauthStore
 	events  *queue
 	engine  *Engine
 	servers map[string]*server
@@ -125,6 +128,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 		cfg:     cfg,
 		opts:    opts,
 		pins:    pins,
+		oauth:   newOAuthStore(cfg.StateDir),
 		events:  newQueue(),
 		servers: map[string]*server{},
 		ctx:     ctx,
@@ -325,35 +329,25 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, ErrNoTool)
 	}
 	callID := m.engine.nextCallID()
+	base := m.auditBase(callID, req, tool)
 	verdict, reason, err := m.engine.authorize(ctx, callID, req, tool)
 	if err != nil {
-		m.audit(auditRecord(callID, req, tool, verdict, reason, "decision"))
+		_ = m.auditDecision(base, verdict, reason)
 		return nil, err
 	}
-	rec := auditRecord(callID, req, tool, verdict, reason, "decision")
 	if verdict.Action != trust.Allow {
-		m.audit(rec)
+		_ = m.auditDecision(base, verdict, reason)
 		return nil, &DeniedError{Verdict: verdict, Reason: reason}
 	}
 	// The approved call's record is on disk before the call is forwarded.
-	if err := m.audit(rec); err != nil {
+	if err := m.auditDecision(base, verdict, reason); err != nil {
 		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(verdict.Reasons, "the audit log cannot be written, so the call is denied: "+err.Error())}
 		return nil, &DeniedError{Verdict: denied}
 	}
 	start := m.opts.Now()
 	res, err := s.call(ctx, callID, req)
 	out := &Outcome{CallID: callID, Verdict: verdict, Result: res, Duration: m.opts.Now().Sub(start)}
-	done := auditRecord(callID, req, tool, verdict, "", "outcome")
-	done.DurationMS = out.Duration.Milliseconds()
-	switch {
-	case err != nil:
-		done.Outcome, done.Error = "failed", err.Error()
-	case res.IsError:
-		done.Outcome = "tool-error"
-	default:
-		done.Outcome = "ok"
-	}
-	m.audit(done)
+	m.auditOutcome(base, out, err)
 	if err != nil {
 		return out, err
 	}
@@ -363,18 +357,13 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 	return out, nil
 }
 
-// audit appends a record when an audit log is configured.
-func (m *Manager) audit(r Record) error {
+// auditBase is what every record of one call shares, or nil when no audit log is
+// configured (then nothing is hashed or redacted at all).
+func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *Record {
 	if m.opts.Audit == nil {
 		return nil
 	}
-	r.TS = m.opts.Now().UTC()
-	return m.opts.Audit.Append(r)
-}
-
-func auditRecord(callID string, req CallRequest, tool ToolInfo, v trust.Verdict, reason, kind string) Record {
-	r := Record{
-		Kind:       kind,
+	return &Record{
 		CallID:     callID,
 		Context:    ctxKey(req.Context),
 		Client:     req.Client,
@@ -384,13 +373,38 @@ func auditRecord(callID string, req CallRequest, tool ToolInfo, v trust.Verdict,
 		ArgsSHA256: ArgsSHA256(req.Args),
 		Args:       Redact(req.Args),
 	}
-	if kind == "decision" {
-		r.Decision = "deny"
-		if v.Action == trust.Allow {
-			r.Decision = "allow"
-		}
-		r.DecidedBy = string(v.By)
-		r.Reason = reason
+}
+
+// auditDecision records how a call was decided; it fails only when the log cannot
+// be written.
+func (m *Manager) auditDecision(base *Record, v trust.Verdict, reason string) error {
+	if base == nil {
+		return nil
 	}
-	return r
+	r := *base
+	r.Kind, r.Decision, r.DecidedBy, r.Reason = "decision", "deny", string(v.By), reason
+	if v.Action == trust.Allow {
+		r.Decision = "allow"
+	}
+	r.TS = m.opts.Now().UTC()
+	return m.opts.Audit.Append(r)
+}
+
+// auditOutcome records how a forwarded call ended (best effort: the call already ran).
+func (m *Manager) auditOutcome(base *Record, out *Outcome, err error) {
+	if base == nil {
+		return
+	}
+	r := *base
+	r.Kind, r.DurationMS = "outcome", out.Duration.Milliseconds()
+	switch {
+	case err != nil:
+		r.Outcome, r.Error = "failed", err.Error()
+	case out.Result.IsError:
+		r.Outcome = "tool-error"
+	default:
+		r.Outcome = "ok"
+	}
+	r.TS = m.opts.Now().UTC()
+	_ = m.opts.Audit.Append(r)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ type server struct {
 	refreshing   bool
 	trailing     bool
 	connectedAt  time.Time
+	oauth        *oauthHandler // built on first connect when the server has an oauth table
 
 	logMu       sync.Mutex // guards the log rate limit below; never held with mu
 	logLimit    *rate.Limiter
@@ -114,7 +116,11 @@ func (s *server) connect(parent context.Context) {
 	if timeout <= 0 {
 		timeout = config.DefaultConnectTimeout
 	}
-	ctx, cancel := context.WithTimeout(parent, timeout)
+	deadline := timeout
+	if s.cfg.OAuth != nil {
+		deadline += oauthLoginTimeout // the person may have to log in first
+	}
+	ctx, cancel := context.WithTimeout(parent, deadline)
 	defer cancel()
 
 	cs, proc, capt, endLife, err := s.dial(ctx, gen)
@@ -186,6 +192,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 	var (
 		inner mcp.Transport
 		proc  *process
+		bt    *boundedTransport
 	)
 	if srv, ok := s.m.opts.InProcess[s.cfg.Name]; ok {
 		ct, st := mcp.NewInMemoryTransports()
@@ -203,7 +210,11 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 			proc = p
 			inner = processTransport{p}
 		case config.TransportHTTP, config.TransportSSE:
-			inner = httpTransport(s.cfg)
+			oauth, err := s.oauthHandler()
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			inner, bt = httpTransport(s.cfg, oauth)
 		default:
 			return nil, nil, nil, nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
 		}
@@ -230,9 +241,34 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt, life: life, cancel: endLife}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		endLife()
+		if bt != nil && bt.wantsBearer.Load() && s.cfg.OAuth == nil {
+			if slices.ContainsFunc(slices.Collect(maps.Keys(s.cfg.Headers)), func(k string) bool { return strings.EqualFold(k, "Authorization") }) {
+				err = fmt.Errorf("%w (the server refused the configured Authorization header)", err)
+			} else {
+				err = fmt.Errorf("%w (the server asks for a bearer token: add a [servers.%s.oauth] table to authorize with OAuth, or an Authorization header)", err, s.cfg.Name)
+			}
+		}
 		return nil, proc, nil, nil, fmt.Errorf("initializing: %w", err)
 	}
 	return cs, proc, capt, endLife, nil
+}
+
+// oauthHandler returns the server's OAuth handler, built on first use and kept
+// across reconnects so that its token is too; nil without an oauth table.
+func (s *server) oauthHandler() (*oauthHandler, error) {
+	if s.cfg.OAuth == nil || s.cfg.Transport != config.TransportHTTP {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.oauth == nil {
+		h, err := newOAuthHandler(s.cfg.Name, s.cfg.URL, *s.cfg.OAuth, s.m.oauth, s.m.opts.OAuth, s.m.events.push)
+		if err != nil {
+			return nil, err
+		}
+		s.oauth = h
+	}
+	return s.oauth, nil
 }
 
 func logText(p *mcp.LoggingMessageParams) string {

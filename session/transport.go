@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -134,29 +135,37 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// httpTransport builds the client transport for an http or sse server. It never sets
-// http.Client.Timeout, which would cut long-lived event streams; contexts bound calls.
-func httpTransport(s config.Server) mcp.Transport {
-	client := &http.Client{Transport: &boundedTransport{
-		base:    http.DefaultTransport,
-		headers: s.Headers,
-	}}
+// httpTransport builds the client transport for an http or sse server, with oauth
+// (nil without an [servers.NAME.oauth] table) authorizing streamable HTTP requests.
+// It never sets http.Client.Timeout, which would cut long-lived event streams;
+// contexts bound calls.
+func httpTransport(s config.Server, oauth *oauthHandler) (mcp.Transport, *boundedTransport) {
+	bt := &boundedTransport{base: http.DefaultTransport, headers: s.Headers}
+	client := &http.Client{Transport: bt}
 	if s.Transport == config.TransportSSE {
-		return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: client, MaxEventSize: MaxMessageBytes}
+		return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: client, MaxEventSize: MaxMessageBytes}, bt
 	}
-	return &mcp.StreamableClientTransport{
+	t := &mcp.StreamableClientTransport{
 		Endpoint:     s.URL,
 		HTTPClient:   client,
 		MaxEventSize: MaxMessageBytes,
 		MaxRetries:   2,
 	}
+	if oauth != nil {
+		t.OAuthHandler = oauth
+	}
+	return t, bt
 }
 
 // boundedTransport adds the configured headers to every request and bounds JSON
 // response bodies to MaxMessageBytes (event streams are bounded per event by go-sdk).
+// It notes a 401 asking for a bearer token, so that a server without an oauth table
+// fails with a hint.
 type boundedTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+
+	wantsBearer atomic.Bool
 }
 
 // ErrBodyTooLarge is returned when a server's HTTP response body exceeds MaxMessageBytes.
@@ -172,6 +181,9 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized && strings.HasPrefix(strings.ToLower(resp.Header.Get("WWW-Authenticate")), "bearer") {
+		t.wantsBearer.Store(true)
 	}
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		if resp.ContentLength > MaxMessageBytes {

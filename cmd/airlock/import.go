@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/importer"
+	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
 const importUsage = `usage: airlock import FILE
@@ -79,4 +81,14 @@ func sessionTitle(cfg *config.Config, fromPath string) string {
 		return fromPath + " (imported)"
 	}
 	return cfg.Path
+}
+
+// showAuthorization prints the authorization URL of a server that wants OAuth on
+// stderr, for the commands without a TUI (the browser is opened too). The URL is
+// built from the authorization server's metadata, so it is escaped like any text a
+// server controls.
+func showAuthorization(stderr io.Writer) session.OAuthOptions {
+	return session.OAuthOptions{Show: func(server, url string) {
+		fmt.Fprintf(stderr, "airlock: %s wants you to authorize airlock in your browser; if it did not open, open:\n  %s\n", safetext.Inline(server), safetext.Inline(url))
+	}}
 }

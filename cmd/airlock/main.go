@@ -168,7 +168,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		}
 		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath)}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
-	m, err := newManager(cfg, session.Options{})
+	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig

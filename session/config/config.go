@@ -21,6 +21,8 @@
 //	call_timeout = "60s"
 //	trust = "untrusted"            # trusted | untrusted | blocked
 //	labels = []                    # private-data | untrusted-content | exfiltration
+//	[servers.NAME.oauth]           # http servers: authorize with OAuth 2.1 (see OAuth)
+//	client_id, client_secret, client_metadata_url, issuer, scopes, redirect_port
 //	[servers.NAME.tools.TOOL]      # policy, read_only, destructive, idempotent, open_world, labels
 package config
 
@@ -94,6 +96,34 @@ type Server struct {
 	Labels []trust.Leg
 	// Tools holds per-tool overrides keyed by tool name.
 	Tools map[string]Tool
+	// OAuth, when set, has airlock authorize with the server's authorization server
+	// (OAuth 2.1, authorization code with PKCE); nil when the server has no
+	// [servers.NAME.oauth] table. Only for http servers.
+	OAuth *OAuth
+}
+
+// OAuth is a [servers.NAME.oauth] table. An empty table is enough: airlock then
+// registers itself with the authorization server dynamically. Registration is tried
+// in this order: ClientMetadataURL when the server supports client ID metadata
+// documents, then ClientID, then dynamic client registration.
+type OAuth struct {
+	// ClientID is a client registered with the authorization server beforehand.
+	ClientID string
+	// ClientSecret is that client's secret, "" for a public client. ${VAR} is
+	// expanded in it, and it is never shown in an error.
+	ClientSecret string
+	// ClientMetadataURL is the https URL (with a path) of a client ID metadata
+	// document describing airlock, used as the client ID where the server supports it.
+	ClientMetadataURL string
+	// Issuer, when set, is the only authorization server the pre-registered ClientID
+	// (and its secret) may be used with.
+	Issuer string
+	// Scopes are the scopes to ask for; empty asks for what the server's challenge or
+	// metadata names.
+	Scopes []string
+	// RedirectPort is the port of the loopback redirect URI
+	// http://127.0.0.1:PORT/callback; 0 picks a free port for each authorization.
+	RedirectPort int
 }
 
 // Tool is one [servers.NAME.tools.TOOL] table.

@@ -249,6 +249,85 @@ headers = { "X-Key" = "${A}" }
 			}),
 		},
 		{
+			name: "oauth tables",
+			src: `[servers.a]
+url = "https://mcp.example.com/mcp"
+[servers.a.oauth]
+[servers.b]
+url = "https://mcp.example.com/b"
+headers = { X-Team = "t" }
+[servers.b.oauth]
+client_id = "airlock-cli"
+client_secret = "${B_SECRET}"
+issuer = "https://auth.example.com"
+scopes = ["mcp:read", "offline_access"]
+redirect_port = 8765
+[servers.c]
+url = "https://mcp.example.com/c"
+oauth = { client_metadata_url = "https://airlock.example/client.json" }
+`,
+			env: map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/state", "B_SECRET": "shh"},
+			want: cfg(func(c *Config) {
+				web := func(name, url string, o *OAuth) Server {
+					return Server{Name: name, Transport: TransportHTTP, URL: url, OAuth: o,
+						ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout}
+				}
+				b := web("b", "https://mcp.example.com/b", &OAuth{
+					ClientID: "airlock-cli", ClientSecret: "shh", Issuer: "https://auth.example.com",
+					Scopes: []string{"mcp:read", "offline_access"}, RedirectPort: 8765,
+				})
+				b.Headers = map[string]string{"X-Team": "t"}
+				c.Servers = []Server{
+					web("a", "https://mcp.example.com/mcp", &OAuth{}),
+					b,
+					web("c", "https://mcp.example.com/c", &OAuth{ClientMetadataURL: "https://airlock.example/client.json"}),
+				}
+			}),
+		},
+		{
+			name: "oauth errors",
+			src: `[servers.a]
+command = "srv"
+oauth = {}
+[servers.b]
+url = "https://mcp.example.com/b"
+headers = { authorization = "Bearer x" }
+[servers.b.oauth]
+client_secret = "${UNSET}"
+issuer = "auth.example.com"
+client_metadata_url = "https://airlock.example/"
+scopes = ["a b", ""]
+redirect_port = 70000
+trsut = 1
+[servers.c]
+url = "https://mcp.example.com/c"
+transport = "sse"
+[servers.c.oauth]
+client_secret = "x"
+[servers.e]
+url = "https://mcp.example.com/e"
+oauth = { redirect_port = "80" }
+`,
+			err: `config.toml:3: servers.a.oauth: OAuth is only for http servers (streamable HTTP), not stdio
+config.toml:6: servers.b.headers.authorization: OAuth sets the Authorization header: remove it, or the [servers.b.oauth] table
+config.toml:8: servers.b.oauth.client_secret: environment variable UNSET is not set
+config.toml:9: servers.b.oauth.issuer: only with client_id: it says which authorization server that client belongs to
+config.toml:9: servers.b.oauth.issuer: want an http or https URL, got scheme ""
+config.toml:10: servers.b.oauth.client_metadata_url: want an https URL with a path, where the client ID metadata document is served
+config.toml:11: servers.b.oauth.scopes[0]: want a scope token: printable ASCII without spaces, quotes or backslashes, got "a b"
+config.toml:11: servers.b.oauth.scopes[1]: want a scope token: printable ASCII without spaces, quotes or backslashes, got ""
+config.toml:12: servers.b.oauth.redirect_port: want a port from 0 to 65535, got 70000
+config.toml:13: unknown key servers.b.oauth.trsut
+config.toml:17: servers.c.oauth: OAuth is only for http servers (streamable HTTP), not sse
+config.toml:18: servers.c.oauth.client_secret: only with client_id
+config.toml:21: servers.e.oauth.redirect_port: want an integer, got string`,
+		},
+		{
+			name: "oauth not a table",
+			src:  "[servers.d]\nurl = \"https://mcp.example.com/d\"\noauth = \"yes\"\n",
+			err:  `config.toml:3: servers.d.oauth: want a table, got string`,
+		},
+		{
 			name: "quoted keys",
 			src:  "[servers.\"we\\u0062\"]\ncommand = \"srv\"\n['servers'.'web'.tools.'a.b']\npolicy = \"allow\"\n",
 			want: cfg(func(c *Config) {
@@ -661,6 +740,12 @@ headers = { "Bad Name" = "${T}", B = "` + secret + `${MISSING}", C = "` + secret
 url = "http://127.0.0.1/mcp"
 headers = { A = "${T}" }
 env = { A = "` + secret + `${MISSING}", B = "${T}" }
+[servers.o]
+url = "http://127.0.0.1/mcp"
+oauth = { client_secret = "` + secret + `${MISSING}", redirect_port = "` + secret + `" }
+[servers.p]
+url = "http://127.0.0.1/mcp"
+oauth = { client_secret = "` + secret + `\u0001" }
 `
 	env := envOf(map[string]string{"HOME": "/h", "T": secret + "\n"})
 	_, err := Parse([]byte(src), "config.toml", env)

@@ -193,6 +193,16 @@ type rawServer struct {
 	Trust          value               `toml:"trust"`
 	Labels         value               `toml:"labels"`
 	Tools          map[string]*rawTool `toml:"tools"`
+	OAuth          *rawOAuth           `toml:"oauth"`
+}
+
+type rawOAuth struct {
+	ClientID          value `toml:"client_id"`
+	ClientSecret      value `toml:"client_secret"`
+	ClientMetadataURL value `toml:"client_metadata_url"`
+	Issuer            value `toml:"issuer"`
+	Scopes            value `toml:"scopes"`
+	RedirectPort      value `toml:"redirect_port"`
 }
 
 type rawTool struct {
@@ -455,7 +465,41 @@ func (b *builder) server(name string, r *rawServer) Server {
 		}
 		s.Tools[tool] = t
 	}
+	if r.OAuth != nil {
+		s.OAuth = b.oauth(at("oauth"), r.OAuth)
+	}
 	return s
+}
+
+// oauth reads a [servers.NAME.oauth] table; ${VAR} is expanded in client_secret.
+func (b *builder) oauth(k toml.Key, r *rawOAuth) *OAuth {
+	at := func(key string) toml.Key { return append(slices.Clip(k), key) }
+	o := &OAuth{}
+	o.ClientID, _ = b.str(at("client_id"), r.ClientID)
+	if s, ok := b.str(at("client_secret"), r.ClientSecret); ok {
+		s, msgs := expandVars(s, b.env)
+		for _, msg := range msgs {
+			b.probs.add(at("client_secret"), "%s", msg)
+		}
+		if len(msgs) == 0 {
+			o.ClientSecret = s
+		}
+	}
+	o.ClientMetadataURL, _ = b.str(at("client_metadata_url"), r.ClientMetadataURL)
+	o.Issuer, _ = b.str(at("issuer"), r.Issuer)
+	o.Scopes = b.strList(at("scopes"), r.Scopes)
+	if r.RedirectPort.set {
+		if n, ok := r.RedirectPort.v.(int64); ok {
+			if n < 0 || n > 65535 {
+				b.probs.add(at("redirect_port"), "want a port from 0 to 65535, got %d", n)
+			} else {
+				o.RedirectPort = int(n)
+			}
+		} else {
+			b.probs.wrongType(at("redirect_port"), -1, "want an integer, got %s", describe(r.RedirectPort.v))
+		}
+	}
+	return o
 }
 
 // str returns v's string; ok is false when v is absent or not a string (reported).

@@ -147,6 +147,9 @@ func (s *Server) problems(p *problems) {
 		if !validHeaderName(name) {
 			p.add(hk, "invalid header name")
 		}
+		if s.OAuth != nil && strings.EqualFold(name, "Authorization") {
+			p.add(hk, "OAuth sets the Authorization header: remove it, or the [servers.%s.oauth] table", s.Name)
+		}
 		if strings.ContainsFunc(s.Headers[name], func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
 			p.add(hk, "header value has a control character")
 		}
@@ -170,6 +173,10 @@ func (s *Server) problems(p *problems) {
 	}
 	checkLegs(p, at("labels"), s.Labels)
 
+	if s.OAuth != nil {
+		s.OAuth.problems(p, at("oauth"), s.Transport)
+	}
+
 	for _, name := range slices.Sorted(maps.Keys(s.Tools)) {
 		t := s.Tools[name]
 		tk := at("tools", name)
@@ -182,6 +189,40 @@ func (s *Server) problems(p *problems) {
 			p.add(append(slices.Clip(tk), "policy"), "want allow|ask|deny, got %q", t.Policy.String())
 		}
 		checkLegs(p, append(slices.Clip(tk), "labels"), t.Labels)
+	}
+}
+
+func (o *OAuth) problems(p *problems, k toml.Key, t Transport) {
+	at := func(key string) toml.Key { return append(slices.Clip(k), key) }
+	if t != TransportHTTP {
+		p.add(k, "OAuth is only for http servers (streamable HTTP), not %s", t)
+	}
+	if o.ClientSecret != "" && o.ClientID == "" {
+		p.add(at("client_secret"), "only with client_id")
+	}
+	if strings.ContainsFunc(o.ClientSecret, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		p.add(at("client_secret"), "has a control character")
+	}
+	if o.Issuer != "" {
+		if o.ClientID == "" {
+			p.add(at("issuer"), "only with client_id: it says which authorization server that client belongs to")
+		}
+		checkURL(p, at("issuer"), o.Issuer)
+	}
+	if o.ClientMetadataURL != "" {
+		u, err := url.Parse(o.ClientMetadataURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			p.add(at("client_metadata_url"), "want an https URL with a path, where the client ID metadata document is served")
+		}
+	}
+	for i, sc := range o.Scopes {
+		// RFC 6749 section 3.3: scope tokens are printable ASCII without space, " or \.
+		if sc == "" || strings.ContainsFunc(sc, func(r rune) bool { return r <= ' ' || r > '~' || r == '"' || r == '\\' }) {
+			p.addAt(at("scopes"), i, "want a scope token: printable ASCII without spaces, quotes or backslashes, got %q", sc)
+		}
+	}
+	if o.RedirectPort < 0 || o.RedirectPort > 65535 {
+		p.add(at("redirect_port"), "want a port from 0 to 65535, got %d", o.RedirectPort)
 	}
 }
 

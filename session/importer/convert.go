@@ -482,6 +482,8 @@ func (c *converter) build(source, name string, sp *spec) Server {
 				s.Notes = append(s.Notes, fmt.Sprintf("bearer_token_env_var was not imported: %s is not a variable name", quote(sp.bearer)))
 			}
 		}
+		_, auth = s.Headers["Authorization"]
+		s.OAuth = s.Transport == config.TransportHTTP && !auth
 	}
 	return s
 }

@@ -193,10 +193,19 @@ func TestFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("config.Parse: %v\n%s", err, r.TOML)
 			}
+			oauth := map[string]bool{}
+			for _, s := range r.Servers {
+				oauth[s.Name] = s.OAuth
+			}
 			var got []want
 			for _, s := range cfg.Servers {
 				if s.Trust.String() != "untrusted" {
 					t.Errorf("server %s: trust %s, want untrusted", s.Name, s.Trust)
+				}
+				// Streamable HTTP without an Authorization header gets OAuth on demand.
+				_, auth := s.Headers["Authorization"]
+				if wantOAuth := s.Transport == config.TransportHTTP && !auth; (s.OAuth != nil) != wantOAuth || oauth[s.Name] != wantOAuth {
+					t.Errorf("server %s: oauth table %v, want %v", s.Name, s.OAuth != nil, wantOAuth)
 				}
 				got = append(got, want{Name: s.Name, Transport: s.Transport, Command: s.Command, Args: s.Args, URL: s.URL, Headers: s.Headers, Env: s.Env})
 			}

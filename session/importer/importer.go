@@ -117,6 +117,10 @@ type Server struct {
 	ConnectTimeout, CallTimeout time.Duration
 	// DeniedTools are tools the source disabled; they are imported with policy deny.
 	DeniedTools []string
+	// OAuth is true for an http server without an Authorization header: it gets an
+	// empty [servers.NAME.oauth] table, so airlock authorizes with OAuth if the
+	// server asks, as the clients it came from do.
+	OAuth bool
 	// Notes are remarks on this server, written as comments above its table.
 	Notes []string
 

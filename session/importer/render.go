@@ -185,6 +185,11 @@ func (r *Result) render() []byte {
 		}
 		table("env", s.Env, s.envNotes)
 		table("headers", s.Headers, s.headerNotes)
+		if s.OAuth {
+			w("\n# OAuth if the server asks for it (a browser opens once; tokens are kept in the\n")
+			w("# state dir). Keys: client_id, client_secret, scopes, redirect_port; see config.example.toml.\n")
+			w("[servers.%s.oauth]\n", s.Name)
+		}
 		for _, t := range s.DeniedTools {
 			w("\n[servers.%s.tools.%s]\n", s.Name, tomlKey(t))
 			field("policy", `"deny"`, "in disabled_tools in the source")

@@ -1,0 +1,149 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// oauthStoreFile is the token store's name in the state dir.
+const oauthStoreFile = "oauth-tokens.json"
+
+// oauthGrant is what airlock keeps of one authorization: the token, and the client
+// and token endpoint it was issued to, which a refresh needs. It holds secrets: it is
+// only ever written to the 0600 store, never logged, never shown.
+type oauthGrant struct {
+	ClientID     string           `json:"client_id"`
+	ClientSecret string           `json:"client_secret,omitempty"`
+	TokenURL     string           `json:"token_url"`
+	AuthStyle    oauth2.AuthStyle `json:"auth_style"`
+	Scopes       []string         `json:"scopes,omitempty"`
+	AccessToken  string           `json:"access_token"`
+	TokenType    string           `json:"token_type,omitempty"`
+	RefreshToken string           `json:"refresh_token,omitempty"`
+	Expiry       time.Time        `json:"expiry,omitzero"`
+	Saved        time.Time        `json:"saved"`
+}
+
+// Format prints the grant without its secrets, whatever the verb.
+func (g oauthGrant) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "oauth grant for client %q at %s", g.ClientID, g.TokenURL)
+}
+
+func (g *oauthGrant) token() *oauth2.Token {
+	return &oauth2.Token{AccessToken: g.AccessToken, TokenType: g.TokenType, RefreshToken: g.RefreshToken, Expiry: g.Expiry}
+}
+
+func (g *oauthGrant) config() *oauth2.Config {
+	return &oauth2.Config{
+		ClientID:     g.ClientID,
+		ClientSecret: g.ClientSecret,
+		Endpoint:     oauth2.Endpoint{TokenURL: g.TokenURL, AuthStyle: g.AuthStyle},
+		Scopes:       g.Scopes,
+	}
+}
+
+// oauthFile is the store's JSON: grants keyed by issuer (the authorization server
+// that issued them), then by resource (the MCP server's URL they are for). Keying by
+// issuer keeps one authorization server's token from ever being offered for
+// another's: a server whose authorization server changes gets a new authorization.
+type oauthFile struct {
+	Version int                               `json:"version"`
+	Issuers map[string]map[string]*oauthGrant `json:"issuers"`
+}
+
+// oauthStore keeps OAuth grants in the state dir, 0600, written atomically; with no
+// path it keeps them in memory for this run. It is safe for concurrent use.
+type oauthStore struct {
+	path string
+
+	mu  sync.Mutex
+	mem oauthFile // used when path is ""
+}
+
+func newOAuthStore(stateDir string) *oauthStore {
+	s := &oauthStore{mem: oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}}
+	if stateDir != "" {
+		s.path = filepath.Join(stateDir, oauthStoreFile)
+	}
+	return s
+}
+
+func (s *oauthStore) read() (oauthFile, error) {
+	if s.path == "" {
+		return s.mem, nil
+	}
+	f := oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}
+	b, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("reading the OAuth token store: %w", err)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, fmt.Errorf("reading the OAuth token store %s: %w", s.path, err)
+	}
+	if f.Issuers == nil {
+		f.Issuers = map[string]map[string]*oauthGrant{}
+	}
+	return f, nil
+}
+
+// lookup finds the grant for resource, issued to clientID when that is not "".
+func (s *oauthStore) lookup(resource, clientID string) (issuer string, g *oauthGrant, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.read()
+	if err != nil {
+		return "", nil, err
+	}
+	var best *oauthGrant
+	for iss, grants := range f.Issuers {
+		if g := grants[resource]; g != nil && (clientID == "" || g.ClientID == clientID) && (best == nil || g.Saved.After(best.Saved)) {
+			issuer, best = iss, g
+		}
+	}
+	return issuer, best, nil
+}
+
+// save stores g as the grant issuer issued for resource, replacing any grant another
+// issuer holds for it.
+func (s *oauthStore) save(issuer, resource string, g *oauthGrant) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.read()
+	if err != nil && s.path != "" {
+		// An unreadable store is replaced rather than blocking authorization forever.
+		f = oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}
+	}
+	for iss, grants := range f.Issuers {
+		delete(grants, resource)
+		if len(grants) == 0 {
+			delete(f.Issuers, iss)
+		}
+	}
+	if f.Issuers[issuer] == nil {
+		f.Issuers[issuer] = map[string]*oauthGrant{}
+	}
+	f.Issuers[issuer][resource] = g
+	if s.path == "" {
+		s.mem = f
+		return nil
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(s.path, b, 0o600); err != nil {
+		return fmt.Errorf("saving the OAuth token: %w", err)
+	}
+	return nil
+}
