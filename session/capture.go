@@ -24,6 +24,12 @@ type captureTransport struct {
 	sink   *capture
 	life   context.Context // the connection's lifetime
 	cancel context.CancelFunc
+	// atHTTP: the capture happens in the HTTP round trip (httpCapture), and the
+	// connection is returned unwrapped. go-sdk's streamable client connection has an
+	// unexported hook (sessionUpdated) that opens the standalone event stream after
+	// initialize; a wrapper would hide it, and server-initiated messages
+	// (list_changed, elicitation) would never arrive.
+	atHTTP bool
 }
 
 type capture struct {
@@ -62,6 +68,9 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		if r.err != nil {
 			return nil, r.err
 		}
+		if t.atHTTP {
+			return r.conn, nil
+		}
 		return &captureConn{Connection: r.conn, sink: t.sink}, nil
 	case <-ctx.Done():
 		t.cancel()
@@ -85,36 +94,46 @@ func idKey(id jsonrpc.ID) string {
 }
 
 func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
-		c.sink.mu.Lock()
-		c.sink.pending[idKey(req.ID)] = true
-		c.sink.mu.Unlock()
-	}
+	c.sink.sent(msg)
 	return c.Connection.Write(ctx, msg)
 }
 
 func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if err != nil {
-		return msg, err
+	if err == nil {
+		c.sink.received(msg)
 	}
+	return msg, err
+}
+
+// sent notes an outgoing tools/list request, so that its response is kept.
+func (c *capture) sent(msg jsonrpc.Message) {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
+		c.mu.Lock()
+		c.pending[idKey(req.ID)] = true
+		c.mu.Unlock()
+	}
+}
+
+// received keeps the raw result of a response to a noted tools/list request.
+func (c *capture) received(msg jsonrpc.Message) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || !resp.ID.IsValid() {
-		return msg, nil
+		return
 	}
 	key := idKey(resp.ID)
-	c.sink.mu.Lock()
-	if c.sink.pending[key] {
-		delete(c.sink.pending, key)
-		if resp.Error == nil {
-			var p rawPage
-			if err := json.Unmarshal(resp.Result, &p); err != nil {
-				c.sink.page, c.sink.err = nil, err
-			} else {
-				c.sink.page, c.sink.err = &p, nil
-			}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.pending[key] {
+		return
+	}
+	delete(c.pending, key)
+	if resp.Error == nil {
+		var p rawPage
+		if err := json.Unmarshal(resp.Result, &p); err != nil {
+			c.page, c.err = nil, err
+		} else {
+			c.page, c.err = &p, nil
 		}
 	}
-	c.sink.mu.Unlock()
-	return msg, nil
 }

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -418,4 +419,30 @@ func TestProtocolChoice(t *testing.T) {
 		t.Errorf("auto protocol = %q", sv.Protocol)
 	}
 	wantTier(t, m, "modern", "get_doc", trust.TierRead)
+}
+
+// Over streamable HTTP the server's own messages reach airlock on the standalone event
+// stream: a rug pull's tools/list_changed arrives and blocks the changed tool. (A
+// wrapper around go-sdk's HTTP connection used to hide the hook that opens that
+// stream.) Both response kinds (event stream and plain JSON) are captured raw.
+func TestStreamableHTTPListChangedAndRawCapture(t *testing.T) {
+	for _, jsonResponse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%v", jsonResponse), func(t *testing.T) {
+			set := demo.NewSet()
+			srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return set.Notes().Server() },
+				&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
+			t.Cleanup(srv.Close)
+			cfg := newConfig(config.Server{Name: "notes", Transport: config.TransportHTTP, URL: srv.URL, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+			m := start(t, cfg, session.Options{})
+			ti := wantTier(t, m, "notes", "create_note", trust.TierWrite)
+			if ti.Declared.Raw == nil || ti.Declared.Hints.Destructive == nil {
+				t.Fatalf("declared annotations not captured raw over HTTP: %+v", ti.Declared)
+			}
+			set.Notes().RugPull()
+			waitFor(t, "the rug pull to reach airlock over HTTP", 10*time.Second, func() bool {
+				ti, _ := m.Snapshot().Tool("notes", "create_note")
+				return ti.Pin == trust.PinChanged
+			})
+		})
+	}
 }

@@ -220,6 +220,10 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 		}
 	}
 	capt := newCapture()
+	atHTTP := bt != nil && s.cfg.Transport == config.TransportHTTP
+	if atHTTP {
+		bt.capt = capt
+	}
 	life, endLife := context.WithCancel(s.m.ctx)
 	name := s.cfg.Name
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.Version}, &mcp.ClientOptions{
@@ -238,7 +242,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 	if protocol == "" {
 		protocol = DefaultProtocol
 	}
-	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt, life: life, cancel: endLife}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt, life: life, cancel: endLife, atHTTP: atHTTP}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		endLife()
 		if bt != nil && bt.wantsBearer.Load() && s.cfg.OAuth == nil {

@@ -164,6 +164,8 @@ func httpTransport(s config.Server, oauth *oauthHandler) (mcp.Transport, *bounde
 type boundedTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	// capt, when set, receives the raw tools/list results (streamable HTTP).
+	capt *capture
 
 	wantsBearer atomic.Bool
 }
@@ -178,6 +180,7 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 			req.Header.Set(k, v)
 		}
 	}
+	listing := httpCapture(t.capt, req)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -191,6 +194,9 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 			return nil, fmt.Errorf("%w (%d bytes)", ErrBodyTooLarge, resp.ContentLength)
 		}
 		resp.Body = &limitedBody{rc: resp.Body, left: MaxMessageBytes}
+	}
+	if listing {
+		tapBody(t.capt, resp)
 	}
 	return resp, nil
 }
