@@ -221,7 +221,7 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 		hits = hits[:0]
 		desc := tools[i].Description
 		for pos := 0; pos < len(desc); {
-			if !toolNameByte(desc[pos]) {
+			if nameClass[desc[pos]] == classOther {
 				pos++
 				continue
 			}
@@ -231,15 +231,15 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 			special, dotDash, prevLower := false, false, false
 		scan:
 			for ; pos < len(desc); pos++ {
-				switch c := desc[pos]; {
-				case 'a' <= c && c <= 'z':
+				switch nameClass[desc[pos]] {
+				case classLower:
 					prevLower = true
-				case 'A' <= c && c <= 'Z':
+				case classUpper:
 					special = special || prevLower
 					prevLower = false
-				case '0' <= c && c <= '9' || c == '_':
+				case classDigit:
 					special, prevLower = true, false
-				case c == '.' || c == '-':
+				case classDotDash:
 					dotDash, prevLower = true, false
 				default:
 					break scan
@@ -289,6 +289,33 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 }
 
 func trimmable(c byte) bool { return c == '.' || c == '-' }
+
+// The classes of the bytes a tool name may hold, for the description scan: one table
+// lookup per byte instead of a chain of comparisons (the scan reads every byte of every
+// description, so it is most of Hazards' time).
+const (
+	classOther   uint8 = iota // ends a token
+	classLower                // a-z
+	classUpper                // A-Z
+	classDigit                // 0-9 and '_'
+	classDotDash              // '.' and '-'
+)
+
+// nameClass is a constant table, built once; nothing writes it after init.
+var nameClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = classLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = classUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = classDigit
+	}
+	t['_'] = classDigit
+	t['.'], t['-'] = classDotDash, classDotDash
+	return t
+}()
 
 // lookupToken appends to hits the tools of servers other than own that tok names,
 // either as a bare distinctive name that own does not list itself, or as SERVER__TOOL.
