@@ -181,6 +181,10 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		}
 	case session.Dropped:
 		m.ring.dropped += e.Count
+	case session.AuthorizationRequested:
+		// airlock opened the browser; the URL (escaped) is also in the logs (l) to copy.
+		m.status = "⚿ " + inline(m.st, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"
+		m.ring.add(logEntry{server: e.Server, source: "airlock", text: "authorize airlock in your browser: " + e.URL})
 	case session.ApprovalRequested:
 		if e.Pending != nil && m.addConfirm(e.Pending) {
 			who := "your call"

@@ -696,3 +696,19 @@ func TestRunDrawsAndQuits(t *testing.T) {
 	}
 	screenHas(t, out.String(), "\x1b[?1049h", "LETHAL TRIFECTA", "mail__send_email")
 }
+
+// A server that needs OAuth login says so on the status line and puts the URL in the
+// logs, escaped.
+func TestAuthorizationRequestedShown(t *testing.T) {
+	h := newHarness(t, 80, 24, false)
+	h.send(eventMsg{session.AuthorizationRequested{Server: "remote", URL: "https://auth.example.com/authorize?x=1\x1b[2J"}})
+	screen := h.plain()
+	if !strings.Contains(screen, "remote needs you to log in") {
+		t.Errorf("status line does not ask for the login:\n%s", screen)
+	}
+	h.keys("l")
+	screen = h.plain()
+	if !strings.Contains(screen, "https://auth.example.com/authorize?x=1⟨ESC⟩[2J") {
+		t.Errorf("logs do not show the escaped URL:\n%s", screen)
+	}
+}
