@@ -6,35 +6,14 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/conformancesuite"
 	"github.com/airlock-mcp/airlock/session"
 )
-
-// conformanceBin returns the MCP conformance suite and the Node 22 that .ci/run
-// installs under testdata/conformance; the test skips without them locally and fails
-// in CI.
-func conformanceBin(t *testing.T) (node, script string) {
-	t.Helper()
-	dir, _ := filepath.Abs(filepath.Join("..", "testdata", "conformance", "node_modules"))
-	node = filepath.Join(dir, ".bin", "node")
-	script = filepath.Join(dir, "@modelcontextprotocol", "conformance", "dist", "index.js")
-	for _, p := range []string{node, script} {
-		if _, err := os.Stat(p); err != nil {
-			msg := "the MCP conformance suite is not installed: run (cd testdata/conformance && npm ci)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return node, script
-}
 
 // The conformance suite's dns-rebinding-protection server scenario against the gateway.
 // The scenario is written for servers without authentication and cannot send a bearer
@@ -42,7 +21,7 @@ func conformanceBin(t *testing.T) (node, script string) {
 // token and passes Host and Origin through untouched: the gateway's own Host/Origin
 // checks are what the scenario exercises.
 func TestGatewayConformanceDNSRebinding(t *testing.T) {
-	node, script := conformanceBin(t)
+	node, script := conformancesuite.Locate(t)
 	m, _ := demoInProcess(t, session.Options{})
 	g := startGateway(t, m)
 	target, _ := url.Parse(g.URL())

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/airlock-mcp/airlock/internal/conformancesuite"
 )
 
 // The test binary doubles as the adapter: the conformance suite runs it with the
@@ -61,25 +63,6 @@ type scenarioRun struct {
 	err                error
 }
 
-// suite returns the Node 22 and the conformance suite that .ci/run installs under
-// testdata/conformance; the test skips without them locally and fails in CI.
-func suite(t *testing.T) (node, script string) {
-	t.Helper()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "conformance", "node_modules"))
-	node = filepath.Join(dir, ".bin", "node")
-	script = filepath.Join(dir, "@modelcontextprotocol", "conformance", "dist", "index.js")
-	for _, p := range []string{node, script} {
-		if _, err := os.Stat(p); err != nil {
-			msg := "the MCP conformance suite is not installed: run (cd testdata/conformance && npm ci)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return node, script
-}
-
 // TestClientConformance runs the MCP conformance suite's client scenarios against
 // airlock's session layer through this adapter: initialize, tools_call, sse-retry,
 // elicitation-sep1034-client-defaults, json-schema-2020-12-preservation,
@@ -88,7 +71,7 @@ func suite(t *testing.T) (node, script string) {
 // testdata/conformance/expected-failures.toml with a reason, and every entry there
 // must still fail, so the file stays true.
 func TestClientConformance(t *testing.T) {
-	node, script := suite(t)
+	node, script := conformancesuite.Locate(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
