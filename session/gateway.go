@@ -243,11 +243,15 @@ func (g *Gateway) sync() {
 	g.skipped = skipped
 }
 
+// toolKey changes when anything the agent sees of a tool changes: its definition (the
+// fingerprint the listing already computed; the raw bytes when there is none) or its
+// effective annotations.
 func toolKey(ti ToolInfo) string {
-	h := sha256.New()
-	h.Write(ti.Raw)
-	fmt.Fprintf(h, "|%v|%v", ti.Class.Effective, ti.Class.Tier)
-	return hex.EncodeToString(h.Sum(nil))
+	def := ti.Fingerprint
+	if def == "" {
+		def = string(ti.Raw)
+	}
+	return fmt.Sprintf("%s|%v|%v", def, ti.Class.Effective, ti.Class.Tier)
 }
 
 // agentTool is the tool as agents see it: the server's schemas unmodified, the

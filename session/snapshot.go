@@ -41,11 +41,14 @@ type ToolInfo struct {
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
 	Raw          json.RawMessage
-	Declared     trust.Declared
-	Class        trust.Classification
-	Pin          trust.PinState
-	PinnedAt     time.Time
-	ServerTrust  trust.ServerTrust
+	// Fingerprint is the canonical SHA-256 of Raw (what pins compare); "" when the
+	// definition could not be fingerprinted.
+	Fingerprint string
+	Declared    trust.Declared
+	Class       trust.Classification
+	Pin         trust.PinState
+	PinnedAt    time.Time
+	ServerTrust trust.ServerTrust
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
 }
@@ -234,6 +237,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			InputSchema:  lt.wire.InputSchema,
 			OutputSchema: lt.wire.OutputSchema,
 			Raw:          lt.raw,
+			Fingerprint:  lt.fingerprint,
 			Declared:     lt.declared,
 			Class:        class,
 			Pin:          t.Pin,

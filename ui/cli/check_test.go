@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,7 +73,8 @@ func TestWriteJSONShape(t *testing.T) {
 		for key := range m {
 			k = append(k, key)
 		}
-		return strings.Join(sortStrings(k), ",")
+		slices.Sort(k)
+		return strings.Join(k, ",")
 	}
 	if k := keys(got["servers"][1]); k != "error,instructions_changed,name,protocol,status,trust" {
 		t.Errorf("server keys = %s", k)
@@ -89,15 +91,4 @@ func TestWriteJSONShape(t *testing.T) {
 	if got["tools"][0]["name"] != "delete\x1b[2J_repo" {
 		t.Errorf("JSON must carry the raw name, got %q", got["tools"][0]["name"])
 	}
-}
-
-func sortStrings(s []string) []string {
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	return s
 }

@@ -2,6 +2,7 @@ package dialog
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -350,15 +351,7 @@ func TestConfirmFits(t *testing.T) {
 				if armed {
 					c, _ = run(c, press("o"))
 				}
-				ls := lines(c.View())
-				if len(ls) > size[1] {
-					t.Errorf("%s %dx%d armed=%v: %d lines, want at most %d", name, size[0], size[1], armed, len(ls), size[1])
-				}
-				for i, l := range ls {
-					if w := lipgloss.Width(l); w > size[0] {
-						t.Errorf("%s %dx%d armed=%v: line %d is %d wide: %q", name, size[0], size[1], armed, i, w, text(l))
-					}
-				}
+				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s armed=%v", name, armed))
 			}
 		}
 	}

@@ -93,9 +93,9 @@ func press(name string) tea.KeyPressMsg { return keytest.Press(name) }
 // typeText turns text into one key press per rune.
 func typeText(s string) []tea.Msg { return keytest.Type(s) }
 
-// run sends msgs in order and returns the dialog and the first action. Each
-// returned command is run and its message fed back, as a program would, as
-// long as it is not a cursor blink timer.
+// run sends msgs in order and returns the dialog and the first action. The
+// commands returned (cursor blinks for the reason field) are not run: the dialog
+// needs none of them to reach a decision.
 func run(c Confirm, msgs ...tea.Msg) (Confirm, Action) {
 	for _, m := range msgs {
 		var a Action

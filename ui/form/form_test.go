@@ -16,10 +16,10 @@ import (
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -525,15 +525,7 @@ func TestFormFits(t *testing.T) {
 				for range step {
 					f, _ = run(f, press("tab"))
 				}
-				ls := lines(f.View())
-				if len(ls) > size[1] {
-					t.Errorf("%s %dx%d step %d: %d lines, want at most %d", name, size[0], size[1], step, len(ls), size[1])
-				}
-				for i, l := range ls {
-					if w := lipgloss.Width(l); w > size[0] {
-						t.Errorf("%s %dx%d step %d: line %d is %d wide: %q", name, size[0], size[1], step, i, w, text(l))
-					}
-				}
+				keytest.Fits(t, f.View(), size[0], size[1], fmt.Sprintf("%s step %d", name, step))
 			}
 		}
 	}

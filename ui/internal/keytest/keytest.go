@@ -1,8 +1,16 @@
-// Package keytest builds the key presses a terminal sends, by name, for the UI
-// packages' Update-level tests. It is test support only and holds no state.
+// Package keytest is test support for the UI packages' Update-level tests: the key
+// presses a terminal sends, by name, and a check that a view fits its size. It holds
+// no state.
 package keytest
 
-import tea "charm.land/bubbletea/v2"
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
 
 var named = map[string]tea.KeyPressMsg{
 	"enter":     {Code: tea.KeyEnter},
@@ -45,4 +53,19 @@ func Type(s string) []tea.Msg {
 		msgs = append(msgs, tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	return msgs
+}
+
+// Fits fails t when view is taller than h lines or any line is wider than w cells;
+// what names the case in the message.
+func Fits(t testing.TB, view string, w, h int, what string) {
+	t.Helper()
+	ls := strings.Split(view, "\n")
+	if len(ls) > h {
+		t.Errorf("%s %dx%d: %d lines, want at most %d", what, w, h, len(ls), h)
+	}
+	for i, l := range ls {
+		if width := lipgloss.Width(l); width > w {
+			t.Errorf("%s %dx%d: line %d is %d wide: %q", what, w, h, i, width, ansi.Strip(l))
+		}
+	}
 }
