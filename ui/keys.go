@@ -307,35 +307,6 @@ func (k LogsKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.column(), {k.Source, k.Back}}
 }
 
-// QuitKeyMap holds the keys of the quit question.
-type QuitKeyMap struct {
-	Yes key.Binding
-	No  key.Binding
-}
-
-// DefaultQuitKeyMap returns the quit question's keys.
-func DefaultQuitKeyMap() QuitKeyMap {
-	return QuitKeyMap{
-		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "quit")),
-		No:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "stay")),
-	}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k QuitKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
-
-// FullHelp implements help.KeyMap.
-func (k QuitKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Yes, k.No}} }
-
-// defaultAcceptKeyMap is the quit question's shape worded for accepting a changed
-// tool definition.
-func defaultAcceptKeyMap() QuitKeyMap {
-	return QuitKeyMap{
-		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "accept and pin it")),
-		No:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "keep it blocked")),
-	}
-}
-
 // HelpKeyMap holds the keys of the help overlay.
 type HelpKeyMap struct {
 	ScrollKeyMap

@@ -13,8 +13,8 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
-	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
+	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -40,12 +40,6 @@ const (
 	paneTools
 )
 
-// elicitation is a server's request for input, waiting in the modal queue.
-type elicitation struct {
-	e    *session.Elicitation
-	form form.Form
-}
-
 // Model is airlock's root model. It owns the layout, the focus, the global keys and
 // the modal queues; it broadcasts resizes and session events to every child and
 // sends input only to the one that has focus. Build it with New; Run drives it.
@@ -55,10 +49,9 @@ type Model struct {
 	opts Options
 	now  func() time.Time
 
-	st       *theme.Styles
-	keys     GlobalKeyMap
-	quitKeys QuitKeyMap
-	help     help.Model
+	st     *theme.Styles
+	keys   GlobalKeyMap
+	help   help.Model
 	width    int
 	height   int
 	layout   layout
@@ -99,14 +92,11 @@ type Model struct {
 
 	tour tourState
 
-	// The modal queues, oldest first; the first of each is shown.
-	confirms []dialog.Confirm
-	elicits  []elicitation
-	quitting bool // the quit question is open
-	// accepting is the tool whose changed definition the person is asked to
-	// accept (the question is open while it is set).
-	accepting  *trust.Ref
-	acceptKeys QuitKeyMap
+	// q is the one overlay that owns every question airlock asks (approvals,
+	// servers' requests for input, quit, accepting a changed definition) and
+	// their input guard; initCmds are its timers started by New.
+	q        question.Overlay
+	initCmds []tea.Cmd
 
 	spinner  spinner.Model
 	spinning bool
@@ -149,8 +139,6 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		now:         now,
 		st:          &st,
 		keys:        keys,
-		quitKeys:    DefaultQuitKeyMap(),
-		acceptKeys:  defaultAcceptKeyMap(),
 		help:        h,
 		width:       80,
 		height:      24,
@@ -171,10 +159,12 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
 	}
+	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
 	model.tools.focused = true
 	model.setSnapshot(m.Snapshot())
 	for _, p := range m.Engine().Pending() {
-		model.addConfirm(p)
+		_, cmd := model.q.AddApproval(p, false)
+		model.initCmds = append(model.initCmds, cmd)
 	}
 	model.relayout(true)
 	if opts.Tour {
@@ -191,7 +181,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 // Init asks for the terminal's background (light or dark), starts the session
 // event pump and, while servers connect, the spinner.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	cmds := append([]tea.Cmd{tea.RequestBackgroundColor}, m.initCmds...)
 	if !m.opts.noPump {
 		cmds = append(cmds, waitEvent(m.ctx, m.sess))
 	}
@@ -206,8 +196,14 @@ func (m Model) Init() tea.Cmd {
 // Afterwards the layout follows what is open (the tour's caption is one line
 // while a modal is open) and the global keys follow the state.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+		// Every key and paste, wherever it goes, restarts the guard of a
+		// question that is arming and delays one that waits to open.
+		m.q.Input()
+	}
 	mm, cmd := m.update(msg)
-	if mm.queue.open && len(mm.confirms) == 0 {
+	if mm.queue.open && mm.q.Count(question.KindApproval) == 0 {
 		mm.queue.open = false // every call in it was answered or withdrawn
 	}
 	mm.relayout(false)
@@ -220,7 +216,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // updateKeys enables the global keys that work in the current state.
 func (m *Model) updateKeys() {
-	m.keys.Queue.SetEnabled(len(m.confirms) > 0)
+	m.keys.Queue.SetEnabled(m.q.Len() > 0)
 	m.keys.Export.SetEnabled(overrideCount(m.over) > 0)
 }
 
@@ -318,6 +314,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case tourSentMsg:
 		m.tourSent(msg)
 		return m, nil
+	case question.TickMsg:
+		var cmd tea.Cmd
+		m.q, cmd = m.q.Tick(msg, m.typing())
+		return m, cmd
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	}
@@ -329,19 +329,16 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 func (m Model) forward(msg tea.Msg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
-	case m.quitting || m.overlay.open:
-	case len(m.confirms) > 0:
-		var act dialog.Action
-		m.confirms[0], act, cmd = m.confirms[0].Update(msg)
-		if act != nil {
-			return m, tea.Batch(cmd, m.applyConfirm(act))
+	case m.queue.open:
+	case m.q.Open():
+		var out question.Outcome
+		m.q, out, cmd = m.q.Update(msg)
+		if out != nil {
+			var c2 tea.Cmd
+			m, c2 = m.applyOutcome(out)
+			return m, tea.Batch(cmd, c2)
 		}
-	case len(m.elicits) > 0:
-		var act form.Action
-		m.elicits[0].form, act, cmd = m.elicits[0].form.Update(msg)
-		if act != nil {
-			return m, tea.Batch(cmd, m.applyElicitation(act))
-		}
+	case m.overlay.open:
 	case m.screen == screenForm:
 		var act form.Action
 		m.form, act, cmd = m.form.Update(msg)
@@ -354,39 +351,18 @@ func (m Model) forward(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// handleKey routes a key press: ctrl+c first, then the quit and accept questions
-// and help, then the tour's keys (unless text is being typed), then the approval
-// queue and the other modals, then the global keys (unless text is being typed),
-// then the screen.
+// handleKey routes a key press: ctrl+c first, then the tour's keys (unless text
+// is being typed or a question is not ready for them), then the approval queue,
+// the open question, help, the call form, then the global keys (unless text is
+// being typed), then the screen.
 func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
-	if key.Matches(k, m.keys.Interrupt) && !m.quitting {
-		return m.requestQuit()
-	}
-	switch {
-	case m.quitting:
-		switch {
-		case key.Matches(k, m.quitKeys.Yes), key.Matches(k, m.keys.Interrupt):
+	if key.Matches(k, m.keys.Interrupt) {
+		if kind, ok := m.q.Front(); ok && kind == question.KindQuit && m.q.Open() {
+			// ctrl+c on the quit question quits, armed or not: quitting
+			// denies what waits and allows nothing.
 			return m.quit()
-		case key.Matches(k, m.quitKeys.No):
-			m.quitting = false
 		}
-		return m, nil
-	case m.accepting != nil:
-		switch {
-		case key.Matches(k, m.acceptKeys.Yes):
-			ref := *m.accepting
-			m.accepting = nil
-			m.status = "pinning the new definition of " + inline(m.st, ref.Qualified(), 40) + "…"
-			return m, acceptPinsCmd(m.sess, ref)
-		case key.Matches(k, m.acceptKeys.No):
-			m.accepting = nil
-			m.status = "kept blocked"
-		}
-		return m, nil
-	case m.overlay.open:
-		var cmd tea.Cmd
-		m.overlay, _, cmd = m.overlay.Update(k)
-		return m, cmd
+		return m.requestQuit()
 	}
 	if m.tour.on && m.tourKeysFree() {
 		switch {
@@ -409,27 +385,31 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		case queueClose:
 			m.queue.open = false
 		case queueAnswer:
-			m.bringToFront(items[m.queue.cursor].ID)
+			cmd = tea.Batch(cmd, m.q.BringToFront(items[m.queue.cursor].ID))
 			m.queue.open = false
 		}
 		return m, cmd
-	case len(m.confirms) > 0 && key.Matches(k, m.keys.Queue) && m.confirms[0].KeyMap().AllowOnce.Enabled():
-		// Only while the dialog waits for a choice: a reason being typed takes
-		// every key, and an armed dialog is disarmed by any other key.
+	case m.q.Open() && m.q.KeysFree() && key.Matches(k, m.keys.Queue) && m.q.Count(question.KindApproval) > 0:
+		// Only while the open question waits for a choice: a reason or an
+		// elicitation being typed takes every key.
 		m.queue.open = true
 		m.queue.cursor = 0
-		m.queue.setCount(len(m.confirms))
+		m.queue.setCount(m.q.Count(question.KindApproval))
 		return m, queueTick()
-	case len(m.confirms) > 0:
-		var act dialog.Action
+	case m.q.Open():
+		var out question.Outcome
 		var cmd tea.Cmd
-		m.confirms[0], act, cmd = m.confirms[0].Update(k)
-		return m, tea.Batch(cmd, m.applyConfirm(act))
-	case len(m.elicits) > 0:
-		var act form.Action
+		m.q, out, cmd = m.q.Update(k)
+		if qa, ok := out.(question.QuitAnswer); ok && qa.Quit {
+			return m.quit()
+		}
+		var c2 tea.Cmd
+		m, c2 = m.applyOutcome(out)
+		return m, tea.Batch(cmd, c2)
+	case m.overlay.open:
 		var cmd tea.Cmd
-		m.elicits[0].form, act, cmd = m.elicits[0].form.Update(k)
-		return m, tea.Batch(cmd, m.applyElicitation(act))
+		m.overlay, _, cmd = m.overlay.Update(k)
+		return m, cmd
 	case m.screen == screenForm:
 		var act form.Action
 		var cmd tea.Cmd
@@ -437,9 +417,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m.applyForm(act, cmd)
 	}
 
-	typing := m.screen == screenMain && m.tools.typing
-	if !typing {
+	if !m.typing() {
 		switch {
+		case key.Matches(k, m.keys.Queue) && m.q.Len() > 0:
+			return m, m.q.Show()
 		case key.Matches(k, m.keys.Quit):
 			return m.requestQuit()
 		case key.Matches(k, m.keys.Help):
@@ -484,7 +465,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m.openForm(m.detail.tool, screenDetail)
 		case detailAccept:
 			ref := m.detail.tool.Ref
-			m.accepting = &ref
+			return m, tea.Batch(cmd, m.q.AskAccept(ref, inline(m.st, ref.Qualified(), 40)))
 		}
 		return m, cmd
 	case screenResult:
@@ -710,12 +691,7 @@ func (m *Model) relayout(force bool) {
 	m.hazards.SetSize(l.width, l.bodyH)
 	m.export.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
-	for i := range m.confirms {
-		m.confirms[i].SetSize(l.modalW, l.modalH)
-	}
-	for i := range m.elicits {
-		m.elicits[i].form.SetSize(l.modalW, l.modalH)
-	}
+	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
 		m.form.SetSize(l.modalW, l.modalH)
 	}
@@ -748,6 +724,7 @@ func (m *Model) setTheme(dark bool) {
 	m.export.st = &st
 	m.export.render()
 	m.queue.st = &st
+	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()
 	if m.detail.tool.Ref.Tool != "" {

@@ -270,10 +270,9 @@ func (m Model) tourKeysFree() bool {
 	switch {
 	case m.queue.open:
 		return true
-	case len(m.confirms) > 0:
-		km := m.confirms[0].KeyMap()
-		return km.AllowOnce.Enabled()
-	case len(m.elicits) > 0, m.screen == screenForm:
+	case m.q.Open():
+		return m.q.KeysFree()
+	case m.screen == screenForm:
 		return false
 	}
 	return !(m.screen == screenMain && m.tools.typing)
