@@ -52,9 +52,9 @@ type Model struct {
 	st     *theme.Styles
 	keys   GlobalKeyMap
 	help   help.Model
-	width    int
-	height   int
-	layout   layout
+	width  int
+	height int
+	layout layout
 
 	snap *session.Snapshot
 	// gens is the newest connection generation seen per server: a ServerChanged of

@@ -46,21 +46,21 @@ type KeyMap struct {
 // the dialog starts in (choosing).
 func DefaultKeyMap() KeyMap {
 	k := KeyMap{
-		Next:         key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab/→", "move")),
-		Prev:         key.NewBinding(key.WithKeys("shift+tab", "left"), key.WithHelp("shift+tab/←", "previous")),
-		Activate:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "press button")),
-		Deny:         key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny, give reason")),
-		Cancel:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "deny")),
-		Up:           key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll up")),
-		Down:         key.NewBinding(key.WithKeys("down"), key.WithHelp("↑/↓", "scroll")),
-		PageUp:       key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown:     key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:          key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first byte")),
-		End:          key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last byte")),
-		Confirm:      key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "allow this destructive call")),
-		Disarm:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "cancel")),
-		SendReason:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
-		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Next:       key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab/→", "move")),
+		Prev:       key.NewBinding(key.WithKeys("shift+tab", "left"), key.WithHelp("shift+tab/←", "previous")),
+		Activate:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "press button")),
+		Deny:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny, give reason")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "deny")),
+		Up:         key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll up")),
+		Down:       key.NewBinding(key.WithKeys("down"), key.WithHelp("↑/↓", "scroll")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first byte")),
+		End:        key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last byte")),
+		Confirm:    key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "allow this destructive call")),
+		Disarm:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "cancel")),
+		SendReason: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
+		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 	k.setState(stateChoosing)
 	return k

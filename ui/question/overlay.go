@@ -220,8 +220,8 @@ func (o *Overlay) AskQuit(lines []string) tea.Cmd {
 // name is the escaped qualified name.
 func (o *Overlay) AskAccept(ref trust.Ref, name string) tea.Cmd {
 	return o.pushFront(item{kind: KindAccept, ref: ref, choice: choice{
-		title: "Accept the changed definition of " + name + "?",
-		lines: []string{"It is pinned as it is now and no longer blocked; its tier then follows its new annotations. Accept only a change you have read in the diff."},
+		title:   "Accept the changed definition of " + name + "?",
+		lines:   []string{"It is pinned as it is now and no longer blocked; its tier then follows its new annotations. Accept only a change you have read in the diff."},
 		buttons: [2]string{"Keep blocked", "Accept new definition"}, keys: AcceptKeyMap(),
 	}})
 }
