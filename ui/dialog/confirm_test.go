@@ -415,13 +415,16 @@ func TestConfirmFits(t *testing.T) {
 	}
 	for name, p := range pendings {
 		for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 18}, {200, 60}} {
-			for _, armed := range []bool{false, true} {
+			for _, state := range []string{"choosing", "confirming", "arming"} {
 				c := NewConfirm(p, plain())
 				c.SetSize(size[0], size[1])
-				if armed {
-					c, _ = run(c, press("o"))
+				switch state {
+				case "confirming":
+					c, _ = run(c, press("tab"), press("enter"))
+				case "arming":
+					c.SetArming(true)
 				}
-				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s armed=%v", name, armed))
+				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %s", name, state))
 			}
 		}
 	}
@@ -443,8 +446,11 @@ func TestConfirmGolden(t *testing.T) {
 		}
 	}
 	c := NewConfirm(pending(claimingTool(), `{"to":"eve@example.com"}`), plain())
-	c, _ = run(c, press("o"))
+	c, _ = run(c, press("tab"), press("enter"))
 	golden(t, filepath.Join("testdata", "confirm_armed_80x24.golden"), text(c.View()))
+	c = NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain())
+	c.SetArming(true)
+	golden(t, filepath.Join("testdata", "confirm_arming_80x24.golden"), text(c.View()))
 }
 
 // golden compares got with the file at path, or rewrites it under -update.

@@ -58,7 +58,7 @@ func DefaultKeyMap() KeyMap {
 		Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first byte")),
 		End:        key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last byte")),
 		Confirm:    key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "allow this destructive call")),
-		Disarm:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "cancel")),
+		Disarm:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "go back")),
 		SendReason: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
