@@ -136,6 +136,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
+	noBell := fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
 	failOn := fs.String("fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -166,7 +167,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return cli.ExitConfig
 		}
-		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath)}, gatewayFor(*gatewayListen, cfg), stderr)
+		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath), NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
 	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr)})
 	if err != nil {
@@ -217,6 +218,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
 	tour := fs.Bool("tour", false, "open the TUI with a guided tour: captioned steps, space/n advances")
+	noBell := fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -243,7 +245,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		defer audit.Close()
 		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
-		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour}, gatewayFor(*gatewayListen, cfg), stderr)
+		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
 	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
 	return check(ctx, m, *asJSON, stdout, stderr)
