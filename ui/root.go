@@ -314,6 +314,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case tourSentMsg:
 		m.tourSent(msg)
 		return m, nil
+	case tea.FocusMsg:
+		return m, m.q.Refocus()
 	case question.TickMsg:
 		var cmd tea.Cmd
 		m.q, cmd = m.q.Tick(msg, m.typing())

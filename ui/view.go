@@ -20,6 +20,7 @@ import (
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
+	v.ReportFocus = true // regaining focus re-arms an open question
 	v.WindowTitle = "airlock"
 	return v
 }
@@ -201,7 +202,11 @@ func (m Model) statusLine() string {
 		// how to open them.
 		parts = append(parts, st.WarnText.Render(badge))
 	} else if n := m.waiting(); n > 1 {
-		parts = append(parts, st.WarnText.Render("⚑ "+strconv.Itoa(n)+" approvals waiting")+st.Muted.Render(" (a: queue)"))
+		w := st.WarnText.Render("⚑ " + strconv.Itoa(n) + " approvals waiting")
+		if m.q.KeysFree() {
+			w += st.Muted.Render(" (a: queue)") // a opens the queue only then
+		}
+		parts = append(parts, w)
 	} else if n == 1 {
 		parts = append(parts, st.WarnText.Render("⚑ 1 approval waiting"))
 	}

@@ -180,6 +180,17 @@ func (o *Overlay) Input() {
 	o.g.armed = false
 }
 
+// Refocus is the terminal regaining focus: the person was in another window and
+// may be typing into this one before looking. An open question disarms and arms
+// afresh, as if it had just been shown.
+func (o *Overlay) Refocus() tea.Cmd {
+	o.g.lastInput = o.g.now()
+	if !o.Open() {
+		return nil
+	}
+	return o.show()
+}
+
 // AddApproval queues the dialog of p unless it is queued already. mine says the
 // person's own call asked (the question opens at once; it still arms).
 func (o *Overlay) AddApproval(p *session.Pending, mine bool) (bool, tea.Cmd) {

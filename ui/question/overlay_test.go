@@ -227,3 +227,25 @@ func hasBell(cmd tea.Cmd) bool {
 	}
 	return false
 }
+
+// TestGuard_RefocusRearms: keys buffered while the terminal was in the background
+// (claude-code #68526) never answer a question armed meanwhile.
+func TestGuard_RefocusRearms(t *testing.T) {
+	o, c := newOverlay(false)
+	o.AddApproval(writePending(1), false)
+	o.tick(false)
+	c.advance(MinQuiet)
+	o.tick(false)
+	if !o.Armed() {
+		t.Fatal("not armed")
+	}
+	o.Refocus()
+	if out := o.key(t, "esc"); out != nil || o.Armed() {
+		t.Fatalf("a key right after regaining focus answered %#v (armed %v)", out, o.Armed())
+	}
+	c.advance(MinQuiet)
+	o.tick(false)
+	if !o.Armed() {
+		t.Fatal("did not arm again after the keyboard was quiet")
+	}
+}
