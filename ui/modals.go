@@ -17,9 +17,10 @@ import (
 	"github.com/airlock-mcp/airlock/ui/question"
 )
 
-// openForm opens the call form for a tool. A blocked tool is never called, so its
+// openForm opens the call form for a tool over the current screen, or in its place
+// (replace: "call again" from a result). A blocked tool is never called, so its
 // form does not open; the status says why.
-func (m Model) openForm(t session.ToolInfo, back screen) (Model, tea.Cmd) {
+func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
 	if t.Class.Tier == trust.TierBlocked {
 		why := "blocked tools are never called"
 		if n := len(t.Class.Reasons); n > 0 {
@@ -31,8 +32,11 @@ func (m Model) openForm(t session.ToolInfo, back screen) (Model, tea.Cmd) {
 	m.form = form.New(t, *m.st)
 	m.formFor = t
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
-	m.back = back
-	m.screen = screenForm
+	if replace {
+		m.screen = screenForm
+	} else {
+		m.push(screenForm)
+	}
 	return m, nil
 }
 
@@ -42,7 +46,7 @@ func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
 	case form.Submit:
 		return m.startCall(m.formFor, a.Args, cmd)
 	case form.Cancel:
-		m.screen = m.back
+		m.pop()
 	}
 	return m, cmd
 }

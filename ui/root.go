@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,13 +64,10 @@ type Model struct {
 	taint trust.Taint
 
 	screen screen
-	// back is the screen the form, the call and its result return to; logsBack is
-	// the screen the logs return to.
-	back     screen
-	logsBack screen
-	// detailFrom, hazardsFrom and exportFrom are the screens those views return to.
-	detailFrom, hazardsFrom, exportFrom screen
-	focus                               pane
+	// nav is the screens under the current one, oldest first: opening a screen
+	// pushes the current one, back (esc) pops it (see nav.go).
+	nav   []screen
+	focus pane
 
 	servers serversPane
 	tools   toolsPane
@@ -301,7 +299,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.export.show(msg.path, msg.fragment)
-		m.screen = screenExport
+		if m.screen != screenExport {
+			m.push(screenExport)
+		}
 		m.status = "✓ exported to " + inline(m.st, msg.path, 60) + " · your config was not modified"
 		return m, nil
 	case queueTickMsg:
@@ -429,9 +429,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.overlay.show(m.helpSections())
 			return m, nil
 		case key.Matches(k, m.keys.Logs) && m.screen != screenCall && m.screen != screenLogs:
-			m.logsBack = m.screen
 			m.logs.source = ""
-			m.screen = screenLogs
+			m.push(screenLogs)
 			m.logs.render(m.ring)
 			m.logs.vp.GotoBottom()
 			return m, nil
@@ -439,10 +438,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.status = "demo: asking the notes server to change create_note (a rug pull)…"
 			return m, demoCmd(m.opts.Demo)
 		case key.Matches(k, m.keys.Hazards) && m.screen != screenCall && m.screen != screenHazards:
-			m.openHazards(m.screen)
+			m.openHazards()
 			return m, nil
 		case key.Matches(k, m.keys.Export) && m.screen != screenCall && m.screen != screenExport:
-			m.exportFrom = m.screen
 			m.status = "exporting the what-if changes…"
 			return m, exportCmd(m.sess)
 		}
@@ -462,9 +460,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.detail, act, cmd = m.detail.Update(k)
 		switch act {
 		case detailBack:
-			m.screen = m.detailFrom
+			m.pop()
 		case detailCall:
-			return m.openForm(m.detail.tool, screenDetail)
+			return m.openForm(m.detail.tool, false)
 		case detailAccept:
 			ref := m.detail.tool.Ref
 			return m, tea.Batch(cmd, m.q.AskAccept(ref, inline(m.st, ref.Qualified(), 40)))
@@ -476,13 +474,13 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.result, act, cmd = m.result.Update(k)
 		switch act {
 		case resultBack:
-			m.screen = m.back
+			m.pop()
 		case resultAgain:
 			t := m.result.res.tool
 			if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {
 				t = cur
 			}
-			return m.openForm(t, m.back)
+			return m.openForm(t, true)
 		}
 		return m, cmd
 	case screenLogs:
@@ -491,7 +489,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.logs, act, cmd = m.logs.Update(k)
 		switch act {
 		case logsBack:
-			m.screen = m.logsBack
+			m.pop()
 		case logsNextSource:
 			m.nextLogSource()
 		}
@@ -503,10 +501,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		ref, server := m.hazards.selected()
 		switch act {
 		case hazardsBack:
-			m.screen = m.hazardsFrom
+			m.pop()
 		case hazardsOpen:
 			if t, ok := m.snap.Tool(ref.Server, ref.Tool); ok {
-				m.openDetail(t, screenHazards)
+				m.openDetail(t)
 			}
 		case hazardsDisable:
 			return m, tea.Batch(cmd, m.toggleDisabled(ref))
@@ -521,18 +519,17 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.export, act, cmd = m.export.Update(k)
 		if act == exportBack {
-			m.screen = m.exportFrom
+			m.pop()
 		}
 		return m, cmd
 	}
 	return m.mainKey(k)
 }
 
-// openDetail shows a tool's details; esc returns to from.
-func (m *Model) openDetail(t session.ToolInfo, from screen) {
+// openDetail shows a tool's details over the current screen; esc returns to it.
+func (m *Model) openDetail(t session.ToolInfo) {
 	m.detail.open(t, m.sess.Engine().Decide("", t), m.pinnedFor(t))
-	m.detailFrom = from
-	m.screen = screenDetail
+	m.push(screenDetail)
 }
 
 // showTool selects a tool in the tools pane (all servers, no filter) and opens
@@ -551,14 +548,14 @@ func (m *Model) showTool(t session.ToolInfo) {
 	}
 	m.tools.clamp()
 	m.tools.updateKeys()
-	m.openDetail(t, screenMain)
+	m.nav, m.screen = nil, screenMain
+	m.openDetail(t)
 }
 
-// openHazards shows the hazards view; esc returns to from.
-func (m *Model) openHazards(from screen) {
-	m.hazardsFrom = from
+// openHazards shows the hazards view over the current screen; esc returns to it.
+func (m *Model) openHazards() {
 	m.hazards.open()
-	m.screen = screenHazards
+	m.push(screenHazards)
 }
 
 // mainKey handles a key on the main screen: it goes to the focused pane.
@@ -587,11 +584,11 @@ func (m Model) mainKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	switch act {
 	case toolsOpen:
 		if t, ok := m.tools.selectedTool(); ok {
-			m.openDetail(t, screenMain)
+			m.openDetail(t)
 		}
 	case toolsCall:
 		if t, ok := m.tools.selectedTool(); ok {
-			return m.openForm(t, screenMain)
+			return m.openForm(t, false)
 		}
 	case toolsFocusServers:
 		m.setFocus(paneServers)
@@ -652,7 +649,7 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 	m.tools.changed, m.tools.changedServers = changedTools, changedServers
 	m.tools.setTools(s.Tools)
 	m.hazards.setData(s, m.over, m.configTrust)
-	if m.screen == screenDetail || m.back == screenDetail {
+	if m.screen == screenDetail || slices.Contains(m.nav, screenDetail) {
 		t := m.detail.tool
 		if cur, ok := s.Tool(t.Ref.Server, t.Ref.Tool); ok {
 			m.detail.refresh(cur, m.sess.Engine().Decide("", cur), m.pinnedFor(cur))

@@ -197,8 +197,8 @@ func TestOpenDetailAndForm(t *testing.T) {
 		t.Errorf("cancelling the form returned to %v, want details", h.m.screen)
 	}
 	h.keys("esc", "c")
-	if h.m.screen != screenForm || h.m.back != screenMain {
-		t.Errorf("c in the list opened %v (back %v), want the form over the list", h.m.screen, h.m.back)
+	if h.m.screen != screenForm || h.m.under() != screenMain {
+		t.Errorf("c in the list opened %v (back %v), want the form over the list", h.m.screen, h.m.under())
 	}
 }
 

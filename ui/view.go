@@ -74,7 +74,7 @@ func (m Model) render() string {
 func (m Model) bodyView() string {
 	s := m.screen
 	if s == screenForm {
-		s = m.back
+		s = m.under()
 	}
 	switch s {
 	case screenDetail:

@@ -161,8 +161,13 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 		t.Fatalf("the denial never reached the agent:\n%s", s.text())
 	}
 
-	// 2. Typing into a call form: the question waits behind the badge.
-	s.waitGone("allow this call?", "mail__send_email")
+	// 2. Typing into a call form: the question waits behind the badge. The burst
+	// above also drove the main screen's own keys (l opens the logs): back out.
+	for i := 0; i < 6 && !strings.Contains(s.text(), "Tools · "); i++ {
+		s.keys(keyEsc)
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.waitGone("allow this call?", "Tools · ")
 	s.keys("c")
 	s.waitFor("call ")
 	done = agentCall(cs, "notes__delete_note", map[string]any{"id": "note-2"})
