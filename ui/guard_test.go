@@ -258,3 +258,37 @@ func frontIs(m Model, k question.Kind) bool {
 	f, ok := m.q.Front()
 	return ok && f == k && m.q.Open()
 }
+
+// TestGuard_ElicitationDoesNotCaptureTyping (issue 11, break 4, the UI side): a
+// server's request for input that arrives while the person types into another
+// server's call form waits behind the badge; the typing, tab and ctrl+s stay with
+// the form and nothing answers the server.
+func TestGuard_ElicitationDoesNotCaptureTyping(t *testing.T) {
+	h, _ := repoHarness(t)
+	h.selectTool("repo__write_note")
+	h.keys("c")
+	h.typeText("hunter")
+	asked := agentCall(context.Background(), h.sess, "repo__ask", `{}`) // it elicits
+	h.waitFor("the request for input", func(m Model) bool { return m.q.Count(question.KindElicitation) == 1 })
+	h.typeText("2password")
+	h.send(tea.KeyPressMsg{Code: 'y', Mod: tea.ModCtrl})
+	if h.m.screen != screenForm || h.m.q.Open() {
+		t.Fatalf("the request for input took focus from the form:\n%s", h.plain())
+	}
+	screenHas(t, h.plain(), "hunter2password", "1 request for input waiting — press a")
+	stillPending(t, asked, "typing into another server's form")
+	// Opened deliberately, it names the server and its trust first, and arms.
+	h.keys("esc", "a")
+	if !h.m.q.Open() || h.m.q.Armed() {
+		t.Fatal("a did not open the request for input, arming")
+	}
+	h.typeText("x")
+	h.send(tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl})
+	stillPending(t, asked, "keys while the request for input arms")
+	h.armQuestion()
+	screenHas(t, h.plain(), "server repo (✓ trusted) asks for input")
+	h.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	if err := outcome(t, asked); err != nil {
+		t.Fatalf("the declined request's call: %v", err)
+	}
+}

@@ -348,6 +348,9 @@ func TestConfirmEveryArgumentByteViewable(t *testing.T) {
 		for _, k := range key.FindAllString(text(c.View()), -1) {
 			seen[k] = true
 		}
+		if c.argPart == len(c.argParts)-1 && c.vp.AtBottom() {
+			break
+		}
 		c, _ = run(c, press("pgdown"))
 	}
 	for i := range n {
@@ -357,6 +360,9 @@ func TestConfirmEveryArgumentByteViewable(t *testing.T) {
 	}
 	// And back up across the parts to the first byte.
 	for range 2000 {
+		if c.argPart == 0 && c.vp.AtTop() {
+			break
+		}
 		c, _ = run(c, press("pgup"))
 	}
 	if v := text(c.View()); !strings.Contains(v, `"k00000"`) {
