@@ -7,6 +7,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -292,3 +293,36 @@ func TestGuard_ElicitationDoesNotCaptureTyping(t *testing.T) {
 		t.Fatalf("the declined request's call: %v", err)
 	}
 }
+
+// TestGuardGolden: the badge over a call form, and a dialog while it arms, at
+// 80x24 and 60x20.
+func TestGuardGolden(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {60, 20}} {
+		h, _ := repoHarness(t)
+		h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		name := func(what string) string {
+			return "guard_" + what + "_" + itoa(size[0]) + "x" + itoa(size[1]) + ".golden"
+		}
+		h.selectTool("repo__write_note")
+		h.keys("c")
+		h.typeText("ask my empl")
+		done := agentCall(context.Background(), h.sess, "repo__delete_repo", `{"repo":"prod"}`)
+		h.waitAsked(1)
+		h.typeText("oyer")
+		golden(t, name("badge"), h.plain())
+		h.keys("esc")
+		h.advance(question.MinQuiet)
+		h.send(h.m.q.PendingTick())
+		if !h.m.q.Open() || h.m.q.Armed() {
+			t.Fatalf("after esc and a quiet keyboard the dialog is not open and arming:\n%s", h.plain())
+		}
+		golden(t, name("arming"), h.plain())
+		h.armQuestion()
+		h.keys("esc")
+		if err := outcome(t, done); err == nil {
+			t.Fatal("esc did not deny")
+		}
+	}
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
