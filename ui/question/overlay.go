@@ -1,6 +1,7 @@
 package question
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -67,17 +68,22 @@ func (Elicited) outcome()     {}
 func (QuitAnswer) outcome()   {}
 func (AcceptAnswer) outcome() {}
 
+// bellEvery is the shortest time between two bells.
+const bellEvery = 2 * time.Second
+
 // Overlay is the queue of questions and the guard of the one at the front. The
 // front question is open (on screen) or waits behind the badge; everything else
 // waits behind it, oldest first, except the quit and accept questions, which the
 // person asked for and which go first.
 type Overlay struct {
-	st     theme.Styles
-	help   help.Model
-	items  []item
-	open   bool
-	g      guard
-	bell   bool
+	st    theme.Styles
+	help  help.Model
+	items []item
+	open  bool
+	g     guard
+	bell  bool
+	// rang is when the bell last rang: a burst of arrivals rings once.
+	rang   time.Time
 	width  int
 	height int
 }
@@ -172,12 +178,9 @@ func (o Overlay) Waiting() int {
 // Input records a key press or paste at the clock's now. A question that is
 // arming starts its wait again from this key.
 func (o *Overlay) Input() {
+	// An armed question stays armed; an arming one waits on from this key (its
+	// outstanding tick re-checks the clock).
 	o.g.lastInput = o.g.now()
-	if o.Open() && o.g.armed {
-		return
-	}
-	// Disarmed by this key: the outstanding tick re-checks and waits on.
-	o.g.armed = false
 }
 
 // Refocus is the terminal regaining focus: the person was in another window and
@@ -247,7 +250,8 @@ func (o *Overlay) pushFront(it item) tea.Cmd {
 func (o *Overlay) pushBack(it item) tea.Cmd {
 	o.items = append(o.items, it)
 	var cmds []tea.Cmd
-	if o.bell {
+	if now := o.g.now(); o.bell && now.Sub(o.rang) >= bellEvery {
+		o.rang = now
 		cmds = append(cmds, tea.Raw("\a"))
 	}
 	if len(o.items) == 1 {
@@ -383,7 +387,6 @@ func (o Overlay) Update(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 	}
 	k, isKey := msg.(tea.KeyPressMsg)
 	if !o.g.armed {
-		o.setArming(true)
 		if isKey && key.Matches(k, scrollKeys) {
 			return o.forward(msg)
 		}
@@ -402,6 +405,7 @@ func (o Overlay) Update(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 }
 
 func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
+	o.items = slices.Clone(o.items) // the Overlay Update was called on keeps its own
 	it := o.items[0]
 	var out Outcome
 	var cmd tea.Cmd
@@ -436,7 +440,6 @@ func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 	}
 	o.items[0] = it
 	if out != nil {
-		o.items = append([]item(nil), o.items...)
 		cmd = tea.Batch(cmd, o.remove(0))
 	}
 	return o, out, cmd

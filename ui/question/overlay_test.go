@@ -249,3 +249,21 @@ func TestGuard_RefocusRearms(t *testing.T) {
 		t.Fatal("did not arm again after the keyboard was quiet")
 	}
 }
+
+func TestGuard_BellRingsOncePerBurst(t *testing.T) {
+	o, c := newOverlay(true)
+	n := 0
+	for i := range 50 {
+		if _, cmd := o.AddApproval(writePending(uint64(i+1)), false); hasBell(cmd) {
+			n++
+		}
+		c.advance(10 * time.Millisecond)
+	}
+	if n != 1 {
+		t.Errorf("50 arrivals within half a second rang %d times, want 1", n)
+	}
+	c.advance(bellEvery)
+	if _, cmd := o.AddApproval(writePending(99), false); !hasBell(cmd) {
+		t.Error("a later arrival did not ring")
+	}
+}
