@@ -40,8 +40,8 @@ func QuitKeyMap() ChoiceKeyMap {
 	return ChoiceKeyMap{
 		Next:     key.NewBinding(key.WithKeys("tab", "right", "shift+tab", "left"), key.WithHelp("tab", "move")),
 		Activate: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "press")),
-		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "quit")),
-		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "stay")),
+		Yes:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "quit")),
+		No:       key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "stay")),
 	}
 }
 
@@ -52,7 +52,7 @@ func AcceptKeyMap() ChoiceKeyMap {
 		Next:     key.NewBinding(key.WithKeys("tab", "right", "shift+tab", "left"), key.WithHelp("tab/→", "move")),
 		Activate: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "press")),
 		Yes:      key.NewBinding(key.WithDisabled()),
-		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "keep blocked")),
+		No:       key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "keep blocked")),
 	}
 }
 
