@@ -365,8 +365,8 @@ func (o Overlay) Tick(msg TickMsg, typing bool) (Overlay, tea.Cmd) {
 	return o, nil
 }
 
-// Tick returns the message the guard's current timer delivers: tests send it
-// after moving the clock instead of waiting.
+// PendingTick returns the message the guard's current timer delivers: tests send
+// it after moving the clock instead of waiting.
 func (o Overlay) PendingTick() tea.Msg { return TickMsg{gen: o.g.gen} }
 
 func (o *Overlay) setArming(on bool) {
@@ -489,8 +489,7 @@ func (o Overlay) KeyMap() help.KeyMap {
 		return keyList{}
 	}
 	if !o.g.armed {
-		return keyList{key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓ pgup/pgdn", "scroll")),
-			key.NewBinding(key.WithKeys("x"), key.WithHelp("…", "arming: answer keys work once the keyboard is quiet"))}
+		return armingHelp
 	}
 	switch it := o.items[0]; it.kind {
 	case KindApproval:
@@ -500,6 +499,14 @@ func (o Overlay) KeyMap() help.KeyMap {
 	default:
 		return it.choice.keys
 	}
+}
+
+// armingHelp is the help of a question while it arms: what works (scrolling) and
+// a note. The note's binding is for help only and never matched; it has a key
+// because help lists only bindings that have one.
+var armingHelp = keyList{
+	key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown", "home", "end"), key.WithHelp("↑/↓ pgup/pgdn", "scroll")),
+	key.NewBinding(key.WithKeys("arming"), key.WithHelp("…", "arming: answer keys work once the keyboard is quiet")),
 }
 
 // keyList is a help.KeyMap of a fixed list.
