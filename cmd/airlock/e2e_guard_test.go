@@ -206,4 +206,46 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 	if strings.Contains(notesText(t, cs), "note-2") {
 		t.Fatal("note-2 survived a deliberate allow")
 	}
+
+	// 4. Two calls queued: o o, tab, enter, ctrl+y in one burst allow neither, and
+	// answering the first never answers the second.
+	first := agentCall(cs, "notes__delete_note", map[string]any{"id": "note-1"})
+	time.Sleep(100 * time.Millisecond)
+	second := agentCall(cs, "notes__delete_note", map[string]any{"id": "note-3"})
+	s.burst("o", "o", "\t", "\r", "\x19", "\t", "\r", "\x19")
+	for i, ch := range []<-chan callResult{first, second} {
+		select {
+		case r := <-ch:
+			t.Fatalf("queued call %d was answered by the burst: %+v %v\n%s", i+1, r.res, r.err, s.text())
+		case <-time.After(750 * time.Millisecond):
+		}
+	}
+	s.waitGone("arming", "allow this call?")
+	s.keys(keyEsc) // deny the front one, deliberately
+	var waiting <-chan callResult // the one not answered yet
+	select {
+	case <-first:
+		waiting = second
+	case <-second:
+		waiting = first
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the denial never reached the agent:\n%s", s.text())
+	}
+	s.keys(keyEsc) // the same key stream again: the next question is not armed yet
+	select {
+	case r := <-waiting:
+		t.Fatalf("the second esc answered the next question: %+v %v", r.res, r.err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	s.waitFor("allow this call?")
+	s.waitGone("arming", "allow this call?")
+	s.keys(keyEsc)
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the second denial never reached the agent:\n%s", s.text())
+	}
+	if txt := notesText(t, cs); !strings.Contains(txt, "note-1") || !strings.Contains(txt, "note-3") {
+		t.Fatalf("a queued call ran: %s", txt)
+	}
 }
