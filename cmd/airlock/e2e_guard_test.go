@@ -221,7 +221,7 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 		}
 	}
 	s.waitGone("arming", "allow this call?")
-	s.keys(keyEsc) // deny the front one, deliberately
+	s.keys(keyEsc)                // deny the front one, deliberately
 	var waiting <-chan callResult // the one not answered yet
 	select {
 	case <-first:
