@@ -19,8 +19,9 @@ type GlobalKeyMap struct {
 	// Hazards opens the hazards view, where a tool of a leg can be turned off,
 	// given a policy or have its server's trust changed for this session.
 	Hazards key.Binding
-	// Queue lists the approvals that wait, oldest first; it is enabled while any
-	// wait.
+	// Queue opens a question that waits behind the badge (it still arms), and on
+	// an open, armed dialog lists the approvals that wait, oldest first; it is
+	// enabled while any question waits.
 	Queue key.Binding
 	// Export writes the session's what-if changes as a TOML fragment; it is
 	// enabled while there are changes.
@@ -36,7 +37,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Logs:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "logs")),
 		Demo:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: rug-pull notes")),
 		Hazards:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "hazards: break one for this session")),
-		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approval queue")),
+		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "open waiting question / queue")),
 		Export:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "export what-if changes")),
 	}
 }
