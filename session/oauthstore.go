@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
 // oauthStoreFile is the token store's name in the state dir.
@@ -81,7 +82,7 @@ func (s *oauthStore) read() (oauthFile, error) {
 		return s.mem, nil
 	}
 	f := oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}
-	b, err := os.ReadFile(s.path)
+	b, err := statefile.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}

@@ -61,7 +61,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := session.LoadOrCreateToken(stateDir)
+	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -90,7 +90,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := session.LoadOrCreateToken(stateDir)
+	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock bridge"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
@@ -100,6 +100,11 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return 1
 	}
 	return 0
+}
+
+// noteTo prints a notice on w, prefixed with the command's name.
+func noteTo(w io.Writer, prefix string) func(string) {
+	return func(s string) { fmt.Fprintf(w, "%s: %s\n", prefix, s) }
 }
 
 type nopWriteCloser struct{ io.Writer }
