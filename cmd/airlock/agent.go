@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -148,5 +149,5 @@ func auditPath(cfg *config.Config) string {
 	if cfg.AuditPath != "" {
 		return cfg.AuditPath
 	}
-	return cfg.StateDir + "/audit.jsonl"
+	return filepath.Join(cfg.StateDir, "audit.jsonl")
 }
