@@ -104,6 +104,10 @@ func IsAbsFor(goos, p string) bool {
 
 func isLetter(c byte) bool { u := c &^ 0x20; return 'A' <= u && u <= 'Z' }
 
+// JoinFor joins path elements with goos's separator, as filepath.Join does on that
+// system.
+func JoinFor(goos string, elem ...string) string { return joinFor(goos, elem...) }
+
 // joinFor joins path elements with goos's separator (filepath.Join on that system).
 func joinFor(goos string, elem ...string) string {
 	if goos != "windows" {
