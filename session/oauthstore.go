@@ -122,6 +122,12 @@ func (s *oauthStore) save(issuer, resource string, g *oauthGrant) error {
 	defer s.mu.Unlock()
 	f, err := s.read()
 	if err != nil && s.path != "" {
+		if statefile.Refused(err) {
+			// A link, another user's file or one others may read is left for the
+			// person to deal with (the error says how); the token lives in memory
+			// for this run.
+			return fmt.Errorf("saving the OAuth token: %w", err)
+		}
 		// An unreadable store is replaced rather than blocking authorization forever.
 		f = oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}
 	}

@@ -20,9 +20,21 @@ func TestStateFiles_OAuthStoreRefused(t *testing.T) {
 		if err := os.Symlink(target, filepath.Join(dir, oauthStoreFile)); err != nil {
 			t.Fatal(err)
 		}
-		_, g, err := newOAuthStore(dir).lookup("https://mcp.example/", "")
+		s := newOAuthStore(dir)
+		_, g, err := s.lookup("https://mcp.example/", "")
 		if err == nil || g != nil || !strings.Contains(err.Error(), "symbolic link") {
 			t.Errorf("lookup through a link: grant %v, err %v", g, err)
+		}
+		// Saving neither writes through the link nor replaces it behind the
+		// person's back.
+		if err := s.save("https://as.example", "https://mcp.example/", &oauthGrant{ClientID: "c", AccessToken: "new"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("save through a link: %v", err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != grant {
+			t.Errorf("the link's target was written: %s", b)
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, oauthStoreFile)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
 		}
 	})
 	t.Run("shared", func(t *testing.T) {
