@@ -104,6 +104,14 @@ func loadConfig(path string) (*config.Config, error) {
 	return config.Load(path)
 }
 
+// defaultConfigHint names the default config file for --help.
+func defaultConfigHint() string {
+	if p, err := config.DefaultPath(); err == nil {
+		return p
+	}
+	return "config.toml in the platform's config folder"
+}
+
 // openPins opens the pin store under the config's state dir.
 func openPins(cfg *config.Config) (*session.Pins, error) {
 	if cfg.StateDir == "" {
@@ -131,7 +139,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/airlock/config.toml)")
+	cfgPath := fs.String("config", "", "config file (default "+defaultConfigHint()+")")
 	fromPath := fs.String("from", "", "run on another client's server list (Claude, Cursor, VS Code, Codex), imported in memory")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
