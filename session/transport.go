@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,10 +61,7 @@ func executable(command string) string {
 func startProcess(s config.Server, stderr io.Writer) (*process, error) {
 	cmd := exec.Command(executable(s.Command), s.Args...)
 	cmd.Dir = s.Cwd
-	cmd.Env = os.Environ()
-	for k, v := range s.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = serverEnv(s, os.Environ(), runtime.GOOS)
 	cmd.SysProcAttr = procAttr()
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
@@ -224,3 +224,77 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// baseEnvPOSIX and baseEnvWindows are the variables of airlock's own environment every
+// stdio server gets: the MCP SDKs' default set (the TypeScript SDK's
+// getDefaultEnvironment), plus the locale and temporary-folder variables a program
+// needs to behave on POSIX. Everything else is passed only by name (inherit_env) or
+// set in the server's env.
+var (
+	baseEnvPOSIX   = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR", "TZ"}
+	baseEnvWindows = []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
+		"SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES"}
+)
+
+// serverEnv is the environment a stdio server starts with: from parent (NAME=value
+// entries, as os.Environ), the base set and the names in s.InheritEnv, then s.Env,
+// which wins. On POSIX every LC_* variable is part of the base set. A value starting
+// with "()" (an exported shell function) is never passed from the parent, as the
+// TypeScript SDK does. On Windows names compare case-insensitively.
+func serverEnv(s config.Server, parent []string, goos string) []string {
+	windows := goos == "windows"
+	base := baseEnvPOSIX
+	if windows {
+		base = baseEnvWindows
+	}
+	norm := func(k string) string {
+		if windows {
+			return strings.ToUpper(k)
+		}
+		return k
+	}
+	want := map[string]bool{}
+	for _, k := range base {
+		want[norm(k)] = true
+	}
+	for _, k := range s.InheritEnv {
+		want[norm(k)] = true
+	}
+	configured := map[string]bool{}
+	for k := range s.Env {
+		configured[norm(k)] = true
+	}
+	var env []string
+	for _, kv := range parent {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || configured[norm(k)] {
+			continue
+		}
+		passed := want[norm(k)] || !windows && strings.HasPrefix(k, "LC_")
+		if passed && !strings.HasPrefix(v, "()") {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		env = append(env, k+"="+s.Env[k])
+	}
+	return env
+}
+
+// EnvNames returns the names of the variables a stdio server receives (from airlock's
+// environment now, and configured), sorted; nil for other transports. It never
+// returns values, so check and the TUI can show it.
+func EnvNames(s config.Server) []string {
+	if s.Transport != config.TransportStdio {
+		return nil
+	}
+	var names []string
+	for _, kv := range serverEnv(s, os.Environ(), runtime.GOOS) {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return names
+}

@@ -224,7 +224,7 @@ open_world = false
 			}),
 		},
 		{
-			name: "expansion only of ${NAME} in env and header values",
+			name: "expansion of ${NAME} in args, env, url and header values (issue 12: args and url too)",
 			src: `[servers.a]
 command = "srv"
 args = ["${A}"]
@@ -237,11 +237,11 @@ headers = { "X-Key" = "${A}" }
 			want: cfg(func(c *Config) {
 				c.Servers = []Server{
 					stdio("a", func(s *Server) {
-						s.Args = []string{"${A}"}
+						s.Args = []string{"a"}
 						s.Env = map[string]string{"X": "a-", "Y": "$A $ a$", "Z": ""}
 					}),
 					{
-						Name: "b", Transport: TransportHTTP, URL: "http://127.0.0.1/${A}",
+						Name: "b", Transport: TransportHTTP, URL: "http://127.0.0.1/a",
 						Headers:        map[string]string{"X-Key": "a"},
 						ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout,
 					},
@@ -575,7 +575,7 @@ command = "srv"
 env = { TOKEN = "${TOKEN}", "" = "v", "A=B" = "v" }
 `,
 			err: `config.toml:3: servers.web.headers.Authorization: environment variable WEB_TOKEN is not set
-config.toml:3: servers.web.headers.X-Bad: malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit
+config.toml:3: servers.web.headers.X-Bad: malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit
 config.toml:3: servers.web.headers.X-Two: environment variable A is not set
 config.toml:3: servers.web.headers.X-Two: environment variable B is not set
 config.toml:6: servers.x.env."": invalid environment variable name
@@ -583,11 +583,60 @@ config.toml:6: servers.x.env."A=B": invalid environment variable name
 config.toml:6: servers.x.env.TOKEN: environment variable TOKEN is not set`,
 		},
 		{
+			name: "variables in env, args, url and headers, with defaults, and inherit_env",
+			src: `[servers.x]
+command = "srv"
+args = ["--dir", "${DATA_DIR}", "--mode=${MODE:-fast}", "${EMPTY:-}"]
+env = { TOKEN = "${TOKEN}", LEVEL = "${LEVEL:-info}", SET = "${SET_EMPTY:-x}" }
+inherit_env = ["SSH_AUTH_SOCK", "http_proxy"]
+[servers.web]
+url = "https://${HOST:-api.example.com}/mcp?team=${TEAM}"
+headers = { Authorization = "Bearer ${TOKEN}", X-Default = "${NOPE:-a:-b}" }
+`,
+			env: map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/state", "DATA_DIR": "/data", "TOKEN": "t0k", "TEAM": "t1", "SET_EMPTY": ""},
+			want: cfg(func(c *Config) {
+				c.Servers = []Server{
+					{
+						Name: "web", Transport: TransportHTTP, URL: "https://api.example.com/mcp?team=t1",
+						Headers:        map[string]string{"Authorization": "Bearer t0k", "X-Default": "a:-b"},
+						ConnectTimeout: 15 * time.Second, CallTimeout: 60 * time.Second,
+					},
+					{
+						Name: "x", Transport: TransportStdio, Command: "srv",
+						Args:           []string{"--dir", "/data", "--mode=fast", ""},
+						Env:            map[string]string{"TOKEN": "t0k", "LEVEL": "info", "SET": "x"},
+						InheritEnv:     []string{"SSH_AUTH_SOCK", "http_proxy"},
+						ConnectTimeout: 15 * time.Second, CallTimeout: 60 * time.Second,
+					},
+				}
+			}),
+		},
+		{
+			name: "unset variables in args and url, bad inherit_env",
+			src: `[servers.x]
+command = "srv"
+args = ["ok", "--key=${API_KEY}"]
+inherit_env = ["GOOD", "BAD=NAME", 3]
+[servers.web]
+url = "https://h/mcp?k=${URL_KEY}"
+inherit_env = ["A"]
+[servers.y]
+command = "srv"
+inherit_env = "HOME"
+`,
+			err: `config.toml:3: servers.x.args[1]: environment variable API_KEY is not set
+config.toml:4: servers.x.inherit_env[1]: want an environment variable name (letters, digits and _, not starting with a digit), got "BAD=NAME"
+config.toml:4: servers.x.inherit_env[2]: want a string, got integer
+config.toml:6: servers.web.url: environment variable URL_KEY is not set
+config.toml:7: servers.web.inherit_env: only for stdio servers (command)
+config.toml:10: servers.y.inherit_env: want an array of strings, got string`,
+		},
+		{
 			name: "malformed references",
 			src:  "[servers.web]\nurl = \"http://127.0.0.1/mcp\"\nheaders = { A = \"${}\", B = \"${1X}\", C = \"${A-B}\" }\n",
-			err: `config.toml:3: servers.web.headers.A: malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit
-config.toml:3: servers.web.headers.B: malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit
-config.toml:3: servers.web.headers.C: malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit`,
+			err: `config.toml:3: servers.web.headers.A: malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit
+config.toml:3: servers.web.headers.B: malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit
+config.toml:3: servers.web.headers.C: malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit`,
 		},
 		{
 			name: "bad headers",
