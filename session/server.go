@@ -26,6 +26,9 @@ type server struct {
 	m      *Manager
 	cfg    config.Server
 	stderr *Ring
+	// envNames are the environment variable names the server's process receives
+	// (stdio only; EnvNames), shown by check and the tool detail.
+	envNames []string
 
 	mu           sync.Mutex
 	gen          uint64
@@ -60,6 +63,9 @@ func newServer(m *Manager, cfg config.Server) *server {
 	s.stderr = NewRing(stderrKeepBytes, func(line string) {
 		s.pushLog("stderr", line)
 	})
+	if _, inProcess := m.opts.InProcess[cfg.Name]; !inProcess {
+		s.envNames = EnvNames(cfg)
+	}
 	return s
 }
 
