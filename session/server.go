@@ -188,7 +188,7 @@ func (s *server) fail(gen uint64, err error) {
 		s.mu.Unlock()
 		return
 	}
-	s.status, s.err = StatusFailed, err
+	s.status, s.err = StatusFailed, redactURLs(err)
 	s.mu.Unlock()
 	s.m.changed(s.cfg.Name, gen, StatusFailed)
 }
@@ -440,7 +440,7 @@ func (s *server) call(ctx context.Context, callID string, req CallRequest) (*mcp
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, fmt.Errorf("calling %s__%s: no answer within the call timeout (%s); the server was told to cancel", req.Server, req.Tool, s.callTimeout())
 		}
-		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, err)
+		return nil, redactURLs(fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, err))
 	}
 	return res, nil
 }

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -140,8 +143,8 @@ func (nopWriteCloser) Close() error { return nil }
 // It never sets http.Client.Timeout, which would cut long-lived event streams;
 // contexts bound calls.
 func httpTransport(s config.Server, oauth *oauthHandler) (mcp.Transport, *boundedTransport) {
-	bt := &boundedTransport{base: http.DefaultTransport, headers: s.Headers}
-	client := &http.Client{Transport: bt}
+	bt := &boundedTransport{base: http.DefaultTransport, headers: s.Headers, origin: originOf(s.URL)}
+	client := &http.Client{Transport: bt, CheckRedirect: sameOriginRedirect}
 	if s.Transport == config.TransportSSE {
 		return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: client, MaxEventSize: MaxMessageBytes}, bt
 	}
@@ -164,6 +167,9 @@ func httpTransport(s config.Server, oauth *oauthHandler) (mcp.Transport, *bounde
 type boundedTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	// origin is the configured URL's scheme://host:port: the only one the configured
+	// headers are ever sent to.
+	origin string
 	// capt, when set, receives the raw tools/list results (streamable HTTP).
 	capt *capture
 
@@ -174,7 +180,7 @@ type boundedTransport struct {
 var ErrBodyTooLarge = errors.New("response body exceeds the size limit")
 
 func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
+	if len(t.headers) > 0 && originOf(req.URL.String()) == t.origin {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
@@ -200,6 +206,111 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	return resp, nil
 }
+
+// maxRedirects bounds a chain of same-origin redirects.
+const maxRedirects = 10
+
+// ErrCrossOriginRedirect is returned (wrapped) when a server redirects a request to
+// another origin or from https to http: configured headers and OAuth tokens are only
+// ever sent to the configured origin, so airlock does not follow it.
+var ErrCrossOriginRedirect = errors.New("redirect to another origin refused")
+
+// sameOriginRedirect is the CheckRedirect of every server's HTTP client: it follows a
+// redirect only within the origin (scheme, host and port) of the first request. Go's
+// own rule copies Authorization to any redirect on the same host name whatever the
+// port, and never drops headers set by a RoundTripper, so it is not enough.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	from, to := via[0].URL, req.URL
+	if from.Scheme == "https" && to.Scheme != "https" {
+		return fmt.Errorf("%w: %s redirected from https to %s; airlock never downgrades a connection that carries credentials", ErrCrossOriginRedirect, RedactURL(from.String()), RedactURL(to.String()))
+	}
+	if originOf(from.String()) != originOf(to.String()) {
+		return fmt.Errorf("%w: %s redirected to %s; configured headers and tokens are only sent to %s; airlock does not follow it (configure the new URL if you trust it)",
+			ErrCrossOriginRedirect, RedactURL(from.String()), RedactURL(to.String()), originOf(from.String()))
+	}
+	return nil
+}
+
+// originOf returns a URL's origin as scheme://host:port with the default port made
+// explicit and the host lowercased; "" when it does not parse.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// RedactURL returns raw without userinfo ("***"), query and fragment ("…")
+// when present, for errors and logs: those parts often carry a token. A string that
+// does not parse as a URL is returned as "[unparseable URL]".
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "[unparseable URL]"
+	}
+	user := u.User != nil
+	u.User = nil
+	q := u.RawQuery != "" || u.ForceQuery
+	u.RawQuery, u.ForceQuery = "", false
+	frag := u.Fragment != ""
+	u.Fragment, u.RawFragment = "", ""
+	out := u.String()
+	if user {
+		if scheme, rest, ok := strings.Cut(out, "://"); ok {
+			out = scheme + "://***@" + rest
+		}
+	}
+	if q {
+		out += "?…"
+	}
+	if frag {
+		out += "#…"
+	}
+	return out
+}
+
+// urlInText finds URLs in error text: a scheme, "://" and everything up to a space or
+// a quote.
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+
+// redactURLs returns err with every URL in its text passed through RedactURL; errors.Is
+// and errors.As still see the original chain. nil stays nil.
+func redactURLs(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	red := urlInText.ReplaceAllStringFunc(msg, func(m string) string {
+		// Punctuation ending a sentence is not part of the URL.
+		trimmed := strings.TrimRight(m, ".,;:)]")
+		return RedactURL(trimmed) + m[len(trimmed):]
+	})
+	if red == msg {
+		return err
+	}
+	return &redactedError{msg: red, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 type limitedBody struct {
 	rc   io.ReadCloser
