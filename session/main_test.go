@@ -91,6 +91,8 @@ func serve(mode string) int {
 		return 0
 	case "raw":
 		return serveRaw(os.Getenv("AIRLOCK_TEST_RAW"))
+	case "audit-append", "pins-accept", "callid":
+		return serveStateChild(mode)
 	case "envdump":
 		// One read-only tool "env" answering with this process's environment, one
 		// NAME=value per line: what a server started by airlock can read.
