@@ -376,33 +376,55 @@ func verifyAudit(r io.Reader) (int, string, error) {
 // head file beside it (PATH.head) when there is one: records removed from the end
 // leave the head naming a record the file no longer has.
 func VerifyAuditFile(path string) (int, error) {
+	sum, err := VerifyAuditLog(path)
+	return sum.Records, err
+}
+
+// AuditSummary is what verifying an audit log found: how many records it holds, the
+// newest one's hash (the chain's head: written down elsewhere, it anchors the log),
+// and whether the head file was there to check the end against.
+type AuditSummary struct {
+	Records  int
+	LastHash string
+	// HeadMissing is true when PATH.head does not exist: then records removed from
+	// the end of the log cannot be detected.
+	HeadMissing bool
+}
+
+// VerifyAuditLog is VerifyAuditFile with the whole summary. It proves the file is one
+// unbroken chain that ends where its head file says; it cannot prove that nobody who
+// could rewrite both rewrote both (see docs/secrets-and-state.md).
+func VerifyAuditLog(path string) (AuditSummary, error) {
+	var sum AuditSummary
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return sum, err
 	}
 	defer f.Close()
 	n, lastHash, err := verifyAudit(f)
+	sum.Records, sum.LastHash = n, lastHash
 	if err != nil {
-		return n, err
+		return sum, err
 	}
 	b, err := os.ReadFile(path + ".head")
 	if errors.Is(err, os.ErrNotExist) {
-		return n, nil
+		sum.HeadMissing = true
+		return sum, nil
 	}
 	if err != nil {
-		return n, err
+		return sum, err
 	}
 	var head headRecord
 	if err := json.Unmarshal(b, &head); err != nil {
-		return n, fmt.Errorf("%s.head: not a head record: %v", path, err)
+		return sum, fmt.Errorf("%s.head: not a head record: %v", path, err)
 	}
 	switch {
 	case head.Seq > uint64(n):
-		return n, fmt.Errorf("the log ends at record %d but record %d was written: %d records removed from the end", n, head.Seq, head.Seq-uint64(n))
+		return sum, fmt.Errorf("the log ends at record %d but record %d was written: %d records removed from the end", n, head.Seq, head.Seq-uint64(n))
 	case head.Seq == uint64(n) && head.Hash != lastHash:
-		return n, fmt.Errorf("record %d does not match the head: the end of the log was changed", n)
+		return sum, fmt.Errorf("record %d does not match the head: the end of the log was changed", n)
 	}
-	return n, nil
+	return sum, nil
 }
 
 // secretKeys are the argument keys whose values the audit log redacts (matched
