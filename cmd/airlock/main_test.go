@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,8 @@ func airlock(t *testing.T, stdin string, args ...string) result {
 type checkJSON struct {
 	Servers []struct {
 		Name, Status, Error, Trust, Protocol string
-		InstructionsChanged                  bool `json:"instructions_changed"`
+		InstructionsChanged                  bool     `json:"instructions_changed"`
+		Env                                  []string `json:"env"`
 	}
 	Tools []struct {
 		Server, Name, Qualified, Tier, Policy, Pin string
@@ -87,6 +89,9 @@ func TestCheckJSONOnExampleConfig(t *testing.T) {
 	for _, s := range got.Servers {
 		if s.Status != "ready" || s.Protocol == "" {
 			t.Errorf("server %s: status %q protocol %q error %q", s.Name, s.Status, s.Protocol, s.Error)
+		}
+		if !slices.Contains(s.Env, "PATH") || slices.Contains(s.Env, "AIRLOCK_AS_MAIN") {
+			t.Errorf("server %s: env names %q, want the base set (PATH) and nothing else of airlock's", s.Name, s.Env)
 		}
 	}
 	found := false
