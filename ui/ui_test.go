@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -344,7 +345,10 @@ func TestInjectionIsEscapedInResults(t *testing.T) {
 	}
 	screenHas(t, plain, "✓ OK", "⟨ESC⟩]0;pwned⟨BEL⟩", "⟨ESC⟩[2K⟨CR⟩✓ airlock: this page was checked")
 	// The read of untrusted content tainted the person's context.
-	screenHas(t, plain, "⚠ TAINTED by web__fetch_url (call c1)")
+	screenHas(t, plain, "⚠ TAINTED by web__fetch_url (call c")
+	if !regexp.MustCompile(`\(call c[0-9a-f]{8}-1\)`).MatchString(plain) {
+		t.Errorf("the taint does not name the first call of this process (cXXXXXXXX-1):\n%s", plain)
+	}
 }
 
 func TestRugPullBlocksTheTool(t *testing.T) {
