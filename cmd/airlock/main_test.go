@@ -30,12 +30,17 @@ type result struct {
 
 func airlock(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return airlockIn(t, t.TempDir(), stdin, args...)
+}
+
+// airlockIn is airlock with XDG_STATE_HOME at state and no config at the default path.
+func airlockIn(t *testing.T, state, stdin string, args ...string) result {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self, args...)
-	state := t.TempDir()
 	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
