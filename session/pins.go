@@ -133,8 +133,17 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 // arguments, working directory and (hashed) environment; for http and sse the URL. Renaming a server in the
 // config keeps its pins; pointing a name at another program does not.
 func Identity(s config.Server) string {
+	// Args and URL as written (with their ${VAR} references): an expanded value may
+	// be a secret, and pins.json must not hold it.
+	args, u := s.Args, s.URL
+	if s.ArgsAsWritten != nil {
+		args = s.ArgsAsWritten
+	}
+	if s.URLAsWritten != "" {
+		u = s.URLAsWritten
+	}
 	if s.Transport == config.TransportStdio {
-		b, _ := json.Marshal(append([]string{s.Command, s.Cwd}, s.Args...))
+		b, _ := json.Marshal(append([]string{s.Command, s.Cwd}, args...))
 		id := "stdio:" + string(b)
 		if len(s.Env) > 0 {
 			// The environment selects what a server is (a data folder, a mode), so it is
@@ -152,7 +161,7 @@ func Identity(s config.Server) string {
 		}
 		return id
 	}
-	return string(s.Transport) + ":" + s.URL
+	return string(s.Transport) + ":" + u
 }
 
 // pinOutcome is what the store says of one listing of a server.

@@ -194,3 +194,23 @@ func TestCallIDs_UniqueAcrossProcesses(t *testing.T) {
 		t.Errorf("call ids of two processes: %q and %q, want distinct", ids[0], ids[1])
 	}
 }
+
+// TestPins_IdentityNeverHoldsExpandedSecret: ${VAR} is expanded in args and url, but
+// the pin identity stored in pins.json keeps the reference, never the secret.
+func TestPins_IdentityNeverHoldsExpandedSecret(t *testing.T) {
+	src := "[servers.x]\ncommand = \"srv\"\nargs = [\"--key=${K}\"]\n[servers.y]\nurl = \"https://h/mcp?k=${K}\"\n"
+	cfg, err := config.Parse([]byte(src), "config.toml", func(k string) (string, bool) {
+		if k == "K" {
+			return "s3cret", true
+		}
+		return "/h", true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range cfg.Servers {
+		if id := session.Identity(s); strings.Contains(id, "s3cret") || !strings.Contains(id, "${K}") {
+			t.Errorf("identity of %s = %q", s.Name, id)
+		}
+	}
+}

@@ -89,6 +89,11 @@ type Server struct {
 	// URL and Headers reach an http or sse server.
 	URL     string
 	Headers map[string]string
+	// ArgsAsWritten and URLAsWritten are Args and URL before ${VAR} expansion (nil and
+	// "" when built in code): what may be stored or shown, as an expanded value can
+	// hold a secret.
+	ArgsAsWritten []string
+	URLAsWritten  string
 	// Protocol is "" (automatic) or an MCP protocol version such as "2025-11-25".
 	Protocol string
 	// ConnectTimeout bounds connecting and initializing; CallTimeout bounds one call.

@@ -5,11 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -768,7 +770,7 @@ config.toml:6: servers.Web.headers.Authorization: environment variable WEB_TOKEN
 			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, ignoreAsWritten); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 			if got != nil {
@@ -897,7 +899,7 @@ func TestLoad(t *testing.T) {
 			ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout,
 		}},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, ignoreAsWritten); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
 	}
 
@@ -912,6 +914,32 @@ func TestLoad(t *testing.T) {
 	_, err = Load(filepath.Join(dir, "missing.toml"))
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Load of a missing file: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// ignoreAsWritten leaves out the unexpanded args and url, checked on their own in
+// TestParse_AsWrittenKeepsReferences.
+var ignoreAsWritten = cmpopts.IgnoreFields(Server{}, "ArgsAsWritten", "URLAsWritten")
+
+// TestParse_AsWrittenKeepsReferences: args and url are expanded, and kept as written
+// too, so what is stored (pin identities) never holds an expanded secret.
+func TestParse_AsWrittenKeepsReferences(t *testing.T) {
+	src := "[servers.x]\ncommand = \"srv\"\nargs = [\"--key=${K}\", 5, \"b\"]\n[servers.y]\nurl = \"https://h/mcp?k=${K}\"\n"
+	_, err := Parse([]byte(src), "config.toml", envOf(map[string]string{"HOME": "/h", "K": "s3cret"}))
+	if err == nil || !strings.Contains(err.Error(), "servers.x.args[1]: want a string, got integer") {
+		t.Fatalf("Parse: %v", err)
+	}
+	src = strings.Replace(src, ", 5", "", 1)
+	c, err := Parse([]byte(src), "config.toml", envOf(map[string]string{"HOME": "/h", "K": "s3cret"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := c.Servers[0], c.Servers[1]
+	if !slices.Equal(x.Args, []string{"--key=s3cret", "b"}) || !slices.Equal(x.ArgsAsWritten, []string{"--key=${K}", "b"}) {
+		t.Errorf("args %q, as written %q", x.Args, x.ArgsAsWritten)
+	}
+	if y.URL != "https://h/mcp?k=s3cret" || y.URLAsWritten != "https://h/mcp?k=${K}" {
+		t.Errorf("url %q, as written %q", y.URL, y.URLAsWritten)
 	}
 }
 

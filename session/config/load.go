@@ -415,6 +415,7 @@ func (b *builder) server(name string, r *rawServer) Server {
 	}
 	s.Command, _ = b.str(at("command"), r.Command)
 	s.Args = b.strList(at("args"), r.Args, func(i int, a string) string {
+		s.ArgsAsWritten = append(s.ArgsAsWritten, a)
 		v, msgs := expandVars(a, b.env)
 		for _, msg := range msgs {
 			b.probs.addAt(at("args"), i, "%s", msg)
@@ -424,6 +425,7 @@ func (b *builder) server(name string, r *rawServer) Server {
 	s.Env = b.strMap(at("env"), r.Env)
 	s.Cwd, _ = b.str(at("cwd"), r.Cwd)
 	if u, ok := b.str(at("url"), r.URL); ok {
+		s.URLAsWritten = u
 		v, msgs := expandVars(u, b.env)
 		for _, msg := range msgs {
 			b.probs.add(at("url"), "%s", msg)
