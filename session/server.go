@@ -373,7 +373,7 @@ func (s *server) refresh(gen uint64) {
 			if err == nil {
 				s.setTools(gen, tools, notices)
 			} else {
-				s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + err.Error()})
+				s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + redactURLs(err).Error()})
 			}
 			s.mu.Lock()
 			if !s.trailing || s.gen != gen {
