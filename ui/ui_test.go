@@ -716,3 +716,16 @@ func TestAuthorizationRequestedShown(t *testing.T) {
 		t.Errorf("logs do not show the escaped URL:\n%s", screen)
 	}
 }
+
+// TestDetailShowsEnvNames: the tool detail names the environment variables its stdio
+// server receives (names only, escaped), and says nothing for other servers.
+func TestDetailShowsEnvNames(t *testing.T) {
+	st := newTestStyles()
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, ServerEnv: []string{"HOME", "PATH", "X\x1b[2J"}}
+	plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, 100))
+	screenHas(t, plain, "env       HOME PATH X⟨ESC⟩[2J")
+	tool.ServerEnv = nil
+	if plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, 100)); strings.Contains(plain, "env  ") {
+		t.Errorf("a server without a process shows an env line:\n%s", plain)
+	}
+}
