@@ -213,3 +213,38 @@ func TestWhatIfExport_AppendsToExampleConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatIfExport_InlineToolsTable: a config whose tools are an inline table; the
+// fragment's new tool table, appended, loads (airlock's TOML parser accepts the
+// addition) and both the inline tool and the new one keep their policies.
+func TestWhatIfExport_InlineToolsTable(t *testing.T) {
+	src := "[servers.mail]\ncommand = \"srv\"\ntools = { send_email = { policy = \"ask\" } }\n"
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := session.New(cfg, session.Options{})
+	t.Cleanup(func() { m.Close() })
+	if err := m.SetToolPolicy(trust.Ref{Server: "mail", Tool: "read_inbox"}, trust.Deny); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetToolPolicy(trust.Ref{Server: "mail", Tool: "send_email"}, trust.Deny); err != nil {
+		t.Fatal(err)
+	}
+	frag := m.ExportOverrides()
+	merged, err := config.Parse([]byte(src+frag), path, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("appended config does not load: %v\n%s", err, frag)
+	}
+	tools := merged.Servers[0].Tools
+	if tools["read_inbox"].Policy != trust.Deny || tools["send_email"].Policy != trust.Ask {
+		t.Errorf("merged tools %+v\n%s", tools, frag)
+	}
+	if !strings.Contains(frag, `# [servers.mail.tools.send_email] is already in the config: set policy = "deny" there`) {
+		t.Errorf("fragment:\n%s", frag)
+	}
+}
