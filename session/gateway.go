@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -322,7 +324,12 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 				_ = ss.NotifyProgress(ctx, p)
 			}
 			call.OnProgress = func(p Progress) {
-				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: p.Message})
+				// The message is the server's text: said to come from it, and escaped.
+				msg := p.Message
+				if msg != "" {
+					msg = p.Server + ": " + agentText(msg)
+				}
+				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: msg})
 			}
 			stopWaiting = g.tellWaiting(ctx, ctxName, ref, func(msg string) {
 				notify(&mcp.ProgressNotificationParams{Message: msg})
@@ -504,4 +511,23 @@ func LoadOrCreateToken(dir string) (string, error) {
 		return "", fmt.Errorf("storing gateway token: %w", err)
 	}
 	return tok, nil
+}
+
+// agentText escapes a server's text for an agent: control characters (C0, DEL, C1,
+// including newlines) and format characters (bidi overrides, zero-width) become
+// \uXXXX and invalid UTF-8 bytes \xNN, so one server's message cannot pass for another line or hide
+// what it says.
+func agentText(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
