@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -223,5 +224,97 @@ func TestHostile33_ShadowingInSchemaTextBehindDecoy(t *testing.T) {
 	}
 	if got := shadowed["evil__daily_fact"]; len(got) != 1 || got[0] != "mail__send_email" {
 		t.Errorf("evil__daily_fact shadows %v, want mail__send_email (all: %v)", got, shadowed)
+	}
+}
+
+// HOSTILE 34 (issue 17 break 6): the person reviewed v2 of a changed tool; the server
+// now serves v3. Accepting with v2's fingerprint refuses and pins nothing.
+func TestHostile34_AcceptRefusesWhenChangedAgainSinceReview(t *testing.T) {
+	v3 := strings.Replace(maliciousWeather, "id_rsa", "id_ed25519", 1)
+	path := scriptFile(t, script(page(benignWeather)))
+	m := start(t, newConfig(rawServerAt(t, "wx", trust.Trusted, path)), session.Options{})
+	writeScript(t, path, script(page(maliciousWeather)))
+	reconnect(t, m, "wx")
+	reviewed := wantBlockedChanged(t, m, "wx", "get_weather").Fingerprint // v2, shown to the person
+	writeScript(t, path, script(page(v3)))
+	reconnect(t, m, "wx")
+	now := wantBlockedChanged(t, m, "wx", "get_weather")
+	if now.Fingerprint == reviewed {
+		t.Fatal("v3 has v2's fingerprint: the test proves nothing")
+	}
+	accepted, err := acceptReviewed(m, "wx", "get_weather", reviewed[:12])
+	if err == nil {
+		t.Fatalf("accepting v2's fingerprint while v3 is served pinned %q", accepted)
+	}
+	wantBlockedChanged(t, m, "wx", "get_weather")
+	if pinned, _ := m.PinnedDefinition("wx", "get_weather"); !strings.Contains(string(pinned.Definition), `Returns the weather for a city."`) {
+		t.Errorf("pinned now %s, want v1 still", pinned.Definition)
+	}
+	// Bound to what is served now, it is accepted.
+	if _, err := acceptReviewed(m, "wx", "get_weather", now.Fingerprint[:12]); err != nil {
+		t.Fatal(err)
+	}
+	if ti := mustTool(t, m, "wx", "get_weather"); ti.Pin != trust.PinSame {
+		t.Errorf("after accepting v3: pin %v", ti.Pin)
+	}
+}
+
+func acceptReviewed(m *session.Manager, server, tool, fingerprint string) ([]string, error) {
+	return m.AcceptPins(server, session.Reviewed{Tools: map[string]string{tool: fingerprint}})
+}
+
+// HOSTILE 35 (issue 17 break 7): rotating a secret in a server's env keeps its pins:
+// a tool changed meanwhile is still blocked as changed, not new and auto-allowed.
+func TestHostile35_SecretRotationKeepsPins(t *testing.T) {
+	pinsPath := filepath.Join(t.TempDir(), "pins.json")
+	path := scriptFile(t, script(page(benignWeather)))
+	cfg := newConfig(rawServerAt(t, "wx", trust.Trusted, path))
+	cfg.Servers[0].Env["API_TOKEN"] = "secret-one"
+	pins, err := session.OpenPins(pinsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := start(t, cfg, session.Options{Pins: pins})
+	wantTier(t, m, "wx", "get_weather", trust.TierRead)
+	m.Close()
+
+	writeScript(t, path, script(page(maliciousWeather)))
+	cfg.Servers[0].Env["API_TOKEN"] = "secret-two"
+	pins2, err := session.OpenPins(pinsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2 := start(t, cfg, session.Options{Pins: pins2})
+	wantBlockedChanged(t, m2, "wx", "get_weather")
+}
+
+// HOSTILE 35: a server whose identity changed (another argument) is compared against
+// the pins its name already has, and airlock says so.
+func TestHostile35_OtherIdentityComparedAndSaid(t *testing.T) {
+	pinsPath := filepath.Join(t.TempDir(), "pins.json")
+	path := scriptFile(t, script(page(benignWeather)))
+	cfg := newConfig(rawServerAt(t, "wx", trust.Trusted, path))
+	pins, err := session.OpenPins(pinsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := start(t, cfg, session.Options{Pins: pins})
+	wantTier(t, m, "wx", "get_weather", trust.TierRead)
+	m.Close()
+
+	writeScript(t, path, script(page(maliciousWeather)))
+	cfg.Servers[0].Args = []string{"--another-mode"}
+	pins2, err := session.OpenPins(pinsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2 := start(t, cfg, session.Options{Pins: pins2})
+	wantBlockedChanged(t, m2, "wx", "get_weather")
+	sv := mustServer(t, m2, "wx", session.StatusReady)
+	if !strings.Contains(strings.Join(sv.Notices, "\n"), "under another identity") {
+		t.Errorf("notices %q do not say the pins came from another identity", sv.Notices)
+	}
+	if names := pins2.SharedNames(); len(names) != 1 || !strings.Contains(names[0], "wx") {
+		t.Errorf("SharedNames = %q, want wx named", names)
 	}
 }

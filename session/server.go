@@ -424,6 +424,11 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	if len(out.removed) > 0 {
 		notices = append(notices, "tools removed since pinned: "+shortList(out.removed, 5))
 	}
+	if out.inherited {
+		n := "pins of " + s.cfg.Name + " were found under another identity (its command, arguments, working directory or environment names changed): the tools are compared against those"
+		notices = append(notices, n)
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
+	}
 	s.mu.Lock()
 	if s.gen != gen {
 		s.mu.Unlock()

@@ -106,6 +106,7 @@ type Model struct {
 	// accepting is the tool whose changed definition the person is asked to
 	// accept (the question is open while it is set).
 	accepting  *trust.Ref
+	acceptFP   string // the fingerprint of the definition shown when A was pressed
 	acceptKeys QuitKeyMap
 
 	spinner  spinner.Model
@@ -377,7 +378,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			ref := *m.accepting
 			m.accepting = nil
 			m.status = "pinning the new definition of " + inline(m.st, ref.Qualified(), 40) + "…"
-			return m, acceptPinsCmd(m.sess, ref)
+			return m, acceptPinsCmd(m.sess, ref, m.acceptFP)
 		case key.Matches(k, m.acceptKeys.No):
 			m.accepting = nil
 			m.status = "kept blocked"
@@ -484,7 +485,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m.openForm(m.detail.tool, screenDetail)
 		case detailAccept:
 			ref := m.detail.tool.Ref
-			m.accepting = &ref
+			m.accepting, m.acceptFP = &ref, m.detail.tool.Fingerprint
 		}
 		return m, cmd
 	case screenResult:

@@ -304,6 +304,10 @@ func (m Model) acceptView() string {
 	q := inline(st, m.accepting.Qualified(), iw-30)
 	lines := []string{st.Title.Render("Accept the changed definition of " + q + "?"), ""}
 	lines = append(lines, wrapOwn("It is pinned as it is now and no longer blocked; its tier then follows its new annotations. Accept only a change you have read in the diff.", iw, "", "")...)
+	if fp := m.acceptFP; fp != "" {
+		lines = append(lines, "")
+		lines = append(lines, wrapOwn("Pins sha256 "+fp[:min(12, len(fp))]+", the definition in the diff; if the server changed it since, nothing is pinned.", iw, "", "")...)
+	}
 	lines = append(lines, "", m.help.ShortHelpView(m.acceptKeys.ShortHelp()))
 	return paneBox(st, true, w, len(lines)+2, lines)
 }

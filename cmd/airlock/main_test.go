@@ -15,6 +15,9 @@ import (
 // as `demo-server NAME`, so the tests below run the real command end to end over real
 // stdio subprocesses.
 func TestMain(m *testing.M) {
+	if f := os.Getenv("AIRLOCK_TEST_DESC_FILE"); f != "" {
+		os.Exit(serveDescFile(f))
+	}
 	if os.Getenv("AIRLOCK_AS_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
