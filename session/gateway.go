@@ -102,7 +102,56 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 		Instructions: "airlock relays these tools from the servers it is connected to. A person approves risky calls; a denied call returns an error result that says why.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	g.srv.AddReceivingMiddleware(g.listingTaint)
 	return g, nil
+}
+
+// listingTaint taints an agent's context when a tool listing served to it holds a
+// tool, from a server the person has not marked trusted, whose text names another
+// server's tool (a shadowing hazard): that text reaches the agent by listing alone,
+// before any call. The taint is set before the listing is sent. Other listing text
+// does not taint (docs/evidence.md says why).
+func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		ss, ok2 := req.GetSession().(*mcp.ServerSession)
+		if !ok || !ok2 {
+			return res, err
+		}
+		snap := g.m.Snapshot()
+		shadowing := map[string]bool{}
+		for _, h := range snap.Hazards {
+			if h.Kind == trust.HazardShadowing {
+				for _, q := range h.Legs[trust.HazardLegShadowing] {
+					shadowing[q] = true
+				}
+			}
+		}
+		for _, t := range lr.Tools {
+			if !shadowing[t.Name] {
+				continue
+			}
+			g.mu.Lock()
+			gt, ok := g.exposed[t.Name]
+			g.mu.Unlock()
+			if !ok {
+				continue
+			}
+			ti, ok := snap.Tool(gt.ref.Server, gt.ref.Tool)
+			if !ok || ti.ServerTrust == trust.Trusted {
+				continue
+			}
+			ctxName := "agent-" + shortID(ss.ID())
+			g.watchSession(ss, ctxName)
+			g.m.engine.taint(ctxName, trust.Taint{By: ti.Ref, At: g.m.opts.Now(), Channel: trust.ChannelListing})
+			break
+		}
+		return res, err
+	}
 }
 
 func isLoopbackHost(h string) bool {

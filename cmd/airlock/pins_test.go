@@ -54,7 +54,7 @@ func airlockIn(t *testing.T, state string, args ...string) result {
 
 var nowSHA = regexp.MustCompile(`now +sha256 ([0-9a-f]{64})`)
 
-// HOSTILE 34 (issue 17 break 6), the command: `pins accept` shows the diff and the
+// HOSTILE 35 (issue 17 break 6), the command: `pins accept` shows the diff and the
 // fingerprint of what is served now and pins only with that fingerprint; the person
 // reviewed v2, the server now serves v3 with an <IMPORTANT> payload, and v2's prefix
 // is refused.
