@@ -184,26 +184,30 @@ func TestHostile31_ErrorMessageInjectionTaints(t *testing.T) {
 // HOSTILE 31 (issue 17 break 2): progress text from an untrusted-content tool taints
 // the context before it is forwarded, while the call is still open.
 func TestHostile31_ProgressTextTaintsBeforeResult(t *testing.T) {
-	m := start(t, untrustedFetchAndMail(t, `"progress_message":`+jstr(injection), `"delay_ms":300`), session.Options{})
-	const ctxName = "agent-progress"
-	var seen, taintedFirst atomic.Bool
-	_, err := m.Call(context.Background(), session.CallRequest{Context: ctxName, Server: "web", Tool: "fetch", OnProgress: func(p session.Progress) {
-		if strings.Contains(p.Message, "IGNORE") && !seen.Swap(true) {
-			tn := m.Engine().Taint(ctxName)
-			taintedFirst.Store(tn.Tainted() && tn.Channel == trust.ChannelProgress && tn.By.Server == "web")
-		}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !seen.Load() {
-		t.Fatal("the progress never arrived")
-	}
-	if !taintedFirst.Load() {
-		t.Errorf("the progress message was forwarded before the context was tainted by it (taint now %+v)", m.Engine().Taint(ctxName))
-	}
-	if v := m.Engine().Decide(ctxName, mustTool(t, m, "mail", "send_email")); v.Action != trust.Ask || v.By != trust.DecidedByTaint {
-		t.Errorf("send_email after the progress: %+v, want ask by taint", v)
+	// An agent's context, and the person's own (the TUI's call view shows progress).
+	for _, ctxName := range []string{"agent-progress", session.PersonContext} {
+		t.Run(ctxName, func(t *testing.T) {
+			m := start(t, untrustedFetchAndMail(t, `"progress_message":`+jstr(injection), `"delay_ms":300`), session.Options{})
+			var seen, taintedFirst atomic.Bool
+			_, err := m.Call(context.Background(), session.CallRequest{Context: ctxName, Server: "web", Tool: "fetch", OnProgress: func(p session.Progress) {
+				if strings.Contains(p.Message, "IGNORE") && !seen.Swap(true) {
+					tn := m.Engine().Taint(ctxName)
+					taintedFirst.Store(tn.Tainted() && tn.Channel == trust.ChannelProgress && tn.By.Server == "web")
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !seen.Load() {
+				t.Fatal("the progress never arrived")
+			}
+			if !taintedFirst.Load() {
+				t.Errorf("the progress message was forwarded before the context was tainted by it (taint now %+v)", m.Engine().Taint(ctxName))
+			}
+			if v := m.Engine().Decide(ctxName, mustTool(t, m, "mail", "send_email")); v.Action != trust.Ask || v.By != trust.DecidedByTaint {
+				t.Errorf("send_email after the progress: %+v, want ask by taint", v)
+			}
+		})
 	}
 }
 
