@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -178,10 +179,15 @@ func acceptPins(ctx context.Context, cfg *config.Config, pins *session.Pins, arg
 		}
 		reviewed = shown
 	default:
-		hint := tool + " --sha256 " + shortFP(shown.Tools[tool])
-		if tool == "" {
-			hint = "TOOL --sha256 PREFIX (or --instructions-sha256 " + shortFP(shown.Instructions) + ")"
+		var hints []string
+		for name, fp := range shown.Tools {
+			hints = append(hints, name+" --sha256 "+shortFP(fp))
 		}
+		sort.Strings(hints)
+		if shown.Instructions != "" {
+			hints = append(hints, "--instructions-sha256 "+shortFP(shown.Instructions))
+		}
+		hint := strings.Join(hints, "\n  or: airlock pins accept "+server+" ")
 		fmt.Fprintf(stderr, "airlock: nothing pinned: review the change above, then bind the acceptance to it: airlock pins accept %s %s\n", server, hint)
 		return 1
 	}
