@@ -374,3 +374,28 @@ func TestHostile31_ShadowingListingTaintsAgent(t *testing.T) {
 		t.Errorf("an ordinary listing tainted the agent: asked with %+v", v)
 	}
 }
+
+// The pin identity leaves env values out (secrets rotate) and keeps the name in: two
+// servers of one config that differ only in env values are two servers.
+func TestPinIdentity_EnvNamesNotValues(t *testing.T) {
+	a := config.Server{Name: "db-a", Transport: config.TransportStdio, Command: "mcp-db", Env: map[string]string{"DB_URL": "postgres://a", "TOKEN": "one"}}
+	rotated := a
+	rotated.Env = map[string]string{"DB_URL": "postgres://a", "TOKEN": "two"}
+	if session.Identity(a) != session.Identity(rotated) {
+		t.Errorf("rotating a secret changed the identity: %q vs %q", session.Identity(a), session.Identity(rotated))
+	}
+	if strings.Contains(session.Identity(a), "one") || strings.Contains(session.Identity(a), "postgres") {
+		t.Errorf("identity %q holds an env value", session.Identity(a))
+	}
+	b := a
+	b.Name = "db-b"
+	b.Env = map[string]string{"DB_URL": "postgres://b", "TOKEN": "one"}
+	if session.Identity(a) == session.Identity(b) {
+		t.Errorf("two servers differing in name and env values share identity %q", session.Identity(a))
+	}
+	more := a
+	more.Env = map[string]string{"DB_URL": "postgres://a", "TOKEN": "one", "EXTRA": "x"}
+	if session.Identity(a) == session.Identity(more) {
+		t.Error("a new env variable name did not change the identity")
+	}
+}

@@ -79,13 +79,13 @@ func OpenPins(path string) (*Pins, error) {
 	return p, nil
 }
 
-// Identity is the key a server's pins are stored under: for stdio the command, its
-// arguments, working directory and the names (never the values) of its configured
-// environment; for http and sse the URL. Renaming a server in the config keeps its
-// pins; pointing a name at another program does not. Environment values are left out
-// because secrets rotate: a new token must not make every tool look new (and a
-// changed tool look first-seen). A name whose identity changed is still compared
-// against the pins it had (see observe).
+// Identity is the key a server's pins are stored under: the server's name, and for
+// stdio the command, its arguments, working directory and the names (never the
+// values) of its configured environment; for http and sse the URL. Environment values
+// are left out because secrets rotate: a new token must not make every tool look new
+// (and a changed tool look first-seen). The name is in because two servers of one
+// config may differ only in environment values (one program, two databases). A name
+// whose identity changed is still compared against the pins it had (see observe).
 func Identity(s config.Server) string {
 	if s.Transport == config.TransportStdio {
 		b, _ := json.Marshal(append([]string{s.Command, s.Cwd}, s.Args...))
@@ -99,9 +99,9 @@ func Identity(s config.Server) string {
 			names, _ := json.Marshal(keys)
 			id += " env:" + string(names)
 		}
-		return id
+		return id + " name:" + s.Name
 	}
-	return string(s.Transport) + ":" + s.URL
+	return string(s.Transport) + ":" + s.URL + " name:" + s.Name
 }
 
 // pinOutcome is what the store says of one listing of a server.
