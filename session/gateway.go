@@ -395,7 +395,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		case err != nil && ctx.Err() != nil:
 			return nil, ctx.Err()
 		case err != nil:
-			return errorResult("airlock could not complete this call: " + err.Error()), nil
+			return errorResult("airlock could not complete this call: " + agentText(err.Error())), nil
 		}
 		return out.Result, nil
 	}

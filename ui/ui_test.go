@@ -511,7 +511,7 @@ func TestCallShowsProgressAndEscCancels(t *testing.T) {
 		t.Fatalf("submitting opened %v, want the running call", h.m.screen)
 	}
 	h.waitFor("progress", func(m Model) bool { return m.call.hasProg })
-	screenHas(t, h.plain(), "Calling slow__wait", "25%", "1/4", "step one ⟨ESC⟩[2J", "esc cancel the call")
+	screenHas(t, h.plain(), "Calling slow__wait", "25%", "1/4", "slow says: step one ⟨ESC⟩[2J", "esc cancel the call")
 	h.keys("esc")
 	select {
 	case err := <-cancelled:
