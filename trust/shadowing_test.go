@@ -99,6 +99,9 @@ func TestNormalizeText(t *testing.T) {
 		{"send\u200b_\u202eemail", "send_email"},
 		{"send&#95;email &amp; more", "send_email & more"},
 		{"fetch‐url", "fetch-url"},
+		{"s\u0337end_email", "send_email"},
+		{"sénd", "sénd"},
+		{"ѕеոd_еmаіl", "send_email"},
 		{"ＭＡＩＬ＿＿ＳＥＮＤ", "MAIL__SEND"},
 	} {
 		if got := NormalizeText(tt.in); got != tt.want {

@@ -83,9 +83,10 @@ func schemaText(b *strings.Builder, v any, key string, depth int) {
 
 // NormalizeText returns s as a model reads it rather than as its bytes spell it, for
 // matching tool names: HTML character references decoded (&#95; is _), Unicode NFKC
-// (fullwidth ｓｅｎｄ＿ｅｍａｉｌ is send_email), format characters removed (zero-width
-// and bidi characters hide nothing), Latin look-alikes from Cyrillic and Greek mapped
-// to Latin (sеnd with a Cyrillic е is send), dash and low-line look-alikes mapped to
+// (fullwidth ｓｅｎｄ＿ｅｍａｉｌ is send_email), format characters and leftover
+// combining marks removed (zero-width, bidi and overlay characters hide nothing),
+// Latin look-alikes from Cyrillic and Greek mapped
+// to Latin (sеnd with a Cyrillic е is send; also Armenian), dash and low-line look-alikes mapped to
 // '-' and '_', and markdown backslash escapes removed (send\_email is send_email).
 // Case is left alone: callers fold it where they compare. Plain ASCII text without
 // '\' or '&' is returned as it is, at the cost of one scan.
@@ -110,7 +111,8 @@ func NormalizeText(s string) string {
 		switch {
 		case r == '\\' && i+1 < len(s) && s[i+1] < utf8.RuneSelf && unicode.IsPunct(rune(s[i+1])):
 			// a markdown escape: the character after it stands for itself
-		case unicode.Is(unicode.Cf, r):
+		case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Mn, r):
+			// format characters and the combining marks NFKC could not compose
 		default:
 			if l, ok := confusables[r]; ok {
 				r = l
@@ -136,8 +138,10 @@ var confusables = map[rune]rune{
 	'α': 'a', 'ο': 'o', 'ρ': 'p', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'τ': 't', 'υ': 'u', 'χ': 'x',
 	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N',
 	'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+	// Armenian
+	'օ': 'o', 'ս': 'u', 'ո': 'n', 'հ': 'h', 'ց': 'g', 'ք': 'p',
 	// Latin look-alikes
-	'ı': 'i', 'ℓ': 'l',
+	'ı': 'i', 'ℓ': 'l', 'ɑ': 'a',
 	// dashes and low lines
 	'‐': '-', '‑': '-', '‒': '-', '–': '-', '—': '-', '―': '-', '−': '-', '⁃': '-',
 	'‗': '_', 'ˍ': '_',
