@@ -189,8 +189,10 @@ var secretShapes = regexp.MustCompile(`(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})` +
 	`|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}` +
 	`|://[^/\s:@]+:[^/\s@]+@`)
 
-// assignment finds NAME=value and NAME: value, whose NAME is then checked whole.
-var assignment = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[=:]\s*["']?[^\s"',;]+`)
+// assignment finds NAME=value and NAME: value (in prose, shell, JSON, URL queries),
+// whose NAME is then checked whole. Only the value's first character is consumed, so
+// that "https://host/?token=…" also yields token.
+var assignment = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[=:]\s*["']?[^\s"',;&]`)
 
 // SecretShaped reports whether a string holds a secret shape anywhere (see Redact).
 func SecretShaped(s string) bool {

@@ -109,6 +109,18 @@ func TestPinsAcceptBindsToReviewedFingerprint(t *testing.T) {
 	if list := airlockIn(t, state, "pins", "list", "--config", cfg); !strings.Contains(list.stdout, v3[:16]) {
 		t.Errorf("v3 not pinned:\n%s", list.stdout)
 	}
+
+	// HOSTILE 36: the same name with other arguments is compared against its pins,
+	// and `pins list` says the name has pins under two identities.
+	write("v4: changed while the arguments changed.")
+	moved := writeConfig(t, "[servers.wx]\ncommand = "+quoteTOML(self)+"\nargs = [\"--other\"]\ntrust = \"trusted\"\n[servers.wx.env]\nAIRLOCK_TEST_DESC_FILE = "+quoteTOML(desc)+"\n")
+	r = airlockIn(t, state, "check", "--config", moved)
+	if !strings.Contains(r.stdout, "changed") || !strings.Contains(r.stdout, "another identity") {
+		t.Errorf("check after the arguments changed does not show the tool changed and the other identity:\n%s%s", r.stdout, r.stderr)
+	}
+	if list := airlockIn(t, state, "pins", "list", "--config", moved); !strings.Contains(list.stdout, "note: server wx has pins under 2 identities") {
+		t.Errorf("pins list does not note the two identities:\n%s", list.stdout)
+	}
 }
 
 func quoteTOML(s string) string {
