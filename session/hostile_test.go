@@ -1,6 +1,6 @@
 package session_test
 
-// session/HOSTILE-CASES.md indexes every case (1-29 here, 30-36 in evidence_test.go).
+// session/HOSTILE-CASES.md indexes every case (1-29 here, 52-58 in evidence_test.go).
 // One named test per case of HOSTILE.md 1-29, each against a real hostile server over
 // a real transport: a stdio subprocess played by this test binary (the "raw" mode of
 // main_test.go answers byte for byte from a script), or an in-process or HTTP go-sdk

@@ -15,11 +15,11 @@ func sha(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Issue 17 break 5: a hostile agent hides secrets under innocent key names. Keys are
-// matched as whole words (keywords and monkey are not secret keys), values are read for
-// secret shapes, and a redacted value is replaced by its own SHA-256 so the log proves
-// what was sent.
-func TestAuditRedact_SecretShapedValuesUnderInnocentKeys(t *testing.T) {
+// HOSTILE 56 (issue 17 break 5): a hostile agent hides secrets under innocent key
+// names. Keys are matched as whole words (keywords and monkey are not secret keys),
+// values are read for secret shapes, and a redacted value is replaced by its own
+// SHA-256 so the log proves what was sent.
+func TestHostile56_SecretShapedValuesUnderInnocentKeys(t *testing.T) {
 	awsLine := "AWS_SECRET=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 	pem := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----"
 	raw, _ := json.Marshal(map[string]string{"keywords": awsLine, "monkey": pem})
