@@ -131,18 +131,18 @@ func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
 				}
 			}
 		}
+		if len(shadowing) == 0 {
+			return res, err
+		}
+		listed := make(map[string]bool, len(lr.Tools))
 		for _, t := range lr.Tools {
-			if !shadowing[t.Name] {
-				continue
-			}
-			g.mu.Lock()
-			gt, ok := g.exposed[t.Name]
-			g.mu.Unlock()
-			if !ok {
-				continue
-			}
-			ti, ok := snap.Tool(gt.ref.Server, gt.ref.Tool)
-			if !ok || ti.ServerTrust == trust.Trusted {
+			listed[t.Name] = true
+		}
+		// The snapshot, not the gateway's own registry: no gateway lock is taken while
+		// go-sdk serves a request.
+		for _, ti := range snap.Tools {
+			q := ti.Ref.Qualified()
+			if !shadowing[q] || !listed[q] || ti.ServerTrust == trust.Trusted {
 				continue
 			}
 			ctxName := "agent-" + shortID(ss.ID())
