@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -125,4 +128,74 @@ func TestPinsAcceptBindsToReviewedFingerprint(t *testing.T) {
 
 func quoteTOML(s string) string {
 	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
+
+// On a terminal, `pins accept` asks once, after the diff, and pins what it showed.
+func TestPinsAcceptAsksOnATerminal(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	desc := filepath.Join(dir, "desc.txt")
+	if err := os.WriteFile(desc, []byte("v1: the weather."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, "[servers.wx]\ncommand = "+quoteTOML(self)+"\ntrust = \"trusted\"\n[servers.wx.env]\nAIRLOCK_TEST_DESC_FILE = "+quoteTOML(desc)+"\n")
+	if r := airlockIn(t, state, "check", "--config", cfg); r.code != 0 {
+		t.Fatalf("check v1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.WriteFile(desc, []byte("v2: the weather, in more detail."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "pins", "accept", "wx", "get_weather", "--config", cfg)
+	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
+	f, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	text := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.String()
+	}
+	seen := func(s string) bool { return strings.Contains(text(), s) }
+	deadline := time.Now().Add(20 * time.Second)
+	for !seen("Pin exactly what is shown above? [y/N]") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no question on the terminal:\n%s", text())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !seen("v2: the weather, in more detail.") {
+		t.Errorf("the question came before the diff:\n%s", text())
+	}
+	if _, err := f.Write([]byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("pins accept: %v\n%s", err, text())
+	}
+	if list := airlockIn(t, state, "pins", "list", "--config", cfg); !strings.Contains(list.stdout, "get_weather") {
+		t.Fatalf("pins list:\n%s", list.stdout)
+	}
+	if r := airlockIn(t, state, "pins", "accept", "wx", "get_weather", "--config", cfg); r.code != 0 || !strings.Contains(r.stdout, "Nothing had changed") {
+		t.Errorf("after the yes, v2 is not what is pinned: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
