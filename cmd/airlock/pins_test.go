@@ -33,7 +33,6 @@ func serveDescFile(file string) int {
 	return 0
 }
 
-
 var nowSHA = regexp.MustCompile(`now +sha256 ([0-9a-f]{64})`)
 
 // HOSTILE 57 (issue 17 break 6), the command: `pins accept` shows the diff and the
