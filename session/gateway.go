@@ -299,11 +299,11 @@ func (g *Gateway) addTool(t *mcp.Tool, ref trust.Ref) (err error) {
 func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ss := req.Session
-		ctxName := "agent-" + shortID(ss.ID())
 		client := "agent"
 		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
 			client = ip.ClientInfo.Name
 		}
+		ctxName := AgentContext(g.opts.Token, client)
 		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
 		call := CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Args: req.Params.Arguments}
@@ -372,11 +372,12 @@ func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref
 	return func() { once.Do(func() { close(stop) }) }
 }
 
-// watchSession ends an agent session's taint context and grants when it disconnects.
+// watchSession ends an agent context's grants when one of its sessions disconnects.
+// Its taint stays (see AgentContext).
 func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 	g.mu.Lock()
-	seen := g.ended[ctxName]
-	g.ended[ctxName] = true
+	seen := g.ended[ss.ID()]
+	g.ended[ss.ID()] = true
 	g.mu.Unlock()
 	if seen {
 		return
@@ -389,9 +390,37 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		select {
 		case <-waited:
 			g.m.engine.EndContext(ctxName)
+			g.mu.Lock()
+			delete(g.ended, ss.ID())
+			g.mu.Unlock()
 		case <-g.done:
 		}
 	}()
+}
+
+// AgentContext is the taint and grant context of an agent: who the agent is (the
+// gateway token it presented and the client name it gave in initialize), not its HTTP
+// session, so that reconnecting or restarting airlock does not clean a context whose
+// conversation holds untrusted text. The name is "agent-" plus the client name cut to
+// safe characters, plus a short hash of token and full name that tells apart agents
+// whose names differ only in characters the cut drops.
+func AgentContext(token, client string) string {
+	var b strings.Builder
+	for _, r := range client {
+		if b.Len() >= 24 {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		}
+	}
+	sum := sha256.Sum256([]byte(token + "\x00" + client))
+	name := b.String()
+	if name == "" {
+		name = "agent"
+	}
+	return "agent-" + name + "-" + hex.EncodeToString(sum[:4])
 }
 
 func shortID(id string) string {

@@ -51,6 +51,8 @@ type ToolInfo struct {
 	ServerTrust trust.ServerTrust
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
+	// Disabled is true when the person turned the tool off for this session.
+	Disabled bool
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -244,6 +246,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			PinnedAt:     t.PinnedAt,
 			ServerTrust:  key.trust,
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+			Disabled:     t.Disabled,
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Class: class})
 	}
