@@ -20,7 +20,10 @@ func ToolChanges(shown, now ToolInfo) []string {
 	if shown.ServerTrust != now.ServerTrust {
 		out = append(out, "server trust "+shown.ServerTrust.String()+" → "+now.ServerTrust.String())
 	}
-	if shown.Class.Action != now.Class.Action && shown.Class.Tier == now.Class.Tier {
+	switch {
+	case shown.Policy != now.Policy:
+		out = append(out, "tool policy "+policyWord(shown.Policy)+" → "+policyWord(now.Policy))
+	case shown.Class.Action != now.Class.Action && shown.Class.Tier == now.Class.Tier:
 		out = append(out, "policy "+shown.Class.Action.String()+" → "+now.Class.Action.String())
 	}
 	if shown.Fingerprint != now.Fingerprint || !bytes.Equal(shown.Raw, now.Raw) && shown.Fingerprint == "" {
@@ -66,4 +69,11 @@ func changedBy(shown, now ToolInfo) trust.DecidedBy {
 		return trust.DecidedByDisabled
 	}
 	return trust.DecidedByPolicy
+}
+
+func policyWord(a trust.Action) string {
+	if a == trust.ActionUnset {
+		return "the tier's"
+	}
+	return a.String()
 }

@@ -180,3 +180,8 @@ func auditRecords(t *testing.T, path string) []session.Record {
 	}
 	return out
 }
+
+type (
+	configT    = config.Config
+	configTool = config.Tool
+)

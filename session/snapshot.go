@@ -53,6 +53,9 @@ type ToolInfo struct {
 	Exposed bool
 	// Disabled is true when the person turned the tool off for this session.
 	Disabled bool
+	// Policy is the tool's own policy (config, or the person's live change);
+	// ActionUnset when the tier's policy applies.
+	Policy trust.Action
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -247,6 +250,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			ServerTrust:  key.trust,
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 			Disabled:     t.Disabled,
+			Policy:       t.ToolPolicy,
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Class: class})
 	}
