@@ -532,3 +532,100 @@ func TestGrants_NeverForDestructive(t *testing.T) {
 		t.Errorf("a destructive tool was granted: %+v", g)
 	}
 }
+
+// Issue 17 break 5: decided_by is exact, every record carries the reason sentence,
+// and unknown tools and refused arguments are recorded.
+func TestAudit_DecidedByExact(t *testing.T) {
+	web, post, cfg := taintSetup("")
+	mail := newUpstream("mail")
+	mail.add("send_email", "Send an email.", writeHints())
+	mail.add("archive", "Archive mail.", writeHints())
+	mail.add("read", "Read mail.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
+	cfg.Servers = append(cfg.Servers, inproc("mail", trust.Trusted))
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit, err := session.OpenAudit(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { audit.Close() })
+	m := startUpstreams(t, cfg, session.Options{Audit: audit}, map[string]*upstream{"web": web, "post": post, "mail": mail})
+	evs := collectEvents(t, m)
+	ctx := context.Background()
+	answer := func(n int, r session.Response) {
+		p := evs.pending(t, n)
+		if err := m.Engine().Answer(p.ID, r); err != nil {
+			t.Error(err)
+		}
+	}
+	call := func(c, server, tool, a string) error {
+		_, err := m.Call(ctx, session.CallRequest{Context: c, Server: server, Tool: tool, Args: json.RawMessage(a)})
+		return err
+	}
+	asked := 0
+	run := func(c, server, tool string, r *session.Response) error {
+		if r == nil {
+			return call(c, server, tool, "")
+		}
+		asked++
+		n := asked
+		go answer(n, *r)
+		return call(c, server, tool, "")
+	}
+	allowCtx, once, deny := &session.Response{Answer: session.AllowForContext}, &session.Response{Answer: session.AllowOnce}, &session.Response{Answer: session.Deny, Reason: "no"}
+
+	_ = run("a", "mail", "read", nil)              // policy
+	_ = run("a", "mail", "send_email", once)       // person
+	_ = run("a", "mail", "archive", allowCtx)      // person (grants)
+	_ = run("a", "mail", "archive", nil)           // grant
+	_ = run("a", "mail", "send_email", deny)       // person, with the person's reason
+	_ = run("b", "mail", "send_email", nil)        // timeout: nobody answers
+	asked++                                        // (that question was asked)
+	_ = call("a", "mail", "no_such_tool", "")      // unknown-tool
+	_ = call("a", "mail", "read", `{"a":1,"a":2}`) // refused arguments: policy
+	if err := m.SetDisabled(trust.Ref{Server: "mail", Tool: "read"}, true); err != nil {
+		t.Fatal(err)
+	}
+	_ = run("a", "mail", "read", nil) // disabled
+	// taint, then the person
+	_ = run("c", "web", "fetch", nil)
+	_ = run("c", "post", "post_msg", once)
+	// the agent cancels while it waits
+	cctx, cancel := context.WithCancel(ctx)
+	asked++
+	go func() { evs.pending(t, asked); cancel() }()
+	_, _ = m.Call(cctx, session.CallRequest{Context: "d", Server: "mail", Tool: "send_email"})
+	// a rug pull: the changed definition is blocked by its pin
+	before := mustTool(t, m, "mail", "send_email").Fingerprint
+	mail.add("send_email", rugDescription, rugHints())
+	waitFor(t, "the rug pull", 10*time.Second, func() bool { return mustTool(t, m, "mail", "send_email").Fingerprint != before })
+	_ = run("a", "mail", "send_email", nil) // pin
+
+	var got []string
+	for _, r := range auditRecords(t, logPath) {
+		if r.Kind != "decision" {
+			continue
+		}
+		if r.Reason == "" {
+			t.Errorf("record %s %s__%s has no reason sentence", r.CallID, r.Server, r.Tool)
+		}
+		got = append(got, r.Context+" "+r.Tool+" "+r.Decision+" "+r.DecidedBy)
+	}
+	want := []string{
+		"a read allow policy",
+		"a send_email allow person",
+		"a archive allow person",
+		"a archive allow grant",
+		"a send_email deny person",
+		"b send_email deny timeout",
+		"a no_such_tool deny unknown-tool",
+		"a read deny policy",
+		"a read deny disabled",
+		"c fetch allow policy",
+		"c post_msg allow taint-asked-then-person",
+		"d send_email deny agent-cancelled",
+		"a send_email deny pin",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("decisions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
