@@ -629,3 +629,46 @@ func TestAudit_DecidedByExact(t *testing.T) {
 		t.Errorf("decisions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Issue 11 break 6: at most N calls of one context wait for a person, and at most M
+// bytes of arguments wait in all; beyond them a call is refused at once.
+func TestBounds_WaitingApprovalsRefusedAtOnce(t *testing.T) {
+	mail := newUpstream("mail")
+	mail.add("send_email", "Send an email.", writeHints())
+	cfg := newConfig(inproc("mail", trust.Trusted))
+	cfg.Limits.MaxWaitingPerContext = 2
+	cfg.Limits.MaxWaitingBytes = 3000
+	m := startUpstreams(t, cfg, session.Options{}, map[string]*upstream{"mail": mail})
+	evs := collectEvents(t, m)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body := func(n int) json.RawMessage { return json.RawMessage(`{"b":"` + strings.Repeat("x", n) + `"}`) }
+	wait := func(c string, n int) {
+		go func() { _, _ = m.Call(ctx, session.CallRequest{Context: c, Server: "mail", Tool: "send_email", Args: body(n)}) }()
+	}
+	refusedNow := func(c string, n int, want string) {
+		t.Helper()
+		start := time.Now()
+		_, err := m.Call(ctx, session.CallRequest{Context: c, Server: "mail", Tool: "send_email", Args: body(n)})
+		if err == nil || !strings.Contains(err.Error(), want) || time.Since(start) > 2*time.Second {
+			t.Errorf("call refused with %v after %s, want at once saying %q", err, time.Since(start), want)
+		}
+	}
+	wait("a", 10)
+	wait("a", 10)
+	evs.pending(t, 2)
+	refusedNow("a", 10, "2 calls of this context already wait")
+	wait("b", 2000)
+	evs.pending(t, 3)
+	refusedNow("c", 1000, "bytes of arguments")
+	if n := len(m.Engine().Pending()); n != 3 {
+		t.Errorf("%d calls wait, want 3", n)
+	}
+	cancel()
+	waitFor(t, "the waiting calls to be withdrawn", 5*time.Second, func() bool { return len(m.Engine().Pending()) == 0 })
+	// Withdrawn calls free their room.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go func() { _, _ = m.Call(ctx2, session.CallRequest{Context: "a", Server: "mail", Tool: "send_email", Args: body(2500)}) }()
+	evs.pending(t, 4)
+}

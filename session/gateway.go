@@ -27,7 +27,9 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// MaxGatewayBody bounds one request body an agent may send the gateway.
+// MaxGatewayBody is the least bound on one request body an agent may send the
+// gateway; the bound is raised to [limits] max_args_bytes plus 64 KiB of envelope
+// when that is larger (Gateway.MaxBody).
 const MaxGatewayBody = 4 << 20
 
 // GatewayOptions configures the agent gateway.
@@ -60,6 +62,13 @@ type Gateway struct {
 	resync chan struct{}
 	done   chan struct{}
 	wg     sync.WaitGroup
+
+	// inflight counts the bytes of large request bodies being read, decoded or
+	// waiting (a call that waits for a person holds its body's bytes); refuseMu lets
+	// one refused body at a time be read for its request id.
+	inflightMu sync.Mutex
+	inflight   int64
+	refuseMu   sync.Mutex
 
 	ln      net.Listener
 	httpSrv *http.Server
@@ -458,21 +467,38 @@ func (g *Gateway) Handler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		if r.ContentLength > MaxGatewayBody {
+		limit := g.MaxBody()
+		if r.ContentLength > limit {
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
 		if r.Body != nil && r.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(r.Body, MaxGatewayBody+1))
+			// A large body is admitted only while the bytes of large bodies in flight
+			// stay within [limits] max_waiting_bytes: 120 agents sending 4 MB at once
+			// must not all be read (and copied by decoding) at the same time. Beyond
+			// the bound the call is refused at once with a tool error naming the limit.
+			if n := r.ContentLength; n < 0 || n > smallBody {
+				if n < 0 {
+					n = limit
+				}
+				if !g.admit(n) {
+					g.refuseBusy(w, r, limit)
+					return
+				}
+				defer g.admitDone(n)
+			}
+			body, err := readBody(r, limit)
 			if err != nil {
 				http.Error(w, "reading body", http.StatusBadRequest)
 				return
 			}
-			if len(body) > MaxGatewayBody {
+			if int64(len(body)) > limit {
 				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			// go-sdk reads the body once; the reader lets go of it when read, so a
+			// call that waits for a person does not keep this copy alive too.
+			r.Body = &onceReader{b: body}
 		}
 		// The agent's credentials stop here: nothing of this request's headers is
 		// forwarded upstream (upstream requests carry only the configured headers).
@@ -480,6 +506,88 @@ func (g *Gateway) Handler() http.Handler {
 		mcpHandler.ServeHTTP(w, r)
 	})
 }
+
+// readBody reads at most limit+1 bytes of the body, in one allocation when its
+// length is known.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n <= limit {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(io.LimitReader(r.Body, limit+1))
+}
+
+// smallBody is the size up to which a request body is read without admission.
+const smallBody = 64 << 10
+
+func (g *Gateway) admit(n int64) bool {
+	g.inflightMu.Lock()
+	defer g.inflightMu.Unlock()
+	if g.inflight+n > g.m.engine.limits.MaxWaitingBytes {
+		return false
+	}
+	g.inflight += n
+	return true
+}
+
+func (g *Gateway) admitDone(n int64) {
+	g.inflightMu.Lock()
+	g.inflight -= n
+	g.inflightMu.Unlock()
+}
+
+// refuseBusy answers a request that was not admitted: a tools/call gets a tool error
+// result, anything else a JSON-RPC error, both naming the limit. The body is read
+// one refusal at a time, only for its id and method.
+func (g *Gateway) refuseBusy(w http.ResponseWriter, r *http.Request, limit int64) {
+	g.refuseMu.Lock()
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	err := json.NewDecoder(io.LimitReader(r.Body, limit)).Decode(&msg)
+	g.refuseMu.Unlock()
+	if err != nil || len(msg.ID) == 0 {
+		http.Error(w, "airlock: too many argument bytes are in flight from agents; try again later", http.StatusServiceUnavailable)
+		return
+	}
+	text := fmt.Sprintf("airlock denied this call: call denied by policy: the calls in flight from agents already hold close to %d bytes of arguments (the limit is [limits] max_waiting_bytes); try again after they are answered", g.m.engine.limits.MaxWaitingBytes)
+	var out any
+	if msg.Method == "tools/call" {
+		out = map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": errorResult(text)}
+	} else {
+		out = map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32000, "message": text}}
+	}
+	b, _ := json.Marshal(out)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// MaxBody is the largest request body the gateway reads.
+func (g *Gateway) MaxBody() int64 {
+	return max(int64(MaxGatewayBody), int64(g.m.engine.limits.MaxArgsBytes)+64<<10)
+}
+
+// onceReader reads a byte slice once and drops it at the end.
+type onceReader struct{ b []byte }
+
+func (r *onceReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		r.b = nil
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	if len(r.b) == 0 {
+		r.b = nil
+	}
+	return n, nil
+}
+
+func (r *onceReader) Close() error { r.b = nil; return nil }
 
 // hostName is the lower-cased host of a Host header value, without port or brackets.
 func hostName(hostport string) string {

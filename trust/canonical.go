@@ -266,7 +266,16 @@ func (p *argParser) array(depth int, path string) (jv, error) {
 // str parses a string at p.i, resolving escapes. The input is known valid UTF-8.
 func (p *argParser) str() (string, error) {
 	p.i++ // "
+	// The decoded string is never longer than its source: size the builder once.
+	end := p.i
+	for end < len(p.src) && p.src[end] != '"' {
+		if p.src[end] == '\\' {
+			end++
+		}
+		end++
+	}
 	var b strings.Builder
+	b.Grow(min(end, len(p.src)) - p.i)
 	for {
 		if p.i >= len(p.src) {
 			return "", p.errorf("unterminated string")

@@ -13,7 +13,7 @@
 //	[limits]                       # beyond any of these a call is refused at once
 //	max_args_bytes = 8388608       # one call's arguments (8 MiB)
 //	max_waiting_per_context = 16   # calls of one context waiting for a person
-//	max_waiting_bytes = 67108864   # argument bytes of every waiting call together (64 MiB)
+//	max_waiting_bytes = 33554432   # argument bytes of every waiting call together (32 MiB)
 //	[audit]
 //	path = ""                      # absolute; "" = the caller's default under state_dir
 //	[servers.NAME]                 # NAME matches ^[a-z0-9][a-z0-9-]{0,31}$
@@ -167,7 +167,7 @@ type Tool struct {
 const (
 	DefaultMaxArgsBytes         = 8 << 20
 	DefaultMaxWaitingPerContext = 16
-	DefaultMaxWaitingBytes      = 64 << 20
+	DefaultMaxWaitingBytes      = 32 << 20
 )
 
 // DefaultLimits are the limits when the config sets none.
