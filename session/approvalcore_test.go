@@ -672,3 +672,32 @@ func TestBounds_WaitingApprovalsRefusedAtOnce(t *testing.T) {
 	go func() { _, _ = m.Call(ctx2, session.CallRequest{Context: "a", Server: "mail", Tool: "send_email", Args: body(2500)}) }()
 	evs.pending(t, 4)
 }
+
+// Issue 11 break 6 at the gateway: a large call beyond the bytes in flight is refused
+// at once as a tool error, and the agent's session keeps working.
+func TestBounds_GatewayRefusesLargeBodiesBeyondTheBound(t *testing.T) {
+	mail := newUpstream("mail")
+	mail.add("send_email", "Send an email.", writeHints())
+	mail.add("read", "Read mail.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
+	cfg := newConfig(inproc("mail", trust.Trusted))
+	cfg.Limits.MaxWaitingBytes = 200 << 10
+	m := startUpstreams(t, cfg, session.Options{}, map[string]*upstream{"mail": mail})
+	evs := collectEvents(t, m)
+	g := startGateway(t, m)
+	big := map[string]any{"body": strings.Repeat("x", 150<<10)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first := agent(t, g, nil)
+	go func() { _, _ = first.CallTool(ctx, &mcp.CallToolParams{Name: "mail__send_email", Arguments: big}) }()
+	evs.pending(t, 1)
+	second := agent(t, g, &mcp.ClientOptions{})
+	start := time.Now()
+	res, err := second.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_email", Arguments: big})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "max_waiting_bytes") || time.Since(start) > 5*time.Second {
+		t.Fatalf("second large call: %v %v after %s", err, res, time.Since(start))
+	}
+	res, err = second.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__read", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("the refused agent's session broke: %v %s", err, resultText(res))
+	}
+}

@@ -54,6 +54,12 @@ func ToolChanges(shown, now ToolInfo) []string {
 	return out
 }
 
+// CanonicalArgs checks a call's arguments and returns the canonical bytes that are
+// shown, hashed, audited and sent (see trust.CanonicalArgs); the size limit is
+// applied by Manager.Call from [limits]. The form's raw-JSON mode and `airlock call`
+// use it to refuse bad arguments before anything is asked.
+func CanonicalArgs(raw []byte) ([]byte, error) { return trust.CanonicalArgs(raw, 0) }
+
 // changedSentence is the denial sentence for a tool that changed under a decision.
 func changedSentence(ref trust.Ref, while string, changes []string) string {
 	return ref.Qualified() + " changed while " + while + ": " + strings.Join(changes, "; ")

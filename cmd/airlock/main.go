@@ -40,6 +40,7 @@ Usage:
   airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]
                                            one call through the approval engine
   airlock pins list|accept SERVER [TOOL]   review pinned tool definitions
+  airlock taint list|clear [CONTEXT]       see or clear tainted contexts (audited)
   airlock import FILE                      print airlock TOML for another client's servers
   airlock version
 
@@ -76,6 +77,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runBridge(ctx, args, stdin, stdout, stderr)
 	case "audit":
 		return runAudit(args, stdout, stderr)
+	case "taint":
+		return runTaint(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "airlock", version)
 		return 0
