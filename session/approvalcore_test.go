@@ -644,7 +644,9 @@ func TestBounds_WaitingApprovalsRefusedAtOnce(t *testing.T) {
 	defer cancel()
 	body := func(n int) json.RawMessage { return json.RawMessage(`{"b":"` + strings.Repeat("x", n) + `"}`) }
 	wait := func(c string, n int) {
-		go func() { _, _ = m.Call(ctx, session.CallRequest{Context: c, Server: "mail", Tool: "send_email", Args: body(n)}) }()
+		go func() {
+			_, _ = m.Call(ctx, session.CallRequest{Context: c, Server: "mail", Tool: "send_email", Args: body(n)})
+		}()
 	}
 	refusedNow := func(c string, n int, want string) {
 		t.Helper()
@@ -669,7 +671,9 @@ func TestBounds_WaitingApprovalsRefusedAtOnce(t *testing.T) {
 	// Withdrawn calls free their room.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
-	go func() { _, _ = m.Call(ctx2, session.CallRequest{Context: "a", Server: "mail", Tool: "send_email", Args: body(2500)}) }()
+	go func() {
+		_, _ = m.Call(ctx2, session.CallRequest{Context: "a", Server: "mail", Tool: "send_email", Args: body(2500)})
+	}()
 	evs.pending(t, 4)
 }
 

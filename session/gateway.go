@@ -432,14 +432,6 @@ func AgentContext(token, client string) string {
 	return "agent-" + name + "-" + hex.EncodeToString(sum[:4])
 }
 
-func shortID(id string) string {
-	if id == "" {
-		return "0"
-	}
-	sum := sha256.Sum256([]byte(id))
-	return hex.EncodeToString(sum[:4])
-}
-
 func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }

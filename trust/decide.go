@@ -49,9 +49,8 @@ const (
 	// DecidedByTaint marks a Verdict whose Ask comes from taint (Decide's rule 2); it
 	// is never the final decider written to the audit log.
 	DecidedByTaint DecidedBy = "taint"
-	// DecidedByUser is the old name of DecidedByPerson.
-	//
-	// Deprecated: use DecidedByPerson, or DecidedByGrant for a standing grant.
+	// DecidedByUser is the name DecidedByPerson had before the values were exact;
+	// new code says DecidedByPerson (or DecidedByGrant for a standing grant).
 	DecidedByUser = DecidedByPerson
 )
 
