@@ -705,3 +705,34 @@ func TestBounds_GatewayRefusesLargeBodiesBeyondTheBound(t *testing.T) {
 		t.Fatalf("the refused agent's session broke: %v %s", err, resultText(res))
 	}
 }
+
+// [servers.X] elicitation = "anytime" lets that server ask between calls.
+func TestElicitation_AnytimeAllowsBetweenCalls(t *testing.T) {
+	b := newUpstream("b")
+	b.add("arm", "Remember the session.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
+	var bSession *mcp.ServerSession
+	b.during["arm"] = func(_ context.Context, req *mcp.CallToolRequest) { bSession = req.Session }
+	sc := inproc("b", trust.Trusted)
+	sc.Elicitation = "anytime"
+	m := startUpstreams(t, newConfig(sc), session.Options{}, map[string]*upstream{"b": b})
+	evs := collectEvents(t, m)
+	if _, err := m.Call(context.Background(), session.CallRequest{Server: "b", Tool: "arm"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *mcp.ElicitResult, 1)
+	go func() {
+		res, _ := bSession.Elicit(context.Background(), &mcp.ElicitParams{Message: "Hello?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}})
+		done <- res
+	}()
+	ev := evs.wait(t, "b's elicitation", 10*time.Second, func(ev session.Event) bool {
+		_, ok := ev.(session.ElicitationRequested)
+		return ok
+	}).(session.ElicitationRequested)
+	if ev.Elicitation.Server != "b" || ev.Elicitation.CallID != "" {
+		t.Errorf("elicitation %+v", ev.Elicitation)
+	}
+	_ = m.AnswerElicitation(ev.Elicitation.ID, "decline", nil)
+	if res := <-done; res == nil || res.Action != "decline" {
+		t.Errorf("answer %+v", res)
+	}
+}
