@@ -469,20 +469,38 @@ func (g *Gateway) Handler() http.Handler {
 			// stay within [limits] max_waiting_bytes: 120 agents sending 4 MB at once
 			// must not all be read (and copied by decoding) at the same time. Beyond
 			// the bound the call is refused at once with a tool error naming the limit.
-			if n := r.ContentLength; n < 0 || n > smallBody {
-				if n < 0 {
-					n = limit
+			var head []byte // a chunked body's first bytes, read to see whether it is small
+			n := r.ContentLength
+			if n < 0 {
+				var err error
+				if head, err = io.ReadAll(io.LimitReader(r.Body, smallBody+1)); err != nil {
+					http.Error(w, "reading body", http.StatusBadRequest)
+					return
 				}
+				if len(head) > smallBody {
+					n = limit
+					r.Body = struct {
+						io.Reader
+						io.Closer
+					}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+				}
+			}
+			if n > smallBody {
 				if !g.admit(n) {
 					g.refuseBusy(w, r, limit)
 					return
 				}
 				defer g.admitDone(n)
 			}
-			body, err := readBody(r, limit)
-			if err != nil {
-				http.Error(w, "reading body", http.StatusBadRequest)
-				return
+			var body []byte
+			if n < 0 {
+				body = head
+			} else {
+				var err error
+				if body, err = readBody(r, limit); err != nil {
+					http.Error(w, "reading body", http.StatusBadRequest)
+					return
+				}
 			}
 			if int64(len(body)) > limit {
 				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
