@@ -76,6 +76,9 @@ type Options struct {
 	Audit *Audit
 	// OAuth configures authorizing with servers that have an oauth table.
 	OAuth OAuthOptions
+	// MemoryTaint keeps taint in memory for this run only, even with a state dir
+	// (airlock demo: every demo starts clean and leaves the real taint.json alone).
+	MemoryTaint bool
 }
 
 // Manager holds the connections to every configured server and decides every call.
@@ -154,7 +157,9 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	m.engine = newEngine(approver, q, cfg.ApprovalTimeout, opts.Now)
 	m.engine.limits = cfg.Limits.WithDefaults()
-	m.engine.store = openTaintStore(cfg.StateDir)
+	if !opts.MemoryTaint {
+		m.engine.store = openTaintStore(cfg.StateDir)
+	}
 	if opts.Audit != nil {
 		m.engine.record = opts.Audit.Append
 	}

@@ -245,7 +245,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 1
 		}
 		defer audit.Close()
-		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
+		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit, MemoryTaint: true})
 		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
 	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
