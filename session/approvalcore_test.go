@@ -292,6 +292,12 @@ func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 	if _, err := m.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch"}); err != nil {
 		t.Fatal(err)
 	}
+	// A second airlock on the same state dir sees the taint (two processes).
+	web2, post2, cfg2 := taintSetup(dir)
+	other := startUpstreams(t, cfg2, session.Options{}, map[string]*upstream{"web": web2, "post": post2})
+	if !other.Engine().Taint("").Tainted() {
+		t.Error("a second airlock on the same state dir does not see the taint")
+	}
 	list, err := session.ListTaints(dir)
 	if err != nil || len(list) != 1 || list[0].Context != session.PersonContext {
 		t.Fatalf("list %v %v", list, err)
@@ -306,8 +312,8 @@ func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 	if err != nil || len(cleared) != 1 {
 		t.Fatalf("cleared %v %v", cleared, err)
 	}
-	if m.Engine().Taint("").Tainted() {
-		t.Error("the running session still sees the cleared taint")
+	if m.Engine().Taint("").Tainted() || other.Engine().Taint("").Tainted() {
+		t.Error("a running session still sees the cleared taint")
 	}
 	recs := auditRecords(t, logPath)
 	if len(recs) != 1 || recs[0].Kind != "taint-cleared" || recs[0].DecidedBy != "person" {

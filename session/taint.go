@@ -22,13 +22,15 @@ const TaintFile = "taint.json"
 // `airlock taint clear`), so a taint cleared from the command line is cleared in a
 // running session too.
 type taintStore struct {
-	path  string
-	stamp fileStamp
+	path string
+	last fs.FileInfo // the file as last read or written; nil when absent
 }
 
-type fileStamp struct {
-	mod  time.Time
-	size int64
+// same reports whether st is the file as last read or written: every write renames
+// a new file into place, so the file's identity changes with each write, whatever
+// the clock's granularity.
+func (s *taintStore) same(st fs.FileInfo) bool {
+	return s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size()
 }
 
 type taintDoc struct {
@@ -47,15 +49,14 @@ func openTaintStore(stateDir string) *taintStore {
 func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
 	st, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		changed := s.stamp != fileStamp{}
-		s.stamp = fileStamp{}
+		changed := s.last != nil
+		s.last = nil
 		return map[string]trust.Taint{}, changed || force, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	stamp := fileStamp{st.ModTime(), st.Size()}
-	if !force && stamp == s.stamp {
+	if !force && s.same(st) {
 		return nil, false, nil
 	}
 	b, err := os.ReadFile(s.path)
@@ -69,7 +70,7 @@ func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
 	if doc.Contexts == nil {
 		doc.Contexts = map[string]trust.Taint{}
 	}
-	s.stamp = stamp
+	s.last = st
 	return doc.Contexts, true, nil
 }
 
@@ -82,7 +83,7 @@ func (s *taintStore) save(taints map[string]trust.Taint) error {
 		return err
 	}
 	if st, err := os.Stat(s.path); err == nil {
-		s.stamp = fileStamp{st.ModTime(), st.Size()}
+		s.last = st
 	}
 	return nil
 }
