@@ -742,3 +742,25 @@ func TestElicitation_AnytimeAllowsBetweenCalls(t *testing.T) {
 		t.Errorf("answer %+v", res)
 	}
 }
+
+// Issue 17 break 5: an agent's call to a tool the gateway does not serve is recorded.
+func TestAudit_AgentCallToUnknownToolRecorded(t *testing.T) {
+	mail := newUpstream("mail")
+	mail.add("read", "Read mail.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit, err := session.OpenAudit(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { audit.Close() })
+	m := startUpstreams(t, newConfig(inproc("mail", trust.Trusted)), session.Options{Audit: audit}, map[string]*upstream{"mail": mail})
+	g := startGateway(t, m)
+	cs := agent(t, g, nil)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_everything", Arguments: map[string]any{"to": "x"}}); err == nil {
+		t.Fatal("a call to an unknown tool did not fail")
+	}
+	recs := auditRecords(t, logPath)
+	if len(recs) != 1 || recs[0].DecidedBy != "unknown-tool" || recs[0].Tool != "mail__send_everything" || !strings.HasPrefix(recs[0].Context, "agent-test-agent-") || recs[0].Reason == "" {
+		t.Errorf("records %+v", recs)
+	}
+}

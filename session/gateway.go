@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -109,7 +110,32 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 		Instructions: "airlock relays these tools from the servers it is connected to. A person approves risky calls; a denied call returns an error result that says why.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	g.srv.AddReceivingMiddleware(g.auditUnknownTools)
 	return g, nil
+}
+
+// auditUnknownTools records an agent's call to a tool the gateway does not serve (go-sdk
+// answers it with an error before any handler runs): the audit log keeps every call.
+func (g *Gateway) auditUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				g.mu.Lock()
+				_, served := g.exposed[r.Params.Name]
+				g.mu.Unlock()
+				if !served {
+					client := "agent"
+					if ip := r.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+						client = ip.ClientInfo.Name
+					}
+					g.m.auditRefused(g.m.engine.nextCallID(), CallRequest{Context: AgentContext(g.opts.Token, client), Client: client,
+						Tool: r.Params.Name, Args: r.Params.Arguments}, trust.DecidedByUnknownTool,
+						"the gateway serves no tool "+strconv.Quote(r.Params.Name))
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 func isLoopbackHost(h string) bool {
