@@ -23,7 +23,8 @@ func (e *ArgsError) Error() string { return "arguments refused: " + e.Msg }
 // of at most maxBytes bytes (as received; 0 means no limit), nested at most
 // MaxArgsDepth deep, valid UTF-8 with no lone surrogate escapes, and without a
 // duplicate key at any depth (keys compared after their escapes are resolved, so
-// "ch\u0061nnel" duplicates "channel"). Empty input means {}.
+// "ch\u0061nnel" duplicates "channel"). Empty input and a bare null (some clients
+// send "arguments": null for no arguments) mean {}.
 //
 // The canonical form has no whitespace, object keys sorted by their UTF-16 code
 // units (as RFC 8785), strings with every escape resolved and only '"', '\\' and
@@ -39,7 +40,7 @@ func CanonicalArgs(raw []byte, maxBytes int) ([]byte, error) {
 	}
 	p := &argParser{src: raw}
 	p.space()
-	if p.i == len(p.src) {
+	if rest := p.src[p.i:]; len(rest) == 0 || len(rest) <= 16 && strings.TrimRight(string(rest), " \t\r\n") == "null" {
 		return []byte("{}"), nil
 	}
 	if p.src[p.i] != '{' {
