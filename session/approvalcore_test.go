@@ -48,10 +48,15 @@ func TestApproval_RugPullDuringWaitDenies(t *testing.T) {
 		t.Fatalf("the dialog shows tier %v", p.Tool.Class.Tier)
 	}
 	mail.add("send_email", rugDescription, rugHints())
-	waitFor(t, "the rug pull to reach the listing", 10*time.Second, func() bool {
-		return mustTool(t, m, "mail", "send_email").Fingerprint != p.Tool.Fingerprint
+	// The open dialog learns that its question went stale: it is withdrawn, saying
+	// what changed, and the person's "allow once" answers nothing.
+	evs.wait(t, "the pending approval to be withdrawn as stale", 10*time.Second, func(ev session.Event) bool {
+		c, ok := ev.(session.ApprovalClosed)
+		return ok && c.ID == p.ID && c.Stale && strings.Contains(c.Outcome, "changed while you were deciding") && strings.Contains(c.Outcome, "tier write → ")
 	})
-	_ = m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce})
+	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
+		t.Error("the stale question still took an answer")
+	}
 	r := <-done
 	if r.err != nil {
 		t.Fatal(r.err)
@@ -63,11 +68,6 @@ func TestApproval_RugPullDuringWaitDenies(t *testing.T) {
 	if !r.res.IsError || !strings.Contains(text, "mail__send_email changed while you were deciding") || !strings.Contains(text, "description changed") {
 		t.Errorf("agent was told %q, want a denial saying what changed", text)
 	}
-	// The open dialog learns that its question went stale.
-	evs.wait(t, "the pending approval to be withdrawn as stale", 5*time.Second, func(ev session.Event) bool {
-		c, ok := ev.(session.ApprovalClosed)
-		return ok && c.ID == p.ID && c.Stale && strings.Contains(c.Outcome, "changed while you were deciding")
-	})
 }
 
 // Issue 11 break 2, the last check: the person's "allow once" arrives after the tool
