@@ -144,7 +144,7 @@ func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
 	v := trust.Decide(tool.Class, granted, e.taints[k])
 	e.mu.Unlock()
 	if ended != nil {
-		e.audit(ended.record("grant-ended", ended.endReason))
+		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}
 	return v
 }
@@ -167,7 +167,7 @@ func (e *Engine) EndContext(ctxName string) {
 	delete(e.grants, k)
 	e.mu.Unlock()
 	for _, g := range sortedGrants(gs) {
-		e.audit(g.record("grant-ended", "the context ended"))
+		e.audit(g.record("grant-ended", "the context ended", trust.DecidedByPolicy))
 	}
 }
 

@@ -28,15 +28,17 @@ type Grant struct {
 	Trust       trust.ServerTrust
 	Policy      trust.Action
 
-	tool      ToolInfo // as granted, for ToolChanges
-	endReason string   // set when the grant is found no longer binding
+	tool      ToolInfo        // as granted, for ToolChanges
+	endReason string          // set when the grant is found no longer binding
+	endBy     trust.DecidedBy // pin or policy, with endReason
 }
 
 const grantScope = "every call to this tool in this context"
 
-func (g *Grant) record(kind, reason string) Record {
+// record is the audit record of a grant given, revoked or ended; by is who ended it.
+func (g *Grant) record(kind, reason string, by trust.DecidedBy) Record {
 	return Record{Kind: kind, CallID: g.CallID, Context: g.Context, Server: g.Ref.Server, Tool: g.Ref.Tool,
-		Tier: g.Tier.String(), DecidedBy: string(trust.DecidedByPerson), Reason: reason}
+		Tier: g.Tier.String(), DecidedBy: string(by), Reason: reason}
 }
 
 // grant records a grant for the tool as it is now, audited.
@@ -50,7 +52,7 @@ func (e *Engine) grant(ctxName, callID string, tool ToolInfo) {
 	}
 	e.grants[k][tool.Ref] = g
 	e.mu.Unlock()
-	e.audit(g.record("grant", "allowed "+tool.Ref.Qualified()+" for context "+k+": "+grantScope))
+	e.audit(g.record("grant", "allowed "+tool.Ref.Qualified()+" for context "+k+": "+grantScope, trust.DecidedByPerson))
 }
 
 // grantForLocked reports whether a grant allows tool in context k. A grant whose tool
@@ -63,6 +65,7 @@ func (e *Engine) grantForLocked(k string, tool ToolInfo) (bool, *Grant) {
 	if changes := ToolChanges(g.tool, tool); len(changes) > 0 {
 		delete(e.grants[k], tool.Ref)
 		g.endReason = changedSentence(tool.Ref, "it was granted", changes)
+		g.endBy = changedBy(g.tool, tool)
 		return false, g
 	}
 	return tool.Class.Tier < trust.TierDestructive, nil
@@ -98,7 +101,7 @@ func (e *Engine) Revoke(ctxName string, ref trust.Ref) error {
 	if g == nil {
 		return fmt.Errorf("context %s has no grant for %s", k, ref.Qualified())
 	}
-	e.audit(g.record("revoke", "the person revoked the grant of "+ref.Qualified()+" for context "+k))
+	e.audit(g.record("revoke", "the person revoked the grant of "+ref.Qualified()+" for context "+k, trust.DecidedByPerson))
 	return nil
 }
 
