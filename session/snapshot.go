@@ -51,6 +51,10 @@ type ToolInfo struct {
 	ServerTrust trust.ServerTrust
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
+	// Input is exactly what trust.Classify was given for this tool (with the
+	// session's live changes applied): explanations and fix hints re-run the pure
+	// trust functions on it.
+	Input trust.Tool
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -244,6 +248,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			PinnedAt:     t.PinnedAt,
 			ServerTrust:  key.trust,
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+			Input:        t,
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Class: class})
 	}
