@@ -35,7 +35,8 @@ type DriftFinding struct {
 
 // Drift lists every difference between the recorded snapshot (old) and a live
 // recording (cur): servers added, removed or whose status changed, changed
-// instructions, and tools added, removed or changed (by fingerprint; a changed tool's
+// instructions, and tools added, removed or changed (by the fingerprint of the
+// recorded definition; a changed tool's
 // Detail names the top-level fields of its definition that differ). The findings are
 // sorted by server, then tool, then kind; nil when nothing differs.
 func Drift(old, cur *Recording) []DriftFinding {
@@ -86,9 +87,10 @@ func Drift(old, cur *Recording) []DriftFinding {
 				out = append(out, DriftFinding{Kind: DriftToolAdded, Server: name, Tool: tn, Detail: "new tool"})
 				continue
 			}
-			if ot.SHA256 != ct.SHA256 || ot.SHA256 == "" {
+			ofp, cfp := definitionFingerprint(ot), definitionFingerprint(ct)
+			if ofp != cfp || ofp == "" {
 				fields := changedFields(ot.Definition, ct.Definition)
-				if ot.SHA256 == ct.SHA256 && len(fields) == 0 {
+				if ofp == cfp && len(fields) == 0 {
 					continue // neither can be fingerprinted, and they read the same
 				}
 				d := "definition changed"
@@ -110,6 +112,15 @@ func Drift(old, cur *Recording) []DriftFinding {
 		return a.Kind < b.Kind
 	})
 	return out
+}
+
+// definitionFingerprint is the fingerprint of the recorded definition itself: a
+// snapshot edited by hand is compared by what it says, not by a stale sha256.
+func definitionFingerprint(t RecordedTool) string {
+	if fp, err := trust.ToolFingerprint(t.Definition); err == nil {
+		return fp
+	}
+	return t.SHA256
 }
 
 // toolsByName keeps the first tool of each name (a repeated name is blocked anyway).
