@@ -149,3 +149,37 @@ func TestCheckExitCodes_BadFlagsAre2(t *testing.T) {
 		t.Errorf("unreadable snapshot: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// Issue 18 item 6: `snippet --env` shows no secret; `token --export` gives the line
+// for eval; rotate-token replaces the token without printing it.
+func TestGatewaySnippetEnv_TokenStaysOffScreen(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[gateway]\nlisten = \"127.0.0.1:7999\"\n")
+	r := airlock(t, "", "gateway", "token", "--export", "--config", cfg)
+	tok, _ := os.ReadFile(filepath.Join(state, "gateway.token"))
+	token := strings.TrimSpace(string(tok))
+	if r.code != 0 || len(token) != 64 || r.stdout != "export AIRLOCK_TOKEN='"+token+"'\n" {
+		t.Fatalf("token --export: exit %d %q (token %q)", r.code, r.stdout, token)
+	}
+	want := map[string]string{"claude": "Bearer ${AIRLOCK_TOKEN}", "cursor": "Bearer ${env:AIRLOCK_TOKEN}", "vscode": "Bearer ${input:airlock-token}"}
+	for client, header := range want {
+		r := airlock(t, "", "gateway", "snippet", client, "--env", "--config", cfg)
+		if r.code != 0 || strings.Contains(r.stdout+r.stderr, token) || !strings.Contains(r.stdout, header) || !strings.Contains(r.stdout, `eval "$(airlock gateway token --export --config '`) {
+			t.Errorf("%s --env: exit %d\n%s%s", client, r.code, r.stdout, r.stderr)
+		}
+		var block map[string]any
+		js := r.stdout[strings.Index(r.stdout, "\n{")+1:]
+		js = js[:strings.Index(js, "\n}")+2]
+		if err := json.Unmarshal([]byte(js), &block); err != nil {
+			t.Errorf("%s: the block is not JSON: %v\n%s", client, err, js)
+		}
+	}
+	r = airlock(t, "", "gateway", "rotate-token", "--config", cfg)
+	tok2, _ := os.ReadFile(filepath.Join(state, "gateway.token"))
+	if r.code != 0 || strings.TrimSpace(string(tok2)) == token || strings.Contains(r.stdout, strings.TrimSpace(string(tok2))) {
+		t.Errorf("rotate-token: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := airlock(t, "", "gateway", "token"); r.code != 2 {
+		t.Errorf("gateway token without --export: exit %d", r.code)
+	}
+}
