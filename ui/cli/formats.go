@@ -87,7 +87,10 @@ func (r Report) matched(id string) bool {
 
 // message is a hazard in one paragraph of plain text: summary, guard, legs, the
 // first fix. Server-controlled text is escaped.
-func hazardMessage(h HazardReport) string {
+func hazardMessage(h HazardReport) string { return hazardText(h, true) }
+
+// hazardText is hazardMessage, with or without the first fix.
+func hazardText(h HazardReport, firstFix bool) string {
 	var b strings.Builder
 	b.WriteString(string(h.Severity) + " " + string(h.Kind) + ": " + safetext.Inline(h.Summary) + ". ")
 	if h.Unguarded {
@@ -100,7 +103,7 @@ func hazardMessage(h HazardReport) string {
 			b.WriteString(" " + k + ": " + safetext.Inline(shortJoin(names, 6)) + ".")
 		}
 	}
-	if len(h.Fixes) > 0 {
+	if firstFix && len(h.Fixes) > 0 {
 		b.WriteString(" Fix: " + safetext.Inline(h.Fixes[0].Text) + ".")
 	}
 	return b.String()
@@ -483,7 +486,7 @@ func (r Report) WriteGitHub(w io.Writer) error {
 		if level == "note" {
 			level = "notice"
 		}
-		msg := hazardMessage(h)
+		msg := hazardText(h, false)
 		for _, f := range h.Fixes {
 			msg += "\nfix: " + safetext.Inline(f.Text) + "\n" + lines(strings.TrimRight(f.TOML, "\n"))
 		}
@@ -649,7 +652,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 // --- Mermaid ---
 
 // mermaidLabel makes a quoted flowchart label of any text: letters, digits, space
-// and "_.-" stay, everything else becomes a numeric entity code (#35;), so no name
+// and "_.-," stay, everything else becomes a numeric entity code (#35;), so no name
 // can close the label, start a link or inject a directive. Long labels are cut.
 func mermaidLabel(s string) string {
 	const maxRunes = 80
@@ -661,7 +664,7 @@ func mermaidLabel(s string) string {
 			break
 		}
 		n++
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ' ' || c == '_' || c == '.' || c == '-' {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ' ' || c == '_' || c == '.' || c == '-' || c == ',' {
 			b.WriteRune(c)
 		} else {
 			fmt.Fprintf(&b, "#%d;", c)
@@ -686,6 +689,7 @@ func (r Report) WriteMermaid(w io.Writer) error {
 	var serverLegOrder []edge
 	legHazard := map[edge]bool{}
 	var legHazardOrder []edge
+	var classes []string
 	trustOf := map[string]string{}
 	for _, s := range r.Servers {
 		trustOf[s.Name] = s.Trust.String()
@@ -700,7 +704,8 @@ func (r Report) WriteMermaid(w io.Writer) error {
 		if h.Severity == trust.SeverityCritical {
 			class = "critical"
 		}
-		fmt.Fprintf(&b, "  %s{{%s}}\n  class %s %s\n", hid, mermaidLabel(string(h.Severity)+" "+string(h.Kind)+" - "+guard), hid, class)
+		fmt.Fprintf(&b, "  %s{{%s}}\n", hid, mermaidLabel(string(h.Severity)+" "+string(h.Kind)+" - "+guard))
+		classes = append(classes, "  class "+hid+" "+class+"\n")
 		keys := make([]string, 0, len(h.Legs))
 		for k := range h.Legs {
 			keys = append(keys, k)
@@ -759,6 +764,9 @@ func (r Report) WriteMermaid(w io.Writer) error {
 	if len(r.Hazards) > 0 {
 		b.WriteString("  classDef critical fill:#ffebe9,stroke:#cf222e,color:#1f2328\n")
 		b.WriteString("  classDef high fill:#fff1e5,stroke:#bc4c00,color:#1f2328\n")
+	}
+	for _, c := range classes {
+		b.WriteString(c)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -336,7 +336,7 @@ func parseMermaid(t *testing.T, src string) (map[string]string, [][2]string) {
 	if lines[0] != "flowchart LR" {
 		t.Fatalf("header %q", lines[0])
 	}
-	const label = `"((?:[A-Za-z0-9 _.\-]|#[0-9]+;)*)"`
+	const label = `"((?:[A-Za-z0-9 _.,\-]|#[0-9]+;)*)"`
 	id := `([slh][0-9]+)`
 	node := regexp.MustCompile(`^  ` + id + `(?:\[` + label + `\]|\(\[` + label + `\]\)|\{\{` + label + `\}\})$`)
 	link := regexp.MustCompile(`^  ` + id + ` -->(?:\|` + label + `\|)? ` + id + `$`)
@@ -396,7 +396,7 @@ func TestMermaid_ParsesEvenWithHostileNames(t *testing.T) {
 	if servers != 4 || hazards != len(r.Hazards) || legs != 6 || len(links) == 0 {
 		t.Fatalf("servers %d legs %d hazards %d links %d:\n%s", servers, legs, hazards, len(links), b.String())
 	}
-	if got := mermaidLabel(`a"b<c>#d` + "\n"); got != `"a#34;b#60;c#62;#35;d#10;"` {
+	if got := mermaidLabel(`a"b<c>#d,` + "\n"); got != `"a#34;b#60;c#62;#35;d,#10;"` {
 		t.Errorf("mermaidLabel = %s", got)
 	}
 	if got := mermaidLabel(strings.Repeat("x", 200)); len(got) != 80+len(`""#8230;`) {
