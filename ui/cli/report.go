@@ -212,21 +212,6 @@ func firstTool(h trust.Hazard) (string, string, bool) {
 	return "", "", false
 }
 
-// hazardServers lists the servers a hazard's tools belong to, sorted.
-func hazardServers(h trust.Hazard) []string {
-	var out []string
-	for _, names := range h.Legs {
-		for _, n := range names {
-			s, _, _ := strings.Cut(n, "__")
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // fixText says a fix in words.
 func fixText(f trust.Fix) string {
 	parts := make([]string, 0, len(f.Changes))
