@@ -97,6 +97,10 @@ func Fixes(tools []Tool, p Policy, h Hazard) []Fix {
 		}
 	}
 	legKeys := sortedKeys(h.Legs)
+	// For shadowing, denying the tool whose description names others comes first.
+	slices.SortStableFunc(legKeys, func(a, b string) int {
+		return boolInt(b == HazardLegShadowing) - boolInt(a == HazardLegShadowing)
+	})
 	for _, lk := range legKeys {
 		names := h.Legs[lk]
 		if len(names) == 1 || lk == HazardLegShadowing {
@@ -327,4 +331,11 @@ func kindOrder(k ChangeKind) int {
 		return 4
 	}
 	return 5
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

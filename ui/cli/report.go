@@ -60,6 +60,11 @@ type Verdict struct {
 	Matched []string `json:"matched"`
 }
 
+// MaxFixedHazards bounds the hazards that get fix hints: each costs a few
+// reclassifications of the whole toolset, and a hostile listing can describe
+// thousands of shadowing hazards.
+const MaxFixedHazards = 50
+
 // Input is what Build needs beyond the snapshot.
 type Input struct {
 	// Source is "live" or "snapshot".
@@ -107,6 +112,12 @@ func Build(s *session.Snapshot, in Input) Report {
 	for i := range r.Hazards {
 		h := &r.Hazards[i]
 		h.Baselined = in.Baseline[h.ID]
+		if i == MaxFixedHazards {
+			r.Notes = append(r.Notes, fmt.Sprintf("fix hints are computed for the first %d hazards only (%d in all)", MaxFixedHazards, len(r.Hazards)))
+		}
+		if i >= MaxFixedHazards {
+			continue
+		}
 		for _, f := range s.Fixes(in.Policy, h.Hazard) {
 			h.Fixes = append(h.Fixes, FixHint{Fix: f, Text: fixText(f), TOML: fixTOML(f)})
 		}
