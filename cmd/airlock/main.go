@@ -47,6 +47,11 @@ Usage:
                                            one call through the approval engine
   airlock pins list|accept SERVER [TOOL]   review pinned tool definitions
   airlock import FILE                      print airlock TOML for another client's servers
+  airlock gateway snippet claude|cursor|vscode [--env]
+                                           a config block for an agent (--env: the token
+                                           as ${AIRLOCK_TOKEN}, nothing secret on screen)
+  airlock gateway token --export           export AIRLOCK_TOKEN=... for eval in a shell
+  airlock gateway rotate-token             a new gateway token (a running gateway follows)
   airlock version
 
 Exit codes of check: 0 every server ready and no --fail-on match, 1 config or input
