@@ -132,9 +132,10 @@ func checkManager(ctx context.Context, m *session.Manager, o checkOptions, stdou
 func report(m *session.Manager, cfg *config.Config, o checkOptions, source string, drift []session.DriftFinding, notes []string, stdout, stderr io.Writer) int {
 	var baseline map[string]bool
 	if o.baseline != "" {
-		b, err := os.ReadFile(o.baseline)
+		f, err := os.Open(o.baseline)
 		if err == nil {
-			baseline, err = cli.ReadBaseline(bytes.NewReader(b))
+			baseline, err = cli.ReadBaseline(f) // reads at most 64 MiB
+			f.Close()
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: --baseline %s: %v\n", o.baseline, err)
