@@ -226,3 +226,35 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	return code
 }
+
+// offlinePlaceholder stands for a ${VAR} the environment does not set when a config
+// is read for `check --snapshot`: nothing is connected, so a header or env value is
+// never used, and a CI runner need not hold the team's credentials.
+const offlinePlaceholder = "unset-in-check-snapshot"
+
+// loadOfflineConfig reads the config like loadConfig, except that ${VAR} left unset
+// expands to offlinePlaceholder instead of failing (HOME and XDG_* are never
+// replaced: they pick directories).
+func loadOfflineConfig(path string) (*config.Config, error) {
+	if path == "" {
+		p, err := config.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	env := func(k string) (string, bool) {
+		if v, ok := os.LookupEnv(k); ok {
+			return v, true
+		}
+		if k == "HOME" || strings.HasPrefix(k, "XDG_") {
+			return "", false
+		}
+		return offlinePlaceholder, true
+	}
+	return config.Parse(data, path, env)
+}

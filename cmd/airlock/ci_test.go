@@ -183,3 +183,25 @@ func TestGatewaySnippetEnv_TokenStaysOffScreen(t *testing.T) {
 		t.Errorf("gateway token without --export: exit %d", r.code)
 	}
 }
+
+// A CI runner has no credentials: a config that reads one with ${VAR} still checks
+// against a snapshot (nothing connects), while a live check still refuses it.
+func TestCheckSnapshot_NeedsNoCredentials(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "snap.json")
+	if r := airlock(t, "", "snapshot", "--config", "../../config.example.toml", "-o", snap); r.code != 0 {
+		t.Fatalf("snapshot: %d %s", r.code, r.stderr)
+	}
+	src, _ := os.ReadFile(ciConfig(t, dir))
+	withSecret := strings.Replace(string(src), "[servers.web]\n", "[servers.web]\nenv = { WEB_TOKEN = \"${AIRLOCK_TEST_UNSET_TOKEN_18}\" }\n", 1)
+	cfg := filepath.Join(dir, "secret.toml")
+	if err := os.WriteFile(cfg, []byte(withSecret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := airlock(t, "", "check", "--config", cfg, "--snapshot", snap, "--format", "json"); r.code != 0 {
+		t.Fatalf("check --snapshot with an unset ${VAR}: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := airlock(t, "", "check", "--config", cfg, "--format", "json"); r.code != 1 || !strings.Contains(r.stderr, "AIRLOCK_TEST_UNSET_TOKEN_18") {
+		t.Errorf("live check with an unset ${VAR}: exit %d\n%s", r.code, r.stderr)
+	}
+}

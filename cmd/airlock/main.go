@@ -163,7 +163,13 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	if code := opts.validate(*asJSON, stderr); code != 0 {
 		return code
 	}
-	cfg, err := loadSessionConfig(*cfgPath, *fromPath)
+	var cfg *config.Config
+	var err error
+	if opts.snapshot != "" && *fromPath == "" {
+		cfg, err = loadOfflineConfig(*cfgPath) // no credentials needed: nothing connects
+	} else {
+		cfg, err = loadSessionConfig(*cfgPath, *fromPath)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
