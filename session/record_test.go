@@ -201,3 +201,48 @@ func TestDrift_ReportsEveryDifference(t *testing.T) {
 		t.Fatalf("drift (-want +got):\n%s", d)
 	}
 }
+
+// A hostile listing (a repeated name, an entry that is not an object, a schema too
+// deep to fingerprint, a name with an escape sequence) is recorded and evaluated
+// offline exactly as it was live: the same tools blocked for the same reasons.
+func TestSnapshot_HostileListingOfflineMatchesLive(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 300) + `1` + strings.Repeat(`}`, 300)
+	tools := []string{
+		`{"name":"dup","inputSchema":{"type":"object"}}`,
+		`{"name":"dup","inputSchema":{"type":"object"},"description":"second"}`,
+		`42`,
+		`{"name":"deep","inputSchema":{"type":"object","properties":` + deep + `}}`,
+		`{"name":"evil\u001b[2Jname","inputSchema":{"type":"object"}}`,
+		`{"name":"send_it","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
+	}
+	srv := rawServer(t, "evil", trust.Untrusted, script(page(tools...), `"instructions":"hi"`))
+	live := start(t, newConfig(srv), session.Options{})
+	var buf bytes.Buffer
+	if err := live.Record().Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := session.ReadRecording(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Command = "/nonexistent"
+	off, _ := session.NewOffline(newConfig(srv), rec, session.Options{})
+	defer off.Close()
+	if d := cmp.Diff(classifiedOf(live.Snapshot()), classifiedOf(off.Snapshot())); d != "" {
+		t.Fatalf("offline differs from live (-live +offline):\n%s", d)
+	}
+	lv, _ := live.Snapshot().Server("evil")
+	ov, _ := off.Snapshot().Server("evil")
+	if d := cmp.Diff(lv.Notices, ov.Notices); d != "" {
+		t.Errorf("notices differ (-live +offline):\n%s", d)
+	}
+	blocked := 0
+	for _, tl := range off.Snapshot().Tools {
+		if tl.Class.Tier == trust.TierBlocked {
+			blocked++
+		}
+	}
+	if blocked < 4 {
+		t.Errorf("%d blocked offline, want the duplicates, the deep one and the bad name", blocked)
+	}
+}
