@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -69,13 +69,15 @@ var ErrAuditBroken = errors.New("the audit log cannot be written")
 // continues its chain from the last record. A log whose last line is not a whole record
 // is refused: run `airlock audit verify` to see what happened to it.
 func OpenAudit(path string) (*Audit, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("opening audit log: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := statefile.OpenAppend(path)
 	if err != nil {
-		return nil, fmt.Errorf("opening audit log: %w", err)
+		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
 	}
+	return openAuditFile(f, path)
+}
+
+// openAuditFile continues the chain of the log open as f.
+func openAuditFile(f *os.File, path string) (*Audit, error) {
 	a := &Audit{path: path, f: f}
 	a.cond = sync.NewCond(&a.mu)
 	last, err := lastLine(f)
@@ -199,10 +201,7 @@ func (a *Audit) writeHead(seq uint64, hash string) {
 		return
 	}
 	b, _ := json.Marshal(headRecord{Seq: seq, Hash: hash})
-	tmp := a.path + ".head.tmp"
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		_ = os.Rename(tmp, a.path+".head")
-	}
+	_ = statefile.WriteFileNoSync(a.path+".head", b)
 }
 
 // Close closes the log file. Close is idempotent.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -484,18 +485,30 @@ func (g *Gateway) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got, g.token.current()) == 1
 }
 
-// LoadOrCreateToken returns the gateway token stored in dir/gateway.token, creating a
-// random one (256 bits, hex) with mode 0600 on first use, so agents' configs keep
-// working across runs.
+// LoadOrCreateToken is OpenGatewayToken telling stderr when it replaced the token.
 func LoadOrCreateToken(dir string) (string, error) {
+	return OpenGatewayToken(dir, func(s string) { fmt.Fprintln(os.Stderr, "airlock: "+s) })
+}
+
+// OpenGatewayToken returns the gateway token stored in dir/gateway.token, creating a
+// random one (256 bits, hex, owner-only) on first use, so agents' configs keep
+// working across runs. A token file that is a symbolic link, belongs to another user
+// or that others may read is not used: it is replaced by a new token (the link
+// itself, never its target) and note is told why.
+func OpenGatewayToken(dir string, note func(string)) (string, error) {
 	path := filepath.Join(dir, "gateway.token")
-	b, err := os.ReadFile(path)
-	if err == nil {
+	b, err := statefile.ReadFile(path)
+	replaced := ""
+	var refused *statefile.Error
+	switch {
+	case err == nil:
 		tok := strings.TrimSpace(string(b))
 		if len(tok) >= 32 {
 			return tok, nil
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	case errors.As(err, &refused):
+		replaced = refused.Reason()
+	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("reading gateway token: %w", err)
 	}
 	var raw [32]byte
@@ -503,8 +516,11 @@ func LoadOrCreateToken(dir string) (string, error) {
 		return "", err
 	}
 	tok := hex.EncodeToString(raw[:])
-	if err := WriteFileAtomic(path, []byte(tok+"\n"), 0o600); err != nil {
+	if err := statefile.WriteFile(path, []byte(tok+"\n")); err != nil {
 		return "", fmt.Errorf("storing gateway token: %w", err)
+	}
+	if replaced != "" && note != nil {
+		note(replaced + "; airlock wrote a new token there instead: run `airlock gateway snippet` again and paste it into your agent's config")
 	}
 	return tok, nil
 }

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -64,9 +64,12 @@ func OpenPins(path string) (*Pins, error) {
 	if path == "" {
 		return p, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := statefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, nil
+	}
+	if statefile.Refused(err) {
+		return nil, fmt.Errorf("pins: %w", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading pins: %w", err)
@@ -235,37 +238,13 @@ func (p *Pins) saveLocked() error {
 
 // WriteFileAtomic writes data to path through a temporary file in the same folder,
 // synced before it is renamed over path, so a reader sees the old or the new content
-// and never a torn one. Missing folders are created 0700.
+// and never a torn one. Missing folders are created 0700. The file is always
+// owner-only (statefile.WriteFile); mode is kept for callers and must be 0600.
 func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+	if mode&0o077 != 0 {
+		return fmt.Errorf("writing %s: mode %04o is not private", path, mode)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return statefile.WriteFile(path, data)
 }
 
 // shortList names up to n items and counts the rest.

@@ -230,6 +230,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.refresh(gen)
 		},
+		//lint:ignore SA1019 servers before protocol 2026-07-28 still log this way
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			s.pushLog("log:"+string(req.Params.Level), logText(req.Params))
 		},
@@ -275,6 +276,7 @@ func (s *server) oauthHandler() (*oauthHandler, error) {
 	return s.oauth, nil
 }
 
+//lint:ignore SA1019 servers before protocol 2026-07-28 still log this way
 func logText(p *mcp.LoggingMessageParams) string {
 	var text string
 	if s, ok := p.Data.(string); ok {

@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
 // TokenPath is where the gateway token of a state dir is kept.
 func TokenPath(dir string) string { return filepath.Join(dir, "gateway.token") }
 
-// RotateToken replaces the gateway token in dir with a new random one (mode 0600,
-// written atomically) and returns it. A running gateway started with that file as
+// RotateToken replaces the gateway token in dir with a new random one (owner-only,
+// written atomically through statefile) and returns it. A running gateway started with that file as
 // its TokenFile refuses the old token from its next request on.
 func RotateToken(dir string) (string, error) {
 	var raw [32]byte
@@ -22,7 +24,7 @@ func RotateToken(dir string) (string, error) {
 		return "", err
 	}
 	tok := hex.EncodeToString(raw[:])
-	if err := WriteFileAtomic(TokenPath(dir), []byte(tok+"\n"), 0o600); err != nil {
+	if err := statefile.WriteFile(TokenPath(dir), []byte(tok+"\n")); err != nil {
 		return "", fmt.Errorf("storing gateway token: %w", err)
 	}
 	return tok, nil
@@ -31,8 +33,9 @@ func RotateToken(dir string) (string, error) {
 // tokenSource is the bearer token a gateway accepts. With a file it follows the
 // file: each request stats it, and when the file is another one (rotation writes a
 // new file and renames it into place), or its size or time changed, it is read
-// again. A file that is gone, unreadable or holds too short a token accepts no token
-// at all until it is fixed: a rotation that failed halfway never leaves the old
+// again. A file that is gone, unreadable, refused by statefile (a link, another
+// user's, readable by others) or holds too short a token accepts no token at all
+// until it is fixed: a rotation that failed halfway never leaves the old
 // token working.
 type tokenSource struct {
 	path string
@@ -45,7 +48,7 @@ type tokenSource struct {
 func newTokenSource(path, initial string) *tokenSource {
 	ts := &tokenSource{path: path, token: []byte(initial)}
 	if path != "" {
-		ts.info, _ = os.Stat(path)
+		ts.info, _ = os.Lstat(path)
 	}
 	return ts
 }
@@ -55,7 +58,7 @@ func (ts *tokenSource) current() []byte {
 	if ts.path == "" {
 		return ts.token
 	}
-	info, err := os.Stat(ts.path)
+	info, err := os.Lstat(ts.path)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if err != nil {
@@ -66,7 +69,7 @@ func (ts *tokenSource) current() []byte {
 		return ts.token
 	}
 	ts.info = info
-	b, err := os.ReadFile(ts.path)
+	b, err := statefile.ReadFile(ts.path) // a link, or a file others may read, is refused
 	tok := strings.TrimSpace(string(b))
 	if err != nil || len(tok) < 32 {
 		ts.token = nil

@@ -3,6 +3,7 @@ package session_test
 import (
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,6 +74,18 @@ func TestGateway_RotatedTokenTakesEffectWithoutRestart(t *testing.T) {
 	if got := status(fresh); got != 401 {
 		t.Errorf("token file removed: %d, want 401", got)
 	}
+	// A link put in the token file's place is refused (statefile), never followed.
+	other := filepath.Join(t.TempDir(), "planted")
+	if err := os.WriteFile(other, []byte(strings.Repeat("a", 64)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, session.TokenPath(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(strings.Repeat("a", 64)); got != 401 {
+		t.Errorf("a token file that is a link: %d, want 401", got)
+	}
+	os.Remove(session.TokenPath(dir))
 	again, err := session.RotateToken(dir)
 	if err != nil {
 		t.Fatal(err)

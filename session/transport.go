@@ -37,6 +37,7 @@ type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
+	tree   procTree      // its process group (Unix) or Job Object (Windows)
 	done   chan struct{} // closed when the child has been reaped
 	err    error         // the child's exit error, valid after done
 
@@ -75,7 +76,12 @@ func startProcess(s config.Server, stderr io.Writer) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %q: %w", s.Command, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, done: make(chan struct{})}
+	tree, err := attachTree(cmd)
+	if err != nil {
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("starting %q: %w", s.Command, err)
+	}
+	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, tree: tree, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -92,16 +98,17 @@ func (p *process) stop() {
 		select {
 		case <-p.done:
 		case <-time.After(stopGrace):
-			_ = killGroup(p.cmd, syscall.SIGTERM)
+			_ = p.tree.kill(p.cmd, syscall.SIGTERM)
 			select {
 			case <-p.done:
 			case <-time.After(stopGrace):
-				_ = killGroup(p.cmd, syscall.SIGKILL)
+				_ = p.tree.kill(p.cmd, syscall.SIGKILL)
 				<-p.done
 			}
 		}
 		// The leader is gone; make sure nothing it started lingers in the group.
-		_ = killGroup(p.cmd, syscall.SIGKILL)
+		_ = p.tree.kill(p.cmd, syscall.SIGKILL)
+		p.tree.release()
 	})
 }
 

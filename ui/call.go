@@ -182,7 +182,7 @@ func (m Model) callDone(msg callDoneMsg) (Model, tea.Cmd) {
 	switch {
 	case cancelled:
 		m.status = "call of " + q + " cancelled"
-		m.screen = m.back
+		m.pop()
 		return m, nil
 	case errors.As(msg.err, &denied):
 		m.status = "⊘ call of " + q + " denied"

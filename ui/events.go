@@ -10,7 +10,6 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
-	"github.com/airlock-mcp/airlock/ui/form"
 )
 
 // eventMsg carries one session event into the update loop.
@@ -186,40 +185,43 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		m.status = "⚿ " + inline(m.st, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"
 		m.ring.add(logEntry{server: e.Server, source: "airlock", text: "authorize airlock in your browser: " + e.URL})
 	case session.ApprovalRequested:
-		if e.Pending != nil && m.addConfirm(e.Pending) {
+		if e.Pending == nil {
+			return nil
+		}
+		added, cmd := m.addApproval(e.Pending)
+		if added {
 			who := "your call"
 			if e.Pending.Request.Client != "" {
 				who = "agent " + inline(m.st, e.Pending.Request.Client, 24)
 			}
 			m.status = "⚑ approval needed: " + who + " of " + inline(m.st, e.Pending.Tool.Ref.Qualified(), 40)
 		}
+		return cmd
 	case session.ApprovalClosed:
-		for i, c := range m.confirms {
-			if c.ID() == e.ID {
-				m.confirms = append(m.confirms[:i:i], m.confirms[i+1:]...)
-				m.status = "approval of " + inline(m.st, c.Pending().Tool.Ref.Qualified(), 40) + " closed: " + inline(m.st, e.Outcome, 40)
-				break
-			}
+		p, cmd := m.q.WithdrawApproval(e.ID)
+		if p != nil {
+			m.status = "approval of " + inline(m.st, p.Tool.Ref.Qualified(), 40) + " closed: " + inline(m.st, e.Outcome, 40)
 		}
+		return cmd
 	case session.Progress:
 		if m.call.running && e.CallID != "" && e.CallID == m.call.callID {
 			m.call.setProgress(e)
 		}
 	case session.ElicitationRequested:
 		if e.Elicitation != nil {
-			f := form.NewElicitation(e.Elicitation, *m.st)
-			f.SetSize(m.layout.modalW, m.layout.modalH)
-			m.elicits = append(m.elicits, elicitation{e: e.Elicitation, form: f})
+			t := trust.Untrusted
+			if sv, ok := m.snap.Server(e.Elicitation.Server); ok {
+				t = sv.Trust
+			}
 			m.status = "✎ " + inline(m.st, e.Elicitation.Server, 32) + " asks you for input"
+			return m.q.AddElicitation(e.Elicitation, t)
 		}
 	case session.ElicitationClosed:
-		for i, el := range m.elicits {
-			if el.e.ID == e.ID {
-				m.elicits = append(m.elicits[:i:i], m.elicits[i+1:]...)
-				m.status = "the request for input from " + inline(m.st, el.e.Server, 32) + " was withdrawn"
-				break
-			}
+		el, cmd := m.q.WithdrawElicitation(e.ID)
+		if el != nil {
+			m.status = "the request for input from " + inline(m.st, el.Server, 32) + " was withdrawn"
 		}
+		return cmd
 	}
 	return nil
 }

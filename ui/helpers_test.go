@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
+	"github.com/airlock-mcp/airlock/ui/question"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -34,6 +36,8 @@ type harness struct {
 	sess *session.Manager
 	set  *demo.Set
 	msgs chan tea.Msg
+	// guard is how far the input guard's clock has moved past fixedNow.
+	guard atomic.Int64
 }
 
 // newDemo starts the four demo servers in-process (as `airlock demo` does, with a
@@ -87,7 +91,9 @@ func newHarnessFor(t testing.TB, sess *session.Manager, w, h int, pump bool, opt
 	opts.NoColor = true
 	opts.now = func() time.Time { return fixedNow }
 	opts.noPump = true
-	hr := &harness{t: t, sess: sess, msgs: make(chan tea.Msg, 256), m: New(ctx, sess, opts)}
+	hr := &harness{t: t, sess: sess, msgs: make(chan tea.Msg, 256)}
+	opts.guardNow = func() time.Time { return fixedNow.Add(time.Duration(hr.guard.Load())) }
+	hr.m = New(ctx, sess, opts)
 	if pump {
 		go func() {
 			for {
@@ -105,6 +111,23 @@ func newHarnessFor(t testing.TB, sess *session.Manager, w, h int, pump bool, opt
 	}
 	hr.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return hr
+}
+
+// advance moves the input guard's clock: the person waits d.
+func (h *harness) advance(d time.Duration) { h.guard.Add(int64(d)) }
+
+// armQuestion lets the keyboard rest for the guard and delivers the guard's
+// timer, so the question at the front opens (if it may) and arms. It fails unless
+// a question is then open and armed.
+func (h *harness) armQuestion() {
+	h.t.Helper()
+	for range 2 { // once to open a waiting question, once to arm it
+		h.advance(question.MinQuiet)
+		h.send(h.m.q.PendingTick())
+	}
+	if !h.m.q.Armed() {
+		h.t.Fatalf("the question did not arm:\n%s", h.plain())
+	}
 }
 
 // send calls Update with msg and starts the returned Cmd.

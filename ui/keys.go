@@ -19,8 +19,9 @@ type GlobalKeyMap struct {
 	// Hazards opens the hazards view, where a tool of a leg can be turned off,
 	// given a policy or have its server's trust changed for this session.
 	Hazards key.Binding
-	// Queue lists the approvals that wait, oldest first; it is enabled while any
-	// wait.
+	// Queue opens a question that waits behind the badge (it still arms), and on
+	// an open, armed dialog lists the approvals that wait, oldest first; it is
+	// enabled while any question waits.
 	Queue key.Binding
 	// Export writes the session's what-if changes as a TOML fragment; it is
 	// enabled while there are changes.
@@ -36,7 +37,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Logs:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "logs")),
 		Demo:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: rug-pull notes")),
 		Hazards:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "hazards: break one for this session")),
-		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approval queue")),
+		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "open waiting question / queue")),
 		Export:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "export what-if changes")),
 	}
 }
@@ -305,35 +306,6 @@ func (k LogsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.S
 // FullHelp implements help.KeyMap.
 func (k LogsKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.column(), {k.Source, k.Back}}
-}
-
-// QuitKeyMap holds the keys of the quit question.
-type QuitKeyMap struct {
-	Yes key.Binding
-	No  key.Binding
-}
-
-// DefaultQuitKeyMap returns the quit question's keys.
-func DefaultQuitKeyMap() QuitKeyMap {
-	return QuitKeyMap{
-		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "quit")),
-		No:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n/esc", "stay")),
-	}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k QuitKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
-
-// FullHelp implements help.KeyMap.
-func (k QuitKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Yes, k.No}} }
-
-// defaultAcceptKeyMap is the quit question's shape worded for accepting a changed
-// tool definition.
-func defaultAcceptKeyMap() QuitKeyMap {
-	return QuitKeyMap{
-		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "accept and pin it")),
-		No:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "keep it blocked")),
-	}
 }
 
 // HelpKeyMap holds the keys of the help overlay.

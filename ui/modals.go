@@ -1,20 +1,26 @@
 package ui
 
-// The modal queues: the call form, approval dialogs, servers' requests for input
-// and the quit question. The root shows the topmost and acts on its decision.
+// The call form and the questions: every question (approval dialogs, servers'
+// requests for input, quit, accepting a changed definition) lives in the one
+// overlay of package ui/question, with its input guard; the root acts on the
+// outcome.
 
 import (
+	"strconv"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
+	"github.com/airlock-mcp/airlock/ui/question"
 )
 
-// openForm opens the call form for a tool. A blocked tool is never called, so its
+// openForm opens the call form for a tool over the current screen, or in its place
+// (replace: "call again" from a result). A blocked tool is never called, so its
 // form does not open; the status says why.
-func (m Model) openForm(t session.ToolInfo, back screen) (Model, tea.Cmd) {
+func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
 	if t.Class.Tier == trust.TierBlocked {
 		why := "blocked tools are never called"
 		if n := len(t.Class.Reasons); n > 0 {
@@ -26,8 +32,11 @@ func (m Model) openForm(t session.ToolInfo, back screen) (Model, tea.Cmd) {
 	m.form = form.New(t, *m.st)
 	m.formFor = t
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
-	m.back = back
-	m.screen = screenForm
+	if replace {
+		m.screen = screenForm
+	} else {
+		m.push(screenForm)
+	}
 	return m, nil
 }
 
@@ -37,7 +46,7 @@ func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
 	case form.Submit:
 		return m.startCall(m.formFor, a.Args, cmd)
 	case form.Cancel:
-		m.screen = m.back
+		m.pop()
 	}
 	return m, cmd
 }
@@ -45,107 +54,93 @@ func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
 // requestQuit quits at once, or asks first while a call runs or a person's answer
 // is awaited.
 func (m Model) requestQuit() (Model, tea.Cmd) {
-	if m.call.running || m.waiting() > 0 || len(m.elicits) > 0 {
-		m.quitting = true
-		return m, nil
+	el := m.q.Count(question.KindElicitation)
+	n := m.waiting()
+	if !m.call.running && n == 0 && el == 0 {
+		return m.quit()
 	}
-	return m.quit()
+	var lines []string
+	if m.call.running {
+		lines = append(lines, "• A call is running; it will be cancelled.")
+	}
+	if n > 0 {
+		lines = append(lines, "• "+strconv.Itoa(n)+" approval"+plural(n)+" waiting; every waiting call is denied when airlock closes.")
+	}
+	if el > 0 {
+		lines = append(lines, "• "+strconv.Itoa(el)+" server request"+plural(el)+" for input will be cancelled.")
+	}
+	return m, m.q.AskQuit(lines)
 }
 
 func (m Model) quit() (Model, tea.Cmd) {
 	if m.call.running {
 		m.call.end()
 	}
-	m.quitting = false
 	return m, tea.Quit
 }
 
 // waiting is the number of approvals that wait for the person.
 func (m Model) waiting() int {
-	return max(len(m.confirms), len(m.sess.Engine().Pending()))
+	return max(m.q.Count(question.KindApproval), len(m.sess.Engine().Pending()))
 }
 
-// addConfirm queues the approval dialog of p unless it is queued already.
-func (m *Model) addConfirm(p *session.Pending) bool {
-	for _, c := range m.confirms {
-		if c.ID() == p.ID {
-			return false
+// typing reports whether something takes text now: the call form, the filter
+// being typed, an elicitation form or a denial's reason. A question that
+// arrives meanwhile waits behind the badge instead of taking focus.
+func (m Model) typing() bool {
+	return m.screen == screenForm || (m.screen == screenMain && m.tools.typing) || m.q.Typing()
+}
+
+// addApproval queues the question of p. The person's own call, asked while the
+// person waits for it on the call screen, opens at once (and still arms); every
+// other call waits to open until nothing takes text and the keyboard is quiet.
+func (m *Model) addApproval(p *session.Pending) (bool, tea.Cmd) {
+	mine := p.Request.Client == "" && m.call.running && m.screen == screenCall && !m.typing() &&
+		(p.Request.Context == "" || p.Request.Context == session.PersonContext)
+	return m.q.AddApproval(p, mine)
+}
+
+// applyOutcome carries out what the person decided in a question.
+func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
+	switch o := out.(type) {
+	case question.Approved:
+		id, resp, ok := dialog.Response(o.Action)
+		if !ok {
+			return m, nil
 		}
-	}
-	c := dialog.NewConfirm(p, *m.st)
-	c.SetSize(m.layout.modalW, m.layout.modalH)
-	m.confirms = append(m.confirms, c)
-	return true
-}
-
-// applyConfirm answers the engine for an approval dialog's decision and closes it.
-func (m *Model) applyConfirm(act dialog.Action) tea.Cmd {
-	id, resp, ok := dialog.Response(act)
-	if !ok {
-		return nil
-	}
-	for i, c := range m.confirms {
-		if c.ID() == id {
-			m.confirms = append(m.confirms[:i:i], m.confirms[i+1:]...)
-			word := "✓ allowed"
-			switch resp.Answer {
-			case session.Deny:
-				word = "⊘ denied"
-			case session.AllowForContext:
-				word = "✓ allowed for this context"
-			}
-			m.status = word + ": " + inline(m.st, c.Pending().Tool.Ref.Qualified(), 40)
-			break
+		word := "✓ allowed"
+		switch resp.Answer {
+		case session.Deny:
+			word = "⊘ denied"
+		case session.AllowForContext:
+			word = "✓ allowed for this context"
 		}
+		m.status = word + ": " + inline(m.st, o.Pending.Tool.Ref.Qualified(), 40)
+		return m, answerCmd(m.sess.Engine(), id, resp)
+	case question.Elicited:
+		m.status = "answered " + inline(m.st, o.Elicitation.Server, 32) + "'s request: " + o.Action
+		return m, answerElicitationCmd(m.sess, o.Elicitation.ID, o.Action, o.Content)
+	case question.QuitAnswer:
+		if o.Quit {
+			return m.quit()
+		}
+	case question.AcceptAnswer:
+		if !o.Accept {
+			m.status = "kept blocked"
+			return m, nil
+		}
+		m.status = "pinning the new definition of " + inline(m.st, o.Ref.Qualified(), 40) + "…"
+		return m, acceptPinsCmd(m.sess, o.Ref)
 	}
-	return answerCmd(m.sess.Engine(), id, resp)
-}
-
-// applyElicitation answers the shown elicitation with the form's decision.
-func (m *Model) applyElicitation(act form.Action) tea.Cmd {
-	if act == nil || len(m.elicits) == 0 {
-		return nil
-	}
-	el := m.elicits[0]
-	var action string
-	var content map[string]any
-	switch a := act.(type) {
-	case form.Accept:
-		action, content = "accept", a.Content
-	case form.Decline:
-		action = "decline"
-	case form.Cancel:
-		action = "cancel"
-	default:
-		return nil
-	}
-	m.elicits = m.elicits[1:]
-	m.status = "answered " + inline(m.st, el.e.Server, 32) + "'s request: " + action
-	return answerElicitationCmd(m.sess, el.e.ID, action, content)
+	return m, nil
 }
 
 // queueItems is the approvals that wait, oldest first.
 func (m Model) queueItems() []*session.Pending {
-	ps := make([]*session.Pending, len(m.confirms))
-	for i, c := range m.confirms {
-		ps[i] = c.Pending()
-	}
-	return queueOrder(ps)
-}
-
-// bringToFront shows the dialog of approval id next.
-func (m *Model) bringToFront(id uint64) {
-	for i, c := range m.confirms {
-		if c.ID() == id {
-			rest := append(append([]dialog.Confirm{c}, m.confirms[:i]...), m.confirms[i+1:]...)
-			m.confirms = rest
-			return
-		}
-	}
+	return queueOrder(m.q.Approvals())
 }
 
 // modalOpen reports whether anything is drawn over the screen.
 func (m Model) modalOpen() bool {
-	return m.quitting || m.accepting != nil || m.overlay.open || m.queue.open ||
-		len(m.confirms) > 0 || len(m.elicits) > 0 || m.screen == screenForm
+	return m.q.Open() || m.overlay.open || m.queue.open || m.screen == screenForm
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +14,8 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
-	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
+	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -40,12 +41,6 @@ const (
 	paneTools
 )
 
-// elicitation is a server's request for input, waiting in the modal queue.
-type elicitation struct {
-	e    *session.Elicitation
-	form form.Form
-}
-
 // Model is airlock's root model. It owns the layout, the focus, the global keys and
 // the modal queues; it broadcasts resizes and session events to every child and
 // sends input only to the one that has focus. Build it with New; Run drives it.
@@ -55,13 +50,12 @@ type Model struct {
 	opts Options
 	now  func() time.Time
 
-	st       *theme.Styles
-	keys     GlobalKeyMap
-	quitKeys QuitKeyMap
-	help     help.Model
-	width    int
-	height   int
-	layout   layout
+	st     *theme.Styles
+	keys   GlobalKeyMap
+	help   help.Model
+	width  int
+	height int
+	layout layout
 
 	snap *session.Snapshot
 	// gens is the newest connection generation seen per server: a ServerChanged of
@@ -70,13 +64,10 @@ type Model struct {
 	taint trust.Taint
 
 	screen screen
-	// back is the screen the form, the call and its result return to; logsBack is
-	// the screen the logs return to.
-	back     screen
-	logsBack screen
-	// detailFrom, hazardsFrom and exportFrom are the screens those views return to.
-	detailFrom, hazardsFrom, exportFrom screen
-	focus                               pane
+	// nav is the screens under the current one, oldest first: opening a screen
+	// pushes the current one, back (esc) pops it (see nav.go).
+	nav   []screen
+	focus pane
 
 	servers serversPane
 	tools   toolsPane
@@ -99,14 +90,11 @@ type Model struct {
 
 	tour tourState
 
-	// The modal queues, oldest first; the first of each is shown.
-	confirms []dialog.Confirm
-	elicits  []elicitation
-	quitting bool // the quit question is open
-	// accepting is the tool whose changed definition the person is asked to
-	// accept (the question is open while it is set).
-	accepting  *trust.Ref
-	acceptKeys QuitKeyMap
+	// q is the one overlay that owns every question airlock asks (approvals,
+	// servers' requests for input, quit, accepting a changed definition) and
+	// their input guard; initCmds are its timers started by New.
+	q        question.Overlay
+	initCmds []tea.Cmd
 
 	spinner  spinner.Model
 	spinning bool
@@ -149,8 +137,6 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		now:         now,
 		st:          &st,
 		keys:        keys,
-		quitKeys:    DefaultQuitKeyMap(),
-		acceptKeys:  defaultAcceptKeyMap(),
 		help:        h,
 		width:       80,
 		height:      24,
@@ -171,10 +157,12 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
 	}
+	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
 	model.tools.focused = true
 	model.setSnapshot(m.Snapshot())
 	for _, p := range m.Engine().Pending() {
-		model.addConfirm(p)
+		_, cmd := model.q.AddApproval(p, false)
+		model.initCmds = append(model.initCmds, cmd)
 	}
 	model.relayout(true)
 	if opts.Tour {
@@ -191,7 +179,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 // Init asks for the terminal's background (light or dark), starts the session
 // event pump and, while servers connect, the spinner.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	cmds := append([]tea.Cmd{tea.RequestBackgroundColor}, m.initCmds...)
 	if !m.opts.noPump {
 		cmds = append(cmds, waitEvent(m.ctx, m.sess))
 	}
@@ -206,8 +194,14 @@ func (m Model) Init() tea.Cmd {
 // Afterwards the layout follows what is open (the tour's caption is one line
 // while a modal is open) and the global keys follow the state.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+		// Every key and paste, wherever it goes, restarts the guard of a
+		// question that is arming and delays one that waits to open.
+		m.q.Input()
+	}
 	mm, cmd := m.update(msg)
-	if mm.queue.open && len(mm.confirms) == 0 {
+	if mm.queue.open && mm.q.Count(question.KindApproval) == 0 {
 		mm.queue.open = false // every call in it was answered or withdrawn
 	}
 	mm.relayout(false)
@@ -220,7 +214,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // updateKeys enables the global keys that work in the current state.
 func (m *Model) updateKeys() {
-	m.keys.Queue.SetEnabled(len(m.confirms) > 0)
+	m.keys.Queue.SetEnabled(m.q.Len() > 0)
 	m.keys.Export.SetEnabled(overrideCount(m.over) > 0)
 }
 
@@ -305,7 +299,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.export.show(msg.path, msg.fragment)
-		m.screen = screenExport
+		if m.screen != screenExport {
+			m.push(screenExport)
+		}
 		m.status = "✓ exported to " + inline(m.st, msg.path, 60) + " · your config was not modified"
 		return m, nil
 	case queueTickMsg:
@@ -318,6 +314,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case tourSentMsg:
 		m.tourSent(msg)
 		return m, nil
+	case tea.FocusMsg:
+		return m, m.q.Refocus()
+	case question.TickMsg:
+		var cmd tea.Cmd
+		m.q, cmd = m.q.Tick(msg, m.typing())
+		return m, cmd
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	}
@@ -329,19 +331,16 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 func (m Model) forward(msg tea.Msg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
-	case m.quitting || m.overlay.open:
-	case len(m.confirms) > 0:
-		var act dialog.Action
-		m.confirms[0], act, cmd = m.confirms[0].Update(msg)
-		if act != nil {
-			return m, tea.Batch(cmd, m.applyConfirm(act))
+	case m.queue.open:
+	case m.q.Open():
+		var out question.Outcome
+		m.q, out, cmd = m.q.Update(msg)
+		if out != nil {
+			var c2 tea.Cmd
+			m, c2 = m.applyOutcome(out)
+			return m, tea.Batch(cmd, c2)
 		}
-	case len(m.elicits) > 0:
-		var act form.Action
-		m.elicits[0].form, act, cmd = m.elicits[0].form.Update(msg)
-		if act != nil {
-			return m, tea.Batch(cmd, m.applyElicitation(act))
-		}
+	case m.overlay.open:
 	case m.screen == screenForm:
 		var act form.Action
 		m.form, act, cmd = m.form.Update(msg)
@@ -354,39 +353,18 @@ func (m Model) forward(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// handleKey routes a key press: ctrl+c first, then the quit and accept questions
-// and help, then the tour's keys (unless text is being typed), then the approval
-// queue and the other modals, then the global keys (unless text is being typed),
-// then the screen.
+// handleKey routes a key press: ctrl+c first, then the tour's keys (unless text
+// is being typed or a question is not ready for them), then the approval queue,
+// the open question, help, the call form, then the global keys (unless text is
+// being typed), then the screen.
 func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
-	if key.Matches(k, m.keys.Interrupt) && !m.quitting {
-		return m.requestQuit()
-	}
-	switch {
-	case m.quitting:
-		switch {
-		case key.Matches(k, m.quitKeys.Yes), key.Matches(k, m.keys.Interrupt):
+	if key.Matches(k, m.keys.Interrupt) {
+		if kind, ok := m.q.Front(); ok && kind == question.KindQuit && m.q.Open() {
+			// ctrl+c on the quit question quits, armed or not: quitting
+			// denies what waits and allows nothing.
 			return m.quit()
-		case key.Matches(k, m.quitKeys.No):
-			m.quitting = false
 		}
-		return m, nil
-	case m.accepting != nil:
-		switch {
-		case key.Matches(k, m.acceptKeys.Yes):
-			ref := *m.accepting
-			m.accepting = nil
-			m.status = "pinning the new definition of " + inline(m.st, ref.Qualified(), 40) + "…"
-			return m, acceptPinsCmd(m.sess, ref)
-		case key.Matches(k, m.acceptKeys.No):
-			m.accepting = nil
-			m.status = "kept blocked"
-		}
-		return m, nil
-	case m.overlay.open:
-		var cmd tea.Cmd
-		m.overlay, _, cmd = m.overlay.Update(k)
-		return m, cmd
+		return m.requestQuit()
 	}
 	if m.tour.on && m.tourKeysFree() {
 		switch {
@@ -409,27 +387,31 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		case queueClose:
 			m.queue.open = false
 		case queueAnswer:
-			m.bringToFront(items[m.queue.cursor].ID)
+			cmd = tea.Batch(cmd, m.q.BringToFront(items[m.queue.cursor].ID))
 			m.queue.open = false
 		}
 		return m, cmd
-	case len(m.confirms) > 0 && key.Matches(k, m.keys.Queue) && m.confirms[0].KeyMap().AllowOnce.Enabled():
-		// Only while the dialog waits for a choice: a reason being typed takes
-		// every key, and an armed dialog is disarmed by any other key.
+	case m.q.Open() && m.q.KeysFree() && key.Matches(k, m.keys.Queue) && m.q.Count(question.KindApproval) > 0:
+		// Only while the open question waits for a choice: a reason or an
+		// elicitation being typed takes every key.
 		m.queue.open = true
 		m.queue.cursor = 0
-		m.queue.setCount(len(m.confirms))
+		m.queue.setCount(m.q.Count(question.KindApproval))
 		return m, queueTick()
-	case len(m.confirms) > 0:
-		var act dialog.Action
+	case m.q.Open():
+		var out question.Outcome
 		var cmd tea.Cmd
-		m.confirms[0], act, cmd = m.confirms[0].Update(k)
-		return m, tea.Batch(cmd, m.applyConfirm(act))
-	case len(m.elicits) > 0:
-		var act form.Action
+		m.q, out, cmd = m.q.Update(k)
+		if qa, ok := out.(question.QuitAnswer); ok && qa.Quit {
+			return m.quit()
+		}
+		var c2 tea.Cmd
+		m, c2 = m.applyOutcome(out)
+		return m, tea.Batch(cmd, c2)
+	case m.overlay.open:
 		var cmd tea.Cmd
-		m.elicits[0].form, act, cmd = m.elicits[0].form.Update(k)
-		return m, tea.Batch(cmd, m.applyElicitation(act))
+		m.overlay, _, cmd = m.overlay.Update(k)
+		return m, cmd
 	case m.screen == screenForm:
 		var act form.Action
 		var cmd tea.Cmd
@@ -437,18 +419,18 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m.applyForm(act, cmd)
 	}
 
-	typing := m.screen == screenMain && m.tools.typing
-	if !typing {
+	if !m.typing() {
 		switch {
+		case key.Matches(k, m.keys.Queue) && m.q.Len() > 0:
+			return m, m.q.Show()
 		case key.Matches(k, m.keys.Quit):
 			return m.requestQuit()
 		case key.Matches(k, m.keys.Help):
 			m.overlay.show(m.helpSections())
 			return m, nil
 		case key.Matches(k, m.keys.Logs) && m.screen != screenCall && m.screen != screenLogs:
-			m.logsBack = m.screen
 			m.logs.source = ""
-			m.screen = screenLogs
+			m.push(screenLogs)
 			m.logs.render(m.ring)
 			m.logs.vp.GotoBottom()
 			return m, nil
@@ -456,10 +438,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.status = "demo: asking the notes server to change create_note (a rug pull)…"
 			return m, demoCmd(m.opts.Demo)
 		case key.Matches(k, m.keys.Hazards) && m.screen != screenCall && m.screen != screenHazards:
-			m.openHazards(m.screen)
+			m.openHazards()
 			return m, nil
 		case key.Matches(k, m.keys.Export) && m.screen != screenCall && m.screen != screenExport:
-			m.exportFrom = m.screen
 			m.status = "exporting the what-if changes…"
 			return m, exportCmd(m.sess)
 		}
@@ -479,12 +460,12 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.detail, act, cmd = m.detail.Update(k)
 		switch act {
 		case detailBack:
-			m.screen = m.detailFrom
+			m.pop()
 		case detailCall:
-			return m.openForm(m.detail.tool, screenDetail)
+			return m.openForm(m.detail.tool, false)
 		case detailAccept:
 			ref := m.detail.tool.Ref
-			m.accepting = &ref
+			return m, tea.Batch(cmd, m.q.AskAccept(ref, inline(m.st, ref.Qualified(), 40)))
 		}
 		return m, cmd
 	case screenResult:
@@ -493,13 +474,13 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.result, act, cmd = m.result.Update(k)
 		switch act {
 		case resultBack:
-			m.screen = m.back
+			m.pop()
 		case resultAgain:
 			t := m.result.res.tool
 			if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {
 				t = cur
 			}
-			return m.openForm(t, m.back)
+			return m.openForm(t, true)
 		}
 		return m, cmd
 	case screenLogs:
@@ -508,7 +489,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.logs, act, cmd = m.logs.Update(k)
 		switch act {
 		case logsBack:
-			m.screen = m.logsBack
+			m.pop()
 		case logsNextSource:
 			m.nextLogSource()
 		}
@@ -520,10 +501,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		ref, server := m.hazards.selected()
 		switch act {
 		case hazardsBack:
-			m.screen = m.hazardsFrom
+			m.pop()
 		case hazardsOpen:
 			if t, ok := m.snap.Tool(ref.Server, ref.Tool); ok {
-				m.openDetail(t, screenHazards)
+				m.openDetail(t)
 			}
 		case hazardsDisable:
 			return m, tea.Batch(cmd, m.toggleDisabled(ref))
@@ -538,18 +519,17 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.export, act, cmd = m.export.Update(k)
 		if act == exportBack {
-			m.screen = m.exportFrom
+			m.pop()
 		}
 		return m, cmd
 	}
 	return m.mainKey(k)
 }
 
-// openDetail shows a tool's details; esc returns to from.
-func (m *Model) openDetail(t session.ToolInfo, from screen) {
+// openDetail shows a tool's details over the current screen; esc returns to it.
+func (m *Model) openDetail(t session.ToolInfo) {
 	m.detail.open(t, m.sess.Engine().Decide("", t), m.pinnedFor(t))
-	m.detailFrom = from
-	m.screen = screenDetail
+	m.push(screenDetail)
 }
 
 // showTool selects a tool in the tools pane (all servers, no filter) and opens
@@ -568,14 +548,14 @@ func (m *Model) showTool(t session.ToolInfo) {
 	}
 	m.tools.clamp()
 	m.tools.updateKeys()
-	m.openDetail(t, screenMain)
+	m.nav, m.screen = nil, screenMain
+	m.openDetail(t)
 }
 
-// openHazards shows the hazards view; esc returns to from.
-func (m *Model) openHazards(from screen) {
-	m.hazardsFrom = from
+// openHazards shows the hazards view over the current screen; esc returns to it.
+func (m *Model) openHazards() {
 	m.hazards.open()
-	m.screen = screenHazards
+	m.push(screenHazards)
 }
 
 // mainKey handles a key on the main screen: it goes to the focused pane.
@@ -604,11 +584,11 @@ func (m Model) mainKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	switch act {
 	case toolsOpen:
 		if t, ok := m.tools.selectedTool(); ok {
-			m.openDetail(t, screenMain)
+			m.openDetail(t)
 		}
 	case toolsCall:
 		if t, ok := m.tools.selectedTool(); ok {
-			return m.openForm(t, screenMain)
+			return m.openForm(t, false)
 		}
 	case toolsFocusServers:
 		m.setFocus(paneServers)
@@ -669,7 +649,7 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 	m.tools.changed, m.tools.changedServers = changedTools, changedServers
 	m.tools.setTools(s.Tools)
 	m.hazards.setData(s, m.over, m.configTrust)
-	if m.screen == screenDetail || m.back == screenDetail {
+	if m.screen == screenDetail || slices.Contains(m.nav, screenDetail) {
 		t := m.detail.tool
 		if cur, ok := s.Tool(t.Ref.Server, t.Ref.Tool); ok {
 			m.detail.refresh(cur, m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
@@ -710,12 +690,7 @@ func (m *Model) relayout(force bool) {
 	m.hazards.SetSize(l.width, l.bodyH)
 	m.export.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
-	for i := range m.confirms {
-		m.confirms[i].SetSize(l.modalW, l.modalH)
-	}
-	for i := range m.elicits {
-		m.elicits[i].form.SetSize(l.modalW, l.modalH)
-	}
+	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
 		m.form.SetSize(l.modalW, l.modalH)
 	}
@@ -748,6 +723,7 @@ func (m *Model) setTheme(dark bool) {
 	m.export.st = &st
 	m.export.render()
 	m.queue.st = &st
+	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()
 	if m.detail.tool.Ref.Tool != "" {

@@ -139,11 +139,11 @@ func (m *Model) tourGo(i int) tea.Cmd {
 	m.tour.show, m.tour.changed = trust.Ref{}, false
 	m.overlay.open = false
 	m.queue.open = false
-	m.screen = screenMain
+	m.nav, m.screen = nil, screenMain
 	m.status = "tour " + strconv.Itoa(i+1) + "/" + strconv.Itoa(len(steps)) + ": " + steps[i].title
 	switch i {
 	case 0:
-		m.openHazards(screenMain)
+		m.openHazards()
 	case 1:
 		m.tour.show = tourSend
 		m.tourSync()
@@ -169,7 +169,7 @@ func (m *Model) tourGo(i int) tea.Cmd {
 func (m *Model) leaveTour(why string) {
 	m.tour.on = false
 	m.tour.show = trust.Ref{}
-	m.screen = screenMain
+	m.nav, m.screen = nil, screenMain
 	m.status = why + ": everything stays live · ? lists every key"
 }
 
@@ -201,8 +201,7 @@ func (m *Model) tourFetched(msg tourFetchedMsg) tea.Cmd {
 		t = session.ToolInfo{Ref: tourFetch}
 	}
 	m.result.show(newCallResult(t, msg.args, msg.out, msg.err))
-	m.back = screenMain
-	m.screen = screenResult
+	m.nav, m.screen = nil, screenResult // back returns to the main screen
 	if msg.err != nil {
 		m.status = "tour: the fetch failed: " + inline(m.st, msg.err.Error(), 100)
 		return nil
@@ -270,10 +269,9 @@ func (m Model) tourKeysFree() bool {
 	switch {
 	case m.queue.open:
 		return true
-	case len(m.confirms) > 0:
-		km := m.confirms[0].KeyMap()
-		return km.AllowOnce.Enabled()
-	case len(m.elicits) > 0, m.screen == screenForm:
+	case m.q.Open():
+		return m.q.KeysFree()
+	case m.screen == screenForm:
 		return false
 	}
 	return !(m.screen == screenMain && m.tools.typing)

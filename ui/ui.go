@@ -43,6 +43,10 @@ type Options struct {
 	// also notices a Manager that has connected before; Started is for a Manager
 	// that was started an instant ago.
 	Started bool
+	// NoBell keeps the terminal bell quiet when an agent's call or a server's
+	// request for input arrives (it rings by default: the question may wait
+	// behind the badge while the person types).
+	NoBell bool
 	// NoColor turns colour off. Run also honours NO_COLOR.
 	NoColor bool
 	// Input and Output replace the terminal (tests); nil uses stdin and stdout.
@@ -53,6 +57,9 @@ type Options struct {
 
 	// now returns the time; nil uses time.Now (tests fix it for golden files).
 	now func() time.Time
+	// guardNow is the input guard's clock; nil uses time.Now (tests move it by
+	// hand).
+	guardNow func() time.Time
 	// noPump leaves the session event pump out of Init (tests pump by hand).
 	noPump bool
 }

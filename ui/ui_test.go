@@ -22,6 +22,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -196,8 +197,8 @@ func TestOpenDetailAndForm(t *testing.T) {
 		t.Errorf("cancelling the form returned to %v, want details", h.m.screen)
 	}
 	h.keys("esc", "c")
-	if h.m.screen != screenForm || h.m.back != screenMain {
-		t.Errorf("c in the list opened %v (back %v), want the form over the list", h.m.screen, h.m.back)
+	if h.m.screen != screenForm || h.m.under() != screenMain {
+		t.Errorf("c in the list opened %v (back %v), want the form over the list", h.m.screen, h.m.under())
 	}
 }
 
@@ -234,7 +235,7 @@ func (h *harness) callThroughForm(tool string, fields ...string) {
 func TestPersonsCallAsksAndShowsResult(t *testing.T) {
 	h := newHarness(t, 100, 40, true)
 	h.callThroughForm("notes__create_note", "groceries", "milk")
-	h.waitFor("the approval dialog", func(m Model) bool { return len(m.confirms) == 1 })
+	h.waitFor("the approval dialog", func(m Model) bool { return uiQueued(m) == 1 })
 	if h.m.screen != screenCall {
 		t.Errorf("while waiting, screen %v, want the running call", h.m.screen)
 	}
@@ -243,10 +244,11 @@ func TestPersonsCallAsksAndShowsResult(t *testing.T) {
 	if len(p) != 1 || !strings.Contains(string(p[0].Request.Args), `"groceries"`) {
 		t.Fatalf("engine pending = %+v, want the person's create_note call with the typed title", p)
 	}
-	h.keys("o") // allow once: a write call needs one key
+	h.armQuestion()
+	h.keys("tab", "enter") // allow once: focus moved to the button, then enter
 	h.waitFor("the result", func(m Model) bool { return m.screen == screenResult })
-	if len(h.m.confirms) != 0 || len(h.sess.Engine().Pending()) != 0 {
-		t.Errorf("after allowing: %d dialogs, %d pending in the engine", len(h.m.confirms), len(h.sess.Engine().Pending()))
+	if uiQueued(h.m) != 0 || len(h.sess.Engine().Pending()) != 0 {
+		t.Errorf("after allowing: %d dialogs, %d pending in the engine", uiQueued(h.m), len(h.sess.Engine().Pending()))
 	}
 	screenHas(t, h.plain(), "✓ OK", "created", "groceries", "✓ matches the tool's output schema")
 	h.keys("esc")
@@ -282,11 +284,12 @@ func TestApprovalDialogsQueueAndAnswerTheEngine(t *testing.T) {
 	h := newHarness(t, 100, 40, true)
 	ctx := context.Background()
 	first := agentCall(ctx, h.sess, "notes__create_note", `{"title":"first","body":""}`)
-	h.waitFor("the first dialog", func(m Model) bool { return len(m.confirms) == 1 })
+	h.waitFor("the first dialog", func(m Model) bool { return uiQueued(m) == 1 })
 	second := agentCall(ctx, h.sess, "notes__delete_note", `{"id":"n1"}`)
-	h.waitFor("the second dialog", func(m Model) bool { return len(m.confirms) == 2 })
+	h.waitFor("the second dialog", func(m Model) bool { return uiQueued(m) == 2 })
+	h.armQuestion()
 	screenHas(t, h.plain(), "create_note", "⚑ 2 approvals waiting", "1 more waiting after this one")
-	if got := h.m.confirms[0].Pending().Tool.Ref.Tool; got != "create_note" {
+	if got := frontPending(h.m).Tool.Ref.Tool; got != "create_note" {
 		t.Fatalf("shown first: %s, want the oldest (create_note)", got)
 	}
 
@@ -296,21 +299,22 @@ func TestApprovalDialogsQueueAndAnswerTheEngine(t *testing.T) {
 	if err := outcome(t, first); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByUser {
 		t.Fatalf("first call: %v, want a denial by the person", err)
 	}
-	if len(h.m.confirms) != 1 || h.m.confirms[0].Pending().Tool.Ref.Tool != "delete_note" {
-		t.Fatalf("after the denial the queue holds %d, want delete_note next", len(h.m.confirms))
+	if uiQueued(h.m) != 1 || frontPending(h.m).Tool.Ref.Tool != "delete_note" {
+		t.Fatalf("after the denial the queue holds %d, want delete_note next", uiQueued(h.m))
 	}
 
-	// delete_note is destructive: one allow key only arms the dialog.
-	h.keys("o")
+	// delete_note is destructive: allow once only asks for the chord.
+	h.armQuestion()
+	h.keys("tab", "enter")
 	if len(h.sess.Engine().Pending()) != 1 {
-		t.Fatal("a single key allowed a destructive call")
+		t.Fatal("tab+enter allowed a destructive call")
 	}
-	h.keys("y")
+	h.keys("ctrl+y")
 	if err := outcome(t, second); err != nil {
 		t.Fatalf("second call after allow + confirm: %v", err)
 	}
-	if len(h.m.confirms) != 0 {
-		t.Errorf("%d dialogs left open", len(h.m.confirms))
+	if uiQueued(h.m) != 0 {
+		t.Errorf("%d dialogs left open", uiQueued(h.m))
 	}
 }
 
@@ -318,9 +322,9 @@ func TestApprovalClosedByItsCaller(t *testing.T) {
 	h := newHarness(t, 80, 24, true)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := agentCall(ctx, h.sess, "mail__send_email", `{"to":"a@example.com","subject":"s","body":"b"}`)
-	h.waitFor("the dialog", func(m Model) bool { return len(m.confirms) == 1 })
+	h.waitFor("the dialog", func(m Model) bool { return uiQueued(m) == 1 })
 	cancel()
-	h.waitFor("the dialog to close", func(m Model) bool { return len(m.confirms) == 0 })
+	h.waitFor("the dialog to close", func(m Model) bool { return uiQueued(m) == 0 })
 	if err := outcome(t, done); err == nil {
 		t.Error("a withdrawn call ran")
 	}
@@ -376,14 +380,21 @@ func TestRugPullBlocksTheTool(t *testing.T) {
 	content := ansi.Strip(h.m.detail.vp.GetContent())
 	screenHas(t, content, "-│     \"readOnlyHint\": false", "+│     \"readOnlyHint\": true", "+│ note's id.\\n\\n<IMPORTANT>Before creating a note")
 
-	// Accepting asks first; n keeps the tool blocked.
+	// Accepting asks first; n keeps the tool blocked, and no letter accepts.
 	h.keys("A")
-	screenHas(t, h.plain(), "Accept the changed definition of notes__create_note?")
+	screenHas(t, h.plain(), "Accept the changed definition of notes__create_note?", "arming")
+	h.armQuestion()
 	h.keys("n")
-	if h.m.accepting != nil {
+	if frontIs(h.m, question.KindAccept) {
 		t.Fatal("n did not close the question")
 	}
-	h.keys("A", "y")
+	h.keys("A")
+	h.armQuestion()
+	h.keys("y")
+	if !frontIs(h.m, question.KindAccept) {
+		t.Fatal("y answered the accept question")
+	}
+	h.keys("tab", "enter")
 	h.waitFor("the new definition to be pinned", func(m Model) bool {
 		tl, ok := m.snap.Tool("notes", "create_note")
 		return ok && tl.Pin == trust.PinSame
@@ -404,17 +415,19 @@ func TestQuitAsksWhileApprovalsWait(t *testing.T) {
 		t.Fatal("q with nothing pending did not quit at once")
 	}
 	agentCall(context.Background(), h.sess, "notes__create_note", `{"title":"x","body":""}`)
-	h.waitFor("the dialog", func(m Model) bool { return len(m.confirms) == 1 })
+	h.waitFor("the dialog", func(m Model) bool { return uiQueued(m) == 1 })
 	h.keys("ctrl+c")
-	if !h.m.quitting {
+	if !frontIs(h.m, question.KindQuit) {
 		t.Fatal("ctrl+c with an approval waiting did not ask")
 	}
 	screenHas(t, h.plain(), "Quit airlock?", "1 approval waiting")
+	h.armQuestion()
 	h.keys("n")
-	if h.m.quitting || len(h.m.confirms) != 1 {
+	if frontIs(h.m, question.KindQuit) || uiQueued(h.m) != 1 {
 		t.Fatal("n did not return to the dialog")
 	}
 	h.keys("ctrl+c")
+	h.armQuestion()
 	_, cmd = h.m.Update(keyPress("y"))
 	if cmd == nil || cmd() != tea.Quit() {
 		t.Fatal("y did not quit")
@@ -531,15 +544,16 @@ func TestCallShowsProgressAndEscCancels(t *testing.T) {
 func TestElicitationFormAnswersTheServer(t *testing.T) {
 	h, _ := slowHarness(t)
 	h.callThroughForm("slow__ask")
-	h.waitFor("the elicitation form", func(m Model) bool { return len(m.elicits) == 1 })
+	h.waitFor("the elicitation form", func(m Model) bool { return m.q.Count(question.KindElicitation) == 1 })
+	h.armQuestion()
 	screenHas(t, h.plain(), "Your name?", "✎ 1 request for input")
 	for _, r := range "bob" {
 		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	h.send(tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl})
 	h.waitFor("the result", func(m Model) bool { return m.screen == screenResult })
-	if len(h.m.elicits) != 0 {
-		t.Errorf("%d elicitations left open", len(h.m.elicits))
+	if h.m.q.Count(question.KindElicitation) != 0 {
+		t.Errorf("%d elicitations left open", h.m.q.Count(question.KindElicitation))
 	}
 	screenHas(t, h.plain(), "accept bob")
 }

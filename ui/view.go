@@ -12,6 +12,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
+	"github.com/airlock-mcp/airlock/ui/question"
 )
 
 // View renders the whole screen in the alternate screen: title, risk banner, body,
@@ -19,6 +20,7 @@ import (
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
+	v.ReportFocus = true // regaining focus re-arms an open question
 	v.WindowTitle = "airlock"
 	return v
 }
@@ -72,7 +74,7 @@ func (m Model) render() string {
 func (m Model) bodyView() string {
 	s := m.screen
 	if s == screenForm {
-		s = m.back
+		s = m.under()
 	}
 	switch s {
 	case screenDetail:
@@ -113,18 +115,12 @@ func joinColumns(left, right string) string {
 // modalView renders the topmost modal, or "" when none is open.
 func (m Model) modalView() string {
 	switch {
-	case m.quitting:
-		return m.quitView()
-	case m.accepting != nil:
-		return m.acceptView()
-	case m.overlay.open:
-		return m.overlay.View()
 	case m.queue.open:
 		return m.queue.View(m.queueItems(), m.now(), m.help)
-	case len(m.confirms) > 0:
-		return m.confirms[0].View()
-	case len(m.elicits) > 0:
-		return m.elicits[0].form.View()
+	case m.q.Open():
+		return m.q.View()
+	case m.overlay.open:
+		return m.overlay.View()
 	case m.screen == screenForm:
 		return m.form.View()
 	}
@@ -201,15 +197,23 @@ func (m Model) statusLine() string {
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
-	if n := m.waiting(); n > 1 {
-		parts = append(parts, st.WarnText.Render("⚑ "+strconv.Itoa(n)+" approvals waiting")+st.Muted.Render(" (a: queue)"))
+	if badge := m.q.Badge(); badge != "" && !m.q.Open() {
+		// Questions that wait unseen (the person was typing): the badge says
+		// how to open them.
+		parts = append(parts, st.WarnText.Render(badge))
+	} else if n := m.waiting(); n > 1 {
+		w := st.WarnText.Render("⚑ " + strconv.Itoa(n) + " approvals waiting")
+		if m.q.KeysFree() {
+			w += st.Muted.Render(" (a: queue)") // a opens the queue only then
+		}
+		parts = append(parts, w)
 	} else if n == 1 {
 		parts = append(parts, st.WarnText.Render("⚑ 1 approval waiting"))
 	}
 	if n := overrideCount(m.over); n > 0 {
 		parts = append(parts, st.WarnText.Render(unsavedText(n)))
 	}
-	if n := len(m.elicits); n > 0 {
+	if n := m.q.Count(question.KindElicitation); n > 0 {
 		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+plural(n)+" for input"))
 	}
 	if m.status != "" {
@@ -229,26 +233,22 @@ func plural(n int) string {
 func (m Model) footerLine() string {
 	global := []key.Binding{m.keys.Help, m.keys.Quit}
 	switch {
-	case m.quitting:
-		return footerView(m.help, m.quitKeys, nil)
-	case m.accepting != nil:
-		return footerView(m.help, m.acceptKeys, nil)
-	case m.overlay.open:
-		return footerView(m.help, m.overlay.keys, nil)
 	case m.queue.open:
 		return footerView(m.help, m.queue.keys, []key.Binding{m.keys.Interrupt})
-	case len(m.confirms) > 0:
-		n := len(m.confirms)
-		if n > 1 {
-			note := m.st.WarnText.Render("⚑ "+strconv.Itoa(n-1)+" more waiting after this one") + "  "
-			queue := m.keys.Queue
-			queue.SetHelp("a", "queue")
-			return note + footerView(m.help, keyMapFunc{short: append([]key.Binding{queue}, m.confirms[0].KeyMap().ShortHelp()...)},
-				[]key.Binding{m.keys.Interrupt})
+	case m.q.Open():
+		if n := m.q.Waiting(); n > 0 {
+			note := m.st.WarnText.Render("⚑ "+strconv.Itoa(n)+" more waiting after this one") + "  "
+			short := m.q.KeyMap().ShortHelp()
+			if m.q.KeysFree() && m.q.Count(question.KindApproval) > 0 {
+				queue := m.keys.Queue
+				queue.SetHelp("a", "queue")
+				short = append([]key.Binding{queue}, short...)
+			}
+			return note + footerView(m.help, keyMapFunc{short: short}, []key.Binding{m.keys.Interrupt})
 		}
-		return footerView(m.help, m.confirms[0].KeyMap(), []key.Binding{m.keys.Interrupt})
-	case len(m.elicits) > 0:
-		return footerView(m.help, m.elicits[0].form.KeyMap(), []key.Binding{m.keys.Interrupt})
+		return footerView(m.help, m.q.KeyMap(), []key.Binding{m.keys.Interrupt})
+	case m.overlay.open:
+		return footerView(m.help, m.overlay.keys, nil)
 	case m.screen == screenForm:
 		return footerView(m.help, m.form.KeyMap(), []key.Binding{m.keys.Interrupt})
 	}
@@ -277,37 +277,6 @@ func (m Model) footerLine() string {
 	return footerView(m.help, m.tools.keyMap(), append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
 }
 
-// quitView is the quit question, shown while a call runs or answers are awaited.
-func (m Model) quitView() string {
-	st := m.st
-	w := min(m.layout.modalW, 64)
-	iw, _ := paneInner(w, 3)
-	lines := []string{st.Title.Render("Quit airlock?"), ""}
-	if m.call.running {
-		lines = append(lines, wrapOwn("A call is running; it will be cancelled.", iw, "• ", "  ")...)
-	}
-	if n := m.waiting(); n > 0 {
-		lines = append(lines, wrapOwn(strconv.Itoa(n)+" approval"+plural(n)+" waiting; every waiting call is denied when airlock closes.", iw, "• ", "  ")...)
-	}
-	if n := len(m.elicits); n > 0 {
-		lines = append(lines, wrapOwn(strconv.Itoa(n)+" server request"+plural(n)+" for input will be cancelled.", iw, "• ", "  ")...)
-	}
-	lines = append(lines, "", m.help.ShortHelpView(m.quitKeys.ShortHelp()))
-	return paneBox(st, true, w, len(lines)+2, lines)
-}
-
-// acceptView asks before a changed tool definition is pinned and unblocked.
-func (m Model) acceptView() string {
-	st := m.st
-	w := min(m.layout.modalW, 72)
-	iw, _ := paneInner(w, 3)
-	q := inline(st, m.accepting.Qualified(), iw-30)
-	lines := []string{st.Title.Render("Accept the changed definition of " + q + "?"), ""}
-	lines = append(lines, wrapOwn("It is pinned as it is now and no longer blocked; its tier then follows its new annotations. Accept only a change you have read in the diff.", iw, "", "")...)
-	lines = append(lines, "", m.help.ShortHelpView(m.acceptKeys.ShortHelp()))
-	return paneBox(st, true, w, len(lines)+2, lines)
-}
-
 // helpSections lists every context's keys for the help overlay, from fresh key
 // maps so that the overlay is a complete reference whatever the state.
 func (m Model) helpSections() []helpSection {
@@ -316,9 +285,9 @@ func (m Model) helpSections() []helpSection {
 		global.Demo.Unbind()
 	}
 	confirm := dialog.DefaultKeyMap()
-	for _, b := range []*key.Binding{&confirm.Next, &confirm.Prev, &confirm.Activate, &confirm.AllowOnce,
-		&confirm.AllowContext, &confirm.Deny, &confirm.Cancel, &confirm.Up, &confirm.Down, &confirm.PageUp,
-		&confirm.PageDown, &confirm.Confirm, &confirm.SendReason, &confirm.Back} {
+	for _, b := range []*key.Binding{&confirm.Next, &confirm.Prev, &confirm.Activate,
+		&confirm.Deny, &confirm.Cancel, &confirm.Up, &confirm.Down, &confirm.PageUp,
+		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.SendReason, &confirm.Back} {
 		b.SetEnabled(true)
 	}
 	calls := form.DefaultKeyMap()
@@ -357,8 +326,8 @@ func (m Model) helpSections() []helpSection {
 		{title: "Approval dialog", keys: confirm},
 		{title: "Approval queue (a)", keys: DefaultQueueKeyMap()},
 		{title: "A server's request for input", keys: elicit},
-		{title: "Quit question", keys: DefaultQuitKeyMap()},
-		{title: "Accepting a changed definition", keys: defaultAcceptKeyMap()},
+		{title: "Quit question", keys: question.QuitKeyMap()},
+		{title: "Accepting a changed definition", keys: question.AcceptKeyMap()},
 		{title: "This help", keys: DefaultHelpKeyMap()},
 	}...)
 }

@@ -241,9 +241,10 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 	h.m.now = func() time.Time { return fixedNow.Add(10 * time.Minute) }
 
 	first := agentCall(ctx, sess, "notes__create_note", `{"title":"first","body":""}`)
-	h.waitFor("the first dialog", func(m Model) bool { return len(m.confirms) == 1 })
+	h.waitFor("the first dialog", func(m Model) bool { return uiQueued(m) == 1 })
 	second := agentCall(ctx, sess, "notes__delete_note", `{"id":"n1"}`)
-	h.waitFor("the second dialog", func(m Model) bool { return len(m.confirms) == 2 })
+	h.waitFor("the second dialog", func(m Model) bool { return uiQueued(m) == 2 })
+	h.armQuestion()
 	screenHas(t, h.plain(), "⚑ 2 approvals waiting (a: queue)", "a queue")
 
 	// a is text while a denial's reason is typed.
@@ -271,21 +272,26 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 		t.Fatalf("the clock did not separate the calls: %v, %v", items[0].Created, items[1].Created)
 	}
 
-	// enter on the second brings its dialog to the front.
+	// enter on the second brings its dialog to the front; it arms afresh.
 	h.keys("down", "enter")
-	if h.m.queue.open || h.m.confirms[0].Pending().Tool.Ref.Tool != "delete_note" {
-		t.Fatalf("enter on delete_note: queue open %v, shown %s", h.m.queue.open, h.m.confirms[0].Pending().Tool.Ref.Qualified())
+	if h.m.queue.open || frontPending(h.m).Tool.Ref.Tool != "delete_note" {
+		t.Fatalf("enter on delete_note: queue open %v, shown %s", h.m.queue.open, frontPending(h.m).Tool.Ref.Qualified())
 	}
+	if h.m.q.Armed() {
+		t.Fatal("the dialog brought to the front was armed at once")
+	}
+	h.armQuestion()
 	h.keys("esc") // deny delete_note
 	var denied *session.DeniedError
 	if err := outcome(t, second); !errors.As(err, &denied) {
 		t.Fatalf("delete_note: %v, want denied", err)
 	}
-	h.waitFor("one dialog left", func(m Model) bool { return len(m.confirms) == 1 })
-	if h.m.confirms[0].Pending().Tool.Ref.Tool != "create_note" {
-		t.Errorf("left: %s", h.m.confirms[0].Pending().Tool.Ref.Qualified())
+	h.waitFor("one dialog left", func(m Model) bool { return uiQueued(m) == 1 })
+	if frontPending(h.m).Tool.Ref.Tool != "create_note" {
+		t.Errorf("left: %s", frontPending(h.m).Tool.Ref.Qualified())
 	}
-	h.keys("o")
+	h.armQuestion()
+	h.keys("tab", "enter")
 	if err := outcome(t, first); err != nil {
 		t.Errorf("create_note allowed once: %v", err)
 	}
@@ -353,8 +359,9 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 	// 3: taint escalation: a real fetch, then a call whose policy allows it and
 	// which asks only because of taint.
 	h.keys("space")
-	h.waitFor("the taint-escalated dialog", func(m Model) bool { return len(m.confirms) == 1 })
-	p := h.m.confirms[0].Pending()
+	h.waitFor("the taint-escalated dialog", func(m Model) bool { return uiQueued(m) == 1 })
+	h.armQuestion()
+	p := frontPending(h.m)
 	if p.Tool.Ref != refSend || p.Verdict.By != trust.DecidedByTaint {
 		t.Fatalf("dialog for %v decided by %q, want mail__send_email by taint", p.Tool.Ref, p.Verdict.By)
 	}
@@ -380,7 +387,7 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 	if h.m.tour.step != 3 {
 		t.Fatalf("n over the dialog left the tour on step %d", h.m.tour.step+1)
 	}
-	if len(h.m.confirms) != 1 {
+	if uiQueued(h.m) != 1 {
 		t.Fatal("advancing the tour closed the dialog")
 	}
 	h.keys("esc") // the presenter denies

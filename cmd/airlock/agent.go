@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -76,7 +77,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := session.LoadOrCreateToken(stateDir)
+	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -119,7 +120,7 @@ func runGatewayToken(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
 	}
-	token, err := session.LoadOrCreateToken(stateDir)
+	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -170,7 +171,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := session.LoadOrCreateToken(stateDir)
+	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock bridge"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
@@ -180,6 +181,11 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return 1
 	}
 	return 0
+}
+
+// noteTo prints a notice on w, prefixed with the command's name.
+func noteTo(w io.Writer, prefix string) func(string) {
+	return func(s string) { fmt.Fprintf(w, "%s: %s\n", prefix, s) }
 }
 
 type nopWriteCloser struct{ io.Writer }
@@ -223,5 +229,5 @@ func auditPath(cfg *config.Config) string {
 	if cfg.AuditPath != "" {
 		return cfg.AuditPath
 	}
-	return cfg.StateDir + "/audit.jsonl"
+	return filepath.Join(cfg.StateDir, "audit.jsonl")
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -24,6 +26,8 @@ type screen struct {
 	mu   sync.Mutex
 	raw  bytes.Buffer
 	done chan error
+	// state is the run's XDG_STATE_HOME (airlock's state is under state/airlock).
+	state string
 }
 
 func startScreen(t *testing.T, args ...string) *screen {
@@ -39,7 +43,7 @@ func startScreen(t *testing.T, args ...string) *screen {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, pty: f, emu: vt.NewEmulator(80, 24), cmd: cmd, done: make(chan error, 1)}
+	s := &screen{t: t, pty: f, emu: vt.NewEmulator(80, 24), cmd: cmd, done: make(chan error, 1), state: state}
 	go func() {
 		buf := make([]byte, 32<<10)
 		for {
@@ -86,6 +90,22 @@ func (s *screen) waitFor(want string) {
 	}
 }
 
+// waitGone waits until the screen no longer shows gone (and still shows stay).
+func (s *screen) waitGone(gone, stay string) {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		txt := s.text()
+		if !strings.Contains(txt, gone) && strings.Contains(txt, stay) {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %q without %q; it shows:\n%s", stay, gone, txt)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func (s *screen) keys(k string) {
 	s.t.Helper()
 	if _, err := s.pty.Write([]byte(k)); err != nil {
@@ -122,7 +142,8 @@ func TestTUIEndToEndInPseudoTerminal(t *testing.T) {
 	s.keys(keyCtrlS)
 	s.waitFor("allow this call?")
 	s.waitFor("claims read-only")
-	s.keys(keyEsc) // deny
+	s.waitGone("arming", "allow this call?") // the input guard: keys count once it is armed
+	s.keys(keyEsc)                           // deny
 	s.waitFor("DENIED")
 	s.keys(keyEsc)
 

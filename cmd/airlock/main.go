@@ -119,6 +119,14 @@ func loadConfig(path string) (*config.Config, error) {
 	return config.Load(path)
 }
 
+// defaultConfigHint names the default config file for --help.
+func defaultConfigHint() string {
+	if p, err := config.DefaultPath(); err == nil {
+		return p
+	}
+	return "config.toml in the platform's config folder"
+}
+
 // openPins opens the pin store under the config's state dir.
 func openPins(cfg *config.Config) (*session.Pins, error) {
 	if cfg.StateDir == "" {
@@ -146,11 +154,12 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/airlock/config.toml)")
+	cfgPath := fs.String("config", "", "config file (default "+defaultConfigHint()+")")
 	fromPath := fs.String("from", "", "run on another client's server list (Claude, Cursor, VS Code, Codex), imported in memory")
 	asJSON := fs.Bool("json", false, "print one JSON object (the same as --format json)")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
+	noBell := fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
 	var opts checkOptions
 	fs.StringVar(&opts.failOnSpec, "fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, or drift; comma-separated")
 	fs.StringVar(&opts.format, "format", "", "output format: "+strings.Join(cli.Formats, "|")+" (default text)")
@@ -186,7 +195,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return cli.ExitConfig
 		}
-		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath)}, gatewayFor(*gatewayListen, cfg), stderr)
+		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath), NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
 	return runCheckReport(ctx, cfg, opts, stdout, stderr)
 }
@@ -206,6 +215,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
 	tour := fs.Bool("tour", false, "open the TUI with a guided tour: captioned steps, space/n advances")
+	noBell := fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -232,7 +242,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		defer audit.Close()
 		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
-		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour}, gatewayFor(*gatewayListen, cfg), stderr)
+		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
 	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
 	return check(ctx, m, *asJSON, stdout, stderr)

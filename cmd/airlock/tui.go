@@ -61,7 +61,18 @@ func gatewayFor(flagListen string, cfg *config.Config) gatewaySpec {
 // runSession starts the gateway when asked, then the TUI; it stops both on quit.
 func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gatewaySpec, stderr io.Writer) int {
 	if gs.listen != "" {
-		token, err := session.LoadOrCreateToken(gs.stateDir)
+		// A replaced token is noted before the TUI starts and again after it ends,
+		// so the person sees it whatever the TUI drew over it.
+		var notes []string
+		token, err := session.OpenGatewayToken(gs.stateDir, func(s string) {
+			notes = append(notes, s)
+			noteTo(stderr, "airlock")(s)
+		})
+		defer func() {
+			for _, s := range notes {
+				noteTo(stderr, "airlock")(s)
+			}
+		}()
 		if err != nil {
 			m.Close()
 			fmt.Fprintf(stderr, "airlock: %v\n", err)

@@ -5,7 +5,7 @@
 //
 // The keys (DESIGN section 2), with their defaults:
 //
-//	state_dir = ""                 # absolute; "" = $XDG_STATE_HOME/airlock (~/.local/state/airlock)
+//	state_dir = ""                 # absolute (C:\... on Windows); "" = DefaultStateDir()
 //	[policy]                       # read = "allow", write = "ask", destructive = "ask"
 //	approval_timeout = "2m"        # a Go duration, > 0
 //	[gateway]                      # absent: no gateway

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -24,45 +25,31 @@ func Default() *Config {
 }
 
 // DefaultPath is where the config file lives unless --config says otherwise:
-// $XDG_CONFIG_HOME/airlock/config.toml, or ~/.config/airlock/config.toml when
-// XDG_CONFIG_HOME is unset or not an absolute path.
+// config.toml in $XDG_CONFIG_HOME/airlock when XDG_CONFIG_HOME is an absolute path,
+// else in the platform's config folder (~/.config/airlock on Linux,
+// ~/Library/Application Support/airlock on macOS, %APPDATA%\airlock on Windows).
 func DefaultPath() (string, error) {
-	dir, err := xdgDir(os.LookupEnv, "XDG_CONFIG_HOME", ".config")
+	dir, err := configDirFor(runtime.GOOS, os.LookupEnv)
 	if err != nil {
 		return "", fmt.Errorf("finding the config file: %w", err)
 	}
-	return filepath.Join(dir, "airlock", "config.toml"), nil
+	return filepath.Join(dir, "config.toml"), nil
 }
 
 // DefaultStateDir is where pins, the gateway token and the audit log live unless the
-// config sets state_dir: $XDG_STATE_HOME/airlock, or ~/.local/state/airlock when
-// XDG_STATE_HOME is unset or not an absolute path.
+// config sets state_dir: $XDG_STATE_HOME/airlock when XDG_STATE_HOME is an absolute
+// path, else ~/.local/state/airlock on Linux, ~/Library/Application
+// Support/airlock/state on macOS, %LOCALAPPDATA%\airlock on Windows.
 func DefaultStateDir() (string, error) {
 	return defaultStateDir(os.LookupEnv)
 }
 
 func defaultStateDir(env func(string) (string, bool)) (string, error) {
-	dir, err := xdgDir(env, "XDG_STATE_HOME", filepath.Join(".local", "state"))
+	dir, err := stateDirFor(runtime.GOOS, env)
 	if err != nil {
 		return "", fmt.Errorf("finding the state directory: %w", err)
 	}
-	return filepath.Join(dir, "airlock"), nil
-}
-
-// xdgDir returns $name when it is an absolute path (as the XDG spec requires), else
-// fallback under the home directory.
-func xdgDir(env func(string) (string, bool), name, fallback string) (string, error) {
-	if d, ok := env(name); ok && filepath.IsAbs(d) {
-		return d, nil
-	}
-	home, ok := env("HOME")
-	if !ok || home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", err
-		}
-	}
-	return filepath.Join(home, fallback), nil
+	return dir, nil
 }
 
 // Load reads and parses the config file at path, expanding ${VAR} from the process

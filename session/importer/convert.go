@@ -20,9 +20,6 @@ import (
 // namePattern is airlock's rule for server names (session/config).
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
 
-// refRE matches a whole value that is one airlock ${NAME} reference.
-var refRE = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
-
 // expansion is a place where the TOML holds ${VAR} that airlock itself does not
 // expand (command, args, cwd, url): Result.Config fills it in for in-memory runs.
 type expansion struct {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -28,8 +29,10 @@ const (
 	// wider terminals get a centred dialog of this width from the root.
 	MaxWidth = 110
 
-	// maxArgBytes bounds the pretty-printed arguments that are laid out; the
-	// rest is counted out loud below them, never cut silently.
+	// maxArgBytes is the size of one part of the pretty-printed arguments
+	// that is laid out at a time; longer arguments are shown part by part
+	// (scrolling past the end of a part shows the next one, end jumps to the
+	// last byte), so every byte can be viewed and none is laid out twice.
 	maxArgBytes = 64 << 10
 	// maxReasonBytes bounds one reason sentence (they can embed names).
 	maxReasonBytes = 4 << 10
@@ -61,9 +64,11 @@ var buttonLabels = [buttonCount]string{"Deny", "Allow once", "Allow for this con
 //
 // Confirm is a pure value: Update returns the new dialog and, once the
 // person decided, an Action (AllowCall or DenyCall) for the root to carry
-// out. A destructive call is never allowed by one key: an allow action arms
-// the dialog and only the Confirm key (y) then allows; any other key
-// disarms.
+// out. No letter allows: focus starts on Deny, and an allow button is pressed
+// only with focus moved to it (tab or →) and Enter. A destructive call then
+// also needs the Confirm chord (ctrl+y); any other key goes back to Deny.
+// While SetArming(true) (the root's input guard, package ui/question) the
+// dialog answers nothing and says so; scrolling still works.
 type Confirm struct {
 	p           *session.Pending
 	st          theme.Styles
@@ -75,6 +80,15 @@ type Confirm struct {
 	focus       int
 	armedScope  session.Answer
 	destructive bool
+	arming      bool
+
+	// argText is the whole pretty-printed argument text; argParts the byte
+	// offsets where its parts of at most maxArgBytes start; argPart the
+	// part shown.
+	argText  string
+	argNote  string
+	argParts []int
+	argPart  int
 
 	width, height int // the space given by SetSize
 	dw, iw, ih    int // dialog width, inner width, inner height
@@ -116,6 +130,8 @@ func NewConfirm(p *session.Pending, st theme.Styles) Confirm {
 		focus:       buttonDeny,
 		destructive: p.Tool.Class.Tier >= trust.TierDestructive,
 	}
+	c.argText, c.argNote = argText(p.Request.Args)
+	c.argParts = parts(c.argText, maxArgBytes)
 	c.SetSize(80, 24)
 	return c
 }
@@ -135,6 +151,27 @@ func (c Confirm) Destructive() bool { return c.destructive }
 
 // Armed reports whether an allow action waits for the Confirm key.
 func (c Confirm) Armed() bool { return c.state == stateArmed }
+
+// SetArming turns the input guard's display on or off: while arming, the dialog
+// answers nothing, its buttons are dimmed and it says that keys are ignored.
+// Turning it on also drops a half-made choice (the reason field, a destructive
+// allow waiting for its chord) and puts focus back on Deny.
+func (c *Confirm) SetArming(on bool) {
+	if on == c.arming {
+		return
+	}
+	c.arming = on
+	if on {
+		c.focus = buttonDeny
+		c.reason.Blur()
+		c.setState(stateArming)
+		return
+	}
+	c.setState(stateChoosing)
+}
+
+// TypingReason reports whether the reason field takes text.
+func (c Confirm) TypingReason() bool { return c.state == stateReason }
 
 // SetSize lays the dialog out for w columns and h rows: it is at most
 // MaxWidth wide and at most h high (it may be lower when everything fits),
@@ -171,11 +208,15 @@ func (c Confirm) Update(msg tea.Msg) (Confirm, Action, tea.Cmd) {
 func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 	k := c.keys
 	switch c.state {
+	case stateArming:
+		c.scroll(msg)
+		return c, nil, nil
 	case stateArmed:
 		if key.Matches(msg, k.Confirm) {
 			return c, AllowCall{ID: c.p.ID, Scope: c.armedScope}, nil
 		}
-		// Any other key, whatever it is, only disarms.
+		// Any other key, whatever it is, only goes back, to Deny.
+		c.focus = buttonDeny
 		c.setState(stateChoosing)
 		return c, nil, nil
 
@@ -210,12 +251,6 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 			return c.allow(session.AllowForContext)
 		}
 		return c, DenyCall{ID: c.p.ID}, nil
-	case key.Matches(msg, k.AllowOnce):
-		c.focus = buttonOnce
-		return c.allow(session.AllowOnce)
-	case key.Matches(msg, k.AllowContext):
-		c.focus = buttonContext
-		return c.allow(session.AllowForContext)
 	case key.Matches(msg, k.Deny):
 		c.focus = buttonDeny
 		c.reason.Reset()
@@ -241,22 +276,51 @@ func (c Confirm) allow(scope session.Answer) (Confirm, Action, tea.Cmd) {
 	return c, AllowCall{ID: c.p.ID, Scope: scope}, nil
 }
 
-// scroll applies a scroll key and reports whether msg was one.
+// scroll applies a scroll key and reports whether msg was one. Past either end
+// of a part of long arguments it moves to the neighbouring part; Top and End
+// jump to the first and the last byte.
 func (c *Confirm) scroll(msg tea.KeyPressMsg) bool {
 	k := c.keys
+	atTop, atEnd := c.vp.AtTop(), c.vp.AtBottom()
+	last := len(c.argParts) - 1
 	switch {
-	case key.Matches(msg, k.Up):
-		c.vp.ScrollUp(1)
-	case key.Matches(msg, k.Down):
-		c.vp.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
-		c.vp.PageUp()
-	case key.Matches(msg, k.PageDown):
-		c.vp.PageDown()
+	case key.Matches(msg, k.Up), key.Matches(msg, k.PageUp):
+		if atTop && c.argPart > 0 {
+			c.showPart(c.argPart-1, true)
+		} else if key.Matches(msg, k.Up) {
+			c.vp.ScrollUp(1)
+		} else {
+			c.vp.PageUp()
+		}
+	case key.Matches(msg, k.Down), key.Matches(msg, k.PageDown):
+		if atEnd && c.argPart < last {
+			c.showPart(c.argPart+1, false)
+		} else if key.Matches(msg, k.Down) {
+			c.vp.ScrollDown(1)
+		} else {
+			c.vp.PageDown()
+		}
+	case key.Matches(msg, k.Top):
+		c.showPart(0, false)
+	case key.Matches(msg, k.End):
+		c.showPart(last, true)
 	default:
 		return false
 	}
 	return true
+}
+
+// showPart lays out part i of the arguments, at its end or its top.
+func (c *Confirm) showPart(i int, atEnd bool) {
+	if i != c.argPart {
+		c.argPart = i
+		c.layout()
+	}
+	if atEnd {
+		c.vp.GotoBottom()
+	} else {
+		c.vp.GotoTop()
+	}
 }
 
 func (c *Confirm) setState(s state) {
@@ -288,7 +352,7 @@ func (c *Confirm) layout() {
 	header := c.argHeader()
 	args := c.argLines()
 
-	c.bottomStatus = max(len(c.statusLines(stateArmed)), len(c.statusLines(stateChoosing)), 1)
+	c.bottomStatus = max(len(c.statusLines(stateArmed)), len(c.statusLines(stateChoosing)), len(c.statusLines(stateArming)), 1)
 	bottom := 1 + c.buttonsHeight() + c.bottomStatus + 1 // blank, buttons, status, help
 
 	c.help.SetWidth(c.iw)
@@ -496,29 +560,54 @@ func (c Confirm) argHeader() string {
 	return c.st.Header.Render("arguments") + c.st.Muted.Render("  sha256 "+sum+" · "+strconv.Itoa(n)+unit)
 }
 
-// argLines are the arguments, pretty-printed when they are valid JSON and
-// as received otherwise, escaped and in a gutter.
-func (c Confirm) argLines() []string {
-	args := c.p.Request.Args
-	var text, note string
+// argText is the arguments, pretty-printed when they are valid JSON and as
+// received otherwise, with a note when they are not plain JSON.
+func argText(args json.RawMessage) (text, note string) {
 	switch {
 	case len(bytes.TrimSpace(args)) == 0:
-		text, note = "{}", "no arguments were sent; the server receives {}"
+		return "{}", "no arguments were sent; the server receives {}"
 	case json.Valid(args):
 		var buf bytes.Buffer
 		_ = json.Indent(&buf, args, "", "  ")
-		text = buf.String()
-	default:
-		text, note = string(args), "not valid JSON; shown exactly as received"
+		return buf.String(), ""
 	}
-	kept, cut := safetext.Truncate(text, maxArgBytes)
+	return string(args), "not valid JSON; shown exactly as received"
+}
+
+// parts splits s into parts of at most size bytes, each starting on a rune
+// (or, inside invalid UTF-8, on any byte), and returns where each starts.
+func parts(s string, size int) []int {
+	out := []int{0}
+	for start := 0; len(s)-start > size; {
+		end := start + size
+		for i := 0; i < utf8.UTFMax && end > start+1 && !utf8.RuneStart(s[end]); i++ {
+			end--
+		}
+		out = append(out, end)
+		start = end
+	}
+	return out
+}
+
+// argLines are the shown part of the arguments, escaped and in a gutter, with
+// a line that says which bytes they are when there is more than one part.
+func (c Confirm) argLines() []string {
+	start, end := c.argParts[c.argPart], len(c.argText)
+	if c.argPart+1 < len(c.argParts) {
+		end = c.argParts[c.argPart+1]
+	}
 	var out []string
-	if note != "" {
-		out = append(out, wrap.Words(c.st.Muted.Render(note), c.iw)...)
+	if c.argNote != "" {
+		out = append(out, wrap.Words(c.st.Muted.Render(c.argNote), c.iw)...)
 	}
-	out = append(out, wrap.GutterMarked(kept, c.iw, c.st.Gutter.Render("│")+" ", c.mark)...)
-	if cut > 0 {
-		out = append(out, c.st.WarnText.Render(fmt.Sprintf("… %d more bytes not shown", cut)))
+	if len(c.argParts) > 1 && c.argPart > 0 {
+		out = append(out, c.st.WarnText.Render(fmt.Sprintf("… bytes %d–%d of %d: ↑ at the top shows the part before, home the first byte", start+1, end, len(c.argText))))
+	} else if len(c.argParts) > 1 {
+		out = append(out, c.st.WarnText.Render(fmt.Sprintf("bytes 1–%d of %d", end, len(c.argText))))
+	}
+	out = append(out, wrap.GutterMarked(c.argText[start:end], c.iw, c.st.Gutter.Render("│")+" ", c.mark)...)
+	if end < len(c.argText) {
+		out = append(out, c.st.WarnText.Render(fmt.Sprintf("… %d more bytes: ↓ at the end shows the next part, end the last byte", len(c.argText)-end)))
 	}
 	return out
 }
@@ -529,12 +618,14 @@ const reasonLabel = "reason (optional): "
 func (c Confirm) statusLines(s state) []string {
 	switch s {
 	case stateArmed:
-		return wrap.Words(c.st.ErrorText.Render("This call is DESTRUCTIVE. Press y to allow it, any other key cancels."), c.iw)
+		return wrap.Words(c.st.ErrorText.Render("This call is DESTRUCTIVE. Press ctrl+y to allow it; any other key goes back."), c.iw)
+	case stateArming:
+		return wrap.Words(c.st.WarnText.Render("⏳ arming… keys are ignored until the keyboard is quiet"), c.iw)
 	case stateReason:
 		return []string{c.st.Key.Render(reasonLabel) + c.reason.View()}
 	}
 	if c.destructive {
-		return wrap.Words(c.st.WarnText.Render(theme.TierGlyph(trust.TierDestructive)+" destructive: allowing asks for a second key"), c.iw)
+		return wrap.Words(c.st.WarnText.Render(theme.TierGlyph(trust.TierDestructive)+" destructive: allowing then asks for ctrl+y"), c.iw)
 	}
 	return nil
 }
@@ -542,7 +633,9 @@ func (c Confirm) statusLines(s state) []string {
 func (c Confirm) buttons() []string {
 	var bs []string
 	for i, l := range buttonLabels {
-		if i == c.focus && c.state != stateReason {
+		if c.state == stateArming {
+			bs = append(bs, c.st.Muted.Render("  "+l))
+		} else if i == c.focus && c.state != stateReason {
 			bs = append(bs, c.st.ButtonOn.Render("▸ "+l))
 		} else {
 			bs = append(bs, c.st.Button.Render("  "+l))
@@ -600,7 +693,7 @@ func (c Confirm) scrollNote() string {
 	counts := c.st.WarnText.Render(strings.Join(parts, " · "))
 	// The counts are never dropped; the hint is, when the line is narrow.
 	for _, s := range []string{
-		counts + c.st.Muted.Render(" — ↑/↓ pgup/pgdn scroll the "+what),
+		counts + c.st.Muted.Render(" — ↑/↓ pgup/pgdn home/end scroll the "+what),
 		counts,
 		c.st.WarnText.Render(strings.Join(short, " ") + " more lines"),
 	} {

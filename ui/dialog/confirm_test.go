@@ -44,8 +44,9 @@ func TestConfirmKeys(t *testing.T) {
 	}{
 		{"focus starts on Deny: enter denies", write, keys("enter"), deny},
 		{"esc denies without a reason", write, keys("esc"), deny},
-		{"o allows a write call once", write, keys("o"), once},
-		{"c allows a write call for the context", write, keys("c"), forContext},
+		{"o is no allow key", write, keys("o", "enter"), deny},
+		{"c is no allow key", write, keys("c", "enter"), deny},
+		{"a, y, space and digits allow nothing", write, keys("a", "y", "space", "1", "2"), nil},
 		{"tab then enter presses Allow once", write, keys("tab", "enter"), once},
 		{"right right enter presses Allow for this context", write, keys("right", "right", "enter"), forContext},
 		{"tab stops at the last button", write, keys("tab", "tab", "tab", "tab", "enter"), forContext},
@@ -53,36 +54,34 @@ func TestConfirmKeys(t *testing.T) {
 		{"left from Deny stays on Deny", write, keys("left", "enter"), deny},
 		{"tab then shift+tab is back on Deny", write, keys("tab", "shift+tab", "enter"), deny},
 		{"y alone allows nothing", write, keys("y"), nil},
-		{"scrolling decides nothing", write, keys("up", "down", "pgup", "pgdown"), nil},
+		{"scrolling decides nothing", write, keys("up", "down", "pgup", "pgdown", "home", "end"), nil},
 		{"d opens the reason field and decides nothing", write, keys("d"), nil},
 		{"d, reason, enter denies with the reason", write,
 			append(append(keys("d"), typeText("too risky")...), press("enter")),
 			DenyCall{ID: 7, Reason: "too risky"}},
 		{"d, enter denies with no reason", write, keys("d", "enter"), deny},
-		{"in the reason field o and c are text, not allow keys", write,
-			keys("d", "o", "c", "enter"), DenyCall{ID: 7, Reason: "oc"}},
+		{"in the reason field tab and letters are text, not allow keys", write,
+			keys("d", "o", "c", "tab", "enter"), DenyCall{ID: 7, Reason: "oc"}},
 		{"d then esc goes back without deciding", write, keys("d", "esc"), nil},
-		{"d, esc, o allows once", write, keys("d", "x", "esc", "o"), once},
+		{"d, esc, tab, enter allows once", write, keys("d", "x", "esc", "tab", "enter"), once},
 		{"d, esc, enter denies without the abandoned reason", write, keys("d", "x", "esc", "enter"), deny},
 
-		{"destructive: o only arms", destructive, keys("o"), nil},
-		{"destructive: c only arms", destructive, keys("c"), nil},
-		{"destructive: o then y allows once", destructive, keys("o", "y"), once},
-		{"destructive: c then y allows for the context", destructive, keys("c", "y"), forContext},
-		{"destructive: tab, enter, y allows once", destructive, keys("tab", "enter", "y"), once},
-		{"destructive: o then n disarms", destructive, keys("o", "n"), nil},
-		{"destructive: o, n, y allows nothing", destructive, keys("o", "n", "y"), nil},
-		{"destructive: o then enter disarms", destructive, keys("o", "enter"), nil},
-		{"destructive: o, enter, y allows nothing", destructive, keys("o", "enter", "y"), nil},
-		{"destructive: o then o disarms", destructive, keys("o", "o"), nil},
-		{"destructive: o then esc only disarms", destructive, keys("o", "esc"), nil},
-		{"destructive: o, esc, esc denies", destructive, keys("o", "esc", "esc"), deny},
-		{"destructive: capital Y is not y", destructive, keys("o", "Y"), nil},
+		{"destructive: tab, enter only asks for the chord", destructive, keys("tab", "enter"), nil},
+		{"destructive: tab, enter, ctrl+y allows once", destructive, keys("tab", "enter", "ctrl+y"), once},
+		{"destructive: tab, tab, enter, ctrl+y allows for the context", destructive, keys("tab", "tab", "enter", "ctrl+y"), forContext},
+		{"destructive: y is not the chord", destructive, keys("tab", "enter", "y"), nil},
+		{"destructive: capital Y is not the chord", destructive, keys("tab", "enter", "Y"), nil},
+		{"destructive: enter is not the chord", destructive, keys("tab", "enter", "enter"), nil},
+		{"destructive: any other key goes back to Deny", destructive, keys("tab", "enter", "n", "enter"), deny},
+		{"destructive: n, then ctrl+y allows nothing", destructive, keys("tab", "enter", "n", "ctrl+y"), nil},
+		{"destructive: esc only goes back", destructive, keys("tab", "enter", "esc"), nil},
+		{"destructive: esc, esc denies", destructive, keys("tab", "enter", "esc", "esc"), deny},
+		{"destructive: ctrl+y without an allow does nothing", destructive, keys("ctrl+y"), nil},
 		{"destructive: enter on Deny still denies at once", destructive, keys("enter"), deny},
 		{"destructive: d and a reason deny at once", destructive,
 			append(keys("d"), append(typeText("no"), press("enter"))...), DenyCall{ID: 7, Reason: "no"}},
-		{"tainted destructive call: o only arms", tainted, keys("o"), nil},
-		{"tainted destructive call: o then y allows once", tainted, keys("o", "y"), once},
+		{"tainted destructive call: tab, enter only asks for the chord", tainted, keys("tab", "enter"), nil},
+		{"tainted destructive call: tab, enter, ctrl+y allows once", tainted, keys("tab", "enter", "ctrl+y"), once},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,16 +125,16 @@ func TestConfirmResponse(t *testing.T) {
 }
 
 func TestConfirmArmedSaysSo(t *testing.T) {
-	const msg = "This call is DESTRUCTIVE. Press y to allow it, any other key cancels."
+	const msg = "This call is DESTRUCTIVE. Press ctrl+y to allow it; any other key goes back."
 	c := NewConfirm(pending(claimingTool(), `{}`), plain())
 	if strings.Contains(flat(c.View()), msg) {
 		t.Fatalf("the dialog is armed before any key:\n%s", text(c.View()))
 	}
-	c, _ = run(c, press("o"))
+	c, _ = run(c, press("tab"), press("enter"))
 	if !c.Armed() || !strings.Contains(flat(c.View()), msg) {
-		t.Fatalf("after o the view does not say %q:\n%s", msg, text(c.View()))
+		t.Fatalf("after tab, enter the view does not say %q:\n%s", msg, text(c.View()))
 	}
-	if got := helpKeys(c); !strings.Contains(got, "y allow this destructive call") || strings.Contains(got, "o once") {
+	if got := helpKeys(c); !strings.Contains(got, "ctrl+y allow this destructive call") || strings.Contains(got, "tab") {
 		t.Errorf("armed help = %q, want only y and the cancel hint", got)
 	}
 	c, _ = run(c, press("n"))
@@ -154,7 +153,7 @@ func TestConfirmDestructiveFrame(t *testing.T) {
 	if got, want := w.frame().Render("x"), st.Dialog.Render("x"); got != want {
 		t.Errorf("write frame = %q, want Dialog %q", got, want)
 	}
-	if !strings.Contains(flat(d.View()), "destructive: allowing asks for a second key") {
+	if !strings.Contains(flat(d.View()), "destructive: allowing then asks for ctrl+y") {
 		t.Errorf("a destructive dialog does not warn before the first key:\n%s", text(d.View()))
 	}
 }
@@ -306,11 +305,88 @@ func TestConfirmLongArgumentsScrollAndSaySo(t *testing.T) {
 	}
 }
 
-func TestConfirmHugeArgumentsCountedOutLoud(t *testing.T) {
-	args := `{"blob":"` + strings.Repeat("a", maxArgBytes+5000) + `"}`
-	c := NewConfirm(pending(writeTool(), args), plain())
-	if !strings.Contains(scrolledFlat(c), "more bytes not shown") {
-		t.Error("arguments cut without saying so")
+// TestConfirmEveryArgumentByteViewable (issue 11, break 3): arguments far past
+// one laid-out part can be read to the last byte: paging down crosses from part
+// to part, end jumps to the last byte, home back to the first, and every key of
+// the object is on screen at some point.
+func TestConfirmEveryArgumentByteViewable(t *testing.T) {
+	const n = 4000
+	var sb strings.Builder
+	sb.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `"k%05d":"%s"`, i, strings.Repeat("v", 50))
+	}
+	sb.WriteString("}")
+	if sb.Len() < 3*maxArgBytes {
+		t.Fatalf("the arguments (%d bytes) do not span several parts", sb.Len())
+	}
+	c := NewConfirm(pending(writeTool(), sb.String()), plain())
+	c.SetSize(MaxWidth, 30)
+	if len(c.argParts) < 3 {
+		t.Fatalf("%d parts", len(c.argParts))
+	}
+	first := text(c.View())
+	if !strings.Contains(first, "bytes 1–") || !strings.Contains(first, `"k00000"`) {
+		t.Fatalf("the first part does not say which bytes it shows:\n%s", first)
+	}
+
+	c, _ = run(c, press("end"))
+	if v := text(c.View()); !strings.Contains(v, fmt.Sprintf(`"k%05d"`, n-1)) || !strings.Contains(v, "│ }") {
+		t.Fatalf("end does not show the last byte:\n%s", v)
+	}
+	c, _ = run(c, press("home"))
+	if v := text(c.View()); !strings.Contains(v, `"k00000"`) {
+		t.Fatalf("home does not show the first byte:\n%s", v)
+	}
+
+	seen := map[string]bool{}
+	key := regexp.MustCompile(`"k\d{5}"`)
+	for range 2000 {
+		for _, k := range key.FindAllString(text(c.View()), -1) {
+			seen[k] = true
+		}
+		if c.argPart == len(c.argParts)-1 && c.vp.AtBottom() {
+			break
+		}
+		c, _ = run(c, press("pgdown"))
+	}
+	for i := range n {
+		if k := fmt.Sprintf(`"k%05d"`, i); !seen[k] {
+			t.Fatalf("%s was never on screen while paging down (%d of %d seen)", k, len(seen), n)
+		}
+	}
+	// And back up across the parts to the first byte.
+	for range 2000 {
+		if c.argPart == 0 && c.vp.AtTop() {
+			break
+		}
+		c, _ = run(c, press("pgup"))
+	}
+	if v := text(c.View()); !strings.Contains(v, `"k00000"`) {
+		t.Fatalf("paging up did not return to the first byte:\n%s", v)
+	}
+}
+
+// TestConfirmArmingAnswersNothing: while the guard arms, no key answers, the
+// buttons are dimmed and the dialog says so; scrolling still works.
+func TestConfirmArmingAnswersNothing(t *testing.T) {
+	c := NewConfirm(pending(writeTool(), `{}`), plain())
+	c.SetArming(true)
+	if !strings.Contains(flat(c.View()), "arming… keys are ignored") {
+		t.Fatalf("arming is not shown:\n%s", text(c.View()))
+	}
+	if _, a := run(c, keys("tab", "enter", "esc", "d", "enter", "ctrl+y")...); a != nil {
+		t.Fatalf("an arming dialog answered %#v", a)
+	}
+	if got := helpKeys(c); strings.Contains(got, "enter") || strings.Contains(got, "esc") {
+		t.Errorf("help while arming offers answer keys: %q", got)
+	}
+	c.SetArming(false)
+	if _, a := run(c, keys("tab", "enter")...); a == nil {
+		t.Fatal("once armed, tab+enter did not allow")
 	}
 }
 
@@ -345,13 +421,16 @@ func TestConfirmFits(t *testing.T) {
 	}
 	for name, p := range pendings {
 		for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 18}, {200, 60}} {
-			for _, armed := range []bool{false, true} {
+			for _, state := range []string{"choosing", "confirming", "arming"} {
 				c := NewConfirm(p, plain())
 				c.SetSize(size[0], size[1])
-				if armed {
-					c, _ = run(c, press("o"))
+				switch state {
+				case "confirming":
+					c, _ = run(c, press("tab"), press("enter"))
+				case "arming":
+					c.SetArming(true)
 				}
-				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s armed=%v", name, armed))
+				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %s", name, state))
 			}
 		}
 	}
@@ -373,8 +452,11 @@ func TestConfirmGolden(t *testing.T) {
 		}
 	}
 	c := NewConfirm(pending(claimingTool(), `{"to":"eve@example.com"}`), plain())
-	c, _ = run(c, press("o"))
+	c, _ = run(c, press("tab"), press("enter"))
 	golden(t, filepath.Join("testdata", "confirm_armed_80x24.golden"), text(c.View()))
+	c = NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain())
+	c.SetArming(true)
+	golden(t, filepath.Join("testdata", "confirm_arming_80x24.golden"), text(c.View()))
 }
 
 // golden compares got with the file at path, or rewrites it under -update.

@@ -17,21 +17,23 @@ type KeyMap struct {
 	Prev key.Binding
 	// Activate presses the focused button.
 	Activate key.Binding
-	// AllowOnce, AllowContext and Deny choose directly. Deny opens the reason
-	// field.
-	AllowOnce    key.Binding
-	AllowContext key.Binding
-	Deny         key.Binding
+	// Deny opens the reason field. No letter allows: an allow button is
+	// pressed only with focus moved to it (Next) and Activate.
+	Deny key.Binding
 	// Cancel denies without a reason.
 	Cancel key.Binding
-	// Up, Down, PageUp and PageDown scroll the arguments.
+	// Up, Down, PageUp and PageDown scroll the arguments; Top and End jump to
+	// their first and last byte.
 	Up       key.Binding
 	Down     key.Binding
 	PageUp   key.Binding
 	PageDown key.Binding
-	// Confirm is the deliberate second key that allows a destructive call
-	// once an allow action armed it. Disarm is shown in help while armed; any
-	// key other than Confirm disarms.
+	Top      key.Binding
+	End      key.Binding
+	// Confirm is the deliberate second step that allows a destructive call
+	// once an allow button was pressed: a control chord, never a letter that
+	// follows naturally in typing. Disarm is shown in help while it waits; any
+	// key other than Confirm goes back, with focus on Deny.
 	Confirm key.Binding
 	Disarm  key.Binding
 	// SendReason sends the denial with the typed reason; Back leaves the
@@ -44,21 +46,21 @@ type KeyMap struct {
 // the dialog starts in (choosing).
 func DefaultKeyMap() KeyMap {
 	k := KeyMap{
-		Next:         key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab/→", "move")),
-		Prev:         key.NewBinding(key.WithKeys("shift+tab", "left"), key.WithHelp("shift+tab/←", "previous")),
-		Activate:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "press button")),
-		AllowOnce:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "once")),
-		AllowContext: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "for context")),
-		Deny:         key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny, give reason")),
-		Cancel:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "deny")),
-		Up:           key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll up")),
-		Down:         key.NewBinding(key.WithKeys("down"), key.WithHelp("↑/↓", "scroll")),
-		PageUp:       key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown:     key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Confirm:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow this destructive call")),
-		Disarm:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "cancel")),
-		SendReason:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
-		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Next:       key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab/→", "move")),
+		Prev:       key.NewBinding(key.WithKeys("shift+tab", "left"), key.WithHelp("shift+tab/←", "previous")),
+		Activate:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "press button")),
+		Deny:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny, give reason")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "deny")),
+		Up:         key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll up")),
+		Down:       key.NewBinding(key.WithKeys("down"), key.WithHelp("↑/↓", "scroll")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first byte")),
+		End:        key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last byte")),
+		Confirm:    key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "allow this destructive call")),
+		Disarm:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "go back")),
+		SendReason: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
+		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 	k.setState(stateChoosing)
 	return k
@@ -69,16 +71,16 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.Confirm, k.Disarm,
 		k.SendReason, k.Back,
-		k.AllowOnce, k.AllowContext, k.Deny, k.Cancel, k.Next, k.Down, k.Activate,
+		k.Next, k.Activate, k.Cancel, k.Deny, k.Down, k.End,
 	}
 }
 
 // FullHelp implements help.KeyMap: every binding that works now, grouped.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.AllowOnce, k.AllowContext, k.Deny, k.Cancel},
 		{k.Next, k.Prev, k.Activate},
-		{k.Up, k.Down, k.PageUp, k.PageDown},
+		{k.Deny, k.Cancel},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.End},
 		{k.Confirm, k.Disarm, k.SendReason, k.Back},
 	}
 }
@@ -90,16 +92,27 @@ const (
 	stateChoosing state = iota // choosing a button
 	stateReason                // typing an optional reason for a denial
 	stateArmed                 // a destructive allow waits for Confirm
+	stateArming                // the input guard ignores answers (scrolling works)
 )
 
 // setState enables exactly the bindings that work in s.
 func (k *KeyMap) setState(s state) {
 	choosing := s == stateChoosing
-	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Activate, &k.AllowOnce, &k.AllowContext, &k.Deny, &k.Cancel} {
+	if s == stateArming {
+		// Only reading works while the guard arms; help says nothing else.
+		for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Activate, &k.Deny, &k.Cancel, &k.Confirm, &k.Disarm, &k.SendReason, &k.Back} {
+			b.SetEnabled(false)
+		}
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End} {
+			b.SetEnabled(true)
+		}
+		return
+	}
+	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Activate, &k.Deny, &k.Cancel} {
 		b.SetEnabled(choosing)
 	}
 	// Scrolling the arguments stays possible while typing a reason.
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End} {
 		b.SetEnabled(s != stateArmed)
 	}
 	k.Confirm.SetEnabled(s == stateArmed)

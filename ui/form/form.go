@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -43,6 +44,9 @@ type Form struct {
 
 	// Server-controlled text, escaped when rendered.
 	server, tool, message, url string
+	// serverTrust is shown beside the server's name in an elicitation.
+	serverTrust    trust.ServerTrust
+	hasServerTrust bool
 
 	sch     schema
 	fields  []field
@@ -87,6 +91,13 @@ func NewElicitation(e *session.Elicitation, st theme.Styles) Form {
 	}
 	f.build(e.Schema)
 	return f
+}
+
+// SetServerTrust shows the asking server's trust beside its name, first thing
+// in an elicitation.
+func (f *Form) SetServerTrust(t trust.ServerTrust) {
+	f.serverTrust, f.hasServerTrust = t, true
+	f.layout(false)
 }
 
 func newForm(st theme.Styles, m mode, keys KeyMap) Form {

@@ -8,8 +8,10 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog/wrap"
 	"github.com/airlock-mcp/airlock/ui/safetext"
+	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 const (
@@ -69,7 +71,18 @@ func (f Form) headerLines() []string {
 	case modeCall:
 		out = wrap.HangChars(f.name(f.server)+f.st.Muted.Render(" › ")+f.name(f.tool), f.iw, f.st.Title.Render("call "))
 	default:
-		out = wrap.HangChars(f.name(f.server)+f.st.Title.Render(" asks for input"), f.iw, f.st.Title.Render("server "))
+		who := f.name(f.server)
+		if f.hasServerTrust {
+			ts := f.st.WarnText
+			switch f.serverTrust {
+			case trust.Trusted:
+				ts = f.st.OKText
+			case trust.BlockedServer:
+				ts = f.st.ErrorText
+			}
+			who += " " + ts.Render("("+theme.TrustGlyph(f.serverTrust)+" "+f.serverTrust.String()+")")
+		}
+		out = wrap.HangChars(who+f.st.Title.Render(" asks for input"), f.iw, f.st.Title.Render("server "))
 		out = append(out, wrap.Words(f.st.Muted.Render("This request comes from the server. It is not an airlock approval."), f.iw)...)
 	}
 	for _, n := range f.notes {

@@ -1,0 +1,576 @@
+package question
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/dialog"
+	"github.com/airlock-mcp/airlock/ui/form"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// Kind is what a question asks.
+type Kind int
+
+const (
+	KindApproval    Kind = iota // allow or deny a pending call
+	KindElicitation             // a server asks for input
+	KindQuit                    // quit airlock
+	KindAccept                  // accept a changed tool definition
+)
+
+// item is one question in the queue.
+type item struct {
+	kind    Kind
+	confirm dialog.Confirm
+	elicit  *session.Elicitation
+	form    form.Form
+	choice  choice
+	ref     trust.Ref // KindAccept
+}
+
+// Outcome is what the person decided; nil means nothing yet.
+type Outcome interface{ outcome() }
+
+// Approved carries an approval dialog's decision (dialog.AllowCall or
+// dialog.DenyCall) and the call it was about.
+type Approved struct {
+	Action  dialog.Action
+	Pending *session.Pending
+}
+
+// Elicited answers a server's request for input: Action is accept, decline or
+// cancel.
+type Elicited struct {
+	Elicitation *session.Elicitation
+	Action      string
+	Content     map[string]any
+}
+
+// QuitAnswer answers the quit question.
+type QuitAnswer struct{ Quit bool }
+
+// AcceptAnswer answers whether Ref's changed definition is accepted.
+type AcceptAnswer struct {
+	Ref    trust.Ref
+	Accept bool
+}
+
+func (Approved) outcome()     {}
+func (Elicited) outcome()     {}
+func (QuitAnswer) outcome()   {}
+func (AcceptAnswer) outcome() {}
+
+// bellEvery is the shortest time between two bells.
+const bellEvery = 2 * time.Second
+
+// Overlay is the queue of questions and the guard of the one at the front. The
+// front question is open (on screen) or waits behind the badge; everything else
+// waits behind it, oldest first, except the quit and accept questions, which the
+// person asked for and which go first.
+type Overlay struct {
+	st    theme.Styles
+	help  help.Model
+	items []item
+	open  bool
+	g     guard
+	bell  bool
+	// rang is when the bell last rang: a burst of arrivals rings once.
+	rang   time.Time
+	width  int
+	height int
+}
+
+// New builds an empty overlay with guard quiet (raised to MinQuiet) on the clock
+// now; bell says whether an arriving question rings the terminal bell.
+func New(st theme.Styles, quiet time.Duration, now func() time.Time, bell bool) Overlay {
+	if now == nil {
+		now = time.Now
+	}
+	h := help.New()
+	h.Styles = help.Styles{ShortKey: st.HelpKey, ShortDesc: st.Help, ShortSeparator: st.Help, Ellipsis: st.Help,
+		FullKey: st.HelpKey, FullDesc: st.Help, FullSeparator: st.Help}
+	return Overlay{st: st, help: h, g: guard{quiet: max(quiet, MinQuiet), now: now}, bell: bell, width: 80, height: 24}
+}
+
+// SetStyles changes the styles of questions asked from now on.
+func (o *Overlay) SetStyles(st theme.Styles) { o.st = st }
+
+// SetSize sets the space a question may take; one row is kept for the arming line.
+func (o *Overlay) SetSize(w, h int) {
+	o.width, o.height = w, h
+	for i := range o.items {
+		o.size(&o.items[i])
+	}
+}
+
+func (o *Overlay) size(it *item) {
+	switch it.kind {
+	case KindApproval:
+		it.confirm.SetSize(o.width, o.height-1)
+	case KindElicitation:
+		it.form.SetSize(o.width, o.height-1)
+	}
+}
+
+// Len is the number of questions, open or waiting.
+func (o Overlay) Len() int { return len(o.items) }
+
+// Open reports whether the front question is on screen and takes keys.
+func (o Overlay) Open() bool { return o.open && len(o.items) > 0 }
+
+// Armed reports whether the open question takes answers now.
+func (o Overlay) Armed() bool { return o.Open() && o.g.armed }
+
+// Front is the kind of the front question; ok is false when there is none.
+func (o Overlay) Front() (Kind, bool) {
+	if len(o.items) == 0 {
+		return 0, false
+	}
+	return o.items[0].kind, true
+}
+
+// FrontApproval is the call the front question asks about, if it is an approval.
+func (o Overlay) FrontApproval() (*session.Pending, bool) {
+	if len(o.items) == 0 || o.items[0].kind != KindApproval {
+		return nil, false
+	}
+	return o.items[0].confirm.Pending(), true
+}
+
+// Approvals is every pending call with a question, in queue order.
+func (o Overlay) Approvals() []*session.Pending {
+	var out []*session.Pending
+	for _, it := range o.items {
+		if it.kind == KindApproval {
+			out = append(out, it.confirm.Pending())
+		}
+	}
+	return out
+}
+
+// Count is the number of questions of kind k.
+func (o Overlay) Count(k Kind) int {
+	n := 0
+	for _, it := range o.items {
+		if it.kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// Waiting is the number of questions not on screen.
+func (o Overlay) Waiting() int {
+	if o.Open() {
+		return len(o.items) - 1
+	}
+	return len(o.items)
+}
+
+// Input records a key press or paste at the clock's now. A question that is
+// arming starts its wait again from this key.
+func (o *Overlay) Input() {
+	// An armed question stays armed; an arming one waits on from this key (its
+	// outstanding tick re-checks the clock).
+	o.g.lastInput = o.g.now()
+}
+
+// Refocus is the terminal regaining focus: the person was in another window and
+// may be typing into this one before looking. An open question disarms and arms
+// afresh, as if it had just been shown.
+func (o *Overlay) Refocus() tea.Cmd {
+	o.g.lastInput = o.g.now()
+	if !o.Open() {
+		return nil
+	}
+	return o.show()
+}
+
+// AddApproval queues the dialog of p unless it is queued already. mine says the
+// person's own call asked (the question opens at once; it still arms).
+func (o *Overlay) AddApproval(p *session.Pending, mine bool) (bool, tea.Cmd) {
+	for _, it := range o.items {
+		if it.kind == KindApproval && it.confirm.ID() == p.ID {
+			return false, nil
+		}
+	}
+	it := item{kind: KindApproval, confirm: dialog.NewConfirm(p, o.st)}
+	o.size(&it)
+	if mine {
+		return true, o.pushFront(it)
+	}
+	return true, o.pushBack(it)
+}
+
+// AddElicitation queues a server's request for input; server trust is shown first.
+func (o *Overlay) AddElicitation(e *session.Elicitation, t trust.ServerTrust) tea.Cmd {
+	f := form.NewElicitation(e, o.st)
+	f.SetServerTrust(t)
+	it := item{kind: KindElicitation, elicit: e, form: f}
+	o.size(&it)
+	return o.pushBack(it)
+}
+
+// AskQuit puts the quit question in front, with airlock's sentences about what
+// quitting ends.
+func (o *Overlay) AskQuit(lines []string) tea.Cmd {
+	if k, ok := o.Front(); ok && k == KindQuit {
+		return nil
+	}
+	return o.pushFront(item{kind: KindQuit, choice: choice{
+		title: "Quit airlock?", lines: lines, buttons: [2]string{"Stay", "Quit"}, keys: QuitKeyMap(),
+	}})
+}
+
+// AskAccept puts the question of accepting ref's changed definition in front;
+// name is the escaped qualified name.
+func (o *Overlay) AskAccept(ref trust.Ref, name string) tea.Cmd {
+	return o.pushFront(item{kind: KindAccept, ref: ref, choice: choice{
+		title:   "Accept the changed definition of " + name + "?",
+		lines:   []string{"It is pinned as it is now and no longer blocked; its tier then follows its new annotations. Accept only a change you have read in the diff."},
+		buttons: [2]string{"Keep blocked", "Accept new definition"}, keys: AcceptKeyMap(),
+	}})
+}
+
+// pushFront shows it at once, in front of whatever was shown; it arms afresh.
+func (o *Overlay) pushFront(it item) tea.Cmd {
+	o.items = append([]item{it}, o.items...)
+	return o.show()
+}
+
+// pushBack queues it behind the others; it rings the bell when asked to.
+func (o *Overlay) pushBack(it item) tea.Cmd {
+	o.items = append(o.items, it)
+	var cmds []tea.Cmd
+	if now := o.g.now(); o.bell && now.Sub(o.rang) >= bellEvery {
+		o.rang = now
+		cmds = append(cmds, tea.Raw("\a"))
+	}
+	if len(o.items) == 1 {
+		o.open = false
+		o.g.restart()
+		cmds = append(cmds, o.g.tick(o.g.quiet-o.g.idle()))
+	}
+	return tea.Batch(cmds...)
+}
+
+// show puts the front question on screen, disarmed, and starts its guard.
+func (o *Overlay) show() tea.Cmd {
+	if len(o.items) == 0 {
+		o.open = false
+		return nil
+	}
+	o.open = true
+	o.g.restart()
+	o.g.shownAt = o.g.now()
+	o.setArming(true)
+	return o.g.tick(o.g.quiet)
+}
+
+// Show opens the front question at once (the person pressed the key that opens
+// it); it still arms. It does nothing when one is open.
+func (o *Overlay) Show() tea.Cmd {
+	if o.Open() || len(o.items) == 0 {
+		return nil
+	}
+	return o.show()
+}
+
+// BringToFront shows the approval of pending call id next; it arms afresh.
+func (o *Overlay) BringToFront(id uint64) tea.Cmd {
+	for i, it := range o.items {
+		if it.kind == KindApproval && it.confirm.ID() == id {
+			if i == 0 {
+				return nil
+			}
+			o.items = append(append([]item{it}, o.items[:i]...), o.items[i+1:]...)
+			return o.show()
+		}
+	}
+	return nil
+}
+
+// WithdrawApproval removes the question about pending call id (answered
+// elsewhere or withdrawn) and reports whether there was one.
+func (o *Overlay) WithdrawApproval(id uint64) (*session.Pending, tea.Cmd) {
+	for i, it := range o.items {
+		if it.kind == KindApproval && it.confirm.ID() == id {
+			return it.confirm.Pending(), o.remove(i)
+		}
+	}
+	return nil, nil
+}
+
+// WithdrawElicitation removes a server's request for input that was withdrawn.
+func (o *Overlay) WithdrawElicitation(id uint64) (*session.Elicitation, tea.Cmd) {
+	for i, it := range o.items {
+		if it.kind == KindElicitation && it.elicit.ID == id {
+			return it.elicit, o.remove(i)
+		}
+	}
+	return nil, nil
+}
+
+// remove drops item i. When it was the open front question, the next one does
+// not open by itself: it waits for the keyboard to be idle like any arriving
+// question, and then arms afresh.
+func (o *Overlay) remove(i int) tea.Cmd {
+	o.items = append(o.items[:i:i], o.items[i+1:]...)
+	if i != 0 {
+		return nil
+	}
+	o.open = false
+	o.g.restart()
+	if len(o.items) == 0 {
+		return nil
+	}
+	return o.g.tick(o.g.quiet - o.g.idle())
+}
+
+// Tick handles the guard's timer. typing says whether something else takes text
+// now (a form, the filter): a waiting question does not open over it.
+func (o Overlay) Tick(msg TickMsg, typing bool) (Overlay, tea.Cmd) {
+	if msg.gen != o.g.gen {
+		return o, nil // for an earlier question or guard
+	}
+	o.g.ticking = false
+	if len(o.items) == 0 {
+		return o, nil
+	}
+	if !o.open {
+		if typing {
+			return o, o.g.tick(o.g.quiet)
+		}
+		if idle := o.g.idle(); idle < o.g.quiet {
+			return o, o.g.tick(o.g.quiet - idle)
+		}
+		return o, o.show()
+	}
+	if o.g.armed {
+		return o, nil
+	}
+	if r := o.g.remaining(); r > 0 {
+		return o, o.g.tick(r)
+	}
+	o.g.armed = true
+	o.setArming(false)
+	return o, nil
+}
+
+// PendingTick returns the message the guard's current timer delivers: tests send
+// it after moving the clock instead of waiting.
+func (o Overlay) PendingTick() tea.Msg { return TickMsg{gen: o.g.gen} }
+
+func (o *Overlay) setArming(on bool) {
+	if len(o.items) > 0 && o.items[0].kind == KindApproval {
+		o.items[0].confirm.SetArming(on)
+	}
+}
+
+// scrollKeys are the keys an arming question still honours: they read, never
+// answer.
+var scrollKeys = key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown", "home", "end"))
+
+// Update gives a key or a paste to the open question. Until the guard is armed
+// every key restarts the wait and only scrolls; afterwards the question decides.
+func (o Overlay) Update(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
+	if !o.Open() {
+		return o, nil, nil
+	}
+	k, isKey := msg.(tea.KeyPressMsg)
+	if !o.g.armed {
+		if isKey && key.Matches(k, scrollKeys) {
+			return o.forward(msg)
+		}
+		if _, wheel := msg.(tea.MouseWheelMsg); wheel {
+			return o.forward(msg)
+		}
+		if isKey {
+			return o, nil, nil // ignored; Input restarted the wait
+		}
+		if _, paste := msg.(tea.PasteMsg); paste {
+			return o, nil, nil
+		}
+		return o.forward(msg) // cursor blinks and the like
+	}
+	return o.forward(msg)
+}
+
+func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
+	o.items = slices.Clone(o.items) // the Overlay Update was called on keeps its own
+	it := o.items[0]
+	var out Outcome
+	var cmd tea.Cmd
+	switch it.kind {
+	case KindApproval:
+		var act dialog.Action
+		it.confirm, act, cmd = it.confirm.Update(msg)
+		if act != nil {
+			out = Approved{Action: act, Pending: it.confirm.Pending()}
+		}
+	case KindElicitation:
+		var act form.Action
+		it.form, act, cmd = it.form.Update(msg)
+		switch a := act.(type) {
+		case form.Accept:
+			out = Elicited{Elicitation: it.elicit, Action: "accept", Content: a.Content}
+		case form.Decline:
+			out = Elicited{Elicitation: it.elicit, Action: "decline"}
+		case form.Cancel:
+			out = Elicited{Elicitation: it.elicit, Action: "cancel"}
+		}
+	case KindQuit, KindAccept:
+		if k, ok := msg.(tea.KeyPressMsg); ok && o.g.armed {
+			if b := it.choice.key(k); b >= 0 {
+				if it.kind == KindQuit {
+					out = QuitAnswer{Quit: b == 1}
+				} else {
+					out = AcceptAnswer{Ref: it.ref, Accept: b == 1}
+				}
+			}
+		}
+	}
+	o.items[0] = it
+	if out != nil {
+		cmd = tea.Batch(cmd, o.remove(0))
+	}
+	return o, out, cmd
+}
+
+// Typing reports whether the open question takes text now (the elicitation form,
+// or a denial's reason), so that the root keeps its own keys away from it.
+func (o Overlay) Typing() bool {
+	if !o.Open() {
+		return false
+	}
+	switch o.items[0].kind {
+	case KindElicitation:
+		return true
+	case KindApproval:
+		return o.items[0].confirm.TypingReason()
+	}
+	return false
+}
+
+// View renders the open question, with the arming line while it ignores keys;
+// "" when none is open.
+func (o Overlay) View() string {
+	if !o.Open() {
+		return ""
+	}
+	it := o.items[0]
+	arming := !o.g.armed
+	var v string
+	switch it.kind {
+	case KindApproval:
+		return it.confirm.View() // it says it is arming itself
+	case KindElicitation:
+		v = it.form.View()
+	default:
+		return it.choice.view(o.st, o.help, o.width, arming)
+	}
+	if arming {
+		v = o.st.WarnText.Render("⏳ "+ArmingText) + "\n" + v
+	}
+	return v
+}
+
+// KeyMap is the open question's keys as they work now, for the footer.
+func (o Overlay) KeyMap() help.KeyMap {
+	if !o.Open() {
+		return keyList{}
+	}
+	if !o.g.armed {
+		return armingHelp
+	}
+	switch it := o.items[0]; it.kind {
+	case KindApproval:
+		return it.confirm.KeyMap()
+	case KindElicitation:
+		return it.form.KeyMap()
+	default:
+		return it.choice.keys
+	}
+}
+
+// armingHelp is the help of a question while it arms: what works (scrolling) and
+// a note. The note's binding is for help only and never matched; it has a key
+// because help lists only bindings that have one.
+var armingHelp = keyList{
+	key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown", "home", "end"), key.WithHelp("↑/↓ pgup/pgdn", "scroll")),
+	key.NewBinding(key.WithKeys("arming"), key.WithHelp("…", "arming: answer keys work once the keyboard is quiet")),
+}
+
+// keyList is a help.KeyMap of a fixed list.
+type keyList []key.Binding
+
+func (k keyList) ShortHelp() []key.Binding  { return k }
+func (k keyList) FullHelp() [][]key.Binding { return [][]key.Binding{k} }
+
+// Badge is the status line's note for questions that are not on screen, "" when
+// none waits: "⚑ 2 approvals waiting — press a".
+func (o Overlay) Badge() string {
+	a, e := 0, 0
+	for i, it := range o.items {
+		if i == 0 && o.Open() {
+			continue
+		}
+		switch it.kind {
+		case KindApproval:
+			a++
+		case KindElicitation:
+			e++
+		}
+	}
+	var parts []string
+	if a > 0 {
+		parts = append(parts, plural(a, "approval")+" waiting")
+	}
+	if e > 0 {
+		parts = append(parts, plural(e, "request")+" for input waiting")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	open := " — press a"
+	if o.Open() {
+		open = " after this one"
+	}
+	return "⚑ " + strings.Join(parts, ", ") + open
+}
+
+func plural(n int, w string) string {
+	s := itoa(n) + " " + w
+	if n != 1 {
+		s += "s"
+	}
+	return s
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// KeysFree reports whether the open question waits for a choice and would not
+// miss a key taken by someone else (the approval queue, the tour): it is armed,
+// nothing is typed into it, and no destructive allow waits for its chord.
+func (o Overlay) KeysFree() bool {
+	if !o.Open() || !o.g.armed || o.Typing() {
+		return false
+	}
+	if it := o.items[0]; it.kind == KindApproval && it.confirm.Armed() {
+		return false
+	}
+	return true
+}
