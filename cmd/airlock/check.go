@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -206,7 +207,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *out == "-" {
 		_, err = stdout.Write(buf.Bytes())
 	} else {
-		err = session.WriteFileAtomic(*out, buf.Bytes(), 0o644)
+		err = writeShared(*out, buf.Bytes())
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: writing snapshot: %v\n", err)
@@ -257,4 +258,30 @@ func loadOfflineConfig(path string) (*config.Config, error) {
 		return offlinePlaceholder, true
 	}
 	return config.Parse(data, path, env)
+}
+
+// writeShared writes a file meant to be shared and committed (a snapshot): through a
+// temporary file in the same folder, synced and renamed over path, mode 0644. It is
+// not private state, so it does not go through statefile.
+func writeShared(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
