@@ -165,10 +165,3 @@ func sameJSON(a, b json.RawMessage) bool {
 	}
 	return bytes.Equal(ca, cb)
 }
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,6 +46,15 @@ type GatewayOptions struct {
 	// WaitingEvery is how often an agent that sent a progress token is told its call
 	// still waits for a person (default 5s).
 	WaitingEvery time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers (default 10s), IdleTimeout
+	// how long a keep-alive connection may wait for its next request (default 2m).
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	// WriteTimeout bounds each write of a response (default 30s): a client that stops
+	// reading is cut off. It is renewed before every write, so a response that waits
+	// minutes for a person, or an event stream that stays open, is never cut for
+	// taking long; http.Server.WriteTimeout would cut both.
+	WriteTimeout time.Duration
 }
 
 // Gateway serves every tool that is not blocked to AI agents over streamable HTTP, as
@@ -84,6 +95,15 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 	if opts.WaitingEvery <= 0 {
 		opts.WaitingEvery = 5 * time.Second
 	}
+	if opts.ReadHeaderTimeout <= 0 {
+		opts.ReadHeaderTimeout = 10 * time.Second
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = 2 * time.Minute
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 30 * time.Second
+	}
 	host, _, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("gateway listen %q: %w", opts.Listen, err)
@@ -104,7 +124,56 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 		Instructions: "airlock relays these tools from the servers it is connected to. A person approves risky calls; a denied call returns an error result that says why.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	g.srv.AddReceivingMiddleware(g.listingTaint)
 	return g, nil
+}
+
+// listingTaint taints an agent's context when a tool listing served to it holds a
+// tool, from a server the person has not marked trusted, whose text names another
+// server's tool (a shadowing hazard): that text reaches the agent by listing alone,
+// before any call. The taint is set before the listing is sent. Other listing text
+// does not taint (docs/evidence.md says why).
+func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		ss, ok2 := req.GetSession().(*mcp.ServerSession)
+		if !ok || !ok2 {
+			return res, err
+		}
+		snap := g.m.Snapshot()
+		shadowing := map[string]bool{}
+		for _, h := range snap.Hazards {
+			if h.Kind == trust.HazardShadowing {
+				for _, q := range h.Legs[trust.HazardLegShadowing] {
+					shadowing[q] = true
+				}
+			}
+		}
+		if len(shadowing) == 0 {
+			return res, err
+		}
+		listed := make(map[string]bool, len(lr.Tools))
+		for _, t := range lr.Tools {
+			listed[t.Name] = true
+		}
+		// The snapshot, not the gateway's own registry: no gateway lock is taken while
+		// go-sdk serves a request.
+		for _, ti := range snap.Tools {
+			q := ti.Ref.Qualified()
+			if !shadowing[q] || !listed[q] || ti.ServerTrust == trust.Trusted {
+				continue
+			}
+			ctxName := "agent-" + shortID(ss.ID())
+			g.watchSession(ss, ctxName)
+			g.m.engine.taint(ctxName, trust.Taint{By: ti.Ref, At: g.m.opts.Now(), Channel: trust.ChannelListing})
+			break
+		}
+		return res, err
+	}
 }
 
 func isLoopbackHost(h string) bool {
@@ -140,7 +209,14 @@ func (g *Gateway) Start() error {
 	})
 	g.wg.Add(1)
 	go g.syncLoop()
-	g.httpSrv = &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	g.httpSrv = &http.Server{
+		Handler:           writeDeadlines(g.Handler(), g.opts.WriteTimeout),
+		ReadHeaderTimeout: g.opts.ReadHeaderTimeout,
+		IdleTimeout:       g.opts.IdleTimeout,
+		// No ReadTimeout or WriteTimeout: either would end a response that waits for
+		// a person or an open event stream (a read deadline that passes while a
+		// handler runs cancels its request). Each write has its own deadline instead.
+	}
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
@@ -326,7 +402,12 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 				_ = ss.NotifyProgress(ctx, p)
 			}
 			call.OnProgress = func(p Progress) {
-				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: p.Message})
+				// The message is the server's text: said to come from it, and escaped.
+				msg := p.Message
+				if msg != "" {
+					msg = p.Server + ": " + agentText(msg)
+				}
+				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: msg})
 			}
 			stopWaiting = g.tellWaiting(ctx, ctxName, ref, func(msg string) {
 				notify(&mcp.ProgressNotificationParams{Message: msg})
@@ -343,7 +424,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		case err != nil && ctx.Err() != nil:
 			return nil, ctx.Err()
 		case err != nil:
-			return errorResult("airlock could not complete this call: " + err.Error()), nil
+			return errorResult("airlock could not complete this call: " + agentText(err.Error())), nil
 		}
 		return out.Result, nil
 	}
@@ -523,4 +604,63 @@ func OpenGatewayToken(dir string, note func(string)) (string, error) {
 		note(replaced + "; airlock wrote a new token there instead: run `airlock gateway snippet` again and paste it into your agent's config")
 	}
 	return tok, nil
+}
+
+// writeDeadlines gives every write of a response (headers, body, flush) a deadline of
+// d from the moment it starts, and the end of the response one too: a client that
+// stops reading is cut off after d, while a response may take as long as it needs
+// between writes (an agent's call waiting for a person, an idle event stream).
+func writeDeadlines(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: d}
+		dw.renew()
+		defer dw.renew() // the server flushes what is buffered once the handler returns
+		h.ServeHTTP(dw, r)
+	})
+}
+
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (w *deadlineWriter) renew() { _ = w.rc.SetWriteDeadline(time.Now().Add(w.d)) }
+
+func (w *deadlineWriter) WriteHeader(code int) {
+	w.renew()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	w.renew()
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush renews the deadline and flushes; go-sdk flushes every server-sent event.
+func (w *deadlineWriter) Flush() {
+	w.renew()
+	_ = w.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// agentText escapes a server's text for an agent: control characters (C0, DEL, C1,
+// including newlines) and format characters (bidi overrides, zero-width) become
+// \uXXXX and invalid UTF-8 bytes \xNN, so one server's message cannot pass for another line or hide
+// what it says.
+func agentText(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -142,7 +142,7 @@ func newOAuthHandler(server, resource string, cfg config.OAuth, store *oauthStor
 	}
 	// A grant kept from an earlier run is used (and refreshed) before anyone is asked.
 	if issuer, g, err := store.lookup(resource, cfg.ClientID); err != nil {
-		push(LogLine{Server: server, Source: "airlock", Text: err.Error()})
+		push(LogLine{Server: server, Source: "airlock", Text: redactURLs(err).Error()})
 	} else if g != nil && (cfg.Issuer == "" || sameIssuer(issuer, cfg.Issuer)) {
 		hc.InitialTokenSource = h.persisting(issuer, g.config(), g.token())
 	}
@@ -200,7 +200,7 @@ func (h *oauthHandler) save(issuer string, cfg *oauth2.Config, tok *oauth2.Token
 		Saved: time.Now().UTC(),
 	}
 	if err := h.store.save(issuer, h.resource, g); err != nil {
-		h.push(LogLine{Server: h.server, Source: "airlock", Text: err.Error()})
+		h.push(LogLine{Server: h.server, Source: "airlock", Text: redactURLs(err).Error()})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -348,7 +349,10 @@ func TestInjectionIsEscapedInResults(t *testing.T) {
 	}
 	screenHas(t, plain, "✓ OK", "⟨ESC⟩]0;pwned⟨BEL⟩", "⟨ESC⟩[2K⟨CR⟩✓ airlock: this page was checked")
 	// The read of untrusted content tainted the person's context.
-	screenHas(t, plain, "⚠ TAINTED by web__fetch_url (call c1)")
+	screenHas(t, plain, "⚠ TAINTED by web__fetch_url (call c")
+	if !regexp.MustCompile(`\(call c[0-9a-f]{8}-1\)`).MatchString(plain) {
+		t.Errorf("the taint does not name the first call of this process (cXXXXXXXX-1):\n%s", plain)
+	}
 }
 
 func TestRugPullBlocksTheTool(t *testing.T) {
@@ -524,7 +528,7 @@ func TestCallShowsProgressAndEscCancels(t *testing.T) {
 		t.Fatalf("submitting opened %v, want the running call", h.m.screen)
 	}
 	h.waitFor("progress", func(m Model) bool { return m.call.hasProg })
-	screenHas(t, h.plain(), "Calling slow__wait", "25%", "1/4", "step one ⟨ESC⟩[2J", "esc cancel the call")
+	screenHas(t, h.plain(), "Calling slow__wait", "25%", "1/4", "slow says: step one ⟨ESC⟩[2J", "esc cancel the call")
 	h.keys("esc")
 	select {
 	case err := <-cancelled:
@@ -724,5 +728,50 @@ func TestAuthorizationRequestedShown(t *testing.T) {
 	screen = h.plain()
 	if !strings.Contains(screen, "https://auth.example.com/authorize?x=1⟨ESC⟩[2J") {
 		t.Errorf("logs do not show the escaped URL:\n%s", screen)
+	}
+}
+
+// TestDetailShowsEnvNames: the tool detail names the environment variables its stdio
+// server receives (names only, escaped), and says nothing for other servers.
+func TestDetailShowsEnvNames(t *testing.T) {
+	st := newTestStyles()
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, ServerEnv: []string{"HOME", "PATH", "X\x1b[2J"}}
+	plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, 100))
+	screenHas(t, plain, "env       HOME PATH X⟨ESC⟩[2J")
+	tool.ServerEnv = nil
+	if plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, 100)); strings.Contains(plain, "env  ") {
+		t.Errorf("a server without a process shows an env line:\n%s", plain)
+	}
+}
+
+// Issue 17 break 6, the TUI: A pins the definition the detail view showed. When the
+// server serves another one by the time the person says yes (here: the view's
+// definition is older than the server's), nothing is pinned and the status says why.
+func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {
+	h := newHarness(t, 80, 24, true)
+	if _, err := h.sess.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
+		t.Fatal(err)
+	}
+	h.keys("R")
+	h.waitFor("create_note to be blocked", func(m Model) bool {
+		tl, ok := m.snap.Tool("notes", "create_note")
+		return ok && tl.Class.Tier == trust.TierBlocked
+	})
+	for i, n := range rowNames(h.m) {
+		if n == "notes__create_note" {
+			h.m.tools.cursor = i
+		}
+	}
+	h.keys("enter")
+	screenHas(t, h.plain(), "✗ CHANGED since pinned", "A accept")
+	shown := h.m.detail.tool.Fingerprint
+	h.m.detail.tool.Fingerprint = strings.Repeat("0", 64) // what the person saw is not what is served
+	h.keys("A")
+	screenHas(t, h.plain(), "Pins sha256 000000000000")
+	h.armQuestion()
+	h.keys("tab", "enter")
+	h.waitFor("the refusal", func(m Model) bool { return strings.Contains(m.status, "changed again since it was reviewed") })
+	if tl, _ := h.m.snap.Tool("notes", "create_note"); tl.Pin != trust.PinChanged || tl.Fingerprint != shown {
+		t.Errorf("create_note pin %v after a refused accept", tl.Pin)
 	}
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -18,20 +20,13 @@ import (
 const defaultGatewayListen = "127.0.0.1:7878"
 
 // gatewayTarget returns the listen address and state dir of the gateway a config
-// describes, for the commands that talk to a running airlock.
-func gatewayTarget(cfgPath string) (string, string, error) {
-	cfg, err := loadConfig(cfgPath)
+// describes, for the commands that talk to a running airlock. demo, or no config at
+// the default path, selects the demo's: the default listen address and the demo
+// folder of the default state dir.
+func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
+	cfg, err := targetConfig(cfgPath, demo)
 	if err != nil {
-		if cfgPath != "" {
-			return "", "", err
-		}
-		// No config at the default path: the demo's gateway with the default state dir.
-		cfg = config.Default()
-		dir, derr := config.DefaultStateDir()
-		if derr != nil {
-			return "", "", derr
-		}
-		cfg.StateDir = dir
+		return "", "", err
 	}
 	listen := defaultGatewayListen
 	if cfg.Gateway != nil && cfg.Gateway.Listen != "" {
@@ -40,9 +35,36 @@ func gatewayTarget(cfgPath string) (string, string, error) {
 	return listen, cfg.StateDir, nil
 }
 
-const gatewayUsage = `usage: airlock gateway snippet claude|cursor|vscode [--env] [--config FILE] [--gateway ADDR]
-       airlock gateway token --export [--config FILE]
-       airlock gateway rotate-token [--config FILE]`
+const gatewayUsage = `usage: airlock gateway snippet claude|cursor|vscode [--env] [--config FILE | --demo] [--gateway ADDR]
+       airlock gateway token --export [--config FILE | --demo]
+       airlock gateway rotate-token [--config FILE | --demo]`
+
+// targetConfig is the config a command about a running airlock looks at: --config or
+// the default one, or the demo's (with --demo, or when there is no config at the
+// default path).
+func targetConfig(cfgPath string, demo bool) (*config.Config, error) {
+	if !demo {
+		cfg, err := loadConfig(cfgPath)
+		if err == nil || cfgPath != "" {
+			return cfg, err
+		}
+		if _, statErr := os.Stat(defaultConfigPath()); !errors.Is(statErr, fs.ErrNotExist) {
+			return nil, err // a config that does not load is an error, not the demo
+		}
+	}
+	dir, err := demoStateDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg := config.Default()
+	cfg.StateDir = dir
+	return cfg, nil
+}
+
+func defaultConfigPath() string {
+	p, _ := config.DefaultPath()
+	return p
+}
 
 func runGateway(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 1 {
@@ -62,6 +84,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway snippet", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "the gateway of a running `airlock demo` (its token is in the demo folder of the state dir)")
 	listenFlag := fs.String("gateway", "", "gateway address (default from the config, else "+defaultGatewayListen+")")
 	env := fs.Bool("env", false, "refer to the token as ${AIRLOCK_TOKEN} (safe to show on a projector); the export line comes from `airlock gateway token --export`")
 	positional, err := parseInterleaved(fs, args[1:])
@@ -69,7 +92,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
 	}
-	listen, stateDir, err := gatewayTarget(*cfgPath)
+	listen, stateDir, err := gatewayTarget(*cfgPath, *demo)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -84,7 +107,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	}
 	self, _ := os.Executable()
 	if *env {
-		err = cli.WriteSnippetEnv(stdout, positional[0], "http://"+listen+"/mcp", self, tokenFlags(*cfgPath))
+		err = cli.WriteSnippetEnv(stdout, positional[0], "http://"+listen+"/mcp", self, tokenFlags(*cfgPath, *demo))
 	} else {
 		err = cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self)
 	}
@@ -96,11 +119,14 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 }
 
 // tokenFlags are the flags that make `airlock gateway token` find the same token.
-func tokenFlags(cfgPath string) string {
-	if cfgPath == "" {
-		return ""
+func tokenFlags(cfgPath string, demo bool) string {
+	switch {
+	case demo:
+		return " --demo"
+	case cfgPath != "":
+		return " --config " + cli.ShellQuote(cfgPath)
 	}
-	return " --config " + cli.ShellQuote(cfgPath)
+	return ""
 }
 
 // runGatewayToken prints the shell line that puts the gateway token in
@@ -110,12 +136,13 @@ func runGatewayToken(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "the token of `airlock demo` (in the demo folder of the state dir)")
 	export := fs.Bool("export", false, "print `export AIRLOCK_TOKEN=...` for eval in a shell")
 	if err := fs.Parse(args); err != nil || !*export || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
 	}
-	_, stateDir, err := gatewayTarget(*cfgPath)
+	_, stateDir, err := gatewayTarget(*cfgPath, *demo)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -136,11 +163,12 @@ func runRotateToken(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway rotate-token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "the token of `airlock demo` (in the demo folder of the state dir)")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
 	}
-	_, stateDir, err := gatewayTarget(*cfgPath)
+	_, stateDir, err := gatewayTarget(*cfgPath, *demo)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -151,7 +179,7 @@ func runRotateToken(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "New gateway token written to %s (not shown).\n", session.TokenPath(stateDir))
 	fmt.Fprintln(stdout, "A running airlock refuses the old token from the next request on; no restart needed.")
-	fmt.Fprintf(stdout, "Give agents the new one: eval \"$(airlock gateway token --export%s)\" in the agent's shell, or a new `airlock gateway snippet`.\n", tokenFlags(*cfgPath))
+	fmt.Fprintf(stdout, "Give agents the new one: eval \"$(airlock gateway token --export%s)\" in the agent's shell, or a new `airlock gateway snippet`.\n", tokenFlags(*cfgPath, *demo))
 	return 0
 }
 
@@ -159,11 +187,12 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs := flag.NewFlagSet("airlock bridge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "bridge to a running `airlock demo`")
 	listenFlag := fs.String("gateway", "", "gateway address of the running airlock")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	listen, stateDir, err := gatewayTarget(*cfgPath)
+	listen, stateDir, err := gatewayTarget(*cfgPath, *demo)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
@@ -194,12 +223,13 @@ func (nopWriteCloser) Close() error { return nil }
 
 func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 1 || args[0] != "verify" {
-		fmt.Fprintln(stderr, "usage: airlock audit verify [FILE] [--config FILE]")
+		fmt.Fprintln(stderr, "usage: airlock audit verify [FILE] [--config FILE | --demo]")
 		return 2
 	}
 	fs := flag.NewFlagSet("airlock audit verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "the audit log of `airlock demo` (in the demo folder of the state dir)")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) > 1 {
 		return 2
@@ -208,19 +238,27 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(positional) == 1 {
 		path = positional[0]
 	} else {
-		cfg, err := loadConfig(*cfgPath)
+		cfg, err := targetConfig(*cfgPath, *demo)
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
 		}
 		path = auditPath(cfg)
 	}
-	n, err := session.VerifyAuditFile(path)
+	sum, err := session.VerifyAuditLog(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "airlock audit verify: %s: FAILED after %d good records: %v\n", path, n, err)
+		fmt.Fprintf(stderr, "airlock audit verify: %s: FAILED after %d good records: %v\n", path, sum.Records, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", path, n)
+	if sum.HeadMissing && sum.Records > 0 {
+		fmt.Fprintf(stderr, "airlock audit verify: warning: %s.head is missing: records removed from the end of the log cannot be detected\n", path)
+	}
+	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", path, sum.Records)
+	if sum.Records > 0 {
+		// Written down where airlock cannot write (a note, a ticket, another machine),
+		// the head lets a later verify show that nothing before it was rewritten.
+		fmt.Fprintf(stdout, "head: %d records, last hash %s (keep this line elsewhere to anchor the log)\n", sum.Records, sum.LastHash)
+	}
 	return 0
 }
 

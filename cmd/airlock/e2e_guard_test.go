@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -38,7 +40,8 @@ func freeAddr(t *testing.T) string {
 // the run's state directory, as an AI agent would.
 func connectAgent(t *testing.T, s *screen, addr string) *mcp.ClientSession {
 	t.Helper()
-	path := filepath.Join(s.state, "airlock", "gateway.token")
+	// `airlock demo` keeps its token in the demo folder of the state dir.
+	path := filepath.Join(s.state, "airlock", "demo", "gateway.token")
 	var token string
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -46,6 +46,9 @@ Usage:
   airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]
                                            one call through the approval engine
   airlock pins list|accept SERVER [TOOL]   review pinned tool definitions
+  airlock gateway snippet CLIENT [--demo]  a config block for an agent (--demo: the demo's gateway)
+  airlock bridge [--demo]                  stdio <-> the running gateway
+  airlock audit verify [FILE] [--demo]     check the audit log's chain; print its head
   airlock import FILE                      print airlock TOML for another client's servers
   airlock gateway snippet claude|cursor|vscode [--env]
                                            a config block for an agent (--env: the token
@@ -82,7 +85,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "call":
 		return runCall(ctx, args, stdin, stdout, stderr)
 	case "pins":
-		return runPins(ctx, args, stdout, stderr)
+		return runPins(ctx, args, stdin, stdout, stderr)
 	case "import":
 		return runImport(args, stdout, stderr)
 	case "gateway":
@@ -125,6 +128,16 @@ func defaultConfigHint() string {
 		return p
 	}
 	return "config.toml in the platform's config folder"
+}
+
+// demoStateDir is where `airlock demo` keeps its gateway token, audit log and
+// exported changes: the demo folder of the default state dir.
+func demoStateDir() (string, error) {
+	dir, err := config.DefaultStateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "demo"), nil
 }
 
 // openPins opens the pin store under the config's state dir.
@@ -227,9 +240,11 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	pins, _ := session.OpenPins("") // every demo starts from a clean slate
 	if !*asJSON && wantTUI(stdin, stdout, *noTUI) {
-		// The demo keeps its gateway token and audit log in the default state dir, so
-		// `airlock gateway snippet`, `airlock bridge` and `airlock audit verify` find them.
-		dir, err := config.DefaultStateDir()
+		// The demo keeps its gateway token and audit log in the demo folder of the
+		// default state dir, never over a person's own; `airlock gateway snippet`,
+		// `airlock bridge` and `airlock audit verify` find them with --demo (or when
+		// there is no config at all).
+		dir, err := demoStateDir()
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
@@ -242,7 +257,9 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		defer audit.Close()
 		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
-		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
+		gs := gatewayFor(*gatewayListen, cfg)
+		gs.demo = true
+		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gs, stderr)
 	}
 	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
 	return check(ctx, m, *asJSON, stdout, stderr)

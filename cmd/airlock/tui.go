@@ -44,6 +44,7 @@ type gatewaySpec struct {
 	listen      string // "" = no gateway
 	allowRemote bool
 	stateDir    string // where gateway.token lives
+	demo        bool   // the demo's gateway: commands that reach it need --demo
 }
 
 // gatewayFor merges the --gateway flag with the config's [gateway] table.
@@ -90,6 +91,9 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 		defer g.Close()
 		opts.GatewayURL = g.URL()
 		opts.GatewayHint = "airlock gateway snippet claude|cursor|vscode --gateway " + gs.listen
+		if gs.demo {
+			opts.GatewayHint += " --demo"
+		}
 	}
 	return runTUI(ctx, m, opts, stderr)
 }

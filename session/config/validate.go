@@ -135,6 +135,9 @@ func (s *Server) problems(p *problems) {
 			if s.Cwd != "" {
 				p.add(at("cwd"), "only for stdio servers (command)")
 			}
+			if len(s.InheritEnv) > 0 {
+				p.add(at("inherit_env"), "only for stdio servers (command)")
+			}
 		}
 	}
 
