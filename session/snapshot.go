@@ -56,6 +56,11 @@ type ToolInfo struct {
 	ServerEnv []string
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
+	// Disabled is true when the person turned the tool off for this session.
+	Disabled bool
+	// Policy is the tool's own policy (config, or the person's live change);
+	// ActionUnset when the tier's policy applies.
+	Policy trust.Action
 	// Input is exactly what trust.Classify was given for this tool (with the
 	// session's live changes applied): explanations and fix hints re-run the pure
 	// trust functions on it.
@@ -255,6 +260,8 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			ServerTrust:  key.trust,
 			ServerEnv:    s.envNames,
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+			Disabled:     t.Disabled,
+			Policy:       t.ToolPolicy,
 			Input:        t,
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class})

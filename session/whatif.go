@@ -2,12 +2,15 @@ package session
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +65,7 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 	if !ok {
 		return fmt.Errorf("no server %q", name)
 	}
+	m.publish.Lock()
 	m.mu.Lock()
 	m.bumpOver(name)
 	was := m.trustLocked(s)
@@ -75,6 +79,8 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 	}
 	m.mu.Unlock()
 	m.invalidate()
+	m.publish.Unlock()
+	m.announceOverrides()
 	if was == trust.BlockedServer && t != trust.BlockedServer {
 		s.mu.Lock()
 		st := s.status
@@ -91,6 +97,9 @@ func (m *Manager) SetToolPolicy(ref trust.Ref, a trust.Action) error {
 	if _, ok := m.servers[ref.Server]; !ok {
 		return fmt.Errorf("no server %q", ref.Server)
 	}
+	m.publish.Lock()
+	defer m.announceOverrides()
+	defer m.publish.Unlock()
 	m.mu.Lock()
 	m.bumpOver(ref.Server)
 	if a == trust.ActionUnset {
@@ -111,6 +120,9 @@ func (m *Manager) SetDisabled(ref trust.Ref, off bool) error {
 	if _, ok := m.servers[ref.Server]; !ok {
 		return fmt.Errorf("no server %q", ref.Server)
 	}
+	m.publish.Lock()
+	defer m.announceOverrides()
+	defer m.publish.Unlock()
 	m.mu.Lock()
 	m.bumpOver(ref.Server)
 	if off {
@@ -134,14 +146,13 @@ func (m *Manager) bumpOver(server string) {
 	m.overVersion[server]++
 }
 
-// invalidate drops the cached snapshot after a live change and tells every listener
-// (the UI through a ServerChanged event for each server, the gateway through its
-// subscription) so that everything on screen and at the gateway moves at once.
-func (m *Manager) invalidate() {
-	m.mu.Lock()
-	m.snap = nil
-	m.version++
-	m.mu.Unlock()
+// invalidate drops the cached snapshot after a live change; m.publish is held.
+// announceOverrides, called after m.publish is released, then tells every listener
+// (the UI through an OverridesChanged event, the gateway through its subscription) so
+// that everything on screen and at the gateway moves at once.
+func (m *Manager) invalidate() { m.dropSnapshot() }
+
+func (m *Manager) announceOverrides() {
 	m.events.push(OverridesChanged{})
 	m.notify()
 }
@@ -320,8 +331,40 @@ func (m *Manager) WriteOverrides() (string, error) {
 		}
 		path = filepath.Join(dir, "airlock.changes.toml")
 	}
-	if err := WriteFileAtomic(path, []byte(frag), 0o600); err != nil {
+	return writeNew(path, []byte(frag))
+}
+
+// writeNew writes data to path, or, when path exists, to the first free numbered
+// name beside it (NAME-2.toml, NAME-3.toml, …): an export never overwrites a file,
+// whoever wrote it. The file is created exclusively, so two exports at once get two
+// files.
+func writeNew(path string, data []byte) (string, error) {
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
-	return path, nil
+	for n := 1; n <= 1000; n++ {
+		p := path
+		if n > 1 {
+			p = base + "-" + strconv.Itoa(n) + ext
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return "", err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return "", err
+		}
+		return p, f.Close()
+	}
+	return "", fmt.Errorf("%s and 999 numbered names beside it exist: move some away", path)
 }

@@ -43,6 +43,14 @@ type Fix struct {
 	Changes []Change `json:"changes"`
 }
 
+// Subject is one tool of the toolset Fixes classifies again: what Classify is given,
+// and what Hazards reads beside the classification (see Assessed).
+type Subject struct {
+	Tool        Tool
+	Text        string
+	Fingerprint string
+}
+
 // MaxFixes bounds the fixes offered for one hazard.
 const MaxFixes = 8
 
@@ -65,9 +73,14 @@ func HazardKey(h Hazard) string {
 // add a hazard, or unguard one, is never offered. The result is ordered: single
 // changes in ChangeKind order, then the multi-tool denial, then the guard; at most
 // MaxFixes. Pure: tools is not modified.
-func Fixes(tools []Tool, p Policy, h Hazard) []Fix {
+func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
+	tools := make([]Tool, len(subjects))
+	for i, sub := range subjects {
+		tools[i] = sub.Tool
+	}
+	ev := func(ts []Tool) map[string]Hazard { return hazardMap(evaluate(ts, subjects, p)) }
 	key := HazardKey(h)
-	before := hazardMap(evaluate(tools, p))
+	before := ev(tools)
 	if _, ok := before[key]; !ok {
 		return nil
 	}
@@ -153,7 +166,7 @@ func Fixes(tools []Tool, p Policy, h Hazard) []Fix {
 		if len(out) == MaxFixes {
 			return out
 		}
-		if breaks(tools, p, key, before, []Change{c}) {
+		if breaks(ev, tools, key, before, []Change{c}) {
 			out = append(out, Fix{Effect: FixBreaks, Changes: []Change{c}})
 		}
 	}
@@ -172,12 +185,12 @@ func Fixes(tools []Tool, p Policy, h Hazard) []Fix {
 				best = cs
 			}
 		}
-		if best != nil && breaks(tools, p, key, before, best) {
+		if best != nil && breaks(ev, tools, key, before, best) {
 			out = append(out, Fix{Effect: FixBreaks, Changes: best})
 		}
 	}
 	if h.Unguarded && len(out) < MaxFixes {
-		if g := guard(tools, p, h, idx, key, before); g != nil {
+		if g := guard(ev, tools, p, h, idx, key, before); g != nil {
 			out = append(out, *g)
 		}
 	}
@@ -186,7 +199,7 @@ func Fixes(tools []Tool, p Policy, h Hazard) []Fix {
 
 // guard proposes policy "ask" for the auto-allowed tools of the leg that has the
 // fewest of them (for shadowing, every auto-allowed shadowed tool).
-func guard(tools []Tool, p Policy, h Hazard, idx map[string]int, key string, before map[string]Hazard) *Fix {
+func guard(ev func([]Tool) map[string]Hazard, tools []Tool, p Policy, h Hazard, idx map[string]int, key string, before map[string]Hazard) *Fix {
 	classes := map[int]Classification{}
 	class := func(i int) Classification {
 		c, ok := classes[i]
@@ -214,7 +227,7 @@ func guard(tools []Tool, p Policy, h Hazard, idx map[string]int, key string, bef
 	if best == nil {
 		return nil
 	}
-	after := hazardMap(evaluate(apply(tools, best), p))
+	after := ev(apply(tools, best))
 	if h2, still := after[key]; still && h2.Unguarded {
 		return nil
 	}
@@ -226,8 +239,8 @@ func guard(tools []Tool, p Policy, h Hazard, idx map[string]int, key string, bef
 
 // breaks reports whether applying cs removes the hazard key without adding or
 // unguarding another.
-func breaks(tools []Tool, p Policy, key string, before map[string]Hazard, cs []Change) bool {
-	after := hazardMap(evaluate(apply(tools, cs), p))
+func breaks(ev func([]Tool) map[string]Hazard, tools []Tool, key string, before map[string]Hazard, cs []Change) bool {
+	after := ev(apply(tools, cs))
 	if _, still := after[key]; still {
 		return false
 	}
@@ -282,10 +295,15 @@ func apply(tools []Tool, cs []Change) []Tool {
 	return out
 }
 
-func evaluate(tools []Tool, p Policy) []Hazard {
+// evaluate classifies tools (subjects[i] after a change) and computes the hazards,
+// with each subject's Text and Fingerprint as the session gives them.
+func evaluate(tools []Tool, subjects []Subject, p Policy) []Hazard {
 	as := make([]Assessed, len(tools))
 	for i, t := range tools {
 		as[i] = Assessed{Ref: Ref{Server: t.Server, Tool: t.Name}, Description: t.Description, Class: Classify(t, p)}
+		if i < len(subjects) {
+			as[i].Text, as[i].Fingerprint = subjects[i].Text, subjects[i].Fingerprint
+		}
 	}
 	return Hazards(as)
 }

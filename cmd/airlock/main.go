@@ -49,6 +49,7 @@ Usage:
   airlock gateway snippet CLIENT [--demo]  a config block for an agent (--demo: the demo's gateway)
   airlock bridge [--demo]                  stdio <-> the running gateway
   airlock audit verify [FILE] [--demo]     check the audit log's chain; print its head
+  airlock taint list|clear [CONTEXT]       see or clear tainted contexts (audited)
   airlock import FILE                      print airlock TOML for another client's servers
   airlock gateway snippet claude|cursor|vscode [--env]
                                            a config block for an agent (--env: the token
@@ -94,6 +95,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runBridge(ctx, args, stdin, stdout, stderr)
 	case "audit":
 		return runAudit(args, stdout, stderr)
+	case "taint":
+		return runTaint(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "airlock", version)
 		return 0
@@ -249,6 +252,16 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
 		}
+		// Every demo starts from an empty demo folder (a running demo keeps it).
+		release, cleared, err := session.ClaimDemoState(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		defer release()
+		if !cleared {
+			fmt.Fprintf(stderr, "airlock: another airlock demo is running; this one shares its folder %s\n", dir)
+		}
 		cfg.StateDir = dir
 		audit, err := openAudit(cfg)
 		if err != nil {
@@ -256,7 +269,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 1
 		}
 		defer audit.Close()
-		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
+		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit, MemoryTaint: true})
 		gs := gatewayFor(*gatewayListen, cfg)
 		gs.demo = true
 		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gs, stderr)

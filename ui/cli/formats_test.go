@@ -110,6 +110,13 @@ func TestCheckReport_FixHintsLocationsAndVerdict(t *testing.T) {
 	if r.Verdict.ExitCode != ExitHazard || len(r.Verdict.Matched) != 1 || r.Verdict.Matched[0] != tri.ID {
 		t.Fatalf("verdict = %+v", r.Verdict)
 	}
+	// Fixes re-evaluates the toolset exactly as the session did: it finds every
+	// hazard the snapshot has, so each one gets hints.
+	for _, h := range r.Hazards {
+		if len(h.Fixes) == 0 {
+			t.Errorf("%s has no fix hints (Fixes did not find it again)", h.ID)
+		}
+	}
 	// Applying the first fix hint's TOML to the config breaks the hazard: the hint
 	// is what it says.
 	cfg, _ := exampleConfig(t)
