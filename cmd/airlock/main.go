@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +37,12 @@ Usage:
                                            (Claude, Cursor, VS Code, Codex), imported
   airlock demo [--json] [--no-tui]         the same on built-in offline demo servers
   airlock demo-server NAME                 serve one demo server over stdio (docs|web|notes|mail)
-  airlock check [--config FILE] [--json]   connect, classify, print tiers and hazards
+  airlock check [--config FILE] [--format F] [--fail-on RULE] [--baseline FILE]
+               [--snapshot FILE | --drift FILE]
+                                           connect (or read a snapshot), classify, print
+                                           tiers, hazards and fix hints; F is
+                                           text|json|sarif|junit|github|markdown|mermaid
+  airlock snapshot [--config FILE] -o FILE record every server's listing for CI
   airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]
                                            one call through the approval engine
   airlock pins list|accept SERVER [TOOL]   review pinned tool definitions
@@ -45,9 +51,16 @@ Usage:
   airlock audit verify [FILE] [--demo]     check the audit log's chain; print its head
   airlock taint list|clear [CONTEXT]       see or clear tainted contexts (audited)
   airlock import FILE                      print airlock TOML for another client's servers
+  airlock gateway snippet claude|cursor|vscode [--env]
+                                           a config block for an agent (--env: the token
+                                           as ${AIRLOCK_TOKEN}, nothing secret on screen)
+  airlock gateway token --export           export AIRLOCK_TOKEN=... for eval in a shell
+  airlock gateway rotate-token             a new gateway token (a running gateway follows)
   airlock version
 
-Exit codes of check: 0 every server ready, 1 config error, 3 a server failed.
+Exit codes of check: 0 every server ready and no --fail-on match, 1 config or input
+file error, 2 bad flag or usage, 3 a server failed, 4 --fail-on matched a hazard
+(not in the baseline) or drift.
 `
 
 func main() {
@@ -66,6 +79,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCheck(ctx, cmd, args, stdin, stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args, stdin, stdout, stderr)
+	case "snapshot":
+		return runSnapshot(ctx, args, stdout, stderr)
 	case "demo-server":
 		return runDemoServer(ctx, args, stderr)
 	case "call":
@@ -157,29 +172,34 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file (default "+defaultConfigHint()+")")
 	fromPath := fs.String("from", "", "run on another client's server list (Claude, Cursor, VS Code, Codex), imported in memory")
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	asJSON := fs.Bool("json", false, "print one JSON object (the same as --format json)")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
 	noBell := fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
-	failOn := fs.String("fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, comma-separated")
+	var opts checkOptions
+	fs.StringVar(&opts.failOnSpec, "fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, or drift; comma-separated")
+	fs.StringVar(&opts.format, "format", "", "output format: "+strings.Join(cli.Formats, "|")+" (default text)")
+	fs.StringVar(&opts.snapshot, "snapshot", "", "evaluate a snapshot FILE written by `airlock snapshot` instead of connecting")
+	fs.StringVar(&opts.drift, "drift", "", "connect and report every difference from the snapshot FILE")
+	fs.StringVar(&opts.baseline, "baseline", "", "a `check --format json` report FILE whose hazards are accepted")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	var rule *cli.FailOn
-	if *failOn != "" {
-		r, err := cli.ParseFailOn(*failOn)
-		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %v\n", err)
-			return 2
-		}
-		rule = &r
+	if code := opts.validate(*asJSON, stderr); code != 0 {
+		return code
 	}
-	cfg, err := loadSessionConfig(*cfgPath, *fromPath)
+	var cfg *config.Config
+	var err error
+	if opts.snapshot != "" && *fromPath == "" {
+		cfg, err = loadOfflineConfig(*cfgPath) // no credentials needed: nothing connects
+	} else {
+		cfg, err = loadSessionConfig(*cfgPath, *fromPath)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
-	if cmd == "" && !*asJSON && rule == nil && wantTUI(stdin, stdout, *noTUI) {
+	if cmd == "" && !opts.printing() && wantTUI(stdin, stdout, *noTUI) {
 		audit, err := openAudit(cfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -193,46 +213,15 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		}
 		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath), NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
-	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr)})
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
-		return cli.ExitConfig
-	}
-	return checkFailOn(ctx, m, *asJSON, rule, stdout, stderr)
+	return runCheckReport(ctx, cfg, opts, stdout, stderr)
 }
 
 func check(ctx context.Context, m *session.Manager, asJSON bool, stdout, stderr io.Writer) int {
-	return checkFailOn(ctx, m, asJSON, nil, stdout, stderr)
-}
-
-// checkFailOn prints the check report and, with a --fail-on rule, exits 4 when a
-// hazard matches it (after the exit codes for config and server failures).
-func checkFailOn(ctx context.Context, m *session.Manager, asJSON bool, rule *cli.FailOn, stdout, stderr io.Writer) int {
-	defer m.Close()
-	m.Start()
-	if err := m.Wait(ctx); err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
-		return cli.ExitServerFailed
-	}
-	r := cli.NewReport(m.Snapshot())
+	opts := checkOptions{format: "text"}
 	if asJSON {
-		err := r.WriteJSON(stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %v\n", err)
-		}
-	} else if err := r.WriteText(stdout); err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		opts.format = "json"
 	}
-	if code := r.ExitCode(); code != cli.ExitOK || rule == nil {
-		return code
-	}
-	if hit := rule.Match(r.Hazards); len(hit) > 0 {
-		for _, h := range hit {
-			fmt.Fprintf(stderr, "airlock: --fail-on matched %s %s (unguarded=%v)\n", h.Severity, h.Kind, h.Unguarded)
-		}
-		return cli.ExitHazard
-	}
-	return cli.ExitOK
+	return checkManager(ctx, m, opts, stdout, stderr)
 }
 
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
