@@ -75,6 +75,27 @@ func serveStateChild(mode string) int {
 			return fail(err)
 		}
 		return 0
+	case "taint-write":
+		// Taints AIRLOCK_TEST_N contexts of its own (ctx-ID-J) and clears the context
+		// old-ID, which the test wrote before: every child read the file (old-0..3
+		// tainted) before any of them writes, so a write from what it read would undo
+		// another child's clear, and a write without the lock would lose a taint.
+		e := session.NewTaintEngine(dir)
+		if got := e.Taints(); len(got) != 4 {
+			return fail(fmt.Errorf("child %s read %d tainted contexts, want 4", id, len(got)))
+		}
+		n, _ := strconv.Atoi(os.Getenv("AIRLOCK_TEST_N"))
+		barrier()
+		for j := range n {
+			if j == n/2 {
+				if err := e.ClearTaint("old-" + id); err != nil {
+					return fail(err)
+				}
+			}
+			e.TaintContext(fmt.Sprintf("ctx-%s-%d", id, j), trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"},
+				CallID: fmt.Sprintf("p%s-%d", id, j), At: time.Now(), Channel: trust.ChannelResult})
+		}
+		return 0
 	case "callid":
 		// One allowed call through a Manager; prints its call id.
 		docs, _ := demo.New("docs")
@@ -182,6 +203,42 @@ func TestPins_TwoProcessesBothSurvive(t *testing.T) {
 		if _, ok := p.Pinned("stdio:server-"+id, "t"+id); !ok {
 			t.Errorf("the pin of server-%s was lost; pins: %v", id, p.List())
 		}
+	}
+}
+
+// TestTaint_FourProcessesNoLostWrite: four processes that all read taint.json taint
+// contexts of their own and each clear one context at once; every taint survives, and
+// no clear is undone by another process writing what it read before (issue 11 break 5,
+// taint.json under a lock).
+func TestTaint_FourProcessesNoLostWrite(t *testing.T) {
+	dir := t.TempDir()
+	seed := session.NewTaintEngine(dir)
+	for i := range 4 {
+		seed.TaintContext(fmt.Sprintf("old-%d", i), trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"},
+			CallID: fmt.Sprintf("seed-%d", i), At: time.Now()})
+	}
+	const n = 25
+	runChildren(t, "taint-write", dir, 4, "AIRLOCK_TEST_N="+strconv.Itoa(n))
+	list, err := session.ListTaints(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, c := range list {
+		got[c.Context] = true
+	}
+	for i := range 4 {
+		if got[fmt.Sprintf("old-%d", i)] {
+			t.Errorf("old-%d was cleared by its process, but another process's write put it back", i)
+		}
+		for j := range n {
+			if c := fmt.Sprintf("ctx-%d-%d", i, j); !got[c] {
+				t.Errorf("the taint of %s was lost", c)
+			}
+		}
+	}
+	if len(got) != 4*n {
+		t.Errorf("%d tainted contexts, want %d", len(got), 4*n)
 	}
 }
 

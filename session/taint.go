@@ -88,9 +88,50 @@ func (s *taintStore) save(taints map[string]trust.Taint) error {
 	return nil
 }
 
+// update changes the file under an exclusive lock on PATH.lock (the lock pins use,
+// session/lock_*.go), so that two airlock processes never lose each other's writes:
+// the file is read again under the lock, change is applied to what is there, and the
+// result is written when change reports it changed. It returns the taints now in the
+// file. Taint never decreases except by a clear, so every change is a merge: the
+// contexts this write taints are added (the earliest cause kept) and the contexts it
+// clears are removed; nothing else a process remembers is written back, so a clear
+// made by another process is never undone by a stale copy.
+func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[string]trust.Taint, error) {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(s.path), err)
+	}
+	lf, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("locking taint: %w", err)
+	}
+	defer lf.Close()
+	if err := lockFile(lf); err != nil {
+		return nil, fmt.Errorf("locking taint: %w", err)
+	}
+	defer unlockFile(lf)
+	t, _, err := s.load(true)
+	if err != nil {
+		return nil, err
+	}
+	if !change(t) {
+		return t, nil
+	}
+	return t, s.save(t)
+}
+
+// mergeTaint adds taint t of context k to m, keeping the earliest cause; it reports
+// whether m changed.
+func mergeTaint(m map[string]trust.Taint, k string, t trust.Taint) bool {
+	if cur, ok := m[k]; ok && cur.Tainted() && !t.At.Before(cur.At) {
+		return false
+	}
+	m[k] = t
+	return true
+}
+
 // loadTaintsLocked replaces the in-memory taints with the file's when the file
-// changed; e.mu is held. A file that cannot be read keeps what is in memory (taint
-// never decreases by accident).
+// changed, plus the taints this engine could not write; e.mu is held. A file that
+// cannot be read keeps what is in memory (taint never decreases by accident).
 func (e *Engine) loadTaintsLocked() {
 	if e.store == nil {
 		return
@@ -99,14 +140,37 @@ func (e *Engine) loadTaintsLocked() {
 	if err != nil || !changed {
 		return
 	}
+	for k, u := range e.unsaved {
+		mergeTaint(t, k, u)
+	}
 	e.taints = t
 }
 
-func (e *Engine) saveTaintsLocked() {
+// addTaintLocked taints context k: read-merge-write of the file under its lock. A
+// taint that cannot be written holds in memory for this run (and is written with
+// the next write that succeeds); e.mu is held.
+func (e *Engine) addTaintLocked(k string, t trust.Taint) {
 	if e.store == nil {
+		e.taints[k] = t
 		return
 	}
-	_ = e.store.save(e.taints) // in memory it holds for this run either way
+	if e.unsaved == nil {
+		e.unsaved = map[string]trust.Taint{}
+	}
+	e.unsaved[k] = t
+	merged, err := e.store.update(func(m map[string]trust.Taint) bool {
+		dirty := false
+		for uk, u := range e.unsaved {
+			dirty = mergeTaint(m, uk, u) || dirty
+		}
+		return dirty
+	})
+	if err != nil {
+		mergeTaint(e.taints, k, t)
+		return
+	}
+	clear(e.unsaved)
+	e.taints = merged
 }
 
 // Taints returns every tainted context.
@@ -126,11 +190,33 @@ func (e *Engine) Taints() map[string]trust.Taint {
 func (e *Engine) ClearTaint(ctxName string) error {
 	k := ctxKey(ctxName)
 	e.mu.Lock()
-	e.loadTaintsLocked()
-	t, ok := e.taints[k]
-	if ok {
+	t, ok := e.unsaved[k]
+	delete(e.unsaved, k)
+	if e.store == nil {
+		t, ok = e.taints[k]
 		delete(e.taints, k)
-		e.saveTaintsLocked()
+	} else {
+		var inFile trust.Taint
+		merged, err := e.store.update(func(m map[string]trust.Taint) bool {
+			var found bool
+			inFile, found = m[k]
+			delete(m, k)
+			return found
+		})
+		if err != nil {
+			if ok {
+				e.unsaved[k] = t // not cleared: the file still says tainted
+			}
+			e.mu.Unlock()
+			return fmt.Errorf("clearing the taint of %s: %w", k, err)
+		}
+		if inFile.Tainted() {
+			t, ok = inFile, true
+		}
+		for uk, u := range e.unsaved {
+			mergeTaint(merged, uk, u)
+		}
+		e.taints = merged
 	}
 	e.mu.Unlock()
 	if !ok {
@@ -177,30 +263,29 @@ func ClearTaints(stateDir, ctxName string, audit *Audit) ([]string, error) {
 	if s == nil {
 		return nil, errors.New("no state dir")
 	}
-	t, _, err := s.load(true)
+	var cleared []string
+	var records []Record
+	_, err := s.update(func(t map[string]trust.Taint) bool {
+		for k := range t {
+			if ctxName == "" || k == ctxName {
+				cleared = append(cleared, k)
+			}
+		}
+		sort.Strings(cleared)
+		for _, k := range cleared {
+			records = append(records, taintClearedRecord(k, t[k]))
+			delete(t, k)
+		}
+		return len(cleared) > 0
+	})
 	if err != nil {
 		return nil, err
-	}
-	var cleared []string
-	for k := range t {
-		if ctxName == "" || k == ctxName {
-			cleared = append(cleared, k)
-		}
 	}
 	if len(cleared) == 0 {
 		if ctxName != "" {
 			return nil, fmt.Errorf("context %s is not tainted", ctxName)
 		}
 		return nil, nil
-	}
-	sort.Strings(cleared)
-	records := make([]Record, 0, len(cleared))
-	for _, k := range cleared {
-		records = append(records, taintClearedRecord(k, t[k]))
-		delete(t, k)
-	}
-	if err := s.save(t); err != nil {
-		return nil, err
 	}
 	if audit != nil {
 		for _, r := range records {
