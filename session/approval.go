@@ -105,6 +105,7 @@ type Engine struct {
 	grants   map[string]map[trust.Ref]*Grant
 	taints   map[string]trust.Taint
 	unsaved  map[string]trust.Taint // taints taint.json could not take yet
+	clients  map[string]string      // the client name each agent context gave, as given
 	seq      uint64
 	watchers map[string]*progressWatch // by progress token
 	waiting  map[string]int            // calls waiting for a person, per context

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -269,5 +270,50 @@ func TestPins_IdentityNeverHoldsExpandedSecret(t *testing.T) {
 		if id := session.Identity(s); strings.Contains(id, "s3cret") || !strings.Contains(id, "${K}") {
 			t.Errorf("identity of %s = %q", s.Name, id)
 		}
+	}
+}
+
+// TestTaint_ClearShownIsBoundAndAudited: the TUI's clear (ClearTaintShown) clears only
+// the taint the person was shown, and writes a taint-cleared record by the person
+// naming what tainted the context.
+func TestTaint_ClearShownIsBoundAndAudited(t *testing.T) {
+	dir := t.TempDir()
+	a, err := session.OpenAudit(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := session.NewTaintEngine(dir)
+	e.SetAudit(a)
+	shown := trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c1", At: time.Unix(100, 0), Channel: trust.ChannelProgress}
+	e.TaintContext("agent-x-1", shown)
+	// Cleared elsewhere and tainted anew while the question was on screen.
+	if _, err := session.ClearTaints(dir, "agent-x-1", nil); err != nil {
+		t.Fatal(err)
+	}
+	e.TaintContext("agent-x-1", trust.Taint{By: trust.Ref{Server: "evil", Tool: "page"}, CallID: "c2", At: time.Unix(200, 0)})
+	if err := e.ClearTaintShown("agent-x-1", shown); !errors.Is(err, session.ErrTaintChanged) {
+		t.Fatalf("clearing a taint not shown: err = %v, want ErrTaintChanged", err)
+	}
+	now := e.Taint("agent-x-1")
+	if now.CallID != "c2" {
+		t.Fatalf("taint after the refused clear = %+v", now)
+	}
+	if err := e.ClearTaintShown("agent-x-1", now); err != nil {
+		t.Fatal(err)
+	}
+	if e.Taint("agent-x-1").Tainted() {
+		t.Fatal("the shown taint was not cleared")
+	}
+	if list, _ := session.ListTaints(dir); len(list) != 0 {
+		t.Fatalf("taint.json still lists %v", list)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	var r session.Record
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != "taint-cleared" || r.Context != "agent-x-1" || r.DecidedBy != "person" || r.CallID != "c2" || !strings.Contains(r.Reason, "evil__page") {
+		t.Errorf("audit record = %+v", r)
 	}
 }

@@ -187,31 +187,61 @@ func (e *Engine) Taints() map[string]trust.Taint {
 
 // ClearTaint clears a context's taint: only the person does this (the TUI, or
 // `airlock taint clear`). It is audited, and fails when the context is not tainted.
-func (e *Engine) ClearTaint(ctxName string) error {
+func (e *Engine) ClearTaint(ctxName string) error { return e.clearTaint(ctxName, nil) }
+
+// ClearTaintShown clears a context's taint only while it is the taint the person
+// was shown (same cause, call and time): a context cleared elsewhere and tainted
+// anew since the question was asked keeps its new taint, which nobody has seen.
+// It is audited like ClearTaint.
+func (e *Engine) ClearTaintShown(ctxName string, shown trust.Taint) error {
+	return e.clearTaint(ctxName, &shown)
+}
+
+// ErrTaintChanged is ClearTaintShown's error when the taint is no longer the one shown.
+var ErrTaintChanged = errors.New("the taint changed since it was shown")
+
+func sameTaint(a, b trust.Taint) bool {
+	return a.By == b.By && a.CallID == b.CallID && a.At.Equal(b.At) && a.Channel == b.Channel
+}
+
+// clearTaint clears k's taint, under the file's lock when there is a file; with
+// want set, only when the taint is want.
+func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 	k := ctxKey(ctxName)
 	e.mu.Lock()
-	t, ok := e.unsaved[k]
-	delete(e.unsaved, k)
+	var t trust.Taint
+	var ok bool
+	var changed error
+	// check decides whether the taint cur may be cleared.
+	check := func(cur trust.Taint) bool {
+		if want != nil && cur.Tainted() && !sameTaint(cur, *want) {
+			changed = fmt.Errorf("context %s: %w: now %s", k, ErrTaintChanged, cur.Reason())
+			return false
+		}
+		return cur.Tainted()
+	}
 	if e.store == nil {
-		t, ok = e.taints[k]
-		delete(e.taints, k)
+		if t, ok = e.taints[k]; ok && check(t) {
+			delete(e.taints, k)
+		}
 	} else {
-		var inFile trust.Taint
 		merged, err := e.store.update(func(m map[string]trust.Taint) bool {
-			var found bool
-			inFile, found = m[k]
+			cur, found := m[k]
+			if !found {
+				cur, found = e.unsaved[k]
+			}
+			if !found || !check(cur) {
+				return false
+			}
+			t, ok = cur, true
+			delete(e.unsaved, k)
+			_, inFile := m[k]
 			delete(m, k)
-			return found
+			return inFile
 		})
 		if err != nil {
-			if ok {
-				e.unsaved[k] = t // not cleared: the file still says tainted
-			}
 			e.mu.Unlock()
 			return fmt.Errorf("clearing the taint of %s: %w", k, err)
-		}
-		if inFile.Tainted() {
-			t, ok = inFile, true
 		}
 		for uk, u := range e.unsaved {
 			mergeTaint(merged, uk, u)
@@ -219,6 +249,9 @@ func (e *Engine) ClearTaint(ctxName string) error {
 		e.taints = merged
 	}
 	e.mu.Unlock()
+	if changed != nil {
+		return changed
+	}
 	if !ok {
 		return fmt.Errorf("context %s is not tainted", k)
 	}
