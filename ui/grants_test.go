@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -198,4 +199,25 @@ func TestGrantsGolden(t *testing.T) {
 	taintPerson(t, h)
 	h.keys("w")
 	golden(t, "grants_80x24.golden", callIDs.ReplaceAllString(h.plain(), "cXXXXXXXX-$1"))
+}
+
+// TestGrantsView_HostileClientNameEscaped: the client name an agent gives is its
+// own text: control characters and escapes reach the screen as marks, never raw.
+func TestGrantsView_HostileClientNameEscaped(t *testing.T) {
+	h, _ := grantsHarness(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.sess.Call(context.Background(), session.CallRequest{Context: "agent-evil-00000000", Client: "ev\x1b[2Jil\nname\u202e",
+			Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)})
+		done <- err
+	}()
+	if err := outcome(t, done); err != nil {
+		t.Fatal(err)
+	}
+	h.keys("w")
+	out := h.m.render()
+	if strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\u202e") || strings.Contains(ansi.Strip(out), "ev\x1b") {
+		t.Fatalf("the client name reached the terminal raw:\n%q", out)
+	}
+	screenHas(t, h.plain(), "agent ev⟨ESC⟩", "context agent-evil-00000000")
 }
