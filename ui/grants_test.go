@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,4 +221,33 @@ func TestGrantsView_HostileClientNameEscaped(t *testing.T) {
 		t.Fatalf("the client name reached the terminal raw:\n%q", out)
 	}
 	screenHas(t, h.plain(), "agent ev⟨ESC⟩", "context agent-evil-00000000")
+}
+
+// TestGrantsView_ManyContextsScrollAndHelp: with more contexts than fit, G reaches
+// the last one and it is on screen; the help overlay lists the view and the question.
+func TestGrantsView_ManyContextsScrollAndHelp(t *testing.T) {
+	h, _ := grantsHarness(t)
+	for i := range 12 {
+		ctx := "agent-a" + strconv.Itoa(10+i) + "-00000000"
+		if _, err := h.sess.Call(context.Background(), session.CallRequest{Context: ctx, Client: "a" + strconv.Itoa(10+i),
+			Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.keys("w")
+	screenHas(t, h.plain(), "13 contexts", "more lines (pgdn)")
+	h.keys("G")
+	if c, _ := h.m.grants.selected(); c == nil || c.name != "agent-a21-00000000" {
+		t.Fatalf("G selected %+v, want the last context", c)
+	}
+	screenHas(t, h.plain(), "▸ agent a21 · context agent-a21-00000000")
+	h.keys("g")
+	screenHas(t, h.plain(), "▸ you · your own calls")
+	h.keys("?")
+	content := ansi.Strip(h.m.overlay.vp.GetContent())
+	for _, s := range []string{"Grants & taint (w)", "grants & taint: revoke a grant, clear a taint", "Clearing a context's taint", "keep tainted"} {
+		if !strings.Contains(content, s) {
+			t.Errorf("help lacks %q", s)
+		}
+	}
 }
