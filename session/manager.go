@@ -376,6 +376,7 @@ type Outcome struct {
 // saying what changed. Every call, even one refused or to an unknown tool, is audited.
 func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 	callID := m.engine.nextCallID()
+	m.engine.noteClient(req.Context, req.Client)
 	q := trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified()
 	s, ok := m.servers[req.Server]
 	if !ok {
