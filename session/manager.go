@@ -313,6 +313,14 @@ type Outcome struct {
 // running call (the server is sent notifications/cancelled). A denial returns a
 // *DeniedError.
 func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
+	start := m.opts.Now()
+	out, err := m.decideAndCall(ctx, req)
+	m.events.push(callFinished(req, m.Snapshot(), start, m.opts.Now(), out, err))
+	return out, err
+}
+
+// decideAndCall is Call without the CallFinished event.
+func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome, error) {
 	s, ok := m.servers[req.Server]
 	if !ok {
 		return nil, fmt.Errorf("calling %s: no server %q", trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified(), req.Server)
