@@ -9,6 +9,8 @@ type layout struct {
 	// Fixed rows, top to bottom: title, risk banner, body, status line, help
 	// footer, and the tour's caption (0 rows outside the tour).
 	titleH, bannerH, bodyH, statusH, footerH, captionH int
+	// stripH is the activity strip's row (0 until the first call).
+	stripH int
 
 	// serversW and toolsW are the outer widths of the two panes of the main view
 	// (borders included); both are bodyH tall.
