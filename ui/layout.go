@@ -48,5 +48,16 @@ func computeLayout(width, height, bannerWant, captionH int) layout {
 	return l
 }
 
+// followServers sizes the servers pane to its content (want is the outer width
+// its widest row needs) within bounds: at least 22 columns, at most two fifths of
+// the window (and 48 columns), so that no column is left blank while the tools
+// pane cuts names, and the tools pane always keeps the larger part.
+func (l *layout) followServers(want int) {
+	lo := 22
+	hi := max(min(l.width*2/5, 48), lo)
+	l.serversW = min(max(want, lo), hi)
+	l.toolsW = l.width - l.serversW
+}
+
 // paneInner returns the inside of a bordered pane of the given outer size.
 func paneInner(w, h int) (int, int) { return max(w-2, 1), max(h-2, 1) }

@@ -697,6 +697,7 @@ func (m *Model) relayout(force bool) {
 		want = len(m.snap.Hazards)
 	}
 	l := computeLayout(m.width, m.height, want, m.captionRows())
+	l.followServers(m.servers.want())
 	if m.acts.calls > 0 && l.bodyH > 8 {
 		// The activity strip: the newest call, one row above the status line.
 		l.stripH = 1
