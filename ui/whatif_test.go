@@ -67,7 +67,7 @@ func TestServerTrustCycleRecomputesBannerAndTiers(t *testing.T) {
 		t.Errorf("mail__send_email is %v with mail blocked", got)
 	}
 	screen := h.plain()
-	screenHas(t, screen, "▸*✓ mail      ⊘ blocked", "⊘1", "▸*⊘ blocked     mail__send_email", "* 1 unsaved change")
+	screenHas(t, screen, "▸*✓ mail       ⊘ blocked", "⊘1", "▸*⊘ blocked     mail__send_email", "* 1 unsaved change")
 	if !h.sess.Unsaved() {
 		t.Error("the session has no unsaved change after T")
 	}
