@@ -1,6 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,4 +31,84 @@ func TestE2E_ActivityShowsAgentAutoAllowedCall(t *testing.T) {
 		s.keys("j")
 	}
 	s.waitFor("Wi-Fi password: correct-horse-battery-staple")
+}
+
+// npmBin returns the path of an installed npm reference server, or skips (fails
+// in CI) when they are not installed.
+func npmBin(t *testing.T, bin string) string {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", "..", "testdata", "npm", "node_modules", ".bin", bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, statErr := os.Stat(path)
+	_, nodeErr := exec.LookPath("node")
+	if statErr != nil || nodeErr != nil {
+		msg := "npm reference servers are not installed: run (cd testdata/npm && npm ci)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return path
+}
+
+// Issue 15 item 2 on the real binary at 80x24 with the real server-everything:
+// its long names sharing a prefix (get-resource-links / get-resource-reference,
+// toggle-simulated-logging / toggle-subscriber-updates) stay distinguishable, and
+// the focused row's full name is on screen.
+func TestE2E_LongNamesSharingAPrefixStayDistinct(t *testing.T) {
+	bin := npmBin(t, "mcp-server-everything")
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[servers.everything]\ncommand = %q\ntrust = \"untrusted\"\nconnect_timeout = \"60s\"\n", bin)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startScreen(t, "--config", cfg)
+	s.waitFor("1/1 servers ready")
+	s.waitFor("trigger")
+	txt := s.text()
+	rows := map[string]bool{}
+	for _, l := range strings.Split(txt, "\n") {
+		i := strings.Index(l, "││")
+		if i < 0 || !strings.Contains(l, "everything") && !strings.Contains(l, "…__") {
+			continue
+		}
+		f := strings.Fields(l[i:])
+		for _, w := range f {
+			if strings.Contains(w, "__") {
+				if rows[w] {
+					t.Errorf("two rows show %q at 80x24:\n%s", w, txt)
+				}
+				rows[w] = true
+				break
+			}
+		}
+	}
+	if n := countContaining(rows, "get-res"); n < 2 {
+		t.Errorf("expected two get-res… rows (links, reference), found %d:\n%s", n, txt)
+	}
+	if n := countContaining(rows, "toggle-"); n < 2 {
+		t.Errorf("expected two toggle-… rows, found %d:\n%s", n, txt)
+	}
+	if len(rows) < 10 {
+		t.Fatalf("only %d tool rows on screen:\n%s", len(rows), txt)
+	}
+	// Walk down to a long name: the full name of the focused row is on screen.
+	for range 12 {
+		s.keys("j")
+	}
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(s.text(), "│", " ")), "")
+	if !strings.Contains(flat, "everything__trigger-") && !strings.Contains(flat, "everything__toggle-") {
+		t.Errorf("the focused row's full name is not on screen:\n%s", s.text())
+	}
+}
+
+func countContaining(set map[string]bool, sub string) int {
+	n := 0
+	for k := range set {
+		if strings.Contains(k, sub) {
+			n++
+		}
+	}
+	return n
 }
