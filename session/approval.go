@@ -160,7 +160,7 @@ func (e *Engine) nextCallID() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.seq++
-	return "c" + strconv.FormatUint(e.seq, 10)
+	return callIDPrefix + strconv.FormatUint(e.seq, 10)
 }
 
 // ArgsSHA256 is the hex SHA-256 of the exact argument bytes.

@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,11 +11,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -43,10 +44,21 @@ type Record struct {
 	DurationMS int64           `json:"duration_ms,omitempty"` // of the forwarded call
 }
 
+// callIDPrefix starts every call id of this process: "c", 8 random hex digits and "-",
+// so that the ids of airlock processes sharing one audit log never collide.
+var callIDPrefix = func() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "c" + hex.EncodeToString(b[:]) + "-"
+}()
+
 // Audit appends hash-chained records to a JSON-lines file. Append returns only once
-// the record is synced to disk; concurrent appends share one fsync (group commit).
-// After a failed write the log is closed for good (its chain could be torn) and every
-// later Append fails, so calls are denied rather than run unaudited. Audit is safe for
+// the record is synced to disk; concurrent appends share one write and one fsync
+// (group commit). Several airlock processes may append to one log: each commit takes
+// an exclusive lock on the file, reads the chain's tail again when another process
+// wrote since, and only then seals its records, so the log stays one chain. After a
+// failed write the log is closed for good (its chain could be torn) and every later
+// Append fails, so calls are denied rather than run unaudited. Audit is safe for
 // concurrent use.
 type Audit struct {
 	path string
@@ -54,12 +66,20 @@ type Audit struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	seq     uint64
-	prev    string
-	written uint64 // highest seq written to the file
-	synced  uint64 // highest seq known synced
-	syncing bool
+	queue   []*auditWaiter // records waiting for the next commit
+	leading bool           // a goroutine is committing a batch
 	broken  error
+
+	// Owned by the committing goroutine (handed over through mu and leading).
+	seq  uint64 // the chain's newest record as last seen
+	prev string
+	size int64 // the file's size after the last record this process saw or wrote
+}
+
+type auditWaiter struct {
+	r    Record
+	done bool
+	err  error
 }
 
 // ErrAuditBroken is returned (wrapped) by Append after the log could not be written.
@@ -69,30 +89,48 @@ var ErrAuditBroken = errors.New("the audit log cannot be written")
 // continues its chain from the last record. A log whose last line is not a whole record
 // is refused: run `airlock audit verify` to see what happened to it.
 func OpenAudit(path string) (*Audit, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("opening audit log: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := statefile.OpenAppend(path)
 	if err != nil {
-		return nil, fmt.Errorf("opening audit log: %w", err)
+		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
 	}
-	a := &Audit{path: path, f: f}
+	return openAuditFile(f, path)
+}
+
+// openAuditFile continues the chain of the log open as f.
+func openAuditFile(f *os.File, path string) (*Audit, error) {
+	a := &Audit{path: path, f: f, size: -1}
 	a.cond = sync.NewCond(&a.mu)
-	last, err := lastLine(f)
-	if err != nil {
+	if err := a.readTail(); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("reading audit log %s: %w", path, err)
+		return nil, err
 	}
+	return a, nil
+}
+
+// readTail reads the chain's newest record from the file when the file's size is not
+// the one this process last saw (another process appended, or it is the first look).
+func (a *Audit) readTail() error {
+	st, err := a.f.Stat()
+	if err != nil {
+		return fmt.Errorf("reading audit log %s: %w", a.path, err)
+	}
+	if st.Size() == a.size {
+		return nil
+	}
+	last, err := lastLine(a.f)
+	if err != nil {
+		return fmt.Errorf("reading audit log %s: %w", a.path, err)
+	}
+	a.seq, a.prev = 0, ""
 	if len(last) > 0 {
 		var r Record
 		if err := json.Unmarshal(last, &r); err != nil || r.Hash == "" {
-			f.Close()
-			return nil, fmt.Errorf("audit log %s ends in a damaged record; check it with `airlock audit verify`", path)
+			return fmt.Errorf("audit log %s ends in a damaged record; check it with `airlock audit verify`", a.path)
 		}
 		a.seq, a.prev = r.Seq, r.Hash
-		a.written, a.synced = r.Seq, r.Seq
 	}
-	return a, nil
+	a.size = st.Size()
+	return nil
 }
 
 // lastLine returns the last newline-terminated line of f (without the newline), or an
@@ -143,43 +181,74 @@ func (a *Audit) Append(r Record) error {
 	if a.broken != nil {
 		return a.broken
 	}
-	r.Seq, r.Prev, r.Hash = a.seq+1, a.prev, ""
-	line, err := sealRecord(&r)
-	if err != nil {
-		return fmt.Errorf("auditing: %w", err)
-	}
-	if _, err := a.f.Write(line); err != nil {
-		a.broken = fmt.Errorf("%w: %v", ErrAuditBroken, err)
-		a.cond.Broadcast()
-		return a.broken
-	}
-	a.seq, a.prev, a.written = r.Seq, r.Hash, r.Seq
-	mine := r.Seq
-	for a.synced < mine {
-		if a.broken != nil {
-			return a.broken
-		}
-		if a.syncing {
+	w := &auditWaiter{r: r}
+	a.queue = append(a.queue, w)
+	for !w.done {
+		if a.leading {
 			a.cond.Wait()
 			continue
 		}
-		// Lead one fsync for every record written so far.
-		a.syncing = true
-		target := a.written
+		if a.broken != nil {
+			return a.broken
+		}
+		// Lead one commit of every record queued so far.
+		a.leading = true
+		batch := a.queue
+		a.queue = nil
 		a.mu.Unlock()
-		err := a.f.Sync()
+		err := a.commit(batch)
 		a.mu.Lock()
-		a.syncing = false
-		if err != nil {
+		a.leading = false
+		if err != nil && a.broken == nil {
 			a.broken = fmt.Errorf("%w: %v", ErrAuditBroken, err)
-		} else {
-			a.synced = target
-			// The head names the newest synced record, so that removing whole records
-			// from the end, which the chain alone cannot show, is caught by verify.
-			a.writeHead(target, a.prev)
+		}
+		for _, b := range batch {
+			b.done, b.err = true, err
+			if err != nil {
+				b.err = a.broken
+			}
 		}
 		a.cond.Broadcast()
 	}
+	return w.err
+}
+
+// commit writes a batch of records as one write under the file lock: it reads the
+// chain's tail again if another process appended, seals the records after it, writes
+// and syncs them, and replaces the head file. Only the leading goroutine calls it.
+func (a *Audit) commit(batch []*auditWaiter) error {
+	if err := lockFile(a.f); err != nil {
+		return fmt.Errorf("locking: %w", err)
+	}
+	defer unlockFile(a.f)
+	if err := a.readTail(); err != nil {
+		return err
+	}
+	var buf []byte
+	seq, prev := a.seq, a.prev
+	for _, w := range batch {
+		r := w.r
+		seq++
+		r.Seq, r.Prev, r.Hash = seq, prev, ""
+		line, err := sealRecord(&r)
+		if err != nil {
+			return fmt.Errorf("auditing: %w", err)
+		}
+		buf = append(buf, line...)
+		prev = r.Hash
+	}
+	n, err := a.f.Write(buf)
+	a.size += int64(n)
+	if err != nil {
+		return err
+	}
+	if err := a.f.Sync(); err != nil {
+		return err
+	}
+	a.seq, a.prev = seq, prev
+	// The head names the newest synced record, so that removing whole records from
+	// the end, which the chain alone cannot show, is caught by verify.
+	a.writeHead(seq, prev)
 	return nil
 }
 
@@ -191,24 +260,20 @@ type headRecord struct {
 }
 
 // writeHead replaces the head file (best effort: a missing head only weakens the
-// end-of-log check, it never blocks a call). Called with a.mu held; the hash passed is
-// the chain's newest, which equals target's when no write raced in between, so the
-// head is written only then.
+// end-of-log check, it never blocks a call). Called under the file lock, so heads of
+// several processes are written in chain order.
 func (a *Audit) writeHead(seq uint64, hash string) {
-	if a.seq != seq {
-		return
-	}
 	b, _ := json.Marshal(headRecord{Seq: seq, Hash: hash})
-	tmp := a.path + ".head.tmp"
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		_ = os.Rename(tmp, a.path+".head")
-	}
+	_ = statefile.WriteFileNoSync(a.path+".head", b)
 }
 
 // Close closes the log file. Close is idempotent.
 func (a *Audit) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	for a.leading { // a commit in flight finishes first
+		a.cond.Wait()
+	}
 	if a.f == nil {
 		return nil
 	}
@@ -310,33 +375,55 @@ func verifyAudit(r io.Reader) (int, string, error) {
 // head file beside it (PATH.head) when there is one: records removed from the end
 // leave the head naming a record the file no longer has.
 func VerifyAuditFile(path string) (int, error) {
+	sum, err := VerifyAuditLog(path)
+	return sum.Records, err
+}
+
+// AuditSummary is what verifying an audit log found: how many records it holds, the
+// newest one's hash (the chain's head: written down elsewhere, it anchors the log),
+// and whether the head file was there to check the end against.
+type AuditSummary struct {
+	Records  int
+	LastHash string
+	// HeadMissing is true when PATH.head does not exist: then records removed from
+	// the end of the log cannot be detected.
+	HeadMissing bool
+}
+
+// VerifyAuditLog is VerifyAuditFile with the whole summary. It proves the file is one
+// unbroken chain that ends where its head file says; it cannot prove that nobody who
+// could rewrite both rewrote both (see docs/secrets-and-state.md).
+func VerifyAuditLog(path string) (AuditSummary, error) {
+	var sum AuditSummary
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return sum, err
 	}
 	defer f.Close()
 	n, lastHash, err := verifyAudit(f)
+	sum.Records, sum.LastHash = n, lastHash
 	if err != nil {
-		return n, err
+		return sum, err
 	}
 	b, err := os.ReadFile(path + ".head")
 	if errors.Is(err, os.ErrNotExist) {
-		return n, nil
+		sum.HeadMissing = true
+		return sum, nil
 	}
 	if err != nil {
-		return n, err
+		return sum, err
 	}
 	var head headRecord
 	if err := json.Unmarshal(b, &head); err != nil {
-		return n, fmt.Errorf("%s.head: not a head record: %v", path, err)
+		return sum, fmt.Errorf("%s.head: not a head record: %v", path, err)
 	}
 	switch {
 	case head.Seq > uint64(n):
-		return n, fmt.Errorf("the log ends at record %d but record %d was written: %d records removed from the end", n, head.Seq, head.Seq-uint64(n))
+		return sum, fmt.Errorf("the log ends at record %d but record %d was written: %d records removed from the end", n, head.Seq, head.Seq-uint64(n))
 	case head.Seq == uint64(n) && head.Hash != lastHash:
-		return n, fmt.Errorf("record %d does not match the head: the end of the log was changed", n)
+		return sum, fmt.Errorf("record %d does not match the head: the end of the log was changed", n)
 	}
-	return n, nil
+	return sum, nil
 }
 
 // secretKeys are the argument keys whose values the audit log redacts (matched

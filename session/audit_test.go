@@ -175,7 +175,11 @@ func TestAuditWriteFailureDeniesCall(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full on this system")
 	}
-	a, err := session.OpenAudit("/dev/full")
+	f, err := os.OpenFile("/dev/full", os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	a, err := session.OpenAuditFile(f, "/dev/full")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,12 @@ func Bridge(ctx context.Context, url, token string, in io.ReadCloser, out io.Wri
 	}
 	defer local.Close()
 	remote, err := (&mcp.StreamableClientTransport{
-		Endpoint:     url,
-		HTTPClient:   &http.Client{Transport: &boundedTransport{base: http.DefaultTransport, headers: map[string]string{"Authorization": "Bearer " + token}}},
+		Endpoint: url,
+		HTTPClient: &http.Client{
+			// The gateway token goes to the gateway's origin only.
+			Transport:     &boundedTransport{base: http.DefaultTransport, headers: map[string]string{"Authorization": "Bearer " + token}, origin: originOf(url)},
+			CheckRedirect: sameOriginRedirect,
+		},
 		MaxEventSize: MaxMessageBytes,
 	}).Connect(ctx)
 	if err != nil {

@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -25,14 +24,11 @@ func TestGatewayConformanceDNSRebinding(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
 	g := startGateway(t, m)
 	target, _ := url.Parse(g.URL())
-	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
-	director := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		host := r.Host
-		director(r)
-		r.Host = host // keep what the scenario sent
-		r.Header.Set("Authorization", "Bearer "+testToken)
-	}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(&url.URL{Scheme: target.Scheme, Host: target.Host})
+		r.Out.Host = r.In.Host // keep what the scenario sent
+		r.Out.Header.Set("Authorization", "Bearer "+testToken)
+	}}
 	front := httptest.NewServer(proxy)
 	t.Cleanup(front.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

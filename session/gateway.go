@@ -24,6 +24,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -40,6 +41,15 @@ type GatewayOptions struct {
 	// WaitingEvery is how often an agent that sent a progress token is told its call
 	// still waits for a person (default 5s).
 	WaitingEvery time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers (default 10s), IdleTimeout
+	// how long a keep-alive connection may wait for its next request (default 2m).
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	// WriteTimeout bounds each write of a response (default 30s): a client that stops
+	// reading is cut off. It is renewed before every write, so a response that waits
+	// minutes for a person, or an event stream that stays open, is never cut for
+	// taking long; http.Server.WriteTimeout would cut both.
+	WriteTimeout time.Duration
 }
 
 // Gateway serves every tool that is not blocked to AI agents over streamable HTTP, as
@@ -79,6 +89,15 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 	}
 	if opts.WaitingEvery <= 0 {
 		opts.WaitingEvery = 5 * time.Second
+	}
+	if opts.ReadHeaderTimeout <= 0 {
+		opts.ReadHeaderTimeout = 10 * time.Second
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = 2 * time.Minute
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 30 * time.Second
 	}
 	host, _, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
@@ -136,7 +155,14 @@ func (g *Gateway) Start() error {
 	})
 	g.wg.Add(1)
 	go g.syncLoop()
-	g.httpSrv = &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	g.httpSrv = &http.Server{
+		Handler:           writeDeadlines(g.Handler(), g.opts.WriteTimeout),
+		ReadHeaderTimeout: g.opts.ReadHeaderTimeout,
+		IdleTimeout:       g.opts.IdleTimeout,
+		// No ReadTimeout or WriteTimeout: either would end a response that waits for
+		// a person or an open event stream (a read deadline that passes while a
+		// handler runs cancels its request). Each write has its own deadline instead.
+	}
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
@@ -481,18 +507,30 @@ func (g *Gateway) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got, g.token) == 1
 }
 
-// LoadOrCreateToken returns the gateway token stored in dir/gateway.token, creating a
-// random one (256 bits, hex) with mode 0600 on first use, so agents' configs keep
-// working across runs.
+// LoadOrCreateToken is OpenGatewayToken telling stderr when it replaced the token.
 func LoadOrCreateToken(dir string) (string, error) {
+	return OpenGatewayToken(dir, func(s string) { fmt.Fprintln(os.Stderr, "airlock: "+s) })
+}
+
+// OpenGatewayToken returns the gateway token stored in dir/gateway.token, creating a
+// random one (256 bits, hex, owner-only) on first use, so agents' configs keep
+// working across runs. A token file that is a symbolic link, belongs to another user
+// or that others may read is not used: it is replaced by a new token (the link
+// itself, never its target) and note is told why.
+func OpenGatewayToken(dir string, note func(string)) (string, error) {
 	path := filepath.Join(dir, "gateway.token")
-	b, err := os.ReadFile(path)
-	if err == nil {
+	b, err := statefile.ReadFile(path)
+	replaced := ""
+	var refused *statefile.Error
+	switch {
+	case err == nil:
 		tok := strings.TrimSpace(string(b))
 		if len(tok) >= 32 {
 			return tok, nil
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	case errors.As(err, &refused):
+		replaced = refused.Reason()
+	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("reading gateway token: %w", err)
 	}
 	var raw [32]byte
@@ -500,8 +538,51 @@ func LoadOrCreateToken(dir string) (string, error) {
 		return "", err
 	}
 	tok := hex.EncodeToString(raw[:])
-	if err := WriteFileAtomic(path, []byte(tok+"\n"), 0o600); err != nil {
+	if err := statefile.WriteFile(path, []byte(tok+"\n")); err != nil {
 		return "", fmt.Errorf("storing gateway token: %w", err)
+	}
+	if replaced != "" && note != nil {
+		note(replaced + "; airlock wrote a new token there instead: run `airlock gateway snippet` again and paste it into your agent's config")
 	}
 	return tok, nil
 }
+
+// writeDeadlines gives every write of a response (headers, body, flush) a deadline of
+// d from the moment it starts, and the end of the response one too: a client that
+// stops reading is cut off after d, while a response may take as long as it needs
+// between writes (an agent's call waiting for a person, an idle event stream).
+func writeDeadlines(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: d}
+		dw.renew()
+		defer dw.renew() // the server flushes what is buffered once the handler returns
+		h.ServeHTTP(dw, r)
+	})
+}
+
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (w *deadlineWriter) renew() { _ = w.rc.SetWriteDeadline(time.Now().Add(w.d)) }
+
+func (w *deadlineWriter) WriteHeader(code int) {
+	w.renew()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	w.renew()
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush renews the deadline and flushes; go-sdk flushes every server-sent event.
+func (w *deadlineWriter) Flush() {
+	w.renew()
+	_ = w.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -91,6 +91,18 @@ func serve(mode string) int {
 		return 0
 	case "raw":
 		return serveRaw(os.Getenv("AIRLOCK_TEST_RAW"))
+	case "audit-append", "pins-accept", "callid":
+		return serveStateChild(mode)
+	case "envdump":
+		// One read-only tool "env" answering with this process's environment, one
+		// NAME=value per line: what a server started by airlock can read.
+		s := mcp.NewServer(&mcp.Implementation{Name: "envdump", Version: "1"}, nil)
+		mcp.AddTool(s, &mcp.Tool{Name: "env", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
+			})
+		_ = s.Run(ctx, &mcp.StdioTransport{})
+		return 0
 	}
 	fmt.Fprintf(os.Stderr, "unknown test server mode %q\n", mode)
 	return 2

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -203,19 +202,6 @@ func TestProcessExitReportedWithStderr(t *testing.T) {
 		t.Errorf("error = %q, want the exit status and the stderr line", msg)
 	}
 	mustServer(t, m, "docs", session.StatusReady)
-}
-
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	// A zombie has exited; only its parent has not reaped it yet.
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(b))
-	return len(fields) > 2 && fields[2] != "Z"
 }
 
 // HOSTILE 24: closing airlock ends every stdio server's whole process group.

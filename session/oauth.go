@@ -35,7 +35,8 @@ import (
 // by issuer, and never logged.
 type OAuthOptions struct {
 	// OpenBrowser opens the authorization URL for the person. nil runs the system's
-	// opener (xdg-open, open) with the URL as its one argument, never through a shell.
+	// opener (xdg-open; open on macOS; rundll32 url.dll,FileProtocolHandler on
+	// Windows) with the URL as its one argument, never through a shell.
 	// An error is reported and the URL stays shown for the person to copy.
 	OpenBrowser func(ctx context.Context, url string) error
 	// Show, when set, is told the URL too, for a frontend without an event loop
@@ -141,7 +142,7 @@ func newOAuthHandler(server, resource string, cfg config.OAuth, store *oauthStor
 	}
 	// A grant kept from an earlier run is used (and refreshed) before anyone is asked.
 	if issuer, g, err := store.lookup(resource, cfg.ClientID); err != nil {
-		push(LogLine{Server: server, Source: "airlock", Text: err.Error()})
+		push(LogLine{Server: server, Source: "airlock", Text: redactURLs(err).Error()})
 	} else if g != nil && (cfg.Issuer == "" || sameIssuer(issuer, cfg.Issuer)) {
 		hc.InitialTokenSource = h.persisting(issuer, g.config(), g.token())
 	}
@@ -199,7 +200,7 @@ func (h *oauthHandler) save(issuer string, cfg *oauth2.Config, tok *oauth2.Token
 		Saved: time.Now().UTC(),
 	}
 	if err := h.store.save(issuer, h.resource, g); err != nil {
-		h.push(LogLine{Server: h.server, Source: "airlock", Text: err.Error()})
+		h.push(LogLine{Server: h.server, Source: "airlock", Text: redactURLs(err).Error()})
 	}
 }
 
@@ -315,28 +316,47 @@ func (h *oauthHandler) announce(ctx context.Context, authURL string) {
 }
 
 // openBrowser opens u with the system's opener, as its one argument and without a
-// shell. Only http(s) URLs are opened, so a hostile authorization server cannot hand
-// the opener a file, a command or an option. The opener is not tied to ctx: it may
-// still be handing the URL to a browser when the authorization ends.
+// shell. Only http(s) URLs without spaces, quotes or control characters are opened
+// (a real authorization URL has them percent-encoded), so a hostile authorization
+// server cannot hand the opener a file, a command, an option or a second argument.
+// The opener is not tied to ctx: it may still be handing the URL to a browser when
+// the authorization ends.
 func openBrowser(_ context.Context, u string) error {
-	pu, err := url.Parse(u)
-	if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
-		return errors.New("not an http or https URL")
+	if err := openableURL(u); err != nil {
+		return err
 	}
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", u)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
-	default:
-		cmd = exec.Command("xdg-open", u)
-	}
+	name, args := browserCommand(runtime.GOOS, u)
+	cmd := exec.Command(name, args...)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	go cmd.Wait()
 	return nil
+}
+
+// openableURL refuses what openBrowser must not hand to an opener.
+func openableURL(u string) error {
+	pu, err := url.Parse(u)
+	if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
+		return errors.New("not an http or https URL")
+	}
+	if i := strings.IndexFunc(u, func(r rune) bool { return r <= ' ' || r == '"' || r == 0x7f }); i >= 0 {
+		return errors.New("the URL holds a space, quote or control character")
+	}
+	return nil
+}
+
+// browserCommand is the program and arguments that open u on goos: open on macOS,
+// rundll32's URL handler on Windows (the handler a shell's "start" uses, without
+// cmd.exe), xdg-open elsewhere. The URL is always one argument of its own.
+func browserCommand(goos, u string) (string, []string) {
+	switch goos {
+	case "darwin":
+		return "open", []string{u}
+	case "windows":
+		return "rundll32", []string{"url.dll,FileProtocolHandler", u}
+	}
+	return "xdg-open", []string{u}
 }
 
 // publicOnlyTransport is the transport of OAuth requests: addresses in private,

@@ -68,3 +68,37 @@ func TestOAuthStore(t *testing.T) {
 		}
 	}
 }
+
+// Issue 19: each platform opens the browser with its own opener and the URL as one
+// argument, never through a shell (no sh -c, no cmd /c); a URL with a space or
+// quote, which could split into two arguments on Windows, is refused.
+func TestBrowserCommandPerPlatform(t *testing.T) {
+	const u = "https://as.example/authorize?client_id=c&state=a%20b&x=^&y=|"
+	for _, tt := range []struct {
+		goos, name string
+		args       []string
+	}{
+		{"linux", "xdg-open", []string{u}},
+		{"freebsd", "xdg-open", []string{u}},
+		{"darwin", "open", []string{u}},
+		{"windows", "rundll32", []string{"url.dll,FileProtocolHandler", u}},
+	} {
+		name, args := browserCommand(tt.goos, u)
+		if name != tt.name || fmt.Sprint(args) != fmt.Sprint(tt.args) {
+			t.Errorf("%s: %s %q, want %s %q", tt.goos, name, args, tt.name, tt.args)
+		}
+		for _, shell := range []string{"sh", "bash", "cmd", "cmd.exe", "powershell", "explorer"} {
+			if strings.EqualFold(name, shell) {
+				t.Errorf("%s opens through %s", tt.goos, name)
+			}
+		}
+	}
+	if err := openableURL(u); err != nil {
+		t.Errorf("a percent-encoded URL with & ^ | was refused: %v", err)
+	}
+	for _, bad := range []string{"https://as.example/a b", `https://as.example/"x`, "https://as.example/\tx", "https://as.example/\x7f"} {
+		if err := openableURL(bad); err == nil {
+			t.Errorf("openableURL(%q) = nil", bad)
+		}
+	}
+}

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
 // oauthStoreFile is the token store's name in the state dir.
@@ -81,7 +82,7 @@ func (s *oauthStore) read() (oauthFile, error) {
 		return s.mem, nil
 	}
 	f := oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}
-	b, err := os.ReadFile(s.path)
+	b, err := statefile.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
@@ -121,6 +122,12 @@ func (s *oauthStore) save(issuer, resource string, g *oauthGrant) error {
 	defer s.mu.Unlock()
 	f, err := s.read()
 	if err != nil && s.path != "" {
+		if statefile.Refused(err) {
+			// A link, another user's file or one others may read is left for the
+			// person to deal with (the error says how); the token lives in memory
+			// for this run.
+			return fmt.Errorf("saving the OAuth token: %w", err)
+		}
 		// An unreadable store is replaced rather than blocking authorization forever.
 		f = oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -60,32 +61,93 @@ type PinRecord struct {
 // OpenPins loads the store at path, or starts an empty one when the file does not
 // exist. An empty path gives an in-memory store.
 func OpenPins(path string) (*Pins, error) {
-	p := &Pins{path: path, data: pinFile{Version: 1, Servers: map[string]*serverPin{}}}
+	p := &Pins{path: path, data: emptyPins()}
 	if path == "" {
 		return p, nil
 	}
-	b, err := os.ReadFile(path)
+	data, err := readPins(path)
+	if err != nil {
+		return nil, err
+	}
+	p.data = data
+	return p, nil
+}
+
+func emptyPins() pinFile {
+	return pinFile{Version: 1, Servers: map[string]*serverPin{}}
+}
+
+// readPins reads the pins file at path; a missing file is an empty store.
+func readPins(path string) (pinFile, error) {
+	data := emptyPins()
+	b, err := statefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return p, nil
+		return data, nil
+	}
+	if statefile.Refused(err) {
+		return data, fmt.Errorf("pins: %w", err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading pins: %w", err)
+		return data, fmt.Errorf("reading pins: %w", err)
 	}
-	if err := json.Unmarshal(b, &p.data); err != nil {
-		return nil, fmt.Errorf("reading pins %s: %w", path, err)
+	if err := json.Unmarshal(b, &data); err != nil {
+		return data, fmt.Errorf("reading pins %s: %w", path, err)
 	}
-	if p.data.Servers == nil {
-		p.data.Servers = map[string]*serverPin{}
+	if data.Servers == nil {
+		data.Servers = map[string]*serverPin{}
 	}
-	return p, nil
+	return data, nil
+}
+
+// update runs change on the newest pins and saves them when change reports them
+// changed. Other airlock processes may share the file (the TUI, `airlock call`,
+// `pins accept`), so on disk this is read-merge-write under an exclusive lock on
+// PATH.lock: the file is read again under the lock and change applied to what is
+// there, so no process overwrites another's pins. p.mu is held.
+func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
+	if p.path == "" {
+		_, err := change(&p.data)
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p.path), 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(p.path), err)
+	}
+	lf, err := os.OpenFile(p.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("locking pins: %w", err)
+	}
+	defer lf.Close()
+	if err := lockFile(lf); err != nil {
+		return fmt.Errorf("locking pins: %w", err)
+	}
+	defer unlockFile(lf)
+	data, err := readPins(p.path)
+	if err != nil {
+		return err
+	}
+	p.data = data
+	dirty, err := change(&p.data)
+	if err != nil || !dirty {
+		return err
+	}
+	return p.saveLocked()
 }
 
 // Identity is the key a server's pins are stored under: for stdio the command, its
 // arguments, working directory and (hashed) environment; for http and sse the URL. Renaming a server in the
 // config keeps its pins; pointing a name at another program does not.
 func Identity(s config.Server) string {
+	// Args and URL as written (with their ${VAR} references): an expanded value may
+	// be a secret, and pins.json must not hold it.
+	args, u := s.Args, s.URL
+	if s.ArgsAsWritten != nil {
+		args = s.ArgsAsWritten
+	}
+	if s.URLAsWritten != "" {
+		u = s.URLAsWritten
+	}
 	if s.Transport == config.TransportStdio {
-		b, _ := json.Marshal(append([]string{s.Command, s.Cwd}, s.Args...))
+		b, _ := json.Marshal(append([]string{s.Command, s.Cwd}, args...))
 		id := "stdio:" + string(b)
 		if len(s.Env) > 0 {
 			// The environment selects what a server is (a data folder, a mode), so it is
@@ -103,7 +165,7 @@ func Identity(s config.Server) string {
 		}
 		return id
 	}
-	return string(s.Transport) + ":" + s.URL
+	return string(s.Transport) + ":" + u
 }
 
 // pinOutcome is what the store says of one listing of a server.
@@ -112,6 +174,7 @@ type pinOutcome struct {
 	pinnedAt            map[string]time.Time
 	instructionsChanged bool
 	removed             []string
+	dirty               bool // the pins changed and were saved
 }
 
 // observe compares one listing with the pins, pinning what is seen for the first
@@ -119,12 +182,22 @@ type pinOutcome struct {
 func (p *Pins) observe(identity, server, instructions string, tools []listedTool, now time.Time) (pinOutcome, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var out pinOutcome
+	err := p.update(func(data *pinFile) (bool, error) {
+		out = observeLocked(data, identity, server, instructions, tools, now)
+		return out.dirty, nil
+	})
+	return out, err
+}
+
+// observeLocked is observe on data, which it changes.
+func observeLocked(data *pinFile, identity, server, instructions string, tools []listedTool, now time.Time) pinOutcome {
 	out := pinOutcome{tools: map[string]trust.PinState{}, pinnedAt: map[string]time.Time{}}
-	sp := p.data.Servers[identity]
+	sp := data.Servers[identity]
 	dirty := false
 	if sp == nil {
 		sp = &serverPin{Name: server, Instructions: trust.InstructionsFingerprint(instructions), PinnedAt: now, Tools: map[string]toolPin{}}
-		p.data.Servers[identity] = sp
+		data.Servers[identity] = sp
 		dirty = true
 	} else if sp.Instructions != trust.InstructionsFingerprint(instructions) {
 		out.instructionsChanged = true
@@ -155,12 +228,8 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 		}
 	}
 	sort.Strings(out.removed)
-	if dirty {
-		if err := p.saveLocked(); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+	out.dirty = dirty
+	return out
 }
 
 // Accept pins the given definitions (tool name -> raw definition) and, when
@@ -168,22 +237,28 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 func (p *Pins) Accept(identity, server string, instructions *string, defs map[string]json.RawMessage, now time.Time) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	sp := p.data.Servers[identity]
-	if sp == nil {
-		sp = &serverPin{Name: server, PinnedAt: now, Tools: map[string]toolPin{}}
-		p.data.Servers[identity] = sp
-	}
-	if instructions != nil {
-		sp.Instructions = trust.InstructionsFingerprint(*instructions)
-	}
+	fps := make(map[string]string, len(defs))
 	for name, raw := range defs {
 		fp, err := trust.ToolFingerprint(raw)
 		if err != nil {
 			return fmt.Errorf("pinning %s: %w", name, err)
 		}
-		sp.Tools[name] = toolPin{Fingerprint: fp, PinnedAt: now, Definition: raw}
+		fps[name] = fp
 	}
-	return p.saveLocked()
+	return p.update(func(data *pinFile) (bool, error) {
+		sp := data.Servers[identity]
+		if sp == nil {
+			sp = &serverPin{Name: server, PinnedAt: now, Tools: map[string]toolPin{}}
+			data.Servers[identity] = sp
+		}
+		if instructions != nil {
+			sp.Instructions = trust.InstructionsFingerprint(*instructions)
+		}
+		for name, raw := range defs {
+			sp.Tools[name] = toolPin{Fingerprint: fps[name], PinnedAt: now, Definition: raw}
+		}
+		return true, nil
+	})
 }
 
 // Pinned returns the pinned definition of one tool, if any.
@@ -235,37 +310,13 @@ func (p *Pins) saveLocked() error {
 
 // WriteFileAtomic writes data to path through a temporary file in the same folder,
 // synced before it is renamed over path, so a reader sees the old or the new content
-// and never a torn one. Missing folders are created 0700.
+// and never a torn one. Missing folders are created 0700. The file is always
+// owner-only (statefile.WriteFile); mode is kept for callers and must be 0600.
 func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+	if mode&0o077 != 0 {
+		return fmt.Errorf("writing %s: mode %04o is not private", path, mode)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return statefile.WriteFile(path, data)
 }
 
 // shortList names up to n items and counts the rest.

@@ -15,10 +15,20 @@ func procAttr() *syscall.SysProcAttr {
 	return a
 }
 
-// killGroup signals every process in the child's process group.
-func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
+// procTree is the set of processes a stdio server started: on Unix its process
+// group, which procAttr set up before the child ran.
+type procTree struct{}
+
+// attachTree is called right after Start; on Unix there is nothing left to do.
+func attachTree(*exec.Cmd) (procTree, error) { return procTree{}, nil }
+
+// kill signals every process in the child's process group.
+func (procTree) kill(cmd *exec.Cmd, sig syscall.Signal) error {
 	if cmd.Process == nil {
 		return nil
 	}
 	return syscall.Kill(-cmd.Process.Pid, sig)
 }
+
+// release frees what the tree holds, once the child is reaped.
+func (procTree) release() {}

@@ -26,6 +26,9 @@ type server struct {
 	m      *Manager
 	cfg    config.Server
 	stderr *Ring
+	// envNames are the environment variable names the server's process receives
+	// (stdio only; EnvNames), shown by check and the tool detail.
+	envNames []string
 
 	mu           sync.Mutex
 	gen          uint64
@@ -60,6 +63,9 @@ func newServer(m *Manager, cfg config.Server) *server {
 	s.stderr = NewRing(stderrKeepBytes, func(line string) {
 		s.pushLog("stderr", line)
 	})
+	if _, inProcess := m.opts.InProcess[cfg.Name]; !inProcess {
+		s.envNames = EnvNames(cfg)
+	}
 	return s
 }
 
@@ -182,7 +188,7 @@ func (s *server) fail(gen uint64, err error) {
 		s.mu.Unlock()
 		return
 	}
-	s.status, s.err = StatusFailed, err
+	s.status, s.err = StatusFailed, redactURLs(err)
 	s.mu.Unlock()
 	s.m.changed(s.cfg.Name, gen, StatusFailed)
 }
@@ -230,6 +236,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.refresh(gen)
 		},
+		//lint:ignore SA1019 servers before protocol 2026-07-28 still log this way
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			s.pushLog("log:"+string(req.Params.Level), logText(req.Params))
 		},
@@ -275,6 +282,7 @@ func (s *server) oauthHandler() (*oauthHandler, error) {
 	return s.oauth, nil
 }
 
+//lint:ignore SA1019 servers before protocol 2026-07-28 still log this way
 func logText(p *mcp.LoggingMessageParams) string {
 	var text string
 	if s, ok := p.Data.(string); ok {
@@ -367,7 +375,7 @@ func (s *server) refresh(gen uint64) {
 			if err == nil {
 				s.setTools(gen, tools, notices)
 			} else {
-				s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + err.Error()})
+				s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + redactURLs(err).Error()})
 			}
 			s.mu.Lock()
 			if !s.trailing || s.gen != gen {
@@ -434,7 +442,7 @@ func (s *server) call(ctx context.Context, callID string, req CallRequest) (*mcp
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, fmt.Errorf("calling %s__%s: no answer within the call timeout (%s); the server was told to cancel", req.Server, req.Tool, s.callTimeout())
 		}
-		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, err)
+		return nil, redactURLs(fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, err))
 	}
 	return res, nil
 }

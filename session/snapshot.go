@@ -30,6 +30,9 @@ type ServerInfo struct {
 	Notices []string
 	// Tiers counts the server's tools per tier.
 	Tiers [len(trust.Tiers)]int
+	// Env names the environment variables a stdio server's process receives (never
+	// their values); nil for other transports.
+	Env []string
 }
 
 // ToolInfo is a point-in-time view of one tool with its classification. Raw is the
@@ -49,6 +52,8 @@ type ToolInfo struct {
 	Pin         trust.PinState
 	PinnedAt    time.Time
 	ServerTrust trust.ServerTrust
+	// ServerEnv is ServerInfo.Env of the tool's server: variable names only.
+	ServerEnv []string
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
 }
@@ -151,6 +156,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 			InstructionsChanged: s.pins.instructionsChanged,
 			Implementation:      s.impl,
 			Notices:             s.notices,
+			Env:                 s.envNames,
 		}
 		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name]}
 		part := s.snapCache
@@ -243,6 +249,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			Pin:          t.Pin,
 			PinnedAt:     t.PinnedAt,
 			ServerTrust:  key.trust,
+			ServerEnv:    s.envNames,
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Class: class})

@@ -5,9 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +43,7 @@ type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
+	tree   procTree      // its process group (Unix) or Job Object (Windows)
 	done   chan struct{} // closed when the child has been reaped
 	err    error         // the child's exit error, valid after done
 
@@ -58,10 +65,7 @@ func executable(command string) string {
 func startProcess(s config.Server, stderr io.Writer) (*process, error) {
 	cmd := exec.Command(executable(s.Command), s.Args...)
 	cmd.Dir = s.Cwd
-	cmd.Env = os.Environ()
-	for k, v := range s.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = serverEnv(s, os.Environ(), runtime.GOOS)
 	cmd.SysProcAttr = procAttr()
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
@@ -75,7 +79,12 @@ func startProcess(s config.Server, stderr io.Writer) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %q: %w", s.Command, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, done: make(chan struct{})}
+	tree, err := attachTree(cmd)
+	if err != nil {
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("starting %q: %w", s.Command, err)
+	}
+	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, tree: tree, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -92,16 +101,17 @@ func (p *process) stop() {
 		select {
 		case <-p.done:
 		case <-time.After(stopGrace):
-			_ = killGroup(p.cmd, syscall.SIGTERM)
+			_ = p.tree.kill(p.cmd, syscall.SIGTERM)
 			select {
 			case <-p.done:
 			case <-time.After(stopGrace):
-				_ = killGroup(p.cmd, syscall.SIGKILL)
+				_ = p.tree.kill(p.cmd, syscall.SIGKILL)
 				<-p.done
 			}
 		}
 		// The leader is gone; make sure nothing it started lingers in the group.
-		_ = killGroup(p.cmd, syscall.SIGKILL)
+		_ = p.tree.kill(p.cmd, syscall.SIGKILL)
+		p.tree.release()
 	})
 }
 
@@ -140,8 +150,8 @@ func (nopWriteCloser) Close() error { return nil }
 // It never sets http.Client.Timeout, which would cut long-lived event streams;
 // contexts bound calls.
 func httpTransport(s config.Server, oauth *oauthHandler) (mcp.Transport, *boundedTransport) {
-	bt := &boundedTransport{base: http.DefaultTransport, headers: s.Headers}
-	client := &http.Client{Transport: bt}
+	bt := &boundedTransport{base: http.DefaultTransport, headers: s.Headers, origin: originOf(s.URL)}
+	client := &http.Client{Transport: bt, CheckRedirect: sameOriginRedirect}
 	if s.Transport == config.TransportSSE {
 		return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: client, MaxEventSize: MaxMessageBytes}, bt
 	}
@@ -164,6 +174,9 @@ func httpTransport(s config.Server, oauth *oauthHandler) (mcp.Transport, *bounde
 type boundedTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	// origin is the configured URL's scheme://host:port: the only one the configured
+	// headers are ever sent to.
+	origin string
 	// capt, when set, receives the raw tools/list results (streamable HTTP).
 	capt *capture
 
@@ -174,7 +187,7 @@ type boundedTransport struct {
 var ErrBodyTooLarge = errors.New("response body exceeds the size limit")
 
 func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
+	if len(t.headers) > 0 && originOf(req.URL.String()) == t.origin {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
@@ -201,6 +214,111 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return resp, nil
 }
 
+// maxRedirects bounds a chain of same-origin redirects.
+const maxRedirects = 10
+
+// ErrCrossOriginRedirect is returned (wrapped) when a server redirects a request to
+// another origin or from https to http: configured headers and OAuth tokens are only
+// ever sent to the configured origin, so airlock does not follow it.
+var ErrCrossOriginRedirect = errors.New("redirect to another origin refused")
+
+// sameOriginRedirect is the CheckRedirect of every server's HTTP client: it follows a
+// redirect only within the origin (scheme, host and port) of the first request. Go's
+// own rule copies Authorization to any redirect on the same host name whatever the
+// port, and never drops headers set by a RoundTripper, so it is not enough.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	from, to := via[0].URL, req.URL
+	if from.Scheme == "https" && to.Scheme != "https" {
+		return fmt.Errorf("%w: %s redirected from https to %s; airlock never downgrades a connection that carries credentials", ErrCrossOriginRedirect, RedactURL(from.String()), RedactURL(to.String()))
+	}
+	if originOf(from.String()) != originOf(to.String()) {
+		return fmt.Errorf("%w: %s redirected to %s; configured headers and tokens are only sent to %s; airlock does not follow it (configure the new URL if you trust it)",
+			ErrCrossOriginRedirect, RedactURL(from.String()), RedactURL(to.String()), originOf(from.String()))
+	}
+	return nil
+}
+
+// originOf returns a URL's origin as scheme://host:port with the default port made
+// explicit and the host lowercased; "" when it does not parse.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// RedactURL returns raw without userinfo ("***"), query and fragment ("…")
+// when present, for errors and logs: those parts often carry a token. A string that
+// does not parse as a URL is returned as "[unparseable URL]".
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "[unparseable URL]"
+	}
+	user := u.User != nil
+	u.User = nil
+	q := u.RawQuery != "" || u.ForceQuery
+	u.RawQuery, u.ForceQuery = "", false
+	frag := u.Fragment != ""
+	u.Fragment, u.RawFragment = "", ""
+	out := u.String()
+	if user {
+		if scheme, rest, ok := strings.Cut(out, "://"); ok {
+			out = scheme + "://***@" + rest
+		}
+	}
+	if q {
+		out += "?…"
+	}
+	if frag {
+		out += "#…"
+	}
+	return out
+}
+
+// urlInText finds URLs in error text: a scheme, "://" and everything up to a space or
+// a quote.
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+
+// redactURLs returns err with every URL in its text passed through RedactURL; errors.Is
+// and errors.As still see the original chain. nil stays nil.
+func redactURLs(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	red := urlInText.ReplaceAllStringFunc(msg, func(m string) string {
+		// Punctuation ending a sentence is not part of the URL.
+		trimmed := strings.TrimRight(m, ".,;:)]")
+		return RedactURL(trimmed) + m[len(trimmed):]
+	})
+	if red == msg {
+		return err
+	}
+	return &redactedError{msg: red, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
 type limitedBody struct {
 	rc   io.ReadCloser
 	left int64
@@ -224,3 +342,77 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// baseEnvPOSIX and baseEnvWindows are the variables of airlock's own environment every
+// stdio server gets: the MCP SDKs' default set (the TypeScript SDK's
+// getDefaultEnvironment), plus the locale and temporary-folder variables a program
+// needs to behave on POSIX. Everything else is passed only by name (inherit_env) or
+// set in the server's env.
+var (
+	baseEnvPOSIX   = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR", "TZ"}
+	baseEnvWindows = []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
+		"SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES"}
+)
+
+// serverEnv is the environment a stdio server starts with: from parent (NAME=value
+// entries, as os.Environ), the base set and the names in s.InheritEnv, then s.Env,
+// which wins. On POSIX every LC_* variable is part of the base set. A value starting
+// with "()" (an exported shell function) is never passed from the parent, as the
+// TypeScript SDK does. On Windows names compare case-insensitively.
+func serverEnv(s config.Server, parent []string, goos string) []string {
+	windows := goos == "windows"
+	base := baseEnvPOSIX
+	if windows {
+		base = baseEnvWindows
+	}
+	norm := func(k string) string {
+		if windows {
+			return strings.ToUpper(k)
+		}
+		return k
+	}
+	want := map[string]bool{}
+	for _, k := range base {
+		want[norm(k)] = true
+	}
+	for _, k := range s.InheritEnv {
+		want[norm(k)] = true
+	}
+	configured := map[string]bool{}
+	for k := range s.Env {
+		configured[norm(k)] = true
+	}
+	var env []string
+	for _, kv := range parent {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || configured[norm(k)] {
+			continue
+		}
+		passed := want[norm(k)] || !windows && strings.HasPrefix(k, "LC_")
+		if passed && !strings.HasPrefix(v, "()") {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		env = append(env, k+"="+s.Env[k])
+	}
+	return env
+}
+
+// EnvNames returns the names of the variables a stdio server receives (from airlock's
+// environment now, and configured), sorted; nil for other transports. It never
+// returns values, so check and the TUI can show it.
+func EnvNames(s config.Server) []string {
+	if s.Transport != config.TransportStdio {
+		return nil
+	}
+	var names []string
+	for _, kv := range serverEnv(s, os.Environ(), runtime.GOOS) {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return names
+}

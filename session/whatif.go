@@ -1,10 +1,12 @@
 package session
 
 import (
-	"bytes"
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -164,63 +166,137 @@ func (m *Manager) serverTrust(s *server) trust.ServerTrust {
 	return m.trustLocked(s)
 }
 
-// ExportOverrides writes the live changes as a TOML fragment that, merged into the
-// config, reproduces them: a [servers.NAME] trust and [servers.NAME.tools.TOOL]
-// policy per change. A tool turned off becomes policy "deny". The fragment says where
-// it came from and that it must be merged by hand; it is "" when there is no change.
+// ExportOverrides writes the live changes as a TOML fragment that, appended to the
+// config it came from, reproduces them: [servers.NAME] with its trust, and
+// [servers.NAME.tools.TOOL] with its policy, each only where the config does not
+// define that table yet (TOML forbids defining a table twice). A change to a table the
+// config already defines becomes a comment saying what to set there. A tool turned
+// off becomes policy "deny". Every name is a quoted TOML key with each character
+// outside printable ASCII escaped, so a server-controlled tool name can leave neither
+// its key nor a comment. The fragment is "" when there is no change.
 func (m *Manager) ExportOverrides() string {
 	o := m.Overrides()
 	if o.empty() {
 		return ""
 	}
-	type toolT struct {
-		Policy string `toml:"policy"`
+	type piece struct {
+		table string // the table header's key, e.g. servers.mail.tools."x"
+		key   string // the key set in it
+		value string // a TOML string
 	}
-	type serverT struct {
-		Trust string           `toml:"trust,omitempty"`
-		Tools map[string]toolT `toml:"tools,omitempty"`
+	var pieces []piece
+	for _, n := range slices.Sorted(maps.Keys(o.Trust)) {
+		pieces = append(pieces, piece{table: "servers." + tomlKey(n), key: "trust", value: tomlString(o.Trust[n].String())})
 	}
-	servers := map[string]*serverT{}
-	get := func(n string) *serverT {
-		if servers[n] == nil {
-			servers[n] = &serverT{}
-		}
-		return servers[n]
-	}
-	for n, t := range o.Trust {
-		get(n).Trust = t.String()
-	}
-	setPolicy := func(ref trust.Ref, a trust.Action) {
-		s := get(ref.Server)
-		if s.Tools == nil {
-			s.Tools = map[string]toolT{}
-		}
-		s.Tools[ref.Tool] = toolT{Policy: a.String()}
-	}
-	for ref, a := range o.Policy {
-		setPolicy(ref, a)
-	}
+	policies := map[trust.Ref]trust.Action{}
+	maps.Copy(policies, o.Policy)
 	var disabled []string
 	for ref, off := range o.Disabled {
 		if off {
-			setPolicy(ref, trust.Deny)
-			disabled = append(disabled, ref.Qualified())
+			policies[ref] = trust.Deny
+			name := ref.Qualified()
+			if tomlKey(name) != name {
+				name = tomlString(name)
+			}
+			disabled = append(disabled, name)
 		}
 	}
+	refs := slices.SortedFunc(maps.Keys(policies), func(a, b trust.Ref) int {
+		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Tool, b.Tool))
+	})
+	for _, ref := range refs {
+		pieces = append(pieces, piece{table: "servers." + tomlKey(ref.Server) + ".tools." + tomlKey(ref.Tool), key: "policy", value: tomlString(policies[ref].String())})
+	}
 	sort.Strings(disabled)
-	var b bytes.Buffer
+
+	// What the config defines: its own text when it is a TOML file, else a skeleton of
+	// the loaded servers and tools (a config imported from another client's JSON).
+	base := m.configSkeleton()
+	if m.cfg.Path != "" {
+		if b, err := os.ReadFile(m.cfg.Path); err == nil {
+			var tree map[string]any
+			if _, err := toml.Decode(string(b), &tree); err == nil {
+				base = string(b)
+			}
+		}
+	}
+	var tables, edits []string
+	text := base + "\n"
+	for _, p := range pieces {
+		t := "[" + p.table + "]\n" + p.key + " = " + p.value + "\n"
+		var probe map[string]any
+		if _, err := toml.Decode(text+t, &probe); err == nil {
+			text += t
+			tables = append(tables, t)
+		} else {
+			edits = append(edits, "# ["+p.table+"] is already in the config: set "+p.key+" = "+p.value+" there\n")
+		}
+	}
+
+	var b strings.Builder
 	target := "your config"
 	if m.cfg.Path != "" {
-		target = m.cfg.Path
+		target = tomlString(m.cfg.Path)
 	}
 	fmt.Fprintf(&b, "# airlock: changes made in the session on %s.\n", m.opts.Now().Format(time.DateTime))
-	fmt.Fprintf(&b, "# Merge these tables into %s by hand; airlock never rewrites it.\n", target)
+	fmt.Fprintf(&b, "# Append this to %s; airlock never rewrites it.\n", target)
 	if len(disabled) > 0 {
 		fmt.Fprintf(&b, "# Turned off in the session, kept off here with policy \"deny\": %s\n", strings.Join(disabled, ", "))
 	}
-	enc := toml.NewEncoder(&b)
-	enc.Indent = ""
-	_ = enc.Encode(map[string]any{"servers": servers})
+	for _, e := range edits {
+		b.WriteString(e)
+	}
+	for _, t := range tables {
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// configSkeleton is a TOML text defining the tables the loaded config has: a table per
+// server, one per tool override.
+func (m *Manager) configSkeleton() string {
+	var b strings.Builder
+	for _, s := range m.cfg.Servers {
+		b.WriteString("[servers." + tomlKey(s.Name) + "]\n")
+		for _, tool := range slices.Sorted(maps.Keys(s.Tools)) {
+			b.WriteString("[servers." + tomlKey(s.Name) + ".tools." + tomlKey(tool) + "]\n")
+		}
+	}
+	return b.String()
+}
+
+// tomlKey is k as a TOML key: bare when it is letters, digits, _ and -, else a quoted
+// string (tomlString).
+func tomlKey(k string) string {
+	if k != "" && !strings.ContainsFunc(k, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) {
+		return k
+	}
+	return tomlString(k)
+}
+
+// tomlString is s as a TOML basic string in printable ASCII: quote and backslash
+// escaped, every other character outside 0x20-0x7E written as \uXXXX or \UXXXXXXXX
+// (invalid UTF-8 as U+FFFD). It holds no newline and no control, bidi or zero-width
+// character, so it can leave neither its string nor a comment it is shown in.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			fmt.Fprintf(&b, "\\U%08X", r)
+		}
+	}
+	b.WriteByte('"')
 	return b.String()
 }
 

@@ -3,6 +3,7 @@ package session_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,21 +84,20 @@ func TestWhatIfRecomputesAndExportReproduces(t *testing.T) {
 	}
 
 	frag := m.ExportOverrides()
-	for _, want := range []string{"[servers.docs]", `trust = "blocked"`, "[servers.mail.tools.send_email]", `policy = "deny"`, "notes__create_note"} {
+	for _, want := range []string{`# [servers.docs] is already in the config: set trust = "blocked" there`, "[servers.mail.tools.send_email]", `policy = "deny"`, "notes__create_note"} {
 		if !strings.Contains(frag, want) {
 			t.Errorf("fragment lacks %q:\n%s", want, frag)
 		}
 	}
 
-	// Merge the fragment into the example as a person would, and load the result.
-	var base, patch map[string]any
-	if _, err := toml.Decode(string(example), &base); err != nil {
-		t.Fatal(err)
+	// Append the fragment to the example, as README says, and make the one edit it
+	// asks for by hand (docs is already a table there), then load the result.
+	appended := string(example) + "\n" + frag
+	var base map[string]any
+	if _, err := toml.Decode(appended, &base); err != nil {
+		t.Fatalf("the example with the fragment appended is not TOML: %v\n%s", err, frag)
 	}
-	if _, err := toml.Decode(frag, &patch); err != nil {
-		t.Fatalf("fragment is not TOML: %v\n%s", err, frag)
-	}
-	merge(base, patch)
+	base["servers"].(map[string]any)["docs"].(map[string]any)["trust"] = "blocked"
 	var merged bytes.Buffer
 	if err := toml.NewEncoder(&merged).Encode(base); err != nil {
 		t.Fatal(err)
@@ -128,14 +128,123 @@ func TestWhatIfRecomputesAndExportReproduces(t *testing.T) {
 	}
 }
 
-func merge(dst, src map[string]any) {
-	for k, v := range src {
-		if sm, ok := v.(map[string]any); ok {
-			if dm, ok := dst[k].(map[string]any); ok {
-				merge(dm, sm)
-				continue
-			}
+// TestWhatIfExport_HostileToolNameYieldsNoTable: a tool name is server-controlled. One
+// that carries newlines, a table header and a bidi control must stay inside its
+// quoted key and its comment: the fragment defines no table but the tool's own.
+func TestWhatIfExport_HostileToolNameYieldsNoTable(t *testing.T) {
+	hostile := "x\"]\n[servers.mail.tools.send_email]\npolicy = \"allow\"\n#\u202e\x1b[2J\\"
+	cfg := newConfig(testServer(t, "evil", "raw", trust.Untrusted), testServer(t, "mail", "raw", trust.Untrusted))
+	m := session.New(cfg, session.Options{})
+	t.Cleanup(func() { m.Close() })
+	ref := trust.Ref{Server: "evil", Tool: hostile}
+	if err := m.SetToolPolicy(ref, trust.Allow); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetDisabled(trust.Ref{Server: "evil", Tool: hostile + "2"}, true); err != nil {
+		t.Fatal(err)
+	}
+	frag := m.ExportOverrides()
+	for _, bad := range []string{"\u202e", "\x1b", "\r"} {
+		if strings.Contains(frag, bad) {
+			t.Errorf("fragment holds a raw %q:\n%s", bad, frag)
 		}
-		dst[k] = v
+	}
+	var tree map[string]map[string]map[string]map[string]map[string]any
+	if _, err := toml.Decode(frag, &tree); err != nil {
+		t.Fatalf("fragment is not TOML: %v\n%s", err, frag)
+	}
+	if _, ok := tree["servers"]["mail"]; ok {
+		t.Errorf("the hostile name made a table for mail:\n%s", frag)
+	}
+	tools := tree["servers"]["evil"]["tools"]
+	if len(tools) != 2 || tools[hostile]["policy"] != "allow" || tools[hostile+"2"]["policy"] != "deny" {
+		t.Errorf("tools decoded from the fragment = %q\n%s", tools, frag)
+	}
+}
+
+// TestWhatIfExport_AppendsToExampleConfig: the fragment appended to the config it came
+// from parses: it defines no table the config already has; a change to one is a
+// comment saying what to edit.
+func TestWhatIfExport_AppendsToExampleConfig(t *testing.T) {
+	example, err := os.ReadFile("../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, example, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := session.New(cfg, session.Options{})
+	t.Cleanup(func() { m.Close() })
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(m.SetToolPolicy(trust.Ref{Server: "mail", Tool: "send_email"}, trust.Deny))    // new table
+	must(m.SetDisabled(trust.Ref{Server: "notes", Tool: "create_note"}, true))          // new table
+	must(m.SetToolPolicy(trust.Ref{Server: "notes", Tool: "delete_note"}, trust.Allow)) // defined in the example
+	must(m.SetServerTrust("docs", trust.BlockedServer))                                 // defined in the example
+	frag := m.ExportOverrides()
+	merged, err := config.Parse(append(append(example, '\n'), frag...), path, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("the example with the fragment appended does not load: %v\n%s", err, frag)
+	}
+	tools := map[string]config.Tool{}
+	for _, s := range merged.Servers {
+		for name, tool := range s.Tools {
+			tools[s.Name+"__"+name] = tool
+		}
+	}
+	if tools["mail__send_email"].Policy != trust.Deny || tools["notes__create_note"].Policy != trust.Deny {
+		t.Errorf("appended policies: send_email %v, create_note %v\n%s", tools["mail__send_email"].Policy, tools["notes__create_note"].Policy, frag)
+	}
+	for _, want := range []string{
+		`# [servers.docs] is already in the config: set trust = "blocked" there`,
+		`# [servers.notes.tools.delete_note] is already in the config: set policy = "allow" there`,
+	} {
+		if !strings.Contains(frag, want) {
+			t.Errorf("fragment lacks %q:\n%s", want, frag)
+		}
+	}
+}
+
+// TestWhatIfExport_InlineToolsTable: a config whose tools are an inline table; the
+// fragment's new tool table, appended, loads (airlock's TOML parser accepts the
+// addition) and both the inline tool and the new one keep their policies.
+func TestWhatIfExport_InlineToolsTable(t *testing.T) {
+	src := "[servers.mail]\ncommand = \"srv\"\ntools = { send_email = { policy = \"ask\" } }\n"
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := session.New(cfg, session.Options{})
+	t.Cleanup(func() { m.Close() })
+	if err := m.SetToolPolicy(trust.Ref{Server: "mail", Tool: "read_inbox"}, trust.Deny); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetToolPolicy(trust.Ref{Server: "mail", Tool: "send_email"}, trust.Deny); err != nil {
+		t.Fatal(err)
+	}
+	frag := m.ExportOverrides()
+	merged, err := config.Parse([]byte(src+frag), path, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("appended config does not load: %v\n%s", err, frag)
+	}
+	tools := merged.Servers[0].Tools
+	if tools["read_inbox"].Policy != trust.Deny || tools["send_email"].Policy != trust.Ask {
+		t.Errorf("merged tools %+v\n%s", tools, frag)
+	}
+	if !strings.Contains(frag, `# [servers.mail.tools.send_email] is already in the config: set policy = "deny" there`) {
+		t.Errorf("fragment:\n%s", frag)
 	}
 }

@@ -144,6 +144,9 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 		field("title", inline(st, t.Title, 0))
 	}
 	field("server", inline(st, t.Ref.Server, 0)+"  "+trustBadge(st, t.ServerTrust))
+	if t.ServerEnv != nil {
+		field("env", inline(st, strings.Join(t.ServerEnv, " "), 0)+st.Muted.Render("  (names only; inherit_env adds more)"))
+	}
 	field("tier", st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))
 	policy := t.Class.Action.String()
 	if t.Class.Tier == trust.TierBlocked {

@@ -47,20 +47,3 @@ func paneHeading(st *theme.Styles, title string, focused bool, w int) string {
 	}
 	return st.Muted.Render(fit("  "+title, w))
 }
-
-// padLines pads or cuts lines to exactly h lines of exactly w cells.
-func padLines(lines []string, w, h int) string {
-	var sb strings.Builder
-	blank := strings.Repeat(" ", max(w, 0))
-	for i := 0; i < h; i++ {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
-		if i < len(lines) {
-			sb.WriteString(fit(lines[i], w))
-		} else {
-			sb.WriteString(blank)
-		}
-	}
-	return sb.String()
-}

@@ -35,7 +35,6 @@ type callResult struct {
 type schemaCheck struct {
 	checked bool
 	err     error
-	note    string
 }
 
 // checkOutput validates a result's structuredContent against the tool's output

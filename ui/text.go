@@ -73,15 +73,11 @@ func summary(s string) (string, bool) {
 	return s, false
 }
 
-// block renders server-controlled multi-line text for a width: it is limited to
-// maxBytes ("… N more bytes"), escaped with styled marks, wrapped to the width left
-// beside the gutter, and then every line is prefixed with the gutter. Wrapping comes
-// first so that no wrapped line can escape the gutter.
-func block(st *theme.Styles, s string, width, maxBytes int) string {
-	return strings.Join(blockLines(st, s, width, maxBytes, st.Gutter.Render(gutter)), "\n")
-}
-
-// blockLines is block as lines, with a caller-rendered gutter of any width.
+// blockLines renders server-controlled multi-line text for a width, as lines: it is
+// limited to maxBytes ("… N more bytes"), escaped with styled marks, wrapped to the
+// width left beside the caller-rendered gutter g (of any width), and then every line
+// is prefixed with the gutter. Wrapping comes first so that no wrapped line can
+// escape the gutter.
 func blockLines(st *theme.Styles, s string, width, maxBytes int, g string) []string {
 	s = safetext.Limit(s, maxBytes)
 	e := safetext.Styled(s, markFn(st))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -348,7 +349,10 @@ func TestInjectionIsEscapedInResults(t *testing.T) {
 	}
 	screenHas(t, plain, "✓ OK", "⟨ESC⟩]0;pwned⟨BEL⟩", "⟨ESC⟩[2K⟨CR⟩✓ airlock: this page was checked")
 	// The read of untrusted content tainted the person's context.
-	screenHas(t, plain, "⚠ TAINTED by web__fetch_url (call c1)")
+	screenHas(t, plain, "⚠ TAINTED by web__fetch_url (call c")
+	if !regexp.MustCompile(`\(call c[0-9a-f]{8}-1\)`).MatchString(plain) {
+		t.Errorf("the taint does not name the first call of this process (cXXXXXXXX-1):\n%s", plain)
+	}
 }
 
 func TestRugPullBlocksTheTool(t *testing.T) {
@@ -724,5 +728,18 @@ func TestAuthorizationRequestedShown(t *testing.T) {
 	screen = h.plain()
 	if !strings.Contains(screen, "https://auth.example.com/authorize?x=1⟨ESC⟩[2J") {
 		t.Errorf("logs do not show the escaped URL:\n%s", screen)
+	}
+}
+
+// TestDetailShowsEnvNames: the tool detail names the environment variables its stdio
+// server receives (names only, escaped), and says nothing for other servers.
+func TestDetailShowsEnvNames(t *testing.T) {
+	st := newTestStyles()
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, ServerEnv: []string{"HOME", "PATH", "X\x1b[2J"}}
+	plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, 100))
+	screenHas(t, plain, "env       HOME PATH X⟨ESC⟩[2J")
+	tool.ServerEnv = nil
+	if plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, 100)); strings.Contains(plain, "env  ") {
+		t.Errorf("a server without a process shows an env line:\n%s", plain)
 	}
 }

@@ -205,7 +205,7 @@ func (e *exportView) render() {
 	lines = append(lines, wrapOwn(inline(st, e.path, 0), iw, "  ", "  ")...)
 	lines = append(lines, "")
 	lines = append(lines, wrapOwn(st.WarnText.Render("Your config was not modified.")+
-		" Merge this fragment into it by hand; airlock never rewrites your config. The changes stay live in this session until you quit.", iw, "", "")...)
+		" Append this fragment to it by hand (a change to a table your config already has is a comment saying what to set there); airlock never rewrites your config. The changes stay live in this session until you quit.", iw, "", "")...)
 	lines = append(lines, "", st.Header.Render("fragment"))
 	// The fragment is airlock's own TOML, but it holds server and tool names a
 	// server chose: it goes through the same escaping as any server text.

@@ -199,8 +199,8 @@ func TestExportWritesAFragmentThatParses(t *testing.T) {
 	if _, err := toml.Decode(string(data), &frag); err != nil {
 		t.Fatalf("the fragment is not TOML: %v\n%s", err, data)
 	}
-	if got := frag.Servers["notes"].Trust; got != "untrusted" {
-		t.Errorf("notes trust in the fragment = %q", got)
+	if !strings.Contains(string(data), `# [servers.notes] is already in the config: set trust = "untrusted" there`) {
+		t.Errorf("the fragment does not say to set notes' trust in its table:\n%s", data)
 	}
 	if got := frag.Servers["mail"].Tools["send_email"].Policy; got != "deny" {
 		t.Errorf("send_email policy in the fragment = %q, want deny (turned off)", got)
@@ -209,8 +209,8 @@ func TestExportWritesAFragmentThatParses(t *testing.T) {
 		t.Errorf("the config file itself was touched: %v", err)
 	}
 	content := ansi.Strip(h.m.export.vp.GetContent())
-	screenHas(t, content, "✓ written to\n  "+path, "Your config was not modified", "Merge this fragment", "by hand",
-		"│ [servers.notes]", `│ trust = "untrusted"`, `│ policy = "deny"`)
+	screenHas(t, content, "✓ written to\n  "+path, "Your config was not modified", "Append this fragment", "by hand",
+		`│ # [servers.notes] is already in the config: set trust = "untrusted"`, "│ [servers.mail.tools.send_email]", `│ policy = "deny"`)
 	h.keys("esc")
 	if h.m.screen != screenMain {
 		t.Errorf("esc from the export went to %v", h.m.screen)

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -17,26 +20,46 @@ import (
 const defaultGatewayListen = "127.0.0.1:7878"
 
 // gatewayTarget returns the listen address and state dir of the gateway a config
-// describes, for the commands that talk to a running airlock.
-func gatewayTarget(cfgPath string) (string, string, error) {
-	cfg, err := loadConfig(cfgPath)
+// describes, for the commands that talk to a running airlock. demo, or no config at
+// the default path, selects the demo's: the default listen address and the demo
+// folder of the default state dir.
+func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
+	cfg, err := targetConfig(cfgPath, demo)
 	if err != nil {
-		if cfgPath != "" {
-			return "", "", err
-		}
-		// No config at the default path: the demo's gateway with the default state dir.
-		cfg = config.Default()
-		dir, derr := config.DefaultStateDir()
-		if derr != nil {
-			return "", "", derr
-		}
-		cfg.StateDir = dir
+		return "", "", err
 	}
 	listen := defaultGatewayListen
 	if cfg.Gateway != nil && cfg.Gateway.Listen != "" {
 		listen = cfg.Gateway.Listen
 	}
 	return listen, cfg.StateDir, nil
+}
+
+// targetConfig is the config a command about a running airlock looks at: --config or
+// the default one, or the demo's (with --demo, or when there is no config at the
+// default path).
+func targetConfig(cfgPath string, demo bool) (*config.Config, error) {
+	if !demo {
+		cfg, err := loadConfig(cfgPath)
+		if err == nil || cfgPath != "" {
+			return cfg, err
+		}
+		if _, statErr := os.Stat(defaultConfigPath()); !errors.Is(statErr, fs.ErrNotExist) {
+			return nil, err // a config that does not load is an error, not the demo
+		}
+	}
+	dir, err := demoStateDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg := config.Default()
+	cfg.StateDir = dir
+	return cfg, nil
+}
+
+func defaultConfigPath() string {
+	p, _ := config.DefaultPath()
+	return p
 }
 
 func runGateway(args []string, stdout, stderr io.Writer) int {
@@ -47,13 +70,14 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway snippet", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "the gateway of a running `airlock demo` (its token is in the demo folder of the state dir)")
 	listenFlag := fs.String("gateway", "", "gateway address (default from the config, else "+defaultGatewayListen+")")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) != 1 {
-		fmt.Fprintf(stderr, "usage: airlock gateway snippet %v [--config FILE]\n", cli.SnippetClients)
+		fmt.Fprintf(stderr, "usage: airlock gateway snippet %v [--config FILE | --demo]\n", cli.SnippetClients)
 		return 2
 	}
-	listen, stateDir, err := gatewayTarget(*cfgPath)
+	listen, stateDir, err := gatewayTarget(*cfgPath, *demo)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -61,7 +85,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := session.LoadOrCreateToken(stateDir)
+	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -78,11 +102,12 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs := flag.NewFlagSet("airlock bridge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "bridge to a running `airlock demo`")
 	listenFlag := fs.String("gateway", "", "gateway address of the running airlock")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	listen, stateDir, err := gatewayTarget(*cfgPath)
+	listen, stateDir, err := gatewayTarget(*cfgPath, *demo)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
@@ -90,7 +115,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := session.LoadOrCreateToken(stateDir)
+	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock bridge"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
@@ -102,18 +127,24 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	return 0
 }
 
+// noteTo prints a notice on w, prefixed with the command's name.
+func noteTo(w io.Writer, prefix string) func(string) {
+	return func(s string) { fmt.Fprintf(w, "%s: %s\n", prefix, s) }
+}
+
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
 func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 1 || args[0] != "verify" {
-		fmt.Fprintln(stderr, "usage: airlock audit verify [FILE] [--config FILE]")
+		fmt.Fprintln(stderr, "usage: airlock audit verify [FILE] [--config FILE | --demo]")
 		return 2
 	}
 	fs := flag.NewFlagSet("airlock audit verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "the audit log of `airlock demo` (in the demo folder of the state dir)")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) > 1 {
 		return 2
@@ -122,19 +153,27 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(positional) == 1 {
 		path = positional[0]
 	} else {
-		cfg, err := loadConfig(*cfgPath)
+		cfg, err := targetConfig(*cfgPath, *demo)
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
 		}
 		path = auditPath(cfg)
 	}
-	n, err := session.VerifyAuditFile(path)
+	sum, err := session.VerifyAuditLog(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "airlock audit verify: %s: FAILED after %d good records: %v\n", path, n, err)
+		fmt.Fprintf(stderr, "airlock audit verify: %s: FAILED after %d good records: %v\n", path, sum.Records, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", path, n)
+	if sum.HeadMissing && sum.Records > 0 {
+		fmt.Fprintf(stderr, "airlock audit verify: warning: %s.head is missing: records removed from the end of the log cannot be detected\n", path)
+	}
+	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", path, sum.Records)
+	if sum.Records > 0 {
+		// Written down where airlock cannot write (a note, a ticket, another machine),
+		// the head lets a later verify show that nothing before it was rewritten.
+		fmt.Fprintf(stdout, "head: %d records, last hash %s (keep this line elsewhere to anchor the log)\n", sum.Records, sum.LastHash)
+	}
 	return 0
 }
 
@@ -143,5 +182,5 @@ func auditPath(cfg *config.Config) string {
 	if cfg.AuditPath != "" {
 		return cfg.AuditPath
 	}
-	return cfg.StateDir + "/audit.jsonl"
+	return filepath.Join(cfg.StateDir, "audit.jsonl")
 }

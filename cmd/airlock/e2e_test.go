@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -5,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +15,8 @@ import (
 
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
+
+	"github.com/airlock-mcp/airlock/session"
 )
 
 // screen runs the real airlock binary (this test binary, as main) in a pseudo-terminal
@@ -30,12 +35,17 @@ type screen struct {
 
 func startScreen(t *testing.T, args ...string) *screen {
 	t.Helper()
+	return startScreenIn(t, t.TempDir(), args...)
+}
+
+// startScreenIn is startScreen with XDG_STATE_HOME (and XDG_CONFIG_HOME) at state.
+func startScreenIn(t *testing.T, state string, args ...string) *screen {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self, args...)
-	state := t.TempDir()
 	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "TERM=xterm-256color", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+state)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
 	if err != nil {
@@ -176,5 +186,71 @@ func TestTUIEndToEndInPseudoTerminal(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatalf("airlock did not quit; screen:\n%s", s.text())
+	}
+}
+
+// `airlock demo` keeps its gateway token and audit log in the demo folder of the state
+// dir and never touches a person's own; `gateway snippet --demo`, `bridge --demo` and
+// `audit verify --demo` (or no config at all) find the demo's files.
+func TestDemo_KeepsItsStateInADemoFolder(t *testing.T) {
+	state := t.TempDir()
+	real := filepath.Join(state, "airlock")
+	realToken := strings.Repeat("a1", 32) + "\n"
+	if err := os.MkdirAll(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "gateway.token"), []byte(realToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := session.OpenAudit(filepath.Join(real, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append(session.Record{Kind: "decision", CallID: "mine", Args: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	realLog, _ := os.ReadFile(filepath.Join(real, "audit.jsonl"))
+	realHead, _ := os.ReadFile(filepath.Join(real, "audit.jsonl.head"))
+
+	s := startScreenIn(t, state, "demo", "--gateway", "127.0.0.1:0")
+	s.waitFor("LETHAL TRIFECTA")
+	s.keys("q")
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("airlock exited with %v; screen:\n%s", err, s.text())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("airlock did not quit; screen:\n%s", s.text())
+	}
+
+	if b, _ := os.ReadFile(filepath.Join(real, "gateway.token")); string(b) != realToken {
+		t.Errorf("the demo changed the person's gateway token: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(real, "audit.jsonl")); !bytes.Equal(b, realLog) {
+		t.Errorf("the demo wrote to the person's audit log:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(real, "audit.jsonl.head")); !bytes.Equal(b, realHead) {
+		t.Errorf("the demo changed the person's audit head: %s", b)
+	}
+	demoToken, err := os.ReadFile(filepath.Join(real, "demo", "gateway.token"))
+	if err != nil {
+		t.Fatalf("the demo's token is not in the demo folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(real, "demo", "audit.jsonl")); err != nil {
+		t.Errorf("the demo's audit log is not in the demo folder: %v", err)
+	}
+
+	tok := strings.TrimSpace(string(demoToken))
+	for _, args := range [][]string{{"gateway", "snippet", "claude", "--demo"}, {"gateway", "snippet", "claude"}} {
+		r := airlockIn(t, state, "", args...)
+		if r.code != 0 || !strings.Contains(r.stdout, tok) || strings.Contains(r.stdout, strings.TrimSpace(realToken)) {
+			t.Errorf("%v: exit %d, want the demo's token:\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := airlockIn(t, state, "", "audit", "verify", "--demo")
+	if r.code != 0 || !strings.Contains(r.stdout, filepath.Join(real, "demo", "audit.jsonl")+": 0 records, chain intact") {
+		t.Errorf("audit verify --demo: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,8 +41,8 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("%d servers", len(c.Servers))
 	}
 
-	if r := airlock(t, "", "import"); r.code != 2 || !strings.Contains(r.stderr, "usage: airlock import FILE") {
-		t.Errorf("no file: exit %d, stderr %s", r.code, r.stderr)
+	if r := airlock(t, "", "import", "a", "b"); r.code != 2 || !strings.Contains(r.stderr, "usage: airlock import [FILE]") {
+		t.Errorf("two files: exit %d, stderr %s", r.code, r.stderr)
 	}
 	if r := airlock(t, "", "import", "/nonexistent/mcp.json"); r.code != 1 || !strings.Contains(r.stderr, "no such file") {
 		t.Errorf("missing file: exit %d, stderr %s", r.code, r.stderr)
@@ -89,5 +91,84 @@ func TestFromRunsImportedServers(t *testing.T) {
 	os.WriteFile(unset, []byte(`{"mcpServers": {"a": {"command": "x", "env": {"K": "${AIRLOCK_TEST_UNSET_VAR}"}}}}`), 0o600)
 	if r := airlock(t, "", "--from", unset, "--no-tui"); r.code != 1 || !strings.Contains(r.stderr, "AIRLOCK_TEST_UNSET_VAR is not set") || !strings.Contains(r.stderr, "airlock import") {
 		t.Errorf("unset variable: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// runIn runs airlock with HOME set to home (and no other client folders) in dir.
+func runIn(t *testing.T, dir, home string, args ...string) result {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Dir = dir
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "HOME" && k != "XDG_CONFIG_HOME" && k != "CODEX_HOME" {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "AIRLOCK_AS_MAIN=1", "HOME="+home, "XDG_STATE_HOME="+t.TempDir())
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// Issue 19: airlock import with no file finds the clients' standard files, says
+// which it read and what else it found, and where it looked when it found none.
+func TestImportDiscoversClientConfigs(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	r := runIn(t, dir, home, "import")
+	if r.code != 1 || !strings.Contains(r.stderr, "no MCP server list found; looked for:") {
+		t.Fatalf("nothing to find: exit %d, stderr %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"Claude Code (this folder) " + filepath.Join(dir, ".mcp.json"),
+		"Claude Desktop " + filepath.Join(home, ".config", "Claude", "claude_desktop_config.json"),
+		"Cursor " + filepath.Join(home, ".cursor", "mcp.json"),
+		"VS Code " + filepath.Join(home, ".config", "Code", "User", "mcp.json"),
+		"Codex " + filepath.Join(home, ".codex", "config.toml"),
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("looked-for list lacks %q:\n%s", want, r.stderr)
+		}
+	}
+
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(cursor), 0o700)
+	src, err := os.ReadFile("../../testdata/import/cursor/.cursor/mcp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cursor, src, 0o600)
+	codex := filepath.Join(home, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(codex), 0o700)
+	os.WriteFile(codex, []byte("[mcp_servers.a]\ncommand = \"a\"\n"), 0o600)
+	r = runIn(t, dir, home, "import")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"airlock: read Cursor " + cursor,
+		"airlock: also found Codex " + codex + " (1 server)",
+		"imported 5 servers from Cursor",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout+r.stderr, "ctx7sk-fake-0123456789abcdef") {
+		t.Error("secret printed")
+	}
+	if _, err := config.Parse([]byte(r.stdout), "out.toml", func(string) (string, bool) { return "/set", true }); err != nil {
+		t.Errorf("output does not load: %v", err)
 	}
 }

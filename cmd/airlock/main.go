@@ -40,6 +40,9 @@ Usage:
   airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]
                                            one call through the approval engine
   airlock pins list|accept SERVER [TOOL]   review pinned tool definitions
+  airlock gateway snippet CLIENT [--demo]  a config block for an agent (--demo: the demo's gateway)
+  airlock bridge [--demo]                  stdio <-> the running gateway
+  airlock audit verify [FILE] [--demo]     check the audit log's chain; print its head
   airlock import FILE                      print airlock TOML for another client's servers
   airlock version
 
@@ -104,6 +107,24 @@ func loadConfig(path string) (*config.Config, error) {
 	return config.Load(path)
 }
 
+// defaultConfigHint names the default config file for --help.
+func defaultConfigHint() string {
+	if p, err := config.DefaultPath(); err == nil {
+		return p
+	}
+	return "config.toml in the platform's config folder"
+}
+
+// demoStateDir is where `airlock demo` keeps its gateway token, audit log and
+// exported changes: the demo folder of the default state dir.
+func demoStateDir() (string, error) {
+	dir, err := config.DefaultStateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "demo"), nil
+}
+
 // openPins opens the pin store under the config's state dir.
 func openPins(cfg *config.Config) (*session.Pins, error) {
 	if cfg.StateDir == "" {
@@ -131,7 +152,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/airlock/config.toml)")
+	cfgPath := fs.String("config", "", "config file (default "+defaultConfigHint()+")")
 	fromPath := fs.String("from", "", "run on another client's server list (Claude, Cursor, VS Code, Codex), imported in memory")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
@@ -230,9 +251,11 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	pins, _ := session.OpenPins("") // every demo starts from a clean slate
 	if !*asJSON && wantTUI(stdin, stdout, *noTUI) {
-		// The demo keeps its gateway token and audit log in the default state dir, so
-		// `airlock gateway snippet`, `airlock bridge` and `airlock audit verify` find them.
-		dir, err := config.DefaultStateDir()
+		// The demo keeps its gateway token and audit log in the demo folder of the
+		// default state dir, never over a person's own; `airlock gateway snippet`,
+		// `airlock bridge` and `airlock audit verify` find them with --demo (or when
+		// there is no config at all).
+		dir, err := demoStateDir()
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
@@ -245,7 +268,9 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		defer audit.Close()
 		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
-		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
+		gs := gatewayFor(*gatewayListen, cfg)
+		gs.demo = true
+		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gs, stderr)
 	}
 	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
 	return check(ctx, m, *asJSON, stdout, stderr)

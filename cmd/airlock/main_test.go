@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,9 +14,10 @@ import (
 // The test binary doubles as airlock: with AIRLOCK_AS_MAIN=1 it runs main's run on
 // its arguments. Config files whose command is "airlock" then start this same binary
 // as `demo-server NAME`, so the tests below run the real command end to end over real
-// stdio subprocesses.
+// stdio subprocesses. A stdio server gets only a minimal environment, so a child
+// started as `demo-server NAME` is recognised by its arguments.
 func TestMain(m *testing.M) {
-	if os.Getenv("AIRLOCK_AS_MAIN") == "1" {
+	if os.Getenv("AIRLOCK_AS_MAIN") == "1" || len(os.Args) > 1 && os.Args[1] == "demo-server" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -28,12 +30,17 @@ type result struct {
 
 func airlock(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return airlockIn(t, t.TempDir(), stdin, args...)
+}
+
+// airlockIn is airlock with XDG_STATE_HOME at state and no config at the default path.
+func airlockIn(t *testing.T, state, stdin string, args ...string) result {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self, args...)
-	state := t.TempDir()
 	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -51,7 +58,8 @@ func airlock(t *testing.T, stdin string, args ...string) result {
 type checkJSON struct {
 	Servers []struct {
 		Name, Status, Error, Trust, Protocol string
-		InstructionsChanged                  bool `json:"instructions_changed"`
+		InstructionsChanged                  bool     `json:"instructions_changed"`
+		Env                                  []string `json:"env"`
 	}
 	Tools []struct {
 		Server, Name, Qualified, Tier, Policy, Pin string
@@ -86,6 +94,9 @@ func TestCheckJSONOnExampleConfig(t *testing.T) {
 	for _, s := range got.Servers {
 		if s.Status != "ready" || s.Protocol == "" {
 			t.Errorf("server %s: status %q protocol %q error %q", s.Name, s.Status, s.Protocol, s.Error)
+		}
+		if !slices.Contains(s.Env, "PATH") || slices.Contains(s.Env, "AIRLOCK_AS_MAIN") {
+			t.Errorf("server %s: env names %q, want the base set (PATH) and nothing else of airlock's", s.Name, s.Env)
 		}
 	}
 	found := false
@@ -268,5 +279,39 @@ func TestGatewaySnippet(t *testing.T) {
 	r := airlock(t, "", "gateway", "snippet", "claude", "--config", cfg)
 	if !strings.Contains(r.stdout, strings.TrimSpace(string(tok))) {
 		t.Error("the snippet does not carry the stored token (a new one was made?)")
+	}
+}
+
+// `airlock audit verify` prints the head (record count and hash) for anchoring, and
+// warns when the head file is missing: records cut from the end cannot be detected.
+func TestAuditVerify_PrintsHeadWarnsWhenMissing(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n")
+	if r := airlock(t, "", "call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`); r.code != 0 {
+		t.Fatalf("call: exit %d %s", r.code, r.stderr)
+	}
+	log := filepath.Join(state, "audit.jsonl")
+	head, err := os.ReadFile(log + ".head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		Seq  int
+		Hash string
+	}
+	if err := json.Unmarshal(head, &h); err != nil {
+		t.Fatal(err)
+	}
+	r := airlock(t, "", "audit", "verify", log)
+	if r.code != 0 || !strings.Contains(r.stdout, "head: 2 records, last hash "+h.Hash) || strings.Contains(r.stderr, "warning") {
+		t.Errorf("verify with the head: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if err := os.Remove(log + ".head"); err != nil {
+		t.Fatal(err)
+	}
+	r = airlock(t, "", "audit", "verify", log)
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: "+log+".head is missing") || !strings.Contains(r.stderr, "cannot be detected") ||
+		!strings.Contains(r.stdout, "head: 2 records, last hash "+h.Hash) {
+		t.Errorf("verify without the head: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }

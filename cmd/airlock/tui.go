@@ -44,6 +44,7 @@ type gatewaySpec struct {
 	listen      string // "" = no gateway
 	allowRemote bool
 	stateDir    string // where gateway.token lives
+	demo        bool   // the demo's gateway: commands that reach it need --demo
 }
 
 // gatewayFor merges the --gateway flag with the config's [gateway] table.
@@ -61,7 +62,18 @@ func gatewayFor(flagListen string, cfg *config.Config) gatewaySpec {
 // runSession starts the gateway when asked, then the TUI; it stops both on quit.
 func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gatewaySpec, stderr io.Writer) int {
 	if gs.listen != "" {
-		token, err := session.LoadOrCreateToken(gs.stateDir)
+		// A replaced token is noted before the TUI starts and again after it ends,
+		// so the person sees it whatever the TUI drew over it.
+		var notes []string
+		token, err := session.OpenGatewayToken(gs.stateDir, func(s string) {
+			notes = append(notes, s)
+			noteTo(stderr, "airlock")(s)
+		})
+		defer func() {
+			for _, s := range notes {
+				noteTo(stderr, "airlock")(s)
+			}
+		}()
 		if err != nil {
 			m.Close()
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -79,6 +91,9 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 		defer g.Close()
 		opts.GatewayURL = g.URL()
 		opts.GatewayHint = "airlock gateway snippet claude|cursor|vscode --gateway " + gs.listen
+		if gs.demo {
+			opts.GatewayHint += " --demo"
+		}
 	}
 	return runTUI(ctx, m, opts, stderr)
 }

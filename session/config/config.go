@@ -5,7 +5,7 @@
 //
 // The keys (DESIGN section 2), with their defaults:
 //
-//	state_dir = ""                 # absolute; "" = $XDG_STATE_HOME/airlock (~/.local/state/airlock)
+//	state_dir = ""                 # absolute (C:\... on Windows); "" = DefaultStateDir()
 //	[policy]                       # read = "allow", write = "ask", destructive = "ask"
 //	approval_timeout = "2m"        # a Go duration, > 0
 //	[gateway]                      # absent: no gateway
@@ -13,8 +13,9 @@
 //	[audit]
 //	path = ""                      # absolute; "" = the caller's default under state_dir
 //	[servers.NAME]                 # NAME matches ^[a-z0-9][a-z0-9-]{0,31}$
-//	command, args, env, cwd        # stdio; ${VAR} is expanded in env values
-//	url, headers                   # http or sse; ${VAR} is expanded in header values
+//	command, args, env, cwd        # stdio; ${VAR} and ${VAR:-default} expanded in args and env values
+//	inherit_env = []               # stdio: more variables of airlock's environment, by name
+//	url, headers                   # http or sse; ${VAR} and ${VAR:-default} expanded in url and header values
 //	transport                      # stdio | http | sse; inferred from command or url
 //	protocol = ""                  # "" = automatic, or an MCP protocol version
 //	connect_timeout = "15s"
@@ -82,9 +83,17 @@ type Server struct {
 	Args    []string
 	Env     map[string]string
 	Cwd     string
+	// InheritEnv names variables of airlock's own environment passed to a stdio
+	// server beyond the minimal base set (inherit_env); an unset one is skipped.
+	InheritEnv []string
 	// URL and Headers reach an http or sse server.
 	URL     string
 	Headers map[string]string
+	// ArgsAsWritten and URLAsWritten are Args and URL before ${VAR} expansion (nil and
+	// "" when built in code): what may be stored or shown, as an expanded value can
+	// hold a secret.
+	ArgsAsWritten []string
+	URLAsWritten  string
 	// Protocol is "" (automatic) or an MCP protocol version such as "2025-11-25".
 	Protocol string
 	// ConnectTimeout bounds connecting and initializing; CallTimeout bounds one call.

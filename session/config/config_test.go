@@ -5,11 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -224,7 +226,7 @@ open_world = false
 			}),
 		},
 		{
-			name: "expansion only of ${NAME} in env and header values",
+			name: "expansion of ${NAME} in args, env, url and header values (issue 12: args and url too)",
 			src: `[servers.a]
 command = "srv"
 args = ["${A}"]
@@ -237,11 +239,11 @@ headers = { "X-Key" = "${A}" }
 			want: cfg(func(c *Config) {
 				c.Servers = []Server{
 					stdio("a", func(s *Server) {
-						s.Args = []string{"${A}"}
+						s.Args = []string{"a"}
 						s.Env = map[string]string{"X": "a-", "Y": "$A $ a$", "Z": ""}
 					}),
 					{
-						Name: "b", Transport: TransportHTTP, URL: "http://127.0.0.1/${A}",
+						Name: "b", Transport: TransportHTTP, URL: "http://127.0.0.1/a",
 						Headers:        map[string]string{"X-Key": "a"},
 						ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout,
 					},
@@ -575,7 +577,7 @@ command = "srv"
 env = { TOKEN = "${TOKEN}", "" = "v", "A=B" = "v" }
 `,
 			err: `config.toml:3: servers.web.headers.Authorization: environment variable WEB_TOKEN is not set
-config.toml:3: servers.web.headers.X-Bad: malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit
+config.toml:3: servers.web.headers.X-Bad: malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit
 config.toml:3: servers.web.headers.X-Two: environment variable A is not set
 config.toml:3: servers.web.headers.X-Two: environment variable B is not set
 config.toml:6: servers.x.env."": invalid environment variable name
@@ -583,11 +585,60 @@ config.toml:6: servers.x.env."A=B": invalid environment variable name
 config.toml:6: servers.x.env.TOKEN: environment variable TOKEN is not set`,
 		},
 		{
+			name: "variables in env, args, url and headers, with defaults, and inherit_env",
+			src: `[servers.x]
+command = "srv"
+args = ["--dir", "${DATA_DIR}", "--mode=${MODE:-fast}", "${EMPTY:-}"]
+env = { TOKEN = "${TOKEN}", LEVEL = "${LEVEL:-info}", SET = "${SET_EMPTY:-x}" }
+inherit_env = ["SSH_AUTH_SOCK", "http_proxy"]
+[servers.web]
+url = "https://${HOST:-api.example.com}/mcp?team=${TEAM}"
+headers = { Authorization = "Bearer ${TOKEN}", X-Default = "${NOPE:-a:-b}" }
+`,
+			env: map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/state", "DATA_DIR": "/data", "TOKEN": "t0k", "TEAM": "t1", "SET_EMPTY": ""},
+			want: cfg(func(c *Config) {
+				c.Servers = []Server{
+					{
+						Name: "web", Transport: TransportHTTP, URL: "https://api.example.com/mcp?team=t1",
+						Headers:        map[string]string{"Authorization": "Bearer t0k", "X-Default": "a:-b"},
+						ConnectTimeout: 15 * time.Second, CallTimeout: 60 * time.Second,
+					},
+					{
+						Name: "x", Transport: TransportStdio, Command: "srv",
+						Args:           []string{"--dir", "/data", "--mode=fast", ""},
+						Env:            map[string]string{"TOKEN": "t0k", "LEVEL": "info", "SET": "x"},
+						InheritEnv:     []string{"SSH_AUTH_SOCK", "http_proxy"},
+						ConnectTimeout: 15 * time.Second, CallTimeout: 60 * time.Second,
+					},
+				}
+			}),
+		},
+		{
+			name: "unset variables in args and url, bad inherit_env",
+			src: `[servers.x]
+command = "srv"
+args = ["ok", "--key=${API_KEY}"]
+inherit_env = ["GOOD", "BAD=NAME", 3]
+[servers.web]
+url = "https://h/mcp?k=${URL_KEY}"
+inherit_env = ["A"]
+[servers.y]
+command = "srv"
+inherit_env = "HOME"
+`,
+			err: `config.toml:3: servers.x.args[1]: environment variable API_KEY is not set
+config.toml:4: servers.x.inherit_env[1]: want an environment variable name (letters, digits and _, not starting with a digit), got "BAD=NAME"
+config.toml:4: servers.x.inherit_env[2]: want a string, got integer
+config.toml:6: servers.web.url: environment variable URL_KEY is not set
+config.toml:7: servers.web.inherit_env: only for stdio servers (command)
+config.toml:10: servers.y.inherit_env: want an array of strings, got string`,
+		},
+		{
 			name: "malformed references",
 			src:  "[servers.web]\nurl = \"http://127.0.0.1/mcp\"\nheaders = { A = \"${}\", B = \"${1X}\", C = \"${A-B}\" }\n",
-			err: `config.toml:3: servers.web.headers.A: malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit
-config.toml:3: servers.web.headers.B: malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit
-config.toml:3: servers.web.headers.C: malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit`,
+			err: `config.toml:3: servers.web.headers.A: malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit
+config.toml:3: servers.web.headers.B: malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit
+config.toml:3: servers.web.headers.C: malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit`,
 		},
 		{
 			name: "bad headers",
@@ -719,7 +770,7 @@ config.toml:6: servers.Web.headers.Authorization: environment variable WEB_TOKEN
 			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, ignoreAsWritten); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 			if got != nil {
@@ -848,7 +899,7 @@ func TestLoad(t *testing.T) {
 			ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout,
 		}},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, ignoreAsWritten); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
 	}
 
@@ -863,6 +914,32 @@ func TestLoad(t *testing.T) {
 	_, err = Load(filepath.Join(dir, "missing.toml"))
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Load of a missing file: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// ignoreAsWritten leaves out the unexpanded args and url, checked on their own in
+// TestParse_AsWrittenKeepsReferences.
+var ignoreAsWritten = cmpopts.IgnoreFields(Server{}, "ArgsAsWritten", "URLAsWritten")
+
+// TestParse_AsWrittenKeepsReferences: args and url are expanded, and kept as written
+// too, so what is stored (pin identities) never holds an expanded secret.
+func TestParse_AsWrittenKeepsReferences(t *testing.T) {
+	src := "[servers.x]\ncommand = \"srv\"\nargs = [\"--key=${K}\", 5, \"b\"]\n[servers.y]\nurl = \"https://h/mcp?k=${K}\"\n"
+	_, err := Parse([]byte(src), "config.toml", envOf(map[string]string{"HOME": "/h", "K": "s3cret"}))
+	if err == nil || !strings.Contains(err.Error(), "servers.x.args[1]: want a string, got integer") {
+		t.Fatalf("Parse: %v", err)
+	}
+	src = strings.Replace(src, ", 5", "", 1)
+	c, err := Parse([]byte(src), "config.toml", envOf(map[string]string{"HOME": "/h", "K": "s3cret"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := c.Servers[0], c.Servers[1]
+	if !slices.Equal(x.Args, []string{"--key=s3cret", "b"}) || !slices.Equal(x.ArgsAsWritten, []string{"--key=${K}", "b"}) {
+		t.Errorf("args %q, as written %q", x.Args, x.ArgsAsWritten)
+	}
+	if y.URL != "https://h/mcp?k=s3cret" || y.URLAsWritten != "https://h/mcp?k=${K}" {
+		t.Errorf("url %q, as written %q", y.URL, y.URLAsWritten)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -24,45 +25,31 @@ func Default() *Config {
 }
 
 // DefaultPath is where the config file lives unless --config says otherwise:
-// $XDG_CONFIG_HOME/airlock/config.toml, or ~/.config/airlock/config.toml when
-// XDG_CONFIG_HOME is unset or not an absolute path.
+// config.toml in $XDG_CONFIG_HOME/airlock when XDG_CONFIG_HOME is an absolute path,
+// else in the platform's config folder (~/.config/airlock on Linux,
+// ~/Library/Application Support/airlock on macOS, %APPDATA%\airlock on Windows).
 func DefaultPath() (string, error) {
-	dir, err := xdgDir(os.LookupEnv, "XDG_CONFIG_HOME", ".config")
+	dir, err := configDirFor(runtime.GOOS, os.LookupEnv)
 	if err != nil {
 		return "", fmt.Errorf("finding the config file: %w", err)
 	}
-	return filepath.Join(dir, "airlock", "config.toml"), nil
+	return filepath.Join(dir, "config.toml"), nil
 }
 
 // DefaultStateDir is where pins, the gateway token and the audit log live unless the
-// config sets state_dir: $XDG_STATE_HOME/airlock, or ~/.local/state/airlock when
-// XDG_STATE_HOME is unset or not an absolute path.
+// config sets state_dir: $XDG_STATE_HOME/airlock when XDG_STATE_HOME is an absolute
+// path, else ~/.local/state/airlock on Linux, ~/Library/Application
+// Support/airlock/state on macOS, %LOCALAPPDATA%\airlock on Windows.
 func DefaultStateDir() (string, error) {
 	return defaultStateDir(os.LookupEnv)
 }
 
 func defaultStateDir(env func(string) (string, bool)) (string, error) {
-	dir, err := xdgDir(env, "XDG_STATE_HOME", filepath.Join(".local", "state"))
+	dir, err := stateDirFor(runtime.GOOS, env)
 	if err != nil {
 		return "", fmt.Errorf("finding the state directory: %w", err)
 	}
-	return filepath.Join(dir, "airlock"), nil
-}
-
-// xdgDir returns $name when it is an absolute path (as the XDG spec requires), else
-// fallback under the home directory.
-func xdgDir(env func(string) (string, bool), name, fallback string) (string, error) {
-	if d, ok := env(name); ok && filepath.IsAbs(d) {
-		return d, nil
-	}
-	home, ok := env("HOME")
-	if !ok || home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", err
-		}
-	}
-	return filepath.Join(home, fallback), nil
+	return dir, nil
 }
 
 // Load reads and parses the config file at path, expanding ${VAR} from the process
@@ -77,8 +64,8 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse parses and validates a config file's contents. path is used in error
-// messages and as Config.Path; env looks up the variables for ${VAR} in headers and
-// env values and XDG_STATE_HOME and HOME for the default state dir (nil means
+// messages and as Config.Path; env looks up the variables for ${VAR} in args, env,
+// url and header values (and oauth client_secret) and XDG_STATE_HOME and HOME for the default state dir (nil means
 // os.LookupEnv).
 //
 // A TOML syntax error is returned alone, as an *Error reading "FILE:LINE:COL:
@@ -187,6 +174,7 @@ type rawServer struct {
 	URL            value               `toml:"url"`
 	Transport      value               `toml:"transport"`
 	Headers        value               `toml:"headers"`
+	InheritEnv     value               `toml:"inherit_env"`
 	Protocol       value               `toml:"protocol"`
 	ConnectTimeout value               `toml:"connect_timeout"`
 	CallTimeout    value               `toml:"call_timeout"`
@@ -413,10 +401,34 @@ func (b *builder) server(name string, r *rawServer) Server {
 		b.probs.add(k, "server name must match %s", namePattern)
 	}
 	s.Command, _ = b.str(at("command"), r.Command)
-	s.Args = b.strList(at("args"), r.Args)
+	s.Args = b.strList(at("args"), r.Args, func(i int, a string) string {
+		s.ArgsAsWritten = append(s.ArgsAsWritten, a)
+		v, msgs := expandVars(a, b.env)
+		for _, msg := range msgs {
+			b.probs.addAt(at("args"), i, "%s", msg)
+		}
+		return v
+	})
 	s.Env = b.strMap(at("env"), r.Env)
 	s.Cwd, _ = b.str(at("cwd"), r.Cwd)
-	s.URL, _ = b.str(at("url"), r.URL)
+	if u, ok := b.str(at("url"), r.URL); ok {
+		s.URLAsWritten = u
+		v, msgs := expandVars(u, b.env)
+		for _, msg := range msgs {
+			b.probs.add(at("url"), "%s", msg)
+		}
+		if len(msgs) == 0 {
+			s.URL = v
+		} else {
+			s.URL = u // keeps the transport inferred; the value is never shown
+		}
+	}
+	s.InheritEnv = b.strList(at("inherit_env"), r.InheritEnv, func(i int, name string) string {
+		if !validVarName(name) {
+			b.probs.addAt(at("inherit_env"), i, "want an environment variable name (letters, digits and _, not starting with a digit), got %q", name)
+		}
+		return name
+	})
 	s.Headers = b.strMap(at("headers"), r.Headers)
 	s.Protocol, _ = b.str(at("protocol"), r.Protocol)
 	b.duration(at("connect_timeout"), r.ConnectTimeout, &s.ConnectTimeout)
@@ -528,7 +540,8 @@ func (b *builder) boolean(k toml.Key, v value) *bool {
 }
 
 // strList returns v's strings, reporting a non-array and each non-string element.
-func (b *builder) strList(k toml.Key, v value) []string {
+// Each string element passes through each func given, with its index in the array.
+func (b *builder) strList(k toml.Key, v value, each ...func(int, string) string) []string {
 	if !v.set {
 		return nil
 	}
@@ -540,6 +553,9 @@ func (b *builder) strList(k toml.Key, v value) []string {
 	out := make([]string, 0, len(arr))
 	for i, e := range arr {
 		if s, ok := e.(string); ok {
+			for _, f := range each {
+				s = f(i, s)
+			}
 			out = append(out, s)
 		} else {
 			b.probs.wrongType(k, i, "want a string, got %s", describe(e))
@@ -638,9 +654,11 @@ func (b *builder) legs(k toml.Key, v value) []trust.Leg {
 	return out
 }
 
-// expandVars replaces each ${NAME} in s with the variable's value. It returns one
-// message per unset variable or malformed reference; the messages never quote s,
-// which may be a secret. A "$" not followed by "{" is kept as it is.
+// expandVars replaces each ${NAME} in s with the variable's value, and each
+// ${NAME:-default} with the value, or default when the variable is unset or empty
+// (Claude Code's convention; default ends at the first "}"). It returns one message per
+// unset variable or malformed reference; the messages name the variable but never
+// quote s, which may be a secret. A "$" not followed by "{" is kept as it is.
 func expandVars(s string, env func(string) (string, bool)) (string, []string) {
 	if !strings.Contains(s, "${") {
 		return s, nil
@@ -657,23 +675,28 @@ func expandVars(s string, env func(string) (string, bool)) (string, []string) {
 		}
 		b.WriteString(s[:i])
 		end := strings.IndexByte(s[i+2:], '}')
-		if end < 0 || !validVarName(s[i+2:i+2+end]) {
-			msgs = appendNew(msgs, "malformed ${...} reference: want ${NAME}, NAME made of letters, digits and _, not starting with a digit")
-			if end < 0 {
-				break
-			}
-		} else {
-			name := s[i+2 : i+2+end]
-			if val, ok := env(name); ok {
-				b.WriteString(val)
-			} else {
-				msgs = appendNew(msgs, fmt.Sprintf("environment variable %s is not set", name))
-			}
+		if end < 0 {
+			msgs = appendNew(msgs, malformedRef)
+			break
+		}
+		ref := s[i+2 : i+2+end]
+		name, def, hasDef := strings.Cut(ref, ":-")
+		switch val, ok := env(name); {
+		case !validVarName(name):
+			msgs = appendNew(msgs, malformedRef)
+		case hasDef && (!ok || val == ""):
+			b.WriteString(def)
+		case ok:
+			b.WriteString(val)
+		default:
+			msgs = appendNew(msgs, fmt.Sprintf("environment variable %s is not set", name))
 		}
 		s = s[i+2+end+1:]
 	}
 	return b.String(), msgs
 }
+
+const malformedRef = "malformed ${...} reference: want ${NAME} or ${NAME:-default}, NAME made of letters, digits and _, not starting with a digit"
 
 func validVarName(s string) bool {
 	if s == "" || s[0] >= '0' && s[0] <= '9' {

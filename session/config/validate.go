@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -74,7 +73,7 @@ func positive(p *problems, k toml.Key, d time.Duration) {
 }
 
 func absolute(p *problems, k toml.Key, path string) {
-	if path != "" && !filepath.IsAbs(path) {
+	if path != "" && !isAbs(path) {
 		p.add(k, "want an absolute path, got %q", path)
 	}
 }
@@ -135,6 +134,9 @@ func (s *Server) problems(p *problems) {
 			}
 			if s.Cwd != "" {
 				p.add(at("cwd"), "only for stdio servers (command)")
+			}
+			if len(s.InheritEnv) > 0 {
+				p.add(at("inherit_env"), "only for stdio servers (command)")
 			}
 		}
 	}

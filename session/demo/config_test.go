@@ -63,7 +63,7 @@ var designKeys = map[string][]string{
 	"gateway":           {"listen", "allow_remote"},
 	"audit":             {"path"},
 	"servers":           {"*"},
-	"servers.*":         {"command", "args", "env", "trust", "labels", "tools", "url", "transport", "headers", "protocol", "connect_timeout", "call_timeout", "oauth"},
+	"servers.*":         {"command", "args", "env", "inherit_env", "trust", "labels", "tools", "url", "transport", "headers", "protocol", "connect_timeout", "call_timeout", "oauth"},
 	"servers.*.oauth":   {"client_id", "client_secret", "client_metadata_url", "issuer", "scopes", "redirect_port"},
 	"servers.*.env":     nil,
 	"servers.*.headers": nil,

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -19,9 +20,6 @@ import (
 
 // namePattern is airlock's rule for server names (session/config).
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
-
-// refRE matches a whole value that is one airlock ${NAME} reference.
-var refRE = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
 
 // expansion is a place where the TOML holds ${VAR} that airlock itself does not
 // expand (command, args, cwd, url): Result.Config fills it in for in-memory runs.
@@ -462,7 +460,7 @@ func (c *converter) build(source, name string, sp *spec) Server {
 			if strings.EqualFold(k, "Authorization") {
 				pref = varName(name, "token")
 			}
-			v, note := c.value(&s, k, sp.headers[k], at("headers", k), pref)
+			v, note := c.header(&s, k, sp.headers[k], at("headers", k), pref)
 			hdr(k, v, note)
 		}
 		for _, k := range slices.Sorted(maps.Keys(sp.envHdrs)) {
@@ -597,41 +595,85 @@ func join(a, b string) string {
 // "Authorization: Bearer x".
 var kvRE = regexp.MustCompile(`^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)(=|:\s*)(.+)$`)
 
-// arg converts args[i], taking out a secret it holds.
+// arg converts args[i], taking out a secret it holds. airlock expands ${VAR} in args,
+// so a secret taken out is restored from the environment (or, with airlock --from,
+// from the source file in memory).
 func (c *converter) arg(s *Server, args []string, i int, where string) (string, string) {
 	a := args[i]
 	secret := func(prefix, value, pref string) (string, string) {
 		scheme, cred := splitScheme(value)
 		name := c.secretVar(pref, cred, where, s.Name)
-		c.expand = append(c.expand, expansion{server: s.Name, field: "args", index: i})
-		return prefix + scheme + "${" + name + "}", "a secret, not copied: " + noExpand("args")
+		return prefix + scheme + "${" + name + "}", "a secret, not copied: export " + name
 	}
-	// The value of a flag named like a secret: --api-key VALUE.
+	// The value of a flag named like a secret: --api-key VALUE, -p VALUE.
 	if i > 0 && !strings.HasPrefix(a, "-") {
-		if prev := args[i-1]; strings.HasPrefix(prev, "-") && !strings.ContainsAny(prev, "= ") && secretKey(prev) && a != "" && !strings.Contains(a, "${") {
+		if prev := args[i-1]; strings.HasPrefix(prev, "-") && !strings.ContainsAny(prev, "= ") && flagSecret(prev) && a != "" && !strings.Contains(a, "${") {
 			return secret("", a, varName(s.Name, strings.TrimLeft(prev, "-")))
 		}
 	}
 	if u, ok := c.redact(s, a, where, userInPlace); ok {
-		c.expand = append(c.expand, expansion{server: s.Name, field: "args", index: i})
-		return u, "a secret in the URL, not copied: " + noExpand("args")
+		return u, "a secret in the URL, not copied: export " + c.secretNames(u)
 	}
-	if m := kvRE.FindStringSubmatch(a); m != nil && !strings.Contains(m[3], "${") && isSecret(m[1], m[3]) {
+	if m := kvRE.FindStringSubmatch(a); m != nil && !strings.Contains(m[3], "${") && !strings.ContainsAny(m[3], ";&|") &&
+		(!strings.ContainsAny(m[3], " \t") || schemeRE.MatchString(m[3])) &&
+		(isSecret(m[1], m[3]) || strings.HasPrefix(m[1], "-") && m[2] == "=" && flagSecret(m[1])) {
 		return secret(m[1]+m[2], m[3], varName(s.Name, strings.TrimLeft(m[1], "-")))
+	}
+	if out, note, ok := c.inside(s, a, where, varName(s.Name, "arg", strconv.Itoa(i))); ok {
+		return out, note
 	}
 	if !strings.Contains(a, "${") && secretValue(a) {
 		return secret("", a, varName(s.Name, "arg", strconv.Itoa(i)))
 	}
-	out, changed, note := c.refs(a, where)
-	if changed {
-		c.expand = append(c.expand, expansion{server: s.Name, field: "args", index: i})
-		note = join(note, noExpand("args"))
-	}
+	out, _, note := c.refs(a, where)
 	return out, note
 }
 
+// inside takes out the secrets found inside a longer value (a JSON text, a shell
+// command, a connection string; see jsonSecrets and inlineSecrets), each becoming its
+// own ${VAR}; the rest of the value is kept, its own ${...} references converted. ok
+// is false when nothing was found.
+func (c *converter) inside(s *Server, v, where, pref string) (string, string, bool) {
+	spans := jsonSecrets(v)
+	if spans == nil {
+		spans = inlineSecrets(v)
+	}
+	if len(spans) == 0 {
+		return v, "", false
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	var b strings.Builder
+	var names, notes []string
+	pos := 0
+	for _, sp := range spans {
+		if sp.start < pos || sp.end <= sp.start {
+			continue // overlaps one already taken out
+		}
+		gap, _, note := c.refs(v[pos:sp.start], where)
+		b.WriteString(gap)
+		if note != "" {
+			notes = append(notes, note)
+		}
+		p := pref
+		if sp.key != "" {
+			p = varName(s.Name, sp.key)
+		}
+		name := c.secretVar(p, v[sp.start:sp.end], where, s.Name)
+		names = append(names, name)
+		b.WriteString("${" + name + "}")
+		pos = sp.end
+	}
+	gap, _, note := c.refs(v[pos:], where)
+	b.WriteString(gap)
+	if note != "" {
+		notes = append(notes, note)
+	}
+	return b.String(), join("secrets inside the value, not copied: export "+strings.Join(names, ", "), strings.Join(notes, "; ")), true
+}
+
 // value converts an env or header value: references become airlock's, and a secret
-// becomes a ${VAR} reference (after any Authorization scheme, which stays).
+// becomes a ${VAR} reference (after any Authorization scheme, which stays). Secrets
+// inside a longer value (JSON, a connection string) become references each.
 func (c *converter) value(s *Server, key, v, where, pref string) (string, string) {
 	out, changed, note := c.refs(v, where)
 	scheme, cred := splitScheme(out)
@@ -642,24 +684,50 @@ func (c *converter) value(s *Server, key, v, where, pref string) (string, string
 		name := c.secretVar(pref, cred, where, s.Name)
 		return scheme + "${" + name + "}", "a secret, not copied: export " + name
 	}
+	if in, note, ok := c.inside(s, v, where, pref); ok {
+		return in, note
+	}
 	return out, note
+}
+
+// secretNames lists the secret variables v refers to.
+func (c *converter) secretNames(v string) string {
+	var names []string
+	for _, m := range refNameRE.FindAllStringSubmatch(v, -1) {
+		if sv, ok := c.vars[m[1]]; ok && sv.Secret && !slices.Contains(names, m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+var refNameRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// header converts a header value: any non-empty value of a header that is not a
+// well-known non-secret one is taken out whole, whatever it looks like.
+func (c *converter) header(s *Server, key, v, where, pref string) (string, string) {
+	if v == "" || nonSecretHeaders[strings.ToLower(key)] || strings.Contains(v, "${") || isSecret(key, v) {
+		return c.value(s, key, v, where, pref)
+	}
+	scheme, cred := splitScheme(v)
+	name := c.secretVar(pref, cred, where, s.Name)
+	return scheme + "${" + name + "}", "a custom header's value, taken out in case it is a secret: export " + name
 }
 
 // url converts the server's URL (checkURL has passed it). Credentials in it are
 // taken out: a user:password becomes an Authorization: Basic header (dropped with a
 // note when the server has its own), a secret query value or path segment a ${VAR}.
 func (c *converter) url(s *Server, raw, where string, hasAuth bool) (string, string) {
-	out, changed, note := c.refs(raw, where)
+	out, _, note := c.refs(raw, where)
 	mode := userToHeader
 	if hasAuth {
 		mode = userDrop
 	}
 	if red, ok := c.redact(s, out, where, mode); ok {
-		out, changed = red, true
-	}
-	if changed && strings.Contains(out, "${") {
-		c.expand = append(c.expand, expansion{server: s.Name, field: "url", index: 0})
-		note = join(note, noExpand("url"))
+		out = red
+		if names := c.secretNames(red); names != "" {
+			note = join(note, "a secret in the URL, not copied: export "+names)
+		}
 	}
 	return out, note
 }
@@ -722,7 +790,8 @@ func (c *converter) redact(s *Server, raw, where string, mode userMode) (string,
 		user, pass, hasPass := strings.Cut(userinfo, ":")
 		u, _ := url.PathUnescape(user)
 		p, _ := url.PathUnescape(pass)
-		if hasPass && p != "" || secretValue(u) {
+		if hasPass && p != "" || u != "" {
+			// Any user info is taken out: a token often stands alone as the user.
 			changed = true
 			switch {
 			case mode == userDrop:
@@ -758,6 +827,12 @@ func (c *converter) redact(s *Server, raw, where string, mode userMode) (string,
 			segs[i] = "${" + c.secretVar(varName(s.Name, "url", "secret"), seg, where, s.Name) + "}"
 			changed = true
 		}
+	}
+	if len(frag) > 1 && !strings.Contains(frag, "${") {
+		// A fragment carries access tokens (OAuth's implicit flow) and is never sent
+		// to the server: taken out whole.
+		frag = "#${" + c.secretVar(varName(s.Name, "url", "fragment"), frag[1:], where, s.Name) + "}"
+		changed = true
 	}
 	params := strings.Split(query, "&")
 	for i, p := range params {

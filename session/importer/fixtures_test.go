@@ -68,7 +68,7 @@ var fixtures = []fixture{
 			{Name: "sentry", Transport: "http", URL: "https://mcp.sentry.dev/mcp", Headers: map[string]string{"Authorization": "Bearer ${SENTRY_TOKEN}"}},
 			{Name: "linear", Transport: "sse", URL: "https://mcp.linear.app/sse"},
 			{Name: "internal-api", Transport: "http", URL: "https://api.example.com/mcp?tenant=acme&api_key=${INTERNAL_API_API_KEY}",
-				Headers: map[string]string{"X-API-Key": "${API_KEY}", "X-Team": "platform"}},
+				Headers: map[string]string{"X-API-Key": "${API_KEY}", "X-Team": "${INTERNAL_API_X_TEAM}"}},
 			{Name: "local-tool", Transport: "stdio", Command: "${HOME}/bin/tool-server", Args: []string{"--verbose"}, Env: map[string]string{"DATABASE_URL": "${DATABASE_URL}"}},
 			{Name: "notion-workspace", Transport: "stdio", Command: "npx", Args: []string{"-y", "@notionhq/notion-mcp-server"}, Env: map[string]string{"OPENAPI_MCP_HEADERS": "${OPENAPI_MCP_HEADERS}"}},
 		},
@@ -117,7 +117,7 @@ var fixtures = []fixture{
 		format: Codex,
 		servers: []want{
 			{Name: "docs", Transport: "stdio", Command: "npx", Args: []string{"-y", "mcp-server-docs"}, Env: map[string]string{"DOCS_API_TOKEN": "${DOCS_API_TOKEN}", "NODE_ENV": "production"}},
-			{Name: "figma", Transport: "http", URL: "https://mcp.figma.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${FIGMA_OAUTH_TOKEN}", "X-Figma-Region": "us-east-1"}},
+			{Name: "figma", Transport: "http", URL: "https://mcp.figma.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${FIGMA_OAUTH_TOKEN}", "X-Figma-Region": "${FIGMA_X_FIGMA_REGION}"}},
 			{Name: "shell-tools", Transport: "stdio", Command: "shell-mcp"},
 			{Name: "analytics", Transport: "http", URL: "https://analytics.example.com/mcp", Headers: map[string]string{"X-Api-Key": "${ANALYTICS_KEY}", "X-Client-Secret": "${ANALYTICS_X_CLIENT_SECRET}"}},
 		},
@@ -221,7 +221,7 @@ func TestFixtures(t *testing.T) {
 			if diff := cmp.Diff(f.servers, asWritten, cmpWant); diff != "" {
 				t.Errorf("servers (-want +got):\n%s", diff)
 			}
-			// config.Parse expands ${VAR} in env and headers only, into <VAR> here.
+			// config.Parse expands ${VAR} in args, url, env and headers, into <VAR> here.
 			wantParsed := expandWant(f.servers)
 			if diff := cmp.Diff(sortWant(wantParsed), sortWant(got), cmpWant); diff != "" {
 				t.Errorf("parsed servers (-want +got):\n%s", diff)
@@ -258,6 +258,11 @@ func expandWant(ws []want) []want {
 	for i, w := range ws {
 		w.Env = expandMap(w.Env)
 		w.Headers = expandMap(w.Headers)
+		w.URL, _ = expand(w.URL, markEnv)
+		w.Args = slices.Clone(w.Args)
+		for j, a := range w.Args {
+			w.Args[j], _ = expand(a, markEnv)
+		}
 		if w.Args == nil && w.Command != "" {
 			w.Args = []string{}
 		}

@@ -7,8 +7,10 @@
 // env or header value that looks like a credential, or sits under a key named like
 // one) is never written out, only a ${VAR} reference to it with a note saying what to
 // export; server names are made valid airlock names, with a note when one changes.
-// It reads the file it is given and nothing else: it never connects, never runs a
-// command, and never reads the environment (Result.Config takes a lookup function).
+// It reads the file it is given (or, with Discover, the clients' standard files that
+// Locations lists for a platform) and nothing else: it never connects, never runs a
+// command, and never reads the environment (Result.Config and Locations take a
+// lookup function).
 package importer
 
 import (

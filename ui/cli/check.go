@@ -1,10 +1,11 @@
 // Package cli renders airlock's command-line output: the `check` report (JSON and a
 // readable table), the y/N prompt of `airlock call`, and call results. Every
-// server-controlled string passes safetext before it is written; JSON output is
-// escaped by encoding/json and carries the raw values.
+// server-controlled string passes safetext before it is written; JSON output carries
+// the raw values, with every control, bidi and zero-width character a \u escape.
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,9 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
@@ -44,6 +48,8 @@ type ServerReport struct {
 	Protocol            string            `json:"protocol"`
 	InstructionsChanged bool              `json:"instructions_changed"`
 	Notices             []string          `json:"notices,omitempty"`
+	// Env names the environment variables a stdio server receives (never values).
+	Env []string `json:"env,omitempty"`
 }
 
 // ToolReport is one entry of Report.Tools.
@@ -74,6 +80,7 @@ func NewReport(s *session.Snapshot) Report {
 			Protocol:            sv.Protocol,
 			InstructionsChanged: sv.InstructionsChanged,
 			Notices:             sv.Notices,
+			Env:                 sv.Env,
 		}
 		if sv.Err != nil {
 			sr.Error = sv.Err.Error()
@@ -117,9 +124,44 @@ func (r Report) ExitCode() int {
 
 // WriteJSON writes the report as one indented JSON object.
 func (r Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(EscapeJSON(b.Bytes()))
+	return err
+}
+
+// EscapeJSON returns JSON text with every C0 and C1 control, DEL, line or paragraph
+// separator and format character (bidi controls, zero-width characters, BOM, soft
+// hyphen, tag characters: Unicode category Cf) written as a \u escape. Outside
+// strings JSON is ASCII without these, so the rewrite is only ever inside a string and
+// the value decodes unchanged. Invalid UTF-8 (not produced by encoding/json) becomes
+// \ufffd.
+func EscapeJSON(js []byte) []byte {
+	out := make([]byte, 0, len(js))
+	for i := 0; i < len(js); {
+		c, size := utf8.DecodeRune(js[i:])
+		if c == utf8.RuneError && size == 1 {
+			out = append(out, `\ufffd`...)
+			i++
+			continue
+		}
+		if c < ' ' && c != '\n' || c == 0x7f || c >= 0x80 && c <= 0x9f || c == 0x2028 || c == 0x2029 || unicode.Is(unicode.Cf, c) {
+			if c > 0xffff {
+				r1, r2 := utf16.EncodeRune(c)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, c)
+			}
+		} else {
+			out = append(out, js[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }
 
 // WriteText writes the report as readable tables: servers, tools with tier glyph and
@@ -153,6 +195,9 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		for _, n := range s.Notices {
 			fmt.Fprintf(w, "  %s: %s\n", s.Name, e(n))
+		}
+		if len(s.Env) > 0 {
+			fmt.Fprintf(w, "  %s: environment: %s\n", s.Name, e(strings.Join(s.Env, " ")))
 		}
 	}
 	if len(r.Tools) > 0 {

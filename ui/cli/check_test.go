@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
@@ -90,5 +91,81 @@ func TestWriteJSONShape(t *testing.T) {
 	}
 	if got["tools"][0]["name"] != "delete\x1b[2J_repo" {
 		t.Errorf("JSON must carry the raw name, got %q", got["tools"][0]["name"])
+	}
+}
+
+// TestCheckJSON_EscapesControlsBidiZeroWidth: check --json carries the raw values, but
+// no C0/C1 control, DEL, bidi or zero-width character reaches the output as itself:
+// each is a \u escape, so a terminal or a reviewer's editor shows what is there.
+func TestCheckJSON_EscapesControlsBidiZeroWidth(t *testing.T) {
+	hostile := "a\x7fb\u0085c\u009bd\u202ee\u2066f\u200bg\u200dh\ufeffi\u00adj\U000E0041k\u061cl\u2028m"
+	r := hostileReport()
+	r.Tools[0].Name = hostile
+	r.Tools[0].Declared = json.RawMessage(`{"title":"` + hostile + `"}`)
+	r.Servers[0].Error = hostile
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for i, c := range out {
+		if c < ' ' && c != '\n' || c == 0x7f || c >= 0x80 && c <= 0x9f || unicode.Is(unicode.Cf, c) || c == 0x2028 || c == 0x2029 {
+			t.Fatalf("raw %U at byte %d of the JSON output", c, i)
+		}
+	}
+	for _, want := range []string{`\u007f`, `\u0085`, `\u009b`, `\u202e`, `\u2066`, `\u200b`, `\ufeff`, `\udb40\udc41`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %s", want)
+		}
+	}
+	var got struct {
+		Servers []struct {
+			Error string `json:"error"`
+		} `json:"servers"`
+	}
+	var decoded struct {
+		Tools []struct {
+			Name     string          `json:"name"`
+			Declared json.RawMessage `json:"declared"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal(b.Bytes(), &decoded)
+	if decoded.Tools[0].Name != hostile || got.Servers[0].Error != hostile {
+		t.Errorf("the escaped JSON does not decode to the raw values: %q", decoded.Tools[0].Name)
+	}
+	var title struct{ Title string }
+	if err := json.Unmarshal(decoded.Tools[0].Declared, &title); err != nil || title.Title != hostile {
+		t.Errorf("declared title = %q (%v), want the raw value", title.Title, err)
+	}
+}
+
+// TestCheck_EnvNamesShown: check shows which variables a stdio server receives, by
+// name, in the table and the JSON.
+func TestCheck_EnvNamesShown(t *testing.T) {
+	r := hostileReport()
+	r.Servers[0].Env = []string{"HOME", "PATH", "API_\x1bKEY"}
+	var text, js bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "evil: environment: HOME PATH API_⟨ESC⟩KEY") {
+		t.Errorf("table lacks the environment names:\n%s", text.String())
+	}
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Servers []struct {
+			Env []string `json:"env"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Servers[0].Env, r.Servers[0].Env) {
+		t.Errorf("JSON env = %q", got.Servers[0].Env)
 	}
 }

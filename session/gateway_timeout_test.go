@@ -1,0 +1,120 @@
+package session_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+)
+
+func startGatewayWith(t *testing.T, m *session.Manager, opts session.GatewayOptions) *session.Gateway {
+	t.Helper()
+	opts.Listen, opts.Token = "127.0.0.1:0", testToken
+	g, err := session.NewGateway(m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+// closedWithin reports whether the server closes conn within d (a read returns EOF or
+// a reset rather than timing out on our side).
+func closedWithin(conn net.Conn, d time.Duration) bool {
+	_ = conn.SetReadDeadline(time.Now().Add(d))
+	r := bufio.NewReader(conn)
+	for {
+		if _, err := r.ReadByte(); err != nil {
+			ne, ok := err.(net.Error)
+			return !(ok && ne.Timeout())
+		}
+	}
+}
+
+// TestGateway_ReadHeaderAndIdleTimeouts: a client that never finishes its request
+// headers, or keeps a connection idle, is cut off.
+func TestGateway_ReadHeaderAndIdleTimeouts(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	g := startGatewayWith(t, m, session.GatewayOptions{ReadHeaderTimeout: 200 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
+	addr := strings.TrimSuffix(strings.TrimPrefix(g.URL(), "http://"), "/mcp")
+
+	slow, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	_, _ = slow.Write([]byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"))
+	if !closedWithin(slow, 3*time.Second) {
+		t.Error("a request whose headers never end kept its connection")
+	}
+
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	_, _ = idle.Write([]byte("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+	br := bufio.NewReader(idle)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	start := time.Now()
+	_ = idle.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if _, err := br.ReadByte(); err == nil || isTimeout(err) {
+		t.Errorf("an idle keep-alive connection stayed open: %v", err)
+	} else if time.Since(start) < 200*time.Millisecond {
+		t.Errorf("closed after %v, before the idle timeout", time.Since(start))
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+// TestGateway_WriteTimeoutSparesLongApprovalWait: the write timeout bounds each write,
+// not a response: an agent call that waits for a person far longer than the write
+// timeout, with its event stream open, still gets its result.
+func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	g := startGatewayWith(t, m, session.GatewayOptions{WriteTimeout: 200 * time.Millisecond, WaitingEvery: time.Hour})
+	cs := agent(t, g, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() {
+		for {
+			ev, ok := m.Next(ctx)
+			if !ok {
+				return
+			}
+			if req, ok := ev.(session.ApprovalRequested); ok {
+				time.Sleep(1200 * time.Millisecond) // six write timeouts
+				_ = m.Engine().Answer(req.Pending.ID, session.Response{Answer: session.AllowOnce})
+			}
+		}
+	}()
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-3"}})
+	if err != nil || res.IsError {
+		t.Fatalf("a call approved after %v failed: %v %s", time.Since(start), err, resultText(res))
+	}
+	if time.Since(start) < time.Second {
+		t.Fatalf("the call did not wait for the approval (%v)", time.Since(start))
+	}
+	// The session still works afterwards: its standalone stream was not cut either.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs__search_docs", Arguments: map[string]any{"query": "tier"}}); err != nil {
+		t.Fatalf("a later call: %v", err)
+	}
+}

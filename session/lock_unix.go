@@ -1,0 +1,25 @@
+//go:build unix
+
+package session
+
+import (
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive advisory lock on f, waiting for it: flock(2), which
+// every airlock process on the same state dir takes before it changes pins or appends
+// to the audit log. The lock belongs to the open file, so it ends with the process.
+func lockFile(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// unlockFile releases lockFile's lock.
+func unlockFile(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+}

@@ -1,0 +1,27 @@
+//go:build windows
+
+package session
+
+import (
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// lockOffsetHigh places the locked byte the lock covers: one byte far beyond any data, so the
+// lock never blocks reading or writing the file itself (Windows locks are mandatory).
+const lockOffsetHigh = 0x7fffffff
+
+// lockFile takes an exclusive lock on f, waiting for it (LockFileEx), which every
+// airlock process on the same state dir takes before it changes pins or appends to
+// the audit log. The lock ends with the handle.
+func lockFile(f *os.File) error {
+	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol)
+}
+
+// unlockFile releases lockFile's lock.
+func unlockFile(f *os.File) error {
+	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
+}

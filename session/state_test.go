@@ -1,0 +1,216 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// Child processes of the state tests are this test binary with AIRLOCK_TEST_SERVER
+// set to their mode. Each opens the shared state, says it is ready (a file
+// ready-ID in AIRLOCK_TEST_DIR), waits for the file "go", then writes: so every child
+// has read the state before any of them changes it, the worst case for lost updates.
+func serveStateChild(mode string) int {
+	dir, id := os.Getenv("AIRLOCK_TEST_DIR"), os.Getenv("AIRLOCK_TEST_ID")
+	barrier := func() {
+		_ = os.WriteFile(filepath.Join(dir, "ready-"+id), nil, 0o600)
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	switch mode {
+	case "audit-append":
+		a, err := session.OpenAudit(filepath.Join(dir, "audit.jsonl"))
+		if err != nil {
+			return fail(err)
+		}
+		n, _ := strconv.Atoi(os.Getenv("AIRLOCK_TEST_N"))
+		barrier()
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := range n {
+			wg.Go(func() {
+				errs <- a.Append(session.Record{Kind: "decision", CallID: fmt.Sprintf("p%s-%d", id, i), Context: "you",
+					Server: "notes", Tool: "create_note", Tier: "write", Decision: "allow", DecidedBy: "policy", Args: json.RawMessage(`{}`)})
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				return fail(err)
+			}
+		}
+		return 0
+	case "pins-accept":
+		p, err := session.OpenPins(filepath.Join(dir, "pins.json"))
+		if err != nil {
+			return fail(err)
+		}
+		barrier()
+		def := json.RawMessage(`{"name":"t` + id + `","inputSchema":{"type":"object"}}`)
+		if err := p.Accept("stdio:server-"+id, "server-"+id, nil, map[string]json.RawMessage{"t" + id: def}, time.Now()); err != nil {
+			return fail(err)
+		}
+		return 0
+	case "callid":
+		// One allowed call through a Manager; prints its call id.
+		docs, _ := demo.New("docs")
+		cfg := &config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: time.Minute,
+			Servers: []config.Server{{Name: "docs", Trust: trust.Trusted, ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}}}
+		m := session.New(cfg, session.Options{InProcess: map[string]*mcp.Server{"docs": docs}})
+		defer m.Close()
+		m.Start()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := m.Wait(ctx); err != nil {
+			return fail(err)
+		}
+		barrier()
+		out, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "search_docs", Args: json.RawMessage(`{"query":"tier"}`)})
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Println(out.CallID)
+		return 0
+	}
+	return 2
+}
+
+// runChildren starts n children in mode sharing dir, releases them together once all
+// are ready, and returns their stdout.
+func runChildren(t *testing.T, mode, dir string, n int, extra ...string) []string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*strings.Builder, n)
+	for i := range n {
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), "AIRLOCK_TEST_SERVER="+mode, "AIRLOCK_TEST_DIR="+dir, "AIRLOCK_TEST_ID="+strconv.Itoa(i),
+			"GORACE=atexit_sleep_ms=0")
+		cmd.Env = append(cmd.Env, extra...)
+		outs[i] = &strings.Builder{}
+		cmd.Stdout = outs[i]
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds[i] = cmd
+	}
+	waitFor(t, "children ready", time.Minute, func() bool {
+		m, _ := filepath.Glob(filepath.Join(dir, "ready-*"))
+		return len(m) == n
+	})
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := make([]string, n)
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("child %d (%s): %v", i, mode, err)
+		}
+		res[i] = strings.TrimSpace(outs[i].String())
+	}
+	return res
+}
+
+// TestAudit_FourProcessesOneChain: four airlock processes append to one audit log at
+// once, 50 records each from 50 goroutines; the log is one chain holding all 200.
+func TestAudit_FourProcessesOneChain(t *testing.T) {
+	dir := t.TempDir()
+	runChildren(t, "audit-append", dir, 4, "AIRLOCK_TEST_N=50")
+	path := filepath.Join(dir, "audit.jsonl")
+	n, err := session.VerifyAuditFile(path)
+	if err != nil {
+		t.Fatalf("audit verify: %v (after %d good records)", err, n)
+	}
+	if n != 200 {
+		t.Errorf("the log holds %d records, want 200", n)
+	}
+	b, _ := os.ReadFile(path)
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r session.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if seen[r.CallID] {
+			t.Errorf("record %s appears twice", r.CallID)
+		}
+		seen[r.CallID] = true
+	}
+	if len(seen) != 200 {
+		t.Errorf("%d distinct records, want 200", len(seen))
+	}
+}
+
+// TestPins_TwoProcessesBothSurvive: two processes that both loaded the pins pin
+// different servers; neither overwrites the other's pin.
+func TestPins_TwoProcessesBothSurvive(t *testing.T) {
+	dir := t.TempDir()
+	runChildren(t, "pins-accept", dir, 2)
+	p, err := session.OpenPins(filepath.Join(dir, "pins.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"0", "1"} {
+		if _, ok := p.Pinned("stdio:server-"+id, "t"+id); !ok {
+			t.Errorf("the pin of server-%s was lost; pins: %v", id, p.List())
+		}
+	}
+}
+
+// TestCallIDs_UniqueAcrossProcesses: two processes' first calls get different ids, so
+// records in a shared audit log never name one call id for two calls.
+func TestCallIDs_UniqueAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	ids := runChildren(t, "callid", dir, 2)
+	if ids[0] == "" || ids[0] == ids[1] {
+		t.Errorf("call ids of two processes: %q and %q, want distinct", ids[0], ids[1])
+	}
+}
+
+// TestPins_IdentityNeverHoldsExpandedSecret: ${VAR} is expanded in args and url, but
+// the pin identity stored in pins.json keeps the reference, never the secret.
+func TestPins_IdentityNeverHoldsExpandedSecret(t *testing.T) {
+	src := "[servers.x]\ncommand = \"srv\"\nargs = [\"--key=${K}\"]\n[servers.y]\nurl = \"https://h/mcp?k=${K}\"\n"
+	cfg, err := config.Parse([]byte(src), "config.toml", func(k string) (string, bool) {
+		if k == "K" {
+			return "s3cret", true
+		}
+		return "/h", true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range cfg.Servers {
+		if id := session.Identity(s); strings.Contains(id, "s3cret") || !strings.Contains(id, "${K}") {
+			t.Errorf("identity of %s = %q", s.Name, id)
+		}
+	}
+}
