@@ -39,7 +39,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Logs:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "logs")),
 		Activity:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "activity: every call, agents' too")),
 		Demo:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: rug-pull notes")),
-		Hazards:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "hazards: break one for this session")),
+		Hazards:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "hazards: see them, try what-if changes")),
 		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "open waiting question / queue")),
 		Export:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "export what-if changes")),
 	}
