@@ -162,6 +162,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
 	}
+	model.detail.gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
 	model.tools.focused = true
 	model.setSnapshot(m.Snapshot())

@@ -29,3 +29,33 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 	h.keys("esc", "z")
 	screenHas(t, strings.Join(strings.Fields(h.plain()), " "), "✓ guarded: at least one leg asks a person before it runs")
 }
+
+// Issue 15 item 6: the detail of a blocked tool does not say it is served to
+// agents; a tool that is served says so only when a gateway runs.
+func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
+	h := newHarness(t, 100, 30, true)
+	h.m.opts.GatewayURL = "http://127.0.0.1:7878/mcp"
+	h.m.detail.gateway = true
+	for i, n := range rowNames(h.m) {
+		if n == "mail__send_email" {
+			h.m.tools.cursor = i
+		}
+	}
+	h.keys("enter")
+	screenHas(t, ansi.Strip(h.m.detail.vp.GetContent()), "served to agents as mail__send_email")
+	h.keys("esc", "x") // turn it off for this session: blocked
+	h.waitFor("send_email to be blocked", func(m Model) bool {
+		tl, ok := m.snap.Tool("mail", "send_email")
+		return ok && tl.Class.Tier == trust.TierBlocked
+	})
+	h.keys("enter")
+	content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.vp.GetContent())), " ")
+	if strings.Contains(content, "served to agents as") || !strings.Contains(content, "not served to agents: a blocked tool is neither listed to them nor callable") {
+		t.Errorf("the blocked tool's detail does not tell the truth about agents:\n%s", content)
+	}
+	h.m.detail.gateway = false
+	h.m.detail.refresh(h.m.detail.tool, h.m.detail.now, nil)
+	if strings.Contains(ansi.Strip(h.m.detail.vp.GetContent()), "served to agents as") {
+		t.Error("without a gateway the detail says the tool is served")
+	}
+}
