@@ -4,9 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/question"
 )
 
 // Issue 15 item 4: "guarded" means one thing everywhere, and ? explains the
@@ -58,4 +60,24 @@ func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 	if strings.Contains(ansi.Strip(h.m.detail.vp.GetContent()), "served to agents as") {
 		t.Error("without a gateway the detail says the tool is served")
 	}
+}
+
+// Issue 15 item 7: q with unsaved what-if changes asks first, through the
+// guarded quit question; without changes q quits at once.
+func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
+	h := newHarness(t, 80, 24, true)
+	h.keys("x") // turn the selected tool off for this session
+	h.waitFor("the what-if change", func(m Model) bool { return overrideCount(m.over) == 1 })
+	nm, cmd := h.m.Update(keyPress("q"))
+	h.m = nm.(Model)
+	if cmd != nil {
+		if _, ok := cmd().(tea.QuitMsg); ok {
+			t.Fatal("q quit with an unsaved what-if change")
+		}
+	}
+	if kind, ok := h.m.q.Front(); !ok || kind != question.KindQuit {
+		t.Fatalf("q did not ask:\n%s", h.plain())
+	}
+	h.armQuestion()
+	screenHas(t, strings.Join(strings.Fields(h.plain()), " "), "1 unsaved what-if change will be lost")
 }
