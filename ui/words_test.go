@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
 )
@@ -80,4 +83,21 @@ func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
 	}
 	h.armQuestion()
 	screenHas(t, strings.Join(strings.Fields(h.plain()), " "), "1 unsaved what-if change will be lost")
+}
+
+// Issue 15 item 7: leaving the tour says plainly what it left changed (it does
+// not undo its steps).
+func TestTour_LeavingSaysWhatStaysChanged(t *testing.T) {
+	sess, set := newDemo(t)
+	if _, err := sess.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://example.com"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessFor(t, sess, 80, 24, false, Options{Title: "demo", Demo: set.Notes().RugPull, Tour: true})
+	h.keys("esc")
+	if h.m.tour.on {
+		t.Fatal("esc did not leave the tour")
+	}
+	if !strings.Contains(h.m.status, "does not undo") || !strings.Contains(h.m.status, "stays TAINTED") {
+		t.Errorf("leaving the tour does not say what stays changed: %q", h.m.status)
+	}
 }
