@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -86,7 +87,18 @@ type Engine struct {
 	grants   map[string]map[trust.Ref]bool
 	taints   map[string]trust.Taint
 	seq      uint64
-	watchers map[string]func(Progress)
+	watchers map[string]*progressWatch // by progress token
+}
+
+// progressWatch is one running call's progress token: whose it is, and where its
+// progress goes.
+type progressWatch struct {
+	server string
+	ctx    string
+	ref    trust.Ref
+	callID string
+	taints bool // the tool's text is untrusted content: a forwarded message taints
+	f      func(Progress)
 }
 
 func newEngine(a Approver, q *approvalQueue, timeout time.Duration, now func() time.Time) *Engine {
@@ -100,7 +112,7 @@ func newEngine(a Approver, q *approvalQueue, timeout time.Duration, now func() t
 		now:      now,
 		grants:   map[string]map[trust.Ref]bool{},
 		taints:   map[string]trust.Taint{},
-		watchers: map[string]func(Progress){},
+		watchers: map[string]*progressWatch{},
 	}
 }
 
@@ -210,26 +222,52 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	return trust.Verdict{Action: trust.Deny, By: trust.DecidedByUser, Reasons: append(v.Reasons, "denied by the person")}, resp.Reason, nil
 }
 
-func (e *Engine) watchProgress(callID string, f func(Progress)) {
+// watchProgress registers a call about to be forwarded and returns its progress
+// token: 128 random bits, so no other server (nor the agent) can guess it. The
+// global call IDs (c1, c2, …) are never sent to a server.
+func (e *Engine) watchProgress(callID string, req CallRequest, tool ToolInfo) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (it panics first)
+	token := "airlock-" + hex.EncodeToString(b[:])
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.watchers[callID] = f
-}
-
-func (e *Engine) unwatchProgress(callID string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.watchers, callID)
-}
-
-func (e *Engine) progress(p *mcp.ProgressNotificationParams) {
-	id, _ := p.ProgressToken.(string)
-	e.mu.Lock()
-	f := e.watchers[id]
-	e.mu.Unlock()
-	if f != nil {
-		f(Progress{CallID: id, Progress: p.Progress, Total: p.Total, Message: p.Message})
+	e.watchers[token] = &progressWatch{
+		server: req.Server, ctx: req.Context, ref: tool.Ref, callID: callID,
+		taints: trust.Taints(tool.Class), f: req.OnProgress,
 	}
+	return token
+}
+
+func (e *Engine) unwatchProgress(token string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.watchers, token)
+}
+
+// progress routes a progress notification that server sent. It counts only when its
+// token is that of a running call to that same server; otherwise it is dropped and
+// progress returns false. A message from an untrusted-content tool taints the call's
+// context before it is handed on, so that the context is tainted before the agent
+// (or the person) can read it.
+func (e *Engine) progress(server string, p *mcp.ProgressNotificationParams) bool {
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return false
+	}
+	e.mu.Lock()
+	w := e.watchers[token]
+	e.mu.Unlock()
+	if w == nil || w.server != server {
+		return false
+	}
+	if w.f == nil {
+		return true // nobody reads it: nothing is forwarded, nothing taints
+	}
+	if w.taints && p.Message != "" {
+		e.taint(w.ctx, trust.Taint{By: w.ref, CallID: w.callID, At: e.now(), Channel: trust.ChannelProgress})
+	}
+	w.f(Progress{CallID: w.callID, Server: server, Progress: p.Progress, Total: p.Total, Message: p.Message})
+	return true
 }
 
 // Pending lists the calls that wait for a person, oldest first (empty when an

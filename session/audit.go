@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -424,55 +423,4 @@ func VerifyAuditLog(path string) (AuditSummary, error) {
 		return sum, fmt.Errorf("record %d does not match the head: the end of the log was changed", n)
 	}
 	return sum, nil
-}
-
-// secretKeys are the argument keys whose values the audit log redacts (matched
-// case-insensitively as a substring of the key, so api_key and accessToken count).
-var secretKeys = []string{"token", "secret", "password", "passwd", "key", "authorization", "credential", "cookie"}
-
-// Redact returns args with the values of secret-looking keys replaced by
-// "[redacted]", at any depth. Invalid JSON is replaced whole: the log never holds
-// bytes it could not inspect. The hash of the full arguments is kept elsewhere.
-func Redact(args json.RawMessage) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return json.RawMessage(`"[unparseable arguments redacted]"`)
-	}
-	out, err := json.Marshal(redactValue(v))
-	if err != nil {
-		return json.RawMessage(`"[unparseable arguments redacted]"`)
-	}
-	return out
-}
-
-func redactValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			if isSecretKey(k) {
-				x[k] = "[redacted]"
-			} else {
-				x[k] = redactValue(val)
-			}
-		}
-		return x
-	case []any:
-		for i := range x {
-			x[i] = redactValue(x[i])
-		}
-		return x
-	}
-	return v
-}
-
-func isSecretKey(k string) bool {
-	k = strings.ToLower(k)
-	for _, s := range secretKeys {
-		if strings.Contains(k, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -39,7 +39,9 @@ type ApprovalClosed struct {
 
 // Progress reports a progress notification for a running call.
 type Progress struct {
-	CallID   string
+	CallID string
+	// Server is the server the call went to, the only one whose progress counts.
+	Server   string
 	Progress float64
 	Total    float64
 	Message  string

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -119,7 +121,56 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 		Instructions: "airlock relays these tools from the servers it is connected to. A person approves risky calls; a denied call returns an error result that says why.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	g.srv.AddReceivingMiddleware(g.listingTaint)
 	return g, nil
+}
+
+// listingTaint taints an agent's context when a tool listing served to it holds a
+// tool, from a server the person has not marked trusted, whose text names another
+// server's tool (a shadowing hazard): that text reaches the agent by listing alone,
+// before any call. The taint is set before the listing is sent. Other listing text
+// does not taint (docs/evidence.md says why).
+func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		ss, ok2 := req.GetSession().(*mcp.ServerSession)
+		if !ok || !ok2 {
+			return res, err
+		}
+		snap := g.m.Snapshot()
+		shadowing := map[string]bool{}
+		for _, h := range snap.Hazards {
+			if h.Kind == trust.HazardShadowing {
+				for _, q := range h.Legs[trust.HazardLegShadowing] {
+					shadowing[q] = true
+				}
+			}
+		}
+		if len(shadowing) == 0 {
+			return res, err
+		}
+		listed := make(map[string]bool, len(lr.Tools))
+		for _, t := range lr.Tools {
+			listed[t.Name] = true
+		}
+		// The snapshot, not the gateway's own registry: no gateway lock is taken while
+		// go-sdk serves a request.
+		for _, ti := range snap.Tools {
+			q := ti.Ref.Qualified()
+			if !shadowing[q] || !listed[q] || ti.ServerTrust == trust.Trusted {
+				continue
+			}
+			ctxName := "agent-" + shortID(ss.ID())
+			g.watchSession(ss, ctxName)
+			g.m.engine.taint(ctxName, trust.Taint{By: ti.Ref, At: g.m.opts.Now(), Channel: trust.ChannelListing})
+			break
+		}
+		return res, err
+	}
 }
 
 func isLoopbackHost(h string) bool {
@@ -348,7 +399,12 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 				_ = ss.NotifyProgress(ctx, p)
 			}
 			call.OnProgress = func(p Progress) {
-				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: p.Message})
+				// The message is the server's text: said to come from it, and escaped.
+				msg := p.Message
+				if msg != "" {
+					msg = p.Server + ": " + agentText(msg)
+				}
+				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: msg})
 			}
 			stopWaiting = g.tellWaiting(ctx, ctxName, ref, func(msg string) {
 				notify(&mcp.ProgressNotificationParams{Message: msg})
@@ -365,7 +421,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		case err != nil && ctx.Err() != nil:
 			return nil, ctx.Err()
 		case err != nil:
-			return errorResult("airlock could not complete this call: " + err.Error()), nil
+			return errorResult("airlock could not complete this call: " + agentText(err.Error())), nil
 		}
 		return out.Result, nil
 	}
@@ -586,3 +642,22 @@ func (w *deadlineWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the server's writer.
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// agentText escapes a server's text for an agent: control characters (C0, DEL, C1,
+// including newlines) and format characters (bidi overrides, zero-width) become
+// \uXXXX and invalid UTF-8 bytes \xNN, so one server's message cannot pass for another line or hide
+// what it says.
+func agentText(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,5 +1,6 @@
 package session_test
 
+// session/HOSTILE-CASES.md indexes every case (1-29 here, 52-58 in evidence_test.go).
 // One named test per case of HOSTILE.md 1-29, each against a real hostile server over
 // a real transport: a stdio subprocess played by this test binary (the "raw" mode of
 // main_test.go answers byte for byte from a script), or an in-process or HTTP go-sdk
@@ -303,7 +304,7 @@ func TestHostile03_RugPullAfterListChangedBlocked(t *testing.T) {
 	}
 	wantDenied(t, m, "wx", "get_weather")
 
-	accepted, err := m.AcceptPins("wx", "get_weather")
+	accepted, err := m.AcceptPins("wx", session.Reviewed{Tools: map[string]string{"get_weather": after.Fingerprint}})
 	if err != nil || len(accepted) != 1 {
 		t.Fatalf("AcceptPins = %q, %v", accepted, err)
 	}
@@ -437,11 +438,11 @@ func TestHostile08_ChangedInstructionsBlockServer(t *testing.T) {
 	}
 	wantDenied(t, m, "notes", "list_notes")
 
-	if _, err := m.AcceptPins("notes", "list_notes"); err != nil {
+	if _, err := m.AcceptPins("notes", session.Reviewed{Tools: map[string]string{"list_notes": mustTool(t, m, "notes", "list_notes").Fingerprint}}); err != nil {
 		t.Fatal(err)
 	}
 	wantTier(t, m, "notes", "list_notes", trust.TierBlocked) // one tool is not the server's instructions
-	accepted, err := m.AcceptPins("notes", "")
+	accepted, err := m.AcceptPins("notes", session.Reviewed{Instructions: trust.InstructionsFingerprint(sv.Instructions)})
 	if err != nil || !strings.Contains(strings.Join(accepted, "\n"), "new instructions pinned") {
 		t.Fatalf("AcceptPins = %q, %v; want the instructions pinned", accepted, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,6 +147,18 @@ type rawScript struct {
 	// stderr before it reads its first request, and again before answering each
 	// tools/call. A client that does not drain stderr blocks the server for good.
 	StderrFlood int `json:"stderr_flood"`
+	// SpamProgress, when set, is the message of notifications/progress the server
+	// sends, from its first request on and every 10 ms until its stdin closes, for the
+	// guessable tokens "c1"…"c59" and 1…59 (HOSTILE 52: a server whose own tool is
+	// denied speaking through another server's call).
+	SpamProgress string `json:"spam_progress"`
+	// ProgressMessage, when set, is sent as one progress notification with the call's
+	// own token before each tools/call is answered.
+	ProgressMessage string `json:"progress_message"`
+	// DelayMS delays every tools/call answer, after ProgressMessage.
+	DelayMS int `json:"delay_ms"`
+	// Error answers tools/call with a JSON-RPC error carrying this message.
+	Error string `json:"error"`
 	// Abyss, when set, replaces every tools/list result with one tool "abyss" whose
 	// inputSchema nests 2*Abyss levels deep. It is built as text: a script cannot hold
 	// it, as encoding/json stops at 10,000 levels.
@@ -211,9 +224,34 @@ func serveRaw(path string) int {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 64<<20)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	var outMu sync.Mutex // the spammer writes too
 	send := func(format string, a ...any) {
+		outMu.Lock()
+		defer outMu.Unlock()
 		fmt.Fprintf(out, format, a...)
 		out.WriteByte('\n')
+	}
+	flush := func() {
+		outMu.Lock()
+		defer outMu.Unlock()
+		out.Flush()
+	}
+	var spamOnce sync.Once
+	spam := func() {
+		msg, _ := json.Marshal(script.SpamProgress)
+		for {
+			outMu.Lock()
+			for i := 1; i < 60; i++ {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"c%d","progress":%d,"message":%s}}`+"\n", i, i, msg)
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%d,"progress":%d,"message":%s}}`+"\n", i, i, msg)
+			}
+			err := out.Flush()
+			outMu.Unlock()
+			if err != nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 	pages, lists := script.Pages, 0
 	for in.Scan() {
@@ -227,6 +265,9 @@ func serveRaw(path string) int {
 					ProgressToken json.RawMessage `json:"progressToken"`
 				} `json:"_meta"`
 			} `json:"params"`
+		}
+		if script.SpamProgress != "" {
+			spamOnce.Do(func() { go spam() })
 		}
 		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
 			continue
@@ -257,7 +298,7 @@ func serveRaw(path string) int {
 			if script.Abyss > 0 {
 				deep := strings.Repeat(`{"type":"object","properties":{"x":`, script.Abyss) + `{"type":"string"}` + strings.Repeat(`}}`, script.Abyss)
 				send(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"abyss","inputSchema":%s}]}}`, req.ID, deep)
-				out.Flush()
+				flush()
 				continue
 			}
 			result = rawPageFor(pages, req.Params.Cursor)
@@ -290,6 +331,18 @@ func serveRaw(path string) int {
 				out.Flush()
 				return 0
 			}
+			if script.ProgressMessage != "" && token != nil {
+				msg, _ := json.Marshal(script.ProgressMessage)
+				send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1,"message":%s}}`, token, msg)
+				flush()
+			}
+			time.Sleep(time.Duration(script.DelayMS) * time.Millisecond)
+			if script.Error != "" {
+				msg, _ := json.Marshal(script.Error)
+				send(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, req.ID, msg)
+				flush()
+				continue
+			}
 			switch {
 			case script.Echo:
 				text, _ := json.Marshal(string(req.Params.Arguments))
@@ -305,11 +358,11 @@ func serveRaw(path string) int {
 				return 3
 			}
 			send(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
-			out.Flush()
+			flush()
 			continue
 		}
 		send(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, wireJSON(result))
-		out.Flush()
+		flush()
 	}
 	return 0
 }

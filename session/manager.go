@@ -353,14 +353,19 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome,
 		return nil, &DeniedError{Verdict: denied}
 	}
 	start := m.opts.Now()
-	res, err := s.call(ctx, callID, req)
+	res, err := s.call(ctx, callID, req, tool)
 	out := &Outcome{CallID: callID, Verdict: verdict, Result: res, Duration: m.opts.Now().Sub(start)}
 	m.auditOutcome(base, out, err)
 	if err != nil {
+		// An error's text may be the server's own words (a JSON-RPC error message),
+		// and it is handed on: it taints like a result, unless the caller withdrew.
+		if trust.Taints(tool.Class) && ctx.Err() == nil {
+			m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: trust.ChannelError})
+		}
 		return out, err
 	}
 	if trust.Taints(tool.Class) {
-		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now()})
+		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: trust.ChannelResult})
 	}
 	return out, nil
 }

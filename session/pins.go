@@ -1,12 +1,11 @@
 package session
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -133,9 +132,13 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 	return p.saveLocked()
 }
 
-// Identity is the key a server's pins are stored under: for stdio the command, its
-// arguments, working directory and (hashed) environment; for http and sse the URL. Renaming a server in the
-// config keeps its pins; pointing a name at another program does not.
+// Identity is the key a server's pins are stored under: the server's name, and for
+// stdio the command, its arguments, working directory and the names (never the
+// values) of its configured environment; for http and sse the URL. Environment values
+// are left out because secrets rotate: a new token must not make every tool look new
+// (and a changed tool look first-seen). The name is in because two servers of one
+// config may differ only in environment values (one program, two databases). A name
+// whose identity changed is still compared against the pins it had (see observe).
 func Identity(s config.Server) string {
 	// Args and URL as written (with their ${VAR} references): an expanded value may
 	// be a secret, and pins.json must not hold it.
@@ -150,22 +153,17 @@ func Identity(s config.Server) string {
 		b, _ := json.Marshal(append([]string{s.Command, s.Cwd}, args...))
 		id := "stdio:" + string(b)
 		if len(s.Env) > 0 {
-			// The environment selects what a server is (a data folder, a mode), so it is
-			// part of the identity; it is hashed because it often holds secrets.
 			keys := make([]string, 0, len(s.Env))
 			for k := range s.Env {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			h := sha256.New()
-			for _, k := range keys {
-				fmt.Fprintf(h, "%s=%s\x00", k, s.Env[k])
-			}
-			id += " env:" + hex.EncodeToString(h.Sum(nil))[:16]
+			names, _ := json.Marshal(keys)
+			id += " env:" + string(names)
 		}
-		return id
+		return id + " name:" + s.Name
 	}
-	return string(s.Transport) + ":" + u
+	return string(s.Transport) + ":" + u + " name:" + s.Name
 }
 
 // pinOutcome is what the store says of one listing of a server.
@@ -175,6 +173,9 @@ type pinOutcome struct {
 	instructionsChanged bool
 	removed             []string
 	dirty               bool // the pins changed and were saved
+	// inherited: no pins existed under this identity, but the server's name had pins
+	// under another one; they were copied and the listing compared against them.
+	inherited bool
 }
 
 // observe compares one listing with the pins, pinning what is seen for the first
@@ -196,10 +197,22 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 	sp := data.Servers[identity]
 	dirty := false
 	if sp == nil {
-		sp = &serverPin{Name: server, Instructions: trust.InstructionsFingerprint(instructions), PinnedAt: now, Tools: map[string]toolPin{}}
+		if prev := latestByName(data, server); prev != nil {
+			// The name's command, arguments, folder or environment names changed (or the
+			// pins file predates this identity): start from what the name had pinned,
+			// so that a changed tool is still changed, not new.
+			sp = &serverPin{Name: server, Instructions: prev.Instructions, PinnedAt: prev.PinnedAt, Tools: maps.Clone(prev.Tools)}
+			if sp.Tools == nil {
+				sp.Tools = map[string]toolPin{}
+			}
+			out.inherited = true
+		} else {
+			sp = &serverPin{Name: server, Instructions: trust.InstructionsFingerprint(instructions), PinnedAt: now, Tools: map[string]toolPin{}}
+		}
 		data.Servers[identity] = sp
 		dirty = true
-	} else if sp.Instructions != trust.InstructionsFingerprint(instructions) {
+	}
+	if sp.Instructions != trust.InstructionsFingerprint(instructions) {
 		out.instructionsChanged = true
 	}
 	seen := make(map[string]bool, len(tools))
@@ -276,6 +289,42 @@ func (p *Pins) Pinned(identity, tool string) (PinRecord, bool) {
 	return PinRecord{Identity: identity, Server: sp.Name, Tool: tool, Fingerprint: t.Fingerprint, PinnedAt: t.PinnedAt, Definition: t.Definition}, true
 }
 
+// latestByName returns the most recently pinned entry of a server name under any
+// identity in data, or nil.
+func latestByName(data *pinFile, name string) *serverPin {
+	var best *serverPin
+	var bestID string
+	for id, sp := range data.Servers {
+		if sp.Name != name {
+			continue
+		}
+		if best == nil || sp.PinnedAt.After(best.PinnedAt) || (sp.PinnedAt.Equal(best.PinnedAt) && id > bestID) {
+			best, bestID = sp, id
+		}
+	}
+	return best
+}
+
+// SharedNames says, one sentence per server name, which names have pins under more
+// than one identity (a changed command, arguments, folder or environment names, or a
+// pins file from before identities left out environment values).
+func (p *Pins) SharedNames() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	count := map[string]int{}
+	for _, sp := range p.data.Servers {
+		count[sp.Name]++
+	}
+	var out []string
+	for name, n := range count {
+		if n > 1 {
+			out = append(out, fmt.Sprintf("server %s has pins under %d identities (its command, arguments, working directory or environment names changed); a new identity starts from the latest", name, n))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // List returns every pinned tool sorted by server then tool.
 func (p *Pins) List() []PinRecord {
 	p.mu.Lock()
@@ -327,13 +376,40 @@ func shortList(items []string, n int) string {
 	return fmt.Sprintf("%s (+%d more)", strings.Join(items[:n], ", "), len(items)-n)
 }
 
-// AcceptPins pins the current definitions of a server's changed tools (all of them,
-// or only tool when not empty) and, when they changed, its instructions, then
-// reclassifies. It returns what was accepted, as sentences.
-func (m *Manager) AcceptPins(serverName, tool string) ([]string, error) {
+// Reviewed is what a person was shown before accepting changed pins, so that what is
+// pinned is exactly that: per changed tool, the fingerprint (SHA-256 hex) of the
+// current definition shown, or a prefix of at least MinReviewedPrefix digits; and,
+// for changed instructions, the fingerprint of the instructions shown ("" leaves
+// them as they are).
+type Reviewed struct {
+	Tools        map[string]string
+	Instructions string
+}
+
+// MinReviewedPrefix is the shortest fingerprint prefix that binds an acceptance.
+const MinReviewedPrefix = 8
+
+// ErrChangedSinceReview is returned when what a server serves now is not what the
+// person reviewed.
+var ErrChangedSinceReview = errors.New("changed again since it was reviewed")
+
+// AcceptPins pins the reviewed definitions of a server's changed tools, and its
+// reviewed instructions, then reclassifies. Each must still be what was reviewed:
+// when the server changed a tool (or its instructions) again since, nothing at all is
+// pinned and the error wraps ErrChangedSinceReview. A reviewed tool that is no longer
+// changed is skipped. It returns what was accepted, as sentences.
+func (m *Manager) AcceptPins(serverName string, r Reviewed) ([]string, error) {
 	s, ok := m.servers[serverName]
 	if !ok {
 		return nil, fmt.Errorf("no server %q", serverName)
+	}
+	for name, fp := range r.Tools {
+		if len(fp) < MinReviewedPrefix {
+			return nil, fmt.Errorf("%s__%s: give at least %d hex digits of the fingerprint you reviewed", serverName, name, MinReviewedPrefix)
+		}
+	}
+	if r.Instructions != "" && len(r.Instructions) < MinReviewedPrefix {
+		return nil, fmt.Errorf("%s: give at least %d hex digits of the instructions' fingerprint", serverName, MinReviewedPrefix)
 	}
 	s.mu.Lock()
 	if s.status != StatusReady {
@@ -342,30 +418,40 @@ func (m *Manager) AcceptPins(serverName, tool string) ([]string, error) {
 	}
 	defs := map[string]json.RawMessage{}
 	var accepted []string
+	listed := map[string]bool{}
+	var problem error
 	for _, t := range s.tools {
-		if tool != "" && t.wire.Name != tool {
+		name := t.wire.Name
+		listed[name] = true
+		want, ok := r.Tools[name]
+		if !ok || s.pins.tools[name] != trust.PinChanged {
 			continue
 		}
-		if s.pins.tools[t.wire.Name] == trust.PinChanged {
-			defs[t.wire.Name] = t.raw
-			accepted = append(accepted, serverName+"__"+t.wire.Name+": new definition pinned")
+		if !strings.HasPrefix(t.fingerprint, strings.ToLower(want)) {
+			problem = fmt.Errorf("%s__%s %w: it is now sha256 %s, not the %s you reviewed; nothing was pinned", serverName, name, ErrChangedSinceReview, short(t.fingerprint), want)
+			break
 		}
+		defs[name] = t.raw
+		accepted = append(accepted, serverName+"__"+name+": new definition pinned (sha256 "+short(t.fingerprint)+")")
 	}
 	var instr *string
-	if s.pins.instructionsChanged && tool == "" {
-		v := s.instructions
-		instr = &v
-		accepted = append(accepted, serverName+": new instructions pinned")
+	if problem == nil && r.Instructions != "" && s.pins.instructionsChanged {
+		if fp := trust.InstructionsFingerprint(s.instructions); !strings.HasPrefix(fp, strings.ToLower(r.Instructions)) {
+			problem = fmt.Errorf("%s: instructions %w: they are now sha256 %s, not the %s you reviewed; nothing was pinned", serverName, ErrChangedSinceReview, short(fp), r.Instructions)
+		} else {
+			v := s.instructions
+			instr = &v
+			accepted = append(accepted, serverName+": new instructions pinned")
+		}
 	}
 	tools, notices, gen := s.tools, s.listNotices, s.gen
 	s.mu.Unlock()
-	if tool != "" && len(defs) == 0 {
-		found := false
-		for _, t := range tools {
-			found = found || t.wire.Name == tool
-		}
-		if !found {
-			return nil, fmt.Errorf("server %s lists no tool %q", serverName, tool)
+	if problem != nil {
+		return nil, problem
+	}
+	for name := range r.Tools {
+		if !listed[name] {
+			return nil, fmt.Errorf("server %s lists no tool %q", serverName, name)
 		}
 	}
 	if len(defs) == 0 && instr == nil {
@@ -378,6 +464,9 @@ func (m *Manager) AcceptPins(serverName, tool string) ([]string, error) {
 	sort.Strings(accepted)
 	return accepted, nil
 }
+
+// short is the first 12 digits of a fingerprint, as shown to a person.
+func short(fp string) string { return fp[:min(12, len(fp))] }
 
 // identity is the pin key of this server: in-process servers are keyed by name, as
 // there is no command or URL to tell them apart.

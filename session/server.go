@@ -56,6 +56,27 @@ type server struct {
 	logLimit    *rate.Limiter
 	logDropped  int       // lines dropped since the last report
 	logReported time.Time // when dropped lines were last reported
+
+	progDropped  int       // progress notifications dropped since the last report
+	progReported time.Time // when they were last reported (guarded by logMu too)
+}
+
+// dropProgress counts a progress notification this server sent for a token that is
+// not one of its own running calls (a guessed or stale token) and reports the count
+// as an airlock line at most once a second.
+func (s *server) dropProgress() {
+	now := time.Now()
+	s.logMu.Lock()
+	s.progDropped++
+	var report int
+	if now.Sub(s.progReported) >= time.Second {
+		report, s.progDropped, s.progReported = s.progDropped, 0, now
+	}
+	s.logMu.Unlock()
+	if report > 0 {
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: fmt.Sprintf(
+			"%d progress notifications dropped: their token is not one of a running call to this server", report)})
+	}
 }
 
 func newServer(m *Manager, cfg config.Server) *server {
@@ -241,7 +262,9 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 			s.pushLog("log:"+string(req.Params.Level), logText(req.Params))
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			s.m.engine.progress(req.Params)
+			if !s.m.engine.progress(name, req.Params) {
+				s.dropProgress()
+			}
 		},
 		ElicitationHandler: s.m.elicitationHandler(name),
 	})
@@ -409,6 +432,11 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	if len(out.removed) > 0 {
 		notices = append(notices, "tools removed since pinned: "+shortList(out.removed, 5))
 	}
+	if out.inherited {
+		n := "pins of " + s.cfg.Name + " were found under another identity (its command, arguments, working directory or environment names changed): the tools are compared against those"
+		notices = append(notices, n)
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
+	}
 	s.mu.Lock()
 	if s.gen != gen {
 		s.mu.Unlock()
@@ -422,7 +450,7 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 }
 
 // call forwards one allowed call with the server's call timeout.
-func (s *server) call(ctx context.Context, callID string, req CallRequest) (*mcp.CallToolResult, error) {
+func (s *server) call(ctx context.Context, callID string, req CallRequest, tool ToolInfo) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	cs := s.cs
 	s.mu.Unlock()
@@ -432,11 +460,9 @@ func (s *server) call(ctx context.Context, callID string, req CallRequest) (*mcp
 	ctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: req.Tool, Arguments: req.Args}
-	params.SetProgressToken(callID)
-	if req.OnProgress != nil {
-		s.m.engine.watchProgress(callID, req.OnProgress)
-		defer s.m.engine.unwatchProgress(callID)
-	}
+	token := s.m.engine.watchProgress(callID, req, tool)
+	defer s.m.engine.unwatchProgress(token)
+	params.SetProgressToken(token)
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {

@@ -252,7 +252,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			ServerEnv:    s.envNames,
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 		})
-		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Class: class})
+		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class})
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
 	return part

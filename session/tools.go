@@ -67,6 +67,7 @@ type listedTool struct {
 	raw         json.RawMessage
 	declared    trust.Declared
 	fingerprint string
+	text        string // every text field a model reads (trust.ToolText), for shadowing
 	nameProblem string
 }
 
@@ -133,6 +134,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, capt *capture) ([]lis
 			raw:         raw,
 			declared:    trust.ParseDeclared(w.Annotations),
 			fingerprint: fp,
+			text:        trust.ToolText(raw),
 		})
 		if err != nil {
 			tools[len(tools)-1].nameProblem = "definition cannot be fingerprinted: " + err.Error()

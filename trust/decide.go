@@ -35,7 +35,18 @@ type Taint struct {
 	By     Ref
 	CallID string
 	At     time.Time
+	// Channel is how the untrusted text reached the context (ChannelResult when
+	// empty).
+	Channel string
 }
+
+// The channels by which a server's text reaches a context.
+const (
+	ChannelResult   = "result"
+	ChannelError    = "error message"
+	ChannelProgress = "progress message"
+	ChannelListing  = "tool listing"
+)
 
 // Tainted reports whether the context is tainted.
 func (t Taint) Tainted() bool { return t.By.Tool != "" }
@@ -45,6 +56,9 @@ func (t Taint) Tainted() bool { return t.By.Tool != "" }
 // the time is shown in At's own location.
 func (t Taint) Reason() string {
 	s := "this context is tainted: " + t.By.Qualified() + " returned untrusted content"
+	if t.Channel != "" && t.Channel != ChannelResult {
+		s = "this context is tainted: server " + t.By.Server + " sent untrusted text by its " + t.Channel + " (" + t.By.Qualified() + ")"
+	}
 	if t.CallID != "" {
 		s += " (call " + t.CallID + ")"
 	}

@@ -127,3 +127,22 @@ func TestTaintTainted(t *testing.T) {
 		t.Error("Taint naming a tool is clean, want tainted")
 	}
 }
+
+// Issue 17 break 2: the taint sentence names the channel and the server.
+func TestTaintReasonNamesChannel(t *testing.T) {
+	by := Ref{Server: "web", Tool: "fetch_url"}
+	for _, tt := range []struct {
+		channel, want string
+	}{
+		{"", "this context is tainted: web__fetch_url returned untrusted content (call c-1)"},
+		{ChannelResult, "this context is tainted: web__fetch_url returned untrusted content (call c-1)"},
+		{ChannelError, "this context is tainted: server web sent untrusted text by its error message (web__fetch_url) (call c-1)"},
+		{ChannelProgress, "this context is tainted: server web sent untrusted text by its progress message (web__fetch_url) (call c-1)"},
+		{ChannelListing, "this context is tainted: server web sent untrusted text by its tool listing (web__fetch_url) (call c-1)"},
+	} {
+		got := Taint{By: by, CallID: "c-1", Channel: tt.channel}.Reason()
+		if want := tt.want + "; exfiltration and destructive tools ask whatever policy or grants say"; got != want {
+			t.Errorf("channel %q: %q, want %q", tt.channel, got, want)
+		}
+	}
+}

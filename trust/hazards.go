@@ -11,6 +11,12 @@ import (
 type Assessed struct {
 	Ref         Ref
 	Description string
+	// Text is every text field of the tool that reaches a model (ToolText of its
+	// definition); shadowing reads it, or Description when it is empty.
+	Text string
+	// Fingerprint is the tool definition's fingerprint: two servers listing one name
+	// with the same fingerprint are one program twice, not a decoy.
+	Fingerprint string
 	Class       Classification
 }
 
@@ -228,91 +234,101 @@ func pairSummary(untrusted, other []string, does string) string {
 	return example(untrusted, other) + " reads untrusted content and " + example(other, untrusted) + " " + does
 }
 
-// shadowing finds the tools whose descriptions name another server's tool. Tool names
-// go into one map (name -> first index, with a chain through next for the other tools
-// of that name), built once; each description is then scanned once, and only a
-// distinctive token costs a map lookup or two. live is sorted by qualified name, so the
+// shadowing finds the tools whose text names another server's tool. Tool names go
+// into one map keyed by the lower-case name (name -> first index, with a chain through
+// next for the other tools of that name), built once; each tool's normalised text is
+// then scanned once, and a token costs one map lookup (a token of letters only, none
+// when no distinctive name is letters only). live is sorted by qualified name, so the
 // hazards come out in that order.
 func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 	head := make(map[string]int, len(live))
 	next := make([]int, len(tools))
+	named := make([]bool, len(tools)) // the tool's name is distinctive
 	byRef := &refIndex{tools: tools, live: live}
 	// oddNames: some name starts or ends with '.' or '-', so a token must also be
-	// looked up untrimmed. Otherwise "timestamps." costs no lookup.
-	oddNames := false
+	// looked up untrimmed. letterNames: some distinctive name is letters only
+	// (sendEmail), so a token of letters only may name it in another case.
+	oddNames, letterNames := false, false
 	for _, i := range live {
 		name := tools[i].Ref.Tool
-		if j, ok := head[name]; ok {
+		key := strings.ToLower(name)
+		if j, ok := head[key]; ok {
 			next[i] = j
 		} else {
 			next[i] = -1
 		}
-		head[name] = i
+		head[key] = i
+		named[i] = distinctive(name)
+		if named[i] && lettersOnly(name) {
+			letterNames = true
+		}
 		if name != "" && (trimmable(name[0]) || trimmable(name[len(name)-1])) {
 			oddNames = true
 		}
 	}
+	sc := &shadowScan{tools: tools, head: head, next: next, named: named, byRef: byRef}
 
 	var out []Hazard
-	var hits []int
 	for _, i := range live {
-		own := tools[i].Ref.Server
-		hits = hits[:0]
-		desc := tools[i].Description
-		for pos := 0; pos < len(desc); {
-			if nameClass[desc[pos]] == classOther {
+		sc.own = tools[i].Ref.Server
+		sc.hits = sc.hits[:0]
+		text := tools[i].Text
+		if text == "" {
+			text = tools[i].Description
+		}
+		text = NormalizeText(text)
+		for pos := 0; pos < len(text); {
+			if nameClass[text[pos]] == classOther {
 				pos++
 				continue
 			}
-			// One pass finds the token's end and what distinctive would say: '_', a
-			// digit or a lower-to-upper change survive trimming; '.' and '-' may not.
 			start := pos
-			special, dotDash, prevLower := false, false, false
+			letters, dotDash := true, false
 		scan:
-			for ; pos < len(desc); pos++ {
-				switch nameClass[desc[pos]] {
-				case classLower:
-					prevLower = true
-				case classUpper:
-					special = special || prevLower
-					prevLower = false
+			for ; pos < len(text); pos++ {
+				switch nameClass[text[pos]] {
+				case classLower, classUpper:
 				case classDigit:
-					special, prevLower = true, false
+					letters = false
 				case classDotDash:
-					dotDash, prevLower = true, false
+					letters, dotDash = false, true
 				default:
 					break scan
 				}
 			}
-			if !special && !dotDash {
-				continue // a plain word: no tool name it could be counts
+			if letters && !letterNames {
+				continue // a plain word: no distinctive name it could be
 			}
-			tok := desc[start:pos]
+			tok := text[start:pos]
 			trimmed := tok
-			for len(trimmed) > 0 && trimmable(trimmed[0]) {
-				trimmed = trimmed[1:]
+			if dotDash {
+				for len(trimmed) > 0 && trimmable(trimmed[0]) {
+					trimmed = trimmed[1:]
+				}
+				for len(trimmed) > 0 && trimmable(trimmed[len(trimmed)-1]) {
+					trimmed = trimmed[:len(trimmed)-1]
+				}
 			}
-			for len(trimmed) > 0 && trimmable(trimmed[len(trimmed)-1]) {
-				trimmed = trimmed[:len(trimmed)-1]
-			}
-			if special || distinctive(trimmed) {
-				hits = lookupToken(tools, head, next, byRef, own, trimmed, hits)
-			}
+			sc.lookup(trimmed)
 			if oddNames && trimmed != tok {
-				hits = lookupToken(tools, head, next, byRef, own, tok, hits)
+				sc.lookup(tok)
 			}
 		}
-		if len(hits) == 0 {
+		if len(sc.hits) == 0 {
 			continue
 		}
-		shadowed := make([]string, 0, len(hits))
+		shadowed := make([]string, 0, len(sc.hits))
 		allowed := false
-		for _, j := range hits {
+		for _, j := range sc.hits {
 			shadowed = append(shadowed, qualified[j])
 			allowed = allowed || tools[j].Class.Action == Allow
 		}
 		slices.Sort(shadowed)
 		shadowed = slices.Compact(shadowed)
+		where := "'s description names"
+		if tools[i].Text != "" {
+			where = "'s text (description, titles or schemas) names"
+		}
 		out = append(out, Hazard{
 			Kind:      HazardShadowing,
 			Severity:  SeverityHigh,
@@ -321,10 +337,78 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 				HazardLegShadowing: {qualified[i]},
 				HazardLegShadowed:  shadowed,
 			},
-			Summary: qualified[i] + "'s description names another server's tool " + example(shadowed),
+			Summary: qualified[i] + where + " another server's tool " + example(shadowed),
 		})
 	}
 	return out
+}
+
+func lettersOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := nameClass[s[i]]; c != classLower && c != classUpper {
+			return false
+		}
+	}
+	return true
+}
+
+// shadowScan is the state of one tool's text scan.
+type shadowScan struct {
+	tools []Assessed
+	head  map[string]int
+	next  []int
+	named []bool
+	byRef *refIndex
+	own   string // the server of the tool whose text is read
+	hits  []int
+	buf   []byte
+}
+
+// lookup appends to hits the tools of servers other than own that tok names, case
+// folded: a distinctive bare name, or SERVER__TOOL. A bare name that own also lists
+// names own's tool (two instances of one program describe each other's tools by
+// name) unless another server's tool of that name has a different definition: then
+// own's tool of that name may be a decoy, and the other tool counts as named.
+func (sc *shadowScan) lookup(tok string) {
+	sc.buf = append(sc.buf[:0], tok...)
+	lower := sc.buf
+	for k, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[k] = c + ('a' - 'A')
+		}
+	}
+	tools, next := sc.tools, sc.next
+	if first, ok := sc.head[string(lower)]; ok {
+	candidates:
+		for j := first; j >= 0; j = next[j] {
+			if !sc.named[j] || strings.EqualFold(tools[j].Ref.Server, sc.own) {
+				continue
+			}
+			for k := first; k >= 0; k = next[k] {
+				if strings.EqualFold(tools[k].Ref.Server, sc.own) && tools[k].Fingerprint == tools[j].Fingerprint {
+					continue candidates // the same program twice
+				}
+			}
+			sc.hits = append(sc.hits, j)
+		}
+	}
+	// Server names cannot contain "__", so the first "__" ends the server part; the
+	// tool part may itself hold "__".
+	if k := strings.Index(string(lower), "__"); k >= 0 {
+		server, name := string(lower[:k]), string(lower[k+2:])
+		if server == strings.ToLower(sc.own) {
+			return
+		}
+		if j, ok := sc.head[name]; ok {
+			if next[j] < 0 {
+				if strings.EqualFold(tools[j].Ref.Server, server) {
+					sc.hits = append(sc.hits, j)
+				}
+			} else if j, ok := sc.byRef.get()[Ref{Server: server, Tool: name}]; ok {
+				sc.hits = append(sc.hits, j)
+			}
+		}
+	}
 }
 
 func trimmable(c byte) bool { return c == '.' || c == '-' }
@@ -356,41 +440,8 @@ var nameClass = func() (t [256]uint8) {
 	return t
 }()
 
-// lookupToken appends to hits the tools of servers other than own that tok names,
-// either as a bare distinctive name that own does not list itself, or as SERVER__TOOL.
-func lookupToken(tools []Assessed, head map[string]int, next []int, byRef *refIndex, own, tok string, hits []int) []int {
-	// A bare name that the describing tool's own server also lists refers to that
-	// server's own tool (two instances of one program describe each other's tools by
-	// name): it shadows nothing. Only a qualified name can point across then.
-	if j, ok := head[tok]; ok {
-		var ownHas bool
-		if next[j] < 0 { // one tool of that name: no index needed
-			ownHas = tools[j].Ref.Server == own
-		} else {
-			_, ownHas = byRef.get()[Ref{Server: own, Tool: tok}]
-		}
-		for ; !ownHas && j >= 0; j = next[j] {
-			hits = append(hits, j)
-		}
-	}
-	// Server names cannot contain "__", so the first "__" ends the server part; the
-	// tool part may itself hold "__".
-	if server, name, found := strings.Cut(tok, "__"); found && server != own {
-		if j, ok := head[name]; ok {
-			if next[j] < 0 {
-				if tools[j].Ref.Server == server {
-					hits = append(hits, j)
-				}
-			} else if j, ok := byRef.get()[Ref{Server: server, Tool: name}]; ok {
-				hits = append(hits, j)
-			}
-		}
-	}
-	return hits
-}
-
-// refIndex maps a live tool's Ref to its index, built on first use: only names that
-// several servers share need it, and most toolsets have few.
+// refIndex maps a live tool's Ref, lower-cased, to its index, built on first use:
+// only names that several servers share need it, and most toolsets have few.
 type refIndex struct {
 	tools []Assessed
 	live  []int
@@ -401,8 +452,9 @@ func (r *refIndex) get() map[Ref]int {
 	if r.m == nil {
 		r.m = make(map[Ref]int, len(r.live))
 		for _, i := range r.live {
-			if _, dup := r.m[r.tools[i].Ref]; !dup {
-				r.m[r.tools[i].Ref] = i
+			ref := Ref{Server: strings.ToLower(r.tools[i].Ref.Server), Tool: strings.ToLower(r.tools[i].Ref.Tool)}
+			if _, dup := r.m[ref]; !dup {
+				r.m[ref] = i
 			}
 		}
 	}

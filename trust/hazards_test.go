@@ -535,21 +535,26 @@ func TestDistinctive(t *testing.T) {
 // (trimmed of '.' and '-', and untrimmed) with every other server's tool.
 func shadowedReference(tools []Assessed, i int) []string {
 	isTokenByte := func(r rune) bool { return r < 128 && toolNameByte(byte(r)) }
+	text := tools[i].Text
+	if text == "" {
+		text = tools[i].Description
+	}
+	own := tools[i].Ref.Server
 	var out []string
-	for _, tok := range strings.FieldsFunc(tools[i].Description, func(r rune) bool { return !isTokenByte(r) }) {
+	for _, tok := range strings.FieldsFunc(NormalizeText(text), func(r rune) bool { return !isTokenByte(r) }) {
 		for _, cand := range []string{strings.Trim(tok, ".-"), tok} {
-			ownHas := false
 			for _, o := range tools {
-				if o.Class.Tier != TierBlocked && o.Ref.Server == tools[i].Ref.Server && o.Ref.Tool == cand {
-					ownHas = true
-				}
-			}
-			for _, o := range tools {
-				if o.Class.Tier == TierBlocked || o.Ref.Server == tools[i].Ref.Server {
+				if o.Class.Tier == TierBlocked || strings.EqualFold(o.Ref.Server, own) {
 					continue
 				}
-				bare := cand == o.Ref.Tool && distinctive(cand) && !ownHas
-				if bare || cand == o.Ref.Qualified() {
+				sameProgram := false // own lists that name with the same definition
+				for _, w := range tools {
+					if w.Class.Tier != TierBlocked && strings.EqualFold(w.Ref.Server, own) && strings.EqualFold(w.Ref.Tool, o.Ref.Tool) && w.Fingerprint == o.Fingerprint {
+						sameProgram = true
+					}
+				}
+				bare := strings.EqualFold(cand, o.Ref.Tool) && distinctive(o.Ref.Tool) && !sameProgram
+				if bare || strings.EqualFold(cand, o.Ref.Qualified()) {
 					out = append(out, o.Ref.Qualified())
 				}
 			}
@@ -563,7 +568,8 @@ func TestShadowingMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	servers := []string{"a", "b", "c-d", "web"}
 	names := []string{"search", "send_email", "sendEmail", "get2", "files.read", "read.", "-x", "b__send_email", "list", "URL"}
-	words := []string{"the", "use", "call", "and", "then", "é", "\x1b[2J", "(", ")", ",", ".", "-", "__", "a__", "web__search", "c-d__get2", "a__b__send_email"}
+	words := []string{"the", "use", "call", "and", "then", "é", "\x1b[2J", "(", ")", ",", ".", "-", "__", "a__", "web__search", "c-d__get2", "a__b__send_email",
+		"SEND_EMAIL", "sendemail", `send\_email`, "ｓｅｎｄ＿ｅｍａｉｌ", "sеnd_еmail", "WEB__SEARCH", "Files.Read"}
 	rounds := 0 // rounds where some tool shadows, so the comparison is not vacuous
 	for round := range 300 {
 		var tools []Assessed
@@ -583,7 +589,9 @@ func TestShadowingMatchesReference(t *testing.T) {
 			if rng.IntN(8) == 0 {
 				tier = TierBlocked
 			}
-			tools = append(tools, tool(servers[rng.IntN(len(servers))], names[rng.IntN(len(names))], tier, Ask, d.String()))
+			tl := tool(servers[rng.IntN(len(servers))], names[rng.IntN(len(names))], tier, Ask, d.String())
+			tl.Fingerprint = []string{"", "f1"}[rng.IntN(2)] // same program or decoy
+			tools = append(tools, tl)
 		}
 		want := map[string][]string{}
 		for i := range tools {

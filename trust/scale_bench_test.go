@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -22,5 +23,27 @@ func BenchmarkClassifyAndHazards(b *testing.B) {
 				_ = Hazards(assessed)
 			}
 		})
+	}
+}
+
+// BenchmarkToolTextAndHazards is shadowing as the session runs it at 10,000 tools:
+// every tool's text fields gathered from its raw definition (ToolText), then the
+// hazards over that text.
+func BenchmarkToolTextAndHazards(b *testing.B) {
+	tools, descs := benchTools(10000, 50)
+	p := DefaultPolicy()
+	raws := make([]json.RawMessage, len(tools))
+	for i, t := range tools {
+		d, _ := json.Marshal(descs[i])
+		raws[i] = json.RawMessage(`{"name":"` + t.Name + `","title":"A tool","description":` + string(d) +
+			`,"inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"what to look for"},"mode":{"type":"string","enum":["fast","full"],"default":"fast"}}}}`)
+	}
+	assessed := make([]Assessed, len(tools))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, t := range tools {
+			assessed[i] = Assessed{Ref: Ref{Server: t.Server, Tool: t.Name}, Description: descs[i], Text: ToolText(raws[i]), Class: Classify(t, p)}
+		}
+		_ = Hazards(assessed)
 	}
 }

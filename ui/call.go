@@ -125,7 +125,12 @@ func (c callView) View(spin string, now time.Time) string {
 		lines = append(lines, st.WarnText.Render(spin)+" running · "+elapsed.String())
 	}
 	if c.hasProg && c.progress.Message != "" {
-		lines = append(lines, "", inline(st, c.progress.Message, iw))
+		// the server's own words, said to be its own
+		msg := c.progress.Message
+		if c.progress.Server != "" {
+			msg = c.progress.Server + " says: " + msg
+		}
+		lines = append(lines, "", inline(st, msg, iw))
 	}
 	lines = append(lines, "", st.Key.Render("arguments"))
 	lines = append(lines, blockLines(st, cli.PrettyJSON(c.args), iw, maxShownBytes, st.Gutter.Render(gutter))...)

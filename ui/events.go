@@ -75,9 +75,11 @@ type pinsAcceptedMsg struct {
 	err      error
 }
 
-func acceptPinsCmd(m *session.Manager, ref trust.Ref) tea.Cmd {
+// acceptPinsCmd pins the definition of ref whose fingerprint the person was shown:
+// if the server changed it again since, nothing is pinned and the error says so.
+func acceptPinsCmd(m *session.Manager, ref trust.Ref, fingerprint string) tea.Cmd {
 	return func() tea.Msg {
-		acc, err := m.AcceptPins(ref.Server, ref.Tool)
+		acc, err := m.AcceptPins(ref.Server, session.Reviewed{Tools: map[string]string{ref.Tool: fingerprint}})
 		return pinsAcceptedMsg{ref: ref, accepted: acc, err: err}
 	}
 }

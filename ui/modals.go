@@ -135,7 +135,7 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.status = "pinning the new definition of " + inline(m.st, o.Ref.Qualified(), 40) + "…"
-		return m, acceptPinsCmd(m.sess, o.Ref)
+		return m, acceptPinsCmd(m.sess, o.Ref, o.Fingerprint)
 	}
 	return m, nil
 }

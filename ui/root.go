@@ -482,7 +482,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m.openForm(m.detail.tool, false)
 		case detailAccept:
 			ref := m.detail.tool.Ref
-			return m, tea.Batch(cmd, m.q.AskAccept(ref, inline(m.st, ref.Qualified(), 40)))
+			return m, tea.Batch(cmd, m.q.AskAccept(ref, inline(m.st, ref.Qualified(), 40), m.detail.tool.Fingerprint))
 		}
 		return m, cmd
 	case screenResult:

@@ -528,7 +528,7 @@ func TestCallShowsProgressAndEscCancels(t *testing.T) {
 		t.Fatalf("submitting opened %v, want the running call", h.m.screen)
 	}
 	h.waitFor("progress", func(m Model) bool { return m.call.hasProg })
-	screenHas(t, h.plain(), "Calling slow__wait", "25%", "1/4", "step one ⟨ESC⟩[2J", "esc cancel the call")
+	screenHas(t, h.plain(), "Calling slow__wait", "25%", "1/4", "slow says: step one ⟨ESC⟩[2J", "esc cancel the call")
 	h.keys("esc")
 	select {
 	case err := <-cancelled:
@@ -741,5 +741,37 @@ func TestDetailShowsEnvNames(t *testing.T) {
 	tool.ServerEnv = nil
 	if plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "env  ") {
 		t.Errorf("a server without a process shows an env line:\n%s", plain)
+	}
+}
+
+// Issue 17 break 6, the TUI: A pins the definition the detail view showed. When the
+// server serves another one by the time the person says yes (here: the view's
+// definition is older than the server's), nothing is pinned and the status says why.
+func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {
+	h := newHarness(t, 80, 24, true)
+	if _, err := h.sess.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
+		t.Fatal(err)
+	}
+	h.keys("R")
+	h.waitFor("create_note to be blocked", func(m Model) bool {
+		tl, ok := m.snap.Tool("notes", "create_note")
+		return ok && tl.Class.Tier == trust.TierBlocked
+	})
+	for i, n := range rowNames(h.m) {
+		if n == "notes__create_note" {
+			h.m.tools.cursor = i
+		}
+	}
+	h.keys("enter")
+	screenHas(t, h.plain(), "✗ CHANGED since pinned", "A accept")
+	shown := h.m.detail.tool.Fingerprint
+	h.m.detail.tool.Fingerprint = strings.Repeat("0", 64) // what the person saw is not what is served
+	h.keys("A")
+	screenHas(t, h.plain(), "Pins sha256 000000000000")
+	h.armQuestion()
+	h.keys("tab", "enter")
+	h.waitFor("the refusal", func(m Model) bool { return strings.Contains(m.status, "changed again since it was reviewed") })
+	if tl, _ := h.m.snap.Tool("notes", "create_note"); tl.Pin != trust.PinChanged || tl.Fingerprint != shown {
+		t.Errorf("create_note pin %v after a refused accept", tl.Pin)
 	}
 }

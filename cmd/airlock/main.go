@@ -70,7 +70,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "call":
 		return runCall(ctx, args, stdin, stdout, stderr)
 	case "pins":
-		return runPins(ctx, args, stdout, stderr)
+		return runPins(ctx, args, stdin, stdout, stderr)
 	case "import":
 		return runImport(args, stdout, stderr)
 	case "gateway":

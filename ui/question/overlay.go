@@ -34,6 +34,7 @@ type item struct {
 	form    form.Form
 	choice  choice
 	ref     trust.Ref // KindAccept
+	fp      string    // KindAccept: the fingerprint of the definition shown
 }
 
 // Outcome is what the person decided; nil means nothing yet.
@@ -57,10 +58,12 @@ type Elicited struct {
 // QuitAnswer answers the quit question.
 type QuitAnswer struct{ Quit bool }
 
-// AcceptAnswer answers whether Ref's changed definition is accepted.
+// AcceptAnswer answers whether Ref's changed definition is accepted. Fingerprint is
+// the definition the person was shown: only that one may be pinned.
 type AcceptAnswer struct {
-	Ref    trust.Ref
-	Accept bool
+	Ref         trust.Ref
+	Fingerprint string
+	Accept      bool
 }
 
 func (Approved) outcome()     {}
@@ -231,11 +234,16 @@ func (o *Overlay) AskQuit(lines []string) tea.Cmd {
 }
 
 // AskAccept puts the question of accepting ref's changed definition in front;
-// name is the escaped qualified name.
-func (o *Overlay) AskAccept(ref trust.Ref, name string) tea.Cmd {
-	return o.pushFront(item{kind: KindAccept, ref: ref, choice: choice{
+// name is the escaped qualified name, fingerprint the SHA-256 of the definition the
+// person was shown in the diff (the answer carries it, so that only it is pinned).
+func (o *Overlay) AskAccept(ref trust.Ref, name, fingerprint string) tea.Cmd {
+	lines := []string{"It is pinned as it is now and no longer blocked; its tier then follows its new annotations. Accept only a change you have read in the diff."}
+	if fingerprint != "" {
+		lines = append(lines, "", "Pins sha256 "+fingerprint[:min(12, len(fingerprint))]+", the definition in the diff; if the server changed it since, nothing is pinned.")
+	}
+	return o.pushFront(item{kind: KindAccept, ref: ref, fp: fingerprint, choice: choice{
 		title:   "Accept the changed definition of " + name + "?",
-		lines:   []string{"It is pinned as it is now and no longer blocked; its tier then follows its new annotations. Accept only a change you have read in the diff."},
+		lines:   lines,
 		buttons: [2]string{"Keep blocked", "Accept new definition"}, keys: AcceptKeyMap(),
 	}})
 }
@@ -433,7 +441,7 @@ func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 				if it.kind == KindQuit {
 					out = QuitAnswer{Quit: b == 1}
 				} else {
-					out = AcceptAnswer{Ref: it.ref, Accept: b == 1}
+					out = AcceptAnswer{Ref: it.ref, Fingerprint: it.fp, Accept: b == 1}
 				}
 			}
 		}

@@ -158,7 +158,7 @@ func TestGuard_EachQuestionArmsAfresh(t *testing.T) {
 
 func TestGuard_AcceptAndQuitAreGuarded(t *testing.T) {
 	o, c := newOverlay(false)
-	o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note")
+	o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
 	if !o.Open() || o.Armed() {
 		t.Fatal("the accept question must open at once, arming")
 	}
