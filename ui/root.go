@@ -435,6 +435,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		switch {
 		case key.Matches(k, m.keys.Queue) && m.q.Len() > 0:
 			return m, m.q.Show()
+		case m.q.Len() == 0 && key.Matches(k, DefaultGlobalKeyMap().Queue) && m.screen != screenCall:
+			// The key is off while nothing waits; say so rather than nothing.
+			m.status = "nothing waits: no approval and no request for input (a opens them when one does)"
+			return m, nil
 		case key.Matches(k, m.keys.Quit):
 			return m.requestQuit()
 		case key.Matches(k, m.keys.Help):

@@ -101,3 +101,12 @@ func TestTour_LeavingSaysWhatStaysChanged(t *testing.T) {
 		t.Errorf("leaving the tour does not say what stays changed: %q", h.m.status)
 	}
 }
+
+// Issue 15 item 9: a on an empty queue says so.
+func TestQueue_AOnEmptySaysSo(t *testing.T) {
+	h := newHarness(t, 80, 24, false)
+	h.keys("a")
+	if !strings.Contains(h.plain(), "nothing waits") {
+		t.Errorf("a on an empty queue said nothing:\n%s", h.plain())
+	}
+}
