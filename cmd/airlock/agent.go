@@ -32,6 +32,9 @@ func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
 	if cfg.Gateway != nil && cfg.Gateway.Listen != "" {
 		listen = cfg.Gateway.Listen
 	}
+	if addr, ok := recordedGatewayAddr(cfg.StateDir); ok {
+		listen = addr // where the running gateway actually listens
+	}
 	return listen, cfg.StateDir, nil
 }
 
@@ -91,7 +94,23 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	self, _ := os.Executable()
-	if err := cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self); err != nil {
+	// The bridge line finds the same gateway: the same demo or config, and the
+	// address when it was given here.
+	var bridgeArgs []string
+	if *demo {
+		bridgeArgs = append(bridgeArgs, "--demo")
+	}
+	if *cfgPath != "" {
+		abs, err := filepath.Abs(*cfgPath)
+		if err != nil {
+			abs = *cfgPath
+		}
+		bridgeArgs = append(bridgeArgs, "--config", abs)
+	}
+	if *listenFlag != "" {
+		bridgeArgs = append(bridgeArgs, "--gateway", listen)
+	}
+	if err := cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self, bridgeArgs...); err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 2
 	}

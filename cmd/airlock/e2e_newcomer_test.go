@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Issue 15 item 1 on the real binary: an agent's auto-allowed notes__list_notes
@@ -111,4 +114,79 @@ func countContaining(set map[string]bool, sub string) int {
 		}
 	}
 	return n
+}
+
+// Issue 15 item 5: `airlock demo --gateway ADDR` records where its gateway runs;
+// `airlock gateway snippet` and `airlock bridge` (with no flags) use that address,
+// and the snippet's bridge line carries what the bridge needs.
+func TestE2E_GatewayFoundWhereItRuns(t *testing.T) {
+	addr := freeAddr(t)
+	s := startScreen(t, "demo", "--gateway", addr)
+	s.waitFor("mail__send_email")
+	connectAgent(t, s, addr) // the gateway is up
+	r := airlockIn(t, s.state, "", "gateway", "snippet", "claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "http://"+addr+"/mcp") {
+		t.Fatalf("snippet: exit %d, want the running gateway's address %s:\n%s%s", r.code, addr, r.stdout, r.stderr)
+	}
+	r = airlockIn(t, s.state, "", "gateway", "snippet", "claude", "--demo")
+	if !strings.Contains(r.stdout, `"args":["bridge","--demo"]`) {
+		t.Errorf("the snippet's bridge line lacks --demo:\n%s", r.stdout)
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	if line := bridgeOnce(t, s.state, init); !strings.Contains(line, `"id":1`) || !strings.Contains(line, "serverInfo") {
+		t.Errorf("bridge without flags did not reach the running gateway: %q", line)
+	}
+	// A flag still overrides.
+	r = airlockIn(t, s.state, "", "gateway", "snippet", "claude", "--gateway", "127.0.0.1:1")
+	if !strings.Contains(r.stdout, "http://127.0.0.1:1/mcp") {
+		t.Errorf("--gateway did not override:\n%s", r.stdout)
+	}
+}
+
+// bridgeOnce runs `airlock bridge` with no flags, sends one line and returns the
+// first line it answers, keeping stdin open until then.
+func bridgeOnce(t *testing.T, state, line string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "bridge")
+	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if _, err := io.WriteString(in, line); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		if sc.Scan() {
+			got <- sc.Text()
+		}
+		close(got)
+	}()
+	select {
+	case l := <-got:
+		if l == "" {
+			t.Logf("bridge stderr: %s", errb.String())
+		}
+		return l
+	case <-time.After(15 * time.Second):
+		t.Fatalf("the bridge never answered; stderr: %s", errb.String())
+	}
+	return ""
 }
