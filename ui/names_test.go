@@ -67,7 +67,9 @@ func npmHarness(t *testing.T, w, h int) *harness {
 		s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
 		for _, tl := range npmTools[name] {
 			s.AddTool(&mcp.Tool{Name: tl[0], Description: tl[1], InputSchema: map[string]any{"type": "object"}},
-				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				})
 		}
 		inproc[name] = s
 		cfg.Servers = append(cfg.Servers, config.Server{Name: name, Transport: config.TransportStdio, Command: "npx", Args: []string{name},

@@ -23,15 +23,15 @@ import (
 type screen int
 
 const (
-	screenMain    screen = iota // servers and tools panes
-	screenDetail                // one tool's details
-	screenForm                  // the call form, drawn over the screen it came from
-	screenCall                  // the person's call while it runs
-	screenResult                // the call's result
-	screenLogs                  // logs
-	screenHazards               // every hazard with the tools of each leg
-	screenExport                // the exported what-if fragment
-	screenActivity              // every call and status message, newest first
+	screenMain     screen = iota // servers and tools panes
+	screenDetail                 // one tool's details
+	screenForm                   // the call form, drawn over the screen it came from
+	screenCall                   // the person's call while it runs
+	screenResult                 // the call's result
+	screenLogs                   // logs
+	screenHazards                // every hazard with the tools of each leg
+	screenExport                 // the exported what-if fragment
+	screenActivity               // every call and status message, newest first
 )
 
 // pane is the focused pane of the main screen.
@@ -82,10 +82,10 @@ type Model struct {
 	// acts is the session's activity; activity the view of it.
 	acts     activityLog
 	activity activityView
-	overlay helpOverlay
-	hazards hazardsView
-	export  exportView
-	queue   queueView
+	overlay  helpOverlay
+	hazards  hazardsView
+	export   exportView
+	queue    queueView
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
