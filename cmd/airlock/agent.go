@@ -73,7 +73,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway snippet", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
-	demo := fs.Bool("demo", false, "the gateway of a running `airlock demo` (its token is in the demo folder of the state dir)")
+	demo := fs.Bool("demo", false, "the gateway of a running \"airlock demo\" (its token is in the demo folder of the state dir)")
 	listenFlag := fs.String("gateway", "", "gateway address (default from the config, else "+defaultGatewayListen+")")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) != 1 {
@@ -121,7 +121,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs := flag.NewFlagSet("airlock bridge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
-	demo := fs.Bool("demo", false, "bridge to a running `airlock demo`")
+	demo := fs.Bool("demo", false, "bridge to a running \"airlock demo\"")
 	listenFlag := fs.String("gateway", "", "gateway address of the running airlock")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -163,7 +163,7 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock audit verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
-	demo := fs.Bool("demo", false, "the audit log of `airlock demo` (in the demo folder of the state dir)")
+	demo := fs.Bool("demo", false, "the audit log of \"airlock demo\" (in the demo folder of the state dir)")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) > 1 {
 		return 2
