@@ -6,12 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -44,6 +46,10 @@ func (a Answer) String() string {
 type Response struct {
 	Answer Answer
 	Reason string
+	// By, when set, says that no person decided: an approver that denies without
+	// asking anyone (no terminal to ask on) sets DecidedByPolicy, so that the audit
+	// log and the denial sentence do not blame the person. Zero means the person.
+	By trust.DecidedBy
 }
 
 // Approver answers calls that ask. Approve blocks until the person answers or ctx
@@ -59,12 +65,19 @@ type ApproverFunc func(ctx context.Context, p *Pending) (Response, error)
 func (f ApproverFunc) Approve(ctx context.Context, p *Pending) (Response, error) { return f(ctx, p) }
 
 // Pending is a call that waits for a person. Everything in it is what the dialog shows;
-// Args are the exact bytes that will be forwarded if allowed.
+// Request.Args are the canonical bytes that will be forwarded if allowed. The answer
+// covers exactly what is shown: the tool as listed (Tool, whose Fingerprint and tier
+// are copied below), its trust and policy, and these argument bytes. If any of them
+// changes while the question waits, the question is withdrawn (ApprovalClosed with
+// Stale) and the call is denied; the same check runs again just before forwarding.
 type Pending struct {
 	ID      uint64
 	CallID  string
 	Request CallRequest
 	Tool    ToolInfo
+	// Fingerprint and Tier are the tool's as shown (Tool.Fingerprint, Tool.Class.Tier).
+	Fingerprint string
+	Tier        trust.Tier
 	// Verdict is why the engine asks (policy or taint) with its reasons.
 	Verdict    trust.Verdict
 	Taint      trust.Taint
@@ -82,12 +95,19 @@ type Engine struct {
 	queue    *approvalQueue // nil when an external Approver is used
 	timeout  time.Duration
 	now      func() time.Time
+	limits   config.Limits
+	// record writes an audit record of the engine's own (grants, revokes, taint
+	// cleared); nil without an audit log.
+	record func(Record) error
+	store  *taintStore // nil keeps taint in memory only
 
 	mu       sync.Mutex
-	grants   map[string]map[trust.Ref]bool
+	grants   map[string]map[trust.Ref]*Grant
 	taints   map[string]trust.Taint
 	seq      uint64
 	watchers map[string]*progressWatch // by progress token
+	waiting  map[string]int            // calls waiting for a person, per context
+	waitSize int64                     // argument bytes of every waiting call
 }
 
 // progressWatch is one running call's progress token: whose it is, and where its
@@ -110,9 +130,11 @@ func newEngine(a Approver, q *approvalQueue, timeout time.Duration, now func() t
 		queue:    q,
 		timeout:  timeout,
 		now:      now,
-		grants:   map[string]map[trust.Ref]bool{},
+		limits:   config.DefaultLimits(),
+		grants:   map[string]map[trust.Ref]*Grant{},
 		taints:   map[string]trust.Taint{},
 		watchers: map[string]*progressWatch{},
+		waiting:  map[string]int{},
 	}
 }
 
@@ -124,48 +146,55 @@ func ctxKey(c string) string {
 }
 
 // Decide returns what the engine would do with a call to tool in context ctxName now,
-// before any person is asked.
+// before any person is asked. A grant counts only while the tool is what it was
+// granted for (see Grant); a grant that no longer binds is ended here, audited.
 func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	k := ctxKey(ctxName)
-	return trust.Decide(tool.Class, e.grants[k][tool.Ref], e.taints[k])
+	e.mu.Lock()
+	e.loadTaintsLocked()
+	granted, ended := e.grantForLocked(k, tool)
+	v := trust.Decide(tool.Class, granted, e.taints[k])
+	e.mu.Unlock()
+	if ended != nil {
+		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
+	}
+	return v
 }
 
 // Taint returns the taint of a context (zero when clean).
 func (e *Engine) Taint(ctxName string) trust.Taint {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.loadTaintsLocked()
 	return e.taints[ctxKey(ctxName)]
 }
 
-// EndContext forgets a context's grants and taint (an agent session ended). The
-// person's context lasts as long as the engine.
+// EndContext ends a context's grants (an agent session ended), audited. Its taint
+// stays: the untrusted text lives in the agent's conversation, not in its session,
+// and only the person clears it (ClearTaint).
 func (e *Engine) EndContext(ctxName string) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.grants, ctxKey(ctxName))
-	delete(e.taints, ctxKey(ctxName))
+	k := ctxKey(ctxName)
+	gs := e.grants[k]
+	delete(e.grants, k)
+	e.mu.Unlock()
+	for _, g := range sortedGrants(gs) {
+		e.audit(g.record("grant-ended", "the context ended", trust.DecidedByPolicy))
+	}
 }
 
 // taint marks a context tainted; the first cause is kept and taint never decreases.
+// With a state dir the taint is written to taint.json at once, so it survives a
+// reconnect and a restart of airlock.
 func (e *Engine) taint(ctxName string, t trust.Taint) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.loadTaintsLocked()
 	k := ctxKey(ctxName)
 	if !e.taints[k].Tainted() {
 		e.taints[k] = t
+		e.saveTaintsLocked()
 	}
-}
-
-func (e *Engine) grant(ctxName string, ref trust.Ref) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	k := ctxKey(ctxName)
-	if e.grants[k] == nil {
-		e.grants[k] = map[trust.Ref]bool{}
-	}
-	e.grants[k][ref] = true
 }
 
 func (e *Engine) nextCallID() string {
@@ -181,46 +210,139 @@ func ArgsSHA256(args []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// decision is how authorize decided one call.
+type decision struct {
+	Verdict trust.Verdict
+	// PersonReason is the person's own reason for a denial, if they gave one.
+	PersonReason string
+	// Asked is true when a person (or an external approver) was asked; Shown is then
+	// the taint the question showed.
+	Asked bool
+	Shown trust.Taint
+}
+
 // authorize decides a call and, when it asks, waits for the approver within the
-// approval timeout. It returns the final verdict (Allow or Deny) and the person's
-// reason for a denial.
-func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo) (trust.Verdict, string, error) {
+// approval timeout. The verdict it returns is Allow or Deny, with the exact decider.
+// err is the caller's ctx error when the caller withdrew the call.
+func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo) (decision, error) {
 	v := e.Decide(req.Context, tool)
-	if v.Action != trust.Ask {
-		return v, "", nil
+	if v.Action == trust.Deny {
+		v.By = denier(tool)
+		return decision{Verdict: v}, nil
 	}
+	if v.Action != trust.Ask {
+		return decision{Verdict: v}, nil
+	}
+	k := ctxKey(req.Context)
+	size := int64(len(req.Args))
+	e.mu.Lock()
+	switch {
+	case e.waiting[k] >= e.limits.MaxWaitingPerContext:
+		e.mu.Unlock()
+		return decision{Verdict: refused(fmt.Sprintf("%d calls of this context already wait for a person (the limit is %d); try again after they are answered", e.waiting[k], e.limits.MaxWaitingPerContext))}, nil
+	case e.waitSize+size > e.limits.MaxWaitingBytes:
+		e.mu.Unlock()
+		return decision{Verdict: refused(fmt.Sprintf("the calls that wait for a person already hold %d bytes of arguments and this one has %d (the limit is %d in all); try again after they are answered", e.waitSize, size, e.limits.MaxWaitingBytes))}, nil
+	}
+	e.waiting[k]++
+	e.waitSize += size
+	shown := e.taints[k]
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		e.waiting[k]--
+		if e.waiting[k] == 0 {
+			delete(e.waiting, k)
+		}
+		e.waitSize -= size
+		e.mu.Unlock()
+	}()
+
 	now := e.now()
 	p := &Pending{
-		CallID:     callID,
-		Request:    req,
-		Tool:       tool,
-		Verdict:    v,
-		Taint:      e.Taint(req.Context),
-		ArgsSHA256: ArgsSHA256(req.Args),
-		Created:    now,
-		Deadline:   now.Add(e.timeout),
+		CallID:      callID,
+		Request:     req,
+		Tool:        tool,
+		Fingerprint: tool.Fingerprint,
+		Tier:        tool.Class.Tier,
+		Verdict:     v,
+		Taint:       shown,
+		ArgsSHA256:  ArgsSHA256(req.Args),
+		Created:     now,
+		Deadline:    now.Add(e.timeout),
 	}
+	d := decision{Asked: true, Shown: shown}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	resp, err := e.approver.Approve(actx, p)
+	var stale *staleError
 	switch {
 	case err == nil:
+	case errors.As(err, &stale):
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: stale.by, Reasons: []string{stale.msg}}
+		return d, nil
 	case ctx.Err() != nil:
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByUser, Reasons: []string{"the caller withdrew the call"}}, "", ctx.Err()
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while it waited for a person"}}
+		return d, ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() == context.DeadlineExceeded:
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByTimeout, Reasons: []string{"nobody answered within " + e.timeout.String()}}, "", nil
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByTimeout, Reasons: []string{"nobody answered within " + e.timeout.String()}}
+		return d, nil
 	default:
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByUser, Reasons: []string{"approval failed: " + err.Error()}}, "", nil
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{"asking a person failed, so the call is denied: " + err.Error()}}
+		return d, nil
+	}
+	by := trust.DecidedByPerson
+	if v.By == trust.DecidedByTaint {
+		by = trust.DecidedByTaintThenPerson
+	}
+	if resp.By != "" {
+		by = resp.By
 	}
 	switch resp.Answer {
 	case AllowForContext:
-		e.grant(req.Context, tool.Ref)
-		return trust.Verdict{Action: trust.Allow, By: trust.DecidedByUser, Reasons: append(v.Reasons, "allowed for this context by the person")}, "", nil
+		if tool.Class.Tier >= trust.TierDestructive {
+			d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by the person (a destructive tool is never granted for a context: every call asks)")}
+			return d, nil
+		}
+		e.grant(req.Context, callID, tool)
+		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed for this context by the person")}
+		return d, nil
 	case AllowOnce:
-		return trust.Verdict{Action: trust.Allow, By: trust.DecidedByUser, Reasons: append(v.Reasons, "allowed once by the person")}, "", nil
+		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by the person")}
+		return d, nil
 	}
-	return trust.Verdict{Action: trust.Deny, By: trust.DecidedByUser, Reasons: append(v.Reasons, "denied by the person")}, resp.Reason, nil
+	why := "denied by the person"
+	if resp.By != "" && resp.Reason != "" {
+		why = resp.Reason
+	}
+	d.Verdict = trust.Verdict{Action: trust.Deny, By: by, Reasons: append(v.Reasons, why)}
+	d.PersonReason = resp.Reason
+	return d, nil
 }
+
+// denier is who denied a call that Decide denies without asking.
+func denier(tool ToolInfo) trust.DecidedBy {
+	switch {
+	case tool.Pin == trust.PinChanged:
+		return trust.DecidedByPin
+	case tool.Disabled:
+		return trust.DecidedByDisabled
+	}
+	return trust.DecidedByPolicy
+}
+
+// refused is the verdict of a call refused at once by a limit.
+func refused(why string) trust.Verdict {
+	return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{why}}
+}
+
+// staleError withdraws a question whose tool changed while it waited.
+type staleError struct {
+	by  trust.DecidedBy
+	msg string
+}
+
+func (e *staleError) Error() string { return e.msg }
 
 // watchProgress registers a call about to be forwarded and returns its progress
 // token: 128 random bits, so no other server (nor the agent) can guess it. The
@@ -305,8 +427,9 @@ type approvalQueue struct {
 }
 
 type queued struct {
-	p  *Pending
-	ch chan Response
+	p     *Pending
+	ch    chan Response
+	stale chan *staleError
 }
 
 func newApprovalQueue(events *queue) *approvalQueue { return &approvalQueue{events: events} }
@@ -322,7 +445,7 @@ func (q *approvalQueue) Approve(ctx context.Context, p *Pending) (Response, erro
 	}
 	q.seq++
 	p.ID = q.seq
-	it := &queued{p: p, ch: make(chan Response, 1)}
+	it := &queued{p: p, ch: make(chan Response, 1), stale: make(chan *staleError, 1)}
 	q.items = append(q.items, it)
 	q.mu.Unlock()
 	q.events.push(ApprovalRequested{Pending: p})
@@ -334,6 +457,9 @@ func (q *approvalQueue) Approve(ctx context.Context, p *Pending) (Response, erro
 		}
 		q.events.push(ApprovalClosed{ID: p.ID, Outcome: r.Answer.String()})
 		return r, nil
+	case se := <-it.stale:
+		q.events.push(ApprovalClosed{ID: p.ID, Outcome: se.msg, Stale: true})
+		return Response{}, se
 	case <-ctx.Done():
 		outcome := "withdrawn by the caller"
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -364,6 +490,16 @@ func (q *approvalQueue) answer(id uint64, r Response) error {
 	}
 	it.ch <- r
 	return nil
+}
+
+// withdraw ends a waiting question without an answer: what it showed changed.
+func (q *approvalQueue) withdraw(id uint64, se *staleError) bool {
+	it := q.remove(id)
+	if it == nil {
+		return false
+	}
+	it.stale <- se
+	return true
 }
 
 func (q *approvalQueue) list() []*Pending {

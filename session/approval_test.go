@@ -61,13 +61,14 @@ func TestApprovalAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := <-a.seen
-	if p.Tool.Ref.Qualified() != "notes__create_note" || string(p.Request.Args) != `{"title":"t","body":"one"}` {
+	// The canonical bytes of the call (keys sorted): what is shown, hashed and sent.
+	if p.Tool.Ref.Qualified() != "notes__create_note" || string(p.Request.Args) != `{"body":"one","title":"t"}` {
 		t.Errorf("pending = %s %s, want the exact call", p.Tool.Ref.Qualified(), p.Request.Args)
 	}
-	if p.ArgsSHA256 != session.ArgsSHA256([]byte(`{"title":"t","body":"one"}`)) {
+	if p.ArgsSHA256 != session.ArgsSHA256([]byte(`{"body":"one","title":"t"}`)) {
 		t.Errorf("pending hash does not bind the exact argument bytes")
 	}
-	if out.Verdict.By != trust.DecidedByUser || out.Verdict.Action != trust.Allow {
+	if out.Verdict.By != trust.DecidedByPerson || out.Verdict.Action != trust.Allow {
 		t.Errorf("verdict = %+v, want allowed by the person", out.Verdict)
 	}
 
@@ -75,7 +76,7 @@ func TestApprovalAnswers(t *testing.T) {
 	_, err = create("", "two")
 	<-a.seen
 	d := denied(t, err)
-	if d.Reason != "not now" || d.Verdict.By != trust.DecidedByUser || !strings.Contains(d.Error(), "not now") {
+	if d.Reason != "not now" || d.Verdict.By != trust.DecidedByPerson || !strings.Contains(d.Error(), "not now") {
 		t.Errorf("denial = %+v (%q), want the person's reason", d, d.Error())
 	}
 
@@ -89,7 +90,7 @@ func TestApprovalAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	noAsk(t, a)
-	if out.Verdict.By != trust.DecidedByUser {
+	if out.Verdict.By != trust.DecidedByGrant {
 		t.Errorf("granted call verdict = %+v", out.Verdict)
 	}
 	// Another context has no such grant.

@@ -22,25 +22,27 @@ import (
 // Hash is sha256(prev || canonical JSON of the record without hash), so every record
 // seals the one before it.
 type Record struct {
-	Seq        uint64          `json:"seq"`
-	TS         time.Time       `json:"ts"`
-	Prev       string          `json:"prev"`
-	Hash       string          `json:"hash,omitempty"`
-	Kind       string          `json:"kind"` // "decision" or "outcome"
-	CallID     string          `json:"call_id"`
-	Context    string          `json:"context"`
-	Client     string          `json:"client,omitempty"`
-	Server     string          `json:"server"`
-	Tool       string          `json:"tool"`
-	Tier       string          `json:"tier"`
-	Decision   string          `json:"decision,omitempty"`    // allow | deny
-	DecidedBy  string          `json:"decided_by,omitempty"`  // policy | user | timeout | taint
-	Reason     string          `json:"reason,omitempty"`      // the person's reason for a denial
-	ArgsSHA256 string          `json:"args_sha256"`           // of the full, unredacted argument bytes
-	Args       json.RawMessage `json:"args"`                  // redacted arguments
-	Outcome    string          `json:"outcome,omitempty"`     // ok | tool-error | failed
-	Error      string          `json:"error,omitempty"`       // why a call failed
-	DurationMS int64           `json:"duration_ms,omitempty"` // of the forwarded call
+	Seq       uint64    `json:"seq"`
+	TS        time.Time `json:"ts"`
+	Prev      string    `json:"prev"`
+	Hash      string    `json:"hash,omitempty"`
+	Kind      string    `json:"kind"` // decision | outcome | grant | grant-ended | revoke | taint-cleared
+	CallID    string    `json:"call_id"`
+	Context   string    `json:"context"`
+	Client    string    `json:"client,omitempty"`
+	Server    string    `json:"server"`
+	Tool      string    `json:"tool"`
+	Tier      string    `json:"tier"`
+	Decision  string    `json:"decision,omitempty"`   // allow | deny
+	DecidedBy string    `json:"decided_by,omitempty"` // a trust.DecidedBy value
+	// Reason is the sentence saying why (the verdict's reasons, joined with "; ").
+	Reason       string          `json:"reason,omitempty"`
+	PersonReason string          `json:"person_reason,omitempty"` // the person's own reason for a denial
+	ArgsSHA256   string          `json:"args_sha256"`             // of the full, unredacted argument bytes
+	Args         json.RawMessage `json:"args"`                    // redacted arguments
+	Outcome      string          `json:"outcome,omitempty"`       // ok | tool-error | failed
+	Error        string          `json:"error,omitempty"`         // why a call failed
+	DurationMS   int64           `json:"duration_ms,omitempty"`   // of the forwarded call
 }
 
 // callIDPrefix starts every call id of this process: "c", 8 random hex digits and "-",

@@ -157,14 +157,14 @@ func TestManagerAuditsCalls(t *testing.T) {
 		}
 		recs = append(recs, r)
 	}
-	if recs[0].Decision != "allow" || recs[0].DecidedBy != "policy" || recs[0].ArgsSHA256 != session.ArgsSHA256([]byte(raw)) || strings.Contains(string(recs[0].Args), "hunter2") {
+	if recs[0].Decision != "allow" || recs[0].DecidedBy != "policy" || recs[0].ArgsSHA256 != session.ArgsSHA256([]byte(`{"token":"hunter2","url":"https://example.com/"}`)) || strings.Contains(string(recs[0].Args), "hunter2") {
 		t.Errorf("decision record = %+v", recs[0])
 	}
 	// The demo's fetch_url rejects the unknown "token" argument: a tool error outcome.
 	if recs[1].Kind != "outcome" || recs[1].Outcome != "tool-error" {
 		t.Errorf("outcome record = %+v", recs[1])
 	}
-	if recs[2].Decision != "deny" || recs[2].DecidedBy != "user" || recs[2].Reason != "no" || recs[2].Tier != "destructive" {
+	if recs[2].Decision != "deny" || recs[2].DecidedBy != "taint-asked-then-person" || recs[2].PersonReason != "no" || !strings.HasSuffix(recs[2].Reason, "denied by the person") || recs[2].Tier != "destructive" {
 		t.Errorf("denial record = %+v", recs[2])
 	}
 }

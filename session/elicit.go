@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session/config"
 )
 
 // Elicitation is a server's request for input from the person (elicitation/create).
@@ -21,6 +23,11 @@ type Elicitation struct {
 	// Schema is the requested schema, a flat JSON object schema of primitive fields.
 	Schema json.RawMessage
 	URL    string
+	// CallID is the call to Server that was in flight when the server asked (the
+	// oldest, when several were); InFlight lists them all. Both are empty only for a
+	// server whose config allows elicitation = "anytime" and that asked between calls.
+	CallID   string
+	InFlight []string
 }
 
 // ElicitationRequested reports a server asking the person for input.
@@ -57,6 +64,14 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 			m.events.push(LogLine{Server: server, Source: "airlock", Text: "refused an elicitation: its requested schema uses $ref, which airlock does not accept"})
 			return nil, errors.New("airlock refuses elicitation schemas that use $ref, $dynamicRef or $recursiveRef")
 		}
+		inFlight := m.inFlight(server)
+		if len(inFlight) == 0 && !m.elicitAnytime(server) {
+			// A server may ask the person only while a call to it is in flight
+			// (SEP-2260: server requests belong to a client request). Otherwise its
+			// question would land on whatever the person is typing into.
+			m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined an elicitation: no call to this server was in flight (set elicitation = \"anytime\" in [servers." + server + "] to allow it)"})
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
 		mode := p.Mode
 		if mode == "" {
 			mode = "form"
@@ -78,6 +93,7 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 		}()
 		m.events.push(ElicitationRequested{Elicitation: &Elicitation{
 			ID: id, Server: server, Mode: mode, Message: p.Message, Schema: schema, URL: p.URL,
+			CallID: firstOf(inFlight), InFlight: inFlight,
 		}})
 		select {
 		case res := <-ch:
@@ -125,4 +141,17 @@ func usesRef(v any) bool {
 		}
 	}
 	return false
+}
+
+func firstOf(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[0]
+}
+
+// elicitAnytime reports whether a server's config lets it elicit between calls.
+func (m *Manager) elicitAnytime(server string) bool {
+	s, ok := m.servers[server]
+	return ok && s.cfg.Elicitation == config.ElicitAnytime
 }

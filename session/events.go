@@ -35,6 +35,10 @@ type ApprovalRequested struct{ Pending *Pending }
 type ApprovalClosed struct {
 	ID      uint64
 	Outcome string
+	// Stale is true when airlock withdrew the question because what it showed (the
+	// tool's definition, tier, trust or policy) changed while it waited; Outcome then
+	// says what changed. The call is denied.
+	Stale bool
 }
 
 // Progress reports a progress notification for a running call.

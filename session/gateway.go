@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,7 +31,9 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// MaxGatewayBody bounds one request body an agent may send the gateway.
+// MaxGatewayBody is the least bound on one request body an agent may send the
+// gateway; the bound is raised to [limits] max_args_bytes plus 64 KiB of envelope
+// when that is larger (Gateway.MaxBody).
 const MaxGatewayBody = 4 << 20
 
 // GatewayOptions configures the agent gateway.
@@ -72,6 +75,13 @@ type Gateway struct {
 	resync chan struct{}
 	done   chan struct{}
 	wg     sync.WaitGroup
+
+	// inflight counts the bytes of large request bodies being read, decoded or
+	// waiting (a call that waits for a person holds its body's bytes); refuseMu lets
+	// one refused body at a time be read for its request id.
+	inflightMu sync.Mutex
+	inflight   int64
+	refuseMu   sync.Mutex
 
 	ln      net.Listener
 	httpSrv *http.Server
@@ -121,8 +131,29 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 		Instructions: "airlock relays these tools from the servers it is connected to. A person approves risky calls; a denied call returns an error result that says why.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
-	g.srv.AddReceivingMiddleware(g.listingTaint)
+	g.srv.AddReceivingMiddleware(g.auditUnknownTools, g.listingTaint)
 	return g, nil
+}
+
+// auditUnknownTools records an agent's call to a tool the gateway does not serve (go-sdk
+// answers it with an error before any handler runs): the audit log keeps every call.
+func (g *Gateway) auditUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				g.mu.Lock()
+				_, served := g.exposed[r.Params.Name]
+				g.mu.Unlock()
+				if !served {
+					ctxName, client := g.agentOf(r.Session)
+					g.m.auditRefused(g.m.engine.nextCallID(), CallRequest{Context: ctxName, Client: client,
+						Tool: r.Params.Name, Args: r.Params.Arguments}, trust.DecidedByUnknownTool,
+						"the gateway serves no tool "+strconv.Quote(r.Params.Name))
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // listingTaint taints an agent's context when a tool listing served to it holds a
@@ -164,7 +195,7 @@ func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
 			if !shadowing[q] || !listed[q] || ti.ServerTrust == trust.Trusted {
 				continue
 			}
-			ctxName := "agent-" + shortID(ss.ID())
+			ctxName, _ := g.agentOf(ss)
 			g.watchSession(ss, ctxName)
 			g.m.engine.taint(ctxName, trust.Taint{By: ti.Ref, At: g.m.opts.Now(), Channel: trust.ChannelListing})
 			break
@@ -376,11 +407,7 @@ func (g *Gateway) addTool(t *mcp.Tool, ref trust.Ref) (err error) {
 func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ss := req.Session
-		ctxName := "agent-" + shortID(ss.ID())
-		client := "agent"
-		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
-			client = ip.ClientInfo.Name
-		}
+		ctxName, client := g.agentOf(ss)
 		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
 		call := CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Args: req.Params.Arguments}
@@ -454,11 +481,12 @@ func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref
 	return func() { once.Do(func() { close(stop) }) }
 }
 
-// watchSession ends an agent session's taint context and grants when it disconnects.
+// watchSession ends an agent context's grants when one of its sessions disconnects.
+// Its taint stays (see AgentContext).
 func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 	g.mu.Lock()
-	seen := g.ended[ctxName]
-	g.ended[ctxName] = true
+	seen := g.ended[ss.ID()]
+	g.ended[ss.ID()] = true
 	g.mu.Unlock()
 	if seen {
 		return
@@ -471,17 +499,46 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		select {
 		case <-waited:
 			g.m.engine.EndContext(ctxName)
+			g.mu.Lock()
+			delete(g.ended, ss.ID())
+			g.mu.Unlock()
 		case <-g.done:
 		}
 	}()
 }
 
-func shortID(id string) string {
-	if id == "" {
-		return "0"
+// agentOf is the context and client name of the agent behind an agent session.
+func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string) {
+	client = "agent"
+	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+		client = ip.ClientInfo.Name
 	}
-	sum := sha256.Sum256([]byte(id))
-	return hex.EncodeToString(sum[:4])
+	return AgentContext(g.opts.Token, client), client
+}
+
+// AgentContext is the taint and grant context of an agent: who the agent is (the
+// gateway token it presented and the client name it gave in initialize), not its HTTP
+// session, so that reconnecting or restarting airlock does not clean a context whose
+// conversation holds untrusted text. The name is "agent-" plus the client name cut to
+// safe characters, plus a short hash of token and full name that tells apart agents
+// whose names differ only in characters the cut drops.
+func AgentContext(token, client string) string {
+	var b strings.Builder
+	for _, r := range client {
+		if b.Len() >= 24 {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		}
+	}
+	sum := sha256.Sum256([]byte(token + "\x00" + client))
+	name := b.String()
+	if name == "" {
+		name = "agent"
+	}
+	return "agent-" + name + "-" + hex.EncodeToString(sum[:4])
 }
 
 func errorResult(text string) *mcp.CallToolResult {
@@ -511,21 +568,56 @@ func (g *Gateway) Handler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		if r.ContentLength > MaxGatewayBody {
+		limit := g.MaxBody()
+		if r.ContentLength > limit {
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
 		if r.Body != nil && r.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(r.Body, MaxGatewayBody+1))
-			if err != nil {
-				http.Error(w, "reading body", http.StatusBadRequest)
-				return
+			// A large body is admitted only while the bytes of large bodies in flight
+			// stay within [limits] max_waiting_bytes: 120 agents sending 4 MB at once
+			// must not all be read (and copied by decoding) at the same time. Beyond
+			// the bound the call is refused at once with a tool error naming the limit.
+			var head []byte // a chunked body's first bytes, read to see whether it is small
+			n := r.ContentLength
+			if n < 0 {
+				var err error
+				if head, err = io.ReadAll(io.LimitReader(r.Body, smallBody+1)); err != nil {
+					http.Error(w, "reading body", http.StatusBadRequest)
+					return
+				}
+				if len(head) > smallBody {
+					n = limit
+					r.Body = struct {
+						io.Reader
+						io.Closer
+					}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+				}
 			}
-			if len(body) > MaxGatewayBody {
+			if n > smallBody {
+				if !g.admit(n) {
+					g.refuseBusy(w, r, limit)
+					return
+				}
+				defer g.admitDone(n)
+			}
+			var body []byte
+			if n < 0 {
+				body = head
+			} else {
+				var err error
+				if body, err = readBody(r, limit); err != nil {
+					http.Error(w, "reading body", http.StatusBadRequest)
+					return
+				}
+			}
+			if int64(len(body)) > limit {
 				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			// go-sdk reads the body once; the reader lets go of it when read, so a
+			// call that waits for a person does not keep this copy alive too.
+			r.Body = &onceReader{b: body}
 		}
 		// The agent's credentials stop here: nothing of this request's headers is
 		// forwarded upstream (upstream requests carry only the configured headers).
@@ -533,6 +625,88 @@ func (g *Gateway) Handler() http.Handler {
 		mcpHandler.ServeHTTP(w, r)
 	})
 }
+
+// readBody reads at most limit+1 bytes of the body, in one allocation when its
+// length is known.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n <= limit {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(io.LimitReader(r.Body, limit+1))
+}
+
+// smallBody is the size up to which a request body is read without admission.
+const smallBody = 64 << 10
+
+func (g *Gateway) admit(n int64) bool {
+	g.inflightMu.Lock()
+	defer g.inflightMu.Unlock()
+	if g.inflight+n > g.m.engine.limits.MaxWaitingBytes {
+		return false
+	}
+	g.inflight += n
+	return true
+}
+
+func (g *Gateway) admitDone(n int64) {
+	g.inflightMu.Lock()
+	g.inflight -= n
+	g.inflightMu.Unlock()
+}
+
+// refuseBusy answers a request that was not admitted: a tools/call gets a tool error
+// result, anything else a JSON-RPC error, both naming the limit. The body is read
+// one refusal at a time, only for its id and method.
+func (g *Gateway) refuseBusy(w http.ResponseWriter, r *http.Request, limit int64) {
+	g.refuseMu.Lock()
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	err := json.NewDecoder(io.LimitReader(r.Body, limit)).Decode(&msg)
+	g.refuseMu.Unlock()
+	if err != nil || len(msg.ID) == 0 {
+		http.Error(w, "airlock: too many argument bytes are in flight from agents; try again later", http.StatusServiceUnavailable)
+		return
+	}
+	text := fmt.Sprintf("airlock denied this call: call denied by policy: the calls in flight from agents already hold close to %d bytes of arguments (the limit is [limits] max_waiting_bytes); try again after they are answered", g.m.engine.limits.MaxWaitingBytes)
+	var out any
+	if msg.Method == "tools/call" {
+		out = map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": errorResult(text)}
+	} else {
+		out = map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32000, "message": text}}
+	}
+	b, _ := json.Marshal(out)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// MaxBody is the largest request body the gateway reads.
+func (g *Gateway) MaxBody() int64 {
+	return max(int64(MaxGatewayBody), int64(g.m.engine.limits.MaxArgsBytes)+64<<10)
+}
+
+// onceReader reads a byte slice once and drops it at the end.
+type onceReader struct{ b []byte }
+
+func (r *onceReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		r.b = nil
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	if len(r.b) == 0 {
+		r.b = nil
+	}
+	return n, nil
+}
+
+func (r *onceReader) Close() error { r.b = nil; return nil }
 
 // hostName is the lower-cased host of a Host header value, without port or brackets.
 func hostName(hostport string) string {

@@ -211,8 +211,8 @@ func TestGatewaySecurity(t *testing.T) {
 		{"origin localhost.evil.com", good, "http://localhost.evil.com:" + port, bearer, []byte(init), false, 403},
 		{"origin 127.0.0.1.evil.com", good, "http://127.0.0.1.evil.com", bearer, []byte(init), false, 403},
 		{"origin null", good, "null", bearer, []byte(init), false, 403},
-		{"body over 4 MiB", good, "", bearer, bytes.Repeat([]byte(" "), session.MaxGatewayBody+1), false, 413},
-		{"chunked body over 4 MiB", good, "", bearer, bytes.Repeat([]byte(" "), session.MaxGatewayBody+1), true, 413},
+		{"body over the limit", good, "", bearer, bytes.Repeat([]byte(" "), int(g.MaxBody())+1), false, 413},
+		{"chunked body over the limit", good, "", bearer, bytes.Repeat([]byte(" "), int(g.MaxBody())+1), true, 413},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -826,7 +826,8 @@ func TestHostile18_C1AndInvalidUTF8Escaped(t *testing.T) {
 
 // HOSTILE 19: bidi controls, zero-width and tag characters in arguments are shown as
 // marks, while the argument bytes forwarded to the server and hashed for the approval
-// are exactly the bytes the caller gave.
+// are exactly the canonical bytes of what the caller gave (keys sorted; every
+// character kept as it was).
 func TestHostile19_InvisibleCharactersInArgumentsForwardedUnchanged(t *testing.T) {
 	argsJSON := `{"path":"invoice` + "\u202e" + `fdp.exe","note":"a` + "\u2066\u2067\u2068\u2069\u200b\u200c\u200d\u2060\ufeff" + `b","tag":"` + "\U000E0041\U000E0042\U000E007F" + `"}`
 	var seen atomic.Pointer[session.Pending]
@@ -838,6 +839,14 @@ func TestHostile19_InvisibleCharactersInArgumentsForwardedUnchanged(t *testing.T
 	out, err := m.Call(context.Background(), session.CallRequest{Server: "evil", Tool: "open", Args: args(argsJSON)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	canonical, err := trust.CanonicalArgs([]byte(argsJSON), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argsJSON = string(canonical)
+	if !strings.HasPrefix(argsJSON, `{"note":"a`+"\u2066") {
+		t.Fatalf("canonical form %q", argsJSON)
 	}
 	if got := textOf(out.Result); got != argsJSON {
 		t.Errorf("the server received\n %q\nwant the caller's bytes\n %q", got, argsJSON)

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,6 +76,9 @@ type Options struct {
 	Audit *Audit
 	// OAuth configures authorizing with servers that have an oauth table.
 	OAuth OAuthOptions
+	// MemoryTaint keeps taint in memory for this run only, even with a state dir
+	// (airlock demo: every demo starts clean and leaves the real taint.json alone).
+	MemoryTaint bool
 }
 
 // Manager holds the connections to every configured server and decides every call.
@@ -95,6 +100,16 @@ type Manager struct {
 	first  sync.WaitGroup // first connection attempt of every server
 
 	elicit elicitations
+
+	// publish is held for writing while a new listing, a status or a live change is
+	// stored and the cached snapshot dropped, and for reading while a call is checked
+	// one last time before it is forwarded: the check always sees every listing that
+	// was published before it.
+	publish sync.RWMutex
+	stale   chan struct{} // kicks the check of waiting questions against the listing
+
+	inflightMu sync.Mutex
+	inflight   map[string]map[string]bool // server -> IDs of the calls forwarded to it and not yet returned
 
 	subsMu sync.Mutex
 	subs   []func()
@@ -141,6 +156,25 @@ func New(cfg *config.Config, opts Options) *Manager {
 		approver = q
 	}
 	m.engine = newEngine(approver, q, cfg.ApprovalTimeout, opts.Now)
+	m.engine.limits = cfg.Limits.WithDefaults()
+	if !opts.MemoryTaint {
+		m.engine.store = openTaintStore(cfg.StateDir)
+	}
+	if opts.Audit != nil {
+		m.engine.record = opts.Audit.Append
+	}
+	m.inflight = map[string]map[string]bool{}
+	if q != nil {
+		m.stale = make(chan struct{}, 1)
+		m.subscribe(func() {
+			select {
+			case m.stale <- struct{}{}:
+			default:
+			}
+		})
+		m.wg.Add(1)
+		go m.staleLoop(q)
+	}
 	for _, sc := range cfg.Servers {
 		m.servers[sc.Name] = newServer(m, sc)
 		m.order = append(m.order, sc.Name)
@@ -230,10 +264,22 @@ func (m *Manager) Close() error {
 
 // changed invalidates the cached snapshot and reports the server's new state.
 func (m *Manager) changed(name string, gen uint64, st Status) {
+	m.publish.Lock()
+	m.dropSnapshot()
+	m.publish.Unlock()
+	m.announce(name, gen, st)
+}
+
+// dropSnapshot invalidates the cached snapshot.
+func (m *Manager) dropSnapshot() {
 	m.mu.Lock()
 	m.snap = nil
 	m.version++
 	m.mu.Unlock()
+}
+
+// announce reports a server's new state to the UI and every subscriber.
+func (m *Manager) announce(name string, gen uint64, st Status) {
 	m.events.push(ServerChanged{Server: name, Gen: gen, Status: st})
 	m.notify()
 }
@@ -270,12 +316,20 @@ type DeniedError struct {
 func (e *DeniedError) Error() string {
 	msg := "call denied"
 	switch e.Verdict.By {
-	case trust.DecidedByUser:
+	case trust.DecidedByPerson:
 		msg = "call denied by the person at airlock"
+	case trust.DecidedByTaintThenPerson:
+		msg = "call denied by the person at airlock (asked because this context is tainted)"
 	case trust.DecidedByTimeout:
 		msg = "call denied: nobody answered the approval in time"
+	case trust.DecidedByAgentCancelled:
+		msg = "call withdrawn by its caller"
 	case trust.DecidedByPolicy:
 		msg = "call denied by policy"
+	case trust.DecidedByPin:
+		msg = "call denied: the tool's definition changed"
+	case trust.DecidedByDisabled:
+		msg = "call denied: the tool is turned off"
 	}
 	if e.Reason != "" {
 		msg += ": " + e.Reason
@@ -312,6 +366,14 @@ type Outcome struct {
 // server's call timeout. Cancelling ctx withdraws a pending approval or cancels the
 // running call (the server is sent notifications/cancelled). A denial returns a
 // *DeniedError.
+//
+// The arguments are made canonical first (trust.CanonicalArgs): duplicate keys,
+// invalid UTF-8, anything but an object, and arguments over the limit are refused
+// before anything is asked; what is shown, hashed, audited and sent is the canonical
+// bytes. Just before forwarding, the call is checked once more against the newest
+// listing (under the lock that publishes listings): if the tool's definition, tier,
+// trust or policy changed since it was decided, the call is denied with a sentence
+// saying what changed. Every call, even one refused or to an unknown tool, is audited.
 func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 	start := m.opts.Now()
 	out, err := m.decideAndCall(ctx, req)
@@ -321,40 +383,51 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 
 // decideAndCall is Call without the CallFinished event.
 func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome, error) {
+	callID := m.engine.nextCallID()
+	q := trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified()
 	s, ok := m.servers[req.Server]
 	if !ok {
-		return nil, fmt.Errorf("calling %s: no server %q", trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified(), req.Server)
-	}
-	if len(req.Args) == 0 {
-		req.Args = json.RawMessage("{}")
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(req.Args, &obj); err != nil || obj == nil {
-		return nil, fmt.Errorf("calling %s__%s: arguments must be a JSON object", req.Server, req.Tool)
-	}
-	tool, ok := m.Snapshot().Tool(req.Server, req.Tool)
-	if !ok {
-		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, ErrNoTool)
-	}
-	callID := m.engine.nextCallID()
-	base := m.auditBase(callID, req, tool)
-	verdict, reason, err := m.engine.authorize(ctx, callID, req, tool)
-	if err != nil {
-		_ = m.auditDecision(base, verdict, reason)
+		err := fmt.Errorf("calling %s: no server %q", q, req.Server)
+		m.auditRefused(callID, req, trust.DecidedByUnknownTool, err.Error())
 		return nil, err
 	}
-	if verdict.Action != trust.Allow {
-		_ = m.auditDecision(base, verdict, reason)
-		return nil, &DeniedError{Verdict: verdict, Reason: reason}
+	canon, err := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes)
+	if err != nil {
+		err = fmt.Errorf("calling %s: %w", q, err)
+		m.auditRefused(callID, req, trust.DecidedByPolicy, err.Error())
+		return nil, err
+	}
+	req.Args = canon
+	tool, ok := m.Snapshot().Tool(req.Server, req.Tool)
+	if !ok {
+		m.auditRefused(callID, req, trust.DecidedByUnknownTool, "server "+req.Server+" lists no tool "+strconv.Quote(req.Tool))
+		return nil, fmt.Errorf("calling %s: %w", q, ErrNoTool)
+	}
+	base := m.auditBase(callID, req, tool)
+	d, err := m.engine.authorize(ctx, callID, req, tool)
+	if err != nil {
+		_ = m.auditDecision(base, d)
+		return nil, err
+	}
+	if d.Verdict.Action == trust.Allow {
+		if v, ok := m.recheck(req, tool, d); !ok {
+			d = decision{Verdict: v}
+		}
+	}
+	if d.Verdict.Action != trust.Allow {
+		_ = m.auditDecision(base, d)
+		return nil, &DeniedError{Verdict: d.Verdict, Reason: d.PersonReason}
 	}
 	// The approved call's record is on disk before the call is forwarded.
-	if err := m.auditDecision(base, verdict, reason); err != nil {
-		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(verdict.Reasons, "the audit log cannot be written, so the call is denied: "+err.Error())}
+	if err := m.auditDecision(base, d); err != nil {
+		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(d.Verdict.Reasons, "the audit log cannot be written, so the call is denied: "+err.Error())}
 		return nil, &DeniedError{Verdict: denied}
 	}
 	start := m.opts.Now()
+	m.callStarted(req.Server, callID)
 	res, err := s.call(ctx, callID, req, tool)
-	out := &Outcome{CallID: callID, Verdict: verdict, Result: res, Duration: m.opts.Now().Sub(start)}
+	m.callEnded(req.Server, callID)
+	out := &Outcome{CallID: callID, Verdict: d.Verdict, Result: res, Duration: m.opts.Now().Sub(start)}
 	m.auditOutcome(base, out, err)
 	if err != nil {
 		// An error's text may be the server's own words (a JSON-RPC error message),
@@ -368,6 +441,97 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome,
 		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: trust.ChannelResult})
 	}
 	return out, nil
+}
+
+// recheck is the last look before an allowed call is forwarded, under the read side
+// of the lock every listing is published under: the tool must be what the decision
+// was about (ToolChanges), and a context that became tainted meanwhile must not
+// reach a tool taint escalates. It returns the denial and false when the call must
+// not run.
+func (m *Manager) recheck(req CallRequest, shown ToolInfo, d decision) (trust.Verdict, bool) {
+	m.publish.RLock()
+	defer m.publish.RUnlock()
+	while := "the call was being decided"
+	if d.Asked {
+		while = "you were deciding"
+	}
+	now, ok := m.Snapshot().Tool(req.Server, req.Tool)
+	if !ok {
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{changedSentence(shown.Ref, while, []string{"it is no longer listed"})}}, false
+	}
+	if changes := ToolChanges(shown, now); len(changes) > 0 {
+		return trust.Verdict{Action: trust.Deny, By: changedBy(shown, now), Reasons: []string{changedSentence(shown.Ref, while, changes)}}, false
+	}
+	if d.Asked {
+		if t := m.engine.Taint(req.Context); t.Tainted() && !d.Shown.Tainted() && trust.EscalatedByTaint(now.Class) {
+			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{"this context became tainted while you were deciding (" + t.Reason() + ")"}}, false
+		}
+		return d.Verdict, true
+	}
+	if v := m.engine.Decide(req.Context, now); v.Action != trust.Allow {
+		v.Action, v.By = trust.Deny, trust.DecidedByPolicy
+		v.Reasons = append(v.Reasons, "checked again just before forwarding, the call no longer runs unasked; call again")
+		return v, false
+	}
+	return d.Verdict, true
+}
+
+// staleLoop withdraws waiting questions whose tool changed under them, so an open
+// dialog never keeps showing a tier or a definition that is no longer true.
+func (m *Manager) staleLoop(q *approvalQueue) {
+	defer m.wg.Done()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.stale:
+		}
+		pending := q.list()
+		if len(pending) == 0 {
+			continue
+		}
+		snap := m.Snapshot()
+		for _, p := range pending {
+			now, ok := snap.Tool(p.Tool.Ref.Server, p.Tool.Ref.Tool)
+			var changes []string
+			by := trust.DecidedByPolicy
+			if !ok {
+				changes = []string{"it is no longer listed"}
+			} else if changes = ToolChanges(p.Tool, now); len(changes) > 0 {
+				by = changedBy(p.Tool, now)
+			}
+			if len(changes) > 0 {
+				q.withdraw(p.ID, &staleError{by: by, msg: changedSentence(p.Tool.Ref, "you were deciding", changes)})
+			}
+		}
+	}
+}
+
+func (m *Manager) callStarted(server, callID string) {
+	m.inflightMu.Lock()
+	defer m.inflightMu.Unlock()
+	if m.inflight[server] == nil {
+		m.inflight[server] = map[string]bool{}
+	}
+	m.inflight[server][callID] = true
+}
+
+func (m *Manager) callEnded(server, callID string) {
+	m.inflightMu.Lock()
+	defer m.inflightMu.Unlock()
+	delete(m.inflight[server], callID)
+}
+
+// inFlight lists the calls forwarded to a server that have not returned, sorted.
+func (m *Manager) inFlight(server string) []string {
+	m.inflightMu.Lock()
+	defer m.inflightMu.Unlock()
+	out := make([]string, 0, len(m.inflight[server]))
+	for id := range m.inflight[server] {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // auditBase is what every record of one call shares, or nil when no audit log is
@@ -388,14 +552,27 @@ func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *Reco
 	}
 }
 
-// auditDecision records how a call was decided; it fails only when the log cannot
-// be written.
-func (m *Manager) auditDecision(base *Record, v trust.Verdict, reason string) error {
+// auditRefused records a call refused before it could be decided: an unknown server
+// or tool, or arguments that are not canonical JSON. The arguments are not kept (they
+// may not be JSON); their hash is.
+func (m *Manager) auditRefused(callID string, req CallRequest, by trust.DecidedBy, why string) {
+	if m.opts.Audit == nil {
+		return
+	}
+	r := Record{Kind: "decision", CallID: callID, Context: ctxKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool,
+		ArgsSHA256: ArgsSHA256(req.Args), Decision: "deny", DecidedBy: string(by), Reason: why, TS: m.opts.Now().UTC()}
+	_ = m.opts.Audit.Append(r)
+}
+
+// auditDecision records how a call was decided, with the deciding sentences; it
+// fails only when the log cannot be written.
+func (m *Manager) auditDecision(base *Record, d decision) error {
 	if base == nil {
 		return nil
 	}
+	v := d.Verdict
 	r := *base
-	r.Kind, r.Decision, r.DecidedBy, r.Reason = "decision", "deny", string(v.By), reason
+	r.Kind, r.Decision, r.DecidedBy, r.Reason, r.PersonReason = "decision", "deny", string(v.By), strings.Join(v.Reasons, "; "), d.PersonReason
 	if v.Action == trust.Allow {
 		r.Decision = "allow"
 	}

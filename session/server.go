@@ -437,16 +437,22 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 		notices = append(notices, n)
 		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
 	}
+	// The listing is stored and the cached snapshot dropped under the publish lock,
+	// so that a call's last check before forwarding sees it or comes before it.
+	s.m.publish.Lock()
 	s.mu.Lock()
 	if s.gen != gen {
 		s.mu.Unlock()
+		s.m.publish.Unlock()
 		return
 	}
 	s.tools, s.listNotices, s.notices, s.pins = tools, listNotices, notices, out
 	s.listing++
 	s.status, s.err = StatusReady, nil
 	s.mu.Unlock()
-	s.m.changed(s.cfg.Name, gen, StatusReady)
+	s.m.dropSnapshot()
+	s.m.publish.Unlock()
+	s.m.announce(s.cfg.Name, gen, StatusReady)
 }
 
 // call forwards one allowed call with the server's call timeout.

@@ -56,6 +56,11 @@ type ToolInfo struct {
 	ServerEnv []string
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
+	// Disabled is true when the person turned the tool off for this session.
+	Disabled bool
+	// Policy is the tool's own policy (config, or the person's live change);
+	// ActionUnset when the tier's policy applies.
+	Policy trust.Action
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -251,6 +256,8 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			ServerTrust:  key.trust,
 			ServerEnv:    s.envNames,
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+			Disabled:     t.Disabled,
+			Policy:       t.ToolPolicy,
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class})
 	}

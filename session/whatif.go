@@ -62,6 +62,7 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 	if !ok {
 		return fmt.Errorf("no server %q", name)
 	}
+	m.publish.Lock()
 	m.mu.Lock()
 	m.bumpOver(name)
 	was := m.trustLocked(s)
@@ -75,6 +76,8 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 	}
 	m.mu.Unlock()
 	m.invalidate()
+	m.publish.Unlock()
+	m.announceOverrides()
 	if was == trust.BlockedServer && t != trust.BlockedServer {
 		s.mu.Lock()
 		st := s.status
@@ -91,6 +94,9 @@ func (m *Manager) SetToolPolicy(ref trust.Ref, a trust.Action) error {
 	if _, ok := m.servers[ref.Server]; !ok {
 		return fmt.Errorf("no server %q", ref.Server)
 	}
+	m.publish.Lock()
+	defer m.announceOverrides()
+	defer m.publish.Unlock()
 	m.mu.Lock()
 	m.bumpOver(ref.Server)
 	if a == trust.ActionUnset {
@@ -111,6 +117,9 @@ func (m *Manager) SetDisabled(ref trust.Ref, off bool) error {
 	if _, ok := m.servers[ref.Server]; !ok {
 		return fmt.Errorf("no server %q", ref.Server)
 	}
+	m.publish.Lock()
+	defer m.announceOverrides()
+	defer m.publish.Unlock()
 	m.mu.Lock()
 	m.bumpOver(ref.Server)
 	if off {
@@ -134,14 +143,13 @@ func (m *Manager) bumpOver(server string) {
 	m.overVersion[server]++
 }
 
-// invalidate drops the cached snapshot after a live change and tells every listener
-// (the UI through a ServerChanged event for each server, the gateway through its
-// subscription) so that everything on screen and at the gateway moves at once.
-func (m *Manager) invalidate() {
-	m.mu.Lock()
-	m.snap = nil
-	m.version++
-	m.mu.Unlock()
+// invalidate drops the cached snapshot after a live change; m.publish is held.
+// announceOverrides, called after m.publish is released, then tells every listener
+// (the UI through an OverridesChanged event, the gateway through its subscription) so
+// that everything on screen and at the gateway moves at once.
+func (m *Manager) invalidate() { m.dropSnapshot() }
+
+func (m *Manager) announceOverrides() {
 	m.events.push(OverridesChanged{})
 	m.notify()
 }

@@ -20,12 +20,38 @@ func EscalatedByTaint(c Classification) bool {
 // DecidedBy says who or what decided a call, as written to the audit log.
 type DecidedBy string
 
-// The deciders.
+// The deciders written to the audit log; each record also carries the reason sentence.
 const (
-	DecidedByPolicy  DecidedBy = "policy"
-	DecidedByUser    DecidedBy = "user"
+	// DecidedByPolicy: the tier's or the tool's policy allowed or denied without asking,
+	// or a limit or a refusal (arguments, bounds, a change while deciding) ended the call.
+	DecidedByPolicy DecidedBy = "policy"
+	// DecidedByRule is reserved for rules written as policy code.
+	DecidedByRule DecidedBy = "rule"
+	// DecidedByGrant: the person's standing "allow for this context" allowed it; nobody
+	// saw this call.
+	DecidedByGrant DecidedBy = "grant"
+	// DecidedByPerson: the person answered the question for this call.
+	DecidedByPerson DecidedBy = "person"
+	// DecidedByTimeout: nobody answered within the approval timeout.
 	DecidedByTimeout DecidedBy = "timeout"
-	DecidedByTaint   DecidedBy = "taint"
+	// DecidedByAgentCancelled: the caller withdrew the call while it waited.
+	DecidedByAgentCancelled DecidedBy = "agent-cancelled"
+	// DecidedByPin: the tool's definition changed since pinned (or while deciding).
+	DecidedByPin DecidedBy = "pin"
+	// DecidedByTaintThenPerson: policy would have allowed, taint made it ask, and the
+	// person answered.
+	DecidedByTaintThenPerson DecidedBy = "taint-asked-then-person"
+	// DecidedByDisabled: the person turned the tool off.
+	DecidedByDisabled DecidedBy = "disabled"
+	// DecidedByUnknownTool: the call named a tool the server does not list.
+	DecidedByUnknownTool DecidedBy = "unknown-tool"
+
+	// DecidedByTaint marks a Verdict whose Ask comes from taint (Decide's rule 2); it
+	// is never the final decider written to the audit log.
+	DecidedByTaint DecidedBy = "taint"
+	// DecidedByUser is the name DecidedByPerson had before the values were exact;
+	// new code says DecidedByPerson (or DecidedByGrant for a standing grant).
+	DecidedByUser = DecidedByPerson
 )
 
 // Taint records the call that tainted a context. The zero value is a clean context.
@@ -87,7 +113,8 @@ const ReasonGranted = "you allowed this tool for this context"
 //     policy, with c's reasons, whose blocking causes come first.
 //  2. The context is tainted and EscalatedByTaint(c): Ask by taint, with
 //     taint.Reason() first. A grant does not bypass taint.
-//  3. granted (the person allowed this tool for this context): Allow by user.
+//  3. granted (the person allowed this tool for this context, and the grant still
+//     binds what it was given for): Allow by grant.
 //  4. Otherwise c.Action (Allow or Ask) by policy.
 //
 // Reasons is always a fresh slice.
@@ -98,7 +125,7 @@ func Decide(c Classification, granted bool, taint Taint) Verdict {
 	case taint.Tainted() && EscalatedByTaint(c):
 		return Verdict{Action: Ask, By: DecidedByTaint, Reasons: prepend(taint.Reason(), c.Reasons)}
 	case granted:
-		return Verdict{Action: Allow, By: DecidedByUser, Reasons: prepend(ReasonGranted, c.Reasons)}
+		return Verdict{Action: Allow, By: DecidedByGrant, Reasons: prepend(ReasonGranted, c.Reasons)}
 	}
 	a := c.Action
 	if a != Allow {

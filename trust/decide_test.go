@@ -59,7 +59,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "clean, granted",
 			c:    createNote, granted: true,
-			want: Verdict{Action: Allow, By: DecidedByUser, Reasons: []string{"you allowed this tool for this context", "tier write: policy ask"}},
+			want: Verdict{Action: Allow, By: DecidedByGrant, Reasons: []string{"you allowed this tool for this context", "tier write: policy ask"}},
 		},
 		{
 			name: "blocked: deny with the blocking reason first",
@@ -88,7 +88,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "tainted: a grant on a write tool still counts",
 			c:    createNote, granted: true, taint: tainted,
-			want: Verdict{Action: Allow, By: DecidedByUser, Reasons: []string{"you allowed this tool for this context", "tier write: policy ask"}},
+			want: Verdict{Action: Allow, By: DecidedByGrant, Reasons: []string{"you allowed this tool for this context", "tier write: policy ask"}},
 		},
 		{
 			name: "taint without call id or time",

@@ -39,8 +39,10 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "usage: airlock call SERVER__TOOL | SERVER TOOL [--args JSON] [--yes] [--config FILE] (airlock call --help)")
 		return 2
 	}
-	if !json.Valid([]byte(*argJSON)) {
-		fmt.Fprintln(stderr, "airlock: --args is not valid JSON")
+	// The same canonical check Manager.Call makes, before anything connects: a
+	// duplicate key, invalid UTF-8 or anything but an object is refused here.
+	if _, err := session.CanonicalArgs([]byte(*argJSON)); err != nil {
+		fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
 		return 2
 	}
 	cfg, err := loadConfig(*cfgPath)

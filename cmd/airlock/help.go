@@ -32,6 +32,8 @@ var commands = []command{
 	{path: []string{"gateway", "snippet"}, args: "claude|cursor|vscode", summary: "the config block that points an agent at the running gateway (found where it runs)"},
 	{path: []string{"bridge"}, summary: "stdio to the running gateway, for agents that only launch stdio servers"},
 	{path: []string{"audit", "verify"}, args: "[FILE]", summary: "check the audit log's hash chain and print its head"},
+	{path: []string{"taint", "list"}, summary: "list the tainted contexts kept in the state dir"},
+	{path: []string{"taint", "clear"}, args: "[CONTEXT]", summary: "clear a context's taint (audited)"},
 	{path: []string{"import"}, args: "[FILE]", summary: "print airlock TOML for another client's servers (Claude, Cursor, VS Code, Codex)"},
 	{path: []string{"version"}, summary: "print the version", noFlags: true},
 	{path: []string{"help"}, args: "[COMMAND]", summary: "this help (also --help, on any command)", noFlags: true},

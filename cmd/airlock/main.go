@@ -67,6 +67,8 @@ func dispatch(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		return runBridge(ctx, args, stdin, stdout, stderr)
 	case "audit":
 		return runAudit(args, stdout, stderr)
+	case "taint":
+		return runTaint(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "airlock", version)
 		return 0
@@ -256,7 +258,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 1
 		}
 		defer audit.Close()
-		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit})
+		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit, MemoryTaint: true})
 		gs := gatewayFor(*gatewayListen, cfg)
 		gs.demo = true
 		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gs, stderr)

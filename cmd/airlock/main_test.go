@@ -206,6 +206,16 @@ func TestCallThroughApprovalEngine(t *testing.T) {
 	if r.code != 5 || !strings.Contains(r.stderr, "claims read-only") || !strings.Contains(r.stderr, "denied") {
 		t.Errorf("ask without a terminal: exit %d\n%s", r.code, r.stderr)
 	}
+	// Issue 17 break 5: the denial sentence states the deciding reason; nobody was
+	// asked, so it does not blame the person.
+	if !strings.Contains(r.stderr, "no terminal to ask on") || strings.Contains(r.stderr, "by the person") {
+		t.Errorf("denial without a terminal says:\n%s", r.stderr)
+	}
+	// Issue 11 break 3: duplicate keys in --args are refused before anything runs.
+	r = airlock(t, "", "call", "mail", "send_email", "--yes", "--config", cfg, "--args", `{"to":"a@example.com","t\u006f":"evil@example.com"}`)
+	if r.code != 2 || !strings.Contains(r.stderr, `duplicate key "to"`) || strings.Contains(r.stdout, "queued message") {
+		t.Errorf("duplicate keys in --args: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// ...and allowed once with --yes, showing what was allowed.
 	r = airlock(t, "", "call", "mail", "send_email", "--yes", "--config", cfg, "--args", `{"to":"a@example.com","subject":"s","body":"b"}`)
 	if r.code != 0 || !strings.Contains(r.stdout, "queued message") || !strings.Contains(r.stderr, "a@example.com") {
@@ -316,5 +326,32 @@ func TestAuditVerify_PrintsHeadWarnsWhenMissing(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: "+log+".head is missing") || !strings.Contains(r.stderr, "cannot be detected") ||
 		!strings.Contains(r.stdout, "head: 2 records, last hash "+h.Hash) {
 		t.Errorf("verify without the head: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Issue 11 break 5: a taint outlives the process that caused it and only the person
+// clears it with `airlock taint clear`, which is audited.
+func TestTaintListAndClear(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.web]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"web\"]\ntrust = \"trusted\"\n")
+	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://blog.example.com/mcp-tips"}`)
+	if r.code != 0 {
+		t.Fatalf("fetch: exit %d\n%s", r.code, r.stderr)
+	}
+	r = airlock(t, "", "taint", "list", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "you") || !strings.Contains(r.stdout, "web__fetch_url") {
+		t.Fatalf("taint list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "taint", "clear", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "cleared the taint of you") {
+		t.Fatalf("taint clear: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "taint", "list", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "No context is tainted") {
+		t.Errorf("after clear: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	log, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
+	if err != nil || !strings.Contains(string(log), `"kind":"taint-cleared"`) {
+		t.Errorf("the clear is not audited (%v):\n%s", err, log)
 	}
 }

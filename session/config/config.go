@@ -10,6 +10,10 @@
 //	approval_timeout = "2m"        # a Go duration, > 0
 //	[gateway]                      # absent: no gateway
 //	listen = "127.0.0.1:7878"      # loopback (127.x.x.x, ::1, localhost) unless allow_remote = true
+//	[limits]                       # beyond any of these a call is refused at once
+//	max_args_bytes = 8388608       # one call's arguments (8 MiB)
+//	max_waiting_per_context = 16   # calls of one context waiting for a person
+//	max_waiting_bytes = 33554432   # argument bytes of every waiting call together (32 MiB)
 //	[audit]
 //	path = ""                      # absolute; "" = the caller's default under state_dir
 //	[servers.NAME]                 # NAME matches ^[a-z0-9][a-z0-9-]{0,31}$
@@ -22,6 +26,7 @@
 //	call_timeout = "60s"
 //	trust = "untrusted"            # trusted | untrusted | blocked
 //	labels = []                    # private-data | untrusted-content | exfiltration
+//	elicitation = "during-calls"   # or "anytime": may ask the person between calls too
 //	[servers.NAME.oauth]           # http servers: authorize with OAuth 2.1 (see OAuth)
 //	client_id, client_secret, client_metadata_url, issuer, scopes, redirect_port
 //	[servers.NAME.tools.TOOL]      # policy, read_only, destructive, idempotent, open_world, labels
@@ -51,6 +56,19 @@ type Config struct {
 	StateDir string
 	// Servers lists the configured servers sorted by name.
 	Servers []Server
+	// Limits bound the arguments of one call and the work that waits for a person;
+	// a zero field means its default (DefaultLimits).
+	Limits Limits
+}
+
+// Limits are the [limits] table: beyond any of them a call is refused at once.
+type Limits struct {
+	// MaxArgsBytes is the largest argument object a call may carry (canonical bytes).
+	MaxArgsBytes int
+	// MaxWaitingPerContext is how many calls of one context may wait for a person.
+	MaxWaitingPerContext int
+	// MaxWaitingBytes bounds the argument bytes of every waiting call together.
+	MaxWaitingBytes int64
 }
 
 // Gateway is the [gateway] table.
@@ -109,7 +127,16 @@ type Server struct {
 	// (OAuth 2.1, authorization code with PKCE); nil when the server has no
 	// [servers.NAME.oauth] table. Only for http servers.
 	OAuth *OAuth
+	// Elicitation says when the server may ask the person for input: ElicitDuringCalls
+	// (the default, "") only while a call to it is in flight, ElicitAnytime whenever.
+	Elicitation string
 }
+
+// The elicitation values of a server.
+const (
+	ElicitDuringCalls = "during-calls"
+	ElicitAnytime     = "anytime"
+)
 
 // OAuth is a [servers.NAME.oauth] table. An empty table is enough: airlock then
 // registers itself with the authorization server dynamically. Registration is tried
@@ -143,6 +170,33 @@ type Tool struct {
 	Asserted trust.Hints
 	// Labels are legs this tool fills whatever its annotations say.
 	Labels []trust.Leg
+}
+
+// The default limits (DefaultLimits).
+const (
+	DefaultMaxArgsBytes         = 8 << 20
+	DefaultMaxWaitingPerContext = 16
+	DefaultMaxWaitingBytes      = 32 << 20
+)
+
+// DefaultLimits are the limits when the config sets none.
+func DefaultLimits() Limits {
+	return Limits{MaxArgsBytes: DefaultMaxArgsBytes, MaxWaitingPerContext: DefaultMaxWaitingPerContext, MaxWaitingBytes: DefaultMaxWaitingBytes}
+}
+
+// WithDefaults fills every zero field with its default.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxArgsBytes <= 0 {
+		l.MaxArgsBytes = d.MaxArgsBytes
+	}
+	if l.MaxWaitingPerContext <= 0 {
+		l.MaxWaitingPerContext = d.MaxWaitingPerContext
+	}
+	if l.MaxWaitingBytes <= 0 {
+		l.MaxWaitingBytes = d.MaxWaitingBytes
+	}
+	return l
 }
 
 // Default timeouts, used when a server does not set its own.

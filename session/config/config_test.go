@@ -108,6 +108,17 @@ func TestParse(t *testing.T) {
 		// Happy paths.
 		{name: "empty file", src: ``, want: cfg(nil)},
 		{
+			name: "limits and elicitation",
+			src:  "[limits]\nmax_args_bytes = 1024\nmax_waiting_per_context = 2\nmax_waiting_bytes = 4096\n[servers.a]\ncommand = \"x\"\nelicitation = \"anytime\"\n",
+			want: cfg(func(c *Config) {
+				c.Limits = Limits{MaxArgsBytes: 1024, MaxWaitingPerContext: 2, MaxWaitingBytes: 4096}
+				c.Servers = []Server{{Name: "a", Transport: TransportStdio, Command: "x", ConnectTimeout: 15 * time.Second, CallTimeout: 60 * time.Second, Elicitation: ElicitAnytime}}
+			}),
+		},
+		{name: "limits not positive", src: "[limits]\nmax_args_bytes = 0\n", err: "config.toml:2: limits.max_args_bytes: want a positive integer up to 1099511627776, got 0"},
+		{name: "limits wrong type", src: "[limits]\nmax_waiting_bytes = \"64MiB\"\n", err: "config.toml:2: limits.max_waiting_bytes: want an integer, got string"},
+		{name: "elicitation unknown", src: "[servers.a]\ncommand = \"x\"\nelicitation = \"always\"\n", err: `config.toml:3: servers.a.elicitation: want during-calls|anytime, got "always"`},
+		{
 			name: "design example with mail's command",
 			src:  designExample + mailServer,
 			env:  map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/state", "WEB_TOKEN": "t0k"},

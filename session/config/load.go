@@ -145,7 +145,14 @@ type rawConfig struct {
 	Policy   *rawPolicy            `toml:"policy"`
 	Gateway  *rawGateway           `toml:"gateway"`
 	Audit    *rawAudit             `toml:"audit"`
+	Limits   *rawLimits            `toml:"limits"`
 	Servers  map[string]*rawServer `toml:"servers"`
+}
+
+type rawLimits struct {
+	MaxArgsBytes         value `toml:"max_args_bytes"`
+	MaxWaitingPerContext value `toml:"max_waiting_per_context"`
+	MaxWaitingBytes      value `toml:"max_waiting_bytes"`
 }
 
 var rawConfigType = reflect.TypeFor[rawConfig]()
@@ -182,6 +189,7 @@ type rawServer struct {
 	Labels         value               `toml:"labels"`
 	Tools          map[string]*rawTool `toml:"tools"`
 	OAuth          *rawOAuth           `toml:"oauth"`
+	Elicitation    value               `toml:"elicitation"`
 }
 
 type rawOAuth struct {
@@ -371,6 +379,19 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 		}
 	}
 
+	if l := raw.Limits; l != nil {
+		var n int64
+		if b.positive(toml.Key{"limits", "max_args_bytes"}, l.MaxArgsBytes, &n) {
+			c.Limits.MaxArgsBytes = int(n)
+		}
+		if b.positive(toml.Key{"limits", "max_waiting_per_context"}, l.MaxWaitingPerContext, &n) {
+			c.Limits.MaxWaitingPerContext = int(n)
+		}
+		if b.positive(toml.Key{"limits", "max_waiting_bytes"}, l.MaxWaitingBytes, &n) {
+			c.Limits.MaxWaitingBytes = n
+		}
+	}
+
 	if a := raw.Audit; a != nil {
 		c.AuditPath, _ = b.str(toml.Key{"audit", "path"}, a.Path)
 	}
@@ -480,7 +501,34 @@ func (b *builder) server(name string, r *rawServer) Server {
 	if r.OAuth != nil {
 		s.OAuth = b.oauth(at("oauth"), r.OAuth)
 	}
+	if e, ok := b.str(at("elicitation"), r.Elicitation); ok {
+		switch e {
+		case ElicitDuringCalls, ElicitAnytime:
+			s.Elicitation = e
+		default:
+			b.probs.add(at("elicitation"), "want %s|%s, got %q", ElicitDuringCalls, ElicitAnytime, e)
+		}
+	}
 	return s
+}
+
+// positive reads a positive integer (at most 1<<40) into dst; false when absent or
+// invalid (reported).
+func (b *builder) positive(k toml.Key, v value, dst *int64) bool {
+	if !v.set {
+		return false
+	}
+	n, ok := v.v.(int64)
+	if !ok {
+		b.probs.wrongType(k, -1, "want an integer, got %s", describe(v.v))
+		return false
+	}
+	if n <= 0 || n > 1<<40 {
+		b.probs.add(k, "want a positive integer up to %d, got %d", int64(1)<<40, n)
+		return false
+	}
+	*dst = n
+	return true
 }
 
 // oauth reads a [servers.NAME.oauth] table; ${VAR} is expanded in client_secret.

@@ -40,7 +40,7 @@ func (p Prompter) Approve(ctx context.Context, pd *session.Pending) (session.Res
 	}
 	if !p.Interactive {
 		fmt.Fprintln(p.Out, "Not a terminal and no --yes: denied.")
-		return session.Response{Answer: session.Deny, Reason: "no terminal to ask on"}, nil
+		return session.Response{Answer: session.Deny, Reason: "no terminal to ask on (pass --yes to allow it once)", By: trust.DecidedByPolicy}, nil
 	}
 	destructive := pd.Tool.Class.Tier >= trust.TierDestructive
 	if destructive {

@@ -349,6 +349,10 @@ func (f *Form) collect() (json.RawMessage, bool) {
 			f.topErr = []string{"the arguments must be a JSON object, {...}"}
 			return nil, false
 		}
+		if _, err := session.CanonicalArgs(b); err != nil { // duplicate keys, lone surrogates
+			f.topErr = []string{err.Error()}
+			return nil, false
+		}
 		args = b
 	} else {
 		var err error

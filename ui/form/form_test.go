@@ -386,6 +386,8 @@ func TestFormRawModeValidates(t *testing.T) {
 		{`{"title":`, "not valid JSON"},
 		{`{"title":"x"}`, "count"}, // required by the schema
 		{`{"title":1,"count":1}`, `title: type: 1 has type "integer", want "string"`},
+		// Issue 11 break 3: a duplicate key (here through an escape) is refused.
+		{`{"title":"a","count":1,"t\u0069tle":"b"}`, `duplicate key "title"`},
 	} {
 		f.rawArea.SetValue(tt.raw)
 		var a Action

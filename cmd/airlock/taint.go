@@ -1,0 +1,82 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/safetext"
+)
+
+// runTaint lists the tainted contexts kept in the state dir, or clears one (or all):
+// only the person clears a taint, and each clear is audited. A running airlock sees
+// the change on its next decision.
+func runTaint(args []string, stdout, stderr io.Writer) int {
+	const use = "usage: airlock taint list | airlock taint clear [CONTEXT] [--config FILE]"
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, use)
+		return 2
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("airlock taint "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	positional, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return 2
+	}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitConfig
+	}
+	switch {
+	case sub == "list" && len(positional) == 0:
+		list, err := session.ListTaints(cfg.StateDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(stdout, "No context is tainted.")
+			return 0
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "CONTEXT\tTAINTED BY\tCALL\tAT")
+		for _, c := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safetext.Inline(c.Context), safetext.Inline(c.Taint.By.Qualified()),
+				safetext.Inline(c.Taint.CallID), c.Taint.At.Local().Format(time.DateTime))
+		}
+		tw.Flush()
+		return 0
+	case sub == "clear" && len(positional) <= 1:
+		ctxName := ""
+		if len(positional) == 1 {
+			ctxName = positional[0]
+		}
+		audit, err := openAudit(cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		defer audit.Close()
+		cleared, err := session.ClearTaints(cfg.StateDir, ctxName, audit)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+			return 1
+		}
+		if len(cleared) == 0 {
+			fmt.Fprintln(stdout, "No context is tainted.")
+		}
+		for _, c := range cleared {
+			fmt.Fprintf(stdout, "cleared the taint of %s\n", safetext.Inline(c))
+		}
+		return 0
+	}
+	fmt.Fprintln(stderr, use)
+	return 2
+}

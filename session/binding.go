@@ -1,0 +1,85 @@
+package session
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// ToolChanges lists, as short phrases, what changed between the tool as a person saw
+// it (shown) and the tool now: its tier, its server's trust, its policy, and its
+// definition (description, title, schemas, annotations). An approval or a grant covers
+// exactly the tool as shown; any phrase here ends it. Empty means nothing changed.
+func ToolChanges(shown, now ToolInfo) []string {
+	var out []string
+	if shown.Class.Tier != now.Class.Tier {
+		out = append(out, "tier "+shown.Class.Tier.String()+" → "+now.Class.Tier.String())
+	}
+	if shown.ServerTrust != now.ServerTrust {
+		out = append(out, "server trust "+shown.ServerTrust.String()+" → "+now.ServerTrust.String())
+	}
+	switch {
+	case shown.Policy != now.Policy:
+		out = append(out, "tool policy "+policyWord(shown.Policy)+" → "+policyWord(now.Policy))
+	case shown.Class.Action != now.Class.Action && shown.Class.Tier == now.Class.Tier:
+		out = append(out, "policy "+shown.Class.Action.String()+" → "+now.Class.Action.String())
+	}
+	if shown.Fingerprint != now.Fingerprint || !bytes.Equal(shown.Raw, now.Raw) && shown.Fingerprint == "" {
+		var what []string
+		if shown.Description != now.Description {
+			what = append(what, "description changed")
+		}
+		if shown.Title != now.Title {
+			what = append(what, "title changed")
+		}
+		if !bytes.Equal(shown.InputSchema, now.InputSchema) {
+			what = append(what, "input schema changed")
+		}
+		if !bytes.Equal(shown.OutputSchema, now.OutputSchema) {
+			what = append(what, "output schema changed")
+		}
+		if !reflect.DeepEqual(shown.Declared, now.Declared) {
+			what = append(what, "annotations changed")
+		}
+		if len(what) == 0 {
+			what = append(what, "definition changed")
+		}
+		out = append(out, what...)
+	}
+	if shown.Disabled != now.Disabled && now.Disabled {
+		out = append(out, "turned off")
+	}
+	return out
+}
+
+// CanonicalArgs checks a call's arguments and returns the canonical bytes that are
+// shown, hashed, audited and sent (see trust.CanonicalArgs); the size limit is
+// applied by Manager.Call from [limits]. The form's raw-JSON mode and `airlock call`
+// use it to refuse bad arguments before anything is asked.
+func CanonicalArgs(raw []byte) ([]byte, error) { return trust.CanonicalArgs(raw, 0) }
+
+// changedSentence is the denial sentence for a tool that changed under a decision.
+func changedSentence(ref trust.Ref, while string, changes []string) string {
+	return ref.Qualified() + " changed while " + while + ": " + strings.Join(changes, "; ")
+}
+
+// changedBy is the decider of a denial because the tool changed: pin when its
+// definition changed, else policy (tier, trust or policy moved).
+func changedBy(shown, now ToolInfo) trust.DecidedBy {
+	if shown.Fingerprint != now.Fingerprint {
+		return trust.DecidedByPin
+	}
+	if now.Disabled {
+		return trust.DecidedByDisabled
+	}
+	return trust.DecidedByPolicy
+}
+
+func policyWord(a trust.Action) string {
+	if a == trust.ActionUnset {
+		return "the tier's"
+	}
+	return a.String()
+}

@@ -1,0 +1,81 @@
+package trust
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCanonicalArgs(t *testing.T) {
+	cases := []struct{ in, want, err string }{
+		{``, `{}`, ""},
+		{` {} `, `{}`, ""},
+		{`{"b":1,"a":2}`, `{"a":2,"b":1}`, ""},
+		{`{"a":"\u0041\/\n\u0001"}`, `{"a":"A/\n\u0001"}`, ""},
+		{`{"a":"\ud83d\ude00"}`, `{"a":"😀"}`, ""},
+		{`{"n":[-0,1.5e+3,0.25E-2]}`, `{"n":[-0,1.5e+3,0.25E-2]}`, ""},
+		// RFC 8785 key order is by UTF-16 code units: U+FF61 sorts after U+1F600's high surrogate.
+		{`{"｡":1,"😀":2,"a":3}`, `{"a":3,"😀":2,"｡":1}`, ""},
+		{`{"channel":"#team","ch\u0061nnel":"#public"}`, "", `duplicate key "channel"`},
+		{`{"a":{"b":1,"b":2}}`, "", `duplicate key "a.b"`},
+		{`{"a":[{"x":1,"\u0078":2}]}`, "", `duplicate key "a[0].x"`},
+		{"{\"a\":\"\xff\"}", "", "UTF-8"},
+		{`{"a":"\udc00"}`, "", "lone surrogate"},
+		{`{"a":"\ud800x"}`, "", "lone surrogate"},
+		{`[1]`, "", "JSON object"},
+		{` null `, `{}`, ""},
+		{`nullx`, "", "JSON object"},
+		{`{"a":1}x`, "", "after the object"},
+		{`{"a":01}`, "", "expected ','"},
+		{`{"a":tru}`, "", "invalid JSON"},
+		{`{"a":"x` + "\n" + `"}`, "", "control character"},
+		{`{"a":` + strings.Repeat("[", MaxArgsDepth) + strings.Repeat("]", MaxArgsDepth) + `}`, "", "nested deeper"},
+	}
+	for _, c := range cases {
+		got, err := CanonicalArgs([]byte(c.in), 0)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%.40q: err %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != c.want {
+			t.Errorf("%.40q = %s, %v; want %s", c.in, got, err, c.want)
+			continue
+		}
+		again, err := CanonicalArgs(got, 0)
+		if err != nil || string(again) != string(got) {
+			t.Errorf("%s is not a fixed point: %s %v", got, again, err)
+		}
+		if !json.Valid(got) {
+			t.Errorf("%s is not valid JSON", got)
+		}
+	}
+	if _, err := CanonicalArgs([]byte(`{"a":"12345"}`), 10); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("over the limit: %v", err)
+	}
+}
+
+// The canonical bytes decode to the same value as the input, whatever the input.
+func FuzzCanonicalArgs(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"b":[1,{"c":"\u00e9"}],"a":null}`, `{"x":"\ud83d\ude00"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := CanonicalArgs(in, 0)
+		if err != nil {
+			return
+		}
+		var a, b any
+		if json.Unmarshal(in, &a) != nil && len(strings.TrimSpace(string(in))) > 0 {
+			t.Fatalf("accepted %q, which encoding/json refuses", in)
+		}
+		if err := json.Unmarshal(out, &b); err != nil {
+			t.Fatalf("canonical %q does not decode: %v", out, err)
+		}
+		again, err := CanonicalArgs(out, 0)
+		if err != nil || string(again) != string(out) {
+			t.Fatalf("not a fixed point: %q -> %q (%v)", out, again, err)
+		}
+	})
+}
