@@ -377,7 +377,11 @@ type Outcome struct {
 func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 	start := m.opts.Now()
 	out, err := m.decideAndCall(ctx, req)
-	m.events.push(callFinished(req, m.Snapshot(), start, m.opts.Now(), out, err))
+	shown := req
+	if canon, cerr := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes); cerr == nil {
+		shown.Args = canon // what was shown, hashed and sent
+	}
+	m.events.push(callFinished(shown, m.Snapshot(), start, m.opts.Now(), out, err))
 	return out, err
 }
 

@@ -124,15 +124,28 @@ func (e activityEntry) decision() string {
 	return verb + " by " + decidedByWords(c.DecidedBy)
 }
 
-// decidedByWords says who or what decided, in the glossary's words.
+// decidedByWords says who or what decided, in the glossary's words. Values
+// airlock does not know yet are shown as they are (they are airlock's own).
 func decidedByWords(by string) string {
 	switch trust.DecidedBy(by) {
-	case trust.DecidedByUser:
+	case trust.DecidedByPerson:
 		return "you"
+	case trust.DecidedByTaintThenPerson:
+		return "you (asked because of taint)"
+	case trust.DecidedByGrant:
+		return "your allow for this context"
+	case trust.DecidedByRule:
+		return "a rule in your config"
 	case trust.DecidedByTimeout:
 		return "timeout (nobody answered)"
-	case trust.DecidedByTaint:
-		return "taint"
+	case trust.DecidedByAgentCancelled:
+		return "the agent (it cancelled)"
+	case trust.DecidedByPin:
+		return "pin (definition changed)"
+	case trust.DecidedByDisabled:
+		return "what-if (turned off)"
+	case trust.DecidedByUnknownTool:
+		return "unknown tool"
 	case "":
 		return "-"
 	}

@@ -93,7 +93,7 @@ func TestActivity_Golden(t *testing.T) {
 			Tier: "read", Args: json.RawMessage(`{}`), Decision: "allow", DecidedBy: "policy", Outcome: "ok",
 			Result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wifi password: hunter2"}}}, At: at, Duration: 12 * time.Millisecond}})
 		h.send(eventMsg{event: session.CallFinished{CallID: "c2", Server: "mail", Tool: "send_email", Tier: "destructive",
-			Args: json.RawMessage(`{"to":"boss@example.com"}`), Decision: "deny", DecidedBy: "user", Outcome: "denied", Err: "call denied by the person at airlock", At: at.Add(time.Second), Duration: 3 * time.Second}})
+			Args: json.RawMessage(`{"to":"boss@example.com"}`), Decision: "deny", DecidedBy: "person", Outcome: "denied", Err: "call denied by the person at airlock", At: at.Add(time.Second), Duration: 3 * time.Second}})
 		name := func(s string) string { return "activity_" + s + "_" + itoa(sz[0]) + "x" + itoa(sz[1]) + ".golden" }
 		golden(t, name("strip"), h.plain())
 		h.keys("v")
