@@ -131,3 +131,16 @@ func TestNames_NpmServersGolden(t *testing.T) {
 		}
 	}
 }
+
+// Issue 15 item 2: the gateway's address is never cut on the title line; the
+// session's title gives way first.
+func TestNames_GatewayURLWhole(t *testing.T) {
+	for _, w := range []int{60, 80} {
+		sess, _ := newDemo(t)
+		h := newHarnessFor(t, sess, w, 24, false, Options{Title: "/home/someone/projects/airlock/config.toml", GatewayURL: "http://127.0.0.1:7991/mcp"})
+		first := strings.Split(h.plain(), "\n")[0]
+		if !strings.Contains(first, "http://127.0.0.1:7991/mcp") {
+			t.Errorf("%d columns: the gateway URL is cut: %q", w, first)
+		}
+	}
+}

@@ -173,7 +173,21 @@ func (m Model) titleLine() string {
 		gw := st.OKText.Render("⇄ gateway ") + inline(st, m.opts.GatewayURL, 60)
 		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
 			// The gateway's address matters more than the counts' words.
-			line = title + "  " + strings.Replace(counts, " servers ready", " ready", 1)
+			counts = strings.Replace(counts, " servers ready", " ready", 1)
+			line = title + "  " + counts
+		}
+		if over := cellWidth(line) + 3 + cellWidth(gw) - m.layout.width; over > 0 && m.opts.Title != "" {
+			// ...and more than the session's title: the address is never cut
+			// while the title can give way (it is in the window title too).
+			room := cellWidth(inline(st, m.opts.Title, 40)) - over
+			title = st.Title.Render("airlock")
+			if room >= 4 {
+				title += st.Muted.Render(" · " + cutMiddle(plainInline(m.opts.Title), room))
+			}
+			line = title + "  " + counts
+		}
+		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
+			gw = st.OKText.Render("⇄ ") + inline(st, m.opts.GatewayURL, 60)
 		}
 		line += st.Muted.Render(" · ") + gw
 	}
