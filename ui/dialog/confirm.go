@@ -470,6 +470,12 @@ func (c Confirm) titleLines() []string {
 	if gap := c.iw - lipgloss.Width(title) - lipgloss.Width(note); gap >= 2 {
 		return []string{title + strings.Repeat(" ", gap) + note}
 	}
+	// A narrow dialog keeps the deadline on the title's row, in fewer words:
+	// every row is worth an argument line.
+	note = c.st.Muted.Render("denied at " + c.p.Deadline.Format(time.TimeOnly))
+	if gap := c.iw - lipgloss.Width(title) - lipgloss.Width(note); gap >= 2 {
+		return []string{title + strings.Repeat(" ", gap) + note}
+	}
 	return []string{title, note}
 }
 
