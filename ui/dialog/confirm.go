@@ -664,7 +664,7 @@ func (c Confirm) statusLines(s state) []string {
 	case stateArmed:
 		return wrap.Words(c.st.ErrorText.Render("This call is DESTRUCTIVE. Press ctrl+y to allow it; any other key goes back."), c.iw)
 	case stateArming:
-		return wrap.Words(c.st.WarnText.Render("⏳ arming… keys are ignored until the keyboard is quiet"), c.iw)
+		return wrap.Words(c.st.WarnText.Render("⏳ arming… keys are ignored until the keyboard rests"), c.iw)
 	case stateReason:
 		return []string{c.st.Key.Render(reasonLabel) + c.reason.View()}
 	}
