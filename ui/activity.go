@@ -274,7 +274,7 @@ func (e activityEntry) recordContent(st *theme.Styles, width int) string {
 		ctx = inline(st, c.Context, 0)
 	}
 	add("context", ctx)
-	add("when", e.at.Format("2006-01-02 15:04:05")+" · took "+duration(c.Duration))
+	add("when", c.At.Format("2006-01-02 15:04:05")+" · took "+duration(c.Duration)+" in all, waiting for a person included")
 	add("tier", orDash(c.Tier))
 	add("decision", e.decision())
 	add("outcome", e.outcomeMark(st))
@@ -470,5 +470,10 @@ func (v activityView) View(log activityLog) string {
 
 // keyMap returns the bindings that apply now, for the footer.
 func (v activityView) keyMap() keyMapFunc {
+	if v.open {
+		back := v.keys.Back
+		back.SetHelp("esc", "back to the list")
+		return keyMapFunc{short: []key.Binding{v.keys.Down, v.keys.PageDown, back}, full: v.keys.FullHelp()}
+	}
 	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
 }

@@ -181,7 +181,9 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			}
 		}
 	case session.CallFinished:
-		m.acts.add(activityEntry{at: e.At, call: e})
+		// Filed when it ended, so the list stays in time order with the status
+		// messages around it.
+		m.acts.add(activityEntry{at: e.At.Add(e.Duration), call: e})
 	case session.Dropped:
 		m.ring.dropped += e.Count
 	case session.AuthorizationRequested:
