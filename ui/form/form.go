@@ -223,6 +223,15 @@ func (f Form) key(msg tea.KeyPressMsg) (Form, Action, tea.Cmd) {
 			return f.submit()
 		}
 		f.move(1)
+	case key.Matches(msg, k.AddItem) && fd.item != nil:
+		if err := fd.addItem(); err != nil {
+			fd.err = err.Error()
+		} else {
+			fd.err = ""
+		}
+	case fd.kind == kindMulti && key.Matches(msg, k.Toggle):
+		fd.toggle()
+		fd.err = ""
 	case key.Matches(msg, k.Toggle, k.ChoiceNext):
 		fd.cycle(1)
 		fd.err = ""
@@ -288,6 +297,7 @@ func (f *Form) updateKeys() {
 	} else {
 		k.Enter.SetHelp("enter", "next field")
 	}
+	k.AddItem.SetEnabled(fd != nil && fd.item != nil)
 	choice := fd != nil && fd.choiceField()
 	k.Toggle.SetEnabled(choice)
 	k.ChoiceNext.SetEnabled(choice)
