@@ -49,9 +49,9 @@ type field struct {
 	// the option the cursor is on.
 	checked []bool
 	// item is an empty item of an array of objects (JSON), for AddItem.
-	item json.RawMessage
-	input    textinput.Model
-	area     textarea.Model
+	item  json.RawMessage
+	input textinput.Model
+	area  textarea.Model
 	// unsafeDefault is a default that cannot be put in a text input as is
 	// (it holds control, bidi or invisible characters); it is shown escaped
 	// and left for the server to apply.
