@@ -2,12 +2,15 @@ package session
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -328,8 +331,40 @@ func (m *Manager) WriteOverrides() (string, error) {
 		}
 		path = filepath.Join(dir, "airlock.changes.toml")
 	}
-	if err := WriteFileAtomic(path, []byte(frag), 0o600); err != nil {
+	return writeNew(path, []byte(frag))
+}
+
+// writeNew writes data to path, or, when path exists, to the first free numbered
+// name beside it (NAME-2.toml, NAME-3.toml, …): an export never overwrites a file,
+// whoever wrote it. The file is created exclusively, so two exports at once get two
+// files.
+func writeNew(path string, data []byte) (string, error) {
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
-	return path, nil
+	for n := 1; n <= 1000; n++ {
+		p := path
+		if n > 1 {
+			p = base + "-" + strconv.Itoa(n) + ext
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return "", err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return "", err
+		}
+		return p, f.Close()
+	}
+	return "", fmt.Errorf("%s and 999 numbered names beside it exist: move some away", path)
 }

@@ -248,3 +248,43 @@ func TestWhatIfExport_InlineToolsTable(t *testing.T) {
 		t.Errorf("fragment:\n%s", frag)
 	}
 }
+
+// Issue 18 item 1: an export never overwrites a file. With a changes file already
+// there (the person's own, or an earlier export), the next export goes to a new
+// numbered file and the old one keeps every byte.
+func TestWhatIfExport_NeverOverwrites(t *testing.T) {
+	example, err := os.ReadFile("../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := exampleManager(t, string(example))
+	dir := t.TempDir()
+	m.Config().Path = filepath.Join(dir, "config.toml")
+	if err := m.SetToolPolicy(trust.Ref{Server: "mail", Tool: "send_email"}, trust.Deny); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "config.changes.toml")
+	if err := os.WriteFile(mine, []byte("# my own notes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for range 2 {
+		p, err := m.WriteOverrides()
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	want := []string{filepath.Join(dir, "config.changes-2.toml"), filepath.Join(dir, "config.changes-3.toml")}
+	if paths[0] != want[0] || paths[1] != want[1] {
+		t.Errorf("exports went to %v, want %v", paths, want)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "# my own notes\n" {
+		t.Errorf("the existing changes file was overwritten: %q", b)
+	}
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err != nil || !strings.Contains(string(b), "deny") {
+			t.Errorf("%s: %v %q", p, err, b)
+		}
+	}
+}

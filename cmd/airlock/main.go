@@ -251,6 +251,16 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
 		}
+		// Every demo starts from an empty demo folder (a running demo keeps it).
+		release, cleared, err := session.ClaimDemoState(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		defer release()
+		if !cleared {
+			fmt.Fprintf(stderr, "airlock: another airlock demo is running; this one shares its folder %s\n", dir)
+		}
 		cfg.StateDir = dir
 		audit, err := openAudit(cfg)
 		if err != nil {
