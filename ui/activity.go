@@ -322,11 +322,11 @@ type activityView struct {
 	keys ActivityKeyMap
 	// cursor is the selected entry's sequence number (activityLog.seq at the
 	// time it was added, minus one), so it stays on its entry as new ones come.
-	cursor, top int
-	open        bool
-	vp          viewport.Model
-	width       int
-	height      int
+	cursor int
+	open   bool
+	vp     viewport.Model
+	width  int
+	height int
 }
 
 func newActivityView(st *theme.Styles) activityView {
