@@ -530,7 +530,15 @@ func (c Confirm) factLines(width int) []string {
 		if ctx == "" {
 			ctx = session.PersonContext
 		}
-		out = append(out, row("agent", name(r.Client)+c.st.Muted.Render(" · context ")+name(ctx))...)
+		agent := row("agent", name(r.Client)+c.st.Muted.Render(" · context ")+name(ctx))
+		if len(agent) > 1 {
+			// Kept on one row where it can be: who asks is never cut off
+			// below the fold.
+			if short := row("agent", name(r.Client)+c.st.Muted.Render(" · ")+name(ctx)); len(short) < len(agent) {
+				agent = short
+			}
+		}
+		out = append(out, agent...)
 	}
 	out = append(out, row("tier", c.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))...)
 	if trust.ClaimsReadOnly(t.Declared, t.ServerTrust) {

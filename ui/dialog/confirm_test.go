@@ -558,3 +558,15 @@ func helpKeys(c Confirm) string {
 	}
 	return strings.Join(parts, " | ")
 }
+
+// Issue 15 item 2: the agent's context id is never cut mid-word at 60x20: who
+// asks stays readable on screen.
+func TestConfirm_AgentContextWholeAt60(t *testing.T) {
+	p := tainted()
+	p.Request.Context = "agent-claude-code-3384771f"
+	c := NewConfirm(p, plain())
+	c.SetSize(60, 18)
+	if v := text(c.View()); !strings.Contains(v, "agent-claude-code-3384771f") {
+		t.Errorf("the context id is cut:\n%s", v)
+	}
+}
