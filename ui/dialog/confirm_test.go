@@ -565,7 +565,7 @@ func TestConfirm_AgentContextWholeAt60(t *testing.T) {
 	p := tainted()
 	p.Request.Context = "agent-claude-code-3384771f"
 	c := NewConfirm(p, plain())
-	c.SetSize(58, 16) // the room a 60x20 terminal gives a dialog
+	c.SetSize(58, 18) // the room a 60x20 terminal gives a dialog
 	if v := text(c.View()); !strings.Contains(v, "agent-claude-code-3384771f") {
 		t.Errorf("the context id is cut:\n%s", v)
 	}
