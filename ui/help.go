@@ -80,7 +80,8 @@ func (h *helpOverlay) SetSize(w, height int) {
 // show opens the overlay on the given sections.
 func (h *helpOverlay) show(sections []helpSection) {
 	h.open = true
-	h.vp.SetContent(helpContent(h.st, sections))
+	iw, _ := paneInner(h.width, h.height)
+	h.vp.SetContent(helpContent(h.st, sections, iw))
 	h.vp.GotoTop()
 }
 
@@ -129,7 +130,7 @@ var Glossary = [][2]string{
 	{"activity", "every call by you or an agent, and every status message (v)"},
 }
 
-func helpContent(st *theme.Styles, sections []helpSection) string {
+func helpContent(st *theme.Styles, sections []helpSection, width int) string {
 	var lines []string
 	for _, s := range sections {
 		if s.keys == nil {
@@ -175,7 +176,8 @@ func helpContent(st *theme.Styles, sections []helpSection) string {
 		st.Header.Render("Words (one meaning each; docs/wording.md)"),
 	)
 	for _, g := range Glossary {
-		lines = append(lines, "  "+st.HelpKey.Render(fit(g[0], 10))+" "+g[1])
+		// Wrapped, never cut: a definition is read to the end.
+		lines = append(lines, wrapOwn(g[1], width, "  "+st.HelpKey.Render(fit(g[0], 10))+" ", strings.Repeat(" ", 13))...)
 	}
 	return strings.Join(lines, "\n")
 }

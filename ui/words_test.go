@@ -24,13 +24,30 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 		t.Error("the banner still says the false sentence")
 	}
 	h.keys("?")
-	help := ansi.Strip(h.m.overlay.vp.GetContent())
+	help := strings.Join(strings.Fields(ansi.Strip(h.m.overlay.vp.GetContent())), " ")
 	for _, g := range Glossary {
-		if !strings.Contains(help, g[0]) || !strings.Contains(help, g[1]) {
+		if !strings.Contains(help, g[0]) || !strings.Contains(help, strings.Join(strings.Fields(g[1]), " ")) {
 			t.Errorf("help lacks the word %q: %q", g[0], g[1])
 		}
 	}
 	screenHas(t, help, strings.TrimPrefix(trust.GuardedMeaning, "guarded: "))
+	// At 80 columns every definition is wrapped, never cut.
+	h80 := newHarness(t, 80, 24, false)
+	h80.keys("?")
+	flat := strings.Join(strings.Fields(ansi.Strip(h80.m.overlay.vp.GetContent())), " ")
+	for _, g := range Glossary {
+		if !strings.Contains(flat, strings.Join(strings.Fields(g[1]), " ")) {
+			t.Errorf("at 80 columns the help lacks %q", g[0])
+		}
+	}
+	iw := h80.m.overlay.vp.Width()
+	for _, l := range strings.Split(h80.m.overlay.vp.GetContent(), "\n") {
+		for _, g := range Glossary {
+			if strings.Contains(l, g[0]+" ") && ansi.StringWidth(l) > iw {
+				t.Errorf("the help's line for %q is wider than the overlay (%d > %d), so it is cut", g[0], ansi.StringWidth(l), iw)
+			}
+		}
+	}
 	h.keys("esc", "z")
 	screenHas(t, strings.Join(strings.Fields(h.plain()), " "), "✓ guarded: at least one leg asks a person before it runs")
 }
