@@ -43,6 +43,9 @@ type GatewayOptions struct {
 	AllowRemote bool
 	// Token is the bearer token agents must present (see LoadOrCreateToken).
 	Token string
+	// TokenFile, when set, is the file Token came from: the gateway follows it, so
+	// `airlock gateway rotate-token` takes effect on the next request.
+	TokenFile string
 	// WaitingEvery is how often an agent that sent a progress token is told its call
 	// still waits for a person (default 5s).
 	WaitingEvery time.Duration
@@ -65,7 +68,7 @@ type Gateway struct {
 	m     *Manager
 	opts  GatewayOptions
 	srv   *mcp.Server
-	token []byte
+	token *tokenSource
 
 	mu      sync.Mutex
 	exposed map[string]gatewayTool // qualified name -> what is registered
@@ -121,7 +124,7 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 	g := &Gateway{
 		m:       m,
 		opts:    opts,
-		token:   []byte(opts.Token),
+		token:   newTokenSource(opts.TokenFile, opts.Token),
 		exposed: map[string]gatewayTool{},
 		ended:   map[string]bool{},
 		resync:  make(chan struct{}, 1),
@@ -734,7 +737,7 @@ func (g *Gateway) authorized(r *http.Request) bool {
 		return false
 	}
 	got := []byte(h[len(prefix):])
-	return subtle.ConstantTimeCompare(got, g.token) == 1
+	return subtle.ConstantTimeCompare(got, g.token.current()) == 1
 }
 
 // LoadOrCreateToken is OpenGatewayToken telling stderr when it replaced the token.

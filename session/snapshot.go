@@ -61,6 +61,10 @@ type ToolInfo struct {
 	// Policy is the tool's own policy (config, or the person's live change);
 	// ActionUnset when the tier's policy applies.
 	Policy trust.Action
+	// Input is exactly what trust.Classify was given for this tool (with the
+	// session's live changes applied): explanations and fix hints re-run the pure
+	// trust functions on it.
+	Input trust.Tool
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -258,6 +262,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 			Disabled:     t.Disabled,
 			Policy:       t.ToolPolicy,
+			Input:        t,
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class})
 	}

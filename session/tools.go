@@ -116,6 +116,15 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, capt *capture) ([]lis
 		seen[p.NextCursor] = true
 		cursor = p.NextCursor
 	}
+	tools, more := parseListing(raws)
+	return tools, append(notices, more...), nil
+}
+
+// parseListing decodes the raw tool objects of a listing (live, or recorded in a
+// snapshot file): fingerprints, declared hints, and the name problems that block a
+// tool, with notices for what was skipped or rejected.
+func parseListing(raws []json.RawMessage) ([]listedTool, []string) {
+	var notices []string
 	tools := make([]listedTool, 0, len(raws))
 	skipped := 0
 	for _, raw := range raws {
@@ -168,7 +177,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, capt *capture) ([]lis
 	if len(rejected) > 0 {
 		notices = append(notices, fmt.Sprintf("tools blocked and not exposed because of their names (invalid or listed twice): %s", shortList(rejected, 5)))
 	}
-	return tools, notices, nil
+	return tools, notices
 }
 
 // quoteName quotes a rejected tool name for a notice, cut after 64 bytes: a notice

@@ -151,6 +151,9 @@ func (v *hazardsView) rebuild() {
 					break
 				}
 				ls = append(ls, v.toolLine(q, nameW, iw))
+				if note := legNote(v.snap, q, leg); note != "" {
+					add(wrapOwn(st.Muted.Render("↳ ")+inline(st, note, 400), iw-2, "      ", "        ")...)
+				}
 			}
 		}
 	}

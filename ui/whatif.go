@@ -95,6 +95,9 @@ func (m Model) cycleTrust(server string) tea.Cmd {
 	if next == m.configTrust[server] {
 		what += " (the config's)"
 	}
+	if note := believedNote(m.snap, server, next); note != "" {
+		what += " · " + inline(m.st, note, 160)
+	}
 	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetServerTrust(server, next) })
 }
 
@@ -104,8 +107,12 @@ func (m *Model) applyWhatIf(msg whatIfMsg) {
 		m.status = "✗ could not change: " + inline(m.st, msg.err.Error(), 100)
 		return
 	}
+	before := m.snap
 	m.setSnapshot(m.sess.Snapshot())
 	m.status = "what-if: " + msg.what
+	if note := remainsNote(before, m.snap); note != "" {
+		m.status += " · " + inline(m.st, note, 200)
+	}
 	if n := overrideCount(m.over); n > 0 {
 		m.status += " · E exports the changes"
 	}

@@ -38,6 +38,10 @@ func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
 	return listen, cfg.StateDir, nil
 }
 
+const gatewayUsage = `usage: airlock gateway snippet claude|cursor|vscode [--env] [--config FILE | --demo] [--gateway ADDR]
+       airlock gateway token --export [--config FILE | --demo]
+       airlock gateway rotate-token [--config FILE | --demo]`
+
 // targetConfig is the config a command about a running airlock looks at: --config or
 // the default one, or the demo's (with --demo, or when there is no config at the
 // default path).
@@ -66,8 +70,18 @@ func defaultConfigPath() string {
 }
 
 func runGateway(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 2 || args[0] != "snippet" {
-		fmt.Fprintf(stderr, "usage: airlock gateway snippet %v [--config FILE]\n", cli.SnippetClients)
+	if len(args) < 1 {
+		fmt.Fprintln(stderr, gatewayUsage)
+		return 2
+	}
+	switch args[0] {
+	case "snippet":
+	case "token":
+		return runGatewayToken(args[1:], stdout, stderr)
+	case "rotate-token":
+		return runRotateToken(args[1:], stdout, stderr)
+	default:
+		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
 	}
 	fs := flag.NewFlagSet("airlock gateway snippet", flag.ContinueOnError)
@@ -75,9 +89,10 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	cfgPath := fs.String("config", "", "config file")
 	demo := fs.Bool("demo", false, "the gateway of a running \"airlock demo\" (its token is in the demo folder of the state dir)")
 	listenFlag := fs.String("gateway", "", "gateway address (default from the config, else "+defaultGatewayListen+")")
+	env := fs.Bool("env", false, "refer to the token as ${AIRLOCK_TOKEN} (safe to show on a projector); the export line comes from `airlock gateway token --export`")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) != 1 {
-		fmt.Fprintf(stderr, "usage: airlock gateway snippet %v [--config FILE | --demo]\n", cli.SnippetClients)
+		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
 	}
 	listen, stateDir, err := gatewayTarget(*cfgPath, *demo)
@@ -110,10 +125,80 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	if *listenFlag != "" {
 		bridgeArgs = append(bridgeArgs, "--gateway", listen)
 	}
-	if err := cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self, bridgeArgs...); err != nil {
+	if *env {
+		err = cli.WriteSnippetEnv(stdout, positional[0], "http://"+listen+"/mcp", self, tokenFlags(*cfgPath, *demo), bridgeArgs...)
+	} else {
+		err = cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self, bridgeArgs...)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 2
 	}
+	return 0
+}
+
+// tokenFlags are the flags that make `airlock gateway token` find the same token.
+func tokenFlags(cfgPath string, demo bool) string {
+	switch {
+	case demo:
+		return " --demo"
+	case cfgPath != "":
+		return " --config " + cli.ShellQuote(cfgPath)
+	}
+	return ""
+}
+
+// runGatewayToken prints the shell line that puts the gateway token in
+// AIRLOCK_TOKEN, for `eval "$(airlock gateway token --export)"`: the token reaches
+// the agent's environment without being shown.
+func runGatewayToken(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("airlock gateway token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "the token of `airlock demo` (in the demo folder of the state dir)")
+	export := fs.Bool("export", false, "print `export AIRLOCK_TOKEN=...` for eval in a shell")
+	if err := fs.Parse(args); err != nil || !*export || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, gatewayUsage)
+		return 2
+	}
+	_, stateDir, err := gatewayTarget(*cfgPath, *demo)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock"))
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "export AIRLOCK_TOKEN=%s\n", cli.ShellQuote(token))
+	return 0
+}
+
+// runRotateToken replaces the gateway token. A running airlock's gateway follows
+// the token file and refuses the old token from its next request; agents need the
+// new token (their config keeps working when it reads ${AIRLOCK_TOKEN}).
+func runRotateToken(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("airlock gateway rotate-token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	demo := fs.Bool("demo", false, "the token of `airlock demo` (in the demo folder of the state dir)")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, gatewayUsage)
+		return 2
+	}
+	_, stateDir, err := gatewayTarget(*cfgPath, *demo)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	if _, err := session.RotateToken(stateDir); err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "New gateway token written to %s (not shown).\n", session.TokenPath(stateDir))
+	fmt.Fprintln(stdout, "A running airlock refuses the old token from the next request on; no restart needed.")
+	fmt.Fprintf(stdout, "Give agents the new one: eval \"$(airlock gateway token --export%s)\" in the agent's shell, or a new `airlock gateway snippet`.\n", tokenFlags(*cfgPath, *demo))
 	return 0
 }
 

@@ -23,13 +23,16 @@ type command struct {
 
 var commands = []command{
 	{path: nil, summary: "open the session on your config: the TUI on a terminal, else the check view"},
-	{path: []string{"check"}, summary: "connect, classify, print every tool's tier and the toolset's hazards (exit 4 with --fail-on)"},
+	{path: []string{"check"}, summary: "connect (or read a snapshot), classify, print every tool's tier and the toolset's hazards (exit 4 with --fail-on)"},
+	{path: []string{"snapshot"}, summary: "record every server's listing to a file, for CI (check --snapshot, --drift)"},
 	{path: []string{"demo"}, summary: "the TUI (or check view) on four built-in offline demo servers; --tour walks through them"},
 	{path: []string{"demo-server"}, args: "NAME", summary: "serve one demo server over stdio (docs, web, notes, mail)", noFlags: true},
 	{path: []string{"call"}, args: "SERVER__TOOL | SERVER TOOL", summary: "one call through the approval engine; arguments are checked against the tool's input schema first"},
 	{path: []string{"pins", "list"}, args: "[SERVER]", summary: "list pinned tool definitions and what changed since"},
 	{path: []string{"pins", "accept"}, args: "SERVER [TOOL]", summary: "accept a changed definition you reviewed"},
 	{path: []string{"gateway", "snippet"}, args: "claude|cursor|vscode", summary: "the config block that points an agent at the running gateway (found where it runs)"},
+	{path: []string{"gateway", "token"}, summary: "print export AIRLOCK_TOKEN=... for eval in a shell (--export)"},
+	{path: []string{"gateway", "rotate-token"}, summary: "a new gateway token; a running gateway follows it"},
 	{path: []string{"bridge"}, summary: "stdio to the running gateway, for agents that only launch stdio servers"},
 	{path: []string{"audit", "verify"}, args: "[FILE]", summary: "check the audit log's hash chain and print its head"},
 	{path: []string{"taint", "list"}, summary: "list the tainted contexts kept in the state dir"},
@@ -42,10 +45,10 @@ var commands = []command{
 // exitCodes are every exit code airlock uses.
 var exitCodes = [][2]string{
 	{"0", "success"},
-	{"1", "a config error, or a command or call that failed (a call that timed out after call_timeout included)"},
+	{"1", "a config, snapshot or baseline file error, or a command or call that failed (a call that timed out after call_timeout included)"},
 	{"2", "usage: an unknown command, flag or argument, or call arguments that do not match the tool's input schema"},
 	{"3", "a server failed to connect (check, call)"},
-	{"4", "check --fail-on matched a hazard"},
+	{"4", "check --fail-on matched a hazard (not in the --baseline), or drift"},
 	{"5", "call: the call was denied (by policy, by the person, or nobody answered in time)"},
 	{"6", "call: the tool ran and returned an error result (isError)"},
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,6 +54,8 @@ func dispatch(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		return runCheck(ctx, cmd, args, stdin, stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args, stdin, stdout, stderr)
+	case "snapshot":
+		return runSnapshot(ctx, args, stdout, stderr)
 	case "demo-server":
 		return runDemoServer(ctx, args, stderr)
 	case "call":
@@ -141,7 +144,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file (default "+defaultConfigHint()+")")
 	fromPath := fs.String("from", "", "run on another client's server list (Claude, Cursor, VS Code, Codex), imported in memory")
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	asJSON := fs.Bool("json", false, "print one JSON object (the same as --format json)")
 	// The TUI's flags belong to bare airlock only: check never opens the TUI.
 	noTUI, gatewayListen, noBell := new(bool), new(string), new(bool)
 	if cmd == "" {
@@ -149,25 +152,30 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		gatewayListen = fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
 		noBell = fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
 	}
-	failOn := fs.String("fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, comma-separated")
+	var opts checkOptions
+	fs.StringVar(&opts.failOnSpec, "fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, or drift; comma-separated")
+	fs.StringVar(&opts.format, "format", "", "output format: "+strings.Join(cli.Formats, "|")+" (default text)")
+	fs.StringVar(&opts.snapshot, "snapshot", "", "evaluate a snapshot FILE written by \"airlock snapshot\" instead of connecting")
+	fs.StringVar(&opts.drift, "drift", "", "connect and report every difference from the snapshot FILE")
+	fs.StringVar(&opts.baseline, "baseline", "", "a \"check --format json\" report FILE whose hazards are accepted")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	var rule *cli.FailOn
-	if *failOn != "" {
-		r, err := cli.ParseFailOn(*failOn)
-		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %v\n", err)
-			return 2
-		}
-		rule = &r
+	if code := opts.validate(*asJSON, stderr); code != 0 {
+		return code
 	}
-	cfg, err := loadSessionConfig(*cfgPath, *fromPath)
+	var cfg *config.Config
+	var err error
+	if opts.snapshot != "" && *fromPath == "" {
+		cfg, err = loadOfflineConfig(*cfgPath) // no credentials needed: nothing connects
+	} else {
+		cfg, err = loadSessionConfig(*cfgPath, *fromPath)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
-	if cmd == "" && !*asJSON && rule == nil && wantTUI(stdin, stdout, *noTUI) {
+	if cmd == "" && !opts.printing() && wantTUI(stdin, stdout, *noTUI) {
 		audit, err := openAudit(cfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -181,46 +189,15 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		}
 		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath), NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
-	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr)})
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
-		return cli.ExitConfig
-	}
-	return checkFailOn(ctx, m, *asJSON, rule, stdout, stderr)
+	return runCheckReport(ctx, cfg, opts, stdout, stderr)
 }
 
 func check(ctx context.Context, m *session.Manager, asJSON bool, stdout, stderr io.Writer) int {
-	return checkFailOn(ctx, m, asJSON, nil, stdout, stderr)
-}
-
-// checkFailOn prints the check report and, with a --fail-on rule, exits 4 when a
-// hazard matches it (after the exit codes for config and server failures).
-func checkFailOn(ctx context.Context, m *session.Manager, asJSON bool, rule *cli.FailOn, stdout, stderr io.Writer) int {
-	defer m.Close()
-	m.Start()
-	if err := m.Wait(ctx); err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
-		return cli.ExitServerFailed
-	}
-	r := cli.NewReport(m.Snapshot())
+	opts := checkOptions{format: "text"}
 	if asJSON {
-		err := r.WriteJSON(stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %v\n", err)
-		}
-	} else if err := r.WriteText(stdout); err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		opts.format = "json"
 	}
-	if code := r.ExitCode(); code != cli.ExitOK || rule == nil {
-		return code
-	}
-	if hit := rule.Match(r.Hazards); len(hit) > 0 {
-		for _, h := range hit {
-			fmt.Fprintf(stderr, "airlock: --fail-on matched %s %s (unguarded=%v)\n", h.Severity, h.Kind, h.Unguarded)
-		}
-		return cli.ExitHazard
-	}
-	return cli.ExitOK
+	return checkManager(ctx, m, opts, stdout, stderr)
 }
 
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

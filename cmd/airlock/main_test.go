@@ -58,22 +58,44 @@ func airlockIn(t *testing.T, state, stdin string, args ...string) result {
 	return result{out.String(), errb.String(), code}
 }
 
+type location struct {
+	File string
+	Line int
+}
+
 type checkJSON struct {
-	Servers []struct {
+	SchemaVersion int `json:"schema_version"`
+	Source        string
+	Config        string
+	Servers       []struct {
 		Name, Status, Error, Trust, Protocol string
 		InstructionsChanged                  bool     `json:"instructions_changed"`
 		Env                                  []string `json:"env"`
+		Location                             *location
 	}
 	Tools []struct {
 		Server, Name, Qualified, Tier, Policy, Pin string
 		Declared                                   json.RawMessage
 		Effective                                  map[string]bool
 		Legs, Reasons                              []string
+		Location                                   *location
 	}
 	Hazards []struct {
-		Kind, Severity, Summary string
-		Unguarded               bool
-		Legs                    map[string][]string
+		Kind, Severity, Summary, ID string
+		Unguarded, Baselined        bool
+		Legs                        map[string][]string
+		Fixes                       []struct {
+			Effect, Text, TOML string
+			Changes            []json.RawMessage
+		}
+		Location *location
+	}
+	Drift   []json.RawMessage
+	Verdict struct {
+		FailOn   string `json:"fail_on"`
+		Failed   bool
+		ExitCode int `json:"exit_code"`
+		Matched  []string
 	}
 }
 
@@ -93,6 +115,14 @@ func TestCheckJSONOnExampleConfig(t *testing.T) {
 	}
 	if len(got.Servers) != 4 {
 		t.Fatalf("servers = %+v", got.Servers)
+	}
+	if got.SchemaVersion != 1 || got.Source != "live" || got.Config != "../../config.example.toml" || got.Verdict.ExitCode != 0 || got.Verdict.Failed {
+		t.Errorf("schema_version %d source %q config %q verdict %+v", got.SchemaVersion, got.Source, got.Config, got.Verdict)
+	}
+	for _, s := range got.Servers {
+		if s.Location == nil || s.Location.Line == 0 {
+			t.Errorf("server %s has no config line", s.Name)
+		}
 	}
 	for _, s := range got.Servers {
 		if s.Status != "ready" || s.Protocol == "" {

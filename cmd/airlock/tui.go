@@ -79,7 +79,7 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
 		}
-		g, err := session.NewGateway(m, session.GatewayOptions{Listen: gs.listen, AllowRemote: gs.allowRemote, Token: token})
+		g, err := session.NewGateway(m, session.GatewayOptions{Listen: gs.listen, AllowRemote: gs.allowRemote, Token: token, TokenFile: session.TokenPath(gs.stateDir)})
 		if err == nil {
 			err = g.Start()
 		}

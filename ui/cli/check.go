@@ -32,11 +32,26 @@ const (
 	ExitHazard = 4
 )
 
+// ReportSchemaVersion is the schema_version of `check --format json`. It grows when
+// a key is removed or changes meaning; new keys may appear without it.
+const ReportSchemaVersion = 1
+
 // Report is the `check --json` object.
 type Report struct {
+	SchemaVersion int `json:"schema_version"`
+	// Source is "live" (servers connected) or "snapshot" (check --snapshot).
+	Source string `json:"source"`
+	// Config is the config file the report is about ("" when built in code).
+	Config  string         `json:"config"`
 	Servers []ServerReport `json:"servers"`
 	Tools   []ToolReport   `json:"tools"`
-	Hazards []trust.Hazard `json:"hazards"`
+	Hazards []HazardReport `json:"hazards"`
+	// Drift lists the differences from the snapshot of check --drift.
+	Drift   []session.DriftFinding `json:"drift"`
+	Verdict Verdict                `json:"verdict"`
+	// Notes are airlock's own remarks about the run (a snapshot server the config
+	// no longer has, ...).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ServerReport is one entry of Report.Servers.
@@ -48,6 +63,7 @@ type ServerReport struct {
 	Protocol            string            `json:"protocol"`
 	InstructionsChanged bool              `json:"instructions_changed"`
 	Notices             []string          `json:"notices,omitempty"`
+	Location            *Location         `json:"location,omitempty"`
 	// Env names the environment variables a stdio server receives (never values).
 	Env []string `json:"env,omitempty"`
 }
@@ -64,13 +80,15 @@ type ToolReport struct {
 	Policy    trust.Action    `json:"policy"`
 	Pin       trust.PinState  `json:"pin"`
 	Reasons   []string        `json:"reasons"`
+	Location  *Location       `json:"location,omitempty"`
 }
 
-// NewReport builds the report of a snapshot.
+// NewReport builds the report of a snapshot, with no config locations, fix hints,
+// drift or rule (see Build for those).
 func NewReport(s *session.Snapshot) Report {
-	r := Report{Servers: []ServerReport{}, Tools: []ToolReport{}, Hazards: s.Hazards}
-	if r.Hazards == nil {
-		r.Hazards = []trust.Hazard{}
+	r := Report{SchemaVersion: ReportSchemaVersion, Source: "live", Servers: []ServerReport{}, Tools: []ToolReport{}, Hazards: []HazardReport{}, Drift: []session.DriftFinding{}}
+	for _, h := range s.Hazards {
+		r.Hazards = append(r.Hazards, HazardReport{Hazard: h, ID: HazardID(h), Fixes: []FixHint{}})
 	}
 	for _, sv := range s.Servers {
 		sr := ServerReport{
@@ -112,7 +130,8 @@ func NewReport(s *session.Snapshot) Report {
 	return r
 }
 
-// ExitCode is 0 when every server is ready and 3 when any failed.
+// ExitCode is 0 when every server is ready and 3 when any failed (the --fail-on
+// rule is the Verdict's).
 func (r Report) ExitCode() int {
 	for _, s := range r.Servers {
 		if s.Status != session.StatusReady {
@@ -217,6 +236,10 @@ func (r Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", e(n))
+	}
+	writeDriftText(w, r.Drift)
 	fmt.Fprintln(w)
 	if len(r.Hazards) == 0 {
 		fmt.Fprintln(w, "No toolset hazards.")
@@ -226,6 +249,9 @@ func (r Report) WriteText(w io.Writer) error {
 		guard := trust.GuardedMeaning
 		if h.Unguarded {
 			guard = trust.UnguardedMeaning
+		}
+		if h.Baselined {
+			guard += " (accepted in the baseline)"
 		}
 		fmt.Fprintf(w, "%s %s %s — %s\n", theme.SeverityGlyph(h.Severity), strings.ToUpper(string(h.Severity)), h.Kind, guard)
 		fmt.Fprintf(w, "  %s\n", e(h.Summary))
@@ -241,6 +267,7 @@ func (r Report) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(w, "  %-18s %s\n", k+":", shortJoin(names, 6))
 		}
+		writeFixesText(w, h.Fixes)
 	}
 	return nil
 }

@@ -24,11 +24,11 @@ func hostileReport() Report {
 			{Server: "evil", Name: "delete\x1b[2J_repo", Qualified: "evil__delete\x1b[2J_repo", Tier: trust.TierDestructive, Policy: trust.Ask, Pin: trust.PinNew, Legs: []trust.Leg{}},
 			{Server: "evil", Name: "tab\tname\nnext", Qualified: "evil__tab\tname\nnext", Tier: trust.TierBlocked, Policy: trust.Deny, Pin: trust.PinNew, Legs: []trust.Leg{}},
 		},
-		Hazards: []trust.Hazard{{
+		Hazards: []HazardReport{{Hazard: trust.Hazard{
 			Kind: trust.HazardShadowing, Severity: trust.SeverityHigh, Unguarded: true,
 			Legs:    map[string][]string{"shadowing": {"evil__x\u202e"}, "shadowed": {"mail__send_email"}},
 			Summary: "evil__x\u202e's description names another server's tool mail__send_email",
-		}},
+		}, ID: "shadowing:0123456789ab", Fixes: []FixHint{}}},
 	}
 }
 
@@ -65,9 +65,25 @@ func TestWriteJSONShape(t *testing.T) {
 	if strings.Contains(b.String(), "\x1b") {
 		t.Error("raw ESC in JSON output")
 	}
-	var got map[string][]map[string]any
-	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b.Bytes(), &top); err != nil {
 		t.Fatal(err)
+	}
+	got := map[string][]map[string]any{}
+	for _, k := range []string{"servers", "tools", "hazards"} {
+		var v []map[string]any
+		if err := json.Unmarshal(top[k], &v); err != nil {
+			t.Fatal(err)
+		}
+		got[k] = v
+	}
+	var topKeys []string
+	for k := range top {
+		topKeys = append(topKeys, k)
+	}
+	slices.Sort(topKeys)
+	if k := strings.Join(topKeys, ","); k != "config,drift,hazards,schema_version,servers,source,tools,verdict" {
+		t.Errorf("top keys = %s", k)
 	}
 	keys := func(m map[string]any) string {
 		var k []string
@@ -83,7 +99,7 @@ func TestWriteJSONShape(t *testing.T) {
 	if k := keys(got["tools"][0]); k != "declared,effective,legs,name,pin,policy,qualified,reasons,server,tier" {
 		t.Errorf("tool keys = %s", k)
 	}
-	if k := keys(got["hazards"][0]); k != "kind,legs,severity,summary,unguarded" {
+	if k := keys(got["hazards"][0]); k != "baselined,fixes,id,kind,legs,severity,summary,unguarded" {
 		t.Errorf("hazard keys = %s", k)
 	}
 	if got["tools"][1]["declared"] != nil {

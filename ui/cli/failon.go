@@ -13,10 +13,12 @@ import (
 // SPEC is a comma-separated list of terms. A term is a hazard kind
 // (lethal-trifecta, open-world-exfiltration, untrusted-destructive, shadowing,
 // untrusted-server), a severity (critical, high, medium), or "any"; prefixed with "unguarded:" it only matches
-// hazards whose every leg runs without asking. Examples: "lethal-trifecta",
-// "unguarded:any", "critical,unguarded:high".
+// hazards whose every leg runs without asking. The term "drift" matches any
+// difference `check --drift` finds from its snapshot. Examples: "lethal-trifecta",
+// "unguarded:any", "critical,unguarded:high", "drift,unguarded:any".
 type FailOn struct {
 	terms []failTerm
+	drift bool
 }
 
 type failTerm struct {
@@ -36,6 +38,10 @@ func ParseFailOn(spec string) (FailOn, error) {
 		if term == "" {
 			continue
 		}
+		if term == "drift" {
+			f.drift = true
+			continue
+		}
 		var t failTerm
 		if rest, ok := strings.CutPrefix(term, "unguarded:"); ok {
 			t.unguarded, term = true, rest
@@ -53,12 +59,12 @@ func ParseFailOn(spec string) (FailOn, error) {
 				}
 			}
 			if !known {
-				return FailOn{}, fmt.Errorf("--fail-on: unknown term %q (want a hazard kind %v, a severity critical|high|medium, or any, optionally prefixed unguarded:)", raw, hazardKinds)
+				return FailOn{}, fmt.Errorf("--fail-on: unknown term %q (want a hazard kind %v, a severity critical|high|medium, or any, optionally prefixed unguarded:; or drift)", raw, hazardKinds)
 			}
 		}
 		f.terms = append(f.terms, t)
 	}
-	if len(f.terms) == 0 {
+	if len(f.terms) == 0 && !f.drift {
 		return FailOn{}, fmt.Errorf("--fail-on: empty rule")
 	}
 	return f, nil
@@ -80,3 +86,6 @@ func (f FailOn) Match(hs []trust.Hazard) []trust.Hazard {
 	}
 	return out
 }
+
+// Drift reports whether the rule fails on drift findings.
+func (f FailOn) Drift() bool { return f.drift }

@@ -77,7 +77,8 @@ func New(dark, noColor bool) Styles {
 		red    = c("#cf222e", "#f85149")
 		grey   = c("#6e7781", "#6e7681")
 		border = c("#d0d7de", "#30363d")
-		selBG  = c("#ddf4ff", "#1f3a5f")
+		selBG  = c("#0969da", "#316dca") // >= 3:1 against the screen, see theme_test.go
+		selFG  = c("#ffffff", "#ffffff")
 		markBG = c("#fff8c5", "#3b2e00")
 	)
 	s := Styles{Dark: dark, NoColor: noColor}
@@ -87,7 +88,7 @@ func New(dark, noColor bool) Styles {
 	s.Pane = base.Border(lipgloss.RoundedBorder()).BorderForeground(border)
 	s.PaneFocus = base.Border(lipgloss.RoundedBorder()).BorderForeground(accent)
 	s.Header = base.Bold(true)
-	s.Selected = base.Background(selBG).Bold(true)
+	s.Selected = base.Background(selBG).Foreground(selFG).Bold(true)
 	if noColor {
 		s.Selected = base.Reverse(true)
 	}

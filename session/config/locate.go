@@ -1,0 +1,54 @@
+package config
+
+import (
+	"os"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Locations maps a config file's servers and tool tables to the lines that define
+// them, for reports that point at the config (SARIF, GitHub annotations).
+type Locations struct {
+	// File is the config file's path as given.
+	File  string
+	lines map[string]int
+}
+
+// Locate reads path and finds the line of every key in it. A config built in code
+// (path "") has no lines.
+func Locate(path string) (*Locations, error) {
+	l := &Locations{File: path, lines: map[string]int{}}
+	if path == "" {
+		return l, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	l.lines = keyLines(string(b))
+	return l, nil
+}
+
+// LocateSource finds the lines of src, read from file.
+func LocateSource(file string, src []byte) *Locations {
+	return &Locations{File: file, lines: keyLines(string(src))}
+}
+
+// Server is the line of [servers.NAME] (0 when the file does not name it).
+func (l *Locations) Server(name string) int {
+	if l == nil {
+		return 0
+	}
+	return l.lines[toml.Key{"servers", name}.String()]
+}
+
+// Tool is the line of [servers.NAME.tools.TOOL], else of the server (0 when neither).
+func (l *Locations) Tool(server, tool string) int {
+	if l == nil {
+		return 0
+	}
+	if n := l.lines[toml.Key{"servers", server, "tools", tool}.String()]; n > 0 {
+		return n
+	}
+	return l.Server(server)
+}

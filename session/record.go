@@ -1,0 +1,202 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// RecordingSchemaVersion is the schema_version of the snapshot files this airlock
+// writes and reads (`airlock snapshot`, `check --snapshot`, `check --drift`).
+const RecordingSchemaVersion = 1
+
+// MaxRecordingBytes bounds a snapshot file airlock reads.
+const MaxRecordingBytes = 256 << 20
+
+// Recording is what `airlock snapshot` writes: every server's raw listing, its
+// instructions and fingerprints, in a stable form meant to be committed and diffed.
+// Servers are sorted by name and tools by name; nothing in it depends on the time or
+// the machine it was taken on, so taking it twice from the same servers gives the
+// same bytes. Strings in it came from servers: escape before display.
+type Recording struct {
+	SchemaVersion int              `json:"schema_version"`
+	Servers       []RecordedServer `json:"servers"`
+}
+
+// RecordedServer is one server of a Recording.
+type RecordedServer struct {
+	Name string `json:"name"`
+	// Status is "ready" or "failed" (with Error saying why).
+	Status             string              `json:"status"`
+	Error              string              `json:"error,omitempty"`
+	Protocol           string              `json:"protocol,omitempty"`
+	ServerInfo         *mcp.Implementation `json:"server_info,omitempty"`
+	Instructions       string              `json:"instructions"`
+	InstructionsSHA256 string              `json:"instructions_sha256"`
+	// Notices are what airlock noticed of the listing itself (caps, skipped entries).
+	Notices []string       `json:"notices,omitempty"`
+	Tools   []RecordedTool `json:"tools"`
+	// Resources and Prompts are null until airlock relays them; the keys are here so
+	// that a later airlock can fill them without a new schema version.
+	Resources json.RawMessage `json:"resources"`
+	Prompts   json.RawMessage `json:"prompts"`
+}
+
+// RecordedTool is one tool as the server listed it: the whole definition (in
+// canonical key order) and its fingerprint, the SHA-256 that pins compare.
+type RecordedTool struct {
+	Name string `json:"name"`
+	// SHA256 is "" when the definition cannot be fingerprinted (such a tool is blocked).
+	SHA256     string          `json:"sha256"`
+	Definition json.RawMessage `json:"definition"`
+}
+
+// Record returns the current listing of every server as a Recording. Call it after
+// Wait: a server still connecting is recorded as failed.
+func (m *Manager) Record() *Recording {
+	rec := &Recording{SchemaVersion: RecordingSchemaVersion, Servers: make([]RecordedServer, 0, len(m.order))}
+	for _, name := range m.order {
+		s := m.servers[name]
+		s.mu.Lock()
+		rs := RecordedServer{Name: name, Status: s.status.String(), Tools: []RecordedTool{}}
+		switch s.status {
+		case StatusReady:
+			rs.Protocol = s.protocol
+			rs.ServerInfo = s.impl
+			rs.Instructions = s.instructions
+			rs.InstructionsSHA256 = trust.InstructionsFingerprint(s.instructions)
+			rs.Notices = slices.Clone(s.listNotices)
+			for _, t := range s.tools {
+				def := json.RawMessage(t.raw)
+				if c, err := trust.Canonical(t.raw); err == nil {
+					def = c
+				}
+				rs.Tools = append(rs.Tools, RecordedTool{Name: t.wire.Name, SHA256: t.fingerprint, Definition: def})
+			}
+		case StatusFailed:
+			if s.err != nil {
+				rs.Error = s.err.Error()
+			}
+		default:
+			rs.Status, rs.Error = StatusFailed.String(), "still connecting when the snapshot was taken"
+		}
+		s.mu.Unlock()
+		slices.SortStableFunc(rs.Tools, func(a, b RecordedTool) int { return strings.Compare(a.Name, b.Name) })
+		rec.Servers = append(rec.Servers, rs)
+	}
+	return rec
+}
+
+// Write writes the recording as indented JSON with a final newline. HTML characters
+// are not escaped, so descriptions read as the server wrote them.
+func (r *Recording) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadRecording reads a snapshot file's contents, refusing a schema version it does
+// not know, a repeated server name, and anything above MaxRecordingBytes.
+func ReadRecording(r io.Reader) (*Recording, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxRecordingBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxRecordingBytes {
+		return nil, fmt.Errorf("snapshot is larger than %d MiB", MaxRecordingBytes>>20)
+	}
+	var probe struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("snapshot is not JSON: %w", err)
+	}
+	switch {
+	case probe.SchemaVersion == nil:
+		return nil, errors.New("snapshot has no schema_version: is it a file written by `airlock snapshot`?")
+	case *probe.SchemaVersion != RecordingSchemaVersion:
+		return nil, fmt.Errorf("snapshot schema_version %d is not %d: it was written by another airlock version; take it again with `airlock snapshot`", *probe.SchemaVersion, RecordingSchemaVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var rec Recording
+	if err := dec.Decode(&rec); err != nil {
+		return nil, fmt.Errorf("reading snapshot: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, s := range rec.Servers {
+		if seen[s.Name] {
+			return nil, fmt.Errorf("snapshot lists server %q twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Status != StatusReady.String() && s.Status != StatusFailed.String() {
+			return nil, fmt.Errorf("snapshot server %q: status %q is not ready or failed", s.Name, s.Status)
+		}
+	}
+	return &rec, nil
+}
+
+// NewOffline builds a Manager for cfg whose servers are filled from a recording
+// instead of being connected: `airlock check --snapshot`. Nothing is started and
+// nothing is written (pins are in memory, so every tool is new); the config supplies
+// trust, labels and policies, and classification and hazards go through exactly the
+// path a live session uses. A server the config blocks fails as it would live; one
+// the recording lacks, or that failed when it was recorded, fails with that reason.
+// The returned notes name recorded servers the config no longer has.
+func NewOffline(cfg *config.Config, rec *Recording, opts Options) (*Manager, []string) {
+	opts.Pins = nil
+	opts.InProcess = nil
+	m := New(cfg, opts)
+	byName := make(map[string]*RecordedServer, len(rec.Servers))
+	for i := range rec.Servers {
+		byName[rec.Servers[i].Name] = &rec.Servers[i]
+	}
+	var notes []string
+	for _, rs := range rec.Servers {
+		if _, ok := m.servers[rs.Name]; !ok {
+			notes = append(notes, fmt.Sprintf("snapshot server %q is not in the config and is left out", rs.Name))
+		}
+	}
+	for _, name := range m.order {
+		s := m.servers[name]
+		s.mu.Lock()
+		s.gen = 1
+		s.mu.Unlock()
+		rs := byName[name]
+		switch {
+		case m.serverTrust(s) == trust.BlockedServer:
+			s.fail(1, errors.New("server is blocked in the config: airlock does not connect to it"))
+		case rs == nil:
+			s.fail(1, errors.New("not in the snapshot: take it again with `airlock snapshot`"))
+		case rs.Status != StatusReady.String():
+			s.fail(1, fmt.Errorf("failed when the snapshot was taken: %s", rs.Error))
+		default:
+			raws := make([]json.RawMessage, len(rs.Tools))
+			for i, t := range rs.Tools {
+				raws[i] = t.Definition
+			}
+			tools, notices := parseListing(raws)
+			s.mu.Lock()
+			s.protocol, s.instructions, s.impl = rs.Protocol, rs.Instructions, rs.ServerInfo
+			s.mu.Unlock()
+			all := slices.Clone(rs.Notices)
+			for _, n := range notices {
+				if !slices.Contains(all, n) {
+					all = append(all, n)
+				}
+			}
+			s.setTools(1, tools, all)
+		}
+	}
+	return m, notes
+}

@@ -1,0 +1,361 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/safetext"
+)
+
+// Location is a place in the config file: the table of a server or a tool.
+type Location struct {
+	File string `json:"file"`
+	// Line is from 1; 0 (left out) when the file does not name the server or tool.
+	Line int `json:"line,omitempty"`
+}
+
+// HazardReport is one hazard of the report with what CI needs around it.
+type HazardReport struct {
+	trust.Hazard
+	// ID identifies the hazard as it is (its kind and every tool of every leg): a
+	// baseline accepts exactly this hazard, and a tool joining it makes it new.
+	ID string `json:"id"`
+	// Baselined is true when --baseline accepted this hazard: it never fails the run.
+	Baselined bool `json:"baselined"`
+	// Fixes are the smallest config changes that break (or guard) it, verified.
+	Fixes    []FixHint `json:"fixes"`
+	Location *Location `json:"location,omitempty"`
+}
+
+// FixHint is one fix with the TOML to put in the config.
+type FixHint struct {
+	trust.Fix
+	// Text says the fix in words ("deny mail__send_email").
+	Text string `json:"text"`
+	// TOML is the table headers and keys to set (replace a key the table already has).
+	TOML string `json:"toml"`
+}
+
+// Verdict is the outcome of the run and why.
+type Verdict struct {
+	// FailOn is the --fail-on rule as given ("" when none).
+	FailOn string `json:"fail_on"`
+	// Failed is true when the exit code is not 0.
+	Failed   bool `json:"failed"`
+	ExitCode int  `json:"exit_code"`
+	// Matched lists what the rule matched: hazard IDs, and "drift" findings as
+	// "drift:KIND:SERVER[:TOOL]".
+	Matched []string `json:"matched"`
+}
+
+// MaxFixedHazards bounds the hazards that get fix hints: each costs a few
+// reclassifications of the whole toolset, and a hostile listing can describe
+// thousands of shadowing hazards.
+const MaxFixedHazards = 50
+
+// Input is what Build needs beyond the snapshot.
+type Input struct {
+	// Source is "live" or "snapshot".
+	Source string
+	// Policy is the config's, for fix hints.
+	Policy trust.Policy
+	// Locations of the config's servers and tools (nil: none).
+	Locations *config.Locations
+	Drift     []session.DriftFinding
+	Notes     []string
+	// Baseline holds the accepted hazard IDs (nil: none).
+	Baseline map[string]bool
+	// FailOn is the rule (nil: none) and FailOnSpec how it was written.
+	FailOn     *FailOn
+	FailOnSpec string
+}
+
+// Build makes the full report of a check: the snapshot's servers, tools and hazards,
+// each hazard with its ID, fix hints and config location, the drift findings, and the
+// verdict (exit code) under the baseline and the --fail-on rule.
+func Build(s *session.Snapshot, in Input) Report {
+	r := NewReport(s)
+	if in.Source != "" {
+		r.Source = in.Source
+	}
+	r.Notes = in.Notes
+	if in.Drift != nil {
+		r.Drift = in.Drift
+	}
+	loc := func(line int) *Location {
+		if in.Locations == nil || in.Locations.File == "" {
+			return nil
+		}
+		return &Location{File: in.Locations.File, Line: line}
+	}
+	if in.Locations != nil {
+		r.Config = in.Locations.File
+	}
+	for i := range r.Servers {
+		r.Servers[i].Location = loc(in.Locations.Server(r.Servers[i].Name))
+	}
+	for i := range r.Tools {
+		r.Tools[i].Location = loc(in.Locations.Tool(r.Tools[i].Server, r.Tools[i].Name))
+	}
+	for i := range r.Hazards {
+		h := &r.Hazards[i]
+		h.Baselined = in.Baseline[h.ID]
+		if i == MaxFixedHazards {
+			r.Notes = append(r.Notes, fmt.Sprintf("fix hints are computed for the first %d hazards only (%d in all)", MaxFixedHazards, len(r.Hazards)))
+		}
+		if i >= MaxFixedHazards {
+			continue
+		}
+		for _, f := range s.Fixes(in.Policy, h.Hazard) {
+			h.Fixes = append(h.Fixes, FixHint{Fix: f, Text: fixText(f), TOML: fixTOML(f)})
+		}
+		if server, tool, ok := firstTool(h.Hazard); ok {
+			h.Location = loc(in.Locations.Tool(server, tool))
+		}
+	}
+	r.Verdict = r.verdict(in.FailOn, in.FailOnSpec)
+	return r
+}
+
+// verdict decides the exit code: 3 when a server failed, else 4 when the rule matches
+// a hazard that is not baselined or (with the drift term) any drift, else 0.
+func (r Report) verdict(rule *FailOn, spec string) Verdict {
+	v := Verdict{FailOn: spec, Matched: []string{}}
+	if rule != nil {
+		for _, h := range r.Hazards {
+			if !h.Baselined && len(rule.Match([]trust.Hazard{h.Hazard})) > 0 {
+				v.Matched = append(v.Matched, h.ID)
+			}
+		}
+		if rule.Drift() {
+			for _, d := range r.Drift {
+				v.Matched = append(v.Matched, driftID(d))
+			}
+		}
+	}
+	v.ExitCode = r.ExitCode()
+	if v.ExitCode == ExitOK && len(v.Matched) > 0 {
+		v.ExitCode = ExitHazard
+	}
+	v.Failed = v.ExitCode != ExitOK
+	return v
+}
+
+// HazardID is "KIND:" and 12 hex digits of a hash over the hazard's kind and every
+// leg's sorted tools: the same hazard gives the same ID on every run and machine.
+func HazardID(h trust.Hazard) string {
+	return string(h.Kind) + ":" + hazardDigest(h)[:12]
+}
+
+func hazardDigest(h trust.Hazard) string {
+	sum := sha256.New()
+	fmt.Fprintf(sum, "%s\x00", h.Kind)
+	keys := make([]string, 0, len(h.Legs))
+	for k := range h.Legs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		names := slices.Clone(h.Legs[k])
+		sort.Strings(names)
+		fmt.Fprintf(sum, "%s\x00%s\x00\x00", k, strings.Join(names, "\x00"))
+	}
+	return hex.EncodeToString(sum.Sum(nil))
+}
+
+func driftID(d session.DriftFinding) string {
+	id := "drift:" + string(d.Kind) + ":" + d.Server
+	if d.Tool != "" {
+		id += ":" + d.Tool
+	}
+	return id
+}
+
+// ReadBaseline reads the accepted hazard IDs from a `check --format json` report
+// written earlier.
+func ReadBaseline(r io.Reader) (map[string]bool, error) {
+	var b struct {
+		SchemaVersion *int `json:"schema_version"`
+		Hazards       []struct {
+			ID string `json:"id"`
+		} `json:"hazards"`
+	}
+	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
+	if err := dec.Decode(&b); err != nil {
+		return nil, fmt.Errorf("reading baseline: %w", err)
+	}
+	if b.SchemaVersion == nil || *b.SchemaVersion != ReportSchemaVersion {
+		return nil, fmt.Errorf("baseline is not a `check --format json` report of schema_version %d", ReportSchemaVersion)
+	}
+	ids := map[string]bool{}
+	for _, h := range b.Hazards {
+		if h.ID == "" {
+			return nil, fmt.Errorf("baseline has a hazard without an id")
+		}
+		ids[h.ID] = true
+	}
+	return ids, nil
+}
+
+// legOrder is the order legs are read in for a hazard's first tool.
+var legOrder = []string{string(trust.LegUntrustedContent), string(trust.LegPrivateData), string(trust.LegExfiltration), trust.HazardLegDestructive, trust.HazardLegShadowing, trust.HazardLegShadowed}
+
+// firstTool is the tool a hazard is located at: the first tool of its first leg.
+func firstTool(h trust.Hazard) (string, string, bool) {
+	for _, k := range legOrder {
+		if names := h.Legs[k]; len(names) > 0 {
+			server, tool, ok := strings.Cut(names[0], "__")
+			return server, tool, ok
+		}
+	}
+	return "", "", false
+}
+
+// fixText says a fix in words.
+func fixText(f trust.Fix) string {
+	parts := make([]string, 0, len(f.Changes))
+	for _, c := range f.Changes {
+		q := trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified()
+		switch c.Kind {
+		case trust.ChangeDenyTool:
+			parts = append(parts, "deny "+q)
+		case trust.ChangeAskTool:
+			parts = append(parts, "ask before "+q)
+		case trust.ChangeDropToolLabel:
+			parts = append(parts, "drop the "+string(c.Label)+" label of "+q)
+		case trust.ChangeDropServerLabel:
+			parts = append(parts, "drop the "+string(c.Label)+" label of server "+c.Server)
+		case trust.ChangeUntrustServer:
+			parts = append(parts, "untrust server "+c.Server)
+		case trust.ChangeBlockServer:
+			parts = append(parts, "block server "+c.Server)
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+// fixTOML writes a fix as config tables, one header per table, in the order the
+// changes come.
+func fixTOML(f trust.Fix) string {
+	type table struct {
+		header string
+		lines  []string
+	}
+	var tables []*table
+	get := func(k toml.Key) *table {
+		h := "[" + k.String() + "]"
+		for _, t := range tables {
+			if t.header == h {
+				return t
+			}
+		}
+		t := &table{header: h}
+		tables = append(tables, t)
+		return t
+	}
+	labels := func(ls []trust.Leg) string {
+		q := make([]string, len(ls))
+		for i, l := range ls {
+			q[i] = fmt.Sprintf("%q", string(l))
+		}
+		return "labels = [" + strings.Join(q, ", ") + "]"
+	}
+	for _, c := range f.Changes {
+		server := toml.Key{"servers", c.Server}
+		tool := toml.Key{"servers", c.Server, "tools", c.Tool}
+		switch c.Kind {
+		case trust.ChangeDenyTool:
+			t := get(tool)
+			t.lines = append(t.lines, `policy = "deny"`)
+		case trust.ChangeAskTool:
+			t := get(tool)
+			t.lines = append(t.lines, `policy = "ask"`)
+		case trust.ChangeDropToolLabel:
+			t := get(tool)
+			t.lines = append(t.lines, labels(c.Labels))
+		case trust.ChangeDropServerLabel:
+			t := get(server)
+			t.lines = append(t.lines, labels(c.Labels))
+		case trust.ChangeUntrustServer:
+			t := get(server)
+			t.lines = append(t.lines, `trust = "untrusted"`)
+		case trust.ChangeBlockServer:
+			t := get(server)
+			t.lines = append(t.lines, `trust = "blocked"`)
+		}
+	}
+	var b strings.Builder
+	for i, t := range tables {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t.header + "\n")
+		for _, l := range t.lines {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+func writeFixesText(w io.Writer, fixes []FixHint) {
+	if len(fixes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  fix hints (each one alone; set in the config, replacing a key the table has):")
+	for _, f := range fixes {
+		effect := "breaks it"
+		if f.Effect == trust.FixGuards {
+			effect = "keeps it, but asks you first"
+		}
+		fmt.Fprintf(w, "    - %s (%s):\n", safetext.Inline(f.Text), effect)
+		for _, l := range strings.Split(strings.TrimRight(f.TOML, "\n"), "\n") {
+			if l == "" {
+				fmt.Fprintln(w)
+				continue
+			}
+			fmt.Fprintf(w, "        %s\n", safetext.Inline(l))
+		}
+	}
+}
+
+func writeDriftText(w io.Writer, drift []session.DriftFinding) {
+	if len(drift) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nDrift from the snapshot (%d):\n", len(drift))
+	for _, d := range drift {
+		what := d.Server
+		if d.Tool != "" {
+			what = trust.Ref{Server: d.Server, Tool: d.Tool}.Qualified()
+		}
+		fmt.Fprintf(w, "  %-22s %s: %s\n", d.Kind, safetext.Inline(what), safetext.Inline(d.Detail))
+	}
+}
+
+// relPath is path relative to the working directory when it is below it, with
+// forward slashes (what SARIF and GitHub annotations want), else the path as given.
+func relPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		if wd, err := filepath.Abs("."); err == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return filepath.ToSlash(path)
+}
