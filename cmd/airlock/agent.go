@@ -89,7 +89,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	cfgPath := fs.String("config", "", "config file")
 	demo := fs.Bool("demo", false, "the gateway of a running \"airlock demo\" (its token is in the demo folder of the state dir)")
 	listenFlag := fs.String("gateway", "", "gateway address (default from the config, else "+defaultGatewayListen+")")
-	env := fs.Bool("env", false, "refer to the token as ${AIRLOCK_TOKEN} (safe to show on a projector); the export line comes from `airlock gateway token --export`")
+	env := fs.Bool("env", false, "refer to the token as ${AIRLOCK_TOKEN} (safe to show on a projector); the export line comes from \"airlock gateway token --export\"")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) != 1 {
 		fmt.Fprintln(stderr, gatewayUsage)
@@ -155,8 +155,8 @@ func runGatewayToken(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
-	demo := fs.Bool("demo", false, "the token of `airlock demo` (in the demo folder of the state dir)")
-	export := fs.Bool("export", false, "print `export AIRLOCK_TOKEN=...` for eval in a shell")
+	demo := fs.Bool("demo", false, "the token of \"airlock demo\" (in the demo folder of the state dir)")
+	export := fs.Bool("export", false, "print \"export AIRLOCK_TOKEN=...\" for eval in a shell")
 	if err := fs.Parse(args); err != nil || !*export || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
@@ -182,7 +182,7 @@ func runRotateToken(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway rotate-token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
-	demo := fs.Bool("demo", false, "the token of `airlock demo` (in the demo folder of the state dir)")
+	demo := fs.Bool("demo", false, "the token of \"airlock demo\" (in the demo folder of the state dir)")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, gatewayUsage)
 		return 2

@@ -82,7 +82,10 @@ func (c command) flags() string {
 	dispatch(context.Background(), cmd, args, strings.NewReader(""), io.Discard, &errb)
 	var out []string
 	for _, l := range strings.Split(errb.String(), "\n") {
-		if strings.HasPrefix(l, "Usage of ") || strings.HasPrefix(l, "usage: ") || strings.TrimSpace(l) == "" {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Usage of ") || strings.HasPrefix(t, "usage: ") || strings.HasPrefix(t, "airlock ") || t == "" {
+			// The flag package's heading and a command's own usage lines:
+			// the synopsis above says the same.
 			continue
 		}
 		out = append(out, "    "+l)
