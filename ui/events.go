@@ -180,6 +180,10 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 				return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return logsRefreshMsg{} })
 			}
 		}
+	case session.CallFinished:
+		// Filed when it ended, so the list stays in time order with the status
+		// messages around it.
+		m.acts.add(activityEntry{at: e.At.Add(e.Duration), call: e})
 	case session.Dropped:
 		m.ring.dropped += e.Count
 	case session.AuthorizationRequested:

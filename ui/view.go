@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/dialog"
@@ -42,6 +43,10 @@ func (m Model) render() string {
 	}
 	sb.WriteString(m.bodyView())
 	sb.WriteByte('\n')
+	if l.stripH > 0 {
+		sb.WriteString(fit(m.acts.stripLine(m.st, l.width), l.width))
+		sb.WriteByte('\n')
+	}
 	sb.WriteString(m.statusLine())
 	sb.WriteByte('\n')
 	if m.tour.on && m.modalOpen() {
@@ -85,6 +90,8 @@ func (m Model) bodyView() string {
 		return m.result.View()
 	case screenLogs:
 		return m.logs.View()
+	case screenActivity:
+		return m.activity.View(m.acts)
 	case screenHazards:
 		return m.hazards.View()
 	case screenExport:
@@ -168,7 +175,21 @@ func (m Model) titleLine() string {
 		gw := st.OKText.Render("⇄ gateway ") + inline(st, m.opts.GatewayURL, 60)
 		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
 			// The gateway's address matters more than the counts' words.
-			line = title + "  " + strings.Replace(counts, " servers ready", " ready", 1)
+			counts = strings.Replace(counts, " servers ready", " ready", 1)
+			line = title + "  " + counts
+		}
+		if over := cellWidth(line) + 3 + cellWidth(gw) - m.layout.width; over > 0 && m.opts.Title != "" {
+			// ...and more than the session's title: the address is never cut
+			// while the title can give way (it is in the window title too).
+			room := cellWidth(inline(st, m.opts.Title, 40)) - over
+			title = st.Title.Render("airlock")
+			if room >= 4 {
+				title += st.Muted.Render(" · " + cutMiddle(plainInline(m.opts.Title), room))
+			}
+			line = title + "  " + counts
+		}
+		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
+			gw = st.OKText.Render("⇄ ") + inline(st, m.opts.GatewayURL, 60)
 		}
 		line += st.Muted.Render(" · ") + gw
 	}
@@ -221,7 +242,13 @@ func (m Model) statusLine() string {
 	if m.status != "" {
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
-	return fit(strings.Join(parts, st.Muted.Render(" · ")), m.layout.width)
+	line := strings.Join(parts, st.Muted.Render(" · "))
+	if w := m.layout.width; cellWidth(line) > w {
+		// Never cut silently: the whole message is in Activity.
+		hint := st.Muted.Render(" (v: all of it)")
+		return fit(ansi.Truncate(line, max(w-cellWidth(hint), 1), ellipsis)+hint, w)
+	}
+	return fit(line, m.layout.width)
 }
 
 func plural(n int) string {
@@ -263,6 +290,8 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenLogs:
 		return footerView(m.help, m.logs.keyMap(), global)
+	case screenActivity:
+		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
 		return footerView(m.help, m.hazards.keyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
 	case screenExport:
@@ -327,6 +356,7 @@ func (m Model) helpSections() []helpSection {
 		{title: "A running call", keys: DefaultCallKeyMap()},
 		{title: "Results", keys: DefaultResultKeyMap()},
 		{title: "Logs", keys: DefaultLogsKeyMap()},
+		{title: "Activity (v)", keys: DefaultActivityKeyMap()},
 		{title: "Call form", keys: calls},
 		{title: "Approval dialog", keys: confirm},
 		{title: "Approval queue (a)", keys: DefaultQueueKeyMap()},

@@ -246,9 +246,9 @@ func (r Report) WriteText(w io.Writer) error {
 		return nil
 	}
 	for _, h := range r.Hazards {
-		guard := "guarded: a person is asked for at least one leg"
+		guard := trust.GuardedMeaning
 		if h.Unguarded {
-			guard = "UNGUARDED: every leg has a tool that runs without asking"
+			guard = trust.UnguardedMeaning
 		}
 		if h.Baselined {
 			guard += " (accepted in the baseline)"

@@ -12,8 +12,9 @@ var SnippetClients = []string{"claude", "cursor", "vscode"}
 
 // WriteSnippet writes a ready config block that points an agent client at the gateway
 // url with its bearer token, and says where the block goes. self is the airlock
-// executable, for the stdio bridge alternative.
-func WriteSnippet(w io.Writer, client, url, token, self string) error {
+// executable and bridgeArgs its arguments (what the bridge needs to find the same
+// gateway: --demo, --config, --gateway), for the stdio bridge alternative.
+func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...string) error {
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	var where string
 	var block any
@@ -35,7 +36,7 @@ func WriteSnippet(w io.Writer, client, url, token, self string) error {
 		return err
 	}
 	fmt.Fprintf(w, "# %s\n%s\n", where, b)
-	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": []string{"bridge"}}, "", "  ")
+	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": append([]string{"bridge"}, bridgeArgs...)}, "", "  ")
 	fmt.Fprintf(w, "# A client that only launches stdio servers can use the bridge instead:\n# %s\n", compact(stdio))
 	fmt.Fprintln(w, "# The token is a secret: anyone with it can ask airlock to run tools (a person still approves risky calls).")
 	return nil
@@ -54,7 +55,7 @@ func compact(b []byte) string {
 // writes is secret, so it can be shown on a projector; the export line comes
 // separately from `airlock gateway token --export` (cfgFlags are the flags that
 // command needs to find the same token).
-func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string) error {
+func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs ...string) error {
 	var where string
 	var block any
 	switch client {
@@ -79,7 +80,7 @@ func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string) error {
 	}
 	fmt.Fprintf(w, "# %s\n%s\n", where, b)
 	fmt.Fprintf(w, "# Then, in the shell that starts the agent (the token is set, never shown):\n#   eval \"$(airlock gateway token --export%s)\"\n", cfgFlags)
-	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": []string{"bridge"}}, "", "  ")
+	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": append([]string{"bridge"}, bridgeArgs...)}, "", "  ")
 	fmt.Fprintf(w, "# A client that only launches stdio servers can use the bridge instead (it reads the token itself):\n# %s\n", compact(stdio))
 	return nil
 }

@@ -27,6 +27,7 @@ const (
 	kindBool                // true / false / not set
 	kindEnum                // one of the schema's values / not set
 	kindJSON                // any JSON in an editor: arrays, objects, the rest
+	kindMulti               // an array of enum values: a checklist
 )
 
 // option is one value of an enum or boolean field.
@@ -44,8 +45,13 @@ type field struct {
 	desc     string // untrusted
 	options  []option
 	choice   int // index into options, -1 when not set
-	input    textinput.Model
-	area     textarea.Model
+	// checked marks the options of a checklist that are sent; choice is then
+	// the option the cursor is on.
+	checked []bool
+	// item is an empty item of an array of objects (JSON), for AddItem.
+	item  json.RawMessage
+	input textinput.Model
+	area  textarea.Model
 	// unsafeDefault is a default that cannot be put in a text input as is
 	// (it holds control, bidi or invisible characters); it is shown escaped
 	// and left for the server to apply.
@@ -102,8 +108,19 @@ func newField(name string, prop any, root map[string]any, required bool, st them
 	case typ == "boolean":
 		f.kind, f.hint = kindBool, "true/false"
 		f.options = []option{{raw: json.RawMessage("true"), label: "true"}, {raw: json.RawMessage("false"), label: "false"}}
+	case typ == "array" && enumItems(root, t) != nil:
+		// A multi-select: every item one of the listed values.
+		f.kind, f.hint = kindMulti, "choose any"
+		f.options = enumItems(root, t)
+		f.checked = make([]bool, len(f.options))
+		f.choice = 0
 	case typ == "array":
 		f.hint = "JSON array"
+		if shape := itemShape(root, t); shape != "" {
+			// An array of objects: say what one item holds.
+			f.hint = "JSON array of " + shape
+			f.item = emptyItem(root, t)
+		}
 	case typ == "object":
 		f.hint = "JSON object"
 	}
@@ -132,6 +149,111 @@ func newField(name string, prop any, root map[string]any, required bool, st them
 		f.setDefault(def)
 	}
 	return f
+}
+
+// enumItems returns the options of an array schema whose items are one of a
+// list of values (enum, or oneOf/anyOf of constants); nil otherwise.
+func enumItems(root, t map[string]any) []option {
+	items, _ := t["items"].(map[string]any)
+	if items == nil {
+		return nil
+	}
+	items = deref(root, items)
+	if vals, ok := items["enum"].([]any); ok && len(vals) > 0 {
+		opts := make([]option, 0, len(vals))
+		for _, v := range vals {
+			opts = append(opts, newOption(v))
+		}
+		return opts
+	}
+	return constChoices(items)
+}
+
+// itemShape describes the objects an array holds: "{name, url}" (the first
+// few property names, escaped later as any hint), or "" when its items are
+// not objects with properties.
+func itemShape(root, t map[string]any) string {
+	items, _ := t["items"].(map[string]any)
+	if items == nil {
+		return ""
+	}
+	items = deref(root, items)
+	props, _ := items["properties"].(map[string]any)
+	if len(props) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(items)
+	names := propertyOrder(b, props)
+	const most = 4
+	var shown []string
+	for _, n := range names {
+		if !safeInline(n) || len(n) > 32 {
+			continue
+		}
+		if len(shown) == most {
+			shown = append(shown, "…")
+			break
+		}
+		shown = append(shown, n)
+	}
+	if len(shown) == 0 {
+		return ""
+	}
+	return "objects {" + strings.Join(shown, ", ") + "}"
+}
+
+// emptyItem is one item of an array of objects with every listed property
+// empty for its type ("" for text, 0 for numbers, false, [] or {}), for the
+// person to fill in.
+func emptyItem(root, t map[string]any) json.RawMessage {
+	items := deref(root, t["items"].(map[string]any))
+	props, _ := items["properties"].(map[string]any)
+	b, _ := json.Marshal(items)
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, n := range propertyOrder(b, props) {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, _ := json.Marshal(n)
+		buf.Write(k)
+		buf.WriteByte(':')
+		p, _ := props[n].(map[string]any)
+		switch typeOf(deref(root, p)) {
+		case "string":
+			buf.WriteString(`""`)
+		case "number", "integer":
+			buf.WriteString("0")
+		case "boolean":
+			buf.WriteString("false")
+		case "array":
+			buf.WriteString("[]")
+		case "object":
+			buf.WriteString("{}")
+		default:
+			buf.WriteString("null")
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// addItem appends an empty item to the field's array.
+func (f *field) addItem() error {
+	v := strings.TrimSpace(f.area.Value())
+	var list []json.RawMessage
+	if v != "" {
+		if err := json.Unmarshal([]byte(v), &list); err != nil {
+			return fmt.Errorf("fix the JSON first: it is not an array (%v)", err)
+		}
+	}
+	list = append(list, f.item)
+	b, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	f.area.SetValue(editable(b))
+	return nil
 }
 
 // typeOf is the schema's one type, ignoring "null" in a list; "" when there
@@ -231,6 +353,8 @@ func (f *field) setDefault(def any) {
 		}
 	case kindJSON:
 		f.area.SetValue(editable(raw))
+	case kindMulti:
+		_ = f.set(def, false)
 	}
 }
 
@@ -262,6 +386,18 @@ func (f *field) value() (json.RawMessage, bool, error) {
 			return nil, false, nil
 		}
 		return f.options[f.choice].raw, true, nil
+	case kindMulti:
+		var vals []json.RawMessage
+		for i, on := range f.checked {
+			if on {
+				vals = append(vals, f.options[i].raw)
+			}
+		}
+		if len(vals) == 0 {
+			return nil, false, nil
+		}
+		b, err := json.Marshal(vals)
+		return b, true, err
 	}
 	v := strings.TrimSpace(f.area.Value())
 	if v == "" {
@@ -317,6 +453,30 @@ func (f *field) set(v any, dryRun bool) error {
 			}
 		}
 		return fmt.Errorf("%s is not one of the choices", raw)
+	case kindMulti:
+		list, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("want a list of choices, got %s", raw)
+		}
+		checked := make([]bool, len(f.options))
+	next:
+		for _, item := range list {
+			b, err := marshal(item)
+			if err != nil {
+				return err
+			}
+			for i, o := range f.options {
+				if bytes.Equal(o.raw, b) {
+					checked[i] = true
+					continue next
+				}
+			}
+			return fmt.Errorf("%s is not one of the choices", b)
+		}
+		if !dryRun {
+			f.checked = checked
+		}
+		return nil
 	}
 	if !dryRun {
 		f.area.SetValue(editable(raw))
@@ -333,17 +493,33 @@ func (f *field) clear() {
 		f.choice = -1
 	case kindJSON:
 		f.area.SetValue("")
+	case kindMulti:
+		clear(f.checked)
 	}
 }
 
 // cycle moves a choice by d through the options and "not set".
 func (f *field) cycle(d int) {
+	if f.kind == kindMulti {
+		// The cursor moves through the checklist; space checks.
+		f.choice = (f.choice + d + len(f.options)) % len(f.options)
+		return
+	}
 	n := len(f.options) + 1 // "not set" is position 0
 	pos := (f.choice + 1 + d + n) % n
 	f.choice = pos - 1
 }
 
-func (f *field) choiceField() bool { return f.kind == kindBool || f.kind == kindEnum }
+func (f *field) choiceField() bool {
+	return f.kind == kindBool || f.kind == kindEnum || f.kind == kindMulti
+}
+
+// toggle checks or unchecks the checklist option under the cursor.
+func (f *field) toggle() {
+	if f.kind == kindMulti && f.choice >= 0 && f.choice < len(f.checked) {
+		f.checked[f.choice] = !f.checked[f.choice]
+	}
+}
 func (f *field) inputField() bool {
 	return f.kind == kindText || f.kind == kindNumber || f.kind == kindInteger
 }

@@ -198,6 +198,10 @@ func (f Form) key(msg tea.KeyPressMsg) (Form, Action, tea.Cmd) {
 		f.vp.PageUp()
 		return f, nil, nil
 	}
+	if !f.raw && len(f.fields) == 0 && f.mode != modeURL && key.Matches(msg, k.Enter) {
+		// Nothing to fill in: enter sends, as on a form's last field.
+		return f.submit()
+	}
 	if f.mode == modeURL || (!f.raw && len(f.fields) == 0) {
 		return f, nil, nil
 	}
@@ -219,6 +223,15 @@ func (f Form) key(msg tea.KeyPressMsg) (Form, Action, tea.Cmd) {
 			return f.submit()
 		}
 		f.move(1)
+	case key.Matches(msg, k.AddItem) && fd.item != nil:
+		if err := fd.addItem(); err != nil {
+			fd.err = err.Error()
+		} else {
+			fd.err = ""
+		}
+	case fd.kind == kindMulti && key.Matches(msg, k.Toggle):
+		fd.toggle()
+		fd.err = ""
 	case key.Matches(msg, k.Toggle, k.ChoiceNext):
 		fd.cycle(1)
 		fd.err = ""
@@ -278,12 +291,13 @@ func (f *Form) updateKeys() {
 	notJSON := fd != nil && fd.kind != kindJSON
 	k.Down.SetEnabled(many && notJSON)
 	k.Up.SetEnabled(many && notJSON)
-	k.Enter.SetEnabled(notJSON)
-	if fd != nil && f.focus == len(f.fields)-1 {
+	k.Enter.SetEnabled(notJSON || (!url && !f.raw && len(f.fields) == 0))
+	if (fd != nil && f.focus == len(f.fields)-1) || (!url && !f.raw && len(f.fields) == 0) {
 		k.Enter.SetHelp("enter", k.Submit.Help().Desc)
 	} else {
 		k.Enter.SetHelp("enter", "next field")
 	}
+	k.AddItem.SetEnabled(fd != nil && fd.item != nil)
 	choice := fd != nil && fd.choiceField()
 	k.Toggle.SetEnabled(choice)
 	k.ChoiceNext.SetEnabled(choice)

@@ -672,3 +672,58 @@ func golden(t *testing.T, path, got string) {
 		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }
+
+// Issue 15 item 9: enter submits a form with no fields, as on a form's last
+// field.
+func TestForm_EnterSubmitsWithNoFields(t *testing.T) {
+	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","properties":{}}`} {
+		f := New(tool(schema), plain())
+		_, a := run(f, press("enter"))
+		s, ok := a.(Submit)
+		if !ok || string(s.Args) != "{}" {
+			t.Errorf("%s: enter gave %#v, want Submit {}", schema, a)
+		}
+	}
+}
+
+// Issue 15 item 9: a multi-select enum is a checklist: → moves, space checks,
+// and the checked values are sent in the schema's order.
+func TestForm_MultiSelectChecklist(t *testing.T) {
+	const schema = `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string","enum":["red","green","blue"]}}}}`
+	f := New(tool(schema), plain())
+	v := text(f.View())
+	for _, want := range []string{"[ ] red", "[ ] green", "[ ] blue", "0 of 3 chosen"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the checklist lacks %q:\n%s", want, v)
+		}
+	}
+	f, _ = run(f, keys("right", "right", "space", "left", "left", "space")...)
+	if v := text(f.View()); !strings.Contains(v, "[x] red") || !strings.Contains(v, "[x] blue") || !strings.Contains(v, "[ ] green") {
+		t.Errorf("checking did not show:\n%s", v)
+	}
+	_, a := run(f, press("ctrl+s"))
+	if s, ok := a.(Submit); !ok || string(s.Args) != `{"tags":["red","blue"]}` {
+		t.Errorf("submitted %#v, want tags red and blue", a)
+	}
+	// Nothing checked: the field is left out.
+	_, a = run(New(tool(schema), plain()), press("ctrl+s"))
+	if s, ok := a.(Submit); !ok || string(s.Args) != `{}` {
+		t.Errorf("submitted %#v, want {}", a)
+	}
+}
+
+// Issue 15 item 9: an array of objects shows its item shape (property names in
+// sorted order), and ctrl+o adds an empty item of that shape.
+func TestForm_ArrayOfObjectsShapeAndAddItem(t *testing.T) {
+	const schema = `{"type":"object","properties":{"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string"},"newText":{"type":"string"},"count":{"type":"integer"}}}}}}`
+	f := New(tool(schema), plain())
+	if v := text(f.View()); !strings.Contains(v, "objects {count, newText, oldText}") || !strings.Contains(v, "ctrl+o") {
+		t.Errorf("the field does not show its item shape or the add key:\n%s", v)
+	}
+	f, _ = run(f, press("ctrl+o"), press("ctrl+o"))
+	_, a := run(f, press("ctrl+s"))
+	s, ok := a.(Submit)
+	if !ok || string(s.Args) != `{"edits":[{"count":0,"newText":"","oldText":""},{"count":0,"newText":"","oldText":""}]}` {
+		t.Errorf("submitted %#v, want two empty items", a)
+	}
+}

@@ -38,6 +38,9 @@ type KeyMap struct {
 	// (inside a JSON editor they page the editor).
 	PageDown key.Binding
 	PageUp   key.Binding
+	// AddItem appends an empty item of the right shape to an array-of-objects
+	// field's JSON.
+	AddItem key.Binding
 }
 
 // DefaultKeyMap returns the call form's default bindings.
@@ -57,6 +60,7 @@ func DefaultKeyMap() KeyMap {
 		Raw:        key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "raw JSON")),
 		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
 		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
+		AddItem:    key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "add an item"), key.WithDisabled()),
 	}
 }
 
@@ -70,7 +74,7 @@ func elicitKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap: the bindings that work now.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Submit, k.Decline, k.Cancel, k.Next, k.Toggle, k.Raw}
+	return []key.Binding{k.Submit, k.Decline, k.Cancel, k.Next, k.Toggle, k.AddItem, k.Raw}
 }
 
 // FullHelp implements help.KeyMap: every binding that works now, grouped.
@@ -78,6 +82,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Submit, k.Decline, k.Cancel, k.Raw},
 		{k.Next, k.Prev, k.Down, k.Up, k.Enter},
-		{k.Toggle, k.ChoiceNext, k.ChoicePrev, k.PageDown, k.PageUp},
+		{k.Toggle, k.ChoiceNext, k.ChoicePrev, k.AddItem, k.PageDown, k.PageUp},
 	}
 }

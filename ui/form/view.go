@@ -248,6 +248,9 @@ func (f Form) inputLines(fd *field, focused bool, width int) []string {
 		fd.input.SetWidth(max(width-1, 1))
 		return []string{fd.input.View()}
 	}
+	if fd.kind == kindMulti {
+		return f.checklistLines(fd, focused, width)
+	}
 	value := f.st.Muted.Render("not set")
 	if fd.choice >= 0 {
 		value = wrap.Inline(safetext.Limit(fd.options[fd.choice].label, maxDescBytes), f.mark)
@@ -261,6 +264,45 @@ func (f Form) inputLines(fd *field, focused bool, width int) []string {
 		s += f.st.Muted.Render("  space/←/→")
 	}
 	return wrap.HangChars(s, width, "")
+}
+
+// checklistLines is a multi-select: one "[x] value" per option, the cursor's
+// marked while focused.
+func (f Form) checklistLines(fd *field, focused bool, width int) []string {
+	n := 0
+	for _, on := range fd.checked {
+		if on {
+			n++
+		}
+	}
+	// A window of at most maxChoicesShown options around the cursor: a
+	// schema may list thousands.
+	start := max(min(fd.choice-maxChoicesShown/2, len(fd.options)-maxChoicesShown), 0)
+	end := min(start+maxChoicesShown, len(fd.options))
+	var out []string
+	if start > 0 {
+		out = append(out, f.st.Muted.Render(fmt.Sprintf("  … %d more above", start)))
+	}
+	for i := start; i < end; i++ {
+		box := "[ ] "
+		if fd.checked[i] {
+			box = "[x] "
+		}
+		cur := "  "
+		if focused && i == fd.choice {
+			cur = "▸ "
+		}
+		line := cur + box + wrap.Inline(safetext.Limit(fd.options[i].label, 256), f.mark)
+		out = append(out, wrap.HangChars(line, width, "      ")...)
+	}
+	if end < len(fd.options) {
+		out = append(out, f.st.Muted.Render(fmt.Sprintf("  … %d more below", len(fd.options)-end)))
+	}
+	head := f.st.Muted.Render(fmt.Sprintf("%d of %d chosen", n, len(fd.options)))
+	if focused {
+		head += f.st.Muted.Render("  ←/→ move · space check")
+	}
+	return append([]string{head}, out...)
 }
 
 func (f Form) choiceLines(fd *field) []string {
