@@ -24,6 +24,7 @@ const (
 	KindElicitation             // a server asks for input
 	KindQuit                    // quit airlock
 	KindAccept                  // accept a changed tool definition
+	KindChoice                  // another two-button question of airlock's (AskChoice)
 )
 
 // item is one question in the queue.
@@ -35,6 +36,7 @@ type item struct {
 	choice  choice
 	ref     trust.Ref // KindAccept
 	fp      string    // KindAccept: the fingerprint of the definition shown
+	tag     string    // KindChoice: which question it is
 }
 
 // Outcome is what the person decided; nil means nothing yet.
@@ -66,6 +68,14 @@ type AcceptAnswer struct {
 	Accept      bool
 }
 
+// Chose answers a question asked with AskChoice: Tag is the asker's, Second says
+// the second (not the safe, first-focused) button was pressed.
+type Chose struct {
+	Tag    string
+	Second bool
+}
+
+func (Chose) outcome()        {}
 func (Approved) outcome()     {}
 func (Elicited) outcome()     {}
 func (QuitAnswer) outcome()   {}
@@ -245,6 +255,17 @@ func (o *Overlay) AskAccept(ref trust.Ref, name, fingerprint string) tea.Cmd {
 		title:   "Accept the changed definition of " + name + "?",
 		lines:   lines,
 		buttons: [2]string{"Keep blocked", "Accept new definition"}, keys: AcceptKeyMap(),
+	}})
+}
+
+// AskChoice puts a two-button question of airlock's own in front (the person asked
+// for it with a key): title and lines are airlock's sentences (escape any server text
+// first), buttons[0] is the safe answer and has focus first, keys its key map (no
+// letter presses the second button unless keys binds one). It arms like every
+// question; the answer is a Chose with tag.
+func (o *Overlay) AskChoice(tag, title string, lines []string, buttons [2]string, keys ChoiceKeyMap) tea.Cmd {
+	return o.pushFront(item{kind: KindChoice, tag: tag, choice: choice{
+		title: title, lines: lines, buttons: buttons, keys: keys,
 	}})
 }
 
@@ -435,13 +456,16 @@ func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 		case form.Cancel:
 			out = Elicited{Elicitation: it.elicit, Action: "cancel"}
 		}
-	case KindQuit, KindAccept:
+	case KindQuit, KindAccept, KindChoice:
 		if k, ok := msg.(tea.KeyPressMsg); ok && o.g.armed {
 			if b := it.choice.key(k); b >= 0 {
-				if it.kind == KindQuit {
+				switch it.kind {
+				case KindQuit:
 					out = QuitAnswer{Quit: b == 1}
-				} else {
+				case KindAccept:
 					out = AcceptAnswer{Ref: it.ref, Fingerprint: it.fp, Accept: b == 1}
+				default:
+					out = Chose{Tag: it.tag, Second: b == 1}
 				}
 			}
 		}
