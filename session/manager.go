@@ -375,6 +375,18 @@ type Outcome struct {
 // trust or policy changed since it was decided, the call is denied with a sentence
 // saying what changed. Every call, even one refused or to an unknown tool, is audited.
 func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
+	start := m.opts.Now()
+	out, err := m.decideAndCall(ctx, req)
+	shown := req
+	if canon, cerr := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes); cerr == nil {
+		shown.Args = canon // what was shown, hashed and sent
+	}
+	m.events.push(callFinished(shown, m.Snapshot(), start, m.opts.Now(), out, err))
+	return out, err
+}
+
+// decideAndCall is Call without the CallFinished event.
+func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome, error) {
 	callID := m.engine.nextCallID()
 	q := trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified()
 	s, ok := m.servers[req.Server]

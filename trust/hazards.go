@@ -124,6 +124,21 @@ func Hazards(tools []Assessed) []Hazard {
 				example(ex.names, uc.names, pd.names) + " can send it out",
 		})
 	}
+	if server, ok := oneServer(uc.names, ex.names, de.names); ok && len(uc.names) > 0 && (len(ex.names) > 0 || len(de.names) > 0) {
+		// One untrusted server alone: its content can reach only its own
+		// tools. One finding, not two pair hazards that name it twice.
+		out = append(out, Hazard{
+			Kind:      HazardUntrustedServer,
+			Severity:  SeverityMedium,
+			Unguarded: uc.allowed && (ex.allowed || de.allowed),
+			Legs: map[string][]string{
+				string(LegUntrustedContent): slices.Clone(uc.names),
+			},
+			Summary: "server " + server + " is untrusted: " + strconv.Itoa(len(uc.names)) + " tool" + plural(len(uc.names)) +
+				" can return content it controls, and only its own tools can act on it",
+		})
+		uc = legTools{} // no pair hazard for the same server
+	}
 	if len(uc.names) > 0 && len(ex.names) > 0 {
 		out = append(out, Hazard{
 			Kind:      HazardOpenWorldExfiltration,
@@ -149,6 +164,30 @@ func Hazards(tools []Assessed) []Hazard {
 		})
 	}
 	return append(out, shadowing(tools, qualified, live)...)
+}
+
+// oneServer reports whether every name of the legs belongs to one server, and
+// which.
+func oneServer(legs ...[]string) (string, bool) {
+	server := ""
+	for _, l := range legs {
+		for _, n := range l {
+			s, _, _ := strings.Cut(n, "__")
+			if server == "" {
+				server = s
+			} else if s != server {
+				return "", false
+			}
+		}
+	}
+	return server, server != ""
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // legTools collects, in sorted order, the qualified names that fill one leg, and

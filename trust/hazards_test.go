@@ -146,30 +146,62 @@ func TestHazards(t *testing.T) {
 			want: nil,
 		},
 		{
-			name: "one unknown tool of an untrusted server fills both legs itself",
+			// Issue 15 item 4: one untrusted server alone is one clear finding,
+			// not two HIGH pair hazards naming the same tool on both sides.
+			name: "one untrusted server alone is one finding",
 			tools: []Assessed{
 				tool("mail", "send_email", TierDestructive, Allow, "", LegUntrustedContent, LegExfiltration),
 			},
 			want: []Hazard{
 				{
-					Kind:      HazardOpenWorldExfiltration,
-					Severity:  SeverityHigh,
+					Kind:      HazardUntrustedServer,
+					Severity:  SeverityMedium,
 					Unguarded: true,
+					Legs:      map[string][]string{"untrusted-content": {"mail__send_email"}},
+					Summary:   "server mail is untrusted: 1 tool can return content it controls, and only its own tools can act on it",
+				},
+			},
+		},
+		{
+			name: "one untrusted server with many tools, asking: one guarded finding",
+			tools: []Assessed{
+				tool("everything", "echo", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration),
+				tool("everything", "get-env", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration),
+				tool("everything", "get-sum", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration),
+			},
+			want: []Hazard{
+				{
+					Kind:     HazardUntrustedServer,
+					Severity: SeverityMedium,
+					Legs:     map[string][]string{"untrusted-content": {"everything__echo", "everything__get-env", "everything__get-sum"}},
+					Summary:  "server everything is untrusted: 3 tools can return content it controls, and only its own tools can act on it",
+				},
+			},
+		},
+		{
+			name: "two untrusted servers reach each other: the pair hazards stay",
+			tools: []Assessed{
+				tool("everything", "echo", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration),
+				tool("filesystem", "write_file", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration),
+			},
+			want: []Hazard{
+				{
+					Kind:     HazardOpenWorldExfiltration,
+					Severity: SeverityHigh,
 					Legs: map[string][]string{
-						"untrusted-content": {"mail__send_email"},
-						"exfiltration":      {"mail__send_email"},
+						"untrusted-content": {"everything__echo", "filesystem__write_file"},
+						"exfiltration":      {"everything__echo", "filesystem__write_file"},
 					},
-					Summary: "mail__send_email reads untrusted content and can send it out",
+					Summary: "everything__echo (+1) reads untrusted content and everything__echo (+1) can send it out",
 				},
 				{
-					Kind:      HazardUntrustedDestructive,
-					Severity:  SeverityHigh,
-					Unguarded: true,
+					Kind:     HazardUntrustedDestructive,
+					Severity: SeverityHigh,
 					Legs: map[string][]string{
-						"untrusted-content": {"mail__send_email"},
-						"destructive":       {"mail__send_email"},
+						"untrusted-content": {"everything__echo", "filesystem__write_file"},
+						"destructive":       {"everything__echo", "filesystem__write_file"},
 					},
-					Summary: "mail__send_email reads untrusted content and can make destructive changes",
+					Summary: "everything__echo (+1) reads untrusted content and everything__echo (+1) can make destructive changes",
 				},
 			},
 		},

@@ -282,6 +282,9 @@ type Severity string
 const (
 	SeverityCritical Severity = "critical"
 	SeverityHigh     Severity = "high"
+	// SeverityMedium is a risk that needs no other server: an untrusted server
+	// alone (see HazardUntrustedServer).
+	SeverityMedium Severity = "medium"
 )
 
 // HazardKind names a hazard.
@@ -293,6 +296,17 @@ const (
 	HazardOpenWorldExfiltration HazardKind = "open-world-exfiltration"
 	HazardUntrustedDestructive  HazardKind = "untrusted-destructive"
 	HazardShadowing             HazardKind = "shadowing"
+	// HazardUntrustedServer is one untrusted server whose own tools fill both
+	// sides of open-world-exfiltration and untrusted-destructive: one finding
+	// about that server rather than two pair hazards that name it twice.
+	HazardUntrustedServer HazardKind = "untrusted-server"
+)
+
+// Guarded and Unguarded are the one definition of the words, for every screen,
+// report and reason.
+const (
+	GuardedMeaning   = "guarded: at least one leg asks a person before it runs"
+	UnguardedMeaning = "UNGUARDED: every leg has a tool that runs without asking"
 )
 
 // Hazard is a risk of the toolset as a whole. Legs maps each leg's name to the

@@ -21,6 +21,8 @@ func hazardTitle(k trust.HazardKind) string {
 		return "UNTRUSTED → DESTRUCTIVE"
 	case trust.HazardShadowing:
 		return "SHADOWING"
+	case trust.HazardUntrustedServer:
+		return "UNTRUSTED SERVER"
 	}
 	return strings.ToUpper(string(k))
 }
@@ -37,6 +39,8 @@ func hazardLegs(k trust.HazardKind) []string {
 		return []string{string(trust.LegUntrustedContent), trust.HazardLegDestructive}
 	case trust.HazardShadowing:
 		return []string{trust.HazardLegShadowing, trust.HazardLegShadowed}
+	case trust.HazardUntrustedServer:
+		return []string{string(trust.LegUntrustedContent)}
 	}
 	return nil
 }
@@ -119,9 +123,9 @@ func hazardLine(st *theme.Styles, h trust.Hazard, width int) string {
 		line = head + " " + legsText + " — " + guard
 		if counts && width >= 110 {
 			if h.Unguarded {
-				line += st.Muted.Render(" (every leg runs without asking)")
+				line += st.Muted.Render(" (every leg has a tool that runs without asking)")
 			} else {
-				line += st.Muted.Render(" (you are asked before a leg runs)")
+				line += st.Muted.Render(" (at least one leg asks a person before it runs)")
 			}
 		}
 		if lipgloss.Width(line) <= width {

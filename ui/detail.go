@@ -27,7 +27,9 @@ type detailView struct {
 	now trust.Verdict
 	// pinned is the pinned definition when the tool changed since pinned: the
 	// "before" side of the diff the person reviews.
-	pinned        json.RawMessage
+	pinned json.RawMessage
+	// gateway says an agent gateway runs in this session.
+	gateway       bool
 	vp            viewport.Model
 	width, height int
 }
@@ -81,7 +83,7 @@ func (d *detailView) SetSize(w, h int) {
 
 func (d *detailView) render() {
 	iw, _ := paneInner(d.width, d.height)
-	d.vp.SetContent(detailContent(d.st, d.tool, d.now, d.pinned, iw))
+	d.vp.SetContent(detailContent(d.st, d.tool, d.now, d.pinned, d.gateway, iw))
 	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked)
 	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
 }
@@ -131,7 +133,7 @@ func (d detailView) View() string {
 
 // detailContent renders a tool's whole description for a width. Every
 // server-controlled string is escaped; multi-line ones are wrapped in a gutter.
-func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinned json.RawMessage, width int) string {
+func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinned json.RawMessage, gateway bool, width int) string {
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
 	field := func(name, value string) {
@@ -163,10 +165,17 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 	}
 	field("legs", orDash(strings.Join(legs, ", ")))
 	field("pin", pinText(st, t.Pin, t.PinnedAt))
-	if t.Exposed {
+	// What an agent sees, exactly as the gateway decides it (session.Gateway.sync):
+	// a blocked tool is neither listed nor callable.
+	switch {
+	case t.Class.Tier == trust.TierBlocked:
+		field("gateway", st.WarnText.Render("not served to agents")+": a blocked tool is neither listed to them nor callable")
+	case !t.Exposed:
+		field("gateway", st.WarnText.Render("not served to agents")+": its name cannot be mapped safely")
+	case gateway:
 		field("gateway", "served to agents as "+inline(st, t.Ref.Qualified(), 0))
-	} else {
-		field("gateway", st.WarnText.Render("not served to agents")+" (its name cannot be mapped safely)")
+	default:
+		field("gateway", "no gateway runs in this session; with --gateway, agents would see it as "+inline(st, t.Ref.Qualified(), 0))
 	}
 
 	if t.Pin == trust.PinChanged {

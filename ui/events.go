@@ -180,6 +180,8 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 				return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return logsRefreshMsg{} })
 			}
 		}
+	case session.CallFinished:
+		m.acts.add(activityEntry{at: e.At, call: e})
 	case session.Dropped:
 		m.ring.dropped += e.Count
 	case session.AuthorizationRequested:

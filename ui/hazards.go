@@ -136,9 +136,9 @@ func (v *hazardsView) rebuild() {
 		if h.Severity == trust.SeverityCritical {
 			style = st.BannerCrit
 		}
-		guard := st.OKText.Render("✓ guarded") + st.Muted.Render(": you are asked before a leg runs")
+		guard := st.OKText.Render("✓ guarded") + st.Muted.Render(strings.TrimPrefix(trust.GuardedMeaning, "guarded"))
 		if h.Unguarded {
-			guard = st.ErrorText.Render("✗ UNGUARDED") + st.Muted.Render(": every leg runs without asking")
+			guard = st.ErrorText.Render("✗ UNGUARDED") + st.Muted.Render(strings.TrimPrefix(trust.UnguardedMeaning, "UNGUARDED"))
 		}
 		add(style.Render(theme.SeverityGlyph(h.Severity)+" "+string(h.Severity)+" · "+hazardTitle(h.Kind)) + "  " + guard)
 		add(wrapOwn(styledInline(h.Summary, markFn(st)), iw-2, "  ", "  ")...)

@@ -112,6 +112,23 @@ func (h helpOverlay) View() string {
 	return paneBox(h.st, true, h.width, h.height, lines)
 }
 
+// Glossary is the one list of airlock's words a newcomer meets first, each with
+// the one meaning every screen, report and reason uses (README and
+// docs/wording.md say the same).
+var Glossary = [][2]string{
+	{"tier", "what a tool can do: read, write, destructive, or blocked (never runs)"},
+	{"trust", "whether a server's own claims about its tools are believed: trusted, untrusted, blocked"},
+	{"leg", "one ingredient of a hazard: tools that read untrusted content, read private data, or can send data out"},
+	{"hazard", "a risky combination of tools across the whole toolset, such as the lethal trifecta"},
+	{"guarded", strings.TrimPrefix(trust.GuardedMeaning, "guarded: ")},
+	{"UNGUARDED", strings.TrimPrefix(trust.UnguardedMeaning, "UNGUARDED: ")},
+	{"context", "whose calls share taint and \"allow for this context\": yours, or one per agent connection"},
+	{"TAINTED", "a tool that returns untrusted content ran in this context; risky calls then ask, whatever policy says"},
+	{"what-if", "a change for this session only (x, p, T); your config file is not touched unless you export (E)"},
+	{"protocol", "the MCP protocol version a server speaks, named by its release date (2025-11-25)"},
+	{"activity", "every call by you or an agent, and every status message (v)"},
+}
+
 func helpContent(st *theme.Styles, sections []helpSection) string {
 	var lines []string
 	for _, s := range sections {
@@ -150,10 +167,15 @@ func helpContent(st *theme.Styles, sections []helpSection) string {
 		"  tiers     "+strings.Join(tiers, "  "),
 		"  trust     "+trustBadge(st, trust.Trusted)+"  "+trustBadge(st, trust.Untrusted)+"  "+trustBadge(st, trust.BlockedServer),
 		"  hazards   "+st.BannerCrit.Render(theme.SeverityGlyph(trust.SeverityCritical)+" critical")+"  "+st.Banner.Render(theme.SeverityGlyph(trust.SeverityHigh)+" high")+
-			"  guarded: you are asked · UNGUARDED: runs without asking",
+			"  "+st.Banner.Render(theme.SeverityGlyph(trust.SeverityMedium)+" medium"),
 		"  servers   ✓ ready  ✗ failed  (spinner) connecting",
 		"  text      "+st.Mark.Render("⟨ESC⟩")+" marks a byte a server sent that could act on your terminal;",
 		"            "+st.Gutter.Render(gutter)+"starts every line of server text",
+		"",
+		st.Header.Render("Words (one meaning each; docs/wording.md)"),
 	)
+	for _, g := range Glossary {
+		lines = append(lines, "  "+st.HelpKey.Render(fit(g[0], 10))+" "+g[1])
+	}
 	return strings.Join(lines, "\n")
 }

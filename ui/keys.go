@@ -14,6 +14,8 @@ type GlobalKeyMap struct {
 	Quit      key.Binding
 	Help      key.Binding
 	Logs      key.Binding
+	// Activity opens every call (the person's and agents') and status message.
+	Activity key.Binding
 	// Demo triggers the demo's rug pull; it is unbound unless Options.Demo is set.
 	Demo key.Binding
 	// Hazards opens the hazards view, where a tool of a leg can be turned off,
@@ -35,8 +37,9 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Logs:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "logs")),
+		Activity:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "activity: every call, agents' too")),
 		Demo:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: rug-pull notes")),
-		Hazards:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "hazards: break one for this session")),
+		Hazards:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "hazards: see them, try what-if changes")),
 		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "open waiting question / queue")),
 		Export:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "export what-if changes")),
 	}
@@ -47,7 +50,7 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Help, k
 
 // FullHelp implements help.KeyMap.
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Help, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Queue, k.Export, k.Demo}}
+	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Queue, k.Export, k.Demo}}
 }
 
 // ServersKeyMap holds the keys of the servers pane.

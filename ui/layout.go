@@ -9,6 +9,8 @@ type layout struct {
 	// Fixed rows, top to bottom: title, risk banner, body, status line, help
 	// footer, and the tour's caption (0 rows outside the tour).
 	titleH, bannerH, bodyH, statusH, footerH, captionH int
+	// stripH is the activity strip's row (0 until the first call).
+	stripH int
 
 	// serversW and toolsW are the outer widths of the two panes of the main view
 	// (borders included); both are bodyH tall.
@@ -44,6 +46,17 @@ func computeLayout(width, height, bannerWant, captionH int) layout {
 	l.modalW = min(width-2, 100)
 	l.modalH = height - 2 - l.captionH
 	return l
+}
+
+// followServers sizes the servers pane to its content (want is the outer width
+// its widest row needs) within bounds: at least 22 columns, at most two fifths of
+// the window (and 48 columns), so that no column is left blank while the tools
+// pane cuts names, and the tools pane always keeps the larger part.
+func (l *layout) followServers(want int) {
+	lo := 22
+	hi := max(min(l.width*2/5, 48), lo)
+	l.serversW = min(max(want, lo), hi)
+	l.toolsW = l.width - l.serversW
 }
 
 // paneInner returns the inside of a bordered pane of the given outer size.

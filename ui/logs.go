@@ -108,7 +108,7 @@ func (l *logsView) render(ring logRing) {
 				st.Muted.Render(" each server's stderr keeps them (tab)"))
 		}
 		if len(ring.entries) == 0 {
-			lines = append(lines, st.Muted.Render("no log lines yet"))
+			lines = append(lines, st.Muted.Render("no log lines from servers yet · calls (yours and agents') are in Activity (v)"))
 		}
 		for _, e := range ring.entries {
 			prefix := st.Key.Render(fit(inline(st, e.server, 10), 10)+" "+fit(inline(st, e.source, 10), 10)) + " " + st.Gutter.Render(gutter)

@@ -56,7 +56,8 @@ func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
 func (m Model) requestQuit() (Model, tea.Cmd) {
 	el := m.q.Count(question.KindElicitation)
 	n := m.waiting()
-	if !m.call.running && n == 0 && el == 0 {
+	changes := overrideCount(m.over)
+	if !m.call.running && n == 0 && el == 0 && changes == 0 {
 		return m.quit()
 	}
 	var lines []string
@@ -68,6 +69,10 @@ func (m Model) requestQuit() (Model, tea.Cmd) {
 	}
 	if el > 0 {
 		lines = append(lines, "• "+strconv.Itoa(el)+" server request"+plural(el)+" for input will be cancelled.")
+	}
+	if changes > 0 {
+		// What-if changes live only in this session: quitting loses them.
+		lines = append(lines, "• "+strconv.Itoa(changes)+" unsaved what-if change"+plural(changes)+" will be lost; E exports them as a TOML fragment first.")
 	}
 	return m, m.q.AskQuit(lines)
 }

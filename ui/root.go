@@ -23,14 +23,15 @@ import (
 type screen int
 
 const (
-	screenMain    screen = iota // servers and tools panes
-	screenDetail                // one tool's details
-	screenForm                  // the call form, drawn over the screen it came from
-	screenCall                  // the person's call while it runs
-	screenResult                // the call's result
-	screenLogs                  // logs
-	screenHazards               // every hazard with the tools of each leg
-	screenExport                // the exported what-if fragment
+	screenMain     screen = iota // servers and tools panes
+	screenDetail                 // one tool's details
+	screenForm                   // the call form, drawn over the screen it came from
+	screenCall                   // the person's call while it runs
+	screenResult                 // the call's result
+	screenLogs                   // logs
+	screenHazards                // every hazard with the tools of each leg
+	screenExport                 // the exported what-if fragment
+	screenActivity               // every call and status message, newest first
 )
 
 // pane is the focused pane of the main screen.
@@ -78,10 +79,13 @@ type Model struct {
 	result  resultView
 	logs    logsView
 	ring    logRing
-	overlay helpOverlay
-	hazards hazardsView
-	export  exportView
-	queue   queueView
+	// acts is the session's activity; activity the view of it.
+	acts     activityLog
+	activity activityView
+	overlay  helpOverlay
+	hazards  hazardsView
+	export   exportView
+	queue    queueView
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -148,6 +152,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		call:        newCallView(&st),
 		result:      newResultView(&st),
 		logs:        newLogsView(&st),
+		activity:    newActivityView(&st),
 		overlay:     newHelpOverlay(&st),
 		hazards:     newHazardsView(&st),
 		export:      newExportView(&st),
@@ -157,6 +162,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
 	}
+	model.detail.gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
 	model.tools.focused = true
 	model.setSnapshot(m.Snapshot())
@@ -200,7 +206,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// question that is arming and delays one that waits to open.
 		m.q.Input()
 	}
+	prev := m.status
 	mm, cmd := m.update(msg)
+	if mm.status != prev && mm.status != "" {
+		// Every status message lands in Activity too, so nothing the status
+		// line cuts or replaces is lost.
+		mm.acts.add(activityEntry{at: mm.now(), status: mm.status})
+	}
 	if mm.queue.open && mm.q.Count(question.KindApproval) == 0 {
 		mm.queue.open = false // every call in it was answered or withdrawn
 	}
@@ -423,6 +435,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		switch {
 		case key.Matches(k, m.keys.Queue) && m.q.Len() > 0:
 			return m, m.q.Show()
+		case m.q.Len() == 0 && key.Matches(k, DefaultGlobalKeyMap().Queue) && m.screen != screenCall:
+			// The key is off while nothing waits; say so rather than nothing.
+			m.status = "nothing waits: no approval and no request for input (a opens them when one does)"
+			return m, nil
 		case key.Matches(k, m.keys.Quit):
 			return m.requestQuit()
 		case key.Matches(k, m.keys.Help):
@@ -433,6 +449,11 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.push(screenLogs)
 			m.logs.render(m.ring)
 			m.logs.vp.GotoBottom()
+			return m, nil
+		case key.Matches(k, m.keys.Activity) && m.screen != screenCall && m.screen != screenActivity:
+			m.activity.open = false
+			m.activity.cursor = -1
+			m.push(screenActivity)
 			return m, nil
 		case key.Matches(k, m.keys.Demo) && m.opts.Demo != nil:
 			m.status = "demo: asking the notes server to change create_note (a rug pull)…"
@@ -492,6 +513,14 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.pop()
 		case logsNextSource:
 			m.nextLogSource()
+		}
+		return m, cmd
+	case screenActivity:
+		var act activityAction
+		var cmd tea.Cmd
+		m.activity, act, cmd = m.activity.Update(k, m.acts)
+		if act == activityBack {
+			m.pop()
 		}
 		return m, cmd
 	case screenHazards:
@@ -673,6 +702,12 @@ func (m *Model) relayout(force bool) {
 		want = len(m.snap.Hazards)
 	}
 	l := computeLayout(m.width, m.height, want, m.captionRows())
+	l.followServers(m.servers.want())
+	if m.acts.calls > 0 && l.bodyH > 8 {
+		// The activity strip: the newest call, one row above the status line.
+		l.stripH = 1
+		l.bodyH--
+	}
 	if l == m.layout && !force {
 		return
 	}
@@ -683,6 +718,7 @@ func (m *Model) relayout(force bool) {
 	m.call.SetSize(l.width, l.bodyH)
 	m.result.SetSize(l.width, l.bodyH)
 	m.logs.SetSize(l.width, l.bodyH)
+	m.activity.SetSize(l.width, l.bodyH)
 	if m.screen == screenLogs {
 		m.logs.render(m.ring)
 	}
@@ -717,6 +753,7 @@ func (m *Model) setTheme(dark bool) {
 	m.call.bar = newBar(&st)
 	m.result.st = &st
 	m.logs.st = &st
+	m.activity.st = &st
 	m.overlay.st = &st
 	m.hazards.st = &st
 	m.hazards.dirty = true

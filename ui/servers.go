@@ -162,6 +162,20 @@ func (p *serversPane) clamp() {
 	p.offset = min(max(p.offset, 0), max(len(p.servers)-visible, 0))
 }
 
+// want is the outer width the pane's rows need in full (borders included).
+func (p serversPane) want() int {
+	w := cellWidth("▸ all servers · " + strconv.Itoa(len(p.servers)))
+	for i, s := range p.servers {
+		// The widest trust badge ("? untrusted"), so that cycling trust does
+		// not move the panes.
+		w = max(w, 2+2+cellWidth(plainInline(s.Name))+1+lipgloss.Width(trustBadge(p.st, trust.Untrusted)))
+		if s.Status == session.StatusReady {
+			w = max(w, 4+min(cellWidth(plainInline(s.Protocol)), 12)+1+lipgloss.Width(p.counts[i]))
+		}
+	}
+	return w + 3 // borders and one column of air
+}
+
 // View renders the pane with its border; only the visible servers are drawn.
 func (p serversPane) View() string {
 	st := p.st
@@ -211,7 +225,7 @@ func (p serversPane) serverLines(i int, selected bool, w int) []string {
 		cursor = cursor[:len(cursor)-1] + "*"
 	}
 	nameW := max(w-lipgloss.Width(cursor)-2-lipgloss.Width(badge)-1, 4)
-	first := cursor + status + " " + fit(inline(st, s.Name, nameW), nameW) + " " + badge
+	first := cursor + status + " " + fit(cutMiddle(plainInline(s.Name), nameW), nameW) + " " + badge
 	var second string
 	switch s.Status {
 	case session.StatusReady:

@@ -141,3 +141,91 @@ func orDash(s string) string {
 func markFn(st *theme.Styles) func(string) string {
 	return func(s string) string { return st.Mark.Render(s) }
 }
+
+// plainInline is server-controlled text as one escaped line without styling, for
+// cutting by cells (names): every mark stays, unstyled.
+func plainInline(s string) string {
+	s, _ = safetext.Truncate(s, maxInlineBytes)
+	return styledInline(s, func(m string) string { return m })
+}
+
+// cutName fits a name (escaped, unstyled) into width cells so that what tells it
+// apart survives: a qualified name's server prefix is shortened first
+// ("everything__get-resource-links" → "ev…__get-resource-links"), then the tool's
+// middle gives way ("get-re…e-links"): names of one server most often share a
+// beginning and differ at the end.
+func cutName(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	w := ansi.StringWidth(s)
+	if w <= width {
+		return s
+	}
+	if i := strings.Index(s, "__"); i > 0 {
+		server, tool := s[:i], s[i+2:]
+		tw := ansi.StringWidth(tool)
+		if keep := width - tw - 3; keep >= 1 { // server[:keep] + "…__" + tool
+			return ansi.Truncate(server, keep, "") + ellipsis + "__" + tool
+		}
+		if width-4 >= 6 { // one letter of the server, the tool cut in the middle
+			return ansi.Truncate(server, 1, "") + ellipsis + "__" + cutMiddle(tool, width-4)
+		}
+		return cutMiddle(tool, width)
+	}
+	return cutMiddle(s, width)
+}
+
+// cutMiddle keeps the beginning and the end of s and puts "…" between them.
+func cutMiddle(s string, width int) string {
+	w := ansi.StringWidth(s)
+	if w <= width {
+		return s
+	}
+	if width <= 2 {
+		return ansi.Truncate(s, width, "")
+	}
+	head := (width - 1) / 2
+	tail := width - 1 - head
+	return ansi.Truncate(s, head, "") + ellipsis + ansi.TruncateLeft(s, w-tail, "")
+}
+
+// cutNames fits every name of a list into width cells with cutName, and then
+// makes sure no two different names look the same: names that still collide are
+// shown from just before the place where they differ.
+func cutNames(names []string, width int) []string {
+	out := make([]string, len(names))
+	seen := map[string][]int{}
+	for i, n := range names {
+		out[i] = cutName(n, width)
+		seen[out[i]] = append(seen[out[i]], i)
+	}
+	for _, idx := range seen {
+		if len(idx) < 2 {
+			continue
+		}
+		// The longest common prefix (in runes) of the group's full names.
+		p := []rune(names[idx[0]])
+		for _, j := range idx[1:] {
+			q := []rune(names[j])
+			k := 0
+			for k < len(p) && k < len(q) && p[k] == q[k] {
+				k++
+			}
+			p = p[:k]
+		}
+		for _, j := range idx {
+			r := []rune(names[j])
+			start := max(len(p)-3, 1)
+			if start >= len(r) {
+				continue
+			}
+			s := ellipsis + string(r[start:])
+			if ansi.StringWidth(s) > width {
+				s = ansi.Truncate(s, width, ellipsis)
+			}
+			out[j] = s
+		}
+	}
+	return out
+}

@@ -230,7 +230,47 @@ func (p *toolsPane) refilter() {
 // the filter line.
 func (p toolsPane) visibleRows() int {
 	_, ih := paneInner(p.width, p.height)
-	return max(ih-2, 1)
+	return max(ih-2-len(p.fullNameLines()), 1)
+}
+
+// nameWidth is the name column's width: the longest name, within what the row
+// leaves after the tier and a short description.
+func (p toolsPane) nameWidth() int {
+	iw, _ := paneInner(p.width, p.height)
+	if p.compactTiers() {
+		return min(p.nameW, max(iw-2-p.tierW()-2, 12)) // no room for descriptions
+	}
+	return min(p.nameW, max(iw-2-p.tierW()-1-1-12, iw*2/5, 12))
+}
+
+// compactTiers says the rows show the tier's glyph alone: on a narrow pane the
+// name needs the room more than the tier's word (the glyph and colour stay).
+func (p toolsPane) compactTiers() bool {
+	iw, _ := paneInner(p.width, p.height)
+	return iw < 44
+}
+
+// tierW is the tier column's width.
+func (p toolsPane) tierW() int {
+	if p.compactTiers() {
+		return 1
+	}
+	return tierLabelW
+}
+
+// fullNameLines shows the selected tool's whole name at the bottom of the pane
+// when its row had to cut it: the focused name is always readable.
+func (p toolsPane) fullNameLines() []string {
+	t, ok := p.selectedTool()
+	if !ok {
+		return nil
+	}
+	name := plainInline(t.Ref.Qualified())
+	if cellWidth(name) <= p.nameWidth() {
+		return nil
+	}
+	iw, _ := paneInner(p.width, p.height)
+	return wrapOwn(p.st.Key.Render(name), iw, p.st.Muted.Render("▸ "), "  ")
 }
 
 func (p *toolsPane) clamp() {
@@ -400,9 +440,21 @@ func (p toolsPane) View() string {
 		lines = append(lines, st.Muted.Render(fit("  "+msg, iw)))
 	}
 	end := min(p.offset+p.visibleRows(), len(p.rows))
-	nameW := min(p.nameW, max(iw*2/5, 12))
+	nameW := p.nameWidth()
+	// The names on screen are cut together, so that no two look the same.
+	names := make([]string, 0, end-p.offset)
 	for i := p.offset; i < end; i++ {
-		lines = append(lines, p.rowView(p.tools[p.rows[i]], i == p.cursor, iw, nameW))
+		names = append(names, plainInline(p.tools[p.rows[i]].Ref.Qualified()))
+	}
+	names = cutNames(names, nameW)
+	for i := p.offset; i < end; i++ {
+		lines = append(lines, p.rowView(p.tools[p.rows[i]], names[i-p.offset], i == p.cursor, iw, nameW))
+	}
+	if full := p.fullNameLines(); len(full) > 0 {
+		for len(lines) < ih-len(full) {
+			lines = append(lines, "")
+		}
+		lines = append(lines[:ih-len(full)], full...)
 	}
 	return paneBox(st, p.focused, p.width, p.height, lines)
 }
@@ -432,7 +484,7 @@ func (p toolsPane) filterLine(w int) string {
 // qualified name and the first line of the description. A "*" beside the cursor
 // marks a tool this session turned off or gave a policy, or whose server's trust
 // it changed.
-func (p toolsPane) rowView(t session.ToolInfo, selected bool, w, nameW int) string {
+func (p toolsPane) rowView(t session.ToolInfo, cut string, selected bool, w, nameW int) string {
 	st := p.st
 	cursor := "  "
 	if selected {
@@ -441,8 +493,8 @@ func (p toolsPane) rowView(t session.ToolInfo, selected bool, w, nameW int) stri
 	if p.changed[t.Ref] || p.changedServers[t.Ref.Server] {
 		cursor = cursor[:len(cursor)-1] + "*"
 	}
-	name := fit(inline(st, t.Ref.Qualified(), nameW), nameW)
-	descW := w - 2 - tierLabelW - 1 - nameW - 1
+	name := fit(cut, nameW)
+	descW := w - 2 - p.tierW() - 1 - nameW - 1
 	var desc string
 	if descW > 3 {
 		s, more := summary(t.Description)
@@ -456,7 +508,13 @@ func (p toolsPane) rowView(t session.ToolInfo, selected bool, w, nameW int) stri
 	}
 	if selected {
 		label := fit(theme.TierLabel(t.Class.Tier), tierLabelW)
+		if p.compactTiers() {
+			label = theme.TierGlyph(t.Class.Tier)
+		}
 		return st.Selected.Render(fit(cursor+label+" "+name+" "+desc, w))
+	}
+	if p.compactTiers() {
+		return cursor + st.Tier(t.Class.Tier).Render(theme.TierGlyph(t.Class.Tier)) + " " + name + " " + st.Muted.Render(desc)
 	}
 	return cursor + p.tierLabels[t.Class.Tier] + " " + name + " " + st.Muted.Render(desc)
 }

@@ -170,7 +170,28 @@ func (m *Model) leaveTour(why string) {
 	m.tour.on = false
 	m.tour.show = trust.Ref{}
 	m.nav, m.screen = nil, screenMain
-	m.status = why + ": everything stays live · ? lists every key"
+	// The tour does not undo what it did: say plainly what stays changed.
+	var kept []string
+	if m.sess.Engine().Taint("").Tainted() {
+		kept = append(kept, "your context stays TAINTED")
+	}
+	changed := 0
+	for i := range m.snap.Tools {
+		if m.snap.Tools[i].Pin == trust.PinChanged {
+			changed++
+		}
+	}
+	if changed > 0 {
+		kept = append(kept, strconv.Itoa(changed)+" tool"+plural(changed)+" stay blocked (changed since pinned)")
+	}
+	if n := overrideCount(m.over); n > 0 {
+		kept = append(kept, strconv.Itoa(n)+" what-if change"+plural(n)+" stay")
+	}
+	if len(kept) == 0 {
+		m.status = why + ": the tour changed nothing that stays · ? lists every key"
+		return
+	}
+	m.status = why + ": the tour does not undo its steps: " + strings.Join(kept, ", ") + "; start airlock demo again for a clean session"
 }
 
 // tourSync opens the tool the step waits for once the snapshot lists it.

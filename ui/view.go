@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/dialog"
@@ -42,6 +43,10 @@ func (m Model) render() string {
 	}
 	sb.WriteString(m.bodyView())
 	sb.WriteByte('\n')
+	if l.stripH > 0 {
+		sb.WriteString(fit(m.acts.stripLine(m.st, l.width), l.width))
+		sb.WriteByte('\n')
+	}
 	sb.WriteString(m.statusLine())
 	sb.WriteByte('\n')
 	if m.tour.on && m.modalOpen() {
@@ -85,6 +90,8 @@ func (m Model) bodyView() string {
 		return m.result.View()
 	case screenLogs:
 		return m.logs.View()
+	case screenActivity:
+		return m.activity.View(m.acts)
 	case screenHazards:
 		return m.hazards.View()
 	case screenExport:
@@ -219,7 +226,13 @@ func (m Model) statusLine() string {
 	if m.status != "" {
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
-	return fit(strings.Join(parts, st.Muted.Render(" · ")), m.layout.width)
+	line := strings.Join(parts, st.Muted.Render(" · "))
+	if w := m.layout.width; cellWidth(line) > w {
+		// Never cut silently: the whole message is in Activity.
+		hint := st.Muted.Render(" (v: all of it)")
+		return fit(ansi.Truncate(line, max(w-cellWidth(hint), 1), ellipsis)+hint, w)
+	}
+	return fit(line, m.layout.width)
 }
 
 func plural(n int) string {
@@ -261,6 +274,8 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenLogs:
 		return footerView(m.help, m.logs.keyMap(), global)
+	case screenActivity:
+		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
 		return footerView(m.help, m.hazards.keyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
 	case screenExport:
@@ -322,6 +337,7 @@ func (m Model) helpSections() []helpSection {
 		{title: "A running call", keys: DefaultCallKeyMap()},
 		{title: "Results", keys: DefaultResultKeyMap()},
 		{title: "Logs", keys: DefaultLogsKeyMap()},
+		{title: "Activity (v)", keys: DefaultActivityKeyMap()},
 		{title: "Call form", keys: calls},
 		{title: "Approval dialog", keys: confirm},
 		{title: "Approval queue (a)", keys: DefaultQueueKeyMap()},

@@ -372,8 +372,9 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 		t.Errorf("the dialog's reasons do not name web__fetch_url: %q", p.Verdict.Reasons)
 	}
 	screen := h.plain()
-	// Why it asks is among the facts, in view without scrolling.
-	screenHas(t, screen, "allow this call?", "taint   ⚠ from web__fetch_url (call", "why     this context is tainted", "Tour 3/4")
+	// Why it asks is its summary line, in view without scrolling, and the
+	// arguments are on screen (issue 15 item 3).
+	screenHas(t, screen, "allow this call?", "why     this context is tainted: web__fetch_url", `"to": "attacker@evil.example"`, "Tour 3/4")
 	fits("step 3")
 	if h.m.screen != screenResult || h.m.result.res.tool.Ref != tourFetch {
 		t.Errorf("under the dialog: %v, want the fetched page", h.m.screen)

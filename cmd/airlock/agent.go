@@ -32,6 +32,9 @@ func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
 	if cfg.Gateway != nil && cfg.Gateway.Listen != "" {
 		listen = cfg.Gateway.Listen
 	}
+	if addr, ok := recordedGatewayAddr(cfg.StateDir); ok {
+		listen = addr // where the running gateway actually listens
+	}
 	return listen, cfg.StateDir, nil
 }
 
@@ -70,7 +73,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway snippet", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
-	demo := fs.Bool("demo", false, "the gateway of a running `airlock demo` (its token is in the demo folder of the state dir)")
+	demo := fs.Bool("demo", false, "the gateway of a running \"airlock demo\" (its token is in the demo folder of the state dir)")
 	listenFlag := fs.String("gateway", "", "gateway address (default from the config, else "+defaultGatewayListen+")")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) != 1 {
@@ -91,7 +94,23 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	self, _ := os.Executable()
-	if err := cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self); err != nil {
+	// The bridge line finds the same gateway: the same demo or config, and the
+	// address when it was given here.
+	var bridgeArgs []string
+	if *demo {
+		bridgeArgs = append(bridgeArgs, "--demo")
+	}
+	if *cfgPath != "" {
+		abs, err := filepath.Abs(*cfgPath)
+		if err != nil {
+			abs = *cfgPath
+		}
+		bridgeArgs = append(bridgeArgs, "--config", abs)
+	}
+	if *listenFlag != "" {
+		bridgeArgs = append(bridgeArgs, "--gateway", listen)
+	}
+	if err := cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self, bridgeArgs...); err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 2
 	}
@@ -102,7 +121,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs := flag.NewFlagSet("airlock bridge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
-	demo := fs.Bool("demo", false, "bridge to a running `airlock demo`")
+	demo := fs.Bool("demo", false, "bridge to a running \"airlock demo\"")
 	listenFlag := fs.String("gateway", "", "gateway address of the running airlock")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -144,7 +163,7 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock audit verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
-	demo := fs.Bool("demo", false, "the audit log of `airlock demo` (in the demo folder of the state dir)")
+	demo := fs.Bool("demo", false, "the audit log of \"airlock demo\" (in the demo folder of the state dir)")
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) > 1 {
 		return 2

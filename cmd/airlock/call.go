@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
@@ -27,8 +29,14 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return 2
 	}
+	if len(positional) == 1 {
+		// SERVER__TOOL, the name shown everywhere.
+		if s, t, ok := strings.Cut(positional[0], "__"); ok && s != "" && t != "" {
+			positional = []string{s, t}
+		}
+	}
 	if len(positional) != 2 {
-		fmt.Fprintln(stderr, "usage: airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]")
+		fmt.Fprintln(stderr, "usage: airlock call SERVER__TOOL | SERVER TOOL [--args JSON] [--yes] [--config FILE] (airlock call --help)")
 		return 2
 	}
 	// The same canonical check Manager.Call makes, before anything connects: a
@@ -66,6 +74,13 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != session.StatusReady {
 		fmt.Fprintf(stderr, "airlock: server %s is %s: %s\n", server, sv.Status, safetext.Inline(errText(sv.Err)))
 		return cli.ExitServerFailed
+	}
+	if ti, ok := m.Snapshot().Tool(server, tool); ok {
+		// Checked like the call form checks, before anything is sent.
+		if err := form.CheckArgs(ti.InputSchema, json.RawMessage(*argJSON)); err != nil {
+			fmt.Fprintf(stderr, "airlock: --args do not match %s__%s's input schema: %s\n", server, tool, safetext.Inline(err.Error()))
+			return 2
+		}
 	}
 	out, err := m.Call(ctx, session.CallRequest{Server: server, Tool: tool, Args: json.RawMessage(*argJSON)})
 	var denied *session.DeniedError

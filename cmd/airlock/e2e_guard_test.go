@@ -40,13 +40,18 @@ func freeAddr(t *testing.T) string {
 // the run's state directory, as an AI agent would.
 func connectAgent(t *testing.T, s *screen, addr string) *mcp.ClientSession {
 	t.Helper()
-	// `airlock demo` keeps its token in the demo folder of the state dir.
+	// `airlock demo` keeps its token in the demo folder of the state dir; a
+	// config's run in the state dir itself.
 	path := filepath.Join(s.state, "airlock", "demo", "gateway.token")
+	other := filepath.Join(s.state, "airlock", "gateway.token")
 	var token string
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		b, err := os.ReadFile(path)
-		if err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		if err != nil {
+			b, _ = os.ReadFile(other)
+		}
+		if len(strings.TrimSpace(string(b))) >= 32 {
 			token = strings.TrimSpace(string(b))
 			break
 		}

@@ -27,29 +27,6 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-const usage = `airlock — a terminal MCP client that asks before risky tool calls
-
-Usage:
-  airlock [--config FILE] [--no-tui]       open the session on the config (the TUI on a
-                                           terminal, else the check view)
-  airlock --from FILE                      the same on another client's server list
-                                           (Claude, Cursor, VS Code, Codex), imported
-  airlock demo [--json] [--no-tui]         the same on built-in offline demo servers
-  airlock demo-server NAME                 serve one demo server over stdio (docs|web|notes|mail)
-  airlock check [--config FILE] [--json]   connect, classify, print tiers and hazards
-  airlock call SERVER TOOL [--args JSON] [--yes] [--config FILE]
-                                           one call through the approval engine
-  airlock pins list|accept SERVER [TOOL]   review pinned tool definitions
-  airlock gateway snippet CLIENT [--demo]  a config block for an agent (--demo: the demo's gateway)
-  airlock bridge [--demo]                  stdio <-> the running gateway
-  airlock audit verify [FILE] [--demo]     check the audit log's chain; print its head
-  airlock taint list|clear [CONTEXT]       see or clear tainted contexts (audited)
-  airlock import FILE                      print airlock TOML for another client's servers
-  airlock version
-
-Exit codes of check: 0 every server ready, 1 config error, 3 a server failed.
-`
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -61,6 +38,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
+	if cmd == "help" || wantsHelp(args) {
+		// Help goes to stdout and exits 0, from the one table in help.go and
+		// each command's own flag set.
+		return writeHelp(stdout, stderr, cmd, args)
+	}
+	return dispatch(ctx, cmd, args, stdin, stdout, stderr)
+}
+
+// dispatch runs one command.
+func dispatch(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "", "check":
 		return runCheck(ctx, cmd, args, stdin, stdout, stderr)
@@ -85,11 +72,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version":
 		fmt.Fprintln(stdout, "airlock", version)
 		return 0
-	case "help":
-		fmt.Fprint(stdout, usage)
-		return 0
 	}
-	fmt.Fprintf(stderr, "airlock: unknown command %q\n\n%s", cmd, usage)
+	fmt.Fprintf(stderr, "airlock: unknown command %q (airlock help lists every command)\n", cmd)
 	return 2
 }
 
@@ -158,9 +142,13 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	cfgPath := fs.String("config", "", "config file (default "+defaultConfigHint()+")")
 	fromPath := fs.String("from", "", "run on another client's server list (Claude, Cursor, VS Code, Codex), imported in memory")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	noTUI := fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
-	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
-	noBell := fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
+	// The TUI's flags belong to bare airlock only: check never opens the TUI.
+	noTUI, gatewayListen, noBell := new(bool), new(string), new(bool)
+	if cmd == "" {
+		noTUI = fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
+		gatewayListen = fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
+		noBell = fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
+	}
 	failOn := fs.String("fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return 2

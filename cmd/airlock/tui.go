@@ -89,6 +89,12 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 			return 1
 		}
 		defer g.Close()
+		// Recorded so that snippet and bridge find the gateway where it runs.
+		forget, err := recordGatewayAddr(gs.stateDir, g.URL())
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: could not record the gateway's address for snippet and bridge: %v\n", err)
+		}
+		defer forget()
 		opts.GatewayURL = g.URL()
 		opts.GatewayHint = "airlock gateway snippet claude|cursor|vscode --gateway " + gs.listen
 		if gs.demo {

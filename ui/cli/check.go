@@ -223,9 +223,9 @@ func (r Report) WriteText(w io.Writer) error {
 		return nil
 	}
 	for _, h := range r.Hazards {
-		guard := "guarded: a person is asked for at least one leg"
+		guard := trust.GuardedMeaning
 		if h.Unguarded {
-			guard = "UNGUARDED: every leg has a tool that runs without asking"
+			guard = trust.UnguardedMeaning
 		}
 		fmt.Fprintf(w, "%s %s %s — %s\n", theme.SeverityGlyph(h.Severity), strings.ToUpper(string(h.Severity)), h.Kind, guard)
 		fmt.Fprintf(w, "  %s\n", e(h.Summary))

@@ -11,8 +11,8 @@ import (
 // a hazard matches any of its terms.
 //
 // SPEC is a comma-separated list of terms. A term is a hazard kind
-// (lethal-trifecta, open-world-exfiltration, untrusted-destructive, shadowing), a
-// severity (critical, high), or "any"; prefixed with "unguarded:" it only matches
+// (lethal-trifecta, open-world-exfiltration, untrusted-destructive, shadowing,
+// untrusted-server), a severity (critical, high, medium), or "any"; prefixed with "unguarded:" it only matches
 // hazards whose every leg runs without asking. Examples: "lethal-trifecta",
 // "unguarded:any", "critical,unguarded:high".
 type FailOn struct {
@@ -26,7 +26,7 @@ type failTerm struct {
 	any       bool
 }
 
-var hazardKinds = []trust.HazardKind{trust.HazardLethalTrifecta, trust.HazardOpenWorldExfiltration, trust.HazardUntrustedDestructive, trust.HazardShadowing}
+var hazardKinds = []trust.HazardKind{trust.HazardLethalTrifecta, trust.HazardOpenWorldExfiltration, trust.HazardUntrustedDestructive, trust.HazardShadowing, trust.HazardUntrustedServer}
 
 // ParseFailOn reads a --fail-on SPEC, naming the term it does not understand.
 func ParseFailOn(spec string) (FailOn, error) {
@@ -43,7 +43,7 @@ func ParseFailOn(spec string) (FailOn, error) {
 		switch {
 		case term == "any":
 			t.any = true
-		case term == string(trust.SeverityCritical) || term == string(trust.SeverityHigh):
+		case term == string(trust.SeverityCritical) || term == string(trust.SeverityHigh) || term == string(trust.SeverityMedium):
 			t.severity = trust.Severity(term)
 		default:
 			known := false
@@ -53,7 +53,7 @@ func ParseFailOn(spec string) (FailOn, error) {
 				}
 			}
 			if !known {
-				return FailOn{}, fmt.Errorf("--fail-on: unknown term %q (want a hazard kind %v, a severity critical|high, or any, optionally prefixed unguarded:)", raw, hazardKinds)
+				return FailOn{}, fmt.Errorf("--fail-on: unknown term %q (want a hazard kind %v, a severity critical|high|medium, or any, optionally prefixed unguarded:)", raw, hazardKinds)
 			}
 		}
 		f.terms = append(f.terms, t)

@@ -11,8 +11,9 @@ var SnippetClients = []string{"claude", "cursor", "vscode"}
 
 // WriteSnippet writes a ready config block that points an agent client at the gateway
 // url with its bearer token, and says where the block goes. self is the airlock
-// executable, for the stdio bridge alternative.
-func WriteSnippet(w io.Writer, client, url, token, self string) error {
+// executable and bridgeArgs its arguments (what the bridge needs to find the same
+// gateway: --demo, --config, --gateway), for the stdio bridge alternative.
+func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...string) error {
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	var where string
 	var block any
@@ -34,7 +35,7 @@ func WriteSnippet(w io.Writer, client, url, token, self string) error {
 		return err
 	}
 	fmt.Fprintf(w, "# %s\n%s\n", where, b)
-	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": []string{"bridge"}}, "", "  ")
+	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": append([]string{"bridge"}, bridgeArgs...)}, "", "  ")
 	fmt.Fprintf(w, "# A client that only launches stdio servers can use the bridge instead:\n# %s\n", compact(stdio))
 	fmt.Fprintln(w, "# The token is a secret: anyone with it can ask airlock to run tools (a person still approves risky calls).")
 	return nil

@@ -89,6 +89,8 @@ type Confirm struct {
 	argNote  string
 	argParts []int
 	argPart  int
+	// whyOpen says the reasons are unfolded below the arguments.
+	whyOpen bool
 
 	width, height int // the space given by SetSize
 	dw, iw, ih    int // dialog width, inner width, inner height
@@ -209,6 +211,10 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 	k := c.keys
 	switch c.state {
 	case stateArming:
+		if key.Matches(msg, k.Why) {
+			c.toggleWhy()
+			return c, nil, nil
+		}
 		c.scroll(msg)
 		return c, nil, nil
 	case stateArmed:
@@ -259,6 +265,8 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 		return c, nil, cmd
 	case key.Matches(msg, k.Cancel):
 		return c, DenyCall{ID: c.p.ID}, nil
+	case key.Matches(msg, k.Why):
+		c.toggleWhy()
 	default:
 		c.scroll(msg)
 	}
@@ -358,39 +366,81 @@ func (c *Confirm) layout() {
 	c.help.SetWidth(c.iw)
 	c.reason.SetWidth(max(c.iw-lipgloss.Width(reasonLabel)-1, 10))
 
-	// The arguments are what the person approves, so they get the space
-	// first: when the reasons leave too little room for them, the reasons
-	// move below the arguments into the scroll region, and only when even
-	// that is too tight does the whole body scroll.
-	free := c.ih - len(c.title) - bottom - len(facts) - 1
-	var region []string
-	c.layoutMode = layoutArgs
-	switch {
-	case len(args) <= free-len(reasons):
-		c.head = concat(facts, reasons, []string{header})
-		region = args
-		c.vp.SetHeight(len(args))
-	case free-len(reasons)-1 >= minArgLines:
-		c.head = concat(facts, reasons, []string{header})
-		region = args
-		c.vp.SetHeight(free - len(reasons) - 1) // one line says how much more there is
-	case free-1 >= minArgLines:
-		c.layoutMode = layoutArgsThenReasons
-		c.head = concat(facts, []string{header})
-		region = concat(args, []string{""}, reasons)
-		c.vp.SetHeight(free - 1)
-	default:
-		c.layoutMode = layoutAll
-		c.head = nil
-		region = concat(facts, reasons, []string{header}, args)
-		c.vp.SetHeight(max(c.ih-len(c.title)-bottom-1, 1))
-		if len(region) <= c.vp.Height()+1 {
-			c.vp.SetHeight(len(region))
-		}
+	// The arguments are what the person approves: they come first in the
+	// scroll region and always get at least minArgLines rows (all of them when
+	// they are shorter), and the buttons are always drawn. The facts take the
+	// rows above them that are left; the reasons fold into one summary line
+	// (w unfolds them below the arguments, at the dialog's full width). What
+	// does not fit above the arguments follows them in the scroll region.
+	summary := c.whySummary()
+	free := c.ih - len(c.title) - bottom - len(summary) - 1 // the arguments' header
+	// The facts keep their first three rows (server, tool, agent or tier); the
+	// arguments get the rest they need, then the facts what is left.
+	argRows := min(len(args), max(free-3-1, minArgLines))
+	shown := min(len(facts), max(free-argRows-1, 0)) // one row for the scroll note
+	if len(facts)+len(args) <= free {
+		shown = len(facts)
 	}
+	c.layoutMode = layoutArgs
+	c.head = concat(facts[:shown], summary, []string{header})
+	region := args
+	if c.whyOpen {
+		region = concat(region, []string{""}, reasons)
+		c.layoutMode = layoutArgsThenReasons
+	}
+	if shown < len(facts) {
+		region = concat(region, []string{"", c.st.Header.Render("details")}, facts[shown:])
+		c.layoutMode = layoutAll
+	}
+	h := free - shown
+	if len(region) > h {
+		h-- // the scroll note
+	}
+	c.vp.SetHeight(max(min(h, len(region)), 1))
 	c.vp.SetWidth(c.iw)
 	c.vp.SetContentLines(region)
 	c.vp.GotoTop()
+}
+
+// toggleWhy folds or unfolds the reasons; unfolding scrolls to them.
+func (c *Confirm) toggleWhy() {
+	c.whyOpen = !c.whyOpen
+	c.layout()
+	if c.whyOpen && c.overflow() {
+		// Show the reasons' start, keeping the arguments' last lines above.
+		args := len(c.argLines())
+		c.vp.SetYOffset(max(args-1, 0))
+	}
+}
+
+// whySummary is the reasons folded into one line: the taint when it is what
+// made the call ask, else the first reason, and how to unfold the rest.
+func (c Confirm) whySummary() []string {
+	reasons := c.p.Verdict.Reasons
+	if len(reasons) == 0 {
+		return nil
+	}
+	first := reasons[0]
+	style := c.st.Muted
+	if _, ok := c.taintReason(); ok {
+		style = c.st.WarnText
+	}
+	hint := "  (w: all " + strconv.Itoa(len(reasons)) + ")"
+	if len(reasons) == 1 {
+		hint = "  (w: in full)"
+	}
+	if c.whyOpen {
+		hint = "  (w: fold; below the arguments)"
+	}
+	label := pad(c.st.Key.Render("why"), labelWidth)
+	room := c.iw - lipgloss.Width(label) - lipgloss.Width(hint)
+	text := wrap.Inline(safetext.Limit(first, maxReasonBytes), c.mark)
+	if lipgloss.Width(text) > room {
+		text = ansi.Truncate(text, max(room, 1), "…")
+	} else if len(reasons) == 1 && !c.whyOpen {
+		hint = ""
+	}
+	return []string{label + style.Render(text) + c.st.Muted.Render(hint)}
 }
 
 // The layouts, from roomiest to tightest.
@@ -453,12 +503,6 @@ func (c Confirm) reasonLines() []string {
 		return nil
 	}
 	reasons := c.p.Verdict.Reasons
-	if _, ok := c.taintReason(); ok {
-		reasons = reasons[1:] // shown among the facts
-	}
-	if len(reasons) == 0 {
-		return nil
-	}
 	out := []string{c.st.Header.Render("why it asks")}
 	for _, r := range reasons {
 		out = append(out, wrap.Hang(wrap.Inline(safetext.Limit(r, maxReasonBytes), c.mark), c.iw, "  • ")...)
@@ -502,12 +546,6 @@ func (c Confirm) factLines(width int) []string {
 			by += c.st.Muted.Render(" (call ") + name(tt.CallID) + c.st.Muted.Render(")")
 		}
 		out = append(out, wrap.Hang(c.st.WarnText.Render("⚠ from ")+by, width, pad(c.st.Key.Render("taint"), labelWidth))...)
-		if r, ok := c.taintReason(); ok {
-			// The one reason this call asks at all stays in view, not below the
-			// arguments; reasonLines leaves it out so it is not said twice.
-			why := c.st.WarnText.Render(wrap.Inline(safetext.Limit(r, maxReasonBytes), c.mark))
-			out = append(out, wrap.Hang(why, width, pad(c.st.Key.Render("why"), labelWidth))...)
-		}
 	}
 	return out
 }

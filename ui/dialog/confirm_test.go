@@ -197,6 +197,7 @@ func TestConfirmShowsTaintAgentReasonsAndHash(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		c := NewConfirm(p, plain())
 		c.SetSize(size[0], size[1])
+		c, _ = run(c, press("w")) // the reasons unfold below the arguments
 		v := scrolledFlat(c)
 		wants := []string{
 			"taint ⚠ from web__fetch_url (call c5)",
@@ -432,6 +433,50 @@ func TestConfirmFits(t *testing.T) {
 				}
 				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %s", name, state))
 			}
+		}
+	}
+}
+
+// Issue 15 item 3: in a tainted context, at 80x24 and at 60x20, the arguments
+// and the buttons are on screen when the dialog opens; the reasons are one
+// summary line that w unfolds (below the arguments, at the full width) and folds.
+func TestConfirm_ArgumentsFirstReasonsFold(t *testing.T) {
+	p := tainted()
+	p.Request.Args = []byte(`{"to":"eve@example.com","subject":"notes","body":"the wifi password"}`)
+	p.ArgsSHA256 = session.ArgsSHA256(p.Request.Args)
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+		c := NewConfirm(p, plain())
+		c.SetSize(size[0], size[1])
+		v := text(c.View())
+		for _, want := range []string{`"to": "eve@example.com"`, `"body": "the wifi password"`, "Deny", "Allow once", "why", "(w: all"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("%dx%d: the opened dialog lacks %q:\n%s", size[0], size[1], want, v)
+			}
+		}
+		if strings.Contains(v, "more lines below") && !strings.Contains(v, "}") {
+			t.Errorf("%dx%d: the arguments are cut below the fold:\n%s", size[0], size[1], v)
+		}
+		c, _ = run(c, press("w"))
+		unfolded := flat(c.vp.GetContent())
+		for _, r := range p.Verdict.Reasons {
+			if !strings.Contains(unfolded, r) {
+				t.Errorf("%dx%d: unfolded reasons lack %q", size[0], size[1], r)
+			}
+		}
+		// The taint sentence wraps at the dialog's full width, not a column's.
+		iw := c.iw
+		longest := 0
+		for _, l := range strings.Split(text(c.View()), "\n") {
+			if strings.Contains(l, "•") {
+				longest = max(longest, len([]rune(strings.TrimRight(l, " ┃│"))))
+			}
+		}
+		if longest < iw*3/4 {
+			t.Errorf("%dx%d: the reasons wrap at %d of %d columns:\n%s", size[0], size[1], longest, iw, text(c.View()))
+		}
+		c, _ = run(c, press("w"))
+		if v := text(c.View()); !strings.Contains(v, `"to": "eve@example.com"`) {
+			t.Errorf("%dx%d: folding did not return to the arguments:\n%s", size[0], size[1], v)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type KeyMap struct {
 	PageDown key.Binding
 	Top      key.Binding
 	End      key.Binding
+	// Why unfolds the reasons (why the call asks, the taint) below the
+	// arguments, or folds them back into their summary line.
+	Why key.Binding
 	// Confirm is the deliberate second step that allows a destructive call
 	// once an allow button was pressed: a control chord, never a letter that
 	// follows naturally in typing. Disarm is shown in help while it waits; any
@@ -57,6 +60,7 @@ func DefaultKeyMap() KeyMap {
 		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first byte")),
 		End:        key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last byte")),
+		Why:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "why: show/fold the reasons")),
 		Confirm:    key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "allow this destructive call")),
 		Disarm:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "go back")),
 		SendReason: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
@@ -71,7 +75,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.Confirm, k.Disarm,
 		k.SendReason, k.Back,
-		k.Next, k.Activate, k.Cancel, k.Deny, k.Down, k.End,
+		k.Next, k.Activate, k.Cancel, k.Deny, k.Why, k.Down, k.End,
 	}
 }
 
@@ -80,7 +84,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Activate},
 		{k.Deny, k.Cancel},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.End},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.End, k.Why},
 		{k.Confirm, k.Disarm, k.SendReason, k.Back},
 	}
 }
@@ -103,7 +107,7 @@ func (k *KeyMap) setState(s state) {
 		for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Activate, &k.Deny, &k.Cancel, &k.Confirm, &k.Disarm, &k.SendReason, &k.Back} {
 			b.SetEnabled(false)
 		}
-		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End} {
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End, &k.Why} {
 			b.SetEnabled(true)
 		}
 		return
@@ -115,6 +119,7 @@ func (k *KeyMap) setState(s state) {
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End} {
 		b.SetEnabled(s != stateArmed)
 	}
+	k.Why.SetEnabled(s == stateChoosing)
 	k.Confirm.SetEnabled(s == stateArmed)
 	k.Disarm.SetEnabled(s == stateArmed)
 	k.SendReason.SetEnabled(s == stateReason)

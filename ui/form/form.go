@@ -198,6 +198,10 @@ func (f Form) key(msg tea.KeyPressMsg) (Form, Action, tea.Cmd) {
 		f.vp.PageUp()
 		return f, nil, nil
 	}
+	if !f.raw && len(f.fields) == 0 && f.mode != modeURL && key.Matches(msg, k.Enter) {
+		// Nothing to fill in: enter sends, as on a form's last field.
+		return f.submit()
+	}
 	if f.mode == modeURL || (!f.raw && len(f.fields) == 0) {
 		return f, nil, nil
 	}
@@ -278,8 +282,8 @@ func (f *Form) updateKeys() {
 	notJSON := fd != nil && fd.kind != kindJSON
 	k.Down.SetEnabled(many && notJSON)
 	k.Up.SetEnabled(many && notJSON)
-	k.Enter.SetEnabled(notJSON)
-	if fd != nil && f.focus == len(f.fields)-1 {
+	k.Enter.SetEnabled(notJSON || (!url && !f.raw && len(f.fields) == 0))
+	if (fd != nil && f.focus == len(f.fields)-1) || (!url && !f.raw && len(f.fields) == 0) {
 		k.Enter.SetHelp("enter", k.Submit.Help().Desc)
 	} else {
 		k.Enter.SetHelp("enter", "next field")

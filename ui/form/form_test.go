@@ -672,3 +672,16 @@ func golden(t *testing.T, path, got string) {
 		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }
+
+// Issue 15 item 9: enter submits a form with no fields, as on a form's last
+// field.
+func TestForm_EnterSubmitsWithNoFields(t *testing.T) {
+	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","properties":{}}`} {
+		f := New(tool(schema), plain())
+		_, a := run(f, press("enter"))
+		s, ok := a.(Submit)
+		if !ok || string(s.Args) != "{}" {
+			t.Errorf("%s: enter gave %#v, want Submit {}", schema, a)
+		}
+	}
+}

@@ -492,3 +492,29 @@ func fieldError(err error, fields []string) (name, msg string) {
 	}
 	return name, s
 }
+
+// CheckArgs validates call arguments against a tool's input schema exactly as the
+// call form does (same bounds, no outside references), for `airlock call`. The
+// error names the field it concerns. A schema that is absent or does not
+// describe an object checks nothing; one that cannot be compiled is an error.
+func CheckArgs(inputSchema, args json.RawMessage) error {
+	s := loadSchema(inputSchema)
+	if s.problem != nil {
+		return fmt.Errorf("the tool's input schema cannot be checked: %w", s.problem)
+	}
+	if s.absent || !s.object || s.full == nil {
+		return nil
+	}
+	var plain map[string]any
+	if err := json.Unmarshal(args, &plain); err != nil || plain == nil {
+		return fmt.Errorf("the arguments must be a JSON object")
+	}
+	if err := s.full.Validate(plain); err != nil {
+		name, msg := fieldError(err, s.order)
+		if name != "" {
+			return fmt.Errorf("field %q: %s", name, msg)
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
