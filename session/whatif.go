@@ -138,6 +138,46 @@ func (m *Manager) SetDisabled(ref trust.Ref, off bool) error {
 	return nil
 }
 
+// ResetOverrides removes every live change at once (the demo's reset, and the tour's
+// restore) and returns how many there were. A server that a change had blocked, and
+// that so may never have connected, is connected now.
+func (m *Manager) ResetOverrides() int {
+	m.publish.Lock()
+	m.mu.Lock()
+	n := len(m.over.Trust) + len(m.over.Policy) + len(m.over.Disabled)
+	var reconnect []string
+	for name, t := range m.over.Trust {
+		m.bumpOver(name)
+		if s, ok := m.servers[name]; ok && t == trust.BlockedServer && s.cfg.Trust != trust.BlockedServer {
+			reconnect = append(reconnect, name)
+		}
+	}
+	for ref := range m.over.Policy {
+		m.bumpOver(ref.Server)
+	}
+	for ref := range m.over.Disabled {
+		m.bumpOver(ref.Server)
+	}
+	m.over = Overrides{}
+	m.mu.Unlock()
+	m.invalidate()
+	m.publish.Unlock()
+	if n > 0 {
+		m.announceOverrides()
+	}
+	sort.Strings(reconnect)
+	for _, name := range reconnect {
+		s := m.servers[name]
+		s.mu.Lock()
+		st := s.status
+		s.mu.Unlock()
+		if st != StatusReady {
+			_ = m.Reconnect(name)
+		}
+	}
+	return n
+}
+
 // bumpOver marks a server's part of the snapshot stale after a live change; m.mu is held.
 func (m *Manager) bumpOver(server string) {
 	if m.overVersion == nil {

@@ -60,6 +60,9 @@ type helpOverlay struct {
 	vp            viewport.Model
 	open          bool
 	width, height int
+	// tourAsked is set when the person asked to restart the tour (the root starts
+	// it and clears this).
+	tourAsked bool
 }
 
 func newHelpOverlay(st *theme.Styles) helpOverlay {
@@ -91,6 +94,9 @@ func (h helpOverlay) Update(msg tea.Msg) (helpOverlay, bool, tea.Cmd) {
 		switch {
 		case key.Matches(k, h.keys.Close):
 			h.open = false
+			return h, true, nil
+		case key.Matches(k, h.keys.Tour):
+			h.open, h.tourAsked = false, true
 			return h, true, nil
 		case key.Matches(k, h.keys.Top):
 			h.vp.GotoTop()

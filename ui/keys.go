@@ -31,6 +31,9 @@ type GlobalKeyMap struct {
 	// Export writes the session's what-if changes as a TOML fragment; it is
 	// enabled while there are changes.
 	Export key.Binding
+	// Reset undoes every what-if change after a (guarded) yes; it is enabled
+	// while there are changes.
+	Reset key.Binding
 }
 
 // DefaultGlobalKeyMap returns the global keys.
@@ -46,6 +49,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "open waiting question / queue")),
 		Export:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "export what-if changes")),
 		Grants:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "grants & taint: revoke a grant, clear a taint")),
+		Reset:     key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "undo every what-if change")),
 	}
 }
 
@@ -54,7 +58,7 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Help, k
 
 // FullHelp implements help.KeyMap.
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Queue, k.Export, k.Demo}}
+	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Queue, k.Export, k.Reset, k.Demo}}
 }
 
 // ServersKeyMap holds the keys of the servers pane.
@@ -319,6 +323,8 @@ func (k LogsKeyMap) FullHelp() [][]key.Binding {
 type HelpKeyMap struct {
 	ScrollKeyMap
 	Close key.Binding
+	// Tour restarts the guided tour; it is bound only in `airlock demo`.
+	Tour key.Binding
 }
 
 // DefaultHelpKeyMap returns the help overlay's keys.
@@ -326,15 +332,18 @@ func DefaultHelpKeyMap() HelpKeyMap {
 	return HelpKeyMap{
 		ScrollKeyMap: DefaultScrollKeyMap(),
 		Close:        key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help")),
+		Tour:         key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "restart the guided tour"), key.WithDisabled()),
 	}
 }
 
 // ShortHelp implements help.KeyMap.
-func (k HelpKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.PageDown, k.Close} }
+func (k HelpKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Down, k.PageDown, k.Tour, k.Close}
+}
 
 // FullHelp implements help.KeyMap.
 func (k HelpKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Close}}
+	return [][]key.Binding{k.column(), {k.Tour, k.Close}}
 }
 
 // HazardsKeyMap holds the keys of the hazards view. Disable, Policy and Open

@@ -131,6 +131,22 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 		}
 	case question.ClearTaintAnswer:
 		return m.applyClearTaint(o)
+	case question.Chose:
+		switch o.Tag {
+		case choiceReset:
+			if !o.Second {
+				m.status = "kept the what-if changes"
+				return m, nil
+			}
+			n := m.sess.ResetOverrides()
+			m.status = "undid " + strconv.Itoa(n) + " what-if change" + plural(n) + ": everything is as the config says"
+		case choiceRestoreTour:
+			if o.Second {
+				m.status = "kept the tour's changes: U undoes the what-if changes, the taint stays until cleared"
+				return m, nil
+			}
+			return m, m.restoreTour()
+		}
 	case question.AcceptAnswer:
 		if !o.Accept {
 			m.status = "kept blocked"

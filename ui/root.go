@@ -234,6 +234,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) updateKeys() {
 	m.keys.Queue.SetEnabled(m.q.Len() > 0)
 	m.keys.Export.SetEnabled(overrideCount(m.over) > 0)
+	m.keys.Reset.SetEnabled(overrideCount(m.over) > 0)
+	m.overlay.keys.Tour.SetEnabled(m.opts.Demo != nil && !m.tour.on)
 }
 
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
@@ -393,8 +395,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(k, m.tour.keys.Prev):
 			return m, m.tourGo(m.tour.step - 1)
 		case key.Matches(k, m.tour.keys.Leave) && !m.modalOpen():
-			m.leaveTour("tour left")
-			return m, nil
+			return m, m.leaveTour("tour left")
 		}
 	}
 	switch {
@@ -431,6 +432,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	case m.overlay.open:
 		var cmd tea.Cmd
 		m.overlay, _, cmd = m.overlay.Update(k)
+		if m.overlay.tourAsked {
+			m.overlay.tourAsked = false
+			return m, tea.Batch(cmd, m.startTour())
+		}
 		return m, cmd
 	case m.screen == screenForm:
 		var act form.Action
@@ -475,6 +480,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(k, m.keys.Export) && m.screen != screenCall && m.screen != screenExport:
 			m.status = "exporting the what-if changes…"
 			return m, exportCmd(m.sess)
+		case key.Matches(k, m.keys.Reset) && m.screen != screenCall:
+			return m, m.askReset()
 		}
 	}
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/question"
 )
 
 // The demo tools the tour uses. ui does not import the demo servers; a test
@@ -131,8 +132,7 @@ func (m *Model) tourGo(i int) tea.Cmd {
 		i = 0
 	}
 	if i >= len(steps) {
-		m.leaveTour("tour finished")
-		return nil
+		return m.leaveTour("tour finished")
 	}
 	m.tour.step = i
 	m.tour.gen++
@@ -165,15 +165,20 @@ func (m *Model) tourGo(i int) tea.Cmd {
 	return nil
 }
 
-// leaveTour ends the tour; everything it changed stays live.
-func (m *Model) leaveTour(why string) {
+// leaveTour ends the tour. What it changed that can be undone (its what-if
+// changes, the taint of your context) is offered back in a question whose first,
+// focused answer is Restore; what cannot (a tool changed since pinned stays
+// blocked until you review it) is said on the status line.
+func (m *Model) leaveTour(why string) tea.Cmd {
 	m.tour.on = false
 	m.tour.show = trust.Ref{}
 	m.nav, m.screen = nil, screenMain
-	// The tour does not undo what it did: say plainly what stays changed.
-	var kept []string
+	var undo, kept []string
+	if n := overrideCount(m.over); n > 0 {
+		undo = append(undo, strconv.Itoa(n)+" what-if change"+plural(n)+" (such as a policy the tour set to allow) go back to what the config says")
+	}
 	if m.sess.Engine().Taint("").Tainted() {
-		kept = append(kept, "your context stays TAINTED")
+		undo = append(undo, "your context is no longer TAINTED (the clear is audited)")
 	}
 	changed := 0
 	for i := range m.snap.Tools {
@@ -182,17 +187,70 @@ func (m *Model) leaveTour(why string) {
 		}
 	}
 	if changed > 0 {
-		kept = append(kept, strconv.Itoa(changed)+" tool"+plural(changed)+" stay blocked (changed since pinned)")
+		kept = append(kept, strconv.Itoa(changed)+" tool"+plural(changed)+" stay blocked (changed since pinned: review with A)")
 	}
-	if n := overrideCount(m.over); n > 0 {
-		kept = append(kept, strconv.Itoa(n)+" what-if change"+plural(n)+" stay")
-	}
-	if len(kept) == 0 {
+	m.updateKeys()
+	if len(undo) == 0 {
 		m.status = why + ": the tour changed nothing that stays · ? lists every key"
-		return
+		if len(kept) > 0 {
+			m.status = why + ": " + strings.Join(kept, ", ") + " · ? lists every key"
+		}
+		return nil
 	}
-	m.status = why + ": the tour does not undo its steps: " + strings.Join(kept, ", ") + "; start airlock demo again for a clean session"
+	m.status = why
+	lines := []string{"Restore puts back the session as it was before the tour:"}
+	for _, u := range undo {
+		lines = append(lines, "• "+u)
+	}
+	if len(kept) > 0 {
+		lines = append(lines, "", "Either way "+strings.Join(kept, ", ")+".")
+	}
+	return m.q.AskChoice(choiceRestoreTour, "Restore the session the tour changed?", lines,
+		[2]string{"Restore", "Keep the tour's changes"}, question.ChoiceKeys("restore"))
 }
+
+// restoreTour undoes what the tour changed: every what-if change, and the taint of
+// the person's context (audited).
+func (m *Model) restoreTour() tea.Cmd {
+	n := m.sess.ResetOverrides()
+	msg := "restored: " + strconv.Itoa(n) + " what-if change" + plural(n) + " undone"
+	if m.sess.Engine().Taint("").Tainted() {
+		if err := m.sess.Engine().ClearTaint(""); err != nil {
+			msg += "; your taint could not be cleared: " + err.Error()
+		} else {
+			msg += ", your context is clean again"
+		}
+	}
+	m.taint = m.sess.Engine().Taint("")
+	m.status = msg
+	return nil
+}
+
+// startTour starts the guided tour from its first step (from the help overlay).
+func (m *Model) startTour() tea.Cmd {
+	// gen keeps counting, so that a result of the earlier run is stale.
+	m.tour = tourState{on: true, keys: m.tour.keys, gen: m.tour.gen}
+	cmd := m.tourGo(0)
+	m.relayout(false)
+	m.hazards.refresh()
+	m.updateKeys()
+	return cmd
+}
+
+// askReset asks before every what-if change is undone (guarded like every
+// question: undoing may make the session less strict as well as more).
+func (m *Model) askReset() tea.Cmd {
+	n := overrideCount(m.over)
+	return m.q.AskChoice(choiceReset, "Undo "+strconv.Itoa(n)+" what-if change"+plural(n)+"?",
+		[]string{"Every trust, policy and on/off change you made in this session goes back to what the config says; tiers and hazards are recomputed at once. No file is written or removed."},
+		[2]string{"Keep them", "Undo all"}, question.ChoiceKeys("keep"))
+}
+
+// The tags of airlock's own two-button questions (question.AskChoice).
+const (
+	choiceReset       = "reset-what-if"
+	choiceRestoreTour = "restore-tour"
+)
 
 // tourSync opens the tool the step waits for once the snapshot lists it.
 func (m *Model) tourSync() {

@@ -102,20 +102,84 @@ func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
 	screenHas(t, strings.Join(strings.Fields(h.plain()), " "), "1 unsaved what-if change will be lost")
 }
 
-// Issue 15 item 7: leaving the tour says plainly what it left changed (it does
-// not undo its steps).
-func TestTour_LeavingSaysWhatStaysChanged(t *testing.T) {
+// Issue 15 item 7 and issue 18 item 2: leaving the tour offers to restore the
+// session it changed, Restore first (Enter after arming restores); what it cannot
+// undo is said. Keys typed before the question armed answer nothing.
+func TestTour_LeavingOffersRestore(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		sess, set := newDemo(t)
+		if _, err := sess.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://example.com"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.SetToolPolicy(trust.Ref{Server: "mail", Tool: "send_email"}, trust.Allow); err != nil {
+			t.Fatal(err)
+		}
+		h := newHarnessFor(t, sess, 80, 24, false, Options{Title: "demo", Demo: set.Notes().RugPull, Tour: true})
+		h.waitFor("the what-if change", func(m Model) bool { return overrideCount(m.over) == 1 })
+		h.keys("esc")
+		if h.m.tour.on {
+			t.Fatal("esc did not leave the tour")
+		}
+		screen := strings.Join(strings.Fields(h.plain()), " ")
+		screenHas(t, screen, "Restore the session the tour changed?", "1 what-if change", "no longer TAINTED", "arming")
+		h.keys("enter") // typed before it armed: answers nothing
+		if overrideCount(h.m.over) != 1 || !sess.Engine().Taint("").Tainted() {
+			t.Fatal("a key typed while the question armed restored the session")
+		}
+		h.armQuestion()
+		if keep {
+			h.keys("tab", "enter")
+		} else {
+			h.keys("enter")
+		}
+		h.waitFor("the answer", func(m Model) bool { return !m.q.Open() })
+		if keep {
+			if !sess.Engine().Taint("").Tainted() || len(sess.Overrides().Policy) != 1 {
+				t.Errorf("keep: the tour's changes were undone")
+			}
+			continue
+		}
+		if sess.Engine().Taint("").Tainted() || len(sess.Overrides().Policy) != 0 {
+			t.Errorf("restore left taint %v, overrides %+v", sess.Engine().Taint("").Tainted(), sess.Overrides())
+		}
+		if !strings.Contains(h.m.status, "restored") {
+			t.Errorf("status after restore: %q", h.m.status)
+		}
+	}
+}
+
+// Issue 18 item 2: U undoes every what-if change, after a guarded question whose
+// focused answer keeps them; ? then t restarts the tour in the demo.
+func TestResetKeyAndTourRestart(t *testing.T) {
 	sess, set := newDemo(t)
-	if _, err := sess.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://example.com"}`)}); err != nil {
+	h := newHarnessFor(t, sess, 80, 24, true, Options{Title: "demo", Demo: set.Notes().RugPull})
+	if err := sess.SetServerTrust("mail", trust.Trusted); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarnessFor(t, sess, 80, 24, false, Options{Title: "demo", Demo: set.Notes().RugPull, Tour: true})
-	h.keys("esc")
-	if h.m.tour.on {
-		t.Fatal("esc did not leave the tour")
+	if err := sess.SetDisabled(trust.Ref{Server: "web", Tool: "fetch_url"}, true); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(h.m.status, "does not undo") || !strings.Contains(h.m.status, "stays TAINTED") {
-		t.Errorf("leaving the tour does not say what stays changed: %q", h.m.status)
+	h.waitFor("two what-if changes", func(m Model) bool { return overrideCount(m.over) == 2 })
+	h.keys("U")
+	screenHas(t, h.plain(), "Undo 2 what-if changes?")
+	h.armQuestion()
+	h.keys("enter") // focus starts on Keep them
+	if overrideCount(h.m.over) != 2 {
+		t.Fatal("enter on the focused answer undid the changes")
+	}
+	h.keys("U")
+	h.armQuestion()
+	h.keys("tab", "enter")
+	h.waitFor("the changes undone", func(m Model) bool { return overrideCount(m.over) == 0 })
+	if o := sess.Overrides(); len(o.Trust)+len(o.Disabled) != 0 {
+		t.Errorf("overrides left: %+v", o)
+	}
+
+	h.keys("?")
+	screenHas(t, h.plain(), "restart the guided tour")
+	h.keys("t")
+	if !h.m.tour.on || h.m.tour.step != 0 {
+		t.Fatalf("? t did not restart the tour (on %v step %d)", h.m.tour.on, h.m.tour.step)
 	}
 }
 

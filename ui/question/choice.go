@@ -65,6 +65,17 @@ func ClearTaintKeyMap() ChoiceKeyMap {
 	return k
 }
 
+// ChoiceKeys is the keys of a two-button question whose second button is pressed
+// only with focus and Enter: no letter presses it; esc or n answers the first.
+func ChoiceKeys(first string) ChoiceKeyMap {
+	return ChoiceKeyMap{
+		Next:     key.NewBinding(key.WithKeys("tab", "right", "shift+tab", "left"), key.WithHelp("tab/→", "move")),
+		Activate: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "press")),
+		Yes:      key.NewBinding(key.WithDisabled()),
+		No:       key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", first)),
+	}
+}
+
 // choice is a two-button question: buttons[0] is safe and has focus first.
 type choice struct {
 	title   string

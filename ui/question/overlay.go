@@ -25,6 +25,7 @@ const (
 	KindQuit                    // quit airlock
 	KindAccept                  // accept a changed tool definition
 	KindClearTaint              // clear a context's taint
+	KindChoice                  // another two-button question of airlock's (AskChoice)
 )
 
 // item is one question in the queue.
@@ -38,6 +39,7 @@ type item struct {
 	fp      string      // KindAccept: the fingerprint of the definition shown
 	ctx     string      // KindClearTaint: the context
 	taint   trust.Taint // KindClearTaint: the taint shown
+	tag     string      // KindChoice: which question it is
 }
 
 // Outcome is what the person decided; nil means nothing yet.
@@ -77,7 +79,15 @@ type ClearTaintAnswer struct {
 	Clear   bool
 }
 
+// Chose answers a question asked with AskChoice: Tag is the asker's, Second says
+// the second (not the safe, first-focused) button was pressed.
+type Chose struct {
+	Tag    string
+	Second bool
+}
+
 func (ClearTaintAnswer) outcome() {}
+func (Chose) outcome()            {}
 func (Approved) outcome()         {}
 func (Elicited) outcome()         {}
 func (QuitAnswer) outcome()       {}
@@ -275,6 +285,17 @@ func (o *Overlay) AskClearTaint(ctxName string, t trust.Taint, name string, line
 	}})
 }
 
+// AskChoice puts a two-button question of airlock's own in front (the person asked
+// for it with a key): title and lines are airlock's sentences (escape any server text
+// first), buttons[0] is the safe answer and has focus first, keys its key map (no
+// letter presses the second button unless keys binds one). It arms like every
+// question; the answer is a Chose with tag.
+func (o *Overlay) AskChoice(tag, title string, lines []string, buttons [2]string, keys ChoiceKeyMap) tea.Cmd {
+	return o.pushFront(item{kind: KindChoice, tag: tag, choice: choice{
+		title: title, lines: lines, buttons: buttons, keys: keys,
+	}})
+}
+
 // pushFront shows it at once, in front of whatever was shown; it arms afresh.
 func (o *Overlay) pushFront(it item) tea.Cmd {
 	o.items = append([]item{it}, o.items...)
@@ -462,7 +483,7 @@ func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 		case form.Cancel:
 			out = Elicited{Elicitation: it.elicit, Action: "cancel"}
 		}
-	case KindQuit, KindAccept, KindClearTaint:
+	case KindQuit, KindAccept, KindClearTaint, KindChoice:
 		if k, ok := msg.(tea.KeyPressMsg); ok && o.g.armed {
 			if b := it.choice.key(k); b >= 0 {
 				switch it.kind {
@@ -470,8 +491,10 @@ func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 					out = QuitAnswer{Quit: b == 1}
 				case KindAccept:
 					out = AcceptAnswer{Ref: it.ref, Fingerprint: it.fp, Accept: b == 1}
-				default:
+				case KindClearTaint:
 					out = ClearTaintAnswer{Context: it.ctx, Taint: it.taint, Clear: b == 1}
+				default:
+					out = Chose{Tag: it.tag, Second: b == 1}
 				}
 			}
 		}
