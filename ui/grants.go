@@ -26,29 +26,24 @@ import (
 
 // GrantsKeyMap holds the keys of the Grants view.
 type GrantsKeyMap struct {
-	Up         key.Binding
-	Down       key.Binding
-	PageUp     key.Binding
-	PageDown   key.Binding
-	Top        key.Binding
-	Bottom     key.Binding
-	Revoke     key.Binding
-	ClearTaint key.Binding
-	Back       key.Binding
+	ScrollKeyMap // moves the selection
+	Revoke       key.Binding
+	ClearTaint   key.Binding
+	Back         key.Binding
 }
 
 // DefaultGrantsKeyMap returns the Grants view's keys.
 func DefaultGrantsKeyMap() GrantsKeyMap {
+	scroll := DefaultScrollKeyMap()
+	scroll.Up.SetHelp("↑/k", "previous")
+	scroll.Down.SetHelp("↓/j", "next")
+	scroll.Top.SetHelp("g/home", "first")
+	scroll.Bottom.SetHelp("G/end", "last")
 	return GrantsKeyMap{
-		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous")),
-		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next")),
-		PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
-		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
-		Revoke:     key.NewBinding(key.WithKeys("x", "d"), key.WithHelp("x/d", "revoke the selected grant (at once: it only brings questions back)")),
-		ClearTaint: key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "clear the selected context's taint (asks; tab, enter)")),
-		Back:       key.NewBinding(key.WithKeys("esc", "w", "backspace"), key.WithHelp("esc", "back")),
+		ScrollKeyMap: scroll,
+		Revoke:       key.NewBinding(key.WithKeys("x", "d"), key.WithHelp("x/d", "revoke the selected grant (at once: it only brings questions back)")),
+		ClearTaint:   key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "clear the selected context's taint (asks; tab, enter)")),
+		Back:         key.NewBinding(key.WithKeys("esc", "w", "backspace"), key.WithHelp("esc", "back")),
 	}
 }
 
