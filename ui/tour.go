@@ -175,7 +175,11 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 	m.nav, m.screen = nil, screenMain
 	var undo, kept []string
 	if n := overrideCount(m.over); n > 0 {
-		undo = append(undo, strconv.Itoa(n)+" what-if change"+plural(n)+" (such as a policy the tour set to allow) go back to what the config says")
+		verb := "goes"
+		if n > 1 {
+			verb = "go"
+		}
+		undo = append(undo, strconv.Itoa(n)+" what-if change"+plural(n)+" (such as a policy the tour set to allow) "+verb+" back to what the config says")
 	}
 	if m.sess.Engine().Taint("").Tainted() {
 		undo = append(undo, "your context is no longer TAINTED (the clear is audited)")
@@ -187,7 +191,11 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 		}
 	}
 	if changed > 0 {
-		kept = append(kept, strconv.Itoa(changed)+" tool"+plural(changed)+" stay blocked (changed since pinned: review with A)")
+		verb := "stays"
+		if changed > 1 {
+			verb = "stay"
+		}
+		kept = append(kept, strconv.Itoa(changed)+" tool"+plural(changed)+" "+verb+" blocked (changed since pinned: review with A)")
 	}
 	m.updateKeys()
 	if len(undo) == 0 {
