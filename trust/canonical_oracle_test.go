@@ -158,7 +158,6 @@ func oldWriteString(buf *bytes.Buffer, enc *json.Encoder, s string) error {
 	return nil
 }
 
-
 // canonSame fails t unless Canonical and the old implementation agree on raw: the
 // same bytes, or both an error, wrapping ErrTooDeep in both or in neither.
 func canonSame(t *testing.T, raw []byte) {

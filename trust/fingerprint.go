@@ -352,7 +352,7 @@ func (c *canonicaliser) str(key bool) error {
 	for {
 		// The run of bytes that need nothing: printable ASCII other than '"' and '\\'.
 		j := c.i
-		for j < len(src) && src[j] >= 0x20 && src[j] != '"' && src[j] != '\\' && src[j] < utf8.RuneSelf {
+		for j < len(src) && plainByte[src[j]] {
 			j++
 		}
 		c.out = append(c.out, src[c.i:j]...)
@@ -479,6 +479,15 @@ func hexDigit(b byte) (byte, bool) {
 
 const lowerHex = "0123456789abcdef"
 
+// plainByte marks the bytes a string copies as they are: printable ASCII other than
+// '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
 // rune writes the decoded character r the way encoding/json's Encoder writes it, and
 // appends it as UTF-8 to c.keys when key is set.
 func (c *canonicaliser) rune(r rune, key bool) {
@@ -521,7 +530,9 @@ func ToolFingerprint(raw json.RawMessage) (string, error) {
 	}
 	sum := sha256.Sum256(out)
 	c.keepOut(out)
-	return hex.EncodeToString(sum[:]), nil
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:]), nil
 }
 
 // InstructionsFingerprint returns the lowercase hex SHA-256 of the server's

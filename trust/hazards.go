@@ -323,6 +323,8 @@ type shadowScan struct {
 	own   string // the server of the tool whose text is read
 	hits  []int
 	buf   []byte
+	ownFP []string // lookup's scratch: fingerprints of own's tools of the name
+	cand  []int    // lookup's scratch: other servers' tools of the name
 }
 
 // lookup appends to hits the tools of servers other than own that tok names, case
@@ -340,17 +342,20 @@ func (sc *shadowScan) lookup(tok string) {
 	}
 	tools, next := sc.tools, sc.next
 	if first, ok := sc.head[string(lower)]; ok {
-	candidates:
+		// One walk of the chain sorts own's tools of this name from the others, so a
+		// name that many servers list costs linear time, not a pair per two tools.
+		sc.ownFP, sc.cand = sc.ownFP[:0], sc.cand[:0]
 		for j := first; j >= 0; j = next[j] {
-			if !sc.named[j] || strings.EqualFold(tools[j].Ref.Server, sc.own) {
-				continue
+			if strings.EqualFold(tools[j].Ref.Server, sc.own) {
+				sc.ownFP = append(sc.ownFP, tools[j].Fingerprint)
+			} else if sc.named[j] {
+				sc.cand = append(sc.cand, j)
 			}
-			for k := first; k >= 0; k = next[k] {
-				if strings.EqualFold(tools[k].Ref.Server, sc.own) && tools[k].Fingerprint == tools[j].Fingerprint {
-					continue candidates // the same program twice
-				}
+		}
+		for _, j := range sc.cand {
+			if !slices.Contains(sc.ownFP, tools[j].Fingerprint) { // else the same program twice
+				sc.hits = append(sc.hits, j)
 			}
-			sc.hits = append(sc.hits, j)
 		}
 	}
 	// Server names cannot contain "__", so the first "__" ends the server part; the
