@@ -228,6 +228,10 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 		}
 	}
 	sc := &shadowScan{tools: tools, head: head, next: next, named: named, byRef: byRef}
+	rank := make([]int, len(tools)) // rank[i]: the place of live tool i in live
+	for r, i := range live {
+		rank[i] = r
+	}
 
 	var out []Hazard
 	for _, i := range live {
@@ -278,14 +282,19 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 		if len(sc.hits) == 0 {
 			continue
 		}
-		shadowed := make([]string, 0, len(sc.hits))
+		// live is sorted by qualified name, so ordering the hits by their place in it
+		// (an int) orders their names: no string comparisons.
 		allowed := false
 		for _, j := range sc.hits {
-			shadowed = append(shadowed, qualified[j])
 			allowed = allowed || tools[j].Class.Action == Allow
 		}
-		slices.Sort(shadowed)
-		shadowed = slices.Compact(shadowed)
+		slices.SortFunc(sc.hits, func(a, b int) int { return rank[a] - rank[b] })
+		shadowed := make([]string, 0, len(sc.hits))
+		for _, j := range sc.hits {
+			if n := len(shadowed); n == 0 || shadowed[n-1] != qualified[j] {
+				shadowed = append(shadowed, qualified[j])
+			}
+		}
 		where := "'s description names"
 		if tools[i].Text != "" {
 			where = "'s text (description, titles or schemas) names"
