@@ -262,3 +262,39 @@ func FuzzCanonicalMatchesOld(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { canonSame(t, raw) })
 }
+
+// TestCanonicalConcurrent runs Canonical and ToolFingerprint from several goroutines
+// at once (the pooled buffers must never be shared); run it with -race.
+func TestCanonicalConcurrent(t *testing.T) {
+	want := make([][]byte, len(canonSeeds))
+	for i, s := range canonSeeds {
+		want[i], _ = oldCanonical([]byte(s))
+	}
+	done := make(chan string, 8)
+	for g := range 8 {
+		go func() {
+			for r := range 50 {
+				i := (g*7 + r) % len(canonSeeds)
+				got, _ := Canonical([]byte(canonSeeds[i]))
+				fp, _ := ToolFingerprint([]byte(canonSeeds[i]))
+				if !bytes.Equal(got, want[i]) {
+					done <- fmt.Sprintf("goroutine %d: Canonical(%.40q) = %.40q, want %.40q", g, canonSeeds[i], got, want[i])
+					return
+				}
+				if want[i] != nil {
+					sum := sha256.Sum256(want[i])
+					if fp != hex.EncodeToString(sum[:]) {
+						done <- fmt.Sprintf("goroutine %d: ToolFingerprint(%.40q) is not the hash of its canonical form", g, canonSeeds[i])
+						return
+					}
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 8 {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}
