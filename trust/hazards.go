@@ -67,8 +67,7 @@ const (
 // sendEmail, get2). Plain words such as "search" or "list" are common English and would
 // make every toolset with two search tools look hostile, so they only count qualified.
 func Hazards(tools []Assessed) []Hazard {
-	hs, _ := HazardsReusing(tools, nil)
-	return hs
+	return hazards(tools, nil, false)
 }
 
 // Shadowing is the shadowing part of Hazards worked out for one toolset: the hazards
@@ -87,7 +86,8 @@ type Shadowing struct {
 }
 
 // newShadowing works the shadowing part out for tools.
-func newShadowing(tools []Assessed) *Shadowing {
+// With keep, it also notes what each tool looked like, for reusable.
+func newShadowing(tools []Assessed, keep bool) *Shadowing {
 	// Sort the live tools by qualified name once; every leg is then filled in order
 	// and comes out sorted, and a repeated tool is adjacent and dropped.
 	qualified := make([]string, len(tools))
@@ -110,6 +110,12 @@ func newShadowing(tools []Assessed) *Shadowing {
 	}
 	sh := shadowing(tools, qualified, live)
 	sh.qualified, sh.live = qualified, live
+	if keep {
+		sh.keys = make([]shadowKey, len(tools))
+		for i := range tools {
+			sh.keys[i] = shadowKeyOf(&tools[i])
+		}
+	}
 	return sh
 }
 
@@ -145,7 +151,16 @@ func (s *Shadowing) reusable(tools []Assessed) bool {
 func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
 	sh := prev
 	if !sh.reusable(tools) {
-		sh = newShadowing(tools)
+		sh = newShadowing(tools, true)
+	}
+	return hazards(tools, sh, true), sh
+}
+
+// hazards is Hazards over tools with the shadowing part sh (worked out here when nil).
+// copyLegs gives each shadowing hazard its own legs, for when sh is kept.
+func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
+	if sh == nil {
+		sh = newShadowing(tools, false)
 	}
 	qualified, live := sh.qualified, sh.live
 
@@ -210,18 +225,24 @@ func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
 		})
 	}
 	out = slices.Grow(out, len(sh.hazards))
-	// Each hazard handed out gets its own legs, so that a caller who sorts or trims
-	// one changes neither sh nor another call's result: copies of sh's, cut from one
-	// backing array (capped, so an append cannot run into the next leg).
-	names := make([]string, 0, sh.names)
+	// When sh is kept, each hazard handed out gets its own legs, so that a caller
+	// who sorts or trims one changes neither sh nor another call's result: copies of
+	// sh's, cut from one backing array (capped, so an append cannot run into the
+	// next leg).
+	var names []string
+	if copyLegs {
+		names = make([]string, 0, sh.names)
+	}
 	for k, h := range sh.hazards {
-		from := len(names)
-		names = append(names, h.Legs[HazardLegShadowing]...)
-		mid := len(names)
-		names = append(names, h.Legs[HazardLegShadowed]...)
-		h.Legs = map[string][]string{
-			HazardLegShadowing: names[from:mid:mid],
-			HazardLegShadowed:  names[mid:len(names):len(names)],
+		if copyLegs {
+			from := len(names)
+			names = append(names, h.Legs[HazardLegShadowing]...)
+			mid := len(names)
+			names = append(names, h.Legs[HazardLegShadowed]...)
+			h.Legs = map[string][]string{
+				HazardLegShadowing: names[from:mid:mid],
+				HazardLegShadowed:  names[mid:len(names):len(names)],
+			}
 		}
 		for _, j := range sh.hits[k] {
 			if tools[j].Class.Action == Allow {
@@ -234,7 +255,7 @@ func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
 	if len(out) == 0 {
 		out = nil
 	}
-	return out, sh
+	return out
 }
 
 // legTools collects, in sorted order, the qualified names that fill one leg, and
@@ -288,10 +309,7 @@ func pairSummary(untrusted, other []string, does string) string {
 // when no distinctive name is letters only). live is sorted by qualified name, so the
 // hazards come out in that order.
 func shadowing(tools []Assessed, qualified []string, live []int) *Shadowing {
-	sh := &Shadowing{keys: make([]shadowKey, len(tools))}
-	for i := range tools {
-		sh.keys[i] = shadowKeyOf(&tools[i])
-	}
+	sh := &Shadowing{}
 	head := make(map[string]int, len(live))
 	next := make([]int, len(tools))
 	named := make([]bool, len(tools)) // the tool's name is distinctive
