@@ -118,6 +118,7 @@ type Manager struct {
 	over        Overrides         // the person's live changes; guarded by mu
 	overVersion map[string]uint64 // per server, bumped with each live change to it; guarded by mu
 	snap        *Snapshot         // cached; nil when something changed
+	shadowing   *trust.Shadowing  // the last snapshot's, for trust.HazardsReusing
 	version     uint64
 
 	closeOnce sync.Once

@@ -2,7 +2,9 @@ package session
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,13 +78,17 @@ type Snapshot struct {
 	// Tools is sorted by server, then tool name.
 	Tools   []ToolInfo
 	Hazards []trust.Hazard
-
-	index map[trust.Ref]int
 }
 
-// Tool finds one tool by server and name.
+// Tool finds one tool by server and name (the first, if a server lists it twice): a
+// binary search of Tools, which is sorted, so that no index is built per snapshot.
 func (s *Snapshot) Tool(server, name string) (ToolInfo, bool) {
-	i, ok := s.index[trust.Ref{Server: server, Tool: name}]
+	i, ok := slices.BinarySearchFunc(s.Tools, trust.Ref{Server: server, Tool: name}, func(t ToolInfo, r trust.Ref) int {
+		if c := strings.Compare(t.Ref.Server, r.Server); c != 0 {
+			return c
+		}
+		return strings.Compare(t.Ref.Tool, r.Tool)
+	})
 	if !ok {
 		return ToolInfo{}, false
 	}
@@ -183,17 +189,22 @@ func (m *Manager) build(version uint64) *Snapshot {
 	// concatenation is sorted by server, then tool.
 	snap.Tools = make([]ToolInfo, 0, total)
 	assessed := make([]trust.Assessed, 0, total)
-	snap.index = make(map[trust.Ref]int, total)
 	for _, part := range parts {
-		for _, ti := range part.tools {
-			if _, dup := snap.index[ti.Ref]; !dup {
-				snap.index[ti.Ref] = len(snap.Tools)
-			}
-			snap.Tools = append(snap.Tools, ti)
-		}
+		snap.Tools = append(snap.Tools, part.tools...)
 		assessed = append(assessed, part.assessed...)
 	}
-	snap.Hazards = trust.Hazards(assessed)
+	// A live change that moves only Actions and legs (trust, policy) leaves every
+	// description and listing as it was: HazardsReusing then takes the shadowing
+	// part from the last snapshot instead of reading 10,000 descriptions again. It
+	// checks that itself, tool by tool, so a stale or concurrent one is only slower.
+	m.mu.Lock()
+	prev := m.shadowing
+	m.mu.Unlock()
+	var sh *trust.Shadowing
+	snap.Hazards, sh = trust.HazardsReusing(assessed, prev)
+	m.mu.Lock()
+	m.shadowing = sh
+	m.mu.Unlock()
 	return snap
 }
 

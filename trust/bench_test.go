@@ -97,3 +97,19 @@ func BenchmarkToolFingerprint(b *testing.B) {
 		}
 	}
 }
+
+// typicalTool is server-filesystem's edit_file exactly as its tools/list sends it
+// (@modelcontextprotocol/server-filesystem in testdata/npm): about 1 KB, four levels
+// of schema, the size of a typical real tool.
+const typicalTool = `{"name":"edit_file","title":"Edit File","description":"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string","description":"Text to search for - must match exactly"},"newText":{"type":"string","description":"Text to replace with"}},"required":["oldText","newText"]}},"dryRun":{"default":false,"description":"Preview changes using git-style diff format","type":"boolean"}},"required":["path","edits"]},"annotations":{"readOnlyHint":false,"idempotentHint":false,"destructiveHint":true,"openWorldHint":false},"execution":{"taskSupport":"forbidden"},"outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}}`
+
+func BenchmarkToolFingerprintTypical(b *testing.B) {
+	raw := json.RawMessage(typicalTool)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ToolFingerprint(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

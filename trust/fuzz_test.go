@@ -258,6 +258,7 @@ func FuzzCanonical(f *testing.F) {
 		f.Add([]byte(s), uint64(1), uint(0))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, seed uint64, pick uint) {
+		canonSame(t, raw) // the same bytes as the old token-by-token implementation
 		canon, err := Canonical(raw)
 		tree, perr := fzParse(raw)
 		if err != nil {

@@ -67,6 +67,27 @@ const (
 // sendEmail, get2). Plain words such as "search" or "list" are common English and would
 // make every toolset with two search tools look hostile, so they only count qualified.
 func Hazards(tools []Assessed) []Hazard {
+	return hazards(tools, nil, false)
+}
+
+// Shadowing is the shadowing part of Hazards worked out for one toolset: the hazards
+// and, for each, the tools it names; everything but Unguarded, which is the only part
+// that reads a tool's Action. It depends on nothing but which tools are live (not
+// TierBlocked) and their refs, descriptions, texts and fingerprints, so a change that
+// moves only Actions and legs (a what-if on a server's trust or a tool's policy) can
+// reuse it instead of reading every description again. It is never changed once made.
+type Shadowing struct {
+	hazards   []Hazard    // Unguarded unset
+	hits      [][]int     // per hazard, the indices in the toolset of the tools it names
+	keys      []shadowKey // per tool of the toolset, what the result depends on
+	qualified []string    // per tool, its qualified name ("" when it is blocked)
+	live      []int       // the tools not blocked, sorted by qualified name
+	names     int         // how many names the legs of hazards hold in all
+}
+
+// newShadowing works the shadowing part out for tools.
+// With keep, it also notes what each tool looked like, for reusable.
+func newShadowing(tools []Assessed, keep bool) *Shadowing {
 	// Sort the live tools by qualified name once; every leg is then filled in order
 	// and comes out sorted, and a repeated tool is adjacent and dropped.
 	qualified := make([]string, len(tools))
@@ -87,6 +108,61 @@ func Hazards(tools []Assessed) []Hazard {
 	if !slices.IsSortedFunc(live, byName) {
 		slices.SortFunc(live, byName)
 	}
+	sh := shadowing(tools, qualified, live)
+	sh.qualified, sh.live = qualified, live
+	if keep {
+		sh.keys = make([]shadowKey, len(tools))
+		for i := range tools {
+			sh.keys[i] = shadowKeyOf(&tools[i])
+		}
+	}
+	return sh
+}
+
+type shadowKey struct {
+	ref                   Ref
+	description, text, fp string
+	live                  bool
+}
+
+func shadowKeyOf(t *Assessed) shadowKey {
+	return shadowKey{ref: t.Ref, description: t.Description, text: t.Text, fp: t.Fingerprint, live: t.Class.Tier != TierBlocked}
+}
+
+// reusable reports whether s was made from a toolset that matches tools, index for
+// index, in everything shadowing reads.
+func (s *Shadowing) reusable(tools []Assessed) bool {
+	if s == nil || len(s.keys) != len(tools) {
+		return false
+	}
+	for i := range tools {
+		if s.keys[i] != shadowKeyOf(&tools[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// HazardsReusing is Hazards, with the shadowing part taken from prev when prev was
+// made from a toolset that differs from tools in nothing shadowing reads (checked
+// here, tool by tool; anything else is worked out again). It returns the hazards and
+// the Shadowing to pass next time. The result is exactly Hazards(tools), and shares
+// no memory with prev or with another call's result. prev may be nil.
+func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
+	sh := prev
+	if !sh.reusable(tools) {
+		sh = newShadowing(tools, true)
+	}
+	return hazards(tools, sh, true), sh
+}
+
+// hazards is Hazards over tools with the shadowing part sh (worked out here when nil).
+// copyLegs gives each shadowing hazard its own legs, for when sh is kept.
+func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
+	if sh == nil {
+		sh = newShadowing(tools, false)
+	}
+	qualified, live := sh.qualified, sh.live
 
 	var uc, pd, ex, de legTools
 	for _, i := range live {
@@ -163,7 +239,38 @@ func Hazards(tools []Assessed) []Hazard {
 			Summary: pairSummary(uc.names, de.names, "can make destructive changes"),
 		})
 	}
-	return append(out, shadowing(tools, qualified, live)...)
+	out = slices.Grow(out, len(sh.hazards))
+	// When sh is kept, each hazard handed out gets its own legs, so that a caller
+	// who sorts or trims one changes neither sh nor another call's result: copies of
+	// sh's, cut from one backing array (capped, so an append cannot run into the
+	// next leg).
+	var names []string
+	if copyLegs {
+		names = make([]string, 0, sh.names)
+	}
+	for k, h := range sh.hazards {
+		if copyLegs {
+			from := len(names)
+			names = append(names, h.Legs[HazardLegShadowing]...)
+			mid := len(names)
+			names = append(names, h.Legs[HazardLegShadowed]...)
+			h.Legs = map[string][]string{
+				HazardLegShadowing: names[from:mid:mid],
+				HazardLegShadowed:  names[mid:len(names):len(names)],
+			}
+		}
+		for _, j := range sh.hits[k] {
+			if tools[j].Class.Action == Allow {
+				h.Unguarded = true
+				break
+			}
+		}
+		out = append(out, h)
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	return out
 }
 
 // oneServer reports whether every name of the legs belongs to one server, and
@@ -240,7 +347,8 @@ func pairSummary(untrusted, other []string, does string) string {
 // then scanned once, and a token costs one map lookup (a token of letters only, none
 // when no distinctive name is letters only). live is sorted by qualified name, so the
 // hazards come out in that order.
-func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
+func shadowing(tools []Assessed, qualified []string, live []int) *Shadowing {
+	sh := &Shadowing{}
 	head := make(map[string]int, len(live))
 	next := make([]int, len(tools))
 	named := make([]bool, len(tools)) // the tool's name is distinctive
@@ -267,8 +375,11 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 		}
 	}
 	sc := &shadowScan{tools: tools, head: head, next: next, named: named, byRef: byRef}
+	rank := make([]int, len(tools)) // rank[i]: the place of live tool i in live
+	for r, i := range live {
+		rank[i] = r
+	}
 
-	var out []Hazard
 	for _, i := range live {
 		sc.own = tools[i].Ref.Server
 		sc.hits = sc.hits[:0]
@@ -317,30 +428,32 @@ func shadowing(tools []Assessed, qualified []string, live []int) []Hazard {
 		if len(sc.hits) == 0 {
 			continue
 		}
+		// live is sorted by qualified name, so ordering the hits by their place in it
+		// (an int) orders their names: no string comparisons.
+		slices.SortFunc(sc.hits, func(a, b int) int { return rank[a] - rank[b] })
 		shadowed := make([]string, 0, len(sc.hits))
-		allowed := false
 		for _, j := range sc.hits {
-			shadowed = append(shadowed, qualified[j])
-			allowed = allowed || tools[j].Class.Action == Allow
+			if n := len(shadowed); n == 0 || shadowed[n-1] != qualified[j] {
+				shadowed = append(shadowed, qualified[j])
+			}
 		}
-		slices.Sort(shadowed)
-		shadowed = slices.Compact(shadowed)
 		where := "'s description names"
 		if tools[i].Text != "" {
 			where = "'s text (description, titles or schemas) names"
 		}
-		out = append(out, Hazard{
-			Kind:      HazardShadowing,
-			Severity:  SeverityHigh,
-			Unguarded: allowed,
+		sh.hazards = append(sh.hazards, Hazard{
+			Kind:     HazardShadowing,
+			Severity: SeverityHigh,
 			Legs: map[string][]string{
 				HazardLegShadowing: {qualified[i]},
 				HazardLegShadowed:  shadowed,
 			},
 			Summary: qualified[i] + where + " another server's tool " + example(shadowed),
 		})
+		sh.hits = append(sh.hits, slices.Clone(sc.hits))
+		sh.names += 1 + len(shadowed)
 	}
-	return out
+	return sh
 }
 
 func lettersOnly(s string) bool {
@@ -362,6 +475,8 @@ type shadowScan struct {
 	own   string // the server of the tool whose text is read
 	hits  []int
 	buf   []byte
+	ownFP []string // lookup's scratch: fingerprints of own's tools of the name
+	cand  []int    // lookup's scratch: other servers' tools of the name
 }
 
 // lookup appends to hits the tools of servers other than own that tok names, case
@@ -379,17 +494,20 @@ func (sc *shadowScan) lookup(tok string) {
 	}
 	tools, next := sc.tools, sc.next
 	if first, ok := sc.head[string(lower)]; ok {
-	candidates:
+		// One walk of the chain sorts own's tools of this name from the others, so a
+		// name that many servers list costs linear time, not a pair per two tools.
+		sc.ownFP, sc.cand = sc.ownFP[:0], sc.cand[:0]
 		for j := first; j >= 0; j = next[j] {
-			if !sc.named[j] || strings.EqualFold(tools[j].Ref.Server, sc.own) {
-				continue
+			if strings.EqualFold(tools[j].Ref.Server, sc.own) {
+				sc.ownFP = append(sc.ownFP, tools[j].Fingerprint)
+			} else if sc.named[j] {
+				sc.cand = append(sc.cand, j)
 			}
-			for k := first; k >= 0; k = next[k] {
-				if strings.EqualFold(tools[k].Ref.Server, sc.own) && tools[k].Fingerprint == tools[j].Fingerprint {
-					continue candidates // the same program twice
-				}
+		}
+		for _, j := range sc.cand {
+			if !slices.Contains(sc.ownFP, tools[j].Fingerprint) { // else the same program twice
+				sc.hits = append(sc.hits, j)
 			}
-			sc.hits = append(sc.hits, j)
 		}
 	}
 	// Server names cannot contain "__", so the first "__" ends the server part; the

@@ -5,7 +5,10 @@
 // /proc/self/status) with the Go heap figures. The server is this same executable,
 // started again with AIRLOCK_MANYTOOLS_SERVE set, so its memory is not counted.
 //
-//	go run ./bench/manytools [-tools 10000] [-desc 1048576]
+//	go run ./bench/manytools [-tools 10000] [-desc 1048576] [-cpuprofile F] [-memprofile F]
+//
+// -cpuprofile and -memprofile write pprof profiles of the client side (start to
+// snapshot), for `go tool pprof`.
 package main
 
 import (
@@ -16,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -30,13 +34,35 @@ const serveEnv = "AIRLOCK_MANYTOOLS_SERVE"
 func main() {
 	tools := flag.Int("tools", 10000, "tools the server lists")
 	desc := flag.Int("desc", 1<<20, "bytes of the first tool's description")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the client side to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the client side to this file")
 	flag.Parse()
 	if os.Getenv(serveEnv) != "" {
 		serve(*tools, *desc)
 		return
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "manytools:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *memprofile != "" {
+		defer func() {
+			if f, err := os.Create(*memprofile); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	if err := measure(*tools, *desc); err != nil {
 		fmt.Fprintln(os.Stderr, "manytools:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

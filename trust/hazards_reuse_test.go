@@ -1,0 +1,105 @@
+package trust
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestHazardsReusing_MatchesFullRecompute plays random what-if sequences over a
+// toolset of several servers: each step changes Actions, legs or tiers (what a trust
+// or policy change does), or a description, fingerprint or listing (what a server
+// does), and HazardsReusing with the previous step's Shadowing must return exactly
+// Hazards computed from nothing. Steps that change only Actions and legs must reuse
+// the Shadowing, so the comparison covers the incremental path.
+func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 3))
+	servers := []string{"a", "b", "c", "web", "S1", "s1"}
+	names := []string{"send_email", "get2", "fetch-url", "sendEmail", "read.", "search", "tool_001", "tool_002"}
+	words := []string{"see", "also", "call", "then", "a__send_email", "web__get2", "s1__tool_001", "TOOL_002", "."}
+	tiers := []Tier{TierRead, TierWrite, TierDestructive, TierBlocked}
+	actions := []Action{Allow, Ask, Deny}
+	legs := []Leg{LegUntrustedContent, LegPrivateData, LegExfiltration}
+	desc := func() string {
+		var d []byte
+		for range rng.IntN(6) {
+			if rng.IntN(2) == 0 {
+				d = append(d, names[rng.IntN(len(names))]...)
+			} else {
+				d = append(d, words[rng.IntN(len(words))]...)
+			}
+			d = append(d, ' ')
+		}
+		return string(d)
+	}
+	reused := 0
+	for round := range 60 {
+		var tools []Assessed
+		for range 5 + rng.IntN(30) {
+			tl := tool(servers[rng.IntN(len(servers))], names[rng.IntN(len(names))], tiers[rng.IntN(3)], actions[rng.IntN(3)], desc())
+			tl.Fingerprint = fmt.Sprint(rng.IntN(2))
+			tools = append(tools, tl)
+		}
+		_, sh := HazardsReusing(tools, nil)
+		for step := range 40 {
+			onlyActions := true
+			for range 1 + rng.IntN(3) {
+				i := rng.IntN(len(tools))
+				c := &tools[i].Class
+				switch rng.IntN(8) {
+				case 0, 1, 2:
+					c.Action = actions[rng.IntN(3)]
+				case 3:
+					c.Legs = nil
+					for _, l := range legs {
+						if rng.IntN(3) == 0 {
+							c.Legs = append(c.Legs, l)
+						}
+					}
+				case 4:
+					was := c.Tier
+					c.Tier = tiers[rng.IntN(len(tiers))]
+					onlyActions = onlyActions && (was == TierBlocked) == (c.Tier == TierBlocked)
+				case 5:
+					tools[i].Description = desc()
+					onlyActions = false
+				case 6:
+					tools[i].Fingerprint = fmt.Sprint(rng.IntN(2))
+					onlyActions = false // may or may not differ
+				case 7:
+					if rng.IntN(2) == 0 {
+						tools = slices.Delete(tools, i, i+1)
+					} else {
+						tools = slices.Insert(tools, i, tool(servers[rng.IntN(len(servers))], names[rng.IntN(len(names))], TierRead, Allow, desc()))
+					}
+					onlyActions = false
+				}
+			}
+			// Copies, so that neither call can see what the other did to its input.
+			want := Hazards(slices.Clone(tools))
+			got, next := HazardsReusing(tools, sh)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d step %d: reusing differs from a full recompute (-want +got):\n%s", round, step, diff)
+			}
+			if onlyActions {
+				if next != sh {
+					t.Fatalf("round %d step %d: only Actions, legs and tiers moved, but the shadowing was worked out again", round, step)
+				}
+				reused++
+			}
+			// A caller may change what it was given: the next step must not see it.
+			for _, h := range got {
+				for k := range h.Legs {
+					h.Legs[k] = append(h.Legs[k][:0], "changed")
+				}
+			}
+			sh = next
+		}
+	}
+	if reused < 500 {
+		t.Errorf("only %d steps reused the shadowing; the test no longer covers the incremental path", reused)
+	}
+}
