@@ -362,7 +362,7 @@ func punycode(s string) (string, bool) {
 				m = int(r)
 			}
 		}
-		if (m-n) > (math.MaxInt32-delta)/(h+1) {
+		if (m - n) > (math.MaxInt32-delta)/(h+1) {
 			return "", false
 		}
 		delta += (m - n) * (h + 1)
