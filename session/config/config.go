@@ -170,6 +170,9 @@ type Tool struct {
 	Asserted trust.Hints
 	// Labels are legs this tool fills whatever its annotations say.
 	Labels []trust.Leg
+	// Rules are the tool's argument rules ([[servers.NAME.tools.TOOL.rules]]), in
+	// file order, each named by its key path and line (docs/rules.md).
+	Rules []trust.Rule
 }
 
 // The default limits (DefaultLimits).
