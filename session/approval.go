@@ -78,8 +78,12 @@ type Pending struct {
 	// Fingerprint and Tier are the tool's as shown (Tool.Fingerprint, Tool.Class.Tier).
 	Fingerprint string
 	Tier        trust.Tier
-	// Verdict is why the engine asks (policy or taint) with its reasons.
-	Verdict    trust.Verdict
+	// Verdict is why the engine asks (policy, taint or a rule) with its reasons.
+	Verdict trust.Verdict
+	// Rule is the argument rule that matched this call (nil when none): the ask rule
+	// that made it ask, or the allow rule that taint overrode (its sentence is among
+	// Verdict.Reasons).
+	Rule       *trust.Rule
 	Taint      trust.Taint
 	ArgsSHA256 string
 	Created    time.Time
@@ -100,6 +104,8 @@ type Engine struct {
 	// cleared); nil without an audit log.
 	record func(Record) error
 	store  *taintStore // nil keeps taint in memory only
+	// home expands "~" in path arguments for rules.
+	home string
 
 	mu       sync.Mutex
 	grants   map[string]map[trust.Ref]*Grant
@@ -131,6 +137,7 @@ func newEngine(a Approver, q *approvalQueue, timeout time.Duration, now func() t
 		timeout:  timeout,
 		now:      now,
 		limits:   config.DefaultLimits(),
+		home:     homeDir(),
 		grants:   map[string]map[trust.Ref]*Grant{},
 		taints:   map[string]trust.Taint{},
 		watchers: map[string]*progressWatch{},
@@ -159,6 +166,23 @@ func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}
 	return v
+}
+
+// DecideCall is Decide for one call's canonical arguments: the tool's rules apply
+// (trust.DecideRules). local says the server runs on this machine, so paths are
+// also compared with their links resolved. rule is the rule that matched (nil: none).
+func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
+	rule = ruleFor(tool, args, e.home, local)
+	k := ctxKey(ctxName)
+	e.mu.Lock()
+	e.loadTaintsLocked()
+	granted, ended := e.grantForLocked(k, tool)
+	v = trust.DecideRules(tool.Class, granted, e.taints[k], rule)
+	e.mu.Unlock()
+	if ended != nil {
+		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
+	}
+	return v, rule
 }
 
 // Taint returns the taint of a context (zero when clean).
@@ -224,10 +248,12 @@ type decision struct {
 // authorize decides a call and, when it asks, waits for the approver within the
 // approval timeout. The verdict it returns is Allow or Deny, with the exact decider.
 // err is the caller's ctx error when the caller withdrew the call.
-func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo) (decision, error) {
-	v := e.Decide(req.Context, tool)
+func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (decision, error) {
+	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
 	if v.Action == trust.Deny {
-		v.By = denier(tool)
+		if v.By != trust.DecidedByRule {
+			v.By = denier(tool)
+		}
 		return decision{Verdict: v}, nil
 	}
 	if v.Action != trust.Ask {
@@ -266,6 +292,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		Fingerprint: tool.Fingerprint,
 		Tier:        tool.Class.Tier,
 		Verdict:     v,
+		Rule:        rule,
 		Taint:       shown,
 		ArgsSHA256:  ArgsSHA256(req.Args),
 		Created:     now,

@@ -330,6 +330,11 @@ func (e *DeniedError) Error() string {
 		msg = "call denied: the tool's definition changed"
 	case trust.DecidedByDisabled:
 		msg = "call denied: the tool is turned off"
+	case trust.DecidedByRule:
+		if e.Reason == "" && len(e.Verdict.Reasons) > 0 {
+			return "call denied: " + e.Verdict.Reasons[0]
+		}
+		msg = "call denied by a rule"
 	}
 	if e.Reason != "" {
 		msg += ": " + e.Reason
@@ -396,7 +401,7 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 		return nil, fmt.Errorf("calling %s: %w", q, ErrNoTool)
 	}
 	base := m.auditBase(callID, req, tool)
-	d, err := m.engine.authorize(ctx, callID, req, tool)
+	d, err := m.engine.authorize(ctx, callID, req, tool, s.local())
 	if err != nil {
 		_ = m.auditDecision(base, d)
 		return nil, err
@@ -460,7 +465,7 @@ func (m *Manager) recheck(req CallRequest, shown ToolInfo, d decision) (trust.Ve
 		}
 		return d.Verdict, true
 	}
-	if v := m.engine.Decide(req.Context, now); v.Action != trust.Allow {
+	if v, _ := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action != trust.Allow {
 		v.Action, v.By = trust.Deny, trust.DecidedByPolicy
 		v.Reasons = append(v.Reasons, "checked again just before forwarding, the call no longer runs unasked; call again")
 		return v, false

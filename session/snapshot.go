@@ -61,6 +61,10 @@ type ToolInfo struct {
 	// Policy is the tool's own policy (config, or the person's live change);
 	// ActionUnset when the tier's policy applies.
 	Policy trust.Action
+	// Rules are the tool's argument rules: the config's, then the remembered ones
+	// (docs/rules.md). They decide only while the tool is not blocked, so a changed
+	// pin suspends them until the new definition is accepted.
+	Rules []trust.Rule
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -258,6 +262,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 			Disabled:     t.Disabled,
 			Policy:       t.ToolPolicy,
+			Rules:        m.toolRules(ref, tc.Rules),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class})
 	}

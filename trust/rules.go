@@ -65,7 +65,10 @@ type scalar struct {
 type Rule struct {
 	// Name identifies the rule in every sentence: the config key with its line
 	// ("servers.web.tools.fetch_url.rules[1] (line 12)") or the rules file's id.
-	Name   string
+	Name string
+	// Source is where the rule was written (config.toml:12, rules.toml), for
+	// sentences; "" when not known.
+	Source string
 	When   []Cond
 	Policy Action
 	Reason string
@@ -688,7 +691,7 @@ func (r *Rule) matches(a Args) bool {
 
 // Sentence names the rule and what it decided, for reasons, dialogs and audit.
 func (r *Rule) Sentence() string {
-	s := "rule " + r.Name + " " + verb(r.Policy)
+	s := "rule " + r.label() + " " + verb(r.Policy)
 	if r.Reason != "" {
 		s += ": " + r.Reason
 	}
@@ -697,7 +700,14 @@ func (r *Rule) Sentence() string {
 
 // WouldHaveAllowed is the sentence of an allow rule that safety overrode.
 func (r *Rule) WouldHaveAllowed() string {
-	return "rule " + r.Name + " would have allowed this call, but rules never outrank safety"
+	return "rule " + r.label() + " would have allowed this call, but rules never outrank safety"
+}
+
+func (r *Rule) label() string {
+	if r.Source == "" {
+		return r.Name
+	}
+	return r.Name + " (" + r.Source + ")"
 }
 
 func verb(a Action) string {
@@ -750,4 +760,36 @@ func DecideRules(c Classification, granted bool, taint Taint, rule *Rule) Verdic
 		return Decide(c, granted, taint)
 	}
 	return Verdict{Action: Allow, By: DecidedByRule, Reasons: prepend(rule.Sentence(), c.Reasons)}
+}
+
+// GlobPaths lists the cleaned paths that the glob conditions of rules would compare
+// in these arguments, for a caller that resolves symbolic links (WithReal).
+func (a Args) GlobPaths(rules []Rule) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range rules {
+		for j := range rules[i].When {
+			c := &rules[i].When[j]
+			if c.Kind != MatchGlob {
+				continue
+			}
+			v, ok, _ := a.field(c.path)
+			s, isStr := v.(string)
+			if !ok || !isStr {
+				continue
+			}
+			if p, ok := cleanPath(s, a.home); ok && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// WithReal returns a with real as the map from cleaned path to resolved path (see
+// DecodeArgs).
+func (a Args) WithReal(real map[string]string) Args {
+	a.real = real
+	return a
 }

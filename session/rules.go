@@ -1,0 +1,83 @@
+package session
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// toolRules are the rules of one tool: the config's, in file order.
+func (m *Manager) toolRules(_ trust.Ref, configured []trust.Rule) []trust.Rule {
+	return configured
+}
+
+// ruleFor finds the rule that decides these arguments (nil when none). For a server
+// on this machine (local), every path a glob compares is also resolved through
+// symbolic links, and a glob allows only when the resolved path matches too; for a
+// remote server the path is compared as cleaned (docs/rules.md).
+func ruleFor(tool ToolInfo, args []byte, home string, local bool) *trust.Rule {
+	if len(tool.Rules) == 0 {
+		return nil
+	}
+	a := trust.DecodeArgs(args, home, nil)
+	if local {
+		if paths := a.GlobPaths(tool.Rules); len(paths) > 0 {
+			real := make(map[string]string, len(paths))
+			for _, p := range paths {
+				if r, ok := resolvePath(p); ok {
+					real[p] = r
+				}
+			}
+			a = a.WithReal(real)
+		}
+	}
+	return trust.MatchRules(tool.Rules, a)
+}
+
+// resolvePath resolves every symbolic link of an absolute, cleaned path: the longest
+// part that exists is resolved, the rest (not yet created) appended. false when it
+// cannot be resolved (a loop, a permission error): such a path never allows.
+func resolvePath(p string) (string, bool) {
+	native := filepath.FromSlash(p)
+	rest := ""
+	for cur := native; ; {
+		r, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			out := filepath.ToSlash(filepath.Join(r, rest))
+			return out, true
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", false
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", false
+		}
+		// a dangling link is a name that exists: refuse rather than guess
+		if _, lerr := os.Lstat(cur); lerr == nil {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// homeDir is the home folder that expands "~" in path arguments; "" when unknown.
+func homeDir() string {
+	h, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(h) {
+		return ""
+	}
+	return filepath.ToSlash(strings.TrimSuffix(h, string(filepath.Separator)))
+}
+
+// local reports whether the server runs on this machine (stdio or in-process), so a
+// path in its arguments names a file airlock can resolve.
+func (s *server) local() bool {
+	return s.cfg.Transport != config.TransportHTTP && s.cfg.Transport != config.TransportSSE
+}
