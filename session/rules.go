@@ -3,8 +3,11 @@ package session
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/airlock-mcp/airlock/session/config"
@@ -80,4 +83,32 @@ func homeDir() string {
 // path in its arguments names a file airlock can resolve.
 func (s *server) local() bool {
 	return s.cfg.Transport != config.TransportHTTP && s.cfg.Transport != config.TransportSSE
+}
+
+// ruleNotices checks the config's rules against a listing: a rule for a tool the
+// server does not list, and a condition on a field the tool's input schema does not
+// declare or whose type its matcher cannot compare (trust.CheckRuleFields). The
+// config cannot know the schema, so this is said when the tool is listed, as a
+// server notice and log line (and in check's output).
+func ruleNotices(cfg config.Server, tools []listedTool) []string {
+	var out []string
+	listed := make(map[string]*listedTool, len(tools))
+	for i := range tools {
+		listed[tools[i].wire.Name] = &tools[i]
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Tools)) {
+		rules := cfg.Tools[name].Rules
+		if len(rules) == 0 {
+			continue
+		}
+		lt, ok := listed[name]
+		if !ok {
+			out = append(out, "rules for "+name+" apply to no listed tool: the server does not list "+strconv.Quote(name))
+			continue
+		}
+		for i := range rules {
+			out = append(out, trust.CheckRuleFields(&rules[i], lt.wire.InputSchema)...)
+		}
+	}
+	return out
 }

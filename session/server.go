@@ -432,6 +432,10 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	if len(out.removed) > 0 {
 		notices = append(notices, "tools removed since pinned: "+shortList(out.removed, 5))
 	}
+	for _, n := range ruleNotices(s.cfg, tools) {
+		notices = append(notices, n)
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
+	}
 	if out.inherited {
 		n := "pins of " + s.cfg.Name + " were found under another identity (its command, arguments, working directory or environment names changed): the tools are compared against those"
 		notices = append(notices, n)

@@ -793,3 +793,75 @@ func (a Args) WithReal(real map[string]string) Args {
 	a.real = real
 	return a
 }
+
+// CheckRuleFields reports, one sentence each, the conditions of r on a field the
+// tool's input schema does not declare, or whose declared type the matcher cannot
+// compare (glob, prefix and host compare strings; max numbers, strings and arrays;
+// equals and one_of their values' types). A schema that does not parse is reported
+// once. Such a rule is kept: it is the config's mistake, said where the tool is listed.
+func CheckRuleFields(r *Rule, inputSchema []byte) []string {
+	var schema map[string]any
+	if err := json.Unmarshal(inputSchema, &schema); err != nil {
+		return []string{"rule " + r.label() + ": the tool's input schema is not a JSON object, so its fields cannot be checked"}
+	}
+	var out []string
+	for i := range r.When {
+		c := &r.When[i]
+		node := schema
+		for _, part := range c.path {
+			props, _ := node["properties"].(map[string]any)
+			next, ok := props[part].(map[string]any)
+			if !ok {
+				node = nil
+				break
+			}
+			node = next
+		}
+		if node == nil {
+			out = append(out, "rule "+r.label()+": when."+c.Field+": the tool's input schema declares no field "+strconv.Quote(c.Field)+", so this condition never matches")
+			continue
+		}
+		types := schemaTypes(node["type"])
+		if len(types) == 0 {
+			continue
+		}
+		var want []string
+		switch c.Kind {
+		case MatchGlob, MatchPrefix, MatchHost:
+			want = []string{"string"}
+		case MatchMax:
+			want = []string{"number", "integer", "string", "array"}
+		case MatchEquals, MatchOneOf:
+			for _, s := range c.scalar {
+				switch s.kind {
+				case 's':
+					want = append(want, "string")
+				case 'b':
+					want = append(want, "boolean")
+				case 'n':
+					want = append(want, "number", "integer")
+				}
+			}
+		}
+		if !slices.ContainsFunc(types, func(t string) bool { return slices.Contains(want, t) }) {
+			out = append(out, "rule "+r.label()+": when."+c.Field+"."+string(c.Kind)+": the tool declares "+c.Field+" as "+strings.Join(types, " or ")+", which "+string(c.Kind)+" cannot compare")
+		}
+	}
+	return out
+}
+
+func schemaTypes(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}

@@ -284,3 +284,26 @@ func FuzzRuleMatchers(f *testing.F) {
 		}
 	})
 }
+
+func TestRules_CheckRuleFields(t *testing.T) {
+	schema := []byte(`{"type":"object","properties":{"path":{"type":"string"},"n":{"type":"integer"},"opts":{"type":"object","properties":{"mode":{"type":["string","null"]}}}}}`)
+	cases := []struct {
+		cond Cond
+		want string
+	}{
+		{mustCond(t, "path", MatchGlob, "/x/**"), ""},
+		{mustCond(t, "opts.mode", MatchEquals, "fast"), ""},
+		{mustCond(t, "n", MatchMax, int64(3)), ""},
+		{mustCond(t, "pth", MatchGlob, "/x/**"), `declares no field "pth"`},
+		{mustCond(t, "opts.speed", MatchEquals, "x"), `declares no field "opts.speed"`},
+		{mustCond(t, "n", MatchHost, "a.com"), "declares n as integer, which host cannot compare"},
+		{mustCond(t, "path", MatchEquals, true), "declares path as string, which equals cannot compare"},
+	}
+	for _, tc := range cases {
+		r := mustRule(t, "r", Allow, tc.cond)
+		got := strings.Join(CheckRuleFields(&r, schema), "|")
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s: %q, want %q", tc.cond.Field, tc.cond.Kind, got, tc.want)
+		}
+	}
+}
