@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -46,6 +47,10 @@ func (a Answer) String() string {
 type Response struct {
 	Answer Answer
 	Reason string
+	// Remember, when set, saves the answer as a remembered rule (rules.toml): an
+	// allow answer as "always allow" these arguments, a deny as "always deny". The
+	// proposal must be for the asked tool; a bad one denies the call.
+	Remember *RuleProposal
 	// By, when set, says that no person decided: an approver that denies without
 	// asking anyone (no terminal to ask on) sets DecidedByPolicy, so that the audit
 	// log and the denial sentence do not blame the person. Zero means the person.
@@ -106,6 +111,8 @@ type Engine struct {
 	store  *taintStore // nil keeps taint in memory only
 	// home expands "~" in path arguments for rules.
 	home string
+	// rules are the remembered decisions (rules.toml).
+	rules *rulesStore
 
 	mu       sync.Mutex
 	grants   map[string]map[trust.Ref]*Grant
@@ -172,7 +179,16 @@ func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
 // (trust.DecideRules). local says the server runs on this machine, so paths are
 // also compared with their links resolved. rule is the rule that matched (nil: none).
 func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
-	rule = ruleFor(tool, args, e.home, local)
+	rules := tool.Rules
+	if e.rules != nil {
+		if saved := e.rules.forTool(tool.Ref); len(saved) > 0 {
+			rules = append(slices.Clip(rules), saved...)
+		}
+	}
+	rule = ruleFor(rules, args, e.home, local)
+	if rule != nil && rule.Source == RulesFile && e.rules != nil {
+		e.rules.count(rule.Name)
+	}
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
@@ -324,6 +340,16 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	}
 	if resp.By != "" {
 		by = resp.By
+	}
+	if resp.Remember != nil {
+		policy := trust.Deny
+		if resp.Answer != Deny {
+			policy = trust.Allow
+		}
+		if _, err := e.RememberRule(*resp.Remember, policy, tool, "the dialog, call "+callID+" in context "+k); err != nil {
+			d.Verdict = trust.Verdict{Action: trust.Deny, By: by, Reasons: append(v.Reasons, "the rule could not be saved, so the call is denied: "+err.Error())}
+			return d, nil
+		}
 	}
 	switch resp.Answer {
 	case AllowForContext:

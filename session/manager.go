@@ -79,6 +79,9 @@ type Options struct {
 	// MemoryTaint keeps taint in memory for this run only, even with a state dir
 	// (airlock demo: every demo starts clean and leaves the real taint.json alone).
 	MemoryTaint bool
+	// RulesFile is the remembered-decisions file (RulesPath); "" keeps remembered
+	// rules in memory for this run only.
+	RulesFile string
 }
 
 // Manager holds the connections to every configured server and decides every call.
@@ -157,6 +160,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	m.engine = newEngine(approver, q, cfg.ApprovalTimeout, opts.Now)
 	m.engine.limits = cfg.Limits.WithDefaults()
+	m.engine.rules = newRulesStore(opts.RulesFile, m.engine.home)
 	if !opts.MemoryTaint {
 		m.engine.store = openTaintStore(cfg.StateDir)
 	}

@@ -23,13 +23,13 @@ func (m *Manager) toolRules(_ trust.Ref, configured []trust.Rule) []trust.Rule {
 // on this machine (local), every path a glob compares is also resolved through
 // symbolic links, and a glob allows only when the resolved path matches too; for a
 // remote server the path is compared as cleaned (docs/rules.md).
-func ruleFor(tool ToolInfo, args []byte, home string, local bool) *trust.Rule {
-	if len(tool.Rules) == 0 {
+func ruleFor(rules []trust.Rule, args []byte, home string, local bool) *trust.Rule {
+	if len(rules) == 0 {
 		return nil
 	}
 	a := trust.DecodeArgs(args, home, nil)
 	if local {
-		if paths := a.GlobPaths(tool.Rules); len(paths) > 0 {
+		if paths := a.GlobPaths(rules); len(paths) > 0 {
 			real := make(map[string]string, len(paths))
 			for _, p := range paths {
 				if r, ok := resolvePath(p); ok {
@@ -39,7 +39,7 @@ func ruleFor(tool ToolInfo, args []byte, home string, local bool) *trust.Rule {
 			a = a.WithReal(real)
 		}
 	}
-	return trust.MatchRules(tool.Rules, a)
+	return trust.MatchRules(rules, a)
 }
 
 // resolvePath resolves every symbolic link of an absolute, cleaned path: the longest

@@ -282,3 +282,105 @@ func TestRules_UndeclaredFieldNoticeAtListing(t *testing.T) {
 		}
 	}
 }
+
+// Issue 14: "Always allow" from the question persists in rules.toml: the next call in
+// the same directory runs unasked (decided_by rule, the rule named); a second airlock
+// on the same file (a restart) applies it too; revoking it (as `airlock rules revoke`
+// does, from outside) reaches both running processes, and the call asks again. The
+// save and the revoke are audited.
+func TestRules_AlwaysAllowPersistsAppliesAfterRestartRevokeAsks(t *testing.T) {
+	dir := t.TempDir()
+	rulesPath := filepath.Join(dir, "conf", "rules.toml")
+	logPath := filepath.Join(dir, "audit.jsonl")
+	audit, err := session.OpenAudit(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { audit.Close() })
+	asked := make(chan *session.Pending, 10)
+	remember := true
+	approver := session.ApproverFunc(func(ctx context.Context, p *session.Pending) (session.Response, error) {
+		asked <- p
+		r := session.Response{Answer: session.AllowOnce}
+		if remember {
+			prop := session.ProposeRule(p.Tool, p.Request.Args)
+			r.Remember = &prop
+		}
+		return r, nil
+	})
+	startFS := func(opts session.Options) (*session.Manager, *upstream) {
+		fs := newUpstream("fs")
+		fs.add("write_file", "Write a file.", writeHints())
+		opts.RulesFile = rulesPath
+		return startUpstreams(t, newConfig(inproc("fs", trust.Trusted)), opts, map[string]*upstream{"fs": fs}), fs
+	}
+	m1, fs1 := startFS(session.Options{Approver: approver, Audit: audit})
+	write := func(m *session.Manager, p string) (*session.Outcome, error) {
+		b, _ := json.Marshal(map[string]string{"path": p})
+		return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: b})
+	}
+	if _, err := write(m1, "/srv/project/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	p := <-asked
+	if prop := session.ProposeRule(p.Tool, p.Request.Args); prop.When["path"]["glob"] != "/srv/project/*" {
+		t.Fatalf("proposal %+v, want the same directory", prop.When)
+	}
+	remember = false
+	out, err := write(m1, "/srv/project/b.txt")
+	if err != nil || out.Verdict.By != trust.DecidedByRule || !strings.Contains(strings.Join(out.Verdict.Reasons, "|"), "(rules.toml) allows this call") {
+		t.Fatalf("the remembered rule did not decide: %v %+v", err, out)
+	}
+	// another directory still asks
+	if _, err := write(m1, "/srv/other/c.txt"); err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	list, err := session.ListRules(rulesPath)
+	if err != nil || len(list) != 1 || list[0].Policy != "allow" || !strings.Contains(list[0].From, "the dialog, call") {
+		t.Fatalf("rules.toml holds %+v (%v)", list, err)
+	}
+
+	// "restart": a second airlock on the same rules file
+	m2, fs2 := startFS(session.Options{Approver: approver})
+	if out, err := write(m2, "/srv/project/d.txt"); err != nil || out.Verdict.By != trust.DecidedByRule {
+		t.Fatalf("after restart: %v %+v", err, out)
+	}
+	// revoke from outside, as the CLI does
+	if _, err := session.RevokeRule(rulesPath, list[0].ID, audit); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range []*session.Manager{m1, m2} {
+		if out, err := write(m, "/srv/project/e.txt"); err != nil || out.Verdict.By == trust.DecidedByRule {
+			t.Fatalf("process %d after revoke: %v %+v", i+1, err, out)
+		}
+		<-asked
+	}
+	if len(fs1.calls("write_file")) != 4 || len(fs2.calls("write_file")) != 2 {
+		t.Errorf("calls: %d %d", len(fs1.calls("write_file")), len(fs2.calls("write_file")))
+	}
+	var saved, revoked bool
+	for _, r := range auditRecords(t, logPath) {
+		saved = saved || r.Kind == "rule-saved" && strings.Contains(r.Reason, list[0].ID)
+		revoked = revoked || r.Kind == "rule-revoked" && strings.Contains(r.Reason, list[0].ID)
+	}
+	if !saved || !revoked {
+		t.Errorf("audit: saved %v revoked %v", saved, revoked)
+	}
+}
+
+func TestRules_ProposeRule(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch"}}
+	p := session.ProposeRule(tool, []byte(`{"url":"https://Docs.Python.org./3/","opts":{"n":3,"raw":true},"path":"~/project/x/../y.txt","body":"`+strings.Repeat("x", 300)+`","tags":["a"]}`))
+	want := map[string]map[string]any{
+		"url":      {"host": []any{"docs.python.org"}},
+		"opts.n":   {"equals": float64(3)},
+		"opts.raw": {"equals": true},
+		"path":     {"glob": "~/project/*"},
+	}
+	if got, _ := json.Marshal(p.When); string(got) != mustJSON(want) {
+		t.Errorf("proposal %s\nwant     %s", got, mustJSON(want))
+	}
+}
+
+func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }

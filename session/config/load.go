@@ -142,12 +142,13 @@ var valueType = reflect.TypeFor[value]()
 
 // The raw config: the file's tables and keys as decoded, before validation.
 type rawConfig struct {
-	StateDir value                 `toml:"state_dir"`
-	Policy   *rawPolicy            `toml:"policy"`
-	Gateway  *rawGateway           `toml:"gateway"`
-	Audit    *rawAudit             `toml:"audit"`
-	Limits   *rawLimits            `toml:"limits"`
-	Servers  map[string]*rawServer `toml:"servers"`
+	StateDir  value                 `toml:"state_dir"`
+	RulesFile value                 `toml:"rules_file"`
+	Policy    *rawPolicy            `toml:"policy"`
+	Gateway   *rawGateway           `toml:"gateway"`
+	Audit     *rawAudit             `toml:"audit"`
+	Limits    *rawLimits            `toml:"limits"`
+	Servers   map[string]*rawServer `toml:"servers"`
 }
 
 type rawLimits struct {
@@ -357,6 +358,9 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 	c := Default()
 	c.Path = path
 
+	if f, ok := b.str(toml.Key{"rules_file"}, raw.RulesFile); ok {
+		c.RulesFile = f
+	}
 	if dir, ok := b.str(toml.Key{"state_dir"}, raw.StateDir); ok && dir != "" {
 		c.StateDir = dir
 	} else if dir, err := defaultStateDir(b.env); err != nil {
