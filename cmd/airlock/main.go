@@ -44,6 +44,7 @@ Usage:
   airlock bridge [--demo]                  stdio <-> the running gateway
   airlock audit verify [FILE] [--demo]     check the audit log's chain; print its head
   airlock taint list|clear [CONTEXT]       see or clear tainted contexts (audited)
+  airlock rules list|revoke ID             see or revoke remembered decisions (audited)
   airlock import FILE                      print airlock TOML for another client's servers
   airlock version
 
@@ -82,6 +83,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runAudit(args, stdout, stderr)
 	case "taint":
 		return runTaint(args, stdout, stderr)
+	case "rules":
+		return runRules(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "airlock", version)
 		return 0
@@ -145,6 +148,13 @@ func newManager(cfg *config.Config, opts session.Options) (*session.Manager, err
 		opts.Pins = pins
 	}
 	opts.Version = version
+	if opts.RulesFile == "" {
+		p, err := session.RulesPath(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts.RulesFile = p
+	}
 	return session.New(cfg, opts), nil
 }
 

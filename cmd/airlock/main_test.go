@@ -355,3 +355,40 @@ func TestTaintListAndClear(t *testing.T) {
 		t.Errorf("the clear is not audited (%v):\n%s", err, log)
 	}
 }
+
+// Issue 14: `airlock call` names the rule that decided (a config deny rule), and
+// `airlock rules list|revoke` show and revoke a remembered decision, audited.
+func TestRulesCallListRevoke(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.web]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"web\"]\ntrust = \"trusted\"\n"+
+		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"blog.example.com\" } }\npolicy = \"deny\"\nreason = \"no blogs\"\n")
+	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://BLOG.example.com./mcp-tips"}`)
+	if r.code == 0 || !strings.Contains(r.stderr, "rule servers.web.tools.fetch_url.rules[0] (config.toml:6) denies this call: no blogs") {
+		t.Fatalf("call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	rulesPath := filepath.Join(filepath.Dir(cfg), "rules.toml")
+	doc := "version = 1\n[[rules]]\nid = \"r-0000abcd\"\nserver = \"web\"\ntool = \"fetch_url\"\nwhen = { url = { host = [\"example.com\"] } }\npolicy = \"allow\"\nfrom = \"the dialog, call c-1 in context you\"\ncreated = 2026-11-30T12:00:00Z\n"
+	if err := os.WriteFile(rulesPath, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = airlock(t, "", "rules", "list", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "r-0000abcd") || !strings.Contains(r.stdout, "web__fetch_url") || !strings.Contains(r.stdout, "url host [example.com]") {
+		t.Fatalf("rules list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "rules", "revoke", "r-0000abcd", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "revoked r-0000abcd") {
+		t.Fatalf("rules revoke: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "rules", "list", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "No remembered decisions") {
+		t.Errorf("after revoke: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "rules", "revoke", "r-0000abcd", "--config", cfg)
+	if r.code != 1 || !strings.Contains(r.stderr, `no remembered rule "r-0000abcd"`) {
+		t.Errorf("revoke again: exit %d\n%s", r.code, r.stderr)
+	}
+	log, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
+	if err != nil || !strings.Contains(string(log), `"kind":"rule-revoked"`) || !strings.Contains(string(log), `"decided_by":"rule"`) {
+		t.Errorf("not audited (%v):\n%s", err, log)
+	}
+}
