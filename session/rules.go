@@ -14,9 +14,24 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// toolRules are the rules of one tool: the config's, in file order.
-func (m *Manager) toolRules(_ trust.Ref, configured []trust.Rule) []trust.Rule {
-	return configured
+// allowRule names the first allow rule of a tool (the config's, then the remembered
+// ones as the file stood when the listing was classified), for hazards: where a tier
+// asks, such a rule lets some calls run unasked, so the tool's legs are unguarded.
+func (m *Manager) allowRule(ref trust.Ref, configured []trust.Rule) string {
+	for i := range configured {
+		if configured[i].Policy == trust.Allow {
+			return configured[i].Label()
+		}
+	}
+	if m.engine != nil && m.engine.rules != nil {
+		saved := m.engine.rules.forTool(ref)
+		for i := range saved {
+			if saved[i].Policy == trust.Allow {
+				return saved[i].Label()
+			}
+		}
+	}
+	return ""
 }
 
 // ruleFor finds the rule that decides these arguments (nil when none). For a server

@@ -384,3 +384,20 @@ func TestRules_ProposeRule(t *testing.T) {
 }
 
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// Issue 14: hazards count a leg as guarded only where no allow rule lets it run
+// unasked: fetch_url's tier asks, but its host rule runs some calls unasked, so the
+// open-world-exfiltration hazard is unguarded and names the rule.
+func TestRules_HazardNamesTheAllowRule(t *testing.T) {
+	_, m, _ := rulesSetup(t)
+	for _, h := range m.Snapshot().Hazards {
+		if h.Kind != trust.HazardOpenWorldExfiltration {
+			continue
+		}
+		if !h.Unguarded || len(h.Rules) != 1 || h.Rules[0] != "web__fetch_url: rule servers.web.tools.fetch_url.rules[0] (config.toml:3)" {
+			t.Errorf("hazard unguarded %v rules %q", h.Unguarded, h.Rules)
+		}
+		return
+	}
+	t.Error("no open-world-exfiltration hazard")
+}

@@ -262,9 +262,10 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 			Disabled:     t.Disabled,
 			Policy:       t.ToolPolicy,
-			Rules:        m.toolRules(ref, tc.Rules),
+			Rules:        tc.Rules,
 		})
-		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class})
+		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
+			AllowRule: m.allowRule(ref, tc.Rules)})
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
 	return part

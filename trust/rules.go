@@ -691,7 +691,7 @@ func (r *Rule) matches(a Args) bool {
 
 // Sentence names the rule and what it decided, for reasons, dialogs and audit.
 func (r *Rule) Sentence() string {
-	s := "rule " + r.label() + " " + verb(r.Policy)
+	s := "rule " + r.Label() + " " + verb(r.Policy)
 	if r.Reason != "" {
 		s += ": " + r.Reason
 	}
@@ -700,10 +700,11 @@ func (r *Rule) Sentence() string {
 
 // WouldHaveAllowed is the sentence of an allow rule that safety overrode.
 func (r *Rule) WouldHaveAllowed() string {
-	return "rule " + r.label() + " would have allowed this call, but rules never outrank safety"
+	return "rule " + r.Label() + " would have allowed this call, but rules never outrank safety"
 }
 
-func (r *Rule) label() string {
+// Label is the rule's name with where it was written: "NAME (SOURCE)".
+func (r *Rule) Label() string {
 	if r.Source == "" {
 		return r.Name
 	}
@@ -802,7 +803,7 @@ func (a Args) WithReal(real map[string]string) Args {
 func CheckRuleFields(r *Rule, inputSchema []byte) []string {
 	var schema map[string]any
 	if err := json.Unmarshal(inputSchema, &schema); err != nil {
-		return []string{"rule " + r.label() + ": the tool's input schema is not a JSON object, so its fields cannot be checked"}
+		return []string{"rule " + r.Label() + ": the tool's input schema is not a JSON object, so its fields cannot be checked"}
 	}
 	var out []string
 	for i := range r.When {
@@ -818,7 +819,7 @@ func CheckRuleFields(r *Rule, inputSchema []byte) []string {
 			node = next
 		}
 		if node == nil {
-			out = append(out, "rule "+r.label()+": when."+c.Field+": the tool's input schema declares no field "+strconv.Quote(c.Field)+", so this condition never matches")
+			out = append(out, "rule "+r.Label()+": when."+c.Field+": the tool's input schema declares no field "+strconv.Quote(c.Field)+", so this condition never matches")
 			continue
 		}
 		types := schemaTypes(node["type"])
@@ -844,7 +845,7 @@ func CheckRuleFields(r *Rule, inputSchema []byte) []string {
 			}
 		}
 		if !slices.ContainsFunc(types, func(t string) bool { return slices.Contains(want, t) }) {
-			out = append(out, "rule "+r.label()+": when."+c.Field+"."+string(c.Kind)+": the tool declares "+c.Field+" as "+strings.Join(types, " or ")+", which "+string(c.Kind)+" cannot compare")
+			out = append(out, "rule "+r.Label()+": when."+c.Field+"."+string(c.Kind)+": the tool declares "+c.Field+" as "+strings.Join(types, " or ")+", which "+string(c.Kind)+" cannot compare")
 		}
 	}
 	return out

@@ -307,3 +307,27 @@ func TestRules_CheckRuleFields(t *testing.T) {
 		}
 	}
 }
+
+// Issue 14: a leg counts as guarded only where no allow rule lets it run unasked;
+// the hazard names the rule.
+func TestRules_HazardUnguardedByAllowRule(t *testing.T) {
+	fetch := Assessed{Ref: Ref{Server: "web", Tool: "fetch"}, Class: Classification{Tier: TierRead, Action: Allow, Legs: []Leg{LegUntrustedContent}}}
+	post := Assessed{Ref: Ref{Server: "chat", Tool: "post"}, Class: Classification{Tier: TierWrite, Action: Ask, Legs: []Leg{LegExfiltration}}}
+	find := func(hs []Hazard) Hazard {
+		for _, h := range hs {
+			if h.Kind == HazardOpenWorldExfiltration {
+				return h
+			}
+		}
+		t.Fatal("no open-world-exfiltration hazard")
+		return Hazard{}
+	}
+	if h := find(Hazards([]Assessed{fetch, post})); h.Unguarded || h.Rules != nil {
+		t.Errorf("without a rule: unguarded %v rules %v", h.Unguarded, h.Rules)
+	}
+	post.AllowRule = "servers.chat.tools.post.rules[0] (config.toml:9)"
+	h := find(Hazards([]Assessed{fetch, post}))
+	if !h.Unguarded || len(h.Rules) != 1 || h.Rules[0] != "chat__post: rule servers.chat.tools.post.rules[0] (config.toml:9)" {
+		t.Errorf("with an allow rule: unguarded %v rules %q", h.Unguarded, h.Rules)
+	}
+}

@@ -69,11 +69,19 @@ type checkJSON struct {
 		Declared                                   json.RawMessage
 		Effective                                  map[string]bool
 		Legs, Reasons                              []string
+		Rules                                      []struct {
+			Name, Source, Policy, Reason string
+			When                         []struct {
+				Field, Matcher string
+				Values         []any
+			}
+		}
 	}
 	Hazards []struct {
 		Kind, Severity, Summary string
 		Unguarded               bool
 		Legs                    map[string][]string
+		Rules                   []string
 	}
 }
 
@@ -112,6 +120,15 @@ func TestCheckJSONOnExampleConfig(t *testing.T) {
 		}
 		if len(tool.Reasons) == 0 {
 			t.Errorf("%s has no reasons", tool.Qualified)
+		}
+		if tool.Qualified == "web__fetch_url" {
+			// issue 14: check --json lists each tool's rules
+			if len(tool.Rules) != 1 || tool.Rules[0].Name != "servers.web.tools.fetch_url.rules[0]" || tool.Rules[0].Policy != "allow" ||
+				!strings.HasPrefix(tool.Rules[0].Source, "config.example.toml:") || len(tool.Rules[0].When) != 1 || tool.Rules[0].When[0].Matcher != "host" {
+				t.Errorf("web__fetch_url rules = %+v", tool.Rules)
+			}
+		} else if len(tool.Rules) != 0 {
+			t.Errorf("%s has rules %+v", tool.Qualified, tool.Rules)
 		}
 		if tool.Qualified != "mail__send_email" {
 			continue
