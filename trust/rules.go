@@ -43,6 +43,7 @@ type Cond struct {
 
 	path   []string
 	glob   []string // glob: cleaned pattern segments
+	lit    []bool   // glob: the segment has no wildcard (compared with ==)
 	hosts  []hostPattern
 	max    float64
 	scalar []scalar // equals, one_of
@@ -51,6 +52,7 @@ type Cond struct {
 type hostPattern struct {
 	wildcard bool   // "*." prefix: any subdomain, not the domain itself
 	host     string // ASCII, lower case, no trailing dot
+	suffix   string // "." + host, for a wildcard
 }
 
 type scalar struct {
@@ -150,6 +152,9 @@ func NewCond(field string, kind MatcherKind, value any, home string) (Cond, erro
 			return Cond{}, err
 		}
 		c.glob, c.Values = segs, []any{p}
+		for _, seg := range segs {
+			c.lit = append(c.lit, !strings.ContainsAny(seg, "*?["))
+		}
 	case MatchPrefix:
 		p, ok := value.(string)
 		if !ok || p == "" {
@@ -263,7 +268,7 @@ func compileHost(s string) (hostPattern, error) {
 	if !ok || strings.Contains(h, "*") {
 		return hp, ruleError("host " + strconv.Quote(s) + " is not a host name (a leading *. is the only wildcard)")
 	}
-	hp.host = h
+	hp.host, hp.suffix = h, "."+h
 	return hp, nil
 }
 
@@ -408,6 +413,25 @@ type Args struct {
 	real map[string]string
 }
 
+// fieldVal is one argument field as the rules of a call see it, looked up once, with
+// its cleaned path, parsed host and number kept, so that a thousand rules on one
+// field parse it once.
+type fieldVal struct {
+	resolved bool
+	v        any
+	ok, bad  bool
+	pathDone bool
+	pathOK   bool
+	path     string
+	segs     []string
+	hostDone bool
+	hostOK   bool
+	host     string
+	numDone  bool
+	numOK    bool
+	num      float64
+}
+
 // DecodeArgs decodes canonical argument bytes (trust.CanonicalArgs) for rules. home
 // expands a leading "~" of a path value; real maps a cleaned absolute path to the
 // same path with every symbolic link resolved (session fills it; nil compares the
@@ -460,11 +484,20 @@ func (a Args) field(p []string) (v any, ok, bad bool) {
 }
 
 func (c *Cond) eval(a Args) result {
-	v, ok, bad := a.field(c.path)
-	if bad {
+	fv := &fieldVal{}
+	return c.evalField(fv, a)
+}
+
+func (c *Cond) evalField(fm *fieldVal, a Args) result {
+	if !fm.resolved {
+		fm.resolved = true
+		fm.v, fm.ok, fm.bad = a.field(c.path)
+	}
+	v := fm.v
+	if fm.bad {
 		return unsafe
 	}
-	if !ok {
+	if !fm.ok {
 		return noMatch
 	}
 	switch c.Kind {
@@ -493,11 +526,18 @@ func (c *Cond) eval(a Args) result {
 		if !ok {
 			return unsafe
 		}
-		p, ok := cleanPath(s, a.home)
-		if !ok {
+		if !fm.pathDone {
+			fm.pathDone = true
+			fm.path, fm.pathOK = cleanPath(s, a.home)
+			if fm.pathOK {
+				fm.segs = splitPath(fm.path)
+			}
+		}
+		if !fm.pathOK {
 			return unsafe
 		}
-		if !globMatch(c.glob, p) {
+		p := fm.path
+		if !globSegs(c.glob, c.lit, fm.segs) {
 			return noMatch
 		}
 		if a.real != nil {
@@ -517,33 +557,37 @@ func (c *Cond) eval(a Args) result {
 		if !ok {
 			return unsafe
 		}
-		h, ok := URLHost(s)
-		if !ok {
+		if !fm.hostDone {
+			fm.hostDone = true
+			fm.host, fm.hostOK = URLHost(s)
+		}
+		if !fm.hostOK {
 			return unsafe
 		}
+		h := fm.host
 		for _, hp := range c.hosts {
-			if hp.wildcard && strings.HasSuffix(h, "."+hp.host) || !hp.wildcard && h == hp.host {
+			if hp.wildcard && strings.HasSuffix(h, hp.suffix) || !hp.wildcard && h == hp.host {
 				return matched
 			}
 		}
 		return noMatch
 	case MatchMax:
-		var n float64
-		switch x := v.(type) {
-		case json.Number:
-			f, err := x.Float64()
-			if err != nil || math.IsInf(f, 0) {
-				return unsafe
+		if !fm.numDone {
+			fm.numDone = true
+			switch x := v.(type) {
+			case json.Number:
+				f, err := x.Float64()
+				fm.num, fm.numOK = f, err == nil && !math.IsInf(f, 0)
+			case string:
+				fm.num, fm.numOK = float64(utf8.RuneCountInString(x)), true
+			case []any:
+				fm.num, fm.numOK = float64(len(x)), true
 			}
-			n = f
-		case string:
-			n = float64(utf8.RuneCountInString(x))
-		case []any:
-			n = float64(len(x))
-		default:
+		}
+		if !fm.numOK {
 			return unsafe
 		}
-		if n <= c.max {
+		if fm.num <= c.max {
 			return matched
 		}
 		return noMatch
@@ -571,19 +615,26 @@ func cleanPath(s, home string) (string, bool) {
 }
 
 func globMatch(pat []string, p string) bool {
-	var segs []string
-	if p != "/" {
-		segs = strings.Split(p[1:], "/")
+	lit := make([]bool, len(pat))
+	for i, seg := range pat {
+		lit[i] = !strings.ContainsAny(seg, "*?[")
 	}
-	return globSegs(pat, segs)
+	return globSegs(pat, lit, splitPath(p))
 }
 
-func globSegs(pat, segs []string) bool {
+func splitPath(p string) []string {
+	if p == "/" {
+		return nil
+	}
+	return strings.Split(p[1:], "/")
+}
+
+func globSegs(pat []string, lit []bool, segs []string) bool {
 	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
+		if !lit[0] && pat[0] == "**" {
+			rest, restLit := pat[1:], lit[1:]
 			for i := 0; i <= len(segs); i++ {
-				if globSegs(rest, segs[i:]) {
+				if globSegs(rest, restLit, segs[i:]) {
 					return true
 				}
 			}
@@ -592,10 +643,14 @@ func globSegs(pat, segs []string) bool {
 		if len(segs) == 0 {
 			return false
 		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+		if lit[0] {
+			if pat[0] != segs[0] {
+				return false
+			}
+		} else if ok, _ := path.Match(pat[0], segs[0]); !ok {
 			return false
 		}
-		pat, segs = pat[1:], segs[1:]
+		pat, lit, segs = pat[1:], lit[1:], segs[1:]
 	}
 	return len(segs) == 0
 }
@@ -641,13 +696,72 @@ func URLHost(s string) (string, bool) {
 // first listed. A condition whose value cannot be compared safely never lets an
 // allow rule match and always lets a deny or ask rule match. nil when none matches.
 func MatchRules(rules []Rule, a Args) *Rule {
-	var best *Rule
+	return NewRuleSet(rules).Match(a)
+}
+
+// RuleSet is rules compiled for matching: each distinct field is looked up once per
+// call. Build it once per set of rules (NewRuleSet) and match many calls.
+type RuleSet struct {
+	rules []Rule
+	paths [][]string // the distinct fields
+	fid   [][]int    // per rule, per condition: its field's index in paths
+}
+
+// NewRuleSet compiles rules (kept, not copied) for Match.
+func NewRuleSet(rules []Rule) *RuleSet {
+	s := &RuleSet{rules: rules, fid: make([][]int, len(rules))}
+	ids := map[string]int{}
 	for i := range rules {
-		r := &rules[i]
-		if best != nil && !moreSpecific(r, best) {
+		s.fid[i] = make([]int, len(rules[i].When))
+		for j := range rules[i].When {
+			c := &rules[i].When[j]
+			id, ok := ids[c.Field]
+			if !ok {
+				id = len(s.paths)
+				ids[c.Field] = id
+				s.paths = append(s.paths, c.path)
+			}
+			s.fid[i][j] = id
+		}
+	}
+	return s
+}
+
+// Len is how many rules the set holds.
+func (s *RuleSet) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.rules)
+}
+
+// Match is MatchRules over the set.
+func (s *RuleSet) Match(a Args) *Rule { return MatchRuleSets(a, s) }
+
+// MatchRuleSets is MatchRules over several sets as if they were one list, in order.
+func MatchRuleSets(a Args, sets ...*RuleSet) *Rule {
+	var best *Rule
+	for _, s := range sets {
+		if s.Len() == 0 {
 			continue
 		}
-		if r.matches(a) {
+		fvs := make([]fieldVal, len(s.paths))
+	rules:
+		for i := range s.rules {
+			r := &s.rules[i]
+			if best != nil && !moreSpecific(r, best) {
+				continue
+			}
+			for j := range r.When {
+				switch r.When[j].evalField(&fvs[s.fid[i][j]], a) {
+				case noMatch:
+					continue rules
+				case unsafe:
+					if r.Policy == Allow {
+						continue rules
+					}
+				}
+			}
 			best = r
 		}
 	}
@@ -673,20 +787,6 @@ func strictness(a Action) int {
 		return 2
 	}
 	return 1
-}
-
-func (r *Rule) matches(a Args) bool {
-	for i := range r.When {
-		switch r.When[i].eval(a) {
-		case noMatch:
-			return false
-		case unsafe:
-			if r.Policy == Allow {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // Sentence names the rule and what it decided, for reasons, dialogs and audit.
