@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -179,13 +178,16 @@ func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
 // (trust.DecideRules). local says the server runs on this machine, so paths are
 // also compared with their links resolved. rule is the rule that matched (nil: none).
 func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
-	rules := tool.Rules
+	sets, lists := []*trust.RuleSet{tool.ruleSet}, [][]trust.Rule{tool.Rules}
+	if tool.ruleSet == nil && len(tool.Rules) > 0 { // a ToolInfo not built by a listing
+		sets[0] = trust.NewRuleSet(tool.Rules)
+	}
 	if e.rules != nil {
-		if saved := e.rules.forTool(tool.Ref); len(saved) > 0 {
-			rules = append(slices.Clip(rules), saved...)
+		if set, saved := e.rules.forTool(tool.Ref); set != nil {
+			sets, lists = append(sets, set), append(lists, saved)
 		}
 	}
-	rule = ruleFor(rules, args, e.home, local)
+	rule = ruleFor(sets, lists, args, e.home, local)
 	if rule != nil && rule.Source == RulesFile && e.rules != nil {
 		e.rules.count(rule.Name)
 	}

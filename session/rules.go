@@ -24,7 +24,7 @@ func (m *Manager) allowRule(ref trust.Ref, configured []trust.Rule) string {
 		}
 	}
 	if m.engine != nil && m.engine.rules != nil {
-		saved := m.engine.rules.forTool(ref)
+		_, saved := m.engine.rules.forTool(ref)
 		for i := range saved {
 			if saved[i].Policy == trust.Allow {
 				return saved[i].Label()
@@ -38,13 +38,21 @@ func (m *Manager) allowRule(ref trust.Ref, configured []trust.Rule) string {
 // on this machine (local), every path a glob compares is also resolved through
 // symbolic links, and a glob allows only when the resolved path matches too; for a
 // remote server the path is compared as cleaned (docs/rules.md).
-func ruleFor(rules []trust.Rule, args []byte, home string, local bool) *trust.Rule {
-	if len(rules) == 0 {
+func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home string, local bool) *trust.Rule {
+	n := 0
+	for _, s := range sets {
+		n += s.Len()
+	}
+	if n == 0 {
 		return nil
 	}
 	a := trust.DecodeArgs(args, home, nil)
 	if local {
-		if paths := a.GlobPaths(rules); len(paths) > 0 {
+		var paths []string
+		for _, rs := range rules {
+			paths = append(paths, a.GlobPaths(rs)...)
+		}
+		if len(paths) > 0 {
 			real := make(map[string]string, len(paths))
 			for _, p := range paths {
 				if r, ok := resolvePath(p); ok {
@@ -54,7 +62,26 @@ func ruleFor(rules []trust.Rule, args []byte, home string, local bool) *trust.Ru
 			a = a.WithReal(real)
 		}
 	}
-	return trust.MatchRules(rules, a)
+	return trust.MatchRuleSets(a, sets...)
+}
+
+// configRuleSet compiles a tool's config rules once per server config and tool (the
+// rules never change while airlock runs; a listing does not recompile them).
+func configRuleSet(s *server, tool string, rules []trust.Rule) *trust.RuleSet {
+	if len(rules) == 0 {
+		return nil
+	}
+	s.ruleSetsMu.Lock()
+	defer s.ruleSetsMu.Unlock()
+	if s.ruleSets == nil {
+		s.ruleSets = map[string]*trust.RuleSet{}
+	}
+	rs := s.ruleSets[tool]
+	if rs == nil {
+		rs = trust.NewRuleSet(rules)
+		s.ruleSets[tool] = rs
+	}
+	return rs
 }
 
 // resolvePath resolves every symbolic link of an absolute, cleaned path: the longest

@@ -75,6 +75,7 @@ type rulesStore struct {
 	last    fs.FileInfo
 	saved   []SavedRule
 	byTool  map[trust.Ref][]trust.Rule
+	sets    map[trust.Ref]*trust.RuleSet
 	matched map[string]int // by rule ID, in this process
 	err     error          // the last load's error (the previous rules stay)
 }
@@ -134,7 +135,7 @@ func (s *rulesStore) reloadLocked() {
 	st, err := os.Lstat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if s.last != nil || s.saved != nil {
-			s.saved, s.byTool, s.last, s.err = nil, map[trust.Ref][]trust.Rule{}, nil, nil
+			s.saved, s.byTool, s.sets, s.last, s.err = nil, map[trust.Ref][]trust.Rule{}, nil, nil, nil
 		}
 		return
 	}
@@ -151,7 +152,7 @@ func (s *rulesStore) reloadLocked() {
 		return
 	}
 	byTool, err := compileSaved(saved, s.home, RulesFile)
-	s.saved, s.byTool, s.last, s.err = saved, byTool, st, err
+	s.saved, s.byTool, s.sets, s.last, s.err = saved, byTool, nil, st, err
 }
 
 func readRulesFile(p string) ([]SavedRule, error) {
@@ -195,7 +196,7 @@ func (s *rulesStore) update(f func([]SavedRule) ([]SavedRule, error)) error {
 		if err != nil {
 			return err
 		}
-		s.saved, s.byTool = saved, byTool
+		s.saved, s.byTool, s.sets = saved, byTool, nil
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
@@ -229,12 +230,25 @@ func (s *rulesStore) update(f func([]SavedRule) ([]SavedRule, error)) error {
 	return nil
 }
 
-// forTool returns the remembered rules of one tool (reloading the file if it changed).
-func (s *rulesStore) forTool(ref trust.Ref) []trust.Rule {
+// forTool returns the remembered rules of one tool, compiled and as a list (nil when
+// none), reloading the file if it changed.
+func (s *rulesStore) forTool(ref trust.Ref) (*trust.RuleSet, []trust.Rule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reloadLocked()
-	return s.byTool[ref]
+	rules := s.byTool[ref]
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	if s.sets == nil {
+		s.sets = map[trust.Ref]*trust.RuleSet{}
+	}
+	set := s.sets[ref]
+	if set == nil {
+		set = trust.NewRuleSet(rules)
+		s.sets[ref] = set
+	}
+	return set, rules
 }
 
 func (s *rulesStore) count(id string) {

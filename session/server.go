@@ -23,9 +23,12 @@ import (
 // guarded by it; gen numbers connections so that work from a replaced connection is
 // recognised and dropped.
 type server struct {
-	m      *Manager
-	cfg    config.Server
-	stderr *Ring
+	m   *Manager
+	cfg config.Server
+	// ruleSets are the config rules of each tool, compiled once (configRuleSet).
+	ruleSetsMu sync.Mutex
+	ruleSets   map[string]*trust.RuleSet
+	stderr     *Ring
 	// envNames are the environment variable names the server's process receives
 	// (stdio only; EnvNames), shown by check and the tool detail.
 	envNames []string

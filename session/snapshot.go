@@ -65,6 +65,8 @@ type ToolInfo struct {
 	// (docs/rules.md). They decide only while the tool is not blocked, so a changed
 	// pin suspends them until the new definition is accepted.
 	Rules []trust.Rule
+	// ruleSet is Rules compiled for matching (built with the listing).
+	ruleSet *trust.RuleSet
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -263,6 +265,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			Disabled:     t.Disabled,
 			Policy:       t.ToolPolicy,
 			Rules:        tc.Rules,
+			ruleSet:      configRuleSet(s, lt.wire.Name, tc.Rules),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
 			AllowRule: m.allowRule(ref, tc.Rules)})
