@@ -378,8 +378,15 @@ func TestTaintListAndClear(t *testing.T) {
 func TestRulesCallListRevoke(t *testing.T) {
 	state := t.TempDir()
 	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.web]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"web\"]\ntrust = \"trusted\"\n"+
-		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"blog.example.com\" } }\npolicy = \"deny\"\nreason = \"no blogs\"\n")
-	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://BLOG.example.com./mcp-tips"}`)
+		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"blog.example.com\" } }\npolicy = \"deny\"\nreason = \"no blogs\"\n"+
+		"[policy]\nread = \"ask\"\n"+
+		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"example.com\" } }\npolicy = \"allow\"\n")
+	// read asks (and there is no terminal, so an ask is denied): the allow rule lets it run, named
+	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://example.com/"}`)
+	if r.code != 0 || !strings.Contains(r.stderr, "(allow by rule in") || !strings.Contains(r.stderr, "(rule servers.web.tools.fetch_url.rules[1] (config.toml:12) allows this call)") {
+		t.Fatalf("allowed call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://BLOG.example.com./mcp-tips"}`)
 	if r.code == 0 || !strings.Contains(r.stderr, "rule servers.web.tools.fetch_url.rules[0] (config.toml:6) denies this call: no blogs") {
 		t.Fatalf("call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
