@@ -121,13 +121,7 @@ func TestCheckJSONOnExampleConfig(t *testing.T) {
 		if len(tool.Reasons) == 0 {
 			t.Errorf("%s has no reasons", tool.Qualified)
 		}
-		if tool.Qualified == "web__fetch_url" {
-			// issue 14: check --json lists each tool's rules
-			if len(tool.Rules) != 1 || tool.Rules[0].Name != "servers.web.tools.fetch_url.rules[0]" || tool.Rules[0].Policy != "allow" ||
-				!strings.HasPrefix(tool.Rules[0].Source, "config.example.toml:") || len(tool.Rules[0].When) != 1 || tool.Rules[0].When[0].Matcher != "host" {
-				t.Errorf("web__fetch_url rules = %+v", tool.Rules)
-			}
-		} else if len(tool.Rules) != 0 {
+		if len(tool.Rules) != 0 {
 			t.Errorf("%s has rules %+v", tool.Qualified, tool.Rules)
 		}
 		if tool.Qualified != "mail__send_email" {
@@ -385,6 +379,20 @@ func TestRulesCallListRevoke(t *testing.T) {
 	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://example.com/"}`)
 	if r.code != 0 || !strings.Contains(r.stderr, "(allow by rule in") || !strings.Contains(r.stderr, "(rule servers.web.tools.fetch_url.rules[1] (config.toml:12) allows this call)") {
 		t.Fatalf("allowed call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// issue 14: check --json lists each tool's rules
+	r = airlock(t, "", "check", "--config", cfg, "--json")
+	var got checkJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("check --json: %v\n%s", err, r.stdout)
+	}
+	for _, tool := range got.Tools {
+		if tool.Qualified == "web__fetch_url" {
+			if len(tool.Rules) != 2 || tool.Rules[0].Name != "servers.web.tools.fetch_url.rules[0]" || tool.Rules[0].Policy != "deny" || tool.Rules[0].Reason != "no blogs" ||
+				tool.Rules[0].Source != "config.toml:6" || len(tool.Rules[0].When) != 1 || tool.Rules[0].When[0].Matcher != "host" || tool.Rules[1].Policy != "allow" {
+				t.Errorf("web__fetch_url rules = %+v", tool.Rules)
+			}
+		}
 	}
 	r = airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://BLOG.example.com./mcp-tips"}`)
 	if r.code == 0 || !strings.Contains(r.stderr, "rule servers.web.tools.fetch_url.rules[0] (config.toml:6) denies this call: no blogs") {
