@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -400,4 +401,62 @@ func TestRules_HazardNamesTheAllowRule(t *testing.T) {
 		return
 	}
 	t.Error("no open-world-exfiltration hazard")
+}
+
+// Issue 14, attacks on rules.toml: two airlock processes saving at once lose nothing
+// (the file is changed under a lock, re-read first); a rules file others may write is
+// refused (its rules never apply) and the refusal is reported.
+func TestRules_FileTwoWritersAndRefusedFile(t *testing.T) {
+	dir := t.TempDir()
+	rulesPath := filepath.Join(dir, "rules.toml")
+	start2 := func() *session.Manager {
+		fs := newUpstream("fs")
+		fs.add("write_file", "Write a file.", writeHints())
+		return startUpstreams(t, newConfig(inproc("fs", trust.Trusted)), session.Options{RulesFile: rulesPath,
+			Approver: session.ApproverFunc(func(context.Context, *session.Pending) (session.Response, error) {
+				return session.Response{Answer: session.Deny}, nil
+			})}, map[string]*upstream{"fs": fs})
+	}
+	m1, m2 := start2(), start2()
+	tool := mustTool(t, m1, "fs", "write_file")
+	done := make(chan error, 20)
+	for i := range 20 {
+		m := m1
+		if i%2 == 1 {
+			m = m2
+		}
+		go func() {
+			p := session.RuleProposal{Server: "fs", Tool: "write_file", When: map[string]map[string]any{"path": {"equals": fmt.Sprintf("/srv/f%d", i)}}}
+			_, err := m.Engine().RememberRule(p, trust.Allow, tool, "test")
+			done <- err
+		}()
+	}
+	for range 20 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := session.ListRules(rulesPath)
+	if err != nil || len(list) != 20 {
+		t.Fatalf("rules.toml holds %d rules (%v), want 20", len(list), err)
+	}
+	for _, m := range []*session.Manager{m1, m2} {
+		if out, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: json.RawMessage(`{"path":"/srv/f7"}`)}); err != nil || out.Verdict.By != trust.DecidedByRule {
+			t.Fatalf("a saved rule did not apply: %v", err)
+		}
+	}
+	// Others may write it now: refused, and no rule of it applies any more.
+	if err := os.Chmod(rulesPath, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m1.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: json.RawMessage(`{"path":"/srv/f7"}`)}); err == nil {
+		t.Error("a rule from a file others may write still allowed the call")
+	}
+	if _, err := m1.Engine().Rules(); err == nil {
+		t.Error("the refused rules file is not reported")
+	}
+	// destructive tools are never always allowed
+	if _, err := m1.Engine().RememberRule(session.RuleProposal{Server: "fs", Tool: "write_file"}, trust.Allow, session.ToolInfo{Ref: tool.Ref, Class: trust.Classification{Tier: trust.TierDestructive}}, "test"); err == nil {
+		t.Error("an always-allow of a destructive tool was saved")
+	}
 }

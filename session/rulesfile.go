@@ -125,9 +125,10 @@ func compileOne(s SavedRule, home, source string) (trust.Rule, error) {
 	return r, nil
 }
 
-// reloadLocked reads the file when it changed since last read; s.mu is held. A file
-// that cannot be read or has a bad rule keeps the rules read before for the bad part
-// (the error is kept for Rules()); a missing file is no rules.
+// reloadLocked reads the file when it changed since last read (identity, time, size
+// or mode); s.mu is held. A file that cannot be read or is refused keeps only the deny
+// and ask rules read before; a bad rule is left out; the error is kept for Rules(). A
+// missing file is no rules.
 func (s *rulesStore) reloadLocked() {
 	if s.path == "" {
 		return
@@ -143,12 +144,22 @@ func (s *rulesStore) reloadLocked() {
 		s.err = err
 		return
 	}
-	if s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() {
+	if s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() && s.last.Mode() == st.Mode() {
 		return
 	}
 	saved, err := readRulesFile(s.path)
 	if err != nil {
-		s.err = err
+		// A file airlock cannot read or trusts no more (others may write it, a
+		// link): its allow rules stop applying; deny and ask rules read before stay.
+		kept := map[trust.Ref][]trust.Rule{}
+		for ref, rs := range s.byTool {
+			for _, r := range rs {
+				if r.Policy != trust.Allow {
+					kept[ref] = append(kept[ref], r)
+				}
+			}
+		}
+		s.byTool, s.sets, s.last, s.err = kept, nil, st, err
 		return
 	}
 	byTool, err := compileSaved(saved, s.home, RulesFile)
