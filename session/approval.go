@@ -46,6 +46,10 @@ func (a Answer) String() string {
 type Response struct {
 	Answer Answer
 	Reason string
+	// Remember, when set, saves the answer as a remembered rule (rules.toml): an
+	// allow answer as "always allow" these arguments, a deny as "always deny". The
+	// proposal must be for the asked tool; a bad one denies the call.
+	Remember *RuleProposal
 	// By, when set, says that no person decided: an approver that denies without
 	// asking anyone (no terminal to ask on) sets DecidedByPolicy, so that the audit
 	// log and the denial sentence do not blame the person. Zero means the person.
@@ -78,8 +82,12 @@ type Pending struct {
 	// Fingerprint and Tier are the tool's as shown (Tool.Fingerprint, Tool.Class.Tier).
 	Fingerprint string
 	Tier        trust.Tier
-	// Verdict is why the engine asks (policy or taint) with its reasons.
-	Verdict    trust.Verdict
+	// Verdict is why the engine asks (policy, taint or a rule) with its reasons.
+	Verdict trust.Verdict
+	// Rule is the argument rule that matched this call (nil when none): the ask rule
+	// that made it ask, or the allow rule that taint overrode (its sentence is among
+	// Verdict.Reasons).
+	Rule       *trust.Rule
 	Taint      trust.Taint
 	ArgsSHA256 string
 	Created    time.Time
@@ -100,6 +108,10 @@ type Engine struct {
 	// cleared); nil without an audit log.
 	record func(Record) error
 	store  *taintStore // nil keeps taint in memory only
+	// home expands "~" in path arguments for rules.
+	home string
+	// rules are the remembered decisions (rules.toml).
+	rules *rulesStore
 
 	mu       sync.Mutex
 	grants   map[string]map[trust.Ref]*Grant
@@ -133,6 +145,7 @@ func newEngine(a Approver, q *approvalQueue, timeout time.Duration, now func() t
 		timeout:  timeout,
 		now:      now,
 		limits:   config.DefaultLimits(),
+		home:     homeDir(),
 		grants:   map[string]map[trust.Ref]*Grant{},
 		taints:   map[string]trust.Taint{},
 		watchers: map[string]*progressWatch{},
@@ -161,6 +174,35 @@ func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}
 	return v
+}
+
+// DecideCall is Decide for one call's canonical arguments: the tool's rules apply
+// (trust.DecideRules). local says the server runs on this machine, so paths are
+// also compared with their links resolved. rule is the rule that matched (nil: none).
+func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
+	sets, lists := []*trust.RuleSet{tool.ruleSet}, [][]trust.Rule{tool.Rules}
+	if tool.ruleSet == nil && len(tool.Rules) > 0 { // a ToolInfo not built by a listing
+		sets[0] = trust.NewRuleSet(tool.Rules)
+	}
+	if e.rules != nil {
+		if set, saved := e.rules.forTool(tool.Ref); set != nil {
+			sets, lists = append(sets, set), append(lists, saved)
+		}
+	}
+	rule = ruleFor(sets, lists, args, e.home, local)
+	if rule != nil && rule.Source == RulesFile && e.rules != nil {
+		e.rules.count(rule.Name)
+	}
+	k := ctxKey(ctxName)
+	e.mu.Lock()
+	e.loadTaintsLocked()
+	granted, ended := e.grantForLocked(k, tool)
+	v = trust.DecideRules(tool.Class, granted, e.taints[k], rule)
+	e.mu.Unlock()
+	if ended != nil {
+		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
+	}
+	return v, rule
 }
 
 // Taint returns the taint of a context (zero when clean).
@@ -225,10 +267,12 @@ type decision struct {
 // authorize decides a call and, when it asks, waits for the approver within the
 // approval timeout. The verdict it returns is Allow or Deny, with the exact decider.
 // err is the caller's ctx error when the caller withdrew the call.
-func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo) (decision, error) {
-	v := e.Decide(req.Context, tool)
+func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (decision, error) {
+	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
 	if v.Action == trust.Deny {
-		v.By = denier(tool)
+		if v.By != trust.DecidedByRule {
+			v.By = denier(tool)
+		}
 		return decision{Verdict: v}, nil
 	}
 	if v.Action != trust.Ask {
@@ -267,6 +311,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		Fingerprint: tool.Fingerprint,
 		Tier:        tool.Class.Tier,
 		Verdict:     v,
+		Rule:        rule,
 		Taint:       shown,
 		ArgsSHA256:  ArgsSHA256(req.Args),
 		Created:     now,
@@ -298,6 +343,16 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	}
 	if resp.By != "" {
 		by = resp.By
+	}
+	if resp.Remember != nil {
+		policy := trust.Deny
+		if resp.Answer != Deny {
+			policy = trust.Allow
+		}
+		if _, err := e.RememberRule(*resp.Remember, policy, tool, "the dialog, call "+callID+" in context "+k); err != nil {
+			d.Verdict = trust.Verdict{Action: trust.Deny, By: by, Reasons: append(v.Reasons, "the rule could not be saved, so the call is denied: "+err.Error())}
+			return d, nil
+		}
 	}
 	switch resp.Answer {
 	case AllowForContext:

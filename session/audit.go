@@ -26,7 +26,7 @@ type Record struct {
 	TS        time.Time `json:"ts"`
 	Prev      string    `json:"prev"`
 	Hash      string    `json:"hash,omitempty"`
-	Kind      string    `json:"kind"` // decision | outcome | grant | grant-ended | revoke | taint-cleared
+	Kind      string    `json:"kind"` // decision | outcome | grant | grant-ended | revoke | taint-cleared | rule-saved | rule-revoked
 	CallID    string    `json:"call_id"`
 	Context   string    `json:"context"`
 	Client    string    `json:"client,omitempty"`

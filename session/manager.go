@@ -79,6 +79,9 @@ type Options struct {
 	// MemoryTaint keeps taint in memory for this run only, even with a state dir
 	// (airlock demo: every demo starts clean and leaves the real taint.json alone).
 	MemoryTaint bool
+	// RulesFile is the remembered-decisions file (RulesPath); "" keeps remembered
+	// rules in memory for this run only.
+	RulesFile string
 }
 
 // Manager holds the connections to every configured server and decides every call.
@@ -158,6 +161,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	m.engine = newEngine(approver, q, cfg.ApprovalTimeout, opts.Now)
 	m.engine.limits = cfg.Limits.WithDefaults()
+	m.engine.rules = newRulesStore(opts.RulesFile, m.engine.home)
 	if !opts.MemoryTaint {
 		m.engine.store = openTaintStore(cfg.StateDir)
 	}
@@ -331,6 +335,11 @@ func (e *DeniedError) Error() string {
 		msg = "call denied: the tool's definition changed"
 	case trust.DecidedByDisabled:
 		msg = "call denied: the tool is turned off"
+	case trust.DecidedByRule:
+		if e.Reason == "" && len(e.Verdict.Reasons) > 0 {
+			return "call denied: " + e.Verdict.Reasons[0]
+		}
+		msg = "call denied by a rule"
 	}
 	if e.Reason != "" {
 		msg += ": " + e.Reason
@@ -410,7 +419,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome,
 		return nil, fmt.Errorf("calling %s: %w", q, ErrNoTool)
 	}
 	base := m.auditBase(callID, req, tool)
-	d, err := m.engine.authorize(ctx, callID, req, tool)
+	d, err := m.engine.authorize(ctx, callID, req, tool, s.local())
 	if err != nil {
 		_ = m.auditDecision(base, d)
 		return nil, err
@@ -474,7 +483,7 @@ func (m *Manager) recheck(req CallRequest, shown ToolInfo, d decision) (trust.Ve
 		}
 		return d.Verdict, true
 	}
-	if v := m.engine.Decide(req.Context, now); v.Action != trust.Allow {
+	if v, _ := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action != trust.Allow {
 		v.Action, v.By = trust.Deny, trust.DecidedByPolicy
 		v.Reasons = append(v.Reasons, "checked again just before forwarding, the call no longer runs unasked; call again")
 		return v, false

@@ -23,9 +23,12 @@ import (
 // guarded by it; gen numbers connections so that work from a replaced connection is
 // recognised and dropped.
 type server struct {
-	m      *Manager
-	cfg    config.Server
-	stderr *Ring
+	m   *Manager
+	cfg config.Server
+	// ruleSets are the config rules of each tool, compiled once (configRuleSet).
+	ruleSetsMu sync.Mutex
+	ruleSets   map[string]*trust.RuleSet
+	stderr     *Ring
 	// envNames are the environment variable names the server's process receives
 	// (stdio only; EnvNames), shown by check and the tool detail.
 	envNames []string
@@ -431,6 +434,10 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	}
 	if len(out.removed) > 0 {
 		notices = append(notices, "tools removed since pinned: "+shortList(out.removed, 5))
+	}
+	for _, n := range ruleNotices(s.cfg, tools) {
+		notices = append(notices, n)
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
 	}
 	if out.inherited {
 		n := "pins of " + s.cfg.Name + " were found under another identity (its command, arguments, working directory or environment names changed): the tools are compared against those"

@@ -67,6 +67,12 @@ type ToolInfo struct {
 	// session's live changes applied): explanations and fix hints re-run the pure
 	// trust functions on it.
 	Input trust.Tool
+	// Rules are the tool's argument rules: the config's, then the remembered ones
+	// (docs/rules.md). They decide only while the tool is not blocked, so a changed
+	// pin suspends them until the new definition is accepted.
+	Rules []trust.Rule
+	// ruleSet is Rules compiled for matching (built with the listing).
+	ruleSet *trust.RuleSet
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -274,8 +280,11 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			Disabled:     t.Disabled,
 			Policy:       t.ToolPolicy,
 			Input:        t,
+			Rules:        tc.Rules,
+			ruleSet:      configRuleSet(s, lt.wire.Name, tc.Rules),
 		})
-		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class})
+		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
+			AllowRule: m.allowRule(ref, tc.Rules)})
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
 	return part

@@ -18,6 +18,10 @@ type Assessed struct {
 	// with the same fingerprint are one program twice, not a decoy.
 	Fingerprint string
 	Class       Classification
+	// AllowRule names an allow rule of the tool ("" when none): some arguments then
+	// run unasked whatever the tier's policy, so the tool's legs count as unguarded
+	// (docs/rules.md).
+	AllowRule string
 }
 
 // The leg keys of Hazard.Legs that are not trifecta legs.
@@ -169,18 +173,22 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 		c := &tools[i].Class
 		q := qualified[i]
 		allowed := c.Action == Allow
+		rule := ""
+		if !allowed && tools[i].AllowRule != "" {
+			allowed, rule = true, q+": rule "+tools[i].AllowRule
+		}
 		for _, l := range c.Legs {
 			switch l {
 			case LegUntrustedContent:
-				uc.add(q, allowed)
+				uc.add(q, allowed, rule)
 			case LegPrivateData:
-				pd.add(q, allowed)
+				pd.add(q, allowed, rule)
 			case LegExfiltration:
-				ex.add(q, allowed)
+				ex.add(q, allowed, rule)
 			}
 		}
 		if c.Tier == TierDestructive {
-			de.add(q, allowed)
+			de.add(q, allowed, rule)
 		}
 	}
 
@@ -190,6 +198,7 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Kind:      HazardLethalTrifecta,
 			Severity:  SeverityCritical,
 			Unguarded: uc.allowed && pd.allowed && ex.allowed,
+			Rules:     ruleNames(uc.allowed && pd.allowed && ex.allowed, uc, pd, ex),
 			Legs: map[string][]string{
 				string(LegUntrustedContent): slices.Clone(uc.names),
 				string(LegPrivateData):      slices.Clone(pd.names),
@@ -220,6 +229,7 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Kind:      HazardOpenWorldExfiltration,
 			Severity:  SeverityHigh,
 			Unguarded: uc.allowed && ex.allowed,
+			Rules:     ruleNames(uc.allowed && ex.allowed, uc, ex),
 			Legs: map[string][]string{
 				string(LegUntrustedContent): slices.Clone(uc.names),
 				string(LegExfiltration):     slices.Clone(ex.names),
@@ -232,6 +242,7 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Kind:      HazardUntrustedDestructive,
 			Severity:  SeverityHigh,
 			Unguarded: uc.allowed && de.allowed,
+			Rules:     ruleNames(uc.allowed && de.allowed, uc, de),
 			Legs: map[string][]string{
 				string(LegUntrustedContent): slices.Clone(uc.names),
 				HazardLegDestructive:        slices.Clone(de.names),
@@ -302,14 +313,36 @@ func plural(n int) string {
 type legTools struct {
 	names   []string
 	allowed bool
+	// rules are the allow rules that let a tool of this leg run unasked where its
+	// tier's policy asks ("SERVER__TOOL: rule NAME").
+	rules []string
 }
 
 // add appends q, which sorts after or equal to every name already added.
-func (l *legTools) add(q string, allowed bool) {
+func (l *legTools) add(q string, allowed bool, rule string) {
 	if n := len(l.names); n == 0 || l.names[n-1] != q {
 		l.names = append(l.names, q)
 	}
 	l.allowed = l.allowed || allowed
+	if rule != "" && !slices.Contains(l.rules, rule) {
+		l.rules = append(l.rules, rule)
+	}
+}
+
+// ruleNames lists the allow rules that leave an unguarded hazard's legs unguarded.
+func ruleNames(unguarded bool, legs ...legTools) []string {
+	if !unguarded {
+		return nil
+	}
+	var out []string
+	for _, l := range legs {
+		for _, r := range l.rules {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 // example names one tool of a sorted leg and how many others it holds. It prefers the

@@ -318,4 +318,7 @@ type Hazard struct {
 	Unguarded bool                `json:"unguarded"`
 	Legs      map[string][]string `json:"legs"`
 	Summary   string              `json:"summary"`
+	// Rules names the allow rules that make an unguarded hazard unguarded, where a
+	// tool's tier would ask ("SERVER__TOOL: rule NAME (SOURCE)").
+	Rules []string `json:"rules,omitempty"`
 }

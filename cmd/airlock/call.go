@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/safetext"
@@ -94,6 +95,9 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	cli.WriteResult(stdout, out.Result)
 	fmt.Fprintf(stderr, "(%s by %s in %s)\n", out.Verdict.Action, out.Verdict.By, out.Duration.Round(time.Millisecond))
+	if out.Verdict.By == trust.DecidedByRule && len(out.Verdict.Reasons) > 0 {
+		fmt.Fprintf(stderr, "(%s)\n", safetext.Inline(out.Verdict.Reasons[0]))
+	}
 	if out.Result.IsError {
 		return 6
 	}

@@ -72,6 +72,8 @@ func dispatch(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		return runAudit(args, stdout, stderr)
 	case "taint":
 		return runTaint(args, stdout, stderr)
+	case "rules":
+		return runRules(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "airlock", version)
 		return 0
@@ -132,6 +134,13 @@ func newManager(cfg *config.Config, opts session.Options) (*session.Manager, err
 		opts.Pins = pins
 	}
 	opts.Version = version
+	if opts.RulesFile == "" {
+		p, err := session.RulesPath(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts.RulesFile = p
+	}
 	return session.New(cfg, opts), nil
 }
 

@@ -79,11 +79,19 @@ type checkJSON struct {
 		Effective                                  map[string]bool
 		Legs, Reasons                              []string
 		Location                                   *location
+		Rules                                      []struct {
+			Name, Source, Policy, Reason string
+			When                         []struct {
+				Field, Matcher string
+				Values         []any
+			}
+		}
 	}
 	Hazards []struct {
 		Kind, Severity, Summary, ID string
 		Unguarded, Baselined        bool
 		Legs                        map[string][]string
+		Rules                       []string
 		Fixes                       []struct {
 			Effect, Text, TOML string
 			Changes            []json.RawMessage
@@ -142,6 +150,9 @@ func TestCheckJSONOnExampleConfig(t *testing.T) {
 		}
 		if len(tool.Reasons) == 0 {
 			t.Errorf("%s has no reasons", tool.Qualified)
+		}
+		if len(tool.Rules) != 0 {
+			t.Errorf("%s has rules %+v", tool.Qualified, tool.Rules)
 		}
 		if tool.Qualified != "mail__send_email" {
 			continue
@@ -383,5 +394,63 @@ func TestTaintListAndClear(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
 	if err != nil || !strings.Contains(string(log), `"kind":"taint-cleared"`) {
 		t.Errorf("the clear is not audited (%v):\n%s", err, log)
+	}
+}
+
+// Issue 14: `airlock call` names the rule that decided (a config deny rule), and
+// `airlock rules list|revoke` show and revoke a remembered decision, audited.
+func TestRulesCallListRevoke(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.web]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"web\"]\ntrust = \"trusted\"\n"+
+		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"blog.example.com\" } }\npolicy = \"deny\"\nreason = \"no blogs\"\n"+
+		"[policy]\nread = \"ask\"\n"+
+		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"example.com\" } }\npolicy = \"allow\"\n")
+	// read asks (and there is no terminal, so an ask is denied): the allow rule lets it run, named
+	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://example.com/"}`)
+	if r.code != 0 || !strings.Contains(r.stderr, "(allow by rule in") || !strings.Contains(r.stderr, "(rule servers.web.tools.fetch_url.rules[1] (config.toml:12) allows this call)") {
+		t.Fatalf("allowed call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// issue 14: check --json lists each tool's rules
+	r = airlock(t, "", "check", "--config", cfg, "--json")
+	var got checkJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("check --json: %v\n%s", err, r.stdout)
+	}
+	for _, tool := range got.Tools {
+		if tool.Qualified == "web__fetch_url" {
+			if len(tool.Rules) != 2 || tool.Rules[0].Name != "servers.web.tools.fetch_url.rules[0]" || tool.Rules[0].Policy != "deny" || tool.Rules[0].Reason != "no blogs" ||
+				tool.Rules[0].Source != "config.toml:6" || len(tool.Rules[0].When) != 1 || tool.Rules[0].When[0].Matcher != "host" || tool.Rules[1].Policy != "allow" {
+				t.Errorf("web__fetch_url rules = %+v", tool.Rules)
+			}
+		}
+	}
+	r = airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://BLOG.example.com./mcp-tips"}`)
+	if r.code == 0 || !strings.Contains(r.stderr, "rule servers.web.tools.fetch_url.rules[0] (config.toml:6) denies this call: no blogs") {
+		t.Fatalf("call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	rulesPath := filepath.Join(filepath.Dir(cfg), "rules.toml")
+	doc := "version = 1\n[[rules]]\nid = \"r-0000abcd\"\nserver = \"web\"\ntool = \"fetch_url\"\nwhen = { url = { host = [\"example.com\"] } }\npolicy = \"allow\"\nfrom = \"the dialog, call c-1 in context you\"\ncreated = 2026-11-30T12:00:00Z\n"
+	if err := os.WriteFile(rulesPath, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = airlock(t, "", "rules", "list", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "r-0000abcd") || !strings.Contains(r.stdout, "web__fetch_url") || !strings.Contains(r.stdout, "url host [example.com]") {
+		t.Fatalf("rules list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "rules", "revoke", "r-0000abcd", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "revoked r-0000abcd") {
+		t.Fatalf("rules revoke: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "rules", "list", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "No remembered decisions") {
+		t.Errorf("after revoke: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "rules", "revoke", "r-0000abcd", "--config", cfg)
+	if r.code != 1 || !strings.Contains(r.stderr, `no remembered rule "r-0000abcd"`) {
+		t.Errorf("revoke again: exit %d\n%s", r.code, r.stderr)
+	}
+	log, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
+	if err != nil || !strings.Contains(string(log), `"kind":"rule-revoked"`) || !strings.Contains(string(log), `"decided_by":"rule"`) {
+		t.Errorf("not audited (%v):\n%s", err, log)
 	}
 }

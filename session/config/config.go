@@ -59,6 +59,9 @@ type Config struct {
 	// Limits bound the arguments of one call and the work that waits for a person;
 	// a zero field means its default (DefaultLimits).
 	Limits Limits
+	// RulesFile is where remembered decisions are kept (rules_file); "" means
+	// rules.toml beside the config file (session.RulesPath).
+	RulesFile string
 }
 
 // Limits are the [limits] table: beyond any of them a call is refused at once.
@@ -170,6 +173,9 @@ type Tool struct {
 	Asserted trust.Hints
 	// Labels are legs this tool fills whatever its annotations say.
 	Labels []trust.Leg
+	// Rules are the tool's argument rules ([[servers.NAME.tools.TOOL.rules]]), in
+	// file order, each named by its key path and line (docs/rules.md).
+	Rules []trust.Rule
 }
 
 // The default limits (DefaultLimits).

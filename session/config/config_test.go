@@ -1000,10 +1000,13 @@ in = { k = 1, n.o = [1, { p = 2 }] }
 "q k" = 1979-05-27 07:32:00Z
 [[arr]]
 e = 1
+[[arr]]
+e = 2
 `
 	want := map[string]int{
 		"a": 2, "b": 3, "b.c": 3, "t": 4, "t.s": 5, "t.m": 6, "t.in": 8, "t.in.k": 8,
 		"t.in.n": 8, "t.in.n.o": 8, `t."q k"`: 9, "arr": 10, "arr.e": 11,
+		"arr[0]": 10, "arr[1]": 12,
 	}
 	if diff := cmp.Diff(want, keyLines(src)); diff != "" {
 		t.Errorf("keyLines (-want +got):\n%s", diff)

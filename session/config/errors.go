@@ -31,6 +31,7 @@ type Error struct {
 	Msg string
 
 	k         toml.Key // Key without any [index], for finding the line
+	lineKey   string   // when set, the line of this key (an element of an array of tables) is used first
 	unknown   bool     // reads "unknown key KEY"
 	wrongType bool     // the value had the wrong type and was left out
 }
@@ -99,6 +100,9 @@ func (p *problems) wrongType(key toml.Key, i int, format string, args ...any) {
 func (p problems) locate(file string, lines map[string]int) {
 	for _, e := range p {
 		e.File = file
+		if l, ok := lines[e.lineKey]; ok && e.Line == 0 && e.lineKey != "" {
+			e.Line = l
+		}
 		if e.Line == 0 && e.k != nil {
 			e.Line = lines[e.k.String()]
 		}

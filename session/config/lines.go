@@ -17,7 +17,7 @@ import (
 // scanner. It is only run on text that toml already parsed, it never panics, and on
 // anything it does not understand it stops: keys it has not reached have no line.
 func keyLines(src string) map[string]int {
-	s := &lineScanner{src: src, line: 1, lines: make(map[string]int)}
+	s := &lineScanner{src: src, line: 1, lines: make(map[string]int), arrays: make(map[string]int)}
 	s.src = strings.TrimPrefix(s.src, "\uFEFF")
 	s.document()
 	return s.lines
@@ -29,6 +29,8 @@ type lineScanner struct {
 	line  int
 	fail  bool
 	lines map[string]int
+	// arrays counts the elements seen of each array of tables
+	arrays map[string]int
 }
 
 func (s *lineScanner) more() bool { return !s.fail && s.i < len(s.src) }
@@ -92,6 +94,12 @@ func (s *lineScanner) document() {
 				return
 			}
 			s.record(k, line)
+			if arr {
+				// each element of an array of tables gets its own line: KEY[n]
+				ks := k.String()
+				s.lines[ks+"["+strconv.Itoa(s.arrays[ks])+"]"] = line
+				s.arrays[ks]++
+			}
 			table = k
 			s.space(false)
 			s.expect(']')

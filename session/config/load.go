@@ -103,7 +103,7 @@ func Parse(data []byte, path string, env func(string) (string, bool)) (*Config, 
 		return nil, syntaxError(file, src, err)
 	}
 	probs = unknownKeys(&md)
-	b := builder{env: env}
+	b := builder{env: env, home: homeDir(env)}
 	c := b.build(&raw, path)
 	probs = append(probs, b.probs...)
 	// Validate the built config, leaving out what the build already reported and
@@ -121,6 +121,7 @@ func Parse(data []byte, path string, env func(string) (string, bool)) (*Config, 
 		probs.locate(file, lines)
 		return nil, probs.err()
 	}
+	nameRules(c, file, lines)
 	return c, nil
 }
 
@@ -141,12 +142,13 @@ var valueType = reflect.TypeFor[value]()
 
 // The raw config: the file's tables and keys as decoded, before validation.
 type rawConfig struct {
-	StateDir value                 `toml:"state_dir"`
-	Policy   *rawPolicy            `toml:"policy"`
-	Gateway  *rawGateway           `toml:"gateway"`
-	Audit    *rawAudit             `toml:"audit"`
-	Limits   *rawLimits            `toml:"limits"`
-	Servers  map[string]*rawServer `toml:"servers"`
+	StateDir  value                 `toml:"state_dir"`
+	RulesFile value                 `toml:"rules_file"`
+	Policy    *rawPolicy            `toml:"policy"`
+	Gateway   *rawGateway           `toml:"gateway"`
+	Audit     *rawAudit             `toml:"audit"`
+	Limits    *rawLimits            `toml:"limits"`
+	Servers   map[string]*rawServer `toml:"servers"`
 }
 
 type rawLimits struct {
@@ -208,6 +210,7 @@ type rawTool struct {
 	Idempotent  value `toml:"idempotent"`
 	OpenWorld   value `toml:"open_world"`
 	Labels      value `toml:"labels"`
+	Rules       value `toml:"rules"`
 }
 
 // field finds the field toml decodes key into, as toml does: an exact tag match,
@@ -347,6 +350,7 @@ func describe(v any) string {
 // is not checked here. A value that fails keeps its default.
 type builder struct {
 	env   func(string) (string, bool)
+	home  string // the home folder that expands ~ in rule globs ("" when unknown)
 	probs problems
 }
 
@@ -354,6 +358,9 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 	c := Default()
 	c.Path = path
 
+	if f, ok := b.str(toml.Key{"rules_file"}, raw.RulesFile); ok {
+		c.RulesFile = f
+	}
 	if dir, ok := b.str(toml.Key{"state_dir"}, raw.StateDir); ok && dir != "" {
 		c.StateDir = dir
 	} else if dir, err := defaultStateDir(b.env); err != nil {
@@ -493,6 +500,7 @@ func (b *builder) server(name string, r *rawServer) Server {
 			OpenWorld:   b.boolean(tat("open_world"), rt.OpenWorld),
 		}
 		t.Labels = b.legs(tat("labels"), rt.Labels)
+		t.Rules = b.rules(tat("rules"), rt.Rules, b.home)
 		if s.Tools == nil {
 			s.Tools = make(map[string]Tool)
 		}

@@ -53,6 +53,7 @@ func (c *Config) problems() problems {
 	}
 	absolute(&p, toml.Key{"state_dir"}, c.StateDir)
 	absolute(&p, toml.Key{"audit", "path"}, c.AuditPath)
+	absolute(&p, toml.Key{"rules_file"}, c.RulesFile)
 
 	seen := make(map[string]bool, len(c.Servers))
 	for i := range c.Servers {

@@ -57,9 +57,10 @@ func TestConfig(t *testing.T) {
 
 // designKeys are the keys DESIGN section 2 defines, by table; "*" stands for any
 // name, and a nil entry means the table's own keys are free (env, headers). [limits]
-// and servers.*.elicitation are defined in docs/approval-core.md.
+// and servers.*.elicitation are defined in docs/approval-core.md; servers.*.tools.*.rules
+// and rules_file in docs/rules.md.
 var designKeys = map[string][]string{
-	"":                  {"policy", "gateway", "audit", "servers", "limits"},
+	"":                  {"policy", "gateway", "audit", "servers", "limits", "rules_file"},
 	"limits":            {"max_args_bytes", "max_waiting_per_context", "max_waiting_bytes"},
 	"policy":            {"read", "write", "destructive", "approval_timeout"},
 	"gateway":           {"listen", "allow_remote"},
@@ -70,7 +71,7 @@ var designKeys = map[string][]string{
 	"servers.*.env":     nil,
 	"servers.*.headers": nil,
 	"servers.*.tools":   {"*"},
-	"servers.*.tools.*": {"policy", "read_only", "destructive", "idempotent", "open_world", "labels"},
+	"servers.*.tools.*": {"policy", "read_only", "destructive", "idempotent", "open_world", "labels", "rules"},
 }
 
 // checkKeys reports every key under m (at path, in designKeys' pattern form) that

@@ -81,6 +81,37 @@ type ToolReport struct {
 	Pin       trust.PinState  `json:"pin"`
 	Reasons   []string        `json:"reasons"`
 	Location  *Location       `json:"location,omitempty"`
+	// Rules are the tool's argument rules from the config (docs/rules.md); omitted
+	// when it has none. Remembered rules are listed by `airlock rules list`.
+	Rules []RuleReport `json:"rules,omitempty"`
+}
+
+// RuleReport is one argument rule of a tool.
+type RuleReport struct {
+	Name   string       `json:"name"`
+	Source string       `json:"source,omitempty"`
+	Policy trust.Action `json:"policy"`
+	Reason string       `json:"reason,omitempty"`
+	When   []CondReport `json:"when"`
+}
+
+// CondReport is one condition of a rule: a field, a matcher and its operands.
+type CondReport struct {
+	Field   string `json:"field"`
+	Matcher string `json:"matcher"`
+	Values  []any  `json:"values"`
+}
+
+func ruleReports(rules []trust.Rule) []RuleReport {
+	var out []RuleReport
+	for _, r := range rules {
+		rr := RuleReport{Name: r.Name, Source: r.Source, Policy: r.Policy, Reason: r.Reason, When: []CondReport{}}
+		for _, c := range r.When {
+			rr.When = append(rr.When, CondReport{Field: c.Field, Matcher: string(c.Kind), Values: c.Values})
+		}
+		out = append(out, rr)
+	}
+	return out
 }
 
 // NewReport builds the report of a snapshot, with no config locations, fix hints,
@@ -125,6 +156,7 @@ func NewReport(s *session.Snapshot) Report {
 			Policy:    t.Class.Action,
 			Pin:       t.Pin,
 			Reasons:   t.Class.Reasons,
+			Rules:     ruleReports(t.Rules),
 		})
 	}
 	return r

@@ -1,0 +1,489 @@
+package session
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/statefile"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// RulesFile is the name of the remembered-decisions file in the config folder.
+const RulesFile = "rules.toml"
+
+// RulesPath is where a config's remembered decisions live: the config's rules_file,
+// else rules.toml beside the config file, else in the default config folder.
+func RulesPath(cfg *config.Config) (string, error) {
+	if cfg.RulesFile != "" {
+		return cfg.RulesFile, nil
+	}
+	if cfg.Path != "" {
+		return filepath.Join(filepath.Dir(cfg.Path), RulesFile), nil
+	}
+	p, err := config.DefaultPath()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(p), RulesFile), nil
+}
+
+// SavedRule is one remembered decision as rules.toml keeps it.
+type SavedRule struct {
+	ID     string                    `toml:"id"`
+	Server string                    `toml:"server"`
+	Tool   string                    `toml:"tool"`
+	When   map[string]map[string]any `toml:"when"`
+	Policy string                    `toml:"policy"`
+	Reason string                    `toml:"reason,omitempty"`
+	// From says where it came from ("the dialog, call c-7 in context you").
+	From    string    `toml:"from"`
+	Created time.Time `toml:"created"`
+}
+
+// Ref is the tool the rule is for.
+func (r SavedRule) Ref() trust.Ref { return trust.Ref{Server: r.Server, Tool: r.Tool} }
+
+type rulesDoc struct {
+	Version int         `toml:"version"`
+	Rules   []SavedRule `toml:"rules"`
+}
+
+// rulesStore is the rules file airlock owns: read at start and again whenever it
+// changed on disk (another airlock saved or revoked a rule), written atomically and
+// owner-only under a lock so that two processes never lose each other's rules.
+type rulesStore struct {
+	path string // "" keeps remembered rules in memory for this run
+	home string
+
+	mu      sync.Mutex
+	last    fs.FileInfo
+	saved   []SavedRule
+	byTool  map[trust.Ref][]trust.Rule
+	sets    map[trust.Ref]*trust.RuleSet
+	matched map[string]int // by rule ID, in this process
+	err     error          // the last load's error (the previous rules stay)
+}
+
+func newRulesStore(path, home string) *rulesStore {
+	return &rulesStore{path: path, home: home, byTool: map[trust.Ref][]trust.Rule{}, matched: map[string]int{}}
+}
+
+// compile turns saved rules into trust rules, named by ID, source "rules.toml".
+func compileSaved(saved []SavedRule, home, source string) (map[trust.Ref][]trust.Rule, error) {
+	out := map[trust.Ref][]trust.Rule{}
+	var errs []error
+	for _, s := range saved {
+		r, err := compileOne(s, home, source)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out[s.Ref()] = append(out[s.Ref()], r)
+	}
+	return out, errors.Join(errs...)
+}
+
+func compileOne(s SavedRule, home, source string) (trust.Rule, error) {
+	if s.ID == "" || s.Server == "" || s.Tool == "" {
+		return trust.Rule{}, fmt.Errorf("a remembered rule needs id, server and tool")
+	}
+	policy, ok := trust.ParseAction(s.Policy)
+	if !ok {
+		return trust.Rule{}, fmt.Errorf("rule %s: policy must be allow, ask or deny, not %q", s.ID, s.Policy)
+	}
+	var conds []trust.Cond
+	for _, field := range slices.Sorted(maps.Keys(s.When)) {
+		for _, kind := range slices.Sorted(maps.Keys(s.When[field])) {
+			c, err := trust.NewCond(field, trust.MatcherKind(kind), s.When[field][kind], home)
+			if err != nil {
+				return trust.Rule{}, fmt.Errorf("rule %s: when.%s.%s: %w", s.ID, field, kind, err)
+			}
+			conds = append(conds, c)
+		}
+	}
+	r, err := trust.NewRule(s.ID, policy, s.Reason, conds)
+	if err != nil {
+		return trust.Rule{}, fmt.Errorf("rule %s: %w", s.ID, err)
+	}
+	r.Source = source
+	return r, nil
+}
+
+// reloadLocked reads the file when it changed since last read (identity, time, size
+// or mode); s.mu is held. A file that cannot be read or is refused keeps only the deny
+// and ask rules read before; a bad rule is left out; the error is kept for Rules(). A
+// missing file is no rules.
+func (s *rulesStore) reloadLocked() {
+	if s.path == "" {
+		return
+	}
+	st, err := os.Lstat(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if s.last != nil || s.saved != nil {
+			s.saved, s.byTool, s.sets, s.last, s.err = nil, map[trust.Ref][]trust.Rule{}, nil, nil, nil
+		}
+		return
+	}
+	if err != nil {
+		s.err = err
+		return
+	}
+	if s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() && s.last.Mode() == st.Mode() {
+		return
+	}
+	saved, err := readRulesFile(s.path)
+	if err != nil {
+		// A file airlock cannot read or trusts no more (others may write it, a
+		// link): its allow rules stop applying; deny and ask rules read before stay.
+		kept := map[trust.Ref][]trust.Rule{}
+		for ref, rs := range s.byTool {
+			for _, r := range rs {
+				if r.Policy != trust.Allow {
+					kept[ref] = append(kept[ref], r)
+				}
+			}
+		}
+		s.byTool, s.sets, s.last, s.err = kept, nil, st, err
+		return
+	}
+	byTool, err := compileSaved(saved, s.home, RulesFile)
+	s.saved, s.byTool, s.sets, s.last, s.err = saved, byTool, nil, st, err
+}
+
+func readRulesFile(p string) ([]SavedRule, error) {
+	b, err := statefile.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc rulesDoc
+	if _, err := toml.Decode(string(b), &doc); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	if doc.Version != 0 && doc.Version != 1 {
+		return nil, fmt.Errorf("reading %s: version %d is newer than this airlock", p, doc.Version)
+	}
+	return doc.Rules, nil
+}
+
+func writeRulesFile(p string, saved []SavedRule) error {
+	var b bytes.Buffer
+	b.WriteString("# Remembered decisions, written by airlock (docs/rules.md). Revoke with\n# `airlock rules revoke ID`; airlock never writes your config.toml.\n")
+	if err := toml.NewEncoder(&b).Encode(rulesDoc{Version: 1, Rules: saved}); err != nil {
+		return err
+	}
+	return statefile.WriteFile(p, b.Bytes())
+}
+
+// update changes the file under its lock: it reads what is there now (another
+// process may have written), applies f and writes the result.
+func (s *rulesStore) update(f func([]SavedRule) ([]SavedRule, error)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.path == "" {
+		saved, err := f(slices.Clone(s.saved))
+		if err != nil {
+			return err
+		}
+		byTool, err := compileSaved(saved, s.home, RulesFile)
+		if err != nil {
+			return err
+		}
+		s.saved, s.byTool, s.sets = saved, byTool, nil
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := lockFile(lf); err != nil {
+		return err
+	}
+	defer func() { _ = unlockFile(lf) }()
+	cur, err := readRulesFile(s.path)
+	if err != nil {
+		return err
+	}
+	next, err := f(cur)
+	if err != nil {
+		return err
+	}
+	if _, err := compileSaved(next, s.home, RulesFile); err != nil {
+		return err
+	}
+	if err := writeRulesFile(s.path, next); err != nil {
+		return err
+	}
+	s.last = nil
+	s.reloadLocked()
+	return nil
+}
+
+// forTool returns the remembered rules of one tool, compiled and as a list (nil when
+// none), reloading the file if it changed.
+func (s *rulesStore) forTool(ref trust.Ref) (*trust.RuleSet, []trust.Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reloadLocked()
+	rules := s.byTool[ref]
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	if s.sets == nil {
+		s.sets = map[trust.Ref]*trust.RuleSet{}
+	}
+	set := s.sets[ref]
+	if set == nil {
+		set = trust.NewRuleSet(rules)
+		s.sets[ref] = set
+	}
+	return set, rules
+}
+
+func (s *rulesStore) count(id string) {
+	s.mu.Lock()
+	s.matched[id]++
+	s.mu.Unlock()
+}
+
+// RememberedRule is one line of the rules list: the saved rule, how often it decided
+// a call in this process, and its sentence.
+type RememberedRule struct {
+	SavedRule
+	Matched int
+	// Problem is set when the rule does not compile (it never applies).
+	Problem string
+}
+
+func newRuleID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "r-" + hex.EncodeToString(b[:])
+}
+
+// RuleProposal is a remembered rule before it is saved: the dialog shows it, the
+// person may edit When, then saves it with Response.Remember.
+type RuleProposal struct {
+	Server, Tool string
+	When         map[string]map[string]any
+	Reason       string
+}
+
+// ProposeRule is the tightest rule that covers these arguments: a URL argument by its
+// host, a path argument (absolute or ~) by the files of its directory, any other
+// boolean, number or short one-line string by equals; long text, lists and objects
+// are left open (the person sees the proposal and may tighten it).
+func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
+	p := RuleProposal{Server: tool.Ref.Server, Tool: tool.Ref.Tool, When: map[string]map[string]any{}}
+	obj, err := decodeObject(args)
+	if err != nil {
+		return p
+	}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if strings.Contains(k, ".") || k == "" {
+				continue
+			}
+			field := prefix + k
+			switch x := m[k].(type) {
+			case map[string]any:
+				walk(field+".", x)
+			case string:
+				p.When[field] = proposeString(x)
+				if p.When[field] == nil {
+					delete(p.When, field)
+				}
+			case bool:
+				p.When[field] = map[string]any{"equals": x}
+			case float64:
+				p.When[field] = map[string]any{"equals": x}
+			}
+		}
+	}
+	walk("", obj)
+	return p
+}
+
+// proposeString is the tightest matcher for one string argument, or nil for a long
+// text (left open).
+func proposeString(x string) map[string]any {
+	short := len(x) <= 256 && !strings.ContainsAny(x, "\n\r")
+	equals := map[string]any{"equals": x}
+	switch {
+	case strings.Contains(x, "://"):
+		if h, ok := trust.URLHost(x); ok {
+			return map[string]any{"host": []any{h}}
+		}
+	case strings.HasPrefix(x, "/") || strings.HasPrefix(x, "~/"):
+		c := path.Clean(x)
+		if (strings.HasPrefix(c, "/") || strings.HasPrefix(c, "~/")) && c != "/" && !strings.ContainsAny(c, "*?[\\\x00") {
+			return map[string]any{"glob": strings.TrimSuffix(path.Dir(c), "/") + "/*"}
+		}
+	}
+	if short {
+		return equals
+	}
+	return nil
+}
+
+func decodeObject(args []byte) (map[string]any, error) {
+	var m map[string]any
+	if len(bytes.TrimSpace(args)) == 0 {
+		return map[string]any{}, nil
+	}
+	err := json.Unmarshal(args, &m)
+	return m, err
+}
+
+// RememberRule saves a remembered decision for tool: the proposal's conditions with
+// policy (allow or deny), audited (kind rule-saved). An allow rule is refused for a
+// destructive tool (every destructive call keeps its question, as with grants), and
+// a proposal for another tool is refused. from says where it came from.
+func (e *Engine) RememberRule(p RuleProposal, policy trust.Action, tool ToolInfo, from string) (SavedRule, error) {
+	if p.Server != tool.Ref.Server || p.Tool != tool.Ref.Tool {
+		return SavedRule{}, fmt.Errorf("the rule is for %s, not %s", trust.Ref{Server: p.Server, Tool: p.Tool}.Qualified(), tool.Ref.Qualified())
+	}
+	if policy == trust.Allow && tool.Class.Tier >= trust.TierDestructive {
+		return SavedRule{}, fmt.Errorf("%s is %s: it is never always allowed, every call asks", tool.Ref.Qualified(), tool.Class.Tier)
+	}
+	if policy != trust.Allow && policy != trust.Deny && policy != trust.Ask {
+		return SavedRule{}, errors.New("policy must be allow, ask or deny")
+	}
+	sr := SavedRule{ID: newRuleID(), Server: p.Server, Tool: p.Tool, When: p.When, Policy: policy.String(), Reason: p.Reason, From: from, Created: e.now().UTC().Truncate(time.Second)}
+	if _, err := compileOne(sr, e.home, RulesFile); err != nil {
+		return SavedRule{}, err
+	}
+	if e.rules == nil {
+		return SavedRule{}, errors.New("no rules file")
+	}
+	if err := e.rules.update(func(cur []SavedRule) ([]SavedRule, error) { return append(cur, sr), nil }); err != nil {
+		return SavedRule{}, fmt.Errorf("saving the rule: %w", err)
+	}
+	e.audit(Record{Kind: "rule-saved", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
+		Reason: "the person saved rule " + sr.ID + " (" + sr.Policy + " when " + describeWhen(sr.When) + ") from " + from})
+	return sr, nil
+}
+
+// Rules lists the remembered decisions, with how often each decided a call in this
+// process; err is the rules file's problem, if any (its rules stay as last read).
+func (e *Engine) Rules() ([]RememberedRule, error) {
+	s := e.rules
+	if s == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reloadLocked()
+	return remembered(s.saved, s.matched, s.home), s.err
+}
+
+func remembered(saved []SavedRule, matched map[string]int, home string) []RememberedRule {
+	out := make([]RememberedRule, 0, len(saved))
+	for _, sr := range saved {
+		r := RememberedRule{SavedRule: sr, Matched: matched[sr.ID]}
+		if _, err := compileOne(sr, home, RulesFile); err != nil {
+			r.Problem = err.Error()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// RevokeRule removes a remembered decision by ID, audited (kind rule-revoked).
+func (e *Engine) RevokeRule(id string) error {
+	if e.rules == nil {
+		return errors.New("no rules file")
+	}
+	sr, err := revokeIn(e.rules, id)
+	if err != nil {
+		return err
+	}
+	e.audit(ruleRevokedRecord(sr))
+	return nil
+}
+
+func revokeIn(s *rulesStore, id string) (SavedRule, error) {
+	var gone SavedRule
+	err := s.update(func(cur []SavedRule) ([]SavedRule, error) {
+		i := slices.IndexFunc(cur, func(r SavedRule) bool { return r.ID == id })
+		if i < 0 {
+			return nil, fmt.Errorf("no remembered rule %q", id)
+		}
+		gone = cur[i]
+		return slices.Delete(cur, i, i+1), nil
+	})
+	return gone, err
+}
+
+func ruleRevokedRecord(sr SavedRule) Record {
+	return Record{Kind: "rule-revoked", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
+		Reason: "the person revoked rule " + sr.ID + " (" + sr.Policy + " when " + describeWhen(sr.When) + ")"}
+}
+
+// ListRules reads a rules file, for `airlock rules list` (match counts are per
+// running process, so none here).
+func ListRules(path string) ([]RememberedRule, error) {
+	saved, err := readRulesFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return remembered(saved, nil, homeDir()), nil
+}
+
+// RevokeRule removes a remembered rule from a rules file, for `airlock rules revoke`,
+// writing its audit record to audit (when not nil). Every running airlock sees the
+// change on its next decision.
+func RevokeRule(path, id string, audit *Audit) (SavedRule, error) {
+	sr, err := revokeIn(newRulesStore(path, homeDir()), id)
+	if err != nil {
+		return SavedRule{}, err
+	}
+	if audit != nil {
+		r := ruleRevokedRecord(sr)
+		r.TS = time.Now().UTC()
+		if err := audit.Append(r); err != nil {
+			return sr, err
+		}
+	}
+	return sr, nil
+}
+
+// describeWhen is a rule's conditions as one line: "url host [docs.python.org]".
+func describeWhen(w map[string]map[string]any) string {
+	if len(w) == 0 {
+		return "any arguments"
+	}
+	var parts []string
+	for _, f := range slices.Sorted(maps.Keys(w)) {
+		for _, k := range slices.Sorted(maps.Keys(w[f])) {
+			parts = append(parts, fmt.Sprintf("%s %s %v", f, k, w[f][k]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// DescribeWhen is describeWhen for the CLI and UI.
+func DescribeWhen(w map[string]map[string]any) string { return describeWhen(w) }

@@ -1,0 +1,968 @@
+package trust
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// MatcherKind names how a rule condition compares an argument value.
+type MatcherKind string
+
+// The matchers (docs/rules.md).
+const (
+	MatchEquals MatcherKind = "equals"
+	MatchOneOf  MatcherKind = "one_of"
+	MatchGlob   MatcherKind = "glob"
+	MatchPrefix MatcherKind = "prefix"
+	MatchHost   MatcherKind = "host"
+	MatchMax    MatcherKind = "max"
+)
+
+// MatcherKinds lists every matcher in the order docs/rules.md gives them.
+var MatcherKinds = []MatcherKind{MatchEquals, MatchOneOf, MatchGlob, MatchPrefix, MatchHost, MatchMax}
+
+// Cond is one condition of a rule: the argument at Field (a dotted path into the
+// argument object) compared by one matcher. Build it with NewCond, which checks and
+// compiles the pattern.
+type Cond struct {
+	Field string
+	Kind  MatcherKind
+	// Values are the matcher's operands as JSON scalars (equals: one; one_of: several;
+	// glob, prefix: one string, a glob with ~ already expanded; host: the host
+	// patterns; max: one number).
+	Values []any
+
+	path   []string
+	glob   []string // glob: cleaned pattern segments
+	lit    []bool   // glob: the segment has no wildcard (compared with ==)
+	hosts  []hostPattern
+	max    float64
+	scalar []scalar // equals, one_of
+}
+
+type hostPattern struct {
+	wildcard bool   // "*." prefix: any subdomain, not the domain itself
+	host     string // ASCII, lower case, no trailing dot
+	suffix   string // "." + host, for a wildcard
+}
+
+type scalar struct {
+	kind byte // 's' string, 'n' number, 'b' bool
+	s    string
+	n    float64
+	b    bool
+}
+
+// Rule is one argument-aware rule of a tool: when every condition matches, Policy
+// decides the call (docs/rules.md).
+type Rule struct {
+	// Name identifies the rule in every sentence: the config key with its line
+	// ("servers.web.tools.fetch_url.rules[1] (line 12)") or the rules file's id.
+	Name string
+	// Source is where the rule was written (config.toml:12, rules.toml), for
+	// sentences; "" when not known.
+	Source string
+	When   []Cond
+	Policy Action
+	Reason string
+
+	exact int // conditions matching exact values (equals, one_of, host without "*.")
+}
+
+// NewRule checks a rule: a policy of allow, ask or deny, and conditions built by
+// NewCond. Conditions are sorted by field so that equal rules compare equal.
+func NewRule(name string, policy Action, reason string, when []Cond) (Rule, error) {
+	if policy != Allow && policy != Ask && policy != Deny {
+		return Rule{}, ruleError("policy must be allow, ask or deny")
+	}
+	r := Rule{Name: name, Policy: policy, Reason: reason, When: slices.Clone(when)}
+	slices.SortStableFunc(r.When, func(a, b Cond) int { return strings.Compare(a.Field, b.Field) })
+	for _, c := range r.When {
+		if c.exactMatch() {
+			r.exact++
+		}
+	}
+	return r, nil
+}
+
+type ruleError string
+
+func (e ruleError) Error() string { return string(e) }
+
+func (c Cond) exactMatch() bool {
+	switch c.Kind {
+	case MatchEquals, MatchOneOf:
+		return true
+	case MatchHost:
+		for _, h := range c.hosts {
+			if h.wildcard {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// NewCond checks and compiles one condition. values are the matcher's operands as the
+// config decoded them (string, int64, float64, bool, or a list of those); home
+// expands a leading "~" in a glob (trust reads no environment).
+func NewCond(field string, kind MatcherKind, value any, home string) (Cond, error) {
+	c := Cond{Field: field, Kind: kind}
+	if field == "" || strings.HasPrefix(field, ".") || strings.HasSuffix(field, ".") || strings.Contains(field, "..") {
+		return Cond{}, ruleError("the field " + strconv.Quote(field) + " is not a dotted path of argument names")
+	}
+	c.path = strings.Split(field, ".")
+	switch kind {
+	case MatchEquals:
+		s, ok := toScalar(value)
+		if !ok {
+			return Cond{}, ruleError("equals takes a string, number or boolean")
+		}
+		c.scalar, c.Values = []scalar{s}, []any{value}
+	case MatchOneOf:
+		list, ok := value.([]any)
+		if !ok || len(list) == 0 {
+			return Cond{}, ruleError("one_of takes a non-empty list of strings, numbers or booleans")
+		}
+		for _, v := range list {
+			s, ok := toScalar(v)
+			if !ok {
+				return Cond{}, ruleError("one_of takes a non-empty list of strings, numbers or booleans")
+			}
+			c.scalar = append(c.scalar, s)
+		}
+		c.Values = list
+	case MatchGlob:
+		p, ok := value.(string)
+		if !ok {
+			return Cond{}, ruleError("glob takes a string")
+		}
+		segs, err := compileGlob(p, home)
+		if err != nil {
+			return Cond{}, err
+		}
+		c.glob, c.Values = segs, []any{p}
+		for _, seg := range segs {
+			c.lit = append(c.lit, !strings.ContainsAny(seg, "*?["))
+		}
+	case MatchPrefix:
+		p, ok := value.(string)
+		if !ok || p == "" {
+			return Cond{}, ruleError("prefix takes a non-empty string")
+		}
+		c.Values = []any{p}
+	case MatchHost:
+		var list []any
+		switch v := value.(type) {
+		case string:
+			list = []any{v}
+		case []any:
+			list = v
+		}
+		if len(list) == 0 {
+			return Cond{}, ruleError("host takes a host name or a list of them")
+		}
+		for _, v := range list {
+			s, ok := v.(string)
+			if !ok {
+				return Cond{}, ruleError("host takes a host name or a list of them")
+			}
+			hp, err := compileHost(s)
+			if err != nil {
+				return Cond{}, err
+			}
+			c.hosts = append(c.hosts, hp)
+		}
+		c.Values = list
+	case MatchMax:
+		n, ok := toNumber(value)
+		if !ok || n < 0 {
+			return Cond{}, ruleError("max takes a number not below zero")
+		}
+		c.max, c.Values = n, []any{value}
+	default:
+		return Cond{}, ruleError("unknown matcher " + strconv.Quote(string(kind)) + " (equals, one_of, glob, prefix, host, max)")
+	}
+	return c, nil
+}
+
+func toNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case float64:
+		return n, !math.IsNaN(n) && !math.IsInf(n, 0)
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func toScalar(v any) (scalar, bool) {
+	switch x := v.(type) {
+	case string:
+		return scalar{kind: 's', s: x}, true
+	case bool:
+		return scalar{kind: 'b', b: x}, true
+	}
+	if n, ok := toNumber(v); ok {
+		return scalar{kind: 'n', n: n}, true
+	}
+	return scalar{}, false
+}
+
+// compileGlob expands "~", requires an absolute pattern (or one starting with "**"),
+// and cleans it; ".." is refused in a pattern.
+func compileGlob(p, home string) ([]string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home == "" || !strings.HasPrefix(home, "/") {
+			return nil, ruleError("glob starts with ~ but the home folder is not known")
+		}
+		p = strings.TrimSuffix(home, "/") + p[1:]
+	}
+	if strings.ContainsAny(p, "\\\x00") {
+		return nil, ruleError("glob uses / as the separator and may not contain \\ or NUL")
+	}
+	if !strings.HasPrefix(p, "/") && p != "**" && !strings.HasPrefix(p, "**/") {
+		return nil, ruleError("glob must be an absolute path, start with ~/ or start with **/")
+	}
+	for _, s := range strings.Split(p, "/") {
+		if s == ".." || s == "." {
+			return nil, ruleError("glob may not contain . or .. segments")
+		}
+		if strings.Contains(s, "**") && s != "**" {
+			return nil, ruleError("** must be a whole path segment")
+		}
+		if _, err := path.Match(s, ""); err != nil {
+			return nil, ruleError("glob segment " + strconv.Quote(s) + " is malformed")
+		}
+	}
+	absolute := strings.HasPrefix(p, "/")
+	p = path.Clean(p)
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if absolute && segs[0] == "" {
+		segs = nil // the root itself
+	}
+	return segs, nil
+}
+
+func compileHost(s string) (hostPattern, error) {
+	hp := hostPattern{}
+	if strings.HasPrefix(s, "*.") {
+		hp.wildcard, s = true, s[2:]
+	}
+	h, ok := normalizeHost(s)
+	if !ok || strings.Contains(h, "*") {
+		return hp, ruleError("host " + strconv.Quote(s) + " is not a host name (a leading *. is the only wildcard)")
+	}
+	hp.host, hp.suffix = h, "."+h
+	return hp, nil
+}
+
+// normalizeHost lower-cases a host name, drops one trailing dot and converts each
+// non-ASCII label to its punycode (xn--) form after NFKC; it refuses anything that is
+// not letters, digits, '-', '.', '_' (or an IP literal in brackets, or ':' for IPv6).
+func normalizeHost(h string) (string, bool) {
+	if h == "" || !utf8.ValidString(h) {
+		return "", false
+	}
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		h = h[1 : len(h)-1]
+	}
+	h = strings.TrimSuffix(h, ".")
+	if h == "" || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
+		return "", false
+	}
+	var b strings.Builder
+	for i, label := range strings.Split(h, ".") {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		ascii := true
+		for j := 0; j < len(label); j++ {
+			if label[j] >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+		}
+		if !ascii {
+			label = strings.ToLower(norm.NFKC.String(label))
+			if strings.ContainsAny(label, "./") {
+				return "", false
+			}
+			enc, ok := punycode(label)
+			if !ok {
+				return "", false
+			}
+			label = "xn--" + enc
+		}
+		label = strings.ToLower(label)
+		if label == "" || len(label) > 63 {
+			return "", false
+		}
+		for j := 0; j < len(label); j++ {
+			c := label[j]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':' || c == '*') {
+				return "", false
+			}
+		}
+		b.WriteString(label)
+	}
+	return b.String(), true
+}
+
+// punycode encodes one label (RFC 3492).
+func punycode(s string) (string, bool) {
+	const (
+		base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
+		initialBias, initialN        = 72, 128
+	)
+	runes := []rune(s)
+	var out []byte
+	for _, r := range runes {
+		if r < 0x80 {
+			out = append(out, byte(r))
+		}
+	}
+	b := len(out)
+	h := b
+	if b > 0 {
+		out = append(out, '-')
+	}
+	digit := func(d int) byte {
+		if d < 26 {
+			return byte('a' + d)
+		}
+		return byte('0' + d - 26)
+	}
+	adapt := func(delta, numpoints int, first bool) int {
+		if first {
+			delta /= damp
+		} else {
+			delta /= 2
+		}
+		delta += delta / numpoints
+		k := 0
+		for delta > ((base-tmin)*tmax)/2 {
+			delta /= base - tmin
+			k += base
+		}
+		return k + (base-tmin+1)*delta/(delta+skew)
+	}
+	n, delta, bias := initialN, 0, initialBias
+	for h < len(runes) {
+		m := math.MaxInt32
+		for _, r := range runes {
+			if int(r) >= n && int(r) < m {
+				m = int(r)
+			}
+		}
+		if (m - n) > (math.MaxInt32-delta)/(h+1) {
+			return "", false
+		}
+		delta += (m - n) * (h + 1)
+		n = m
+		for _, r := range runes {
+			if int(r) < n {
+				delta++
+			}
+			if int(r) == n {
+				q := delta
+				for k := base; ; k += base {
+					t := k - bias
+					if t < tmin {
+						t = tmin
+					} else if t > tmax {
+						t = tmax
+					}
+					if q < t {
+						break
+					}
+					out = append(out, digit(t+(q-t)%(base-t)))
+					q = (q - t) / (base - t)
+				}
+				out = append(out, digit(q))
+				bias = adapt(delta, h+1, h == b)
+				delta = 0
+				h++
+			}
+		}
+		delta++
+		n++
+	}
+	return string(out), true
+}
+
+// Args are a call's arguments, decoded once for every rule of the call.
+type Args struct {
+	v    map[string]any
+	home string
+	real map[string]string
+}
+
+// fieldVal is one argument field as the rules of a call see it, looked up once, with
+// its cleaned path, parsed host and number kept, so that a thousand rules on one
+// field parse it once.
+type fieldVal struct {
+	resolved bool
+	v        any
+	ok, bad  bool
+	pathDone bool
+	pathOK   bool
+	path     string
+	segs     []string
+	hostDone bool
+	hostOK   bool
+	host     string
+	numDone  bool
+	numOK    bool
+	num      float64
+}
+
+// DecodeArgs decodes canonical argument bytes (trust.CanonicalArgs) for rules. home
+// expands a leading "~" of a path value; real maps a cleaned absolute path to the
+// same path with every symbolic link resolved (session fills it; nil compares the
+// cleaned path only). An argument object that does not decode gives Args that match
+// no allow rule.
+func DecodeArgs(canonical []byte, home string, real map[string]string) Args {
+	a := Args{home: home, real: real}
+	if len(bytes.TrimSpace(canonical)) == 0 || string(canonical) == "null" {
+		a.v = map[string]any{}
+		return a
+	}
+	d := json.NewDecoder(bytes.NewReader(canonical))
+	d.UseNumber()
+	if err := d.Decode(&a.v); err != nil {
+		a.v = nil
+	}
+	return a
+}
+
+// match results of one condition against a value.
+type result int8
+
+const (
+	noMatch result = iota
+	matched
+	// unsafe: the value cannot be compared safely (wrong type, a URL that does not
+	// parse, a relative path, a path through an unresolved link). It never matches
+	// an allow rule and always matches a deny or ask rule.
+	unsafe
+)
+
+// Field returns the value at a dotted path; ok is false when a part is absent, bad
+// true when a part that must be an object is something else.
+func (a Args) field(p []string) (v any, ok, bad bool) {
+	if a.v == nil {
+		return nil, false, true
+	}
+	var cur any = a.v
+	for _, k := range p {
+		m, isMap := cur.(map[string]any)
+		if !isMap {
+			return nil, false, true
+		}
+		cur, ok = m[k]
+		if !ok {
+			return nil, false, false
+		}
+	}
+	return cur, true, false
+}
+
+func (c *Cond) eval(a Args) result {
+	fv := &fieldVal{}
+	return c.evalField(fv, a)
+}
+
+func (c *Cond) evalField(fm *fieldVal, a Args) result {
+	if !fm.resolved {
+		fm.resolved = true
+		fm.v, fm.ok, fm.bad = a.field(c.path)
+	}
+	v := fm.v
+	if fm.bad {
+		return unsafe
+	}
+	if !fm.ok {
+		return noMatch
+	}
+	switch c.Kind {
+	case MatchEquals, MatchOneOf:
+		s, ok := toScalar(v)
+		if !ok {
+			return unsafe
+		}
+		for _, want := range c.scalar {
+			if want.kind == s.kind && want.s == s.s && want.n == s.n && want.b == s.b {
+				return matched
+			}
+		}
+		return noMatch
+	case MatchPrefix:
+		s, ok := v.(string)
+		if !ok {
+			return unsafe
+		}
+		if strings.HasPrefix(s, c.Values[0].(string)) {
+			return matched
+		}
+		return noMatch
+	case MatchGlob:
+		s, ok := v.(string)
+		if !ok {
+			return unsafe
+		}
+		if !fm.pathDone {
+			fm.pathDone = true
+			fm.path, fm.pathOK = cleanPath(s, a.home)
+			if fm.pathOK {
+				fm.segs = splitPath(fm.path)
+			}
+		}
+		if !fm.pathOK {
+			return unsafe
+		}
+		p := fm.path
+		if !globSegs(c.glob, c.lit, fm.segs) {
+			return noMatch
+		}
+		if a.real != nil {
+			r, ok := a.real[p]
+			if !ok {
+				return unsafe
+			}
+			if r != p && !globMatch(c.glob, r) {
+				// the link leads elsewhere: never allowed by this rule, and a deny
+				// or ask rule on the link's name still holds
+				return unsafe
+			}
+		}
+		return matched
+	case MatchHost:
+		s, ok := v.(string)
+		if !ok {
+			return unsafe
+		}
+		if !fm.hostDone {
+			fm.hostDone = true
+			fm.host, fm.hostOK = URLHost(s)
+		}
+		if !fm.hostOK {
+			return unsafe
+		}
+		h := fm.host
+		for _, hp := range c.hosts {
+			if hp.wildcard && strings.HasSuffix(h, hp.suffix) || !hp.wildcard && h == hp.host {
+				return matched
+			}
+		}
+		return noMatch
+	case MatchMax:
+		if !fm.numDone {
+			fm.numDone = true
+			switch x := v.(type) {
+			case json.Number:
+				f, err := x.Float64()
+				fm.num, fm.numOK = f, err == nil && !math.IsInf(f, 0)
+			case string:
+				fm.num, fm.numOK = float64(utf8.RuneCountInString(x)), true
+			case []any:
+				fm.num, fm.numOK = float64(len(x)), true
+			}
+		}
+		if !fm.numOK {
+			return unsafe
+		}
+		if fm.num <= c.max {
+			return matched
+		}
+		return noMatch
+	}
+	return unsafe
+}
+
+// CleanPath is what a glob compares: the value with a leading "~" expanded by home,
+// cleaned lexically (so "~/project/../.ssh/id_rsa" is "HOME/.ssh/id_rsa"). ok is
+// false for a relative path, a backslash, NUL or invalid UTF-8: such a value cannot be
+// compared safely.
+func CleanPath(s, home string) (string, bool) { return cleanPath(s, home) }
+
+func cleanPath(s, home string) (string, bool) {
+	if s == "~" || strings.HasPrefix(s, "~/") {
+		if home == "" || !strings.HasPrefix(home, "/") {
+			return "", false
+		}
+		s = strings.TrimSuffix(home, "/") + s[1:]
+	}
+	if !strings.HasPrefix(s, "/") || strings.ContainsAny(s, "\\\x00") || !utf8.ValidString(s) {
+		return "", false
+	}
+	return path.Clean(s), true
+}
+
+func globMatch(pat []string, p string) bool {
+	lit := make([]bool, len(pat))
+	for i, seg := range pat {
+		lit[i] = !strings.ContainsAny(seg, "*?[")
+	}
+	return globSegs(pat, lit, splitPath(p))
+}
+
+func splitPath(p string) []string {
+	if p == "/" {
+		return nil
+	}
+	return strings.Split(p[1:], "/")
+}
+
+func globSegs(pat []string, lit []bool, segs []string) bool {
+	for len(pat) > 0 {
+		if !lit[0] && pat[0] == "**" {
+			rest, restLit := pat[1:], lit[1:]
+			for i := 0; i <= len(segs); i++ {
+				if globSegs(rest, restLit, segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if lit[0] {
+			if pat[0] != segs[0] {
+				return false
+			}
+		} else if ok, _ := path.Match(pat[0], segs[0]); !ok {
+			return false
+		}
+		pat, lit, segs = pat[1:], lit[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
+
+// URLHost is the host a host matcher compares: the value parsed as a URL ("https://"
+// assumed when it has no scheme), its host without userinfo or port, normalised
+// (lower case, no trailing dot, IDN labels in punycode). ok is false when it does not
+// parse, has a scheme other than http, https, ws or wss, has no host, or the host has
+// percent escapes, a backslash or characters a host name cannot have.
+func URLHost(s string) (string, bool) {
+	if !utf8.ValidString(s) || strings.ContainsAny(s, "\\ \t\r\n\x00") || s == "" {
+		return "", false
+	}
+	if !strings.Contains(s, "://") {
+		if strings.HasPrefix(s, "//") {
+			s = "https:" + s
+		} else {
+			s = "https://" + s
+		}
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Opaque != "" {
+		return "", false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "ws", "wss":
+	default:
+		return "", false
+	}
+	if strings.Contains(u.Host, "%") {
+		return "", false
+	}
+	h := u.Hostname()
+	if h == "" {
+		return "", false
+	}
+	return normalizeHost(h)
+}
+
+// MatchRules returns the rule that decides these arguments: among the rules whose
+// conditions all match, the most specific (more exact conditions, then more
+// conditions), and among equally specific ones deny before ask before allow, then the
+// first listed. A condition whose value cannot be compared safely never lets an
+// allow rule match and always lets a deny or ask rule match. nil when none matches.
+func MatchRules(rules []Rule, a Args) *Rule {
+	return NewRuleSet(rules).Match(a)
+}
+
+// RuleSet is rules compiled for matching: each distinct field is looked up once per
+// call. Build it once per set of rules (NewRuleSet) and match many calls.
+type RuleSet struct {
+	rules []Rule
+	paths [][]string // the distinct fields
+	fid   [][]int    // per rule, per condition: its field's index in paths
+}
+
+// NewRuleSet compiles rules (kept, not copied) for Match.
+func NewRuleSet(rules []Rule) *RuleSet {
+	s := &RuleSet{rules: rules, fid: make([][]int, len(rules))}
+	ids := map[string]int{}
+	for i := range rules {
+		s.fid[i] = make([]int, len(rules[i].When))
+		for j := range rules[i].When {
+			c := &rules[i].When[j]
+			id, ok := ids[c.Field]
+			if !ok {
+				id = len(s.paths)
+				ids[c.Field] = id
+				s.paths = append(s.paths, c.path)
+			}
+			s.fid[i][j] = id
+		}
+	}
+	return s
+}
+
+// Len is how many rules the set holds.
+func (s *RuleSet) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.rules)
+}
+
+// Match is MatchRules over the set.
+func (s *RuleSet) Match(a Args) *Rule { return MatchRuleSets(a, s) }
+
+// MatchRuleSets is MatchRules over several sets as if they were one list, in order.
+func MatchRuleSets(a Args, sets ...*RuleSet) *Rule {
+	var best *Rule
+	for _, s := range sets {
+		if s.Len() == 0 {
+			continue
+		}
+		fvs := make([]fieldVal, len(s.paths))
+	rules:
+		for i := range s.rules {
+			r := &s.rules[i]
+			if best != nil && !moreSpecific(r, best) {
+				continue
+			}
+			for j := range r.When {
+				switch r.When[j].evalField(&fvs[s.fid[i][j]], a) {
+				case noMatch:
+					continue rules
+				case unsafe:
+					if r.Policy == Allow {
+						continue rules
+					}
+				}
+			}
+			best = r
+		}
+	}
+	return best
+}
+
+// moreSpecific reports whether r would win over best when both match.
+func moreSpecific(r, best *Rule) bool {
+	if r.exact != best.exact {
+		return r.exact > best.exact
+	}
+	if len(r.When) != len(best.When) {
+		return len(r.When) > len(best.When)
+	}
+	return strictness(r.Policy) > strictness(best.Policy)
+}
+
+func strictness(a Action) int {
+	switch a {
+	case Deny:
+		return 3
+	case Ask:
+		return 2
+	}
+	return 1
+}
+
+// Sentence names the rule and what it decided, for reasons, dialogs and audit.
+func (r *Rule) Sentence() string {
+	s := "rule " + r.Label() + " " + verb(r.Policy)
+	if r.Reason != "" {
+		s += ": " + r.Reason
+	}
+	return s
+}
+
+// WouldHaveAllowed is the sentence of an allow rule that safety overrode.
+func (r *Rule) WouldHaveAllowed() string {
+	return "rule " + r.Label() + " would have allowed this call, but rules never outrank safety"
+}
+
+// Label is the rule's name with where it was written: "NAME (SOURCE)".
+func (r *Rule) Label() string {
+	if r.Source == "" {
+		return r.Name
+	}
+	return r.Name + " (" + r.Source + ")"
+}
+
+func verb(a Action) string {
+	switch a {
+	case Allow:
+		return "allows this call"
+	case Deny:
+		return "denies this call"
+	}
+	return "asks for this call"
+}
+
+// DecideRules is Decide with the tool's rules applied to this call's arguments; rule is
+// the rule that matched (nil when none). In order, first match wins:
+//
+//  1. c.Action is Deny or the tool is blocked (its server blocked, its definition
+//     changed since pinned, disabled): Deny by policy. No rule lifts it; an allow
+//     rule that matched is named ("would have allowed").
+//  2. A deny rule matched: Deny by rule.
+//  3. The context is tainted and EscalatedByTaint(c): Ask by taint, naming an allow
+//     rule that would have allowed it.
+//  4. An ask rule matched: Ask by rule (it outranks a grant).
+//  5. granted: Allow by grant.
+//  6. An allow rule matched: Allow by rule.
+//  7. Otherwise c.Action by policy.
+func DecideRules(c Classification, granted bool, taint Taint, rule *Rule) Verdict {
+	if rule == nil {
+		return Decide(c, granted, taint)
+	}
+	switch {
+	case c.Action == Deny || c.Tier == TierBlocked:
+		v := Decide(c, granted, taint)
+		if rule.Policy == Allow {
+			v.Reasons = append(v.Reasons, rule.WouldHaveAllowed())
+		}
+		return v
+	case rule.Policy == Deny:
+		return Verdict{Action: Deny, By: DecidedByRule, Reasons: prepend(rule.Sentence(), c.Reasons)}
+	case taint.Tainted() && EscalatedByTaint(c):
+		v := Decide(c, granted, taint)
+		if rule.Policy == Allow {
+			v.Reasons = append(v.Reasons, rule.WouldHaveAllowed())
+		} else {
+			v.Reasons = append(v.Reasons, rule.Sentence())
+		}
+		return v
+	case rule.Policy == Ask:
+		return Verdict{Action: Ask, By: DecidedByRule, Reasons: prepend(rule.Sentence(), c.Reasons)}
+	case granted:
+		return Decide(c, granted, taint)
+	}
+	return Verdict{Action: Allow, By: DecidedByRule, Reasons: prepend(rule.Sentence(), c.Reasons)}
+}
+
+// GlobPaths lists the cleaned paths that the glob conditions of rules would compare
+// in these arguments, for a caller that resolves symbolic links (WithReal).
+func (a Args) GlobPaths(rules []Rule) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range rules {
+		for j := range rules[i].When {
+			c := &rules[i].When[j]
+			if c.Kind != MatchGlob {
+				continue
+			}
+			v, ok, _ := a.field(c.path)
+			s, isStr := v.(string)
+			if !ok || !isStr {
+				continue
+			}
+			if p, ok := cleanPath(s, a.home); ok && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// WithReal returns a with real as the map from cleaned path to resolved path (see
+// DecodeArgs).
+func (a Args) WithReal(real map[string]string) Args {
+	a.real = real
+	return a
+}
+
+// CheckRuleFields reports, one sentence each, the conditions of r on a field the
+// tool's input schema does not declare, or whose declared type the matcher cannot
+// compare (glob, prefix and host compare strings; max numbers, strings and arrays;
+// equals and one_of their values' types). A schema that does not parse is reported
+// once. Such a rule is kept: it is the config's mistake, said where the tool is listed.
+func CheckRuleFields(r *Rule, inputSchema []byte) []string {
+	var schema map[string]any
+	if err := json.Unmarshal(inputSchema, &schema); err != nil {
+		return []string{"rule " + r.Label() + ": the tool's input schema is not a JSON object, so its fields cannot be checked"}
+	}
+	var out []string
+	for i := range r.When {
+		c := &r.When[i]
+		node := schema
+		for _, part := range c.path {
+			props, _ := node["properties"].(map[string]any)
+			next, ok := props[part].(map[string]any)
+			if !ok {
+				node = nil
+				break
+			}
+			node = next
+		}
+		if node == nil {
+			out = append(out, "rule "+r.Label()+": when."+c.Field+": the tool's input schema declares no field "+strconv.Quote(c.Field)+", so this condition never matches")
+			continue
+		}
+		types := schemaTypes(node["type"])
+		if len(types) == 0 {
+			continue
+		}
+		var want []string
+		switch c.Kind {
+		case MatchGlob, MatchPrefix, MatchHost:
+			want = []string{"string"}
+		case MatchMax:
+			want = []string{"number", "integer", "string", "array"}
+		case MatchEquals, MatchOneOf:
+			for _, s := range c.scalar {
+				switch s.kind {
+				case 's':
+					want = append(want, "string")
+				case 'b':
+					want = append(want, "boolean")
+				case 'n':
+					want = append(want, "number", "integer")
+				}
+			}
+		}
+		if !slices.ContainsFunc(types, func(t string) bool { return slices.Contains(want, t) }) {
+			out = append(out, "rule "+r.Label()+": when."+c.Field+"."+string(c.Kind)+": the tool declares "+c.Field+" as "+strings.Join(types, " or ")+", which "+string(c.Kind)+" cannot compare")
+		}
+	}
+	return out
+}
+
+func schemaTypes(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
