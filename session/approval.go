@@ -104,6 +104,8 @@ type Engine struct {
 	mu       sync.Mutex
 	grants   map[string]map[trust.Ref]*Grant
 	taints   map[string]trust.Taint
+	unsaved  map[string]trust.Taint // taints taint.json could not take yet
+	clients  map[string]string      // the client name each agent context gave, as given
 	seq      uint64
 	watchers map[string]*progressWatch // by progress token
 	waiting  map[string]int            // calls waiting for a person, per context
@@ -192,8 +194,7 @@ func (e *Engine) taint(ctxName string, t trust.Taint) {
 	e.loadTaintsLocked()
 	k := ctxKey(ctxName)
 	if !e.taints[k].Tainted() {
-		e.taints[k] = t
-		e.saveTaintsLocked()
+		e.addTaintLocked(k, t)
 	}
 }
 

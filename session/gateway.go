@@ -516,7 +516,9 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string) {
 	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
 		client = ip.ClientInfo.Name
 	}
-	return AgentContext(g.opts.Token, client), client
+	ctxName = AgentContext(g.opts.Token, client)
+	g.m.engine.noteClient(ctxName, client)
+	return ctxName, client
 }
 
 // AgentContext is the taint and grant context of an agent: who the agent is (the

@@ -105,6 +105,35 @@ func (e *Engine) Revoke(ctxName string, ref trust.Ref) error {
 	return nil
 }
 
+// noteClient remembers the client name an agent context gave (for the Grants view).
+func (e *Engine) noteClient(ctxName, client string) {
+	if client == "" {
+		return
+	}
+	k := ctxKey(ctxName)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.clients == nil {
+		e.clients = map[string]string{}
+	}
+	if _, ok := e.clients[k]; !ok && len(e.clients) >= maxClientNames {
+		return
+	}
+	e.clients[k] = client
+}
+
+// maxClientNames bounds the client names kept: one per agent context seen.
+const maxClientNames = 4096
+
+// ContextClient is the client name an agent context gave, as given (server- and
+// agent-controlled text: escape it), or "" when this run has not seen it (the
+// context's name still holds a cut of it).
+func (e *Engine) ContextClient(ctxName string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.clients[ctxKey(ctxName)]
+}
+
 func sortedGrants(gs map[trust.Ref]*Grant) []*Grant {
 	out := make([]*Grant, 0, len(gs))
 	for _, g := range gs {

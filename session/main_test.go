@@ -92,7 +92,7 @@ func serve(mode string) int {
 		return 0
 	case "raw":
 		return serveRaw(os.Getenv("AIRLOCK_TEST_RAW"))
-	case "audit-append", "pins-accept", "callid":
+	case "audit-append", "pins-accept", "callid", "taint-write":
 		return serveStateChild(mode)
 	case "envdump":
 		// One read-only tool "env" answering with this process's environment, one

@@ -388,6 +388,7 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 // decideAndCall is Call without the CallFinished event.
 func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome, error) {
 	callID := m.engine.nextCallID()
+	m.engine.noteClient(req.Context, req.Client)
 	q := trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified()
 	s, ok := m.servers[req.Server]
 	if !ok {

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -73,6 +74,27 @@ func serveStateChild(mode string) int {
 		def := json.RawMessage(`{"name":"t` + id + `","inputSchema":{"type":"object"}}`)
 		if err := p.Accept("stdio:server-"+id, "server-"+id, nil, map[string]json.RawMessage{"t" + id: def}, time.Now()); err != nil {
 			return fail(err)
+		}
+		return 0
+	case "taint-write":
+		// Taints AIRLOCK_TEST_N contexts of its own (ctx-ID-J) and clears the context
+		// old-ID, which the test wrote before: every child read the file (old-0..3
+		// tainted) before any of them writes, so a write from what it read would undo
+		// another child's clear, and a write without the lock would lose a taint.
+		e := session.NewTaintEngine(dir)
+		if got := e.Taints(); len(got) != 4 {
+			return fail(fmt.Errorf("child %s read %d tainted contexts, want 4", id, len(got)))
+		}
+		n, _ := strconv.Atoi(os.Getenv("AIRLOCK_TEST_N"))
+		barrier()
+		for j := range n {
+			if j == n/2 {
+				if err := e.ClearTaint("old-" + id); err != nil {
+					return fail(err)
+				}
+			}
+			e.TaintContext(fmt.Sprintf("ctx-%s-%d", id, j), trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"},
+				CallID: fmt.Sprintf("p%s-%d", id, j), At: time.Now(), Channel: trust.ChannelResult})
 		}
 		return 0
 	case "callid":
@@ -185,6 +207,42 @@ func TestPins_TwoProcessesBothSurvive(t *testing.T) {
 	}
 }
 
+// TestTaint_FourProcessesNoLostWrite: four processes that all read taint.json taint
+// contexts of their own and each clear one context at once; every taint survives, and
+// no clear is undone by another process writing what it read before (issue 11 break 5,
+// taint.json under a lock).
+func TestTaint_FourProcessesNoLostWrite(t *testing.T) {
+	dir := t.TempDir()
+	seed := session.NewTaintEngine(dir)
+	for i := range 4 {
+		seed.TaintContext(fmt.Sprintf("old-%d", i), trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"},
+			CallID: fmt.Sprintf("seed-%d", i), At: time.Now()})
+	}
+	const n = 25
+	runChildren(t, "taint-write", dir, 4, "AIRLOCK_TEST_N="+strconv.Itoa(n))
+	list, err := session.ListTaints(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, c := range list {
+		got[c.Context] = true
+	}
+	for i := range 4 {
+		if got[fmt.Sprintf("old-%d", i)] {
+			t.Errorf("old-%d was cleared by its process, but another process's write put it back", i)
+		}
+		for j := range n {
+			if c := fmt.Sprintf("ctx-%d-%d", i, j); !got[c] {
+				t.Errorf("the taint of %s was lost", c)
+			}
+		}
+	}
+	if len(got) != 4*n {
+		t.Errorf("%d tainted contexts, want %d", len(got), 4*n)
+	}
+}
+
 // TestCallIDs_UniqueAcrossProcesses: two processes' first calls get different ids, so
 // records in a shared audit log never name one call id for two calls.
 func TestCallIDs_UniqueAcrossProcesses(t *testing.T) {
@@ -212,5 +270,50 @@ func TestPins_IdentityNeverHoldsExpandedSecret(t *testing.T) {
 		if id := session.Identity(s); strings.Contains(id, "s3cret") || !strings.Contains(id, "${K}") {
 			t.Errorf("identity of %s = %q", s.Name, id)
 		}
+	}
+}
+
+// TestTaint_ClearShownIsBoundAndAudited: the TUI's clear (ClearTaintShown) clears only
+// the taint the person was shown, and writes a taint-cleared record by the person
+// naming what tainted the context.
+func TestTaint_ClearShownIsBoundAndAudited(t *testing.T) {
+	dir := t.TempDir()
+	a, err := session.OpenAudit(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := session.NewTaintEngine(dir)
+	e.SetAudit(a)
+	shown := trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c1", At: time.Unix(100, 0), Channel: trust.ChannelProgress}
+	e.TaintContext("agent-x-1", shown)
+	// Cleared elsewhere and tainted anew while the question was on screen.
+	if _, err := session.ClearTaints(dir, "agent-x-1", nil); err != nil {
+		t.Fatal(err)
+	}
+	e.TaintContext("agent-x-1", trust.Taint{By: trust.Ref{Server: "evil", Tool: "page"}, CallID: "c2", At: time.Unix(200, 0)})
+	if err := e.ClearTaintShown("agent-x-1", shown); !errors.Is(err, session.ErrTaintChanged) {
+		t.Fatalf("clearing a taint not shown: err = %v, want ErrTaintChanged", err)
+	}
+	now := e.Taint("agent-x-1")
+	if now.CallID != "c2" {
+		t.Fatalf("taint after the refused clear = %+v", now)
+	}
+	if err := e.ClearTaintShown("agent-x-1", now); err != nil {
+		t.Fatal(err)
+	}
+	if e.Taint("agent-x-1").Tainted() {
+		t.Fatal("the shown taint was not cleared")
+	}
+	if list, _ := session.ListTaints(dir); len(list) != 0 {
+		t.Fatalf("taint.json still lists %v", list)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	var r session.Record
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != "taint-cleared" || r.Context != "agent-x-1" || r.DecidedBy != "person" || r.CallID != "c2" || !strings.Contains(r.Reason, "evil__page") {
+		t.Errorf("audit record = %+v", r)
 	}
 }

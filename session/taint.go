@@ -88,9 +88,50 @@ func (s *taintStore) save(taints map[string]trust.Taint) error {
 	return nil
 }
 
+// update changes the file under an exclusive lock on PATH.lock (the lock pins use,
+// session/lock_*.go), so that two airlock processes never lose each other's writes:
+// the file is read again under the lock, change is applied to what is there, and the
+// result is written when change reports it changed. It returns the taints now in the
+// file. Taint never decreases except by a clear, so every change is a merge: the
+// contexts this write taints are added (the earliest cause kept) and the contexts it
+// clears are removed; nothing else a process remembers is written back, so a clear
+// made by another process is never undone by a stale copy.
+func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[string]trust.Taint, error) {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(s.path), err)
+	}
+	lf, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("locking taint: %w", err)
+	}
+	defer lf.Close()
+	if err := lockFile(lf); err != nil {
+		return nil, fmt.Errorf("locking taint: %w", err)
+	}
+	defer unlockFile(lf)
+	t, _, err := s.load(true)
+	if err != nil {
+		return nil, err
+	}
+	if !change(t) {
+		return t, nil
+	}
+	return t, s.save(t)
+}
+
+// mergeTaint adds taint t of context k to m, keeping the earliest cause; it reports
+// whether m changed.
+func mergeTaint(m map[string]trust.Taint, k string, t trust.Taint) bool {
+	if cur, ok := m[k]; ok && cur.Tainted() && !t.At.Before(cur.At) {
+		return false
+	}
+	m[k] = t
+	return true
+}
+
 // loadTaintsLocked replaces the in-memory taints with the file's when the file
-// changed; e.mu is held. A file that cannot be read keeps what is in memory (taint
-// never decreases by accident).
+// changed, plus the taints this engine could not write; e.mu is held. A file that
+// cannot be read keeps what is in memory (taint never decreases by accident).
 func (e *Engine) loadTaintsLocked() {
 	if e.store == nil {
 		return
@@ -99,14 +140,37 @@ func (e *Engine) loadTaintsLocked() {
 	if err != nil || !changed {
 		return
 	}
+	for k, u := range e.unsaved {
+		mergeTaint(t, k, u)
+	}
 	e.taints = t
 }
 
-func (e *Engine) saveTaintsLocked() {
+// addTaintLocked taints context k: read-merge-write of the file under its lock. A
+// taint that cannot be written holds in memory for this run (and is written with
+// the next write that succeeds); e.mu is held.
+func (e *Engine) addTaintLocked(k string, t trust.Taint) {
 	if e.store == nil {
+		e.taints[k] = t
 		return
 	}
-	_ = e.store.save(e.taints) // in memory it holds for this run either way
+	if e.unsaved == nil {
+		e.unsaved = map[string]trust.Taint{}
+	}
+	e.unsaved[k] = t
+	merged, err := e.store.update(func(m map[string]trust.Taint) bool {
+		dirty := false
+		for uk, u := range e.unsaved {
+			dirty = mergeTaint(m, uk, u) || dirty
+		}
+		return dirty
+	})
+	if err != nil {
+		mergeTaint(e.taints, k, t)
+		return
+	}
+	clear(e.unsaved)
+	e.taints = merged
 }
 
 // Taints returns every tainted context.
@@ -123,16 +187,71 @@ func (e *Engine) Taints() map[string]trust.Taint {
 
 // ClearTaint clears a context's taint: only the person does this (the TUI, or
 // `airlock taint clear`). It is audited, and fails when the context is not tainted.
-func (e *Engine) ClearTaint(ctxName string) error {
+func (e *Engine) ClearTaint(ctxName string) error { return e.clearTaint(ctxName, nil) }
+
+// ClearTaintShown clears a context's taint only while it is the taint the person
+// was shown (same cause, call and time): a context cleared elsewhere and tainted
+// anew since the question was asked keeps its new taint, which nobody has seen.
+// It is audited like ClearTaint.
+func (e *Engine) ClearTaintShown(ctxName string, shown trust.Taint) error {
+	return e.clearTaint(ctxName, &shown)
+}
+
+// ErrTaintChanged is ClearTaintShown's error when the taint is no longer the one shown.
+var ErrTaintChanged = errors.New("the taint changed since it was shown")
+
+func sameTaint(a, b trust.Taint) bool {
+	return a.By == b.By && a.CallID == b.CallID && a.At.Equal(b.At) && a.Channel == b.Channel
+}
+
+// clearTaint clears k's taint, under the file's lock when there is a file; with
+// want set, only when the taint is want.
+func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 	k := ctxKey(ctxName)
 	e.mu.Lock()
-	e.loadTaintsLocked()
-	t, ok := e.taints[k]
-	if ok {
-		delete(e.taints, k)
-		e.saveTaintsLocked()
+	var t trust.Taint
+	var ok bool
+	var changed error
+	// check decides whether the taint cur may be cleared.
+	check := func(cur trust.Taint) bool {
+		if want != nil && cur.Tainted() && !sameTaint(cur, *want) {
+			changed = fmt.Errorf("context %s: %w: now %s", k, ErrTaintChanged, cur.Reason())
+			return false
+		}
+		return cur.Tainted()
+	}
+	if e.store == nil {
+		if t, ok = e.taints[k]; ok && check(t) {
+			delete(e.taints, k)
+		}
+	} else {
+		merged, err := e.store.update(func(m map[string]trust.Taint) bool {
+			cur, found := m[k]
+			if !found {
+				cur, found = e.unsaved[k]
+			}
+			if !found || !check(cur) {
+				return false
+			}
+			t, ok = cur, true
+			delete(e.unsaved, k)
+			_, inFile := m[k]
+			delete(m, k)
+			return inFile
+		})
+		if err != nil {
+			e.mu.Unlock()
+			return fmt.Errorf("clearing the taint of %s: %w", k, err)
+		}
+		for uk, u := range e.unsaved {
+			mergeTaint(merged, uk, u)
+		}
+		e.taints = merged
 	}
 	e.mu.Unlock()
+	if changed != nil {
+		return changed
+	}
 	if !ok {
 		return fmt.Errorf("context %s is not tainted", k)
 	}
@@ -177,30 +296,29 @@ func ClearTaints(stateDir, ctxName string, audit *Audit) ([]string, error) {
 	if s == nil {
 		return nil, errors.New("no state dir")
 	}
-	t, _, err := s.load(true)
+	var cleared []string
+	var records []Record
+	_, err := s.update(func(t map[string]trust.Taint) bool {
+		for k := range t {
+			if ctxName == "" || k == ctxName {
+				cleared = append(cleared, k)
+			}
+		}
+		sort.Strings(cleared)
+		for _, k := range cleared {
+			records = append(records, taintClearedRecord(k, t[k]))
+			delete(t, k)
+		}
+		return len(cleared) > 0
+	})
 	if err != nil {
 		return nil, err
-	}
-	var cleared []string
-	for k := range t {
-		if ctxName == "" || k == ctxName {
-			cleared = append(cleared, k)
-		}
 	}
 	if len(cleared) == 0 {
 		if ctxName != "" {
 			return nil, fmt.Errorf("context %s is not tainted", ctxName)
 		}
 		return nil, nil
-	}
-	sort.Strings(cleared)
-	records := make([]Record, 0, len(cleared))
-	for _, k := range cleared {
-		records = append(records, taintClearedRecord(k, t[k]))
-		delete(t, k)
-	}
-	if err := s.save(t); err != nil {
-		return nil, err
 	}
 	if audit != nil {
 		for _, r := range records {

@@ -25,6 +25,9 @@ type GlobalKeyMap struct {
 	// an open, armed dialog lists the approvals that wait, oldest first; it is
 	// enabled while any question waits.
 	Queue key.Binding
+	// Grants opens the Grants view: every context's grants (revoke) and taint
+	// (clear, through a guarded question).
+	Grants key.Binding
 	// Export writes the session's what-if changes as a TOML fragment; it is
 	// enabled while there are changes.
 	Export key.Binding
@@ -42,6 +45,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Hazards:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "hazards: see them, try what-if changes")),
 		Queue:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "open waiting question / queue")),
 		Export:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "export what-if changes")),
+		Grants:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "grants & taint: revoke a grant, clear a taint")),
 	}
 }
 
@@ -50,7 +54,7 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Help, k
 
 // FullHelp implements help.KeyMap.
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Queue, k.Export, k.Demo}}
+	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Queue, k.Export, k.Demo}}
 }
 
 // ServersKeyMap holds the keys of the servers pane.

@@ -129,6 +129,8 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 		if o.Quit {
 			return m.quit()
 		}
+	case question.ClearTaintAnswer:
+		return m.applyClearTaint(o)
 	case question.AcceptAnswer:
 		if !o.Accept {
 			m.status = "kept blocked"

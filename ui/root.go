@@ -31,6 +31,7 @@ const (
 	screenLogs                   // logs
 	screenHazards                // every hazard with the tools of each leg
 	screenExport                 // the exported what-if fragment
+	screenGrants                 // every context's grants and taint (grants.go)
 	screenActivity               // every call and status message, newest first
 )
 
@@ -86,6 +87,7 @@ type Model struct {
 	hazards  hazardsView
 	export   exportView
 	queue    queueView
+	grants   grantsView
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -157,6 +159,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		hazards:     newHazardsView(&st),
 		export:      newExportView(&st),
 		queue:       newQueueView(&st),
+		grants:      newGrantsView(&st),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -219,6 +222,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	mm.relayout(false)
 	if mm.screen == screenHazards {
 		mm.hazards.refresh()
+	}
+	if mm.screen == screenGrants {
+		mm.refreshGrants()
 	}
 	mm.updateKeys()
 	return mm, cmd
@@ -321,6 +327,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, queueTick()
 		}
 		return m, nil
+	case taintClearedMsg:
+		return m.taintCleared(msg)
 	case tourFetchedMsg:
 		return m, m.tourFetched(msg)
 	case tourSentMsg:
@@ -461,6 +469,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(k, m.keys.Hazards) && m.screen != screenCall && m.screen != screenHazards:
 			m.openHazards()
 			return m, nil
+		case key.Matches(k, m.keys.Grants) && m.screen != screenCall && m.screen != screenGrants:
+			m.openGrants()
+			return m, nil
 		case key.Matches(k, m.keys.Export) && m.screen != screenCall && m.screen != screenExport:
 			m.status = "exporting the what-if changes…"
 			return m, exportCmd(m.sess)
@@ -543,6 +554,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.cycleTrust(server))
 		}
 		return m, cmd
+	case screenGrants:
+		return m.grantsKey(k)
 	case screenExport:
 		var act exportAction
 		var cmd tea.Cmd
@@ -725,6 +738,7 @@ func (m *Model) relayout(force bool) {
 	m.overlay.SetSize(l.modalW, l.modalH)
 	m.hazards.SetSize(l.width, l.bodyH)
 	m.export.SetSize(l.width, l.bodyH)
+	m.grants.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
@@ -760,6 +774,7 @@ func (m *Model) setTheme(dark bool) {
 	m.export.st = &st
 	m.export.render()
 	m.queue.st = &st
+	m.grants.st = &st
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()

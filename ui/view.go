@@ -96,6 +96,8 @@ func (m Model) bodyView() string {
 		return m.hazards.View()
 	case screenExport:
 		return m.export.View()
+	case screenGrants:
+		return m.grants.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -214,7 +216,7 @@ func (m Model) statusLine() string {
 		if m.taint.CallID != "" {
 			t += " (call " + inline(st, m.taint.CallID, 12) + ")"
 		}
-		parts = append(parts, st.WarnText.Render(t))
+		parts = append(parts, st.WarnText.Render(t)+st.Muted.Render(" (w, C: clear)"))
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
@@ -294,6 +296,8 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.hazards.keyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
 	case screenExport:
 		return footerView(m.help, m.export.keyMap(), global)
+	case screenGrants:
+		return footerView(m.help, m.grants.keyMap(), global)
 	}
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
@@ -348,6 +352,7 @@ func (m Model) helpSections() []helpSection {
 		{title: "Tool details", keys: DefaultDetailKeyMap()},
 		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
 		{title: "Exported changes (E)", keys: DefaultExportKeyMap()},
+		{title: "Grants & taint (w)", keys: DefaultGrantsKeyMap()},
 		{title: "A running call", keys: DefaultCallKeyMap()},
 		{title: "Results", keys: DefaultResultKeyMap()},
 		{title: "Logs", keys: DefaultLogsKeyMap()},
@@ -358,6 +363,7 @@ func (m Model) helpSections() []helpSection {
 		{title: "A server's request for input", keys: elicit},
 		{title: "Quit question", keys: question.QuitKeyMap()},
 		{title: "Accepting a changed definition", keys: question.AcceptKeyMap()},
+		{title: "Clearing a context's taint", keys: question.ClearTaintKeyMap()},
 		{title: "This help", keys: DefaultHelpKeyMap()},
 	}...)
 }

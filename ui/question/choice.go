@@ -56,6 +56,15 @@ func AcceptKeyMap() ChoiceKeyMap {
 	}
 }
 
+// ClearTaintKeyMap is the keys of clearing a context's taint: as for accepting a
+// changed definition, no letter clears; tab (or →) moves to Clear and Enter presses
+// it; esc or n keeps the taint.
+func ClearTaintKeyMap() ChoiceKeyMap {
+	k := AcceptKeyMap()
+	k.No.SetHelp("n/esc", "keep tainted")
+	return k
+}
+
 // choice is a two-button question: buttons[0] is safe and has focus first.
 type choice struct {
 	title   string

@@ -24,6 +24,7 @@ const (
 	KindElicitation             // a server asks for input
 	KindQuit                    // quit airlock
 	KindAccept                  // accept a changed tool definition
+	KindClearTaint              // clear a context's taint
 )
 
 // item is one question in the queue.
@@ -33,8 +34,10 @@ type item struct {
 	elicit  *session.Elicitation
 	form    form.Form
 	choice  choice
-	ref     trust.Ref // KindAccept
-	fp      string    // KindAccept: the fingerprint of the definition shown
+	ref     trust.Ref   // KindAccept
+	fp      string      // KindAccept: the fingerprint of the definition shown
+	ctx     string      // KindClearTaint: the context
+	taint   trust.Taint // KindClearTaint: the taint shown
 }
 
 // Outcome is what the person decided; nil means nothing yet.
@@ -66,10 +69,19 @@ type AcceptAnswer struct {
 	Accept      bool
 }
 
-func (Approved) outcome()     {}
-func (Elicited) outcome()     {}
-func (QuitAnswer) outcome()   {}
-func (AcceptAnswer) outcome() {}
+// ClearTaintAnswer answers whether Context's taint is cleared. Taint is the taint
+// the person was shown: only that one may be cleared.
+type ClearTaintAnswer struct {
+	Context string
+	Taint   trust.Taint
+	Clear   bool
+}
+
+func (ClearTaintAnswer) outcome() {}
+func (Approved) outcome()         {}
+func (Elicited) outcome()         {}
+func (QuitAnswer) outcome()       {}
+func (AcceptAnswer) outcome()     {}
 
 // bellEvery is the shortest time between two bells.
 const bellEvery = 2 * time.Second
@@ -245,6 +257,21 @@ func (o *Overlay) AskAccept(ref trust.Ref, name, fingerprint string) tea.Cmd {
 		title:   "Accept the changed definition of " + name + "?",
 		lines:   lines,
 		buttons: [2]string{"Keep blocked", "Accept new definition"}, keys: AcceptKeyMap(),
+	}})
+}
+
+// AskClearTaint puts the question of clearing a context's taint in front. Clearing
+// makes airlock less careful (exfiltration and destructive calls of the context stop
+// asking because of it), so it is guarded like an allow: no letter clears, tab (or
+// →) moves to Clear and Enter presses it. name is the escaped context name, lines
+// airlock's sentences about the taint (escaped by the caller).
+func (o *Overlay) AskClearTaint(ctxName string, t trust.Taint, name string, lines []string) tea.Cmd {
+	lines = append(append([]string(nil), lines...), "",
+		"Clear it only if the untrusted text is no longer in that conversation (you started a new one). Afterwards its exfiltration and destructive calls no longer ask because of this taint. The audit log records that you cleared it.")
+	return o.pushFront(item{kind: KindClearTaint, ctx: ctxName, taint: t, choice: choice{
+		title:   "Clear the taint of " + name + "?",
+		lines:   lines,
+		buttons: [2]string{"Keep tainted", "Clear taint"}, keys: ClearTaintKeyMap(),
 	}})
 }
 
@@ -435,13 +462,16 @@ func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 		case form.Cancel:
 			out = Elicited{Elicitation: it.elicit, Action: "cancel"}
 		}
-	case KindQuit, KindAccept:
+	case KindQuit, KindAccept, KindClearTaint:
 		if k, ok := msg.(tea.KeyPressMsg); ok && o.g.armed {
 			if b := it.choice.key(k); b >= 0 {
-				if it.kind == KindQuit {
+				switch it.kind {
+				case KindQuit:
 					out = QuitAnswer{Quit: b == 1}
-				} else {
+				case KindAccept:
 					out = AcceptAnswer{Ref: it.ref, Fingerprint: it.fp, Accept: b == 1}
+				default:
+					out = ClearTaintAnswer{Context: it.ctx, Taint: it.taint, Clear: b == 1}
 				}
 			}
 		}
