@@ -31,8 +31,8 @@ const (
 	screenLogs                   // logs
 	screenHazards                // every hazard with the tools of each leg
 	screenExport                 // the exported what-if fragment
-	screenActivity               // every call and status message, newest first
 	screenGrants                 // every context's grants and taint (grants.go)
+	screenActivity               // every call and status message, newest first
 )
 
 // pane is the focused pane of the main screen.
