@@ -284,7 +284,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			ruleSet:      configRuleSet(s, lt.wire.Name, tc.Rules),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
-			AllowRule: m.allowRule(ref, tc.Rules)})
+			AllowRule: m.allowRule(ref, tc.Rules), Untrusted: key.trust != trust.Trusted})
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
 	return part

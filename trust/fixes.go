@@ -300,7 +300,7 @@ func apply(tools []Tool, cs []Change) []Tool {
 func evaluate(tools []Tool, subjects []Subject, p Policy) []Hazard {
 	as := make([]Assessed, len(tools))
 	for i, t := range tools {
-		as[i] = Assessed{Ref: Ref{Server: t.Server, Tool: t.Name}, Description: t.Description, Class: Classify(t, p)}
+		as[i] = Assessed{Ref: Ref{Server: t.Server, Tool: t.Name}, Description: t.Description, Class: Classify(t, p), Untrusted: t.ServerTrust != Trusted}
 		if i < len(subjects) {
 			as[i].Text, as[i].Fingerprint = subjects[i].Text, subjects[i].Fingerprint
 		}

@@ -22,6 +22,9 @@ type Assessed struct {
 	// run unasked whatever the tier's policy, so the tool's legs count as unguarded
 	// (docs/rules.md).
 	AllowRule string
+	// Untrusted says the tool's server is not trusted (its own claims are not
+	// believed): one such server alone is one untrusted-server finding.
+	Untrusted bool
 }
 
 // The leg keys of Hazard.Legs that are not trifecta legs.
@@ -169,9 +172,13 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 	qualified, live := sh.qualified, sh.live
 
 	var uc, pd, ex, de legTools
+	untrusted := map[string]bool{} // qualified names of tools of untrusted servers
 	for _, i := range live {
 		c := &tools[i].Class
 		q := qualified[i]
+		if tools[i].Untrusted {
+			untrusted[q] = true
+		}
 		allowed := c.Action == Allow
 		rule := ""
 		if !allowed && tools[i].AllowRule != "" {
@@ -209,13 +216,16 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 				example(ex.names, uc.names, pd.names) + " can send it out",
 		})
 	}
-	if server, ok := oneServer(uc.names, ex.names, de.names); ok && len(uc.names) > 0 && (len(ex.names) > 0 || len(de.names) > 0) {
+	if server, ok := oneServer(uc.names, ex.names, de.names); ok && len(uc.names) > 0 && untrusted[uc.names[0]] && (len(ex.names) > 0 || len(de.names) > 0) {
 		// One untrusted server alone: its content can reach only its own
-		// tools. One finding, not two pair hazards that name it twice.
+		// tools. One finding, not two pair hazards that name it twice. (A
+		// trusted server alone keeps the pair hazards: its own hints said so.)
+		unguarded := uc.allowed && (ex.allowed || de.allowed)
 		out = append(out, Hazard{
 			Kind:      HazardUntrustedServer,
 			Severity:  SeverityMedium,
-			Unguarded: uc.allowed && (ex.allowed || de.allowed),
+			Unguarded: unguarded,
+			Rules:     ruleNames(unguarded, uc, ex, de),
 			Legs: map[string][]string{
 				string(LegUntrustedContent): slices.Clone(uc.names),
 			},

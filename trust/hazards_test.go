@@ -18,6 +18,12 @@ func tool(server, name string, tier Tier, action Action, desc string, legs ...Le
 	}
 }
 
+// untrusted marks an assessed tool as one of an untrusted server.
+func untrusted(a Assessed) Assessed {
+	a.Untrusted = true
+	return a
+}
+
 func TestHazards(t *testing.T) {
 	// The demo's toolset (DESIGN section 11) as the classifier sees it by default.
 	demo := []Assessed{
@@ -150,7 +156,7 @@ func TestHazards(t *testing.T) {
 			// not two HIGH pair hazards naming the same tool on both sides.
 			name: "one untrusted server alone is one finding",
 			tools: []Assessed{
-				tool("mail", "send_email", TierDestructive, Allow, "", LegUntrustedContent, LegExfiltration),
+				untrusted(tool("mail", "send_email", TierDestructive, Allow, "", LegUntrustedContent, LegExfiltration)),
 			},
 			want: []Hazard{
 				{
@@ -165,9 +171,9 @@ func TestHazards(t *testing.T) {
 		{
 			name: "one untrusted server with many tools, asking: one guarded finding",
 			tools: []Assessed{
-				tool("everything", "echo", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration),
-				tool("everything", "get-env", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration),
-				tool("everything", "get-sum", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration),
+				untrusted(tool("everything", "echo", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration)),
+				untrusted(tool("everything", "get-env", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration)),
+				untrusted(tool("everything", "get-sum", TierDestructive, Ask, "", LegUntrustedContent, LegExfiltration)),
 			},
 			want: []Hazard{
 				{
@@ -175,6 +181,26 @@ func TestHazards(t *testing.T) {
 					Severity: SeverityMedium,
 					Legs:     map[string][]string{"untrusted-content": {"everything__echo", "everything__get-env", "everything__get-sum"}},
 					Summary:  "server everything is untrusted: 3 tools can return content it controls, and only its own tools can act on it",
+				},
+			},
+		},
+		{
+			// A trusted server alone whose own hints say open world and not read-only
+			// (a fetch tool) keeps the pair hazard: it is not "an untrusted server".
+			name: "one trusted server alone keeps the pair hazard",
+			tools: []Assessed{
+				tool("web", "fetch_url", TierWrite, Allow, "", LegUntrustedContent, LegExfiltration),
+			},
+			want: []Hazard{
+				{
+					Kind:      HazardOpenWorldExfiltration,
+					Severity:  SeverityHigh,
+					Unguarded: true,
+					Legs: map[string][]string{
+						"untrusted-content": {"web__fetch_url"},
+						"exfiltration":      {"web__fetch_url"},
+					},
+					Summary: "web__fetch_url reads untrusted content and can send it out",
 				},
 			},
 		},
