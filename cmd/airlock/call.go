@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/form"
@@ -109,6 +110,31 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// configSubcommand parses `airlock NAME SUB [--config FILE] ARGS…` (a subcommand
+// whose only flag is --config) and loads the config. It returns the subcommand, the
+// positional arguments and the config, or an exit code other than -1 after printing
+// why (use, a flag error or a config error).
+func configSubcommand(name, use string, args []string, stderr io.Writer) (sub string, positional []string, cfg *config.Config, code int) {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, use)
+		return "", nil, nil, 2
+	}
+	sub = args[0]
+	fs := flag.NewFlagSet("airlock "+name+" "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	positional, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return "", nil, nil, 2
+	}
+	cfg, err = loadConfig(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return "", nil, nil, cli.ExitConfig
+	}
+	return sub, positional, cfg, -1
 }
 
 // parseInterleaved lets flags follow positional arguments (airlock call web fetch_url --args ...).

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
 	"time"
 
 	"github.com/airlock-mcp/airlock/session"
-	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
@@ -17,22 +15,9 @@ import (
 // the change on its next decision.
 func runTaint(args []string, stdout, stderr io.Writer) int {
 	const use = "usage: airlock taint list | airlock taint clear [CONTEXT] [--config FILE]"
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, use)
-		return 2
-	}
-	sub := args[0]
-	fs := flag.NewFlagSet("airlock taint "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", "", "config file")
-	positional, err := parseInterleaved(fs, args[1:])
-	if err != nil {
-		return 2
-	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
-		return cli.ExitConfig
+	sub, positional, cfg, code := configSubcommand("taint", use, args, stderr)
+	if code >= 0 {
+		return code
 	}
 	switch {
 	case sub == "list" && len(positional) == 0:
