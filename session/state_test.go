@@ -317,3 +317,19 @@ func TestTaint_ClearShownIsBoundAndAudited(t *testing.T) {
 		t.Errorf("audit record = %+v", r)
 	}
 }
+
+// taint.json is a file airlock trusts like pins: a link in its place (to a file that
+// says no context is tainted, say) is refused, never read.
+func TestTaint_SymlinkedFileRefused(t *testing.T) {
+	state := t.TempDir()
+	forged := filepath.Join(t.TempDir(), "forged.json")
+	if err := os.WriteFile(forged, []byte(`{"version":1,"contexts":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(forged, filepath.Join(state, "taint.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.ListTaints(state); err == nil || !strings.Contains(err.Error(), "link") {
+		t.Fatalf("a symlinked taint.json was read: %v", err)
+	}
+}

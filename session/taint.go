@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -59,7 +60,7 @@ func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
 	if !force && s.same(st) {
 		return nil, false, nil
 	}
-	b, err := os.ReadFile(s.path)
+	b, err := statefile.ReadFile(s.path) // a link or a file others may write is refused, never read
 	if err != nil {
 		return nil, false, err
 	}
