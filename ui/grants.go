@@ -331,34 +331,12 @@ const (
 // Update handles a key; the root acts on the returned action for selected().
 func (v grantsView) Update(k tea.KeyPressMsg) (grantsView, grantsAction) {
 	act := grantsNone
-	move := func(to int) {
-		if to >= 0 {
-			v.cursor = to
-		}
+	if to, ok := listMove(k, v.keys.ScrollKeyMap, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable }); ok {
+		v.cursor = to
 	}
 	switch {
 	case key.Matches(k, v.keys.Back):
 		act = grantsBack
-	case key.Matches(k, v.keys.Up):
-		move(v.next(v.cursor-1, -1))
-	case key.Matches(k, v.keys.Down):
-		move(v.next(v.cursor+1, 1))
-	case key.Matches(k, v.keys.PageUp):
-		to := v.next(max(v.cursor-v.visible(), 0), 1)
-		if to >= v.cursor {
-			to = v.next(0, 1)
-		}
-		move(to)
-	case key.Matches(k, v.keys.PageDown):
-		to := v.next(min(v.cursor+v.visible(), len(v.lines)-1), -1)
-		if to <= v.cursor {
-			to = v.next(len(v.lines)-1, -1)
-		}
-		move(to)
-	case key.Matches(k, v.keys.Top):
-		move(v.next(0, 1))
-	case key.Matches(k, v.keys.Bottom):
-		move(v.next(len(v.lines)-1, -1))
 	case key.Matches(k, v.keys.Revoke):
 		act = grantsRevoke
 	case key.Matches(k, v.keys.ClearTaint):

@@ -348,36 +348,19 @@ func (v hazardsView) Update(msg tea.Msg) (hazardsView, hazardsAction, tea.Cmd) {
 		return v, hazardsNone, nil
 	}
 	act := hazardsNone
-	move := func(to int) {
-		if to >= 0 {
-			v.cursor = to
+	scroll := ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
+	if to, ok := listMove(k, scroll, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable() }); ok {
+		v.cursor = to
+		switch {
+		case key.Matches(k, v.keys.PageUp):
+			v.offset -= v.visible()
+		case key.Matches(k, v.keys.Top):
+			v.offset = 0
 		}
 	}
 	switch {
 	case key.Matches(k, v.keys.Back):
 		act = hazardsBack
-	case key.Matches(k, v.keys.Up):
-		move(v.nextSelectable(v.cursor-1, -1))
-	case key.Matches(k, v.keys.Down):
-		move(v.nextSelectable(v.cursor+1, 1))
-	case key.Matches(k, v.keys.PageUp):
-		to := v.nextSelectable(max(v.cursor-v.visible(), 0), 1)
-		if to >= v.cursor {
-			to = v.nextSelectable(0, 1)
-		}
-		move(to)
-		v.offset -= v.visible()
-	case key.Matches(k, v.keys.PageDown):
-		to := v.nextSelectable(min(v.cursor+v.visible(), len(v.lines)-1), -1)
-		if to <= v.cursor {
-			to = v.nextSelectable(len(v.lines)-1, -1)
-		}
-		move(to)
-	case key.Matches(k, v.keys.Top):
-		move(v.nextSelectable(0, 1))
-		v.offset = 0
-	case key.Matches(k, v.keys.Bottom):
-		move(v.nextSelectable(len(v.lines)-1, -1))
 	case key.Matches(k, v.keys.Open):
 		act = hazardsOpen
 	case key.Matches(k, v.keys.Disable):
