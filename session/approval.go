@@ -197,7 +197,17 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 	e.mu.Lock()
 	e.loadTaintsLocked()
 	granted, ended := e.grantForLocked(k, tool)
-	v = trust.DecideRules(tool.Class, granted, e.taints[k], rule)
+	applied := rule
+	if rule != nil && rule.Source == RulesFile && rule.Policy == trust.Allow && tool.Class.Tier >= trust.TierDestructive {
+		// A remembered "always allow" is refused for a destructive tool when it is
+		// saved; a tool that became destructive since (a new definition accepted)
+		// does not inherit it either: the destructive confirmation stays.
+		applied = nil
+	}
+	v = trust.DecideRules(tool.Class, granted, e.taints[k], applied)
+	if applied != rule {
+		v.Reasons = append(v.Reasons, "remembered rule "+rule.Label()+" would have allowed this call, but a remembered decision never covers a destructive tool")
+	}
 	e.mu.Unlock()
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
@@ -344,7 +354,9 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	if resp.By != "" {
 		by = resp.By
 	}
-	if resp.Remember != nil {
+	if resp.Remember != nil && (resp.Answer == Deny || resp.Answer == AllowOnce || resp.Answer == AllowForContext) {
+		// Only a deliberate answer is remembered: an answer outside these three is
+		// denied below and never saved as a rule.
 		policy := trust.Deny
 		if resp.Answer != Deny {
 			policy = trust.Allow

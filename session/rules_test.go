@@ -460,3 +460,53 @@ func TestRules_FileTwoWritersAndRefusedFile(t *testing.T) {
 		t.Error("an always-allow of a destructive tool was saved")
 	}
 }
+
+// A remembered "always allow" saved while write_file was a write tool does not carry
+// over once the tool is destructive (the new definition accepted): the call asks, and
+// the question says which remembered rule would have allowed it. An answer that is
+// neither allow nor deny is never remembered.
+func TestRules_RememberedAllowNeverCoversADestructiveTool(t *testing.T) {
+	rulesPath := filepath.Join(t.TempDir(), "rules.toml")
+	asked := make(chan *session.Pending, 10)
+	answer := session.AllowOnce
+	approver := session.ApproverFunc(func(ctx context.Context, p *session.Pending) (session.Response, error) {
+		asked <- p
+		prop := session.ProposeRule(p.Tool, p.Request.Args)
+		return session.Response{Answer: answer, Remember: &prop}, nil
+	})
+	fs := newUpstream("fs")
+	fs.add("write_file", "Write a file.", writeHints())
+	m := startUpstreams(t, newConfig(inproc("fs", trust.Trusted)), session.Options{Approver: approver, RulesFile: rulesPath}, map[string]*upstream{"fs": fs})
+	write := func(p string) (*session.Outcome, error) {
+		b, _ := json.Marshal(map[string]string{"path": p})
+		return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: b})
+	}
+	if _, err := write("/srv/project/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	if out, err := write("/srv/project/b.txt"); err != nil || out.Verdict.By != trust.DecidedByRule {
+		t.Fatalf("the remembered rule did not decide the write tool: %v %+v", err, out)
+	}
+
+	before := mustTool(t, m, "fs", "write_file").Fingerprint
+	fs.add("write_file", "Write a file, replacing it.", rugHints())
+	waitFor(t, "the new definition", 10*time.Second, func() bool { return mustTool(t, m, "fs", "write_file").Fingerprint != before })
+	now := mustTool(t, m, "fs", "write_file").Fingerprint
+	if _, err := m.AcceptPins("fs", session.Reviewed{Tools: map[string]string{"write_file": now}}); err != nil {
+		t.Fatal(err)
+	}
+	wantTier(t, m, "fs", "write_file", trust.TierDestructive)
+	answer = session.Answer(7) // neither allow nor deny: denied, and not remembered
+	if _, err := write("/srv/project/c.txt"); err == nil {
+		t.Fatal("an unknown answer allowed the call")
+	}
+	p := <-asked
+	if !strings.Contains(strings.Join(p.Verdict.Reasons, "|"), "would have allowed this call, but a remembered decision never covers a destructive tool") {
+		t.Errorf("the question does not name the remembered rule: %q", p.Verdict.Reasons)
+	}
+	rules, err := session.ListRules(rulesPath)
+	if err != nil || len(rules) != 1 {
+		t.Errorf("remembered rules after an unknown answer: %d %v", len(rules), err)
+	}
+}
