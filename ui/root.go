@@ -407,6 +407,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		switch act {
 		case queueClose:
 			m.queue.open = false
+			cmd = tea.Batch(cmd, m.q.Rearm()) // keys typed into the queue never answer the question under it
 		case queueAnswer:
 			cmd = tea.Batch(cmd, m.q.BringToFront(items[m.queue.cursor].ID))
 			m.queue.open = false

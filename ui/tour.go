@@ -165,10 +165,10 @@ func (m *Model) tourGo(i int) tea.Cmd {
 	return nil
 }
 
-// leaveTour ends the tour. What it changed that can be undone (its what-if
-// changes, the taint of your context) is offered back in a question whose first,
-// focused answer is Restore; what cannot (a tool changed since pinned stays
-// blocked until you review it) is said on the status line.
+// leaveTour ends the tour. What it changed that makes airlock less careful (its
+// what-if changes) is offered back in a question whose first, focused answer is
+// Restore; what stays (your taint, which only the Grants view's guarded question
+// clears, and a tool changed since pinned, blocked until you review it) is said.
 func (m *Model) leaveTour(why string) tea.Cmd {
 	m.tour.on = false
 	m.tour.show = trust.Ref{}
@@ -182,7 +182,9 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 		undo = append(undo, strconv.Itoa(n)+" what-if change"+plural(n)+" (such as a policy the tour set to allow) "+verb+" back to what the config says")
 	}
 	if m.sess.Engine().Taint("").Tainted() {
-		undo = append(undo, "your context is no longer TAINTED (the clear is audited)")
+		// Clearing a taint makes airlock less careful: it is never a default
+		// answer, only the Grants view's own guarded question.
+		kept = append(kept, "your context stays TAINTED (w, then C clears it)")
 	}
 	changed := 0
 	for i := range m.snap.Tools {
@@ -206,7 +208,7 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 		return nil
 	}
 	m.status = why
-	lines := []string{"Restore puts back the session as it was before the tour:"}
+	lines := []string{"Restore undoes what the tour changed that makes airlock less careful:"}
 	for _, u := range undo {
 		lines = append(lines, "• "+u)
 	}
@@ -217,20 +219,10 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 		[2]string{"Restore", "Keep the tour's changes"}, question.ChoiceKeys("restore"))
 }
 
-// restoreTour undoes what the tour changed: every what-if change, and the taint of
-// the person's context (audited).
+// restoreTour undoes the tour's what-if changes (such as the policy it set to allow).
 func (m *Model) restoreTour() tea.Cmd {
 	n := m.sess.ResetOverrides()
-	msg := "restored: " + strconv.Itoa(n) + " what-if change" + plural(n) + " undone"
-	if m.sess.Engine().Taint("").Tainted() {
-		if err := m.sess.Engine().ClearTaint(""); err != nil {
-			msg += "; your taint could not be cleared: " + err.Error()
-		} else {
-			msg += ", your context is clean again"
-		}
-	}
-	m.taint = m.sess.Engine().Taint("")
-	m.status = msg
+	m.status = "restored: " + strconv.Itoa(n) + " what-if change" + plural(n) + " undone"
 	return nil
 }
 

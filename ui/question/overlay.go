@@ -328,7 +328,19 @@ func (o *Overlay) show() tea.Cmd {
 	o.g.restart()
 	o.g.shownAt = o.g.now()
 	o.setArming(true)
+	// A two-button question shown again starts on its safe button, as the
+	// approval dialog starts on Deny: a focus moved before never carries over.
+	o.items[0].choice.focus = 0
 	return o.g.tick(o.g.quiet)
+}
+
+// Rearm shows the open question afresh (it arms again, focus on its safe answer):
+// for when something else had the keys over it, such as the approval queue.
+func (o *Overlay) Rearm() tea.Cmd {
+	if !o.Open() {
+		return nil
+	}
+	return o.show()
 }
 
 // Show opens the front question at once (the person pressed the key that opens
@@ -345,7 +357,7 @@ func (o *Overlay) BringToFront(id uint64) tea.Cmd {
 	for i, it := range o.items {
 		if it.kind == KindApproval && it.confirm.ID() == id {
 			if i == 0 {
-				return nil
+				return o.show() // the keys went to the queue: it arms afresh
 			}
 			o.items = append(append([]item{it}, o.items[:i]...), o.items[i+1:]...)
 			return o.show()
