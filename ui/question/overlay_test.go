@@ -267,3 +267,28 @@ func TestGuard_BellRingsOncePerBurst(t *testing.T) {
 		t.Error("a later arrival did not ring")
 	}
 }
+
+// A two-button question that arms again (the terminal regained focus, the approval
+// queue closed over it) starts on its safe button: a focus moved to Accept before
+// never lets the first Enter after the new quiet period accept.
+func TestGuard_ChoiceShownAgainStartsOnItsSafeButton(t *testing.T) {
+	for name, again := range map[string]func(o *Overlay){
+		"refocus": func(o *Overlay) { o.Refocus() },
+		"rearm":   func(o *Overlay) { o.Rearm() },
+	} {
+		o, c := newOverlay(false)
+		o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
+		c.advance(MinQuiet)
+		o.tick(false)
+		o.key(t, "tab") // focus on Accept
+		again(o)
+		if o.Armed() {
+			t.Fatalf("%s: the question did not arm again", name)
+		}
+		c.advance(MinQuiet)
+		o.tick(false)
+		if out, ok := o.key(t, "enter").(AcceptAnswer); !ok || out.Accept {
+			t.Fatalf("%s: enter after arming again = %#v, want keep blocked", name, out)
+		}
+	}
+}
