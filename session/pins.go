@@ -188,6 +188,12 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 		out = observeLocked(data, identity, server, instructions, tools, now)
 		return out.dirty, nil
 	})
+	if err != nil && out.tools == nil {
+		// The file could not be locked, read or trusted (it went bad while airlock
+		// runs): compare against the pins this process holds, never against nothing,
+		// so a changed tool stays blocked. Nothing is saved; the caller reports err.
+		out = observeLocked(&p.data, identity, server, instructions, tools, now)
+	}
 	return out, err
 }
 
