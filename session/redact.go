@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/airlock-mcp/airlock/trust"
+
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,16 +26,19 @@ import (
 // sent. The log so still proves what was sent without holding it. Invalid JSON is
 // replaced whole: the log never holds arguments it could not read.
 func Redact(args json.RawMessage) json.RawMessage {
-	out, ok := redactRaw(args)
+	out, ok := redactRaw(args, 0)
 	if !ok {
 		return json.RawMessage(`"[unparseable arguments redacted]"`)
 	}
 	return out
 }
 
-func redactRaw(raw json.RawMessage) (json.RawMessage, bool) {
+// redactRaw redacts raw at nesting depth; each level parses its subtree again, so
+// the depth is bounded by trust.MaxArgsDepth (what Manager.Call lets through): the
+// work is at most that many times the size of the arguments.
+func redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bool) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+	if len(raw) == 0 || depth > trust.MaxArgsDepth {
 		return nil, false
 	}
 	switch raw[0] {
@@ -53,7 +58,7 @@ func redactRaw(raw json.RawMessage) (json.RawMessage, bool) {
 				out[k] = redactedMarker(v)
 				continue
 			}
-			r, ok := redactRaw(v)
+			r, ok := redactRaw(v, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -66,7 +71,7 @@ func redactRaw(raw json.RawMessage) (json.RawMessage, bool) {
 			return nil, false
 		}
 		for i, v := range arr {
-			r, ok := redactRaw(v)
+			r, ok := redactRaw(v, depth+1)
 			if !ok {
 				return nil, false
 			}

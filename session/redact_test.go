@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
 )
 
 func sha(s string) string {
@@ -104,5 +105,18 @@ func TestAuditRedact_SecretAsKeyName(t *testing.T) {
 	got := string(session.Redact(json.RawMessage(`{"AKIAIOSFODNN7EXAMPLE":"x"}`)))
 	if strings.Contains(got, "AKIAIOSFODNN7EXAMPLE") || !strings.Contains(got, sha("AKIAIOSFODNN7EXAMPLE")) {
 		t.Errorf("got %s", got)
+	}
+}
+
+// Redact parses each level again, so it refuses to go deeper than Manager.Call lets
+// arguments be: a deeper value is logged as unparseable, never walked level by level.
+func TestAuditRedact_DepthBounded(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, trust.MaxArgsDepth+2) + `"x"` + strings.Repeat(`}`, trust.MaxArgsDepth+2)
+	if got := string(session.Redact(json.RawMessage(deep))); got != `"[unparseable arguments redacted]"` {
+		t.Errorf("arguments deeper than %d were walked: %.80s", trust.MaxArgsDepth, got)
+	}
+	ok := strings.Repeat(`{"a":`, trust.MaxArgsDepth-1) + `"x"` + strings.Repeat(`}`, trust.MaxArgsDepth-1)
+	if got := string(session.Redact(json.RawMessage(ok))); got != ok {
+		t.Errorf("arguments within the depth changed: %.80s", got)
 	}
 }
