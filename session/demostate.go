@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
 // demoLockName is the lock a running `airlock demo` holds in its state folder.
@@ -21,7 +23,7 @@ func ClaimDemoState(dir string) (release func(), cleared bool, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, false, fmt.Errorf("creating the demo folder: %w", err)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, demoLockName), os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := statefile.OpenLock(filepath.Join(dir, demoLockName))
 	if err != nil {
 		return nil, false, fmt.Errorf("locking the demo folder: %w", err)
 	}

@@ -66,3 +66,22 @@ func TestClaimDemoState_ClearsAtStartKeepsARunningDemo(t *testing.T) {
 		t.Errorf("the next demo kept the old token: %v", err)
 	}
 }
+
+// A lock file is a private file too: a link in its place is refused, never created
+// or locked through (the demo's, and the same helper serves pins, taint and rules).
+func TestClaimDemoState_LinkedLockRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Symlink(target, filepath.Join(dir, ".running")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := session.ClaimDemoState(dir); err == nil {
+		t.Fatal("a linked lock file was used")
+	}
+	if _, err := os.Lstat(target); !os.IsNotExist(err) {
+		t.Errorf("the lock was created through the link: %v", err)
+	}
+}

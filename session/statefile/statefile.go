@@ -108,7 +108,14 @@ func Open(path string) (*os.File, error) { return open(path, os.O_RDONLY) }
 
 // OpenAppend opens the private file at path for reading and appending, creating it
 // (and its folder, 0700) owner-only when it does not exist.
-func OpenAppend(path string) (*os.File, error) {
+func OpenAppend(path string) (*os.File, error) { return openCreate(path, os.O_RDWR|os.O_APPEND) }
+
+// OpenLock opens the lock file at path for reading and writing, creating it
+// owner-only when missing, with the checks of every private file: a link in its
+// place is refused, never followed or created through.
+func OpenLock(path string) (*os.File, error) { return openCreate(path, os.O_RDWR) }
+
+func openCreate(path string, flag int) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
@@ -118,7 +125,7 @@ func OpenAppend(path string) (*os.File, error) {
 	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
-	return open(path, os.O_RDWR|os.O_APPEND)
+	return open(path, flag)
 }
 
 // open opens path without following a link and checks it.
