@@ -111,7 +111,7 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 	if err := os.MkdirAll(filepath.Dir(p.path), 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(p.path), err)
 	}
-	lf, err := statefile.OpenLock(p.path+".lock")
+	lf, err := statefile.OpenLock(p.path + ".lock")
 	if err != nil {
 		return fmt.Errorf("locking pins: %w", err)
 	}

@@ -213,7 +213,7 @@ func (s *rulesStore) update(f func([]SavedRule) ([]SavedRule, error)) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return err
 	}
-	lf, err := statefile.OpenLock(s.path+".lock")
+	lf, err := statefile.OpenLock(s.path + ".lock")
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[strin
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(s.path), err)
 	}
-	lf, err := statefile.OpenLock(s.path+".lock")
+	lf, err := statefile.OpenLock(s.path + ".lock")
 	if err != nil {
 		return nil, fmt.Errorf("locking taint: %w", err)
 	}
