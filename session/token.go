@@ -65,7 +65,7 @@ func (ts *tokenSource) current() []byte {
 		ts.info, ts.token = nil, nil
 		return nil
 	}
-	if ts.info != nil && os.SameFile(ts.info, info) && ts.info.ModTime().Equal(info.ModTime()) && ts.info.Size() == info.Size() {
+	if ts.info != nil && os.SameFile(ts.info, info) && ts.info.ModTime().Equal(info.ModTime()) && ts.info.Size() == info.Size() && ts.info.Mode() == info.Mode() { // a chmod (which changes neither time nor size) is a change
 		return ts.token
 	}
 	ts.info = info
