@@ -25,7 +25,7 @@ const (
 	// DecidedByPolicy: the tier's or the tool's policy allowed or denied without asking,
 	// or a limit or a refusal (arguments, bounds, a change while deciding) ended the call.
 	DecidedByPolicy DecidedBy = "policy"
-	// DecidedByRule is reserved for rules written as policy code.
+	// DecidedByRule is an argument rule, from the config or rules.toml (docs/rules.md).
 	DecidedByRule DecidedBy = "rule"
 	// DecidedByGrant: the person's standing "allow for this context" allowed it; nobody
 	// saw this call.
