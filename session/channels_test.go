@@ -241,7 +241,8 @@ func TestChannels_HugeResourceBounded(t *testing.T) {
 					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: big}}}, nil
 				})
 			})
-			m := channelManager(t, session.Options{}, map[string]*mcp.Server{"web": srv}, inProc("web", trust.Trusted, nil))
+			// Copying 10 MiB under -race on a loaded machine takes seconds.
+			m := channelManager(t, session.Options{}, map[string]*mcp.Server{"web": srv}, inProc("web", trust.Trusted, func(s *config.Server) { s.CallTimeout = 90 * time.Second }))
 			out, err := m.ReadResource(context.Background(), session.ReadRequest{Context: "a", Server: "web", URI: "big://one"})
 			if err == nil || out != nil {
 				t.Fatalf("%d bytes read: %v", size, err)
@@ -254,7 +255,8 @@ func TestChannels_HugeResourceBounded(t *testing.T) {
 					t.Error("a refused resource tainted the context")
 				}
 			}
-			t.Logf("%d MiB: %v", size>>20, err)
+			sv, _ := m.Snapshot().Server("web")
+			t.Logf("%d MiB: %v (server %s %v)", size>>20, err, sv.Status, sv.Err)
 		})
 	}
 }
@@ -323,5 +325,107 @@ func TestCall_TaskSupportRequiredRefusedUpFront(t *testing.T) {
 	}
 	if _, err := m.Call(context.Background(), session.CallRequest{Server: "tasks", Tool: "maybe"}); err != nil {
 		t.Errorf("optional: err %v", err)
+	}
+}
+
+// A read question waits; the server's trust changes under it: the question is
+// withdrawn (it showed a trust that is no longer true) and the read is denied.
+func TestChannels_QuestionWithdrawnWhenTrustChanges(t *testing.T) {
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": channelServer(nil)},
+		inProc("b", trust.Trusted, func(s *config.Server) { s.Resources = trust.Ask }))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.ReadResource(ctx, session.ReadRequest{Server: "b", URI: "notes://inbox"})
+		done <- err
+	}()
+	for {
+		ev, ok := m.Next(ctx)
+		if !ok {
+			t.Fatal("no question")
+		}
+		if _, ok := ev.(session.ApprovalRequested); ok {
+			break
+		}
+	}
+	if err := m.SetServerTrust("b", trust.Untrusted); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	var denied *session.DeniedError
+	if !errors.As(err, &denied) || !strings.Contains(err.Error(), "server trust trusted → untrusted") {
+		t.Fatalf("read after the trust changed under its question: %v", err)
+	}
+}
+
+// "Allow for this context" on a read grants the server's resources channel for that
+// context (later reads run unasked, by grant); a trust change ends the grant.
+func TestChannels_GrantCoversChannelUntilTrustChanges(t *testing.T) {
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": channelServer(nil)},
+		inProc("b", trust.Trusted, func(s *config.Server) { s.Resources = trust.Ask }))
+	a := answerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
+	ctx := context.Background()
+	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/1"}); err != nil {
+		t.Fatal(err)
+	}
+	<-a.seen
+	out, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/2"})
+	if err != nil || out.Verdict.By != trust.DecidedByGrant {
+		t.Fatalf("second read in the granted context: %+v, %v", out, err)
+	}
+	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "other", Server: "b", URI: "notes://note/2"}); err == nil {
+		t.Error("another context's read ran without a question")
+	}
+	<-a.seen
+	if err := m.SetServerTrust("b", trust.Untrusted); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/3"}); err == nil {
+		t.Errorf("the grant survived a trust change: %+v", out)
+	}
+	if p := <-a.seen; string(p.Request.Args) != `{"uri":"notes://note/3"}` {
+		t.Errorf("asked about %s", p.Request.Args)
+	}
+}
+
+// resources and prompts list_changed list them again.
+func TestChannels_ListChangedRefreshes(t *testing.T) {
+	srv := channelServer(nil)
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": srv}, inProc("b", trust.Trusted, nil))
+	srv.AddResource(&mcp.Resource{URI: "notes://new", Name: "new"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "new"}}}, nil
+	})
+	srv.AddPrompt(&mcp.Prompt{Name: "second"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	waitFor(t, "the new resource and prompt", 10*time.Second, func() bool {
+		sv, _ := m.Snapshot().Server("b")
+		return len(sv.Resources) == 2 && len(sv.Prompts) == 2
+	})
+}
+
+// A server that never answers resources/list still becomes ready with its tools;
+// the listing that did not finish is a notice.
+func TestChannels_HangingListIsANoticeNotAFailure(t *testing.T) {
+	srv := channelServer(func(s *mcp.Server) {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "resources/list" {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				return next(ctx, method, req)
+			}
+		})
+	})
+	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": srv}, inProc("b", trust.Trusted, func(s *config.Server) { s.ConnectTimeout = time.Second }))
+	sv := mustServer(t, m, "b", session.StatusReady)
+	mustTool(t, m, "b", "t")
+	if len(sv.Prompts) != 1 || !strings.Contains(strings.Join(sv.Notices, "\n"), "resources/list") {
+		t.Errorf("prompts %+v, notices %q", sv.Prompts, sv.Notices)
 	}
 }
