@@ -429,3 +429,54 @@ func TestChannels_HangingListIsANoticeNotAFailure(t *testing.T) {
 		t.Errorf("prompts %+v, notices %q", sv.Prompts, sv.Notices)
 	}
 }
+
+// resources/updated is handed on only for a URI subscribed to: a server that names
+// another URI (here a sending middleware rewrites it) is dropped; after Unsubscribe
+// the subscribed URI is dropped too.
+func TestChannels_ResourceUpdatedOnlyForSubscribed(t *testing.T) {
+	srv := channelServer(nil)
+	srv.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.ResourceUpdatedNotificationParams); ok && p.URI == "notes://inbox" {
+				p.URI = "notes://never-subscribed\x1b[2J"
+			}
+			return next(ctx, method, req)
+		}
+	})
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": srv}, inProc("b", trust.Trusted, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, u := range []string{"notes://inbox", "notes://note/1"} {
+		if err := m.Subscribe(ctx, "b", u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() session.ResourceUpdated {
+		t.Helper()
+		for {
+			ev, ok := m.Next(ctx)
+			if !ok {
+				t.Fatal("no resources/updated event")
+			}
+			if u, ok := ev.(session.ResourceUpdated); ok {
+				return u
+			}
+		}
+	}
+	_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "notes://inbox"})
+	_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "notes://note/1"})
+	if u := next(); u.URI != "notes://note/1" || u.Server != "b" {
+		t.Fatalf("first update handed on = %+v, want notes://note/1 (the rewritten URI is not subscribed)", u)
+	}
+	if err := m.Unsubscribe(ctx, "b", "notes://note/1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Subscribe(ctx, "b", "notes://note/2"); err != nil {
+		t.Fatal(err)
+	}
+	_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "notes://note/1"})
+	_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "notes://note/2"})
+	if u := next(); u.URI != "notes://note/2" {
+		t.Fatalf("after unsubscribing note/1: %+v", u)
+	}
+}
