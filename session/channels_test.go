@@ -480,3 +480,41 @@ func TestChannels_ResourceUpdatedOnlyForSubscribed(t *testing.T) {
 		t.Fatalf("after unsubscribing note/1: %+v", u)
 	}
 }
+
+// Fix hints are worked out with the channels in the toolset: a trifecta whose
+// private-data leg is only notes' resources gets hints (drop notes' label, block
+// notes), and no hint names a channel as a tool.
+func TestChannels_FixHintsCountChannels(t *testing.T) {
+	web := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	web.AddTool(&mcp.Tool{Name: "fetch", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": channelServer(nil), "web": web},
+		inProc("notes", trust.Trusted, func(s *config.Server) { s.Labels = []trust.Leg{trust.LegPrivateData} }),
+		inProc("web", trust.Untrusted, nil))
+	snap := m.Snapshot()
+	var tri *trust.Hazard
+	for i, h := range snap.Hazards {
+		if h.Kind == trust.HazardLethalTrifecta {
+			tri = &snap.Hazards[i]
+		}
+	}
+	if tri == nil {
+		t.Fatalf("no trifecta: %+v", snap.Hazards)
+	}
+	fixes := snap.Fixes(trust.DefaultPolicy(), *tri)
+	var dropLabel bool
+	for _, f := range fixes {
+		for _, c := range f.Changes {
+			if c.Tool == trust.ResourceReadTool || c.Tool == trust.PromptGetTool {
+				t.Errorf("a fix names a channel as a tool: %+v", c)
+			}
+			if c.Kind == trust.ChangeDropServerLabel && c.Server == "notes" && f.Effect == trust.FixBreaks {
+				dropLabel = true
+			}
+		}
+	}
+	if !dropLabel {
+		t.Errorf("dropping notes' private-data label is not offered: %+v", fixes)
+	}
+}
