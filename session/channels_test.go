@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -516,5 +517,42 @@ func TestChannels_FixHintsCountChannels(t *testing.T) {
 	}
 	if !dropLabel {
 		t.Errorf("dropping notes' private-data label is not offered: %+v", fixes)
+	}
+}
+
+// A snapshot records each server's resources, templates and prompts (sorted, so two
+// snapshots of the same servers are the same bytes), and check --snapshot finds the
+// same channel hazards as the live session.
+func TestSnapshot_RecordsChannelsAndOfflineHazardsMatchLive(t *testing.T) {
+	cfgs := []config.Server{
+		inProc("notes", trust.Trusted, func(s *config.Server) { s.Labels = []trust.Leg{trust.LegPrivateData} }),
+		inProc("web", trust.Untrusted, nil),
+	}
+	live := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": channelServer(nil), "web": channelServer(nil)}, cfgs...)
+	var buf bytes.Buffer
+	if err := live.Record().Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"uri": "notes://inbox"`) || !strings.Contains(buf.String(), `"uriTemplate": "notes://note/{id}"`) || !strings.Contains(buf.String(), `"name": "summarise"`) {
+		t.Fatalf("the snapshot does not hold the channels:\n%s", buf.String())
+	}
+	rec, err := session.ReadRecording(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _ := session.NewOffline(newConfig(cfgs...), rec, session.Options{MemoryTaint: true})
+	defer off.Close()
+	hz := func(s *session.Snapshot) string {
+		var out []string
+		for _, h := range s.Hazards {
+			out = append(out, fmt.Sprintf("%s %v", h.Kind, h.Legs))
+		}
+		return strings.Join(out, "\n")
+	}
+	if l, o := hz(live.Snapshot()), hz(off.Snapshot()); l != o || !strings.Contains(l, "notes__resources/read") {
+		t.Errorf("hazards differ\nlive:\n%s\noffline:\n%s", l, o)
+	}
+	if sv, _ := off.Snapshot().Server("notes"); len(sv.Resources) != 1 || len(sv.ResourceTemplates) != 1 || len(sv.Prompts) != 1 {
+		t.Errorf("offline notes: %+v", sv)
 	}
 }
