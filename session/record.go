@@ -96,7 +96,9 @@ func recordCatalog(c catalog) (res, prompts json.RawMessage) {
 func recordedCatalog(rs *RecordedServer) (catalog, []string) {
 	var c catalog
 	var notices []string
-	isNull := func(b json.RawMessage) bool { return len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null" }
+	isNull := func(b json.RawMessage) bool {
+		return len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null"
+	}
 	if !isNull(rs.Resources) {
 		var r RecordedResources
 		if err := json.Unmarshal(rs.Resources, &r); err != nil {
