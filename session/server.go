@@ -54,6 +54,14 @@ type server struct {
 	trailing     bool
 	connectedAt  time.Time
 	oauth        *oauthHandler // built on first connect when the server has an oauth table
+	// client is the go-sdk client of the current connection (it holds the roots).
+	client *mcp.Client
+	// roots are the file:// URIs roots/list answers (nil: the roots capability is
+	// not declared); declaredRoots says whether the current connection declared it.
+	roots         []string
+	declaredRoots bool
+	// deprecated lists the deprecated features the server used (usedDeprecated).
+	deprecated []string
 
 	logMu       sync.Mutex // guards the log rate limit below; never held with mu
 	logLimit    *rate.Limiter
@@ -84,6 +92,7 @@ func (s *server) dropProgress() {
 
 func newServer(m *Manager, cfg config.Server) *server {
 	s := &server{m: m, cfg: cfg, logLimit: rate.NewLimiter(logLinesPerSecond, logLinesPerSecond)}
+	s.roots = rootURIs(cfg.Roots)
 	s.stderr = NewRing(stderrKeepBytes, func(line string) {
 		s.pushLog("stderr", line)
 	})
@@ -153,7 +162,9 @@ func (s *server) connect(parent context.Context) {
 	ctx, cancel := context.WithTimeout(parent, deadline)
 	defer cancel()
 
-	cs, proc, capt, endLife, err := s.dial(ctx, gen)
+	var client *mcp.Client
+	var declared bool
+	cs, proc, capt, endLife, err := s.dial(ctx, gen, &client, &declared)
 	if err == nil {
 		var tools []listedTool
 		var notices []string
@@ -163,6 +174,7 @@ func (s *server) connect(parent context.Context) {
 			stale := s.gen != gen
 			if !stale {
 				s.cs, s.proc, s.capt, s.endLife = cs, proc, capt, endLife
+				s.client, s.declaredRoots = client, declared
 				init := cs.InitializeResult()
 				s.protocol = init.ProtocolVersion
 				s.instructions = init.Instructions
@@ -218,7 +230,7 @@ func (s *server) fail(gen uint64, err error) {
 }
 
 // dial opens the transport and runs the MCP handshake.
-func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *process, *capture, context.CancelFunc, error) {
+func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, declaredRoots *bool) (*mcp.ClientSession, *process, *capture, context.CancelFunc, error) {
 	var (
 		inner mcp.Transport
 		proc  *process
@@ -256,12 +268,23 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 	}
 	life, endLife := context.WithCancel(s.m.ctx)
 	name := s.cfg.Name
+	// airlock declares sampling without tools or context (a reply is written by a
+	// person, who runs no tools and includes no context), elicitation (inferred from
+	// its handler), and roots only when the server has roots configured.
+	caps := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}
+	s.mu.Lock()
+	roots := s.roots
+	s.mu.Unlock()
+	if roots != nil {
+		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.refresh(gen)
 		},
 		//lint:ignore SA1019 servers before protocol 2026-07-28 still log this way
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			s.m.usedDeprecated(name, DeprecatedLogging)
 			s.pushLog("log:"+string(req.Params.Level), logText(req.Params))
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -270,6 +293,18 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 			}
 		},
 		ElicitationHandler: s.m.elicitationHandler(name),
+		//lint:ignore SA1019 servers before protocol 2026-07-28 still sample this way
+		CreateMessageWithToolsHandler: s.m.samplingHandler(name),
+		Capabilities:                  caps,
+	})
+	client.AddRoots(rootList(roots)...)
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" {
+				s.m.usedDeprecated(name, DeprecatedRoots)
+			}
+			return next(ctx, method, req)
+		}
 	})
 	protocol := s.cfg.Protocol
 	if protocol == "" {
@@ -287,6 +322,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 		}
 		return nil, proc, nil, nil, fmt.Errorf("initializing: %w", err)
 	}
+	*clientOut, *declaredRoots = client, roots != nil
 	return cs, proc, capt, endLife, nil
 }
 

@@ -35,6 +35,13 @@ type ServerInfo struct {
 	// Env names the environment variables a stdio server's process receives (never
 	// their values); nil for other transports.
 	Env []string
+	// Roots are the file:// URIs airlock answers roots/list with (the config's roots,
+	// or the last SetRoots); nil when the server gets no roots.
+	Roots []string
+	// Deprecated lists the features deprecated by the 2026-07-28 spec (SEP-2577)
+	// that the server used in this run, sorted: DeprecatedLogging, DeprecatedRoots,
+	// DeprecatedSampling.
+	Deprecated []string
 }
 
 // ToolInfo is a point-in-time view of one tool with its classification. Raw is the
@@ -178,6 +185,8 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Implementation:      s.impl,
 			Notices:             s.notices,
 			Env:                 s.envNames,
+			Roots:               s.roots,
+			Deprecated:          s.deprecated,
 		}
 		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name]}
 		part := s.snapCache
