@@ -88,6 +88,7 @@ func (m *Manager) SetRoots(server string, entries []string, home string) error {
 	s.mu.Lock()
 	old := s.roots
 	s.roots = uris
+	s.infoVer++
 	client, declared, connected := s.client, s.declaredRoots, s.cs != nil
 	s.mu.Unlock()
 	m.dropSnapshot()

@@ -340,6 +340,7 @@ func (m *Manager) usedDeprecated(server, feature string) {
 		d := append(slices.Clone(s.deprecated), feature)
 		sort.Strings(d)
 		s.deprecated = d
+		s.infoVer++
 	}
 	s.mu.Unlock()
 	if !known {

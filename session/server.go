@@ -62,6 +62,7 @@ type server struct {
 	declaredRoots bool
 	// deprecated lists the deprecated features the server used (usedDeprecated).
 	deprecated []string
+	infoVer    uint64 // bumped with roots and deprecated: the snapshot cache key
 
 	logMu       sync.Mutex // guards the log rate limit below; never held with mu
 	logLimit    *rate.Limiter

@@ -63,6 +63,10 @@ type ToolInfo struct {
 	ServerTrust trust.ServerTrust
 	// ServerEnv is ServerInfo.Env of the tool's server: variable names only.
 	ServerEnv []string
+	// ServerRoots and ServerDeprecated are ServerInfo.Roots and .Deprecated of the
+	// tool's server.
+	ServerRoots      []string
+	ServerDeprecated []string
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
 	// Disabled is true when the person turned the tool off for this session.
@@ -154,6 +158,7 @@ type serverSnapKey struct {
 	status  Status
 	trust   trust.ServerTrust
 	over    uint64 // Manager.overVersion[server]: bumped with every live change to it
+	info    uint64 // server.infoVer: bumped when its roots or deprecated features change
 }
 
 func (m *Manager) build(version uint64) *Snapshot {
@@ -188,7 +193,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Roots:               s.roots,
 			Deprecated:          s.deprecated,
 		}
-		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name]}
+		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name], info: s.infoVer}
 		part := s.snapCache
 		if part == nil || part.key != key {
 			part = m.buildServer(s, key)
@@ -272,25 +277,27 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 		part.tiers[class.Tier]++
 		ref := trust.Ref{Server: name, Tool: lt.wire.Name}
 		part.tools = append(part.tools, ToolInfo{
-			Ref:          ref,
-			Title:        lt.wire.Title,
-			Description:  lt.wire.Description,
-			InputSchema:  lt.wire.InputSchema,
-			OutputSchema: lt.wire.OutputSchema,
-			Raw:          lt.raw,
-			Fingerprint:  lt.fingerprint,
-			Declared:     lt.declared,
-			Class:        class,
-			Pin:          t.Pin,
-			PinnedAt:     t.PinnedAt,
-			ServerTrust:  key.trust,
-			ServerEnv:    s.envNames,
-			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
-			Disabled:     t.Disabled,
-			Policy:       t.ToolPolicy,
-			Input:        t,
-			Rules:        tc.Rules,
-			ruleSet:      configRuleSet(s, lt.wire.Name, tc.Rules),
+			Ref:              ref,
+			Title:            lt.wire.Title,
+			Description:      lt.wire.Description,
+			InputSchema:      lt.wire.InputSchema,
+			OutputSchema:     lt.wire.OutputSchema,
+			Raw:              lt.raw,
+			Fingerprint:      lt.fingerprint,
+			Declared:         lt.declared,
+			Class:            class,
+			Pin:              t.Pin,
+			PinnedAt:         t.PinnedAt,
+			ServerTrust:      key.trust,
+			ServerEnv:        s.envNames,
+			ServerRoots:      s.roots,
+			ServerDeprecated: s.deprecated,
+			Exposed:          lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+			Disabled:         t.Disabled,
+			Policy:           t.ToolPolicy,
+			Input:            t,
+			Rules:            tc.Rules,
+			ruleSet:          configRuleSet(s, lt.wire.Name, tc.Rules),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
 			AllowRule: m.allowRule(ref, tc.Rules), Untrusted: key.trust != trust.Trusted})
