@@ -1,0 +1,76 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// everythingConfig writes a config with server-everything (trusted, a 60 s call
+// timeout: a request nobody answers would wait that long).
+func everythingConfig(t *testing.T) string {
+	t.Helper()
+	bin := npmBin(t, "mcp-server-everything")
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	body := fmt.Sprintf("[servers.everything]\ncommand = %q\ntrust = \"trusted\"\nconnect_timeout = \"60s\"\ncall_timeout = \"60s\"\n", bin)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// `airlock call` without a terminal: a server's sampling request and its
+// elicitation are declined at once with a clear message on stderr, never a silent
+// wait for the call timeout.
+func TestCall_NoTerminalDeclinesSamplingAndElicitationAtOnce(t *testing.T) {
+	cfg := everythingConfig(t)
+	began := time.Now()
+	r := airlock(t, "", "call", "--config", cfg, "--yes", "everything__trigger-sampling-request", "--args", `{"prompt":"hi","maxTokens":5}`)
+	if d := time.Since(began); d > 30*time.Second {
+		t.Errorf("sampling took %s: it waited", d)
+	}
+	if !strings.Contains(r.stderr, "asks for an LLM completion (sampling)") || !strings.Contains(r.stderr, "Not a terminal: nobody can write a reply, so the sampling request is declined.") {
+		t.Errorf("stderr does not say the sampling request was declined:\n%s", r.stderr)
+	}
+	if r.code != 6 || !strings.Contains(r.stdout, "declined") {
+		t.Errorf("exit %d, want 6 (the tool's error result naming the decline); stdout:\n%s", r.code, r.stdout)
+	}
+	began = time.Now()
+	r = airlock(t, "", "call", "--config", cfg, "--yes", "everything__trigger-elicitation-request")
+	if d := time.Since(began); d > 30*time.Second {
+		t.Errorf("elicitation took %s: it waited", d)
+	}
+	if !strings.Contains(r.stderr, "asks you for input") || !strings.Contains(r.stderr, "Not a terminal: nobody can answer, so the request is declined.") {
+		t.Errorf("stderr does not say the elicitation was declined:\n%s", r.stderr)
+	}
+	if !strings.Contains(strings.ToLower(r.stdout), "decline") {
+		t.Errorf("the server did not get a decline; stdout:\n%s", r.stdout)
+	}
+}
+
+// `airlock call` on a terminal asks on it: the reply typed by hand reaches the
+// server; an empty line declines.
+func TestCall_TerminalAnswersSamplingByHand(t *testing.T) {
+	cfg := everythingConfig(t)
+	s := startScreen(t, "call", "--config", cfg, "everything__trigger-sampling-request", "--args", `{"prompt":"say hi","maxTokens":5}`)
+	s.waitFor("Allow this call once? [y/N]")
+	s.keys("y\r")
+	s.waitFor("One line; an empty line declines")
+	s.waitFor("say hi")
+	s.keys("hi, typed by a person\r")
+	s.waitFor("LLM sampling result")
+	s.waitFor("hi, typed by a person")
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("airlock call exited with %v:\n%s", err, s.text())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("airlock call did not end:\n%s", s.text())
+	}
+}
