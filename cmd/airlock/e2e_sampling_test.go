@@ -74,3 +74,51 @@ func TestCall_TerminalAnswersSamplingByHand(t *testing.T) {
 		t.Fatalf("airlock call did not end:\n%s", s.text())
 	}
 }
+
+// Issue 13 on the real binary at 80x24 with the real server-everything: a sampling
+// request during the person's call is a question in the overlay; once armed, a
+// reply written by hand goes back to the server; another one is declined with esc.
+func TestE2E_SamplingAnsweredByHandAndDeclined(t *testing.T) {
+	cfg := everythingConfig(t)
+	s := startScreen(t, "--config", cfg)
+	s.waitFor("1/1 servers ready")
+	s.keys("/")
+	s.keys("trigger-sampling-request")
+	s.keys("\r")
+	s.waitFor("trigger-sampling")
+
+	call := func() {
+		s.keys("c")
+		s.waitFor("call everything")
+		s.keys("say hi")
+		s.keys(keyCtrlS)
+		s.waitFor("allow this call?")
+		s.waitGone("arming", "allow this call?")
+		s.keys(keyTab)
+		s.keys("\r")
+		s.waitFor("asks for an LLM completion")
+		s.waitFor("say hi")
+		s.waitFor("You are a helpful test server.")
+	}
+	call()
+	// Typed at once, before the question armed: never lands in the reply.
+	s.keys("early")
+	s.keys(keyCtrlS)
+	s.waitGone("arming", "asks for an LLM completion")
+	if strings.Contains(s.text(), "early") {
+		t.Fatalf("keys typed while arming reached the reply:\n%s", s.text())
+	}
+	s.keys("hi from a person")
+	s.keys(keyCtrlS)
+	s.waitFor("LLM sampling result")
+	for range 8 {
+		s.keys("j")
+	}
+	s.waitFor("hi from a person")
+	s.keys(keyEsc)
+
+	call()
+	s.waitGone("arming", "asks for an LLM completion")
+	s.keys(keyEsc)
+	s.waitFor("person declined the sampling request")
+}
