@@ -83,3 +83,61 @@ func TestInputRequired_ElicitationReachesTheSameQuestion(t *testing.T) {
 		t.Errorf("the server saw protocol %q", sawProtocol)
 	}
 }
+
+// Sampling and roots inside an input_required result: the sampling request is the
+// same question (the person's reply goes back), and roots/list is answered with
+// the configured roots.
+func TestInputRequired_SamplingAndRootsReachTheSameAnswers(t *testing.T) {
+	dir := t.TempDir()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mrtr", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "plan", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			if len(req.Params.InputResponses) == 0 {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+					//lint:ignore SA1019 testing a deprecated feature airlock supports
+					"model": &mcp.CreateMessageParams{MaxTokens: 5, SystemPrompt: "plan it", Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "what next?"}}}},
+					//lint:ignore SA1019 testing a deprecated feature airlock supports
+					"roots": &mcp.ListRootsParams{},
+				}}, nil, nil
+			}
+			var reply, roots string
+			switch r := req.Params.InputResponses["model"].(type) {
+			case *mcp.CreateMessageResult:
+				if tc, ok := r.Content.(*mcp.TextContent); ok {
+					reply = tc.Text
+				}
+			case *mcp.CreateMessageWithToolsResult:
+				if len(r.Content) > 0 {
+					if tc, ok := r.Content[0].(*mcp.TextContent); ok {
+						reply = tc.Text
+					}
+				}
+			}
+			//lint:ignore SA1019 testing a deprecated feature airlock supports
+			if lr, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult); ok {
+				for _, r := range lr.Roots {
+					roots += r.URI
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reply + "|" + roots}}}, nil, nil
+		})
+	cfg := newConfig(config.Server{Name: "mrtr", Trust: trust.Trusted, Protocol: "2026-07-28", Roots: []string{dir}})
+	m := start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"mrtr": srv}})
+	log := collectEvents(t, m)
+	go func() {
+		r := waitSampling(t, log)
+		if r.SystemPrompt != "plan it" || r.CallID == "" {
+			t.Errorf("request = %+v", r)
+		}
+		_ = m.AnswerSampling(r.ID, session.SamplingAnswer{Reply: "rest"})
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := m.Call(ctx, session.CallRequest{Server: "mrtr", Tool: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := textOf(out.Result), "rest|"+fileURI(dir); got != want {
+		t.Errorf("tool saw %q, want %q", got, want)
+	}
+}

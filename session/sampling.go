@@ -111,6 +111,9 @@ const (
 	// MaxSamplingText is the most bytes of text (system prompt, messages, tool
 	// descriptions and metadata together) a sampling request may carry.
 	MaxSamplingText = 256 << 10
+	// MaxSamplingWaiting is the most sampling requests of one server that wait for
+	// the person at once; more are declined unseen.
+	MaxSamplingWaiting = 4
 )
 
 // samplingDeclined is the JSON-RPC error code of a declined sampling request: the
@@ -122,7 +125,8 @@ const samplingModel = "airlock: written by a person"
 
 // samplings holds the sampling requests that wait for the person.
 type samplings struct {
-	waiting map[uint64]chan SamplingAnswer // guarded by Manager.elicit.mu
+	waiting  map[uint64]chan SamplingAnswer // guarded by Manager.elicit.mu
+	byServer map[string]int                 // waiting requests per server; guarded by Manager.elicit.mu
 }
 
 // ErrNoSampling is returned when answering a sampling request that no longer waits.
@@ -155,6 +159,10 @@ func (m *Manager) samplingHandler(server string) func(context.Context, *mcp.Crea
 			}
 		} else {
 			ans, err = m.waitSampling(ctx, r)
+			if errors.Is(err, errTooManySampling) {
+				m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined a sampling request unseen: " + err.Error()})
+				return nil, declineSampling("airlock declined the sampling request: " + err.Error())
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -171,12 +179,20 @@ func (m *Manager) samplingHandler(server string) func(context.Context, *mcp.Crea
 	}
 }
 
+var errTooManySampling = fmt.Errorf("%d sampling requests of this server already wait for the person", MaxSamplingWaiting)
+
 // waitSampling reports r as an event and waits for AnswerSampling.
 func (m *Manager) waitSampling(ctx context.Context, r *SamplingRequest) (SamplingAnswer, error) {
 	m.elicit.mu.Lock()
 	if m.sampling.waiting == nil {
 		m.sampling.waiting = map[uint64]chan SamplingAnswer{}
+		m.sampling.byServer = map[string]int{}
 	}
+	if m.sampling.byServer[r.Server] >= MaxSamplingWaiting {
+		m.elicit.mu.Unlock()
+		return SamplingAnswer{}, errTooManySampling
+	}
+	m.sampling.byServer[r.Server]++
 	m.elicit.seq++
 	r.ID = m.elicit.seq
 	ch := make(chan SamplingAnswer, 1)
@@ -185,6 +201,9 @@ func (m *Manager) waitSampling(ctx context.Context, r *SamplingRequest) (Samplin
 	defer func() {
 		m.elicit.mu.Lock()
 		delete(m.sampling.waiting, r.ID)
+		if m.sampling.byServer[r.Server]--; m.sampling.byServer[r.Server] == 0 {
+			delete(m.sampling.byServer, r.Server)
+		}
 		m.elicit.mu.Unlock()
 		m.events.push(SamplingClosed{ID: r.ID})
 	}()

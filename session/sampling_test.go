@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -133,7 +134,7 @@ func TestSampling_TenThousandMessagesDeclinedAtOnce(t *testing.T) {
 		}, "10000 messages, more than the 1000"},
 		{"huge text", func() *mcp.CreateMessageParams {
 			return &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{
-				{Role: "user", Content: &mcp.TextContent{Text: strings.Repeat("y", 4<<20)}}}}
+				{Role: "user", Content: &mcp.TextContent{Text: strings.Repeat("y", 1<<20)}}}}
 		}, "more than the 256 KiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,7 +149,7 @@ func TestSampling_TenThousandMessagesDeclinedAtOnce(t *testing.T) {
 			if got := textOf(out.Result); !strings.Contains(got, tc.want) {
 				t.Errorf("server saw %q, want it to name the bound (%q)", got, tc.want)
 			}
-			if d := time.Since(began); d > 10*time.Second {
+			if d := time.Since(began); d > 30*time.Second {
 				t.Errorf("took %s", d)
 			}
 			if log.find(func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok }) != nil {
@@ -482,4 +483,60 @@ func allowEveryCall(t *testing.T, m *session.Manager, log *eventLog) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
+}
+
+// A server that sends many sampling requests at once gets at most
+// MaxSamplingWaiting questions; the rest are declined unseen.
+func TestSampling_FloodBoundedPerServer(t *testing.T) {
+	const n = 20
+	srv := mcp.NewServer(&mcp.Implementation{Name: "sampler", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "flood", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			declined := 0
+			for range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					//lint:ignore SA1019 testing a deprecated feature airlock supports
+					_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "x"}}}})
+					if err != nil {
+						mu.Lock()
+						declined++
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(declined)}}}, nil, nil
+		})
+	m := start(t, newConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
+	log := collectEvents(t, m)
+	isReq := func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok }
+	go func() {
+		waitFor(t, "the questions", 10*time.Second, func() bool { return log.count(isReq) >= session.MaxSamplingWaiting })
+		time.Sleep(300 * time.Millisecond) // the rest are declined meanwhile
+		log.mu.Lock()
+		var ids []uint64
+		for _, ev := range log.evs {
+			if r, ok := ev.(session.SamplingRequested); ok {
+				ids = append(ids, r.Request.ID)
+			}
+		}
+		log.mu.Unlock()
+		for _, id := range ids {
+			_ = m.AnswerSampling(id, session.SamplingAnswer{Decline: true})
+		}
+	}()
+	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "flood"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := log.count(isReq); got != session.MaxSamplingWaiting {
+		t.Errorf("%d questions reached the person, want %d", got, session.MaxSamplingWaiting)
+	}
+	if got := textOf(out.Result); got != strconv.Itoa(n) {
+		t.Errorf("%s of %d declined, want all", got, n)
+	}
 }
