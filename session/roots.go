@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated by the 2026-07-28 spec (SEP-2577); airlock supports them so today's servers can be explored
+
 package session
 
 import (
@@ -102,20 +104,33 @@ func (m *Manager) SetRoots(server string, entries []string, home string) error {
 		}
 		return nil
 	}
-	// go-sdk notifies once per change: once for the roots that went away (if any),
-	// once for the new list. Each notification is followed by the server's
-	// roots/list, which answers the final list.
+	setRoots(client, old, uris)
+	return nil
+}
+
+// clientCapabilities is what airlock declares to a server: sampling without tools or
+// context (a reply is written by a person, who runs no tools and includes no
+// context), elicitation (inferred by go-sdk from its handler), and roots only when
+// the server has roots configured (roots not nil).
+func clientCapabilities(roots []string) *mcp.ClientCapabilities {
+	caps := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}
+	if roots != nil {
+		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
+	return caps
+}
+
+// setRoots changes client's roots from old to uris. go-sdk notifies connected
+// servers once per change: once for the roots that went away (if any), once for the
+// new list. Each notification is followed by the server's roots/list, which answers
+// the final list.
+func setRoots(client *mcp.Client, old, uris []string) {
 	var gone []string
 	for _, u := range old {
 		if !slices.Contains(uris, u) {
 			gone = append(gone, u)
 		}
 	}
-	if len(uris) == 0 {
-		client.RemoveRoots(gone...)
-		return nil
-	}
 	client.RemoveRoots(gone...)
 	client.AddRoots(rootList(uris)...)
-	return nil
 }

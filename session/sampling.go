@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated by the 2026-07-28 spec (SEP-2577); airlock supports them so today's servers can be explored
+
 package session
 
 import (

@@ -269,16 +269,9 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 	}
 	life, endLife := context.WithCancel(s.m.ctx)
 	name := s.cfg.Name
-	// airlock declares sampling without tools or context (a reply is written by a
-	// person, who runs no tools and includes no context), elicitation (inferred from
-	// its handler), and roots only when the server has roots configured.
-	caps := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}
 	s.mu.Lock()
 	roots := s.roots
 	s.mu.Unlock()
-	if roots != nil {
-		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
-	}
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.refresh(gen)
@@ -296,9 +289,9 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 		ElicitationHandler: s.m.elicitationHandler(name),
 		//lint:ignore SA1019 servers before protocol 2026-07-28 still sample this way
 		CreateMessageWithToolsHandler: s.m.samplingHandler(name),
-		Capabilities:                  caps,
+		Capabilities:                  clientCapabilities(roots),
 	})
-	client.AddRoots(rootList(roots)...)
+	setRoots(client, nil, roots)
 	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "roots/list" {
