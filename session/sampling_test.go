@@ -5,6 +5,7 @@ package session_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -540,5 +541,52 @@ func TestSampling_FloodBoundedPerServer(t *testing.T) {
 	}
 	if got := textOf(out.Result); got != strconv.Itoa(n) {
 		t.Errorf("%s of %d declined, want all", got, n)
+	}
+}
+
+// A server's logging notification is recorded as use of a deprecated feature.
+func TestDeprecated_LoggingRecorded(t *testing.T) {
+	tool := `{"name":"work","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`
+	sv := rawServer(t, "logger", trust.Trusted, script(page(tool), `"flood":{"log":1}`))
+	m := start(t, newConfig(sv), session.Options{})
+	if got := mustServer(t, m, "logger", session.StatusReady).Deprecated; len(got) != 0 {
+		t.Fatalf("Deprecated before any use = %v", got)
+	}
+	if _, err := m.Call(context.Background(), session.CallRequest{Server: "logger", Tool: "work"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "logging recorded", 10*time.Second, func() bool {
+		sv, _ := m.Snapshot().Server("logger")
+		return slices.Equal(sv.Deprecated, []string{session.DeprecatedLogging})
+	})
+	if ti := mustTool(t, m, "logger", "work"); !slices.Equal(ti.ServerDeprecated, []string{session.DeprecatedLogging}) {
+		t.Errorf("ToolInfo.ServerDeprecated = %v: the cached snapshot part was not rebuilt", ti.ServerDeprecated)
+	}
+}
+
+// A sampling request the server withdraws (its own timeout) closes the question;
+// answering it afterwards says it no longer waits.
+func TestSampling_WithdrawnByTheServerClosesTheQuestion(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "sampler", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			_, err := req.Session.CreateMessage(short, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "x"}}}})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(err != nil)}}}, nil, nil
+		})
+	m := start(t, newConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
+	log := collectEvents(t, m)
+	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if textOf(out.Result) != "true" {
+		t.Fatalf("the server's request did not time out: %q", textOf(out.Result))
+	}
+	r := waitSampling(t, log)
+	log.wait(t, "the question closed", 10*time.Second, func(ev session.Event) bool { c, ok := ev.(session.SamplingClosed); return ok && c.ID == r.ID })
+	if err := m.AnswerSampling(r.ID, session.SamplingAnswer{Reply: "late"}); !errors.Is(err, session.ErrNoSampling) {
+		t.Errorf("answering a withdrawn request: %v", err)
 	}
 }
