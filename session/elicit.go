@@ -76,6 +76,19 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 		if mode == "" {
 			mode = "form"
 		}
+		if m.opts.Asker != nil {
+			action, content, err := m.opts.Asker.Elicit(ctx, &Elicitation{
+				Server: server, Mode: mode, Message: p.Message, Schema: schema, URL: p.URL,
+				CallID: firstOf(inFlight), InFlight: inFlight,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if action != "accept" {
+				content = nil
+			}
+			return &mcp.ElicitResult{Action: action, Content: content}, nil
+		}
 		m.elicit.mu.Lock()
 		if m.elicit.waiting == nil {
 			m.elicit.waiting = map[uint64]chan *mcp.ElicitResult{}

@@ -79,6 +79,9 @@ type Options struct {
 	// MemoryTaint keeps taint in memory for this run only, even with a state dir
 	// (airlock demo: every demo starts clean and leaves the real taint.json alone).
 	MemoryTaint bool
+	// Asker answers servers' elicitation and sampling requests where no TUI reads
+	// the events (airlock call, check); nil turns them into events.
+	Asker Asker
 	// RulesFile is the remembered-decisions file (RulesPath); "" keeps remembered
 	// rules in memory for this run only.
 	RulesFile string
@@ -102,7 +105,8 @@ type Manager struct {
 	wg     sync.WaitGroup
 	first  sync.WaitGroup // first connection attempt of every server
 
-	elicit elicitations
+	elicit   elicitations
+	sampling samplings
 
 	// publish is held for writing while a new listing, a status or a live change is
 	// stored and the cached snapshot dropped, and for reading while a call is checked

@@ -60,6 +60,15 @@ type server struct {
 	// current connection (a resources/updated for another URI is dropped).
 	catRefreshing, catTrailing bool
 	subscribed                 map[string]bool
+	// client is the go-sdk client of the current connection (it holds the roots).
+	client *mcp.Client
+	// roots are the file:// URIs roots/list answers (nil: the roots capability is
+	// not declared); declaredRoots says whether the current connection declared it.
+	roots         []string
+	declaredRoots bool
+	// deprecated lists the deprecated features the server used (usedDeprecated).
+	deprecated []string
+	infoVer    uint64 // bumped with roots and deprecated: the snapshot cache key
 
 	logMu       sync.Mutex // guards the log rate limit below; never held with mu
 	logLimit    *rate.Limiter
@@ -90,6 +99,7 @@ func (s *server) dropProgress() {
 
 func newServer(m *Manager, cfg config.Server) *server {
 	s := &server{m: m, cfg: cfg, logLimit: rate.NewLimiter(logLinesPerSecond, logLinesPerSecond)}
+	s.roots = rootURIs(cfg.Roots)
 	s.stderr = NewRing(stderrKeepBytes, func(line string) {
 		s.pushLog("stderr", line)
 	})
@@ -160,7 +170,9 @@ func (s *server) connect(parent context.Context) {
 	ctx, cancel := context.WithTimeout(parent, deadline)
 	defer cancel()
 
-	cs, proc, capt, endLife, err := s.dial(ctx, gen)
+	var client *mcp.Client
+	var rootsDeclared bool
+	cs, proc, capt, endLife, err := s.dial(ctx, gen, &client, &rootsDeclared)
 	if err == nil {
 		var tools []listedTool
 		var notices []string
@@ -170,6 +182,7 @@ func (s *server) connect(parent context.Context) {
 			stale := s.gen != gen
 			if !stale {
 				s.cs, s.proc, s.capt, s.endLife = cs, proc, capt, endLife
+				s.client, s.declaredRoots = client, rootsDeclared
 				init := cs.InitializeResult()
 				s.protocol = init.ProtocolVersion
 				s.instructions = init.Instructions
@@ -230,7 +243,7 @@ func (s *server) fail(gen uint64, err error) {
 }
 
 // dial opens the transport and runs the MCP handshake.
-func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *process, *capture, context.CancelFunc, error) {
+func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, declaredRoots *bool) (*mcp.ClientSession, *process, *capture, context.CancelFunc, error) {
 	var (
 		inner mcp.Transport
 		proc  *process
@@ -268,6 +281,9 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 	}
 	life, endLife := context.WithCancel(s.m.ctx)
 	name := s.cfg.Name
+	s.mu.Lock()
+	roots := s.roots
+	s.mu.Unlock()
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.refresh(gen)
@@ -283,6 +299,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 		},
 		//lint:ignore SA1019 servers before protocol 2026-07-28 still log this way
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			s.m.usedDeprecated(name, DeprecatedLogging)
 			s.pushLog("log:"+string(req.Params.Level), logText(req.Params))
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -291,6 +308,18 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 			}
 		},
 		ElicitationHandler: s.m.elicitationHandler(name),
+		//lint:ignore SA1019 servers before protocol 2026-07-28 still sample this way
+		CreateMessageWithToolsHandler: s.m.samplingHandler(name),
+		Capabilities:                  clientCapabilities(roots),
+	})
+	setRoots(client, nil, roots)
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" {
+				s.m.usedDeprecated(name, DeprecatedRoots)
+			}
+			return next(ctx, method, req)
+		}
 	})
 	protocol := s.cfg.Protocol
 	if protocol == "" {
@@ -308,6 +337,7 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 		}
 		return nil, proc, nil, nil, fmt.Errorf("initializing: %w", err)
 	}
+	*clientOut, *declaredRoots = client, roots != nil
 	return cs, proc, capt, endLife, nil
 }
 

@@ -47,6 +47,13 @@ type ServerInfo struct {
 	OffersPrompts     bool
 	Subscribe         bool
 	Completions       bool
+	// Roots are the file:// URIs airlock answers roots/list with (the config's roots,
+	// or the last SetRoots); nil when the server gets no roots.
+	Roots []string
+	// Deprecated lists the features deprecated by the 2026-07-28 spec (SEP-2577)
+	// that the server used in this run, sorted: DeprecatedLogging, DeprecatedRoots,
+	// DeprecatedSampling.
+	Deprecated []string
 }
 
 // ToolInfo is a point-in-time view of one tool with its classification. Raw is the
@@ -68,6 +75,10 @@ type ToolInfo struct {
 	ServerTrust trust.ServerTrust
 	// ServerEnv is ServerInfo.Env of the tool's server: variable names only.
 	ServerEnv []string
+	// ServerRoots and ServerDeprecated are ServerInfo.Roots and .Deprecated of the
+	// tool's server.
+	ServerRoots      []string
+	ServerDeprecated []string
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
 	// Disabled is true when the person turned the tool off for this session.
@@ -171,6 +182,7 @@ type serverSnapKey struct {
 	status  Status
 	trust   trust.ServerTrust
 	over    uint64 // Manager.overVersion[server]: bumped with every live change to it
+	info    uint64 // server.infoVer: bumped when its roots or deprecated features change
 }
 
 func (m *Manager) build(version uint64) *Snapshot {
@@ -202,13 +214,15 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Implementation:      s.impl,
 			Notices:             catalogNotices(s.notices, s.catalog),
 			Env:                 s.envNames,
+			Roots:               s.roots,
+			Deprecated:          s.deprecated,
 		}
 		if s.status == StatusReady {
 			c := s.catalog
 			info.Resources, info.ResourceTemplates, info.Prompts = c.resources, c.templates, c.prompts
 			info.OffersResources, info.OffersPrompts, info.Subscribe, info.Completions = c.offersResources, c.offersPrompts, c.subscribe, c.completions
 		}
-		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name]}
+		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name], info: s.infoVer}
 		part := s.snapCache
 		if part == nil || part.key != key {
 			part = m.buildServer(s, key)
@@ -293,26 +307,28 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 		part.tiers[class.Tier]++
 		ref := trust.Ref{Server: name, Tool: lt.wire.Name}
 		part.tools = append(part.tools, ToolInfo{
-			Ref:          ref,
-			Title:        lt.wire.Title,
-			Description:  lt.wire.Description,
-			InputSchema:  lt.wire.InputSchema,
-			OutputSchema: lt.wire.OutputSchema,
-			Raw:          lt.raw,
-			Fingerprint:  lt.fingerprint,
-			Declared:     lt.declared,
-			Class:        class,
-			Pin:          t.Pin,
-			PinnedAt:     t.PinnedAt,
-			ServerTrust:  key.trust,
-			ServerEnv:    s.envNames,
-			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
-			Disabled:     t.Disabled,
-			Policy:       t.ToolPolicy,
-			TaskSupport:  lt.wire.TaskSupport,
-			Input:        t,
-			Rules:        tc.Rules,
-			ruleSet:      configRuleSet(s, lt.wire.Name, tc.Rules),
+			Ref:              ref,
+			Title:            lt.wire.Title,
+			Description:      lt.wire.Description,
+			InputSchema:      lt.wire.InputSchema,
+			OutputSchema:     lt.wire.OutputSchema,
+			Raw:              lt.raw,
+			Fingerprint:      lt.fingerprint,
+			Declared:         lt.declared,
+			Class:            class,
+			Pin:              t.Pin,
+			PinnedAt:         t.PinnedAt,
+			ServerTrust:      key.trust,
+			ServerEnv:        s.envNames,
+			ServerRoots:      s.roots,
+			ServerDeprecated: s.deprecated,
+			Exposed:          lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+			Disabled:         t.Disabled,
+			Policy:           t.ToolPolicy,
+			TaskSupport:      lt.wire.TaskSupport,
+			Input:            t,
+			Rules:            tc.Rules,
+			ruleSet:          configRuleSet(s, lt.wire.Name, tc.Rules),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
 			AllowRule: m.allowRule(ref, tc.Rules), Untrusted: key.trust != trust.Trusted})

@@ -134,6 +134,17 @@ func answerElicitationCmd(m *session.Manager, id uint64, action string, content 
 	}
 }
 
+// answerSamplingCmd answers a sampling request (reported like an elicitation's).
+func answerSamplingCmd(m *session.Manager, id uint64, a session.SamplingAnswer) tea.Cmd {
+	return func() tea.Msg {
+		action := "reply"
+		if a.Decline {
+			action = "decline"
+		}
+		return elicitAnsweredMsg{id: id, action: action, err: m.AnswerSampling(id, a)}
+	}
+}
+
 func reconnectCmd(m *session.Manager, name string) tea.Cmd {
 	return func() tea.Msg {
 		return reconnectedMsg{server: name, err: m.Reconnect(name)}
@@ -222,6 +233,21 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			m.status = "✎ " + inline(m.st, e.Elicitation.Server, 32) + " asks you for input"
 			return m.q.AddElicitation(e.Elicitation, t)
 		}
+	case session.SamplingRequested:
+		if e.Request != nil {
+			t := trust.Untrusted
+			if sv, ok := m.snap.Server(e.Request.Server); ok {
+				t = sv.Trust
+			}
+			m.status = "✎ " + inline(m.st, e.Request.Server, 32) + " asks for an LLM completion (sampling)"
+			return m.q.AddSampling(e.Request, t)
+		}
+	case session.SamplingClosed:
+		r, cmd := m.q.WithdrawSampling(e.ID)
+		if r != nil {
+			m.status = "the sampling request from " + inline(m.st, r.Server, 32) + " was withdrawn"
+		}
+		return cmd
 	case session.ElicitationClosed:
 		el, cmd := m.q.WithdrawElicitation(e.ID)
 		if el != nil {

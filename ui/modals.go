@@ -54,7 +54,7 @@ func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
 // requestQuit quits at once, or asks first while a call runs or a person's answer
 // is awaited.
 func (m Model) requestQuit() (Model, tea.Cmd) {
-	el := m.q.Count(question.KindElicitation)
+	el := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling)
 	n := m.waiting()
 	changes := overrideCount(m.over)
 	if !m.call.running && n == 0 && el == 0 && changes == 0 {
@@ -125,6 +125,13 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 	case question.Elicited:
 		m.status = "answered " + inline(m.st, o.Elicitation.Server, 32) + "'s request: " + o.Action
 		return m, answerElicitationCmd(m.sess, o.Elicitation.ID, o.Action, o.Content)
+	case question.Sampled:
+		word := "replied to"
+		if o.Decline {
+			word = "declined"
+		}
+		m.status = word + " " + inline(m.st, o.Request.Server, 32) + "'s sampling request"
+		return m, answerSamplingCmd(m.sess, o.Request.ID, session.SamplingAnswer{Decline: o.Decline, Reply: o.Reply})
 	case question.QuitAnswer:
 		if o.Quit {
 			return m.quit()

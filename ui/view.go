@@ -236,7 +236,7 @@ func (m Model) statusLine() string {
 	if n := overrideCount(m.over); n > 0 {
 		parts = append(parts, st.WarnText.Render(unsavedText(n)))
 	}
-	if n := m.q.Count(question.KindElicitation); n > 0 {
+	if n := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling); n > 0 {
 		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+plural(n)+" for input"))
 	}
 	if m.status != "" {

@@ -62,7 +62,13 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return 1
 	}
 	defer audit.Close()
-	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}})
+	// A server's elicitation or sampling request during the call is asked on the
+	// terminal, or declined at once without one: never a silent wait.
+	asker := cli.Asker{In: stdin, Out: stderr, Interactive: interactive, Trust: trustOf(cfg)}
+	if f, ok := stdin.(*os.File); ok && interactive {
+		asker.Drain = drainInput(f)
+	}
+	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}, Asker: asker})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
@@ -103,6 +109,18 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return 6
 	}
 	return 0
+}
+
+// trustOf names a configured server's trust.
+func trustOf(cfg *config.Config) func(string) string {
+	return func(name string) string {
+		for _, s := range cfg.Servers {
+			if s.Name == name {
+				return s.Trust.String()
+			}
+		}
+		return ""
+	}
 }
 
 func errText(err error) string {

@@ -92,7 +92,7 @@ func runCheckReport(ctx context.Context, cfg *config.Config, o checkOptions, std
 		defer m.Close()
 		return report(m, cfg, o, "snapshot", nil, notes, stdout, stderr)
 	}
-	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr)})
+	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
@@ -187,7 +187,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return cli.ExitConfig
 	}
 	pins, _ := session.OpenPins("")
-	m, err := newManager(cfg, session.Options{Pins: pins, OAuth: showAuthorization(stderr)})
+	m, err := newManager(cfg, session.Options{Pins: pins, OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig

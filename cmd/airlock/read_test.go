@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// everythingConfig is a config with the pinned npm server-everything under the name
+// everythingEvConfig is a config with the pinned npm server-everything under the name
 // ev, with extra lines in its table; the test is skipped without the npm servers.
-func everythingConfig(t *testing.T, extra string) string {
+func everythingEvConfig(t *testing.T, extra string) string {
 	t.Helper()
 	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "npm", "node_modules", ".bin", "mcp-server-everything"))
 	if err != nil {
@@ -32,7 +32,7 @@ func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 // them; read and prompt go through the engine (allowed by policy, refused by a
 // deny policy with exit 5, asked and denied without a terminal with exit 5).
 func TestReadAndPrompt_ThroughTheEngine(t *testing.T) {
-	cfg := everythingConfig(t, "trust = \"trusted\"\n")
+	cfg := everythingEvConfig(t, "trust = \"trusted\"\n")
 	r := airlock(t, "", "check", "--json", "--config", cfg)
 	var rep struct {
 		Servers []struct {
@@ -79,7 +79,7 @@ func TestReadAndPrompt_ThroughTheEngine(t *testing.T) {
 		t.Errorf("prompt with a number argument: exit %d\n%s", r.code, r.stderr)
 	}
 
-	deny := everythingConfig(t, "trust = \"trusted\"\nresources = \"deny\"\nprompts = \"ask\"\n")
+	deny := everythingEvConfig(t, "trust = \"trusted\"\nresources = \"deny\"\nprompts = \"ask\"\n")
 	r = airlock(t, "", "read", "ev", uri, "--config", deny)
 	if r.code != 5 || !strings.Contains(r.stderr, "denied by policy") || strings.Contains(r.stdout, uri) {
 		t.Errorf("read with resources = deny: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -27,6 +27,7 @@
 //	trust = "untrusted"            # trusted | untrusted | blocked
 //	labels = []                    # private-data | untrusted-content | exfiltration
 //	elicitation = "during-calls"   # or "anytime": may ask the person between calls too
+//	roots = []                     # absolute paths, ~/path or file:// URIs that exist; declared only when set
 //	[servers.NAME.oauth]           # http servers: authorize with OAuth 2.1 (see OAuth)
 //	client_id, client_secret, client_metadata_url, issuer, scopes, redirect_port
 //	[servers.NAME.tools.TOOL]      # policy, read_only, destructive, idempotent, open_world, labels
@@ -138,6 +139,10 @@ type Server struct {
 	// the read tier's policy (docs/channels.md).
 	Resources trust.Action
 	Prompts   trust.Action
+	// Roots are the absolute paths (existing when loaded) airlock answers the
+	// server's roots/list with, as file:// URIs; nil when roots is not set: airlock
+	// then does not declare the roots capability to this server.
+	Roots []string
 }
 
 // The elicitation values of a server.

@@ -194,6 +194,7 @@ type rawServer struct {
 	Elicitation    value               `toml:"elicitation"`
 	Resources      value               `toml:"resources"`
 	Prompts        value               `toml:"prompts"`
+	Roots          value               `toml:"roots"`
 }
 
 type rawOAuth struct {
@@ -520,6 +521,23 @@ func (b *builder) server(name string, r *rawServer) Server {
 		default:
 			b.probs.add(at("elicitation"), "want %s|%s, got %q", ElicitDuringCalls, ElicitAnytime, e)
 		}
+	}
+	if r.Roots.set {
+		seen := map[string]bool{}
+		s.Roots = []string{} // set, even empty: the server is declared roots
+		b.strList(at("roots"), r.Roots, func(i int, e string) string {
+			p, err := ParseRoot(e, b.home)
+			switch {
+			case err != nil:
+				b.probs.addAt(at("roots"), i, "%s", err.Error())
+			case seen[p]:
+				b.probs.addAt(at("roots"), i, "%s is listed twice", p)
+			default:
+				seen[p] = true
+				s.Roots = append(s.Roots, p)
+			}
+			return e
+		})
 	}
 	return s
 }

@@ -103,6 +103,11 @@ func (s *Server) problems(p *problems) {
 	if !validName(s.Name) {
 		p.add(k, "server name must match %s", namePattern)
 	}
+	for i, r := range s.Roots {
+		if !isAbs(r) {
+			p.addAt(at("roots"), i, "want an absolute path, got %q", r)
+		}
+	}
 
 	hasCmd, hasURL := s.Command != "", s.URL != ""
 	validTransport := s.Transport == TransportStdio || s.Transport == TransportHTTP || s.Transport == TransportSSE

@@ -26,6 +26,7 @@ const (
 	KindAccept                  // accept a changed tool definition
 	KindClearTaint              // clear a context's taint
 	KindChoice                  // another two-button question of airlock's (AskChoice)
+	KindSampling                // a server asks for an LLM completion
 )
 
 // item is one question in the queue.
@@ -40,6 +41,7 @@ type item struct {
 	ctx     string      // KindClearTaint: the context
 	taint   trust.Taint // KindClearTaint: the taint shown
 	tag     string      // KindChoice: which question it is
+	sample  sampling    // KindSampling
 }
 
 // Outcome is what the person decided; nil means nothing yet.
@@ -142,6 +144,8 @@ func (o *Overlay) size(it *item) {
 		it.confirm.SetSize(o.width, o.height-1)
 	case KindElicitation:
 		it.form.SetSize(o.width, o.height-1)
+	case KindSampling:
+		it.sample.setSize(o.width, o.height-1)
 	}
 }
 
@@ -242,6 +246,23 @@ func (o *Overlay) AddElicitation(e *session.Elicitation, t trust.ServerTrust) te
 	it := item{kind: KindElicitation, elicit: e, form: f}
 	o.size(&it)
 	return o.pushBack(it)
+}
+
+// AddSampling queues a server's sampling request; server trust is shown first.
+func (o *Overlay) AddSampling(r *session.SamplingRequest, t trust.ServerTrust) tea.Cmd {
+	it := item{kind: KindSampling, sample: newSampling(r, t)}
+	o.size(&it)
+	return o.pushBack(it)
+}
+
+// WithdrawSampling removes a sampling request that no longer waits.
+func (o *Overlay) WithdrawSampling(id uint64) (*session.SamplingRequest, tea.Cmd) {
+	for i, it := range o.items {
+		if it.kind == KindSampling && it.sample.req.ID == id {
+			return it.sample.req, o.remove(i)
+		}
+	}
+	return nil, nil
 }
 
 // AskQuit puts the quit question in front, with airlock's sentences about what
@@ -495,6 +516,8 @@ func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 		case form.Cancel:
 			out = Elicited{Elicitation: it.elicit, Action: "cancel"}
 		}
+	case KindSampling:
+		it.sample, out, cmd = it.sample.update(o.st, msg, o.g.armed)
 	case KindQuit, KindAccept, KindClearTaint, KindChoice:
 		if k, ok := msg.(tea.KeyPressMsg); ok && o.g.armed {
 			if b := it.choice.key(k); b >= 0 {
@@ -525,7 +548,7 @@ func (o Overlay) Typing() bool {
 		return false
 	}
 	switch o.items[0].kind {
-	case KindElicitation:
+	case KindElicitation, KindSampling:
 		return true
 	case KindApproval:
 		return o.items[0].confirm.TypingReason()
@@ -547,6 +570,8 @@ func (o Overlay) View() string {
 		return it.confirm.View() // it says it is arming itself
 	case KindElicitation:
 		v = it.form.View()
+	case KindSampling:
+		return it.sample.view(o.st, o.help, arming)
 	default:
 		return it.choice.view(o.st, o.help, o.width, arming)
 	}
@@ -569,6 +594,8 @@ func (o Overlay) KeyMap() help.KeyMap {
 		return it.confirm.KeyMap()
 	case KindElicitation:
 		return it.form.KeyMap()
+	case KindSampling:
+		return it.sample.keys
 	default:
 		return it.choice.keys
 	}
@@ -599,7 +626,7 @@ func (o Overlay) Badge() string {
 		switch it.kind {
 		case KindApproval:
 			a++
-		case KindElicitation:
+		case KindElicitation, KindSampling:
 			e++
 		}
 	}

@@ -1,0 +1,371 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated by the 2026-07-28 spec (SEP-2577); airlock supports them so today's servers can be explored
+
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SamplingRequest is a server asking for an LLM completion (sampling/createMessage,
+// deprecated by the 2026-07-28 spec, SEP-2577). airlock has no model of its own and
+// never forwards it to an agent: the person reads the request and declines it or
+// writes the reply by hand. Every string is server-controlled: escape before display.
+// A request beyond the bounds (MaxSamplingMessages, MaxSamplingText) never becomes a
+// SamplingRequest: it is declined at once.
+type SamplingRequest struct {
+	ID     uint64
+	Server string
+	// CallID is the call to Server in flight when it asked (the oldest); InFlight
+	// lists them all. Empty only for a server allowed to ask between calls.
+	CallID   string
+	InFlight []string
+
+	SystemPrompt string
+	Messages     []SamplingMessage
+	// IncludeContext is the server's wish ("none", "thisServer", "allServers", or
+	// ""); airlock includes no context whatever it says.
+	IncludeContext string
+	// ModelHints are the model names the server prefers, in its order; the
+	// priorities are 0..1, 0 when not given.
+	ModelHints           []string
+	CostPriority         float64
+	SpeedPriority        float64
+	IntelligencePriority float64
+	MaxTokens            int64
+	Temperature          float64
+	StopSequences        []string
+	// Tools are the tools the server offers the model (sampling with tools); airlock
+	// does not declare sampling.tools, so a server that follows the spec sends none.
+	Tools      []SamplingTool
+	ToolChoice string
+	// Metadata is the server's metadata object as JSON ("" when none).
+	Metadata string
+}
+
+// SamplingMessage is one message of a sampling request.
+type SamplingMessage struct {
+	Role  string
+	Parts []SamplingPart
+}
+
+// SamplingPart is one content block of a message. Image and audio data are not kept:
+// Kind, MIME and Size say what was there.
+type SamplingPart struct {
+	// Kind is text, image, audio, tool_use, tool_result, or the content's own type.
+	Kind string
+	// Text is the text of a text block; for tool_use the tool's name and its input
+	// as JSON; for tool_result its text blocks; for another kind its JSON.
+	Text string
+	MIME string
+	// Size is the number of bytes of image or audio data.
+	Size int
+}
+
+// SamplingTool is a tool a sampling request offers the model.
+type SamplingTool struct {
+	Name        string
+	Description string
+}
+
+// SamplingAnswer is the person's answer to a sampling request: Decline, or Reply,
+// the text written by hand that goes back as the assistant's message.
+type SamplingAnswer struct {
+	Decline bool
+	Reply   string
+}
+
+// SamplingRequested reports a server asking for a completion; answer it with
+// Manager.AnswerSampling.
+type SamplingRequested struct{ Request *SamplingRequest }
+
+// SamplingClosed reports that a sampling request no longer waits (answered, or the
+// server cancelled it).
+type SamplingClosed struct{ ID uint64 }
+
+func (SamplingRequested) event() {}
+func (SamplingClosed) event()    {}
+
+// Asker answers a server's requests of the person where no TUI reads the Manager's
+// events (airlock call, airlock check): without a terminal it declines at once.
+// Nil (the TUI's way) turns them into ElicitationRequested and SamplingRequested
+// events answered through AnswerElicitation and AnswerSampling.
+type Asker interface {
+	// Elicit returns accept (with content matching e.Schema), decline or cancel.
+	Elicit(ctx context.Context, e *Elicitation) (action string, content map[string]any, err error)
+	Sample(ctx context.Context, r *SamplingRequest) (SamplingAnswer, error)
+}
+
+// The bounds of a sampling request a person is asked about. Everything within them
+// is shown (the question scrolls); a request beyond them is declined at once, unseen,
+// with an error that names the bound, and the person is told in the server's log.
+const (
+	// MaxSamplingMessages is the most messages a sampling request may carry.
+	MaxSamplingMessages = 1000
+	// MaxSamplingText is the most bytes of text (system prompt, messages, tool
+	// descriptions and metadata together) a sampling request may carry.
+	MaxSamplingText = 256 << 10
+	// MaxSamplingWaiting is the most sampling requests of one server that wait for
+	// the person at once; more are declined unseen.
+	MaxSamplingWaiting = 4
+)
+
+// samplingDeclined is the JSON-RPC error code of a declined sampling request: the
+// spec's example for a user who rejects sampling uses -1.
+const samplingDeclined = -1
+
+// samplingModel is the model name of a reply the person wrote.
+const samplingModel = "airlock: written by a person"
+
+// samplings holds the sampling requests that wait for the person.
+type samplings struct {
+	waiting  map[uint64]chan SamplingAnswer // guarded by Manager.elicit.mu
+	byServer map[string]int                 // waiting requests per server; guarded by Manager.elicit.mu
+}
+
+// ErrNoSampling is returned when answering a sampling request that no longer waits.
+var ErrNoSampling = errors.New("that sampling request no longer waits for an answer")
+
+func declineSampling(msg string) error {
+	return &jsonrpc.Error{Code: samplingDeclined, Message: msg}
+}
+
+func (m *Manager) samplingHandler(server string) func(context.Context, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+	return func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+		m.usedDeprecated(server, DeprecatedSampling)
+		r, err := samplingRequest(req.Params)
+		if err != nil {
+			m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined a sampling request unseen: " + err.Error()})
+			return nil, declineSampling("airlock declined the sampling request: " + err.Error())
+		}
+		r.Server = server
+		inFlight := m.inFlight(server)
+		if len(inFlight) == 0 && !m.elicitAnytime(server) {
+			m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined a sampling request: no call to this server was in flight (set elicitation = \"anytime\" in [servers." + server + "] to allow it)"})
+			return nil, declineSampling("airlock declined the sampling request: no call to this server was in flight")
+		}
+		r.CallID, r.InFlight = firstOf(inFlight), inFlight
+		var ans SamplingAnswer
+		if m.opts.Asker != nil {
+			ans, err = m.opts.Asker.Sample(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+		} else {
+			ans, err = m.waitSampling(ctx, r)
+			if errors.Is(err, errTooManySampling) {
+				m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined a sampling request unseen: " + err.Error()})
+				return nil, declineSampling("airlock declined the sampling request: " + err.Error())
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if ans.Decline {
+			return nil, declineSampling("the person declined the sampling request (airlock)")
+		}
+		return &mcp.CreateMessageWithToolsResult{
+			Content:    []mcp.Content{&mcp.TextContent{Text: ans.Reply}},
+			Model:      samplingModel,
+			Role:       "assistant",
+			StopReason: "endTurn",
+		}, nil
+	}
+}
+
+var errTooManySampling = fmt.Errorf("%d sampling requests of this server already wait for the person", MaxSamplingWaiting)
+
+// waitSampling reports r as an event and waits for AnswerSampling.
+func (m *Manager) waitSampling(ctx context.Context, r *SamplingRequest) (SamplingAnswer, error) {
+	m.elicit.mu.Lock()
+	if m.sampling.waiting == nil {
+		m.sampling.waiting = map[uint64]chan SamplingAnswer{}
+		m.sampling.byServer = map[string]int{}
+	}
+	if m.sampling.byServer[r.Server] >= MaxSamplingWaiting {
+		m.elicit.mu.Unlock()
+		return SamplingAnswer{}, errTooManySampling
+	}
+	m.sampling.byServer[r.Server]++
+	m.elicit.seq++
+	r.ID = m.elicit.seq
+	ch := make(chan SamplingAnswer, 1)
+	m.sampling.waiting[r.ID] = ch
+	m.elicit.mu.Unlock()
+	defer func() {
+		m.elicit.mu.Lock()
+		delete(m.sampling.waiting, r.ID)
+		if m.sampling.byServer[r.Server]--; m.sampling.byServer[r.Server] == 0 {
+			delete(m.sampling.byServer, r.Server)
+		}
+		m.elicit.mu.Unlock()
+		m.events.push(SamplingClosed{ID: r.ID})
+	}()
+	m.events.push(SamplingRequested{Request: r})
+	select {
+	case a := <-ch:
+		return a, nil
+	case <-ctx.Done():
+		return SamplingAnswer{}, ctx.Err()
+	case <-m.ctx.Done():
+		return SamplingAnswer{Decline: true}, nil
+	}
+}
+
+// AnswerSampling answers a waiting sampling request: decline it, or reply with the
+// text the person wrote.
+func (m *Manager) AnswerSampling(id uint64, a SamplingAnswer) error {
+	m.elicit.mu.Lock()
+	ch, ok := m.sampling.waiting[id]
+	delete(m.sampling.waiting, id)
+	m.elicit.mu.Unlock()
+	if !ok {
+		return ErrNoSampling
+	}
+	ch <- a
+	return nil
+}
+
+// samplingRequest keeps what a person needs to see of p, or says which bound p
+// exceeds. Image and audio data are counted, not kept.
+func samplingRequest(p *mcp.CreateMessageWithToolsParams) (*SamplingRequest, error) {
+	if p == nil {
+		return nil, errors.New("no parameters")
+	}
+	if n := len(p.Messages); n > MaxSamplingMessages {
+		return nil, fmt.Errorf("it has %d messages, more than the %d airlock shows a person", n, MaxSamplingMessages)
+	}
+	r := &SamplingRequest{
+		SystemPrompt:   p.SystemPrompt,
+		IncludeContext: p.IncludeContext,
+		MaxTokens:      p.MaxTokens,
+		Temperature:    p.Temperature,
+		StopSequences:  p.StopSequences,
+	}
+	text := len(p.SystemPrompt)
+	for _, s := range p.StopSequences {
+		text += len(s)
+	}
+	if mp := p.ModelPreferences; mp != nil {
+		r.CostPriority, r.SpeedPriority, r.IntelligencePriority = mp.CostPriority, mp.SpeedPriority, mp.IntelligencePriority
+		for _, h := range mp.Hints {
+			if h != nil {
+				r.ModelHints = append(r.ModelHints, h.Name)
+				text += len(h.Name)
+			}
+		}
+	}
+	if p.Metadata != nil {
+		if b, err := json.Marshal(p.Metadata); err == nil {
+			r.Metadata = string(b)
+			text += len(b)
+		}
+	}
+	for _, t := range p.Tools {
+		if t == nil {
+			continue
+		}
+		r.Tools = append(r.Tools, SamplingTool{Name: t.Name, Description: t.Description})
+		text += len(t.Name) + len(t.Description)
+	}
+	if p.ToolChoice != nil {
+		r.ToolChoice = p.ToolChoice.Mode
+	}
+	r.Messages = make([]SamplingMessage, 0, len(p.Messages))
+	for _, msg := range p.Messages {
+		if msg == nil {
+			continue
+		}
+		sm := SamplingMessage{Role: string(msg.Role)}
+		for _, c := range msg.Content {
+			part := samplingPart(c)
+			text += len(part.Text)
+			if text > MaxSamplingText {
+				return nil, fmt.Errorf("its text is more than the %d KiB airlock shows a person", MaxSamplingText>>10)
+			}
+			sm.Parts = append(sm.Parts, part)
+		}
+		r.Messages = append(r.Messages, sm)
+	}
+	if text > MaxSamplingText {
+		return nil, fmt.Errorf("its text is more than the %d KiB airlock shows a person", MaxSamplingText>>10)
+	}
+	return r, nil
+}
+
+func samplingPart(c mcp.Content) SamplingPart {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		return SamplingPart{Kind: "text", Text: c.Text}
+	case *mcp.ImageContent:
+		return SamplingPart{Kind: "image", MIME: c.MIMEType, Size: len(c.Data)}
+	case *mcp.AudioContent:
+		return SamplingPart{Kind: "audio", MIME: c.MIMEType, Size: len(c.Data)}
+	case *mcp.ToolUseContent:
+		in, _ := json.Marshal(c.Input)
+		return SamplingPart{Kind: "tool_use", Text: c.Name + " " + string(in)}
+	case *mcp.ToolResultContent:
+		var texts []string
+		for _, x := range c.Content {
+			if t, ok := x.(*mcp.TextContent); ok {
+				texts = append(texts, t.Text)
+			} else if x != nil {
+				b, _ := json.Marshal(x)
+				texts = append(texts, string(b))
+			}
+		}
+		return SamplingPart{Kind: "tool_result", Text: strings.Join(texts, "\n")}
+	case nil:
+		return SamplingPart{Kind: "empty"}
+	default:
+		b, _ := json.Marshal(c)
+		var typed struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(b, &typed)
+		kind := typed.Type
+		if kind == "" {
+			kind = "unknown"
+		}
+		return SamplingPart{Kind: kind, Text: string(b)}
+	}
+}
+
+// The deprecated features a server may use (SEP-2577, 2026-07-28 spec): recorded per
+// server in ServerInfo.Deprecated.
+const (
+	DeprecatedSampling = "sampling"
+	DeprecatedRoots    = "roots"
+	DeprecatedLogging  = "logging"
+)
+
+// usedDeprecated records that server used a deprecated feature; the first use of
+// each is published in the next snapshot.
+func (m *Manager) usedDeprecated(server, feature string) {
+	s, ok := m.servers[server]
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	known := slices.Contains(s.deprecated, feature)
+	if !known {
+		// A new slice: a snapshot may hold the old one.
+		d := append(slices.Clone(s.deprecated), feature)
+		sort.Strings(d)
+		s.deprecated = d
+		s.infoVer++
+	}
+	s.mu.Unlock()
+	if !known {
+		m.dropSnapshot()
+		m.notify()
+	}
+}
