@@ -73,6 +73,10 @@ type runner struct {
 	node, inspector string // "" = the Inspector rows are skipped
 	airlock, bare   string
 	manytools       string
+	agent           string // bench/agent
+	bareproxy       string // bench/bareproxy
+	supergateway    string // its entry point in testdata/npm; "" = the peer rows are skipped
+	nodeAny         string // a Node for supergateway and agent.mjs (any >= 20)
 	only            map[string]bool // nil = every group
 	rows            []row
 	failed          []string
@@ -124,6 +128,7 @@ func run(quick bool, out, keep, only string) error {
 		return err
 	}
 	r.findInspector()
+	r.findSupergateway()
 	r.machine = machine(r)
 
 	r.section("1", r.rowCheck)
@@ -132,6 +137,7 @@ func run(quick bool, out, keep, only string) error {
 	r.section("4", r.rowTrust)
 	r.section("5", r.rowUI)
 	r.section("5", r.rowTUIMemory)
+	r.section("6", r.rowPeers)
 
 	table := r.table()
 	fmt.Println()
@@ -188,7 +194,9 @@ func (r *runner) build() error {
 	r.airlock = filepath.Join(r.work, "airlock")
 	r.bare = filepath.Join(r.work, "bareclient")
 	r.manytools = filepath.Join(r.work, "manytools")
-	for _, b := range [][2]string{{r.airlock, "./cmd/airlock"}, {r.bare, "./bench/bareclient"}, {r.manytools, "./bench/manytools"}} {
+	r.agent = filepath.Join(r.work, "agent")
+	r.bareproxy = filepath.Join(r.work, "bareproxy")
+	for _, b := range [][2]string{{r.airlock, "./cmd/airlock"}, {r.bare, "./bench/bareclient"}, {r.manytools, "./bench/manytools"}, {r.agent, "./bench/agent"}, {r.bareproxy, "./bench/bareproxy"}} {
 		cmd := exec.Command("go", "build", "-o", b[0], b[1])
 		cmd.Dir = r.root
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -233,6 +241,24 @@ func (r *runner) findInspector() {
 		return
 	}
 	r.inspector = launcher
+}
+
+// findSupergateway finds a Node (any >= 20: the one found for the Inspector, else
+// node on PATH) and supergateway as pinned in testdata/npm (.ci/run's npm ci installs
+// it). Without either, the peer rows are skipped.
+func (r *runner) findSupergateway() {
+	r.nodeAny = r.node
+	if r.nodeAny == "" {
+		if p, err := exec.LookPath("node"); err == nil && nodeAtLeast(p, 20, 0) {
+			r.nodeAny = p
+		}
+	}
+	sg := filepath.Join(r.root, "testdata/npm/node_modules/supergateway/dist/index.js")
+	if _, err := os.Stat(sg); err != nil || r.nodeAny == "" {
+		logf("no Node >= 20 or no supergateway in testdata/npm (cd testdata/npm && npm ci): the peer rows are skipped")
+		return
+	}
+	r.supergateway = sg
 }
 
 func npm(dir, pathFirst, verb string) error {
