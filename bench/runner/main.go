@@ -73,10 +73,10 @@ type runner struct {
 	node, inspector string // "" = the Inspector rows are skipped
 	airlock, bare   string
 	manytools       string
-	agent           string // bench/agent
-	bareproxy       string // bench/bareproxy
-	supergateway    string // its entry point in testdata/npm; "" = the peer rows are skipped
-	nodeAny         string // a Node for supergateway and agent.mjs (any >= 20)
+	agent           string          // bench/agent
+	bareproxy       string          // bench/bareproxy
+	supergateway    string          // its entry point in testdata/npm; "" = the peer rows are skipped
+	nodeAny         string          // a Node for supergateway and agent.mjs (any >= 20)
 	only            map[string]bool // nil = every group
 	rows            []row
 	failed          []string

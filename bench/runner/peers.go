@@ -332,9 +332,9 @@ func (r *runner) rowPeers() ([]row, error) {
 		for _, q := range []string{"p50", "p99"} {
 			al, sg, d, b := med(key{"airlock", a, q}), med(key{"supergateway", a, q}), med(key{"direct", a, q}), med(key{"bare", a, q})
 			rows = append(rows, row{
-				id:   "6" + string(id),
-				what: fmt.Sprintf("auto-allowed read call, agent on %s, %s (stdio upstream `airlock demo-server docs`, audit log on)", sdk, q),
-				airlock: fmt.Sprintf("%.0f µs", al),
+				id:        "6" + string(id),
+				what:      fmt.Sprintf("auto-allowed read call, agent on %s, %s (stdio upstream `airlock demo-server docs`, audit log on)", sdk, q),
+				airlock:   fmt.Sprintf("%.0f µs", al),
 				reference: fmt.Sprintf("supergateway %.0f µs; direct stdio %.0f µs; bare go-sdk proxy %.0f µs", sg, d, b),
 				result:    fmt.Sprintf("%.2fx supergateway; airlock's own %+.0f µs over the bare proxy", al/sg, al-b),
 				goal:      "≤ 0.8x supergateway",
