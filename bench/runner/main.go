@@ -47,8 +47,12 @@ func main() {
 	out := flag.String("out", "", "write the report here (default BENCHMARKS.md at the module root; none with --quick)")
 	keep := flag.String("work", "", "keep binaries, configs and raw benchmark output in this folder (default: a temporary one, removed)")
 	only := flag.String("rows", "", "run only these groups of rows, e.g. 1,3 (the report is then written only with --out)")
+	soak := flag.Duration("soak", 10*time.Minute, "how long row 8b's 50 agent sessions run (0: skip; --quick always skips it)")
 	flag.Parse()
-	if err := run(*quick, *out, *keep, *only); err != nil {
+	if *quick {
+		*soak = 0
+	}
+	if err := run(*quick, *out, *keep, *only, *soak); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/run:", err)
 		os.Exit(1)
 	}
@@ -85,7 +89,7 @@ type runner struct {
 	machine         []string
 }
 
-func run(quick bool, out, keep, only string) error {
+func run(quick bool, out, keep, only string, soak time.Duration) error {
 	start := time.Now()
 	root, err := moduleRoot()
 	if err != nil {
@@ -138,6 +142,8 @@ func run(quick bool, out, keep, only string) error {
 	r.section("5", r.rowUI)
 	r.section("5", r.rowTUIMemory)
 	r.section("6", r.rowPeers)
+	r.section("7", r.rowGCCurve)
+	r.section("8", func() ([]row, error) { return r.rowManyAgents(soak) })
 
 	table := r.table()
 	fmt.Println()

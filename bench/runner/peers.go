@@ -169,7 +169,7 @@ func (r *runner) startBareProxy() (*gatewayUnderTest, error) {
 // startAirlock starts the real airlock binary, its TUI in a 120x40 pseudo-terminal
 // behind a virtual terminal, with [gateway] on a free port and one trusted server,
 // `airlock demo-server docs`; the audit log is on (the default, in the state dir).
-func (r *runner) startAirlock(name string) (*gatewayUnderTest, error) {
+func (r *runner) startAirlock(name string, env ...string) (*gatewayUnderTest, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func (r *runner) startAirlock(name string) (*gatewayUnderTest, error) {
 	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
 		return nil, err
 	}
-	t, err := startTUI(r.airlock, cfg, nil)
+	t, err := startTUI(r.airlock, cfg, env)
 	if err != nil {
 		return nil, err
 	}
@@ -366,4 +366,178 @@ func npmVersion(root, pkg string) string {
 	}
 	_ = json.Unmarshal(b, &p)
 	return p.Version
+}
+
+// rowGCCurve measures airlock's gateway under GC settings (GOGC, GOMEMLIMIT in the
+// environment, which is what debug.SetGCPercent and SetMemoryLimit would set): one
+// agent's p50 and p99, 16 agents' calls/s, and the airlock process's peak RSS.
+func (r *runner) rowGCCurve() ([]row, error) {
+	logf("row 7: airlock's gateway under GC settings")
+	n, dur := "1000", "5s"
+	if r.quick {
+		n, dur = "50", "1s"
+	}
+	settings := [][]string{{"GOGC=100"}, {"GOGC=200"}, {"GOGC=400"}, {"GOGC=off", "GOMEMLIMIT=48MiB"}}
+	var rows []row
+	for i, env := range settings {
+		g, err := r.startAirlock(fmt.Sprintf("gc-%d", i), env...)
+		if err != nil {
+			return rows, err
+		}
+		one, err := runAgent(r.agentArgs(false, g, "-n", n))
+		var many agentResult
+		if err == nil {
+			many, err = runAgent(r.agentArgs(false, g, "-c", "16", "-d", dur))
+		}
+		peak, perr := procStatusKB(g.pid, "VmHWM")
+		g.stop()
+		if err == nil {
+			err = perr
+		}
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, row{
+			id: "7" + string(rune('a'+i)), what: "airlock gateway with " + strings.Join(env, " ") + ": one agent p50 / p99; 16 agents calls/s; peak RSS of airlock",
+			airlock:   fmt.Sprintf("%.0f / %.0f µs; %.0f /s; %.1f MB", one.P50us, one.P99us, many.CallsPerS, float64(peak)/1024),
+			reference: "—", result: "—", goal: "—", verdict: "info",
+		})
+	}
+	r.commands = append(r.commands, fmt.Sprintf("row 7: the airlock TUI as in row 6, started with each environment in turn; bench/agent `-n %s`, then `-c 16 -d %s`; VmHWM of the airlock process", n, dur))
+	return rows, nil
+}
+
+// rowManyAgents is issue 16's goal 5: 50 agent sessions on one gateway, each listing
+// the tools and calling: the airlock process's RSS added per session, and the p99 of
+// the calls. With soak > 0 (the full run: 10 minutes) the 50 sessions keep listing and
+// calling that long and the RSS is sampled: it must stay flat.
+func (r *runner) rowManyAgents(soak time.Duration) ([]row, error) {
+	logf("row 8: 50 agent sessions on the gateway")
+	dur := "10s"
+	if r.quick {
+		dur = "2s"
+	}
+	g, err := r.startAirlock("many")
+	if err != nil {
+		return nil, err
+	}
+	defer g.stop()
+	time.Sleep(time.Second)
+	before, err := procStatusKB(g.pid, "VmRSS")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(r.agentArgs(false, g, "-c", "50", "-d", dur, "-list", "-hold")[0], r.agentArgs(false, g, "-c", "50", "-d", dur, "-list", "-hold")[1:]...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(stdout)
+	line, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(line, "connected") {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("agent -c 50: %q %v %s", line, err, tail(errb.String(), 500))
+	}
+	time.Sleep(500 * time.Millisecond)
+	connected, err := procStatusKB(g.pid, "VmRSS")
+	if err != nil {
+		return nil, err
+	}
+	_, _ = io.WriteString(stdin, "go\n")
+	rest, _ := io.ReadAll(br)
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("agent -c 50: %v %s %s", err, rest, tail(errb.String(), 500))
+	}
+	var res agentResult
+	if err := json.Unmarshal(bytes.TrimSpace(rest), &res); err != nil || res.Error != "" {
+		return nil, fmt.Errorf("agent -c 50: %q %v", rest, err)
+	}
+	after, _ := procStatusKB(g.pid, "VmRSS")
+	r.commands = append(r.commands, fmt.Sprintf("row 8: the airlock TUI as in row 6; VmRSS of airlock before, with 50 sessions connected (each listed the tools and called once: `bench/agent -c 50 -list -hold`), then the 50 calling in a loop, listing before every call, for %s", dur))
+	rows := []row{{
+		id: "8a", what: "50 concurrent agent sessions on the gateway, each listing the tools and calling: RSS added per session; p99 of the calls",
+		airlock:   fmt.Sprintf("%.0f kB per session; p99 %.1f ms (p50 %.1f ms, %.0f calls/s)", float64(connected-before)/50, res.P99us/1e3, res.P50us/1e3, res.CallsPerS),
+		reference: fmt.Sprintf("airlock RSS %.1f MB before, %.1f MB with 50 sessions, %.1f MB after %s of calls", float64(before)/1024, float64(connected)/1024, float64(after)/1024, dur),
+		result:    "—", goal: "reported", verdict: "info",
+	}}
+	if soak <= 0 {
+		rows = append(rows, row{id: "8b", what: "soak: 50 sessions listing and calling, RSS flat", verdict: "skipped: --quick (the full run soaks 10 minutes; --soak DURATION)"})
+		return rows, nil
+	}
+	s, err := r.soak(g, soak)
+	if err != nil {
+		return rows, err
+	}
+	return append(rows, s), nil
+}
+
+// soak runs 50 sessions listing and calling for d and samples the airlock process's
+// RSS and threads every d/20. Flat means the last quarter's highest RSS is within 10%
+// (or 4 MB) of the first quarter's highest.
+func (r *runner) soak(g *gatewayUnderTest, d time.Duration) (row, error) {
+	logf("row 8: soak, 50 sessions for %v", d)
+	argv := r.agentArgs(false, g, "-c", "50", "-d", d.String(), "-list")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		return row{}, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var rss []int
+	var threads []int
+	every := d / 20
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var err error
+loop:
+	for {
+		select {
+		case err = <-done:
+			break loop
+		case <-tick.C:
+			if kb, e := procStatusKB(g.pid, "VmRSS"); e == nil {
+				rss = append(rss, kb)
+			}
+			if n, e := procStatusKB(g.pid, "Threads"); e == nil {
+				threads = append(threads, n)
+			}
+		}
+	}
+	if err != nil {
+		return row{}, fmt.Errorf("soak agent: %v %s %s", err, out.String(), tail(errb.String(), 500))
+	}
+	var res agentResult
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	_ = json.Unmarshal([]byte(lines[len(lines)-1]), &res)
+	if len(rss) < 8 {
+		return row{}, fmt.Errorf("soak: only %d RSS samples", len(rss))
+	}
+	q := len(rss) / 4
+	first, last := slices.Max(rss[:q]), slices.Max(rss[len(rss)-q:])
+	flat := float64(last) <= 1.1*float64(first) || last-first <= 4096
+	r.commands = append(r.commands, fmt.Sprintf("row 8 soak: `bench/agent -c 50 -list -d %v` on the same airlock; VmRSS and Threads of airlock every %v", d, every))
+	mb := func(kb int) string { return fmt.Sprintf("%.1f", float64(kb)/1024) }
+	var samples []string
+	for _, kb := range rss {
+		samples = append(samples, mb(kb))
+	}
+	return row{
+		id: "8b", what: fmt.Sprintf("soak: 50 sessions listing and calling for %v, airlock's RSS sampled every %v", d, every),
+		airlock:   fmt.Sprintf("RSS MB %s; threads %d → %d; %d calls, p99 %.1f ms", strings.Join(samples, " "), threads[0], threads[len(threads)-1], res.Calls, res.P99us/1e3),
+		reference: fmt.Sprintf("highest RSS of the first quarter %s MB, of the last %s MB", mb(first), mb(last)),
+		result:    fmt.Sprintf("%+.1f MB", float64(last-first)/1024),
+		goal:      "flat (last quarter ≤ first +10% or +4 MB)", verdict: verdict(flat),
+	}, nil
 }
