@@ -53,6 +53,13 @@ type GatewayOptions struct {
 	// how long a keep-alive connection may wait for its next request (default 2m).
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// SessionIdleTimeout ends an agent session that sends no request for this long
+	// (default 30m; a request waiting for a person keeps it alive). An agent that
+	// vanished without ending its session would otherwise keep it, with its
+	// goroutines and buffers, for as long as airlock runs. An agent that comes back
+	// later is told the session is gone (404) and initializes a new one; its taint
+	// and grants belong to who it is, not to the session, so nothing is lost.
+	SessionIdleTimeout time.Duration
 	// WriteTimeout bounds each write of a response (default 30s): a client that stops
 	// reading is cut off. It is renewed before every write, so a response that waits
 	// minutes for a person, or an event stream that stays open, is never cut for
@@ -113,6 +120,9 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 30 * time.Second
+	}
+	if opts.SessionIdleTimeout <= 0 {
+		opts.SessionIdleTimeout = 30 * time.Minute
 	}
 	host, _, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
@@ -554,7 +564,8 @@ func errorResult(text string) *mcp.CallToolResult {
 // token (401), the body limit (413), then go-sdk's stateful streamable HTTP handler at
 // /mcp.
 func (g *Gateway) Handler() http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, nil)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: g.opts.SessionIdleTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.allowed[hostName(r.Host)] {
 			http.Error(w, "forbidden host", http.StatusForbidden)
