@@ -2,9 +2,9 @@ package session_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
-	"context"
 	"net"
 	"net/http"
 	"runtime"

@@ -377,7 +377,7 @@ func (r *runner) rowGCCurve() ([]row, error) {
 	if r.quick {
 		n, dur = "50", "1s"
 	}
-	settings := [][]string{{"GOGC=100"}, {"GOGC=200"}, {"GOGC=400"}, {"GOGC=off", "GOMEMLIMIT=48MiB"}}
+	settings := [][]string{{"GOGC=100"}, {"GOGC=200"}, {"GOGC=400"}, {"GOGC=200", "GOMEMLIMIT=64MiB"}, {"GOGC=off", "GOMEMLIMIT=48MiB"}}
 	var rows []row
 	for i, env := range settings {
 		g, err := r.startAirlock(fmt.Sprintf("gc-%d", i), env...)
