@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/vt"
@@ -124,14 +123,14 @@ func (r *runner) startSupergateway() (*gatewayUnderTest, error) {
 	}
 	cmd := exec.Command(r.nodeAny, r.supergateway, "--stateful", "--stdio", shellJoin([]string{r.airlock, "demo-server", "docs"}),
 		"--outputTransport", "streamableHttp", "--port", strconv.Itoa(port), "--logLevel", "none")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	g := &gatewayUnderTest{name: "supergateway", url: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), tool: "get_doc", pid: cmd.Process.Pid,
-		stop: func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited }}
+		stop: func() { killGroup(cmd); <-exited }}
 	if err := r.waitCall(g, exited); err != nil {
 		g.stop()
 		return nil, err
@@ -142,7 +141,7 @@ func (r *runner) startSupergateway() (*gatewayUnderTest, error) {
 // startBareProxy starts bench/bareproxy on `airlock demo-server docs`.
 func (r *runner) startBareProxy() (*gatewayUnderTest, error) {
 	cmd := exec.Command(r.bareproxy, r.airlock, "demo-server", "docs")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -151,7 +150,7 @@ func (r *runner) startBareProxy() (*gatewayUnderTest, error) {
 		return nil, err
 	}
 	exited := make(chan error, 1)
-	stop := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited }
+	stop := func() { killGroup(cmd); <-exited }
 	url, err := bufio.NewReader(out).ReadString('\n')
 	go func() { exited <- cmd.Wait() }()
 	if err != nil {
