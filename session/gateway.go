@@ -53,12 +53,14 @@ type GatewayOptions struct {
 	// how long a keep-alive connection may wait for its next request (default 2m).
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
-	// SessionIdleTimeout ends an agent session that sends no request for this long
-	// (default 30m; a request waiting for a person keeps it alive). An agent that
-	// vanished without ending its session would otherwise keep it, with its
-	// goroutines and buffers, for as long as airlock runs. An agent that comes back
-	// later is told the session is gone (404) and initializes a new one; its taint
-	// and grants belong to who it is, not to the session, so nothing is lost.
+	// SessionIdleTimeout, when above zero, ends an agent session that sends no
+	// request for this long (a request waiting for a person keeps it alive), so an
+	// agent that vanished without ending its session does not keep it, with its
+	// goroutines and buffers, for as long as airlock runs. Zero (the default) keeps
+	// sessions until they end: an agent that is only idle, with an event stream open
+	// and no request, would be told its session is gone (404), and not every client
+	// starts a new one then (airlock bridge does not). Its taint and grants belong to
+	// who it is, not to the session, so turning this on loses no state.
 	SessionIdleTimeout time.Duration
 	// WriteTimeout bounds each write of a response (default 30s): a client that stops
 	// reading is cut off. It is renewed before every write, so a response that waits
@@ -120,9 +122,6 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 30 * time.Second
-	}
-	if opts.SessionIdleTimeout <= 0 {
-		opts.SessionIdleTimeout = 30 * time.Minute
 	}
 	host, _, err := net.SplitHostPort(opts.Listen)
 	if err != nil {

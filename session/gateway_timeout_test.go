@@ -123,9 +123,9 @@ func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
 }
 
 // Issue 16 goal 5: an agent that initializes and then vanishes without ending its
-// session (it crashed, or its machine slept) left the session, go-sdk's goroutines
-// and buffers for it and airlock's watcher, for as long as airlock ran: every such
-// agent added to them. An idle session now ends after SessionIdleTimeout.
+// session (it crashed, or its machine slept) leaves the session, go-sdk's goroutines
+// and buffers for it and airlock's watcher, for as long as airlock runs: every such
+// agent adds to them. With SessionIdleTimeout set, an idle session ends.
 func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
 	g := startGatewayWith(t, m, session.GatewayOptions{SessionIdleTimeout: 300 * time.Millisecond})
