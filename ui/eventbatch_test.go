@@ -51,7 +51,9 @@ func TestEventPump_CallsBatchedQuestionsNot(t *testing.T) {
 	if _, err := sess.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _, _ = sess.Call(ctx, session.CallRequest{Server: "notes", Tool: "create_note", Args: json.RawMessage(`{"title":"t","body":"b"}`)}) }()
+	go func() {
+		_, _ = sess.Call(ctx, session.CallRequest{Server: "notes", Tool: "create_note", Args: json.RawMessage(`{"title":"t","body":"b"}`)})
+	}()
 	start := time.Now()
 	var got []session.Event
 	for len(got) == 0 || !isQuestion(got[len(got)-1]) {
