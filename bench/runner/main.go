@@ -18,6 +18,14 @@
 //     and the peak RSS of the real TUI in a pseudo-terminal on one stdio server
 //     listing 10,000 tools (bench/manytools), against bench/manytools' own figure
 //     for a session Manager alone on the same server.
+//  6. Gateway vs peers (issue 16): an auto-allowed read call of `airlock demo-server
+//     docs` direct over stdio, through supergateway (pinned in testdata/npm), through
+//     the real airlock (TUI in a pseudo-terminal, audit log on) and through
+//     bench/bareproxy, with agents on go-sdk (bench/agent) and the TypeScript SDK
+//     (bench/agent/agent.mjs): p50, p99, and 16 concurrent agents' calls/s.
+//  7. The same gateway under GC settings (GOGC, GOMEMLIMIT): latency, calls/s, RSS.
+//  8. 50 agent sessions listing and calling: RSS per session, p99; and a soak
+//     (--soak, 10 minutes; not in --quick) showing airlock's RSS stays flat.
 //
 // Whole-process rows are timed with hyperfine -N when it is installed (pooled over
 // rounds whose order rotates), else with a small Go loop that interleaves the
