@@ -55,7 +55,10 @@ var callIDPrefix = func() string {
 
 // Audit appends hash-chained records to a JSON-lines file. Append returns only once
 // the record is synced to disk; concurrent appends share one write and one fsync
-// (group commit). Several airlock processes may append to one log: each commit takes
+// (group commit). AppendUnsynced returns once the record is written (in the
+// operating system's cache, so a crash of airlock loses nothing): the next Append's
+// fsync carries it, or a sync at most auditSyncDelay later, or Close. The head file is
+// written at that delayed sync too, not on every commit (docs/audit-durability.md). Several airlock processes may append to one log: each commit takes
 // an exclusive lock on the file, reads the chain's tail again when another process
 // wrote since, and only then seals its records, so the log stays one chain. After a
 // failed write the log is closed for good (its chain could be torn) and every later
@@ -70,6 +73,10 @@ type Audit struct {
 	queue   []*auditWaiter // records waiting for the next commit
 	leading bool           // a goroutine is committing a batch
 	broken  error
+	// unsynced is true when records were written since the last fsync, or the head
+	// file lags the chain; syncArmed when a delayed sync is scheduled.
+	unsynced  bool
+	syncArmed bool
 
 	// Owned by the committing goroutine (handed over through mu and leading).
 	seq  uint64 // the chain's newest record as last seen
@@ -79,9 +86,14 @@ type Audit struct {
 
 type auditWaiter struct {
 	r    Record
+	sync bool // the commit must fsync before this waiter returns
 	done bool
 	err  error
 }
+
+// auditSyncDelay bounds how long a record written by AppendUnsynced, and the head
+// file, wait for an fsync when no Append comes to carry them.
+const auditSyncDelay = 50 * time.Millisecond
 
 // ErrAuditBroken is returned (wrapped) by Append after the log could not be written.
 var ErrAuditBroken = errors.New("the audit log cannot be written")
@@ -176,13 +188,22 @@ func (a *Audit) Path() string { return a.path }
 
 // Append seals r into the chain, writes it and waits until it is on disk. On error
 // nothing may be assumed recorded.
-func (a *Audit) Append(r Record) error {
+func (a *Audit) Append(r Record) error { return a.append(r, true) }
+
+// AppendUnsynced seals r into the chain and writes it, but does not wait for an fsync:
+// the next Append carries it to disk, or a sync at most auditSyncDelay later. An
+// operating-system crash or power loss within that time can lose it; a crash of
+// airlock cannot. For records whose loss is acceptable (a call's outcome: the call
+// already ran, and its decision record was synced before it was forwarded).
+func (a *Audit) AppendUnsynced(r Record) error { return a.append(r, false) }
+
+func (a *Audit) append(r Record, sync bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.broken != nil {
 		return a.broken
 	}
-	w := &auditWaiter{r: r}
+	w := &auditWaiter{r: r, sync: sync}
 	a.queue = append(a.queue, w)
 	for !w.done {
 		if a.leading {
@@ -192,32 +213,71 @@ func (a *Audit) Append(r Record) error {
 		if a.broken != nil {
 			return a.broken
 		}
-		// Lead one commit of every record queued so far.
-		a.leading = true
-		batch := a.queue
-		a.queue = nil
-		a.mu.Unlock()
-		err := a.commit(batch)
-		a.mu.Lock()
-		a.leading = false
-		if err != nil && a.broken == nil {
-			a.broken = fmt.Errorf("%w: %v", ErrAuditBroken, err)
-		}
-		for _, b := range batch {
-			b.done, b.err = true, err
-			if err != nil {
-				b.err = a.broken
-			}
-		}
-		a.cond.Broadcast()
+		a.lead(false)
 	}
 	return w.err
 }
 
+// lead commits every record queued so far, called with mu held and no other leader;
+// it releases mu while it writes. The batch is synced when one of its records asks
+// for it, or when final (the delayed sync, Close); a synced batch clears unsynced, an
+// unsynced one schedules the delayed sync.
+func (a *Audit) lead(final bool) {
+	a.leading = true
+	batch := a.queue
+	a.queue = nil
+	sync := final
+	for _, b := range batch {
+		sync = sync || b.sync
+	}
+	a.mu.Unlock()
+	err := a.commit(batch, sync, final)
+	a.mu.Lock()
+	a.leading = false
+	if err != nil && a.broken == nil {
+		a.broken = fmt.Errorf("%w: %v", ErrAuditBroken, err)
+	}
+	for _, b := range batch {
+		b.done, b.err = true, err
+		if err != nil {
+			b.err = a.broken
+		}
+	}
+	switch {
+	case err != nil:
+	case final:
+		a.unsynced = false
+	case len(batch) > 0:
+		// The head file lags until the delayed sync writes it.
+		a.unsynced = true
+		if !a.syncArmed {
+			a.syncArmed = true
+			time.AfterFunc(auditSyncDelay, a.delayedSync)
+		}
+	}
+	a.cond.Broadcast()
+}
+
+// delayedSync syncs what AppendUnsynced wrote and writes the head file, unless the
+// log was closed (Close did it) or broke.
+func (a *Audit) delayedSync() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.syncArmed = false
+	for a.leading {
+		a.cond.Wait()
+	}
+	if a.broken != nil || !a.unsynced {
+		return
+	}
+	a.lead(true)
+}
+
 // commit writes a batch of records as one write under the file lock: it reads the
-// chain's tail again if another process appended, seals the records after it, writes
-// and syncs them, and replaces the head file. Only the leading goroutine calls it.
-func (a *Audit) commit(batch []*auditWaiter) error {
+// chain's tail again if another process appended, seals the records after it and
+// writes them; with sync it also syncs the file, and with head (the delayed sync,
+// Close) replaces the head file. Only the leading goroutine calls it.
+func (a *Audit) commit(batch []*auditWaiter, sync, head bool) error {
 	if err := lockFile(a.f); err != nil {
 		return fmt.Errorf("locking: %w", err)
 	}
@@ -238,18 +298,24 @@ func (a *Audit) commit(batch []*auditWaiter) error {
 		buf = append(buf, line...)
 		prev = r.Hash
 	}
-	n, err := a.f.Write(buf)
-	a.size += int64(n)
-	if err != nil {
-		return err
+	if len(buf) > 0 {
+		n, err := a.f.Write(buf)
+		a.size += int64(n)
+		if err != nil {
+			return err
+		}
 	}
-	if err := a.f.Sync(); err != nil {
-		return err
+	if sync {
+		if err := a.f.Sync(); err != nil {
+			return err
+		}
 	}
 	a.seq, a.prev = seq, prev
-	// The head names the newest synced record, so that removing whole records from
-	// the end, which the chain alone cannot show, is caught by verify.
-	a.writeHead(seq, prev)
+	if head {
+		// The head names the newest synced record, so that removing whole records
+		// from the end, which the chain alone cannot show, is caught by verify.
+		a.writeHead(seq, prev)
+	}
 	return nil
 }
 
@@ -277,6 +343,9 @@ func (a *Audit) Close() error {
 	}
 	if a.f == nil {
 		return nil
+	}
+	if a.broken == nil && a.unsynced {
+		a.lead(true) // what AppendUnsynced wrote, and the head
 	}
 	err := a.f.Close()
 	a.f = nil

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -242,4 +244,62 @@ func BenchmarkAuditedApprovals(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "approvals/s")
+}
+
+// A record appended without waiting for the disk (a call's outcome) is in the file as
+// soon as AppendUnsynced returns, so a crash of airlock loses nothing; the head file,
+// no longer replaced on every commit, catches up within the delayed sync, and Close
+// writes whatever is still pending. A delayed sync that fires after Close is harmless.
+func TestAudit_UnsyncedRecordWrittenAtOnceHeadFollows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := session.OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	headSeq := func() int {
+		b, err := os.ReadFile(path + ".head")
+		if err != nil {
+			return 0
+		}
+		var h struct{ Seq int }
+		_ = json.Unmarshal(b, &h)
+		return h.Seq
+	}
+	lines := func() int {
+		b, _ := os.ReadFile(path)
+		return bytes.Count(b, []byte("\n"))
+	}
+	if err := a.Append(session.Record{Kind: "decision", Decision: "allow", Args: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AppendUnsynced(session.Record{Kind: "outcome", Outcome: "ok", Args: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := lines(); n != 2 {
+		t.Fatalf("after AppendUnsynced returned the file holds %d records, want 2", n)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for headSeq() != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the head file says record %d, want 2 after the delayed sync", headSeq())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := a.AppendUnsynced(session.Record{Kind: "outcome", Outcome: "ok", Args: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := headSeq(); got != 3 {
+		t.Errorf("after Close the head file says record %d, want 3", got)
+	}
+	time.Sleep(100 * time.Millisecond) // the delayed sync armed before Close fires
+	sum, err := session.VerifyAuditLog(path)
+	if err != nil || sum.Records != 3 || sum.HeadMissing {
+		t.Errorf("verify: %+v %v", sum, err)
+	}
+	if err := a.AppendUnsynced(session.Record{Kind: "outcome"}); !errors.Is(err, session.ErrAuditBroken) {
+		t.Errorf("AppendUnsynced after Close: %v, want ErrAuditBroken", err)
+	}
 }

@@ -53,6 +53,15 @@ type GatewayOptions struct {
 	// how long a keep-alive connection may wait for its next request (default 2m).
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// SessionIdleTimeout, when above zero, ends an agent session that sends no
+	// request for this long (a request waiting for a person keeps it alive), so an
+	// agent that vanished without ending its session does not keep it, with its
+	// goroutines and buffers, for as long as airlock runs. Zero (the default) keeps
+	// sessions until they end: an agent that is only idle, with an event stream open
+	// and no request, would be told its session is gone (404), and not every client
+	// starts a new one then (airlock bridge does not). Its taint and grants belong to
+	// who it is, not to the session, so turning this on loses no state.
+	SessionIdleTimeout time.Duration
 	// WriteTimeout bounds each write of a response (default 30s): a client that stops
 	// reading is cut off. It is renewed before every write, so a response that waits
 	// minutes for a person, or an event stream that stays open, is never cut for
@@ -554,7 +563,8 @@ func errorResult(text string) *mcp.CallToolResult {
 // token (401), the body limit (413), then go-sdk's stateful streamable HTTP handler at
 // /mcp.
 func (g *Gateway) Handler() http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, nil)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: g.opts.SessionIdleTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.allowed[hostName(r.Host)] {
 			http.Error(w, "forbidden host", http.StatusForbidden)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -66,6 +67,41 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 	url := upstreamDocs(b)
 	cfg := newConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
 	m := session.New(cfg, session.Options{})
+	defer m.Close()
+	m.Start()
+	_ = m.Wait(context.Background())
+	g, err := session.NewGateway(m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: testToken})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   g.URL(),
+		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + testToken}}},
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	benchCalls(b, cs, "docs__get_doc")
+}
+
+// BenchmarkCallThroughGatewayAudited is BenchmarkCallThroughGateway with the audit log
+// on, as airlock runs by default: every call's decision is synced before it is
+// forwarded and its outcome is recorded after.
+func BenchmarkCallThroughGatewayAudited(b *testing.B) {
+	url := upstreamDocs(b)
+	cfg := newConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+	audit, err := session.OpenAudit(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer audit.Close()
+	m := session.New(cfg, session.Options{Audit: audit})
 	defer m.Close()
 	m.Start()
 	_ = m.Wait(context.Background())

@@ -3,8 +3,11 @@ package session_test
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +119,50 @@ func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
 	// The session still works afterwards: its standalone stream was not cut either.
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs__search_docs", Arguments: map[string]any{"query": "tier"}}); err != nil {
 		t.Fatalf("a later call: %v", err)
+	}
+}
+
+// Issue 16 goal 5: an agent that initializes and then vanishes without ending its
+// session (it crashed, or its machine slept) leaves the session, go-sdk's goroutines
+// and buffers for it and airlock's watcher, for as long as airlock runs: every such
+// agent adds to them. With SessionIdleTimeout set, an idle session ends.
+func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	g := startGatewayWith(t, m, session.GatewayOptions{SessionIdleTimeout: 300 * time.Millisecond})
+	settle := func() int {
+		time.Sleep(100 * time.Millisecond)
+		return runtime.NumGoroutine()
+	}
+	before := settle()
+	const agents = 20
+	for i := range agents {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"gone-%d","version":"1"}}}`, i)
+		req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize: %s, session %q", resp.Status, resp.Header.Get("Mcp-Session-Id"))
+		}
+	}
+	if during := runtime.NumGoroutine(); during < before+agents {
+		t.Fatalf("%d goroutines with %d sessions open, %d before: the test does not see sessions", during, agents, before)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n := settle()
+		if n <= before+2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines 10 s after %d agents vanished, %d before: their sessions never end", n, agents, before)
+		}
 	}
 }

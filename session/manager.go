@@ -395,17 +395,20 @@ type Outcome struct {
 // saying what changed. Every call, even one refused or to an unknown tool, is audited.
 func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 	start := m.opts.Now()
-	out, err := m.decideAndCall(ctx, req)
+	// Made canonical once: what is shown, hashed, sent and reported.
+	canon, cerr := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes)
+	out, err := m.decideAndCall(ctx, req, canon, cerr)
 	shown := req
-	if canon, cerr := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes); cerr == nil {
+	if cerr == nil {
 		shown.Args = canon // what was shown, hashed and sent
 	}
 	m.events.push(callFinished(shown, m.Snapshot(), start, m.opts.Now(), out, err))
 	return out, err
 }
 
-// decideAndCall is Call without the CallFinished event.
-func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome, error) {
+// decideAndCall is Call without the CallFinished event; canon and err are
+// trust.CanonicalArgs of req.Args.
+func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []byte, err error) (*Outcome, error) {
 	callID := m.engine.nextCallID()
 	m.engine.noteClient(req.Context, req.Client)
 	q := trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified()
@@ -415,7 +418,6 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome,
 		m.auditRefused(callID, req, trust.DecidedByUnknownTool, err.Error())
 		return nil, err
 	}
-	canon, err := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes)
 	if err != nil {
 		err = fmt.Errorf("calling %s: %w", q, err)
 		m.auditRefused(callID, req, trust.DecidedByPolicy, err.Error())
@@ -626,5 +628,7 @@ func (m *Manager) auditOutcome(base *Record, out *Outcome, err error) {
 		r.Outcome = "ok"
 	}
 	r.TS = m.opts.Now().UTC()
-	_ = m.opts.Audit.Append(r)
+	// Written, not waited for on disk: the next decision's sync carries it (see
+	// Audit.AppendUnsynced and docs/audit-durability.md).
+	_ = m.opts.Audit.AppendUnsynced(r)
 }

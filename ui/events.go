@@ -22,14 +22,54 @@ type sessionClosedMsg struct{}
 // waitEvent is the session event pump: a Cmd that blocks until the next event. The
 // root re-arms it after every event, as in bubbletea's examples/realtime. It captures
 // the Manager and the context, never the model.
+//
+// A call's end or a log line only adds to a list, so the pump gathers what follows
+// it within eventBatchWindow into one eventsMsg: the frame is drawn once per batch, not
+// once per event (a busy gateway's calls cost bubbletea a View each). Any other event
+// ends the batch at once, so a question or a status change is never held back.
 func waitEvent(ctx context.Context, m *session.Manager) tea.Cmd {
 	return func() tea.Msg {
 		e, ok := m.Next(ctx)
 		if !ok {
 			return sessionClosedMsg{}
 		}
-		return eventMsg{event: e}
+		if !batchable(e) {
+			return eventMsg{event: e}
+		}
+		batch := eventsMsg{e}
+		wctx, cancel := context.WithTimeout(ctx, eventBatchWindow)
+		defer cancel()
+		for len(batch) < maxEventBatch {
+			e, ok := m.Next(wctx)
+			if !ok {
+				break // the window ended (or the session did: the next pump says so)
+			}
+			batch = append(batch, e)
+			if !batchable(e) {
+				break
+			}
+		}
+		return batch
 	}
+}
+
+// eventsMsg carries several session events, in order, into one update.
+type eventsMsg []session.Event
+
+// eventBatchWindow is how long the pump gathers list-only events after the first:
+// the activity list and logs show a call at most this late.
+const eventBatchWindow = 100 * time.Millisecond
+
+const maxEventBatch = 512
+
+// batchable reports whether e only adds an entry to a list, so that showing it a
+// little later, together with the ones after it, changes nothing a person decides on.
+func batchable(e session.Event) bool {
+	switch e.(type) {
+	case session.CallFinished, session.LogLine:
+		return true
+	}
+	return false
 }
 
 // callDoneMsg reports that the call with generation gen returned.

@@ -253,6 +253,15 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, cmd
 		}
 		return m, tea.Batch(cmd, waitEvent(m.ctx, m.sess))
+	case eventsMsg:
+		cmds := make([]tea.Cmd, 0, len(msg)+1)
+		for _, e := range msg {
+			cmds = append(cmds, m.handleEvent(e))
+		}
+		if !m.opts.noPump {
+			cmds = append(cmds, waitEvent(m.ctx, m.sess))
+		}
+		return m, tea.Batch(cmds...)
 	case sessionClosedMsg:
 		m.closed = true
 		m.status = "the session closed"

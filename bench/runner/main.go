@@ -18,6 +18,14 @@
 //     and the peak RSS of the real TUI in a pseudo-terminal on one stdio server
 //     listing 10,000 tools (bench/manytools), against bench/manytools' own figure
 //     for a session Manager alone on the same server.
+//  6. Gateway vs peers (issue 16): an auto-allowed read call of `airlock demo-server
+//     docs` direct over stdio, through supergateway (pinned in testdata/npm), through
+//     the real airlock (TUI in a pseudo-terminal, audit log on) and through
+//     bench/bareproxy, with agents on go-sdk (bench/agent) and the TypeScript SDK
+//     (bench/agent/agent.mjs): p50, p99, and 16 concurrent agents' calls/s.
+//  7. The same gateway under GC settings (GOGC, GOMEMLIMIT): latency, calls/s, RSS.
+//  8. 50 agent sessions listing and calling: RSS per session, p99; and a soak
+//     (--soak, 10 minutes; not in --quick) showing airlock's RSS stays flat.
 //
 // Whole-process rows are timed with hyperfine -N when it is installed (pooled over
 // rounds whose order rotates), else with a small Go loop that interleaves the
@@ -47,8 +55,12 @@ func main() {
 	out := flag.String("out", "", "write the report here (default BENCHMARKS.md at the module root; none with --quick)")
 	keep := flag.String("work", "", "keep binaries, configs and raw benchmark output in this folder (default: a temporary one, removed)")
 	only := flag.String("rows", "", "run only these groups of rows, e.g. 1,3 (the report is then written only with --out)")
+	soak := flag.Duration("soak", 10*time.Minute, "how long row 8b's 50 agent sessions run (0: skip; --quick always skips it)")
 	flag.Parse()
-	if err := run(*quick, *out, *keep, *only); err != nil {
+	if *quick {
+		*soak = 0
+	}
+	if err := run(*quick, *out, *keep, *only, *soak); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/run:", err)
 		os.Exit(1)
 	}
@@ -73,6 +85,10 @@ type runner struct {
 	node, inspector string // "" = the Inspector rows are skipped
 	airlock, bare   string
 	manytools       string
+	agent           string          // bench/agent
+	bareproxy       string          // bench/bareproxy
+	supergateway    string          // its entry point in testdata/npm; "" = the peer rows are skipped
+	nodeAny         string          // a Node for supergateway and agent.mjs (any >= 20)
 	only            map[string]bool // nil = every group
 	rows            []row
 	failed          []string
@@ -81,7 +97,7 @@ type runner struct {
 	machine         []string
 }
 
-func run(quick bool, out, keep, only string) error {
+func run(quick bool, out, keep, only string, soak time.Duration) error {
 	start := time.Now()
 	root, err := moduleRoot()
 	if err != nil {
@@ -124,6 +140,7 @@ func run(quick bool, out, keep, only string) error {
 		return err
 	}
 	r.findInspector()
+	r.findSupergateway()
 	r.machine = machine(r)
 
 	r.section("1", r.rowCheck)
@@ -132,6 +149,9 @@ func run(quick bool, out, keep, only string) error {
 	r.section("4", r.rowTrust)
 	r.section("5", r.rowUI)
 	r.section("5", r.rowTUIMemory)
+	r.section("6", r.rowPeers)
+	r.section("7", r.rowGCCurve)
+	r.section("8", func() ([]row, error) { return r.rowManyAgents(soak) })
 
 	table := r.table()
 	fmt.Println()
@@ -188,7 +208,9 @@ func (r *runner) build() error {
 	r.airlock = filepath.Join(r.work, "airlock")
 	r.bare = filepath.Join(r.work, "bareclient")
 	r.manytools = filepath.Join(r.work, "manytools")
-	for _, b := range [][2]string{{r.airlock, "./cmd/airlock"}, {r.bare, "./bench/bareclient"}, {r.manytools, "./bench/manytools"}} {
+	r.agent = filepath.Join(r.work, "agent")
+	r.bareproxy = filepath.Join(r.work, "bareproxy")
+	for _, b := range [][2]string{{r.airlock, "./cmd/airlock"}, {r.bare, "./bench/bareclient"}, {r.manytools, "./bench/manytools"}, {r.agent, "./bench/agent"}, {r.bareproxy, "./bench/bareproxy"}} {
 		cmd := exec.Command("go", "build", "-o", b[0], b[1])
 		cmd.Dir = r.root
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -233,6 +255,24 @@ func (r *runner) findInspector() {
 		return
 	}
 	r.inspector = launcher
+}
+
+// findSupergateway finds a Node (any >= 20: the one found for the Inspector, else
+// node on PATH) and supergateway as pinned in testdata/npm (.ci/run's npm ci installs
+// it). Without either, the peer rows are skipped.
+func (r *runner) findSupergateway() {
+	r.nodeAny = r.node
+	if r.nodeAny == "" {
+		if p, err := exec.LookPath("node"); err == nil && nodeAtLeast(p, 20, 0) {
+			r.nodeAny = p
+		}
+	}
+	sg := filepath.Join(r.root, "testdata/npm/node_modules/supergateway/dist/index.js")
+	if _, err := os.Stat(sg); err != nil || r.nodeAny == "" {
+		logf("no Node >= 20 or no supergateway in testdata/npm (cd testdata/npm && npm ci): the peer rows are skipped")
+		return
+	}
+	r.supergateway = sg
 }
 
 func npm(dir, pathFirst, verb string) error {
