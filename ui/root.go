@@ -33,6 +33,7 @@ const (
 	screenExport                 // the exported what-if fragment
 	screenGrants                 // every context's grants and taint (grants.go)
 	screenActivity               // every call and status message, newest first
+	screenInfo                   // one server's info (serverinfo.go)
 )
 
 // pane is the focused pane of the main screen.
@@ -88,6 +89,7 @@ type Model struct {
 	export   exportView
 	queue    queueView
 	grants   grantsView
+	info     infoView
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -160,6 +162,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		export:      newExportView(&st),
 		queue:       newQueueView(&st),
 		grants:      newGrantsView(&st),
+		info:        newInfoView(&st),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -331,6 +334,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case taintClearedMsg:
 		return m.taintCleared(msg)
+	case resultSavedMsg:
+		if msg.gen == m.result.gen {
+			m.result.setSaved(msg.paths)
+		}
+		m.status = savedStatus(m.st, msg.savedMsg)
+		return m, nil
 	case tourFetchedMsg:
 		return m, m.tourFetched(msg)
 	case tourSentMsg:
@@ -521,6 +530,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 				t = cur
 			}
 			return m.openForm(t, true)
+		case resultSave:
+			return m, tea.Batch(cmd, m.saveResult())
 		}
 		return m, cmd
 	case screenLogs:
@@ -564,6 +575,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m, cmd
 	case screenGrants:
 		return m.grantsKey(k)
+	case screenInfo:
+		return m.infoKey(k)
 	case screenExport:
 		var act exportAction
 		var cmd tea.Cmd
@@ -626,6 +639,8 @@ func (m Model) mainKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m, tea.Batch(cmd, reconnectCmd(m.sess, name))
 		case serversTrust:
 			return m, tea.Batch(cmd, m.cycleTrust(m.servers.selected()))
+		case serversInfo:
+			m.openInfo(m.servers.selected())
 		}
 		return m, cmd
 	}
@@ -642,6 +657,12 @@ func (m Model) mainKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		}
 	case toolsFocusServers:
 		m.setFocus(paneServers)
+	case toolsInfo:
+		if t, ok := m.tools.selectedTool(); ok {
+			m.openInfo(t.Ref.Server)
+		} else if m.tools.server != "" {
+			m.openInfo(m.tools.server)
+		}
 	case toolsDisable, toolsPolicy, toolsTrust:
 		t, ok := m.tools.selectedTool()
 		if !ok {
@@ -705,6 +726,9 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 			m.detail.refresh(cur, m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
 		}
 	}
+	if m.screen == screenInfo || slices.Contains(m.nav, screenInfo) {
+		m.refreshInfo()
+	}
 	m.relayout(false)
 	m.refreshBanner()
 }
@@ -747,6 +771,7 @@ func (m *Model) relayout(force bool) {
 	m.hazards.SetSize(l.width, l.bodyH)
 	m.export.SetSize(l.width, l.bodyH)
 	m.grants.SetSize(l.width, l.bodyH)
+	m.info.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
@@ -783,6 +808,7 @@ func (m *Model) setTheme(dark bool) {
 	m.export.render()
 	m.queue.st = &st
 	m.grants.st = &st
+	m.info.st = &st
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()

@@ -292,6 +292,7 @@ func (p *toolsPane) updateKeys() {
 	p.keys.Disable.SetEnabled(has)
 	p.keys.Policy.SetEnabled(has)
 	p.keys.Trust.SetEnabled(has)
+	p.keys.Info.SetEnabled(has || p.server != "")
 	p.keys.Up.SetEnabled(p.cursor > 0)
 	p.keys.Top.SetEnabled(p.cursor > 0)
 	p.keys.PageUp.SetEnabled(p.cursor > 0)
@@ -317,6 +318,7 @@ const (
 	toolsDisable
 	toolsPolicy
 	toolsTrust
+	toolsInfo
 )
 
 // Update handles a key or, while the text filter takes input, the input's messages.
@@ -355,6 +357,8 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
 		act = toolsPolicy
 	case key.Matches(k, p.keys.Trust):
 		act = toolsTrust
+	case key.Matches(k, p.keys.Info):
+		act = toolsInfo
 	case key.Matches(k, p.keys.Filter):
 		p.typing = true
 		p.input.SetValue(p.text)

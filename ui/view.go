@@ -98,6 +98,8 @@ func (m Model) bodyView() string {
 		return m.export.View()
 	case screenGrants:
 		return m.grants.View()
+	case screenInfo:
+		return m.info.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -298,6 +300,8 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.export.keyMap(), global)
 	case screenGrants:
 		return footerView(m.help, m.grants.keyMap(), global)
+	case screenInfo:
+		return footerView(m.help, m.info.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	}
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
@@ -350,6 +354,7 @@ func (m Model) helpSections() []helpSection {
 		{title: "Tools pane", keys: DefaultToolsKeyMap()},
 		{title: "Typing a filter", keys: DefaultFilterKeyMap()},
 		{title: "Tool details", keys: DefaultDetailKeyMap()},
+		{title: "Server info (i)", keys: DefaultInfoKeyMap()},
 		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
 		{title: "Exported changes (E)", keys: DefaultExportKeyMap()},
 		{title: "Grants & taint (w)", keys: DefaultGrantsKeyMap()},
