@@ -6,6 +6,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
@@ -210,5 +213,41 @@ func TestSaveBlob_NeverThroughALink(t *testing.T) {
 	}
 	if got := safePart(strings.Repeat("é", 40)); got != "x" {
 		t.Errorf("safePart of non-ASCII = %q", got)
+	}
+}
+
+// TestTaskOnlyTool_MarkedAndExplainedUpFront: a tool whose execution.taskSupport
+// is "required" is marked in the tools list and the detail (in plain words), and
+// c explains why airlock does not call it instead of opening the form; an
+// "optional" tool is called normally.
+func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
+	h := exploreHarnessTrust(t, 80, 24, trust.Trusted)
+	tools := append([]session.ToolInfo(nil), h.m.snap.Tools...)
+	if len(tools) != 1 {
+		t.Fatalf("%d tools", len(tools))
+	}
+	task := tools[0]
+	task.Raw = json.RawMessage(`{"name":"cover","execution":{"taskSupport":"required"},"inputSchema":{"type":"object"}}`)
+	h.m.tools.setTools([]session.ToolInfo{task})
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	screenHas(t, h.plain(), "lib__cover ⧗ task only")
+	h.keys("c")
+	if h.m.screen != screenMain {
+		t.Fatalf("c opened screen %d for a task-only tool", h.m.screen)
+	}
+	screenHas(t, h.plain(), "⧗ not called: lib__cover runs only as a task")
+	h.keys("enter")
+	if h.m.screen != screenDetail {
+		t.Fatalf("enter did not open the detail:\n%s", h.plain())
+	}
+	screenHas(t, h.plain(), "tasks", "⧗ task only: it runs only as a task")
+	if h.m.detail.keys.Call.Enabled() {
+		t.Error("the detail offers to call a task-only tool")
+	}
+	if got := taskText(h.m.st, taskSupport(json.RawMessage(`{"execution":{"taskSupport":"optional"}}`))); !strings.Contains(got, "calls it normally") {
+		t.Errorf("optional: %q", got)
+	}
+	if got := taskSupport(json.RawMessage(`{"execution":"x"}`)); got != "" {
+		t.Errorf("unreadable execution: %q", got)
 	}
 }

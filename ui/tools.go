@@ -92,6 +92,8 @@ type toolsPane struct {
 	// changedServers the servers whose trust it changed (what-if).
 	changed        map[trust.Ref]bool
 	changedServers map[string]bool
+	// taskOnly marks the tools (by index) that run only as tasks (tasks.go).
+	taskOnly map[int]bool
 	// hay holds each tool's lower-cased searchable text; built on first use.
 	hay  []string
 	rows []int // indices into tools, in display order
@@ -148,6 +150,12 @@ func (p *toolsPane) SetSize(w, h int) {
 func (p *toolsPane) setTools(tools []session.ToolInfo) {
 	p.tools = tools
 	p.hay = nil
+	p.taskOnly = map[int]bool{}
+	for i, t := range tools {
+		if taskSupport(t.Raw) == taskRequired {
+			p.taskOnly[i] = true
+		}
+	}
 	p.refilter()
 }
 
@@ -452,7 +460,7 @@ func (p toolsPane) View() string {
 	}
 	names = cutNames(names, nameW)
 	for i := p.offset; i < end; i++ {
-		lines = append(lines, p.rowView(p.tools[p.rows[i]], names[i-p.offset], i == p.cursor, iw, nameW))
+		lines = append(lines, p.rowView(p.tools[p.rows[i]], p.taskOnly[p.rows[i]], names[i-p.offset], i == p.cursor, iw, nameW))
 	}
 	if full := p.fullNameLines(); len(full) > 0 {
 		for len(lines) < ih-len(full) {
@@ -488,7 +496,7 @@ func (p toolsPane) filterLine(w int) string {
 // qualified name and the first line of the description. A "*" beside the cursor
 // marks a tool this session turned off or gave a policy, or whose server's trust
 // it changed.
-func (p toolsPane) rowView(t session.ToolInfo, cut string, selected bool, w, nameW int) string {
+func (p toolsPane) rowView(t session.ToolInfo, taskOnly bool, cut string, selected bool, w, nameW int) string {
 	st := p.st
 	cursor := "  "
 	if selected {
@@ -508,7 +516,17 @@ func (p toolsPane) rowView(t session.ToolInfo, cut string, selected bool, w, nam
 		if more {
 			s += " " + ellipsis
 		}
-		desc = inline(st, s, descW)
+		if taskOnly {
+			// A task-only tool cannot be called from airlock: say so first.
+			const mark = "⧗ task only · "
+			if descW <= cellWidth(mark)+3 || s == "" {
+				desc = fit(mark, descW)
+			} else {
+				desc = mark + inline(st, s, descW-cellWidth(mark))
+			}
+		} else {
+			desc = inline(st, s, descW)
+		}
 	}
 	if selected {
 		label := fit(theme.TierLabel(t.Class.Tier), tierLabelW)
