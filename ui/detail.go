@@ -84,7 +84,7 @@ func (d *detailView) SetSize(w, h int) {
 func (d *detailView) render() {
 	iw, _ := paneInner(d.width, d.height)
 	d.vp.SetContent(detailContent(d.st, d.tool, d.now, d.pinned, d.gateway, iw))
-	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && taskSupport(d.tool.Raw) != taskRequired)
+	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && d.tool.TaskSupport != taskRequired)
 	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
 }
 
@@ -165,7 +165,7 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 	}
 	field("legs", orDash(strings.Join(legs, ", ")))
 	field("pin", pinText(st, t.Pin, t.PinnedAt))
-	if tt := taskText(st, taskSupport(t.Raw)); tt != "" {
+	if tt := taskText(st, t.TaskSupport); tt != "" {
 		field("tasks", tt)
 	}
 	// What an agent sees, exactly as the gateway decides it (session.Gateway.sync):

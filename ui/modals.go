@@ -29,7 +29,7 @@ func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
 		m.status = "⊘ " + inline(m.st, t.Ref.Qualified(), 40) + " is blocked: " + inline(m.st, why, 120)
 		return m, nil
 	}
-	if taskSupport(t.Raw) == taskRequired {
+	if t.TaskSupport == taskRequired {
 		// The whole reason is in the detail and in Activity.
 		m.status = "⧗ not called: " + inline(m.st, t.Ref.Qualified(), 40) + " runs only as a task, which airlock cannot do yet (enter: why)"
 		return m, nil

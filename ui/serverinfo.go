@@ -106,9 +106,9 @@ func (v *infoView) SetSize(w, h int) {
 func (v *infoView) render() {
 	iw, _ := paneInner(v.width, v.height)
 	v.vp.SetContent(infoContent(v.st, v.server, v.stderr, iw))
-	caps, ready := v.server.Capabilities, v.server.Status == session.StatusReady
-	v.keys.Resources.SetEnabled(ready && caps != nil && caps.Resources != nil)
-	v.keys.Prompts.SetEnabled(ready && caps != nil && caps.Prompts != nil)
+	ready := v.server.Status == session.StatusReady
+	v.keys.Resources.SetEnabled(ready && v.server.OffersResources)
+	v.keys.Prompts.SetEnabled(ready && v.server.OffersPrompts)
 }
 
 // infoAction is what a key in the info view asks the root to do.
@@ -210,6 +210,22 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 
 	section("What it declares it can do")
 	add(capLines(st, s.Capabilities, width)...)
+	if s.OffersResources || s.OffersPrompts {
+		n := func(k int, one string) string {
+			if k == 1 {
+				return "1 " + one
+			}
+			return strconv.Itoa(k) + " " + one + "s"
+		}
+		var offers []string
+		if s.OffersResources {
+			offers = append(offers, n(len(s.Resources), "resource")+" (r)", n(len(s.ResourceTemplates), "template"))
+		}
+		if s.OffersPrompts {
+			offers = append(offers, n(len(s.Prompts), "prompt")+" (p)")
+		}
+		field("lists", strings.Join(offers, " · "))
+	}
 
 	section("Instructions")
 	switch {

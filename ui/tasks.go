@@ -7,34 +7,13 @@ package ui
 // person's explains up front instead of failing after a round trip. "optional"
 // tools are called normally.
 
-import (
-	"encoding/json"
+import "github.com/airlock-mcp/airlock/ui/theme"
 
-	"github.com/airlock-mcp/airlock/ui/theme"
-)
-
-// Task support values of a tool's execution.taskSupport.
+// Task support values of a tool's execution.taskSupport (session.ToolInfo.TaskSupport).
 const (
 	taskRequired = "required"
 	taskOptional = "optional"
 )
-
-// taskSupport reads execution.taskSupport from a tool's raw definition; "" when
-// it is absent or the definition cannot be read.
-func taskSupport(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var t struct {
-		Execution *struct {
-			TaskSupport string `json:"taskSupport"`
-		} `json:"execution"`
-	}
-	if json.Unmarshal(raw, &t) != nil || t.Execution == nil {
-		return ""
-	}
-	return t.Execution.TaskSupport
-}
 
 // taskOnlyWhy says, in plain words, what a task-only tool means for a call.
 const taskOnlyWhy = "it runs only as a task (a long-running call the client polls, MCP's tasks extension), " +

@@ -152,7 +152,7 @@ func (p *toolsPane) setTools(tools []session.ToolInfo) {
 	p.hay = nil
 	p.taskOnly = map[int]bool{}
 	for i, t := range tools {
-		if taskSupport(t.Raw) == taskRequired {
+		if t.TaskSupport == taskRequired {
 			p.taskOnly[i] = true
 		}
 	}
