@@ -222,6 +222,8 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			m.status = "✎ " + inline(m.st, e.Elicitation.Server, 32) + " asks you for input"
 			return m.q.AddElicitation(e.Elicitation, t)
 		}
+	case session.ResourceUpdated:
+		m.resourceUpdated(e)
 	case session.ElicitationClosed:
 		el, cmd := m.q.WithdrawElicitation(e.ID)
 		if el != nil {

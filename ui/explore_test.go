@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -22,6 +23,9 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 )
+
+// callIDs matches the call IDs of a session (they differ per run).
+var callIDs = regexp.MustCompile(`c[0-9a-f]{9}-[0-9]+`)
 
 // pngBytes is a tiny PNG's first bytes; only its size and type matter here.
 var pngBytes = []byte("\x89PNG\r\n\x1a\nairlock-test-image")
@@ -52,6 +56,16 @@ func libServer() *mcp.Server {
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "A desert planet."}}}, nil
 		})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "lib://books/{id}", Name: "book-by-id", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "The book " + req.Params.URI}}}, nil
+		})
+	for _, end := range []string{"a", "b"} {
+		s.AddResource(&mcp.Resource{URI: "lib://long/" + end, Name: "chapter-one-of-a-very-long-book-title-part-" + end + "\x1b[2J", MIMEType: "application/octet-stream"},
+			func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "image/png", Blob: pngBytes}}}, nil
+			})
+	}
 	s.AddPrompt(&mcp.Prompt{Name: "summarise", Arguments: []*mcp.PromptArgument{{Name: "book", Required: true}}},
 		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Summarise " + req.Params.Arguments["book"]}}}}, nil
@@ -246,4 +260,161 @@ func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 	if got := taskText(h.m.st, "optional"); !strings.Contains(got, "calls it normally") {
 		t.Errorf("optional: %q", got)
 	}
+}
+
+// openExplore opens lib's info view and, with sub ("r" or "p"), its resources or
+// prompts.
+func openExplore(t *testing.T, h *harness, sub string) {
+	t.Helper()
+	h.keys("tab", "j", "i")
+	if sub != "" {
+		h.keys(sub)
+	}
+	want := map[string]screen{"": screenInfo, "r": screenRes, "p": screenPrompts}[sub]
+	if h.m.screen != want {
+		t.Fatalf("screen %d, want %d:\n%s", h.m.screen, want, h.plain())
+	}
+}
+
+// TestResources_ListReadTaintAndSave: r in the info view lists the resources
+// (name, type, URI; long names sharing a beginning stay distinct, hostile names
+// escaped) and templates; enter reads through the Manager: an untrusted server's
+// content taints the person's context and the view says so.
+func TestResources_ListReadTaintAndSave(t *testing.T) {
+	h := exploreHarness(t, 80, 24)
+	openExplore(t, h, "r")
+	screen := h.plain()
+	screenHas(t, screen, "Resources of lib · 3 resources · 1 template", "book-1", "text/plain", "lib://books/1",
+		"Templates", "book-by-id", "lib://books/{id}", "uri   lib://books/1", "about Dune")
+	if strings.Contains(screen, "\x1b[2J") {
+		t.Fatal("a raw escape reached the screen")
+	}
+	var longRows []string
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "lib://long/") {
+			longRows = append(longRows, strings.Fields(strings.Trim(l, "│ ▸"))[0])
+		}
+	}
+	if len(longRows) != 2 || longRows[0] == longRows[1] {
+		t.Errorf("the two long names are not distinct: %q\n%s", longRows, screen)
+	}
+	keytest.Fits(t, h.m.render(), 80, 24, "resources")
+	golden(t, "resources_80x24.golden", screen)
+
+	h.keys("enter")
+	h.waitFor("the read", func(m Model) bool { return m.screen == screenOutput })
+	screenHas(t, h.plain(), "Resource lib › lib://books/1", "✓ OK", "untrusted content: it tainted your context",
+		"[text] text/plain", "│ A desert planet.", "TAINTED by lib")
+	golden(t, "output_read_80x24.golden", callIDs.ReplaceAllString(h.plain(), "cXXXXXXXXX-N"))
+	h.keys("esc")
+	if h.m.screen != screenRes {
+		t.Fatalf("esc from the output did not return to the list: %d", h.m.screen)
+	}
+}
+
+// TestResources_TemplateFormWithCompletions: enter on a template opens a form of
+// its variables; typing asks the server for completions (debounced) and shows
+// them; ctrl+n takes one; ctrl+s reads the URI the template names. A blob is
+// shown by type and size, and s saves it to a new file.
+func TestResources_TemplateFormWithCompletions(t *testing.T) {
+	h := exploreHarnessTrust(t, 80, 24, trust.Trusted)
+	openExplore(t, h, "r")
+	h.keys("G", "enter")
+	if h.m.screen != screenForm {
+		t.Fatalf("enter on the template did not open its form:\n%s", h.plain())
+	}
+	screenHas(t, h.plain(), "read template lib › lib://books/{id}", "id")
+	for _, m := range keytest.Type("d") {
+		h.send(m)
+	}
+	h.waitFor("the suggestions", func(m Model) bool { return strings.Contains(ansi.Strip(m.render()), "dune · dracula") })
+	screenHas(t, h.plain(), "suggested (ctrl+n): dune · dracula")
+	h.keys("ctrl+n")
+	if _, v, _ := h.m.form.Focused(); v != "dune" {
+		t.Fatalf("ctrl+n put %q in the field", v)
+	}
+	h.keys("ctrl+s")
+	h.waitFor("the read", func(m Model) bool { return m.screen == screenOutput })
+	screenHas(t, h.plain(), "Resource lib › lib://books/dune", "│ The book lib://books/dune")
+	if h.m.taint.Tainted() {
+		t.Error("a trusted server's resource tainted the context")
+	}
+	// A blob: described, never drawn; s saves it.
+	h.keys("esc", "home", "j", "enter")
+	h.waitFor("the blob", func(m Model) bool { return m.screen == screenOutput && m.output.out.read != nil })
+	screenHas(t, h.plain(), "[blob] image/png, 26 bytes (not drawn; s saves it)")
+	h.keys("s")
+	h.waitFor("the save", func(m Model) bool { return len(m.output.out.saved) == 1 })
+	p := h.m.output.out.saved[0]
+	if filepath.Dir(p) != h.m.opts.SaveDir || !strings.HasPrefix(filepath.Base(p), "airlock-lib-lib-long-a-") || filepath.Ext(p) != ".png" {
+		t.Errorf("saved to %q", p)
+	}
+	if b, _ := os.ReadFile(p); string(b) != string(pngBytes) {
+		t.Errorf("the file holds %q", b)
+	}
+}
+
+
+// TestPrompts_ArgumentFormAndMessagesRoleByRole: p lists the prompts with their
+// arguments (required ones marked); enter opens the form, ctrl+s gets the prompt
+// through the Manager, and the messages are shown role by role, escaped.
+func TestPrompts_ArgumentFormAndMessagesRoleByRole(t *testing.T) {
+	h := exploreHarness(t, 80, 24)
+	openExplore(t, h, "p")
+	screenHas(t, h.plain(), "Prompts of lib · 1 prompt", "summarise", "book*", "prompt summarise")
+	keytest.Fits(t, h.m.render(), 80, 24, "prompts")
+	golden(t, "prompts_80x24.golden", h.plain())
+	h.keys("enter")
+	screenHas(t, h.plain(), "get prompt lib › summarise", "book")
+	h.keys("ctrl+s")
+	if h.m.screen != screenForm {
+		t.Fatal("the form was sent without its required argument")
+	}
+	for _, m := range keytest.Type("Dune") {
+		h.send(m)
+	}
+	h.keys("ctrl+s")
+	h.waitFor("the prompt", func(m Model) bool { return m.screen == screenOutput })
+	screenHas(t, h.plain(), "Prompt lib › summarise", "── user", "│ Summarise Dune", "tainted your context")
+	golden(t, "output_prompt_80x24.golden", callIDs.ReplaceAllString(h.plain(), "cXXXXXXXXX-N"))
+	// r gets it again: the form opens with the prompt.
+	h.keys("r")
+	if h.m.screen != screenForm {
+		t.Fatalf("r did not reopen the prompt's form: %d", h.m.screen)
+	}
+}
+
+// TestResources_SubscribeMarksUpdatedUntilReadAgain: s subscribes; a
+// resources/updated from the server marks the row ●; reading it again clears the
+// mark; s again unsubscribes.
+func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
+	srv := libServer()
+	cfg := &config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: time.Minute, Servers: []config.Server{
+		{Name: "lib", Trust: trust.Trusted, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute},
+	}}
+	sess := startManager(t, cfg, map[string]*mcp.Server{"lib": srv})
+	h := newHarnessFor(t, sess, 80, 24, true, Options{SaveDir: t.TempDir()})
+	h.waitFor("lib ready", func(m Model) bool { s, ok := m.serverInfo("lib"); return ok && s.Status == session.StatusReady })
+	openExplore(t, h, "r")
+	h.keys("s")
+	h.waitFor("the subscription", func(m Model) bool { return m.res.subscribed["lib://books/1"] })
+	screenHas(t, h.plain(), "◉ book-1", "subscribed to lib://books/1")
+	if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: "lib://books/1"}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the update", func(m Model) bool { return m.res.updated["lib://books/1"] })
+	screenHas(t, h.plain(), "● book-1", "lib://books/1 of lib changed")
+	// An update for a URI nobody here subscribed to marks nothing.
+	if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: "lib://long/a"}); err != nil {
+		t.Fatal(err)
+	}
+	h.keys("enter")
+	h.waitFor("the read", func(m Model) bool { return m.screen == screenOutput })
+	h.keys("esc")
+	if h.m.res.updated["lib://books/1"] || h.m.res.updated["lib://long/a"] {
+		t.Fatalf("marks after reading again: %v", h.m.res.updated)
+	}
+	screenHas(t, h.plain(), "◉ book-1")
+	h.keys("s")
+	h.waitFor("the unsubscription", func(m Model) bool { return !m.res.subscribed["lib://books/1"] })
 }

@@ -36,6 +36,7 @@ func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
 	}
 	m.form = form.New(t, *m.st)
 	m.formFor = t
+	m.ex.kind = formCall
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
 	if replace {
 		m.screen = screenForm
@@ -47,6 +48,9 @@ func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
 
 // applyForm acts on the call form's decision.
 func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
+	if m.ex.kind != formCall {
+		return m.applyArgsForm(act, cmd)
+	}
 	switch a := act.(type) {
 	case form.Submit:
 		return m.startCall(m.formFor, a.Args, cmd)

@@ -34,6 +34,9 @@ const (
 	screenGrants                 // every context's grants and taint (grants.go)
 	screenActivity               // every call and status message, newest first
 	screenInfo                   // one server's info (serverinfo.go)
+	screenRes                    // one server's resources and templates
+	screenPrompts                // one server's prompts
+	screenOutput                 // what a resource read or a prompt get returned
 )
 
 // pane is the focused pane of the main screen.
@@ -90,6 +93,12 @@ type Model struct {
 	queue    queueView
 	grants   grantsView
 	info     infoView
+	// res, prompts and output are the explore views (explore.go); ex is
+	// their state in the root.
+	res     resourcesView
+	prompts promptsView
+	output  outputView
+	ex      explore
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -163,6 +172,9 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		queue:       newQueueView(&st),
 		grants:      newGrantsView(&st),
 		info:        newInfoView(&st),
+		res:         newResourcesView(&st),
+		prompts:     newPromptsView(&st),
+		output:      newOutputView(&st),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -334,6 +346,20 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case taintClearedMsg:
 		return m.taintCleared(msg)
+	case readDoneMsg:
+		return m.readDone(msg)
+	case subscribedMsg:
+		return m.subscribed(msg)
+	case completeTickMsg:
+		return m.completeNow(msg)
+	case completedMsg:
+		return m.completed(msg)
+	case outputSavedMsg:
+		if msg.gen == m.output.gen {
+			m.output.setSaved(msg.paths)
+		}
+		m.status = savedStatus(m.st, msg.savedMsg)
+		return m, nil
 	case resultSavedMsg:
 		if msg.gen == m.result.gen {
 			m.result.setSaved(msg.paths)
@@ -577,6 +603,12 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m.grantsKey(k)
 	case screenInfo:
 		return m.infoKey(k)
+	case screenRes:
+		return m.resourcesKey(k)
+	case screenPrompts:
+		return m.promptsKey(k)
+	case screenOutput:
+		return m.outputKey(k)
 	case screenExport:
 		var act exportAction
 		var cmd tea.Cmd
@@ -729,6 +761,7 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 	if m.screen == screenInfo || slices.Contains(m.nav, screenInfo) {
 		m.refreshInfo()
 	}
+	m.refreshExplore()
 	m.relayout(false)
 	m.refreshBanner()
 }
@@ -772,6 +805,9 @@ func (m *Model) relayout(force bool) {
 	m.export.SetSize(l.width, l.bodyH)
 	m.grants.SetSize(l.width, l.bodyH)
 	m.info.SetSize(l.width, l.bodyH)
+	m.res.SetSize(l.width, l.bodyH)
+	m.prompts.SetSize(l.width, l.bodyH)
+	m.output.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
@@ -809,6 +845,9 @@ func (m *Model) setTheme(dark bool) {
 	m.queue.st = &st
 	m.grants.st = &st
 	m.info.st = &st
+	m.res.st = &st
+	m.prompts.st = &st
+	m.output.st = &st
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()

@@ -62,7 +62,8 @@ func extFor(mime string) string {
 const maxNamePart = 32
 
 // safePart turns a server or tool name into letters, digits, '_' and '-' only
-// (anything else becomes '-'), at most maxNamePart bytes; "x" when nothing is left.
+// (any run of anything else becomes one '-'), at most maxNamePart bytes; "x"
+// when nothing is left.
 func safePart(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -73,7 +74,9 @@ func safePart(s string) string {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
 			b.WriteRune(r)
 		default:
-			b.WriteByte('-')
+			if !strings.HasSuffix(b.String(), "-") {
+				b.WriteByte('-')
+			}
 		}
 	}
 	out := strings.Trim(b.String(), "-")

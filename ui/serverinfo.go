@@ -368,6 +368,10 @@ func (m Model) infoKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	switch act {
 	case infoBack:
 		m.pop()
+	case infoResources:
+		m.openResources(m.info.server.Name)
+	case infoPrompts:
+		m.openPrompts(m.info.server.Name)
 	}
 	return m, cmd
 }
