@@ -8,7 +8,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -23,9 +22,6 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 )
-
-// callIDs matches the call IDs of a session (they differ per run).
-var callIDs = regexp.MustCompile(`c[0-9a-f]{9}-[0-9]+`)
 
 // pngBytes is a tiny PNG's first bytes; only its size and type matter here.
 var pngBytes = []byte("\x89PNG\r\n\x1a\nairlock-test-image")
@@ -305,7 +301,7 @@ func TestResources_ListReadTaintAndSave(t *testing.T) {
 	h.waitFor("the read", func(m Model) bool { return m.screen == screenOutput })
 	screenHas(t, h.plain(), "Resource lib › lib://books/1", "✓ OK", "untrusted content: it tainted your context",
 		"[text] text/plain", "│ A desert planet.", "TAINTED by lib")
-	golden(t, "output_read_80x24.golden", callIDs.ReplaceAllString(h.plain(), "cXXXXXXXXX-N"))
+	golden(t, "output_read_80x24.golden", callIDs.ReplaceAllString(h.plain(), "cXXXXXXXX-N"))
 	h.keys("esc")
 	if h.m.screen != screenRes {
 		t.Fatalf("esc from the output did not return to the list: %d", h.m.screen)
@@ -376,7 +372,7 @@ func TestPrompts_ArgumentFormAndMessagesRoleByRole(t *testing.T) {
 	h.keys("ctrl+s")
 	h.waitFor("the prompt", func(m Model) bool { return m.screen == screenOutput })
 	screenHas(t, h.plain(), "Prompt lib › summarise", "── user", "│ Summarise Dune", "tainted your context")
-	golden(t, "output_prompt_80x24.golden", callIDs.ReplaceAllString(h.plain(), "cXXXXXXXXX-N"))
+	golden(t, "output_prompt_80x24.golden", callIDs.ReplaceAllString(h.plain(), "cXXXXXXXX-N"))
 	// r gets it again: the form opens with the prompt.
 	h.keys("r")
 	if h.m.screen != screenForm {
