@@ -350,7 +350,6 @@ func TestResources_TemplateFormWithCompletions(t *testing.T) {
 	}
 }
 
-
 // TestPrompts_ArgumentFormAndMessagesRoleByRole: p lists the prompts with their
 // arguments (required ones marked); enter opens the form, ctrl+s gets the prompt
 // through the Manager, and the messages are shown role by role, escaped.
