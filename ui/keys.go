@@ -163,7 +163,7 @@ func (k ToolsKeyMap) ShortHelp() []key.Binding {
 		b.SetHelp(b.Help().Key, desc)
 		return b
 	}
-	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Clear, "clear"), short(k.NextPane, "pane")}
+	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Info, "info"), short(k.Clear, "clear"), short(k.NextPane, "pane")}
 }
 
 // FullHelp implements help.KeyMap.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
@@ -210,6 +211,15 @@ func (v outputView) keyMap() keyMapFunc {
 	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
 }
 
+// textual says a blob is text: a text/* or JSON type, valid UTF-8.
+func textual(mime string, b []byte) bool {
+	m := strings.ToLower(strings.TrimSpace(mime))
+	if i := strings.IndexByte(m, ';'); i >= 0 {
+		m = strings.TrimSpace(m[:i])
+	}
+	return (strings.HasPrefix(m, "text/") || m == "application/json") && utf8.Valid(b)
+}
+
 // outputContent renders an output for a width.
 func outputContent(st *theme.Styles, o output, width int) string {
 	var lines []string
@@ -238,7 +248,7 @@ func outputContent(st *theme.Styles, o output, width int) string {
 		add(st.OKText.Render("✓ OK") + " — the server answered")
 	}
 	meta := func(callID string, v string, d time.Duration, tainted bool) {
-		add(st.Muted.Render("call " + inline(st, callID, 20) + " · " + d.Truncate(time.Millisecond).String() + " · decided by " + orDash(v)))
+		add(wrapOwn(st.Muted.Render("call "+inline(st, callID, 20)+" · "+d.Truncate(time.Millisecond).String()+" · decided by "+orDash(v)), width, "", "  ")...)
 		if tainted {
 			add(wrapOwn(st.WarnText.Render("⚠ untrusted content: it tainted your context")+st.Muted.Render(" (risky calls now ask; w shows it)"), width, "", "  ")...)
 		}
@@ -270,10 +280,15 @@ func outputContent(st *theme.Styles, o output, width int) string {
 			if c.URI != "" && c.URI != o.uri {
 				head += st.Muted.Render(" · ") + inline(st, c.URI, width/2)
 			}
-			if kind == "blob" {
+			switch {
+			case kind == "blob" && textual(c.MIMEType, c.Blob):
+				// Text sent as a blob: shown as text, escaped, and it can be saved.
+				add(head + ", " + byteSize(len(c.Blob)) + st.Muted.Render(" (a blob; s saves it)"))
+				add(blockLines(st, string(c.Blob), width, maxShownBytes, g)...)
+			case kind == "blob":
 				head += ", " + byteSize(len(c.Blob)) + st.Muted.Render(" (not drawn; s saves it)")
 				add(head)
-			} else {
+			default:
 				add(head)
 				add(blockLines(st, c.Text, width, maxShownBytes, g)...)
 			}
@@ -295,7 +310,8 @@ func outputContent(st *theme.Styles, o output, width int) string {
 			section("Description")
 			add(blockLines(st, o.got.Result.Description, width, maxShownBytes, g)...)
 		}
-		section("Messages · server text a model would read as its instructions")
+		section("Messages")
+		add(wrapOwn(st.Muted.Render("server text: a model that gets this prompt reads it as instructions"), width, "", "")...)
 		if len(o.got.Result.Messages) == 0 {
 			add(st.Muted.Render("(no messages)"))
 		}

@@ -107,7 +107,7 @@ const promptDetailRows = 5
 
 func (v promptsView) visible() int {
 	_, ih := paneInner(v.width, v.height)
-	return max(ih-1-promptDetailRows-1, 1)
+	return max(ih-1-1-promptDetailRows, 1)
 }
 
 func (v *promptsView) clamp() {

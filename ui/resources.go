@@ -172,7 +172,7 @@ const detailRows = 3
 // the "more" line and the selection's lines.
 func (v resourcesView) visible() int {
 	_, ih := paneInner(v.width, v.height)
-	return max(ih-3-detailRows-1, 1)
+	return max(ih-2-1-detailRows, 1)
 }
 
 func (v *resourcesView) clamp() {

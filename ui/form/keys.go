@@ -78,7 +78,9 @@ func elicitKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap: the bindings that work now.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Submit, k.Decline, k.Cancel, k.Next, k.Suggest, k.Toggle, k.AddItem, k.Raw}
+	suggest := k.Suggest
+	suggest.SetHelp("ctrl+n", "suggestion")
+	return []key.Binding{k.Submit, k.Decline, k.Cancel, k.Next, suggest, k.Toggle, k.AddItem, k.Raw}
 }
 
 // FullHelp implements help.KeyMap: every binding that works now, grouped.
