@@ -24,9 +24,11 @@ import (
 
 // MaxContentBytes bounds what one resource read or prompt get hands on: the text and
 // decoded blob bytes of every content together. A larger answer is refused with a
-// sentence saying its size (over stdio and HTTP one message is already bounded by
-// MaxMessageBytes; in-process servers are bounded here).
-const MaxContentBytes = 16 << 20
+// sentence saying its size. (One JSON-RPC message is already bounded by
+// MaxMessageBytes, 16 MiB, on every transport; this bound is lower so that what one
+// read hands on, to the person or an agent, is at most 8 MiB, the size of the
+// largest arguments a call may carry by default.)
+const MaxContentBytes = 8 << 20
 
 // MaxPromptMessages bounds the messages of one prompts/get result.
 const MaxPromptMessages = 1000

@@ -124,3 +124,204 @@ func TestChannels_UntrustedResourceReadTaintsAndExfiltrationAsks(t *testing.T) {
 		t.Errorf("a clean context's send: %v", err)
 	}
 }
+
+// Policy per server: deny refuses before anything is sent, ask asks (the question is
+// about resources/read with the URI as its arguments), allow runs; every read is
+// audited with its URI's hash and decided_by.
+func TestChannels_PolicyAndAudit(t *testing.T) {
+	logPath := t.TempDir() + "/audit.jsonl"
+	audit, err := session.OpenAudit(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { audit.Close() })
+	m := channelManager(t, session.Options{Audit: audit}, map[string]*mcp.Server{"a": channelServer(nil), "b": channelServer(nil), "c": channelServer(nil)},
+		inProc("a", trust.Trusted, func(s *config.Server) { s.Resources, s.Prompts = trust.Deny, trust.Deny }),
+		inProc("b", trust.Trusted, func(s *config.Server) { s.Resources, s.Prompts = trust.Ask, trust.Ask }),
+		inProc("c", trust.Trusted, func(s *config.Server) { s.Resources = trust.Allow }))
+	ctx := context.Background()
+	var denied *session.DeniedError
+	if _, err := m.ReadResource(ctx, session.ReadRequest{Server: "a", URI: "notes://inbox"}); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPolicy {
+		t.Errorf("read with resources = deny: %v", err)
+	}
+	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "a", Name: "summarise"}); !errors.As(err, &denied) {
+		t.Errorf("get with prompts = deny: %v", err)
+	}
+	if _, err := m.Complete(ctx, session.CompleteRequest{Server: "a", Prompt: "summarise", Argument: "topic", Value: "x"}); !errors.As(err, &denied) {
+		t.Errorf("completion with prompts = deny: %v", err)
+	}
+	a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
+	out, err := m.ReadResource(ctx, session.ReadRequest{Server: "b", URI: "notes://note/7"})
+	if err != nil || out.Verdict.By != trust.DecidedByPerson || out.Result.Contents[0].Text != "note notes://note/7" {
+		t.Fatalf("read with resources = ask, allowed once: %+v, %v", out, err)
+	}
+	p := <-a.seen
+	if p.Tool.Channel != trust.KindResources || p.Request.Tool != trust.ResourceReadTool || string(p.Request.Args) != `{"uri":"notes://note/7"}` {
+		t.Errorf("question: channel %q tool %q args %s", p.Tool.Channel, p.Request.Tool, p.Request.Args)
+	}
+	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "b", Name: "summarise", Args: args(`{"topic": "x"}`)}); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPerson {
+		t.Errorf("get with prompts = ask, denied: %v", err)
+	}
+	p = <-a.seen
+	if string(p.Request.Args) != `{"arguments":{"topic":"x"},"name":"summarise"}` {
+		t.Errorf("prompt question args %s", p.Request.Args)
+	}
+	out, err = m.ReadResource(ctx, session.ReadRequest{Server: "c", URI: "notes://inbox"})
+	if err != nil || out.Verdict.By != trust.DecidedByPolicy || out.Tainted {
+		t.Fatalf("read with resources = allow from a trusted server: %+v, %v", out, err)
+	}
+	pr, err := m.GetPrompt(ctx, session.PromptRequest{Server: "c", Name: "summarise", Args: args(`{"topic":"tides"}`)})
+	if err != nil || pr.Result.Messages[0].Content.(*mcp.TextContent).Text != "summarise tides" {
+		t.Fatalf("get from c: %+v, %v", pr, err)
+	}
+	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "c", Name: "summarise", Args: args(`{"topic":1}`)}); err == nil || !strings.Contains(err.Error(), "object of strings") {
+		t.Errorf("non-string prompt argument: %v", err)
+	}
+	var reads []string
+	for _, r := range auditRecords(t, logPath) {
+		if r.Tool == trust.ResourceReadTool {
+			reads = append(reads, r.Server+" "+r.Kind+" "+r.Decision+" "+r.DecidedBy+" "+r.Outcome)
+			if r.Kind == "decision" && r.Server == "b" && r.ArgsSHA256 != session.ArgsSHA256([]byte(`{"uri":"notes://note/7"}`)) {
+				t.Errorf("audit hash %s is not of the shown URI", r.ArgsSHA256)
+			}
+		}
+	}
+	want := []string{"a decision deny policy ", "b decision allow person ", "b outcome   ok", "c decision allow policy ", "c outcome   ok"}
+	if strings.Join(reads, "|") != strings.Join(want, "|") {
+		t.Errorf("audit of reads:\n got %q\nwant %q", reads, want)
+	}
+}
+
+// A private-data server's resources fill the private-data leg of the hazards, an
+// untrusted server's resources the untrusted-content leg: with an exfiltration tool
+// that is a lethal trifecta made of channels.
+func TestChannels_PrivateDataResourcesMakeAHazardLeg(t *testing.T) {
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": channelServer(nil), "web": channelServer(nil), "mail": sendServer()},
+		inProc("notes", trust.Trusted, func(s *config.Server) { s.Labels = []trust.Leg{trust.LegPrivateData} }),
+		inProc("web", trust.Untrusted, nil),
+		inProc("mail", trust.Trusted, nil))
+	var found bool
+	for _, h := range m.Snapshot().Hazards {
+		if h.Kind == trust.HazardLethalTrifecta {
+			found = true
+			if !containsStr(h.Legs[string(trust.LegPrivateData)], "notes__resources/read") || !containsStr(h.Legs[string(trust.LegUntrustedContent)], "web__resources/read") {
+				t.Errorf("trifecta legs = %v", h.Legs)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no lethal trifecta in %+v", m.Snapshot().Hazards)
+	}
+	for _, ti := range m.Snapshot().Tools {
+		if ti.Channel != "" {
+			t.Errorf("a channel is listed as a tool: %s", ti.Ref.Qualified())
+		}
+	}
+}
+
+func containsStr(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// A 20 MB resource is bounded: over a transport (in-process too) one message is at
+// most MaxMessageBytes, so the read fails; a 10 MB one fits in a message and is
+// refused by MaxContentBytes with its size and the limit. Neither hands anything on,
+// and airlock's own refusal taints nothing.
+func TestChannels_HugeResourceBounded(t *testing.T) {
+	for _, size := range []int{20 << 20, 10 << 20} {
+		t.Run(fmt.Sprint(size>>20, "MiB"), func(t *testing.T) {
+			big := strings.Repeat("x", size)
+			srv := channelServer(func(s *mcp.Server) {
+				s.AddResource(&mcp.Resource{URI: "big://one", Name: "big"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: big}}}, nil
+				})
+			})
+			m := channelManager(t, session.Options{}, map[string]*mcp.Server{"web": srv}, inProc("web", trust.Trusted, nil))
+			out, err := m.ReadResource(context.Background(), session.ReadRequest{Context: "a", Server: "web", URI: "big://one"})
+			if err == nil || out != nil {
+				t.Fatalf("%d bytes read: %v", size, err)
+			}
+			if size < session.MaxMessageBytes {
+				if !strings.Contains(err.Error(), fmt.Sprintf("holds %d bytes; airlock hands on at most %d", size+len("big://one"), session.MaxContentBytes)) {
+					t.Errorf("10 MiB: %v", err)
+				}
+				if m.Engine().Taint("a").Tainted() {
+					t.Error("a refused resource tainted the context")
+				}
+			}
+			t.Logf("%d MiB: %v", size>>20, err)
+		})
+	}
+}
+
+// Hostile listings: a server that pages forever with fresh cursors stops at the page
+// cap; duplicates are dropped with a notice; hostile URIs, names and MIME types are
+// kept as data, byte for byte.
+func TestChannels_PagingCapsDuplicatesHostileNames(t *testing.T) {
+	hostile := "notes://\x1b[2J\u202eevil\n"
+	srv := mcp.NewServer(&mcp.Implementation{Name: "pager", Version: "1"}, nil)
+	srv.AddResource(&mcp.Resource{URI: "ok://x", Name: "ok"}, nil) // declares the capability
+	srv.AddPrompt(&mcp.Prompt{Name: "p"}, nil)
+	n := 0
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "resources/list":
+				n++
+				return &mcp.ListResourcesResult{Resources: []*mcp.Resource{{URI: hostile, Name: "\x1b]8;;http://x\x07name", MIMEType: "text/\x1b[31mred"}, {URI: "dup://x", Name: "a"}, {URI: "dup://x", Name: "b"}}, NextCursor: fmt.Sprint("c", n)}, nil
+			case "prompts/list":
+				return &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{{Name: "same"}, {Name: "same"}}, NextCursor: "loop"}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"pager": srv}, inProc("pager", trust.Untrusted, nil))
+	sv := mustServer(t, m, "pager", session.StatusReady)
+	if n != session.MaxCatalogPages {
+		t.Errorf("resources/list was asked %d times, want the cap %d", n, session.MaxCatalogPages)
+	}
+	if len(sv.Resources) != 2 || sv.Resources[0].URI != hostile || sv.Resources[0].Name != "\x1b]8;;http://x\x07name" || sv.Resources[0].MIMEType != "text/\x1b[31mred" {
+		t.Errorf("resources = %+v", sv.Resources)
+	}
+	if len(sv.Prompts) != 1 {
+		t.Errorf("prompts = %+v", sv.Prompts)
+	}
+	notices := strings.Join(sv.Notices, "\n")
+	for _, want := range []string{
+		fmt.Sprintf("resources/list stopped after %d pages", session.MaxCatalogPages),
+		"resources/list listed 2998 duplicate entries",
+		"prompts/list repeated a cursor after 2 pages",
+		"prompts/list listed 3 duplicate entries",
+	} {
+		if !strings.Contains(notices, want) {
+			t.Errorf("notices lack %q:\n%s", want, notices)
+		}
+	}
+}
+
+// A tool whose execution.taskSupport is "required" is refused before anything is
+// asked or sent, with a sentence saying why; "optional" is called normally.
+func TestCall_TaskSupportRequiredRefusedUpFront(t *testing.T) {
+	tasks := rawServer(t, "tasks", trust.Trusted, script(page(
+		`{"name":"research","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"execution":{"taskSupport":"required"}}`,
+		`{"name":"maybe","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"execution":{"taskSupport":"optional"}}`)))
+	m := start(t, newConfig(tasks), session.Options{MemoryTaint: true})
+	if ti := mustTool(t, m, "tasks", "research"); ti.TaskSupport != "required" {
+		t.Errorf("research TaskSupport = %q", ti.TaskSupport)
+	}
+	if ti := mustTool(t, m, "tasks", "maybe"); ti.TaskSupport != "optional" {
+		t.Errorf("maybe TaskSupport = %q", ti.TaskSupport)
+	}
+	_, err := m.Call(context.Background(), session.CallRequest{Server: "tasks", Tool: "research"})
+	if !errors.Is(err, session.ErrTaskRequired) {
+		t.Errorf("required: err %v, want ErrTaskRequired before any round trip", err)
+	}
+	if _, err := m.Call(context.Background(), session.CallRequest{Server: "tasks", Tool: "maybe"}); err != nil {
+		t.Errorf("optional: err %v", err)
+	}
+}

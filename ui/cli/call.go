@@ -87,7 +87,14 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 func WritePending(w io.Writer, pd *session.Pending) {
 	t := pd.Tool
 	e := safetext.Inline
-	fmt.Fprintf(w, "\nairlock: this call needs your approval\n")
+	what := "call"
+	switch t.Channel {
+	case trust.KindResources:
+		what = "resource read"
+	case trust.KindPrompts:
+		what = "prompt get"
+	}
+	fmt.Fprintf(w, "\nairlock: this %s needs your approval\n", what)
 	fmt.Fprintf(w, "  server:  %s (%s %s)\n", e(t.Ref.Server), theme.TrustGlyph(t.ServerTrust), t.ServerTrust)
 	fmt.Fprintf(w, "  tool:    %s\n", e(t.Ref.Tool))
 	fmt.Fprintf(w, "  tier:    %s\n", theme.TierLabel(t.Class.Tier))
@@ -96,7 +103,11 @@ func WritePending(w io.Writer, pd *session.Pending) {
 	}
 	fmt.Fprintf(w, "  hints:   %s\n", HintsLine(t.Declared, t.Class.Effective))
 	if pd.Taint.Tainted() {
-		fmt.Fprintf(w, "  taint:   tainted by %s (call %s)\n", e(pd.Taint.By.Qualified()), e(pd.Taint.CallID))
+		if pd.Taint.Subject != "" {
+			fmt.Fprintf(w, "  taint:   %s\n", e(pd.Taint.Reason()))
+		} else {
+			fmt.Fprintf(w, "  taint:   tainted by %s (call %s)\n", e(pd.Taint.By.Qualified()), e(pd.Taint.CallID))
+		}
 	}
 	fmt.Fprintln(w, "  why it asks:")
 	for _, r := range pd.Verdict.Reasons {
@@ -143,7 +154,21 @@ func WriteResult(w io.Writer, res *mcp.CallToolResult) {
 		fmt.Fprintln(w, "✓ result:")
 	}
 	const gutter = "  │ "
-	for _, c := range res.Content {
+	writeContents(w, res.Content)
+	if res.StructuredContent != nil {
+		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		if err == nil {
+			fmt.Fprintln(w, "  structured content:")
+			fmt.Fprintln(w, safetext.Block(string(b), gutter, maxShownBytes))
+		}
+	}
+}
+
+// writeContents writes content blocks by kind (a call's result, a prompt's
+// messages): text in a gutter, binary described by type and size.
+func writeContents(w io.Writer, contents []mcp.Content) {
+	const gutter = "  │ "
+	for _, c := range contents {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			fmt.Fprintln(w, safetext.Block(c.Text, gutter, maxShownBytes))
@@ -162,13 +187,6 @@ func WriteResult(w io.Writer, res *mcp.CallToolResult) {
 			}
 		default:
 			b, _ := json.Marshal(c)
-			fmt.Fprintln(w, safetext.Block(string(b), gutter, maxShownBytes))
-		}
-	}
-	if res.StructuredContent != nil {
-		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
-		if err == nil {
-			fmt.Fprintln(w, "  structured content:")
 			fmt.Fprintln(w, safetext.Block(string(b), gutter, maxShownBytes))
 		}
 	}
