@@ -557,7 +557,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			}
 			return m.openForm(t, true)
 		case resultSave:
-			return m, tea.Batch(cmd, m.saveResult())
+			if save := m.saveResult(); save != nil {
+				m.status = "saving…"
+				return m, tea.Batch(cmd, save)
+			}
 		}
 		return m, cmd
 	case screenLogs:

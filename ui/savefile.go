@@ -218,6 +218,5 @@ func (m Model) saveResult() tea.Cmd {
 		return nil
 	}
 	ref := m.result.res.tool.Ref
-	m.status = "saving…"
 	return saveCmd(m.opts.SaveDir, ref.Server, ref.Tool, m.now(), m.result.gen, blobs, func(s savedMsg) tea.Msg { return resultSavedMsg{s} })
 }

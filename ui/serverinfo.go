@@ -310,6 +310,7 @@ func capLines(st *theme.Styles, c *mcp.ServerCapabilities, width int) []string {
 	} else {
 		out = append(out, row("completions", false, st.Muted.Render("not declared")))
 	}
+	//lint:ignore SA1019 servers before 2026-07-28 still declare logging; the view marks it deprecated
 	if c.Logging != nil {
 		out = append(out, row("logging", true, st.WarnText.Render("deprecated")+feat(" in MCP 2026-07-28 (SEP-2577)")))
 	} else {
