@@ -148,6 +148,13 @@ func (p *toolsPane) SetSize(w, h int) {
 
 // setTools replaces the tools (a new snapshot), keeping the selected tool.
 func (p *toolsPane) setTools(tools []session.ToolInfo) {
+	// The selection is read before the rows' indices stop meaning anything:
+	// the new list may be shorter (a server reconnecting lists nothing).
+	var keep trust.Ref
+	if t, ok := p.selectedTool(); ok {
+		keep = t.Ref
+	}
+	p.rows = nil
 	p.tools = tools
 	p.hay = nil
 	p.taskOnly = map[int]bool{}
@@ -156,7 +163,7 @@ func (p *toolsPane) setTools(tools []session.ToolInfo) {
 			p.taskOnly[i] = true
 		}
 	}
-	p.refilter()
+	p.refilterKeep(keep)
 }
 
 // setServer scopes the pane to one server ("" for all).
@@ -189,6 +196,11 @@ func (p *toolsPane) refilter() {
 	if t, ok := p.selectedTool(); ok {
 		keep = t.Ref
 	}
+	p.refilterKeep(keep)
+}
+
+// refilterKeep is refilter keeping the tool keep selected when it is listed.
+func (p *toolsPane) refilterKeep(keep trust.Ref) {
 	needle := strings.ToLower(strings.TrimSpace(p.text))
 	if needle != "" && p.hay == nil {
 		p.hay = make([]string, len(p.tools))
