@@ -304,7 +304,9 @@ func DefaultResultKeyMap() ResultKeyMap {
 func (k ResultKeyMap) ShortHelp() []key.Binding {
 	save := k.Save
 	save.SetHelp("s", "save media")
-	return []key.Binding{k.Down, k.Again, save, k.Back}
+	down := k.Down
+	down.SetHelp(down.Help().Key, "scroll")
+	return []key.Binding{down, k.Again, save, k.Back}
 }
 
 // FullHelp implements help.KeyMap.
