@@ -319,7 +319,7 @@ func TestResources_ListReadTaintAndSave(t *testing.T) {
 	h.keys("enter")
 	h.waitFor("the read", func(m Model) bool { return m.screen == screenOutput })
 	screenHas(t, h.plain(), "Resource lib › lib://books/1", "✓ OK", "untrusted content: it tainted your context",
-		"[text] text/plain", "│ A desert planet.", "TAINTED by lib")
+		"[text] text/plain", "│ A desert planet.", "TAINTED by lib resource lib://books/1")
 	golden(t, "output_read_80x24.golden", callIDs.ReplaceAllString(h.plain(), "cXXXXXXXX-N"))
 	h.keys("esc")
 	if h.m.screen != screenRes {

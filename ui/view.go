@@ -221,6 +221,10 @@ func (m Model) statusLine() string {
 	var parts []string
 	if m.taint.Tainted() {
 		t := "⚠ TAINTED by " + inline(st, m.taint.By.Qualified(), 40)
+		if m.taint.Subject != "" {
+			// A resource or a prompt: name what it was, not the channel.
+			t = "⚠ TAINTED by " + inline(st, m.taint.By.Server, 24) + " " + inline(st, m.taint.Channel, 12) + " " + inline(st, m.taint.Subject, 32)
+		}
 		if m.taint.CallID != "" {
 			t += " (call " + inline(st, m.taint.CallID, 12) + ")"
 		}
