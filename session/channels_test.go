@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -241,7 +242,8 @@ func TestChannels_HugeResourceBounded(t *testing.T) {
 					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: big}}}, nil
 				})
 			})
-			m := channelManager(t, session.Options{}, map[string]*mcp.Server{"web": srv}, inProc("web", trust.Trusted, nil))
+			// Copying 10 MiB under -race on a loaded machine takes seconds.
+			m := channelManager(t, session.Options{}, map[string]*mcp.Server{"web": srv}, inProc("web", trust.Trusted, func(s *config.Server) { s.CallTimeout = 90 * time.Second }))
 			out, err := m.ReadResource(context.Background(), session.ReadRequest{Context: "a", Server: "web", URI: "big://one"})
 			if err == nil || out != nil {
 				t.Fatalf("%d bytes read: %v", size, err)
@@ -254,7 +256,8 @@ func TestChannels_HugeResourceBounded(t *testing.T) {
 					t.Error("a refused resource tainted the context")
 				}
 			}
-			t.Logf("%d MiB: %v", size>>20, err)
+			sv, _ := m.Snapshot().Server("web")
+			t.Logf("%d MiB: %v (server %s %v)", size>>20, err, sv.Status, sv.Err)
 		})
 	}
 }
@@ -323,5 +326,233 @@ func TestCall_TaskSupportRequiredRefusedUpFront(t *testing.T) {
 	}
 	if _, err := m.Call(context.Background(), session.CallRequest{Server: "tasks", Tool: "maybe"}); err != nil {
 		t.Errorf("optional: err %v", err)
+	}
+}
+
+// A read question waits; the server's trust changes under it: the question is
+// withdrawn (it showed a trust that is no longer true) and the read is denied.
+func TestChannels_QuestionWithdrawnWhenTrustChanges(t *testing.T) {
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": channelServer(nil)},
+		inProc("b", trust.Trusted, func(s *config.Server) { s.Resources = trust.Ask }))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.ReadResource(ctx, session.ReadRequest{Server: "b", URI: "notes://inbox"})
+		done <- err
+	}()
+	for {
+		ev, ok := m.Next(ctx)
+		if !ok {
+			t.Fatal("no question")
+		}
+		if _, ok := ev.(session.ApprovalRequested); ok {
+			break
+		}
+	}
+	if err := m.SetServerTrust("b", trust.Untrusted); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	var denied *session.DeniedError
+	if !errors.As(err, &denied) || !strings.Contains(err.Error(), "server trust trusted → untrusted") {
+		t.Fatalf("read after the trust changed under its question: %v", err)
+	}
+}
+
+// "Allow for this context" on a read grants the server's resources channel for that
+// context (later reads run unasked, by grant); a trust change ends the grant.
+func TestChannels_GrantCoversChannelUntilTrustChanges(t *testing.T) {
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": channelServer(nil)},
+		inProc("b", trust.Trusted, func(s *config.Server) { s.Resources = trust.Ask }))
+	a := answerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
+	ctx := context.Background()
+	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/1"}); err != nil {
+		t.Fatal(err)
+	}
+	<-a.seen
+	out, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/2"})
+	if err != nil || out.Verdict.By != trust.DecidedByGrant {
+		t.Fatalf("second read in the granted context: %+v, %v", out, err)
+	}
+	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "other", Server: "b", URI: "notes://note/2"}); err == nil {
+		t.Error("another context's read ran without a question")
+	}
+	<-a.seen
+	if err := m.SetServerTrust("b", trust.Untrusted); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/3"}); err == nil {
+		t.Errorf("the grant survived a trust change: %+v", out)
+	}
+	if p := <-a.seen; string(p.Request.Args) != `{"uri":"notes://note/3"}` {
+		t.Errorf("asked about %s", p.Request.Args)
+	}
+}
+
+// resources and prompts list_changed list them again.
+func TestChannels_ListChangedRefreshes(t *testing.T) {
+	srv := channelServer(nil)
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": srv}, inProc("b", trust.Trusted, nil))
+	srv.AddResource(&mcp.Resource{URI: "notes://new", Name: "new"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "new"}}}, nil
+	})
+	srv.AddPrompt(&mcp.Prompt{Name: "second"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	waitFor(t, "the new resource and prompt", 10*time.Second, func() bool {
+		sv, _ := m.Snapshot().Server("b")
+		return len(sv.Resources) == 2 && len(sv.Prompts) == 2
+	})
+}
+
+// A server that never answers resources/list still becomes ready with its tools;
+// the listing that did not finish is a notice.
+func TestChannels_HangingListIsANoticeNotAFailure(t *testing.T) {
+	srv := channelServer(func(s *mcp.Server) {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "resources/list" {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				return next(ctx, method, req)
+			}
+		})
+	})
+	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": srv}, inProc("b", trust.Trusted, func(s *config.Server) { s.ConnectTimeout = time.Second }))
+	sv := mustServer(t, m, "b", session.StatusReady)
+	mustTool(t, m, "b", "t")
+	if len(sv.Prompts) != 1 || !strings.Contains(strings.Join(sv.Notices, "\n"), "resources/list") {
+		t.Errorf("prompts %+v, notices %q", sv.Prompts, sv.Notices)
+	}
+}
+
+// resources/updated is handed on only for a URI subscribed to: a server that names
+// another URI (here a sending middleware rewrites it) is dropped; after Unsubscribe
+// the subscribed URI is dropped too.
+func TestChannels_ResourceUpdatedOnlyForSubscribed(t *testing.T) {
+	srv := channelServer(nil)
+	srv.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.ResourceUpdatedNotificationParams); ok && p.URI == "notes://inbox" {
+				p.URI = "notes://never-subscribed\x1b[2J"
+			}
+			return next(ctx, method, req)
+		}
+	})
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": srv}, inProc("b", trust.Trusted, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, u := range []string{"notes://inbox", "notes://note/1"} {
+		if err := m.Subscribe(ctx, "b", u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() session.ResourceUpdated {
+		t.Helper()
+		for {
+			ev, ok := m.Next(ctx)
+			if !ok {
+				t.Fatal("no resources/updated event")
+			}
+			if u, ok := ev.(session.ResourceUpdated); ok {
+				return u
+			}
+		}
+	}
+	_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "notes://inbox"})
+	_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "notes://note/1"})
+	if u := next(); u.URI != "notes://note/1" || u.Server != "b" {
+		t.Fatalf("first update handed on = %+v, want notes://note/1 (the rewritten URI is not subscribed)", u)
+	}
+	if err := m.Unsubscribe(ctx, "b", "notes://note/1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Subscribe(ctx, "b", "notes://note/2"); err != nil {
+		t.Fatal(err)
+	}
+	_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "notes://note/1"})
+	_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "notes://note/2"})
+	if u := next(); u.URI != "notes://note/2" {
+		t.Fatalf("after unsubscribing note/1: %+v", u)
+	}
+}
+
+// Fix hints are worked out with the channels in the toolset: a trifecta whose
+// private-data leg is only notes' resources gets hints (drop notes' label, block
+// notes), and no hint names a channel as a tool.
+func TestChannels_FixHintsCountChannels(t *testing.T) {
+	web := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	web.AddTool(&mcp.Tool{Name: "fetch", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": channelServer(nil), "web": web},
+		inProc("notes", trust.Trusted, func(s *config.Server) { s.Labels = []trust.Leg{trust.LegPrivateData} }),
+		inProc("web", trust.Untrusted, nil))
+	snap := m.Snapshot()
+	var tri *trust.Hazard
+	for i, h := range snap.Hazards {
+		if h.Kind == trust.HazardLethalTrifecta {
+			tri = &snap.Hazards[i]
+		}
+	}
+	if tri == nil {
+		t.Fatalf("no trifecta: %+v", snap.Hazards)
+	}
+	fixes := snap.Fixes(trust.DefaultPolicy(), *tri)
+	var dropLabel bool
+	for _, f := range fixes {
+		for _, c := range f.Changes {
+			if c.Tool == trust.ResourceReadTool || c.Tool == trust.PromptGetTool {
+				t.Errorf("a fix names a channel as a tool: %+v", c)
+			}
+			if c.Kind == trust.ChangeDropServerLabel && c.Server == "notes" && f.Effect == trust.FixBreaks {
+				dropLabel = true
+			}
+		}
+	}
+	if !dropLabel {
+		t.Errorf("dropping notes' private-data label is not offered: %+v", fixes)
+	}
+}
+
+// A snapshot records each server's resources, templates and prompts (sorted, so two
+// snapshots of the same servers are the same bytes), and check --snapshot finds the
+// same channel hazards as the live session.
+func TestSnapshot_RecordsChannelsAndOfflineHazardsMatchLive(t *testing.T) {
+	cfgs := []config.Server{
+		inProc("notes", trust.Trusted, func(s *config.Server) { s.Labels = []trust.Leg{trust.LegPrivateData} }),
+		inProc("web", trust.Untrusted, nil),
+	}
+	live := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": channelServer(nil), "web": channelServer(nil)}, cfgs...)
+	var buf bytes.Buffer
+	if err := live.Record().Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"uri": "notes://inbox"`) || !strings.Contains(buf.String(), `"uriTemplate": "notes://note/{id}"`) || !strings.Contains(buf.String(), `"name": "summarise"`) {
+		t.Fatalf("the snapshot does not hold the channels:\n%s", buf.String())
+	}
+	rec, err := session.ReadRecording(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _ := session.NewOffline(newConfig(cfgs...), rec, session.Options{MemoryTaint: true})
+	defer off.Close()
+	hz := func(s *session.Snapshot) string {
+		var out []string
+		for _, h := range s.Hazards {
+			out = append(out, fmt.Sprintf("%s %v", h.Kind, h.Legs))
+		}
+		return strings.Join(out, "\n")
+	}
+	if l, o := hz(live.Snapshot()), hz(off.Snapshot()); l != o || !strings.Contains(l, "notes__resources/read") {
+		t.Errorf("hazards differ\nlive:\n%s\noffline:\n%s", l, o)
+	}
+	if sv, _ := off.Snapshot().Server("notes"); len(sv.Resources) != 1 || len(sv.ResourceTemplates) != 1 || len(sv.Prompts) != 1 {
+		t.Errorf("offline notes: %+v", sv)
 	}
 }

@@ -110,3 +110,57 @@ func TestHazards_ChannelLegs(t *testing.T) {
 		t.Errorf("private-data leg = %v", got)
 	}
 }
+
+func TestFixes_Channels(t *testing.T) {
+	notesRes := Subject{Tool: Tool{Server: "notes", Name: ResourceReadTool, ServerTrust: Trusted, ServerLabels: []Leg{LegPrivateData}}, Channel: KindResources}
+	notesTool := Subject{Tool: Tool{Server: "notes", Name: "read_note", ServerTrust: Trusted, ServerLabels: []Leg{LegPrivateData},
+		Declared: Declared{Hints: Hints{ReadOnly: bptr(true), OpenWorld: bptr(false)}}}}
+	webRes := Subject{Tool: Tool{Server: "web", Name: ResourceReadTool}, Channel: KindResources}
+	mail := Subject{Tool: Tool{Server: "mail", Name: "send", ServerTrust: Trusted, ToolLabels: []Leg{LegExfiltration},
+		Declared: Declared{Hints: Hints{ReadOnly: bptr(false), Destructive: bptr(false), OpenWorld: bptr(false)}}}}
+	tests := []struct {
+		name     string
+		subjects []Subject
+		want     []string // kind:server:tool of the single-change fixes, in order
+	}{
+		// web's resources fill untrusted-content and exfiltration (web is not
+		// trusted): denying mail's send leaves the exfiltration leg filled, and
+		// denying notes' tool leaves notes' resources in the private-data leg.
+		{name: "private-data only through a channel", subjects: []Subject{notesRes, webRes, mail},
+			want: []string{"drop-server-label:notes:", "block-server:notes:", "block-server:web:"}},
+		{name: "a tool and a channel in one leg: denying the tool breaks nothing", subjects: []Subject{notesRes, notesTool, webRes, mail},
+			want: []string{"drop-server-label:notes:", "block-server:notes:", "block-server:web:"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := make([]Tool, len(tc.subjects))
+			for i, s := range tc.subjects {
+				tools[i] = s.Tool
+			}
+			var tri *Hazard
+			for _, h := range evaluate(tools, tc.subjects, DefaultPolicy()) {
+				if h.Kind == HazardLethalTrifecta {
+					tri = &h
+				}
+			}
+			if tri == nil {
+				t.Fatal("no trifecta")
+			}
+			var got []string
+			for _, f := range Fixes(tc.subjects, DefaultPolicy(), *tri) {
+				if len(f.Changes) == 1 && f.Effect == FixBreaks {
+					c := f.Changes[0]
+					got = append(got, string(c.Kind)+":"+c.Server+":"+c.Tool)
+				}
+				for _, c := range f.Changes {
+					if c.Tool == ResourceReadTool {
+						t.Errorf("a fix changes a channel as a tool: %+v", f)
+					}
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("fixes\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func (p Prompter) Approve(ctx context.Context, pd *session.Pending) (session.Res
 	if destructive {
 		fmt.Fprintf(p.Out, "This call is DESTRUCTIVE. Type the tool name (%s) to allow it once; anything else denies: ", safetext.Escape(pd.Tool.Ref.Tool))
 	} else {
-		fmt.Fprint(p.Out, "Allow this call once? [y/N] ")
+		fmt.Fprintf(p.Out, "Allow this %s once? [y/N] ", askWhat(pd.Tool))
 	}
 	line, err := readLine(ctx, p.In)
 	if err != nil {
@@ -81,20 +81,24 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 	}
 }
 
+// askWhat names what a question is about: a call, or a channel decided like one.
+func askWhat(t session.ToolInfo) string {
+	switch t.Channel {
+	case trust.KindResources:
+		return "resource read"
+	case trust.KindPrompts:
+		return "prompt get"
+	}
+	return "call"
+}
+
 // WritePending writes what an approval is about: server, tool, trust, tier, every
 // reason, declared vs effective hints, taint, and the full arguments, escaped and in
 // a gutter so nothing in them can pass for airlock's own lines.
 func WritePending(w io.Writer, pd *session.Pending) {
 	t := pd.Tool
 	e := safetext.Inline
-	what := "call"
-	switch t.Channel {
-	case trust.KindResources:
-		what = "resource read"
-	case trust.KindPrompts:
-		what = "prompt get"
-	}
-	fmt.Fprintf(w, "\nairlock: this %s needs your approval\n", what)
+	fmt.Fprintf(w, "\nairlock: this %s needs your approval\n", askWhat(t))
 	fmt.Fprintf(w, "  server:  %s (%s %s)\n", e(t.Ref.Server), theme.TrustGlyph(t.ServerTrust), t.ServerTrust)
 	fmt.Fprintf(w, "  tool:    %s\n", e(t.Ref.Tool))
 	fmt.Fprintf(w, "  tier:    %s\n", theme.TierLabel(t.Class.Tier))
