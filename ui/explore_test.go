@@ -440,7 +440,7 @@ func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitFor("the new connection", func(m Model) bool {
-		return m.res.server.Gen > gen && m.res.server.Status == session.StatusReady
+		return m.res.server.Gen > gen && m.res.server.Status == session.StatusReady && len(m.res.server.Resources) > 0
 	})
 	if h.m.res.subscribed["lib://books/1"] {
 		t.Fatal("a subscription of the old connection is shown on the new one")
