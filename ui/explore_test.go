@@ -412,7 +412,7 @@ func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
 	openExplore(t, h, "r")
 	h.keys("s")
 	h.waitFor("the subscription", func(m Model) bool { return m.res.subscribed["lib://books/1"] })
-	screenHas(t, h.plain(), "◉ book-1", "subscribed to lib://books/1")
+	screenHas(t, h.plain(), "◉ book-1", "subscribed to lib://books/1", "s unsubscribe")
 	if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: "lib://books/1"}); err != nil {
 		t.Fatal(err)
 	}

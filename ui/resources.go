@@ -51,7 +51,11 @@ func (k ResourcesKeyMap) ShortHelp() []key.Binding {
 		b.SetHelp(b.Help().Key, desc)
 		return b
 	}
-	return []key.Binding{short(k.Down, "move"), short(k.Open, "read"), short(k.Subscribe, "subscribe"), k.Back}
+	sub := "subscribe"
+	if k.Subscribe.Help().Desc == "unsubscribe" {
+		sub = "unsubscribe"
+	}
+	return []key.Binding{short(k.Down, "move"), short(k.Open, "read"), short(k.Subscribe, sub), k.Back}
 }
 
 // FullHelp implements help.KeyMap.
