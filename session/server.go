@@ -177,7 +177,7 @@ func (s *server) connect(parent context.Context) {
 				s.impl = init.ServerInfo
 				s.caps = init.Capabilities
 				s.connectedAt = s.m.opts.Now()
-				s.catalog, s.subscribed = catalog{}, nil
+				s.catalog, s.subscribed = declared(init), nil
 			}
 			s.mu.Unlock()
 			if stale {
