@@ -44,6 +44,7 @@ type server struct {
 	protocol     string
 	instructions string
 	impl         *mcp.Implementation
+	caps         *mcp.ServerCapabilities
 	tools        []listedTool
 	pins         pinOutcome
 	notices      []string // listNotices plus what the pins said
@@ -187,6 +188,7 @@ func (s *server) connect(parent context.Context) {
 				s.protocol = init.ProtocolVersion
 				s.instructions = init.Instructions
 				s.impl = init.ServerInfo
+				s.caps = init.Capabilities
 				s.connectedAt = s.m.opts.Now()
 				s.catalog, s.subscribed = declared(init), nil
 			}

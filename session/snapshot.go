@@ -27,6 +27,9 @@ type ServerInfo struct {
 	Instructions        string
 	InstructionsChanged bool
 	Implementation      *mcp.Implementation
+	// Capabilities is what the server declared in its initialize result (nil
+	// before the first connection).
+	Capabilities *mcp.ServerCapabilities
 	// Notices are things a person should know about the listing: caps reached,
 	// repeated cursors, removed tools, skipped entries.
 	Notices []string
@@ -212,6 +215,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Instructions:        s.instructions,
 			InstructionsChanged: s.pins.instructionsChanged,
 			Implementation:      s.impl,
+			Capabilities:        s.caps,
 			Notices:             catalogNotices(s.notices, s.catalog),
 			Env:                 s.envNames,
 			Roots:               s.roots,

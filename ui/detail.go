@@ -84,7 +84,7 @@ func (d *detailView) SetSize(w, h int) {
 func (d *detailView) render() {
 	iw, _ := paneInner(d.width, d.height)
 	d.vp.SetContent(detailContent(d.st, d.tool, d.now, d.pinned, d.gateway, iw))
-	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked)
+	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && d.tool.TaskSupport != taskRequired)
 	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
 }
 
@@ -175,6 +175,9 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 	}
 	field("legs", orDash(strings.Join(legs, ", ")))
 	field("pin", pinText(st, t.Pin, t.PinnedAt))
+	if tt := taskText(st, t.TaskSupport); tt != "" {
+		field("tasks", tt)
+	}
 	// What an agent sees, exactly as the gateway decides it (session.Gateway.sync):
 	// a blocked tool is neither listed nor callable.
 	switch {

@@ -288,6 +288,8 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			m.status = "the sampling request from " + inline(m.st, r.Server, 32) + " was withdrawn"
 		}
 		return cmd
+	case session.ResourceUpdated:
+		m.resourceUpdated(e)
 	case session.ElicitationClosed:
 		el, cmd := m.q.WithdrawElicitation(e.ID)
 		if el != nil {

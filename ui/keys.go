@@ -73,6 +73,9 @@ type ServersKeyMap struct {
 	// Trust cycles the selected server's trust for this session (what-if):
 	// trusted → untrusted → blocked → trusted.
 	Trust key.Binding
+	// Info opens the selected server's info view (and from it its resources
+	// and prompts).
+	Info key.Binding
 }
 
 // DefaultServersKeyMap returns the servers pane's keys.
@@ -86,6 +89,7 @@ func DefaultServersKeyMap() ServersKeyMap {
 		NextPane:  key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "tools pane")),
 		Reconnect: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reconnect")),
 		Trust:     key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cycle trust (what-if)")),
+		Info:      key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "server info, resources, prompts")),
 	}
 }
 
@@ -93,12 +97,14 @@ func DefaultServersKeyMap() ServersKeyMap {
 func (k ServersKeyMap) ShortHelp() []key.Binding {
 	short := k.Trust
 	short.SetHelp("T", "trust")
-	return []key.Binding{k.Up, k.Down, k.Tools, k.Reconnect, short, k.NextPane}
+	info := k.Info
+	info.SetHelp("i", "info")
+	return []key.Binding{k.Up, k.Down, info, k.Tools, k.Reconnect, short, k.NextPane}
 }
 
 // FullHelp implements help.KeyMap.
 func (k ServersKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Tools, k.NextPane, k.Reconnect, k.Trust}}
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Tools, k.Info, k.NextPane, k.Reconnect, k.Trust}}
 }
 
 // ToolsKeyMap holds the keys of the tools pane.
@@ -122,6 +128,8 @@ type ToolsKeyMap struct {
 	Disable key.Binding
 	Policy  key.Binding
 	Trust   key.Binding
+	// Info opens the info view of the selected tool's server.
+	Info key.Binding
 }
 
 // DefaultToolsKeyMap returns the tools pane's keys.
@@ -144,6 +152,7 @@ func DefaultToolsKeyMap() ToolsKeyMap {
 		Disable:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn off / on for this session")),
 		Policy:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy: none → ask → deny (what-if)")),
 		Trust:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cycle its server's trust (what-if)")),
+		Info:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "its server: info, resources, prompts")),
 	}
 }
 
@@ -154,14 +163,14 @@ func (k ToolsKeyMap) ShortHelp() []key.Binding {
 		b.SetHelp(b.Help().Key, desc)
 		return b
 	}
-	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Clear, "clear"), short(k.NextPane, "pane")}
+	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Info, "info"), short(k.Clear, "clear"), short(k.NextPane, "pane")}
 }
 
 // FullHelp implements help.KeyMap.
 func (k ToolsKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Open, k.Call, k.NextPane},
+		{k.Open, k.Call, k.Info, k.NextPane},
 		{k.Filter, k.Tier, k.Hint, k.Sort, k.Clear},
 		{k.Disable, k.Policy, k.Trust},
 	}
@@ -275,7 +284,10 @@ func (k CallKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Cance
 type ResultKeyMap struct {
 	ScrollKeyMap
 	Again key.Binding
-	Back  key.Binding
+	// Save writes the result's images, audio and blobs to new files; it is
+	// enabled only when the result has any.
+	Save key.Binding
+	Back key.Binding
 }
 
 // DefaultResultKeyMap returns the results view's keys.
@@ -283,16 +295,23 @@ func DefaultResultKeyMap() ResultKeyMap {
 	return ResultKeyMap{
 		ScrollKeyMap: DefaultScrollKeyMap(),
 		Again:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "call again")),
+		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save images/audio to files")),
 		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
 	}
 }
 
 // ShortHelp implements help.KeyMap.
-func (k ResultKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Again, k.Back} }
+func (k ResultKeyMap) ShortHelp() []key.Binding {
+	save := k.Save
+	save.SetHelp("s", "save media")
+	down := k.Down
+	down.SetHelp(down.Help().Key, "scroll")
+	return []key.Binding{down, k.Again, save, k.Back}
+}
 
 // FullHelp implements help.KeyMap.
 func (k ResultKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Again, k.Back}}
+	return [][]key.Binding{k.column(), {k.Again, k.Save, k.Back}}
 }
 
 // LogsKeyMap holds the keys of the logs view.

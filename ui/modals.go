@@ -29,8 +29,14 @@ func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
 		m.status = "⊘ " + inline(m.st, t.Ref.Qualified(), 40) + " is blocked: " + inline(m.st, why, 120)
 		return m, nil
 	}
+	if t.TaskSupport == taskRequired {
+		// The whole reason is in the detail and in Activity.
+		m.status = "⧗ not called: " + inline(m.st, t.Ref.Qualified(), 40) + " runs only as a task, which airlock cannot do yet (enter: why)"
+		return m, nil
+	}
 	m.form = form.New(t, *m.st)
 	m.formFor = t
+	m.ex.kind = formCall
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
 	if replace {
 		m.screen = screenForm
@@ -42,6 +48,9 @@ func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
 
 // applyForm acts on the call form's decision.
 func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
+	if m.ex.kind != formCall {
+		return m.applyArgsForm(act, cmd)
+	}
 	switch a := act.(type) {
 	case form.Submit:
 		return m.startCall(m.formFor, a.Args, cmd)

@@ -29,6 +29,8 @@ type callResult struct {
 	err     error
 	// schema is the check of structuredContent against the tool's outputSchema.
 	schema schemaCheck
+	// saved maps a content block's index to the file it was saved to (s).
+	saved map[int]string
 }
 
 // schemaCheck is the outcome of validating structured content.
@@ -81,9 +83,12 @@ func newCallResult(t session.ToolInfo, args json.RawMessage, out *session.Outcom
 
 // resultView shows a call's result, scrollable.
 type resultView struct {
-	st            *theme.Styles
-	keys          ResultKeyMap
-	res           callResult
+	st   *theme.Styles
+	keys ResultKeyMap
+	res  callResult
+	// gen numbers the results shown, so that a save that ends after another
+	// result replaced this one is not shown on it.
+	gen           uint64
 	vp            viewport.Model
 	width, height int
 }
@@ -97,6 +102,7 @@ func newResultView(st *theme.Styles) resultView {
 
 func (r *resultView) show(res callResult) {
 	r.res = res
+	r.gen++
 	r.render()
 	r.vp.GotoTop()
 }
@@ -114,6 +120,28 @@ func (r *resultView) render() {
 	iw, _ := paneInner(r.width, r.height)
 	r.vp.SetContent(resultContent(r.st, r.res, iw))
 	r.keys.Again.SetEnabled(r.res.tool.Ref.Tool != "" && r.res.tool.Class.Tier != trust.TierBlocked)
+	r.keys.Save.SetEnabled(len(r.blobs()) > 0)
+}
+
+// blobs are the result's images, audio and embedded blobs.
+func (r resultView) blobs() []blob {
+	if r.res.outcome == nil || r.res.outcome.Result == nil {
+		return nil
+	}
+	return contentBlobs(r.res.outcome.Result.Content)
+}
+
+// setSaved shows where the blobs were saved, keeping the scroll.
+func (r *resultView) setSaved(paths map[int]string) {
+	if r.res.saved == nil {
+		r.res.saved = map[int]string{}
+	}
+	for k, v := range paths {
+		r.res.saved[k] = v
+	}
+	y := r.vp.YOffset()
+	r.render()
+	r.vp.SetYOffset(y)
 }
 
 // resultAction is what a key in the results view asks the root to do.
@@ -123,6 +151,7 @@ const (
 	resultNone resultAction = iota
 	resultBack
 	resultAgain
+	resultSave
 )
 
 // Update handles keys; scrolling goes to the viewport.
@@ -133,6 +162,8 @@ func (r resultView) Update(msg tea.Msg) (resultView, resultAction, tea.Cmd) {
 			return r, resultBack, nil
 		case key.Matches(k, r.keys.Again):
 			return r, resultAgain, nil
+		case key.Matches(k, r.keys.Save):
+			return r, resultSave, nil
 		case key.Matches(k, r.keys.Top):
 			r.vp.GotoTop()
 			return r, resultNone, nil
@@ -210,6 +241,9 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 			add("")
 		}
 		add(contentLines(st, c, width)...)
+		if p, ok := r.saved[i]; ok {
+			add(st.OKText.Render("  ✓ saved to ") + inline(st, p, 0))
+		}
 	}
 	if res.StructuredContent != nil || r.schema.checked {
 		section("Structured content")
@@ -241,9 +275,9 @@ func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
 	case *mcp.TextContent:
 		return append([]string{kind("text")}, blockLines(st, c.Text, width, maxShownBytes, g)...)
 	case *mcp.ImageContent:
-		return []string{kind("image") + " " + inline(st, orDash(c.MIMEType), 40) + ", " + byteSize(len(c.Data)) + st.Muted.Render(" (not drawn)")}
+		return []string{kind("image") + " " + inline(st, orDash(c.MIMEType), 40) + ", " + byteSize(len(c.Data)) + st.Muted.Render(" (not drawn; s saves it)")}
 	case *mcp.AudioContent:
-		return []string{kind("audio") + " " + inline(st, orDash(c.MIMEType), 40) + ", " + byteSize(len(c.Data)) + st.Muted.Render(" (not played)")}
+		return []string{kind("audio") + " " + inline(st, orDash(c.MIMEType), 40) + ", " + byteSize(len(c.Data)) + st.Muted.Render(" (not played; s saves it)")}
 	case *mcp.ResourceLink:
 		out := []string{kind("resource link") + " " + inline(st, c.URI, width-16)}
 		if c.Name != "" || c.Title != "" {
@@ -273,7 +307,7 @@ func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
 			out = append(out, blockLines(st, r.Text, width, maxShownBytes, g)...)
 		}
 		if len(r.Blob) > 0 {
-			out = append(out, "  blob: "+byteSize(len(r.Blob))+st.Muted.Render(" (not drawn)"))
+			out = append(out, "  blob: "+byteSize(len(r.Blob))+st.Muted.Render(" (not drawn; s saves it)"))
 		}
 		return out
 	}

@@ -33,6 +33,10 @@ const (
 	screenExport                 // the exported what-if fragment
 	screenGrants                 // every context's grants and taint (grants.go)
 	screenActivity               // every call and status message, newest first
+	screenInfo                   // one server's info (serverinfo.go)
+	screenRes                    // one server's resources and templates
+	screenPrompts                // one server's prompts
+	screenOutput                 // what a resource read or a prompt get returned
 )
 
 // pane is the focused pane of the main screen.
@@ -88,6 +92,13 @@ type Model struct {
 	export   exportView
 	queue    queueView
 	grants   grantsView
+	info     infoView
+	// res, prompts and output are the explore views (explore.go); ex is
+	// their state in the root.
+	res     resourcesView
+	prompts promptsView
+	output  outputView
+	ex      explore
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -160,6 +171,10 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		export:      newExportView(&st),
 		queue:       newQueueView(&st),
 		grants:      newGrantsView(&st),
+		info:        newInfoView(&st),
+		res:         newResourcesView(&st),
+		prompts:     newPromptsView(&st),
+		output:      newOutputView(&st),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -340,6 +355,26 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case taintClearedMsg:
 		return m.taintCleared(msg)
+	case readDoneMsg:
+		return m.readDone(msg)
+	case subscribedMsg:
+		return m.subscribed(msg)
+	case completeTickMsg:
+		return m.completeNow(msg)
+	case completedMsg:
+		return m.completed(msg)
+	case outputSavedMsg:
+		if msg.gen == m.output.gen {
+			m.output.setSaved(msg.paths)
+		}
+		m.status = savedStatus(m.st, msg.savedMsg)
+		return m, nil
+	case resultSavedMsg:
+		if msg.gen == m.result.gen {
+			m.result.setSaved(msg.paths)
+		}
+		m.status = savedStatus(m.st, msg.savedMsg)
+		return m, nil
 	case tourFetchedMsg:
 		return m, m.tourFetched(msg)
 	case tourSentMsg:
@@ -530,6 +565,11 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 				t = cur
 			}
 			return m.openForm(t, true)
+		case resultSave:
+			if save := m.saveResult(); save != nil {
+				m.status = "saving…"
+				return m, tea.Batch(cmd, save)
+			}
 		}
 		return m, cmd
 	case screenLogs:
@@ -573,6 +613,14 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m, cmd
 	case screenGrants:
 		return m.grantsKey(k)
+	case screenInfo:
+		return m.infoKey(k)
+	case screenRes:
+		return m.resourcesKey(k)
+	case screenPrompts:
+		return m.promptsKey(k)
+	case screenOutput:
+		return m.outputKey(k)
 	case screenExport:
 		var act exportAction
 		var cmd tea.Cmd
@@ -635,6 +683,8 @@ func (m Model) mainKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m, tea.Batch(cmd, reconnectCmd(m.sess, name))
 		case serversTrust:
 			return m, tea.Batch(cmd, m.cycleTrust(m.servers.selected()))
+		case serversInfo:
+			m.openInfo(m.servers.selected())
 		}
 		return m, cmd
 	}
@@ -651,6 +701,12 @@ func (m Model) mainKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		}
 	case toolsFocusServers:
 		m.setFocus(paneServers)
+	case toolsInfo:
+		if t, ok := m.tools.selectedTool(); ok {
+			m.openInfo(t.Ref.Server)
+		} else if m.tools.server != "" {
+			m.openInfo(m.tools.server)
+		}
 	case toolsDisable, toolsPolicy, toolsTrust:
 		t, ok := m.tools.selectedTool()
 		if !ok {
@@ -714,6 +770,10 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 			m.detail.refresh(cur, m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
 		}
 	}
+	if m.screen == screenInfo || slices.Contains(m.nav, screenInfo) {
+		m.refreshInfo()
+	}
+	m.refreshExplore()
 	m.relayout(false)
 	m.refreshBanner()
 }
@@ -756,6 +816,10 @@ func (m *Model) relayout(force bool) {
 	m.hazards.SetSize(l.width, l.bodyH)
 	m.export.SetSize(l.width, l.bodyH)
 	m.grants.SetSize(l.width, l.bodyH)
+	m.info.SetSize(l.width, l.bodyH)
+	m.res.SetSize(l.width, l.bodyH)
+	m.prompts.SetSize(l.width, l.bodyH)
+	m.output.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
@@ -792,6 +856,10 @@ func (m *Model) setTheme(dark bool) {
 	m.export.render()
 	m.queue.st = &st
 	m.grants.st = &st
+	m.info.st = &st
+	m.res.st = &st
+	m.prompts.st = &st
+	m.output.st = &st
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()

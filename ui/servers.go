@@ -88,6 +88,7 @@ func (p *serversPane) updateKeys() {
 	s, ok := p.selectedInfo()
 	p.keys.Reconnect.SetEnabled(ok && s.Status != session.StatusConnecting)
 	p.keys.Trust.SetEnabled(ok)
+	p.keys.Info.SetEnabled(ok)
 	if ok && s.Status == session.StatusFailed {
 		p.keys.Reconnect.SetHelp("r", "reconnect "+s.Name)
 	} else {
@@ -109,6 +110,7 @@ const (
 	serversFocusTools
 	serversReconnect
 	serversTrust
+	serversInfo
 )
 
 // Update handles a key; the root routes keys here only while the pane has focus.
@@ -134,6 +136,8 @@ func (p serversPane) Update(msg tea.Msg) (serversPane, serversAction, tea.Cmd) {
 		act = serversReconnect
 	case key.Matches(k, p.keys.Trust):
 		act = serversTrust
+	case key.Matches(k, p.keys.Info):
+		act = serversInfo
 	}
 	p.clamp()
 	if p.cursor != before {

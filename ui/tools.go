@@ -92,6 +92,8 @@ type toolsPane struct {
 	// changedServers the servers whose trust it changed (what-if).
 	changed        map[trust.Ref]bool
 	changedServers map[string]bool
+	// taskOnly marks the tools (by index) that run only as tasks (tasks.go).
+	taskOnly map[int]bool
 	// hay holds each tool's lower-cased searchable text; built on first use.
 	hay  []string
 	rows []int // indices into tools, in display order
@@ -146,9 +148,22 @@ func (p *toolsPane) SetSize(w, h int) {
 
 // setTools replaces the tools (a new snapshot), keeping the selected tool.
 func (p *toolsPane) setTools(tools []session.ToolInfo) {
+	// The selection is read before the rows' indices stop meaning anything:
+	// the new list may be shorter (a server reconnecting lists nothing).
+	var keep trust.Ref
+	if t, ok := p.selectedTool(); ok {
+		keep = t.Ref
+	}
+	p.rows = nil
 	p.tools = tools
 	p.hay = nil
-	p.refilter()
+	p.taskOnly = map[int]bool{}
+	for i, t := range tools {
+		if t.TaskSupport == taskRequired {
+			p.taskOnly[i] = true
+		}
+	}
+	p.refilterKeep(keep)
 }
 
 // setServer scopes the pane to one server ("" for all).
@@ -181,6 +196,11 @@ func (p *toolsPane) refilter() {
 	if t, ok := p.selectedTool(); ok {
 		keep = t.Ref
 	}
+	p.refilterKeep(keep)
+}
+
+// refilterKeep is refilter keeping the tool keep selected when it is listed.
+func (p *toolsPane) refilterKeep(keep trust.Ref) {
 	needle := strings.ToLower(strings.TrimSpace(p.text))
 	if needle != "" && p.hay == nil {
 		p.hay = make([]string, len(p.tools))
@@ -292,6 +312,7 @@ func (p *toolsPane) updateKeys() {
 	p.keys.Disable.SetEnabled(has)
 	p.keys.Policy.SetEnabled(has)
 	p.keys.Trust.SetEnabled(has)
+	p.keys.Info.SetEnabled(has || p.server != "")
 	p.keys.Up.SetEnabled(p.cursor > 0)
 	p.keys.Top.SetEnabled(p.cursor > 0)
 	p.keys.PageUp.SetEnabled(p.cursor > 0)
@@ -317,6 +338,7 @@ const (
 	toolsDisable
 	toolsPolicy
 	toolsTrust
+	toolsInfo
 )
 
 // Update handles a key or, while the text filter takes input, the input's messages.
@@ -355,6 +377,8 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
 		act = toolsPolicy
 	case key.Matches(k, p.keys.Trust):
 		act = toolsTrust
+	case key.Matches(k, p.keys.Info):
+		act = toolsInfo
 	case key.Matches(k, p.keys.Filter):
 		p.typing = true
 		p.input.SetValue(p.text)
@@ -448,7 +472,7 @@ func (p toolsPane) View() string {
 	}
 	names = cutNames(names, nameW)
 	for i := p.offset; i < end; i++ {
-		lines = append(lines, p.rowView(p.tools[p.rows[i]], names[i-p.offset], i == p.cursor, iw, nameW))
+		lines = append(lines, p.rowView(p.tools[p.rows[i]], p.taskOnly[p.rows[i]], names[i-p.offset], i == p.cursor, iw, nameW))
 	}
 	if full := p.fullNameLines(); len(full) > 0 {
 		for len(lines) < ih-len(full) {
@@ -484,7 +508,7 @@ func (p toolsPane) filterLine(w int) string {
 // qualified name and the first line of the description. A "*" beside the cursor
 // marks a tool this session turned off or gave a policy, or whose server's trust
 // it changed.
-func (p toolsPane) rowView(t session.ToolInfo, cut string, selected bool, w, nameW int) string {
+func (p toolsPane) rowView(t session.ToolInfo, taskOnly bool, cut string, selected bool, w, nameW int) string {
 	st := p.st
 	cursor := "  "
 	if selected {
@@ -504,7 +528,17 @@ func (p toolsPane) rowView(t session.ToolInfo, cut string, selected bool, w, nam
 		if more {
 			s += " " + ellipsis
 		}
-		desc = inline(st, s, descW)
+		if taskOnly {
+			// A task-only tool cannot be called from airlock: say so first.
+			const mark = "⧗ task only · "
+			if descW <= cellWidth(mark)+3 || s == "" {
+				desc = fit(mark, descW)
+			} else {
+				desc = mark + inline(st, s, descW-cellWidth(mark))
+			}
+		} else {
+			desc = inline(st, s, descW)
+		}
 	}
 	if selected {
 		label := fit(theme.TierLabel(t.Class.Tier), tierLabelW)

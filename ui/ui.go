@@ -49,6 +49,10 @@ type Options struct {
 	NoBell bool
 	// NoColor turns colour off. Run also honours NO_COLOR.
 	NoColor bool
+	// SaveDir is the folder images, audio and blobs are saved to (s in a
+	// result or a read resource); "" is the working directory at the time of
+	// saving (docs/explore.md).
+	SaveDir string
 	// Input and Output replace the terminal (tests); nil uses stdin and stdout.
 	Input  io.Reader
 	Output io.Writer

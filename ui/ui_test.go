@@ -643,7 +643,7 @@ func TestResultKinds(t *testing.T) {
 		StructuredContent: map[string]any{"n": "not a number"},
 	}
 	plain := ansi.Strip(resultContent(st, newCallResult(tool, json.RawMessage(`{}`), &session.Outcome{CallID: "c9", Result: ok}, nil), 80))
-	screenHas(t, plain, "✓ OK", "[image] image/png, 1234 bytes (not drawn)", "[audio] audio/wav, 1 byte (not played)",
+	screenHas(t, plain, "✓ OK", "[image] image/png, 1234 bytes (not drawn; s saves it)", "[audio] audio/wav, 1 byte (not played; s saves it)",
 		"[resource link] file:///x⟨ESC⟩[2J", "type: text/plain, 2048 bytes", "[embedded resource] mem://r", "│ inside\n│ resource",
 		"✗ does NOT match the tool's output schema")
 

@@ -98,6 +98,14 @@ func (m Model) bodyView() string {
 		return m.export.View()
 	case screenGrants:
 		return m.grants.View()
+	case screenInfo:
+		return m.info.View()
+	case screenRes:
+		return m.res.View()
+	case screenPrompts:
+		return m.prompts.View()
+	case screenOutput:
+		return m.output.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -213,6 +221,10 @@ func (m Model) statusLine() string {
 	var parts []string
 	if m.taint.Tainted() {
 		t := "⚠ TAINTED by " + inline(st, m.taint.By.Qualified(), 40)
+		if m.taint.Subject != "" {
+			// A resource or a prompt: name what it was, not the channel.
+			t = "⚠ TAINTED by " + inline(st, m.taint.By.Server, 24) + " " + inline(st, m.taint.Channel, 12) + " " + inline(st, m.taint.Subject, 32)
+		}
 		if m.taint.CallID != "" {
 			t += " (call " + inline(st, m.taint.CallID, 12) + ")"
 		}
@@ -298,6 +310,14 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.export.keyMap(), global)
 	case screenGrants:
 		return footerView(m.help, m.grants.keyMap(), global)
+	case screenInfo:
+		return footerView(m.help, m.info.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
+	case screenRes:
+		return footerView(m.help, m.res.keyMap(), global)
+	case screenPrompts:
+		return footerView(m.help, m.prompts.keyMap(), global)
+	case screenOutput:
+		return footerView(m.help, m.output.keyMap(), global)
 	}
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
@@ -350,6 +370,10 @@ func (m Model) helpSections() []helpSection {
 		{title: "Tools pane", keys: DefaultToolsKeyMap()},
 		{title: "Typing a filter", keys: DefaultFilterKeyMap()},
 		{title: "Tool details", keys: DefaultDetailKeyMap()},
+		{title: "Server info (i)", keys: DefaultInfoKeyMap()},
+		{title: "A server's resources (i, then r)", keys: DefaultResourcesKeyMap()},
+		{title: "A server's prompts (i, then p)", keys: DefaultPromptsKeyMap()},
+		{title: "A read resource or a got prompt", keys: DefaultOutputKeyMap()},
 		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
 		{title: "Exported changes (E)", keys: DefaultExportKeyMap()},
 		{title: "Grants & taint (w)", keys: DefaultGrantsKeyMap()},

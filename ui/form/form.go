@@ -41,6 +41,10 @@ type Form struct {
 	keys KeyMap
 	help help.Model
 	mode mode
+	// verb heads a call-like form ("call ", "get prompt "); suggest holds the
+	// server's completion values per field name (suggest.go).
+	verb    string
+	suggest map[string]*suggestions
 
 	// Server-controlled text, escaped when rendered.
 	server, tool, message, url string
@@ -186,6 +190,10 @@ func (f Form) key(msg tea.KeyPressMsg) (Form, Action, tea.Cmd) {
 		return f, Decline{}, nil
 	case key.Matches(msg, k.Cancel):
 		return f, Cancel{}, nil
+	case key.Matches(msg, k.Suggest):
+		f.takeSuggestion()
+		f.layout(false)
+		return f, nil, nil
 	case key.Matches(msg, k.Raw):
 		f.toggleRaw()
 		f.updateKeys()
@@ -298,6 +306,7 @@ func (f *Form) updateKeys() {
 		k.Enter.SetHelp("enter", "next field")
 	}
 	k.AddItem.SetEnabled(fd != nil && fd.item != nil)
+	k.Suggest.SetEnabled(fd != nil && fd.kind == kindText && f.suggest[fd.name] != nil)
 	choice := fd != nil && fd.choiceField()
 	k.Toggle.SetEnabled(choice)
 	k.ChoiceNext.SetEnabled(choice)

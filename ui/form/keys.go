@@ -41,6 +41,9 @@ type KeyMap struct {
 	// AddItem appends an empty item of the right shape to an array-of-objects
 	// field's JSON.
 	AddItem key.Binding
+	// Suggest puts the server's next suggested value in a text field; it is
+	// enabled only while the focused field has suggestions.
+	Suggest key.Binding
 }
 
 // DefaultKeyMap returns the call form's default bindings.
@@ -61,6 +64,7 @@ func DefaultKeyMap() KeyMap {
 		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
 		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
 		AddItem:    key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "add an item"), key.WithDisabled()),
+		Suggest:    key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "take the next suggestion"), key.WithDisabled()),
 	}
 }
 
@@ -74,7 +78,9 @@ func elicitKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap: the bindings that work now.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Submit, k.Decline, k.Cancel, k.Next, k.Toggle, k.AddItem, k.Raw}
+	suggest := k.Suggest
+	suggest.SetHelp("ctrl+n", "suggestion")
+	return []key.Binding{k.Submit, k.Decline, k.Cancel, k.Next, suggest, k.Toggle, k.AddItem, k.Raw}
 }
 
 // FullHelp implements help.KeyMap: every binding that works now, grouped.
@@ -82,6 +88,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Submit, k.Decline, k.Cancel, k.Raw},
 		{k.Next, k.Prev, k.Down, k.Up, k.Enter},
-		{k.Toggle, k.ChoiceNext, k.ChoicePrev, k.AddItem, k.PageDown, k.PageUp},
+		{k.Toggle, k.ChoiceNext, k.ChoicePrev, k.AddItem, k.Suggest, k.PageDown, k.PageUp},
 	}
 }

@@ -69,7 +69,11 @@ func (f Form) headerLines() []string {
 	var out []string
 	switch f.mode {
 	case modeCall:
-		out = wrap.HangChars(f.name(f.server)+f.st.Muted.Render(" › ")+f.name(f.tool), f.iw, f.st.Title.Render("call "))
+		verb := f.verb
+		if verb == "" {
+			verb = "call "
+		}
+		out = wrap.HangChars(f.name(f.server)+f.st.Muted.Render(" › ")+f.name(f.tool), f.iw, f.st.Title.Render(verb))
 	default:
 		who := f.name(f.server)
 		if f.hasServerTrust {
@@ -222,6 +226,7 @@ func (f *Form) fieldLines(i, lw int) []string {
 		}
 	}
 	if focused {
+		out = append(out, f.suggestionLines(fd)...)
 		if fd.desc != "" {
 			for _, l := range wrap.GutterMarked(safetext.Limit(fd.desc, maxDescBytes), f.iw-4, f.st.Gutter.Render("│")+" ", f.mark) {
 				out = append(out, "    "+l)

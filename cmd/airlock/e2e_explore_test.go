@@ -1,0 +1,64 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Issue 13 (explore) on the real binary at 80x24 with the real server-everything:
+// a tool that runs only as a task is marked in the list; i opens the server's info
+// (capabilities, deprecated logging); r lists its resources, enter reads one
+// through the engine; p lists its prompts, the argument form gets completion
+// suggestions from the server (ctrl+n takes one, the second field's depend on
+// the first), and ctrl+s gets the prompt, shown role by role.
+func TestE2E_ExploreEverythingResourcesAndPrompts(t *testing.T) {
+	bin := npmBin(t, "mcp-server-everything")
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[servers.everything]\ncommand = %q\ntrust = \"trusted\"\nconnect_timeout = \"60s\"\n", bin)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startScreen(t, "--config", cfg)
+	s.waitFor("1/1 servers ready")
+	s.waitFor("⧗ task only")
+	s.waitFor("i info")
+	s.keys("i")
+	s.waitFor("Server everything")
+	s.waitFor("mcp-servers/everything")
+	s.waitFor("✓ resources   subscribe")
+	s.waitFor("logging     deprecated")
+
+	s.keys("r")
+	s.waitFor("Resources of everything")
+	s.waitFor("architecture.md")
+	s.waitFor("Dynamic Text Resource")
+	s.keys("\r")
+	s.waitFor("Resource everything › demo://resource/static/document/archit")
+	s.waitFor("Everything Server – Architecture")
+	s.keys(keyEsc)
+	s.waitFor("Resources of everything")
+	s.keys(keyEsc)
+	s.waitFor("Server everything")
+
+	s.keys("p")
+	s.waitFor("Prompts of everything")
+	s.waitFor("completable-prompt")
+	s.keys("j")
+	s.keys("j")
+	s.keys("\r")
+	s.waitFor("get prompt everything › completable-prompt")
+	s.keys("E")
+	s.waitFor("suggested (ctrl+n): Engineering")
+	s.keys("\x0e") // ctrl+n
+	s.waitFor("department *  Engineering")
+	s.keys(keyTab)
+	s.waitFor("Alice")
+	s.keys("\x0e")
+	s.keys(keyCtrlS)
+	s.waitFor("Prompt everything › completable-prompt")
+	s.waitFor("── user")
+	s.waitFor("Please promote Alice to the head of the Engineering team.")
+}

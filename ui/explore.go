@@ -1,0 +1,471 @@
+package ui
+
+// The root's part of exploring a server (issue 13): opening the resources and
+// prompts views from the info view, reading and getting through the Manager (which
+// may ask a question: the overlay shows it, as for calls), the argument forms of
+// templates and prompts with debounced completions, subscriptions and
+// resources/updated.
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/form"
+)
+
+// formKind is what the open form's Submit is for.
+type formKind int
+
+const (
+	formCall     formKind = iota // a tool's call (formFor)
+	formPrompt                   // a prompt's arguments (formPrompt)
+	formTemplate                 // a resource template's variables (formTemplate)
+)
+
+// completeDelay is how long typing must pause before a completion is asked for
+// (debounce); at most one request per field value is made.
+const completeDelay = 250 * time.Millisecond
+
+// maxFormArgs bounds the fields a prompt's or template's form gets.
+const maxFormArgs = 64
+
+// explore is the root's state of the explore views.
+type explore struct {
+	kind     formKind
+	server   string
+	prompt   session.PromptInfo
+	template session.ResourceTemplateInfo
+	// seq numbers completion requests: a tick or an answer for an older one is
+	// dropped. asked is the field and value last asked for.
+	seq   uint64
+	asked [2]string
+	// subs are the person's subscriptions per server (URI → gen of the
+	// connection subscribed on) and updated the URIs that changed since read.
+	subs    map[string]map[string]uint64
+	updated map[string]map[string]bool
+	// last is what the output view's "again" repeats.
+	last output
+}
+
+// jsonMarshal is json.Marshal (a seam for the output view).
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// openResources shows the info view's server's resources.
+func (m *Model) openResources(name string) {
+	s, ok := m.serverInfo(name)
+	if !ok {
+		return
+	}
+	m.res.setServer(s, m.subscribedOf(s), m.ex.updated[name])
+	m.push(screenRes)
+}
+
+// openPrompts shows the info view's server's prompts.
+func (m *Model) openPrompts(name string) {
+	s, ok := m.serverInfo(name)
+	if !ok {
+		return
+	}
+	m.prompts.setServer(s)
+	m.push(screenPrompts)
+}
+
+// subscribedOf is the URIs subscribed on the server's current connection.
+func (m *Model) subscribedOf(s session.ServerInfo) map[string]bool {
+	out := map[string]bool{}
+	for uri, gen := range m.ex.subs[s.Name] {
+		if gen == s.Gen {
+			out[uri] = true
+		}
+	}
+	return out
+}
+
+// refreshExplore gives the open explore views the newest snapshot.
+func (m *Model) refreshExplore() {
+	if s, ok := m.serverInfo(m.res.server.Name); ok && m.res.server.Name != "" {
+		m.res.setServer(s, m.subscribedOf(s), m.ex.updated[s.Name])
+	}
+	if s, ok := m.serverInfo(m.prompts.server.Name); ok && m.prompts.server.Name != "" {
+		m.prompts.setServer(s)
+	}
+}
+
+// readDoneMsg and promptDoneMsg report a finished read or get.
+type readDoneMsg struct{ out output }
+
+// readCmd reads a resource through the Manager (the engine decides; it may ask).
+func readCmd(ctx context.Context, sess *session.Manager, server, uri string) tea.Cmd {
+	return func() tea.Msg {
+		res, err := sess.ReadResource(ctx, session.ReadRequest{Server: server, URI: uri})
+		return readDoneMsg{out: output{server: server, uri: uri, read: res, err: err}}
+	}
+}
+
+// promptCmd gets a prompt through the Manager.
+func promptCmd(ctx context.Context, sess *session.Manager, server, name string, args map[string]string) tea.Cmd {
+	return func() tea.Msg {
+		raw, _ := json.Marshal(args)
+		res, err := sess.GetPrompt(ctx, session.PromptRequest{Server: server, Name: name, Args: raw})
+		return readDoneMsg{out: output{server: server, prompt: name, args: args, got: res, err: err}}
+	}
+}
+
+// startRead reads a resource; the status says so until it ends.
+func (m Model) startRead(server, uri string) (Model, tea.Cmd) {
+	m.status = "reading " + inline(m.st, uri, 60) + " of " + inline(m.st, server, 32) + "…"
+	return m, readCmd(m.ctx, m.sess, server, uri)
+}
+
+// readDone shows what a read or get returned.
+func (m Model) readDone(msg readDoneMsg) (Model, tea.Cmd) {
+	o := msg.out
+	m.taint = m.sess.Engine().Taint("")
+	what := inline(m.st, o.what(), 60)
+	switch {
+	case o.err != nil:
+		m.status = "✗ " + what + ": " + inline(m.st, o.err.Error(), 100)
+	case o.read != nil:
+		m.status = "✓ read " + what
+		if u := m.ex.updated[o.server]; u != nil {
+			delete(u, o.uri) // read again: the change is seen
+		}
+	default:
+		m.status = "✓ got prompt " + what
+	}
+	if (o.read != nil && o.read.Tainted) || (o.got != nil && o.got.Tainted) {
+		m.status += " · ⚠ untrusted content: your context is tainted"
+	}
+	m.ex.last = o
+	m.output.show(o)
+	if m.screen != screenOutput {
+		m.push(screenOutput)
+	}
+	m.refreshExplore()
+	return m, nil
+}
+
+// subscribedMsg reports the end of a subscribe or unsubscribe.
+type subscribedMsg struct {
+	server, uri string
+	gen         uint64
+	on          bool
+	err         error
+}
+
+func subscribeCmd(ctx context.Context, sess *session.Manager, server, uri string, gen uint64, on bool) tea.Cmd {
+	return func() tea.Msg {
+		var err error
+		if on {
+			err = sess.Subscribe(ctx, server, uri)
+		} else {
+			err = sess.Unsubscribe(ctx, server, uri)
+		}
+		return subscribedMsg{server: server, uri: uri, gen: gen, on: on, err: err}
+	}
+}
+
+func (m Model) subscribed(msg subscribedMsg) (Model, tea.Cmd) {
+	uri := inline(m.st, msg.uri, 60)
+	if msg.err != nil {
+		m.status = "✗ could not change the subscription to " + uri + ": " + inline(m.st, msg.err.Error(), 100)
+		return m, nil
+	}
+	if m.ex.subs == nil {
+		m.ex.subs = map[string]map[string]uint64{}
+	}
+	if m.ex.subs[msg.server] == nil {
+		m.ex.subs[msg.server] = map[string]uint64{}
+	}
+	if msg.on {
+		m.ex.subs[msg.server][msg.uri] = msg.gen
+		m.status = "◉ subscribed to " + uri + ": a change marks it ●"
+	} else {
+		delete(m.ex.subs[msg.server], msg.uri)
+		if u := m.ex.updated[msg.server]; u != nil {
+			delete(u, msg.uri)
+		}
+		m.status = "unsubscribed from " + uri
+	}
+	m.refreshExplore()
+	return m, nil
+}
+
+// resourceUpdated marks a subscribed resource that changed.
+func (m *Model) resourceUpdated(e session.ResourceUpdated) {
+	if gen, ok := m.ex.subs[e.Server][e.URI]; !ok || gen != e.Gen {
+		return // not the person's subscription (an agent's, or an old connection's)
+	}
+	if m.ex.updated == nil {
+		m.ex.updated = map[string]map[string]bool{}
+	}
+	if m.ex.updated[e.Server] == nil {
+		m.ex.updated[e.Server] = map[string]bool{}
+	}
+	m.ex.updated[e.Server][e.URI] = true
+	m.status = "● " + inline(m.st, e.URI, 60) + " of " + inline(m.st, e.Server, 32) + " changed (r, then enter reads it again)"
+	m.refreshExplore()
+}
+
+// resourcesKey handles a key of the resources view.
+func (m Model) resourcesKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+	var act resourcesAction
+	m.res, act = m.res.Update(k)
+	res, tmpl := m.res.selected()
+	server := m.res.server
+	switch act {
+	case resourcesBack:
+		m.pop()
+	case resourcesOpen:
+		switch {
+		case res != nil:
+			return m.startRead(server.Name, res.URI)
+		case tmpl != nil:
+			return m.openTemplateForm(server, *tmpl)
+		}
+	case resourcesSubscribe:
+		if res == nil {
+			break
+		}
+		on := !m.res.subscribed[res.URI]
+		if on {
+			m.status = "subscribing to " + inline(m.st, res.URI, 60) + "…"
+		} else {
+			m.status = "unsubscribing from " + inline(m.st, res.URI, 60) + "…"
+		}
+		return m, subscribeCmd(m.ctx, m.sess, server.Name, res.URI, server.Gen, on)
+	}
+	return m, nil
+}
+
+// promptsKey handles a key of the prompts view.
+func (m Model) promptsKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+	var act promptsAction
+	m.prompts, act = m.prompts.Update(k)
+	switch act {
+	case promptsBack:
+		m.pop()
+	case promptsOpen:
+		if p, ok := m.prompts.selected(); ok {
+			return m.openPromptForm(m.prompts.server, p)
+		}
+	}
+	return m, nil
+}
+
+// outputKey handles a key of the output view.
+func (m Model) outputKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+	var act outputAction
+	var cmd tea.Cmd
+	m.output, act, cmd = m.output.Update(k)
+	o := m.output.out
+	switch act {
+	case outputBack:
+		m.pop()
+	case outputAgain:
+		if o.uri != "" {
+			return m.startRead(o.server, o.uri)
+		}
+		if s, ok := m.serverInfo(o.server); ok {
+			for _, p := range s.Prompts {
+				if p.Name == o.prompt {
+					m.pop()
+					return m.openPromptForm(s, p)
+				}
+			}
+		}
+		m.status = "the prompt is no longer listed"
+	case outputSave:
+		blobs := o.blobs()
+		if len(blobs) == 0 {
+			break
+		}
+		m.status = "saving…"
+		return m, tea.Batch(cmd, saveCmd(m.opts.SaveDir, o.server, o.what(), m.now(), m.output.gen, blobs,
+			func(s savedMsg) tea.Msg { return outputSavedMsg{s} }))
+	}
+	return m, cmd
+}
+
+// outputSavedMsg is a savedMsg of the output view.
+type outputSavedMsg struct{ savedMsg }
+
+// argSchema is a JSON Schema object of string properties for a form: a prompt's
+// arguments or a template's variables (names bounded to maxFormArgs).
+func argSchema(names []string, required map[string]bool, desc map[string]string) json.RawMessage {
+	type prop struct {
+		Type        string `json:"type"`
+		Description string `json:"description,omitempty"`
+	}
+	props := map[string]prop{}
+	var req []string
+	for i, n := range names {
+		if i >= maxFormArgs {
+			break
+		}
+		props[n] = prop{Type: "string", Description: desc[n]}
+		if required[n] {
+			req = append(req, n)
+		}
+	}
+	sort.Strings(req)
+	b, _ := json.Marshal(struct {
+		Type       string          `json:"type"`
+		Properties map[string]prop `json:"properties"`
+		Required   []string        `json:"required,omitempty"`
+	}{"object", props, req})
+	return b
+}
+
+// openPromptForm opens the argument form of a prompt (even one without
+// arguments: the form says what will be got and enter gets it).
+func (m Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (Model, tea.Cmd) {
+	var names []string
+	req, desc := map[string]bool{}, map[string]string{}
+	for _, a := range p.Arguments {
+		names = append(names, a.Name)
+		req[a.Name] = a.Required
+		desc[a.Name] = firstNonEmpty(a.Description, a.Title)
+	}
+	m.ex.kind, m.ex.server, m.ex.prompt = formPrompt, s.Name, p
+	return m.openArgsForm("get prompt ", s.Name, p.Name, argSchema(names, req, desc))
+}
+
+// openTemplateForm opens the form of a template's variables.
+func (m Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplateInfo) (Model, tea.Cmd) {
+	tpl, err := uritemplate.New(t.URITemplate)
+	if err != nil {
+		m.status = "✗ the template cannot be read: " + inline(m.st, err.Error(), 100)
+		return m, nil
+	}
+	names := tpl.Varnames()
+	req := map[string]bool{}
+	for _, n := range names {
+		req[n] = true
+	}
+	m.ex.kind, m.ex.server, m.ex.template = formTemplate, s.Name, t
+	return m.openArgsForm("read template ", s.Name, t.URITemplate, argSchema(names, req, nil))
+}
+
+func (m Model) openArgsForm(verb, server, name string, schema json.RawMessage) (Model, tea.Cmd) {
+	m.form = form.NewFor(verb, server, name, schema, *m.st)
+	m.form.SetSize(m.layout.modalW, m.layout.modalH)
+	m.ex.asked = [2]string{}
+	m.push(screenForm)
+	cmd := m.askCompletion()
+	return m, cmd
+}
+
+// applyArgsForm acts on a prompt's or template's form.
+func (m Model) applyArgsForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
+	switch a := act.(type) {
+	case form.Cancel:
+		m.pop()
+	case form.Submit:
+		args := map[string]string{}
+		if err := json.Unmarshal(a.Args, &args); err != nil {
+			m.status = "✗ the arguments cannot be read back: " + inline(m.st, err.Error(), 80)
+			return m, cmd
+		}
+		m.pop()
+		if m.ex.kind == formPrompt {
+			m.status = "getting prompt " + inline(m.st, m.ex.prompt.Name, 40) + "…"
+			return m, tea.Batch(cmd, promptCmd(m.ctx, m.sess, m.ex.server, m.ex.prompt.Name, args))
+		}
+		tpl, err := uritemplate.New(m.ex.template.URITemplate)
+		if err != nil {
+			m.status = "✗ the template cannot be read: " + inline(m.st, err.Error(), 100)
+			return m, cmd
+		}
+		vals := uritemplate.Values{}
+		for k, v := range args {
+			vals.Set(k, uritemplate.String(v))
+		}
+		uri, err := tpl.Expand(vals)
+		if err != nil {
+			m.status = "✗ the template cannot be filled in: " + inline(m.st, err.Error(), 100)
+			return m, cmd
+		}
+		var c2 tea.Cmd
+		m, c2 = m.startRead(m.ex.server, uri)
+		return m, tea.Batch(cmd, c2)
+	}
+	ask := m.askCompletion()
+	return m, tea.Batch(cmd, ask)
+}
+
+// completeTickMsg fires completeDelay after the focused field last changed.
+type completeTickMsg struct{ seq uint64 }
+
+// completedMsg carries a server's completion values for a field.
+type completedMsg struct {
+	seq   uint64
+	field string
+	c     *session.Completion
+	err   error
+}
+
+// askCompletion schedules a completion for the focused field of a prompt's or
+// template's form when its value changed, if the server offers completions.
+func (m *Model) askCompletion() tea.Cmd {
+	if m.screen != screenForm || m.ex.kind == formCall {
+		return nil
+	}
+	s, ok := m.serverInfo(m.ex.server)
+	if !ok || !s.Completions {
+		return nil
+	}
+	name, value, ok := m.form.Focused()
+	if !ok || [2]string{name, value} == m.ex.asked {
+		return nil
+	}
+	m.ex.asked = [2]string{name, value}
+	m.ex.seq++
+	seq := m.ex.seq
+	return tea.Tick(completeDelay, func(time.Time) tea.Msg { return completeTickMsg{seq: seq} })
+}
+
+// completeNow asks the server, once the person paused typing.
+func (m Model) completeNow(msg completeTickMsg) (Model, tea.Cmd) {
+	if msg.seq != m.ex.seq || m.screen != screenForm || m.ex.kind == formCall {
+		return m, nil
+	}
+	name, value, ok := m.form.Focused()
+	if !ok {
+		return m, nil
+	}
+	req := session.CompleteRequest{Server: m.ex.server, Argument: name, Value: value, Resolved: m.form.Values()}
+	delete(req.Resolved, name)
+	if m.ex.kind == formPrompt {
+		req.Prompt = m.ex.prompt.Name
+	} else {
+		req.Template = m.ex.template.URITemplate
+	}
+	sess, ctx, seq := m.sess, m.ctx, msg.seq
+	return m, func() tea.Msg {
+		c, err := sess.Complete(ctx, req)
+		return completedMsg{seq: seq, field: name, c: c, err: err}
+	}
+}
+
+// completed shows a completion's values under its field.
+func (m Model) completed(msg completedMsg) (Model, tea.Cmd) {
+	if msg.seq != m.ex.seq || m.screen != screenForm || m.ex.kind == formCall {
+		return m, nil
+	}
+	if msg.err != nil {
+		m.status = "no suggestions: " + inline(m.st, msg.err.Error(), 100)
+		return m, nil
+	}
+	m.form.SetSuggestions(msg.field, msg.c.Values, msg.c.HasMore)
+	if msg.c.Tainted {
+		m.taint = m.sess.Engine().Taint("")
+	}
+	return m, nil
+}

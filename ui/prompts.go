@@ -1,0 +1,258 @@
+package ui
+
+// The prompts view (issue 13, explore): one server's prompts with their
+// arguments. enter opens the argument form (with the server's completion
+// suggestions) and gets the prompt through session.Manager.GetPrompt; the messages
+// are shown escaped, role by role. Prompt text is server text a model would read as
+// instructions: it is always in the gutter.
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// PromptsKeyMap holds the keys of the prompts view.
+type PromptsKeyMap struct {
+	ScrollKeyMap // moves the selection
+	Open         key.Binding
+	Back         key.Binding
+}
+
+// DefaultPromptsKeyMap returns the prompts view's keys.
+func DefaultPromptsKeyMap() PromptsKeyMap {
+	scroll := DefaultScrollKeyMap()
+	scroll.Up.SetHelp("↑/k", "previous")
+	scroll.Down.SetHelp("↓/j", "next")
+	scroll.Top.SetHelp("g/home", "first")
+	scroll.Bottom.SetHelp("G/end", "last")
+	return PromptsKeyMap{
+		ScrollKeyMap: scroll,
+		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fill in its arguments, then get it")),
+		Back:         key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap, in words short enough for 80 columns.
+func (k PromptsKeyMap) ShortHelp() []key.Binding {
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	return []key.Binding{short(k.Down, "move"), short(k.Open, "get"), k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k PromptsKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.column(), {k.Open, k.Back}}
+}
+
+// promptsView lists one server's prompts.
+type promptsView struct {
+	st     *theme.Styles
+	keys   PromptsKeyMap
+	server session.ServerInfo
+	cursor int
+	offset int
+
+	width, height int
+}
+
+func newPromptsView(st *theme.Styles) promptsView {
+	return promptsView{st: st, keys: DefaultPromptsKeyMap()}
+}
+
+// SetSize sets the outer size.
+func (v *promptsView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.clamp()
+}
+
+// setServer shows a server's prompts, keeping the selection on the same name.
+func (v *promptsView) setServer(s session.ServerInfo) {
+	keep := ""
+	if p, ok := v.selected(); ok {
+		keep = p.Name
+	}
+	same := s.Name == v.server.Name
+	v.server = s
+	if !same {
+		v.cursor, v.offset = 0, 0
+	} else {
+		for i, p := range s.Prompts {
+			if p.Name == keep {
+				v.cursor = i
+			}
+		}
+	}
+	v.clamp()
+	v.updateKeys()
+}
+
+func (v promptsView) selected() (session.PromptInfo, bool) {
+	if v.cursor < 0 || v.cursor >= len(v.server.Prompts) {
+		return session.PromptInfo{}, false
+	}
+	return v.server.Prompts[v.cursor], true
+}
+
+// promptDetailRows is how many lines under the list show the selected prompt.
+const promptDetailRows = 5
+
+func (v promptsView) visible() int {
+	_, ih := paneInner(v.width, v.height)
+	return max(ih-1-1-promptDetailRows, 1)
+}
+
+func (v *promptsView) clamp() {
+	n := len(v.server.Prompts)
+	v.cursor = min(max(v.cursor, 0), max(n-1, 0))
+	vis := v.visible()
+	if v.cursor < v.offset {
+		v.offset = v.cursor
+	}
+	if v.cursor >= v.offset+vis {
+		v.offset = v.cursor - vis + 1
+	}
+	v.offset = min(max(v.offset, 0), max(n-vis, 0))
+}
+
+func (v *promptsView) updateKeys() {
+	n := len(v.server.Prompts)
+	v.keys.Open.SetEnabled(n > 0)
+	v.keys.Up.SetEnabled(v.cursor > 0)
+	v.keys.Top.SetEnabled(v.cursor > 0)
+	v.keys.PageUp.SetEnabled(v.cursor > 0)
+	v.keys.Down.SetEnabled(v.cursor < n-1)
+	v.keys.Bottom.SetEnabled(v.cursor < n-1)
+	v.keys.PageDown.SetEnabled(v.cursor < n-1)
+}
+
+// promptsAction is what a key in the prompts view asks the root to do.
+type promptsAction int
+
+const (
+	promptsNone promptsAction = iota
+	promptsBack
+	promptsOpen
+)
+
+// Update handles a key.
+func (v promptsView) Update(k tea.KeyPressMsg) (promptsView, promptsAction) {
+	act := promptsNone
+	n := len(v.server.Prompts)
+	if to, ok := listMove(k, v.keys.ScrollKeyMap, v.cursor, n, v.visible(), func(int) bool { return true }); ok {
+		v.cursor = to
+	}
+	switch {
+	case key.Matches(k, v.keys.Back):
+		act = promptsBack
+	case key.Matches(k, v.keys.Open) && n > 0:
+		act = promptsOpen
+	}
+	v.clamp()
+	v.updateKeys()
+	return v, act
+}
+
+// argSummary lists a prompt's arguments, required ones marked with "*".
+func argSummary(p session.PromptInfo) string {
+	if len(p.Arguments) == 0 {
+		return "no arguments"
+	}
+	parts := make([]string, len(p.Arguments))
+	for i, a := range p.Arguments {
+		parts[i] = plainInline(a.Name)
+		if a.Required {
+			parts[i] += "*"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// View renders the heading, the list and the selected prompt's arguments.
+func (v promptsView) View() string {
+	st := v.st
+	iw, ih := paneInner(v.width, v.height)
+	s := v.server
+	head := "Prompts of " + inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Prompts)) + " prompt" + plural(len(s.Prompts)) +
+		" · * required argument"
+	lines := []string{paneHeading(st, head, true, iw)}
+	if len(s.Prompts) == 0 {
+		lines = append(lines, st.Muted.Render(fit("  it lists no prompts", iw)))
+	}
+	end := min(v.offset+v.visible(), len(s.Prompts))
+	var names []string
+	nameW := 0
+	for i := v.offset; i < end; i++ {
+		n := plainInline(s.Prompts[i].Name)
+		names = append(names, n)
+		nameW = max(nameW, ansi.StringWidth(n))
+	}
+	nameW = min(nameW, max(iw/3, 12))
+	argW := min(24, max(iw/4, 10))
+	cut := cutNames(names, nameW)
+	for i := v.offset; i < end; i++ {
+		p := s.Prompts[i]
+		descW := max(iw-2-nameW-1-argW-1, 0)
+		d, more := summary(firstNonEmpty(p.Title, p.Description))
+		if more {
+			d += " " + ellipsis
+		}
+		row := fit(cut[i-v.offset], nameW) + " " + fit(cutMiddle(argSummary(p), argW), argW) + " " + inline(st, d, descW)
+		if i == v.cursor {
+			lines = append(lines, st.Selected.Render(fit("▸ "+ansi.Strip(row), iw)))
+		} else {
+			lines = append(lines, fit("  "+row, iw))
+		}
+	}
+	if below := len(s.Prompts) - end; below > 0 {
+		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(below)+" more (pgdn)", iw)))
+	}
+	detail := v.detailLines(iw)
+	for len(lines) < ih-len(detail) {
+		lines = append(lines, "")
+	}
+	lines = append(lines[:min(len(lines), ih-len(detail))], detail...)
+	return paneBox(st, true, v.width, v.height, lines)
+}
+
+// detailLines shows the selected prompt: its name and description, then each
+// argument with its description, as many as fit.
+func (v promptsView) detailLines(iw int) []string {
+	st := v.st
+	p, ok := v.selected()
+	if !ok {
+		return nil
+	}
+	out := []string{st.Muted.Render(strings.Repeat("─", iw))}
+	d, more := summary(p.Description)
+	if more {
+		d += " " + ellipsis
+	}
+	out = append(out, fit(st.Key.Render("prompt ")+inline(st, p.Name, iw/2)+"  "+st.Muted.Render(inline(st, d, iw)), iw))
+	for i, a := range p.Arguments {
+		if len(out) == promptDetailRows {
+			out[len(out)-1] = st.Muted.Render(fit("  … "+strconv.Itoa(len(p.Arguments)-i+1)+" arguments more in the form (enter)", iw))
+			break
+		}
+		req := "  "
+		if a.Required {
+			req = st.WarnText.Render("* ")
+		}
+		ad, _ := summary(firstNonEmpty(a.Description, a.Title))
+		out = append(out, fit("  "+req+inline(st, a.Name, iw/3)+"  "+st.Muted.Render(inline(st, ad, iw)), iw))
+	}
+	return out
+}
+
+// keyMap returns the bindings that apply now, for the footer.
+func (v promptsView) keyMap() keyMapFunc {
+	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+}

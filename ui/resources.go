@@ -1,0 +1,385 @@
+package ui
+
+// The resources view (issue 13, explore): one server's resources and resource
+// templates. enter reads a resource (through session.Manager.ReadResource: it may
+// ask, it may taint) or fills a template's arguments in a form (with the server's
+// completions) and reads what it names; s subscribes to a resource and
+// unsubscribes; a resources/updated for a subscribed URI marks its row until it is
+// read again. Names are cut together so rows stay distinct; the selected row's
+// whole URI, title and description are shown under the list, escaped.
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// ResourcesKeyMap holds the keys of the resources view.
+type ResourcesKeyMap struct {
+	ScrollKeyMap // moves the selection
+	Open         key.Binding
+	// Subscribe subscribes to the selected resource, or ends the subscription;
+	// enabled only on a resource of a server that takes subscriptions.
+	Subscribe key.Binding
+	Back      key.Binding
+}
+
+// DefaultResourcesKeyMap returns the resources view's keys.
+func DefaultResourcesKeyMap() ResourcesKeyMap {
+	scroll := DefaultScrollKeyMap()
+	scroll.Up.SetHelp("↑/k", "previous")
+	scroll.Down.SetHelp("↓/j", "next")
+	scroll.Top.SetHelp("g/home", "first")
+	scroll.Bottom.SetHelp("G/end", "last")
+	return ResourcesKeyMap{
+		ScrollKeyMap: scroll,
+		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "read it (a template: fill it in, then read)")),
+		Subscribe:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "subscribe / unsubscribe (● marks a change)")),
+		Back:         key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap, in words short enough for 80 columns.
+func (k ResourcesKeyMap) ShortHelp() []key.Binding {
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	sub := "subscribe"
+	if k.Subscribe.Help().Desc == "unsubscribe" {
+		sub = "unsubscribe"
+	}
+	return []key.Binding{short(k.Down, "move"), short(k.Open, "read"), short(k.Subscribe, sub), k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ResourcesKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.column(), {k.Open, k.Subscribe, k.Back}}
+}
+
+// resRow is one line of the list: a heading (i < 0), a resource or a template.
+type resRow struct {
+	template bool
+	i        int // index into Resources or ResourceTemplates; -1 for a heading
+}
+
+// resourcesView lists one server's resources and templates.
+type resourcesView struct {
+	st     *theme.Styles
+	keys   ResourcesKeyMap
+	server session.ServerInfo
+	// subscribed and updated are the person's subscriptions to this server on
+	// its current connection, and those that changed since last read (the
+	// root keeps them per server; the view shows them).
+	subscribed, updated map[string]bool
+
+	rows   []resRow
+	cursor int // index into rows of a selectable row, -1 when none
+	offset int
+
+	width, height int
+}
+
+func newResourcesView(st *theme.Styles) resourcesView {
+	return resourcesView{st: st, keys: DefaultResourcesKeyMap(), cursor: -1}
+}
+
+// SetSize sets the outer size.
+func (v *resourcesView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.clamp()
+}
+
+// setServer shows a server's lists, keeping the selection on the same URI.
+func (v *resourcesView) setServer(s session.ServerInfo, subscribed, updated map[string]bool) {
+	keep := v.selectedKey()
+	same := s.Name == v.server.Name
+	v.server, v.subscribed, v.updated = s, subscribed, updated
+	v.rows = v.rows[:0]
+	if len(s.Resources) > 0 {
+		v.rows = append(v.rows, resRow{i: -1})
+		for i := range s.Resources {
+			v.rows = append(v.rows, resRow{i: i})
+		}
+	}
+	if len(s.ResourceTemplates) > 0 {
+		v.rows = append(v.rows, resRow{template: true, i: -1})
+		for i := range s.ResourceTemplates {
+			v.rows = append(v.rows, resRow{template: true, i: i})
+		}
+	}
+	v.cursor = -1
+	if same {
+		for i, r := range v.rows {
+			if r.i >= 0 && v.rowKey(r) == keep {
+				v.cursor = i
+			}
+		}
+	} else {
+		v.offset = 0
+	}
+	if v.cursor < 0 {
+		v.cursor = v.next(0, 1)
+	}
+	v.clamp()
+	v.updateKeys()
+}
+
+func (v resourcesView) rowKey(r resRow) string {
+	if r.template {
+		return "t\x00" + v.server.ResourceTemplates[r.i].URITemplate
+	}
+	return "r\x00" + v.server.Resources[r.i].URI
+}
+
+func (v resourcesView) selectedKey() string {
+	if v.cursor < 0 || v.cursor >= len(v.rows) {
+		return ""
+	}
+	return v.rowKey(v.rows[v.cursor])
+}
+
+// selected returns the resource or template under the cursor.
+func (v resourcesView) selected() (*session.ResourceInfo, *session.ResourceTemplateInfo) {
+	if v.cursor < 0 || v.cursor >= len(v.rows) {
+		return nil, nil
+	}
+	r := v.rows[v.cursor]
+	if r.i < 0 {
+		return nil, nil
+	}
+	if r.template {
+		return nil, &v.server.ResourceTemplates[r.i]
+	}
+	return &v.server.Resources[r.i], nil
+}
+
+func (v resourcesView) next(i, dir int) int {
+	for ; i >= 0 && i < len(v.rows); i += dir {
+		if v.rows[i].i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// detailRows is how many lines under the list show the selected row in full.
+const detailRows = 3
+
+// visible is the number of list lines: the pane less the heading, the legend,
+// the "more" line and the selection's lines.
+func (v resourcesView) visible() int {
+	_, ih := paneInner(v.width, v.height)
+	return max(ih-2-1-detailRows, 1)
+}
+
+func (v *resourcesView) clamp() {
+	n := v.visible()
+	if v.cursor >= 0 {
+		if v.cursor < v.offset {
+			v.offset = v.cursor
+		}
+		if v.cursor >= v.offset+n {
+			v.offset = v.cursor - n + 1
+		}
+		if v.cursor == v.next(0, 1) {
+			v.offset = 0 // the first heading stays in view
+		}
+	}
+	v.offset = min(max(v.offset, 0), max(len(v.rows)-n, 0))
+}
+
+func (v *resourcesView) updateKeys() {
+	res, tmpl := v.selected()
+	first, last := v.next(0, 1), v.next(len(v.rows)-1, -1)
+	v.keys.Open.SetEnabled(res != nil || tmpl != nil)
+	if tmpl != nil {
+		v.keys.Open.SetHelp("enter", "fill in the template, then read")
+	} else {
+		v.keys.Open.SetHelp("enter", "read it")
+	}
+	v.keys.Subscribe.SetEnabled(res != nil && v.server.Subscribe)
+	if res != nil && v.subscribed[res.URI] {
+		v.keys.Subscribe.SetHelp("s", "unsubscribe")
+	} else {
+		v.keys.Subscribe.SetHelp("s", "subscribe: ● marks a change")
+	}
+	v.keys.Up.SetEnabled(v.cursor > first)
+	v.keys.Top.SetEnabled(v.cursor > first)
+	v.keys.PageUp.SetEnabled(v.cursor > first)
+	v.keys.Down.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.Bottom.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.PageDown.SetEnabled(v.cursor >= 0 && v.cursor < last)
+}
+
+// resourcesAction is what a key in the resources view asks the root to do.
+type resourcesAction int
+
+const (
+	resourcesNone resourcesAction = iota
+	resourcesBack
+	resourcesOpen
+	resourcesSubscribe
+)
+
+// Update handles a key; the root acts on the returned action for selected().
+func (v resourcesView) Update(k tea.KeyPressMsg) (resourcesView, resourcesAction) {
+	act := resourcesNone
+	if to, ok := listMove(k, v.keys.ScrollKeyMap, v.cursor, len(v.rows), v.visible(), func(i int) bool { return v.rows[i].i >= 0 }); ok {
+		v.cursor = to
+	}
+	switch {
+	case key.Matches(k, v.keys.Back):
+		act = resourcesBack
+	case key.Matches(k, v.keys.Open):
+		act = resourcesOpen
+	case key.Matches(k, v.keys.Subscribe):
+		act = resourcesSubscribe
+	}
+	v.clamp()
+	v.updateKeys()
+	return v, act
+}
+
+// View renders the heading, the list and the selected row in full.
+func (v resourcesView) View() string {
+	st := v.st
+	iw, _ := paneInner(v.width, v.height)
+	s := v.server
+	head := "Resources of " + inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Resources)) + " resource" + plural(len(s.Resources)) +
+		" · " + strconv.Itoa(len(s.ResourceTemplates)) + " template" + plural(len(s.ResourceTemplates))
+	lines := []string{paneHeading(st, head, true, iw)}
+	if s.Subscribe {
+		lines = append(lines, st.Muted.Render(fit("  ◉ subscribed · ● changed since you read it (enter reads again)", iw)))
+	} else {
+		lines = append(lines, st.Muted.Render(fit("  this server takes no subscriptions", iw)))
+	}
+	if len(v.rows) == 0 {
+		lines = append(lines, st.Muted.Render(fit("  it lists no resources and no templates", iw)))
+	}
+
+	// Columns: mark(2) name type uri. Names on screen are cut together so
+	// that no two look the same.
+	end := min(v.offset+v.visible(), len(v.rows))
+	var names []string
+	nameW := 0
+	for i := v.offset; i < end; i++ {
+		if r := v.rows[i]; r.i >= 0 {
+			n := plainInline(v.name(r))
+			names = append(names, n)
+			nameW = max(nameW, ansi.StringWidth(n))
+		}
+	}
+	nameW = min(nameW, max(iw/3, 12))
+	typeW := min(16, max(iw/6, 8))
+	cut := cutNames(names, nameW)
+	ci := 0
+	for i := v.offset; i < end; i++ {
+		r := v.rows[i]
+		if r.i < 0 {
+			title := "Resources"
+			if r.template {
+				title = "Templates · enter fills one in, then reads what it names"
+			}
+			lines = append(lines, st.Header.Render(fit(title, iw)))
+			continue
+		}
+		var mark, mime, uri string
+		if r.template {
+			t := s.ResourceTemplates[r.i]
+			mark, mime, uri = "  ", t.MIMEType, t.URITemplate
+		} else {
+			res := s.Resources[r.i]
+			mark, mime, uri = "  ", res.MIMEType, res.URI
+			switch {
+			case v.updated[res.URI]:
+				mark = st.WarnText.Render("●") + " "
+			case v.subscribed[res.URI]:
+				mark = st.OKText.Render("◉") + " "
+			}
+		}
+		uriW := max(iw-2-2-nameW-1-typeW-1, 4)
+		row := mark + fit(cut[ci], nameW) + " " + fit(plainInline(orDash(mime)), typeW) + " " + cutMiddle(plainInline(uri), uriW)
+		ci++
+		if i == v.cursor {
+			lines = append(lines, st.Selected.Render(fit("▸ "+ansi.Strip(row), iw)))
+		} else {
+			lines = append(lines, fit("  "+row, iw))
+		}
+	}
+	if below := len(v.rows) - end; below > 0 {
+		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(below)+" more (pgdn)", iw)))
+	}
+	_, ih := paneInner(v.width, v.height)
+	detail := v.detailLines(iw)
+	for len(lines) < ih-len(detail) {
+		lines = append(lines, "")
+	}
+	lines = append(lines[:min(len(lines), ih-len(detail))], detail...)
+	return paneBox(st, true, v.width, v.height, lines)
+}
+
+// name is what a row is called: its name, or its URI when it gives none.
+func (v resourcesView) name(r resRow) string {
+	if r.template {
+		t := v.server.ResourceTemplates[r.i]
+		return firstNonEmpty(t.Name, t.Title, t.URITemplate)
+	}
+	res := v.server.Resources[r.i]
+	return firstNonEmpty(res.Name, res.Title, res.URI)
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// detailLines shows the selected row in full: its URI, title and size, and the
+// first line of its description, each escaped.
+func (v resourcesView) detailLines(iw int) []string {
+	st := v.st
+	res, tmpl := v.selected()
+	var uri, title, desc, extra string
+	switch {
+	case res != nil:
+		uri, title, desc = res.URI, res.Title, res.Description
+		if res.Size > 0 {
+			extra = st.Muted.Render(" · says " + byteSize(int(res.Size)))
+		}
+		if v.subscribed[res.URI] {
+			extra += st.Muted.Render(" · subscribed")
+		}
+	case tmpl != nil:
+		uri, title, desc = tmpl.URITemplate, tmpl.Title, tmpl.Description
+	default:
+		return nil
+	}
+	out := []string{st.Muted.Render(strings.Repeat("─", iw))}
+	out = append(out, fit(st.Key.Render("uri   ")+inline(st, uri, iw-6), iw))
+	line := st.Key.Render("about ")
+	if title != "" {
+		line += inline(st, title, iw/2) + "  "
+	}
+	s, more := summary(desc)
+	if more {
+		s += " " + ellipsis
+	}
+	line += st.Muted.Render(inline(st, s, iw))
+	out = append(out, fit(line+extra, iw))
+	return out
+}
+
+// keyMap returns the bindings that apply now, for the footer.
+func (v resourcesView) keyMap() keyMapFunc {
+	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+}

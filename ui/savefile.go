@@ -1,0 +1,222 @@
+package ui
+
+// Saving images, audio and blobs a server sent (issue 13, explore). The file's
+// name is airlock's own, never the server's: airlock-SERVER-WHAT-TIME-N.EXT with
+// SERVER and WHAT cut to safe characters and EXT from an allowlist of media
+// types; the file is created new (O_EXCL: an existing file or a link in its place
+// is never written through), owner-only (0600). See docs/explore.md.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// saveExt maps the media types airlock names files after to their extension;
+// any other type is saved as .bin, so that a server cannot choose how the file
+// opens (no .html, .svg, .exe, .desktop).
+var saveExt = map[string]string{
+	"image/png":        "png",
+	"image/jpeg":       "jpg",
+	"image/gif":        "gif",
+	"image/webp":       "webp",
+	"image/bmp":        "bmp",
+	"audio/wav":        "wav",
+	"audio/x-wav":      "wav",
+	"audio/wave":       "wav",
+	"audio/mpeg":       "mp3",
+	"audio/mp3":        "mp3",
+	"audio/ogg":        "ogg",
+	"audio/webm":       "webm",
+	"audio/flac":       "flac",
+	"audio/mp4":        "m4a",
+	"audio/aac":        "aac",
+	"text/plain":       "txt",
+	"application/json": "json",
+	"application/pdf":  "pdf",
+}
+
+// extFor returns the extension for a media type (parameters and case ignored).
+func extFor(mime string) string {
+	m := strings.ToLower(strings.TrimSpace(mime))
+	if i := strings.IndexByte(m, ';'); i >= 0 {
+		m = strings.TrimSpace(m[:i])
+	}
+	if e, ok := saveExt[m]; ok {
+		return e
+	}
+	return "bin"
+}
+
+// maxNamePart bounds each server-derived part of a saved file's name.
+const maxNamePart = 32
+
+// safePart turns a server or tool name into letters, digits, '_' and '-' only
+// (any run of anything else becomes one '-'), at most maxNamePart bytes; "x"
+// when nothing is left.
+func safePart(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= maxNamePart {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			if !strings.HasSuffix(b.String(), "-") {
+				b.WriteByte('-')
+			}
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if out == "" {
+		return "x"
+	}
+	return out
+}
+
+// saveName is the file name for the n-th block of what (a tool or a resource)
+// of server at a time.
+func saveName(server, what, mime string, at time.Time, n int) string {
+	return "airlock-" + safePart(server) + "-" + safePart(what) + "-" + at.UTC().Format("20060102-150405") +
+		"-" + strconv.Itoa(n) + "." + extFor(mime)
+}
+
+// saveBlob writes data to a new owner-only file in dir ("" is the working
+// directory) and returns its path. A name that exists (a file or a link) is
+// never opened: the next free suffix is tried, up to 100.
+func saveBlob(dir, server, what, mime string, at time.Time, n int, data []byte) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("the working directory: %w", err)
+		}
+		dir = wd
+	}
+	base := saveName(server, what, mime, at, n)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for try := 1; try <= 100; try++ {
+		name := base
+		if try > 1 {
+			name = stem + "-" + strconv.Itoa(try) + ext
+		}
+		path := filepath.Join(dir, name)
+		// O_EXCL with O_CREATE fails on any existing name, a symbolic link
+		// included (dangling or not): nothing is written through a link.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(path)
+			return "", err
+		}
+		if err := f.Close(); err != nil {
+			os.Remove(path)
+			return "", err
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("no free file name for %s in %s", base, dir)
+}
+
+// blob is one savable piece of content: the n-th block of a result or a
+// resource's contents, with its media type as the server gave it.
+type blob struct {
+	n    int
+	mime string
+	data []byte
+}
+
+// contentBlobs lists the images, audio and embedded blobs of content blocks.
+func contentBlobs(cs []mcp.Content) []blob {
+	var out []blob
+	for i, c := range cs {
+		switch c := c.(type) {
+		case *mcp.ImageContent:
+			out = append(out, blob{n: i, mime: c.MIMEType, data: c.Data})
+		case *mcp.AudioContent:
+			out = append(out, blob{n: i, mime: c.MIMEType, data: c.Data})
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil && len(c.Resource.Blob) > 0 {
+				out = append(out, blob{n: i, mime: c.Resource.MIMEType, data: c.Resource.Blob})
+			}
+		}
+	}
+	return out
+}
+
+// savedMsg reports the end of saving the blobs of one result or resource.
+type savedMsg struct {
+	// gen is the result's or resource's number when saving began: a newer one
+	// shown meanwhile does not take the paths.
+	gen   uint64
+	paths map[int]string // block index → path
+	err   error
+}
+
+// saveCmd writes every blob to its own new file, off the UI's goroutine.
+func saveCmd(dir, server, what string, at time.Time, gen uint64, blobs []blob, to func(savedMsg) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		msg := savedMsg{gen: gen, paths: map[int]string{}}
+		for _, b := range blobs {
+			p, err := saveBlob(dir, server, what, b.mime, at, b.n, b.data)
+			if err != nil {
+				msg.err = err
+				break
+			}
+			msg.paths[b.n] = p
+		}
+		return to(msg)
+	}
+}
+
+// savedStatus says what saving did, in the status line.
+func savedStatus(st *theme.Styles, msg savedMsg) string {
+	n := len(msg.paths)
+	var s string
+	if n > 0 {
+		dir := ""
+		for _, p := range msg.paths {
+			dir = filepath.Dir(p)
+			break
+		}
+		s = "✓ saved " + strconv.Itoa(n) + " file" + plural(n) + " (0600) to " + inline(st, dir, 60)
+	}
+	if msg.err != nil {
+		if s != "" {
+			s += "; "
+		}
+		s += "✗ could not save: " + inline(st, msg.err.Error(), 100)
+	}
+	return s
+}
+
+// resultSavedMsg is a savedMsg of the results view.
+type resultSavedMsg struct{ savedMsg }
+
+// saveResult saves the shown result's blobs.
+func (m Model) saveResult() tea.Cmd {
+	blobs := m.result.blobs()
+	if len(blobs) == 0 {
+		return nil
+	}
+	ref := m.result.res.tool.Ref
+	return saveCmd(m.opts.SaveDir, ref.Server, ref.Tool, m.now(), m.result.gen, blobs, func(s savedMsg) tea.Msg { return resultSavedMsg{s} })
+}

@@ -1,0 +1,378 @@
+package ui
+
+// The server info view (issue 13, explore): one server's serverInfo (name,
+// version, title), the protocol it speaks, what it declares it can do, its
+// instructions (server text a model reads: escaped, in the gutter), the notices
+// of its listing and the tail of its stderr. It is the hub of a server's other
+// channels: r opens its resources, p its prompts.
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// InfoKeyMap holds the keys of the server info view.
+type InfoKeyMap struct {
+	ScrollKeyMap
+	// Resources and Prompts open the server's resources and prompts; each is
+	// enabled only while the server is ready and declares the capability.
+	Resources key.Binding
+	Prompts   key.Binding
+	Back      key.Binding
+}
+
+// DefaultInfoKeyMap returns the server info view's keys.
+func DefaultInfoKeyMap() InfoKeyMap {
+	return InfoKeyMap{
+		ScrollKeyMap: DefaultScrollKeyMap(),
+		Resources:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "its resources (read, subscribe)")),
+		Prompts:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its prompts (fill in, get)")),
+		Back:         key.NewBinding(key.WithKeys("esc", "i", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap, in words short enough for 80 columns.
+func (k InfoKeyMap) ShortHelp() []key.Binding {
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	return []key.Binding{short(k.Down, "scroll"), short(k.Resources, "resources"), short(k.Prompts, "prompts"), k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k InfoKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.column(), {k.Resources, k.Prompts, k.Back}}
+}
+
+// maxStderrShown is how many of the kept stderr lines the info view shows (the
+// logs view, l then tab, has all of them).
+const maxStderrShown = 20
+
+// infoView shows one server, scrollable.
+type infoView struct {
+	st     *theme.Styles
+	keys   InfoKeyMap
+	server session.ServerInfo
+	stderr []string
+	vp     viewport.Model
+
+	width, height int
+}
+
+func newInfoView(st *theme.Styles) infoView {
+	keys := DefaultInfoKeyMap()
+	vp := viewport.New()
+	vp.KeyMap = keys.viewportKeys()
+	return infoView{st: st, keys: keys, vp: vp}
+}
+
+// open shows a server from the top.
+func (v *infoView) open(s session.ServerInfo, stderr []string) {
+	v.server, v.stderr = s, stderr
+	v.render()
+	v.vp.GotoTop()
+}
+
+// refresh shows a new state of the same server, keeping the scroll.
+func (v *infoView) refresh(s session.ServerInfo, stderr []string) {
+	y := v.vp.YOffset()
+	v.server, v.stderr = s, stderr
+	v.render()
+	v.vp.SetYOffset(y)
+}
+
+// SetSize sets the outer size; the content is wrapped again.
+func (v *infoView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	iw, ih := paneInner(w, h)
+	v.vp.SetWidth(iw)
+	v.vp.SetHeight(max(ih-1, 1))
+	if v.server.Name != "" {
+		v.render()
+	}
+}
+
+func (v *infoView) render() {
+	iw, _ := paneInner(v.width, v.height)
+	v.vp.SetContent(infoContent(v.st, v.server, v.stderr, iw))
+	ready := v.server.Status == session.StatusReady
+	v.keys.Resources.SetEnabled(ready && v.server.OffersResources)
+	v.keys.Prompts.SetEnabled(ready && v.server.OffersPrompts)
+}
+
+// infoAction is what a key in the info view asks the root to do.
+type infoAction int
+
+const (
+	infoNone infoAction = iota
+	infoBack
+	infoResources
+	infoPrompts
+)
+
+// Update handles keys; scrolling goes to the viewport.
+func (v infoView) Update(msg tea.Msg) (infoView, infoAction, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, v.keys.Back):
+			return v, infoBack, nil
+		case key.Matches(k, v.keys.Resources):
+			return v, infoResources, nil
+		case key.Matches(k, v.keys.Prompts):
+			return v, infoPrompts, nil
+		case key.Matches(k, v.keys.Top):
+			v.vp.GotoTop()
+			return v, infoNone, nil
+		case key.Matches(k, v.keys.Bottom):
+			v.vp.GotoBottom()
+			return v, infoNone, nil
+		}
+	}
+	var cmd tea.Cmd
+	v.vp, cmd = v.vp.Update(msg)
+	return v, infoNone, cmd
+}
+
+// View renders the heading and the scrolled content in a pane.
+func (v infoView) View() string {
+	iw, _ := paneInner(v.width, v.height)
+	head := "Server " + inline(v.st, v.server.Name, iw/2) + "  " + trustBadge(v.st, v.server.Trust) +
+		v.st.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
+	lines := append([]string{v.st.Header.Render(fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
+	return paneBox(v.st, true, v.width, v.height, lines)
+}
+
+// keyMap returns the bindings that apply now, for the footer.
+func (v infoView) keyMap() keyMapFunc {
+	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+}
+
+// infoContent renders a server for a width. Every server-controlled string is
+// escaped; the instructions and stderr are wrapped in the gutter.
+func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width int) string {
+	var lines []string
+	add := func(ls ...string) { lines = append(lines, ls...) }
+	field := func(name, value string) {
+		add(wrapOwn(value, width, st.Key.Render(fit(name, 12)), strings.Repeat(" ", 12))...)
+	}
+	section := func(name string) { add("", st.Header.Render(name)) }
+	g := st.Gutter.Render(gutter)
+
+	field("server", inline(st, s.Name, 0)+st.Muted.Render("  (its name in your config)"))
+	switch s.Status {
+	case session.StatusReady:
+		field("status", st.OKText.Render("✓ ready"))
+	case session.StatusFailed:
+		msg := "failed"
+		if s.Err != nil {
+			msg = "failed: " + s.Err.Error()
+		}
+		field("status", st.ErrorText.Render("✗ ")+inline(st, msg, 0))
+	default:
+		field("status", st.WarnText.Render("connecting…"))
+	}
+	field("trust", trustBadge(st, s.Trust))
+	if len(s.Labels) > 0 {
+		labels := make([]string, len(s.Labels))
+		for i, l := range s.Labels {
+			labels[i] = string(l)
+		}
+		field("labels", strings.Join(labels, ", "))
+	}
+
+	section("What the server says it is")
+	if impl := s.Implementation; impl == nil {
+		add(st.Muted.Render("(nothing yet: it has not connected)"))
+	} else {
+		field("name", orDash(inline(st, impl.Name, 0)))
+		field("version", orDash(inline(st, impl.Version, 0)))
+		if impl.Title != "" {
+			field("title", inline(st, impl.Title, 0))
+		}
+		if impl.WebsiteURL != "" {
+			field("website", inline(st, impl.WebsiteURL, 0))
+		}
+	}
+	if s.Protocol != "" {
+		field("protocol", inline(st, s.Protocol, 0)+st.Muted.Render("  (the MCP version it speaks, by release date)"))
+	}
+
+	section("What it declares it can do")
+	add(capLines(st, s.Capabilities, width)...)
+	if s.OffersResources || s.OffersPrompts {
+		n := func(k int, one string) string {
+			if k == 1 {
+				return "1 " + one
+			}
+			return strconv.Itoa(k) + " " + one + "s"
+		}
+		var offers []string
+		if s.OffersResources {
+			offers = append(offers, n(len(s.Resources), "resource")+" (r)", n(len(s.ResourceTemplates), "template"))
+		}
+		if s.OffersPrompts {
+			offers = append(offers, n(len(s.Prompts), "prompt")+" (p)")
+		}
+		field("lists", strings.Join(offers, " · "))
+	}
+
+	section("Instructions")
+	switch {
+	case s.InstructionsChanged:
+		add(st.ErrorText.Render("⊘ changed since pinned: ") + "its tools are blocked until you review them (airlock pins accept)")
+	}
+	if s.Instructions == "" {
+		add(st.Muted.Render("(none)"))
+	} else {
+		add(wrapOwn(st.Muted.Render("server text: a model connected through airlock reads it as guidance"), width, "", "")...)
+		add(blockLines(st, s.Instructions, width, maxShownBytes, g)...)
+	}
+
+	if len(s.Notices) > 0 {
+		section("Notices")
+		for _, n := range s.Notices {
+			add(wrapOwn(styledInline(n, markFn(st)), width, "• ", "  ")...)
+		}
+	}
+
+	section("stderr")
+	switch {
+	case len(stderr) == 0:
+		add(st.Muted.Render("(nothing kept: an HTTP server, or it wrote nothing)"))
+	default:
+		shown := stderr
+		if len(shown) > maxStderrShown {
+			add(st.Muted.Render("the last " + strconv.Itoa(maxStderrShown) + " of " + strconv.Itoa(len(stderr)) + " lines (l, then tab, shows all)"))
+			shown = shown[len(shown)-maxStderrShown:]
+		}
+		for _, l := range shown {
+			add(blockLines(st, l, width, 4<<10, g)...)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// capLines lists the capabilities a server declared, one per line, with their
+// sub-features; logging is marked deprecated (SEP-2577, 2026-07-28).
+func capLines(st *theme.Styles, c *mcp.ServerCapabilities, width int) []string {
+	if c == nil {
+		return []string{st.Muted.Render("(nothing yet: it has not connected)")}
+	}
+	yes, no := st.OKText.Render("✓"), st.Muted.Render("·")
+	row := func(name string, on bool, detail string) string {
+		mark := no
+		if on {
+			mark = yes
+		}
+		return mark + " " + fit(name, 12) + detail
+	}
+	feat := func(names ...string) string {
+		if len(names) == 0 {
+			return ""
+		}
+		return st.Muted.Render(strings.Join(names, " · "))
+	}
+	onIf := func(b bool, name string) []string {
+		if b {
+			return []string{name}
+		}
+		return nil
+	}
+	var out []string
+	if c.Tools != nil {
+		out = append(out, row("tools", true, feat(onIf(c.Tools.ListChanged, "tells when its list changes")...)))
+	} else {
+		out = append(out, row("tools", false, st.Muted.Render("not declared")))
+	}
+	if c.Resources != nil {
+		out = append(out, row("resources", true, feat(append(onIf(c.Resources.Subscribe, "subscribe"), onIf(c.Resources.ListChanged, "tells when its list changes")...)...)))
+	} else {
+		out = append(out, row("resources", false, st.Muted.Render("not declared")))
+	}
+	if c.Prompts != nil {
+		out = append(out, row("prompts", true, feat(onIf(c.Prompts.ListChanged, "tells when its list changes")...)))
+	} else {
+		out = append(out, row("prompts", false, st.Muted.Render("not declared")))
+	}
+	if c.Completions != nil {
+		out = append(out, row("completions", true, feat("suggests values for prompt and template arguments")))
+	} else {
+		out = append(out, row("completions", false, st.Muted.Render("not declared")))
+	}
+	//lint:ignore SA1019 servers before 2026-07-28 still declare logging; the view marks it deprecated
+	if c.Logging != nil {
+		out = append(out, row("logging", true, st.WarnText.Render("deprecated")+feat(" in MCP 2026-07-28 (SEP-2577)")))
+	} else {
+		out = append(out, row("logging", false, st.Muted.Render("not declared")))
+	}
+	for _, extra := range []struct {
+		name string
+		m    map[string]any
+	}{{"experimental", c.Experimental}, {"extensions", c.Extensions}} {
+		if len(extra.m) == 0 {
+			continue
+		}
+		names := make([]string, 0, len(extra.m))
+		for k := range extra.m {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		out = append(out, wrapOwn(inline(st, strings.Join(names, ", "), 0), width, yes+" "+fit(extra.name, 12), strings.Repeat(" ", 14))...)
+	}
+	return out
+}
+
+// openInfo shows a server's info view over the current screen; esc returns to it.
+func (m *Model) openInfo(name string) {
+	s, ok := m.serverInfo(name)
+	if !ok {
+		return
+	}
+	m.info.open(s, m.sess.Stderr(name))
+	m.push(screenInfo)
+}
+
+// serverInfo is the snapshot's view of one server.
+func (m Model) serverInfo(name string) (session.ServerInfo, bool) {
+	for _, s := range m.snap.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return session.ServerInfo{}, false
+}
+
+// refreshInfo shows the info view's server as the newest snapshot has it.
+func (m *Model) refreshInfo() {
+	name := m.info.server.Name
+	if s, ok := m.serverInfo(name); ok {
+		m.info.refresh(s, m.sess.Stderr(name))
+	}
+}
+
+// infoKey handles a key of the server info view.
+func (m Model) infoKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+	var act infoAction
+	var cmd tea.Cmd
+	m.info, act, cmd = m.info.Update(k)
+	switch act {
+	case infoBack:
+		m.pop()
+	case infoResources:
+		m.openResources(m.info.server.Name)
+	case infoPrompts:
+		m.openPrompts(m.info.server.Name)
+	}
+	return m, cmd
+}
