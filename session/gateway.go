@@ -374,7 +374,7 @@ func agentTool(ti ToolInfo) (*mcp.Tool, error) {
 	if len(ti.InputSchema) == 0 || json.Unmarshal(ti.InputSchema, &obj) != nil || obj.Type != "object" {
 		return nil, errors.New(`input schema is not of type "object", which MCP requires`)
 	}
-	eff := ti.Class.Effective
+	eff := agentHints(ti.Class)
 	t := &mcp.Tool{
 		Name:        ti.Ref.Qualified(),
 		Title:       ti.Title,
@@ -392,6 +392,26 @@ func agentTool(ti ToolInfo) (*mcp.Tool, error) {
 		t.OutputSchema = ti.OutputSchema
 	}
 	return t, nil
+}
+
+// agentHints are the hints an agent is served: the effective ones made coherent with
+// the tier airlock acts on. The spec gives an absent destructiveHint the default true
+// and says it means nothing for a read-only tool, so a read-only tool's effective hints
+// say "read-only and destructive"; an agent that reads both must not be told that. A
+// read-only tool is served as not destructive and idempotent (a read has no effect to
+// repeat); a write tool as neither read-only nor destructive; a destructive tool as
+// destructive and not read-only. Open world is the effective value.
+func agentHints(c trust.Classification) trust.Effective {
+	e := c.Effective
+	switch trust.TierOf(e) {
+	case trust.TierRead:
+		e.ReadOnly, e.Destructive, e.Idempotent = true, false, true
+	case trust.TierWrite:
+		e.ReadOnly, e.Destructive = false, false
+	default:
+		e.ReadOnly, e.Destructive = false, true
+	}
+	return e
 }
 
 // addTool registers a tool; go-sdk panics on schemas it cannot serve, which must not
