@@ -473,8 +473,24 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		case err != nil:
 			return errorResult("airlock could not complete this call: " + agentText(err.Error())), nil
 		}
-		return out.Result, nil
+		return relayResult(ref.Server, out.Result), nil
 	}
+}
+
+// relayResult is a server's tool result as an agent gets it: resource links and
+// embedded resources name relay URIs (see RelayURI), so the agent can read them
+// through the gateway. The server's result itself is not changed.
+func relayResult(server string, res *mcp.CallToolResult) *mcp.CallToolResult {
+	if res == nil {
+		return nil
+	}
+	content := relayContent(server, res.Content)
+	if len(content) > 0 && &content[0] == &res.Content[0] {
+		return res
+	}
+	cp := *res
+	cp.Content = content
+	return &cp
 }
 
 // tellWaiting sends a progress notification every WaitingEvery while the call waits
