@@ -308,6 +308,11 @@ func (m *Manager) notify() {
 // ErrNoTool is returned by Call for a tool the server does not list.
 var ErrNoTool = errors.New("no such tool")
 
+// ErrTaskRequired is returned by Call, before anything is asked or sent, for a tool
+// whose execution.taskSupport is "required": such a tool only runs as a task (the
+// SEP-2663 extension), which go-sdk v1.8.0, and so airlock, does not implement.
+var ErrTaskRequired = errors.New(`the tool says execution.taskSupport = "required": it only runs as a task (SEP-2663), and airlock cannot run task-augmented calls (go-sdk v1.8.0 does not implement tasks)`)
+
 // ErrNotReady is returned by Call when the tool's server is not connected.
 var ErrNotReady = errors.New("server is not ready")
 
@@ -418,6 +423,12 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome,
 		m.auditRefused(callID, req, trust.DecidedByUnknownTool, "server "+req.Server+" lists no tool "+strconv.Quote(req.Tool))
 		return nil, fmt.Errorf("calling %s: %w", q, ErrNoTool)
 	}
+	if tool.TaskSupport == "required" {
+		// Nothing is asked and nothing is sent: the call could not run anyway.
+		err := fmt.Errorf("calling %s: %w", q, ErrTaskRequired)
+		m.auditRefused(callID, req, trust.DecidedByPolicy, err.Error())
+		return nil, err
+	}
 	base := m.auditBase(callID, req, tool)
 	d, err := m.engine.authorize(ctx, callID, req, tool, s.local())
 	if err != nil {
@@ -470,7 +481,7 @@ func (m *Manager) recheck(req CallRequest, shown ToolInfo, d decision) (trust.Ve
 	if d.Asked {
 		while = "you were deciding"
 	}
-	now, ok := m.Snapshot().Tool(req.Server, req.Tool)
+	now, ok := m.lookupTool(m.Snapshot(), req.Server, req.Tool)
 	if !ok {
 		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{changedSentence(shown.Ref, while, []string{"it is no longer listed"})}}, false
 	}
@@ -507,7 +518,7 @@ func (m *Manager) staleLoop(q *approvalQueue) {
 		}
 		snap := m.Snapshot()
 		for _, p := range pending {
-			now, ok := snap.Tool(p.Tool.Ref.Server, p.Tool.Ref.Tool)
+			now, ok := m.lookupTool(snap, p.Tool.Ref.Server, p.Tool.Ref.Tool)
 			var changes []string
 			by := trust.DecidedByPolicy
 			if !ok {

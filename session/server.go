@@ -54,6 +54,12 @@ type server struct {
 	trailing     bool
 	connectedAt  time.Time
 	oauth        *oauthHandler // built on first connect when the server has an oauth table
+	catalog      catalog       // resources, templates and prompts (catalog.go)
+	// catRefreshing and catTrailing coalesce catalog refreshes like refreshing and
+	// trailing do tool refreshes; subscribed holds the URIs subscribed to on the
+	// current connection (a resources/updated for another URI is dropped).
+	catRefreshing, catTrailing bool
+	subscribed                 map[string]bool
 
 	logMu       sync.Mutex // guards the log rate limit below; never held with mu
 	logLimit    *rate.Limiter
@@ -135,6 +141,7 @@ func (s *server) connect(parent context.Context) {
 	s.gen++
 	gen := s.gen
 	s.status, s.err, s.tools, s.notices = StatusConnecting, nil, nil, nil
+	s.catalog, s.subscribed = catalog{}, nil
 	s.mu.Unlock()
 	s.m.changed(s.cfg.Name, gen, StatusConnecting)
 
@@ -159,6 +166,7 @@ func (s *server) connect(parent context.Context) {
 		var notices []string
 		tools, notices, err = listTools(ctx, cs, capt)
 		if err == nil {
+			cat := listCatalog(ctx, cs)
 			s.mu.Lock()
 			stale := s.gen != gen
 			if !stale {
@@ -168,6 +176,7 @@ func (s *server) connect(parent context.Context) {
 				s.instructions = init.Instructions
 				s.impl = init.ServerInfo
 				s.connectedAt = s.m.opts.Now()
+				s.catalog, s.subscribed = cat, nil
 			}
 			s.mu.Unlock()
 			if stale {
@@ -259,6 +268,15 @@ func (s *server) dial(ctx context.Context, gen uint64) (*mcp.ClientSession, *pro
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.refresh(gen)
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			s.refreshCatalog(gen)
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			s.refreshCatalog(gen)
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			s.resourceUpdated(gen, req.Params)
 		},
 		//lint:ignore SA1019 servers before protocol 2026-07-28 still log this way
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {

@@ -35,6 +35,18 @@ type ServerInfo struct {
 	// Env names the environment variables a stdio server's process receives (never
 	// their values); nil for other transports.
 	Env []string
+	// Resources, ResourceTemplates and Prompts are what the server lists besides
+	// tools (catalog.go: paging caps, duplicates dropped), as received: escape
+	// before display. OffersResources and OffersPrompts say the server declared
+	// the capability; Subscribe that it takes resources/subscribe, Completions
+	// that it answers completion/complete.
+	Resources         []ResourceInfo
+	ResourceTemplates []ResourceTemplateInfo
+	Prompts           []PromptInfo
+	OffersResources   bool
+	OffersPrompts     bool
+	Subscribe         bool
+	Completions       bool
 }
 
 // ToolInfo is a point-in-time view of one tool with its classification. Raw is the
@@ -73,6 +85,14 @@ type ToolInfo struct {
 	Rules []trust.Rule
 	// ruleSet is Rules compiled for matching (built with the listing).
 	ruleSet *trust.RuleSet
+	// Channel is set when this is no tool but a channel decided like one (a
+	// resource read, a prompt get; Ref.Tool is then trust.ResourceReadTool or
+	// trust.PromptGetTool): questions and the Activity view say so.
+	Channel trust.ChannelKind
+	// TaskSupport is the tool's execution.taskSupport as listed ("", "forbidden",
+	// "optional" or "required"). airlock cannot run task-augmented calls (go-sdk
+	// v1.8.0 does not implement SEP-2663): Call refuses a "required" tool up front.
+	TaskSupport string
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -176,8 +196,13 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Instructions:        s.instructions,
 			InstructionsChanged: s.pins.instructionsChanged,
 			Implementation:      s.impl,
-			Notices:             s.notices,
+			Notices:             catalogNotices(s.notices, s.catalog),
 			Env:                 s.envNames,
+		}
+		if s.status == StatusReady {
+			c := s.catalog
+			info.Resources, info.ResourceTemplates, info.Prompts = c.resources, c.templates, c.prompts
+			info.OffersResources, info.OffersPrompts, info.Subscribe, info.Completions = c.offersResources, c.offersPrompts, c.subscribe, c.completions
 		}
 		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name]}
 		part := s.snapCache
@@ -279,6 +304,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			Exposed:      lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 			Disabled:     t.Disabled,
 			Policy:       t.ToolPolicy,
+			TaskSupport:  lt.wire.TaskSupport,
 			Input:        t,
 			Rules:        tc.Rules,
 			ruleSet:      configRuleSet(s, lt.wire.Name, tc.Rules),
@@ -287,5 +313,8 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			AllowRule: m.allowRule(ref, tc.Rules), Untrusted: key.trust != trust.Trusted})
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
+	// Resources and prompts are reachable like tools (by the person, and by agents
+	// through the gateway): their channels fill legs too.
+	part.assessed = append(part.assessed, m.channelAssessed(s, key.trust)...)
 	return part
 }

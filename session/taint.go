@@ -202,7 +202,7 @@ func (e *Engine) ClearTaintShown(ctxName string, shown trust.Taint) error {
 var ErrTaintChanged = errors.New("the taint changed since it was shown")
 
 func sameTaint(a, b trust.Taint) bool {
-	return a.By == b.By && a.CallID == b.CallID && a.At.Equal(b.At) && a.Channel == b.Channel
+	return a.By == b.By && a.CallID == b.CallID && a.At.Equal(b.At) && a.Channel == b.Channel && a.Subject == b.Subject
 }
 
 // clearTaint clears k's taint, under the file's lock when there is a file; with

@@ -30,6 +30,8 @@ type wireTool struct {
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
 	Annotations  json.RawMessage
+	// TaskSupport is execution.taskSupport ("" when absent or not a string).
+	TaskSupport string
 }
 
 func decodeWireTool(raw json.RawMessage) (wireTool, error) {
@@ -48,6 +50,14 @@ func decodeWireTool(raw json.RawMessage) (wireTool, error) {
 	w.Description = str("description")
 	w.InputSchema = fields["inputSchema"]
 	w.OutputSchema = fields["outputSchema"]
+	if ex, ok := fields["execution"]; ok {
+		var e struct {
+			TaskSupport any `json:"taskSupport"`
+		}
+		if json.Unmarshal(ex, &e) == nil {
+			w.TaskSupport, _ = e.TaskSupport.(string)
+		}
+	}
 	if a, ok := fields["annotations"]; ok && !bytes.Equal(bytes.TrimSpace(a), []byte("null")) {
 		w.Annotations = a
 	}

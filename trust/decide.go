@@ -64,6 +64,9 @@ type Taint struct {
 	// Channel is how the untrusted text reached the context (ChannelResult when
 	// empty).
 	Channel string
+	// Subject is what a channel's text came from: the resource URI or the prompt
+	// name (ChannelResource, ChannelPrompt); empty for tool calls.
+	Subject string `json:",omitempty"`
 }
 
 // The channels by which a server's text reaches a context.
@@ -82,7 +85,9 @@ func (t Taint) Tainted() bool { return t.By.Tool != "" }
 // the time is shown in At's own location.
 func (t Taint) Reason() string {
 	s := "this context is tainted: " + t.By.Qualified() + " returned untrusted content"
-	if t.Channel != "" && t.Channel != ChannelResult {
+	if channelTaint(t) {
+		s = "this context is tainted: " + subjectPhrase(t) + " is untrusted content"
+	} else if t.Channel != "" && t.Channel != ChannelResult {
 		s = "this context is tainted: server " + t.By.Server + " sent untrusted text by its " + t.Channel + " (" + t.By.Qualified() + ")"
 	}
 	if t.CallID != "" {

@@ -133,6 +133,11 @@ type Server struct {
 	// Elicitation says when the server may ask the person for input: ElicitDuringCalls
 	// (the default, "") only while a call to it is in flight, ElicitAnytime whenever.
 	Elicitation string
+	// Resources and Prompts are the policy for reading this server's resources and
+	// getting its prompts (resources = "allow" | "ask" | "deny"); ActionUnset means
+	// the read tier's policy (docs/channels.md).
+	Resources trust.Action
+	Prompts   trust.Action
 }
 
 // The elicitation values of a server.

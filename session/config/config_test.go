@@ -117,6 +117,15 @@ func TestParse(t *testing.T) {
 		},
 		{name: "limits not positive", src: "[limits]\nmax_args_bytes = 0\n", err: "config.toml:2: limits.max_args_bytes: want a positive integer up to 1099511627776, got 0"},
 		{name: "limits wrong type", src: "[limits]\nmax_waiting_bytes = \"64MiB\"\n", err: "config.toml:2: limits.max_waiting_bytes: want an integer, got string"},
+		{
+			name: "resources and prompts policy",
+			src:  "[servers.a]\ncommand = \"x\"\nresources = \"ask\"\nprompts = \"deny\"\n",
+			want: cfg(func(c *Config) {
+				c.Servers = []Server{{Name: "a", Transport: TransportStdio, Command: "x", ConnectTimeout: 15 * time.Second, CallTimeout: 60 * time.Second, Resources: trust.Ask, Prompts: trust.Deny}}
+			}),
+		},
+		{name: "resources policy unknown", src: "[servers.a]\ncommand = \"x\"\nresources = \"maybe\"\n", err: `config.toml:3: servers.a.resources: want allow|ask|deny, got "maybe"`},
+		{name: "prompts policy wrong type", src: "[servers.a]\ncommand = \"x\"\nprompts = true\n", err: `config.toml:3: servers.a.prompts: want a string, got boolean`},
 		{name: "elicitation unknown", src: "[servers.a]\ncommand = \"x\"\nelicitation = \"always\"\n", err: `config.toml:3: servers.a.elicitation: want during-calls|anytime, got "always"`},
 		{
 			name: "design example with mail's command",

@@ -192,6 +192,8 @@ type rawServer struct {
 	Tools          map[string]*rawTool `toml:"tools"`
 	OAuth          *rawOAuth           `toml:"oauth"`
 	Elicitation    value               `toml:"elicitation"`
+	Resources      value               `toml:"resources"`
+	Prompts        value               `toml:"prompts"`
 }
 
 type rawOAuth struct {
@@ -461,6 +463,8 @@ func (b *builder) server(name string, r *rawServer) Server {
 	s.Protocol, _ = b.str(at("protocol"), r.Protocol)
 	b.duration(at("connect_timeout"), r.ConnectTimeout, &s.ConnectTimeout)
 	b.duration(at("call_timeout"), r.CallTimeout, &s.CallTimeout)
+	b.action(at("resources"), r.Resources, &s.Resources)
+	b.action(at("prompts"), r.Prompts, &s.Prompts)
 
 	if t, ok := b.str(at("transport"), r.Transport); ok && t != "" {
 		s.Transport = Transport(t)

@@ -1,0 +1,569 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// The channels besides tool calls: reading a resource and getting a prompt are
+// decided by the same engine as a call (docs/channels.md). Each is modelled as a
+// synthetic tool of its server (trust.ResourceReadTool, trust.PromptGetTool),
+// classified by trust.ClassifyChannel, and its arguments are the canonical JSON of
+// what is shown ({"uri": …} or {"arguments": {…}, "name": …}): the question, the
+// grant, the taint, the audit record and the forwarded request are all bound to
+// those bytes.
+
+// MaxContentBytes bounds what one resource read or prompt get hands on: the text and
+// decoded blob bytes of every content together. A larger answer is refused with a
+// sentence saying its size (over stdio and HTTP one message is already bounded by
+// MaxMessageBytes; in-process servers are bounded here).
+const MaxContentBytes = 16 << 20
+
+// MaxPromptMessages bounds the messages of one prompts/get result.
+const MaxPromptMessages = 1000
+
+// MaxCompletionValues is the most completion values handed on (the spec's own cap).
+const MaxCompletionValues = 100
+
+// ErrNoChannel is returned when a server does not offer resources or prompts.
+var ErrNoChannel = errors.New("the server does not offer this")
+
+// ReadRequest is one resources/read, from the person or from an agent. Context and
+// Client are CallRequest's: the taint and grant context ("" is the person's own) and
+// the agent client's name for dialogs.
+type ReadRequest struct {
+	Context string
+	Client  string
+	Server  string
+	// URI is the resource to read, exactly as it is shown, hashed and sent. It must
+	// be valid UTF-8 and not empty.
+	URI string
+}
+
+// PromptRequest is one prompts/get. Args is a JSON object of string values (or empty
+// for none): made canonical, it is what is shown, hashed, audited and sent.
+type PromptRequest struct {
+	Context string
+	Client  string
+	Server  string
+	Name    string
+	Args    json.RawMessage
+}
+
+// CompleteRequest is one completion/complete for an argument of a prompt (Prompt
+// set) or of a resource template (Template set, its URI template).
+type CompleteRequest struct {
+	Context  string
+	Client   string
+	Server   string
+	Prompt   string
+	Template string
+	// Argument is the argument's name and Value what is typed so far; Resolved are
+	// the arguments already filled in.
+	Argument string
+	Value    string
+	Resolved map[string]string
+}
+
+// ReadOutcome is what a resource read that ran returned.
+type ReadOutcome struct {
+	CallID   string
+	Verdict  trust.Verdict
+	Result   *mcp.ReadResourceResult
+	Duration time.Duration
+	// Tainted says the content is untrusted and tainted the request's context.
+	Tainted bool
+}
+
+// PromptOutcome is what a prompt get that ran returned.
+type PromptOutcome struct {
+	CallID   string
+	Verdict  trust.Verdict
+	Result   *mcp.GetPromptResult
+	Duration time.Duration
+	Tainted  bool
+}
+
+// Completion is what completion/complete returned, bounded to MaxCompletionValues.
+type Completion struct {
+	Values  []string
+	Total   int
+	HasMore bool
+	// Tainted says the values are untrusted content and tainted the context.
+	Tainted bool
+}
+
+// ResourceUpdated reports notifications/resources/updated for a URI subscribed to
+// (Subscribe); a notification for any other URI is dropped. URI is server text.
+type ResourceUpdated struct {
+	Server string
+	Gen    uint64
+	URI    string
+}
+
+func (ResourceUpdated) event() {}
+
+// channelPolicy is the config's policy for a server's channel of this kind.
+func channelPolicy(s *server, k trust.ChannelKind) trust.Action {
+	if k == trust.KindPrompts {
+		return s.cfg.Prompts
+	}
+	return s.cfg.Resources
+}
+
+// channelInfo is the synthetic tool a channel is decided as, for the server's trust
+// st. Its Fingerprint names the kind: there is no definition to pin, and what a yes
+// covers beyond the channel is the canonical arguments (the URI, the prompt's name
+// and arguments).
+func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTrust) ToolInfo {
+	name := trust.ChannelTool(k)
+	policy := channelPolicy(s, k)
+	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy}, m.cfg.Policy)
+	ref := trust.Ref{Server: s.cfg.Name, Tool: name}
+	return ToolInfo{
+		Ref:         ref,
+		Title:       string(k),
+		Fingerprint: "channel:" + name,
+		Class:       class,
+		ServerTrust: st,
+		ServerEnv:   s.envNames,
+		Policy:      policy,
+		Channel:     k,
+		Input:       trust.Tool{Server: s.cfg.Name, Name: name, ServerTrust: st, ServerLabels: s.cfg.Labels, ToolPolicy: policy},
+	}
+}
+
+// channelAssessed lists a server's channels for the hazards: a server that offers
+// resources or prompts (and lists any) fills their legs like a tool; s.mu is held.
+func (m *Manager) channelAssessed(s *server, st trust.ServerTrust) []trust.Assessed {
+	var out []trust.Assessed
+	c := s.catalog
+	add := func(k trust.ChannelKind) {
+		ti := m.channelInfo(s, k, st)
+		out = append(out, trust.Assessed{Ref: ti.Ref, Class: ti.Class, Fingerprint: ti.Fingerprint, Untrusted: st != trust.Trusted})
+	}
+	if c.offersResources && (len(c.resources) > 0 || len(c.templates) > 0) {
+		add(trust.KindResources)
+	}
+	if c.offersPrompts && len(c.prompts) > 0 {
+		add(trust.KindPrompts)
+	}
+	return out
+}
+
+// lookupTool finds a tool, or a channel's synthetic tool, as it is now: what a
+// decision's last check and a waiting question compare against.
+func (m *Manager) lookupTool(snap *Snapshot, server, name string) (ToolInfo, bool) {
+	k, ok := trust.ChannelOf(name)
+	if !ok {
+		return snap.Tool(server, name)
+	}
+	s, ok := m.servers[server]
+	if !ok {
+		return ToolInfo{}, false
+	}
+	sv, ok := snap.Server(server)
+	if !ok || sv.Status != StatusReady {
+		return ToolInfo{}, false
+	}
+	return m.channelInfo(s, k, sv.Trust), true
+}
+
+// channelCall is one read or get on its way through the engine.
+type channelCall struct {
+	req     CallRequest // Tool is the synthetic name, Args the canonical arguments
+	kind    trust.ChannelKind
+	channel string // the Taint.Channel
+	subject string // the URI or prompt name, for the taint sentence
+}
+
+// runChannel decides a read or a get through the engine exactly like Manager.Call
+// decides a call (questions, grants, taint, the last check under the publish lock,
+// audit records before and after) and, when allowed, runs forward with the server's
+// call timeout. It returns the call ID, the verdict, how long forward ran and
+// whether the content tainted the context.
+func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(ctx context.Context, cs *mcp.ClientSession) error) (string, trust.Verdict, time.Duration, bool, error) {
+	req := cc.req
+	callID := m.engine.nextCallID()
+	m.engine.noteClient(req.Context, req.Client)
+	what := string(cc.kind) + " of " + req.Server
+	s, ok := m.servers[req.Server]
+	if !ok {
+		err := fmt.Errorf("%s: no server %q", what, req.Server)
+		m.auditRefused(callID, req, trust.DecidedByUnknownTool, err.Error())
+		return callID, trust.Verdict{}, 0, false, err
+	}
+	canon, err := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", what, err)
+		m.auditRefused(callID, req, trust.DecidedByPolicy, err.Error())
+		return callID, trust.Verdict{}, 0, false, err
+	}
+	req.Args = canon
+	snap := m.Snapshot()
+	sv, _ := snap.Server(req.Server)
+	tool, ok := m.lookupTool(snap, req.Server, req.Tool)
+	if !ok {
+		m.auditRefused(callID, req, trust.DecidedByPolicy, "server "+req.Server+" is not ready")
+		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w", what, ErrNotReady)
+	}
+	offered := sv.OffersResources
+	if cc.kind == trust.KindPrompts {
+		offered = sv.OffersPrompts
+	}
+	if !offered {
+		m.auditRefused(callID, req, trust.DecidedByPolicy, "server "+req.Server+" does not offer "+string(cc.kind))
+		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w (it declares no %s capability)", what, ErrNoChannel, cc.kind)
+	}
+	base := m.auditBase(callID, req, tool)
+	d, err := m.engine.authorize(ctx, callID, req, tool, s.local())
+	if err != nil {
+		_ = m.auditDecision(base, d)
+		return callID, d.Verdict, 0, false, err
+	}
+	if d.Verdict.Action == trust.Allow {
+		if v, ok := m.recheck(req, tool, d); !ok {
+			d = decision{Verdict: v}
+		}
+	}
+	if d.Verdict.Action != trust.Allow {
+		_ = m.auditDecision(base, d)
+		return callID, d.Verdict, 0, false, &DeniedError{Verdict: d.Verdict, Reason: d.PersonReason}
+	}
+	if err := m.auditDecision(base, d); err != nil {
+		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(d.Verdict.Reasons, "the audit log cannot be written, so the request is denied: "+err.Error())}
+		return callID, denied, 0, false, &DeniedError{Verdict: denied}
+	}
+	s.mu.Lock()
+	cs := s.cs
+	s.mu.Unlock()
+	if cs == nil {
+		err := fmt.Errorf("%s: %w", what, ErrNotReady)
+		m.auditChannelOutcome(base, 0, err)
+		return callID, d.Verdict, 0, false, err
+	}
+	start := m.opts.Now()
+	fctx, cancel := context.WithTimeout(ctx, s.callTimeout())
+	m.callStarted(req.Server, callID)
+	err = forward(fctx, cs)
+	m.callEnded(req.Server, callID)
+	timedOut := fctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+	cancel()
+	dur := m.opts.Now().Sub(start)
+	if err != nil {
+		if timedOut {
+			err = fmt.Errorf("%s: no answer within the call timeout (%s)", what, s.callTimeout())
+		} else {
+			err = redactURLs(fmt.Errorf("%s: %w", what, err))
+		}
+	}
+	m.auditChannelOutcome(base, dur, err)
+	var bounded *boundError
+	tainted := false
+	// What the server sent reaches the caller: its content, or its error message.
+	// A refusal by airlock's own bound hands on none of the server's text.
+	if trust.Taints(tool.Class) && ctx.Err() == nil && !errors.As(err, &bounded) {
+		ch := cc.channel
+		if err != nil {
+			ch = trust.ChannelError
+		}
+		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: ch, Subject: cc.subject})
+		tainted = true
+	}
+	return callID, d.Verdict, dur, tainted, err
+}
+
+// boundError is a result refused by one of airlock's bounds; none of the server's
+// text is handed on.
+type boundError struct{ msg string }
+
+func (e *boundError) Error() string { return e.msg }
+
+// auditChannelOutcome records how a forwarded read or get ended (best effort).
+func (m *Manager) auditChannelOutcome(base *Record, dur time.Duration, err error) {
+	if base == nil {
+		return
+	}
+	r := *base
+	r.Kind, r.DurationMS, r.Outcome = "outcome", dur.Milliseconds(), "ok"
+	if err != nil {
+		r.Outcome, r.Error = "failed", err.Error()
+	}
+	r.TS = m.opts.Now().UTC()
+	_ = m.opts.Audit.Append(r)
+}
+
+// finished reports a read or get as a CallFinished event (the Activity view).
+func (m *Manager) finished(req CallRequest, start time.Time, callID string, v trust.Verdict, dur time.Duration, err error) {
+	if canon, cerr := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes); cerr == nil {
+		req.Args = canon
+	}
+	var out *Outcome
+	if v.Action == trust.Allow {
+		out = &Outcome{CallID: callID, Verdict: v, Duration: dur, Result: &mcp.CallToolResult{}}
+	}
+	e := callFinished(req, m.Snapshot(), start, m.opts.Now(), out, err)
+	e.Tier = trust.TierRead.String()
+	m.events.push(e)
+}
+
+// ReadResource reads one resource through the engine: decided as the server's
+// resources channel (policy `resources`, read tier, taint, grants, audit), bound to
+// the URI as given. Content from an untrusted server, or one labelled
+// untrusted-content, taints the request's context before it is returned. A result
+// over MaxContentBytes is refused (and taints nothing).
+func (m *Manager) ReadResource(ctx context.Context, req ReadRequest) (*ReadOutcome, error) {
+	start := m.opts.Now()
+	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.ResourceReadTool}
+	if req.URI == "" || !utf8.ValidString(req.URI) {
+		err := fmt.Errorf("reading a resource of %s: the URI must be non-empty UTF-8 text, got %s", req.Server, strconv.QuoteToASCII(req.URI))
+		m.auditRefused(m.engine.nextCallID(), cr, trust.DecidedByPolicy, err.Error())
+		return nil, err
+	}
+	cr.Args, _ = json.Marshal(struct {
+		URI string `json:"uri"`
+	}{req.URI})
+	var res *mcp.ReadResourceResult
+	callID, v, dur, tainted, err := m.runChannel(ctx, channelCall{req: cr, kind: trust.KindResources, channel: trust.ChannelResource, subject: req.URI},
+		func(ctx context.Context, cs *mcp.ClientSession) error {
+			r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI})
+			if err != nil {
+				return err
+			}
+			if n := resourceBytes(r); n > MaxContentBytes {
+				return &boundError{fmt.Sprintf("reading %s: the resource holds %d bytes; airlock hands on at most %d (MaxContentBytes)", strconv.Quote(req.URI), n, MaxContentBytes)}
+			}
+			res = r
+			return nil
+		})
+	m.finished(cr, start, callID, v, dur, err)
+	if err != nil {
+		return nil, err
+	}
+	return &ReadOutcome{CallID: callID, Verdict: v, Result: res, Duration: dur, Tainted: tainted}, nil
+}
+
+func resourceBytes(r *mcp.ReadResourceResult) int64 {
+	var n int64
+	for _, c := range r.Contents {
+		if c != nil {
+			n += int64(len(c.Text) + len(c.Blob) + len(c.URI) + len(c.MIMEType))
+		}
+	}
+	return n
+}
+
+// GetPrompt gets one prompt through the engine: decided as the server's prompts
+// channel (policy `prompts`), bound to the name and the canonical arguments. A prompt
+// of an untrusted server is untrusted content: it taints the context. Arguments must
+// be a JSON object of strings.
+func (m *Manager) GetPrompt(ctx context.Context, req PromptRequest) (*PromptOutcome, error) {
+	start := m.opts.Now()
+	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.PromptGetTool}
+	args := req.Args
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	canon, err := trust.CanonicalArgs(args, m.engine.limits.MaxArgsBytes)
+	var strs map[string]string
+	if err == nil {
+		if uerr := json.Unmarshal(canon, &strs); uerr != nil {
+			err = errors.New("prompt arguments must be a JSON object of strings")
+		}
+	}
+	if err == nil && (req.Name == "" || !utf8.ValidString(req.Name)) {
+		err = fmt.Errorf("the prompt name must be non-empty UTF-8 text, got %s", strconv.QuoteToASCII(req.Name))
+	}
+	if err != nil {
+		err = fmt.Errorf("getting a prompt of %s: %w", req.Server, err)
+		cr.Args = args
+		m.auditRefused(m.engine.nextCallID(), cr, trust.DecidedByPolicy, err.Error())
+		return nil, err
+	}
+	cr.Args, _ = json.Marshal(struct {
+		Arguments json.RawMessage `json:"arguments"`
+		Name      string          `json:"name"`
+	}{canon, req.Name})
+	var res *mcp.GetPromptResult
+	callID, v, dur, tainted, err := m.runChannel(ctx, channelCall{req: cr, kind: trust.KindPrompts, channel: trust.ChannelPrompt, subject: req.Name},
+		func(ctx context.Context, cs *mcp.ClientSession) error {
+			r, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: req.Name, Arguments: strs})
+			if err != nil {
+				return err
+			}
+			if len(r.Messages) > MaxPromptMessages {
+				return &boundError{fmt.Sprintf("prompt %s returned %d messages; airlock hands on at most %d", strconv.Quote(req.Name), len(r.Messages), MaxPromptMessages)}
+			}
+			if n := promptBytes(r); n > MaxContentBytes {
+				return &boundError{fmt.Sprintf("prompt %s returned %d bytes; airlock hands on at most %d (MaxContentBytes)", strconv.Quote(req.Name), n, MaxContentBytes)}
+			}
+			res = r
+			return nil
+		})
+	m.finished(cr, start, callID, v, dur, err)
+	if err != nil {
+		return nil, err
+	}
+	return &PromptOutcome{CallID: callID, Verdict: v, Result: res, Duration: dur, Tainted: tainted}, nil
+}
+
+func promptBytes(r *mcp.GetPromptResult) int64 {
+	n := int64(len(r.Description))
+	for _, msg := range r.Messages {
+		if msg == nil || msg.Content == nil {
+			continue
+		}
+		if b, err := msg.Content.MarshalJSON(); err == nil {
+			n += int64(len(b))
+		}
+	}
+	return n
+}
+
+// Complete asks a server for completion values of a prompt's or a resource
+// template's argument. Completions are metadata, decided without a question: they
+// run unless the channel they complete is denied (policy deny, or a blocked server),
+// and they are not audited (they run per key press). Values from a server whose
+// channel is untrusted content taint the context like the channel's content would:
+// they are the server's text, and an agent that receives them reads it.
+func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completion, error) {
+	s, ok := m.servers[req.Server]
+	if !ok {
+		return nil, fmt.Errorf("completing: no server %q", req.Server)
+	}
+	kind, ref := trust.KindPrompts, &mcp.CompleteReference{Type: "ref/prompt", Name: req.Prompt}
+	subject := req.Prompt
+	switch {
+	case req.Prompt != "" && req.Template == "":
+	case req.Template != "" && req.Prompt == "":
+		kind, ref, subject = trust.KindResources, &mcp.CompleteReference{Type: "ref/resource", URI: req.Template}, req.Template
+	default:
+		return nil, errors.New("completing: name either a prompt or a resource template")
+	}
+	snap := m.Snapshot()
+	sv, _ := snap.Server(req.Server)
+	tool, ok := m.lookupTool(snap, req.Server, trust.ChannelTool(kind))
+	if !ok {
+		return nil, fmt.Errorf("completing for %s: %w", req.Server, ErrNotReady)
+	}
+	if !sv.Completions {
+		return nil, fmt.Errorf("completing for %s: %w (it declares no completions capability)", req.Server, ErrNoChannel)
+	}
+	if tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked {
+		return nil, &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
+	}
+	s.mu.Lock()
+	cs := s.cs
+	s.mu.Unlock()
+	if cs == nil {
+		return nil, fmt.Errorf("completing for %s: %w", req.Server, ErrNotReady)
+	}
+	params := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: req.Argument, Value: req.Value}}
+	if len(req.Resolved) > 0 {
+		params.Context = &mcp.CompleteContext{Arguments: req.Resolved}
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.callTimeout())
+	defer cancel()
+	res, err := cs.Complete(cctx, params)
+	if err != nil {
+		return nil, redactURLs(fmt.Errorf("completing for %s: %w", req.Server, err))
+	}
+	c := &Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
+	if len(c.Values) > MaxCompletionValues {
+		c.Values, c.HasMore = c.Values[:MaxCompletionValues:MaxCompletionValues], true
+	}
+	if trust.Taints(tool.Class) && len(c.Values) > 0 {
+		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelCompletion, Subject: subject})
+		c.Tainted = true
+	}
+	return c, nil
+}
+
+// Subscribe asks a server for notifications/resources/updated about uri; they
+// arrive as ResourceUpdated events. It is refused when the server does not take
+// subscriptions or its resources are denied. A subscription lasts for the current
+// connection (a reconnect drops it).
+func (m *Manager) Subscribe(ctx context.Context, server, uri string) error {
+	return m.subscription(ctx, server, uri, true)
+}
+
+// Unsubscribe ends a subscription Subscribe made.
+func (m *Manager) Unsubscribe(ctx context.Context, server, uri string) error {
+	return m.subscription(ctx, server, uri, false)
+}
+
+func (m *Manager) subscription(ctx context.Context, server, uri string, on bool) error {
+	s, ok := m.servers[server]
+	if !ok {
+		return fmt.Errorf("subscribing: no server %q", server)
+	}
+	if uri == "" || !utf8.ValidString(uri) {
+		return fmt.Errorf("subscribing to a resource of %s: the URI must be non-empty UTF-8 text", server)
+	}
+	snap := m.Snapshot()
+	sv, _ := snap.Server(server)
+	tool, ok := m.lookupTool(snap, server, trust.ResourceReadTool)
+	if !ok {
+		return fmt.Errorf("subscribing to a resource of %s: %w", server, ErrNotReady)
+	}
+	if !sv.Subscribe {
+		return fmt.Errorf("subscribing to a resource of %s: %w (it does not take resources/subscribe)", server, ErrNoChannel)
+	}
+	if on && (tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked) {
+		return &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
+	}
+	s.mu.Lock()
+	cs := s.cs
+	s.mu.Unlock()
+	if cs == nil {
+		return fmt.Errorf("subscribing to a resource of %s: %w", server, ErrNotReady)
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.callTimeout())
+	defer cancel()
+	var err error
+	if on {
+		err = cs.Subscribe(cctx, &mcp.SubscribeParams{URI: uri})
+	} else {
+		err = cs.Unsubscribe(cctx, &mcp.UnsubscribeParams{URI: uri})
+	}
+	if err != nil {
+		return redactURLs(fmt.Errorf("subscribing to %s of %s: %w", strconv.Quote(uri), server, err))
+	}
+	s.mu.Lock()
+	if s.cs == cs {
+		if on {
+			if s.subscribed == nil {
+				s.subscribed = map[string]bool{}
+			}
+			s.subscribed[uri] = true
+		} else {
+			delete(s.subscribed, uri)
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// resourceUpdated hands on a resources/updated notification for a URI subscribed to
+// on this connection; any other is dropped (a server cannot make airlock announce
+// URIs nobody asked about).
+func (s *server) resourceUpdated(gen uint64, p *mcp.ResourceUpdatedNotificationParams) {
+	if p == nil {
+		return
+	}
+	s.mu.Lock()
+	ok := s.gen == gen && s.subscribed[p.URI]
+	s.mu.Unlock()
+	if ok {
+		s.m.events.push(ResourceUpdated{Server: s.cfg.Name, Gen: gen, URI: p.URI})
+	}
+}
