@@ -86,6 +86,8 @@ type Gateway struct {
 	inflight   int64
 	refuseMu   sync.Mutex
 
+	relay relayed // resources, templates and prompts served (relay.go); mu guards it
+
 	ln      net.Listener
 	httpSrv *http.Server
 	url     string
@@ -129,12 +131,18 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 		ended:   map[string]bool{},
 		resync:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
+		relay:   newRelayed(),
 	}
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	relayCapabilities(caps)
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "airlock-gateway", Title: "airlock", Version: m.opts.Version}, &mcp.ServerOptions{
-		Instructions: "airlock relays these tools from the servers it is connected to. A person approves risky calls; a denied call returns an error result that says why.",
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Instructions:       "airlock relays the tools, resources and prompts of the servers it is connected to. Resource URIs are airlock://SERVER/URI (or airlock://SERVER?ESCAPED-URI): read them as listed or linked. A person approves risky calls and reads; a denied one returns an error that says why.",
+		Capabilities:       caps,
+		CompletionHandler:  g.completeHandler,
+		SubscribeHandler:   g.subscribeHandler,
+		UnsubscribeHandler: g.unsubscribeHandler,
 	})
-	g.srv.AddReceivingMiddleware(g.auditUnknownTools, g.listingTaint)
+	g.srv.AddReceivingMiddleware(g.auditUnknownTools, g.listingTaint, g.relayMiddleware)
 	return g, nil
 }
 
@@ -238,8 +246,10 @@ func (g *Gateway) Start() error {
 		default:
 		}
 	})
-	g.wg.Add(1)
+	g.m.onResourceUpdated(g.resourceUpdated)
+	g.wg.Add(2)
 	go g.syncLoop()
+	go g.updateLoop()
 	g.httpSrv = &http.Server{
 		Handler:           writeDeadlines(g.Handler(), g.opts.WriteTimeout),
 		ReadHeaderTimeout: g.opts.ReadHeaderTimeout,
@@ -338,6 +348,7 @@ func (g *Gateway) sync() {
 		}
 		g.exposed[q] = gatewayTool{ref: ti.Ref, key: key}
 	}
+	skipped = append(skipped, g.syncRelay(snap)...)
 	var gone []string
 	for q := range g.exposed {
 		if !want[q] {
@@ -456,7 +467,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 				}
 				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: msg})
 			}
-			stopWaiting = g.tellWaiting(ctx, ctxName, ref, func(msg string) {
+			stopWaiting = g.tellWaiting(ctx, ctxName, ref, ref.Qualified(), func(msg string) {
 				notify(&mcp.ProgressNotificationParams{Message: msg})
 			})
 		}
@@ -495,7 +506,7 @@ func relayResult(server string, res *mcp.CallToolResult) *mcp.CallToolResult {
 
 // tellWaiting sends a progress notification every WaitingEvery while the call waits
 // for a person, so an agent that asked for progress knows it is not lost.
-func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref, send func(string)) func() {
+func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref, what string, send func(string)) func() {
 	stop := make(chan struct{})
 	var once sync.Once
 	go func() {
@@ -510,7 +521,7 @@ func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref
 			case <-t.C:
 				for _, p := range g.m.engine.Pending() {
 					if p.Request.Context == ctxName && p.Tool.Ref == ref {
-						send(fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", ref.Qualified(), time.Until(p.Deadline).Round(time.Second)))
+						send(fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", what, time.Until(p.Deadline).Round(time.Second)))
 						break
 					}
 				}
@@ -538,6 +549,7 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		select {
 		case <-waited:
 			g.m.engine.EndContext(ctxName)
+			g.endRelaySession(ss.ID())
 			g.mu.Lock()
 			delete(g.ended, ss.ID())
 			g.mu.Unlock()

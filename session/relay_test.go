@@ -3,55 +3,452 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// relayUpstream is an in-process server with resources, a template, prompts and a
-// tool that returns a resource link; two of them (alpha, beta) collide on every URI
-// and name, and say which they are in every text they return.
-func relayUpstream(name string) *upstream {
-	u := &upstream{got: map[string][]json.RawMessage{}}
-	u.srv = mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+// hostileURIs are resource URIs a server may list: they must be relayed and read
+// back exactly (invalid UTF-8 becomes U+FFFD on the JSON wire before airlock sees it).
+var hostileURIs = []string{
+	"test://same/my notes#part?x=%zz",
+	"x:\x1b[2J\x1b]0;title\x07\r\n\x00",
+	"x:\xff\xfe",
+	"x:" + strings.Repeat("%", 100_000),
+	"x:‮evil‬/é",
+}
+
+// relayServer is an in-process server with resources, a template, a prompt with
+// completions, subscriptions and a tool returning resource links. Two of them
+// collide on every URI and name and say which one they are in every text they
+// return. Reads are answered for any URI (a link need not be listed), echoing it.
+type relayServer struct {
+	name string
+	srv  *mcp.Server
+	mu   sync.Mutex
+	subs map[string]int // URI -> subscribe minus unsubscribe requests
+}
+
+func newRelayServer(name string) *relayServer {
+	rs := &relayServer{name: name, subs: map[string]int{}}
+	rs.srv = mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ServerOptions{
+		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			what := req.Params.Ref.Name + req.Params.Ref.URI
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{name + ":" + what + ":" + req.Params.Argument.Value}}}, nil
+		},
+		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
+			rs.mu.Lock()
+			rs.subs[req.Params.URI]++
+			rs.mu.Unlock()
+			return nil
+		},
+		UnsubscribeHandler: func(_ context.Context, req *mcp.UnsubscribeRequest) error {
+			rs.mu.Lock()
+			rs.subs[req.Params.URI]--
+			rs.mu.Unlock()
+			return nil
+		},
 	})
-	u.srv.AddTool(&mcp.Tool{Name: "find", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
+	read := func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: name + " read " + req.Params.URI}}}, nil
+	}
+	rs.srv.AddResource(&mcp.Resource{URI: "test://same/readme", Name: "readme", MIMEType: "text/plain"}, read)
+	rs.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://same/item/{id}", Name: "item"}, read)
+	rs.srv.AddPrompt(&mcp.Prompt{Name: "summarise", Arguments: []*mcp.PromptArgument{{Name: "topic", Required: true}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
+				{Role: "user", Content: &mcp.TextContent{Text: name + " summarise " + req.Params.Arguments["topic"]}},
+				{Role: "user", Content: &mcp.ResourceLink{URI: "test://same/readme", Name: "readme"}},
+			}}, nil
+		})
+	rs.srv.AddTool(&mcp.Tool{Name: "find", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{
 				&mcp.TextContent{Text: name + " found one"},
-				&mcp.ResourceLink{URI: "test://same/readme", Name: "readme"},
+				&mcp.ResourceLink{URI: "test://same/item/42", Name: "item 42"},
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://same/my notes", Text: name + " notes"}},
 			}}, nil
 		})
-	return u
+	// Any URI is read (a go-sdk server would answer "not found" for one it does not
+	// list), and the listing carries the hostile URIs no go-sdk server can register.
+	rs.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.ReadResourceRequest); ok {
+				return read(ctx, r)
+			}
+			res, err := next(ctx, method, req)
+			if lr, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
+				for _, u := range hostileURIs {
+					lr.Resources = append(lr.Resources, &mcp.Resource{URI: u, Name: "hostile"})
+				}
+			}
+			return res, err
+		}
+	})
+	return rs
 }
 
-// Issue 13 relay: resource links and embedded resources in a tool result reach the
-// agent as relay URIs of the server that returned them.
-func TestRelay_ToolResultLinksAreRelayURIs(t *testing.T) {
-	ups := map[string]*upstream{"alpha": relayUpstream("alpha"), "beta": relayUpstream("beta")}
-	m := startUpstreams(t, newConfig(inproc("alpha", trust.Trusted), inproc("beta", trust.Trusted)), session.Options{}, ups)
-	g := startGateway(t, m)
-	cs := agent(t, g, nil)
+// onTheWire is s as it arrives through JSON: each invalid UTF-8 byte becomes U+FFFD.
+func onTheWire(s string) string {
+	b, _ := json.Marshal(s)
+	var out string
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func (rs *relayServer) subscribed(uri string) int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.subs[uri]
+}
+
+type relayFixture struct {
+	m      *session.Manager
+	g      *session.Gateway
+	cs     *mcp.ClientSession
+	ups    map[string]*relayServer
+	events *agentEvents
+}
+
+// agentEvents records what an agent is told.
+type agentEvents struct {
+	mu                               sync.Mutex
+	updated                          []string
+	resourcesChanged, promptsChanged int
+}
+
+func (e *agentEvents) snapshot() ([]string, int, int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.updated...), e.resourcesChanged, e.promptsChanged
+}
+
+// startRelay runs alpha and beta (relayServer), and a trusted mail server with an
+// open-world send tool that policy allows, behind a gateway with one agent.
+func startRelay(t *testing.T, betaTrust trust.ServerTrust, mod func(*config.Config)) *relayFixture {
+	t.Helper()
+	f := &relayFixture{ups: map[string]*relayServer{"alpha": newRelayServer("alpha"), "beta": newRelayServer("beta")}, events: &agentEvents{}}
+	cfg := newConfig(inProc("alpha", trust.Trusted, nil), inProc("beta", betaTrust, nil),
+		inProc("mail", trust.Trusted, func(s *config.Server) { s.Tools = map[string]config.Tool{"send": {Policy: trust.Allow}} }))
+	if mod != nil {
+		mod(cfg)
+	}
+	f.m = start(t, cfg, session.Options{MemoryTaint: true, InProcess: map[string]*mcp.Server{
+		"alpha": f.ups["alpha"].srv, "beta": f.ups["beta"].srv, "mail": sendServer()}})
+	f.g = startGateway(t, f.m)
+	ev := f.events
+	f.cs = agent(t, f.g, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			ev.mu.Lock()
+			ev.updated = append(ev.updated, req.Params.URI)
+			ev.mu.Unlock()
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			ev.mu.Lock()
+			ev.resourcesChanged++
+			ev.mu.Unlock()
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			ev.mu.Lock()
+			ev.promptsChanged++
+			ev.mu.Unlock()
+		},
+	})
+	return f
+}
+
+func (f *relayFixture) read(t *testing.T, uri string) *mcp.ReadResourceResult {
+	t.Helper()
+	res, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatalf("reading %.200q: %v", uri, err)
+	}
+	return res
+}
+
+// Issue 13 relay: an agent lists the resources, templates and prompts of two servers
+// whose URIs and names collide, reads each correctly (hostile URIs too), gets each
+// prompt, completes, and follows a resource link from a tool result.
+func TestRelay_CollidingServersListReadGetComplete(t *testing.T) {
+	f := startRelay(t, trust.Trusted, nil)
+	ctx := context.Background()
+	init := f.cs.InitializeResult()
+	if c := init.Capabilities; c.Resources == nil || !c.Resources.Subscribe || !c.Resources.ListChanged || c.Prompts == nil || c.Completions == nil {
+		t.Fatalf("gateway capabilities %+v", c)
+	}
+
+	listed := map[string]*mcp.Resource{}
+	for r, err := range f.cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed[r.URI] = r
+	}
 	for _, server := range []string{"alpha", "beta"} {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: server + "__find", Arguments: map[string]any{}})
-		if err != nil || res.IsError {
-			t.Fatalf("%s__find: %v %s", server, err, resultText(res))
+		for _, uri := range append([]string{"test://same/readme"}, hostileURIs...) {
+			uri = onTheWire(uri)
+			ru := session.RelayURI(server, uri)
+			if listed[ru] == nil {
+				t.Errorf("%s's %.80q is not listed as %.120q", server, uri, ru)
+				continue
+			}
+			res := f.read(t, ru)
+			if len(res.Contents) != 1 || res.Contents[0].Text != server+" read "+uri || res.Contents[0].URI != ru {
+				t.Errorf("reading %.120q: %.200v", ru, res.Contents)
+			}
 		}
-		link, ok1 := res.Content[1].(*mcp.ResourceLink)
-		emb, ok2 := res.Content[2].(*mcp.EmbeddedResource)
-		if !ok1 || !ok2 {
-			t.Fatalf("%s__find content %#v", server, res.Content)
+	}
+	if want := 2 * (1 + len(hostileURIs)); len(listed) != want {
+		t.Errorf("gateway lists %d resources, want %d", len(listed), want)
+	}
+
+	templates := map[string]bool{}
+	for rt, err := range f.cs.ResourceTemplates(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
 		}
-		if want := "airlock://" + server + "/test://same/readme"; link.URI != want {
-			t.Errorf("%s link URI %q, want %q", server, link.URI, want)
+		templates[rt.URITemplate] = true
+	}
+	for _, server := range []string{"alpha", "beta"} {
+		tmpl := "airlock://" + server + "/test://same/item/{id}"
+		if !templates[tmpl] {
+			t.Fatalf("template %q not listed (have %v)", tmpl, templates)
 		}
-		if want := "airlock://" + server + "?test://same/my%20notes"; emb.Resource.URI != want {
-			t.Errorf("%s embedded URI %q, want %q", server, emb.Resource.URI, want)
+		vals := uritemplate.Values{"id": uritemplate.String("4 2/é?#")}
+		expanded, err := uritemplate.MustNew(tmpl).Expand(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		upstream, _ := uritemplate.MustNew("test://same/item/{id}").Expand(vals)
+		if res := f.read(t, expanded); res.Contents[0].Text != server+" read "+upstream {
+			t.Errorf("reading the expansion %q: %q, want the server's own expansion %q", expanded, res.Contents[0].Text, upstream)
+		}
+		c, err := f.cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: tmpl}, Argument: mcp.CompleteParamsArgument{Name: "id", Value: "4"}})
+		if err != nil || len(c.Completion.Values) != 1 || c.Completion.Values[0] != server+":test://same/item/{id}:4" {
+			t.Errorf("completing %s's template: %+v %v", server, c, err)
+		}
+	}
+
+	prompts := map[string]*mcp.Prompt{}
+	for p, err := range f.cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompts[p.Name] = p
+	}
+	if len(prompts) != 2 {
+		t.Errorf("prompts %v, want alpha__summarise and beta__summarise", prompts)
+	}
+	for _, server := range []string{"alpha", "beta"} {
+		name := server + "__summarise"
+		if p := prompts[name]; p == nil || len(p.Arguments) != 1 || p.Arguments[0].Name != "topic" || !p.Arguments[0].Required {
+			t.Fatalf("prompt %s listed as %+v", name, p)
+		}
+		res, err := f.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: map[string]string{"topic": "x"}})
+		if err != nil || len(res.Messages) != 2 {
+			t.Fatalf("getting %s: %+v %v", name, res, err)
+		}
+		if tc, _ := res.Messages[0].Content.(*mcp.TextContent); tc == nil || tc.Text != server+" summarise x" {
+			t.Errorf("%s message %+v", name, res.Messages[0].Content)
+		}
+		if link, _ := res.Messages[1].Content.(*mcp.ResourceLink); link == nil || link.URI != "airlock://"+server+"/test://same/readme" {
+			t.Errorf("%s link %+v", name, res.Messages[1].Content)
+		}
+		c, err := f.cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: name}, Argument: mcp.CompleteParamsArgument{Name: "topic", Value: "t"}})
+		if err != nil || len(c.Completion.Values) != 1 || c.Completion.Values[0] != server+":summarise:t" {
+			t.Errorf("completing %s: %+v %v", name, c, err)
+		}
+
+		// A tool result's resource link is followed through the gateway, though no
+		// listing holds it.
+		out, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Name: server + "__find", Arguments: map[string]any{}})
+		if err != nil || out.IsError {
+			t.Fatalf("%s__find: %v %s", server, err, resultText(out))
+		}
+		link, _ := out.Content[1].(*mcp.ResourceLink)
+		emb, _ := out.Content[2].(*mcp.EmbeddedResource)
+		if link == nil || link.URI != "airlock://"+server+"/test://same/item/42" || emb == nil || emb.Resource.URI != "airlock://"+server+"?test://same/my%20notes" {
+			t.Fatalf("%s__find content %+v %+v", server, out.Content[1], out.Content[2])
+		}
+		if res := f.read(t, link.URI); res.Contents[0].Text != server+" read test://same/item/42" {
+			t.Errorf("following %s's link: %q", server, res.Contents[0].Text)
+		}
+		if res := f.read(t, emb.Resource.URI); res.Contents[0].Text != server+" read test://same/my notes" {
+			t.Errorf("reading %s's embedded resource again: %q", server, res.Contents[0].Text)
+		}
+	}
+
+	// A URI that is not a relay URI, or names a server airlock does not have, is
+	// refused; an unknown prompt too.
+	for _, bad := range []string{"test://same/readme", "airlock://nosuch/test://same/readme", "airlock://alpha?%zz"} {
+		if _, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: bad}); err == nil {
+			t.Errorf("reading %q succeeded", bad)
+		}
+	}
+	if _, err := f.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "alpha__nosuch"}); err == nil {
+		t.Error("an unknown prompt was got")
+	}
+}
+
+// Issue 13 relay: a subscribed resource's resources/updated reaches the agent under
+// its relay URI (and only that one: the other server's same URI is not confused with
+// it); unsubscribing reaches the server.
+func TestRelay_SubscribeForwardsUpdated(t *testing.T) {
+	f := startRelay(t, trust.Trusted, nil)
+	ctx := context.Background()
+	alphaReadme := session.RelayURI("alpha", "test://same/readme")
+	// An equivalent spelling (the host in capitals) is the same subscription.
+	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "airlock://ALPHA/test://same/readme"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.ups["alpha"].subscribed("test://same/readme"); n != 1 {
+		t.Fatalf("alpha was asked to subscribe %d times", n)
+	}
+	if n := f.ups["beta"].subscribed("test://same/readme"); n != 0 {
+		t.Fatalf("beta was asked to subscribe %d times", n)
+	}
+	_ = f.ups["beta"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
+	_ = f.ups["alpha"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
+	waitFor(t, "resources/updated at the agent", 10*time.Second, func() bool {
+		u, _, _ := f.events.snapshot()
+		return len(u) > 0
+	})
+	time.Sleep(100 * time.Millisecond)
+	if u, _, _ := f.events.snapshot(); len(u) != 1 || u[0] != alphaReadme {
+		t.Errorf("agent was told %q, want exactly [%q]", u, alphaReadme)
+	}
+	if err := f.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: alphaReadme}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.ups["alpha"].subscribed("test://same/readme"); n != 0 {
+		t.Errorf("alpha's subscription count after unsubscribe is %d", n)
+	}
+}
+
+// Issue 13 relay: the agent is asked about (and the person answers) an untrusted
+// server's resource read; its content taints the agent's context, and an
+// exfiltration call that policy allows then asks, naming the resource.
+func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
+	f := startRelay(t, trust.Untrusted, func(c *config.Config) {
+		for i := range c.Servers {
+			if c.Servers[i].Name == "beta" {
+				c.Servers[i].Resources = trust.Ask
+			}
+		}
+	})
+	a := answerWith(t, f.m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "no"},
+		session.Response{Answer: session.Deny, Reason: "not that one"})
+	ctx := context.Background()
+	// A trusted server's read neither asks nor taints.
+	f.read(t, session.RelayURI("alpha", "test://same/readme"))
+	noAsk(t, a)
+	res := f.read(t, session.RelayURI("beta", "test://same/readme"))
+	if res.Contents[0].Text != "beta read test://same/readme" {
+		t.Fatalf("read %q", res.Contents[0].Text)
+	}
+	p := <-a.seen
+	if p.Request.Server != "beta" || p.Request.Tool != trust.ResourceReadTool || !strings.Contains(string(p.Request.Args), "test://same/readme") || p.Request.Client != "test-agent" {
+		t.Errorf("the question was about %s %s %s from %q", p.Request.Server, p.Request.Tool, p.Request.Args, p.Request.Client)
+	}
+	taint := f.m.Engine().Taint(p.Request.Context)
+	if !taint.Tainted() || !strings.Contains(taint.Reason(), `resource "test://same/readme" of server beta`) {
+		t.Fatalf("agent context taint after the read: %q", taint.Reason())
+	}
+	out, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Name: "mail__send", Arguments: map[string]any{}})
+	if err != nil || !out.IsError || !strings.Contains(resultText(out), "denied") {
+		t.Fatalf("send after the tainting read: %v %q", err, resultText(out))
+	}
+	q := <-a.seen
+	if q.Request.Tool != "send" || !strings.Contains(q.Taint.Reason(), "test://same/readme") {
+		t.Errorf("the exfiltration question is about %s, taint %q", q.Request.Tool, q.Taint.Reason())
+	}
+	// A read the person denies reaches the agent as an error that says so.
+	_, err = f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: session.RelayURI("beta", "x:secret")})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || !strings.Contains(werr.Message, "airlock denied this read") || !strings.Contains(werr.Message, "not that one") {
+		t.Errorf("denied read: %v", err)
+	}
+	<-a.seen
+}
+
+// Issue 13 relay: list_changed of an upstream's resources and prompts reaches the
+// agent, and the new entries are served.
+func TestRelay_ListChangedForwarded(t *testing.T) {
+	f := startRelay(t, trust.Trusted, nil)
+	ctx := context.Background()
+	read := func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "new"}}}, nil
+	}
+	f.ups["beta"].srv.AddResource(&mcp.Resource{URI: "test://same/new", Name: "new"}, read)
+	f.ups["beta"].srv.AddPrompt(&mcp.Prompt{Name: "fresh"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "fresh"}}}}, nil
+	})
+	waitFor(t, "resources and prompts list_changed at the agent", 10*time.Second, func() bool {
+		_, r, p := f.events.snapshot()
+		return r > 0 && p > 0
+	})
+	waitFor(t, "beta's new resource and prompt to be served", 10*time.Second, func() bool {
+		rl, err := f.cs.ListResources(ctx, nil)
+		if err != nil {
+			return false
+		}
+		pl, err := f.cs.ListPrompts(ctx, nil)
+		if err != nil {
+			return false
+		}
+		hasR, hasP := false, false
+		for _, r := range rl.Resources {
+			hasR = hasR || r.URI == "airlock://beta/test://same/new"
+		}
+		for _, p := range pl.Prompts {
+			hasP = hasP || p.Name == "beta__fresh"
+		}
+		return hasR && hasP
+	})
+	if res := f.read(t, "airlock://beta/test://same/new"); res.Contents[0].Text != "beta read test://same/new" {
+		t.Errorf("new resource reads %q", res.Contents[0].Text)
+	}
+}
+
+// A blocked server and a server whose resources are denied are not relayed; a
+// denied server's prompts still are.
+func TestRelay_BlockedAndDeniedNotServed(t *testing.T) {
+	f := startRelay(t, trust.BlockedServer, func(c *config.Config) {
+		for i := range c.Servers {
+			if c.Servers[i].Name == "alpha" {
+				c.Servers[i].Resources = trust.Deny
+			}
+		}
+	})
+	ctx := context.Background()
+	rl, err := f.cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rl.Resources) != 0 {
+		t.Errorf("resources served: %d, first %q", len(rl.Resources), rl.Resources[0].URI)
+	}
+	pl, err := f.cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pl.Prompts) != 1 || pl.Prompts[0].Name != "alpha__summarise" {
+		t.Errorf("prompts served: %+v", pl.Prompts)
+	}
+	// Reading anyway goes to the Manager, which refuses it.
+	for _, u := range []string{"airlock://beta/test://same/readme", "airlock://alpha/test://same/readme"} {
+		if _, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: u}); err == nil {
+			t.Errorf("reading %s succeeded", u)
 		}
 	}
 }
