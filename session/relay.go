@@ -37,13 +37,17 @@ type relayed struct {
 	// notifications for one URI is sent once.
 	updated map[string]bool
 	wake    chan struct{}
+
+	// gens is each server's connection generation at the last sync: a server that
+	// reconnected has forgotten its subscriptions, and is asked again.
+	gens map[string]uint64
 }
 
 type relayPrompt struct{ server, name, key string }
 
 func newRelayed() relayed {
 	return relayed{resources: map[string]string{}, templates: map[string]string{}, prompts: map[string]relayPrompt{},
-		subs: map[string]map[string]bool{}, updated: map[string]bool{}, wake: make(chan struct{}, 1)}
+		subs: map[string]map[string]bool{}, updated: map[string]bool{}, wake: make(chan struct{}, 1), gens: map[string]uint64{}}
 }
 
 // relayCapabilities are what the gateway declares: resources (with subscribe), prompts
@@ -75,6 +79,7 @@ func (g *Gateway) channelServed(snap *Snapshot, sv ServerInfo, k trust.ChannelKi
 func (g *Gateway) syncRelay(snap *Snapshot) []string {
 	var skipped []string
 	wantRes, wantTmpl, wantPrompt := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	g.resubscribe(snap)
 	for _, sv := range snap.Servers {
 		if g.channelServed(snap, sv, trust.KindResources) {
 			for _, r := range sv.Resources {
@@ -144,6 +149,45 @@ func (g *Gateway) syncRelay(snap *Snapshot) []string {
 		g.srv.RemovePrompts(gone...)
 	}
 	return skipped
+}
+
+// resubscribe asks every server that reconnected since the last sync to subscribe
+// again to the URIs agents hold; g.mu is held, the requests run in the background.
+func (g *Gateway) resubscribe(snap *Snapshot) {
+	var again []string
+	for _, sv := range snap.Servers {
+		if sv.Status != StatusReady {
+			continue
+		}
+		old, seen := g.relay.gens[sv.Name]
+		g.relay.gens[sv.Name] = sv.Gen
+		if !seen || old == sv.Gen {
+			continue
+		}
+		held := map[string]bool{}
+		for _, subs := range g.relay.subs {
+			for u := range subs {
+				if server, _, err := ParseRelayURI(u); err == nil && server == sv.Name && !held[u] {
+					held[u] = true
+					again = append(again, u)
+				}
+			}
+		}
+	}
+	if len(again) == 0 {
+		return
+	}
+	sort.Strings(again)
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		for _, u := range again {
+			server, uri, _ := ParseRelayURI(u)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = g.m.Subscribe(ctx, server, uri)
+			cancel()
+		}
+	}()
 }
 
 // goneKeys deletes from served every key not in want and returns them, sorted.

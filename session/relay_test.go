@@ -36,7 +36,7 @@ type relayServer struct {
 	name string
 	srv  *mcp.Server
 	mu   sync.Mutex
-	subs map[string]int // URI -> subscribe minus unsubscribe requests
+	subs map[string]int // URI -> subscribe requests on the current connections, 0 after an unsubscribe
 }
 
 func newRelayServer(name string) *relayServer {
@@ -54,7 +54,7 @@ func newRelayServer(name string) *relayServer {
 		},
 		UnsubscribeHandler: func(_ context.Context, req *mcp.UnsubscribeRequest) error {
 			rs.mu.Lock()
-			rs.subs[req.Params.URI]--
+			delete(rs.subs, req.Params.URI)
 			rs.mu.Unlock()
 			return nil
 		},
@@ -327,12 +327,47 @@ func TestRelay_SubscribeForwardsUpdated(t *testing.T) {
 	if u, _, _ := f.events.snapshot(); len(u) != 1 || u[0] != alphaReadme {
 		t.Errorf("agent was told %q, want exactly [%q]", u, alphaReadme)
 	}
+
+	// A second agent holds the same subscription: the first one's unsubscribe does
+	// not end it at the server; the second one leaving does.
+	cs2 := agent(t, f.g, nil)
+	if err := cs2.Subscribe(ctx, &mcp.SubscribeParams{URI: alphaReadme}); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: alphaReadme}); err != nil {
 		t.Fatal(err)
 	}
-	if n := f.ups["alpha"].subscribed("test://same/readme"); n != 0 {
-		t.Errorf("alpha's subscription count after unsubscribe is %d", n)
+	if n := f.ups["alpha"].subscribed("test://same/readme"); n == 0 {
+		t.Error("one agent's unsubscribe ended another agent's subscription at the server")
 	}
+	cs2.Close()
+	waitFor(t, "the server to be unsubscribed when the last agent left", 10*time.Second, func() bool {
+		return f.ups["alpha"].subscribed("test://same/readme") == 0
+	})
+}
+
+// A server that reconnects has forgotten its subscriptions: the gateway asks again
+// for the URIs agents hold, so resources/updated keeps coming.
+func TestRelay_SubscriptionSurvivesReconnect(t *testing.T) {
+	f := startRelay(t, trust.Trusted, nil)
+	ctx := context.Background()
+	alphaReadme := session.RelayURI("alpha", "test://same/readme")
+	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: alphaReadme}); err != nil {
+		t.Fatal(err)
+	}
+	gen := mustServer(t, f.m, "alpha", session.StatusReady).Gen
+	if err := f.m.Reconnect("alpha"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "alpha to reconnect and be subscribed again", 10*time.Second, func() bool {
+		sv, _ := f.m.Snapshot().Server("alpha")
+		return sv.Gen != gen && sv.Status == session.StatusReady && f.ups["alpha"].subscribed("test://same/readme") >= 2
+	})
+	_ = f.ups["alpha"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
+	waitFor(t, "resources/updated after the reconnect", 10*time.Second, func() bool {
+		u, _, _ := f.events.snapshot()
+		return len(u) == 1 && u[0] == alphaReadme
+	})
 }
 
 // Issue 13 relay: the agent is asked about (and the person answers) an untrusted
