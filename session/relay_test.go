@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -71,6 +72,9 @@ func newRelayServer(name string) *relayServer {
 				{Role: "user", Content: &mcp.ResourceLink{URI: "test://same/readme", Name: "readme"}},
 			}}, nil
 		})
+	rs.srv.AddPrompt(&mcp.Prompt{Name: "bad name\x1b[2J"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil
+	})
 	rs.srv.AddTool(&mcp.Tool{Name: "find", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{
@@ -135,7 +139,7 @@ func (e *agentEvents) snapshot() ([]string, int, int) {
 
 // startRelay runs alpha and beta (relayServer), and a trusted mail server with an
 // open-world send tool that policy allows, behind a gateway with one agent.
-func startRelay(t *testing.T, betaTrust trust.ServerTrust, mod func(*config.Config)) *relayFixture {
+func startRelay(t *testing.T, betaTrust trust.ServerTrust, mod func(*config.Config), opts ...func(*session.Options)) *relayFixture {
 	t.Helper()
 	f := &relayFixture{ups: map[string]*relayServer{"alpha": newRelayServer("alpha"), "beta": newRelayServer("beta")}, events: &agentEvents{}}
 	cfg := newConfig(inProc("alpha", trust.Trusted, nil), inProc("beta", betaTrust, nil),
@@ -143,8 +147,12 @@ func startRelay(t *testing.T, betaTrust trust.ServerTrust, mod func(*config.Conf
 	if mod != nil {
 		mod(cfg)
 	}
-	f.m = start(t, cfg, session.Options{MemoryTaint: true, InProcess: map[string]*mcp.Server{
-		"alpha": f.ups["alpha"].srv, "beta": f.ups["beta"].srv, "mail": sendServer()}})
+	o := session.Options{MemoryTaint: true, InProcess: map[string]*mcp.Server{
+		"alpha": f.ups["alpha"].srv, "beta": f.ups["beta"].srv, "mail": sendServer()}}
+	for _, f := range opts {
+		f(&o)
+	}
+	f.m = start(t, cfg, o)
 	f.g = startGateway(t, f.m)
 	ev := f.events
 	f.cs = agent(t, f.g, &mcp.ClientOptions{
@@ -248,6 +256,11 @@ func TestRelay_CollidingServersListReadGetComplete(t *testing.T) {
 	}
 	if len(prompts) != 2 {
 		t.Errorf("prompts %v, want alpha__summarise and beta__summarise", prompts)
+	}
+	// A prompt name that is no valid MCP name is not served, and said so, escaped.
+	skipped := strings.Join(f.g.Skipped(), "\n")
+	if !strings.Contains(skipped, `alpha prompt "bad name\x1b[2J": name cannot be served`) {
+		t.Errorf("skipped = %q", skipped)
 	}
 	for _, server := range []string{"alpha", "beta"} {
 		name := server + "__summarise"
@@ -485,5 +498,47 @@ func TestRelay_BlockedAndDeniedNotServed(t *testing.T) {
 		if _, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: u}); err == nil {
 			t.Errorf("reading %s succeeded", u)
 		}
+	}
+}
+
+// Every read and get an agent makes through the gateway is audited with the server's
+// own URI or name, and one the gateway cannot map (not a relay URI, an unknown
+// prompt) is audited as refused.
+func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit, err := session.OpenAudit(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := startRelay(t, trust.Trusted, nil, func(o *session.Options) { o.Audit = audit })
+	ctx := context.Background()
+	f.read(t, session.RelayURI("beta", "test://same/readme"))
+	if _, err := f.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "alpha__summarise", Arguments: map[string]string{"topic": "q"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///etc/passwd"}); err == nil {
+		t.Fatal("a URI that is not a relay URI was read")
+	}
+	if _, err := f.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "nosuch__prompt"}); err == nil {
+		t.Fatal("an unknown prompt was got")
+	}
+	var read, got, refusedRead, refusedPrompt bool
+	for _, r := range auditRecords(t, logPath) {
+		if !strings.HasPrefix(r.Context, "agent-") || r.Client != "test-agent" {
+			continue
+		}
+		switch {
+		case r.Kind == "decision" && r.Server == "beta" && r.Tool == trust.ResourceReadTool && r.Decision == "allow":
+			read = strings.Contains(string(r.Args), `"test://same/readme"`)
+		case r.Kind == "decision" && r.Server == "alpha" && r.Tool == trust.PromptGetTool && r.Decision == "allow":
+			got = strings.Contains(string(r.Args), `"summarise"`)
+		case r.Tool == trust.ResourceReadTool && r.Decision == "deny" && r.DecidedBy == string(trust.DecidedByUnknownTool):
+			refusedRead = strings.Contains(r.Reason, "file:///etc/passwd")
+		case r.Tool == trust.PromptGetTool && r.Decision == "deny" && r.DecidedBy == string(trust.DecidedByUnknownTool):
+			refusedPrompt = strings.Contains(r.Reason, "nosuch__prompt")
+		}
+	}
+	if !read || !got || !refusedRead || !refusedPrompt {
+		t.Errorf("audited: read %v, prompt %v, refused read %v, refused prompt %v", read, got, refusedRead, refusedPrompt)
 	}
 }
