@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -126,9 +128,11 @@ func dedupe[T any](items []T, what string, key func(T) string) ([]T, []string) {
 }
 
 // listCatalog lists a server's resources, resource templates and prompts, each only
-// when the server declared the capability. A listing that fails is a notice, not a
-// failed connection: the tools still work.
-func listCatalog(ctx context.Context, cs *mcp.ClientSession) catalog {
+// when the server declared the capability. The three walks run at once, each within
+// its own time limit per, so that a server that never answers one of them costs one
+// limit and loses only that list. A listing that fails is a notice, not a failed
+// connection: the tools still work.
+func listCatalog(ctx context.Context, cs *mcp.ClientSession, per time.Duration) catalog {
 	var c catalog
 	init := cs.InitializeResult()
 	if init == nil || init.Capabilities == nil {
@@ -136,83 +140,103 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession) catalog {
 	}
 	caps := init.Capabilities
 	c.completions = caps.Completions != nil
-	note := func(ns []string, err error) {
-		c.notices = append(c.notices, ns...)
+	var (
+		wg                     sync.WaitGroup
+		rNotes, tNotes, pNotes []string
+	)
+	note := func(dst *[]string, ns []string, err error) {
+		*dst = append(*dst, ns...)
 		if err != nil {
-			c.notices = append(c.notices, err.Error())
+			*dst = append(*dst, err.Error())
 		}
+	}
+	run := func(f func(ctx context.Context)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(ctx, per)
+			defer cancel()
+			f(ctx)
+		}()
 	}
 	if caps.Resources != nil {
 		c.offersResources, c.subscribe = true, caps.Resources.Subscribe
-		rs, ns, err := walk(ctx, "resources/list", func(ctx context.Context, cursor string) ([]ResourceInfo, string, error) {
-			res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			out := make([]ResourceInfo, 0, len(res.Resources))
-			for _, r := range res.Resources {
-				if r == nil {
-					continue
+		run(func(ctx context.Context) {
+			rs, ns, err := walk(ctx, "resources/list", func(ctx context.Context, cursor string) ([]ResourceInfo, string, error) {
+				res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+				if err != nil {
+					return nil, "", err
 				}
-				out = append(out, ResourceInfo{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size})
-			}
-			return out, res.NextCursor, nil
-		})
-		note(ns, err)
-		rs, ns = dedupe(rs, "resources/list", func(r ResourceInfo) string { return r.URI })
-		note(ns, nil)
-		c.resources = rs
-		ts, ns, err := walk(ctx, "resources/templates/list", func(ctx context.Context, cursor string) ([]ResourceTemplateInfo, string, error) {
-			res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			out := make([]ResourceTemplateInfo, 0, len(res.ResourceTemplates))
-			for _, r := range res.ResourceTemplates {
-				if r == nil {
-					continue
+				out := make([]ResourceInfo, 0, len(res.Resources))
+				for _, r := range res.Resources {
+					if r != nil {
+						out = append(out, ResourceInfo{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size})
+					}
 				}
-				out = append(out, ResourceTemplateInfo{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
-			}
-			return out, res.NextCursor, nil
+				return out, res.NextCursor, nil
+			})
+			note(&rNotes, ns, err)
+			rs, ns = dedupe(rs, "resources/list", func(r ResourceInfo) string { return r.URI })
+			note(&rNotes, ns, nil)
+			c.resources = rs
 		})
-		note(ns, err)
-		ts, ns = dedupe(ts, "resources/templates/list", func(r ResourceTemplateInfo) string { return r.URITemplate })
-		note(ns, nil)
-		c.templates = ts
+		run(func(ctx context.Context) {
+			ts, ns, err := walk(ctx, "resources/templates/list", func(ctx context.Context, cursor string) ([]ResourceTemplateInfo, string, error) {
+				res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+				if err != nil {
+					return nil, "", err
+				}
+				out := make([]ResourceTemplateInfo, 0, len(res.ResourceTemplates))
+				for _, r := range res.ResourceTemplates {
+					if r != nil {
+						out = append(out, ResourceTemplateInfo{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+					}
+				}
+				return out, res.NextCursor, nil
+			})
+			note(&tNotes, ns, err)
+			ts, ns = dedupe(ts, "resources/templates/list", func(r ResourceTemplateInfo) string { return r.URITemplate })
+			note(&tNotes, ns, nil)
+			c.templates = ts
+		})
 	}
 	if caps.Prompts != nil {
 		c.offersPrompts = true
-		ps, ns, err := walk(ctx, "prompts/list", func(ctx context.Context, cursor string) ([]PromptInfo, string, error) {
-			res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			out := make([]PromptInfo, 0, len(res.Prompts))
-			for _, p := range res.Prompts {
-				if p == nil {
-					continue
+		run(func(ctx context.Context) {
+			ps, ns, err := walk(ctx, "prompts/list", func(ctx context.Context, cursor string) ([]PromptInfo, string, error) {
+				res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+				if err != nil {
+					return nil, "", err
 				}
-				pi := PromptInfo{Name: p.Name, Title: p.Title, Description: p.Description}
-				for _, a := range p.Arguments {
-					if a != nil {
-						pi.Arguments = append(pi.Arguments, PromptArgInfo{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+				out := make([]PromptInfo, 0, len(res.Prompts))
+				for _, p := range res.Prompts {
+					if p == nil {
+						continue
 					}
+					pi := PromptInfo{Name: p.Name, Title: p.Title, Description: p.Description}
+					for _, a := range p.Arguments {
+						if a != nil {
+							pi.Arguments = append(pi.Arguments, PromptArgInfo{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+						}
+					}
+					out = append(out, pi)
 				}
-				out = append(out, pi)
-			}
-			return out, res.NextCursor, nil
+				return out, res.NextCursor, nil
+			})
+			note(&pNotes, ns, err)
+			ps, ns = dedupe(ps, "prompts/list", func(p PromptInfo) string { return p.Name })
+			note(&pNotes, ns, nil)
+			c.prompts = ps
 		})
-		note(ns, err)
-		ps, ns = dedupe(ps, "prompts/list", func(p PromptInfo) string { return p.Name })
-		note(ns, nil)
-		c.prompts = ps
 	}
+	wg.Wait()
+	c.notices = slices.Concat(rNotes, tNotes, pNotes)
 	return c
 }
 
 // setCatalog stores a new catalog under the publish lock, like setTools, so that a
-// channel's last check before forwarding sees it or comes before it.
+// channel's last check before forwarding sees it or comes before it, and reports the
+// server changed. A catalog of a replaced connection is dropped.
 func (s *server) setCatalog(gen uint64, c catalog) {
 	s.m.publish.Lock()
 	s.mu.Lock()
@@ -223,9 +247,11 @@ func (s *server) setCatalog(gen uint64, c catalog) {
 	}
 	s.catalog = c
 	s.listing++
+	st := s.status
 	s.mu.Unlock()
 	s.m.dropSnapshot()
 	s.m.publish.Unlock()
+	s.m.announce(s.cfg.Name, gen, st)
 }
 
 // refreshCatalog lists the catalog again after resources or prompts list_changed,
@@ -250,10 +276,9 @@ func (s *server) refreshCatalog(gen uint64) {
 		defer s.m.wg.Done()
 		for {
 			ctx, cancel := context.WithTimeout(s.m.ctx, s.callTimeout())
-			c := listCatalog(ctx, cs)
+			c := listCatalog(ctx, cs, s.callTimeout())
 			cancel()
 			s.setCatalog(gen, c)
-			s.m.announce(s.cfg.Name, gen, StatusReady)
 			s.mu.Lock()
 			if !s.catTrailing || s.gen != gen {
 				s.catRefreshing, s.catTrailing = false, false

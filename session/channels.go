@@ -24,9 +24,11 @@ import (
 
 // MaxContentBytes bounds what one resource read or prompt get hands on: the text and
 // decoded blob bytes of every content together. A larger answer is refused with a
-// sentence saying its size (over stdio and HTTP one message is already bounded by
-// MaxMessageBytes; in-process servers are bounded here).
-const MaxContentBytes = 16 << 20
+// sentence saying its size. (One JSON-RPC message is already bounded by
+// MaxMessageBytes, 16 MiB, on every transport; this bound is lower so that what one
+// read hands on, to the person or an agent, is at most 8 MiB, the size of the
+// largest arguments a call may carry by default.)
+const MaxContentBytes = 8 << 20
 
 // MaxPromptMessages bounds the messages of one prompts/get result.
 const MaxPromptMessages = 1000
@@ -142,20 +144,17 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 	}
 }
 
-// channelAssessed lists a server's channels for the hazards: a server that offers
-// resources or prompts (and lists any) fills their legs like a tool; s.mu is held.
-func (m *Manager) channelAssessed(s *server, st trust.ServerTrust) []trust.Assessed {
-	var out []trust.Assessed
+// channels lists a server's channels that count in the hazards: a server that
+// offers resources or prompts (and lists any) fills their legs like a tool; s.mu is
+// held.
+func (m *Manager) channels(s *server, st trust.ServerTrust) []ToolInfo {
+	var out []ToolInfo
 	c := s.catalog
-	add := func(k trust.ChannelKind) {
-		ti := m.channelInfo(s, k, st)
-		out = append(out, trust.Assessed{Ref: ti.Ref, Class: ti.Class, Fingerprint: ti.Fingerprint, Untrusted: st != trust.Trusted})
-	}
 	if c.offersResources && (len(c.resources) > 0 || len(c.templates) > 0) {
-		add(trust.KindResources)
+		out = append(out, m.channelInfo(s, trust.KindResources, st))
 	}
 	if c.offersPrompts && len(c.prompts) > 0 {
-		add(trust.KindPrompts)
+		out = append(out, m.channelInfo(s, trust.KindPrompts, st))
 	}
 	return out
 }

@@ -6,9 +6,12 @@ import "github.com/airlock-mcp/airlock/trust"
 // exactly the inputs every tool was classified from and the text and fingerprint
 // Hazards read, under policy p (the config's).
 func (s *Snapshot) Fixes(p trust.Policy, h trust.Hazard) []trust.Fix {
-	subjects := make([]trust.Subject, len(s.Tools))
+	subjects := make([]trust.Subject, len(s.Tools), len(s.Tools)+len(s.channels))
 	for i, t := range s.Tools {
 		subjects[i] = trust.Subject{Tool: t.Input, Text: trust.ToolText(t.Raw), Fingerprint: t.Fingerprint}
+	}
+	for _, c := range s.channels {
+		subjects = append(subjects, trust.Subject{Tool: c.Input, Fingerprint: c.Fingerprint, Channel: c.Channel})
 	}
 	return trust.Fixes(subjects, p, h)
 }

@@ -45,10 +45,77 @@ type RecordedServer struct {
 	// Notices are what airlock noticed of the listing itself (caps, skipped entries).
 	Notices []string       `json:"notices,omitempty"`
 	Tools   []RecordedTool `json:"tools"`
-	// Resources and Prompts are null until airlock relays them; the keys are here so
-	// that a later airlock can fill them without a new schema version.
+	// Resources and Prompts are null when the server does not offer them, else a
+	// RecordedResources and a RecordedPrompts object (sorted lists); an older
+	// airlock left them null.
 	Resources json.RawMessage `json:"resources"`
 	Prompts   json.RawMessage `json:"prompts"`
+}
+
+// RecordedResources is a RecordedServer's resources: its resources sorted by URI,
+// its templates by URI template.
+type RecordedResources struct {
+	Subscribe bool                   `json:"subscribe,omitempty"`
+	List      []ResourceInfo         `json:"list"`
+	Templates []ResourceTemplateInfo `json:"templates"`
+}
+
+// RecordedPrompts is a RecordedServer's prompts, sorted by name.
+type RecordedPrompts struct {
+	List []PromptInfo `json:"list"`
+}
+
+// recordCatalog encodes a catalog for a snapshot: sorted, so that it does not depend
+// on the server's order.
+func recordCatalog(c catalog) (res, prompts json.RawMessage) {
+	if c.offersResources {
+		r := RecordedResources{Subscribe: c.subscribe, List: slices.Clone(c.resources), Templates: slices.Clone(c.templates)}
+		slices.SortStableFunc(r.List, func(a, b ResourceInfo) int { return strings.Compare(a.URI, b.URI) })
+		slices.SortStableFunc(r.Templates, func(a, b ResourceTemplateInfo) int { return strings.Compare(a.URITemplate, b.URITemplate) })
+		if r.List == nil {
+			r.List = []ResourceInfo{}
+		}
+		if r.Templates == nil {
+			r.Templates = []ResourceTemplateInfo{}
+		}
+		res, _ = json.Marshal(r)
+	}
+	if c.offersPrompts {
+		p := RecordedPrompts{List: slices.Clone(c.prompts)}
+		slices.SortStableFunc(p.List, func(a, b PromptInfo) int { return strings.Compare(a.Name, b.Name) })
+		if p.List == nil {
+			p.List = []PromptInfo{}
+		}
+		prompts, _ = json.Marshal(p)
+	}
+	return res, prompts
+}
+
+// recordedCatalog decodes what recordCatalog wrote; a key that cannot be read is a
+// notice, and the rest of the server still counts.
+func recordedCatalog(rs *RecordedServer) (catalog, []string) {
+	var c catalog
+	var notices []string
+	isNull := func(b json.RawMessage) bool {
+		return len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null"
+	}
+	if !isNull(rs.Resources) {
+		var r RecordedResources
+		if err := json.Unmarshal(rs.Resources, &r); err != nil {
+			notices = append(notices, "the snapshot's resources of this server cannot be read: "+err.Error())
+		} else {
+			c.offersResources, c.subscribe, c.resources, c.templates = true, r.Subscribe, r.List, r.Templates
+		}
+	}
+	if !isNull(rs.Prompts) {
+		var p RecordedPrompts
+		if err := json.Unmarshal(rs.Prompts, &p); err != nil {
+			notices = append(notices, "the snapshot's prompts of this server cannot be read: "+err.Error())
+		} else {
+			c.offersPrompts, c.prompts = true, p.List
+		}
+	}
+	return c, notices
 }
 
 // RecordedTool is one tool as the server listed it: the whole definition (in
@@ -75,6 +142,7 @@ func (m *Manager) Record() *Recording {
 			rs.Instructions = s.instructions
 			rs.InstructionsSHA256 = trust.InstructionsFingerprint(s.instructions)
 			rs.Notices = slices.Clone(s.listNotices)
+			rs.Resources, rs.Prompts = recordCatalog(s.catalog)
 			for _, t := range s.tools {
 				def := json.RawMessage(t.raw)
 				if c, err := trust.Canonical(t.raw); err == nil {
@@ -186,8 +254,11 @@ func NewOffline(cfg *config.Config, rec *Recording, opts Options) (*Manager, []s
 				raws[i] = t.Definition
 			}
 			tools, notices := parseListing(raws)
+			cat, catNotices := recordedCatalog(rs)
+			notices = append(notices, catNotices...)
 			s.mu.Lock()
 			s.protocol, s.instructions, s.impl = rs.Protocol, rs.Instructions, rs.ServerInfo
+			s.catalog = cat
 			s.mu.Unlock()
 			all := slices.Clone(rs.Notices)
 			for _, n := range notices {

@@ -166,7 +166,6 @@ func (s *server) connect(parent context.Context) {
 		var notices []string
 		tools, notices, err = listTools(ctx, cs, capt)
 		if err == nil {
-			cat := listCatalog(ctx, cs)
 			s.mu.Lock()
 			stale := s.gen != gen
 			if !stale {
@@ -176,7 +175,7 @@ func (s *server) connect(parent context.Context) {
 				s.instructions = init.Instructions
 				s.impl = init.ServerInfo
 				s.connectedAt = s.m.opts.Now()
-				s.catalog, s.subscribed = cat, nil
+				s.catalog, s.subscribed = catalog{}, nil
 			}
 			s.mu.Unlock()
 			if stale {
@@ -189,6 +188,10 @@ func (s *server) connect(parent context.Context) {
 			}
 			s.setTools(gen, tools, notices)
 			go s.watch(gen, cs, proc)
+			// Resources, templates and prompts after the server is ready (its tools
+			// work meanwhile), before the first attempt counts as done (Wait), each
+			// list within the connect timeout.
+			s.setCatalog(gen, listCatalog(s.m.ctx, cs, timeout))
 			return
 		}
 		_ = cs.Close()

@@ -104,6 +104,9 @@ type Snapshot struct {
 	// Tools is sorted by server, then tool name.
 	Tools   []ToolInfo
 	Hazards []trust.Hazard
+	// channels are the servers' resources and prompts channels that count in the
+	// hazards (not tools: nothing lists or serves them), for Fixes.
+	channels []ToolInfo
 }
 
 // Tool finds one tool by server and name (the first, if a server lists it twice): a
@@ -160,6 +163,7 @@ type serverSnap struct {
 	tools    []ToolInfo // sorted by tool name
 	assessed []trust.Assessed
 	tiers    [len(trust.Tiers)]int
+	channels []ToolInfo // the server's channels in the hazards (assessed's tail)
 }
 
 type serverSnapKey struct {
@@ -223,6 +227,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 	for _, part := range parts {
 		snap.Tools = append(snap.Tools, part.tools...)
 		assessed = append(assessed, part.assessed...)
+		snap.channels = append(snap.channels, part.channels...)
 	}
 	// A live change that moves only Actions and legs (trust, policy) leaves every
 	// description and listing as it was: HazardsReusing then takes the shadowing
@@ -315,6 +320,9 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
 	// Resources and prompts are reachable like tools (by the person, and by agents
 	// through the gateway): their channels fill legs too.
-	part.assessed = append(part.assessed, m.channelAssessed(s, key.trust)...)
+	part.channels = m.channels(s, key.trust)
+	for _, c := range part.channels {
+		part.assessed = append(part.assessed, trust.Assessed{Ref: c.Ref, Class: c.Class, Fingerprint: c.Fingerprint, Untrusted: key.trust != trust.Trusted})
+	}
 	return part
 }

@@ -127,7 +127,8 @@ func ClassifyChannel(in ChannelInput, p Policy) Classification {
 const maxSubjectBytes = 200
 
 // subjectPhrase names what a channel taint came from: `resource "URI" of server X`,
-// `prompt "NAME" of server X`, or `completion values of server X`. The subject is
+// `prompt "NAME" of server X`, or `completion values for "NAME" of server X`, with
+// the verb of the sentence. The subject is
 // quoted (control characters escaped) and cut after maxSubjectBytes bytes.
 func subjectPhrase(t Taint) string {
 	subj := t.Subject
@@ -139,11 +140,11 @@ func subjectPhrase(t Taint) string {
 	q := strconv.Quote(subj) + cut
 	switch t.Channel {
 	case ChannelResource:
-		return "resource " + q + " of server " + t.By.Server
+		return "resource " + q + " of server " + t.By.Server + " returned untrusted content"
 	case ChannelPrompt:
-		return "prompt " + q + " of server " + t.By.Server
+		return "prompt " + q + " of server " + t.By.Server + " is untrusted content"
 	}
-	return "the " + t.Channel + " of server " + t.By.Server
+	return "completion values for " + q + " of server " + t.By.Server + " are untrusted content"
 }
 
 // channelTaint reports whether t came from a channel rather than a tool call.

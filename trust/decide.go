@@ -86,7 +86,7 @@ func (t Taint) Tainted() bool { return t.By.Tool != "" }
 func (t Taint) Reason() string {
 	s := "this context is tainted: " + t.By.Qualified() + " returned untrusted content"
 	if channelTaint(t) {
-		s = "this context is tainted: " + subjectPhrase(t) + " is untrusted content"
+		s = "this context is tainted: " + subjectPhrase(t)
 	} else if t.Channel != "" && t.Channel != ChannelResult {
 		s = "this context is tainted: server " + t.By.Server + " sent untrusted text by its " + t.Channel + " (" + t.By.Qualified() + ")"
 	}

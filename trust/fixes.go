@@ -49,6 +49,11 @@ type Subject struct {
 	Tool        Tool
 	Text        string
 	Fingerprint string
+	// Channel is set for a server's resources or prompts channel (Tool.Name is then
+	// its synthetic name, Tool.ToolPolicy its policy key): it is classified by
+	// ClassifyChannel, counts in the hazards, and only server-wide changes (labels,
+	// trust) are proposed for it, never a change of a tool.
+	Channel ChannelKind
 }
 
 // MaxFixes bounds the fixes offered for one hazard.
@@ -114,10 +119,11 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 	slices.SortStableFunc(legKeys, func(a, b string) int {
 		return boolInt(b == HazardLegShadowing) - boolInt(a == HazardLegShadowing)
 	})
+	isChannel := func(i int) bool { return subjects[i].Channel != "" }
 	for _, lk := range legKeys {
 		names := h.Legs[lk]
 		if len(names) == 1 || lk == HazardLegShadowing {
-			if i, ok := idx[names[0]]; ok {
+			if i, ok := idx[names[0]]; ok && !isChannel(i) {
 				add(Change{Kind: ChangeDenyTool, Server: tools[i].Server, Tool: tools[i].Name})
 			}
 		}
@@ -133,7 +139,7 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 				continue
 			}
 			t := tools[i]
-			if slices.Contains(t.ToolLabels, leg) {
+			if slices.Contains(t.ToolLabels, leg) && !isChannel(i) {
 				add(Change{Kind: ChangeDropToolLabel, Server: t.Server, Tool: t.Name, Label: leg, Labels: without(t.ToolLabels, leg)})
 			}
 			if slices.Contains(t.ServerLabels, leg) {
@@ -176,12 +182,17 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 		var best []Change
 		for _, lk := range legKeys {
 			var cs []Change
+			channel := false
 			for _, n := range h.Legs[lk] {
 				if i, ok := idx[n]; ok {
+					if isChannel(i) {
+						channel = true // a channel is no tool to deny: this leg cannot be emptied so
+						break
+					}
 					cs = append(cs, Change{Kind: ChangeDenyTool, Server: tools[i].Server, Tool: tools[i].Name})
 				}
 			}
-			if len(cs) > 0 && (best == nil || len(cs) < len(best)) {
+			if !channel && len(cs) > 0 && (best == nil || len(cs) < len(best)) {
 				best = cs
 			}
 		}
@@ -190,7 +201,7 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 		}
 	}
 	if h.Unguarded && len(out) < MaxFixes {
-		if g := guard(ev, tools, p, h, idx, key, before); g != nil {
+		if g := guard(ev, tools, subjects, p, h, idx, key, before); g != nil {
 			out = append(out, *g)
 		}
 	}
@@ -199,7 +210,7 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 
 // guard proposes policy "ask" for the auto-allowed tools of the leg that has the
 // fewest of them (for shadowing, every auto-allowed shadowed tool).
-func guard(ev func([]Tool) map[string]Hazard, tools []Tool, p Policy, h Hazard, idx map[string]int, key string, before map[string]Hazard) *Fix {
+func guard(ev func([]Tool) map[string]Hazard, tools []Tool, subjects []Subject, p Policy, h Hazard, idx map[string]int, key string, before map[string]Hazard) *Fix {
 	classes := map[int]Classification{}
 	class := func(i int) Classification {
 		c, ok := classes[i]
@@ -215,12 +226,18 @@ func guard(ev func([]Tool) map[string]Hazard, tools []Tool, p Policy, h Hazard, 
 			continue
 		}
 		var cs []Change
+		channel := false
 		for _, n := range h.Legs[lk] {
-			if i, ok := idx[n]; ok && class(i).Action == Allow {
+			i, ok := idx[n]
+			if ok && subjects[i].Channel != "" {
+				channel = true // no tool policy asks for a channel
+				break
+			}
+			if ok && class(i).Action == Allow {
 				cs = append(cs, Change{Kind: ChangeAskTool, Server: tools[i].Server, Tool: tools[i].Name})
 			}
 		}
-		if len(cs) > 0 && (best == nil || len(cs) < len(best)) {
+		if !channel && len(cs) > 0 && (best == nil || len(cs) < len(best)) {
 			best = cs
 		}
 	}
@@ -300,7 +317,13 @@ func apply(tools []Tool, cs []Change) []Tool {
 func evaluate(tools []Tool, subjects []Subject, p Policy) []Hazard {
 	as := make([]Assessed, len(tools))
 	for i, t := range tools {
-		as[i] = Assessed{Ref: Ref{Server: t.Server, Tool: t.Name}, Description: t.Description, Class: Classify(t, p), Untrusted: t.ServerTrust != Trusted}
+		var class Classification
+		if i < len(subjects) && subjects[i].Channel != "" {
+			class = ClassifyChannel(ChannelInput{Server: t.Server, Kind: subjects[i].Channel, ServerTrust: t.ServerTrust, ServerLabels: t.ServerLabels, Policy: t.ToolPolicy}, p)
+		} else {
+			class = Classify(t, p)
+		}
+		as[i] = Assessed{Ref: Ref{Server: t.Server, Tool: t.Name}, Description: t.Description, Class: class, Untrusted: t.ServerTrust != Trusted}
 		if i < len(subjects) {
 			as[i].Text, as[i].Fingerprint = subjects[i].Text, subjects[i].Fingerprint
 		}

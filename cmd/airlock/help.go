@@ -28,6 +28,8 @@ var commands = []command{
 	{path: []string{"demo"}, summary: "the TUI (or check view) on four built-in offline demo servers; --tour walks through them"},
 	{path: []string{"demo-server"}, args: "NAME", summary: "serve one demo server over stdio (docs, web, notes, mail)", noFlags: true},
 	{path: []string{"call"}, args: "SERVER__TOOL | SERVER TOOL", summary: "one call through the approval engine; arguments are checked against the tool's input schema first"},
+	{path: []string{"read"}, args: "SERVER URI", summary: "read one resource through the approval engine (policy resources = …; an untrusted server's content taints)"},
+	{path: []string{"prompt"}, args: "SERVER NAME", summary: "get one prompt with --args through the approval engine (policy prompts = …)"},
 	{path: []string{"pins", "list"}, args: "[SERVER]", summary: "list pinned tool definitions and what changed since"},
 	{path: []string{"pins", "accept"}, args: "SERVER [TOOL]", summary: "accept a changed definition you reviewed"},
 	{path: []string{"gateway", "snippet"}, args: "claude|cursor|vscode", summary: "the config block that points an agent at the running gateway (found where it runs)"},
@@ -51,7 +53,7 @@ var exitCodes = [][2]string{
 	{"2", "usage: an unknown command, flag or argument, or call arguments that do not match the tool's input schema"},
 	{"3", "a server failed to connect (check, call)"},
 	{"4", "check --fail-on matched a hazard (not in the --baseline), or drift"},
-	{"5", "call: the call was denied (by policy, by the person, or nobody answered in time)"},
+	{"5", "call, read, prompt: denied (by policy, by the person, or nobody answered in time)"},
 	{"6", "call: the tool ran and returned an error result (isError)"},
 }
 

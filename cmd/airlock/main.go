@@ -60,6 +60,10 @@ func dispatch(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 		return runDemoServer(ctx, args, stderr)
 	case "call":
 		return runCall(ctx, args, stdin, stdout, stderr)
+	case "read":
+		return runRead(ctx, args, stdin, stdout, stderr)
+	case "prompt":
+		return runPrompt(ctx, args, stdin, stdout, stderr)
 	case "pins":
 		return runPins(ctx, args, stdin, stdout, stderr)
 	case "import":

@@ -46,7 +46,7 @@ func (p Prompter) Approve(ctx context.Context, pd *session.Pending) (session.Res
 	if destructive {
 		fmt.Fprintf(p.Out, "This call is DESTRUCTIVE. Type the tool name (%s) to allow it once; anything else denies: ", safetext.Escape(pd.Tool.Ref.Tool))
 	} else {
-		fmt.Fprint(p.Out, "Allow this call once? [y/N] ")
+		fmt.Fprintf(p.Out, "Allow this %s once? [y/N] ", askWhat(pd.Tool))
 	}
 	line, err := readLine(ctx, p.In)
 	if err != nil {
@@ -81,13 +81,24 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 	}
 }
 
+// askWhat names what a question is about: a call, or a channel decided like one.
+func askWhat(t session.ToolInfo) string {
+	switch t.Channel {
+	case trust.KindResources:
+		return "resource read"
+	case trust.KindPrompts:
+		return "prompt get"
+	}
+	return "call"
+}
+
 // WritePending writes what an approval is about: server, tool, trust, tier, every
 // reason, declared vs effective hints, taint, and the full arguments, escaped and in
 // a gutter so nothing in them can pass for airlock's own lines.
 func WritePending(w io.Writer, pd *session.Pending) {
 	t := pd.Tool
 	e := safetext.Inline
-	fmt.Fprintf(w, "\nairlock: this call needs your approval\n")
+	fmt.Fprintf(w, "\nairlock: this %s needs your approval\n", askWhat(t))
 	fmt.Fprintf(w, "  server:  %s (%s %s)\n", e(t.Ref.Server), theme.TrustGlyph(t.ServerTrust), t.ServerTrust)
 	fmt.Fprintf(w, "  tool:    %s\n", e(t.Ref.Tool))
 	fmt.Fprintf(w, "  tier:    %s\n", theme.TierLabel(t.Class.Tier))
@@ -96,7 +107,11 @@ func WritePending(w io.Writer, pd *session.Pending) {
 	}
 	fmt.Fprintf(w, "  hints:   %s\n", HintsLine(t.Declared, t.Class.Effective))
 	if pd.Taint.Tainted() {
-		fmt.Fprintf(w, "  taint:   tainted by %s (call %s)\n", e(pd.Taint.By.Qualified()), e(pd.Taint.CallID))
+		if pd.Taint.Subject != "" {
+			fmt.Fprintf(w, "  taint:   %s\n", e(pd.Taint.Reason()))
+		} else {
+			fmt.Fprintf(w, "  taint:   tainted by %s (call %s)\n", e(pd.Taint.By.Qualified()), e(pd.Taint.CallID))
+		}
 	}
 	fmt.Fprintln(w, "  why it asks:")
 	for _, r := range pd.Verdict.Reasons {
@@ -143,7 +158,21 @@ func WriteResult(w io.Writer, res *mcp.CallToolResult) {
 		fmt.Fprintln(w, "✓ result:")
 	}
 	const gutter = "  │ "
-	for _, c := range res.Content {
+	writeContents(w, res.Content)
+	if res.StructuredContent != nil {
+		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		if err == nil {
+			fmt.Fprintln(w, "  structured content:")
+			fmt.Fprintln(w, safetext.Block(string(b), gutter, maxShownBytes))
+		}
+	}
+}
+
+// writeContents writes content blocks by kind (a call's result, a prompt's
+// messages): text in a gutter, binary described by type and size.
+func writeContents(w io.Writer, contents []mcp.Content) {
+	const gutter = "  │ "
+	for _, c := range contents {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			fmt.Fprintln(w, safetext.Block(c.Text, gutter, maxShownBytes))
@@ -162,13 +191,6 @@ func WriteResult(w io.Writer, res *mcp.CallToolResult) {
 			}
 		default:
 			b, _ := json.Marshal(c)
-			fmt.Fprintln(w, safetext.Block(string(b), gutter, maxShownBytes))
-		}
-	}
-	if res.StructuredContent != nil {
-		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
-		if err == nil {
-			fmt.Fprintln(w, "  structured content:")
 			fmt.Fprintln(w, safetext.Block(string(b), gutter, maxShownBytes))
 		}
 	}

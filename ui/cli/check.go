@@ -66,6 +66,13 @@ type ServerReport struct {
 	Location            *Location         `json:"location,omitempty"`
 	// Env names the environment variables a stdio server receives (never values).
 	Env []string `json:"env,omitempty"`
+	// Resources, ResourceTemplates and Prompts are what the server lists besides
+	// tools (empty when it offers none, or the report comes from a snapshot).
+	Resources         []session.ResourceInfo         `json:"resources"`
+	ResourceTemplates []session.ResourceTemplateInfo `json:"resource_templates"`
+	Prompts           []session.PromptInfo           `json:"prompts"`
+	// offers* say the server declared the capability (the table's "-" otherwise).
+	offersResources, offersPrompts bool
 }
 
 // ToolReport is one entry of Report.Tools.
@@ -130,6 +137,11 @@ func NewReport(s *session.Snapshot) Report {
 			InstructionsChanged: sv.InstructionsChanged,
 			Notices:             sv.Notices,
 			Env:                 sv.Env,
+			Resources:           orEmpty(sv.Resources),
+			ResourceTemplates:   orEmpty(sv.ResourceTemplates),
+			Prompts:             orEmpty(sv.Prompts),
+			offersResources:     sv.OffersResources,
+			offersPrompts:       sv.OffersPrompts,
 		}
 		if sv.Err != nil {
 			sr.Error = sv.Err.Error()
@@ -220,7 +232,7 @@ func EscapeJSON(js []byte) []byte {
 func (r Report) WriteText(w io.Writer) error {
 	e := safetext.Inline
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRUST\tPROTOCOL\tTOOLS")
+	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRUST\tPROTOCOL\tTOOLS\tRESOURCES\tTEMPLATES\tPROMPTS")
 	counts := map[string]int{}
 	for _, t := range r.Tools {
 		counts[t.Server]++
@@ -232,7 +244,8 @@ func (r Report) WriteText(w io.Writer) error {
 		} else if s.Status == session.StatusFailed {
 			status = "✗ failed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d\n", s.Name, status, theme.TrustGlyph(s.Trust), s.Trust, orDash(e(s.Protocol)), counts[s.Name])
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d\t%s\t%s\t%s\n", s.Name, status, theme.TrustGlyph(s.Trust), s.Trust, orDash(e(s.Protocol)), counts[s.Name],
+			count(s.offersResources, len(s.Resources)), count(s.offersResources, len(s.ResourceTemplates)), count(s.offersPrompts, len(s.Prompts)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -302,6 +315,22 @@ func (r Report) WriteText(w io.Writer) error {
 		writeFixesText(w, h.Fixes)
 	}
 	return nil
+}
+
+// count is n, or "-" when the server does not offer that kind at all.
+func count(offers bool, n int) string {
+	if !offers && n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
+// orEmpty keeps a JSON list a list ([]) when there is nothing in it.
+func orEmpty[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }
 
 func orDash(s string) string {

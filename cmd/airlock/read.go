@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/safetext"
+)
+
+// runRead is `airlock read SERVER URI`: one resources/read through the engine.
+func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runChannel(ctx, "read", "usage: airlock read SERVER URI [--yes] [--config FILE] (airlock read --help)", args, stdin, stdout, stderr)
+}
+
+// runPrompt is `airlock prompt SERVER NAME --args JSON`: one prompts/get through
+// the engine.
+func runPrompt(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runChannel(ctx, "prompt", "usage: airlock prompt SERVER NAME [--args JSON] [--yes] [--config FILE] (airlock prompt --help)", args, stdin, stdout, stderr)
+}
+
+// runChannel runs read or prompt like runCall runs a call: the same config, audit
+// log, y/N question on a terminal (denied without one unless --yes) and exit codes
+// (5 denied, 1 failed).
+func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("airlock "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file")
+	var argJSON *string
+	if cmd == "prompt" {
+		argJSON = fs.String("args", "{}", "the prompt's arguments as a JSON object of strings")
+	}
+	yes := fs.Bool("yes", false, "allow a "+cmd+" that asks, once, without a prompt")
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(positional) != 2 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	if argJSON != nil {
+		if _, err := session.CanonicalArgs([]byte(*argJSON)); err != nil {
+			fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
+			return 2
+		}
+	}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitConfig
+	}
+	interactive := false
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		interactive = true
+	}
+	audit, err := openAudit(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	defer audit.Close()
+	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}})
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitConfig
+	}
+	defer m.Close()
+	m.Start()
+	if err := m.Wait(ctx); err != nil {
+		return 1
+	}
+	server := positional[0]
+	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != session.StatusReady {
+		fmt.Fprintf(stderr, "airlock: server %s is %s: %s\n", server, sv.Status, safetext.Inline(errText(sv.Err)))
+		return cli.ExitServerFailed
+	}
+	var (
+		v       trust.Verdict
+		dur     time.Duration
+		tainted bool
+	)
+	if cmd == "read" {
+		var out *session.ReadOutcome
+		out, err = m.ReadResource(ctx, session.ReadRequest{Server: server, URI: positional[1]})
+		if err == nil {
+			cli.WriteResource(stdout, out.Result)
+			v, dur, tainted = out.Verdict, out.Duration, out.Tainted
+		}
+	} else {
+		var out *session.PromptOutcome
+		out, err = m.GetPrompt(ctx, session.PromptRequest{Server: server, Name: positional[1], Args: json.RawMessage(*argJSON)})
+		if err == nil {
+			cli.WritePrompt(stdout, out.Result)
+			v, dur, tainted = out.Verdict, out.Duration, out.Tainted
+		}
+	}
+	var denied *session.DeniedError
+	switch {
+	case errors.As(err, &denied):
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
+		return 5
+	case err != nil:
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+		return 1
+	}
+	fmt.Fprintf(stderr, "(%s by %s in %s)\n", v.Action, v.By, dur.Round(time.Millisecond))
+	if tainted {
+		fmt.Fprintf(stderr, "(%s)\n", safetext.Inline(m.Engine().Taint("").Reason()))
+	}
+	return 0
+}
