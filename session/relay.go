@@ -156,7 +156,9 @@ func (g *Gateway) syncRelay(snap *Snapshot) []string {
 func (g *Gateway) resubscribe(snap *Snapshot) {
 	var again []string
 	for _, sv := range snap.Servers {
-		if sv.Status != StatusReady {
+		// A connection counts once its catalog is listed (it says whether the
+		// server takes subscriptions), which comes after it is ready.
+		if sv.Status != StatusReady || !sv.OffersResources {
 			continue
 		}
 		old, seen := g.relay.gens[sv.Name]
