@@ -298,7 +298,7 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 		args, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
 		g.m.auditRefused(g.m.engine.nextCallID(), CallRequest{Context: ctxName, Client: client, Tool: trust.ResourceReadTool, Args: args},
 			trust.DecidedByUnknownTool, err.Error())
-		return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "airlock: " + err.Error() + "; read a URI the gateway lists or links to (" + relayPrefix + "SERVER/…)"}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error() + "; read a URI the gateway lists or links to (" + relayPrefix + "SERVER/…)"}
 	}
 	stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, ctxName, trust.Ref{Server: server, Tool: trust.ResourceReadTool}, "reading "+strconv.Quote(clip(uri))+" of "+server)
 	out, err := g.m.ReadResource(ctx, ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri})
@@ -374,7 +374,7 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
-		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "airlock: " + err.Error()}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
 	}
 	if err := g.m.Subscribe(ctx, server, uri); err != nil {
 		return channelError(ctx, "subscription", err)
@@ -400,7 +400,7 @@ func (g *Gateway) unsubscribeHandler(ctx context.Context, req *mcp.UnsubscribeRe
 	}
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
-		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "airlock: " + err.Error()}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
 	}
 	if err := g.m.Unsubscribe(ctx, server, uri); err != nil {
 		return channelError(ctx, "unsubscription", err)

@@ -26,7 +26,7 @@ var hostileURIs = []string{
 	"x:\x1b[2J\x1b]0;title\x07\r\n\x00",
 	"x:\xff\xfe",
 	"x:" + strings.Repeat("%", 100_000),
-	"x:‮evil‬/é",
+	"x:\u202eevil\u202c/é",
 }
 
 // relayServer is an in-process server with resources, a template, a prompt with
