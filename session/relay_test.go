@@ -542,3 +542,115 @@ func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
 		t.Errorf("audited: read %v, prompt %v, refused read %v, refused prompt %v", read, got, refusedRead, refusedPrompt)
 	}
 }
+
+// Issue 13 relay against the pinned server-everything: an agent through the gateway
+// lists its resources, templates and prompts, reads a listed resource and a template
+// expansion, follows the resource links a tool returns, completes and gets a prompt,
+// and receives resources/updated for a subscribed resource. The server is labelled
+// untrusted-content, so the agent's context ends tainted.
+func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
+	ev := npmServer(t, "everything", "mcp-server-everything", trust.Trusted)
+	ev.Labels = []trust.Leg{trust.LegUntrustedContent}
+	ev.Tools = map[string]config.Tool{"toggle-subscriber-updates": {Policy: trust.Allow}}
+	m := start(t, newConfig(ev), session.Options{MemoryTaint: true})
+	g := startGateway(t, m)
+	var mu sync.Mutex
+	var updated []string
+	cs := agent(t, g, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		mu.Lock()
+		updated = append(updated, req.Params.URI)
+		mu.Unlock()
+	}})
+	ctx := context.Background()
+	readText := func(uri string) string {
+		t.Helper()
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(res.Contents) == 0 {
+			t.Fatalf("reading %s: %+v %v", uri, res, err)
+		}
+		if res.Contents[0].URI != uri {
+			t.Errorf("reading %s: content URI %q", uri, res.Contents[0].URI)
+		}
+		return res.Contents[0].Text + string(res.Contents[0].Blob)
+	}
+
+	rl, err := cs.ListResources(ctx, nil)
+	if err != nil || len(rl.Resources) == 0 {
+		t.Fatalf("resources: %+v %v", rl, err)
+	}
+	for _, r := range rl.Resources {
+		if !strings.HasPrefix(r.URI, "airlock://everything/") {
+			t.Errorf("resource URI %q is not a relay URI of everything", r.URI)
+		}
+	}
+	if readText(rl.Resources[0].URI) == "" {
+		t.Errorf("%s reads empty", rl.Resources[0].URI)
+	}
+	tl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tl.ResourceTemplates) == 0 {
+		t.Fatalf("templates: %+v %v", tl, err)
+	}
+	tmpl := uritemplate.MustNew(tl.ResourceTemplates[0].URITemplate)
+	vals := uritemplate.Values{}
+	for _, n := range tmpl.Varnames() {
+		vals.Set(n, uritemplate.String("1"))
+	}
+	expanded, _ := tmpl.Expand(vals)
+	if readText(expanded) == "" {
+		t.Errorf("the expansion %s reads empty", expanded)
+	}
+
+	out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__get-resource-links", Arguments: map[string]any{"count": 2}})
+	if err != nil || out.IsError {
+		t.Fatalf("get-resource-links: %v %s", err, resultText(out))
+	}
+	links := 0
+	for _, c := range out.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			links++
+			if !strings.HasPrefix(l.URI, "airlock://everything/") || readText(l.URI) == "" {
+				t.Errorf("link %q cannot be followed", l.URI)
+			}
+		}
+	}
+	if links != 2 {
+		t.Errorf("%d links, want 2", links)
+	}
+
+	c, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "everything__completable-prompt"},
+		Argument: mcp.CompleteParamsArgument{Name: "department", Value: "E"}})
+	if err != nil || len(c.Completion.Values) != 1 || c.Completion.Values[0] != "Engineering" {
+		t.Errorf("completion: %+v %v", c, err)
+	}
+	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "everything__completable-prompt", Arguments: map[string]string{"department": "Sales", "name": "Eve"}})
+	if err != nil || len(pr.Messages) == 0 {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	if txt, _ := pr.Messages[0].Content.(*mcp.TextContent); txt == nil || !strings.Contains(txt.Text, "Eve") {
+		t.Errorf("prompt message %+v", pr.Messages[0].Content)
+	}
+
+	sub := session.RelayURI("everything", "demo://resource/dynamic/text/1")
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: sub}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__toggle-subscriber-updates", Arguments: map[string]any{}}); err != nil || out.IsError {
+		t.Fatalf("toggle-subscriber-updates: %v %s", err, resultText(out))
+	}
+	waitFor(t, "resources/updated at the agent", 30*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(updated) > 0
+	})
+	mu.Lock()
+	if updated[0] != sub {
+		t.Errorf("updated %q, want %q", updated[0], sub)
+	}
+	mu.Unlock()
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: sub}); err != nil {
+		t.Error(err)
+	}
+	if !m.Engine().Taint(session.AgentContext(testToken, "test-agent")).Tainted() {
+		t.Error("the agent's context is not tainted by an untrusted-content server's resources")
+	}
+}
