@@ -58,6 +58,9 @@ type GatewayOptions struct {
 	// minutes for a person, or an event stream that stays open, is never cut for
 	// taking long; http.Server.WriteTimeout would cut both.
 	WriteTimeout time.Duration
+	// MaxSubscriptions bounds the resources one agent session may subscribe to
+	// (default MaxAgentSubscriptions).
+	MaxSubscriptions int
 }
 
 // Gateway serves every tool that is not blocked to AI agents over streamable HTTP, as
@@ -115,6 +118,9 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 30 * time.Second
+	}
+	if opts.MaxSubscriptions <= 0 {
+		opts.MaxSubscriptions = MaxAgentSubscriptions
 	}
 	host, _, err := net.SplitHostPort(opts.Listen)
 	if err != nil {

@@ -376,6 +376,13 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
 	}
+	g.mu.Lock()
+	mine := g.relay.subs[ss.ID()]
+	full := len(mine) >= g.opts.MaxSubscriptions && !mine[req.Params.URI]
+	g.mu.Unlock()
+	if full {
+		return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock denied this subscription: an agent session holds at most " + strconv.Itoa(g.opts.MaxSubscriptions) + " subscriptions; unsubscribe from one first"}
+	}
 	if err := g.m.Subscribe(ctx, server, uri); err != nil {
 		return channelError(ctx, "subscription", err)
 	}
@@ -512,6 +519,11 @@ func channelError(ctx context.Context, what string, err error) error {
 	}
 	return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock could not complete this " + what + ": " + agentText(err.Error())}
 }
+
+// MaxAgentSubscriptions is the default bound on the resources one agent session may
+// subscribe to through the gateway (each is a subscription at a server and an entry
+// kept here); GatewayOptions.MaxSubscriptions sets another.
+const MaxAgentSubscriptions = 1000
 
 // relayDeniedCode is the JSON-RPC error code of a read, get or completion that was
 // denied or failed (a server error in JSON-RPC's range; MCP defines none for this).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -652,5 +653,35 @@ func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
 	}
 	if !m.Engine().Taint(session.AgentContext(testToken, "test-agent")).Tainted() {
 		t.Error("the agent's context is not tainted by an untrusted-content server's resources")
+	}
+}
+
+// An agent session holds at most GatewayOptions.MaxSubscriptions subscriptions; the
+// next one is refused with a sentence, and resubscribing to one it holds still works.
+func TestRelay_AgentSubscriptionsBounded(t *testing.T) {
+	f := startRelay(t, trust.Trusted, nil)
+	const most = 5
+	g, err := session.NewGateway(f.m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: testToken, MaxSubscriptions: most})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	cs := agent(t, g, nil)
+	ctx := context.Background()
+	uri := func(i int) string { return session.RelayURI("alpha", "test://same/item/"+strconv.Itoa(i)) }
+	for i := range most {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(i)}); err != nil {
+			t.Fatalf("subscription %d: %v", i, err)
+		}
+	}
+	err = cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(most)})
+	if err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("subscription over the bound: %v", err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(0)}); err != nil {
+		t.Errorf("subscribing again to a held URI: %v", err)
 	}
 }
