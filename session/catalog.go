@@ -133,13 +133,11 @@ func dedupe[T any](items []T, what string, key func(T) string) ([]T, []string) {
 // limit and loses only that list. A listing that fails is a notice, not a failed
 // connection: the tools still work.
 func listCatalog(ctx context.Context, cs *mcp.ClientSession, per time.Duration) catalog {
-	var c catalog
-	init := cs.InitializeResult()
-	if init == nil || init.Capabilities == nil {
+	c := declared(cs.InitializeResult())
+	if !c.offersResources && !c.offersPrompts {
 		return c
 	}
-	caps := init.Capabilities
-	c.completions = caps.Completions != nil
+	caps := cs.InitializeResult().Capabilities
 	var (
 		wg                     sync.WaitGroup
 		rNotes, tNotes, pNotes []string
@@ -160,7 +158,6 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, per time.Duration) 
 		}()
 	}
 	if caps.Resources != nil {
-		c.offersResources, c.subscribe = true, caps.Resources.Subscribe
 		run(func(ctx context.Context) {
 			rs, ns, err := walk(ctx, "resources/list", func(ctx context.Context, cursor string) ([]ResourceInfo, string, error) {
 				res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
@@ -201,7 +198,6 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, per time.Duration) 
 		})
 	}
 	if caps.Prompts != nil {
-		c.offersPrompts = true
 		run(func(ctx context.Context) {
 			ps, ns, err := walk(ctx, "prompts/list", func(ctx context.Context, cursor string) ([]PromptInfo, string, error) {
 				res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
@@ -231,6 +227,22 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, per time.Duration) 
 	}
 	wg.Wait()
 	c.notices = slices.Concat(rNotes, tNotes, pNotes)
+	return c
+}
+
+// declared is the catalog of what a server declared in initialize, before anything
+// is listed: a read or a get is possible as soon as the server is ready.
+func declared(init *mcp.InitializeResult) catalog {
+	var c catalog
+	if init == nil || init.Capabilities == nil {
+		return c
+	}
+	caps := init.Capabilities
+	c.completions = caps.Completions != nil
+	if caps.Resources != nil {
+		c.offersResources, c.subscribe = true, caps.Resources.Subscribe
+	}
+	c.offersPrompts = caps.Prompts != nil
 	return c
 }
 

@@ -175,7 +175,7 @@ func (s *server) connect(parent context.Context) {
 				s.instructions = init.Instructions
 				s.impl = init.ServerInfo
 				s.connectedAt = s.m.opts.Now()
-				s.catalog, s.subscribed = catalog{}, nil
+				s.catalog, s.subscribed = declared(init), nil
 			}
 			s.mu.Unlock()
 			if stale {

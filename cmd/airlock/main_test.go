@@ -72,6 +72,10 @@ type checkJSON struct {
 		InstructionsChanged                  bool     `json:"instructions_changed"`
 		Env                                  []string `json:"env"`
 		Location                             *location
+		// The demo servers offer no resources or prompts: always empty lists.
+		Resources         []json.RawMessage `json:"resources"`
+		ResourceTemplates []json.RawMessage `json:"resource_templates"`
+		Prompts           []json.RawMessage `json:"prompts"`
 	}
 	Tools []struct {
 		Server, Name, Qualified, Tier, Policy, Pin string
