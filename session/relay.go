@@ -156,8 +156,8 @@ func (g *Gateway) syncRelay(snap *Snapshot) []string {
 func (g *Gateway) resubscribe(snap *Snapshot) {
 	var again []string
 	for _, sv := range snap.Servers {
-		// A connection counts once its catalog is listed (it says whether the
-		// server takes subscriptions), which comes after it is ready.
+		// A connection counts once it is ready with the resources capability
+		// declared (which says whether the server takes subscriptions).
 		if sv.Status != StatusReady || !sv.OffersResources {
 			continue
 		}
