@@ -65,7 +65,8 @@ type GatewayOptions struct {
 
 // Gateway serves every tool that is not blocked to AI agents over streamable HTTP, as
 // SERVER__TOOL, with the effective annotations; every call goes through the Manager's
-// approval engine, in a taint context of its own per agent session. Construct it with
+// approval engine, in a taint context of its own per agent session. Resources,
+// templates and prompts are relayed too (relay.go). Construct it with
 // NewGateway, start it with Start, stop it with Close.
 type Gateway struct {
 	m     *Manager
