@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -684,4 +685,36 @@ func TestRelay_AgentSubscriptionsBounded(t *testing.T) {
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(0)}); err != nil {
 		t.Errorf("subscribing again to a held URI: %v", err)
 	}
+}
+
+// An agent that sent a progress token hears that its read waits for a person, and
+// cancelling withdraws the question, as for a call.
+func TestRelay_ReadWaitingIsToldAndCancelWithdraws(t *testing.T) {
+	f := startRelay(t, trust.Untrusted, func(c *config.Config) {
+		for i := range c.Servers {
+			if c.Servers[i].Name == "beta" {
+				c.Servers[i].Resources = trust.Ask
+			}
+		}
+	})
+	a := answerWith(t, f.m) // sees, never answers
+	var told atomic.Int32
+	cs := agent(t, f.g, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		if strings.Contains(req.Params.Message, `waiting for a person to approve reading "test://same/readme" of beta`) {
+			told.Add(1)
+		}
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		params := &mcp.ReadResourceParams{URI: session.RelayURI("beta", "test://same/readme")}
+		params.SetProgressToken("tok-read")
+		_, err := cs.ReadResource(ctx, params)
+		errc <- err
+	}()
+	<-a.seen
+	waitFor(t, "a waiting progress notification for the read", 5*time.Second, func() bool { return told.Load() > 0 })
+	cancel()
+	<-errc
+	waitFor(t, "the read's question to be withdrawn", 5*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
 }
