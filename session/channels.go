@@ -563,6 +563,8 @@ func (s *server) resourceUpdated(gen uint64, p *mcp.ResourceUpdatedNotificationP
 	ok := s.gen == gen && s.subscribed[p.URI]
 	s.mu.Unlock()
 	if ok {
-		s.m.events.push(ResourceUpdated{Server: s.cfg.Name, Gen: gen, URI: p.URI})
+		ev := ResourceUpdated{Server: s.cfg.Name, Gen: gen, URI: p.URI}
+		s.m.events.push(ev)
+		s.m.resourceUpdatedHooks(ev)
 	}
 }

@@ -67,11 +67,15 @@ type GatewayOptions struct {
 	// minutes for a person, or an event stream that stays open, is never cut for
 	// taking long; http.Server.WriteTimeout would cut both.
 	WriteTimeout time.Duration
+	// MaxSubscriptions bounds the resources one agent session may subscribe to
+	// (default MaxAgentSubscriptions).
+	MaxSubscriptions int
 }
 
 // Gateway serves every tool that is not blocked to AI agents over streamable HTTP, as
 // SERVER__TOOL, with the effective annotations; every call goes through the Manager's
-// approval engine, in a taint context of its own per agent session. Construct it with
+// approval engine, in a taint context of its own per agent session. Resources,
+// templates and prompts are relayed too (relay.go). Construct it with
 // NewGateway, start it with Start, stop it with Close.
 type Gateway struct {
 	m     *Manager
@@ -94,6 +98,8 @@ type Gateway struct {
 	inflightMu sync.Mutex
 	inflight   int64
 	refuseMu   sync.Mutex
+
+	relay relayed // resources, templates and prompts served (relay.go); mu guards it
 
 	ln      net.Listener
 	httpSrv *http.Server
@@ -123,6 +129,9 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 30 * time.Second
 	}
+	if opts.MaxSubscriptions <= 0 {
+		opts.MaxSubscriptions = MaxAgentSubscriptions
+	}
 	host, _, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("gateway listen %q: %w", opts.Listen, err)
@@ -138,12 +147,18 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 		ended:   map[string]bool{},
 		resync:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
+		relay:   newRelayed(),
 	}
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	relayCapabilities(caps)
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "airlock-gateway", Title: "airlock", Version: m.opts.Version}, &mcp.ServerOptions{
-		Instructions: "airlock relays these tools from the servers it is connected to. A person approves risky calls; a denied call returns an error result that says why.",
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Instructions:       "airlock relays the tools, resources and prompts of the servers it is connected to. Resource URIs are airlock://SERVER/URI (or airlock://SERVER?ESCAPED-URI): read them as listed or linked. A person approves risky calls and reads; a denied one returns an error that says why.",
+		Capabilities:       caps,
+		CompletionHandler:  g.completeHandler,
+		SubscribeHandler:   g.subscribeHandler,
+		UnsubscribeHandler: g.unsubscribeHandler,
 	})
-	g.srv.AddReceivingMiddleware(g.auditUnknownTools, g.listingTaint)
+	g.srv.AddReceivingMiddleware(g.auditUnknownTools, g.listingTaint, g.relayMiddleware)
 	return g, nil
 }
 
@@ -247,8 +262,10 @@ func (g *Gateway) Start() error {
 		default:
 		}
 	})
-	g.wg.Add(1)
+	g.m.onResourceUpdated(g.resourceUpdated)
+	g.wg.Add(2)
 	go g.syncLoop()
+	go g.updateLoop()
 	g.httpSrv = &http.Server{
 		Handler:           writeDeadlines(g.Handler(), g.opts.WriteTimeout),
 		ReadHeaderTimeout: g.opts.ReadHeaderTimeout,
@@ -347,6 +364,7 @@ func (g *Gateway) sync() {
 		}
 		g.exposed[q] = gatewayTool{ref: ti.Ref, key: key}
 	}
+	skipped = append(skipped, g.syncRelay(snap)...)
 	var gone []string
 	for q := range g.exposed {
 		if !want[q] {
@@ -383,7 +401,7 @@ func agentTool(ti ToolInfo) (*mcp.Tool, error) {
 	if len(ti.InputSchema) == 0 || json.Unmarshal(ti.InputSchema, &obj) != nil || obj.Type != "object" {
 		return nil, errors.New(`input schema is not of type "object", which MCP requires`)
 	}
-	eff := ti.Class.Effective
+	eff := agentHints(ti.Class)
 	t := &mcp.Tool{
 		Name:        ti.Ref.Qualified(),
 		Title:       ti.Title,
@@ -401,6 +419,26 @@ func agentTool(ti ToolInfo) (*mcp.Tool, error) {
 		t.OutputSchema = ti.OutputSchema
 	}
 	return t, nil
+}
+
+// agentHints are the hints an agent is served: the effective ones made coherent with
+// the tier airlock acts on. The spec gives an absent destructiveHint the default true
+// and says it means nothing for a read-only tool, so a read-only tool's effective hints
+// say "read-only and destructive"; an agent that reads both must not be told that. A
+// read-only tool is served as not destructive and idempotent (a read has no effect to
+// repeat); a write tool as neither read-only nor destructive; a destructive tool as
+// destructive and not read-only. Open world is the effective value.
+func agentHints(c trust.Classification) trust.Effective {
+	e := c.Effective
+	switch trust.TierOf(e) {
+	case trust.TierRead:
+		e.ReadOnly, e.Destructive, e.Idempotent = true, false, true
+	case trust.TierWrite:
+		e.ReadOnly, e.Destructive = false, false
+	default:
+		e.ReadOnly, e.Destructive = false, true
+	}
+	return e
 }
 
 // addTool registers a tool; go-sdk panics on schemas it cannot serve, which must not
@@ -445,7 +483,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 				}
 				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: msg})
 			}
-			stopWaiting = g.tellWaiting(ctx, ctxName, ref, func(msg string) {
+			stopWaiting = g.tellWaiting(ctx, ctxName, ref, ref.Qualified(), func(msg string) {
 				notify(&mcp.ProgressNotificationParams{Message: msg})
 			})
 		}
@@ -462,13 +500,29 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		case err != nil:
 			return errorResult("airlock could not complete this call: " + agentText(err.Error())), nil
 		}
-		return out.Result, nil
+		return relayResult(ref.Server, out.Result), nil
 	}
+}
+
+// relayResult is a server's tool result as an agent gets it: resource links and
+// embedded resources name relay URIs (see RelayURI), so the agent can read them
+// through the gateway. The server's result itself is not changed.
+func relayResult(server string, res *mcp.CallToolResult) *mcp.CallToolResult {
+	if res == nil {
+		return nil
+	}
+	content := relayContent(server, res.Content)
+	if len(content) > 0 && &content[0] == &res.Content[0] {
+		return res
+	}
+	cp := *res
+	cp.Content = content
+	return &cp
 }
 
 // tellWaiting sends a progress notification every WaitingEvery while the call waits
 // for a person, so an agent that asked for progress knows it is not lost.
-func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref, send func(string)) func() {
+func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref, what string, send func(string)) func() {
 	stop := make(chan struct{})
 	var once sync.Once
 	go func() {
@@ -483,7 +537,7 @@ func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref
 			case <-t.C:
 				for _, p := range g.m.engine.Pending() {
 					if p.Request.Context == ctxName && p.Tool.Ref == ref {
-						send(fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", ref.Qualified(), time.Until(p.Deadline).Round(time.Second)))
+						send(fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", what, time.Until(p.Deadline).Round(time.Second)))
 						break
 					}
 				}
@@ -511,6 +565,7 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		select {
 		case <-waited:
 			g.m.engine.EndContext(ctxName)
+			g.endRelaySession(ss.ID())
 			g.mu.Lock()
 			delete(g.ended, ss.ID())
 			g.mu.Unlock()

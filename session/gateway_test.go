@@ -296,3 +296,49 @@ func TestGatewayTokenPersists(t *testing.T) {
 		t.Errorf("tokens %q %q %v", a, b, err)
 	}
 }
+
+// Issue 13: the annotations an agent sees are coherent with the tier airlock gives the
+// tool. A read-only tool is served with destructiveHint false (the spec's default true
+// for an absent destructiveHint means nothing once a tool is read-only, and an agent
+// that reads both hints must not see a tool that is at once read-only and destructive);
+// a write tool is neither read-only nor destructive; a destructive tool is destructive.
+func TestGatewayAnnotations_CoherentWithTier(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	g := startGateway(t, m)
+	cs := agent(t, g, nil)
+	served := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		served[tool.Name] = tool
+	}
+	tiers := map[trust.Tier]int{}
+	for _, ti := range m.Snapshot().Tools {
+		tool := served[ti.Ref.Qualified()]
+		if tool == nil {
+			continue
+		}
+		tiers[ti.Class.Tier]++
+		an := tool.Annotations
+		if an == nil || an.DestructiveHint == nil || an.OpenWorldHint == nil {
+			t.Errorf("%s: annotations %+v, want every hint stated", tool.Name, an)
+			continue
+		}
+		wantRO := ti.Class.Tier == trust.TierRead
+		wantDestructive := ti.Class.Tier == trust.TierDestructive
+		if an.ReadOnlyHint != wantRO || *an.DestructiveHint != wantDestructive {
+			t.Errorf("%s (tier %v): served readOnlyHint %v destructiveHint %v, want %v %v",
+				tool.Name, ti.Class.Tier, an.ReadOnlyHint, *an.DestructiveHint, wantRO, wantDestructive)
+		}
+		if wantRO && !an.IdempotentHint {
+			t.Errorf("%s (tier read): served idempotentHint false; a read has no effect to repeat", tool.Name)
+		}
+		if *an.OpenWorldHint != ti.Class.Effective.OpenWorld {
+			t.Errorf("%s: served openWorldHint %v, want the effective %v", tool.Name, *an.OpenWorldHint, ti.Class.Effective.OpenWorld)
+		}
+	}
+	if tiers[trust.TierRead] == 0 || tiers[trust.TierDestructive] == 0 {
+		t.Fatalf("the demo served tiers %v; the test needs read and destructive tools", tiers)
+	}
+}

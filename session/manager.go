@@ -120,6 +120,8 @@ type Manager struct {
 
 	subsMu sync.Mutex
 	subs   []func()
+	// updatedSubs run for every ResourceUpdated (the gateway's relay, relay.go).
+	updatedSubs []func(ResourceUpdated)
 
 	mu          sync.Mutex
 	over        Overrides         // the person's live changes; guarded by mu
