@@ -487,20 +487,40 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	return c, nil
 }
 
-// Subscribe asks a server for notifications/resources/updated about uri; they
-// arrive as ResourceUpdated events. It is refused when the server does not take
-// subscriptions or its resources are denied. A subscription lasts for the current
-// connection (a reconnect drops it).
+// Subscribe asks a server for notifications/resources/updated about uri for the
+// person; they arrive as ResourceUpdated events. It is refused when the server does
+// not take subscriptions or its resources are denied. A subscription lasts for the
+// current connection (a reconnect drops it).
 func (m *Manager) Subscribe(ctx context.Context, server, uri string) error {
-	return m.subscription(ctx, server, uri, true)
+	return m.subscription(ctx, HolderPerson, server, uri, true)
 }
 
-// Unsubscribe ends a subscription Subscribe made.
+// Unsubscribe ends the person's subscription Subscribe made.
 func (m *Manager) Unsubscribe(ctx context.Context, server, uri string) error {
-	return m.subscription(ctx, server, uri, false)
+	return m.subscription(ctx, HolderPerson, server, uri, false)
 }
 
-func (m *Manager) subscription(ctx context.Context, server, uri string, on bool) error {
+// The holders of a subscription: the person in the TUI, and the gateway for all its
+// agent sessions (it counts its sessions itself).
+const (
+	HolderPerson  = "you"
+	HolderGateway = "gateway"
+)
+
+// SubscribeFor and UnsubscribeFor subscribe and unsubscribe on behalf of holder. One
+// upstream subscription serves every holder of a URI: the server is asked to
+// subscribe when the first holder arrives and to stop when the last one leaves, so
+// one holder letting go never ends another's updates.
+func (m *Manager) SubscribeFor(ctx context.Context, holder, server, uri string) error {
+	return m.subscription(ctx, holder, server, uri, true)
+}
+
+// UnsubscribeFor ends holder's subscription to uri (see SubscribeFor).
+func (m *Manager) UnsubscribeFor(ctx context.Context, holder, server, uri string) error {
+	return m.subscription(ctx, holder, server, uri, false)
+}
+
+func (m *Manager) subscription(ctx context.Context, holder, server, uri string, on bool) error {
 	s, ok := m.servers[server]
 	if !ok {
 		return fmt.Errorf("subscribing: no server %q", server)
@@ -520,11 +540,26 @@ func (m *Manager) subscription(ctx context.Context, server, uri string, on bool)
 	if on && (tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked) {
 		return &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
 	}
+	// subMu orders the holders' changes: the first-in and last-out decisions and
+	// the round trips they lead to happen one at a time per server.
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
 	s.mu.Lock()
 	cs := s.cs
+	holders := s.subscribed[uri]
+	held := holders[holder]
+	send := (on && len(holders) == 0) || (!on && held && len(holders) == 1)
+	if cs != nil && !send && on {
+		holders[holder] = true
+	} else if cs != nil && !send && held {
+		delete(holders, holder)
+	}
 	s.mu.Unlock()
 	if cs == nil {
 		return fmt.Errorf("subscribing to a resource of %s: %w", server, ErrNotReady)
+	}
+	if !send {
+		return nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	defer cancel()
@@ -541,9 +576,9 @@ func (m *Manager) subscription(ctx context.Context, server, uri string, on bool)
 	if s.cs == cs {
 		if on {
 			if s.subscribed == nil {
-				s.subscribed = map[string]bool{}
+				s.subscribed = map[string]map[string]bool{}
 			}
-			s.subscribed[uri] = true
+			s.subscribed[uri] = map[string]bool{holder: true}
 		} else {
 			delete(s.subscribed, uri)
 		}
@@ -560,7 +595,7 @@ func (s *server) resourceUpdated(gen uint64, p *mcp.ResourceUpdatedNotificationP
 		return
 	}
 	s.mu.Lock()
-	ok := s.gen == gen && s.subscribed[p.URI]
+	ok := s.gen == gen && len(s.subscribed[p.URI]) > 0
 	s.mu.Unlock()
 	if ok {
 		ev := ResourceUpdated{Server: s.cfg.Name, Gen: gen, URI: p.URI}

@@ -186,7 +186,7 @@ func (g *Gateway) resubscribe(snap *Snapshot) {
 		for _, u := range again {
 			server, uri, _ := ParseRelayURI(u)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = g.m.Subscribe(ctx, server, uri)
+			_ = g.m.SubscribeFor(ctx, HolderGateway, server, uri)
 			cancel()
 		}
 	}()
@@ -383,7 +383,7 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 	if full {
 		return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock denied this subscription: an agent session holds at most " + strconv.Itoa(g.opts.MaxSubscriptions) + " subscriptions; unsubscribe from one first"}
 	}
-	if err := g.m.Subscribe(ctx, server, uri); err != nil {
+	if err := g.m.SubscribeFor(ctx, HolderGateway, server, uri); err != nil {
 		return channelError(ctx, "subscription", err)
 	}
 	g.mu.Lock()
@@ -409,7 +409,7 @@ func (g *Gateway) unsubscribeHandler(ctx context.Context, req *mcp.UnsubscribeRe
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
 	}
-	if err := g.m.Unsubscribe(ctx, server, uri); err != nil {
+	if err := g.m.UnsubscribeFor(ctx, HolderGateway, server, uri); err != nil {
 		return channelError(ctx, "unsubscription", err)
 	}
 	return nil
@@ -440,7 +440,7 @@ func (g *Gateway) endRelaySession(id string) {
 	for _, u := range last {
 		if server, uri, err := ParseRelayURI(u); err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = g.m.Unsubscribe(ctx, server, uri)
+			_ = g.m.UnsubscribeFor(ctx, HolderGateway, server, uri)
 			cancel()
 		}
 	}

@@ -378,10 +378,13 @@ func TestRelay_SubscriptionSurvivesReconnect(t *testing.T) {
 		sv, _ := f.m.Snapshot().Server("alpha")
 		return sv.Gen != gen && sv.Status == session.StatusReady && f.ups["alpha"].subscribed("test://same/readme") >= 2
 	})
-	_ = f.ups["alpha"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
+	// The server counts the subscribe before airlock has its answer: until then an
+	// update is dropped (it is for no URI anyone holds), so it is sent again until
+	// one arrives.
 	waitFor(t, "resources/updated after the reconnect", 10*time.Second, func() bool {
+		_ = f.ups["alpha"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
 		u, _, _ := f.events.snapshot()
-		return len(u) == 1 && u[0] == alphaReadme
+		return len(u) >= 1 && u[0] == alphaReadme
 	})
 }
 
@@ -717,4 +720,45 @@ func TestRelay_ReadWaitingIsToldAndCancelWithdraws(t *testing.T) {
 	cancel()
 	<-errc
 	waitFor(t, "the read's question to be withdrawn", 5*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
+}
+
+// The person's subscription in the TUI and the agents' subscriptions are separate
+// holders of one upstream subscription: the last agent letting go must not end the
+// person's, and the server is told to stop only when nobody holds the URI.
+func TestRelay_AgentUnsubscribeKeepsThePersonsSubscription(t *testing.T) {
+	f := startRelay(t, trust.Trusted, nil)
+	ctx := context.Background()
+	alphaReadme := session.RelayURI("alpha", "test://same/readme")
+	if err := f.m.Subscribe(ctx, "alpha", "test://same/readme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: alphaReadme}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: alphaReadme}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.ups["alpha"].subscribed("test://same/readme"); n == 0 {
+		t.Fatal("the agent's unsubscribe ended the person's subscription at the server")
+	}
+	_ = f.ups["alpha"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
+	waitFor(t, "resources/updated for the person", 10*time.Second, func() bool {
+		for {
+			ectx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+			ev, ok := f.m.Next(ectx)
+			cancel()
+			if !ok {
+				return false
+			}
+			if u, ok := ev.(session.ResourceUpdated); ok && u.URI == "test://same/readme" {
+				return true
+			}
+		}
+	})
+	if err := f.m.Unsubscribe(ctx, "alpha", "test://same/readme"); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.ups["alpha"].subscribed("test://same/readme"); n != 0 {
+		t.Fatalf("nobody holds the URI, the server still counts %d subscriptions", n)
+	}
 }

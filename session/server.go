@@ -60,7 +60,8 @@ type server struct {
 	// trailing do tool refreshes; subscribed holds the URIs subscribed to on the
 	// current connection (a resources/updated for another URI is dropped).
 	catRefreshing, catTrailing bool
-	subscribed                 map[string]bool
+	subscribed                 map[string]map[string]bool // URI → holders (SubscribeFor)
+	subMu                      sync.Mutex                 // orders subscription changes (channels.go)
 	// client is the go-sdk client of the current connection (it holds the roots).
 	client *mcp.Client
 	// roots are the file:// URIs roots/list answers (nil: the roots capability is
