@@ -361,16 +361,11 @@ func decodeObject(args []byte) (map[string]any, error) {
 // RememberRule saves a remembered decision for tool: the proposal's conditions with
 // policy (allow or deny), audited (kind rule-saved). An allow rule is refused for a
 // destructive tool (every destructive call keeps its question, as with grants), and
-// a proposal for another tool is refused. from says where it came from.
+// a proposal for another tool is refused; so is a condition the tool's schema cannot
+// satisfy (CheckProposal). from says where it came from.
 func (e *Engine) RememberRule(p RuleProposal, policy trust.Action, tool ToolInfo, from string) (SavedRule, error) {
-	if p.Server != tool.Ref.Server || p.Tool != tool.Ref.Tool {
-		return SavedRule{}, fmt.Errorf("the rule is for %s, not %s", trust.Ref{Server: p.Server, Tool: p.Tool}.Qualified(), tool.Ref.Qualified())
-	}
-	if policy == trust.Allow && tool.Class.Tier >= trust.TierDestructive {
-		return SavedRule{}, fmt.Errorf("%s is %s: it is never always allowed, every call asks", tool.Ref.Qualified(), tool.Class.Tier)
-	}
-	if policy != trust.Allow && policy != trust.Deny && policy != trust.Ask {
-		return SavedRule{}, errors.New("policy must be allow, ask or deny")
+	if err := CheckProposal(p, policy, tool); err != nil {
+		return SavedRule{}, err
 	}
 	sr := SavedRule{ID: newRuleID(), Server: p.Server, Tool: p.Tool, When: p.When, Policy: policy.String(), Reason: p.Reason, From: from, Created: e.now().UTC().Truncate(time.Second)}
 	if _, err := compileOne(sr, e.home, RulesFile); err != nil {

@@ -121,6 +121,15 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 			word = "✓ allowed for this context"
 		}
 		m.status = word + ": " + inline(m.st, o.Pending.Tool.Ref.Qualified(), 40)
+		if r := resp.Remember; r != nil {
+			// The engine saves the rule before the call goes on; a rule it refuses
+			// denies the call, and the activity says why.
+			always := "always allow"
+			if resp.Answer == session.Deny {
+				always = "always deny"
+			}
+			m.status += " · saving the rule " + always + " when " + inline(m.st, session.DescribeWhen(r.When), 80) + " to rules.toml (K lists it)"
+		}
 		return m, answerCmd(m.sess.Engine(), id, resp)
 	case question.Elicited:
 		m.status = "answered " + inline(m.st, o.Elicitation.Server, 32) + "'s request: " + o.Action

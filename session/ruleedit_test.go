@@ -1,0 +1,74 @@
+package session_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// Issue 14, the dialog's editable proposal: the proposal is shown as one TOML inline
+// table, read back exactly; an edit that cannot be a rule, or that the tool's schema
+// says can never match, is refused with the reason (and nothing is saved).
+func TestRules_EditedProposalParsedAndChecked(t *testing.T) {
+	tool := session.ToolInfo{
+		Ref:         trust.Ref{Server: "web", Tool: "fetch_url"},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"max_bytes":{"type":"integer"},"opts":{"type":"object","properties":{"mode":{"type":"string"}}}}}`),
+		Class:       trust.Classification{Tier: trust.TierWrite},
+	}
+	prop := session.ProposeRule(tool, []byte(`{"url":"https://docs.python.org/3/","max_bytes":5,"opts":{"mode":"a \"q\" é"}}`))
+	text := session.FormatWhen(prop.When)
+	if !strings.Contains(text, `url = { host = ["docs.python.org"] }`) || strings.ContainsAny(text, "\n") {
+		t.Fatalf("FormatWhen = %s", text)
+	}
+	back, err := session.ParseWhen(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop2 := prop
+	prop2.When = back
+	if err := session.CheckProposal(prop2, trust.Allow, tool); err != nil {
+		t.Fatalf("the unedited proposal is refused: %v", err)
+	}
+	if session.FormatWhen(back) != text {
+		t.Errorf("round trip: %s != %s", session.FormatWhen(back), text)
+	}
+	// widening the host list is a valid edit
+	if w, err := session.ParseWhen(`{ url = { host = ["docs.python.org", "*.go.dev"] } }`); err != nil || !reflect.DeepEqual(w["url"]["host"], []any{"docs.python.org", "*.go.dev"}) {
+		t.Errorf("widened: %v %v", w, err)
+	}
+	bad := []struct{ text, want string }{
+		{`{ url = { regex = "x" } }`, `unknown matcher "regex"`},
+		{`{ url = { host = ["*evil.com"] } }`, "wildcard"},
+		{`{ path = { glob = "~/x" } }`, `declares no field "path"`},
+		{`{ max_bytes = { glob = "/x/**" } }`, "which glob cannot compare"},
+		{`{ url = "docs.python.org" }`, "a table of matchers"},
+		{`{ url = { host = "a" } }` + "\nextra = 1", "one line"},
+		{`{ url = { host = "a" }`, "not a TOML inline table"},
+		{``, "empty"},
+		{`{ url = {} }`, "no matcher"},
+	}
+	for _, b := range bad {
+		w, err := session.ParseWhen(b.text)
+		if err == nil {
+			p := prop
+			p.When = w
+			err = session.CheckProposal(p, trust.Allow, tool)
+		}
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%q: error %v, want one saying %q", b.text, err, b.want)
+		}
+	}
+	// an allow rule for a destructive tool is refused; a deny rule is not
+	d := tool
+	d.Class.Tier = trust.TierDestructive
+	if err := session.CheckProposal(prop2, trust.Allow, d); err == nil {
+		t.Error("an always-allow of a destructive tool passed")
+	}
+	if err := session.CheckProposal(prop2, trust.Deny, d); err != nil {
+		t.Errorf("an always-deny of a destructive tool: %v", err)
+	}
+}
