@@ -122,6 +122,27 @@ type Engine struct {
 	watchers map[string]*progressWatch // by progress token
 	waiting  map[string]int            // calls waiting for a person, per context
 	waitSize int64                     // argument bytes of every waiting call
+	// ruleHits counts, by rule name (a config key path or a rules.toml id), the
+	// calls each rule matched in this process.
+	ruleHits map[string]int
+}
+
+func (e *Engine) countRule(name string) {
+	e.mu.Lock()
+	if e.ruleHits == nil {
+		e.ruleHits = map[string]int{}
+	}
+	e.ruleHits[name]++
+	e.mu.Unlock()
+}
+
+// RuleMatches is how many calls the rule named name (a config key path such as
+// servers.web.tools.fetch_url.rules[0], or a remembered rule's id) matched in this
+// process: once per call, whatever it then decided.
+func (e *Engine) RuleMatches(name string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ruleHits[name]
 }
 
 // progressWatch is one running call's progress token: whose it is, and where its
@@ -190,9 +211,6 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 		}
 	}
 	rule = ruleFor(sets, lists, args, e.home, local)
-	if rule != nil && rule.Source == RulesFile && e.rules != nil {
-		e.rules.count(rule.Name)
-	}
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
@@ -279,6 +297,11 @@ type decision struct {
 // err is the caller's ctx error when the caller withdrew the call.
 func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (decision, error) {
 	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
+	if rule != nil {
+		// Counted here, once per call: the check just before forwarding decides
+		// again, and that is not a second match.
+		e.countRule(rule.Name)
+	}
 	if v.Action == trust.Deny {
 		if v.By != trust.DecidedByRule {
 			v.By = denier(tool)

@@ -1,8 +1,10 @@
 package session_test
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,5 +72,42 @@ func TestRules_EditedProposalParsedAndChecked(t *testing.T) {
 	}
 	if err := session.CheckProposal(prop2, trust.Deny, d); err != nil {
 		t.Errorf("an always-deny of a destructive tool: %v", err)
+	}
+}
+
+// Issue 14 (rules2 item 2): how often a rule matched is counted once per call — the
+// check just before forwarding decides again, and is not a second match — for the
+// config's rules and remembered ones alike; AllRules lists both with where each
+// came from.
+func TestRules_MatchCountedOncePerCall(t *testing.T) {
+	_, m, _ := rulesSetup(t)
+	n := 0
+	call := func(url string) {
+		t.Helper()
+		b, _ := json.Marshal(fetchArgs(url))
+		n++ // a fetch taints its context: each call gets a clean one
+		if out, err := m.Call(context.Background(), session.CallRequest{Context: "agent-" + strconv.Itoa(n), Server: "web", Tool: "fetch_url", Args: b}); err != nil || out.Verdict.By != trust.DecidedByRule {
+			t.Fatalf("%s: %v %+v", url, err, out)
+		}
+	}
+	for range 3 {
+		call("https://docs.python.org/3/")
+	}
+	tool := mustTool(t, m, "web", "fetch_url")
+	saved, err := m.Engine().RememberRule(session.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}}, trust.Allow, tool, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call("https://example.org/a")
+	call("https://example.org/b")
+	all, err := m.AllRules()
+	if err != nil || len(all) != 2 {
+		t.Fatalf("AllRules = %+v, %v", all, err)
+	}
+	if c := all[0]; c.Remembered || c.Source != "config.toml:3" || c.Matched != 3 || c.Server != "web" || c.Tool != "fetch_url" || c.Policy != trust.Allow {
+		t.Errorf("the config rule: %+v, want matched 3 from config.toml:3", c)
+	}
+	if r := all[1]; !r.Remembered || r.Name != saved.ID || r.Source != "rules.toml" || r.Matched != 2 {
+		t.Errorf("the remembered rule: %+v, want matched 2 from rules.toml", r)
 	}
 }

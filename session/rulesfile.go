@@ -75,13 +75,12 @@ type rulesStore struct {
 	last    fs.FileInfo
 	saved   []SavedRule
 	byTool  map[trust.Ref][]trust.Rule
-	sets    map[trust.Ref]*trust.RuleSet
-	matched map[string]int // by rule ID, in this process
-	err     error          // the last load's error (the previous rules stay)
+	sets   map[trust.Ref]*trust.RuleSet
+	err    error // the last load's error (the previous rules stay)
 }
 
 func newRulesStore(path, home string) *rulesStore {
-	return &rulesStore{path: path, home: home, byTool: map[trust.Ref][]trust.Rule{}, matched: map[string]int{}}
+	return &rulesStore{path: path, home: home, byTool: map[trust.Ref][]trust.Rule{}}
 }
 
 // compile turns saved rules into trust rules, named by ID, source "rules.toml".
@@ -262,12 +261,6 @@ func (s *rulesStore) forTool(ref trust.Ref) (*trust.RuleSet, []trust.Rule) {
 	return set, rules
 }
 
-func (s *rulesStore) count(id string) {
-	s.mu.Lock()
-	s.matched[id]++
-	s.mu.Unlock()
-}
-
 // RememberedRule is one line of the rules list: the saved rule, how often it decided
 // a call in this process, and its sentence.
 type RememberedRule struct {
@@ -390,15 +383,19 @@ func (e *Engine) Rules() ([]RememberedRule, error) {
 		return nil, nil
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.reloadLocked()
-	return remembered(s.saved, s.matched, s.home), s.err
+	saved, home, err := s.saved, s.home, s.err
+	s.mu.Unlock()
+	return remembered(saved, e.RuleMatches, home), err
 }
 
-func remembered(saved []SavedRule, matched map[string]int, home string) []RememberedRule {
+func remembered(saved []SavedRule, matched func(string) int, home string) []RememberedRule {
 	out := make([]RememberedRule, 0, len(saved))
 	for _, sr := range saved {
-		r := RememberedRule{SavedRule: sr, Matched: matched[sr.ID]}
+		r := RememberedRule{SavedRule: sr}
+		if matched != nil {
+			r.Matched = matched(sr.ID)
+		}
 		if _, err := compileOne(sr, home, RulesFile); err != nil {
 			r.Problem = err.Error()
 		}
