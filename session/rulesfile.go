@@ -71,10 +71,10 @@ type rulesStore struct {
 	path string // "" keeps remembered rules in memory for this run
 	home string
 
-	mu      sync.Mutex
-	last    fs.FileInfo
-	saved   []SavedRule
-	byTool  map[trust.Ref][]trust.Rule
+	mu     sync.Mutex
+	last   fs.FileInfo
+	saved  []SavedRule
+	byTool map[trust.Ref][]trust.Rule
 	sets   map[trust.Ref]*trust.RuleSet
 	err    error // the last load's error (the previous rules stay)
 }
