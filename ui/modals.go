@@ -7,6 +7,7 @@ package ui
 
 import (
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -124,11 +125,12 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 		if r := resp.Remember; r != nil {
 			// The engine saves the rule before the call goes on; a rule it refuses
 			// denies the call, and the activity says why.
-			always := "always allow"
+			always := "always-allow"
 			if resp.Answer == session.Deny {
-				always = "always deny"
+				always = "always-deny"
 			}
-			m.status += " · saving the rule " + always + " when " + inline(m.st, session.DescribeWhen(r.When), 80) + " to rules.toml (K lists it)"
+			m.status = word + " · saving " + always + " rule (K): " + inline(m.st, o.Pending.Tool.Ref.Qualified(), 40) +
+				" when " + inline(m.st, session.DescribeWhen(r.When), 80)
 		}
 		return m, answerCmd(m.sess.Engine(), id, resp)
 	case question.Elicited:
@@ -141,6 +143,9 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 	case question.ClearTaintAnswer:
 		return m.applyClearTaint(o)
 	case question.Chose:
+		if id, ok := strings.CutPrefix(o.Tag, choiceRevokeRule); ok {
+			return m.applyRevokeRule(id, o.Second)
+		}
 		switch o.Tag {
 		case choiceReset:
 			if !o.Second {

@@ -33,6 +33,7 @@ const (
 	screenExport                 // the exported what-if fragment
 	screenGrants                 // every context's grants and taint (grants.go)
 	screenActivity               // every call and status message, newest first
+	screenRules                  // every argument rule, config and remembered (rules.go)
 )
 
 // pane is the focused pane of the main screen.
@@ -88,6 +89,7 @@ type Model struct {
 	export   exportView
 	queue    queueView
 	grants   grantsView
+	rules    rulesView
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -160,6 +162,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		export:      newExportView(&st),
 		queue:       newQueueView(&st),
 		grants:      newGrantsView(&st),
+		rules:       newRulesView(&st),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -225,6 +228,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if mm.screen == screenGrants {
 		mm.refreshGrants()
+	}
+	if ev, ok := msg.(eventMsg); ok && mm.screen == screenRules {
+		if _, done := ev.event.(session.CallFinished); done {
+			mm.refreshRules() // a call may have matched a rule
+		}
 	}
 	mm.updateKeys()
 	return mm, cmd
@@ -331,6 +339,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case taintClearedMsg:
 		return m.taintCleared(msg)
+	case ruleRevokedMsg:
+		return m.ruleRevoked(msg)
 	case tourFetchedMsg:
 		return m, m.tourFetched(msg)
 	case tourSentMsg:
@@ -478,6 +488,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(k, m.keys.Grants) && m.screen != screenCall && m.screen != screenGrants:
 			m.openGrants()
 			return m, nil
+		case key.Matches(k, m.keys.Rules) && m.screen != screenCall && m.screen != screenRules:
+			m.openRules()
+			return m, nil
 		case key.Matches(k, m.keys.Export) && m.screen != screenCall && m.screen != screenExport:
 			m.status = "exporting the what-if changes…"
 			return m, exportCmd(m.sess)
@@ -564,6 +577,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m, cmd
 	case screenGrants:
 		return m.grantsKey(k)
+	case screenRules:
+		return m.rulesKey(k)
 	case screenExport:
 		var act exportAction
 		var cmd tea.Cmd
@@ -747,6 +762,7 @@ func (m *Model) relayout(force bool) {
 	m.hazards.SetSize(l.width, l.bodyH)
 	m.export.SetSize(l.width, l.bodyH)
 	m.grants.SetSize(l.width, l.bodyH)
+	m.rules.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
@@ -783,6 +799,7 @@ func (m *Model) setTheme(dark bool) {
 	m.export.render()
 	m.queue.st = &st
 	m.grants.st = &st
+	m.rules.st = &st
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()

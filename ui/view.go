@@ -98,6 +98,8 @@ func (m Model) bodyView() string {
 		return m.export.View()
 	case screenGrants:
 		return m.grants.View()
+	case screenRules:
+		return m.rules.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -298,6 +300,8 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.export.keyMap(), global)
 	case screenGrants:
 		return footerView(m.help, m.grants.keyMap(), global)
+	case screenRules:
+		return footerView(m.help, m.rules.keyMap(), global)
 	}
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
@@ -320,7 +324,7 @@ func (m Model) helpSections() []helpSection {
 	confirm := dialog.DefaultKeyMap()
 	for _, b := range []*key.Binding{&confirm.Next, &confirm.Prev, &confirm.Activate,
 		&confirm.Deny, &confirm.Cancel, &confirm.Up, &confirm.Down, &confirm.PageUp,
-		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.SendReason, &confirm.Back} {
+		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.SendReason, &confirm.SaveRule, &confirm.Back} {
 		b.SetEnabled(true)
 	}
 	calls := form.DefaultKeyMap()
@@ -353,6 +357,7 @@ func (m Model) helpSections() []helpSection {
 		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
 		{title: "Exported changes (E)", keys: DefaultExportKeyMap()},
 		{title: "Grants & taint (w)", keys: DefaultGrantsKeyMap()},
+		{title: "Rules (K)", keys: DefaultRulesKeyMap()},
 		{title: "A running call", keys: DefaultCallKeyMap()},
 		{title: "Results", keys: DefaultResultKeyMap()},
 		{title: "Logs", keys: DefaultLogsKeyMap()},
