@@ -284,6 +284,8 @@ func ArgsSHA256(args []byte) string {
 // decision is how authorize decided one call.
 type decision struct {
 	Verdict trust.Verdict
+	// Rule names the argument rule that decided ("NAME (SOURCE)"), "" when none did.
+	Rule string
 	// PersonReason is the person's own reason for a denial, if they gave one.
 	PersonReason string
 	// Asked is true when a person (or an external approver) was asked; Shown is then
@@ -302,14 +304,18 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		// again, and that is not a second match.
 		e.countRule(rule.Name)
 	}
+	ruled := ""
+	if rule != nil && v.By == trust.DecidedByRule {
+		ruled = rule.Label()
+	}
 	if v.Action == trust.Deny {
 		if v.By != trust.DecidedByRule {
 			v.By = denier(tool)
 		}
-		return decision{Verdict: v}, nil
+		return decision{Verdict: v, Rule: ruled}, nil
 	}
 	if v.Action != trust.Ask {
-		return decision{Verdict: v}, nil
+		return decision{Verdict: v, Rule: ruled}, nil
 	}
 	k := ctxKey(req.Context)
 	size := int64(len(req.Args))

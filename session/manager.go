@@ -316,6 +316,8 @@ type DeniedError struct {
 	Verdict trust.Verdict
 	// Reason is the person's reason for a denial, if they gave one.
 	Reason string
+	// Rule names the argument rule that denied ("NAME (SOURCE)"), "" when none did.
+	Rule string
 }
 
 func (e *DeniedError) Error() string {
@@ -366,8 +368,11 @@ type CallRequest struct {
 
 // Outcome is what happened to a call that ran.
 type Outcome struct {
-	CallID   string
-	Verdict  trust.Verdict
+	CallID  string
+	Verdict trust.Verdict
+	// Rule names the argument rule that allowed the call unasked ("NAME
+	// (SOURCE)"), "" when none did.
+	Rule     string
 	Result   *mcp.CallToolResult
 	Duration time.Duration
 }
@@ -431,7 +436,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome,
 	}
 	if d.Verdict.Action != trust.Allow {
 		_ = m.auditDecision(base, d)
-		return nil, &DeniedError{Verdict: d.Verdict, Reason: d.PersonReason}
+		return nil, &DeniedError{Verdict: d.Verdict, Reason: d.PersonReason, Rule: d.Rule}
 	}
 	// The approved call's record is on disk before the call is forwarded.
 	if err := m.auditDecision(base, d); err != nil {
@@ -442,7 +447,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest) (*Outcome,
 	m.callStarted(req.Server, callID)
 	res, err := s.call(ctx, callID, req, tool)
 	m.callEnded(req.Server, callID)
-	out := &Outcome{CallID: callID, Verdict: d.Verdict, Result: res, Duration: m.opts.Now().Sub(start)}
+	out := &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule, Result: res, Duration: m.opts.Now().Sub(start)}
 	m.auditOutcome(base, out, err)
 	if err != nil {
 		// An error's text may be the server's own words (a JSON-RPC error message),

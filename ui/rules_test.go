@@ -235,3 +235,35 @@ func TestRulesView_Golden(t *testing.T) {
 		t.Errorf("help: K among the global keys %v, a Rules section %v", global, section)
 	}
 }
+
+// Issue 14 (rules2 item 3): a call a rule decided names the rule — in the status
+// line, in Activity's list and in its full record — for a config rule and a
+// remembered one, allow and deny alike.
+func TestRules_StatusAndActivityNameTheRule(t *testing.T) {
+	rulesPath := filepath.Join(t.TempDir(), "rules.toml")
+	var writes atomic.Int32
+	sess := startRulesManager(t, rulesPath, &writes)
+	h := newHarnessFor(t, sess, 100, 30, true, Options{})
+	tool, ok := sess.Snapshot().Tool("fs", "write_file")
+	if !ok {
+		t.Fatal("no write_file")
+	}
+	saved, err := sess.Engine().RememberRule(session.RuleProposal{Server: "fs", Tool: "write_file", When: map[string]map[string]any{"path": {"glob": "/srv/project/**"}}}, trust.Allow, tool, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := outcome(t, writeCall(sess, "/srv/project/a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the allowed call", func(m Model) bool { return m.acts.calls == 1 })
+	screenHas(t, h.m.status, "fs__write_file allowed by rule "+saved.ID+" (rules.toml)")
+	if err := outcome(t, writeCall(sess, "/home/ann/.ssh/authorized_keys")); err == nil {
+		t.Fatal("the config's deny rule did not deny")
+	}
+	h.waitFor("the denied call", func(m Model) bool { return m.acts.calls == 2 })
+	screenHas(t, h.m.status, "fs__write_file denied by rule servers.fs.tools.write_file.rules[0] (config.toml:7)")
+	h.keys("v")
+	screenHas(t, h.plain(), "denied by rule servers.fs.tools.write_file.rules[0]", "allowed by rule "+saved.ID)
+	h.keys("enter") // the newest: the denial
+	screenHas(t, h.plain(), "denied by rule servers.fs.tools.write_file.rules[0] (config.toml:7)")
+}
