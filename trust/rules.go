@@ -700,17 +700,55 @@ func MatchRules(rules []Rule, a Args) *Rule {
 }
 
 // RuleSet is rules compiled for matching: each distinct field is looked up once per
-// call. Build it once per set of rules (NewRuleSet) and match many calls.
+// call, and rules are indexed by one condition each (below), so that a call is
+// compared only with the rules that could match it. Build it once per set of rules
+// (NewRuleSet) and match many calls.
+//
+// The index: a rule with an equals or one_of condition is filed under each of its
+// values; else one with a host condition under each host (a "*." pattern under its
+// domain, looked up by every parent domain of the call's host); else one with a glob
+// whose first segments are literal under those segments. The rest are compared with
+// every call. A call whose value for an indexed field cannot be compared safely is
+// compared with every deny and ask rule filed under that field (such a value
+// matches them), never with its allow rules; an absent field matches none.
 type RuleSet struct {
-	rules []Rule
-	paths [][]string // the distinct fields
-	fid   [][]int    // per rule, per condition: its field's index in paths
+	rules  []Rule
+	paths  [][]string // the distinct fields
+	fid    [][]int    // per rule, per condition: its field's index in paths
+	scan   []int      // rules not in the index, in order
+	groups []*ruleGroup
+}
+
+// ruleGroup is the index of one field by one kind of condition.
+type ruleGroup struct {
+	field int
+	kind  byte // 'e' equals/one_of, 'h' host, 'g' glob's literal leading segments
+	lits  int  // 'g': how many leading segments are literal
+	by    map[string][]int
+	// strict are the deny and ask rules of the group, for a value that cannot be
+	// compared safely.
+	strict []int
 }
 
 // NewRuleSet compiles rules (kept, not copied) for Match.
 func NewRuleSet(rules []Rule) *RuleSet {
 	s := &RuleSet{rules: rules, fid: make([][]int, len(rules))}
 	ids := map[string]int{}
+	type gkey struct {
+		field int
+		kind  byte
+		lits  int
+	}
+	groups := map[gkey]*ruleGroup{}
+	group := func(k gkey) *ruleGroup {
+		g := groups[k]
+		if g == nil {
+			g = &ruleGroup{field: k.field, kind: k.kind, lits: k.lits, by: map[string][]int{}}
+			groups[k] = g
+			s.groups = append(s.groups, g)
+		}
+		return g
+	}
 	for i := range rules {
 		s.fid[i] = make([]int, len(rules[i].When))
 		for j := range rules[i].When {
@@ -723,8 +761,155 @@ func NewRuleSet(rules []Rule) *RuleSet {
 			}
 			s.fid[i][j] = id
 		}
+		j, kind, lits := indexCond(&rules[i])
+		if j < 0 {
+			s.scan = append(s.scan, i)
+			continue
+		}
+		c := &rules[i].When[j]
+		g := group(gkey{s.fid[i][j], kind, lits})
+		switch kind {
+		case 'e':
+			for _, sc := range c.scalar {
+				if k, ok := scalarKey(sc); ok {
+					g.by[k] = append(g.by[k], i)
+				}
+			}
+		case 'h':
+			for _, hp := range c.hosts {
+				k := "=" + hp.host
+				if hp.wildcard {
+					k = "*" + hp.host
+				}
+				g.by[k] = append(g.by[k], i)
+			}
+		case 'g':
+			k := strings.Join(c.glob[:lits], "/")
+			g.by[k] = append(g.by[k], i)
+		}
+		if rules[i].Policy != Allow {
+			g.strict = append(g.strict, i)
+		}
 	}
 	return s
+}
+
+// indexCond picks the condition a rule is filed under: the first equals or one_of,
+// else the first host, else the glob with the most literal leading segments; -1 when
+// none can be (a glob starting with "**", prefix, max).
+func indexCond(r *Rule) (j int, kind byte, lits int) {
+	j = -1
+	for i := range r.When {
+		if k := r.When[i].Kind; k == MatchEquals || k == MatchOneOf {
+			return i, 'e', 0
+		}
+	}
+	for i := range r.When {
+		if r.When[i].Kind == MatchHost {
+			return i, 'h', 0
+		}
+	}
+	for i := range r.When {
+		c := &r.When[i]
+		if c.Kind != MatchGlob {
+			continue
+		}
+		n := 0
+		for n < len(c.lit) && c.lit[n] {
+			n++
+		}
+		if n > lits {
+			j, kind, lits = i, 'g', n
+		}
+	}
+	return j, kind, lits
+}
+
+// scalarKey is the index key of a scalar: two scalars have the same key exactly
+// when equals compares them equal. A NaN has none (it equals nothing).
+func scalarKey(s scalar) (string, bool) {
+	switch s.kind {
+	case 's':
+		return "s" + s.s, true
+	case 'b':
+		if s.b {
+			return "bt", true
+		}
+		return "bf", true
+	case 'n':
+		if math.IsNaN(s.n) {
+			return "", false
+		}
+		n := s.n
+		if n == 0 {
+			n = 0 // -0 equals 0
+		}
+		return "n" + strconv.FormatFloat(n, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// candidates adds to out the rules of the group that could match the call: those
+// filed under its value, or, when the value cannot be compared safely, the deny and
+// ask rules.
+func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) []int {
+	if !fm.resolved {
+		fm.resolved = true
+		fm.v, fm.ok, fm.bad = a.field(path)
+	}
+	if fm.bad {
+		return append(out, g.strict...)
+	}
+	if !fm.ok {
+		return out
+	}
+	switch g.kind {
+	case 'e':
+		sc, ok := toScalar(fm.v)
+		if !ok {
+			return append(out, g.strict...)
+		}
+		if k, ok := scalarKey(sc); ok {
+			out = append(out, g.by[k]...)
+		}
+	case 'h':
+		str, ok := fm.v.(string)
+		if !ok {
+			return append(out, g.strict...)
+		}
+		if !fm.hostDone {
+			fm.hostDone = true
+			fm.host, fm.hostOK = URLHost(str)
+		}
+		if !fm.hostOK {
+			return append(out, g.strict...)
+		}
+		h := fm.host
+		out = append(out, g.by["="+h]...)
+		for i := strings.IndexByte(h, '.'); i >= 0; i = strings.IndexByte(h, '.') {
+			h = h[i+1:]
+			out = append(out, g.by["*"+h]...)
+		}
+	case 'g':
+		str, ok := fm.v.(string)
+		if !ok {
+			return append(out, g.strict...)
+		}
+		if !fm.pathDone {
+			fm.pathDone = true
+			fm.path, fm.pathOK = cleanPath(str, a.home)
+			if fm.pathOK {
+				fm.segs = splitPath(fm.path)
+			}
+		}
+		if !fm.pathOK {
+			return append(out, g.strict...)
+		}
+		if len(fm.segs) >= g.lits {
+			out = append(out, g.by[strings.Join(fm.segs[:g.lits], "/")]...)
+		}
+	}
+	return out
 }
 
 // Len is how many rules the set holds.
@@ -741,13 +926,25 @@ func (s *RuleSet) Match(a Args) *Rule { return MatchRuleSets(a, s) }
 // MatchRuleSets is MatchRules over several sets as if they were one list, in order.
 func MatchRuleSets(a Args, sets ...*RuleSet) *Rule {
 	var best *Rule
+	var buf [16]int
 	for _, s := range sets {
 		if s.Len() == 0 {
 			continue
 		}
 		fvs := make([]fieldVal, len(s.paths))
+		cand := append(buf[:0], s.scan...)
+		for _, g := range s.groups {
+			cand = g.candidates(cand, &fvs[g.field], s.paths[g.field], a)
+		}
+		// In the order written, so that among equals the first written wins.
+		slices.Sort(cand)
+		prev := -1
 	rules:
-		for i := range s.rules {
+		for _, i := range cand {
+			if i == prev {
+				continue
+			}
+			prev = i
 			r := &s.rules[i]
 			if best != nil && !moreSpecific(r, best) {
 				continue
