@@ -39,9 +39,13 @@ rules:
 func TestRules_IndexAgreesWithScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 2))
 	conds := []func() (string, MatcherKind, any){
-		func() (string, MatcherKind, any) { return "mode", MatchEquals, []any{"fast", "slow", int64(0), true}[rng.IntN(4)] },
+		func() (string, MatcherKind, any) {
+			return "mode", MatchEquals, []any{"fast", "slow", int64(0), true}[rng.IntN(4)]
+		},
 		func() (string, MatcherKind, any) { return "mode", MatchOneOf, []any{"fast", int64(5), false} },
-		func() (string, MatcherKind, any) { return "n", MatchEquals, []any{int64(0), 2.5, int64(7)}[rng.IntN(3)] },
+		func() (string, MatcherKind, any) {
+			return "n", MatchEquals, []any{int64(0), 2.5, int64(7)}[rng.IntN(3)]
+		},
 		func() (string, MatcherKind, any) {
 			return "url", MatchHost, []any{[]any{"docs.python.org"}, []any{"*.go.dev"}, []any{"a.b.example.org", "*.example.org"}, "go.dev"}[rng.IntN(4)]
 		},
