@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -289,6 +290,12 @@ type RuleProposal struct {
 // boolean, number or short one-line string by equals; long text, lists and objects
 // are left open (the person sees the proposal and may tighten it).
 func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
+	return proposeRuleFor(runtime.GOOS, tool, args)
+}
+
+// proposeRuleFor is ProposeRule for the paths of operating system goos (a pure
+// function of it: on Windows a drive path is proposed by its folder too).
+func proposeRuleFor(goos string, tool ToolInfo, args []byte) RuleProposal {
 	p := RuleProposal{Server: tool.Ref.Server, Tool: tool.Ref.Tool, When: map[string]map[string]any{}}
 	obj, err := decodeObject(args)
 	if err != nil {
@@ -305,7 +312,7 @@ func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
 			case map[string]any:
 				walk(field+".", x)
 			case string:
-				p.When[field] = proposeString(x)
+				p.When[field] = proposeString(goos, x)
 				if p.When[field] == nil {
 					delete(p.When, field)
 				}
@@ -322,10 +329,16 @@ func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
 
 // proposeString is the tightest matcher for one string argument, or nil for a long
 // text (left open).
-func proposeString(x string) map[string]any {
+func proposeString(goos, x string) map[string]any {
 	short := len(x) <= 256 && !strings.ContainsAny(x, "\n\r")
 	equals := map[string]any{"equals": x}
 	switch {
+	case goos == "windows" && len(x) >= 3 && x[1] == ':' && (x[2] == '\\' || x[2] == '/'):
+		if c, ok := trust.CleanPathFor(goos, x, ""); ok && !strings.ContainsAny(c, "*?[") {
+			if dir := path.Dir(c); dir != c {
+				return map[string]any{"glob": strings.TrimSuffix(dir, "/") + "/*"}
+			}
+		}
 	case strings.Contains(x, "://"):
 		if h, ok := trust.URLHost(x); ok {
 			return map[string]any{"host": []any{h}}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,9 +42,11 @@ type Cond struct {
 	// patterns; max: one number).
 	Values []any
 
-	path   []string
-	glob   []string // glob: cleaned pattern segments
-	lit    []bool   // glob: the segment has no wildcard (compared with ==)
+	path      []string
+	glob      []string // glob: cleaned pattern segments
+	globLower []string // glob, where names are case-insensitive: glob in lower case
+	lit       []bool   // glob: the segment has no wildcard (compared with ==)
+	style     pathStyle
 	hosts  []hostPattern
 	max    float64
 	scalar []scalar // equals, one_of
@@ -117,7 +120,13 @@ func (c Cond) exactMatch() bool {
 // config decoded them (string, int64, float64, bool, or a list of those); home
 // expands a leading "~" in a glob (trust reads no environment).
 func NewCond(field string, kind MatcherKind, value any, home string) (Cond, error) {
-	c := Cond{Field: field, Kind: kind}
+	return NewCondFor(runtime.GOOS, field, kind, value, home)
+}
+
+// NewCondFor is NewCond for the paths of operating system goos (a glob's
+// separators, drive letters and case: see paths.go).
+func NewCondFor(goos, field string, kind MatcherKind, value any, home string) (Cond, error) {
+	c := Cond{Field: field, Kind: kind, style: styleFor(goos)}
 	if field == "" || strings.HasPrefix(field, ".") || strings.HasSuffix(field, ".") || strings.Contains(field, "..") {
 		return Cond{}, ruleError("the field " + strconv.Quote(field) + " is not a dotted path of argument names")
 	}
@@ -147,11 +156,14 @@ func NewCond(field string, kind MatcherKind, value any, home string) (Cond, erro
 		if !ok {
 			return Cond{}, ruleError("glob takes a string")
 		}
-		segs, err := compileGlob(p, home)
+		segs, err := c.style.compileGlob(p, home)
 		if err != nil {
 			return Cond{}, err
 		}
 		c.glob, c.Values = segs, []any{p}
+		if c.style.fold {
+			c.globLower = lowerAll(segs)
+		}
 		for _, seg := range segs {
 			c.lit = append(c.lit, !strings.ContainsAny(seg, "*?["))
 		}
@@ -222,41 +234,6 @@ func toScalar(v any) (scalar, bool) {
 		return scalar{kind: 'n', n: n}, true
 	}
 	return scalar{}, false
-}
-
-// compileGlob expands "~", requires an absolute pattern (or one starting with "**"),
-// and cleans it; ".." is refused in a pattern.
-func compileGlob(p, home string) ([]string, error) {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home == "" || !strings.HasPrefix(home, "/") {
-			return nil, ruleError("glob starts with ~ but the home folder is not known")
-		}
-		p = strings.TrimSuffix(home, "/") + p[1:]
-	}
-	if strings.ContainsAny(p, "\\\x00") {
-		return nil, ruleError("glob uses / as the separator and may not contain \\ or NUL")
-	}
-	if !strings.HasPrefix(p, "/") && p != "**" && !strings.HasPrefix(p, "**/") {
-		return nil, ruleError("glob must be an absolute path, start with ~/ or start with **/")
-	}
-	for _, s := range strings.Split(p, "/") {
-		if s == ".." || s == "." {
-			return nil, ruleError("glob may not contain . or .. segments")
-		}
-		if strings.Contains(s, "**") && s != "**" {
-			return nil, ruleError("** must be a whole path segment")
-		}
-		if _, err := path.Match(s, ""); err != nil {
-			return nil, ruleError("glob segment " + strconv.Quote(s) + " is malformed")
-		}
-	}
-	absolute := strings.HasPrefix(p, "/")
-	p = path.Clean(p)
-	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	if absolute && segs[0] == "" {
-		segs = nil // the root itself
-	}
-	return segs, nil
 }
 
 func compileHost(s string) (hostPattern, error) {
@@ -408,9 +385,10 @@ func punycode(s string) (string, bool) {
 
 // Args are a call's arguments, decoded once for every rule of the call.
 type Args struct {
-	v    map[string]any
-	home string
-	real map[string]string
+	v     map[string]any
+	home  string
+	real  map[string]string
+	style pathStyle
 }
 
 // fieldVal is one argument field as the rules of a call see it, looked up once, with
@@ -424,6 +402,7 @@ type fieldVal struct {
 	pathOK   bool
 	path     string
 	segs     []string
+	lower    []string // segs in lower case, where names are case-insensitive
 	hostDone bool
 	hostOK   bool
 	host     string
@@ -438,7 +417,12 @@ type fieldVal struct {
 // cleaned path only). An argument object that does not decode gives Args that match
 // no allow rule.
 func DecodeArgs(canonical []byte, home string, real map[string]string) Args {
-	a := Args{home: home, real: real}
+	return DecodeArgsFor(runtime.GOOS, canonical, home, real)
+}
+
+// DecodeArgsFor is DecodeArgs for the paths of operating system goos.
+func DecodeArgsFor(goos string, canonical []byte, home string, real map[string]string) Args {
+	a := Args{home: home, real: real, style: styleFor(goos)}
 	if len(bytes.TrimSpace(canonical)) == 0 || string(canonical) == "null" {
 		a.v = map[string]any{}
 		return a
@@ -481,6 +465,21 @@ func (a Args) field(p []string) (v any, ok, bad bool) {
 		}
 	}
 	return cur, true, false
+}
+
+// cleanPath cleans the field's value as a path once, for every glob of the call.
+func (fm *fieldVal) cleanPath(s string, a Args) {
+	if fm.pathDone {
+		return
+	}
+	fm.pathDone = true
+	fm.path, fm.pathOK = a.style.clean(s, a.home)
+	if fm.pathOK {
+		fm.segs = splitPath(fm.path)
+		if a.style.fold {
+			fm.lower = lowerAll(fm.segs)
+		}
+	}
 }
 
 func (c *Cond) eval(a Args) result {
@@ -526,18 +525,17 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 		if !ok {
 			return unsafe
 		}
-		if !fm.pathDone {
-			fm.pathDone = true
-			fm.path, fm.pathOK = cleanPath(s, a.home)
-			if fm.pathOK {
-				fm.segs = splitPath(fm.path)
-			}
-		}
+		fm.cleanPath(s, a)
 		if !fm.pathOK {
 			return unsafe
 		}
 		p := fm.path
 		if !globSegs(c.glob, c.lit, fm.segs) {
+			if c.style.fold && globSegs(c.globLower, c.lit, fm.lower) {
+				// the same name where case is ignored: never allowed by this
+				// rule, and a deny or ask rule on it holds
+				return unsafe
+			}
 			return noMatch
 		}
 		if a.real != nil {
@@ -599,20 +597,7 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 // cleaned lexically (so "~/project/../.ssh/id_rsa" is "HOME/.ssh/id_rsa"). ok is
 // false for a relative path, a backslash, NUL or invalid UTF-8: such a value cannot be
 // compared safely.
-func CleanPath(s, home string) (string, bool) { return cleanPath(s, home) }
-
-func cleanPath(s, home string) (string, bool) {
-	if s == "~" || strings.HasPrefix(s, "~/") {
-		if home == "" || !strings.HasPrefix(home, "/") {
-			return "", false
-		}
-		s = strings.TrimSuffix(home, "/") + s[1:]
-	}
-	if !strings.HasPrefix(s, "/") || strings.ContainsAny(s, "\\\x00") || !utf8.ValidString(s) {
-		return "", false
-	}
-	return path.Clean(s), true
-}
+func CleanPath(s, home string) (string, bool) { return hostStyle.clean(s, home) }
 
 func globMatch(pat []string, p string) bool {
 	lit := make([]bool, len(pat))
@@ -620,13 +605,6 @@ func globMatch(pat []string, p string) bool {
 		lit[i] = !strings.ContainsAny(seg, "*?[")
 	}
 	return globSegs(pat, lit, splitPath(p))
-}
-
-func splitPath(p string) []string {
-	if p == "/" {
-		return nil
-	}
-	return strings.Split(p[1:], "/")
 }
 
 func globSegs(pat []string, lit []bool, segs []string) bool {
@@ -724,6 +702,7 @@ type ruleGroup struct {
 	field int
 	kind  byte // 'e' equals/one_of, 'h' host, 'g' glob's literal leading segments
 	lits  int  // 'g': how many leading segments are literal
+	fold  bool // 'g': keys in lower case (names are case-insensitive)
 	by    map[string][]int
 	// strict are the deny and ask rules of the group, for a value that cannot be
 	// compared safely.
@@ -738,12 +717,13 @@ func NewRuleSet(rules []Rule) *RuleSet {
 		field int
 		kind  byte
 		lits  int
+		fold  bool
 	}
 	groups := map[gkey]*ruleGroup{}
 	group := func(k gkey) *ruleGroup {
 		g := groups[k]
 		if g == nil {
-			g = &ruleGroup{field: k.field, kind: k.kind, lits: k.lits, by: map[string][]int{}}
+			g = &ruleGroup{field: k.field, kind: k.kind, lits: k.lits, fold: k.fold, by: map[string][]int{}}
 			groups[k] = g
 			s.groups = append(s.groups, g)
 		}
@@ -767,7 +747,7 @@ func NewRuleSet(rules []Rule) *RuleSet {
 			continue
 		}
 		c := &rules[i].When[j]
-		g := group(gkey{s.fid[i][j], kind, lits})
+		g := group(gkey{s.fid[i][j], kind, lits, kind == 'g' && c.style.fold})
 		switch kind {
 		case 'e':
 			for _, sc := range c.scalar {
@@ -784,7 +764,11 @@ func NewRuleSet(rules []Rule) *RuleSet {
 				g.by[k] = append(g.by[k], i)
 			}
 		case 'g':
-			k := strings.Join(c.glob[:lits], "/")
+			segs := c.glob
+			if g.fold {
+				segs = c.globLower
+			}
+			k := strings.Join(segs[:lits], "/")
 			g.by[k] = append(g.by[k], i)
 		}
 		if rules[i].Policy != Allow {
@@ -895,18 +879,16 @@ func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) [
 		if !ok {
 			return append(out, g.strict...)
 		}
-		if !fm.pathDone {
-			fm.pathDone = true
-			fm.path, fm.pathOK = cleanPath(str, a.home)
-			if fm.pathOK {
-				fm.segs = splitPath(fm.path)
-			}
-		}
+		fm.cleanPath(str, a)
 		if !fm.pathOK {
 			return append(out, g.strict...)
 		}
-		if len(fm.segs) >= g.lits {
-			out = append(out, g.by[strings.Join(fm.segs[:g.lits], "/")]...)
+		segs := fm.segs
+		if g.fold {
+			segs = fm.lower
+		}
+		if len(segs) >= g.lits {
+			out = append(out, g.by[strings.Join(segs[:g.lits], "/")]...)
 		}
 	}
 	return out
@@ -1076,7 +1058,7 @@ func (a Args) GlobPaths(rules []Rule) []string {
 			if !ok || !isStr {
 				continue
 			}
-			if p, ok := cleanPath(s, a.home); ok && !seen[p] {
+			if p, ok := a.style.clean(s, a.home); ok && !seen[p] {
 				seen[p] = true
 				out = append(out, p)
 			}
