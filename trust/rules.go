@@ -47,9 +47,9 @@ type Cond struct {
 	globLower []string // glob, where names are case-insensitive: glob in lower case
 	lit       []bool   // glob: the segment has no wildcard (compared with ==)
 	style     pathStyle
-	hosts  []hostPattern
-	max    float64
-	scalar []scalar // equals, one_of
+	hosts     []hostPattern
+	max       float64
+	scalar    []scalar // equals, one_of
 }
 
 type hostPattern struct {
