@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -122,9 +123,45 @@ type Engine struct {
 	watchers map[string]*progressWatch // by progress token
 	waiting  map[string]int            // calls waiting for a person, per context
 	waitSize int64                     // argument bytes of every waiting call
+	// rulesOff are the rules the person turned off for this session (what-if), by
+	// name; they decide no call.
+	rulesOff map[string]trust.Ref
 	// ruleHits counts, by rule name (a config key path or a rules.toml id), the
 	// calls each rule matched in this process.
 	ruleHits map[string]int
+}
+
+func (e *Engine) setRulesOff(off map[string]trust.Ref) {
+	e.mu.Lock()
+	e.rulesOff = off
+	e.mu.Unlock()
+}
+
+// ruleOff reports whether the rule named name is turned off for this session.
+func (e *Engine) ruleOff(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, off := e.rulesOff[name]
+	return off
+}
+
+// withoutOff drops the rules turned off for this session from a tool's sets (a new
+// set is compiled only while some rule of the tool is off).
+func (e *Engine) withoutOff(sets []*trust.RuleSet, lists [][]trust.Rule) ([]*trust.RuleSet, [][]trust.Rule) {
+	e.mu.Lock()
+	off := e.rulesOff
+	e.mu.Unlock()
+	if len(off) == 0 {
+		return sets, lists
+	}
+	for i, rules := range lists {
+		if !slices.ContainsFunc(rules, func(r trust.Rule) bool { _, ok := off[r.Name]; return ok }) {
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(rules), func(r trust.Rule) bool { _, ok := off[r.Name]; return ok })
+		lists[i], sets[i] = kept, trust.NewRuleSet(kept)
+	}
+	return sets, lists
 }
 
 func (e *Engine) countRule(name string) {
@@ -210,6 +247,7 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 			sets, lists = append(sets, set), append(lists, saved)
 		}
 	}
+	sets, lists = e.withoutOff(sets, lists)
 	rule = ruleFor(sets, lists, args, e.home, local)
 	k := ctxKey(ctxName)
 	e.mu.Lock()

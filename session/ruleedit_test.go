@@ -3,12 +3,14 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -109,5 +111,86 @@ func TestRules_MatchCountedOncePerCall(t *testing.T) {
 	}
 	if r := all[1]; !r.Remembered || r.Name != saved.ID || r.Source != "rules.toml" || r.Matched != 2 {
 		t.Errorf("the remembered rule: %+v, want matched 2 from rules.toml", r)
+	}
+}
+
+// Issue 14 (rules2 item 4): turning a rule off live (what-if) recomputes the hazards
+// (the leg is guarded again once no allow rule lets it run unasked) and the call
+// asks; the export says which config rule was turned off and writes each remembered
+// rule as a config rule; appended to a config, it loads and the rules are there.
+func TestWhatIf_RuleOffRecomputesAndExportAppends(t *testing.T) {
+	_, m, _ := rulesSetup(t)
+	tool := mustTool(t, m, "web", "fetch_url")
+	saved, err := m.Engine().RememberRule(session.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}, Reason: `say "hi"`}, trust.Allow, tool, "the dialog, call c1 in context agent-\x1b[2J")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hazard := func() trust.Hazard {
+		t.Helper()
+		for _, h := range m.Snapshot().Hazards {
+			if h.Kind == trust.HazardOpenWorldExfiltration {
+				return h
+			}
+		}
+		t.Fatal("no open-world-exfiltration hazard")
+		return trust.Hazard{}
+	}
+	decide := func(url string) trust.Action {
+		b, _ := json.Marshal(fetchArgs(url))
+		v, _ := m.Engine().DecideCall("agent-x", mustTool(t, m, "web", "fetch_url"), b, true)
+		return v.Action
+	}
+	const cfgRule = "servers.web.tools.fetch_url.rules[0]"
+	if h := hazard(); !h.Unguarded || !strings.Contains(strings.Join(h.Rules, "|"), cfgRule) {
+		t.Fatalf("before: %+v", h)
+	}
+	if err := m.SetRuleOff(cfgRule, tool.Ref, true); err != nil {
+		t.Fatal(err)
+	}
+	if h := hazard(); !h.Unguarded || strings.Contains(strings.Join(h.Rules, "|"), cfgRule) || !strings.Contains(strings.Join(h.Rules, "|"), saved.ID) {
+		t.Errorf("the config rule off: %+v, want the remembered rule named instead", h)
+	}
+	if a := decide("https://docs.python.org/3/"); a != trust.Ask {
+		t.Errorf("the turned-off rule still decides: %v", a)
+	}
+	if a := decide("https://example.org/"); a != trust.Allow {
+		t.Errorf("the remembered rule no longer decides: %v", a)
+	}
+	if err := m.SetRuleOff(saved.ID, tool.Ref, true); err != nil {
+		t.Fatal(err)
+	}
+	if h := hazard(); h.Unguarded {
+		t.Errorf("every allow rule off, the hazard is still unguarded: %+v", h)
+	}
+	if a := decide("https://example.org/"); a != trust.Ask {
+		t.Errorf("the remembered rule off still decides: %v", a)
+	}
+	if err := m.SetRuleOff(saved.ID, tool.Ref, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.Overrides().RulesOff); n != 1 {
+		t.Fatalf("rules off: %d, want 1", n)
+	}
+
+	frag := m.ExportOverrides()
+	for _, want := range []string{`# rule "` + cfgRule + `" was turned off in the session`, "[[servers.web.tools.fetch_url.rules]]", `when = { url = { host = ["example.org"] } }`, `reason = "say \"hi\""`} {
+		if !strings.Contains(frag, want) {
+			t.Errorf("the export lacks %q:\n%s", want, frag)
+		}
+	}
+	if strings.Contains(frag, "\x1b") {
+		t.Errorf("an agent's name reached the export raw:\n%s", frag)
+	}
+	base := "[servers.web]\ncommand = \"true\"\ntrust = \"trusted\"\n\n[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = [\"docs.python.org\", \"*.go.dev\"] } }\npolicy = \"allow\"\nreason = \"documentation\"\n"
+	merged, err := config.Parse([]byte(base+"\n"+frag), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("the config with the export appended does not load: %v\n%s", err, frag)
+	}
+	rules := merged.Servers[0].Tools["fetch_url"].Rules
+	if len(rules) != 2 || rules[1].Policy != trust.Allow || rules[1].Reason != `say "hi"` || len(rules[1].When) != 1 || rules[1].When[0].Values[0] != "example.org" {
+		t.Errorf("the appended rules: %+v", rules)
+	}
+	if m.ResetOverrides(); decide("https://docs.python.org/3/") != trust.Allow {
+		t.Error("after the reset the config rule does not decide again")
 	}
 }

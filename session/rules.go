@@ -19,14 +19,14 @@ import (
 // asks, such a rule lets some calls run unasked, so the tool's legs are unguarded.
 func (m *Manager) allowRule(ref trust.Ref, configured []trust.Rule) string {
 	for i := range configured {
-		if configured[i].Policy == trust.Allow {
+		if configured[i].Policy == trust.Allow && (m.engine == nil || !m.engine.ruleOff(configured[i].Name)) {
 			return configured[i].Label()
 		}
 	}
 	if m.engine != nil && m.engine.rules != nil {
 		_, saved := m.engine.rules.forTool(ref)
 		for i := range saved {
-			if saved[i].Policy == trust.Allow {
+			if saved[i].Policy == trust.Allow && !m.engine.ruleOff(saved[i].Name) {
 				return saved[i].Label()
 			}
 		}

@@ -229,9 +229,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if mm.screen == screenGrants {
 		mm.refreshGrants()
 	}
-	if ev, ok := msg.(eventMsg); ok && mm.screen == screenRules {
-		if _, done := ev.event.(session.CallFinished); done {
-			mm.refreshRules() // a call may have matched a rule
+	if mm.screen == screenRules {
+		switch msg := msg.(type) {
+		case whatIfMsg:
+			mm.refreshRules() // a rule turned off or on
+		case eventMsg:
+			switch msg.event.(type) {
+			case session.CallFinished, session.OverridesChanged:
+				mm.refreshRules() // a call may have matched a rule
+			}
 		}
 	}
 	mm.updateKeys()

@@ -26,7 +26,10 @@ import (
 type RulesKeyMap struct {
 	ScrollKeyMap // moves the selection
 	Revoke       key.Binding
-	Back         key.Binding
+	// Off turns the selected rule off for this session, or back on (a what-if
+	// change: hazards are recomputed at once, E exports it).
+	Off  key.Binding
+	Back key.Binding
 }
 
 // DefaultRulesKeyMap returns the Rules view's keys.
@@ -39,6 +42,7 @@ func DefaultRulesKeyMap() RulesKeyMap {
 	return RulesKeyMap{
 		ScrollKeyMap: scroll,
 		Revoke:       key.NewBinding(key.WithKeys("x", "d"), key.WithHelp("x/d", "revoke the selected remembered rule (asks; tab, enter)")),
+		Off:          key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "turn the selected rule off for this session, or on (what-if)")),
 		Back:         key.NewBinding(key.WithKeys("esc", "K", "backspace"), key.WithHelp("esc", "back")),
 	}
 }
@@ -49,12 +53,12 @@ func (k RulesKeyMap) ShortHelp() []key.Binding {
 		b.SetHelp(b.Help().Key, desc)
 		return b
 	}
-	return []key.Binding{short(k.Down, "move"), short(k.Revoke, "revoke"), k.Back}
+	return []key.Binding{short(k.Down, "move"), short(k.Revoke, "revoke"), short(k.Off, "off/on (what-if)"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.
 func (k RulesKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Revoke, k.Back}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Revoke, k.Off, k.Back}}
 }
 
 // ruleLine is one line of the view; a rule's first line is selectable.
@@ -71,7 +75,8 @@ type rulesView struct {
 	keys RulesKeyMap
 
 	rules  []session.RuleEntry
-	err    string // the rules file's problem, if any
+	off    map[string]trust.Ref // rules turned off for this session (what-if)
+	err    string               // the rules file's problem, if any
 	lines  []ruleLine
 	cursor int // index into lines of a selectable line, -1 when none
 	offset int
@@ -153,7 +158,13 @@ func (v *rulesView) rebuild() {
 		if r.Remembered {
 			where = "remembered " + r.Name
 		}
-		add(ruleLine{text: policyMark(st, r.Policy) + " " + name + st.Muted.Render(" · "+inline(st, where, max(iw/3, 16))), rule: i, selectable: true})
+		mark := policyMark(st, r.Policy)
+		if _, off := v.off[r.Name]; off {
+			mark = st.Muted.Render("○ off  ")
+			where += " · off for this session (o)"
+		}
+		room := max(iw-2-8-cellWidth(name)-3, 16)
+		add(ruleLine{text: mark + " " + name + st.Muted.Render(" · "+inline(st, where, room)), rule: i, selectable: true})
 		add(ruleLine{text: "    when " + inline(st, session.DescribeWhen(r.When), max(iw-12, 10)), rule: i})
 		var facts []string
 		if r.Reason != "" {
@@ -218,6 +229,7 @@ func (v *rulesView) updateKeys() {
 	r := v.selected()
 	first, last := v.next(0, 1), v.next(len(v.lines)-1, -1)
 	v.keys.Revoke.SetEnabled(r != nil)
+	v.keys.Off.SetEnabled(r != nil)
 	v.keys.Up.SetEnabled(v.cursor > first)
 	v.keys.Top.SetEnabled(v.cursor > first)
 	v.keys.PageUp.SetEnabled(v.cursor > first)
@@ -233,6 +245,7 @@ const (
 	rulesNone rulesAction = iota
 	rulesBack
 	rulesRevoke
+	rulesOff
 )
 
 // Update handles a key; the root acts on the returned action for selected().
@@ -246,6 +259,8 @@ func (v rulesView) Update(k tea.KeyPressMsg) (rulesView, rulesAction) {
 		act = rulesBack
 	case key.Matches(k, v.keys.Revoke):
 		act = rulesRevoke
+	case key.Matches(k, v.keys.Off):
+		act = rulesOff
 	}
 	v.clamp()
 	v.updateKeys()
@@ -303,6 +318,7 @@ func (m *Model) openRules() {
 
 // refreshRules gives the view every rule as it stands now.
 func (m *Model) refreshRules() {
+	m.rules.off = m.over.RulesOff
 	m.rules.setData(m.sess.AllRules())
 }
 
@@ -313,6 +329,19 @@ func (m Model) rulesKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	switch act {
 	case rulesBack:
 		m.pop()
+	case rulesOff:
+		r := m.rules.selected()
+		if r == nil {
+			break
+		}
+		_, off := m.over.RulesOff[r.Name]
+		ref := trust.Ref{Server: r.Server, Tool: r.Tool}
+		what := "rule " + inline(m.st, r.Name, 48) + " turned off for this session"
+		if off {
+			what = "rule " + inline(m.st, r.Name, 48) + " turned back on"
+		}
+		name := r.Name
+		return m, whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetRuleOff(name, ref, !off) })
 	case rulesRevoke:
 		r := m.rules.selected()
 		if r == nil {

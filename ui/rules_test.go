@@ -267,3 +267,30 @@ func TestRules_StatusAndActivityNameTheRule(t *testing.T) {
 	h.keys("enter") // the newest: the denial
 	screenHas(t, h.plain(), "denied by rule servers.fs.tools.write_file.rules[0] (config.toml:7)")
 }
+
+// Issue 14 (rules2 item 4): o in the Rules view turns a rule off for this session
+// (a what-if change, exported by E) and back on: while it is off it decides nothing.
+func TestRulesView_TurnRuleOffIsWhatIf(t *testing.T) {
+	rulesPath := filepath.Join(t.TempDir(), "rules.toml")
+	var writes atomic.Int32
+	sess := startRulesManager(t, rulesPath, &writes)
+	h := newHarnessFor(t, sess, 80, 24, true, Options{})
+	h.keys("K", "o")
+	h.waitFor("the rule turned off", func(m Model) bool { return len(m.over.RulesOff) == 1 && strings.HasPrefix(m.status, "what-if") })
+	screenHas(t, h.plain(), "○ off   fs__write_file", "off for this session (o)")
+	screenHas(t, h.m.status, "what-if: rule servers.fs.tools.write_file.rules[0] turned off for this session", "E exports")
+	if !h.m.keys.Export.Enabled() {
+		t.Error("E is off with a rule turned off")
+	}
+	// Off, the deny rule decides nothing: the write to .ssh asks.
+	done := writeCall(sess, "/home/ann/.ssh/authorized_keys")
+	h.waitAsked(1)
+	stillPending(t, done, "the write with the deny rule off")
+	_ = sess.Engine().Answer(sess.Engine().Pending()[0].ID, session.Response{Answer: session.Deny})
+	_ = outcome(t, done)
+	h.keys("o")
+	h.waitFor("the rule back on", func(m Model) bool { return len(m.over.RulesOff) == 0 && strings.Contains(m.status, "turned back on") })
+	if err := outcome(t, writeCall(sess, "/home/ann/.ssh/authorized_keys")); err == nil || !strings.Contains(err.Error(), "rule servers.fs.tools.write_file.rules[0]") {
+		t.Errorf("back on, the deny rule does not deny: %v", err)
+	}
+}
