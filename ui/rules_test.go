@@ -9,6 +9,8 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -79,6 +81,57 @@ func startRulesManager(t *testing.T, rulesPath string, writes *atomic.Int32) *se
 	return m
 }
 
+// bearerRT adds the gateway's bearer token to every request.
+type bearerRT string
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// gatewayAgent starts airlock's agent gateway on sess (127.0.0.1) and connects a
+// real go-sdk client to it, as an AI agent would.
+func gatewayAgent(t *testing.T, sess *session.Manager) *mcp.ClientSession {
+	t.Helper()
+	const token = "rules2-test-token-0123456789abcdef"
+	g, err := session.NewGateway(sess, session.GatewayOptions{Listen: "127.0.0.1:0", Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gw-agent", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: g.URL(), HTTPClient: &http.Client{Transport: bearerRT(token)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// gatewayWrite is the agent's write_file through the gateway; a denial (a tool
+// error) comes back as an error with its text.
+func gatewayWrite(cs *mcp.ClientSession, path string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs__write_file", Arguments: map[string]any{"path": path}})
+		if err == nil && res.IsError {
+			var text []string
+			for _, c := range res.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					text = append(text, tc.Text)
+				}
+			}
+			err = errors.New(strings.Join(text, " "))
+		}
+		done <- err
+	}()
+	return done
+}
+
 func writeCall(m *session.Manager, path string) <-chan error {
 	b, _ := json.Marshal(map[string]string{"path": path})
 	return agentCall(context.Background(), m, "fs__write_file", string(b))
@@ -89,6 +142,14 @@ func TestRules_DialogAlwaysAllowPersistsRestartRevokeAsks(t *testing.T) {
 	var writes atomic.Int32
 	sess := startRulesManager(t, rulesPath, &writes)
 	h := newHarnessFor(t, sess, 80, 24, true, Options{})
+	// The agent calls through the gateway, as a real one does.
+	agent := gatewayAgent(t, sess)
+	writeCall := func(m *session.Manager, path string) <-chan error {
+		if m == sess {
+			return gatewayWrite(agent, path)
+		}
+		return writeCall(m, path)
+	}
 
 	first := writeCall(sess, "/srv/project/a.txt")
 	h.waitAsked(1)
@@ -187,6 +248,10 @@ func TestRules_DialogAlwaysAllowPersistsRestartRevokeAsks(t *testing.T) {
 	}
 	stillPending(t, again2, "the second airlock's call after the revoke")
 	_ = sess2.Engine().Answer(sess2.Engine().Pending()[0].ID, session.Response{Answer: session.Deny})
+	_ = sess.Engine().Answer(sess.Engine().Pending()[0].ID, session.Response{Answer: session.Deny})
+	if err := outcome(t, again); err == nil || !strings.Contains(err.Error(), "denied") {
+		t.Errorf("the agent's denied call: %v", err)
+	}
 }
 
 // The Rules view at 80x24 (golden) and every line within 60x20.
