@@ -46,6 +46,7 @@ type Cond struct {
 	glob      []string // glob: cleaned pattern segments
 	globLower []string // glob, where names are case-insensitive: glob in lower case
 	lit       []bool   // glob: the segment has no wildcard (compared with ==)
+	shape     []byte   // glob: each segment's shape (shapesOf)
 	style     pathStyle
 	hosts     []hostPattern
 	max       float64
@@ -164,8 +165,9 @@ func NewCondFor(goos, field string, kind MatcherKind, value any, home string) (C
 		if c.style.fold {
 			c.globLower = lowerAll(segs)
 		}
-		for _, seg := range segs {
-			c.lit = append(c.lit, !strings.ContainsAny(seg, "*?["))
+		c.shape = shapesOf(segs)
+		for _, sh := range c.shape {
+			c.lit = append(c.lit, sh == segLiteral)
 		}
 	case MatchPrefix:
 		p, ok := value.(string)
@@ -530,8 +532,8 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 			return unsafe
 		}
 		p := fm.path
-		if !globSegs(c.glob, c.lit, fm.segs) {
-			if c.style.fold && globSegs(c.globLower, c.lit, fm.lower) {
+		if !globSegs(c.glob, c.shape, fm.segs) {
+			if c.style.fold && globSegs(c.globLower, c.shape, fm.lower) {
 				// the same name where case is ignored: never allowed by this
 				// rule, and a deny or ask rule on it holds
 				return unsafe
@@ -600,35 +602,75 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 func CleanPath(s, home string) (string, bool) { return hostStyle.clean(s, home) }
 
 func globMatch(pat []string, p string) bool {
-	lit := make([]bool, len(pat))
-	for i, seg := range pat {
-		lit[i] = !strings.ContainsAny(seg, "*?[")
-	}
-	return globSegs(pat, lit, splitPath(p))
+	return globSegs(pat, shapesOf(pat), splitPath(p))
 }
 
-func globSegs(pat []string, lit []bool, segs []string) bool {
+// The shapes of a glob's segments, so that matching needs no pattern parsing: most
+// segments are literal, "**", "*", "X*" or "*X"; the rest go to path.Match. A pattern
+// has no "\\" (compileGlob refuses it or reads it as a separator), so the shapes
+// mean what path.Match means by them.
+const (
+	segLiteral = 'l'
+	segAny     = 'a' // "**": any number of segments
+	segStar    = '*' // "*": one segment
+	segPrefix  = 'p' // "X*"
+	segSuffix  = 's' // "*X"
+	segPattern = 'g'
+)
+
+func shapesOf(pat []string) []byte {
+	out := make([]byte, len(pat))
+	for i, seg := range pat {
+		n := len(seg) - 1
+		switch {
+		case !strings.ContainsAny(seg, "*?["):
+			out[i] = segLiteral
+		case seg == "**":
+			out[i] = segAny
+		case seg == "*":
+			out[i] = segStar
+		case n > 0 && seg[n] == '*' && !strings.ContainsAny(seg[:n], "*?["):
+			out[i] = segPrefix
+		case n > 0 && seg[0] == '*' && !strings.ContainsAny(seg[1:], "*?["):
+			out[i] = segSuffix
+		default:
+			out[i] = segPattern
+		}
+	}
+	return out
+}
+
+// segMatch matches one segment against one pattern segment of shape sh.
+func segMatch(sh byte, pat, seg string) bool {
+	switch sh {
+	case segLiteral:
+		return pat == seg
+	case segStar:
+		return true
+	case segPrefix:
+		return strings.HasPrefix(seg, pat[:len(pat)-1])
+	case segSuffix:
+		return strings.HasSuffix(seg, pat[1:])
+	}
+	ok, _ := path.Match(pat, seg)
+	return ok
+}
+
+func globSegs(pat []string, shape []byte, segs []string) bool {
 	for len(pat) > 0 {
-		if !lit[0] && pat[0] == "**" {
-			rest, restLit := pat[1:], lit[1:]
+		if shape[0] == segAny {
+			rest, restShape := pat[1:], shape[1:]
 			for i := 0; i <= len(segs); i++ {
-				if globSegs(rest, restLit, segs[i:]) {
+				if globSegs(rest, restShape, segs[i:]) {
 					return true
 				}
 			}
 			return false
 		}
-		if len(segs) == 0 {
+		if len(segs) == 0 || !segMatch(shape[0], pat[0], segs[0]) {
 			return false
 		}
-		if lit[0] {
-			if pat[0] != segs[0] {
-				return false
-			}
-		} else if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, lit, segs = pat[1:], lit[1:], segs[1:]
+		pat, shape, segs = pat[1:], shape[1:], segs[1:]
 	}
 	return len(segs) == 0
 }
@@ -685,8 +727,9 @@ func MatchRules(rules []Rule, a Args) *Rule {
 // The index: a rule with an equals or one_of condition is filed under each of its
 // values; else one with a host condition under each host (a "*." pattern under its
 // domain, looked up by every parent domain of the call's host); else one with a glob
-// whose first segments are literal under those segments. The rest are compared with
-// every call. A call whose value for an indexed field cannot be compared safely is
+// whose first segments are literal under those segments; else one with a glob that
+// has a literal segment anywhere ("**/.ssh/**") under that segment, looked up by
+// every segment of the call's path. The rest are compared with every call. A call whose value for an indexed field cannot be compared safely is
 // compared with every deny and ask rule filed under that field (such a value
 // matches them), never with its allow rules; an absent field matches none.
 type RuleSet struct {
@@ -700,9 +743,9 @@ type RuleSet struct {
 // ruleGroup is the index of one field by one kind of condition.
 type ruleGroup struct {
 	field int
-	kind  byte // 'e' equals/one_of, 'h' host, 'g' glob's literal leading segments
+	kind  byte // 'e' equals/one_of, 'h' host, 'g' glob's literal leading segments, 'l' a literal segment anywhere
 	lits  int  // 'g': how many leading segments are literal
-	fold  bool // 'g': keys in lower case (names are case-insensitive)
+	fold  bool // 'g', 'l': keys in lower case (names are case-insensitive)
 	by    map[string][]int
 	// strict are the deny and ask rules of the group, for a value that cannot be
 	// compared safely.
@@ -747,7 +790,11 @@ func NewRuleSet(rules []Rule) *RuleSet {
 			continue
 		}
 		c := &rules[i].When[j]
-		g := group(gkey{s.fid[i][j], kind, lits, kind == 'g' && c.style.fold})
+		gl := lits
+		if kind == 'l' {
+			gl = 0 // one group per field: the key is the segment itself
+		}
+		g := group(gkey{s.fid[i][j], kind, gl, (kind == 'g' || kind == 'l') && c.style.fold})
 		switch kind {
 		case 'e':
 			for _, sc := range c.scalar {
@@ -769,6 +816,12 @@ func NewRuleSet(rules []Rule) *RuleSet {
 				segs = c.globLower
 			}
 			k := strings.Join(segs[:lits], "/")
+			g.by[k] = append(g.by[k], i)
+		case 'l':
+			k := c.glob[lits]
+			if g.fold {
+				k = c.globLower[lits]
+			}
 			g.by[k] = append(g.by[k], i)
 		}
 		if rules[i].Policy != Allow {
@@ -806,7 +859,23 @@ func indexCond(r *Rule) (j int, kind byte, lits int) {
 			j, kind, lits = i, 'g', n
 		}
 	}
-	return j, kind, lits
+	if j >= 0 {
+		return j, kind, lits
+	}
+	// A glob with a literal segment anywhere ("**/.ssh/**"): the path must hold
+	// that segment; lits is its index in the pattern.
+	for i := range r.When {
+		c := &r.When[i]
+		if c.Kind != MatchGlob {
+			continue
+		}
+		for n, lit := range c.lit {
+			if lit {
+				return i, 'l', n
+			}
+		}
+	}
+	return -1, 0, 0
 }
 
 // scalarKey is the index key of a scalar: two scalars have the same key exactly
@@ -874,7 +943,7 @@ func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) [
 			h = h[i+1:]
 			out = append(out, g.by["*"+h]...)
 		}
-	case 'g':
+	case 'g', 'l':
 		str, ok := fm.v.(string)
 		if !ok {
 			return append(out, g.strict...)
@@ -887,7 +956,11 @@ func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) [
 		if g.fold {
 			segs = fm.lower
 		}
-		if len(segs) >= g.lits {
+		if g.kind == 'l' {
+			for _, seg := range segs {
+				out = append(out, g.by[seg]...)
+			}
+		} else if len(segs) >= g.lits {
 			out = append(out, g.by[strings.Join(segs[:g.lits], "/")]...)
 		}
 	}

@@ -52,7 +52,7 @@ func BenchmarkDecideRules1000(b *testing.B) {
 }
 
 // BenchmarkDecideRules1000Unindexed is the worst case the index cannot help: 1,000
-// rules whose only conditions are globs starting with "**" and prefixes (compared
+// rules whose only conditions are globs of wildcard segments and prefixes (compared
 // with every call), none matching but the last.
 func BenchmarkDecideRules1000Unindexed(b *testing.B) {
 	rules := make([]Rule, 0, 1000)
@@ -60,7 +60,7 @@ func BenchmarkDecideRules1000Unindexed(b *testing.B) {
 		var c Cond
 		var err error
 		if i%2 == 0 {
-			c, err = NewCond("path", MatchGlob, fmt.Sprintf("**/dir%d/**", i), testHome)
+			c, err = NewCond("path", MatchGlob, fmt.Sprintf("**/d%d*/**", i), testHome)
 		} else {
 			c, err = NewCond("path", MatchPrefix, fmt.Sprintf("/opt/p%d", i), testHome)
 		}
@@ -74,7 +74,7 @@ func BenchmarkDecideRules1000Unindexed(b *testing.B) {
 		}
 		rules = append(rules, r)
 	}
-	last, _ := NewCond("path", MatchGlob, "**/src/**", testHome)
+	last, _ := NewCond("path", MatchGlob, "**/s*/**", testHome)
 	rules[999], _ = NewRule("last", Allow, "", []Cond{last})
 	args := []byte(`{"mode":"fast","path":"~/work/src/main.go","size":1234,"url":"https://docs.python.org/3/library/"}`)
 	class := Classification{Tier: TierWrite, Action: Ask, Legs: []Leg{LegExfiltration}}

@@ -3,6 +3,7 @@ package trust
 import (
 	"fmt"
 	"math/rand/v2"
+	"path"
 	"testing"
 )
 
@@ -50,7 +51,7 @@ func TestRules_IndexAgreesWithScan(t *testing.T) {
 			return "url", MatchHost, []any{[]any{"docs.python.org"}, []any{"*.go.dev"}, []any{"a.b.example.org", "*.example.org"}, "go.dev"}[rng.IntN(4)]
 		},
 		func() (string, MatcherKind, any) {
-			return "path", MatchGlob, []any{"~/project/**", "/srv/*/x", "**/.ssh/**", "/srv/project/*.txt", "/", "~/**", "/srv/[ab]*/**"}[rng.IntN(7)]
+			return "path", MatchGlob, []any{"~/project/**", "/srv/*/x", "**/.ssh/**", "/srv/project/*.txt", "/", "~/**", "/srv/[ab]*/**", "**/project/*/x", "**/*/.ssh"}[rng.IntN(9)]
 		},
 		func() (string, MatcherKind, any) { return "path", MatchPrefix, "/srv" },
 		func() (string, MatcherKind, any) { return "size", MatchMax, int64(10) },
@@ -104,4 +105,18 @@ func name(r *Rule) string {
 		return "none"
 	}
 	return r.Name + " " + r.Policy.String()
+}
+
+// segMatch's shortcuts mean what path.Match means.
+func TestRules_SegMatchAgreesWithPathMatch(t *testing.T) {
+	pats := []string{"*", "a*", "*a", "ab*", "*.go", "a*b", "?a*", "[ab]*", "*a*", "*", "ab", "a?"}
+	segs := []string{"", "a", "b", "ab", "ba", "abc", "x.go", ".go", "a*", "*a", "aXb", "é", "a.b"}
+	for _, p := range pats {
+		for _, s := range segs {
+			want, _ := path.Match(p, s)
+			if got := segMatch(shapesOf([]string{p})[0], p, s); got != want {
+				t.Errorf("segMatch(%q, %q) = %v, path.Match says %v", p, s, got, want)
+			}
+		}
+	}
 }
