@@ -162,7 +162,7 @@ func TestRules_DialogAlwaysAllowPersistsRestartRevokeAsks(t *testing.T) {
 		h.armQuestion()
 	}
 	h.keys("tab", "tab", "tab", "enter")
-	screenHas(t, h.plain(), "Always allow fs__write_file when the arguments match", `path = { glob = "/srv/project/*" }`)
+	screenHas(t, h.plain(), "Always allow fs__write_file when (edit; enter saves):", `path = { glob = "/srv/project/*" }`)
 	stillPending(t, first, "opening the rule editor")
 	h.keys("enter")
 	if err := outcome(t, first); err != nil {

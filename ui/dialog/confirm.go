@@ -798,7 +798,7 @@ func (c Confirm) ruleLines() []string {
 	name := wrap.Inline(safetext.Limit(c.p.Tool.Ref.Qualified(), maxNameBytes), c.mark)
 	// At most four rows, so that the arguments and the buttons keep theirs: the
 	// heading and the error are cut to fit.
-	out := []string{ansi.Truncate(style.Render(verb+" ")+name+c.st.Muted.Render(" when the arguments match (edit, then enter):"), c.iw, "…")}
+	out := []string{ansi.Truncate(style.Render(verb+" ")+name+c.st.Muted.Render(" when (edit; enter saves):"), c.iw, "…")}
 	out = append(out, c.st.Key.Render(ruleLabel)+c.ruleIn.View())
 	var note []string
 	if c.ruleErr != "" {

@@ -629,7 +629,7 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 	// What the person sees: the proposal, editable, and why an edit was refused.
 	c, _ := run(NewConfirm(write(), plain()), keys("tab", "tab", "tab", "enter")...)
 	screen := flat(c.View())
-	for _, want := range []string{"Always allow notes__create_note when the arguments match", `path = { glob = "/srv/project/*" }`, "saved to rules.toml, never your config", "enter save the rule"} {
+	for _, want := range []string{"Always allow notes__create_note when (edit; enter saves):", `path = { glob = "/srv/project/*" }`, "saved to rules.toml, never your config", "enter save the rule"} {
 		if !strings.Contains(screen, want) && !strings.Contains(helpKeys(c), want) {
 			t.Errorf("the editor lacks %q:\n%s", want, text(c.View()))
 		}
