@@ -140,7 +140,7 @@ func NewConfirm(p *session.Pending, st theme.Styles) Confirm {
 
 	ri := textinput.New()
 	ri.Prompt = ""
-	ri.CharLimit = 4 << 10
+	ri.CharLimit = 64 << 10 // a long proposal is never cut (a cut one would not parse)
 	ri.SetStyles(tis)
 
 	c := Confirm{

@@ -688,3 +688,22 @@ func concatMsgs(parts ...[]tea.Msg) []tea.Msg {
 	}
 	return out
 }
+
+// A hostile argument in the proposal reaches the editor as a TOML escape, never raw,
+// and the rule saved holds the value itself.
+func TestConfirm_RuleEditorEscapesHostileValues(t *testing.T) {
+	args := "{\"title\":\"a\\u001b[2J\\u202eb\"}"
+	c, _ := run(NewConfirm(pending(writeTool(), args), plain()), keys("tab", "tab", "tab", "enter")...)
+	v := c.View()
+	if strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\u202e") {
+		t.Fatalf("a raw escape reached the editor:\n%q", v)
+	}
+	if !strings.Contains(text(v), `\u001B[2J\u202Eb`) {
+		t.Errorf("the editor does not show the escaped value:\n%s", text(v))
+	}
+	_, act := run(c, press("enter"))
+	a, ok := act.(AllowCall)
+	if !ok || a.Remember == nil || a.Remember.When["title"]["equals"] != "a\x1b[2J\u202eb" {
+		t.Errorf("saved %#v", act)
+	}
+}
