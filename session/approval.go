@@ -123,6 +123,9 @@ type Engine struct {
 	watchers map[string]*progressWatch // by progress token
 	waiting  map[string]int            // calls waiting for a person, per context
 	waitSize int64                     // argument bytes of every waiting call
+	// rulesChanged is told which server's tool a remembered rule was saved or revoked
+	// for in this process, so that the hazards are recomputed (nil: nobody).
+	rulesChanged func(server string)
 	// rulesOff are the rules the person turned off for this session (what-if), by
 	// name; they decide no call.
 	rulesOff map[string]trust.Ref

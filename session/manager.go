@@ -162,6 +162,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 	m.engine = newEngine(approver, q, cfg.ApprovalTimeout, opts.Now)
 	m.engine.limits = cfg.Limits.WithDefaults()
 	m.engine.rules = newRulesStore(opts.RulesFile, m.engine.home)
+	m.engine.rulesChanged = m.rulesChanged
 	if !opts.MemoryTaint {
 		m.engine.store = openTaintStore(cfg.StateDir)
 	}

@@ -236,3 +236,38 @@ func TestRules_RugPullSuspendsARememberedRule(t *testing.T) {
 		t.Fatalf("after accepting: %v %+v", err, out)
 	}
 }
+
+// Issue 14: a rule remembered or revoked in this process is in the hazards at once
+// (an always-allow leaves the fetch's exfiltration leg unguarded and is named;
+// revoking it guards the leg again), not only after the next listing.
+func TestRules_RememberAndRevokeRecomputeHazards(t *testing.T) {
+	web := newUpstream("web")
+	web.add("fetch_url", "Fetch a page.", fetchHints())
+	m := startUpstreams(t, newConfig(inproc("web", trust.Trusted)), session.Options{}, map[string]*upstream{"web": web})
+	hazard := func() trust.Hazard {
+		t.Helper()
+		for _, h := range m.Snapshot().Hazards {
+			if h.Kind == trust.HazardOpenWorldExfiltration {
+				return h
+			}
+		}
+		t.Fatal("no open-world-exfiltration hazard")
+		return trust.Hazard{}
+	}
+	if h := hazard(); h.Unguarded {
+		t.Fatalf("before any rule: %+v", h)
+	}
+	saved, err := m.Engine().RememberRule(session.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}}, trust.Allow, mustTool(t, m, "web", "fetch_url"), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := hazard(); !h.Unguarded || !strings.Contains(strings.Join(h.Rules, "|"), saved.ID) {
+		t.Errorf("after always-allow: %+v", h)
+	}
+	if err := m.Engine().RevokeRule(saved.ID); err != nil {
+		t.Fatal(err)
+	}
+	if h := hazard(); h.Unguarded {
+		t.Errorf("after the revoke: %+v", h)
+	}
+}

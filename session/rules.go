@@ -34,6 +34,20 @@ func (m *Manager) allowRule(ref trust.Ref, configured []trust.Rule) string {
 	return ""
 }
 
+// rulesChanged reclassifies a server's part of the snapshot after a remembered rule
+// of one of its tools was saved or revoked in this process: the hazards count a leg
+// an allow rule lets run unasked as unguarded. Everything that shows the snapshot
+// is told, as after a what-if change.
+func (m *Manager) rulesChanged(server string) {
+	m.publish.Lock()
+	m.mu.Lock()
+	m.bumpOver(server)
+	m.mu.Unlock()
+	m.invalidate()
+	m.publish.Unlock()
+	m.announceOverrides()
+}
+
 // ruleFor finds the rule that decides these arguments (nil when none). For a server
 // on this machine (local), every path a glob compares is also resolved through
 // symbolic links, and a glob allows only when the resolved path matches too; for a

@@ -383,6 +383,9 @@ func (e *Engine) RememberRule(p RuleProposal, policy trust.Action, tool ToolInfo
 	if err := e.rules.update(func(cur []SavedRule) ([]SavedRule, error) { return append(cur, sr), nil }); err != nil {
 		return SavedRule{}, fmt.Errorf("saving the rule: %w", err)
 	}
+	if e.rulesChanged != nil {
+		e.rulesChanged(sr.Server)
+	}
 	e.audit(Record{Kind: "rule-saved", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
 		Reason: "the person saved rule " + sr.ID + " (" + sr.Policy + " when " + describeWhen(sr.When) + ") from " + from})
 	return sr, nil
@@ -425,6 +428,9 @@ func (e *Engine) RevokeRule(id string) error {
 	sr, err := revokeIn(e.rules, id)
 	if err != nil {
 		return err
+	}
+	if e.rulesChanged != nil {
+		e.rulesChanged(sr.Server)
 	}
 	e.audit(ruleRevokedRecord(sr))
 	return nil
