@@ -31,6 +31,9 @@ type CallFinished struct {
 	// DecidedBy is who or what decided (trust.DecidedBy), and Reasons why.
 	DecidedBy string
 	Reasons   []string
+	// Rule names the argument rule that decided ("NAME (SOURCE)") when DecidedBy
+	// is "rule".
+	Rule string
 	// Reason is the person's own reason for a denial, if they gave one.
 	Reason string
 	// Outcome is "ok", "tool-error", "failed", "cancelled" or "denied".
@@ -60,7 +63,7 @@ func callFinished(req CallRequest, snap *Snapshot, start, end time.Time, out *Ou
 	}
 	if out != nil {
 		e.CallID, e.Result, e.Ran = out.CallID, out.Result, out.Duration
-		e.DecidedBy, e.Reasons = string(out.Verdict.By), out.Verdict.Reasons
+		e.DecidedBy, e.Reasons, e.Rule = string(out.Verdict.By), out.Verdict.Reasons, out.Rule
 		if out.Verdict.Action == trust.Allow {
 			e.Decision = "allow"
 		}
@@ -68,7 +71,7 @@ func callFinished(req CallRequest, snap *Snapshot, start, end time.Time, out *Ou
 	var denied *DeniedError
 	switch {
 	case errors.As(err, &denied):
-		e.Decision, e.DecidedBy, e.Reasons, e.Reason = "deny", string(denied.Verdict.By), denied.Verdict.Reasons, denied.Reason
+		e.Decision, e.DecidedBy, e.Reasons, e.Reason, e.Rule = "deny", string(denied.Verdict.By), denied.Verdict.Reasons, denied.Reason, denied.Rule
 		e.Outcome, e.Err = "denied", err.Error()
 	case errors.Is(err, context.Canceled):
 		e.Outcome, e.Err = "cancelled", err.Error()

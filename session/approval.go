@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -122,6 +123,66 @@ type Engine struct {
 	watchers map[string]*progressWatch // by progress token
 	waiting  map[string]int            // calls waiting for a person, per context
 	waitSize int64                     // argument bytes of every waiting call
+	// rulesChanged is told which server's tool a remembered rule was saved or revoked
+	// for in this process, so that the hazards are recomputed (nil: nobody).
+	rulesChanged func(server string)
+	// rulesOff are the rules the person turned off for this session (what-if), by
+	// name; they decide no call.
+	rulesOff map[string]trust.Ref
+	// ruleHits counts, by rule name (a config key path or a rules.toml id), the
+	// calls each rule matched in this process.
+	ruleHits map[string]int
+}
+
+func (e *Engine) setRulesOff(off map[string]trust.Ref) {
+	e.mu.Lock()
+	e.rulesOff = off
+	e.mu.Unlock()
+}
+
+// ruleOff reports whether the rule named name is turned off for this session.
+func (e *Engine) ruleOff(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, off := e.rulesOff[name]
+	return off
+}
+
+// withoutOff drops the rules turned off for this session from a tool's sets (a new
+// set is compiled only while some rule of the tool is off).
+func (e *Engine) withoutOff(sets []*trust.RuleSet, lists [][]trust.Rule) ([]*trust.RuleSet, [][]trust.Rule) {
+	e.mu.Lock()
+	off := e.rulesOff
+	e.mu.Unlock()
+	if len(off) == 0 {
+		return sets, lists
+	}
+	for i, rules := range lists {
+		if !slices.ContainsFunc(rules, func(r trust.Rule) bool { _, ok := off[r.Name]; return ok }) {
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(rules), func(r trust.Rule) bool { _, ok := off[r.Name]; return ok })
+		lists[i], sets[i] = kept, trust.NewRuleSet(kept)
+	}
+	return sets, lists
+}
+
+func (e *Engine) countRule(name string) {
+	e.mu.Lock()
+	if e.ruleHits == nil {
+		e.ruleHits = map[string]int{}
+	}
+	e.ruleHits[name]++
+	e.mu.Unlock()
+}
+
+// RuleMatches is how many calls the rule named name (a config key path such as
+// servers.web.tools.fetch_url.rules[0], or a remembered rule's id) matched in this
+// process: once per call, whatever it then decided.
+func (e *Engine) RuleMatches(name string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ruleHits[name]
 }
 
 // progressWatch is one running call's progress token: whose it is, and where its
@@ -189,10 +250,8 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 			sets, lists = append(sets, set), append(lists, saved)
 		}
 	}
+	sets, lists = e.withoutOff(sets, lists)
 	rule = ruleFor(sets, lists, args, e.home, local)
-	if rule != nil && rule.Source == RulesFile && e.rules != nil {
-		e.rules.count(rule.Name)
-	}
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
@@ -266,6 +325,8 @@ func ArgsSHA256(args []byte) string {
 // decision is how authorize decided one call.
 type decision struct {
 	Verdict trust.Verdict
+	// Rule names the argument rule that decided ("NAME (SOURCE)"), "" when none did.
+	Rule string
 	// PersonReason is the person's own reason for a denial, if they gave one.
 	PersonReason string
 	// Asked is true when a person (or an external approver) was asked; Shown is then
@@ -279,14 +340,23 @@ type decision struct {
 // err is the caller's ctx error when the caller withdrew the call.
 func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (decision, error) {
 	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
+	if rule != nil {
+		// Counted here, once per call: the check just before forwarding decides
+		// again, and that is not a second match.
+		e.countRule(rule.Name)
+	}
+	ruled := ""
+	if rule != nil && v.By == trust.DecidedByRule {
+		ruled = rule.Label()
+	}
 	if v.Action == trust.Deny {
 		if v.By != trust.DecidedByRule {
 			v.By = denier(tool)
 		}
-		return decision{Verdict: v}, nil
+		return decision{Verdict: v, Rule: ruled}, nil
 	}
 	if v.Action != trust.Ask {
-		return decision{Verdict: v}, nil
+		return decision{Verdict: v, Rule: ruled}, nil
 	}
 	k := ctxKey(req.Context)
 	size := int64(len(req.Args))

@@ -168,6 +168,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 	m.engine = newEngine(approver, q, cfg.ApprovalTimeout, opts.Now)
 	m.engine.limits = cfg.Limits.WithDefaults()
 	m.engine.rules = newRulesStore(opts.RulesFile, m.engine.home)
+	m.engine.rulesChanged = m.rulesChanged
 	if !opts.MemoryTaint {
 		m.engine.store = openTaintStore(cfg.StateDir)
 	}
@@ -327,6 +328,8 @@ type DeniedError struct {
 	Verdict trust.Verdict
 	// Reason is the person's reason for a denial, if they gave one.
 	Reason string
+	// Rule names the argument rule that denied ("NAME (SOURCE)"), "" when none did.
+	Rule string
 }
 
 func (e *DeniedError) Error() string {
@@ -377,8 +380,11 @@ type CallRequest struct {
 
 // Outcome is what happened to a call that ran.
 type Outcome struct {
-	CallID   string
-	Verdict  trust.Verdict
+	CallID  string
+	Verdict trust.Verdict
+	// Rule names the argument rule that allowed the call unasked ("NAME
+	// (SOURCE)"), "" when none did.
+	Rule     string
 	Result   *mcp.CallToolResult
 	Duration time.Duration
 }
@@ -450,7 +456,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	}
 	if d.Verdict.Action != trust.Allow {
 		_ = m.auditDecision(base, d)
-		return nil, &DeniedError{Verdict: d.Verdict, Reason: d.PersonReason}
+		return nil, &DeniedError{Verdict: d.Verdict, Reason: d.PersonReason, Rule: d.Rule}
 	}
 	// The approved call's record is on disk before the call is forwarded.
 	if err := m.auditDecision(base, d); err != nil {
@@ -461,7 +467,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	m.callStarted(req.Server, callID)
 	res, err := s.call(ctx, callID, req, tool)
 	m.callEnded(req.Server, callID)
-	out := &Outcome{CallID: callID, Verdict: d.Verdict, Result: res, Duration: m.opts.Now().Sub(start)}
+	out := &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule, Result: res, Duration: m.opts.Now().Sub(start)}
 	m.auditOutcome(base, out, err)
 	if err != nil {
 		// An error's text may be the server's own words (a JSON-RPC error message),

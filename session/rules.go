@@ -19,19 +19,33 @@ import (
 // asks, such a rule lets some calls run unasked, so the tool's legs are unguarded.
 func (m *Manager) allowRule(ref trust.Ref, configured []trust.Rule) string {
 	for i := range configured {
-		if configured[i].Policy == trust.Allow {
+		if configured[i].Policy == trust.Allow && (m.engine == nil || !m.engine.ruleOff(configured[i].Name)) {
 			return configured[i].Label()
 		}
 	}
 	if m.engine != nil && m.engine.rules != nil {
 		_, saved := m.engine.rules.forTool(ref)
 		for i := range saved {
-			if saved[i].Policy == trust.Allow {
+			if saved[i].Policy == trust.Allow && !m.engine.ruleOff(saved[i].Name) {
 				return saved[i].Label()
 			}
 		}
 	}
 	return ""
+}
+
+// rulesChanged reclassifies a server's part of the snapshot after a remembered rule
+// of one of its tools was saved or revoked in this process: the hazards count a leg
+// an allow rule lets run unasked as unguarded. Everything that shows the snapshot
+// is told, as after a what-if change.
+func (m *Manager) rulesChanged(server string) {
+	m.publish.Lock()
+	m.mu.Lock()
+	m.bumpOver(server)
+	m.mu.Unlock()
+	m.invalidate()
+	m.publish.Unlock()
+	m.announceOverrides()
 }
 
 // ruleFor finds the rule that decides these arguments (nil when none). For a server
@@ -153,4 +167,72 @@ func ruleNotices(cfg config.Server, tools []listedTool) []string {
 		}
 	}
 	return out
+}
+
+// RuleEntry is one rule as the Rules view lists it: a rule of the config or a
+// remembered one (rules.toml), with how often it matched a call in this process.
+type RuleEntry struct {
+	// Name is the config's key path (servers.web.tools.fetch_url.rules[0]) or the
+	// remembered rule's id (r-1f2e3d4c).
+	Name string
+	// Source is where it was written: the config file and line, or rules.toml.
+	Source     string
+	Remembered bool
+	Server     string
+	Tool       string
+	// When is the conditions in TOML's shape (field → matcher → operand).
+	When   map[string]map[string]any
+	Policy trust.Action
+	Reason string
+	// From says where a remembered rule came from ("the dialog, call c7 in context
+	// you"); "" for the config's.
+	From    string
+	Matched int
+	// Problem is set when a remembered rule does not compile (it never applies).
+	Problem string
+}
+
+// Label is "NAME (SOURCE)", as every sentence names a rule.
+func (r RuleEntry) Label() string { return r.Name + " (" + r.Source + ")" }
+
+// WhenOf is a compiled rule's conditions in TOML's shape (field → matcher →
+// operand), for display and export.
+func WhenOf(r trust.Rule) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, c := range r.When {
+		if out[c.Field] == nil {
+			out[c.Field] = map[string]any{}
+		}
+		switch c.Kind {
+		case trust.MatchOneOf, trust.MatchHost:
+			out[c.Field][string(c.Kind)] = slices.Clone(c.Values)
+		default:
+			if len(c.Values) > 0 {
+				out[c.Field][string(c.Kind)] = c.Values[0]
+			}
+		}
+	}
+	return out
+}
+
+// AllRules lists every rule: the config's, server by server in config order, then
+// the remembered ones as rules.toml stands now. err is the rules file's problem, if
+// any (its rules are then as last read).
+func (m *Manager) AllRules() ([]RuleEntry, error) {
+	var out []RuleEntry
+	for _, s := range m.cfg.Servers {
+		for _, tool := range slices.Sorted(maps.Keys(s.Tools)) {
+			for _, r := range s.Tools[tool].Rules {
+				out = append(out, RuleEntry{Name: r.Name, Source: r.Source, Server: s.Name, Tool: tool, When: WhenOf(r),
+					Policy: r.Policy, Reason: r.Reason, Matched: m.engine.RuleMatches(r.Name)})
+			}
+		}
+	}
+	saved, err := m.engine.Rules()
+	for _, r := range saved {
+		p, _ := trust.ParseAction(r.Policy)
+		out = append(out, RuleEntry{Name: r.ID, Source: RulesFile, Remembered: true, Server: r.Server, Tool: r.Tool, When: r.When,
+			Policy: p, Reason: r.Reason, From: r.From, Matched: r.Matched, Problem: r.Problem})
+	}
+	return out, err
 }

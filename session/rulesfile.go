@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -71,17 +72,16 @@ type rulesStore struct {
 	path string // "" keeps remembered rules in memory for this run
 	home string
 
-	mu      sync.Mutex
-	last    fs.FileInfo
-	saved   []SavedRule
-	byTool  map[trust.Ref][]trust.Rule
-	sets    map[trust.Ref]*trust.RuleSet
-	matched map[string]int // by rule ID, in this process
-	err     error          // the last load's error (the previous rules stay)
+	mu     sync.Mutex
+	last   fs.FileInfo
+	saved  []SavedRule
+	byTool map[trust.Ref][]trust.Rule
+	sets   map[trust.Ref]*trust.RuleSet
+	err    error // the last load's error (the previous rules stay)
 }
 
 func newRulesStore(path, home string) *rulesStore {
-	return &rulesStore{path: path, home: home, byTool: map[trust.Ref][]trust.Rule{}, matched: map[string]int{}}
+	return &rulesStore{path: path, home: home, byTool: map[trust.Ref][]trust.Rule{}}
 }
 
 // compile turns saved rules into trust rules, named by ID, source "rules.toml".
@@ -262,12 +262,6 @@ func (s *rulesStore) forTool(ref trust.Ref) (*trust.RuleSet, []trust.Rule) {
 	return set, rules
 }
 
-func (s *rulesStore) count(id string) {
-	s.mu.Lock()
-	s.matched[id]++
-	s.mu.Unlock()
-}
-
 // RememberedRule is one line of the rules list: the saved rule, how often it decided
 // a call in this process, and its sentence.
 type RememberedRule struct {
@@ -296,6 +290,12 @@ type RuleProposal struct {
 // boolean, number or short one-line string by equals; long text, lists and objects
 // are left open (the person sees the proposal and may tighten it).
 func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
+	return proposeRuleFor(runtime.GOOS, tool, args)
+}
+
+// proposeRuleFor is ProposeRule for the paths of operating system goos (a pure
+// function of it: on Windows a drive path is proposed by its folder too).
+func proposeRuleFor(goos string, tool ToolInfo, args []byte) RuleProposal {
 	p := RuleProposal{Server: tool.Ref.Server, Tool: tool.Ref.Tool, When: map[string]map[string]any{}}
 	obj, err := decodeObject(args)
 	if err != nil {
@@ -312,7 +312,7 @@ func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
 			case map[string]any:
 				walk(field+".", x)
 			case string:
-				p.When[field] = proposeString(x)
+				p.When[field] = proposeString(goos, x)
 				if p.When[field] == nil {
 					delete(p.When, field)
 				}
@@ -329,10 +329,16 @@ func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
 
 // proposeString is the tightest matcher for one string argument, or nil for a long
 // text (left open).
-func proposeString(x string) map[string]any {
+func proposeString(goos, x string) map[string]any {
 	short := len(x) <= 256 && !strings.ContainsAny(x, "\n\r")
 	equals := map[string]any{"equals": x}
 	switch {
+	case goos == "windows" && len(x) >= 3 && x[1] == ':' && (x[2] == '\\' || x[2] == '/'):
+		if c, ok := trust.CleanPathFor(goos, x, ""); ok && !strings.ContainsAny(c, "*?[") {
+			if dir := path.Dir(c); dir != c {
+				return map[string]any{"glob": strings.TrimSuffix(dir, "/") + "/*"}
+			}
+		}
 	case strings.Contains(x, "://"):
 		if h, ok := trust.URLHost(x); ok {
 			return map[string]any{"host": []any{h}}
@@ -361,16 +367,11 @@ func decodeObject(args []byte) (map[string]any, error) {
 // RememberRule saves a remembered decision for tool: the proposal's conditions with
 // policy (allow or deny), audited (kind rule-saved). An allow rule is refused for a
 // destructive tool (every destructive call keeps its question, as with grants), and
-// a proposal for another tool is refused. from says where it came from.
+// a proposal for another tool is refused; so is a condition the tool's schema cannot
+// satisfy (CheckProposal). from says where it came from.
 func (e *Engine) RememberRule(p RuleProposal, policy trust.Action, tool ToolInfo, from string) (SavedRule, error) {
-	if p.Server != tool.Ref.Server || p.Tool != tool.Ref.Tool {
-		return SavedRule{}, fmt.Errorf("the rule is for %s, not %s", trust.Ref{Server: p.Server, Tool: p.Tool}.Qualified(), tool.Ref.Qualified())
-	}
-	if policy == trust.Allow && tool.Class.Tier >= trust.TierDestructive {
-		return SavedRule{}, fmt.Errorf("%s is %s: it is never always allowed, every call asks", tool.Ref.Qualified(), tool.Class.Tier)
-	}
-	if policy != trust.Allow && policy != trust.Deny && policy != trust.Ask {
-		return SavedRule{}, errors.New("policy must be allow, ask or deny")
+	if err := CheckProposal(p, policy, tool); err != nil {
+		return SavedRule{}, err
 	}
 	sr := SavedRule{ID: newRuleID(), Server: p.Server, Tool: p.Tool, When: p.When, Policy: policy.String(), Reason: p.Reason, From: from, Created: e.now().UTC().Truncate(time.Second)}
 	if _, err := compileOne(sr, e.home, RulesFile); err != nil {
@@ -381,6 +382,9 @@ func (e *Engine) RememberRule(p RuleProposal, policy trust.Action, tool ToolInfo
 	}
 	if err := e.rules.update(func(cur []SavedRule) ([]SavedRule, error) { return append(cur, sr), nil }); err != nil {
 		return SavedRule{}, fmt.Errorf("saving the rule: %w", err)
+	}
+	if e.rulesChanged != nil {
+		e.rulesChanged(sr.Server)
 	}
 	e.audit(Record{Kind: "rule-saved", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
 		Reason: "the person saved rule " + sr.ID + " (" + sr.Policy + " when " + describeWhen(sr.When) + ") from " + from})
@@ -395,15 +399,19 @@ func (e *Engine) Rules() ([]RememberedRule, error) {
 		return nil, nil
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.reloadLocked()
-	return remembered(s.saved, s.matched, s.home), s.err
+	saved, home, err := s.saved, s.home, s.err
+	s.mu.Unlock()
+	return remembered(saved, e.RuleMatches, home), err
 }
 
-func remembered(saved []SavedRule, matched map[string]int, home string) []RememberedRule {
+func remembered(saved []SavedRule, matched func(string) int, home string) []RememberedRule {
 	out := make([]RememberedRule, 0, len(saved))
 	for _, sr := range saved {
-		r := RememberedRule{SavedRule: sr, Matched: matched[sr.ID]}
+		r := RememberedRule{SavedRule: sr}
+		if matched != nil {
+			r.Matched = matched(sr.ID)
+		}
 		if _, err := compileOne(sr, home, RulesFile); err != nil {
 			r.Problem = err.Error()
 		}
@@ -420,6 +428,9 @@ func (e *Engine) RevokeRule(id string) error {
 	sr, err := revokeIn(e.rules, id)
 	if err != nil {
 		return err
+	}
+	if e.rulesChanged != nil {
+		e.rulesChanged(sr.Server)
 	}
 	e.audit(ruleRevokedRecord(sr))
 	return nil

@@ -27,10 +27,13 @@ type Overrides struct {
 	Trust    map[string]trust.ServerTrust
 	Policy   map[trust.Ref]trust.Action
 	Disabled map[trust.Ref]bool
+	// RulesOff are argument rules turned off for this session, by name (a config
+	// key path or a remembered rule's id), with the tool each is for.
+	RulesOff map[string]trust.Ref
 }
 
 func (o Overrides) empty() bool {
-	return len(o.Trust) == 0 && len(o.Policy) == 0 && len(o.Disabled) == 0
+	return len(o.Trust) == 0 && len(o.Policy) == 0 && len(o.Disabled) == 0 && len(o.RulesOff) == 0
 }
 
 // Overrides returns a copy of the current live changes.
@@ -47,7 +50,37 @@ func (m *Manager) Overrides() Overrides {
 	for k, v := range m.over.Disabled {
 		out.Disabled[k] = v
 	}
+	out.RulesOff = maps.Clone(m.over.RulesOff)
+	if out.RulesOff == nil {
+		out.RulesOff = map[string]trust.Ref{}
+	}
 	return out
+}
+
+// SetRuleOff turns an argument rule (named as RuleEntry.Name) off for this session,
+// or back on: an off rule decides no call, and the hazards count its tool's legs as
+// the tier leaves them. ref is the tool the rule is for.
+func (m *Manager) SetRuleOff(name string, ref trust.Ref, off bool) error {
+	if _, ok := m.servers[ref.Server]; !ok {
+		return fmt.Errorf("no server %q", ref.Server)
+	}
+	m.publish.Lock()
+	defer m.announceOverrides()
+	defer m.publish.Unlock()
+	m.mu.Lock()
+	m.bumpOver(ref.Server)
+	if off {
+		if m.over.RulesOff == nil {
+			m.over.RulesOff = map[string]trust.Ref{}
+		}
+		m.over.RulesOff[name] = ref
+	} else {
+		delete(m.over.RulesOff, name)
+	}
+	m.engine.setRulesOff(maps.Clone(m.over.RulesOff))
+	m.mu.Unlock()
+	m.invalidate()
+	return nil
 }
 
 // Unsaved reports whether there are live changes not in the config.
@@ -144,7 +177,10 @@ func (m *Manager) SetDisabled(ref trust.Ref, off bool) error {
 func (m *Manager) ResetOverrides() int {
 	m.publish.Lock()
 	m.mu.Lock()
-	n := len(m.over.Trust) + len(m.over.Policy) + len(m.over.Disabled)
+	n := len(m.over.Trust) + len(m.over.Policy) + len(m.over.Disabled) + len(m.over.RulesOff)
+	for _, ref := range m.over.RulesOff {
+		m.bumpOver(ref.Server)
+	}
 	var reconnect []string
 	for name, t := range m.over.Trust {
 		m.bumpOver(name)
@@ -159,6 +195,7 @@ func (m *Manager) ResetOverrides() int {
 		m.bumpOver(ref.Server)
 	}
 	m.over = Overrides{}
+	m.engine.setRulesOff(nil)
 	m.mu.Unlock()
 	m.invalidate()
 	m.publish.Unlock()
@@ -284,6 +321,38 @@ func (m *Manager) ExportOverrides() string {
 		}
 	}
 
+	// Rules: one turned off is a comment (TOML cannot take an array element back by
+	// appending); each remembered rule that is on becomes a config rule, so it can
+	// move from rules.toml into the config.
+	var ruleNotes, ruleBlocks []string
+	for _, name := range slices.Sorted(maps.Keys(o.RulesOff)) {
+		if strings.HasPrefix(name, "servers.") {
+			ruleNotes = append(ruleNotes, "# rule "+tomlString(name)+" was turned off in the session: delete it from the config to keep it off\n")
+		} else {
+			ruleNotes = append(ruleNotes, "# remembered rule "+tomlString(name)+" was turned off in the session: `airlock rules revoke` it to keep it off\n")
+		}
+	}
+	if saved, err := m.engine.Rules(); err == nil {
+		for _, r := range saved {
+			if _, off := o.RulesOff[r.ID]; off || r.Problem != "" {
+				continue
+			}
+			var blk strings.Builder
+			fmt.Fprintf(&blk, "# remembered rule %s (rules.toml), from %s; once this is in the config, revoke it there\n", tomlString(r.ID), tomlString(r.From))
+			fmt.Fprintf(&blk, "[[servers.%s.tools.%s.rules]]\nwhen = %s\npolicy = %s\n", tomlKey(r.Server), tomlKey(r.Tool), FormatWhen(r.When), tomlString(r.Policy))
+			if r.Reason != "" {
+				fmt.Fprintf(&blk, "reason = %s\n", tomlString(r.Reason))
+			}
+			var probe map[string]any
+			if _, err := toml.Decode(text+blk.String(), &probe); err != nil {
+				ruleNotes = append(ruleNotes, "# remembered rule "+tomlString(r.ID)+" cannot be appended here (the config defines that tool's rules another way): copy it from rules.toml\n")
+				continue
+			}
+			text += blk.String()
+			ruleBlocks = append(ruleBlocks, blk.String())
+		}
+	}
+
 	var b strings.Builder
 	target := "your config"
 	if m.cfg.Path != "" {
@@ -297,8 +366,14 @@ func (m *Manager) ExportOverrides() string {
 	for _, e := range edits {
 		b.WriteString(e)
 	}
+	for _, e := range ruleNotes {
+		b.WriteString(e)
+	}
 	for _, t := range tables {
 		b.WriteString(t)
+	}
+	for _, r := range ruleBlocks {
+		b.WriteString(r)
 	}
 	return b.String()
 }

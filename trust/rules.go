@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,12 +42,15 @@ type Cond struct {
 	// patterns; max: one number).
 	Values []any
 
-	path   []string
-	glob   []string // glob: cleaned pattern segments
-	lit    []bool   // glob: the segment has no wildcard (compared with ==)
-	hosts  []hostPattern
-	max    float64
-	scalar []scalar // equals, one_of
+	path      []string
+	glob      []string // glob: cleaned pattern segments
+	globLower []string // glob, where names are case-insensitive: glob in lower case
+	lit       []bool   // glob: the segment has no wildcard (compared with ==)
+	shape     []byte   // glob: each segment's shape (shapesOf)
+	style     pathStyle
+	hosts     []hostPattern
+	max       float64
+	scalar    []scalar // equals, one_of
 }
 
 type hostPattern struct {
@@ -117,7 +121,13 @@ func (c Cond) exactMatch() bool {
 // config decoded them (string, int64, float64, bool, or a list of those); home
 // expands a leading "~" in a glob (trust reads no environment).
 func NewCond(field string, kind MatcherKind, value any, home string) (Cond, error) {
-	c := Cond{Field: field, Kind: kind}
+	return NewCondFor(runtime.GOOS, field, kind, value, home)
+}
+
+// NewCondFor is NewCond for the paths of operating system goos (a glob's
+// separators, drive letters and case: see paths.go).
+func NewCondFor(goos, field string, kind MatcherKind, value any, home string) (Cond, error) {
+	c := Cond{Field: field, Kind: kind, style: styleFor(goos)}
 	if field == "" || strings.HasPrefix(field, ".") || strings.HasSuffix(field, ".") || strings.Contains(field, "..") {
 		return Cond{}, ruleError("the field " + strconv.Quote(field) + " is not a dotted path of argument names")
 	}
@@ -147,13 +157,17 @@ func NewCond(field string, kind MatcherKind, value any, home string) (Cond, erro
 		if !ok {
 			return Cond{}, ruleError("glob takes a string")
 		}
-		segs, err := compileGlob(p, home)
+		segs, err := c.style.compileGlob(p, home)
 		if err != nil {
 			return Cond{}, err
 		}
 		c.glob, c.Values = segs, []any{p}
-		for _, seg := range segs {
-			c.lit = append(c.lit, !strings.ContainsAny(seg, "*?["))
+		if c.style.fold {
+			c.globLower = lowerAll(segs)
+		}
+		c.shape = shapesOf(segs)
+		for _, sh := range c.shape {
+			c.lit = append(c.lit, sh == segLiteral)
 		}
 	case MatchPrefix:
 		p, ok := value.(string)
@@ -222,41 +236,6 @@ func toScalar(v any) (scalar, bool) {
 		return scalar{kind: 'n', n: n}, true
 	}
 	return scalar{}, false
-}
-
-// compileGlob expands "~", requires an absolute pattern (or one starting with "**"),
-// and cleans it; ".." is refused in a pattern.
-func compileGlob(p, home string) ([]string, error) {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home == "" || !strings.HasPrefix(home, "/") {
-			return nil, ruleError("glob starts with ~ but the home folder is not known")
-		}
-		p = strings.TrimSuffix(home, "/") + p[1:]
-	}
-	if strings.ContainsAny(p, "\\\x00") {
-		return nil, ruleError("glob uses / as the separator and may not contain \\ or NUL")
-	}
-	if !strings.HasPrefix(p, "/") && p != "**" && !strings.HasPrefix(p, "**/") {
-		return nil, ruleError("glob must be an absolute path, start with ~/ or start with **/")
-	}
-	for _, s := range strings.Split(p, "/") {
-		if s == ".." || s == "." {
-			return nil, ruleError("glob may not contain . or .. segments")
-		}
-		if strings.Contains(s, "**") && s != "**" {
-			return nil, ruleError("** must be a whole path segment")
-		}
-		if _, err := path.Match(s, ""); err != nil {
-			return nil, ruleError("glob segment " + strconv.Quote(s) + " is malformed")
-		}
-	}
-	absolute := strings.HasPrefix(p, "/")
-	p = path.Clean(p)
-	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	if absolute && segs[0] == "" {
-		segs = nil // the root itself
-	}
-	return segs, nil
 }
 
 func compileHost(s string) (hostPattern, error) {
@@ -408,9 +387,10 @@ func punycode(s string) (string, bool) {
 
 // Args are a call's arguments, decoded once for every rule of the call.
 type Args struct {
-	v    map[string]any
-	home string
-	real map[string]string
+	v     map[string]any
+	home  string
+	real  map[string]string
+	style pathStyle
 }
 
 // fieldVal is one argument field as the rules of a call see it, looked up once, with
@@ -424,6 +404,7 @@ type fieldVal struct {
 	pathOK   bool
 	path     string
 	segs     []string
+	lower    []string // segs in lower case, where names are case-insensitive
 	hostDone bool
 	hostOK   bool
 	host     string
@@ -438,7 +419,12 @@ type fieldVal struct {
 // cleaned path only). An argument object that does not decode gives Args that match
 // no allow rule.
 func DecodeArgs(canonical []byte, home string, real map[string]string) Args {
-	a := Args{home: home, real: real}
+	return DecodeArgsFor(runtime.GOOS, canonical, home, real)
+}
+
+// DecodeArgsFor is DecodeArgs for the paths of operating system goos.
+func DecodeArgsFor(goos string, canonical []byte, home string, real map[string]string) Args {
+	a := Args{home: home, real: real, style: styleFor(goos)}
 	if len(bytes.TrimSpace(canonical)) == 0 || string(canonical) == "null" {
 		a.v = map[string]any{}
 		return a
@@ -481,6 +467,21 @@ func (a Args) field(p []string) (v any, ok, bad bool) {
 		}
 	}
 	return cur, true, false
+}
+
+// cleanPath cleans the field's value as a path once, for every glob of the call.
+func (fm *fieldVal) cleanPath(s string, a Args) {
+	if fm.pathDone {
+		return
+	}
+	fm.pathDone = true
+	fm.path, fm.pathOK = a.style.clean(s, a.home)
+	if fm.pathOK {
+		fm.segs = splitPath(fm.path)
+		if a.style.fold {
+			fm.lower = lowerAll(fm.segs)
+		}
+	}
 }
 
 func (c *Cond) eval(a Args) result {
@@ -526,18 +527,17 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 		if !ok {
 			return unsafe
 		}
-		if !fm.pathDone {
-			fm.pathDone = true
-			fm.path, fm.pathOK = cleanPath(s, a.home)
-			if fm.pathOK {
-				fm.segs = splitPath(fm.path)
-			}
-		}
+		fm.cleanPath(s, a)
 		if !fm.pathOK {
 			return unsafe
 		}
 		p := fm.path
-		if !globSegs(c.glob, c.lit, fm.segs) {
+		if !globSegs(c.glob, c.shape, fm.segs) {
+			if c.style.fold && globSegs(c.globLower, c.shape, fm.lower) {
+				// the same name where case is ignored: never allowed by this
+				// rule, and a deny or ask rule on it holds
+				return unsafe
+			}
 			return noMatch
 		}
 		if a.real != nil {
@@ -599,58 +599,78 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 // cleaned lexically (so "~/project/../.ssh/id_rsa" is "HOME/.ssh/id_rsa"). ok is
 // false for a relative path, a backslash, NUL or invalid UTF-8: such a value cannot be
 // compared safely.
-func CleanPath(s, home string) (string, bool) { return cleanPath(s, home) }
-
-func cleanPath(s, home string) (string, bool) {
-	if s == "~" || strings.HasPrefix(s, "~/") {
-		if home == "" || !strings.HasPrefix(home, "/") {
-			return "", false
-		}
-		s = strings.TrimSuffix(home, "/") + s[1:]
-	}
-	if !strings.HasPrefix(s, "/") || strings.ContainsAny(s, "\\\x00") || !utf8.ValidString(s) {
-		return "", false
-	}
-	return path.Clean(s), true
-}
+func CleanPath(s, home string) (string, bool) { return hostStyle.clean(s, home) }
 
 func globMatch(pat []string, p string) bool {
-	lit := make([]bool, len(pat))
+	return globSegs(pat, shapesOf(pat), splitPath(p))
+}
+
+// The shapes of a glob's segments, so that matching needs no pattern parsing: most
+// segments are literal, "**", "*", "X*" or "*X"; the rest go to path.Match. A pattern
+// has no "\\" (compileGlob refuses it or reads it as a separator), so the shapes
+// mean what path.Match means by them.
+const (
+	segLiteral = 'l'
+	segAny     = 'a' // "**": any number of segments
+	segStar    = '*' // "*": one segment
+	segPrefix  = 'p' // "X*"
+	segSuffix  = 's' // "*X"
+	segPattern = 'g'
+)
+
+func shapesOf(pat []string) []byte {
+	out := make([]byte, len(pat))
 	for i, seg := range pat {
-		lit[i] = !strings.ContainsAny(seg, "*?[")
+		n := len(seg) - 1
+		switch {
+		case !strings.ContainsAny(seg, "*?["):
+			out[i] = segLiteral
+		case seg == "**":
+			out[i] = segAny
+		case seg == "*":
+			out[i] = segStar
+		case n > 0 && seg[n] == '*' && !strings.ContainsAny(seg[:n], "*?["):
+			out[i] = segPrefix
+		case n > 0 && seg[0] == '*' && !strings.ContainsAny(seg[1:], "*?["):
+			out[i] = segSuffix
+		default:
+			out[i] = segPattern
+		}
 	}
-	return globSegs(pat, lit, splitPath(p))
+	return out
 }
 
-func splitPath(p string) []string {
-	if p == "/" {
-		return nil
+// segMatch matches one segment against one pattern segment of shape sh.
+func segMatch(sh byte, pat, seg string) bool {
+	switch sh {
+	case segLiteral:
+		return pat == seg
+	case segStar:
+		return true
+	case segPrefix:
+		return strings.HasPrefix(seg, pat[:len(pat)-1])
+	case segSuffix:
+		return strings.HasSuffix(seg, pat[1:])
 	}
-	return strings.Split(p[1:], "/")
+	ok, _ := path.Match(pat, seg)
+	return ok
 }
 
-func globSegs(pat []string, lit []bool, segs []string) bool {
+func globSegs(pat []string, shape []byte, segs []string) bool {
 	for len(pat) > 0 {
-		if !lit[0] && pat[0] == "**" {
-			rest, restLit := pat[1:], lit[1:]
+		if shape[0] == segAny {
+			rest, restShape := pat[1:], shape[1:]
 			for i := 0; i <= len(segs); i++ {
-				if globSegs(rest, restLit, segs[i:]) {
+				if globSegs(rest, restShape, segs[i:]) {
 					return true
 				}
 			}
 			return false
 		}
-		if len(segs) == 0 {
+		if len(segs) == 0 || !segMatch(shape[0], pat[0], segs[0]) {
 			return false
 		}
-		if lit[0] {
-			if pat[0] != segs[0] {
-				return false
-			}
-		} else if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, lit, segs = pat[1:], lit[1:], segs[1:]
+		pat, shape, segs = pat[1:], shape[1:], segs[1:]
 	}
 	return len(segs) == 0
 }
@@ -700,17 +720,58 @@ func MatchRules(rules []Rule, a Args) *Rule {
 }
 
 // RuleSet is rules compiled for matching: each distinct field is looked up once per
-// call. Build it once per set of rules (NewRuleSet) and match many calls.
+// call, and rules are indexed by one condition each (below), so that a call is
+// compared only with the rules that could match it. Build it once per set of rules
+// (NewRuleSet) and match many calls.
+//
+// The index: a rule with an equals or one_of condition is filed under each of its
+// values; else one with a host condition under each host (a "*." pattern under its
+// domain, looked up by every parent domain of the call's host); else one with a glob
+// whose first segments are literal under those segments; else one with a glob that
+// has a literal segment anywhere ("**/.ssh/**") under that segment, looked up by
+// every segment of the call's path. The rest are compared with every call. A call whose value for an indexed field cannot be compared safely is
+// compared with every deny and ask rule filed under that field (such a value
+// matches them), never with its allow rules; an absent field matches none.
 type RuleSet struct {
-	rules []Rule
-	paths [][]string // the distinct fields
-	fid   [][]int    // per rule, per condition: its field's index in paths
+	rules  []Rule
+	paths  [][]string // the distinct fields
+	fid    [][]int    // per rule, per condition: its field's index in paths
+	scan   []int      // rules not in the index, in order
+	groups []*ruleGroup
+}
+
+// ruleGroup is the index of one field by one kind of condition.
+type ruleGroup struct {
+	field int
+	kind  byte // 'e' equals/one_of, 'h' host, 'g' glob's literal leading segments, 'l' a literal segment anywhere
+	lits  int  // 'g': how many leading segments are literal
+	fold  bool // 'g', 'l': keys in lower case (names are case-insensitive)
+	by    map[string][]int
+	// strict are the deny and ask rules of the group, for a value that cannot be
+	// compared safely.
+	strict []int
 }
 
 // NewRuleSet compiles rules (kept, not copied) for Match.
 func NewRuleSet(rules []Rule) *RuleSet {
 	s := &RuleSet{rules: rules, fid: make([][]int, len(rules))}
 	ids := map[string]int{}
+	type gkey struct {
+		field int
+		kind  byte
+		lits  int
+		fold  bool
+	}
+	groups := map[gkey]*ruleGroup{}
+	group := func(k gkey) *ruleGroup {
+		g := groups[k]
+		if g == nil {
+			g = &ruleGroup{field: k.field, kind: k.kind, lits: k.lits, fold: k.fold, by: map[string][]int{}}
+			groups[k] = g
+			s.groups = append(s.groups, g)
+		}
+		return g
+	}
 	for i := range rules {
 		s.fid[i] = make([]int, len(rules[i].When))
 		for j := range rules[i].When {
@@ -723,8 +784,187 @@ func NewRuleSet(rules []Rule) *RuleSet {
 			}
 			s.fid[i][j] = id
 		}
+		j, kind, lits := indexCond(&rules[i])
+		if j < 0 {
+			s.scan = append(s.scan, i)
+			continue
+		}
+		c := &rules[i].When[j]
+		gl := lits
+		if kind == 'l' {
+			gl = 0 // one group per field: the key is the segment itself
+		}
+		g := group(gkey{s.fid[i][j], kind, gl, (kind == 'g' || kind == 'l') && c.style.fold})
+		switch kind {
+		case 'e':
+			for _, sc := range c.scalar {
+				if k, ok := scalarKey(sc); ok {
+					g.by[k] = append(g.by[k], i)
+				}
+			}
+		case 'h':
+			for _, hp := range c.hosts {
+				k := "=" + hp.host
+				if hp.wildcard {
+					k = "*" + hp.host
+				}
+				g.by[k] = append(g.by[k], i)
+			}
+		case 'g':
+			segs := c.glob
+			if g.fold {
+				segs = c.globLower
+			}
+			k := strings.Join(segs[:lits], "/")
+			g.by[k] = append(g.by[k], i)
+		case 'l':
+			k := c.glob[lits]
+			if g.fold {
+				k = c.globLower[lits]
+			}
+			g.by[k] = append(g.by[k], i)
+		}
+		if rules[i].Policy != Allow {
+			g.strict = append(g.strict, i)
+		}
 	}
 	return s
+}
+
+// indexCond picks the condition a rule is filed under: the first equals or one_of,
+// else the first host, else the glob with the most literal leading segments; -1 when
+// none can be (a glob starting with "**", prefix, max).
+func indexCond(r *Rule) (j int, kind byte, lits int) {
+	j = -1
+	for i := range r.When {
+		if k := r.When[i].Kind; k == MatchEquals || k == MatchOneOf {
+			return i, 'e', 0
+		}
+	}
+	for i := range r.When {
+		if r.When[i].Kind == MatchHost {
+			return i, 'h', 0
+		}
+	}
+	for i := range r.When {
+		c := &r.When[i]
+		if c.Kind != MatchGlob {
+			continue
+		}
+		n := 0
+		for n < len(c.lit) && c.lit[n] {
+			n++
+		}
+		if n > lits {
+			j, kind, lits = i, 'g', n
+		}
+	}
+	if j >= 0 {
+		return j, kind, lits
+	}
+	// A glob with a literal segment anywhere ("**/.ssh/**"): the path must hold
+	// that segment; lits is its index in the pattern.
+	for i := range r.When {
+		c := &r.When[i]
+		if c.Kind != MatchGlob {
+			continue
+		}
+		for n, lit := range c.lit {
+			if lit {
+				return i, 'l', n
+			}
+		}
+	}
+	return -1, 0, 0
+}
+
+// scalarKey is the index key of a scalar: two scalars have the same key exactly
+// when equals compares them equal. A NaN has none (it equals nothing).
+func scalarKey(s scalar) (string, bool) {
+	switch s.kind {
+	case 's':
+		return "s" + s.s, true
+	case 'b':
+		if s.b {
+			return "bt", true
+		}
+		return "bf", true
+	case 'n':
+		if math.IsNaN(s.n) {
+			return "", false
+		}
+		n := s.n
+		if n == 0 {
+			n = 0 // -0 equals 0
+		}
+		return "n" + strconv.FormatFloat(n, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// candidates adds to out the rules of the group that could match the call: those
+// filed under its value, or, when the value cannot be compared safely, the deny and
+// ask rules.
+func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) []int {
+	if !fm.resolved {
+		fm.resolved = true
+		fm.v, fm.ok, fm.bad = a.field(path)
+	}
+	if fm.bad {
+		return append(out, g.strict...)
+	}
+	if !fm.ok {
+		return out
+	}
+	switch g.kind {
+	case 'e':
+		sc, ok := toScalar(fm.v)
+		if !ok {
+			return append(out, g.strict...)
+		}
+		if k, ok := scalarKey(sc); ok {
+			out = append(out, g.by[k]...)
+		}
+	case 'h':
+		str, ok := fm.v.(string)
+		if !ok {
+			return append(out, g.strict...)
+		}
+		if !fm.hostDone {
+			fm.hostDone = true
+			fm.host, fm.hostOK = URLHost(str)
+		}
+		if !fm.hostOK {
+			return append(out, g.strict...)
+		}
+		h := fm.host
+		out = append(out, g.by["="+h]...)
+		for i := strings.IndexByte(h, '.'); i >= 0; i = strings.IndexByte(h, '.') {
+			h = h[i+1:]
+			out = append(out, g.by["*"+h]...)
+		}
+	case 'g', 'l':
+		str, ok := fm.v.(string)
+		if !ok {
+			return append(out, g.strict...)
+		}
+		fm.cleanPath(str, a)
+		if !fm.pathOK {
+			return append(out, g.strict...)
+		}
+		segs := fm.segs
+		if g.fold {
+			segs = fm.lower
+		}
+		if g.kind == 'l' {
+			for _, seg := range segs {
+				out = append(out, g.by[seg]...)
+			}
+		} else if len(segs) >= g.lits {
+			out = append(out, g.by[strings.Join(segs[:g.lits], "/")]...)
+		}
+	}
+	return out
 }
 
 // Len is how many rules the set holds.
@@ -741,13 +981,25 @@ func (s *RuleSet) Match(a Args) *Rule { return MatchRuleSets(a, s) }
 // MatchRuleSets is MatchRules over several sets as if they were one list, in order.
 func MatchRuleSets(a Args, sets ...*RuleSet) *Rule {
 	var best *Rule
+	var buf [16]int
 	for _, s := range sets {
 		if s.Len() == 0 {
 			continue
 		}
 		fvs := make([]fieldVal, len(s.paths))
+		cand := append(buf[:0], s.scan...)
+		for _, g := range s.groups {
+			cand = g.candidates(cand, &fvs[g.field], s.paths[g.field], a)
+		}
+		// In the order written, so that among equals the first written wins.
+		slices.Sort(cand)
+		prev := -1
 	rules:
-		for i := range s.rules {
+		for _, i := range cand {
+			if i == prev {
+				continue
+			}
+			prev = i
 			r := &s.rules[i]
 			if best != nil && !moreSpecific(r, best) {
 				continue
@@ -879,7 +1131,7 @@ func (a Args) GlobPaths(rules []Rule) []string {
 			if !ok || !isStr {
 				continue
 			}
-			if p, ok := cleanPath(s, a.home); ok && !seen[p] {
+			if p, ok := a.style.clean(s, a.home); ok && !seen[p] {
 				seen[p] = true
 				out = append(out, p)
 			}

@@ -121,7 +121,25 @@ func (e activityEntry) decision() string {
 	if c.Decision == "" {
 		return verb
 	}
+	if c.Rule != "" && trust.DecidedBy(c.DecidedBy) == trust.DecidedByRule {
+		return verb + " by rule " + plainInline(c.Rule)
+	}
 	return verb + " by " + decidedByWords(c.DecidedBy)
+}
+
+// shortDecision is decision for one row: a rule by its name, without where it
+// was written (the record says it).
+func (e activityEntry) shortDecision() string {
+	c := e.call
+	if c.Rule != "" && trust.DecidedBy(c.DecidedBy) == trust.DecidedByRule {
+		name, _, _ := strings.Cut(c.Rule, " (")
+		verb := "allowed"
+		if c.Decision == "deny" {
+			verb = "denied"
+		}
+		return verb + " by rule " + plainInline(name)
+	}
+	return e.decision()
 }
 
 // decidedByWords says who or what decided, in the glossary's words. Values
@@ -135,7 +153,7 @@ func decidedByWords(by string) string {
 	case trust.DecidedByGrant:
 		return "your allow for this context"
 	case trust.DecidedByRule:
-		return "a rule in your config"
+		return "a rule"
 	case trust.DecidedByTimeout:
 		return "timeout (nobody answered)"
 	case trust.DecidedByAgentCancelled:
@@ -186,7 +204,7 @@ func (e activityEntry) callRow(st *theme.Styles, width int) string {
 	tm := e.at.Format("15:04:05")
 	tool := plainInline(trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified())
 	tier := orDash(c.Tier)
-	parts := []string{e.who(st), tier, e.decision(), e.outcomeMark(st), duration(c.Duration)}
+	parts := []string{e.who(st), tier, e.shortDecision(), e.outcomeMark(st), duration(c.Duration)}
 	// Drop from the right of the priority list until the tool gets 16 cells.
 	drop := []int{1, 4, 2} // tier, duration, decision
 	for _, d := range drop {

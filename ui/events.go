@@ -235,6 +235,15 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		// Filed when it ended, so the list stays in time order with the status
 		// messages around it.
 		m.acts.add(activityEntry{at: e.At.Add(e.Duration), call: e})
+		if e.Rule != "" && trust.DecidedBy(e.DecidedBy) == trust.DecidedByRule {
+			// A call no one was asked about: the status line says which rule
+			// decided it (the person's and agents' alike).
+			word, verb := "✓ ", " allowed by rule "
+			if e.Decision == "deny" {
+				word, verb = "⊘ ", " denied by rule "
+			}
+			m.status = word + inline(m.st, trust.Ref{Server: e.Server, Tool: e.Tool}.Qualified(), 40) + verb + inline(m.st, e.Rule, 80)
+		}
 	case session.Dropped:
 		m.ring.dropped += e.Count
 	case session.AuthorizationRequested:

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -182,6 +183,10 @@ func (v *hazardsView) rebuild() {
 		slices.SortFunc(refs, func(a, b trust.Ref) int { return strings.Compare(a.Qualified(), b.Qualified()) })
 		for _, r := range refs {
 			ls = append(ls, v.toolLine(r.Qualified(), nameW, iw))
+		}
+		for _, name := range slices.Sorted(maps.Keys(v.over.RulesOff)) {
+			text := st.WarnText.Render("* ") + "rule " + inline(st, name, max(iw/2, 16)) + st.Muted.Render(" off for "+inline(st, v.over.RulesOff[name].Qualified(), 40)+" (K: turn it on)")
+			ls = append(ls, hzLine{text: fit(text, iw-4)})
 		}
 	}
 	v.lines = ls
@@ -409,9 +414,9 @@ func (v hazardsView) keyMap() keyMapFunc {
 }
 
 // overrideCount is the number of live changes: one per server trust, per tool
-// policy and per tool turned off.
+// policy, per tool turned off and per rule turned off.
 func overrideCount(o session.Overrides) int {
-	n := len(o.Trust) + len(o.Policy)
+	n := len(o.Trust) + len(o.Policy) + len(o.RulesOff)
 	for _, off := range o.Disabled {
 		if off {
 			n++

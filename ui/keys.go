@@ -28,6 +28,9 @@ type GlobalKeyMap struct {
 	// Grants opens the Grants view: every context's grants (revoke) and taint
 	// (clear, through a guarded question).
 	Grants key.Binding
+	// Rules opens the Rules view: every argument rule, where it came from, how
+	// often it matched; revoke a remembered one.
+	Rules key.Binding
 	// Export writes the session's what-if changes as a TOML fragment; it is
 	// enabled while there are changes.
 	Export key.Binding
@@ -50,6 +53,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Export:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "export what-if changes")),
 		Grants:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "grants & taint: revoke a grant, clear a taint")),
 		Reset:     key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "undo every what-if change")),
+		Rules:     key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "rules: config and remembered, revoke")),
 	}
 }
 
@@ -58,7 +62,7 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Help, k
 
 // FullHelp implements help.KeyMap.
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Queue, k.Export, k.Reset, k.Demo}}
+	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Rules, k.Queue, k.Export, k.Reset, k.Demo}}
 }
 
 // ServersKeyMap holds the keys of the servers pane.

@@ -7,6 +7,7 @@ package ui
 
 import (
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -130,6 +131,16 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 			word = "✓ allowed for this context"
 		}
 		m.status = word + ": " + inline(m.st, o.Pending.Tool.Ref.Qualified(), 40)
+		if r := resp.Remember; r != nil {
+			// The engine saves the rule before the call goes on; a rule it refuses
+			// denies the call, and the activity says why.
+			always := "always-allow"
+			if resp.Answer == session.Deny {
+				always = "always-deny"
+			}
+			m.status = word + " · saving " + always + " rule (K): " + inline(m.st, o.Pending.Tool.Ref.Qualified(), 40) +
+				" when " + inline(m.st, session.DescribeWhen(r.When), 80)
+		}
 		return m, answerCmd(m.sess.Engine(), id, resp)
 	case question.Elicited:
 		m.status = "answered " + inline(m.st, o.Elicitation.Server, 32) + "'s request: " + o.Action
@@ -148,6 +159,9 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 	case question.ClearTaintAnswer:
 		return m.applyClearTaint(o)
 	case question.Chose:
+		if id, ok := strings.CutPrefix(o.Tag, choiceRevokeRule); ok {
+			return m.applyRevokeRule(id, o.Second)
+		}
 		switch o.Tag {
 		case choiceReset:
 			if !o.Second {

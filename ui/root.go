@@ -37,6 +37,7 @@ const (
 	screenRes                    // one server's resources and templates
 	screenPrompts                // one server's prompts
 	screenOutput                 // what a resource read or a prompt get returned
+	screenRules                  // every argument rule, config and remembered (rules.go)
 )
 
 // pane is the focused pane of the main screen.
@@ -99,6 +100,7 @@ type Model struct {
 	prompts promptsView
 	output  outputView
 	ex      explore
+	rules    rulesView
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -175,6 +177,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		res:         newResourcesView(&st),
 		prompts:     newPromptsView(&st),
 		output:      newOutputView(&st),
+		rules:       newRulesView(&st),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -240,6 +243,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if mm.screen == screenGrants {
 		mm.refreshGrants()
+	}
+	if mm.screen == screenRules {
+		switch msg := msg.(type) {
+		case whatIfMsg:
+			mm.refreshRules() // a rule turned off or on
+		case eventMsg:
+			switch msg.event.(type) {
+			case session.CallFinished, session.OverridesChanged:
+				mm.refreshRules() // a call may have matched a rule
+			}
+		}
 	}
 	mm.updateKeys()
 	return mm, cmd
@@ -375,6 +389,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		m.status = savedStatus(m.st, msg.savedMsg)
 		return m, nil
+	case ruleRevokedMsg:
+		return m.ruleRevoked(msg)
 	case tourFetchedMsg:
 		return m, m.tourFetched(msg)
 	case tourSentMsg:
@@ -522,6 +538,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(k, m.keys.Grants) && m.screen != screenCall && m.screen != screenGrants:
 			m.openGrants()
 			return m, nil
+		case key.Matches(k, m.keys.Rules) && m.screen != screenCall && m.screen != screenRules:
+			m.openRules()
+			return m, nil
 		case key.Matches(k, m.keys.Export) && m.screen != screenCall && m.screen != screenExport:
 			m.status = "exporting the what-if changes…"
 			return m, exportCmd(m.sess)
@@ -621,6 +640,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m.promptsKey(k)
 	case screenOutput:
 		return m.outputKey(k)
+	case screenRules:
+		return m.rulesKey(k)
 	case screenExport:
 		var act exportAction
 		var cmd tea.Cmd
@@ -820,6 +841,7 @@ func (m *Model) relayout(force bool) {
 	m.res.SetSize(l.width, l.bodyH)
 	m.prompts.SetSize(l.width, l.bodyH)
 	m.output.SetSize(l.width, l.bodyH)
+	m.rules.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
@@ -860,6 +882,7 @@ func (m *Model) setTheme(dark bool) {
 	m.res.st = &st
 	m.prompts.st = &st
 	m.output.st = &st
+	m.rules.st = &st
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()

@@ -106,6 +106,8 @@ func (m Model) bodyView() string {
 		return m.prompts.View()
 	case screenOutput:
 		return m.output.View()
+	case screenRules:
+		return m.rules.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -318,6 +320,8 @@ func (m Model) footerLine() string {
 		return footerView(m.help, m.prompts.keyMap(), global)
 	case screenOutput:
 		return footerView(m.help, m.output.keyMap(), global)
+	case screenRules:
+		return footerView(m.help, m.rules.keyMap(), global)
 	}
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
@@ -340,7 +344,7 @@ func (m Model) helpSections() []helpSection {
 	confirm := dialog.DefaultKeyMap()
 	for _, b := range []*key.Binding{&confirm.Next, &confirm.Prev, &confirm.Activate,
 		&confirm.Deny, &confirm.Cancel, &confirm.Up, &confirm.Down, &confirm.PageUp,
-		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.SendReason, &confirm.Back} {
+		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.SendReason, &confirm.SaveRule, &confirm.Back} {
 		b.SetEnabled(true)
 	}
 	calls := form.DefaultKeyMap()
@@ -377,6 +381,7 @@ func (m Model) helpSections() []helpSection {
 		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
 		{title: "Exported changes (E)", keys: DefaultExportKeyMap()},
 		{title: "Grants & taint (w)", keys: DefaultGrantsKeyMap()},
+		{title: "Rules (K)", keys: DefaultRulesKeyMap()},
 		{title: "A running call", keys: DefaultCallKeyMap()},
 		{title: "Results", keys: DefaultResultKeyMap()},
 		{title: "Logs", keys: DefaultLogsKeyMap()},

@@ -23,17 +23,20 @@ type Action interface {
 }
 
 // AllowCall allows pending call ID. Scope is session.AllowOnce or
-// session.AllowForContext, never session.Deny.
+// session.AllowForContext, never session.Deny. Remember, when set, is the rule
+// the person saves with it ("Always allow"): the engine writes it to rules.toml.
 type AllowCall struct {
-	ID    uint64
-	Scope session.Answer
+	ID       uint64
+	Scope    session.Answer
+	Remember *session.RuleProposal
 }
 
 // DenyCall denies pending call ID, with the person's optional reason (which
-// may be empty).
+// may be empty). Remember, when set, is the rule saved with it ("Always deny").
 type DenyCall struct {
-	ID     uint64
-	Reason string
+	ID       uint64
+	Reason   string
+	Remember *session.RuleProposal
 }
 
 func (AllowCall) action() {}
@@ -44,9 +47,9 @@ func (DenyCall) action()  {}
 func Response(a Action) (id uint64, r session.Response, ok bool) {
 	switch a := a.(type) {
 	case AllowCall:
-		return a.ID, session.Response{Answer: a.Scope}, true
+		return a.ID, session.Response{Answer: a.Scope, Remember: a.Remember}, true
 	case DenyCall:
-		return a.ID, session.Response{Answer: session.Deny, Reason: a.Reason}, true
+		return a.ID, session.Response{Answer: session.Deny, Reason: a.Reason, Remember: a.Remember}, true
 	}
 	return 0, session.Response{}, false
 }

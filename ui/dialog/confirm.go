@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,15 +47,19 @@ const (
 )
 
 // The buttons, in focus order. Focus starts on Deny: nothing is allowed by a
-// key press that was meant for something else.
+// key press that was meant for something else. "Always allow…" and "Always
+// deny…" open the rule editor (the proposed rule, editable); the last button is
+// a deny, so tab pressed past the allows lands on a deny.
 const (
 	buttonDeny = iota
 	buttonOnce
 	buttonContext
+	buttonAlwaysAllow
+	buttonAlwaysDeny
 	buttonCount
 )
 
-var buttonLabels = [buttonCount]string{"Deny", "Allow once", "Allow for this context"}
+var buttonLabels = [buttonCount]string{"Deny", "Allow once", "Allow for this context", "Always allow…", "Always deny…"}
 
 // Confirm is the dialog that asks the person to allow or deny one pending
 // call. It shows the server (with its trust), the tool, the agent client and
@@ -81,6 +86,17 @@ type Confirm struct {
 	armedScope  session.Answer
 	destructive bool
 	arming      bool
+
+	// btns are the buttons offered, in focus order (focus indexes it): "Always
+	// allow…" only where a remembered allow rule could apply (not a destructive
+	// tool, not a call that asks because of taint or of an ask rule).
+	btns []int
+	// The rule editor: the proposal for these arguments, its conditions as
+	// editable text, the policy it saves with, and why the last edit was refused.
+	proposal   session.RuleProposal
+	ruleIn     textinput.Model
+	rulePolicy trust.Action
+	ruleErr    string
 
 	// argText is the whole pretty-printed argument text; argParts the byte
 	// offsets where its parts of at most maxArgBytes start; argPart the
@@ -122,16 +138,27 @@ func NewConfirm(p *session.Pending, st theme.Styles) Confirm {
 	vp.KeyMap = viewport.KeyMap{} // scrolling goes through our own KeyMap
 	vp.MouseWheelEnabled = true
 
+	ri := textinput.New()
+	ri.Prompt = ""
+	ri.CharLimit = 64 << 10 // a long proposal is never cut (a cut one would not parse)
+	ri.SetStyles(tis)
+
 	c := Confirm{
 		p:           p,
 		st:          st,
 		keys:        DefaultKeyMap(),
 		help:        h,
 		reason:      ti,
+		ruleIn:      ri,
 		vp:          vp,
 		focus:       buttonDeny,
 		destructive: p.Tool.Class.Tier >= trust.TierDestructive,
 	}
+	c.btns = []int{buttonDeny, buttonOnce, buttonContext}
+	if c.canAlwaysAllow() {
+		c.btns = append(c.btns, buttonAlwaysAllow)
+	}
+	c.btns = append(c.btns, buttonAlwaysDeny)
 	c.argText, c.argNote = argText(p.Request.Args)
 	c.argParts = parts(c.argText, maxArgBytes)
 	c.SetSize(80, 24)
@@ -164,16 +191,75 @@ func (c *Confirm) SetArming(on bool) {
 	}
 	c.arming = on
 	if on {
+		wasRule := c.state == stateRule
 		c.focus = buttonDeny
 		c.reason.Blur()
+		c.ruleIn.Blur()
 		c.setState(stateArming)
+		if wasRule {
+			c.layout()
+		}
 		return
 	}
 	c.setState(stateChoosing)
 }
 
-// TypingReason reports whether the reason field takes text.
-func (c Confirm) TypingReason() bool { return c.state == stateReason }
+// TypingReason reports whether the reason field or the rule editor takes text.
+func (c Confirm) TypingReason() bool { return c.state == stateReason || c.state == stateRule }
+
+// canAlwaysAllow reports whether a remembered allow rule could ever decide this
+// call: never for a destructive tool (every destructive call keeps its question),
+// nor where taint or an ask rule made it ask (rules never outrank safety, and an
+// allow saved here would only pretend to cover it). A blocked tool or a changed
+// pin is denied before anyone is asked, so it never reaches a dialog.
+func (c Confirm) canAlwaysAllow() bool {
+	p := c.p
+	switch {
+	case c.destructive, p.Tool.Class.Tier == trust.TierBlocked, p.Tool.Pin == trust.PinChanged:
+		return false
+	case p.Verdict.By == trust.DecidedByTaint || p.Taint.Tainted() && trust.EscalatedByTaint(p.Tool.Class):
+		return false
+	case p.Rule != nil && p.Rule.Policy != trust.Allow:
+		return false
+	}
+	return true
+}
+
+// OffersAlwaysAllow reports whether the dialog offers "Always allow…".
+func (c Confirm) OffersAlwaysAllow() bool { return slices.Contains(c.btns, buttonAlwaysAllow) }
+
+// openRule opens the rule editor with the tightest rule that covers these
+// arguments (session.ProposeRule) for policy.
+func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
+	c.proposal = session.ProposeRule(c.p.Tool, c.p.Request.Args)
+	c.rulePolicy = policy
+	c.ruleErr = ""
+	c.ruleIn.SetValue(session.FormatWhen(c.proposal.When))
+	c.ruleIn.CursorStart() // the rule is read from its start
+	cmd := c.ruleIn.Focus()
+	c.setState(stateRule)
+	c.layout()
+	return c, nil, cmd
+}
+
+// saveRule checks the edited rule as the config's rules are checked (and against
+// the tool's input schema); a refused edit says why and decides nothing.
+func (c Confirm) saveRule() (Confirm, Action, tea.Cmd) {
+	when, err := session.ParseWhen(c.ruleIn.Value())
+	if err == nil {
+		prop := c.proposal
+		prop.When = when
+		if err = session.CheckProposal(prop, c.rulePolicy, c.p.Tool); err == nil {
+			if c.rulePolicy == trust.Allow {
+				return c, AllowCall{ID: c.p.ID, Scope: session.AllowOnce, Remember: &prop}, nil
+			}
+			return c, DenyCall{ID: c.p.ID, Remember: &prop}, nil
+		}
+	}
+	c.ruleErr = "not saved: " + err.Error()
+	c.layout()
+	return c, nil, nil
+}
 
 // SetSize lays the dialog out for w columns and h rows: it is at most
 // MaxWidth wide and at most h high (it may be lower when everything fits),
@@ -204,6 +290,11 @@ func (c Confirm) Update(msg tea.Msg) (Confirm, Action, tea.Cmd) {
 		c.reason, cmd = c.reason.Update(msg)
 		return c, nil, cmd
 	}
+	if c.state == stateRule {
+		var cmd tea.Cmd
+		c.ruleIn, cmd = c.ruleIn.Update(msg)
+		return c, nil, cmd
+	}
 	return c, nil, nil
 }
 
@@ -226,6 +317,26 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 		c.setState(stateChoosing)
 		return c, nil, nil
 
+	case stateRule:
+		switch {
+		case key.Matches(msg, k.SaveRule):
+			return c.saveRule()
+		case key.Matches(msg, k.Back):
+			c.ruleIn.Blur()
+			c.ruleErr = ""
+			c.focus = 0
+			c.setState(stateChoosing)
+			c.layout()
+			return c, nil, nil
+		case key.Matches(msg, k.Up), key.Matches(msg, k.Down), key.Matches(msg, k.PageUp), key.Matches(msg, k.PageDown):
+			c.scroll(msg)
+			return c, nil, nil
+		}
+		c.ruleErr = ""
+		var cmd tea.Cmd
+		c.ruleIn, cmd = c.ruleIn.Update(msg)
+		return c, nil, cmd
+
 	case stateReason:
 		switch {
 		case key.Matches(msg, k.SendReason):
@@ -246,15 +357,19 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 	// Focus stops at the ends rather than wrapping, so that moving "back"
 	// from Deny can never land on an allow button.
 	case key.Matches(msg, k.Next):
-		c.focus = min(c.focus+1, buttonCount-1)
+		c.focus = min(c.focus+1, len(c.btns)-1)
 	case key.Matches(msg, k.Prev):
 		c.focus = max(c.focus-1, 0)
 	case key.Matches(msg, k.Activate):
-		switch c.focus {
+		switch c.btns[c.focus] {
 		case buttonOnce:
 			return c.allow(session.AllowOnce)
 		case buttonContext:
 			return c.allow(session.AllowForContext)
+		case buttonAlwaysAllow:
+			return c.openRule(trust.Allow)
+		case buttonAlwaysDeny:
+			return c.openRule(trust.Deny)
 		}
 		return c, DenyCall{ID: c.p.ID}, nil
 	case key.Matches(msg, k.Deny):
@@ -361,10 +476,14 @@ func (c *Confirm) layout() {
 	args := c.argLines()
 
 	c.bottomStatus = max(len(c.statusLines(stateArmed)), len(c.statusLines(stateChoosing)), len(c.statusLines(stateArming)), 1)
+	if c.state == stateRule {
+		c.bottomStatus = max(c.bottomStatus, len(c.statusLines(stateRule)))
+	}
 	bottom := 1 + c.buttonsHeight() + c.bottomStatus + 1 // blank, buttons, status, help
 
 	c.help.SetWidth(c.iw)
 	c.reason.SetWidth(max(c.iw-lipgloss.Width(reasonLabel)-1, 10))
+	c.ruleIn.SetWidth(max(c.iw-lipgloss.Width(ruleLabel)-1, 10))
 
 	// The arguments are what the person approves: they come first in the
 	// scroll region and always get at least minArgLines rows (all of them when
@@ -666,6 +785,33 @@ func (c Confirm) argLines() []string {
 
 const reasonLabel = "reason (optional): "
 
+// ruleLabel precedes the rule's editable conditions.
+const ruleLabel = "when "
+
+// ruleLines is the rule editor: what it saves, the editable conditions, and why
+// the last edit was refused or where the rule goes.
+func (c Confirm) ruleLines() []string {
+	verb, style := "Always allow", c.st.WarnText
+	if c.rulePolicy != trust.Allow {
+		verb, style = "Always deny", c.st.OKText
+	}
+	name := wrap.Inline(safetext.Limit(c.p.Tool.Ref.Qualified(), maxNameBytes), c.mark)
+	// At most four rows, so that the arguments and the buttons keep theirs: the
+	// heading and the error are cut to fit.
+	out := []string{ansi.Truncate(style.Render(verb+" ")+name+c.st.Muted.Render(" when (edit; enter saves):"), c.iw, "…")}
+	out = append(out, c.st.Key.Render(ruleLabel)+c.ruleIn.View())
+	var note []string
+	if c.ruleErr != "" {
+		note = wrap.Words(c.st.ErrorText.Render(wrap.Inline(safetext.Limit(c.ruleErr, maxReasonBytes), c.mark)), c.iw)
+	} else {
+		note = wrap.Words(c.st.Muted.Render("saved to rules.toml, never your config · K: the Rules view revokes it"), c.iw)
+	}
+	if len(note) > 2 {
+		note = []string{note[0], ansi.Truncate(note[1]+" "+note[2], c.iw, "…")}
+	}
+	return append(out, note...)
+}
+
 // statusLines is the message above the help for state s.
 func (c Confirm) statusLines(s state) []string {
 	switch s {
@@ -675,6 +821,8 @@ func (c Confirm) statusLines(s state) []string {
 		return wrap.Words(c.st.WarnText.Render("⏳ arming… keys are ignored until the keyboard rests"), c.iw)
 	case stateReason:
 		return []string{c.st.Key.Render(reasonLabel) + c.reason.View()}
+	case stateRule:
+		return c.ruleLines()
 	}
 	if c.destructive {
 		return wrap.Words(c.st.WarnText.Render(theme.TierGlyph(trust.TierDestructive)+" destructive: allowing then asks for ctrl+y"), c.iw)
@@ -684,20 +832,31 @@ func (c Confirm) statusLines(s state) []string {
 
 func (c Confirm) buttons() []string {
 	var bs []string
-	for i, l := range buttonLabels {
+	for i, b := range c.btns {
+		l := buttonLabels[b]
 		if c.state == stateArming {
 			bs = append(bs, c.st.Muted.Render("  "+l))
-		} else if i == c.focus && c.state != stateReason {
+		} else if i == c.focus && c.state != stateReason && c.state != stateRule {
 			bs = append(bs, c.st.ButtonOn.Render("▸ "+l))
 		} else {
 			bs = append(bs, c.st.Button.Render("  "+l))
 		}
 	}
-	row := strings.Join(bs, " ")
-	if lipgloss.Width(row) <= c.iw {
-		return []string{row}
+	// As many buttons to a row as fit, in focus order.
+	var rows []string
+	row := ""
+	for _, b := range bs {
+		switch {
+		case row == "":
+			row = b
+		case lipgloss.Width(row)+1+lipgloss.Width(b) <= c.iw:
+			row += " " + b
+		default:
+			rows = append(rows, row)
+			row = b
+		}
 	}
-	return bs
+	return append(rows, row)
 }
 
 func (c Confirm) buttonsHeight() int { return len(c.buttons()) }

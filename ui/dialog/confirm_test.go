@@ -1,6 +1,7 @@
 package dialog
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -49,7 +51,7 @@ func TestConfirmKeys(t *testing.T) {
 		{"a, y, space and digits allow nothing", write, keys("a", "y", "space", "1", "2"), nil},
 		{"tab then enter presses Allow once", write, keys("tab", "enter"), once},
 		{"right right enter presses Allow for this context", write, keys("right", "right", "enter"), forContext},
-		{"tab stops at the last button", write, keys("tab", "tab", "tab", "tab", "enter"), forContext},
+		{"tab stops at the last button, Always deny…, which only opens its rule", write, keys("tab", "tab", "tab", "tab", "tab", "tab", "enter"), nil},
 		{"shift+tab from Deny stays on Deny", write, keys("shift+tab", "enter"), deny},
 		{"left from Deny stays on Deny", write, keys("left", "enter"), deny},
 		{"tab then shift+tab is back on Deny", write, keys("tab", "shift+tab", "enter"), deny},
@@ -422,7 +424,7 @@ func TestConfirmFits(t *testing.T) {
 	}
 	for name, p := range pendings {
 		for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 18}, {200, 60}} {
-			for _, state := range []string{"choosing", "confirming", "arming"} {
+			for _, state := range []string{"choosing", "confirming", "arming", "rule"} {
 				c := NewConfirm(p, plain())
 				c.SetSize(size[0], size[1])
 				switch state {
@@ -430,6 +432,8 @@ func TestConfirmFits(t *testing.T) {
 					c, _ = run(c, press("tab"), press("enter"))
 				case "arming":
 					c.SetArming(true)
+				case "rule":
+					c, _ = run(c, press("tab"), press("tab"), press("tab"), press("enter"))
 				}
 				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %s", name, state))
 			}
@@ -502,6 +506,9 @@ func TestConfirmGolden(t *testing.T) {
 	c = NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain())
 	c.SetArming(true)
 	golden(t, filepath.Join("testdata", "confirm_arming_80x24.golden"), text(c.View()))
+	c = NewConfirm(pending(writeTool(), `{"title":"groceries","path":"/srv/project/list.txt"}`), plain())
+	c, _ = run(c, press("tab"), press("tab"), press("tab"), press("enter"))
+	golden(t, filepath.Join("testdata", "confirm_always_allow_80x24.golden"), text(c.View()))
 }
 
 // golden compares got with the file at path, or rewrites it under -update.
@@ -568,5 +575,135 @@ func TestConfirm_AgentContextWholeAt60(t *testing.T) {
 	c.SetSize(58, 18) // the room a 60x20 terminal gives a dialog
 	if v := text(c.View()); !strings.Contains(v, "agent-claude-code-3384771f") {
 		t.Errorf("the context id is cut:\n%s", v)
+	}
+}
+
+// Issue 14 (rules2 item 1): "Always allow…" and "Always deny…" open the proposed
+// rule (the tightest that covers these arguments) for editing; enter saves it with
+// the answer, esc goes back to Deny. No letter opens or saves; an edit that cannot
+// be a rule, or that the tool's schema says never matches, says why and decides
+// nothing.
+func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
+	args := `{"path":"/srv/project/a.txt","title":"groceries"}`
+	tool := writeTool()
+	tool.InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"title":{"type":"string"}}}`)
+	write := func() *session.Pending { return pending(tool, args) }
+	prop := session.ProposeRule(tool, []byte(args))
+	if prop.When["path"]["glob"] != "/srv/project/*" {
+		t.Fatalf("proposal %v", prop.When)
+	}
+	edited := prop
+	edited.When = map[string]map[string]any{"path": {"glob": "/srv/project/**"}, "title": {"equals": "groceries"}}
+	erase := keys("ctrl+k") // the editor opens with the cursor at the start
+	tests := []struct {
+		name string
+		p    func() *session.Pending
+		msgs []tea.Msg
+		want Action
+	}{
+		{"tab×3, enter only opens the rule of Always allow", write, keys("tab", "tab", "tab", "enter"), nil},
+		{"tab×3, enter, enter saves the proposal and allows once", write, keys("tab", "tab", "tab", "enter", "enter"),
+			AllowCall{ID: 7, Scope: session.AllowOnce, Remember: &prop}},
+		{"the edited rule is what is saved", write,
+			concatMsgs(keys("tab", "tab", "tab", "enter"), erase, typeText(`{ path = { glob = "/srv/project/**" }, title = { equals = "groceries" } }`), keys("enter")),
+			AllowCall{ID: 7, Scope: session.AllowOnce, Remember: &edited}},
+		{"letters in the editor are text, esc goes back to Deny", write, keys("tab", "tab", "tab", "enter", "y", "esc", "enter"), DenyCall{ID: 7}},
+		{"an unknown matcher saves nothing", write,
+			concatMsgs(keys("tab", "tab", "tab", "enter"), erase, typeText(`{ path = { regex = "x" } }`), keys("enter")), nil},
+		{"a field the schema does not declare saves nothing", write,
+			concatMsgs(keys("tab", "tab", "tab", "enter"), erase, typeText(`{ pth = { glob = "/srv/**" } }`), keys("enter")), nil},
+		{"Always deny… saves a deny rule", write, keys("tab", "tab", "tab", "tab", "enter", "enter"), DenyCall{ID: 7, Remember: &prop}},
+		{"destructive: no Always allow, the fourth button is Always deny", func() *session.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) },
+			keys("tab", "tab", "tab", "enter", "enter"),
+			DenyCall{ID: 7, Remember: &session.RuleProposal{Server: "mail", Tool: "send_email", When: map[string]map[string]any{"to": {"equals": "eve@example.com"}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, got := run(NewConfirm(tt.p(), plain()), tt.msgs...)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("action (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// What the person sees: the proposal, editable, and why an edit was refused.
+	c, _ := run(NewConfirm(write(), plain()), keys("tab", "tab", "tab", "enter")...)
+	screen := flat(c.View())
+	for _, want := range []string{"Always allow notes__create_note when (edit; enter saves):", `path = { glob = "/srv/project/*" }`, "saved to rules.toml, never your config", "enter save the rule"} {
+		if !strings.Contains(screen, want) && !strings.Contains(helpKeys(c), want) {
+			t.Errorf("the editor lacks %q:\n%s", want, text(c.View()))
+		}
+	}
+	c, _ = run(c, concatMsgs(erase, typeText(`{ pth = { glob = "/srv/**" } }`), keys("enter"))...)
+	if v := flat(c.View()); !strings.Contains(v, `not saved: when.pth: the tool's input schema declares no field "pth"`) {
+		t.Errorf("the refused edit does not say why:\n%s", text(c.View()))
+	}
+	keytest.Fits(t, c.View(), 80, 24, "the rule editor with an error")
+	// the guard arming again closes the editor; nothing half-made survives
+	c.SetArming(true)
+	c.SetArming(false)
+	if _, got := run(c, keys("enter")...); !cmp.Equal(got, Action(DenyCall{ID: 7})) {
+		t.Errorf("after re-arming, enter = %#v, want a plain deny", got)
+	}
+}
+
+// Issue 14: where rules cannot apply the dialog never offers "Always allow": a call
+// that asks because of taint (the dialog names the allow rule that would have
+// allowed it), or because of an ask rule.
+func TestConfirm_NoAlwaysAllowWhereRulesCannotApply(t *testing.T) {
+	tool := writeTool()
+	tool.Class.Legs = []trust.Leg{trust.LegExfiltration}
+	rule, err := trust.NewRule("servers.notes.tools.create_note.rules[0]", trust.Allow, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule.Source = "config.toml:3"
+	p := pending(tool, `{"title":"a"}`)
+	p.Taint = trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c1"}
+	p.Verdict = trust.DecideRules(tool.Class, false, p.Taint, &rule)
+	p.Rule = &rule
+	c := NewConfirm(p, plain())
+	if c.OffersAlwaysAllow() || strings.Contains(flat(c.View()), "Always allow") {
+		t.Errorf("a tainted exfiltration call offers Always allow:\n%s", text(c.View()))
+	}
+	c, _ = run(c, press("w"))
+	if !strings.Contains(scrolledFlat(c), "would have allowed this call") {
+		t.Errorf("the dialog does not name the rule that would have allowed it:\n%s", text(c.View()))
+	}
+	ask, _ := trust.NewRule("servers.notes.tools.create_note.rules[1]", trust.Ask, "", nil)
+	p2 := pending(writeTool(), `{"title":"a"}`)
+	p2.Rule = &ask
+	if NewConfirm(p2, plain()).OffersAlwaysAllow() {
+		t.Error("a call an ask rule made ask offers Always allow")
+	}
+	if !NewConfirm(pending(writeTool(), `{"title":"a"}`), plain()).OffersAlwaysAllow() {
+		t.Error("a plain write call does not offer Always allow")
+	}
+}
+
+func concatMsgs(parts ...[]tea.Msg) []tea.Msg {
+	var out []tea.Msg
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// A hostile argument in the proposal reaches the editor as a TOML escape, never raw,
+// and the rule saved holds the value itself.
+func TestConfirm_RuleEditorEscapesHostileValues(t *testing.T) {
+	args := "{\"title\":\"a\\u001b[2J\\u202eb\"}"
+	c, _ := run(NewConfirm(pending(writeTool(), args), plain()), keys("tab", "tab", "tab", "enter")...)
+	v := c.View()
+	if strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\u202e") {
+		t.Fatalf("a raw escape reached the editor:\n%q", v)
+	}
+	if !strings.Contains(text(v), `\u001B[2J\u202Eb`) {
+		t.Errorf("the editor does not show the escaped value:\n%s", text(v))
+	}
+	_, act := run(c, press("enter"))
+	a, ok := act.(AllowCall)
+	if !ok || a.Remember == nil || a.Remember.When["title"]["equals"] != "a\x1b[2J\u202eb" {
+		t.Errorf("saved %#v", act)
 	}
 }

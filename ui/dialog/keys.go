@@ -43,6 +43,9 @@ type KeyMap struct {
 	// reason field without deciding.
 	SendReason key.Binding
 	Back       key.Binding
+	// SaveRule saves the edited rule of "Always allow" or "Always deny" (and
+	// answers the call); Back leaves the rule editor without deciding.
+	SaveRule key.Binding
 }
 
 // DefaultKeyMap returns the Confirm dialog's default bindings, in the state
@@ -65,6 +68,7 @@ func DefaultKeyMap() KeyMap {
 		Disarm:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "go back")),
 		SendReason: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		SaveRule:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save the rule")),
 	}
 	k.setState(stateChoosing)
 	return k
@@ -74,7 +78,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.Confirm, k.Disarm,
-		k.SendReason, k.Back,
+		k.SendReason, k.SaveRule, k.Back,
 		k.Next, k.Activate, k.Cancel, k.Deny, k.Why, k.Down, k.End,
 	}
 }
@@ -85,7 +89,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Next, k.Prev, k.Activate},
 		{k.Deny, k.Cancel},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.End, k.Why},
-		{k.Confirm, k.Disarm, k.SendReason, k.Back},
+		{k.Confirm, k.Disarm, k.SendReason, k.SaveRule, k.Back},
 	}
 }
 
@@ -97,6 +101,7 @@ const (
 	stateReason                // typing an optional reason for a denial
 	stateArmed                 // a destructive allow waits for Confirm
 	stateArming                // the input guard ignores answers (scrolling works)
+	stateRule                  // editing the rule of "Always allow" or "Always deny"
 )
 
 // setState enables exactly the bindings that work in s.
@@ -104,7 +109,7 @@ func (k *KeyMap) setState(s state) {
 	choosing := s == stateChoosing
 	if s == stateArming {
 		// Only reading works while the guard arms; help says nothing else.
-		for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Activate, &k.Deny, &k.Cancel, &k.Confirm, &k.Disarm, &k.SendReason, &k.Back} {
+		for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Activate, &k.Deny, &k.Cancel, &k.Confirm, &k.Disarm, &k.SendReason, &k.Back, &k.SaveRule} {
 			b.SetEnabled(false)
 		}
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End, &k.Why} {
@@ -115,13 +120,17 @@ func (k *KeyMap) setState(s state) {
 	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Activate, &k.Deny, &k.Cancel} {
 		b.SetEnabled(choosing)
 	}
-	// Scrolling the arguments stays possible while typing a reason.
+	// Scrolling the arguments stays possible while typing a reason or a rule.
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End} {
 		b.SetEnabled(s != stateArmed)
 	}
+	// In the rule editor home and end move the text cursor.
+	k.Top.SetEnabled(s != stateArmed && s != stateRule)
+	k.End.SetEnabled(s != stateArmed && s != stateRule)
+	k.SaveRule.SetEnabled(s == stateRule)
 	k.Why.SetEnabled(s == stateChoosing)
 	k.Confirm.SetEnabled(s == stateArmed)
 	k.Disarm.SetEnabled(s == stateArmed)
 	k.SendReason.SetEnabled(s == stateReason)
-	k.Back.SetEnabled(s == stateReason)
+	k.Back.SetEnabled(s == stateReason || s == stateRule)
 }

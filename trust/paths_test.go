@@ -1,0 +1,98 @@
+package trust
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// Issue 14 (rules2 item 5): globs on Windows paths, decided as a pure function of
+// GOOS so that these run on Linux: backslashes and slashes, drive-letter case, ".."
+// stopping at the drive, ~ from a Windows home, and the names Windows reads as
+// another name (trailing dot or space, data streams, 8.3 short names), UNC and
+// drive-relative paths; case-insensitive names (windows, darwin) never allow by a
+// case-folded match and always meet a deny rule that way.
+func TestRules_GlobPerGOOS(t *testing.T) {
+	const winHome = `C:\Users\me`
+	type tc struct {
+		goos, glob, value string
+		want              result
+	}
+	cases := []tc{
+		// windows: separators, drive case, cleaning
+		{"windows", `C:\Users\me\project\**`, `C:\Users\me\project\src\main.go`, matched},
+		{"windows", `C:\Users\me\project\**`, `C:/Users/me/project/src/main.go`, matched},
+		{"windows", `C:\Users\me\project\**`, `c:\Users\me\project\a.txt`, matched},
+		{"windows", `c:/Users/me/project/**`, `C:\Users\me\project\a.txt`, matched},
+		{"windows", `C:\Users\me\project\**`, `C:\Users\me\project`, matched},
+		{"windows", `C:\Users\me\project\**`, `C:\Users\me\project\..\.ssh\id_rsa`, noMatch},
+		{"windows", `C:\Users\me\project\**`, `C:\Users\me\project\..\..\..\..\..\Users\me\project\x`, matched},
+		{"windows", `C:\Users\me\project\**`, `D:\Users\me\project\x`, noMatch},
+		{"windows", `~\project\**`, `C:\Users\me\project\x`, matched},
+		{"windows", `~/project/**`, `~\project\x`, matched},
+		{"windows", `**\.ssh\**`, `C:\Users\me\.ssh\id_rsa`, matched},
+		{"windows", `**/.ssh/**`, `D:\backup\.ssh\id_rsa`, matched},
+		// windows: case-insensitive names
+		{"windows", `C:\Users\me\project\**`, `C:\users\ME\Project\a.txt`, unsafe},
+		{"windows", `**\.ssh\**`, `C:\Users\me\.SSH\id_rsa`, unsafe},
+		// windows: values that cannot be compared safely
+		{"windows", `C:\Users\me\project\**`, `\\server\share\project\x`, unsafe},
+		{"windows", `C:\Users\me\project\**`, `\\?\C:\Users\me\project\x`, unsafe},
+		{"windows", `C:\Users\me\project\**`, `C:project\x`, unsafe},
+		{"windows", `C:\Users\me\project\**`, `\Users\me\project\x`, unsafe},
+		{"windows", `C:\Users\me\project\**`, `project\x`, unsafe},
+		{"windows", `C:\Users\me\project\**`, `/home/me/project/x`, unsafe},
+		{"windows", `**\.ssh\**`, `C:\Users\me\.ssh.\id_rsa`, unsafe},
+		{"windows", `**\.ssh\**`, `C:\Users\me\.ssh \id_rsa`, unsafe},
+		{"windows", `C:\Users\me\project\**`, `C:\Users\me\project\a.txt:secret`, unsafe},
+		{"windows", `C:\Users\me\project\**`, `C:\Users\me\PROJEC~1\a.txt`, unsafe},
+		// linux: exact, backslash is not a separator and cannot be compared
+		{"linux", `/home/me/project/**`, `/home/me/project/a`, matched},
+		{"linux", `/home/me/project/**`, `/home/me/Project/a`, noMatch},
+		{"linux", `**/.ssh/**`, `/home/me/.SSH/id_rsa`, noMatch},
+		{"linux", `/home/me/project/**`, `C:\Users\me\project\a`, unsafe},
+		{"linux", `/home/me/project/**`, `/home/me/project\..\..\x`, unsafe},
+		// darwin: "/" like linux, names case-insensitive
+		{"darwin", `/Users/me/project/**`, `/Users/me/project/a`, matched},
+		{"darwin", `/Users/me/project/**`, `/users/me/PROJECT/a`, unsafe},
+		{"darwin", `**/.ssh/**`, `/Users/me/.SSH/id_rsa`, unsafe},
+		{"darwin", `**/.ssh/**`, `/Users/me/.sshx/id_rsa`, noMatch},
+	}
+	for _, c := range cases {
+		home := "/home/me"
+		if c.goos == "windows" {
+			home = winHome
+		}
+		cond, err := NewCondFor(c.goos, "path", MatchGlob, c.glob, home)
+		if err != nil {
+			t.Errorf("%s %s: %v", c.goos, c.glob, err)
+			continue
+		}
+		args, _ := json.Marshal(map[string]string{"path": c.value})
+		a := DecodeArgsFor(c.goos, args, home, nil)
+		if got := cond.eval(a); got != c.want {
+			t.Errorf("%s: glob %s, value %s: %v, want %v", c.goos, c.glob, c.value, got, c.want)
+		}
+		// The index agrees: an allow rule decides only a match, a deny rule a
+		// match or a value that cannot be compared.
+		for _, policy := range []Action{Allow, Deny} {
+			r, _ := NewRule("r", policy, "", []Cond{cond})
+			got := NewRuleSet([]Rule{r}).Match(DecodeArgsFor(c.goos, args, home, nil)) != nil
+			want := c.want == matched || c.want == unsafe && policy != Allow
+			if got != want {
+				t.Errorf("%s %s: glob %s, value %s: matched %v, want %v", c.goos, policy, c.glob, c.value, got, want)
+			}
+		}
+	}
+	// Patterns: a Windows glob names its drive (or starts with ~ or **).
+	for _, bad := range []string{`Users\me\**`, `\Users\me\**`, `\\server\share\**`, `C:\Users\..\x`} {
+		if _, err := NewCondFor("windows", "path", MatchGlob, bad, winHome); err == nil {
+			t.Errorf("windows glob %s was accepted", bad)
+		}
+	}
+	if _, err := NewCondFor("linux", "path", MatchGlob, `C:\Users\**`, "/home/me"); err == nil {
+		t.Error(`linux accepted a glob with "\"`)
+	}
+	if p, ok := CleanPathFor("windows", `c:\a\..\..\b`, ""); !ok || p != "C:/b" {
+		t.Errorf(`CleanPathFor(windows, c:\a\..\..\b) = %q %v`, p, ok)
+	}
+}
