@@ -100,7 +100,7 @@ type Model struct {
 	prompts promptsView
 	output  outputView
 	ex      explore
-	rules    rulesView
+	rules   rulesView
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
