@@ -30,6 +30,11 @@ type captureTransport struct {
 	// initialize; a wrapper would hide it, and server-initiated messages
 	// (list_changed, elicitation) would never arrive.
 	atHTTP bool
+	// trim: hand go-sdk an empty tools list in place of a captured page (see
+	// captureConn.Read). Set only where go-sdk has no use for the tools themselves:
+	// stdio and in-process servers, never streamable HTTP (go-sdk looks up listed
+	// tools there for x-mcp-header parameters).
+	trim bool
 }
 
 type capture struct {
@@ -71,7 +76,7 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		if t.atHTTP {
 			return r.conn, nil
 		}
-		return &captureConn{Connection: r.conn, sink: t.sink}, nil
+		return &captureConn{Connection: r.conn, sink: t.sink, trim: t.trim}, nil
 	case <-ctx.Done():
 		t.cancel()
 		go func() {
@@ -86,6 +91,7 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 type captureConn struct {
 	mcp.Connection
 	sink *capture
+	trim bool
 }
 
 func idKey(id jsonrpc.ID) string {
@@ -98,13 +104,26 @@ func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
+// Read hands every message to the capture. With trim, a tools/list response whose page
+// the capture kept reaches go-sdk with an empty tools list: airlock reads the tools only
+// from the kept bytes, and go-sdk would otherwise decode every tool once more and
+// re-marshal each input schema to validate it (at 10,000 tools, most of the time to the
+// first snapshot). A page the capture could not read is passed on unchanged, so go-sdk
+// reports its error as before.
 func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err == nil {
-		c.sink.received(msg)
+		if c.sink.received(msg) && c.trim {
+			trimmed := *msg.(*jsonrpc.Response)
+			trimmed.Result = emptyToolsResult
+			msg = &trimmed
+		}
 	}
 	return msg, err
 }
+
+// emptyToolsResult is what go-sdk gets for a tools/list page airlock captured.
+var emptyToolsResult = json.RawMessage(`{"tools":[]}`)
 
 // sent notes an outgoing tools/list request, so that its response is kept.
 func (c *capture) sent(msg jsonrpc.Message) {
@@ -115,25 +134,28 @@ func (c *capture) sent(msg jsonrpc.Message) {
 	}
 }
 
-// received keeps the raw result of a response to a noted tools/list request.
-func (c *capture) received(msg jsonrpc.Message) {
+// received keeps the raw result of a response to a noted tools/list request, and
+// reports whether it kept a page.
+func (c *capture) received(msg jsonrpc.Message) bool {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || !resp.ID.IsValid() {
-		return
+		return false
 	}
 	key := idKey(resp.ID)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.pending[key] {
-		return
+		return false
 	}
 	delete(c.pending, key)
-	if resp.Error == nil {
-		var p rawPage
-		if err := json.Unmarshal(resp.Result, &p); err != nil {
-			c.page, c.err = nil, err
-		} else {
-			c.page, c.err = &p, nil
-		}
+	if resp.Error != nil {
+		return false
 	}
+	var p rawPage
+	if err := json.Unmarshal(resp.Result, &p); err != nil {
+		c.page, c.err = nil, err
+		return false
+	}
+	c.page, c.err = &p, nil
+	return true
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/config"
@@ -27,6 +28,18 @@ type Pins struct {
 	mu   sync.Mutex
 	path string
 	data pinFile
+	// stamp identifies the file data was last read from or written as (os.Lstat
+	// before the read, after the write); nil when data may differ from the file.
+	// update skips reading the file again while the file under the lock is still
+	// that one: every write replaces the file (a new one renamed over it), so
+	// another process's write shows as another file.
+	stamp fs.FileInfo
+}
+
+// sameFile reports whether a and b describe one unchanged file: the same file
+// (device and inode, or Windows' file index), size and modification time.
+func sameFile(a, b fs.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && a.Mode() == b.Mode()
 }
 
 type pinFile struct {
@@ -64,11 +77,12 @@ func OpenPins(path string) (*Pins, error) {
 	if path == "" {
 		return p, nil
 	}
+	stamp, _ := os.Lstat(path)
 	data, err := readPins(path)
 	if err != nil {
 		return nil, err
 	}
-	p.data = data
+	p.data, p.stamp = data, stamp
 	return p, nil
 }
 
@@ -76,8 +90,12 @@ func emptyPins() pinFile {
 	return pinFile{Version: 1, Servers: map[string]*serverPin{}}
 }
 
+// pinFileReads counts readPins calls, for tests.
+var pinFileReads atomic.Int64
+
 // readPins reads the pins file at path; a missing file is an empty store.
 func readPins(path string) (pinFile, error) {
+	pinFileReads.Add(1)
 	data := emptyPins()
 	b, err := statefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,16 +138,33 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 		return fmt.Errorf("locking pins: %w", err)
 	}
 	defer unlockFile(lf)
-	data, err := readPins(p.path)
-	if err != nil {
-		return err
+	stamp, _ := os.Lstat(p.path)
+	if !sameFile(stamp, p.stamp) {
+		// Another process wrote the file (or this one has not read it): read it
+		// again under the lock. With 20 servers listing at start, only the first
+		// listing reads it; the others find the file this process last wrote.
+		p.stamp = nil
+		data, err := readPins(p.path)
+		if err != nil {
+			return err
+		}
+		p.data, p.stamp = data, stamp
 	}
-	p.data = data
 	dirty, err := change(&p.data)
 	if err != nil || !dirty {
+		if err != nil {
+			p.stamp = nil // change may have left data half changed
+		}
 		return err
 	}
-	return p.saveLocked()
+	p.stamp = nil
+	if err := p.saveLocked(); err != nil {
+		return err
+	}
+	if st, err := os.Lstat(p.path); err == nil {
+		p.stamp = st
+	}
+	return nil
 }
 
 // Identity is the key a server's pins are stored under: the server's name, and for

@@ -47,3 +47,99 @@ func mustJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestPins_ListingsReadTheFileOnlyWhenAnotherWroteIt: the pins file was read and
+// decoded again under the lock for every listing (20 servers at start: 20 reads of the
+// whole file). Now a listing reads it only when the file is not the one this process
+// last read or wrote; a write by another process (here a second Pins on the same path)
+// is still seen and kept, and a file changed in place by hand is read again.
+func TestPins_ListingsReadTheFileOnlyWhenAnotherWroteIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pins.json")
+	listed := func(name string) []listedTool {
+		raw := json.RawMessage(`{"name":"` + name + `","inputSchema":{"type":"object"}}`)
+		fp, err := trust.ToolFingerprint(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []listedTool{{wire: wireTool{Name: name}, raw: raw, fingerprint: fp}}
+	}
+	now := time.Unix(1, 0)
+	p, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe := func(p *Pins, server, tool string) trust.PinState {
+		t.Helper()
+		out, err := p.observe("id-"+server, server, "", listed(tool), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.tools[tool]
+	}
+	observe(p, "a", "t") // no file yet: read (missing), then written
+	reads := pinFileReads.Load()
+	for i := range 5 {
+		if got := observe(p, "a", "t"); got != trust.PinSame {
+			t.Fatalf("listing %d: %v, want same", i, got)
+		}
+		observe(p, "s"+string(rune('0'+i)), "t") // a new server: this process writes
+	}
+	if n := pinFileReads.Load() - reads; n != 0 {
+		t.Errorf("10 listings against the file this process wrote read it %d times, want 0", n)
+	}
+
+	// Another process pins a tool; this one must see it and keep it.
+	if got := observe(other, "b", "u"); got != trust.PinNew {
+		t.Fatalf("other process: %v", got)
+	}
+	reads = pinFileReads.Load()
+	if got := observe(p, "b", "u"); got != trust.PinSame {
+		t.Errorf("after another process pinned b/u, this one sees %v, want same", got)
+	}
+	if pinFileReads.Load() == reads {
+		t.Error("another process's write was not read")
+	}
+	observe(p, "c", "v")
+	again, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"id-a", "id-b", "id-c", "id-s4"} {
+		if again.data.Servers[id] == nil {
+			t.Errorf("the file lost %s's pins", id)
+		}
+	}
+
+	// A change by hand in place (same file, new content and time) is read.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f pinFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	tp := f.Servers["id-a"].Tools["t"]
+	tp.Fingerprint = "0000"
+	f.Servers["id-a"].Tools["t"] = tp
+	b, _ = json.Marshal(f)
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	later := time.Now().Add(time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got := observe(p, "a", "t"); got != trust.PinChanged {
+		t.Errorf("after the file was changed in place: %v, want changed", got)
+	}
+}

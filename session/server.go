@@ -328,7 +328,7 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 	if protocol == "" {
 		protocol = DefaultProtocol
 	}
-	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt, life: life, cancel: endLife, atHTTP: atHTTP}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt, life: life, cancel: endLife, atHTTP: atHTTP, trim: bt == nil}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		endLife()
 		if bt != nil && bt.wantsBearer.Load() && s.cfg.OAuth == nil {

@@ -1,0 +1,100 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fakeConn hands out queued messages and records what was written.
+type fakeConn struct {
+	mcp.Connection
+	in []jsonrpc.Message
+}
+
+func (f *fakeConn) Read(context.Context) (jsonrpc.Message, error) {
+	m := f.in[0]
+	f.in = f.in[1:]
+	return m, nil
+}
+
+func (f *fakeConn) Write(context.Context, jsonrpc.Message) error { return nil }
+
+func listRequest(t testing.TB, id int64) *jsonrpc.Request {
+	t.Helper()
+	rid, err := jsonrpc.MakeID(float64(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &jsonrpc.Request{ID: rid, Method: "tools/list"}
+}
+
+// TestCapture_GoSDKGetsEmptyPageWhenCaptured: on stdio and in-process connections, a
+// tools/list page the capture kept reaches go-sdk as an empty list (airlock reads the
+// kept bytes; go-sdk's own decoding of 10,000 tools was most of the time to the first
+// snapshot), while the capture keeps every tool byte for byte. A page the capture could
+// not read, a response nobody asked to capture, and every message on a connection
+// without trim pass unchanged.
+func TestCapture_GoSDKGetsEmptyPageWhenCaptured(t *testing.T) {
+	ctx := context.Background()
+	page := json.RawMessage(`{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b", "inputSchema":{}}],"nextCursor":"c2"}`)
+	for _, trim := range []bool{true, false} {
+		t.Run(fmt.Sprintf("trim=%v", trim), func(t *testing.T) {
+			req := listRequest(t, 1)
+			other := listRequest(t, 2)
+			other.Method = "resources/list"
+			bad := listRequest(t, 3)
+			inner := &fakeConn{in: []jsonrpc.Message{
+				&jsonrpc.Response{ID: req.ID, Result: page},
+				&jsonrpc.Response{ID: other.ID, Result: page},
+				&jsonrpc.Response{ID: bad.ID, Result: json.RawMessage(`{"tools":{"not":"a list"}}`)},
+			}}
+			capt := newCapture()
+			c := &captureConn{Connection: inner, sink: capt, trim: trim}
+			for _, r := range []*jsonrpc.Request{req, other, bad} {
+				if err := c.Write(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			got, err := c.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := got.(*jsonrpc.Response)
+			want := string(page)
+			if trim {
+				want = `{"tools":[]}`
+			}
+			if string(resp.Result) != want || resp.ID != req.ID {
+				t.Errorf("go-sdk got %s (id %v), want %s (id %v)", resp.Result, resp.ID, want, req.ID)
+			}
+			p, err := capt.take()
+			if err != nil || p == nil || len(p.Tools) != 2 || p.NextCursor != "c2" {
+				t.Fatalf("capture kept %+v, %v; want both tools and the cursor", p, err)
+			}
+			if string(p.Tools[1]) != `{"name":"b", "inputSchema":{}}` {
+				t.Errorf("capture changed a tool's bytes: %s", p.Tools[1])
+			}
+
+			for _, wantID := range []jsonrpc.ID{other.ID, bad.ID} {
+				got, err := c.Read(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp := got.(*jsonrpc.Response)
+				if resp.ID != wantID || strings.Contains(string(resp.Result), `"tools":[]`) {
+					t.Errorf("response %v reached go-sdk as %s; want it unchanged", resp.ID, resp.Result)
+				}
+			}
+			if _, err := capt.take(); err == nil {
+				t.Error("a page that is not a tool list: capture reported no error")
+			}
+		})
+	}
+}

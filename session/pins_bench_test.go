@@ -1,0 +1,49 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// BenchmarkPinsObserveUnchanged is one listing of an already pinned server against a
+// pins file of 20 servers of two tools each (about 70 KB, like the fan-out row's):
+// what each server's connection paid for the pins at start.
+func BenchmarkPinsObserveUnchanged(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "pins.json")
+	p, err := OpenPins(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Unix(1, 0)
+	listing := func(server int) []listedTool {
+		var out []listedTool
+		for i := range 2 {
+			raw := json.RawMessage(fmt.Sprintf(`{"name":"tool_%d","description":%q,"inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"the id"}}}}`, i, strings.Repeat(fmt.Sprintf("Server %d's document tool. ", server), 60)))
+			fp, err := trust.ToolFingerprint(raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, listedTool{wire: wireTool{Name: fmt.Sprintf("tool_%d", i)}, raw: raw, fingerprint: fp})
+		}
+		return out
+	}
+	for s := range 20 {
+		if _, err := p.observe(fmt.Sprintf("id-%d", s), fmt.Sprintf("docs-%02d", s), "", listing(s), now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tools := listing(7)
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := p.observe("id-7", "docs-07", "", tools, now)
+		if err != nil || out.tools["tool_0"] != trust.PinSame {
+			b.Fatal(out.tools, err)
+		}
+	}
+}
