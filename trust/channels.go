@@ -1,6 +1,9 @@
 package trust
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // ChannelKind names a way a server's text reaches a context other than a tool call:
 // reading a resource, getting a prompt, completing an argument (docs/channels.md).
@@ -154,4 +157,19 @@ func channelTaint(t Taint) bool {
 		return true
 	}
 	return false
+}
+
+// LegName is how a member of a hazard's leg is shown to a person: a tool by its
+// qualified name, a channel as "SERVER resources" or "SERVER prompts" (the synthetic
+// tool names resources/read and prompts/get mean nothing to a reader, issue 13's
+// "notes resources as a private-data source"). Machine output keeps the qualified
+// name.
+func LegName(qualified string) string {
+	if s, ok := strings.CutSuffix(qualified, "__"+ResourceReadTool); ok {
+		return s + " resources"
+	}
+	if s, ok := strings.CutSuffix(qualified, "__"+PromptGetTool); ok {
+		return s + " prompts"
+	}
+	return qualified
 }

@@ -164,3 +164,17 @@ func TestFixes_Channels(t *testing.T) {
 		})
 	}
 }
+
+func TestLegName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"notes__" + ResourceReadTool, "notes resources"},
+		{"notes__" + PromptGetTool, "notes prompts"},
+		{"notes__read_note", "notes__read_note"},
+		{"notes__resources", "notes__resources"},
+		{ResourceReadTool, ResourceReadTool},
+	} {
+		if got := LegName(c.in); got != c.want {
+			t.Errorf("LegName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

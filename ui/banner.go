@@ -49,13 +49,14 @@ func hazardLegs(k trust.HazardKind) []string {
 // all come from one server, else one example. With counts it says how many: "(3)",
 // "(+2)". The example is the first tool that fills no other leg of the hazard, so
 // that "web__fetch_url → notes__* → mail__send_email" names three different tools
-// where it can. Names are server-controlled and escaped.
+// where it can. A channel reads "SERVER resources" (trust.LegName). Names are
+// server-controlled and escaped.
 func legText(st *theme.Styles, names []string, others map[string]bool, counts bool) string {
 	switch len(names) {
 	case 0:
 		return "-"
 	case 1:
-		return inline(st, names[0], 48)
+		return inline(st, trust.LegName(names[0]), 48)
 	}
 	server, _, _ := strings.Cut(names[0], "__")
 	same := true
@@ -79,7 +80,7 @@ func legText(st *theme.Styles, names []string, others map[string]bool, counts bo
 			break
 		}
 	}
-	s := inline(st, example, 48)
+	s := inline(st, trust.LegName(example), 48)
 	if counts {
 		s += " (+" + strconv.Itoa(len(names)-1) + ")"
 	}

@@ -269,7 +269,7 @@ func (v hazardsView) toolLine(qualified string, nameW, iw int) hzLine {
 	if len(change) > 0 {
 		mark = st.WarnText.Render("* ")
 	}
-	text := mark + fit(inline(st, qualified, nameW), nameW)
+	text := mark + fit(inline(st, trust.LegName(qualified), nameW), nameW)
 	if ok {
 		text += " " + st.Tier(t.Class.Tier).Render(fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + trustBadge(st, t.ServerTrust)
 	} else {

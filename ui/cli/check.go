@@ -308,7 +308,7 @@ func (r Report) WriteText(w io.Writer) error {
 		for _, k := range keys {
 			names := make([]string, len(h.Legs[k]))
 			for i, n := range h.Legs[k] {
-				names[i] = e(n)
+				names[i] = e(trust.LegName(n))
 			}
 			fmt.Fprintf(w, "  %-18s %s\n", k+":", shortJoin(names, 6))
 		}
