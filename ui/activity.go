@@ -202,7 +202,7 @@ func duration(d time.Duration) string {
 func (e activityEntry) callRow(st *theme.Styles, width int) string {
 	c := e.call
 	tm := e.at.Format("15:04:05")
-	tool := plainInline(trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified())
+	tool := plainInline(trust.LegName(trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified()))
 	tier := orDash(c.Tier)
 	parts := []string{e.who(st), tier, e.shortDecision(), e.outcomeMark(st), duration(c.Duration)}
 	// Drop from the right of the priority list until the tool gets 16 cells.

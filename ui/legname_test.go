@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -32,5 +33,16 @@ func TestBanner_ChannelsNamedAsResourcesAndPrompts(t *testing.T) {
 	}
 	if strings.Contains(line, "/read") || strings.Contains(line, "/get") {
 		t.Errorf("banner names a synthetic tool: %q", line)
+	}
+}
+
+// The activity row of a resource read names "SERVER resources", not the synthetic
+// tool the engine decided it as.
+func TestActivityRow_ChannelNamedAsResources(t *testing.T) {
+	st := theme.New(true, true)
+	e := activityEntry{call: session.CallFinished{Server: "everything", Tool: trust.ResourceReadTool}}
+	row := ansi.Strip(e.callRow(&st, 100))
+	if !strings.Contains(row, "everything resources") || strings.Contains(row, "resources/read") {
+		t.Errorf("activity row %q, want it to name %q", row, "everything resources")
 	}
 }
