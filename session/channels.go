@@ -474,6 +474,11 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	defer cancel()
 	res, err := cs.Complete(cctx, params)
 	if err != nil {
+		// The server's error message reaches the caller: it taints like a read's or
+		// a get's error message does.
+		if trust.Taints(tool.Class) && ctx.Err() == nil {
+			m.engine.taint(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: subject})
+		}
 		return nil, redactURLs(fmt.Errorf("completing for %s: %w", req.Server, err))
 	}
 	c := &Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
