@@ -460,6 +460,9 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	if tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked {
 		return nil, &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
 	}
+	if err := m.taintedOutbound(req.Context, req.Client, tool, "a completion sends the text typed so far and the arguments already chosen"); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	cs := s.cs
 	s.mu.Unlock()
@@ -490,6 +493,24 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 		c.Tainted = true
 	}
 	return c, nil
+}
+
+// taintedOutbound refuses a request that never asks (a completion, a subscription)
+// when it would carry an agent's text from a tainted context to a channel that taint
+// escalates (the channel of an untrusted server has the exfiltration leg): a read or
+// a get there asks, and these must not be the way around that question. The
+// person's own context is not refused: the person sees what they type.
+func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what string) error {
+	if ctxKey(ctxName) == PersonContext || !trust.EscalatedByTaint(tool.Class) {
+		return nil
+	}
+	t := m.engine.Taint(ctxName)
+	if !t.Tainted() {
+		return nil
+	}
+	why := "this context is tainted (" + t.Reason() + ") and " + what + " to server " + tool.Ref.Server + ", which could carry it out; it never asks, so it is refused (a read or a get asks)"
+	m.auditRefused(m.engine.nextCallID(), CallRequest{Context: ctxName, Client: client, Server: tool.Ref.Server, Tool: tool.Ref.Tool}, trust.DecidedByTaint, why)
+	return &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByTaint, Reasons: []string{why}}}
 }
 
 // Subscribe asks a server for notifications/resources/updated about uri for the

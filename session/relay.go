@@ -370,11 +370,16 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 // Manager.Subscribe.
 func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
 	ss := req.Session
-	ctxName, _ := g.agentOf(ss)
+	ctxName, client := g.agentOf(ss)
 	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
+	}
+	if tool, ok := g.m.lookupTool(g.m.Snapshot(), server, trust.ResourceReadTool); ok {
+		if err := g.m.taintedOutbound(ctxName, client, tool, "a subscription sends the URI "+strconv.Quote(clip(uri))); err != nil {
+			return channelError(ctx, "subscription", err)
+		}
 	}
 	g.mu.Lock()
 	mine := g.relay.subs[ss.ID()]
