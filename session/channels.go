@@ -495,6 +495,12 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	return c, nil
 }
 
+// serverSaid marks an error that carries the server's own message (whoever hands it
+// on hands on the server's text).
+type serverSaid struct{ error }
+
+func (e serverSaid) Unwrap() error { return e.error }
+
 // taintedOutbound refuses a request that never asks (a completion, a subscription)
 // when it would carry an agent's text from a tainted context to a channel that taint
 // escalates (the channel of an untrusted server has the exfiltration leg): a read or
@@ -596,7 +602,7 @@ func (m *Manager) subscription(ctx context.Context, holder, server, uri string, 
 		err = cs.Unsubscribe(cctx, &mcp.UnsubscribeParams{URI: uri})
 	}
 	if err != nil {
-		return redactURLs(fmt.Errorf("subscribing to %s of %s: %w", strconv.Quote(uri), server, err))
+		return serverSaid{redactURLs(fmt.Errorf("subscribing to %s of %s: %w", strconv.Quote(uri), server, err))}
 	}
 	s.mu.Lock()
 	if s.cs == cs {
