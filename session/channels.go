@@ -460,6 +460,9 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	if tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked {
 		return nil, &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
 	}
+	if err := m.taintedOutbound(req.Context, req.Client, tool, "a completion sends the text typed so far and the arguments already chosen"); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	cs := s.cs
 	s.mu.Unlock()
@@ -474,6 +477,11 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	defer cancel()
 	res, err := cs.Complete(cctx, params)
 	if err != nil {
+		// The server's error message reaches the caller: it taints like a read's or
+		// a get's error message does.
+		if trust.Taints(tool.Class) && ctx.Err() == nil {
+			m.engine.taint(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: subject})
+		}
 		return nil, redactURLs(fmt.Errorf("completing for %s: %w", req.Server, err))
 	}
 	c := &Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
@@ -485,6 +493,30 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 		c.Tainted = true
 	}
 	return c, nil
+}
+
+// serverSaid marks an error that carries the server's own message (whoever hands it
+// on hands on the server's text).
+type serverSaid struct{ error }
+
+func (e serverSaid) Unwrap() error { return e.error }
+
+// taintedOutbound refuses a request that never asks (a completion, a subscription)
+// when it would carry an agent's text from a tainted context to a channel that taint
+// escalates (the channel of an untrusted server has the exfiltration leg): a read or
+// a get there asks, and these must not be the way around that question. The
+// person's own context is not refused: the person sees what they type.
+func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what string) error {
+	if ctxKey(ctxName) == PersonContext || !trust.EscalatedByTaint(tool.Class) {
+		return nil
+	}
+	t := m.engine.Taint(ctxName)
+	if !t.Tainted() {
+		return nil
+	}
+	why := "this context is tainted (" + t.Reason() + ") and " + what + " to server " + tool.Ref.Server + ", which could carry it out; it never asks, so it is refused (a read or a get asks)"
+	m.auditRefused(m.engine.nextCallID(), CallRequest{Context: ctxName, Client: client, Server: tool.Ref.Server, Tool: tool.Ref.Tool}, trust.DecidedByTaint, why)
+	return &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByTaint, Reasons: []string{why}}}
 }
 
 // Subscribe asks a server for notifications/resources/updated about uri for the
@@ -570,7 +602,7 @@ func (m *Manager) subscription(ctx context.Context, holder, server, uri string, 
 		err = cs.Unsubscribe(cctx, &mcp.UnsubscribeParams{URI: uri})
 	}
 	if err != nil {
-		return redactURLs(fmt.Errorf("subscribing to %s of %s: %w", strconv.Quote(uri), server, err))
+		return serverSaid{redactURLs(fmt.Errorf("subscribing to %s of %s: %w", strconv.Quote(uri), server, err))}
 	}
 	s.mu.Lock()
 	if s.cs == cs {

@@ -370,11 +370,17 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 // Manager.Subscribe.
 func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
 	ss := req.Session
-	ctxName, _ := g.agentOf(ss)
+	ctxName, client := g.agentOf(ss)
 	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
+	}
+	tool, known := g.m.lookupTool(g.m.Snapshot(), server, trust.ResourceReadTool)
+	if known {
+		if err := g.m.taintedOutbound(ctxName, client, tool, "a subscription sends the URI "+strconv.Quote(clip(uri))); err != nil {
+			return channelError(ctx, "subscription", err)
+		}
 	}
 	g.mu.Lock()
 	mine := g.relay.subs[ss.ID()]
@@ -384,6 +390,11 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 		return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock denied this subscription: an agent session holds at most " + strconv.Itoa(g.opts.MaxSubscriptions) + " subscriptions; unsubscribe from one first"}
 	}
 	if err := g.m.SubscribeFor(ctx, HolderGateway, server, uri); err != nil {
+		// The server's error message reaches the agent: it taints like a read's.
+		var said serverSaid
+		if known && errors.As(err, &said) && trust.Taints(tool.Class) && ctx.Err() == nil {
+			g.m.engine.taint(ctxName, trust.Taint{By: tool.Ref, At: g.m.opts.Now(), Channel: trust.ChannelError, Subject: uri})
+		}
 		return channelError(ctx, "subscription", err)
 	}
 	g.mu.Lock()
