@@ -310,12 +310,7 @@ func (v *grantsView) updateKeys() {
 	first, last := v.next(0, 1), v.next(len(v.lines)-1, -1)
 	v.keys.Revoke.SetEnabled(g != nil)
 	v.keys.ClearTaint.SetEnabled(c != nil && c.taint.Tainted())
-	v.keys.Up.SetEnabled(v.cursor > first)
-	v.keys.Top.SetEnabled(v.cursor > first)
-	v.keys.PageUp.SetEnabled(v.cursor > first)
-	v.keys.Down.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.Bottom.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.PageDown.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.ScrollKeyMap.enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
 }
 
 // grantsAction is what a key in the Grants view asks the root to do.

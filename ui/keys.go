@@ -210,6 +210,17 @@ type ScrollKeyMap struct {
 	Bottom   key.Binding
 }
 
+// enable turns on the keys that move up (up, top, page up) when up, and those that
+// move down when down: a list's footer offers only the moves that do something.
+func (k *ScrollKeyMap) enable(up, down bool) {
+	k.Up.SetEnabled(up)
+	k.Top.SetEnabled(up)
+	k.PageUp.SetEnabled(up)
+	k.Down.SetEnabled(down)
+	k.Bottom.SetEnabled(down)
+	k.PageDown.SetEnabled(down)
+}
+
 // DefaultScrollKeyMap returns the scrolling keys.
 func DefaultScrollKeyMap() ScrollKeyMap {
 	return ScrollKeyMap{

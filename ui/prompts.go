@@ -126,12 +126,7 @@ func (v *promptsView) clamp() {
 func (v *promptsView) updateKeys() {
 	n := len(v.server.Prompts)
 	v.keys.Open.SetEnabled(n > 0)
-	v.keys.Up.SetEnabled(v.cursor > 0)
-	v.keys.Top.SetEnabled(v.cursor > 0)
-	v.keys.PageUp.SetEnabled(v.cursor > 0)
-	v.keys.Down.SetEnabled(v.cursor < n-1)
-	v.keys.Bottom.SetEnabled(v.cursor < n-1)
-	v.keys.PageDown.SetEnabled(v.cursor < n-1)
+	v.keys.ScrollKeyMap.enable(v.cursor > 0, v.cursor < n-1)
 }
 
 // promptsAction is what a key in the prompts view asks the root to do.

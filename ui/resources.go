@@ -210,12 +210,7 @@ func (v *resourcesView) updateKeys() {
 	} else {
 		v.keys.Subscribe.SetHelp("s", "subscribe: ● marks a change")
 	}
-	v.keys.Up.SetEnabled(v.cursor > first)
-	v.keys.Top.SetEnabled(v.cursor > first)
-	v.keys.PageUp.SetEnabled(v.cursor > first)
-	v.keys.Down.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.Bottom.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.PageDown.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.ScrollKeyMap.enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
 }
 
 // resourcesAction is what a key in the resources view asks the root to do.

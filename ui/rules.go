@@ -230,12 +230,7 @@ func (v *rulesView) updateKeys() {
 	first, last := v.next(0, 1), v.next(len(v.lines)-1, -1)
 	v.keys.Revoke.SetEnabled(r != nil)
 	v.keys.Off.SetEnabled(r != nil)
-	v.keys.Up.SetEnabled(v.cursor > first)
-	v.keys.Top.SetEnabled(v.cursor > first)
-	v.keys.PageUp.SetEnabled(v.cursor > first)
-	v.keys.Down.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.Bottom.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.PageDown.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.ScrollKeyMap.enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
 }
 
 // rulesAction is what a key in the Rules view asks the root to do.
