@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -39,9 +40,18 @@ func helpStyles(st *theme.Styles) help.Styles {
 }
 
 // footerView is the one-line help: the bindings of what has focus now, then the
-// global ones. Disabled bindings are left out, so the footer is always true.
+// global ones. Disabled bindings are left out, so the footer is always true. When
+// the line is too wide, whole bindings go from the end: bubbles' help adds an item
+// that overflows when its ellipsis does not fit either, and the line was then cut
+// mid-word ("q qui…").
 func footerView(h help.Model, now help.KeyMap, global []key.Binding) string {
-	return h.ShortHelpView(append(append([]key.Binding(nil), now.ShortHelp()...), global...))
+	all := append(append([]key.Binding(nil), now.ShortHelp()...), global...)
+	for n := len(all); ; n-- {
+		out := h.ShortHelpView(all[:n])
+		if h.Width() <= 0 || n <= 1 || lipgloss.Width(out) <= h.Width() {
+			return out
+		}
+	}
 }
 
 // helpSection is one context of the help overlay: its keys, or lines of
