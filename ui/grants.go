@@ -275,12 +275,7 @@ func (v *grantsView) rebuild() {
 }
 
 func (v grantsView) next(i, dir int) int {
-	for ; i >= 0 && i < len(v.lines); i += dir {
-		if v.lines[i].selectable {
-			return i
-		}
-	}
-	return -1
+	return nextSelectable(len(v.lines), i, dir, func(i int) bool { return v.lines[i].selectable })
 }
 
 // visible is the number of lines below the heading, above the "more" line.
@@ -290,19 +285,7 @@ func (v grantsView) visible() int {
 }
 
 func (v *grantsView) clamp() {
-	n := v.visible()
-	if v.cursor >= 0 {
-		if v.cursor < v.offset {
-			v.offset = v.cursor
-		}
-		if v.cursor+2 >= v.offset+n { // keep a grant's other lines in view
-			v.offset = v.cursor - n + 3
-		}
-		if v.cursor == v.next(0, 1) {
-			v.offset = 0
-		}
-	}
-	v.offset = min(max(v.offset, 0), max(len(v.lines)-n, 0))
+	v.offset = scrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.lines), 2) // a grant's other lines stay in view
 }
 
 func (v *grantsView) updateKeys() {

@@ -44,3 +44,32 @@ func listMove(k tea.KeyPressMsg, keys ScrollKeyMap, cursor, n, page int, selecta
 	}
 	return to, true
 }
+
+// nextSelectable is the first index of a list of n lines, from i stepping by dir,
+// that sel accepts; -1 when none does.
+func nextSelectable(n, i, dir int, sel func(int) bool) int {
+	for ; i >= 0 && i < n; i += dir {
+		if sel(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// scrollTo is the offset of a window of visible lines over total lines that shows
+// the cursor and the tail lines after it (the rest of its entry); at the first
+// selectable line the window goes to the top, so the first heading stays in view.
+func scrollTo(offset, cursor, first, visible, total, tail int) int {
+	if cursor >= 0 {
+		if cursor < offset {
+			offset = cursor
+		}
+		if cursor+tail >= offset+visible {
+			offset = cursor + tail - visible + 1
+		}
+		if cursor == first {
+			offset = 0
+		}
+	}
+	return min(max(offset, 0), max(total-visible, 0))
+}

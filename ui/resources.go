@@ -161,12 +161,7 @@ func (v resourcesView) selected() (*session.ResourceInfo, *session.ResourceTempl
 }
 
 func (v resourcesView) next(i, dir int) int {
-	for ; i >= 0 && i < len(v.rows); i += dir {
-		if v.rows[i].i >= 0 {
-			return i
-		}
-	}
-	return -1
+	return nextSelectable(len(v.rows), i, dir, func(i int) bool { return v.rows[i].i >= 0 })
 }
 
 // detailRows is how many lines under the list show the selected row in full.
@@ -180,19 +175,7 @@ func (v resourcesView) visible() int {
 }
 
 func (v *resourcesView) clamp() {
-	n := v.visible()
-	if v.cursor >= 0 {
-		if v.cursor < v.offset {
-			v.offset = v.cursor
-		}
-		if v.cursor >= v.offset+n {
-			v.offset = v.cursor - n + 1
-		}
-		if v.cursor == v.next(0, 1) {
-			v.offset = 0 // the first heading stays in view
-		}
-	}
-	v.offset = min(max(v.offset, 0), max(len(v.rows)-n, 0))
+	v.offset = scrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.rows), 0)
 }
 
 func (v *resourcesView) updateKeys() {
