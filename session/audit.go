@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/statefile"
@@ -77,6 +78,12 @@ type Audit struct {
 	// file lags the chain; syncArmed when a delayed sync is scheduled.
 	unsynced  bool
 	syncArmed bool
+
+	// decisionsUnsynced: AppendDecision writes without waiting for an fsync
+	// ([audit] sync_before_forward = false).
+	decisionsUnsynced atomic.Bool
+	// synced is the sequence number of the newest record known on disk.
+	synced atomic.Uint64
 
 	// Owned by the committing goroutine (handed over through mu and leading).
 	seq  uint64 // the chain's newest record as last seen
@@ -197,6 +204,18 @@ func (a *Audit) Append(r Record) error { return a.append(r, true) }
 // already ran, and its decision record was synced before it was forwarded).
 func (a *Audit) AppendUnsynced(r Record) error { return a.append(r, false) }
 
+// SetDecisionsUnsynced sets what AppendDecision waits for: by default (false) the
+// record on disk, like Append; with true only written to the file, like
+// AppendUnsynced ([audit] sync_before_forward = false, docs/audit-durability.md).
+func (a *Audit) SetDecisionsUnsynced(unsynced bool) { a.decisionsUnsynced.Store(unsynced) }
+
+// AppendDecision appends a call's decision record, which the call waits for before it
+// is forwarded: synced (Append) unless SetDecisionsUnsynced(true) said written is
+// enough (AppendUnsynced).
+func (a *Audit) AppendDecision(r Record) error {
+	return a.append(r, !a.decisionsUnsynced.Load())
+}
+
 func (a *Audit) append(r Record, sync bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -309,6 +328,8 @@ func (a *Audit) commit(batch []*auditWaiter, sync, head bool) error {
 		if err := a.f.Sync(); err != nil {
 			return err
 		}
+		// Everything up to seq is on disk, another process's records included.
+		a.synced.Store(seq)
 	}
 	a.seq, a.prev = seq, prev
 	if head {

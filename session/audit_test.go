@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -301,5 +303,70 @@ func TestAudit_UnsyncedRecordWrittenAtOnceHeadFollows(t *testing.T) {
 	}
 	if err := a.AppendUnsynced(session.Record{Kind: "outcome"}); !errors.Is(err, session.ErrAuditBroken) {
 		t.Errorf("AppendUnsynced after Close: %v, want ErrAuditBroken", err)
+	}
+}
+
+// auditProbe is an in-process server whose one read tool, when a call reaches it,
+// records what the audit log held at that moment: the newest record in the file and
+// the newest record the log knows synced.
+func auditProbe(a *session.Audit, seen func(inFile, synced uint64)) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "probe", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "look", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			b, err := os.ReadFile(a.Path())
+			if err != nil {
+				return nil, err
+			}
+			var last session.Record
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			_ = json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+			seen(last.Seq, a.SyncedSeq())
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	return srv
+}
+
+// TestAuditDurability_DecisionSyncedOrWrittenBeforeForwarding: by default a call
+// reaches its server only after its decision record is on disk; with [audit]
+// sync_before_forward = false it reaches the server after the record is written to
+// the file (an airlock crash cannot lose it) and the record is synced within
+// auditSyncDelay without another call to carry it.
+func TestAuditDurability_DecisionSyncedOrWrittenBeforeForwarding(t *testing.T) {
+	for _, unsynced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unsynced=%v", unsynced), func(t *testing.T) {
+			a, err := session.OpenAudit(filepath.Join(t.TempDir(), "audit.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			a.SetDecisionsUnsynced(unsynced)
+			var inFile, synced uint64
+			cfg := newConfig(config.Server{Name: "probe", Trust: trust.Trusted})
+			m := start(t, cfg, session.Options{Audit: a, InProcess: map[string]*mcp.Server{"probe": auditProbe(a, func(f, s uint64) { inFile, synced = f, s })}})
+			for i := range 3 {
+				if _, err := m.Call(context.Background(), session.CallRequest{Server: "probe", Tool: "look", Args: args(`{}`)}); err != nil {
+					t.Fatal(err)
+				}
+				// Each call adds a decision then an outcome: the decision of call i is
+				// record 2i+1.
+				decision := uint64(2*i + 1)
+				if inFile != decision {
+					t.Fatalf("call %d reached the server with record %d last in the file, want its decision %d", i, inFile, decision)
+				}
+				if !unsynced && synced < decision {
+					t.Fatalf("call %d reached the server before its decision record %d was synced (synced up to %d)", i, decision, synced)
+				}
+				if unsynced && synced >= decision {
+					t.Fatalf("call %d: decision %d was synced before forwarding (synced up to %d), want it only written", i, decision, synced)
+				}
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for a.SyncedSeq() < 6 && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if got := a.SyncedSeq(); got != 6 {
+				t.Fatalf("after the calls the log synced up to record %d, want 6 (the delayed sync)", got)
+			}
+		})
 	}
 }

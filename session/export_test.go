@@ -24,3 +24,6 @@ func (e *Engine) TaintContext(ctxName string, t trust.Taint) { e.taint(ctxName, 
 
 // SetAudit makes the engine write its own records (grants, taint cleared) to a.
 func (e *Engine) SetAudit(a *Audit) { e.record = a.Append }
+
+// SyncedSeq is the sequence number of the newest record this log knows on disk.
+func (a *Audit) SyncedSeq() uint64 { return a.synced.Load() }

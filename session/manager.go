@@ -617,7 +617,7 @@ func (m *Manager) auditDecision(base *Record, d decision) error {
 		r.Decision = "allow"
 	}
 	r.TS = m.opts.Now().UTC()
-	return m.opts.Audit.Append(r)
+	return m.opts.Audit.AppendDecision(r)
 }
 
 // auditOutcome records how a forwarded call ended (best effort: the call already ran).

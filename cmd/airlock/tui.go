@@ -106,5 +106,10 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 
 // openAudit opens the config's audit log (default: audit.jsonl in the state dir).
 func openAudit(cfg *config.Config) (*session.Audit, error) {
-	return session.OpenAudit(auditPath(cfg))
+	a, err := session.OpenAudit(auditPath(cfg))
+	if err != nil {
+		return nil, err
+	}
+	a.SetDecisionsUnsynced(cfg.AuditDecisionsUnsynced)
+	return a, nil
 }

@@ -51,6 +51,10 @@ type Config struct {
 	Gateway *Gateway
 	// AuditPath is the audit log file ("" selects the default under the state dir).
 	AuditPath string
+	// AuditDecisionsUnsynced is true when [audit] sync_before_forward = false: a
+	// call's decision record is written to the log before the call is forwarded but
+	// not waited for on disk (docs/audit-durability.md). The default, false, syncs it.
+	AuditDecisionsUnsynced bool
 	// StateDir holds pins, the gateway token and the default audit log: the
 	// top-level state_dir key, else DefaultStateDir() (Parse fills it; Default leaves
 	// it empty).

@@ -179,6 +179,21 @@ path = "/var/log/airlock.jsonl"
 			}),
 		},
 		{
+			name: "audit decisions written, not synced, before forwarding",
+			src:  "[audit]\nsync_before_forward = false\n",
+			want: cfg(func(c *Config) { c.AuditDecisionsUnsynced = true }),
+		},
+		{
+			name: "audit decisions synced before forwarding, said outright",
+			src:  "[audit]\nsync_before_forward = true\n",
+			want: cfg(func(c *Config) {}),
+		},
+		{
+			name: "audit sync_before_forward not a boolean",
+			src:  "[audit]\npath = \"/var/log/a.jsonl\"\nsync_before_forward = \"no\"\n",
+			err:  `config.toml:3: audit.sync_before_forward: want true or false, got string`,
+		},
+		{
 			name: "state dir falls back to HOME when XDG_STATE_HOME is relative",
 			src:  ``,
 			env:  map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "rel"},

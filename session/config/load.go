@@ -172,7 +172,8 @@ type rawGateway struct {
 }
 
 type rawAudit struct {
-	Path value `toml:"path"`
+	Path              value `toml:"path"`
+	SyncBeforeForward value `toml:"sync_before_forward"`
 }
 
 type rawServer struct {
@@ -404,6 +405,9 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 
 	if a := raw.Audit; a != nil {
 		c.AuditPath, _ = b.str(toml.Key{"audit", "path"}, a.Path)
+		if v := b.boolean(toml.Key{"audit", "sync_before_forward"}, a.SyncBeforeForward); v != nil {
+			c.AuditDecisionsUnsynced = !*v
+		}
 	}
 
 	names := make([]string, 0, len(raw.Servers))
