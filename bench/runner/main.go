@@ -475,8 +475,11 @@ func (r *runner) rowFanOut() ([]row, error) {
 			verdict: "info",
 		}
 		if n == most {
-			rw.goal = "≤ 1.3x the slowest single"
-			rw.verdict = verdict(float64(f)/float64(slowest) <= 1.3)
+			// Issue 16's goal: what airlock adds over a bare client doing the same
+			// fan-out. Issue 7's "≤ 1.3x the slowest single" needs about ten idle
+			// cores (bench/analysis.md, row 2); the result column keeps that ratio.
+			rw.goal = "≤ 1.1x the bare client"
+			rw.verdict = verdict(float64(f)/float64(bare) <= 1.1)
 			// What the cores can do: the CPU of all those processes spread over every core.
 			floor := ft.cpu / time.Duration(runtime.NumCPU())
 			rw.result += fmt.Sprintf("; CPU/%d cores alone is %s (%s)", runtime.NumCPU(), ms(floor), ratio(floor, slowest))
