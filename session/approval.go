@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -107,7 +108,7 @@ type Engine struct {
 	limits   config.Limits
 	// record writes an audit record of the engine's own (grants, revokes, taint
 	// cleared); nil without an audit log.
-	record func(Record) error
+	record func(audit.Record) error
 	store  *taintStore // nil keeps taint in memory only
 	// home expands "~" in path arguments for rules.
 	home string

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -174,7 +175,7 @@ func TestArgs_ShownHashedAuditedSentAreOneBytes(t *testing.T) {
 	chat := newUpstream("chat")
 	chat.add("post", "Post a message.", writeHints())
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := session.OpenAudit(logPath)
+	audit, err := audit.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 		t.Fatalf("list %v %v", list, err)
 	}
 	logPath := filepath.Join(dir, "audit.jsonl")
-	audit, err := session.OpenAudit(logPath)
+	audit, err := audit.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +426,7 @@ func TestGrants_EndWhenTheToolChanges(t *testing.T) {
 			mail := newUpstream("mail")
 			mail.add("send_email", "Send an email.", writeHints())
 			logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-			audit, err := session.OpenAudit(logPath)
+			audit, err := audit.Open(logPath)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -551,7 +552,7 @@ func TestAudit_DecidedByExact(t *testing.T) {
 	mail.add("read", "Read mail.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
 	cfg.Servers = append(cfg.Servers, inproc("mail", trust.Trusted))
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := session.OpenAudit(logPath)
+	audit, err := audit.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -750,7 +751,7 @@ func TestAudit_AgentCallToUnknownToolRecorded(t *testing.T) {
 	mail := newUpstream("mail")
 	mail.add("read", "Read mail.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := session.OpenAudit(logPath)
+	audit, err := audit.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}

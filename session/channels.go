@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -288,7 +289,7 @@ type boundError struct{ msg string }
 func (e *boundError) Error() string { return e.msg }
 
 // auditChannelOutcome records how a forwarded read or get ended (best effort).
-func (m *Manager) auditChannelOutcome(base *Record, dur time.Duration, err error) {
+func (m *Manager) auditChannelOutcome(base *audit.Record, dur time.Duration, err error) {
 	if base == nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -131,7 +132,7 @@ func TestChannels_UntrustedResourceReadTaintsAndExfiltrationAsks(t *testing.T) {
 // audited with its URI's hash and decided_by.
 func TestChannels_PolicyAndAudit(t *testing.T) {
 	logPath := t.TempDir() + "/audit.jsonl"
-	audit, err := session.OpenAudit(logPath)
+	audit, err := audit.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -161,18 +162,18 @@ func (l *eventLog) count(match func(session.Event) bool) int {
 func isApproval(ev session.Event) bool { _, ok := ev.(session.ApprovalRequested); return ok }
 
 // auditRecords reads every record of an audit log file.
-func auditRecords(t *testing.T, path string) []session.Record {
+func auditRecords(t *testing.T, path string) []audit.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []session.Record
+	var out []audit.Record
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var r session.Record
+		var r audit.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("audit line %q: %v", sc.Text(), err)
 		}

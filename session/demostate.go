@@ -27,7 +27,7 @@ func ClaimDemoState(dir string) (release func(), cleared bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("locking the demo folder: %w", err)
 	}
-	got, err := tryLockFile(lf)
+	got, err := statefile.TryLock(lf)
 	if err != nil {
 		lf.Close()
 		return nil, false, fmt.Errorf("locking the demo folder: %w", err)

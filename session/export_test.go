@@ -1,15 +1,11 @@
 package session
 
 import (
-	"os"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// OpenAuditFile continues the chain of a log already open as f, without the private
-// file checks: the disk-full test writes to /dev/full, which is no private file.
-func OpenAuditFile(f *os.File, path string) (*Audit, error) { return openAuditFile(f, path) }
 
 // NewTaintEngine is an engine that keeps taint in stateDir and does nothing else: the
 // multi-process taint tests' children use it.
@@ -23,7 +19,4 @@ func NewTaintEngine(stateDir string) *Engine {
 func (e *Engine) TaintContext(ctxName string, t trust.Taint) { e.taint(ctxName, t) }
 
 // SetAudit makes the engine write its own records (grants, taint cleared) to a.
-func (e *Engine) SetAudit(a *Audit) { e.record = a.Append }
-
-// SyncedSeq is the sequence number of the newest record this log knows on disk.
-func (a *Audit) SyncedSeq() uint64 { return a.synced.Load() }
+func (e *Engine) SetAudit(a *audit.Log) { e.record = a.Append }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/trust"
@@ -96,7 +97,7 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 func BenchmarkCallThroughGatewayAudited(b *testing.B) {
 	url := upstreamDocs(b)
 	cfg := newConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
-	audit, err := session.OpenAudit(filepath.Join(b.TempDir(), "audit.jsonl"))
+	audit, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -36,8 +37,8 @@ type Grant struct {
 const grantScope = "every call to this tool in this context"
 
 // record is the audit record of a grant given, revoked or ended; by is who ended it.
-func (g *Grant) record(kind, reason string, by trust.DecidedBy) Record {
-	return Record{Kind: kind, CallID: g.CallID, Context: g.Context, Server: g.Ref.Server, Tool: g.Ref.Tool,
+func (g *Grant) record(kind, reason string, by trust.DecidedBy) audit.Record {
+	return audit.Record{Kind: kind, CallID: g.CallID, Context: g.Context, Server: g.Ref.Server, Tool: g.Ref.Tool,
 		Tier: g.Tier.String(), DecidedBy: string(by), Reason: reason}
 }
 
@@ -144,7 +145,7 @@ func sortedGrants(gs map[trust.Ref]*Grant) []*Grant {
 }
 
 // audit writes one of the engine's own records, best effort.
-func (e *Engine) audit(r Record) {
+func (e *Engine) audit(r audit.Record) {
 	if e.record != nil {
 		r.TS = e.now().UTC()
 		_ = e.record(r)

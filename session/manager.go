@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -73,7 +74,7 @@ type Options struct {
 	Version string
 	// Audit, when set, records every decision and call outcome; an allowed call whose
 	// record cannot be synced is denied (fail closed).
-	Audit *Audit
+	Audit *audit.Log
 	// OAuth configures authorizing with servers that have an oauth table.
 	OAuth OAuthOptions
 	// MemoryTaint keeps taint in memory for this run only, even with a state dir
@@ -576,11 +577,11 @@ func (m *Manager) inFlight(server string) []string {
 
 // auditBase is what every record of one call shares, or nil when no audit log is
 // configured (then nothing is hashed or redacted at all).
-func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *Record {
+func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *audit.Record {
 	if m.opts.Audit == nil {
 		return nil
 	}
-	return &Record{
+	return &audit.Record{
 		CallID:     callID,
 		Context:    ctxKey(req.Context),
 		Client:     req.Client,
@@ -599,14 +600,14 @@ func (m *Manager) auditRefused(callID string, req CallRequest, by trust.DecidedB
 	if m.opts.Audit == nil {
 		return
 	}
-	r := Record{Kind: "decision", CallID: callID, Context: ctxKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool,
+	r := audit.Record{Kind: "decision", CallID: callID, Context: ctxKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool,
 		ArgsSHA256: ArgsSHA256(req.Args), Decision: "deny", DecidedBy: string(by), Reason: why, TS: m.opts.Now().UTC()}
 	_ = m.opts.Audit.Append(r)
 }
 
 // auditDecision records how a call was decided, with the deciding sentences; it
 // fails only when the log cannot be written.
-func (m *Manager) auditDecision(base *Record, d decision) error {
+func (m *Manager) auditDecision(base *audit.Record, d decision) error {
 	if base == nil {
 		return nil
 	}
@@ -621,7 +622,7 @@ func (m *Manager) auditDecision(base *Record, d decision) error {
 }
 
 // auditOutcome records how a forwarded call ended (best effort: the call already ran).
-func (m *Manager) auditOutcome(base *Record, out *Outcome, err error) {
+func (m *Manager) auditOutcome(base *audit.Record, out *Outcome, err error) {
 	if base == nil {
 		return
 	}

@@ -134,10 +134,10 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 		return fmt.Errorf("locking pins: %w", err)
 	}
 	defer lf.Close()
-	if err := lockFile(lf); err != nil {
+	if err := statefile.Lock(lf); err != nil {
 		return fmt.Errorf("locking pins: %w", err)
 	}
-	defer unlockFile(lf)
+	defer statefile.Unlock(lf)
 	stamp, _ := os.Lstat(p.path)
 	if !sameFile(stamp, p.stamp) {
 		// Another process wrote the file (or this one has not read it): read it

@@ -17,6 +17,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -511,7 +512,7 @@ func TestRelay_BlockedAndDeniedNotServed(t *testing.T) {
 // prompt) is audited as refused.
 func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := session.OpenAudit(logPath)
+	audit, err := audit.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -42,7 +43,7 @@ func rulesSetup(t *testing.T) (*upstream, *session.Manager, string) {
 	srv := inproc("web", trust.Trusted)
 	srv.Tools = map[string]config.Tool{"fetch_url": {Rules: []trust.Rule{r}}}
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := session.OpenAudit(logPath)
+	audit, err := audit.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestRules_AlwaysAllowPersistsAppliesAfterRestartRevokeAsks(t *testing.T) {
 	dir := t.TempDir()
 	rulesPath := filepath.Join(dir, "conf", "rules.toml")
 	logPath := filepath.Join(dir, "audit.jsonl")
-	audit, err := session.OpenAudit(logPath)
+	audit, err := audit.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}

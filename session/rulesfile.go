@@ -20,6 +20,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
@@ -218,10 +219,10 @@ func (s *rulesStore) update(f func([]SavedRule) ([]SavedRule, error)) error {
 		return err
 	}
 	defer lf.Close()
-	if err := lockFile(lf); err != nil {
+	if err := statefile.Lock(lf); err != nil {
 		return err
 	}
-	defer func() { _ = unlockFile(lf) }()
+	defer func() { _ = statefile.Unlock(lf) }()
 	cur, err := readRulesFile(s.path)
 	if err != nil {
 		return err
@@ -386,7 +387,7 @@ func (e *Engine) RememberRule(p RuleProposal, policy trust.Action, tool ToolInfo
 	if e.rulesChanged != nil {
 		e.rulesChanged(sr.Server)
 	}
-	e.audit(Record{Kind: "rule-saved", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
+	e.audit(audit.Record{Kind: "rule-saved", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
 		Reason: "the person saved rule " + sr.ID + " (" + sr.Policy + " when " + describeWhen(sr.When) + ") from " + from})
 	return sr, nil
 }
@@ -449,8 +450,8 @@ func revokeIn(s *rulesStore, id string) (SavedRule, error) {
 	return gone, err
 }
 
-func ruleRevokedRecord(sr SavedRule) Record {
-	return Record{Kind: "rule-revoked", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
+func ruleRevokedRecord(sr SavedRule) audit.Record {
+	return audit.Record{Kind: "rule-revoked", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
 		Reason: "the person revoked rule " + sr.ID + " (" + sr.Policy + " when " + describeWhen(sr.When) + ")"}
 }
 
@@ -465,17 +466,17 @@ func ListRules(path string) ([]RememberedRule, error) {
 }
 
 // RevokeRule removes a remembered rule from a rules file, for `airlock rules revoke`,
-// writing its audit record to audit (when not nil). Every running airlock sees the
+// writing its audit record to log (when not nil). Every running airlock sees the
 // change on its next decision.
-func RevokeRule(path, id string, audit *Audit) (SavedRule, error) {
+func RevokeRule(path, id string, log *audit.Log) (SavedRule, error) {
 	sr, err := revokeIn(newRulesStore(path, homeDir()), id)
 	if err != nil {
 		return SavedRule{}, err
 	}
-	if audit != nil {
+	if log != nil {
 		r := ruleRevokedRecord(sr)
 		r.TS = time.Now().UTC()
-		if err := audit.Append(r); err != nil {
+		if err := log.Append(r); err != nil {
 			return sr, err
 		}
 	}

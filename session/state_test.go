@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/trust"
@@ -43,7 +44,7 @@ func serveStateChild(mode string) int {
 	}
 	switch mode {
 	case "audit-append":
-		a, err := session.OpenAudit(filepath.Join(dir, "audit.jsonl"))
+		a, err := audit.Open(filepath.Join(dir, "audit.jsonl"))
 		if err != nil {
 			return fail(err)
 		}
@@ -53,7 +54,7 @@ func serveStateChild(mode string) int {
 		errs := make(chan error, n)
 		for i := range n {
 			wg.Go(func() {
-				errs <- a.Append(session.Record{Kind: "decision", CallID: fmt.Sprintf("p%s-%d", id, i), Context: "you",
+				errs <- a.Append(audit.Record{Kind: "decision", CallID: fmt.Sprintf("p%s-%d", id, i), Context: "you",
 					Server: "notes", Tool: "create_note", Tier: "write", Decision: "allow", DecidedBy: "policy", Args: json.RawMessage(`{}`)})
 			})
 		}
@@ -167,7 +168,7 @@ func TestAudit_FourProcessesOneChain(t *testing.T) {
 	dir := t.TempDir()
 	runChildren(t, "audit-append", dir, 4, "AIRLOCK_TEST_N=50")
 	path := filepath.Join(dir, "audit.jsonl")
-	n, err := session.VerifyAuditFile(path)
+	n, err := audit.VerifyFile(path)
 	if err != nil {
 		t.Fatalf("audit verify: %v (after %d good records)", err, n)
 	}
@@ -177,7 +178,7 @@ func TestAudit_FourProcessesOneChain(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var r session.Record
+		var r audit.Record
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +279,7 @@ func TestPins_IdentityNeverHoldsExpandedSecret(t *testing.T) {
 // naming what tainted the context.
 func TestTaint_ClearShownIsBoundAndAudited(t *testing.T) {
 	dir := t.TempDir()
-	a, err := session.OpenAudit(filepath.Join(dir, "audit.jsonl"))
+	a, err := audit.Open(filepath.Join(dir, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +309,7 @@ func TestTaint_ClearShownIsBoundAndAudited(t *testing.T) {
 		t.Fatalf("taint.json still lists %v", list)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
-	var r session.Record
+	var r audit.Record
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 )
 
 // Issue 12 item 4: the files airlock trusts are opened without following links,
@@ -119,7 +120,7 @@ func TestStateFiles_SymlinkedAuditRefused(t *testing.T) {
 	if err := os.Symlink(target, path); err != nil {
 		t.Fatal(err)
 	}
-	a, err := session.OpenAudit(path)
+	a, err := audit.Open(path)
 	if err == nil {
 		a.Close()
 		t.Fatal("the audit log was opened through a link")
@@ -131,7 +132,7 @@ func TestStateFiles_SymlinkedAuditRefused(t *testing.T) {
 	}
 	// A dangling link is not created through either.
 	os.Remove(target)
-	if a, err := session.OpenAudit(path); err == nil {
+	if a, err := audit.Open(path); err == nil {
 		a.Close()
 		t.Fatal("opened through a dangling link")
 	}
@@ -145,7 +146,7 @@ func TestStateFiles_AuditCreatedPrivate(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := session.OpenAudit(path)
+	a, err := audit.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +165,8 @@ func TestStateFiles_OtherOwnerRefused(t *testing.T) {
 	const nobody = 65534
 	dir := t.TempDir()
 	pins := filepath.Join(dir, "pins.json")
-	audit := filepath.Join(dir, "audit.jsonl")
-	for _, p := range []string{pins, audit} {
+	auditPath := filepath.Join(dir, "audit.jsonl")
+	for _, p := range []string{pins, auditPath} {
 		if err := os.WriteFile(p, []byte{}, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func TestStateFiles_OtherOwnerRefused(t *testing.T) {
 	if _, err := session.OpenPins(pins); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
 		t.Errorf("pins owned by nobody: %v", err)
 	}
-	if a, err := session.OpenAudit(audit); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+	if a, err := audit.Open(auditPath); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
 		if a != nil {
 			a.Close()
 		}

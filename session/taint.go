@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -90,7 +91,7 @@ func (s *taintStore) save(taints map[string]trust.Taint) error {
 }
 
 // update changes the file under an exclusive lock on PATH.lock (the lock pins use,
-// session/lock_*.go), so that two airlock processes never lose each other's writes:
+// session/statefile/lock_*.go), so that two airlock processes never lose each other's writes:
 // the file is read again under the lock, change is applied to what is there, and the
 // result is written when change reports it changed. It returns the taints now in the
 // file. Taint never decreases except by a clear, so every change is a merge: the
@@ -106,10 +107,10 @@ func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[strin
 		return nil, fmt.Errorf("locking taint: %w", err)
 	}
 	defer lf.Close()
-	if err := lockFile(lf); err != nil {
+	if err := statefile.Lock(lf); err != nil {
 		return nil, fmt.Errorf("locking taint: %w", err)
 	}
-	defer unlockFile(lf)
+	defer statefile.Unlock(lf)
 	t, _, err := s.load(true)
 	if err != nil {
 		return nil, err
@@ -260,8 +261,8 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 	return nil
 }
 
-func taintClearedRecord(k string, t trust.Taint) Record {
-	return Record{Kind: "taint-cleared", CallID: t.CallID, Context: k, Server: t.By.Server, Tool: t.By.Tool,
+func taintClearedRecord(k string, t trust.Taint) audit.Record {
+	return audit.Record{Kind: "taint-cleared", CallID: t.CallID, Context: k, Server: t.By.Server, Tool: t.By.Tool,
 		DecidedBy: string(trust.DecidedByPerson), Reason: "the person cleared the taint (" + t.Reason() + ")"}
 }
 
@@ -290,15 +291,15 @@ func ListTaints(stateDir string) ([]TaintedContext, error) {
 }
 
 // ClearTaints clears the taint of one context kept in stateDir, or of every context
-// when ctxName is "", writing an audit record for each to audit (when not nil). It
+// when ctxName is "", writing an audit record for each to log (when not nil). It
 // returns the contexts cleared; a running airlock sees the change on its next call.
-func ClearTaints(stateDir, ctxName string, audit *Audit) ([]string, error) {
+func ClearTaints(stateDir, ctxName string, log *audit.Log) ([]string, error) {
 	s := openTaintStore(stateDir)
 	if s == nil {
 		return nil, errors.New("no state dir")
 	}
 	var cleared []string
-	var records []Record
+	var records []audit.Record
 	_, err := s.update(func(t map[string]trust.Taint) bool {
 		for k := range t {
 			if ctxName == "" || k == ctxName {
@@ -321,10 +322,10 @@ func ClearTaints(stateDir, ctxName string, audit *Audit) ([]string, error) {
 		}
 		return nil, nil
 	}
-	if audit != nil {
+	if log != nil {
 		for _, r := range records {
 			r.TS = time.Now().UTC()
-			if err := audit.Append(r); err != nil {
+			if err := log.Append(r); err != nil {
 				return cleared, err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/ui/cli"
 )
@@ -264,7 +265,7 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		}
 		path = auditPath(cfg)
 	}
-	sum, err := session.VerifyAuditLog(path)
+	sum, err := audit.VerifyLog(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock audit verify: %s: FAILED after %d good records: %v\n", path, sum.Records, err)
 		return 1

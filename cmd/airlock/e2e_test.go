@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
-
-	"github.com/airlock-mcp/airlock/session"
 )
 
 // screen runs the real airlock binary (this test binary, as main) in a pseudo-terminal
@@ -202,11 +201,11 @@ func TestDemo_KeepsItsStateInADemoFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(real, "gateway.token"), []byte(realToken), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a, err := session.OpenAudit(filepath.Join(real, "audit.jsonl"))
+	a, err := audit.Open(filepath.Join(real, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Append(session.Record{Kind: "decision", CallID: "mine", Args: []byte(`{}`)}); err != nil {
+	if err := a.Append(audit.Record{Kind: "decision", CallID: "mine", Args: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	a.Close()

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/ui"
 )
@@ -105,8 +106,8 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 }
 
 // openAudit opens the config's audit log (default: audit.jsonl in the state dir).
-func openAudit(cfg *config.Config) (*session.Audit, error) {
-	a, err := session.OpenAudit(auditPath(cfg))
+func openAudit(cfg *config.Config) (*audit.Log, error) {
+	a, err := audit.Open(auditPath(cfg))
 	if err != nil {
 		return nil, err
 	}

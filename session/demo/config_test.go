@@ -58,13 +58,14 @@ func TestConfig(t *testing.T) {
 // designKeys are the keys DESIGN section 2 defines, by table; "*" stands for any
 // name, and a nil entry means the table's own keys are free (env, headers). [limits]
 // and servers.*.elicitation are defined in docs/approval-core.md; servers.*.tools.*.rules
-// and rules_file in docs/rules.md; servers.*.roots in docs/sampling-and-roots.md.
+// and rules_file in docs/rules.md; servers.*.roots in docs/sampling-and-roots.md;
+// audit.sync_before_forward in docs/audit-durability.md.
 var designKeys = map[string][]string{
 	"":                  {"policy", "gateway", "audit", "servers", "limits", "rules_file"},
 	"limits":            {"max_args_bytes", "max_waiting_per_context", "max_waiting_bytes"},
 	"policy":            {"read", "write", "destructive", "approval_timeout"},
 	"gateway":           {"listen", "allow_remote"},
-	"audit":             {"path"},
+	"audit":             {"path", "sync_before_forward"},
 	"servers":           {"*"},
 	"servers.*":         {"command", "args", "env", "inherit_env", "trust", "labels", "tools", "url", "transport", "headers", "protocol", "connect_timeout", "call_timeout", "oauth", "elicitation", "roots"},
 	"servers.*.oauth":   {"client_id", "client_secret", "client_metadata_url", "issuer", "scopes", "redirect_port"},

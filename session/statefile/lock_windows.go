@@ -1,6 +1,6 @@
 //go:build windows
 
-package session
+package statefile
 
 import (
 	"os"
@@ -12,23 +12,23 @@ import (
 // lock never blocks reading or writing the file itself (Windows locks are mandatory).
 const lockOffsetHigh = 0x7fffffff
 
-// lockFile takes an exclusive lock on f, waiting for it (LockFileEx), which every
+// Lock takes an exclusive lock on f, waiting for it (LockFileEx), which every
 // airlock process on the same state dir takes before it changes pins or appends to
 // the audit log. The lock ends with the handle.
-func lockFile(f *os.File) error {
+func Lock(f *os.File) error {
 	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol)
 }
 
-// unlockFile releases lockFile's lock.
-func unlockFile(f *os.File) error {
+// Unlock releases Lock's lock.
+func Unlock(f *os.File) error {
 	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
 }
 
-// tryLockFile takes lockFile's lock if no other process holds it, without waiting;
+// TryLock takes Lock's lock if no other process holds it, without waiting;
 // it reports whether it got it.
-func tryLockFile(f *os.File) (bool, error) {
+func TryLock(f *os.File) (bool, error) {
 	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 	if err == windows.ERROR_LOCK_VIOLATION {

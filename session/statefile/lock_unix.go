@@ -1,16 +1,16 @@
 //go:build unix
 
-package session
+package statefile
 
 import (
 	"os"
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock on f, waiting for it: flock(2), which
+// Lock takes an exclusive advisory lock on f, waiting for it: flock(2), which
 // every airlock process on the same state dir takes before it changes pins or appends
 // to the audit log. The lock belongs to the open file, so it ends with the process.
-func lockFile(f *os.File) error {
+func Lock(f *os.File) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 		if err != syscall.EINTR {
@@ -19,14 +19,14 @@ func lockFile(f *os.File) error {
 	}
 }
 
-// unlockFile releases lockFile's lock.
-func unlockFile(f *os.File) error {
+// Unlock releases Lock's lock.
+func Unlock(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }
 
-// tryLockFile takes lockFile's lock if no other process holds it, without waiting;
+// TryLock takes Lock's lock if no other process holds it, without waiting;
 // it reports whether it got it.
-func tryLockFile(f *os.File) (bool, error) {
+func TryLock(f *os.File) (bool, error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch err {

@@ -1,9 +1,11 @@
-package session
+// Package audit is airlock's audit log: hash-chained JSON-lines records of every
+// decision and call outcome, appended with group commit under a file lock shared by
+// every airlock process, and verified (docs/audit-durability.md).
+package audit
 
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -46,33 +48,25 @@ type Record struct {
 	DurationMS   int64           `json:"duration_ms,omitempty"`   // of the forwarded call
 }
 
-// callIDPrefix starts every call id of this process: "c", 8 random hex digits and "-",
-// so that the ids of airlock processes sharing one audit log never collide.
-var callIDPrefix = func() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return "c" + hex.EncodeToString(b[:]) + "-"
-}()
-
-// Audit appends hash-chained records to a JSON-lines file. Append returns only once
+// Log appends hash-chained records to a JSON-lines file. Append returns only once
 // the record is synced to disk; concurrent appends share one write and one fsync
 // (group commit). AppendUnsynced returns once the record is written (in the
 // operating system's cache, so a crash of airlock loses nothing): the next Append's
-// fsync carries it, or a sync at most auditSyncDelay later, or Close. The head file is
+// fsync carries it, or a sync at most syncDelay later, or Close. The head file is
 // written at that delayed sync too, not on every commit (docs/audit-durability.md). Several airlock processes may append to one log: each commit takes
 // an exclusive lock on the file, reads the chain's tail again when another process
 // wrote since, and only then seals its records, so the log stays one chain. After a
 // failed write the log is closed for good (its chain could be torn) and every later
-// Append fails, so calls are denied rather than run unaudited. Audit is safe for
+// Append fails, so calls are denied rather than run unaudited. A Log is safe for
 // concurrent use.
-type Audit struct {
+type Log struct {
 	path string
 	f    *os.File
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   []*auditWaiter // records waiting for the next commit
-	leading bool           // a goroutine is committing a batch
+	queue   []*waiter // records waiting for the next commit
+	leading bool      // a goroutine is committing a batch
 	broken  error
 	// unsynced is true when records were written since the last fsync, or the head
 	// file lags the chain; syncArmed when a delayed sync is scheduled.
@@ -91,34 +85,36 @@ type Audit struct {
 	size int64 // the file's size after the last record this process saw or wrote
 }
 
-type auditWaiter struct {
+type waiter struct {
 	r    Record
 	sync bool // the commit must fsync before this waiter returns
 	done bool
 	err  error
 }
 
-// auditSyncDelay bounds how long a record written by AppendUnsynced, and the head
+// syncDelay bounds how long a record written by AppendUnsynced, and the head
 // file, wait for an fsync when no Append comes to carry them.
-const auditSyncDelay = 50 * time.Millisecond
+const syncDelay = 50 * time.Millisecond
 
-// ErrAuditBroken is returned (wrapped) by Append after the log could not be written.
-var ErrAuditBroken = errors.New("the audit log cannot be written")
+// ErrBroken is returned (wrapped) by Append after the log could not be written.
+var ErrBroken = errors.New("the audit log cannot be written")
 
-// OpenAudit opens (creating 0600, with its folder 0700) the audit log at path and
+// Open opens (creating 0600, with its folder 0700) the audit log at path and
 // continues its chain from the last record. A log whose last line is not a whole record
 // is refused: run `airlock audit verify` to see what happened to it.
-func OpenAudit(path string) (*Audit, error) {
+func Open(path string) (*Log, error) {
 	f, err := statefile.OpenAppend(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
 	}
-	return openAuditFile(f, path)
+	return OpenFile(f, path)
 }
 
-// openAuditFile continues the chain of the log open as f.
-func openAuditFile(f *os.File, path string) (*Audit, error) {
-	a := &Audit{path: path, f: f, size: -1}
+// OpenFile continues the chain of the log already open as f, without Open's checks
+// that the file is private: the caller vouches for f (the disk-full test writes to
+// /dev/full, which is no private file).
+func OpenFile(f *os.File, path string) (*Log, error) {
+	a := &Log{path: path, f: f, size: -1}
 	a.cond = sync.NewCond(&a.mu)
 	if err := a.readTail(); err != nil {
 		f.Close()
@@ -129,7 +125,7 @@ func openAuditFile(f *os.File, path string) (*Audit, error) {
 
 // readTail reads the chain's newest record from the file when the file's size is not
 // the one this process last saw (another process appended, or it is the first look).
-func (a *Audit) readTail() error {
+func (a *Log) readTail() error {
 	st, err := a.f.Stat()
 	if err != nil {
 		return fmt.Errorf("reading audit log %s: %w", a.path, err)
@@ -191,38 +187,42 @@ func lastLine(f *os.File) ([]byte, error) {
 }
 
 // Path returns the log's file.
-func (a *Audit) Path() string { return a.path }
+func (a *Log) Path() string { return a.path }
 
 // Append seals r into the chain, writes it and waits until it is on disk. On error
 // nothing may be assumed recorded.
-func (a *Audit) Append(r Record) error { return a.append(r, true) }
+func (a *Log) Append(r Record) error { return a.append(r, true) }
 
 // AppendUnsynced seals r into the chain and writes it, but does not wait for an fsync:
-// the next Append carries it to disk, or a sync at most auditSyncDelay later. An
+// the next Append carries it to disk, or a sync at most syncDelay later. An
 // operating-system crash or power loss within that time can lose it; a crash of
 // airlock cannot. For records whose loss is acceptable (a call's outcome: the call
 // already ran, and its decision record was synced before it was forwarded).
-func (a *Audit) AppendUnsynced(r Record) error { return a.append(r, false) }
+func (a *Log) AppendUnsynced(r Record) error { return a.append(r, false) }
 
 // SetDecisionsUnsynced sets what AppendDecision waits for: by default (false) the
 // record on disk, like Append; with true only written to the file, like
 // AppendUnsynced ([audit] sync_before_forward = false, docs/audit-durability.md).
-func (a *Audit) SetDecisionsUnsynced(unsynced bool) { a.decisionsUnsynced.Store(unsynced) }
+func (a *Log) SetDecisionsUnsynced(unsynced bool) { a.decisionsUnsynced.Store(unsynced) }
+
+// SyncedSeq is the sequence number of the newest record this log knows on disk (0:
+// none yet); another process's records count once this one synced after them.
+func (a *Log) SyncedSeq() uint64 { return a.synced.Load() }
 
 // AppendDecision appends a call's decision record, which the call waits for before it
 // is forwarded: synced (Append) unless SetDecisionsUnsynced(true) said written is
 // enough (AppendUnsynced).
-func (a *Audit) AppendDecision(r Record) error {
+func (a *Log) AppendDecision(r Record) error {
 	return a.append(r, !a.decisionsUnsynced.Load())
 }
 
-func (a *Audit) append(r Record, sync bool) error {
+func (a *Log) append(r Record, sync bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.broken != nil {
 		return a.broken
 	}
-	w := &auditWaiter{r: r, sync: sync}
+	w := &waiter{r: r, sync: sync}
 	a.queue = append(a.queue, w)
 	for !w.done {
 		if a.leading {
@@ -241,7 +241,7 @@ func (a *Audit) append(r Record, sync bool) error {
 // it releases mu while it writes. The batch is synced when one of its records asks
 // for it, or when final (the delayed sync, Close); a synced batch clears unsynced, an
 // unsynced one schedules the delayed sync.
-func (a *Audit) lead(final bool) {
+func (a *Log) lead(final bool) {
 	a.leading = true
 	batch := a.queue
 	a.queue = nil
@@ -254,7 +254,7 @@ func (a *Audit) lead(final bool) {
 	a.mu.Lock()
 	a.leading = false
 	if err != nil && a.broken == nil {
-		a.broken = fmt.Errorf("%w: %v", ErrAuditBroken, err)
+		a.broken = fmt.Errorf("%w: %v", ErrBroken, err)
 	}
 	for _, b := range batch {
 		b.done, b.err = true, err
@@ -271,7 +271,7 @@ func (a *Audit) lead(final bool) {
 		a.unsynced = true
 		if !a.syncArmed {
 			a.syncArmed = true
-			time.AfterFunc(auditSyncDelay, a.delayedSync)
+			time.AfterFunc(syncDelay, a.delayedSync)
 		}
 	}
 	a.cond.Broadcast()
@@ -279,7 +279,7 @@ func (a *Audit) lead(final bool) {
 
 // delayedSync syncs what AppendUnsynced wrote and writes the head file, unless the
 // log was closed (Close did it) or broke.
-func (a *Audit) delayedSync() {
+func (a *Log) delayedSync() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.syncArmed = false
@@ -296,11 +296,11 @@ func (a *Audit) delayedSync() {
 // chain's tail again if another process appended, seals the records after it and
 // writes them; with sync it also syncs the file, and with head (the delayed sync,
 // Close) replaces the head file. Only the leading goroutine calls it.
-func (a *Audit) commit(batch []*auditWaiter, sync, head bool) error {
-	if err := lockFile(a.f); err != nil {
+func (a *Log) commit(batch []*waiter, sync, head bool) error {
+	if err := statefile.Lock(a.f); err != nil {
 		return fmt.Errorf("locking: %w", err)
 	}
-	defer unlockFile(a.f)
+	defer statefile.Unlock(a.f)
 	if err := a.readTail(); err != nil {
 		return err
 	}
@@ -350,13 +350,13 @@ type headRecord struct {
 // writeHead replaces the head file (best effort: a missing head only weakens the
 // end-of-log check, it never blocks a call). Called under the file lock, so heads of
 // several processes are written in chain order.
-func (a *Audit) writeHead(seq uint64, hash string) {
+func (a *Log) writeHead(seq uint64, hash string) {
 	b, _ := json.Marshal(headRecord{Seq: seq, Hash: hash})
 	_ = statefile.WriteFileNoSync(a.path+".head", b)
 }
 
 // Close closes the log file. Close is idempotent.
-func (a *Audit) Close() error {
+func (a *Log) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for a.leading { // a commit in flight finishes first
@@ -371,7 +371,7 @@ func (a *Audit) Close() error {
 	err := a.f.Close()
 	a.f = nil
 	if a.broken == nil {
-		a.broken = fmt.Errorf("%w: closed", ErrAuditBroken)
+		a.broken = fmt.Errorf("%w: closed", ErrBroken)
 	}
 	return err
 }
@@ -407,16 +407,16 @@ func chainHash(prev string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// VerifyAudit checks a whole audit log: every line is a record in canonical form,
+// Verify checks a whole audit log: every line is a record in canonical form,
 // sequence numbers run 1, 2, 3 … without a gap, each record's prev is the hash of the
 // one before, each hash is right, and the file ends with a newline. It returns the
 // number of records, or an error naming the first line that fails.
-func VerifyAudit(r io.Reader) (int, error) {
-	n, _, err := verifyAudit(r)
+func Verify(r io.Reader) (int, error) {
+	n, _, err := verify(r)
 	return n, err
 }
 
-func verifyAudit(r io.Reader) (int, string, error) {
+func verify(r io.Reader) (int, string, error) {
 	br := bufio.NewReader(r)
 	var prev string
 	n := 0
@@ -462,18 +462,18 @@ func verifyAudit(r io.Reader) (int, string, error) {
 	}
 }
 
-// VerifyAuditFile is VerifyAudit on a file, plus the end-of-log check against the
+// VerifyFile is Verify on a file, plus the end-of-log check against the
 // head file beside it (PATH.head) when there is one: records removed from the end
 // leave the head naming a record the file no longer has.
-func VerifyAuditFile(path string) (int, error) {
-	sum, err := VerifyAuditLog(path)
+func VerifyFile(path string) (int, error) {
+	sum, err := VerifyLog(path)
 	return sum.Records, err
 }
 
-// AuditSummary is what verifying an audit log found: how many records it holds, the
+// Summary is what verifying an audit log found: how many records it holds, the
 // newest one's hash (the chain's head: written down elsewhere, it anchors the log),
 // and whether the head file was there to check the end against.
-type AuditSummary struct {
+type Summary struct {
 	Records  int
 	LastHash string
 	// HeadMissing is true when PATH.head does not exist: then records removed from
@@ -481,17 +481,17 @@ type AuditSummary struct {
 	HeadMissing bool
 }
 
-// VerifyAuditLog is VerifyAuditFile with the whole summary. It proves the file is one
+// VerifyLog is VerifyFile with the whole summary. It proves the file is one
 // unbroken chain that ends where its head file says; it cannot prove that nobody who
 // could rewrite both rewrote both (see docs/secrets-and-state.md).
-func VerifyAuditLog(path string) (AuditSummary, error) {
-	var sum AuditSummary
+func VerifyLog(path string) (Summary, error) {
+	var sum Summary
 	f, err := os.Open(path)
 	if err != nil {
 		return sum, err
 	}
 	defer f.Close()
-	n, lastHash, err := verifyAudit(f)
+	n, lastHash, err := verify(f)
 	sum.Records, sum.LastHash = n, lastHash
 	if err != nil {
 		return sum, err
