@@ -20,3 +20,12 @@ func (e *Engine) TaintContext(ctxName string, t trust.Taint) { e.taint(ctxName, 
 
 // SetAudit makes the engine write its own records (grants, taint cleared) to a.
 func (e *Engine) SetAudit(a *audit.Log) { e.record = a.Append }
+
+// SessionIDs lists the agent sessions the gateway holds open.
+func (g *Gateway) SessionIDs() []string {
+	var ids []string
+	for ss := range g.srv.Sessions() {
+		ids = append(ids, ss.ID())
+	}
+	return ids
+}

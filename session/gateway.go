@@ -53,14 +53,13 @@ type GatewayOptions struct {
 	// how long a keep-alive connection may wait for its next request (default 2m).
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
-	// SessionIdleTimeout, when above zero, ends an agent session that sends no
-	// request for this long (a request waiting for a person keeps it alive), so an
-	// agent that vanished without ending its session does not keep it, with its
-	// goroutines and buffers, for as long as airlock runs. Zero (the default) keeps
-	// sessions until they end: an agent that is only idle, with an event stream open
-	// and no request, would be told its session is gone (404), and not every client
-	// starts a new one then (airlock bridge does not). Its taint and grants belong to
-	// who it is, not to the session, so turning this on loses no state.
+	// SessionIdleTimeout, when above zero, ends an agent session with nothing in
+	// flight for this long: no request, none waiting for a person, and no event
+	// stream open (sessionLife, gatewaylife.go). So an agent that vanished without
+	// ending its session does not keep it, with its goroutines and buffers, for as
+	// long as airlock runs, while an agent that only thinks with its stream open keeps
+	// it however long it thinks. Its taint and grants belong to who it is, not to the
+	// session, so ending one loses no state. Zero keeps sessions until they end.
 	SessionIdleTimeout time.Duration
 	// WriteTimeout bounds each write of a response (default 30s): a client that stops
 	// reading is cut off. It is renewed before every write, so a response that waits
@@ -100,6 +99,8 @@ type Gateway struct {
 	refuseMu   sync.Mutex
 
 	relay relayed // resources, templates and prompts served (relay.go); mu guards it
+
+	life *sessionLife // ends unused agent sessions; nil without SessionIdleTimeout
 
 	ln      net.Listener
 	httpSrv *http.Server
@@ -266,6 +267,11 @@ func (g *Gateway) Start() error {
 	g.wg.Add(2)
 	go g.syncLoop()
 	go g.updateLoop()
+	if g.opts.SessionIdleTimeout > 0 {
+		g.life = newSessionLife(g.opts.SessionIdleTimeout, time.Now)
+		g.wg.Add(1)
+		go g.lifeLoop()
+	}
 	g.httpSrv = &http.Server{
 		Handler:           writeDeadlines(g.Handler(), g.opts.WriteTimeout),
 		ReadHeaderTimeout: g.opts.ReadHeaderTimeout,
@@ -618,8 +624,9 @@ func errorResult(text string) *mcp.CallToolResult {
 // token (401), the body limit (413), then go-sdk's stateful streamable HTTP handler at
 // /mcp.
 func (g *Gateway) Handler() http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: g.opts.SessionIdleTimeout})
+	// Not go-sdk's SessionTimeout: it ends a session whose agent only waits with its
+	// event stream open (sessionLife counts the stream).
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.allowed[hostName(r.Host)] {
 			http.Error(w, "forbidden host", http.StatusForbidden)
@@ -692,6 +699,10 @@ func (g *Gateway) Handler() http.Handler {
 		// The agent's credentials stop here: nothing of this request's headers is
 		// forwarded upstream (upstream requests carry only the configured headers).
 		r.Header.Del("Authorization")
+		if g.life != nil {
+			g.life.serve(w, r, mcpHandler)
+			return
+		}
 		mcpHandler.ServeHTTP(w, r)
 	})
 }

@@ -166,3 +166,61 @@ func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
 		}
 	}
 }
+
+// Issue 16 goal 5, the other half: ending idle sessions must not end an agent that is
+// only idle. A go-sdk agent keeps its event stream (GET) open while it thinks; with
+// SessionIdleTimeout it keeps its session however long it waits, and a call after
+// the wait works. The same timeout ends the session of an agent that vanished (no
+// request, no stream).
+func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	const idle = 300 * time.Millisecond
+	g := startGatewayWith(t, m, session.GatewayOptions{SessionIdleTimeout: idle})
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "thinker", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:   g.URL(),
+		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + testToken}}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func() error {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs__search_docs", Arguments: map[string]any{"query": "tier"}})
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A second agent initializes and vanishes: no stream, no request.
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"gone","version":"1"}}}`
+	req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	gone := resp.Header.Get("Mcp-Session-Id")
+	if gone == "" {
+		t.Fatalf("initialize: %s, no session", resp.Status)
+	}
+
+	time.Sleep(6 * idle) // the thinker thinks
+	if err := call(); err != nil {
+		t.Fatalf("a call after %v idle with the event stream open: %v (its session was ended)", 6*idle, err)
+	}
+	for _, id := range g.SessionIDs() {
+		if id == gone {
+			t.Fatalf("the vanished agent's session %s is still open after %v", gone, 6*idle)
+		}
+	}
+	if n := len(g.SessionIDs()); n != 1 {
+		t.Fatalf("%d sessions open, want the thinker's alone", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 
@@ -80,7 +81,8 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
 		}
-		g, err := session.NewGateway(m, session.GatewayOptions{Listen: gs.listen, AllowRemote: gs.allowRemote, Token: token, TokenFile: session.TokenPath(gs.stateDir)})
+		g, err := session.NewGateway(m, session.GatewayOptions{Listen: gs.listen, AllowRemote: gs.allowRemote, Token: token, TokenFile: session.TokenPath(gs.stateDir),
+			SessionIdleTimeout: agentSessionIdle})
 		if err == nil {
 			err = g.Start()
 		}
@@ -104,6 +106,11 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 	}
 	return runTUI(ctx, m, opts, stderr)
 }
+
+// agentSessionIdle ends an agent session with nothing in flight for this long: no
+// request and no event stream open, so its agent vanished (session.GatewayOptions).
+// supergateway's default is the same.
+const agentSessionIdle = 30 * time.Minute
 
 // openAudit opens the config's audit log (default: audit.jsonl in the state dir).
 func openAudit(cfg *config.Config) (*audit.Log, error) {
