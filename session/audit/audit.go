@@ -76,8 +76,10 @@ type Log struct {
 	// decisionsUnsynced: AppendDecision writes without waiting for an fsync
 	// ([audit] sync_before_forward = false).
 	decisionsUnsynced atomic.Bool
-	// synced is the sequence number of the newest record known on disk.
+	// synced is the sequence number of the newest record known on disk; syncs counts
+	// fsyncs (for tests).
 	synced atomic.Uint64
+	syncs  atomic.Int64
 
 	// Owned by the committing goroutine (handed over through mu and leading).
 	seq  uint64 // the chain's newest record as last seen
@@ -239,13 +241,15 @@ func (a *Log) append(r Record, sync bool) error {
 
 // lead commits every record queued so far, called with mu held and no other leader;
 // it releases mu while it writes. The batch is synced when one of its records asks
-// for it, or when final (the delayed sync, Close); a synced batch clears unsynced, an
-// unsynced one schedules the delayed sync.
+// for it, or when final (the delayed sync, Close) and a record this process wrote is
+// not known on disk yet (a synced append since carried it otherwise); every commit
+// but a final one schedules the delayed sync, which writes the head file.
 func (a *Log) lead(final bool) {
 	a.leading = true
 	batch := a.queue
 	a.queue = nil
-	sync := final
+	// a.seq is the newest record this process wrote (the leader owns it).
+	sync := final && (len(batch) > 0 || a.synced.Load() < a.seq)
 	for _, b := range batch {
 		sync = sync || b.sync
 	}
@@ -325,6 +329,7 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 		}
 	}
 	if sync {
+		a.syncs.Add(1)
 		if err := a.f.Sync(); err != nil {
 			return err
 		}

@@ -164,3 +164,50 @@ func TestAudit_UnsyncedRecordWrittenAtOnceHeadFollows(t *testing.T) {
 		t.Errorf("AppendUnsynced after Close: %v, want ErrAuditBroken", err)
 	}
 }
+
+// The delayed sync exists for records nobody synced after they were written. When a
+// synced Append already carried them (every agent call's decision does), it writes
+// the head file and nothing else: an fsync per 50 ms on a busy gateway was pure cost.
+func TestAudit_DelayedSyncSkipsFsyncWhenAlreadyCarried(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	waitHead := func(seq int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			b, _ := os.ReadFile(path + ".head")
+			var h struct{ Seq int }
+			_ = json.Unmarshal(b, &h)
+			if h.Seq == seq {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the head file says record %d, want %d", h.Seq, seq)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	rec := audit.Record{Kind: "decision", Decision: "allow", Args: json.RawMessage(`{}`)}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(a.Append(rec))
+	must(a.AppendUnsynced(rec))
+	must(a.Append(rec)) // carries the unsynced record to disk
+	waitHead(3)
+	if n := a.Syncs(); n != 2 {
+		t.Errorf("%d fsyncs for two synced appends and a delayed sync with nothing left to sync, want 2", n)
+	}
+	must(a.AppendUnsynced(rec))
+	waitHead(4)
+	if n, s := a.Syncs(), a.SyncedSeq(); n != 3 || s != 4 {
+		t.Errorf("after an unsynced record's delayed sync: %d fsyncs, synced up to %d; want 3 and 4", n, s)
+	}
+}
