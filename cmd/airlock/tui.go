@@ -34,6 +34,7 @@ func wantTUI(stdin io.Reader, stdout io.Writer, noTUI bool) bool {
 // are denied).
 func runTUI(ctx context.Context, m *session.Manager, opts ui.Options, stderr io.Writer) int {
 	defer m.Close()
+	tuneGC()
 	if err := ui.Run(ctx, m, opts); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// gcHeadroom is the least heap growth the TUI lets between two collections. Go's
+// default (GOGC=100) lets the heap double, which for airlock's small live heap (about
+// 4 MB with a few servers) means a collection every ten or so gateway calls: go-sdk
+// allocates about 400 KB per call (bench/analysis.md), and the runtime returns the
+// freed pages to the system between collections only to fault them in again. With
+// 16 MiB of headroom the collections are four times rarer; a live heap above 16 MiB
+// (thousands of tools) grows by its own size as before, so the peak stays what it
+// was. bench/run row 7 is the measured curve this was chosen from.
+const gcHeadroom = 16 << 20
+
+var tuneGCOnce sync.Once
+
+// tuneGC keeps the heap goal at least gcHeadroom above the live heap, re-deciding
+// after every collection, unless the person set GOGC or GOMEMLIMIT (theirs wins).
+func tuneGC() {
+	tuneGCOnce.Do(func() {
+		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+			return
+		}
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		last := 100
+		var arm func()
+		arm = func() {
+			// A cleanup runs once the object is collected: once per cycle.
+			runtime.AddCleanup(new([16]byte), func(struct{}) {
+				metrics.Read(sample)
+				if sample[0].Value.Kind() == metrics.KindUint64 {
+					if p := gcPercentFor(sample[0].Value.Uint64()); p != last {
+						debug.SetGCPercent(p)
+						last = p
+					}
+				}
+				arm()
+			}, struct{}{})
+		}
+		arm()
+	})
+}
+
+// gcPercentFor is the GOGC that puts the next heap goal at live + max(live,
+// gcHeadroom), in steps of 50 so that small changes of the live heap do not reset it
+// every cycle, and at most 2000 (a live heap under 1 MB, at start).
+func gcPercentFor(live uint64) int {
+	if live == 0 || live >= gcHeadroom {
+		return 100
+	}
+	p := int(gcHeadroom*100/live) / 50 * 50
+	return min(max(p, 100), 2000)
+}
