@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -8,15 +9,22 @@ import (
 	"sync"
 )
 
-// gcHeadroom is the least heap growth the TUI lets between two collections. Go's
-// default (GOGC=100) lets the heap double, which for airlock's small live heap (about
-// 4 MB with a few servers) means a collection every ten or so gateway calls: go-sdk
-// allocates about 400 KB per call (bench/analysis.md), and the runtime returns the
-// freed pages to the system between collections only to fault them in again. With
-// 16 MiB of headroom the collections are four times rarer; a live heap above 16 MiB
-// (thousands of tools) grows by its own size as before, so the peak stays what it
-// was. bench/run row 7 is the measured curve this was chosen from.
+// gcHeadroom is the least heap growth the TUI lets between two collections while the
+// live heap is small. Go's default (GOGC=100) lets the heap double, which for
+// airlock's small live heap (about 4 MB with a few servers) means a collection every
+// ten or so gateway calls: go-sdk allocates about 400 KB per call (bench/analysis.md),
+// and the runtime returns the freed pages to the system between collections only to
+// fault them in again. With 16 MiB of headroom the collections are four times rarer.
+// A live heap above 16 MiB (thousands of tools) grows by its own size as before.
 const gcHeadroom = 16 << 20
+
+// gcSmallLimit bounds the memory the runtime may hold while the headroom applies
+// (debug.SetMemoryLimit, a soft limit: the collector runs sooner near it): 2 x live +
+// gcSmallLimit is above what GOGC=100 would reach plus the runtime's own memory, so it
+// never makes collections more frequent than Go's default, and it stops the headroom
+// from adding to the peak when a listing of thousands of tools makes a lot of garbage
+// while the live heap is still small (bench/run row 5e measured +15 MB without it).
+const gcSmallLimit = 24 << 20
 
 var tuneGCOnce sync.Once
 
@@ -35,10 +43,16 @@ func tuneGC() {
 			runtime.AddCleanup(new([16]byte), func(struct{}) {
 				metrics.Read(sample)
 				if sample[0].Value.Kind() == metrics.KindUint64 {
-					if p := gcPercentFor(sample[0].Value.Uint64()); p != last {
+					live := sample[0].Value.Uint64()
+					if p := gcPercentFor(live); p != last {
 						debug.SetGCPercent(p)
 						last = p
 					}
+					limit := int64(math.MaxInt64)
+					if last > 100 {
+						limit = int64(2*live + gcSmallLimit)
+					}
+					debug.SetMemoryLimit(limit)
 				}
 				arm()
 			}, struct{}{})
