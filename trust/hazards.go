@@ -74,7 +74,7 @@ const (
 // sendEmail, get2). Plain words such as "search" or "list" are common English and would
 // make every toolset with two search tools look hostile, so they only count qualified.
 func Hazards(tools []Assessed) []Hazard {
-	return hazards(tools, nil, false)
+	return hazards(tools, nil)
 }
 
 // Shadowing is the shadowing part of Hazards worked out for one toolset: the hazards
@@ -153,19 +153,19 @@ func (s *Shadowing) reusable(tools []Assessed) bool {
 // HazardsReusing is Hazards, with the shadowing part taken from prev when prev was
 // made from a toolset that differs from tools in nothing shadowing reads (checked
 // here, tool by tool; anything else is worked out again). It returns the hazards and
-// the Shadowing to pass next time. The result is exactly Hazards(tools), and shares
-// no memory with prev or with another call's result. prev may be nil.
+// the Shadowing to pass next time. The result is exactly Hazards(tools). It shares
+// the legs and name slices of its hazards with prev and with other calls' results:
+// they are read-only (see Hazard). prev may be nil.
 func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
 	sh := prev
 	if !sh.reusable(tools) {
 		sh = newShadowing(tools, true)
 	}
-	return hazards(tools, sh, true), sh
+	return hazards(tools, sh), sh
 }
 
 // hazards is Hazards over tools with the shadowing part sh (worked out here when nil).
-// copyLegs gives each shadowing hazard its own legs, for when sh is kept.
-func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
+func hazards(tools []Assessed, sh *Shadowing) []Hazard {
 	if sh == nil {
 		sh = newShadowing(tools, false)
 	}
@@ -199,6 +199,9 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 		}
 	}
 
+	// The hazards below share these lists (read-only, see Hazard); capped, so that
+	// even a careless append copies instead of writing into another hazard's leg.
+	uc.names, pd.names, ex.names, de.names = slices.Clip(uc.names), slices.Clip(pd.names), slices.Clip(ex.names), slices.Clip(de.names)
 	var out []Hazard
 	if len(uc.names) > 0 && len(pd.names) > 0 && len(ex.names) > 0 {
 		out = append(out, Hazard{
@@ -207,9 +210,9 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Unguarded: uc.allowed && pd.allowed && ex.allowed,
 			Rules:     ruleNames(uc.allowed && pd.allowed && ex.allowed, uc, pd, ex),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): slices.Clone(uc.names),
-				string(LegPrivateData):      slices.Clone(pd.names),
-				string(LegExfiltration):     slices.Clone(ex.names),
+				string(LegUntrustedContent): uc.names,
+				string(LegPrivateData):      pd.names,
+				string(LegExfiltration):     ex.names,
 			},
 			Summary: example(uc.names, pd.names, ex.names) + " reads untrusted content, " +
 				example(pd.names, uc.names, ex.names) + " reads private data, " +
@@ -227,7 +230,7 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Unguarded: unguarded,
 			Rules:     ruleNames(unguarded, uc, ex, de),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): slices.Clone(uc.names),
+				string(LegUntrustedContent): uc.names,
 			},
 			Summary: "server " + server + " is untrusted: " + strconv.Itoa(len(uc.names)) + " tool" + plural(len(uc.names)) +
 				" can return content it controls, and only its own tools can act on it",
@@ -241,8 +244,8 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Unguarded: uc.allowed && ex.allowed,
 			Rules:     ruleNames(uc.allowed && ex.allowed, uc, ex),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): slices.Clone(uc.names),
-				string(LegExfiltration):     slices.Clone(ex.names),
+				string(LegUntrustedContent): uc.names,
+				string(LegExfiltration):     ex.names,
 			},
 			Summary: pairSummary(uc.names, ex.names, "can send it out"),
 		})
@@ -254,32 +257,16 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Unguarded: uc.allowed && de.allowed,
 			Rules:     ruleNames(uc.allowed && de.allowed, uc, de),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): slices.Clone(uc.names),
-				HazardLegDestructive:        slices.Clone(de.names),
+				string(LegUntrustedContent): uc.names,
+				HazardLegDestructive:        de.names,
 			},
 			Summary: pairSummary(uc.names, de.names, "can make destructive changes"),
 		})
 	}
 	out = slices.Grow(out, len(sh.hazards))
-	// When sh is kept, each hazard handed out gets its own legs, so that a caller
-	// who sorts or trims one changes neither sh nor another call's result: copies of
-	// sh's, cut from one backing array (capped, so an append cannot run into the
-	// next leg).
-	var names []string
-	if copyLegs {
-		names = make([]string, 0, sh.names)
-	}
+	// The shadowing hazards' legs are sh's own, shared with every result made from
+	// sh: hazards are read-only (see Hazard), so handing them out costs no copy.
 	for k, h := range sh.hazards {
-		if copyLegs {
-			from := len(names)
-			names = append(names, h.Legs[HazardLegShadowing]...)
-			mid := len(names)
-			names = append(names, h.Legs[HazardLegShadowed]...)
-			h.Legs = map[string][]string{
-				HazardLegShadowing: names[from:mid:mid],
-				HazardLegShadowed:  names[mid:len(names):len(names)],
-			}
-		}
 		for _, j := range sh.hits[k] {
 			if tools[j].Class.Action == Allow {
 				h.Unguarded = true
@@ -489,7 +476,7 @@ func shadowing(tools []Assessed, qualified []string, live []int) *Shadowing {
 			Severity: SeverityHigh,
 			Legs: map[string][]string{
 				HazardLegShadowing: {qualified[i]},
-				HazardLegShadowed:  shadowed,
+				HazardLegShadowed:  slices.Clip(shadowed), // shared, read-only: see Hazard
 			},
 			Summary: qualified[i] + where + " another server's tool " + example(shadowed),
 		})

@@ -44,6 +44,7 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 			tools = append(tools, tl)
 		}
 		_, sh := HazardsReusing(tools, nil)
+		var kept []keptResult
 		for step := range 40 {
 			onlyActions := true
 			for range 1 + rng.IntN(3) {
@@ -90,10 +91,12 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 				}
 				reused++
 			}
-			// A caller may change what it was given: the next step must not see it.
-			for _, h := range got {
-				for k := range h.Legs {
-					h.Legs[k] = append(h.Legs[k][:0], "changed")
+			// Results are read-only and share legs with each other (see Hazard): no
+			// later call may change what an earlier one handed out.
+			kept = append(kept, keptResult{got, deepCopyHazards(got)})
+			for _, k := range kept {
+				if diff := cmp.Diff(k.copy, k.got); diff != "" {
+					t.Fatalf("round %d step %d: a later call changed an earlier result (-was +now):\n%s", round, step, diff)
 				}
 			}
 			sh = next
@@ -102,4 +105,24 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 	if reused < 500 {
 		t.Errorf("only %d steps reused the shadowing; the test no longer covers the incremental path", reused)
 	}
+}
+
+type keptResult struct{ got, copy []Hazard }
+
+// deepCopyHazards copies hazards with their legs and rules, sharing no memory.
+func deepCopyHazards(hs []Hazard) []Hazard {
+	if hs == nil {
+		return nil
+	}
+	out := make([]Hazard, len(hs))
+	for i, h := range hs {
+		h.Rules = slices.Clone(h.Rules)
+		legs := make(map[string][]string, len(h.Legs))
+		for k, v := range h.Legs {
+			legs[k] = slices.Clone(v)
+		}
+		h.Legs = legs
+		out[i] = h
+	}
+	return out
 }
