@@ -155,7 +155,8 @@ func (s *Shadowing) reusable(tools []Assessed) bool {
 // here, tool by tool; anything else is worked out again). It returns the hazards and
 // the Shadowing to pass next time. The result is exactly Hazards(tools). It shares
 // the legs and name slices of its hazards with prev and with other calls' results:
-// they are read-only (see Hazard). prev may be nil.
+// they are read-only (see Hazard). It keeps nothing of the tools slice itself, so
+// the caller may overwrite it for the next call. prev may be nil.
 func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
 	sh := prev
 	if !sh.reusable(tools) {
@@ -173,6 +174,13 @@ func hazards(tools []Assessed, sh *Shadowing) []Hazard {
 
 	var uc, pd, ex, de legTools
 	untrusted := map[string]bool{} // qualified names of tools of untrusted servers
+	// actionAllow[i]: live tool i's Action is Allow, for the shadowing hazards'
+	// Unguarded: their hits are read from this small array, not from tools (a cache
+	// miss per hit, and a shadowing toolset has tens of hits per hazard).
+	var actionAllow []bool
+	if len(sh.hazards) > 0 {
+		actionAllow = make([]bool, len(tools))
+	}
 	for _, i := range live {
 		c := &tools[i].Class
 		q := qualified[i]
@@ -180,6 +188,9 @@ func hazards(tools []Assessed, sh *Shadowing) []Hazard {
 			untrusted[q] = true
 		}
 		allowed := c.Action == Allow
+		if actionAllow != nil {
+			actionAllow[i] = allowed
+		}
 		rule := ""
 		if !allowed && tools[i].AllowRule != "" {
 			allowed, rule = true, q+": rule "+tools[i].AllowRule
@@ -268,7 +279,7 @@ func hazards(tools []Assessed, sh *Shadowing) []Hazard {
 	// sh: hazards are read-only (see Hazard), so handing them out costs no copy.
 	for k, h := range sh.hazards {
 		for _, j := range sh.hits[k] {
-			if tools[j].Class.Action == Allow {
+			if actionAllow[j] { // hits are live tools
 				h.Unguarded = true
 				break
 			}
