@@ -86,7 +86,7 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 				t.Fatalf("round %d step %d: reusing differs from a full recompute (-want +got):\n%s", round, step, diff)
 			}
 			if onlyActions {
-				if next != sh {
+				if next.scan != sh.scan {
 					t.Fatalf("round %d step %d: only Actions, legs and tiers moved, but the shadowing was worked out again", round, step)
 				}
 				reused++

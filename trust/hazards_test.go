@@ -531,7 +531,7 @@ func TestHazards_LegsAreReadOnlyAndShared(t *testing.T) {
 	want := deepCopyHazards(first)
 	tools[0].Class.Action = Ask // a what-if: the shadowing part is reused
 	second, sh2 := HazardsReusing(tools, sh)
-	if sh2 != sh {
+	if sh2.scan != sh.scan {
 		t.Fatal("an Action change worked the shadowing out again")
 	}
 	if diff := cmp.Diff(want, first); diff != "" {
