@@ -65,7 +65,9 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 	down := map[string]bool{}
 	addTool := func(server, tn, desc string) {
 		inproc[server].AddTool(&mcp.Tool{Name: tn, Description: desc, InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	type kept struct {
 		snap    *session.Snapshot
