@@ -48,9 +48,13 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 		for step := range 40 {
 			onlyActions := true
 			for range 1 + rng.IntN(3) {
+				if len(tools) == 0 {
+					tools = append(tools, tool("a", "send_email", TierRead, Allow, desc()))
+					onlyActions = false
+				}
 				i := rng.IntN(len(tools))
 				c := &tools[i].Class
-				switch rng.IntN(8) {
+				switch rng.IntN(11) {
 				case 0, 1, 2:
 					c.Action = actions[rng.IntN(3)]
 				case 3:
@@ -76,6 +80,23 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 					} else {
 						tools = slices.Insert(tools, i, tool(servers[rng.IntN(len(servers))], names[rng.IntN(len(names))], TierRead, Allow, desc()))
 					}
+					onlyActions = false
+				case 8:
+					// A server's trust toggled: every tool of it moves Action and
+					// Untrusted at once (the what-if benchmark's change).
+					server, untrusted := tools[i].Ref.Server, rng.IntN(2) == 0
+					for k := range tools {
+						if tools[k].Ref.Server == server {
+							tools[k].Untrusted = untrusted
+							tools[k].Class.Action = actions[rng.IntN(3)]
+						}
+					}
+				case 9:
+					tools[i].AllowRule = []string{"", "r1"}[rng.IntN(2)]
+				case 10:
+					// A server disconnects: its tools are gone.
+					server := tools[i].Ref.Server
+					tools = slices.DeleteFunc(tools, func(a Assessed) bool { return a.Ref.Server == server })
 					onlyActions = false
 				}
 			}
