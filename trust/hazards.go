@@ -428,12 +428,24 @@ func ruleNames(unguarded bool, legs ...legTools) []string {
 // first tool that fills none of the other legs given, so that a summary names three
 // different tools where it can ("web__fetch_url reads untrusted content") rather than
 // one tool three times.
+//
+// names and each of others are sorted without repeats, so one walk finds it: the place
+// in each other leg only moves forward, by a galloping search from where it was (a leg
+// whose tools are mostly in the others, common when servers fill several legs, costs
+// about one comparison per tool rather than a binary search each).
 func example(names []string, others ...[]string) string {
 	pick := names[0]
+	var at [3]int // where the walk is in each other leg (at most three are given)
+	pos := at[:0]
+	if len(others) > len(at) {
+		pos = make([]int, 0, len(others))
+	}
+	pos = pos[:len(others)]
 find:
 	for _, n := range names {
-		for _, o := range others {
-			if _, found := slices.BinarySearch(o, n); found {
+		for k, o := range others {
+			pos[k] = lowerBound(o, pos[k], n)
+			if pos[k] < len(o) && o[pos[k]] == n {
 				continue find
 			}
 		}
@@ -444,6 +456,21 @@ find:
 		return pick
 	}
 	return pick + " (+" + strconv.Itoa(len(names)-1) + ")"
+}
+
+// lowerBound returns the first index i >= from of sorted o with o[i] >= n (len(o)
+// when none), given that every element before from is below n: it gallops forward
+// from from, then searches the last step.
+func lowerBound(o []string, from int, n string) int {
+	lo, hi, step := from, from, 1
+	for hi < len(o) && o[hi] < n {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, len(o))
+	i, _ := slices.BinarySearch(o[lo:hi], n)
+	return lo + i
 }
 
 func pairSummary(untrusted, other []string, does string) string {

@@ -1,8 +1,10 @@
 package trust
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -672,5 +674,55 @@ func TestShadowingMatchesReference(t *testing.T) {
 	}
 	if rounds < 100 {
 		t.Errorf("only %d of 300 rounds had shadowing; the generator no longer tests much", rounds)
+	}
+}
+
+// exampleOld is example as it was (a binary search of every other leg per name), the
+// oracle for the one-walk version.
+func exampleOld(names []string, others ...[]string) string {
+	pick := names[0]
+find:
+	for _, n := range names {
+		for _, o := range others {
+			if _, found := slices.BinarySearch(o, n); found {
+				continue find
+			}
+		}
+		pick = n
+		break
+	}
+	if len(names) == 1 {
+		return pick
+	}
+	return pick + " (+" + strconv.Itoa(len(names)-1) + ")"
+}
+
+// TestExample_MatchesBinarySearchVersion compares the one-walk example with the former
+// binary-search version over random sorted legs that overlap a lot, a little or not at
+// all, including empty other legs and legs far longer than names.
+func TestExample_MatchesBinarySearchVersion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 5))
+	leg := func(n, universe int) []string {
+		var out []string
+		for i := range universe {
+			if rng.IntN(universe) < n {
+				out = append(out, fmt.Sprintf("s__t%05d", i))
+			}
+		}
+		return out
+	}
+	for round := range 20000 {
+		universe := 1 + rng.IntN(300)
+		names := leg(1+rng.IntN(universe), universe)
+		if len(names) == 0 {
+			names = []string{fmt.Sprintf("s__t%05d", rng.IntN(universe))}
+		}
+		others := make([][]string, rng.IntN(4))
+		for k := range others {
+			others[k] = leg(rng.IntN(universe+1), universe)
+		}
+		if got, want := example(names, others...), exampleOld(names, others...); got != want {
+			t.Fatalf("round %d: example = %q, the binary-search version %q\nnames %q\nothers %q", round, got, want, names, others)
+		}
 	}
 }
