@@ -103,7 +103,7 @@ type shadowScanResult struct {
 	live      []int       // the tools not blocked, sorted by qualified name
 	// hitBy[hitFrom[j]:hitFrom[j+1]] are the hazards that name tool j (kept only),
 	// once per hit: the tools whose Action moved find the hazards to update here.
-	hitFrom []int32
+	hitFrom []int
 	hitBy   []int32
 }
 
@@ -137,7 +137,7 @@ func newShadowing(tools []Assessed, keep bool) *shadowScanResult {
 		for i := range tools {
 			sh.keys[i] = shadowKeyOf(&tools[i])
 		}
-		sh.hitFrom = make([]int32, len(tools)+1)
+		sh.hitFrom = make([]int, len(tools)+1)
 		for _, hits := range sh.hits {
 			for _, j := range hits {
 				sh.hitFrom[j+1]++
@@ -570,6 +570,7 @@ func shadowing(tools []Assessed, qualified []string, live []int) *shadowScanResu
 		// live is sorted by qualified name, so ordering the hits by their place in it
 		// (an int) orders their names: no string comparisons.
 		slices.SortFunc(sc.hits, func(a, b int) int { return rank[a] - rank[b] })
+		sc.hits = slices.Compact(sc.hits) // a name written twice is one hit
 		shadowed := make([]string, 0, len(sc.hits))
 		for _, j := range sc.hits {
 			if n := len(shadowed); n == 0 || shadowed[n-1] != qualified[j] {
