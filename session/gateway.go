@@ -390,7 +390,7 @@ func (g *Gateway) sync() {
 // toolKey changes when anything the agent sees of a tool changes: its definition (the
 // fingerprint the listing already computed; the raw bytes when there is none) or its
 // effective annotations.
-func toolKey(ti ToolInfo) string {
+func toolKey(ti *ToolInfo) string {
 	def := ti.Fingerprint
 	if def == "" {
 		def = string(ti.Raw)
@@ -400,7 +400,7 @@ func toolKey(ti ToolInfo) string {
 
 // agentTool is the tool as agents see it: the server's schemas unmodified, the
 // effective annotations (what airlock acts on), not the declared ones.
-func agentTool(ti ToolInfo) (*mcp.Tool, error) {
+func agentTool(ti *ToolInfo) (*mcp.Tool, error) {
 	var obj struct {
 		Type any `json:"type"`
 	}

@@ -517,7 +517,7 @@ func TestHostile10_DuplicateToolNamesBlocked(t *testing.T) {
 			continue
 		}
 		count++
-		if ti.Class.Tier != trust.TierBlocked || ti.Exposed || !strings.Contains(reasons(ti), "duplicate tool name") {
+		if ti.Class.Tier != trust.TierBlocked || ti.Exposed || !strings.Contains(reasons(*ti), "duplicate tool name") {
 			t.Errorf("duplicate b: tier %v exposed %v reasons %q; want blocked, hidden, said why", ti.Class.Tier, ti.Exposed, ti.Class.Reasons)
 		}
 	}

@@ -128,8 +128,12 @@ type Manager struct {
 	over        Overrides         // the person's live changes; guarded by mu
 	overVersion map[string]uint64 // per server, bumped with each live change to it; guarded by mu
 	snap        *Snapshot         // cached; nil when something changed
-	shadowing   *trust.Shadowing  // the last snapshot's, for trust.HazardsReusing
 	version     uint64
+
+	// buildMu serialises snapshot builds; it is taken before mu and guards build's
+	// state kept from one build to the next.
+	buildMu sync.Mutex
+	built   builtState
 
 	closeOnce sync.Once
 }

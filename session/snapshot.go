@@ -111,12 +111,18 @@ type ToolInfo struct {
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
 // hazards of the toolset. A Snapshot is immutable; take a new one after an event.
+//
+// Everything a Snapshot holds is READ-ONLY and shared: the ToolInfo values Tools
+// points to are shared with later snapshots (a what-if rebuilds only the changed
+// server's), and Hazards' legs with later snapshots' hazards (see trust.Hazard). A
+// caller that wants to sort, trim, append to or change any of it copies it first.
 type Snapshot struct {
 	// Version increases with every change the Manager sees.
 	Version uint64
 	Servers []ServerInfo
-	// Tools is sorted by server, then tool name.
-	Tools   []ToolInfo
+	// Tools is sorted by server, then tool name. The pointers let snapshots share
+	// unchanged servers' tools instead of copying 10,000 values per what-if.
+	Tools   []*ToolInfo
 	Hazards []trust.Hazard
 	// channels are the servers' resources and prompts channels that count in the
 	// hazards (not tools: nothing lists or serves them), for Fixes.
@@ -126,7 +132,7 @@ type Snapshot struct {
 // Tool finds one tool by server and name (the first, if a server lists it twice): a
 // binary search of Tools, which is sorted, so that no index is built per snapshot.
 func (s *Snapshot) Tool(server, name string) (ToolInfo, bool) {
-	i, ok := slices.BinarySearchFunc(s.Tools, trust.Ref{Server: server, Tool: name}, func(t ToolInfo, r trust.Ref) int {
+	i, ok := slices.BinarySearchFunc(s.Tools, trust.Ref{Server: server, Tool: name}, func(t *ToolInfo, r trust.Ref) int {
 		if c := strings.Compare(t.Ref.Server, r.Server); c != 0 {
 			return c
 		}
@@ -135,7 +141,7 @@ func (s *Snapshot) Tool(server, name string) (ToolInfo, bool) {
 	if !ok {
 		return ToolInfo{}, false
 	}
-	return s.Tools[i], true
+	return *s.Tools[i], true
 }
 
 // Server finds one server by name.
@@ -150,6 +156,18 @@ func (s *Snapshot) Server(name string) (ServerInfo, bool) {
 
 // Snapshot returns the current view of the session, cached until something changes.
 func (m *Manager) Snapshot() *Snapshot {
+	m.mu.Lock()
+	if m.snap != nil {
+		s := m.snap
+		m.mu.Unlock()
+		return s
+	}
+	m.mu.Unlock()
+
+	// One build at a time (it reuses the last build's state); a caller that waited
+	// for another's build usually finds its result cached.
+	m.buildMu.Lock()
+	defer m.buildMu.Unlock()
 	m.mu.Lock()
 	if m.snap != nil {
 		s := m.snap
@@ -174,10 +192,51 @@ func (m *Manager) Snapshot() *Snapshot {
 // server's tools again.
 type serverSnap struct {
 	key      serverSnapKey
-	tools    []ToolInfo // sorted by tool name
+	tools    []ToolInfo  // sorted by tool name
+	ptrs     []*ToolInfo // &tools[i], what snapshots hold
 	assessed []trust.Assessed
 	tiers    [len(trust.Tiers)]int
 	channels []ToolInfo // the server's channels in the hazards (assessed's tail)
+}
+
+// builtState is what one build keeps for the next (guarded by Manager.buildMu): the
+// toolset as trust.HazardsReusing was given it, with the server part each stretch of
+// it was copied from, and the shadowing part of its hazards. A what-if on one server
+// copies only that server's stretch and reuses the rest.
+type builtState struct {
+	assessed  []trust.Assessed
+	from      []*serverSnap // from[i]: the part copied into assessed at the i-th stretch
+	shadowing *trust.Shadowing
+}
+
+// toolset returns the parts' assessed tools, concatenated, in the buffer the last
+// build used: only the stretches of parts that changed are copied, unless the layout
+// (how many parts, how many tools each) changed. HazardsReusing keeps nothing of its
+// input, so overwriting the buffer is safe; buildMu is held.
+func (b *builtState) toolset(parts []*serverSnap) []trust.Assessed {
+	same := len(b.from) == len(parts)
+	total := 0
+	for i, p := range parts {
+		total += len(p.assessed)
+		same = same && len(b.from[i].assessed) == len(p.assessed)
+	}
+	if !same || len(b.assessed) != total {
+		b.assessed = make([]trust.Assessed, 0, total)
+		for _, p := range parts {
+			b.assessed = append(b.assessed, p.assessed...)
+		}
+		b.from = slices.Clone(parts)
+		return b.assessed
+	}
+	off := 0
+	for i, p := range parts {
+		if b.from[i] != p {
+			copy(b.assessed[off:], p.assessed)
+			b.from[i] = p
+		}
+		off += len(p.assessed)
+	}
+	return b.assessed
 }
 
 type serverSnapKey struct {
@@ -240,25 +299,17 @@ func (m *Manager) build(version uint64) *Snapshot {
 	}
 	// Servers come in name order and each part is sorted by tool name, so the
 	// concatenation is sorted by server, then tool.
-	snap.Tools = make([]ToolInfo, 0, total)
-	assessed := make([]trust.Assessed, 0, total)
+	snap.Tools = make([]*ToolInfo, 0, total)
 	for _, part := range parts {
-		snap.Tools = append(snap.Tools, part.tools...)
-		assessed = append(assessed, part.assessed...)
+		snap.Tools = append(snap.Tools, part.ptrs...)
 		snap.channels = append(snap.channels, part.channels...)
 	}
+	assessed := m.built.toolset(parts)
 	// A live change that moves only Actions and legs (trust, policy) leaves every
 	// description and listing as it was: HazardsReusing then takes the shadowing
 	// part from the last snapshot instead of reading 10,000 descriptions again. It
-	// checks that itself, tool by tool, so a stale or concurrent one is only slower.
-	m.mu.Lock()
-	prev := m.shadowing
-	m.mu.Unlock()
-	var sh *trust.Shadowing
-	snap.Hazards, sh = trust.HazardsReusing(assessed, prev)
-	m.mu.Lock()
-	m.shadowing = sh
-	m.mu.Unlock()
+	// checks that itself, tool by tool.
+	snap.Hazards, m.built.shadowing = trust.HazardsReusing(assessed, m.built.shadowing)
 	return snap
 }
 
@@ -338,6 +389,10 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			AllowRule: m.allowRule(ref, tc.Rules), Untrusted: key.trust != trust.Trusted})
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
+	part.ptrs = make([]*ToolInfo, len(part.tools))
+	for i := range part.tools {
+		part.ptrs[i] = &part.tools[i]
+	}
 	// Resources and prompts are reachable like tools (by the person, and by agents
 	// through the gateway): their channels fill legs too.
 	part.channels = m.channels(s, key.trust)

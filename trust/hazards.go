@@ -74,7 +74,7 @@ const (
 // sendEmail, get2). Plain words such as "search" or "list" are common English and would
 // make every toolset with two search tools look hostile, so they only count qualified.
 func Hazards(tools []Assessed) []Hazard {
-	return hazards(tools, nil, false)
+	return hazards(tools, nil, nil)
 }
 
 // Shadowing is the shadowing part of Hazards worked out for one toolset: the hazards
@@ -82,19 +82,34 @@ func Hazards(tools []Assessed) []Hazard {
 // that reads a tool's Action. It depends on nothing but which tools are live (not
 // TierBlocked) and their refs, descriptions, texts and fingerprints, so a change that
 // moves only Actions and legs (a what-if on a server's trust or a tool's policy) can
-// reuse it instead of reading every description again. It is never changed once made.
+// reuse it instead of reading every description again. It also holds which tools
+// were auto-allowed and how many auto-allowed tools each hazard names, so that the
+// next call updates Unguarded only for the tools whose Action moved. It is never
+// changed once made.
 type Shadowing struct {
+	scan  *shadowScanResult // shared by every Shadowing made from one scan
+	allow []bool            // per tool of the toolset: its Action was Allow (live tools only)
+	count []int32           // per hazard: how many of its hits were in allow
+	legs  [4]int            // how many names the legs uc, pd, ex, de held: the next call's sizes
+}
+
+// shadowScanResult is what reading the descriptions found. It is never changed once
+// made.
+type shadowScanResult struct {
 	hazards   []Hazard    // Unguarded unset
 	hits      [][]int     // per hazard, the indices in the toolset of the tools it names
 	keys      []shadowKey // per tool of the toolset, what the result depends on
 	qualified []string    // per tool, its qualified name ("" when it is blocked)
 	live      []int       // the tools not blocked, sorted by qualified name
-	names     int         // how many names the legs of hazards hold in all
+	// hitBy[hitFrom[j]:hitFrom[j+1]] are the hazards that name tool j (kept only),
+	// once per hit: the tools whose Action moved find the hazards to update here.
+	hitFrom []int
+	hitBy   []int32
 }
 
 // newShadowing works the shadowing part out for tools.
 // With keep, it also notes what each tool looked like, for reusable.
-func newShadowing(tools []Assessed, keep bool) *Shadowing {
+func newShadowing(tools []Assessed, keep bool) *shadowScanResult {
 	// Sort the live tools by qualified name once; every leg is then filled in order
 	// and comes out sorted, and a repeated tool is adjacent and dropped.
 	qualified := make([]string, len(tools))
@@ -122,6 +137,23 @@ func newShadowing(tools []Assessed, keep bool) *Shadowing {
 		for i := range tools {
 			sh.keys[i] = shadowKeyOf(&tools[i])
 		}
+		sh.hitFrom = make([]int, len(tools)+1)
+		for _, hits := range sh.hits {
+			for _, j := range hits {
+				sh.hitFrom[j+1]++
+			}
+		}
+		for j := range tools {
+			sh.hitFrom[j+1] += sh.hitFrom[j]
+		}
+		sh.hitBy = make([]int32, sh.hitFrom[len(tools)])
+		fill := slices.Clone(sh.hitFrom[:len(tools)])
+		for k, hits := range sh.hits {
+			for _, j := range hits {
+				sh.hitBy[fill[j]] = int32(k)
+				fill[j]++
+			}
+		}
 	}
 	return sh
 }
@@ -139,11 +171,11 @@ func shadowKeyOf(t *Assessed) shadowKey {
 // reusable reports whether s was made from a toolset that matches tools, index for
 // index, in everything shadowing reads.
 func (s *Shadowing) reusable(tools []Assessed) bool {
-	if s == nil || len(s.keys) != len(tools) {
+	if s == nil || len(s.scan.keys) != len(tools) {
 		return false
 	}
 	for i := range tools {
-		if s.keys[i] != shadowKeyOf(&tools[i]) {
+		if s.scan.keys[i] != shadowKeyOf(&tools[i]) {
 			return false
 		}
 	}
@@ -153,26 +185,48 @@ func (s *Shadowing) reusable(tools []Assessed) bool {
 // HazardsReusing is Hazards, with the shadowing part taken from prev when prev was
 // made from a toolset that differs from tools in nothing shadowing reads (checked
 // here, tool by tool; anything else is worked out again). It returns the hazards and
-// the Shadowing to pass next time. The result is exactly Hazards(tools), and shares
-// no memory with prev or with another call's result. prev may be nil.
+// the Shadowing to pass next time. The result is exactly Hazards(tools). It shares
+// the legs and name slices of its hazards with prev and with other calls' results:
+// they are read-only (see Hazard). It keeps nothing of the tools slice itself, so
+// the caller may overwrite it for the next call. prev may be nil.
 func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
-	sh := prev
-	if !sh.reusable(tools) {
-		sh = newShadowing(tools, true)
+	if !prev.reusable(tools) {
+		prev = nil
 	}
-	return hazards(tools, sh, true), sh
+	next := &Shadowing{}
+	if prev != nil {
+		next.scan = prev.scan
+	} else {
+		next.scan = newShadowing(tools, true)
+	}
+	return hazards(tools, next, prev), next
 }
 
-// hazards is Hazards over tools with the shadowing part sh (worked out here when nil).
-// copyLegs gives each shadowing hazard its own legs, for when sh is kept.
-func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
+// hazards is Hazards over tools. sh holds the shadowing part (worked out here when
+// nil); its allow and count are filled here. prev, when not nil, was made from the
+// same scan: Unguarded is then updated from its counts for the tools whose Action
+// moved, instead of counted again over every hit.
+func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	if sh == nil {
-		sh = newShadowing(tools, false)
+		sh = &Shadowing{scan: newShadowing(tools, false)}
 	}
-	qualified, live := sh.qualified, sh.live
+	scan := sh.scan
+	qualified, live := scan.qualified, scan.live
 
 	var uc, pd, ex, de legTools
+	if prev != nil { // a what-if: the legs are about as long as last time
+		for k, l := range []*legTools{&uc, &pd, &ex, &de} {
+			l.names = make([]string, 0, prev.legs[k]+prev.legs[k]/8+8)
+		}
+	}
 	untrusted := map[string]bool{} // qualified names of tools of untrusted servers
+	// actionAllow[i]: live tool i's Action is Allow, for the shadowing hazards'
+	// Unguarded: their hits are read from this small array, not from tools (a cache
+	// miss per hit, and a shadowing toolset has tens of hits per hazard).
+	var actionAllow []bool
+	if len(scan.hazards) > 0 {
+		actionAllow = make([]bool, len(tools))
+	}
 	for _, i := range live {
 		c := &tools[i].Class
 		q := qualified[i]
@@ -180,6 +234,9 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			untrusted[q] = true
 		}
 		allowed := c.Action == Allow
+		if actionAllow != nil {
+			actionAllow[i] = allowed
+		}
 		rule := ""
 		if !allowed && tools[i].AllowRule != "" {
 			allowed, rule = true, q+": rule "+tools[i].AllowRule
@@ -199,7 +256,11 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 		}
 	}
 
-	var out []Hazard
+	// The hazards below share these lists (read-only, see Hazard); capped, so that
+	// even a careless append copies instead of writing into another hazard's leg.
+	uc.names, pd.names, ex.names, de.names = slices.Clip(uc.names), slices.Clip(pd.names), slices.Clip(ex.names), slices.Clip(de.names)
+	sh.legs = [4]int{len(uc.names), len(pd.names), len(ex.names), len(de.names)}
+	out := make([]Hazard, 0, 4+len(scan.hazards)) // at most four toolset hazards, then shadowing
 	if len(uc.names) > 0 && len(pd.names) > 0 && len(ex.names) > 0 {
 		out = append(out, Hazard{
 			Kind:      HazardLethalTrifecta,
@@ -207,9 +268,9 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Unguarded: uc.allowed && pd.allowed && ex.allowed,
 			Rules:     ruleNames(uc.allowed && pd.allowed && ex.allowed, uc, pd, ex),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): slices.Clone(uc.names),
-				string(LegPrivateData):      slices.Clone(pd.names),
-				string(LegExfiltration):     slices.Clone(ex.names),
+				string(LegUntrustedContent): uc.names,
+				string(LegPrivateData):      pd.names,
+				string(LegExfiltration):     ex.names,
 			},
 			Summary: example(uc.names, pd.names, ex.names) + " reads untrusted content, " +
 				example(pd.names, uc.names, ex.names) + " reads private data, " +
@@ -227,7 +288,7 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Unguarded: unguarded,
 			Rules:     ruleNames(unguarded, uc, ex, de),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): slices.Clone(uc.names),
+				string(LegUntrustedContent): uc.names,
 			},
 			Summary: "server " + server + " is untrusted: " + strconv.Itoa(len(uc.names)) + " tool" + plural(len(uc.names)) +
 				" can return content it controls, and only its own tools can act on it",
@@ -241,8 +302,8 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Unguarded: uc.allowed && ex.allowed,
 			Rules:     ruleNames(uc.allowed && ex.allowed, uc, ex),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): slices.Clone(uc.names),
-				string(LegExfiltration):     slices.Clone(ex.names),
+				string(LegUntrustedContent): uc.names,
+				string(LegExfiltration):     ex.names,
 			},
 			Summary: pairSummary(uc.names, ex.names, "can send it out"),
 		})
@@ -254,39 +315,47 @@ func hazards(tools []Assessed, sh *Shadowing, copyLegs bool) []Hazard {
 			Unguarded: uc.allowed && de.allowed,
 			Rules:     ruleNames(uc.allowed && de.allowed, uc, de),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): slices.Clone(uc.names),
-				HazardLegDestructive:        slices.Clone(de.names),
+				string(LegUntrustedContent): uc.names,
+				HazardLegDestructive:        de.names,
 			},
 			Summary: pairSummary(uc.names, de.names, "can make destructive changes"),
 		})
 	}
-	out = slices.Grow(out, len(sh.hazards))
-	// When sh is kept, each hazard handed out gets its own legs, so that a caller
-	// who sorts or trims one changes neither sh nor another call's result: copies of
-	// sh's, cut from one backing array (capped, so an append cannot run into the
-	// next leg).
-	var names []string
-	if copyLegs {
-		names = make([]string, 0, sh.names)
+	// The shadowing hazards' legs are the scan's own, shared with every result made
+	// from it: hazards are read-only (see Hazard), so handing them out costs no copy.
+	// Unguarded: some named tool is auto-allowed (count > 0).
+	var count []int32
+	switch {
+	case len(scan.hazards) == 0:
+	case prev != nil && scan.hitFrom != nil:
+		count = slices.Clone(prev.count)
+		for _, i := range live {
+			if actionAllow[i] == prev.allow[i] {
+				continue
+			}
+			d := int32(1)
+			if !actionAllow[i] {
+				d = -1
+			}
+			for _, k := range scan.hitBy[scan.hitFrom[i]:scan.hitFrom[i+1]] {
+				count[k] += d
+			}
+		}
+	default:
+		count = make([]int32, len(scan.hazards))
+		for k, hits := range scan.hits {
+			for _, j := range hits {
+				if actionAllow[j] { // hits are live tools
+					count[k]++
+				}
+			}
+		}
 	}
-	for k, h := range sh.hazards {
-		if copyLegs {
-			from := len(names)
-			names = append(names, h.Legs[HazardLegShadowing]...)
-			mid := len(names)
-			names = append(names, h.Legs[HazardLegShadowed]...)
-			h.Legs = map[string][]string{
-				HazardLegShadowing: names[from:mid:mid],
-				HazardLegShadowed:  names[mid:len(names):len(names)],
-			}
-		}
-		for _, j := range sh.hits[k] {
-			if tools[j].Class.Action == Allow {
-				h.Unguarded = true
-				break
-			}
-		}
-		out = append(out, h)
+	sh.allow, sh.count = actionAllow, count
+	base := len(out)
+	out = append(out, scan.hazards...)
+	for k := range scan.hazards {
+		out[base+k].Unguarded = count[k] > 0
 	}
 	if len(out) == 0 {
 		out = nil
@@ -359,12 +428,24 @@ func ruleNames(unguarded bool, legs ...legTools) []string {
 // first tool that fills none of the other legs given, so that a summary names three
 // different tools where it can ("web__fetch_url reads untrusted content") rather than
 // one tool three times.
+//
+// names and each of others are sorted without repeats, so one walk finds it: the place
+// in each other leg only moves forward, by a galloping search from where it was (a leg
+// whose tools are mostly in the others, common when servers fill several legs, costs
+// about one comparison per tool rather than a binary search each).
 func example(names []string, others ...[]string) string {
 	pick := names[0]
+	var at [3]int // where the walk is in each other leg (at most three are given)
+	pos := at[:0]
+	if len(others) > len(at) {
+		pos = make([]int, 0, len(others))
+	}
+	pos = pos[:len(others)]
 find:
 	for _, n := range names {
-		for _, o := range others {
-			if _, found := slices.BinarySearch(o, n); found {
+		for k, o := range others {
+			pos[k] = lowerBound(o, pos[k], n)
+			if pos[k] < len(o) && o[pos[k]] == n {
 				continue find
 			}
 		}
@@ -375,6 +456,21 @@ find:
 		return pick
 	}
 	return pick + " (+" + strconv.Itoa(len(names)-1) + ")"
+}
+
+// lowerBound returns the first index i >= from of sorted o with o[i] >= n (len(o)
+// when none), given that every element before from is below n: it gallops forward
+// from from, then searches the last step.
+func lowerBound(o []string, from int, n string) int {
+	lo, hi, step := from, from, 1
+	for hi < len(o) && o[hi] < n {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, len(o))
+	i, _ := slices.BinarySearch(o[lo:hi], n)
+	return lo + i
 }
 
 func pairSummary(untrusted, other []string, does string) string {
@@ -390,8 +486,8 @@ func pairSummary(untrusted, other []string, does string) string {
 // then scanned once, and a token costs one map lookup (a token of letters only, none
 // when no distinctive name is letters only). live is sorted by qualified name, so the
 // hazards come out in that order.
-func shadowing(tools []Assessed, qualified []string, live []int) *Shadowing {
-	sh := &Shadowing{}
+func shadowing(tools []Assessed, qualified []string, live []int) *shadowScanResult {
+	sh := &shadowScanResult{}
 	head := make(map[string]int, len(live))
 	next := make([]int, len(tools))
 	named := make([]bool, len(tools)) // the tool's name is distinctive
@@ -474,6 +570,7 @@ func shadowing(tools []Assessed, qualified []string, live []int) *Shadowing {
 		// live is sorted by qualified name, so ordering the hits by their place in it
 		// (an int) orders their names: no string comparisons.
 		slices.SortFunc(sc.hits, func(a, b int) int { return rank[a] - rank[b] })
+		sc.hits = slices.Compact(sc.hits) // a name written twice is one hit
 		shadowed := make([]string, 0, len(sc.hits))
 		for _, j := range sc.hits {
 			if n := len(shadowed); n == 0 || shadowed[n-1] != qualified[j] {
@@ -489,12 +586,11 @@ func shadowing(tools []Assessed, qualified []string, live []int) *Shadowing {
 			Severity: SeverityHigh,
 			Legs: map[string][]string{
 				HazardLegShadowing: {qualified[i]},
-				HazardLegShadowed:  shadowed,
+				HazardLegShadowed:  slices.Clip(shadowed), // shared, read-only: see Hazard
 			},
 			Summary: qualified[i] + where + " another server's tool " + example(shadowed),
 		})
 		sh.hits = append(sh.hits, slices.Clone(sc.hits))
-		sh.names += 1 + len(shadowed)
 	}
 	return sh
 }

@@ -44,12 +44,17 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 			tools = append(tools, tl)
 		}
 		_, sh := HazardsReusing(tools, nil)
+		var kept []keptResult
 		for step := range 40 {
 			onlyActions := true
 			for range 1 + rng.IntN(3) {
+				if len(tools) == 0 {
+					tools = append(tools, tool("a", "send_email", TierRead, Allow, desc()))
+					onlyActions = false
+				}
 				i := rng.IntN(len(tools))
 				c := &tools[i].Class
-				switch rng.IntN(8) {
+				switch rng.IntN(11) {
 				case 0, 1, 2:
 					c.Action = actions[rng.IntN(3)]
 				case 3:
@@ -76,6 +81,23 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 						tools = slices.Insert(tools, i, tool(servers[rng.IntN(len(servers))], names[rng.IntN(len(names))], TierRead, Allow, desc()))
 					}
 					onlyActions = false
+				case 8:
+					// A server's trust toggled: every tool of it moves Action and
+					// Untrusted at once (the what-if benchmark's change).
+					server, untrusted := tools[i].Ref.Server, rng.IntN(2) == 0
+					for k := range tools {
+						if tools[k].Ref.Server == server {
+							tools[k].Untrusted = untrusted
+							tools[k].Class.Action = actions[rng.IntN(3)]
+						}
+					}
+				case 9:
+					tools[i].AllowRule = []string{"", "r1"}[rng.IntN(2)]
+				case 10:
+					// A server disconnects: its tools are gone.
+					server := tools[i].Ref.Server
+					tools = slices.DeleteFunc(tools, func(a Assessed) bool { return a.Ref.Server == server })
+					onlyActions = false
 				}
 			}
 			// Copies, so that neither call can see what the other did to its input.
@@ -85,15 +107,17 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 				t.Fatalf("round %d step %d: reusing differs from a full recompute (-want +got):\n%s", round, step, diff)
 			}
 			if onlyActions {
-				if next != sh {
+				if next.scan != sh.scan {
 					t.Fatalf("round %d step %d: only Actions, legs and tiers moved, but the shadowing was worked out again", round, step)
 				}
 				reused++
 			}
-			// A caller may change what it was given: the next step must not see it.
-			for _, h := range got {
-				for k := range h.Legs {
-					h.Legs[k] = append(h.Legs[k][:0], "changed")
+			// Results are read-only and share legs with each other (see Hazard): no
+			// later call may change what an earlier one handed out.
+			kept = append(kept, keptResult{got, deepCopyHazards(got)})
+			for _, k := range kept {
+				if diff := cmp.Diff(k.copy, k.got); diff != "" {
+					t.Fatalf("round %d step %d: a later call changed an earlier result (-was +now):\n%s", round, step, diff)
 				}
 			}
 			sh = next
@@ -102,4 +126,24 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 	if reused < 500 {
 		t.Errorf("only %d steps reused the shadowing; the test no longer covers the incremental path", reused)
 	}
+}
+
+type keptResult struct{ got, copy []Hazard }
+
+// deepCopyHazards copies hazards with their legs and rules, sharing no memory.
+func deepCopyHazards(hs []Hazard) []Hazard {
+	if hs == nil {
+		return nil
+	}
+	out := make([]Hazard, len(hs))
+	for i, h := range hs {
+		h.Rules = slices.Clone(h.Rules)
+		legs := make(map[string][]string, len(h.Legs))
+		for k, v := range h.Legs {
+			legs[k] = slices.Clone(v)
+		}
+		h.Legs = legs
+		out[i] = h
+	}
+	return out
 }

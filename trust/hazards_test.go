@@ -1,8 +1,10 @@
 package trust
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -517,17 +519,44 @@ func TestHazardsFromClassify(t *testing.T) {
 	}
 }
 
-// Legs of different hazards must not share memory: a caller may sort or trim one.
-func TestHazardsLegsAreNotShared(t *testing.T) {
+// TestHazards_LegsAreReadOnlyAndShared is the contract of Hazard's legs: results share
+// them (with each other and, through a Shadowing, between calls), so nobody may write
+// to them; they are capped, so that even a careless append to one leg copies instead
+// of writing into a leg another hazard or another result shares.
+func TestHazards_LegsAreReadOnlyAndShared(t *testing.T) {
 	tools := []Assessed{
 		tool("web", "fetch_url", TierRead, Allow, "", LegUntrustedContent),
-		tool("notes", "list_notes", TierRead, Allow, "", LegPrivateData),
+		tool("notes", "list_notes", TierRead, Allow, "see web__fetch_url or mail__send_email", LegPrivateData),
 		tool("mail", "send_email", TierDestructive, Ask, "", LegExfiltration),
 	}
-	got := Hazards(tools)
-	got[0].Legs["untrusted-content"][0] = "changed"
-	if g := got[1].Legs["untrusted-content"][0]; g != "web__fetch_url" {
-		t.Errorf("changing one hazard's leg changed another's: %q", g)
+	first, sh := HazardsReusing(tools, nil)
+	want := deepCopyHazards(first)
+	tools[0].Class.Action = Ask // a what-if: the shadowing part is reused
+	second, sh2 := HazardsReusing(tools, sh)
+	if sh2.scan != sh.scan {
+		t.Fatal("an Action change worked the shadowing out again")
+	}
+	if diff := cmp.Diff(want, first); diff != "" {
+		t.Fatalf("the second call changed the first result (-was +now):\n%s", diff)
+	}
+	if diff := cmp.Diff(Hazards(slices.Clone(tools)), second); diff != "" {
+		t.Fatalf("the second result differs from a full recompute (-want +got):\n%s", diff)
+	}
+	// The shadowing hazard's legs are one memory in both results: nothing was copied.
+	last := func(hs []Hazard) Hazard { return hs[len(hs)-1] }
+	if last(first).Kind != HazardShadowing || &last(first).Legs[HazardLegShadowed][0] != &last(second).Legs[HazardLegShadowed][0] {
+		t.Errorf("the shadowing legs were copied per result, want them shared")
+	}
+	// Appending to a shared leg must not write into another's backing array.
+	for _, hs := range [][]Hazard{first, second} {
+		for _, h := range hs {
+			for k, v := range h.Legs {
+				_ = append(v, "appended-"+k)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, first); diff != "" {
+		t.Fatalf("an append to one leg wrote into another (-was +now):\n%s", diff)
 	}
 }
 
@@ -645,5 +674,55 @@ func TestShadowingMatchesReference(t *testing.T) {
 	}
 	if rounds < 100 {
 		t.Errorf("only %d of 300 rounds had shadowing; the generator no longer tests much", rounds)
+	}
+}
+
+// exampleOld is example as it was (a binary search of every other leg per name), the
+// oracle for the one-walk version.
+func exampleOld(names []string, others ...[]string) string {
+	pick := names[0]
+find:
+	for _, n := range names {
+		for _, o := range others {
+			if _, found := slices.BinarySearch(o, n); found {
+				continue find
+			}
+		}
+		pick = n
+		break
+	}
+	if len(names) == 1 {
+		return pick
+	}
+	return pick + " (+" + strconv.Itoa(len(names)-1) + ")"
+}
+
+// TestExample_MatchesBinarySearchVersion compares the one-walk example with the former
+// binary-search version over random sorted legs that overlap a lot, a little or not at
+// all, including empty other legs and legs far longer than names.
+func TestExample_MatchesBinarySearchVersion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 5))
+	leg := func(n, universe int) []string {
+		var out []string
+		for i := range universe {
+			if rng.IntN(universe) < n {
+				out = append(out, fmt.Sprintf("s__t%05d", i))
+			}
+		}
+		return out
+	}
+	for round := range 20000 {
+		universe := 1 + rng.IntN(300)
+		names := leg(1+rng.IntN(universe), universe)
+		if len(names) == 0 {
+			names = []string{fmt.Sprintf("s__t%05d", rng.IntN(universe))}
+		}
+		others := make([][]string, rng.IntN(4))
+		for k := range others {
+			others[k] = leg(rng.IntN(universe+1), universe)
+		}
+		if got, want := example(names, others...), exampleOld(names, others...); got != want {
+			t.Fatalf("round %d: example = %q, the binary-search version %q\nnames %q\nothers %q", round, got, want, names, others)
+		}
 	}
 }

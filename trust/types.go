@@ -312,6 +312,12 @@ const (
 // Hazard is a risk of the toolset as a whole. Legs maps each leg's name to the
 // qualified names of the tools that fill it (for shadowing: "shadowing" -> the tool
 // whose description names others, "shadowed" -> the tools it names).
+//
+// A Hazard's Legs map, its name slices and Rules are READ-ONLY: results of Hazards and
+// HazardsReusing (and so session snapshots) share them with each other and between
+// calls, which is what keeps a what-if from copying every leg of 10,000 tools. A caller
+// that wants to sort, trim, append to or otherwise change one copies it first
+// (slices.Clone, maps.Clone); the Hazard value itself (Unguarded, Summary) is a copy.
 type Hazard struct {
 	Kind      HazardKind          `json:"kind"`
 	Severity  Severity            `json:"severity"`

@@ -43,7 +43,7 @@ func bigSnapshot() *session.Snapshot {
 				Reasons: []string{"server " + name + " is trusted: its annotations are taken as declared", "tier " + tier.String() + ": policy " + action.String()}}
 			ref := trust.Ref{Server: name, Tool: fmt.Sprintf("tool_%03d", i)}
 			desc := fmt.Sprintf("Tool number %d of server %s. It does one thing and reports what it did, in a sentence long enough to be cut.", i, name)
-			snap.Tools = append(snap.Tools, session.ToolInfo{Ref: ref, Description: desc, Class: class, ServerTrust: info.Trust, Exposed: true,
+			snap.Tools = append(snap.Tools, &session.ToolInfo{Ref: ref, Description: desc, Class: class, ServerTrust: info.Trust, Exposed: true,
 				InputSchema: []byte(`{"type":"object","properties":{"q":{"type":"string"}}}`)})
 			info.Tiers[tier]++
 			assessed = append(assessed, trust.Assessed{Ref: ref, Description: desc, Class: class})

@@ -314,7 +314,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 func (m *Model) changedSincePinned(server string) int {
 	n := 0
 	for i := range m.snap.Tools {
-		if t := &m.snap.Tools[i]; t.Ref.Server == server && t.Pin == trust.PinChanged {
+		if t := m.snap.Tools[i]; t.Ref.Server == server && t.Pin == trust.PinChanged {
 			n++
 		}
 	}

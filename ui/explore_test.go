@@ -250,13 +250,12 @@ func TestSaveBlob_NeverThroughALink(t *testing.T) {
 // "optional" tool is called normally.
 func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 	h := exploreHarnessTrust(t, 80, 24, trust.Trusted)
-	tools := append([]session.ToolInfo(nil), h.m.snap.Tools...)
-	if len(tools) != 1 {
-		t.Fatalf("%d tools", len(tools))
+	if len(h.m.snap.Tools) != 1 {
+		t.Fatalf("%d tools", len(h.m.snap.Tools))
 	}
-	task := tools[0]
+	task := *h.m.snap.Tools[0] // a copy: the snapshot's tools are read-only
 	task.TaskSupport = "required"
-	h.m.tools.setTools([]session.ToolInfo{task})
+	h.m.tools.setTools([]*session.ToolInfo{&task})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	screenHas(t, h.plain(), "lib__cover ⧗ task only")
 	h.keys("c")
@@ -590,15 +589,15 @@ func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
 	p.SetSize(60, 20)
 	a := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "a"}}
 	b := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "b"}}
-	p.setTools([]session.ToolInfo{a, b})
+	p.setTools([]*session.ToolInfo{&a, &b})
 	p.cursor = 1
 	p.setTools(nil)
 	if _, ok := p.selectedTool(); ok {
 		t.Fatal("a tool is selected in an empty list")
 	}
-	p.setTools([]session.ToolInfo{a, b})
+	p.setTools([]*session.ToolInfo{&a, &b})
 	p.cursor = 1
-	p.setTools([]session.ToolInfo{b})
+	p.setTools([]*session.ToolInfo{&b})
 	if tl, ok := p.selectedTool(); !ok || tl.Ref.Tool != "b" {
 		t.Fatalf("selected %+v, want b", tl.Ref)
 	}

@@ -87,7 +87,7 @@ type toolsPane struct {
 	keys  ToolsKeyMap
 	fkeys FilterKeyMap
 
-	tools []session.ToolInfo // the snapshot's tools; never modified
+	tools []*session.ToolInfo // the snapshot's tools; read-only (shared between snapshots)
 	// changed holds the tools this session turned off or gave a policy, and
 	// changedServers the servers whose trust it changed (what-if).
 	changed        map[trust.Ref]bool
@@ -147,7 +147,7 @@ func (p *toolsPane) SetSize(w, h int) {
 }
 
 // setTools replaces the tools (a new snapshot), keeping the selected tool.
-func (p *toolsPane) setTools(tools []session.ToolInfo) {
+func (p *toolsPane) setTools(tools []*session.ToolInfo) {
 	// The selection is read before the rows' indices stop meaning anything:
 	// the new list may be shorter (a server reconnecting lists nothing).
 	var keep trust.Ref
@@ -186,7 +186,7 @@ func (p toolsPane) selectedTool() (session.ToolInfo, bool) {
 	if p.cursor < 0 || p.cursor >= len(p.rows) {
 		return session.ToolInfo{}, false
 	}
-	return p.tools[p.rows[p.cursor]], true
+	return *p.tools[p.rows[p.cursor]], true
 }
 
 // refilter recomputes the rows from the filters, keeping the selected tool when it
@@ -211,7 +211,7 @@ func (p *toolsPane) refilterKeep(keep trust.Ref) {
 	rows := make([]int, 0, len(p.rows)+16)
 	nameW, inScope := 0, 0
 	for i := range p.tools {
-		t := &p.tools[i]
+		t := p.tools[i]
 		if p.server != "" && t.Ref.Server != p.server {
 			continue
 		}
@@ -508,7 +508,7 @@ func (p toolsPane) filterLine(w int) string {
 // qualified name and the first line of the description. A "*" beside the cursor
 // marks a tool this session turned off or gave a policy, or whose server's trust
 // it changed.
-func (p toolsPane) rowView(t session.ToolInfo, taskOnly bool, cut string, selected bool, w, nameW int) string {
+func (p toolsPane) rowView(t *session.ToolInfo, taskOnly bool, cut string, selected bool, w, nameW int) string {
 	st := p.st
 	cursor := "  "
 	if selected {
