@@ -391,7 +391,7 @@ func (p *Pins) saveLocked() error {
 	if p.path == "" {
 		return nil
 	}
-	b, err := json.MarshalIndent(p.data, "", "  ")
+	b, err := encodePins(p.data) // json.MarshalIndent's bytes, in one pass
 	if err != nil {
 		return err
 	}
