@@ -24,3 +24,10 @@ func (e *Engine) TaintContext(ctxName string, t trust.Taint) { e.taint(ctxName, 
 
 // SetAudit makes the engine write its own records (grants, taint cleared) to a.
 func (e *Engine) SetAudit(a *Audit) { e.record = a.Append }
+
+// SetPinsSaveHook makes every pins file write run f first (its error fails the
+// write) until the test ends.
+func SetPinsSaveHook(t interface{ Cleanup(func()) }, f func() error) {
+	pinsSaveHook = f
+	t.Cleanup(func() { pinsSaveHook = nil })
+}

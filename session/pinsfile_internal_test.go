@@ -5,8 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/airlock-mcp/airlock/trust"
 )
 
 // TestEncodePins_SameAsMarshalIndent: pins.json is written by encodePins instead of
@@ -103,4 +108,59 @@ func BenchmarkEncodePins10000(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestPins_BackgroundWritesLoseNoPin: with the write left to a goroutine
+// (observeThen), the lock is still held from the read to the write, so two stores on
+// one file (as two processes: each has its own lock handle) pinning different servers
+// at once never write over each other's pins.
+func TestPins_BackgroundWritesLoseNoPin(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pins.json")
+	a, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := func(name string) []listedTool {
+		raw := json.RawMessage(`{"name":"` + name + `","inputSchema":{"type":"object"}}`)
+		fp, err := trust.ToolFingerprint(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []listedTool{{wire: wireTool{Name: name}, raw: raw, fingerprint: fp}}
+	}
+	const n = 20
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for i, p := range []*Pins{a, b} {
+		wg.Go(func() {
+			for j := range n {
+				server := fmt.Sprintf("s%d-%d", i, j)
+				out, err := p.observeThen("id:"+server, server, "", listed("t"), time.Unix(1, 0), func(err error) {
+					if err != nil {
+						failed.Add(1)
+					}
+				})
+				if err != nil || out.tools["t"] != trust.PinNew {
+					t.Errorf("%s: %v %v", server, out.tools, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	a.waitSaved()
+	b.waitSaved()
+	if failed.Load() > 0 {
+		t.Fatalf("%d writes failed", failed.Load())
+	}
+	c, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(c.List()); got != 2*n {
+		t.Fatalf("the file holds %d pins, want %d: a background write overwrote another store's", got, 2*n)
+	}
 }
