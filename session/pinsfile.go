@@ -144,7 +144,7 @@ func (w *pinWriter) tool(t toolPin) error {
 		// As Marshal writes a RawMessage: HTML characters escaped (json.HTMLEscape
 		// is the same escaping), then indented at its depth in the file.
 		def := t.Definition
-		if bytes.ContainsAny(def, "<>&\u2028\u2029") {
+		if needsHTMLEscape(def) {
 			w.scratch.Reset()
 			json.HTMLEscape(&w.scratch, def)
 			def = w.scratch.Bytes()
@@ -157,4 +157,20 @@ func (w *pinWriter) tool(t toolPin) error {
 	}
 	w.b = append(w.b, "\n        }"...)
 	return nil
+}
+
+// needsHTMLEscape reports whether b holds what json.HTMLEscape changes: <, >, & or
+// U+2028 and U+2029 (bytes.ContainsAny is slow with a non-ASCII set).
+func needsHTMLEscape(b []byte) bool {
+	for i, c := range b {
+		switch c {
+		case '<', '>', '&':
+			return true
+		case 0xE2:
+			if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -25,7 +25,7 @@ func TestEncodePins_SameAsMarshalIndent(t *testing.T) {
 	defs := []string{
 		`{"name":"x"}`, ` { "name" : "x" , "a" : [ 1 , 2.5e3 , true , null ] } `, "\n{\"d\":\"<b>&\u2028\"}\n\t",
 		`{"s":"bad` + "\xff" + `"}`, `{}`, `[]`, `"str"`, `12`, `{"a":{"b":{"c":[[],{}]}}}`,
-		`{"esc":"\u003c\ud83d\ude00\\n"}`, `{"k":"v","k":"w"}`,
+		`{"esc":"\u003c\ud83d\ude00\\n"}`, `{"k":"v","k":"w"}`, "{\"p\":\"x\u2029y\u2028\"}", "[\"\xe2\x80\"]",
 	}
 	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
 	for n := range 300 {
