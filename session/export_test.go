@@ -29,3 +29,10 @@ func (g *Gateway) SessionIDs() []string {
 	}
 	return ids
 }
+
+// SetPinsSaveHook makes every pins file write run f first (its error fails the
+// write) until the test ends.
+func SetPinsSaveHook(t interface{ Cleanup(func()) }, f func() error) {
+	pinsSaveHook = f
+	t.Cleanup(func() { pinsSaveHook = nil })
+}

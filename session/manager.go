@@ -273,6 +273,7 @@ func (m *Manager) Close() error {
 		}
 		wg.Wait()
 		m.wg.Wait()
+		m.pins.waitSaved() // a listing's pins written in the background
 		m.engine.close()
 		m.events.close()
 	})
@@ -468,6 +469,9 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(d.Verdict.Reasons, "the audit log cannot be written, so the call is denied: "+err.Error())}
 		return nil, &DeniedError{Verdict: denied}
 	}
+	// A listing's pins are written in the background (setTools); nothing is forwarded
+	// before they are on disk, or their write has failed and been reported.
+	m.pins.waitSaved()
 	start := m.opts.Now()
 	m.callStarted(req.Server, callID)
 	res, err := s.call(ctx, callID, req, tool)

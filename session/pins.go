@@ -90,6 +90,10 @@ func emptyPins() pinFile {
 	return pinFile{Version: 1, Servers: map[string]*serverPin{}}
 }
 
+// pinsSaveHook, when set (by tests), runs before each write of a pins file; its
+// error fails the write.
+var pinsSaveHook func() error
+
 // pinFileReads counts readPins calls, for tests.
 var pinFileReads atomic.Int64
 
@@ -122,22 +126,36 @@ func readPins(path string) (pinFile, error) {
 // PATH.lock: the file is read again under the lock and change applied to what is
 // there, so no process overwrites another's pins. p.mu is held.
 func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
+	_, err := p.updateThen(change, nil)
+	return err
+}
+
+// updateThen is update, except that with saved not nil a needed save is left to a
+// goroutine, which keeps p.mu and the file lock until the file is written (so the
+// read-merge-write stays whole for this process and for others), then unlocks p.mu
+// and calls saved with the save's error. background reports whether it did; then
+// the caller must not unlock p.mu. saved is called only then.
+func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved func(error)) (background bool, err error) {
+	done := func(err error) error { return err }
 	if p.path == "" {
 		_, err := change(&p.data)
-		return err
+		return false, done(err)
 	}
 	if err := os.MkdirAll(filepath.Dir(p.path), 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w", filepath.Dir(p.path), err)
+		return false, done(fmt.Errorf("creating %s: %w", filepath.Dir(p.path), err))
 	}
 	lf, err := statefile.OpenLock(p.path + ".lock")
 	if err != nil {
-		return fmt.Errorf("locking pins: %w", err)
+		return false, done(fmt.Errorf("locking pins: %w", err))
 	}
-	defer lf.Close()
 	if err := statefile.Lock(lf); err != nil {
-		return fmt.Errorf("locking pins: %w", err)
+		lf.Close()
+		return false, done(fmt.Errorf("locking pins: %w", err))
 	}
-	defer statefile.Unlock(lf)
+	unlock := func() {
+		statefile.Unlock(lf)
+		lf.Close()
+	}
 	stamp, _ := os.Lstat(p.path)
 	if !sameFile(stamp, p.stamp) {
 		// Another process wrote the file (or this one has not read it): read it
@@ -146,7 +164,8 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 		p.stamp = nil
 		data, err := readPins(p.path)
 		if err != nil {
-			return err
+			unlock()
+			return false, done(err)
 		}
 		p.data, p.stamp = data, stamp
 	}
@@ -155,16 +174,29 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 		if err != nil {
 			p.stamp = nil // change may have left data half changed
 		}
-		return err
+		unlock()
+		return false, done(err)
 	}
 	p.stamp = nil
-	if err := p.saveLocked(); err != nil {
-		return err
+	save := func() error {
+		defer unlock()
+		if err := p.saveLocked(); err != nil {
+			return err
+		}
+		if st, err := os.Lstat(p.path); err == nil {
+			p.stamp = st
+		}
+		return nil
 	}
-	if st, err := os.Lstat(p.path); err == nil {
-		p.stamp = st
+	if saved == nil {
+		return false, save()
 	}
-	return nil
+	go func() {
+		err := save()
+		p.mu.Unlock()
+		saved(err)
+	}()
+	return true, nil
 }
 
 // Identity is the key a server's pins are stored under: the server's name, and for
@@ -230,6 +262,37 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 		out = observeLocked(&p.data, identity, server, instructions, tools, now)
 	}
 	return out, err
+}
+
+// observeThen is observe, except that the pins file is written in the background:
+// the outcome is decided under the lock as in observe, and the lock (the file's and
+// p.mu) is held until the file is written, so no other process or listing reads
+// pins.json in between; only this listing's caller goes on without waiting for the
+// write. saved is called, from another goroutine, with the write's error when a
+// write was started, and not otherwise (then the error, if any, is returned as by
+// observe). Every other use of the store, and waitSaved, waits for that write.
+func (p *Pins) observeThen(identity, server, instructions string, tools []listedTool, now time.Time, saved func(error)) (pinOutcome, error) {
+	p.mu.Lock()
+	var out pinOutcome
+	background, err := p.updateThen(func(data *pinFile) (bool, error) {
+		out = observeLocked(data, identity, server, instructions, tools, now)
+		return out.dirty, nil
+	}, saved)
+	if background {
+		return out, nil // the goroutine unlocks p.mu
+	}
+	defer p.mu.Unlock()
+	if err != nil && out.tools == nil {
+		out = observeLocked(&p.data, identity, server, instructions, tools, now)
+	}
+	return out, err
+}
+
+// waitSaved returns once no pins file write started by observeThen is under way.
+func (p *Pins) waitSaved() {
+	p.mu.Lock()
+	//lint:ignore SA2001 an empty critical section: waiting for the writer is the point
+	p.mu.Unlock()
 }
 
 // observeLocked is observe on data, which it changes.
@@ -391,7 +454,12 @@ func (p *Pins) saveLocked() error {
 	if p.path == "" {
 		return nil
 	}
-	b, err := json.MarshalIndent(p.data, "", "  ")
+	if pinsSaveHook != nil {
+		if err := pinsSaveHook(); err != nil {
+			return err
+		}
+	}
+	b, err := encodePins(p.data) // json.MarshalIndent's bytes, in one pass
 	if err != nil {
 		return err
 	}

@@ -482,7 +482,18 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	s.mu.Lock()
 	instructions := s.instructions
 	s.mu.Unlock()
-	out, err := s.m.pins.observe(s.identity(), s.cfg.Name, instructions, tools, s.m.opts.Now())
+	// A first listing of 10,000 tools writes megabytes of pins; the listing is shown
+	// without waiting for the write (the pins are decided under the lock all the
+	// same), and a call is forwarded only after it (Manager.call: waitSaved). A
+	// write that fails is said once the listing is stored.
+	stored := make(chan struct{})
+	defer close(stored)
+	out, err := s.m.pins.observeThen(s.identity(), s.cfg.Name, instructions, tools, s.m.opts.Now(), func(err error) {
+		if err != nil {
+			<-stored
+			s.pinsNotSaved(gen, err)
+		}
+	})
 	if err != nil {
 		notices = append(notices, "pins could not be saved: "+err.Error())
 	}
@@ -514,6 +525,24 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	s.m.dropSnapshot()
 	s.m.publish.Unlock()
 	s.m.announce(s.cfg.Name, gen, StatusReady)
+}
+
+// pinsNotSaved adds to listing gen's notices that its pins could not be written.
+func (s *server) pinsNotSaved(gen uint64, err error) {
+	s.m.publish.Lock()
+	s.mu.Lock()
+	ok := s.gen == gen
+	if ok {
+		s.notices = append(slices.Clone(s.notices), "pins could not be saved: "+err.Error())
+		s.listing++
+	}
+	st := s.status
+	s.mu.Unlock()
+	s.m.dropSnapshot()
+	s.m.publish.Unlock()
+	if ok {
+		s.m.announce(s.cfg.Name, gen, st)
+	}
 }
 
 // call forwards one allowed call with the server's call timeout.

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,6 +43,9 @@ func decodeWireTool(raw json.RawMessage) (wireTool, error) {
 	}
 	var w wireTool
 	str := func(k string) string {
+		if s, ok := plainString(fields[k]); ok {
+			return s
+		}
 		var s string
 		_ = json.Unmarshal(fields[k], &s)
 		return s
@@ -69,6 +74,22 @@ func decodeWireTool(raw json.RawMessage) (wireTool, error) {
 		w.Title = t.Title
 	}
 	return w, nil
+}
+
+// plainString returns the string raw holds when it is a JSON string of printable
+// ASCII without escapes, which json.Unmarshal would return byte for byte; ok is false
+// for anything else (escapes, control characters, non-ASCII: left to Unmarshal).
+func plainString(raw json.RawMessage) (s string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(body), true
 }
 
 // listedTool is one tool as a server listed it, before classification.
@@ -135,30 +156,36 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, capt *capture) ([]lis
 // tool, with notices for what was skipped or rejected.
 func parseListing(raws []json.RawMessage) ([]listedTool, []string) {
 	var notices []string
-	tools := make([]listedTool, 0, len(raws))
+	// Each tool is decoded on its own (wire fields, fingerprint, declared hints,
+	// text), so a long listing is split over the processors; the order is kept.
+	parsed := make([]listedTool, len(raws))
+	ok := make([]bool, len(raws))
+	parseRange := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			parsed[i], ok[i] = parseTool(raws[i])
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(raws)/parallelParseMin)
+	if workers <= 1 {
+		parseRange(0, len(raws))
+	} else {
+		var wg sync.WaitGroup
+		per := (len(raws) + workers - 1) / workers
+		for lo := 0; lo < len(raws); lo += per {
+			wg.Go(func() { parseRange(lo, min(lo+per, len(raws))) })
+		}
+		wg.Wait()
+	}
+	tools := parsed[:0]
 	skipped := 0
-	for _, raw := range raws {
-		w, err := decodeWireTool(raw)
-		if err != nil {
+	for i := range parsed {
+		if !ok[i] {
 			skipped++
 			continue
 		}
-		fp, err := trust.ToolFingerprint(raw)
-		if err != nil {
-			// A definition that cannot be fingerprinted cannot be pinned: block it.
-			fp = ""
-		}
-		tools = append(tools, listedTool{
-			wire:        w,
-			raw:         raw,
-			declared:    trust.ParseDeclared(w.Annotations),
-			fingerprint: fp,
-			text:        trust.ToolText(raw),
-		})
-		if err != nil {
-			tools[len(tools)-1].nameProblem = "definition cannot be fingerprinted: " + err.Error()
-		}
+		tools = append(tools, parsed[i])
 	}
+	clear(parsed[len(tools):])
 	if skipped > 0 {
 		notices = append(notices, fmt.Sprintf("%d entries of tools/list were not tool objects and were skipped", skipped))
 	}
@@ -188,6 +215,34 @@ func parseListing(raws []json.RawMessage) ([]listedTool, []string) {
 		notices = append(notices, fmt.Sprintf("tools blocked and not exposed because of their names (invalid or listed twice): %s", shortList(rejected, 5)))
 	}
 	return tools, notices
+}
+
+// parallelParseMin is the number of tools per processor below which a listing is
+// parsed on one goroutine.
+const parallelParseMin = 512
+
+// parseTool decodes one raw tool object; ok is false when it is not a tool object.
+func parseTool(raw json.RawMessage) (t listedTool, ok bool) {
+	w, err := decodeWireTool(raw)
+	if err != nil {
+		return listedTool{}, false
+	}
+	fp, err := trust.ToolFingerprint(raw)
+	if err != nil {
+		// A definition that cannot be fingerprinted cannot be pinned: block it.
+		fp = ""
+	}
+	t = listedTool{
+		wire:        w,
+		raw:         raw,
+		declared:    trust.ParseDeclared(w.Annotations),
+		fingerprint: fp,
+		text:        trust.ToolText(raw),
+	}
+	if err != nil {
+		t.nameProblem = "definition cannot be fingerprinted: " + err.Error()
+	}
+	return t, true
 }
 
 // quoteName quotes a rejected tool name for a notice, cut after 64 bytes: a notice

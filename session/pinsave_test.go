@@ -1,0 +1,109 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// TestPins_ListingShownBeforeItsPinsAreWritten (issue 16 goal 2): a first start with
+// 10,000 tools wrote megabytes of pins.json before the first snapshot. The listing is
+// now ready while the write is under way, and a call is still forwarded only after
+// the write: what runs has its pin on disk.
+func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
+	writing, release := make(chan struct{}, 10), make(chan struct{})
+	session.SetPinsSaveHook(t, func() error {
+		writing <- struct{}{}
+		<-release
+		return nil
+	})
+	path := filepath.Join(t.TempDir(), "pins.json")
+	pins, err := session.OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := newUpstream("docs")
+	u.add("read_doc", "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
+	cfg := newConfig(inproc("docs", trust.Trusted))
+	m := session.New(cfg, session.Options{Pins: pins, InProcess: map[string]*mcp.Server{"docs": u.srv}})
+	defer m.Close()
+	released := false
+	defer func() { // before Close
+		if !released {
+			close(release)
+		}
+	}()
+	m.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatalf("the listing waited for its pins to be written: %v", err)
+	}
+	<-writing
+	if ti, ok := m.Snapshot().Tool("docs", "read_doc"); !ok || ti.Pin != trust.PinNew {
+		t.Fatalf("tool while its pin is written: %+v %v", ti, ok)
+	}
+
+	called := make(chan error, 1)
+	go func() {
+		_, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "read_doc"})
+		called <- err
+	}()
+	select {
+	case err := <-called:
+		t.Fatalf("a call ended (%v) before the pins were written", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if got := u.calls("read_doc"); len(got) != 0 {
+		t.Fatalf("the call was forwarded before its pin was on disk")
+	}
+	close(release)
+	released = true
+	if err := <-called; err != nil {
+		t.Fatal(err)
+	}
+	if len(u.calls("read_doc")) != 1 {
+		t.Fatal("the call was not forwarded after the write")
+	}
+	again, err := session.OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := again.List(); len(l) != 1 || l[0].Server != "docs" || l[0].Tool != "read_doc" {
+		t.Fatalf("the file holds %d pins, want read_doc's", len(l))
+	}
+}
+
+// TestPins_BackgroundWriteFailureIsReported: a pins write that fails after the
+// listing was shown still says so in the server's notices, as a synchronous one did.
+func TestPins_BackgroundWriteFailureIsReported(t *testing.T) {
+	session.SetPinsSaveHook(t, func() error { return errors.New("disk full") })
+	pins, err := session.OpenPins(filepath.Join(t.TempDir(), "pins.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := newUpstream("docs")
+	u.add("read_doc", "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
+	cfg := newConfig(inproc("docs", trust.Trusted))
+	m := start(t, cfg, session.Options{Pins: pins, InProcess: map[string]*mcp.Server{"docs": u.srv}})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		sv, _ := m.Snapshot().Server("docs")
+		if slices.ContainsFunc(sv.Notices, func(n string) bool { return strings.Contains(n, "pins could not be saved: disk full") }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no notice of the failed write; notices: %q", sv.Notices)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
