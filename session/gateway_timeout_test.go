@@ -139,20 +139,7 @@ func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
 	before := settle()
 	const agents = 20
 	for i := range agents {
-		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"gone-%d","version":"1"}}}`, i)
-		req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
-			t.Fatalf("initialize: %s, session %q", resp.Status, resp.Header.Get("Mcp-Session-Id"))
-		}
+		initializeAndVanish(t, g, fmt.Sprintf("gone-%d", i))
 	}
 	if during := runtime.NumGoroutine(); during < before+agents {
 		t.Fatalf("%d goroutines with %d sessions open, %d before: the test does not see sessions", during, agents, before)
@@ -198,21 +185,7 @@ func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 	}
 
 	// A second agent initializes and vanishes: no stream, no request.
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"gone","version":"1"}}}`
-	req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	gone := resp.Header.Get("Mcp-Session-Id")
-	if gone == "" {
-		t.Fatalf("initialize: %s, no session", resp.Status)
-	}
+	gone := initializeAndVanish(t, g, "gone")
 
 	time.Sleep(6 * idle) // the thinker thinks
 	if err := call(); err != nil {
@@ -226,4 +199,26 @@ func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 	if n := len(g.SessionIDs()); n != 1 {
 		t.Fatalf("%d sessions open, want the thinker's alone", n)
 	}
+}
+
+// initializeAndVanish opens an agent session over raw HTTP (initialize only: no event
+// stream, no notification) and returns its id, as an agent that then vanished would.
+func initializeAndVanish(t *testing.T, g *session.Gateway, name string) string {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":%q,"version":"1"}}}`, name)
+	req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %s, session %q", resp.Status, id)
+	}
+	return id
 }
