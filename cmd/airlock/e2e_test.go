@@ -136,7 +136,11 @@ func TestTUIEndToEndInPseudoTerminal(t *testing.T) {
 	s.waitFor("LETHAL TRIFECTA")
 	s.waitFor("mail__send_email")
 
-	// Tools pane, by server: docs__get_doc, docs__search_docs, mail__send_email.
+	// Tools pane, by server: docs__get_doc, docs__search_docs, mail__send_email. The
+	// cursor keeps the tool it is on as servers become ready, so it may sit on the
+	// first-ready server's tool, lower down: start from the first row (g).
+	s.waitFor("4/4 servers ready")
+	s.keys("g")
 	s.keys(keyDown)
 	s.keys(keyDown)
 	s.keys("c")
