@@ -36,7 +36,7 @@ func tuneGC() {
 			return
 		}
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		last := 100
+		last, lastLimit := 100, int64(math.MaxInt64)
 		var arm func()
 		arm = func() {
 			// A cleanup runs once the object is collected: once per cycle.
@@ -52,7 +52,10 @@ func tuneGC() {
 					if last > 100 {
 						limit = int64(2*live + gcSmallLimit)
 					}
-					debug.SetMemoryLimit(limit)
+					if limit != lastLimit {
+						debug.SetMemoryLimit(limit)
+						lastLimit = limit
+					}
 				}
 				arm()
 			}, struct{}{})
