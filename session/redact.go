@@ -1,15 +1,16 @@
 package session
 
 import (
-	"github.com/airlock-mcp/airlock/trust"
-
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
+
+	"github.com/airlock-mcp/airlock/trust"
 )
 
 // Redact returns args with secrets replaced, at any depth, for the audit log:
@@ -184,27 +185,31 @@ func keyWords(k string) []string {
 }
 
 // secretShapes are value patterns that are secrets wherever they appear.
-var secretShapes = regexp.MustCompile(`(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})` +
-	`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
-	`|\bgithub_pat_[A-Za-z0-9_]{20,}` +
-	`|\bsk-[A-Za-z0-9_-]{16,}` +
-	`|\bxox[abprsoe]-[A-Za-z0-9-]{10,}` +
-	`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
-	`|-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----` +
-	`|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}` +
-	`|://[^/\s:@]+:[^/\s@]+@`)
+var secretShapes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})` +
+		`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
+		`|\bgithub_pat_[A-Za-z0-9_]{20,}` +
+		`|\bsk-[A-Za-z0-9_-]{16,}` +
+		`|\bxox[abprsoe]-[A-Za-z0-9-]{10,}` +
+		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
+		`|-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----` +
+		`|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}` +
+		`|://[^/\s:@]+:[^/\s@]+@`)
+})
 
 // assignment finds NAME=value and NAME: value (in prose, shell, JSON, URL queries),
 // whose NAME is then checked whole. Only the value's first character is consumed, so
 // that "https://host/?token=…" also yields token.
-var assignment = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[=:]\s*["']?[^\s"',;&]`)
+var assignment = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[=:]\s*["']?[^\s"',;&]`)
+})
 
 // SecretShaped reports whether a string holds a secret shape anywhere (see Redact).
 func SecretShaped(s string) bool {
-	if secretShapes.MatchString(s) {
+	if secretShapes().MatchString(s) {
 		return true
 	}
-	for _, m := range assignment.FindAllStringSubmatch(s, -1) {
+	for _, m := range assignment().FindAllStringSubmatch(s, -1) {
 		if IsSecretKey(m[1]) {
 			return true
 		}

@@ -291,7 +291,7 @@ func RedactURL(raw string) string {
 
 // urlInText finds URLs in error text: a scheme, "://" and everything up to a space or
 // a quote.
-var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+var urlInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`) })
 
 // redactURLs returns err with every URL in its text passed through RedactURL; errors.Is
 // and errors.As still see the original chain. nil stays nil.
@@ -300,7 +300,7 @@ func redactURLs(err error) error {
 		return nil
 	}
 	msg := err.Error()
-	red := urlInText.ReplaceAllStringFunc(msg, func(m string) string {
+	red := urlInText().ReplaceAllStringFunc(msg, func(m string) string {
 		// Punctuation ending a sentence is not part of the URL.
 		trimmed := strings.TrimRight(m, ".,;:)]")
 		return RedactURL(trimmed) + m[len(trimmed):]

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -21,9 +22,9 @@ import (
 // names, so it cannot hold "__".
 const namePattern = `^[a-z0-9][a-z0-9-]{0,31}$`
 
-var nameRE = regexp.MustCompile(namePattern)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(namePattern) })
 
-func validName(s string) bool { return nameRE.MatchString(s) }
+func validName(s string) bool { return nameRE().MatchString(s) }
 
 // protocolVersions are the MCP protocol versions a server's protocol key may pin.
 var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}

@@ -45,7 +45,7 @@ var seedNotes = []note{
 
 // noteIDPattern is the form of every note id; checking it also keeps a directory
 // store from ever touching a path outside its directory.
-var noteIDPattern = regexp.MustCompile(`^note-[1-9][0-9]{0,8}$`)
+var noteIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^note-[1-9][0-9]{0,8}$`) })
 
 // errNoNote is returned by a store's delete for an id it does not hold.
 var errNoNote = errors.New("no such note")
@@ -108,7 +108,7 @@ func newNotes(store noteStore) *Notes {
 		Title:       "Delete a note",
 		Description: "Delete one note by its id. The note cannot be recovered.",
 		InputSchema: inputSchema[deleteNoteInput](func(p map[string]*jsonschema.Schema) {
-			p["id"].Pattern = noteIDPattern.String()
+			p["id"].Pattern = noteIDPattern().String()
 		}),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    false,
@@ -272,7 +272,7 @@ func (d *dirStore) list() ([]note, error) {
 	var notes []note
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".txt")
-		if !ok || !noteIDPattern.MatchString(id) || !e.Type().IsRegular() {
+		if !ok || !noteIDPattern().MatchString(id) || !e.Type().IsRegular() {
 			continue
 		}
 		nt, err := d.read(id)
@@ -320,7 +320,7 @@ func (d *dirStore) create(title, body string) (note, error) {
 }
 
 func (d *dirStore) delete(id string) (note, error) {
-	if !noteIDPattern.MatchString(id) {
+	if !noteIDPattern().MatchString(id) {
 		return note{}, errNoNote
 	}
 	nt, err := d.read(id)

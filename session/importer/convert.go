@@ -13,13 +13,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/config"
 )
 
 // namePattern is airlock's rule for server names (session/config).
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`) })
 
 // expansion is a place where the TOML holds ${VAR} that airlock itself does not
 // expand (command, args, cwd, url): Result.Config fills it in for in-memory runs.
@@ -100,7 +101,7 @@ func (c *converter) run() {
 	// Names: those already valid keep them; the others are normalised in order.
 	names := make([]string, len(specs))
 	for i, rs := range c.src.servers {
-		if specs[i].skip == "" && nameRE.MatchString(rs.name) && !c.taken[rs.name] {
+		if specs[i].skip == "" && nameRE().MatchString(rs.name) && !c.taken[rs.name] {
 			names[i] = rs.name
 			c.taken[rs.name] = true
 		}
@@ -593,7 +594,7 @@ func join(a, b string) string {
 
 // kvRE matches an argument that pairs a key with a value: --token=x, KEY=x,
 // "Authorization: Bearer x".
-var kvRE = regexp.MustCompile(`^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)(=|:\s*)(.+)$`)
+var kvRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)(=|:\s*)(.+)$`) })
 
 // arg converts args[i], taking out a secret it holds. airlock expands ${VAR} in args,
 // so a secret taken out is restored from the environment (or, with airlock --from,
@@ -614,8 +615,8 @@ func (c *converter) arg(s *Server, args []string, i int, where string) (string, 
 	if u, ok := c.redact(s, a, where, userInPlace); ok {
 		return u, "a secret in the URL, not copied: export " + c.secretNames(u)
 	}
-	if m := kvRE.FindStringSubmatch(a); m != nil && !strings.Contains(m[3], "${") && !strings.ContainsAny(m[3], ";&|") &&
-		(!strings.ContainsAny(m[3], " \t") || schemeRE.MatchString(m[3])) &&
+	if m := kvRE().FindStringSubmatch(a); m != nil && !strings.Contains(m[3], "${") && !strings.ContainsAny(m[3], ";&|") &&
+		(!strings.ContainsAny(m[3], " \t") || schemeRE().MatchString(m[3])) &&
 		(isSecret(m[1], m[3]) || strings.HasPrefix(m[1], "-") && m[2] == "=" && flagSecret(m[1])) {
 		return secret(m[1]+m[2], m[3], varName(s.Name, strings.TrimLeft(m[1], "-")))
 	}
@@ -693,7 +694,7 @@ func (c *converter) value(s *Server, key, v, where, pref string) (string, string
 // secretNames lists the secret variables v refers to.
 func (c *converter) secretNames(v string) string {
 	var names []string
-	for _, m := range refNameRE.FindAllStringSubmatch(v, -1) {
+	for _, m := range refNameRE().FindAllStringSubmatch(v, -1) {
 		if sv, ok := c.vars[m[1]]; ok && sv.Secret && !slices.Contains(names, m[1]) {
 			names = append(names, m[1])
 		}
@@ -701,7 +702,7 @@ func (c *converter) secretNames(v string) string {
 	return strings.Join(names, ", ")
 }
 
-var refNameRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var refNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // header converts a header value: any non-empty value of a header that is not a
 // well-known non-secret one is taken out whole, whatever it looks like.
@@ -733,7 +734,7 @@ func (c *converter) url(s *Server, raw, where string, hasAuth bool) (string, str
 }
 
 // refAnyRE matches any ${...} reference, for checking a URL before converting it.
-var refAnyRE = regexp.MustCompile(`\$\{[^}]*\}`)
+var refAnyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^}]*\}`) })
 
 // checkURL reports why raw cannot be a server's URL, or "". A reference is checked
 // as if it held a plain word, except in the host, which airlock cannot expand.
@@ -747,7 +748,7 @@ func checkURL(raw string) string {
 			return "url: airlock cannot reach a URL whose host is a variable; write the host in"
 		}
 	}
-	u, err := url.Parse(refAnyRE.ReplaceAllString(raw, "x"))
+	u, err := url.Parse(refAnyRE().ReplaceAllString(raw, "x"))
 	switch {
 	case err != nil:
 		return "url: not a valid URL"
@@ -769,14 +770,14 @@ const (
 )
 
 // schemeNameRE matches a URL scheme (RFC 3986).
-var schemeNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+var schemeNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`) })
 
 // redact takes the secrets out of raw when it is a URL (http, or a database URL in
 // an argument): its user info as mode says, and query values and path segments that
 // look like secrets. It reports whether anything was taken out.
 func (c *converter) redact(s *Server, raw, where string, mode userMode) (string, bool) {
 	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok || !schemeNameRE.MatchString(scheme) {
+	if !ok || !schemeNameRE().MatchString(scheme) {
 		return raw, false
 	}
 	authEnd := strings.IndexAny(rest, "/?#")

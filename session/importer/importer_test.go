@@ -32,7 +32,7 @@ func TestNormaliseName(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("normaliseName(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-		if !nameRE.MatchString(got) {
+		if !nameRE().MatchString(got) {
 			t.Errorf("normaliseName(%q) = %q, not a valid name", tt.in, got)
 		}
 	}

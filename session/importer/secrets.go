@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -71,8 +72,12 @@ type span struct {
 // group 2 the quoted or bare value.
 var (
 	inlineValue = `('[^']*'|"(?:[^"\\]|\\.)*"|[^\s;&|)'"]*)`
-	assignRE    = regexp.MustCompile(`(?:^|[\s;&|(` + "`" + `])(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*(?: [A-Za-z][A-Za-z0-9_]*)?)\s*=\s*` + inlineValue)
-	flagRE      = regexp.MustCompile(`(?:^|\s)(-{1,2}[A-Za-z][A-Za-z0-9_.-]*)(?:=|\s+)` + inlineValue)
+	assignRE    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s;&|(` + "`" + `])(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*(?: [A-Za-z][A-Za-z0-9_]*)?)\s*=\s*` + inlineValue)
+	})
+	flagRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|\s)(-{1,2}[A-Za-z][A-Za-z0-9_.-]*)(?:=|\s+)` + inlineValue)
+	})
 )
 
 // inlineSecrets returns the spans of v that are secrets inside a longer string: the
@@ -80,7 +85,7 @@ var (
 // tokens that look like credentials. Quotes around a value stay outside its span.
 func inlineSecrets(v string) []span {
 	var out []span
-	for _, re := range []*regexp.Regexp{assignRE, flagRE} {
+	for _, re := range []*regexp.Regexp{assignRE(), flagRE()} {
 		for _, m := range re.FindAllStringSubmatchIndex(v, -1) {
 			key := v[m[2]:m[3]]
 			start, end := m[4], m[5]
@@ -89,7 +94,7 @@ func inlineSecrets(v string) []span {
 			}
 			val := v[start:end]
 			secret := isSecret(key, val)
-			if re == flagRE {
+			if re == flagRE() {
 				secret = flagSecret(key) && !strings.HasPrefix(val, "-")
 			}
 			if secret && val != "" && !strings.Contains(val, "${") {
@@ -225,10 +230,12 @@ var secretPrefixes = []string{
 
 // opaqueRE matches a long run of token characters: what a generated secret looks
 // like. It must also hold a letter and a digit (see secretValue).
-var opaqueRE = regexp.MustCompile(`^[A-Za-z0-9+/=_\-.~]{24,}$`)
+var opaqueRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/=_\-.~]{24,}$`) })
 
 // schemeRE matches an Authorization scheme followed by its credentials.
-var schemeRE = regexp.MustCompile(`^(?i)(bearer|basic|token|apikey|api-key|digest)\s+\S`)
+var schemeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i)(bearer|basic|token|apikey|api-key|digest)\s+\S`)
+})
 
 // secretValue reports whether v looks like a credential by its content alone: an
 // Authorization scheme with credentials, a URL with a password, or a token with a
@@ -239,7 +246,7 @@ func secretValue(v string) bool {
 	if v == "" {
 		return false
 	}
-	if schemeRE.MatchString(v) || embeddedSchemeRE.MatchString(v) {
+	if schemeRE().MatchString(v) || embeddedSchemeRE().MatchString(v) {
 		return true
 	}
 	if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.User != nil {
@@ -259,7 +266,7 @@ func secretValue(v string) bool {
 }
 
 // embeddedSchemeRE finds "Bearer TOKEN" inside a longer value.
-var embeddedSchemeRE = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
+var embeddedSchemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`) })
 
 func tokenChar(r rune) bool {
 	return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("+/=_-.~", r)
@@ -272,7 +279,7 @@ func secretToken(t string) bool {
 			return true
 		}
 	}
-	return opaqueRE.MatchString(t) && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, ".") &&
+	return opaqueRE().MatchString(t) && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, ".") &&
 		strings.ContainsFunc(t, unicode.IsLetter) && strings.ContainsFunc(t, unicode.IsDigit)
 }
 
@@ -341,7 +348,7 @@ func (v *vault) Format(f fmt.State, _ rune) { fmt.Fprint(f, v.String()) }
 // splitScheme splits "Bearer abc" into "Bearer " and "abc"; a value without an
 // Authorization scheme is all credential.
 func splitScheme(v string) (scheme, cred string) {
-	if m := schemeRE.FindStringIndex(v); m != nil {
+	if m := schemeRE().FindStringIndex(v); m != nil {
 		i := strings.IndexFunc(v, unicode.IsSpace)
 		j := i + strings.IndexFunc(v[i:], func(r rune) bool { return !unicode.IsSpace(r) })
 		return v[:j], v[j:]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -60,8 +61,8 @@ type field struct {
 }
 
 var (
-	integerRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
-	numberRE  = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+	integerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`) })
+	numberRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
 )
 
 // newField builds the field for property name with schema prop.
@@ -374,10 +375,10 @@ func (f *field) value() (json.RawMessage, bool, error) {
 		if v == "" {
 			return nil, false, nil
 		}
-		if f.kind == kindInteger && !integerRE.MatchString(v) {
+		if f.kind == kindInteger && !integerRE().MatchString(v) {
 			return nil, true, fmt.Errorf("want a whole number such as 42, got %q", v)
 		}
-		if !numberRE.MatchString(v) {
+		if !numberRE().MatchString(v) {
 			return nil, true, fmt.Errorf("want a number such as 3.5, got %q", v)
 		}
 		return json.RawMessage(v), true, nil
@@ -436,7 +437,7 @@ func (f *field) set(v any, dryRun bool) error {
 		return nil
 	case kindNumber, kindInteger:
 		n, ok := v.(json.Number)
-		if !ok || (f.kind == kindInteger && !integerRE.MatchString(n.String())) || !numberRE.MatchString(n.String()) {
+		if !ok || (f.kind == kindInteger && !integerRE().MatchString(n.String())) || !numberRE().MatchString(n.String()) {
 			return fmt.Errorf("want %s, got %s", f.hint, raw)
 		}
 		if !dryRun {
