@@ -602,3 +602,38 @@ func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
 		t.Fatalf("selected %+v, want b", tl.Ref)
 	}
 }
+
+// TestToolsPane_UntouchedCursorStaysOnTheFirstRow: servers become ready one by one,
+// and each new snapshot kept the tool under the cursor, so a cursor the person never
+// moved rode down with the first-ready server's first tool (web__fetch_url) as
+// another server's tools sorted above it (mail__send_email): the first row a newcomer
+// reads was not the one selected, and Enter opened another tool than the top one.
+// Once the person moves the cursor (or airlock shows them a tool), the tool is kept.
+func TestToolsPane_UntouchedCursorStaysOnTheFirstRow(t *testing.T) {
+	st := theme.New(true, true)
+	p := newToolsPane(&st)
+	p.SetSize(60, 20)
+	fetch := session.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch_url"}}
+	send := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send_email"}}
+	read := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "read_inbox"}}
+	p.setTools([]*session.ToolInfo{&fetch})
+	p.setTools([]*session.ToolInfo{&read, &send, &fetch})
+	if tl, _ := p.selectedTool(); p.cursor != 0 || tl.Ref != read.Ref {
+		t.Fatalf("the untouched cursor is on row %d (%s), want the first row (%s)", p.cursor, tl.Ref.Qualified(), read.Ref.Qualified())
+	}
+	// The person moves down and back up: now the tool they chose is kept.
+	p, _, _ = p.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	p, _, _ = p.Update(tea.KeyPressMsg{Code: tea.KeyUp})
+	other := session.ToolInfo{Ref: trust.Ref{Server: "a", Tool: "first"}}
+	p.setTools([]*session.ToolInfo{&other, &read, &send, &fetch})
+	if tl, _ := p.selectedTool(); tl.Ref != read.Ref {
+		t.Fatalf("after the person moved the cursor, %s is selected, want their %s kept", tl.Ref.Qualified(), read.Ref.Qualified())
+	}
+	// Scoping to a server starts again at its first row, untouched.
+	p.setServer("mail")
+	archive := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "archive"}}
+	p.setTools([]*session.ToolInfo{&other, &archive, &read, &send, &fetch})
+	if tl, _ := p.selectedTool(); tl.Ref != archive.Ref {
+		t.Fatalf("in a new scope the untouched cursor is on %s, want the first row (%s)", tl.Ref.Qualified(), archive.Ref.Qualified())
+	}
+}

@@ -671,7 +671,7 @@ func (m *Model) showTool(t session.ToolInfo) {
 	m.tools.refilter()
 	for i, r := range m.tools.rows {
 		if m.tools.tools[r].Ref == t.Ref {
-			m.tools.cursor = i
+			m.tools.cursor, m.tools.chosen = i, true
 		}
 	}
 	m.tools.clamp()

@@ -114,10 +114,15 @@ type toolsPane struct {
 	order        sortMode
 
 	cursor, offset int
-	input          textinput.Model
-	typing         bool
-	focused        bool
-	width, height  int
+	// chosen is set once the person moves the cursor or acts on a tool (or airlock
+	// shows them one): from then on a new snapshot keeps that tool selected. Until
+	// then a cursor on the first row stays on the first row, so it does not ride
+	// down with the first-ready server's tool as other servers' tools arrive.
+	chosen        bool
+	input         textinput.Model
+	typing        bool
+	focused       bool
+	width, height int
 }
 
 func newToolsPane(st *theme.Styles) toolsPane {
@@ -151,7 +156,7 @@ func (p *toolsPane) setTools(tools []*session.ToolInfo) {
 	// The selection is read before the rows' indices stop meaning anything:
 	// the new list may be shorter (a server reconnecting lists nothing).
 	var keep trust.Ref
-	if t, ok := p.selectedTool(); ok {
+	if t, ok := p.selectedTool(); ok && (p.chosen || p.cursor > 0) {
 		keep = t.Ref
 	}
 	p.rows = nil
@@ -172,7 +177,7 @@ func (p *toolsPane) setServer(name string) {
 		return
 	}
 	p.server = name
-	p.cursor, p.offset = 0, 0
+	p.cursor, p.offset, p.chosen = 0, 0, false
 	p.refilter()
 }
 
@@ -352,6 +357,9 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
 	}
 	act := toolsNone
 	var cmd tea.Cmd
+	if !key.Matches(k, p.keys.NextPane) {
+		p.chosen = true
+	}
 	switch {
 	case key.Matches(k, p.keys.Up):
 		p.cursor--
