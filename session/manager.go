@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/oauth"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -95,7 +96,7 @@ type Manager struct {
 	cfg     *config.Config
 	opts    Options
 	pins    *Pins
-	oauth   *oauthStore
+	tokens  *oauth.Store
 	events  *queue
 	engine  *Engine
 	servers map[string]*server
@@ -158,7 +159,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 		cfg:     cfg,
 		opts:    opts,
 		pins:    pins,
-		oauth:   newOAuthStore(cfg.StateDir),
+		tokens:  oauth.NewStore(cfg.StateDir),
 		events:  newQueue(),
 		servers: map[string]*server{},
 		ctx:     ctx,

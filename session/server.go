@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/oauth"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -54,8 +55,8 @@ type server struct {
 	refreshing   bool
 	trailing     bool
 	connectedAt  time.Time
-	oauth        *oauthHandler // built on first connect when the server has an oauth table
-	catalog      catalog       // resources, templates and prompts (catalog.go)
+	authz        *oauth.Handler // built on first connect when the server has an oauth table
+	catalog      catalog        // resources, templates and prompts (catalog.go)
 	// catRefreshing and catTrailing coalesce catalog refreshes like refreshing and
 	// trailing do tool refreshes; subscribed holds the URIs subscribed to on the
 	// current connection (a resources/updated for another URI is dropped).
@@ -167,7 +168,7 @@ func (s *server) connect(parent context.Context) {
 	}
 	deadline := timeout
 	if s.cfg.OAuth != nil {
-		deadline += oauthLoginTimeout // the person may have to log in first
+		deadline += oauth.LoginTimeout // the person may have to log in first
 	}
 	ctx, cancel := context.WithTimeout(parent, deadline)
 	defer cancel()
@@ -268,11 +269,11 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 			proc = p
 			inner = processTransport{p}
 		case config.TransportHTTP, config.TransportSSE:
-			oauth, err := s.oauthHandler()
+			authz, err := s.oauthHandler()
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}
-			inner, bt = httpTransport(s.cfg, oauth)
+			inner, bt = httpTransport(s.cfg, authz)
 		default:
 			return nil, nil, nil, nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
 		}
@@ -346,20 +347,20 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 
 // oauthHandler returns the server's OAuth handler, built on first use and kept
 // across reconnects so that its token is too; nil without an oauth table.
-func (s *server) oauthHandler() (*oauthHandler, error) {
+func (s *server) oauthHandler() (*oauth.Handler, error) {
 	if s.cfg.OAuth == nil || s.cfg.Transport != config.TransportHTTP {
 		return nil, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.oauth == nil {
-		h, err := newOAuthHandler(s.cfg.Name, s.cfg.URL, *s.cfg.OAuth, s.m.oauth, s.m.opts.OAuth, s.m.events.push)
+	if s.authz == nil {
+		h, err := oauth.New(s.cfg.Name, s.cfg.URL, *s.cfg.OAuth, s.m.tokens, s.m.opts.OAuth, oauthReporter{s.cfg.Name, s.m.events.push})
 		if err != nil {
 			return nil, err
 		}
-		s.oauth = h
+		s.authz = h
 	}
-	return s.oauth, nil
+	return s.authz, nil
 }
 
 //lint:ignore SA1019 servers before protocol 2026-07-28 still log this way

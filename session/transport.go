@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/oauth"
 )
 
 // Limits on what one server may make airlock hold in memory.
@@ -149,7 +150,7 @@ func (nopWriteCloser) Close() error { return nil }
 // (nil without an [servers.NAME.oauth] table) authorizing streamable HTTP requests.
 // It never sets http.Client.Timeout, which would cut long-lived event streams;
 // contexts bound calls.
-func httpTransport(s config.Server, oauth *oauthHandler) (mcp.Transport, *boundedTransport) {
+func httpTransport(s config.Server, authz *oauth.Handler) (mcp.Transport, *boundedTransport) {
 	bt := &boundedTransport{base: http.DefaultTransport, headers: s.Headers, origin: originOf(s.URL)}
 	client := &http.Client{Transport: bt, CheckRedirect: sameOriginRedirect}
 	if s.Transport == config.TransportSSE {
@@ -161,8 +162,8 @@ func httpTransport(s config.Server, oauth *oauthHandler) (mcp.Transport, *bounde
 		MaxEventSize: MaxMessageBytes,
 		MaxRetries:   2,
 	}
-	if oauth != nil {
-		t.OAuthHandler = oauth
+	if authz != nil {
+		t.OAuthHandler = authz
 	}
 	return t, bt
 }

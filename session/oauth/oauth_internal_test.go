@@ -1,4 +1,4 @@
-package session
+package oauth
 
 import (
 	"context"
@@ -32,8 +32,8 @@ func TestNonPublic(t *testing.T) {
 }
 
 func TestOAuthGrantNeverPrintsItsSecrets(t *testing.T) {
-	g := oauthGrant{ClientID: "c", ClientSecret: "cs-secret", AccessToken: "at-secret", RefreshToken: "rt-secret", TokenURL: "https://as/token"}
-	for _, s := range []string{fmt.Sprintf("%v", g), fmt.Sprintf("%+v", g), fmt.Sprintf("%#v", g), fmt.Sprintf("%s", &g), fmt.Sprint([]oauthGrant{g})} {
+	g := grant{ClientID: "c", ClientSecret: "cs-secret", AccessToken: "at-secret", RefreshToken: "rt-secret", TokenURL: "https://as/token"}
+	for _, s := range []string{fmt.Sprintf("%v", g), fmt.Sprintf("%+v", g), fmt.Sprintf("%#v", g), fmt.Sprintf("%s", &g), fmt.Sprint([]grant{g})} {
 		if strings.Contains(s, "secret") {
 			t.Errorf("printed grant holds a secret: %s", s)
 		}
@@ -42,7 +42,7 @@ func TestOAuthGrantNeverPrintsItsSecrets(t *testing.T) {
 
 func TestOAuthStore(t *testing.T) {
 	for _, dir := range []string{"", t.TempDir()} {
-		s := newOAuthStore(dir)
+		s := NewStore(dir)
 		if _, g, err := s.lookup("https://mcp/a", ""); g != nil || err != nil {
 			t.Fatalf("empty store: %v %v", g, err)
 		}
@@ -51,11 +51,11 @@ func TestOAuthStore(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		must(s.save("https://as1", "https://mcp/a", &oauthGrant{ClientID: "c1", AccessToken: "a1"}))
-		must(s.save("https://as1", "https://mcp/b", &oauthGrant{ClientID: "c1", AccessToken: "b1"}))
+		must(s.save("https://as1", "https://mcp/a", &grant{ClientID: "c1", AccessToken: "a1"}))
+		must(s.save("https://as1", "https://mcp/b", &grant{ClientID: "c1", AccessToken: "b1"}))
 		// The server's authorization server changed: the new issuer's grant replaces
 		// the old one for that resource only.
-		must(s.save("https://as2", "https://mcp/a", &oauthGrant{ClientID: "c2", AccessToken: "a2"}))
+		must(s.save("https://as2", "https://mcp/a", &grant{ClientID: "c2", AccessToken: "a2"}))
 		iss, g, err := s.lookup("https://mcp/a", "")
 		if err != nil || iss != "https://as2" || g.AccessToken != "a2" {
 			t.Errorf("dir %q: lookup a = %s %v %v", dir, iss, g, err)

@@ -1,4 +1,7 @@
-package session
+// Package oauth authorizes airlock with remote MCP servers that have a
+// [servers.NAME.oauth] table: go-sdk's OAuth 2.1 authorization-code flow through a
+// loopback redirect, and the owner-only token store keyed by issuer.
+package oauth
 
 import (
 	"bytes"
@@ -27,13 +30,13 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 )
 
-// OAuthOptions configures how a Manager authorizes with servers that have a
+// Options configures how a Manager authorizes with servers that have a
 // [servers.NAME.oauth] table (OAuth 2.1: protected resource and authorization
 // server metadata discovery, client ID metadata document, pre-registered client or
 // dynamic registration, authorization code with PKCE through a loopback redirect,
 // RFC 9207 iss check, refresh tokens). Tokens are kept 0600 in the state dir, keyed
 // by issuer, and never logged.
-type OAuthOptions struct {
+type Options struct {
 	// OpenBrowser opens the authorization URL for the person. nil runs the system's
 	// opener (xdg-open; open on macOS; rundll32 url.dll,FileProtocolHandler on
 	// Windows) with the URL as its one argument, never through a shell.
@@ -48,32 +51,35 @@ type OAuthOptions struct {
 	HTTPClient *http.Client
 }
 
-// AuthorizationRequested reports that a server needs the person to authorize airlock
-// in a browser: URL is the authorization server's page (server-influenced text:
-// escape before display). airlock waits for the redirect on a loopback address.
-type AuthorizationRequested struct {
-	Server string
-	URL    string
+// Reporter is told what a handler has to say to the person about its server.
+type Reporter interface {
+	// AuthorizationRequested: the person must authorize airlock in a browser at url
+	// (the authorization server's page: server-influenced text, escape before
+	// display); airlock waits for the redirect on a loopback address.
+	AuthorizationRequested(url string)
+	// Log is a line for the server's log (it may hold the authorization URL).
+	Log(text string)
+	// Error is a failure that does not stop the flow (a token that could not be
+	// saved); it may hold URLs with secrets in them: redact before showing.
+	Error(err error)
 }
 
-func (AuthorizationRequested) event() {}
-
-// oauthLoginTimeout is how long connecting may wait for the person to finish
+// LoginTimeout is how long connecting may wait for the person to finish
 // authorizing in the browser, on top of the connect timeout.
-const oauthLoginTimeout = 5 * time.Minute
+const LoginTimeout = 5 * time.Minute
 
 // redirectPath is the loopback redirect URI's path.
 const redirectPath = "/callback"
 
-// oauthHandler is one server's auth.OAuthHandler: go-sdk's authorization code
+// Handler is one server's auth.OAuthHandler: go-sdk's authorization code
 // handler, started with the stored grant and saving each new or refreshed token.
-type oauthHandler struct {
+type Handler struct {
 	server   string
 	resource string
 	cfg      config.OAuth
-	store    *oauthStore
-	opts     OAuthOptions
-	push     func(Event)
+	store    *Store
+	opts     Options
+	report   Reporter
 	client   *http.Client // go-sdk's requests, through issuerRecorder
 	recorder *issuerRecorder
 	port     int
@@ -82,12 +88,12 @@ type oauthHandler struct {
 	mu    sync.Mutex // serialises Authorize
 }
 
-var _ auth.OAuthHandler = (*oauthHandler)(nil)
+var _ auth.OAuthHandler = (*Handler)(nil)
 
-// newOAuthHandler builds the handler for one server. The redirect port is fixed by
+// New builds the handler for one server. The redirect port is fixed by
 // the config or picked free now; the listener only runs while a person authorizes.
-func newOAuthHandler(server, resource string, cfg config.OAuth, store *oauthStore, opts OAuthOptions, push func(Event)) (*oauthHandler, error) {
-	h := &oauthHandler{server: server, resource: resource, cfg: cfg, store: store, opts: opts, push: push, port: cfg.RedirectPort}
+func New(server, resource string, cfg config.OAuth, store *Store, opts Options, report Reporter) (*Handler, error) {
+	h := &Handler{server: server, resource: resource, cfg: cfg, store: store, opts: opts, report: report, port: cfg.RedirectPort}
 	base := opts.HTTPClient
 	var rt http.RoundTripper
 	if base == nil {
@@ -142,7 +148,7 @@ func newOAuthHandler(server, resource string, cfg config.OAuth, store *oauthStor
 	}
 	// A grant kept from an earlier run is used (and refreshed) before anyone is asked.
 	if issuer, g, err := store.lookup(resource, cfg.ClientID); err != nil {
-		push(LogLine{Server: server, Source: "airlock", Text: redactURLs(err).Error()})
+		report.Error(err)
 	} else if g != nil && (cfg.Issuer == "" || sameIssuer(issuer, cfg.Issuer)) {
 		hc.InitialTokenSource = h.persisting(issuer, g.config(), g.token())
 	}
@@ -155,13 +161,13 @@ func newOAuthHandler(server, resource string, cfg config.OAuth, store *oauthStor
 }
 
 // TokenSource returns the current token source (nil before any authorization).
-func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+func (h *Handler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	return h.inner.TokenSource(ctx)
 }
 
 // Authorize runs go-sdk's authorization flow after a 401 or an insufficient_scope
 // 403; one at a time per server.
-func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.recorder.reset()
@@ -173,7 +179,7 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 
 // newTokenSource is go-sdk's hook after a code exchange: the token is saved under
 // the issuer whose metadata the flow used, and so is every refresh of it.
-func (h *oauthHandler) newTokenSource(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+func (h *Handler) newTokenSource(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 	issuer := h.recorder.issuer()
 	if issuer == "" { // 2025-03-26 servers without metadata: the token endpoint's origin
 		if u, err := url.Parse(cfg.Endpoint.TokenURL); err == nil {
@@ -187,20 +193,20 @@ func (h *oauthHandler) newTokenSource(ctx context.Context, cfg *oauth2.Config, t
 
 // persisting returns a token source for tok that refreshes through cfg, with the
 // configured HTTP client, and saves each new token.
-func (h *oauthHandler) persisting(issuer string, cfg *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
+func (h *Handler) persisting(issuer string, cfg *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, h.client)
 	return &savingSource{inner: cfg.TokenSource(ctx, tok), last: tok.AccessToken, save: func(t *oauth2.Token) { h.save(issuer, cfg, t) }}
 }
 
-func (h *oauthHandler) save(issuer string, cfg *oauth2.Config, tok *oauth2.Token) {
-	g := &oauthGrant{
+func (h *Handler) save(issuer string, cfg *oauth2.Config, tok *oauth2.Token) {
+	g := &grant{
 		ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
 		TokenURL: cfg.Endpoint.TokenURL, AuthStyle: cfg.Endpoint.AuthStyle, Scopes: cfg.Scopes,
 		AccessToken: tok.AccessToken, TokenType: tok.TokenType, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry,
 		Saved: time.Now().UTC(),
 	}
 	if err := h.store.save(issuer, h.resource, g); err != nil {
-		h.push(LogLine{Server: h.server, Source: "airlock", Text: redactURLs(err).Error()})
+		h.report.Error(err)
 	}
 }
 
@@ -231,7 +237,7 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 // fetch is the authorization step: listen on the loopback redirect URI, show the
 // person the URL and open their browser, and wait for the authorization server's
 // redirect carrying this request's state.
-func (h *oauthHandler) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+func (h *Handler) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 	au, err := url.Parse(args.URL)
 	if err != nil {
 		return nil, fmt.Errorf("the authorization URL does not parse: %w", err)
@@ -298,9 +304,9 @@ func truncate(s string, n int) string {
 }
 
 // announce tells the person where to authorize and opens their browser.
-func (h *oauthHandler) announce(ctx context.Context, authURL string) {
-	h.push(AuthorizationRequested{Server: h.server, URL: authURL})
-	h.push(LogLine{Server: h.server, Source: "airlock", Text: "authorize airlock for this server in your browser; if it does not open, open this URL: " + authURL})
+func (h *Handler) announce(ctx context.Context, authURL string) {
+	h.report.AuthorizationRequested(authURL)
+	h.report.Log("authorize airlock for this server in your browser; if it does not open, open this URL: " + authURL)
 	if h.opts.Show != nil {
 		h.opts.Show(h.server, authURL)
 	}
@@ -310,7 +316,7 @@ func (h *oauthHandler) announce(ctx context.Context, authURL string) {
 	}
 	go func() {
 		if err := open(ctx, authURL); err != nil {
-			h.push(LogLine{Server: h.server, Source: "airlock", Text: "could not open a browser (" + err.Error() + "); open the URL above yourself"})
+			h.report.Log("could not open a browser (" + err.Error() + "); open the URL above yourself")
 		}
 	}()
 }

@@ -1,4 +1,4 @@
-package session
+package oauth
 
 import (
 	"encoding/json"
@@ -14,13 +14,13 @@ import (
 	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
-// oauthStoreFile is the token store's name in the state dir.
-const oauthStoreFile = "oauth-tokens.json"
+// StoreFile is the token store's name in the state dir.
+const StoreFile = "oauth-tokens.json"
 
-// oauthGrant is what airlock keeps of one authorization: the token, and the client
+// grant is what airlock keeps of one authorization: the token, and the client
 // and token endpoint it was issued to, which a refresh needs. It holds secrets: it is
 // only ever written to the 0600 store, never logged, never shown.
-type oauthGrant struct {
+type grant struct {
 	ClientID     string           `json:"client_id"`
 	ClientSecret string           `json:"client_secret,omitempty"`
 	TokenURL     string           `json:"token_url"`
@@ -34,15 +34,15 @@ type oauthGrant struct {
 }
 
 // Format prints the grant without its secrets, whatever the verb.
-func (g oauthGrant) Format(f fmt.State, _ rune) {
+func (g grant) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "oauth grant for client %q at %s", g.ClientID, g.TokenURL)
 }
 
-func (g *oauthGrant) token() *oauth2.Token {
+func (g *grant) token() *oauth2.Token {
 	return &oauth2.Token{AccessToken: g.AccessToken, TokenType: g.TokenType, RefreshToken: g.RefreshToken, Expiry: g.Expiry}
 }
 
-func (g *oauthGrant) config() *oauth2.Config {
+func (g *grant) config() *oauth2.Config {
 	return &oauth2.Config{
 		ClientID:     g.ClientID,
 		ClientSecret: g.ClientSecret,
@@ -51,37 +51,38 @@ func (g *oauthGrant) config() *oauth2.Config {
 	}
 }
 
-// oauthFile is the store's JSON: grants keyed by issuer (the authorization server
+// tokenFile is the store's JSON: grants keyed by issuer (the authorization server
 // that issued them), then by resource (the MCP server's URL they are for). Keying by
 // issuer keeps one authorization server's token from ever being offered for
 // another's: a server whose authorization server changes gets a new authorization.
-type oauthFile struct {
-	Version int                               `json:"version"`
-	Issuers map[string]map[string]*oauthGrant `json:"issuers"`
+type tokenFile struct {
+	Version int                          `json:"version"`
+	Issuers map[string]map[string]*grant `json:"issuers"`
 }
 
-// oauthStore keeps OAuth grants in the state dir, 0600, written atomically; with no
+// Store keeps OAuth grants in the state dir, 0600, written atomically; with no
 // path it keeps them in memory for this run. It is safe for concurrent use.
-type oauthStore struct {
+type Store struct {
 	path string
 
 	mu  sync.Mutex
-	mem oauthFile // used when path is ""
+	mem tokenFile // used when path is ""
 }
 
-func newOAuthStore(stateDir string) *oauthStore {
-	s := &oauthStore{mem: oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}}
+// NewStore is the store in stateDir ("" keeps grants in memory for this run).
+func NewStore(stateDir string) *Store {
+	s := &Store{mem: tokenFile{Version: 1, Issuers: map[string]map[string]*grant{}}}
 	if stateDir != "" {
-		s.path = filepath.Join(stateDir, oauthStoreFile)
+		s.path = filepath.Join(stateDir, StoreFile)
 	}
 	return s
 }
 
-func (s *oauthStore) read() (oauthFile, error) {
+func (s *Store) read() (tokenFile, error) {
 	if s.path == "" {
 		return s.mem, nil
 	}
-	f := oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}
+	f := tokenFile{Version: 1, Issuers: map[string]map[string]*grant{}}
 	b, err := statefile.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -93,20 +94,20 @@ func (s *oauthStore) read() (oauthFile, error) {
 		return f, fmt.Errorf("reading the OAuth token store %s: %w", s.path, err)
 	}
 	if f.Issuers == nil {
-		f.Issuers = map[string]map[string]*oauthGrant{}
+		f.Issuers = map[string]map[string]*grant{}
 	}
 	return f, nil
 }
 
 // lookup finds the grant for resource, issued to clientID when that is not "".
-func (s *oauthStore) lookup(resource, clientID string) (issuer string, g *oauthGrant, err error) {
+func (s *Store) lookup(resource, clientID string) (issuer string, g *grant, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := s.read()
 	if err != nil {
 		return "", nil, err
 	}
-	var best *oauthGrant
+	var best *grant
 	for iss, grants := range f.Issuers {
 		if g := grants[resource]; g != nil && (clientID == "" || g.ClientID == clientID) && (best == nil || g.Saved.After(best.Saved)) {
 			issuer, best = iss, g
@@ -117,7 +118,7 @@ func (s *oauthStore) lookup(resource, clientID string) (issuer string, g *oauthG
 
 // save stores g as the grant issuer issued for resource, replacing any grant another
 // issuer holds for it.
-func (s *oauthStore) save(issuer, resource string, g *oauthGrant) error {
+func (s *Store) save(issuer, resource string, g *grant) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := s.read()
@@ -129,7 +130,7 @@ func (s *oauthStore) save(issuer, resource string, g *oauthGrant) error {
 			return fmt.Errorf("saving the OAuth token: %w", err)
 		}
 		// An unreadable store is replaced rather than blocking authorization forever.
-		f = oauthFile{Version: 1, Issuers: map[string]map[string]*oauthGrant{}}
+		f = tokenFile{Version: 1, Issuers: map[string]map[string]*grant{}}
 	}
 	for iss, grants := range f.Issuers {
 		delete(grants, resource)
@@ -138,7 +139,7 @@ func (s *oauthStore) save(issuer, resource string, g *oauthGrant) error {
 		}
 	}
 	if f.Issuers[issuer] == nil {
-		f.Issuers[issuer] = map[string]*oauthGrant{}
+		f.Issuers[issuer] = map[string]*grant{}
 	}
 	f.Issuers[issuer][resource] = g
 	if s.path == "" {
@@ -149,7 +150,7 @@ func (s *oauthStore) save(issuer, resource string, g *oauthGrant) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(s.path, b, 0o600); err != nil {
+	if err := statefile.WriteFile(s.path, b); err != nil {
 		return fmt.Errorf("saving the OAuth token: %w", err)
 	}
 	return nil
