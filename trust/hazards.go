@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Assessed is one classified tool as Hazards sees it: who it is, the description the
@@ -101,15 +102,34 @@ type shadowScanResult struct {
 	keys      []shadowKey // per tool of the toolset, what the result depends on
 	qualified []string    // per tool, its qualified name ("" when it is blocked)
 	live      []int       // the tools not blocked, sorted by qualified name
-	// hitBy[hitFrom[j]:hitFrom[j+1]] are the hazards that name tool j (kept only),
-	// once per hit: the tools whose Action moved find the hazards to update here.
+	// byTool is built on first use (kept only): hitBy[hitFrom[j]:hitFrom[j+1]] are
+	// the hazards that name tool j, once per hit; the tools whose Action moved find
+	// the hazards to update there. A scan that is never reused never builds it.
+	byTool  sync.Once
+	ntools  int
 	hitFrom []int
 	hitBy   []int32
+	// Kept only, for the next scan of a toolset with the same tools (a server that
+	// changed descriptions): the name index, and per tool its hazard (-1 for none)
+	// and the name chains its text looked up (chain heads), so that only the tools
+	// whose text changed, or whose text names a tool whose definition changed, are
+	// read again.
+	index    *shadowIndex
+	hazardOf []int32
+	mentions [][]int32
+	// rescanned is how many texts this scan read (all live tools, or the changed few).
+	rescanned int
 }
 
 // newShadowing works the shadowing part out for tools.
-// With keep, it also notes what each tool looked like, for reusable.
-func newShadowing(tools []Assessed, keep bool) *shadowScanResult {
+// With keep, it also notes what each tool looked like, for reusable and for the
+// next scan; prev, when not nil, is the last kept scan: when tools are the same
+// tools (same refs, index for index, and the same ones blocked), only the texts that
+// may read differently are scanned again.
+func newShadowing(tools []Assessed, keep bool, prev *shadowScanResult) *shadowScanResult {
+	if prev != nil && prev.sameTools(tools) {
+		return prev.rescan(tools)
+	}
 	// Sort the live tools by qualified name once; every leg is then filled in order
 	// and comes out sorted, and a repeated tool is adjacent and dropped.
 	qualified := make([]string, len(tools))
@@ -130,32 +150,165 @@ func newShadowing(tools []Assessed, keep bool) *shadowScanResult {
 	if !slices.IsSortedFunc(live, byName) {
 		slices.SortFunc(live, byName)
 	}
-	sh := shadowing(tools, qualified, live)
-	sh.qualified, sh.live = qualified, live
+	ix := newShadowIndex(tools, live)
+	sh := &shadowScanResult{qualified: qualified, live: live}
+	var hazardOf []int32
+	var mentions [][]int32
 	if keep {
-		sh.keys = make([]shadowKey, len(tools))
-		for i := range tools {
-			sh.keys[i] = shadowKeyOf(&tools[i])
+		hazardOf = make([]int32, len(tools))
+		for i := range hazardOf {
+			hazardOf[i] = -1
 		}
-		sh.hitFrom = make([]int, len(tools)+1)
+		mentions = make([][]int32, len(tools))
+	}
+	sc := ix.scanner(tools, keep)
+	for _, i := range live {
+		h, hits, ment := sc.read(i, qualified)
+		if keep {
+			mentions[i] = ment
+		}
+		if hits == nil {
+			continue
+		}
+		if keep {
+			hazardOf[i] = int32(len(sh.hazards))
+		}
+		sh.hazards = append(sh.hazards, h)
+		sh.hits = append(sh.hits, hits)
+	}
+	sh.rescanned = len(live)
+	if keep {
+		// The kept index holds nothing of tools, which the caller may overwrite.
+		ix.byRef = &refIndex{live: live, m: ix.byRef.m}
+		sh.index, sh.hazardOf, sh.mentions = ix, hazardOf, mentions
+		sh.note(tools)
+	}
+	return sh
+}
+
+// note fills what a kept scan remembers of tools: their keys.
+func (sh *shadowScanResult) note(tools []Assessed) {
+	sh.keys = make([]shadowKey, len(tools))
+	for i := range tools {
+		sh.keys[i] = shadowKeyOf(&tools[i])
+	}
+	sh.ntools = len(tools)
+}
+
+// hitsByTool returns hitFrom and hitBy, built once.
+func (sh *shadowScanResult) hitsByTool() ([]int, []int32) {
+	sh.byTool.Do(func() {
+		n := sh.ntools
+		from := make([]int, n+1)
 		for _, hits := range sh.hits {
 			for _, j := range hits {
-				sh.hitFrom[j+1]++
+				from[j+1]++
 			}
 		}
-		for j := range tools {
-			sh.hitFrom[j+1] += sh.hitFrom[j]
+		for j := range n {
+			from[j+1] += from[j]
 		}
-		sh.hitBy = make([]int32, sh.hitFrom[len(tools)])
-		fill := slices.Clone(sh.hitFrom[:len(tools)])
+		by := make([]int32, from[n])
+		fill := slices.Clone(from[:n])
 		for k, hits := range sh.hits {
 			for _, j := range hits {
-				sh.hitBy[fill[j]] = int32(k)
+				by[fill[j]] = int32(k)
 				fill[j]++
 			}
 		}
+		sh.hitFrom, sh.hitBy = from, by
+	})
+	return sh.hitFrom, sh.hitBy
+}
+
+// sameTools reports whether tools are the tools sh was made from, index for index,
+// in everything but their texts and fingerprints: the same refs, the same ones live.
+// The name index then still holds.
+func (sh *shadowScanResult) sameTools(tools []Assessed) bool {
+	if sh.index == nil || len(sh.keys) != len(tools) {
+		return false
 	}
-	return sh
+	for i := range tools {
+		k := &sh.keys[i]
+		if k.ref != tools[i].Ref || k.live != (tools[i].Class.Tier != TierBlocked) {
+			return false
+		}
+	}
+	return true
+}
+
+// rescan is newShadowing for the same tools as sh with some texts or fingerprints
+// changed (a server that re-listed with new descriptions). A tool's hits depend on
+// its own text and, through the decoy rule, on the fingerprints of the tools of each
+// name it looks up; so the texts read again are the changed ones and those that
+// looked up a name one of whose tools changed its fingerprint. Everything else is
+// taken from sh, and the result is the one a full scan gives.
+func (sh *shadowScanResult) rescan(tools []Assessed) *shadowScanResult {
+	ix := sh.index
+	read := make([]bool, len(tools))
+	changedChain := map[int32]bool{}
+	changed := false
+	for i := range tools {
+		k := &sh.keys[i]
+		t := &tools[i]
+		if k.description == t.Description && k.text == t.Text && k.fp == t.Fingerprint {
+			continue
+		}
+		changed = true
+		if !k.live {
+			continue // not scanned, and in no chain
+		}
+		read[i] = true
+		if k.fp != t.Fingerprint {
+			changedChain[int32(ix.head[strings.ToLower(t.Ref.Tool)])] = true
+		}
+	}
+	if !changed {
+		return sh
+	}
+	if len(changedChain) > 0 {
+		for _, i := range sh.live {
+			if read[i] {
+				continue
+			}
+			for _, c := range sh.mentions[i] {
+				if changedChain[c] {
+					read[i] = true
+					break
+				}
+			}
+		}
+	}
+	next := &shadowScanResult{qualified: sh.qualified, live: sh.live, index: ix}
+	next.hazards = make([]Hazard, 0, len(sh.hazards)+8)
+	next.hits = make([][]int, 0, len(sh.hits)+8)
+	next.hazardOf = make([]int32, len(tools))
+	next.mentions = make([][]int32, len(tools))
+	sc := ix.scanner(tools, true)
+	for _, i := range sh.live {
+		var h Hazard
+		var hits []int
+		if read[i] {
+			h, hits, next.mentions[i] = sc.read(i, sh.qualified)
+			next.rescanned++
+		} else if next.mentions[i] = sh.mentions[i]; sh.hazardOf[i] >= 0 {
+			h, hits = sh.hazards[sh.hazardOf[i]], sh.hits[sh.hazardOf[i]]
+		}
+		if hits == nil {
+			next.hazardOf[i] = -1
+			continue
+		}
+		next.hazardOf[i] = int32(len(next.hazards))
+		next.hazards = append(next.hazards, h)
+		next.hits = append(next.hits, hits)
+	}
+	for i := range tools {
+		if !sh.keys[i].live {
+			next.hazardOf[i] = -1
+		}
+	}
+	next.note(tools)
+	return next
 }
 
 type shadowKey struct {
@@ -190,14 +343,16 @@ func (s *Shadowing) reusable(tools []Assessed) bool {
 // they are read-only (see Hazard). It keeps nothing of the tools slice itself, so
 // the caller may overwrite it for the next call. prev may be nil.
 func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
-	if !prev.reusable(tools) {
-		prev = nil
-	}
 	next := &Shadowing{}
-	if prev != nil {
+	if prev.reusable(tools) {
 		next.scan = prev.scan
 	} else {
-		next.scan = newShadowing(tools, true)
+		var last *shadowScanResult
+		if prev != nil {
+			last = prev.scan
+		}
+		next.scan = newShadowing(tools, true, last)
+		prev = nil
 	}
 	return hazards(tools, next, prev), next
 }
@@ -208,7 +363,7 @@ func HazardsReusing(tools []Assessed, prev *Shadowing) ([]Hazard, *Shadowing) {
 // moved, instead of counted again over every hit.
 func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	if sh == nil {
-		sh = &Shadowing{scan: newShadowing(tools, false)}
+		sh = &Shadowing{scan: newShadowing(tools, false, nil)}
 	}
 	scan := sh.scan
 	qualified, live := scan.qualified, scan.live
@@ -327,7 +482,8 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	var count []int32
 	switch {
 	case len(scan.hazards) == 0:
-	case prev != nil && scan.hitFrom != nil:
+	case prev != nil && scan.keys != nil:
+		hitFrom, hitBy := scan.hitsByTool()
 		count = slices.Clone(prev.count)
 		for _, i := range live {
 			if actionAllow[i] == prev.allow[i] {
@@ -337,7 +493,7 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 			if !actionAllow[i] {
 				d = -1
 			}
-			for _, k := range scan.hitBy[scan.hitFrom[i]:scan.hitFrom[i+1]] {
+			for _, k := range hitBy[hitFrom[i]:hitFrom[i+1]] {
 				count[k] += d
 			}
 		}
@@ -486,113 +642,139 @@ func pairSummary(untrusted, other []string, does string) string {
 // then scanned once, and a token costs one map lookup (a token of letters only, none
 // when no distinctive name is letters only). live is sorted by qualified name, so the
 // hazards come out in that order.
-func shadowing(tools []Assessed, qualified []string, live []int) *shadowScanResult {
-	sh := &shadowScanResult{}
-	head := make(map[string]int, len(live))
-	next := make([]int, len(tools))
-	named := make([]bool, len(tools)) // the tool's name is distinctive
-	byRef := &refIndex{tools: tools, live: live}
-	// oddNames: some name starts or ends with '.' or '-', so a token must also be
-	// looked up untrimmed. letterNames: some distinctive name is letters only
-	// (sendEmail), so a token of letters only may name it in another case.
-	oddNames, letterNames := false, false
+func newShadowIndex(tools []Assessed, live []int) *shadowIndex {
+	ix := &shadowIndex{
+		head:  make(map[string]int, len(live)),
+		next:  make([]int, len(tools)),
+		named: make([]bool, len(tools)), // the tool's name is distinctive
+		rank:  make([]int, len(tools)),  // rank[i]: the place of live tool i in live
+		byRef: &refIndex{tools: tools, live: live},
+	}
 	for _, i := range live {
 		name := tools[i].Ref.Tool
 		key := strings.ToLower(name)
-		if j, ok := head[key]; ok {
-			next[i] = j
+		if j, ok := ix.head[key]; ok {
+			ix.next[i] = j
 		} else {
-			next[i] = -1
+			ix.next[i] = -1
 		}
-		head[key] = i
-		named[i] = distinctive(name)
-		if named[i] && lettersOnly(name) {
-			letterNames = true
+		ix.head[key] = i
+		ix.named[i] = distinctive(name)
+		if ix.named[i] && lettersOnly(name) {
+			ix.letterNames = true
 		}
 		if name != "" && (trimmable(name[0]) || trimmable(name[len(name)-1])) {
-			oddNames = true
+			ix.oddNames = true
 		}
 	}
-	sc := &shadowScan{tools: tools, head: head, next: next, named: named, byRef: byRef}
-	rank := make([]int, len(tools)) // rank[i]: the place of live tool i in live
 	for r, i := range live {
-		rank[i] = r
+		ix.rank[i] = r
 	}
+	return ix
+}
 
-	for _, i := range live {
-		sc.own = tools[i].Ref.Server
-		sc.hits = sc.hits[:0]
-		text := tools[i].Text
-		if text == "" {
-			text = tools[i].Description
-		}
-		text = NormalizeText(text)
-		for pos := 0; pos < len(text); {
-			if nameClass[text[pos]] == classOther {
-				pos++
-				continue
-			}
-			start := pos
-			letters, dotDash := true, false
-		scan:
-			for ; pos < len(text); pos++ {
-				switch nameClass[text[pos]] {
-				case classLower, classUpper:
-				case classDigit:
-					letters = false
-				case classDotDash:
-					letters, dotDash = false, true
-				default:
-					break scan
-				}
-			}
-			if letters && !letterNames {
-				continue // a plain word: no distinctive name it could be
-			}
-			tok := text[start:pos]
-			trimmed := tok
-			if dotDash {
-				for len(trimmed) > 0 && trimmable(trimmed[0]) {
-					trimmed = trimmed[1:]
-				}
-				for len(trimmed) > 0 && trimmable(trimmed[len(trimmed)-1]) {
-					trimmed = trimmed[:len(trimmed)-1]
-				}
-			}
-			sc.lookup(trimmed)
-			if oddNames && trimmed != tok {
-				sc.lookup(tok)
-			}
-		}
-		if len(sc.hits) == 0 {
+// shadowIndex is what the scan looks names up in: it depends only on the live tools'
+// refs, so a toolset whose tools only changed texts or fingerprints keeps it.
+type shadowIndex struct {
+	head  map[string]int // lower-cased tool name -> the last live tool of that name
+	next  []int          // -> the previous live tool of that name, -1 at the end
+	named []bool
+	rank  []int
+	byRef *refIndex
+	// oddNames: some name starts or ends with '.' or '-', so a token must also be
+	// looked up untrimmed. letterNames: some distinctive name is letters only
+	// (sendEmail), so a token of letters only may name it in another case.
+	oddNames, letterNames bool
+}
+
+// scanner is a scan of tools' texts against ix; with mentions, each read also
+// returns the name chains the text looked up.
+func (ix *shadowIndex) scanner(tools []Assessed, mentions bool) *shadowScan {
+	return &shadowScan{tools: tools, head: ix.head, next: ix.next, named: ix.named,
+		byRef: ix.byRef.on(tools), ix: ix, keepMentions: mentions}
+}
+
+// read scans live tool i's text; hits is nil when it names no other server's tool,
+// else the tools it names, and h the shadowing hazard (Unguarded unset).
+func (sc *shadowScan) read(i int, qualified []string) (h Hazard, hits []int, mentions []int32) {
+	tools, ix := sc.tools, sc.ix
+	sc.own = tools[i].Ref.Server
+	sc.hits = sc.hits[:0]
+	sc.mentions = sc.mentions[:0]
+	text := tools[i].Text
+	if text == "" {
+		text = tools[i].Description
+	}
+	text = NormalizeText(text)
+	for pos := 0; pos < len(text); {
+		if nameClass[text[pos]] == classOther {
+			pos++
 			continue
 		}
-		// live is sorted by qualified name, so ordering the hits by their place in it
-		// (an int) orders their names: no string comparisons.
-		slices.SortFunc(sc.hits, func(a, b int) int { return rank[a] - rank[b] })
-		sc.hits = slices.Compact(sc.hits) // a name written twice is one hit
-		shadowed := make([]string, 0, len(sc.hits))
-		for _, j := range sc.hits {
-			if n := len(shadowed); n == 0 || shadowed[n-1] != qualified[j] {
-				shadowed = append(shadowed, qualified[j])
+		start := pos
+		letters, dotDash := true, false
+	scan:
+		for ; pos < len(text); pos++ {
+			switch nameClass[text[pos]] {
+			case classLower, classUpper:
+			case classDigit:
+				letters = false
+			case classDotDash:
+				letters, dotDash = false, true
+			default:
+				break scan
 			}
 		}
-		where := "'s description names"
-		if tools[i].Text != "" {
-			where = "'s text (description, titles or schemas) names"
+		if letters && !ix.letterNames {
+			continue // a plain word: no distinctive name it could be
 		}
-		sh.hazards = append(sh.hazards, Hazard{
-			Kind:     HazardShadowing,
-			Severity: SeverityHigh,
-			Legs: map[string][]string{
-				HazardLegShadowing: {qualified[i]},
-				HazardLegShadowed:  slices.Clip(shadowed), // shared, read-only: see Hazard
-			},
-			Summary: qualified[i] + where + " another server's tool " + example(shadowed),
-		})
-		sh.hits = append(sh.hits, slices.Clone(sc.hits))
+		tok := text[start:pos]
+		trimmed := tok
+		if dotDash {
+			for len(trimmed) > 0 && trimmable(trimmed[0]) {
+				trimmed = trimmed[1:]
+			}
+			for len(trimmed) > 0 && trimmable(trimmed[len(trimmed)-1]) {
+				trimmed = trimmed[:len(trimmed)-1]
+			}
+		}
+		sc.lookup(trimmed)
+		if ix.oddNames && trimmed != tok {
+			sc.lookup(tok)
+		}
 	}
-	return sh
+	if sc.keepMentions && len(sc.mentions) > 0 {
+		slices.Sort(sc.mentions)
+		mentions = slices.Clip(slices.Compact(slices.Clone(sc.mentions)))
+	}
+	if len(sc.hits) == 0 {
+		return Hazard{}, nil, mentions
+	}
+	// live is sorted by qualified name, so ordering the hits by their place in it
+	// (an int) orders their names: no string comparisons.
+	rank := ix.rank
+	slices.SortFunc(sc.hits, func(a, b int) int { return rank[a] - rank[b] })
+	sc.hits = slices.Compact(sc.hits) // a name written twice is one hit
+	shadowed := make([]string, 0, len(sc.hits))
+	for _, j := range sc.hits {
+		if n := len(shadowed); n == 0 || shadowed[n-1] != qualified[j] {
+			shadowed = append(shadowed, qualified[j])
+		}
+	}
+	where := "'s description names"
+	if tools[i].Text != "" {
+		where = "'s text (description, titles or schemas) names"
+	}
+	h = Hazard{
+		Kind:     HazardShadowing,
+		Severity: SeverityHigh,
+		Legs: map[string][]string{
+			HazardLegShadowing: {qualified[i]},
+			HazardLegShadowed:  slices.Clip(shadowed), // shared, read-only: see Hazard
+		},
+		Summary: qualified[i] + where + " another server's tool " + example(shadowed),
+	}
+	return h, slices.Clone(sc.hits), mentions
 }
 
 func lettersOnly(s string) bool {
@@ -611,11 +793,15 @@ type shadowScan struct {
 	next  []int
 	named []bool
 	byRef *refIndex
+	ix    *shadowIndex
 	own   string // the server of the tool whose text is read
 	hits  []int
-	buf   []byte
-	ownFP []string // lookup's scratch: fingerprints of own's tools of the name
-	cand  []int    // lookup's scratch: other servers' tools of the name
+	// mentions: the chains (heads) lookup found a name in, when keepMentions.
+	mentions     []int32
+	keepMentions bool
+	buf          []byte
+	ownFP        []string // lookup's scratch: fingerprints of own's tools of the name
+	cand         []int    // lookup's scratch: other servers' tools of the name
 }
 
 // lookup appends to hits the tools of servers other than own that tok names, case
@@ -633,6 +819,9 @@ func (sc *shadowScan) lookup(tok string) {
 	}
 	tools, next := sc.tools, sc.next
 	if first, ok := sc.head[string(lower)]; ok {
+		if sc.keepMentions {
+			sc.mentions = append(sc.mentions, int32(first))
+		}
 		// One walk of the chain sorts own's tools of this name from the others, so a
 		// name that many servers list costs linear time, not a pair per two tools.
 		sc.ownFP, sc.cand = sc.ownFP[:0], sc.cand[:0]
@@ -703,6 +892,15 @@ type refIndex struct {
 	tools []Assessed
 	live  []int
 	m     map[Ref]int
+}
+
+// on is r over tools, the same tools by ref: the map, when built, is shared (it is
+// never changed once built); when r is already over tools, r itself.
+func (r *refIndex) on(tools []Assessed) *refIndex {
+	if len(r.tools) > 0 && len(tools) > 0 && &r.tools[0] == &tools[0] {
+		return r
+	}
+	return &refIndex{tools: tools, live: r.live, m: r.m}
 }
 
 func (r *refIndex) get() map[Ref]int {

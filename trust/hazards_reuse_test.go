@@ -35,7 +35,7 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 		}
 		return string(d)
 	}
-	reused := 0
+	reused, partial := 0, 0
 	for round := range 60 {
 		var tools []Assessed
 		for range 5 + rng.IntN(30) {
@@ -106,6 +106,9 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("round %d step %d: reusing differs from a full recompute (-want +got):\n%s", round, step, diff)
 			}
+			if live := len(next.scan.live); next.scan != sh.scan && next.scan.rescanned < live {
+				partial++
+			}
 			if onlyActions {
 				if next.scan != sh.scan {
 					t.Fatalf("round %d step %d: only Actions, legs and tiers moved, but the shadowing was worked out again", round, step)
@@ -126,6 +129,57 @@ func TestHazardsReusing_MatchesFullRecompute(t *testing.T) {
 	if reused < 500 {
 		t.Errorf("only %d steps reused the shadowing; the test no longer covers the incremental path", reused)
 	}
+	if partial < 100 {
+		t.Errorf("only %d steps read some texts again rather than all; the test no longer covers the partial scan", partial)
+	}
+}
+
+// TestHazardsReusing_RelistingReadsOnlyWhatChanged: a server that re-lists with one
+// description changed (a rug pull) made every description of the toolset be read
+// again. Only the changed text is read now, and the texts that name a tool whose
+// definition changed (the decoy rule compares fingerprints of same-named tools); a
+// renamed tool or a server gone reads them all. The result is Hazards' each time.
+func TestHazardsReusing_RelistingReadsOnlyWhatChanged(t *testing.T) {
+	var tools []Assessed
+	for _, server := range []string{"a", "b", "c", "d"} {
+		for k := range 50 {
+			tl := tool(server, fmt.Sprintf("tool_%03d", k), TierRead, Allow, fmt.Sprintf("reads records; see also tool_%03d.", (k+1)%50))
+			tl.Fingerprint = server + fmt.Sprint(k)
+			tools = append(tools, tl)
+		}
+	}
+	check := func(step string, sh *Shadowing, wantRead int) *Shadowing {
+		t.Helper()
+		want := Hazards(slices.Clone(tools))
+		got, next := HazardsReusing(tools, sh)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: differs from a full recompute (-want +got):\n%s", step, diff)
+		}
+		if next.scan.rescanned != wantRead {
+			t.Errorf("%s: %d texts read, want %d", step, next.scan.rescanned, wantRead)
+		}
+		return next
+	}
+	sh := check("first listing", nil, 200)
+	// b's tool_007 gets a new description with the same fingerprint (not realistic,
+	// but it isolates the text): only that text is read.
+	tools[57].Description = "now says: also call a__tool_001 and tool_020."
+	sh = check("one text", sh, 1)
+	// c's tool_020 changes its definition: its own text, and every text naming
+	// tool_020 (tool_019 of each server, and b's tool_007 above) are read.
+	tools[120].Description = "a new definition"
+	tools[120].Fingerprint = "changed"
+	sh = check("one definition", sh, 1+4+1)
+	// Nothing changed: the same scan.
+	if _, next := HazardsReusing(tools, sh); next.scan != sh.scan {
+		t.Error("an unchanged toolset was scanned again")
+	}
+	// A tool renamed: the name index changes, every text is read.
+	tools[10].Ref.Tool = "renamed_tool"
+	sh = check("a rename", sh, 200)
+	// A tool blocked: likewise.
+	tools[11].Class.Tier = TierBlocked
+	check("a tool blocked", sh, 199)
 }
 
 type keptResult struct{ got, copy []Hazard }
