@@ -13,7 +13,7 @@
 //  3. The agent gateway: session's BenchmarkCallThroughGateway against
 //     BenchmarkCallDirect (p50 and p99), and BenchmarkAuditedApprovals.
 //  4. trust's BenchmarkClassifyAndHazards at 100, 1,000 and 10,000 tools, and
-//     session's BenchmarkWhatIfRecompute at 10,000.
+//     session's BenchmarkWhatIfRecompute and BenchmarkRelistOneServer at 10,000.
 //  5. ui's BenchmarkView (one frame, one key press) at 10,000 tools over 50 servers,
 //     and the peak RSS of the real TUI in a pseudo-terminal on one stdio server
 //     listing 10,000 tools (bench/manytools), against bench/manytools' own figure
@@ -583,6 +583,22 @@ func (r *runner) rowTrust() ([]row, error) {
 	rows = append(rows, row{
 		id: "4d", what: "what-if: toggle one server's trust and take the new snapshot, 10,000 tools over 50 servers",
 		airlock: msf(ns), reference: "classify + hazards alone (4c) " + msf(at10k), result: fmt.Sprintf("%.2fx", ns/at10k),
+		goal: "≤ 4 ms", verdict: verdict(ns <= 4e6),
+	})
+	// The same recompute when a server changes: one of the 50 re-lists with a new
+	// description (a tools/list_changed, its 200 tools listed again); build-µs is the
+	// Snapshot call that built the new snapshot.
+	l, err := r.goBench(goBenchRun{pkg: "session", pattern: "^BenchmarkRelistOneServer$", benchtime: r.benchtime("20x"), rounds: r.rounds()})
+	if err != nil {
+		return rows, err
+	}
+	us, ok := l.median("BenchmarkRelistOneServer", "build-µs")
+	if !ok {
+		return rows, errors.New("no figure from BenchmarkRelistOneServer")
+	}
+	rows = append(rows, row{
+		id: "4e", what: "one server of the 50 re-lists with a tool's description changed: the new snapshot's build (reclassification and hazards)",
+		airlock: msf(us * 1e3), reference: "what-if (4d) " + msf(ns), result: fmt.Sprintf("%.2fx", us*1e3/ns),
 		goal: "—", verdict: "info",
 	})
 	return rows, nil
