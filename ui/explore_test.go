@@ -584,9 +584,7 @@ func TestExplore_HostileStringsEscaped(t *testing.T) {
 // selection was read through the old rows, and the TUI crashed (index out of
 // range); the selection is kept by name when the tool comes back.
 func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
-	st := theme.New(true, true)
-	p := newToolsPane(&st)
-	p.SetSize(60, 20)
+	p := testToolsPane()
 	a := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "a"}}
 	b := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "b"}}
 	p.setTools([]*session.ToolInfo{&a, &b})
@@ -603,6 +601,14 @@ func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
 	}
 }
 
+// testToolsPane is a tools pane of 60x20 with the dark theme.
+func testToolsPane() toolsPane {
+	st := theme.New(true, true)
+	p := newToolsPane(&st)
+	p.SetSize(60, 20)
+	return p
+}
+
 // TestToolsPane_UntouchedCursorStaysOnTheFirstRow: servers become ready one by one,
 // and each new snapshot kept the tool under the cursor, so a cursor the person never
 // moved rode down with the first-ready server's first tool (web__fetch_url) as
@@ -610,9 +616,7 @@ func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
 // reads was not the one selected, and Enter opened another tool than the top one.
 // Once the person moves the cursor (or airlock shows them a tool), the tool is kept.
 func TestToolsPane_UntouchedCursorStaysOnTheFirstRow(t *testing.T) {
-	st := theme.New(true, true)
-	p := newToolsPane(&st)
-	p.SetSize(60, 20)
+	p := testToolsPane()
 	fetch := session.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch_url"}}
 	send := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send_email"}}
 	read := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "read_inbox"}}
