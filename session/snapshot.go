@@ -335,6 +335,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	}
 	m.mu.Unlock()
 	tools, pins := s.tools, s.pins
+	saved := m.savedRules()
 	part.tools = make([]ToolInfo, 0, len(tools))
 	part.assessed = make([]trust.Assessed, 0, len(tools))
 	for _, lt := range tools {
@@ -386,7 +387,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			ruleSet:          configRuleSet(s, lt.wire.Name, tc.Rules),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
-			AllowRule: m.allowRule(ref, tc.Rules), Untrusted: key.trust != trust.Trusted})
+			AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted})
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
 	part.ptrs = make([]*ToolInfo, len(part.tools))

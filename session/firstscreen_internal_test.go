@@ -1,0 +1,112 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// manyToolsManager is a started Manager over one in-process server "many" listing n
+// tools (tool_00000 …), with opts; it is closed when the test ends.
+func manyToolsManager(tb testing.TB, n int, opts Options) *Manager {
+	tb.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
+	for i := range n {
+		srv.AddTool(&mcp.Tool{
+			Name:        fmt.Sprintf("tool_%05d", i),
+			Description: fmt.Sprintf("Writes record %d of the archive.", i),
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
+		}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	opts.InProcess = map[string]*mcp.Server{"many": srv}
+	m := New(&config.Config{
+		Policy:          trust.DefaultPolicy(),
+		ApprovalTimeout: time.Minute,
+		Servers:         []config.Server{{Name: "many", Trust: trust.Trusted, ConnectTimeout: time.Minute}},
+	}, opts)
+	tb.Cleanup(func() { m.Close() })
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	if got := len(m.Snapshot().Tools); got != n {
+		tb.Fatalf("%d tools listed, want %d", got, n)
+	}
+	return m
+}
+
+// rebuild drops every cached part and takes a snapshot built from scratch, as the
+// first one after a listing is.
+func (m *Manager) rebuild() *Snapshot {
+	for _, s := range m.servers {
+		s.mu.Lock()
+		s.snapCache = nil
+		s.mu.Unlock()
+	}
+	m.dropSnapshot()
+	return m.Snapshot()
+}
+
+// Issue 16, goal 2 (the path to the first screen): building a snapshot of a listing
+// looks at rules.toml once, not once per tool (10,000 lstat calls were about half of
+// the first build), and still sees the remembered allow rules as the file stands.
+func TestSnapshot_RulesFileLookedAtOncePerBuild(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rules.toml")
+	m := manyToolsManager(t, 300, Options{RulesFile: path})
+	rule := SavedRule{ID: "r1", Server: "many", Tool: "tool_00007", Policy: "allow",
+		When: map[string]map[string]any{"path": {"glob": "/srv/*"}}, From: "a test", Created: time.Unix(1, 0).UTC()}
+	if err := writeRulesFile(path, []SavedRule{rule}); err != nil {
+		t.Fatal(err)
+	}
+	m.engine.rules.mu.Lock()
+	m.engine.rules.looks = 0
+	m.engine.rules.mu.Unlock()
+
+	m.rebuild()
+
+	m.engine.rules.mu.Lock()
+	looks := m.engine.rules.looks
+	m.engine.rules.mu.Unlock()
+	if looks > 1 {
+		t.Errorf("one snapshot of 300 tools looked at rules.toml %d times, want once", looks)
+	}
+	part := m.servers["many"].snapCache
+	allowed := 0
+	for _, a := range part.assessed {
+		if a.AllowRule != "" {
+			allowed++
+			if a.Ref.Tool != "tool_00007" {
+				t.Errorf("%s has the allow rule %q", a.Ref.Tool, a.AllowRule)
+			}
+		}
+	}
+	if allowed != 1 {
+		t.Errorf("%d tools have an allow rule, want tool_00007's written before the build", allowed)
+	}
+}
+
+// BenchmarkFirstSnapshot10000 is the first snapshot after a listing of 10,000 tools
+// (rules.toml in place, as the TUI runs): every tool classified, hazards over the set.
+func BenchmarkFirstSnapshot10000(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rules.toml")
+	if err := writeRulesFile(path, []SavedRule{{ID: "r1", Server: "many", Tool: "tool_00007", Policy: "allow",
+		When: map[string]map[string]any{"path": {"glob": "/srv/*"}}, From: "a test", Created: time.Unix(1, 0).UTC()}}); err != nil {
+		b.Fatal(err)
+	}
+	m := manyToolsManager(b, 10000, Options{RulesFile: path})
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := m.rebuild(); len(s.Tools) != 10000 {
+			b.Fatal("lost tools")
+		}
+	}
+}
