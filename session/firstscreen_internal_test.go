@@ -14,13 +14,14 @@ import (
 )
 
 // manyToolsManager is a started Manager over one in-process server "many" listing n
-// tools (tool_00000 …), with opts; it is closed when the test ends.
+// tools named as bench/manytools names them (t0, t1, … t9999: listed in number
+// order, not in name order), with opts; it is closed when the test ends.
 func manyToolsManager(tb testing.TB, n int, opts Options) *Manager {
 	tb.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
 	for i := range n {
 		srv.AddTool(&mcp.Tool{
-			Name:        fmt.Sprintf("tool_%05d", i),
+			Name:        fmt.Sprintf("t%d", i),
 			Description: fmt.Sprintf("Writes record %d of the archive.", i),
 			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
 		}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -44,7 +45,7 @@ func manyToolsManager(tb testing.TB, n int, opts Options) *Manager {
 	return m
 }
 
-// rebuild drops every cached part and takes a snapshot built from scratch, as the
+// rebuild drops every cached part (and the hazards' shadowing) and takes a snapshot built from scratch, as the
 // first one after a listing is.
 func (m *Manager) rebuild() *Snapshot {
 	for _, s := range m.servers {
@@ -52,6 +53,9 @@ func (m *Manager) rebuild() *Snapshot {
 		s.snapCache = nil
 		s.mu.Unlock()
 	}
+	m.buildMu.Lock()
+	m.built = builtState{}
+	m.buildMu.Unlock()
 	m.dropSnapshot()
 	return m.Snapshot()
 }
@@ -62,7 +66,7 @@ func (m *Manager) rebuild() *Snapshot {
 func TestSnapshot_RulesFileLookedAtOncePerBuild(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rules.toml")
 	m := manyToolsManager(t, 300, Options{RulesFile: path})
-	rule := SavedRule{ID: "r1", Server: "many", Tool: "tool_00007", Policy: "allow",
+	rule := SavedRule{ID: "r1", Server: "many", Tool: "t7", Policy: "allow",
 		When: map[string]map[string]any{"path": {"glob": "/srv/*"}}, From: "a test", Created: time.Unix(1, 0).UTC()}
 	if err := writeRulesFile(path, []SavedRule{rule}); err != nil {
 		t.Fatal(err)
@@ -84,13 +88,13 @@ func TestSnapshot_RulesFileLookedAtOncePerBuild(t *testing.T) {
 	for _, a := range part.assessed {
 		if a.AllowRule != "" {
 			allowed++
-			if a.Ref.Tool != "tool_00007" {
+			if a.Ref.Tool != "t7" {
 				t.Errorf("%s has the allow rule %q", a.Ref.Tool, a.AllowRule)
 			}
 		}
 	}
 	if allowed != 1 {
-		t.Errorf("%d tools have an allow rule, want tool_00007's written before the build", allowed)
+		t.Errorf("%d tools have an allow rule, want t7's written before the build", allowed)
 	}
 }
 
@@ -98,7 +102,7 @@ func TestSnapshot_RulesFileLookedAtOncePerBuild(t *testing.T) {
 // (rules.toml in place, as the TUI runs): every tool classified, hazards over the set.
 func BenchmarkFirstSnapshot10000(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "rules.toml")
-	if err := writeRulesFile(path, []SavedRule{{ID: "r1", Server: "many", Tool: "tool_00007", Policy: "allow",
+	if err := writeRulesFile(path, []SavedRule{{ID: "r1", Server: "many", Tool: "t7", Policy: "allow",
 		When: map[string]map[string]any{"path": {"glob": "/srv/*"}}, From: "a test", Created: time.Unix(1, 0).UTC()}}); err != nil {
 		b.Fatal(err)
 	}
@@ -106,6 +110,23 @@ func BenchmarkFirstSnapshot10000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if s := m.rebuild(); len(s.Tools) != 10000 {
+			b.Fatal("lost tools")
+		}
+	}
+}
+
+// BenchmarkBuildServer10000 is one server's part of that first snapshot alone (10,000
+// tools listed as bench/manytools lists them, not in name order).
+func BenchmarkBuildServer10000(b *testing.B) {
+	m := manyToolsManager(b, 10000, Options{})
+	s := m.servers["many"]
+	key := s.snapCache.key
+	b.ReportAllocs()
+	for b.Loop() {
+		s.mu.Lock()
+		part := m.buildServer(s, key)
+		s.mu.Unlock()
+		if len(part.tools) != 10000 {
 			b.Fatal("lost tools")
 		}
 	}
