@@ -131,3 +131,58 @@ func BenchmarkBuildServer10000(b *testing.B) {
 		}
 	}
 }
+
+// Issue 16, goal 2: resources and prompts listed after the tools (or changed later)
+// change the server's channels, not its tools: the tools are not classified again
+// (a second pass over 10,000 tools right after the first screen), and the channels
+// and hazards follow the new catalog.
+func TestSnapshot_CatalogChangeKeepsTheClassifiedTools(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
+	for i := range 50 {
+		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i), Description: "a tool", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	srv.AddResource(&mcp.Resource{URI: "file:///a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	m := New(&config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: time.Minute,
+		Servers: []config.Server{{Name: "many", ConnectTimeout: time.Minute}}}, Options{InProcess: map[string]*mcp.Server{"many": srv}})
+	t.Cleanup(func() { m.Close() })
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := m.Snapshot()
+	if sv, _ := before.Server("many"); len(sv.Resources) != 1 || len(before.Tools) != 50 {
+		t.Fatalf("before: %d resources, %d tools", len(sv.Resources), len(before.Tools))
+	}
+	srv.AddResource(&mcp.Resource{URI: "file:///b", Name: "b"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	var after *Snapshot
+	for {
+		after = m.Snapshot()
+		if sv, _ := after.Server("many"); len(sv.Resources) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new resource never showed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range after.Tools {
+		if after.Tools[i] != before.Tools[i] {
+			t.Fatalf("tool %s was classified again for a catalog change", after.Tools[i].Ref.Tool)
+		}
+	}
+	if len(after.channels) == 0 {
+		t.Error("the server's resources fill no channel")
+	}
+	part := m.servers["many"].snapCache
+	if got, want := len(part.assessed), len(part.tools)+len(part.channels); got != want {
+		t.Errorf("the hazards read %d entries, want the %d tools and %d channels", got, len(part.tools), len(part.channels))
+	}
+}
