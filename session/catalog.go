@@ -258,7 +258,7 @@ func (s *server) setCatalog(gen uint64, c catalog) {
 		return
 	}
 	s.catalog = c
-	s.listing++
+	s.catalogVer++
 	st := s.status
 	s.mu.Unlock()
 	s.m.dropSnapshot()

@@ -297,7 +297,9 @@ func (p *Pins) waitSaved() {
 
 // observeLocked is observe on data, which it changes.
 func observeLocked(data *pinFile, identity, server, instructions string, tools []listedTool, now time.Time) pinOutcome {
-	out := pinOutcome{tools: map[string]trust.PinState{}, pinnedAt: map[string]time.Time{}}
+	// Every map is sized for the listing: a first sight of 10,000 tools otherwise
+	// grows each of them a dozen times before the listing is shown.
+	out := pinOutcome{tools: make(map[string]trust.PinState, len(tools)), pinnedAt: make(map[string]time.Time, len(tools))}
 	sp := data.Servers[identity]
 	dirty := false
 	if sp == nil {
@@ -311,7 +313,7 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 			}
 			out.inherited = true
 		} else {
-			sp = &serverPin{Name: server, Instructions: trust.InstructionsFingerprint(instructions), PinnedAt: now, Tools: map[string]toolPin{}}
+			sp = &serverPin{Name: server, Instructions: trust.InstructionsFingerprint(instructions), PinnedAt: now, Tools: make(map[string]toolPin, len(tools))}
 		}
 		data.Servers[identity] = sp
 		dirty = true

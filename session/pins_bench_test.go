@@ -47,3 +47,21 @@ func BenchmarkPinsObserveUnchanged(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPinsObserveFirstSight10000 is what the first listing of a server of 10,000
+// tools waits for before it is shown (bench/run's row 5e starts with no pins): every
+// tool decided new and added to the store, in memory.
+func BenchmarkPinsObserveFirstSight10000(b *testing.B) {
+	tools := make([]listedTool, 10000)
+	for i := range tools {
+		tools[i] = listedTool{wire: wireTool{Name: fmt.Sprintf("t%d", i)}, raw: json.RawMessage(`{}`), fingerprint: fmt.Sprintf("%064d", i)}
+	}
+	now := time.Unix(1, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		data := &pinFile{Servers: map[string]*serverPin{}}
+		if out := observeLocked(data, "id", "many", "", tools, now); len(out.tools) != 10000 || out.tools["t9999"] != trust.PinNew {
+			b.Fatal("not every tool is new")
+		}
+	}
+}

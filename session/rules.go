@@ -15,23 +15,30 @@ import (
 )
 
 // allowRule names the first allow rule of a tool (the config's, then the remembered
-// ones as the file stood when the listing was classified), for hazards: where a tier
-// asks, such a rule lets some calls run unasked, so the tool's legs are unguarded.
-func (m *Manager) allowRule(ref trust.Ref, configured []trust.Rule) string {
+// ones: saved, what savedRules returned when the listing was classified), for
+// hazards: where a tier asks, such a rule lets some calls run unasked, so the tool's
+// legs are unguarded.
+func (m *Manager) allowRule(ref trust.Ref, configured []trust.Rule, saved map[trust.Ref][]trust.Rule) string {
 	for i := range configured {
 		if configured[i].Policy == trust.Allow && (m.engine == nil || !m.engine.ruleOff(configured[i].Name)) {
 			return configured[i].Label()
 		}
 	}
-	if m.engine != nil && m.engine.rules != nil {
-		_, saved := m.engine.rules.forTool(ref)
-		for i := range saved {
-			if saved[i].Policy == trust.Allow && !m.engine.ruleOff(saved[i].Name) {
-				return saved[i].Label()
-			}
+	for _, r := range saved[ref] {
+		if r.Policy == trust.Allow && !m.engine.ruleOff(r.Name) {
+			return r.Label()
 		}
 	}
 	return ""
+}
+
+// savedRules is every tool's remembered rules as rules.toml stands now, read once
+// for a whole listing (nil without an engine or a store).
+func (m *Manager) savedRules() map[trust.Ref][]trust.Rule {
+	if m.engine == nil || m.engine.rules == nil {
+		return nil
+	}
+	return m.engine.rules.byToolNow()
 }
 
 // rulesChanged reclassifies a server's part of the snapshot after a remembered rule

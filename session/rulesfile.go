@@ -79,6 +79,8 @@ type rulesStore struct {
 	byTool map[trust.Ref][]trust.Rule
 	sets   map[trust.Ref]*trust.RuleSet
 	err    error // the last load's error (the previous rules stay)
+	// looks counts how often the file was looked at (one lstat each).
+	looks int
 }
 
 func newRulesStore(path, home string) *rulesStore {
@@ -134,6 +136,7 @@ func (s *rulesStore) reloadLocked() {
 	if s.path == "" {
 		return
 	}
+	s.looks++
 	st, err := os.Lstat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if s.last != nil || s.saved != nil {
@@ -244,6 +247,16 @@ func (s *rulesStore) update(f func([]SavedRule) ([]SavedRule, error)) error {
 
 // forTool returns the remembered rules of one tool, compiled and as a list (nil when
 // none), reloading the file if it changed.
+// byToolNow returns every tool's remembered rules as the file stands now (looked at
+// once): a listing's classification reads them for all its tools from this. The map
+// is replaced, never changed, by later loads, so it may be read without the lock.
+func (s *rulesStore) byToolNow() map[trust.Ref][]trust.Rule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reloadLocked()
+	return s.byTool
+}
+
 func (s *rulesStore) forTool(ref trust.Ref) (*trust.RuleSet, []trust.Rule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -51,6 +51,7 @@ type server struct {
 	notices      []string // listNotices plus what the pins said
 	listNotices  []string
 	listing      uint64      // bumped whenever tools or pins are stored
+	catalogVer   uint64      // bumped whenever resources, templates or prompts are stored
 	snapCache    *serverSnap // this server's part of the last snapshot
 	refreshing   bool
 	trailing     bool

@@ -241,6 +241,7 @@ func (b *builtState) toolset(parts []*serverSnap) []trust.Assessed {
 
 type serverSnapKey struct {
 	listing uint64 // server.listing: bumped with every stored tool list or pin outcome
+	catalog uint64 // server.catalogVer: only the channels depend on it
 	status  Status
 	trust   trust.ServerTrust
 	over    uint64 // Manager.overVersion[server]: bumped with every live change to it
@@ -285,9 +286,14 @@ func (m *Manager) build(version uint64) *Snapshot {
 			info.Resources, info.ResourceTemplates, info.Prompts = c.resources, c.templates, c.prompts
 			info.OffersResources, info.OffersPrompts, info.Subscribe, info.Completions = c.offersResources, c.offersPrompts, c.subscribe, c.completions
 		}
-		key := serverSnapKey{listing: s.listing, status: s.status, trust: trusts[name], over: overVersions[name], info: s.infoVer}
+		key := serverSnapKey{listing: s.listing, catalog: s.catalogVer, status: s.status, trust: trusts[name], over: overVersions[name], info: s.infoVer}
 		part := s.snapCache
-		if part == nil || part.key != key {
+		switch {
+		case part != nil && part.key == key:
+		case part != nil && key.status == StatusReady && part.key.toolsKey() == key.toolsKey():
+			part = m.rebuildChannels(s, part, key)
+			s.snapCache = part
+		default:
 			part = m.buildServer(s, key)
 			s.snapCache = part
 		}
@@ -313,6 +319,25 @@ func (m *Manager) build(version uint64) *Snapshot {
 	return snap
 }
 
+// toolsKey is the key without the catalog: what the classified tools depend on.
+func (k serverSnapKey) toolsKey() serverSnapKey {
+	k.catalog = 0
+	return k
+}
+
+// rebuildChannels is buildServer after a change to the server's resources or prompts
+// only: the tools classified for part are kept (shared, as snapshots share them), the
+// channels are made again; s.mu is held.
+func (m *Manager) rebuildChannels(s *server, part *serverSnap, key serverSnapKey) *serverSnap {
+	n := len(part.tools)
+	np := &serverSnap{key: key, tools: part.tools, ptrs: part.ptrs, tiers: part.tiers, channels: m.channels(s, key.trust)}
+	np.assessed = slices.Clip(part.assessed[:n]) // appending copies: part stays as it was
+	for _, c := range np.channels {
+		np.assessed = append(np.assessed, trust.Assessed{Ref: c.Ref, Class: c.Class, Fingerprint: c.Fingerprint, Untrusted: key.trust != trust.Trusted})
+	}
+	return np
+}
+
 // buildServer classifies one server's tools; s.mu is held.
 func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	part := &serverSnap{key: key}
@@ -335,6 +360,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	}
 	m.mu.Unlock()
 	tools, pins := s.tools, s.pins
+	saved := m.savedRules()
 	part.tools = make([]ToolInfo, 0, len(tools))
 	part.assessed = make([]trust.Assessed, 0, len(tools))
 	for _, lt := range tools {
@@ -386,7 +412,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			ruleSet:          configRuleSet(s, lt.wire.Name, tc.Rules),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
-			AllowRule: m.allowRule(ref, tc.Rules), Untrusted: key.trust != trust.Trusted})
+			AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted})
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
 	part.ptrs = make([]*ToolInfo, len(part.tools))

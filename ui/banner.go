@@ -49,9 +49,10 @@ func hazardLegs(k trust.HazardKind) []string {
 // all come from one server, else one example. With counts it says how many: "(3)",
 // "(+2)". The example is the first tool that fills no other leg of the hazard, so
 // that "web__fetch_url → notes__* → mail__send_email" names three different tools
-// where it can. A channel reads "SERVER resources" (trust.LegName). Names are
+// where it can (others returns the names in the hazard's other legs; it is called
+// only then). A channel reads "SERVER resources" (trust.LegName). Names are
 // server-controlled and escaped.
-func legText(st *theme.Styles, names []string, others map[string]bool, counts bool) string {
+func legText(st *theme.Styles, names []string, others func() map[string]bool, counts bool) string {
 	switch len(names) {
 	case 0:
 		return "-"
@@ -74,8 +75,9 @@ func legText(st *theme.Styles, names []string, others map[string]bool, counts bo
 		return s
 	}
 	example := names[0]
+	inOthers := others()
 	for _, n := range names {
-		if !others[n] {
+		if !inOthers[n] {
 			example = n
 			break
 		}
@@ -107,16 +109,25 @@ func hazardLine(st *theme.Styles, h trust.Hazard, width int) string {
 	title := theme.SeverityGlyph(h.Severity) + " " + hazardTitle(h.Kind)
 	head := style.Render(title + ":")
 	var line, legsText string
+	// The names in a leg's other legs, built only for a leg whose names come from
+	// several servers (legText picks its example from them), once for both tries:
+	// at 10,000 tools each set is thousands of names.
+	othersOf := make([]map[string]bool, len(legs))
 	for _, counts := range []bool{true, false} {
 		parts := make([]string, 0, len(legs))
 		for i, l := range legs {
-			others := map[string]bool{}
-			for j, o := range legs {
-				if j != i {
-					for _, n := range h.Legs[o] {
-						others[n] = true
+			others := func() map[string]bool {
+				if othersOf[i] == nil {
+					othersOf[i] = map[string]bool{}
+					for j, o := range legs {
+						if j != i {
+							for _, n := range h.Legs[o] {
+								othersOf[i][n] = true
+							}
+						}
 					}
 				}
+				return othersOf[i]
 			}
 			parts = append(parts, legText(st, h.Legs[l], others, counts))
 		}

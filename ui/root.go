@@ -795,8 +795,9 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 		m.refreshInfo()
 	}
 	m.refreshExplore()
-	m.relayout(false)
-	m.refreshBanner()
+	if !m.relayout(false) {
+		m.refreshBanner() // a new layout has drawn it already
+	}
 }
 
 // refreshBanner renders the risk banner for the current hazards and width.
@@ -806,8 +807,8 @@ func (m *Model) refreshBanner() {
 
 // relayout recomputes the layout and gives every child its size. Unless forced it
 // does nothing when the layout did not change, so a snapshot does not re-wrap the
-// detail and result views.
-func (m *Model) relayout(force bool) {
+// detail and result views. It reports whether it laid out (and drew the banner).
+func (m *Model) relayout(force bool) bool {
 	want := 0
 	if m.snap != nil {
 		want = len(m.snap.Hazards)
@@ -820,7 +821,7 @@ func (m *Model) relayout(force bool) {
 		l.bodyH--
 	}
 	if l == m.layout && !force {
-		return
+		return false
 	}
 	m.layout = l
 	m.servers.SetSize(l.serversW, l.bodyH)
@@ -851,6 +852,7 @@ func (m *Model) relayout(force bool) {
 	if m.snap != nil {
 		m.refreshBanner()
 	}
+	return true
 }
 
 // setTheme rebuilds the styles for a light or dark background and hands them to

@@ -1,0 +1,188 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// manyToolsManager is a started Manager over one in-process server "many" listing n
+// tools named as bench/manytools names them (t0, t1, … t9999: listed in number
+// order, not in name order), with opts; it is closed when the test ends.
+func manyToolsManager(tb testing.TB, n int, opts Options) *Manager {
+	tb.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
+	for i := range n {
+		srv.AddTool(&mcp.Tool{
+			Name:        fmt.Sprintf("t%d", i),
+			Description: fmt.Sprintf("Writes record %d of the archive.", i),
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
+		}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	opts.InProcess = map[string]*mcp.Server{"many": srv}
+	m := New(&config.Config{
+		Policy:          trust.DefaultPolicy(),
+		ApprovalTimeout: time.Minute,
+		Servers:         []config.Server{{Name: "many", Trust: trust.Trusted, ConnectTimeout: time.Minute}},
+	}, opts)
+	tb.Cleanup(func() { m.Close() })
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	if got := len(m.Snapshot().Tools); got != n {
+		tb.Fatalf("%d tools listed, want %d", got, n)
+	}
+	return m
+}
+
+// rebuild drops every cached part (and the hazards' shadowing) and takes a snapshot built from scratch, as the
+// first one after a listing is.
+func (m *Manager) rebuild() *Snapshot {
+	for _, s := range m.servers {
+		s.mu.Lock()
+		s.snapCache = nil
+		s.mu.Unlock()
+	}
+	m.buildMu.Lock()
+	m.built = builtState{}
+	m.buildMu.Unlock()
+	m.dropSnapshot()
+	return m.Snapshot()
+}
+
+// Issue 16, goal 2 (the path to the first screen): building a snapshot of a listing
+// looks at rules.toml once, not once per tool (10,000 lstat calls were about half of
+// the first build), and still sees the remembered allow rules as the file stands.
+func TestSnapshot_RulesFileLookedAtOncePerBuild(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rules.toml")
+	m := manyToolsManager(t, 300, Options{RulesFile: path})
+	rule := SavedRule{ID: "r1", Server: "many", Tool: "t7", Policy: "allow",
+		When: map[string]map[string]any{"path": {"glob": "/srv/*"}}, From: "a test", Created: time.Unix(1, 0).UTC()}
+	if err := writeRulesFile(path, []SavedRule{rule}); err != nil {
+		t.Fatal(err)
+	}
+	m.engine.rules.mu.Lock()
+	m.engine.rules.looks = 0
+	m.engine.rules.mu.Unlock()
+
+	m.rebuild()
+
+	m.engine.rules.mu.Lock()
+	looks := m.engine.rules.looks
+	m.engine.rules.mu.Unlock()
+	if looks > 1 {
+		t.Errorf("one snapshot of 300 tools looked at rules.toml %d times, want once", looks)
+	}
+	part := m.servers["many"].snapCache
+	allowed := 0
+	for _, a := range part.assessed {
+		if a.AllowRule != "" {
+			allowed++
+			if a.Ref.Tool != "t7" {
+				t.Errorf("%s has the allow rule %q", a.Ref.Tool, a.AllowRule)
+			}
+		}
+	}
+	if allowed != 1 {
+		t.Errorf("%d tools have an allow rule, want t7's written before the build", allowed)
+	}
+}
+
+// BenchmarkFirstSnapshot10000 is the first snapshot after a listing of 10,000 tools
+// (rules.toml in place, as the TUI runs): every tool classified, hazards over the set.
+func BenchmarkFirstSnapshot10000(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rules.toml")
+	if err := writeRulesFile(path, []SavedRule{{ID: "r1", Server: "many", Tool: "t7", Policy: "allow",
+		When: map[string]map[string]any{"path": {"glob": "/srv/*"}}, From: "a test", Created: time.Unix(1, 0).UTC()}}); err != nil {
+		b.Fatal(err)
+	}
+	m := manyToolsManager(b, 10000, Options{RulesFile: path})
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := m.rebuild(); len(s.Tools) != 10000 {
+			b.Fatal("lost tools")
+		}
+	}
+}
+
+// BenchmarkBuildServer10000 is one server's part of that first snapshot alone (10,000
+// tools listed as bench/manytools lists them, not in name order).
+func BenchmarkBuildServer10000(b *testing.B) {
+	m := manyToolsManager(b, 10000, Options{})
+	s := m.servers["many"]
+	key := s.snapCache.key
+	b.ReportAllocs()
+	for b.Loop() {
+		s.mu.Lock()
+		part := m.buildServer(s, key)
+		s.mu.Unlock()
+		if len(part.tools) != 10000 {
+			b.Fatal("lost tools")
+		}
+	}
+}
+
+// Issue 16, goal 2: resources and prompts listed after the tools (or changed later)
+// change the server's channels, not its tools: the tools are not classified again
+// (a second pass over 10,000 tools right after the first screen), and the channels
+// and hazards follow the new catalog.
+func TestSnapshot_CatalogChangeKeepsTheClassifiedTools(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
+	for i := range 50 {
+		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i), Description: "a tool", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	srv.AddResource(&mcp.Resource{URI: "file:///a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	m := New(&config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: time.Minute,
+		Servers: []config.Server{{Name: "many", ConnectTimeout: time.Minute}}}, Options{InProcess: map[string]*mcp.Server{"many": srv}})
+	t.Cleanup(func() { m.Close() })
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := m.Snapshot()
+	if sv, _ := before.Server("many"); len(sv.Resources) != 1 || len(before.Tools) != 50 {
+		t.Fatalf("before: %d resources, %d tools", len(sv.Resources), len(before.Tools))
+	}
+	srv.AddResource(&mcp.Resource{URI: "file:///b", Name: "b"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	var after *Snapshot
+	for {
+		after = m.Snapshot()
+		if sv, _ := after.Server("many"); len(sv.Resources) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new resource never showed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range after.Tools {
+		if after.Tools[i] != before.Tools[i] {
+			t.Fatalf("tool %s was classified again for a catalog change", after.Tools[i].Ref.Tool)
+		}
+	}
+	if len(after.channels) == 0 {
+		t.Error("the server's resources fill no channel")
+	}
+	part := m.servers["many"].snapCache
+	if got, want := len(part.assessed), len(part.tools)+len(part.channels); got != want {
+		t.Errorf("the hazards read %d entries, want the %d tools and %d channels", got, len(part.tools), len(part.channels))
+	}
+}
