@@ -197,7 +197,7 @@ func (p *toolPass) run(raw []byte) (f ToolFields, ok bool) {
 		return ToolFields{}, false
 	}
 	// The text, as ToolText built it from the first value.
-	var tb []byte
+	tb := p.scratch[:0]
 	addText := func(s span) {
 		if s.b > s.a+2 && p.src[s.a] == '"' {
 			tb = p.appendDecoded(tb, s)
@@ -212,6 +212,7 @@ func (p *toolPass) run(raw []byte) (f ToolFields, ok bool) {
 	tb = append(tb, p.text[inText.a:inText.b]...)
 	tb = append(tb, p.text[outText.a:outText.b]...)
 	f.Text = string(tb)
+	p.scratch = tb
 
 	p.space()
 	if p.i != len(p.src) {

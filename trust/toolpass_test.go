@@ -260,3 +260,29 @@ func FuzzToolPassMatchesOld(f *testing.F) {
 		checkToolPass(t, raw)
 	})
 }
+
+// typicalListedTool is a tool as servers list them: a name, a 120-byte description, a small
+// input schema, annotations.
+const typicalListedTool = `{"name":"tool_00042","description":"Reads record 00042 of the archive and returns it as text, with the lines asked for and a short header naming the source.","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"the record's id"},"limit":{"type":"integer","description":"how many lines","minimum":1}},"required":["id"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}`
+
+// BenchmarkToolPass compares one tool's read: the old two decodes, and ReadTool.
+func BenchmarkToolPass(b *testing.B) {
+	raw := []byte(typicalListedTool)
+	b.Run("old", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := oldDecodeWireTool(raw); err != nil {
+				b.Fatal(err)
+			}
+			_ = oldToolText(raw)
+		}
+	})
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := ReadTool(raw); !ok {
+				b.Fatal("not ok")
+			}
+		}
+	})
+}
