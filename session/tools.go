@@ -35,12 +35,13 @@ type wireTool struct {
 	TaskSupport string
 }
 
-// readTool reads one raw tool object in one pass (trust.ReadTool): its wire fields
-// and the text a model reads of it; ok is false when it is not a JSON object.
-func readTool(raw json.RawMessage) (w wireTool, text string, ok bool) {
-	f, ok := trust.ReadTool(raw)
+// readTool reads one raw tool object in one pass (trust.ReadTool): its wire fields,
+// the text a model reads of it and its declared hints; ok is false when it is not a
+// JSON object.
+func readTool(raw json.RawMessage) (w wireTool, f trust.ToolFields, ok bool) {
+	f, ok = trust.ReadTool(raw)
 	if !ok {
-		return wireTool{}, "", false
+		return wireTool{}, f, false
 	}
 	return wireTool{
 		Name:         f.Name,
@@ -50,7 +51,7 @@ func readTool(raw json.RawMessage) (w wireTool, text string, ok bool) {
 		OutputSchema: f.OutputSchema,
 		Annotations:  f.Annotations,
 		TaskSupport:  f.TaskSupport,
-	}, f.Text, true
+	}, f, true
 }
 
 // listedTool is one tool as a server listed it, before classification.
@@ -184,7 +185,7 @@ const parallelParseMin = 512
 
 // parseTool decodes one raw tool object; ok is false when it is not a tool object.
 func parseTool(raw json.RawMessage) (t listedTool, ok bool) {
-	w, text, ok := readTool(raw)
+	w, f, ok := readTool(raw)
 	if !ok {
 		return listedTool{}, false
 	}
@@ -196,9 +197,9 @@ func parseTool(raw json.RawMessage) (t listedTool, ok bool) {
 	t = listedTool{
 		wire:        w,
 		raw:         raw,
-		declared:    trust.ParseDeclared(w.Annotations),
+		declared:    f.Declared,
 		fingerprint: fp,
-		text:        text,
+		text:        f.Text,
 	}
 	if err != nil {
 		t.nameProblem = "definition cannot be fingerprinted: " + err.Error()

@@ -28,6 +28,8 @@ type ToolFields struct {
 	// TaskSupport is execution.taskSupport ("" when absent or not a string).
 	TaskSupport string
 	Text        string
+	// Declared is ParseDeclared(Annotations).
+	Declared Declared
 }
 
 // ReadTool reads a raw tool object once and returns its fields and its text; ok is
@@ -127,6 +129,7 @@ func (p *toolPass) run(raw []byte) (f ToolFields, ok bool) {
 		name, title, desc, in, out, ann, exec span // member value spans, b == 0 when absent
 		inText, outText                       span
 		annExact, annFold                     span // annotations.title: exact (a string), folded (the last string)
+		hints                                 [4]span // annotations' readOnlyHint, destructiveHint, idempotentHint, openWorldHint
 		ts                                    span // the last folded taskSupport value
 		execObj, tsErr                        bool
 	)
@@ -143,13 +146,23 @@ func (p *toolPass) run(raw []byte) (f ToolFields, ok bool) {
 				out, outText = span{a, p.i}, span{t0, len(p.text)}
 			}
 		case "annotations":
-			annExact, annFold = span{}, span{}
+			annExact, annFold, hints = span{}, span{}, [4]span{}
 			err = p.members1(func(key []byte) error {
 				v := p.i
 				if err := p.value(2, 0, 0); err != nil {
 					return err
 				}
 				isStr := p.src[v] == '"'
+				switch string(key) {
+				case "readOnlyHint":
+					hints[0] = span{v, p.i}
+				case "destructiveHint":
+					hints[1] = span{v, p.i}
+				case "idempotentHint":
+					hints[2] = span{v, p.i}
+				case "openWorldHint":
+					hints[3] = span{v, p.i}
+				}
 				if string(key) == "title" {
 					annExact = span{}
 					if isStr {
@@ -226,8 +239,26 @@ func (p *toolPass) run(raw []byte) (f ToolFields, ok bool) {
 	if ann.b > 0 && string(p.src[ann.a:ann.b]) != "null" {
 		f.Annotations = p.rawAt(ann)
 	}
-	if f.Title == "" && f.Annotations != nil && p.src[ann.a] == '{' {
-		f.Title = p.stringAt(annFold)
+	if f.Annotations != nil {
+		f.Declared.Raw = bytes.Clone(f.Annotations)
+		if p.src[ann.a] == '{' {
+			if f.Title == "" {
+				f.Title = p.stringAt(annFold)
+			}
+			f.Declared.Title = p.stringAt(annExact)
+			var vals [4]bool
+			var set [4]*bool
+			for j, h := range hints {
+				switch string(p.src[h.a:h.b]) {
+				case "true":
+					vals[j] = true
+					set[j] = &vals[j]
+				case "false":
+					set[j] = &vals[j]
+				}
+			}
+			f.Declared.Hints = Hints{ReadOnly: set[0], Destructive: set[1], Idempotent: set[2], OpenWorld: set[3]}
+		}
 	}
 	if exec.b > 0 && execObj && !tsErr {
 		f.TaskSupport = p.stringAt(ts)

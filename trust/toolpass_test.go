@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -52,6 +53,9 @@ func checkToolPass(t testing.TB, raw []byte) {
 	case !same(f.Annotations, old.Annotations):
 		t.Fatalf("ReadTool(%s).Annotations = %q, old %q", show(), f.Annotations, old.Annotations)
 	}
+	if want := ParseDeclared(old.Annotations); !reflect.DeepEqual(f.Declared, want) {
+		t.Fatalf("ReadTool(%s).Declared = %+v, ParseDeclared of the old annotations %+v", show(), f.Declared, want)
+	}
 }
 
 // toolPassSeeds are typical tools and the odd corners of encoding/json the pass must
@@ -96,6 +100,10 @@ var toolPassSeeds = []string{
 	`{"name":01}`, `{"name":1.}`, `{"name":.5}`, `{"name":-}`, `{"name":1e}`, `{"name":"\x"}`, `{"name":"\u12"}`,
 	"{\"name\":\"raw\x01control\"}",
 	`{"name":"a","_meta":{"deep":[[[[{"x":"y"}]]]]}}`,
+	`{"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":null,"openWorldHint":"true","title":"t"}}`,
+	`{"annotations":{"readOnlyHint":true,"readOnlyHint":1,"destructiveHint":1,"destructiveHint":false,"ReadOnlyHint":true}}`,
+	`{"annotations":{"readOnlyHint":true},"annotations":{"idempotentHint":true}}`,
+	`{"annotations":[true]}`, `{"annotations":true}`, `{"annotations":{}}`,
 	`{"description":""}`, `{"title":"","annotations":{"title":""}}`, `{"title":"","annotations":{"title":"fallback"}}`,
 }
 
@@ -131,7 +139,7 @@ var toolPassKeys = []string{
 	"taskSupport", "TaskSupport", "TASKSUPPORT", "ta\u017fkSupport", "tas\u212aSupport", `t\u0061skSupport`,
 	"Title", "TITLE", `\u0074itle`, "tit\xffle", "Name", "NAME", "n\\u0061me", "type", "enum", "format",
 	"required", "pattern", "properties", "examples", "default", "$ref", "const", "", "\u00e9", "a", "b",
-	"readOnlyHint", "_meta", "annotation", "inputschema",
+	"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "_meta", "annotation", "inputschema",
 }
 
 var toolPassStrings = []string{
