@@ -128,9 +128,9 @@ func (p *toolPass) run(raw []byte) (f ToolFields, ok bool) {
 	var (
 		name, title, desc, in, out, ann, exec span // member value spans, b == 0 when absent
 		inText, outText                       span
-		annExact, annFold                     span // annotations.title: exact (a string), folded (the last string)
+		annExact, annFold                     span    // annotations.title: exact (a string), folded (the last string)
 		hints                                 [4]span // annotations' readOnlyHint, destructiveHint, idempotentHint, openWorldHint
-		ts                                    span // the last folded taskSupport value
+		ts                                    span    // the last folded taskSupport value
 		execObj, tsErr                        bool
 	)
 	err := p.eachMember(func(key []byte) error {
