@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"unicode"
@@ -83,10 +84,12 @@ const maxJSONDepth = 10000
 // The pass reads the bytes once, front to back, with the grammar of encoding/json's
 // scanner. It notes the span of each tool member it keeps (a later equal key
 // replaces it) and writes the text of a schema as it goes: strings are decoded
-// straight into p.text; an object's members are written in the order received, each
-// span noted with its decoded key, and when the object closes, only if its keys are
-// out of order or repeated, the spans are sorted (the last of equal keys kept) and
-// rearranged once through a scratch buffer.
+// straight into p.text, in the order received, each object member's span noted with
+// its decoded key. When an object closes with text, and only if its keys are out of
+// order or repeated, its members are sorted (the last of equal keys kept) into a
+// reorder record; the bytes are not moved. The text is written out once at the end,
+// following the records (emitRange), so that an object nested a thousand levels deep
+// under out-of-order keys costs no more than a flat one.
 type toolPass struct {
 	src     []byte
 	i       int
@@ -94,16 +97,22 @@ type toolPass struct {
 	keys    []byte     // decoded keys of the objects being read, a stack
 	members []textSpan // members of the objects being read, a stack
 	scratch []byte
-	numErr  bool // a number read in numbers mode is out of float64 range
+	order   []textSpan   // the members of the reordered objects, sorted
+	recs    []reorderRec // the reordered objects, in the order they closed
+	numErr  bool         // a number read in numbers mode is out of float64 range
 }
 
 type textSpan struct{ k0, k1, t0, t1 int }
+
+// reorderRec is an object whose text p.text[t0:t1] is written out as its members
+// order[m0:m1]; seq is the order of closing (a parent closes after its children).
+type reorderRec struct{ t0, t1, m0, m1, seq int }
 
 var toolPassPool = sync.Pool{New: func() any { return new(toolPass) }}
 
 func (p *toolPass) release() {
 	p.src = nil
-	if cap(p.text) > 1<<20 || cap(p.keys) > 1<<16 || cap(p.members) > 1<<12 || cap(p.scratch) > 1<<20 {
+	if cap(p.text) > 1<<20 || cap(p.keys) > 1<<16 || cap(p.members) > 1<<12 || cap(p.scratch) > 1<<20 || cap(p.order) > 1<<12 || cap(p.recs) > 1<<12 {
 		return
 	}
 	toolPassPool.Put(p)
@@ -121,6 +130,7 @@ type span struct{ a, b int }
 func (p *toolPass) run(raw []byte) (f ToolFields, ok bool) {
 	p.src, p.i = raw, 0
 	p.text, p.keys, p.members = p.text[:0], p.keys[:0], p.members[:0]
+	p.order, p.recs = p.order[:0], p.recs[:0]
 	p.space()
 	if p.i >= len(p.src) || p.src[p.i] != '{' {
 		return ToolFields{}, false
@@ -222,8 +232,20 @@ func (p *toolPass) run(raw []byte) (f ToolFields, ok bool) {
 	if ann.b > 0 && p.src[ann.a] == '{' {
 		addText(annExact)
 	}
-	tb = append(tb, p.text[inText.a:inText.b]...)
-	tb = append(tb, p.text[outText.a:outText.b]...)
+	if len(p.recs) > 0 {
+		// Parents before their children, each before the ones that start after it.
+		slices.SortFunc(p.recs, func(x, y reorderRec) int {
+			if x.t0 != y.t0 {
+				return x.t0 - y.t0
+			}
+			if x.t1 != y.t1 {
+				return y.t1 - x.t1
+			}
+			return y.seq - x.seq
+		})
+	}
+	tb = p.emitRange(tb, inText.a, inText.b, 0, len(p.recs))
+	tb = p.emitRange(tb, outText.a, outText.b, 0, len(p.recs))
 	f.Text = string(tb)
 	p.scratch = tb
 
@@ -534,7 +556,7 @@ func (p *toolPass) object(depth int, mode int, tdepth int) error {
 			p.i++
 			if collect {
 				if !sorted && len(p.text) > t0 {
-					p.sortMembers(p.members[m0:], t0)
+					p.reorder(p.members[m0:], t0)
 				}
 				p.keys = p.keys[:p.members[m0].k0]
 				p.members = p.members[:m0]
@@ -548,20 +570,42 @@ func (p *toolPass) object(depth int, mode int, tdepth int) error {
 	}
 }
 
-// sortMembers puts the text of members ms, written from p.text[start:] in the order
-// received, in the order of their keys, keeping only the last of equal keys.
-func (p *toolPass) sortMembers(ms []textSpan, start int) {
+// reorder notes that the object whose members ms wrote p.text[start:] in the order
+// received is written out in the order of their keys, the last of equal keys kept.
+func (p *toolPass) reorder(ms []textSpan, start int) {
 	slices.SortStableFunc(ms, func(a, b textSpan) int {
 		return bytes.Compare(p.keys[a.k0:a.k1], p.keys[b.k0:b.k1])
 	})
-	p.scratch = p.scratch[:0]
+	m0 := len(p.order)
 	for j, m := range ms {
 		if j+1 < len(ms) && bytes.Equal(p.keys[m.k0:m.k1], p.keys[ms[j+1].k0:ms[j+1].k1]) {
 			continue // a later equal key replaces this one
 		}
-		p.scratch = append(p.scratch, p.text[m.t0:m.t1]...)
+		p.order = append(p.order, m)
 	}
-	p.text = append(p.text[:start], p.scratch...)
+	p.recs = append(p.recs, reorderRec{t0: start, t1: len(p.text), m0: m0, m1: len(p.order), seq: len(p.recs)})
+}
+
+// emitRange appends p.text[a:b] to dst with each reordered object in it written in
+// its members' order; the records of the objects inside [a, b) are among
+// p.recs[lo:hi], which are sorted.
+func (p *toolPass) emitRange(dst []byte, a, b, lo, hi int) []byte {
+	recs := p.recs
+	i := lo + sort.Search(hi-lo, func(k int) bool { return recs[lo+k].t0 >= a })
+	for a < b {
+		if i >= hi || recs[i].t0 >= b {
+			return append(dst, p.text[a:b]...)
+		}
+		r := recs[i]
+		dst = append(dst, p.text[a:r.t0]...)
+		// The records after r that start inside it are its descendants.
+		j := i + 1 + sort.Search(hi-i-1, func(k int) bool { return recs[i+1+k].t0 >= r.t1 })
+		for _, m := range p.order[r.m0:r.m1] {
+			dst = p.emitRange(dst, m.t0, m.t1, i+1, j)
+		}
+		a, i = r.t1, j
+	}
+	return dst
 }
 
 func (p *toolPass) literal(lit string) error {

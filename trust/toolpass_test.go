@@ -124,6 +124,11 @@ func TestToolPass_Depth(t *testing.T) {
 		checkToolPass(t, []byte(`{"inputSchema":{"a":`+nest(n-1, `"s"`)+`}}`))
 		checkToolPass(t, []byte(`{"inputSchema":{"z":"zz","a":`+nest(n-1, `{"k":"v","b":"w"}`)+`}}`))
 	}
+	for _, n := range []int{2, 3, 998, 999, 1000, 1001, 1002} {
+		// Out-of-order and repeated keys at every level: each object is reordered.
+		deep := strings.Repeat(`{"b":"1","c":`, n) + `"s"` + strings.Repeat(`,"a":"y","b":"2"}`, n)
+		checkToolPass(t, []byte(`{"inputSchema":`+deep+`,"outputSchema":{"z":`+deep+`,"a":"q"}}`))
+	}
 	for _, n := range []int{9997, 9998, 9999, 10000, 10001} {
 		checkToolPass(t, []byte(`{"inputSchema":`+nest(n, `"s"`)+`}`))
 		checkToolPass(t, []byte(`{"name":"a","execution":{"taskSupport":`+nest(n, `1e400`)+`}}`))
@@ -170,13 +175,21 @@ func genToolValue(r *rand.Rand, depth int) string {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(genToolValue(r, depth+1))
+			b.WriteString(genSpace(r) + genToolValue(r, depth+1) + genSpace(r))
 		}
 		b.WriteByte(']')
 		return b.String()
 	default:
 		return genToolObject(r, depth+1)
 	}
+}
+
+// genSpace is whitespace JSON allows, now and then.
+func genSpace(r *rand.Rand) string {
+	if r.IntN(8) != 0 {
+		return ""
+	}
+	return []string{" ", "\n", "\t", "\r", " \r\n\t "}[r.IntN(5)]
 }
 
 func genToolObject(r *rand.Rand, depth int) string {
@@ -186,11 +199,9 @@ func genToolObject(r *rand.Rand, depth int) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if r.IntN(8) == 0 {
-			b.WriteString(" \n\t\r"[r.IntN(4):][:1])
-		}
-		b.WriteString(`"` + toolPassKeys[r.IntN(len(toolPassKeys))] + `":`)
-		b.WriteString(genToolValue(r, depth))
+		b.WriteString(genSpace(r))
+		b.WriteString(`"` + toolPassKeys[r.IntN(len(toolPassKeys))] + `"` + genSpace(r) + `:` + genSpace(r))
+		b.WriteString(genToolValue(r, depth) + genSpace(r))
 	}
 	b.WriteByte('}')
 	return b.String()
@@ -293,4 +304,25 @@ func BenchmarkToolPass(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkToolPass_DeepUnsorted is a hostile 1 MB schema: a long string under 999
+// objects whose keys are out of order. The text is written out once, so it costs
+// about what a flat one does (an earlier version moved the bytes at every level: 5x
+// the old decodes).
+func BenchmarkToolPass_DeepUnsorted(b *testing.B) {
+	for _, d := range []int{1, 999} {
+		raw := []byte(`{"inputSchema":` + strings.Repeat(`{"b":`, d) + `"` + strings.Repeat("x", 1<<20) + `"` + strings.Repeat(`,"a":"y"}`, d) + `}`)
+		b.Run(fmt.Sprintf("depth%d/old", d), func(b *testing.B) {
+			for b.Loop() {
+				_, _ = oldDecodeWireTool(raw)
+				_ = oldToolText(raw)
+			}
+		})
+		b.Run(fmt.Sprintf("depth%d/new", d), func(b *testing.B) {
+			for b.Loop() {
+				ReadTool(raw)
+			}
+		})
+	}
 }
