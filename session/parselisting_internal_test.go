@@ -3,42 +3,9 @@ package session
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 )
-
-// TestPlainString_SameAsUnmarshal: decodeWireTool takes a plain ASCII string field
-// as it is instead of calling json.Unmarshal; whatever plainString accepts must be
-// what Unmarshal gives, and it must refuse what needs decoding.
-func TestPlainString_SameAsUnmarshal(t *testing.T) {
-	seeds := []string{`"send"`, `""`, `"a b"`, `"a\"b"`, `"a\\b"`, `"\u0041"`, "\"tab\there\"", "\"bad\xff\"", `"é"`, "\"\x7f\"", `"<&>"`, `12`, `null`, `"x`, `x"`, `"`, `true`, `{"a":"b"}`, "\"\u2028\""}
-	r := rand.New(rand.NewPCG(2, 16))
-	for range 20000 {
-		b := make([]byte, r.IntN(8))
-		for i := range b {
-			b[i] = byte(r.IntN(256))
-			if r.IntN(2) == 0 {
-				const alphabet = "\"\\ a\x00\x7f\xc3\xa9u"
-				b[i] = alphabet[r.IntN(len(alphabet))]
-			}
-		}
-		seeds = append(seeds, `"`+string(b)+`"`)
-	}
-	for _, in := range seeds {
-		got, ok := plainString(json.RawMessage(in))
-		if !ok {
-			continue
-		}
-		var want string
-		if err := json.Unmarshal([]byte(in), &want); err != nil || got != want {
-			t.Fatalf("plainString(%q) = %q; Unmarshal gives %q, %v", in, got, want, err)
-		}
-	}
-	if _, ok := plainString(json.RawMessage(`"send"`)); !ok {
-		t.Fatal("a plain name was left to Unmarshal")
-	}
-}
 
 // TestParseListing_ParallelSameAsSequential: a long listing is parsed on several
 // goroutines; the tools, their order, the skipped entries and the notices are those

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,60 +35,23 @@ type wireTool struct {
 	TaskSupport string
 }
 
-func decodeWireTool(raw json.RawMessage) (wireTool, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return wireTool{}, errors.New("tool is not a JSON object")
+// readTool reads one raw tool object in one pass (trust.ReadTool): its wire fields,
+// the text a model reads of it and its declared hints; ok is false when it is not a
+// JSON object.
+func readTool(raw json.RawMessage) (w wireTool, f trust.ToolFields, ok bool) {
+	f, ok = trust.ReadTool(raw)
+	if !ok {
+		return wireTool{}, f, false
 	}
-	var w wireTool
-	str := func(k string) string {
-		if s, ok := plainString(fields[k]); ok {
-			return s
-		}
-		var s string
-		_ = json.Unmarshal(fields[k], &s)
-		return s
-	}
-	w.Name = str("name")
-	w.Title = str("title")
-	w.Description = str("description")
-	w.InputSchema = fields["inputSchema"]
-	w.OutputSchema = fields["outputSchema"]
-	if ex, ok := fields["execution"]; ok {
-		var e struct {
-			TaskSupport any `json:"taskSupport"`
-		}
-		if json.Unmarshal(ex, &e) == nil {
-			w.TaskSupport, _ = e.TaskSupport.(string)
-		}
-	}
-	if a, ok := fields["annotations"]; ok && !bytes.Equal(bytes.TrimSpace(a), []byte("null")) {
-		w.Annotations = a
-	}
-	if w.Title == "" && w.Annotations != nil {
-		var t struct {
-			Title string `json:"title"`
-		}
-		_ = json.Unmarshal(w.Annotations, &t)
-		w.Title = t.Title
-	}
-	return w, nil
-}
-
-// plainString returns the string raw holds when it is a JSON string of printable
-// ASCII without escapes, which json.Unmarshal would return byte for byte; ok is false
-// for anything else (escapes, control characters, non-ASCII: left to Unmarshal).
-func plainString(raw json.RawMessage) (s string, ok bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	body := raw[1 : len(raw)-1]
-	for _, c := range body {
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return "", false
-		}
-	}
-	return string(body), true
+	return wireTool{
+		Name:         f.Name,
+		Title:        f.Title,
+		Description:  f.Description,
+		InputSchema:  f.InputSchema,
+		OutputSchema: f.OutputSchema,
+		Annotations:  f.Annotations,
+		TaskSupport:  f.TaskSupport,
+	}, f, true
 }
 
 // listedTool is one tool as a server listed it, before classification.
@@ -223,8 +185,8 @@ const parallelParseMin = 512
 
 // parseTool decodes one raw tool object; ok is false when it is not a tool object.
 func parseTool(raw json.RawMessage) (t listedTool, ok bool) {
-	w, err := decodeWireTool(raw)
-	if err != nil {
+	w, f, ok := readTool(raw)
+	if !ok {
 		return listedTool{}, false
 	}
 	fp, err := trust.ToolFingerprint(raw)
@@ -235,9 +197,9 @@ func parseTool(raw json.RawMessage) (t listedTool, ok bool) {
 	t = listedTool{
 		wire:        w,
 		raw:         raw,
-		declared:    trust.ParseDeclared(w.Annotations),
+		declared:    f.Declared,
 		fingerprint: fp,
-		text:        trust.ToolText(raw),
+		text:        f.Text,
 	}
 	if err != nil {
 		t.nameProblem = "definition cannot be fingerprinted: " + err.Error()

@@ -1,85 +1,13 @@
 package trust
 
 import (
-	"bytes"
-	"encoding/json"
 	"html"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
-
-// ToolText returns every text field of a raw tool definition that reaches a model
-// when tools are listed, one per line: title, description, annotations.title, and
-// every string anywhere in inputSchema and outputSchema (titles, descriptions, enum
-// and const values, defaults, examples, comments) except the values of keywords that
-// only hold identifiers (type, format, $schema, $ref, $id, pattern, required …).
-// Property names are left out: they are read as argument names. The fields come in
-// a fixed order (object keys sorted). A definition that is not a JSON object yields "".
-func ToolText(raw json.RawMessage) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var top map[string]any
-	if dec.Decode(&top) != nil {
-		return ""
-	}
-	var b strings.Builder
-	add := func(v any) {
-		if s, ok := v.(string); ok && s != "" {
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-	}
-	add(top["title"])
-	add(top["description"])
-	if ann, ok := top["annotations"].(map[string]any); ok {
-		add(ann["title"])
-	}
-	for _, k := range []string{"inputSchema", "outputSchema"} {
-		schemaText(&b, top[k], "", 0)
-	}
-	return b.String()
-}
-
-// identifierKeywords are schema keywords whose string values are identifiers, not
-// prose for a model.
-var identifierKeywords = map[string]bool{
-	"type": true, "format": true, "$schema": true, "$ref": true, "$id": true,
-	"$anchor": true, "$dynamicRef": true, "$dynamicAnchor": true, "pattern": true,
-	"required": true, "contentEncoding": true, "contentMediaType": true,
-}
-
-// maxTextDepth bounds the walk; a listing deeper than this is blocked anyway.
-const maxTextDepth = 1000
-
-func schemaText(b *strings.Builder, v any, key string, depth int) {
-	if depth > maxTextDepth {
-		return
-	}
-	switch x := v.(type) {
-	case string:
-		if x != "" && !identifierKeywords[key] {
-			b.WriteString(x)
-			b.WriteByte('\n')
-		}
-	case []any:
-		for _, e := range x {
-			schemaText(b, e, key, depth+1) // enum and examples items keep their keyword
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			schemaText(b, x[k], k, depth+1)
-		}
-	}
-}
 
 // NormalizeText returns s as a model reads it rather than as its bytes spell it, for
 // matching tool names: HTML character references decoded (&#95; is _), Unicode NFKC
