@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -82,6 +83,11 @@ func Run(ctx context.Context, m *session.Manager, opts Options) error {
 		opts.NoColor = theme.NoColorFromEnv()
 	}
 	model := New(ctx, m, opts)
+	if opts.Input == nil {
+		// Keys typed while the program was too busy to read them still count
+		// as typing for the input guard (docs/approval.md).
+		model.q.SetUnread(unreadInput(os.Stdin))
+	}
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))

@@ -50,6 +50,8 @@ type guard struct {
 	// shownAt is when the front question was put on screen; zero while closed.
 	shownAt time.Time
 	armed   bool
+	// unread reports keys typed but not read yet (SetUnread); nil: none known.
+	unread func() bool
 }
 
 // idle is how long the keyboard has been quiet.
@@ -86,3 +88,17 @@ func (g *guard) remaining() time.Duration {
 	}
 	return g.quiet - g.now().Sub(from)
 }
+
+// unreadRecheck is how soon the guard looks again while typed keys wait unread.
+const unreadRecheck = 20 * time.Millisecond
+
+// SetUnread gives the guard a way to see keys typed but not yet read by the
+// program (the terminal's input queue): on a busy machine they can wait there past
+// the guard's timer, and read after it they would answer a question armed in the
+// meantime. While f reports any, a waiting question does not open and an open one
+// does not arm; once read, they restart the wait like any key. nil (the default)
+// knows of none.
+func (o *Overlay) SetUnread(f func() bool) { o.g.unread = f }
+
+// keysUnread reports whether typed keys wait unread.
+func (g *guard) keysUnread() bool { return g.unread != nil && g.unread() }

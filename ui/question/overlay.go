@@ -441,6 +441,9 @@ func (o Overlay) Tick(msg TickMsg, typing bool) (Overlay, tea.Cmd) {
 		if idle := o.g.idle(); idle < o.g.quiet {
 			return o, o.g.tick(o.g.quiet - idle)
 		}
+		if o.g.keysUnread() {
+			return o, o.g.tick(unreadRecheck)
+		}
 		return o, o.show()
 	}
 	if o.g.armed {
@@ -448,6 +451,9 @@ func (o Overlay) Tick(msg TickMsg, typing bool) (Overlay, tea.Cmd) {
 	}
 	if r := o.g.remaining(); r > 0 {
 		return o, o.g.tick(r)
+	}
+	if o.g.keysUnread() {
+		return o, o.g.tick(unreadRecheck)
 	}
 	o.g.armed = true
 	o.setArming(false)

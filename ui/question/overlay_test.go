@@ -292,3 +292,46 @@ func TestGuard_ChoiceShownAgainStartsOnItsSafeButton(t *testing.T) {
 		}
 	}
 }
+
+// TestGuard_KeysWaitingUnreadKeepItArming: on a busy machine the program reads
+// the terminal late, and the guard's timer could arm a question while keys typed
+// during its wait still sat unread in the terminal: read after the tick, they
+// answered the armed question (the pty test typed "early" into a sampling
+// question as it appeared, and under load "early" became the reply). Keys waiting
+// unread are input the guard has not seen yet: while there are any, the question
+// neither opens nor arms.
+func TestGuard_KeysWaitingUnreadKeepItArming(t *testing.T) {
+	o, c := newOverlay(false)
+	unread := true
+	o.SetUnread(func() bool { return unread })
+	o.AddApproval(writePending(1), false)
+	o.tick(false)
+	if o.Open() {
+		t.Fatal("a waiting question opened while typed keys were still unread")
+	}
+	unread = false
+	o.tick(false)
+	if !o.Open() {
+		t.Fatal("the question did not open once the keys were read")
+	}
+	unread = true
+	c.advance(MinQuiet + time.Second)
+	o.tick(false)
+	if o.Armed() {
+		t.Fatal("armed while typed keys were still unread")
+	}
+	// The keys are read now: they restart the wait like any key.
+	unread = false
+	if out := o.key(t, "e"); out != nil {
+		t.Fatalf("a key read late answered %#v", out)
+	}
+	o.tick(false)
+	if o.Armed() {
+		t.Fatal("armed at once after the late keys were read")
+	}
+	c.advance(MinQuiet)
+	o.tick(false)
+	if !o.Armed() {
+		t.Fatal("not armed after the keyboard was quiet with nothing unread")
+	}
+}
