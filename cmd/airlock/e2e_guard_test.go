@@ -120,6 +120,9 @@ func (s *screen) burst(keys ...string) {
 	}
 }
 
+// callForm is on screen while a call form is open (its help line).
+const callForm = "ctrl+s submit"
+
 func runes(s string) []string {
 	var out []string
 	for _, r := range s {
@@ -177,7 +180,7 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 	}
 	s.waitGone("allow this call?", "Tools · ")
 	s.keys("c")
-	s.waitFor("call ")
+	s.waitFor(callForm) // not "call ": the status line's "last call" has it too
 	done = agentCall(cs, "notes__delete_note", map[string]any{"id": "note-2"})
 	s.burst(append(runes("ask my empl"), append(runes("oyer"), "\t", "\x19", "y")...)...)
 	s.waitFor("press a")
@@ -186,7 +189,7 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 		t.Fatalf("the call was answered by typing into a form: %+v %v", r.res, r.err)
 	case <-time.After(1500 * time.Millisecond):
 	}
-	if !strings.Contains(s.text(), "call ") {
+	if !strings.Contains(s.text(), callForm) {
 		t.Fatalf("the question took focus from the form:\n%s", s.text())
 	}
 	if !strings.Contains(notesText(t, cs), "note-2") {
