@@ -403,36 +403,16 @@ func (c *canonicaliser) escape() (rune, error) {
 	}
 	b := c.src[c.i]
 	c.i++
-	switch b {
-	case '"', '\\', '/':
-		return rune(b), nil
-	case 'b':
-		return '\b', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
-	case 't':
-		return '\t', nil
-	case 'u':
+	if r, ok := simpleEscape(b); ok {
+		return r, nil
+	}
+	if b == 'u' {
 		r, err := c.hex4()
 		if err != nil {
 			return 0, err
 		}
-		if !utf16.IsSurrogate(r) {
-			return r, nil
-		}
-		if c.i+6 <= len(c.src) && c.src[c.i] == '\\' && c.src[c.i+1] == 'u' {
-			if r2, ok := hex4(c.src[c.i+2 : c.i+6]); ok {
-				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-					c.i += 6
-					return d, nil
-				}
-			}
-		}
-		return utf8.RuneError, nil
+		r, c.i = surrogatePair(c.src, c.i, r)
+		return r, nil
 	}
 	c.i--
 	return 0, c.syntax("in string escape code")
@@ -451,6 +431,43 @@ func (c *canonicaliser) hex4() (rune, error) {
 	r, _ := hex4(c.src[c.i : c.i+4])
 	c.i += 4
 	return r, nil
+}
+
+// simpleEscape is the character a one-letter escape (\n, \", …) stands for.
+func simpleEscape(b byte) (rune, bool) {
+	switch b {
+	case '"', '\\', '/':
+		return rune(b), true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
+}
+
+// surrogatePair finishes a \u escape whose four digits gave r and end at src[i]: a
+// surrogate takes the following \u escape with it when the two make a pair, and is
+// U+FFFD otherwise (the following escape is then read on its own), as
+// encoding/json decodes them. It returns the character and where reading goes on.
+func surrogatePair(src []byte, i int, r rune) (rune, int) {
+	if !utf16.IsSurrogate(r) {
+		return r, i
+	}
+	if i+6 <= len(src) && src[i] == '\\' && src[i+1] == 'u' {
+		if r2, ok := hex4(src[i+2 : i+6]); ok {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, i + 6
+			}
+		}
+	}
+	return utf8.RuneError, i
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -722,20 +721,10 @@ func (p *toolPass) escape() (rune, error) {
 	}
 	b := p.src[p.i]
 	p.i++
-	switch b {
-	case '"', '\\', '/':
-		return rune(b), nil
-	case 'b':
-		return '\b', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
-	case 't':
-		return '\t', nil
-	case 'u':
+	if r, ok := simpleEscape(b); ok {
+		return r, nil
+	}
+	if b == 'u' {
 		if p.i+4 > len(p.src) {
 			for _, x := range p.src[p.i:] {
 				if _, ok := hexDigit(x); !ok {
@@ -748,19 +737,8 @@ func (p *toolPass) escape() (rune, error) {
 		if !ok {
 			return 0, errToolSyntax
 		}
-		p.i += 4
-		if !utf16.IsSurrogate(r) {
-			return r, nil
-		}
-		if p.i+6 <= len(p.src) && p.src[p.i] == '\\' && p.src[p.i+1] == 'u' {
-			if r2, ok := hex4(p.src[p.i+2 : p.i+6]); ok {
-				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-					p.i += 6
-					return d, nil
-				}
-			}
-		}
-		return utf8.RuneError, nil
+		r, p.i = surrogatePair(p.src, p.i+4, r)
+		return r, nil
 	}
 	return 0, errToolSyntax
 }
