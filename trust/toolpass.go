@@ -351,18 +351,8 @@ func (p *toolPass) eachMember(member func(key []byte) error) error {
 		if err != nil {
 			return err
 		}
-		p.space()
-		if p.i >= len(p.src) {
-			return errToolEOF
-		}
-		switch p.src[p.i] {
-		case '}':
-			p.i++
-			return nil
-		case ',':
-			p.i++
-		default:
-			return errToolSyntax
+		if done, err := p.afterItem('}'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -451,18 +441,8 @@ func (p *toolPass) value(depth int, mode int, tdepth int) error {
 			if err := p.value(depth+1, mode, tdepth+1); err != nil {
 				return err
 			}
-			p.space()
-			if p.i >= len(p.src) {
-				return errToolEOF
-			}
-			switch p.src[p.i] {
-			case ']':
-				p.i++
-				return nil
-			case ',':
-				p.i++
-			default:
-				return errToolSyntax
+			if done, err := p.afterItem(']'); done || err != nil {
+				return err
 			}
 		}
 	case c == 't':
@@ -778,4 +758,22 @@ func foldRune(r rune) rune {
 		}
 		r = r2
 	}
+}
+
+// afterItem reads what follows an object's member or an array's element: close
+// ends the container (done), a comma says another item follows.
+func (p *toolPass) afterItem(close byte) (done bool, err error) {
+	p.space()
+	if p.i >= len(p.src) {
+		return false, errToolEOF
+	}
+	switch p.src[p.i] {
+	case close:
+		p.i++
+		return true, nil
+	case ',':
+		p.i++
+		return false, nil
+	}
+	return false, errToolSyntax
 }
