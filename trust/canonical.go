@@ -135,16 +135,7 @@ type argParser struct {
 	i   int
 }
 
-func (p *argParser) space() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *argParser) space() { p.i = skipSpace(p.src, p.i) }
 
 func (p *argParser) errorf(format string, a ...any) error {
 	return fmt.Errorf(format+" at byte %d", append(a, p.i)...)

@@ -107,15 +107,20 @@ func (c *canonicaliser) run(src, out []byte) ([]byte, error) {
 	return c.out, nil
 }
 
-func (c *canonicaliser) space() {
-	for c.i < len(c.src) {
-		switch c.src[c.i] {
+func (c *canonicaliser) space() { c.i = skipSpace(c.src, c.i) }
+
+// skipSpace returns the index of the first byte of src from i on that is not JSON
+// whitespace (len(src) when there is none).
+func skipSpace(src []byte, i int) int {
+	for i < len(src) {
+		switch src[i] {
 		case ' ', '\t', '\n', '\r':
-			c.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 func (c *canonicaliser) syntax(what string) error {

@@ -363,16 +363,7 @@ var (
 	errToolDepth  = errors.New("exceeded max depth")
 )
 
-func (p *toolPass) space() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *toolPass) space() { p.i = skipSpace(p.src, p.i) }
 
 // key reads a member's key and its colon, appending the decoded key to p.keys.
 func (p *toolPass) key() error {
@@ -427,16 +418,8 @@ func (p *toolPass) value(depth int, mode int, tdepth int) error {
 		}
 		p.i++
 		for first := true; ; first = false {
-			p.space()
-			if p.i >= len(p.src) {
-				return errToolEOF
-			}
-			if p.src[p.i] == ']' {
-				if !first {
-					return errToolSyntax
-				}
-				p.i++
-				return nil
+			if closed, err := p.beforeItem(']', first); closed || err != nil {
+				return err
 			}
 			if err := p.value(depth+1, mode, tdepth+1); err != nil {
 				return err
@@ -474,16 +457,8 @@ func (p *toolPass) object(depth int, mode int, tdepth int) error {
 	t0, m0 := len(p.text), len(p.members)
 	sorted := true
 	for first := true; ; first = false {
-		p.space()
-		if p.i >= len(p.src) {
-			return errToolEOF
-		}
-		if p.src[p.i] == '}' {
-			if !first {
-				return errToolSyntax
-			}
-			p.i++
-			return nil
+		if closed, err := p.beforeItem('}', first); closed || err != nil {
+			return err
 		}
 		if p.src[p.i] != '"' {
 			return errToolSyntax
@@ -758,6 +733,23 @@ func foldRune(r rune) rune {
 		}
 		r = r2
 	}
+}
+
+// beforeItem reads up to a container's next item: close ends the container when
+// no item was read yet (first: an empty one), and is an error after a comma.
+func (p *toolPass) beforeItem(close byte, first bool) (closed bool, err error) {
+	p.space()
+	if p.i >= len(p.src) {
+		return false, errToolEOF
+	}
+	if p.src[p.i] != close {
+		return false, nil
+	}
+	if !first {
+		return false, errToolSyntax
+	}
+	p.i++
+	return true, nil
 }
 
 // afterItem reads what follows an object's member or an array's element: close
