@@ -245,8 +245,6 @@ func (s *rulesStore) update(f func([]SavedRule) ([]SavedRule, error)) error {
 	return nil
 }
 
-// forTool returns the remembered rules of one tool, compiled and as a list (nil when
-// none), reloading the file if it changed.
 // byToolNow returns every tool's remembered rules as the file stands now (looked at
 // once): a listing's classification reads them for all its tools from this. The map
 // is replaced, never changed, by later loads, so it may be read without the lock.
@@ -257,6 +255,8 @@ func (s *rulesStore) byToolNow() map[trust.Ref][]trust.Rule {
 	return s.byTool
 }
 
+// forTool returns the remembered rules of one tool, compiled and as a list (nil when
+// none), reloading the file if it changed.
 func (s *rulesStore) forTool(ref trust.Ref) (*trust.RuleSet, []trust.Rule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -331,11 +331,18 @@ func (k serverSnapKey) toolsKey() serverSnapKey {
 func (m *Manager) rebuildChannels(s *server, part *serverSnap, key serverSnapKey) *serverSnap {
 	n := len(part.tools)
 	np := &serverSnap{key: key, tools: part.tools, ptrs: part.ptrs, tiers: part.tiers, channels: m.channels(s, key.trust)}
-	np.assessed = slices.Clip(part.assessed[:n]) // appending copies: part stays as it was
-	for _, c := range np.channels {
-		np.assessed = append(np.assessed, trust.Assessed{Ref: c.Ref, Class: c.Class, Fingerprint: c.Fingerprint, Untrusted: key.trust != trust.Trusted})
-	}
+	// Appending copies (the slice is clipped): part stays as it was.
+	np.assessed = appendChannels(slices.Clip(part.assessed[:n]), np.channels, key.trust)
 	return np
+}
+
+// appendChannels adds a server's resource and prompt channels to its assessed tools:
+// they are reachable like tools and fill legs too.
+func appendChannels(assessed []trust.Assessed, channels []ToolInfo, t trust.ServerTrust) []trust.Assessed {
+	for _, c := range channels {
+		assessed = append(assessed, trust.Assessed{Ref: c.Ref, Class: c.Class, Fingerprint: c.Fingerprint, Untrusted: t != trust.Trusted})
+	}
+	return assessed
 }
 
 // buildServer classifies one server's tools; s.mu is held.
@@ -422,8 +429,6 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	// Resources and prompts are reachable like tools (by the person, and by agents
 	// through the gateway): their channels fill legs too.
 	part.channels = m.channels(s, key.trust)
-	for _, c := range part.channels {
-		part.assessed = append(part.assessed, trust.Assessed{Ref: c.Ref, Class: c.Class, Fingerprint: c.Fingerprint, Untrusted: key.trust != trust.Trusted})
-	}
+	part.assessed = appendChannels(part.assessed, part.channels, key.trust)
 	return part
 }
