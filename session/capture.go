@@ -42,6 +42,7 @@ type capture struct {
 	pending map[string]bool // ids of tools/list requests in flight
 	page    *rawPage
 	err     error
+	early   int // pages split before go-sdk read them (pageReader)
 }
 
 func newCapture() *capture { return &capture{pending: map[string]bool{}} }
@@ -132,6 +133,28 @@ func (c *capture) sent(msg jsonrpc.Message) {
 		c.pending[idKey(req.ID)] = true
 		c.mu.Unlock()
 	}
+}
+
+// listing reports whether a tools/list request is in flight.
+func (c *capture) listing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending) > 0
+}
+
+// deliver keeps page as the result of the tools/list request whose id is key (as
+// idKey writes it), split before go-sdk read the response (pageReader); false when no
+// such request is in flight.
+func (c *capture) deliver(key string, page *rawPage) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.pending[key] {
+		return false
+	}
+	delete(c.pending, key)
+	c.page, c.err = page, nil
+	c.early++
+	return true
 }
 
 // received keeps the raw result of a response to a noted tools/list request, and

@@ -36,3 +36,18 @@ func SetPinsSaveHook(t interface{ Cleanup(func()) }, f func() error) {
 	pinsSaveHook = f
 	t.Cleanup(func() { pinsSaveHook = nil })
 }
+
+// PagesSplitEarly is how many tools/list pages of server's current connection were
+// split by its stdout reader (pageReader) rather than after go-sdk read them.
+func PagesSplitEarly(m *Manager, server string) int {
+	s := m.servers[server]
+	s.mu.Lock()
+	capt := s.capt
+	s.mu.Unlock()
+	if capt == nil {
+		return 0
+	}
+	capt.mu.Lock()
+	defer capt.mu.Unlock()
+	return capt.early
+}

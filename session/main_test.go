@@ -163,6 +163,10 @@ type rawScript struct {
 	// inputSchema nests 2*Abyss levels deep. It is built as text: a script cannot hold
 	// it, as encoding/json stops at 10,000 levels.
 	Abyss int `json:"abyss"`
+	// Framing writes the tools/list responses otherwise: "result-first" puts the
+	// result before jsonrpc and id (as the TypeScript SDK does), "pretty" indents the
+	// message over several lines, "no-newline" ends it without a newline.
+	Framing string `json:"framing"`
 }
 
 // rawPageFor picks the page a tools/list request with cursor gets.
@@ -302,6 +306,22 @@ func serveRaw(path string) int {
 				continue
 			}
 			result = rawPageFor(pages, req.Params.Cursor)
+			if script.Framing != "" {
+				line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, wireJSON(result))
+				switch script.Framing {
+				case "result-first":
+					line = fmt.Sprintf(`{"result":%s,"jsonrpc":"2.0","id":%s}`+"\n", wireJSON(result), req.ID)
+				case "pretty":
+					var b bytes.Buffer
+					_ = json.Indent(&b, []byte(line), "", "  ")
+					line = b.String() + "\n"
+				}
+				outMu.Lock()
+				out.WriteString(line)
+				outMu.Unlock()
+				flush()
+				continue
+			}
 		case "tools/call":
 			floodStderr(script.StderrFlood)
 			token := req.Params.Meta.ProgressToken

@@ -253,6 +253,7 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 		inner mcp.Transport
 		proc  *process
 		bt    *boundedTransport
+		capt  = newCapture()
 	)
 	if srv, ok := s.m.opts.InProcess[s.cfg.Name]; ok {
 		ct, st := mcp.NewInMemoryTransports()
@@ -268,7 +269,7 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 				return nil, nil, nil, nil, err
 			}
 			proc = p
-			inner = processTransport{p}
+			inner = processTransport{p, capt}
 		case config.TransportHTTP, config.TransportSSE:
 			authz, err := s.oauthHandler()
 			if err != nil {
@@ -279,7 +280,6 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 			return nil, nil, nil, nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
 		}
 	}
-	capt := newCapture()
 	atHTTP := bt != nil && s.cfg.Transport == config.TransportHTTP
 	if atHTTP {
 		bt.capt = capt

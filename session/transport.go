@@ -130,13 +130,16 @@ func (p *process) exitError() error {
 }
 
 // processTransport connects go-sdk to a started process over its pipes with our
-// line-length bound. Closing the connection does not stop the process: the session
-// owns it and stops it explicitly.
-type processTransport struct{ p *process }
+// line-length bound, its stdout read through a pageReader feeding capt. Closing the
+// connection does not stop the process: the session owns it and stops it explicitly.
+type processTransport struct {
+	p    *process
+	capt *capture
+}
 
 func (t processTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return (&mcp.IOTransport{
-		Reader:        t.p.stdout,
+		Reader:        newPageReader(t.p.stdout, t.capt, MaxMessageBytes),
 		Writer:        nopWriteCloser{t.p.stdin},
 		MaxLineLength: MaxMessageBytes,
 	}).Connect(ctx)

@@ -1,0 +1,354 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"time"
+	"unicode/utf8"
+)
+
+// pageReader sits between a stdio server's stdout and go-sdk's reader. While a
+// tools/list request is in flight it reads whole lines, and a line that is a plain
+// response to that request is split into its tools here, from the bytes read: the
+// capture keeps the page, and go-sdk gets the same response with an empty tools list.
+// go-sdk's stdio reader would otherwise copy the page twice and decode it once more
+// (its json.Decoder, then the message's own Unmarshal), and the capture a third time,
+// for a result whose tools go-sdk is handed empty anyway (captureConn.Read). At
+// 10,000 tools that was most of the memory a first listing touched.
+//
+// Everything else passes byte for byte, and every line the fast path does not fully
+// understand (another key in the envelope, an escaped or case-variant key, a repeated
+// member, an id that is not a plain integer, a result that is not an object) passes
+// unchanged, to be captured on the old path (captureConn.Read, encoding/json), which
+// decides exactly as before. A line that is not one complete JSON value (a server that
+// pretty-prints its messages over several lines, which go-sdk's reader accepts) turns
+// the fast path off for the connection: the reader cannot know where such a message
+// ends, so it no longer looks for message boundaries.
+//
+// A line is held back only while a listing is in flight, and only until its newline:
+// a server that ends a message without one (go-sdk's reader accepts that when nothing
+// follows) gets its bytes passed on after holdWait without more input, so it is never
+// left waiting. Without read deadlines on the pipe (Windows) nothing is held and the
+// fast path is off.
+type pageReader struct {
+	src   io.Reader
+	dl    deadliner // nil: the pipe has no read deadlines; never hold
+	capt  *capture
+	limit int // longest line inspected; a longer one passes unchanged
+
+	buf     []byte // the read buffer
+	in      []byte // bytes read and not yet handed on (a part of buf)
+	out     []byte // bytes to hand go-sdk next
+	midLine bool   // the bytes handed on last did not end a line
+	off     bool   // the fast path is off for this connection
+	err     error  // the read error to return once in and out are empty
+}
+
+type deadliner interface{ SetReadDeadline(time.Time) error }
+
+// holdWait is how long a line held back waits for more bytes before it is passed on
+// as it is.
+const holdWait = 50 * time.Millisecond
+
+func newPageReader(src io.Reader, capt *capture, limit int) *pageReader {
+	r := &pageReader{src: src, capt: capt, limit: limit, buf: make([]byte, 64<<10)}
+	if d, ok := src.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
+		r.dl = d
+	} else {
+		r.off = true
+	}
+	return r
+}
+
+func (r *pageReader) Read(p []byte) (int, error) {
+	for len(r.out) == 0 {
+		if len(r.in) == 0 {
+			if r.err != nil {
+				return 0, r.err
+			}
+			n, err := r.src.Read(r.buf)
+			r.in, r.err = r.buf[:n], err
+			continue
+		}
+		if r.off || r.midLine || !r.capt.listing() {
+			r.passLine()
+			continue
+		}
+		r.out = r.inspect(r.holdLine())
+	}
+	n := copy(p, r.out)
+	r.out = r.out[n:]
+	return n, nil
+}
+
+// passLine hands on the bytes read up to and including the next newline.
+func (r *pageReader) passLine() {
+	n := len(r.in)
+	if i := bytes.IndexByte(r.in, '\n'); i >= 0 {
+		n = i + 1
+	}
+	r.out, r.in = r.in[:n], r.in[n:]
+	r.midLine = r.out[len(r.out)-1] != '\n'
+}
+
+// holdLine reads until the line that starts r.in ends and returns it with its
+// newline; owned says whether the line has a buffer of its own (a page the capture
+// keeps refers to its bytes). It returns an unfinished line when the server sends
+// nothing for holdWait, when the line grows past the limit, or when reading fails;
+// r.midLine is set then.
+func (r *pageReader) holdLine() (line []byte, owned bool) {
+	if i := bytes.IndexByte(r.in, '\n'); i >= 0 {
+		line, r.in = r.in[:i+1], r.in[i+1:]
+		return line, false
+	}
+	line = append(make([]byte, 0, 2*len(r.in)+len(r.buf)), r.in...)
+	r.in = nil
+	for r.err == nil && len(line) <= r.limit {
+		_ = r.dl.SetReadDeadline(time.Now().Add(holdWait))
+		n, err := r.src.Read(r.buf)
+		_ = r.dl.SetReadDeadline(time.Time{})
+		waited := errors.Is(err, os.ErrDeadlineExceeded)
+		if !waited {
+			r.err = err
+		}
+		chunk := r.buf[:n]
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			r.in = chunk[i+1:]
+			return append(line, chunk[:i+1]...), true
+		}
+		line = append(line, chunk...)
+		if waited {
+			break
+		}
+	}
+	r.midLine = true
+	return line, true
+}
+
+// inspect returns what go-sdk gets for line: the line itself, or, when it is a plain
+// response to the tools/list request in flight and the capture took its page, the same
+// response with an empty tools list.
+func (r *pageReader) inspect(line []byte, owned bool) []byte {
+	if r.midLine {
+		return line // not a whole line: passed as it is
+	}
+	end := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+	if len(bytes.TrimLeft(end, " \t\r\n")) == 0 {
+		return line
+	}
+	if end[0] != '{' || end[len(end)-1] != '}' || !json.Valid(end) {
+		r.off = true
+		return line
+	}
+	id, page, ok := splitListResponse(end)
+	if !ok {
+		return line
+	}
+	if !owned {
+		// The line is in the read buffer, which the next read reuses.
+		id, page, _ = splitListResponse(bytes.Clone(end))
+	}
+	if !r.capt.deliver(string(id), page) {
+		return line
+	}
+	out := make([]byte, 0, 64+len(id))
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":{"tools":[]}}`...)
+	return append(out, line[len(end):]...)
+}
+
+// Close closes the server's stdout.
+func (r *pageReader) Close() error {
+	if c, ok := r.src.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// splitListResponse reads msg, one valid JSON object, as a response carrying a
+// tools/list page: exactly the members "jsonrpc" ("2.0"), "id" (a plain integer) and
+// "result" (an object), each once; in the result, "tools" (an array) once and
+// "nextCursor" (a string without escapes) at most once, every key plain ASCII and no
+// other key a case variant of those two, since encoding/json would match it. The tools
+// are the exact bytes of each item, as encoding/json's RawMessage holds them. Anything
+// else is not ok, and is left to the old path.
+func splitListResponse(msg []byte) (id []byte, page *rawPage, ok bool) {
+	var result []byte
+	seen := 0
+	ok = eachMember(msg, func(key, val []byte) bool {
+		var bit int
+		switch string(key) {
+		case "jsonrpc":
+			bit = 1
+			if string(val) != `"2.0"` {
+				return false
+			}
+		case "id":
+			bit = 2
+			if !plainInt(val) {
+				return false
+			}
+			id = val
+		case "result":
+			bit = 4
+			if val[0] != '{' {
+				return false
+			}
+			result = val
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	})
+	if !ok || seen != 7 {
+		return nil, nil, false
+	}
+	page = &rawPage{}
+	var tools, cursor bool
+	ok = eachMember(result, func(key, val []byte) bool {
+		switch {
+		case string(key) == "tools":
+			if tools || val[0] != '[' {
+				return false
+			}
+			tools = true
+			page.Tools = splitItems(val)
+		case string(key) == "nextCursor":
+			if cursor || val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 || !utf8.Valid(val) {
+				return false
+			}
+			cursor = true
+			page.NextCursor = string(val[1 : len(val)-1])
+		case bytes.EqualFold(key, []byte("tools")) || bytes.EqualFold(key, []byte("nextCursor")):
+			return false
+		}
+		return true
+	})
+	if !ok || !tools {
+		return nil, nil, false
+	}
+	return id, page, true
+}
+
+// eachMember calls f with the raw key (between its quotes) and the raw value of every
+// member of obj, a valid JSON object, until f returns false. It is false too when a key
+// holds an escape or a byte outside printable ASCII.
+func eachMember(obj []byte, f func(key, val []byte) bool) bool {
+	i := skipWS(obj, 1)
+	if obj[i] == '}' {
+		return true
+	}
+	for {
+		// obj[i] is the quote opening a key.
+		j := i + 1
+		for obj[j] != '"' {
+			if obj[j] == '\\' || obj[j] < 0x20 || obj[j] >= 0x7f {
+				return false
+			}
+			j++
+		}
+		key := obj[i+1 : j]
+		i = skipWS(obj, j+1) + 1 // past the colon
+		i = skipWS(obj, i)
+		end := skipValue(obj, i)
+		if !f(key, obj[i:end]) {
+			return false
+		}
+		i = skipWS(obj, end)
+		if obj[i] == '}' {
+			return true
+		}
+		i = skipWS(obj, i+1) // past the comma
+	}
+}
+
+// splitItems returns the raw items of arr, a valid JSON array.
+func splitItems(arr []byte) []json.RawMessage {
+	var items []json.RawMessage
+	i := skipWS(arr, 1)
+	if arr[i] == ']' {
+		return []json.RawMessage{}
+	}
+	for {
+		end := skipValue(arr, i)
+		items = append(items, json.RawMessage(arr[i:end:end]))
+		i = skipWS(arr, end)
+		if arr[i] == ']' {
+			return items
+		}
+		i = skipWS(arr, i+1)
+	}
+}
+
+// skipValue returns the index just past the JSON value starting at b[i]; b is valid.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	default: // a number or a literal
+		for i < len(b) {
+			switch b[i] {
+			case ',', ']', '}', ' ', '\t', '\r', '\n':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}
+
+// skipString returns the index just past the string whose quote is b[i].
+func skipString(b []byte, i int) int {
+	for i++; ; i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// plainInt reports whether v is an integer literal written as go-sdk's client writes
+// its request ids: no sign, no leading zero, at most 18 digits.
+func plainInt(v []byte) bool {
+	if len(v) == 0 || len(v) > 18 || (v[0] == '0' && len(v) > 1) {
+		return false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
