@@ -3,8 +3,10 @@ package ui
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -61,8 +63,8 @@ func bigModel(b testing.TB, w, h int) Model {
 	b.Cleanup(func() { sess.Close() })
 	m := New(context.Background(), sess, Options{NoColor: false, noPump: true, now: func() time.Time { return fixedNow }})
 	m.setSnapshot(bigSnapshot())
-	nm, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	return nm.(Model)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m
 }
 
 // BenchmarkView measures one frame and one key press over 10,000 tools. The budget
@@ -82,8 +84,7 @@ func BenchmarkView(b *testing.B) {
 			down := keyPress("down")
 			mm := m
 			for b.Loop() {
-				nm, _ := mm.Update(down)
-				mm = nm.(Model)
+				mm.Update(down)
 				if mm.tools.cursor >= len(mm.tools.rows)-1 {
 					mm.tools.cursor = 0
 				}
@@ -94,8 +95,7 @@ func BenchmarkView(b *testing.B) {
 			down := keyPress("down")
 			mm := m
 			for b.Loop() {
-				nm, _ := mm.Update(down)
-				mm = nm.(Model)
+				mm.Update(down)
 				_ = mm.View()
 			}
 		})
@@ -104,9 +104,31 @@ func BenchmarkView(b *testing.B) {
 			tkey := keyPress("t")
 			mm := m
 			for b.Loop() {
-				nm, _ := mm.Update(tkey)
-				mm = nm.(Model)
+				mm.Update(tkey)
 			}
 		})
+	}
+}
+
+// TestKeyPress_TheModelStaysWhereItIs: bubbletea holds the root model as a tea.Model;
+// a value model (114 kB, most of it lipgloss styles held by value) was copied to the
+// heap on every message, before the first screen a dozen times, and then at every
+// key press and call event. The root model is a pointer: a key press over 10,000
+// tools allocates a few kilobytes.
+func TestKeyPress_TheModelStaysWhereItIs(t *testing.T) {
+	m := bigModel(t, 120, 40)
+	down := keyPress("down")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const presses = 50
+	for range presses {
+		nm, _ := m.Update(down)
+		if nm != &m {
+			t.Fatal("Update returned another model than the one bubbletea holds")
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / presses; per > 48<<10 {
+		t.Fatalf("a key press allocated %d bytes, want under 48 kB (the model is %d bytes)", per, unsafe.Sizeof(m))
 	}
 }

@@ -156,7 +156,7 @@ func (c callView) keyMap() keyMapFunc {
 
 // startCall runs the person's call in a Cmd with a cancellable context, and pumps
 // its progress.
-func (m Model) startCall(t session.ToolInfo, args json.RawMessage, cmd tea.Cmd) (Model, tea.Cmd) {
+func (m *Model) startCall(t session.ToolInfo, args json.RawMessage, cmd tea.Cmd) (*Model, tea.Cmd) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -174,7 +174,7 @@ func (m Model) startCall(t session.ToolInfo, args json.RawMessage, cmd tea.Cmd) 
 
 // callDone shows a finished call's result, or returns to where the person was if
 // they cancelled it.
-func (m Model) callDone(msg callDoneMsg) (Model, tea.Cmd) {
+func (m *Model) callDone(msg callDoneMsg) (*Model, tea.Cmd) {
 	if msg.gen != m.call.gen || !m.call.running {
 		return m, nil // a call that was replaced: stale
 	}

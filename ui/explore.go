@@ -118,13 +118,13 @@ func promptCmd(ctx context.Context, sess *session.Manager, server, name string, 
 }
 
 // startRead reads a resource; the status says so until it ends.
-func (m Model) startRead(server, uri string) (Model, tea.Cmd) {
+func (m *Model) startRead(server, uri string) (*Model, tea.Cmd) {
 	m.status = "reading " + inline(m.st, uri, 60) + " of " + inline(m.st, server, 32) + "…"
 	return m, readCmd(m.ctx, m.sess, server, uri)
 }
 
 // readDone shows what a read or get returned.
-func (m Model) readDone(msg readDoneMsg) (Model, tea.Cmd) {
+func (m *Model) readDone(msg readDoneMsg) (*Model, tea.Cmd) {
 	o := msg.out
 	m.taint = m.sess.Engine().Taint("")
 	what := inline(m.st, o.what(), 60)
@@ -171,7 +171,7 @@ func subscribeCmd(ctx context.Context, sess *session.Manager, server, uri string
 	}
 }
 
-func (m Model) subscribed(msg subscribedMsg) (Model, tea.Cmd) {
+func (m *Model) subscribed(msg subscribedMsg) (*Model, tea.Cmd) {
 	uri := inline(m.st, msg.uri, 60)
 	if msg.err != nil {
 		m.status = "✗ could not change the subscription to " + uri + ": " + inline(m.st, msg.err.Error(), 100)
@@ -214,7 +214,7 @@ func (m *Model) resourceUpdated(e session.ResourceUpdated) {
 }
 
 // resourcesKey handles a key of the resources view.
-func (m Model) resourcesKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) resourcesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var act resourcesAction
 	m.res, act = m.res.Update(k)
 	res, tmpl := m.res.selected()
@@ -245,7 +245,7 @@ func (m Model) resourcesKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 }
 
 // promptsKey handles a key of the prompts view.
-func (m Model) promptsKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) promptsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var act promptsAction
 	m.prompts, act = m.prompts.Update(k)
 	switch act {
@@ -260,7 +260,7 @@ func (m Model) promptsKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 }
 
 // outputKey handles a key of the output view.
-func (m Model) outputKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) outputKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var act outputAction
 	var cmd tea.Cmd
 	m.output, act, cmd = m.output.Update(k)
@@ -325,7 +325,7 @@ func argSchema(names []string, required map[string]bool, desc map[string]string)
 
 // openPromptForm opens the argument form of a prompt (even one without
 // arguments: the form says what will be got and enter gets it).
-func (m Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (Model, tea.Cmd) {
+func (m *Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (*Model, tea.Cmd) {
 	var names []string
 	req, desc := map[string]bool{}, map[string]string{}
 	for _, a := range p.Arguments {
@@ -338,7 +338,7 @@ func (m Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (Model
 }
 
 // openTemplateForm opens the form of a template's variables.
-func (m Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplateInfo) (Model, tea.Cmd) {
+func (m *Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplateInfo) (*Model, tea.Cmd) {
 	tpl, err := uritemplate.New(t.URITemplate)
 	if err != nil {
 		m.status = "✗ the template cannot be read: " + inline(m.st, err.Error(), 100)
@@ -353,7 +353,7 @@ func (m Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplate
 	return m.openArgsForm("read template ", s.Name, t.URITemplate, argSchema(names, req, nil))
 }
 
-func (m Model) openArgsForm(verb, server, name string, schema json.RawMessage) (Model, tea.Cmd) {
+func (m *Model) openArgsForm(verb, server, name string, schema json.RawMessage) (*Model, tea.Cmd) {
 	m.form = form.NewFor(verb, server, name, schema, *m.st)
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
 	m.ex.asked = [2]string{}
@@ -363,7 +363,7 @@ func (m Model) openArgsForm(verb, server, name string, schema json.RawMessage) (
 }
 
 // applyArgsForm acts on a prompt's or template's form.
-func (m Model) applyArgsForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
+func (m *Model) applyArgsForm(act form.Action, cmd tea.Cmd) (*Model, tea.Cmd) {
 	switch a := act.(type) {
 	case form.Cancel:
 		m.pop()
@@ -432,7 +432,7 @@ func (m *Model) askCompletion() tea.Cmd {
 }
 
 // completeNow asks the server, once the person paused typing.
-func (m Model) completeNow(msg completeTickMsg) (Model, tea.Cmd) {
+func (m *Model) completeNow(msg completeTickMsg) (*Model, tea.Cmd) {
 	if msg.seq != m.ex.seq || m.screen != screenForm || m.ex.kind == formCall {
 		return m, nil
 	}
@@ -455,7 +455,7 @@ func (m Model) completeNow(msg completeTickMsg) (Model, tea.Cmd) {
 }
 
 // completed shows a completion's values under its field.
-func (m Model) completed(msg completedMsg) (Model, tea.Cmd) {
+func (m *Model) completed(msg completedMsg) (*Model, tea.Cmd) {
 	if msg.seq != m.ex.seq || m.screen != screenForm || m.ex.kind == formCall {
 		return m, nil
 	}

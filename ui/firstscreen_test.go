@@ -48,8 +48,7 @@ func BenchmarkFirstScreen10000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m := New(context.Background(), sess, Options{noPump: true, now: func() time.Time { return fixedNow }})
-		nm, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		m = nm.(Model)
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		m.setSnapshot(snap)
 		_ = m.View()
 	}

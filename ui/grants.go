@@ -378,7 +378,7 @@ func (m *Model) refreshGrants() {
 }
 
 // grantsKey handles a key of the Grants view.
-func (m Model) grantsKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) grantsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var act grantsAction
 	m.grants, act = m.grants.Update(k)
 	c, g := m.grants.selected()
@@ -421,7 +421,7 @@ func clearTaintCmd(e *session.Engine, a question.ClearTaintAnswer) tea.Cmd {
 }
 
 // applyClearTaint carries out the answer of the clear-taint question.
-func (m Model) applyClearTaint(a question.ClearTaintAnswer) (Model, tea.Cmd) {
+func (m *Model) applyClearTaint(a question.ClearTaintAnswer) (*Model, tea.Cmd) {
 	if !a.Clear {
 		m.status = "kept " + inline(m.st, a.Context, 32) + " tainted"
 		return m, nil
@@ -431,7 +431,7 @@ func (m Model) applyClearTaint(a question.ClearTaintAnswer) (Model, tea.Cmd) {
 }
 
 // taintCleared reports how clearing ended and refreshes what shows taint.
-func (m Model) taintCleared(msg taintClearedMsg) (Model, tea.Cmd) {
+func (m *Model) taintCleared(msg taintClearedMsg) (*Model, tea.Cmd) {
 	name := inline(m.st, msg.ctx, 32)
 	if msg.err != nil {
 		m.status = "✗ the taint of " + name + " was not cleared: " + inline(m.st, msg.err.Error(), 120)

@@ -134,7 +134,7 @@ func (h *harness) armQuestion() {
 func (h *harness) send(msg tea.Msg) {
 	h.t.Helper()
 	nm, cmd := h.m.Update(msg)
-	h.m = nm.(Model)
+	h.m = *nm.(*Model)
 	h.run(cmd)
 }
 

@@ -21,7 +21,7 @@ import (
 // openForm opens the call form for a tool over the current screen, or in its place
 // (replace: "call again" from a result). A blocked tool is never called, so its
 // form does not open; the status says why.
-func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
+func (m *Model) openForm(t session.ToolInfo, replace bool) (*Model, tea.Cmd) {
 	if t.Class.Tier == trust.TierBlocked {
 		why := "blocked tools are never called"
 		if n := len(t.Class.Reasons); n > 0 {
@@ -48,7 +48,7 @@ func (m Model) openForm(t session.ToolInfo, replace bool) (Model, tea.Cmd) {
 }
 
 // applyForm acts on the call form's decision.
-func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
+func (m *Model) applyForm(act form.Action, cmd tea.Cmd) (*Model, tea.Cmd) {
 	if m.ex.kind != formCall {
 		return m.applyArgsForm(act, cmd)
 	}
@@ -63,7 +63,7 @@ func (m Model) applyForm(act form.Action, cmd tea.Cmd) (Model, tea.Cmd) {
 
 // requestQuit quits at once, or asks first while a call runs or a person's answer
 // is awaited.
-func (m Model) requestQuit() (Model, tea.Cmd) {
+func (m *Model) requestQuit() (*Model, tea.Cmd) {
 	el := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling)
 	n := m.waiting()
 	changes := overrideCount(m.over)
@@ -87,7 +87,7 @@ func (m Model) requestQuit() (Model, tea.Cmd) {
 	return m, m.q.AskQuit(lines)
 }
 
-func (m Model) quit() (Model, tea.Cmd) {
+func (m *Model) quit() (*Model, tea.Cmd) {
 	if m.call.running {
 		m.call.end()
 	}
@@ -95,14 +95,14 @@ func (m Model) quit() (Model, tea.Cmd) {
 }
 
 // waiting is the number of approvals that wait for the person.
-func (m Model) waiting() int {
+func (m *Model) waiting() int {
 	return max(m.q.Count(question.KindApproval), len(m.sess.Engine().Pending()))
 }
 
 // typing reports whether something takes text now: the call form, the filter
 // being typed, an elicitation form or a denial's reason. A question that
 // arrives meanwhile waits behind the badge instead of taking focus.
-func (m Model) typing() bool {
+func (m *Model) typing() bool {
 	return m.screen == screenForm || (m.screen == screenMain && m.tools.typing) || m.q.Typing()
 }
 
@@ -116,7 +116,7 @@ func (m *Model) addApproval(p *session.Pending) (bool, tea.Cmd) {
 }
 
 // applyOutcome carries out what the person decided in a question.
-func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
+func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 	switch o := out.(type) {
 	case question.Approved:
 		id, resp, ok := dialog.Response(o.Action)
@@ -189,11 +189,11 @@ func (m Model) applyOutcome(out question.Outcome) (Model, tea.Cmd) {
 }
 
 // queueItems is the approvals that wait, oldest first.
-func (m Model) queueItems() []*session.Pending {
+func (m *Model) queueItems() []*session.Pending {
 	return queueOrder(m.q.Approvals())
 }
 
 // modalOpen reports whether anything is drawn over the screen.
-func (m Model) modalOpen() bool {
+func (m *Model) modalOpen() bool {
 	return m.q.Open() || m.overlay.open || m.queue.open || m.screen == screenForm
 }

@@ -32,7 +32,7 @@ func (m *Model) pop() {
 }
 
 // under is the screen back returns to.
-func (m Model) under() screen {
+func (m *Model) under() screen {
 	if n := len(m.nav); n > 0 {
 		return m.nav[n-1]
 	}

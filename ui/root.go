@@ -51,6 +51,11 @@ const (
 // Model is airlock's root model. It owns the layout, the focus, the global keys and
 // the modal queues; it broadcasts resizes and session events to every child and
 // sends input only to the one that has focus. Build it with New; Run drives it.
+//
+// Its methods take a pointer: the model holds its children's styles by value (over
+// 100 kB), and as a value bubbletea would copy it to the heap on every message.
+// Nothing outside the event loop's goroutine may hold it: a tea.Cmd takes the values
+// it needs before it is returned (see readCmd).
 type Model struct {
 	ctx  context.Context
 	sess *session.Manager
@@ -205,7 +210,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 
 // Init asks for the terminal's background (light or dark), starts the session
 // event pump and, while servers connect, the spinner.
-func (m Model) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	cmds := append([]tea.Cmd{tea.RequestBackgroundColor}, m.initCmds...)
 	if !m.opts.noPump {
 		cmds = append(cmds, waitEvent(m.ctx, m.sess))
@@ -220,7 +225,7 @@ func (m Model) Init() tea.Cmd {
 // keys go to the topmost modal, else to the screen and pane that have focus.
 // Afterwards the layout follows what is open (the tour's caption is one line
 // while a modal is open) and the global keys follow the state.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
 	case tea.KeyPressMsg, tea.PasteMsg:
 		// Every key and paste, wherever it goes, restarts the guard of a
@@ -267,7 +272,7 @@ func (m *Model) updateKeys() {
 	m.overlay.keys.Tour.SetEnabled(m.opts.Demo != nil && !m.tour.on)
 }
 
-func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -410,7 +415,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 
 // forward gives any other message (a paste, a cursor blink) to whatever takes text
 // input now.
-func (m Model) forward(msg tea.Msg) (Model, tea.Cmd) {
+func (m *Model) forward(msg tea.Msg) (*Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case m.queue.open:
@@ -439,7 +444,7 @@ func (m Model) forward(msg tea.Msg) (Model, tea.Cmd) {
 // is being typed or a question is not ready for them), then the approval queue,
 // the open question, help, the call form, then the global keys (unless text is
 // being typed), then the screen.
-func (m Model) handleKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	if key.Matches(k, m.keys.Interrupt) {
 		if kind, ok := m.q.Front(); ok && kind == question.KindQuit && m.q.Open() {
 			// ctrl+c on the quit question quits, armed or not: quitting
@@ -687,7 +692,7 @@ func (m *Model) openHazards() {
 }
 
 // mainKey handles a key on the main screen: it goes to the focused pane.
-func (m Model) mainKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) mainKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var cmd tea.Cmd
 	if m.focus == paneServers {
 		var act serversAction
@@ -751,7 +756,7 @@ func (m *Model) setFocus(p pane) {
 }
 
 // needSpinner reports whether anything spins: a connecting server or a call.
-func (m Model) needSpinner() bool {
+func (m *Model) needSpinner() bool {
 	if m.call.running {
 		return true
 	}

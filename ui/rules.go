@@ -301,7 +301,7 @@ func (m *Model) refreshRules() {
 }
 
 // rulesKey handles a key of the Rules view.
-func (m Model) rulesKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var act rulesAction
 	m.rules, act = m.rules.Update(k)
 	switch act {
@@ -358,7 +358,7 @@ func revokeRuleCmd(e *session.Engine, id string) tea.Cmd {
 }
 
 // applyRevokeRule carries out the answer of the revoke question.
-func (m Model) applyRevokeRule(id string, revoke bool) (Model, tea.Cmd) {
+func (m *Model) applyRevokeRule(id string, revoke bool) (*Model, tea.Cmd) {
 	if !revoke {
 		m.status = "kept rule " + inline(m.st, id, 24)
 		return m, nil
@@ -368,7 +368,7 @@ func (m Model) applyRevokeRule(id string, revoke bool) (Model, tea.Cmd) {
 }
 
 // ruleRevoked reports how revoking ended and refreshes the view.
-func (m Model) ruleRevoked(msg ruleRevokedMsg) (Model, tea.Cmd) {
+func (m *Model) ruleRevoked(msg ruleRevokedMsg) (*Model, tea.Cmd) {
 	name := inline(m.st, msg.label, 24)
 	if msg.err != nil {
 		m.status = "✗ rule " + name + " was not revoked: " + inline(m.st, msg.err.Error(), 120)

@@ -212,7 +212,7 @@ func savedStatus(st *theme.Styles, msg savedMsg) string {
 type resultSavedMsg struct{ savedMsg }
 
 // saveResult saves the shown result's blobs.
-func (m Model) saveResult() tea.Cmd {
+func (m *Model) saveResult() tea.Cmd {
 	blobs := m.result.blobs()
 	if len(blobs) == 0 {
 		return nil

@@ -344,7 +344,7 @@ func (m *Model) openInfo(name string) {
 }
 
 // serverInfo is the snapshot's view of one server.
-func (m Model) serverInfo(name string) (session.ServerInfo, bool) {
+func (m *Model) serverInfo(name string) (session.ServerInfo, bool) {
 	for _, s := range m.snap.Servers {
 		if s.Name == name {
 			return s, true
@@ -362,7 +362,7 @@ func (m *Model) refreshInfo() {
 }
 
 // infoKey handles a key of the server info view.
-func (m Model) infoKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) infoKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var act infoAction
 	var cmd tea.Cmd
 	m.info, act, cmd = m.info.Update(k)

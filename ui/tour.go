@@ -304,7 +304,7 @@ func (m *Model) tourSent(msg tourSentMsg) {
 
 // captionRows is the number of rows the layout gives the caption: none while a
 // modal is open (the one-line caption then takes the footer's row).
-func (m Model) captionRows() int {
+func (m *Model) captionRows() int {
 	if !m.tour.on || m.modalOpen() {
 		return 0
 	}
@@ -313,7 +313,7 @@ func (m Model) captionRows() int {
 
 // captionLines is the tour's caption for the width: a rule with the step and
 // its keys, then the step's text; one line while a modal is open.
-func (m Model) captionLines(width int) []string {
+func (m *Model) captionLines(width int) []string {
 	if !m.tour.on {
 		return nil
 	}
@@ -344,7 +344,7 @@ func (m Model) captionLines(width int) []string {
 
 // tourKeysFree reports whether the tour's keys may be taken: nothing takes text
 // input, and no dialog is armed for a destructive call (any key disarms it).
-func (m Model) tourKeysFree() bool {
+func (m *Model) tourKeysFree() bool {
 	switch {
 	case m.queue.open:
 		return true

@@ -18,7 +18,7 @@ import (
 
 // View renders the whole screen in the alternate screen: title, risk banner, body,
 // status line and help footer, with the topmost modal drawn over them.
-func (m Model) View() tea.View {
+func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.ReportFocus = true // regaining focus re-arms an open question
@@ -27,7 +27,7 @@ func (m Model) View() tea.View {
 }
 
 // render is View's content, a string for tests and benchmarks.
-func (m Model) render() string {
+func (m *Model) render() string {
 	l := m.layout
 	var sb strings.Builder
 	sb.Grow(l.width * l.height * 3)
@@ -76,7 +76,7 @@ func (m Model) render() string {
 }
 
 // bodyView renders the screen under any modal.
-func (m Model) bodyView() string {
+func (m *Model) bodyView() string {
 	s := m.screen
 	if s == screenForm {
 		s = m.under()
@@ -132,7 +132,7 @@ func joinColumns(left, right string) string {
 }
 
 // modalView renders the topmost modal, or "" when none is open.
-func (m Model) modalView() string {
+func (m *Model) modalView() string {
 	switch {
 	case m.queue.open:
 		return m.queue.View(m.queueItems(), m.now(), m.help)
@@ -157,7 +157,7 @@ func overlay(base, modal string, width, height int) string {
 }
 
 // titleLine names airlock and the session and counts servers and tools.
-func (m Model) titleLine() string {
+func (m *Model) titleLine() string {
 	st := m.st
 	title := st.Title.Render("airlock")
 	if m.opts.Title != "" {
@@ -206,7 +206,7 @@ func (m Model) titleLine() string {
 	return fit(line, m.layout.width)
 }
 
-func (m Model) connecting() int {
+func (m *Model) connecting() int {
 	n := 0
 	for _, s := range m.snap.Servers {
 		if s.Status == session.StatusConnecting {
@@ -218,7 +218,7 @@ func (m Model) connecting() int {
 
 // statusLine shows the taint of the person's context (naming the call that tainted
 // it), the approvals that wait, and the last thing that happened.
-func (m Model) statusLine() string {
+func (m *Model) statusLine() string {
 	st := m.st
 	var parts []string
 	if m.taint.Tainted() {
@@ -273,7 +273,7 @@ func plural(n int) string {
 }
 
 // footerLine is the one-line help of whatever has focus now.
-func (m Model) footerLine() string {
+func (m *Model) footerLine() string {
 	global := []key.Binding{m.keys.Help, m.keys.Quit}
 	switch {
 	case m.queue.open:
@@ -336,7 +336,7 @@ func (m Model) footerLine() string {
 
 // helpSections lists every context's keys for the help overlay, from fresh key
 // maps so that the overlay is a complete reference whatever the state.
-func (m Model) helpSections() []helpSection {
+func (m *Model) helpSections() []helpSection {
 	global := DefaultGlobalKeyMap()
 	if m.opts.Demo == nil {
 		global.Demo.Unbind()

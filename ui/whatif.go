@@ -60,7 +60,7 @@ func nextPolicy(a trust.Action) trust.Action {
 }
 
 // toggleDisabled turns a tool off for this session, or back on.
-func (m Model) toggleDisabled(ref trust.Ref) tea.Cmd {
+func (m *Model) toggleDisabled(ref trust.Ref) tea.Cmd {
 	off := !m.over.Disabled[ref]
 	what := inline(m.st, ref.Qualified(), 40) + " turned off for this session"
 	if !off {
@@ -70,7 +70,7 @@ func (m Model) toggleDisabled(ref trust.Ref) tea.Cmd {
 }
 
 // cyclePolicy moves a tool's policy override one step.
-func (m Model) cyclePolicy(ref trust.Ref) tea.Cmd {
+func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	cur, ok := m.over.Policy[ref]
 	if !ok {
 		cur = trust.ActionUnset
@@ -85,7 +85,7 @@ func (m Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 }
 
 // cycleTrust moves a server's trust one step.
-func (m Model) cycleTrust(server string) tea.Cmd {
+func (m *Model) cycleTrust(server string) tea.Cmd {
 	sv, ok := m.snap.Server(server)
 	if !ok {
 		return nil

@@ -89,7 +89,7 @@ func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
 	h.keys("x") // turn the selected tool off for this session
 	h.waitFor("the what-if change", func(m Model) bool { return overrideCount(m.over) == 1 })
 	nm, cmd := h.m.Update(keyPress("q"))
-	h.m = nm.(Model)
+	h.m = *nm.(*Model)
 	if cmd != nil {
 		if _, ok := cmd().(tea.QuitMsg); ok {
 			t.Fatal("q quit with an unsaved what-if change")
