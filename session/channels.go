@@ -133,15 +133,15 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy}, m.cfg.Policy)
 	ref := trust.Ref{Server: s.cfg.Name, Tool: name}
 	return ToolInfo{
-		Ref:         ref,
-		Title:       string(k),
-		Fingerprint: "channel:" + name,
-		Class:       class,
-		ServerTrust: st,
-		ServerEnv:   s.envNames,
-		Policy:      policy,
-		Channel:     k,
-		Input:       trust.Tool{Server: s.cfg.Name, Name: name, ServerTrust: st, ServerLabels: s.cfg.Labels, ToolPolicy: policy},
+		Ref:          ref,
+		Title:        string(k),
+		Fingerprint:  "channel:" + name,
+		Class:        class,
+		ServerTrust:  st,
+		ServerEnv:    s.envNames,
+		Policy:       policy,
+		Channel:      k,
+		ServerLabels: s.cfg.Labels,
 	}
 }
 

@@ -89,10 +89,14 @@ type ToolInfo struct {
 	// Policy is the tool's own policy (config, or the person's live change);
 	// ActionUnset when the tier's policy applies.
 	Policy trust.Action
-	// Input is exactly what trust.Classify was given for this tool (with the
-	// session's live changes applied): explanations and fix hints re-run the pure
-	// trust functions on it.
-	Input trust.Tool
+	// ServerLabels, ToolLabels and Asserted are the config's labels and asserted
+	// hints for the tool, InstructionsChanged and NameProblem the blocks it was
+	// classified with: with the fields above, what Input gives back.
+	ServerLabels        []trust.Leg
+	ToolLabels          []trust.Leg
+	Asserted            trust.Hints
+	InstructionsChanged bool
+	NameProblem         string
 	// Rules are the tool's argument rules: the config's, then the remembered ones
 	// (docs/rules.md). They decide only while the tool is not blocked, so a changed
 	// pin suspends them until the new definition is accepted.
@@ -107,6 +111,29 @@ type ToolInfo struct {
 	// "optional" or "required"). airlock cannot run task-augmented calls (go-sdk
 	// v1.8.0 does not implement SEP-2663): Call refuses a "required" tool up front.
 	TaskSupport string
+}
+
+// Input is exactly what trust.Classify was given for this tool (with the session's
+// live changes applied): explanations and fix hints re-run the pure trust functions
+// on it. It is rebuilt from the tool's fields rather than kept beside them, which at
+// 10,000 tools was 2.8 MB of copies a first listing wrote and nobody read.
+func (t *ToolInfo) Input() trust.Tool {
+	return trust.Tool{
+		Server:              t.Ref.Server,
+		Name:                t.Ref.Tool,
+		Description:         t.Description,
+		Declared:            t.Declared,
+		ServerTrust:         t.ServerTrust,
+		ServerLabels:        t.ServerLabels,
+		ToolLabels:          t.ToolLabels,
+		Asserted:            t.Asserted,
+		ToolPolicy:          t.Policy,
+		Pin:                 t.Pin,
+		PinnedAt:            t.PinnedAt,
+		InstructionsChanged: t.InstructionsChanged,
+		NameProblem:         t.NameProblem,
+		Disabled:            t.Disabled,
+	}
 }
 
 // Snapshot is the whole session at one moment: servers, classified tools and the
@@ -395,28 +422,32 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 		part.tiers[class.Tier]++
 		ref := trust.Ref{Server: name, Tool: lt.wire.Name}
 		part.tools = append(part.tools, ToolInfo{
-			Ref:              ref,
-			Title:            lt.wire.Title,
-			Description:      lt.wire.Description,
-			InputSchema:      lt.wire.InputSchema,
-			OutputSchema:     lt.wire.OutputSchema,
-			Raw:              lt.raw,
-			Fingerprint:      lt.fingerprint,
-			Declared:         lt.declared,
-			Class:            class,
-			Pin:              t.Pin,
-			PinnedAt:         t.PinnedAt,
-			ServerTrust:      key.trust,
-			ServerEnv:        s.envNames,
-			ServerRoots:      s.roots,
-			ServerDeprecated: s.deprecated,
-			Exposed:          lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
-			Disabled:         t.Disabled,
-			Policy:           t.ToolPolicy,
-			TaskSupport:      lt.wire.TaskSupport,
-			Input:            t,
-			Rules:            tc.Rules,
-			ruleSet:          configRuleSet(s, lt.wire.Name, tc.Rules),
+			Ref:                 ref,
+			Title:               lt.wire.Title,
+			Description:         lt.wire.Description,
+			InputSchema:         lt.wire.InputSchema,
+			OutputSchema:        lt.wire.OutputSchema,
+			Raw:                 lt.raw,
+			Fingerprint:         lt.fingerprint,
+			Declared:            lt.declared,
+			Class:               class,
+			Pin:                 t.Pin,
+			PinnedAt:            t.PinnedAt,
+			ServerTrust:         key.trust,
+			ServerEnv:           s.envNames,
+			ServerRoots:         s.roots,
+			ServerDeprecated:    s.deprecated,
+			Exposed:             lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+			Disabled:            t.Disabled,
+			Policy:              t.ToolPolicy,
+			TaskSupport:         lt.wire.TaskSupport,
+			ServerLabels:        t.ServerLabels,
+			ToolLabels:          t.ToolLabels,
+			Asserted:            t.Asserted,
+			InstructionsChanged: t.InstructionsChanged,
+			NameProblem:         t.NameProblem,
+			Rules:               tc.Rules,
+			ruleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
 		})
 		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
 			AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted})

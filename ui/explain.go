@@ -26,7 +26,7 @@ func legNote(snap *session.Snapshot, qualified, leg string) string {
 	if !ok {
 		return ""
 	}
-	c, ok := trust.ExplainLeg(t.Input, l)
+	c, ok := trust.ExplainLeg(t.Input(), l)
 	if !ok || !c.Assumed {
 		return ""
 	}
@@ -45,7 +45,7 @@ func believedNote(snap *session.Snapshot, server string, next trust.ServerTrust)
 		if t.Ref.Server != server {
 			continue
 		}
-		claims := trust.NowBelieved(t.Input)
+		claims := trust.NowBelieved(t.Input())
 		if len(claims) == 0 {
 			continue
 		}
