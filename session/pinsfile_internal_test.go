@@ -14,12 +14,14 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// TestEncodePins_SameAsMarshalIndent: pins.json is written by encodePins instead of
-// json.MarshalIndent (which re-indented 10,000 definitions before a first start's
-// first screen); the bytes must stay exactly MarshalIndent's, for random stores with
-// hostile names, strings and definitions (HTML characters, U+2028, invalid UTF-8,
-// control characters, whitespace around and inside definitions, deep nesting).
-func TestEncodePins_SameAsMarshalIndent(t *testing.T) {
+// TestEncodePins_MarshalIndentWithDefinitionsCompact: pins.json is written by
+// encodePins instead of json.MarshalIndent (which re-indented 10,000 definitions
+// before a first start's first screen); the file is MarshalIndent's except that each
+// definition is compact on its own line: indented again, it is MarshalIndent's bytes
+// exactly (the same tokens, the same escaping), for random stores with hostile names,
+// strings and definitions (HTML characters, U+2028, invalid UTF-8, control characters,
+// whitespace around and inside definitions, deep nesting).
+func TestEncodePins_MarshalIndentWithDefinitionsCompact(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 16))
 	strs := []string{"", "send", "a\"b\\c", "<script>&amp;", "line\u2028sep\u2029", "bad\xff\xfeutf8", "tab\tnl\nnul\x00", "ｓｅｎｄ", "é", "\x7f"}
 	defs := []string{
@@ -65,8 +67,20 @@ func TestEncodePins_SameAsMarshalIndent(t *testing.T) {
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("store %d: error %v, MarshalIndent's %v", n, err, wantErr)
 		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("store %d differs from MarshalIndent:\n got %q\nwant %q", n, got, want)
+		if err != nil {
+			continue
+		}
+		var indented bytes.Buffer
+		if err := json.Indent(&indented, got, "", "  "); err != nil || !bytes.Equal(indented.Bytes(), want) {
+			t.Fatalf("store %d, indented, differs from MarshalIndent (%v):\n got %q\nwant %q", n, err, indented.Bytes(), want)
+		}
+		for _, line := range bytes.Split(got, []byte("\n")) {
+			if def, ok := bytes.CutPrefix(bytes.TrimLeft(line, " "), []byte(`"definition": `)); ok && !json.Valid(def) {
+				t.Fatalf("store %d: a definition is not on one line: %q", n, line)
+			}
+		}
+		if gotLines, wantLines := bytes.Count(got, []byte("\n")), bytes.Count(want, []byte("\n")); gotLines > wantLines {
+			t.Fatalf("store %d: %d lines, MarshalIndent's %d", n, gotLines, wantLines)
 		}
 	}
 	// What MarshalIndent refuses, encodePins refuses: an invalid definition, a year
