@@ -235,14 +235,21 @@ func Identity(s config.Server) string {
 
 // pinOutcome is what the store says of one listing of a server.
 type pinOutcome struct {
-	tools               map[string]trust.PinState
-	pinnedAt            map[string]time.Time
+	// tools is every listed name's pin state and when the definition it compares
+	// against was pinned (a duplicate name: the first tool listed under it).
+	tools               map[string]pinSeen
 	instructionsChanged bool
 	removed             []string
 	dirty               bool // the pins changed and were saved
 	// inherited: no pins existed under this identity, but the server's name had pins
 	// under another one; they were copied and the listing compared against them.
 	inherited bool
+}
+
+// pinSeen is one listed tool's outcome.
+type pinSeen struct {
+	state    trust.PinState
+	pinnedAt time.Time
 }
 
 // observe compares one listing with the pins, pinning what is seen for the first
@@ -299,7 +306,7 @@ func (p *Pins) waitSaved() {
 func observeLocked(data *pinFile, identity, server, instructions string, tools []listedTool, now time.Time) pinOutcome {
 	// Every map is sized for the listing: a first sight of 10,000 tools otherwise
 	// grows each of them a dozen times before the listing is shown.
-	out := pinOutcome{tools: make(map[string]trust.PinState, len(tools)), pinnedAt: make(map[string]time.Time, len(tools))}
+	out := pinOutcome{tools: make(map[string]pinSeen, len(tools))}
 	sp := data.Servers[identity]
 	dirty := false
 	if sp == nil {
@@ -321,28 +328,25 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 	if sp.Instructions != trust.InstructionsFingerprint(instructions) {
 		out.instructionsChanged = true
 	}
-	seen := make(map[string]bool, len(tools))
 	for _, t := range tools {
 		name := t.wire.Name
-		if seen[name] {
+		if _, dup := out.tools[name]; dup {
 			continue // duplicates are blocked by name; the first one is pinned
 		}
-		seen[name] = true
 		old, ok := sp.Tools[name]
+		seen := pinSeen{state: trust.PinChanged, pinnedAt: old.PinnedAt}
 		switch {
 		case !ok:
 			sp.Tools[name] = toolPin{Fingerprint: t.fingerprint, PinnedAt: now, Definition: t.raw}
-			out.tools[name] = trust.PinNew
+			seen = pinSeen{state: trust.PinNew, pinnedAt: now}
 			dirty = true
 		case old.Fingerprint == t.fingerprint && t.fingerprint != "":
-			out.tools[name] = trust.PinSame
-		default:
-			out.tools[name] = trust.PinChanged
+			seen.state = trust.PinSame
 		}
-		out.pinnedAt[name] = sp.Tools[name].PinnedAt
+		out.tools[name] = seen
 	}
 	for name := range sp.Tools {
-		if !seen[name] {
+		if _, ok := out.tools[name]; !ok {
 			out.removed = append(out.removed, name)
 		}
 	}
@@ -535,7 +539,7 @@ func (m *Manager) AcceptPins(serverName string, r Reviewed) ([]string, error) {
 		name := t.wire.Name
 		listed[name] = true
 		want, ok := r.Tools[name]
-		if !ok || s.pins.tools[name] != trust.PinChanged {
+		if !ok || s.pins.tools[name].state != trust.PinChanged {
 			continue
 		}
 		if !strings.HasPrefix(t.fingerprint, strings.ToLower(want)) {

@@ -42,7 +42,7 @@ func BenchmarkPinsObserveUnchanged(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		out, err := p.observe("id-7", "docs-07", "", tools, now)
-		if err != nil || out.tools["tool_0"] != trust.PinSame {
+		if err != nil || out.tools["tool_0"].state != trust.PinSame {
 			b.Fatal(out.tools, err)
 		}
 	}
@@ -60,7 +60,7 @@ func BenchmarkPinsObserveFirstSight10000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		data := &pinFile{Servers: map[string]*serverPin{}}
-		if out := observeLocked(data, "id", "many", "", tools, now); len(out.tools) != 10000 || out.tools["t9999"] != trust.PinNew {
+		if out := observeLocked(data, "id", "many", "", tools, now); len(out.tools) != 10000 || out.tools["t9999"].state != trust.PinNew {
 			b.Fatal("not every tool is new")
 		}
 	}

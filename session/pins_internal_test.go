@@ -28,7 +28,7 @@ func TestPins_RefusedFileStillComparesAgainstHeldPins(t *testing.T) {
 		return []listedTool{{wire: wireTool{Name: "send", Description: desc}, raw: raw, fingerprint: fp}}
 	}
 	now := time.Unix(1, 0)
-	if out, err := p.observe("id", "mail", "", listed("Send mail."), now); err != nil || out.tools["send"] != trust.PinNew {
+	if out, err := p.observe("id", "mail", "", listed("Send mail."), now); err != nil || out.tools["send"].state != trust.PinNew {
 		t.Fatalf("first listing: %v %v", out.tools, err)
 	}
 	if err := os.Chmod(path, 0o644); err != nil {
@@ -38,8 +38,8 @@ func TestPins_RefusedFileStillComparesAgainstHeldPins(t *testing.T) {
 	if err == nil {
 		t.Fatal("a pins file others may read was used")
 	}
-	if out.tools["send"] != trust.PinChanged {
-		t.Fatalf("with the pins file refused, a changed tool is %v, want changed", out.tools["send"])
+	if out.tools["send"].state != trust.PinChanged {
+		t.Fatalf("with the pins file refused, a changed tool is %v, want changed", out.tools["send"].state)
 	}
 }
 
@@ -78,7 +78,7 @@ func TestPins_ListingsReadTheFileOnlyWhenAnotherWroteIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out.tools[tool]
+		return out.tools[tool].state
 	}
 	observe(p, "a", "t") // no file yet: read (missing), then written
 	reads := pinFileReads.Load()

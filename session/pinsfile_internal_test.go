@@ -158,7 +158,7 @@ func TestPins_BackgroundWritesLoseNoPin(t *testing.T) {
 						failed.Add(1)
 					}
 				})
-				if err != nil || out.tools["t"] != trust.PinNew {
+				if err != nil || out.tools["t"].state != trust.PinNew {
 					t.Errorf("%s: %v %v", server, out.tools, err)
 				}
 			}

@@ -399,6 +399,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	part.assessed = make([]trust.Assessed, 0, len(tools))
 	for _, lt := range tools {
 		tc := s.cfg.Tools[lt.wire.Name]
+		pin := pins.tools[lt.wire.Name]
 		t := trust.Tool{
 			Server:              name,
 			Name:                lt.wire.Name,
@@ -409,8 +410,8 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			ToolLabels:          tc.Labels,
 			Asserted:            tc.Asserted,
 			ToolPolicy:          tc.Policy,
-			Pin:                 pins.tools[lt.wire.Name],
-			PinnedAt:            pins.pinnedAt[lt.wire.Name],
+			Pin:                 pin.state,
+			PinnedAt:            pin.pinnedAt,
 			InstructionsChanged: pins.instructionsChanged,
 			NameProblem:         lt.nameProblem,
 			Disabled:            disabled[lt.wire.Name],
