@@ -154,6 +154,9 @@ func (s *server) local() bool {
 // config cannot know the schema, so this is said when the tool is listed, as a
 // server notice and log line (and in check's output).
 func ruleNotices(cfg config.Server, tools []listedTool) []string {
+	if !slices.ContainsFunc(slices.Collect(maps.Values(cfg.Tools)), func(t config.Tool) bool { return len(t.Rules) > 0 }) {
+		return nil // nothing to check: no index of a long listing is needed
+	}
 	var out []string
 	listed := make(map[string]*listedTool, len(tools))
 	for i := range tools {
