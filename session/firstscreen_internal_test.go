@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,5 +185,53 @@ func TestSnapshot_CatalogChangeKeepsTheClassifiedTools(t *testing.T) {
 	part := m.servers["many"].snapCache
 	if got, want := len(part.assessed), len(part.tools)+len(part.channels); got != want {
 		t.Errorf("the hazards read %d entries, want the %d tools and %d channels", got, len(part.tools), len(part.channels))
+	}
+}
+
+// TestPins_WrittenOnceTheListingIsShown: a first listing's pins are written after the
+// snapshot showing it is built, not beside it: on two cores the megabytes of a
+// 10,000-tool pins file, written at once, made the first screen wait (bench/analysis.md).
+// The pins are decided before either, and a call still waits for the write.
+func TestPins_WrittenOnceTheListingIsShown(t *testing.T) {
+	const n = 300
+	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
+	for i := range n {
+		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i), InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	pins, err := OpenPins(filepath.Join(t.TempDir(), "pins.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(&config.Config{
+		Policy:          trust.DefaultPolicy(),
+		ApprovalTimeout: time.Minute,
+		Servers:         []config.Server{{Name: "many", Trust: trust.Trusted, ConnectTimeout: time.Minute}},
+	}, Options{InProcess: map[string]*mcp.Server{"many": srv}, Pins: pins})
+	t.Cleanup(func() { m.Close() })
+	var writes, shownFirst atomic.Int32
+	pinsSaveHook = func() error {
+		writes.Add(1)
+		// The server's part of the snapshot (kept while later events, such as
+		// its resources arriving, drop the snapshot itself).
+		s := m.servers["many"]
+		s.mu.Lock()
+		part := s.snapCache
+		s.mu.Unlock()
+		if part != nil && len(part.tools) == n {
+			shownFirst.Add(1)
+		}
+		return nil
+	}
+	t.Cleanup(func() { pinsSaveHook = nil })
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m.pins.waitSaved()
+	if writes.Load() != 1 || shownFirst.Load() != 1 {
+		t.Fatalf("%d pins writes, %d of them after the snapshot with the listing was built; want 1 and 1", writes.Load(), shownFirst.Load())
 	}
 }

@@ -133,24 +133,25 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 // updateThen is update, except that with saved not nil a needed save is left to a
 // goroutine, which keeps p.mu and the file lock until the file is written (so the
 // read-merge-write stays whole for this process and for others), then unlocks p.mu
-// and calls saved with the save's error. background reports whether it did; then
-// the caller must not unlock p.mu. saved is called only then.
-func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved func(error)) (background bool, err error) {
+// and calls saved with the save's error. The goroutine starts when the caller calls
+// write, which it must do exactly once when background is true; then the caller
+// must not unlock p.mu. saved is called only then.
+func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved func(error)) (write func(), err error) {
 	done := func(err error) error { return err }
 	if p.path == "" {
 		_, err := change(&p.data)
-		return false, done(err)
+		return nil, done(err)
 	}
 	if err := os.MkdirAll(filepath.Dir(p.path), 0o700); err != nil {
-		return false, done(fmt.Errorf("creating %s: %w", filepath.Dir(p.path), err))
+		return nil, done(fmt.Errorf("creating %s: %w", filepath.Dir(p.path), err))
 	}
 	lf, err := statefile.OpenLock(p.path + ".lock")
 	if err != nil {
-		return false, done(fmt.Errorf("locking pins: %w", err))
+		return nil, done(fmt.Errorf("locking pins: %w", err))
 	}
 	if err := statefile.Lock(lf); err != nil {
 		lf.Close()
-		return false, done(fmt.Errorf("locking pins: %w", err))
+		return nil, done(fmt.Errorf("locking pins: %w", err))
 	}
 	unlock := func() {
 		statefile.Unlock(lf)
@@ -165,7 +166,7 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 		data, err := readPins(p.path)
 		if err != nil {
 			unlock()
-			return false, done(err)
+			return nil, done(err)
 		}
 		p.data, p.stamp = data, stamp
 	}
@@ -175,7 +176,7 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 			p.stamp = nil // change may have left data half changed
 		}
 		unlock()
-		return false, done(err)
+		return nil, done(err)
 	}
 	p.stamp = nil
 	save := func() error {
@@ -189,14 +190,15 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 		return nil
 	}
 	if saved == nil {
-		return false, save()
+		return nil, save()
 	}
-	go func() {
-		err := save()
-		p.mu.Unlock()
-		saved(err)
-	}()
-	return true, nil
+	return func() {
+		go func() {
+			err := save()
+			p.mu.Unlock()
+			saved(err)
+		}()
+	}, nil
 }
 
 // Identity is the key a server's pins are stored under: the server's name, and for
@@ -275,24 +277,26 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 // the outcome is decided under the lock as in observe, and the lock (the file's and
 // p.mu) is held until the file is written, so no other process or listing reads
 // pins.json in between; only this listing's caller goes on without waiting for the
-// write. saved is called, from another goroutine, with the write's error when a
-// write was started, and not otherwise (then the error, if any, is returned as by
-// observe). Every other use of the store, and waitSaved, waits for that write.
-func (p *Pins) observeThen(identity, server, instructions string, tools []listedTool, now time.Time, saved func(error)) (pinOutcome, error) {
+// write. The write starts when the caller calls write, which it must do exactly
+// once (a no-op when nothing is to be written): the caller shows the listing first,
+// so that the two do not share the processors. saved is called, from another
+// goroutine, with the write's error when a write was started, and not otherwise
+// (then the error, if any, is returned as by observe). Every other use of the
+// store, and waitSaved, waits for that write.
+func (p *Pins) observeThen(identity, server, instructions string, tools []listedTool, now time.Time, saved func(error)) (out pinOutcome, write func(), err error) {
 	p.mu.Lock()
-	var out pinOutcome
-	background, err := p.updateThen(func(data *pinFile) (bool, error) {
+	write, err = p.updateThen(func(data *pinFile) (bool, error) {
 		out = observeLocked(data, identity, server, instructions, tools, now)
 		return out.dirty, nil
 	}, saved)
-	if background {
-		return out, nil // the goroutine unlocks p.mu
+	if write != nil {
+		return out, write, nil // the goroutine unlocks p.mu
 	}
 	defer p.mu.Unlock()
 	if err != nil && out.tools == nil {
 		out = observeLocked(&p.data, identity, server, instructions, tools, now)
 	}
-	return out, err
+	return out, func() {}, err
 }
 
 // waitSaved returns once no pins file write started by observeThen is under way.

@@ -153,11 +153,12 @@ func TestPins_BackgroundWritesLoseNoPin(t *testing.T) {
 		wg.Go(func() {
 			for j := range n {
 				server := fmt.Sprintf("s%d-%d", i, j)
-				out, err := p.observeThen("id:"+server, server, "", listed("t"), time.Unix(1, 0), func(err error) {
+				out, write, err := p.observeThen("id:"+server, server, "", listed("t"), time.Unix(1, 0), func(err error) {
 					if err != nil {
 						failed.Add(1)
 					}
 				})
+				write()
 				if err != nil || out.tools["t"].state != trust.PinNew {
 					t.Errorf("%s: %v %v", server, out.tools, err)
 				}

@@ -486,16 +486,19 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	s.mu.Unlock()
 	// A first listing of 10,000 tools writes megabytes of pins; the listing is shown
 	// without waiting for the write (the pins are decided under the lock all the
-	// same), and a call is forwarded only after it (Manager.call: waitSaved). A
-	// write that fails is said once the listing is stored.
+	// same), and a call is forwarded only after it (Manager.call: waitSaved). The
+	// write starts once the snapshot showing the listing is built: on two cores the
+	// two at once made the first screen wait. A write that fails is said once the
+	// listing is stored.
 	stored := make(chan struct{})
 	defer close(stored)
-	out, err := s.m.pins.observeThen(s.identity(), s.cfg.Name, instructions, tools, s.m.opts.Now(), func(err error) {
+	out, writePins, err := s.m.pins.observeThen(s.identity(), s.cfg.Name, instructions, tools, s.m.opts.Now(), func(err error) {
 		if err != nil {
 			<-stored
 			s.pinsNotSaved(gen, err)
 		}
 	})
+	defer writePins()
 	if err != nil {
 		notices = append(notices, "pins could not be saved: "+err.Error())
 	}
@@ -527,6 +530,7 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	s.m.dropSnapshot()
 	s.m.publish.Unlock()
 	s.m.announce(s.cfg.Name, gen, StatusReady)
+	s.m.Snapshot() // for whoever asks next (the TUI, a gateway listing), before the pins write
 }
 
 // pinsNotSaved adds to listing gen's notices that its pins could not be written.
