@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -248,11 +249,13 @@ func declared(init *mcp.InitializeResult) catalog {
 
 // setCatalog stores a new catalog under the publish lock, like setTools, so that a
 // channel's last check before forwarding sees it or comes before it, and reports the
-// server changed. A catalog of a replaced connection is dropped.
+// server changed. A catalog of a replaced connection is dropped, and one equal to
+// the catalog held changes nothing (a server without resources or prompts lists the
+// catalog its capabilities declared: its snapshot, built for its tools, stays).
 func (s *server) setCatalog(gen uint64, c catalog) {
 	s.m.publish.Lock()
 	s.mu.Lock()
-	if s.gen != gen {
+	if s.gen != gen || reflect.DeepEqual(s.catalog, c) {
 		s.mu.Unlock()
 		s.m.publish.Unlock()
 		return

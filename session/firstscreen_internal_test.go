@@ -235,3 +235,25 @@ func TestPins_WrittenOnceTheListingIsShown(t *testing.T) {
 		t.Fatalf("%d pins writes, %d of them after the snapshot with the listing was built; want 1 and 1", writes.Load(), shownFirst.Load())
 	}
 }
+
+// TestCatalog_UnchangedCatalogKeepsTheSnapshot: a server without resources or prompts
+// stores, after its tools, the same empty catalog its capabilities declared; that
+// changed nothing and must not drop the snapshot just built for its tools (at 10,000
+// tools the first screen waited for a second build, hazards included).
+func TestCatalog_UnchangedCatalogKeepsTheSnapshot(t *testing.T) {
+	m := manyToolsManager(t, 50, Options{})
+	s := m.servers["many"]
+	s.mu.Lock()
+	gen, c := s.gen, s.catalog
+	s.mu.Unlock()
+	before := m.Snapshot()
+	s.setCatalog(gen, c)
+	if m.Snapshot() != before {
+		t.Fatal("storing the same catalog again dropped the snapshot")
+	}
+	c.offersPrompts, c.prompts = true, []PromptInfo{{Name: "p"}}
+	s.setCatalog(gen, c)
+	if after := m.Snapshot(); after == before || len(after.Servers[0].Prompts) != 1 {
+		t.Fatal("a changed catalog did not reach the snapshot")
+	}
+}
