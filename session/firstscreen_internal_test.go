@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -255,5 +256,38 @@ func TestCatalog_UnchangedCatalogKeepsTheSnapshot(t *testing.T) {
 	s.setCatalog(gen, c)
 	if after := m.Snapshot(); after == before || len(after.Servers[0].Prompts) != 1 {
 		t.Fatal("a changed catalog did not reach the snapshot")
+	}
+}
+
+// TestBuildServer_SplitListingClassifiedAsOne: a listing long enough to be classified
+// over the processors gives every tool the classification it has alone, the tier
+// counts of all of them, and the hazards' entries in listing order.
+func TestBuildServer_SplitListingClassifiedAsOne(t *testing.T) {
+	n := 3*parallelBuildMin + 7
+	m := manyToolsManager(t, n, Options{})
+	if err := m.SetToolPolicy(trust.Ref{Server: "many", Tool: "t5"}, trust.Deny); err != nil {
+		t.Fatal(err)
+	}
+	snap := m.Snapshot()
+	var tiers [len(trust.Tiers)]int
+	for _, ti := range snap.Tools {
+		if got := trust.Classify(ti.Input(), m.cfg.Policy); !reflect.DeepEqual(got, ti.Class) {
+			t.Fatalf("%s: classified %+v in the split build, %+v alone", ti.Ref.Tool, ti.Class, got)
+		}
+		tiers[ti.Class.Tier]++
+	}
+	if sv := snap.Servers[0]; sv.Tiers != tiers {
+		t.Fatalf("tier counts %v, the tools' own %v", sv.Tiers, tiers)
+	}
+	s := m.servers["many"]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.snapCache.assessed) != n {
+		t.Fatalf("%d entries for the hazards, want %d", len(s.snapCache.assessed), n)
+	}
+	for i, a := range s.snapCache.assessed {
+		if a.Ref.Tool != s.tools[i].wire.Name || a.Fingerprint != s.tools[i].fingerprint {
+			t.Fatalf("hazards entry %d is %s, the listing's %s", i, a.Ref.Tool, s.tools[i].wire.Name)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package session
 
 import (
 	"encoding/json"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -346,6 +348,10 @@ func (m *Manager) build(version uint64) *Snapshot {
 	return snap
 }
 
+// parallelBuildMin is the number of tools per processor below which a server's
+// tools are classified on one goroutine.
+const parallelBuildMin = 1024
+
 // toolsKey is the key without the catalog: what the classified tools depend on.
 func (k serverSnapKey) toolsKey() serverSnapKey {
 	k.catalog = 0
@@ -395,63 +401,85 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	m.mu.Unlock()
 	tools, pins := s.tools, s.pins
 	saved := m.savedRules()
-	part.tools = make([]ToolInfo, 0, len(tools))
-	part.assessed = make([]trust.Assessed, 0, len(tools))
-	for _, lt := range tools {
-		tc := s.cfg.Tools[lt.wire.Name]
-		pin := pins.tools[lt.wire.Name]
-		t := trust.Tool{
-			Server:              name,
-			Name:                lt.wire.Name,
-			Description:         lt.wire.Description,
-			Declared:            lt.declared,
-			ServerTrust:         key.trust,
-			ServerLabels:        s.cfg.Labels,
-			ToolLabels:          tc.Labels,
-			Asserted:            tc.Asserted,
-			ToolPolicy:          tc.Policy,
-			Pin:                 pin.state,
-			PinnedAt:            pin.pinnedAt,
-			InstructionsChanged: pins.instructionsChanged,
-			NameProblem:         lt.nameProblem,
-			Disabled:            disabled[lt.wire.Name],
+	part.tools = make([]ToolInfo, len(tools))
+	part.assessed = make([]trust.Assessed, len(tools))
+	// Each tool is classified on its own: a long listing is split over the
+	// processors (the first snapshot of 10,000 tools is most of the first screen).
+	classify := func(lo, hi int, tiers *[len(trust.Tiers)]int) {
+		for i := lo; i < hi; i++ {
+			lt := &tools[i]
+			tc := s.cfg.Tools[lt.wire.Name]
+			pin := pins.tools[lt.wire.Name]
+			t := trust.Tool{
+				Server:              name,
+				Name:                lt.wire.Name,
+				Description:         lt.wire.Description,
+				Declared:            lt.declared,
+				ServerTrust:         key.trust,
+				ServerLabels:        s.cfg.Labels,
+				ToolLabels:          tc.Labels,
+				Asserted:            tc.Asserted,
+				ToolPolicy:          tc.Policy,
+				Pin:                 pin.state,
+				PinnedAt:            pin.pinnedAt,
+				InstructionsChanged: pins.instructionsChanged,
+				NameProblem:         lt.nameProblem,
+				Disabled:            disabled[lt.wire.Name],
+			}
+			if a, ok := policy[lt.wire.Name]; ok {
+				t.ToolPolicy = a
+			}
+			class := trust.Classify(t, m.cfg.Policy)
+			tiers[class.Tier]++
+			ref := trust.Ref{Server: name, Tool: lt.wire.Name}
+			part.tools[i] = ToolInfo{
+				Ref:                 ref,
+				Title:               lt.wire.Title,
+				Description:         lt.wire.Description,
+				InputSchema:         lt.wire.InputSchema,
+				OutputSchema:        lt.wire.OutputSchema,
+				Raw:                 lt.raw,
+				Fingerprint:         lt.fingerprint,
+				Declared:            lt.declared,
+				Class:               class,
+				Pin:                 t.Pin,
+				PinnedAt:            t.PinnedAt,
+				ServerTrust:         key.trust,
+				ServerEnv:           s.envNames,
+				ServerRoots:         s.roots,
+				ServerDeprecated:    s.deprecated,
+				Exposed:             lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
+				Disabled:            t.Disabled,
+				Policy:              t.ToolPolicy,
+				TaskSupport:         lt.wire.TaskSupport,
+				ServerLabels:        t.ServerLabels,
+				ToolLabels:          t.ToolLabels,
+				Asserted:            t.Asserted,
+				InstructionsChanged: t.InstructionsChanged,
+				NameProblem:         t.NameProblem,
+				Rules:               tc.Rules,
+				ruleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
+			}
+			part.assessed[i] = trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
+				AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted}
 		}
-		if a, ok := policy[lt.wire.Name]; ok {
-			t.ToolPolicy = a
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(tools)/parallelBuildMin)
+	if workers <= 1 {
+		classify(0, len(tools), &part.tiers)
+	} else {
+		tiers := make([][len(trust.Tiers)]int, workers)
+		per := (len(tools) + workers - 1) / workers
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() { classify(w*per, min((w+1)*per, len(tools)), &tiers[w]) })
 		}
-		class := trust.Classify(t, m.cfg.Policy)
-		part.tiers[class.Tier]++
-		ref := trust.Ref{Server: name, Tool: lt.wire.Name}
-		part.tools = append(part.tools, ToolInfo{
-			Ref:                 ref,
-			Title:               lt.wire.Title,
-			Description:         lt.wire.Description,
-			InputSchema:         lt.wire.InputSchema,
-			OutputSchema:        lt.wire.OutputSchema,
-			Raw:                 lt.raw,
-			Fingerprint:         lt.fingerprint,
-			Declared:            lt.declared,
-			Class:               class,
-			Pin:                 t.Pin,
-			PinnedAt:            t.PinnedAt,
-			ServerTrust:         key.trust,
-			ServerEnv:           s.envNames,
-			ServerRoots:         s.roots,
-			ServerDeprecated:    s.deprecated,
-			Exposed:             lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
-			Disabled:            t.Disabled,
-			Policy:              t.ToolPolicy,
-			TaskSupport:         lt.wire.TaskSupport,
-			ServerLabels:        t.ServerLabels,
-			ToolLabels:          t.ToolLabels,
-			Asserted:            t.Asserted,
-			InstructionsChanged: t.InstructionsChanged,
-			NameProblem:         t.NameProblem,
-			Rules:               tc.Rules,
-			ruleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
-		})
-		part.assessed = append(part.assessed, trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
-			AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted})
+		wg.Wait()
+		for _, t := range tiers {
+			for i, n := range t {
+				part.tiers[i] += n
+			}
+		}
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
 	part.ptrs = make([]*ToolInfo, len(part.tools))
