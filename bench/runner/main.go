@@ -45,6 +45,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -640,6 +641,7 @@ func (r *runner) rowTUIMemory() ([]row, error) {
 	}
 	logf("row 5: peak RSS of the TUI at 10,000 tools, in a pseudo-terminal")
 	var rows []row
+	var onScreen *row // 5g, from 5e's first starts
 	for i, c := range []struct {
 		desc      int
 		what      string
@@ -657,36 +659,65 @@ func (r *runner) rowTUIMemory() ([]row, error) {
 		if err := os.WriteFile(cfg, []byte(b.String()), 0o644); err != nil {
 			return rows, err
 		}
-		peak, ready, err := tuiPeak(r.airlock, cfg, "10000 tools", nil)
-		if err != nil {
-			return rows, fmt.Errorf("TUI: %w", err)
+		// Five first starts (a fresh state folder each: the pins are written as on a
+		// first start); the median time to the screen, the highest peak.
+		var readies []time.Duration
+		peak := 0
+		for range tuiRuns {
+			if err := os.RemoveAll(filepath.Join(r.work, fmt.Sprintf("state-tui-%d", i))); err != nil {
+				return rows, err
+			}
+			p, ready, err := tuiPeak(r.airlock, cfg, "10000 tools", nil)
+			if err != nil {
+				return rows, fmt.Errorf("TUI: %w", err)
+			}
+			readies = append(readies, ready)
+			peak = max(peak, p)
 		}
+		slices.Sort(readies)
+		ready := readies[len(readies)/2]
 		// The reference: a session Manager alone on the same server (bench/manytools).
 		out, err := exec.Command(r.manytools, args...).CombinedOutput()
 		if err != nil {
 			return rows, fmt.Errorf("manytools: %v\n%s", err, out)
 		}
-		ref := 0
+		ref, refSnap := 0, ""
 		for _, line := range strings.Split(string(out), "\n") {
 			if v, ok := strings.CutPrefix(line, "VmHWM (peak RSS):"); ok {
 				ref, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			}
+			if v, ok := strings.CutPrefix(line, "time to snapshot:"); ok {
+				refSnap = strings.TrimSpace(v)
 			}
 		}
 		r.commands = append(r.commands, fmt.Sprintf("airlock --config CFG in a 120x40 pseudo-terminal, CFG's one server `manytools %s` (AIRLOCK_MANYTOOLS_SERVE=1); VmHWM of the airlock process after the screen shows \"10000 tools\" and a few keys; reference `go run ./bench/manytools %s`", strings.Join(args, " "), strings.Join(args, " ")))
 		rw := row{
 			id: "5" + string(rune('e'+i)), what: c.what,
-			airlock:   fmt.Sprintf("%.1f MB (on screen in %s)", float64(peak)/1024, ms(ready)),
+			airlock:   fmt.Sprintf("%.1f MB (on screen in %s, median of %d first starts, %s-%s)", float64(peak)/1024, ms(ready), tuiRuns, ms(readies[0]), ms(readies[len(readies)-1])),
 			reference: fmt.Sprintf("session Manager alone %.1f MB", float64(ref)/1024),
 			result:    fmt.Sprintf("+%.1f MB for the TUI", float64(peak-ref)/1024),
 			goal:      c.goal, verdict: "info",
 		}
 		if c.important {
 			rw.verdict = verdict(float64(peak)/1024 < 80)
+			onScreen = &row{
+				id: "5g", what: "10,000 tools on screen from start (the same first starts as 5e: real binary, pseudo-terminal 120x40, one stdio server, a fresh state folder)",
+				airlock:   fmt.Sprintf("%s (median of %d; %s-%s)", ms(ready), tuiRuns, ms(readies[0]), ms(readies[len(readies)-1])),
+				reference: "session Manager alone, time to its first snapshot: " + refSnap,
+				result:    "the process's start, the server's, the listing and the first frame included",
+				goal:      "≤ 200 ms", verdict: verdict(ready <= 200*time.Millisecond),
+			}
 		}
 		rows = append(rows, rw)
 	}
+	if onScreen != nil {
+		rows = append(rows, *onScreen)
+	}
 	return rows, nil
 }
+
+// tuiRuns is how many first starts rows 5e-5g time.
+const tuiRuns = 5
 
 func verdict(met bool) string {
 	if met {

@@ -16,9 +16,10 @@ import (
 
 // tuiPeak runs the real airlock TUI on config in a pseudo-terminal of 120x40 behind a
 // virtual terminal (which answers the TUI's queries, as a real one would), waits until
-// the header shows want (e.g. "10000 tools"), moves through the tool list, and
-// returns the peak resident set size of the airlock process (VmHWM, kB) and how long
-// the screen took to show want. Its servers are children, not counted.
+// the header shows want (e.g. "10000 tools"; the screen is looked at after every
+// read from the terminal), moves through the tool list, and returns the peak resident
+// set size of the airlock process (VmHWM, kB) and how long the screen took to show
+// want. Its servers are children, not counted.
 func tuiPeak(airlock, config, want string, env []string) (peakKB int, ready time.Duration, err error) {
 	const cols, rows = 120, 40
 	cmd := exec.Command(airlock, "--config", config)
@@ -31,13 +32,20 @@ func tuiPeak(airlock, config, want string, env []string) (peakKB int, ready time
 	}
 	emu := vt.NewEmulator(cols, rows)
 	var mu sync.Mutex
+	shown := make(chan time.Duration, 1) // when the screen first showed want
 	go func() {
 		buf := make([]byte, 64<<10)
+		seen := false
 		for {
 			n, err := f.Read(buf)
 			if n > 0 {
 				mu.Lock()
 				_, _ = emu.Write(buf[:n])
+				// The screen is looked at after every read is drawn.
+				if !seen && strings.Contains(emu.String(), want) {
+					seen = true
+					shown <- time.Since(start)
+				}
 				mu.Unlock()
 			}
 			if err != nil {
@@ -57,19 +65,13 @@ func tuiPeak(airlock, config, want string, env []string) (peakKB int, ready time
 		defer mu.Unlock()
 		return emu.String()
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for !strings.Contains(screen(), want) {
-		select {
-		case err := <-done:
-			return 0, 0, fmt.Errorf("airlock exited before showing %q (%v); the screen:\n%s", want, err, screen())
-		default:
-		}
-		if time.Now().After(deadline) {
-			return 0, 0, fmt.Errorf("the screen never showed %q; it shows:\n%s", want, screen())
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case ready = <-shown:
+	case err := <-done:
+		return 0, 0, fmt.Errorf("airlock exited before showing %q (%v); the screen:\n%s", want, err, screen())
+	case <-time.After(2 * time.Minute):
+		return 0, 0, fmt.Errorf("the screen never showed %q; it shows:\n%s", want, screen())
 	}
-	ready = time.Since(start)
 	// A person's first seconds: the tools pane, a page of moves down, the detail of
 	// one tool, back.
 	for _, k := range []string{"\t", strings.Repeat("\x1b[B", 40), "\x1b[6~", "\r", "\x1b"} {
