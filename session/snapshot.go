@@ -241,8 +241,14 @@ type builtState struct {
 // toolset returns the parts' assessed tools, concatenated, in the buffer the last
 // build used: only the stretches of parts that changed are copied, unless the layout
 // (how many parts, how many tools each) changed. HazardsReusing keeps nothing of its
-// input, so overwriting the buffer is safe; buildMu is held.
+// input, so overwriting the buffer is safe; buildMu is held. With one server its
+// part's own entries are the toolset: nothing is copied (the part is never changed,
+// and the buffer is let go).
 func (b *builtState) toolset(parts []*serverSnap) []trust.Assessed {
+	if len(parts) == 1 {
+		b.assessed, b.from = nil, nil
+		return parts[0].assessed
+	}
 	same := len(b.from) == len(parts)
 	total := 0
 	for i, p := range parts {

@@ -373,8 +373,31 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 		for k, l := range []*legTools{&uc, &pd, &ex, &de} {
 			l.names = make([]string, 0, prev.legs[k]+prev.legs[k]/8+8)
 		}
+	} else { // counted first: at 10,000 tools, growing them was most of what this allocated
+		var n [4]int
+		for _, i := range live {
+			c := &tools[i].Class
+			for _, l := range c.Legs {
+				switch l {
+				case LegUntrustedContent:
+					n[0]++
+				case LegPrivateData:
+					n[1]++
+				case LegExfiltration:
+					n[2]++
+				}
+			}
+			if c.Tier == TierDestructive {
+				n[3]++
+			}
+		}
+		for k, l := range []*legTools{&uc, &pd, &ex, &de} {
+			l.names = make([]string, 0, n[k])
+		}
 	}
-	untrusted := map[string]bool{} // qualified names of tools of untrusted servers
+	// ucFirstUntrusted: the first tool of the untrusted-content leg (its names are
+	// sorted, so uc.names[0]) is of an untrusted server.
+	ucFirstUntrusted := false
 	// actionAllow[i]: live tool i's Action is Allow, for the shadowing hazards'
 	// Unguarded: their hits are read from this small array, not from tools (a cache
 	// miss per hit, and a shadowing toolset has tens of hits per hazard).
@@ -385,9 +408,6 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	for _, i := range live {
 		c := &tools[i].Class
 		q := qualified[i]
-		if tools[i].Untrusted {
-			untrusted[q] = true
-		}
 		allowed := c.Action == Allow
 		if actionAllow != nil {
 			actionAllow[i] = allowed
@@ -399,6 +419,9 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 		for _, l := range c.Legs {
 			switch l {
 			case LegUntrustedContent:
+				if len(uc.names) == 0 {
+					ucFirstUntrusted = tools[i].Untrusted
+				}
 				uc.add(q, allowed, rule)
 			case LegPrivateData:
 				pd.add(q, allowed, rule)
@@ -432,7 +455,7 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 				example(ex.names, uc.names, pd.names) + " can send it out",
 		})
 	}
-	if server, ok := oneServer(uc.names, ex.names, de.names); ok && len(uc.names) > 0 && untrusted[uc.names[0]] && (len(ex.names) > 0 || len(de.names) > 0) {
+	if server, ok := oneServer(uc.names, ex.names, de.names); ok && len(uc.names) > 0 && ucFirstUntrusted && (len(ex.names) > 0 || len(de.names) > 0) {
 		// One untrusted server alone: its content can reach only its own
 		// tools. One finding, not two pair hazards that name it twice. (A
 		// trusted server alone keeps the pair hazards: its own hints said so.)
