@@ -88,7 +88,10 @@ func Run(ctx context.Context, m *session.Manager, opts Options) error {
 		// as typing for the input guard (docs/approval.md).
 		model.q.SetUnread(unreadInput(os.Stdin))
 	}
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// Frames are flushed at bubbletea's highest rate: at its default (60) a frame
+	// ready just after a flush waited up to 16 ms for the next one, the first
+	// screen and every key's answer too. A flush without a change writes nothing.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(120)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
