@@ -19,8 +19,10 @@ import (
 // for a result whose tools go-sdk is handed empty anyway (captureConn.Read). At
 // 10,000 tools that was most of the memory a first listing touched.
 //
-// Everything else passes byte for byte, and every line the fast path does not fully
-// understand (another key in the envelope, an escaped or case-variant key, a repeated
+// A line is inspected only where a message starts: the reader follows the structure
+// of every byte it hands on (depth and strings), so a line inside a message that
+// spans lines is never taken for one. Everything else passes byte for byte, and every
+// line the fast path does not fully understand (another key in the envelope, an escaped or case-variant key, a repeated
 // member, an id that is not a plain integer, a result that is not an object) passes
 // unchanged, to be captured on the old path (captureConn.Read, encoding/json), which
 // decides exactly as before. A line that is not one complete JSON value (a server that
@@ -45,6 +47,14 @@ type pageReader struct {
 	midLine bool   // the bytes handed on last did not end a line
 	off     bool   // the fast path is off for this connection
 	err     error  // the read error to return once in and out are empty
+
+	// Where the bytes handed on leave go-sdk's reader: depth is how many objects
+	// and arrays are open, inStr and esc whether it is inside a string (after a
+	// backslash). A line is inspected only when it starts a message (depth 0):
+	// a server's message may span lines, and one of its lines may look like a
+	// response of its own.
+	depth      int
+	inStr, esc bool
 }
 
 type deadliner interface{ SetReadDeadline(time.Time) error }
@@ -73,7 +83,7 @@ func (r *pageReader) Read(p []byte) (int, error) {
 			r.in, r.err = r.buf[:n], err
 			continue
 		}
-		if r.off || r.midLine || !r.capt.listing() {
+		if r.off || r.midLine || r.depth != 0 || r.inStr || !r.capt.listing() {
 			r.passLine()
 			continue
 		}
@@ -92,6 +102,40 @@ func (r *pageReader) passLine() {
 	}
 	r.out, r.in = r.in[:n], r.in[n:]
 	r.midLine = r.out[len(r.out)-1] != '\n'
+	r.track(r.out)
+}
+
+// track follows the structure of b, bytes handed on unread: after them go-sdk's
+// reader is inside a value when depth > 0 or inStr. Bytes that close more than was
+// opened are not JSON go-sdk reads; the fast path is turned off.
+func (r *pageReader) track(b []byte) {
+	if r.off {
+		return
+	}
+	for _, c := range b {
+		if r.inStr {
+			switch {
+			case r.esc:
+				r.esc = false
+			case c == '\\':
+				r.esc = true
+			case c == '"':
+				r.inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			r.inStr = true
+		case '{', '[':
+			r.depth++
+		case '}', ']':
+			r.depth--
+		}
+	}
+	if r.depth < 0 {
+		r.off = true
+	}
 }
 
 // holdLine reads until the line that starts r.in ends and returns it with its
@@ -132,8 +176,11 @@ func (r *pageReader) holdLine() (line []byte, owned bool) {
 // response to the tools/list request in flight and the capture took its page, the same
 // response with an empty tools list.
 func (r *pageReader) inspect(line []byte, owned bool) []byte {
-	if r.midLine {
-		return line // not a whole line: passed as it is
+	if r.midLine || len(line) > r.limit {
+		// Not a whole line, or longer than go-sdk reads (its own limit drops the
+		// connection): passed as it is.
+		r.track(line)
+		return line
 	}
 	end := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 	if len(bytes.TrimLeft(end, " \t\r\n")) == 0 {

@@ -336,12 +336,14 @@ func TestPageReader_PassesEverythingElseByteForByte(t *testing.T) {
 			capt.pending[`99`] = true // a listing in flight: its (empty) response is split
 		}
 		pr := newPageReader(rd, capt, 64<<10)
+		var pieces [][]byte // written in uneven pieces
+		for b := stream.Bytes(); len(b) > 0; {
+			n := min(len(b), 1+r.IntN(100<<10))
+			pieces, b = append(pieces, b[:n]), b[n:]
+		}
 		go func() {
-			b := stream.Bytes()
-			for len(b) > 0 { // written in uneven pieces
-				n := min(len(b), 1+r.IntN(100<<10))
-				w.Write(b[:n])
-				b = b[n:]
+			for _, p := range pieces {
+				w.Write(p)
 			}
 			w.Close()
 		}()
@@ -358,4 +360,69 @@ func TestPageReader_PassesEverythingElseByteForByte(t *testing.T) {
 		t.Fatal("no response was split: the comparison says little")
 	}
 	t.Logf("%d responses split", split)
+}
+
+// TestPageReader_LineInsideAMessageIsNotALine: a message that began before the
+// listing and spans lines (go-sdk's reader accepts that) may hold a line that looks
+// like the response the listing waits for; it stays part of that message, byte for
+// byte, and the real response, once the message has ended, is the one split.
+func TestPageReader_LineInsideAMessageIsNotALine(t *testing.T) {
+	rd, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	capt := newCapture()
+	pr := newPageReader(rd, capt, MaxMessageBytes)
+	begin := "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\n"
+	if _, err := w.WriteString(begin); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(begin))
+	if _, err := io.ReadFull(pr, got); err != nil || string(got) != begin {
+		t.Fatalf("read %q (%v), want the message's first line", got, err)
+	}
+	capt.sent(listRequest(t, 2)) // the listing starts while go-sdk is inside that message
+	decoy := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"EVIL"}]}}` + "\n"
+	real := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"BENIGN"}]}}` + "\n"
+	go func() {
+		w.WriteString(decoy + "}}\n" + real)
+		w.Close()
+	}()
+	rest, err := io.ReadAll(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decoy + "}}\n" + `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}` + "\n"
+	if string(rest) != want {
+		t.Fatalf("go-sdk got\n%q\nwant\n%q", rest, want)
+	}
+	if p, _ := capt.take(); p == nil || len(p.Tools) != 1 || !strings.Contains(string(p.Tools[0]), "BENIGN") {
+		t.Fatalf("captured %+v, want the real response's page", p)
+	}
+}
+
+// TestPageReader_LineOverTheLimitPassesAsItIs: a response longer than go-sdk reads is
+// not split (go-sdk's own limit ends the connection, as before), even when the read
+// that finds its newline took it past the limit.
+func TestPageReader_LineOverTheLimitPassesAsItIs(t *testing.T) {
+	rd, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	capt := newCapture()
+	capt.sent(listRequest(t, 7))
+	pr := newPageReader(rd, capt, 200)
+	line := `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"` + strings.Repeat("n", 300) + `"}]}}` + "\n"
+	go func() {
+		w.WriteString(line)
+		w.Close()
+	}()
+	got, err := io.ReadAll(pr)
+	if err != nil || string(got) != line {
+		t.Fatalf("go-sdk got %d bytes (%v), want the %d-byte line unchanged", len(got), err, len(line))
+	}
+	if capt.early != 0 {
+		t.Fatal("a line over the limit was split")
+	}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -332,7 +333,8 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 	if sp.Instructions != trust.InstructionsFingerprint(instructions) {
 		out.instructionsChanged = true
 	}
-	for _, t := range tools {
+	var fresh []int // tools pinned now, whose definitions are copied below
+	for i, t := range tools {
 		name := t.wire.Name
 		if _, dup := out.tools[name]; dup {
 			continue // duplicates are blocked by name; the first one is pinned
@@ -341,7 +343,7 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 		seen := pinSeen{state: trust.PinChanged, pinnedAt: old.PinnedAt}
 		switch {
 		case !ok:
-			sp.Tools[name] = toolPin{Fingerprint: t.fingerprint, PinnedAt: now, Definition: t.raw}
+			fresh = append(fresh, i)
 			seen = pinSeen{state: trust.PinNew, pinnedAt: now}
 			dirty = true
 		case old.Fingerprint == t.fingerprint && t.fingerprint != "":
@@ -353,6 +355,21 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 		if _, ok := out.tools[name]; !ok {
 			out.removed = append(out.removed, name)
 		}
+	}
+	// A new pin's definition is copied out of the listing's read buffer, all of
+	// them into one block: the store lives as long as airlock, and a definition
+	// that points into a page would keep the whole page (a server may pad one to
+	// megabytes around a single new tool, at every list_changed) alive with it.
+	size := 0
+	for _, i := range fresh {
+		size += len(tools[i].raw)
+	}
+	block := make([]byte, 0, size)
+	for _, i := range fresh {
+		t := &tools[i]
+		start := len(block)
+		block = append(block, t.raw...)
+		sp.Tools[t.wire.Name] = toolPin{Fingerprint: t.fingerprint, PinnedAt: now, Definition: json.RawMessage(block[start:len(block):len(block)])}
 	}
 	sort.Strings(out.removed)
 	out.dirty = dirty
@@ -382,7 +399,8 @@ func (p *Pins) Accept(identity, server string, instructions *string, defs map[st
 			sp.Instructions = trust.InstructionsFingerprint(*instructions)
 		}
 		for name, raw := range defs {
-			sp.Tools[name] = toolPin{Fingerprint: fps[name], PinnedAt: now, Definition: raw}
+			// A copy: raw may point into a listing's page (see observeLocked).
+			sp.Tools[name] = toolPin{Fingerprint: fps[name], PinnedAt: now, Definition: bytes.Clone(raw)}
 		}
 		return true, nil
 	})

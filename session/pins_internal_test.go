@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,5 +142,25 @@ func TestPins_ListingsReadTheFileOnlyWhenAnotherWroteIt(t *testing.T) {
 	}
 	if got := observe(p, "a", "t"); got != trust.PinChanged {
 		t.Errorf("after the file was changed in place: %v, want changed", got)
+	}
+}
+
+// TestPins_DefinitionsOwnTheirBytes: a new pin's definition is copied out of the
+// listing's page, which a server may pad to megabytes around one new tool: the store,
+// which lives as long as airlock, keeps the definition, never the page.
+func TestPins_DefinitionsOwnTheirBytes(t *testing.T) {
+	def := `{"name":"t","inputSchema":{"type":"object"}}`
+	page := []byte(strings.Repeat(" ", 1<<20) + def)
+	raw := json.RawMessage(page[len(page)-len(def):])
+	fp, err := trust.ToolFingerprint(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := &pinFile{Version: 1, Servers: map[string]*serverPin{}}
+	observeLocked(data, "id", "s", "", []listedTool{{wire: wireTool{Name: "t"}, raw: raw, fingerprint: fp}}, time.Unix(1, 0))
+	got := data.Servers["id"].Tools["t"].Definition
+	copy(page[len(page)-len(def):], strings.Repeat("x", len(def))) // the page's buffer is reused
+	if string(got) != def || cap(got) > 2*len(def) {
+		t.Fatalf("the pin holds %q (cap %d): it points into the page", got, cap(got))
 	}
 }
