@@ -22,13 +22,13 @@ import (
 // A line is inspected only where a message starts: the reader follows the structure
 // of every byte it hands on (depth and strings), so a line inside a message that
 // spans lines is never taken for one. Everything else passes byte for byte, and every
-// line the fast path does not fully understand (another key in the envelope, an escaped or case-variant key, a repeated
-// member, an id that is not a plain integer, a result that is not an object) passes
-// unchanged, to be captured on the old path (captureConn.Read, encoding/json), which
-// decides exactly as before. A line that is not one complete JSON value (a server that
-// pretty-prints its messages over several lines, which go-sdk's reader accepts) turns
-// the fast path off for the connection: the reader cannot know where such a message
-// ends, so it no longer looks for message boundaries.
+// line the fast path does not fully understand (another key in the envelope, an
+// escaped or case-variant key, a repeated member, an id that is not a plain integer,
+// a result that is not an object) passes unchanged, to be captured on the old path
+// (captureConn.Read, encoding/json), which decides exactly as before. An inspected
+// line that is not one complete JSON object (a server that pretty-prints its messages
+// over several lines, which go-sdk's reader accepts, or one that is not JSON) turns
+// the fast path off for the connection: such a server keeps the old path whole.
 //
 // A line is held back only while a listing is in flight, and only until its newline:
 // a server that ends a message without one (go-sdk's reader accepts that when nothing

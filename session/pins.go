@@ -135,8 +135,8 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 // goroutine, which keeps p.mu and the file lock until the file is written (so the
 // read-merge-write stays whole for this process and for others), then unlocks p.mu
 // and calls saved with the save's error. The goroutine starts when the caller calls
-// write, which it must do exactly once when background is true; then the caller
-// must not unlock p.mu. saved is called only then.
+// write, which it must do exactly once when write is not nil; then the caller must
+// not unlock p.mu. saved is called only then.
 func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved func(error)) (write func(), err error) {
 	done := func(err error) error { return err }
 	if p.path == "" {

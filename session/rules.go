@@ -154,7 +154,7 @@ func (s *server) local() bool {
 // config cannot know the schema, so this is said when the tool is listed, as a
 // server notice and log line (and in check's output).
 func ruleNotices(cfg config.Server, tools []listedTool) []string {
-	if !slices.ContainsFunc(slices.Collect(maps.Values(cfg.Tools)), func(t config.Tool) bool { return len(t.Rules) > 0 }) {
+	if !hasRules(cfg) {
 		return nil // nothing to check: no index of a long listing is needed
 	}
 	var out []string
@@ -177,6 +177,16 @@ func ruleNotices(cfg config.Server, tools []listedTool) []string {
 		}
 	}
 	return out
+}
+
+// hasRules reports whether any tool of cfg has argument rules.
+func hasRules(cfg config.Server) bool {
+	for _, t := range cfg.Tools {
+		if len(t.Rules) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // RuleEntry is one rule as the Rules view lists it: a rule of the config or a

@@ -376,20 +376,7 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	} else { // counted first: at 10,000 tools, growing them was most of what this allocated
 		var n [4]int
 		for _, i := range live {
-			c := &tools[i].Class
-			for _, l := range c.Legs {
-				switch l {
-				case LegUntrustedContent:
-					n[0]++
-				case LegPrivateData:
-					n[1]++
-				case LegExfiltration:
-					n[2]++
-				}
-			}
-			if c.Tier == TierDestructive {
-				n[3]++
-			}
+			eachLeg(&tools[i].Class, func(k int) { n[k]++ })
 		}
 		for k, l := range []*legTools{&uc, &pd, &ex, &de} {
 			l.names = make([]string, 0, n[k])
@@ -405,6 +392,7 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	if len(scan.hazards) > 0 {
 		actionAllow = make([]bool, len(tools))
 	}
+	lists := [4]*legTools{&uc, &pd, &ex, &de}
 	for _, i := range live {
 		c := &tools[i].Class
 		q := qualified[i]
@@ -416,22 +404,12 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 		if !allowed && tools[i].AllowRule != "" {
 			allowed, rule = true, q+": rule "+tools[i].AllowRule
 		}
-		for _, l := range c.Legs {
-			switch l {
-			case LegUntrustedContent:
-				if len(uc.names) == 0 {
-					ucFirstUntrusted = tools[i].Untrusted
-				}
-				uc.add(q, allowed, rule)
-			case LegPrivateData:
-				pd.add(q, allowed, rule)
-			case LegExfiltration:
-				ex.add(q, allowed, rule)
+		eachLeg(c, func(k int) {
+			if k == 0 && len(uc.names) == 0 {
+				ucFirstUntrusted = tools[i].Untrusted
 			}
-		}
-		if c.Tier == TierDestructive {
-			de.add(q, allowed, rule)
-		}
+			lists[k].add(q, allowed, rule)
+		})
 	}
 
 	// The hazards below share these lists (read-only, see Hazard); capped, so that
@@ -574,6 +552,24 @@ type legTools struct {
 	// rules are the allow rules that let a tool of this leg run unasked where its
 	// tier's policy asks ("SERVER__TOOL: rule NAME").
 	rules []string
+}
+
+// eachLeg calls f with the list c puts its tool on, for each: 0 untrusted content, 1
+// private data, 2 exfiltration (its legs), 3 destructive (its tier).
+func eachLeg(c *Classification, f func(list int)) {
+	for _, l := range c.Legs {
+		switch l {
+		case LegUntrustedContent:
+			f(0)
+		case LegPrivateData:
+			f(1)
+		case LegExfiltration:
+			f(2)
+		}
+	}
+	if c.Tier == TierDestructive {
+		f(3)
+	}
 }
 
 // add appends q, which sorts after or equal to every name already added.

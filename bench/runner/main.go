@@ -652,9 +652,10 @@ func (r *runner) rowTUIMemory() ([]row, error) {
 		{1 << 20, "the same, the first tool's description 1 MB (HOSTILE 14)", "—", false},
 	} {
 		args := []string{"-tools", "10000", "-desc", strconv.Itoa(c.desc)}
+		state := filepath.Join(r.work, fmt.Sprintf("state-tui-%d", i))
 		var b strings.Builder
 		fmt.Fprintf(&b, "state_dir = %q\n\n[servers.many]\ncommand = %q\nargs = [%q, %q, %q, %q]\nenv = { AIRLOCK_MANYTOOLS_SERVE = \"1\" }\nconnect_timeout = \"2m\"\n",
-			filepath.Join(r.work, fmt.Sprintf("state-tui-%d", i)), r.manytools, args[0], args[1], args[2], args[3])
+			state, r.manytools, args[0], args[1], args[2], args[3])
 		cfg := filepath.Join(r.work, fmt.Sprintf("tui-%d.toml", i))
 		if err := os.WriteFile(cfg, []byte(b.String()), 0o644); err != nil {
 			return rows, err
@@ -664,7 +665,7 @@ func (r *runner) rowTUIMemory() ([]row, error) {
 		var readies []time.Duration
 		peak := 0
 		for range tuiRuns {
-			if err := os.RemoveAll(filepath.Join(r.work, fmt.Sprintf("state-tui-%d", i))); err != nil {
+			if err := os.RemoveAll(state); err != nil {
 				return rows, err
 			}
 			p, ready, err := tuiPeak(r.airlock, cfg, "10000 tools", nil)
@@ -690,7 +691,7 @@ func (r *runner) rowTUIMemory() ([]row, error) {
 				refSnap = strings.TrimSpace(v)
 			}
 		}
-		r.commands = append(r.commands, fmt.Sprintf("airlock --config CFG in a 120x40 pseudo-terminal, CFG's one server `manytools %s` (AIRLOCK_MANYTOOLS_SERVE=1); VmHWM of the airlock process after the screen shows \"10000 tools\" and a few keys; reference `go run ./bench/manytools %s`", strings.Join(args, " "), strings.Join(args, " ")))
+		r.commands = append(r.commands, fmt.Sprintf("airlock --config CFG in a 120x40 pseudo-terminal, CFG's one server `manytools %s` (AIRLOCK_MANYTOOLS_SERVE=1); %d first starts, each with its state folder removed: the time until the screen shows \"10000 tools\" (looked at after every read), then VmHWM of the airlock process after a few keys; reference `go run ./bench/manytools %s`", strings.Join(args, " "), tuiRuns, strings.Join(args, " ")))
 		rw := row{
 			id: "5" + string(rune('e'+i)), what: c.what,
 			airlock:   fmt.Sprintf("%.1f MB (on screen in %s, median of %d first starts, %s-%s)", float64(peak)/1024, ms(ready), tuiRuns, ms(readies[0]), ms(readies[len(readies)-1])),
