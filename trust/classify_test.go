@@ -2,6 +2,7 @@ package trust
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -665,5 +666,41 @@ func TestPolicyFor(t *testing.T) {
 				t.Errorf("%+v.For(%v) = %v, want %v", tt.policy, tt.tier, got, tt.want)
 			}
 		})
+	}
+}
+
+// Issue 16, goal 2: the legs of a classification are one of eight shared lists, not
+// a copy per tool; each is full, so that appending to one copies it and the others
+// stay as they were; every mask lists its legs in the order of Legs.
+func TestLegs_SharedFullAndInOrder(t *testing.T) {
+	for m := range legMask(1 << len(Legs)) {
+		got := m.legs()
+		if m == 0 {
+			if got != nil {
+				t.Errorf("no legs: got %v, want nil", got)
+			}
+			continue
+		}
+		var want []Leg
+		for i, l := range Legs {
+			if m&(1<<i) != 0 {
+				want = append(want, l)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("mask %03b: legs %v, want %v", m, got, want)
+		}
+		if cap(got) != len(got) {
+			t.Errorf("mask %03b: cap %d > len %d: an append would write into the shared list", m, cap(got), len(got))
+		}
+	}
+	a := Classify(Tool{Server: "s", Name: "fetch", Declared: ParseDeclared(json.RawMessage(`{"openWorldHint":true,"readOnlyHint":true}`))}, DefaultPolicy())
+	b := Classify(Tool{Server: "s", Name: "fetch2", Declared: ParseDeclared(json.RawMessage(`{"openWorldHint":true,"readOnlyHint":true}`))}, DefaultPolicy())
+	if len(a.Legs) == 0 || &a.Legs[0] != &b.Legs[0] {
+		t.Fatalf("two tools with the same legs hold two lists: %v %v", a.Legs, b.Legs)
+	}
+	grown := append(a.Legs, LegExfiltration)
+	if &grown[0] == &a.Legs[0] || !slices.Equal(b.Legs, a.Legs) || len(b.Legs) != len(grown)-1 {
+		t.Errorf("an append wrote into the shared list: %v, %v", grown, b.Legs)
 	}
 }

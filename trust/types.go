@@ -260,9 +260,11 @@ func (r Ref) Qualified() string { return r.Server + "__" + r.Tool }
 type Classification struct {
 	Tier      Tier
 	Effective Effective
-	Legs      []Leg
-	Action    Action
-	Reasons   []string
+	// Legs is shared with other classifications filling the same legs: read it,
+	// never write into it.
+	Legs    []Leg
+	Action  Action
+	Reasons []string
 }
 
 // Has reports whether the classification fills the leg.
