@@ -133,15 +133,14 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy}, m.cfg.Policy)
 	ref := trust.Ref{Server: s.cfg.Name, Tool: name}
 	return ToolInfo{
-		Ref:          ref,
-		Title:        string(k),
-		Fingerprint:  "channel:" + name,
-		Class:        class,
-		ServerTrust:  st,
-		ServerEnv:    s.envNames,
-		Policy:       policy,
-		Channel:      k,
-		ServerLabels: s.cfg.Labels,
+		Ref:         ref,
+		Title:       string(k),
+		Fingerprint: "channel:" + name,
+		Class:       class,
+		ServerTrust: st,
+		Facts:       &ServerFacts{Env: s.envNames, Labels: s.cfg.Labels},
+		Policy:      policy,
+		Channel:     k,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -289,5 +290,47 @@ func TestBuildServer_SplitListingClassifiedAsOne(t *testing.T) {
 		if a.Ref.Tool != s.tools[i].wire.Name || a.Fingerprint != s.tools[i].fingerprint {
 			t.Fatalf("hazards entry %d is %s, the listing's %s", i, a.Ref.Tool, s.tools[i].wire.Name)
 		}
+	}
+}
+
+// Issue 16, goal 2: what a tool's entry says of its server is one value shared by the
+// server's tools (it was four slices copied into each of 10,000 entries), and it
+// still says it: the labels classification read, as Input gives them back.
+func TestSnapshot_ToolsShareTheirServerFacts(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
+	for i := range 3 {
+		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i), InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	m := New(&config.Config{
+		Policy:          trust.DefaultPolicy(),
+		ApprovalTimeout: time.Minute,
+		Servers:         []config.Server{{Name: "many", Trust: trust.Trusted, ConnectTimeout: time.Minute, Labels: []trust.Leg{trust.LegPrivateData}}},
+	}, Options{InProcess: map[string]*mcp.Server{"many": srv}})
+	defer m.Close()
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tools := m.Snapshot().Tools
+	if len(tools) != 3 {
+		t.Fatalf("%d tools, want 3", len(tools))
+	}
+	for _, ti := range tools {
+		if ti.Facts == nil || ti.Facts != tools[0].Facts {
+			t.Fatalf("%s: facts %p, want the one value %p of its server", ti.Ref.Tool, ti.Facts, tools[0].Facts)
+		}
+		if got := ti.Input().ServerLabels; !slices.Equal(got, []trust.Leg{trust.LegPrivateData}) {
+			t.Errorf("%s: Input().ServerLabels = %v, want the config's [private-data]", ti.Ref.Tool, got)
+		}
+		if !ti.Class.Has(trust.LegPrivateData) {
+			t.Errorf("%s: legs %v, want private-data from the server's label", ti.Ref.Tool, ti.Class.Legs)
+		}
+	}
+	var none ToolInfo
+	if none.ServerEnv() != nil || none.ServerRoots() != nil || none.ServerDeprecated() != nil || none.ServerLabels() != nil {
+		t.Error("a ToolInfo without facts should read as nothing known")
 	}
 }

@@ -559,8 +559,8 @@ func TestDeprecated_LoggingRecorded(t *testing.T) {
 		sv, _ := m.Snapshot().Server("logger")
 		return slices.Equal(sv.Deprecated, []string{session.DeprecatedLogging})
 	})
-	if ti := mustTool(t, m, "logger", "work"); !slices.Equal(ti.ServerDeprecated, []string{session.DeprecatedLogging}) {
-		t.Errorf("ToolInfo.ServerDeprecated = %v: the cached snapshot part was not rebuilt", ti.ServerDeprecated)
+	if ti := mustTool(t, m, "logger", "work"); !slices.Equal(ti.ServerDeprecated(), []string{session.DeprecatedLogging}) {
+		t.Errorf("ToolInfo.ServerDeprecated = %v: the cached snapshot part was not rebuilt", ti.ServerDeprecated())
 	}
 }
 

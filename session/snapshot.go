@@ -78,12 +78,10 @@ type ToolInfo struct {
 	Pin         trust.PinState
 	PinnedAt    time.Time
 	ServerTrust trust.ServerTrust
-	// ServerEnv is ServerInfo.Env of the tool's server: variable names only.
-	ServerEnv []string
-	// ServerRoots and ServerDeprecated are ServerInfo.Roots and .Deprecated of the
-	// tool's server.
-	ServerRoots      []string
-	ServerDeprecated []string
+	// Facts is what the entry says of the tool's server, one value shared by all
+	// of its tools (ServerEnv and the methods after it read it; nil reads as
+	// nothing known).
+	Facts *ServerFacts
 	// Exposed is false when the name cannot be offered through the gateway.
 	Exposed bool
 	// Disabled is true when the person turned the tool off for this session.
@@ -91,10 +89,9 @@ type ToolInfo struct {
 	// Policy is the tool's own policy (config, or the person's live change);
 	// ActionUnset when the tier's policy applies.
 	Policy trust.Action
-	// ServerLabels, ToolLabels and Asserted are the config's labels and asserted
-	// hints for the tool, InstructionsChanged and NameProblem the blocks it was
-	// classified with: with the fields above, what Input gives back.
-	ServerLabels        []trust.Leg
+	// ToolLabels and Asserted are the config's labels and asserted hints for the
+	// tool, InstructionsChanged and NameProblem the blocks it was classified with:
+	// with the fields above and the server's labels (Facts), what Input gives back.
 	ToolLabels          []trust.Leg
 	Asserted            trust.Hints
 	InstructionsChanged bool
@@ -115,6 +112,52 @@ type ToolInfo struct {
 	TaskSupport string
 }
 
+// ServerFacts is what a tool's entry says of its server. One value is shared by the
+// tools of a listing: as four fields of each ToolInfo it was 96 bytes a tool, a
+// megabyte of copies at 10,000 tools that a first listing wrote and zeroed first.
+type ServerFacts struct {
+	// Env is ServerInfo.Env: variable names only.
+	Env []string
+	// Roots and Deprecated are ServerInfo.Roots and .Deprecated.
+	Roots      []string
+	Deprecated []string
+	// Labels are the config's labels of the server, as classification read them.
+	Labels []trust.Leg
+}
+
+// ServerEnv is ServerInfo.Env of the tool's server: variable names only (nil when
+// unknown).
+func (t *ToolInfo) ServerEnv() []string {
+	if t.Facts == nil {
+		return nil
+	}
+	return t.Facts.Env
+}
+
+// ServerRoots is ServerInfo.Roots of the tool's server.
+func (t *ToolInfo) ServerRoots() []string {
+	if t.Facts == nil {
+		return nil
+	}
+	return t.Facts.Roots
+}
+
+// ServerDeprecated is ServerInfo.Deprecated of the tool's server.
+func (t *ToolInfo) ServerDeprecated() []string {
+	if t.Facts == nil {
+		return nil
+	}
+	return t.Facts.Deprecated
+}
+
+// ServerLabels are the config's labels of the tool's server, as classified.
+func (t *ToolInfo) ServerLabels() []trust.Leg {
+	if t.Facts == nil {
+		return nil
+	}
+	return t.Facts.Labels
+}
+
 // Input is exactly what trust.Classify was given for this tool (with the session's
 // live changes applied): explanations and fix hints re-run the pure trust functions
 // on it. It is rebuilt from the tool's fields rather than kept beside them, which at
@@ -126,7 +169,7 @@ func (t *ToolInfo) Input() trust.Tool {
 		Description:         t.Description,
 		Declared:            t.Declared,
 		ServerTrust:         t.ServerTrust,
-		ServerLabels:        t.ServerLabels,
+		ServerLabels:        t.ServerLabels(),
 		ToolLabels:          t.ToolLabels,
 		Asserted:            t.Asserted,
 		ToolPolicy:          t.Policy,
@@ -407,6 +450,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	m.mu.Unlock()
 	tools, pins := s.tools, s.pins
 	saved := m.savedRules()
+	facts := &ServerFacts{Env: s.envNames, Roots: s.roots, Deprecated: s.deprecated, Labels: s.cfg.Labels}
 	part.tools = make([]ToolInfo, len(tools))
 	part.assessed = make([]trust.Assessed, len(tools))
 	// Each tool is classified on its own: a long listing is split over the
@@ -451,14 +495,11 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				Pin:                 t.Pin,
 				PinnedAt:            t.PinnedAt,
 				ServerTrust:         key.trust,
-				ServerEnv:           s.envNames,
-				ServerRoots:         s.roots,
-				ServerDeprecated:    s.deprecated,
+				Facts:               facts,
 				Exposed:             lt.nameProblem == "" && trust.ValidToolName(lt.wire.Name),
 				Disabled:            t.Disabled,
 				Policy:              t.ToolPolicy,
 				TaskSupport:         lt.wire.TaskSupport,
-				ServerLabels:        t.ServerLabels,
 				ToolLabels:          t.ToolLabels,
 				Asserted:            t.Asserted,
 				InstructionsChanged: t.InstructionsChanged,

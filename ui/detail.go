@@ -146,18 +146,18 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 		field("title", inline(st, t.Title, 0))
 	}
 	field("server", inline(st, t.Ref.Server, 0)+"  "+trustBadge(st, t.ServerTrust))
-	if t.ServerEnv != nil {
-		field("env", inline(st, strings.Join(t.ServerEnv, " "), 0)+st.Muted.Render("  (names only; inherit_env adds more)"))
+	if t.ServerEnv() != nil {
+		field("env", inline(st, strings.Join(t.ServerEnv(), " "), 0)+st.Muted.Render("  (names only; inherit_env adds more)"))
 	}
-	if t.ServerRoots != nil {
+	if t.ServerRoots() != nil {
 		roots := st.Muted.Render("none (declared, empty)")
-		if len(t.ServerRoots) > 0 {
-			roots = inline(st, strings.Join(t.ServerRoots, " "), 0)
+		if len(t.ServerRoots()) > 0 {
+			roots = inline(st, strings.Join(t.ServerRoots(), " "), 0)
 		}
 		field("roots", roots)
 	}
-	if len(t.ServerDeprecated) > 0 {
-		field("uses", st.WarnText.Render(inline(st, strings.Join(t.ServerDeprecated, ", "), 0))+st.Muted.Render("  (deprecated by the 2026-07-28 spec)"))
+	if len(t.ServerDeprecated()) > 0 {
+		field("uses", st.WarnText.Render(inline(st, strings.Join(t.ServerDeprecated(), ", "), 0))+st.Muted.Render("  (deprecated by the 2026-07-28 spec)"))
 	}
 	field("tier", st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))
 	policy := t.Class.Action.String()

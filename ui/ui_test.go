@@ -735,10 +735,10 @@ func TestAuthorizationRequestedShown(t *testing.T) {
 // server receives (names only, escaped), and says nothing for other servers.
 func TestDetailShowsEnvNames(t *testing.T) {
 	st := newTestStyles()
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, ServerEnv: []string{"HOME", "PATH", "X\x1b[2J"}}
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &session.ServerFacts{Env: []string{"HOME", "PATH", "X\x1b[2J"}}}
 	plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "env       HOME PATH X⟨ESC⟩[2J")
-	tool.ServerEnv = nil
+	tool.Facts = nil
 	if plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "env  ") {
 		t.Errorf("a server without a process shows an env line:\n%s", plain)
 	}
