@@ -164,3 +164,89 @@ func TestPins_DefinitionsOwnTheirBytes(t *testing.T) {
 		t.Fatalf("the pin holds %q (cap %d): it points into the page", got, cap(got))
 	}
 }
+
+// Issue 16, goal 2: a first sight of a server (no pins under its identity or name) is
+// decided at once, every tool new, and the pins themselves (two maps of every tool
+// and a copy of every definition) are made by the write, after the listing is
+// shown: until then the store is held, so nothing reads it half made. The pins it
+// makes are those observe makes, each definition its own bytes; an in-memory store,
+// which writes nothing, pins at once; a second sight compares as before.
+func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
+	def := func(name string) json.RawMessage {
+		return json.RawMessage(`{"name":"` + name + `","inputSchema":{"type":"object"}}`)
+	}
+	listing := func(page []byte) []listedTool {
+		var out []listedTool
+		for i, raw := range []json.RawMessage{page[:len(def("a"))], page[len(def("a")):], def("a")} {
+			fp, err := trust.ToolFingerprint(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, listedTool{wire: wireTool{Name: []string{"a", "b", "a"}[i]}, raw: raw, fingerprint: fp})
+		}
+		return out // a, b, and a again (a duplicate: the first is pinned)
+	}
+	newPage := func() []byte { return []byte(string(def("a")) + string(def("b"))) }
+	page := newPage()
+	now := time.Unix(100, 0).UTC()
+	path := filepath.Join(t.TempDir(), "pins.json")
+	p, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := make(chan error, 1)
+	out, write, err := p.observeThen("id", "s", "", listing(page), now, func(err error) { saved <- err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		if seen, ok := out.seen(name); !ok || seen.state != trust.PinNew || !seen.pinnedAt.Equal(now) {
+			t.Errorf("%s: %+v %v, want new, pinned now", name, seen, ok)
+		}
+	}
+	if sp := p.data.Servers["id"]; sp != nil {
+		t.Fatalf("the first sight was pinned (%d tools) before the write: the listing waited for it", len(sp.Tools))
+	}
+	write()
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+	copy(page, strings.Repeat("x", len(page))) // the listing's buffer is reused
+	for _, name := range []string{"a", "b"} {
+		rec, ok := p.Pinned("id", name)
+		if !ok || string(rec.Definition) != string(def(name)) || !rec.PinnedAt.Equal(now) {
+			t.Errorf("%s pinned as %q at %v (%v), want its own copy of the definition, pinned now", name, rec.Definition, rec.PinnedAt, ok)
+		}
+	}
+	onDisk, err := readPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := onDisk.Servers["id"]; sp == nil || len(sp.Tools) != 2 {
+		t.Fatalf("pins.json holds %+v, want the two tools", sp)
+	}
+
+	// A second sight compares against them.
+	out, write, err = p.observeThen("id", "s", "", listing(newPage())[:2], now.Add(time.Hour), func(error) {})
+	write()
+	if err != nil || out.allNew {
+		t.Fatalf("second sight: %+v, %v", out, err)
+	}
+	if seen, _ := out.seen("a"); seen.state != trust.PinSame || !seen.pinnedAt.Equal(now) {
+		t.Errorf("second sight of a: %+v, want the same, pinned at the first sight", seen)
+	}
+
+	// In memory (no file): nothing is written, so the pins are made at once.
+	mem, err := OpenPins("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, write, err := mem.observeThen("id", "s", "", listing(newPage()), now, func(error) { t.Error("an in-memory store wrote") }); err != nil {
+		t.Fatal(err)
+	} else {
+		write()
+	}
+	if _, ok := mem.Pinned("id", "b"); !ok {
+		t.Error("an in-memory store did not pin a first sight")
+	}
+}

@@ -459,7 +459,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 		for i := lo; i < hi; i++ {
 			lt := &tools[i]
 			tc := s.cfg.Tools[lt.wire.Name]
-			pin := pins.tools[lt.wire.Name]
+			pin, _ := pins.seen(lt.wire.Name)
 			t := trust.Tool{
 				Server:              name,
 				Name:                lt.wire.Name,
