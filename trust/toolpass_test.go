@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	gounsafe "unsafe"
 )
 
 // checkToolPass compares ReadTool and ToolText on raw with the old decodes kept in
@@ -324,5 +325,37 @@ func BenchmarkToolPass_DeepUnsorted(b *testing.B) {
 				ReadTool(raw)
 			}
 		})
+	}
+}
+
+// Issue 16, goal 2: a tool's title and description are cut from its text, where the
+// same decoding put them, instead of copied a second time; each is still exactly
+// what the definition says (escapes decoded), and one that is absent, empty or not a
+// string is "" as before.
+func TestReadTool_TitleAndDescriptionCutFromTheText(t *testing.T) {
+	inside := func(sub, text string) bool {
+		if sub == "" {
+			return true
+		}
+		s, x := uintptr(gounsafe.Pointer(gounsafe.StringData(sub))), uintptr(gounsafe.Pointer(gounsafe.StringData(text)))
+		return s >= x && s+uintptr(len(sub)) <= x+uintptr(len(text))
+	}
+	for _, c := range []struct{ def, title, desc string }{
+		{`{"name":"a","title":"Send mail","description":"Sends \"mail\" \u00e9\n now","inputSchema":{"type":"object"}}`, "Send mail", "Sends \"mail\" é\n now"},
+		{`{"name":"a","description":"plain","inputSchema":{"type":"object","properties":{"p":{"description":"a path"}}}}`, "", "plain"},
+		{`{"name":"a","description":"","inputSchema":{"type":"object"}}`, "", ""},
+		{`{"name":"a","description":7,"title":null,"inputSchema":{"type":"object"}}`, "", ""},
+		{`{"name":"a","inputSchema":{"type":"object"}}`, "", ""},
+	} {
+		f, ok := ReadTool(json.RawMessage(c.def))
+		if !ok {
+			t.Fatalf("%s: not read", c.def)
+		}
+		if f.Title != c.title || f.Description != c.desc {
+			t.Errorf("%s: title %q, description %q; want %q, %q", c.def, f.Title, f.Description, c.title, c.desc)
+		}
+		if !inside(f.Title, f.Text) || !inside(f.Description, f.Text) {
+			t.Errorf("%s: the title or description is a copy beside the text %q", c.def, f.Text)
+		}
 	}
 }
