@@ -35,6 +35,10 @@ type Pins struct {
 	// that one: every write replaces the file (a new one renamed over it), so
 	// another process's write shows as another file.
 	stamp fs.FileInfo
+	// unsaved says that data holds pins the file may lack: a change to them could
+	// not be written. The next update reads the file again and keeps them
+	// (keepUnsaved): a pin must not be forgotten because a disk was full.
+	unsaved bool
 }
 
 // sameFile reports whether a and b describe one unchanged file: the same file
@@ -160,6 +164,7 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 		statefile.Unlock(lf)
 		lf.Close()
 	}
+	kept := false // pins held unsaved were added to the file's: they must be written
 	stamp, _ := os.Lstat(p.path)
 	if !sameFile(stamp, p.stamp) {
 		// Another process wrote the file (or this one has not read it): read it
@@ -171,9 +176,13 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 			unlock()
 			return nil, done(err)
 		}
+		if p.unsaved && keepUnsaved(&data, &p.data) {
+			kept = true
+		}
 		p.data, p.stamp = data, stamp
 	}
 	dirty, err := change(&p.data)
+	dirty = dirty || kept
 	if err != nil || !dirty {
 		if err != nil {
 			p.stamp = nil // change may have left data half changed
@@ -188,8 +197,10 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 			before()
 		}
 		if err := p.saveLocked(); err != nil {
+			p.unsaved = true
 			return err
 		}
+		p.unsaved = false
 		if st, err := os.Lstat(p.path); err == nil {
 			p.stamp = st
 		}
@@ -205,6 +216,32 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 			saved(err)
 		}()
 	}, nil
+}
+
+// keepUnsaved adds to file, the pins just read from the file, every server and tool
+// pin of held (this process's, with a change that could not be written) that file
+// lacks, and reports whether it added any. A pin the file has wins: another
+// process wrote it since (airlock pins accept, or the same listing seen there).
+func keepUnsaved(file, held *pinFile) bool {
+	added := false
+	for id, sp := range held.Servers {
+		fsp := file.Servers[id]
+		if fsp == nil {
+			file.Servers[id] = sp
+			added = true
+			continue
+		}
+		for name, tp := range sp.Tools {
+			if _, ok := fsp.Tools[name]; !ok {
+				if fsp.Tools == nil {
+					fsp.Tools = map[string]toolPin{}
+				}
+				fsp.Tools[name] = tp
+				added = true
+			}
+		}
+	}
+	return added
 }
 
 // Identity is the key a server's pins are stored under: the server's name, and for
@@ -294,6 +331,7 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 		// runs): compare against the pins this process holds, never against nothing,
 		// so a changed tool stays blocked. Nothing is saved; the caller reports err.
 		out = observeLocked(&p.data, identity, server, instructions, tools, now)
+		p.unsaved = p.unsaved || out.dirty
 	}
 	return out, err
 }
@@ -320,6 +358,7 @@ func (p *Pins) observeThen(identity, server, instructions string, tools []listed
 	}, saved, func() {
 		if pin != nil {
 			pin()
+			pin = nil
 		}
 	})
 	if write != nil {
@@ -331,6 +370,7 @@ func (p *Pins) observeThen(identity, server, instructions string, tools []listed
 	}
 	if err != nil && !out.decided() {
 		out = observeLocked(&p.data, identity, server, instructions, tools, now)
+		p.unsaved = p.unsaved || out.dirty
 	}
 	return out, func() {}, err
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,5 +249,60 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 	}
 	if _, ok := mem.Pinned("id", "b"); !ok {
 		t.Error("an in-memory store did not pin a first sight")
+	}
+}
+
+// A pins file that could not be written does not forget the pins: they are held in
+// memory, and the next listing, which reads the file again under its lock, keeps
+// them (the file still has none), so a tool changed after the failed save is
+// changed, not new, and the pins are written once writing works. A pin the file
+// has (another process's) wins over the one held. Found by the fifth session's
+// attacker review.
+func TestPins_UnsavedPinsSurviveTheNextRead(t *testing.T) {
+	listed := func(desc string) []listedTool {
+		raw := json.RawMessage(`{"name":"send","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)
+		fp, err := trust.ToolFingerprint(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []listedTool{{wire: wireTool{Name: "send", Description: desc}, raw: raw, fingerprint: fp}}
+	}
+	path := filepath.Join(t.TempDir(), "pins.json")
+	p, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another server's pins are on disk already (the file exists and is read again).
+	if _, err := p.observe("other", "other", "", listed("other tool"), time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	pinsSaveHook = func() error { return errors.New("disk full") }
+	out, err := p.observe("id", "s", "", listed("sends mail"), time.Unix(2, 0))
+	pinsSaveHook = nil
+	if err == nil || !out.decided() {
+		t.Fatalf("the save should fail and the listing be decided: %+v, %v", out, err)
+	}
+
+	saved := make(chan error, 1)
+	out, write, err := p.observeThen("id", "s", "", listed("sends mail and forwards it elsewhere"), time.Unix(3, 0), func(err error) { saved <- err })
+	write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+	if seen, _ := out.seen("send"); seen.state != trust.PinChanged {
+		t.Fatalf("after a failed save, the changed tool is %v (allNew %v): the held pin was forgotten", seen.state, out.allNew)
+	}
+	onDisk, err := readPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := onDisk.Servers["id"]; sp == nil || sp.Tools["send"].Fingerprint != listed("sends mail")[0].fingerprint {
+		t.Fatalf("pins.json holds %+v for s, want the pin of the first definition", sp)
+	}
+	if onDisk.Servers["other"] == nil {
+		t.Fatal("the other server's pins were lost")
 	}
 }
