@@ -1240,3 +1240,43 @@ func TestHostile28_ElicitationRefCycleRefused(t *testing.T) {
 	}
 	mustServer(t, m, "asker", session.StatusReady)
 }
+
+// A server listing more than MaxToolsPerServer tools keeps the first ones in its order,
+// across pages, and says so (the listing's pages are joined once, at the end).
+func TestListing_ToolCapKeepsTheFirstInOrder(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"pages":[`)
+	counts := []int{9000, 9000, 3000}
+	for p, n := range counts {
+		if p > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"tools":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"name":"p%d_%d","inputSchema":{"type":"object"}}`, p, i)
+		}
+		b.WriteString("]")
+		if p < len(counts)-1 {
+			fmt.Fprintf(&b, `,"nextCursor":"c%d"`, p+1)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("]}")
+	m := start(t, newConfig(rawServer(t, "big", trust.Trusted, b.String())), session.Options{})
+	sv := mustServer(t, m, "big", session.StatusReady)
+	if notices := strings.Join(sv.Notices, "\n"); !strings.Contains(notices, fmt.Sprintf("more than %d tools; only the first %d are kept", session.MaxToolsPerServer, session.MaxToolsPerServer)) {
+		t.Errorf("notices %q do not report the cap", notices)
+	}
+	if n := len(m.Snapshot().Tools); n != session.MaxToolsPerServer {
+		t.Fatalf("%d tools kept, want %d", n, session.MaxToolsPerServer)
+	}
+	last := session.MaxToolsPerServer - counts[0] - counts[1] - 1
+	mustTool(t, m, "big", "p0_0")
+	mustTool(t, m, "big", fmt.Sprintf("p2_%d", last))
+	if _, ok := m.Snapshot().Tool("big", fmt.Sprintf("p2_%d", last+1)); ok {
+		t.Errorf("p2_%d is past the cap and was kept", last+1)
+	}
+}
