@@ -34,6 +34,16 @@ func wantTUI(stdin io.Reader, stdout io.Writer, noTUI bool) bool {
 // are denied).
 func runTUI(ctx context.Context, m *session.Manager, opts ui.Options, stderr io.Writer) int {
 	defer m.Close()
+	// The first listings' heap in huge pages, until every server has made its first
+	// attempt (heap_linux.go). m is started here, not by ui.Run, so that the wait
+	// counts its servers (both callers hand over a Manager not started).
+	warmed := warmHeap()
+	m.Start()
+	opts.Started = true
+	go func() {
+		_ = m.Wait(ctx)
+		warmed()
+	}()
 	tuneGC()
 	if err := ui.Run(ctx, m, opts); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
