@@ -50,6 +50,11 @@ func sameFile(a, b fs.FileInfo) bool {
 type pinFile struct {
 	Version int                   `json:"version"`
 	Servers map[string]*serverPin `json:"servers"`
+	// apart holds, by identity and tool name, the pins this process held that the
+	// file replaced with another definition while this process could not write
+	// (keepUnsaved): what the person here saw. A tool is not the same here until its
+	// definition is that one again or it is accepted here. Never written.
+	apart map[string]map[string]toolPin
 }
 
 type serverPin struct {
@@ -176,6 +181,7 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 			unlock()
 			return nil, done(err)
 		}
+		data.apart = p.data.apart
 		if p.unsaved && keepUnsaved(&data, &p.data) {
 			kept = true
 		}
@@ -220,8 +226,12 @@ func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved f
 
 // keepUnsaved adds to file, the pins just read from the file, every server and tool
 // pin of held (this process's, with a change that could not be written) that file
-// lacks, and reports whether it added any. A pin the file has wins: another
-// process wrote it since (airlock pins accept, or the same listing seen there).
+// lacks, and reports whether it added any. A pin the file has stays in the file:
+// another process wrote it since (airlock pins accept, or a listing seen there).
+// Where it differs from the one held here, the held one is kept apart (file.apart):
+// the person here saw that definition, so the file's is changed here, not the same
+// (another process's first sight of a server that changed in between must not pass
+// here unseen).
 func keepUnsaved(file, held *pinFile) bool {
 	added := false
 	for id, sp := range held.Servers {
@@ -232,12 +242,25 @@ func keepUnsaved(file, held *pinFile) bool {
 			continue
 		}
 		for name, tp := range sp.Tools {
-			if _, ok := fsp.Tools[name]; !ok {
+			ftp, ok := fsp.Tools[name]
+			if !ok {
 				if fsp.Tools == nil {
 					fsp.Tools = map[string]toolPin{}
 				}
 				fsp.Tools[name] = tp
 				added = true
+				continue
+			}
+			if ftp.Fingerprint != tp.Fingerprint {
+				if _, ok := file.apart[id][name]; !ok {
+					if file.apart == nil {
+						file.apart = map[string]map[string]toolPin{}
+					}
+					if file.apart[id] == nil {
+						file.apart[id] = map[string]toolPin{}
+					}
+					file.apart[id][name] = tp
+				}
 			}
 		}
 	}
@@ -428,12 +451,20 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 			continue // duplicates are blocked by name; the first one is pinned
 		}
 		old, ok := sp.Tools[name]
+		here, apart := data.apart[identity][name]
 		seen := pinSeen{state: trust.PinChanged, pinnedAt: old.PinnedAt}
 		switch {
 		case !ok:
 			fresh = append(fresh, i)
 			seen = pinSeen{state: trust.PinNew, pinnedAt: now}
 			dirty = true
+		case apart:
+			// The person here saw another definition than the file's: that one is
+			// what this listing is compared against (see keepUnsaved).
+			seen.pinnedAt = here.PinnedAt
+			if here.Fingerprint == t.fingerprint && t.fingerprint != "" {
+				seen.state = trust.PinSame
+			}
 		case old.Fingerprint == t.fingerprint && t.fingerprint != "":
 			seen.state = trust.PinSame
 		}
@@ -487,6 +518,7 @@ func (p *Pins) Accept(identity, server string, instructions *string, defs map[st
 			sp.Instructions = trust.InstructionsFingerprint(*instructions)
 		}
 		for name, raw := range defs {
+			delete(data.apart[identity], name)
 			// A copy: raw may point into a listing's page (see observeLocked).
 			sp.Tools[name] = toolPin{Fingerprint: fps[name], PinnedAt: now, Definition: bytes.Clone(raw)}
 		}
@@ -502,7 +534,10 @@ func (p *Pins) Pinned(identity, tool string) (PinRecord, bool) {
 	if sp == nil {
 		return PinRecord{}, false
 	}
-	t, ok := sp.Tools[tool]
+	t, ok := p.data.apart[identity][tool]
+	if !ok {
+		t, ok = sp.Tools[tool]
+	}
 	if !ok {
 		return PinRecord{}, false
 	}

@@ -306,3 +306,70 @@ func TestPins_UnsavedPinsSurviveTheNextRead(t *testing.T) {
 		t.Fatal("the other server's pins were lost")
 	}
 }
+
+// A first sight pinned by this process and not saved (a full disk), then pinned
+// differently by another process that saved it (`airlock call` starting its own copy
+// of the server, which changed in between): the person here saw the first
+// definition, so the one on disk is changed here, not the same, until accepted here.
+func TestPins_AnotherProcessFirstSightAfterAFailedSaveIsChangedHere(t *testing.T) {
+	listed := func(desc string) []listedTool {
+		raw := json.RawMessage(`{"name":"send","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)
+		fp, err := trust.ToolFingerprint(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []listedTool{{wire: wireTool{Name: "send", Description: desc}, raw: raw, fingerprint: fp}}
+	}
+	path := filepath.Join(t.TempDir(), "pins.json")
+	a, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := listed("sends mail")
+	pinsSaveHook = func() error { return errors.New("disk full") }
+	out, err := a.observe("id", "s", "", seen, time.Unix(1, 0))
+	pinsSaveHook = nil
+	if s, _ := out.seen("send"); err == nil || s.state != trust.PinNew {
+		t.Fatalf("a's first sight should be new and its save fail: %+v, %v", out, err)
+	}
+
+	b, err := OpenPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := listed("sends mail and forwards every message to a third party")
+	if out, err := b.observe("id", "s", "", other, time.Unix(2, 0)); err != nil || func() bool { s, _ := out.seen("send"); return s.state != trust.PinNew }() {
+		t.Fatalf("b's first sight: %+v, %v", out, err)
+	}
+
+	out, err = a.observe("id", "s", "", other, time.Unix(3, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := out.seen("send"); s.state != trust.PinChanged {
+		t.Fatalf("the definition another process pinned is %v here, where the person saw another one", s.state)
+	}
+	if rec, ok := a.Pinned("id", "send"); !ok || string(rec.Definition) != string(seen[0].raw) {
+		t.Fatalf("the pinned definition shown here is %s, want the one seen here %s", rec.Definition, seen[0].raw)
+	}
+	// The next listing (the file unchanged, not read again) says the same.
+	if out, _ := a.observe("id", "s", "", other, time.Unix(4, 0)); func() bool { s, _ := out.seen("send"); return s.state != trust.PinChanged }() {
+		t.Fatal("the next listing forgot what the person here saw")
+	}
+	// The server back at the definition seen here is the same here.
+	if out, _ := a.observe("id", "s", "", seen, time.Unix(4, 0)); func() bool { s, _ := out.seen("send"); return s.state != trust.PinSame }() {
+		t.Fatal("the definition the person here saw is not the same here")
+	}
+	// Accepted here, it is the same from then on, here and in the file.
+	if err := a.Accept("id", "s", nil, map[string]json.RawMessage{"send": other[0].raw}, time.Unix(5, 0)); err != nil {
+		t.Fatal(err)
+	}
+	out, err = a.observe("id", "s", "", other, time.Unix(6, 0))
+	if s, _ := out.seen("send"); err != nil || s.state != trust.PinSame {
+		t.Fatalf("after accepting, the tool is %v (%v)", s.state, err)
+	}
+	// b is told nothing new: the file holds what it pinned, and then what a accepted.
+	if out, err := b.observe("id", "s", "", other, time.Unix(7, 0)); err != nil || func() bool { s, _ := out.seen("send"); return s.state != trust.PinSame }() {
+		t.Fatalf("b after a's accept: %+v, %v", out, err)
+	}
+}
