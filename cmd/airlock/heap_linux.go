@@ -45,7 +45,7 @@ func warmHeap() (done func()) {
 // the advice. Neither holds a pointer into the block, which would keep it allocated
 // and its range out of reach of the allocations it is for.
 func adviseHuge(n int) (addr uintptr, size int, done func()) {
-	if strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+	if strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") || !thpOnRequest() {
 		return 0, 0, func() {}
 	}
 	block := make([]byte, n)
@@ -58,6 +58,18 @@ func adviseHuge(n int) (addr uintptr, size int, done func()) {
 	// The range stays mapped (Go's heap never unmaps), and madvise does not touch
 	// what is in it.
 	return addr, size, func() { _, _, _ = unix.Syscall(unix.SYS_MADVISE, addr, uintptr(size), unix.MADV_NOHUGEPAGE) }
+}
+
+// thpSetting is the kernel's transparent huge page setting (a variable for tests).
+var thpSetting = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// thpOnRequest reports whether the kernel gives huge pages only where a program
+// advises them ("[madvise]"). With "[always]" the heap is eligible already, and the
+// withdrawal (MADV_NOHUGEPAGE forbids, it does not restore the default) would take
+// the range out for the life of the process; with "[never]" the advice does nothing.
+func thpOnRequest() bool {
+	b, err := os.ReadFile(thpSetting)
+	return err == nil && strings.Contains(string(b), "[madvise]")
 }
 
 // hugeAligned is the part of b that starts and ends on 2 MiB boundaries.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,9 +41,9 @@ func thpEligible(t *testing.T, addr uintptr) bool {
 // the advice is withdrawn once the first listings are in; GODEBUG=disablethp=1 (Go's
 // own switch) leaves the heap alone.
 func TestWarmHeap_AdvisesThenWithdraws(t *testing.T) {
-	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil || strings.Contains(string(mode), "[never]") {
-		t.Skipf("transparent huge pages are off here (%q)", mode)
+	mode, err := os.ReadFile(thpSetting)
+	if err != nil || !strings.Contains(string(mode), "[madvise]") {
+		t.Skipf("transparent huge pages are not given on request here (%q)", mode)
 	}
 	p, n, done := adviseHuge(8 << 20)
 	if n < 2<<20 {
@@ -55,12 +56,32 @@ func TestWarmHeap_AdvisesThenWithdraws(t *testing.T) {
 		t.Fatal("the advised heap range is not eligible for huge pages")
 	}
 	done()
-	if strings.Contains(string(mode), "[madvise]") && thpEligible(t, p) {
+	if thpEligible(t, p) {
 		t.Fatal("the advice was not withdrawn")
 	}
 
 	t.Setenv("GODEBUG", "disablethp=1")
 	if _, n, _ := adviseHuge(8 << 20); n != 0 {
 		t.Fatalf("GODEBUG=disablethp=1: %d bytes advised", n)
+	}
+}
+
+// With huge pages "always" the heap is eligible already, and withdrawing the advice
+// would forbid them in the range for good; with "never" the advice does nothing: the
+// heap is left alone in both.
+func TestWarmHeap_OnlyWhereHugePagesAreOnRequest(t *testing.T) {
+	for _, setting := range []string{"[always] madvise never\n", "always madvise [never]\n", ""} {
+		path := filepath.Join(t.TempDir(), "enabled")
+		if err := os.WriteFile(path, []byte(setting), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := thpSetting
+		thpSetting = path
+		_, n, done := adviseHuge(8 << 20)
+		done()
+		thpSetting = old
+		if n != 0 {
+			t.Errorf("setting %q: %d bytes advised", setting, n)
+		}
 	}
 }
