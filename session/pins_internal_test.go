@@ -21,14 +21,7 @@ func TestPins_RefusedFileStillComparesAgainstHeldPins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	listed := func(desc string) []listedTool {
-		raw := json.RawMessage(`{"name":"send","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)
-		fp, err := trust.ToolFingerprint(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []listedTool{{wire: wireTool{Name: "send", Description: desc}, raw: raw, fingerprint: fp}}
-	}
+	listed := func(desc string) []listedTool { return listedSend(t, desc) }
 	now := time.Unix(1, 0)
 	if out, err := p.observe("id", "mail", "", listed("Send mail."), now); err != nil || out.tools["send"].state != trust.PinNew {
 		t.Fatalf("first listing: %v %v", out.tools, err)
@@ -252,21 +245,25 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 	}
 }
 
+// listedSend is a listing of one tool, send, with the given description.
+func listedSend(t *testing.T, desc string) []listedTool {
+	t.Helper()
+	raw := json.RawMessage(`{"name":"send","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)
+	fp, err := trust.ToolFingerprint(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []listedTool{{wire: wireTool{Name: "send", Description: desc}, raw: raw, fingerprint: fp}}
+}
+
 // A pins file that could not be written does not forget the pins: they are held in
 // memory, and the next listing, which reads the file again under its lock, keeps
 // them (the file still has none), so a tool changed after the failed save is
-// changed, not new, and the pins are written once writing works. A pin the file
-// has (another process's) wins over the one held. Found by the fifth session's
+// changed, not new, and the pins are written with the next change that can be
+// written. A pin the file has (another process's) stays in the file. Found by the fifth session's
 // attacker review.
 func TestPins_UnsavedPinsSurviveTheNextRead(t *testing.T) {
-	listed := func(desc string) []listedTool {
-		raw := json.RawMessage(`{"name":"send","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)
-		fp, err := trust.ToolFingerprint(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []listedTool{{wire: wireTool{Name: "send", Description: desc}, raw: raw, fingerprint: fp}}
-	}
+	listed := func(desc string) []listedTool { return listedSend(t, desc) }
 	path := filepath.Join(t.TempDir(), "pins.json")
 	p, err := OpenPins(path)
 	if err != nil {
@@ -312,14 +309,7 @@ func TestPins_UnsavedPinsSurviveTheNextRead(t *testing.T) {
 // of the server, which changed in between): the person here saw the first
 // definition, so the one on disk is changed here, not the same, until accepted here.
 func TestPins_AnotherProcessFirstSightAfterAFailedSaveIsChangedHere(t *testing.T) {
-	listed := func(desc string) []listedTool {
-		raw := json.RawMessage(`{"name":"send","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)
-		fp, err := trust.ToolFingerprint(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []listedTool{{wire: wireTool{Name: "send", Description: desc}, raw: raw, fingerprint: fp}}
-	}
+	listed := func(desc string) []listedTool { return listedSend(t, desc) }
 	path := filepath.Join(t.TempDir(), "pins.json")
 	a, err := OpenPins(path)
 	if err != nil {
