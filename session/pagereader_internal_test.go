@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -424,5 +425,58 @@ func TestPageReader_LineOverTheLimitPassesAsItIs(t *testing.T) {
 	}
 	if capt.early != 0 {
 		t.Fatal("a line over the limit was split")
+	}
+}
+
+// askedReader serves data in reads of at most what it is asked for, and records how
+// much each read asked for.
+type askedReader struct {
+	data  []byte
+	asked []int
+}
+
+func (a *askedReader) Read(p []byte) (int, error) {
+	a.asked = append(a.asked, len(p))
+	if len(a.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, a.data)
+	a.data = a.data[n:]
+	return n, nil
+}
+
+// TestPageReader_ReadBufferStartsSmallAndGrows: a server's stdout is read with a
+// buffer that starts at pageReadMin and doubles, up to pageReadMax, each time a read
+// fills it. A quiet server (its handshake and a short listing, about a kilobyte)
+// costs a few KiB rather than 64 KiB from the first read (20 servers at once put
+// 1.3 MB of fresh memory into the fan-out's start); a server that streams megabytes
+// is still read in 64 KiB reads after a few. What is handed on is byte for byte
+// what was read, both on the pass-through path and through the held lines of a
+// listing in flight.
+func TestPageReader_ReadBufferStartsSmallAndGrows(t *testing.T) {
+	var stream bytes.Buffer
+	for i := range 20000 {
+		fmt.Fprintf(&stream, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"line %d\"}}\n", i)
+	}
+	for _, listing := range []bool{false, true} {
+		src := &askedReader{data: slices.Clone(stream.Bytes())}
+		capt := newCapture()
+		if listing {
+			capt.sent(listRequest(t, 7))
+		}
+		pr := newPageReader(src, capt, MaxMessageBytes)
+		got, err := io.ReadAll(pr)
+		if err != nil || !bytes.Equal(got, stream.Bytes()) {
+			t.Fatalf("listing %v: handed on %d bytes (%v), want the %d read, unchanged", listing, len(got), err, stream.Len())
+		}
+		if first := src.asked[0]; first != pageReadMin {
+			t.Errorf("listing %v: the first read asked for %d bytes, want %d", listing, first, pageReadMin)
+		}
+		if top := slices.Max(src.asked); top != pageReadMax {
+			t.Errorf("listing %v: the largest read asked for %d bytes, want %d after the buffer grew", listing, top, pageReadMax)
+		}
+		if n := len(src.asked); n > stream.Len()/pageReadMax+16 {
+			t.Errorf("listing %v: %d reads for %d bytes: the buffer did not grow", listing, n, stream.Len())
+		}
 	}
 }

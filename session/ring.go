@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +19,15 @@ type Ring struct {
 	dropped int
 	partial []byte
 	onLine  func(string)
+	drains  int // ReadFrom calls (for tests)
 }
+
+// ringReadMin and ringReadMax bound ReadFrom's read buffer: a quiet server's stderr
+// costs half a KiB instead of io.Copy's 32 KiB, a flooding one is read in 32 KiB.
+const (
+	ringReadMin = 512
+	ringReadMax = 32 << 10
+)
 
 // maxLineBytes bounds one stderr line; the rest of the line is counted, not kept.
 const maxLineBytes = 4096
@@ -54,6 +63,33 @@ func (r *Ring) Write(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// ReadFrom drains src into the ring until EOF (io.ReaderFrom). os/exec drains a
+// child's stderr into its Writer with io.Copy, which calls this: the read buffer
+// starts at ringReadMin and doubles, up to ringReadMax, each time a read fills it.
+func (r *Ring) ReadFrom(src io.Reader) (int64, error) {
+	r.mu.Lock()
+	r.drains++
+	r.mu.Unlock()
+	buf := make([]byte, ringReadMin)
+	var total int64
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			_, _ = r.Write(buf[:n])
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+		if n == len(buf) && len(buf) < ringReadMax {
+			buf = make([]byte, min(2*len(buf), ringReadMax))
+		}
+	}
 }
 
 func (r *Ring) appendPartial(p []byte) {
