@@ -429,10 +429,12 @@ func TestPageReader_LineOverTheLimitPassesAsItIs(t *testing.T) {
 }
 
 // askedReader serves data in reads of at most what it is asked for, and records how
-// much each read asked for.
+// much each read asked for. deadlines makes it a pipe with read deadlines (they never
+// expire: every read finds data), so that a pageReader holds lines and splits pages.
 type askedReader struct {
-	data  []byte
-	asked []int
+	data      []byte
+	asked     []int
+	deadlines bool
 }
 
 func (a *askedReader) Read(p []byte) (int, error) {
@@ -445,38 +447,74 @@ func (a *askedReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// deadlineAskedReader is an askedReader with read deadlines.
+type deadlineAskedReader struct{ *askedReader }
+
+func (deadlineAskedReader) SetReadDeadline(time.Time) error { return nil }
+
 // TestPageReader_ReadBufferStartsSmallAndGrows: a server's stdout is read with a
 // buffer that starts at pageReadMin and doubles, up to pageReadMax, each time a read
 // fills it. A quiet server (its handshake and a short listing, about a kilobyte)
 // costs a few KiB rather than 64 KiB from the first read (20 servers at once put
 // 1.3 MB of fresh memory into the fan-out's start); a server that streams megabytes
 // is still read in 64 KiB reads after a few. What is handed on is byte for byte
-// what was read, both on the pass-through path and through the held lines of a
-// listing in flight.
+// what was read on the pass-through path; with a listing in flight, a page of 200
+// tools (50 KiB, the first line, held while the buffer grows from 4 to 64 KiB under
+// it) is split exactly and everything after it passes unchanged.
 func TestPageReader_ReadBufferStartsSmallAndGrows(t *testing.T) {
-	var stream bytes.Buffer
+	var before, after bytes.Buffer
 	for i := range 20000 {
-		fmt.Fprintf(&stream, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"line %d\"}}\n", i)
+		fmt.Fprintf(&before, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"line %d\"}}\n", i)
 	}
+	after.Write(before.Bytes())
+	var tools []string
+	for i := range 200 {
+		tools = append(tools, fmt.Sprintf(`{"name":"tool_%03d","description":"%s","inputSchema":{"type":"object"}}`, i, strings.Repeat("d", 180)))
+	}
+	page := `{"tools":[` + strings.Join(tools, ",") + `]}`
+	response := `{"jsonrpc":"2.0","id":7,"result":` + page + "}\n"
+
 	for _, listing := range []bool{false, true} {
-		src := &askedReader{data: slices.Clone(stream.Bytes())}
+		stream := before.String() + after.String()
+		want := stream
+		if listing {
+			// First, so that the page is held from the first 4 KiB read on and the
+			// buffer grows four times under the held line.
+			stream = response + stream
+			want = `{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}` + "\n" + want
+		}
+		asked := &askedReader{data: []byte(stream)}
+		var src io.Reader = asked
 		capt := newCapture()
 		if listing {
+			src = deadlineAskedReader{asked}
 			capt.sent(listRequest(t, 7))
 		}
 		pr := newPageReader(src, capt, MaxMessageBytes)
 		got, err := io.ReadAll(pr)
-		if err != nil || !bytes.Equal(got, stream.Bytes()) {
-			t.Fatalf("listing %v: handed on %d bytes (%v), want the %d read, unchanged", listing, len(got), err, stream.Len())
+		if err != nil || string(got) != want {
+			t.Fatalf("listing %v: handed on %d bytes (%v), want %d", listing, len(got), err, len(want))
 		}
-		if first := src.asked[0]; first != pageReadMin {
+		if first := asked.asked[0]; first != pageReadMin {
 			t.Errorf("listing %v: the first read asked for %d bytes, want %d", listing, first, pageReadMin)
 		}
-		if top := slices.Max(src.asked); top != pageReadMax {
+		if top := slices.Max(asked.asked); top != pageReadMax {
 			t.Errorf("listing %v: the largest read asked for %d bytes, want %d after the buffer grew", listing, top, pageReadMax)
 		}
-		if n := len(src.asked); n > stream.Len()/pageReadMax+16 {
-			t.Errorf("listing %v: %d reads for %d bytes: the buffer did not grow", listing, n, stream.Len())
+		if n := len(asked.asked); n > len(stream)/pageReadMax+16 {
+			t.Errorf("listing %v: %d reads for %d bytes: the buffer did not grow", listing, n, len(stream))
+		}
+		if !listing {
+			continue
+		}
+		kept, err := capt.take()
+		wantPage, _ := oldPage([]byte(page))
+		if capt.early != 1 || err != nil || !reflect.DeepEqual(kept, wantPage) {
+			n := 0
+			if kept != nil {
+				n = len(kept.Tools)
+			}
+			t.Fatalf("%d pages split by the reader; the capture kept %d tools (%v), want the page of %d byte for byte", capt.early, n, err, len(tools))
 		}
 	}
 }
