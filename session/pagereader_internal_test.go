@@ -429,12 +429,10 @@ func TestPageReader_LineOverTheLimitPassesAsItIs(t *testing.T) {
 }
 
 // askedReader serves data in reads of at most what it is asked for, and records how
-// much each read asked for. deadlines makes it a pipe with read deadlines (they never
-// expire: every read finds data), so that a pageReader holds lines and splits pages.
+// much each read asked for.
 type askedReader struct {
-	data      []byte
-	asked     []int
-	deadlines bool
+	data  []byte
+	asked []int
 }
 
 func (a *askedReader) Read(p []byte) (int, error) {
@@ -447,7 +445,8 @@ func (a *askedReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// deadlineAskedReader is an askedReader with read deadlines.
+// deadlineAskedReader is an askedReader with read deadlines (they never expire: every
+// read finds data), so that a pageReader holds lines and splits pages.
 type deadlineAskedReader struct{ *askedReader }
 
 func (deadlineAskedReader) SetReadDeadline(time.Time) error { return nil }
