@@ -68,6 +68,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if f, ok := stdin.(*os.File); ok && interactive {
 		asker.Drain = drainInput(f)
 	}
+	tuneGC(true) // a one-shot command: see tuneGC
 	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}, Asker: asker})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)

@@ -92,6 +92,7 @@ func runCheckReport(ctx context.Context, cfg *config.Config, o checkOptions, std
 		defer m.Close()
 		return report(m, cfg, o, "snapshot", nil, notes, stdout, stderr)
 	}
+	tuneGC(true) // a one-shot command: see tuneGC
 	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -187,6 +188,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return cli.ExitConfig
 	}
 	pins, _ := session.OpenPins("")
+	tuneGC(true) // a one-shot command: see tuneGC
 	m, err := newManager(cfg, session.Options{Pins: pins, OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)

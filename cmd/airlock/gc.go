@@ -28,15 +28,34 @@ const gcSmallLimit = 24 << 20
 
 var tuneGCOnce sync.Once
 
+// oneShotFirstGC is the GOGC a one-shot command starts with: Go's least heap goal,
+// 4 MiB, times four is gcHeadroom, so the first collection comes when the heap
+// reaches 16 MiB, not 4 MiB. No memory limit is set before it (24 MiB made a check of
+// 10,000 tools slower); after it the tuner decides as for the TUI. Measured on the
+// 20-server check (bench/analysis.md, seventh session): GOGC 100, 200, 400 and off
+// made 3, 1, 0 and 0 collections, medians 93.7, 91.4, 90.1 and 90.2 ms.
+const oneShotFirstGC = 400
+
 // tuneGC keeps the heap goal at least gcHeadroom above the live heap, re-deciding
 // after every collection, unless the person set GOGC or GOMEMLIMIT (theirs wins).
-func tuneGC() {
+// The TUI tunes from its first collection on (fromStart false); the one-shot commands
+// (fromStart true: check, snapshot, call, read, prompt) from their first allocation,
+// because a run that connects to a few servers and exits allocates about 6 MB with
+// 1-2 MB live (mostly go-sdk's decode buffers), which at Go's default meant three
+// collections while the servers start, and each one's stop-the-world waits for
+// threads the kernel has descheduled among the starting children (bench/analysis.md,
+// seventh session).
+func tuneGC(fromStart bool) {
 	tuneGCOnce.Do(func() {
 		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 			return
 		}
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		last, lastLimit := 100, int64(math.MaxInt64)
+		if fromStart {
+			last = oneShotFirstGC
+			debug.SetGCPercent(last)
+		}
 		var arm func()
 		arm = func() {
 			// A cleanup runs once the object is collected: once per cycle.

@@ -44,7 +44,7 @@ func runTUI(ctx context.Context, m *session.Manager, opts ui.Options, stderr io.
 		_ = m.Wait(ctx)
 		warmed()
 	}()
-	tuneGC()
+	tuneGC(false)
 	if err := ui.Run(ctx, m, opts); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
