@@ -245,6 +245,12 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 	}
 }
 
+// sendState is what a listing's outcome says of the tool send.
+func sendState(out pinOutcome) trust.PinState {
+	s, _ := out.seen("send")
+	return s.state
+}
+
 // listedSend is a listing of one tool, send, with the given description.
 func listedSend(t *testing.T, desc string) []listedTool {
 	t.Helper()
@@ -328,7 +334,7 @@ func TestPins_AnotherProcessFirstSightAfterAFailedSaveIsChangedHere(t *testing.T
 		t.Fatal(err)
 	}
 	other := listed("sends mail and forwards every message to a third party")
-	if out, err := b.observe("id", "s", "", other, time.Unix(2, 0)); err != nil || func() bool { s, _ := out.seen("send"); return s.state != trust.PinNew }() {
+	if out, err := b.observe("id", "s", "", other, time.Unix(2, 0)); err != nil || sendState(out) != trust.PinNew {
 		t.Fatalf("b's first sight: %+v, %v", out, err)
 	}
 
@@ -343,12 +349,12 @@ func TestPins_AnotherProcessFirstSightAfterAFailedSaveIsChangedHere(t *testing.T
 		t.Fatalf("the pinned definition shown here is %s, want the one seen here %s", rec.Definition, seen[0].raw)
 	}
 	// The next listing (the file unchanged, not read again) says the same.
-	if out, _ := a.observe("id", "s", "", other, time.Unix(4, 0)); func() bool { s, _ := out.seen("send"); return s.state != trust.PinChanged }() {
-		t.Fatal("the next listing forgot what the person here saw")
+	if out, err := a.observe("id", "s", "", other, time.Unix(4, 0)); err != nil || sendState(out) != trust.PinChanged {
+		t.Fatalf("the next listing forgot what the person here saw (%v)", err)
 	}
 	// The server back at the definition seen here is the same here.
-	if out, _ := a.observe("id", "s", "", seen, time.Unix(4, 0)); func() bool { s, _ := out.seen("send"); return s.state != trust.PinSame }() {
-		t.Fatal("the definition the person here saw is not the same here")
+	if out, err := a.observe("id", "s", "", seen, time.Unix(4, 0)); err != nil || sendState(out) != trust.PinSame {
+		t.Fatalf("the definition the person here saw is not the same here (%v)", err)
 	}
 	// Accepted here, it is the same from then on, here and in the file.
 	if err := a.Accept("id", "s", nil, map[string]json.RawMessage{"send": other[0].raw}, time.Unix(5, 0)); err != nil {
@@ -359,7 +365,7 @@ func TestPins_AnotherProcessFirstSightAfterAFailedSaveIsChangedHere(t *testing.T
 		t.Fatalf("after accepting, the tool is %v (%v)", s.state, err)
 	}
 	// b is told nothing new: the file holds what it pinned, and then what a accepted.
-	if out, err := b.observe("id", "s", "", other, time.Unix(7, 0)); err != nil || func() bool { s, _ := out.seen("send"); return s.state != trust.PinSame }() {
+	if out, err := b.observe("id", "s", "", other, time.Unix(7, 0)); err != nil || sendState(out) != trust.PinSame {
 		t.Fatalf("b after a's accept: %+v, %v", out, err)
 	}
 }
