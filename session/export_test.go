@@ -51,3 +51,6 @@ func PagesSplitEarly(m *Manager, server string) int {
 	defer capt.mu.Unlock()
 	return capt.early
 }
+
+// SnapshotBuilds is how many snapshots m has built so far.
+func SnapshotBuilds(m *Manager) int64 { return m.builds.Load() }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -135,6 +136,7 @@ type Manager struct {
 	// state kept from one build to the next.
 	buildMu sync.Mutex
 	built   builtState
+	builds  atomic.Int64 // snapshots built (for tests)
 
 	closeOnce sync.Once
 }

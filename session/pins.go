@@ -364,8 +364,8 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 // p.mu) is held until the file is written, so no other process or listing reads
 // pins.json in between; only this listing's caller goes on without waiting for the
 // write. The write starts when the caller calls write, which it must do exactly
-// once (a no-op when nothing is to be written): the caller shows the listing first,
-// so that the two do not share the processors. saved is called, from another
+// once; write is nil when nothing is to be written. The caller shows the listing
+// first, so that the two do not share the processors. saved is called, from another
 // goroutine, with the write's error when a write was started, and not otherwise
 // (then the error, if any, is returned as by observe). Every other use of the
 // store, and waitSaved, waits for that write.
@@ -395,7 +395,7 @@ func (p *Pins) observeThen(identity, server, instructions string, tools []listed
 		out = observeLocked(&p.data, identity, server, instructions, tools, now)
 		p.unsaved = p.unsaved || out.dirty
 	}
-	return out, func() {}, err
+	return out, nil, err
 }
 
 // waitSaved returns once no pins file write started by observeThen is under way.

@@ -222,7 +222,10 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 
 	// A second sight compares against them.
 	out, write, err = p.observeThen("id", "s", "", listing(newPage())[:2], now.Add(time.Hour), func(error) {})
-	write()
+	if write != nil {
+		t.Error("a second sight of the same tools has a pins write to start")
+		write()
+	}
 	if err != nil || out.allNew {
 		t.Fatalf("second sight: %+v, %v", out, err)
 	}
@@ -237,7 +240,8 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 	}
 	if _, write, err := mem.observeThen("id", "s", "", listing(newPage()), now, func(error) { t.Error("an in-memory store wrote") }); err != nil {
 		t.Fatal(err)
-	} else {
+	} else if write != nil {
+		t.Error("an in-memory store has a pins write to start")
 		write()
 	}
 	if _, ok := mem.Pinned("id", "b"); !ok {

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -106,4 +107,62 @@ func TestPins_BackgroundWriteFailureIsReported(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite (issue 16, goal 4): every
+// listing built a snapshot at once, so that the first screen would not be built while
+// the listing's pins were written; `airlock check` on 20 servers whose pins had not
+// changed built 20 snapshots it never read (a profile of the fan-out: 21 builds a run).
+// A listing with pins to write still builds one first; a listing with nothing to
+// write leaves the build to whoever asks.
+func TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pins.json")
+	names := []string{"a", "b", "c"}
+	run := func(what string, check func(builds int64, m *session.Manager)) {
+		t.Helper()
+		pins, err := session.OpenPins(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var servers []config.Server
+		inProcess := map[string]*mcp.Server{}
+		for _, n := range names {
+			u := newUpstream(n)
+			u.add("read_"+n, "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
+			servers = append(servers, inproc(n, trust.Trusted))
+			inProcess[n] = u.srv
+		}
+		m := session.New(newConfig(servers...), session.Options{Pins: pins, InProcess: inProcess})
+		defer m.Close()
+		m.Start()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// Wait returns once every server's first attempt, its listing included, is done.
+		if err := m.Wait(ctx); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		check(session.SnapshotBuilds(m), m)
+	}
+	run("first sight", func(builds int64, _ *session.Manager) {
+		if builds == 0 {
+			t.Error("first sight: no snapshot was built before the listings' pins were written")
+		}
+	})
+	run("pins unchanged", func(builds int64, m *session.Manager) {
+		if builds != 0 {
+			t.Errorf("pins unchanged: %d snapshots built before anyone asked for one, want none", builds)
+		}
+		snap := m.Snapshot()
+		if got := session.SnapshotBuilds(m); got != 1 {
+			t.Errorf("asked once: %d builds, want 1", got)
+		}
+		for _, n := range names {
+			if sv, ok := snap.Server(n); !ok || sv.Status != session.StatusReady {
+				t.Errorf("the snapshot built on demand shows %s as %+v (%v), want ready", n, sv.Status, ok)
+			}
+		}
+		if len(snap.Tools) != len(names) {
+			t.Errorf("the snapshot built on demand holds %d tools, want %d", len(snap.Tools), len(names))
+		}
+	})
 }

@@ -498,7 +498,9 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 			s.pinsNotSaved(gen, err)
 		}
 	})
-	defer writePins()
+	if writePins != nil {
+		defer writePins()
+	}
 	if err != nil {
 		notices = append(notices, "pins could not be saved: "+err.Error())
 	}
@@ -530,7 +532,13 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	s.m.dropSnapshot()
 	s.m.publish.Unlock()
 	s.m.announce(s.cfg.Name, gen, StatusReady)
-	s.m.Snapshot() // for whoever asks next (the TUI, a gateway listing), before the pins write
+	if writePins != nil {
+		// Built now, for whoever asks next (the TUI, a gateway listing), so that it is
+		// not built while the pins are written. With nothing to write it is built when
+		// someone asks: 20 servers listing at start would otherwise build 20 snapshots
+		// that a one-shot command never reads (issue 16, goal 4).
+		s.m.Snapshot()
+	}
 }
 
 // pinsNotSaved adds to listing gen's notices that its pins could not be written.

@@ -250,6 +250,7 @@ func (m *Manager) Snapshot() *Snapshot {
 	m.mu.Unlock()
 
 	snap := m.build(version)
+	m.builds.Add(1)
 
 	m.mu.Lock()
 	if m.version == version {
