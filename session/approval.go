@@ -297,10 +297,11 @@ func (e *Engine) EndContext(ctxName string) {
 	}
 }
 
-// taint marks a context tainted; the first cause is kept and taint never decreases.
+// MarkTainted marks a context tainted (the gateway, for what it forwarded from a
+// source that taints); the first cause is kept and taint never decreases.
 // With a state dir the taint is written to taint.json at once, so it survives a
 // reconnect and a restart of airlock.
-func (e *Engine) taint(ctxName string, t trust.Taint) {
+func (e *Engine) MarkTainted(ctxName string, t trust.Taint) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.loadTaintsLocked()
@@ -310,12 +311,17 @@ func (e *Engine) taint(ctxName string, t trust.Taint) {
 	}
 }
 
-func (e *Engine) nextCallID() string {
+// NewCallID returns a call ID no other call of this process had (what the audit
+// log's records of one call share).
+func (e *Engine) NewCallID() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.seq++
 	return callIDPrefix + strconv.FormatUint(e.seq, 10)
 }
+
+// Limits are the [limits] the engine holds calls to, defaults filled in.
+func (e *Engine) Limits() config.Limits { return e.limits }
 
 // ArgsSHA256 is the hex SHA-256 of the exact argument bytes.
 func ArgsSHA256(args []byte) string {
@@ -525,7 +531,7 @@ func (e *Engine) progress(server string, p *mcp.ProgressNotificationParams) bool
 		return true // nobody reads it: nothing is forwarded, nothing taints
 	}
 	if w.taints && p.Message != "" {
-		e.taint(w.ctx, trust.Taint{By: w.ref, CallID: w.callID, At: e.now(), Channel: trust.ChannelProgress})
+		e.MarkTainted(w.ctx, trust.Taint{By: w.ref, CallID: w.callID, At: e.now(), Channel: trust.ChannelProgress})
 	}
 	w.f(Progress{CallID: w.callID, Server: server, Progress: p.Progress, Total: p.Total, Message: p.Message})
 	return true

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -280,7 +281,7 @@ func TestTaint_SurvivesReconnectAndRestart(t *testing.T) {
 		t.Fatalf("after the person cleared the taint: %s", resultText(res))
 	}
 	// A different client name is a different context.
-	if session.AgentContext(testToken, "a") == session.AgentContext(testToken, "b") || session.AgentContext("t1", "a") == session.AgentContext("t2", "a") {
+	if gateway.AgentContext(testToken, "a") == gateway.AgentContext(testToken, "b") || gateway.AgentContext("t1", "a") == gateway.AgentContext("t2", "a") {
 		t.Error("agent contexts do not tell agents apart")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/gateway"
 )
 
 // The bridge end to end: a stdio agent -> bridge -> gateway -> upstream demo servers,
@@ -23,7 +24,7 @@ func TestBridgeEndToEnd(t *testing.T) {
 	bridgeR, agentW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- session.Bridge(ctx, g.URL(), testToken, bridgeR, bridgeW) }()
+	go func() { done <- gateway.Bridge(ctx, g.URL(), testToken, bridgeR, bridgeW) }()
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: agentR, Writer: agentW}, nil)

@@ -159,9 +159,9 @@ func (m *Manager) channels(s *server, st trust.ServerTrust) []ToolInfo {
 	return out
 }
 
-// lookupTool finds a tool, or a channel's synthetic tool, as it is now: what a
+// LookupTool finds a tool, or a channel's synthetic tool, as it is now: what a
 // decision's last check and a waiting question compare against.
-func (m *Manager) lookupTool(snap *Snapshot, server, name string) (ToolInfo, bool) {
+func (m *Manager) LookupTool(snap *Snapshot, server, name string) (ToolInfo, bool) {
 	k, ok := trust.ChannelOf(name)
 	if !ok {
 		return snap.Tool(server, name)
@@ -192,27 +192,27 @@ type channelCall struct {
 // whether the content tainted the context.
 func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(ctx context.Context, cs *mcp.ClientSession) error) (string, trust.Verdict, time.Duration, bool, error) {
 	req := cc.req
-	callID := m.engine.nextCallID()
-	m.engine.noteClient(req.Context, req.Client)
+	callID := m.engine.NewCallID()
+	m.engine.NoteClient(req.Context, req.Client)
 	what := string(cc.kind) + " of " + req.Server
 	s, ok := m.servers[req.Server]
 	if !ok {
 		err := fmt.Errorf("%s: no server %q", what, req.Server)
-		m.auditRefused(callID, req, trust.DecidedByUnknownTool, err.Error())
+		m.AuditRefused(callID, req, trust.DecidedByUnknownTool, err.Error())
 		return callID, trust.Verdict{}, 0, false, err
 	}
 	canon, err := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
-		m.auditRefused(callID, req, trust.DecidedByPolicy, err.Error())
+		m.AuditRefused(callID, req, trust.DecidedByPolicy, err.Error())
 		return callID, trust.Verdict{}, 0, false, err
 	}
 	req.Args = canon
 	snap := m.Snapshot()
 	sv, _ := snap.Server(req.Server)
-	tool, ok := m.lookupTool(snap, req.Server, req.Tool)
+	tool, ok := m.LookupTool(snap, req.Server, req.Tool)
 	if !ok {
-		m.auditRefused(callID, req, trust.DecidedByPolicy, "server "+req.Server+" is not ready")
+		m.AuditRefused(callID, req, trust.DecidedByPolicy, "server "+req.Server+" is not ready")
 		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w", what, ErrNotReady)
 	}
 	offered := sv.OffersResources
@@ -220,7 +220,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		offered = sv.OffersPrompts
 	}
 	if !offered {
-		m.auditRefused(callID, req, trust.DecidedByPolicy, "server "+req.Server+" does not offer "+string(cc.kind))
+		m.AuditRefused(callID, req, trust.DecidedByPolicy, "server "+req.Server+" does not offer "+string(cc.kind))
 		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w (it declares no %s capability)", what, ErrNoChannel, cc.kind)
 	}
 	base := m.auditBase(callID, req, tool)
@@ -275,7 +275,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		if err != nil {
 			ch = trust.ChannelError
 		}
-		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: ch, Subject: cc.subject})
+		m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: ch, Subject: cc.subject})
 		tainted = true
 	}
 	return callID, d.Verdict, dur, tainted, err
@@ -325,7 +325,7 @@ func (m *Manager) ReadResource(ctx context.Context, req ReadRequest) (*ReadOutco
 	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.ResourceReadTool}
 	if req.URI == "" || !utf8.ValidString(req.URI) {
 		err := fmt.Errorf("reading a resource of %s: the URI must be non-empty UTF-8 text, got %s", req.Server, strconv.QuoteToASCII(req.URI))
-		m.auditRefused(m.engine.nextCallID(), cr, trust.DecidedByPolicy, err.Error())
+		m.AuditRefused(m.engine.NewCallID(), cr, trust.DecidedByPolicy, err.Error())
 		return nil, err
 	}
 	cr.Args, _ = json.Marshal(struct {
@@ -385,7 +385,7 @@ func (m *Manager) GetPrompt(ctx context.Context, req PromptRequest) (*PromptOutc
 	if err != nil {
 		err = fmt.Errorf("getting a prompt of %s: %w", req.Server, err)
 		cr.Args = args
-		m.auditRefused(m.engine.nextCallID(), cr, trust.DecidedByPolicy, err.Error())
+		m.AuditRefused(m.engine.NewCallID(), cr, trust.DecidedByPolicy, err.Error())
 		return nil, err
 	}
 	cr.Args, _ = json.Marshal(struct {
@@ -450,7 +450,7 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	}
 	snap := m.Snapshot()
 	sv, _ := snap.Server(req.Server)
-	tool, ok := m.lookupTool(snap, req.Server, trust.ChannelTool(kind))
+	tool, ok := m.LookupTool(snap, req.Server, trust.ChannelTool(kind))
 	if !ok {
 		return nil, fmt.Errorf("completing for %s: %w", req.Server, ErrNotReady)
 	}
@@ -460,7 +460,7 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	if tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked {
 		return nil, &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
 	}
-	if err := m.taintedOutbound(req.Context, req.Client, tool, "a completion sends the text typed so far and the arguments already chosen"); err != nil {
+	if err := m.TaintedOutbound(req.Context, req.Client, tool, "a completion sends the text typed so far and the arguments already chosen"); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -480,7 +480,7 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 		// The server's error message reaches the caller: it taints like a read's or
 		// a get's error message does.
 		if trust.Taints(tool.Class) && ctx.Err() == nil {
-			m.engine.taint(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: subject})
+			m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: subject})
 		}
 		return nil, redactURLs(fmt.Errorf("completing for %s: %w", req.Server, err))
 	}
@@ -489,7 +489,7 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 		c.Values, c.HasMore = c.Values[:MaxCompletionValues:MaxCompletionValues], true
 	}
 	if trust.Taints(tool.Class) && len(c.Values) > 0 {
-		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelCompletion, Subject: subject})
+		m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelCompletion, Subject: subject})
 		c.Tainted = true
 	}
 	return c, nil
@@ -501,12 +501,19 @@ type serverSaid struct{ error }
 
 func (e serverSaid) Unwrap() error { return e.error }
 
-// taintedOutbound refuses a request that never asks (a completion, a subscription)
+// ServerSaid reports whether err carries the server's own message (what the gateway
+// hands an agent taints its context as a read's result would).
+func ServerSaid(err error) bool {
+	var said serverSaid
+	return errors.As(err, &said)
+}
+
+// TaintedOutbound refuses a request that never asks (a completion, a subscription)
 // when it would carry an agent's text from a tainted context to a channel that taint
 // escalates (the channel of an untrusted server has the exfiltration leg): a read or
 // a get there asks, and these must not be the way around that question. The
 // person's own context is not refused: the person sees what they type.
-func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what string) error {
+func (m *Manager) TaintedOutbound(ctxName, client string, tool ToolInfo, what string) error {
 	if ctxKey(ctxName) == PersonContext || !trust.EscalatedByTaint(tool.Class) {
 		return nil
 	}
@@ -515,7 +522,7 @@ func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what st
 		return nil
 	}
 	why := "this context is tainted (" + t.Reason() + ") and " + what + " to server " + tool.Ref.Server + ", which could carry it out; it never asks, so it is refused (a read or a get asks)"
-	m.auditRefused(m.engine.nextCallID(), CallRequest{Context: ctxName, Client: client, Server: tool.Ref.Server, Tool: tool.Ref.Tool}, trust.DecidedByTaint, why)
+	m.AuditRefused(m.engine.NewCallID(), CallRequest{Context: ctxName, Client: client, Server: tool.Ref.Server, Tool: tool.Ref.Tool}, trust.DecidedByTaint, why)
 	return &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByTaint, Reasons: []string{why}}}
 }
 
@@ -562,7 +569,7 @@ func (m *Manager) subscription(ctx context.Context, holder, server, uri string, 
 	}
 	snap := m.Snapshot()
 	sv, _ := snap.Server(server)
-	tool, ok := m.lookupTool(snap, server, trust.ResourceReadTool)
+	tool, ok := m.LookupTool(snap, server, trust.ResourceReadTool)
 	if !ok {
 		return fmt.Errorf("subscribing to a resource of %s: %w", server, ErrNotReady)
 	}

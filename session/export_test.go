@@ -16,19 +16,10 @@ func NewTaintEngine(stateDir string) *Engine {
 }
 
 // TaintContext taints a context as a forwarded untrusted text would.
-func (e *Engine) TaintContext(ctxName string, t trust.Taint) { e.taint(ctxName, t) }
+func (e *Engine) TaintContext(ctxName string, t trust.Taint) { e.MarkTainted(ctxName, t) }
 
 // SetAudit makes the engine write its own records (grants, taint cleared) to a.
 func (e *Engine) SetAudit(a *audit.Log) { e.record = a.Append }
-
-// SessionIDs lists the agent sessions the gateway holds open.
-func (g *Gateway) SessionIDs() []string {
-	var ids []string
-	for ss := range g.srv.Sessions() {
-		ids = append(ids, ss.ID())
-	}
-	return ids
-}
 
 // SetPinsSaveHook makes every pins file write run f first (its error fails the
 // write) until the test ends.

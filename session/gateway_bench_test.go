@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -71,7 +72,7 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 	defer m.Close()
 	m.Start()
 	_ = m.Wait(context.Background())
-	g, err := session.NewGateway(m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: testToken})
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func BenchmarkCallThroughGatewayAudited(b *testing.B) {
 	defer m.Close()
 	m.Start()
 	_ = m.Wait(context.Background())
-	g, err := session.NewGateway(m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: testToken})
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -32,9 +33,9 @@ func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func startGateway(t *testing.T, m *session.Manager) *session.Gateway {
+func startGateway(t *testing.T, m *session.Manager) *gateway.Gateway {
 	t.Helper()
-	g, err := session.NewGateway(m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: testToken, WaitingEvery: 50 * time.Millisecond})
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken, WaitingEvery: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func startGateway(t *testing.T, m *session.Manager) *session.Gateway {
 }
 
 // agent connects a real go-sdk client to the gateway, as an AI agent would.
-func agent(t *testing.T, g *session.Gateway, opts *mcp.ClientOptions) *mcp.ClientSession {
+func agent(t *testing.T, g *gateway.Gateway, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, opts)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
@@ -221,7 +222,7 @@ func TestGatewaySecurity(t *testing.T) {
 			}
 		})
 	}
-	if _, err := session.NewGateway(m, session.GatewayOptions{Listen: "0.0.0.0:0", Token: testToken}); err == nil {
+	if _, err := gateway.New(m, gateway.Options{Listen: "0.0.0.0:0", Token: testToken}); err == nil {
 		t.Error("a non-loopback listen address was accepted without allow_remote")
 	}
 }
@@ -287,11 +288,11 @@ func TestGatewayListChanged(t *testing.T) {
 
 func TestGatewayTokenPersists(t *testing.T) {
 	dir := t.TempDir()
-	a, err := session.LoadOrCreateToken(dir)
+	a, err := gateway.LoadOrCreateToken(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := session.LoadOrCreateToken(dir)
+	b, err := gateway.LoadOrCreateToken(dir)
 	if err != nil || a != b || len(a) != 64 {
 		t.Errorf("tokens %q %q %v", a, b, err)
 	}

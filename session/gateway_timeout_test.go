@@ -15,12 +15,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/gateway"
 )
 
-func startGatewayWith(t *testing.T, m *session.Manager, opts session.GatewayOptions) *session.Gateway {
+func startGatewayWith(t *testing.T, m *session.Manager, opts gateway.Options) *gateway.Gateway {
 	t.Helper()
 	opts.Listen, opts.Token = "127.0.0.1:0", testToken
-	g, err := session.NewGateway(m, opts)
+	g, err := gateway.New(m, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func closedWithin(conn net.Conn, d time.Duration) bool {
 // headers, or keeps a connection idle, is cut off.
 func TestGateway_ReadHeaderAndIdleTimeouts(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
-	g := startGatewayWith(t, m, session.GatewayOptions{ReadHeaderTimeout: 200 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
+	g := startGatewayWith(t, m, gateway.Options{ReadHeaderTimeout: 200 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
 	addr := strings.TrimSuffix(strings.TrimPrefix(g.URL(), "http://"), "/mcp")
 
 	slow, err := net.Dial("tcp", addr)
@@ -92,7 +93,7 @@ func isTimeout(err error) bool {
 // timeout, with its event stream open, still gets its result.
 func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
-	g := startGatewayWith(t, m, session.GatewayOptions{WriteTimeout: 200 * time.Millisecond, WaitingEvery: time.Hour})
+	g := startGatewayWith(t, m, gateway.Options{WriteTimeout: 200 * time.Millisecond, WaitingEvery: time.Hour})
 	cs := agent(t, g, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -131,7 +132,7 @@ func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
 	// Long enough that no session ends before all 20 are counted on a loaded machine
 	// (at 300 ms the first ones ended while the last initialized: "50 goroutines with
 	// 20 sessions open, 31 before").
-	g := startGatewayWith(t, m, session.GatewayOptions{SessionIdleTimeout: 3 * time.Second})
+	g := startGatewayWith(t, m, gateway.Options{SessionIdleTimeout: 3 * time.Second})
 	settle := func() int {
 		time.Sleep(100 * time.Millisecond)
 		return runtime.NumGoroutine()
@@ -165,7 +166,7 @@ func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
 func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
 	const idle = 300 * time.Millisecond
-	g := startGatewayWith(t, m, session.GatewayOptions{SessionIdleTimeout: idle})
+	g := startGatewayWith(t, m, gateway.Options{SessionIdleTimeout: idle})
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "thinker", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
@@ -191,19 +192,28 @@ func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 	if err := call(); err != nil {
 		t.Fatalf("a call after %v idle with the event stream open: %v (its session was ended)", 6*idle, err)
 	}
-	for _, id := range g.SessionIDs() {
-		if id == gone {
-			t.Fatalf("the vanished agent's session %s is still open after %v", gone, 6*idle)
-		}
+	// The vanished agent, asking again, is told its session is gone (as the MCP
+	// specification has a client then start a new one).
+	req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", gone)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := len(g.SessionIDs()); n != 1 {
-		t.Fatalf("%d sessions open, want the thinker's alone", n)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("a request of the vanished agent's session %s after %v: %s, want 404 (its session still open)", gone, 6*idle, resp.Status)
 	}
 }
 
 // initializeAndVanish opens an agent session over raw HTTP (initialize only: no event
 // stream, no notification) and returns its id, as an agent that then vanished would.
-func initializeAndVanish(t *testing.T, g *session.Gateway, name string) string {
+func initializeAndVanish(t *testing.T, g *gateway.Gateway, name string) string {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":%q,"version":"1"}}}`, name)
 	req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(body))

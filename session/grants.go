@@ -106,8 +106,8 @@ func (e *Engine) Revoke(ctxName string, ref trust.Ref) error {
 	return nil
 }
 
-// noteClient remembers the client name an agent context gave (for the Grants view).
-func (e *Engine) noteClient(ctxName, client string) {
+// NoteClient remembers the client name an agent context gave (for the Grants view).
+func (e *Engine) NoteClient(ctxName, client string) {
 	if client == "" {
 		return
 	}

@@ -123,7 +123,7 @@ type Manager struct {
 
 	subsMu sync.Mutex
 	subs   []func()
-	// updatedSubs run for every ResourceUpdated (the gateway's relay, relay.go).
+	// updatedSubs run for every ResourceUpdated (the gateway's relay, session/gateway/relay.go).
 	updatedSubs []func(ResourceUpdated)
 
 	mu          sync.Mutex
@@ -186,7 +186,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 	m.inflight = map[string]map[string]bool{}
 	if q != nil {
 		m.stale = make(chan struct{}, 1)
-		m.subscribe(func() {
+		m.OnChange(func() {
 			select {
 			case m.stale <- struct{}{}:
 			default:
@@ -202,6 +202,12 @@ func New(cfg *config.Config, opts Options) *Manager {
 	sort.Strings(m.order)
 	return m
 }
+
+// Now is the Manager's clock (Options.Now).
+func (m *Manager) Now() time.Time { return m.opts.Now() }
+
+// Version is airlock's version as the Manager sends it in initialize.
+func (m *Manager) Version() string { return m.opts.Version }
 
 // Config returns the configuration the Manager runs on.
 func (m *Manager) Config() *config.Config { return m.cfg }
@@ -305,11 +311,30 @@ func (m *Manager) announce(name string, gen uint64, st Status) {
 	m.notify()
 }
 
-// subscribe registers f to run after every change; f must not block.
-func (m *Manager) subscribe(f func()) {
+// OnChange registers f to run after every change to what a snapshot shows (the
+// gateway re-lists what it serves); f must not block.
+func (m *Manager) OnChange(f func()) {
 	m.subsMu.Lock()
 	defer m.subsMu.Unlock()
 	m.subs = append(m.subs, f)
+}
+
+// OnResourceUpdated registers f to run for every ResourceUpdated the Manager reports
+// (the gateway relays it to the agents subscribed); f must not block.
+func (m *Manager) OnResourceUpdated(f func(ResourceUpdated)) {
+	m.subsMu.Lock()
+	defer m.subsMu.Unlock()
+	m.updatedSubs = append(m.updatedSubs, f)
+}
+
+// resourceUpdatedHooks runs the functions OnResourceUpdated registered.
+func (m *Manager) resourceUpdatedHooks(ev ResourceUpdated) {
+	m.subsMu.Lock()
+	subs := append([]func(ResourceUpdated){}, m.updatedSubs...)
+	m.subsMu.Unlock()
+	for _, f := range subs {
+		f(ev)
+	}
 }
 
 func (m *Manager) notify() {
@@ -426,30 +451,30 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 // decideAndCall is Call without the CallFinished event; canon and err are
 // trust.CanonicalArgs of req.Args.
 func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []byte, err error) (*Outcome, error) {
-	callID := m.engine.nextCallID()
-	m.engine.noteClient(req.Context, req.Client)
+	callID := m.engine.NewCallID()
+	m.engine.NoteClient(req.Context, req.Client)
 	q := trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified()
 	s, ok := m.servers[req.Server]
 	if !ok {
 		err := fmt.Errorf("calling %s: no server %q", q, req.Server)
-		m.auditRefused(callID, req, trust.DecidedByUnknownTool, err.Error())
+		m.AuditRefused(callID, req, trust.DecidedByUnknownTool, err.Error())
 		return nil, err
 	}
 	if err != nil {
 		err = fmt.Errorf("calling %s: %w", q, err)
-		m.auditRefused(callID, req, trust.DecidedByPolicy, err.Error())
+		m.AuditRefused(callID, req, trust.DecidedByPolicy, err.Error())
 		return nil, err
 	}
 	req.Args = canon
 	tool, ok := m.Snapshot().Tool(req.Server, req.Tool)
 	if !ok {
-		m.auditRefused(callID, req, trust.DecidedByUnknownTool, "server "+req.Server+" lists no tool "+strconv.Quote(req.Tool))
+		m.AuditRefused(callID, req, trust.DecidedByUnknownTool, "server "+req.Server+" lists no tool "+strconv.Quote(req.Tool))
 		return nil, fmt.Errorf("calling %s: %w", q, ErrNoTool)
 	}
 	if tool.TaskSupport == "required" {
 		// Nothing is asked and nothing is sent: the call could not run anyway.
 		err := fmt.Errorf("calling %s: %w", q, ErrTaskRequired)
-		m.auditRefused(callID, req, trust.DecidedByPolicy, err.Error())
+		m.AuditRefused(callID, req, trust.DecidedByPolicy, err.Error())
 		return nil, err
 	}
 	base := m.auditBase(callID, req, tool)
@@ -485,12 +510,12 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 		// An error's text may be the server's own words (a JSON-RPC error message),
 		// and it is handed on: it taints like a result, unless the caller withdrew.
 		if trust.Taints(tool.Class) && ctx.Err() == nil {
-			m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: trust.ChannelError})
+			m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: trust.ChannelError})
 		}
 		return out, err
 	}
 	if trust.Taints(tool.Class) {
-		m.engine.taint(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: trust.ChannelResult})
+		m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: trust.ChannelResult})
 	}
 	return out, nil
 }
@@ -507,7 +532,7 @@ func (m *Manager) recheck(req CallRequest, shown ToolInfo, d decision) (trust.Ve
 	if d.Asked {
 		while = "you were deciding"
 	}
-	now, ok := m.lookupTool(m.Snapshot(), req.Server, req.Tool)
+	now, ok := m.LookupTool(m.Snapshot(), req.Server, req.Tool)
 	if !ok {
 		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{changedSentence(shown.Ref, while, []string{"it is no longer listed"})}}, false
 	}
@@ -544,7 +569,7 @@ func (m *Manager) staleLoop(q *approvalQueue) {
 		}
 		snap := m.Snapshot()
 		for _, p := range pending {
-			now, ok := m.lookupTool(snap, p.Tool.Ref.Server, p.Tool.Ref.Tool)
+			now, ok := m.LookupTool(snap, p.Tool.Ref.Server, p.Tool.Ref.Tool)
 			var changes []string
 			by := trust.DecidedByPolicy
 			if !ok {
@@ -604,10 +629,10 @@ func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *audi
 	}
 }
 
-// auditRefused records a call refused before it could be decided: an unknown server
+// AuditRefused records a call refused before it could be decided: an unknown server
 // or tool, or arguments that are not canonical JSON. The arguments are not kept (they
 // may not be JSON); their hash is.
-func (m *Manager) auditRefused(callID string, req CallRequest, by trust.DecidedBy, why string) {
+func (m *Manager) AuditRefused(callID string, req CallRequest, by trust.DecidedBy, why string) {
 	if m.opts.Audit == nil {
 		return
 	}

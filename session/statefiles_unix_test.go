@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
+	"github.com/airlock-mcp/airlock/session/gateway"
 )
 
 // Issue 12 item 4: the files airlock trusts are opened without following links,
@@ -31,7 +32,7 @@ func TestStateFiles_SymlinkedTokenReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	var notes []string
-	tok, err := session.OpenGatewayToken(dir, func(s string) { notes = append(notes, s) })
+	tok, err := gateway.OpenToken(dir, func(s string) { notes = append(notes, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestStateFiles_SymlinkedTokenReplaced(t *testing.T) {
 	if b, _ := os.ReadFile(target); string(b) != known+"\n" {
 		t.Errorf("the link's target was written: %q", b)
 	}
-	again, err := session.OpenGatewayToken(dir, func(s string) { t.Errorf("second open noted %q", s) })
+	again, err := gateway.OpenToken(dir, func(s string) { t.Errorf("second open noted %q", s) })
 	if err != nil || again != tok {
 		t.Errorf("second open: %q %v, want the new token kept", again, err)
 	}
@@ -66,7 +67,7 @@ func TestStateFiles_LooseTokenReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	var notes []string
-	tok, err := session.OpenGatewayToken(dir, func(s string) { notes = append(notes, s) })
+	tok, err := gateway.OpenToken(dir, func(s string) { notes = append(notes, s) })
 	if err != nil || tok == old {
 		t.Fatalf("token %q, %v: want a new one", tok, err)
 	}
@@ -189,7 +190,7 @@ func TestStateFiles_OtherOwnerRefused(t *testing.T) {
 	os.WriteFile(tokPath, []byte(strings.Repeat("c", 64)), 0o600)
 	os.Chown(tokPath, nobody, nobody)
 	var notes []string
-	if tok, err := session.OpenGatewayToken(tokDir, func(s string) { notes = append(notes, s) }); err != nil || tok == strings.Repeat("c", 64) || len(notes) != 1 {
+	if tok, err := gateway.OpenToken(tokDir, func(s string) { notes = append(notes, s) }); err != nil || tok == strings.Repeat("c", 64) || len(notes) != 1 {
 		t.Errorf("token owned by nobody: %q %v %q, want replaced and noted", tok, err, notes)
 	}
 }

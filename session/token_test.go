@@ -8,18 +8,19 @@ import (
 	"testing"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/gateway"
 )
 
 // Issue 18 item 6: `airlock gateway rotate-token` replaces the token, and a running
 // gateway refuses the old one from its next request on (no restart).
 func TestGateway_RotatedTokenTakesEffectWithoutRestart(t *testing.T) {
 	dir := t.TempDir()
-	old, err := session.LoadOrCreateToken(dir)
+	old, err := gateway.LoadOrCreateToken(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, _ := demoInProcess(t, session.Options{})
-	g, err := session.NewGateway(m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: old, TokenFile: session.TokenPath(dir)})
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: old, TokenFile: gateway.TokenPath(dir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestGateway_RotatedTokenTakesEffectWithoutRestart(t *testing.T) {
 	if got := status(old); got != 200 {
 		t.Fatalf("old token before rotation: %d", got)
 	}
-	fresh, err := session.RotateToken(dir)
+	fresh, err := gateway.RotateToken(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +58,11 @@ func TestGateway_RotatedTokenTakesEffectWithoutRestart(t *testing.T) {
 	if got := status(fresh); got != 200 {
 		t.Errorf("new token after rotation: %d, want 200", got)
 	}
-	if st, _ := os.Stat(session.TokenPath(dir)); st.Mode().Perm() != 0o600 {
+	if st, _ := os.Stat(gateway.TokenPath(dir)); st.Mode().Perm() != 0o600 {
 		t.Errorf("token mode %v", st.Mode().Perm())
 	}
 	// A token file that is cut short or removed accepts nothing, never the old token.
-	if err := os.WriteFile(session.TokenPath(dir), []byte("short\n"), 0o600); err != nil {
+	if err := os.WriteFile(gateway.TokenPath(dir), []byte("short\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if got := status(fresh); got != 401 {
@@ -70,7 +71,7 @@ func TestGateway_RotatedTokenTakesEffectWithoutRestart(t *testing.T) {
 	if got := status("short"); got != 401 {
 		t.Errorf("a short token accepted: %d", got)
 	}
-	os.Remove(session.TokenPath(dir))
+	os.Remove(gateway.TokenPath(dir))
 	if got := status(fresh); got != 401 {
 		t.Errorf("token file removed: %d, want 401", got)
 	}
@@ -79,14 +80,14 @@ func TestGateway_RotatedTokenTakesEffectWithoutRestart(t *testing.T) {
 	if err := os.WriteFile(other, []byte(strings.Repeat("a", 64)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(other, session.TokenPath(dir)); err != nil {
+	if err := os.Symlink(other, gateway.TokenPath(dir)); err != nil {
 		t.Fatal(err)
 	}
 	if got := status(strings.Repeat("a", 64)); got != 401 {
 		t.Errorf("a token file that is a link: %d, want 401", got)
 	}
-	os.Remove(session.TokenPath(dir))
-	again, err := session.RotateToken(dir)
+	os.Remove(gateway.TokenPath(dir))
+	again, err := gateway.RotateToken(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

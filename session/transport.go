@@ -218,6 +218,16 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return resp, nil
 }
 
+// OriginBoundClient is an HTTP client like every server's: it adds headers only to
+// requests for url's origin, bounds JSON bodies to MaxMessageBytes, and follows no
+// redirect off that origin (the bridge sends the gateway token with it).
+func OriginBoundClient(url string, headers map[string]string) *http.Client {
+	return &http.Client{
+		Transport:     &boundedTransport{base: http.DefaultTransport, headers: headers, origin: originOf(url)},
+		CheckRedirect: sameOriginRedirect,
+	}
+}
+
 // maxRedirects bounds a chain of same-origin redirects.
 const maxRedirects = 10
 

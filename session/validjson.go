@@ -201,3 +201,8 @@ func digits(b []byte, i int) int {
 	}
 	return i
 }
+
+// isHex reports whether c is a hexadecimal digit.
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}

@@ -178,7 +178,7 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 	if tt := taskText(st, t.TaskSupport); tt != "" {
 		field("tasks", tt)
 	}
-	// What an agent sees, exactly as the gateway decides it (session.Gateway.sync):
+	// What an agent sees, exactly as the gateway decides it (gateway.Gateway.sync in session/gateway):
 	// a blocked tool is neither listed nor callable.
 	switch {
 	case t.Class.Tier == trust.TierBlocked:

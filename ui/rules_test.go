@@ -22,6 +22,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -95,7 +96,7 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 func gatewayAgent(t *testing.T, sess *session.Manager) *mcp.ClientSession {
 	t.Helper()
 	const token = "rules2-test-token-0123456789abcdef"
-	g, err := session.NewGateway(sess, session.GatewayOptions{Listen: "127.0.0.1:0", Token: token})
+	g, err := gateway.New(sess, gateway.Options{Listen: "127.0.0.1:0", Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}

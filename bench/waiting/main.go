@@ -31,6 +31,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -77,7 +78,7 @@ func measure(agents, size int, timeout time.Duration) error {
 			}
 		}
 	}()
-	g, err := session.NewGateway(m, session.GatewayOptions{Listen: "127.0.0.1:0", Token: token})
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: token})
 	if err != nil {
 		return err
 	}

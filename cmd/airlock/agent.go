@@ -10,9 +10,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/ui/cli"
 )
 
@@ -104,7 +104,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock"))
+	token, err := gateway.OpenToken(stateDir, noteTo(stderr, "airlock"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -167,7 +167,7 @@ func runGatewayToken(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
 	}
-	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock"))
+	token, err := gateway.OpenToken(stateDir, noteTo(stderr, "airlock"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -193,11 +193,11 @@ func runRotateToken(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
 	}
-	if _, err := session.RotateToken(stateDir); err != nil {
+	if _, err := gateway.RotateToken(stateDir); err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "New gateway token written to %s (not shown).\n", session.TokenPath(stateDir))
+	fmt.Fprintf(stdout, "New gateway token written to %s (not shown).\n", gateway.TokenPath(stateDir))
 	fmt.Fprintln(stdout, "A running airlock refuses the old token from the next request on; no restart needed.")
 	fmt.Fprintf(stdout, "Give agents the new one: eval \"$(airlock gateway token --export%s)\" in the agent's shell, or a new `airlock gateway snippet`.\n", tokenFlags(*cfgPath, *demo))
 	return 0
@@ -220,12 +220,12 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := session.OpenGatewayToken(stateDir, noteTo(stderr, "airlock bridge"))
+	token, err := gateway.OpenToken(stateDir, noteTo(stderr, "airlock bridge"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
 	}
-	if err := session.Bridge(ctx, "http://"+listen+"/mcp", token, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
+	if err := gateway.Bridge(ctx, "http://"+listen+"/mcp", token, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v (is airlock running with its gateway on %s?)\n", err, listen)
 		return 1
 	}

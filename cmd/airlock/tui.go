@@ -13,6 +13,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/ui"
 )
 
@@ -78,7 +79,7 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 		// A replaced token is noted before the TUI starts and again after it ends,
 		// so the person sees it whatever the TUI drew over it.
 		var notes []string
-		token, err := session.OpenGatewayToken(gs.stateDir, func(s string) {
+		token, err := gateway.OpenToken(gs.stateDir, func(s string) {
 			notes = append(notes, s)
 			noteTo(stderr, "airlock")(s)
 		})
@@ -92,7 +93,7 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1
 		}
-		g, err := session.NewGateway(m, session.GatewayOptions{Listen: gs.listen, AllowRemote: gs.allowRemote, Token: token, TokenFile: session.TokenPath(gs.stateDir),
+		g, err := gateway.New(m, gateway.Options{Listen: gs.listen, AllowRemote: gs.allowRemote, Token: token, TokenFile: gateway.TokenPath(gs.stateDir),
 			SessionIdleTimeout: agentSessionIdle})
 		if err == nil {
 			err = g.Start()
@@ -119,7 +120,7 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 }
 
 // agentSessionIdle ends an agent session with nothing in flight for this long: no
-// request and no event stream open, so its agent vanished (session.GatewayOptions).
+// request and no event stream open, so its agent vanished (gateway.Options).
 // supergateway's default is the same.
 const agentSessionIdle = 30 * time.Minute
 

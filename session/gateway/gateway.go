@@ -1,4 +1,4 @@
-package session
+package gateway
 
 import (
 	"bytes"
@@ -27,17 +27,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// MaxGatewayBody is the least bound on one request body an agent may send the
+// MinBodyLimit is the least bound on one request body an agent may send the
 // gateway; the bound is raised to [limits] max_args_bytes plus 64 KiB of envelope
 // when that is larger (Gateway.MaxBody).
-const MaxGatewayBody = 4 << 20
+const MinBodyLimit = 4 << 20
 
-// GatewayOptions configures the agent gateway.
-type GatewayOptions struct {
+// Options configures the agent gateway.
+type Options struct {
 	// Listen is host:port; the host must be loopback unless AllowRemote.
 	Listen      string
 	AllowRemote bool
@@ -75,10 +76,10 @@ type GatewayOptions struct {
 // SERVER__TOOL, with the effective annotations; every call goes through the Manager's
 // approval engine, in a taint context of its own per agent session. Resources,
 // templates and prompts are relayed too (relay.go). Construct it with
-// NewGateway, start it with Start, stop it with Close.
+// New, start it with Start, stop it with Close.
 type Gateway struct {
-	m     *Manager
-	opts  GatewayOptions
+	m     *session.Manager
+	opts  Options
 	srv   *mcp.Server
 	token *tokenSource
 
@@ -113,8 +114,8 @@ type gatewayTool struct {
 	key string // changes when anything the agent sees of the tool changes
 }
 
-// NewGateway builds a gateway over m. It serves nothing until Start.
-func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
+// New builds a gateway over m. It serves nothing until Start.
+func New(m *session.Manager, opts Options) (*Gateway, error) {
 	if opts.Token == "" {
 		return nil, errors.New("gateway: no token")
 	}
@@ -152,7 +153,7 @@ func NewGateway(m *Manager, opts GatewayOptions) (*Gateway, error) {
 	}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	relayCapabilities(caps)
-	g.srv = mcp.NewServer(&mcp.Implementation{Name: "airlock-gateway", Title: "airlock", Version: m.opts.Version}, &mcp.ServerOptions{
+	g.srv = mcp.NewServer(&mcp.Implementation{Name: "airlock-gateway", Title: "airlock", Version: m.Version()}, &mcp.ServerOptions{
 		Instructions:       "airlock relays the tools, resources and prompts of the servers it is connected to. Resource URIs are airlock://SERVER/URI (or airlock://SERVER?ESCAPED-URI): read them as listed or linked. A person approves risky calls and reads; a denied one returns an error that says why.",
 		Capabilities:       caps,
 		CompletionHandler:  g.completeHandler,
@@ -174,7 +175,7 @@ func (g *Gateway) auditUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 				g.mu.Unlock()
 				if !served {
 					ctxName, client := g.agentOf(r.Session)
-					g.m.auditRefused(g.m.engine.nextCallID(), CallRequest{Context: ctxName, Client: client,
+					g.m.AuditRefused(g.m.Engine().NewCallID(), session.CallRequest{Context: ctxName, Client: client,
 						Tool: r.Params.Name, Args: r.Params.Arguments}, trust.DecidedByUnknownTool,
 						"the gateway serves no tool "+strconv.Quote(r.Params.Name))
 				}
@@ -225,7 +226,7 @@ func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			ctxName, _ := g.agentOf(ss)
 			g.watchSession(ss, ctxName)
-			g.m.engine.taint(ctxName, trust.Taint{By: ti.Ref, At: g.m.opts.Now(), Channel: trust.ChannelListing})
+			g.m.Engine().MarkTainted(ctxName, trust.Taint{By: ti.Ref, At: g.m.Now(), Channel: trust.ChannelListing})
 			break
 		}
 		return res, err
@@ -257,13 +258,13 @@ func (g *Gateway) Start() error {
 	host, port, _ := net.SplitHostPort(ln.Addr().String())
 	g.url = "http://" + net.JoinHostPort(host, port) + "/mcp"
 	g.sync()
-	g.m.subscribe(func() {
+	g.m.OnChange(func() {
 		select {
 		case g.resync <- struct{}{}:
 		default:
 		}
 	})
-	g.m.onResourceUpdated(g.resourceUpdated)
+	g.m.OnResourceUpdated(g.resourceUpdated)
 	g.wg.Add(2)
 	go g.syncLoop()
 	go g.updateLoop()
@@ -390,7 +391,7 @@ func (g *Gateway) sync() {
 // toolKey changes when anything the agent sees of a tool changes: its definition (the
 // fingerprint the listing already computed; the raw bytes when there is none) or its
 // effective annotations.
-func toolKey(ti *ToolInfo) string {
+func toolKey(ti *session.ToolInfo) string {
 	def := ti.Fingerprint
 	if def == "" {
 		def = string(ti.Raw)
@@ -400,7 +401,7 @@ func toolKey(ti *ToolInfo) string {
 
 // agentTool is the tool as agents see it: the server's schemas unmodified, the
 // effective annotations (what airlock acts on), not the declared ones.
-func agentTool(ti *ToolInfo) (*mcp.Tool, error) {
+func agentTool(ti *session.ToolInfo) (*mcp.Tool, error) {
 	var obj struct {
 		Type any `json:"type"`
 	}
@@ -466,7 +467,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		ctxName, client := g.agentOf(ss)
 		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
-		call := CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Args: req.Params.Arguments}
+		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Args: req.Params.Arguments}
 		var stopWaiting func()
 		if token != nil {
 			var mu sync.Mutex
@@ -481,7 +482,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 				p.ProgressToken = token
 				_ = ss.NotifyProgress(ctx, p)
 			}
-			call.OnProgress = func(p Progress) {
+			call.OnProgress = func(p session.Progress) {
 				// The message is the server's text: said to come from it, and escaped.
 				msg := p.Message
 				if msg != "" {
@@ -497,7 +498,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		if stopWaiting != nil {
 			stopWaiting()
 		}
-		var denied *DeniedError
+		var denied *session.DeniedError
 		switch {
 		case errors.As(err, &denied):
 			return errorResult("airlock denied this call: " + denied.Error()), nil
@@ -541,7 +542,7 @@ func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				for _, p := range g.m.engine.Pending() {
+				for _, p := range g.m.Engine().Pending() {
 					if p.Request.Context == ctxName && p.Tool.Ref == ref {
 						send(fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", what, time.Until(p.Deadline).Round(time.Second)))
 						break
@@ -570,7 +571,7 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		go func() { _ = ss.Wait(); close(waited) }()
 		select {
 		case <-waited:
-			g.m.engine.EndContext(ctxName)
+			g.m.Engine().EndContext(ctxName)
 			g.endRelaySession(ss.ID())
 			g.mu.Lock()
 			delete(g.ended, ss.ID())
@@ -587,7 +588,7 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string) {
 		client = ip.ClientInfo.Name
 	}
 	ctxName = AgentContext(g.opts.Token, client)
-	g.m.engine.noteClient(ctxName, client)
+	g.m.Engine().NoteClient(ctxName, client)
 	return ctxName, client
 }
 
@@ -726,7 +727,7 @@ const smallBody = 64 << 10
 func (g *Gateway) admit(n int64) bool {
 	g.inflightMu.Lock()
 	defer g.inflightMu.Unlock()
-	if g.inflight+n > g.m.engine.limits.MaxWaitingBytes {
+	if g.inflight+n > g.m.Engine().Limits().MaxWaitingBytes {
 		return false
 	}
 	g.inflight += n
@@ -754,7 +755,7 @@ func (g *Gateway) refuseBusy(w http.ResponseWriter, r *http.Request, limit int64
 		http.Error(w, "airlock: too many argument bytes are in flight from agents; try again later", http.StatusServiceUnavailable)
 		return
 	}
-	text := fmt.Sprintf("airlock denied this call: call denied by policy: the calls in flight from agents already hold close to %d bytes of arguments (the limit is [limits] max_waiting_bytes); try again after they are answered", g.m.engine.limits.MaxWaitingBytes)
+	text := fmt.Sprintf("airlock denied this call: call denied by policy: the calls in flight from agents already hold close to %d bytes of arguments (the limit is [limits] max_waiting_bytes); try again after they are answered", g.m.Engine().Limits().MaxWaitingBytes)
 	var out any
 	if msg.Method == "tools/call" {
 		out = map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": errorResult(text)}
@@ -768,7 +769,7 @@ func (g *Gateway) refuseBusy(w http.ResponseWriter, r *http.Request, limit int64
 
 // MaxBody is the largest request body the gateway reads.
 func (g *Gateway) MaxBody() int64 {
-	return max(int64(MaxGatewayBody), int64(g.m.engine.limits.MaxArgsBytes)+64<<10)
+	return max(int64(MinBodyLimit), int64(g.m.Engine().Limits().MaxArgsBytes)+64<<10)
 }
 
 // onceReader reads a byte slice once and drops it at the end.
@@ -818,17 +819,17 @@ func (g *Gateway) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got, g.token.current()) == 1
 }
 
-// LoadOrCreateToken is OpenGatewayToken telling stderr when it replaced the token.
+// LoadOrCreateToken is OpenToken telling stderr when it replaced the token.
 func LoadOrCreateToken(dir string) (string, error) {
-	return OpenGatewayToken(dir, func(s string) { fmt.Fprintln(os.Stderr, "airlock: "+s) })
+	return OpenToken(dir, func(s string) { fmt.Fprintln(os.Stderr, "airlock: "+s) })
 }
 
-// OpenGatewayToken returns the gateway token stored in dir/gateway.token, creating a
+// OpenToken returns the gateway token stored in dir/gateway.token, creating a
 // random one (256 bits, hex, owner-only) on first use, so agents' configs keep
 // working across runs. A token file that is a symbolic link, belongs to another user
 // or that others may read is not used: it is replaced by a new token (the link
 // itself, never its target) and note is told why.
-func OpenGatewayToken(dir string, note func(string)) (string, error) {
+func OpenToken(dir string, note func(string)) (string, error) {
 	path := filepath.Join(dir, "gateway.token")
 	b, err := statefile.ReadFile(path)
 	replaced := ""

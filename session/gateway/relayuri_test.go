@@ -1,4 +1,4 @@
-package session_test
+package gateway_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/gateway"
 )
 
 func TestRelayURI_Forms(t *testing.T) {
@@ -33,11 +33,11 @@ func TestRelayURI_Forms(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := session.RelayURI(c.server, c.uri)
+			got := gateway.RelayURI(c.server, c.uri)
 			if got != c.want {
 				t.Errorf("RelayURI(%q, %q) = %q, want %q", c.server, c.uri, got, c.want)
 			}
-			server, uri, err := session.ParseRelayURI(got)
+			server, uri, err := gateway.ParseRelayURI(got)
 			if err != nil || server != c.server || uri != c.uri {
 				t.Errorf("ParseRelayURI(%q) = %q, %q, %v; want %q, %q", got, server, uri, err, c.server, c.uri)
 			}
@@ -63,8 +63,8 @@ func TestParseRelayURI_Refuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, u, err := session.ParseRelayURI(c.in)
-			if !errors.Is(err, session.ErrNotRelayURI) {
+			s, u, err := gateway.ParseRelayURI(c.in)
+			if !errors.Is(err, gateway.ErrNotRelayURI) {
 				t.Errorf("ParseRelayURI(%q) = %q, %q, %v; want ErrNotRelayURI", c.in, s, u, err)
 			}
 		})
@@ -74,7 +74,7 @@ func TestParseRelayURI_Refuses(t *testing.T) {
 // The scheme and the server name are case-insensitive (RFC 3986): a client that
 // normalises the URI still reads the same server; the rest is exact.
 func TestParseRelayURI_CaseOfSchemeAndHost(t *testing.T) {
-	s, u, err := session.ParseRelayURI("AIRLOCK://Docs/File:///A")
+	s, u, err := gateway.ParseRelayURI("AIRLOCK://Docs/File:///A")
 	if err != nil || s != "docs" || u != "File:///A" {
 		t.Errorf("got %q %q %v", s, u, err)
 	}
@@ -82,14 +82,14 @@ func TestParseRelayURI_CaseOfSchemeAndHost(t *testing.T) {
 
 func TestRelayURI_HostileIsBoundedAndExact(t *testing.T) {
 	huge := strings.Repeat("\x00\xff%é ", 1<<18) // 1.5 MB of the worst bytes
-	r := session.RelayURI("docs", huge)
+	r := gateway.RelayURI("docs", huge)
 	if len(r) > len("airlock://docs?")+3*len(huge) {
 		t.Errorf("relay URI of %d bytes is %d bytes", len(huge), len(r))
 	}
 	if _, err := url.Parse(r); err != nil {
 		t.Errorf("relay URI does not parse: %v", err)
 	}
-	if _, u, err := session.ParseRelayURI(r); err != nil || u != huge {
+	if _, u, err := gateway.ParseRelayURI(r); err != nil || u != huge {
 		t.Errorf("huge URI did not round-trip (err %v)", err)
 	}
 }
@@ -110,9 +110,9 @@ func TestRelayTemplate_ExpansionCommutes(t *testing.T) {
 	} {
 		t.Run(tmpl, func(t *testing.T) {
 			up := mustTemplate(t, tmpl)
-			relayed := session.RelayTemplate("docs", tmpl)
+			relayed := gateway.RelayTemplate("docs", tmpl)
 			rt := mustTemplate(t, relayed)
-			s, back, err := session.ParseRelayTemplate(relayed)
+			s, back, err := gateway.ParseRelayTemplate(relayed)
 			if err != nil || s != "docs" || back != tmpl {
 				t.Fatalf("ParseRelayTemplate(%q) = %q %q %v", relayed, s, back, err)
 			}
@@ -124,7 +124,7 @@ func TestRelayTemplate_ExpansionCommutes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			server, uri, err := session.ParseRelayURI(got)
+			server, uri, err := gateway.ParseRelayURI(got)
 			if err != nil || server != "docs" || uri != want {
 				t.Errorf("expansion %q reads back as %q %q %v; the server's template expands to %q", got, server, uri, err, want)
 			}
@@ -142,7 +142,7 @@ func mustTemplate(t *testing.T, s string) *uritemplate.Template {
 }
 
 func TestRelayPromptName(t *testing.T) {
-	if got := session.RelayPromptName("docs", "summarise__all"); got != "docs__summarise__all" {
+	if got := gateway.RelayPromptName("docs", "summarise__all"); got != "docs__summarise__all" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -158,8 +158,8 @@ func FuzzRelayURI(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, si uint8, uri string, sj uint8, other string) {
 		server := fuzzServers[int(si)%len(fuzzServers)]
-		r := session.RelayURI(server, uri)
-		s, u, err := session.ParseRelayURI(r)
+		r := gateway.RelayURI(server, uri)
+		s, u, err := gateway.ParseRelayURI(r)
 		if err != nil || s != server || u != uri {
 			t.Fatalf("RelayURI(%q, %q) = %q reads back as %q %q %v", server, uri, r, s, u, err)
 		}
@@ -169,11 +169,11 @@ func FuzzRelayURI(f *testing.F) {
 			}
 		}
 		pu, err := url.Parse(r)
-		if err != nil || pu.Scheme != session.RelayScheme || pu.Host != server || pu.User != nil {
+		if err != nil || pu.Scheme != gateway.RelayScheme || pu.Host != server || pu.User != nil {
 			t.Fatalf("RelayURI(%q, %q) = %q parses as %+v, %v", server, uri, r, pu, err)
 		}
 		server2 := fuzzServers[int(sj)%len(fuzzServers)]
-		if (server2 != server || other != uri) && session.RelayURI(server2, other) == r {
+		if (server2 != server || other != uri) && gateway.RelayURI(server2, other) == r {
 			t.Fatalf("(%q, %q) and (%q, %q) share the relay URI %q", server, uri, server2, other, r)
 		}
 	})
@@ -187,14 +187,14 @@ func FuzzParseRelayURI(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		server, uri, err := session.ParseRelayURI(s)
+		server, uri, err := gateway.ParseRelayURI(s)
 		if err != nil {
-			if !errors.Is(err, session.ErrNotRelayURI) || !utf8.ValidString(err.Error()) {
+			if !errors.Is(err, gateway.ErrNotRelayURI) || !utf8.ValidString(err.Error()) {
 				t.Fatalf("error %q", err)
 			}
 			return
 		}
-		s2, u2, err := session.ParseRelayURI(session.RelayURI(server, uri))
+		s2, u2, err := gateway.ParseRelayURI(gateway.RelayURI(server, uri))
 		if err != nil || s2 != server || u2 != uri {
 			t.Fatalf("%q reads as %q %q, which relays to something that reads as %q %q %v", s, server, uri, s2, u2, err)
 		}
@@ -211,12 +211,12 @@ func FuzzRelayTemplate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		relayed := session.RelayTemplate("docs", tmpl)
+		relayed := gateway.RelayTemplate("docs", tmpl)
 		rt, err := uritemplate.New(relayed)
 		if err != nil {
 			t.Fatalf("%q is a template, %q is not: %v", tmpl, relayed, err)
 		}
-		if s, back, err := session.ParseRelayTemplate(relayed); err != nil || s != "docs" || back != tmpl {
+		if s, back, err := gateway.ParseRelayTemplate(relayed); err != nil || s != "docs" || back != tmpl {
 			t.Fatalf("ParseRelayTemplate(%q) = %q %q %v", relayed, s, back, err)
 		}
 		vals := uritemplate.Values{}
@@ -231,7 +231,7 @@ func FuzzRelayTemplate(f *testing.F) {
 		if err1 != nil {
 			return
 		}
-		if s, uri, err := session.ParseRelayURI(got); err != nil || s != "docs" || uri != want {
+		if s, uri, err := gateway.ParseRelayURI(got); err != nil || s != "docs" || uri != want {
 			t.Fatalf("expansion %q reads as %q %q %v; want %q", got, s, uri, err, want)
 		}
 	})

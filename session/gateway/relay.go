@@ -1,4 +1,4 @@
-package session
+package gateway
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -61,22 +62,22 @@ func relayCapabilities(c *mcp.ServerCapabilities) {
 
 // channelServed reports whether a server's channel of kind k is served to agents: the
 // server is ready, declared the capability, and the channel is not blocked or denied.
-func (g *Gateway) channelServed(snap *Snapshot, sv ServerInfo, k trust.ChannelKind) bool {
+func (g *Gateway) channelServed(snap *session.Snapshot, sv session.ServerInfo, k trust.ChannelKind) bool {
 	offered := sv.OffersResources
 	if k == trust.KindPrompts {
 		offered = sv.OffersPrompts
 	}
-	if sv.Status != StatusReady || !offered {
+	if sv.Status != session.StatusReady || !offered {
 		return false
 	}
-	ti, ok := g.m.lookupTool(snap, sv.Name, trust.ChannelTool(k))
+	ti, ok := g.m.LookupTool(snap, sv.Name, trust.ChannelTool(k))
 	return ok && ti.Class.Tier != trust.TierBlocked && ti.Class.Action != trust.Deny
 }
 
 // syncRelay makes the served resources, templates and prompts match the snapshot;
 // g.mu is held. go-sdk tells agents with resources/list_changed and
 // prompts/list_changed. It returns what is not served and why.
-func (g *Gateway) syncRelay(snap *Snapshot) []string {
+func (g *Gateway) syncRelay(snap *session.Snapshot) []string {
 	var skipped []string
 	wantRes, wantTmpl, wantPrompt := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	g.resubscribe(snap)
@@ -153,12 +154,12 @@ func (g *Gateway) syncRelay(snap *Snapshot) []string {
 
 // resubscribe asks every server that reconnected since the last sync to subscribe
 // again to the URIs agents hold; g.mu is held, the requests run in the background.
-func (g *Gateway) resubscribe(snap *Snapshot) {
+func (g *Gateway) resubscribe(snap *session.Snapshot) {
 	var again []string
 	for _, sv := range snap.Servers {
 		// A connection counts once it is ready with the resources capability
 		// declared (which says whether the server takes subscriptions).
-		if sv.Status != StatusReady || !sv.OffersResources {
+		if sv.Status != session.StatusReady || !sv.OffersResources {
 			continue
 		}
 		old, seen := g.relay.gens[sv.Name]
@@ -186,7 +187,7 @@ func (g *Gateway) resubscribe(snap *Snapshot) {
 		for _, u := range again {
 			server, uri, _ := ParseRelayURI(u)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = g.m.SubscribeFor(ctx, HolderGateway, server, uri)
+			_ = g.m.SubscribeFor(ctx, session.HolderGateway, server, uri)
 			cancel()
 		}
 	}()
@@ -277,7 +278,7 @@ func (g *Gateway) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 						Arguments map[string]string `json:"arguments"`
 						Name      string            `json:"name"`
 					}{r.Params.Arguments, r.Params.Name})
-					g.m.auditRefused(g.m.engine.nextCallID(), CallRequest{Context: ctxName, Client: client, Tool: trust.PromptGetTool, Args: args},
+					g.m.AuditRefused(g.m.Engine().NewCallID(), session.CallRequest{Context: ctxName, Client: client, Tool: trust.PromptGetTool, Args: args},
 						trust.DecidedByUnknownTool, "the gateway serves no prompt "+strconv.Quote(r.Params.Name))
 				}
 			}
@@ -296,12 +297,12 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
 		args, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
-		g.m.auditRefused(g.m.engine.nextCallID(), CallRequest{Context: ctxName, Client: client, Tool: trust.ResourceReadTool, Args: args},
+		g.m.AuditRefused(g.m.Engine().NewCallID(), session.CallRequest{Context: ctxName, Client: client, Tool: trust.ResourceReadTool, Args: args},
 			trust.DecidedByUnknownTool, err.Error())
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error() + "; read a URI the gateway lists or links to (" + relayPrefix + "SERVER/…)"}
 	}
 	stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, ctxName, trust.Ref{Server: server, Tool: trust.ResourceReadTool}, "reading "+strconv.Quote(clip(uri))+" of "+server)
-	out, err := g.m.ReadResource(ctx, ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri})
+	out, err := g.m.ReadResource(ctx, session.ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri})
 	stop()
 	if err != nil {
 		return nil, channelError(ctx, "read", err)
@@ -320,7 +321,7 @@ func (g *Gateway) promptHandler(server, name string) mcp.PromptHandler {
 			args, _ = json.Marshal(req.Params.Arguments)
 		}
 		stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, ctxName, trust.Ref{Server: server, Tool: trust.PromptGetTool}, "getting prompt "+RelayPromptName(server, name))
-		out, err := g.m.GetPrompt(ctx, PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Args: args})
+		out, err := g.m.GetPrompt(ctx, session.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Args: args})
 		stop()
 		if err != nil {
 			return nil, channelError(ctx, "prompt get", err)
@@ -336,7 +337,7 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 	ctxName, client := g.agentOf(ss)
 	g.watchSession(ss, ctxName)
 	p := req.Params
-	cr := CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value}
+	cr := session.CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value}
 	if p.Context != nil {
 		cr.Resolved = p.Context.Arguments
 	}
@@ -376,9 +377,9 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
 	}
-	tool, known := g.m.lookupTool(g.m.Snapshot(), server, trust.ResourceReadTool)
+	tool, known := g.m.LookupTool(g.m.Snapshot(), server, trust.ResourceReadTool)
 	if known {
-		if err := g.m.taintedOutbound(ctxName, client, tool, "a subscription sends the URI "+strconv.Quote(clip(uri))); err != nil {
+		if err := g.m.TaintedOutbound(ctxName, client, tool, "a subscription sends the URI "+strconv.Quote(clip(uri))); err != nil {
 			return channelError(ctx, "subscription", err)
 		}
 	}
@@ -389,11 +390,10 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 	if full {
 		return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock denied this subscription: an agent session holds at most " + strconv.Itoa(g.opts.MaxSubscriptions) + " subscriptions; unsubscribe from one first"}
 	}
-	if err := g.m.SubscribeFor(ctx, HolderGateway, server, uri); err != nil {
+	if err := g.m.SubscribeFor(ctx, session.HolderGateway, server, uri); err != nil {
 		// The server's error message reaches the agent: it taints like a read's.
-		var said serverSaid
-		if known && errors.As(err, &said) && trust.Taints(tool.Class) && ctx.Err() == nil {
-			g.m.engine.taint(ctxName, trust.Taint{By: tool.Ref, At: g.m.opts.Now(), Channel: trust.ChannelError, Subject: uri})
+		if known && session.ServerSaid(err) && trust.Taints(tool.Class) && ctx.Err() == nil {
+			g.m.Engine().MarkTainted(ctxName, trust.Taint{By: tool.Ref, At: g.m.Now(), Channel: trust.ChannelError, Subject: uri})
 		}
 		return channelError(ctx, "subscription", err)
 	}
@@ -420,7 +420,7 @@ func (g *Gateway) unsubscribeHandler(ctx context.Context, req *mcp.UnsubscribeRe
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
 	}
-	if err := g.m.UnsubscribeFor(ctx, HolderGateway, server, uri); err != nil {
+	if err := g.m.UnsubscribeFor(ctx, session.HolderGateway, server, uri); err != nil {
 		return channelError(ctx, "unsubscription", err)
 	}
 	return nil
@@ -451,7 +451,7 @@ func (g *Gateway) endRelaySession(id string) {
 	for _, u := range last {
 		if server, uri, err := ParseRelayURI(u); err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = g.m.UnsubscribeFor(ctx, HolderGateway, server, uri)
+			_ = g.m.UnsubscribeFor(ctx, session.HolderGateway, server, uri)
 			cancel()
 		}
 	}
@@ -459,7 +459,7 @@ func (g *Gateway) endRelaySession(id string) {
 
 // resourceUpdated queues a server's resources/updated for the agents subscribed to it;
 // it never blocks the server's reader.
-func (g *Gateway) resourceUpdated(ev ResourceUpdated) {
+func (g *Gateway) resourceUpdated(ev session.ResourceUpdated) {
 	u := RelayURI(ev.Server, ev.URI)
 	g.mu.Lock()
 	held := g.subscribedLocked(u)
@@ -521,7 +521,7 @@ func (g *Gateway) waitingFor(ctx context.Context, token any, ss *mcp.ServerSessi
 // airlock denied it and why; any other error is escaped (it may hold the server's
 // text).
 func channelError(ctx context.Context, what string, err error) error {
-	var denied *DeniedError
+	var denied *session.DeniedError
 	switch {
 	case errors.As(err, &denied):
 		return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock denied this " + what + ": " + denied.Error()}
@@ -533,7 +533,7 @@ func channelError(ctx context.Context, what string, err error) error {
 
 // MaxAgentSubscriptions is the default bound on the resources one agent session may
 // subscribe to through the gateway (each is a subscription at a server and an entry
-// kept here); GatewayOptions.MaxSubscriptions sets another.
+// kept here); Options.MaxSubscriptions sets another.
 const MaxAgentSubscriptions = 1000
 
 // relayDeniedCode is the JSON-RPC error code of a read, get or completion that was
@@ -578,22 +578,4 @@ func relayPromptResult(server string, res *mcp.GetPromptResult) *mcp.GetPromptRe
 		cp.Messages = append(cp.Messages, &m)
 	}
 	return &cp
-}
-
-// onResourceUpdated registers f to run for every ResourceUpdated the Manager reports;
-// f must not block.
-func (m *Manager) onResourceUpdated(f func(ResourceUpdated)) {
-	m.subsMu.Lock()
-	defer m.subsMu.Unlock()
-	m.updatedSubs = append(m.updatedSubs, f)
-}
-
-// resourceUpdatedHooks runs the functions onResourceUpdated registered.
-func (m *Manager) resourceUpdatedHooks(ev ResourceUpdated) {
-	m.subsMu.Lock()
-	subs := append([]func(ResourceUpdated){}, m.updatedSubs...)
-	m.subsMu.Unlock()
-	for _, f := range subs {
-		f(ev)
-	}
 }

@@ -1,4 +1,4 @@
-package session
+package gateway
 
 import (
 	"net/http"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// sessionLife ends the agent sessions nobody uses any more (GatewayOptions.
+// sessionLife ends the agent sessions nobody uses any more (Options.
 // SessionIdleTimeout). A session is in use while a request of it is in flight: a call,
 // one waiting for a person, or the event stream (GET) an agent keeps open between
 // calls. go-sdk's own SessionTimeout counts only requests, so it would end the

@@ -1,13 +1,14 @@
-package session
+package gateway
 
 import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
 )
 
 // Bridge relays JSON-RPC messages between an agent on stdio (in, out) and a running
@@ -17,19 +18,16 @@ import (
 func Bridge(ctx context.Context, url, token string, in io.ReadCloser, out io.WriteCloser) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	local, err := (&mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: MaxMessageBytes}).Connect(ctx)
+	local, err := (&mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: session.MaxMessageBytes}).Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer local.Close()
 	remote, err := (&mcp.StreamableClientTransport{
 		Endpoint: url,
-		HTTPClient: &http.Client{
-			// The gateway token goes to the gateway's origin only.
-			Transport:     &boundedTransport{base: http.DefaultTransport, headers: map[string]string{"Authorization": "Bearer " + token}, origin: originOf(url)},
-			CheckRedirect: sameOriginRedirect,
-		},
-		MaxEventSize: MaxMessageBytes,
+		// The gateway token goes to the gateway's origin only.
+		HTTPClient:   session.OriginBoundClient(url, map[string]string{"Authorization": "Bearer " + token}),
+		MaxEventSize: session.MaxMessageBytes,
 	}).Connect(ctx)
 	if err != nil {
 		return err
