@@ -302,6 +302,9 @@ func (e *Engine) EndContext(ctxName string) {
 // With a state dir the taint is written to taint.json at once, so it survives a
 // reconnect and a restart of airlock.
 func (e *Engine) MarkTainted(ctxName string, t trust.Taint) {
+	if !t.Tainted() {
+		return // a taint that names no cause changes nothing
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.loadTaintsLocked()

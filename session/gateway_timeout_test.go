@@ -209,6 +209,9 @@ func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("a request of the vanished agent's session %s after %v: %s, want 404 (its session still open)", gone, 6*idle, resp.Status)
 	}
+	if n := g.OpenSessions(); n != 1 {
+		t.Fatalf("%d sessions open, want the thinker's alone", n)
+	}
 }
 
 // initializeAndVanish opens an agent session over raw HTTP (initialize only: no event

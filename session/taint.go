@@ -124,6 +124,9 @@ func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[strin
 // mergeTaint adds taint t of context k to m, keeping the earliest cause; it reports
 // whether m changed.
 func mergeTaint(m map[string]trust.Taint, k string, t trust.Taint) bool {
+	if !t.Tainted() {
+		return false // names no cause: it never replaces one, nor is it recorded
+	}
 	if cur, ok := m[k]; ok && cur.Tainted() && !t.At.Before(cur.At) {
 		return false
 	}

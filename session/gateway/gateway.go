@@ -292,6 +292,15 @@ func (g *Gateway) Start() error {
 // URL is the agent-facing endpoint, http://HOST:PORT/mcp.
 func (g *Gateway) URL() string { return g.url }
 
+// OpenSessions is how many agent sessions the gateway holds open now.
+func (g *Gateway) OpenSessions() int {
+	n := 0
+	for range g.srv.Sessions() {
+		n++
+	}
+	return n
+}
+
 // Skipped lists the tools not offered to agents and why (bad names, schemas an MCP
 // server cannot serve).
 func (g *Gateway) Skipped() []string {
