@@ -460,7 +460,7 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 	if tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked {
 		return nil, &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
 	}
-	if err := m.TaintedOutbound(req.Context, req.Client, tool, "a completion sends the text typed so far and the arguments already chosen"); err != nil {
+	if err := m.taintedOutbound(req.Context, req.Client, tool, "a completion sends the text typed so far and the arguments already chosen"); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -501,19 +501,19 @@ type serverSaid struct{ error }
 
 func (e serverSaid) Unwrap() error { return e.error }
 
-// ServerSaid reports whether err carries the server's own message (what the gateway
-// hands an agent taints its context as a read's result would).
-func ServerSaid(err error) bool {
+// isServerText reports whether err carries the server's own message (what reaches the
+// agent taints its context as a read's result would).
+func isServerText(err error) bool {
 	var said serverSaid
 	return errors.As(err, &said)
 }
 
-// TaintedOutbound refuses a request that never asks (a completion, a subscription)
+// taintedOutbound refuses a request that never asks (a completion, a subscription)
 // when it would carry an agent's text from a tainted context to a channel that taint
 // escalates (the channel of an untrusted server has the exfiltration leg): a read or
 // a get there asks, and these must not be the way around that question. The
 // person's own context is not refused: the person sees what they type.
-func (m *Manager) TaintedOutbound(ctxName, client string, tool ToolInfo, what string) error {
+func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what string) error {
 	if ctxKey(ctxName) == PersonContext || !trust.EscalatedByTaint(tool.Class) {
 		return nil
 	}
@@ -552,6 +552,36 @@ const (
 // one holder letting go never ends another's updates.
 func (m *Manager) SubscribeFor(ctx context.Context, holder, server, uri string) error {
 	return m.subscription(ctx, holder, server, uri, true)
+}
+
+// SubscribeAgent subscribes the gateway (HolderGateway) to uri of server for an agent
+// context, with the two rules an agent's subscription meets and the person's does not
+// need: from a tainted context to a channel that taint escalates it is refused
+// (taintedOutbound: the URI is the agent's text, and the read of it would ask), and a
+// server's error message, which reaches the agent, taints the context as a read's
+// does. SubscribeFor is the holder's bookkeeping alone (a reconnect resubscribes with
+// it); every new subscription an agent asks for goes through here.
+func (m *Manager) SubscribeAgent(ctx context.Context, ctxName, client, server, uri string) error {
+	tool, known := m.LookupTool(m.Snapshot(), server, trust.ResourceReadTool)
+	if known {
+		if err := m.taintedOutbound(ctxName, client, tool, "a subscription sends the URI "+strconv.Quote(clipURI(uri))); err != nil {
+			return err
+		}
+	}
+	err := m.SubscribeFor(ctx, HolderGateway, server, uri)
+	if err != nil && known && isServerText(err) && trust.Taints(tool.Class) && ctx.Err() == nil {
+		m.engine.MarkTainted(ctxName, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: uri})
+	}
+	return err
+}
+
+// clipURI cuts a URI for a sentence.
+func clipURI(s string) string {
+	const most = 120
+	if len(s) > most {
+		return s[:most] + "…"
+	}
+	return s
 }
 
 // UnsubscribeFor ends holder's subscription to uri (see SubscribeFor).

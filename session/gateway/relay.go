@@ -368,7 +368,7 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 }
 
 // subscribeHandler subscribes the server to a resource for an agent session, through
-// Manager.Subscribe.
+// Manager.SubscribeAgent.
 func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
 	ss := req.Session
 	ctxName, client := g.agentOf(ss)
@@ -377,12 +377,6 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
 	}
-	tool, known := g.m.LookupTool(g.m.Snapshot(), server, trust.ResourceReadTool)
-	if known {
-		if err := g.m.TaintedOutbound(ctxName, client, tool, "a subscription sends the URI "+strconv.Quote(clip(uri))); err != nil {
-			return channelError(ctx, "subscription", err)
-		}
-	}
 	g.mu.Lock()
 	mine := g.relay.subs[ss.ID()]
 	full := len(mine) >= g.opts.MaxSubscriptions && !mine[req.Params.URI]
@@ -390,11 +384,8 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 	if full {
 		return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock denied this subscription: an agent session holds at most " + strconv.Itoa(g.opts.MaxSubscriptions) + " subscriptions; unsubscribe from one first"}
 	}
-	if err := g.m.SubscribeFor(ctx, session.HolderGateway, server, uri); err != nil {
-		// The server's error message reaches the agent: it taints like a read's.
-		if known && session.ServerSaid(err) && trust.Taints(tool.Class) && ctx.Err() == nil {
-			g.m.Engine().MarkTainted(ctxName, trust.Taint{By: tool.Ref, At: g.m.Now(), Channel: trust.ChannelError, Subject: uri})
-		}
+	// The Manager refuses it from a tainted context, and taints on the server's error.
+	if err := g.m.SubscribeAgent(ctx, ctxName, client, server, uri); err != nil {
 		return channelError(ctx, "subscription", err)
 	}
 	g.mu.Lock()
