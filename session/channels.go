@@ -501,13 +501,6 @@ type serverSaid struct{ error }
 
 func (e serverSaid) Unwrap() error { return e.error }
 
-// isServerText reports whether err carries the server's own message (what reaches the
-// agent taints its context as a read's result would).
-func isServerText(err error) bool {
-	var said serverSaid
-	return errors.As(err, &said)
-}
-
 // taintedOutbound refuses a request that never asks (a completion, a subscription)
 // when it would carry an agent's text from a tainted context to a channel that taint
 // escalates (the channel of an untrusted server has the exfiltration leg): a read or
@@ -569,7 +562,8 @@ func (m *Manager) SubscribeAgent(ctx context.Context, ctxName, client, server, u
 		}
 	}
 	err := m.SubscribeFor(ctx, HolderGateway, server, uri)
-	if err != nil && known && isServerText(err) && trust.Taints(tool.Class) && ctx.Err() == nil {
+	var said serverSaid // the server's own message, which reaches the agent
+	if known && errors.As(err, &said) && trust.Taints(tool.Class) && ctx.Err() == nil {
 		m.engine.MarkTainted(ctxName, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: uri})
 	}
 	return err
