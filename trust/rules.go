@@ -711,9 +711,9 @@ func URLHost(s string) (string, bool) {
 }
 
 // MatchRules returns the rule that decides these arguments: among the rules whose
-// conditions all match, the most specific (more exact conditions, then more
-// conditions), and among equally specific ones deny before ask before allow, then the
-// first listed. A condition whose value cannot be compared safely never lets an
+// conditions all match, a deny before an ask before an allow; among rules of the
+// same effect the most specific (more exact conditions, then more conditions), then
+// the first listed. A condition whose value cannot be compared safely never lets an
 // allow rule match and always lets a deny or ask rule match. nil when none matches.
 func MatchRules(rules []Rule, a Args) *Rule {
 	return NewRuleSet(rules).Match(a)
@@ -1020,15 +1020,19 @@ func MatchRuleSets(a Args, sets ...*RuleSet) *Rule {
 	return best
 }
 
-// moreSpecific reports whether r would win over best when both match.
+// moreSpecific reports whether r would win over best when both match. The effect
+// comes first: a matching deny is final and an ask outranks every allow, however
+// many conditions the allow has (an allow that names more fields is not more
+// careful about the field a deny protects). Specificity only orders rules of the
+// same effect, which decides the rule a sentence names.
 func moreSpecific(r, best *Rule) bool {
+	if s, b := strictness(r.Policy), strictness(best.Policy); s != b {
+		return s > b
+	}
 	if r.exact != best.exact {
 		return r.exact > best.exact
 	}
-	if len(r.When) != len(best.When) {
-		return len(r.When) > len(best.When)
-	}
-	return strictness(r.Policy) > strictness(best.Policy)
+	return len(r.When) > len(best.When)
 }
 
 func strictness(a Action) int {

@@ -167,6 +167,9 @@ func TestRules_Precedence(t *testing.T) {
 	ssh := mustRule(t, "ssh", Deny, mustCond(t, "path", MatchGlob, "**/.ssh/**"))
 	exactAllow := mustRule(t, "exact", Allow, mustCond(t, "path", MatchEquals, "/home/ann/.ssh/config"))
 	two := mustRule(t, "two", Ask, mustCond(t, "path", MatchGlob, "~/project/**"), mustCond(t, "size", MatchMax, int64(10)))
+	twoAllow := mustRule(t, "two-allow", Allow, mustCond(t, "path", MatchGlob, "~/project/**"), mustCond(t, "size", MatchMax, int64(10)))
+	homeSized := mustRule(t, "home-sized", Allow, mustCond(t, "path", MatchGlob, "~/**"), mustCond(t, "content", MatchMax, int64(100000)))
+	exactProject := mustRule(t, "exact-project", Allow, mustCond(t, "path", MatchEquals, "/home/ann/project/a"))
 	cases := []struct {
 		name  string
 		rules []Rule
@@ -179,8 +182,13 @@ func TestRules_Precedence(t *testing.T) {
 		{"ask beats allow", []Rule{project(Allow), project(Ask)}, `{"path":"~/project/a"}`, "project-ask"},
 		{"deny beats ask", []Rule{project(Ask), project(Deny)}, `{"path":"~/project/a"}`, "project-deny"},
 		{"first listed among identical", []Rule{mustRule(t, "first", Allow, mustCond(t, "path", MatchGlob, "/**")), mustRule(t, "second", Allow, mustCond(t, "path", MatchGlob, "/**"))}, `{"path":"/x"}`, "first"},
-		{"exact beats pattern", []Rule{ssh, exactAllow}, `{"path":"/home/ann/.ssh/config"}`, "exact"},
-		{"more conditions beat fewer", []Rule{project(Allow), two}, `{"path":"~/project/a","size":3}`, "two"},
+		{"a deny outranks an exact allow", []Rule{ssh, exactAllow}, `{"path":"/home/ann/.ssh/config"}`, "ssh"},
+		{"a deny outranks an allow with more conditions", []Rule{homeSized, ssh}, `{"path":"~/.ssh/authorized_keys","content":"ssh-ed25519 AAAA"}`, "ssh"},
+		{"the allow with more conditions where no deny matches", []Rule{homeSized, ssh}, `{"path":"~/notes","content":"x"}`, "home-sized"},
+		{"an ask outranks an exact allow", []Rule{exactAllow, mustRule(t, "ask-all", Ask)}, `{"path":"/home/ann/.ssh/config"}`, "ask-all"},
+		{"exact beats pattern of the same effect", []Rule{project(Allow), exactProject}, `{"path":"/home/ann/project/a"}`, "exact-project"},
+		{"more conditions beat fewer of the same effect", []Rule{project(Ask), two}, `{"path":"~/project/a","size":3}`, "two"},
+		{"an ask outranks an allow with more conditions", []Rule{twoAllow, project(Ask)}, `{"path":"~/project/a","size":3}`, "project-ask"},
 		{"no match", []Rule{project(Allow)}, `{"path":"/etc/passwd"}`, ""},
 		{"escape never allowed", []Rule{project(Allow)}, `{"path":"~/project/../.ssh/id_rsa"}`, ""},
 		{"unsafe value never allows", []Rule{project(Allow)}, `{"path":7}`, ""},
