@@ -252,7 +252,7 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 		}
 	}
 	sets, lists = e.withoutOff(sets, lists)
-	rule = ruleFor(sets, lists, args, e.home, local)
+	rule, notes := ruleFor(sets, lists, args, e.home, local)
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
@@ -268,6 +268,7 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 	if applied != rule {
 		v.Reasons = append(v.Reasons, "remembered rule "+rule.Label()+" would have allowed this call, but a remembered decision never covers a destructive tool")
 	}
+	v.Reasons = withPathNotes(v, notes)
 	e.mu.Unlock()
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))

@@ -92,6 +92,8 @@ func serve(mode string) int {
 		return 0
 	case "raw":
 		return serveRaw(os.Getenv("AIRLOCK_TEST_RAW"))
+	case "pathfs":
+		return servePathFS(ctx)
 	case "audit-append", "pins-accept", "callid", "taint-write":
 		return serveStateChild(mode)
 	case "envdump":

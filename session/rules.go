@@ -1,8 +1,6 @@
 package session
 
 import (
-	"errors"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -55,17 +53,19 @@ func (m *Manager) rulesChanged(server string) {
 	m.announceOverrides()
 }
 
-// ruleFor finds the rule that decides these arguments (nil when none). For a server
-// on this machine (local), every path a glob compares is also resolved through
-// symbolic links, and a glob allows only when the resolved path matches too; for a
-// remote server the path is compared as cleaned (docs/rules.md).
-func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home string, local bool) *trust.Rule {
+// ruleFor finds the rule that decides these arguments (nil when none), and the
+// sentences that say where a path's resolution changed the outcome. For a server on
+// this machine (local), every path a glob compares is also resolved as the
+// operating system will open it (resolveOpen), and a glob allows only when the path
+// is inside both as cleaned and as resolved; for a remote server the path is
+// compared as cleaned (docs/rules.md).
+func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home string, local bool) (*trust.Rule, []string) {
 	n := 0
 	for _, s := range sets {
 		n += s.Len()
 	}
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	a := trust.DecodeArgs(args, home, nil)
 	if local {
@@ -74,16 +74,48 @@ func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home stri
 			paths = append(paths, a.GlobPaths(rs)...)
 		}
 		if len(paths) > 0 {
-			real := make(map[string]string, len(paths))
+			real := make(map[string]trust.RealPath, len(paths))
+			moved := false
 			for _, p := range paths {
-				if r, ok := resolvePath(p); ok {
-					real[p] = r
+				if _, done := real[p]; done {
+					continue
+				}
+				rp := resolveOpen(p, home)
+				real[p] = rp
+				if c, ok := trust.CleanPath(p, home); !ok || rp.Path != c {
+					moved = true
+				}
+			}
+			if moved {
+				// A path opens elsewhere: the rules' own folders may be reached
+				// through a link too (HOME, /tmp), and are compared resolved.
+				for _, rs := range rules {
+					for _, root := range trust.GlobRoots(rs) {
+						if _, done := real[root]; !done {
+							real[root] = resolveOpen(root, home)
+						}
+					}
 				}
 			}
 			a = a.WithReal(real)
 		}
 	}
-	return trust.MatchRuleSets(a, sets...)
+	return trust.MatchRuleSetsNoting(a, sets...)
+}
+
+// withPathNotes adds to a verdict's reasons the sentences that say where a path
+// argument opens when that changed which rule applied (an allow rule set aside
+// because ~/project/cfg is a link to ~/.ssh). They come first, so the question's
+// summary shows them, except where the first reason must stay: the deciding
+// rule's sentence (a denial quotes it) and the taint that made the call ask.
+func withPathNotes(v trust.Verdict, notes []string) []string {
+	if len(notes) == 0 {
+		return v.Reasons
+	}
+	if v.By == trust.DecidedByRule || v.By == trust.DecidedByTaint {
+		return append(v.Reasons, notes...)
+	}
+	return append(slices.Clone(notes), v.Reasons...)
 }
 
 // configRuleSet compiles a tool's config rules once per server config and tool (the
@@ -103,34 +135,6 @@ func configRuleSet(s *server, tool string, rules []trust.Rule) *trust.RuleSet {
 		s.ruleSets[tool] = rs
 	}
 	return rs
-}
-
-// resolvePath resolves every symbolic link of an absolute, cleaned path: the longest
-// part that exists is resolved, the rest (not yet created) appended. false when it
-// cannot be resolved (a loop, a permission error): such a path never allows.
-func resolvePath(p string) (string, bool) {
-	native := filepath.FromSlash(p)
-	rest := ""
-	for cur := native; ; {
-		r, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			out := filepath.ToSlash(filepath.Join(r, rest))
-			return out, true
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", false
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return "", false
-		}
-		// a dangling link is a name that exists: refuse rather than guess
-		if _, lerr := os.Lstat(cur); lerr == nil {
-			return "", false
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }
 
 // homeDir is the home folder that expands "~" in path arguments; "" when unknown.

@@ -3,6 +3,7 @@ package trust
 import (
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -190,6 +191,221 @@ func lowerAll(segs []string) []string {
 	out := make([]string, len(segs))
 	for i, s := range segs {
 		out[i] = strings.ToLower(s)
+	}
+	return out
+}
+
+// RealPath is a path argument as the operating system will open it, found by
+// session for a server on this machine (trust does no I/O): every symbolic link
+// followed and ".." applied after the link it climbs out of, components that do not
+// exist yet kept as written. Path is "" when it could not be resolved safely (a loop
+// of links, a folder that cannot be searched, a dangling link, a file where a
+// folder must be).
+type RealPath struct {
+	// Path is absolute and slash-separated (drive-absolute on Windows).
+	Path string
+	// Why says for a person what the resolution found: the links it followed
+	// ("~/project/cfg is a link to ~/.ssh") or why it could not resolve the path.
+	Why string
+}
+
+// openPath is the string the operating system walks when a server opens s: a
+// leading "~" expanded, and nothing else changed, because a POSIX kernel applies ".."
+// after following the link before it. Windows applies "." and ".." to the string
+// before it follows any link, so there it is the cleaned path. ok is false when s
+// cannot be compared safely at all (clean refuses it).
+func (st pathStyle) openPath(s, home string) (string, bool) {
+	if st.windows {
+		return st.clean(s, home)
+	}
+	if _, ok := st.clean(s, home); !ok {
+		return "", false
+	}
+	if s == "~" || strings.HasPrefix(s, "~/") {
+		s = strings.TrimSuffix(home, "/") + s[1:]
+	}
+	return s, true
+}
+
+// realVal is a path argument's resolution as the glob conditions of one call see
+// it, worked out once per field.
+type realVal struct {
+	done    bool
+	bad     bool // the path could not be resolved safely
+	differs bool // the path opens another name than its cleaned form
+	path    string
+	segs    []string
+	lower   []string
+	why     string
+}
+
+// resolveReal looks the field's value up among the resolutions session passed
+// (Args.WithReal); the cleaned path must be known already.
+func (fm *fieldVal) resolveReal(s string, a Args) {
+	rv := &fm.real
+	if rv.done {
+		return
+	}
+	rv.done = true
+	open, ok := a.style.openPath(s, a.home)
+	rp, found := a.real[open]
+	rv.why = rp.Why
+	if !ok || !found || rp.Path == "" {
+		rv.bad = true
+		if rv.why == "" {
+			rv.why = "it was not resolved"
+		}
+		return
+	}
+	p, ok := a.style.clean(rp.Path, "")
+	if !ok {
+		rv.bad = true
+		return
+	}
+	if p == fm.path {
+		return
+	}
+	rv.differs, rv.path, rv.segs = true, p, splitPath(p)
+	if a.style.fold {
+		rv.lower = lowerAll(rv.segs)
+	}
+}
+
+// matchPath is a glob condition on a path value. For a server on this machine
+// (Args.WithReal), the path is read twice, as cleaned and as the operating system
+// will open it: matched only when both are inside the glob (so an allow holds only
+// then), unsafePath when just one is (a deny or ask holds, an allow does not), and
+// unsafePath for a path that could not be resolved safely. A remote server's path
+// is compared as cleaned.
+func (c *Cond) matchPath(fm *fieldVal, s string, a Args) result {
+	fm.cleanPath(s, a)
+	if !fm.pathOK {
+		return unsafe
+	}
+	cm := c.globResult(fm.segs, fm.lower)
+	if a.real == nil {
+		return cm
+	}
+	fm.resolveReal(s, a)
+	if fm.real.bad {
+		return unsafePath
+	}
+	if !fm.real.differs {
+		return cm
+	}
+	rm := c.globResult(fm.real.segs, fm.real.lower)
+	if rm != matched {
+		if vr := c.viaRoot(fm, a); vr == matched || rm == noMatch {
+			rm = vr
+		}
+	}
+	switch {
+	case cm == rm:
+		return cm
+	case cm == unsafe:
+		return unsafe
+	}
+	return unsafePath
+}
+
+// globResult compares a path's segments: matched, unsafe where it matches only when
+// case is ignored on a system whose names are case-insensitive (never allowed by
+// the rule; a deny or ask on it holds), else noMatch.
+func (c *Cond) globResult(segs, lower []string) result {
+	if globSegs(c.glob, c.shape, segs) {
+		return matched
+	}
+	if c.style.fold && globSegs(c.globLower, c.shape, lower) {
+		return unsafe
+	}
+	return noMatch
+}
+
+// viaRoot compares the resolved path with the glob whose literal leading folder
+// (its root, ~/project for ~/project/**) is itself reached through a link: when
+// HOME or /tmp is a link, every path under it resolves to the link's target, and
+// the pattern names that same folder. The root's own resolution is in Args.WithReal
+// under the root (GlobRoots).
+func (c *Cond) viaRoot(fm *fieldVal, a Args) result {
+	if c.root == "" {
+		return noMatch
+	}
+	rr, ok := a.real[c.root]
+	if !ok || rr.Path == "" {
+		return noMatch
+	}
+	rp, ok := a.style.clean(rr.Path, "")
+	if !ok || rp == c.root {
+		return noMatch
+	}
+	rsegs := splitPath(rp)
+	if len(fm.real.segs) < len(rsegs) || !slices.Equal(fm.real.segs[:len(rsegs)], rsegs) {
+		return noMatch
+	}
+	segs := append(slices.Clone(c.glob[:c.rootN]), fm.real.segs[len(rsegs):]...)
+	var lower []string
+	if c.style.fold {
+		lower = lowerAll(segs)
+	}
+	return c.globResult(segs, lower)
+}
+
+// globRoot is a compiled glob's literal leading folder ("/home/ann/project" for
+// ~/project/**) and its number of segments; "" for a pattern that starts with a
+// wildcard.
+func globRoot(segs []string, lit []bool) (string, int) {
+	n := 0
+	for n < len(segs) && lit[n] {
+		n++
+	}
+	if n == 0 {
+		return "", 0
+	}
+	if strings.HasSuffix(segs[0], ":") {
+		return segs[0] + "/" + strings.Join(segs[1:n], "/"), n
+	}
+	return "/" + strings.Join(segs[:n], "/"), n
+}
+
+// pathNote says how a path argument's resolution changed what a rule decided: an
+// allow rule set aside, or a deny or ask rule that holds through a link.
+func (fm *fieldVal) pathNote(field string, a Args) string {
+	raw, _ := fm.v.(string)
+	s := field + " " + showPath(raw, a.home)
+	if fm.real.bad {
+		return s + " cannot be resolved safely (" + fm.real.why + ")"
+	}
+	return s + " opens " + showPath(fm.real.path, a.home) + " (" + fm.real.why + ")"
+}
+
+// showPath is a path for a sentence: under home as "~/…", cut to 200 bytes.
+func showPath(p, home string) string {
+	if home != "" && home != "/" && strings.HasPrefix(p, strings.TrimSuffix(home, "/")+"/") {
+		p = "~" + p[len(strings.TrimSuffix(home, "/")):]
+	}
+	if len(p) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(p[cut]) {
+			cut--
+		}
+		p = p[:cut] + "…"
+	}
+	return p
+}
+
+// GlobRoots lists the literal leading folders of the rules' globs (GlobPaths): a
+// caller that found a path argument opening another name than its cleaned form
+// resolves these too and passes them in the same map.
+func GlobRoots(rules []Rule) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range rules {
+		for j := range rules[i].When {
+			if c := &rules[i].When[j]; c.Kind == MatchGlob && c.root != "" && !seen[c.root] {
+				seen[c.root] = true
+				out = append(out, c.root)
+			}
+		}
 	}
 	return out
 }

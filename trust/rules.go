@@ -47,6 +47,8 @@ type Cond struct {
 	globLower []string // glob, where names are case-insensitive: glob in lower case
 	lit       []bool   // glob: the segment has no wildcard (compared with ==)
 	shape     []byte   // glob: each segment's shape (shapesOf)
+	root      string   // glob: its literal leading folder (globRoot), "" when none
+	rootN     int      // glob: how many segments root has
 	style     pathStyle
 	hosts     []hostPattern
 	max       float64
@@ -169,6 +171,7 @@ func NewCondFor(goos, field string, kind MatcherKind, value any, home string) (C
 		for _, sh := range c.shape {
 			c.lit = append(c.lit, sh == segLiteral)
 		}
+		c.root, c.rootN = globRoot(segs, c.lit)
 	case MatchPrefix:
 		p, ok := value.(string)
 		if !ok || p == "" {
@@ -389,7 +392,7 @@ func punycode(s string) (string, bool) {
 type Args struct {
 	v     map[string]any
 	home  string
-	real  map[string]string
+	real  map[string]RealPath
 	style pathStyle
 }
 
@@ -411,19 +414,20 @@ type fieldVal struct {
 	numDone  bool
 	numOK    bool
 	num      float64
+	real     realVal // the path as the operating system opens it (paths.go)
 }
 
 // DecodeArgs decodes canonical argument bytes (trust.CanonicalArgs) for rules. home
-// expands a leading "~" of a path value; real maps a cleaned absolute path to the
-// same path with every symbolic link resolved (session fills it; nil compares the
-// cleaned path only). An argument object that does not decode gives Args that match
-// no allow rule.
-func DecodeArgs(canonical []byte, home string, real map[string]string) Args {
+// expands a leading "~" of a path value; real maps each path the rules compare, as
+// the operating system walks it (GlobPaths, GlobRoots), to how it opens (session
+// fills it for a server on this machine; nil compares the cleaned path only). An
+// argument object that does not decode gives Args that match no allow rule.
+func DecodeArgs(canonical []byte, home string, real map[string]RealPath) Args {
 	return DecodeArgsFor(runtime.GOOS, canonical, home, real)
 }
 
 // DecodeArgsFor is DecodeArgs for the paths of operating system goos.
-func DecodeArgsFor(goos string, canonical []byte, home string, real map[string]string) Args {
+func DecodeArgsFor(goos string, canonical []byte, home string, real map[string]RealPath) Args {
 	a := Args{home: home, real: real, style: styleFor(goos)}
 	if len(bytes.TrimSpace(canonical)) == 0 || string(canonical) == "null" {
 		a.v = map[string]any{}
@@ -444,9 +448,13 @@ const (
 	noMatch result = iota
 	matched
 	// unsafe: the value cannot be compared safely (wrong type, a URL that does not
-	// parse, a relative path, a path through an unresolved link). It never matches
-	// an allow rule and always matches a deny or ask rule.
+	// parse, a relative path). It never matches an allow rule and always matches a
+	// deny or ask rule.
 	unsafe
+	// unsafePath is unsafe because of where a path opens: through a link it is
+	// inside the glob one way and not the other, or it cannot be resolved safely.
+	// The same as unsafe, and the reason a sentence names (pathNote).
+	unsafePath
 )
 
 // Field returns the value at a dotted path; ok is false when a part is absent, bad
@@ -527,31 +535,7 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 		if !ok {
 			return unsafe
 		}
-		fm.cleanPath(s, a)
-		if !fm.pathOK {
-			return unsafe
-		}
-		p := fm.path
-		if !globSegs(c.glob, c.shape, fm.segs) {
-			if c.style.fold && globSegs(c.globLower, c.shape, fm.lower) {
-				// the same name where case is ignored: never allowed by this
-				// rule, and a deny or ask rule on it holds
-				return unsafe
-			}
-			return noMatch
-		}
-		if a.real != nil {
-			r, ok := a.real[p]
-			if !ok {
-				return unsafe
-			}
-			if r != p && !globMatch(c.glob, r) {
-				// the link leads elsewhere: never allowed by this rule, and a deny
-				// or ask rule on the link's name still holds
-				return unsafe
-			}
-		}
-		return matched
+		return c.matchPath(fm, s, a)
 	case MatchHost:
 		s, ok := v.(string)
 		if !ok {
@@ -750,6 +734,10 @@ type ruleGroup struct {
 	// strict are the deny and ask rules of the group, for a value that cannot be
 	// compared safely.
 	strict []int
+	// all are every rule of the group, for a path that opens another name than its
+	// cleaned form (through a link) or cannot be resolved: the cleaned segments are
+	// then no key to the rules it may match.
+	all []int
 }
 
 // NewRuleSet compiles rules (kept, not copied) for Match.
@@ -827,6 +815,7 @@ func NewRuleSet(rules []Rule) *RuleSet {
 		if rules[i].Policy != Allow {
 			g.strict = append(g.strict, i)
 		}
+		g.all = append(g.all, i)
 	}
 	return s
 }
@@ -952,6 +941,11 @@ func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) [
 		if !fm.pathOK {
 			return append(out, g.strict...)
 		}
+		if a.real != nil {
+			if fm.resolveReal(str, a); fm.real.bad || fm.real.differs {
+				return append(out, g.all...)
+			}
+		}
 		segs := fm.segs
 		if g.fold {
 			segs = fm.lower
@@ -980,7 +974,19 @@ func (s *RuleSet) Match(a Args) *Rule { return MatchRuleSets(a, s) }
 
 // MatchRuleSets is MatchRules over several sets as if they were one list, in order.
 func MatchRuleSets(a Args, sets ...*RuleSet) *Rule {
+	r, _ := MatchRuleSetsNoting(a, sets...)
+	return r
+}
+
+// MatchRuleSetsNoting is MatchRuleSets that also says, one sentence each, where a
+// path argument's resolution (Args.WithReal) changed the outcome: an allow rule set
+// aside because a path opens outside its glob or cannot be resolved safely ("rule
+// NAME does not apply: path ~/project/cfg/../.bashrc opens ~/.bashrc (~/project/cfg
+// is a link to ~/.ssh)"), and the deciding rule when it holds through a link.
+func MatchRuleSetsNoting(a Args, sets ...*RuleSet) (*Rule, []string) {
 	var best *Rule
+	var notes []string
+	var bestNote string
 	var buf [16]int
 	for _, s := range sets {
 		if s.Len() == 0 {
@@ -1004,20 +1010,37 @@ func MatchRuleSets(a Args, sets ...*RuleSet) *Rule {
 			if best != nil && !moreSpecific(r, best) {
 				continue
 			}
+			refused, via := false, -1
 			for j := range r.When {
-				switch r.When[j].evalField(&fvs[s.fid[i][j]], a) {
+				switch res := r.When[j].evalField(&fvs[s.fid[i][j]], a); res {
 				case noMatch:
 					continue rules
-				case unsafe:
-					if r.Policy == Allow {
-						continue rules
+				case unsafe, unsafePath:
+					if res == unsafePath && via < 0 {
+						via = j
 					}
+					// an allow rule is refused; its other conditions are still
+					// compared, so that only a rule that would have matched is noted
+					refused = refused || r.Policy == Allow
 				}
 			}
-			best = r
+			note := ""
+			if via >= 0 {
+				note = fvs[s.fid[i][via]].pathNote(r.When[via].Field, a)
+			}
+			if refused {
+				if note != "" && !slices.Contains(notes, "rule "+r.Label()+" does not apply: "+note) {
+					notes = append(notes, "rule "+r.Label()+" does not apply: "+note)
+				}
+				continue
+			}
+			best, bestNote = r, note
 		}
 	}
-	return best
+	if bestNote != "" {
+		notes = append(notes, bestNote)
+	}
+	return best, notes
 }
 
 // moreSpecific reports whether r would win over best when both match. The effect
@@ -1119,8 +1142,10 @@ func DecideRules(c Classification, granted bool, taint Taint, rule *Rule) Verdic
 	return Verdict{Action: Allow, By: DecidedByRule, Reasons: prepend(rule.Sentence(), c.Reasons)}
 }
 
-// GlobPaths lists the cleaned paths that the glob conditions of rules would compare
-// in these arguments, for a caller that resolves symbolic links (WithReal).
+// GlobPaths lists the paths that the glob conditions of rules would compare in these
+// arguments as the operating system walks them (a leading "~" expanded, ".." kept
+// where the system applies it after links), for a caller that resolves them
+// (WithReal).
 func (a Args) GlobPaths(rules []Rule) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -1135,7 +1160,7 @@ func (a Args) GlobPaths(rules []Rule) []string {
 			if !ok || !isStr {
 				continue
 			}
-			if p, ok := a.style.clean(s, a.home); ok && !seen[p] {
+			if p, ok := a.style.openPath(s, a.home); ok && !seen[p] {
 				seen[p] = true
 				out = append(out, p)
 			}
@@ -1144,9 +1169,9 @@ func (a Args) GlobPaths(rules []Rule) []string {
 	return out
 }
 
-// WithReal returns a with real as the map from cleaned path to resolved path (see
-// DecodeArgs).
-func (a Args) WithReal(real map[string]string) Args {
+// WithReal returns a with real as the map from each path GlobPaths and GlobRoots
+// list to how it opens (see DecodeArgs).
+func (a Args) WithReal(real map[string]RealPath) Args {
 	a.real = real
 	return a
 }

@@ -27,7 +27,7 @@ func mustRule(t testing.TB, name string, p Action, conds ...Cond) Rule {
 }
 
 // evalCond runs one condition against a JSON argument object.
-func evalCond(c Cond, args string, real map[string]string) result {
+func evalCond(c Cond, args string, real map[string]RealPath) result {
 	return c.eval(DecodeArgs([]byte(args), testHome, real))
 }
 
@@ -38,7 +38,7 @@ func TestRules_Matchers(t *testing.T) {
 		kind  MatcherKind
 		val   any
 		args  string
-		real  map[string]string
+		real  map[string]RealPath
 		want  result
 	}{
 		// equals / one_of
@@ -73,9 +73,20 @@ func TestRules_Matchers(t *testing.T) {
 		{"glob non-string", "path", MatchGlob, "~/project/**", `{"path":["/home/ann/project/a"]}`, nil, unsafe},
 		{"glob NUL", "path", MatchGlob, "~/project/**", `{"path":"/home/ann/project/a\u0000"}`, nil, unsafe},
 		{"glob double slash", "path", MatchGlob, "~/project/**", `{"path":"//home/ann//project/./a"}`, nil, matched},
-		{"glob link resolved inside", "path", MatchGlob, "~/project/**", `{"path":"/home/ann/project/a"}`, map[string]string{"/home/ann/project/a": "/home/ann/project/b"}, matched},
-		{"glob link leads outside", "path", MatchGlob, "~/project/**", `{"path":"/home/ann/project/link/id_rsa"}`, map[string]string{"/home/ann/project/link/id_rsa": "/home/ann/.ssh/id_rsa"}, unsafe},
-		{"glob link not resolved", "path", MatchGlob, "~/project/**", `{"path":"/home/ann/project/a"}`, map[string]string{}, unsafe},
+		{"glob link resolved inside", "path", MatchGlob, "~/project/**", `{"path":"/home/ann/project/a"}`, map[string]RealPath{"/home/ann/project/a": {Path: "/home/ann/project/b"}}, matched},
+		{"glob link leads outside", "path", MatchGlob, "~/project/**", `{"path":"/home/ann/project/link/id_rsa"}`, map[string]RealPath{"/home/ann/project/link/id_rsa": {Path: "/home/ann/.ssh/id_rsa"}}, unsafePath},
+		{"glob link not resolved", "path", MatchGlob, "~/project/**", `{"path":"/home/ann/project/a"}`, map[string]RealPath{}, unsafePath},
+		// a link, then "..": the key is the value as the system walks it (~ expanded,
+		// not cleaned), and ".." applies after the link
+		{"glob link then dotdot leaves", "path", MatchGlob, "~/project/**", `{"path":"~/project/cfg/../.bashrc"}`, map[string]RealPath{"/home/ann/project/cfg/../.bashrc": {Path: "/home/ann/.bashrc", Why: "~/project/cfg is a link to ~/.ssh"}}, unsafePath},
+		{"glob link then dotdot seen by a deny", "path", MatchGlob, "/home/ann/.bashrc", `{"path":"~/project/cfg/../.bashrc"}`, map[string]RealPath{"/home/ann/project/cfg/../.bashrc": {Path: "/home/ann/.bashrc"}}, unsafePath},
+		{"glob deny through a link", "path", MatchGlob, "**/.ssh/**", `{"path":"~/project/cfg/id_rsa"}`, map[string]RealPath{"/home/ann/project/cfg/id_rsa": {Path: "/home/ann/.ssh/id_rsa"}}, unsafePath},
+		{"glob deny not through a link", "path", MatchGlob, "**/.ssh/**", `{"path":"~/project/cfg/id_rsa"}`, map[string]RealPath{"/home/ann/project/cfg/id_rsa": {Path: "/home/ann/project/cfg/id_rsa"}}, noMatch},
+		{"glob unresolvable", "path", MatchGlob, "/etc/**", `{"path":"~/project/loop/x"}`, map[string]RealPath{"/home/ann/project/loop/x": {Why: "a loop of links"}}, unsafePath},
+		{"glob root through a link", "path", MatchGlob, "~/project/**", `{"path":"~/project/a"}`, map[string]RealPath{"/home/ann/project/a": {Path: "/data/ann/project/a"}, "/home/ann/project": {Path: "/data/ann/project"}}, matched},
+		{"glob root through a link, value out", "path", MatchGlob, "~/project/**", `{"path":"~/project/cfg/x"}`, map[string]RealPath{"/home/ann/project/cfg/x": {Path: "/data/ann/.ssh/x"}, "/home/ann/project": {Path: "/data/ann/project"}}, unsafePath},
+		{"glob root not resolved", "path", MatchGlob, "~/project/**", `{"path":"~/project/a"}`, map[string]RealPath{"/home/ann/project/a": {Path: "/data/ann/project/a"}}, unsafePath},
+		{"glob double slash and dot through a link", "path", MatchGlob, "~/project/**", `{"path":"//home/ann//project/./cfg/"}`, map[string]RealPath{"//home/ann//project/./cfg/": {Path: "/home/ann/.ssh"}}, unsafePath},
 		// host
 		{"host exact", "url", MatchHost, []any{"docs.python.org"}, `{"url":"https://docs.python.org/3/"}`, nil, matched},
 		{"host scheme optional", "url", MatchHost, "docs.python.org", `{"url":"docs.python.org/3/library"}`, nil, matched},

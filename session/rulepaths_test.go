@@ -1,0 +1,216 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// servePathFS is the "pathfs" stdio server: write_file and read_file open the path
+// exactly as given (os.OpenFile on the raw string, as Python's open does), so the
+// operating system follows links and applies ".." after them.
+func servePathFS(ctx context.Context) int {
+	s := mcp.NewServer(&mcp.Implementation{Name: "pathfs", Version: "1"}, nil)
+	type writeArgs struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	type readArgs struct {
+		Path string `json:"path"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "write_file", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(false), OpenWorldHint: hint(false)}},
+		func(_ context.Context, _ *mcp.CallToolRequest, a writeArgs) (*mcp.CallToolResult, any, error) {
+			f, err := os.OpenFile(a.Path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+			if err != nil {
+				return nil, nil, err
+			}
+			_, err = f.WriteString(a.Content)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote " + a.Path}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "read_file", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
+		func(_ context.Context, _ *mcp.CallToolRequest, a readArgs) (*mcp.CallToolResult, any, error) {
+			b, err := os.ReadFile(a.Path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+		})
+	if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// linkHome is a fake HOME (set for the test) with project/, .ssh/id_rsa, .bashrc and
+// the link project/cfg -> ../.ssh.
+func linkHome(t *testing.T) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "home")
+	for _, d := range []string{filepath.Join(home, "project"), filepath.Join(home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{".bashrc": "original bashrc\n", ".ssh/id_rsa": "PRIVATE KEY\n", "project/notes.txt": "notes\n"} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../.ssh", filepath.Join(home, "project", "cfg")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	t.Setenv("HOME", home)
+	return home
+}
+
+// pathRule is a config rule on the path argument (and more conditions) of tool.
+func pathRule(t *testing.T, name string, p trust.Action, home string, when map[string][2]any) trust.Rule {
+	t.Helper()
+	var conds []trust.Cond
+	for field, m := range when {
+		c, err := trust.NewCond(field, m[0].(trust.MatcherKind), m[1], home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conds = append(conds, c)
+	}
+	r, err := trust.NewRule(name, p, "", conds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Source = "config.toml:1"
+	return r
+}
+
+// pathFSManager runs the pathfs stdio server with these rules, questions timing out
+// quickly and nobody answering them.
+func pathFSManager(t *testing.T, rules map[string][]trust.Rule) (*session.Manager, *answerer) {
+	t.Helper()
+	s := testServer(t, "fs", "pathfs", trust.Trusted)
+	s.Tools = map[string]config.Tool{}
+	for tool, rs := range rules {
+		s.Tools[tool] = config.Tool{Rules: rs}
+	}
+	cfg := newConfig(s)
+	cfg.ApprovalTimeout = 300 * time.Millisecond
+	m := start(t, cfg, session.Options{})
+	mustServer(t, m, "fs", session.StatusReady)
+	return m, answerWith(t, m)
+}
+
+func callPath(m *session.Manager, tool string, args map[string]string) (*session.Outcome, error) {
+	b, _ := json.Marshal(args)
+	return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: tool, Args: b})
+}
+
+func fileText(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A write through a link and "..": with allow ~/project/** and project/cfg -> ../.ssh,
+// ~/project/cfg/../.bashrc is ~/.bashrc to the operating system (".." applies after
+// the link), so the allow rule is set aside and the call asks; nobody answers, and
+// ~/.bashrc is unchanged. The question says why the rule was set aside. A write
+// inside the project still runs unasked.
+func TestRulePaths_LinkThenDotDotAsks(t *testing.T) {
+	home := linkHome(t)
+	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, a := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+
+	out, err := callPath(m, "write_file", map[string]string{"path": filepath.Join(home, "project", "new.txt"), "content": "hello"})
+	if err != nil || out.Verdict.By != trust.DecidedByRule {
+		t.Fatalf("a write inside the project: %v %+v", err, out)
+	}
+	if got := fileText(t, filepath.Join(home, "project", "new.txt")); got != "hello" {
+		t.Fatalf("the server wrote %q inside the project", got)
+	}
+
+	raw := filepath.Join(home, "project", "cfg") + "/../.bashrc"
+	_, err = callPath(m, "write_file", map[string]string{"path": raw, "content": "pwned"})
+	var denied *session.DeniedError
+	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
+		t.Fatalf("a write to %s: %v, want a question nobody answered", raw, err)
+	}
+	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+		t.Errorf("~/.bashrc is now %q", got)
+	}
+	select {
+	case p := <-a.seen:
+		reasons := strings.Join(p.Verdict.Reasons, "\n")
+		t.Logf("reasons:\n%s", reasons)
+		if !strings.Contains(reasons, "servers.fs.tools.write_file.rules[0]") || !strings.Contains(reasons, "~/project/cfg is a link to ~/.ssh") {
+			t.Errorf("the question's reasons do not say why the allow rule was set aside:\n%s", reasons)
+		}
+	default:
+		t.Error("no question was asked")
+	}
+}
+
+// A deny through a link: with deny **/.ssh/** on a read tool, ~/project/cfg/id_rsa
+// is ~/.ssh/id_rsa to the operating system: denied by the rule, the key never read.
+func TestRulePaths_DenyThroughALink(t *testing.T) {
+	home := linkHome(t)
+	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"read_file": {deny}})
+
+	out, err := callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")})
+	if err != nil || textOf(out.Result) != "notes\n" {
+		t.Fatalf("a read inside the project: %v %+v", err, out)
+	}
+	out, err = callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "cfg", "id_rsa")})
+	var denied *session.DeniedError
+	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule || denied.Rule == "" {
+		got := ""
+		if out != nil {
+			got = textOf(out.Result)
+		}
+		t.Fatalf("a read of ~/project/cfg/id_rsa: %v (read %q), want denied by the rule", err, got)
+	}
+}
+
+// A matching deny is final: allow { path = "~/**", content = { max = 100000 } } has
+// more conditions than deny **/.ssh/**, and still ~/.ssh/authorized_keys is denied
+// and never written.
+func TestRulePaths_DenyOutranksAMoreSpecificAllow(t *testing.T) {
+	home := linkHome(t)
+	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/**"}, "content": {trust.MatchMax, int64(100000)}})
+	deny := pathRule(t, "servers.fs.tools.write_file.rules[1]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow, deny}})
+
+	if out, err := callPath(m, "write_file", map[string]string{"path": filepath.Join(home, "a.txt"), "content": "x"}); err != nil || out.Verdict.By != trust.DecidedByRule {
+		t.Fatalf("a write under ~: %v %+v", err, out)
+	}
+	keys := filepath.Join(home, ".ssh", "authorized_keys")
+	_, err := callPath(m, "write_file", map[string]string{"path": keys, "content": "ssh-ed25519 AAAA attacker"})
+	var denied *session.DeniedError
+	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule || !strings.Contains(denied.Rule, "rules[1]") {
+		t.Errorf("a write to ~/.ssh/authorized_keys: %v, want denied by rules[1]", err)
+	}
+	if got := fileText(t, keys); got != "" {
+		t.Errorf("authorized_keys was written: %q", got)
+	}
+}
