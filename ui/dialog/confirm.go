@@ -87,9 +87,10 @@ type Confirm struct {
 	destructive bool
 	arming      bool
 
-	// btns are the buttons offered, in focus order (focus indexes it): "Always
-	// allow…" only where a remembered allow rule could apply (not a destructive
-	// tool, not a call that asks because of taint or of an ask rule).
+	// btns are the buttons offered, in focus order (focus indexes it): "Allow for
+	// this context" and "Always allow…" never for a destructive tool, and "Always
+	// allow…" only where a remembered allow rule could apply (not a call that asks
+	// because of taint or of an ask rule).
 	btns []int
 	// The rule editor: the proposal for these arguments, its conditions as
 	// editable text, the policy it saves with, and why the last edit was refused.
@@ -154,7 +155,12 @@ func NewConfirm(p *session.Pending, st theme.Styles) Confirm {
 		focus:       buttonDeny,
 		destructive: p.Tool.Class.Tier >= trust.TierDestructive,
 	}
-	c.btns = []int{buttonDeny, buttonOnce, buttonContext}
+	c.btns = []int{buttonDeny, buttonOnce}
+	if !c.destructive {
+		// A destructive tool is never granted for a context (every call keeps its
+		// question), so the dialog never offers what the engine would refuse.
+		c.btns = append(c.btns, buttonContext)
+	}
 	if c.canAlwaysAllow() {
 		c.btns = append(c.btns, buttonAlwaysAllow)
 	}
@@ -227,6 +233,9 @@ func (c Confirm) canAlwaysAllow() bool {
 
 // OffersAlwaysAllow reports whether the dialog offers "Always allow…".
 func (c Confirm) OffersAlwaysAllow() bool { return slices.Contains(c.btns, buttonAlwaysAllow) }
+
+// OffersContextGrant reports whether the dialog offers "Allow for this context".
+func (c Confirm) OffersContextGrant() bool { return slices.Contains(c.btns, buttonContext) }
 
 // openRule opens the rule editor with the tightest rule that covers these
 // arguments (session.ProposeRule) for policy.
@@ -796,10 +805,11 @@ func (c Confirm) ruleLines() []string {
 		verb, style = "Always deny", c.st.OKText
 	}
 	name := wrap.Inline(safetext.Limit(c.p.Tool.Ref.Qualified(), maxNameBytes), c.mark)
-	// At most four rows, so that the arguments and the buttons keep theirs: the
-	// heading and the error are cut to fit.
+	// At most six rows, so that the arguments and the buttons keep theirs: the
+	// heading, what the rule covers and the error are cut to fit.
 	out := []string{ansi.Truncate(style.Render(verb+" ")+name+c.st.Muted.Render(" when (edit; enter saves):"), c.iw, "…")}
 	out = append(out, c.st.Key.Render(ruleLabel)+c.ruleIn.View())
+	out = append(out, c.ruleScope(name)...)
 	var note []string
 	if c.ruleErr != "" {
 		note = wrap.Words(c.st.ErrorText.Render(wrap.Inline(safetext.Limit(c.ruleErr, maxReasonBytes), c.mark)), c.iw)
@@ -810,6 +820,48 @@ func (c Confirm) ruleLines() []string {
 		note = []string{note[0], ansi.Truncate(note[1]+" "+note[2], c.iw, "…")}
 	}
 	return append(out, note...)
+}
+
+// ruleScope says, in words, what the conditions being edited let through: every
+// call of the tool when there is none, else the arguments no condition looks at. It
+// follows the text as it is typed, so the person reads it before saving. It always
+// takes the rows the sentence for no condition takes (one or two), so the dialog's
+// height never changes while the person types. name is the tool's name, escaped.
+func (c Confirm) ruleScope(name string) []string {
+	every := c.cutRows(wrap.Words(c.st.WarnText.Render("⚠ every call of "+name+", whatever its arguments"), c.iw), 2)
+	var out []string
+	when, err := session.ParseWhen(c.ruleIn.Value())
+	switch {
+	case err != nil:
+		out = []string{c.st.Muted.Render("not a rule yet: enter says why")}
+	case len(when) == 0:
+		out = every
+	default:
+		open := session.OpenArgs(c.p.Request.Args, when)
+		if len(open) == 0 {
+			out = []string{c.st.Muted.Render("only calls that meet every condition")}
+			break
+		}
+		names := make([]string, len(open))
+		for i, f := range open {
+			names[i] = wrap.Inline(safetext.Limit(f, maxNameBytes), c.mark)
+		}
+		out = c.cutRows(wrap.Words(c.st.WarnText.Render("any value of "+strings.Join(names, ", ")), c.iw), len(every))
+	}
+	for len(out) < len(every) {
+		out = append(out, "")
+	}
+	return out
+}
+
+// cutRows keeps at most n rows of wrapped text, the last cut to the width.
+func (c Confirm) cutRows(rows []string, n int) []string {
+	if len(rows) <= n {
+		return rows
+	}
+	rows = slices.Clone(rows[:n])
+	rows[n-1] = ansi.Truncate(rows[n-1]+" …", c.iw, "…")
+	return rows
 }
 
 // statusLines is the message above the help for state s.
