@@ -449,7 +449,9 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	switch resp.Answer {
 	case AllowForContext:
 		if tool.Class.Tier >= trust.TierDestructive {
-			d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by the person (a destructive tool is never granted for a context: every call asks)")}
+			// The dialog never offers this; an answer that asks for it was not given
+			// to the question a destructive call shows, so it allows nothing.
+			d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(v.Reasons, "the answer was to allow this tool for this context: "+noContextGrant)}
 			return d, nil
 		}
 		e.grant(req.Context, callID, tool)
@@ -467,6 +469,10 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	d.PersonReason = resp.Reason
 	return d, nil
 }
+
+// noContextGrant is why an answer that allows a destructive tool for a context
+// allows nothing.
+const noContextGrant = "a destructive tool is never allowed for a context (every call asks), so the call is denied and nothing was granted"
 
 // denier is who denied a call that Decide denies without asking.
 func denier(tool ToolInfo) trust.DecidedBy {
@@ -603,7 +609,11 @@ func (q *approvalQueue) Approve(ctx context.Context, p *Pending) (Response, erro
 		if !ok {
 			return Response{}, ErrApprovalClosed
 		}
-		q.events.push(ApprovalClosed{ID: p.ID, Outcome: r.Answer.String()})
+		outcome := r.Answer.String()
+		if r.Answer == AllowForContext && p.Tool.Class.Tier >= trust.TierDestructive {
+			outcome = "refused: " + noContextGrant
+		}
+		q.events.push(ApprovalClosed{ID: p.ID, Outcome: outcome})
 		return r, nil
 	case se := <-it.stale:
 		q.events.push(ApprovalClosed{ID: p.ID, Outcome: se.msg, Stale: true})
