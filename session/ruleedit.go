@@ -148,13 +148,15 @@ func declaresProperties(schema json.RawMessage) bool {
 
 // OpenArgs lists the arguments of a call that no condition of when looks at, by
 // dotted path and sorted: what a rule with these conditions lets through whatever
-// its value. An object some condition looks into is opened; one none looks into is
+// its value. args is the call's arguments as encoding/json decodes them into an any
+// (decoded once by the caller: they can be megabytes, and the dialog asks again at
+// every edit). An object some condition looks into is opened; one none looks into is
 // named whole. A name that cannot be written as a dotted path (empty, or holding a
 // dot) is never looked at by any condition, so it is always named. args that are not
 // an object give nil.
-func OpenArgs(args []byte, when map[string]map[string]any) []string {
-	obj, err := decodeObject(args)
-	if err != nil {
+func OpenArgs(args any, when map[string]map[string]any) []string {
+	obj, ok := args.(map[string]any)
+	if !ok {
 		return nil
 	}
 	var out []string

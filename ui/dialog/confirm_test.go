@@ -769,6 +769,29 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 		t.Errorf("an edit down to {} does not say what it allows:\n%s", text(c.View()))
 	}
 	keytest.Fits(t, c.View(), 80, 24, "the editor with {}")
+
+	// An open argument's hostile name is shown escaped; a thousand open names are
+	// counted, not laid out.
+	long := strings.Repeat("x", 300)
+	var many strings.Builder
+	many.WriteString(`{"title":"a","k\u001b[2J":"` + long + `"`)
+	for i := range 1000 {
+		fmt.Fprintf(&many, `,"f%04d":"%s"`, i, long)
+	}
+	many.WriteString("}")
+	c, _ = run(NewConfirm(pending(writeTool(), many.String()), plain()), open...)
+	v := c.View()
+	if strings.Contains(v, "\x1b[2J") {
+		t.Fatalf("a raw escape reached the editor:\n%q", v)
+	}
+	if got := flat(v); !strings.Contains(got, "any value of 1001 arguments: f0000, f0001") {
+		t.Errorf("the open names are not counted and shown:\n%s", text(v))
+	}
+	keytest.Fits(t, v, 80, 24, "a thousand open names")
+	c, _ = run(NewConfirm(pending(writeTool(), `{"title":"a","k\u001b[2J":"`+long+`"}`), plain()), open...)
+	if v := c.View(); strings.Contains(v, "\x1b[2J") || !strings.Contains(flat(v), "any value of k⟨ESC⟩[2J") {
+		t.Errorf("the open name is not shown escaped:\n%q", v)
+	}
 }
 
 // "Allow for this context" is never offered for a destructive tool (the engine never
