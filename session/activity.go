@@ -69,10 +69,15 @@ func callFinished(req CallRequest, snap *Snapshot, start, end time.Time, out *Ou
 		}
 	}
 	var denied *DeniedError
+	var withdrawn *WithdrawnError
 	switch {
 	case errors.As(err, &denied):
 		e.Decision, e.DecidedBy, e.Reasons, e.Reason, e.Rule = "deny", string(denied.Verdict.By), denied.Verdict.Reasons, denied.Reason, denied.Rule
 		e.Outcome, e.Err = "denied", err.Error()
+	case errors.As(err, &withdrawn):
+		// Not decided: the caller withdrew it while it waited. Why it asked is kept.
+		e.DecidedBy, e.Reasons = string(withdrawn.Verdict.By), withdrawn.Verdict.Reasons
+		e.Outcome, e.Err = "cancelled", err.Error()
 	case errors.Is(err, context.Canceled):
 		e.Outcome, e.Err = "cancelled", err.Error()
 	case err != nil:

@@ -341,9 +341,56 @@ type decision struct {
 	// PersonReason is the person's own reason for a denial, if they gave one.
 	PersonReason string
 	// Asked is true when a person (or an external approver) was asked; Shown is then
-	// the taint the question showed.
-	Asked bool
-	Shown trust.Taint
+	// the taint the question showed, and AskedBecause the sentence that made it ask
+	// (askedBecause), which every ending but the person's answer puts first.
+	Asked        bool
+	Shown        trust.Taint
+	AskedBecause string
+}
+
+// because is the reasons of a question's ending that no person decided (a timeout,
+// a withdrawal, a change while it waited): why it asked, then how it ended, so the
+// record never loses what made airlock ask.
+func (d decision) because(ending string) []string {
+	if d.AskedBecause == "" {
+		return []string{ending}
+	}
+	return []string{d.AskedBecause, ending}
+}
+
+// maxSubjectShown bounds the resource URI or prompt name in askedBecause.
+const maxSubjectShown = 256
+
+// askedBecause is the sentence that made the call ask: the taint of its context, the
+// rule that asks, or the policy (the last of the classification's reasons, c, is the
+// policy's).
+func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []string) string {
+	switch {
+	case v.By == trust.DecidedByTaint && shown.Tainted():
+		ch := shown.Channel
+		if ch == "" {
+			ch = trust.ChannelResult
+		}
+		s := "asked because the context is tainted by " + shown.By.Qualified() + " (" + ch
+		if subj := shown.Subject; subj != "" {
+			cut := ""
+			if len(subj) > maxSubjectShown {
+				subj, cut = subj[:maxSubjectShown], "…" // a URI can be long; the record keeps its start
+			}
+			s += " " + strconv.Quote(subj) + cut
+		}
+		if shown.CallID != "" {
+			s += ", call " + shown.CallID
+		}
+		return s + ")"
+	case v.By == trust.DecidedByRule && rule != nil:
+		return "asked because " + rule.Sentence()
+	case v.By != trust.DecidedByTaint && len(c) > 0:
+		return "asked because " + c[len(c)-1]
+	case len(v.Reasons) > 0:
+		return "asked because " + v.Reasons[0]
+	}
+	return "asked because the policy asks"
 }
 
 // authorize decides a call and, when it asks, waits for the approver within the
@@ -408,7 +455,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		Created:     now,
 		Deadline:    now.Add(e.timeout),
 	}
-	d := decision{Asked: true, Shown: shown}
+	d := decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	resp, err := e.approver.Approve(actx, p)
@@ -416,16 +463,16 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	switch {
 	case err == nil:
 	case errors.As(err, &stale):
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: stale.by, Reasons: []string{stale.msg}}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: stale.by, Reasons: d.because(stale.msg)}
 		return d, nil
 	case ctx.Err() != nil:
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while it waited for a person"}}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.because("the caller withdrew the call while it waited for a person")}
 		return d, ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() == context.DeadlineExceeded:
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByTimeout, Reasons: []string{"nobody answered within " + e.timeout.String()}}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByTimeout, Reasons: d.because("nobody answered within " + e.timeout.String())}
 		return d, nil
 	default:
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{"asking a person failed, so the call is denied: " + err.Error()}}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because("asking a person failed, so the call is denied: " + err.Error())}
 		return d, nil
 	}
 	by := trust.DecidedByPerson
@@ -450,7 +497,9 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	switch resp.Answer {
 	case AllowForContext:
 		if tool.Class.Tier >= trust.TierDestructive {
-			d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by the person (a destructive tool is never granted for a context: every call asks)")}
+			// The dialog never offers this; an answer that asks for it was not given
+			// to the question a destructive call shows, so it allows nothing.
+			d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(v.Reasons, "the answer was to allow this tool for this context: "+noContextGrant)}
 			return d, nil
 		}
 		e.grant(req.Context, callID, tool)
@@ -468,6 +517,10 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	d.PersonReason = resp.Reason
 	return d, nil
 }
+
+// noContextGrant is why an answer that allows a destructive tool for a context
+// allows nothing.
+const noContextGrant = "a destructive tool is never allowed for a context (every call asks), so the call is denied and nothing was granted"
 
 // denier is who denied a call that Decide denies without asking.
 func denier(tool ToolInfo) trust.DecidedBy {
@@ -604,7 +657,11 @@ func (q *approvalQueue) Approve(ctx context.Context, p *Pending) (Response, erro
 		if !ok {
 			return Response{}, ErrApprovalClosed
 		}
-		q.events.push(ApprovalClosed{ID: p.ID, Outcome: r.Answer.String()})
+		outcome := r.Answer.String()
+		if r.Answer == AllowForContext && p.Tool.Class.Tier >= trust.TierDestructive {
+			outcome = "refused: " + noContextGrant
+		}
+		q.events.push(ApprovalClosed{ID: p.ID, Outcome: outcome})
 		return r, nil
 	case se := <-it.stale:
 		q.events.push(ApprovalClosed{ID: p.ID, Outcome: se.msg, Stale: true})

@@ -168,7 +168,9 @@ func TestDenyPolicyNeverAsks(t *testing.T) {
 // asks anyway and names the call that tainted the context.
 func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))
-	a := answerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.Deny})
+	// The demo's send_email is destructive: never granted for a context, so allowing it
+	// for the context would deny it; it is allowed once.
+	a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
 	ctx := context.Background()
 	send := func(ctxName string) (*session.Outcome, error) {
 		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: args(`{"to":"a@example.com","subject":"s","body":"b"}`)})
@@ -199,7 +201,7 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	if p.Verdict.By != trust.DecidedByTaint || !strings.Contains(strings.Join(p.Verdict.Reasons, " "), "web__fetch_url") {
 		t.Errorf("tainted ask = %+v, want taint naming web__fetch_url", p.Verdict)
 	}
-	// A grant for the context does not bypass taint.
+	// An answer does not carry over: the next tainted call asks again.
 	_, err = send("")
 	if p := <-a.seen; p.Verdict.By != trust.DecidedByTaint {
 		t.Errorf("after a grant the tainted call was decided by %q", p.Verdict.By)

@@ -527,19 +527,24 @@ func TestGrants_ListRevokeEnd(t *testing.T) {
 
 // Issue 17 break 3: "allow for this context" on a destructive tool never becomes a
 // grant: every call keeps its question (and its destructive second key in the TUI).
+// Such an answer allows nothing (the dialog never offers it); allow once still runs.
 func TestGrants_NeverForDestructive(t *testing.T) {
 	notes := newUpstream("notes")
 	notes.add("delete", "Delete a note.", &mcp.ToolAnnotations{DestructiveHint: hint(true), OpenWorldHint: hint(false)})
 	m := startUpstreams(t, newConfig(inproc("notes", trust.Trusted)), session.Options{}, map[string]*upstream{"notes": notes})
 	a := answerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.AllowOnce})
-	for range 2 {
-		if _, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete"}); err != nil {
-			t.Fatal(err)
+	for i := range 2 {
+		_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete"})
+		if (err != nil) != (i == 0) {
+			t.Fatalf("call %d: %v", i+1, err)
 		}
 		<-a.seen
 	}
 	if g := m.Engine().Grants(); len(g) != 0 {
 		t.Errorf("a destructive tool was granted: %+v", g)
+	}
+	if n := len(notes.calls("delete")); n != 1 {
+		t.Errorf("the server received %d calls, want the one allowed once", n)
 	}
 }
 

@@ -389,13 +389,33 @@ func (e *DeniedError) Error() string {
 		}
 		msg = "call denied by a rule"
 	}
-	if e.Reason != "" {
+	switch {
+	case e.Reason != "":
 		msg += ": " + e.Reason
-	} else if len(e.Verdict.Reasons) > 0 {
+	case e.Verdict.By == trust.DecidedByTimeout:
+		// Why it asked, then how it ended: "asked because …; nobody answered within 2m0s".
+		msg = "call denied: " + strings.Join(e.Verdict.Reasons, "; ")
+	case len(e.Verdict.Reasons) > 0:
 		msg += ": " + e.Verdict.Reasons[len(e.Verdict.Reasons)-1]
 	}
 	return msg
 }
+
+// WithdrawnError is returned by Call when the caller withdrew the call (its context
+// ended) while it waited for a person. It unwraps to the context's error, so
+// errors.Is(err, context.Canceled) holds; Verdict says why the call asked and that it
+// was withdrawn, as its audit record does.
+type WithdrawnError struct {
+	Verdict trust.Verdict
+	Err     error
+}
+
+func (e *WithdrawnError) Error() string {
+	return "call withdrawn by its caller: " + strings.Join(e.Verdict.Reasons, "; ")
+}
+
+// Unwrap returns the caller's context error.
+func (e *WithdrawnError) Unwrap() error { return e.Err }
 
 // CallRequest is one tool call, from the person or from an agent.
 type CallRequest struct {
@@ -481,7 +501,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	d, err := m.engine.authorize(ctx, callID, req, tool, s.local())
 	if err != nil {
 		_ = m.auditDecision(base, d)
-		return nil, err
+		return nil, &WithdrawnError{Verdict: d.Verdict, Err: err}
 	}
 	if d.Verdict.Action == trust.Allow {
 		if v, ok := m.recheck(req, tool, d); !ok {
@@ -534,14 +554,14 @@ func (m *Manager) recheck(req CallRequest, shown ToolInfo, d decision) (trust.Ve
 	}
 	now, ok := m.LookupTool(m.Snapshot(), req.Server, req.Tool)
 	if !ok {
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{changedSentence(shown.Ref, while, []string{"it is no longer listed"})}}, false
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because(changedSentence(shown.Ref, while, []string{"it is no longer listed"}))}, false
 	}
 	if changes := ToolChanges(shown, now); len(changes) > 0 {
-		return trust.Verdict{Action: trust.Deny, By: changedBy(shown, now), Reasons: []string{changedSentence(shown.Ref, while, changes)}}, false
+		return trust.Verdict{Action: trust.Deny, By: changedBy(shown, now), Reasons: d.because(changedSentence(shown.Ref, while, changes))}, false
 	}
 	if d.Asked {
 		if t := m.engine.Taint(req.Context); t.Tainted() && !d.Shown.Tainted() && trust.EscalatedByTaint(now.Class) {
-			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{"this context became tainted while you were deciding (" + t.Reason() + ")"}}, false
+			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because("this context became tainted while you were deciding (" + t.Reason() + ")")}, false
 		}
 		return d.Verdict, true
 	}

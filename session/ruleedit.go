@@ -145,3 +145,42 @@ func declaresProperties(schema json.RawMessage) bool {
 	}
 	return json.Unmarshal(schema, &s) == nil && len(s.Properties) > 0
 }
+
+// OpenArgs lists the arguments of a call that no condition of when looks at, by
+// dotted path and sorted: what a rule with these conditions lets through whatever
+// its value. args is the call's arguments as encoding/json decodes them into an any
+// (decoded once by the caller: they can be megabytes, and the dialog asks again at
+// every edit). An object some condition looks into is opened; one none looks into is
+// named whole. A name that cannot be written as a dotted path (empty, or holding a
+// dot) is never looked at by any condition, so it is always named. args that are not
+// an object give nil.
+func OpenArgs(args any, when map[string]map[string]any) []string {
+	obj, ok := args.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []string
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			field := prefix + k
+			exact, inside := false, false
+			if k != "" && !strings.Contains(k, ".") {
+				for f := range when {
+					exact = exact || f == field
+					inside = inside || strings.HasPrefix(f, field+".")
+				}
+			}
+			sub, isObj := m[k].(map[string]any)
+			switch {
+			case exact:
+			case inside && isObj:
+				walk(field+".", sub)
+			default:
+				out = append(out, field)
+			}
+		}
+	}
+	walk("", obj)
+	return out
+}

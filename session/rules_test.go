@@ -380,6 +380,7 @@ func TestRules_ProposeRule(t *testing.T) {
 		"opts.n":   {"equals": float64(3)},
 		"opts.raw": {"equals": true},
 		"path":     {"glob": "~/project/*"},
+		"tags":     {"max": 1},
 	}
 	if got, _ := json.Marshal(p.When); string(got) != mustJSON(want) {
 		t.Errorf("proposal %s\nwant     %s", got, mustJSON(want))

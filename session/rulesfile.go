@@ -301,8 +301,9 @@ type RuleProposal struct {
 
 // ProposeRule is the tightest rule that covers these arguments: a URL argument by its
 // host, a path argument (absolute or ~) by the files of its directory, any other
-// boolean, number or short one-line string by equals; long text, lists and objects
-// are left open (the person sees the proposal and may tighten it).
+// boolean, number or short one-line string by equals, a list by its length (max), and
+// an object's members by their dotted paths; long text is left open (the person sees
+// the proposal, and what it leaves open, and may tighten it).
 func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
 	return proposeRuleFor(runtime.GOOS, tool, args)
 }
@@ -334,6 +335,9 @@ func proposeRuleFor(goos string, tool ToolInfo, args []byte) RuleProposal {
 				p.When[field] = map[string]any{"equals": x}
 			case float64:
 				p.When[field] = map[string]any{"equals": x}
+			case []any:
+				// Its members are not compared one by one; how many there are is.
+				p.When[field] = map[string]any{"max": int64(len(x))}
 			}
 		}
 	}

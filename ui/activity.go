@@ -259,6 +259,10 @@ func (e activityEntry) recordError() error {
 	case "denied":
 		return &session.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Reason: c.Reason}
 	case "cancelled":
+		if len(c.Reasons) > 0 {
+			// Withdrawn while it waited for a person: the reasons say why it asked.
+			return &session.WithdrawnError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Err: context.Canceled}
+		}
 		return context.Canceled
 	case "failed":
 		if c.Err != "" {

@@ -138,8 +138,11 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 			if resp.Answer == session.Deny {
 				always = "always-deny"
 			}
-			m.status = word + " · saving " + always + " rule (K): " + inline(m.st, o.Pending.Tool.Ref.Qualified(), 40) +
-				" when " + inline(m.st, session.DescribeWhen(r.When), 80)
+			name := inline(m.st, o.Pending.Tool.Ref.Qualified(), 40)
+			m.status = word + " · saving " + always + " rule (K): " + name + " when " + inline(m.st, session.DescribeWhen(r.When), 80)
+			if len(r.When) == 0 {
+				m.status = word + " · saving " + always + " rule (K): every call of " + name + ", whatever its arguments"
+			}
 		}
 		return m, answerCmd(m.sess.Engine(), id, resp)
 	case question.Elicited:

@@ -197,12 +197,20 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 	section := func(name string) { add("", st.Header.Render(name)) }
 
 	var denied *session.DeniedError
+	var withdrawn *session.WithdrawnError
 	switch {
 	case errors.As(r.err, &denied):
 		add(st.ErrorText.Render("⊘ DENIED") + " — the call did not run")
 		add(wrapOwn(styledInline(denied.Error(), markFn(st)), width, "  ", "  ")...)
 		add(st.Key.Render("decided by ") + orDash(string(denied.Verdict.By)))
 		for _, reason := range denied.Verdict.Reasons {
+			add(wrapOwn(styledInline(reason, markFn(st)), width, "• ", "  ")...)
+		}
+	case errors.As(r.err, &withdrawn):
+		// Withdrawn while it waited for a person: why it asked is kept.
+		add(st.WarnText.Render("⊗ CANCELLED") + " — withdrawn while it waited for a person; it did not run")
+		add(st.Key.Render("decided by ") + orDash(string(withdrawn.Verdict.By)))
+		for _, reason := range withdrawn.Verdict.Reasons {
 			add(wrapOwn(styledInline(reason, markFn(st)), width, "• ", "  ")...)
 		}
 	case errors.Is(r.err, context.Canceled):

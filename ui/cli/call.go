@@ -51,6 +51,11 @@ func (p Prompter) Approve(ctx context.Context, pd *session.Pending) (session.Res
 	line, err := readLine(ctx, p.In)
 	if err != nil {
 		fmt.Fprintln(p.Out)
+		if ctx.Err() != nil {
+			// Nobody answered in time, or the call was withdrawn: no answer of the
+			// person's, so the engine records the timeout or the withdrawal.
+			return session.Response{}, ctx.Err()
+		}
 		return session.Response{Answer: session.Deny, Reason: "no answer"}, nil
 	}
 	line = strings.TrimSpace(line)

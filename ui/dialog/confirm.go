@@ -87,9 +87,10 @@ type Confirm struct {
 	destructive bool
 	arming      bool
 
-	// btns are the buttons offered, in focus order (focus indexes it): "Always
-	// allow…" only where a remembered allow rule could apply (not a destructive
-	// tool, not a call that asks because of taint or of an ask rule).
+	// btns are the buttons offered, in focus order (focus indexes it): "Allow for
+	// this context" and "Always allow…" never for a destructive tool, and "Always
+	// allow…" only where a remembered allow rule could apply (not a call that asks
+	// because of taint or of an ask rule).
 	btns []int
 	// The rule editor: the proposal for these arguments, its conditions as
 	// editable text, the policy it saves with, and why the last edit was refused.
@@ -97,6 +98,13 @@ type Confirm struct {
 	ruleIn     textinput.Model
 	rulePolicy trust.Action
 	ruleErr    string
+	// ruleArgs are the arguments decoded once for the editor; scope is what the
+	// conditions as typed let through (ruleScope), for the text scopeFor at the
+	// width scopeW, computed when either changes rather than at every frame.
+	ruleArgs any
+	scope    []string
+	scopeFor string
+	scopeW   int
 
 	// argText is the whole pretty-printed argument text; argParts the byte
 	// offsets where its parts of at most maxArgBytes start; argPart the
@@ -154,7 +162,12 @@ func NewConfirm(p *session.Pending, st theme.Styles) Confirm {
 		focus:       buttonDeny,
 		destructive: p.Tool.Class.Tier >= trust.TierDestructive,
 	}
-	c.btns = []int{buttonDeny, buttonOnce, buttonContext}
+	c.btns = []int{buttonDeny, buttonOnce}
+	if !c.destructive {
+		// A destructive tool is never granted for a context (every call keeps its
+		// question), so the dialog never offers what the engine would refuse.
+		c.btns = append(c.btns, buttonContext)
+	}
 	if c.canAlwaysAllow() {
 		c.btns = append(c.btns, buttonAlwaysAllow)
 	}
@@ -228,6 +241,9 @@ func (c Confirm) canAlwaysAllow() bool {
 // OffersAlwaysAllow reports whether the dialog offers "Always allow…".
 func (c Confirm) OffersAlwaysAllow() bool { return slices.Contains(c.btns, buttonAlwaysAllow) }
 
+// OffersContextGrant reports whether the dialog offers "Allow for this context".
+func (c Confirm) OffersContextGrant() bool { return slices.Contains(c.btns, buttonContext) }
+
 // openRule opens the rule editor with the tightest rule that covers these
 // arguments (session.ProposeRule) for policy.
 func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
@@ -236,6 +252,9 @@ func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
 	c.ruleErr = ""
 	c.ruleIn.SetValue(session.FormatWhen(c.proposal.When))
 	c.ruleIn.CursorStart() // the rule is read from its start
+	if c.ruleArgs == nil {
+		_ = json.Unmarshal(c.p.Request.Args, &c.ruleArgs) // not an object: nothing is named open
+	}
 	cmd := c.ruleIn.Focus()
 	c.setState(stateRule)
 	c.layout()
@@ -293,6 +312,7 @@ func (c Confirm) Update(msg tea.Msg) (Confirm, Action, tea.Cmd) {
 	if c.state == stateRule {
 		var cmd tea.Cmd
 		c.ruleIn, cmd = c.ruleIn.Update(msg)
+		c.refreshScope()
 		return c, nil, cmd
 	}
 	return c, nil, nil
@@ -335,6 +355,7 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 		c.ruleErr = ""
 		var cmd tea.Cmd
 		c.ruleIn, cmd = c.ruleIn.Update(msg)
+		c.refreshScope()
 		return c, nil, cmd
 
 	case stateReason:
@@ -519,6 +540,7 @@ func (c *Confirm) layout() {
 	c.vp.SetWidth(c.iw)
 	c.vp.SetContentLines(region)
 	c.vp.GotoTop()
+	c.refreshScope()
 }
 
 // toggleWhy folds or unfolds the reasons; unfolding scrolls to them.
@@ -796,10 +818,15 @@ func (c Confirm) ruleLines() []string {
 		verb, style = "Always deny", c.st.OKText
 	}
 	name := wrap.Inline(safetext.Limit(c.p.Tool.Ref.Qualified(), maxNameBytes), c.mark)
-	// At most four rows, so that the arguments and the buttons keep theirs: the
-	// heading and the error are cut to fit.
+	// At most six rows, so that the arguments and the buttons keep theirs: the
+	// heading, what the rule covers and the error are cut to fit.
 	out := []string{ansi.Truncate(style.Render(verb+" ")+name+c.st.Muted.Render(" when (edit; enter saves):"), c.iw, "…")}
 	out = append(out, c.st.Key.Render(ruleLabel)+c.ruleIn.View())
+	scope := c.scope
+	if c.scopeFor != c.ruleIn.Value() || c.scopeW != c.iw {
+		scope = c.ruleScope() // not refreshed yet: never show a stale sentence
+	}
+	out = append(out, scope...)
 	var note []string
 	if c.ruleErr != "" {
 		note = wrap.Words(c.st.ErrorText.Render(wrap.Inline(safetext.Limit(c.ruleErr, maxReasonBytes), c.mark)), c.iw)
@@ -810,6 +837,68 @@ func (c Confirm) ruleLines() []string {
 		note = []string{note[0], ansi.Truncate(note[1]+" "+note[2], c.iw, "…")}
 	}
 	return append(out, note...)
+}
+
+// refreshScope recomputes ruleScope for the rule editor's text and width.
+func (c *Confirm) refreshScope() {
+	if c.state != stateRule || c.scopeFor == c.ruleIn.Value() && c.scopeW == c.iw && c.scope != nil {
+		return
+	}
+	c.scope, c.scopeFor, c.scopeW = c.ruleScope(), c.ruleIn.Value(), c.iw
+}
+
+// ruleScope says, in words, what the conditions being edited let through: every
+// call of the tool when there is none, else the arguments no condition looks at. It
+// follows the text as it is typed, so the person reads it before saving. It always
+// takes the rows the sentence for no condition takes (one or two), so the dialog's
+// height never changes while the person types.
+func (c Confirm) ruleScope() []string {
+	name := wrap.Inline(safetext.Limit(c.p.Tool.Ref.Qualified(), maxNameBytes), c.mark)
+	every := c.cutRows(wrap.Words(c.st.WarnText.Render("⚠ every call of "+name+", whatever its arguments"), c.iw), 2)
+	var out []string
+	when, err := session.ParseWhen(c.ruleIn.Value())
+	switch {
+	case err != nil:
+		out = []string{c.st.Muted.Render("not a rule yet: enter says why")}
+	case len(when) == 0:
+		out = every
+	default:
+		open := session.OpenArgs(c.ruleArgs, when)
+		if len(open) == 0 {
+			out = []string{c.st.Muted.Render("only calls that meet every condition")}
+			break
+		}
+		// Only the names that can be shown are laid out; the count comes first, so
+		// cutting the row never hides how many arguments are open.
+		lead := "any value of "
+		if len(open) > 1 {
+			lead += strconv.Itoa(len(open)) + " arguments: "
+		}
+		var names []string
+		width := 0
+		for _, f := range open {
+			n := wrap.Inline(safetext.Limit(f, maxNameBytes), c.mark)
+			if width += lipgloss.Width(n) + 2; width > 2*c.iw && len(names) > 0 {
+				break
+			}
+			names = append(names, n)
+		}
+		out = c.cutRows(wrap.Words(c.st.WarnText.Render(lead+strings.Join(names, ", ")), c.iw), len(every))
+	}
+	for len(out) < len(every) {
+		out = append(out, "")
+	}
+	return out
+}
+
+// cutRows keeps at most n rows of wrapped text, the last cut to the width.
+func (c Confirm) cutRows(rows []string, n int) []string {
+	if len(rows) <= n {
+		return rows
+	}
+	rows = slices.Clone(rows[:n])
+	rows[n-1] = ansi.Truncate(rows[n-1]+" …", c.iw, "…")
+	return rows
 }
 
 // statusLines is the message above the help for state s.

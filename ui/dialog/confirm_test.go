@@ -70,7 +70,7 @@ func TestConfirmKeys(t *testing.T) {
 
 		{"destructive: tab, enter only asks for the chord", destructive, keys("tab", "enter"), nil},
 		{"destructive: tab, enter, ctrl+y allows once", destructive, keys("tab", "enter", "ctrl+y"), once},
-		{"destructive: tab, tab, enter, ctrl+y allows for the context", destructive, keys("tab", "tab", "enter", "ctrl+y"), forContext},
+		{"destructive: tab, tab is Always deny…: enter, ctrl+y allows nothing", destructive, keys("tab", "tab", "enter", "ctrl+y"), nil},
 		{"destructive: y is not the chord", destructive, keys("tab", "enter", "y"), nil},
 		{"destructive: capital Y is not the chord", destructive, keys("tab", "enter", "Y"), nil},
 		{"destructive: enter is not the chord", destructive, keys("tab", "enter", "enter"), nil},
@@ -706,4 +706,132 @@ func TestConfirm_RuleEditorEscapesHostileValues(t *testing.T) {
 	if !ok || a.Remember == nil || a.Remember.When["title"]["equals"] != "a\x1b[2J\u202eb" {
 		t.Errorf("saved %#v", act)
 	}
+}
+
+// "Always allow…" says what it allows before the person saves: a list is proposed
+// by its length (max), an object's scalar members by their dotted path (equals), and
+// a proposal with no condition says, in words, that it covers every call of the
+// tool whatever its arguments (as does an edit down to {}). What the rule leaves
+// open is named.
+func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
+	open := keys("tab", "tab", "tab", "enter")
+	tests := []struct {
+		name, args string
+		wantText   []string // in the editor, as shown
+		wantWhen   map[string]map[string]any
+	}{
+		{"a list by its length", `{"items":["a","b","c"]}`,
+			[]string{`items = { max = 3 }`},
+			map[string]map[string]any{"items": {"max": int64(3)}}},
+		{"an object's scalar members by dotted path, its list by length", `{"options":{"mode":"fast","tags":["x"]}}`,
+			[]string{`"options.mode" = { equals = "fast" }`, `"options.tags" = { max = 1 }`},
+			map[string]map[string]any{"options.mode": {"equals": "fast"}, "options.tags": {"max": int64(1)}}},
+		{"nothing to propose: every call, in words", `{"options":{}}`,
+			[]string{"when {}", "every call of notes__create_note, whatever its arguments"},
+			map[string]map[string]any{}},
+		{"long text is left open and named", `{"title":"a","body":"` + strings.Repeat("x", 300) + `"}`,
+			[]string{`title = { equals = "a" }`, "any value of body"},
+			map[string]map[string]any{"title": {"equals": "a"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+				c := NewConfirm(pending(writeTool(), tt.args), plain())
+				c.SetSize(size[0], size[1])
+				c, _ = run(c, open...)
+				// The conditions are in the editor (a narrow one scrolls them); the
+				// sentence saying what the rule allows is on screen at every size.
+				screen := flat(c.View()) + " when " + c.ruleIn.Value()
+				for _, want := range tt.wantText {
+					if !strings.Contains(screen, want) {
+						t.Errorf("%dx%d: the editor lacks %q:\n%s", size[0], size[1], want, text(c.View()))
+					}
+				}
+				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %dx%d", tt.name, size[0], size[1]))
+				_, act := run(c, press("enter"))
+				a, ok := act.(AllowCall)
+				if !ok || a.Remember == nil {
+					t.Fatalf("enter saved %#v", act)
+				}
+				if diff := cmp.Diff(tt.wantWhen, a.Remember.When); diff != "" {
+					t.Errorf("%dx%d: saved conditions (-want +got):\n%s", size[0], size[1], diff)
+				}
+			}
+		})
+	}
+	// An edit down to {} says so before it is saved.
+	c, _ := run(NewConfirm(pending(writeTool(), `{"title":"a"}`), plain()), open...)
+	if strings.Contains(flat(c.View()), "whatever its arguments") {
+		t.Errorf("a rule with a condition says it covers every call:\n%s", text(c.View()))
+	}
+	c, _ = run(c, concatMsgs(keys("ctrl+k"), typeText("{}"))...)
+	if v := flat(c.View()); !strings.Contains(v, "every call of notes__create_note, whatever its arguments") {
+		t.Errorf("an edit down to {} does not say what it allows:\n%s", text(c.View()))
+	}
+	keytest.Fits(t, c.View(), 80, 24, "the editor with {}")
+
+	// An open argument's hostile name is shown escaped; a thousand open names are
+	// counted, not laid out.
+	long := strings.Repeat("x", 300)
+	var many strings.Builder
+	many.WriteString(`{"title":"a","k\u001b[2J":"` + long + `"`)
+	for i := range 1000 {
+		fmt.Fprintf(&many, `,"f%04d":"%s"`, i, long)
+	}
+	many.WriteString("}")
+	c, _ = run(NewConfirm(pending(writeTool(), many.String()), plain()), open...)
+	v := c.View()
+	if strings.Contains(v, "\x1b[2J") {
+		t.Fatalf("a raw escape reached the editor:\n%q", v)
+	}
+	if got := flat(v); !strings.Contains(got, "any value of 1001 arguments: f0000, f0001") {
+		t.Errorf("the open names are not counted and shown:\n%s", text(v))
+	}
+	keytest.Fits(t, v, 80, 24, "a thousand open names")
+	c, _ = run(NewConfirm(pending(writeTool(), `{"title":"a","k\u001b[2J":"`+long+`"}`), plain()), open...)
+	if v := c.View(); strings.Contains(v, "\x1b[2J") || !strings.Contains(flat(v), "any value of k⟨ESC⟩[2J") {
+		t.Errorf("the open name is not shown escaped:\n%q", v)
+	}
+}
+
+// "Allow for this context" is never offered for a destructive tool (the engine never
+// grants one): no button, so no key reaches it, and what tab reaches in its place
+// never allows for the context.
+func TestConfirm_DestructiveOffersNoContextGrant(t *testing.T) {
+	for name, p := range map[string]func() *session.Pending{
+		"destructive":         func() *session.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) },
+		"tainted destructive": tainted,
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+				c := NewConfirm(p(), plain())
+				c.SetSize(size[0], size[1])
+				if v := flat(c.View()); strings.Contains(v, "Allow for this context") || !strings.Contains(v, "Allow once") {
+					t.Errorf("%dx%d: the buttons are wrong:\n%s", size[0], size[1], text(c.View()))
+				}
+				if c.OffersContextGrant() {
+					t.Errorf("%dx%d: OffersContextGrant() = true", size[0], size[1])
+				}
+				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %dx%d", name, size[0], size[1]))
+			}
+			for n := 0; n <= 6; n++ {
+				msgs := concatMsgs(repeatKey("tab", n), keys("enter", "ctrl+y", "enter"))
+				_, got := run(NewConfirm(p(), plain()), msgs...)
+				if a, ok := got.(AllowCall); ok && a.Scope == session.AllowForContext {
+					t.Errorf("tab×%d, enter, ctrl+y allowed for the context", n)
+				}
+			}
+		})
+	}
+	if !NewConfirm(pending(writeTool(), `{"title":"a"}`), plain()).OffersContextGrant() {
+		t.Error("a write call does not offer Allow for this context")
+	}
+}
+
+func repeatKey(name string, n int) []tea.Msg {
+	var out []tea.Msg
+	for range n {
+		out = append(out, press(name))
+	}
+	return out
 }
