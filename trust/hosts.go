@@ -75,13 +75,7 @@ var specialSchemes = map[string]bool{"http": true, "https": true, "ws": true, "w
 // '@' of the authority, and the port checked. scheme is "" and ok false when s has
 // no special scheme or the parser would fail.
 func webURLHost(s string) (scheme string, h webHost, ok bool) {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
-	s = strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' {
-			return -1
-		}
-		return r
-	}, s)
+	s = stripTabsAndNewlines(strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 }))
 	scheme, rest, ok := cutScheme(s)
 	if !ok {
 		return "", h, false
@@ -119,6 +113,20 @@ func webURLHost(s string) (scheme string, h webHost, ok bool) {
 	}
 	h, ok = parseWebHost(host)
 	return scheme, h, ok
+}
+
+// stripTabsAndNewlines removes every ASCII tab and newline, as the URL parser
+// does before it reads anything.
+func stripTabsAndNewlines(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // cutScheme splits off a URL's scheme as the scheme state does: an ASCII letter,
@@ -587,8 +595,7 @@ func URLHost(s string) (string, bool) {
 // for as the URL Standard does, after its leading C0 controls and spaces and its
 // tabs and newlines, which both readings then see as they are.
 func withScheme(s string) string {
-	t := strings.TrimLeft(s, "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
-	t = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(t)
+	t := stripTabsAndNewlines(strings.TrimLeftFunc(s, func(r rune) bool { return r <= 0x20 }))
 	if strings.HasPrefix(t, "/") || strings.HasPrefix(t, `\`) {
 		return "https:" + s
 	}
