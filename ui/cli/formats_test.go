@@ -502,6 +502,13 @@ func TestCheckReport_BaselineRejectsAHazardThatGotWorse(t *testing.T) {
 	if !strings.Contains(sarif.String(), `"baselineState": "updated"`) {
 		t.Errorf("sarif: no baselineState updated:\n%s", sarif.String())
 	}
+	var inst any
+	if err := json.Unmarshal(sarif.Bytes(), &inst); err != nil {
+		t.Fatal(err)
+	}
+	if err := sarifSchema(t).Validate(inst); err != nil {
+		t.Errorf("SARIF with a changed hazard invalid: %v", err)
+	}
 
 	// More severe than the baseline says: changed.
 	e := base[tri.ID]
