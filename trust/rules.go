@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"net/url"
 	"path"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // MatcherKind names how a rule condition compares an argument value.
@@ -239,153 +236,6 @@ func toScalar(v any) (scalar, bool) {
 		return scalar{kind: 'n', n: n}, true
 	}
 	return scalar{}, false
-}
-
-func compileHost(s string) (hostPattern, error) {
-	hp := hostPattern{}
-	if strings.HasPrefix(s, "*.") {
-		hp.wildcard, s = true, s[2:]
-	}
-	h, ok := normalizeHost(s)
-	if !ok || strings.Contains(h, "*") {
-		return hp, ruleError("host " + strconv.Quote(s) + " is not a host name (a leading *. is the only wildcard)")
-	}
-	hp.host, hp.suffix = h, "."+h
-	return hp, nil
-}
-
-// normalizeHost lower-cases a host name, drops one trailing dot and converts each
-// non-ASCII label to its punycode (xn--) form after NFKC; it refuses anything that is
-// not letters, digits, '-', '.', '_' (or an IP literal in brackets, or ':' for IPv6).
-func normalizeHost(h string) (string, bool) {
-	if h == "" || !utf8.ValidString(h) {
-		return "", false
-	}
-	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
-		h = h[1 : len(h)-1]
-	}
-	h = strings.TrimSuffix(h, ".")
-	if h == "" || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
-		return "", false
-	}
-	var b strings.Builder
-	for i, label := range strings.Split(h, ".") {
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		ascii := true
-		for j := 0; j < len(label); j++ {
-			if label[j] >= utf8.RuneSelf {
-				ascii = false
-				break
-			}
-		}
-		if !ascii {
-			label = strings.ToLower(norm.NFKC.String(label))
-			if strings.ContainsAny(label, "./") {
-				return "", false
-			}
-			enc, ok := punycode(label)
-			if !ok {
-				return "", false
-			}
-			label = "xn--" + enc
-		}
-		label = strings.ToLower(label)
-		if label == "" || len(label) > 63 {
-			return "", false
-		}
-		for j := 0; j < len(label); j++ {
-			c := label[j]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':' || c == '*') {
-				return "", false
-			}
-		}
-		b.WriteString(label)
-	}
-	return b.String(), true
-}
-
-// punycode encodes one label (RFC 3492).
-func punycode(s string) (string, bool) {
-	const (
-		base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
-		initialBias, initialN        = 72, 128
-	)
-	runes := []rune(s)
-	var out []byte
-	for _, r := range runes {
-		if r < 0x80 {
-			out = append(out, byte(r))
-		}
-	}
-	b := len(out)
-	h := b
-	if b > 0 {
-		out = append(out, '-')
-	}
-	digit := func(d int) byte {
-		if d < 26 {
-			return byte('a' + d)
-		}
-		return byte('0' + d - 26)
-	}
-	adapt := func(delta, numpoints int, first bool) int {
-		if first {
-			delta /= damp
-		} else {
-			delta /= 2
-		}
-		delta += delta / numpoints
-		k := 0
-		for delta > ((base-tmin)*tmax)/2 {
-			delta /= base - tmin
-			k += base
-		}
-		return k + (base-tmin+1)*delta/(delta+skew)
-	}
-	n, delta, bias := initialN, 0, initialBias
-	for h < len(runes) {
-		m := math.MaxInt32
-		for _, r := range runes {
-			if int(r) >= n && int(r) < m {
-				m = int(r)
-			}
-		}
-		if (m - n) > (math.MaxInt32-delta)/(h+1) {
-			return "", false
-		}
-		delta += (m - n) * (h + 1)
-		n = m
-		for _, r := range runes {
-			if int(r) < n {
-				delta++
-			}
-			if int(r) == n {
-				q := delta
-				for k := base; ; k += base {
-					t := k - bias
-					if t < tmin {
-						t = tmin
-					} else if t > tmax {
-						t = tmax
-					}
-					if q < t {
-						break
-					}
-					out = append(out, digit(t+(q-t)%(base-t)))
-					q = (q - t) / (base - t)
-				}
-				out = append(out, digit(q))
-				bias = adapt(delta, h+1, h == b)
-				delta = 0
-				h++
-			}
-		}
-		delta++
-		n++
-	}
-	return string(out), true
 }
 
 // Args are a call's arguments, decoded once for every rule of the call.
@@ -657,41 +507,6 @@ func globSegs(pat []string, shape []byte, segs []string) bool {
 		pat, shape, segs = pat[1:], shape[1:], segs[1:]
 	}
 	return len(segs) == 0
-}
-
-// URLHost is the host a host matcher compares: the value parsed as a URL ("https://"
-// assumed when it has no scheme), its host without userinfo or port, normalised
-// (lower case, no trailing dot, IDN labels in punycode). ok is false when it does not
-// parse, has a scheme other than http, https, ws or wss, has no host, or the host has
-// percent escapes, a backslash or characters a host name cannot have.
-func URLHost(s string) (string, bool) {
-	if !utf8.ValidString(s) || strings.ContainsAny(s, "\\ \t\r\n\x00") || s == "" {
-		return "", false
-	}
-	if !strings.Contains(s, "://") {
-		if strings.HasPrefix(s, "//") {
-			s = "https:" + s
-		} else {
-			s = "https://" + s
-		}
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Opaque != "" {
-		return "", false
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https", "ws", "wss":
-	default:
-		return "", false
-	}
-	if strings.Contains(u.Host, "%") {
-		return "", false
-	}
-	h := u.Hostname()
-	if h == "" {
-		return "", false
-	}
-	return normalizeHost(h)
 }
 
 // MatchRules returns the rule that decides these arguments: among the rules whose

@@ -132,7 +132,7 @@ func checkManager(ctx context.Context, m *session.Manager, o checkOptions, stdou
 // report builds the report of m's snapshot, writes it and returns the verdict's exit
 // code.
 func report(m *session.Manager, cfg *config.Config, o checkOptions, source string, drift []session.DriftFinding, notes []string, stdout, stderr io.Writer) int {
-	var baseline map[string]bool
+	var baseline cli.Baseline
 	if o.baseline != "" {
 		f, err := os.Open(o.baseline)
 		if err == nil {

@@ -205,3 +205,57 @@ func TestCheckSnapshot_NeedsNoCredentials(t *testing.T) {
 		t.Errorf("live check with an unset ${VAR}: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// A baseline taken while mail__send_email of the untrusted mail server asked does not
+// accept the same hazards once a pull request auto-allows it: they are unguarded now,
+// --fail-on fails and the report says what changed since the baseline.
+func TestCheckBaseline_AutoAllowedSendEmailFails(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "airlock-snapshot.json")
+	if r := airlock(t, "", "snapshot", "--config", "../../config.example.toml", "-o", snap); r.code != 0 {
+		t.Fatalf("snapshot: exit %d\n%s", r.code, r.stderr)
+	}
+	cfg := ciConfig(t, dir)
+	r := airlock(t, "", "check", "--config", cfg, "--snapshot", snap, "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("check: exit %d\n%s", r.code, r.stderr)
+	}
+	base := filepath.Join(dir, "baseline.json")
+	if err := os.WriteFile(base, []byte(r.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The pull request.
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[servers.mail.tools.send_email]\npolicy = \"allow\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	r = airlock(t, "", "check", "--config", cfg, "--snapshot", snap, "--baseline", base, "--fail-on", "unguarded:any")
+	if r.code != 4 {
+		t.Errorf("send_email auto-allowed after the baseline: exit %d, want 4\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "changed since the baseline") || strings.Contains(r.stdout, "accepted in the baseline") {
+		t.Errorf("the text report does not say the hazards changed since the baseline:\n%s", r.stdout)
+	}
+	r = airlock(t, "", "check", "--config", cfg, "--snapshot", snap, "--baseline", base, "--fail-on", "any", "--format", "json")
+	var got struct {
+		Hazards []struct {
+			ID             string
+			Unguarded      bool
+			Baselined      bool
+			BaselineChange string `json:"baseline_change"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 4 {
+		t.Fatalf("json: exit %d, %v\n%s", r.code, err, r.stderr)
+	}
+	for _, h := range got.Hazards {
+		if h.Unguarded && (h.Baselined || !strings.Contains(h.BaselineChange, "unguarded")) {
+			t.Errorf("%s: unguarded now, baselined %v, baseline_change %q", h.ID, h.Baselined, h.BaselineChange)
+		}
+	}
+}

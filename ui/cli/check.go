@@ -297,6 +297,8 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		if h.Baselined {
 			guard += " (accepted in the baseline)"
+		} else if h.BaselineChange != "" {
+			guard += " (changed since the baseline: " + h.BaselineChange + ")"
 		}
 		fmt.Fprintf(w, "%s %s %s — %s\n", theme.SeverityGlyph(h.Severity), strings.ToUpper(string(h.Severity)), h.Kind, guard)
 		fmt.Fprintf(w, "  %s\n", e(h.Summary))

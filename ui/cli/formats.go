@@ -98,6 +98,9 @@ func hazardText(h HazardReport, firstFix bool) string {
 	} else {
 		b.WriteString("Guarded: a person is asked for at least one leg.")
 	}
+	if h.BaselineChange != "" {
+		b.WriteString(" Changed since the baseline: " + h.BaselineChange + ".")
+	}
 	for _, k := range legOrder {
 		if names, ok := h.Legs[k]; ok {
 			b.WriteString(" " + k + ": " + safetext.Inline(shortJoin(names, 6)) + ".")
@@ -303,8 +306,12 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 		}
 		if r.hasBaseline() {
 			res.BaselineState = "new"
-			if h.Baselined {
+			switch {
+			case h.Baselined:
 				res.BaselineState = "unchanged"
+			case h.BaselineChange != "":
+				res.BaselineState = "updated"
+				res.Properties["baselineChange"] = h.BaselineChange
 			}
 		}
 		run.Results = append(run.Results, res)
@@ -327,7 +334,7 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 
 func (r Report) hasBaseline() bool {
 	for _, h := range r.Hazards {
-		if h.Baselined {
+		if h.Baselined || h.BaselineChange != "" {
 			return true
 		}
 	}
@@ -415,7 +422,11 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		case h.Baselined:
 			c.Skipped = &junitSkipped{Message: "accepted in the baseline"}
 		case r.Verdict.FailOn == "" || r.matched(h.ID):
-			c.Failure = &junitFailure{Message: safetext.Inline(h.Summary), Type: string(h.Kind), Text: body.String()}
+			msg := safetext.Inline(h.Summary)
+			if h.BaselineChange != "" {
+				msg = "changed since the baseline (" + h.BaselineChange + "): " + msg
+			}
+			c.Failure = &junitFailure{Message: msg, Type: string(h.Kind), Text: body.String()}
 		default:
 			c.SystemOut = body.String()
 		}
@@ -599,6 +610,8 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "### %s %s · %s — %s", theme.SeverityGlyph(h.Severity), h.Severity, h.Kind, guard)
 		if h.Baselined {
 			b.WriteString(" (accepted in the baseline)")
+		} else if h.BaselineChange != "" {
+			b.WriteString(" (changed since the baseline: " + md(h.BaselineChange) + ")")
 		} else if r.matched(h.ID) {
 			b.WriteString(" (fails this run)")
 		}

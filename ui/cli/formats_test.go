@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -445,4 +446,98 @@ func TestCheckReport_FixHintsAreBounded(t *testing.T) {
 		t.Fatalf("%d hazards with fixes, notes %q", with, r.Notes)
 	}
 	t.Logf("report of %d hazards over 301 tools with fix hints: %v", len(r.Hazards), took)
+}
+
+// A baseline accepts a hazard only as it was: the same hazard (kind and legs) that
+// has become unguarded since, or more severe, fails --fail-on and every format says
+// it changed since the baseline; one written without the guarded state or severity
+// accepts only a guarded hazard of the lowest severity.
+func TestCheckReport_BaselineRejectsAHazardThatGotWorse(t *testing.T) {
+	first := offlineReport(t, Input{})
+	tri := findHazard(t, first, trust.HazardLethalTrifecta)
+	if tri.Unguarded {
+		t.Fatal("setup: the example's trifecta is already unguarded")
+	}
+	var b bytes.Buffer
+	if err := first.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadBaseline(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same hazard, now unguarded (a pull request auto-allowed every leg).
+	worse := offlineReport(t, Input{Baseline: base, FailOn: rule(t, "any"), FailOnSpec: "any"})
+	for i := range worse.Hazards {
+		if worse.Hazards[i].ID == tri.ID {
+			worse.Hazards[i].Unguarded = true
+		}
+	}
+	worse = rebuild(worse, base, rule(t, "any"), "any")
+	h := findHazard(t, worse, trust.HazardLethalTrifecta)
+	if h.Baselined || !strings.Contains(h.BaselineChange, "unguarded") {
+		t.Fatalf("an unguarded trifecta against a guarded baseline: baselined %v, change %q", h.Baselined, h.BaselineChange)
+	}
+	if worse.Verdict.ExitCode != ExitHazard || !slices.Contains(worse.Verdict.Matched, tri.ID) {
+		t.Fatalf("verdict %+v, want %s matched", worse.Verdict, tri.ID)
+	}
+	var text, md, junit, sarif bytes.Buffer
+	if err := worse.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := worse.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := worse.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	if err := worse.WriteSARIF(&sarif, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "junit": junit.String()} {
+		if !strings.Contains(out, "changed since the baseline") {
+			t.Errorf("%s does not say the hazard changed since the baseline:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(sarif.String(), `"baselineState": "updated"`) {
+		t.Errorf("sarif: no baselineState updated:\n%s", sarif.String())
+	}
+	var inst any
+	if err := json.Unmarshal(sarif.Bytes(), &inst); err != nil {
+		t.Fatal(err)
+	}
+	if err := sarifSchema(t).Validate(inst); err != nil {
+		t.Errorf("SARIF with a changed hazard invalid: %v", err)
+	}
+
+	// More severe than the baseline says: changed.
+	e := base[tri.ID]
+	e.Severity = trust.SeverityHigh
+	base[tri.ID] = e
+	r := rebuild(offlineReport(t, Input{}), base, rule(t, "any"), "any")
+	if h := findHazard(t, r, trust.HazardLethalTrifecta); h.Baselined || !strings.Contains(h.BaselineChange, "critical") {
+		t.Fatalf("a critical hazard against a high baseline entry: baselined %v, change %q", h.Baselined, h.BaselineChange)
+	}
+
+	// An entry without the guarded state and severity (written by hand, or by an
+	// older airlock) accepts only a guarded hazard of the lowest severity.
+	old := fmt.Sprintf(`{"schema_version":%d,"hazards":[{"id":%q}]}`, ReportSchemaVersion, tri.ID)
+	base, err = ReadBaseline(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = rebuild(offlineReport(t, Input{}), base, rule(t, "any"), "any")
+	if h := findHazard(t, r, trust.HazardLethalTrifecta); h.Baselined {
+		t.Fatal("an entry without severity accepted a critical hazard")
+	}
+}
+
+// rebuild recomputes the baseline marks and the verdict of r after a test changed
+// its hazards.
+func rebuild(r Report, base Baseline, fail *FailOn, spec string) Report {
+	for i := range r.Hazards {
+		r.Hazards[i].Baselined, r.Hazards[i].BaselineChange = base.Accepts(r.Hazards[i].ID, r.Hazards[i].Hazard)
+	}
+	r.Verdict = r.verdict(fail, spec)
+	return r
 }

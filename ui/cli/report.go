@@ -30,10 +30,15 @@ type Location struct {
 type HazardReport struct {
 	trust.Hazard
 	// ID identifies the hazard as it is (its kind and every tool of every leg): a
-	// baseline accepts exactly this hazard, and a tool joining it makes it new.
+	// baseline entry of this ID accepts it while it is no more severe and no less
+	// guarded than the entry, and a tool joining it makes it new.
 	ID string `json:"id"`
 	// Baselined is true when --baseline accepted this hazard: it never fails the run.
 	Baselined bool `json:"baselined"`
+	// BaselineChange says how the hazard is worse than the baseline's entry of the
+	// same ID ("now unguarded; the baseline had it guarded"): such a hazard is not
+	// accepted. "" when the baseline has no entry or accepts it.
+	BaselineChange string `json:"baseline_change,omitempty"`
 	// Fixes are the smallest config changes that break (or guard) it, verified.
 	Fixes    []FixHint `json:"fixes"`
 	Location *Location `json:"location,omitempty"`
@@ -75,8 +80,8 @@ type Input struct {
 	Locations *config.Locations
 	Drift     []session.DriftFinding
 	Notes     []string
-	// Baseline holds the accepted hazard IDs (nil: none).
-	Baseline map[string]bool
+	// Baseline holds the accepted hazards (nil: none).
+	Baseline Baseline
 	// FailOn is the rule (nil: none) and FailOnSpec how it was written.
 	FailOn     *FailOn
 	FailOnSpec string
@@ -111,7 +116,7 @@ func Build(s *session.Snapshot, in Input) Report {
 	}
 	for i := range r.Hazards {
 		h := &r.Hazards[i]
-		h.Baselined = in.Baseline[h.ID]
+		h.Baselined, h.BaselineChange = in.Baseline.Accepts(h.ID, h.Hazard)
 		if i == MaxFixedHazards {
 			r.Notes = append(r.Notes, fmt.Sprintf("fix hints are computed for the first %d hazards only (%d in all)", MaxFixedHazards, len(r.Hazards)))
 		}
@@ -183,13 +188,65 @@ func driftID(d session.DriftFinding) string {
 	return id
 }
 
-// ReadBaseline reads the accepted hazard IDs from a `check --format json` report
-// written earlier.
-func ReadBaseline(r io.Reader) (map[string]bool, error) {
+// Baseline is what a `check --format json` report written earlier accepted: each
+// hazard ID with the severity and guarded state it had then.
+type Baseline map[string]BaselineEntry
+
+// BaselineEntry is one accepted hazard as the baseline saw it.
+type BaselineEntry struct {
+	// Severity is the hazard's severity then; an entry without a known severity
+	// is read as the lowest (medium), so it accepts no more than that.
+	Severity trust.Severity
+	// Unguarded is whether the hazard was unguarded then; an entry without the
+	// field is read as guarded, so it accepts only a guarded hazard.
+	Unguarded bool
+}
+
+// Accepts reports whether the baseline accepts hazard h (whose ID is id): it has an
+// entry for id (the same kind and legs) and h is no worse than the entry, that is,
+// no more severe and not unguarded where the entry was guarded. When the entry is
+// there but h is worse, change says how ("now unguarded; the baseline had it
+// guarded"). A nil Baseline accepts nothing.
+func (b Baseline) Accepts(id string, h trust.Hazard) (ok bool, change string) {
+	e, found := b[id]
+	if !found {
+		return false, ""
+	}
+	var worse []string
+	if h.Unguarded && !e.Unguarded {
+		worse = append(worse, "now unguarded; the baseline had it guarded")
+	}
+	if severityRank(h.Severity) > severityRank(e.Severity) {
+		worse = append(worse, "now "+string(h.Severity)+"; the baseline had it "+string(e.Severity))
+	}
+	if len(worse) > 0 {
+		return false, strings.Join(worse, "; ")
+	}
+	return true, ""
+}
+
+// severityRank orders severities from the least (0, medium and anything unknown)
+// to the most severe.
+func severityRank(s trust.Severity) int {
+	switch s {
+	case trust.SeverityCritical:
+		return 2
+	case trust.SeverityHigh:
+		return 1
+	}
+	return 0
+}
+
+// ReadBaseline reads the accepted hazards from a `check --format json` report
+// written earlier. An entry's severity and guarded state are read fail-closed: a
+// missing or unknown severity is medium, a missing guarded state is guarded.
+func ReadBaseline(r io.Reader) (Baseline, error) {
 	var b struct {
 		SchemaVersion *int `json:"schema_version"`
 		Hazards       []struct {
-			ID string `json:"id"`
+			ID        string         `json:"id"`
+			Severity  trust.Severity `json:"severity"`
+			Unguarded *bool          `json:"unguarded"`
 		} `json:"hazards"`
 	}
 	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
@@ -199,14 +256,25 @@ func ReadBaseline(r io.Reader) (map[string]bool, error) {
 	if b.SchemaVersion == nil || *b.SchemaVersion != ReportSchemaVersion {
 		return nil, fmt.Errorf("baseline is not a `check --format json` report of schema_version %d", ReportSchemaVersion)
 	}
-	ids := map[string]bool{}
+	base := Baseline{}
 	for _, h := range b.Hazards {
 		if h.ID == "" {
 			return nil, fmt.Errorf("baseline has a hazard without an id")
 		}
-		ids[h.ID] = true
+		e := BaselineEntry{Severity: h.Severity, Unguarded: h.Unguarded != nil && *h.Unguarded}
+		if severityRank(e.Severity) == 0 {
+			e.Severity = trust.SeverityMedium
+		}
+		if prev, dup := base[h.ID]; dup {
+			// The same ID twice (a file edited by hand): the stricter reading.
+			e.Unguarded = e.Unguarded && prev.Unguarded
+			if severityRank(prev.Severity) < severityRank(e.Severity) {
+				e.Severity = prev.Severity
+			}
+		}
+		base[h.ID] = e
 	}
-	return ids, nil
+	return base, nil
 }
 
 // legOrder is the order legs are read in for a hazard's first tool.
