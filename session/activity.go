@@ -36,7 +36,8 @@ type CallFinished struct {
 	Rule string
 	// Reason is the person's own reason for a denial, if they gave one.
 	Reason string
-	// Outcome is "ok", "tool-error", "failed", "cancelled" or "denied".
+	// Outcome is "ok", "tool-error", "failed", "cancelled", "agent-gone" (the agent
+	// went away before the call was forwarded) or "denied".
 	Outcome string
 	// Err is the error's text when the call failed or was denied.
 	Err    string
@@ -73,6 +74,8 @@ func callFinished(req CallRequest, snap *Snapshot, start, end time.Time, out *Ou
 	case errors.As(err, &denied):
 		e.Decision, e.DecidedBy, e.Reasons, e.Reason, e.Rule = "deny", string(denied.Verdict.By), denied.Verdict.Reasons, denied.Reason, denied.Rule
 		e.Outcome, e.Err = "denied", err.Error()
+	case errors.Is(err, ErrAgentGone):
+		e.DecidedBy, e.Outcome, e.Err = string(trust.DecidedByAgentGone), "agent-gone", err.Error()
 	case errors.Is(err, context.Canceled):
 		e.Outcome, e.Err = "cancelled", err.Error()
 	case err != nil:

@@ -92,6 +92,10 @@ func serve(mode string) int {
 		return 0
 	case "raw":
 		return serveRaw(os.Getenv("AIRLOCK_TEST_RAW"))
+	case "marker":
+		return serveMarker()
+	case "agent-call":
+		return serveAgentCall()
 	case "audit-append", "pins-accept", "callid", "taint-write":
 		return serveStateChild(mode)
 	case "envdump":

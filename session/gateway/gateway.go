@@ -103,6 +103,8 @@ type Gateway struct {
 
 	life *sessionLife // ends unused agent sessions; nil without SessionIdleTimeout
 
+	requesters *requesters // who is still there for each agent call (gatewaylife.go)
+
 	ln      net.Listener
 	httpSrv *http.Server
 	url     string
@@ -150,6 +152,8 @@ func New(m *session.Manager, opts Options) (*Gateway, error) {
 		resync:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		relay:   newRelayed(),
+
+		requesters: newRequesters(),
 	}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	relayCapabilities(caps)
@@ -160,7 +164,7 @@ func New(m *session.Manager, opts Options) (*Gateway, error) {
 		SubscribeHandler:   g.subscribeHandler,
 		UnsubscribeHandler: g.unsubscribeHandler,
 	})
-	g.srv.AddReceivingMiddleware(g.auditUnknownTools, g.listingTaint, g.relayMiddleware)
+	g.srv.AddReceivingMiddleware(g.boundToRequester, g.auditUnknownTools, g.listingTaint, g.relayMiddleware)
 	return g, nil
 }
 
@@ -580,6 +584,7 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		go func() { _ = ss.Wait(); close(waited) }()
 		select {
 		case <-waited:
+			g.requesters.endSession(ss.ID())
 			g.m.Engine().EndContext(ctxName)
 			g.endRelaySession(ss.ID())
 			g.mu.Lock()
@@ -709,6 +714,15 @@ func (g *Gateway) Handler() http.Handler {
 		// The agent's credentials stop here: nothing of this request's headers is
 		// forwarded upstream (upstream requests carry only the configured headers).
 		r.Header.Del("Authorization")
+		// Every request names its POST to the calls it carries, so that a call whose
+		// agent went away ends with it; a DELETE ends its session's calls before
+		// go-sdk closes the session, which would otherwise wait for them.
+		defer g.requesters.post(r)()
+		if r.Method == http.MethodDelete {
+			if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+				g.requesters.endSession(id)
+			}
+		}
 		if g.life != nil {
 			g.life.serve(w, r, mcpHandler)
 			return
