@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -327,5 +328,38 @@ func TestAgentGone_AllowedAsItsAgentLeftNeverRuns(t *testing.T) {
 	}
 	if len(decided) != 1 || decided[0] != "decision:deny:"+string(trust.DecidedByAgentGone) {
 		t.Errorf("audit %v, want one deny decided_by agent-gone", decided)
+	}
+}
+
+// A read (and likewise a get, a completion, a subscription) is bound like a call: a
+// read waiting for a person is withdrawn when its agent's session is deleted.
+func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
+	f := startRelay(t, trust.Untrusted, func(c *config.Config) {
+		for i := range c.Servers {
+			if c.Servers[i].Name == "beta" {
+				c.Servers[i].Resources = trust.Ask
+			}
+		}
+	})
+	a := answerWith(t, f.m) // sees, never answers
+	cs := agent(t, f.g, nil)
+	go func() {
+		_, _ = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")})
+	}()
+	p := <-a.seen
+	req, _ := http.NewRequest(http.MethodDelete, f.g.URL(), nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	left := time.Now()
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("DELETE of a session with a waiting read: %v", err)
+	}
+	resp.Body.Close()
+	waitFor(t, "the read's question to be withdrawn", 2*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
+	t.Logf("read's question withdrawn %v after DELETE", time.Since(left).Round(time.Millisecond))
+	if err := f.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
+		t.Error("the person could still allow a read whose agent left")
 	}
 }

@@ -584,12 +584,14 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		go func() { _ = ss.Wait(); close(waited) }()
 		select {
 		case <-waited:
-			g.requesters.endSession(ss.ID())
 			g.m.Engine().EndContext(ctxName)
 			g.endRelaySession(ss.ID())
 			g.mu.Lock()
 			delete(g.ended, ss.ID())
 			g.mu.Unlock()
+			// After the session is forgotten here: a call bound to it from now on
+			// starts a watch of its own, which ends it at once.
+			g.requesters.endSession(ss.ID())
 		case <-g.done:
 		}
 	}()

@@ -214,14 +214,19 @@ func (g *Gateway) boundToRequester(next mcp.MethodHandler) mcp.MethodHandler {
 		if ex := req.GetExtra(); ex != nil {
 			h = ex.Header
 		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
 		id := ""
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+		if ss != nil {
 			id = ss.ID()
-			ctxName, _ := g.agentOf(ss)
-			g.watchSession(ss, ctxName) // ends the session's bound calls when it closes
 		}
 		ctx, done := g.requesters.bind(ctx, id, h)
 		defer done()
+		if ss != nil {
+			// Bound first, then watched: the watch ends the session's bound calls
+			// when it closes, even if it closed already.
+			ctxName, _ := g.agentOf(ss)
+			g.watchSession(ss, ctxName)
+		}
 		return next(ctx, method, req)
 	}
 }
