@@ -72,6 +72,16 @@ func TestGateway_RefusesFromHeadersWithoutReadingTheBody(t *testing.T) {
 	}
 }
 
+// Headers beyond 64 KiB are refused (431) rather than held.
+func TestGateway_HeadersBounded(t *testing.T) {
+	m, _ := demoInProcess(t, session.Options{})
+	g := startGateway(t, m)
+	big := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + strings.Repeat("a", 100<<10) + "\r\n\r\n"
+	if got := statusWithin(t, gatewayAddr(g), big, 3*time.Second); got != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("100 KiB of headers: status %d, want 431", got)
+	}
+}
+
 // An authenticated request whose body trickles is cut off at the body deadline.
 func TestGateway_BodyReadDeadline(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})

@@ -308,6 +308,9 @@ func (g *Gateway) Start() error {
 		ReadHeaderTimeout: g.opts.ReadHeaderTimeout,
 		IdleTimeout:       g.opts.IdleTimeout,
 		ConnContext:       withConn,
+		// An agent's headers are a few hundred bytes; net/http's default of 1 MiB
+		// would let each of thousands of clients without a token hold a megabyte.
+		MaxHeaderBytes: maxHeaderBytes,
 		// No ReadTimeout or WriteTimeout: either would end a response that waits for
 		// a person or an open event stream (a read deadline that passes while a
 		// handler runs cancels its request). Each write has its own deadline instead.
@@ -798,6 +801,9 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	}
 	return io.ReadAll(io.LimitReader(r.Body, limit+1))
 }
+
+// maxHeaderBytes bounds one request's headers (net/http answers 431 beyond it).
+const maxHeaderBytes = 64 << 10
 
 // smallBody is the size up to which a request body is read without admission.
 const smallBody = 64 << 10
