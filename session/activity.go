@@ -36,7 +36,8 @@ type CallFinished struct {
 	Rule string
 	// Reason is the person's own reason for a denial, if they gave one.
 	Reason string
-	// Outcome is "ok", "tool-error", "failed", "cancelled" or "denied".
+	// Outcome is "ok", "tool-error", "failed", "cancelled", "agent-gone" (the agent
+	// went away before the call was forwarded) or "denied".
 	Outcome string
 	// Err is the error's text when the call failed or was denied.
 	Err    string
@@ -74,6 +75,12 @@ func callFinished(req CallRequest, snap *Snapshot, start, end time.Time, out *Ou
 	case errors.As(err, &denied):
 		e.Decision, e.DecidedBy, e.Reasons, e.Reason, e.Rule = "deny", string(denied.Verdict.By), denied.Verdict.Reasons, denied.Reason, denied.Rule
 		e.Outcome, e.Err = "denied", err.Error()
+	case errors.Is(err, ErrAgentGone):
+		// Not decided by anyone: the agent left while it waited. Why it asked is kept.
+		e.DecidedBy, e.Outcome, e.Err = string(trust.DecidedByAgentGone), "agent-gone", err.Error()
+		if errors.As(err, &withdrawn) {
+			e.Reasons = withdrawn.Verdict.Reasons
+		}
 	case errors.As(err, &withdrawn):
 		// Not decided: the caller withdrew it while it waited. Why it asked is kept.
 		e.DecidedBy, e.Reasons = string(withdrawn.Verdict.By), withdrawn.Verdict.Reasons

@@ -395,7 +395,8 @@ func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []stri
 
 // authorize decides a call and, when it asks, waits for the approver within the
 // approval timeout. The verdict it returns is Allow or Deny, with the exact decider.
-// err is the caller's ctx error when the caller withdrew the call.
+// err is the caller's ctx error when the caller withdrew the call (ErrAgentGone when
+// its agent went away).
 func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (decision, error) {
 	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
 	if rule != nil {
@@ -465,6 +466,9 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	case errors.As(err, &stale):
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: stale.by, Reasons: d.because(stale.msg)}
 		return d, nil
+	case agentGone(ctx):
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: d.because("the agent disconnected while the call waited for a person")}
+		return d, ErrAgentGone
 	case ctx.Err() != nil:
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.because("the caller withdrew the call while it waited for a person")}
 		return d, ctx.Err()
@@ -668,7 +672,10 @@ func (q *approvalQueue) Approve(ctx context.Context, p *Pending) (Response, erro
 		return Response{}, se
 	case <-ctx.Done():
 		outcome := "withdrawn by the caller"
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		switch {
+		case agentGone(ctx):
+			outcome = ErrAgentGone.Error()
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			outcome = "timed out"
 		}
 		q.remove(p.ID)
@@ -726,4 +733,22 @@ func (q *approvalQueue) close() {
 		close(it.ch)
 	}
 	q.items = nil
+}
+
+// ErrAgentGone is the cause a caller cancels a call's context with when the agent
+// that made the call went away without withdrawing it: its connection closed, its
+// session was deleted or ended, its bridge's stdin closed. A question waiting for
+// it is withdrawn ("the agent disconnected"), the decision is audited
+// trust.DecidedByAgentGone, and nothing of the call runs. It is a
+// context.Canceled (errors.Is).
+var ErrAgentGone error = agentGoneError{}
+
+type agentGoneError struct{}
+
+func (agentGoneError) Error() string { return "the agent disconnected" }
+func (agentGoneError) Unwrap() error { return context.Canceled }
+
+// agentGone reports whether ctx ended because its agent went away.
+func agentGone(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrAgentGone)
 }

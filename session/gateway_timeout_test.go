@@ -67,7 +67,8 @@ func TestGateway_ReadHeaderAndIdleTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idle.Close()
-	_, _ = idle.Write([]byte("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+	// Authenticated: a refused request's connection is closed at once, not kept alive.
+	_, _ = idle.Write([]byte("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + testToken + "\r\n\r\n"))
 	br := bufio.NewReader(idle)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {

@@ -94,6 +94,10 @@ func serve(mode string) int {
 		return serveRaw(os.Getenv("AIRLOCK_TEST_RAW"))
 	case "pathfs":
 		return servePathFS(ctx)
+	case "marker":
+		return serveMarker()
+	case "agent-call":
+		return serveAgentCall()
 	case "audit-append", "pins-accept", "callid", "taint-write":
 		return serveStateChild(mode)
 	case "envdump":

@@ -377,6 +377,8 @@ func (e *DeniedError) Error() string {
 		msg = "call denied: nobody answered the approval in time"
 	case trust.DecidedByAgentCancelled:
 		msg = "call withdrawn by its caller"
+	case trust.DecidedByAgentGone:
+		msg = "call withdrawn: its agent disconnected"
 	case trust.DecidedByPolicy:
 		msg = "call denied by policy"
 	case trust.DecidedByPin:
@@ -504,7 +506,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 		return nil, &WithdrawnError{Verdict: d.Verdict, Err: err}
 	}
 	if d.Verdict.Action == trust.Allow {
-		if v, ok := m.recheck(req, tool, d); !ok {
+		if v, ok := m.recheck(ctx, req, tool, d); !ok {
 			d = decision{Verdict: v}
 		}
 	}
@@ -541,16 +543,23 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 }
 
 // recheck is the last look before an allowed call is forwarded, under the read side
-// of the lock every listing is published under: the tool must be what the decision
-// was about (ToolChanges), and a context that became tainted meanwhile must not
-// reach a tool taint escalates. It returns the denial and false when the call must
-// not run.
-func (m *Manager) recheck(req CallRequest, shown ToolInfo, d decision) (trust.Verdict, bool) {
+// of the lock every listing is published under: the caller must still be there (an
+// agent that went away, or withdrew the call, as the person allowed it gets nothing
+// run for it), the tool must be what the decision was about (ToolChanges), and a
+// context that became tainted meanwhile must not reach a tool taint escalates. It
+// returns the denial and false when the call must not run.
+func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, d decision) (trust.Verdict, bool) {
 	m.publish.RLock()
 	defer m.publish.RUnlock()
 	while := "the call was being decided"
 	if d.Asked {
 		while = "you were deciding"
+	}
+	switch {
+	case agentGone(ctx):
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{"the agent disconnected while " + while + ", so the call was not forwarded"}}, false
+	case ctx.Err() != nil:
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while " + while + ", so it was not forwarded"}}, false
 	}
 	now, ok := m.LookupTool(m.Snapshot(), req.Server, req.Tool)
 	if !ok {

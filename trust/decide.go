@@ -36,6 +36,10 @@ const (
 	DecidedByTimeout DecidedBy = "timeout"
 	// DecidedByAgentCancelled: the caller withdrew the call while it waited.
 	DecidedByAgentCancelled DecidedBy = "agent-cancelled"
+	// DecidedByAgentGone: the agent that made the call went away (its connection
+	// closed, its session ended, its bridge's stdin closed) before the call was
+	// forwarded; nothing of it ran.
+	DecidedByAgentGone DecidedBy = "agent-gone"
 	// DecidedByPin: the tool's definition changed since pinned (or while deciding).
 	DecidedByPin DecidedBy = "pin"
 	// DecidedByTaintThenPerson: policy would have allowed, taint made it ask, and the

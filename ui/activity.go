@@ -158,6 +158,8 @@ func decidedByWords(by string) string {
 		return "timeout (nobody answered)"
 	case trust.DecidedByAgentCancelled:
 		return "the agent (it cancelled)"
+	case trust.DecidedByAgentGone:
+		return "the agent (it disconnected)"
 	case trust.DecidedByPin:
 		return "pin (definition changed)"
 	case trust.DecidedByDisabled:
@@ -181,6 +183,8 @@ func (e activityEntry) outcomeMark(st *theme.Styles) string {
 		return st.ErrorText.Render("⊘ denied")
 	case "cancelled":
 		return st.WarnText.Render("⊗ cancelled")
+	case "agent-gone":
+		return st.WarnText.Render("⊗ agent gone")
 	}
 	return st.ErrorText.Render("✗ failed")
 }
@@ -264,6 +268,8 @@ func (e activityEntry) recordError() error {
 			return &session.WithdrawnError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Err: context.Canceled}
 		}
 		return context.Canceled
+	case "agent-gone":
+		return session.ErrAgentGone
 	case "failed":
 		if c.Err != "" {
 			return errors.New(c.Err)

@@ -70,6 +70,19 @@ type Options struct {
 	// MaxSubscriptions bounds the resources one agent session may subscribe to
 	// (default MaxAgentSubscriptions).
 	MaxSubscriptions int
+	// BodyReadTimeout bounds reading one request's body (default 30s); a client
+	// that trickles its body is cut off.
+	BodyReadTimeout time.Duration
+	// MaxConns bounds the connections the gateway holds at once (default
+	// DefaultMaxConns, and always below the process's descriptor limit with room
+	// for servers' pipes); MaxConnsPerClient those from one remote address
+	// (default DefaultMaxConnsPerClient). See connlimit.go.
+	MaxConns          int
+	MaxConnsPerClient int
+	// Log receives the gateway's own notes (connections refused or closed at the
+	// limits), one line each, at most one every few seconds; nil writes them to
+	// the standard logger (stderr).
+	Log func(string)
 }
 
 // Gateway serves every tool that is not blocked to AI agents over streamable HTTP, as
@@ -103,7 +116,10 @@ type Gateway struct {
 
 	life *sessionLife // ends unused agent sessions; nil without SessionIdleTimeout
 
+	requesters *requesters // who is still there for each agent call (gatewaylife.go)
+
 	ln      net.Listener
+	conns   *connLimiter
 	httpSrv *http.Server
 	url     string
 	allowed map[string]bool // host names (without port) agents may use in Host and Origin
@@ -134,6 +150,17 @@ func New(m *session.Manager, opts Options) (*Gateway, error) {
 	if opts.MaxSubscriptions <= 0 {
 		opts.MaxSubscriptions = MaxAgentSubscriptions
 	}
+	if opts.BodyReadTimeout <= 0 {
+		opts.BodyReadTimeout = 30 * time.Second
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	opts.MaxConns = connBound(opts.MaxConns, fdLimit())
+	if opts.MaxConnsPerClient <= 0 {
+		opts.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
+	opts.MaxConnsPerClient = min(opts.MaxConnsPerClient, opts.MaxConns)
 	host, _, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("gateway listen %q: %w", opts.Listen, err)
@@ -150,6 +177,8 @@ func New(m *session.Manager, opts Options) (*Gateway, error) {
 		resync:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		relay:   newRelayed(),
+
+		requesters: newRequesters(),
 	}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	relayCapabilities(caps)
@@ -160,7 +189,7 @@ func New(m *session.Manager, opts Options) (*Gateway, error) {
 		SubscribeHandler:   g.subscribeHandler,
 		UnsubscribeHandler: g.unsubscribeHandler,
 	})
-	g.srv.AddReceivingMiddleware(g.auditUnknownTools, g.listingTaint, g.relayMiddleware)
+	g.srv.AddReceivingMiddleware(g.boundToRequester, g.auditUnknownTools, g.listingTaint, g.relayMiddleware)
 	return g, nil
 }
 
@@ -247,7 +276,8 @@ func (g *Gateway) Start() error {
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
-	g.ln = ln
+	g.conns = newConnLimiter(g.opts.MaxConns, g.opts.MaxConnsPerClient, g.opts.Log)
+	g.ln = limitedListener{Listener: ln, l: g.conns}
 	// Hosts are checked by name, whatever the port: DNS rebinding hands the browser
 	// a foreign name, and a port forward must keep working.
 	g.allowed = map[string]bool{"127.0.0.1": true, "localhost": true, "::1": true}
@@ -277,6 +307,10 @@ func (g *Gateway) Start() error {
 		Handler:           writeDeadlines(g.Handler(), g.opts.WriteTimeout),
 		ReadHeaderTimeout: g.opts.ReadHeaderTimeout,
 		IdleTimeout:       g.opts.IdleTimeout,
+		ConnContext:       withConn,
+		// An agent's headers are a few hundred bytes; net/http's default of 1 MiB
+		// would let each of thousands of clients without a token hold a megabyte.
+		MaxHeaderBytes: maxHeaderBytes,
 		// No ReadTimeout or WriteTimeout: either would end a response that waits for
 		// a person or an open event stream (a read deadline that passes while a
 		// handler runs cancels its request). Each write has its own deadline instead.
@@ -284,13 +318,21 @@ func (g *Gateway) Start() error {
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		_ = g.httpSrv.Serve(ln)
+		_ = g.httpSrv.Serve(g.ln)
 	}()
 	return nil
 }
 
 // URL is the agent-facing endpoint, http://HOST:PORT/mcp.
 func (g *Gateway) URL() string { return g.url }
+
+// OpenConns is how many client connections the gateway holds open now.
+func (g *Gateway) OpenConns() int {
+	if g.conns == nil {
+		return 0
+	}
+	return g.conns.open()
+}
 
 // OpenSessions is how many agent sessions the gateway holds open now.
 func (g *Gateway) OpenSessions() int {
@@ -585,6 +627,9 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 			g.mu.Lock()
 			delete(g.ended, ss.ID())
 			g.mu.Unlock()
+			// After the session is forgotten here: a call bound to it from now on
+			// starts a watch of its own, which ends it at once.
+			g.requesters.endSession(ss.ID())
 		case <-g.done:
 		}
 	}()
@@ -632,35 +677,45 @@ func errorResult(text string) *mcp.CallToolResult {
 
 // Handler is the gateway's HTTP handler: Host and Origin allowlists (403), the bearer
 // token (401), the body limit (413), then go-sdk's stateful streamable HTTP handler at
-// /mcp.
+// /mcp. A request refused by its headers is answered from them without reading its
+// body, and its connection closed: net/http would otherwise read up to 256 KiB of an
+// unread body before it writes the answer, and a client without the token that
+// trickles its body would hold the connection as long as it likes. An authenticated
+// request's body is read within Options.BodyReadTimeout.
 func (g *Gateway) Handler() http.Handler {
 	// Not go-sdk's SessionTimeout: it ends a session whose agent only waits with its
 	// event stream open (sessionLife counts the stream).
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.allowed[hostName(r.Host)] {
-			http.Error(w, "forbidden host", http.StatusForbidden)
+			refuse(w, "forbidden host", http.StatusForbidden)
 			return
 		}
 		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !g.allowedOrigin(origin[0])) {
-			http.Error(w, "forbidden origin", http.StatusForbidden)
+			refuse(w, "forbidden origin", http.StatusForbidden)
 			return
 		}
 		if !g.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			refuse(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return
 		}
+		defer servingAuthenticated(r)()
 		if r.URL.Path != "/mcp" {
-			http.NotFound(w, r)
+			refuse(w, "404 page not found", http.StatusNotFound)
 			return
 		}
 		limit := g.MaxBody()
 		if r.ContentLength > limit {
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			refuse(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
 		if r.Body != nil && r.Method == http.MethodPost {
+			// The body is read within its deadline; the deadline is lifted before
+			// go-sdk runs the request, which may wait minutes for a person (net/http
+			// watches the connection for its close with a read that must not time out).
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Now().Add(g.opts.BodyReadTimeout))
 			// A large body is admitted only while the bytes of large bodies in flight
 			// stay within [limits] max_waiting_bytes: 120 agents sending 4 MB at once
 			// must not all be read (and copied by decoding) at the same time. Beyond
@@ -670,7 +725,7 @@ func (g *Gateway) Handler() http.Handler {
 			if n < 0 {
 				var err error
 				if head, err = io.ReadAll(io.LimitReader(r.Body, smallBody+1)); err != nil {
-					http.Error(w, "reading body", http.StatusBadRequest)
+					refuse(w, "reading body", http.StatusBadRequest)
 					return
 				}
 				if len(head) > smallBody {
@@ -694,14 +749,15 @@ func (g *Gateway) Handler() http.Handler {
 			} else {
 				var err error
 				if body, err = readBody(r, limit); err != nil {
-					http.Error(w, "reading body", http.StatusBadRequest)
+					refuse(w, "reading body", http.StatusBadRequest)
 					return
 				}
 			}
 			if int64(len(body)) > limit {
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				refuse(w, "request body too large", http.StatusRequestEntityTooLarge)
 				return
 			}
+			_ = rc.SetReadDeadline(time.Time{})
 			// go-sdk reads the body once; the reader lets go of it when read, so a
 			// call that waits for a person does not keep this copy alive too.
 			r.Body = &onceReader{b: body}
@@ -709,12 +765,28 @@ func (g *Gateway) Handler() http.Handler {
 		// The agent's credentials stop here: nothing of this request's headers is
 		// forwarded upstream (upstream requests carry only the configured headers).
 		r.Header.Del("Authorization")
+		// Every request names its POST to the calls it carries, so that a call whose
+		// agent went away ends with it; a DELETE ends its session's calls before
+		// go-sdk closes the session, which would otherwise wait for them.
+		defer g.requesters.post(r)()
+		if r.Method == http.MethodDelete {
+			if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+				g.requesters.endSession(id)
+			}
+		}
 		if g.life != nil {
 			g.life.serve(w, r, mcpHandler)
 			return
 		}
 		mcpHandler.ServeHTTP(w, r)
 	})
+}
+
+// refuse answers a request that is not served, and closes its connection rather
+// than reading what is left of its body first.
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, code)
 }
 
 // readBody reads at most limit+1 bytes of the body, in one allocation when its
@@ -729,6 +801,9 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	}
 	return io.ReadAll(io.LimitReader(r.Body, limit+1))
 }
+
+// maxHeaderBytes bounds one request's headers (net/http answers 431 beyond it).
+const maxHeaderBytes = 64 << 10
 
 // smallBody is the size up to which a request body is read without admission.
 const smallBody = 64 << 10

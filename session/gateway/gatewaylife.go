@@ -1,9 +1,15 @@
 package gateway
 
 import (
+	"context"
+	"crypto/rand"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
 )
 
 // sessionLife ends the agent sessions nobody uses any more (Options.
@@ -103,5 +109,124 @@ func (g *Gateway) lifeLoop() {
 			}
 			g.life.sweep(sessions)
 		}
+	}
+}
+
+// requesterHeader carries, from the gateway's HTTP handler to its MCP handlers, which
+// POST a JSON-RPC call came in: go-sdk hands a handler the request's header
+// (RequestExtra.Header) but not its context, and for protocols before 2026-07-28 it
+// does not end a call whose POST's connection closed. The handler sets it on every
+// request, replacing whatever the agent sent.
+const requesterHeader = "Airlock-Requester"
+
+// requesters tracks who is still there to receive each agent call's answer: the POST
+// it came in (its context ends when the client's connection closes, or the response
+// ends) and its session (ended when it is deleted or closes). An agent that goes away
+// without notifications/cancelled (killed, its terminal closed, its read timed out,
+// its bridge's stdin closed) then withdraws its calls: a question waiting for it is
+// withdrawn at once and nothing of it runs, where it would otherwise wait for the
+// person and run for nobody.
+type requesters struct {
+	mu       sync.Mutex
+	posts    map[string]context.Context // by requesterHeader value
+	sessions map[string]*sessionEnd     // by Mcp-Session-Id, sessions with a call bound
+}
+
+type sessionEnd struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+func newRequesters() *requesters {
+	return &requesters{posts: map[string]context.Context{}, sessions: map[string]*sessionEnd{}}
+}
+
+// post marks r with its requester id and remembers its context until done is
+// called (when the handler returns).
+func (q *requesters) post(r *http.Request) (done func()) {
+	id := rand.Text()
+	r.Header.Set(requesterHeader, id)
+	q.mu.Lock()
+	q.posts[id] = r.Context()
+	q.mu.Unlock()
+	return func() {
+		q.mu.Lock()
+		delete(q.posts, id)
+		q.mu.Unlock()
+	}
+}
+
+// endSession ends the calls of session id (deleted, or closed): they are withdrawn
+// as their agent's.
+func (q *requesters) endSession(id string) {
+	q.mu.Lock()
+	s := q.sessions[id]
+	delete(q.sessions, id)
+	q.mu.Unlock()
+	if s != nil {
+		s.cancel(session.ErrAgentGone)
+	}
+}
+
+// bind returns ctx ending, with the cause session.ErrAgentGone, also when the call's
+// POST or its session ends. A call marked with a requester id the handler no longer
+// holds came in a POST that already ended: its context ends at once (fail closed).
+func (q *requesters) bind(ctx context.Context, sessionID string, h http.Header) (context.Context, func()) {
+	bound, cancel := context.WithCancelCause(ctx)
+	gone := func() { cancel(session.ErrAgentGone) }
+	var stops []func() bool
+	q.mu.Lock()
+	if ids := h.Values(requesterHeader); len(ids) > 0 {
+		if post, ok := q.posts[ids[0]]; ok && len(ids) == 1 {
+			stops = append(stops, context.AfterFunc(post, gone))
+		} else {
+			gone()
+		}
+	}
+	if sessionID != "" {
+		s := q.sessions[sessionID]
+		if s == nil {
+			sctx, scancel := context.WithCancelCause(context.Background())
+			s = &sessionEnd{ctx: sctx, cancel: scancel}
+			q.sessions[sessionID] = s
+		}
+		stops = append(stops, context.AfterFunc(s.ctx, gone))
+	}
+	q.mu.Unlock()
+	return bound, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel(nil)
+	}
+}
+
+// boundToRequester is the receiving middleware that binds every agent call, read,
+// get, completion and subscription to its requester (requesters.bind).
+func (g *Gateway) boundToRequester(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call", "resources/read", "prompts/get", "completion/complete", "resources/subscribe":
+		default:
+			return next(ctx, method, req)
+		}
+		var h http.Header
+		if ex := req.GetExtra(); ex != nil {
+			h = ex.Header
+		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		id := ""
+		if ss != nil {
+			id = ss.ID()
+		}
+		ctx, done := g.requesters.bind(ctx, id, h)
+		defer done()
+		if ss != nil {
+			// Bound first, then watched: the watch ends the session's bound calls
+			// when it closes, even if it closed already.
+			ctxName, _ := g.agentOf(ss)
+			g.watchSession(ss, ctxName)
+		}
+		return next(ctx, method, req)
 	}
 }
