@@ -206,6 +206,13 @@ func New(cfg *config.Config, opts Options) *Manager {
 // Now is the Manager's clock (Options.Now).
 func (m *Manager) Now() time.Time { return m.opts.Now() }
 
+// Note files one of airlock's own lines under source (for example "gateway") in
+// the log that the TUI's Logs view shows, instead of writing it to a terminal that
+// the TUI draws on. It never blocks: log lines overflow into a counted drop.
+func (m *Manager) Note(source, text string) {
+	m.events.push(LogLine{Server: source, Source: "airlock", Text: text})
+}
+
 // Version is airlock's version as the Manager sends it in initialize.
 func (m *Manager) Version() string { return m.opts.Version }
 
