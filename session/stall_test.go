@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -236,5 +238,31 @@ func TestStalledServer_ReconnectWithin5s(t *testing.T) {
 				t.Error("the call under way had not returned 5 s after Reconnect")
 			}
 		})
+	}
+}
+
+// An agent's call through the gateway to a server that stopped reading its stdin is
+// answered once the call timeout ends it: the agent's request, and its connection,
+// are not held for as long as the server stalls.
+func TestStalledServer_AgentCallThroughGatewayEnds(t *testing.T) {
+	s, pidfile := stallServer(t, "stall", "read")
+	s.CallTimeout = time.Second
+	m := start(t, newConfig(s), session.Options{})
+	pids := stallPids(t, pidfile)
+	g := startGateway(t, m)
+	cs := agent(t, g, nil)
+	var res *mcp.CallToolResult
+	var err error
+	took := within(t, "the agent's call", 10*time.Second, pids, func() {
+		res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "stall__take", Arguments: map[string]any{"data": strings.Repeat("A", 100<<10)}})
+	})
+	t.Logf("the agent's call was answered after %v (call timeout %v)", took.Round(time.Millisecond), s.CallTimeout)
+	switch {
+	case err != nil:
+		if !strings.Contains(err.Error(), "call timeout") {
+			t.Errorf("err = %v, want the call timeout", err)
+		}
+	case !res.IsError || !strings.Contains(textOf(res), "call timeout"):
+		t.Errorf("result = %q (error %v), want the call timeout", textOf(res), res.IsError)
 	}
 }
