@@ -260,7 +260,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 	dur := m.opts.Now().Sub(start)
 	if err != nil {
 		if timedOut {
-			err = fmt.Errorf("%s: no answer within the call timeout (%s)", what, s.callTimeout())
+			err = fmt.Errorf("%s: %w (%s)", what, ErrCallTimeout, s.callTimeout())
 		} else {
 			err = redactURLs(fmt.Errorf("%s: %w", what, err))
 		}
@@ -294,7 +294,10 @@ func (m *Manager) auditChannelOutcome(base *audit.Record, dur time.Duration, err
 	}
 	r := *base
 	r.Kind, r.DurationMS, r.Outcome = "outcome", dur.Milliseconds(), "ok"
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrCallTimeout):
+		r.Outcome, r.Error = "timeout", err.Error()
+	case err != nil:
 		r.Outcome, r.Error = "failed", err.Error()
 	}
 	r.TS = m.opts.Now().UTC()

@@ -6,11 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,6 +102,14 @@ func serve(mode string) int {
 		return serveMarker()
 	case "agent-call":
 		return serveAgentCall()
+	case "stall":
+		return serveStall(os.Getenv("AIRLOCK_TEST_STALL"))
+	case "stall-child":
+		// The child a "stall" server leaves holding its stdin, stdout and stderr: it
+		// reads nothing, ignores SIGTERM and outlives its parent unless killed.
+		signal.Ignore(syscall.SIGTERM)
+		time.Sleep(time.Hour)
+		return 0
 	case "audit-append", "pins-accept", "callid", "taint-write":
 		return serveStateChild(mode)
 	case "envdump":
@@ -113,6 +125,76 @@ func serve(mode string) int {
 	}
 	fmt.Fprintf(os.Stderr, "unknown test server mode %q\n", mode)
 	return 2
+}
+
+// serveStall answers initialize and tools/list (one read-only tool "take"), then
+// stalls as the comma-separated flags say: "read" stops reading its stdin (a large
+// request fills the pipe and blocks the writer), "write" keeps reading but never
+// writes again and stays on after its stdin closes; "pings" sends 5,000 ping requests
+// first (stop reading too: the answers fill the pipe); "noterm" ignores SIGTERM; "child"
+// first starts a "stall-child" holding the same stdin, stdout and stderr. The pids
+// (its own, then the child's) are written to AIRLOCK_TEST_PIDFILE, one a line, and
+// "stalled" to stderr once the listing is answered.
+func serveStall(flags string) int {
+	has := func(f string) bool { return slices.Contains(strings.Split(flags, ","), f) }
+	if has("noterm") {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	pids := []string{strconv.Itoa(os.Getpid())}
+	if has("child") {
+		self, _ := os.Executable()
+		child := exec.Command(self)
+		child.Env = append(os.Environ(), "AIRLOCK_TEST_SERVER=stall-child")
+		child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		pids = append(pids, strconv.Itoa(child.Process.Pid))
+	}
+	if err := os.WriteFile(os.Getenv("AIRLOCK_TEST_PIDFILE"), []byte(strings.Join(pids, "\n")), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	in := bufio.NewReader(os.Stdin)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return 0
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+			continue
+		}
+		switch req.Method {
+		case "initialize":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stall","version":"1"}}}`+"\n", req.ID)
+			continue
+		case "tools/list":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"take","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}}`+"\n", req.ID)
+		default:
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
+			continue
+		}
+		if has("pings") {
+			// Requests whose answers fill the pipe this server no longer reads: the
+			// client blocks writing its answers, with no call of its own under way.
+			w := bufio.NewWriter(os.Stdout)
+			for i := range 5000 {
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"p%d","method":"ping"}`+"\n", i)
+			}
+			w.Flush()
+		}
+		fmt.Fprintln(os.Stderr, "stalled")
+		if has("write") {
+			_, _ = io.Copy(io.Discard, in)
+		}
+		time.Sleep(time.Hour)
+		return 0
+	}
 }
 
 // rawScript is what the "raw" server answers, byte for byte: it lets a test send tool

@@ -701,6 +701,8 @@ func (m *Manager) auditOutcome(base *audit.Record, out *Outcome, err error) {
 	r := *base
 	r.Kind, r.DurationMS = "outcome", out.Duration.Milliseconds()
 	switch {
+	case errors.Is(err, ErrCallTimeout):
+		r.Outcome, r.Error = "timeout", err.Error()
 	case err != nil:
 		r.Outcome, r.Error = "failed", err.Error()
 	case out.Result.IsError:

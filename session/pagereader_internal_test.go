@@ -201,7 +201,7 @@ func newPipeServer(t *testing.T) *pipeServer {
 	}
 	capt := newCapture()
 	pr := newPageReader(rd, capt, MaxMessageBytes)
-	conn, err := (&mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{io.Discard}, MaxLineLength: MaxMessageBytes}).Connect(context.Background())
+	conn, err := (&mcp.IOTransport{Reader: pr, Writer: newStdinPipe(io.Discard), MaxLineLength: MaxMessageBytes}).Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,11 +197,7 @@ func (s *server) connect(parent context.Context) {
 			}
 			s.mu.Unlock()
 			if stale {
-				_ = cs.Close()
-				endLife()
-				if proc != nil {
-					proc.stop()
-				}
+				closeConn(cs, proc, endLife)
 				return
 			}
 			s.setTools(gen, tools, notices)
@@ -212,11 +208,10 @@ func (s *server) connect(parent context.Context) {
 			s.setCatalog(gen, listCatalog(s.m.ctx, cs, timeout))
 			return
 		}
-		_ = cs.Close()
-		endLife()
+		closeConn(cs, proc, endLife)
 	}
 	if proc != nil {
-		proc.stop()
+		proc.stop() // done already when the handshake succeeded
 		if perr := proc.exitError(); perr != nil && !errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w (%v)", err, perr)
 		}
@@ -269,7 +264,7 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 				return nil, nil, nil, nil, err
 			}
 			proc = p
-			inner = processTransport{p, capt}
+			inner = processTransport{p, capt, s.callTimeout()}
 		case config.TransportHTTP, config.TransportSSE:
 			authz, err := s.oauthHandler()
 			if err != nil {
@@ -390,7 +385,11 @@ func (s *server) watch(gen uint64, cs *mcp.ClientSession, proc *process) {
 	}
 	if proc != nil {
 		proc.stop()
-		if perr := proc.exitError(); perr != nil {
+		if serr := proc.stallErr(); serr != nil {
+			// The server stopped reading its stdin: the connection was broken on
+			// purpose, and the exit (our own stop) and the read error follow from it.
+			err = serr
+		} else if perr := proc.exitError(); perr != nil {
 			// When the connection merely ended, the process's exit says why. When the
 			// connection failed by itself (a message over MaxMessageBytes, nesting too
 			// deep) that failure is the cause and the exit, our own stop, comes second.
@@ -419,14 +418,37 @@ func (s *server) disconnect() {
 	s.cs, s.proc, s.endLife = nil, nil, nil
 	s.gen++ // everything from the old connection is stale now
 	s.mu.Unlock()
-	if cs != nil {
-		_ = cs.Close()
-	}
-	if endLife != nil {
-		endLife()
-	}
+	closeConn(cs, proc, endLife)
+}
+
+// closeGrace bounds how long closing a connection waits for go-sdk's close.
+const closeGrace = 500 * time.Millisecond
+
+// closeConn closes a connection (cs and endLife may be nil) and stops its process,
+// if any, within about closeGrace plus what process.stop takes, whatever go-sdk's
+// close does. go-sdk's close waits for every call in flight to end, and a call to a
+// stalled server may end only with its call timeout, or (a write blocked on a pipe)
+// only when the process is gone: so the process is stopped meanwhile, and the close
+// is left to finish in the background once it has had closeGrace.
+func closeConn(cs *mcp.ClientSession, proc *process, endLife context.CancelFunc) {
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		if cs != nil {
+			_ = cs.Close()
+		}
+	}()
 	if proc != nil {
 		proc.stop()
+	}
+	t := time.NewTimer(closeGrace)
+	select {
+	case <-closed:
+	case <-t.C:
+	}
+	t.Stop()
+	if endLife != nil {
+		endLife()
 	}
 }
 
@@ -559,10 +581,14 @@ func (s *server) pinsNotSaved(gen uint64, err error) {
 	}
 }
 
+// ErrCallTimeout is returned (wrapped) when a call to a server had no answer within
+// the server's call timeout.
+var ErrCallTimeout = errors.New("no answer within the call timeout")
+
 // call forwards one allowed call with the server's call timeout.
 func (s *server) call(ctx context.Context, callID string, req CallRequest, tool ToolInfo) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
-	cs := s.cs
+	cs, proc := s.cs, s.proc
 	s.mu.Unlock()
 	if cs == nil {
 		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, ErrNotReady)
@@ -576,7 +602,11 @@ func (s *server) call(ctx context.Context, callID string, req CallRequest, tool 
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return nil, fmt.Errorf("calling %s__%s: no answer within the call timeout (%s); the server was told to cancel", req.Server, req.Tool, s.callTimeout())
+			then := "the server was told to cancel"
+			if proc != nil && proc.stallErr() != nil {
+				then = proc.stallErr().Error() + ", and is being stopped"
+			}
+			return nil, fmt.Errorf("calling %s__%s: %w (%s); %s", req.Server, req.Tool, ErrCallTimeout, s.callTimeout(), then)
 		}
 		return nil, redactURLs(fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, err))
 	}

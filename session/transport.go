@@ -34,8 +34,15 @@ const (
 	// stderrKeepBytes bounds the stderr kept per server.
 	stderrKeepBytes = 64 << 10
 	// stopGrace is how long a stdio server may take to exit after its stdin closes
-	// before its whole process group is signalled.
-	stopGrace = 2 * time.Second
+	// before its whole process group is sent SIGTERM, and again after SIGTERM before
+	// SIGKILL. Closing a server takes at most about twice this plus waitDelay, so that
+	// quitting or reconnecting stays within a few seconds whatever the server does.
+	stopGrace = time.Second
+	// waitDelay bounds how long reaping a server that has exited waits for its stderr
+	// to close: a process it started may keep the pipe open (os/exec's WaitDelay).
+	waitDelay = 500 * time.Millisecond
+	// reapWait bounds the wait for a process group sent SIGKILL to be reaped.
+	reapWait = 2 * time.Second
 )
 
 // process is a stdio server child started in its own process group, so that closing
@@ -49,6 +56,9 @@ type process struct {
 	err    error         // the child's exit error, valid after done
 
 	closeOnce sync.Once
+
+	stallMu sync.Mutex
+	stall   error // why the connection broke on a write (stdioConn), if it did
 }
 
 // executable resolves DESIGN's rule that command "airlock" means this executable.
@@ -69,6 +79,7 @@ func startProcess(s config.Server, stderr io.Writer) (*process, error) {
 	cmd.Env = serverEnv(s, os.Environ(), runtime.GOOS)
 	cmd.SysProcAttr = procAttr()
 	cmd.Stderr = stderr
+	cmd.WaitDelay = waitDelay
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -87,33 +98,73 @@ func startProcess(s config.Server, stderr io.Writer) (*process, error) {
 	}
 	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, tree: tree, done: make(chan struct{})}
 	go func() {
-		p.err = cmd.Wait()
+		err := cmd.Wait()
+		if errors.Is(err, exec.ErrWaitDelay) {
+			// The server exited and something it started held stderr open: how the
+			// server itself ended is what counts.
+			err = nil
+			if !cmd.ProcessState.Success() {
+				err = &exec.ExitError{ProcessState: cmd.ProcessState}
+			}
+		}
+		p.err = err
 		close(p.done)
 	}()
 	return p, nil
 }
 
 // stop closes stdin, gives the child stopGrace to exit, then signals the whole process
-// group: SIGTERM, and SIGKILL after another grace period. It returns once the child is
-// reaped. stop is idempotent.
+// group: SIGTERM, and SIGKILL after another stopGrace. It returns once the child is
+// reaped, or reapWait after SIGKILL if it still is not: stop never waits on the
+// server's pipes or on go-sdk. stop is idempotent; a second call waits for the first.
 func (p *process) stop() {
 	p.closeOnce.Do(func() {
-		_ = p.stdin.Close()
-		select {
-		case <-p.done:
-		case <-time.After(stopGrace):
+		// Closing stdin asks the server to exit, and ends a write to it that is
+		// blocked on a full pipe. Where a pipe cannot be closed under a blocked write
+		// (Windows), the close waits for that write; it is not waited for here, and
+		// terminating the process ends the write.
+		go func() { _ = p.stdin.Close() }()
+		if !p.exited(stopGrace) {
 			_ = p.tree.kill(p.cmd, syscall.SIGTERM)
-			select {
-			case <-p.done:
-			case <-time.After(stopGrace):
+			if !p.exited(stopGrace) {
 				_ = p.tree.kill(p.cmd, syscall.SIGKILL)
-				<-p.done
+				p.exited(reapWait)
 			}
 		}
 		// The leader is gone; make sure nothing it started lingers in the group.
 		_ = p.tree.kill(p.cmd, syscall.SIGKILL)
 		p.tree.release()
 	})
+}
+
+// exited waits up to d for the child to be reaped and reports whether it was.
+func (p *process) exited(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// stalled notes why the connection to the server broke on a write (the server
+// stopped reading its stdin) and stops the process in the background.
+func (p *process) stalled(err error) {
+	p.stallMu.Lock()
+	if p.stall == nil {
+		p.stall = err
+	}
+	p.stallMu.Unlock()
+	go p.stop()
+}
+
+// stallErr is what stalled noted, or nil.
+func (p *process) stallErr() error {
+	p.stallMu.Lock()
+	defer p.stallMu.Unlock()
+	return p.stall
 }
 
 // exitError describes how the child ended, for status lines.
@@ -130,24 +181,27 @@ func (p *process) exitError() error {
 }
 
 // processTransport connects go-sdk to a started process over its pipes with our
-// line-length bound, its stdout read through a pageReader feeding capt. Closing the
-// connection does not stop the process: the session owns it and stops it explicitly.
+// line-length bound, its stdout read through a pageReader feeding capt and every write
+// to its stdin bounded by writeTimeout (stdioConn). Closing the connection does not
+// stop the process: the session owns it and stops it explicitly.
 type processTransport struct {
-	p    *process
-	capt *capture
+	p            *process
+	capt         *capture
+	writeTimeout time.Duration
 }
 
 func (t processTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	return (&mcp.IOTransport{
+	pipe := newStdinPipe(t.p.stdin)
+	conn, err := (&mcp.IOTransport{
 		Reader:        newPageReader(t.p.stdout, t.capt, MaxMessageBytes),
-		Writer:        nopWriteCloser{t.p.stdin},
+		Writer:        pipe,
 		MaxLineLength: MaxMessageBytes,
 	}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newStdioConn(conn, pipe, t.writeTimeout, t.p.stalled), nil
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // httpTransport builds the client transport for an http or sse server, with oauth
 // (nil without an [servers.NAME.oauth] table) authorizing streamable HTTP requests.

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The test binary doubles as airlock: with AIRLOCK_AS_MAIN=1 it runs main's run on
@@ -19,6 +25,9 @@ import (
 func TestMain(m *testing.M) {
 	if f := os.Getenv("AIRLOCK_TEST_DESC_FILE"); f != "" {
 		os.Exit(serveDescFile(f))
+	}
+	if f := os.Getenv("AIRLOCK_TEST_STALL_PIDFILE"); f != "" {
+		os.Exit(serveStalled(f))
 	}
 	if os.Getenv("AIRLOCK_AS_MAIN") == "1" || len(os.Args) > 1 && os.Args[1] == "demo-server" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -456,5 +465,58 @@ func TestRulesCallListRevoke(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
 	if err != nil || !strings.Contains(string(log), `"kind":"rule-revoked"`) || !strings.Contains(string(log), `"decided_by":"rule"`) {
 		t.Errorf("not audited (%v):\n%s", err, log)
+	}
+}
+
+// serveStalled plays a stdio server that answers initialize and tools/list (one
+// read-only tool), then sends 5,000 ping requests and stops reading its stdin, so that
+// airlock blocks writing the answers; it ignores SIGTERM and leaves a child holding
+// its pipes (AIRLOCK_TEST_STALL_CHILD), which ignores SIGTERM too. Both pids are
+// written to pidfile, one a line.
+func serveStalled(pidfile string) int {
+	signal.Ignore(syscall.SIGTERM)
+	if os.Getenv("AIRLOCK_TEST_STALL_CHILD") != "" {
+		time.Sleep(time.Hour)
+		return 0
+	}
+	self, _ := os.Executable()
+	child := exec.Command(self)
+	child.Env = append(os.Environ(), "AIRLOCK_TEST_STALL_CHILD=1")
+	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := child.Start(); err != nil {
+		return 1
+	}
+	pids := strconv.Itoa(os.Getpid()) + "\n" + strconv.Itoa(child.Process.Pid)
+	in := bufio.NewReader(os.Stdin)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return 0
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+			continue
+		}
+		switch req.Method {
+		case "initialize":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stall","version":"1"}}}`+"\n", req.ID)
+			continue
+		case "tools/list":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"take","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}}`+"\n", req.ID)
+		default:
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
+			continue
+		}
+		w := bufio.NewWriter(os.Stdout)
+		for i := range 5000 {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"p%d","method":"ping"}`+"\n", i)
+		}
+		w.Flush()
+		_ = os.WriteFile(pidfile, []byte(pids), 0o600)
+		time.Sleep(time.Hour)
+		return 0
 	}
 }

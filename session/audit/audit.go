@@ -43,7 +43,7 @@ type Record struct {
 	PersonReason string          `json:"person_reason,omitempty"` // the person's own reason for a denial
 	ArgsSHA256   string          `json:"args_sha256"`             // of the full, unredacted argument bytes
 	Args         json.RawMessage `json:"args"`                    // redacted arguments
-	Outcome      string          `json:"outcome,omitempty"`       // ok | tool-error | failed
+	Outcome      string          `json:"outcome,omitempty"`       // ok | tool-error | failed | timeout
 	Error        string          `json:"error,omitempty"`         // why a call failed
 	DurationMS   int64           `json:"duration_ms,omitempty"`   // of the forwarded call
 }
