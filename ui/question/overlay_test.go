@@ -140,9 +140,12 @@ func TestGuard_EachQuestionArmsAfresh(t *testing.T) {
 	o.tick(false)
 	c.advance(MinQuiet)
 	o.tick(false)
-	o.key(t, "tab")
-	if out := o.key(t, "enter"); out == nil {
-		t.Fatal("a deliberate tab+enter did not allow the first")
+	o.key(t, "right")
+	if out := o.key(t, "enter"); out != nil {
+		t.Fatalf("right, enter answered before the chord: %#v", out)
+	}
+	if out, ok := o.key(t, "ctrl+y").(Approved); !ok {
+		t.Fatalf("a deliberate right, enter, ctrl+y did not allow the first: %#v", out)
 	}
 	for _, k := range []string{"tab", "enter", "tab", "enter"} {
 		c.advance(50 * time.Millisecond)
@@ -173,8 +176,21 @@ func TestGuard_AcceptAndQuitAreGuarded(t *testing.T) {
 		t.Fatalf("y accepted a changed definition: %#v", out)
 	}
 	o.key(t, "tab")
-	if out, ok := o.key(t, "enter").(AcceptAnswer); !ok || !out.Accept {
-		t.Fatalf("tab+enter after arming = %#v, want accept", out)
+	if out, ok := o.key(t, "enter").(AcceptAnswer); !ok || out.Accept {
+		t.Fatalf("tab, enter after arming = %#v, want keep blocked (tab moves no focus)", out)
+	}
+	o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
+	c.advance(MinQuiet)
+	o.tick(false)
+	o.key(t, "right")
+	if out := o.key(t, "enter"); out != nil {
+		t.Fatalf("right, enter accepted before the chord: %#v", out)
+	}
+	if !strings.Contains(o.View(), "Press ctrl+y to accept the new definition") {
+		t.Fatalf("the chord is not asked for:\n%s", o.View())
+	}
+	if out, ok := o.key(t, "ctrl+y").(AcceptAnswer); !ok || !out.Accept {
+		t.Fatalf("right, enter, ctrl+y after arming = %#v, want accept", out)
 	}
 
 	o.AskQuit([]string{"• 1 approval waiting"})
@@ -280,7 +296,7 @@ func TestGuard_ChoiceShownAgainStartsOnItsSafeButton(t *testing.T) {
 		o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
 		c.advance(MinQuiet)
 		o.tick(false)
-		o.key(t, "tab") // focus on Accept
+		o.key(t, "right") // focus on Accept
 		again(o)
 		if o.Armed() {
 			t.Fatalf("%s: the question did not arm again", name)
