@@ -49,7 +49,7 @@ const (
 // The buttons, in focus order. Focus starts on Deny: nothing is allowed by a
 // key press that was meant for something else. "Always allow…" and "Always
 // deny…" open the rule editor (the proposed rule, editable); the last button is
-// a deny, so tab pressed past the allows lands on a deny.
+// a deny, so → pressed past the allows lands on a deny.
 const (
 	buttonDeny = iota
 	buttonOnce
