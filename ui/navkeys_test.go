@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog"
@@ -348,5 +349,36 @@ func TestNav_ElicitationNeedsSubmit(t *testing.T) {
 	h.send(keytest.Press("ctrl+s"))
 	if err := outcome(t, asked); err != nil {
 		t.Fatalf("the accepted request's call: %v", err)
+	}
+}
+
+// TestNav_ChoiceGolden: the accept question once armed, with focus moved onto
+// Accept, and after enter (it asks for ctrl+y), at 60x20, 80x24 and 120x40: the help
+// says ←/→ and, while it waits, only ctrl+y and "any other key".
+func TestNav_ChoiceGolden(t *testing.T) {
+	var clock time.Time
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+		o := question.New(theme.New(false, true), question.MinQuiet, func() time.Time { return clock }, false)
+		o.SetSize(size[0], size[1])
+		o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
+		clock = clock.Add(question.MinQuiet)
+		o, _ = o.Tick(o.PendingTick().(question.TickMsg), false)
+		o, _, _ = o.Update(keytest.Press("right"))
+		name := func(what string) string {
+			return "accept_" + what + "_" + itoa(size[0]) + "x" + itoa(size[1]) + ".golden"
+		}
+		v := ansi.Strip(o.View())
+		if !strings.Contains(v, "←/→ move") || strings.Contains(v, "tab") {
+			t.Errorf("%dx%d: the help does not say ←/→:\n%s", size[0], size[1], v)
+		}
+		keytest.Fits(t, o.View(), size[0], size[1], "accept question")
+		golden(t, name("focused"), v)
+		o, _, _ = o.Update(keytest.Press("enter"))
+		v = ansi.Strip(o.View())
+		if !strings.Contains(v, "Press ctrl+y to accept the new definition") || !strings.Contains(v, "ctrl+y accept the new definition") || strings.Contains(v, "enter press") {
+			t.Errorf("%dx%d: waiting for the chord is not what the question says:\n%s", size[0], size[1], v)
+		}
+		keytest.Fits(t, o.View(), size[0], size[1], "accept question waiting")
+		golden(t, name("chord"), v)
 	}
 }

@@ -351,3 +351,46 @@ func TestGuard_KeysWaitingUnreadKeepItArming(t *testing.T) {
 		t.Fatal("not armed after the keyboard was quiet with nothing unread")
 	}
 }
+
+// TestGuard_RefocusDropsAWaitingChord: enter was pressed on an allow (or accept)
+// button and the question waits for ctrl+y; the terminal loses and regains focus.
+// The question arms afresh with focus on its safe button, and ctrl+y after it armed
+// again allows nothing.
+func TestGuard_RefocusDropsAWaitingChord(t *testing.T) {
+	for _, kind := range []string{"approval", "accept"} {
+		o, c := newOverlay(false)
+		if kind == "approval" {
+			o.AddApproval(writePending(1), true)
+		} else {
+			o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
+		}
+		c.advance(MinQuiet)
+		o.tick(false)
+		if !o.Armed() {
+			t.Fatalf("%s: did not arm", kind)
+		}
+		for _, k := range []string{"right", "enter"} {
+			if out := o.key(t, k); out != nil {
+				t.Fatalf("%s: %s answered %#v", kind, k, out)
+			}
+		}
+		if o.KeysFree() {
+			t.Errorf("%s: KeysFree while the chord waits", kind)
+		}
+		o.Refocus()
+		c.advance(MinQuiet)
+		o.tick(false)
+		if !o.Armed() {
+			t.Fatalf("%s: did not arm again", kind)
+		}
+		switch out := o.key(t, "ctrl+y").(type) {
+		case nil:
+		case AcceptAnswer:
+			if out.Accept {
+				t.Fatalf("%s: ctrl+y after refocus accepted", kind)
+			}
+		default:
+			t.Fatalf("%s: ctrl+y after refocus answered %#v", kind, out)
+		}
+	}
+}
