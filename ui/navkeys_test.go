@@ -26,7 +26,10 @@ import (
 )
 
 // screenKeyMaps is every key map of the screens a question can open over (the main
-// screen's panes, the global keys and every view reached from them).
+// screen's panes, the global keys and every view reached from them). The call form,
+// the typed filter and an elicitation form are not among them: while they take text
+// a question never opens (it waits behind the badge), so their keys (the form's
+// ←/→ among them) never reach one.
 func screenKeyMaps() []any {
 	return []any{
 		DefaultGlobalKeyMap(), DefaultServersKeyMap(), DefaultToolsKeyMap(), DefaultDetailKeyMap(),
