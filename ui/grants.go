@@ -5,8 +5,8 @@ package ui
 // selected grant at once: revoking only brings questions back, so a key pressed by
 // mistake costs a question, never an allow. C asks, through the question overlay and
 // its input guard, whether to clear the selected context's taint: clearing makes
-// airlock less careful, so it is answered like an allow (no letter clears; tab, then
-// enter), and it clears only the taint the question showed.
+// airlock less careful, so it is answered like an allow (no letter clears; →, enter,
+// then ctrl+y), and it clears only the taint the question showed.
 
 import (
 	"sort"
@@ -42,7 +42,7 @@ func DefaultGrantsKeyMap() GrantsKeyMap {
 	return GrantsKeyMap{
 		ScrollKeyMap: scroll,
 		Revoke:       key.NewBinding(key.WithKeys("x", "d"), key.WithHelp("x/d", "revoke the selected grant (at once: it only brings questions back)")),
-		ClearTaint:   key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "clear the selected context's taint (asks; tab, enter)")),
+		ClearTaint:   key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "clear the selected context's taint (asks; →, enter, ctrl+y)")),
 		Back:         key.NewBinding(key.WithKeys("esc", "w", "backspace"), key.WithHelp("esc", "back")),
 	}
 }

@@ -161,10 +161,21 @@ func TestGrantsView_ClearTaintIsGuarded(t *testing.T) {
 	screenHas(t, h.plain(), "kept you tainted")
 	h.keys("C")
 	h.armQuestion()
-	h.keys("tab", "enter")
+	h.keys("tab", "enter") // tab moves no focus: enter keeps the taint
+	if !h.sess.Engine().Taint("").Tainted() {
+		t.Fatal("tab, enter cleared the taint")
+	}
+	h.keys("C")
+	h.armQuestion()
+	h.keys("right", "enter")
+	if !h.sess.Engine().Taint("").Tainted() {
+		t.Fatal("right, enter cleared the taint before the chord")
+	}
+	screenHas(t, h.plain(), "Press ctrl+y to clear the taint")
+	h.keys("ctrl+y")
 	h.waitFor("the taint to clear", func(m Model) bool { return strings.Contains(m.status, "cleared the taint of you") })
 	if h.sess.Engine().Taint("").Tainted() {
-		t.Fatal("tab, enter did not clear the taint")
+		t.Fatal("right, enter, ctrl+y did not clear the taint")
 	}
 	screenHas(t, h.plain(), "● context clean", "● clean")
 }
@@ -181,7 +192,7 @@ func TestGrantsView_ClearsOnlyTheTaintShown(t *testing.T) {
 	}
 	taintPerson(t, h)
 	h.armQuestion()
-	h.keys("tab", "enter")
+	h.keys("right", "enter", "ctrl+y")
 	h.waitFor("the answer", func(m Model) bool { return strings.Contains(m.status, "was not cleared") })
 	if !strings.Contains(h.m.status, "changed since it was shown") {
 		t.Errorf("status = %q, want it to say the taint changed", h.m.status)

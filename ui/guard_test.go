@@ -184,7 +184,7 @@ func TestGuard_QueuedCallsArmAfresh(t *testing.T) {
 
 	// Arm the first deliberately, allow it, and keep the same key stream going.
 	h.armQuestion()
-	h.keys("tab", "enter", "tab", "enter")
+	h.keys("right", "enter", "ctrl+y", "right", "enter", "ctrl+y")
 	if err := outcome(t, first); err != nil {
 		t.Fatalf("the first call, deliberately allowed: %v", err)
 	}

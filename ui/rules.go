@@ -5,7 +5,7 @@ package ui
 // and the dialog call that saved it), its tool, conditions, policy, reason and how
 // often it matched a call in this session. x revokes the selected remembered rule
 // through a guarded question (revoking a deny rule makes airlock less careful, so
-// it is answered like an allow: no letter revokes; tab, then enter); a config rule
+// it is answered like an allow: no letter revokes; →, enter, then ctrl+y); a config rule
 // is the person's own file: the view says to edit it there.
 
 import (
@@ -41,7 +41,7 @@ func DefaultRulesKeyMap() RulesKeyMap {
 	scroll.Bottom.SetHelp("G/end", "last")
 	return RulesKeyMap{
 		ScrollKeyMap: scroll,
-		Revoke:       key.NewBinding(key.WithKeys("x", "d"), key.WithHelp("x/d", "revoke the selected remembered rule (asks; tab, enter)")),
+		Revoke:       key.NewBinding(key.WithKeys("x", "d"), key.WithHelp("x/d", "revoke the selected remembered rule (asks; →, enter, ctrl+y)")),
 		Off:          key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "turn the selected rule off for this session, or on (what-if)")),
 		Back:         key.NewBinding(key.WithKeys("esc", "K", "backspace"), key.WithHelp("esc", "back")),
 	}
@@ -344,7 +344,7 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 				" Every running airlock sees the change; the audit log records it.",
 		}
 		return m, m.q.AskChoice(choiceRevokeRule+r.Name, "Revoke remembered rule "+inline(m.st, r.Name, 24)+"?", lines,
-			[2]string{"Keep it", "Revoke"}, question.ChoiceKeys("keep"))
+			[2]string{"Keep it", "Revoke"}, question.GuardedChoiceKeys("keep", "revoke the rule"))
 	}
 	return m, nil
 }

@@ -162,10 +162,12 @@ func TestRules_DialogAlwaysAllowPersistsRestartRevokeAsks(t *testing.T) {
 	if !h.m.q.Armed() {
 		h.armQuestion()
 	}
-	h.keys("tab", "tab", "tab", "enter")
+	h.keys("right", "right", "right", "enter")
 	screenHas(t, h.plain(), "Always allow fs__write_file when (edit; enter saves):", `path = { glob = "/srv/project/*" }`)
 	stillPending(t, first, "opening the rule editor")
 	h.keys("enter")
+	stillPending(t, first, "saving the rule before the chord")
+	h.keys("ctrl+y")
 	if err := outcome(t, first); err != nil {
 		t.Fatalf("the call allowed with Always allow: %v", err)
 	}
@@ -228,7 +230,11 @@ func TestRules_DialogAlwaysAllowPersistsRestartRevokeAsks(t *testing.T) {
 	}
 	h.keys("x")
 	h.armQuestion()
-	h.keys("tab", "enter")
+	h.keys("right", "enter")
+	if l, _ := session.ListRules(rulesPath); len(l) != 1 {
+		t.Fatal("right, enter revoked the rule before the chord")
+	}
+	h.keys("ctrl+y")
 	h.waitFor("the revoke", func(m Model) bool { return strings.Contains(m.status, "revoked rule") })
 	if l, _ := session.ListRules(rulesPath); len(l) != 0 {
 		t.Fatalf("after the revoke rules.toml holds %+v", l)

@@ -246,7 +246,7 @@ func TestPersonsCallAsksAndShowsResult(t *testing.T) {
 		t.Fatalf("engine pending = %+v, want the person's create_note call with the typed title", p)
 	}
 	h.armQuestion()
-	h.keys("tab", "enter") // allow once: focus moved to the button, then enter
+	h.keys("right", "enter", "ctrl+y") // allow once: focus moved to the button, enter, the chord
 	h.waitFor("the result", func(m Model) bool { return m.screen == screenResult })
 	if uiQueued(h.m) != 0 || len(h.sess.Engine().Pending()) != 0 {
 		t.Errorf("after allowing: %d dialogs, %d pending in the engine", uiQueued(h.m), len(h.sess.Engine().Pending()))
@@ -306,9 +306,9 @@ func TestApprovalDialogsQueueAndAnswerTheEngine(t *testing.T) {
 
 	// delete_note is destructive: allow once only asks for the chord.
 	h.armQuestion()
-	h.keys("tab", "enter")
+	h.keys("right", "enter")
 	if len(h.sess.Engine().Pending()) != 1 {
-		t.Fatal("tab+enter allowed a destructive call")
+		t.Fatal("right, enter allowed a destructive call")
 	}
 	h.keys("ctrl+y")
 	if err := outcome(t, second); err != nil {
@@ -398,7 +398,11 @@ func TestRugPullBlocksTheTool(t *testing.T) {
 	if !frontIs(h.m, question.KindAccept) {
 		t.Fatal("y answered the accept question")
 	}
-	h.keys("tab", "enter")
+	h.keys("right", "enter")
+	if !frontIs(h.m, question.KindAccept) {
+		t.Fatal("right, enter accepted before the chord")
+	}
+	h.keys("ctrl+y")
 	h.waitFor("the new definition to be pinned", func(m Model) bool {
 		tl, ok := m.snap.Tool("notes", "create_note")
 		return ok && tl.Pin == trust.PinSame
@@ -769,7 +773,7 @@ func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {
 	h.keys("A")
 	screenHas(t, h.plain(), "Pins sha256 000000000000")
 	h.armQuestion()
-	h.keys("tab", "enter")
+	h.keys("right", "enter", "ctrl+y")
 	h.waitFor("the refusal", func(m Model) bool { return strings.Contains(m.status, "changed again since it was reviewed") })
 	if tl, _ := h.m.snap.Tool("notes", "create_note"); tl.Pin != trust.PinChanged || tl.Fingerprint != shown {
 		t.Errorf("create_note pin %v after a refused accept", tl.Pin)

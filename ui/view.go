@@ -347,6 +347,7 @@ func (m *Model) helpSections() []helpSection {
 		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.SendReason, &confirm.SaveRule, &confirm.Back} {
 		b.SetEnabled(true)
 	}
+	confirm.Confirm.SetHelp("ctrl+y", "after enter on an allow button: allow")
 	calls := form.DefaultKeyMap()
 	elicit := form.DefaultKeyMap()
 	elicit.Submit.SetHelp("ctrl+s", "accept")

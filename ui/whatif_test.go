@@ -291,7 +291,7 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 		t.Errorf("left: %s", frontPending(h.m).Tool.Ref.Qualified())
 	}
 	h.armQuestion()
-	h.keys("tab", "enter")
+	h.keys("right", "enter", "ctrl+y")
 	if err := outcome(t, first); err != nil {
 		t.Errorf("create_note allowed once: %v", err)
 	}

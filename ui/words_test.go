@@ -128,7 +128,7 @@ func TestTour_LeavingOffersRestore(t *testing.T) {
 		}
 		h.armQuestion()
 		if keep {
-			h.keys("tab", "enter")
+			h.keys("right", "enter")
 		} else {
 			h.keys("enter")
 		}
@@ -174,7 +174,7 @@ func TestResetKeyAndTourRestart(t *testing.T) {
 	}
 	h.keys("U")
 	h.armQuestion()
-	h.keys("tab", "enter")
+	h.keys("right", "enter")
 	h.waitFor("the changes undone", func(m Model) bool { return overrideCount(m.over) == 0 })
 	if o := sess.Overrides(); len(o.Trust)+len(o.Disabled) != 0 {
 		t.Errorf("overrides left: %+v", o)

@@ -197,7 +197,7 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 	}
 
 	// 3. The person leaves the form and opens the question with a; it arms, and
-	// then a deliberate tab, enter, ctrl+y allows it.
+	// tab, enter denies it. Asked again, a deliberate →, enter, ctrl+y allows.
 	// esc and a written back to back can reach the terminal as one read, which
 	// reads as alt+a: the main screen is back before a is pressed.
 	s.keys(keyEsc)
@@ -205,10 +205,30 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 	s.keys("a")
 	s.waitFor("allow this call?")
 	s.waitGone("arming", "allow this call?")
+	// tab, enter (the main screen's "next pane", "open") after it armed: tab
+	// moves no focus, so enter presses Deny.
 	s.keys(keyTab)
 	s.keys("\r")
+	s.waitGone("allow this call?", "Tools · ")
+	select {
+	case r := <-done:
+		if r.err == nil && (r.res == nil || !r.res.IsError) {
+			t.Fatalf("tab, enter on the armed dialog allowed the call: %+v", r.res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("tab, enter neither allowed nor denied:\n%s", s.text())
+	}
+	if !strings.Contains(notesText(t, cs), "note-2") {
+		t.Fatal("tab, enter on the armed dialog deleted note-2")
+	}
+	// The agent asks again; the keyboard is quiet, so it opens and arms.
+	done = agentCall(cs, "notes__delete_note", map[string]any{"id": "note-2"})
+	s.waitFor("allow this call?")
+	s.waitGone("arming", "allow this call?")
+	s.keys(keyRight)
+	s.keys("\r")
 	s.waitFor("ctrl+y")
-	s.keys("\x19")
+	s.keys(keyCtrlY)
 	select {
 	case r := <-done:
 		if r.err != nil || r.res.IsError {

@@ -133,6 +133,10 @@ func (s *screen) keys(k string) {
 
 const (
 	keyDown = "\x1b[B"
+	// keyRight moves focus onto a question's next button (tab does not).
+	keyRight = "\x1b[C"
+	// keyCtrlY is the chord that allows, after enter on an allow button.
+	keyCtrlY = "\x19"
 	// keyEsc is the escape key as CSI u (fixterms, the kitty keyboard protocol)
 	// writes it: a lone ESC is the escape key only when nothing follows within the
 	// program's escape timeout of its reading it, and on a busy machine the

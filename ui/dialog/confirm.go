@@ -49,7 +49,7 @@ const (
 // The buttons, in focus order. Focus starts on Deny: nothing is allowed by a
 // key press that was meant for something else. "Always allow…" and "Always
 // deny…" open the rule editor (the proposed rule, editable); the last button is
-// a deny, so tab pressed past the allows lands on a deny.
+// a deny, so → pressed past the allows lands on a deny.
 const (
 	buttonDeny = iota
 	buttonOnce
@@ -69,21 +69,25 @@ var buttonLabels = [buttonCount]string{"Deny", "Allow once", "Allow for this con
 //
 // Confirm is a pure value: Update returns the new dialog and, once the
 // person decided, an Action (AllowCall or DenyCall) for the root to carry
-// out. No letter allows: focus starts on Deny, and an allow button is pressed
-// only with focus moved to it (tab or →) and Enter. A destructive call then
-// also needs the Confirm chord (ctrl+y); any other key goes back to Deny.
+// out. No key the screens behind the dialog use allows, in any order: focus
+// starts on Deny and moves only with → and ← (never tab), and pressing an allow
+// button with Enter then asks for the Confirm chord (ctrl+y); any other key goes
+// back to Deny.
 // While SetArming(true) (the root's input guard, package ui/question) the
 // dialog answers nothing and says so; scrolling still works.
 type Confirm struct {
-	p           *session.Pending
-	st          theme.Styles
-	keys        KeyMap
-	help        help.Model
-	reason      textinput.Model
-	vp          viewport.Model
-	state       state
-	focus       int
-	armedScope  session.Answer
+	p          *session.Pending
+	st         theme.Styles
+	keys       KeyMap
+	help       help.Model
+	reason     textinput.Model
+	vp         viewport.Model
+	state      state
+	focus      int
+	armedScope session.Answer
+	// armedRule is the "Always allow" rule saved with the allow that waits for
+	// Confirm, nil for Allow once and Allow for this context.
+	armedRule   *session.RuleProposal
 	destructive bool
 	arming      bool
 
@@ -188,10 +192,11 @@ func (c Confirm) Pending() *session.Pending { return c.p }
 // for the root's help view.
 func (c Confirm) KeyMap() KeyMap { return c.keys }
 
-// Destructive reports whether allowing needs the deliberate second key.
+// Destructive reports whether the call is destructive (its dialog is framed and
+// worded as such, and offers no grant for the context).
 func (c Confirm) Destructive() bool { return c.destructive }
 
-// Armed reports whether an allow action waits for the Confirm key.
+// Armed reports whether an allow waits for the Confirm key.
 func (c Confirm) Armed() bool { return c.state == stateArmed }
 
 // SetArming turns the input guard's display on or off: while arming, the dialog
@@ -206,6 +211,7 @@ func (c *Confirm) SetArming(on bool) {
 	if on {
 		wasRule := c.state == stateRule
 		c.focus = buttonDeny
+		c.armedRule = nil
 		c.reason.Blur()
 		c.ruleIn.Blur()
 		c.setState(stateArming)
@@ -270,7 +276,13 @@ func (c Confirm) saveRule() (Confirm, Action, tea.Cmd) {
 		prop.When = when
 		if err = session.CheckProposal(prop, c.rulePolicy, c.p.Tool); err == nil {
 			if c.rulePolicy == trust.Allow {
-				return c, AllowCall{ID: c.p.ID, Scope: session.AllowOnce, Remember: &prop}, nil
+				// Saving an allow rule allows this call: like every allow, it
+				// waits for the Confirm chord.
+				c.ruleIn.Blur()
+				c.ruleErr = ""
+				c, _, _ = c.allow(session.AllowOnce, &prop)
+				c.layout()
+				return c, nil, nil
 			}
 			return c, DenyCall{ID: c.p.ID, Remember: &prop}, nil
 		}
@@ -330,10 +342,11 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 		return c, nil, nil
 	case stateArmed:
 		if key.Matches(msg, k.Confirm) {
-			return c, AllowCall{ID: c.p.ID, Scope: c.armedScope}, nil
+			return c, AllowCall{ID: c.p.ID, Scope: c.armedScope, Remember: c.armedRule}, nil
 		}
 		// Any other key, whatever it is, only goes back, to Deny.
 		c.focus = buttonDeny
+		c.armedRule = nil
 		c.setState(stateChoosing)
 		return c, nil, nil
 
@@ -384,9 +397,9 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 	case key.Matches(msg, k.Activate):
 		switch c.btns[c.focus] {
 		case buttonOnce:
-			return c.allow(session.AllowOnce)
+			return c.allow(session.AllowOnce, nil)
 		case buttonContext:
-			return c.allow(session.AllowForContext)
+			return c.allow(session.AllowForContext, nil)
 		case buttonAlwaysAllow:
 			return c.openRule(trust.Allow)
 		case buttonAlwaysDeny:
@@ -409,15 +422,24 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 	return c, nil, nil
 }
 
-// allow returns AllowCall for scope, or arms the dialog for a destructive
-// call.
-func (c Confirm) allow(scope session.Answer) (Confirm, Action, tea.Cmd) {
-	if c.destructive {
-		c.armedScope = scope
-		c.setState(stateArmed)
-		return c, nil, nil
+// allow never allows: it arms the dialog so that the Confirm chord allows with
+// scope (and saves rule, when not nil). Enter on an allow button is a key every
+// screen behind the dialog uses; the chord is one none of them does.
+func (c Confirm) allow(scope session.Answer, rule *session.RuleProposal) (Confirm, Action, tea.Cmd) {
+	c.armedScope = scope
+	c.armedRule = rule
+	what := "allow once"
+	switch {
+	case c.destructive:
+		what = "allow this destructive call"
+	case rule != nil:
+		what = "allow, save the rule"
+	case scope == session.AllowForContext:
+		what = "allow for this context"
 	}
-	return c, AllowCall{ID: c.p.ID, Scope: scope}, nil
+	c.keys.Confirm.SetHelp("ctrl+y", what)
+	c.setState(stateArmed)
+	return c, nil, nil
 }
 
 // scroll applies a scroll key and reports whether msg was one. Past either end
@@ -905,7 +927,10 @@ func (c Confirm) cutRows(rows []string, n int) []string {
 func (c Confirm) statusLines(s state) []string {
 	switch s {
 	case stateArmed:
-		return wrap.Words(c.st.ErrorText.Render("This call is DESTRUCTIVE. Press ctrl+y to allow it; any other key goes back."), c.iw)
+		if c.destructive {
+			return wrap.Words(c.st.ErrorText.Render("This call is DESTRUCTIVE. Press ctrl+y to allow it; any other key goes back."), c.iw)
+		}
+		return wrap.Words(c.st.WarnText.Render("Press ctrl+y to allow this call; any other key goes back."), c.iw)
 	case stateArming:
 		return wrap.Words(c.st.WarnText.Render("⏳ arming… keys are ignored until the keyboard rests"), c.iw)
 	case stateReason:

@@ -49,12 +49,21 @@ func TestConfirmKeys(t *testing.T) {
 		{"o is no allow key", write, keys("o", "enter"), deny},
 		{"c is no allow key", write, keys("c", "enter"), deny},
 		{"a, y, space and digits allow nothing", write, keys("a", "y", "space", "1", "2"), nil},
-		{"tab then enter presses Allow once", write, keys("tab", "enter"), once},
-		{"right right enter presses Allow for this context", write, keys("right", "right", "enter"), forContext},
-		{"tab stops at the last button, Always deny…, which only opens its rule", write, keys("tab", "tab", "tab", "tab", "tab", "tab", "enter"), nil},
+		{"tab moves no focus: tab, enter denies", write, keys("tab", "enter"), deny},
+		{"tab, tab, enter denies", write, keys("tab", "tab", "enter"), deny},
+		{"the screens' keys move no focus: j, l, h, space, enter denies", write, keys("j", "l", "h", "space", "k", "enter"), deny},
+		{"right, enter only asks for the chord", write, keys("right", "enter"), nil},
+		{"right, enter, ctrl+y allows once", write, keys("right", "enter", "ctrl+y"), once},
+		{"right, enter, enter allows nothing", write, keys("right", "enter", "enter"), nil},
+		{"right, enter, y allows nothing", write, keys("right", "enter", "y"), nil},
+		{"right, enter, any other key goes back to Deny", write, keys("right", "enter", "tab", "enter"), deny},
+		{"right, ctrl+y allows nothing", write, keys("right", "ctrl+y"), nil},
+		{"right right enter ctrl+y allows for this context", write, keys("right", "right", "enter", "ctrl+y"), forContext},
+		{"right right enter only asks for the chord", write, keys("right", "right", "enter"), nil},
+		{"right stops at the last button, Always deny…, which only opens its rule", write, keys("right", "right", "right", "right", "right", "right", "enter"), nil},
 		{"shift+tab from Deny stays on Deny", write, keys("shift+tab", "enter"), deny},
 		{"left from Deny stays on Deny", write, keys("left", "enter"), deny},
-		{"tab then shift+tab is back on Deny", write, keys("tab", "shift+tab", "enter"), deny},
+		{"right then left is back on Deny", write, keys("right", "left", "enter"), deny},
 		{"y alone allows nothing", write, keys("y"), nil},
 		{"scrolling decides nothing", write, keys("up", "down", "pgup", "pgdown", "home", "end"), nil},
 		{"d opens the reason field and decides nothing", write, keys("d"), nil},
@@ -65,25 +74,26 @@ func TestConfirmKeys(t *testing.T) {
 		{"in the reason field tab and letters are text, not allow keys", write,
 			keys("d", "o", "c", "tab", "enter"), DenyCall{ID: 7, Reason: "oc"}},
 		{"d then esc goes back without deciding", write, keys("d", "esc"), nil},
-		{"d, esc, tab, enter allows once", write, keys("d", "x", "esc", "tab", "enter"), once},
+		{"d, esc, right, enter, ctrl+y allows once", write, keys("d", "x", "esc", "right", "enter", "ctrl+y"), once},
 		{"d, esc, enter denies without the abandoned reason", write, keys("d", "x", "esc", "enter"), deny},
 
-		{"destructive: tab, enter only asks for the chord", destructive, keys("tab", "enter"), nil},
-		{"destructive: tab, enter, ctrl+y allows once", destructive, keys("tab", "enter", "ctrl+y"), once},
-		{"destructive: tab, tab is Always deny…: enter, ctrl+y allows nothing", destructive, keys("tab", "tab", "enter", "ctrl+y"), nil},
-		{"destructive: y is not the chord", destructive, keys("tab", "enter", "y"), nil},
-		{"destructive: capital Y is not the chord", destructive, keys("tab", "enter", "Y"), nil},
-		{"destructive: enter is not the chord", destructive, keys("tab", "enter", "enter"), nil},
-		{"destructive: any other key goes back to Deny", destructive, keys("tab", "enter", "n", "enter"), deny},
-		{"destructive: n, then ctrl+y allows nothing", destructive, keys("tab", "enter", "n", "ctrl+y"), nil},
-		{"destructive: esc only goes back", destructive, keys("tab", "enter", "esc"), nil},
-		{"destructive: esc, esc denies", destructive, keys("tab", "enter", "esc", "esc"), deny},
+		{"destructive: tab, enter denies", destructive, keys("tab", "enter"), deny},
+		{"destructive: →, enter only asks for the chord", destructive, keys("right", "enter"), nil},
+		{"destructive: →, enter, ctrl+y allows once", destructive, keys("right", "enter", "ctrl+y"), once},
+		{"destructive: → → is Always deny…: enter, ctrl+y allows nothing", destructive, keys("right", "right", "enter", "ctrl+y"), nil},
+		{"destructive: y is not the chord", destructive, keys("right", "enter", "y"), nil},
+		{"destructive: capital Y is not the chord", destructive, keys("right", "enter", "Y"), nil},
+		{"destructive: enter is not the chord", destructive, keys("right", "enter", "enter"), nil},
+		{"destructive: any other key goes back to Deny", destructive, keys("right", "enter", "n", "enter"), deny},
+		{"destructive: n, then ctrl+y allows nothing", destructive, keys("right", "enter", "n", "ctrl+y"), nil},
+		{"destructive: esc only goes back", destructive, keys("right", "enter", "esc"), nil},
+		{"destructive: esc, esc denies", destructive, keys("right", "enter", "esc", "esc"), deny},
 		{"destructive: ctrl+y without an allow does nothing", destructive, keys("ctrl+y"), nil},
 		{"destructive: enter on Deny still denies at once", destructive, keys("enter"), deny},
 		{"destructive: d and a reason deny at once", destructive,
 			append(keys("d"), append(typeText("no"), press("enter"))...), DenyCall{ID: 7, Reason: "no"}},
-		{"tainted destructive call: tab, enter only asks for the chord", tainted, keys("tab", "enter"), nil},
-		{"tainted destructive call: tab, enter, ctrl+y allows once", tainted, keys("tab", "enter", "ctrl+y"), once},
+		{"tainted destructive call: →, enter only asks for the chord", tainted, keys("right", "enter"), nil},
+		{"tainted destructive call: →, enter, ctrl+y allows once", tainted, keys("right", "enter", "ctrl+y"), once},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,9 +142,9 @@ func TestConfirmArmedSaysSo(t *testing.T) {
 	if strings.Contains(flat(c.View()), msg) {
 		t.Fatalf("the dialog is armed before any key:\n%s", text(c.View()))
 	}
-	c, _ = run(c, press("tab"), press("enter"))
+	c, _ = run(c, press("right"), press("enter"))
 	if !c.Armed() || !strings.Contains(flat(c.View()), msg) {
-		t.Fatalf("after tab, enter the view does not say %q:\n%s", msg, text(c.View()))
+		t.Fatalf("after →, enter the view does not say %q:\n%s", msg, text(c.View()))
 	}
 	if got := helpKeys(c); !strings.Contains(got, "ctrl+y allow this destructive call") || strings.Contains(got, "tab") {
 		t.Errorf("armed help = %q, want only y and the cancel hint", got)
@@ -381,15 +391,15 @@ func TestConfirmArmingAnswersNothing(t *testing.T) {
 	if !strings.Contains(flat(c.View()), "arming… keys are ignored") {
 		t.Fatalf("arming is not shown:\n%s", text(c.View()))
 	}
-	if _, a := run(c, keys("tab", "enter", "esc", "d", "enter", "ctrl+y")...); a != nil {
+	if _, a := run(c, keys("right", "enter", "esc", "d", "enter", "ctrl+y")...); a != nil {
 		t.Fatalf("an arming dialog answered %#v", a)
 	}
 	if got := helpKeys(c); strings.Contains(got, "enter") || strings.Contains(got, "esc") {
 		t.Errorf("help while arming offers answer keys: %q", got)
 	}
 	c.SetArming(false)
-	if _, a := run(c, keys("tab", "enter")...); a == nil {
-		t.Fatal("once armed, tab+enter did not allow")
+	if _, a := run(c, keys("right", "enter", "ctrl+y")...); a == nil {
+		t.Fatal("once armed, →, enter, ctrl+y did not allow")
 	}
 }
 
@@ -429,11 +439,11 @@ func TestConfirmFits(t *testing.T) {
 				c.SetSize(size[0], size[1])
 				switch state {
 				case "confirming":
-					c, _ = run(c, press("tab"), press("enter"))
+					c, _ = run(c, press("right"), press("enter"))
 				case "arming":
 					c.SetArming(true)
 				case "rule":
-					c, _ = run(c, press("tab"), press("tab"), press("tab"), press("enter"))
+					c, _ = run(c, press("right"), press("right"), press("right"), press("enter"))
 				}
 				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %s", name, state))
 			}
@@ -501,13 +511,25 @@ func TestConfirmGolden(t *testing.T) {
 		}
 	}
 	c := NewConfirm(pending(claimingTool(), `{"to":"eve@example.com"}`), plain())
-	c, _ = run(c, press("tab"), press("enter"))
+	c, _ = run(c, press("right"), press("enter"))
 	golden(t, filepath.Join("testdata", "confirm_armed_80x24.golden"), text(c.View()))
+	// Every allow waits for the chord, a write call's too: at each size the line
+	// and the help say ctrl+y.
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+		c := NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain())
+		c.SetSize(size[0], size[1])
+		c, _ = run(c, press("right"), press("enter"))
+		v := text(c.View())
+		if !strings.Contains(flat(c.View()), "Press ctrl+y to allow this call") || !strings.Contains(v, "ctrl+y allow once") {
+			t.Errorf("%dx%d: the armed write dialog does not ask for ctrl+y:\n%s", size[0], size[1], v)
+		}
+		golden(t, filepath.Join("testdata", "confirm_armed_write_"+itoa(size[0])+"x"+itoa(size[1])+".golden"), v)
+	}
 	c = NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain())
 	c.SetArming(true)
 	golden(t, filepath.Join("testdata", "confirm_arming_80x24.golden"), text(c.View()))
 	c = NewConfirm(pending(writeTool(), `{"title":"groceries","path":"/srv/project/list.txt"}`), plain())
-	c, _ = run(c, press("tab"), press("tab"), press("tab"), press("enter"))
+	c, _ = run(c, press("right"), press("right"), press("right"), press("enter"))
 	golden(t, filepath.Join("testdata", "confirm_always_allow_80x24.golden"), text(c.View()))
 }
 
@@ -601,20 +623,22 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 		msgs []tea.Msg
 		want Action
 	}{
-		{"tab×3, enter only opens the rule of Always allow", write, keys("tab", "tab", "tab", "enter"), nil},
-		{"tab×3, enter, enter saves the proposal and allows once", write, keys("tab", "tab", "tab", "enter", "enter"),
+		{"→×3, enter only opens the rule of Always allow", write, keys("right", "right", "right", "enter"), nil},
+		{"→×3, enter, enter saves the proposal and allows once", write, keys("right", "right", "right", "enter", "enter", "ctrl+y"),
 			AllowCall{ID: 7, Scope: session.AllowOnce, Remember: &prop}},
+		{"→×3, enter, enter only asks for the chord", write, keys("right", "right", "right", "enter", "enter"), nil},
+		{"→×3, enter, enter, any other key goes back to Deny", write, keys("right", "right", "right", "enter", "enter", "y", "enter"), DenyCall{ID: 7}},
 		{"the edited rule is what is saved", write,
-			concatMsgs(keys("tab", "tab", "tab", "enter"), erase, typeText(`{ path = { glob = "/srv/project/**" }, title = { equals = "groceries" } }`), keys("enter")),
+			concatMsgs(keys("right", "right", "right", "enter"), erase, typeText(`{ path = { glob = "/srv/project/**" }, title = { equals = "groceries" } }`), keys("enter", "ctrl+y")),
 			AllowCall{ID: 7, Scope: session.AllowOnce, Remember: &edited}},
-		{"letters in the editor are text, esc goes back to Deny", write, keys("tab", "tab", "tab", "enter", "y", "esc", "enter"), DenyCall{ID: 7}},
+		{"letters in the editor are text, esc goes back to Deny", write, keys("right", "right", "right", "enter", "y", "esc", "enter"), DenyCall{ID: 7}},
 		{"an unknown matcher saves nothing", write,
-			concatMsgs(keys("tab", "tab", "tab", "enter"), erase, typeText(`{ path = { regex = "x" } }`), keys("enter")), nil},
+			concatMsgs(keys("right", "right", "right", "enter"), erase, typeText(`{ path = { regex = "x" } }`), keys("enter")), nil},
 		{"a field the schema does not declare saves nothing", write,
-			concatMsgs(keys("tab", "tab", "tab", "enter"), erase, typeText(`{ pth = { glob = "/srv/**" } }`), keys("enter")), nil},
-		{"Always deny… saves a deny rule", write, keys("tab", "tab", "tab", "tab", "enter", "enter"), DenyCall{ID: 7, Remember: &prop}},
+			concatMsgs(keys("right", "right", "right", "enter"), erase, typeText(`{ pth = { glob = "/srv/**" } }`), keys("enter")), nil},
+		{"Always deny… saves a deny rule", write, keys("right", "right", "right", "right", "enter", "enter"), DenyCall{ID: 7, Remember: &prop}},
 		{"destructive: no Always allow, the fourth button is Always deny", func() *session.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) },
-			keys("tab", "tab", "tab", "enter", "enter"),
+			keys("right", "right", "right", "enter", "enter"),
 			DenyCall{ID: 7, Remember: &session.RuleProposal{Server: "mail", Tool: "send_email", When: map[string]map[string]any{"to": {"equals": "eve@example.com"}}}}},
 	}
 	for _, tt := range tests {
@@ -627,7 +651,7 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 	}
 
 	// What the person sees: the proposal, editable, and why an edit was refused.
-	c, _ := run(NewConfirm(write(), plain()), keys("tab", "tab", "tab", "enter")...)
+	c, _ := run(NewConfirm(write(), plain()), keys("right", "right", "right", "enter")...)
 	screen := flat(c.View())
 	for _, want := range []string{"Always allow notes__create_note when (edit; enter saves):", `path = { glob = "/srv/project/*" }`, "saved to rules.toml, never your config", "enter save the rule"} {
 		if !strings.Contains(screen, want) && !strings.Contains(helpKeys(c), want) {
@@ -693,7 +717,7 @@ func concatMsgs(parts ...[]tea.Msg) []tea.Msg {
 // and the rule saved holds the value itself.
 func TestConfirm_RuleEditorEscapesHostileValues(t *testing.T) {
 	args := "{\"title\":\"a\\u001b[2J\\u202eb\"}"
-	c, _ := run(NewConfirm(pending(writeTool(), args), plain()), keys("tab", "tab", "tab", "enter")...)
+	c, _ := run(NewConfirm(pending(writeTool(), args), plain()), keys("right", "right", "right", "enter")...)
 	v := c.View()
 	if strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\u202e") {
 		t.Fatalf("a raw escape reached the editor:\n%q", v)
@@ -701,7 +725,7 @@ func TestConfirm_RuleEditorEscapesHostileValues(t *testing.T) {
 	if !strings.Contains(text(v), `\u001B[2J\u202Eb`) {
 		t.Errorf("the editor does not show the escaped value:\n%s", text(v))
 	}
-	_, act := run(c, press("enter"))
+	_, act := run(c, press("enter"), press("ctrl+y"))
 	a, ok := act.(AllowCall)
 	if !ok || a.Remember == nil || a.Remember.When["title"]["equals"] != "a\x1b[2J\u202eb" {
 		t.Errorf("saved %#v", act)
@@ -714,7 +738,7 @@ func TestConfirm_RuleEditorEscapesHostileValues(t *testing.T) {
 // tool whatever its arguments (as does an edit down to {}). What the rule leaves
 // open is named.
 func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
-	open := keys("tab", "tab", "tab", "enter")
+	open := keys("right", "right", "right", "enter")
 	tests := []struct {
 		name, args string
 		wantText   []string // in the editor, as shown
@@ -748,10 +772,10 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 					}
 				}
 				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %dx%d", tt.name, size[0], size[1]))
-				_, act := run(c, press("enter"))
+				_, act := run(c, press("enter"), press("ctrl+y"))
 				a, ok := act.(AllowCall)
 				if !ok || a.Remember == nil {
-					t.Fatalf("enter saved %#v", act)
+					t.Fatalf("enter, ctrl+y saved %#v", act)
 				}
 				if diff := cmp.Diff(tt.wantWhen, a.Remember.When); diff != "" {
 					t.Errorf("%dx%d: saved conditions (-want +got):\n%s", size[0], size[1], diff)
@@ -815,10 +839,10 @@ func TestConfirm_DestructiveOffersNoContextGrant(t *testing.T) {
 				keytest.Fits(t, c.View(), size[0], size[1], fmt.Sprintf("%s %dx%d", name, size[0], size[1]))
 			}
 			for n := 0; n <= 6; n++ {
-				msgs := concatMsgs(repeatKey("tab", n), keys("enter", "ctrl+y", "enter"))
+				msgs := concatMsgs(repeatKey("right", n), keys("enter", "ctrl+y", "enter"))
 				_, got := run(NewConfirm(p(), plain()), msgs...)
 				if a, ok := got.(AllowCall); ok && a.Scope == session.AllowForContext {
-					t.Errorf("tab×%d, enter, ctrl+y allowed for the context", n)
+					t.Errorf("→×%d, enter, ctrl+y allowed for the context", n)
 				}
 			}
 		})

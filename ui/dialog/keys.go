@@ -12,13 +12,16 @@ var _ help.KeyMap = KeyMap{}
 // help built from ShortHelp and FullHelp always shows exactly the keys that
 // work.
 type KeyMap struct {
-	// Next and Prev move focus between the buttons.
+	// Next and Prev move focus between the buttons: → and ← only. Tab, Enter,
+	// j/k, space and the letters are the screens' own keys behind the dialog, so a
+	// person who goes on navigating never moves focus onto an allow button.
 	Next key.Binding
 	Prev key.Binding
-	// Activate presses the focused button.
+	// Activate presses the focused button. Pressing an allow button never
+	// allows by itself: it asks for Confirm.
 	Activate key.Binding
 	// Deny opens the reason field. No letter allows: an allow button is
-	// pressed only with focus moved to it (Next) and Activate.
+	// pressed only with focus moved to it (Next) and Activate, then Confirm.
 	Deny key.Binding
 	// Cancel denies without a reason.
 	Cancel key.Binding
@@ -33,10 +36,10 @@ type KeyMap struct {
 	// Why unfolds the reasons (why the call asks, the taint) below the
 	// arguments, or folds them back into their summary line.
 	Why key.Binding
-	// Confirm is the deliberate second step that allows a destructive call
-	// once an allow button was pressed: a control chord, never a letter that
-	// follows naturally in typing. Disarm is shown in help while it waits; any
-	// key other than Confirm goes back, with focus on Deny.
+	// Confirm is the deliberate last step that allows a call once an allow
+	// button was pressed (or an "Always allow" rule saved): a control chord that
+	// no screen binds and no typed word contains. Disarm is shown in help while
+	// it waits; any key other than Confirm goes back, with focus on Deny.
 	Confirm key.Binding
 	Disarm  key.Binding
 	// SendReason sends the denial with the typed reason; Back leaves the
@@ -52,8 +55,8 @@ type KeyMap struct {
 // the dialog starts in (choosing).
 func DefaultKeyMap() KeyMap {
 	k := KeyMap{
-		Next:       key.NewBinding(key.WithKeys("tab", "right"), key.WithHelp("tab/→", "move")),
-		Prev:       key.NewBinding(key.WithKeys("shift+tab", "left"), key.WithHelp("shift+tab/←", "previous")),
+		Next:       key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next button")),
+		Prev:       key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous button")),
 		Activate:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "press button")),
 		Deny:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny, give reason")),
 		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "deny")),
@@ -64,7 +67,7 @@ func DefaultKeyMap() KeyMap {
 		Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first byte")),
 		End:        key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last byte")),
 		Why:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "why: show/fold the reasons")),
-		Confirm:    key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "allow this destructive call")),
+		Confirm:    key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "allow")),
 		Disarm:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "go back")),
 		SendReason: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
@@ -76,10 +79,12 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap: the bindings that work now.
 func (k KeyMap) ShortHelp() []key.Binding {
+	move := k.Next
+	move.SetHelp("←/→", "move")
 	return []key.Binding{
 		k.Confirm, k.Disarm,
 		k.SendReason, k.SaveRule, k.Back,
-		k.Next, k.Activate, k.Cancel, k.Deny, k.Why, k.Down, k.End,
+		move, k.Activate, k.Cancel, k.Deny, k.Why, k.Down, k.End,
 	}
 }
 
@@ -99,7 +104,7 @@ type state int
 const (
 	stateChoosing state = iota // choosing a button
 	stateReason                // typing an optional reason for a denial
-	stateArmed                 // a destructive allow waits for Confirm
+	stateArmed                 // an allow waits for Confirm
 	stateArming                // the input guard ignores answers (scrolling works)
 	stateRule                  // editing the rule of "Always allow" or "Always deny"
 )

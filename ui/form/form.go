@@ -206,7 +206,7 @@ func (f Form) key(msg tea.KeyPressMsg) (Form, Action, tea.Cmd) {
 		f.vp.PageUp()
 		return f, nil, nil
 	}
-	if !f.raw && len(f.fields) == 0 && f.mode != modeURL && key.Matches(msg, k.Enter) {
+	if !f.raw && len(f.fields) == 0 && f.mode == modeCall && key.Matches(msg, k.Enter) {
 		// Nothing to fill in: enter sends, as on a form's last field.
 		return f.submit()
 	}
@@ -228,6 +228,12 @@ func (f Form) key(msg tea.KeyPressMsg) (Form, Action, tea.Cmd) {
 		f.move(-1)
 	case key.Matches(msg, k.Enter):
 		if f.focus == len(f.fields)-1 {
+			if f.mode != modeCall {
+				// A server's request for input is answered with Submit only:
+				// Enter is every screen's "open", and a person who goes on
+				// navigating must not accept what a server asked.
+				break
+			}
 			return f.submit()
 		}
 		f.move(1)
@@ -302,6 +308,8 @@ func (f *Form) updateKeys() {
 	k.Enter.SetEnabled(notJSON || (!url && !f.raw && len(f.fields) == 0))
 	if (fd != nil && f.focus == len(f.fields)-1) || (!url && !f.raw && len(f.fields) == 0) {
 		k.Enter.SetHelp("enter", k.Submit.Help().Desc)
+		// In a server's request for input only Submit (ctrl+s) sends.
+		k.Enter.SetEnabled(k.Enter.Enabled() && f.mode == modeCall)
 	} else {
 		k.Enter.SetHelp("enter", "next field")
 	}

@@ -543,7 +543,8 @@ func TestElicitation(t *testing.T) {
 	}{
 		{"accept", seq(typed("Ada"), keys("tab"), typed("36"), keys("ctrl+s")),
 			Accept{Content: map[string]any{"name": "Ada", "age": float64(36), "subscribe": true}}},
-		{"enter on the last field accepts", seq(typed("Ada"), keys("enter", "enter", "space", "enter")),
+		{"enter on the last field does not accept: only ctrl+s does", seq(typed("Ada"), keys("enter", "enter", "space", "enter", "enter")), nil},
+		{"enter moves to the last field, ctrl+s accepts", seq(typed("Ada"), keys("enter", "enter", "space", "enter", "ctrl+s")),
 			Accept{Content: map[string]any{"name": "Ada", "subscribe": false}}},
 		{"decline", keys("ctrl+d"), Decline{}},
 		{"decline with fields filled", seq(typed("Ada"), keys("ctrl+d")), Decline{}},

@@ -293,8 +293,8 @@ func (o *Overlay) AskAccept(ref trust.Ref, name, fingerprint string) tea.Cmd {
 
 // AskClearTaint puts the question of clearing a context's taint in front. Clearing
 // makes airlock less careful (exfiltration and destructive calls of the context stop
-// asking because of it), so it is guarded like an allow: no letter clears, tab (or
-// →) moves to Clear and Enter presses it. name is the escaped context name, lines
+// asking because of it), so it is guarded like an allow: no letter clears, → moves
+// to Clear, Enter presses it and ctrl+y clears. name is the escaped context name, lines
 // airlock's sentences about the taint (escaped by the caller).
 func (o *Overlay) AskClearTaint(ctxName string, t trust.Taint, name string, lines []string) tea.Cmd {
 	lines = append(append([]string(nil), lines...), "",
@@ -351,7 +351,7 @@ func (o *Overlay) show() tea.Cmd {
 	o.setArming(true)
 	// A two-button question shown again starts on its safe button, as the
 	// approval dialog starts on Deny: a focus moved before never carries over.
-	o.items[0].choice.focus = 0
+	o.items[0].choice.reset()
 	return o.g.tick(o.g.quiet)
 }
 
@@ -670,12 +670,12 @@ func itoa(n int) string {
 
 // KeysFree reports whether the open question waits for a choice and would not
 // miss a key taken by someone else (the approval queue, the tour): it is armed,
-// nothing is typed into it, and no destructive allow waits for its chord.
+// nothing is typed into it, and no allow waits for its chord.
 func (o Overlay) KeysFree() bool {
 	if !o.Open() || !o.g.armed || o.Typing() {
 		return false
 	}
-	if it := o.items[0]; it.kind == KindApproval && it.confirm.Armed() {
+	if it := o.items[0]; it.kind == KindApproval && it.confirm.Armed() || it.choice.waiting {
 		return false
 	}
 	return true

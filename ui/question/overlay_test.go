@@ -140,9 +140,12 @@ func TestGuard_EachQuestionArmsAfresh(t *testing.T) {
 	o.tick(false)
 	c.advance(MinQuiet)
 	o.tick(false)
-	o.key(t, "tab")
-	if out := o.key(t, "enter"); out == nil {
-		t.Fatal("a deliberate tab+enter did not allow the first")
+	o.key(t, "right")
+	if out := o.key(t, "enter"); out != nil {
+		t.Fatalf("right, enter answered before the chord: %#v", out)
+	}
+	if out, ok := o.key(t, "ctrl+y").(Approved); !ok {
+		t.Fatalf("a deliberate right, enter, ctrl+y did not allow the first: %#v", out)
 	}
 	for _, k := range []string{"tab", "enter", "tab", "enter"} {
 		c.advance(50 * time.Millisecond)
@@ -173,8 +176,21 @@ func TestGuard_AcceptAndQuitAreGuarded(t *testing.T) {
 		t.Fatalf("y accepted a changed definition: %#v", out)
 	}
 	o.key(t, "tab")
-	if out, ok := o.key(t, "enter").(AcceptAnswer); !ok || !out.Accept {
-		t.Fatalf("tab+enter after arming = %#v, want accept", out)
+	if out, ok := o.key(t, "enter").(AcceptAnswer); !ok || out.Accept {
+		t.Fatalf("tab, enter after arming = %#v, want keep blocked (tab moves no focus)", out)
+	}
+	o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
+	c.advance(MinQuiet)
+	o.tick(false)
+	o.key(t, "right")
+	if out := o.key(t, "enter"); out != nil {
+		t.Fatalf("right, enter accepted before the chord: %#v", out)
+	}
+	if !strings.Contains(o.View(), "Press ctrl+y to accept the new definition") {
+		t.Fatalf("the chord is not asked for:\n%s", o.View())
+	}
+	if out, ok := o.key(t, "ctrl+y").(AcceptAnswer); !ok || !out.Accept {
+		t.Fatalf("right, enter, ctrl+y after arming = %#v, want accept", out)
 	}
 
 	o.AskQuit([]string{"• 1 approval waiting"})
@@ -280,7 +296,7 @@ func TestGuard_ChoiceShownAgainStartsOnItsSafeButton(t *testing.T) {
 		o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
 		c.advance(MinQuiet)
 		o.tick(false)
-		o.key(t, "tab") // focus on Accept
+		o.key(t, "right") // focus on Accept
 		again(o)
 		if o.Armed() {
 			t.Fatalf("%s: the question did not arm again", name)
@@ -333,5 +349,48 @@ func TestGuard_KeysWaitingUnreadKeepItArming(t *testing.T) {
 	o.tick(false)
 	if !o.Armed() {
 		t.Fatal("not armed after the keyboard was quiet with nothing unread")
+	}
+}
+
+// TestGuard_RefocusDropsAWaitingChord: enter was pressed on an allow (or accept)
+// button and the question waits for ctrl+y; the terminal loses and regains focus.
+// The question arms afresh with focus on its safe button, and ctrl+y after it armed
+// again allows nothing.
+func TestGuard_RefocusDropsAWaitingChord(t *testing.T) {
+	for _, kind := range []string{"approval", "accept"} {
+		o, c := newOverlay(false)
+		if kind == "approval" {
+			o.AddApproval(writePending(1), true)
+		} else {
+			o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
+		}
+		c.advance(MinQuiet)
+		o.tick(false)
+		if !o.Armed() {
+			t.Fatalf("%s: did not arm", kind)
+		}
+		for _, k := range []string{"right", "enter"} {
+			if out := o.key(t, k); out != nil {
+				t.Fatalf("%s: %s answered %#v", kind, k, out)
+			}
+		}
+		if o.KeysFree() {
+			t.Errorf("%s: KeysFree while the chord waits", kind)
+		}
+		o.Refocus()
+		c.advance(MinQuiet)
+		o.tick(false)
+		if !o.Armed() {
+			t.Fatalf("%s: did not arm again", kind)
+		}
+		switch out := o.key(t, "ctrl+y").(type) {
+		case nil:
+		case AcceptAnswer:
+			if out.Accept {
+				t.Fatalf("%s: ctrl+y after refocus accepted", kind)
+			}
+		default:
+			t.Fatalf("%s: ctrl+y after refocus answered %#v", kind, out)
+		}
 	}
 }
