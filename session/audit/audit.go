@@ -116,6 +116,8 @@ type Log struct {
 	failed error // the last commit failed to write (a full disk): cleared by the next
 	notice error // damage before the log's end: reported, but the log is appended to
 	start  *Link // the next record written begins a segment after this file
+	// rotateAfter: a failed rotation is tried again only after this time.
+	rotateAfter time.Time
 }
 
 type waiter struct {
@@ -420,10 +422,12 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 	if a.damage != nil {
 		return a.damage
 	}
-	if limit := a.segmentBytes.Load(); limit > 0 && a.size >= limit && len(batch) > 0 {
+	if limit := a.segmentBytes.Load(); limit > 0 && a.size >= limit && len(batch) > 0 && time.Now().After(a.rotateAfter) {
+		// A segment that cannot be closed (a system that will not rename an open
+		// file) only grows: the records still go in, and a retry waits a while.
 		if err := a.rotate(); err != nil {
-			a.failed = fmt.Errorf("starting a new segment of audit log %s: %w", a.path, err)
-			return err
+			a.rotateAfter = time.Now().Add(time.Minute)
+			a.notice = fmt.Errorf("audit log %s: could not start a new segment: %w (the records go on in the current file)", a.path, err)
 		}
 	}
 	var buf []byte
