@@ -144,3 +144,29 @@ func TestAuditManyProcesses_AllCallsRun(t *testing.T) {
 		t.Errorf("verify: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A changed record in the middle of the log is reported, not refused (nothing
+// appended after it can hide it): `airlock call` prints a notice and runs, and
+// `airlock check` verifies the whole log and prints one too.
+func TestAuditDamagedMiddleRecord_NoticeInCallAndCheck(t *testing.T) {
+	state := t.TempDir()
+	cfg := docsConfig(t, state)
+	log := filepath.Join(state, "audit.jsonl")
+	writeRecords(t, log, 5)
+	b := must(os.ReadFile(log))
+	if err := os.WriteFile(log, bytes.Replace(b, []byte(`"c2"`), []byte(`"c7"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := airlock(t, "", "call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`)
+	if r.code != 0 || !strings.Contains(r.stderr, "is damaged") || !strings.Contains(r.stderr, "airlock audit verify") {
+		t.Errorf("a call with a damaged middle record: exit %d, no notice:\n%s", r.code, r.stderr)
+	}
+	r = airlock(t, "", "check", "--config", cfg)
+	if !strings.Contains(r.stderr, "notice: the audit log") || !strings.Contains(r.stderr, "line 3: hash mismatch") {
+		t.Errorf("check with a damaged middle record: exit %d, no notice:\n%s", r.code, r.stderr)
+	}
+	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	if r.code != 1 || !strings.Contains(r.stderr, "line 3: hash mismatch") {
+		t.Errorf("verify: exit %d %q", r.code, r.stderr)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -259,7 +260,7 @@ func (a *Log) publish() {
 	case a.damage != nil:
 		err = a.damage
 	case a.failed != nil:
-		err = a.failed
+		err = fmt.Errorf("%w (every call that needs a record is refused; the next record tries again)", a.failed)
 	case a.notice != nil:
 		err = a.notice
 	}
@@ -628,17 +629,28 @@ func (a *Log) load() error {
 	return nil
 }
 
+// maxHeadBytes bounds what is read of a head file: a real one is under 100 bytes.
+const maxHeadBytes = 4096
+
 // readHead reads PATH.head as airlock opens every private file: an error for a
 // link, a FIFO, another user's file or a garbled head; one matching os.ErrNotExist
 // when there is none.
 func readHead(path string) (headRecord, error) {
 	var h headRecord
-	b, err := statefile.ReadFile(path + ".head")
+	f, err := statefile.Open(path + ".head")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return h, err
 		}
 		return h, fmt.Errorf("its head file cannot be read: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxHeadBytes+1))
+	if err != nil {
+		return h, fmt.Errorf("its head file cannot be read: %w", err)
+	}
+	if len(b) > maxHeadBytes {
+		return h, fmt.Errorf("its head file %s.head is not a head record (over %d bytes)", path, maxHeadBytes)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

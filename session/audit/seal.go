@@ -91,6 +91,9 @@ func Seal(path string) (Sealed, error) {
 	if err != nil {
 		return out, fmt.Errorf("sealing audit log: %w", err)
 	}
+	if !exists(path) && len(segs) == 0 {
+		return out, fmt.Errorf("sealing audit log: there is no audit log at %s", path)
+	}
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	moved := path + ".sealed-" + stamp
 	for i := 2; exists(moved) || exists(moved+".head") || exists(segmentName(moved, 1)); i++ {

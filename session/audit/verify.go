@@ -493,7 +493,7 @@ type tail struct {
 
 // tailWindow is how much of a file's end readTail checks record by record: the head
 // lags the end by at most a delayed sync's records, far fewer.
-const tailWindow = 1 << 20
+const tailWindow = 256 << 10
 
 // readTail checks the last records of the file f (size bytes) as a chain: the
 // last line whole, each record in the last tailWindow bytes sound and joined to the
@@ -507,11 +507,12 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 	}
 	// Read back from the end until the window holds tailWindow bytes and one
 	// whole line, or the start of the file.
-	const chunk = 64 << 10
+	chunk := int64(64 << 10)
 	var buf []byte
 	off := size
 	for off > 0 {
-		n := min(int64(chunk), off)
+		n := min(chunk, off)
+		chunk *= 2 // a long last record is read in a few steps, not many
 		off -= n
 		b := make([]byte, n)
 		if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
