@@ -116,13 +116,34 @@ func must[T any](v T, err error) T {
 }
 
 // Many short `airlock call`s at once against one state dir, each opening the log
-// while others append: every one runs and the chain verifies. A large argument
-// makes each append a write long enough for an unlocked read of the tail to land in
-// the middle of it.
+// while others append, and while a busy process (a gateway, played by this test)
+// appends large records all the while: every call runs and the chain verifies.
 func TestAuditManyProcesses_AllCallsRun(t *testing.T) {
 	state := t.TempDir()
 	cfg := docsConfig(t, state)
-	args := `{"query":"` + strings.Repeat("trust ", 16000) + `"}`
+	log := filepath.Join(state, "audit.jsonl")
+	busy, err := audit.Open(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := audit.Record{Kind: "decision", Args: json.RawMessage(`{"q":"` + strings.Repeat("x", 128<<10) + `"}`)}
+	stop, written := make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		defer func() { written <- n }()
+		for n < 600 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := busy.AppendUnsynced(big); err != nil {
+				t.Error(err)
+				return
+			}
+			n++
+		}
+	}()
 	const n = 24
 	var wg sync.WaitGroup
 	results := make([]result, n)
@@ -130,17 +151,20 @@ func TestAuditManyProcesses_AllCallsRun(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = airlockIn(t, state, "", "call", "docs", "search_docs", "--config", cfg, "--args", args)
+			results[i] = airlockIn(t, state, "", "call", "docs", "search_docs", "--config", cfg, "--args", `{"query":"trust"}`)
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	busyRecords := <-written
+	busy.Close()
 	for i, r := range results {
 		if r.code != 0 {
 			t.Errorf("call %d of %d: exit %d %s", i+1, n, r.code, r.stderr)
 		}
 	}
 	r := airlock(t, "", "audit", "verify", "--config", cfg)
-	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d records, chain intact", 2*n)) {
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d records, chain intact", 2*n+busyRecords)) {
 		t.Errorf("verify: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }

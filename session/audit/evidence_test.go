@@ -284,3 +284,48 @@ func TestSeal_StartsANewLogNamingTheOld(t *testing.T) {
 		t.Errorf("after the seal and one record: %+v %v", sum, err)
 	}
 }
+
+// A crash between closing a segment and the new file's first record leaves no
+// current file (or an empty one): the next open goes on from the newest segment,
+// and the first record it writes names that segment.
+func TestRotation_CrashBetweenRenameAndFirstRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetSegmentBytes(2048)
+	for i := range 20 {
+		if err := a.Append(rec(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Close()
+	segs, _ := filepath.Glob(path + ".0*")
+	if err := os.Rename(path, fmt.Sprintf("%s.%06d", path, len(segs)+1)); err != nil {
+		t.Fatal(err)
+	}
+	a, err = audit.Open(path)
+	if err != nil || a.Problem() != nil {
+		t.Fatalf("open after the crash: %v %v", err, a.Problem())
+	}
+	if err := a.Append(rec(99)); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	sum, err := audit.VerifyLog(path)
+	if err != nil || sum.Records != 22+len(segs) || sum.Files != len(segs)+2 {
+		t.Errorf("verify: %+v %v", sum, err)
+	}
+	// Every byte of the joining record matters (one bit each: every bit of a
+	// record is TestAuditVerifyCatchesEveryTamper's).
+	b, _ := os.ReadFile(path)
+	for i := range bytes.IndexByte(b, '\n') {
+		c := bytes.Clone(b)
+		c[i] ^= 1 << (i % 7)
+		write(t, path, c)
+		if _, err := audit.VerifyLog(path); err == nil {
+			t.Fatalf("flipping bit %d of byte %d (%q) of a segment's first record went unnoticed", i%7, i, b[i])
+		}
+	}
+}
