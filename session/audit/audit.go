@@ -418,6 +418,7 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 	}
 	defer a.unlock()
 	if err := a.load(); err != nil {
+		a.failed = err // a file in the way (a link, a FIFO) or unreadable: say so
 		return err
 	}
 	if a.damage != nil {

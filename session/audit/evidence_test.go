@@ -329,3 +329,36 @@ func TestRotation_CrashBetweenRenameAndFirstRecord(t *testing.T) {
 		}
 	}
 }
+
+// A link put in the log's place while airlock runs is refused at the next record,
+// never followed, and the refusal is the log's problem.
+func TestAppend_LinkInTheLogsPlaceIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Append(rec(0)); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "elsewhere")
+	write(t, other, nil)
+	if err := os.Rename(path, path+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, path); err != nil {
+		t.Fatal(err)
+	}
+	err = a.Append(rec(1))
+	if !errors.Is(err, audit.ErrBroken) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("append with a link in the log's place: %v", err)
+	}
+	if p := a.Problem(); p == nil || !strings.Contains(p.Error(), "symbolic link") {
+		t.Errorf("problem: %v", p)
+	}
+	if b, _ := os.ReadFile(other); len(b) != 0 {
+		t.Errorf("the link was followed: %q", b)
+	}
+}
