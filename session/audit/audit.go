@@ -142,6 +142,13 @@ const DefaultSegmentBytes = 64 << 20
 // the disk is full, the log is damaged (a *DamageError is wrapped too), or closed.
 var ErrBroken = errors.New("the audit log cannot be written")
 
+// brokenError is a failed append: it is ErrBroken and its cause, and says only the
+// cause (which names the audit log already).
+type brokenError struct{ err error }
+
+func (e brokenError) Error() string   { return e.err.Error() }
+func (e brokenError) Unwrap() []error { return []error{ErrBroken, e.err} }
+
 // DamageError says what is wrong with an audit log airlock will not add to, and
 // what to do about it.
 type DamageError struct {
@@ -355,7 +362,7 @@ func (a *Log) lead(final bool) {
 	a.mu.Lock()
 	a.leading = false
 	if err != nil {
-		err = fmt.Errorf("%w: %w", ErrBroken, err)
+		err = brokenError{err}
 	}
 	for _, b := range batch {
 		b.done, b.err = true, err
