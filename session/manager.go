@@ -182,6 +182,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	if opts.Audit != nil {
 		m.engine.record = opts.Audit.Append
+		m.watchAudit()
 	}
 	m.inflight = map[string]map[string]bool{}
 	if q != nil {
@@ -371,7 +372,13 @@ type DeniedError struct {
 	Reason string
 	// Rule names the argument rule that denied ("NAME (SOURCE)"), "" when none did.
 	Rule string
+	// Audit is why the audit log could not record the call, when that denied it
+	// (Unwrap returns it: errors.Is(err, audit.ErrBroken)).
+	Audit error
 }
+
+// Unwrap returns the audit log's error when that is what denied the call.
+func (e *DeniedError) Unwrap() error { return e.Audit }
 
 func (e *DeniedError) Error() string {
 	msg := "call denied"
@@ -524,7 +531,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	// The approved call's record is on disk before the call is forwarded.
 	if err := m.auditDecision(base, d); err != nil {
 		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(d.Verdict.Reasons, "the audit log cannot be written, so the call is denied: "+err.Error())}
-		return nil, &DeniedError{Verdict: denied}
+		return nil, &DeniedError{Verdict: denied, Audit: err}
 	}
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.

@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -189,6 +190,8 @@ func (m *Model) callDone(msg callDoneMsg) (*Model, tea.Cmd) {
 		m.status = "call of " + q + " cancelled"
 		m.pop()
 		return m, nil
+	case errors.Is(msg.err, audit.ErrBroken):
+		m.status = "⊘ call of " + q + " denied: the audit log cannot record it"
 	case errors.As(msg.err, &denied):
 		m.status = "⊘ call of " + q + " denied"
 	case msg.err != nil:

@@ -234,6 +234,9 @@ func (m *Model) statusLine() string {
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
+	if a := m.auditStatus(); a != "" {
+		parts = append(parts, a)
+	}
 	if badge := m.q.Badge(); badge != "" && !m.q.Open() {
 		// Questions that wait unseen (the person was typing): the badge says
 		// how to open them.

@@ -14,6 +14,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
 // defaultGatewayListen is where the gateway listens when neither the config nor a
@@ -242,16 +243,26 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 func runAudit(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 1 || args[0] != "verify" {
-		fmt.Fprintln(stderr, "usage: airlock audit verify [FILE] [--config FILE | --demo]")
+	const use = "usage: airlock audit verify [FILE] [--config FILE | --demo] | airlock audit seal --start-new [FILE] [--config FILE | --demo]"
+	if len(args) < 1 || args[0] != "verify" && args[0] != "seal" {
+		fmt.Fprintln(stderr, use)
 		return 2
 	}
-	fs := flag.NewFlagSet("airlock audit verify", flag.ContinueOnError)
+	name := "airlock audit " + args[0]
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
 	demo := fs.Bool("demo", false, "the audit log of \"airlock demo\" (in the demo folder of the state dir)")
+	startNew := false
+	if args[0] == "seal" {
+		fs.BoolVar(&startNew, "start-new", false, "move the log aside, whole, and start a new one whose first record names it (required)")
+	}
 	positional, err := parseInterleaved(fs, args[1:])
 	if err != nil || len(positional) > 1 {
+		return 2
+	}
+	if args[0] == "seal" && !startNew {
+		fmt.Fprintln(stderr, name+": say --start-new: the log is moved aside (nothing is deleted) and a new one started")
 		return 2
 	}
 	path := ""
@@ -265,20 +276,47 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		}
 		path = auditPath(cfg)
 	}
+	if args[0] == "seal" {
+		return runAuditSeal(path, stdout, stderr)
+	}
 	sum, err := audit.VerifyLog(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "airlock audit verify: %s: FAILED after %d good records: %v\n", path, sum.Records, err)
+		fmt.Fprintf(stderr, "%s: %s: FAILED after %d good records: %s\n", name, path, sum.Records, safetext.Inline(err.Error()))
+		fmt.Fprintf(stderr, "%s: airlock adds nothing to a log whose end is damaged; to go on, `airlock audit seal --start-new` moves it aside, whole, and starts a new one\n", name)
 		return 1
 	}
 	if sum.HeadMissing && sum.Records > 0 {
-		fmt.Fprintf(stderr, "airlock audit verify: warning: %s.head is missing: records removed from the end of the log cannot be detected\n", path)
+		fmt.Fprintf(stderr, "%s: warning: %s.head is missing: records removed from the end of the log cannot be detected\n", name, path)
 	}
-	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", path, sum.Records)
+	files := ""
+	if sum.Files > 1 {
+		files = fmt.Sprintf(" across %d files (%d closed segments and the current one)", sum.Files, sum.Files-1)
+	}
+	fmt.Fprintf(stdout, "%s: %d records, chain intact%s\n", path, sum.Records, files)
+	if sum.Sealed != nil {
+		fmt.Fprintf(stdout, "it begins after %s, which `airlock audit seal --start-new` moved aside at its record %d (verify that one on its own)\n", safetext.Inline(sum.Sealed.File), sum.Sealed.Seq)
+	}
 	if sum.Records > 0 {
 		// Written down where airlock cannot write (a note, a ticket, another machine),
 		// the head lets a later verify show that nothing before it was rewritten.
 		fmt.Fprintf(stdout, "head: %d records, last hash %s (keep this line elsewhere to anchor the log)\n", sum.Records, sum.LastHash)
 	}
+	return 0
+}
+
+// runAuditSeal moves the audit log at path aside and starts a new one.
+func runAuditSeal(path string, stdout, stderr io.Writer) int {
+	s, err := audit.Seal(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock audit seal: %s\n", safetext.Inline(err.Error()))
+		return 1
+	}
+	found := fmt.Sprintf("it verified: %d records", s.Verified.Records)
+	if s.Problem != nil {
+		found = fmt.Sprintf("verify found %d good records, then: %s", s.Verified.Records, safetext.Inline(s.Problem.Error()))
+	}
+	fmt.Fprintf(stdout, "moved %s (with its head and segments) aside to %s; %s\n", path, s.MovedTo, found)
+	fmt.Fprintf(stdout, "started a new log %s; its first record names the old one and its head (record %d, hash %s)\n", path, s.First.Previous.Seq, s.First.Previous.Hash)
 	return 0
 }
 

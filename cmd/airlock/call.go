@@ -62,6 +62,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return 1
 	}
 	defer audit.Close()
+	auditNotice(stderr, "airlock", audit)
 	// A server's elicitation or sampling request during the call is asked on the
 	// terminal, or declined at once without one: never a silent wait.
 	asker := cli.Asker{In: stdin, Out: stderr, Interactive: interactive, Trust: trustOf(cfg)}

@@ -3,15 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/safetext"
@@ -93,6 +96,7 @@ func runCheckReport(ctx context.Context, cfg *config.Config, o checkOptions, std
 		return report(m, cfg, o, "snapshot", nil, notes, stdout, stderr)
 	}
 	tuneGC(true) // a one-shot command: see tuneGC
+	checkAuditLog(cfg, stderr)
 	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}})
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -286,4 +290,16 @@ func writeShared(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// checkAuditLog verifies the whole audit log, when there is one, and prints a notice
+// when it fails: check is where a person looks over what airlock stands on.
+func checkAuditLog(cfg *config.Config, stderr io.Writer) {
+	path := auditPath(cfg)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if _, err := audit.VerifyLog(path); err != nil {
+		fmt.Fprintf(stderr, "airlock check: notice: the audit log %s does not verify: %s (see `airlock audit verify`; `airlock audit seal --start-new` moves it aside)\n", path, safetext.Inline(err.Error()))
+	}
 }

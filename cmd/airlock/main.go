@@ -195,6 +195,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 			return 1
 		}
 		defer audit.Close()
+		go audit.CheckAll() // a damaged record anywhere: a red status once found
 		m, err := newManager(cfg, session.Options{Audit: audit})
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -258,6 +259,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 1
 		}
 		defer audit.Close()
+		go audit.CheckAll()
 		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit, MemoryTaint: true})
 		gs := gatewayFor(*gatewayListen, cfg)
 		gs.demo = true

@@ -70,6 +70,7 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 		return 1
 	}
 	defer audit.Close()
+	auditNotice(stderr, "airlock", audit)
 	tuneGC(true) // a one-shot command: see tuneGC
 	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}})
 	if err != nil {

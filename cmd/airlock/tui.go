@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/ui"
+	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
 // wantTUI reports whether to open the TUI: both ends are a terminal and the person
@@ -127,11 +128,24 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 const agentSessionIdle = 30 * time.Minute
 
 // openAudit opens the config's audit log (default: audit.jsonl in the state dir).
+// A damaged log is opened too: it refuses every record, so every call that needs one
+// is refused with the sentence saying why (auditNotice says it up front).
 func openAudit(cfg *config.Config) (*audit.Log, error) {
 	a, err := audit.Open(auditPath(cfg))
 	if err != nil {
 		return nil, err
 	}
 	a.SetDecisionsUnsynced(cfg.AuditDecisionsUnsynced)
+	if cfg.AuditSegmentBytes > 0 {
+		a.SetSegmentBytes(cfg.AuditSegmentBytes)
+	}
 	return a, nil
+}
+
+// auditNotice prints what is wrong with the audit log, if anything, prefixed with
+// the command's name.
+func auditNotice(w io.Writer, prefix string, a *audit.Log) {
+	if err := a.Problem(); err != nil {
+		fmt.Fprintf(w, "%s: %s\n", prefix, safetext.Inline(err.Error()))
+	}
 }

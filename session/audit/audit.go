@@ -1,10 +1,11 @@
 // Package audit is airlock's audit log: hash-chained JSON-lines records of every
 // decision and call outcome, appended with group commit under a file lock shared by
-// every airlock process, and verified (docs/audit-durability.md).
+// every airlock process, kept in segments of bounded size, and verified
+// (docs/audit-durability.md). It never appends to a log whose end does not match its
+// head file, and it never deletes a record or a segment.
 package audit
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +31,7 @@ type Record struct {
 	TS        time.Time `json:"ts"`
 	Prev      string    `json:"prev"`
 	Hash      string    `json:"hash,omitempty"`
-	Kind      string    `json:"kind"` // decision | outcome | grant | grant-ended | revoke | taint-cleared | rule-saved | rule-revoked
+	Kind      string    `json:"kind"` // decision | outcome | grant | grant-ended | revoke | taint-cleared | rule-saved | rule-revoked | segment | sealed
 	CallID    string    `json:"call_id"`
 	Context   string    `json:"context"`
 	Client    string    `json:"client,omitempty"`
@@ -46,6 +48,17 @@ type Record struct {
 	Outcome      string          `json:"outcome,omitempty"`       // ok | tool-error | failed | timeout
 	Error        string          `json:"error,omitempty"`         // why a call failed
 	DurationMS   int64           `json:"duration_ms,omitempty"`   // of the forwarded call
+	// Previous, in the first record of a segment (kind "segment") or of a log
+	// started by Seal (kind "sealed"), names the file before it and that file's head.
+	Previous *Link `json:"previous,omitempty"`
+}
+
+// Link names another file of the audit log and the newest record it holds: the
+// segment before this one, or the log that Seal moved aside.
+type Link struct {
+	File string `json:"file"` // its base name, in the same folder
+	Seq  uint64 `json:"seq"`
+	Hash string `json:"hash"`
 }
 
 // Log appends hash-chained records to a JSON-lines file. Append returns only once
@@ -53,38 +66,59 @@ type Record struct {
 // (group commit). AppendUnsynced returns once the record is written (in the
 // operating system's cache, so a crash of airlock loses nothing): the next Append's
 // fsync carries it, or a sync at most syncDelay later, or Close. The head file is
-// written at that delayed sync too, not on every commit (docs/audit-durability.md). Several airlock processes may append to one log: each commit takes
-// an exclusive lock on the file, reads the chain's tail again when another process
-// wrote since, and only then seals its records, so the log stays one chain. After a
-// failed write the log is closed for good (its chain could be torn) and every later
-// Append fails, so calls are denied rather than run unaudited. A Log is safe for
-// concurrent use.
+// written at that delayed sync too, not on every commit (docs/audit-durability.md).
+//
+// Several airlock processes may append to one log: each commit takes an exclusive
+// lock (PATH.lock), reads the chain's tail again when another process wrote since,
+// and only then seals its records, so the log stays one chain. A write that fails
+// (a full disk) is cut back to the last whole record at once and only the records
+// of that commit fail; the next append tries again. A log whose end does not match
+// its head file, or whose last records are not a whole chain, is damaged: it is
+// never appended to (every Append fails, so calls are denied rather than run
+// unaudited) until `airlock audit seal --start-new` moves it aside. A Log is safe
+// for concurrent use.
 type Log struct {
-	path string
-	f    *os.File
+	path  string
+	lockf *os.File // PATH.lock; nil for OpenFile, which locks f itself
+	f     *os.File
 
 	mu      sync.Mutex
 	cond    *sync.Cond
 	queue   []*waiter // records waiting for the next commit
 	leading bool      // a goroutine is committing a batch
-	broken  error
+	closed  bool
 	// unsynced is true when records were written since the last fsync, or the head
 	// file lags the chain; syncArmed when a delayed sync is scheduled.
 	unsynced  bool
 	syncArmed bool
 
+	// problem is what is wrong with the log now (nil: nothing), read without mu by
+	// Problem; onProblem is told when it changes.
+	problem   atomic.Pointer[problem]
+	checked   atomic.Pointer[problem] // what CheckAll found
+	onProblem atomic.Pointer[func()]
+
 	// decisionsUnsynced: AppendDecision writes without waiting for an fsync
 	// ([audit] sync_before_forward = false).
 	decisionsUnsynced atomic.Bool
+	// segmentBytes: a segment this large is closed and a new one started (0: never).
+	segmentBytes atomic.Int64
 	// synced is the sequence number of the newest record known on disk; syncs counts
 	// fsyncs (for tests).
 	synced atomic.Uint64
 	syncs  atomic.Int64
 
-	// Owned by the committing goroutine (handed over through mu and leading).
-	seq  uint64 // the chain's newest record as last seen
-	prev string
-	size int64 // the file's size after the last record this process saw or wrote
+	// Owned by the committing goroutine (handed over through mu and leading), or by
+	// Open before the Log is shared.
+	seq    uint64 // the chain's newest record as last seen
+	prev   string
+	size   int64 // the file's size after the last record this process saw or wrote
+	damage error // the log may not be appended to (a *DamageError)
+	failed error // the last commit failed to write (a full disk): cleared by the next
+	notice error // damage before the log's end: reported, but the log is appended to
+	start  *Link // the next record written begins a segment after this file
+	// rotateAfter: a failed rotation is tried again only after this time.
+	rotateAfter time.Time
 }
 
 type waiter struct {
@@ -94,102 +128,162 @@ type waiter struct {
 	err  error
 }
 
+type problem struct{ err error }
+
 // syncDelay bounds how long a record written by AppendUnsynced, and the head
 // file, wait for an fsync when no Append comes to carry them.
 const syncDelay = 50 * time.Millisecond
 
-// ErrBroken is returned (wrapped) by Append after the log could not be written.
+// DefaultSegmentBytes is the size at which a segment is closed and the next begun,
+// unless SetSegmentBytes says otherwise ([audit] segment_bytes).
+const DefaultSegmentBytes = 64 << 20
+
+// ErrBroken is returned (wrapped) by Append when the record could not be written:
+// the disk is full, the log is damaged (a *DamageError is wrapped too), or closed.
 var ErrBroken = errors.New("the audit log cannot be written")
 
+// brokenError is a failed append: it is ErrBroken and its cause, and says only the
+// cause (which names the audit log already).
+type brokenError struct{ err error }
+
+func (e brokenError) Error() string   { return e.err.Error() }
+func (e brokenError) Unwrap() []error { return []error{ErrBroken, e.err} }
+
+// DamageError says what is wrong with an audit log airlock will not add to, and
+// what to do about it.
+type DamageError struct {
+	Path    string
+	Problem string // what is wrong ("the log ends at record 2 but its head names record 5: …")
+}
+
+func (e *DamageError) Error() string {
+	return fmt.Sprintf("audit log %s is damaged: %s; airlock adds nothing to it: see what happened with `airlock audit verify`, then move it aside and start a new log with `airlock audit seal --start-new`", e.Path, e.Problem)
+}
+
 // Open opens (creating 0600, with its folder 0700) the audit log at path and
-// continues its chain from the last record. A log whose last line is not a whole record
-// is refused: run `airlock audit verify` to see what happened to it.
+// continues its chain from the last record, after checking, under the shared lock,
+// that the log's last records are a whole chain that ends where its head file says.
+// A log that fails the check is still returned, damaged: its Problem says what is
+// wrong and every Append fails. Open fails only when the files cannot be opened (a
+// link, a FIFO, another user's file: see session/statefile).
 func Open(path string) (*Log, error) {
-	f, err := statefile.OpenAppend(path)
+	lockf, err := statefile.OpenLock(path + ".lock")
 	if err != nil {
 		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
 	}
-	return OpenFile(f, path)
-}
-
-// OpenFile continues the chain of the log already open as f, without Open's checks
-// that the file is private: the caller vouches for f (the disk-full test writes to
-// /dev/full, which is no private file).
-func OpenFile(f *os.File, path string) (*Log, error) {
-	a := &Log{path: path, f: f, size: -1}
-	a.cond = sync.NewCond(&a.mu)
-	if err := a.readTail(); err != nil {
+	if err := statefile.Lock(lockf); err != nil {
+		lockf.Close()
+		return nil, fmt.Errorf("opening audit log: locking %s.lock: %w", path, err)
+	}
+	defer statefile.Unlock(lockf)
+	f, err := statefile.OpenAppend(path)
+	if err != nil {
+		lockf.Close()
+		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
+	}
+	a := newLog(path, f, lockf)
+	a.segmentBytes.Store(DefaultSegmentBytes)
+	if err := a.load(); err != nil && a.damage == nil {
 		f.Close()
+		lockf.Close()
 		return nil, err
 	}
+	a.publish()
 	return a, nil
 }
 
-// readTail reads the chain's newest record from the file when the file's size is not
-// the one this process last saw (another process appended, or it is the first look).
-func (a *Log) readTail() error {
-	st, err := a.f.Stat()
-	if err != nil {
-		return fmt.Errorf("reading audit log %s: %w", a.path, err)
-	}
-	if st.Size() == a.size {
-		return nil
-	}
-	last, err := lastLine(a.f)
-	if err != nil {
-		return fmt.Errorf("reading audit log %s: %w", a.path, err)
-	}
-	a.seq, a.prev = 0, ""
-	if len(last) > 0 {
-		var r Record
-		if err := json.Unmarshal(last, &r); err != nil || r.Hash == "" {
-			return fmt.Errorf("audit log %s ends in a damaged record; check it with `airlock audit verify`", a.path)
-		}
-		a.seq, a.prev = r.Seq, r.Hash
-	}
-	a.size = st.Size()
-	return nil
-}
-
-// lastLine returns the last newline-terminated line of f (without the newline), or an
-// error when the file does not end with a newline (a torn write).
-func lastLine(f *os.File) ([]byte, error) {
-	st, err := f.Stat()
-	if err != nil {
+// OpenFile continues the chain of the log already open as f, without Open's checks
+// that the file is private, and without segments: the caller vouches for f (the
+// disk-full test writes to /dev/full, which is no private file), whose own lock
+// is taken for each commit.
+func OpenFile(f *os.File, path string) (*Log, error) {
+	a := newLog(path, f, nil)
+	if err := statefile.Lock(f); err != nil {
 		return nil, err
 	}
-	size := st.Size()
-	if size == 0 {
-		return nil, nil
+	defer statefile.Unlock(f)
+	if err := a.load(); err != nil && a.damage == nil {
+		f.Close()
+		return nil, err
 	}
-	const chunk = 64 << 10
-	var buf []byte
-	for off := size; off > 0; {
-		n := int64(chunk)
-		if off < n {
-			n = off
-		}
-		off -= n
-		b := make([]byte, n)
-		if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
-			return nil, err
-		}
-		buf = append(b, buf...)
-		if len(buf) > 0 && buf[len(buf)-1] != '\n' {
-			return nil, errors.New("the last record is cut short (no final newline); check it with `airlock audit verify`")
-		}
-		if i := bytes.LastIndexByte(buf[:len(buf)-1], '\n'); i >= 0 {
-			return buf[i+1 : len(buf)-1], nil
-		}
-		if off == 0 {
-			return buf[:len(buf)-1], nil
-		}
-	}
-	return nil, nil
+	a.publish()
+	return a, nil
+}
+
+func newLog(path string, f *os.File, lockf *os.File) *Log {
+	a := &Log{path: path, f: f, lockf: lockf, size: -1}
+	a.cond = sync.NewCond(&a.mu)
+	return a
 }
 
 // Path returns the log's file.
 func (a *Log) Path() string { return a.path }
+
+// Problem is what is wrong with the log now, or nil: a *DamageError (nothing is
+// appended until the log is sealed), the last write's failure (a full disk: the
+// next append tries again), or a damaged record before the log's end that CheckAll
+// or Open found (reported; the log is appended to). Safe to call from any goroutine.
+func (a *Log) Problem() error {
+	if p := a.problem.Load(); p != nil {
+		return p.err
+	}
+	if p := a.checked.Load(); p != nil {
+		return p.err
+	}
+	return nil
+}
+
+// CheckAll verifies the whole log, every segment, front to back (VerifyLog), and
+// makes a failure its Problem (a notice: the log is still appended to, since
+// nothing after a record buries it), telling OnProblem. It reads while other
+// records are appended; it takes the lock only to measure the files. It returns
+// what VerifyLog found.
+func (a *Log) CheckAll() error {
+	_, err := VerifyLog(a.path)
+	if err != nil {
+		a.checked.Store(&problem{fmt.Errorf("audit log %s does not verify: %w (airlock goes on adding to it; `airlock audit verify` says the same)", a.path, err)})
+		if f := a.onProblem.Load(); f != nil {
+			go (*f)()
+		}
+	}
+	return err
+}
+
+// Damaged reports whether the log refuses every append (Problem is a *DamageError).
+func (a *Log) Damaged() bool {
+	var d *DamageError
+	return errors.As(a.Problem(), &d)
+}
+
+// OnProblem sets f to be called (from any goroutine, without locks held) each time
+// Problem changes.
+func (a *Log) OnProblem(f func()) { a.onProblem.Store(&f) }
+
+// publish makes the committing goroutine's view of what is wrong visible to
+// Problem, and says so when it changed.
+func (a *Log) publish() {
+	var err error
+	switch {
+	case a.damage != nil:
+		err = a.damage
+	case a.failed != nil:
+		err = fmt.Errorf("%w (every call that needs a record is refused; the next record tries again)", a.failed)
+	case a.notice != nil:
+		err = a.notice
+	}
+	old := a.problem.Load()
+	if old == nil && err == nil || old != nil && err != nil && old.err.Error() == err.Error() {
+		return
+	}
+	if err == nil {
+		a.problem.Store(nil)
+	} else {
+		a.problem.Store(&problem{err})
+	}
+	if f := a.onProblem.Load(); f != nil {
+		go (*f)()
+	}
+}
 
 // Append seals r into the chain, writes it and waits until it is on disk. On error
 // nothing may be assumed recorded.
@@ -207,6 +301,15 @@ func (a *Log) AppendUnsynced(r Record) error { return a.append(r, false) }
 // AppendUnsynced ([audit] sync_before_forward = false, docs/audit-durability.md).
 func (a *Log) SetDecisionsUnsynced(unsynced bool) { a.decisionsUnsynced.Store(unsynced) }
 
+// SetSegmentBytes sets the size at which the log's file is closed as a segment
+// (renamed PATH.000001, PATH.000002, …, never deleted) and a new one begun; 0 never
+// rotates. The default is DefaultSegmentBytes ([audit] segment_bytes).
+func (a *Log) SetSegmentBytes(n int64) {
+	if a.lockf != nil {
+		a.segmentBytes.Store(max(n, 0))
+	}
+}
+
 // SyncedSeq is the sequence number of the newest record this log knows on disk (0:
 // none yet); another process's records count once this one synced after them.
 func (a *Log) SyncedSeq() uint64 { return a.synced.Load() }
@@ -221,8 +324,8 @@ func (a *Log) AppendDecision(r Record) error {
 func (a *Log) append(r Record, sync bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.broken != nil {
-		return a.broken
+	if a.closed {
+		return fmt.Errorf("%w: closed", ErrBroken)
 	}
 	w := &waiter{r: r, sync: sync}
 	a.queue = append(a.queue, w)
@@ -231,8 +334,8 @@ func (a *Log) append(r Record, sync bool) error {
 			a.cond.Wait()
 			continue
 		}
-		if a.broken != nil {
-			return a.broken
+		if a.closed {
+			return fmt.Errorf("%w: closed", ErrBroken)
 		}
 		a.lead(false)
 	}
@@ -255,16 +358,14 @@ func (a *Log) lead(final bool) {
 	}
 	a.mu.Unlock()
 	err := a.commit(batch, sync, final)
+	a.publish()
 	a.mu.Lock()
 	a.leading = false
-	if err != nil && a.broken == nil {
-		a.broken = fmt.Errorf("%w: %v", ErrBroken, err)
+	if err != nil {
+		err = brokenError{err}
 	}
 	for _, b := range batch {
 		b.done, b.err = true, err
-		if err != nil {
-			b.err = a.broken
-		}
 	}
 	switch {
 	case err != nil:
@@ -282,7 +383,7 @@ func (a *Log) lead(final bool) {
 }
 
 // delayedSync syncs what AppendUnsynced wrote and writes the head file, unless the
-// log was closed (Close did it) or broke.
+// log was closed (Close did it).
 func (a *Log) delayedSync() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -290,28 +391,65 @@ func (a *Log) delayedSync() {
 	for a.leading {
 		a.cond.Wait()
 	}
-	if a.broken != nil || !a.unsynced {
+	if a.closed || !a.unsynced {
 		return
 	}
 	a.lead(true)
 }
 
+func (a *Log) lock() error {
+	if a.lockf != nil {
+		return statefile.Lock(a.lockf)
+	}
+	return statefile.Lock(a.f)
+}
+
+func (a *Log) unlock() {
+	if a.lockf != nil {
+		statefile.Unlock(a.lockf)
+	} else {
+		statefile.Unlock(a.f)
+	}
+}
+
 // commit writes a batch of records as one write under the file lock: it reads the
-// chain's tail again if another process appended, seals the records after it and
-// writes them; with sync it also syncs the file, and with head (the delayed sync,
-// Close) replaces the head file. Only the leading goroutine calls it.
+// chain's tail again if another process appended (refusing a damaged log), begins a
+// new segment when this one is full, seals the records after the tail and writes
+// them; with sync it also syncs the file, and with head (the delayed sync, Close)
+// replaces the head file. A write or sync that fails is cut back to where the file
+// ended before it, so the log always ends in a whole record. Only the leading
+// goroutine calls it.
 func (a *Log) commit(batch []*waiter, sync, head bool) error {
-	if err := statefile.Lock(a.f); err != nil {
+	if err := a.lock(); err != nil {
 		return fmt.Errorf("locking: %w", err)
 	}
-	defer statefile.Unlock(a.f)
-	if err := a.readTail(); err != nil {
+	defer a.unlock()
+	if err := a.load(); err != nil {
+		a.failed = err // a file in the way (a link, a FIFO) or unreadable: say so
 		return err
+	}
+	if a.damage != nil {
+		return a.damage
+	}
+	if limit := a.segmentBytes.Load(); limit > 0 && a.size >= limit && len(batch) > 0 && time.Now().After(a.rotateAfter) {
+		// A segment that cannot be closed (a system that will not rename an open
+		// file) only grows: the records still go in, and a retry waits a while.
+		if err := a.rotate(); err != nil {
+			a.rotateAfter = time.Now().Add(time.Minute)
+			a.notice = fmt.Errorf("audit log %s: could not start a new segment: %w (the records go on in the current file)", a.path, err)
+		}
 	}
 	var buf []byte
 	seq, prev := a.seq, a.prev
+	var records []Record
+	if a.start != nil && len(batch) > 0 {
+		records = append(records, Record{Kind: "segment", TS: time.Now().UTC(), Previous: a.start,
+			Reason: "the segment before this one, " + a.start.File + ", reached its size limit"})
+	}
 	for _, w := range batch {
-		r := w.r
+		records = append(records, w.r)
+	}
+	for _, r := range records {
 		seq++
 		r.Seq, r.Prev, r.Hash = seq, prev, ""
 		line, err := sealRecord(&r)
@@ -323,26 +461,55 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 	}
 	if len(buf) > 0 {
 		n, err := a.f.Write(buf)
-		a.size += int64(n)
 		if err != nil {
-			return err
+			return a.cutBack(fmt.Errorf("writing audit log %s: %w", a.path, err), n > 0)
 		}
 	}
 	if sync {
 		a.syncs.Add(1)
 		if err := a.f.Sync(); err != nil {
-			return err
+			return a.cutBack(fmt.Errorf("syncing audit log %s: %w", a.path, err), len(buf) > 0)
 		}
 		// Everything up to seq is on disk, another process's records included.
 		a.synced.Store(seq)
 	}
+	a.size += int64(len(buf))
 	a.seq, a.prev = seq, prev
+	if len(buf) > 0 {
+		a.start = nil
+	}
+	a.failed = nil
 	if head {
 		// The head names the newest synced record, so that removing whole records
-		// from the end, which the chain alone cannot show, is caught by verify.
+		// from the end, which the chain alone cannot show, is caught.
 		a.writeHead(seq, prev)
 	}
 	return nil
+}
+
+// cutBack truncates the file to the size it had before a failed write or sync, so
+// that the records whose append failed are not in the log (a call reported denied
+// has no "allow" on record) and the log ends in a whole record: the next append,
+// once there is space again, continues the chain. If even that fails, the log's end
+// is torn and the log is damaged.
+func (a *Log) cutBack(err error, wrote bool) error {
+	a.failed = err
+	if !wrote {
+		return err
+	}
+	if terr := a.f.Truncate(a.size); terr != nil {
+		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("a failed write (%v) could not be cut back to the last whole record (%v)", err, terr)}
+		return a.damage
+	}
+	return err
+}
+
+// writeHead replaces the head file (best effort: a head that lags only weakens the
+// end-of-log check, it never blocks a call). Called under the file lock, so heads of
+// several processes are written in chain order.
+func (a *Log) writeHead(seq uint64, hash string) {
+	b, _ := json.Marshal(headRecord{Seq: seq, Hash: hash})
+	_ = statefile.WriteFileNoSync(a.path+".head", b)
 }
 
 // headRecord is the sidecar file PATH.head: the sequence number and hash of the
@@ -352,14 +519,6 @@ type headRecord struct {
 	Hash string `json:"hash"`
 }
 
-// writeHead replaces the head file (best effort: a missing head only weakens the
-// end-of-log check, it never blocks a call). Called under the file lock, so heads of
-// several processes are written in chain order.
-func (a *Log) writeHead(seq uint64, hash string) {
-	b, _ := json.Marshal(headRecord{Seq: seq, Hash: hash})
-	_ = statefile.WriteFileNoSync(a.path+".head", b)
-}
-
 // Close closes the log file. Close is idempotent.
 func (a *Log) Close() error {
 	a.mu.Lock()
@@ -367,18 +526,146 @@ func (a *Log) Close() error {
 	for a.leading { // a commit in flight finishes first
 		a.cond.Wait()
 	}
-	if a.f == nil {
+	if a.closed {
 		return nil
 	}
-	if a.broken == nil && a.unsynced {
+	if a.unsynced {
 		a.lead(true) // what AppendUnsynced wrote, and the head
 	}
+	a.closed = true
 	err := a.f.Close()
-	a.f = nil
-	if a.broken == nil {
-		a.broken = fmt.Errorf("%w: closed", ErrBroken)
+	if a.lockf != nil {
+		a.lockf.Close()
 	}
 	return err
+}
+
+// load brings the committing goroutine's view of the chain up to date, under the
+// lock: when the file at path is no longer the one open (another process began a
+// new segment, or sealed the log), it opens the new one; when the file's size is not
+// the one this process last saw, it reads the tail again and checks it against the
+// head file. It sets a.damage when the log may not be appended to, and returns an
+// error only when the files cannot be read at all.
+func (a *Log) load() error {
+	st, err := a.f.Stat()
+	if err != nil {
+		return fmt.Errorf("reading audit log %s: %w", a.path, err)
+	}
+	if a.lockf != nil {
+		cur, err := os.Lstat(a.path)
+		if err != nil || !os.SameFile(st, cur) {
+			f, err := statefile.OpenAppend(a.path)
+			if err != nil {
+				return fmt.Errorf("reopening audit log: %w", err)
+			}
+			a.f.Close()
+			a.f = f
+			if st, err = f.Stat(); err != nil {
+				return fmt.Errorf("reading audit log %s: %w", a.path, err)
+			}
+			// A new file: whatever was wrong with the old one is its own.
+			a.size, a.damage, a.notice, a.start = -1, nil, nil, nil
+		}
+	}
+	if st.Size() == a.size {
+		return nil
+	}
+	if a.damage != nil {
+		return nil // the same damaged file: still damaged, whatever was added
+	}
+	if a.size > 0 && st.Size() < a.size {
+		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("it is %d bytes, shorter than the %d it held when airlock last wrote to it: records were removed", st.Size(), a.size)}
+		return nil
+	}
+	head, herr := readHead(a.path)
+	size := st.Size()
+	var t tail
+	if size > 0 {
+		t, err = readTail(a.f, size, head)
+		if err != nil {
+			return fmt.Errorf("reading audit log %s: %w", a.path, err)
+		}
+		a.start = nil // another process began the segment
+	} else if segs, err := segments(a.path); err != nil {
+		return fmt.Errorf("reading audit log %s: %w", a.path, err)
+	} else if len(segs) > 0 {
+		// The newest segment was closed and no record begun the next (a crash
+		// between the two): the chain continues from the segment's end.
+		last := segs[len(segs)-1]
+		sf, err := statefile.Open(last.path)
+		if err != nil {
+			a.damage = &DamageError{Path: a.path, Problem: "its newest segment cannot be read: " + err.Error()}
+			return nil
+		}
+		sst, err := sf.Stat()
+		if err == nil {
+			t, err = readTail(sf, sst.Size(), head)
+		}
+		sf.Close()
+		if err != nil {
+			return fmt.Errorf("reading audit log segment %s: %w", last.path, err)
+		}
+		if t.problem == "" {
+			a.start = &Link{File: filepath.Base(last.path), Seq: t.seq, Hash: t.hash}
+		}
+	}
+	switch {
+	case t.problem != "":
+		a.damage = &DamageError{Path: a.path, Problem: t.problem}
+	case herr != nil && !errors.Is(herr, os.ErrNotExist):
+		a.damage = &DamageError{Path: a.path, Problem: herr.Error()}
+	case herr != nil && t.seq > 0:
+		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("it holds %d records but its head file %s.head is missing, so records removed from its end could not be detected", t.seq, a.path)}
+	case herr == nil && head.Seq > t.seq:
+		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("the log ends at record %d but its head names record %d: %d records removed from the end", t.seq, head.Seq, head.Seq-t.seq)}
+	case herr == nil && t.headChecked && !t.headMatches:
+		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("record %d does not match the head: the log was changed", head.Seq)}
+	}
+	if a.damage != nil {
+		return nil
+	}
+	a.notice = nil
+	if t.notice != "" {
+		a.notice = fmt.Errorf("audit log %s: %s (airlock goes on adding to it; `airlock audit verify` shows the whole log)", a.path, t.notice)
+	}
+	if herr != nil && t.seq == 0 && size == 0 && a.start == nil && a.lockf != nil {
+		// A new log: its head says so at once, so that another process opening it
+		// before the first delayed sync finds a head to check the records against.
+		a.writeHead(0, "")
+	}
+	a.seq, a.prev, a.size = t.seq, t.hash, size
+	return nil
+}
+
+// maxHeadBytes bounds what is read of a head file: a real one is under 100 bytes.
+const maxHeadBytes = 4096
+
+// readHead reads PATH.head as airlock opens every private file: an error for a
+// link, a FIFO, another user's file or a garbled head; one matching os.ErrNotExist
+// when there is none.
+func readHead(path string) (headRecord, error) {
+	var h headRecord
+	f, err := statefile.Open(path + ".head")
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return h, err
+		}
+		return h, fmt.Errorf("its head file cannot be read: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxHeadBytes+1))
+	if err != nil {
+		return h, fmt.Errorf("its head file cannot be read: %w", err)
+	}
+	if len(b) > maxHeadBytes {
+		return h, fmt.Errorf("its head file %s.head is not a head record (over %d bytes)", path, maxHeadBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil || (h.Seq == 0) != (h.Hash == "") {
+		return h, fmt.Errorf("its head file %s.head is not a head record", path)
+	}
+	return h, nil
 }
 
 // sealRecord computes r.Hash and returns the record's line: its canonical JSON and a
@@ -410,114 +697,4 @@ func chainHash(prev string, body []byte) string {
 	h.Write([]byte(prev))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// Verify checks a whole audit log: every line is a record in canonical form,
-// sequence numbers run 1, 2, 3 … without a gap, each record's prev is the hash of the
-// one before, each hash is right, and the file ends with a newline. It returns the
-// number of records, or an error naming the first line that fails.
-func Verify(r io.Reader) (int, error) {
-	n, _, err := verify(r)
-	return n, err
-}
-
-func verify(r io.Reader) (int, string, error) {
-	br := bufio.NewReader(r)
-	var prev string
-	n := 0
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) == 0 && err == io.EOF {
-			return n, prev, nil
-		}
-		if err != nil && err != io.EOF {
-			return n, "", err
-		}
-		lineNo := n + 1
-		if line[len(line)-1] != '\n' {
-			return n, "", fmt.Errorf("line %d: cut short (no final newline)", lineNo)
-		}
-		line = line[:len(line)-1]
-		var rec Record
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&rec); err != nil {
-			return n, "", fmt.Errorf("line %d: not a record: %v", lineNo, err)
-		}
-		if rec.Seq != uint64(lineNo) {
-			return n, "", fmt.Errorf("line %d: sequence number %d, want %d (a record was removed or moved)", lineNo, rec.Seq, lineNo)
-		}
-		if rec.Prev != prev {
-			return n, "", fmt.Errorf("line %d: prev does not match the hash of line %d", lineNo, lineNo-1)
-		}
-		want := rec.Hash
-		check := rec
-		sealed, err := sealRecord(&check)
-		if err != nil {
-			return n, "", fmt.Errorf("line %d: %v", lineNo, err)
-		}
-		if check.Hash != want {
-			return n, "", fmt.Errorf("line %d: hash mismatch: the record was changed", lineNo)
-		}
-		if !bytes.Equal(sealed[:len(sealed)-1], line) {
-			return n, "", fmt.Errorf("line %d: not in canonical form: the record was changed", lineNo)
-		}
-		prev = want
-		n++
-	}
-}
-
-// VerifyFile is Verify on a file, plus the end-of-log check against the
-// head file beside it (PATH.head) when there is one: records removed from the end
-// leave the head naming a record the file no longer has.
-func VerifyFile(path string) (int, error) {
-	sum, err := VerifyLog(path)
-	return sum.Records, err
-}
-
-// Summary is what verifying an audit log found: how many records it holds, the
-// newest one's hash (the chain's head: written down elsewhere, it anchors the log),
-// and whether the head file was there to check the end against.
-type Summary struct {
-	Records  int
-	LastHash string
-	// HeadMissing is true when PATH.head does not exist: then records removed from
-	// the end of the log cannot be detected.
-	HeadMissing bool
-}
-
-// VerifyLog is VerifyFile with the whole summary. It proves the file is one
-// unbroken chain that ends where its head file says; it cannot prove that nobody who
-// could rewrite both rewrote both (see docs/secrets-and-state.md).
-func VerifyLog(path string) (Summary, error) {
-	var sum Summary
-	f, err := os.Open(path)
-	if err != nil {
-		return sum, err
-	}
-	defer f.Close()
-	n, lastHash, err := verify(f)
-	sum.Records, sum.LastHash = n, lastHash
-	if err != nil {
-		return sum, err
-	}
-	b, err := os.ReadFile(path + ".head")
-	if errors.Is(err, os.ErrNotExist) {
-		sum.HeadMissing = true
-		return sum, nil
-	}
-	if err != nil {
-		return sum, err
-	}
-	var head headRecord
-	if err := json.Unmarshal(b, &head); err != nil {
-		return sum, fmt.Errorf("%s.head: not a head record: %v", path, err)
-	}
-	switch {
-	case head.Seq > uint64(n):
-		return sum, fmt.Errorf("the log ends at record %d but record %d was written: %d records removed from the end", n, head.Seq, head.Seq-uint64(n))
-	case head.Seq == uint64(n) && head.Hash != lastHash:
-		return sum, fmt.Errorf("record %d does not match the head: the end of the log was changed", n)
-	}
-	return sum, nil
 }

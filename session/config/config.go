@@ -55,6 +55,9 @@ type Config struct {
 	// call's decision record is written to the log before the call is forwarded but
 	// not waited for on disk (docs/audit-durability.md). The default, false, syncs it.
 	AuditDecisionsUnsynced bool
+	// AuditSegmentBytes is [audit] segment_bytes: the size at which the audit log's
+	// file is closed as a segment and a new one begun (0: audit.DefaultSegmentBytes).
+	AuditSegmentBytes int64
 	// StateDir holds pins, the gateway token and the default audit log: the
 	// top-level state_dir key, else DefaultStateDir() (Parse fills it; Default leaves
 	// it empty).

@@ -194,6 +194,16 @@ path = "/var/log/airlock.jsonl"
 			err:  `config.toml:3: audit.sync_before_forward: want true or false, got string`,
 		},
 		{
+			name: "audit segment size",
+			src:  "[audit]\nsegment_bytes = 1048576\n",
+			want: cfg(func(c *Config) { c.AuditSegmentBytes = 1 << 20 }),
+		},
+		{
+			name: "audit segment size not positive",
+			src:  "[audit]\nsegment_bytes = 0\n",
+			err:  `config.toml:2: audit.segment_bytes: want a positive integer up to 1099511627776, got 0`,
+		},
+		{
 			name: "state dir falls back to HOME when XDG_STATE_HOME is relative",
 			src:  ``,
 			env:  map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "rel"},

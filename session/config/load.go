@@ -174,6 +174,7 @@ type rawGateway struct {
 type rawAudit struct {
 	Path              value `toml:"path"`
 	SyncBeforeForward value `toml:"sync_before_forward"`
+	SegmentBytes      value `toml:"segment_bytes"`
 }
 
 type rawServer struct {
@@ -407,6 +408,10 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 		c.AuditPath, _ = b.str(toml.Key{"audit", "path"}, a.Path)
 		if v := b.boolean(toml.Key{"audit", "sync_before_forward"}, a.SyncBeforeForward); v != nil {
 			c.AuditDecisionsUnsynced = !*v
+		}
+		var n int64
+		if b.positive(toml.Key{"audit", "segment_bytes"}, a.SegmentBytes, &n) {
+			c.AuditSegmentBytes = n
 		}
 	}
 

@@ -1,0 +1,192 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
+)
+
+// mountTmpfs mounts a tmpfs of size bytes on a new folder, unmounted at the end, or
+// skips the test saying why.
+func mountTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs to fill needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// fill writes a file in dir until the filesystem is full.
+func fill(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "filler")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := bytes.Repeat([]byte("x"), 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	// The last pages' crumbs too: byte by byte.
+	for {
+		if _, err := f.Write([]byte("x")); err != nil {
+			break
+		}
+	}
+	return p
+}
+
+// A full disk: the call that cannot be recorded is refused and says why; the
+// record it could not finish is not left cut in the file; once there is space
+// again the next call runs in the same process; and after a restart airlock starts
+// and the chain verifies. On a real tmpfs filled to the brim.
+func TestAuditFullDisk_RefusedThenRecovers(t *testing.T) {
+	state := mountTmpfs(t, "256k")
+	path := docsConfig(t, state)
+	cfg, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := openAudit(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := newManager(cfg, session.Options{Audit: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	call := func() error {
+		_, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)})
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatalf("a call before the disk is full: %v", err)
+	}
+	filler := fill(t, state)
+	var refused error
+	for range 64 { // the log's last page has room for a few records
+		if err := call(); err != nil {
+			refused = err
+			break
+		}
+	}
+	var denied *session.DeniedError
+	if !errors.As(refused, &denied) || !strings.Contains(refused.Error(), "audit log") || !strings.Contains(refused.Error(), "no space left on device") {
+		t.Fatalf("a call on a full disk: %v; want a denial naming the audit log and the full disk", refused)
+	}
+	if p := m.AuditProblem(); p == nil || !strings.Contains(p.Error(), "no space left on device") {
+		t.Errorf("the status of the audit log on a full disk: %v", p)
+	}
+	if _, err := audit.Verify(bytes.NewReader(must(os.ReadFile(cfg.StateDir + "/audit.jsonl")))); err != nil {
+		t.Errorf("the log after the failed write: %v (a cut record was left in it)", err)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := call(); err != nil {
+		t.Errorf("after space returned the call was still refused: %v", err)
+	}
+	if p := m.AuditProblem(); p != nil {
+		t.Errorf("after space returned the audit log still says: %v", p)
+	}
+	m.Close()
+	a.Close()
+
+	r := airlock(t, "", "call", "docs", "get_doc", "--config", path, "--args", `{"id":"mcp-overview"}`)
+	if r.code != 0 {
+		t.Errorf("after a restart: exit %d %s", r.code, r.stderr)
+	}
+	r = airlock(t, "", "audit", "verify", "--config", path)
+	if r.code != 0 || !strings.Contains(r.stdout, "chain intact") {
+		t.Errorf("verify after a restart: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// `airlock audit verify` opens the log as airlock does: a FIFO in its place is
+// refused at once (never waited on), and a symbolic link is refused, not followed.
+func TestAuditVerify_RefusesFIFOAndLink(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "audit.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	verify := func(path string) (result, bool) {
+		self, _ := os.Executable()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, self, "audit", "verify", path)
+		cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return result{out.String(), errb.String(), code}, ctx.Err() == nil
+	}
+	r, finished := verify(fifo)
+	if !finished {
+		t.Fatal("verify of a FIFO hung")
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "not a regular file") {
+		t.Errorf("verify of a FIFO: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+
+	real := filepath.Join(dir, "real.jsonl")
+	writeRecords(t, real, 2)
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = verify(link)
+	if r.code != 1 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf("verify of a link: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// A link in the head's place is refused too.
+	if err := os.Rename(real+".head", real+".head.real"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real+".head.real", real+".head"); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = verify(real)
+	if r.code != 1 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf("verify with a linked head: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}

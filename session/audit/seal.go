@@ -1,0 +1,157 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/airlock-mcp/airlock/session/statefile"
+)
+
+// rotate closes the current file as the next segment (PATH.NNNNNN, never renamed
+// again or deleted) and opens a new, empty PATH whose first record will name it.
+// Called by the committing goroutine under the lock.
+func (a *Log) rotate() error {
+	if err := a.f.Sync(); err != nil {
+		return err
+	}
+	segs, err := segments(a.path)
+	if err != nil {
+		return err
+	}
+	n := 1
+	if len(segs) > 0 {
+		n = segs[len(segs)-1].n + 1
+	}
+	name := segmentName(a.path, n)
+	if _, err := os.Lstat(name); !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s is in the way", name)
+	}
+	if err := os.Rename(a.path, name); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(a.path))
+	f, err := statefile.OpenAppend(a.path)
+	if err != nil {
+		return err // the next commit opens PATH again and goes on from the segment
+	}
+	a.f.Close()
+	a.f, a.size = f, 0
+	a.start = &Link{File: filepath.Base(name), Seq: a.seq, Hash: a.prev}
+	return nil
+}
+
+// syncDir makes a rename or a new file in dir durable (best effort: not every
+// system can sync a folder).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// Sealed is what Seal did.
+type Sealed struct {
+	// MovedTo is where the old log went (PATH.sealed-TIME; its segments and head
+	// beside it under that name).
+	MovedTo string
+	// Verified is what verifying the old log found, and Problem why it failed
+	// (nil: it verified).
+	Verified Summary
+	Problem  error
+	// First is the new log's first record, which names the old log and its head.
+	First Record
+}
+
+// Seal moves the audit log at path aside, whole (its segments, the current file and
+// its head, renamed to PATH.sealed-TIME…), and starts a new log at path whose first
+// record (kind "sealed") names the old log and the head it had (the head file's
+// record, or the last record that verified when the head is unreadable), with
+// what verifying it found. Nothing is deleted. It holds the log's lock throughout;
+// a running airlock opens the new log at its next record. It is how a person goes
+// on after airlock refused a damaged log (`airlock audit seal --start-new`).
+func Seal(path string) (Sealed, error) {
+	var out Sealed
+	lockf, err := statefile.OpenLock(path + ".lock")
+	if err != nil {
+		return out, fmt.Errorf("sealing audit log: %w", err)
+	}
+	defer lockf.Close()
+	if err := statefile.Lock(lockf); err != nil {
+		return out, fmt.Errorf("sealing audit log: locking: %w", err)
+	}
+	defer statefile.Unlock(lockf)
+
+	out.Verified, out.Problem = verifyLog(path, false)
+	head, herr := readHead(path)
+	segs, err := segments(path)
+	if err != nil {
+		return out, fmt.Errorf("sealing audit log: %w", err)
+	}
+	if !exists(path) && len(segs) == 0 {
+		return out, fmt.Errorf("sealing audit log: there is no audit log at %s", path)
+	}
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	moved := path + ".sealed-" + stamp
+	for i := 2; exists(moved) || exists(moved+".head") || exists(segmentName(moved, 1)); i++ {
+		moved = fmt.Sprintf("%s.sealed-%s-%d", path, stamp, i)
+	}
+	for _, sg := range segs {
+		if err := os.Rename(sg.path, segmentName(moved, sg.n)); err != nil {
+			return out, fmt.Errorf("sealing audit log: moving %s aside: %w", sg.path, err)
+		}
+	}
+	for _, p := range []string{"", ".head"} {
+		if err := os.Rename(path+p, moved+p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return out, fmt.Errorf("sealing audit log: moving %s aside: %w", path+p, err)
+		}
+	}
+	syncDir(filepath.Dir(path))
+	out.MovedTo = moved
+
+	link := &Link{File: filepath.Base(moved), Seq: uint64(out.Verified.Records), Hash: out.Verified.LastHash}
+	var why []string
+	if herr == nil {
+		link.Seq, link.Hash = head.Seq, head.Hash
+		why = append(why, fmt.Sprintf("its head file named record %d", head.Seq))
+	} else {
+		why = append(why, "its head file could not be read ("+herr.Error()+"), so this names its last verified record")
+	}
+	if out.Problem != nil {
+		why = append(why, fmt.Sprintf("verify found %d good records, then: %v", out.Verified.Records, out.Problem))
+	} else {
+		why = append(why, fmt.Sprintf("it verified: %d records, chain intact", out.Verified.Records))
+	}
+	first := Record{Seq: 1, TS: time.Now().UTC(), Kind: "sealed", DecidedBy: "person", Previous: link,
+		Reason: "the audit log before this one was moved aside to " + link.File + " by `airlock audit seal --start-new`; " + strings.Join(why, "; ")}
+	line, err := sealRecord(&first)
+	if err != nil {
+		return out, fmt.Errorf("sealing audit log: %w", err)
+	}
+	f, err := statefile.OpenAppend(path)
+	if err != nil {
+		return out, fmt.Errorf("sealing audit log: starting the new log: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(line); err != nil {
+		return out, fmt.Errorf("sealing audit log: starting the new log: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return out, fmt.Errorf("sealing audit log: starting the new log: %w", err)
+	}
+	b := fmt.Appendf(nil, `{"seq":1,"hash":%q}`, first.Hash)
+	if err := statefile.WriteFile(path+".head", b); err != nil {
+		return out, fmt.Errorf("sealing audit log: %w", err)
+	}
+	syncDir(filepath.Dir(path))
+	out.First = first
+	return out, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

@@ -1,0 +1,23 @@
+package session
+
+// AuditChanged says that what is wrong with the audit log changed: it became
+// damaged, a write failed (a full disk), a damaged record was found, or the problem
+// went away. AuditProblem says what it is now.
+type AuditChanged struct{}
+
+func (AuditChanged) event() {}
+
+// AuditProblem is what is wrong with the audit log now (audit.Log.Problem), or nil
+// when nothing is, or there is no audit log. While it is a damage or a failed write,
+// every call that needs a record is denied.
+func (m *Manager) AuditProblem() error {
+	if m.opts.Audit == nil {
+		return nil
+	}
+	return m.opts.Audit.Problem()
+}
+
+// watchAudit reports each change of the audit log's problem as an AuditChanged event.
+func (m *Manager) watchAudit() {
+	m.opts.Audit.OnProblem(func() { m.events.push(AuditChanged{}) })
+}
