@@ -78,6 +78,11 @@ func TestWalkPath_Spellings(t *testing.T) {
 		{"project/notes.txt/../x", "", "~/project/notes.txt is not a folder"},
 		{"project/notes.txt/", "", "is not a folder"},
 	}
+	if runtime.GOOS == "linux" {
+		cases = append(cases, struct{ raw, want, why string }{"../../../../../../../../../../proc/self/cwd/x", "", "/proc/self is a link that names the opening process's own files"},
+			struct{ raw, want, why string }{"../../../../../../../../../../dev/fd/0", "", "is a link that names the opening process's own files"})
+	}
+	cases = append(cases, struct{ raw, want, why string }{strings.Repeat("project/sub/../../", 300) + ".bashrc", "", "longer than 4096 bytes"})
 	if os.Geteuid() != 0 { // root may search any folder
 		cases = append(cases, struct{ raw, want, why string }{"project/locked/secret", "", "airlock cannot look up ~/project/locked/secret: permission denied"})
 	}
