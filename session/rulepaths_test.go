@@ -214,3 +214,36 @@ func TestRulePaths_DenyOutranksAMoreSpecificAllow(t *testing.T) {
 		t.Errorf("authorized_keys was written: %q", got)
 	}
 }
+
+// The same two breaks from an agent through the gateway: the write through the
+// link and ".." asks (nobody answers: a tool error, ~/.bashrc unchanged), and the
+// read of the key through the link is denied by the rule, named to the agent.
+func TestRulePaths_GatewayAgentThroughALink(t *testing.T) {
+	home := linkHome(t)
+	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}, "read_file": {deny}})
+	cs := agent(t, startGateway(t, m), nil)
+	call := func(tool string, args map[string]any) (*mcp.CallToolResult, string) {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs__" + tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, resultText(res)
+	}
+	if res, text := call("write_file", map[string]any{"path": filepath.Join(home, "project", "ok.txt"), "content": "fine"}); res.IsError {
+		t.Fatalf("a write inside the project: %s", text)
+	}
+	res, text := call("write_file", map[string]any{"path": filepath.Join(home, "project", "cfg") + "/../.bashrc", "content": "pwned"})
+	if !res.IsError || !strings.Contains(text, "nobody answered") {
+		t.Errorf("the write through the link: %q, want a question nobody answered", text)
+	}
+	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+		t.Errorf("~/.bashrc is now %q", got)
+	}
+	res, text = call("read_file", map[string]any{"path": filepath.Join(home, "project", "cfg", "id_rsa")})
+	if !res.IsError || !strings.Contains(text, "rule servers.fs.tools.read_file.rules[0] (config.toml:1) denies this call") || strings.Contains(text, "PRIVATE KEY") {
+		t.Errorf("the read through the link: %q", text)
+	}
+}
