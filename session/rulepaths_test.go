@@ -247,3 +247,33 @@ func TestRulePaths_GatewayAgentThroughALink(t *testing.T) {
 		t.Errorf("the read through the link: %q", text)
 	}
 }
+
+// HOME itself reached through a link (as /var is on macOS): every path under it
+// resolves to the link's target, and allow ~/project/** still allows a write inside
+// the project (the rule's own folder is compared resolved too), while the write
+// through project/cfg and ".." still asks.
+func TestRulePaths_HomeThroughALink(t *testing.T) {
+	home := linkHome(t)
+	via := filepath.Join(filepath.Dir(home), "homelink")
+	if err := os.Symlink(home, via); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", via)
+	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, via, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+	out, err := callPath(m, "write_file", map[string]string{"path": via + "/project/new.txt", "content": "hello"})
+	if err != nil || out.Verdict.By != trust.DecidedByRule || out.Result.IsError {
+		t.Fatalf("a write inside the project under a linked HOME: %v %+v", err, out)
+	}
+	if got := fileText(t, filepath.Join(home, "project", "new.txt")); got != "hello" {
+		t.Fatalf("the server wrote %q", got)
+	}
+	_, err = callPath(m, "write_file", map[string]string{"path": via + "/project/cfg/../.bashrc", "content": "pwned"})
+	var denied *session.DeniedError
+	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
+		t.Fatalf("a write through the link: %v, want a question nobody answered", err)
+	}
+	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+		t.Errorf("~/.bashrc is now %q", got)
+	}
+}
