@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/airlock-mcp/airlock/trust"
@@ -15,6 +16,11 @@ import (
 // maxLinks is how many symbolic links one path may pass through before it counts as
 // a loop (filepath.EvalSymlinks' bound; Linux stops at 40).
 const maxLinks = 255
+
+// maxPathBytes is the longest path walked (Linux's PATH_MAX, which the kernel
+// refuses to open beyond): an agent's 4 MiB of "sub/../" would otherwise cost half
+// a million lstat calls per decision.
+const maxPathBytes = 4096
 
 // resolveOpen is how the operating system opens p (an absolute path as
 // trust.Args.GlobPaths gives it: "~" expanded, nothing cleaned), for the glob
@@ -42,6 +48,9 @@ func resolveOpen(p, home string) trust.RealPath {
 func walkPath(p, home string, lstat func(string) (fs.FileInfo, error), readlink func(string) (string, error)) trust.RealPath {
 	if !strings.HasPrefix(p, "/") {
 		return trust.RealPath{Why: "it is not an absolute path"}
+	}
+	if len(p) > maxPathBytes {
+		return trust.RealPath{Why: "it is longer than " + strconv.Itoa(maxPathBytes) + " bytes"}
 	}
 	dest := "/"    // the folder reached so far, every link in it resolved
 	missing := 0   // trailing components of dest that do not exist
@@ -95,6 +104,12 @@ func walkPath(p, home string, lstat func(string) (fs.FileInfo, error), readlink 
 			}
 			dest = next
 			continue
+		}
+		if strings.HasPrefix(next, "/proc/") {
+			// /proc/self, /proc/PID/cwd, /proc/PID/root and /proc/PID/fd/N (and
+			// /dev/fd, a link to /proc/self/fd) name files of the process that
+			// opens them: airlock's walk would see its own, not the server's.
+			return trust.RealPath{Why: shortPath(next, home) + " is a link that names the opening process's own files"}
 		}
 		followed++
 		if followed > maxLinks {

@@ -214,3 +214,66 @@ func TestRulePaths_DenyOutranksAMoreSpecificAllow(t *testing.T) {
 		t.Errorf("authorized_keys was written: %q", got)
 	}
 }
+
+// The same two breaks from an agent through the gateway: the write through the
+// link and ".." asks (nobody answers: a tool error, ~/.bashrc unchanged), and the
+// read of the key through the link is denied by the rule, named to the agent.
+func TestRulePaths_GatewayAgentThroughALink(t *testing.T) {
+	home := linkHome(t)
+	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}, "read_file": {deny}})
+	cs := agent(t, startGateway(t, m), nil)
+	call := func(tool string, args map[string]any) (*mcp.CallToolResult, string) {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs__" + tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, resultText(res)
+	}
+	if res, text := call("write_file", map[string]any{"path": filepath.Join(home, "project", "ok.txt"), "content": "fine"}); res.IsError {
+		t.Fatalf("a write inside the project: %s", text)
+	}
+	res, text := call("write_file", map[string]any{"path": filepath.Join(home, "project", "cfg") + "/../.bashrc", "content": "pwned"})
+	if !res.IsError || !strings.Contains(text, "nobody answered") {
+		t.Errorf("the write through the link: %q, want a question nobody answered", text)
+	}
+	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+		t.Errorf("~/.bashrc is now %q", got)
+	}
+	res, text = call("read_file", map[string]any{"path": filepath.Join(home, "project", "cfg", "id_rsa")})
+	if !res.IsError || !strings.Contains(text, "rule servers.fs.tools.read_file.rules[0] (config.toml:1) denies this call") || strings.Contains(text, "PRIVATE KEY") {
+		t.Errorf("the read through the link: %q", text)
+	}
+}
+
+// HOME itself reached through a link (as /var is on macOS): every path under it
+// resolves to the link's target, and allow ~/project/** still allows a write inside
+// the project (the rule's own folder is compared resolved too), while the write
+// through project/cfg and ".." still asks.
+func TestRulePaths_HomeThroughALink(t *testing.T) {
+	home := linkHome(t)
+	via := filepath.Join(filepath.Dir(home), "homelink")
+	if err := os.Symlink(home, via); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", via)
+	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, via, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+	out, err := callPath(m, "write_file", map[string]string{"path": via + "/project/new.txt", "content": "hello"})
+	if err != nil || out.Verdict.By != trust.DecidedByRule || out.Result.IsError {
+		t.Fatalf("a write inside the project under a linked HOME: %v %+v", err, out)
+	}
+	if got := fileText(t, filepath.Join(home, "project", "new.txt")); got != "hello" {
+		t.Fatalf("the server wrote %q", got)
+	}
+	_, err = callPath(m, "write_file", map[string]string{"path": via + "/project/cfg/../.bashrc", "content": "pwned"})
+	var denied *session.DeniedError
+	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
+		t.Fatalf("a write through the link: %v, want a question nobody answered", err)
+	}
+	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+		t.Errorf("~/.bashrc is now %q", got)
+	}
+}

@@ -96,3 +96,40 @@ func TestRules_GlobPerGOOS(t *testing.T) {
 		t.Errorf(`CleanPathFor(windows, c:\a\..\..\b) = %q %v`, p, ok)
 	}
 }
+
+// A path's resolution per GOOS: the key is the value as the system walks it (on
+// Windows, which applies ".." before links, the cleaned path; elsewhere the raw
+// value with ~ expanded), and case-insensitive names stay unsafe through a link.
+func TestRules_GlobThroughLinksPerGOOS(t *testing.T) {
+	type tc struct {
+		goos, glob, value, key, resolved string
+		want                             result
+	}
+	cases := []tc{
+		{"windows", `C:\Users\me\project\**`, `C:\Users\me\project\cfg\..\x`, "C:/Users/me/project/x", "C:/Users/me/project/x", matched},
+		{"windows", `C:\Users\me\project\**`, `c:\Users\me\project\cfg\id_rsa`, "C:/Users/me/project/cfg/id_rsa", "C:/Users/me/.ssh/id_rsa", unsafePath},
+		{"windows", `**\.ssh\**`, `C:\Users\me\project\cfg\id_rsa`, "C:/Users/me/project/cfg/id_rsa", `C:\Users\me\.ssh\id_rsa`, unsafePath},
+		{"windows", `C:\Users\me\project\**`, `C:\Users\me\project\j\x`, "C:/Users/me/project/j/x", `\\server\share\x`, unsafePath},
+		{"darwin", `/Users/me/project/**`, `/Users/me/project/cfg/../x`, "/Users/me/project/cfg/../x", "/Users/me/x", unsafePath},
+		{"darwin", `**/.ssh/**`, `/Users/me/project/cfg/id_rsa`, "/Users/me/project/cfg/id_rsa", "/Users/me/.SSH/id_rsa", unsafePath},
+		{"darwin", `/Users/me/project/**`, `/Users/me/project/in/x`, "/Users/me/project/in/x", "/Users/me/PROJECT/sub/x", unsafePath},
+		{"darwin", `/Users/me/project/**`, `/Users/me/project/in/x`, "/Users/me/project/in/x", "/Users/me/project/sub/x", matched},
+		{"linux", `/home/me/project/**`, `~/project/cfg/../x`, "/home/me/project/cfg/../x", "/home/me/x", unsafePath},
+		{"linux", `/home/me/project/**`, `~/project/cfg/../x`, "/home/me/project/x", "/home/me/project/x", unsafePath}, // keyed by the cleaned path: not the walk
+	}
+	for _, c := range cases {
+		home := "/home/me"
+		if c.goos == "windows" {
+			home = `C:\Users\me`
+		}
+		cond, err := NewCondFor(c.goos, "path", MatchGlob, c.glob, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args, _ := json.Marshal(map[string]string{"path": c.value})
+		a := DecodeArgsFor(c.goos, args, home, map[string]RealPath{c.key: {Path: c.resolved, Why: "test"}})
+		if got := cond.eval(a); got != c.want {
+			t.Errorf("%s: glob %s, value %s opening %s: %v, want %v", c.goos, c.glob, c.value, c.resolved, got, c.want)
+		}
+	}
+}

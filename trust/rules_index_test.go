@@ -21,7 +21,7 @@ rules:
 			switch r.When[j].eval(a) {
 			case noMatch:
 				continue rules
-			case unsafe:
+			case unsafe, unsafePath:
 				if r.Policy == Allow {
 					continue rules
 				}
@@ -91,10 +91,29 @@ func TestRules_IndexAgreesWithScan(t *testing.T) {
 		}
 		set := NewRuleSet(rules)
 		for _, args := range argsList {
-			a := DecodeArgs([]byte(args), testHome, nil)
-			want, got := scanMatch(rules, a), set.Match(DecodeArgs([]byte(args), testHome, nil))
-			if want != got {
-				t.Fatalf("round %d, %s: index picked %v, scan %v\nrules %+v", round, args, name(got), name(want), rules)
+			// as cleaned only (a remote server), and for a server on this machine
+			// with the path opening where it is written, in ~/.ssh through a link,
+			// under /srv through a link, or nowhere safe
+			for _, to := range []*RealPath{nil, {Path: ""}, {Path: "/home/ann/.ssh/k"}, {Path: "/srv/b1/x"}, {Why: "a loop"}} {
+				var real map[string]RealPath
+				if to != nil {
+					real = map[string]RealPath{}
+					v, _, _ := DecodeArgs([]byte(args), testHome, nil).field([]string{"path"})
+					if s, ok := v.(string); ok {
+						if open, ok := hostStyle.openPath(s, testHome); ok {
+							rp := *to
+							if rp.Path == "" && rp.Why == "" {
+								rp.Path, _ = hostStyle.clean(s, testHome)
+							}
+							real[open] = rp
+						}
+					}
+				}
+				a := DecodeArgs([]byte(args), testHome, real)
+				want, got := scanMatch(rules, a), set.Match(DecodeArgs([]byte(args), testHome, real))
+				if want != got {
+					t.Fatalf("round %d, %s, real %v: index picked %v, scan %v\nrules %+v", round, args, real, name(got), name(want), rules)
+				}
 			}
 		}
 	}

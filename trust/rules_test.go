@@ -1,7 +1,9 @@
 package trust
 
 import (
+	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 	"testing"
 )
@@ -340,5 +342,151 @@ func TestRules_HazardUnguardedByAllowRule(t *testing.T) {
 	h := find(Hazards([]Assessed{fetch, post}))
 	if !h.Unguarded || len(h.Rules) != 1 || h.Rules[0] != "chat__post: rule servers.chat.tools.post.rules[0] (config.toml:9)" {
 		t.Errorf("with an allow rule: unguarded %v rules %q", h.Unguarded, h.Rules)
+	}
+}
+
+// linkModel is a small file tree held in memory for FuzzRulesThroughLinks: folders,
+// files and symbolic links (absolute path → target as written).
+type linkModel struct {
+	dirs, files map[string]bool
+	links       map[string]string
+}
+
+// resolve is how a POSIX kernel opens p in the model (written apart from
+// session's walk, recursively: a link's target is resolved whole before the next
+// component); names after a missing one are kept, ".." taking them back. ok is
+// false for a loop or a dangling link.
+func (m linkModel) resolve(p string, depth int) (string, bool) {
+	if depth > 40 {
+		return "", false
+	}
+	cur, virtual := "/", 0
+	for _, c := range strings.Split(p, "/") {
+		switch {
+		case c == "" || c == ".":
+			continue
+		case c == "..":
+			cur = path.Dir(cur)
+			if virtual > 0 {
+				virtual--
+			}
+			continue
+		}
+		next := path.Join(cur, c)
+		switch t, isLink := m.links[next]; {
+		case virtual > 0:
+			cur, virtual = next, virtual+1
+		case isLink:
+			if !strings.HasPrefix(t, "/") {
+				t = cur + "/" + t
+			}
+			r, ok := m.resolve(t, depth+1)
+			if !ok || !m.dirs[r] && !m.files[r] {
+				return "", false
+			}
+			cur = r
+		case m.dirs[next] || m.files[next]:
+			cur = next
+		default:
+			cur, virtual = next, 1
+		}
+	}
+	return cur, true
+}
+
+// FuzzRulesThroughLinks: for a random tree of links (under a HOME that is itself a
+// link, /home/ann -> /data/ann), allow ~/project/** never matches a path whose
+// resolution lands outside ~/project, and deny **/.ssh/** decides every path that
+// lands in ~/.ssh, whatever "..", "//" and "." the path has.
+func FuzzRulesThroughLinks(f *testing.F) {
+	for _, s := range [][]byte{{0, 1, 2, 0, 2, 7, 9}, {1, 1, 1, 0, 4, 7, 5}, {3, 4, 5, 0, 3, 8, 9, 1}} {
+		f.Add(s)
+	}
+	targets := []string{"../.ssh", "sub", "..", "/data/ann/.ssh", "l1", "/home/ann/project/sub", "missing", "../project", "l0"}
+	comps := []string{"project", "sub", "l0", "l1", "l2", ".ssh", "..", ".", "", "f", "missing"}
+	rules := []Rule{
+		mustRule(f, "allow", Allow, mustCond(f, "path", MatchGlob, "~/project/**")),
+		mustRule(f, "deny", Deny, mustCond(f, "path", MatchGlob, "**/.ssh/**")),
+	}
+	set := NewRuleSet(rules)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 4 || len(data) > 20 {
+			return
+		}
+		m := linkModel{
+			dirs:  map[string]bool{"/": true, "/home": true, "/data": true, "/data/ann": true, "/data/ann/project": true, "/data/ann/project/sub": true, "/data/ann/.ssh": true},
+			files: map[string]bool{"/data/ann/.ssh/id_rsa": true, "/data/ann/.bashrc": true},
+			links: map[string]string{"/home/ann": "/data/ann"},
+		}
+		for i := range 3 {
+			m.links["/data/ann/project/l"+string(rune('0'+i))] = targets[int(data[i])%len(targets)]
+		}
+		var parts []string
+		for _, b := range data[3:] {
+			parts = append(parts, comps[int(b)%len(comps)])
+		}
+		raw := "~/" + strings.Join(parts, "/")
+		open := "/home/ann/" + strings.Join(parts, "/")
+		real := map[string]RealPath{}
+		r, ok := m.resolve(open, 0)
+		if ok {
+			real[open] = RealPath{Path: r, Why: "model"}
+		} else {
+			real[open] = RealPath{Why: "loop or dangling"}
+		}
+		root, _ := m.resolve("/home/ann/project", 0)
+		real["/home/ann/project"] = RealPath{Path: root}
+		args, _ := json.Marshal(map[string]string{"path": raw})
+		got := set.Match(DecodeArgsFor("linux", args, testHome, real))
+		if want := scanMatch(rules, DecodeArgsFor("linux", args, testHome, real)); got != want {
+			t.Fatalf("%s: index picked %v, scan %v", raw, name(got), name(want))
+		}
+		inside := func(dir string) bool { return r == dir || strings.HasPrefix(r, dir+"/") }
+		if got != nil && got.Policy == Allow && (!ok || !inside("/data/ann/project")) {
+			t.Fatalf("%s opens %q (ok %v), allowed by ~/project/**", raw, r, ok)
+		}
+		if ok && inside("/data/ann/.ssh") && (got == nil || got.Policy != Deny) {
+			t.Fatalf("%s opens %q, inside ~/.ssh, decided by %v", raw, r, name(got))
+		}
+	})
+}
+
+// The sentences that say where a path's resolution changed the outcome: an allow
+// rule set aside (named, with where the path opens and why), and the deny that
+// holds through a link; none where the link changes nothing or the rule would
+// not have matched anyway.
+func TestRules_PathNotes(t *testing.T) {
+	allow := mustRule(t, "allow-project", Allow, mustCond(t, "path", MatchGlob, "~/project/**"))
+	allowSmall := mustRule(t, "allow-small", Allow, mustCond(t, "path", MatchGlob, "~/project/**"), mustCond(t, "n", MatchMax, int64(1)))
+	deny := mustRule(t, "deny-ssh", Deny, mustCond(t, "path", MatchGlob, "**/.ssh/**"))
+	link := map[string]RealPath{"/home/ann/project/cfg/../.bashrc": {Path: "/home/ann/.bashrc", Why: "~/project/cfg is a link to ~/.ssh"}}
+	key := map[string]RealPath{"/home/ann/project/cfg/id_rsa": {Path: "/home/ann/.ssh/id_rsa", Why: "~/project/cfg is a link to ~/.ssh"}}
+	loop := map[string]RealPath{"/home/ann/project/l/x": {Why: "a loop of links at ~/project/l"}}
+	cases := []struct {
+		name  string
+		rules []Rule
+		args  string
+		real  map[string]RealPath
+		want  string
+		notes string
+	}{
+		{"allow set aside", []Rule{allow}, `{"path":"~/project/cfg/../.bashrc"}`, link, "", "rule allow-project does not apply: path ~/project/cfg/../.bashrc opens ~/.bashrc (~/project/cfg is a link to ~/.ssh)"},
+		{"deny through a link", []Rule{allow, deny}, `{"path":"~/project/cfg/id_rsa"}`, key, "deny-ssh", "rule allow-project does not apply: path ~/project/cfg/id_rsa opens ~/.ssh/id_rsa (~/project/cfg is a link to ~/.ssh)|path ~/project/cfg/id_rsa opens ~/.ssh/id_rsa (~/project/cfg is a link to ~/.ssh)"},
+		{"unresolvable", []Rule{allow}, `{"path":"~/project/l/x"}`, loop, "", "rule allow-project does not apply: path ~/project/l/x cannot be resolved safely (a loop of links at ~/project/l)"},
+		{"unresolvable meets a deny", []Rule{deny}, `{"path":"~/project/l/x"}`, loop, "deny-ssh", "path ~/project/l/x cannot be resolved safely (a loop of links at ~/project/l)"},
+		{"would not have matched anyway", []Rule{allowSmall}, `{"path":"~/project/cfg/../.bashrc","n":5}`, link, "", ""},
+		{"no link", []Rule{allow}, `{"path":"~/project/a"}`, map[string]RealPath{"/home/ann/project/a": {Path: "/home/ann/project/a"}}, "allow-project", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, notes := MatchRuleSetsNoting(DecodeArgs([]byte(tc.args), testHome, tc.real), NewRuleSet(tc.rules))
+			got := ""
+			if r != nil {
+				got = r.Name
+			}
+			if got != tc.want || strings.Join(notes, "|") != tc.notes {
+				t.Errorf("%s: %q with notes\n%q\nwant %q with\n%q", tc.args, got, strings.Join(notes, "|"), tc.want, tc.notes)
+			}
+		})
 	}
 }
