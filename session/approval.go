@@ -133,6 +133,10 @@ type Engine struct {
 	// ruleHits counts, by rule name (a config key path or a rules.toml id), the
 	// calls each rule matched in this process.
 	ruleHits map[string]int
+
+	// unreadable is why taint.json cannot be read now (nil: it can); while it is
+	// set every context is treated as tainted (taintLocked).
+	unreadable *unreadableStore
 }
 
 func (e *Engine) setRulesOff(off map[string]trust.Ref) {
@@ -230,7 +234,7 @@ func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
 	e.mu.Lock()
 	e.loadTaintsLocked()
 	granted, ended := e.grantForLocked(k, tool)
-	v := trust.Decide(tool.Class, granted, e.taints[k])
+	v := trust.Decide(tool.Class, granted, e.taintLocked(k))
 	e.mu.Unlock()
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
@@ -246,10 +250,12 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 	if tool.ruleSet == nil && len(tool.Rules) > 0 { // a ToolInfo not built by a listing
 		sets[0] = trust.NewRuleSet(tool.Rules)
 	}
+	var unreadable error
 	if e.rules != nil {
 		if set, saved := e.rules.forTool(tool.Ref); set != nil {
 			sets, lists = append(sets, set), append(lists, saved)
 		}
+		unreadable = e.rules.problemFor(tool.Ref)
 	}
 	sets, lists = e.withoutOff(sets, lists)
 	rule = ruleFor(sets, lists, args, e.home, local)
@@ -264,11 +270,14 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 		// does not inherit it either: the destructive confirmation stays.
 		applied = nil
 	}
-	v = trust.DecideRules(tool.Class, granted, e.taints[k], applied)
+	v = trust.DecideRules(tool.Class, granted, e.taintLocked(k), applied)
 	if applied != rule {
 		v.Reasons = append(v.Reasons, "remembered rule "+rule.Label()+" would have allowed this call, but a remembered decision never covers a destructive tool")
 	}
 	e.mu.Unlock()
+	if unreadable != nil {
+		v = askUnreadableRules(v, unreadable)
+	}
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}
@@ -280,7 +289,7 @@ func (e *Engine) Taint(ctxName string) trust.Taint {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.loadTaintsLocked()
-	return e.taints[ctxKey(ctxName)]
+	return e.taintLocked(ctxKey(ctxName))
 }
 
 // EndContext ends a context's grants (an agent session ended), audited. Its taint
@@ -381,7 +390,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	}
 	e.waiting[k]++
 	e.waitSize += size
-	shown := e.taints[k]
+	shown := e.taintLocked(k)
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()

@@ -32,7 +32,7 @@ type taintStore struct {
 // a new file into place, so the file's identity changes with each write, whatever
 // the clock's granularity.
 func (s *taintStore) same(st fs.FileInfo) bool {
-	return s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size()
+	return s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() && s.last.Mode() == st.Mode()
 }
 
 type taintDoc struct {
@@ -47,7 +47,15 @@ func openTaintStore(stateDir string) *taintStore {
 	return &taintStore{path: filepath.Join(stateDir, TaintFile)}
 }
 
-// load reads the file; changed is false when it is as last read or written.
+// taintReadError is a taint.json that exists but cannot be read (refused, not a
+// regular file, not valid JSON): never "nothing is tainted".
+type taintReadError struct{ err error }
+
+func (e *taintReadError) Error() string { return e.err.Error() }
+func (e *taintReadError) Unwrap() error { return e.err }
+
+// load reads the file; changed is false when it is as last read or written. A file
+// there that cannot be read is a *taintReadError.
 func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
 	st, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -56,18 +64,18 @@ func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
 		return map[string]trust.Taint{}, changed || force, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, &taintReadError{err}
 	}
 	if !force && s.same(st) {
 		return nil, false, nil
 	}
-	b, err := statefile.ReadFile(s.path) // a link or a file others may write is refused, never read
+	b, err := statefile.ReadFile(s.path) // a link, a FIFO or a file others may write is refused, never read
 	if err != nil {
-		return nil, false, err
+		return nil, false, &taintReadError{err}
 	}
 	var doc taintDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", s.path, err)
+		return nil, false, &taintReadError{fmt.Errorf("reading %s: %w", s.path, err)}
 	}
 	if doc.Contexts == nil {
 		doc.Contexts = map[string]trust.Taint{}
@@ -134,15 +142,80 @@ func mergeTaint(m map[string]trust.Taint, k string, t trust.Taint) bool {
 	return true
 }
 
+// unreadableStore is what an engine knows while taint.json cannot be read: why,
+// since when (the taint every context is shown carries this time, so a question
+// about it stays the same question), and the contexts the person cleared since.
+type unreadableStore struct {
+	err     error
+	since   time.Time
+	cleared map[string]bool
+}
+
+// taintOf is the taint every context not cleared carries while the store cannot be
+// read: it names the file and why, never a server.
+func (u *unreadableStore) taintOf() trust.Taint {
+	return trust.Taint{By: trust.Ref{Server: "airlock", Tool: TaintFile}, At: u.since, Channel: trust.ChannelUnreadable, Subject: unreadableReason(u.err)}
+}
+
+// unreadableReason is why the store cannot be read, as a short clause: a refused
+// file's own reason, else the error.
+func unreadableReason(err error) string {
+	var re *taintReadError
+	if errors.As(err, &re) {
+		err = re.err
+	}
+	var se *statefile.Error
+	if errors.As(err, &se) {
+		return se.Reason()
+	}
+	return err.Error()
+}
+
+// taintLocked is context k's taint as every decision sees it: its own, else, while
+// taint.json cannot be read, the store's (unless the person cleared that for k);
+// e.mu is held.
+func (e *Engine) taintLocked(k string) trust.Taint {
+	if t := e.taints[k]; t.Tainted() {
+		return t
+	}
+	if u := e.unreadable; u != nil && !u.cleared[k] {
+		return u.taintOf()
+	}
+	return trust.Taint{}
+}
+
+// TaintStoreProblem says why taint.json cannot be read (nil when it can, or there
+// is no state dir). While it cannot, every context is treated as tainted.
+func (e *Engine) TaintStoreProblem() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.loadTaintsLocked()
+	if e.unreadable == nil {
+		return nil
+	}
+	return fmt.Errorf("%s cannot be read, so every context is treated as tainted until it can (or you clear a context's taint): %w", e.store.path, e.unreadable.err)
+}
+
 // loadTaintsLocked replaces the in-memory taints with the file's when the file
 // changed, plus the taints this engine could not write; e.mu is held. A file that
-// cannot be read keeps what is in memory (taint never decreases by accident).
+// cannot be read never reads as "nothing is tainted": what is in memory stays and
+// every context is treated as tainted until the file can be read again
+// (taintLocked).
 func (e *Engine) loadTaintsLocked() {
 	if e.store == nil {
 		return
 	}
 	t, changed, err := e.store.load(false)
-	if err != nil || !changed {
+	if err != nil {
+		if u := e.unreadable; u == nil || u.err.Error() != err.Error() {
+			// A new problem is a new question: what the person cleared for the
+			// last one does not carry over.
+			e.unreadable = &unreadableStore{err: err, since: e.now(), cleared: map[string]bool{}}
+		}
+		return
+	}
+	e.unreadable = nil
+	if !changed {
 		return
 	}
 	for k, u := range e.unsaved {
@@ -178,7 +251,9 @@ func (e *Engine) addTaintLocked(k string, t trust.Taint) {
 	e.taints = merged
 }
 
-// Taints returns every tainted context.
+// Taints returns every tainted context. While taint.json cannot be read every
+// context is tainted: the person's, and every context this engine knows of (by a
+// grant or a client name), each with the store's taint unless it has its own.
 func (e *Engine) Taints() map[string]trust.Taint {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -186,6 +261,20 @@ func (e *Engine) Taints() map[string]trust.Taint {
 	out := make(map[string]trust.Taint, len(e.taints))
 	for k, t := range e.taints {
 		out[k] = t
+	}
+	if e.unreadable != nil {
+		known := []string{PersonContext}
+		for k := range e.grants {
+			known = append(known, k)
+		}
+		for k := range e.clients {
+			known = append(known, k)
+		}
+		for _, k := range known {
+			if t := e.taintLocked(k); t.Tainted() {
+				out[k] = t
+			}
+		}
 	}
 	return out
 }
@@ -225,11 +314,24 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 		}
 		return cur.Tainted()
 	}
-	if e.store == nil {
+	e.loadTaintsLocked()
+	memoryOnly := false
+	switch {
+	case e.store == nil:
 		if t, ok = e.taints[k]; ok && check(t) {
 			delete(e.taints, k)
 		}
-	} else {
+	case e.unreadable != nil:
+		// taint.json cannot be read, so it cannot be written either: the clear holds
+		// in this process, for this problem, and the file's own taints come back
+		// once it can be read again.
+		if cur := e.taintLocked(k); check(cur) {
+			t, ok, memoryOnly = cur, true, true
+			delete(e.taints, k)
+			delete(e.unsaved, k)
+			e.unreadable.cleared[k] = true
+		}
+	default:
 		merged, err := e.store.update(func(m map[string]trust.Taint) bool {
 			cur, found := m[k]
 			if !found {
@@ -260,7 +362,11 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 	if !ok {
 		return fmt.Errorf("context %s is not tainted", k)
 	}
-	e.audit(taintClearedRecord(k, t))
+	r := taintClearedRecord(k, t)
+	if memoryOnly {
+		r.Reason += "; " + TaintFile + " cannot be read, so the clear holds in this process only"
+	}
+	e.audit(r)
 	return nil
 }
 
@@ -283,7 +389,7 @@ func ListTaints(stateDir string) ([]TaintedContext, error) {
 	}
 	t, _, err := s.load(true)
 	if err != nil {
-		return nil, err
+		return nil, unreadableStoreError(s.path, err)
 	}
 	out := make([]TaintedContext, 0, len(t))
 	for k, v := range t {
@@ -317,7 +423,7 @@ func ClearTaints(stateDir, ctxName string, log *audit.Log) ([]string, error) {
 		return len(cleared) > 0
 	})
 	if err != nil {
-		return nil, err
+		return nil, unreadableStoreError(s.path, err)
 	}
 	if len(cleared) == 0 {
 		if ctxName != "" {
@@ -334,4 +440,14 @@ func ClearTaints(stateDir, ctxName string, log *audit.Log) ([]string, error) {
 		}
 	}
 	return cleared, nil
+}
+
+// unreadableStoreError says what a taint.json that cannot be read means for every
+// running airlock; another error (the lock) is returned as it is.
+func unreadableStoreError(path string, err error) error {
+	var re *taintReadError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("%s cannot be read (%s): every airlock treats every context as tainted until it can; repair the file, or clear one context in the TUI (w, C), which holds for that process only", path, unreadableReason(err))
 }

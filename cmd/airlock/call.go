@@ -79,6 +79,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err := m.Wait(ctx); err != nil {
 		return 1
 	}
+	// A state file airlock cannot read is never taken as empty: say so before the
+	// call, which then asks as the file might have made it ask.
+	for _, p := range m.StateFileProblems() {
+		fmt.Fprintf(stderr, "airlock: error: %s\n", safetext.Inline(p))
+	}
 	server, tool := positional[0], positional[1]
 	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != session.StatusReady {
 		fmt.Fprintf(stderr, "airlock: server %s is %s: %s\n", server, sv.Status, safetext.Inline(errText(sv.Err)))
