@@ -65,3 +65,41 @@ func TestCheck_UnreadableStateFilesAreNoticed(t *testing.T) {
 		t.Fatalf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A gateway.token cut short or garbled is refused with a sentence that names the
+// file and what to do, and never shows the file's bytes: not by `gateway token
+// --export`, not by `gateway snippet`. rotate-token mends it.
+func TestGatewayToken_CutOrGarbledRefusedNeverShown(t *testing.T) {
+	good := strings.Repeat("0123456789abcdef", 4)
+	for name, content := range map[string]string{
+		"cut":     good[:40] + "\n",
+		"garbled": good[:20] + "\x1b]0;pwned\x07" + good[31:] + "\n",
+		"long":    good + good + "\n",
+		"empty":   "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			state := t.TempDir()
+			cfg := writeConfig(t, "state_dir = \""+state+"\"\n[gateway]\nlisten = \"127.0.0.1:7999\"\n")
+			path := filepath.Join(state, "gateway.token")
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"gateway", "token", "--export", "--config", cfg}, {"gateway", "snippet", "claude", "--config", cfg}} {
+				r := airlock(t, "", args...)
+				out := r.stdout + r.stderr
+				if r.code == 0 || !strings.Contains(r.stderr, path+" does not hold a gateway token") || !strings.Contains(r.stderr, "airlock gateway rotate-token") {
+					t.Errorf("%s: exit %d\n%s", args[1], r.code, out)
+				}
+				if content != "" && strings.Contains(out, strings.TrimSpace(content)[:20]) || strings.Contains(out, "\x1b") {
+					t.Errorf("%s shows the token file's bytes:\n%q", args[1], out)
+				}
+			}
+			if r := airlock(t, "", "gateway", "rotate-token", "--config", cfg); r.code != 0 {
+				t.Fatalf("rotate-token: exit %d %s", r.code, r.stderr)
+			}
+			if r := airlock(t, "", "gateway", "token", "--export", "--config", cfg); r.code != 0 {
+				t.Errorf("after rotate-token: exit %d %s", r.code, r.stderr)
+			}
+		})
+	}
+}

@@ -79,7 +79,7 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 		// A replaced token is noted before the TUI starts and again after it ends,
 		// so the person sees it whatever the TUI drew over it.
 		var notes []string
-		token, err := gateway.OpenToken(gs.stateDir, func(s string) {
+		token, err := gateway.ReadToken(gs.stateDir, func(s string) {
 			notes = append(notes, s)
 			noteTo(stderr, "airlock")(s)
 		})
