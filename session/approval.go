@@ -137,6 +137,9 @@ type Engine struct {
 	// unreadable is why taint.json cannot be read now (nil: it can); while it is
 	// set every context is treated as tainted (taintLocked).
 	unreadable *unreadableStore
+	// seen is when this process last decided a call of each tainted context
+	// (touchLocked), so that pruning never takes a context in use.
+	seen map[string]time.Time
 }
 
 func (e *Engine) setRulesOff(off map[string]trust.Ref) {
@@ -262,6 +265,7 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
+	e.touchLocked(k)
 	granted, ended := e.grantForLocked(k, tool)
 	applied := rule
 	if rule != nil && rule.Source == RulesFile && rule.Policy == trust.Allow && tool.Class.Tier >= trust.TierDestructive {

@@ -301,3 +301,57 @@ func TestRules_UnreadableAfterGoodReadAsksForItsTools(t *testing.T) {
 		t.Errorf("after repair: %q", probs)
 	}
 }
+
+// taint.json is bounded: a write prunes the contexts idle longer than the prune age
+// (limits.taint_prune_after_days, 30 days by default), audited. A context whose calls
+// were decided meanwhile is not idle, even when another process (another engine on
+// the same state dir) makes the write; the person's own context is never pruned.
+func TestTaint_IdleContextsPrunedAudited(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "audit.jsonl")
+	a, err := audit.Open(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := t0
+	now := func() time.Time { return clock }
+	e := session.NewTaintEngine(dir)
+	e.SetClock(now)
+	by := trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c-1"}
+	for _, c := range []string{"agent-old-1", "agent-active", session.PersonContext} {
+		tt := by
+		tt.At = clock
+		e.TaintContext(c, tt)
+	}
+	clock = t0.Add(20 * 24 * time.Hour)
+	e.DecideCall("agent-active", session.ToolInfo{Ref: trust.Ref{Server: "post", Tool: "post_msg"}}, []byte(`{}`), false)
+
+	clock = t0.Add(31 * 24 * time.Hour)
+	other := session.NewTaintEngine(dir)
+	other.SetClock(now)
+	other.SetAudit(a)
+	tt := by
+	tt.At = clock
+	other.TaintContext("agent-new", tt)
+	list, err := session.ListTaints(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range list {
+		got = append(got, c.Context)
+	}
+	if strings.Join(got, " ") != "agent-active agent-new you" {
+		t.Fatalf("taint.json holds %q, want agent-active agent-new you", got)
+	}
+	recs := auditRecords(t, logPath)
+	if len(recs) != 1 || recs[0].Kind != "taint-pruned" || recs[0].Context != "agent-old-1" || recs[0].DecidedBy != "policy" ||
+		!strings.Contains(recs[0].Reason, "idle since 2026-01-01T12:00:00Z, longer than limits.taint_prune_after_days (30)") {
+		t.Errorf("audit records = %+v", recs)
+	}
+	if e.Taint("agent-old-1").Tainted() || !e.Taint("agent-active").Tainted() {
+		t.Error("the first engine does not follow the pruned file")
+	}
+}

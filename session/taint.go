@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -26,6 +28,9 @@ const TaintFile = "taint.json"
 type taintStore struct {
 	path string
 	last fs.FileInfo // the file as last read or written; nil when absent
+	// cache is the file's content as last read or written (while last is): a write
+	// under the lock reads the file again only when another process changed it.
+	cache *taintDoc
 }
 
 // same reports whether st is the file as last read or written: every write renames
@@ -38,6 +43,15 @@ func (s *taintStore) same(st fs.FileInfo) bool {
 type taintDoc struct {
 	Version  int                    `json:"version"`
 	Contexts map[string]trust.Taint `json:"contexts"`
+	// Seen is when a call of a tainted context was last decided, refreshed at most
+	// every tenth of the prune age: a context is idle since the later of its taint's
+	// time and this, and pruned only when idle longer than the prune age.
+	Seen map[string]time.Time `json:"seen,omitempty"`
+}
+
+// clone is a copy of d whose maps may be changed.
+func (d *taintDoc) clone() *taintDoc {
+	return &taintDoc{Version: d.Version, Contexts: maps.Clone(d.Contexts), Seen: maps.Clone(d.Seen)}
 }
 
 func openTaintStore(stateDir string) *taintStore {
@@ -55,19 +69,33 @@ func (e *taintReadError) Error() string { return e.err.Error() }
 func (e *taintReadError) Unwrap() error { return e.err }
 
 // load reads the file; changed is false when it is as last read or written. A file
-// there that cannot be read is a *taintReadError.
+// there that cannot be read is a *taintReadError. The maps returned are the
+// caller's to change.
 func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
+	d, changed, err := s.loadDoc(force)
+	if d == nil {
+		return nil, changed, err
+	}
+	return d.Contexts, changed, nil
+}
+
+func (s *taintStore) loadDoc(force bool) (*taintDoc, bool, error) {
 	st, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		changed := s.last != nil
-		s.last = nil
-		return map[string]trust.Taint{}, changed || force, nil
+		s.last, s.cache = nil, nil
+		return &taintDoc{Version: 1, Contexts: map[string]trust.Taint{}, Seen: map[string]time.Time{}}, changed || force, nil
 	}
 	if err != nil {
 		return nil, false, &taintReadError{err}
 	}
-	if !force && s.same(st) {
-		return nil, false, nil
+	if s.same(st) {
+		if !force {
+			return nil, false, nil
+		}
+		if s.cache != nil {
+			return s.cache.clone(), true, nil
+		}
 	}
 	b, err := statefile.ReadFile(s.path) // a link, a FIFO or a file others may write is refused, never read
 	if err != nil {
@@ -80,20 +108,31 @@ func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
 	if doc.Contexts == nil {
 		doc.Contexts = map[string]trust.Taint{}
 	}
-	s.last = st
-	return doc.Contexts, true, nil
+	if doc.Seen == nil {
+		doc.Seen = map[string]time.Time{}
+	}
+	s.last, s.cache = st, doc.clone()
+	return &doc, true, nil
 }
 
-func (s *taintStore) save(taints map[string]trust.Taint) error {
-	b, err := json.MarshalIndent(taintDoc{Version: 1, Contexts: taints}, "", "  ")
+func (s *taintStore) save(d *taintDoc) error {
+	for k := range d.Seen {
+		if _, ok := d.Contexts[k]; !ok {
+			delete(d.Seen, k) // only a tainted context's activity is kept
+		}
+	}
+	// Compact: the file is rewritten whole at every new taint, and indenting
+	// thousands of contexts cost as much as encoding them.
+	b, err := json.Marshal(taintDoc{Version: 1, Contexts: d.Contexts, Seen: d.Seen})
 	if err != nil {
 		return err
 	}
+	s.last, s.cache = nil, nil
 	if err := WriteFileAtomic(s.path, append(b, '\n'), 0o600); err != nil {
 		return err
 	}
 	if st, err := os.Stat(s.path); err == nil {
-		s.last = st
+		s.last, s.cache = st, d.clone()
 	}
 	return nil
 }
@@ -106,7 +145,7 @@ func (s *taintStore) save(taints map[string]trust.Taint) error {
 // contexts this write taints are added (the earliest cause kept) and the contexts it
 // clears are removed; nothing else a process remembers is written back, so a clear
 // made by another process is never undone by a stale copy.
-func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[string]trust.Taint, error) {
+func (s *taintStore) update(change func(d *taintDoc) bool) (map[string]trust.Taint, error) {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(s.path), err)
 	}
@@ -119,14 +158,14 @@ func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[strin
 		return nil, fmt.Errorf("locking taint: %w", err)
 	}
 	defer statefile.Unlock(lf)
-	t, _, err := s.load(true)
+	d, _, err := s.loadDoc(true)
 	if err != nil {
 		return nil, err
 	}
-	if !change(t) {
-		return t, nil
+	if !change(d) {
+		return d.Contexts, nil
 	}
-	return t, s.save(t)
+	return d.Contexts, s.save(d)
 }
 
 // mergeTaint adds taint t of context k to m, keeping the earliest cause; it reports
@@ -236,18 +275,99 @@ func (e *Engine) addTaintLocked(k string, t trust.Taint) {
 		e.unsaved = map[string]trust.Taint{}
 	}
 	e.unsaved[k] = t
-	merged, err := e.store.update(func(m map[string]trust.Taint) bool {
+	var pruned []audit.Record
+	merged, err := e.store.update(func(d *taintDoc) bool {
 		dirty := false
 		for uk, u := range e.unsaved {
-			dirty = mergeTaint(m, uk, u) || dirty
+			dirty = mergeTaint(d.Contexts, uk, u) || dirty
 		}
-		return dirty
+		pruned = e.pruneLocked(d)
+		return dirty || len(pruned) > 0
 	})
 	if err != nil {
 		mergeTaint(e.taints, k, t)
 		return
 	}
 	clear(e.unsaved)
+	e.taints = merged
+	for _, r := range pruned {
+		e.audit(r)
+	}
+}
+
+// pruneLocked removes from d the taints of contexts idle longer than the prune age
+// (limits.taint_prune_after_days) and returns their audit records; e.mu is held.
+// A context is idle since the later of its taint's time, the last call decided for
+// it that was written to the file (d.Seen) and the last one this process decided; a
+// context with a call waiting, a grant or a taint not yet written here is in use,
+// and the person's own context is never pruned: only agents' contexts, which come
+// and go, fill the file.
+func (e *Engine) pruneLocked(d *taintDoc) []audit.Record {
+	age := e.limits.TaintPruneAfter
+	if age <= 0 {
+		return nil
+	}
+	now := e.now()
+	var out []audit.Record
+	for _, k := range slices.Sorted(maps.Keys(d.Contexts)) {
+		t := d.Contexts[k]
+		if _, unsaved := e.unsaved[k]; unsaved || k == PersonContext || e.waiting[k] > 0 || len(e.grants[k]) > 0 {
+			continue
+		}
+		last := t.At
+		for _, seen := range []time.Time{d.Seen[k], e.seen[k]} {
+			if seen.After(last) {
+				last = seen
+			}
+		}
+		if now.Sub(last) <= age {
+			continue
+		}
+		delete(d.Contexts, k)
+		delete(d.Seen, k)
+		out = append(out, audit.Record{Kind: "taint-pruned", CallID: t.CallID, Context: k, Server: t.By.Server, Tool: t.By.Tool,
+			DecidedBy: string(trust.DecidedByPolicy),
+			Reason: fmt.Sprintf("the taint (%s) was pruned from %s: the context was idle since %s, longer than limits.taint_prune_after_days (%d)",
+				t.Reason(), TaintFile, last.UTC().Format(time.RFC3339), int(age/(24*time.Hour)))})
+	}
+	return out
+}
+
+// touchLocked notes that a call of context k is being decided now; e.mu is held.
+// For a tainted context it is written to taint.json (d.Seen) when the file's note is
+// older than a tenth of the prune age, so that no airlock sharing the state dir
+// prunes a context another still uses. A write that fails changes nothing else.
+func (e *Engine) touchLocked(k string) {
+	age := e.limits.TaintPruneAfter
+	t, ok := e.taints[k]
+	if e.store == nil || age <= 0 || !ok || !t.Tainted() || e.unreadable != nil {
+		return
+	}
+	now := e.now()
+	if e.seen == nil {
+		e.seen = map[string]time.Time{}
+	}
+	e.seen[k] = now
+	last := t.At
+	if c := e.store.cache; c != nil && c.Seen[k].After(last) {
+		last = c.Seen[k]
+	}
+	if now.Sub(last) <= age/10 {
+		return
+	}
+	merged, err := e.store.update(func(d *taintDoc) bool {
+		if _, ok := d.Contexts[k]; !ok || !d.Seen[k].Before(now) {
+			return false
+		}
+		d.Seen[k] = now
+		return true
+	})
+	if err != nil {
+		return
+	}
+	for uk, u := range e.unsaved {
+		mergeTaint(merged, uk, u)
+	}
 	e.taints = merged
 }
 
@@ -332,7 +452,8 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 			e.unreadable.cleared[k] = true
 		}
 	default:
-		merged, err := e.store.update(func(m map[string]trust.Taint) bool {
+		merged, err := e.store.update(func(d *taintDoc) bool {
+			m := d.Contexts
 			cur, found := m[k]
 			if !found {
 				cur, found = e.unsaved[k]
@@ -409,7 +530,8 @@ func ClearTaints(stateDir, ctxName string, log *audit.Log) ([]string, error) {
 	}
 	var cleared []string
 	var records []audit.Record
-	_, err := s.update(func(t map[string]trust.Taint) bool {
+	_, err := s.update(func(d *taintDoc) bool {
+		t := d.Contexts
 		for k := range t {
 			if ctxName == "" || k == ctxName {
 				cleared = append(cleared, k)
