@@ -190,6 +190,9 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
 	}
+	if opts.Notice != "" {
+		model.status = inline(&st, opts.Notice, 400)
+	}
 	model.detail.gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
 	model.tools.focused = true

@@ -50,3 +50,10 @@ func TestStatusLine_UnreadableStateFilesAreRed(t *testing.T) {
 	h.waitFor("the taint to clear", func(m Model) bool { return !m.sess.Engine().Taint("").Tainted() })
 	screenHas(t, h.plain(), "● context clean", "✖ rules.toml unreadable")
 }
+
+// The notice of an unclean shutdown before this run is the status line's first word.
+func TestStatusLine_StartNotice(t *testing.T) {
+	m, _ := newDemo(t)
+	h := newHarnessFor(t, m, 160, 40, false, Options{Title: "demo", Notice: "airlock (pid 42, started 2026-12-01 10:00:00) did not shut down cleanly"})
+	screenHas(t, h.plain(), "airlock (pid 42, started 2026-12-01 10:00:00) did not shut down cleanly")
+}

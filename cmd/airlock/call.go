@@ -52,6 +52,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
+	notices, done := startRun(cfg.StateDir, "airlock call")
+	defer done()
+	for _, s := range notices {
+		fmt.Fprintf(stderr, "airlock: warning: %s\n", s)
+	}
 	interactive := false
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		interactive = true
