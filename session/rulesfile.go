@@ -239,7 +239,7 @@ func readRulesFile(p string) ([]SavedRule, error) {
 		return nil, fmt.Errorf("reading %s: it is empty or has no version (airlock writes version = 1 in every rules file)", p)
 	}
 	if doc.Count != nil && *doc.Count != len(doc.Rules) {
-		return nil, fmt.Errorf("reading %s: it says it holds %d rules but %d are there (cut short?)", p, *doc.Count, len(doc.Rules))
+		return nil, fmt.Errorf("reading %s: it says it holds %d rules, the file has %d (cut short?)", p, *doc.Count, len(doc.Rules))
 	}
 	return doc.Rules, nil
 }

@@ -355,3 +355,34 @@ func TestTaint_IdleContextsPrunedAudited(t *testing.T) {
 		t.Error("the first engine does not follow the pruned file")
 	}
 }
+
+// A rules.toml cut just after a whole rule still parses; the count airlock writes
+// says rules are missing, so it is a damaged file, never one rule fewer.
+func TestRules_CutAtARuleEndIsCaught(t *testing.T) {
+	second := strings.Replace(strings.SplitN(goodRulesFile, "[[rules]]", 2)[1], "r-0000abcd", "r-0000beef", 1)
+	full := strings.Replace(goodRulesFile, "count = 1", "count = 2", 1) + "\n[[rules]]" + second
+	path := filepath.Join(t.TempDir(), session.RulesFile)
+	writeRaw(t, path, []byte(full))
+	if rs, err := session.ListRules(path); err != nil || len(rs) != 2 {
+		t.Fatalf("the whole file: %d rules, %v", len(rs), err)
+	}
+	writeRaw(t, path, []byte(full[:strings.LastIndex(full, "[[rules]]")]))
+	if rs, err := session.ListRules(path); err == nil || !strings.Contains(err.Error(), "says it holds 2 rules, the file has 1 (cut short?)") {
+		t.Fatalf("cut after the first rule: %d rules, %v", len(rs), err)
+	}
+}
+
+// A taint.json larger than airlock reads (sparse, so the test writes little) is
+// unreadable like any damaged one: every context is tainted.
+func TestTaint_HugeFileIsUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, session.TaintFile)
+	writeRaw(t, path, []byte(`{"version":1,"contexts":{}}`))
+	if err := os.Truncate(path, 65<<20); err != nil {
+		t.Fatal(err)
+	}
+	e := session.NewTaintEngine(dir)
+	if tt := e.Taint("agent-x"); tt.Channel != trust.ChannelUnreadable || !strings.Contains(tt.Subject, "more than the 67108864 airlock reads") {
+		t.Fatalf("a 65 MiB taint.json: %+v", tt)
+	}
+}

@@ -61,6 +61,10 @@ func openTaintStore(stateDir string) *taintStore {
 	return &taintStore{path: filepath.Join(stateDir, TaintFile)}
 }
 
+// maxTaintFileBytes bounds the taint.json airlock reads (about 150,000 contexts);
+// a larger one is unreadable, so every context is treated as tainted.
+const maxTaintFileBytes = 64 << 20
+
 // taintReadError is a taint.json that exists but cannot be read (refused, not a
 // regular file, not valid JSON): never "nothing is tainted".
 type taintReadError struct{ err error }
@@ -96,6 +100,10 @@ func (s *taintStore) loadDoc(force bool) (*taintDoc, bool, error) {
 		if s.cache != nil {
 			return s.cache.clone(), true, nil
 		}
+	}
+	if st.Size() > maxTaintFileBytes {
+		// Pruning keeps a real one far smaller: this is not a file to read whole.
+		return nil, false, &taintReadError{fmt.Errorf("%s is %d bytes, more than the %d airlock reads", s.path, st.Size(), maxTaintFileBytes)}
 	}
 	b, err := statefile.ReadFile(s.path) // a link, a FIFO or a file others may write is refused, never read
 	if err != nil {

@@ -103,3 +103,27 @@ func TestGatewayToken_CutOrGarbledRefusedNeverShown(t *testing.T) {
 		})
 	}
 }
+
+// A rules.toml airlock cannot read at start: `airlock call` says so, and a call the
+// policy allows unasked asks instead (no terminal: denied, exit 5), since no rule
+// of the file was ever read; with --yes it runs once.
+func TestCall_GarbledRulesFileAsks(t *testing.T) {
+	state := t.TempDir()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rules := filepath.Join(dir, "rules.toml")
+	if err := os.WriteFile(rules, []byte("version = 1\ncount = 1\n[[rules]]\nid = \"r-1\"\nserver = \"docs\"\ntool = \"get_doc\"\npolicy = \"deny"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	get := []string{"call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`}
+	r := airlock(t, "", get...)
+	if r.code != 5 || !strings.Contains(r.stderr, "airlock: error: "+rules+" cannot be read") || !strings.Contains(r.stderr, "rules.toml cannot be read") {
+		t.Fatalf("a call with a garbled rules.toml: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := airlock(t, "", append(get, "--yes")...); r.code != 0 || !strings.Contains(r.stderr, "--yes given: allowed once.") {
+		t.Fatalf("--yes: exit %d\n%s", r.code, r.stderr)
+	}
+}
