@@ -141,8 +141,9 @@ func compileOne(s SavedRule, home, source string) (trust.Rule, error) {
 
 // reloadLocked reads the file when it changed since last read (identity, time, size
 // or mode); s.mu is held. A file that cannot be read or is refused keeps only the deny
-// and ask rules read before; a bad rule is left out; the error is kept for Rules(). A
-// missing file is no rules.
+// and ask rules read before, and the tools a rule could decide ask (problemFor) until
+// it can be read; a bad rule is left out; the error is kept for Rules(). A missing
+// file is no rules.
 func (s *rulesStore) reloadLocked() {
 	if s.path == "" {
 		return

@@ -47,7 +47,7 @@ func TestStatusLine_UnreadableStateFilesAreRed(t *testing.T) {
 	h.keys("C")
 	h.armQuestion()
 	h.keys("tab", "enter")
-	h.waitFor("the taint to clear", func(m Model) bool { return !m.sess.Engine().Taint("").Tainted() })
+	h.waitFor("the taint to clear", func(m Model) bool { return !m.taint.Tainted() && !m.sess.Engine().Taint("").Tainted() })
 	screenHas(t, h.plain(), "● context clean", "✖ rules.toml unreadable")
 }
 
