@@ -202,6 +202,7 @@ func demoCmd(f func()) tea.Cmd {
 func (m *Model) handleEvent(e session.Event) tea.Cmd {
 	m.taint = m.sess.Engine().Taint("")
 	m.rulesProblem = m.sess.Engine().RulesProblem()
+	m.taintProblem = m.sess.Engine().TaintStoreProblem()
 	switch e := e.(type) {
 	case session.ServerChanged:
 		if e.Gen < m.gens[e.Server] {

@@ -74,8 +74,9 @@ type Model struct {
 	// an older connection is stale and dropped.
 	gens  map[string]uint64
 	taint trust.Taint
-	// rulesProblem is why rules.toml cannot be read (nil: it can); refreshed with taint.
-	rulesProblem error
+	// rulesProblem and taintProblem are why rules.toml and taint.json cannot be read
+	// (nil: they can); refreshed with taint.
+	rulesProblem, taintProblem error
 
 	screen screen
 	// nav is the screens under the current one, oldest first: opening a screen

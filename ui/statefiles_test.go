@@ -48,7 +48,8 @@ func TestStatusLine_UnreadableStateFilesAreRed(t *testing.T) {
 	h.armQuestion()
 	h.keys("tab", "enter")
 	h.waitFor("the taint to clear", func(m Model) bool { return !m.taint.Tainted() && !m.sess.Engine().Taint("").Tainted() })
-	screenHas(t, h.plain(), "● context clean", "✖ rules.toml unreadable")
+	h.waitFor("the next event", func(m Model) bool { return m.taintProblem != nil })
+	screenHas(t, h.plain(), "● context clean", "✖ taint.json unreadable: other contexts treated as tainted", "✖ rules.toml unreadable")
 }
 
 // The notice of an unclean shutdown before this run is the status line's first word.

@@ -238,6 +238,10 @@ func (m *Model) statusLine() string {
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
+	if m.taintProblem != nil && m.taint.Channel != trust.ChannelUnreadable {
+		// The person cleared their own context; the agents' are still tainted.
+		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: other contexts treated as tainted"))
+	}
 	if m.rulesProblem != nil {
 		parts = append(parts, st.ErrorText.Render("✖ "+session.RulesFile+" unreadable: remembered rules' tools ask")+st.Muted.Render(" (K: rules)"))
 	}
