@@ -232,13 +232,23 @@ func ctxKey(c string) string {
 // Decide returns what the engine would do with a call to tool in context ctxName now,
 // before any person is asked. A grant counts only while the tool is what it was
 // granted for (see Grant); a grant that no longer binds is ended here, audited.
+// While rules.toml cannot be read, a tool a remembered rule could decide asks, as in
+// DecideCall.
 func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
+	var unreadable error
+	if e.rules != nil {
+		e.rules.byToolNow() // looks at the file once, as a call would
+		unreadable = e.rules.problemFor(tool.Ref)
+	}
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
 	granted, ended := e.grantForLocked(k, tool)
 	v := trust.Decide(tool.Class, granted, e.taintLocked(k))
 	e.mu.Unlock()
+	if unreadable != nil {
+		v = askUnreadableRules(v, unreadable)
+	}
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}

@@ -241,6 +241,9 @@ func TestRules_UnreadableFileAtStartAsks(t *testing.T) {
 			if n := len(post.calls("post_msg")); n != 0 {
 				t.Fatalf("post_msg ran %d times", n)
 			}
+			if v := m.Engine().Decide("", mustTool(t, m, "post", "post_msg")); v.Action != trust.Ask {
+				t.Errorf("the tool's verdict as shown: %s by %s", v.Action, v.By)
+			}
 			probs := m.StateFileProblems()
 			if len(probs) != 1 || !strings.Contains(probs[0], rules+" cannot be read") {
 				t.Errorf("StateFileProblems = %q", probs)
