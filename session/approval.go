@@ -133,6 +133,13 @@ type Engine struct {
 	// ruleHits counts, by rule name (a config key path or a rules.toml id), the
 	// calls each rule matched in this process.
 	ruleHits map[string]int
+
+	// unreadable is why taint.json cannot be read now (nil: it can); while it is
+	// set every context is treated as tainted (taintLocked).
+	unreadable *unreadableStore
+	// seen is when this process last decided a call of each tainted context
+	// (touchLocked), so that pruning never takes a context in use.
+	seen map[string]time.Time
 }
 
 func (e *Engine) setRulesOff(off map[string]trust.Ref) {
@@ -225,13 +232,23 @@ func ctxKey(c string) string {
 // Decide returns what the engine would do with a call to tool in context ctxName now,
 // before any person is asked. A grant counts only while the tool is what it was
 // granted for (see Grant); a grant that no longer binds is ended here, audited.
+// While rules.toml cannot be read, a tool a remembered rule could decide asks, as in
+// DecideCall.
 func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
+	var unreadable error
+	if e.rules != nil {
+		e.rules.byToolNow() // looks at the file once, as a call would
+		unreadable = e.rules.problemFor(tool.Ref)
+	}
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
 	granted, ended := e.grantForLocked(k, tool)
-	v := trust.Decide(tool.Class, granted, e.taints[k])
+	v := trust.Decide(tool.Class, granted, e.taintLocked(k))
 	e.mu.Unlock()
+	if unreadable != nil {
+		v = askUnreadableRules(v, unreadable)
+	}
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}
@@ -246,16 +263,19 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 	if tool.ruleSet == nil && len(tool.Rules) > 0 { // a ToolInfo not built by a listing
 		sets[0] = trust.NewRuleSet(tool.Rules)
 	}
+	var unreadable error
 	if e.rules != nil {
 		if set, saved := e.rules.forTool(tool.Ref); set != nil {
 			sets, lists = append(sets, set), append(lists, saved)
 		}
+		unreadable = e.rules.problemFor(tool.Ref)
 	}
 	sets, lists = e.withoutOff(sets, lists)
 	rule, notes := ruleFor(sets, lists, args, e.home, local)
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
+	e.touchLocked(k)
 	granted, ended := e.grantForLocked(k, tool)
 	applied := rule
 	if rule != nil && rule.Source == RulesFile && rule.Policy == trust.Allow && tool.Class.Tier >= trust.TierDestructive {
@@ -264,12 +284,15 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 		// does not inherit it either: the destructive confirmation stays.
 		applied = nil
 	}
-	v = trust.DecideRules(tool.Class, granted, e.taints[k], applied)
+	v = trust.DecideRules(tool.Class, granted, e.taintLocked(k), applied)
 	if applied != rule {
 		v.Reasons = append(v.Reasons, "remembered rule "+rule.Label()+" would have allowed this call, but a remembered decision never covers a destructive tool")
 	}
 	v.Reasons = withPathNotes(v, notes)
 	e.mu.Unlock()
+	if unreadable != nil {
+		v = askUnreadableRules(v, unreadable)
+	}
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}
@@ -281,7 +304,7 @@ func (e *Engine) Taint(ctxName string) trust.Taint {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.loadTaintsLocked()
-	return e.taints[ctxKey(ctxName)]
+	return e.taintLocked(ctxKey(ctxName))
 }
 
 // EndContext ends a context's grants (an agent session ended), audited. Its taint
@@ -430,7 +453,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	}
 	e.waiting[k]++
 	e.waitSize += size
-	shown := e.taints[k]
+	shown := e.taintLocked(k)
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()

@@ -62,8 +62,12 @@ type SavedRule struct {
 func (r SavedRule) Ref() trust.Ref { return trust.Ref{Server: r.Server, Tool: r.Tool} }
 
 type rulesDoc struct {
-	Version int         `toml:"version"`
-	Rules   []SavedRule `toml:"rules"`
+	Version int `toml:"version"`
+	// Count is how many rules airlock wrote: a file cut at a table's end still
+	// parses, and only the count says rules are missing. A file without it (written
+	// by hand) is not checked.
+	Count *int        `toml:"count"`
+	Rules []SavedRule `toml:"rules"`
 }
 
 // rulesStore is the rules file airlock owns: read at start and again whenever it
@@ -79,6 +83,13 @@ type rulesStore struct {
 	byTool map[trust.Ref][]trust.Rule
 	sets   map[trust.Ref]*trust.RuleSet
 	err    error // the last load's error (the previous rules stay)
+	// unreadable is why the file cannot be read now (nil: it can, or it is missing);
+	// while it is set the tools a remembered rule could decide ask (problemFor).
+	unreadable error
+	// read says the file was read whole (or was missing) in this process; ruled
+	// are the tools its rules were for then.
+	read  bool
+	ruled map[trust.Ref]bool
 	// looks counts how often the file was looked at (one lstat each).
 	looks int
 }
@@ -130,8 +141,9 @@ func compileOne(s SavedRule, home, source string) (trust.Rule, error) {
 
 // reloadLocked reads the file when it changed since last read (identity, time, size
 // or mode); s.mu is held. A file that cannot be read or is refused keeps only the deny
-// and ask rules read before; a bad rule is left out; the error is kept for Rules(). A
-// missing file is no rules.
+// and ask rules read before, and the tools a rule could decide ask (problemFor) until
+// it can be read; a bad rule is left out; the error is kept for Rules(). A missing
+// file is no rules.
 func (s *rulesStore) reloadLocked() {
 	if s.path == "" {
 		return
@@ -142,10 +154,11 @@ func (s *rulesStore) reloadLocked() {
 		if s.last != nil || s.saved != nil {
 			s.saved, s.byTool, s.sets, s.last, s.err = nil, map[trust.Ref][]trust.Rule{}, nil, nil, nil
 		}
+		s.unreadable, s.read, s.ruled = nil, true, nil
 		return
 	}
 	if err != nil {
-		s.err = err
+		s.err, s.unreadable = err, err
 		return
 	}
 	if s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() && s.last.Mode() == st.Mode() {
@@ -163,11 +176,46 @@ func (s *rulesStore) reloadLocked() {
 				}
 			}
 		}
-		s.byTool, s.sets, s.last, s.err = kept, nil, st, err
+		// The file is read again at the next look (s.last is cleared): a problem
+		// that leaves its size and time alone (an owner changed back) ends too.
+		s.byTool, s.sets, s.last, s.err, s.unreadable = kept, nil, nil, err, err
 		return
 	}
 	byTool, err := compileSaved(saved, s.home, RulesFile)
 	s.saved, s.byTool, s.sets, s.last, s.err = saved, byTool, nil, st, err
+	s.unreadable, s.read, s.ruled = nil, true, map[trust.Ref]bool{}
+	for _, r := range saved {
+		s.ruled[r.Ref()] = true
+	}
+}
+
+// problemFor says why the file cannot be read now when a remembered rule could
+// decide ref's calls: a tool the rules were for when the file was last read whole in
+// this process, or every tool when it never was. nil otherwise. It takes s.mu and
+// does not look at the file again (forTool just did).
+func (s *rulesStore) problemFor(ref trust.Ref) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unreadable == nil || s.read && !s.ruled[ref] {
+		return nil
+	}
+	return s.unreadable
+}
+
+// problem is the file's reading problem as a sentence of what airlock does, nil when
+// it can be read.
+func (s *rulesStore) problem() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reloadLocked()
+	if s.unreadable == nil {
+		return nil
+	}
+	which := "every tool asks at every call (the file was not read in this process, so any tool may have a rule)"
+	if s.read {
+		which = fmt.Sprintf("every call of the %d tools its rules were for when last read asks", len(s.ruled))
+	}
+	return fmt.Errorf("%s cannot be read, so %s until it can: %s", s.path, which, unreadableReason(s.unreadable))
 }
 
 func readRulesFile(p string) ([]SavedRule, error) {
@@ -179,11 +227,20 @@ func readRulesFile(p string) ([]SavedRule, error) {
 		return nil, err
 	}
 	var doc rulesDoc
-	if _, err := toml.Decode(string(b), &doc); err != nil {
+	md, err := toml.Decode(string(b), &doc)
+	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}
 	if doc.Version != 0 && doc.Version != 1 {
 		return nil, fmt.Errorf("reading %s: version %d is newer than this airlock", p, doc.Version)
+	}
+	if !md.IsDefined("version") && len(doc.Rules) == 0 {
+		// airlock writes version = 1 in every rules file, even one with no rule:
+		// an empty file is a damaged one, never "no rules".
+		return nil, fmt.Errorf("reading %s: it is empty or has no version (airlock writes version = 1 in every rules file)", p)
+	}
+	if doc.Count != nil && *doc.Count != len(doc.Rules) {
+		return nil, fmt.Errorf("reading %s: it says it holds %d rules, the file has %d (cut short?)", p, *doc.Count, len(doc.Rules))
 	}
 	return doc.Rules, nil
 }
@@ -191,7 +248,8 @@ func readRulesFile(p string) ([]SavedRule, error) {
 func writeRulesFile(p string, saved []SavedRule) error {
 	var b bytes.Buffer
 	b.WriteString("# Remembered decisions, written by airlock (docs/rules.md). Revoke with\n# `airlock rules revoke ID`; airlock never writes your config.toml.\n")
-	if err := toml.NewEncoder(&b).Encode(rulesDoc{Version: 1, Rules: saved}); err != nil {
+	n := len(saved)
+	if err := toml.NewEncoder(&b).Encode(rulesDoc{Version: 1, Count: &n, Rules: saved}); err != nil {
 		return err
 	}
 	return statefile.WriteFile(p, b.Bytes())

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -26,18 +28,30 @@ const TaintFile = "taint.json"
 type taintStore struct {
 	path string
 	last fs.FileInfo // the file as last read or written; nil when absent
+	// cache is the file's content as last read or written (while last is): a write
+	// under the lock reads the file again only when another process changed it.
+	cache *taintDoc
 }
 
 // same reports whether st is the file as last read or written: every write renames
 // a new file into place, so the file's identity changes with each write, whatever
 // the clock's granularity.
 func (s *taintStore) same(st fs.FileInfo) bool {
-	return s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size()
+	return s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() && s.last.Mode() == st.Mode()
 }
 
 type taintDoc struct {
 	Version  int                    `json:"version"`
 	Contexts map[string]trust.Taint `json:"contexts"`
+	// Seen is when a call of a tainted context was last decided, refreshed at most
+	// every tenth of the prune age: a context is idle since the later of its taint's
+	// time and this, and pruned only when idle longer than the prune age.
+	Seen map[string]time.Time `json:"seen,omitempty"`
+}
+
+// clone is a copy of d whose maps may be changed.
+func (d *taintDoc) clone() *taintDoc {
+	return &taintDoc{Version: d.Version, Contexts: maps.Clone(d.Contexts), Seen: maps.Clone(d.Seen)}
 }
 
 func openTaintStore(stateDir string) *taintStore {
@@ -47,45 +61,86 @@ func openTaintStore(stateDir string) *taintStore {
 	return &taintStore{path: filepath.Join(stateDir, TaintFile)}
 }
 
-// load reads the file; changed is false when it is as last read or written.
+// maxTaintFileBytes bounds the taint.json airlock reads (about 150,000 contexts);
+// a larger one is unreadable, so every context is treated as tainted.
+const maxTaintFileBytes = 64 << 20
+
+// taintReadError is a taint.json that exists but cannot be read (refused, not a
+// regular file, not valid JSON): never "nothing is tainted".
+type taintReadError struct{ err error }
+
+func (e *taintReadError) Error() string { return e.err.Error() }
+func (e *taintReadError) Unwrap() error { return e.err }
+
+// load reads the file; changed is false when it is as last read or written. A file
+// there that cannot be read is a *taintReadError. The maps returned are the
+// caller's to change.
 func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
+	d, changed, err := s.loadDoc(force)
+	if d == nil {
+		return nil, changed, err
+	}
+	return d.Contexts, changed, nil
+}
+
+func (s *taintStore) loadDoc(force bool) (*taintDoc, bool, error) {
 	st, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		changed := s.last != nil
-		s.last = nil
-		return map[string]trust.Taint{}, changed || force, nil
+		s.last, s.cache = nil, nil
+		return &taintDoc{Version: 1, Contexts: map[string]trust.Taint{}, Seen: map[string]time.Time{}}, changed || force, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, &taintReadError{err}
 	}
-	if !force && s.same(st) {
-		return nil, false, nil
+	if s.same(st) {
+		if !force {
+			return nil, false, nil
+		}
+		if s.cache != nil {
+			return s.cache.clone(), true, nil
+		}
 	}
-	b, err := statefile.ReadFile(s.path) // a link or a file others may write is refused, never read
+	if st.Size() > maxTaintFileBytes {
+		// Pruning keeps a real one far smaller: this is not a file to read whole.
+		return nil, false, &taintReadError{fmt.Errorf("%s is %d bytes, more than the %d airlock reads", s.path, st.Size(), maxTaintFileBytes)}
+	}
+	b, err := statefile.ReadFile(s.path) // a link, a FIFO or a file others may write is refused, never read
 	if err != nil {
-		return nil, false, err
+		return nil, false, &taintReadError{err}
 	}
 	var doc taintDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", s.path, err)
+		return nil, false, &taintReadError{fmt.Errorf("reading %s: %w", s.path, err)}
 	}
 	if doc.Contexts == nil {
 		doc.Contexts = map[string]trust.Taint{}
 	}
-	s.last = st
-	return doc.Contexts, true, nil
+	if doc.Seen == nil {
+		doc.Seen = map[string]time.Time{}
+	}
+	s.last, s.cache = st, doc.clone()
+	return &doc, true, nil
 }
 
-func (s *taintStore) save(taints map[string]trust.Taint) error {
-	b, err := json.MarshalIndent(taintDoc{Version: 1, Contexts: taints}, "", "  ")
+func (s *taintStore) save(d *taintDoc) error {
+	for k := range d.Seen {
+		if _, ok := d.Contexts[k]; !ok {
+			delete(d.Seen, k) // only a tainted context's activity is kept
+		}
+	}
+	// Compact: the file is rewritten whole at every new taint, and indenting
+	// thousands of contexts cost as much as encoding them.
+	b, err := json.Marshal(taintDoc{Version: 1, Contexts: d.Contexts, Seen: d.Seen})
 	if err != nil {
 		return err
 	}
+	s.last, s.cache = nil, nil
 	if err := WriteFileAtomic(s.path, append(b, '\n'), 0o600); err != nil {
 		return err
 	}
 	if st, err := os.Stat(s.path); err == nil {
-		s.last = st
+		s.last, s.cache = st, d.clone()
 	}
 	return nil
 }
@@ -98,7 +153,7 @@ func (s *taintStore) save(taints map[string]trust.Taint) error {
 // contexts this write taints are added (the earliest cause kept) and the contexts it
 // clears are removed; nothing else a process remembers is written back, so a clear
 // made by another process is never undone by a stale copy.
-func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[string]trust.Taint, error) {
+func (s *taintStore) update(change func(d *taintDoc) bool) (map[string]trust.Taint, error) {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(s.path), err)
 	}
@@ -111,14 +166,14 @@ func (s *taintStore) update(change func(map[string]trust.Taint) bool) (map[strin
 		return nil, fmt.Errorf("locking taint: %w", err)
 	}
 	defer statefile.Unlock(lf)
-	t, _, err := s.load(true)
+	d, _, err := s.loadDoc(true)
 	if err != nil {
 		return nil, err
 	}
-	if !change(t) {
-		return t, nil
+	if !change(d) {
+		return d.Contexts, nil
 	}
-	return t, s.save(t)
+	return d.Contexts, s.save(d)
 }
 
 // mergeTaint adds taint t of context k to m, keeping the earliest cause; it reports
@@ -134,15 +189,80 @@ func mergeTaint(m map[string]trust.Taint, k string, t trust.Taint) bool {
 	return true
 }
 
+// unreadableStore is what an engine knows while taint.json cannot be read: why,
+// since when (the taint every context is shown carries this time, so a question
+// about it stays the same question), and the contexts the person cleared since.
+type unreadableStore struct {
+	err     error
+	since   time.Time
+	cleared map[string]bool
+}
+
+// taintOf is the taint every context not cleared carries while the store cannot be
+// read: it names the file and why, never a server.
+func (u *unreadableStore) taintOf() trust.Taint {
+	return trust.Taint{By: trust.Ref{Server: "airlock", Tool: TaintFile}, At: u.since, Channel: trust.ChannelUnreadable, Subject: unreadableReason(u.err)}
+}
+
+// unreadableReason is why the store cannot be read, as a short clause: a refused
+// file's own reason, else the error.
+func unreadableReason(err error) string {
+	var re *taintReadError
+	if errors.As(err, &re) {
+		err = re.err
+	}
+	var se *statefile.Error
+	if errors.As(err, &se) {
+		return se.Reason()
+	}
+	return err.Error()
+}
+
+// taintLocked is context k's taint as every decision sees it: its own, else, while
+// taint.json cannot be read, the store's (unless the person cleared that for k);
+// e.mu is held.
+func (e *Engine) taintLocked(k string) trust.Taint {
+	if t := e.taints[k]; t.Tainted() {
+		return t
+	}
+	if u := e.unreadable; u != nil && !u.cleared[k] {
+		return u.taintOf()
+	}
+	return trust.Taint{}
+}
+
+// TaintStoreProblem says why taint.json cannot be read (nil when it can, or there
+// is no state dir). While it cannot, every context is treated as tainted.
+func (e *Engine) TaintStoreProblem() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.loadTaintsLocked()
+	if e.unreadable == nil {
+		return nil
+	}
+	return fmt.Errorf("%s cannot be read, so every context is treated as tainted until it can (or you clear a context's taint): %w", e.store.path, e.unreadable.err)
+}
+
 // loadTaintsLocked replaces the in-memory taints with the file's when the file
 // changed, plus the taints this engine could not write; e.mu is held. A file that
-// cannot be read keeps what is in memory (taint never decreases by accident).
+// cannot be read never reads as "nothing is tainted": what is in memory stays and
+// every context is treated as tainted until the file can be read again
+// (taintLocked).
 func (e *Engine) loadTaintsLocked() {
 	if e.store == nil {
 		return
 	}
 	t, changed, err := e.store.load(false)
-	if err != nil || !changed {
+	if err != nil {
+		if u := e.unreadable; u == nil || u.err.Error() != err.Error() {
+			// A new problem is a new question: what the person cleared for the
+			// last one does not carry over.
+			e.unreadable = &unreadableStore{err: err, since: e.now(), cleared: map[string]bool{}}
+		}
+		return
+	}
+	e.unreadable = nil
+	if !changed {
 		return
 	}
 	for k, u := range e.unsaved {
@@ -163,12 +283,14 @@ func (e *Engine) addTaintLocked(k string, t trust.Taint) {
 		e.unsaved = map[string]trust.Taint{}
 	}
 	e.unsaved[k] = t
-	merged, err := e.store.update(func(m map[string]trust.Taint) bool {
+	var pruned []audit.Record
+	merged, err := e.store.update(func(d *taintDoc) bool {
 		dirty := false
 		for uk, u := range e.unsaved {
-			dirty = mergeTaint(m, uk, u) || dirty
+			dirty = mergeTaint(d.Contexts, uk, u) || dirty
 		}
-		return dirty
+		pruned = e.pruneLocked(d)
+		return dirty || len(pruned) > 0
 	})
 	if err != nil {
 		mergeTaint(e.taints, k, t)
@@ -176,9 +298,90 @@ func (e *Engine) addTaintLocked(k string, t trust.Taint) {
 	}
 	clear(e.unsaved)
 	e.taints = merged
+	for _, r := range pruned {
+		e.audit(r)
+	}
 }
 
-// Taints returns every tainted context.
+// pruneLocked removes from d the taints of contexts idle longer than the prune age
+// (limits.taint_prune_after_days) and returns their audit records; e.mu is held.
+// A context is idle since the later of its taint's time, the last call decided for
+// it that was written to the file (d.Seen) and the last one this process decided; a
+// context with a call waiting, a grant or a taint not yet written here is in use,
+// and the person's own context is never pruned: only agents' contexts, which come
+// and go, fill the file.
+func (e *Engine) pruneLocked(d *taintDoc) []audit.Record {
+	age := e.limits.TaintPruneAfter
+	if age <= 0 {
+		return nil
+	}
+	now := e.now()
+	var out []audit.Record
+	for _, k := range slices.Sorted(maps.Keys(d.Contexts)) {
+		t := d.Contexts[k]
+		if _, unsaved := e.unsaved[k]; unsaved || k == PersonContext || e.waiting[k] > 0 || len(e.grants[k]) > 0 {
+			continue
+		}
+		last := t.At
+		for _, seen := range []time.Time{d.Seen[k], e.seen[k]} {
+			if seen.After(last) {
+				last = seen
+			}
+		}
+		if now.Sub(last) <= age {
+			continue
+		}
+		delete(d.Contexts, k)
+		delete(d.Seen, k)
+		out = append(out, audit.Record{Kind: "taint-pruned", CallID: t.CallID, Context: k, Server: t.By.Server, Tool: t.By.Tool,
+			DecidedBy: string(trust.DecidedByPolicy),
+			Reason: fmt.Sprintf("the taint (%s) was pruned from %s: the context was idle since %s, longer than limits.taint_prune_after_days (%d)",
+				t.Reason(), TaintFile, last.UTC().Format(time.RFC3339), int(age/(24*time.Hour)))})
+	}
+	return out
+}
+
+// touchLocked notes that a call of context k is being decided now; e.mu is held.
+// For a tainted context it is written to taint.json (d.Seen) when the file's note is
+// older than a tenth of the prune age, so that no airlock sharing the state dir
+// prunes a context another still uses. A write that fails changes nothing else.
+func (e *Engine) touchLocked(k string) {
+	age := e.limits.TaintPruneAfter
+	t, ok := e.taints[k]
+	if e.store == nil || age <= 0 || !ok || !t.Tainted() || e.unreadable != nil {
+		return
+	}
+	now := e.now()
+	if e.seen == nil {
+		e.seen = map[string]time.Time{}
+	}
+	e.seen[k] = now
+	last := t.At
+	if c := e.store.cache; c != nil && c.Seen[k].After(last) {
+		last = c.Seen[k]
+	}
+	if now.Sub(last) <= age/10 {
+		return
+	}
+	merged, err := e.store.update(func(d *taintDoc) bool {
+		if _, ok := d.Contexts[k]; !ok || !d.Seen[k].Before(now) {
+			return false
+		}
+		d.Seen[k] = now
+		return true
+	})
+	if err != nil {
+		return
+	}
+	for uk, u := range e.unsaved {
+		mergeTaint(merged, uk, u)
+	}
+	e.taints = merged
+}
+
+// Taints returns every tainted context. While taint.json cannot be read every
+// context is tainted: the person's, and every context this engine knows of (by a
+// grant or a client name), each with the store's taint unless it has its own.
 func (e *Engine) Taints() map[string]trust.Taint {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -186,6 +389,20 @@ func (e *Engine) Taints() map[string]trust.Taint {
 	out := make(map[string]trust.Taint, len(e.taints))
 	for k, t := range e.taints {
 		out[k] = t
+	}
+	if e.unreadable != nil {
+		known := []string{PersonContext}
+		for k := range e.grants {
+			known = append(known, k)
+		}
+		for k := range e.clients {
+			known = append(known, k)
+		}
+		for _, k := range known {
+			if t := e.taintLocked(k); t.Tainted() {
+				out[k] = t
+			}
+		}
 	}
 	return out
 }
@@ -225,12 +442,26 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 		}
 		return cur.Tainted()
 	}
-	if e.store == nil {
+	e.loadTaintsLocked()
+	memoryOnly := false
+	switch {
+	case e.store == nil:
 		if t, ok = e.taints[k]; ok && check(t) {
 			delete(e.taints, k)
 		}
-	} else {
-		merged, err := e.store.update(func(m map[string]trust.Taint) bool {
+	case e.unreadable != nil:
+		// taint.json cannot be read, so it cannot be written either: the clear holds
+		// in this process, for this problem, and the file's own taints come back
+		// once it can be read again.
+		if cur := e.taintLocked(k); check(cur) {
+			t, ok, memoryOnly = cur, true, true
+			delete(e.taints, k)
+			delete(e.unsaved, k)
+			e.unreadable.cleared[k] = true
+		}
+	default:
+		merged, err := e.store.update(func(d *taintDoc) bool {
+			m := d.Contexts
 			cur, found := m[k]
 			if !found {
 				cur, found = e.unsaved[k]
@@ -260,7 +491,11 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 	if !ok {
 		return fmt.Errorf("context %s is not tainted", k)
 	}
-	e.audit(taintClearedRecord(k, t))
+	r := taintClearedRecord(k, t)
+	if memoryOnly {
+		r.Reason += "; " + TaintFile + " cannot be read, so the clear holds in this process only"
+	}
+	e.audit(r)
 	return nil
 }
 
@@ -283,7 +518,7 @@ func ListTaints(stateDir string) ([]TaintedContext, error) {
 	}
 	t, _, err := s.load(true)
 	if err != nil {
-		return nil, err
+		return nil, unreadableStoreError(s.path, err)
 	}
 	out := make([]TaintedContext, 0, len(t))
 	for k, v := range t {
@@ -303,7 +538,8 @@ func ClearTaints(stateDir, ctxName string, log *audit.Log) ([]string, error) {
 	}
 	var cleared []string
 	var records []audit.Record
-	_, err := s.update(func(t map[string]trust.Taint) bool {
+	_, err := s.update(func(d *taintDoc) bool {
+		t := d.Contexts
 		for k := range t {
 			if ctxName == "" || k == ctxName {
 				cleared = append(cleared, k)
@@ -317,7 +553,7 @@ func ClearTaints(stateDir, ctxName string, log *audit.Log) ([]string, error) {
 		return len(cleared) > 0
 	})
 	if err != nil {
-		return nil, err
+		return nil, unreadableStoreError(s.path, err)
 	}
 	if len(cleared) == 0 {
 		if ctxName != "" {
@@ -334,4 +570,14 @@ func ClearTaints(stateDir, ctxName string, log *audit.Log) ([]string, error) {
 		}
 	}
 	return cleared, nil
+}
+
+// unreadableStoreError says what a taint.json that cannot be read means for every
+// running airlock; another error (the lock) is returned as it is.
+func unreadableStoreError(path string, err error) error {
+	var re *taintReadError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("%s cannot be read (%s): every airlock treats every context as tainted until it can; repair the file, or clear one context in the TUI (w, C), which holds for that process only", path, unreadableReason(err))
 }

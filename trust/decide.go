@@ -79,6 +79,11 @@ const (
 	ChannelError    = "error message"
 	ChannelProgress = "progress message"
 	ChannelListing  = "tool listing"
+	// ChannelUnreadable is no server's text: the taint store cannot be read, so
+	// airlock cannot tell which contexts are tainted and treats every one as
+	// tainted. By names the store (Server "airlock", Tool its file name) and
+	// Subject says why it cannot be read.
+	ChannelUnreadable = "unreadable taint store"
 )
 
 // Tainted reports whether the context is tainted.
@@ -89,6 +94,13 @@ func (t Taint) Tainted() bool { return t.By.Tool != "" }
 // the time is shown in At's own location.
 func (t Taint) Reason() string {
 	s := "this context is tainted: " + t.By.Qualified() + " returned untrusted content"
+	if t.Channel == ChannelUnreadable {
+		s = "this context is treated as tainted: " + t.By.Tool + " cannot be read (" + t.Subject + "), so airlock cannot tell which contexts are tainted"
+		if !t.At.IsZero() {
+			s += " (since " + t.At.Format(time.TimeOnly) + ")"
+		}
+		return s + "; exfiltration and destructive tools ask whatever policy or grants say"
+	}
 	if channelTaint(t) {
 		s = "this context is tainted: " + subjectPhrase(t)
 	} else if t.Channel != "" && t.Channel != ChannelResult {

@@ -146,3 +146,12 @@ func TestTaintReasonNamesChannel(t *testing.T) {
 		}
 	}
 }
+
+// The taint of an unreadable taint store names the file and why, not a server.
+func TestTaintReasonUnreadableStore(t *testing.T) {
+	got := Taint{By: Ref{Server: "airlock", Tool: "taint.json"}, Channel: ChannelUnreadable, Subject: "unexpected end of JSON input"}.Reason()
+	want := "this context is treated as tainted: taint.json cannot be read (unexpected end of JSON input), so airlock cannot tell which contexts are tainted; exfiltration and destructive tools ask whatever policy or grants say"
+	if got != want {
+		t.Errorf("Reason()\n got %s\nwant %s", got, want)
+	}
+}

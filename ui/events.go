@@ -201,6 +201,8 @@ func demoCmd(f func()) tea.Cmd {
 // handleEvent applies one session event.
 func (m *Model) handleEvent(e session.Event) tea.Cmd {
 	m.taint = m.sess.Engine().Taint("")
+	m.rulesProblem = m.sess.Engine().RulesProblem()
+	m.taintProblem = m.sess.Engine().TaintStoreProblem()
 	switch e := e.(type) {
 	case session.ServerChanged:
 		if e.Gen < m.gens[e.Server] {

@@ -74,6 +74,9 @@ type Model struct {
 	// an older connection is stale and dropped.
 	gens  map[string]uint64
 	taint trust.Taint
+	// rulesProblem and taintProblem are why rules.toml and taint.json cannot be read
+	// (nil: they can); refreshed with taint.
+	rulesProblem, taintProblem error
 
 	screen screen
 	// nav is the screens under the current one, oldest first: opening a screen
@@ -187,6 +190,9 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
+	}
+	if opts.Notice != "" {
+		model.status = inline(&st, opts.Notice, 400)
 	}
 	model.detail.gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)

@@ -44,6 +44,9 @@ type Options struct {
 	// also notices a Manager that has connected before; Started is for a Manager
 	// that was started an instant ago.
 	Started bool
+	// Notice is a sentence for the status line at start (an airlock before this one
+	// did not shut down cleanly); "" shows "started".
+	Notice string
 	// NoBell keeps the terminal bell quiet when an agent's call or a server's
 	// request for input arrives (it rings by default: the question may wait
 	// behind the badge while the person types).

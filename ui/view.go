@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -221,7 +222,10 @@ func (m *Model) connecting() int {
 func (m *Model) statusLine() string {
 	st := m.st
 	var parts []string
-	if m.taint.Tainted() {
+	if m.taint.Channel == trust.ChannelUnreadable {
+		// No server tainted it: airlock cannot read what is tainted, so everything is.
+		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: every context treated as tainted")+st.Muted.Render(" (w, C: clear)"))
+	} else if m.taint.Tainted() {
 		t := "⚠ TAINTED by " + inline(st, m.taint.By.Qualified(), 40)
 		if m.taint.Subject != "" {
 			// A resource or a prompt: name what it was, not the channel.
@@ -236,6 +240,13 @@ func (m *Model) statusLine() string {
 	}
 	if a := m.auditStatus(); a != "" {
 		parts = append(parts, a)
+	}
+	if m.taintProblem != nil && m.taint.Channel != trust.ChannelUnreadable {
+		// The person cleared their own context; the agents' are still tainted.
+		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: other contexts treated as tainted"))
+	}
+	if m.rulesProblem != nil {
+		parts = append(parts, st.ErrorText.Render("✖ "+session.RulesFile+" unreadable: remembered rules' tools ask")+st.Muted.Render(" (K: rules)"))
 	}
 	if badge := m.q.Badge(); badge != "" && !m.q.Open() {
 		// Questions that wait unseen (the person was typing): the badge says

@@ -105,7 +105,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := gateway.OpenToken(stateDir, noteTo(stderr, "airlock"))
+	token, err := gateway.ReadToken(stateDir, noteTo(stderr, "airlock"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -168,7 +168,7 @@ func runGatewayToken(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
 	}
-	token, err := gateway.OpenToken(stateDir, noteTo(stderr, "airlock"))
+	token, err := gateway.ReadToken(stateDir, noteTo(stderr, "airlock"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -221,7 +221,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := gateway.OpenToken(stateDir, noteTo(stderr, "airlock bridge"))
+	token, err := gateway.ReadToken(stateDir, noteTo(stderr, "airlock bridge"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1

@@ -52,6 +52,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
+	notices, done := startRun(cfg.StateDir, "airlock call")
+	defer done()
+	for _, s := range notices {
+		fmt.Fprintf(stderr, "airlock: warning: %s\n", s)
+	}
 	interactive := false
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		interactive = true
@@ -79,6 +84,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	m.Start()
 	if err := m.Wait(ctx); err != nil {
 		return 1
+	}
+	// A state file airlock cannot read is never taken as empty: say so before the
+	// call, which then asks as the file might have made it ask.
+	for _, p := range m.StateFileProblems() {
+		fmt.Fprintf(stderr, "airlock: error: %s\n", safetext.Inline(p))
 	}
 	server, tool := positional[0], positional[1]
 	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != session.StatusReady {

@@ -130,7 +130,9 @@ func checkManager(ctx context.Context, m *session.Manager, o checkOptions, stdou
 			drift = []session.DriftFinding{}
 		}
 	}
-	return report(m, m.Config(), o, "live", drift, nil, stdout, stderr)
+	// A state file that cannot be read changes what calls do (taint, remembered
+	// rules): a notice in the report.
+	return report(m, m.Config(), o, "live", drift, m.StateFileProblems(), stdout, stderr)
 }
 
 // report builds the report of m's snapshot, writes it and returns the verdict's exit

@@ -23,7 +23,7 @@ func runTaint(args []string, stdout, stderr io.Writer) int {
 	case sub == "list" && len(positional) == 0:
 		list, err := session.ListTaints(cfg.StateDir)
 		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
 			return 1
 		}
 		if len(list) == 0 {

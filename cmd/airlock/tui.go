@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -76,11 +77,24 @@ func gatewayFor(flagListen string, cfg *config.Config) gatewaySpec {
 
 // runSession starts the gateway when asked, then the TUI; it stops both on quit.
 func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gatewaySpec, stderr io.Writer) int {
+	// An airlock before this one that did not shut down cleanly is said before
+	// the TUI starts, in its status line, and again after it ends.
+	notices, done := startRun(m.Config().StateDir, "airlock")
+	defer done()
+	for _, s := range notices {
+		noteTo(stderr, "airlock: warning")(s)
+	}
+	defer func() {
+		for _, s := range notices {
+			noteTo(stderr, "airlock: warning")(s)
+		}
+	}()
+	opts.Notice = strings.Join(notices, "; ")
 	if gs.listen != "" {
 		// A replaced token is noted before the TUI starts and again after it ends,
 		// so the person sees it whatever the TUI drew over it.
 		var notes []string
-		token, err := gateway.OpenToken(gs.stateDir, func(s string) {
+		token, err := gateway.ReadToken(gs.stateDir, func(s string) {
 			notes = append(notes, s)
 			noteTo(stderr, "airlock")(s)
 		})

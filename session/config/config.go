@@ -80,6 +80,11 @@ type Limits struct {
 	MaxWaitingPerContext int
 	// MaxWaitingBytes bounds the argument bytes of every waiting call together.
 	MaxWaitingBytes int64
+	// TaintPruneAfter is how long a tainted context may be idle (no new taint, no
+	// call decided) before its taint is pruned from taint.json, audited
+	// (limits.taint_prune_after_days, whole days). The person's own context is
+	// never pruned.
+	TaintPruneAfter time.Duration
 }
 
 // Gateway is the [gateway] table.
@@ -200,11 +205,14 @@ const (
 	DefaultMaxArgsBytes         = 8 << 20
 	DefaultMaxWaitingPerContext = 16
 	DefaultMaxWaitingBytes      = 32 << 20
+	// DefaultTaintPruneAfterDays is limits.taint_prune_after_days when unset.
+	DefaultTaintPruneAfterDays = 30
 )
 
 // DefaultLimits are the limits when the config sets none.
 func DefaultLimits() Limits {
-	return Limits{MaxArgsBytes: DefaultMaxArgsBytes, MaxWaitingPerContext: DefaultMaxWaitingPerContext, MaxWaitingBytes: DefaultMaxWaitingBytes}
+	return Limits{MaxArgsBytes: DefaultMaxArgsBytes, MaxWaitingPerContext: DefaultMaxWaitingPerContext, MaxWaitingBytes: DefaultMaxWaitingBytes,
+		TaintPruneAfter: DefaultTaintPruneAfterDays * 24 * time.Hour}
 }
 
 // WithDefaults fills every zero field with its default.
@@ -218,6 +226,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxWaitingBytes <= 0 {
 		l.MaxWaitingBytes = d.MaxWaitingBytes
+	}
+	if l.TaintPruneAfter <= 0 {
+		l.TaintPruneAfter = d.TaintPruneAfter
 	}
 	return l
 }

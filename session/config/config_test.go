@@ -116,6 +116,10 @@ func TestParse(t *testing.T) {
 			}),
 		},
 		{name: "limits not positive", src: "[limits]\nmax_args_bytes = 0\n", err: "config.toml:2: limits.max_args_bytes: want a positive integer up to 1099511627776, got 0"},
+		{name: "taint prune age", src: "[limits]\ntaint_prune_after_days = 7\n", want: cfg(func(c *Config) { c.Limits = Limits{TaintPruneAfter: 7 * 24 * time.Hour} })},
+		{name: "taint prune age not positive", src: "[limits]\ntaint_prune_after_days = 0\n", err: "config.toml:2: limits.taint_prune_after_days: want a positive integer up to 1099511627776, got 0"},
+		{name: "taint prune age too long", src: "[limits]\ntaint_prune_after_days = 40000\n", err: "config.toml:2: limits.taint_prune_after_days: want at most 36500 days (100 years), got 40000"},
+		{name: "taint prune age wrong type", src: "[limits]\ntaint_prune_after_days = \"30d\"\n", err: "config.toml:2: limits.taint_prune_after_days: want an integer, got string"},
 		{name: "limits wrong type", src: "[limits]\nmax_waiting_bytes = \"64MiB\"\n", err: "config.toml:2: limits.max_waiting_bytes: want an integer, got string"},
 		{
 			name: "resources and prompts policy",

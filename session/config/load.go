@@ -151,10 +151,15 @@ type rawConfig struct {
 	Servers   map[string]*rawServer `toml:"servers"`
 }
 
+// maxTaintPruneDays bounds limits.taint_prune_after_days (100 years), so that the
+// age in days times a day fits a time.Duration.
+const maxTaintPruneDays = 36500
+
 type rawLimits struct {
 	MaxArgsBytes         value `toml:"max_args_bytes"`
 	MaxWaitingPerContext value `toml:"max_waiting_per_context"`
 	MaxWaitingBytes      value `toml:"max_waiting_bytes"`
+	TaintPruneAfterDays  value `toml:"taint_prune_after_days"`
 }
 
 var rawConfigType = reflect.TypeFor[rawConfig]()
@@ -401,6 +406,13 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 		}
 		if b.positive(toml.Key{"limits", "max_waiting_bytes"}, l.MaxWaitingBytes, &n) {
 			c.Limits.MaxWaitingBytes = n
+		}
+		if b.positive(toml.Key{"limits", "taint_prune_after_days"}, l.TaintPruneAfterDays, &n) {
+			if n > maxTaintPruneDays {
+				b.probs.add(toml.Key{"limits", "taint_prune_after_days"}, "want at most %d days (100 years), got %d", maxTaintPruneDays, n)
+			} else {
+				c.Limits.TaintPruneAfter = time.Duration(n) * 24 * time.Hour
+			}
 		}
 	}
 

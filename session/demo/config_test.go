@@ -62,7 +62,7 @@ func TestConfig(t *testing.T) {
 // audit.sync_before_forward and audit.segment_bytes in docs/audit-durability.md.
 var designKeys = map[string][]string{
 	"":                  {"policy", "gateway", "audit", "servers", "limits", "rules_file"},
-	"limits":            {"max_args_bytes", "max_waiting_per_context", "max_waiting_bytes"},
+	"limits":            {"max_args_bytes", "max_waiting_per_context", "max_waiting_bytes", "taint_prune_after_days"},
 	"policy":            {"read", "write", "destructive", "approval_timeout"},
 	"gateway":           {"listen", "allow_remote"},
 	"audit":             {"path", "sync_before_forward", "segment_bytes"},

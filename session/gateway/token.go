@@ -15,6 +15,60 @@ import (
 // TokenPath is where the gateway token of a state dir is kept.
 func TokenPath(dir string) string { return filepath.Join(dir, "gateway.token") }
 
+// tokenHexLen is how many lowercase hex digits a gateway token has: 256 random bits,
+// as RotateToken and OpenToken write it.
+const tokenHexLen = 64
+
+// TokenFileError is a gateway token file that holds no token as airlock writes it
+// (cut short, garbled, empty, too long). Its message names the file and what to do
+// and says what is wrong only by counts: the file's bytes are never shown.
+type TokenFileError struct {
+	Path string
+	// Size is the file's length in bytes, without a trailing newline; NotHex counts
+	// the bytes that are not lowercase hex digits.
+	Size, NotHex int
+}
+
+func (e *TokenFileError) Error() string {
+	what := fmt.Sprintf("%d bytes", e.Size)
+	if e.NotHex > 0 {
+		what += fmt.Sprintf(", %d of them not hex digits", e.NotHex)
+	}
+	return fmt.Sprintf("%s does not hold a gateway token (it holds %s; airlock writes %d hex digits): run `airlock gateway rotate-token` for a new one, then give agents the new token", e.Path, what, tokenHexLen)
+}
+
+// parseToken is the token in a token file's bytes b (one trailing newline allowed),
+// or a *TokenFileError.
+func parseToken(path string, b []byte) (string, error) {
+	tok := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	notHex := 0
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			notHex++
+		}
+	}
+	if len(tok) != tokenHexLen || notHex > 0 {
+		return "", &TokenFileError{Path: path, Size: len(tok), NotHex: notHex}
+	}
+	return tok, nil
+}
+
+// ReadToken is OpenToken with the file's content checked: a token file that is
+// there and may be trusted but holds no token as airlock writes it (64 hex digits)
+// is refused with a *TokenFileError, never used, replaced or shown. A missing or
+// refused file (a link, another user's) goes to OpenToken, which writes a new one.
+func ReadToken(dir string, note func(string)) (string, error) {
+	path := TokenPath(dir)
+	if b, err := statefile.ReadFile(path); err == nil {
+		return parseToken(path, b)
+	}
+	tok, err := OpenToken(dir, note)
+	if err != nil {
+		return "", err
+	}
+	return parseToken(path, []byte(tok)) // another process may have written it meanwhile
+}
+
 // RotateToken replaces the gateway token in dir with a new random one (owner-only,
 // written atomically through statefile) and returns it. A running gateway started with that file as
 // its TokenFile refuses the old token from its next request on.
@@ -34,7 +88,8 @@ func RotateToken(dir string) (string, error) {
 // file: each request stats it, and when the file is another one (rotation writes a
 // new file and renames it into place), or its size or time changed, it is read
 // again. A file that is gone, unreadable, refused by statefile (a link, another
-// user's, readable by others) or holds too short a token accepts no token at all
+// user's, readable by others) or holds no token as airlock writes it (cut short,
+// garbled: parseToken) accepts no token at all
 // until it is fixed: a rotation that failed halfway never leaves the old
 // token working.
 type tokenSource struct {
@@ -70,8 +125,11 @@ func (ts *tokenSource) current() []byte {
 	}
 	ts.info = info
 	b, err := statefile.ReadFile(ts.path) // a link, or a file others may read, is refused
-	tok := strings.TrimSpace(string(b))
-	if err != nil || len(tok) < 32 {
+	var tok string
+	if err == nil {
+		tok, err = parseToken(ts.path, b)
+	}
+	if err != nil {
 		ts.token = nil
 		return nil
 	}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An airlock killed with its gateway running (kill -9: nothing of it runs on exit)
+// leaves its gateway.addr and its run marker behind. The address is ignored at once
+// (snippet does not send agents to a gateway that is gone), and the next airlock to
+// start says that the last one did not shut down cleanly, once, removing both. A
+// clean exit leaves neither.
+func TestE2E_UncleanShutdownNoticedStaleAddrIgnored(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n")
+	addr := freeAddr(t)
+	s := startScreenIn(t, t.TempDir(), "--config", cfg, "--gateway", addr)
+	s.waitFor("get_doc")
+	pid := s.cmd.Process.Pid
+	if r := airlock(t, "", "gateway", "snippet", "claude", "--config", cfg); !strings.Contains(r.stdout, "http://"+addr+"/mcp") {
+		t.Fatalf("snippet while the gateway runs: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	get := []string{"call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`}
+	// Another airlock on the same state dir, while the first runs: nothing to say.
+	if r := airlock(t, "", get...); r.code != 0 || strings.Contains(r.stderr, "shut down") {
+		t.Fatalf("a call beside a running airlock: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed airlock did not end")
+	}
+	if _, err := os.Stat(filepath.Join(state, "gateway.addr")); err != nil {
+		t.Fatalf("kill -9 left no gateway.addr to test with: %v", err)
+	}
+	if r := airlock(t, "", "gateway", "snippet", "claude", "--config", cfg); strings.Contains(r.stdout, addr) {
+		t.Errorf("snippet sends agents to the gateway of a process that is gone:\n%s", r.stdout)
+	}
+	r := airlock(t, "", get...)
+	if r.code != 0 || !strings.Contains(r.stderr, "did not shut down cleanly") || !strings.Contains(r.stderr, "pid ") ||
+		!strings.Contains(r.stderr, "airlock audit verify") {
+		t.Fatalf("the next start says nothing of the unclean shutdown: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(state, "gateway.addr")); err == nil {
+		t.Error("the dead gateway's gateway.addr is still there")
+	}
+	if r := airlock(t, "", get...); r.code != 0 || strings.Contains(r.stderr, "shut down") {
+		t.Errorf("said twice, or a clean call left a marker: exit %d\n%s", r.code, r.stderr)
+	}
+	if left, _ := os.ReadDir(filepath.Join(state, "run")); len(left) != 0 {
+		t.Errorf("run markers left after clean exits: %v (pid %d was killed)", left, pid)
+	}
+}

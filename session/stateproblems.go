@@ -1,0 +1,50 @@
+package session
+
+import (
+	"slices"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// StateFileProblems are the state files airlock trusts that it cannot read now, each
+// as a sentence that names the file, why, and what airlock does meanwhile (while
+// taint.json cannot be read every context is treated as tainted; while rules.toml
+// cannot be read every tool a remembered rule could decide asks). It is empty when
+// every file can be read. The TUI shows them as a red status, `check` as notices
+// and `airlock call` as errors.
+func (m *Manager) StateFileProblems() []string {
+	var out []string
+	if err := m.engine.TaintStoreProblem(); err != nil {
+		out = append(out, err.Error())
+	}
+	if err := m.engine.RulesProblem(); err != nil {
+		out = append(out, err.Error())
+	}
+	return out
+}
+
+// RulesProblem says why rules.toml cannot be read (nil when it can, or it is not
+// kept in a file).
+func (e *Engine) RulesProblem() error {
+	if e.rules == nil || e.rules.path == "" {
+		return nil
+	}
+	return e.rules.problem()
+}
+
+// askUnreadableRules is v for a tool a remembered rule could decide while rules.toml
+// cannot be read: what would run unasked asks instead (a grant, the policy or an
+// allow rule cannot know what the file says), a question or a denial stays; the
+// reason comes first, after a denial's own.
+func askUnreadableRules(v trust.Verdict, err error) trust.Verdict {
+	why := RulesFile + " cannot be read (" + unreadableReason(err) + "), and a remembered rule may decide this call, so it asks"
+	if v.Action == trust.Deny {
+		v.Reasons = append(slices.Clone(v.Reasons), why) // the denial's own cause first
+		return v
+	}
+	v.Reasons = slices.Insert(slices.Clone(v.Reasons), 0, why)
+	if v.Action == trust.Allow {
+		v.Action, v.By = trust.Ask, trust.DecidedByPolicy
+	}
+	return v
+}
