@@ -252,7 +252,16 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 		}
 	}
 	sets, lists = e.withoutOff(sets, lists)
-	rule = ruleFor(sets, lists, args, e.home, local)
+	schema := tool.ruleSchema
+	if schema == nil && slices.ContainsFunc(lists, func(l []trust.Rule) bool { return len(l) > 0 }) {
+		schema = trust.ParseSchema(tool.InputSchema)
+	}
+	rule = ruleFor(sets, lists, args, e.home, local, schema)
+	if broken := brokenRule(tool, lists, schema); broken != nil && (rule == nil || rule.Policy != trust.Deny) {
+		// Fail closed: a rule that can never match asks for every call, unless a
+		// deny rule that does match denies it.
+		rule = broken
+	}
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
@@ -350,7 +359,7 @@ type decision struct {
 // err is the caller's ctx error when the caller withdrew the call.
 func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (decision, error) {
 	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
-	if rule != nil {
+	if rule != nil && !rule.Broken {
 		// Counted here, once per call: the check just before forwarding decides
 		// again, and that is not a second match.
 		e.countRule(rule.Name)

@@ -59,7 +59,8 @@ func (m *Manager) rulesChanged(server string) {
 // on this machine (local), every path a glob compares is also resolved through
 // symbolic links, and a glob allows only when the resolved path matches too; for a
 // remote server the path is compared as cleaned (docs/rules.md).
-func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home string, local bool) *trust.Rule {
+// Each field is compared as the type schema (the tool's input schema) declares.
+func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home string, local bool, schema *trust.Schema) *trust.Rule {
 	n := 0
 	for _, s := range sets {
 		n += s.Len()
@@ -67,7 +68,7 @@ func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home stri
 	if n == 0 {
 		return nil
 	}
-	a := trust.DecodeArgs(args, home, nil)
+	a := trust.DecodeArgs(args, home, nil).WithSchema(schema)
 	if local {
 		var paths []string
 		for _, rs := range rules {
@@ -84,6 +85,44 @@ func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home stri
 		}
 	}
 	return trust.MatchRuleSets(a, sets...)
+}
+
+// checkRules reads a tool's input schema for its rules and finds the rules that can
+// never match it, by name (nil when none).
+func checkRules(rules []trust.Rule, inputSchema []byte) (*trust.Schema, map[string][]string) {
+	schema := trust.ParseSchema(inputSchema)
+	var broken map[string][]string
+	for i := range rules {
+		if p := trust.RuleProblems(&rules[i], schema); len(p) > 0 {
+			if broken == nil {
+				broken = map[string][]string{}
+			}
+			broken[rules[i].Name] = p
+		}
+	}
+	return schema, broken
+}
+
+// brokenRule is the ask rule that stands for the first rule in effect (lists: the
+// tool's rules after what-if, the config's first) that can never match the tool's
+// schema; nil when every rule can match. The config's are checked with the listing
+// (tool.brokenRules), remembered ones here.
+func brokenRule(tool ToolInfo, lists [][]trust.Rule, schema *trust.Schema) *trust.Rule {
+	for li, rules := range lists {
+		for i := range rules {
+			r := &rules[i]
+			var problems []string
+			if li == 0 && tool.ruleSet != nil {
+				problems = tool.brokenRules[r.Name]
+			} else {
+				problems = trust.RuleProblems(r, schema)
+			}
+			if len(problems) > 0 {
+				return trust.BrokenRule(r, problems)
+			}
+		}
+	}
+	return nil
 }
 
 // configRuleSet compiles a tool's config rules once per server config and tool (the
@@ -148,12 +187,13 @@ func (s *server) local() bool {
 	return s.cfg.Transport != config.TransportHTTP && s.cfg.Transport != config.TransportSSE
 }
 
-// ruleNotices checks the config's rules against a listing: a rule for a tool the
+// ruleErrors checks the config's rules against a listing: a rule for a tool the
 // server does not list, and a condition on a field the tool's input schema does not
-// declare or whose type its matcher cannot compare (trust.CheckRuleFields). The
-// config cannot know the schema, so this is said when the tool is listed, as a
-// server notice and log line (and in check's output).
-func ruleNotices(cfg config.Server, tools []listedTool) []string {
+// declare or whose type its matcher cannot compare (trust.RuleProblems). The config
+// cannot know the schema, so this is found when the tool is listed, and said as a
+// server's rule error and log line (and check fails on it). Such a rule can never
+// match, so its tool asks for every call (DecideCall).
+func ruleErrors(cfg config.Server, tools []listedTool) []string {
 	if !hasRules(cfg) {
 		return nil // nothing to check: no index of a long listing is needed
 	}
@@ -172,8 +212,11 @@ func ruleNotices(cfg config.Server, tools []listedTool) []string {
 			out = append(out, "rules for "+name+" apply to no listed tool: the server does not list "+strconv.Quote(name))
 			continue
 		}
+		schema := trust.ParseSchema(lt.wire.InputSchema)
 		for i := range rules {
-			out = append(out, trust.CheckRuleFields(&rules[i], lt.wire.InputSchema)...)
+			for _, p := range trust.RuleProblems(&rules[i], schema) {
+				out = append(out, p+"; it can never match: every call of "+name+" asks until the rule is fixed")
+			}
 		}
 	}
 	return out

@@ -262,12 +262,12 @@ func TestRules_GlobSeesThroughSymlinks(t *testing.T) {
 	}
 }
 
-// Issue 14: a matcher on a field the tool's schema does not declare is said when the
-// tool is listed (a server notice naming the rule and its line), as is a rule for a
+// A matcher on a field the tool's schema does not declare is a rule error of the
+// server when the tool is listed (naming the rule and its line), as is a rule for a
 // tool the server does not list.
-func TestRules_UndeclaredFieldNoticeAtListing(t *testing.T) {
+func TestRules_UndeclaredFieldErrorAtListing(t *testing.T) {
 	fs := newUpstream("fs")
-	fs.add("write_file", "Write a file.", writeHints())
+	fs.addSchema("write_file", "Write a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`, writeHints())
 	c, _ := trust.NewCond("pth", trust.MatchGlob, "/x/**", "")
 	r, _ := trust.NewRule("servers.fs.tools.write_file.rules[0]", trust.Allow, "", []trust.Cond{c})
 	r.Source = "config.toml:7"
@@ -275,13 +275,13 @@ func TestRules_UndeclaredFieldNoticeAtListing(t *testing.T) {
 	srv.Tools = map[string]config.Tool{"write_file": {Rules: []trust.Rule{r}}, "wirte_file": {Rules: []trust.Rule{r}}}
 	m := startUpstreams(t, newConfig(srv), session.Options{}, map[string]*upstream{"fs": fs})
 	info := mustServer(t, m, "fs", session.StatusReady)
-	got := strings.Join(info.Notices, "\n")
+	got := strings.Join(info.RuleErrors, "\n")
 	for _, want := range []string{
 		`rule servers.fs.tools.write_file.rules[0] (config.toml:7): when.pth: the tool's input schema declares no field "pth"`,
 		`rules for wirte_file apply to no listed tool: the server does not list "wirte_file"`,
 	} {
 		if !strings.Contains(got, want) {
-			t.Errorf("notices %q lack %q", got, want)
+			t.Errorf("rule errors %q lack %q", got, want)
 		}
 	}
 }

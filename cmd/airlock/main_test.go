@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if f := os.Getenv("AIRLOCK_TEST_DESC_FILE"); f != "" {
 		os.Exit(serveDescFile(f))
 	}
+	if os.Getenv("AIRLOCK_TEST_FILE_SERVER") != "" {
+		os.Exit(serveFiles())
+	}
 	if os.Getenv("AIRLOCK_AS_MAIN") == "1" || len(os.Args) > 1 && os.Args[1] == "demo-server" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
