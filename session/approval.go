@@ -133,6 +133,8 @@ type Engine struct {
 	// ruleHits counts, by rule name (a config key path or a rules.toml id), the
 	// calls each rule matched in this process.
 	ruleHits map[string]int
+	// ruleLast is when each rule of ruleHits last matched.
+	ruleLast map[string]time.Time
 }
 
 func (e *Engine) setRulesOff(off map[string]trust.Ref) {
@@ -169,12 +171,23 @@ func (e *Engine) withoutOff(sets []*trust.RuleSet, lists [][]trust.Rule) ([]*tru
 }
 
 func (e *Engine) countRule(name string) {
+	now := e.now()
 	e.mu.Lock()
 	if e.ruleHits == nil {
 		e.ruleHits = map[string]int{}
+		e.ruleLast = map[string]time.Time{}
 	}
 	e.ruleHits[name]++
+	e.ruleLast[name] = now
 	e.mu.Unlock()
+}
+
+// RuleLastMatch is when the rule named name last matched a call in this process
+// (zero when it has not).
+func (e *Engine) RuleLastMatch(name string) time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ruleLast[name]
 }
 
 // RuleMatches is how many calls the rule named name (a config key path such as
@@ -348,6 +361,9 @@ type decision struct {
 	Rule string
 	// PersonReason is the person's own reason for a denial, if they gave one.
 	PersonReason string
+	// Matched is the name of the argument rule that matched the call (audited),
+	// "" when none did.
+	Matched string
 	// Asked is true when a person (or an external approver) was asked; Shown is then
 	// the taint the question showed.
 	Asked bool
@@ -357,12 +373,13 @@ type decision struct {
 // authorize decides a call and, when it asks, waits for the approver within the
 // approval timeout. The verdict it returns is Allow or Deny, with the exact decider.
 // err is the caller's ctx error when the caller withdrew the call.
-func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (decision, error) {
+func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (d decision, err error) {
 	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
 	if rule != nil && !rule.Broken {
 		// Counted here, once per call: the check just before forwarding decides
 		// again, and that is not a second match.
 		e.countRule(rule.Name)
+		defer func() { d.Matched = rule.Name }()
 	}
 	ruled := ""
 	if rule != nil && v.By == trust.DecidedByRule {
@@ -416,7 +433,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		Created:     now,
 		Deadline:    now.Add(e.timeout),
 	}
-	d := decision{Asked: true, Shown: shown}
+	d = decision{Asked: true, Shown: shown}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	resp, err := e.approver.Approve(actx, p)

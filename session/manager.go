@@ -504,7 +504,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	}
 	if d.Verdict.Action == trust.Allow {
 		if v, ok := m.recheck(req, tool, d); !ok {
-			d = decision{Verdict: v}
+			d = decision{Verdict: v, Matched: d.Matched}
 		}
 	}
 	if d.Verdict.Action != trust.Allow {
@@ -668,7 +668,7 @@ func (m *Manager) auditDecision(base *audit.Record, d decision) error {
 	}
 	v := d.Verdict
 	r := *base
-	r.Kind, r.Decision, r.DecidedBy, r.Reason, r.PersonReason = "decision", "deny", string(v.By), strings.Join(v.Reasons, "; "), d.PersonReason
+	r.Kind, r.Decision, r.DecidedBy, r.Reason, r.PersonReason, r.Rule = "decision", "deny", string(v.By), strings.Join(v.Reasons, "; "), d.PersonReason, d.Matched
 	if v.Action == trust.Allow {
 		r.Decision = "allow"
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -111,6 +112,9 @@ func brokenRule(tool ToolInfo, lists [][]trust.Rule, schema *trust.Schema) *trus
 	for li, rules := range lists {
 		for i := range rules {
 			r := &rules[i]
+			if r.Broken {
+				return r // a remembered rule that does not compile
+			}
 			var problems []string
 			if li == 0 && tool.ruleSet != nil {
 				problems = tool.brokenRules[r.Name]
@@ -251,7 +255,10 @@ type RuleEntry struct {
 	// you"); "" for the config's.
 	From    string
 	Matched int
-	// Problem is set when a remembered rule does not compile (it never applies).
+	// LastMatch is when it last matched a call in this process (zero: never).
+	LastMatch time.Time
+	// Problem is set when a remembered rule does not compile, or a rule can never
+	// match its tool's listed schema: its tool then asks for every call.
 	Problem string
 }
 
@@ -283,19 +290,37 @@ func WhenOf(r trust.Rule) map[string]map[string]any {
 // any (its rules are then as last read).
 func (m *Manager) AllRules() ([]RuleEntry, error) {
 	var out []RuleEntry
+	snap := m.Snapshot()
+	problem := func(server, tool string, r *trust.Rule) string {
+		ti, ok := snap.Tool(server, tool)
+		if !ok {
+			return ""
+		}
+		return strings.Join(trust.RuleProblems(r, trust.ParseSchema(ti.InputSchema)), "; ")
+	}
 	for _, s := range m.cfg.Servers {
 		for _, tool := range slices.Sorted(maps.Keys(s.Tools)) {
 			for _, r := range s.Tools[tool].Rules {
 				out = append(out, RuleEntry{Name: r.Name, Source: r.Source, Server: s.Name, Tool: tool, When: WhenOf(r),
-					Policy: r.Policy, Reason: r.Reason, Matched: m.engine.RuleMatches(r.Name)})
+					Policy: r.Policy, Reason: r.Reason, Matched: m.engine.RuleMatches(r.Name), LastMatch: m.engine.RuleLastMatch(r.Name),
+					Problem: problem(s.Name, tool, &r)})
 			}
 		}
 	}
 	saved, err := m.engine.Rules()
+	compiled := m.savedRules()
 	for _, r := range saved {
 		p, _ := trust.ParseAction(r.Policy)
-		out = append(out, RuleEntry{Name: r.ID, Source: RulesFile, Remembered: true, Server: r.Server, Tool: r.Tool, When: r.When,
-			Policy: p, Reason: r.Reason, From: r.From, Matched: r.Matched, Problem: r.Problem})
+		e := RuleEntry{Name: r.ID, Source: RulesFile, Remembered: true, Server: r.Server, Tool: r.Tool, When: r.When,
+			Policy: p, Reason: r.Reason, From: r.From, Matched: r.Matched, LastMatch: m.engine.RuleLastMatch(r.ID), Problem: r.Problem}
+		if e.Problem == "" {
+			for i, c := range compiled[r.Ref()] {
+				if c.Name == r.ID {
+					e.Problem = problem(r.Server, r.Tool, &compiled[r.Ref()][i])
+				}
+			}
+		}
+		out = append(out, e)
 	}
 	return out, err
 }

@@ -512,3 +512,50 @@ func TestRules_RememberedAllowNeverCoversADestructiveTool(t *testing.T) {
 		t.Errorf("remembered rules after an unknown answer: %d %v", len(rules), err)
 	}
 }
+
+// A remembered rule that can never match (a field the schema does not declare) or
+// does not compile (a relative glob) fails closed as a config rule does: its read
+// tool, which runs by policy otherwise, asks for every call, even under a grant, and
+// the question says why. Revoking it lets the tool run by policy again.
+func TestRules_BrokenRememberedRuleAsksForEveryCall(t *testing.T) {
+	for _, tc := range []struct{ name, when, want string }{
+		{"undeclared field", `{ pth = { glob = "**/.ssh/**" } }`, `declares no field "pth"`},
+		{"does not compile", `{ path = { glob = "relative/x" } }`, "does not compile"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rulesPath := filepath.Join(dir, "rules.toml")
+			doc := "version = 1\n[[rules]]\nid = \"r-0000beef\"\nserver = \"fs\"\ntool = \"read_file\"\nwhen = " + tc.when + "\npolicy = \"deny\"\ncreated = 2026-11-30T12:00:00Z\n"
+			if err := os.WriteFile(rulesPath, []byte(doc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fs := newUpstream("fs")
+			fs.addSchema("read_file", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`, &mcp.ToolAnnotations{ReadOnlyHint: true})
+			m := startUpstreams(t, newConfig(inproc("fs", trust.Trusted)), session.Options{RulesFile: rulesPath}, map[string]*upstream{"fs": fs})
+			a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.AllowOnce})
+			for _, p := range []string{"/home/ann/.ssh/id_rsa", "/srv/notes.txt"} {
+				b, _ := json.Marshal(map[string]string{"path": p})
+				if _, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "read_file", Args: b}); err != nil {
+					t.Fatal(err)
+				}
+				var q *session.Pending
+				select {
+				case q = <-a.seen:
+				case <-time.After(5 * time.Second):
+					t.Fatalf("%s: read unasked, want a question", p)
+				}
+				if why := strings.Join(q.Verdict.Reasons, "|"); q.Verdict.By != trust.DecidedByRule || !strings.Contains(why, "rule r-0000beef (rules.toml) asks for this call: it ") || !strings.Contains(why, tc.want) {
+					t.Errorf("%s: asked by %s because %q", p, q.Verdict.By, why)
+				}
+			}
+			if err := m.Engine().RevokeRule("r-0000beef"); err != nil {
+				t.Fatal(err)
+			}
+			out, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "read_file", Args: json.RawMessage(`{"path":"/srv/notes.txt"}`)})
+			if err != nil || out.Verdict.By != trust.DecidedByPolicy {
+				t.Fatalf("after revoking: %v %+v, want the read to run by policy", err, out)
+			}
+			noAsk(t, a)
+		})
+	}
+}

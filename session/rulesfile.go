@@ -87,7 +87,10 @@ func newRulesStore(path, home string) *rulesStore {
 	return &rulesStore{path: path, home: home, byTool: map[trust.Ref][]trust.Rule{}}
 }
 
-// compile turns saved rules into trust rules, named by ID, source "rules.toml".
+// compile turns saved rules into trust rules, named by ID, source "rules.toml". A
+// rule that does not compile is kept as a broken one (trust.Rule.Broken) that
+// matches nothing: fail closed, its tool asks for every call until it is fixed or
+// revoked, since it may have been a deny.
 func compileSaved(saved []SavedRule, home, source string) (map[trust.Ref][]trust.Rule, error) {
 	out := map[trust.Ref][]trust.Rule{}
 	var errs []error
@@ -95,6 +98,10 @@ func compileSaved(saved []SavedRule, home, source string) (map[trust.Ref][]trust
 		r, err := compileOne(s, home, source)
 		if err != nil {
 			errs = append(errs, err)
+			if s.ID != "" && s.Server != "" && s.Tool != "" {
+				out[s.Ref()] = append(out[s.Ref()], trust.Rule{Name: s.ID, Source: source, Policy: trust.Ask, Broken: true,
+					Reason: "it does not compile (" + err.Error() + "), so every call of this tool asks until it is fixed or revoked"})
+			}
 			continue
 		}
 		out[s.Ref()] = append(out[s.Ref()], r)
@@ -281,7 +288,7 @@ func (s *rulesStore) forTool(ref trust.Ref) (*trust.RuleSet, []trust.Rule) {
 type RememberedRule struct {
 	SavedRule
 	Matched int
-	// Problem is set when the rule does not compile (it never applies).
+	// Problem is set when the rule does not compile (its tool asks for every call).
 	Problem string
 }
 

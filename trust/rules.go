@@ -79,7 +79,7 @@ type Rule struct {
 	Policy Action
 	Reason string
 	// Broken is set on the ask rule BrokenRule makes in place of a rule that can
-	// never match: it decides, but it matched nothing.
+	// never match: it decides, but it matched nothing, and a RuleSet leaves it out.
 	Broken bool
 
 	exact int // conditions matching exact values (equals, one_of, host without "*.")
@@ -798,6 +798,9 @@ func NewRuleSet(rules []Rule) *RuleSet {
 				s.paths = append(s.paths, c.path)
 			}
 			s.fid[i][j] = id
+		}
+		if rules[i].Broken {
+			continue // it matches nothing (BrokenRule)
 		}
 		j, kind, lits := indexCond(&rules[i])
 		if j < 0 {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -64,5 +65,48 @@ func TestCheck_BrokenDenyRuleFailsAndAsks(t *testing.T) {
 			!strings.Contains(r.stderr, "can never match") || !strings.Contains(r.stderr, "no terminal to ask on") {
 			t.Errorf("call %s: exit %d, want 5 (asked, no terminal)\nstdout:\n%s\nstderr:\n%s", p, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// `airlock rules list` lists every rule in effect: the config's with file and line,
+// the remembered ones with their id, each with its effect, conditions, how often it
+// matched and when it last did (counted from the audit log, across processes).
+func TestRulesList_EveryRuleWithMatchesAndLastMatch(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.web]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"web\"]\ntrust = \"trusted\"\n"+
+		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"blog.example.com\" } }\npolicy = \"deny\"\nreason = \"no blogs\"\n"+
+		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"example.com\" } }\npolicy = \"allow\"\n")
+	doc := "version = 1\n[[rules]]\nid = \"r-0000abcd\"\nserver = \"web\"\ntool = \"fetch_url\"\nwhen = { url = { host = [\"docs.example.com\"] } }\npolicy = \"allow\"\nfrom = \"the dialog, call c-1 in context you\"\ncreated = 2026-11-30T12:00:00Z\n"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(cfg), "rules.toml"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"https://blog.example.com/a", "https://blog.example.com/b", "https://example.com/"} {
+		airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"`+u+`"}`)
+	}
+	r := airlock(t, "", "rules", "list", "--config", cfg)
+	if r.code != 0 {
+		t.Fatalf("rules list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Split(r.stdout, "\n")
+	find := func(name string) []string {
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == name {
+				return f
+			}
+		}
+		t.Fatalf("rules list has no %s:\n%s", name, r.stdout)
+		return nil
+	}
+	deny := strings.Join(find("servers.web.tools.fetch_url.rules[0]"), " ")
+	if !strings.Contains(deny, "deny url host [blog.example.com] (no blogs) 2 ") || !strings.HasSuffix(deny, " config.toml:6") || !strings.Contains(deny, time.Now().Format(time.DateOnly)) {
+		t.Errorf("the deny rule's line: %q", deny)
+	}
+	allow := strings.Join(find("servers.web.tools.fetch_url.rules[1]"), " ")
+	if !strings.Contains(allow, "allow url host [example.com] 1 ") || !strings.HasSuffix(allow, " config.toml:10") {
+		t.Errorf("the allow rule's line: %q", allow)
+	}
+	saved := strings.Join(find("r-0000abcd"), " ")
+	if !strings.Contains(saved, "allow url host [docs.example.com] 0 - rules.toml") {
+		t.Errorf("the remembered rule's line: %q", saved)
 	}
 }
