@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/big"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -339,8 +341,10 @@ func proposeRuleFor(goos string, tool ToolInfo, args []byte) RuleProposal {
 				}
 			case bool:
 				p.When[field] = map[string]any{"equals": x}
-			case float64:
-				p.When[field] = map[string]any{"equals": x}
+			case json.Number:
+				if n, ok := proposedNumber(x); ok {
+					p.When[field] = map[string]any{"equals": n}
+				}
 			}
 		}
 	}
@@ -381,8 +385,30 @@ func decodeObject(args []byte) (map[string]any, error) {
 	if len(bytes.TrimSpace(args)) == 0 {
 		return map[string]any{}, nil
 	}
-	err := json.Unmarshal(args, &m)
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber() // numbers as written: proposedNumber keeps them exact
+	err := d.Decode(&m)
 	return m, err
+}
+
+// proposedNumber is a call's number as an equals operand that holds it exactly: an
+// int64 for integer text, a float64 where it is exactly the decimal written (0.1,
+// 2.5); false for any other (a rule rounded through float64 would match another
+// number, or never this one again), which is left open.
+func proposedNumber(n json.Number) (any, bool) {
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return i, true
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || len(n) > 512 { // beyond float64, or too long to read exactly
+		return nil, false
+	}
+	want, ok1 := new(big.Rat).SetString(string(n))
+	got, ok2 := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	if !ok1 || !ok2 || want.Cmp(got) != 0 {
+		return nil, false
+	}
+	return f, true
 }
 
 // RememberRule saves a remembered decision for tool: the proposal's conditions with
