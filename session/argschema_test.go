@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -42,8 +44,69 @@ func serveLaxNumbers() int {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "limit set"}}}, nil
 		})
+	// close_account reads its integer exactly, as Python does, and records it.
+	s.AddTool(&mcp.Tool{Name: "close_account", Description: "Closes an account.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"account":{"type":"integer"}},"required":["account"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			d := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
+			d.UseNumber()
+			var args map[string]any
+			_ = d.Decode(&args)
+			f, err := os.OpenFile(os.Getenv("AIRLOCK_TEST_RAN"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			if err == nil {
+				_, _ = fmt.Fprintf(f, "closed %v\n", args["account"])
+				_ = f.Close()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "closed"}}}, nil
+		})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 	return 0
+}
+
+// equals = 1234567890123456789 on an integer field must not allow
+// 1234567890123456700 (one float64, two accounts): through the gateway, the call
+// is asked (here nobody answers, so it is denied) and the server, which reads the
+// integer exactly, closes nothing; the account the rule names closes unasked.
+func TestGateway_BigIntegerComparedExactly(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran.txt")
+	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
+	srv.Env["AIRLOCK_TEST_RAN"] = ran
+	c, err := trust.NewCond("account", trust.MatchEquals, int64(1234567890123456789), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trust.NewRule("servers.lax.tools.close_account.rules[0]", trust.Allow, "", []trust.Cond{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Tools = map[string]config.Tool{"close_account": {Rules: []trust.Rule{r}}}
+	cfg := newConfig(srv)
+	cfg.ApprovalTimeout = 300 * time.Millisecond
+	m := start(t, cfg, session.Options{})
+	a := answerWith(t, m)
+	cs := agent(t, startGateway(t, m), nil)
+	ctx := context.Background()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lax__close_account", Arguments: map[string]any{"account": int64(1234567890123456700)}})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "denied") {
+		t.Fatalf("account 1234567890123456700: %v, %q; want it asked, then denied", err, resultText(res))
+	}
+	select {
+	case <-a.seen:
+	default:
+		t.Errorf("account 1234567890123456700 was not asked about")
+	}
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("the server ran: %q", b)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "lax__close_account", Arguments: map[string]any{"account": int64(1234567890123456789)}})
+	if err != nil || res.IsError {
+		t.Fatalf("account 1234567890123456789: %v, %q; want it allowed by the rule", err, resultText(res))
+	}
+	noAsk(t, a)
+	if b, _ := os.ReadFile(ran); string(b) != "closed 1234567890123456789\n" {
+		t.Errorf("the server ran %q", b)
+	}
 }
 
 // A rule "max = 50" on a number field must never let "99999999" through: the
