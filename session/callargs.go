@@ -7,15 +7,21 @@ import (
 	"github.com/airlock-mcp/airlock/session/argcheck"
 )
 
-// maxArgSchemas bounds the compiled input schemas kept for checking calls; past it
-// the cache starts again (a listing of more distinct schemas recompiles some).
-const maxArgSchemas = 4096
+// Bounds on the compiled input schemas kept for checking calls: how many, and how
+// many schema bytes in all (a hostile listing of large distinct schemas must not
+// double its memory here). Past either the cache starts again, and a schema is
+// compiled once more when next called.
+const (
+	maxArgSchemas     = 4096
+	maxArgSchemaBytes = 32 << 20
+)
 
 // argSchemas keeps each input schema compiled once for checking calls, keyed by its
 // exact bytes: a schema that changes is a new key, never a stale check.
 type argSchemas struct {
-	mu sync.Mutex
-	by map[string]*argcheck.Schema
+	mu    sync.Mutex
+	by    map[string]*argcheck.Schema
+	bytes int
 }
 
 // check validates a call's canonical arguments against the tool's input schema
@@ -23,18 +29,18 @@ type argSchemas struct {
 // passes it before it is decided, so no rule, grant or question sees arguments the
 // schema does not allow. The error names the field.
 func (c *argSchemas) check(inputSchema json.RawMessage, args []byte) error {
-	key := string(inputSchema)
 	c.mu.Lock()
-	s := c.by[key]
+	s := c.by[string(inputSchema)]
 	c.mu.Unlock()
 	if s == nil {
 		loaded := argcheck.Load(inputSchema)
 		s = &loaded
 		c.mu.Lock()
-		if c.by == nil || len(c.by) >= maxArgSchemas {
-			c.by = map[string]*argcheck.Schema{}
+		if c.by == nil || len(c.by) >= maxArgSchemas || c.bytes+len(inputSchema) > maxArgSchemaBytes {
+			c.by, c.bytes = map[string]*argcheck.Schema{}, 0
 		}
-		c.by[key] = s
+		c.by[string(inputSchema)] = s
+		c.bytes += len(inputSchema)
 		c.mu.Unlock()
 	}
 	if len(args) == 0 {
