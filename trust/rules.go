@@ -591,7 +591,7 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 		switch x := v.(type) {
 		case json.Number:
 			n, ok := fm.number()
-			if !ok {
+			if !ok || !n.withinSafeRange() {
 				return unsafe
 			}
 			return compareNumbers(n.r.Cmp(c.max.r) <= 0, n.f <= c.max.f)

@@ -51,6 +51,9 @@ func TestRules_TypesFromSchema(t *testing.T) {
 		{"max array field", MatchMax, int64(2), arraySchema, `{"n":[1,2]}`, matched},
 		{"max array field string value", MatchMax, int64(2), arraySchema, `{"n":"ab"}`, unsafe},
 		{"max 2^53+1 over 2^53", MatchMax, int64(1 << 53), numberSchema, `{"n":9007199254740993}`, unsafe},
+		{"max 2^60 under 2^62", MatchMax, int64(1 << 62), integerSchema, `{"n":1152921504606846976}`, unsafe},
+		{"max -2^60", MatchMax, int64(10), integerSchema, `{"n":-1152921504606846976}`, unsafe},
+		{"max 2^53 itself", MatchMax, int64(1 << 62), integerSchema, `{"n":9007199254740992}`, matched},
 		{"max just over as decimals", MatchMax, int64(50), numberSchema, `{"n":50.000000000000001}`, unsafe},
 		{"max exactly", MatchMax, int64(50), integerSchema, `{"n":50}`, matched},
 		// a float for an integer

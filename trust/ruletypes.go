@@ -124,6 +124,16 @@ func toNumber(v any) (number, bool) {
 	return number{}, false
 }
 
+// maxSafe is 2^53: beyond it a float64 reader no longer holds every integer.
+var maxSafe = new(big.Rat).SetInt64(1 << 53)
+
+// withinSafeRange reports whether the number is within ±2^53, where every reader holds
+// integers exactly. max never allows a number beyond (a range compared in readings
+// that round differently); equals and one_of compare it exactly.
+func (n number) withinSafeRange() bool {
+	return new(big.Rat).Abs(n.r).Cmp(maxSafe) <= 0
+}
+
 // compareNumbers is the result of a comparison made in both readings: the same
 // answer in both, or unsafe.
 func compareNumbers(exact, float bool) result {
