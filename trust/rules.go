@@ -506,8 +506,13 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 			return unsafe
 		}
 		res := noMatch
+		untyped := fm.untyped(a, c.path)
 		for _, want := range c.scalar {
 			if want.kind != s.kind {
+				if untyped {
+					// no declared type: a lax server may coerce "5" to 5
+					res = unsafe
+				}
 				continue
 			}
 			switch s.kind {
@@ -944,6 +949,10 @@ func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) [
 		out = append(out, g.by[k]...)
 		if fk != "" {
 			out = append(out, g.by[fk]...)
+		}
+		if fm.untyped(a, path) {
+			// an operand of another type cannot be compared safely with it
+			out = append(out, g.strict...)
 		}
 	case 'h':
 		str, ok := fm.v.(string)

@@ -86,6 +86,12 @@ func TestRules_TypesFromSchema(t *testing.T) {
 		{"equals string or number field string", MatchEquals, "5", eitherSchema, `{"n":"5"}`, matched},
 		{"equals string or number field number", MatchEquals, "5", eitherSchema, `{"n":5}`, noMatch},
 		{"prefix number field", MatchPrefix, "9", numberSchema, `{"n":"99"}`, unsafe},
+		// a field declared without a type: another type than the operand's may be coerced
+		{"untyped field string for number", MatchEquals, int64(5), untypedSchema, `{"n":"5"}`, unsafe},
+		{"untyped field number for string", MatchOneOf, []any{"5", "6"}, untypedSchema, `{"n":5}`, unsafe},
+		{"untyped field string for boolean", MatchEquals, true, untypedSchema, `{"n":"true"}`, unsafe},
+		{"untyped field same type", MatchEquals, "fast", untypedSchema, `{"n":"fast"}`, matched},
+		{"untyped field other string", MatchEquals, "fast", untypedSchema, `{"n":"slow"}`, noMatch},
 		{"prefix string field", MatchPrefix, "9", stringSchema, `{"n":"99"}`, matched},
 	}
 	for _, tt := range cases {

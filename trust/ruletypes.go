@@ -201,6 +201,14 @@ func (fm *fieldVal) accepts(a Args, path []string) bool {
 	return false
 }
 
+// untyped reports whether the schema declares the field but no type for it: a value
+// may then be coerced to an operand's type, so equals and one_of cannot compare an
+// operand of another type with it safely.
+func (fm *fieldVal) untyped(a Args, path []string) bool {
+	types, known := fm.declaredTypes(a, path)
+	return known && len(types) == 0
+}
+
 // countsCharacters reports whether max may count a string value's characters: only
 // where the schema declares the field a string and not a number (a server that takes
 // either coerces "99999999" to a number), or without a schema.
