@@ -140,6 +140,8 @@ type Engine struct {
 	// seen is when this process last decided a call of each tainted context
 	// (touchLocked), so that pruning never takes a context in use.
 	seen map[string]time.Time
+	// ruleLast is when each rule of ruleHits last matched.
+	ruleLast map[string]time.Time
 }
 
 func (e *Engine) setRulesOff(off map[string]trust.Ref) {
@@ -176,12 +178,23 @@ func (e *Engine) withoutOff(sets []*trust.RuleSet, lists [][]trust.Rule) ([]*tru
 }
 
 func (e *Engine) countRule(name string) {
+	now := e.now()
 	e.mu.Lock()
 	if e.ruleHits == nil {
 		e.ruleHits = map[string]int{}
+		e.ruleLast = map[string]time.Time{}
 	}
 	e.ruleHits[name]++
+	e.ruleLast[name] = now
 	e.mu.Unlock()
+}
+
+// RuleLastMatch is when the rule named name last matched a call in this process
+// (zero when it has not).
+func (e *Engine) RuleLastMatch(name string) time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ruleLast[name]
 }
 
 // RuleMatches is how many calls the rule named name (a config key path such as
@@ -271,7 +284,16 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 		unreadable = e.rules.problemFor(tool.Ref)
 	}
 	sets, lists = e.withoutOff(sets, lists)
-	rule, notes := ruleFor(sets, lists, args, e.home, local)
+	schema := tool.ruleSchema
+	if schema == nil && slices.ContainsFunc(lists, func(l []trust.Rule) bool { return len(l) > 0 }) {
+		schema = trust.ParseSchema(tool.InputSchema)
+	}
+	rule, notes := ruleFor(sets, lists, args, e.home, local, schema)
+	if broken := brokenRule(tool, lists, schema); broken != nil && (rule == nil || rule.Policy != trust.Deny) {
+		// Fail closed: a rule that can never match asks for every call, unless a
+		// deny rule that does match denies it.
+		rule = broken
+	}
 	k := ctxKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
@@ -363,6 +385,9 @@ type decision struct {
 	Rule string
 	// PersonReason is the person's own reason for a denial, if they gave one.
 	PersonReason string
+	// Matched is the name of the argument rule that matched the call (audited),
+	// "" when none did.
+	Matched string
 	// Asked is true when a person (or an external approver) was asked; Shown is then
 	// the taint the question showed, and AskedBecause the sentence that made it ask
 	// (askedBecause), which every ending but the person's answer puts first.
@@ -420,12 +445,13 @@ func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []stri
 // approval timeout. The verdict it returns is Allow or Deny, with the exact decider.
 // err is the caller's ctx error when the caller withdrew the call (ErrAgentGone when
 // its agent went away).
-func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (decision, error) {
+func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (d decision, err error) {
 	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
-	if rule != nil {
+	if rule != nil && !rule.Broken {
 		// Counted here, once per call: the check just before forwarding decides
 		// again, and that is not a second match.
 		e.countRule(rule.Name)
+		defer func() { d.Matched = rule.Name }()
 	}
 	ruled := ""
 	if rule != nil && v.By == trust.DecidedByRule {
@@ -479,7 +505,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		Created:     now,
 		Deadline:    now.Add(e.timeout),
 	}
-	d := decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
+	d = decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	resp, err := e.approver.Approve(actx, p)

@@ -45,7 +45,12 @@ func writeHints() *mcp.ToolAnnotations {
 
 // add (re)defines a tool; redefining a listed tool is a rug pull.
 func (u *upstream) add(name, desc string, ann *mcp.ToolAnnotations) {
-	u.srv.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann},
+	u.addSchema(name, desc, `{"type":"object"}`, ann)
+}
+
+// addSchema is add with the tool's input schema.
+func (u *upstream) addSchema(name, desc, schema string, ann *mcp.ToolAnnotations) {
+	u.srv.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(schema), Annotations: ann},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			u.mu.Lock()
 			u.got[name] = append(u.got[name], append(json.RawMessage(nil), req.Params.Arguments...))

@@ -67,6 +67,8 @@ func serve(mode string) int {
 			return 1
 		}
 		return 0
+	case "lax-numbers":
+		return serveLaxNumbers()
 	case "crashy":
 		// A server whose "crash" tool kills the process mid-call. With
 		// AIRLOCK_TEST_PIDFILE set it first starts a long-lived child of its own and

@@ -102,6 +102,8 @@ type Manager struct {
 	engine  *Engine
 	servers map[string]*server
 	order   []string
+	// argSchemas checks every call's arguments against its tool's input schema.
+	argSchemas argSchemas
 
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
@@ -362,6 +364,11 @@ var ErrNoTool = errors.New("no such tool")
 // SEP-2663 extension), which go-sdk v1.8.0, and so airlock, does not implement.
 var ErrTaskRequired = errors.New(`the tool says execution.taskSupport = "required": it only runs as a task (SEP-2663), and airlock cannot run task-augmented calls (go-sdk v1.8.0 does not implement tasks)`)
 
+// ErrArgsSchema is wrapped by Call's error, before anything is decided, asked or
+// sent, for an agent's arguments that the tool's input schema does not allow (or a
+// schema that cannot be checked); the error names the field.
+var ErrArgsSchema = errors.New("the arguments do not match the tool's input schema")
+
 // ErrNotReady is returned by Call when the tool's server is not connected.
 var ErrNotReady = errors.New("server is not ready")
 
@@ -513,6 +520,18 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 		m.AuditRefused(callID, req, trust.DecidedByPolicy, err.Error())
 		return nil, err
 	}
+	if req.Context != "" {
+		if err := m.argSchemas.check(tool.InputSchema, req.Args); err != nil {
+			// An agent's call is decided on nothing the schema refuses: a lax
+			// server would coerce it ("99999999" for a number) after a rule
+			// compared it as something else. The person's calls are checked by
+			// the same validator where they are made (the call form, `airlock
+			// call`), so nothing the schema refuses reaches a decision.
+			err = fmt.Errorf("calling %s: %w: %w", q, ErrArgsSchema, err)
+			m.AuditRefused(callID, req, trust.DecidedByPolicy, err.Error())
+			return nil, err
+		}
+	}
 	base := m.auditBase(callID, req, tool)
 	d, err := m.engine.authorize(ctx, callID, req, tool, s.local())
 	if err != nil {
@@ -521,7 +540,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	}
 	if d.Verdict.Action == trust.Allow {
 		if v, ok := m.recheck(ctx, req, tool, d); !ok {
-			d = decision{Verdict: v}
+			d = decision{Verdict: v, Matched: d.Matched}
 		}
 	}
 	if d.Verdict.Action != trust.Allow {
@@ -692,7 +711,7 @@ func (m *Manager) auditDecision(base *audit.Record, d decision) error {
 	}
 	v := d.Verdict
 	r := *base
-	r.Kind, r.Decision, r.DecidedBy, r.Reason, r.PersonReason = "decision", "deny", string(v.By), strings.Join(v.Reasons, "; "), d.PersonReason
+	r.Kind, r.Decision, r.DecidedBy, r.Reason, r.PersonReason, r.Rule = "decision", "deny", string(v.By), strings.Join(v.Reasons, "; "), d.PersonReason, d.Matched
 	if v.Action == trust.Allow {
 		r.Decision = "allow"
 	}

@@ -178,7 +178,7 @@ func FuzzWalkPathAgreesWithOS(f *testing.F) {
 		rd, _ := trust.NewRule("deny-c", trust.Deny, "", []trust.Cond{deny})
 		rules := []trust.Rule{ra, rd}
 		args, _ := json.Marshal(map[string]string{"path": raw})
-		rule, _ := ruleFor([]*trust.RuleSet{trust.NewRuleSet(rules)}, [][]trust.Rule{rules}, args, "", true)
+		rule, _ := ruleFor([]*trust.RuleSet{trust.NewRuleSet(rules)}, [][]trust.Rule{rules}, args, "", true, nil)
 
 		fh, err := os.OpenFile(raw, os.O_WRONLY|os.O_CREATE, 0o600)
 		if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(filepath.Dir(raw), 0o700) == nil {

@@ -44,3 +44,34 @@ func quote(s string) string {
 	}
 	return string(append(b, '"'))
 }
+
+// "Always allow" proposes a number as the number the call had, exactly: a big
+// integer is not rounded through float64 (a rule equal to 1234567890123456800 would
+// never match the call again), and one no operand can hold exactly is left open.
+func TestRules_ProposeNumbersExactly(t *testing.T) {
+	tool := ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	for _, c := range []struct {
+		args string
+		want any // nil: no condition proposed
+	}{
+		{`{"n":1234567890123456789}`, int64(1234567890123456789)},
+		{`{"n":7}`, int64(7)},
+		{`{"n":-0}`, int64(0)},
+		{`{"n":0.1}`, 0.1},
+		{`{"n":2.5}`, 2.5},
+		{`{"n":123456789012345678901234567890}`, nil},
+		{`{"n":0.10000000000000001}`, nil},
+	} {
+		p := proposeRuleFor("linux", tool, []byte(c.args))
+		got, ok := p.When["n"]["equals"]
+		if c.want == nil {
+			if ok {
+				t.Errorf("%s: proposed equals %v (%T), want no condition", c.args, got, got)
+			}
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s: proposed equals %v (%T), want %v (%T)", c.args, got, got, c.want, c.want)
+		}
+	}
+}

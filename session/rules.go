@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -54,12 +55,13 @@ func (m *Manager) rulesChanged(server string) {
 }
 
 // ruleFor finds the rule that decides these arguments (nil when none), and the
-// sentences that say where a path's resolution changed the outcome. For a server on
+// sentences that say where a path's resolution changed the outcome. Each field is
+// compared as the type schema (the tool's input schema) declares. For a server on
 // this machine (local), every path a glob compares is also resolved as the
 // operating system will open it (resolveOpen), and a glob allows only when the path
 // is inside both as cleaned and as resolved; for a remote server the path is
 // compared as cleaned (docs/rules.md).
-func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home string, local bool) (*trust.Rule, []string) {
+func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home string, local bool, schema *trust.Schema) (*trust.Rule, []string) {
 	n := 0
 	for _, s := range sets {
 		n += s.Len()
@@ -67,7 +69,7 @@ func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home stri
 	if n == 0 {
 		return nil, nil
 	}
-	a := trust.DecodeArgs(args, home, nil)
+	a := trust.DecodeArgs(args, home, nil).WithSchema(schema)
 	if local {
 		var paths []string
 		for _, rs := range rules {
@@ -118,6 +120,47 @@ func withPathNotes(v trust.Verdict, notes []string) []string {
 	return append(slices.Clone(notes), v.Reasons...)
 }
 
+// checkRules reads a tool's input schema for its rules and finds the rules that can
+// never match it, by name (nil when none).
+func checkRules(rules []trust.Rule, inputSchema []byte) (*trust.Schema, map[string][]string) {
+	schema := trust.ParseSchema(inputSchema)
+	var broken map[string][]string
+	for i := range rules {
+		if p := trust.RuleProblems(&rules[i], schema); len(p) > 0 {
+			if broken == nil {
+				broken = map[string][]string{}
+			}
+			broken[rules[i].Name] = p
+		}
+	}
+	return schema, broken
+}
+
+// brokenRule is the ask rule that stands for the first rule in effect (lists: the
+// tool's rules after what-if, the config's first) that can never match the tool's
+// schema; nil when every rule can match. The config's are checked with the listing
+// (tool.brokenRules), remembered ones here.
+func brokenRule(tool ToolInfo, lists [][]trust.Rule, schema *trust.Schema) *trust.Rule {
+	for li, rules := range lists {
+		for i := range rules {
+			r := &rules[i]
+			if r.Broken {
+				return r // a remembered rule that does not compile
+			}
+			var problems []string
+			if li == 0 && tool.ruleSet != nil {
+				problems = tool.brokenRules[r.Name]
+			} else {
+				problems = trust.RuleProblems(r, schema)
+			}
+			if len(problems) > 0 {
+				return trust.BrokenRule(r, problems)
+			}
+		}
+	}
+	return nil
+}
+
 // configRuleSet compiles a tool's config rules once per server config and tool (the
 // rules never change while airlock runs; a listing does not recompile them).
 func configRuleSet(s *server, tool string, rules []trust.Rule) *trust.RuleSet {
@@ -152,12 +195,13 @@ func (s *server) local() bool {
 	return s.cfg.Transport != config.TransportHTTP && s.cfg.Transport != config.TransportSSE
 }
 
-// ruleNotices checks the config's rules against a listing: a rule for a tool the
+// ruleErrors checks the config's rules against a listing: a rule for a tool the
 // server does not list, and a condition on a field the tool's input schema does not
-// declare or whose type its matcher cannot compare (trust.CheckRuleFields). The
-// config cannot know the schema, so this is said when the tool is listed, as a
-// server notice and log line (and in check's output).
-func ruleNotices(cfg config.Server, tools []listedTool) []string {
+// declare or whose type its matcher cannot compare (trust.RuleProblems). The config
+// cannot know the schema, so this is found when the tool is listed, and said as a
+// server's rule error and log line (and check fails on it). Such a rule can never
+// match, so its tool asks for every call (DecideCall).
+func ruleErrors(cfg config.Server, tools []listedTool) []string {
 	if !hasRules(cfg) {
 		return nil // nothing to check: no index of a long listing is needed
 	}
@@ -176,8 +220,11 @@ func ruleNotices(cfg config.Server, tools []listedTool) []string {
 			out = append(out, "rules for "+name+" apply to no listed tool: the server does not list "+strconv.Quote(name))
 			continue
 		}
+		schema := trust.ParseSchema(lt.wire.InputSchema)
 		for i := range rules {
-			out = append(out, trust.CheckRuleFields(&rules[i], lt.wire.InputSchema)...)
+			for _, p := range trust.RuleProblems(&rules[i], schema) {
+				out = append(out, p+"; it can never match: every call of "+name+" asks until the rule is fixed")
+			}
 		}
 	}
 	return out
@@ -212,7 +259,10 @@ type RuleEntry struct {
 	// you"); "" for the config's.
 	From    string
 	Matched int
-	// Problem is set when a remembered rule does not compile (it never applies).
+	// LastMatch is when it last matched a call in this process (zero: never).
+	LastMatch time.Time
+	// Problem is set when a remembered rule does not compile, or a rule can never
+	// match its tool's listed schema: its tool then asks for every call.
 	Problem string
 }
 
@@ -244,19 +294,37 @@ func WhenOf(r trust.Rule) map[string]map[string]any {
 // any (its rules are then as last read).
 func (m *Manager) AllRules() ([]RuleEntry, error) {
 	var out []RuleEntry
+	snap := m.Snapshot()
+	problem := func(server, tool string, r *trust.Rule) string {
+		ti, ok := snap.Tool(server, tool)
+		if !ok {
+			return ""
+		}
+		return strings.Join(trust.RuleProblems(r, trust.ParseSchema(ti.InputSchema)), "; ")
+	}
 	for _, s := range m.cfg.Servers {
 		for _, tool := range slices.Sorted(maps.Keys(s.Tools)) {
 			for _, r := range s.Tools[tool].Rules {
 				out = append(out, RuleEntry{Name: r.Name, Source: r.Source, Server: s.Name, Tool: tool, When: WhenOf(r),
-					Policy: r.Policy, Reason: r.Reason, Matched: m.engine.RuleMatches(r.Name)})
+					Policy: r.Policy, Reason: r.Reason, Matched: m.engine.RuleMatches(r.Name), LastMatch: m.engine.RuleLastMatch(r.Name),
+					Problem: problem(s.Name, tool, &r)})
 			}
 		}
 	}
 	saved, err := m.engine.Rules()
+	compiled := m.savedRules()
 	for _, r := range saved {
 		p, _ := trust.ParseAction(r.Policy)
-		out = append(out, RuleEntry{Name: r.ID, Source: RulesFile, Remembered: true, Server: r.Server, Tool: r.Tool, When: r.When,
-			Policy: p, Reason: r.Reason, From: r.From, Matched: r.Matched, Problem: r.Problem})
+		e := RuleEntry{Name: r.ID, Source: RulesFile, Remembered: true, Server: r.Server, Tool: r.Tool, When: r.When,
+			Policy: p, Reason: r.Reason, From: r.From, Matched: r.Matched, LastMatch: m.engine.RuleLastMatch(r.ID), Problem: r.Problem}
+		if e.Problem == "" {
+			for i, c := range compiled[r.Ref()] {
+				if c.Name == r.ID {
+					e.Problem = problem(r.Server, r.Tool, &compiled[r.Ref()][i])
+				}
+			}
+		}
+		out = append(out, e)
 	}
 	return out, err
 }

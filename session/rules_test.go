@@ -262,12 +262,12 @@ func TestRules_GlobSeesThroughSymlinks(t *testing.T) {
 	}
 }
 
-// Issue 14: a matcher on a field the tool's schema does not declare is said when the
-// tool is listed (a server notice naming the rule and its line), as is a rule for a
+// A matcher on a field the tool's schema does not declare is a rule error of the
+// server when the tool is listed (naming the rule and its line), as is a rule for a
 // tool the server does not list.
-func TestRules_UndeclaredFieldNoticeAtListing(t *testing.T) {
+func TestRules_UndeclaredFieldErrorAtListing(t *testing.T) {
 	fs := newUpstream("fs")
-	fs.add("write_file", "Write a file.", writeHints())
+	fs.addSchema("write_file", "Write a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`, writeHints())
 	c, _ := trust.NewCond("pth", trust.MatchGlob, "/x/**", "")
 	r, _ := trust.NewRule("servers.fs.tools.write_file.rules[0]", trust.Allow, "", []trust.Cond{c})
 	r.Source = "config.toml:7"
@@ -275,13 +275,13 @@ func TestRules_UndeclaredFieldNoticeAtListing(t *testing.T) {
 	srv.Tools = map[string]config.Tool{"write_file": {Rules: []trust.Rule{r}}, "wirte_file": {Rules: []trust.Rule{r}}}
 	m := startUpstreams(t, newConfig(srv), session.Options{}, map[string]*upstream{"fs": fs})
 	info := mustServer(t, m, "fs", session.StatusReady)
-	got := strings.Join(info.Notices, "\n")
+	got := strings.Join(info.RuleErrors, "\n")
 	for _, want := range []string{
 		`rule servers.fs.tools.write_file.rules[0] (config.toml:7): when.pth: the tool's input schema declares no field "pth"`,
 		`rules for wirte_file apply to no listed tool: the server does not list "wirte_file"`,
 	} {
 		if !strings.Contains(got, want) {
-			t.Errorf("notices %q lack %q", got, want)
+			t.Errorf("rule errors %q lack %q", got, want)
 		}
 	}
 }
@@ -511,5 +511,52 @@ func TestRules_RememberedAllowNeverCoversADestructiveTool(t *testing.T) {
 	rules, err := session.ListRules(rulesPath)
 	if err != nil || len(rules) != 1 {
 		t.Errorf("remembered rules after an unknown answer: %d %v", len(rules), err)
+	}
+}
+
+// A remembered rule that can never match (a field the schema does not declare) or
+// does not compile (a relative glob) fails closed as a config rule does: its read
+// tool, which runs by policy otherwise, asks for every call, even under a grant, and
+// the question says why. Revoking it lets the tool run by policy again.
+func TestRules_BrokenRememberedRuleAsksForEveryCall(t *testing.T) {
+	for _, tc := range []struct{ name, when, want string }{
+		{"undeclared field", `{ pth = { glob = "**/.ssh/**" } }`, `declares no field "pth"`},
+		{"does not compile", `{ path = { glob = "relative/x" } }`, "does not compile"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rulesPath := filepath.Join(dir, "rules.toml")
+			doc := "version = 1\n[[rules]]\nid = \"r-0000beef\"\nserver = \"fs\"\ntool = \"read_file\"\nwhen = " + tc.when + "\npolicy = \"deny\"\ncreated = 2026-11-30T12:00:00Z\n"
+			if err := os.WriteFile(rulesPath, []byte(doc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fs := newUpstream("fs")
+			fs.addSchema("read_file", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`, &mcp.ToolAnnotations{ReadOnlyHint: true})
+			m := startUpstreams(t, newConfig(inproc("fs", trust.Trusted)), session.Options{RulesFile: rulesPath}, map[string]*upstream{"fs": fs})
+			a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.AllowOnce})
+			for _, p := range []string{"/home/ann/.ssh/id_rsa", "/srv/notes.txt"} {
+				b, _ := json.Marshal(map[string]string{"path": p})
+				if _, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "read_file", Args: b}); err != nil {
+					t.Fatal(err)
+				}
+				var q *session.Pending
+				select {
+				case q = <-a.seen:
+				case <-time.After(5 * time.Second):
+					t.Fatalf("%s: read unasked, want a question", p)
+				}
+				if why := strings.Join(q.Verdict.Reasons, "|"); q.Verdict.By != trust.DecidedByRule || !strings.Contains(why, "rule r-0000beef (rules.toml) asks for this call: it ") || !strings.Contains(why, tc.want) {
+					t.Errorf("%s: asked by %s because %q", p, q.Verdict.By, why)
+				}
+			}
+			if err := m.Engine().RevokeRule("r-0000beef"); err != nil {
+				t.Fatal(err)
+			}
+			out, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "read_file", Args: json.RawMessage(`{"path":"/srv/notes.txt"}`)})
+			if err != nil || out.Verdict.By != trust.DecidedByPolicy {
+				t.Fatalf("after revoking: %v %+v, want the read to run by policy", err, out)
+			}
+			noAsk(t, a)
+		})
 	}
 }

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/big"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -98,7 +100,10 @@ func newRulesStore(path, home string) *rulesStore {
 	return &rulesStore{path: path, home: home, byTool: map[trust.Ref][]trust.Rule{}}
 }
 
-// compile turns saved rules into trust rules, named by ID, source "rules.toml".
+// compile turns saved rules into trust rules, named by ID, source "rules.toml". A
+// rule that does not compile is kept as a broken one (trust.Rule.Broken) that
+// matches nothing: fail closed, its tool asks for every call until it is fixed or
+// revoked, since it may have been a deny.
 func compileSaved(saved []SavedRule, home, source string) (map[trust.Ref][]trust.Rule, error) {
 	out := map[trust.Ref][]trust.Rule{}
 	var errs []error
@@ -106,6 +111,10 @@ func compileSaved(saved []SavedRule, home, source string) (map[trust.Ref][]trust
 		r, err := compileOne(s, home, source)
 		if err != nil {
 			errs = append(errs, err)
+			if s.ID != "" && s.Server != "" && s.Tool != "" {
+				out[s.Ref()] = append(out[s.Ref()], trust.Rule{Name: s.ID, Source: source, Policy: trust.Ask, Broken: true,
+					Reason: "it does not compile (" + err.Error() + "), so every call of this tool asks until it is fixed or revoked"})
+			}
 			continue
 		}
 		out[s.Ref()] = append(out[s.Ref()], r)
@@ -339,7 +348,7 @@ func (s *rulesStore) forTool(ref trust.Ref) (*trust.RuleSet, []trust.Rule) {
 type RememberedRule struct {
 	SavedRule
 	Matched int
-	// Problem is set when the rule does not compile (it never applies).
+	// Problem is set when the rule does not compile (its tool asks for every call).
 	Problem string
 }
 
@@ -391,8 +400,10 @@ func proposeRuleFor(goos string, tool ToolInfo, args []byte) RuleProposal {
 				}
 			case bool:
 				p.When[field] = map[string]any{"equals": x}
-			case float64:
-				p.When[field] = map[string]any{"equals": x}
+			case json.Number:
+				if n, ok := proposedNumber(x); ok {
+					p.When[field] = map[string]any{"equals": n}
+				}
 			case []any:
 				// Its members are not compared one by one; how many there are is.
 				p.When[field] = map[string]any{"max": int64(len(x))}
@@ -436,8 +447,30 @@ func decodeObject(args []byte) (map[string]any, error) {
 	if len(bytes.TrimSpace(args)) == 0 {
 		return map[string]any{}, nil
 	}
-	err := json.Unmarshal(args, &m)
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber() // numbers as written: proposedNumber keeps them exact
+	err := d.Decode(&m)
 	return m, err
+}
+
+// proposedNumber is a call's number as an equals operand that holds it exactly: an
+// int64 for integer text, a float64 where it is exactly the decimal written (0.1,
+// 2.5); false for any other (a rule rounded through float64 would match another
+// number, or never this one again), which is left open.
+func proposedNumber(n json.Number) (any, bool) {
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return i, true
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || len(n) > 512 { // beyond float64, or too long to read exactly
+		return nil, false
+	}
+	want, ok1 := new(big.Rat).SetString(string(n))
+	got, ok2 := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	if !ok1 || !ok2 || want.Cmp(got) != 0 {
+		return nil, false
+	}
+	return f, true
 }
 
 // RememberRule saves a remembered decision for tool: the proposal's conditions with

@@ -50,6 +50,7 @@ type server struct {
 	pins         pinOutcome
 	notices      []string // listNotices plus what the pins said
 	listNotices  []string
+	ruleErrors   []string    // the config's rules that can never match this listing
 	listing      uint64      // bumped whenever tools or pins are stored
 	catalogVer   uint64      // bumped whenever resources, templates or prompts are stored
 	snapCache    *serverSnap // this server's part of the last snapshot
@@ -529,9 +530,9 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	if len(out.removed) > 0 {
 		notices = append(notices, "tools removed since pinned: "+shortList(out.removed, 5))
 	}
-	for _, n := range ruleNotices(s.cfg, tools) {
-		notices = append(notices, n)
-		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
+	ruleErrors := ruleErrors(s.cfg, tools)
+	for _, n := range ruleErrors {
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "error: " + n})
 	}
 	if out.inherited {
 		n := "pins of " + s.cfg.Name + " were found under another identity (its command, arguments, working directory or environment names changed): the tools are compared against those"
@@ -547,7 +548,7 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 		s.m.publish.Unlock()
 		return
 	}
-	s.tools, s.listNotices, s.notices, s.pins = tools, listNotices, notices, out
+	s.tools, s.listNotices, s.notices, s.ruleErrors, s.pins = tools, listNotices, notices, ruleErrors, out
 	s.listing++
 	s.status, s.err = StatusReady, nil
 	s.mu.Unlock()

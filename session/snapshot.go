@@ -35,6 +35,12 @@ type ServerInfo struct {
 	// Notices are things a person should know about the listing: caps reached,
 	// repeated cursors, removed tools, skipped entries.
 	Notices []string
+	// RuleErrors are the config's rules that can never match the listing, one
+	// sentence each naming the rule and its line: a condition on a field the
+	// tool's schema does not declare or of a type its matcher cannot compare
+	// (that tool asks for every call until the rule is fixed), or rules for a tool
+	// the server does not list. `check` fails on any.
+	RuleErrors []string
 	// Tiers counts the server's tools per tier.
 	Tiers [len(trust.Tiers)]int
 	// Env names the environment variables a stdio server's process receives (never
@@ -102,6 +108,14 @@ type ToolInfo struct {
 	Rules []trust.Rule
 	// ruleSet is Rules compiled for matching (built with the listing).
 	ruleSet *trust.RuleSet
+	// ruleSchema is InputSchema read for rules (trust.ParseSchema), with the
+	// listing for a tool that has config rules; nil otherwise (read when a call
+	// to a tool with remembered rules needs it).
+	ruleSchema *trust.Schema
+	// brokenRules are the config's rules of the tool that can never match its
+	// listed schema (trust.RuleProblems), by name: while one is in effect, every
+	// call of the tool asks.
+	brokenRules map[string][]string
 	// Channel is set when this is no tool but a channel decided like one (a
 	// resource read, a prompt get; Ref.Tool is then trust.ResourceReadTool or
 	// trust.PromptGetTool): questions and the Activity view say so.
@@ -356,6 +370,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Implementation:      s.impl,
 			Capabilities:        s.caps,
 			Notices:             catalogNotices(s.notices, s.catalog),
+			RuleErrors:          s.ruleErrors,
 			Env:                 s.envNames,
 			Roots:               s.roots,
 			Deprecated:          s.deprecated,
@@ -507,6 +522,9 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				NameProblem:         t.NameProblem,
 				Rules:               tc.Rules,
 				ruleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
+			}
+			if len(tc.Rules) > 0 {
+				part.tools[i].ruleSchema, part.tools[i].brokenRules = checkRules(tc.Rules, lt.wire.InputSchema)
 			}
 			part.assessed[i] = trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
 				AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted}

@@ -3,7 +3,6 @@ package trust
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"path"
 	"runtime"
 	"slices"
@@ -48,7 +47,7 @@ type Cond struct {
 	rootN     int      // glob: how many segments root has
 	style     pathStyle
 	hosts     []hostPattern
-	max       float64
+	max       number
 	scalar    []scalar // equals, one_of
 }
 
@@ -61,7 +60,7 @@ type hostPattern struct {
 type scalar struct {
 	kind byte // 's' string, 'n' number, 'b' bool
 	s    string
-	n    float64
+	num  number
 	b    bool
 }
 
@@ -77,6 +76,9 @@ type Rule struct {
 	When   []Cond
 	Policy Action
 	Reason string
+	// Broken is set on the ask rule BrokenRule makes in place of a rule that can
+	// never match: it decides, but it matched nothing, and a RuleSet leaves it out.
+	Broken bool
 
 	exact int // conditions matching exact values (equals, one_of, host without "*.")
 }
@@ -200,7 +202,7 @@ func NewCondFor(goos, field string, kind MatcherKind, value any, home string) (C
 		c.Values = list
 	case MatchMax:
 		n, ok := toNumber(value)
-		if !ok || n < 0 {
+		if !ok || n.r.Sign() < 0 {
 			return Cond{}, ruleError("max takes a number not below zero")
 		}
 		c.max, c.Values = n, []any{value}
@@ -208,21 +210,6 @@ func NewCondFor(goos, field string, kind MatcherKind, value any, home string) (C
 		return Cond{}, ruleError("unknown matcher " + strconv.Quote(string(kind)) + " (equals, one_of, glob, prefix, host, max)")
 	}
 	return c, nil
-}
-
-func toNumber(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case float64:
-		return n, !math.IsNaN(n) && !math.IsInf(n, 0)
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 func toScalar(v any) (scalar, bool) {
@@ -233,7 +220,7 @@ func toScalar(v any) (scalar, bool) {
 		return scalar{kind: 'b', b: x}, true
 	}
 	if n, ok := toNumber(v); ok {
-		return scalar{kind: 'n', n: n}, true
+		return scalar{kind: 'n', num: n}, true
 	}
 	return scalar{}, false
 }
@@ -244,6 +231,9 @@ type Args struct {
 	home  string
 	real  map[string]RealPath
 	style pathStyle
+	// schema is the tool's input schema (WithSchema): each field is compared as the
+	// type it declares.
+	schema *Schema
 }
 
 // fieldVal is one argument field as the rules of a call see it, looked up once, with
@@ -263,8 +253,11 @@ type fieldVal struct {
 	host     string
 	numDone  bool
 	numOK    bool
-	num      float64
+	num      number
 	real     realVal // the path as the operating system opens it (paths.go)
+	// typesDone: types holds the JSON types the schema declares for the field.
+	typesDone bool
+	types     []string
 }
 
 // DecodeArgs decodes canonical argument bytes (trust.CanonicalArgs) for rules. home
@@ -359,18 +352,45 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 	if !fm.ok {
 		return noMatch
 	}
+	if !fm.accepts(a, c.path) {
+		// a type the schema does not declare: the server coerces it
+		return unsafe
+	}
 	switch c.Kind {
 	case MatchEquals, MatchOneOf:
-		s, ok := toScalar(v)
+		s, ok := fm.scalarOf()
 		if !ok {
 			return unsafe
 		}
+		res := noMatch
+		untyped := fm.untyped(a, c.path)
 		for _, want := range c.scalar {
-			if want.kind == s.kind && want.s == s.s && want.n == s.n && want.b == s.b {
-				return matched
+			if want.kind != s.kind {
+				if untyped {
+					// no declared type: a lax server may coerce "5" to 5
+					res = unsafe
+				}
+				continue
+			}
+			switch s.kind {
+			case 's':
+				if want.s == s.s {
+					return matched
+				}
+			case 'b':
+				if want.b == s.b {
+					return matched
+				}
+			case 'n':
+				switch equalNumbers(want.num, s.num) {
+				case matched:
+					return matched
+				case unsafe:
+					res = unsafe
+				}
 			}
 		}
-		return noMatch
+		return res
 	case MatchPrefix:
 		s, ok := v.(string)
 		if !ok {
@@ -406,25 +426,24 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 		}
 		return noMatch
 	case MatchMax:
-		if !fm.numDone {
-			fm.numDone = true
-			switch x := v.(type) {
-			case json.Number:
-				f, err := x.Float64()
-				fm.num, fm.numOK = f, err == nil && !math.IsInf(f, 0)
-			case string:
-				fm.num, fm.numOK = float64(utf8.RuneCountInString(x)), true
-			case []any:
-				fm.num, fm.numOK = float64(len(x)), true
+		switch x := v.(type) {
+		case json.Number:
+			n, ok := fm.number()
+			if !ok || !n.withinSafeRange() {
+				return unsafe
 			}
+			return compareNumbers(n.r.Cmp(c.max.r) <= 0, n.f <= c.max.f)
+		case string:
+			if !fm.countsCharacters(a, c.path) {
+				return unsafe
+			}
+			le := float64(utf8.RuneCountInString(x)) <= c.max.f
+			return compareNumbers(le, le)
+		case []any:
+			le := float64(len(x)) <= c.max.f
+			return compareNumbers(le, le)
 		}
-		if !fm.numOK {
-			return unsafe
-		}
-		if fm.num <= c.max {
-			return matched
-		}
-		return noMatch
+		return unsafe
 	}
 	return unsafe
 }
@@ -583,6 +602,9 @@ func NewRuleSet(rules []Rule) *RuleSet {
 			}
 			s.fid[i][j] = id
 		}
+		if rules[i].Broken {
+			continue // it matches nothing (BrokenRule)
+		}
 		j, kind, lits := indexCond(&rules[i])
 		if j < 0 {
 			s.scan = append(s.scan, i)
@@ -597,8 +619,10 @@ func NewRuleSet(rules []Rule) *RuleSet {
 		switch kind {
 		case 'e':
 			for _, sc := range c.scalar {
-				if k, ok := scalarKey(sc); ok {
-					g.by[k] = append(g.by[k], i)
+				k, fk := scalarKey(sc)
+				g.by[k] = append(g.by[k], i)
+				if fk != "" {
+					g.by[fk] = append(g.by[fk], i)
 				}
 			}
 		case 'h':
@@ -679,27 +703,22 @@ func indexCond(r *Rule) (j int, kind byte, lits int) {
 }
 
 // scalarKey is the index key of a scalar: two scalars have the same key exactly
-// when equals compares them equal. A NaN has none (it equals nothing).
-func scalarKey(s scalar) (string, bool) {
+// when equals compares them equal. A number has a second key, fk, its float64
+// reading: two numbers that share only that key (2^53 and 2^53+1) are a comparison
+// that cannot be made safely, which a deny or ask rule must still see. Numbers are
+// keyed by their exact value (big.Rat), never through float64 alone.
+func scalarKey(s scalar) (k, fk string) {
 	switch s.kind {
 	case 's':
-		return "s" + s.s, true
+		return "s" + s.s, ""
 	case 'b':
 		if s.b {
-			return "bt", true
+			return "bt", ""
 		}
-		return "bf", true
-	case 'n':
-		if math.IsNaN(s.n) {
-			return "", false
-		}
-		n := s.n
-		if n == 0 {
-			n = 0 // -0 equals 0
-		}
-		return "n" + strconv.FormatFloat(n, 'g', -1, 64), true
+		return "bf", ""
 	}
-	return "", false
+	// -0 is 0 in both readings (parseNumber)
+	return "n" + s.num.r.RatString(), "f" + strconv.FormatFloat(s.num.f, 'g', -1, 64)
 }
 
 // candidates adds to out the rules of the group that could match the call: those
@@ -716,14 +735,23 @@ func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) [
 	if !fm.ok {
 		return out
 	}
+	if !fm.accepts(a, path) {
+		return append(out, g.strict...)
+	}
 	switch g.kind {
 	case 'e':
-		sc, ok := toScalar(fm.v)
+		sc, ok := fm.scalarOf()
 		if !ok {
 			return append(out, g.strict...)
 		}
-		if k, ok := scalarKey(sc); ok {
-			out = append(out, g.by[k]...)
+		k, fk := scalarKey(sc)
+		out = append(out, g.by[k]...)
+		if fk != "" {
+			out = append(out, g.by[fk]...)
+		}
+		if fm.untyped(a, path) {
+			// an operand of another type cannot be compared safely with it
+			out = append(out, g.strict...)
 		}
 	case 'h':
 		str, ok := fm.v.(string)
@@ -987,60 +1015,9 @@ func (a Args) WithReal(real map[string]RealPath) Args {
 	return a
 }
 
-// CheckRuleFields reports, one sentence each, the conditions of r on a field the
-// tool's input schema does not declare, or whose declared type the matcher cannot
-// compare (glob, prefix and host compare strings; max numbers, strings and arrays;
-// equals and one_of their values' types). A schema that does not parse is reported
-// once. Such a rule is kept: it is the config's mistake, said where the tool is listed.
+// CheckRuleFields is RuleProblems for a tool's raw input schema.
 func CheckRuleFields(r *Rule, inputSchema []byte) []string {
-	var schema map[string]any
-	if err := json.Unmarshal(inputSchema, &schema); err != nil {
-		return []string{"rule " + r.Label() + ": the tool's input schema is not a JSON object, so its fields cannot be checked"}
-	}
-	var out []string
-	for i := range r.When {
-		c := &r.When[i]
-		node := schema
-		for _, part := range c.path {
-			props, _ := node["properties"].(map[string]any)
-			next, ok := props[part].(map[string]any)
-			if !ok {
-				node = nil
-				break
-			}
-			node = next
-		}
-		if node == nil {
-			out = append(out, "rule "+r.Label()+": when."+c.Field+": the tool's input schema declares no field "+strconv.Quote(c.Field)+", so this condition never matches")
-			continue
-		}
-		types := schemaTypes(node["type"])
-		if len(types) == 0 {
-			continue
-		}
-		var want []string
-		switch c.Kind {
-		case MatchGlob, MatchPrefix, MatchHost:
-			want = []string{"string"}
-		case MatchMax:
-			want = []string{"number", "integer", "string", "array"}
-		case MatchEquals, MatchOneOf:
-			for _, s := range c.scalar {
-				switch s.kind {
-				case 's':
-					want = append(want, "string")
-				case 'b':
-					want = append(want, "boolean")
-				case 'n':
-					want = append(want, "number", "integer")
-				}
-			}
-		}
-		if !slices.ContainsFunc(types, func(t string) bool { return slices.Contains(want, t) }) {
-			out = append(out, "rule "+r.Label()+": when."+c.Field+"."+string(c.Kind)+": the tool declares "+c.Field+" as "+strings.Join(types, " or ")+", which "+string(c.Kind)+" cannot compare")
-		}
-	}
-	return out
+	return RuleProblems(r, ParseSchema(inputSchema))
 }
 
 func schemaTypes(v any) []string {

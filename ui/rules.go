@@ -11,6 +11,7 @@ package ui
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -171,6 +172,9 @@ func (v *rulesView) rebuild() {
 			facts = append(facts, "“"+inline(st, r.Reason, 40)+"”")
 		}
 		facts = append(facts, "matched "+strconv.Itoa(r.Matched)+" call"+plural(r.Matched)+" this session")
+		if !r.LastMatch.IsZero() {
+			facts = append(facts, "last at "+r.LastMatch.Local().Format(time.TimeOnly))
+		}
 		if r.Remembered {
 			facts = append(facts, "x revokes")
 		} else {
@@ -181,7 +185,7 @@ func (v *rulesView) rebuild() {
 			add(ruleLine{text: st.Muted.Render("    saved from " + inline(st, r.From, max(iw-16, 10))), rule: i})
 		}
 		if r.Problem != "" {
-			add(ruleLine{text: st.ErrorText.Render("    never applies: ") + inline(st, r.Problem, max(iw-22, 10)), rule: i})
+			add(ruleLine{text: st.ErrorText.Render("    ✗ broken, every call of the tool asks: ") + inline(st, r.Problem, max(iw-42, 10)), rule: i})
 		}
 	}
 	if v.cursor >= len(v.lines) || (v.cursor >= 0 && !v.lines[v.cursor].selectable) {

@@ -239,6 +239,15 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 		add(blockLines(st, s.Instructions, width, maxShownBytes, g)...)
 	}
 
+	if len(s.RuleErrors) > 0 {
+		// A rule that can never match makes its tool ask for every call: red, and
+		// before the notices, so it is seen and fixed.
+		section("Rule errors")
+		for _, n := range s.RuleErrors {
+			add(wrapOwn(st.ErrorText.Render("✗ ")+styledInline(n, markFn(st)), width, "", "  ")...)
+		}
+	}
+
 	if len(s.Notices) > 0 {
 		section("Notices")
 		for _, n := range s.Notices {

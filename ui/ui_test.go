@@ -286,7 +286,7 @@ func TestApprovalDialogsQueueAndAnswerTheEngine(t *testing.T) {
 	ctx := context.Background()
 	first := agentCall(ctx, h.sess, "notes__create_note", `{"title":"first","body":""}`)
 	h.waitFor("the first dialog", func(m Model) bool { return uiQueued(m) == 1 })
-	second := agentCall(ctx, h.sess, "notes__delete_note", `{"id":"n1"}`)
+	second := agentCall(ctx, h.sess, "notes__delete_note", `{"id":"note-1"}`)
 	h.waitFor("the second dialog", func(m Model) bool { return uiQueued(m) == 2 })
 	h.armQuestion()
 	screenHas(t, h.plain(), "create_note", "⚑ 2 approvals waiting", "1 more waiting after this one")

@@ -242,7 +242,7 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 
 	first := agentCall(ctx, sess, "notes__create_note", `{"title":"first","body":""}`)
 	h.waitFor("the first dialog", func(m Model) bool { return uiQueued(m) == 1 })
-	second := agentCall(ctx, sess, "notes__delete_note", `{"id":"n1"}`)
+	second := agentCall(ctx, sess, "notes__delete_note", `{"id":"note-1"}`)
 	h.waitFor("the second dialog", func(m Model) bool { return uiQueued(m) == 2 })
 	h.armQuestion()
 	screenHas(t, h.plain(), "⚑ 2 approvals waiting (a: queue)", "a queue")

@@ -163,6 +163,11 @@ func report(m *session.Manager, cfg *config.Config, o checkOptions, source strin
 	if err := r.Write(stdout, o.format, version); err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 	}
+	for _, s := range r.Servers {
+		for _, n := range s.RuleErrors {
+			fmt.Fprintf(stderr, "airlock: %s: %s\n", safetext.Inline(s.Name), safetext.Inline(n))
+		}
+	}
 	if r.Verdict.ExitCode == cli.ExitHazard {
 		for _, id := range r.Verdict.Matched {
 			fmt.Fprintf(stderr, "airlock: --fail-on matched %s\n", id)

@@ -40,7 +40,7 @@ var commands = []command{
 	{path: []string{"audit", "seal"}, args: "--start-new [FILE]", summary: "move a damaged audit log aside, whole, and start a new one whose first record names it"},
 	{path: []string{"taint", "list"}, summary: "list the tainted contexts kept in the state dir"},
 	{path: []string{"taint", "clear"}, args: "[CONTEXT]", summary: "clear a context's taint (audited)"},
-	{path: []string{"rules", "list"}, summary: "list remembered decisions (rules.toml) and the config's argument rules"},
+	{path: []string{"rules", "list"}, summary: "list every rule in effect: the config's with their line, the remembered ones (rules.toml), with matches"},
 	{path: []string{"rules", "revoke"}, args: "ID", summary: "revoke a remembered decision (audited)"},
 	{path: []string{"import"}, args: "[FILE]", summary: "print airlock TOML for another client's servers (Claude, Cursor, VS Code, Codex)"},
 	{path: []string{"version"}, summary: "print the version", noFlags: true},

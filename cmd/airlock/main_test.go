@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AIRLOCK_TEST_PATHFS") == "1" {
 		os.Exit(servePathFS())
 	}
+	if os.Getenv("AIRLOCK_TEST_FILE_SERVER") != "" {
+		os.Exit(serveFiles())
+	}
 	if os.Getenv("AIRLOCK_AS_MAIN") == "1" || len(os.Args) > 1 && os.Args[1] == "demo-server" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

@@ -41,13 +41,17 @@ type Record struct {
 	Decision  string    `json:"decision,omitempty"`   // allow | deny
 	DecidedBy string    `json:"decided_by,omitempty"` // a trust.DecidedBy value
 	// Reason is the sentence saying why (the verdict's reasons, joined with "; ").
-	Reason       string          `json:"reason,omitempty"`
-	PersonReason string          `json:"person_reason,omitempty"` // the person's own reason for a denial
-	ArgsSHA256   string          `json:"args_sha256"`             // of the full, unredacted argument bytes
-	Args         json.RawMessage `json:"args"`                    // redacted arguments
-	Outcome      string          `json:"outcome,omitempty"`       // ok | tool-error | failed | timeout
-	Error        string          `json:"error,omitempty"`         // why a call failed
-	DurationMS   int64           `json:"duration_ms,omitempty"`   // of the forwarded call
+	Reason       string `json:"reason,omitempty"`
+	PersonReason string `json:"person_reason,omitempty"` // the person's own reason for a denial
+	// Rule names the argument rule that matched the call (a config key path or a
+	// remembered rule's id), whether or not it decided; `airlock rules list`
+	// counts matches from it.
+	Rule       string          `json:"rule,omitempty"`
+	ArgsSHA256 string          `json:"args_sha256"`           // of the full, unredacted argument bytes
+	Args       json.RawMessage `json:"args"`                  // redacted arguments
+	Outcome    string          `json:"outcome,omitempty"`     // ok | tool-error | failed | timeout
+	Error      string          `json:"error,omitempty"`       // why a call failed
+	DurationMS int64           `json:"duration_ms,omitempty"` // of the forwarded call
 	// Previous, in the first record of a segment (kind "segment") or of a log
 	// started by Seal (kind "sealed"), names the file before it and that file's head.
 	Previous *Link `json:"previous,omitempty"`

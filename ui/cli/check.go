@@ -63,7 +63,10 @@ type ServerReport struct {
 	Protocol            string            `json:"protocol"`
 	InstructionsChanged bool              `json:"instructions_changed"`
 	Notices             []string          `json:"notices,omitempty"`
-	Location            *Location         `json:"location,omitempty"`
+	// RuleErrors are the config's rules that can never match the listing (each
+	// names the rule and its line); any fails the check.
+	RuleErrors []string  `json:"rule_errors,omitempty"`
+	Location   *Location `json:"location,omitempty"`
 	// Env names the environment variables a stdio server receives (never values).
 	Env []string `json:"env,omitempty"`
 	// Resources, ResourceTemplates and Prompts are what the server lists besides
@@ -136,6 +139,7 @@ func NewReport(s *session.Snapshot) Report {
 			Protocol:            sv.Protocol,
 			InstructionsChanged: sv.InstructionsChanged,
 			Notices:             sv.Notices,
+			RuleErrors:          sv.RuleErrors,
 			Env:                 sv.Env,
 			Resources:           orEmpty(sv.Resources),
 			ResourceTemplates:   orEmpty(sv.ResourceTemplates),
@@ -174,12 +178,17 @@ func NewReport(s *session.Snapshot) Report {
 	return r
 }
 
-// ExitCode is 0 when every server is ready and 3 when any failed (the --fail-on
-// rule is the Verdict's).
+// ExitCode is 0 when every server is ready, 3 when any failed, and 1 when a rule of
+// the config can never match (the --fail-on rule is the Verdict's).
 func (r Report) ExitCode() int {
 	for _, s := range r.Servers {
 		if s.Status != session.StatusReady {
 			return ExitServerFailed
+		}
+	}
+	for _, s := range r.Servers {
+		if len(s.RuleErrors) > 0 {
+			return ExitConfig
 		}
 	}
 	return ExitOK
@@ -259,6 +268,9 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		for _, n := range s.Notices {
 			fmt.Fprintf(w, "  %s: %s\n", s.Name, e(n))
+		}
+		for _, n := range s.RuleErrors {
+			fmt.Fprintf(w, "  %s: error: %s\n", s.Name, e(n))
 		}
 		if len(s.Env) > 0 {
 			fmt.Fprintf(w, "  %s: environment: %s\n", s.Name, e(strings.Join(s.Env, " ")))

@@ -119,21 +119,21 @@ func newForm(st theme.Styles, m mode, keys KeyMap) Form {
 // build reads the schema and makes the fields, or the raw editor.
 func (f *Form) build(raw json.RawMessage) {
 	f.sch = loadSchema(raw)
-	f.notes = f.sch.notes
+	f.notes = f.sch.Notes
 	switch {
-	case f.sch.absent && f.mode == modeCall:
+	case f.sch.Absent && f.mode == modeCall:
 		f.rawOnly = true
 		f.notes = append(f.notes, "the tool declares no input schema: edit the arguments as JSON; they are not checked")
-	case f.sch.absent:
+	case f.sch.Absent:
 		// An elicitation without a schema asks only for a yes or no.
-	case f.sch.root == nil || !f.sch.object:
+	case f.sch.Root == nil || !f.sch.Object:
 		f.rawOnly = true
-	case len(f.sch.order) > MaxFields:
+	case len(f.sch.Order) > MaxFields:
 		f.rawOnly = true
-		f.notes = append(f.notes, fmt.Sprintf("the schema has %d properties, more than the %d the form lays out: edit them as JSON", len(f.sch.order), MaxFields))
+		f.notes = append(f.notes, fmt.Sprintf("the schema has %d properties, more than the %d the form lays out: edit them as JSON", len(f.sch.Order), MaxFields))
 	default:
-		for _, name := range f.sch.order {
-			f.fields = append(f.fields, newField(name, f.sch.props[name], f.sch.root, f.sch.required[name], f.st))
+		for _, name := range f.sch.Order {
+			f.fields = append(f.fields, newField(name, f.sch.Props[name], f.sch.Root, f.sch.Required[name], f.st))
 		}
 	}
 	if f.rawOnly {
@@ -319,7 +319,7 @@ func (f *Form) updateKeys() {
 	k.Toggle.SetEnabled(choice)
 	k.ChoiceNext.SetEnabled(choice)
 	k.ChoicePrev.SetEnabled(choice)
-	k.Raw.SetEnabled(!url && !f.rawOnly && !(f.mode == modeElicit && f.sch.absent))
+	k.Raw.SetEnabled(!url && !f.rawOnly && !(f.mode == modeElicit && f.sch.Absent))
 	if f.raw {
 		k.Raw.SetHelp("ctrl+r", "back to fields")
 	} else {
@@ -388,11 +388,11 @@ func (f *Form) collect() (json.RawMessage, bool) {
 		}
 	}
 
-	if f.sch.problem != nil {
-		f.topErr = []string{"cannot check the input: " + f.sch.problem.Error()}
+	if f.sch.Problem != nil {
+		f.topErr = []string{"cannot check the input: " + f.sch.Problem.Error()}
 		return nil, false
 	}
-	if f.sch.full == nil {
+	if f.sch.Full == nil {
 		return args, true // no schema, or not an object schema: nothing to check
 	}
 	var inst map[string]any
@@ -448,7 +448,7 @@ func (f *Form) validate(inst map[string]any) (map[string]string, string) {
 		work[k] = v
 	}
 	for range len(names) + 1 {
-		err := f.sch.noRequired.Validate(work)
+		err := f.sch.NoRequired.Validate(work)
 		if err == nil {
 			break
 		}
@@ -462,7 +462,7 @@ func (f *Form) validate(inst map[string]any) (map[string]string, string) {
 	if len(byField) > 0 {
 		return byField, ""
 	}
-	if err := f.sch.full.Validate(inst); err != nil {
+	if err := f.sch.Full.Validate(inst); err != nil {
 		name, msg := fieldError(err, names)
 		if name != "" {
 			byField[name] = msg

@@ -222,8 +222,8 @@ func TestFormExternalRefNotFetched(t *testing.T) {
 		`{"type":"object","allOf":[{"$ref":"` + srv.URL + `/all.json#/x"}]}`,
 	} {
 		f := New(tool(schema), plain())
-		if !errors.Is(f.sch.problem, ErrExternalRef) {
-			t.Errorf("problem = %v, want ErrExternalRef", f.sch.problem)
+		if !errors.Is(f.sch.Problem, ErrExternalRef) {
+			t.Errorf("problem = %v, want ErrExternalRef", f.sch.Problem)
 		}
 		f, a := run(f, seq(typed("x"), keys("ctrl+s"))...)
 		if a != nil {
@@ -260,8 +260,8 @@ func TestFormHostileSchemasBounded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := New(tool(tt.schema), plain())
-			if f.sch.problem == nil || !strings.Contains(f.sch.problem.Error(), tt.want) {
-				t.Fatalf("problem = %v, want one containing %q", f.sch.problem, tt.want)
+			if f.sch.Problem == nil || !strings.Contains(f.sch.Problem.Error(), tt.want) {
+				t.Fatalf("problem = %v, want one containing %q", f.sch.Problem, tt.want)
 			}
 			if _, a := run(f, keys("ctrl+s")...); a != nil {
 				t.Errorf("submitted: %#v", a)
@@ -274,8 +274,8 @@ func TestFormRecursiveSchemaThatConsumesInputIsFine(t *testing.T) {
 	const withLabel = `{"type":"object","$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}}},"label":{"type":"string","minLength":2}},
 		"properties":{"root":{"$ref":"#/$defs/node"},"label":{"$ref":"#/$defs/label"}},"required":["label"]}`
 	f := New(tool(withLabel), plain())
-	if f.sch.problem != nil {
-		t.Fatalf("a recursive schema that consumes input was refused: %v", f.sch.problem)
+	if f.sch.Problem != nil {
+		t.Fatalf("a recursive schema that consumes input was refused: %v", f.sch.Problem)
 	}
 	if f.fields[0].kind != kindJSON || f.fields[1].kind != kindText {
 		t.Fatalf("kinds through local $ref = %v, %v; want JSON, text", f.fields[0].kind, f.fields[1].kind)

@@ -92,8 +92,8 @@ func (f Form) headerLines() []string {
 	for _, n := range f.notes {
 		out = append(out, wrap.Hang(wrap.Inline(n, f.mark), f.iw, f.st.Muted.Render("note: "))...)
 	}
-	if f.sch.problem != nil {
-		out = append(out, f.errorLines("cannot check the input: "+f.sch.problem.Error(), f.iw, "")...)
+	if f.sch.Problem != nil {
+		out = append(out, f.errorLines("cannot check the input: "+f.sch.Problem.Error(), f.iw, "")...)
 	}
 	for _, e := range f.topErr {
 		out = append(out, f.errorLines(e, f.iw, "")...)

@@ -1,0 +1,186 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// serveLaxNumbers plays a stdio server whose set_limit declares n a number but,
+// as lax servers do, takes a string of digits as the number it spells; every call
+// it runs is written to AIRLOCK_TEST_RAN.
+func serveLaxNumbers() int {
+	s := mcp.NewServer(&mcp.Implementation{Name: "lax", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "set_limit", Description: "Sets the spending limit.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args map[string]any
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			var n float64
+			switch v := args["n"].(type) {
+			case float64:
+				n = v
+			case string:
+				n, _ = strconv.ParseFloat(v, 64)
+			}
+			f, err := os.OpenFile(os.Getenv("AIRLOCK_TEST_RAN"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			if err == nil {
+				_, _ = f.WriteString(strconv.FormatFloat(n, 'f', -1, 64) + "\n")
+				_ = f.Close()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "limit set"}}}, nil
+		})
+	// close_account reads its integer exactly, as Python does, and records it.
+	s.AddTool(&mcp.Tool{Name: "close_account", Description: "Closes an account.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"account":{"type":"integer"}},"required":["account"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			d := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
+			d.UseNumber()
+			var args map[string]any
+			_ = d.Decode(&args)
+			f, err := os.OpenFile(os.Getenv("AIRLOCK_TEST_RAN"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			if err == nil {
+				_, _ = fmt.Fprintf(f, "closed %v\n", args["account"])
+				_ = f.Close()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "closed"}}}, nil
+		})
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+	return 0
+}
+
+// equals = 1234567890123456789 on an integer field must not allow
+// 1234567890123456700 (one float64, two accounts): through the gateway, the call
+// is asked (here nobody answers, so it is denied) and the server, which reads the
+// integer exactly, closes nothing; the account the rule names closes unasked.
+func TestGateway_BigIntegerComparedExactly(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran.txt")
+	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
+	srv.Env["AIRLOCK_TEST_RAN"] = ran
+	c, err := trust.NewCond("account", trust.MatchEquals, int64(1234567890123456789), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trust.NewRule("servers.lax.tools.close_account.rules[0]", trust.Allow, "", []trust.Cond{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Tools = map[string]config.Tool{"close_account": {Rules: []trust.Rule{r}}}
+	cfg := newConfig(srv)
+	cfg.ApprovalTimeout = 300 * time.Millisecond
+	m := start(t, cfg, session.Options{})
+	a := answerWith(t, m)
+	cs := agent(t, startGateway(t, m), nil)
+	ctx := context.Background()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lax__close_account", Arguments: map[string]any{"account": int64(1234567890123456700)}})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "denied") {
+		t.Fatalf("account 1234567890123456700: %v, %q; want it asked, then denied", err, resultText(res))
+	}
+	select {
+	case <-a.seen:
+	default:
+		t.Errorf("account 1234567890123456700 was not asked about")
+	}
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("the server ran: %q", b)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "lax__close_account", Arguments: map[string]any{"account": int64(1234567890123456789)}})
+	if err != nil || res.IsError {
+		t.Fatalf("account 1234567890123456789: %v, %q; want it allowed by the rule", err, resultText(res))
+	}
+	noAsk(t, a)
+	if b, _ := os.ReadFile(ran); string(b) != "closed 1234567890123456789\n" {
+		t.Errorf("the server ran %q", b)
+	}
+}
+
+// A rule "max = 50" on a number field must never let "99999999" through: the
+// gateway's agent call is checked against the tool's input schema before anything
+// decides it (the validator `airlock call` uses), refused as a tool error naming the
+// field, and audited; the lax server, which would have set the limit to 99999999,
+// is never called. A number within the rule still runs unasked.
+func TestGateway_ArgumentsCheckedAgainstSchemaBeforeAnyDecision(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran.txt")
+	logPath := filepath.Join(dir, "audit.jsonl")
+	log, err := audit.Open(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
+	srv.Env["AIRLOCK_TEST_RAN"] = ran
+	c, err := trust.NewCond("n", trust.MatchMax, int64(50), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trust.NewRule("servers.lax.tools.set_limit.rules[0]", trust.Allow, "small limits", []trust.Cond{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Source = "config.toml:9"
+	srv.Tools = map[string]config.Tool{"set_limit": {Rules: []trust.Rule{r}}}
+	m := start(t, newConfig(srv), session.Options{Audit: log})
+	a := answerWith(t, m) // nobody may be asked
+	g := startGateway(t, m)
+	cs := agent(t, g, nil)
+	ctx := context.Background()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lax__set_limit", Arguments: map[string]any{"n": "99999999"}})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), `field "n"`) || !strings.Contains(resultText(res), "input schema") {
+		t.Fatalf(`{"n":"99999999"}: %v, result %q; want a tool error naming field "n"`, err, resultText(res))
+	}
+	noAsk(t, a)
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("the server ran the call: %q", b)
+	}
+	// an agent of another kind (through the Manager, not the gateway) meets it too
+	_, err = m.Call(ctx, session.CallRequest{Context: "agent-other", Server: "lax", Tool: "set_limit", Args: json.RawMessage(`{"n":"99999999"}`)})
+	if !errors.Is(err, session.ErrArgsSchema) || !strings.Contains(err.Error(), `field "n"`) {
+		t.Errorf("an agent's call through the Manager: %v, want ErrArgsSchema naming the field", err)
+	}
+
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "lax__set_limit", Arguments: map[string]any{"n": 7}})
+	if err != nil || res.IsError {
+		t.Fatalf(`{"n":7}: %v, %q; want it allowed by the rule`, err, resultText(res))
+	}
+	if b, _ := os.ReadFile(ran); string(b) != "7\n" {
+		t.Errorf("the server ran %q, want only 7", b)
+	}
+
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		var rec audit.Record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Kind == "decision" && rec.Decision == "deny" && strings.Contains(rec.Reason, `field "n"`) {
+			refused++
+			if rec.Tool != "set_limit" || rec.DecidedBy != string(trust.DecidedByPolicy) {
+				t.Errorf("refusal record %+v", rec)
+			}
+		}
+	}
+	if refused != 2 {
+		t.Errorf("%d refusals naming the field audited, want 2:\n%s", refused, b)
+	}
+}
