@@ -271,3 +271,31 @@ func TestRules_RememberAndRevokeRecomputeHazards(t *testing.T) {
 		t.Errorf("after the revoke: %+v", h)
 	}
 }
+
+// What a rule leaves open is named honestly: a list or a string bounded only by its
+// length (max) lets any members or text through, so it is named; a bounded number,
+// an equals, a host or a glob is not. A key holding a dot, which no dotted path can
+// reach, is named so that it does not read as the nested path a condition names.
+func TestOpenArgs_NamesWhatOnlyALengthBounds(t *testing.T) {
+	var args any
+	raw := `{"to":["boss@corp.example"],"subject":"hi","n":3,"a":{"b":"x"},"a.b":"rm -rf ~","":"e","o":{"k.k":1,"l":[1]}}`
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send"}}
+	prop := session.ProposeRule(tool, []byte(raw))
+	got := session.OpenArgs(args, prop.When)
+	want := []string{`[""]`, `["a.b"]`, `o.["k.k"]`, "o.l", "to"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("proposal %s leaves open %q, want %q", session.FormatWhen(prop.When), got, want)
+	}
+	// A bound on the text's length is not a bound on the text; equals is.
+	w := map[string]map[string]any{"subject": {"max": int64(10)}, "n": {"max": int64(5)}}
+	if got := session.OpenArgs(map[string]any{"subject": "hi", "n": 3.0}, w); !reflect.DeepEqual(got, []string{"subject"}) {
+		t.Errorf("max on a string and a number leaves open %q, want [subject]", got)
+	}
+	w["subject"]["equals"] = "hi"
+	if got := session.OpenArgs(map[string]any{"subject": "hi", "n": 3.0}, w); len(got) != 0 {
+		t.Errorf("equals and max on a string leaves open %q", got)
+	}
+}
