@@ -299,3 +299,25 @@ func TestOpenArgs_NamesWhatOnlyALengthBounds(t *testing.T) {
 		t.Errorf("equals and max on a string leaves open %q", got)
 	}
 }
+
+// An integer the proposal cannot write exactly (beyond 2^53, where float64 rounds)
+// is not proposed by an equals that also matches its neighbours: the person saw
+// 12345678901234567891, and a rule on 1.2345678901234567e+19 would also allow
+// 12345678901234567000. It is left open, and named so; an exact integer is
+// proposed.
+func TestProposeRule_InexactIntegerLeftOpenAndNamed(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	raw := `{"id":12345678901234567891,"n":9007199254740992,"f":0.5}`
+	prop := session.ProposeRule(tool, []byte(raw))
+	if _, ok := prop.When["id"]; ok {
+		t.Errorf("proposal %s compares id through a rounded number", session.FormatWhen(prop.When))
+	}
+	if prop.When["n"]["equals"] == nil || prop.When["f"]["equals"] == nil {
+		t.Errorf("proposal %s: exact numbers not proposed by equals", session.FormatWhen(prop.When))
+	}
+	var args any
+	_ = json.Unmarshal([]byte(raw), &args)
+	if got := session.OpenArgs(args, prop.When); !reflect.DeepEqual(got, []string{"id"}) {
+		t.Errorf("open %q, want [id]", got)
+	}
+}

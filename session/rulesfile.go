@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
+	"math/big"
 	"os"
 	"path"
 	"path/filepath"
@@ -302,8 +304,9 @@ type RuleProposal struct {
 // ProposeRule is the tightest rule that covers these arguments: a URL argument by its
 // host, a path argument (absolute or ~) by the files of its directory, any other
 // boolean, number or short one-line string by equals, a list by its length (max), and
-// an object's members by their dotted paths; long text is left open (the person sees
-// the proposal, and what it leaves open, and may tighten it).
+// an object's members by their dotted paths; long text, and an integer float64 cannot
+// hold exactly, are left open (the person sees the proposal, and what it leaves
+// open, and may tighten it).
 func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
 	return proposeRuleFor(runtime.GOOS, tool, args)
 }
@@ -333,8 +336,12 @@ func proposeRuleFor(goos string, tool ToolInfo, args []byte) RuleProposal {
 				}
 			case bool:
 				p.When[field] = map[string]any{"equals": x}
-			case float64:
-				p.When[field] = map[string]any{"equals": x}
+			case json.Number:
+				// A number equals compares as float64: an integer it rounds would
+				// also let its neighbours through, so it is left open (and named).
+				if f, ok := exactFloat(x); ok {
+					p.When[field] = map[string]any{"equals": f}
+				}
 			case []any:
 				// Its members are not compared one by one; how many there are is.
 				p.When[field] = map[string]any{"max": int64(len(x))}
@@ -378,8 +385,29 @@ func decodeObject(args []byte) (map[string]any, error) {
 	if len(bytes.TrimSpace(args)) == 0 {
 		return map[string]any{}, nil
 	}
-	err := json.Unmarshal(args, &m)
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	err := d.Decode(&m)
 	return m, err
+}
+
+// exactFloat is n as a float64, and whether that is n itself for an integer: one
+// beyond 2^53 that float64 rounds (12345678901234567891) is not. A fraction is
+// taken as float64 reads it, as servers parsing JSON numbers as doubles do.
+func exactFloat(n json.Number) (float64, bool) {
+	f, err := n.Float64()
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	if strings.ContainsAny(n.String(), ".eE") {
+		return f, true
+	}
+	i, ok := new(big.Int).SetString(n.String(), 10)
+	if !ok {
+		return 0, false
+	}
+	exact, _ := big.NewFloat(f).Int(nil)
+	return f, exact.Cmp(i) == 0
 }
 
 // RememberRule saves a remembered decision for tool: the proposal's conditions with
