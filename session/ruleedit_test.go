@@ -321,3 +321,24 @@ func TestProposeRule_InexactIntegerLeftOpenAndNamed(t *testing.T) {
 		t.Errorf("open %q, want [id]", got)
 	}
 }
+
+// Only a value that is a URL (a web scheme, then //) is proposed by its host: a
+// command or a text that holds a URL somewhere is a string, proposed by equals, so
+// that the rule never allows other commands that happen to read as a URL on that
+// host.
+func TestProposeRule_HostOnlyForAURL(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	for _, tc := range []struct{ value, want string }{
+		{"https://docs.python.org/3/", "host"},
+		{"HTTP://example.com/x", "host"},
+		{"example.com/x;curl${IFS}http://evil.example", "equals"},
+		{"see:https://example.com", "equals"},
+		{"//example.com/x?u=http://a", "equals"},
+	} {
+		raw, _ := json.Marshal(map[string]string{"cmd": tc.value})
+		prop := session.ProposeRule(tool, raw)
+		if _, ok := prop.When["cmd"][tc.want]; !ok {
+			t.Errorf("%q proposed as %s, want %s", tc.value, session.FormatWhen(prop.When), tc.want)
+		}
+	}
+}

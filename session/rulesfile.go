@@ -364,7 +364,7 @@ func proposeString(goos, x string) map[string]any {
 				return map[string]any{"glob": strings.TrimSuffix(dir, "/") + "/*"}
 			}
 		}
-	case strings.Contains(x, "://"):
+	case isWebURL(x):
 		if h, ok := trust.URLHost(x); ok {
 			return map[string]any{"host": []any{h}}
 		}
@@ -378,6 +378,22 @@ func proposeString(goos, x string) map[string]any {
 		return equals
 	}
 	return nil
+}
+
+// isWebURL reports whether x is written as a web URL: http, https, ws or wss (any
+// case), then "://". A text that only holds a URL somewhere, or a name a URL reader
+// would take as a host, is not proposed by its host: a host rule would also allow
+// every other value read as a URL on that host.
+func isWebURL(x string) bool {
+	scheme, rest, ok := strings.Cut(x, "://")
+	if !ok || strings.ContainsAny(rest, " \t\r\n") {
+		return false
+	}
+	switch strings.ToLower(scheme) {
+	case "http", "https", "ws", "wss":
+		return true
+	}
+	return false
 }
 
 func decodeObject(args []byte) (map[string]any, error) {
