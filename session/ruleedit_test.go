@@ -342,3 +342,34 @@ func TestProposeRule_HostOnlyForAURL(t *testing.T) {
 		}
 	}
 }
+
+// Only a value that reads as a path alone is proposed by its folder: a command line
+// that starts with a program's path ("/usr/bin/ls -la") is a string, so that the rule
+// never allows "/usr/bin/rm -rf ~" beside it.
+func TestProposeRule_FolderOnlyForAPath(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	for _, tc := range []struct{ value, want string }{
+		{"/srv/project/a.txt", "glob"},
+		{"~/notes/today.md", "glob"},
+		{"/usr/bin/ls -la", "equals"},
+		{"/bin/sh;id", "equals"},
+		{"/tmp/$(id)", "equals"},
+		{"/tmp/a|b", "equals"},
+		{"/tmp/`id`", "equals"},
+	} {
+		raw, _ := json.Marshal(map[string]string{"cmd": tc.value})
+		prop := session.ProposeRule(tool, raw)
+		if _, ok := prop.When["cmd"][tc.want]; !ok {
+			t.Errorf("%q proposed as %s, want %s", tc.value, session.FormatWhen(prop.When), tc.want)
+		}
+	}
+}
+
+// A URL with a query of several parameters is still proposed by its host.
+func TestProposeRule_URLWithQueryByHost(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	prop := session.ProposeRule(tool, []byte(`{"url":"https://api.example.com/v1?a=1&b=$x"}`))
+	if h, _ := prop.When["url"]["host"].([]any); len(h) != 1 || h[0] != "api.example.com" {
+		t.Errorf("proposed %s, want the host api.example.com", session.FormatWhen(prop.When))
+	}
+}
