@@ -435,10 +435,6 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 // compared safely.
 func CleanPath(s, home string) (string, bool) { return hostStyle.clean(s, home) }
 
-func globMatch(pat []string, p string) bool {
-	return globSegs(pat, shapesOf(pat), splitPath(p))
-}
-
 // The shapes of a glob's segments, so that matching needs no pattern parsing: most
 // segments are literal, "**", "*", "X*" or "*X"; the rest go to path.Match. A pattern
 // has no "\\" (compileGlob refuses it or reads it as a separator), so the shapes
