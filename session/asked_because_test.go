@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -54,6 +55,10 @@ func TestTimeout_RecordKeepsWhyItAsked(t *testing.T) {
 	keeps("the audit record's reason", r.Reason)
 	keeps("the error", err.Error())
 	keeps("the Activity event's reasons", strings.Join(finishedOf(t, evs, ctxName, "send_email").Reasons, "; "))
+	// The log with the longer reason is still one chain `airlock audit verify` accepts.
+	if n, err := audit.VerifyFile(path); err != nil || n < 2 {
+		t.Errorf("audit verify: %d records, %v", n, err)
+	}
 }
 
 // A call withdrawn by its caller while it waited keeps the sentence that made it ask
@@ -81,5 +86,8 @@ func TestCancel_RecordKeepsWhyItAsked(t *testing.T) {
 	f := finishedOf(t, evs, "agent-c", "send_email")
 	if f.Outcome != "cancelled" || f.DecidedBy != string(trust.DecidedByAgentCancelled) || !strings.Contains(strings.Join(f.Reasons, "; "), asked) {
 		t.Errorf("the Activity event is %s by %q: %q, want cancelled saying %q", f.Outcome, f.DecidedBy, f.Reasons, asked)
+	}
+	if n, err := audit.VerifyFile(path); err != nil || n < 1 {
+		t.Errorf("audit verify: %d records, %v", n, err)
 	}
 }

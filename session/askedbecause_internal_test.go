@@ -1,7 +1,9 @@
 package session
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -39,5 +41,17 @@ func TestAskedBecause(t *testing.T) {
 		if got := askedBecause(c.v, c.rule, c.shown, policy); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
+	}
+	// A server's resource URI is its own text: cut to its start (never inside a
+	// character's bytes left raw), its controls and bidi overrides escaped.
+	hostile := trust.Taint{By: trust.Ref{Server: "docs", Tool: "resources/read"}, Channel: trust.ChannelResource,
+		Subject: "x" + strings.Repeat("é", 200) + "\x1b[2J\u202e\n"}
+	got := askedBecause(trust.Verdict{By: trust.DecidedByTaint}, nil, hostile, policy)
+	if !utf8.ValidString(got) || strings.ContainsAny(got, "\x1b\u202e\n") || !strings.HasSuffix(got, "…)") || len(got) > 2*maxSubjectShown {
+		t.Errorf("a hostile subject gives %q", got)
+	}
+	hostile.Subject = "file:///\x1b]0;t\x07\u202e"
+	if got := askedBecause(trust.Verdict{By: trust.DecidedByTaint}, nil, hostile, policy); strings.ContainsAny(got, "\x1b\x07\u202e") {
+		t.Errorf("a hostile subject gives %q", got)
 	}
 }

@@ -146,14 +146,16 @@ func declaresProperties(schema json.RawMessage) bool {
 	return json.Unmarshal(schema, &s) == nil && len(s.Properties) > 0
 }
 
-// OpenArgs lists the arguments of a call that no condition of when looks at, by
+// OpenArgs lists the arguments of a call that no condition of when bounds, by
 // dotted path and sorted: what a rule with these conditions lets through whatever
 // its value. args is the call's arguments as encoding/json decodes them into an any
 // (decoded once by the caller: they can be megabytes, and the dialog asks again at
 // every edit). An object some condition looks into is opened; one none looks into is
-// named whole. A name that cannot be written as a dotted path (empty, or holding a
-// dot) is never looked at by any condition, so it is always named. args that are not
-// an object give nil.
+// named whole. A list or a string whose only condition is max is named too: its
+// length is bounded, not its members or its text. A name that cannot be written as
+// a dotted path (empty, or holding a dot) is never looked at by any condition, so it
+// is always named, in brackets and quotes (`["a.b"]`), so that it never reads as the
+// nested path a.b a condition may name. args that are not an object give nil.
 func OpenArgs(args any, when map[string]map[string]any) []string {
 	obj, ok := args.(map[string]any)
 	if !ok {
@@ -163,13 +165,15 @@ func OpenArgs(args any, when map[string]map[string]any) []string {
 	var walk func(prefix string, m map[string]any)
 	walk = func(prefix string, m map[string]any) {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if k == "" || strings.Contains(k, ".") {
+				out = append(out, prefix+"["+strconv.Quote(k)+"]")
+				continue
+			}
 			field := prefix + k
 			exact, inside := false, false
-			if k != "" && !strings.Contains(k, ".") {
-				for f := range when {
-					exact = exact || f == field
-					inside = inside || strings.HasPrefix(f, field+".")
-				}
+			for f, ms := range when {
+				exact = exact || f == field && boundsValue(m[k], ms)
+				inside = inside || strings.HasPrefix(f, field+".")
 			}
 			sub, isObj := m[k].(map[string]any)
 			switch {
@@ -183,4 +187,20 @@ func OpenArgs(args any, when map[string]map[string]any) []string {
 	}
 	walk("", obj)
 	return out
+}
+
+// boundsValue reports whether the matchers ms bound value v itself: any matcher
+// but max does, and max does for a number; for a list or a string, max bounds only
+// how long it is.
+func boundsValue(v any, ms map[string]any) bool {
+	switch v.(type) {
+	case []any, string:
+		for k := range ms {
+			if k != string(trust.MatchMax) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(ms) > 0
 }

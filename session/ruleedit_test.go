@@ -271,3 +271,105 @@ func TestRules_RememberAndRevokeRecomputeHazards(t *testing.T) {
 		t.Errorf("after the revoke: %+v", h)
 	}
 }
+
+// What a rule leaves open is named honestly: a list or a string bounded only by its
+// length (max) lets any members or text through, so it is named; a bounded number,
+// an equals, a host or a glob is not. A key holding a dot, which no dotted path can
+// reach, is named so that it does not read as the nested path a condition names.
+func TestOpenArgs_NamesWhatOnlyALengthBounds(t *testing.T) {
+	var args any
+	raw := `{"to":["boss@corp.example"],"subject":"hi","n":3,"a":{"b":"x"},"a.b":"rm -rf ~","":"e","o":{"k.k":1,"l":[1]}}`
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send"}}
+	prop := session.ProposeRule(tool, []byte(raw))
+	got := session.OpenArgs(args, prop.When)
+	want := []string{`[""]`, `["a.b"]`, `o.["k.k"]`, "o.l", "to"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("proposal %s leaves open %q, want %q", session.FormatWhen(prop.When), got, want)
+	}
+	// A bound on the text's length is not a bound on the text; equals is.
+	w := map[string]map[string]any{"subject": {"max": int64(10)}, "n": {"max": int64(5)}}
+	if got := session.OpenArgs(map[string]any{"subject": "hi", "n": 3.0}, w); !reflect.DeepEqual(got, []string{"subject"}) {
+		t.Errorf("max on a string and a number leaves open %q, want [subject]", got)
+	}
+	w["subject"]["equals"] = "hi"
+	if got := session.OpenArgs(map[string]any{"subject": "hi", "n": 3.0}, w); len(got) != 0 {
+		t.Errorf("equals and max on a string leaves open %q", got)
+	}
+}
+
+// An integer the proposal cannot write exactly (beyond 2^53, where float64 rounds)
+// is not proposed by an equals that also matches its neighbours: the person saw
+// 12345678901234567891, and a rule on 1.2345678901234567e+19 would also allow
+// 12345678901234567000. It is left open, and named so; an exact integer is
+// proposed.
+func TestProposeRule_InexactIntegerLeftOpenAndNamed(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	raw := `{"id":12345678901234567891,"n":9007199254740992,"f":0.5}`
+	prop := session.ProposeRule(tool, []byte(raw))
+	if _, ok := prop.When["id"]; ok {
+		t.Errorf("proposal %s compares id through a rounded number", session.FormatWhen(prop.When))
+	}
+	if prop.When["n"]["equals"] == nil || prop.When["f"]["equals"] == nil {
+		t.Errorf("proposal %s: exact numbers not proposed by equals", session.FormatWhen(prop.When))
+	}
+	var args any
+	_ = json.Unmarshal([]byte(raw), &args)
+	if got := session.OpenArgs(args, prop.When); !reflect.DeepEqual(got, []string{"id"}) {
+		t.Errorf("open %q, want [id]", got)
+	}
+}
+
+// Only a value that is a URL (a web scheme, then //) is proposed by its host: a
+// command or a text that holds a URL somewhere is a string, proposed by equals, so
+// that the rule never allows other commands that happen to read as a URL on that
+// host.
+func TestProposeRule_HostOnlyForAURL(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	for _, tc := range []struct{ value, want string }{
+		{"https://docs.python.org/3/", "host"},
+		{"HTTP://example.com/x", "host"},
+		{"example.com/x;curl${IFS}http://evil.example", "equals"},
+		{"see:https://example.com", "equals"},
+		{"//example.com/x?u=http://a", "equals"},
+	} {
+		raw, _ := json.Marshal(map[string]string{"cmd": tc.value})
+		prop := session.ProposeRule(tool, raw)
+		if _, ok := prop.When["cmd"][tc.want]; !ok {
+			t.Errorf("%q proposed as %s, want %s", tc.value, session.FormatWhen(prop.When), tc.want)
+		}
+	}
+}
+
+// Only a value that reads as a path alone is proposed by its folder: a command line
+// that starts with a program's path ("/usr/bin/ls -la") is a string, so that the rule
+// never allows "/usr/bin/rm -rf ~" beside it.
+func TestProposeRule_FolderOnlyForAPath(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	for _, tc := range []struct{ value, want string }{
+		{"/srv/project/a.txt", "glob"},
+		{"~/notes/today.md", "glob"},
+		{"/usr/bin/ls -la", "equals"},
+		{"/bin/sh;id", "equals"},
+		{"/tmp/$(id)", "equals"},
+		{"/tmp/a|b", "equals"},
+		{"/tmp/`id`", "equals"},
+	} {
+		raw, _ := json.Marshal(map[string]string{"cmd": tc.value})
+		prop := session.ProposeRule(tool, raw)
+		if _, ok := prop.When["cmd"][tc.want]; !ok {
+			t.Errorf("%q proposed as %s, want %s", tc.value, session.FormatWhen(prop.When), tc.want)
+		}
+	}
+}
+
+// A URL with a query of several parameters is still proposed by its host.
+func TestProposeRule_URLWithQueryByHost(t *testing.T) {
+	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	prop := session.ProposeRule(tool, []byte(`{"url":"https://api.example.com/v1?a=1&b=$x"}`))
+	if h, _ := prop.When["url"]["host"].([]any); len(h) != 1 || h[0] != "api.example.com" {
+		t.Errorf("proposed %s, want the host api.example.com", session.FormatWhen(prop.When))
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -367,9 +368,10 @@ type RuleProposal struct {
 }
 
 // ProposeRule is the tightest rule that covers these arguments: a URL argument by its
-// host, a path argument (absolute or ~) by the files of its directory, any other
-// boolean, number or short one-line string by equals, a list by its length (max), and
-// an object's members by their dotted paths; long text is left open (the person sees
+// host, a path argument (absolute or ~, alone: not a command line) by the files of
+// its directory, any other boolean, number or short one-line string by equals, a
+// list by its length (max), and an object's members by their dotted paths; long
+// text, and an integer float64 cannot hold exactly, are left open (the person sees
 // the proposal, and what it leaves open, and may tighten it).
 func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
 	return proposeRuleFor(runtime.GOOS, tool, args)
@@ -420,15 +422,18 @@ func proposeString(goos, x string) map[string]any {
 	short := len(x) <= 256 && !strings.ContainsAny(x, "\n\r")
 	equals := map[string]any{"equals": x}
 	switch {
+	case isWebURL(x):
+		if h, ok := trust.URLHost(x); ok {
+			return map[string]any{"host": []any{h}}
+		}
+	case !pathAlone(x):
+		// A command line or text that starts like a path: a folder rule would
+		// also allow every other command of that folder's programs.
 	case goos == "windows" && len(x) >= 3 && x[1] == ':' && (x[2] == '\\' || x[2] == '/'):
 		if c, ok := trust.CleanPathFor(goos, x, ""); ok && !strings.ContainsAny(c, "*?[") {
 			if dir := path.Dir(c); dir != c {
 				return map[string]any{"glob": strings.TrimSuffix(dir, "/") + "/*"}
 			}
-		}
-	case strings.Contains(x, "://"):
-		if h, ok := trust.URLHost(x); ok {
-			return map[string]any{"host": []any{h}}
 		}
 	case strings.HasPrefix(x, "/") || strings.HasPrefix(x, "~/"):
 		c := path.Clean(x)
@@ -440,6 +445,28 @@ func proposeString(goos, x string) map[string]any {
 		return equals
 	}
 	return nil
+}
+
+// pathAlone reports whether x could be a path and nothing else: no whitespace and
+// none of the characters a shell reads as the end of a command or an expansion.
+func pathAlone(x string) bool {
+	return !strings.ContainsFunc(x, unicode.IsSpace) && !strings.ContainsAny(x, ";|&$`<>'\"")
+}
+
+// isWebURL reports whether x is written as a web URL: http, https, ws or wss (any
+// case), then "://". A text that only holds a URL somewhere, or a name a URL reader
+// would take as a host, is not proposed by its host: a host rule would also allow
+// every other value read as a URL on that host.
+func isWebURL(x string) bool {
+	scheme, rest, ok := strings.Cut(x, "://")
+	if !ok || strings.ContainsAny(rest, " \t\r\n") {
+		return false
+	}
+	switch strings.ToLower(scheme) {
+	case "http", "https", "ws", "wss":
+		return true
+	}
+	return false
 }
 
 func decodeObject(args []byte) (map[string]any, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -75,4 +76,121 @@ func TestHosts_NodeAgrees(t *testing.T) {
 		}
 	}
 	t.Logf("compared %d spellings with node (%d where airlock is stricter)", len(urls), len(nodeStricter))
+}
+
+// pythonHosts is a Python script: for each URL of the JSON list on stdin, the
+// host urllib.parse.urlsplit reads (what requests and urllib3 connect to, give or
+// take their own checks), or null.
+const pythonHosts = `
+import json, sys, urllib.parse
+out = []
+for u in json.load(sys.stdin):
+    try:
+        out.append(urllib.parse.urlsplit(u).hostname)
+    except ValueError:
+        out.append(None)
+print(json.dumps(out))`
+
+// hostTokens are the pieces randomURL puts together: hosts an allow rule names and
+// hosts an attacker wants to reach, and every character that ends, splits or hides
+// part of an authority in one parser or another.
+var hostTokens = []string{
+	"example.com", "a.example.com", "127.0.0.1", "169.254.169.254", "localhost", "0x7f.1", "2130706433",
+	"@", ":", ":80", ":080", "/", `\`, "#", "?", ";", ".", "..", "%40", "%2e", "%2f", "%5c", "%23", "%3f",
+	"%00", "%C2%AD", "[", "]", "[::ffff:127.0.0.1]", "[::1]", "::ffff:", " ", "\t", "\n", "\x00", "\x1f",
+	"xn--", "xn--example-", "ｅｘａｍｐｌｅ", "。", "．", "｡", "\u00ad", "\u200b", "\u200d", "＠", "／", "＼", "＃",
+	"ⓔⓧⓐⓜⓟⓛⓔ", "е", "%", "user", "example.com.", "*", "&", "=", "'", "\"",
+}
+
+// randomURL makes a URL of hostTokens behind one of several scheme spellings.
+func randomURL(rng *rand.Rand) string {
+	prefixes := []string{"http://", "HTTP://", "https://", "https:", "http:/", `http:\\`, "", "//", " http://", "ws://", "http:///", "\thttp://", "hTtP://"}
+	var b strings.Builder
+	b.WriteString(prefixes[rng.IntN(len(prefixes))])
+	for range 1 + rng.IntN(7) {
+		b.WriteString(hostTokens[rng.IntN(len(hostTokens))])
+	}
+	if rng.IntN(2) == 0 {
+		b.WriteString("/x")
+	}
+	return b.String()
+}
+
+// runOracle runs a script of the named interpreter on urls and decodes what it
+// prints into out.
+func runOracle(t *testing.T, path string, args []string, urls []string, out any) {
+	t.Helper()
+	in, _ := json.Marshal(urls)
+	cmd := exec.Command(path, args...)
+	cmd.Stdin = bytes.NewReader(in)
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("running %s: %v", path, err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s said %.200s (%v)", path, b, err)
+	}
+}
+
+// An allow on a host never matches a URL that a real client reads as another
+// host: for random URLs built of the characters that split an authority, whenever
+// URLHost names a host, Node's URL (and, when python3 is installed, Python's
+// urlsplit) reads that same host or none at all. Skipped when node is not
+// installed.
+func TestHosts_AllowMeansTheHostClientsReach(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: URLHost is not compared with Node's reading")
+	}
+	rng := rand.New(rand.NewPCG(7, 29))
+	var urls, sent []string
+	for range 20000 {
+		u := randomURL(rng)
+		if _, ok := URLHost(u); ok {
+			urls = append(urls, u)
+			sent = append(sent, withScheme(u))
+		}
+	}
+	var nodeGot []struct{ Protocol, Hostname, Error string }
+	runOracle(t, node, []string{"-e", nodeHosts}, sent, &nodeGot)
+	var pyGot []*string
+	python, err := exec.LookPath("python3")
+	if err == nil {
+		runOracle(t, python, []string{"-c", pythonHosts}, sent, &pyGot)
+	} else {
+		t.Log("python3 is not installed: URLHost is compared with Node's reading only")
+	}
+	// other is the host another parser read, in the form URLHost's are in, or "".
+	other := func(h string) string {
+		if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
+			h = "[" + h + "]"
+		}
+		w, ok := parseWebHost(h)
+		if !ok {
+			return ""
+		}
+		k, _ := hostKey(w)
+		return k
+	}
+	if len(nodeGot) != len(sent) || pyGot != nil && len(pyGot) != len(sent) {
+		t.Fatalf("the oracles answered %d and %d of %d URLs", len(nodeGot), len(pyGot), len(sent))
+	}
+	bad := 0
+	for i, u := range urls {
+		key, _ := URLHost(u)
+		if n := nodeGot[i]; n.Error == "" && other(n.Hostname) != key {
+			t.Errorf("%q: URLHost %q, Node reads %s %q", u, key, n.Protocol, n.Hostname)
+			bad++
+		}
+		if pyGot != nil && pyGot[i] != nil {
+			if p := other(*pyGot[i]); p != "" && p != key {
+				t.Errorf("%q: URLHost %q, Python reads %q", u, key, *pyGot[i])
+				bad++
+			}
+		}
+		if bad > 20 {
+			t.Fatal("and more")
+		}
+	}
+	t.Logf("%d of 20000 random URLs name a host; node and python agree on each", len(urls))
 }

@@ -409,3 +409,24 @@ func otherDots(s string, next func(int) int) string {
 	}
 	return b.String()
 }
+
+// A URL held in a list, an object, a number or null is never compared as a host: an
+// allow on the host never decides the call, through the indexed rule set too, and a
+// deny on the host always does.
+func TestHosts_NonStringValueNeverAllowed(t *testing.T) {
+	allow := mustRule(t, "allow", Allow, mustCond(t, "url", MatchHost, []any{"example.com", "*.example.com"}))
+	deny := mustRule(t, "deny", Deny, mustCond(t, "url", MatchHost, denyHosts))
+	for _, args := range []string{
+		`{"url":["http://example.com/","http://127.0.0.1/"]}`,
+		`{"url":{"href":"http://127.0.0.1/","host":"example.com"}}`,
+		`{"url":2130706433}`, `{"url":null}`, `{"url":true}`,
+	} {
+		a := DecodeArgs([]byte(args), testHome, nil)
+		if r := NewRuleSet([]Rule{allow}).Match(a); r != nil {
+			t.Errorf("%s: allow on example.com decided the call", args)
+		}
+		if r := NewRuleSet([]Rule{allow, deny}).Match(a); r == nil || r.Policy != Deny {
+			t.Errorf("%s: a host deny list did not deny it (%v)", args, r)
+		}
+	}
+}

@@ -113,6 +113,9 @@ func TestRules_Matchers(t *testing.T) {
 		{"host javascript", "url", MatchHost, "docs.python.org", `{"url":"javascript:alert(1)"}`, nil, unsafe},
 		{"host unparsable", "url", MatchHost, "docs.python.org", `{"url":"https://[::1"}`, nil, unsafe},
 		{"host number", "url", MatchHost, "docs.python.org", `{"url":42}`, nil, unsafe},
+		{"host in a list", "url", MatchHost, "docs.python.org", `{"url":["https://docs.python.org/","http://127.0.0.1/"]}`, nil, unsafe},
+		{"host in an object", "url", MatchHost, "docs.python.org", `{"url":{"href":"http://127.0.0.1/","host":"docs.python.org"}}`, nil, unsafe},
+		{"host null", "url", MatchHost, "docs.python.org", `{"url":null}`, nil, unsafe},
 		{"host empty", "url", MatchHost, "docs.python.org", `{"url":""}`, nil, unsafe},
 		{"host ip", "url", MatchHost, "127.0.0.1", `{"url":"http://127.0.0.1:9/"}`, nil, matched},
 		// max

@@ -541,3 +541,113 @@ func rebuild(r Report, base Baseline, fail *FailOn, spec string) Report {
 	r.Verdict = r.verdict(fail, spec)
 	return r
 }
+
+// A baseline file edited by hand never accepts more than the hazards it was
+// written from: an ID twice is read the stricter way, a severity it does not know
+// is the lowest, a guarded state that is not a boolean is an error, and an entry
+// whose kind or legs are not the hazard's (a short ID matched by other tool names)
+// accepts nothing. A hazard that gained a member tool or whose server was renamed
+// has another ID.
+func TestCheckReport_BaselineEditedByHand(t *testing.T) {
+	first := offlineReport(t, Input{})
+	tri := findHazard(t, first, trust.HazardLethalTrifecta)
+	var b bytes.Buffer
+	if err := first.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	entry := func() map[string]any {
+		for _, h := range doc["hazards"].([]any) {
+			if m := h.(map[string]any); m["id"] == tri.ID {
+				c := map[string]any{}
+				for k, v := range m {
+					c[k] = v
+				}
+				return c
+			}
+		}
+		t.Fatal("no trifecta in the report")
+		return nil
+	}
+	read := func(entries ...map[string]any) (Baseline, error) {
+		raw, _ := json.Marshal(map[string]any{"schema_version": ReportSchemaVersion, "hazards": entries})
+		return ReadBaseline(bytes.NewReader(raw))
+	}
+	accepts := func(base Baseline, h trust.Hazard) bool {
+		ok, _ := base.Accepts(HazardID(h), h)
+		return ok
+	}
+	unguarded := tri.Hazard
+	unguarded.Unguarded = true
+
+	// The entry as written accepts the hazard as it is, and not unguarded.
+	base, err := read(entry())
+	if err != nil || !accepts(base, tri.Hazard) || accepts(base, unguarded) {
+		t.Fatalf("the entry as written: %v, accepts %v, accepts unguarded %v", err, accepts(base, tri.Hazard), accepts(base, unguarded))
+	}
+	// The ID twice, once unguarded: the guarded entry is the one read.
+	lax := entry()
+	lax["unguarded"] = true
+	for _, order := range [][]map[string]any{{entry(), lax}, {lax, entry()}} {
+		base, err := read(order...)
+		if err != nil || accepts(base, unguarded) {
+			t.Errorf("an ID twice (guarded and unguarded) accepts the unguarded hazard (%v)", err)
+		}
+	}
+	// A severity written in another case is not known: medium.
+	upper := entry()
+	upper["severity"] = "CRITICAL"
+	if base, err := read(upper); err != nil || accepts(base, tri.Hazard) {
+		t.Errorf("severity CRITICAL accepted a critical hazard (%v)", err)
+	}
+	// A guarded state that is not a boolean.
+	yes := entry()
+	yes["unguarded"] = "yes"
+	if _, err := read(yes); err == nil {
+		t.Error(`"unguarded": "yes" read as a baseline`)
+	}
+	// The same ID with other legs, or another kind: nothing is accepted, and it
+	// is not reported as a change of the entry's hazard.
+	legs := entry()
+	legs["legs"] = map[string]any{"sink": []string{"other__tool"}}
+	kind := entry()
+	kind["kind"] = "exfiltration"
+	for name, e := range map[string]map[string]any{"legs": legs, "kind": kind} {
+		base, err := read(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, change := base.Accepts(tri.ID, tri.Hazard); ok || change != "" {
+			t.Errorf("an entry of the trifecta's ID with other %s: accepts %v, change %q", name, ok, change)
+		}
+		if base, _ := read(entry(), e); accepts(base, tri.Hazard) {
+			t.Errorf("the entry and one of its ID with other %s: the hazard is accepted", name)
+		}
+	}
+	// A member tool joined a leg, or a server was renamed: another ID.
+	base, _ = read(entry())
+	joined := tri.Hazard
+	joined.Legs = map[string][]string{}
+	renamed := tri.Hazard
+	renamed.Legs = map[string][]string{}
+	for k, names := range tri.Legs {
+		joined.Legs[k] = append(slices.Clone(names), "mail__forward_all")
+		for _, n := range names {
+			renamed.Legs[k] = append(renamed.Legs[k], "x"+n)
+		}
+	}
+	for name, h := range map[string]trust.Hazard{"a tool joined": joined, "a server renamed": renamed} {
+		if HazardID(h) == tri.ID || accepts(base, h) {
+			t.Errorf("%s: ID %s (was %s), accepted %v", name, HazardID(h), tri.ID, accepts(base, h))
+		}
+	}
+	// And through the report: the trifecta with other legs fails --fail-on.
+	base, _ = read(legs)
+	r := rebuild(offlineReport(t, Input{}), base, rule(t, "any"), "any")
+	if !slices.Contains(r.Verdict.Matched, tri.ID) || r.Verdict.ExitCode != ExitHazard {
+		t.Errorf("a baseline entry with other legs: verdict %+v", r.Verdict)
+	}
+}

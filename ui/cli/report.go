@@ -200,6 +200,12 @@ type BaselineEntry struct {
 	// Unguarded is whether the hazard was unguarded then; an entry without the
 	// field is read as guarded, so it accepts only a guarded hazard.
 	Unguarded bool
+	// Kind and Legs are the hazard's kind and legs then (nil Legs: the entry did
+	// not say). The ID is a short hash of them, and a short hash can be matched by
+	// other tool names made for it: an entry that says its legs accepts only a
+	// hazard with exactly those legs.
+	Kind trust.HazardKind
+	Legs map[string][]string
 }
 
 // Accepts reports whether the baseline accepts hazard h (whose ID is id): it has an
@@ -209,7 +215,7 @@ type BaselineEntry struct {
 // guarded"). A nil Baseline accepts nothing.
 func (b Baseline) Accepts(id string, h trust.Hazard) (ok bool, change string) {
 	e, found := b[id]
-	if !found {
+	if !found || e.Kind != "" && e.Kind != h.Kind || e.Legs != nil && !sameLegs(e.Legs, h.Legs) {
 		return false, ""
 	}
 	var worse []string
@@ -223,6 +229,27 @@ func (b Baseline) Accepts(id string, h trust.Hazard) (ok bool, change string) {
 		return false, strings.Join(worse, "; ")
 	}
 	return true, ""
+}
+
+// sameLegs reports whether a and b name the same tools in the same legs, in any
+// order.
+func sameLegs(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, as := range a {
+		bs, ok := b[k]
+		if !ok || len(as) != len(bs) {
+			return false
+		}
+		as, bs = slices.Clone(as), slices.Clone(bs)
+		sort.Strings(as)
+		sort.Strings(bs)
+		if !slices.Equal(as, bs) {
+			return false
+		}
+	}
+	return true
 }
 
 // severityRank orders severities from the least (0, medium and anything unknown)
@@ -239,14 +266,17 @@ func severityRank(s trust.Severity) int {
 
 // ReadBaseline reads the accepted hazards from a `check --format json` report
 // written earlier. An entry's severity and guarded state are read fail-closed: a
-// missing or unknown severity is medium, a missing guarded state is guarded.
+// missing or unknown severity is medium, a missing guarded state is guarded; an
+// entry's kind and legs, where it has them, must be the hazard's.
 func ReadBaseline(r io.Reader) (Baseline, error) {
 	var b struct {
 		SchemaVersion *int `json:"schema_version"`
 		Hazards       []struct {
-			ID        string         `json:"id"`
-			Severity  trust.Severity `json:"severity"`
-			Unguarded *bool          `json:"unguarded"`
+			ID        string              `json:"id"`
+			Kind      trust.HazardKind    `json:"kind"`
+			Severity  trust.Severity      `json:"severity"`
+			Unguarded *bool               `json:"unguarded"`
+			Legs      map[string][]string `json:"legs"`
 		} `json:"hazards"`
 	}
 	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
@@ -261,7 +291,7 @@ func ReadBaseline(r io.Reader) (Baseline, error) {
 		if h.ID == "" {
 			return nil, fmt.Errorf("baseline has a hazard without an id")
 		}
-		e := BaselineEntry{Severity: h.Severity, Unguarded: h.Unguarded != nil && *h.Unguarded}
+		e := BaselineEntry{Severity: h.Severity, Unguarded: h.Unguarded != nil && *h.Unguarded, Kind: h.Kind, Legs: h.Legs}
 		if severityRank(e.Severity) == 0 {
 			e.Severity = trust.SeverityMedium
 		}
@@ -270,6 +300,17 @@ func ReadBaseline(r io.Reader) (Baseline, error) {
 			e.Unguarded = e.Unguarded && prev.Unguarded
 			if severityRank(prev.Severity) < severityRank(e.Severity) {
 				e.Severity = prev.Severity
+			}
+			if e.Kind == "" {
+				e.Kind = prev.Kind
+			}
+			if e.Legs == nil {
+				e.Legs = prev.Legs
+			}
+			if prev.Kind != "" && prev.Kind != e.Kind || prev.Legs != nil && !sameLegs(prev.Legs, e.Legs) {
+				// Two entries that disagree on what the hazard is: a kind no
+				// hazard has, so that the ID accepts nothing.
+				e.Kind = "(entries disagree)"
 			}
 		}
 		base[h.ID] = e

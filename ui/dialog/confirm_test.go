@@ -744,9 +744,12 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 		wantText   []string // in the editor, as shown
 		wantWhen   map[string]map[string]any
 	}{
-		{"a list by its length", `{"items":["a","b","c"]}`,
-			[]string{`items = { max = 3 }`},
+		{"a list by its length, its members named open", `{"items":["a","b","c"]}`,
+			[]string{`items = { max = 3 }`, "any value of items"},
 			map[string]map[string]any{"items": {"max": int64(3)}}},
+		{"a key holding a dot is not the nested path", `{"a":{"b":"y"},"a.b":"x"}`,
+			[]string{`"a.b" = { equals = "y" }`, `any value of ["a.b"]`},
+			map[string]map[string]any{"a.b": {"equals": "y"}}},
 		{"an object's scalar members by dotted path, its list by length", `{"options":{"mode":"fast","tags":["x"]}}`,
 			[]string{`"options.mode" = { equals = "fast" }`, `"options.tags" = { max = 1 }`},
 			map[string]map[string]any{"options.mode": {"equals": "fast"}, "options.tags": {"max": int64(1)}}},
