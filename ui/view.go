@@ -221,6 +221,10 @@ func (m *Model) connecting() int {
 func (m *Model) statusLine() string {
 	st := m.st
 	var parts []string
+	if a := m.auditStatus(); a != "" {
+		// First: while it lasts nothing runs, whatever the rest says.
+		parts = append(parts, a)
+	}
 	if m.taint.Tainted() {
 		t := "⚠ TAINTED by " + inline(st, m.taint.By.Qualified(), 40)
 		if m.taint.Subject != "" {
@@ -233,9 +237,6 @@ func (m *Model) statusLine() string {
 		parts = append(parts, st.WarnText.Render(t)+st.Muted.Render(" (w, C: clear)"))
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
-	}
-	if a := m.auditStatus(); a != "" {
-		parts = append(parts, a)
 	}
 	if badge := m.q.Badge(); badge != "" && !m.q.Open() {
 		// Questions that wait unseen (the person was typing): the badge says
