@@ -513,7 +513,7 @@ func (c *Confirm) layout() {
 	c.ih = max(c.height-fr.GetVerticalFrameSize(), 1)
 
 	c.title = c.titleLines()
-	facts := c.factBlock()
+	facts, cont := c.factBlock()
 	reasons := c.reasonLines()
 	header := c.argHeader()
 	args := c.argLines()
@@ -542,6 +542,14 @@ func (c *Confirm) layout() {
 	shown := min(len(facts), max(free-argRows-1, 0)) // one row for the scroll note
 	if len(facts)+len(args) <= free {
 		shown = len(facts)
+	}
+	// A wrapped fact is shown whole or goes below the arguments whole: its
+	// first line alone would read as all of it. The first three rows stay.
+	for back := shown; back > 3 && back < len(facts) && cont[back]; {
+		back--
+		if !cont[back] {
+			shown = back
+		}
 	}
 	c.layoutMode = layoutArgs
 	c.head = concat(facts[:shown], summary, []string{header})
@@ -643,18 +651,33 @@ func (c Confirm) titleLines() []string {
 }
 
 // factBlock is the facts beside the hints table when both fit side by side,
-// and above it otherwise.
-func (c Confirm) factBlock() []string {
+// and above it otherwise; cont[i] says line i continues the row above it (a
+// wrapped fact), so that the block is cut only between rows.
+func (c Confirm) factBlock() (lines []string, cont []bool) {
 	table := c.hintLines()
 	tw := maxWidth(table)
+	flat := func(rows [][]string) ([]string, []bool) {
+		var ls []string
+		var cs []bool
+		for _, r := range rows {
+			for i, l := range r {
+				ls = append(ls, l)
+				cs = append(cs, i > 0)
+			}
+		}
+		return ls, cs
+	}
 	if fw := c.iw - tw - 3; fw >= 34 {
-		facts := c.factLines(fw)
-		return strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
+		facts, cont := flat(c.factLines(fw))
+		lines := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
 			lipgloss.NewStyle().Width(fw).Render(strings.Join(facts, "\n")),
 			"   ",
 			strings.Join(table, "\n")), "\n")
+		// Below the facts only table rows remain: each is a row of its own.
+		return lines, append(cont, make([]bool, max(len(lines)-len(cont), 0))...)
 	}
-	return concat(c.factLines(c.iw), table)
+	facts, cont := flat(c.factLines(c.iw))
+	return concat(facts, table), append(cont, make([]bool, len(table))...)
 }
 
 // taintReason is the verdict's first sentence when taint is what made the call ask
@@ -679,15 +702,16 @@ func (c Confirm) reasonLines() []string {
 	return out
 }
 
-func (c Confirm) factLines(width int) []string {
+// factLines is the facts' rows, each as the lines it wraps to.
+func (c Confirm) factLines(width int) [][]string {
 	t := c.p.Tool
 	name := func(s string) string { return wrap.Inline(safetext.Limit(s, maxNameBytes), c.mark) }
 	row := func(label, value string) []string {
 		return wrap.HangChars(value, width, pad(c.st.Key.Render(label), labelWidth))
 	}
-	var out []string
-	out = append(out, row("server", name(t.Ref.Server)+"  "+c.trustLabel(t.ServerTrust))...)
-	out = append(out, row("tool", name(t.Ref.Tool))...)
+	var out [][]string
+	out = append(out, row("server", name(t.Ref.Server)+"  "+c.trustLabel(t.ServerTrust)))
+	out = append(out, row("tool", name(t.Ref.Tool)))
 	if r := c.p.Request; r.Client != "" {
 		ctx := r.Context
 		if ctx == "" {
@@ -701,12 +725,12 @@ func (c Confirm) factLines(width int) []string {
 				agent = short
 			}
 		}
-		out = append(out, agent...)
+		out = append(out, agent)
 	}
-	out = append(out, row("tier", c.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))...)
+	out = append(out, row("tier", c.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))))
 	if trust.ClaimsReadOnly(t.Declared, t.ServerTrust) {
 		claim := c.st.WarnText.Render("⚠ claims read-only") + c.st.Muted.Render(" · ignored")
-		out = append(out, wrap.Hang(claim, width, pad(c.st.Key.Render("claim"), labelWidth))...)
+		out = append(out, wrap.Hang(claim, width, pad(c.st.Key.Render("claim"), labelWidth)))
 	}
 	legs := "none"
 	if len(t.Class.Legs) > 0 {
@@ -716,13 +740,13 @@ func (c Confirm) factLines(width int) []string {
 		}
 		legs = strings.Join(words, " · ")
 	}
-	out = append(out, wrap.Hang(legs, width, pad(c.st.Key.Render("legs"), labelWidth))...)
+	out = append(out, wrap.Hang(legs, width, pad(c.st.Key.Render("legs"), labelWidth)))
 	if tt := c.p.Taint; tt.Tainted() {
 		by := name(tt.By.Qualified())
 		if tt.CallID != "" {
 			by += c.st.Muted.Render(" (call ") + name(tt.CallID) + c.st.Muted.Render(")")
 		}
-		out = append(out, wrap.Hang(c.st.WarnText.Render("⚠ from ")+by, width, pad(c.st.Key.Render("taint"), labelWidth))...)
+		out = append(out, wrap.Hang(c.st.WarnText.Render("⚠ from ")+by, width, pad(c.st.Key.Render("taint"), labelWidth)))
 	}
 	return out
 }

@@ -859,3 +859,24 @@ func repeatKey(name string, n int) []tea.Msg {
 	}
 	return out
 }
+
+// The facts above the arguments end on a whole row: a row that wraps (the legs)
+// is shown whole or goes below the arguments whole, never as its first line only,
+// which would read as the whole of it ("legs untrusted-content ·").
+func TestConfirm_FactsAreCutBetweenRows(t *testing.T) {
+	for _, w := range []int{58, 78, 118} {
+		for h := 12; h <= 40; h++ {
+			c := NewConfirm(tainted(), plain())
+			c.SetSize(w, h)
+			v := text(c.View())
+			i := strings.Index(v, "arguments")
+			if i < 0 {
+				continue
+			}
+			above := v[:i]
+			if strings.Contains(above, "untrusted-content") && !strings.Contains(above, "exfiltration") {
+				t.Errorf("%dx%d: the legs row is cut after its first line:\n%s", w, h, v)
+			}
+		}
+	}
+}
