@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -910,31 +911,74 @@ func (c Confirm) ruleScope() []string {
 		out = every
 	default:
 		open := session.OpenArgs(c.ruleArgs, when)
-		if len(open) == 0 {
+		sized := c.sizedOnly(when)
+		if len(open) == 0 && sized == "" {
 			out = []string{c.st.Muted.Render("only calls that meet every condition")}
 			break
 		}
-		// Only the names that can be shown are laid out; the count comes first, so
-		// cutting the row never hides how many arguments are open.
-		lead := "any value of "
-		if len(open) > 1 {
-			lead += strconv.Itoa(len(open)) + " arguments: "
-		}
-		var names []string
-		width := 0
-		for _, f := range open {
-			n := wrap.Inline(safetext.Limit(f, maxNameBytes), c.mark)
-			if width += lipgloss.Width(n) + 2; width > 2*c.iw && len(names) > 0 {
-				break
+		var said []string
+		if len(open) > 0 {
+			// Only the names that can be shown are laid out; the count comes first, so
+			// cutting the row never hides how many arguments are open.
+			lead := "any value of "
+			if len(open) > 1 {
+				lead += strconv.Itoa(len(open)) + " arguments: "
 			}
-			names = append(names, n)
+			var names []string
+			width := 0
+			for _, f := range open {
+				n := wrap.Inline(safetext.Limit(f, maxNameBytes), c.mark)
+				if width += lipgloss.Width(n) + 2; width > 2*c.iw && len(names) > 0 {
+					break
+				}
+				names = append(names, n)
+			}
+			said = append(said, lead+strings.Join(names, ", "))
 		}
-		out = c.cutRows(wrap.Words(c.st.WarnText.Render(lead+strings.Join(names, ", ")), c.iw), len(every))
+		if sized != "" {
+			said = append(said, sized)
+		}
+		out = c.cutRows(wrap.Words(c.st.WarnText.Render(strings.Join(said, "; ")), c.iw), len(every))
 	}
 	for len(out) < len(every) {
 		out = append(out, "")
 	}
 	return out
+}
+
+// sizedOnly names the lists among these arguments that a condition bounds only by
+// their length (max alone): such a condition says nothing of the items, so any
+// items pass ("any items in entities (at most 2)"). "" when there is none.
+func (c Confirm) sizedOnly(when map[string]map[string]any) string {
+	var out []string
+	for _, f := range slices.Sorted(maps.Keys(when)) {
+		m := when[f]
+		n, ok := m["max"]
+		if !ok || len(m) != 1 {
+			continue
+		}
+		v, found := c.ruleArgs, true
+		for part := range strings.SplitSeq(f, ".") {
+			obj, isObj := v.(map[string]any)
+			if !isObj {
+				found = false
+				break
+			}
+			v, found = obj[part]
+			if !found {
+				break
+			}
+		}
+		if _, isList := v.([]any); !found || !isList {
+			continue
+		}
+		out = append(out, "any items in "+wrap.Inline(safetext.Limit(f, maxNameBytes), c.mark)+" (at most "+fmt.Sprint(n)+")")
+		if len(out) == 3 {
+			out = append(out, "…")
+			break
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // cutRows keeps at most n rows of wrapped text, the last cut to the width.

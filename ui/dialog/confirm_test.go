@@ -744,8 +744,8 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 		wantText   []string // in the editor, as shown
 		wantWhen   map[string]map[string]any
 	}{
-		{"a list by its length", `{"items":["a","b","c"]}`,
-			[]string{`items = { max = 3 }`},
+		{"a list by its length, its items said open", `{"items":["a","b","c"]}`,
+			[]string{`items = { max = 3 }`, "any items in items (at most 3)"},
 			map[string]map[string]any{"items": {"max": int64(3)}}},
 		{"an object's scalar members by dotted path, its list by length", `{"options":{"mode":"fast","tags":["x"]}}`,
 			[]string{`"options.mode" = { equals = "fast" }`, `"options.tags" = { max = 1 }`},
