@@ -216,6 +216,9 @@ func (m *Model) connecting() int {
 	return n
 }
 
+// approvalNeeded begins the status message of a question that arrived.
+const approvalNeeded = "⚑ approval needed: "
+
 // statusLine shows the taint of the person's context (naming the call that tainted
 // it), the approvals that wait, and the last thing that happened.
 func (m *Model) statusLine() string {
@@ -238,6 +241,7 @@ func (m *Model) statusLine() string {
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
+	asking := len(parts)
 	if badge := m.q.Badge(); badge != "" && !m.q.Open() {
 		// Questions that wait unseen (the person was typing): the badge says
 		// how to open them.
@@ -251,13 +255,16 @@ func (m *Model) statusLine() string {
 	} else if n == 1 {
 		parts = append(parts, st.WarnText.Render("⚑ 1 approval waiting"))
 	}
+	asked := len(parts) > asking
 	if n := overrideCount(m.over); n > 0 {
 		parts = append(parts, st.WarnText.Render(unsavedText(n)))
 	}
 	if n := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling); n > 0 {
 		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+plural(n)+" for input"))
 	}
-	if m.status != "" {
+	if m.status != "" && !(asked && strings.HasPrefix(m.status, approvalNeeded)) {
+		// "approval needed" is said by the waiting count or the badge (and the
+		// dialog names the call); Activity keeps it.
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
 	line := strings.Join(parts, st.Muted.Render(" · "))
