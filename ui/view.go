@@ -355,10 +355,17 @@ func (m *Model) helpSections() []helpSection {
 	confirm := dialog.DefaultKeyMap()
 	for _, b := range []*key.Binding{&confirm.Next, &confirm.Prev, &confirm.Activate,
 		&confirm.Deny, &confirm.Cancel, &confirm.Up, &confirm.Down, &confirm.PageUp,
-		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.SendReason, &confirm.SaveRule, &confirm.Back} {
+		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.Disarm, &confirm.SendReason, &confirm.SaveRule, &confirm.Back} {
 		b.SetEnabled(true)
 	}
+	// The dialog's own help says these in the state they work in; a reference
+	// lists every state's keys at once, so each says when it works.
+	confirm.Down.SetHelp("↓", "scroll down")
 	confirm.Confirm.SetHelp("ctrl+y", "after enter on an allow button: allow")
+	confirm.Disarm.SetHelp("other keys", "while ctrl+y is asked: go back, focus on Deny")
+	confirm.SendReason.SetHelp("enter", "in the reason field (d): deny with this reason")
+	confirm.SaveRule.SetHelp("enter", "in the rule editor of Always allow or Always deny: save the rule")
+	confirm.Back.SetHelp("esc", "in the reason field or the rule editor: back to the buttons")
 	calls := form.DefaultKeyMap()
 	elicit := form.DefaultKeyMap()
 	elicit.Submit.SetHelp("ctrl+s", "accept")
