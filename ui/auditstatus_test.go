@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -17,9 +18,10 @@ import (
 	"github.com/airlock-mcp/airlock/session/demo"
 )
 
-// A damaged audit log is a status of its own that names the problem, not only a
-// "denied" after the next call: every call is refused while it lasts.
-func TestStatusLine_NamesADamagedAuditLog(t *testing.T) {
+// damagedAuditSession is a demo session whose audit log was cut: 5 records
+// written, 2 kept, so its head names 3 more than it holds.
+func damagedAuditSession(t *testing.T) (*session.Manager, context.Context) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	a, err := audit.Open(path)
 	if err != nil {
@@ -39,7 +41,7 @@ func TestStatusLine_NamesADamagedAuditLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	t.Cleanup(func() { a.Close() })
 	set := demo.NewSet()
 	inproc := map[string]*mcp.Server{}
 	for _, n := range demo.Names() {
@@ -50,10 +52,17 @@ func TestStatusLine_NamesADamagedAuditLog(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	m.Start()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := m.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return m, ctx
+}
+
+// A damaged audit log is a status of its own that names the problem, not only a
+// "denied" after the next call: every call is refused while it lasts.
+func TestStatusLine_NamesADamagedAuditLog(t *testing.T) {
+	m, ctx := damagedAuditSession(t)
 	h := newHarnessFor(t, m, 400, 30, false, Options{Title: "demo"})
 	line := h.m.statusLine()
 	if !strings.Contains(line, "✗ audit log damaged") || !strings.Contains(line, "3 records removed from the end") {
@@ -64,7 +73,7 @@ func TestStatusLine_NamesADamagedAuditLog(t *testing.T) {
 		t.Fatal("no docs__search_docs")
 	}
 	args := json.RawMessage(`{"query":"x"}`)
-	_, err = m.Call(ctx, session.CallRequest{Server: "docs", Tool: "search_docs", Args: args})
+	_, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "search_docs", Args: args})
 	if err == nil {
 		t.Fatal("a call with the damaged log ran")
 	}
@@ -72,5 +81,30 @@ func TestStatusLine_NamesADamagedAuditLog(t *testing.T) {
 	h.m.callDone(callDoneMsg{gen: h.m.call.gen, err: err})
 	if !strings.Contains(h.m.status, "audit log") {
 		t.Errorf("a call refused for the audit log says only %q", h.m.status)
+	}
+}
+
+// At every size the status line says what a damaged log does and what to run, and
+// its "(v: all of it)" is true: Activity holds the whole problem and both commands.
+func TestStatusLine_DamagedAuditLogSaysWhatToRun(t *testing.T) {
+	m, _ := damagedAuditSession(t)
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+		h := newHarnessFor(t, m, sz[0], sz[1], false, Options{Title: "demo"})
+		line := ansi.Strip(h.m.statusLine())
+		if !strings.HasPrefix(line, "✗ audit log damaged") || !strings.Contains(line, "refused") {
+			t.Errorf("%dx%d: the status line does not lead with the damaged log:\n%s", sz[0], sz[1], line)
+		}
+		if sz[0] >= 80 && !strings.Contains(line, "airlock audit verify") {
+			t.Errorf("%dx%d: the status line does not say what to run:\n%s", sz[0], sz[1], line)
+		}
+		h.keys("v")
+		screen := h.plain()
+		// The entry wraps inside the pane: read it as one run of words.
+		words := strings.Join(strings.Fields(strings.ReplaceAll(screen, "│", " ")), " ")
+		for _, want := range []string{"is damaged, so every call is refused", "3 records removed", "`airlock audit verify`", "`airlock audit seal --start-new`"} {
+			if !strings.Contains(words, want) {
+				t.Errorf("%dx%d: Activity (v: all of it) lacks %q:\n%s", sz[0], sz[1], want, screen)
+			}
+		}
 	}
 }

@@ -262,7 +262,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			if e.Pending.Request.Client != "" {
 				who = "agent " + inline(m.st, e.Pending.Request.Client, 24)
 			}
-			m.status = "⚑ approval needed: " + who + " of " + inline(m.st, e.Pending.Tool.Ref.Qualified(), 40)
+			m.status = approvalNeeded + who + " of " + inline(m.st, e.Pending.Tool.Ref.Qualified(), 40)
 		}
 		return cmd
 	case session.ApprovalClosed:

@@ -36,3 +36,32 @@ func TestFooter_NeverCutsABindingMidWord(t *testing.T) {
 		}
 	}
 }
+
+// The help overlay's approval dialog section reads as a reference: each key says
+// what it does and when, none is cut ("any other…") or marked "(not now)" in a
+// list meant to show every key, and ↓ is not labelled "↑/↓".
+func TestHelp_ApprovalDialogKeysReadWhole(t *testing.T) {
+	h := newHarness(t, 120, 40, false)
+	var rows []string
+	for _, sec := range h.m.helpSections() {
+		if sec.title != "Approval dialog" {
+			continue
+		}
+		content := ansi.Strip(helpContent(h.m.st, []helpSection{sec}, 120))
+		rows = strings.Split(content, "\n")
+	}
+	if len(rows) == 0 {
+		t.Fatal("no Approval dialog section in help")
+	}
+	text := strings.Join(rows, "\n")
+	for _, bad := range []string{"(not now)", "…", "↑/↓        scroll"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the help's approval section has %q:\n%s", bad, text)
+		}
+	}
+	for _, want := range []string{"scroll down", "in the reason field", "in the rule editor"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the help's approval section lacks %q:\n%s", want, text)
+		}
+	}
+}

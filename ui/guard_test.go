@@ -8,11 +8,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -326,3 +328,31 @@ func TestGuardGolden(t *testing.T) {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// With one question, the status line says once who asks for what: "⚑ 1 approval
+// waiting" beside "⚑ approval needed: …" said it twice and cut the part that
+// names the call.
+func TestStatusLine_OneQuestionSaidOnce(t *testing.T) {
+	h, _ := repoHarness(t)
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	done := agentCall(context.Background(), h.sess, "repo__delete_repo", `{"repo":"prod"}`)
+	h.waitAsked(1)
+	line := ansi.Strip(h.m.statusLine())
+	if strings.Count(line, "⚑") != 1 || !strings.Contains(line, "press a") {
+		t.Errorf("the status line of one waiting question: %q", line)
+	}
+	h.keys("a")
+	h.armQuestion()
+	line = ansi.Strip(h.m.statusLine())
+	if strings.Count(line, "⚑") != 1 {
+		t.Errorf("the status line of one open question: %q", line)
+	}
+	h.keys("esc")
+	if err := outcome(t, done); err == nil {
+		t.Fatal("esc did not deny")
+	}
+	h.drain()
+	if line := ansi.Strip(h.m.statusLine()); strings.Contains(line, "⚑") {
+		t.Errorf("after the question was answered the status line says %q", line)
+	}
+}

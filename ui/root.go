@@ -132,7 +132,9 @@ type Model struct {
 	// status is the last thing that happened, in airlock's words with any
 	// server-controlled part escaped.
 	status string
-	closed bool
+	// auditSeen is the audit log's problem last added to Activity (noteAudit).
+	auditSeen string
+	closed    bool
 
 	// logsDirty says log lines arrived since the logs view was drawn; logsTick
 	// that a redraw is scheduled.
@@ -245,6 +247,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// line cuts or replaces is lost.
 		mm.acts.add(activityEntry{at: mm.now(), status: mm.status})
 	}
+	mm.noteAudit()
 	if mm.queue.open && mm.q.Count(question.KindApproval) == 0 {
 		mm.queue.open = false // every call in it was answered or withdrawn
 	}

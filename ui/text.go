@@ -169,7 +169,13 @@ func cutName(s string, width int) string {
 			return ansi.Truncate(server, keep, "") + ellipsis + "__" + tool
 		}
 		if width-4 >= 6 { // one letter of the server, the tool cut in the middle
-			return ansi.Truncate(server, 1, "") + ellipsis + "__" + cutMiddle(tool, width-4)
+			// A server of two cells or fewer stays whole: its letter and "…"
+			// would take as much room and read as a longer name.
+			prefix := ansi.Truncate(server, 1, "") + ellipsis
+			if ansi.StringWidth(server) <= 2 {
+				prefix = server
+			}
+			return prefix + "__" + cutMiddle(tool, width-2-ansi.StringWidth(prefix))
 		}
 		return cutMiddle(tool, width)
 	}

@@ -326,9 +326,16 @@ func (m *Model) captionLines(width int) []string {
 		line := st.Title.Render("▌"+head) + st.Muted.Render(" · ") + s.hint + st.Muted.Render(" · ") + keys
 		return []string{fit(line, width)}
 	}
+	// The keys are how a presenter goes on: where the title and the keys do not
+	// fit side by side, the title goes, not the keys.
 	rule := st.Title.Render("▌" + head + " ")
+	if lipgloss.Width(rule)+lipgloss.Width(keys)+2 > width {
+		rule = st.Title.Render("▌Tour " + strconv.Itoa(m.tour.step+1) + "/" + strconv.Itoa(len(steps)) + " ")
+	}
 	if gap := width - lipgloss.Width(rule) - lipgloss.Width(keys) - 1; gap > 0 {
 		rule += st.Muted.Render(strings.Repeat("─", gap)) + " " + keys
+	} else {
+		rule += keys
 	}
 	maxText := 3
 	if m.height >= 36 {
@@ -337,9 +344,23 @@ func (m *Model) captionLines(width int) []string {
 	text := wrapOwn(s.text, width, "  ", "  ")
 	if len(text) > maxText {
 		text = text[:maxText]
-		text[maxText-1] = fit(text[maxText-1], width-1) + ellipsis
+		text[maxText-1] = cutAfterWord(text[maxText-1], width)
 	}
 	return append([]string{fit(rule, width)}, text...)
+}
+
+// cutAfterWord ends a wrapped line that is cut short of its text in "…" right
+// after its last whole word that leaves room for it.
+func cutAfterWord(line string, width int) string {
+	l := strings.TrimRight(line, " ")
+	for cellWidth(l)+cellWidth(ellipsis) > width {
+		i := strings.LastIndex(strings.TrimLeft(l, " "), " ")
+		if i < 0 {
+			return fit(l, width)
+		}
+		l = strings.TrimRight(l[:i+len(l)-len(strings.TrimLeft(l, " "))], " ")
+	}
+	return l + ellipsis
 }
 
 // tourKeysFree reports whether the tour's keys may be taken: nothing takes text

@@ -217,11 +217,18 @@ func (m *Model) connecting() int {
 	return n
 }
 
+// approvalNeeded begins the status message of a question that arrived.
+const approvalNeeded = "⚑ approval needed: "
+
 // statusLine shows the taint of the person's context (naming the call that tainted
 // it), the approvals that wait, and the last thing that happened.
 func (m *Model) statusLine() string {
 	st := m.st
 	var parts []string
+	if a := m.auditStatus(); a != "" {
+		// First: while it lasts nothing runs, whatever the rest says.
+		parts = append(parts, a)
+	}
 	if m.taint.Channel == trust.ChannelUnreadable {
 		// No server tainted it: airlock cannot read what is tainted, so everything is.
 		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: every context treated as tainted")+st.Muted.Render(" (w, C: clear)"))
@@ -238,9 +245,6 @@ func (m *Model) statusLine() string {
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
-	if a := m.auditStatus(); a != "" {
-		parts = append(parts, a)
-	}
 	if m.taintProblem != nil && m.taint.Channel != trust.ChannelUnreadable {
 		// The person cleared their own context; the agents' are still tainted.
 		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: other contexts treated as tainted"))
@@ -248,6 +252,7 @@ func (m *Model) statusLine() string {
 	if m.rulesProblem != nil {
 		parts = append(parts, st.ErrorText.Render("✖ "+session.RulesFile+" unreadable: remembered rules' tools ask")+st.Muted.Render(" (K: rules)"))
 	}
+	asking := len(parts)
 	if badge := m.q.Badge(); badge != "" && !m.q.Open() {
 		// Questions that wait unseen (the person was typing): the badge says
 		// how to open them.
@@ -261,13 +266,16 @@ func (m *Model) statusLine() string {
 	} else if n == 1 {
 		parts = append(parts, st.WarnText.Render("⚑ 1 approval waiting"))
 	}
+	asked := len(parts) > asking
 	if n := overrideCount(m.over); n > 0 {
 		parts = append(parts, st.WarnText.Render(unsavedText(n)))
 	}
 	if n := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling); n > 0 {
 		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+plural(n)+" for input"))
 	}
-	if m.status != "" {
+	if m.status != "" && !(asked && strings.HasPrefix(m.status, approvalNeeded)) {
+		// "approval needed" is said by the waiting count or the badge (and the
+		// dialog names the call); Activity keeps it.
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
 	line := strings.Join(parts, st.Muted.Render(" · "))
@@ -358,10 +366,17 @@ func (m *Model) helpSections() []helpSection {
 	confirm := dialog.DefaultKeyMap()
 	for _, b := range []*key.Binding{&confirm.Next, &confirm.Prev, &confirm.Activate,
 		&confirm.Deny, &confirm.Cancel, &confirm.Up, &confirm.Down, &confirm.PageUp,
-		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.SendReason, &confirm.SaveRule, &confirm.Back} {
+		&confirm.PageDown, &confirm.Top, &confirm.End, &confirm.Confirm, &confirm.Disarm, &confirm.SendReason, &confirm.SaveRule, &confirm.Back} {
 		b.SetEnabled(true)
 	}
+	// The dialog's own help says these in the state they work in; a reference
+	// lists every state's keys at once, so each says when it works.
+	confirm.Down.SetHelp("↓", "scroll down")
 	confirm.Confirm.SetHelp("ctrl+y", "after enter on an allow button: allow")
+	confirm.Disarm.SetHelp("other keys", "while ctrl+y is asked: go back, focus on Deny")
+	confirm.SendReason.SetHelp("enter", "in the reason field (d): deny with this reason")
+	confirm.SaveRule.SetHelp("enter", "in the rule editor of Always allow or Always deny: save the rule")
+	confirm.Back.SetHelp("esc", "in the reason field or the rule editor: back to the buttons")
 	calls := form.DefaultKeyMap()
 	elicit := form.DefaultKeyMap()
 	elicit.Submit.SetHelp("ctrl+s", "accept")

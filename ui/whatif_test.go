@@ -428,3 +428,26 @@ func TestEscLeavesTheTour(t *testing.T) {
 		t.Error("help lists the tour outside it")
 	}
 }
+
+// At every size each step's caption says how to go on (its keys are never the
+// part that is dropped) and a caption cut to its rows ends in one ellipsis right
+// after a word, not in "……" or padding then "…".
+func TestTourCaptionKeepsItsKeysAtEverySize(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+		sess, set := newDemo(t)
+		h := newHarnessFor(t, sess, sz[0], sz[1], false, Options{Title: "demo", Demo: set.Notes().RugPull, Tour: true})
+		for step := range len(tourSteps()) {
+			h.m.tour.step = step
+			lines := h.m.captionLines(sz[0])
+			if len(lines) == 0 || !strings.Contains(ansi.Strip(lines[0]), "space/n next") {
+				t.Errorf("%dx%d step %d: the caption's first line does not say how to go on: %q", sz[0], sz[1], step+1, ansi.Strip(strings.Join(lines, "\n")))
+			}
+			for _, l := range lines {
+				l = strings.TrimRight(ansi.Strip(l), " ")
+				if strings.HasSuffix(l, "……") || strings.HasSuffix(l, " …") {
+					t.Errorf("%dx%d step %d: a cut caption line ends %q", sz[0], sz[1], step+1, l)
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -513,7 +514,7 @@ func (c *Confirm) layout() {
 	c.ih = max(c.height-fr.GetVerticalFrameSize(), 1)
 
 	c.title = c.titleLines()
-	facts := c.factBlock()
+	facts, cont := c.factBlock()
 	reasons := c.reasonLines()
 	header := c.argHeader()
 	args := c.argLines()
@@ -542,6 +543,14 @@ func (c *Confirm) layout() {
 	shown := min(len(facts), max(free-argRows-1, 0)) // one row for the scroll note
 	if len(facts)+len(args) <= free {
 		shown = len(facts)
+	}
+	// A wrapped fact is shown whole or goes below the arguments whole: its
+	// first line alone would read as all of it. The first three rows stay.
+	for back := shown; back > 3 && back < len(facts) && cont[back]; {
+		back--
+		if !cont[back] {
+			shown = back
+		}
 	}
 	c.layoutMode = layoutArgs
 	c.head = concat(facts[:shown], summary, []string{header})
@@ -643,18 +652,33 @@ func (c Confirm) titleLines() []string {
 }
 
 // factBlock is the facts beside the hints table when both fit side by side,
-// and above it otherwise.
-func (c Confirm) factBlock() []string {
+// and above it otherwise; cont[i] says line i continues the row above it (a
+// wrapped fact), so that the block is cut only between rows.
+func (c Confirm) factBlock() (lines []string, cont []bool) {
 	table := c.hintLines()
 	tw := maxWidth(table)
+	flat := func(rows [][]string) ([]string, []bool) {
+		var ls []string
+		var cs []bool
+		for _, r := range rows {
+			for i, l := range r {
+				ls = append(ls, l)
+				cs = append(cs, i > 0)
+			}
+		}
+		return ls, cs
+	}
 	if fw := c.iw - tw - 3; fw >= 34 {
-		facts := c.factLines(fw)
-		return strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
+		facts, cont := flat(c.factLines(fw))
+		lines := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
 			lipgloss.NewStyle().Width(fw).Render(strings.Join(facts, "\n")),
 			"   ",
 			strings.Join(table, "\n")), "\n")
+		// Below the facts only table rows remain: each is a row of its own.
+		return lines, append(cont, make([]bool, max(len(lines)-len(cont), 0))...)
 	}
-	return concat(c.factLines(c.iw), table)
+	facts, cont := flat(c.factLines(c.iw))
+	return concat(facts, table), append(cont, make([]bool, len(table))...)
 }
 
 // taintReason is the verdict's first sentence when taint is what made the call ask
@@ -679,15 +703,16 @@ func (c Confirm) reasonLines() []string {
 	return out
 }
 
-func (c Confirm) factLines(width int) []string {
+// factLines is the facts' rows, each as the lines it wraps to.
+func (c Confirm) factLines(width int) [][]string {
 	t := c.p.Tool
 	name := func(s string) string { return wrap.Inline(safetext.Limit(s, maxNameBytes), c.mark) }
 	row := func(label, value string) []string {
 		return wrap.HangChars(value, width, pad(c.st.Key.Render(label), labelWidth))
 	}
-	var out []string
-	out = append(out, row("server", name(t.Ref.Server)+"  "+c.trustLabel(t.ServerTrust))...)
-	out = append(out, row("tool", name(t.Ref.Tool))...)
+	var out [][]string
+	out = append(out, row("server", name(t.Ref.Server)+"  "+c.trustLabel(t.ServerTrust)))
+	out = append(out, row("tool", name(t.Ref.Tool)))
 	if r := c.p.Request; r.Client != "" {
 		ctx := r.Context
 		if ctx == "" {
@@ -701,12 +726,12 @@ func (c Confirm) factLines(width int) []string {
 				agent = short
 			}
 		}
-		out = append(out, agent...)
+		out = append(out, agent)
 	}
-	out = append(out, row("tier", c.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))...)
+	out = append(out, row("tier", c.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))))
 	if trust.ClaimsReadOnly(t.Declared, t.ServerTrust) {
 		claim := c.st.WarnText.Render("⚠ claims read-only") + c.st.Muted.Render(" · ignored")
-		out = append(out, wrap.Hang(claim, width, pad(c.st.Key.Render("claim"), labelWidth))...)
+		out = append(out, wrap.Hang(claim, width, pad(c.st.Key.Render("claim"), labelWidth)))
 	}
 	legs := "none"
 	if len(t.Class.Legs) > 0 {
@@ -716,13 +741,13 @@ func (c Confirm) factLines(width int) []string {
 		}
 		legs = strings.Join(words, " · ")
 	}
-	out = append(out, wrap.Hang(legs, width, pad(c.st.Key.Render("legs"), labelWidth))...)
+	out = append(out, wrap.Hang(legs, width, pad(c.st.Key.Render("legs"), labelWidth)))
 	if tt := c.p.Taint; tt.Tainted() {
 		by := name(tt.By.Qualified())
 		if tt.CallID != "" {
 			by += c.st.Muted.Render(" (call ") + name(tt.CallID) + c.st.Muted.Render(")")
 		}
-		out = append(out, wrap.Hang(c.st.WarnText.Render("⚠ from ")+by, width, pad(c.st.Key.Render("taint"), labelWidth))...)
+		out = append(out, wrap.Hang(c.st.WarnText.Render("⚠ from ")+by, width, pad(c.st.Key.Render("taint"), labelWidth)))
 	}
 	return out
 }
@@ -886,31 +911,74 @@ func (c Confirm) ruleScope() []string {
 		out = every
 	default:
 		open := session.OpenArgs(c.ruleArgs, when)
-		if len(open) == 0 {
+		sized := c.sizedOnly(when)
+		if len(open) == 0 && sized == "" {
 			out = []string{c.st.Muted.Render("only calls that meet every condition")}
 			break
 		}
-		// Only the names that can be shown are laid out; the count comes first, so
-		// cutting the row never hides how many arguments are open.
-		lead := "any value of "
-		if len(open) > 1 {
-			lead += strconv.Itoa(len(open)) + " arguments: "
-		}
-		var names []string
-		width := 0
-		for _, f := range open {
-			n := wrap.Inline(safetext.Limit(f, maxNameBytes), c.mark)
-			if width += lipgloss.Width(n) + 2; width > 2*c.iw && len(names) > 0 {
-				break
+		var said []string
+		if len(open) > 0 {
+			// Only the names that can be shown are laid out; the count comes first, so
+			// cutting the row never hides how many arguments are open.
+			lead := "any value of "
+			if len(open) > 1 {
+				lead += strconv.Itoa(len(open)) + " arguments: "
 			}
-			names = append(names, n)
+			var names []string
+			width := 0
+			for _, f := range open {
+				n := wrap.Inline(safetext.Limit(f, maxNameBytes), c.mark)
+				if width += lipgloss.Width(n) + 2; width > 2*c.iw && len(names) > 0 {
+					break
+				}
+				names = append(names, n)
+			}
+			said = append(said, lead+strings.Join(names, ", "))
 		}
-		out = c.cutRows(wrap.Words(c.st.WarnText.Render(lead+strings.Join(names, ", ")), c.iw), len(every))
+		if sized != "" {
+			said = append(said, sized)
+		}
+		out = c.cutRows(wrap.Words(c.st.WarnText.Render(strings.Join(said, "; ")), c.iw), len(every))
 	}
 	for len(out) < len(every) {
 		out = append(out, "")
 	}
 	return out
+}
+
+// sizedOnly names the lists among these arguments that a condition bounds only by
+// their length (max alone): such a condition says nothing of the items, so any
+// items pass ("any items in entities (at most 2)"). "" when there is none.
+func (c Confirm) sizedOnly(when map[string]map[string]any) string {
+	var out []string
+	for _, f := range slices.Sorted(maps.Keys(when)) {
+		m := when[f]
+		n, ok := m["max"]
+		if !ok || len(m) != 1 {
+			continue
+		}
+		v, found := c.ruleArgs, true
+		for part := range strings.SplitSeq(f, ".") {
+			obj, isObj := v.(map[string]any)
+			if !isObj {
+				found = false
+				break
+			}
+			v, found = obj[part]
+			if !found {
+				break
+			}
+		}
+		if _, isList := v.([]any); !found || !isList {
+			continue
+		}
+		out = append(out, "any items in "+wrap.Inline(safetext.Limit(f, maxNameBytes), c.mark)+" (at most "+fmt.Sprint(n)+")")
+		if len(out) == 3 {
+			out = append(out, "…")
+			break
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // cutRows keeps at most n rows of wrapped text, the last cut to the width.

@@ -744,8 +744,8 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 		wantText   []string // in the editor, as shown
 		wantWhen   map[string]map[string]any
 	}{
-		{"a list by its length, its members named open", `{"items":["a","b","c"]}`,
-			[]string{`items = { max = 3 }`, "any value of items"},
+		{"a list by its length, its items said open", `{"items":["a","b","c"]}`,
+			[]string{`items = { max = 3 }`, "any items in items (at most 3)"},
 			map[string]map[string]any{"items": {"max": int64(3)}}},
 		{"a key holding a dot is not the nested path", `{"a":{"b":"y"},"a.b":"x"}`,
 			[]string{`"a.b" = { equals = "y" }`, `any value of ["a.b"]`},
@@ -861,4 +861,25 @@ func repeatKey(name string, n int) []tea.Msg {
 		out = append(out, press(name))
 	}
 	return out
+}
+
+// The facts above the arguments end on a whole row: a row that wraps (the legs)
+// is shown whole or goes below the arguments whole, never as its first line only,
+// which would read as the whole of it ("legs untrusted-content ·").
+func TestConfirm_FactsAreCutBetweenRows(t *testing.T) {
+	for _, w := range []int{58, 78, 118} {
+		for h := 12; h <= 40; h++ {
+			c := NewConfirm(tainted(), plain())
+			c.SetSize(w, h)
+			v := text(c.View())
+			i := strings.Index(v, "arguments")
+			if i < 0 {
+				continue
+			}
+			above := v[:i]
+			if strings.Contains(above, "untrusted-content") && !strings.Contains(above, "exfiltration") {
+				t.Errorf("%dx%d: the legs row is cut after its first line:\n%s", w, h, v)
+			}
+		}
+	}
 }
