@@ -1,0 +1,104 @@
+package session_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-mcp/airlock/session"
+)
+
+// rawCall sends a tools/call for the rig's wipe tool on its own TCP connection, in
+// session sessionID, as a POST of protocol proto, and returns the connection.
+func rawCall(t *testing.T, r *goneRig, sessionID, proto string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", gatewayAddr(r.g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	body := `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"wipe__wipe","arguments":{}}}`
+	head := "POST /mcp " + proto + "\r\nHost: " + gatewayAddr(r.g) + "\r\nAuthorization: Bearer " + testToken +
+		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream" +
+		"\r\nMcp-Session-Id: " + sessionID + "\r\nMcp-Protocol-Version: 2025-11-25" +
+		"\r\nConnection: keep-alive\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+	if _, err := c.Write([]byte(head + body)); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// An agent that pipelines the start of a next request behind its call and then
+// closes its connection has left like any other: net/http stops watching a
+// connection for its close once it has read a pipelined byte, so without the
+// gateway's own watch the question would wait for the person and then run for
+// nobody.
+func TestAgentGone_PipelinedThenClosed(t *testing.T) {
+	for _, c := range []struct{ name, proto, extra string }{
+		{"a byte of a next request", "HTTP/1.1", "G"},
+		{"a whole next request", "HTTP/1.1", "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"HTTP/1.0 keep-alive", "HTTP/1.0", "G"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newGoneRig(t)
+			cs := agent(t, r.g, nil)
+			conn := rawCall(t, r, cs.ID(), c.proto)
+			p := r.question(t)
+			// Sent once the call waits, so that it reaches the socket, not what
+			// net/http buffered with the request.
+			if _, err := conn.Write([]byte(c.extra)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if len(r.m.Engine().Pending()) != 1 {
+				t.Fatalf("the question ended before its agent left: %v", r.m.Engine().Pending())
+			}
+			left := time.Now()
+			_ = conn.Close()
+			r.wantGone(t, p, left, c.name)
+		})
+	}
+}
+
+// A pipelined request is still served once the call ahead of it is answered: the
+// gateway's watch of the connection gives back what it read.
+func TestGateway_PipelinedRequestServedAfterTheCall(t *testing.T) {
+	r := newGoneRig(t)
+	cs := agent(t, r.g, nil)
+	conn := rawCall(t, r, cs.ID(), "HTTP/1.1")
+	p := r.question(t)
+	ping := `{"jsonrpc":"2.0","id":78,"method":"ping"}`
+	next := "POST /mcp HTTP/1.1\r\nHost: " + gatewayAddr(r.g) + "\r\nAuthorization: Bearer " + testToken +
+		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream" +
+		"\r\nMcp-Session-Id: " + cs.ID() + "\r\nMcp-Protocol-Version: 2025-11-25" +
+		"\r\nContent-Length: " + strconv.Itoa(len(ping)) + "\r\n\r\n" + ping
+	if _, err := conn.Write([]byte(next)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := r.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+		t.Fatalf("allowing the pipelined connection's call: %v", err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	for i, want := range []string{`"id":77`, `"id":78`} {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("response %d: %v", i+1, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Fatalf("response %d: status %d, %v, body %q; want 200 with %s", i+1, resp.StatusCode, err, body, want)
+		}
+	}
+	if _, err := os.Stat(r.marker); err != nil {
+		t.Errorf("the allowed call did not run: %v", err)
+	}
+}
