@@ -14,19 +14,28 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 )
 
-// rawCall sends a tools/call for the rig's wipe tool on its own TCP connection, in
-// session sessionID, as a POST of protocol proto, and returns the connection.
+// wipeCall is a JSON-RPC call of the rig's wipe tool.
+const wipeCall = `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"wipe__wipe","arguments":{}}}`
+
+// rawCall sends wipeCall on its own TCP connection, in session sessionID, as a POST
+// of HTTP version proto, and returns the connection.
 func rawCall(t *testing.T, r *goneRig, sessionID, proto string) net.Conn {
+	t.Helper()
+	return rawPOST(t, r, sessionID, proto, "2025-11-25", wipeCall)
+}
+
+// rawPOST sends body on its own TCP connection, in session sessionID, as a POST of
+// HTTP version proto and MCP protocol version version, and returns the connection.
+func rawPOST(t *testing.T, r *goneRig, sessionID, proto, version, body string) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", gatewayAddr(r.g))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	body := `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"wipe__wipe","arguments":{}}}`
 	head := "POST /mcp " + proto + "\r\nHost: " + gatewayAddr(r.g) + "\r\nAuthorization: Bearer " + testToken +
 		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream" +
-		"\r\nMcp-Session-Id: " + sessionID + "\r\nMcp-Protocol-Version: 2025-11-25" +
+		"\r\nMcp-Session-Id: " + sessionID + "\r\nMcp-Protocol-Version: " + version +
 		"\r\nConnection: keep-alive\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
 	if _, err := c.Write([]byte(head + body)); err != nil {
 		t.Fatal(err)
@@ -101,4 +110,48 @@ func TestGateway_PipelinedRequestServedAfterTheCall(t *testing.T) {
 	if _, err := os.Stat(r.marker); err != nil {
 		t.Errorf("the allowed call did not run: %v", err)
 	}
+}
+
+// A second POST that reuses the JSON-RPC id of a call still waiting neither takes
+// the call over nor keeps it alive: the call stays bound to the POST it came in, and
+// is withdrawn when that POST's agent leaves, whatever the second POST does.
+func TestAgentGone_SecondPOSTWithTheSameIDDoesNotHoldTheCall(t *testing.T) {
+	r := newGoneRig(t)
+	cs := agent(t, r.g, nil)
+	first := rawCall(t, r, cs.ID(), "HTTP/1.1")
+	p := r.question(t)
+	second := rawCall(t, r, cs.ID(), "HTTP/1.1")
+	_ = second.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	resp, err := http.ReadResponse(bufio.NewReader(second), nil)
+	if err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Logf("the second POST with id 77: %d %q", resp.StatusCode, body)
+	} else {
+		t.Logf("the second POST with id 77: no answer (%v)", err)
+	}
+	select {
+	case q := <-r.a.seen:
+		t.Fatalf("the reused id asked a second question (%d)", q.ID)
+	case <-time.After(100 * time.Millisecond):
+	}
+	left := time.Now()
+	_ = first.Close()
+	r.wantGone(t, p, left, "the first POST closed")
+	_ = second.Close()
+}
+
+// A batch (accepted from an agent that names a protocol before 2025-06-18) is bound
+// like a single call: each of its calls waits on the POST it came in, and all are
+// withdrawn when that POST's agent leaves.
+func TestAgentGone_BatchWithdrawnWithItsPOST(t *testing.T) {
+	r := newGoneRig(t)
+	cs := agent(t, r.g, nil)
+	batch := "[" + wipeCall + "," + strings.Replace(wipeCall, `"id":77`, `"id":78`, 1) + "]"
+	conn := rawPOST(t, r, cs.ID(), "HTTP/1.1", "2025-03-26", batch)
+	p := r.question(t)
+	r.question(t)
+	left := time.Now()
+	_ = conn.Close()
+	r.wantGone(t, p, left, "batch POST closed")
 }
