@@ -159,6 +159,47 @@ func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
 	goneWithin(t, pids, 10*time.Second)
 }
 
+// A server that answers a call with half a message and then stalls (reading on,
+// writing nothing) ends the call at the call timeout, audited "timeout"; the half
+// line it left in the reader does not hold up closing it.
+func TestStalledServer_HalfAnswerEndsAtCallTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, pidfile := stallServer(t, "stall", "half,noterm")
+	s.CallTimeout = time.Second
+	m := start(t, newConfig(s), session.Options{Audit: a})
+	mustServer(t, m, "stall", session.StatusReady)
+	pids := stallPids(t, pidfile)
+	var out *session.Outcome
+	var callErr error
+	took := within(t, "the call", 10*time.Second, pids, func() {
+		out, callErr = m.Call(context.Background(), session.CallRequest{Server: "stall", Tool: "take", Args: json.RawMessage(`{}`)})
+	})
+	t.Logf("the call answered with half a message returned after %v: %v", took.Round(time.Millisecond), callErr)
+	if !errors.Is(callErr, session.ErrCallTimeout) || out == nil {
+		t.Fatalf("err = %v (outcome %v), want the call timeout", callErr, out)
+	}
+	outcomes := 0
+	for _, r := range auditRecords(t, path) {
+		if r.CallID == out.CallID && r.Kind == "outcome" {
+			outcomes++
+			if r.Outcome != "timeout" {
+				t.Errorf("outcome record = %q (%s), want timeout", r.Outcome, r.Error)
+			}
+		}
+	}
+	if outcomes != 1 {
+		t.Errorf("%d outcome records for the call, want 1", outcomes)
+	}
+	took = within(t, "Close", 10*time.Second, pids, func() { m.Close() })
+	t.Logf("Close took %v", took.Round(time.Millisecond))
+	goneWithin(t, pids, 2*time.Second)
+}
+
 // stallKinds are the stalled servers Close and Reconnect must not wait on.
 var stallKinds = []struct{ name, flags string }{
 	{"not-reading", "read"},
@@ -166,6 +207,7 @@ var stallKinds = []struct{ name, flags string }{
 	{"not-reading-ignoring-sigterm", "read,noterm"},
 	{"child-holding-pipes", "read,noterm,child"},
 	{"pinging-not-reading", "pings,read,noterm"},
+	{"half-an-answer-ignoring-sigterm", "half,noterm"},
 }
 
 // stalledWithCall starts a Manager with one stall server and a call to it under way
