@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -306,5 +308,50 @@ func TestStalledServer_AgentCallThroughGatewayEnds(t *testing.T) {
 		}
 	case !res.IsError || !strings.Contains(textOf(res), "call timeout"):
 		t.Errorf("result = %q (error %v), want the call timeout", textOf(res), res.IsError)
+	}
+}
+
+// A streamable HTTP server that never answers a call does not hold up Close: go-sdk's
+// close waits for the call in flight, and there is no process to stop, so only
+// closing's own grace bounds it.
+func TestStalledServer_HTTPServerCloseWithin5s(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "hang", Version: "1"}, nil)
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	mcp.AddTool(srv, &mcp.Tool{Name: "take", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			entered <- struct{}{}
+			<-release // not the request's context: the server stalls whatever the client does
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			close(release)
+		}
+		upstream.Close()
+	})
+	m := start(t, newConfig(config.Server{Name: "hang", Transport: config.TransportHTTP, URL: upstream.URL,
+		Trust: trust.Trusted, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute}), session.Options{})
+	mustServer(t, m, "hang", session.StatusReady)
+	go func() {
+		_, _ = m.Call(context.Background(), session.CallRequest{Server: "hang", Tool: "take", Args: json.RawMessage(`{}`)})
+	}()
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never reached the server")
+	}
+	began := time.Now()
+	closed := make(chan struct{})
+	go func() { defer close(closed); m.Close() }()
+	select {
+	case <-closed:
+		t.Logf("Close with a call stalled on an HTTP server took %v", time.Since(began).Round(time.Millisecond))
+	case <-time.After(10 * time.Second):
+		released = true
+		close(release)
+		<-closed
+		t.Fatalf("Close took %v and had not returned after 10s (returned once the server answered)", time.Since(began).Round(time.Millisecond))
 	}
 }
