@@ -155,3 +155,44 @@ func TestAgentGone_BatchWithdrawnWithItsPOST(t *testing.T) {
 	_ = conn.Close()
 	r.wantGone(t, p, left, "batch POST closed")
 }
+
+// An agent that lost its connection and comes back with the same session id and the
+// same JSON-RPC id: the first call stays withdrawn (nothing of it runs when the person
+// answers the second), the retry asks again, and what the person allows runs once.
+func TestAgentGone_RetryInTheSameSessionRunsOnce(t *testing.T) {
+	r := newGoneRig(t)
+	cs := agent(t, r.g, nil)
+	first := rawCall(t, r, cs.ID(), "HTTP/1.1")
+	p1 := r.question(t)
+	left := time.Now()
+	_ = first.Close()
+	r.wantGone(t, p1, left, "the first connection closed")
+	second := rawCall(t, r, cs.ID(), "HTTP/1.1")
+	p2 := r.question(t)
+	if p2.CallID == p1.CallID {
+		t.Fatalf("the retry reuses the withdrawn call %s", p1.CallID)
+	}
+	if err := r.m.Engine().Answer(p2.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+		t.Fatal(err)
+	}
+	_ = second.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(second), nil)
+	if err != nil {
+		t.Fatalf("the retry's answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "wiped") {
+		t.Errorf("the retry's answer %q, want the tool's result", body)
+	}
+	var kinds []string
+	for _, rec := range auditRecords(t, r.auditPath) {
+		if rec.CallID == p1.CallID || rec.CallID == p2.CallID {
+			kinds = append(kinds, rec.Kind+":"+rec.Decision+rec.Outcome+":"+rec.DecidedBy)
+		}
+	}
+	want := []string{"decision:deny:agent-gone", "decision:allow:person", "outcome:ok:"}
+	if strings.Join(kinds, " ") != strings.Join(want, " ") {
+		t.Errorf("audit %q, want %q", kinds, want)
+	}
+}
