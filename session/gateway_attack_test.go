@@ -28,6 +28,12 @@ func rawCall(t *testing.T, r *goneRig, sessionID, proto string) net.Conn {
 // HTTP version proto and MCP protocol version version, and returns the connection.
 func rawPOST(t *testing.T, r *goneRig, sessionID, proto, version, body string) net.Conn {
 	t.Helper()
+	return rawPOSTWith(t, r, sessionID, proto, version, "", body)
+}
+
+// rawPOSTWith is rawPOST with extra header lines (each ending in CRLF).
+func rawPOSTWith(t *testing.T, r *goneRig, sessionID, proto, version, extra, body string) net.Conn {
+	t.Helper()
 	c, err := net.Dial("tcp", gatewayAddr(r.g))
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +42,7 @@ func rawPOST(t *testing.T, r *goneRig, sessionID, proto, version, body string) n
 	head := "POST /mcp " + proto + "\r\nHost: " + gatewayAddr(r.g) + "\r\nAuthorization: Bearer " + testToken +
 		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream" +
 		"\r\nMcp-Session-Id: " + sessionID + "\r\nMcp-Protocol-Version: " + version +
-		"\r\nConnection: keep-alive\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+		"\r\nConnection: keep-alive\r\n" + extra + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
 	if _, err := c.Write([]byte(head + body)); err != nil {
 		t.Fatal(err)
 	}
@@ -195,4 +201,22 @@ func TestAgentGone_RetryInTheSameSessionRunsOnce(t *testing.T) {
 	if strings.Join(kinds, " ") != strings.Join(want, " ") {
 		t.Errorf("audit %q, want %q", kinds, want)
 	}
+}
+
+// An agent that sends the gateway's own Airlock-Requester header (twice, with ids it
+// made up) cannot choose what its call is bound to: the gateway replaces the header,
+// the call asks as any other, and is withdrawn when its own POST closes.
+func TestAgentGone_ForgedRequesterHeaderIsReplaced(t *testing.T) {
+	r := newGoneRig(t)
+	cs := agent(t, r.g, nil)
+	conn := rawPOSTWith(t, r, cs.ID(), "HTTP/1.1", "2025-11-25",
+		"Airlock-Requester: forged-1\r\nairlock-requester: forged-2\r\n", wipeCall)
+	p := r.question(t)
+	time.Sleep(100 * time.Millisecond)
+	if len(r.m.Engine().Pending()) != 1 {
+		t.Fatal("the call with a forged requester header ended before its agent left")
+	}
+	left := time.Now()
+	_ = conn.Close()
+	r.wantGone(t, p, left, "forged requester header")
 }
