@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -361,5 +363,68 @@ func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
 	t.Logf("read's question withdrawn %v after DELETE", time.Since(left).Round(time.Millisecond))
 	if err := f.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
 		t.Error("the person could still allow a read whose agent left")
+	}
+}
+
+// The agent leaves after the last check, while the allowed call's decision is being
+// written: the call is still not forwarded, and its outcome record says so.
+func TestAgentGone_LeftWhileTheDecisionWasWrittenNeverRuns(t *testing.T) {
+	dir := t.TempDir()
+	marker, auditPath := filepath.Join(dir, "ran"), filepath.Join(dir, "audit.jsonl")
+	srv := testServer(t, "wipe", "marker", trust.Untrusted)
+	srv.Env["AIRLOCK_TEST_MARKER"] = marker
+	al, err := audit.Open(auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer al.Close()
+	ctx, leave := context.WithCancelCause(context.Background())
+	var allowed atomic.Bool
+	approver := session.ApproverFunc(func(context.Context, *session.Pending) (session.Response, error) {
+		allowed.Store(true)
+		return session.Response{Answer: session.AllowOnce}, nil
+	})
+	// The clock is read to stamp the allowed call's decision record: that is after
+	// the last check and before the forward, and there the agent leaves.
+	now := func() time.Time {
+		if allowed.Load() && calledFrom("auditDecision") {
+			leave(session.ErrAgentGone)
+		}
+		return time.Now()
+	}
+	m := start(t, newConfig(srv), session.Options{Audit: al, Approver: approver, Now: now})
+	_, err = m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: args(`{}`)})
+	if ctx.Err() == nil {
+		t.Fatal("the test never crossed the decision record")
+	}
+	if !errors.Is(err, session.ErrAgentGone) {
+		t.Errorf("error %v, want the agent's leaving", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the tool ran for an agent that had left")
+	}
+	var got []string
+	for _, rec := range auditRecords(t, auditPath) {
+		got = append(got, rec.Kind+":"+rec.Decision+rec.Outcome+": "+rec.Error)
+	}
+	if len(got) != 2 || got[0] != "decision:allow: " || !strings.Contains(got[1], "not forwarded") {
+		t.Errorf("audit %q, want the allow decision and an outcome saying the call was not forwarded", got)
+	}
+}
+
+// calledFrom reports whether a function whose name ends in name is on the caller's
+// stack.
+func calledFrom(name string) bool {
+	pc := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(2, pc)])
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.Function, "."+name) {
+			return true
+		}
+		if !more {
+			return false
+		}
 	}
 }

@@ -250,6 +250,10 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		m.auditChannelOutcome(base, 0, err)
 		return callID, d.Verdict, 0, false, err
 	}
+	if w := notForwarded(ctx); w != nil {
+		m.auditChannelOutcome(base, 0, w)
+		return callID, d.Verdict, 0, false, w
+	}
 	start := m.opts.Now()
 	fctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	m.callStarted(req.Server, callID)

@@ -62,6 +62,9 @@ func TestGateway_RefusesFromHeadersWithoutReadingTheBody(t *testing.T) {
 		{"wrong token", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer nope\r\n" + body, http.StatusUnauthorized},
 		{"wrong host", "POST /mcp HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer " + testToken + "\r\n" + body, http.StatusForbidden},
 		{"foreign origin", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\n" + body, http.StatusForbidden},
+		{"no token, chunked", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n1000\r\n{", http.StatusUnauthorized},
+		// The 100 Continue is never sent: the client is told no at once.
+		{"no token, 100-continue", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\n" + body, http.StatusUnauthorized},
 	} {
 		start := time.Now()
 		got := statusWithin(t, addr, c.head, 3*time.Second)
@@ -86,32 +89,43 @@ func TestGateway_HeadersBounded(t *testing.T) {
 func TestGateway_BodyReadDeadline(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
 	g := startGatewayWith(t, m, gateway.Options{BodyReadTimeout: 300 * time.Millisecond})
-	c, err := net.Dial("tcp", gatewayAddr(g))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_, _ = c.Write([]byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + testToken +
-		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 5000\r\n\r\n{"))
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-				if _, err := c.Write([]byte(" ")); err != nil {
-					return
-				}
+	head := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + testToken +
+		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+	for _, c := range []struct{ name, head, byte string }{
+		{"Content-Length", head + "Content-Length: 5000\r\n\r\n{", " "},
+		// No length: the chunked reader's reads have the deadline too, small chunks
+		// as large ones.
+		{"chunked", head + "Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n", "1\r\n \r\n"},
+		{"chunked after 100-continue", head + "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n", "1\r\n \r\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", gatewayAddr(g))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}()
-	start := time.Now()
-	if !closedWithin(c, 3*time.Second) {
-		t.Fatalf("a body trickling a byte every 100 ms was still read %v later (the body deadline is 300 ms)", time.Since(start).Round(time.Millisecond))
+			defer conn.Close()
+			_, _ = conn.Write([]byte(c.head))
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() {
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(100 * time.Millisecond):
+						if _, err := conn.Write([]byte(c.byte)); err != nil {
+							return
+						}
+					}
+				}
+			}()
+			start := time.Now()
+			if !closedWithin(conn, 3*time.Second) {
+				t.Fatalf("a body trickling a byte every 100 ms was still read %v later (the body deadline is 300 ms)", time.Since(start).Round(time.Millisecond))
+			}
+			t.Logf("trickling body cut off after %v", time.Since(start).Round(time.Millisecond))
+		})
 	}
-	t.Logf("trickling body cut off after %v", time.Since(start).Round(time.Millisecond))
 }
 
 // serverConns counts the gateway's side of the TCP connections to port that this

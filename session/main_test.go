@@ -133,10 +133,12 @@ func serve(mode string) int {
 // stalls as the comma-separated flags say: "read" stops reading its stdin (a large
 // request fills the pipe and blocks the writer), "write" keeps reading but never
 // writes again and stays on after its stdin closes; "pings" sends 5,000 ping requests
-// first (stop reading too: the answers fill the pipe); "noterm" ignores SIGTERM; "child"
+// first (stop reading too: the answers fill the pipe); "half" answers the first
+// tools/call with half a message, then reads on and never writes again, and stays on
+// after its stdin closes; "noterm" ignores SIGTERM; "child"
 // first starts a "stall-child" holding the same stdin, stdout and stderr. The pids
 // (its own, then the child's) are written to AIRLOCK_TEST_PIDFILE, one a line, and
-// "stalled" to stderr once the listing is answered.
+// "stalled" to stderr once it stalls.
 func serveStall(flags string) int {
 	has := func(f string) bool { return slices.Contains(strings.Split(flags, ","), f) }
 	if has("noterm") {
@@ -177,6 +179,15 @@ func serveStall(flags string) int {
 			continue
 		case "tools/list":
 			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"take","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}}`+"\n", req.ID)
+			if has("half") {
+				continue
+			}
+		case "tools/call":
+			if !has("half") {
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
+				continue
+			}
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"half of an answ`, req.ID)
 		default:
 			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
 			continue
@@ -191,7 +202,7 @@ func serveStall(flags string) int {
 			w.Flush()
 		}
 		fmt.Fprintln(os.Stderr, "stalled")
-		if has("write") {
+		if has("write") || has("half") {
 			_, _ = io.Copy(io.Discard, in)
 		}
 		time.Sleep(time.Hour)

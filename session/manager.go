@@ -555,6 +555,10 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
 	m.pins.waitSaved()
+	if w := notForwarded(ctx); w != nil {
+		m.auditOutcome(base, &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule}, w)
+		return nil, w
+	}
 	start := m.opts.Now()
 	m.callStarted(req.Server, callID)
 	res, err := s.call(ctx, callID, req, tool)
@@ -613,6 +617,21 @@ func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, 
 		return v, false
 	}
 	return d.Verdict, true
+}
+
+// notForwarded is the error of an allowed call whose caller left after recheck (while
+// its decision was written to disk), or nil: such a call is not forwarded either, and
+// its outcome record says so.
+func notForwarded(ctx context.Context) *WithdrawnError {
+	switch {
+	case agentGone(ctx):
+		return &WithdrawnError{Err: ErrAgentGone, Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone,
+			Reasons: []string{"the agent disconnected after the call was allowed, so it was not forwarded"}}}
+	case ctx.Err() != nil:
+		return &WithdrawnError{Err: ctx.Err(), Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled,
+			Reasons: []string{"the caller withdrew the call after it was allowed, so it was not forwarded"}}}
+	}
+	return nil
 }
 
 // staleLoop withdraws waiting questions whose tool changed under them, so an open

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -159,6 +161,47 @@ func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
 	goneWithin(t, pids, 10*time.Second)
 }
 
+// A server that answers a call with half a message and then stalls (reading on,
+// writing nothing) ends the call at the call timeout, audited "timeout"; the half
+// line it left in the reader does not hold up closing it.
+func TestStalledServer_HalfAnswerEndsAtCallTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, pidfile := stallServer(t, "stall", "half,noterm")
+	s.CallTimeout = time.Second
+	m := start(t, newConfig(s), session.Options{Audit: a})
+	mustServer(t, m, "stall", session.StatusReady)
+	pids := stallPids(t, pidfile)
+	var out *session.Outcome
+	var callErr error
+	took := within(t, "the call", 10*time.Second, pids, func() {
+		out, callErr = m.Call(context.Background(), session.CallRequest{Server: "stall", Tool: "take", Args: json.RawMessage(`{}`)})
+	})
+	t.Logf("the call answered with half a message returned after %v: %v", took.Round(time.Millisecond), callErr)
+	if !errors.Is(callErr, session.ErrCallTimeout) || out == nil {
+		t.Fatalf("err = %v (outcome %v), want the call timeout", callErr, out)
+	}
+	outcomes := 0
+	for _, r := range auditRecords(t, path) {
+		if r.CallID == out.CallID && r.Kind == "outcome" {
+			outcomes++
+			if r.Outcome != "timeout" {
+				t.Errorf("outcome record = %q (%s), want timeout", r.Outcome, r.Error)
+			}
+		}
+	}
+	if outcomes != 1 {
+		t.Errorf("%d outcome records for the call, want 1", outcomes)
+	}
+	took = within(t, "Close", 10*time.Second, pids, func() { m.Close() })
+	t.Logf("Close took %v", took.Round(time.Millisecond))
+	goneWithin(t, pids, 2*time.Second)
+}
+
 // stallKinds are the stalled servers Close and Reconnect must not wait on.
 var stallKinds = []struct{ name, flags string }{
 	{"not-reading", "read"},
@@ -166,6 +209,7 @@ var stallKinds = []struct{ name, flags string }{
 	{"not-reading-ignoring-sigterm", "read,noterm"},
 	{"child-holding-pipes", "read,noterm,child"},
 	{"pinging-not-reading", "pings,read,noterm"},
+	{"half-an-answer-ignoring-sigterm", "half,noterm"},
 }
 
 // stalledWithCall starts a Manager with one stall server and a call to it under way
@@ -264,5 +308,50 @@ func TestStalledServer_AgentCallThroughGatewayEnds(t *testing.T) {
 		}
 	case !res.IsError || !strings.Contains(textOf(res), "call timeout"):
 		t.Errorf("result = %q (error %v), want the call timeout", textOf(res), res.IsError)
+	}
+}
+
+// A streamable HTTP server that never answers a call does not hold up Close: go-sdk's
+// close waits for the call in flight, and there is no process to stop, so only
+// closing's own grace bounds it.
+func TestStalledServer_HTTPServerCloseWithin5s(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "hang", Version: "1"}, nil)
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	mcp.AddTool(srv, &mcp.Tool{Name: "take", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			entered <- struct{}{}
+			<-release // not the request's context: the server stalls whatever the client does
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			close(release)
+		}
+		upstream.Close()
+	})
+	m := start(t, newConfig(config.Server{Name: "hang", Transport: config.TransportHTTP, URL: upstream.URL,
+		Trust: trust.Trusted, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute}), session.Options{})
+	mustServer(t, m, "hang", session.StatusReady)
+	go func() {
+		_, _ = m.Call(context.Background(), session.CallRequest{Server: "hang", Tool: "take", Args: json.RawMessage(`{}`)})
+	}()
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never reached the server")
+	}
+	began := time.Now()
+	closed := make(chan struct{})
+	go func() { defer close(closed); m.Close() }()
+	select {
+	case <-closed:
+		t.Logf("Close with a call stalled on an HTTP server took %v", time.Since(began).Round(time.Millisecond))
+	case <-time.After(10 * time.Second):
+		released = true
+		close(release)
+		<-closed
+		t.Fatalf("Close took %v and had not returned after 10s (returned once the server answered)", time.Since(began).Round(time.Millisecond))
 	}
 }

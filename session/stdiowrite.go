@@ -86,7 +86,9 @@ func (p *stdinPipe) arm(ctx context.Context, deadline time.Time) (disarm func())
 // byte reached the pipe leaves the stream whole and only fails. A server that took part
 // of a message and no more, or none within timeout, has stopped reading: the
 // connection is broken for good (a message cut short cannot be taken back), stalled
-// is told why, and every later write fails at once.
+// is told why, and every later write fails at once. Where the pipe has no write
+// deadlines (Windows) neither the context nor its deadline ends a blocked write: one
+// still blocked at timeout breaks the connection, and stopping the process ends it.
 type stdioConn struct {
 	mcp.Connection // go-sdk's stdio connection over the pipes
 	pipe           *stdinPipe

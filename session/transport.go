@@ -35,8 +35,9 @@ const (
 	stderrKeepBytes = 64 << 10
 	// stopGrace is how long a stdio server may take to exit after its stdin closes
 	// before its whole process group is sent SIGTERM, and again after SIGTERM before
-	// SIGKILL. Closing a server takes at most about twice this plus waitDelay, so that
-	// quitting or reconnecting stays within a few seconds whatever the server does.
+	// SIGKILL. Closing a server takes about twice this plus waitDelay, and reapWait more
+	// only if a process sent SIGKILL is not reaped at once, so that quitting or
+	// reconnecting stays within a few seconds whatever the server does.
 	stopGrace = time.Second
 	// waitDelay bounds how long reaping a server that has exited waits for its stderr
 	// to close: a process it started may keep the pipe open (os/exec's WaitDelay).
@@ -131,7 +132,8 @@ func (p *process) stop() {
 				p.exited(reapWait)
 			}
 		}
-		// The leader is gone; make sure nothing it started lingers in the group.
+		// The leader is gone (or was sent SIGKILL and not reaped within reapWait);
+		// make sure nothing it started lingers in the group.
 		_ = p.tree.kill(p.cmd, syscall.SIGKILL)
 		p.tree.release()
 	})

@@ -3,6 +3,7 @@ package gateway
 import (
 	"container/list"
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -82,7 +83,127 @@ type trackedConn struct {
 	serving int
 	authed  bool
 	once    sync.Once
+
+	// cancel ends the connection's context, and with it the context of the request
+	// it serves (set by withConn).
+	cancel context.CancelCauseFunc
+
+	// Pipelined bytes (see awaitAnswer), guarded by rmu.
+	rmu      sync.Mutex
+	awaiting bool          // a request's handler runs with its body read
+	watch    chan struct{} // closed when the watcher ends; nil when none runs
+	stopping bool          // the watcher is being stopped: its read's timeout is ours
+	buf      []byte        // read by the watcher, for net/http's next reads
+	rerr     error         // how the watcher's reading ended, after buf
 }
+
+// maxPipelined bounds what a client may send behind a request that is still being
+// answered; beyond it the connection is ended.
+const maxPipelined = 64 << 10
+
+// errClientLeft ends a connection's context when its client closed it while a
+// request on it was still being answered.
+var errClientLeft = errors.New("the client closed its connection")
+
+// Read is the connection's read, served first from what the watcher read.
+func (c *trackedConn) Read(p []byte) (int, error) {
+	c.rmu.Lock()
+	if len(c.buf) > 0 {
+		n := copy(p, c.buf)
+		c.buf = c.buf[n:]
+		c.rmu.Unlock()
+		return n, nil
+	}
+	if err := c.rerr; err != nil {
+		c.rmu.Unlock()
+		return 0, err
+	}
+	c.rmu.Unlock()
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.rmu.Lock()
+		if c.awaiting && c.watch == nil {
+			// net/http's read that watches for the close returned data: the client
+			// pipelined its next request, and net/http no longer watches.
+			c.watch = make(chan struct{})
+			go c.watchClose(c.watch)
+		}
+		c.rmu.Unlock()
+	}
+	return n, err
+}
+
+// watchClose reads what the client sends behind a request being answered, keeping
+// it for net/http, until the client closes the connection (the request's context
+// ends), it sends more than maxPipelined (likewise), or stopWatch stops it.
+func (c *trackedConn) watchClose(done chan struct{}) {
+	defer close(done)
+	b := make([]byte, 4096)
+	for {
+		n, err := c.Conn.Read(b)
+		c.rmu.Lock()
+		c.buf = append(c.buf, b[:n]...)
+		ours := c.stopping
+		over := len(c.buf) > maxPipelined
+		if over {
+			err = fmt.Errorf("the client sent more than %d bytes behind a request still being answered", maxPipelined)
+		}
+		if err != nil {
+			var ne net.Error
+			if ours && errors.As(err, &ne) && ne.Timeout() {
+				err = nil // stopped by stopWatch: the connection goes on
+			}
+			c.rerr = err
+		}
+		c.rmu.Unlock()
+		switch {
+		case err == nil && ours:
+			return
+		case err != nil:
+			if c.cancel != nil {
+				if over {
+					c.cancel(err)
+				} else {
+					c.cancel(errClientLeft)
+				}
+			}
+			return
+		}
+	}
+}
+
+// awaitAnswer marks the connection as serving a request whose body is read, until
+// done. net/http learns that the client closed the connection by a read it keeps
+// going meanwhile, but gives that up once the read returns a byte of a pipelined
+// request: a client that pipelines and closes would leave its request, a call
+// waiting for a person among them, running for nobody. So from that byte on the
+// connection reads the socket itself (keeping what it reads for net/http) and ends
+// the request's context when the client closes it.
+func (c *trackedConn) awaitAnswer() (done func()) {
+	c.rmu.Lock()
+	c.awaiting = true
+	c.rmu.Unlock()
+	return func() {
+		c.rmu.Lock()
+		c.awaiting = false
+		w := c.watch
+		c.watch = nil
+		c.stopping = w != nil
+		c.rmu.Unlock()
+		if w == nil {
+			return
+		}
+		_ = c.Conn.SetReadDeadline(longAgo)
+		<-w
+		_ = c.Conn.SetReadDeadline(time.Time{})
+		c.rmu.Lock()
+		c.stopping = false
+		c.rmu.Unlock()
+	}
+}
+
+// longAgo is a deadline already passed: setting it ends a blocked read at once.
+var longAgo = time.Unix(1, 0)
 
 // Close removes the connection from the limiter and closes it.
 func (c *trackedConn) Close() error {
@@ -96,6 +217,9 @@ func (c *trackedConn) Close() error {
 			}
 		}
 		c.l.mu.Unlock()
+		if c.cancel != nil {
+			c.cancel(errClientLeft)
+		}
 	})
 	return c.Conn.Close()
 }
@@ -235,9 +359,11 @@ func (ln limitedListener) Accept() (net.Conn, error) {
 
 type connKey struct{}
 
-// withConn is the http.Server's ConnContext: handlers find their connection.
+// withConn is the http.Server's ConnContext: handlers find their connection, and
+// the connection can end its requests' contexts.
 func withConn(ctx context.Context, c net.Conn) context.Context {
 	if tc, ok := c.(*trackedConn); ok {
+		ctx, tc.cancel = context.WithCancelCause(ctx)
 		return context.WithValue(ctx, connKey{}, tc)
 	}
 	return ctx
@@ -248,6 +374,15 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 func servingAuthenticated(r *http.Request) (done func()) {
 	if tc, ok := r.Context().Value(connKey{}).(*trackedConn); ok {
 		return tc.serve()
+	}
+	return func() {}
+}
+
+// awaitingAnswer is trackedConn.awaitAnswer for r's connection; without a tracked
+// connection it does nothing.
+func awaitingAnswer(r *http.Request) (done func()) {
+	if tc, ok := r.Context().Value(connKey{}).(*trackedConn); ok {
+		return tc.awaitAnswer()
 	}
 	return func() {}
 }

@@ -769,6 +769,7 @@ func (g *Gateway) Handler() http.Handler {
 		// agent went away ends with it; a DELETE ends its session's calls before
 		// go-sdk closes the session, which would otherwise wait for them.
 		defer g.requesters.post(r)()
+		defer awaitingAnswer(r)()
 		if r.Method == http.MethodDelete {
 			if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 				g.requesters.endSession(id)
