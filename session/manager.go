@@ -388,6 +388,14 @@ type DeniedError struct {
 func (e *DeniedError) Unwrap() error { return e.Audit }
 
 func (e *DeniedError) Error() string {
+	if e.Audit != nil {
+		// Not a policy: airlock forwards no call whose decision it cannot record.
+		msg := e.Audit.Error()
+		if !strings.Contains(msg, audit.ErrBroken.Error()) {
+			msg = audit.ErrBroken.Error() + ": " + msg
+		}
+		return "call refused, nothing was sent: " + msg
+	}
 	msg := "call denied"
 	switch e.Verdict.By {
 	case trust.DecidedByPerson:
