@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // How a glob reads paths depends on the operating system airlock runs on: a pure
@@ -18,10 +20,11 @@ import (
 //     read as another name (a trailing dot or space: ".ssh." is ".ssh"; an
 //     alternate data stream "a:b"; an 8.3 short name "PROGRA~1") cannot be
 //     compared safely.
-//   - windows and darwin: file names are case-insensitive by default, so a path
-//     that matches a glob only when case is ignored ("~/.SSH/id_rsa" against
-//     "**/.ssh/**") cannot be compared safely: it never allows, and a deny or ask
-//     rule holds.
+//   - windows and darwin: file names are case-insensitive by default (and on
+//     darwin normalisation-insensitive), so a path that matches a glob only when
+//     case is ignored and both are composed ("~/.SSH/id_rsa" against "**/.ssh/**",
+//     a decomposed "Café") cannot be compared safely: it never allows, and a deny
+//     or ask rule holds.
 //   - every other system: "/" separates, case is exact.
 
 // pathStyle is how paths are read on one operating system.
@@ -187,10 +190,15 @@ func splitPath(p string) []string {
 	return strings.Split(p, "/")
 }
 
+// lowerAll is segs as a case-insensitive volume compares names: in lower case and
+// composed (NFC), because macOS's volumes also ignore Unicode normalisation
+// ("Cafe" with a combining acute opens "Café"). On Windows, whose NTFS keeps the
+// two spellings apart, a name that matches only once composed is then "cannot be
+// compared safely": never an allow, and a deny or ask holds (fail closed).
 func lowerAll(segs []string) []string {
 	out := make([]string, len(segs))
 	for i, s := range segs {
-		out[i] = strings.ToLower(s)
+		out[i] = norm.NFC.String(strings.ToLower(s))
 	}
 	return out
 }

@@ -5,12 +5,14 @@ import (
 	"testing"
 )
 
-// Issue 14 (rules2 item 5): globs on Windows paths, decided as a pure function of
-// GOOS so that these run on Linux: backslashes and slashes, drive-letter case, ".."
+// Globs on Windows paths, decided as a pure function of GOOS so that these run on
+// Linux: backslashes and slashes, drive-letter case, ".."
 // stopping at the drive, ~ from a Windows home, and the names Windows reads as
 // another name (trailing dot or space, data streams, 8.3 short names), UNC and
 // drive-relative paths; case-insensitive names (windows, darwin) never allow by a
-// case-folded match and always meet a deny rule that way.
+// case-folded match and always meet a deny rule that way; on darwin, whose volumes
+// compare names after Unicode normalisation, the same holds for a name that matches
+// only once both are normalised (Cafe+U+0301 is Café).
 func TestRules_GlobPerGOOS(t *testing.T) {
 	const winHome = `C:\Users\me`
 	type tc struct {
@@ -56,6 +58,16 @@ func TestRules_GlobPerGOOS(t *testing.T) {
 		{"darwin", `/Users/me/project/**`, `/users/me/PROJECT/a`, unsafe},
 		{"darwin", `**/.ssh/**`, `/Users/me/.SSH/id_rsa`, unsafe},
 		{"darwin", `**/.ssh/**`, `/Users/me/.sshx/id_rsa`, noMatch},
+		// darwin: APFS and HFS+ open a decomposed name as the composed one
+		{"darwin", "/Users/me/Caf\u00e9/**", "/Users/me/Cafe\u0301/notes", unsafe},
+		{"darwin", "/Users/me/Cafe\u0301/**", "/Users/me/Caf\u00e9/notes", unsafe},
+		{"darwin", "/Users/me/Caf\u00e9/**", "/Users/me/CAFE\u0301/notes", unsafe},
+		{"darwin", "/Users/me/Caf\u00e9/**", "/Users/me/Caf\u00e9/notes", matched},
+		// a look-alike is another name on every system: Cyrillic dze is not s
+		{"darwin", `**/.ssh/**`, "/Users/me/.\u0455sh/id_rsa", noMatch},
+		{"linux", `**/.ssh/**`, "/home/me/.\u0455sh/id_rsa", noMatch},
+		// linux: names are bytes, a decomposed name is another file
+		{"linux", "/home/me/Caf\u00e9/**", "/home/me/Cafe\u0301/notes", noMatch},
 	}
 	for _, c := range cases {
 		home := "/home/me"
