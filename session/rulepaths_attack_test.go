@@ -1,0 +1,137 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// attackHome is linkHome with more links an agent might leave in the project: rel ->
+// ../project/../.ssh (a relative target that climbs), up -> ../project/.. (HOME
+// itself), loop -> loop, and a chain of 41 links l0 -> l1 -> … -> l40 -> ../.ssh
+// (one more than Linux follows in one open).
+func attackHome(t *testing.T) string {
+	t.Helper()
+	home := linkHome(t)
+	proj := filepath.Join(home, "project")
+	links := map[string]string{"rel": "../project/../.ssh", "up": "../project/..", "loop": "loop"}
+	for i := 0; i < 41; i++ {
+		links["l"+strconv.Itoa(i)] = "l" + strconv.Itoa(i+1)
+	}
+	links["l41"] = "../.ssh"
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(proj, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+func callRaw(m *session.Manager, tool, args string) (*session.Outcome, error) {
+	return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: tool, Args: []byte(args)})
+}
+
+// quote is a JSON string of s.
+func quote(s string) string { return strconv.Quote(s) }
+
+// Spellings of ~/.ssh/id_rsa against deny ~/.ssh/** on a read tool the tier allows:
+// the deny is the only guard, so each must be denied by the rule (never read). The
+// rule is rooted (not **/.ssh/**), so a spelling whose cleaned form leaves ~/.ssh is
+// caught only by the resolution or by being a value that cannot be compared.
+func TestRulePaths_AttackDenySpellings(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the spellings use /proc and Linux's limit of links")
+	}
+	home := attackHome(t)
+	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/.ssh/**"}})
+	nested := pathRule(t, "servers.fs.tools.read_nested.rules[0]", trust.Deny, home, map[string][2]any{"options.path": {trust.MatchGlob, "~/.ssh/**"}})
+	many := pathRule(t, "servers.fs.tools.read_many.rules[0]", trust.Deny, home, map[string][2]any{"paths": {trust.MatchGlob, "~/.ssh/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"read_file": {deny}, "read_nested": {nested}, "read_many": {many}})
+
+	if out, err := callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")}); err != nil || textOf(out.Result) != "notes\n" {
+		t.Fatalf("a read inside the project: %v %+v", err, out)
+	}
+	name := "nobody"
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	cases := []struct{ what, tool, args string }{
+		{"a link whose relative target climbs", "read_file", `{"path":` + quote(home+"/project/rel/id_rsa") + `}`},
+		{"HOME through a link, then .ssh", "read_file", `{"path":` + quote(home+"/project/up/.ssh/id_rsa") + `}`},
+		{"a chain of 41 links", "read_file", `{"path":` + quote(home+"/project/l0/id_rsa") + `}`},
+		{"a link then ..", "read_file", `{"path":` + quote(home+"/project/cfg/../.ssh/id_rsa") + `}`},
+		{"/proc/self/root", "read_file", `{"path":` + quote("/proc/self/root"+home+"/.ssh/id_rsa") + `}`},
+		{"/dev/fd/../root", "read_file", `{"path":` + quote("/dev/fd/../root"+home+"/.ssh/id_rsa") + `}`},
+		{"// at the start", "read_file", `{"path":` + quote("/"+home+"/.ssh/id_rsa") + `}`},
+		{"a trailing /. on the folder", "read_file", `{"path":` + quote(home+"/.ssh/.") + `}`},
+		{"~user/", "read_file", `{"path":` + quote("~"+name+"/.ssh/id_rsa") + `}`},
+		{"a backslash", "read_file", `{"path":` + quote(home+`/project\..\..\.ssh/id_rsa`) + `}`},
+		{"a nested field through a link", "read_nested", `{"options":{"path":` + quote(home+"/project/cfg/id_rsa") + `}}`},
+		{"a list of paths", "read_many", `{"paths":[` + quote(home+"/project/notes.txt") + `,` + quote(home+"/project/cfg/id_rsa") + `]}`},
+	}
+	for _, c := range cases {
+		out, err := callRaw(m, c.tool, c.args)
+		var denied *session.DeniedError
+		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule {
+			got := ""
+			if out != nil {
+				got = textOf(out.Result)
+			}
+			t.Errorf("%s (%s): %v, read %q; want denied by the rule", c.what, c.args, err, got)
+		}
+	}
+}
+
+// Spellings of a write outside ~/project against allow ~/project/** on a write tool
+// whose tier asks: none may run unasked (nobody answers, so each ends by timeout),
+// and ~/.bashrc is never written. What is forwarded is the raw value the person
+// saw: an allowed write's server reply names the path exactly as sent.
+func TestRulePaths_AttackAllowSpellings(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the spellings use Linux's limit of links")
+	}
+	home := attackHome(t)
+	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+
+	raw := home + "/project/./sub//../new.txt"
+	if err := os.Mkdir(filepath.Join(home, "project", "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, err := callPath(m, "write_file", map[string]string{"path": raw, "content": "hello"})
+	if err != nil || out.Verdict.By != trust.DecidedByRule || textOf(out.Result) != "wrote "+raw {
+		t.Fatalf("a write inside the project: %v %+v, want the server to open %q as sent", err, out, raw)
+	}
+	cases := []struct{ what, args string }{
+		{"a link whose relative target climbs", `{"path":` + quote(home+"/project/up/.bashrc") + `}`},
+		{"a chain of 41 links then ..", `{"path":` + quote(home+"/project/l0/../.bashrc") + `}`},
+		{"a loop of links", `{"path":` + quote(home+"/project/loop/x") + `}`},
+		{"a file then /.", `{"path":` + quote(home+"/project/notes.txt/.") + `}`},
+		{"a file then /..", `{"path":` + quote(home+"/project/notes.txt/../../.bashrc") + `}`},
+		{"a NUL", `{"path":` + quote(home+"/project/a\x00/../../.bashrc") + `}`},
+		{"a backslash", `{"path":` + quote(home+`/project/a\..\..\.bashrc`) + `}`},
+		{"a number", `{"path":7}`},
+		{"a list", `{"path":[` + quote(home+"/project/a") + `,` + quote(home+"/.bashrc") + `]}`},
+		{"an object", `{"path":{"p":` + quote(home+"/project/a") + `}}`},
+		{"a relative path", `{"path":"../.bashrc"}`},
+	}
+	for _, c := range cases {
+		args := strings.TrimSuffix(c.args, "}") + `,"content":"pwned"}`
+		out, err := callRaw(m, "write_file", args)
+		if err == nil && out.Verdict.By == trust.DecidedByRule {
+			t.Errorf("%s (%s) ran unasked: %s", c.what, args, textOf(out.Result))
+		}
+	}
+	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+		t.Errorf("~/.bashrc is now %q", got)
+	}
+}
