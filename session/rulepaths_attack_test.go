@@ -135,3 +135,36 @@ func TestRulePaths_AttackAllowSpellings(t *testing.T) {
 		t.Errorf("~/.bashrc is now %q", got)
 	}
 }
+
+// "Always allow…" for a write whose allow rule was set aside because the path opens
+// elsewhere through a link: the cleaned path's folder (~/project/*) would be set
+// aside again, so the proposal names the folder the path opens (~/*) and says why.
+func TestRulePaths_ProposalThroughALink(t *testing.T) {
+	home := linkHome(t)
+	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, a := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+	raw := home + "/project/cfg/../.bashrc"
+	if _, err := callPath(m, "write_file", map[string]string{"path": raw, "content": "x"}); err == nil {
+		t.Fatal("the write through the link ran unasked")
+	}
+	var p *session.Pending
+	select {
+	case p = <-a.seen:
+	default:
+		t.Fatal("no question was asked")
+	}
+	prop := session.ProposeRule(p.Tool, p.Request.Args)
+	if got, want := prop.When["path"]["glob"], home+"/*"; got != want {
+		t.Errorf("proposed %v, want glob %s (the folder the path opens)", prop.When, want)
+	}
+	notes := strings.Join(prop.Notes, "\n")
+	if !strings.Contains(notes, "opens ~/.bashrc") || !strings.Contains(notes, "~/project/cfg is a link to ~/.ssh") {
+		t.Errorf("the proposal does not say why it names that folder: %q", notes)
+	}
+	// Through a remote server the path is not resolved: the cleaned folder.
+	remote := p.Tool
+	remote.Facts = &session.ServerFacts{}
+	if got, want := session.ProposeRule(remote, p.Request.Args).When["path"]["glob"], home+"/project/*"; got != want {
+		t.Errorf("for a remote server proposed %v, want %s", got, want)
+	}
+}
