@@ -168,3 +168,36 @@ func TestRulePaths_ProposalThroughALink(t *testing.T) {
 		t.Errorf("for a remote server proposed %v, want %s", got, want)
 	}
 }
+
+// A deny rule whose own folder is a link (as /tmp is on macOS): deny
+// ~/vault/** with ~/vault -> store, and a read that names ~/store/key directly (no
+// link in the argument) opens the file the rule protects. It is denied; an allow
+// rule on the link's folder does not allow the direct name unasked either way.
+func TestRulePaths_DenyWhoseFolderIsALink(t *testing.T) {
+	home := linkHome(t)
+	if err := os.Mkdir(filepath.Join(home, "store"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "store", "key"), []byte("VAULT KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("store", filepath.Join(home, "vault")); err != nil {
+		t.Fatal(err)
+	}
+	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/vault/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"read_file": {deny}})
+	for _, p := range []string{home + "/vault/key", home + "/store/key", home + "/project/../store/key"} {
+		out, err := callPath(m, "read_file", map[string]string{"path": p})
+		var denied *session.DeniedError
+		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule {
+			got := ""
+			if out != nil {
+				got = textOf(out.Result)
+			}
+			t.Errorf("a read of %s: %v, read %q; want denied by the rule", p, err, got)
+		}
+	}
+	if out, err := callPath(m, "read_file", map[string]string{"path": home + "/project/notes.txt"}); err != nil || textOf(out.Result) != "notes\n" {
+		t.Errorf("a read elsewhere: %v %+v", err, out)
+	}
+}

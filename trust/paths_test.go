@@ -2,6 +2,8 @@ package trust
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -143,5 +145,40 @@ func TestRules_GlobThroughLinksPerGOOS(t *testing.T) {
 		if got := cond.eval(a); got != c.want {
 			t.Errorf("%s: glob %s, value %s opening %s: %v, want %v", c.goos, c.glob, c.value, c.resolved, got, c.want)
 		}
+	}
+}
+
+// A glob whose own folder is a link: a path named directly (it opens where it
+// reads) inside the folder the link leads to meets a deny or ask rule on the
+// link's folder, and an allow rule on it does not allow the direct name; the
+// index does not narrow the rules away when some folder is a link.
+func TestRules_GlobFolderIsALink(t *testing.T) {
+	const home = "/home/me"
+	real := map[string]RealPath{
+		"/home/me/store/key": {Path: "/home/me/store/key", Why: "no links"},
+		"/home/me/vault":     {Path: "/home/me/store", Why: "~/vault is a link to ~/store"},
+	}
+	args := []byte(`{"path":"~/store/key"}`)
+	for _, c := range []struct {
+		policy Action
+		want   bool
+	}{{Deny, true}, {Ask, true}, {Allow, false}} {
+		r := mustRule(t, "vault", c.policy, mustCond(t, "path", MatchGlob, "/home/me/vault/**"))
+		other := mustRule(t, "elsewhere", c.policy, mustCond(t, "path", MatchGlob, "/srv/**"))
+		got, notes := MatchRuleSetsNoting(DecodeArgs(args, home, real), NewRuleSet([]Rule{other, r}))
+		if (got != nil) != c.want {
+			t.Errorf("%s ~/vault/** on ~/store/key: matched %v, want %v", c.policy, got, c.want)
+		}
+		if c.want && !slices.ContainsFunc(notes, func(n string) bool {
+			return strings.Contains(n, "inside the rule's folder ~/vault only through a link (~/vault is a link to ~/store)")
+		}) {
+			t.Errorf("%s: notes %q", c.policy, notes)
+		}
+	}
+	// Without the folder's resolution the direct name is outside.
+	deny := mustRule(t, "vault", Deny, mustCond(t, "path", MatchGlob, "/home/me/vault/**"))
+	delete(real, "/home/me/vault")
+	if got := MatchRules([]Rule{deny}, DecodeArgs(args, home, real)); got != nil {
+		t.Errorf("with ~/vault not a link the deny matched")
 	}
 }
