@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
@@ -199,5 +200,50 @@ func TestRulePaths_DenyWhoseFolderIsALink(t *testing.T) {
 	}
 	if out, err := callPath(m, "read_file", map[string]string{"path": home + "/project/notes.txt"}); err != nil || textOf(out.Result) != "notes\n" {
 		t.Errorf("a read elsewhere: %v %+v", err, out)
+	}
+}
+
+// A link made while the person decides: a write to ~/project/target asks (no rule
+// allows it); while the question waits, target becomes a link to
+// ~/.ssh/authorized_keys, and the person allows what they saw. A matching deny is
+// final, so the last look before forwarding judges the path again and denies; the
+// key file is never written. (Between that look and the server's open the race
+// stays: what is forwarded is the raw value the person saw, never the resolution.)
+func TestRulePaths_LinkMadeWhileAsking(t *testing.T) {
+	home := linkHome(t)
+	deny := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/.ssh/**"}})
+	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {deny}})
+	keys := filepath.Join(home, ".ssh", "authorized_keys")
+	target := filepath.Join(home, "project", "target")
+	type result struct {
+		out *session.Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := callPath(m, "write_file", map[string]string{"path": target, "content": "ssh-ed25519 AAAA attacker"})
+		done <- result{out, err}
+	}()
+	var p *session.Pending
+	for deadline := time.Now().Add(5 * time.Second); p == nil; time.Sleep(2 * time.Millisecond) {
+		if ps := m.Engine().Pending(); len(ps) > 0 {
+			p = ps[0]
+		} else if time.Now().After(deadline) {
+			t.Fatal("the write did not ask")
+		}
+	}
+	if err := os.Symlink(keys, target); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	var denied *session.DeniedError
+	if !errors.As(r.err, &denied) || !strings.Contains(strings.Join(denied.Verdict.Reasons, "\n"), "rules[0]") {
+		t.Errorf("the allowed write through the new link: %v %+v, want denied by the rule", r.err, r.out)
+	}
+	if got := fileText(t, keys); got != "" {
+		t.Errorf("authorized_keys was written: %q", got)
 	}
 }
