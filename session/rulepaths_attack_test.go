@@ -124,6 +124,9 @@ func TestRulePaths_AttackAllowSpellings(t *testing.T) {
 		{"a list", `{"path":[` + quote(home+"/project/a") + `,` + quote(home+"/.bashrc") + `]}`},
 		{"an object", `{"path":{"p":` + quote(home+"/project/a") + `}}`},
 		{"a relative path", `{"path":"../.bashrc"}`},
+		{"invalid UTF-8", `{"path":"` + home + "/project/\xff/../../.bashrc" + `"}`},
+		{"a lone surrogate", `{"path":"` + home + `/project/\udcff/../../.bashrc"}`},
+		{"~ alone", `{"path":"~"}`},
 	}
 	for _, c := range cases {
 		args := strings.TrimSuffix(c.args, "}") + `,"content":"pwned"}`
