@@ -138,7 +138,7 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 		Fingerprint: "channel:" + name,
 		Class:       class,
 		ServerTrust: st,
-		Facts:       &ServerFacts{Env: s.envNames, Labels: s.cfg.Labels},
+		Facts:       &ServerFacts{Env: s.envNames, Labels: s.cfg.Labels, Local: s.local()},
 		Policy:      policy,
 		Channel:     k,
 	}

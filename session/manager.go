@@ -617,6 +617,13 @@ func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, 
 		if t := m.engine.Taint(req.Context); t.Tainted() && !d.Shown.Tainted() && trust.EscalatedByTaint(now.Class) {
 			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because("this context became tainted while you were deciding (" + t.Reason() + ")")}, false
 		}
+		// A matching deny is final, over the person's answer too: a path the
+		// question showed may have become a link into what a deny rule protects
+		// while it waited (the rules also change: a deny saved meanwhile).
+		if v, _ := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action == trust.Deny && v.By == trust.DecidedByRule {
+			v.Reasons = append(v.Reasons, "checked again just before forwarding, a deny rule matches the call now (a path in it may have changed while you were deciding)")
+			return v, false
+		}
 		return d.Verdict, true
 	}
 	if v, _ := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action != trust.Allow {

@@ -20,7 +20,8 @@ import (
 
 // servePathFS is the "pathfs" stdio server: write_file and read_file open the path
 // exactly as given (os.OpenFile on the raw string, as Python's open does), so the
-// operating system follows links and applies ".." after them.
+// operating system follows links and applies ".." after them; read_nested reads
+// options.path and read_many every path of paths, the same way.
 func servePathFS(ctx context.Context) int {
 	s := mcp.NewServer(&mcp.Implementation{Name: "pathfs", Version: "1"}, nil)
 	type writeArgs struct {
@@ -52,6 +53,34 @@ func servePathFS(ctx context.Context) int {
 				return nil, nil, err
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+		})
+	type nestedArgs struct {
+		Options struct {
+			Path string `json:"path"`
+		} `json:"options"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "read_nested", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
+		func(_ context.Context, _ *mcp.CallToolRequest, a nestedArgs) (*mcp.CallToolResult, any, error) {
+			b, err := os.ReadFile(a.Options.Path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+		})
+	type manyArgs struct {
+		Paths []string `json:"paths"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "read_many", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
+		func(_ context.Context, _ *mcp.CallToolRequest, a manyArgs) (*mcp.CallToolResult, any, error) {
+			var out strings.Builder
+			for _, p := range a.Paths {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return nil, nil, err
+				}
+				out.Write(b)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.String()}}}, nil, nil
 		})
 	if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -88,14 +88,18 @@ func ruleFor(sets []*trust.RuleSet, rules [][]trust.Rule, args []byte, home stri
 					moved = true
 				}
 			}
+			// The rules' own folders may be reached through a link too (HOME,
+			// /tmp), and are compared resolved: every rule's when a path opens
+			// elsewhere, else the deny and ask rules', which a path named
+			// directly may be inside through their folder's link.
+			roots := trust.StrictGlobRoots
 			if moved {
-				// A path opens elsewhere: the rules' own folders may be reached
-				// through a link too (HOME, /tmp), and are compared resolved.
-				for _, rs := range rules {
-					for _, root := range trust.GlobRoots(rs) {
-						if _, done := real[root]; !done {
-							real[root] = resolveOpen(root, home)
-						}
+				roots = trust.GlobRoots
+			}
+			for _, rs := range rules {
+				for _, root := range roots(rs) {
+					if _, done := real[root]; !done {
+						real[root] = resolveOpen(root, home)
 					}
 				}
 			}

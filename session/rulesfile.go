@@ -365,6 +365,10 @@ type RuleProposal struct {
 	Server, Tool string
 	When         map[string]map[string]any
 	Reason       string
+	// Notes say, one sentence each, where a path argument of a server on this
+	// machine opens elsewhere than it reads (through a link), and so which folder
+	// the proposal names instead; the dialog shows them before the person saves.
+	Notes []string
 }
 
 // ProposeRule is the tightest rule that covers these arguments: a URL argument by its
@@ -373,8 +377,90 @@ type RuleProposal struct {
 // list by its length (max), and an object's members by their dotted paths; long
 // text, and an integer float64 cannot hold exactly, are left open (the person sees
 // the proposal, and what it leaves open, and may tighten it).
+//
+// For a server on this machine, a path that opens elsewhere through a link is
+// proposed by the folder it opens: an allow rule holds only where the path is inside
+// its glob both as written and as opened, so the written folder would be set aside
+// again at the next call. A note says so (and that the spelling through the link
+// keeps asking), as it does for a path that cannot be resolved safely, which no
+// allow rule lets run unasked.
 func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
-	return proposeRuleFor(runtime.GOOS, tool, args)
+	p := proposeRuleFor(runtime.GOOS, tool, args)
+	if tool.Facts == nil || !tool.Facts.Local {
+		return p
+	}
+	obj, err := decodeObject(args)
+	if err != nil {
+		return p
+	}
+	home := homeDir()
+	for _, field := range slices.Sorted(maps.Keys(p.When)) {
+		if _, ok := p.When[field]["glob"]; !ok {
+			continue
+		}
+		raw, ok := dotted(obj, field).(string)
+		if !ok {
+			continue
+		}
+		if glob, note := resolvedProposal(raw, home); note != "" {
+			if glob != "" {
+				p.When[field] = map[string]any{"glob": glob}
+			}
+			p.Notes = append(p.Notes, field+" "+note)
+		}
+	}
+	return p
+}
+
+// resolvedProposal is the glob of the folder a path opens, when that differs from
+// the folder it names, with a sentence saying why; glob is "" (keep the proposal)
+// when the path cannot be resolved safely or its folder cannot be written as a glob,
+// and note is "" when the path opens where it reads.
+func resolvedProposal(raw, home string) (glob, note string) {
+	clean, ok := trust.CleanPath(raw, home)
+	if !ok {
+		return "", ""
+	}
+	open := clean
+	if runtime.GOOS != "windows" {
+		// a POSIX kernel applies ".." after the link before it: walk the raw value
+		open = raw
+		if raw == "~" || strings.HasPrefix(raw, "~/") {
+			open = home + raw[1:]
+		}
+	}
+	rp := resolveOpen(open, home)
+	shown := shortPath(raw, home)
+	if rp.Path == "" {
+		return "", "cannot be resolved safely, so no allow rule lets this call run unasked: " + shown + " (" + rp.Why + ")"
+	}
+	if rp.Path == clean {
+		return "", ""
+	}
+	dir := path.Dir(rp.Path)
+	opens := shown + " opens " + shortPath(rp.Path, home) + " (" + rp.Why + ")"
+	if dir == rp.Path || strings.ContainsAny(dir, "*?[\\\x00") {
+		return "", "is proposed by the folder it names, which this call keeps asking for: " + opens
+	}
+	if strings.HasPrefix(raw, "~") {
+		dir = shortPath(dir, home)
+	}
+	glob = strings.TrimSuffix(dir, "/") + "/*"
+	return glob, "is proposed by the folder it opens, " + shortPath(glob, home) + ": " + opens + "; a call that names it through the link asks again"
+}
+
+// dotted is the value at a dotted field of a decoded argument object (nil when
+// absent).
+func dotted(obj map[string]any, field string) any {
+	var cur any = obj
+	for _, k := range strings.Split(field, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
 }
 
 // proposeRuleFor is ProposeRule for the paths of operating system goos (a pure

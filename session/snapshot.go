@@ -137,6 +137,9 @@ type ServerFacts struct {
 	Deprecated []string
 	// Labels are the config's labels of the server, as classification read them.
 	Labels []trust.Leg
+	// Local is true for a server on this machine (stdio, in-process): a path in its
+	// arguments names a file airlock can resolve.
+	Local bool
 }
 
 // ServerEnv is ServerInfo.Env of the tool's server: variable names only (nil when
@@ -466,7 +469,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	m.mu.Unlock()
 	tools, pins := s.tools, s.pins
 	saved := m.savedRules()
-	facts := &ServerFacts{Env: s.envNames, Roots: s.roots, Deprecated: s.deprecated, Labels: s.cfg.Labels}
+	facts := &ServerFacts{Env: s.envNames, Roots: s.roots, Deprecated: s.deprecated, Labels: s.cfg.Labels, Local: s.local()}
 	part.tools = make([]ToolInfo, len(tools))
 	part.assessed = make([]trust.Assessed, len(tools))
 	// Each tool is classified on its own: a long listing is split over the

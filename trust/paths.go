@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // How a glob reads paths depends on the operating system airlock runs on: a pure
@@ -18,10 +20,11 @@ import (
 //     read as another name (a trailing dot or space: ".ssh." is ".ssh"; an
 //     alternate data stream "a:b"; an 8.3 short name "PROGRA~1") cannot be
 //     compared safely.
-//   - windows and darwin: file names are case-insensitive by default, so a path
-//     that matches a glob only when case is ignored ("~/.SSH/id_rsa" against
-//     "**/.ssh/**") cannot be compared safely: it never allows, and a deny or ask
-//     rule holds.
+//   - windows and darwin: file names are case-insensitive by default (and on
+//     darwin normalisation-insensitive), so a path that matches a glob only when
+//     case is ignored and both are composed ("~/.SSH/id_rsa" against "**/.ssh/**",
+//     a decomposed "Café") cannot be compared safely: it never allows, and a deny
+//     or ask rule holds.
 //   - every other system: "/" separates, case is exact.
 
 // pathStyle is how paths are read on one operating system.
@@ -187,10 +190,15 @@ func splitPath(p string) []string {
 	return strings.Split(p, "/")
 }
 
+// lowerAll is segs as a case-insensitive volume compares names: in lower case and
+// composed (NFC), because macOS's volumes also ignore Unicode normalisation
+// ("Cafe" with a combining acute opens "Café"). On Windows, whose NTFS keeps the
+// two spellings apart, a name that matches only once composed is then "cannot be
+// compared safely": never an allow, and a deny or ask holds (fail closed).
 func lowerAll(segs []string) []string {
 	out := make([]string, len(segs))
 	for i, s := range segs {
-		out[i] = strings.ToLower(s)
+		out[i] = norm.NFC.String(strings.ToLower(s))
 	}
 	return out
 }
@@ -291,11 +299,17 @@ func (c *Cond) matchPath(fm *fieldVal, s string, a Args) result {
 		return unsafePath
 	}
 	if !fm.real.differs {
+		// The path opens where it reads, but the glob's own folder may be a link
+		// to it (deny ~/vault/** with ~/vault -> store, and ~/store/key named
+		// directly): inside one way and not the other.
+		if cm == noMatch && c.viaRoot(fm.segs, a) != noMatch {
+			return unsafePath
+		}
 		return cm
 	}
 	rm := c.globResult(fm.real.segs, fm.real.lower)
 	if rm != matched {
-		if vr := c.viaRoot(fm, a); vr == matched || rm == noMatch {
+		if vr := c.viaRoot(fm.real.segs, a); vr == matched || rm == noMatch {
 			rm = vr
 		}
 	}
@@ -326,7 +340,7 @@ func (c *Cond) globResult(segs, lower []string) result {
 // HOME or /tmp is a link, every path under it resolves to the link's target, and
 // the pattern names that same folder. The root's own resolution is in Args.WithReal
 // under the root (GlobRoots).
-func (c *Cond) viaRoot(fm *fieldVal, a Args) result {
+func (c *Cond) viaRoot(real []string, a Args) result {
 	if c.root == "" {
 		return noMatch
 	}
@@ -339,10 +353,10 @@ func (c *Cond) viaRoot(fm *fieldVal, a Args) result {
 		return noMatch
 	}
 	rsegs := splitPath(rp)
-	if len(fm.real.segs) < len(rsegs) || !slices.Equal(fm.real.segs[:len(rsegs)], rsegs) {
+	if len(real) < len(rsegs) || !slices.Equal(real[:len(rsegs)], rsegs) {
 		return noMatch
 	}
-	segs := append(slices.Clone(c.glob[:c.rootN]), fm.real.segs[len(rsegs):]...)
+	segs := append(slices.Clone(c.glob[:c.rootN]), real[len(rsegs):]...)
 	var lower []string
 	if c.style.fold {
 		lower = lowerAll(segs)
@@ -369,11 +383,14 @@ func globRoot(segs []string, lit []bool) (string, int) {
 
 // pathNote says how a path argument's resolution changed what a rule decided: an
 // allow rule set aside, or a deny or ask rule that holds through a link.
-func (fm *fieldVal) pathNote(field string, a Args) string {
+func (fm *fieldVal) pathNote(c *Cond, a Args) string {
 	raw, _ := fm.v.(string)
-	s := field + " " + showPath(raw, a.home)
+	s := c.Field + " " + showPath(raw, a.home)
 	if fm.real.bad {
 		return s + " cannot be resolved safely (" + fm.real.why + ")"
+	}
+	if !fm.real.differs {
+		return s + " is inside the rule's folder " + showPath(c.root, a.home) + " only through a link (" + a.real[c.root].Why + ")"
 	}
 	return s + " opens " + showPath(fm.real.path, a.home) + " (" + fm.real.why + ")"
 }
@@ -396,10 +413,22 @@ func showPath(p, home string) string {
 // GlobRoots lists the literal leading folders of the rules' globs (GlobPaths): a
 // caller that found a path argument opening another name than its cleaned form
 // resolves these too and passes them in the same map.
-func GlobRoots(rules []Rule) []string {
+func GlobRoots(rules []Rule) []string { return globRoots(rules, false) }
+
+// StrictGlobRoots is GlobRoots for the deny and ask rules only: a caller resolves
+// these for every call with a path argument, because a path named directly (no
+// link in it) may be inside a deny rule's folder that is itself a link. An allow
+// rule's folder needs no resolving then: through it the path could only be set
+// aside, which an allow that does not match already is.
+func StrictGlobRoots(rules []Rule) []string { return globRoots(rules, true) }
+
+func globRoots(rules []Rule, strict bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for i := range rules {
+		if strict && rules[i].Policy == Allow {
+			continue
+		}
 		for j := range rules[i].When {
 			if c := &rules[i].When[j]; c.Kind == MatchGlob && c.root != "" && !seen[c.root] {
 				seen[c.root] = true

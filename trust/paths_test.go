@@ -2,15 +2,19 @@ package trust
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 )
 
-// Issue 14 (rules2 item 5): globs on Windows paths, decided as a pure function of
-// GOOS so that these run on Linux: backslashes and slashes, drive-letter case, ".."
+// Globs on Windows paths, decided as a pure function of GOOS so that these run on
+// Linux: backslashes and slashes, drive-letter case, ".."
 // stopping at the drive, ~ from a Windows home, and the names Windows reads as
 // another name (trailing dot or space, data streams, 8.3 short names), UNC and
 // drive-relative paths; case-insensitive names (windows, darwin) never allow by a
-// case-folded match and always meet a deny rule that way.
+// case-folded match and always meet a deny rule that way; on darwin, whose volumes
+// compare names after Unicode normalisation, the same holds for a name that matches
+// only once both are normalised (Cafe+U+0301 is Café).
 func TestRules_GlobPerGOOS(t *testing.T) {
 	const winHome = `C:\Users\me`
 	type tc struct {
@@ -56,6 +60,16 @@ func TestRules_GlobPerGOOS(t *testing.T) {
 		{"darwin", `/Users/me/project/**`, `/users/me/PROJECT/a`, unsafe},
 		{"darwin", `**/.ssh/**`, `/Users/me/.SSH/id_rsa`, unsafe},
 		{"darwin", `**/.ssh/**`, `/Users/me/.sshx/id_rsa`, noMatch},
+		// darwin: APFS and HFS+ open a decomposed name as the composed one
+		{"darwin", "/Users/me/Caf\u00e9/**", "/Users/me/Cafe\u0301/notes", unsafe},
+		{"darwin", "/Users/me/Cafe\u0301/**", "/Users/me/Caf\u00e9/notes", unsafe},
+		{"darwin", "/Users/me/Caf\u00e9/**", "/Users/me/CAFE\u0301/notes", unsafe},
+		{"darwin", "/Users/me/Caf\u00e9/**", "/Users/me/Caf\u00e9/notes", matched},
+		// a look-alike is another name on every system: Cyrillic dze is not s
+		{"darwin", `**/.ssh/**`, "/Users/me/.\u0455sh/id_rsa", noMatch},
+		{"linux", `**/.ssh/**`, "/home/me/.\u0455sh/id_rsa", noMatch},
+		// linux: names are bytes, a decomposed name is another file
+		{"linux", "/home/me/Caf\u00e9/**", "/home/me/Cafe\u0301/notes", noMatch},
 	}
 	for _, c := range cases {
 		home := "/home/me"
@@ -131,5 +145,40 @@ func TestRules_GlobThroughLinksPerGOOS(t *testing.T) {
 		if got := cond.eval(a); got != c.want {
 			t.Errorf("%s: glob %s, value %s opening %s: %v, want %v", c.goos, c.glob, c.value, c.resolved, got, c.want)
 		}
+	}
+}
+
+// A glob whose own folder is a link: a path named directly (it opens where it
+// reads) inside the folder the link leads to meets a deny or ask rule on the
+// link's folder, and an allow rule on it does not allow the direct name; the
+// index does not narrow the rules away when some folder is a link.
+func TestRules_GlobFolderIsALink(t *testing.T) {
+	const home = "/home/me"
+	real := map[string]RealPath{
+		"/home/me/store/key": {Path: "/home/me/store/key", Why: "no links"},
+		"/home/me/vault":     {Path: "/home/me/store", Why: "~/vault is a link to ~/store"},
+	}
+	args := []byte(`{"path":"~/store/key"}`)
+	for _, c := range []struct {
+		policy Action
+		want   bool
+	}{{Deny, true}, {Ask, true}, {Allow, false}} {
+		r := mustRule(t, "vault", c.policy, mustCond(t, "path", MatchGlob, "/home/me/vault/**"))
+		other := mustRule(t, "elsewhere", c.policy, mustCond(t, "path", MatchGlob, "/srv/**"))
+		got, notes := MatchRuleSetsNoting(DecodeArgs(args, home, real), NewRuleSet([]Rule{other, r}))
+		if (got != nil) != c.want {
+			t.Errorf("%s ~/vault/** on ~/store/key: matched %v, want %v", c.policy, got, c.want)
+		}
+		if c.want && !slices.ContainsFunc(notes, func(n string) bool {
+			return strings.Contains(n, "inside the rule's folder ~/vault only through a link (~/vault is a link to ~/store)")
+		}) {
+			t.Errorf("%s: notes %q", c.policy, notes)
+		}
+	}
+	// Without the folder's resolution the direct name is outside.
+	deny := mustRule(t, "vault", Deny, mustCond(t, "path", MatchGlob, "/home/me/vault/**"))
+	delete(real, "/home/me/vault")
+	if got := MatchRules([]Rule{deny}, DecodeArgs(args, home, real)); got != nil {
+		t.Errorf("with ~/vault not a link the deny matched")
 	}
 }

@@ -234,6 +234,9 @@ type Args struct {
 	// schema is the tool's input schema (WithSchema): each field is compared as the
 	// type it declares.
 	schema *Schema
+	// linked: some path of real (an argument or a glob's folder) opens another
+	// name, so the index by cleaned segments cannot narrow the glob rules
+	linked bool
 }
 
 // fieldVal is one argument field as the rules of a call see it, looked up once, with
@@ -271,7 +274,7 @@ func DecodeArgs(canonical []byte, home string, real map[string]RealPath) Args {
 
 // DecodeArgsFor is DecodeArgs for the paths of operating system goos.
 func DecodeArgsFor(goos string, canonical []byte, home string, real map[string]RealPath) Args {
-	a := Args{home: home, real: real, style: styleFor(goos)}
+	a := Args{home: home, style: styleFor(goos)}.WithReal(real)
 	if len(bytes.TrimSpace(canonical)) == 0 || string(canonical) == "null" {
 		a.v = map[string]any{}
 		return a
@@ -781,7 +784,7 @@ func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) [
 			return append(out, g.strict...)
 		}
 		if a.real != nil {
-			if fm.resolveReal(str, a); fm.real.bad || fm.real.differs {
+			if fm.resolveReal(str, a); fm.real.bad || fm.real.differs || a.linked {
 				return append(out, g.all...)
 			}
 		}
@@ -865,7 +868,7 @@ func MatchRuleSetsNoting(a Args, sets ...*RuleSet) (*Rule, []string) {
 			}
 			note := ""
 			if via >= 0 {
-				note = fvs[s.fid[i][via]].pathNote(r.When[via].Field, a)
+				note = fvs[s.fid[i][via]].pathNote(&r.When[via], a)
 			}
 			if refused {
 				if note != "" && !slices.Contains(notes, "rule "+r.Label()+" does not apply: "+note) {
@@ -1011,7 +1014,13 @@ func (a Args) GlobPaths(rules []Rule) []string {
 // WithReal returns a with real as the map from each path GlobPaths and GlobRoots
 // list to how it opens (see DecodeArgs).
 func (a Args) WithReal(real map[string]RealPath) Args {
-	a.real = real
+	a.real, a.linked = real, false
+	for k, rp := range real {
+		if c, ok := a.style.clean(k, a.home); !ok || rp.Path == "" || c != rp.Path {
+			a.linked = true
+			break
+		}
+	}
 	return a
 }
 

@@ -493,3 +493,43 @@ func TestRules_PathNotes(t *testing.T) {
 		})
 	}
 }
+
+// The config's rules and the remembered ones are one list for precedence: a
+// remembered allow, however exact, never outranks a config deny, and a remembered
+// deny outranks a config allow with more conditions. A rule with several
+// conditions, one of which cannot be compared safely, never allows and still
+// denies when its other conditions match (and only then).
+func TestRules_PrecedenceAcrossSetsAndConditions(t *testing.T) {
+	ssh := mustRule(t, "config-ssh", Deny, mustCond(t, "path", MatchGlob, "~/.ssh/**"))
+	remAllow := mustRule(t, "r-exact", Allow, mustCond(t, "path", MatchEquals, "/home/ann/.ssh/authorized_keys"))
+	remDeny := mustRule(t, "r-deny", Deny, mustCond(t, "path", MatchGlob, "~/project/secret/**"))
+	sized := mustRule(t, "config-sized", Allow, mustCond(t, "path", MatchGlob, "~/project/**"), mustCond(t, "content", MatchMax, int64(100)))
+	readSSH := mustRule(t, "config-read-ssh", Deny, mustCond(t, "path", MatchGlob, "~/.ssh/**"), mustCond(t, "mode", MatchEquals, "r"))
+	config, remembered := NewRuleSet([]Rule{ssh, sized}), NewRuleSet([]Rule{remAllow, remDeny})
+	modes := NewRuleSet([]Rule{readSSH, sized})
+	cases := []struct {
+		name string
+		sets []*RuleSet
+		args string
+		want string
+	}{
+		{"a remembered exact allow under a config deny", []*RuleSet{config, remembered}, `{"path":"/home/ann/.ssh/authorized_keys"}`, "config-ssh"},
+		{"the same with the remembered set first", []*RuleSet{remembered, config}, `{"path":"/home/ann/.ssh/authorized_keys"}`, "config-ssh"},
+		{"a remembered deny over a config allow with more conditions", []*RuleSet{config, remembered}, `{"path":"~/project/secret/k","content":"x"}`, "r-deny"},
+		{"the config allow elsewhere", []*RuleSet{config, remembered}, `{"path":"~/project/a","content":"x"}`, "config-sized"},
+		{"an allow whose other condition cannot be compared", []*RuleSet{config}, `{"path":"~/project/a","content":{"x":1}}`, ""},
+		{"a deny whose other condition cannot be compared", []*RuleSet{modes}, `{"path":"~/.ssh/id_rsa","mode":["r"]}`, "config-read-ssh"},
+		{"a deny whose path condition misses", []*RuleSet{modes}, `{"path":"~/notes","mode":["r"]}`, ""},
+		{"a deny whose other condition misses", []*RuleSet{modes}, `{"path":"~/.ssh/id_rsa","mode":"w"}`, ""},
+	}
+	for _, tc := range cases {
+		got := MatchRuleSets(DecodeArgs([]byte(tc.args), testHome, nil), tc.sets...)
+		name := ""
+		if got != nil {
+			name = got.Name
+		}
+		if name != tc.want {
+			t.Errorf("%s: %s matched %q, want %q", tc.name, tc.args, name, tc.want)
+		}
+	}
+}

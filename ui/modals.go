@@ -165,6 +165,9 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 		if id, ok := strings.CutPrefix(o.Tag, choiceRevokeRule); ok {
 			return m.applyRevokeRule(id, o.Second)
 		}
+		if name, ok := strings.CutPrefix(o.Tag, choiceRuleOff); ok {
+			return m.applyRuleOff(name, o.Second)
+		}
 		switch o.Tag {
 		case choiceReset:
 			if !o.Second {

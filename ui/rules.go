@@ -285,6 +285,39 @@ func (v rulesView) keyMap() keyMapFunc {
 // rule; the rule's id follows it.
 const choiceRevokeRule = "revoke-rule:"
 
+// choiceRuleOff prefixes the tag of the question that turns a deny or ask rule off
+// for this session; the rule's name follows it.
+const choiceRuleOff = "rule-off:"
+
+// toggleRuleOff turns the rule named name off for this session, or back on.
+func (m *Model) toggleRuleOff(name string, ref trust.Ref) tea.Cmd {
+	_, off := m.over.RulesOff[name]
+	what := "rule " + inline(m.st, name, 48) + " turned off for this session"
+	if off {
+		what = "rule " + inline(m.st, name, 48) + " turned back on"
+	}
+	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetRuleOff(name, ref, !off) })
+}
+
+// applyRuleOff carries out the answer of the question that turns a rule off.
+func (m *Model) applyRuleOff(name string, turnOff bool) (*Model, tea.Cmd) {
+	if !turnOff {
+		m.status = "kept rule " + inline(m.st, name, 48) + " on"
+		return m, nil
+	}
+	if _, off := m.over.RulesOff[name]; off {
+		return m, nil // already off
+	}
+	rules, _ := m.sess.AllRules()
+	for _, r := range rules {
+		if r.Name == name {
+			return m, m.toggleRuleOff(name, trust.Ref{Server: r.Server, Tool: r.Tool})
+		}
+	}
+	m.status = "rule " + inline(m.st, name, 48) + " is gone: nothing was turned off"
+	return m, nil
+}
+
 // ruleRevokedMsg reports the end of revoking a remembered rule.
 type ruleRevokedMsg struct {
 	label string
@@ -316,14 +349,23 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		if r == nil {
 			break
 		}
-		_, off := m.over.RulesOff[r.Name]
-		ref := trust.Ref{Server: r.Server, Tool: r.Tool}
-		what := "rule " + inline(m.st, r.Name, 48) + " turned off for this session"
-		if off {
-			what = "rule " + inline(m.st, r.Name, 48) + " turned back on"
+		if _, off := m.over.RulesOff[r.Name]; !off && r.Policy != trust.Allow {
+			// Turning a deny or ask rule off loosens: the calls it stopped may then
+			// run unasked (a read the tier allows). Like revoking one, it takes the
+			// chord; turning an allow rule off, or any rule back on, does not.
+			stops := "It denied"
+			if r.Policy == trust.Ask {
+				stops = "It asked about"
+			}
+			lines := []string{
+				inline(m.st, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + inline(m.st, session.DescribeWhen(r.When), 200),
+				"",
+				stops + " calls to this tool whose arguments match. While it is off, for this session, the tier's policy (or another rule) decides them, and they may run unasked. o turns it back on; U undoes every what-if change.",
+			}
+			return m, m.q.AskChoice(choiceRuleOff+r.Name, "Turn "+r.Policy.String()+" rule "+inline(m.st, r.Name, 48)+" off?", lines,
+				[2]string{"Keep it on", "Turn it off"}, question.GuardedChoiceKeys("keep", "turn the rule off"))
 		}
-		name := r.Name
-		return m, whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetRuleOff(name, ref, !off) })
+		return m, m.toggleRuleOff(r.Name, trust.Ref{Server: r.Server, Tool: r.Tool})
 	case rulesRevoke:
 		r := m.rules.selected()
 		if r == nil {

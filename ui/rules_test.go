@@ -340,14 +340,31 @@ func TestRules_StatusAndActivityNameTheRule(t *testing.T) {
 	screenHas(t, h.plain(), "denied by rule servers.fs.tools.write_file.rules[0] (config.toml:7)")
 }
 
-// Issue 14 (rules2 item 4): o in the Rules view turns a rule off for this session
-// (a what-if change, exported by E) and back on: while it is off it decides nothing.
+// o in the Rules view turns a rule off for this session (a what-if change,
+// exported by E) and back on: while it is off it decides nothing. Turning a deny
+// rule off loosens, so it asks first and only the chord turns it off (no letter,
+// no enter on "Keep it on", not → enter alone); turning it back on is one key.
 func TestRulesView_TurnRuleOffIsWhatIf(t *testing.T) {
 	rulesPath := filepath.Join(t.TempDir(), "rules.toml")
 	var writes atomic.Int32
 	sess := startRulesManager(t, rulesPath, &writes)
 	h := newHarnessFor(t, sess, 80, 24, true, Options{})
 	h.keys("K", "o")
+	if !frontIs(h.m, question.KindChoice) {
+		t.Fatalf("o on the deny rule did not ask:\n%s", h.plain())
+	}
+	screenHas(t, h.plain(), "Turn deny rule servers.fs.tools.write_file.rules[0] off?", "Keep it on", "Turn it off", "may run unasked")
+	h.keys("tab", "enter") // before it armed: ignored
+	h.armQuestion()
+	h.keys("o", "y", "t", "enter") // no letter turns it off; enter on "Keep it on" keeps
+	screenHas(t, h.m.status, "kept rule servers.fs.tools.write_file.rules[0] on")
+	h.keys("o")
+	h.armQuestion()
+	h.keys("right", "enter")
+	if len(h.m.over.RulesOff) != 0 || len(sess.Overrides().RulesOff) != 0 {
+		t.Fatal("right, enter turned the deny rule off before the chord")
+	}
+	h.keys("ctrl+y")
 	h.waitFor("the rule turned off", func(m Model) bool { return len(m.over.RulesOff) == 1 && strings.HasPrefix(m.status, "what-if") })
 	screenHas(t, h.plain(), "○ off   fs__write_file", "off for this session (o)")
 	screenHas(t, h.m.status, "what-if: rule servers.fs.tools.write_file.rules[0] turned off for this session", "E exports")

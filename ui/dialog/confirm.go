@@ -875,9 +875,13 @@ func (c Confirm) ruleLines() []string {
 	}
 	out = append(out, scope...)
 	var note []string
-	if c.ruleErr != "" {
+	switch {
+	case c.ruleErr != "":
 		note = wrap.Words(c.st.ErrorText.Render(wrap.Inline(safetext.Limit(c.ruleErr, maxReasonBytes), c.mark)), c.iw)
-	} else {
+	case len(c.proposal.Notes) > 0:
+		// where a path opens through a link, and so which folder is proposed
+		note = wrap.Words(c.st.WarnText.Render(wrap.Inline(safetext.Limit(strings.Join(c.proposal.Notes, "; "), maxReasonBytes), c.mark)), c.iw)
+	default:
 		note = wrap.Words(c.st.Muted.Render("saved to rules.toml, never your config · K: the Rules view revokes it"), c.iw)
 	}
 	if len(note) > 2 {

@@ -883,3 +883,30 @@ func TestConfirm_FactsAreCutBetweenRows(t *testing.T) {
 		}
 	}
 }
+
+// "Always allow…" for a path of a server on this machine that opens elsewhere
+// through a link: the editor proposes the folder the path opens, and says why
+// before the person saves (the folder it names would be set aside again).
+func TestConfirm_RuleEditorSaysWhereALinkLeads(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	for _, d := range []string{"project", ".ssh"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../.ssh", filepath.Join(home, "project", "cfg")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	t.Setenv("HOME", home)
+	tool := writeTool()
+	tool.Facts = &session.ServerFacts{Local: true}
+	args, _ := json.Marshal(map[string]string{"path": "~/project/cfg/../.bashrc"})
+	c, _ := run(NewConfirm(pending(tool, string(args)), plain()), keys("right", "right", "right", "enter")...)
+	screen := flat(c.View())
+	for _, want := range []string{`path = { glob = "~/*" }`, "path is proposed by the folder it opens, ~/*", "~/project/cfg/../.bashrc opens ~/.bashrc"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the editor lacks %q:\n%s", want, text(c.View()))
+		}
+	}
+	keytest.Fits(t, c.View(), 80, 24, "the rule editor with a note on a link")
+}
