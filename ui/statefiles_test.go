@@ -46,7 +46,7 @@ func TestStatusLine_UnreadableStateFilesAreRed(t *testing.T) {
 	h.keys("w")
 	h.keys("C")
 	h.armQuestion()
-	h.keys("tab", "enter")
+	h.keys("right", "enter", "ctrl+y")
 	h.waitFor("the taint to clear", func(m Model) bool { return !m.taint.Tainted() && !m.sess.Engine().Taint("").Tainted() })
 	h.waitFor("the next event", func(m Model) bool { return m.taintProblem != nil })
 	screenHas(t, h.plain(), "● context clean", "✖ taint.json unreadable: other contexts treated as tainted", "✖ rules.toml unreadable")
