@@ -1,0 +1,71 @@
+package audit_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/airlock-mcp/airlock/session/audit"
+)
+
+// reseal gives line (one record, without its newline) a hash member that the
+// checker's own rule makes right after mutate changed the rest: sha256 of prev and
+// the line without its last hash member. An attacker can always do this; what keeps
+// a line honest is that verify accepts only what airlock could have written.
+func reseal(t *testing.T, line []byte, prev string, mutate func(string) string) []byte {
+	t.Helper()
+	s := string(line)
+	i := strings.LastIndex(s, `"hash":"`)
+	if i < 0 {
+		t.Fatalf("no hash member in %s", line)
+	}
+	member := s[i : i+len(`"hash":"`)+64+2]
+	body := mutate(s[:i] + s[i+len(member):])
+	j := strings.LastIndex(body, `"kind":`)
+	sum := sha256.Sum256([]byte(prev + body[:j] + body[j:]))
+	return []byte(body[:j] + `"hash":"` + hex.EncodeToString(sum[:]) + `",` + body[j:])
+}
+
+// A line whose hash was recomputed after a change that airlock's own writer can
+// never produce (a duplicated member, a second hash member, members out of order,
+// bytes after a value, bytes that are not UTF-8, a number spelled another way,
+// space between tokens) is not a record: every record has one spelling.
+func TestVerify_OnlyOneSpellingOfARecordPasses(t *testing.T) {
+	_, orig := writeLog(t, 1)
+	line := bytes.TrimSuffix(orig, []byte("\n"))
+	var r audit.Record
+	if err := json.Unmarshal(line, &r); err != nil {
+		t.Fatal(err)
+	}
+	same := reseal(t, line, "", func(s string) string { return s })
+	if !bytes.Equal(same, line) {
+		t.Fatalf("reseal without a change is not the line:\n%s\n%s", same, line)
+	}
+	for _, tc := range []struct{ name, from, to string }{
+		{"duplicate member", `"decision":"allow",`, `"decision":"allow","decision":"deny",`},
+		{"second hash member", `"kind":`, `"hash":"` + strings.Repeat("0", 64) + `","kind":`},
+		{"members out of order", `"call_id":"c0","context":"you",`, `"context":"you","call_id":"c0",`},
+		{"bytes after a number", `"seq":1,`, `"seq":1,"server":"notes","seq":1 ,`},
+		{"bytes after a literal", `"decision":"allow",`, `"decision":"allow","duration_ms":5x,`},
+		{"bytes after a nested value", `"args":{"title":"<b>&é"}`, `"args":{"title":"<b>&é"}}`},
+		{"not UTF-8", "é", "\xff"},
+		{"seq spelled with a zero", `"seq":1,`, `"seq":01,`},
+		{"a number spelled as a float", `"decision":"allow",`, `"decision":"allow","duration_ms":5.0,`},
+		{"space inside args", `{"title":`, `{"title": `},
+		{"a nested object not closed right", `"args":{"title":"<b>&é"}`, `"args":{"title":"<b>&é"]`},
+		{"a literal that is not JSON", `"decision":"allow",`, `"decision":"allow","duration_ms":yes,`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(string(line), tc.from) {
+				t.Fatalf("%q is not in the line %s", tc.from, line)
+			}
+			bad := reseal(t, line, "", func(s string) string { return strings.Replace(s, tc.from, tc.to, 1) })
+			if n, err := audit.Verify(bytes.NewReader(append(bad, '\n'))); err == nil {
+				t.Errorf("verify passed %d records of a line airlock never writes: %s", n, bad)
+			}
+		})
+	}
+}
