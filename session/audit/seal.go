@@ -75,14 +75,11 @@ type Sealed struct {
 // on after airlock refused a damaged log (`airlock audit seal --start-new`).
 func Seal(path string) (Sealed, error) {
 	var out Sealed
-	lockf, err := statefile.OpenLock(path + ".lock")
+	lockf, err := lockLog(path, nil)
 	if err != nil {
 		return out, fmt.Errorf("sealing audit log: %w", err)
 	}
 	defer lockf.Close()
-	if err := statefile.Lock(lockf); err != nil {
-		return out, fmt.Errorf("sealing audit log: locking: %w", err)
-	}
 	defer statefile.Unlock(lockf)
 
 	out.Verified, out.Problem = verifyLog(path, false)

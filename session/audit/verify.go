@@ -537,10 +537,10 @@ func snapshot(path string, lock bool) (*logSnapshot, error) {
 		lf, err := statefile.Open(path + ".lock")
 		switch {
 		case err == nil:
-			defer lf.Close()
-			if err := statefile.Lock(lf); err != nil {
-				return nil, fmt.Errorf("locking %s.lock: %w", path, err)
+			if lf, err = lockLog(path, lf); err != nil {
+				return nil, err
 			}
+			defer lf.Close()
 			defer statefile.Unlock(lf)
 		case !errors.Is(err, os.ErrNotExist):
 			return nil, err
