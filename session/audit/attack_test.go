@@ -148,3 +148,33 @@ func TestLock_LinkOrFolderRefused(t *testing.T) {
 		})
 	}
 }
+
+// After a rotation, the new current file emptied (or removed) by someone: the
+// head names a record past the newest segment's end, so the log is refused, not
+// continued from the segment as after a crash between the rename and the first
+// record.
+func TestOpen_CurrentFileEmptiedAfterRotation(t *testing.T) {
+	for _, how := range []string{"emptied", "removed"} {
+		t.Run(how, func(t *testing.T) {
+			path, segs := segmentedLog(t, 2)
+			b, _ := os.ReadFile(path)
+			if bytes.Count(b, []byte("\n")) < 2 {
+				t.Fatalf("the current file holds %q, want a segment record and one more", b)
+			}
+			if how == "emptied" {
+				write(t, path, nil)
+			} else {
+				os.Remove(path)
+			}
+			a, err := audit.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if err := a.Append(rec(9)); !errors.Is(err, audit.ErrBroken) || !strings.Contains(err.Error(), "removed from the end") {
+				t.Errorf("append after the current file was %s (%d segments): %v; want a refusal", how, len(segs), err)
+			}
+			verifyFails(t, path, "the current file "+how, "removed from the end")
+		})
+	}
+}

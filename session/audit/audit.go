@@ -590,11 +590,14 @@ func (a *Log) load() error {
 		return fmt.Errorf("reading audit log %s: %w", a.path, err)
 	}
 	if a.lockf != nil {
-		cur, err := os.Lstat(a.path)
-		if err != nil || !os.SameFile(st, cur) {
+		cur, lerr := os.Lstat(a.path)
+		if lerr != nil || !os.SameFile(st, cur) {
 			f, err := statefile.OpenAppend(a.path)
 			if err != nil {
 				return fmt.Errorf("reopening audit log: %w", err)
+			}
+			if lerr != nil {
+				syncDir(filepath.Dir(a.path)) // created here: its name durable (see rotate)
 			}
 			a.f.Close()
 			a.f = f
@@ -670,6 +673,9 @@ func (a *Log) load() error {
 		// A new log: its head says so at once, so that another process opening it
 		// before the first delayed sync finds a head to check the records against.
 		a.writeHead(0, "")
+		// The new file's name durable before a decision synced into it counts as
+		// on disk (an fsync of a file does not sync its folder).
+		syncDir(filepath.Dir(a.path))
 	}
 	a.seq, a.prev, a.size = t.seq, t.hash, size
 	return nil

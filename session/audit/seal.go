@@ -33,8 +33,11 @@ func (a *Log) rotate() error {
 	if err := os.Rename(a.path, name); err != nil {
 		return err
 	}
-	syncDir(filepath.Dir(a.path))
 	f, err := statefile.OpenAppend(a.path)
+	// The rename and the new file's name both durable before the first record, a
+	// call's decision, is synced into it: an fsync of a new file does not make its
+	// name durable, and a power loss could take the file and the decision with it.
+	syncDir(filepath.Dir(a.path))
 	if err != nil {
 		return err // the next commit opens PATH again and goes on from the segment
 	}

@@ -314,8 +314,9 @@ type chain struct {
 }
 
 // file checks the records of one file of the log, read from r; name is what errors
-// call it. first says the file is the log's first: its first record is 1 unless
-// the chain starts at a sealed log.
+// call it, and prevFile the file before it that held records ("" for the first).
+// The log's first record is record 1; every later file begins with a segment record
+// naming the one before.
 func (c *chain) file(r io.Reader, name string, prevFile string) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	lineNo := 0
@@ -373,8 +374,8 @@ func (c *chain) file(r io.Reader, name string, prevFile string) error {
 	}
 }
 
-// Verify checks a whole audit log file read from r: every line is a record in
-// canonical form, sequence numbers run 1, 2, 3 … without a gap, each record's prev
+// Verify checks a whole audit log file read from r: every line is a record spelled
+// as airlock writes it (checkLine), sequence numbers run 1, 2, 3 … without a gap, each record's prev
 // is the hash of the one before, each hash is right, and the file ends with a
 // newline. It returns the number of records, or an error naming the first line that
 // fails.
