@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,5 +68,37 @@ func TestVerify_OnlyOneSpellingOfARecordPasses(t *testing.T) {
 				t.Errorf("verify passed %d records of a line airlock never writes: %s", n, bad)
 			}
 		})
+	}
+}
+
+// The other side of one spelling: whatever airlock writes passes, with every byte
+// value in its strings (not UTF-8, control characters, U+2028) and every kind of
+// JSON value in its arguments.
+func TestVerify_EverythingAirlockWritesPasses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	args := []string{`{}`, `{"a":[]}`, `{"n":-0,"m":1.5e+10,"k":1E-3,"z":0.25}`, `{"t":true,"f":false,"u":null,"l":[1,[2,[{}]]]}`,
+		`{"s":"\u2028\u0000\"\\\/\b\f\n\r\t","é":"<&>"}`, `{"deep":` + strings.Repeat(`[`, 60) + strings.Repeat(`]`, 60) + `}`}
+	for i, arg := range args {
+		r := rec(i)
+		r.Args = json.RawMessage(arg)
+		r.Error = string(all)
+		r.Reason = string(all[128:]) + "\u2028"
+		r.DurationMS = int64(i * 1000)
+		r.Outcome = "ok"
+		if err := a.Append(r); err != nil {
+			t.Fatalf("append with args %s: %v", arg, err)
+		}
+	}
+	a.Close()
+	if n, err := audit.VerifyFile(path); err != nil || n != len(args) {
+		t.Errorf("verify of what airlock wrote: %d %v", n, err)
 	}
 }
