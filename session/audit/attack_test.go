@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/airlock-mcp/airlock/session/audit"
+	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
 // The log cut at every byte of its last two records: a cut inside a record (what
@@ -176,5 +178,67 @@ func TestOpen_CurrentFileEmptiedAfterRotation(t *testing.T) {
 			}
 			verifyFails(t, path, "the current file "+how, "removed from the end")
 		})
+	}
+}
+
+// Open reads the tail under the lock every writer holds while it writes: with the
+// lock held and half a record in the file, as another process leaves it mid-write,
+// Open waits, and once the record is whole it finds the log sound. (Without the
+// lock it would call the log cut short and refuse every call.)
+func TestOpen_WaitsForTheWriterMidRecord(t *testing.T) {
+	path, _ := writeLog(t, 2)
+	lf, err := os.OpenFile(path+".lock", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	// The next record, as a writer seals it onto the chain's end; the test then
+	// takes it out and writes it again itself, in two halves.
+	w, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(rec(2)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	whole, _ := os.ReadFile(path)
+	lines := bytes.SplitAfter(whole, []byte("\n"))
+	last := lines[len(lines)-2]
+	write(t, path, whole[:len(whole)-len(last)])
+	if err := statefile.Lock(lf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Write(last[:len(last)/2])
+	done := make(chan *audit.Log, 1)
+	go func() {
+		r, err := audit.Open(path)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		if r != nil {
+			r.Close()
+			t.Fatalf("Open returned while a writer held the lock mid-record: %v", r.Problem())
+		}
+	case <-time.After(300 * time.Millisecond):
+	}
+	f.Write(last[len(last)/2:])
+	statefile.Unlock(lf)
+	r := <-done
+	if r == nil {
+		return
+	}
+	defer r.Close()
+	if p := r.Problem(); p != nil {
+		t.Errorf("after the writer finished: %v", p)
 	}
 }
