@@ -18,16 +18,21 @@ import (
 // a line honest is that verify accepts only what airlock could have written.
 func reseal(t *testing.T, line []byte, prev string, mutate func(string) string) []byte {
 	t.Helper()
-	s := string(line)
-	i := strings.LastIndex(s, `"hash":"`)
-	if i < 0 {
-		t.Fatalf("no hash member in %s", line)
+	var r audit.Record
+	if err := json.Unmarshal(line, &r); err != nil {
+		t.Fatal(err)
 	}
-	member := s[i : i+len(`"hash":"`)+64+2]
-	body := mutate(s[:i] + s[i+len(member):])
-	j := strings.LastIndex(body, `"kind":`)
-	sum := sha256.Sum256([]byte(prev + body[:j] + body[j:]))
-	return []byte(body[:j] + `"hash":"` + hex.EncodeToString(sum[:]) + `",` + body[j:])
+	// The record's own hash member (not one inside args or previous) is marked, so
+	// that the new one goes where it was whatever mutate moves.
+	const mark = "\x00hash\x00"
+	member := `"hash":"` + r.Hash + `",`
+	if !strings.Contains(string(line), member) {
+		t.Fatalf("no hash member %s in %s", member, line)
+	}
+	marked := mutate(strings.Replace(string(line), member, mark, 1))
+	body := strings.Replace(marked, mark, "", 1)
+	sum := sha256.Sum256([]byte(prev + body))
+	return []byte(strings.Replace(marked, mark, `"hash":"`+hex.EncodeToString(sum[:])+`",`, 1))
 }
 
 // A line whose hash was recomputed after a change that airlock's own writer can
@@ -47,7 +52,7 @@ func TestVerify_OnlyOneSpellingOfARecordPasses(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, from, to string }{
 		{"duplicate member", `"decision":"allow",`, `"decision":"allow","decision":"deny",`},
-		{"second hash member", `"kind":`, `"hash":"` + strings.Repeat("0", 64) + `","kind":`},
+		{"second hash member", `"decision":"allow",`, `"decision":"allow","hash":"` + strings.Repeat("0", 64) + `",`},
 		{"members out of order", `"call_id":"c0","context":"you",`, `"context":"you","call_id":"c0",`},
 		{"bytes after a number", `"seq":1,`, `"seq":1,"server":"notes","seq":1 ,`},
 		{"bytes after a literal", `"decision":"allow",`, `"decision":"allow","duration_ms":5x,`},

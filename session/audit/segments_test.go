@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -190,4 +191,65 @@ func TestSeal_TwiceWhileAnotherAppends(t *testing.T) {
 	if total != n {
 		t.Errorf("the writer was told %d records were written; the three logs hold %d", n, total)
 	}
+}
+
+// rechain reseals lines (each without its newline) as one chain after prev,
+// changing the first with mutate: what someone who rewrites records and
+// recomputes every hash after them makes.
+func rechain(t *testing.T, lines [][]byte, prev string, mutate func(string) string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for i, l := range lines {
+		var r audit.Record
+		if err := json.Unmarshal(l, &r); err != nil {
+			t.Fatal(err)
+		}
+		m := func(s string) string {
+			s = strings.Replace(s, `"prev":"`+r.Prev+`"`, `"prev":"`+prev+`"`, 1)
+			if i == 0 {
+				s = mutate(s)
+			}
+			return s
+		}
+		nl := reseal(t, l, prev, m)
+		if err := json.Unmarshal(nl, &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, nl)
+		prev = r.Hash
+	}
+	return out
+}
+
+// A later file whose first record is not a segment record naming the file before
+// it does not join, even with every hash after it recomputed; nor does a log whose
+// first file begins past record 1 (Open says so as a notice, verify fails).
+func TestVerify_FilesJoinOnlyThroughASegmentRecord(t *testing.T) {
+	path, segs := segmentedLog(t, 2)
+	b, _ := os.ReadFile(path)
+	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	var first audit.Record
+	json.Unmarshal(lines[0], &first)
+	for _, tc := range []struct{ name, from, to string }{
+		{"not a segment record", `"kind":"segment"`, `"kind":"decision"`},
+		{"naming another file", `"file":"` + filepath.Base(segs[len(segs)-1]) + `"`, `"file":"elsewhere.000009"`},
+	} {
+		re := rechain(t, lines, first.Prev, func(s string) string { return strings.Replace(s, tc.from, tc.to, 1) })
+		write(t, path, append(bytes.Join(re, []byte("\n")), '\n'))
+		os.Remove(path + ".head")
+		verifyFails(t, path, tc.name, "not the start of a segment")
+	}
+
+	path, orig := writeLog(t, 5)
+	ls := bytes.SplitAfter(orig, []byte("\n"))
+	write(t, path, bytes.Join(ls[2:], nil))
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if p := a.Problem(); p == nil || a.Damaged() || !strings.Contains(p.Error(), "begins at record 3") {
+		t.Errorf("open of a log whose first records were removed: %v; want a notice", p)
+	}
+	verifyFails(t, path, "the first records removed", "starts at record 3")
 }
