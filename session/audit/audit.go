@@ -82,9 +82,12 @@ type Link struct {
 // unaudited) until `airlock audit seal --start-new` moves it aside. A Log is safe
 // for concurrent use.
 type Log struct {
-	path  string
-	lockf *os.File // PATH.lock; nil for OpenFile, which locks f itself
-	f     *os.File
+	path string
+	// lockf is PATH.lock (nil for OpenFile, which locks f itself), owned like seq
+	// below: lockLog may replace it. shared says it is not nil, for any goroutine.
+	lockf  *os.File
+	shared bool
+	f      *os.File
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -171,13 +174,9 @@ func (e *DamageError) Error() string {
 // wrong and every Append fails. Open fails only when the files cannot be opened (a
 // link, a FIFO, another user's file: see session/statefile).
 func Open(path string) (*Log, error) {
-	lockf, err := statefile.OpenLock(path + ".lock")
+	lockf, err := lockLog(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
-	}
-	if err := statefile.Lock(lockf); err != nil {
-		lockf.Close()
-		return nil, fmt.Errorf("opening audit log: locking %s.lock: %w", path, err)
 	}
 	defer statefile.Unlock(lockf)
 	f, err := statefile.OpenAppend(path)
@@ -215,7 +214,7 @@ func OpenFile(f *os.File, path string) (*Log, error) {
 }
 
 func newLog(path string, f *os.File, lockf *os.File) *Log {
-	a := &Log{path: path, f: f, lockf: lockf, size: -1}
+	a := &Log{path: path, f: f, lockf: lockf, shared: lockf != nil, size: -1}
 	a.cond = sync.NewCond(&a.mu)
 	return a
 }
@@ -309,7 +308,7 @@ func (a *Log) SetDecisionsUnsynced(unsynced bool) { a.decisionsUnsynced.Store(un
 // (renamed PATH.000001, PATH.000002, …, never deleted) and a new one begun; 0 never
 // rotates. The default is DefaultSegmentBytes ([audit] segment_bytes).
 func (a *Log) SetSegmentBytes(n int64) {
-	if a.lockf != nil {
+	if a.shared {
 		a.segmentBytes.Store(max(n, 0))
 	}
 }
@@ -403,9 +402,48 @@ func (a *Log) delayedSync() {
 
 func (a *Log) lock() error {
 	if a.lockf != nil {
-		return statefile.Lock(a.lockf)
+		f, err := lockLog(a.path, a.lockf)
+		if err != nil {
+			return err
+		}
+		a.lockf = f
+		return nil
 	}
 	return statefile.Lock(a.f)
+}
+
+// lockLog takes the lock of the log at path: PATH.lock, opened (created when
+// missing) unless f is it already open, and locked. A lock is only a lock if every
+// process takes it on the same file, so once locked it checks that the file at
+// PATH.lock is still the one locked: when it was removed or replaced (another
+// process then locks a different file), it opens the one there now and locks that
+// instead. It returns the file it holds locked; f, when replaced, is closed.
+func lockLog(path string, f *os.File) (*os.File, error) {
+	name := path + ".lock"
+	for {
+		if f == nil {
+			var err error
+			if f, err = statefile.OpenLock(name); err != nil {
+				return nil, err
+			}
+		}
+		if err := statefile.Lock(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", name, err)
+		}
+		held, err := f.Stat()
+		if err != nil {
+			statefile.Unlock(f)
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", name, err)
+		}
+		if cur, err := os.Lstat(name); err == nil && os.SameFile(held, cur) {
+			return f, nil
+		}
+		statefile.Unlock(f)
+		f.Close()
+		f = nil
+	}
 }
 
 func (a *Log) unlock() {
@@ -556,11 +594,14 @@ func (a *Log) load() error {
 		return fmt.Errorf("reading audit log %s: %w", a.path, err)
 	}
 	if a.lockf != nil {
-		cur, err := os.Lstat(a.path)
-		if err != nil || !os.SameFile(st, cur) {
+		cur, lerr := os.Lstat(a.path)
+		if lerr != nil || !os.SameFile(st, cur) {
 			f, err := statefile.OpenAppend(a.path)
 			if err != nil {
 				return fmt.Errorf("reopening audit log: %w", err)
+			}
+			if lerr != nil {
+				syncDir(filepath.Dir(a.path)) // created here: its name durable (see rotate)
 			}
 			a.f.Close()
 			a.f = f
@@ -636,6 +677,9 @@ func (a *Log) load() error {
 		// A new log: its head says so at once, so that another process opening it
 		// before the first delayed sync finds a head to check the records against.
 		a.writeHead(0, "")
+		// The new file's name durable before a decision synced into it counts as
+		// on disk (an fsync of a file does not sync its folder).
+		syncDir(filepath.Dir(a.path))
 	}
 	a.seq, a.prev, a.size = t.seq, t.hash, size
 	return nil

@@ -33,8 +33,11 @@ func (a *Log) rotate() error {
 	if err := os.Rename(a.path, name); err != nil {
 		return err
 	}
-	syncDir(filepath.Dir(a.path))
 	f, err := statefile.OpenAppend(a.path)
+	// The rename and the new file's name both durable before the first record, a
+	// call's decision, is synced into it: an fsync of a new file does not make its
+	// name durable, and a power loss could take the file and the decision with it.
+	syncDir(filepath.Dir(a.path))
 	if err != nil {
 		return err // the next commit opens PATH again and goes on from the segment
 	}
@@ -75,14 +78,11 @@ type Sealed struct {
 // on after airlock refused a damaged log (`airlock audit seal --start-new`).
 func Seal(path string) (Sealed, error) {
 	var out Sealed
-	lockf, err := statefile.OpenLock(path + ".lock")
+	lockf, err := lockLog(path, nil)
 	if err != nil {
 		return out, fmt.Errorf("sealing audit log: %w", err)
 	}
 	defer lockf.Close()
-	if err := statefile.Lock(lockf); err != nil {
-		return out, fmt.Errorf("sealing audit log: locking: %w", err)
-	}
 	defer statefile.Unlock(lockf)
 
 	out.Verified, out.Problem = verifyLog(path, false)
@@ -99,19 +99,6 @@ func Seal(path string) (Sealed, error) {
 	for i := 2; exists(moved) || exists(moved+".head") || exists(segmentName(moved, 1)); i++ {
 		moved = fmt.Sprintf("%s.sealed-%s-%d", path, stamp, i)
 	}
-	for _, sg := range segs {
-		if err := os.Rename(sg.path, segmentName(moved, sg.n)); err != nil {
-			return out, fmt.Errorf("sealing audit log: moving %s aside: %w", sg.path, err)
-		}
-	}
-	for _, p := range []string{"", ".head"} {
-		if err := os.Rename(path+p, moved+p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return out, fmt.Errorf("sealing audit log: moving %s aside: %w", path+p, err)
-		}
-	}
-	syncDir(filepath.Dir(path))
-	out.MovedTo = moved
-
 	link := &Link{File: filepath.Base(moved), Seq: uint64(out.Verified.Records), Hash: out.Verified.LastHash}
 	var why []string
 	if herr == nil {
@@ -131,20 +118,40 @@ func Seal(path string) (Sealed, error) {
 	if err != nil {
 		return out, fmt.Errorf("sealing audit log: %w", err)
 	}
-	f, err := statefile.OpenAppend(path)
-	if err != nil {
-		return out, fmt.Errorf("sealing audit log: starting the new log: %w", err)
+
+	// The new log and its head are written whole, and synced, before anything is
+	// moved: a seal that fails (a full disk) leaves the damaged log where it was.
+	// Were the old log moved first and the new one then not written, airlock would
+	// find no log and begin a new chain at record 1 that names nothing before it.
+	dir, base := filepath.Split(path)
+	newLog := filepath.Join(dir, "."+base+".sealing")
+	newHead := newLog + ".head"
+	defer os.Remove(newLog)
+	defer os.Remove(newHead)
+	if err := statefile.WriteFile(newLog, line); err != nil {
+		return out, fmt.Errorf("sealing audit log: starting the new log: %w (nothing was moved)", err)
 	}
-	defer f.Close()
-	if _, err := f.Write(line); err != nil {
-		return out, fmt.Errorf("sealing audit log: starting the new log: %w", err)
+	if err := statefile.WriteFile(newHead, fmt.Appendf(nil, `{"seq":1,"hash":%q}`, first.Hash)); err != nil {
+		return out, fmt.Errorf("sealing audit log: starting the new log: %w (nothing was moved)", err)
 	}
-	if err := f.Sync(); err != nil {
-		return out, fmt.Errorf("sealing audit log: starting the new log: %w", err)
+
+	for _, sg := range segs {
+		if err := os.Rename(sg.path, segmentName(moved, sg.n)); err != nil {
+			return out, fmt.Errorf("sealing audit log: moving %s aside: %w", sg.path, err)
+		}
 	}
-	b := fmt.Appendf(nil, `{"seq":1,"hash":%q}`, first.Hash)
-	if err := statefile.WriteFile(path+".head", b); err != nil {
-		return out, fmt.Errorf("sealing audit log: %w", err)
+	for _, p := range []string{"", ".head"} {
+		if err := os.Rename(path+p, moved+p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return out, fmt.Errorf("sealing audit log: moving %s aside: %w", path+p, err)
+		}
+	}
+	out.MovedTo = moved
+	// The log before its head: between the two, a log of one record without a head
+	// is refused as damaged, never taken for a new one.
+	for _, p := range []string{"", ".head"} {
+		if err := os.Rename(newLog+p, path+p); err != nil {
+			return out, fmt.Errorf("sealing audit log: starting the new log: %w", err)
+		}
 	}
 	syncDir(filepath.Dir(path))
 	out.First = first

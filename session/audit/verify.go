@@ -15,28 +15,37 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
 // checkLine checks one line (without its newline) as a record on its own: a JSON
-// object of the record's fields whose hash is sha256 of its prev and of the line
-// without its hash member (which is what the canonical JSON of the record without
-// the hash is, for a line airlock wrote: members are sorted, so cutting one out
-// leaves the rest canonical). It sets rec's chain fields (Seq, Prev, Hash, Kind,
-// Previous) and leaves the others zero.
+// object of the record's fields, as airlock writes it, whose hash is sha256 of its
+// prev and of the line without its hash member (which is what the canonical JSON of
+// the record without the hash is, for a line airlock wrote: members are sorted, so
+// cutting one out leaves the rest canonical). It sets rec's chain fields (Seq, Prev,
+// Hash, Kind, Previous) and leaves the others zero.
 //
 // It reads the line once, member by member, without decoding the values it does
-// not need: a log of hundreds of megabytes verifies in seconds. Nothing is lost by
-// not decoding them: every byte of the line but the hash member is hashed, so any
-// change to one fails the hash, and a change to the hash member fails it too.
+// not need: a log of hundreds of megabytes verifies in seconds. Every byte of the
+// line but the hash member is hashed, so any change to one fails the hash. Since
+// anyone can recompute a hash, the line must also be spelled as airlock spells it,
+// so that one record has one line: UTF-8, members in order and each once, no space
+// between tokens, every value JSON, and the numbers airlock writes (seq,
+// duration_ms) as Go writes an integer. What it does not check is which of JSON's
+// equal spellings a string or a number inside args uses.
 func checkLine(line []byte, rec *Record) error {
 	*rec = Record{}
 	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' {
 		return errors.New("not a record: not a JSON object")
 	}
+	if !utf8.Valid(line) {
+		return errors.New("not a record: not UTF-8")
+	}
 	hashFrom, hashTo := -1, -1
 	seen := 0
+	var last []byte
 	for i := 1; ; {
 		if i >= len(line) || line[i] != '"' {
 			return fmt.Errorf("not a record: a member's key expected at byte %d", i)
@@ -49,24 +58,32 @@ func checkLine(line []byte, rec *Record) error {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			return errors.New("not a record: an escaped key")
 		}
+		if last != nil && bytes.Compare(last, key) >= 0 {
+			return fmt.Errorf("not a record: member %s out of order or repeated", quoted(key))
+		}
+		last = key
 		v := i + 1 + k + 1
 		if v >= len(line) || line[v] != ':' {
 			return fmt.Errorf("not a record: ':' expected at byte %d", v)
 		}
 		v++
-		e, err := skipValue(line, v)
+		e, err := scanValue(line, v, 0)
 		if err != nil {
-			return fmt.Errorf("not a record: %v", err)
+			return fmt.Errorf("not a record: %s: %v", quoted(key), err)
 		}
 		val := line[v:e]
 		switch string(key) {
 		case "seq":
 			n, err := strconv.ParseUint(string(val), 10, 64)
-			if err != nil {
-				return fmt.Errorf("not a record: seq %q", val)
+			if err != nil || strconv.FormatUint(n, 10) != string(val) {
+				return fmt.Errorf("not a record: seq %s", quoted(val))
 			}
 			rec.Seq = n
 			seen |= 1
+		case "duration_ms":
+			if n, err := strconv.ParseInt(string(val), 10, 64); err != nil || strconv.FormatInt(n, 10) != string(val) {
+				return fmt.Errorf("not a record: duration_ms %s", quoted(val))
+			}
 		case "prev", "hash", "kind":
 			str, ok := plainString(val)
 			if !ok {
@@ -92,7 +109,7 @@ func checkLine(line []byte, rec *Record) error {
 			rec.Previous = &l
 		default:
 			if !recordFields[string(key)] {
-				return fmt.Errorf("not a record: unknown field %q", key)
+				return fmt.Errorf("not a record: unknown field %s", quoted(key))
 			}
 		}
 		if e == len(line)-1 {
@@ -121,6 +138,16 @@ func checkLine(line []byte, rec *Record) error {
 	return nil
 }
 
+// quoted quotes b for an error message, cut to a length a person reads: a hostile
+// line may hold a key or a value of any size.
+func quoted(b []byte) string {
+	const most = 64
+	if len(b) > most {
+		return strconv.Quote(string(b[:most])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
 // recordFields are the JSON names of Record's fields.
 var recordFields = func() map[string]bool {
 	m := map[string]bool{}
@@ -140,57 +167,136 @@ func plainString(val []byte) (string, bool) {
 	return string(val[1 : len(val)-1]), true
 }
 
-// skipValue returns where the JSON value starting at b[i] ends (one past it).
-func skipValue(b []byte, i int) (int, error) {
+// maxValueDepth bounds how deep scanValue follows nested objects and arrays: far
+// deeper than any arguments airlock accepts, and a bound on its stack.
+const maxValueDepth = 10000
+
+// scanValue returns where the JSON value starting at b[i] ends (one past it),
+// checking that it is JSON written without space between its tokens.
+func scanValue(b []byte, i, depth int) (int, error) {
 	if i >= len(b) {
 		return 0, errors.New("a value expected")
 	}
-	switch b[i] {
+	switch c := b[i]; c {
 	case '"':
-		return skipString(b, i)
+		return scanString(b, i)
 	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				e, err := skipString(b, j)
+		if depth >= maxValueDepth {
+			return 0, errors.New("nested too deep")
+		}
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		i++
+		if i < len(b) && b[i] == end {
+			return i + 1, nil
+		}
+		for {
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return 0, fmt.Errorf("a key expected at byte %d", i)
+				}
+				e, err := scanString(b, i)
 				if err != nil {
 					return 0, err
 				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
+				if e >= len(b) || b[e] != ':' {
+					return 0, fmt.Errorf("':' expected at byte %d", e)
 				}
+				i = e + 1
+			}
+			e, err := scanValue(b, i, depth+1)
+			if err != nil {
+				return 0, err
+			}
+			switch {
+			case e < len(b) && b[e] == ',':
+				i = e + 1
+			case e < len(b) && b[e] == end:
+				return e + 1, nil
+			default:
+				return 0, fmt.Errorf("',' or '%c' expected at byte %d", end, e)
 			}
 		}
-		return 0, errors.New("an object or array is not closed")
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
-		j++
-	}
-	if j == i {
+	case 't', 'f', 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(b[i:], []byte(lit)) {
+				return i + len(lit), nil
+			}
+		}
 		return 0, fmt.Errorf("a value expected at byte %d", i)
 	}
-	return j, nil
+	return scanNumber(b, i)
 }
 
-// skipString returns where the JSON string starting at b[i] (a quote) ends.
-func skipString(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); {
-		k := bytes.IndexAny(b[j:], "\"\\")
-		if k < 0 {
-			break
+// scanNumber returns where the JSON number starting at b[i] ends.
+func scanNumber(b []byte, i int) (int, error) {
+	start := i
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
 		}
-		j += k
-		if b[j] == '"' {
+		return i > j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return 0, fmt.Errorf("a value expected at byte %d", start)
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return 0, fmt.Errorf("a number's fraction expected at byte %d", i)
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return 0, fmt.Errorf("a number's exponent expected at byte %d", i)
+		}
+	}
+	return i, nil
+}
+
+// scanString returns where the JSON string starting at b[i] (a quote) ends,
+// checking its escapes and that it holds no control character.
+func scanString(b []byte, i int) (int, error) {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
 			return j + 1, nil
+		case c == '\\':
+			j++
+			if j >= len(b) {
+				break
+			}
+			switch b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(b) {
+					return 0, errors.New("a string is not closed")
+				}
+				for _, h := range b[j+1 : j+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return 0, fmt.Errorf("a bad escape at byte %d", j)
+					}
+				}
+				j += 4
+			default:
+				return 0, fmt.Errorf("a bad escape at byte %d", j)
+			}
+		case c < 0x20:
+			return 0, fmt.Errorf("a control character in a string at byte %d", j)
 		}
-		j += 2 // an escape and the byte it escapes
 	}
 	return 0, errors.New("a string is not closed")
 }
@@ -208,8 +314,9 @@ type chain struct {
 }
 
 // file checks the records of one file of the log, read from r; name is what errors
-// call it. first says the file is the log's first: its first record is 1 unless
-// the chain starts at a sealed log.
+// call it, and prevFile the file before it that held records ("" for the first).
+// The log's first record is record 1; every later file begins with a segment record
+// naming the one before.
 func (c *chain) file(r io.Reader, name string, prevFile string) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	lineNo := 0
@@ -267,8 +374,8 @@ func (c *chain) file(r io.Reader, name string, prevFile string) error {
 	}
 }
 
-// Verify checks a whole audit log file read from r: every line is a record in
-// canonical form, sequence numbers run 1, 2, 3 … without a gap, each record's prev
+// Verify checks a whole audit log file read from r: every line is a record spelled
+// as airlock writes it (checkLine), sequence numbers run 1, 2, 3 … without a gap, each record's prev
 // is the hash of the one before, each hash is right, and the file ends with a
 // newline. It returns the number of records, or an error naming the first line that
 // fails.
@@ -431,10 +538,10 @@ func snapshot(path string, lock bool) (*logSnapshot, error) {
 		lf, err := statefile.Open(path + ".lock")
 		switch {
 		case err == nil:
-			defer lf.Close()
-			if err := statefile.Lock(lf); err != nil {
-				return nil, fmt.Errorf("locking %s.lock: %w", path, err)
+			if lf, err = lockLog(path, lf); err != nil {
+				return nil, err
 			}
+			defer lf.Close()
 			defer statefile.Unlock(lf)
 		case !errors.Is(err, os.ErrNotExist):
 			return nil, err
