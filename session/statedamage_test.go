@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,7 +48,7 @@ var damages = []damage{
 	}},
 	{"fifo", func(t *testing.T, path string, _, _ []byte) {
 		// Nobody ever writes to it: an open or read that blocks hangs the test.
-		if err := syscall.Mkfifo(path, 0o600); err != nil {
+		if err := mkfifo(path); err != nil {
 			t.Fatal(err)
 		}
 	}},

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,7 +103,7 @@ func TestVerify_TamperedSegments(t *testing.T) {
 	verifyFails(t, path, "a segment replaced by a link", "symbolic link")
 	restore()
 	os.Remove(mid)
-	if err := syscall.Mkfifo(mid, 0o600); err != nil {
+	if err := mkfifo(mid); err != nil {
 		t.Fatal(err)
 	}
 	verifyFails(t, path, "a segment replaced by a FIFO", filepath.Base(mid))

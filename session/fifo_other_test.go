@@ -1,0 +1,8 @@
+//go:build !unix
+
+package session_test
+
+import "errors"
+
+// mkfifo fails where the system has no named pipes in the file system.
+func mkfifo(string) error { return errors.New("no named pipes on this system") }
