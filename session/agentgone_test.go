@@ -197,10 +197,7 @@ func TestAgentGone_SessionDeleted(t *testing.T) {
 		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "wipe__wipe", Arguments: map[string]any{}})
 	}()
 	p := r.question(t)
-	req, _ := http.NewRequest(http.MethodDelete, r.g.URL(), nil)
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req := deleteSession(r.g, cs)
 	left := time.Now()
 	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
 	if err != nil {
@@ -255,6 +252,16 @@ func (r *goneRig) killWhileAsked(t *testing.T, cmd *exec.Cmd, how string) {
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	r.wantGone(t, p, left, how)
+}
+
+// deleteSession is the DELETE request with which an agent ends its gateway session
+// cs, as a streamable HTTP client sends it when it leaves.
+func deleteSession(g *gateway.Gateway, cs *mcp.ClientSession) *http.Request {
+	req, _ := http.NewRequest(http.MethodDelete, g.URL(), nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	return req
 }
 
 // A real agent process killed while its call waits.
@@ -351,10 +358,7 @@ func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
 		_, _ = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")})
 	}()
 	p := <-a.seen
-	req, _ := http.NewRequest(http.MethodDelete, f.g.URL(), nil)
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req := deleteSession(f.g, cs)
 	left := time.Now()
 	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
 	if err != nil {
