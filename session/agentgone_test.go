@@ -74,17 +74,11 @@ type goneRig struct {
 
 func newGoneRig(t *testing.T) *goneRig {
 	t.Helper()
-	dir := t.TempDir()
-	r := &goneRig{marker: filepath.Join(dir, "ran"), auditPath: filepath.Join(dir, "audit.jsonl")}
-	srv := testServer(t, "wipe", "marker", trust.Untrusted)
-	srv.Env["AIRLOCK_TEST_MARKER"] = r.marker
+	srv, marker, auditPath, al := markerServer(t)
+	t.Cleanup(func() { al.Close() })
+	r := &goneRig{marker: marker, auditPath: auditPath}
 	cfg := newConfig(srv)
 	cfg.ApprovalTimeout = time.Minute
-	al, err := audit.Open(r.auditPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { al.Close() })
 	r.m = start(t, cfg, session.Options{Audit: al})
 	r.a = answerWith(t, r.m)
 	r.g = startGateway(t, r.m)
@@ -203,10 +197,7 @@ func TestAgentGone_SessionDeleted(t *testing.T) {
 		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "wipe__wipe", Arguments: map[string]any{}})
 	}()
 	p := r.question(t)
-	req, _ := http.NewRequest(http.MethodDelete, r.g.URL(), nil)
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req := deleteSession(r.g, cs)
 	left := time.Now()
 	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
 	if err != nil {
@@ -249,6 +240,30 @@ func TestAgentGone_BridgeStdinClosed(t *testing.T) {
 	_ = agentR.Close()
 }
 
+// killWhileAsked starts the agent process cmd, kills it once its wipe call asks,
+// and checks (wantGone, named how) that the question goes with it.
+func (r *goneRig) killWhileAsked(t *testing.T, cmd *exec.Cmd, how string) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := r.question(t)
+	left := time.Now()
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	r.wantGone(t, p, left, how)
+}
+
+// deleteSession is the DELETE request with which an agent ends its gateway session
+// cs, as a streamable HTTP client sends it when it leaves.
+func deleteSession(g *gateway.Gateway, cs *mcp.ClientSession) *http.Request {
+	req, _ := http.NewRequest(http.MethodDelete, g.URL(), nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	return req
+}
+
 // A real agent process killed while its call waits.
 func TestAgentGone_AgentProcessKilled(t *testing.T) {
 	r := newGoneRig(t)
@@ -259,14 +274,7 @@ func TestAgentGone_AgentProcessKilled(t *testing.T) {
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), envServer+"=agent-call", "AIRLOCK_TEST_URL="+r.g.URL(),
 		"AIRLOCK_TEST_TOKEN="+testToken, "AIRLOCK_TEST_TOOL=wipe__wipe", "GORACE=atexit_sleep_ms=0")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := r.question(t)
-	left := time.Now()
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	r.wantGone(t, p, left, "go-sdk agent killed")
+	r.killWhileAsked(t, cmd, "go-sdk agent killed")
 }
 
 // The TypeScript SDK's agent (bench/agent/agent.mjs), killed while its call waits.
@@ -281,27 +289,28 @@ func TestAgentGone_TypeScriptAgentKilled(t *testing.T) {
 		"-tool", "wipe__wipe", "-args", "{}", "-n", "1", "-warmup", "0", "-sdk", sdk)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := r.question(t)
-	left := time.Now()
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	r.wantGone(t, p, left, "TypeScript agent killed")
+	r.killWhileAsked(t, cmd, "TypeScript agent killed")
 }
 
-// The last check before forwarding: a call the person allowed at the moment its
-// agent left is not forwarded.
-func TestAgentGone_AllowedAsItsAgentLeftNeverRuns(t *testing.T) {
+// markerServer is a "marker" test server (serveMarker) with the path of the file its
+// wipe tool leaves, and an audit log opened on a fresh path, for the caller to close.
+func markerServer(t *testing.T) (srv config.Server, marker, auditPath string, al *audit.Log) {
+	t.Helper()
 	dir := t.TempDir()
-	marker, auditPath := filepath.Join(dir, "ran"), filepath.Join(dir, "audit.jsonl")
-	srv := testServer(t, "wipe", "marker", trust.Untrusted)
+	marker, auditPath = filepath.Join(dir, "ran"), filepath.Join(dir, "audit.jsonl")
+	srv = testServer(t, "wipe", "marker", trust.Untrusted)
 	srv.Env["AIRLOCK_TEST_MARKER"] = marker
 	al, err := audit.Open(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, marker, auditPath, al
+}
+
+// The last check before forwarding: a call the person allowed at the moment its
+// agent left is not forwarded.
+func TestAgentGone_AllowedAsItsAgentLeftNeverRuns(t *testing.T) {
+	srv, marker, auditPath, al := markerServer(t)
 	defer al.Close()
 	ctx, leave := context.WithCancelCause(context.Background())
 	// The answer "allow" and the agent's leaving cross: the approver sees the yes
@@ -311,7 +320,7 @@ func TestAgentGone_AllowedAsItsAgentLeftNeverRuns(t *testing.T) {
 		return session.Response{Answer: session.AllowOnce}, nil
 	})
 	m := start(t, newConfig(srv), session.Options{Audit: al, Approver: approver})
-	_, err = m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: args(`{}`)})
+	_, err := m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: args(`{}`)})
 	if err == nil {
 		t.Fatal("a call allowed as its agent left was forwarded and answered")
 	}
@@ -349,10 +358,7 @@ func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
 		_, _ = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")})
 	}()
 	p := <-a.seen
-	req, _ := http.NewRequest(http.MethodDelete, f.g.URL(), nil)
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req := deleteSession(f.g, cs)
 	left := time.Now()
 	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
 	if err != nil {
@@ -369,14 +375,7 @@ func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
 // The agent leaves after the last check, while the allowed call's decision is being
 // written: the call is still not forwarded, and its outcome record says so.
 func TestAgentGone_LeftWhileTheDecisionWasWrittenNeverRuns(t *testing.T) {
-	dir := t.TempDir()
-	marker, auditPath := filepath.Join(dir, "ran"), filepath.Join(dir, "audit.jsonl")
-	srv := testServer(t, "wipe", "marker", trust.Untrusted)
-	srv.Env["AIRLOCK_TEST_MARKER"] = marker
-	al, err := audit.Open(auditPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, marker, auditPath, al := markerServer(t)
 	defer al.Close()
 	ctx, leave := context.WithCancelCause(context.Background())
 	var allowed atomic.Bool
@@ -393,7 +392,7 @@ func TestAgentGone_LeftWhileTheDecisionWasWrittenNeverRuns(t *testing.T) {
 		return time.Now()
 	}
 	m := start(t, newConfig(srv), session.Options{Audit: al, Approver: approver, Now: now})
-	_, err = m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: args(`{}`)})
+	_, err := m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: args(`{}`)})
 	if ctx.Err() == nil {
 		t.Fatal("the test never crossed the decision record")
 	}

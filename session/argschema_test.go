@@ -63,6 +63,21 @@ func serveLaxNumbers() int {
 	return 0
 }
 
+// allowRule is an allow rule named path (with reason) of one condition: field
+// matched by kind against val.
+func allowRule(t *testing.T, path, reason, field string, kind trust.MatcherKind, val any) trust.Rule {
+	t.Helper()
+	c, err := trust.NewCond(field, kind, val, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trust.NewRule(path, trust.Allow, reason, []trust.Cond{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // equals = 1234567890123456789 on an integer field must not allow
 // 1234567890123456700 (one float64, two accounts): through the gateway, the call
 // is asked (here nobody answers, so it is denied) and the server, which reads the
@@ -71,14 +86,7 @@ func TestGateway_BigIntegerComparedExactly(t *testing.T) {
 	ran := filepath.Join(t.TempDir(), "ran.txt")
 	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
 	srv.Env["AIRLOCK_TEST_RAN"] = ran
-	c, err := trust.NewCond("account", trust.MatchEquals, int64(1234567890123456789), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := trust.NewRule("servers.lax.tools.close_account.rules[0]", trust.Allow, "", []trust.Cond{c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := allowRule(t, "servers.lax.tools.close_account.rules[0]", "", "account", trust.MatchEquals, int64(1234567890123456789))
 	srv.Tools = map[string]config.Tool{"close_account": {Rules: []trust.Rule{r}}}
 	cfg := newConfig(srv)
 	cfg.ApprovalTimeout = 300 * time.Millisecond
@@ -125,14 +133,7 @@ func TestGateway_ArgumentsCheckedAgainstSchemaBeforeAnyDecision(t *testing.T) {
 	t.Cleanup(func() { log.Close() })
 	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
 	srv.Env["AIRLOCK_TEST_RAN"] = ran
-	c, err := trust.NewCond("n", trust.MatchMax, int64(50), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := trust.NewRule("servers.lax.tools.set_limit.rules[0]", trust.Allow, "small limits", []trust.Cond{c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := allowRule(t, "servers.lax.tools.set_limit.rules[0]", "small limits", "n", trust.MatchMax, int64(50))
 	r.Source = "config.toml:9"
 	srv.Tools = map[string]config.Tool{"set_limit": {Rules: []trust.Rule{r}}}
 	m := start(t, newConfig(srv), session.Options{Audit: log})

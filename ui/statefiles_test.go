@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,14 +31,7 @@ func TestStatusLine_UnreadableStateFilesAreRed(t *testing.T) {
 	}
 	cfg := demo.Config()
 	cfg.StateDir = state
-	m := session.New(cfg, session.Options{InProcess: inproc, RulesFile: rules, Now: func() time.Time { return fixedNow }})
-	t.Cleanup(func() { m.Close() })
-	m.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := m.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	m := startWithOptions(t, cfg, session.Options{InProcess: inproc, RulesFile: rules, Now: func() time.Time { return fixedNow }})
 	h := newHarnessFor(t, m, 160, 40, true, Options{Title: "demo"})
 	h.waitFor("the red statuses", func(m Model) bool { return m.rulesProblem != nil && m.taint.Tainted() })
 	screenHas(t, h.plain(), "✖ taint.json unreadable: every context treated as tainted", "✖ rules.toml unreadable: remembered rules' tools ask")

@@ -231,21 +231,29 @@ func write(t *testing.T, path string, b []byte) {
 	}
 }
 
-// Seal moves a damaged log aside, whole, and starts a new one naming it; a log that
-// had segments keeps them under the sealed name, and still fails verify as before.
-func TestSeal_StartsANewLogNamingTheOld(t *testing.T) {
+// recordsIn2KSegments writes n records to a new log whose segments close at 2048
+// bytes, closes it, and returns its path.
+func recordsIn2KSegments(t *testing.T, n int) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	a, err := audit.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.SetSegmentBytes(2048)
-	for i := range 30 {
+	for i := range n {
 		if err := a.Append(rec(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	a.Close()
+	return path
+}
+
+// Seal moves a damaged log aside, whole, and starts a new one naming it; a log that
+// had segments keeps them under the sealed name, and still fails verify as before.
+func TestSeal_StartsANewLogNamingTheOld(t *testing.T) {
+	path := recordsIn2KSegments(t, 30)
 	b, _ := os.ReadFile(path)
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	write(t, path, bytes.Join(lines[:1], nil))
@@ -289,23 +297,12 @@ func TestSeal_StartsANewLogNamingTheOld(t *testing.T) {
 // current file (or an empty one): the next open goes on from the newest segment,
 // and the first record it writes names that segment.
 func TestRotation_CrashBetweenRenameAndFirstRecord(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.SetSegmentBytes(2048)
-	for i := range 20 {
-		if err := a.Append(rec(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a.Close()
+	path := recordsIn2KSegments(t, 20)
 	segs, _ := filepath.Glob(path + ".0*")
 	if err := os.Rename(path, fmt.Sprintf("%s.%06d", path, len(segs)+1)); err != nil {
 		t.Fatal(err)
 	}
-	a, err = audit.Open(path)
+	a, err := audit.Open(path)
 	if err != nil || a.Problem() != nil {
 		t.Fatalf("open after the crash: %v %v", err, a.Problem())
 	}

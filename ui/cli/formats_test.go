@@ -137,14 +137,7 @@ func TestCheckReport_FixHintsLocationsAndVerdict(t *testing.T) {
 
 func TestCheckReport_BaselineFailsOnlyOnNewHazards(t *testing.T) {
 	first := offlineReport(t, Input{})
-	var b bytes.Buffer
-	if err := first.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	base, err := ReadBaseline(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := baselineFrom(t, first)
 	r := offlineReport(t, Input{Baseline: base, FailOn: rule(t, "any"), FailOnSpec: "any"})
 	if r.Verdict.ExitCode != ExitOK || len(r.Verdict.Matched) != 0 {
 		t.Fatalf("every hazard is in the baseline, verdict %+v", r.Verdict)
@@ -458,14 +451,7 @@ func TestCheckReport_BaselineRejectsAHazardThatGotWorse(t *testing.T) {
 	if tri.Unguarded {
 		t.Fatal("setup: the example's trifecta is already unguarded")
 	}
-	var b bytes.Buffer
-	if err := first.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	base, err := ReadBaseline(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := baselineFrom(t, first)
 	// The same hazard, now unguarded (a pull request auto-allowed every leg).
 	worse := offlineReport(t, Input{Baseline: base, FailOn: rule(t, "any"), FailOnSpec: "any"})
 	for i := range worse.Hazards {
@@ -522,7 +508,7 @@ func TestCheckReport_BaselineRejectsAHazardThatGotWorse(t *testing.T) {
 	// An entry without the guarded state and severity (written by hand, or by an
 	// older airlock) accepts only a guarded hazard of the lowest severity.
 	old := fmt.Sprintf(`{"schema_version":%d,"hazards":[{"id":%q}]}`, ReportSchemaVersion, tri.ID)
-	base, err = ReadBaseline(strings.NewReader(old))
+	base, err := ReadBaseline(strings.NewReader(old))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,6 +516,21 @@ func TestCheckReport_BaselineRejectsAHazardThatGotWorse(t *testing.T) {
 	if h := findHazard(t, r, trust.HazardLethalTrifecta); h.Baselined {
 		t.Fatal("an entry without severity accepted a critical hazard")
 	}
+}
+
+// baselineFrom is r written as JSON and read back as a baseline, as --baseline reads
+// the file a --format json run wrote.
+func baselineFrom(t *testing.T, r Report) Baseline {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadBaseline(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base
 }
 
 // rebuild recomputes the baseline marks and the verdict of r after a test changed
