@@ -454,11 +454,19 @@ func segmentName(path string, n int) string { return fmt.Sprintf("%s.%06d", path
 // docs/secrets-and-state.md).
 func VerifyLog(path string) (Summary, error) { return verifyLog(path, true) }
 
+// ErrNoLog is returned (wrapped) by VerifyLog when there is no audit log at the
+// path at all: no file, no segment and no head (a folder that does not exist
+// included). A head whose log is gone is not ErrNoLog: its records were removed.
+var ErrNoLog = errors.New("there is no audit log")
+
 // verifyLog is VerifyLog; with lock false the caller holds the log's lock.
 func verifyLog(path string, lock bool) (Summary, error) {
 	var sum Summary
 	snap, err := snapshot(path, lock)
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return sum, missingLog(path)
+		}
 		return sum, err
 	}
 	defer snap.close()
@@ -499,6 +507,23 @@ func verifyLog(path string, lock bool) (Summary, error) {
 		return sum, fmt.Errorf("record %d does not match the head: the log was changed", snap.head.Seq)
 	}
 	return sum, nil
+}
+
+// missingLog says why the log at path, whose file (or folder) does not exist, cannot
+// be verified: ErrNoLog when nothing of it is there, or, when its head is, that
+// its records were removed.
+func missingLog(path string) error {
+	head, herr := readHead(path)
+	switch {
+	case errors.Is(herr, os.ErrNotExist):
+		if segs, err := segments(path); err == nil && len(segs) > 0 {
+			return fmt.Errorf("%s is missing beside its %d closed segments", filepath.Base(path), len(segs))
+		}
+		return fmt.Errorf("%w at %s", ErrNoLog, path)
+	case herr != nil:
+		return fmt.Errorf("%s is missing, and %s.head: %v", filepath.Base(path), path, herr)
+	}
+	return fmt.Errorf("%s is missing but its head names record %d: %d records removed", filepath.Base(path), head.Seq, head.Seq)
 }
 
 // firstRecord decodes the first line of f (best effort: it was verified already).
