@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
@@ -136,6 +137,26 @@ type waiter struct {
 }
 
 type problem struct{ err error }
+
+// MaxArgsBytes is the most (redacted, canonical) argument bytes a record holds
+// whole: the ceiling of [limits] max_args_bytes. Longer arguments are replaced in
+// the record by a marker saying so (args_sha256 is still of the whole).
+const MaxArgsBytes = trust.MaxArgsLimit
+
+// maxFieldBytes bounds each text field of a record (an error, a reason, a name):
+// a longer one is cut with a marker. Escaped in JSON a byte takes at most 6, so
+// the 19 text fields of a record take at most 19 × 6 × 8 KiB, under fieldsBytes.
+const maxFieldBytes = 8 << 10
+
+// fieldsBytes is what a record holds besides its arguments, at most.
+const fieldsBytes = 1 << 20
+
+// MaxRecordBytes is the longest line (without its newline) airlock writes into
+// an audit log; readers take a longer line for damage, never reading it whole.
+const MaxRecordBytes = MaxArgsBytes + fieldsBytes
+
+// maxRecordBytes is MaxRecordBytes, which tests lower.
+var maxRecordBytes = MaxRecordBytes
 
 // syncDelay bounds how long a record written by AppendUnsynced, and the head
 // file, wait for an fsync when no Append comes to carry them.
@@ -718,7 +739,30 @@ func readHead(path string) (headRecord, error) {
 
 // sealRecord computes r.Hash and returns the record's line: its canonical JSON and a
 // newline. The canonical form is what verification compares byte for byte.
+//
+// Every text field is first cut to maxFieldBytes, and arguments that would make
+// the line longer than maxRecordBytes are replaced by a marker object saying so
+// (args_sha256 still names the whole): no line airlock writes is longer, so its
+// readers can take a longer one for damage without reading it whole.
 func sealRecord(r *Record) ([]byte, error) {
+	boundFields(r)
+	line, err := sealLine(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(line)-1 > maxRecordBytes {
+		r.Args = json.RawMessage(fmt.Sprintf(`{"(cut by airlock)":"the redacted arguments, %d bytes, make a record longer than the %d bytes airlock writes; args_sha256 is of the whole arguments"}`, len(r.Args), maxRecordBytes))
+		if line, err = sealLine(r); err != nil {
+			return nil, err
+		}
+		if len(line)-1 > maxRecordBytes {
+			return nil, fmt.Errorf("a record of %d bytes is longer than the %d bytes airlock writes", len(line)-1, maxRecordBytes)
+		}
+	}
+	return line, nil
+}
+
+func sealLine(r *Record) ([]byte, error) {
 	r.Hash = ""
 	body, err := canonicalRecord(r)
 	if err != nil {
@@ -730,6 +774,32 @@ func sealRecord(r *Record) ([]byte, error) {
 		return nil, err
 	}
 	return append(line, '\n'), nil
+}
+
+// boundFields cuts every text field of r to maxFieldBytes, with a marker.
+func boundFields(r *Record) {
+	for _, p := range []*string{&r.Prev, &r.Kind, &r.CallID, &r.Context, &r.Client, &r.Server, &r.Tool, &r.Tier,
+		&r.Decision, &r.DecidedBy, &r.Reason, &r.PersonReason, &r.Rule, &r.ArgsSHA256, &r.Outcome, &r.Error} {
+		*p = cutField(*p)
+	}
+	if r.Previous != nil {
+		l := *r.Previous
+		l.File, l.Hash = cutField(l.File), cutField(l.Hash)
+		r.Previous = &l
+	}
+}
+
+// cutField returns s, or when it is longer than maxFieldBytes its start (cut at a
+// character's start) and a marker saying how much was cut.
+func cutField(s string) string {
+	if len(s) <= maxFieldBytes {
+		return s
+	}
+	keep := maxFieldBytes - 64
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return fmt.Sprintf("%s… [cut by airlock: %d more bytes]", s[:keep], len(s)-keep)
 }
 
 func canonicalRecord(r *Record) ([]byte, error) {

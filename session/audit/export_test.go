@@ -2,3 +2,11 @@ package audit
 
 // Syncs is how many times this log called fsync.
 func (a *Log) Syncs() int64 { return a.syncs.Load() }
+
+// SetMaxRecordBytes sets the longest line the log writes and reads, for a test; the
+// returned func puts it back.
+func SetMaxRecordBytes(n int) (restore func()) {
+	old := maxRecordBytes
+	maxRecordBytes = n
+	return func() { maxRecordBytes = old }
+}

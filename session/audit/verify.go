@@ -320,13 +320,19 @@ type chain struct {
 func (c *chain) file(r io.Reader, name string, prevFile string) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	lineNo := 0
+	var off int64 // where the line begins in the file
 	var rec Record
+	var long []byte
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			// A record longer than the buffer: gather it whole.
-			long := append([]byte(nil), line...)
+			// A record longer than the buffer: gathered whole, up to the longest
+			// airlock writes; a longer line is damage, and is not read further.
+			long = append(long[:0], line...)
 			for err == bufio.ErrBufferFull {
+				if len(long) > maxRecordBytes+1 {
+					return fmt.Errorf("%s line %d (byte %d): a line longer than airlock writes (over %d bytes)", name, lineNo+1, off, maxRecordBytes)
+				}
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
 			}
@@ -339,6 +345,10 @@ func (c *chain) file(r io.Reader, name string, prevFile string) error {
 			return fmt.Errorf("%s: reading: %w", name, err)
 		}
 		lineNo++
+		if len(line) > maxRecordBytes+1 || len(line) > maxRecordBytes && line[len(line)-1] != '\n' {
+			return fmt.Errorf("%s line %d (byte %d): a line longer than airlock writes (over %d bytes)", name, lineNo, off, maxRecordBytes)
+		}
+		off += int64(len(line))
 		if line[len(line)-1] != '\n' {
 			return fmt.Errorf("%s line %d: cut short (no final newline)", name, lineNo)
 		}
@@ -643,8 +653,11 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 	var buf []byte
 	off := size
 	for off > 0 {
-		n := min(chunk, off)
-		chunk *= 2 // a long last record is read in a few steps, not many
+		// A long last record is read in a few steps, not many, and never more
+		// of it than the longest line airlock writes and its newline, and the
+		// newline before it.
+		n := min(chunk, off, max(int64(maxRecordBytes)+2-int64(len(buf)), 1))
+		chunk *= 2
 		off -= n
 		b := make([]byte, n)
 		if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
@@ -655,7 +668,12 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 			t.problem = "the last record is cut short (no final newline)"
 			return t, nil
 		}
-		if int64(len(buf)) >= tailWindow && bytes.Count(buf[:len(buf)-1], []byte{'\n'}) >= 1 {
+		nl := bytes.LastIndexByte(buf[:len(buf)-1], '\n')
+		if nl < 0 && off > 0 && len(buf)-1 > maxRecordBytes {
+			t.problem = fmt.Sprintf("its last line (ending at byte %d) is longer than airlock writes (over %d bytes)", size, maxRecordBytes)
+			return t, nil
+		}
+		if int64(len(buf)) >= tailWindow && nl >= 0 {
 			break
 		}
 	}
@@ -669,6 +687,10 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 	}
 	recs := make([]checked, len(lines))
 	for i, l := range lines {
+		if len(l) > maxRecordBytes {
+			recs[i].err = fmt.Errorf("a line longer than airlock writes (over %d bytes)", maxRecordBytes)
+			continue
+		}
 		recs[i].err = checkLine(l, &recs[i].rec)
 	}
 	last := recs[len(recs)-1]
