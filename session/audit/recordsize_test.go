@@ -130,3 +130,32 @@ func TestLog_ALineLongerThanAirlockWritesIsDamage(t *testing.T) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// A line longer than airlock writes before the log's end is named by verify and
+// is a notice from Open (the records after it seal it in).
+func TestLog_ALongLineBeforeTheEndIsANotice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := audit.Record{Kind: "decision", Args: json.RawMessage(`{"q":"` + strings.Repeat("x", 100<<10) + `"}`)}
+	for _, r := range []audit.Record{rec(1), big, rec(3)} {
+		if err := a.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Close()
+	defer audit.SetMaxRecordBytes(64 << 10)()
+	if _, err := audit.VerifyLog(path); err == nil || !strings.Contains(err.Error(), "line 2 (byte ") || !strings.Contains(err.Error(), "longer than airlock writes") {
+		t.Errorf("verify: %v", err)
+	}
+	l, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if p := l.Problem(); p == nil || l.Damaged() || !strings.Contains(p.Error(), "longer than airlock writes") {
+		t.Errorf("Open: damaged %v, %v", l.Damaged(), p)
+	}
+}

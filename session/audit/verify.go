@@ -539,7 +539,8 @@ func missingLog(path string) error {
 // firstRecord decodes the first line of f (best effort: it was verified already).
 func firstRecord(f *os.File) (Record, bool) {
 	var r Record
-	line, err := bufio.NewReader(io.NewSectionReader(f, 0, 1<<30)).ReadSlice('\n')
+	// A sealed record holds no arguments: its fields take at most fieldsBytes.
+	line, err := bufio.NewReaderSize(io.NewSectionReader(f, 0, fieldsBytes+4096), fieldsBytes+4096).ReadSlice('\n')
 	if err != nil && err != bufio.ErrBufferFull {
 		return r, false
 	}
@@ -656,7 +657,7 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 		// A long last record is read in a few steps, not many, and never more
 		// of it than the longest line airlock writes and its newline, and the
 		// newline before it.
-		n := min(chunk, off, max(int64(maxRecordBytes)+2-int64(len(buf)), 1))
+		n := min(chunk, off, max(max(int64(maxRecordBytes)+2, tailWindow)-int64(len(buf)), 1))
 		chunk *= 2
 		off -= n
 		b := make([]byte, n)
