@@ -12,6 +12,15 @@ import (
 // MaxArgsDepth bounds the nesting of call arguments (objects and arrays).
 const MaxArgsDepth = 64
 
+// MaxArgsLimit is the ceiling of [limits] max_args_bytes (32 MiB, four times the
+// default). A call's arguments are held whole several times over while they are
+// read (the gateway's body limit is the limit plus 64 KiB of envelope), made
+// canonical, shown and audited, and every record of the audit log holds them
+// whole: the ceiling bounds the longest record airlock writes, which is the
+// longest line its readers accept. Arguments over 32 MiB could not wait for a
+// person under the default max_waiting_bytes either.
+const MaxArgsLimit = 32 << 20
+
 // ArgsError is why arguments were refused; Error is a sentence a person or an agent
 // can act on.
 type ArgsError struct{ Msg string }

@@ -7,8 +7,8 @@ import (
 )
 
 // auditStatus is the status line's word on the audit log: "" while it is sound, in
-// red and naming the problem while it is damaged, cannot be written (a full disk) or
-// holds a damaged record. A damaged or unwritable log denies every call, so the
+// red and naming the problem while it is damaged, cannot be written (a full disk),
+// its head file cannot be written, or it holds a damaged record. A damaged or unwritable log denies every call, so the
 // person sees why before the next "denied" and not only two keys away. It leads the
 // status line, and what to run comes before the problem: a cut line keeps both.
 func (m *Model) auditStatus() string {

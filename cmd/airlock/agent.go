@@ -242,6 +242,10 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
+// exitNoAuditLog is the exit code of `airlock audit verify` when there is no audit
+// log at the path it was pointed at.
+const exitNoAuditLog = 7
+
 func runAudit(args []string, stdout, stderr io.Writer) int {
 	const use = "usage: airlock audit verify [FILE] [--config FILE | --demo] | airlock audit seal --start-new [FILE] [--config FILE | --demo]"
 	if len(args) < 1 || args[0] != "verify" && args[0] != "seal" {
@@ -280,6 +284,11 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		return runAuditSeal(path, stdout, stderr)
 	}
 	sum, err := audit.VerifyLog(path)
+	if errors.Is(err, audit.ErrNoLog) {
+		// Nothing to seal: the path is likely not the log the person meant.
+		fmt.Fprintf(stderr, "%s: there is no audit log at %s (no file, segment or head of it); name the session's config with --config FILE, the demo's log with --demo, or the log itself as FILE\n", name, safetext.Inline(path))
+		return exitNoAuditLog
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s: FAILED after %d good records: %s\n", name, path, sum.Records, safetext.Inline(err.Error()))
 		fmt.Fprintf(stderr, "%s: airlock adds nothing to a log whose end is damaged; to go on, `airlock audit seal --start-new` moves it aside, whole, and starts a new one\n", name)

@@ -190,3 +190,68 @@ func TestAuditVerify_RefusesFIFOAndLink(t *testing.T) {
 		t.Errorf("verify with a linked head: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A head file that cannot be written on a full disk is not silent: the session's
+// audit problem (the TUI's red status) says so while the records still go in, and
+// `airlock call` prints it; the next commit once there is space writes the head.
+// On a real tmpfs filled to the brim: the log's last page still has room for a
+// call's records, but no page is left for a new head file.
+func TestAuditFullDisk_HeadThatCannotBeWrittenIsSaid(t *testing.T) {
+	state := mountTmpfs(t, "256k")
+	path := docsConfig(t, state)
+	cfg, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := openAudit(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := newManager(cfg, session.Options{Audit: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	call := func() error {
+		_, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)})
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatalf("a call before the disk is full: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond) // the delayed sync writes the head
+	filler := fill(t, state)
+	if err := call(); err != nil {
+		t.Fatalf("a call whose records fit the log's last page: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for m.AuditProblem() == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if p := m.AuditProblem(); p == nil || !strings.Contains(p.Error(), "head file could not be written") || !strings.Contains(p.Error(), "no space left on device") {
+		t.Errorf("the audit status after a head write failed on a full disk: %v", p)
+	}
+	m.Close()
+	a.Close()
+
+	r := airlock(t, "", "call", "docs", "get_doc", "--config", path, "--args", `{"id":"mcp-overview"}`)
+	if !strings.Contains(r.stderr, "head file could not be written") {
+		t.Errorf("airlock call on a full disk whose head cannot be written: exit %d, says nothing of the head:\n%s", r.code, r.stderr)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	r = airlock(t, "", "call", "docs", "get_doc", "--config", path, "--args", `{"id":"mcp-overview"}`)
+	if r.code != 0 || strings.Contains(r.stderr, "head file") {
+		t.Errorf("once there is space: exit %d\n%s", r.code, r.stderr)
+	}
+	r = airlock(t, "", "audit", "verify", "--config", path)
+	if r.code != 0 || !strings.Contains(r.stdout, "chain intact") {
+		t.Errorf("verify once there is space: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}

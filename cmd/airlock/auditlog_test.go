@@ -194,3 +194,39 @@ func TestAuditDamagedMiddleRecord_NoticeInCallAndCheck(t *testing.T) {
 		t.Errorf("verify: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// `airlock audit verify` where there is no audit log at all (no config, no demo
+// folder; or a --config whose state dir holds none) says so plainly, names the path
+// and how to point at another log, and exits with its own code. It never advises
+// sealing a log that does not exist.
+func TestAuditVerify_NoLogSaysSo(t *testing.T) {
+	state := t.TempDir()
+	r := airlockIn(t, state, "", "audit", "verify")
+	want := filepath.Join(state, "airlock", "demo", "audit.jsonl")
+	if r.code != exitNoAuditLog || !strings.Contains(r.stderr, "no audit log at "+want) ||
+		!strings.Contains(r.stderr, "--config") || !strings.Contains(r.stderr, "--demo") {
+		t.Errorf("verify with no config and no demo folder: exit %d, want %d naming %s\n%s%s", r.code, exitNoAuditLog, want, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "seal") || strings.Contains(r.stderr, "no such file") {
+		t.Errorf("verify of a log that does not exist advises sealing it, or says only the system's error:\n%s", r.stderr)
+	}
+
+	cfg := docsConfig(t, t.TempDir())
+	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	if r.code != exitNoAuditLog || !strings.Contains(r.stderr, "no audit log at") || strings.Contains(r.stderr, "seal") {
+		t.Errorf("verify with a config whose state dir holds no log: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// A head whose log is gone is not "no log": records were removed.
+	st := t.TempDir()
+	cfg = docsConfig(t, st)
+	log := filepath.Join(st, "audit.jsonl")
+	writeRecords(t, log, 3)
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	if r.code != 1 || !strings.Contains(r.stderr, "records removed") {
+		t.Errorf("verify of a log removed beside its head: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

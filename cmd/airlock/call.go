@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
+	auditpkg "github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
@@ -66,7 +67,14 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
 	}
-	defer audit.Close()
+	defer func() {
+		// Close writes the head: a head that could not be written is said, not
+		// left to lag unseen.
+		audit.Close()
+		if p := audit.Problem(); errors.Is(p, auditpkg.ErrHeadNotWritten) {
+			auditNotice(stderr, "airlock", audit)
+		}
+	}()
 	auditNotice(stderr, "airlock", audit)
 	// A server's elicitation or sampling request during the call is asked on the
 	// terminal, or declined at once without one: never a silent wait.

@@ -56,6 +56,7 @@ var exitCodes = [][2]string{
 	{"4", "check --fail-on matched a hazard (not in the --baseline), or drift"},
 	{"5", "call, read, prompt: denied (by policy, by the person, or nobody answered in time)"},
 	{"6", "call: the tool ran and returned an error result (isError)"},
+	{"7", "audit verify: there is no audit log at that path (point at one with --config, --demo or FILE)"},
 }
 
 // wantsHelp reports whether args ask for help (before any "--").

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
@@ -123,7 +124,11 @@ type Log struct {
 	damage error // the log may not be appended to (a *DamageError)
 	failed error // the last commit failed to write (a full disk): cleared by the next
 	notice error // damage before the log's end: reported, but the log is appended to
-	start  *Link // the next record written begins a segment after this file
+	// headFailed: the last write of the head file failed (a full disk); headSeq is
+	// the record the head file names, as this process last wrote it.
+	headFailed error
+	headSeq    uint64
+	start      *Link // the next record written begins a segment after this file
 	// rotateAfter: a failed rotation is tried again only after this time.
 	rotateAfter time.Time
 }
@@ -137,6 +142,26 @@ type waiter struct {
 
 type problem struct{ err error }
 
+// MaxArgsBytes is the most (redacted, canonical) argument bytes a record holds
+// whole: the ceiling of [limits] max_args_bytes. Longer arguments are replaced in
+// the record by a marker saying so (args_sha256 is still of the whole).
+const MaxArgsBytes = trust.MaxArgsLimit
+
+// maxFieldBytes bounds each text field of a record (an error, a reason, a name):
+// a longer one is cut with a marker. Escaped in JSON a byte takes at most 6, so
+// the 19 text fields of a record take at most 19 × 6 × 8 KiB, under fieldsBytes.
+const maxFieldBytes = 8 << 10
+
+// fieldsBytes is what a record holds besides its arguments, at most.
+const fieldsBytes = 1 << 20
+
+// MaxRecordBytes is the longest line (without its newline) airlock writes into
+// an audit log; readers take a longer line for damage, never reading it whole.
+const MaxRecordBytes = MaxArgsBytes + fieldsBytes
+
+// maxRecordBytes is MaxRecordBytes, which tests lower.
+var maxRecordBytes = MaxRecordBytes
+
 // syncDelay bounds how long a record written by AppendUnsynced, and the head
 // file, wait for an fsync when no Append comes to carry them.
 const syncDelay = 50 * time.Millisecond
@@ -148,6 +173,11 @@ const DefaultSegmentBytes = 64 << 20
 // ErrBroken is returned (wrapped) by Append when the record could not be written:
 // the disk is full, the log is damaged (a *DamageError is wrapped too), or closed.
 var ErrBroken = errors.New("the audit log cannot be written")
+
+// ErrHeadNotWritten is the Problem (wrapped) of a log whose head file could not be
+// written (a full disk): the log is still appended to, the head lags, and the next
+// synced commit tries again.
+var ErrHeadNotWritten = errors.New("its head file could not be written")
 
 // brokenError is a failed append: it is ErrBroken and its cause, and says only the
 // cause (which names the audit log already).
@@ -224,8 +254,9 @@ func (a *Log) Path() string { return a.path }
 
 // Problem is what is wrong with the log now, or nil: a *DamageError (nothing is
 // appended until the log is sealed), the last write's failure (a full disk: the
-// next append tries again), or a damaged record before the log's end that CheckAll
-// or Open found (reported; the log is appended to). Safe to call from any goroutine.
+// next append tries again), a head file that could not be written (ErrHeadNotWritten:
+// the log is appended to, the next synced commit tries again), or a damaged record
+// before the log's end that CheckAll or Open found (reported; the log is appended to). Safe to call from any goroutine.
 func (a *Log) Problem() error {
 	if p := a.problem.Load(); p != nil {
 		return p.err
@@ -271,6 +302,8 @@ func (a *Log) publish() {
 		err = a.damage
 	case a.failed != nil:
 		err = fmt.Errorf("%w (every call that needs a record is refused; the next record tries again)", a.failed)
+	case a.headFailed != nil:
+		err = a.headFailed
 	case a.notice != nil:
 		err = a.notice
 	}
@@ -521,9 +554,10 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 		a.start = nil
 	}
 	a.failed = nil
-	if head {
+	if head || sync && a.headFailed != nil {
 		// The head names the newest synced record, so that removing whole records
-		// from the end, which the chain alone cannot show, is caught.
+		// from the end, which the chain alone cannot show, is caught. One that
+		// failed is tried again at every synced commit, not only the delayed sync.
 		a.writeHead(seq, prev)
 	}
 	return nil
@@ -549,10 +583,21 @@ func (a *Log) cutBack(err error, wrote bool) error {
 // writeHead replaces the head file (best effort: a head that lags only weakens the
 // end-of-log check, it never blocks a call). Called under the file lock, so heads of
 // several processes are written in chain order.
+//
+// A head that cannot be written is never silent: it is the log's Problem (a
+// notice: the log is still appended to), and every synced commit tries again until
+// one succeeds (the delayed sync does too).
 func (a *Log) writeHead(seq uint64, hash string) {
 	b, _ := json.Marshal(headRecord{Seq: seq, Hash: hash})
-	_ = statefile.WriteFileNoSync(a.path+".head", b)
+	if err := writeHeadFile(a.path+".head", b); err != nil {
+		a.headFailed = fmt.Errorf("audit log %s: %w (%w): it names record %d, not %d, so records removed from the end after it would go unseen (airlock goes on adding records; the next one tries again)", a.path, ErrHeadNotWritten, err, a.headSeq, seq)
+		return
+	}
+	a.headSeq, a.headFailed = seq, nil
 }
+
+// writeHeadFile writes a head file (a variable so that a test can fail it).
+var writeHeadFile = statefile.WriteFileNoSync
 
 // headRecord is the sidecar file PATH.head: the sequence number and hash of the
 // newest record known synced.
@@ -571,8 +616,8 @@ func (a *Log) Close() error {
 	if a.closed {
 		return nil
 	}
-	if a.unsynced {
-		a.lead(true) // what AppendUnsynced wrote, and the head
+	if a.unsynced || a.headFailed != nil {
+		a.lead(true) // what AppendUnsynced wrote, and the head (again, if it failed)
 	}
 	a.closed = true
 	err := a.f.Close()
@@ -623,6 +668,9 @@ func (a *Log) load() error {
 		return nil
 	}
 	head, herr := readHead(a.path)
+	if herr == nil {
+		a.headSeq = head.Seq
+	}
 	size := st.Size()
 	var t tail
 	if size > 0 {
@@ -718,7 +766,30 @@ func readHead(path string) (headRecord, error) {
 
 // sealRecord computes r.Hash and returns the record's line: its canonical JSON and a
 // newline. The canonical form is what verification compares byte for byte.
+//
+// Every text field is first cut to maxFieldBytes, and arguments that would make
+// the line longer than maxRecordBytes are replaced by a marker object saying so
+// (args_sha256 still names the whole): no line airlock writes is longer, so its
+// readers can take a longer one for damage without reading it whole.
 func sealRecord(r *Record) ([]byte, error) {
+	boundFields(r)
+	line, err := sealLine(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(line)-1 > maxRecordBytes {
+		r.Args = json.RawMessage(fmt.Sprintf(`{"(cut by airlock)":"the redacted arguments, %d bytes, make a record longer than the %d bytes airlock writes; args_sha256 is of the whole arguments"}`, len(r.Args), maxRecordBytes))
+		if line, err = sealLine(r); err != nil {
+			return nil, err
+		}
+		if len(line)-1 > maxRecordBytes {
+			return nil, fmt.Errorf("a record of %d bytes is longer than the %d bytes airlock writes", len(line)-1, maxRecordBytes)
+		}
+	}
+	return line, nil
+}
+
+func sealLine(r *Record) ([]byte, error) {
 	r.Hash = ""
 	body, err := canonicalRecord(r)
 	if err != nil {
@@ -730,6 +801,32 @@ func sealRecord(r *Record) ([]byte, error) {
 		return nil, err
 	}
 	return append(line, '\n'), nil
+}
+
+// boundFields cuts every text field of r to maxFieldBytes, with a marker.
+func boundFields(r *Record) {
+	for _, p := range []*string{&r.Prev, &r.Kind, &r.CallID, &r.Context, &r.Client, &r.Server, &r.Tool, &r.Tier,
+		&r.Decision, &r.DecidedBy, &r.Reason, &r.PersonReason, &r.Rule, &r.ArgsSHA256, &r.Outcome, &r.Error} {
+		*p = cutField(*p)
+	}
+	if r.Previous != nil {
+		l := *r.Previous
+		l.File, l.Hash = cutField(l.File), cutField(l.Hash)
+		r.Previous = &l
+	}
+}
+
+// cutField returns s, or when it is longer than maxFieldBytes its start (cut at a
+// character's start) and a marker saying how much was cut.
+func cutField(s string) string {
+	if len(s) <= maxFieldBytes {
+		return s
+	}
+	keep := maxFieldBytes - 64
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return fmt.Sprintf("%s… [cut by airlock: %d more bytes]", s[:keep], len(s)-keep)
 }
 
 func canonicalRecord(r *Record) ([]byte, error) {

@@ -320,13 +320,19 @@ type chain struct {
 func (c *chain) file(r io.Reader, name string, prevFile string) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	lineNo := 0
+	var off int64 // where the line begins in the file
 	var rec Record
+	var long []byte
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			// A record longer than the buffer: gather it whole.
-			long := append([]byte(nil), line...)
+			// A record longer than the buffer: gathered whole, up to the longest
+			// airlock writes; a longer line is damage, and is not read further.
+			long = append(long[:0], line...)
 			for err == bufio.ErrBufferFull {
+				if len(long) > maxRecordBytes+1 {
+					return fmt.Errorf("%s line %d (byte %d): a line longer than airlock writes (over %d bytes)", name, lineNo+1, off, maxRecordBytes)
+				}
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
 			}
@@ -339,6 +345,10 @@ func (c *chain) file(r io.Reader, name string, prevFile string) error {
 			return fmt.Errorf("%s: reading: %w", name, err)
 		}
 		lineNo++
+		if len(line) > maxRecordBytes+1 || len(line) > maxRecordBytes && line[len(line)-1] != '\n' {
+			return fmt.Errorf("%s line %d (byte %d): a line longer than airlock writes (over %d bytes)", name, lineNo, off, maxRecordBytes)
+		}
+		off += int64(len(line))
 		if line[len(line)-1] != '\n' {
 			return fmt.Errorf("%s line %d: cut short (no final newline)", name, lineNo)
 		}
@@ -454,11 +464,19 @@ func segmentName(path string, n int) string { return fmt.Sprintf("%s.%06d", path
 // docs/secrets-and-state.md).
 func VerifyLog(path string) (Summary, error) { return verifyLog(path, true) }
 
+// ErrNoLog is returned (wrapped) by VerifyLog when there is no audit log at the
+// path at all: no file, no segment and no head (a folder that does not exist
+// included). A head whose log is gone is not ErrNoLog: its records were removed.
+var ErrNoLog = errors.New("there is no audit log")
+
 // verifyLog is VerifyLog; with lock false the caller holds the log's lock.
 func verifyLog(path string, lock bool) (Summary, error) {
 	var sum Summary
 	snap, err := snapshot(path, lock)
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return sum, missingLog(path)
+		}
 		return sum, err
 	}
 	defer snap.close()
@@ -501,10 +519,28 @@ func verifyLog(path string, lock bool) (Summary, error) {
 	return sum, nil
 }
 
+// missingLog says why the log at path, whose file (or folder) does not exist, cannot
+// be verified: ErrNoLog when nothing of it is there, or, when its head is, that
+// its records were removed.
+func missingLog(path string) error {
+	head, herr := readHead(path)
+	switch {
+	case errors.Is(herr, os.ErrNotExist):
+		if segs, err := segments(path); err == nil && len(segs) > 0 {
+			return fmt.Errorf("%s is missing beside its %d closed segments", filepath.Base(path), len(segs))
+		}
+		return fmt.Errorf("%w at %s", ErrNoLog, path)
+	case herr != nil:
+		return fmt.Errorf("%s is missing, and %s.head: %v", filepath.Base(path), path, herr)
+	}
+	return fmt.Errorf("%s is missing but its head names record %d: %d records removed", filepath.Base(path), head.Seq, head.Seq)
+}
+
 // firstRecord decodes the first line of f (best effort: it was verified already).
 func firstRecord(f *os.File) (Record, bool) {
 	var r Record
-	line, err := bufio.NewReader(io.NewSectionReader(f, 0, 1<<30)).ReadSlice('\n')
+	// A sealed record holds no arguments: its fields take at most fieldsBytes.
+	line, err := bufio.NewReaderSize(io.NewSectionReader(f, 0, fieldsBytes+4096), fieldsBytes+4096).ReadSlice('\n')
 	if err != nil && err != bufio.ErrBufferFull {
 		return r, false
 	}
@@ -618,8 +654,11 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 	var buf []byte
 	off := size
 	for off > 0 {
-		n := min(chunk, off)
-		chunk *= 2 // a long last record is read in a few steps, not many
+		// A long last record is read in a few steps, not many, and never more
+		// of it than the longest line airlock writes and its newline, and the
+		// newline before it.
+		n := min(chunk, off, max(max(int64(maxRecordBytes)+2, tailWindow)-int64(len(buf)), 1))
+		chunk *= 2
 		off -= n
 		b := make([]byte, n)
 		if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
@@ -630,7 +669,12 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 			t.problem = "the last record is cut short (no final newline)"
 			return t, nil
 		}
-		if int64(len(buf)) >= tailWindow && bytes.Count(buf[:len(buf)-1], []byte{'\n'}) >= 1 {
+		nl := bytes.LastIndexByte(buf[:len(buf)-1], '\n')
+		if nl < 0 && off > 0 && len(buf)-1 > maxRecordBytes {
+			t.problem = fmt.Sprintf("its last line (ending at byte %d) is longer than airlock writes (over %d bytes)", size, maxRecordBytes)
+			return t, nil
+		}
+		if int64(len(buf)) >= tailWindow && nl >= 0 {
 			break
 		}
 	}
@@ -644,6 +688,10 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 	}
 	recs := make([]checked, len(lines))
 	for i, l := range lines {
+		if len(l) > maxRecordBytes {
+			recs[i].err = fmt.Errorf("a line longer than airlock writes (over %d bytes)", maxRecordBytes)
+			continue
+		}
 		recs[i].err = checkLine(l, &recs[i].rec)
 	}
 	last := recs[len(recs)-1]

@@ -11,7 +11,7 @@
 //	[gateway]                      # absent: no gateway
 //	listen = "127.0.0.1:7878"      # loopback (127.x.x.x, ::1, localhost) unless allow_remote = true
 //	[limits]                       # beyond any of these a call is refused at once
-//	max_args_bytes = 8388608       # one call's arguments (8 MiB)
+//	max_args_bytes = 8388608       # one call's arguments (8 MiB; at most trust.MaxArgsLimit, 32 MiB)
 //	max_waiting_per_context = 16   # calls of one context waiting for a person
 //	max_waiting_bytes = 33554432   # argument bytes of every waiting call together (32 MiB)
 //	[audit]

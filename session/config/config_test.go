@@ -116,6 +116,8 @@ func TestParse(t *testing.T) {
 			}),
 		},
 		{name: "limits not positive", src: "[limits]\nmax_args_bytes = 0\n", err: "config.toml:2: limits.max_args_bytes: want a positive integer up to 1099511627776, got 0"},
+		{name: "max args over the ceiling", src: "[limits]\nmax_args_bytes = 33554433\n", err: "config.toml:2: limits.max_args_bytes: want at most 33554432 (32 MiB: the longest arguments an audit record holds whole), got 33554433"},
+		{name: "max args at the ceiling", src: "[limits]\nmax_args_bytes = 33554432\n", want: cfg(func(c *Config) { c.Limits = Limits{MaxArgsBytes: 32 << 20} })},
 		{name: "taint prune age", src: "[limits]\ntaint_prune_after_days = 7\n", want: cfg(func(c *Config) { c.Limits = Limits{TaintPruneAfter: 7 * 24 * time.Hour} })},
 		{name: "taint prune age not positive", src: "[limits]\ntaint_prune_after_days = 0\n", err: "config.toml:2: limits.taint_prune_after_days: want a positive integer up to 1099511627776, got 0"},
 		{name: "taint prune age too long", src: "[limits]\ntaint_prune_after_days = 40000\n", err: "config.toml:2: limits.taint_prune_after_days: want at most 36500 days (100 years), got 40000"},

@@ -399,7 +399,13 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 	if l := raw.Limits; l != nil {
 		var n int64
 		if b.positive(toml.Key{"limits", "max_args_bytes"}, l.MaxArgsBytes, &n) {
-			c.Limits.MaxArgsBytes = int(n)
+			if n > trust.MaxArgsLimit {
+				// Every audit record holds a call's arguments whole, and the log's
+				// readers refuse a line longer than the longest airlock writes.
+				b.probs.add(toml.Key{"limits", "max_args_bytes"}, "want at most %d (32 MiB: the longest arguments an audit record holds whole), got %d", trust.MaxArgsLimit, n)
+			} else {
+				c.Limits.MaxArgsBytes = int(n)
+			}
 		}
 		if b.positive(toml.Key{"limits", "max_waiting_per_context"}, l.MaxWaitingPerContext, &n) {
 			c.Limits.MaxWaitingPerContext = int(n)
