@@ -185,3 +185,26 @@ func TestGateway_ArgumentsCheckedAgainstSchemaBeforeAnyDecision(t *testing.T) {
 		t.Errorf("%d refusals naming the field audited, want 2:\n%s", refused, b)
 	}
 }
+
+// A number beyond float64 ({"n":1e400}) from an agent is refused before any
+// decision with a sentence that names the field and says why, not "the arguments
+// must be a JSON object"; the server is never called.
+func TestGateway_NumberBeyondFloatNamesTheField(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran.txt")
+	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
+	srv.Env["AIRLOCK_TEST_RAN"] = ran
+	m := start(t, newConfig(srv), session.Options{})
+	a := answerWith(t, m)
+	cs := agent(t, startGateway(t, m), nil)
+	for _, args := range []string{`{"n":1e400}`, `{"n":-1` + strings.Repeat("0", 400) + `}`} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lax__set_limit", Arguments: json.RawMessage(args)})
+		if err != nil || !res.IsError || !strings.Contains(resultText(res), `field "n": the number `) ||
+			!strings.Contains(resultText(res), "cannot be read exactly") || strings.Contains(resultText(res), "JSON object") {
+			t.Errorf("%.20s: %v, result %q; want a tool error naming field \"n\" and why", args, err, resultText(res))
+		}
+	}
+	noAsk(t, a)
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("the server ran the call: %q", b)
+	}
+}

@@ -205,11 +205,11 @@ func (s *server) local() bool {
 // cannot know the schema, so this is found when the tool is listed, and said as a
 // server's rule error and log line (and check fails on it). Such a rule can never
 // match, so its tool asks for every call (DecideCall).
-func ruleErrors(cfg config.Server, tools []listedTool) []string {
+func ruleErrors(cfg config.Server, tools []listedTool) []RuleError {
 	if !hasRules(cfg) {
 		return nil // nothing to check: no index of a long listing is needed
 	}
-	var out []string
+	var out []RuleError
 	listed := make(map[string]*listedTool, len(tools))
 	for i := range tools {
 		listed[tools[i].wire.Name] = &tools[i]
@@ -221,17 +221,30 @@ func ruleErrors(cfg config.Server, tools []listedTool) []string {
 		}
 		lt, ok := listed[name]
 		if !ok {
-			out = append(out, "rules for "+name+" apply to no listed tool: the server does not list "+strconv.Quote(name))
+			out = append(out, RuleError{Tool: name, Text: "rules for " + name + " apply to no listed tool: the server does not list " + strconv.Quote(name)})
 			continue
 		}
 		schema := trust.ParseSchema(lt.wire.InputSchema)
 		for i := range rules {
 			for _, p := range trust.RuleProblems(&rules[i], schema) {
-				out = append(out, p+"; it can never match: every call of "+name+" asks until the rule is fixed")
+				out = append(out, RuleError{Tool: name, Rule: rules[i].Name, Text: p + "; it can never match: every call of " + name + " asks until the rule is fixed"})
 			}
 		}
 	}
 	return out
+}
+
+// RuleError is one of the config's rules that can never match a server's listing.
+// CI formats place it at the rule's line of the config (Rule), or at the tool's
+// table when the whole tool is missing.
+type RuleError struct {
+	// Tool is the name the rules are written for.
+	Tool string
+	// Rule is the rule's key path (servers.fs.tools.read_file.rules[0]); "" when
+	// the error is about all the rules of a tool the server does not list.
+	Rule string
+	// Text is the sentence, naming the rule and its line.
+	Text string
 }
 
 // hasRules reports whether any tool of cfg has argument rules.

@@ -275,7 +275,11 @@ func TestRules_UndeclaredFieldErrorAtListing(t *testing.T) {
 	srv.Tools = map[string]config.Tool{"write_file": {Rules: []trust.Rule{r}}, "wirte_file": {Rules: []trust.Rule{r}}}
 	m := startUpstreams(t, newConfig(srv), session.Options{}, map[string]*upstream{"fs": fs})
 	info := mustServer(t, m, "fs", session.StatusReady)
-	got := strings.Join(info.RuleErrors, "\n")
+	var texts []string
+	for _, e := range info.RuleErrors {
+		texts = append(texts, e.Text)
+	}
+	got := strings.Join(texts, "\n")
 	for _, want := range []string{
 		`rule servers.fs.tools.write_file.rules[0] (config.toml:7): when.pth: the tool's input schema declares no field "pth"`,
 		`rules for wirte_file apply to no listed tool: the server does not list "wirte_file"`,

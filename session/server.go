@@ -50,7 +50,7 @@ type server struct {
 	pins         pinOutcome
 	notices      []string // listNotices plus what the pins said
 	listNotices  []string
-	ruleErrors   []string    // the config's rules that can never match this listing
+	ruleErrors   []RuleError // the config's rules that can never match this listing
 	listing      uint64      // bumped whenever tools or pins are stored
 	catalogVer   uint64      // bumped whenever resources, templates or prompts are stored
 	snapCache    *serverSnap // this server's part of the last snapshot
@@ -532,7 +532,7 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	}
 	ruleErrors := ruleErrors(s.cfg, tools)
 	for _, n := range ruleErrors {
-		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "error: " + n})
+		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "error: " + n.Text})
 	}
 	if out.inherited {
 		n := "pins of " + s.cfg.Name + " were found under another identity (its command, arguments, working directory or environment names changed): the tools are compared against those"

@@ -40,7 +40,7 @@ type ServerInfo struct {
 	// tool's schema does not declare or of a type its matcher cannot compare
 	// (that tool asks for every call until the rule is fixed), or rules for a tool
 	// the server does not list. `check` fails on any.
-	RuleErrors []string
+	RuleErrors []RuleError
 	// Tiers counts the server's tools per tier.
 	Tiers [len(trust.Tiers)]int
 	// Env names the environment variables a stdio server's process receives (never

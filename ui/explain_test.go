@@ -52,7 +52,9 @@ func TestWhatIfTrust_SaysWhichClaimsAreNowBelieved(t *testing.T) {
 	if strings.Contains(h.m.status, "believed") {
 		t.Errorf("blocking says %q", h.m.status)
 	}
-	h.keys("T") // blocked → trusted
+	h.keys("T") // blocked → trusted, which loosens: the chord
+	h.armQuestion()
+	h.keys("right", "enter", "ctrl+y")
 	h.waitFor("mail trusted", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.Trusted })
 	want := "now believed: send_email claims read-only, not destructive, idempotent, a closed world"
 	if !strings.Contains(h.m.status, want) {

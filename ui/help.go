@@ -141,7 +141,7 @@ var Glossary = [][2]string{
 	{"UNGUARDED", strings.TrimPrefix(trust.UnguardedMeaning, "UNGUARDED: ")},
 	{"context", "whose calls share taint and \"allow for this context\": yours, or one per agent connection"},
 	{"TAINTED", "a tool that returns untrusted content ran in this context; risky calls then ask, whatever policy says"},
-	{"what-if", "a change for this session only (x, p, T); your config file is not touched unless you export (E)"},
+	{"what-if", "a change for this session only (x, p, T; one that loosens asks first); your config file is not touched unless you export (E)"},
 	{"protocol", "the MCP protocol version a server speaks, named by its release date (2025-11-25)"},
 	{"activity", "every call by you or an agent, and every status message (v)"},
 }

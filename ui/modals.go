@@ -168,6 +168,9 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 		if name, ok := strings.CutPrefix(o.Tag, choiceRuleOff); ok {
 			return m.applyRuleOff(name, o.Second)
 		}
+		if strings.HasPrefix(o.Tag, choiceLoosen) {
+			return m.applyLoosen(o.Tag, o.Second)
+		}
 		switch o.Tag {
 		case choiceReset:
 			if !o.Second {

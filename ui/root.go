@@ -114,6 +114,10 @@ type Model struct {
 	// configTrust each server's trust in the config (what three T presses return to).
 	over        session.Overrides
 	configTrust map[string]trust.ServerTrust
+	// loosen holds the what-if changes that wait for a guarded yes, by their
+	// question's tag; loosenSeq numbers the tags.
+	loosen    map[string]loosening
+	loosenSeq int
 
 	tour tourState
 

@@ -244,7 +244,7 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 		// before the notices, so it is seen and fixed.
 		section("Rule errors")
 		for _, n := range s.RuleErrors {
-			add(wrapOwn(st.ErrorText.Render("✗ ")+styledInline(n, markFn(st)), width, "", "  ")...)
+			add(wrapOwn(st.ErrorText.Render("✗ ")+styledInline(n.Text, markFn(st)), width, "", "  ")...)
 		}
 	}
 

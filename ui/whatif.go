@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -59,17 +60,131 @@ func nextPolicy(a trust.Action) trust.Action {
 	return trust.ActionUnset
 }
 
-// toggleDisabled turns a tool off for this session, or back on.
+// toggleDisabled turns a tool off for this session, or back on. Turning it back on
+// lets its calls run again (perhaps unasked), so that asks first, guarded, unless
+// its policy would deny them anyway.
 func (m *Model) toggleDisabled(ref trust.Ref) tea.Cmd {
 	off := !m.over.Disabled[ref]
-	what := inline(m.st, ref.Qualified(), 40) + " turned off for this session"
+	name := inline(m.st, ref.Qualified(), 40)
+	what := name + " turned off for this session"
 	if !off {
-		what = inline(m.st, ref.Qualified(), 40) + " turned back on"
+		what = name + " turned back on"
 	}
-	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetDisabled(ref, off) })
+	apply := func(s *session.Manager) error { return s.SetDisabled(ref, off) }
+	if !off {
+		then := trust.Allow // a tool not in the snapshot: assume it would run
+		if t, ok := m.snap.Tool(ref.Server, ref.Tool); ok {
+			if cfg := m.sess.Config(); cfg != nil {
+				in := t.Input()
+				in.Disabled = false
+				then = trust.Classify(in, cfg.Policy).Action
+			}
+		}
+		if strictness(then) < strictness(trust.Deny) {
+			lines := []string{
+				name + " · off → on (policy " + then.String() + ")",
+				"",
+				"Its calls may run again, for this session, some unasked. x turns it off again; U undoes every what-if change.",
+			}
+			return m.askLoosen("Turn "+name+" back on?", lines, "Turn it on",
+				loosening{what: what, kept: "kept " + name + " off", apply: apply})
+		}
+	}
+	return whatIfCmd(m.sess, what, apply)
 }
 
-// cyclePolicy moves a tool's policy override one step.
+// strictness orders policies by how little they let run: allow 0, ask 1, deny 2
+// (-1 for no override, whose effect the tier's policy decides).
+func strictness(a trust.Action) int {
+	switch a {
+	case trust.Allow:
+		return 0
+	case trust.Ask:
+		return 1
+	case trust.Deny:
+		return 2
+	}
+	return -1
+}
+
+// trustRank orders server trust by how much it believes: blocked 0, untrusted 1,
+// trusted 2.
+func trustRank(t trust.ServerTrust) int {
+	switch t {
+	case trust.Trusted:
+		return 2
+	case trust.Untrusted:
+		return 1
+	}
+	return 0
+}
+
+// choiceLoosen prefixes the tag of the question before a what-if change that
+// loosens what runs; a sequence number follows it (Model.loosen holds the change).
+const choiceLoosen = "loosen:"
+
+// loosening is a what-if change that waits for the person's guarded yes: exactly
+// what the question showed is applied.
+type loosening struct {
+	what  string // the change, for the status line
+	kept  string // the status line when the person keeps things as they are
+	apply func(*session.Manager) error
+}
+
+// askLoosen asks before a what-if change that lets more run (a stray key must not
+// loosen): the question's safe button keeps things as they are, and only the chord
+// (→ enter ctrl+y) makes the change. Tightening changes take one key.
+func (m *Model) askLoosen(title string, lines []string, yes string, l loosening) tea.Cmd {
+	m.loosenSeq++
+	tag := choiceLoosen + strconv.Itoa(m.loosenSeq)
+	if m.loosen == nil {
+		m.loosen = map[string]loosening{}
+	}
+	m.loosen[tag] = l
+	return m.q.AskChoice(tag, title, lines, [2]string{"Keep it", yes}, question.GuardedChoiceKeys("keep", strings.ToLower(yes)))
+}
+
+// applyLoosen carries out the answer of an askLoosen question.
+func (m *Model) applyLoosen(tag string, yes bool) (*Model, tea.Cmd) {
+	l, ok := m.loosen[tag]
+	delete(m.loosen, tag)
+	if !ok {
+		return m, nil
+	}
+	if !yes {
+		m.status = l.kept
+		return m, nil
+	}
+	return m, whatIfCmd(m.sess, l.what, l.apply)
+}
+
+// policyEffect is what the tool's policy decides now and what it would decide
+// with the override next (ActionUnset: the config's tool policy, else its
+// tier's), as the engine classifies it: a tool turned off or blocked stays denied
+// either way. A tool not in the snapshot is taken as denied now, so any change to
+// it counts as loosening.
+func (m *Model) policyEffect(ref trust.Ref, next trust.Action) (now, then trust.Action) {
+	t, ok := m.snap.Tool(ref.Server, ref.Tool)
+	cfg := m.sess.Config()
+	if !ok || cfg == nil {
+		return trust.Deny, next
+	}
+	in := t.Input()
+	now = trust.Classify(in, cfg.Policy).Action
+	in.ToolPolicy = next
+	if next == trust.ActionUnset {
+		for _, s := range cfg.Servers {
+			if s.Name == ref.Server {
+				in.ToolPolicy = s.Tools[ref.Tool].Policy
+			}
+		}
+	}
+	return now, trust.Classify(in, cfg.Policy).Action
+}
+
+// cyclePolicy moves a tool's policy override one step. A step that lets more run
+// than the tool's policy now does (deny → its tier's allow, or ask over a tier
+// that denies) asks first, guarded; a step that runs less is one key.
 func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	cur, ok := m.over.Policy[ref]
 	if !ok {
@@ -80,25 +195,53 @@ func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	if next == trust.ActionUnset {
 		word = "its tier's (no override)"
 	}
-	what := inline(m.st, ref.Qualified(), 40) + " policy → " + word
-	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetToolPolicy(ref, next) })
+	name := inline(m.st, ref.Qualified(), 40)
+	what := name + " policy → " + word
+	apply := func(s *session.Manager) error { return s.SetToolPolicy(ref, next) }
+	now, then := m.policyEffect(ref, next)
+	if strictness(then) < strictness(now) {
+		lines := []string{
+			name + " · " + now.String() + " → " + then.String() + " (policy → " + word + ")",
+			"",
+			"This lets more of its calls run, for this session: they may run unasked. p moves it on; U undoes every what-if change.",
+		}
+		return m.askLoosen("Loosen "+name+"'s policy?", lines, "Loosen it",
+			loosening{what: what, kept: "kept " + name + "'s policy " + now.String(), apply: apply})
+	}
+	return whatIfCmd(m.sess, what, apply)
 }
 
-// cycleTrust moves a server's trust one step.
+// cycleTrust moves a server's trust one step. Raising it (blocked → trusted) makes
+// airlock believe the server's claims and run what it blocked, so it asks first,
+// guarded; lowering it is one key.
 func (m *Model) cycleTrust(server string) tea.Cmd {
 	sv, ok := m.snap.Server(server)
 	if !ok {
 		return nil
 	}
 	next := nextTrust(sv.Trust)
-	what := inline(m.st, server, 32) + " trust " + sv.Trust.String() + " → " + next.String()
+	name := inline(m.st, server, 32)
+	what := name + " trust " + sv.Trust.String() + " → " + next.String()
 	if next == m.configTrust[server] {
 		what += " (the config's)"
 	}
 	if note := believedNote(m.snap, server, next); note != "" {
 		what += " · " + inline(m.st, note, 160)
 	}
-	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetServerTrust(server, next) })
+	apply := func(s *session.Manager) error { return s.SetServerTrust(server, next) }
+	if trustRank(next) > trustRank(sv.Trust) {
+		lines := []string{
+			name + " · trust " + sv.Trust.String() + " → " + next.String(),
+			"",
+			"Its tools' tiers are recomputed, for this session: what was blocked may run, and what it claims about its tools may be believed, so calls may run unasked. T moves it on; U undoes every what-if change.",
+		}
+		if note := believedNote(m.snap, server, next); note != "" {
+			lines = append(lines, "", inline(m.st, note, 300))
+		}
+		return m.askLoosen("Raise "+name+"'s trust to "+next.String()+"?", lines, "Raise it",
+			loosening{what: what, kept: "kept " + name + " " + sv.Trust.String(), apply: apply})
+	}
+	return whatIfCmd(m.sess, what, apply)
 }
 
 // applyWhatIf takes the new snapshot after a live change and says what changed.

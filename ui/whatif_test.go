@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/question"
 )
 
 var (
@@ -72,7 +73,9 @@ func TestServerTrustCycleRecomputesBannerAndTiers(t *testing.T) {
 		t.Error("the session has no unsaved change after T")
 	}
 
-	h.keys("T") // blocked → trusted: now mail's read-only claim is believed
+	h.keys("T") // blocked → trusted: now mail's read-only claim is believed (it loosens: the chord)
+	h.armQuestion()
+	h.keys("right", "enter", "ctrl+y")
 	h.waitFor("mail to be trusted", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.Trusted })
 	if got := tierOf(t, h.m, refSend); got != trust.TierRead {
 		t.Errorf("mail__send_email of a trusted mail is %v, want read (its claim is taken)", got)
@@ -143,7 +146,19 @@ func TestHazardsViewListsLegsAndBreaksTheTrifecta(t *testing.T) {
 	}
 	screenHas(t, h.plain(), "* off for this session")
 
-	h.keys("x") // back on: the trifecta returns, the change is gone
+	h.keys("x") // back on, which loosens (the chord): the trifecta returns, the change is gone
+	if !frontIs(h.m, question.KindChoice) {
+		t.Fatalf("x turning mail__send_email back on did not ask:\n%s", h.plain())
+	}
+	h.armQuestion()
+	h.keys("x", "enter") // stray keys keep it off
+	h.settle()
+	if !h.sess.Overrides().Disabled[refSend] {
+		t.Fatal("a stray key turned mail__send_email back on")
+	}
+	h.keys("x")
+	h.armQuestion()
+	h.keys("right", "enter", "ctrl+y")
 	h.waitFor("the trifecta to return", func(m Model) bool { return hasHazard(m, trust.HazardLethalTrifecta) })
 	if h.sess.Unsaved() {
 		t.Errorf("changes left: %+v", h.sess.Overrides())
@@ -449,5 +464,111 @@ func TestTourCaptionKeepsItsKeysAtEverySize(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A what-if that loosens takes the guarded chord: a stray T cannot raise a
+// server's trust (blocked → trusted), a stray p cannot drop a deny override; only
+// → enter ctrl+y makes the change. Tightening (untrusted → blocked, trusted →
+// untrusted, ask → deny) stays one key.
+func TestWhatIf_LooseningTakesTheChord(t *testing.T) {
+	h := newHarness(t, 80, 24, false)
+	h.keys("tab", "down", "down") // the servers pane, on mail (untrusted in the config)
+	if h.m.servers.selected() != "mail" {
+		t.Fatalf("selected server %q, want mail", h.m.servers.selected())
+	}
+	h.keys("T") // untrusted → blocked: tightens, one key
+	h.waitFor("mail to be blocked", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.BlockedServer })
+	if frontIs(h.m, question.KindChoice) {
+		t.Fatalf("blocking mail asked:\n%s", h.plain())
+	}
+
+	h.keys("T") // blocked → trusted: loosens
+	if !frontIs(h.m, question.KindChoice) {
+		t.Fatalf("T on blocked mail did not ask:\n%s", h.plain())
+	}
+	screenHas(t, h.plain(), "Raise mail's trust to trusted?", "Keep it", "Raise it")
+	h.keys("tab", "enter") // before it armed: ignored
+	h.armQuestion()
+	h.keys("T", "y", "t", "enter") // no letter raises it; enter on "Keep it" keeps
+	h.settle()
+	if s, _ := h.m.snap.Server("mail"); s.Trust != trust.BlockedServer || h.sess.Overrides().Trust["mail"] != trust.BlockedServer {
+		t.Fatalf("stray keys changed mail's trust to %v", s.Trust)
+	}
+	screenHas(t, h.m.status, "kept mail blocked")
+	h.keys("T")
+	h.armQuestion()
+	h.keys("right", "enter")
+	h.settle()
+	if s, _ := h.m.snap.Server("mail"); s.Trust != trust.BlockedServer {
+		t.Fatal("right, enter raised mail's trust before the chord")
+	}
+	h.keys("ctrl+y")
+	h.waitFor("mail trusted", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.Trusted })
+	h.keys("T") // trusted → untrusted: tightens, one key (the config's value)
+	h.waitFor("mail untrusted", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.Untrusted })
+	if frontIs(h.m, question.KindChoice) {
+		t.Fatalf("lowering mail's trust asked:\n%s", h.plain())
+	}
+
+	// p in the hazards view on mail__send_email: none → ask → deny at one key each,
+	// deny → none (its tier's policy) asks.
+	h.keys("esc", "z")
+	if ref, _ := h.m.hazards.selected(); ref != refSend {
+		t.Fatalf("cursor on %v, want mail__send_email", ref)
+	}
+	for _, want := range []trust.Action{trust.Ask, trust.Deny} {
+		h.keys("p")
+		h.waitFor("policy "+want.String(), func(m Model) bool { return m.over.Policy[refSend] == want })
+		if frontIs(h.m, question.KindChoice) {
+			t.Fatalf("p to %v asked:\n%s", want, h.plain())
+		}
+	}
+	h.keys("p")
+	if !frontIs(h.m, question.KindChoice) {
+		t.Fatalf("p on a deny override did not ask:\n%s", h.plain())
+	}
+	screenHas(t, h.plain(), "Loosen mail__send_email's policy?", "Loosen it")
+	h.armQuestion()
+	h.keys("p", "enter")
+	h.settle()
+	if h.sess.Overrides().Policy[refSend] != trust.Deny {
+		t.Fatalf("stray keys dropped the deny override: %+v", h.sess.Overrides().Policy)
+	}
+	h.keys("p")
+	h.armQuestion()
+	h.keys("right", "enter", "ctrl+y")
+	h.waitFor("the override dropped", func(m Model) bool { _, ok := m.over.Policy[refSend]; return !ok })
+}
+
+// settle feeds Update the messages that arrive within a short while, so that a
+// change a key started (in a Cmd) has landed before the test looks.
+func (h *harness) settle() {
+	h.t.Helper()
+	for {
+		select {
+		case msg := <-h.msgs:
+			h.send(msg)
+		case <-time.After(150 * time.Millisecond):
+			return
+		}
+	}
+}
+
+// The question before raising a server's trust, armed, at 60x20, 80x24 and 120x40:
+// it says what changes and that only the chord makes it.
+func TestWhatIf_RaiseTrustQuestionGolden(t *testing.T) {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+		h := newHarness(t, size[0], size[1], false)
+		h.keys("tab", "down", "down", "T")
+		h.waitFor("mail to be blocked", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.BlockedServer })
+		h.keys("T")
+		h.armQuestion()
+		h.keys("right", "enter")
+		screen := h.plain()
+		if !strings.Contains(screen, "ctrl+y") {
+			t.Errorf("%dx%d: the question does not say ctrl+y:\n%s", size[0], size[1], screen)
+		}
+		golden(t, "raise_trust_"+itoa(size[0])+"x"+itoa(size[1])+".golden", screen)
 	}
 }

@@ -276,6 +276,12 @@ func TestCallThroughApprovalEngine(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, `duplicate key "to"`) || strings.Contains(r.stdout, "queued message") {
 		t.Errorf("duplicate keys in --args: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// A number beyond float64 is refused naming the field and why, before anything
+	// runs, not as "the arguments must be a JSON object".
+	r = airlock(t, "", "call", "mail", "send_email", "--yes", "--config", cfg, "--args", `{"to":"a@example.com","subject":"s","body":"b","n":1e400}`)
+	if r.code != 2 || !strings.Contains(r.stderr, `field "n": the number 1e400 cannot be read exactly`) || strings.Contains(r.stdout, "queued message") {
+		t.Errorf("1e400 in --args: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// ...and allowed once with --yes, showing what was allowed.
 	r = airlock(t, "", "call", "mail", "send_email", "--yes", "--config", cfg, "--args", `{"to":"a@example.com","subject":"s","body":"b"}`)
 	if r.code != 0 || !strings.Contains(r.stdout, "queued message") || !strings.Contains(r.stderr, "a@example.com") {

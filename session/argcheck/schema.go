@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -456,6 +457,55 @@ func Deref(root, m map[string]any) map[string]any {
 	return m
 }
 
+// numberBeyondFloat finds the first number in args beyond the range of float64
+// (1e400), which encoding/json refuses to read into the float64s the validator
+// compares: it returns the field as a dotted path with list indexes (path.deep[1])
+// and the number as written, cut to 40 characters. ok is false when args has no
+// such number (they are not an object at all).
+func numberBeyondFloat(args json.RawMessage) (field, num string, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return "", "", false
+	}
+	if _, isObject := v.(map[string]any); !isObject {
+		return "", "", false
+	}
+	var walk func(v any, path string) bool
+	walk = func(v any, path string) bool {
+		switch x := v.(type) {
+		case json.Number:
+			if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+				field, num = path, string(x)
+				if len(num) > 40 {
+					num = num[:40] + "…"
+				}
+				return true
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if walk(x[k], p) {
+					return true
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if walk(e, path+"["+strconv.Itoa(i)+"]") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	ok = walk(v, "")
+	return field, num, ok
+}
+
 // FieldError finds which field a jsonschema-go validation error concerns and
 // returns it with the message stripped of the schema locations. jsonschema-go
 // names schemas by their JSON pointer: "validating root: validating
@@ -514,6 +564,9 @@ func (s Schema) Check(args json.RawMessage) error {
 	}
 	var plain map[string]any
 	if err := json.Unmarshal(args, &plain); err != nil || plain == nil {
+		if field, num, ok := numberBeyondFloat(args); ok {
+			return fmt.Errorf("field %q: the number %s cannot be read exactly: it is beyond what a 64-bit float holds, and the input schema is checked with 64-bit floats", field, num)
+		}
 		return fmt.Errorf("the arguments must be a JSON object")
 	}
 	if err := s.Full.Validate(plain); err != nil {

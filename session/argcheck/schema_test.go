@@ -19,8 +19,12 @@ func TestCheck_NamesTheField(t *testing.T) {
 		{`{"path":"/x"}`, "n"},
 		{`{"n":7,"path":5}`, `field "path"`},
 		{`[1]`, "must be a JSON object"},
-		// beyond float64: refused (jsonschema-go reads numbers as float64)
-		{`{"n":1` + strings.Repeat("0", 400) + `}`, "JSON object"},
+		// beyond float64: refused (jsonschema-go reads numbers as float64), naming
+		// the field and why, wherever the number is
+		{`{"n":1` + strings.Repeat("0", 400) + `}`, `field "n": the number 1000000000000000000000`},
+		{`{"n":1e400}`, `field "n": the number 1e400 cannot be read exactly`},
+		{`{"n":7,"path":{"deep":[1,-1e999]}}`, `field "path.deep[1]": the number -1e999 cannot be read exactly`},
+		{`{"n":7,"a\u001bb":1e400}`, `field "a\x1bb": the number 1e400`},
 	} {
 		err := s.Check(json.RawMessage(tc.args))
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {

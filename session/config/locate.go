@@ -42,6 +42,18 @@ func (l *Locations) Server(name string) int {
 	return l.lines[toml.Key{"servers", name}.String()]
 }
 
+// Rule is the line of the rule of key path name (servers.fs.tools.read_file.rules[0],
+// as trust.Rule.Name has it), else of its tool (0 when none of them).
+func (l *Locations) Rule(server, tool, name string) int {
+	if l == nil {
+		return 0
+	}
+	if n := l.lines[name]; n > 0 && name != "" {
+		return n
+	}
+	return l.Tool(server, tool)
+}
+
 // Tool is the line of [servers.NAME.tools.TOOL], else of the server (0 when neither).
 func (l *Locations) Tool(server, tool string) int {
 	if l == nil {

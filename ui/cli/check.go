@@ -74,6 +74,8 @@ type ServerReport struct {
 	Resources         []session.ResourceInfo         `json:"resources"`
 	ResourceTemplates []session.ResourceTemplateInfo `json:"resource_templates"`
 	Prompts           []session.PromptInfo           `json:"prompts"`
+	// ruleErrs are RuleErrors with the config line of each, for the CI formats.
+	ruleErrs []ruleErr
 	// offers* say the server declared the capability (the table's "-" otherwise).
 	offersResources, offersPrompts bool
 }
@@ -139,7 +141,6 @@ func NewReport(s *session.Snapshot) Report {
 			Protocol:            sv.Protocol,
 			InstructionsChanged: sv.InstructionsChanged,
 			Notices:             sv.Notices,
-			RuleErrors:          sv.RuleErrors,
 			Env:                 sv.Env,
 			Resources:           orEmpty(sv.Resources),
 			ResourceTemplates:   orEmpty(sv.ResourceTemplates),
@@ -149,6 +150,10 @@ func NewReport(s *session.Snapshot) Report {
 		}
 		if sv.Err != nil {
 			sr.Error = sv.Err.Error()
+		}
+		for _, e := range sv.RuleErrors {
+			sr.RuleErrors = append(sr.RuleErrors, e.Text)
+			sr.ruleErrs = append(sr.ruleErrs, ruleErr{RuleError: e})
 		}
 		r.Servers = append(r.Servers, sr)
 	}

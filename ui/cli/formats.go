@@ -138,6 +138,45 @@ func (r Report) driftLocation(d session.DriftFinding) *Location {
 	return nil
 }
 
+// ruleErr is a rule of the config that can never match, with its config line.
+type ruleErr struct {
+	session.RuleError
+	Location *Location
+}
+
+// sarifRuleErrorID is the SARIF rule of a config rule that can never match.
+const sarifRuleErrorID = "broken-rule"
+
+// serverRuleErr is a rule error with the server it belongs to.
+type serverRuleErr struct {
+	server string
+	ruleErr
+}
+
+// ruleErrs are the rule errors of every server, in the servers' order.
+func (r Report) ruleErrs() []serverRuleErr {
+	var out []serverRuleErr
+	for _, s := range r.Servers {
+		for _, e := range s.ruleErrs {
+			out = append(out, serverRuleErr{server: s.Name, ruleErr: e})
+		}
+	}
+	return out
+}
+
+// name is what the broken rule is called: its key path, or the rules of a tool.
+func (e serverRuleErr) name() string {
+	if e.Rule != "" {
+		return e.Rule
+	}
+	return "servers." + e.server + ".tools." + e.Tool + ".rules"
+}
+
+// message is the rule error in one line of plain text, escaped.
+func (e serverRuleErr) message() string {
+	return "rule error in server " + safetext.Inline(e.server) + ": " + safetext.Inline(e.Text)
+}
+
 // --- SARIF 2.1.0 ---
 
 type sarifLog struct {
@@ -238,6 +277,9 @@ var sarifRules = func() []sarifRule {
 			FullDescription: sarifText{"The live servers differ from the committed snapshot (" + string(k) + ")."},
 			Help:            sarifText{"Review the change, then take the snapshot again with `airlock snapshot`."}, DefaultConfiguration: sarifDefault{"warning"}})
 	}
+	out = append(out, sarifRule{ID: sarifRuleErrorID, Name: ruleName(sarifRuleErrorID), ShortDescription: sarifText{"Argument rule that can never match"},
+		FullDescription: sarifText{"An argument rule names a field the tool's input schema does not declare, compares a type its matcher cannot, or is written for a tool the server does not list. It can never match, so the tool asks for every call and check fails."},
+		Help:            sarifText{"Fix the rule's field, matcher or tool name. See docs/rules.md."}, DefaultConfiguration: sarifDefault{"error"}})
 	return out
 }()
 
@@ -287,7 +329,8 @@ func sarifURI(p string) string {
 }
 
 // WriteSARIF writes a SARIF 2.1.0 log: one result per hazard and per drift finding,
-// located at the config's table of the hazard's first tool (or its server).
+// located at the config's table of the hazard's first tool (or its server), and an
+// error per rule that can never match, at the rule's line.
 func (r Report) WriteSARIF(w io.Writer, version string) error {
 	run := sarifRun{
 		Tool:        sarifTool{Driver: sarifDriver{Name: "airlock", Version: version, InformationURI: "https://github.com/airlock-mcp/airlock", Rules: sarifRules}},
@@ -325,6 +368,16 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 			Message:             sarifText{driftMessage(d)},
 			Locations:           sarifLocations(r.driftLocation(d)),
 			PartialFingerprints: map[string]string{"airlockDrift/v1": driftID(d)},
+		})
+	}
+	for _, e := range r.ruleErrs() {
+		run.Results = append(run.Results, sarifResult{
+			RuleID:              sarifRuleErrorID,
+			RuleIndex:           ruleIndex(sarifRuleErrorID),
+			Level:               "error",
+			Message:             sarifText{e.message()},
+			Locations:           sarifLocations(e.Location),
+			PartialFingerprints: map[string]string{"airlockRuleError/v1": e.name()},
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -398,8 +451,9 @@ func caseAt(c junitCase, l *Location) junitCase {
 	return c
 }
 
-// WriteJUnit writes JUnit XML: a suite of servers (each connects), one of hazards
-// and one of drift findings. A hazard fails when the verdict's rule matches it, or,
+// WriteJUnit writes JUnit XML: a suite of servers (each connects), one of hazards,
+// one of drift findings and, when a rule can never match, a failing case of it in a
+// suite of rules. A hazard fails when the verdict's rule matches it, or,
 // with no rule, always; a baselined hazard is skipped.
 func (r Report) WriteJUnit(w io.Writer) error {
 	servers := junitSuite{Name: "servers"}
@@ -442,8 +496,18 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		}
 		drift.add(c)
 	}
+	suites := []junitSuite{servers, hazards, drift}
+	if errs := r.ruleErrs(); len(errs) > 0 {
+		rules := junitSuite{Name: "rules"}
+		for _, e := range errs {
+			c := caseAt(junitCase{Classname: "airlock.rules", Name: safetext.Inline(e.name()) + " can match"}, e.Location)
+			c.Failure = &junitFailure{Message: "the rule can never match", Type: sarifRuleErrorID, Text: e.message()}
+			rules.add(c)
+		}
+		suites = append(suites, rules)
+	}
 	all := junitSuites{Name: "airlock check"}
-	for _, s := range []junitSuite{servers, hazards, drift} {
+	for _, s := range suites {
 		all.Suites = append(all.Suites, s)
 		all.Tests += s.Tests
 		all.Failures += s.Failures
@@ -487,7 +551,8 @@ func ghCommand(w io.Writer, level string, l *Location, title, msg string) error 
 }
 
 // WriteGitHub writes GitHub Actions workflow commands: an annotation per hazard and
-// per drift finding at its config line (error, warning or notice as in SARIF), then
+// per drift finding at its config line (error, warning or notice as in SARIF), an
+// error per rule that can never match and per server that failed, then
 // a notice with the verdict. Server-controlled text is escaped twice: safetext for
 // the log (which renders ANSI), then GitHub's own escaping, so no name can end the
 // command or start another.
@@ -507,6 +572,11 @@ func (r Report) WriteGitHub(w io.Writer) error {
 	}
 	for _, d := range r.Drift {
 		if err := ghCommand(w, r.driftLevel(d), r.driftLocation(d), "airlock: drift "+string(d.Kind), driftMessage(d)); err != nil {
+			return err
+		}
+	}
+	for _, e := range r.ruleErrs() {
+		if err := ghCommand(w, "error", e.Location, "airlock: rule error", e.message()); err != nil {
 			return err
 		}
 	}
@@ -565,7 +635,8 @@ func fence(s string) string {
 }
 
 // WriteMarkdown writes a report for a pull request comment or a job summary: the
-// verdict, servers, hazards with their fix hints as TOML, drift, the Mermaid diagram.
+// verdict, servers, rules that can never match, hazards with their fix hints as TOML,
+// drift, the Mermaid diagram.
 func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# airlock check\n\n")
@@ -597,6 +668,16 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			status += ": " + s.Error
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s %s | %d | %s |\n", md(s.Name), md(status), theme.TrustGlyph(s.Trust), s.Trust, counts[s.Name], line)
+	}
+	if errs := r.ruleErrs(); len(errs) > 0 {
+		fmt.Fprintf(&b, "\n## Rule errors (%d)\n\nThese rules can never match: each tool asks for every call, and the check fails, until they are fixed.\n\n| server | rule | line | error |\n|---|---|---|---|\n", len(errs))
+		for _, e := range errs {
+			line := ""
+			if e.Location != nil && e.Location.Line > 0 {
+				line = strconv.Itoa(e.Location.Line)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", md(e.server), md(e.name()), line, md(e.Text))
+		}
 	}
 	fmt.Fprintf(&b, "\n## Hazards (%d)\n\n", len(r.Hazards))
 	if len(r.Hazards) == 0 {

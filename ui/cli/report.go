@@ -109,7 +109,12 @@ func Build(s *session.Snapshot, in Input) Report {
 		r.Config = in.Locations.File
 	}
 	for i := range r.Servers {
-		r.Servers[i].Location = loc(in.Locations.Server(r.Servers[i].Name))
+		sv := &r.Servers[i]
+		sv.Location = loc(in.Locations.Server(sv.Name))
+		for j := range sv.ruleErrs {
+			e := &sv.ruleErrs[j]
+			e.Location = loc(in.Locations.Rule(sv.Name, e.Tool, e.Rule))
+		}
 	}
 	for i := range r.Tools {
 		r.Tools[i].Location = loc(in.Locations.Tool(r.Tools[i].Server, r.Tools[i].Name))
