@@ -70,30 +70,7 @@ func fill(t *testing.T, dir string) string {
 // again the next call runs in the same process; and after a restart airlock starts
 // and the chain verifies. On a real tmpfs filled to the brim.
 func TestAuditFullDisk_RefusedThenRecovers(t *testing.T) {
-	state := mountTmpfs(t, "256k")
-	path := docsConfig(t, state)
-	cfg, err := loadConfig(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := openAudit(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := newManager(cfg, session.Options{Audit: a})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := m.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	call := func() error {
-		_, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)})
-		return err
-	}
+	state, path, a, m, call := startDocsOnTmpfs(t)
 	if err := call(); err != nil {
 		t.Fatalf("a call before the disk is full: %v", err)
 	}
@@ -112,7 +89,7 @@ func TestAuditFullDisk_RefusedThenRecovers(t *testing.T) {
 	if p := m.AuditProblem(); p == nil || !strings.Contains(p.Error(), "no space left on device") {
 		t.Errorf("the status of the audit log on a full disk: %v", p)
 	}
-	if _, err := audit.Verify(bytes.NewReader(must(os.ReadFile(cfg.StateDir + "/audit.jsonl")))); err != nil {
+	if _, err := audit.Verify(bytes.NewReader(must(os.ReadFile(state + "/audit.jsonl")))); err != nil {
 		t.Errorf("the log after the failed write: %v (a cut record was left in it)", err)
 	}
 	if err := os.Remove(filler); err != nil {
@@ -197,30 +174,7 @@ func TestAuditVerify_RefusesFIFOAndLink(t *testing.T) {
 // On a real tmpfs filled to the brim: the log's last page still has room for a
 // call's records, but no page is left for a new head file.
 func TestAuditFullDisk_HeadThatCannotBeWrittenIsSaid(t *testing.T) {
-	state := mountTmpfs(t, "256k")
-	path := docsConfig(t, state)
-	cfg, err := loadConfig(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := openAudit(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := newManager(cfg, session.Options{Audit: a})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := m.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	call := func() error {
-		_, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)})
-		return err
-	}
+	state, path, a, m, call := startDocsOnTmpfs(t)
 	if err := call(); err != nil {
 		t.Fatalf("a call before the disk is full: %v", err)
 	}
@@ -254,4 +208,34 @@ func TestAuditFullDisk_HeadThatCannotBeWrittenIsSaid(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "chain intact") {
 		t.Errorf("verify once there is space: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
+}
+
+// startDocsOnTmpfs starts the docs server's Manager with its audit log on a fresh
+// 256 KiB tmpfs: the state folder, the config's path, the log, the Manager, and
+// one call of docs__get_doc through it. The caller closes the Manager and the log.
+func startDocsOnTmpfs(t *testing.T) (state, path string, a *audit.Log, m *session.Manager, call func() error) {
+	t.Helper()
+	state = mountTmpfs(t, "256k")
+	path = docsConfig(t, state)
+	cfg, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err = openAudit(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if m, err = newManager(cfg, session.Options{Audit: a}); err != nil {
+		t.Fatal(err)
+	}
+	m.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	call = func() error {
+		_, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)})
+		return err
+	}
+	return state, path, a, m, call
 }
