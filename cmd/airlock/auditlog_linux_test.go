@@ -15,55 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/fulldisk"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 )
-
-// mountTmpfs mounts a tmpfs of size bytes on a new folder, unmounted at the end, or
-// skips the test saying why.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs to fill needs root")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// fill writes a file in dir until the filesystem is full.
-func fill(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := bytes.Repeat([]byte("x"), 4096)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	// The last pages' crumbs too: byte by byte.
-	for {
-		if _, err := f.Write([]byte("x")); err != nil {
-			break
-		}
-	}
-	return p
-}
 
 // A full disk: the call that cannot be recorded is refused and says why; the
 // record it could not finish is not left cut in the file; once there is space
@@ -74,7 +29,7 @@ func TestAuditFullDisk_RefusedThenRecovers(t *testing.T) {
 	if err := call(); err != nil {
 		t.Fatalf("a call before the disk is full: %v", err)
 	}
-	filler := fill(t, state)
+	filler := fulldisk.Fill(t, state)
 	var refused error
 	for range 64 { // the log's last page has room for a few records
 		if err := call(); err != nil {
@@ -179,7 +134,7 @@ func TestAuditFullDisk_HeadThatCannotBeWrittenIsSaid(t *testing.T) {
 		t.Fatalf("a call before the disk is full: %v", err)
 	}
 	time.Sleep(200 * time.Millisecond) // the delayed sync writes the head
-	filler := fill(t, state)
+	filler := fulldisk.Fill(t, state)
 	if err := call(); err != nil {
 		t.Fatalf("a call whose records fit the log's last page: %v", err)
 	}
@@ -215,7 +170,7 @@ func TestAuditFullDisk_HeadThatCannotBeWrittenIsSaid(t *testing.T) {
 // one call of docs__get_doc through it. The caller closes the Manager and the log.
 func startDocsOnTmpfs(t *testing.T) (state, path string, a *audit.Log, m *session.Manager, call func() error) {
 	t.Helper()
-	state = mountTmpfs(t, "256k")
+	state = fulldisk.Mount(t, "256k")
 	path = docsConfig(t, state)
 	cfg, err := loadConfig(path)
 	if err != nil {

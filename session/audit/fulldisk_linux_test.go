@@ -3,66 +3,22 @@
 package audit_test
 
 import (
-	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/fulldisk"
 	"github.com/airlock-mcp/airlock/session/audit"
 )
-
-// smallTmpfs mounts a tmpfs of 256 KiB on a new folder, unmounted at the end, or
-// skips the test saying why.
-func smallTmpfs(t *testing.T) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs to fill needs root")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// fillUp writes a file in dir until the filesystem is full, to the last byte.
-func fillUp(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, n := range []int{4096, 1} {
-		chunk := bytes.Repeat([]byte("x"), n)
-		for {
-			if _, err := f.Write(chunk); err != nil {
-				if !errors.Is(err, syscall.ENOSPC) {
-					t.Fatal(err)
-				}
-				break
-			}
-		}
-	}
-	return p
-}
 
 // A seal that fails on a full disk must not leave a state that airlock takes for
 // a new, empty log: that log would verify "chain intact" from record 1 and never
 // name the log it replaced. It fails with nothing moved; once there is space, it
 // seals.
 func TestSeal_FullDiskLeavesTheDamagedLogInPlace(t *testing.T) {
-	dir := smallTmpfs(t)
+	dir := fulldisk.Mount(t, "256k")
 	path := filepath.Join(dir, "audit.jsonl")
 	a, err := audit.Open(path)
 	if err != nil {
@@ -76,7 +32,7 @@ func TestSeal_FullDiskLeavesTheDamagedLogInPlace(t *testing.T) {
 	a.Close()
 	b, _ := os.ReadFile(path)
 	write(t, path, b[:len(b)-10]) // cut: damaged
-	filler := fillUp(t, dir)
+	filler := fulldisk.Fill(t, dir)
 	if _, err := audit.Seal(path); err == nil {
 		t.Fatal("seal on a full disk succeeded")
 	}
@@ -107,7 +63,7 @@ func TestSeal_FullDiskLeavesTheDamagedLogInPlace(t *testing.T) {
 // left, and once there is space the next append closes the segment and goes on;
 // the log verifies as one chain.
 func TestRotation_FullDiskThenRecovers(t *testing.T) {
-	dir := smallTmpfs(t)
+	dir := fulldisk.Mount(t, "256k")
 	path := filepath.Join(dir, "audit.jsonl")
 	a, err := audit.Open(path)
 	if err != nil {
@@ -121,7 +77,7 @@ func TestRotation_FullDiskThenRecovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	filler := fillUp(t, dir)
+	filler := fulldisk.Fill(t, dir)
 	var failed error
 	for range 200 {
 		if failed = a.Append(rec(n)); failed != nil {
