@@ -564,3 +564,29 @@ func TestRules_BrokenRememberedRuleAsksForEveryCall(t *testing.T) {
 		})
 	}
 }
+
+// A remembered deny rule whose id was lost (the file edited by hand) is not dropped:
+// its tool asks for every call, as for any remembered rule that does not compile.
+func TestRules_RememberedRuleWithoutIDAsks(t *testing.T) {
+	dir := t.TempDir()
+	rulesPath := filepath.Join(dir, "rules.toml")
+	doc := "version = 1\n[[rules]]\nserver = \"fs\"\ntool = \"read_file\"\nwhen = { path = { glob = \"**/.ssh/**\" } }\npolicy = \"deny\"\ncreated = 2026-11-30T12:00:00Z\n"
+	if err := os.WriteFile(rulesPath, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs := newUpstream("fs")
+	fs.addSchema("read_file", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`, &mcp.ToolAnnotations{ReadOnlyHint: true})
+	m := startUpstreams(t, newConfig(inproc("fs", trust.Trusted)), session.Options{RulesFile: rulesPath}, map[string]*upstream{"fs": fs})
+	a := answerWith(t, m, session.Response{Answer: session.Deny})
+	if _, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "read_file", Args: json.RawMessage(`{"path":"/home/ann/.ssh/id_rsa"}`)}); err == nil {
+		t.Fatal("the read ran; want it asked and denied")
+	}
+	select {
+	case q := <-a.seen:
+		if why := strings.Join(q.Verdict.Reasons, "|"); q.Verdict.By != trust.DecidedByRule || !strings.Contains(why, "a rule without an id") {
+			t.Errorf("asked by %s because %q", q.Verdict.By, why)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("read unasked, want a question")
+	}
+}

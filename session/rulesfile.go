@@ -112,8 +112,14 @@ func compileSaved(saved []SavedRule, home, source string) (map[trust.Ref][]trust
 		r, err := compileOne(s, home, source)
 		if err != nil {
 			errs = append(errs, err)
-			if s.ID != "" && s.Server != "" && s.Tool != "" {
-				out[s.Ref()] = append(out[s.Ref()], trust.Rule{Name: s.ID, Source: source, Policy: trust.Ask, Broken: true,
+			if s.Server != "" && s.Tool != "" {
+				// Even without its id: a broken rule for a known tool may have been a
+				// deny, so its tool asks rather than running as if it were not there.
+				name := s.ID
+				if name == "" {
+					name = "(a rule without an id)"
+				}
+				out[s.Ref()] = append(out[s.Ref()], trust.Rule{Name: name, Source: source, Policy: trust.Ask, Broken: true,
 					Reason: "it does not compile (" + err.Error() + "), so every call of this tool asks until it is fixed or revoked"})
 			}
 			continue
@@ -168,7 +174,9 @@ func (s *rulesStore) reloadLocked() {
 		return
 	}
 	if err != nil {
-		s.err, s.unreadable = err, err
+		// Read again at the next look (s.last is cleared), so that a look that
+		// fails once does not leave the file unreadable until it changes.
+		s.last, s.err, s.unreadable = nil, err, err
 		return
 	}
 	if s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() && s.last.Mode() == st.Mode() {
