@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +92,14 @@ func goodTaintFile(t *testing.T) []byte {
 func TestTaint_UnreadableFileTaintsEveryContext(t *testing.T) {
 	good := goodTaintFile(t)
 	forged := []byte(`{"version":1,"contexts":{}}` + "\n")
-	for _, d := range damages {
+	// Well-formed JSON that is no taint file airlock writes: read as "nothing
+	// tainted" it would clear every taint.
+	wellFormed := func(b string) damage {
+		return damage{"json " + b, func(t *testing.T, path string, _, _ []byte) { writeRaw(t, path, []byte(b)) }}
+	}
+	taintDamages := append(slices.Clone(damages), wellFormed(`null`), wellFormed(`{}`), wellFormed(`{"version":1}`),
+		wellFormed(`{"version":2,"by_context":{}}`), wellFormed(`{"contexts":{}}`))
+	for _, d := range taintDamages {
 		t.Run(d.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, session.TaintFile)

@@ -113,8 +113,14 @@ func (s *taintStore) loadDoc(force bool) (*taintDoc, bool, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, false, &taintReadError{fmt.Errorf("reading %s: %w", s.path, err)}
 	}
+	// airlock writes version 1 with its contexts always (an empty object when none
+	// is tainted): a file without them (null, {}) or of another version is not one
+	// to read as "nothing tainted".
+	if doc.Version != 1 {
+		return nil, false, &taintReadError{fmt.Errorf("reading %s: version %d, want 1", s.path, doc.Version)}
+	}
 	if doc.Contexts == nil {
-		doc.Contexts = map[string]trust.Taint{}
+		return nil, false, &taintReadError{fmt.Errorf("reading %s: it holds no contexts", s.path)}
 	}
 	if doc.Seen == nil {
 		doc.Seen = map[string]time.Time{}
@@ -131,7 +137,11 @@ func (s *taintStore) save(d *taintDoc) error {
 	}
 	// Compact: the file is rewritten whole at every new taint, and indenting
 	// thousands of contexts cost as much as encoding them.
-	b, err := json.Marshal(taintDoc{Version: 1, Contexts: d.Contexts, Seen: d.Seen})
+	contexts := d.Contexts
+	if contexts == nil {
+		contexts = map[string]trust.Taint{} // written as {}: null would read as damage
+	}
+	b, err := json.Marshal(taintDoc{Version: 1, Contexts: contexts, Seen: d.Seen})
 	if err != nil {
 		return err
 	}
