@@ -230,3 +230,23 @@ func TestAuditVerify_NoLogSaysSo(t *testing.T) {
 		t.Errorf("verify of a log removed beside its head: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A log whose current file was removed beside its head is records removed, not "no
+// log": `airlock check` says so, and says nothing where there never was a log.
+func TestAuditRemovedLog_NoticeInCheck(t *testing.T) {
+	state := t.TempDir()
+	cfg := docsConfig(t, state)
+	r := airlock(t, "", "check", "--config", cfg)
+	if strings.Contains(r.stderr, "audit log") {
+		t.Errorf("check with no audit log at all: %q, want no notice", r.stderr)
+	}
+	log := filepath.Join(state, "audit.jsonl")
+	writeRecords(t, log, 5)
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	r = airlock(t, "", "check", "--config", cfg)
+	if !strings.Contains(r.stderr, "notice: the audit log") || !strings.Contains(r.stderr, "records removed") {
+		t.Errorf("check after audit.jsonl was removed beside its head: exit %d, no notice:\n%s", r.code, r.stderr)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,10 +302,9 @@ func writeShared(path string, data []byte) error {
 // when it fails: check is where a person looks over what airlock stands on.
 func checkAuditLog(cfg *config.Config, stderr io.Writer) {
 	path := auditPath(cfg)
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	if _, err := audit.VerifyLog(path); err != nil {
+	// Only a log of which nothing is there is no log: a current file removed beside
+	// its head or its closed segments is records removed, and check says so.
+	if _, err := audit.VerifyLog(path); err != nil && !errors.Is(err, audit.ErrNoLog) {
 		fmt.Fprintf(stderr, "airlock check: notice: the audit log %s does not verify: %s (see `airlock audit verify`; `airlock audit seal --start-new` moves it aside)\n", path, safetext.Inline(err.Error()))
 	}
 }
