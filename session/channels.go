@@ -230,9 +230,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		return callID, d.Verdict, 0, false, err
 	}
 	if d.Verdict.Action == trust.Allow {
-		if v, ok := m.recheck(ctx, req, tool, d); !ok {
-			d = decision{Verdict: v}
-		}
+		d, _ = m.recheck(ctx, req, tool, d)
 	}
 	if d.Verdict.Action != trust.Allow {
 		_ = m.auditDecision(base, d)

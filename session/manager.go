@@ -391,6 +391,7 @@ func (e *DeniedError) Error() string {
 	if e.Audit != nil {
 		// Not a policy: airlock forwards no call whose decision it cannot record.
 		msg := e.Audit.Error()
+		// The log's error wraps ErrBroken without always saying it in words.
 		if !strings.Contains(msg, audit.ErrBroken.Error()) {
 			msg = audit.ErrBroken.Error() + ": " + msg
 		}
@@ -547,9 +548,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 		return nil, &WithdrawnError{Verdict: d.Verdict, Err: err}
 	}
 	if d.Verdict.Action == trust.Allow {
-		if v, ok := m.recheck(ctx, req, tool, d); !ok {
-			d = decision{Verdict: v, Matched: d.Matched}
-		}
+		d, _ = m.recheck(ctx, req, tool, d)
 	}
 	if d.Verdict.Action != trust.Allow {
 		_ = m.auditDecision(base, d)
@@ -593,7 +592,22 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 // run for it), the tool must be what the decision was about (ToolChanges), and a
 // context that became tainted meanwhile must not reach a tool taint escalates. It
 // returns the denial and false when the call must not run.
-func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, d decision) (trust.Verdict, bool) {
+func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, d decision) (decision, bool) {
+	v, rule, ok := m.recheckVerdict(ctx, req, shown, d)
+	if ok {
+		return d, true
+	}
+	out := decision{Verdict: v, Matched: d.Matched}
+	if rule != nil {
+		// The rule that refused it now, not the one (if any) that made it ask.
+		out.Rule, out.Matched = rule.Label(), rule.Name
+	}
+	return out, false
+}
+
+// recheckVerdict is recheck's verdict, with the deny rule that decided it (nil when
+// none did).
+func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown ToolInfo, d decision) (trust.Verdict, *trust.Rule, bool) {
 	m.publish.RLock()
 	defer m.publish.RUnlock()
 	while := "the call was being decided"
@@ -602,36 +616,39 @@ func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, 
 	}
 	switch {
 	case agentGone(ctx):
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{"the agent disconnected while " + while + ", so the call was not forwarded"}}, false
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{"the agent disconnected while " + while + ", so the call was not forwarded"}}, nil, false
 	case ctx.Err() != nil:
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while " + while + ", so it was not forwarded"}}, false
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while " + while + ", so it was not forwarded"}}, nil, false
 	}
 	now, ok := m.LookupTool(m.Snapshot(), req.Server, req.Tool)
 	if !ok {
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because(changedSentence(shown.Ref, while, []string{"it is no longer listed"}))}, false
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because(changedSentence(shown.Ref, while, []string{"it is no longer listed"}))}, nil, false
 	}
 	if changes := ToolChanges(shown, now); len(changes) > 0 {
-		return trust.Verdict{Action: trust.Deny, By: changedBy(shown, now), Reasons: d.because(changedSentence(shown.Ref, while, changes))}, false
+		return trust.Verdict{Action: trust.Deny, By: changedBy(shown, now), Reasons: d.because(changedSentence(shown.Ref, while, changes))}, nil, false
 	}
 	if d.Asked {
 		if t := m.engine.Taint(req.Context); t.Tainted() && !d.Shown.Tainted() && trust.EscalatedByTaint(now.Class) {
-			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because("this context became tainted while you were deciding (" + t.Reason() + ")")}, false
+			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because("this context became tainted while you were deciding (" + t.Reason() + ")")}, nil, false
 		}
 		// A matching deny is final, over the person's answer too: a path the
 		// question showed may have become a link into what a deny rule protects
 		// while it waited (the rules also change: a deny saved meanwhile).
-		if v, _ := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action == trust.Deny && v.By == trust.DecidedByRule {
+		if v, rule := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action == trust.Deny && v.By == trust.DecidedByRule {
 			v.Reasons = append(v.Reasons, "checked again just before forwarding, a deny rule matches the call now (a path in it may have changed while you were deciding)")
-			return v, false
+			return v, rule, false
 		}
-		return d.Verdict, true
+		return d.Verdict, nil, true
 	}
-	if v, _ := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action != trust.Allow {
+	if v, rule := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action != trust.Allow {
+		if v.By != trust.DecidedByRule || v.Action != trust.Deny {
+			rule = nil // a rule that asks now is not what refused the call
+		}
 		v.Action, v.By = trust.Deny, trust.DecidedByPolicy
 		v.Reasons = append(v.Reasons, "checked again just before forwarding, the call no longer runs unasked; call again")
-		return v, false
+		return v, rule, false
 	}
-	return d.Verdict, true
+	return d.Verdict, nil, true
 }
 
 // notForwarded is the error of an allowed call whose caller left after recheck (while

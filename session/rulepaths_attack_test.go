@@ -245,6 +245,9 @@ func TestRulePaths_LinkMadeWhileAsking(t *testing.T) {
 	var denied *session.DeniedError
 	if !errors.As(r.err, &denied) || !strings.Contains(strings.Join(denied.Verdict.Reasons, "\n"), "rules[0]") {
 		t.Errorf("the allowed write through the new link: %v %+v, want denied by the rule", r.err, r.out)
+	} else if !strings.Contains(denied.Rule, "servers.fs.tools.write_file.rules[0]") {
+		// The denial names the deny rule that refused it at the last look.
+		t.Errorf("the denial names rule %q, want the deny rule", denied.Rule)
 	}
 	if got := fileText(t, keys); got != "" {
 		t.Errorf("authorized_keys was written: %q", got)
