@@ -366,11 +366,11 @@ func (c *Cond) evalField(fm *fieldVal, a Args) result {
 			return unsafe
 		}
 		res := noMatch
-		untyped := fm.untyped(a, c.path)
+		coerces := fm.coerces(a, c.path)
 		for _, want := range c.scalar {
 			if want.kind != s.kind {
-				if untyped {
-					// no declared type: a lax server may coerce "5" to 5
+				if coerces {
+					// no declared type, or several: a server may read "5" as 5
 					res = unsafe
 				}
 				continue
@@ -752,7 +752,7 @@ func (g *ruleGroup) candidates(out []int, fm *fieldVal, path []string, a Args) [
 		if fk != "" {
 			out = append(out, g.by[fk]...)
 		}
-		if fm.untyped(a, path) {
+		if fm.coerces(a, path) {
 			// an operand of another type cannot be compared safely with it
 			out = append(out, g.strict...)
 		}

@@ -84,7 +84,10 @@ func TestRules_TypesFromSchema(t *testing.T) {
 		{"equals boolean field string value", MatchEquals, true, boolSchema, `{"n":"true"}`, unsafe},
 		{"equals boolean field", MatchEquals, true, boolSchema, `{"n":true}`, matched},
 		{"equals string or number field string", MatchEquals, "5", eitherSchema, `{"n":"5"}`, matched},
-		{"equals string or number field number", MatchEquals, "5", eitherSchema, `{"n":5}`, noMatch},
+		// a server that takes either may read 5 as "5": a deny on "5" holds for it
+		{"equals string or number field number", MatchEquals, "5", eitherSchema, `{"n":5}`, unsafe},
+		{"equals string or number field other number", MatchEquals, int64(5), eitherSchema, `{"n":"6"}`, unsafe},
+		{"equals string or number field same type differs", MatchEquals, "5", eitherSchema, `{"n":"6"}`, noMatch},
 		{"prefix number field", MatchPrefix, "9", numberSchema, `{"n":"99"}`, unsafe},
 		// a field declared without a type: another type than the operand's may be coerced
 		{"untyped field string for number", MatchEquals, int64(5), untypedSchema, `{"n":"5"}`, unsafe},

@@ -201,12 +201,23 @@ func (fm *fieldVal) accepts(a Args, path []string) bool {
 	return false
 }
 
-// untyped reports whether the schema declares the field but no type for it: a value
-// may then be coerced to an operand's type, so equals and one_of cannot compare an
-// operand of another type with it safely.
-func (fm *fieldVal) untyped(a Args, path []string) bool {
+// coerces reports whether a server may read the field's value as another scalar
+// type than it has: the schema declares the field with no type, or with more than
+// one scalar type (["string","number"]: a server that takes either may treat "5"
+// and 5 alike). equals and one_of then cannot compare an operand of another type
+// with it safely.
+func (fm *fieldVal) coerces(a Args, path []string) bool {
 	types, known := fm.declaredTypes(a, path)
-	return known && len(types) == 0
+	if !known {
+		return false
+	}
+	kinds := 0
+	for _, group := range [][]string{{"string"}, {"number", "integer"}, {"boolean"}} {
+		if slices.ContainsFunc(group, func(t string) bool { return slices.Contains(types, t) }) {
+			kinds++
+		}
+	}
+	return len(types) == 0 || kinds > 1
 }
 
 // countsCharacters reports whether max may count a string value's characters: only
