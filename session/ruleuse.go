@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session/statefile"
+	"github.com/airlock-mcp/airlock/session/audit"
 )
 
 // RuleUse is how often an argument rule matched a call and when it last did, as the
@@ -19,35 +17,27 @@ type RuleUse struct {
 	LastMatch time.Time
 }
 
-// RuleUses reads the audit log at path and counts, by rule name (a config key path
-// or a remembered rule's id), the decisions whose call a rule matched, for `airlock
-// rules list`. A missing log is no matches. The log is read as airlock's own private
-// file (no link, the user's own); a record that does not decode ends the count with
-// an error (what was counted so far is returned).
+// RuleUses counts, by rule name (a config key path or a remembered rule's id), the
+// decisions of the audit log at path whose call a rule matched, for `airlock rules
+// list`. It reads the log as audit.Walk does: every segment in order, under the
+// log's lock, each line bounded, and only records the chain vouches for. No log is
+// no matches; a damaged one ends the count with an error (what was counted before
+// the damage is returned).
 func RuleUses(path string) (map[string]RuleUse, error) {
 	out := map[string]RuleUse{}
-	f, err := statefile.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return out, fmt.Errorf("reading the audit log for rule matches: %w", err)
-	}
-	defer f.Close()
-	dec := json.NewDecoder(f)
-	for {
+	_, err := audit.Walk(path, func(kind string, line []byte) error {
+		if kind != "decision" {
+			return nil
+		}
 		var r struct {
-			Kind string    `json:"kind"`
 			TS   time.Time `json:"ts"`
 			Rule string    `json:"rule"`
 		}
-		if err := dec.Decode(&r); err == io.EOF {
-			return out, nil
-		} else if err != nil {
-			return out, fmt.Errorf("reading the audit log %s for rule matches: %w", path, err)
+		if err := json.Unmarshal(line, &r); err != nil {
+			return err
 		}
-		if r.Kind != "decision" || r.Rule == "" {
-			continue
+		if r.Rule == "" {
+			return nil
 		}
 		u := out[r.Rule]
 		u.Matched++
@@ -55,5 +45,10 @@ func RuleUses(path string) (map[string]RuleUse, error) {
 			u.LastMatch = r.TS
 		}
 		out[r.Rule] = u
+		return nil
+	})
+	if err != nil && !errors.Is(err, audit.ErrNoLog) {
+		return out, fmt.Errorf("reading the audit log %s for rule matches: %w", path, err)
 	}
+	return out, nil
 }

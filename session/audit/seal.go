@@ -85,7 +85,7 @@ func Seal(path string) (Sealed, error) {
 	defer lockf.Close()
 	defer statefile.Unlock(lockf)
 
-	out.Verified, out.Problem = verifyLog(path, false)
+	out.Verified, out.Problem = verifyLog(path, false, nil)
 	head, herr := readHead(path)
 	segs, err := segments(path)
 	if err != nil {

@@ -311,6 +311,9 @@ type chain struct {
 	// head, when set, is checked as its record goes by.
 	head        *headRecord
 	headMatched bool
+	// visit, when set, is handed each record's kind and line (without its newline)
+	// once the record is checked; an error it returns ends the walk.
+	visit func(kind string, line []byte) error
 }
 
 // file checks the records of one file of the log, read from r; name is what errors
@@ -381,6 +384,11 @@ func (c *chain) file(r io.Reader, name string, prevFile string) error {
 		}
 		c.seq, c.prev = rec.Seq, rec.Hash
 		c.n++
+		if c.visit != nil {
+			if err := c.visit(rec.Kind, line[:len(line)-1]); err != nil {
+				return err
+			}
+		}
 	}
 }
 
@@ -462,7 +470,16 @@ func segmentName(path string, n int) string { return fmt.Sprintf("%s.%06d", path
 // checked. It proves the files are one unbroken chain that ends where its head file
 // says; it cannot prove that nobody who could rewrite both rewrote both (see
 // docs/secrets-and-state.md).
-func VerifyLog(path string) (Summary, error) { return verifyLog(path, true) }
+func VerifyLog(path string) (Summary, error) { return verifyLog(path, true, nil) }
+
+// Walk is VerifyLog handing fn each record of the log, in order across its segments,
+// as it is checked: its kind and its line (without the newline, at most the longest
+// record airlock writes). Only records that verify reach fn, so a reader of the log
+// (the rules' match counts) counts nothing that the chain does not vouch for; the
+// walk ends at the first damage, or at fn's first error, and returns it.
+func Walk(path string, fn func(kind string, line []byte) error) (Summary, error) {
+	return verifyLog(path, true, fn)
+}
 
 // ErrNoLog is returned (wrapped) by VerifyLog when there is no audit log at the
 // path at all: no file, no segment and no head (a folder that does not exist
@@ -470,7 +487,7 @@ func VerifyLog(path string) (Summary, error) { return verifyLog(path, true) }
 var ErrNoLog = errors.New("there is no audit log")
 
 // verifyLog is VerifyLog; with lock false the caller holds the log's lock.
-func verifyLog(path string, lock bool) (Summary, error) {
+func verifyLog(path string, lock bool, visit func(kind string, line []byte) error) (Summary, error) {
 	var sum Summary
 	snap, err := snapshot(path, lock)
 	if err != nil {
@@ -480,7 +497,7 @@ func verifyLog(path string, lock bool) (Summary, error) {
 		return sum, err
 	}
 	defer snap.close()
-	var c chain
+	c := chain{visit: visit}
 	if snap.headErr == nil {
 		c.head = &snap.head
 	} else if errors.Is(snap.headErr, os.ErrNotExist) {
