@@ -59,7 +59,6 @@ type connLimiter struct {
 	noted    time.Time
 	closed   int // since the last log line: connections closed to make room
 	refused  int // since the last log line: connections refused
-	lastWhy  string
 }
 
 const logEvery = 10 * time.Second
@@ -321,7 +320,6 @@ func (l *connLimiter) evictableLocked(client string) *trackedConn {
 
 // noteLocked logs what the limits did, at most one line per logEvery.
 func (l *connLimiter) noteLocked(why string) {
-	l.lastWhy = why
 	now := l.now()
 	if now.Sub(l.noted) < logEvery {
 		return

@@ -326,14 +326,6 @@ func (g *Gateway) Start() error {
 // URL is the agent-facing endpoint, http://HOST:PORT/mcp.
 func (g *Gateway) URL() string { return g.url }
 
-// OpenConns is how many client connections the gateway holds open now.
-func (g *Gateway) OpenConns() int {
-	if g.conns == nil {
-		return 0
-	}
-	return g.conns.open()
-}
-
 // OpenSessions is how many agent sessions the gateway holds open now.
 func (g *Gateway) OpenSessions() int {
 	n := 0
