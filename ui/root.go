@@ -199,6 +199,8 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 	}
 	if opts.Notice != "" {
 		model.status = inline(&st, opts.Notice, 400)
+		// The first server's status replaces it at once: Activity keeps it.
+		model.acts.add(activityEntry{at: model.now(), status: model.status})
 	}
 	model.detail.gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)

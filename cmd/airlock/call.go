@@ -53,7 +53,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
-	notices, done := startRun(cfg.StateDir, "airlock call")
+	notices, done := startRun(cfg.StateDir, "airlock call", true)
 	defer done()
 	for _, s := range notices {
 		fmt.Fprintf(stderr, "airlock: warning: %s\n", s)

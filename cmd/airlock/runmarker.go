@@ -35,7 +35,11 @@ const maxUncleanShown = 3
 // (its marker is then removed, so it is said once, with the gateway.addr it left
 // behind). done removes this process's marker; a marker that cannot be written is
 // itself said, and changes nothing else. With no state dir it does nothing.
-func startRun(stateDir, command string) (notices []string, done func()) {
+//
+// onlyOwn is for a one-shot command (`airlock call`, often run by a script whose
+// output nobody reads): it says and removes only the markers of its own command,
+// and leaves the TUI's for the TUI, which shows them to the person.
+func startRun(stateDir, command string, onlyOwn bool) (notices []string, done func()) {
 	done = func() {}
 	if stateDir == "" {
 		return nil, done
@@ -58,6 +62,9 @@ func startRun(stateDir, command string) (notices []string, done func()) {
 		b, err := statefile.ReadFile(path)
 		if err == nil {
 			err = json.Unmarshal(b, &mk)
+		}
+		if onlyOwn && (err != nil || mk.Command != command) {
+			continue
 		}
 		what := fmt.Sprintf("an airlock (pid %d) that used this state dir did not shut down cleanly", pid)
 		if err == nil && mk.PID == pid {

@@ -79,7 +79,7 @@ func gatewayFor(flagListen string, cfg *config.Config) gatewaySpec {
 func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gatewaySpec, stderr io.Writer) int {
 	// An airlock before this one that did not shut down cleanly is said before
 	// the TUI starts, in its status line, and again after it ends.
-	notices, done := startRun(m.Config().StateDir, "airlock")
+	notices, done := startRun(m.Config().StateDir, "airlock", false)
 	defer done()
 	for _, s := range notices {
 		noteTo(stderr, "airlock: warning")(s)
