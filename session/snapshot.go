@@ -46,6 +46,9 @@ type ServerInfo struct {
 	// Env names the environment variables a stdio server's process receives (never
 	// their values); nil for other transports.
 	Env []string
+	// Fence is what the server's sandbox enforces, as its launcher reported it
+	// (the zero value: no sandbox asked for).
+	Fence trust.Fence
 	// Resources, ResourceTemplates and Prompts are what the server lists besides
 	// tools (catalog.go: paging caps, duplicates dropped), as received: escape
 	// before display. OffersResources and OffersPrompts say the server declared
