@@ -64,6 +64,8 @@ type ChannelInput struct {
 	// Policy is the server's key for this kind (resources = …, prompts = …);
 	// ActionUnset means the read tier's policy.
 	Policy Action
+	// Fence is the server's sandbox, as for its tools (Tool.Fence).
+	Fence Fence
 }
 
 // ClassifyChannel decides a channel like Classify decides a tool, so that the engine
@@ -76,7 +78,9 @@ type ChannelInput struct {
 //     private-data leg, an untrusted-content label makes the content untrusted);
 //     an untrusted server's channel is untrusted content (its text may carry
 //     someone else's instructions) and exfiltration (the URI or the prompt's
-//     arguments the reader chose go to a server whose intentions are not believed).
+//     arguments the reader chose go to a server whose intentions are not believed),
+//     unless the server is fenced with no network (Fence.NoNetwork): then they go
+//     no further than it.
 //
 // A channel in the untrusted-content leg taints the context its content reaches
 // (Taints), and one in the exfiltration leg asks in a tainted context
@@ -85,7 +89,10 @@ func ClassifyChannel(in ChannelInput, p Policy) Classification {
 	labels := labelMask(in.ServerLabels)
 	legs := labels
 	if in.ServerTrust != Trusted {
-		legs |= maskOf(LegUntrustedContent) | maskOf(LegExfiltration)
+		legs |= maskOf(LegUntrustedContent)
+		if !in.Fence.NoNetwork() {
+			legs |= maskOf(LegExfiltration)
+		}
 	}
 	what := string(in.Kind)
 	tierAction := p.For(TierRead)
@@ -103,10 +110,17 @@ func ClassifyChannel(in ChannelInput, p Policy) Classification {
 	}
 	switch {
 	case in.ServerTrust == Trusted:
+	case in.Kind == KindResources && in.Fence.NoNetwork():
+		reasons = append(reasons, "server "+in.Server+" is not trusted: what its resources hold is untrusted content; it is fenced with no network, so the URI you read goes no further")
 	case in.Kind == KindResources:
 		reasons = append(reasons, "server "+in.Server+" is not trusted: what its resources hold is untrusted content, and the URI you read goes to it")
+	case in.Fence.NoNetwork():
+		reasons = append(reasons, "server "+in.Server+" is not trusted: its prompts are untrusted content; it is fenced with no network, so their arguments go no further")
 	default:
 		reasons = append(reasons, "server "+in.Server+" is not trusted: its prompts are untrusted content, and their arguments go to it")
+	}
+	if in.Fence.Requested && !in.Fence.Applied {
+		reasons = append(reasons, fenceReason(in.Fence, in.ServerTrust))
 	}
 	if labels != 0 {
 		reasons = append(reasons, "server "+in.Server+" is labelled "+labels.words())

@@ -180,11 +180,13 @@ func (m legMask) words() string {
 // Legs are untrusted-content (effective open world, or labelled), exfiltration
 // (effective open world and not read-only, or labelled) and private-data (labelled
 // only), in the order of Legs; nil when none. Labels from the server and the tool are
-// merged; a label that is not a Leg is ignored.
+// merged; a label that is not a Leg is ignored. An applied fence with no network
+// (t.Fence.NoNetwork) removes the exfiltration that open world gives, and for a
+// trusted server its untrusted content too; labels stay (docs/hazards.md).
 //
 // Reasons come in a fixed order: every blocking cause first (in the order above), then
 // the hint sentences (assertions, what the server's trust did to its declarations,
-// which spec defaults applied), then labels, then, for a tool that is not blocked, the
+// which spec defaults applied), then labels, then the fence, then, for a tool that is not blocked, the
 // tier's policy and any tool policy. The same input always gives the same sentences.
 func Classify(t Tool, p Policy) Classification {
 	asserted := t.Asserted.array()
@@ -214,14 +216,18 @@ func Classify(t Tool, p Policy) Classification {
 
 	serverLabels, toolLabels := labelMask(t.ServerLabels), labelMask(t.ToolLabels)
 	labels := serverLabels | toolLabels
+	// A fence with no network takes away what the open world meant through the
+	// server's own network (fencerisk.go): the exfiltration, and a trusted
+	// server's untrusted content.
+	noNet := t.Fence.NoNetwork()
 	var legs legMask
-	if e.OpenWorld || labels.has(LegUntrustedContent) {
+	if (e.OpenWorld && !(noNet && trusted)) || labels.has(LegUntrustedContent) {
 		legs |= maskOf(LegUntrustedContent)
 	}
 	if labels.has(LegPrivateData) {
 		legs |= maskOf(LegPrivateData)
 	}
-	if (e.OpenWorld && !e.ReadOnly) || labels.has(LegExfiltration) {
+	if (e.OpenWorld && !e.ReadOnly && !noNet) || labels.has(LegExfiltration) {
 		legs |= maskOf(LegExfiltration)
 	}
 
@@ -265,6 +271,9 @@ func Classify(t Tool, p Policy) Classification {
 	}
 	if toolLabels != 0 {
 		reasons = append(reasons, "you labelled this tool "+toolLabels.words())
+	}
+	if r := fenceReason(t.Fence, t.ServerTrust); r != "" {
+		reasons = append(reasons, r)
 	}
 
 	c := Classification{Tier: tier, Effective: e, Legs: legs.legs(), Action: tierAction}

@@ -67,7 +67,7 @@ func ExplainLeg(t Tool, l Leg) (LegCause, bool) {
 	}
 	switch l {
 	case LegUntrustedContent:
-		if !openWorld {
+		if !openWorld || t.Fence.NoNetwork() && t.ServerTrust == Trusted {
 			return LegCause{}, false
 		}
 		switch src[hintOpenWorld] {
@@ -77,12 +77,16 @@ func ExplainLeg(t Tool, l Leg) (LegCause, bool) {
 			return LegCause{Text: "server " + t.Server + " is trusted and declares openWorldHint=true"}, true
 		}
 		if t.ServerTrust != Trusted {
+			fenced := ""
+			if t.Fence.NoNetwork() {
+				fenced = "; fenced with no network, but what it returns and the files it reads are not believed"
+			}
 			return LegCause{Assumed: true, Text: "server " + t.Server + " is " + t.ServerTrust.String() +
-				", so it is assumed to read untrusted content" + ignored(hintOpenWorld)}, true
+				", so it is assumed to read untrusted content" + ignored(hintOpenWorld) + fenced}, true
 		}
 		return LegCause{Assumed: true, Text: "server " + t.Server + " declares no openWorldHint, so the spec default (open world) applies"}, true
 	case LegExfiltration:
-		if !openWorld || readOnly {
+		if !openWorld || readOnly || t.Fence.NoNetwork() {
 			return LegCause{}, false
 		}
 		if src[hintOpenWorld] != fromDefault && src[hintReadOnly] != fromDefault {

@@ -13,6 +13,7 @@ const (
 	ChangeDenyTool        ChangeKind = "deny-tool"         // [servers.S.tools.T] policy = "deny"
 	ChangeDropToolLabel   ChangeKind = "drop-tool-label"   // [servers.S.tools.T] labels without Label
 	ChangeDropServerLabel ChangeKind = "drop-server-label" // [servers.S] labels without Label
+	ChangeFenceServer     ChangeKind = "fence-server"      // [servers.S.sandbox] network = "none"
 	ChangeUntrustServer   ChangeKind = "untrust-server"    // [servers.S] trust = "untrusted"
 	ChangeBlockServer     ChangeKind = "block-server"      // [servers.S] trust = "blocked"
 	ChangeAskTool         ChangeKind = "ask-tool"          // [servers.S.tools.T] policy = "ask"
@@ -54,6 +55,10 @@ type Subject struct {
 	// ClassifyChannel, counts in the hazards, and only server-wide changes (labels,
 	// trust) are proposed for it, never a change of a tool.
 	Channel ChannelKind
+	// Fenceable says a sandbox can be applied to the tool's server (a stdio server
+	// on a system airlock fences): only then is a fence with network = "none"
+	// proposed.
+	Fenceable bool
 }
 
 // MaxFixes bounds the fixes offered for one hazard.
@@ -71,8 +76,8 @@ func HazardKey(h Hazard) string {
 
 // Fixes returns the smallest config changes that break hazard h of the toolset
 // tools (classified under policy p), each verified by applying it and computing
-// Classify and Hazards again: denying one tool, dropping one label, untrusting or
-// blocking one server. When nothing short of blocking a server breaks it, denying every tool of its
+// Classify and Hazards again: denying one tool, dropping one label, fencing one
+// server with network = "none" (a Fenceable one), untrusting or blocking one server. When nothing short of blocking a server breaks it, denying every tool of its
 // smallest leg is offered too. For an unguarded hazard, setting policy "ask" on the
 // auto-allowed tools of its smallest leg is offered as a guard. A change that would
 // add a hazard, or unguard one, is never offered. The result is ordered: single
@@ -154,6 +159,16 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 		}
 	}
 	slices.Sort(servers)
+	// A fence with no network, for a server that can be fenced and whose fence is
+	// not already that (one asked for and not applied would not apply either).
+	for _, s := range servers {
+		for i, t := range tools {
+			if t.Server == s && subjects[i].Fenceable && !t.Fence.NoNetwork() && !(t.Fence.Requested && !t.Fence.Applied) {
+				add(Change{Kind: ChangeFenceServer, Server: s})
+				break
+			}
+		}
+	}
 	for _, s := range servers {
 		for _, t := range tools {
 			if t.Server == s && t.ServerTrust == Trusted {
@@ -300,6 +315,8 @@ func apply(tools []Tool, cs []Change) []Tool {
 				}
 			case ChangeDropServerLabel:
 				t.ServerLabels = without(t.ServerLabels, c.Label)
+			case ChangeFenceServer:
+				t.Fence = Fence{Requested: true, Applied: true, Network: "none", Read: t.Fence.Read, Write: t.Fence.Write, Detail: t.Fence.Detail}
 			case ChangeUntrustServer:
 				if t.ServerTrust == Trusted {
 					t.ServerTrust = Untrusted
@@ -319,7 +336,7 @@ func evaluate(tools []Tool, subjects []Subject, p Policy) []Hazard {
 	for i, t := range tools {
 		var class Classification
 		if i < len(subjects) && subjects[i].Channel != "" {
-			class = ClassifyChannel(ChannelInput{Server: t.Server, Kind: subjects[i].Channel, ServerTrust: t.ServerTrust, ServerLabels: t.ServerLabels, Policy: t.ToolPolicy}, p)
+			class = ClassifyChannel(ChannelInput{Server: t.Server, Kind: subjects[i].Channel, ServerTrust: t.ServerTrust, ServerLabels: t.ServerLabels, Policy: t.ToolPolicy, Fence: t.Fence}, p)
 		} else {
 			class = Classify(t, p)
 		}
@@ -366,12 +383,14 @@ func kindOrder(k ChangeKind) int {
 		return 1
 	case ChangeDropServerLabel:
 		return 2
-	case ChangeUntrustServer:
+	case ChangeFenceServer:
 		return 3
-	case ChangeBlockServer:
+	case ChangeUntrustServer:
 		return 4
+	case ChangeBlockServer:
+		return 5
 	}
-	return 5
+	return 6
 }
 
 func boolInt(b bool) int {

@@ -242,6 +242,9 @@ type Tool struct {
 	NameProblem string
 	// Disabled is set when the person turned the tool off for this session.
 	Disabled bool
+	// Fence is what the server's sandbox enforces. Only an applied fence with no
+	// network changes the legs (Fence.NoNetwork; docs/hazards.md).
+	Fence Fence
 }
 
 // Ref names a tool by server and tool name.
