@@ -130,7 +130,7 @@ func channelPolicy(s *server, k trust.ChannelKind) trust.Action {
 func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTrust) ToolInfo {
 	name := trust.ChannelTool(k)
 	policy := channelPolicy(s, k)
-	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy}, m.cfg.Policy)
+	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy, Fence: s.fence}, m.cfg.Policy)
 	ref := trust.Ref{Server: s.cfg.Name, Tool: name}
 	return ToolInfo{
 		Ref:         ref,
@@ -138,7 +138,7 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 		Fingerprint: "channel:" + name,
 		Class:       class,
 		ServerTrust: st,
-		Facts:       &ServerFacts{Env: s.envNames, Labels: s.cfg.Labels, Local: s.local()},
+		Facts:       &ServerFacts{Env: s.envNames, Labels: s.cfg.Labels, Local: s.local(), Fence: s.fence, Fenceable: s.fenceable()},
 		Policy:      policy,
 		Channel:     k,
 	}

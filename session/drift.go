@@ -35,7 +35,7 @@ type DriftFinding struct {
 
 // Drift lists every difference between the recorded snapshot (old) and a live
 // recording (cur): servers added, removed or whose status changed, changed
-// instructions, and tools added, removed or changed (by the fingerprint of the
+// instructions, a loosened sandbox, and tools added, removed or changed (by the fingerprint of the
 // recorded definition; a changed tool's
 // Detail names the top-level fields of its definition that differ). The findings are
 // sorted by server, then tool, then kind; nil when nothing differs.
@@ -59,6 +59,9 @@ func Drift(old, cur *Recording) []DriftFinding {
 		if !ok {
 			out = append(out, DriftFinding{Kind: DriftServerAdded, Server: name, Detail: "live, not in the snapshot"})
 			continue
+		}
+		if d := sandboxLoosened(o.Sandbox, c.Sandbox); d != "" {
+			out = append(out, DriftFinding{Kind: DriftSandboxLoosened, Server: name, Detail: d})
 		}
 		if o.Status != c.Status {
 			d := o.Status + " in the snapshot, " + c.Status + " now"

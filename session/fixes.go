@@ -8,10 +8,10 @@ import "github.com/airlock-mcp/airlock/trust"
 func (s *Snapshot) Fixes(p trust.Policy, h trust.Hazard) []trust.Fix {
 	subjects := make([]trust.Subject, len(s.Tools), len(s.Tools)+len(s.channels))
 	for i, t := range s.Tools {
-		subjects[i] = trust.Subject{Tool: t.Input(), Text: trust.ToolText(t.Raw), Fingerprint: t.Fingerprint}
+		subjects[i] = trust.Subject{Tool: t.Input(), Text: trust.ToolText(t.Raw), Fingerprint: t.Fingerprint, Fenceable: t.Facts != nil && t.Facts.Fenceable}
 	}
 	for _, c := range s.channels {
-		subjects = append(subjects, trust.Subject{Tool: c.Input(), Fingerprint: c.Fingerprint, Channel: c.Channel})
+		subjects = append(subjects, trust.Subject{Tool: c.Input(), Fingerprint: c.Fingerprint, Channel: c.Channel, Fenceable: c.Facts != nil && c.Facts.Fenceable})
 	}
 	return trust.Fixes(subjects, p, h)
 }

@@ -50,6 +50,8 @@ type RecordedServer struct {
 	// airlock left them null.
 	Resources json.RawMessage `json:"resources"`
 	Prompts   json.RawMessage `json:"prompts"`
+	// Sandbox is the server's sandbox (left out when none was asked for).
+	Sandbox *RecordedSandbox `json:"sandbox,omitempty"`
 }
 
 // RecordedResources is a RecordedServer's resources: its resources sorted by URI,
@@ -134,7 +136,7 @@ func (m *Manager) Record() *Recording {
 	for _, name := range m.order {
 		s := m.servers[name]
 		s.mu.Lock()
-		rs := RecordedServer{Name: name, Status: s.status.String(), Tools: []RecordedTool{}}
+		rs := RecordedServer{Name: name, Status: s.status.String(), Tools: []RecordedTool{}, Sandbox: recordSandbox(s.fence)}
 		switch s.status {
 		case StatusReady:
 			rs.Protocol = s.protocol
@@ -241,6 +243,13 @@ func NewOffline(cfg *config.Config, rec *Recording, opts Options) (*Manager, []s
 		s.gen = 1
 		s.mu.Unlock()
 		rs := byName[name]
+		var rec *RecordedSandbox
+		if rs != nil {
+			rec = rs.Sandbox
+		}
+		if f := offlineFence(configFence(s.cfg), rec); f.Requested {
+			s.setFence(f)
+		}
 		switch {
 		case m.serverTrust(s) == trust.BlockedServer:
 			s.fail(1, errors.New("server is blocked in the config: airlock does not connect to it"))

@@ -73,7 +73,9 @@ type server struct {
 	declaredRoots bool
 	// deprecated lists the deprecated features the server used (usedDeprecated).
 	deprecated []string
-	infoVer    uint64 // bumped with roots and deprecated: the snapshot cache key
+	infoVer    uint64 // bumped with roots, deprecated and fence: the snapshot cache key
+	// fence is what the launcher reported of the sandbox (setFence, fence.go).
+	fence trust.Fence
 
 	logMu       sync.Mutex // guards the log rate limit below; never held with mu
 	logLimit    *rate.Limiter

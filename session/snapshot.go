@@ -143,6 +143,11 @@ type ServerFacts struct {
 	// Local is true for a server on this machine (stdio, in-process): a path in its
 	// arguments names a file airlock can resolve.
 	Local bool
+	// Fence is ServerInfo.Fence, as classification read it; Fenceable says a
+	// sandbox can be applied to the server (a stdio server airlock starts, on a
+	// system it fences), so a fix hint may propose one.
+	Fence     trust.Fence
+	Fenceable bool
 }
 
 // ServerEnv is ServerInfo.Env of the tool's server: variable names only (nil when
@@ -168,6 +173,14 @@ func (t *ToolInfo) ServerDeprecated() []string {
 		return nil
 	}
 	return t.Facts.Deprecated
+}
+
+// ServerFence is ServerInfo.Fence of the tool's server, as classified.
+func (t *ToolInfo) ServerFence() trust.Fence {
+	if t.Facts == nil {
+		return trust.Fence{}
+	}
+	return t.Facts.Fence
 }
 
 // ServerLabels are the config's labels of the tool's server, as classified.
@@ -198,6 +211,7 @@ func (t *ToolInfo) Input() trust.Tool {
 		InstructionsChanged: t.InstructionsChanged,
 		NameProblem:         t.NameProblem,
 		Disabled:            t.Disabled,
+		Fence:               t.ServerFence(),
 	}
 }
 
@@ -380,6 +394,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Env:                 s.envNames,
 			Roots:               s.roots,
 			Deprecated:          s.deprecated,
+			Fence:               s.fence,
 		}
 		if s.status == StatusReady {
 			c := s.catalog
@@ -472,7 +487,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	m.mu.Unlock()
 	tools, pins := s.tools, s.pins
 	saved := m.savedRules()
-	facts := &ServerFacts{Env: s.envNames, Roots: s.roots, Deprecated: s.deprecated, Labels: s.cfg.Labels, Local: s.local()}
+	facts := &ServerFacts{Env: s.envNames, Roots: s.roots, Deprecated: s.deprecated, Labels: s.cfg.Labels, Local: s.local(), Fence: s.fence, Fenceable: s.fenceable()}
 	part.tools = make([]ToolInfo, len(tools))
 	part.assessed = make([]trust.Assessed, len(tools))
 	// Each tool is classified on its own: a long listing is split over the
@@ -497,6 +512,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				InstructionsChanged: pins.instructionsChanged,
 				NameProblem:         lt.nameProblem,
 				Disabled:            disabled[lt.wire.Name],
+				Fence:               s.fence,
 			}
 			if a, ok := policy[lt.wire.Name]; ok {
 				t.ToolPolicy = a
