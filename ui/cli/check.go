@@ -69,6 +69,8 @@ type ServerReport struct {
 	Location   *Location `json:"location,omitempty"`
 	// Env names the environment variables a stdio server receives (never values).
 	Env []string `json:"env,omitempty"`
+	// Sandbox is the server's fence: what was asked for and what was applied.
+	Sandbox SandboxReport `json:"sandbox"`
 	// Resources, ResourceTemplates and Prompts are what the server lists besides
 	// tools (empty when it offers none, or the report comes from a snapshot).
 	Resources         []session.ResourceInfo         `json:"resources"`
@@ -78,6 +80,35 @@ type ServerReport struct {
 	ruleErrs []ruleErr
 	// offers* say the server declared the capability (the table's "-" otherwise).
 	offersResources, offersPrompts bool
+}
+
+// SandboxReport is a server's sandbox as the launcher reported it: requested and
+// applied, the network setting and folders asked for, and what was applied or why
+// not (detail). A server with no sandbox asked for has requested false.
+type SandboxReport struct {
+	Requested bool     `json:"requested"`
+	Applied   bool     `json:"applied"`
+	Network   string   `json:"network"`
+	Read      []string `json:"read"`
+	Write     []string `json:"write"`
+	Detail    string   `json:"detail"`
+}
+
+func sandboxReport(f trust.Fence) SandboxReport {
+	return SandboxReport{Requested: f.Requested, Applied: f.Applied, Network: f.Network, Read: orEmpty(f.Read), Write: orEmpty(f.Write), Detail: f.Detail}
+}
+
+// MarshalJSON writes read and write as lists, empty rather than null.
+func (s SandboxReport) MarshalJSON() ([]byte, error) {
+	type plain SandboxReport
+	p := plain(s)
+	p.Read, p.Write = orEmpty(p.Read), orEmpty(p.Write)
+	return json.Marshal(p)
+}
+
+// fence is the report's sandbox as the trust value it came from.
+func (s SandboxReport) fence() trust.Fence {
+	return trust.Fence{Requested: s.Requested, Applied: s.Applied, Network: s.Network, Read: s.Read, Write: s.Write, Detail: s.Detail}
 }
 
 // ToolReport is one entry of Report.Tools.
@@ -142,6 +173,7 @@ func NewReport(s *session.Snapshot) Report {
 			InstructionsChanged: sv.InstructionsChanged,
 			Notices:             sv.Notices,
 			Env:                 sv.Env,
+			Sandbox:             sandboxReport(sv.Fence),
 			Resources:           orEmpty(sv.Resources),
 			ResourceTemplates:   orEmpty(sv.ResourceTemplates),
 			Prompts:             orEmpty(sv.Prompts),
@@ -246,7 +278,7 @@ func EscapeJSON(js []byte) []byte {
 func (r Report) WriteText(w io.Writer) error {
 	e := safetext.Inline
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRUST\tPROTOCOL\tTOOLS\tRESOURCES\tTEMPLATES\tPROMPTS")
+	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRUST\tSANDBOX\tPROTOCOL\tTOOLS\tRESOURCES\tTEMPLATES\tPROMPTS")
 	counts := map[string]int{}
 	for _, t := range r.Tools {
 		counts[t.Server]++
@@ -258,7 +290,7 @@ func (r Report) WriteText(w io.Writer) error {
 		} else if s.Status == session.StatusFailed {
 			status = "✗ failed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d\t%s\t%s\t%s\n", s.Name, status, theme.TrustGlyph(s.Trust), s.Trust, orDash(e(s.Protocol)), counts[s.Name],
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.Name, status, theme.TrustGlyph(s.Trust), s.Trust, trust.FenceColumn(s.Sandbox.fence()), orDash(e(s.Protocol)), counts[s.Name],
 			count(s.offersResources, len(s.Resources)), count(s.offersResources, len(s.ResourceTemplates)), count(s.offersPrompts, len(s.Prompts)))
 	}
 	if err := tw.Flush(); err != nil {
@@ -279,6 +311,11 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		if len(s.Env) > 0 {
 			fmt.Fprintf(w, "  %s: environment: %s\n", s.Name, e(strings.Join(s.Env, " ")))
+		}
+		if f := s.Sandbox.fence(); f.Requested && !f.Applied {
+			fmt.Fprintf(w, "  %s: warning: %s\n", s.Name, e(trust.FenceWords(f)))
+		} else if f.Requested {
+			fmt.Fprintf(w, "  %s: %s\n", s.Name, e(trust.FenceWords(f)))
 		}
 	}
 	if len(r.Tools) > 0 {

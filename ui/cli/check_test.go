@@ -93,7 +93,7 @@ func TestWriteJSONShape(t *testing.T) {
 		slices.Sort(k)
 		return strings.Join(k, ",")
 	}
-	if k := keys(got["servers"][1]); k != "error,instructions_changed,name,prompts,protocol,resource_templates,resources,status,trust" {
+	if k := keys(got["servers"][1]); k != "error,instructions_changed,name,prompts,protocol,resource_templates,resources,sandbox,status,trust" {
 		t.Errorf("server keys = %s", k)
 	}
 	if k := keys(got["tools"][0]); k != "declared,effective,legs,name,pin,policy,qualified,reasons,server,tier" {

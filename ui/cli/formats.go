@@ -271,7 +271,7 @@ var sarifRules = func() []sarifRule {
 	for _, h := range hz {
 		out = append(out, sarifRule{ID: string(h.kind), Name: ruleName(string(h.kind)), ShortDescription: sarifText{h.short}, FullDescription: sarifText{h.full}, Help: sarifText{help}, DefaultConfiguration: sarifDefault{h.level}})
 	}
-	for _, k := range []session.DriftKind{session.DriftServerAdded, session.DriftServerRemoved, session.DriftServerStatus, session.DriftInstructionsChanged, session.DriftToolAdded, session.DriftToolRemoved, session.DriftToolChanged} {
+	for _, k := range []session.DriftKind{session.DriftServerAdded, session.DriftServerRemoved, session.DriftServerStatus, session.DriftInstructionsChanged, session.DriftToolAdded, session.DriftToolRemoved, session.DriftToolChanged, session.DriftSandboxLoosened} {
 		id := "drift-" + string(k)
 		out = append(out, sarifRule{ID: id, Name: ruleName(id), ShortDescription: sarifText{"Drift: " + strings.ReplaceAll(string(k), "-", " ")},
 			FullDescription: sarifText{"The live servers differ from the committed snapshot (" + string(k) + ")."},
@@ -586,6 +586,11 @@ func (r Report) WriteGitHub(w io.Writer) error {
 				return err
 			}
 		}
+		if f := s.Sandbox.fence(); f.Requested && !f.Applied {
+			if err := ghCommand(w, "warning", s.Location, "airlock: server "+safetext.Inline(s.Name)+" unfenced", safetext.Inline(trust.FenceWords(f))); err != nil {
+				return err
+			}
+		}
 	}
 	verdict := fmt.Sprintf("airlock check: %d hazards, %d drift findings, exit %d", len(r.Hazards), len(r.Drift), r.Verdict.ExitCode)
 	if r.Verdict.FailOn != "" {
@@ -653,7 +658,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	if r.Config != "" {
 		fmt.Fprintf(&b, " · config: %s", md(relPath(r.Config)))
 	}
-	b.WriteString("\n\n## Servers\n\n| server | status | trust | tools | line |\n|---|---|---|---|---|\n")
+	b.WriteString("\n\n## Servers\n\n| server | status | trust | sandbox | tools | line |\n|---|---|---|---|---|---|\n")
 	counts := map[string]int{}
 	for _, t := range r.Tools {
 		counts[t.Server]++
@@ -667,7 +672,13 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		if s.Error != "" {
 			status += ": " + s.Error
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s %s | %d | %s |\n", md(s.Name), md(status), theme.TrustGlyph(s.Trust), s.Trust, counts[s.Name], line)
+		sandbox := "—"
+		if f := s.Sandbox.fence(); f.Requested && !f.Applied {
+			sandbox = "**" + md(trust.FenceWords(f)) + "**"
+		} else if f.Requested {
+			sandbox = md(trust.FenceWords(f))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s %s | %s | %d | %s |\n", md(s.Name), md(status), theme.TrustGlyph(s.Trust), s.Trust, sandbox, counts[s.Name], line)
 	}
 	if errs := r.ruleErrs(); len(errs) > 0 {
 		fmt.Fprintf(&b, "\n## Rule errors (%d)\n\nThese rules can never match: each tool asks for every call, and the check fails, until they are fixed.\n\n| server | rule | line | error |\n|---|---|---|---|\n", len(errs))

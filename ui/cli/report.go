@@ -351,6 +351,8 @@ func fixText(f trust.Fix) string {
 			parts = append(parts, "drop the "+string(c.Label)+" label of "+q)
 		case trust.ChangeDropServerLabel:
 			parts = append(parts, "drop the "+string(c.Label)+" label of server "+c.Server)
+		case trust.ChangeFenceServer:
+			parts = append(parts, "fence server "+c.Server+` with network = "none"`)
 		case trust.ChangeUntrustServer:
 			parts = append(parts, "untrust server "+c.Server)
 		case trust.ChangeBlockServer:
@@ -402,6 +404,9 @@ func fixTOML(f trust.Fix) string {
 		case trust.ChangeDropServerLabel:
 			t := get(server)
 			t.lines = append(t.lines, labels(c.Labels))
+		case trust.ChangeFenceServer:
+			t := get(toml.Key{"servers", c.Server, "sandbox"})
+			t.lines = append(t.lines, `network = "none"`)
 		case trust.ChangeUntrustServer:
 			t := get(server)
 			t.lines = append(t.lines, `trust = "untrusted"`)

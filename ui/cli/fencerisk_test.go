@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// fencedSnapshot has three servers: fs fenced with no network, web without a
+// sandbox, and mail whose sandbox was asked for and not applied (its detail holds
+// an escape sequence, as an OS error may).
+func fencedSnapshot() *session.Snapshot {
+	return &session.Snapshot{Servers: []session.ServerInfo{
+		{Name: "fs", Status: session.StatusReady, Fence: trust.Fence{Requested: true, Applied: true, Network: "none", Read: []string{"~/project"}, Write: []string{"~/project/out"}, Detail: "Landlock ABI 7, network namespace"}},
+		{Name: "web", Status: session.StatusReady, Trust: trust.Trusted},
+		{Name: "mail", Status: session.StatusReady, Fence: trust.Fence{Requested: true, Network: "none", Detail: "landlock_create_ruleset: \x1b[31mENOSYS"}},
+		{Name: "box", Status: session.StatusReady, Fence: trust.Fence{Requested: true, Applied: true, Network: "all"}},
+	}}
+}
+
+func TestCheckText_SandboxColumn(t *testing.T) {
+	var b bytes.Buffer
+	if err := NewReport(fencedSnapshot()).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lines := strings.Split(out, "\n")
+	if !strings.Contains(lines[0], "SANDBOX") {
+		t.Fatalf("header lacks SANDBOX:\n%s", out)
+	}
+	col := strings.Index(lines[0], "SANDBOX")
+	for i, want := range []string{"fenced: no network", "—", "UNFENCED", "fenced"} {
+		row := []rune(lines[i+1])
+		head := []rune(lines[0])
+		_ = head
+		cell := strings.Fields(string(row[len([]rune(lines[0][:col])):]))
+		if got := strings.Join(cell, " "); !strings.HasPrefix(got, want) {
+			t.Errorf("row %d SANDBOX %q, want %q:\n%s", i, got, want, out)
+		}
+	}
+	for _, want := range []string{
+		"  fs: fenced: no network, reads ~/project, writes ~/project/out",
+		"  mail: warning: unfenced: sandbox requested but not applied: landlock_create_ruleset: ⟨ESC⟩[31mENOSYS",
+		"  box: fenced: network open",
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("raw ESC in the text:\n%s", out)
+	}
+}
+
+func TestCheckJSON_SandboxPerServer(t *testing.T) {
+	var b bytes.Buffer
+	if err := NewReport(fencedSnapshot()).WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Servers []struct {
+			Name    string         `json:"name"`
+			Sandbox map[string]any `json:"sandbox"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]any{
+		"fs":   {"requested": true, "applied": true, "network": "none", "read": []any{"~/project"}, "write": []any{"~/project/out"}, "detail": "Landlock ABI 7, network namespace"},
+		"web":  {"requested": false, "applied": false, "network": "", "read": []any{}, "write": []any{}, "detail": ""},
+		"mail": {"requested": true, "applied": false, "network": "none", "read": []any{}, "write": []any{}, "detail": "landlock_create_ruleset: \x1b[31mENOSYS"},
+		"box":  {"requested": true, "applied": true, "network": "all", "read": []any{}, "write": []any{}, "detail": ""},
+	}
+	for _, s := range got.Servers {
+		if d := cmp.Diff(want[s.Name], s.Sandbox); d != "" {
+			t.Errorf("%s sandbox (-want +got):\n%s", s.Name, d)
+		}
+	}
+	if bytes.Contains(b.Bytes(), []byte("\x1b")) {
+		t.Error("raw ESC in the JSON")
+	}
+}
+
+func TestFixHint_FenceServer(t *testing.T) {
+	f := trust.Fix{Effect: trust.FixBreaks, Changes: []trust.Change{{Kind: trust.ChangeFenceServer, Server: "fs"}}}
+	if got, want := fixText(f), `fence server fs with network = "none"`; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+	if got, want := fixTOML(f), "[servers.fs.sandbox]\nnetwork = \"none\"\n"; got != want {
+		t.Errorf("TOML %q, want %q", got, want)
+	}
+}
+
+func TestCheckCIFormats_Sandbox(t *testing.T) {
+	r := NewReport(fencedSnapshot())
+	r.Drift = []session.DriftFinding{{Kind: session.DriftSandboxLoosened, Server: "fs", Detail: "network none in the snapshot, all now"}}
+	var sarif bytes.Buffer
+	if err := r.WriteSARIF(&sarif, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if ruleIndex("drift-"+string(session.DriftSandboxLoosened)) < 0 {
+		t.Error("SARIF has no rule for sandbox-loosened drift")
+	}
+	var gh bytes.Buffer
+	if err := r.WriteGitHub(&gh); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(gh.String(), "::warning title=airlock%3A server mail unfenced::unfenced: sandbox requested but not applied: landlock_create_ruleset: ⟨ESC⟩[31mENOSYS\n") {
+		t.Errorf("github lacks the unfenced warning:\n%s", gh.String())
+	}
+	var mdown bytes.Buffer
+	if err := r.WriteMarkdown(&mdown); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| server | status | trust | sandbox | tools | line |", "| fs | ready | ", " | fenced\\: no network, reads \\~/project, writes \\~/project/out | ", " | **unfenced\\: sandbox requested but not applied\\: landlock\\_create\\_ruleset\\: ⟨ESC⟩\\[31mENOSYS** | "} {
+		if !strings.Contains(mdown.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, mdown.String())
+		}
+	}
+}
