@@ -149,6 +149,9 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 	if t.ServerEnv() != nil {
 		field("env", inline(st, strings.Join(t.ServerEnv(), " "), 0)+st.Muted.Render("  (names only; inherit_env adds more)"))
 	}
+	if f := t.ServerFence(); f.Requested {
+		field("sandbox", fenceText(st, f))
+	}
 	if t.ServerRoots() != nil {
 		roots := st.Muted.Render("none (declared, empty)")
 		if len(t.ServerRoots()) > 0 {

@@ -158,6 +158,19 @@ func (v *hazardsView) rebuild() {
 			}
 		}
 	}
+	// Every sandbox asked for, applied or not: a server whose fence took it out of
+	// every hazard is listed here, and an unfenced one is a warning.
+	fenced := false
+	for _, sv := range v.snap.Servers {
+		if !sv.Fence.Requested {
+			continue
+		}
+		if !fenced {
+			add("", st.Header.Render("Sandboxes")+st.Muted.Render(" · a server fenced with no network cannot send data out"))
+			fenced = true
+		}
+		add(wrapOwn(fit(inline(st, sv.Name, nameW), nameW)+" "+fenceText(st, sv.Fence), iw-2, "  ", strings.Repeat(" ", nameW+3))...)
+	}
 	if n := overrideCount(v.over); n > 0 {
 		add("", st.Header.Render("* Changed in this session · "+strconv.Itoa(n)+" unsaved")+st.Muted.Render(" · E writes them as a TOML fragment"))
 		servers := make([]string, 0, len(v.over.Trust))
@@ -272,6 +285,11 @@ func (v hazardsView) toolLine(qualified string, nameW, iw int) hzLine {
 	text := mark + fit(inline(st, trust.LegName(qualified), nameW), nameW)
 	if ok {
 		text += " " + st.Tier(t.Class.Tier).Render(fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + trustBadge(st, t.ServerTrust)
+		if f := t.ServerFence(); f.Requested && !f.Applied {
+			text += " " + st.ErrorText.Render(trust.FenceColumn(f))
+		} else if f.Requested {
+			text += " " + st.OKText.Render(trust.FenceColumn(f))
+		}
 	} else {
 		text += " " + st.Muted.Render("(not listed now)")
 	}
@@ -423,4 +441,16 @@ func overrideCount(o session.Overrides) int {
 		}
 	}
 	return n
+}
+
+// fenceText says what a server's sandbox enforces, escaped ("fenced: no network,
+// reads ~/project, writes ~/project/out"); a sandbox asked for and not applied is
+// a warning in the error style ("⚠ unfenced: sandbox requested but not applied:
+// WHY").
+func fenceText(st *theme.Styles, f trust.Fence) string {
+	words := inline(st, trust.FenceWords(f), 1000)
+	if f.Requested && !f.Applied {
+		return st.ErrorText.Render("⚠ unfenced") + st.ErrorText.Render(strings.TrimPrefix(words, "unfenced"))
+	}
+	return words
 }

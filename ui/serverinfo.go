@@ -183,6 +183,9 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 		field("status", st.WarnText.Render("connecting…"))
 	}
 	field("trust", trustBadge(st, s.Trust))
+	if s.Fence.Requested {
+		field("sandbox", fenceText(st, s.Fence))
+	}
 	if len(s.Labels) > 0 {
 		labels := make([]string, len(s.Labels))
 		for i, l := range s.Labels {

@@ -234,6 +234,10 @@ func (p serversPane) serverLines(i int, selected bool, w int) []string {
 	switch s.Status {
 	case session.StatusReady:
 		second = orDash(inline(st, s.Protocol, 12)) + " " + p.counts[i]
+		if s.Fence.Requested && !s.Fence.Applied {
+			// A sandbox asked for and not applied: said before anything else.
+			second = st.ErrorText.Render("⚠ UNFENCED") + " " + second
+		}
 		if s.InstructionsChanged {
 			second = st.ErrorText.Render("⊘ instructions changed")
 		}

@@ -742,6 +742,15 @@ func (c Confirm) factLines(width int) [][]string {
 		legs = strings.Join(words, " · ")
 	}
 	out = append(out, wrap.Hang(legs, width, pad(c.st.Key.Render("legs"), labelWidth)))
+	if f := t.ServerFence(); f.Requested {
+		// What the server's sandbox enforces (the launcher's detail is escaped
+		// like any text from outside); one asked for and not applied is a warning.
+		words := wrap.Inline(safetext.Limit(trust.FenceWords(f), maxReasonBytes), c.mark)
+		if !f.Applied {
+			words = c.st.ErrorText.Render("⚠ unfenced") + c.st.ErrorText.Render(strings.TrimPrefix(words, "unfenced"))
+		}
+		out = append(out, wrap.Hang(words, width, pad(c.st.Key.Render("sandbox"), labelWidth)))
+	}
 	if tt := c.p.Taint; tt.Tainted() {
 		by := name(tt.By.Qualified())
 		if tt.CallID != "" {
