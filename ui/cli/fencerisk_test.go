@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -122,6 +123,41 @@ func TestCheckCIFormats_Sandbox(t *testing.T) {
 	for _, want := range []string{"| server | status | trust | sandbox | tools | line |", "| fs | ready | ", " | fenced\\: no network, reads \\~/project, writes \\~/project/out | ", " | **unfenced\\: sandbox requested but not applied\\: landlock\\_create\\_ruleset\\: ⟨ESC⟩\\[31mENOSYS** | "} {
 		if !strings.Contains(mdown.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, mdown.String())
+		}
+	}
+}
+
+// check --snapshot of the demo under the example config: mail is the trifecta's
+// only exfiltration leg, and a stdio server, so fencing it is offered (on a system
+// that fences), after the label drops and before untrusting or blocking.
+func TestCheckReport_ProposesFencingTheExfiltrationLeg(t *testing.T) {
+	r := offlineReport(t, Input{})
+	tri := findHazard(t, r, trust.HazardLethalTrifecta)
+	var texts []string
+	for _, f := range tri.Fixes {
+		texts = append(texts, f.Text)
+	}
+	at := -1
+	for i, f := range tri.Fixes {
+		if f.Text == `fence server mail with network = "none"` {
+			at = i
+			if f.TOML != "[servers.mail.sandbox]\nnetwork = \"none\"\n" || f.Effect != trust.FixBreaks {
+				t.Errorf("fence hint %+v", f)
+			}
+		}
+	}
+	if runtime.GOOS == "windows" {
+		if at >= 0 {
+			t.Errorf("a fence is proposed on Windows: %q", texts)
+		}
+		return
+	}
+	if at < 0 {
+		t.Fatalf("fixes %q lack the fence of mail", texts)
+	}
+	for _, f := range tri.Fixes[at+1:] {
+		if k := f.Changes[0].Kind; k == trust.ChangeDenyTool && len(f.Changes) == 1 || k == trust.ChangeDropServerLabel || k == trust.ChangeDropToolLabel {
+			t.Errorf("fixes %q: %s after the fence", texts, f.Text)
 		}
 	}
 }
