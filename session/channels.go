@@ -124,13 +124,13 @@ func channelPolicy(s *server, k trust.ChannelKind) trust.Action {
 }
 
 // channelInfo is the synthetic tool a channel is decided as, for the server's trust
-// st. Its Fingerprint names the kind: there is no definition to pin, and what a yes
+// st and sandbox fence. Its Fingerprint names the kind: there is no definition to pin, and what a yes
 // covers beyond the channel is the canonical arguments (the URI, the prompt's name
 // and arguments).
-func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTrust) ToolInfo {
+func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTrust, fence trust.Fence) ToolInfo {
 	name := trust.ChannelTool(k)
 	policy := channelPolicy(s, k)
-	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy, Fence: s.fence}, m.cfg.Policy)
+	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy, Fence: fence}, m.cfg.Policy)
 	ref := trust.Ref{Server: s.cfg.Name, Tool: name}
 	return ToolInfo{
 		Ref:         ref,
@@ -138,7 +138,7 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 		Fingerprint: "channel:" + name,
 		Class:       class,
 		ServerTrust: st,
-		Facts:       &ServerFacts{Env: s.envNames, Labels: s.cfg.Labels, Local: s.local(), Fence: s.fence, Fenceable: s.fenceable()},
+		Facts:       &ServerFacts{Env: s.envNames, Labels: s.cfg.Labels, Local: s.local(), Fence: fence, Fenceable: s.fenceable()},
 		Policy:      policy,
 		Channel:     k,
 	}
@@ -151,10 +151,10 @@ func (m *Manager) channels(s *server, st trust.ServerTrust) []ToolInfo {
 	var out []ToolInfo
 	c := s.catalog
 	if c.offersResources && (len(c.resources) > 0 || len(c.templates) > 0) {
-		out = append(out, m.channelInfo(s, trust.KindResources, st))
+		out = append(out, m.channelInfo(s, trust.KindResources, st, s.fence))
 	}
 	if c.offersPrompts && len(c.prompts) > 0 {
-		out = append(out, m.channelInfo(s, trust.KindPrompts, st))
+		out = append(out, m.channelInfo(s, trust.KindPrompts, st, s.fence))
 	}
 	return out
 }
@@ -174,7 +174,7 @@ func (m *Manager) LookupTool(snap *Snapshot, server, name string) (ToolInfo, boo
 	if !ok || sv.Status != StatusReady {
 		return ToolInfo{}, false
 	}
-	return m.channelInfo(s, k, sv.Trust), true
+	return m.channelInfo(s, k, sv.Trust, sv.Fence), true
 }
 
 // channelCall is one read or get on its way through the engine.
