@@ -109,6 +109,39 @@ func TestCheckCIFormats_Sandbox(t *testing.T) {
 	if ruleIndex("drift-"+string(session.DriftSandboxLoosened)) < 0 {
 		t.Error("SARIF has no rule for sandbox-loosened drift")
 	}
+	var inst any
+	if err := json.Unmarshal(sarif.Bytes(), &inst); err != nil {
+		t.Fatal(err)
+	}
+	if err := sarifSchema(t).Validate(inst); err != nil {
+		t.Fatalf("SARIF invalid: %v", err)
+	}
+	var log sarifLog
+	_ = json.Unmarshal(sarif.Bytes(), &log)
+	unfenced := 0
+	for _, res := range log.Runs[0].Results {
+		if res.RuleID == sarifUnfencedID {
+			unfenced++
+			if res.Level != "warning" || !strings.Contains(res.Message.Text, "server mail: unfenced: sandbox requested but not applied: landlock_create_ruleset: ⟨ESC⟩[31mENOSYS") {
+				t.Errorf("unfenced result %+v", res)
+			}
+		}
+	}
+	if unfenced != 1 {
+		t.Errorf("%d unfenced results in SARIF, want 1 (mail)", unfenced)
+	}
+	var junit bytes.Buffer
+	if err := r.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`name="fs is fenced"`, `name="box is fenced"`, `name="mail is fenced"`, `<failure message="unfenced" type="unfenced-server">`} {
+		if !strings.Contains(junit.String(), want) {
+			t.Errorf("junit lacks %s:\n%s", want, junit.String())
+		}
+	}
+	if strings.Count(junit.String(), `type="unfenced-server"`) != 1 || strings.Contains(junit.String(), `name="web is fenced"`) {
+		t.Errorf("junit: want one unfenced failure and no case for web:\n%s", junit.String())
+	}
 	var gh bytes.Buffer
 	if err := r.WriteGitHub(&gh); err != nil {
 		t.Fatal(err)

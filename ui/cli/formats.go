@@ -144,6 +144,15 @@ type ruleErr struct {
 	Location *Location
 }
 
+// sarifUnfencedID is the SARIF rule of a server whose sandbox was asked for and
+// not applied.
+const sarifUnfencedID = "unfenced-server"
+
+// unfencedMessage says a server runs without the sandbox asked for, escaped.
+func unfencedMessage(s ServerReport) string {
+	return "server " + safetext.Inline(s.Name) + ": " + safetext.Inline(trust.FenceWords(s.Sandbox.fence()))
+}
+
 // sarifRuleErrorID is the SARIF rule of a config rule that can never match.
 const sarifRuleErrorID = "broken-rule"
 
@@ -277,6 +286,9 @@ var sarifRules = func() []sarifRule {
 			FullDescription: sarifText{"The live servers differ from the committed snapshot (" + string(k) + ")."},
 			Help:            sarifText{"Review the change, then take the snapshot again with `airlock snapshot`."}, DefaultConfiguration: sarifDefault{"warning"}})
 	}
+	out = append(out, sarifRule{ID: sarifUnfencedID, Name: ruleName(sarifUnfencedID), ShortDescription: sarifText{"Sandbox asked for and not applied"},
+		FullDescription: sarifText{"The config asks for a sandbox for this server (required = false) and the launcher could not apply it: the server runs unfenced, and its legs count as without a sandbox."},
+		Help:            sarifText{"Apply the sandbox on this system, or set required = true so that the server does not start without it. See docs/hazards.md."}, DefaultConfiguration: sarifDefault{"warning"}})
 	out = append(out, sarifRule{ID: sarifRuleErrorID, Name: ruleName(sarifRuleErrorID), ShortDescription: sarifText{"Argument rule that can never match"},
 		FullDescription: sarifText{"An argument rule names a field the tool's input schema does not declare, compares a type its matcher cannot, or is written for a tool the server does not list. It can never match, so the tool asks for every call and check fails."},
 		Help:            sarifText{"Fix the rule's field, matcher or tool name. See docs/rules.md."}, DefaultConfiguration: sarifDefault{"error"}})
@@ -380,6 +392,18 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 			PartialFingerprints: map[string]string{"airlockRuleError/v1": e.name()},
 		})
 	}
+	for _, s := range r.Servers {
+		if f := s.Sandbox.fence(); f.Requested && !f.Applied {
+			run.Results = append(run.Results, sarifResult{
+				RuleID:              sarifUnfencedID,
+				RuleIndex:           ruleIndex(sarifUnfencedID),
+				Level:               "warning",
+				Message:             sarifText{unfencedMessage(s)},
+				Locations:           sarifLocations(s.Location),
+				PartialFingerprints: map[string]string{"airlockUnfenced/v1": s.Name},
+			})
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
@@ -463,6 +487,13 @@ func (r Report) WriteJUnit(w io.Writer) error {
 			c.Failure = &junitFailure{Message: s.Status.String(), Type: "server-" + s.Status.String(), Text: safetext.Inline(s.Error)}
 		}
 		servers.add(c)
+		if f := s.Sandbox.fence(); f.Requested {
+			c := caseAt(junitCase{Classname: "airlock.servers", Name: safetext.Inline(s.Name) + " is fenced"}, s.Location)
+			if !f.Applied {
+				c.Failure = &junitFailure{Message: "unfenced", Type: sarifUnfencedID, Text: unfencedMessage(s)}
+			}
+			servers.add(c)
+		}
 	}
 	hazards := junitSuite{Name: "hazards"}
 	for _, h := range r.Hazards {
