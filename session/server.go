@@ -73,7 +73,9 @@ type server struct {
 	declaredRoots bool
 	// deprecated lists the deprecated features the server used (usedDeprecated).
 	deprecated []string
-	infoVer    uint64 // bumped with roots and deprecated: the snapshot cache key
+	infoVer    uint64 // bumped with roots, deprecated and fence: the snapshot cache key
+	// fence is what the current (or last tried) start's sandbox enforces.
+	fence trust.Fence
 
 	logMu       sync.Mutex // guards the log rate limit below; never held with mu
 	logLimit    *rate.Limiter
@@ -105,6 +107,7 @@ func (s *server) dropProgress() {
 func newServer(m *Manager, cfg config.Server) *server {
 	s := &server{m: m, cfg: cfg, logLimit: rate.NewLimiter(logLinesPerSecond, logLinesPerSecond)}
 	s.roots = rootURIs(cfg.Roots)
+	s.fence = requestedFence(cfg)
 	s.stderr = NewRing(stderrKeepBytes, func(line string) {
 		s.pushLog("stderr", line)
 	})
@@ -260,7 +263,13 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 	} else {
 		switch s.cfg.Transport {
 		case config.TransportStdio:
-			p, err := startProcess(s.cfg, s.stderr)
+			p, f, err := startProcess(s.cfg, s.stderr)
+			s.mu.Lock()
+			if s.gen == gen {
+				s.fence = f
+				s.infoVer++
+			}
+			s.mu.Unlock()
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}
