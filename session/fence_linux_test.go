@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -244,5 +246,58 @@ func TestFenceNotAppliedFailsClosed(t *testing.T) {
 	lv := mustServer(t, m, "lax", session.StatusReady)
 	if lv.Fence.Applied || !strings.Contains(lv.Fence.Detail, "unfenced: sandbox requested but "+gone) {
 		t.Errorf("not-required server's Fence = %+v, want unfenced with the reason", lv.Fence)
+	}
+}
+
+// The npm filesystem server runs fenced to its root: it reads and writes there,
+// and the fence (not the server's own check) is what keeps it from anything else.
+func TestFencedNPMFilesystemServer(t *testing.T) {
+	landlockABI(t)
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "note.txt"), []byte("fenced hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := npmServer(t, "fs", "mcp-server-filesystem", trust.Trusted, root)
+	s.Env = map[string]string{"HOME": t.TempDir()}
+	s.CallTimeout = 10 * time.Second
+	s.Tools = map[string]config.Tool{"write_file": {Policy: trust.Allow}, "read_text_file": {Policy: trust.Allow}}
+	s.Sandbox = &config.Sandbox{Write: []string{root}, WriteAsWritten: []string{root}, Network: config.NetworkNone, Required: true}
+	m := start(t, newConfig(s), session.Options{})
+	sv := mustServer(t, m, "fs", session.StatusReady)
+	if !sv.Fence.Applied {
+		t.Fatalf("Fence = %+v, want applied", sv.Fence)
+	}
+	ctx := context.Background()
+	out, err := m.Call(ctx, session.CallRequest{Server: "fs", Tool: "read_text_file", Args: args(`{"path":` + strconv.Quote(filepath.Join(root, "note.txt")) + `}`)})
+	if err != nil {
+		t.Fatalf("read_text_file under the fence: %v; stderr %q", err, m.Stderr("fs"))
+	}
+	if !strings.Contains(textOf(out.Result), "fenced hello") {
+		t.Fatalf("read_text_file under the fence: %q", textOf(out.Result))
+	}
+	out, err = m.Call(ctx, session.CallRequest{Server: "fs", Tool: "write_file", Args: args(`{"path":` + strconv.Quote(filepath.Join(root, "new.txt")) + `,"content":"x"}`)})
+	if err != nil || out.Result.IsError {
+		t.Fatalf("write_file under the fence: %v %+v", err, out)
+	}
+}
+
+// A server started with npx and network = "none" cannot download its package: it
+// fails at once with airlock's explanation, not a hang until the connect timeout.
+func TestFencedNPXFailsWithExplanation(t *testing.T) {
+	landlockABI(t)
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Skip("npx is not installed")
+	}
+	s := config.Server{Name: "npx", Transport: config.TransportStdio, Command: npx,
+		Args: []string{"-y", "@modelcontextprotocol/server-everything"}, Env: map[string]string{"HOME": t.TempDir()},
+		ConnectTimeout: 2 * time.Minute, CallTimeout: time.Minute,
+		Sandbox: &config.Sandbox{Network: config.NetworkNone, Required: true}}
+	m := start(t, newConfig(s), session.Options{})
+	sv := mustServer(t, m, "npx", session.StatusFailed)
+	t.Logf("npx fenced: %v", sv.Err)
+	if sv.Err == nil || !strings.Contains(sv.Err.Error(), `fenced with network = "none"`) ||
+		strings.Contains(sv.Err.Error(), "connect timeout") {
+		t.Errorf("Err = %v, want airlock's explanation of the fence", sv.Err)
 	}
 }

@@ -219,6 +219,12 @@ func (s *server) connect(parent context.Context) {
 		if perr := proc.exitError(); perr != nil && !errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w (%v)", err, perr)
 		}
+		s.mu.Lock()
+		noNet := s.fence.NoNetwork()
+		s.mu.Unlock()
+		if noNet {
+			err = fmt.Errorf(`%w; the server is fenced with network = "none": it cannot reach any host, so a command that downloads its package first (npx, uvx) fails; install the package and run it directly, or set network = "all"`, err)
+		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 		err = fmt.Errorf("no answer within the connect timeout (%s): %w", timeout, err)

@@ -320,3 +320,31 @@ func Rules(own []string, tmp string, sb Sandbox) []Rule {
 	}
 	return rules
 }
+
+// offline are the variables that make package runners fail at once, instead of
+// retrying for minutes, when a server fenced with network = "none" starts with
+// one (npx, uvx): there is no network to retry. A value the config sets wins.
+var offline = []string{"npm_config_offline=true", "UV_OFFLINE=1", "PIP_NO_INDEX=1"}
+
+// fencedEnv is env with TMPDIR set to tmp and, with network = "none", the
+// offline variables not already set.
+func fencedEnv(env []string, tmp, network string) []string {
+	out := make([]string, 0, len(env)+1+len(offline))
+	set := map[string]bool{}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		set[strings.ToLower(k)] = true
+		if k != "TMPDIR" {
+			out = append(out, kv)
+		}
+	}
+	out = append(out, "TMPDIR="+tmp)
+	if network == "none" {
+		for _, kv := range offline {
+			if k, _, _ := strings.Cut(kv, "="); !set[strings.ToLower(k)] {
+				out = append(out, kv)
+			}
+		}
+	}
+	return out
+}

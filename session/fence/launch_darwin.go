@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
 )
 
@@ -40,13 +39,7 @@ func Wrap(cmd *exec.Cmd, sb Sandbox, _ string) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := make([]string, 0, len(cmd.Env)+1)
-	for _, kv := range cmd.Env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "TMPDIR="+tmp)
+	cmd.Env = fencedEnv(cmd.Env, tmp, sb.Network)
 	const sandboxExec = "/usr/bin/sandbox-exec"
 	cmd.Args = append([]string{sandboxExec, "-p", SeatbeltProfile(own, tmp, sb), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = sandboxExec

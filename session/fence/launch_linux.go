@@ -278,13 +278,7 @@ func Wrap(cmd *exec.Cmd, sb Sandbox, noNamespace string) (*Launch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("making the fenced server's temporary folder: %w", err)
 	}
-	env := make([]string, 0, len(cmd.Env)+1)
-	for _, kv := range cmd.Env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "TMPDIR="+tmp)
+	cmd.Env = fencedEnv(cmd.Env, tmp, sb.Network)
 	spec := Spec{Path: exe, Argv: cmd.Args, Rules: Rules(own, tmp, sb), Network: sb.Network, Required: sb.Required,
 		MemoryBytes: sb.MemoryBytes, CPUSeconds: sb.CPUSeconds, Processes: sb.Processes}
 	spec.ParentNetNS, _ = nsInode("net")
