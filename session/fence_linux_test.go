@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -299,5 +300,28 @@ func TestFencedNPXFailsWithExplanation(t *testing.T) {
 	if sv.Err == nil || !strings.Contains(sv.Err.Error(), `fenced with network = "none"`) ||
 		strings.Contains(sv.Err.Error(), "connect timeout") {
 		t.Errorf("Err = %v, want airlock's explanation of the fence", sv.Err)
+	}
+}
+
+// Limits: memory is RLIMIT_DATA (not RLIMIT_AS, which stops V8), cpu RLIMIT_CPU,
+// processes RLIMIT_NPROC; the server's /proc/self/limits shows them and the report
+// names them.
+func TestFencedServerLimits(t *testing.T) {
+	landlockABI(t)
+	h := newFenceHome(t)
+	s := proberServer(t, h, config.NetworkNone)
+	s.Sandbox.MemoryBytes, s.Sandbox.CPUSeconds, s.Sandbox.Processes = 8<<30, 600, 4096
+	m := start(t, newConfig(s), session.Options{})
+	sv := mustServer(t, m, "fs", session.StatusReady)
+	for _, want := range []string{"memory (RLIMIT_DATA, bytes) 8589934592", "cpu (RLIMIT_CPU, seconds) 600", "processes (RLIMIT_NPROC, per user) 4096"} {
+		if !strings.Contains(sv.Fence.Detail, want) {
+			t.Errorf("Fence.Detail = %q, want %q", sv.Fence.Detail, want)
+		}
+	}
+	limits := probeCall(t, m, probeArgs{Op: "cat", Path: "/proc/self/limits"})
+	for _, re := range []string{`Max data size\s+8589934592\s+8589934592`, `Max cpu time\s+600\s+600`, `Max processes\s+4096\s+4096`} {
+		if !regexp.MustCompile(re).MatchString(limits) {
+			t.Errorf("/proc/self/limits lacks %s:\n%s", re, limits)
+		}
 	}
 }

@@ -51,6 +51,12 @@ func probe(a probeArgs) string {
 			f.Close()
 		}
 		return result(err)
+	case "cat":
+		b, err := os.ReadFile(a.Path)
+		if err != nil {
+			return result(err)
+		}
+		return "ok: " + string(b)
 	case "write":
 		f, err := os.OpenFile(a.Path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err == nil {
