@@ -102,7 +102,7 @@ func TestUnprivilegedLauncherUsesUserNamespace(t *testing.T) {
 		t.Fatalf("unprivileged start: %v: %s", err, out)
 	}
 	var got struct {
-		Report        Report
+		Report         Report
 		Err, Wait, Out string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
