@@ -263,13 +263,27 @@ func TestFencedNPMFilesystemServer(t *testing.T) {
 	s.CallTimeout = 10 * time.Second
 	s.Tools = map[string]config.Tool{"write_file": {Policy: trust.Allow}, "read_text_file": {Policy: trust.Allow}}
 	s.Sandbox = &config.Sandbox{Write: []string{root}, WriteAsWritten: []string{root}, Network: config.NetworkNone, Required: true}
-	m := start(t, newConfig(s), session.Options{})
-	sv := mustServer(t, m, "fs", session.StatusReady)
-	if !sv.Fence.Applied {
-		t.Fatalf("Fence = %+v, want applied", sv.Fence)
+	memDir := t.TempDir()
+	mem := npmServer(t, "memory", "mcp-server-memory", trust.Trusted)
+	mem.Env = map[string]string{"HOME": t.TempDir(), "MEMORY_FILE_PATH": filepath.Join(memDir, "memory.jsonl")}
+	mem.Tools = map[string]config.Tool{"create_entities": {Policy: trust.Allow}}
+	mem.Sandbox = &config.Sandbox{Write: []string{memDir}, Network: config.NetworkNone, Required: true}
+	m := start(t, newConfig(s, mem), session.Options{})
+	for _, n := range []string{"fs", "memory"} {
+		if sv := mustServer(t, m, n, session.StatusReady); !sv.Fence.Applied {
+			t.Fatalf("%s: Fence = %+v, want applied", n, sv.Fence)
+		}
 	}
 	ctx := context.Background()
-	out, err := m.Call(ctx, session.CallRequest{Server: "fs", Tool: "read_text_file", Args: args(`{"path":` + strconv.Quote(filepath.Join(root, "note.txt")) + `}`)})
+	out, err := m.Call(ctx, session.CallRequest{Server: "memory", Tool: "create_entities",
+		Args: args(`{"entities":[{"name":"fence","entityType":"test","observations":["kept"]}]}`)})
+	if err != nil || out.Result.IsError {
+		t.Fatalf("create_entities under the fence: %v %+v; stderr %q", err, out, m.Stderr("memory"))
+	}
+	if b, err := os.ReadFile(filepath.Join(memDir, "memory.jsonl")); err != nil || !strings.Contains(string(b), "fence") {
+		t.Errorf("memory file: %v %q", err, b)
+	}
+	out, err = m.Call(ctx, session.CallRequest{Server: "fs", Tool: "read_text_file", Args: args(`{"path":` + strconv.Quote(filepath.Join(root, "note.txt")) + `}`)})
 	if err != nil {
 		t.Fatalf("read_text_file under the fence: %v; stderr %q", err, m.Stderr("fs"))
 	}
