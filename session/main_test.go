@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/session/fence"
 )
 
 // The test binary doubles as every stdio server the tests need: when
@@ -29,6 +30,9 @@ import (
 const envServer = "AIRLOCK_TEST_SERVER"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == fence.LauncherArg {
+		os.Exit(fence.Main(os.Args[2]))
+	}
 	if mode := os.Getenv(envServer); mode != "" {
 		os.Exit(serve(mode))
 	}
@@ -100,6 +104,8 @@ func serve(mode string) int {
 		return serveRaw(os.Getenv("AIRLOCK_TEST_RAW"))
 	case "pathfs":
 		return servePathFS(ctx)
+	case "prober":
+		return serveProber(ctx)
 	case "marker":
 		return serveMarker()
 	case "agent-call":

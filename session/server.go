@@ -74,7 +74,8 @@ type server struct {
 	// deprecated lists the deprecated features the server used (usedDeprecated).
 	deprecated []string
 	infoVer    uint64 // bumped with roots, deprecated and fence: the snapshot cache key
-	// fence is what the launcher reported of the sandbox (setFence, fence.go).
+	// fence is what the current (or last tried) start's sandbox enforces: what
+	// the config asks until the launcher reports what it applied.
 	fence trust.Fence
 
 	logMu       sync.Mutex // guards the log rate limit below; never held with mu
@@ -107,6 +108,7 @@ func (s *server) dropProgress() {
 func newServer(m *Manager, cfg config.Server) *server {
 	s := &server{m: m, cfg: cfg, logLimit: rate.NewLimiter(logLinesPerSecond, logLinesPerSecond)}
 	s.roots = rootURIs(cfg.Roots)
+	s.fence = requestedFence(cfg)
 	s.stderr = NewRing(stderrKeepBytes, func(line string) {
 		s.pushLog("stderr", line)
 	})
@@ -218,6 +220,12 @@ func (s *server) connect(parent context.Context) {
 		if perr := proc.exitError(); perr != nil && !errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w (%v)", err, perr)
 		}
+		s.mu.Lock()
+		noNet := s.fence.NoNetwork()
+		s.mu.Unlock()
+		if noNet {
+			err = fmt.Errorf(`%w; the server is fenced with network = "none": it cannot reach any host, so a command that downloads its package first (npx, uvx) fails; install the package and run it directly, or set network = "all"`, err)
+		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 		err = fmt.Errorf("no answer within the connect timeout (%s): %w", timeout, err)
@@ -262,7 +270,13 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 	} else {
 		switch s.cfg.Transport {
 		case config.TransportStdio:
-			p, err := startProcess(s.cfg, s.stderr)
+			p, f, err := startProcess(s.cfg, s.stderr)
+			s.mu.Lock()
+			if s.gen == gen {
+				s.fence = f
+				s.infoVer++
+			}
+			s.mu.Unlock()
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}

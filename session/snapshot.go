@@ -392,9 +392,9 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Notices:             catalogNotices(s.notices, s.catalog),
 			RuleErrors:          s.ruleErrors,
 			Env:                 s.envNames,
+			Fence:               s.fence,
 			Roots:               s.roots,
 			Deprecated:          s.deprecated,
-			Fence:               s.fence,
 		}
 		if s.status == StatusReady {
 			c := s.catalog

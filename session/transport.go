@@ -23,7 +23,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/fence"
 	"github.com/airlock-mcp/airlock/session/oauth"
+	"github.com/airlock-mcp/airlock/trust"
 )
 
 // Limits on what one server may make airlock hold in memory.
@@ -74,28 +76,80 @@ func executable(command string) string {
 
 // startProcess starts s.Command with stdout and stdin piped and stderr drained into
 // stderr continuously (a child that floods stderr never blocks on a full pipe).
-func startProcess(s config.Server, stderr io.Writer) (*process, error) {
-	cmd := exec.Command(executable(s.Command), s.Args...)
-	cmd.Dir = s.Cwd
-	cmd.Env = serverEnv(s, os.Environ(), runtime.GOOS)
-	cmd.SysProcAttr = procAttr()
-	cmd.Stderr = stderr
-	cmd.WaitDelay = waitDelay
+// With a sandbox table the command starts fenced (session/fence): the launcher's
+// report is read before this returns, and a fence that is required and not applied
+// in full, or whose report is missing or damaged, means no server. The Fence
+// returned says what was applied, or why not, whether or not a process started.
+func startProcess(s config.Server, stderr io.Writer) (*process, trust.Fence, error) {
+	p, f, err := startOnce(s, stderr, "")
+	if err != nil && s.Sandbox != nil && !s.Sandbox.Required && errors.Is(err, fence.ErrNamespaces) {
+		// Not required: start it again without the namespace; the launcher then
+		// reports the fence unapplied and the server runs marked unfenced.
+		p, f, err = startOnce(s, stderr, err.Error())
+	}
+	return p, f, err
+}
+
+// requestedFence is the Fence of a server before any start: what its config asks.
+func requestedFence(s config.Server) trust.Fence {
+	if s.Sandbox == nil {
+		return trust.Fence{}
+	}
+	return trust.Fence{Requested: true, Network: s.Sandbox.Network, Read: s.Sandbox.ReadAsWritten, Write: s.Sandbox.WriteAsWritten,
+		Detail: "not started yet"}
+}
+
+func startOnce(s config.Server, stderr io.Writer, noNamespace string) (*process, trust.Fence, error) {
+	f := requestedFence(s)
+	build := func() *exec.Cmd {
+		cmd := exec.Command(executable(s.Command), s.Args...)
+		cmd.Dir = s.Cwd
+		cmd.Env = serverEnv(s, os.Environ(), runtime.GOOS)
+		cmd.SysProcAttr = procAttr()
+		cmd.Stderr = stderr
+		cmd.WaitDelay = waitDelay
+		return cmd
+	}
+	cmd := build()
+	var launch *fence.Launch
+	if sb := s.Sandbox; sb != nil {
+		l, err := fence.Wrap(cmd, fence.Sandbox{Read: sb.Read, Write: sb.Write, Network: sb.Network, Required: sb.Required,
+			MemoryBytes: sb.MemoryBytes, CPUSeconds: sb.CPUSeconds, Processes: sb.Processes}, noNamespace)
+		if err != nil {
+			f.Detail = "unfenced: " + err.Error()
+			if sb.Required {
+				return nil, f, err
+			}
+			cmd = build() // Wrap may have changed it; not required: start it plain
+		} else {
+			launch = l
+		}
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %q: %w", s.Command, err)
+		if launch != nil {
+			err = launch.StartFailed(cmd, err)
+			f.Detail = "unfenced: " + err.Error()
+		}
+		return nil, f, fmt.Errorf("starting %q: %w", s.Command, err)
+	}
+	if launch != nil {
+		launch.Started()
 	}
 	tree, err := attachTree(cmd)
 	if err != nil {
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("starting %q: %w", s.Command, err)
+		if launch != nil {
+			launch.Cleanup()
+		}
+		return nil, f, fmt.Errorf("starting %q: %w", s.Command, err)
 	}
 	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, tree: tree, done: make(chan struct{})}
 	go func() {
@@ -109,9 +163,34 @@ func startProcess(s config.Server, stderr io.Writer) (*process, error) {
 			}
 		}
 		p.err = err
+		if launch != nil {
+			launch.Cleanup()
+		}
 		close(p.done)
 	}()
-	return p, nil
+	if launch == nil {
+		return p, f, nil
+	}
+	timeout := s.ConnectTimeout
+	if timeout <= 0 {
+		timeout = config.DefaultConnectTimeout
+	}
+	rep, err := launch.Wait(time.Now().Add(timeout))
+	switch {
+	case err != nil:
+		err = fmt.Errorf("sandbox requested but not confirmed: %w", err)
+	case rep.ExecError != "":
+		err = fmt.Errorf("fenced server not started: %s", rep.ExecError)
+	case !rep.Applied && s.Sandbox.Required:
+		err = errors.New(rep.Reason)
+	}
+	if err != nil {
+		p.stop()
+		f.Detail = "unfenced: " + err.Error()
+		return nil, f, err
+	}
+	f.Applied, f.Detail = rep.Applied, rep.Detail()
+	return p, f, nil
 }
 
 // stop closes stdin, gives the child stopGrace to exit, then signals the whole process

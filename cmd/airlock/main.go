@@ -21,6 +21,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/session/fence"
 	"github.com/airlock-mcp/airlock/ui"
 	"github.com/airlock-mcp/airlock/ui/cli"
 )
@@ -29,6 +30,10 @@ import (
 var version = "dev"
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == fence.LauncherArg {
+		// The sandbox launcher of a fenced server: not a command anyone types.
+		os.Exit(fence.Main(os.Args[2]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock-mcp/airlock/session/fence"
 )
 
 // The test binary doubles as airlock: with AIRLOCK_AS_MAIN=1 it runs main's run on
@@ -23,6 +25,9 @@ import (
 // stdio subprocesses. A stdio server gets only a minimal environment, so a child
 // started as `demo-server NAME` is recognised by its arguments.
 func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == fence.LauncherArg {
+		os.Exit(fence.Main(os.Args[2]))
+	}
 	if f := os.Getenv("AIRLOCK_TEST_DESC_FILE"); f != "" {
 		os.Exit(serveDescFile(f))
 	}

@@ -155,7 +155,37 @@ type Server struct {
 	// server's roots/list with, as file:// URIs; nil when roots is not set: airlock
 	// then does not declare the roots capability to this server.
 	Roots []string
+	// Sandbox, when set, fences the stdio server's process (files, network,
+	// limits); nil when the server has no [servers.NAME.sandbox] table.
+	Sandbox *Sandbox
 }
+
+// Sandbox is a [servers.NAME.sandbox] table: what a fenced stdio server may reach
+// beyond the files its command needs to run (docs/platforms.md says what each
+// platform enforces).
+type Sandbox struct {
+	// Read and Write are absolute clean paths that existed when loaded; a write path
+	// is readable too. ReadAsWritten and WriteAsWritten are the entries as the
+	// config spells them ("~" kept), for display.
+	Read, Write                   []string
+	ReadAsWritten, WriteAsWritten []string
+	// Network is NetworkNone (the default) or NetworkAll.
+	Network string
+	// Required (the default) means a fence that cannot be applied in full keeps the
+	// server from starting; false starts it unfenced, marked so.
+	Required bool
+	// MemoryBytes, CPUSeconds and Processes are optional limits (0: none):
+	// RLIMIT_DATA, RLIMIT_CPU and RLIMIT_NPROC on Linux and macOS.
+	MemoryBytes int64
+	CPUSeconds  int64
+	Processes   int64
+}
+
+// The network values of a sandbox.
+const (
+	NetworkNone = "none"
+	NetworkAll  = "all"
+)
 
 // The elicitation values of a server.
 const (

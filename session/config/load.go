@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -202,6 +203,17 @@ type rawServer struct {
 	Resources      value               `toml:"resources"`
 	Prompts        value               `toml:"prompts"`
 	Roots          value               `toml:"roots"`
+	Sandbox        *rawSandbox         `toml:"sandbox"`
+}
+
+type rawSandbox struct {
+	Read       value `toml:"read"`
+	Write      value `toml:"write"`
+	Network    value `toml:"network"`
+	Required   value `toml:"required"`
+	Memory     value `toml:"memory"`
+	CPUSeconds value `toml:"cpu_seconds"`
+	Processes  value `toml:"processes"`
 }
 
 type rawOAuth struct {
@@ -566,7 +578,90 @@ func (b *builder) server(name string, r *rawServer) Server {
 			return e
 		})
 	}
+	if r.Sandbox != nil {
+		s.Sandbox = b.sandbox(at("sandbox"), r.Sandbox)
+	}
 	return s
+}
+
+// sandbox reads a [servers.NAME.sandbox] table.
+func (b *builder) sandbox(k toml.Key, r *rawSandbox) *Sandbox {
+	at := func(key string) toml.Key { return append(slices.Clip(k), key) }
+	sb := &Sandbox{Network: NetworkNone, Required: true}
+	paths := func(key string, v value, dst, written *[]string) {
+		seen := map[string]bool{}
+		b.strList(at(key), v, func(i int, e string) string {
+			p, err := ParseRoot(e, b.home)
+			switch {
+			case err != nil:
+				b.probs.addAt(at(key), i, "%s", err.Error())
+			case seen[p]:
+				b.probs.addAt(at(key), i, "%s is listed twice", p)
+			default:
+				seen[p] = true
+				*dst = append(*dst, p)
+				*written = append(*written, e)
+			}
+			return e
+		})
+	}
+	paths("read", r.Read, &sb.Read, &sb.ReadAsWritten)
+	paths("write", r.Write, &sb.Write, &sb.WriteAsWritten)
+	if n, ok := b.str(at("network"), r.Network); ok {
+		switch n {
+		case NetworkNone, NetworkAll:
+			sb.Network = n
+		default:
+			b.probs.add(at("network"), "want %s|%s, got %q", NetworkNone, NetworkAll, n)
+		}
+	}
+	if v := b.boolean(at("required"), r.Required); v != nil {
+		sb.Required = *v
+	}
+	if r.Memory.set {
+		if n, ok := parseSize(r.Memory.v); ok {
+			sb.MemoryBytes = n
+		} else {
+			b.probs.add(at("memory"), "want a size such as \"512MiB\" or \"2GiB\", got %s", sizeText(r.Memory.v))
+		}
+	}
+	b.positive(at("cpu_seconds"), r.CPUSeconds, &sb.CPUSeconds)
+	b.positive(at("processes"), r.Processes, &sb.Processes)
+	return sb
+}
+
+// parseSize reads a memory size: a positive integer of bytes, or a string of digits
+// followed by KiB, MiB or GiB.
+func parseSize(v any) (int64, bool) {
+	if n, ok := v.(int64); ok {
+		return n, n > 0 && n <= 1<<50
+	}
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}} {
+		digits, found := strings.CutSuffix(s, u.suffix)
+		if !found {
+			continue
+		}
+		n, err := strconv.ParseInt(digits, 10, 64)
+		if err != nil || n <= 0 || n > 1<<(50-u.shift) {
+			return 0, false
+		}
+		return n << u.shift, true
+	}
+	return 0, false
+}
+
+func sizeText(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return describe(v)
 }
 
 // positive reads a positive integer (at most 1<<40) into dst; false when absent or

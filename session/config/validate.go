@@ -182,6 +182,9 @@ func (s *Server) problems(p *problems) {
 	}
 	checkLegs(p, at("labels"), s.Labels)
 
+	if s.Sandbox != nil && s.Transport != TransportStdio {
+		p.add(at("sandbox"), "only for stdio servers (command): airlock does not start an %s server", s.Transport)
+	}
 	if s.OAuth != nil {
 		s.OAuth.problems(p, at("oauth"), s.Transport)
 	}

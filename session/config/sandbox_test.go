@@ -1,0 +1,71 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// [servers.X.sandbox]: read and write are existing paths (~ expanded, kept as
+// written too), network is none or all (none when unset), required is true unless
+// set false; every invalid entry is an error naming the key, its index and line.
+func TestParseSandbox(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{"project", "project/out"} {
+		if err := os.Mkdir(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proj, out := filepath.Join(home, "project"), filepath.Join(home, "project", "out")
+	env := map[string]string{"HOME": home, "XDG_STATE_HOME": "/state"}
+	head := "[servers.a]\ncommand = \"x\"\n[servers.a.sandbox]\n"
+	tests := []struct {
+		name string
+		src  string
+		want *Sandbox
+		err  string
+	}{
+		{name: "absent: no sandbox", src: "[servers.a]\ncommand = \"x\"\n", want: nil},
+		{name: "empty table: fenced, no network, required", src: head,
+			want: &Sandbox{Network: NetworkNone, Required: true}},
+		{name: "the issue's example", src: head + "read = [\"~/project\"]\nwrite = [\"~/project/out\"]\nnetwork = \"none\"\n",
+			want: &Sandbox{Read: []string{proj}, Write: []string{out}, ReadAsWritten: []string{"~/project"}, WriteAsWritten: []string{"~/project/out"},
+				Network: NetworkNone, Required: true}},
+		{name: "network all, not required", src: head + "network = \"all\"\nrequired = false\n",
+			want: &Sandbox{Network: NetworkAll, Required: false}},
+		{name: "limits", src: head + "memory = \"512MiB\"\ncpu_seconds = 60\nprocesses = 64\n",
+			want: &Sandbox{Network: NetworkNone, Required: true, MemoryBytes: 512 << 20, CPUSeconds: 60, Processes: 64}},
+		{name: "unknown network", src: head + "network = \"hosts\"\n",
+			err: `config.toml:4: servers.a.sandbox.network: want none|all, got "hosts"`},
+		{name: "missing path", src: head + "read = [\"~/project\", \"~/nope\"]\n",
+			err: `config.toml:4: servers.a.sandbox.read[1]: ` + filepath.Join(home, "nope") + ` does not exist`},
+		{name: "relative write", src: head + "write = [\"out\"]\n",
+			err: `config.toml:4: servers.a.sandbox.write[0]: want an absolute path, ~/path or a file:// URI, got "out"`},
+		{name: "unknown key", src: head + "reads = []\n",
+			err: `config.toml:4: unknown key servers.a.sandbox.reads`},
+		{name: "bad memory", src: head + "memory = \"lots\"\n",
+			err: `config.toml:4: servers.a.sandbox.memory: want a size such as "512MiB" or "2GiB", got "lots"`},
+		{name: "http server", src: "[servers.a]\nurl = \"https://example.com/mcp\"\n[servers.a.sandbox]\n",
+			err: `config.toml:3: servers.a.sandbox: only for stdio servers (command): airlock does not start an http server`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.src), "config.toml", envOf(env))
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
+				t.Fatalf("error (-want +got):\n%s", diff)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tt.want, got.Servers[0].Sandbox); diff != "" {
+				t.Errorf("sandbox (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
