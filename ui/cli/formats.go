@@ -147,6 +147,9 @@ type ruleErr struct {
 // sarifRuleErrorID is the SARIF rule of a config rule that can never match.
 const sarifRuleErrorID = "broken-rule"
 
+// sarifAgentTimeoutID is the SARIF rule of Report.Warnings.
+const sarifAgentTimeoutID = "agent-timeout"
+
 // serverRuleErr is a rule error with the server it belongs to.
 type serverRuleErr struct {
 	server string
@@ -280,6 +283,9 @@ var sarifRules = func() []sarifRule {
 	out = append(out, sarifRule{ID: sarifRuleErrorID, Name: ruleName(sarifRuleErrorID), ShortDescription: sarifText{"Argument rule that can never match"},
 		FullDescription: sarifText{"An argument rule names a field the tool's input schema does not declare, compares a type its matcher cannot, or is written for a tool the server does not list. It can never match, so the tool asks for every call and check fails."},
 		Help:            sarifText{"Fix the rule's field, matcher or tool name. See docs/rules.md."}, DefaultConfiguration: sarifDefault{"error"}})
+	out = append(out, sarifRule{ID: sarifAgentTimeoutID, Name: ruleName(sarifAgentTimeoutID), ShortDescription: sarifText{"An agent gives up before approval_timeout"},
+		FullDescription: sarifText{"An agent CLI whose config points at airlock ends a tool call sooner than airlock waits for a person: it reports its own timeout, not the person's answer. Also said when an agent's config cannot be read."},
+		Help:            sarifText{"Lower approval_timeout, or raise the agent's timeout for airlock's entry. See docs/agents.md."}, DefaultConfiguration: sarifDefault{"warning"}})
 	return out
 }()
 
@@ -378,6 +384,16 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 			Message:             sarifText{e.message()},
 			Locations:           sarifLocations(e.Location),
 			PartialFingerprints: map[string]string{"airlockRuleError/v1": e.name()},
+		})
+	}
+	for _, x := range r.Warnings {
+		run.Results = append(run.Results, sarifResult{
+			RuleID:              sarifAgentTimeoutID,
+			RuleIndex:           ruleIndex(sarifAgentTimeoutID),
+			Level:               "warning",
+			Message:             sarifText{safetext.Inline(x.Message)},
+			Locations:           sarifLocations(x.Location),
+			PartialFingerprints: map[string]string{"airlockWarning/v1": x.Message},
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -506,6 +522,16 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		}
 		suites = append(suites, rules)
 	}
+	if len(r.Warnings) > 0 {
+		// A warning changes no exit code, so it fails no case: it is told in the
+		// case's output.
+		agents := junitSuite{Name: "agents"}
+		for i, x := range r.Warnings {
+			c := caseAt(junitCase{Classname: "airlock.agents", Name: "warning " + strconv.Itoa(i+1), SystemOut: "warning: " + safetext.Inline(x.Message)}, x.Location)
+			agents.add(c)
+		}
+		suites = append(suites, agents)
+	}
 	all := junitSuites{Name: "airlock check"}
 	for _, s := range suites {
 		all.Suites = append(all.Suites, s)
@@ -585,6 +611,11 @@ func (r Report) WriteGitHub(w io.Writer) error {
 			if err := ghCommand(w, "error", s.Location, "airlock: server "+safetext.Inline(s.Name)+" "+s.Status.String(), safetext.Inline(s.Error)); err != nil {
 				return err
 			}
+		}
+	}
+	for _, x := range r.Warnings {
+		if err := ghCommand(w, "warning", x.Location, "airlock: agent timeout", safetext.Inline(x.Message)); err != nil {
+			return err
 		}
 	}
 	verdict := fmt.Sprintf("airlock check: %d hazards, %d drift findings, exit %d", len(r.Hazards), len(r.Drift), r.Verdict.ExitCode)
@@ -677,6 +708,12 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 				line = strconv.Itoa(e.Location.Line)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", md(e.server), md(e.name()), line, md(e.Text))
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(&b, "\n## Warnings (%d)\n\n", len(r.Warnings))
+		for _, x := range r.Warnings {
+			fmt.Fprintf(&b, "- ⚠ %s\n", md(x.Message))
 		}
 	}
 	fmt.Fprintf(&b, "\n## Hazards (%d)\n\n", len(r.Hazards))
@@ -774,6 +811,11 @@ func mermaidLabel(s string) string {
 func (r Report) WriteMermaid(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("flowchart LR\n")
+	for _, x := range r.Warnings {
+		// A diagram has no place for a sentence: a comment line, which renders as
+		// nothing but is there for whoever reads the source.
+		b.WriteString("%% warning: " + safetext.Inline(x.Message) + "\n")
+	}
 	servers := map[string]string{}
 	var serverOrder []string
 	legs := map[string]string{}
