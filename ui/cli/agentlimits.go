@@ -72,7 +72,9 @@ func AgentLimitOf(agent string) (AgentLimit, bool) {
 
 // WriteTimeoutNote writes the `# timeout:` comment line of agent's snippet: how long
 // the agent lets a call take, and how to raise it, so that approval_timeout stays
-// below it. It writes nothing for an agent airlock does not know.
+// below it. It writes nothing for an agent airlock does not know. A case of the
+// snippet switch calls it as `defer WriteTimeoutNote(w, agent)`, so the line comes
+// after the whole snippet.
 func WriteTimeoutNote(w io.Writer, agent string) {
 	l, ok := AgentLimitOf(agent)
 	if !ok {
