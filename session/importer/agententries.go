@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"net"
@@ -51,12 +52,9 @@ type AgentMatch struct {
 // these entries are not known).
 func AgentEntries(env Env, match AgentMatch) (entries []AgentEntry, problems []string) {
 	for _, f := range agentFiles(env) {
-		data, err := os.ReadFile(f.path)
+		data, err := readAgentFile(f.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
-		}
-		if err == nil && len(data) > maxAgentFile {
-			err = fmt.Errorf("over %d MiB", maxAgentFile>>20)
 		}
 		var found []AgentEntry
 		if err == nil {
@@ -72,6 +70,29 @@ func AgentEntries(env Env, match AgentMatch) (entries []AgentEntry, problems []s
 		entries = append(entries, found...)
 	}
 	return entries, problems
+}
+
+// readAgentFile reads a regular file of at most maxAgentFile bytes. Anything else
+// (a FIFO in a cloned project, which would hold check forever; a directory) is
+// refused without being opened for reading.
+func readAgentFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxAgentFile+1))
+	if err == nil && len(data) > maxAgentFile {
+		err = fmt.Errorf("over %d MiB", maxAgentFile>>20)
+	}
+	return data, err
 }
 
 // maxAgentFile bounds an agent config airlock reads (Claude Code's ~/.claude.json
