@@ -221,3 +221,16 @@ func TestCheck_NoAgentWarningWithinTheLimits(t *testing.T) {
 		t.Fatalf("text: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// A cloned project's .mcp.json is not the person's: an entry name with terminal
+// controls reaches no output raw.
+func TestCheck_AgentWarningEscapesTheEntryName(t *testing.T) {
+	a := newAgentCheck(t, "15m")
+	a.file(filepath.Join(a.cwd, ".mcp.json"), `{"mcpServers": {"air\u001b[2J\u009block": {"url": "http://127.0.0.1:7979/mcp", "timeout": 5000}}}`)
+	for _, format := range []string{"text", "sarif", "junit", "github", "markdown", "mermaid"} {
+		r := a.run(nil, "check", "--config", a.cfg, "--snapshot", a.snap, "--format", format)
+		if r.code != 0 || !strings.Contains(r.stdout, "Claude Code") || strings.ContainsAny(r.stdout, "\x1b\u009b") {
+			t.Errorf("--format %s: exit %d, a raw control or no warning in:\n%q", format, r.code, r.stdout)
+		}
+	}
+}
