@@ -50,6 +50,8 @@ type ReadRequest struct {
 	// URI is the resource to read, exactly as it is shown, hashed and sent. It must
 	// be valid UTF-8 and not empty.
 	URI string
+	// CallID is CallRequest's: the read's ID when the caller gave one.
+	CallID string
 }
 
 // PromptRequest is one prompts/get. Args is a JSON object of string values (or empty
@@ -60,6 +62,8 @@ type PromptRequest struct {
 	Server  string
 	Name    string
 	Args    json.RawMessage
+	// CallID is CallRequest's: the get's ID when the caller gave one.
+	CallID string
 }
 
 // CompleteRequest is one completion/complete for an argument of a prompt (Prompt
@@ -192,7 +196,7 @@ type channelCall struct {
 // whether the content tainted the context.
 func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(ctx context.Context, cs *mcp.ClientSession) error) (string, trust.Verdict, time.Duration, bool, error) {
 	req := cc.req
-	callID := m.engine.NewCallID()
+	callID := m.callIDOf(req.CallID)
 	m.engine.NoteClient(req.Context, req.Client)
 	what := string(cc.kind) + " of " + req.Server
 	s, ok := m.servers[req.Server]
@@ -327,7 +331,7 @@ func (m *Manager) finished(req CallRequest, start time.Time, callID string, v tr
 // over MaxContentBytes is refused (and taints nothing).
 func (m *Manager) ReadResource(ctx context.Context, req ReadRequest) (*ReadOutcome, error) {
 	start := m.opts.Now()
-	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.ResourceReadTool}
+	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.ResourceReadTool, CallID: req.CallID}
 	if req.URI == "" || !utf8.ValidString(req.URI) {
 		err := fmt.Errorf("reading a resource of %s: the URI must be non-empty UTF-8 text, got %s", req.Server, strconv.QuoteToASCII(req.URI))
 		m.AuditRefused(m.engine.NewCallID(), cr, trust.DecidedByPolicy, err.Error())
@@ -372,7 +376,7 @@ func resourceBytes(r *mcp.ReadResourceResult) int64 {
 // be a JSON object of strings.
 func (m *Manager) GetPrompt(ctx context.Context, req PromptRequest) (*PromptOutcome, error) {
 	start := m.opts.Now()
-	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.PromptGetTool}
+	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.PromptGetTool, CallID: req.CallID}
 	args := req.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")

@@ -45,6 +45,47 @@ type elicitations struct {
 	mu      sync.Mutex
 	seq     uint64
 	waiting map[uint64]chan *mcp.ElicitResult
+	// during holds, for each question still waiting for the person (answered in the
+	// TUI or by an Asker), the calls that were in flight to its server when it
+	// asked (QuestionWaiting).
+	during map[*[]string]bool
+}
+
+// asking records that a question asked while inFlight waits; the returned func
+// says it no longer does.
+func (e *elicitations) asking(inFlight []string) func() {
+	k := &inFlight
+	e.mu.Lock()
+	if e.during == nil {
+		e.during = map[*[]string]bool{}
+	}
+	e.during[k] = true
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		delete(e.during, k)
+		e.mu.Unlock()
+	}
+}
+
+// QuestionWaiting reports whether a server's question (an elicitation) waits for
+// the person while the call callID was in flight to that server: the call cannot
+// end before the person answers it. The gateway tells an agent so, as it does while
+// the call waits for approval.
+func (m *Manager) QuestionWaiting(callID string) bool {
+	if callID == "" {
+		return false
+	}
+	m.elicit.mu.Lock()
+	defer m.elicit.mu.Unlock()
+	for k := range m.elicit.during {
+		for _, id := range *k {
+			if id == callID {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ErrNoElicitation is returned when answering an elicitation that no longer waits.
@@ -76,6 +117,7 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 		if mode == "" {
 			mode = "form"
 		}
+		defer m.elicit.asking(inFlight)()
 		if m.opts.Asker != nil {
 			action, content, err := m.opts.Asker.Elicit(ctx, &Elicitation{
 				Server: server, Mode: mode, Message: p.Message, Schema: schema, URL: p.URL,

@@ -462,6 +462,10 @@ type CallRequest struct {
 	Args json.RawMessage
 	// OnProgress, when set, receives progress notifications for this call.
 	OnProgress func(Progress)
+	// CallID, when set, is the call's ID, from Engine().NewCallID (so no other
+	// call has it): the caller can then ask about the call while it runs
+	// (QuestionWaiting). Empty, the call gets a new one.
+	CallID string
 }
 
 // Outcome is what happened to a call that ran.
@@ -503,7 +507,7 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 // decideAndCall is Call without the CallFinished event; canon and err are
 // trust.CanonicalArgs of req.Args.
 func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []byte, err error) (*Outcome, error) {
-	callID := m.engine.NewCallID()
+	callID := m.callIDOf(req.CallID)
 	m.engine.NoteClient(req.Context, req.Client)
 	q := trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified()
 	s, ok := m.servers[req.Server]
@@ -695,6 +699,14 @@ func (m *Manager) staleLoop(q *approvalQueue) {
 			}
 		}
 	}
+}
+
+// callIDOf is the ID a caller gave its call, else a new one.
+func (m *Manager) callIDOf(given string) string {
+	if given != "" {
+		return given
+	}
+	return m.engine.NewCallID()
 }
 
 func (m *Manager) callStarted(server, callID string) {

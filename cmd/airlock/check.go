@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/importer"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
@@ -158,6 +160,7 @@ func report(m *session.Manager, cfg *config.Config, o checkOptions, source strin
 	r := cli.Build(m.Snapshot(), cli.Input{
 		Source: source, Policy: cfg.Policy, Locations: locs, Drift: drift, Notes: notes,
 		Baseline: baseline, FailOn: o.failOn, FailOnSpec: o.failOnSpec,
+		Warnings: agentWarnings(cfg),
 	})
 	if err := r.Write(stdout, o.format, version); err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -173,6 +176,27 @@ func report(m *session.Manager, cfg *config.Config, o checkOptions, source strin
 		}
 	}
 	return r.Verdict.ExitCode
+}
+
+// agentWarnings reads the configs of the agent CLIs on this machine that point at
+// this config's gateway (its address, the running one's, or `airlock bridge`) and
+// says where one of them gives up on a call before approval_timeout (a warning:
+// the exit code stays).
+func agentWarnings(cfg *config.Config) []string {
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	listen := defaultGatewayListen
+	if cfg.Gateway != nil && cfg.Gateway.Listen != "" {
+		listen = cfg.Gateway.Listen
+	}
+	addrs := []string{listen}
+	if addr, ok := recordedGatewayAddr(cfg.StateDir); ok && addr != listen {
+		addrs = append(addrs, addr)
+	}
+	self, _ := os.Executable()
+	entries, problems := importer.AgentEntries(importer.Env{GOOS: runtime.GOOS, Home: home, Cwd: cwd, Lookup: os.LookupEnv},
+		importer.AgentMatch{Addrs: addrs, Self: self})
+	return cli.AgentTimeoutWarnings(cfg.ApprovalTimeout, entries, problems, home)
 }
 
 // runSnapshot connects every server and writes their listings to -o FILE (or "-",

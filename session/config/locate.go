@@ -64,3 +64,17 @@ func (l *Locations) Tool(server, tool string) int {
 	}
 	return l.Server(server)
 }
+
+// Key is the line of the key at path (policy, approval_timeout), else of its
+// nearest table the file has (0 when none).
+func (l *Locations) Key(path ...string) int {
+	if l == nil {
+		return 0
+	}
+	for n := len(path); n > 0; n-- {
+		if line := l.lines[toml.Key(path[:n]).String()]; line > 0 {
+			return line
+		}
+	}
+	return 0
+}

@@ -510,7 +510,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 		ctxName, client := g.agentOf(ss)
 		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
-		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Args: req.Params.Arguments}
+		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Args: req.Params.Arguments, CallID: g.m.Engine().NewCallID()}
 		var stopWaiting func()
 		if token != nil {
 			var mu sync.Mutex
@@ -533,7 +533,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 				}
 				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: msg})
 			}
-			stopWaiting = g.tellWaiting(ctx, ctxName, ref, ref.Qualified(), func(msg string) {
+			stopWaiting = g.tellWaiting(ctx, ref.Server, call.CallID, ref.Qualified(), func(msg string) {
 				notify(&mcp.ProgressNotificationParams{Message: msg})
 			})
 		}
@@ -570,12 +570,19 @@ func relayResult(server string, res *mcp.CallToolResult) *mcp.CallToolResult {
 	return &cp
 }
 
-// tellWaiting sends a progress notification every WaitingEvery while the call waits
-// for a person, so an agent that asked for progress knows it is not lost.
-func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref, what string, send func(string)) func() {
+// tellWaiting sends a progress notification every WaitingEvery for as long as the
+// call callID waits for a person: for its approval, or for the answer to a question
+// its server asked the person while it ran (an elicitation). So an agent that asked
+// for progress knows it is not lost, and one whose timer progress resets (Claude
+// Code's idle timeout) does not give up on it; an agent that sent no progress token
+// cannot be told anything. The returned func stops it and returns once no notice
+// can follow: none is sent after the request's answer.
+func (g *Gateway) tellWaiting(ctx context.Context, server, callID, what string, send func(string)) func() {
 	stop := make(chan struct{})
+	done := make(chan struct{})
 	var once sync.Once
 	go func() {
+		defer close(done)
 		t := time.NewTicker(g.opts.WaitingEvery)
 		defer t.Stop()
 		for {
@@ -585,16 +592,34 @@ func (g *Gateway) tellWaiting(ctx context.Context, ctxName string, ref trust.Ref
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				for _, p := range g.m.Engine().Pending() {
-					if p.Request.Context == ctxName && p.Tool.Ref == ref {
-						send(fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", what, time.Until(p.Deadline).Round(time.Second)))
-						break
-					}
-				}
+			}
+			select {
+			case <-stop: // answered as the tick came: say nothing
+				return
+			default:
+			}
+			if msg := g.waitingNotice(server, callID, what); msg != "" {
+				send(msg)
 			}
 		}
 	}()
-	return func() { once.Do(func() { close(stop) }) }
+	return func() {
+		once.Do(func() { close(stop) })
+		<-done
+	}
+}
+
+// waitingNotice is what the call callID to server waits for, "" when it waits for no person.
+func (g *Gateway) waitingNotice(server, callID, what string) string {
+	for _, p := range g.m.Engine().Pending() {
+		if p.CallID == callID {
+			return fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", what, time.Until(p.Deadline).Round(time.Second))
+		}
+	}
+	if g.m.QuestionWaiting(callID) {
+		return fmt.Sprintf("waiting for a person to answer a question of %s in airlock (asked during %s)", server, what)
+	}
+	return ""
 }
 
 // watchSession ends an agent context's grants when one of its sessions disconnects.

@@ -301,8 +301,9 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 			trust.DecidedByUnknownTool, err.Error())
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error() + "; read a URI the gateway lists or links to (" + relayPrefix + "SERVER/…)"}
 	}
-	stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, ctxName, trust.Ref{Server: server, Tool: trust.ResourceReadTool}, "reading "+strconv.Quote(clip(uri))+" of "+server)
-	out, err := g.m.ReadResource(ctx, session.ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri})
+	callID := g.m.Engine().NewCallID()
+	stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, server, callID, "reading "+strconv.Quote(clip(uri))+" of "+server)
+	out, err := g.m.ReadResource(ctx, session.ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri, CallID: callID})
 	stop()
 	if err != nil {
 		return nil, channelError(ctx, "read", err)
@@ -320,8 +321,9 @@ func (g *Gateway) promptHandler(server, name string) mcp.PromptHandler {
 		if len(req.Params.Arguments) > 0 {
 			args, _ = json.Marshal(req.Params.Arguments)
 		}
-		stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, ctxName, trust.Ref{Server: server, Tool: trust.PromptGetTool}, "getting prompt "+RelayPromptName(server, name))
-		out, err := g.m.GetPrompt(ctx, session.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Args: args})
+		callID := g.m.Engine().NewCallID()
+		stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, server, callID, "getting prompt "+RelayPromptName(server, name))
+		out, err := g.m.GetPrompt(ctx, session.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Args: args, CallID: callID})
 		stop()
 		if err != nil {
 			return nil, channelError(ctx, "prompt get", err)
@@ -492,15 +494,15 @@ func (g *Gateway) updateLoop() {
 	}
 }
 
-// waitingFor tells an agent that asked for progress that its request waits for a
-// person (see tellWaiting); the returned func stops it.
-func (g *Gateway) waitingFor(ctx context.Context, token any, ss *mcp.ServerSession, ctxName string, ref trust.Ref, what string) func() {
+// waitingFor tells an agent that asked for progress that its request callID to
+// server waits for a person (see tellWaiting); the returned func stops it.
+func (g *Gateway) waitingFor(ctx context.Context, token any, ss *mcp.ServerSession, server, callID, what string) func() {
 	if token == nil {
 		return func() {}
 	}
 	var mu sync.Mutex
 	var last float64
-	return g.tellWaiting(ctx, ctxName, ref, what, func(msg string) {
+	return g.tellWaiting(ctx, server, callID, what, func(msg string) {
 		mu.Lock()
 		defer mu.Unlock()
 		last++

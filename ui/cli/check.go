@@ -52,6 +52,16 @@ type Report struct {
 	// Notes are airlock's own remarks about the run (a snapshot server the config
 	// no longer has, ...).
 	Notes []string `json:"notes,omitempty"`
+	// Warnings are what airlock sees wrong around it, though no server is at fault:
+	// an agent that gives up on a call before approval_timeout (agentlimits.go).
+	// They do not change the exit code.
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning is one entry of Report.Warnings, at the config line it is about.
+type Warning struct {
+	Message  string    `json:"message"`
+	Location *Location `json:"location,omitempty"`
 }
 
 // ServerReport is one entry of Report.Servers.
@@ -337,6 +347,9 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", e(n))
+	}
+	for _, x := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", e(x.Message))
 	}
 	writeDriftText(w, r.Drift)
 	fmt.Fprintln(w)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -156,6 +158,16 @@ func unfencedMessage(s ServerReport) string {
 // sarifRuleErrorID is the SARIF rule of a config rule that can never match.
 const sarifRuleErrorID = "broken-rule"
 
+// sarifAgentTimeoutID is the SARIF rule of Report.Warnings.
+const sarifAgentTimeoutID = "agent-timeout"
+
+// warningID is a warning's stable fingerprint: its text's SHA-256, which holds none
+// of the text (an agent config's entry names are not the person's to vouch for).
+func warningID(msg string) string {
+	sum := sha256.Sum256([]byte(msg))
+	return hex.EncodeToString(sum[:16])
+}
+
 // serverRuleErr is a rule error with the server it belongs to.
 type serverRuleErr struct {
 	server string
@@ -292,6 +304,9 @@ var sarifRules = func() []sarifRule {
 	out = append(out, sarifRule{ID: sarifRuleErrorID, Name: ruleName(sarifRuleErrorID), ShortDescription: sarifText{"Argument rule that can never match"},
 		FullDescription: sarifText{"An argument rule names a field the tool's input schema does not declare, compares a type its matcher cannot, or is written for a tool the server does not list. It can never match, so the tool asks for every call and check fails."},
 		Help:            sarifText{"Fix the rule's field, matcher or tool name. See docs/rules.md."}, DefaultConfiguration: sarifDefault{"error"}})
+	out = append(out, sarifRule{ID: sarifAgentTimeoutID, Name: ruleName(sarifAgentTimeoutID), ShortDescription: sarifText{"An agent gives up before approval_timeout"},
+		FullDescription: sarifText{"An agent CLI whose config points at airlock ends a tool call sooner than airlock waits for a person: it reports its own timeout, not the person's answer. Also said when an agent's config cannot be read."},
+		Help:            sarifText{"Lower approval_timeout, or raise the agent's timeout for airlock's entry. See docs/agents.md."}, DefaultConfiguration: sarifDefault{"warning"}})
 	return out
 }()
 
@@ -403,6 +418,16 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 				PartialFingerprints: map[string]string{"airlockUnfenced/v1": s.Name},
 			})
 		}
+	}
+	for _, x := range r.Warnings {
+		run.Results = append(run.Results, sarifResult{
+			RuleID:              sarifAgentTimeoutID,
+			RuleIndex:           ruleIndex(sarifAgentTimeoutID),
+			Level:               "warning",
+			Message:             sarifText{safetext.Inline(x.Message)},
+			Locations:           sarifLocations(x.Location),
+			PartialFingerprints: map[string]string{"airlockWarning/v1": warningID(x.Message)},
+		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -537,6 +562,16 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		}
 		suites = append(suites, rules)
 	}
+	if len(r.Warnings) > 0 {
+		// A warning changes no exit code, so it fails no case: it is told in the
+		// case's output.
+		agents := junitSuite{Name: "agents"}
+		for i, x := range r.Warnings {
+			c := caseAt(junitCase{Classname: "airlock.agents", Name: "warning " + strconv.Itoa(i+1), SystemOut: "warning: " + safetext.Inline(x.Message)}, x.Location)
+			agents.add(c)
+		}
+		suites = append(suites, agents)
+	}
 	all := junitSuites{Name: "airlock check"}
 	for _, s := range suites {
 		all.Suites = append(all.Suites, s)
@@ -621,6 +656,11 @@ func (r Report) WriteGitHub(w io.Writer) error {
 			if err := ghCommand(w, "warning", s.Location, "airlock: server "+safetext.Inline(s.Name)+" unfenced", safetext.Inline(trust.FenceWords(f))); err != nil {
 				return err
 			}
+		}
+	}
+	for _, x := range r.Warnings {
+		if err := ghCommand(w, "warning", x.Location, "airlock: agent timeout", safetext.Inline(x.Message)); err != nil {
+			return err
 		}
 	}
 	verdict := fmt.Sprintf("airlock check: %d hazards, %d drift findings, exit %d", len(r.Hazards), len(r.Drift), r.Verdict.ExitCode)
@@ -721,6 +761,12 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", md(e.server), md(e.name()), line, md(e.Text))
 		}
 	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(&b, "\n## Warnings (%d)\n\n", len(r.Warnings))
+		for _, x := range r.Warnings {
+			fmt.Fprintf(&b, "- ⚠ %s\n", md(x.Message))
+		}
+	}
 	fmt.Fprintf(&b, "\n## Hazards (%d)\n\n", len(r.Hazards))
 	if len(r.Hazards) == 0 {
 		b.WriteString("No toolset hazards.\n")
@@ -816,6 +862,11 @@ func mermaidLabel(s string) string {
 func (r Report) WriteMermaid(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("flowchart LR\n")
+	for _, x := range r.Warnings {
+		// A diagram has no place for a sentence: a comment line, which renders as
+		// nothing but is there for whoever reads the source.
+		b.WriteString("%% warning: " + safetext.Inline(x.Message) + "\n")
+	}
 	servers := map[string]string{}
 	var serverOrder []string
 	legs := map[string]string{}

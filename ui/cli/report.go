@@ -80,6 +80,8 @@ type Input struct {
 	Locations *config.Locations
 	Drift     []session.DriftFinding
 	Notes     []string
+	// Warnings are said in every format and change no exit code.
+	Warnings []string
 	// Baseline holds the accepted hazards (nil: none).
 	Baseline Baseline
 	// FailOn is the rule (nil: none) and FailOnSpec how it was written.
@@ -107,6 +109,9 @@ func Build(s *session.Snapshot, in Input) Report {
 	}
 	if in.Locations != nil {
 		r.Config = in.Locations.File
+	}
+	for _, w := range in.Warnings {
+		r.Warnings = append(r.Warnings, Warning{Message: w, Location: loc(in.Locations.Key("policy", "approval_timeout"))})
 	}
 	for i := range r.Servers {
 		sv := &r.Servers[i]

@@ -24,9 +24,11 @@ func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...st
 		block = map[string]any{"mcpServers": map[string]any{"airlock": map[string]any{"type": "http", "url": url, "headers": auth}}}
 	case "cursor":
 		where = "Cursor: put this in ~/.cursor/mcp.json (or .cursor/mcp.json in your project)"
+		defer WriteTimeoutNote(w, "cursor")
 		block = map[string]any{"mcpServers": map[string]any{"airlock": map[string]any{"url": url, "headers": auth}}}
 	case "vscode":
 		where = "VS Code: put this in .vscode/mcp.json in your workspace"
+		defer WriteTimeoutNote(w, "vscode")
 		block = map[string]any{"servers": map[string]any{"airlock": map[string]any{"type": "http", "url": url, "headers": auth}}}
 	default:
 		return fmt.Errorf("unknown client %q (want one of %v)", client, SnippetClients)
@@ -64,9 +66,11 @@ func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs
 		block = map[string]any{"mcpServers": map[string]any{"airlock": map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer ${AIRLOCK_TOKEN}"}}}}
 	case "cursor":
 		where = "Cursor: put this in ~/.cursor/mcp.json (or .cursor/mcp.json in your project); Cursor expands ${env:AIRLOCK_TOKEN}"
+		defer WriteTimeoutNote(w, "cursor")
 		block = map[string]any{"mcpServers": map[string]any{"airlock": map[string]any{"url": url, "headers": map[string]string{"Authorization": "Bearer ${env:AIRLOCK_TOKEN}"}}}}
 	case "vscode":
 		where = "VS Code: put this in .vscode/mcp.json in your workspace; VS Code asks for the token once (paste the value of AIRLOCK_TOKEN) and stores it"
+		defer WriteTimeoutNote(w, "vscode")
 		block = map[string]any{
 			"inputs":  []any{map[string]any{"type": "promptString", "id": "airlock-token", "description": "airlock gateway token", "password": true}},
 			"servers": map[string]any{"airlock": map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer ${input:airlock-token}"}}},
