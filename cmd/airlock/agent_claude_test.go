@@ -283,84 +283,90 @@ policy = "allow"
 	}
 	t.Logf("snippet:\n%s", snip.stdout)
 
-	t.Run("snippet_mcp_list_connected", func(t *testing.T) {
-		// The snippet's own command, run as a person pastes it, in another project.
-		if addLine == "" {
-			t.Fatalf("the snippet names no claude mcp add command:\n%s", snip.stdout)
-		}
-		other := t.TempDir()
-		add := exec.Command("sh", "-c", addLine)
-		add.Dir, add.Env = other, agent.env()
-		if out, err := add.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", addLine, err, out)
-		}
-		start := time.Now()
-		out, err := agent.command(other, "mcp", "list").CombinedOutput()
-		t.Logf("claude mcp list (%v):\n%s", time.Since(start).Round(time.Millisecond), out)
-		if err != nil {
-			t.Fatalf("claude mcp list: %v", err)
-		}
-		if !strings.Contains(string(out), "airlock: http://"+addr+"/mcp (HTTP) - ✔ Connected") {
-			t.Errorf("after the snippet's claude mcp add, claude mcp list does not show airlock connected:\n%s", out)
-		}
-	})
-
-	t.Run("env_snippet", func(t *testing.T) {
-		// `snippet claude --env`: the token from the environment, in .mcp.json and in
-		// its claude mcp add; Claude Code's permission from ~/.claude/settings.json as
-		// the snippet says, not from a flag. (A project's .claude/settings.json is
-		// ignored until its workspace is trusted in an interactive claude.)
-		env := airlockIn(t, state, "", "gateway", "snippet", "claude", "--env", "--config", cfg)
-		exp := airlockIn(t, state, "", "gateway", "token", "--export", "--config", cfg)
-		token, ok := strings.CutPrefix(strings.TrimSpace(exp.stdout), "export AIRLOCK_TOKEN=")
-		if env.code != 0 || !ok {
-			t.Fatalf("snippet --env: exit %d; token --export: %q", env.code, exp.stdout)
-		}
-		token = strings.Trim(token, "'")
-		if strings.Contains(env.stdout, token) {
-			t.Fatalf("the --env snippet shows the token:\n%s", env.stdout)
-		}
-		var envBlock []string
-		var envAdd string
-		for _, l := range strings.Split(env.stdout, "\n") {
-			if !strings.HasPrefix(l, "#") {
-				envBlock = append(envBlock, l)
-			} else if i := strings.Index(l, "(or run: claude mcp add "); i >= 0 {
-				envAdd = strings.TrimSuffix(l[i+len("(or run: "):], ")")
+	// The two snippet checks use no key of the TUI: they run side by side.
+	t.Run("snippet", func(t *testing.T) {
+		t.Run("mcp_list_connected", func(t *testing.T) {
+			t.Parallel()
+			// The snippet's own command, run as a person pastes it, in another project.
+			if addLine == "" {
+				t.Fatalf("the snippet names no claude mcp add command:\n%s", snip.stdout)
 			}
-		}
-		tokenEnv := "AIRLOCK_TOKEN=" + token
-		other := t.TempDir()
-		add := exec.Command("sh", "-c", envAdd)
-		add.Dir, add.Env = other, agent.env()
-		if out, err := add.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", envAdd, err, out)
-		}
-		list := agent.command(other, "mcp", "list")
-		list.Env = append(list.Env, tokenEnv)
-		out, _ := list.CombinedOutput()
-		if !strings.Contains(string(out), "airlock: http://"+addr+"/mcp (HTTP) - ✔ Connected") {
-			t.Errorf("after the --env snippet's claude mcp add, claude mcp list does not show airlock connected:\n%s", out)
-		}
+			other := t.TempDir()
+			add := exec.Command("sh", "-c", addLine)
+			add.Dir, add.Env = other, agent.env()
+			if out, err := add.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", addLine, err, out)
+			}
+			start := time.Now()
+			out, err := agent.command(other, "mcp", "list").CombinedOutput()
+			t.Logf("claude mcp list (%v):\n%s", time.Since(start).Round(time.Millisecond), out)
+			if err != nil {
+				t.Fatalf("claude mcp list: %v", err)
+			}
+			if !strings.Contains(string(out), "airlock: http://"+addr+"/mcp (HTTP) - ✔ Connected") {
+				t.Errorf("after the snippet's claude mcp add, claude mcp list does not show airlock connected:\n%s", out)
+			}
+		})
 
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(strings.Join(envBlock, "\n")), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		settings := filepath.Join(agent.home, ".claude", "settings.json")
-		if err := os.WriteFile(settings, []byte(`{"permissions": {"allow": ["mcp__airlock"]}}`), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Remove(settings)
-		model.Reset()
-		model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__list_notes"}, agentmodel.AnthropicTurn{Text: "listed."})
-		start := time.Now()
-		agent.start(t, dir, []string{"-p", "list my notes", "--output-format", "json"}, tokenEnv).wait(t)
-		tr := claudeToolResult(t, model, "mcp__airlock__notes__list_notes")
-		t.Logf("--env block + settings.json permission: %v; reached the model: is_error=%v %.60q", time.Since(start).Round(time.Millisecond), tr.IsError, tr.Text)
-		if tr.IsError || !strings.Contains(tr.Text, "correct-horse-battery-staple") {
-			t.Errorf("the notes did not reach the model: %+v", tr)
-		}
+		t.Run("env", func(t *testing.T) {
+			t.Parallel()
+			// `snippet claude --env`: the token from the environment, in .mcp.json and in
+			// its claude mcp add; Claude Code's permission from ~/.claude/settings.json as
+			// the snippet says, not from a flag. (A project's .claude/settings.json is
+			// ignored until its workspace is trusted in an interactive claude.)
+			env := airlockIn(t, state, "", "gateway", "snippet", "claude", "--env", "--config", cfg)
+			exp := airlockIn(t, state, "", "gateway", "token", "--export", "--config", cfg)
+			token, ok := strings.CutPrefix(strings.TrimSpace(exp.stdout), "export AIRLOCK_TOKEN=")
+			if env.code != 0 || !ok {
+				t.Fatalf("snippet --env: exit %d; token --export: %q", env.code, exp.stdout)
+			}
+			token = strings.Trim(token, "'")
+			if strings.Contains(env.stdout, token) {
+				t.Fatalf("the --env snippet shows the token:\n%s", env.stdout)
+			}
+			var envBlock []string
+			var envAdd string
+			for _, l := range strings.Split(env.stdout, "\n") {
+				if !strings.HasPrefix(l, "#") {
+					envBlock = append(envBlock, l)
+				} else if i := strings.Index(l, "(or run: claude mcp add "); i >= 0 {
+					envAdd = strings.TrimSuffix(l[i+len("(or run: "):], ")")
+				}
+			}
+			tokenEnv := "AIRLOCK_TOKEN=" + token
+			other := t.TempDir()
+			add := exec.Command("sh", "-c", envAdd)
+			add.Dir, add.Env = other, agent.env()
+			if out, err := add.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", envAdd, err, out)
+			}
+			list := agent.command(other, "mcp", "list")
+			list.Env = append(list.Env, tokenEnv)
+			out, _ := list.CombinedOutput()
+			if !strings.Contains(string(out), "airlock: http://"+addr+"/mcp (HTTP) - ✔ Connected") {
+				t.Errorf("after the --env snippet's claude mcp add, claude mcp list does not show airlock connected:\n%s", out)
+			}
+
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(strings.Join(envBlock, "\n")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			settings := filepath.Join(agent.home, ".claude", "settings.json")
+			if err := os.WriteFile(settings, []byte(`{"permissions": {"allow": ["mcp__airlock"]}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(settings)
+			model.Reset()
+			model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__list_notes"}, agentmodel.AnthropicTurn{Text: "listed."})
+			start := time.Now()
+			agent.start(t, dir, []string{"-p", "list my notes", "--output-format", "json"}, tokenEnv).wait(t)
+			tr := claudeToolResult(t, model, "mcp__airlock__notes__list_notes")
+			t.Logf("--env block + settings.json permission: %v; reached the model: is_error=%v %.60q", time.Since(start).Round(time.Millisecond), tr.IsError, tr.Text)
+			if tr.IsError || !strings.Contains(tr.Text, "correct-horse-battery-staple") {
+				t.Errorf("the notes did not reach the model: %+v", tr)
+			}
+		})
+
 	})
 
 	t.Run("read_runs_unasked", func(t *testing.T) {
