@@ -41,7 +41,6 @@ func claudeBinDir(t *testing.T) string {
 // claudeAgent runs the real Claude Code against a scripted model on 127.0.0.1, in a
 // fresh home of its own: no account, no telemetry, no update check.
 type claudeAgent struct {
-	t     *testing.T
 	bin   string
 	home  string
 	model *agentmodel.AnthropicServer
@@ -217,7 +216,7 @@ func TestClaudeCode_ThroughTheGateway(t *testing.T) {
 	bin := claudeBinDir(t)
 	model := agentmodel.NewAnthropic()
 	defer model.Close()
-	agent := &claudeAgent{t: t, bin: bin, home: t.TempDir(), model: model}
+	agent := &claudeAgent{bin: bin, home: t.TempDir(), model: model}
 
 	state := t.TempDir()
 	notesDir := filepath.Join(t.TempDir(), "notes") // created and seeded by the notes server

@@ -119,12 +119,11 @@ type AnthropicServer struct {
 	turns []AnthropicTurn
 	mu    sync.Mutex
 	reqs  []AnthropicRequest
-	seen  chan struct{} // closed and replaced on every request
 }
 
 // NewAnthropic starts an endpoint that plays turns. Close it when done.
 func NewAnthropic(turns ...AnthropicTurn) *AnthropicServer {
-	s := &AnthropicServer{turns: turns, Aside: "ok", seen: make(chan struct{})}
+	s := &AnthropicServer{turns: turns, Aside: "ok"}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -166,13 +165,6 @@ func (s *AnthropicServer) Reset() {
 	s.mu.Unlock()
 }
 
-// Seen returns a channel closed at the next request.
-func (s *AnthropicServer) Seen() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seen
-}
-
 func (s *AnthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	req := AnthropicRequest{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
@@ -185,8 +177,7 @@ func (s *AnthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
-	close(s.seen)
-	s.seen = make(chan struct{})
+	n := len(s.reqs)
 	turns := s.turns
 	aside := s.Aside
 	s.mu.Unlock()
@@ -203,7 +194,7 @@ func (s *AnthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 		if turn.Reply != nil {
 			turn = turn.Reply(req)
 		}
-		writeAnthropicTurn(w, req, turn, len(s.Requests()))
+		writeAnthropicTurn(w, req, turn, n)
 	case strings.HasSuffix(r.URL.Path, "/count_tokens"):
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"input_tokens":%d}`, 1+len(body)/4)
