@@ -16,12 +16,15 @@ var SnippetClients = []string{"claude", "cursor", "vscode"}
 // gateway: --demo, --config, --gateway), for the stdio bridge alternative.
 func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...string) error {
 	auth := map[string]string{"Authorization": "Bearer " + token}
-	var where string
+	var where, after string
 	var block any
 	switch client {
 	case "claude":
-		where = "Claude Code: put this in .mcp.json in your project (or run: claude mcp add --transport http airlock " + url + ` --header "Authorization: Bearer ` + token + `")`
+		where = "Claude Code: run this in your project (the token stays in your own ~/.claude.json; add --scope user for every project):\n" +
+			"#   claude mcp add --transport http airlock " + url + ` --header "Authorization: Bearer ` + token + `"` + "\n" +
+			"# or put this in the project's .mcp.json (a file others may see: `airlock gateway snippet claude --env` keeps the token out of it); claude asks once to approve it:"
 		block = map[string]any{"mcpServers": map[string]any{"airlock": map[string]any{"type": "http", "url": url, "headers": auth}}}
+		after = claudeNotes
 	case "cursor":
 		where = "Cursor: put this in ~/.cursor/mcp.json (or .cursor/mcp.json in your project)"
 		defer WriteTimeoutNote(w, "cursor")
@@ -37,12 +40,23 @@ func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...st
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "# %s\n%s\n", where, b)
+	fmt.Fprintf(w, "# %s\n%s\n%s", where, b, after)
 	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": append([]string{"bridge"}, bridgeArgs...)}, "", "  ")
 	fmt.Fprintf(w, "# A client that only launches stdio servers can use the bridge instead:\n# %s\n", compact(stdio))
 	fmt.Fprintln(w, "# The token is a secret: anyone with it can ask airlock to run tools (a person still approves risky calls).")
 	return nil
 }
+
+// claudeNotes follow Claude Code's block: its own permission prompt, which would ask
+// before airlock does, and its own limits on a tool call (Claude Code 2.1.328: a
+// call may take MCP_TOOL_TIMEOUT ms, 100000000 by default; one with neither an
+// answer nor progress for CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT ms, 300000 by default for
+// an HTTP server and checked every 30 s, is given up; a server's "timeout" raises
+// both for that server).
+const claudeNotes = "# Claude Code asks its own permission before each MCP tool; to leave the asking to airlock, allow airlock's tools there:\n" +
+	"#   claude --allowedTools mcp__airlock   (or \"permissions\": {\"allow\": [\"mcp__airlock\"]} in ~/.claude/settings.json; a project's .claude/settings.json counts once you trust its folder in claude)\n" +
+	"# Claude Code's own limits on a tool call: MCP_TOOL_TIMEOUT (ms, default 100000000, about 28 hours) and, for a call with no answer yet, CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT (ms, default 300000: 5 minutes); airlock denies an unanswered question after approval_timeout (2m by default).\n" +
+	"# To let a question wait longer than 5 minutes, raise both sides: \"timeout\": 900000 (ms) in the airlock block (Claude Code's two limits for this server), and approval_timeout in airlock's config.\n"
 
 func compact(b []byte) string {
 	var v any
@@ -58,12 +72,13 @@ func compact(b []byte) string {
 // separately from `airlock gateway token --export` (cfgFlags are the flags that
 // command needs to find the same token).
 func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs ...string) error {
-	var where string
+	var where, after string
 	var block any
 	switch client {
 	case "claude":
-		where = "Claude Code: put this in .mcp.json in your project; Claude Code expands ${AIRLOCK_TOKEN} in headers (or run: claude mcp add --transport http airlock " + url + ` --header 'Authorization: Bearer ${AIRLOCK_TOKEN}')`
+		where = "Claude Code: put this in .mcp.json in your project; Claude Code expands ${AIRLOCK_TOKEN} in headers, and claude asks once to approve the server (or run: claude mcp add --transport http airlock " + url + ` --header 'Authorization: Bearer ${AIRLOCK_TOKEN}')`
 		block = map[string]any{"mcpServers": map[string]any{"airlock": map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer ${AIRLOCK_TOKEN}"}}}}
+		after = claudeNotes
 	case "cursor":
 		where = "Cursor: put this in ~/.cursor/mcp.json (or .cursor/mcp.json in your project); Cursor expands ${env:AIRLOCK_TOKEN}"
 		defer WriteTimeoutNote(w, "cursor")
@@ -82,7 +97,7 @@ func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "# %s\n%s\n", where, b)
+	fmt.Fprintf(w, "# %s\n%s\n%s", where, b, after)
 	fmt.Fprintf(w, "# Then, in the shell that starts the agent (the token is set, never shown):\n#   eval \"$(airlock gateway token --export%s)\"\n", cfgFlags)
 	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": append([]string{"bridge"}, bridgeArgs...)}, "", "  ")
 	fmt.Fprintf(w, "# A client that only launches stdio servers can use the bridge instead (it reads the token itself):\n# %s\n", compact(stdio))
