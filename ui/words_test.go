@@ -208,7 +208,9 @@ func TestDetail_ShowsTheMappedName(t *testing.T) {
 	long := strings.Repeat("read_every_note_", 8)
 	for _, n := range []string{"get.item", long} {
 		s.AddTool(&mcp.Tool{Name: n, InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	cfg := &config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: time.Minute,
 		Servers: []config.Server{{Name: "notes", Trust: trust.Trusted}}}
