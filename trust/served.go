@@ -153,30 +153,37 @@ func MapServedNames(refs []Ref, budget int) *ServedNames {
 		e.name = mappedName(e.stem, e.hash, e.digits, budget)
 		es[i] = e
 	}
-	for {
-		byName := make(map[string][]int, len(es))
-		for i := range es {
-			if !es[i].unnamed {
-				byName[es[i].name] = append(byName[es[i].name], i)
+	// Names some ref is served as it is: taken, whatever else wants them. Only
+	// those that end like a mapped name ("_" and hex digits) can be wanted.
+	taken := map[string]bool{}
+	for _, r := range refs {
+		if endsLikeMapped(r.Tool) && ServableAsIs(r, budget) {
+			taken[r.Qualified()] = true
+		}
+	}
+	byName := make(map[string][]int, len(es))
+	work := make([]string, 0, len(es))
+	for i := range es {
+		if byName[es[i].name] == nil {
+			work = append(work, es[i].name)
+		}
+		byName[es[i].name] = append(byName[es[i].name], i)
+	}
+	// Each round decides from the names as the round found them, so the outcome
+	// does not depend on the order clashes are met in; only names that changed
+	// are looked at again.
+	for len(work) > 0 {
+		var clashes []string
+		for _, name := range work {
+			if is := byName[name]; len(is) > 1 || len(is) == 1 && taken[name] {
+				clashes = append(clashes, name)
 			}
 		}
-		// A name some ref is served as it is: taken, whatever else wants it.
-		taken := map[string]bool{}
-		for _, r := range refs {
-			if !ServableAsIs(r, budget) {
-				continue
-			}
-			if q := r.Qualified(); byName[q] != nil {
-				taken[q] = true
-			}
-		}
-		clashed := false
-		for name, is := range byName {
-			if len(is) < 2 && !taken[name] {
-				continue
-			}
-			clashed = true
-			for _, i := range is {
+		work = work[:0]
+		inWork := map[string]bool{}
+		var moved []int
+		for _, name := range clashes {
+			for _, i := range byName[name] {
 				e := &es[i]
 				next := mappedName(e.stem, e.hash, e.digits+1, budget)
 				if e.digits >= len(e.hash) || next == e.name {
@@ -184,10 +191,17 @@ func MapServedNames(refs []Ref, budget int) *ServedNames {
 					continue
 				}
 				e.digits, e.name = e.digits+1, next
+				moved = append(moved, i)
 			}
+			delete(byName, name)
 		}
-		if !clashed {
-			break
+		for _, i := range moved {
+			name := es[i].name
+			if !inWork[name] {
+				inWork[name] = true
+				work = append(work, name)
+			}
+			byName[name] = append(byName[name], i)
 		}
 	}
 	s.mapped = make(map[Ref]string, len(es))
@@ -206,6 +220,21 @@ func MapServedNames(refs []Ref, budget int) *ServedNames {
 	return s
 }
 
+// endsLikeMapped reports whether a tool name, after SERVER__, ends as a mapped
+// name does: "_" and at least MinServedHash lower-case hex digits.
+func endsLikeMapped(tool string) bool {
+	tail := tool[strings.LastIndexByte(tool, '_')+1:]
+	if len(tail) < MinServedHash {
+		return false
+	}
+	for i := 0; i < len(tail); i++ {
+		if c := tail[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func compareRefs(a, b Ref) int {
 	if c := strings.Compare(a.Server, b.Server); c != 0 {
 		return c
@@ -217,6 +246,7 @@ func compareRefs(a, b Ref) int {
 // of invalid UTF-8 too) as "_", at most MaxServedNameLen bytes of it.
 func servedStem(q string) string {
 	var b strings.Builder
+	b.Grow(min(len(q), MaxServedNameLen))
 	for _, c := range q {
 		if b.Len() >= MaxServedNameLen {
 			break

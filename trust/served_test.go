@@ -191,3 +191,23 @@ func TestServableAsIsAndBudget(t *testing.T) {
 		t.Error("Lookup reads back an original dotted name")
 	}
 }
+
+// BenchmarkMapServedNames maps 10,000 tools: all served as they are (the common
+// case: no hash, no map), and all mapped, thousands sharing one stem.
+func BenchmarkMapServedNames(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		format string
+	}{{"as-is", "tool_%05d"}, {"mapped", "get.item.%0120d"}} {
+		refs := make([]Ref, 10000)
+		for i := range refs {
+			refs[i] = Ref{"notes", fmt.Sprintf(tc.format, i)}
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				MapServedNames(refs, DefaultNameBudget)
+			}
+		})
+	}
+}

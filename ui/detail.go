@@ -54,7 +54,8 @@ type servedName struct {
 // servedNameOf is t's served name in snap.
 func servedNameOf(snap *session.Snapshot, t *session.ToolInfo) servedName {
 	if snap == nil {
-		return servedName{name: t.Ref.Qualified(), ok: t.Exposed, budget: trust.DefaultNameBudget}
+		name, ok := trust.MapServedNames([]trust.Ref{t.Ref}, trust.DefaultNameBudget).Name(t.Ref)
+		return servedName{name: name, ok: ok && t.Exposed, budget: trust.DefaultNameBudget}
 	}
 	name, ok := snap.ServedName(t)
 	return servedName{name: name, ok: ok, budget: snap.NameBudget()}
