@@ -214,7 +214,7 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 	}
 	if served.ok && served.name != t.Ref.Qualified() {
 		// The agent's conversation names the tool so: say why it is not its own.
-		field("", st.Muted.Render("the agent calls it "+served.name+", not "+inline(st, t.Ref.Qualified(), 0)+": "+trust.MappedBecause(t.Ref, served.budget)+" (agents' clients accept ^[A-Za-z0-9_-]{1,64}$ with their own prefix)"))
+		field("", st.Muted.Render("the agent calls it "+inline(st, served.name, 0)+", not "+inline(st, t.Ref.Qualified(), 0)+": "+trust.MappedBecause(t.Ref, served.budget)+" (agents' clients accept ^[A-Za-z0-9_-]{1,64}$ with their own prefix)"))
 	}
 
 	if t.Pin == trust.PinChanged {
