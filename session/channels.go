@@ -61,7 +61,10 @@ type PromptRequest struct {
 	Client  string
 	Server  string
 	Name    string
-	Args    json.RawMessage
+	// Served is the name the gateway serves the prompt under when it is not
+	// SERVER__NAME (see CallRequest.Served); the audit records it.
+	Served string
+	Args   json.RawMessage
 	// CallID is CallRequest's: the get's ID when the caller gave one.
 	CallID string
 }
@@ -377,6 +380,9 @@ func resourceBytes(r *mcp.ReadResourceResult) int64 {
 func (m *Manager) GetPrompt(ctx context.Context, req PromptRequest) (*PromptOutcome, error) {
 	start := m.opts.Now()
 	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.PromptGetTool, CallID: req.CallID}
+	if req.Served != (trust.Ref{Server: req.Server, Tool: req.Name}).Qualified() {
+		cr.Served = req.Served
+	}
 	args := req.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")

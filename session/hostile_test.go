@@ -595,6 +595,10 @@ func TestHostile12_InvalidToolNamesBlockedNotExposed(t *testing.T) {
 		if !strings.Contains(reasons(ti), "not a valid MCP tool name") {
 			t.Errorf("%q reasons %q do not say why", n, ti.Class.Reasons)
 		}
+		// Not mapped to a name either: an invalid name is never served.
+		if served, ok := m.Snapshot().ServedName(&ti); ok {
+			t.Errorf("%q is served to agents as %q", n, served)
+		}
 		shown := safetext.Inline(ti.Ref.Tool)
 		if strings.ContainsAny(shown, "\x1b\x07\n") {
 			t.Errorf("%q shown as %q: not escaped", n, shown)

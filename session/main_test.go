@@ -110,6 +110,10 @@ func serve(mode string) int {
 		return serveMarker()
 	case "agent-call":
 		return serveAgentCall()
+	case "names":
+		// The tools of hostileNames, each answering with its own name.
+		_ = namesServer(hostileNames()).Run(ctx, &mcp.StdioTransport{})
+		return 0
 	case "stall":
 		return serveStall(os.Getenv("AIRLOCK_TEST_STALL"))
 	case "stall-child":

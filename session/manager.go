@@ -457,6 +457,11 @@ type CallRequest struct {
 	Client string
 	Server string
 	Tool   string
+	// Served is the name the caller named the tool by when that is not its
+	// qualified name SERVER__TOOL: the gateway's mapped name (Snapshot.ServedName).
+	// The dialog shows it and the audit records it beside the tool; it decides
+	// nothing.
+	Served string
 	// Args are the exact argument bytes: a JSON object, or empty for {}. They are
 	// what the person approves, what is hashed, and what is forwarded.
 	Args json.RawMessage
@@ -466,6 +471,14 @@ type CallRequest struct {
 	// call has it): the caller can then ask about the call while it runs
 	// (QuestionWaiting). Empty, the call gets a new one.
 	CallID string
+}
+
+// servedName is Served when it differs from the qualified name, else "".
+func (r CallRequest) servedName() string {
+	if r.Served == "" || r.Served == (trust.Ref{Server: r.Server, Tool: r.Tool}).Qualified() {
+		return ""
+	}
+	return r.Served
 }
 
 // Outcome is what happened to a call that ran.
@@ -748,6 +761,7 @@ func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *audi
 		Client:     req.Client,
 		Server:     req.Server,
 		Tool:       req.Tool,
+		Served:     req.servedName(),
 		Tier:       tool.Class.Tier.String(),
 		ArgsSHA256: ArgsSHA256(req.Args),
 		Args:       Redact(req.Args),
@@ -761,7 +775,7 @@ func (m *Manager) AuditRefused(callID string, req CallRequest, by trust.DecidedB
 	if m.opts.Audit == nil {
 		return
 	}
-	r := audit.Record{Kind: "decision", CallID: callID, Context: ctxKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool,
+	r := audit.Record{Kind: "decision", CallID: callID, Context: ctxKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool, Served: req.servedName(),
 		ArgsSHA256: ArgsSHA256(req.Args), Decision: "deny", DecidedBy: string(by), Reason: why, TS: m.opts.Now().UTC()}
 	_ = m.opts.Audit.Append(r)
 }

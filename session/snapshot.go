@@ -233,6 +233,9 @@ type Snapshot struct {
 	// channels are the servers' resources and prompts channels that count in the
 	// hazards (not tools: nothing lists or serves them), for Fixes.
 	channels []ToolInfo
+	// served is the names the gateway serves the tools and prompts under, made on
+	// first use (served.go).
+	served *servedNames
 }
 
 // Tool finds one tool by server and name (the first, if a server lists it twice): a
@@ -372,7 +375,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 	m.mu.Unlock()
 
 	parts := make([]*serverSnap, len(m.order))
-	snap := &Snapshot{Version: version, Servers: make([]ServerInfo, 0, len(m.order))}
+	snap := &Snapshot{Version: version, Servers: make([]ServerInfo, 0, len(m.order)), served: &servedNames{budget: m.nameBudget()}}
 	total := 0
 	for i, name := range m.order {
 		s := m.servers[name]

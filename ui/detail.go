@@ -29,7 +29,9 @@ type detailView struct {
 	// "before" side of the diff the person reviews.
 	pinned json.RawMessage
 	// gateway says an agent gateway runs in this session.
-	gateway       bool
+	gateway bool
+	// served is the name the gateway serves the tool under.
+	served        servedName
 	vp            viewport.Model
 	width, height int
 }
@@ -41,9 +43,27 @@ func newDetailView(st *theme.Styles) detailView {
 	return detailView{st: st, keys: keys, vp: vp}
 }
 
+// servedName is the name the gateway serves a tool under (Snapshot.ServedName),
+// with the name budget it was chosen within.
+type servedName struct {
+	name   string
+	ok     bool
+	budget int
+}
+
+// servedNameOf is t's served name in snap.
+func servedNameOf(snap *session.Snapshot, t *session.ToolInfo) servedName {
+	if snap == nil {
+		name, ok := trust.MapServedNames([]trust.Ref{t.Ref}, trust.DefaultNameBudget).Name(t.Ref)
+		return servedName{name: name, ok: ok && t.Exposed, budget: trust.DefaultNameBudget}
+	}
+	name, ok := snap.ServedName(t)
+	return servedName{name: name, ok: ok, budget: snap.NameBudget()}
+}
+
 // open shows a tool from the top.
-func (d *detailView) open(t session.ToolInfo, now trust.Verdict, pinned json.RawMessage) {
-	d.tool, d.now, d.pinned = t, now, pinned
+func (d *detailView) open(t session.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage) {
+	d.tool, d.served, d.now, d.pinned = t, served, now, pinned
 	d.render()
 	d.vp.GotoTop()
 }
@@ -63,9 +83,9 @@ func (d *detailView) scrollToDiff() {
 const diffHeading = "Changed since pinned"
 
 // refresh shows a new state of the same tool (a new snapshot), keeping the scroll.
-func (d *detailView) refresh(t session.ToolInfo, now trust.Verdict, pinned json.RawMessage) {
+func (d *detailView) refresh(t session.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage) {
 	y := d.vp.YOffset()
-	d.tool, d.now, d.pinned = t, now, pinned
+	d.tool, d.served, d.now, d.pinned = t, served, now, pinned
 	d.render()
 	d.vp.SetYOffset(y)
 }
@@ -83,7 +103,7 @@ func (d *detailView) SetSize(w, h int) {
 
 func (d *detailView) render() {
 	iw, _ := paneInner(d.width, d.height)
-	d.vp.SetContent(detailContent(d.st, d.tool, d.now, d.pinned, d.gateway, iw))
+	d.vp.SetContent(detailContent(d.st, d.tool, d.served, d.now, d.pinned, d.gateway, iw))
 	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && d.tool.TaskSupport != taskRequired)
 	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
 }
@@ -133,7 +153,7 @@ func (d detailView) View() string {
 
 // detailContent renders a tool's whole description for a width. Every
 // server-controlled string is escaped; multi-line ones are wrapped in a gutter.
-func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinned json.RawMessage, gateway bool, width int) string {
+func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage, gateway bool, width int) string {
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
 	field := func(name, value string) {
@@ -188,10 +208,16 @@ func detailContent(st *theme.Styles, t session.ToolInfo, now trust.Verdict, pinn
 		field("gateway", st.WarnText.Render("not served to agents")+": a blocked tool is neither listed to them nor callable")
 	case !t.Exposed:
 		field("gateway", st.WarnText.Render("not served to agents")+": its name cannot be mapped safely")
+	case !served.ok:
+		field("gateway", st.WarnText.Render("not served to agents")+": every name within the name budget it could take is another tool's")
 	case gateway:
-		field("gateway", "served to agents as "+inline(st, t.Ref.Qualified(), 0))
+		field("gateway", "served to agents as "+inline(st, served.name, 0))
 	default:
-		field("gateway", "no gateway runs in this session; with --gateway, agents would see it as "+inline(st, t.Ref.Qualified(), 0))
+		field("gateway", "no gateway runs in this session; with --gateway, agents would see it as "+inline(st, served.name, 0))
+	}
+	if served.ok && served.name != t.Ref.Qualified() {
+		// The agent's conversation names the tool so: say why it is not its own.
+		field("", st.Muted.Render("the agent calls it "+inline(st, served.name, 0)+", not "+inline(st, t.Ref.Qualified(), 0)+": "+trust.MappedBecause(t.Ref, served.budget)+" (agents' clients accept ^[A-Za-z0-9_-]{1,64}$ with their own prefix)"))
 	}
 
 	if t.Pin == trust.PinChanged {

@@ -676,7 +676,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 
 // openDetail shows a tool's details over the current screen; esc returns to it.
 func (m *Model) openDetail(t session.ToolInfo) {
-	m.detail.open(t, m.sess.Engine().Decide("", t), m.pinnedFor(t))
+	m.detail.open(t, servedNameOf(m.snap, &t), m.sess.Engine().Decide("", t), m.pinnedFor(t))
 	m.push(screenDetail)
 }
 
@@ -808,7 +808,7 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 	if m.screen == screenDetail || slices.Contains(m.nav, screenDetail) {
 		t := m.detail.tool
 		if cur, ok := s.Tool(t.Ref.Server, t.Ref.Tool); ok {
-			m.detail.refresh(cur, m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
+			m.detail.refresh(cur, servedNameOf(s, &cur), m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
 		}
 	}
 	if m.screen == screenInfo || slices.Contains(m.nav, screenInfo) {

@@ -740,10 +740,10 @@ func TestAuthorizationRequestedShown(t *testing.T) {
 func TestDetailShowsEnvNames(t *testing.T) {
 	st := newTestStyles()
 	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &session.ServerFacts{Env: []string{"HOME", "PATH", "X\x1b[2J"}}}
-	plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, false, 100))
+	plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "env       HOME PATH X⟨ESC⟩[2J")
 	tool.Facts = nil
-	if plain := ansi.Strip(detailContent(st, tool, trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "env  ") {
+	if plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "env  ") {
 		t.Errorf("a server without a process shows an env line:\n%s", plain)
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
 )
@@ -76,7 +79,7 @@ func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 		t.Errorf("the blocked tool's detail does not tell the truth about agents:\n%s", content)
 	}
 	h.m.detail.gateway = false
-	h.m.detail.refresh(h.m.detail.tool, h.m.detail.now, nil)
+	h.m.detail.refresh(h.m.detail.tool, h.m.detail.served, h.m.detail.now, nil)
 	if strings.Contains(ansi.Strip(h.m.detail.vp.GetContent()), "served to agents as") {
 		t.Error("without a gateway the detail says the tool is served")
 	}
@@ -194,5 +197,42 @@ func TestQueue_AOnEmptySaysSo(t *testing.T) {
 	h.keys("a")
 	if !strings.Contains(h.plain(), "nothing waits") {
 		t.Errorf("a on an empty queue said nothing:\n%s", h.plain())
+	}
+}
+
+// A tool whose SERVER__TOOL is no name agents' clients accept (dotted, or longer
+// than the name budget) is served under a mapped name: its detail says which, and
+// why, so the person can tell the name in the agent's conversation.
+func TestDetail_ShowsTheMappedName(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "names", Version: "1"}, nil)
+	long := strings.Repeat("read_every_note_", 8)
+	for _, n := range []string{"get.item", long} {
+		s.AddTool(&mcp.Tool{Name: n, InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	cfg := &config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: time.Minute,
+		Servers: []config.Server{{Name: "notes", Trust: trust.Trusted}}}
+	sess := startManager(t, cfg, map[string]*mcp.Server{"notes": s})
+	h := newHarnessFor(t, sess, 120, 40, true, Options{Title: "names"})
+	h.m.detail.gateway = true
+	for _, tc := range []struct{ tool, why string }{
+		{"get.item", "holds characters other than A-Z a-z 0-9 _ -"},
+		{long, "is longer than the 44-byte name budget"},
+	} {
+		ti, _ := sess.Snapshot().Tool("notes", tc.tool)
+		served, ok := sess.Snapshot().ServedName(&ti)
+		if !ok || served == ti.Ref.Qualified() {
+			t.Fatalf("%s is served as %q %v", tc.tool, served, ok)
+		}
+		h.m.openDetail(ti)
+		content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.vp.GetContent())), " ")
+		for _, want := range []string{"served to agents as " + served, "the agent calls it " + served, tc.why} {
+			if !strings.Contains(content, want) {
+				t.Errorf("the detail of %s lacks %q:\n%s", tc.tool, want, content)
+			}
+		}
+		h.keys("esc")
 	}
 }

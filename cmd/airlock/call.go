@@ -32,7 +32,10 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return 2
 	}
+	// asNamed is the one name given (SERVER__TOOL, or the gateway's served name).
+	asNamed := ""
 	if len(positional) == 1 {
+		asNamed = positional[0]
 		// SERVER__TOOL, the name shown everywhere.
 		if s, t, ok := strings.Cut(positional[0], "__"); ok && s != "" && t != "" {
 			positional = []string{s, t}
@@ -99,6 +102,14 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "airlock: error: %s\n", safetext.Inline(p))
 	}
 	server, tool := positional[0], positional[1]
+	served := ""
+	if _, ok := m.Snapshot().Tool(server, tool); !ok && asNamed != "" {
+		// The name an agent calls it by: the gateway serves a long or dotted
+		// SERVER__TOOL under a name of its own (see airlock check).
+		if ti, ok := m.Snapshot().ToolByServedName(asNamed); ok {
+			server, tool, served = ti.Ref.Server, ti.Ref.Tool, asNamed
+		}
+	}
 	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != session.StatusReady {
 		fmt.Fprintf(stderr, "airlock: server %s is %s: %s\n", server, sv.Status, safetext.Inline(errText(sv.Err)))
 		return cli.ExitServerFailed
@@ -110,7 +121,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 2
 		}
 	}
-	out, err := m.Call(ctx, session.CallRequest{Server: server, Tool: tool, Args: json.RawMessage(*argJSON)})
+	out, err := m.Call(ctx, session.CallRequest{Server: server, Tool: tool, Served: served, Args: json.RawMessage(*argJSON)})
 	var denied *session.DeniedError
 	switch {
 	case errors.As(err, &denied):

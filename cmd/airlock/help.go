@@ -27,7 +27,7 @@ var commands = []command{
 	{path: []string{"snapshot"}, summary: "record every server's listing to a file, for CI (check --snapshot, --drift)"},
 	{path: []string{"demo"}, summary: "the TUI (or check view) on four built-in offline demo servers; --tour walks through them"},
 	{path: []string{"demo-server"}, args: "NAME", summary: "serve one demo server over stdio (docs, web, notes, mail)", noFlags: true},
-	{path: []string{"call"}, args: "SERVER__TOOL | SERVER TOOL", summary: "one call through the approval engine; arguments are checked against the tool's input schema first"},
+	{path: []string{"call"}, args: "SERVER__TOOL | SERVER TOOL", summary: "one call through the approval engine (SERVER__TOOL may be the name the gateway serves it under); arguments are checked against the tool's input schema first"},
 	{path: []string{"read"}, args: "SERVER URI", summary: "read one resource through the approval engine (policy resources = …; an untrusted server's content taints)"},
 	{path: []string{"prompt"}, args: "SERVER NAME", summary: "get one prompt with --args through the approval engine (policy prompts = …)"},
 	{path: []string{"pins", "list"}, args: "[SERVER]", summary: "list pinned tool definitions and what changed since"},

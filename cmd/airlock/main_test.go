@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AIRLOCK_TEST_PATHFS") == "1" {
 		os.Exit(servePathFS())
 	}
+	if os.Getenv("AIRLOCK_TEST_NAMES_SERVER") != "" {
+		os.Exit(serveNames())
+	}
 	if os.Getenv("AIRLOCK_TEST_FILE_SERVER") != "" {
 		os.Exit(serveFiles())
 	}
@@ -99,6 +102,7 @@ type checkJSON struct {
 	}
 	Tools []struct {
 		Server, Name, Qualified, Tier, Policy, Pin string
+		ServedName                                 string `json:"served_name"`
 		Declared                                   json.RawMessage
 		Effective                                  map[string]bool
 		Legs, Reasons                              []string

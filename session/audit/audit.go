@@ -28,19 +28,22 @@ import (
 // Hash is sha256(prev || canonical JSON of the record without hash), so every record
 // seals the one before it.
 type Record struct {
-	Seq       uint64    `json:"seq"`
-	TS        time.Time `json:"ts"`
-	Prev      string    `json:"prev"`
-	Hash      string    `json:"hash,omitempty"`
-	Kind      string    `json:"kind"` // decision | outcome | grant | grant-ended | revoke | taint-cleared | rule-saved | rule-revoked | segment | sealed
-	CallID    string    `json:"call_id"`
-	Context   string    `json:"context"`
-	Client    string    `json:"client,omitempty"`
-	Server    string    `json:"server"`
-	Tool      string    `json:"tool"`
-	Tier      string    `json:"tier"`
-	Decision  string    `json:"decision,omitempty"`   // allow | deny
-	DecidedBy string    `json:"decided_by,omitempty"` // a trust.DecidedBy value
+	Seq     uint64    `json:"seq"`
+	TS      time.Time `json:"ts"`
+	Prev    string    `json:"prev"`
+	Hash    string    `json:"hash,omitempty"`
+	Kind    string    `json:"kind"` // decision | outcome | grant | grant-ended | revoke | taint-cleared | rule-saved | rule-revoked | segment | sealed
+	CallID  string    `json:"call_id"`
+	Context string    `json:"context"`
+	Client  string    `json:"client,omitempty"`
+	Server  string    `json:"server"`
+	Tool    string    `json:"tool"`
+	// Served is the name an agent called the tool by when the gateway serves it
+	// under a name other than SERVER__TOOL (a long or dotted name, mapped).
+	Served    string `json:"served,omitempty"`
+	Tier      string `json:"tier"`
+	Decision  string `json:"decision,omitempty"`   // allow | deny
+	DecidedBy string `json:"decided_by,omitempty"` // a trust.DecidedBy value
 	// Reason is the sentence saying why (the verdict's reasons, joined with "; ").
 	Reason       string `json:"reason,omitempty"`
 	PersonReason string `json:"person_reason,omitempty"` // the person's own reason for a denial

@@ -93,6 +93,11 @@ type Gateway struct {
 	Listen string
 	// AllowRemote permits a non-loopback Listen address.
 	AllowRemote bool
+	// NameBudget is the longest tool or prompt name the gateway serves (1 to 64
+	// bytes; 0: trust.DefaultNameBudget). A client puts its own prefix before it
+	// (mcp__airlock__) and accepts at most 64 bytes in all; a longer or dotted
+	// SERVER__TOOL is served under a mapped name (trust.MapServedNames).
+	NameBudget int
 }
 
 // Transport says how airlock reaches a server.

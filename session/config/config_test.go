@@ -236,6 +236,11 @@ path = "/var/log/airlock.jsonl"
 			want: cfg(func(c *Config) { c.Gateway = &Gateway{Listen: "127.1.2.3:80"} }),
 		},
 		{
+			name: "gateway name budget",
+			src:  "[gateway]\nname_budget = 20\n",
+			want: cfg(func(c *Config) { c.Gateway = &Gateway{Listen: "127.0.0.1:7878", NameBudget: 20} }),
+		},
+		{
 			name: "gateway remote when allowed",
 			src:  "[gateway]\nlisten = \"0.0.0.0:7878\"\nallow_remote = true\n",
 			want: cfg(func(c *Config) { c.Gateway = &Gateway{Listen: "0.0.0.0:7878", AllowRemote: true} }),
@@ -708,6 +713,21 @@ config.toml:3: servers.web.headers.N: want a string, got integer`,
 			name: "gateway on all interfaces",
 			src:  "[gateway]\nlisten = \":7878\"\n",
 			err:  `config.toml:2: gateway.listen: host "" is not loopback (127.x.x.x, ::1 or localhost); set gateway.allow_remote = true to listen on it`,
+		},
+		{
+			name: "gateway name budget out of range",
+			src:  "[gateway]\nname_budget = 65\n",
+			err:  `config.toml:2: gateway.name_budget: want an integer from 1 to 64 (the longest tool name agent clients accept, their prefix included), got 65`,
+		},
+		{
+			name: "gateway name budget zero or not a number",
+			src:  "[gateway]\nname_budget = 0\n",
+			err:  `config.toml:2: gateway.name_budget: want an integer from 1 to 64 (the longest tool name agent clients accept, their prefix included), got 0`,
+		},
+		{
+			name: "gateway name budget a string",
+			src:  "[gateway]\nlisten = \"127.0.0.1:1\"\nname_budget = \"44\"\n",
+			err:  `config.toml:3: gateway.name_budget: want an integer, got string`,
 		},
 		{
 			name: "gateway without port",

@@ -175,6 +175,7 @@ type rawPolicy struct {
 type rawGateway struct {
 	Listen      value `toml:"listen"`
 	AllowRemote value `toml:"allow_remote"`
+	NameBudget  value `toml:"name_budget"`
 }
 
 type rawAudit struct {
@@ -405,6 +406,16 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 		}
 		if v := b.boolean(toml.Key{"gateway", "allow_remote"}, g.AllowRemote); v != nil {
 			c.Gateway.AllowRemote = *v
+		}
+		if k := (toml.Key{"gateway", "name_budget"}); g.NameBudget.set {
+			switch n, ok := g.NameBudget.v.(int64); {
+			case !ok:
+				b.probs.wrongType(k, -1, "want an integer, got %s", describe(g.NameBudget.v))
+			case n < 1 || n > trust.MaxServedNameLen:
+				b.probs.add(k, "want an integer from 1 to %d (the longest tool name agent clients accept, their prefix included), got %d", trust.MaxServedNameLen, n)
+			default:
+				c.Gateway.NameBudget = int(n)
+			}
 		}
 	}
 

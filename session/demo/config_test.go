@@ -59,12 +59,13 @@ func TestConfig(t *testing.T) {
 // name, and a nil entry means the table's own keys are free (env, headers). [limits]
 // and servers.*.elicitation are defined in docs/approval-core.md; servers.*.tools.*.rules
 // and rules_file in docs/rules.md; servers.*.roots in docs/sampling-and-roots.md;
-// audit.sync_before_forward and audit.segment_bytes in docs/audit-durability.md.
+// audit.sync_before_forward and audit.segment_bytes in docs/audit-durability.md;
+// gateway.name_budget in docs/gateway-names.md.
 var designKeys = map[string][]string{
 	"":                  {"policy", "gateway", "audit", "servers", "limits", "rules_file"},
 	"limits":            {"max_args_bytes", "max_waiting_per_context", "max_waiting_bytes", "taint_prune_after_days"},
 	"policy":            {"read", "write", "destructive", "approval_timeout"},
-	"gateway":           {"listen", "allow_remote"},
+	"gateway":           {"listen", "allow_remote", "name_budget"},
 	"audit":             {"path", "sync_before_forward", "segment_bytes"},
 	"servers":           {"*"},
 	"servers.*":         {"command", "args", "env", "inherit_env", "trust", "labels", "tools", "url", "transport", "headers", "protocol", "connect_timeout", "call_timeout", "oauth", "elicitation", "roots"},

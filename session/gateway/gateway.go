@@ -86,7 +86,8 @@ type Options struct {
 }
 
 // Gateway serves every tool that is not blocked to AI agents over streamable HTTP, as
-// SERVER__TOOL, with the effective annotations; every call goes through the Manager's
+// SERVER__TOOL or, where that is no name every agent client accepts, the name
+// Snapshot.ServedName maps it to, with the effective annotations; every call goes through the Manager's
 // approval engine, in a taint context of its own per agent session. Resources,
 // templates and prompts are relayed too (relay.go). Construct it with
 // New, start it with Start, stop it with Close.
@@ -97,7 +98,7 @@ type Gateway struct {
 	token *tokenSource
 
 	mu      sync.Mutex
-	exposed map[string]gatewayTool // qualified name -> what is registered
+	exposed map[string]gatewayTool // served name -> what is registered
 	skipped []string
 	ended   map[string]bool // agent sessions already watched for their end
 
@@ -206,7 +207,7 @@ func (g *Gateway) auditUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 					ctxName, client := g.agentOf(r.Session)
 					g.m.AuditRefused(g.m.Engine().NewCallID(), session.CallRequest{Context: ctxName, Client: client,
 						Tool: r.Params.Name, Args: r.Params.Arguments}, trust.DecidedByUnknownTool,
-						"the gateway serves no tool "+strconv.Quote(r.Params.Name))
+						"the gateway serves no tool "+strconv.Quote(r.Params.Name)+g.servedAs(r.Params.Name))
 				}
 			}
 		}
@@ -249,8 +250,10 @@ func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
 		// The snapshot, not the gateway's own registry: no gateway lock is taken while
 		// go-sdk serves a request.
 		for _, ti := range snap.Tools {
-			q := ti.Ref.Qualified()
-			if !shadowing[q] || !listed[q] || ti.ServerTrust == trust.Trusted {
+			if !shadowing[ti.Ref.Qualified()] || ti.ServerTrust == trust.Trusted {
+				continue
+			}
+			if served, ok := snap.ServedName(ti); !ok || !listed[served] {
 				continue
 			}
 			ctxName, _ := g.agentOf(ss)
@@ -394,25 +397,32 @@ func (g *Gateway) sync() {
 			skipped = append(skipped, q+": name cannot be served to agents")
 			continue
 		}
-		key := toolKey(ti)
-		want[q] = true
-		if old, ok := g.exposed[q]; ok && old.key == key {
+		served, ok := snap.ServedName(ti)
+		if !ok {
+			skipped = append(skipped, q+": every name within the name budget it could be served under is another tool's")
 			continue
 		}
-		tool, err := agentTool(ti)
+		// The qualified name is in the key: a served name that now stands for
+		// another tool is registered again, with that tool's handler.
+		key := q + "|" + toolKey(ti)
+		want[served] = true
+		if old, ok := g.exposed[served]; ok && old.key == key {
+			continue
+		}
+		tool, err := agentTool(ti, served)
 		if err == nil {
-			err = g.addTool(tool, ti.Ref)
+			err = g.addTool(tool, ti.Ref, served)
 		}
 		if err != nil {
-			delete(want, q)
+			delete(want, served)
 			skipped = append(skipped, q+": "+err.Error())
-			if _, ok := g.exposed[q]; ok {
-				g.srv.RemoveTools(q)
-				delete(g.exposed, q)
+			if _, ok := g.exposed[served]; ok {
+				g.srv.RemoveTools(served)
+				delete(g.exposed, served)
 			}
 			continue
 		}
-		g.exposed[q] = gatewayTool{ref: ti.Ref, key: key}
+		g.exposed[served] = gatewayTool{ref: ti.Ref, key: key}
 	}
 	skipped = append(skipped, g.syncRelay(snap)...)
 	var gone []string
@@ -442,9 +452,10 @@ func toolKey(ti *session.ToolInfo) string {
 	return fmt.Sprintf("%s|%v|%v", def, ti.Class.Effective, ti.Class.Tier)
 }
 
-// agentTool is the tool as agents see it: the server's schemas unmodified, the
-// effective annotations (what airlock acts on), not the declared ones.
-func agentTool(ti *session.ToolInfo) (*mcp.Tool, error) {
+// agentTool is the tool as agents see it, under its served name: the server's
+// schemas unmodified, the effective annotations (what airlock acts on), not the
+// declared ones.
+func agentTool(ti *session.ToolInfo, served string) (*mcp.Tool, error) {
 	var obj struct {
 		Type any `json:"type"`
 	}
@@ -453,7 +464,7 @@ func agentTool(ti *session.ToolInfo) (*mcp.Tool, error) {
 	}
 	eff := agentHints(ti.Class)
 	t := &mcp.Tool{
-		Name:        ti.Ref.Qualified(),
+		Name:        served,
 		Title:       ti.Title,
 		Description: ti.Description,
 		InputSchema: ti.InputSchema,
@@ -493,24 +504,44 @@ func agentHints(c trust.Classification) trust.Effective {
 
 // addTool registers a tool; go-sdk panics on schemas it cannot serve, which must not
 // take the gateway down, so a panic becomes an error for that tool alone.
-func (g *Gateway) addTool(t *mcp.Tool, ref trust.Ref) (err error) {
+func (g *Gateway) addTool(t *mcp.Tool, ref trust.Ref, served string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("cannot be served: %v", r)
 		}
 	}()
-	g.srv.AddTool(t, g.handler(ref))
+	g.srv.AddTool(t, g.handler(ref, served))
 	return nil
 }
 
-// handler forwards one agent call through the approval engine.
-func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
+// servedAs is, for the qualified name of a tool the gateway serves under another
+// name, a clause saying which: an agent that calls a tool by its original long or
+// dotted name is refused, and the audit says what it should have called.
+func (g *Gateway) servedAs(name string) string {
+	server, tool, ok := strings.Cut(name, "__")
+	if !ok {
+		return ""
+	}
+	snap := g.m.Snapshot()
+	ti, ok := snap.Tool(server, tool)
+	if !ok {
+		return ""
+	}
+	if served, ok := snap.ServedName(&ti); ok && served != name {
+		return " (it serves that tool as " + strconv.Quote(served) + ")"
+	}
+	return ""
+}
+
+// handler forwards one agent call through the approval engine; served is the name
+// the agent called it by.
+func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ss := req.Session
 		ctxName, client := g.agentOf(ss)
 		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
-		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Args: req.Params.Arguments, CallID: g.m.Engine().NewCallID()}
+		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.Engine().NewCallID()}
 		var stopWaiting func()
 		if token != nil {
 			var mu sync.Mutex
@@ -533,7 +564,7 @@ func (g *Gateway) handler(ref trust.Ref) mcp.ToolHandler {
 				}
 				notify(&mcp.ProgressNotificationParams{Progress: p.Progress, Total: p.Total, Message: msg})
 			}
-			stopWaiting = g.tellWaiting(ctx, ref.Server, call.CallID, ref.Qualified(), func(msg string) {
+			stopWaiting = g.tellWaiting(ctx, ref.Server, call.CallID, served, func(msg string) {
 				notify(&mcp.ProgressNotificationParams{Message: msg})
 			})
 		}

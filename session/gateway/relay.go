@@ -29,7 +29,7 @@ import (
 type relayed struct {
 	resources map[string]string      // relay URI -> key of what the agent sees
 	templates map[string]string      // relay template -> key
-	prompts   map[string]relayPrompt // SERVER__NAME -> the server's prompt
+	prompts   map[string]relayPrompt // served name (SERVER__NAME, or mapped) -> the server's prompt
 	// subs holds the relay URIs each agent session subscribed to; a server is told
 	// to unsubscribe when no session holds the URI any more.
 	subs map[string]map[string]bool
@@ -120,8 +120,14 @@ func (g *Gateway) syncRelay(snap *session.Snapshot) []string {
 					skipped = append(skipped, sv.Name+" prompt "+strconv.QuoteToASCII(clip(p.Name))+": name cannot be served to agents")
 					continue
 				}
-				q := RelayPromptName(sv.Name, p.Name)
-				key := jsonKey(p)
+				q, ok := snap.ServedPromptName(sv.Name, p.Name)
+				if !ok {
+					skipped = append(skipped, RelayPromptName(sv.Name, p.Name)+": every name within the name budget it could be served under is another prompt's")
+					continue
+				}
+				// The server and name are in the key: a served name that now stands
+				// for another prompt is registered again, with that prompt's handler.
+				key := sv.Name + "\x00" + p.Name + "\x00" + jsonKey(p)
 				wantPrompt[q] = true
 				if old, ok := g.relay.prompts[q]; ok && old.key == key {
 					continue
@@ -131,7 +137,7 @@ func (g *Gateway) syncRelay(snap *session.Snapshot) []string {
 					pr.Arguments = append(pr.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
 				}
 				server, name := sv.Name, p.Name
-				if err := g.serve(func() { g.srv.AddPrompt(pr, g.promptHandler(server, name)) }); err != nil {
+				if err := g.serve(func() { g.srv.AddPrompt(pr, g.promptHandler(server, name, q)) }); err != nil {
 					delete(wantPrompt, q)
 					skipped = append(skipped, q+": "+err.Error())
 					continue
@@ -311,8 +317,9 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 	return relayRead(server, out.Result), nil
 }
 
-// promptHandler gets one prompt of server for an agent, through Manager.GetPrompt.
-func (g *Gateway) promptHandler(server, name string) mcp.PromptHandler {
+// promptHandler gets one prompt of server for an agent, through Manager.GetPrompt;
+// served is the name the agent got it by.
+func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		ss := req.Session
 		ctxName, client := g.agentOf(ss)
@@ -322,8 +329,8 @@ func (g *Gateway) promptHandler(server, name string) mcp.PromptHandler {
 			args, _ = json.Marshal(req.Params.Arguments)
 		}
 		callID := g.m.Engine().NewCallID()
-		stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, server, callID, "getting prompt "+RelayPromptName(server, name))
-		out, err := g.m.GetPrompt(ctx, session.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Args: args, CallID: callID})
+		stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, server, callID, "getting prompt "+served)
+		out, err := g.m.GetPrompt(ctx, session.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Served: served, Args: args, CallID: callID})
 		stop()
 		if err != nil {
 			return nil, channelError(ctx, "prompt get", err)

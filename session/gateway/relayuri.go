@@ -202,8 +202,10 @@ func unhex(c byte) byte {
 	return c - 'a' + 10
 }
 
-// RelayPromptName is the name the gateway serves for a server's prompt: SERVER__NAME,
-// as for tools (server names cannot hold "__", so the first "__" ends the server).
+// RelayPromptName is the qualified name of a server's prompt: SERVER__NAME, as for
+// tools (server names cannot hold "__", so the first "__" ends the server). The
+// gateway serves it under that name where it fits, else under the name
+// Snapshot.ServedPromptName maps it to.
 func RelayPromptName(server, name string) string {
 	return trust.Ref{Server: server, Tool: name}.Qualified()
 }

@@ -123,17 +123,21 @@ func (s SandboxReport) fence() trust.Fence {
 
 // ToolReport is one entry of Report.Tools.
 type ToolReport struct {
-	Server    string          `json:"server"`
-	Name      string          `json:"name"`
-	Qualified string          `json:"qualified"`
-	Tier      trust.Tier      `json:"tier"`
-	Declared  json.RawMessage `json:"declared"`
-	Effective trust.Effective `json:"effective"`
-	Legs      []trust.Leg     `json:"legs"`
-	Policy    trust.Action    `json:"policy"`
-	Pin       trust.PinState  `json:"pin"`
-	Reasons   []string        `json:"reasons"`
-	Location  *Location       `json:"location,omitempty"`
+	Server    string `json:"server"`
+	Name      string `json:"name"`
+	Qualified string `json:"qualified"`
+	// ServedName is the name the gateway serves the tool under: Qualified when
+	// that matches ^[A-Za-z0-9_-]{1,64}$ within [gateway] name_budget, else a
+	// mapped name; "" when it cannot be served under any name.
+	ServedName string          `json:"served_name"`
+	Tier       trust.Tier      `json:"tier"`
+	Declared   json.RawMessage `json:"declared"`
+	Effective  trust.Effective `json:"effective"`
+	Legs       []trust.Leg     `json:"legs"`
+	Policy     trust.Action    `json:"policy"`
+	Pin        trust.PinState  `json:"pin"`
+	Reasons    []string        `json:"reasons"`
+	Location   *Location       `json:"location,omitempty"`
 	// Rules are the tool's argument rules from the config (docs/rules.md); omitted
 	// when it has none. Remembered rules are listed by `airlock rules list`.
 	Rules []RuleReport `json:"rules,omitempty"`
@@ -208,18 +212,20 @@ func NewReport(s *session.Snapshot) Report {
 		if legs == nil {
 			legs = []trust.Leg{}
 		}
+		served, _ := s.ServedName(t)
 		r.Tools = append(r.Tools, ToolReport{
-			Server:    t.Ref.Server,
-			Name:      t.Ref.Tool,
-			Qualified: t.Ref.Qualified(),
-			Tier:      t.Class.Tier,
-			Declared:  declared,
-			Effective: t.Class.Effective,
-			Legs:      legs,
-			Policy:    t.Class.Action,
-			Pin:       t.Pin,
-			Reasons:   t.Class.Reasons,
-			Rules:     ruleReports(t.Rules),
+			Server:     t.Ref.Server,
+			Name:       t.Ref.Tool,
+			Qualified:  t.Ref.Qualified(),
+			ServedName: served,
+			Tier:       t.Class.Tier,
+			Declared:   declared,
+			Effective:  t.Class.Effective,
+			Legs:       legs,
+			Policy:     t.Class.Action,
+			Pin:        t.Pin,
+			Reasons:    t.Class.Reasons,
+			Rules:      ruleReports(t.Rules),
 		})
 	}
 	return r
@@ -343,6 +349,11 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		for _, t := range r.Tools {
+			if t.ServedName != "" && t.ServedName != t.Qualified {
+				fmt.Fprintf(w, "  %s: agents call it %s (the gateway's name: its own is no name every agent client accepts)\n", e(t.Qualified), t.ServedName)
+			}
 		}
 	}
 	for _, n := range r.Notes {

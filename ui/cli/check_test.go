@@ -96,7 +96,7 @@ func TestWriteJSONShape(t *testing.T) {
 	if k := keys(got["servers"][1]); k != "error,instructions_changed,name,prompts,protocol,resource_templates,resources,sandbox,status,trust" {
 		t.Errorf("server keys = %s", k)
 	}
-	if k := keys(got["tools"][0]); k != "declared,effective,legs,name,pin,policy,qualified,reasons,server,tier" {
+	if k := keys(got["tools"][0]); k != "declared,effective,legs,name,pin,policy,qualified,reasons,served_name,server,tier" {
 		t.Errorf("tool keys = %s", k)
 	}
 	if k := keys(got["hazards"][0]); k != "baselined,fixes,id,kind,legs,severity,summary,unguarded" {

@@ -712,7 +712,14 @@ func (c Confirm) factLines(width int) [][]string {
 	}
 	var out [][]string
 	out = append(out, row("server", name(t.Ref.Server)+"  "+c.trustLabel(t.ServerTrust)))
-	out = append(out, row("tool", name(t.Ref.Tool)))
+	tool := row("tool", name(t.Ref.Tool))
+	if served := c.p.Request.Served; served != "" && served != t.Ref.Qualified() {
+		// The gateway serves the tool under a name of its own (its own is too
+		// long, or holds characters agents' clients rewrite): the agent's
+		// conversation names it so. Word-wrapped, so the name stays whole.
+		tool = append(tool, wrap.Hang(c.st.Muted.Render("the agent calls this ")+name(served), width, strings.Repeat(" ", labelWidth))...)
+	}
+	out = append(out, tool)
 	if r := c.p.Request; r.Client != "" {
 		ctx := r.Context
 		if ctx == "" {

@@ -910,3 +910,35 @@ func TestConfirm_RuleEditorSaysWhereALinkLeads(t *testing.T) {
 	}
 	keytest.Fits(t, c.View(), 80, 24, "the rule editor with a note on a link")
 }
+
+// An agent that calls a tool by a mapped name (the gateway serves get.item as
+// notes__get_item_3f2a) is shown that name beside the tool's own, in the rows that
+// are always drawn; a call by the qualified name shows no second name.
+func TestConfirm_ShowsTheNameTheAgentCalls(t *testing.T) {
+	tool := writeTool()
+	tool.Ref.Tool = "get.item"
+	p := pending(tool, `{}`)
+	p.Request.Client, p.Request.Context = "claude-code", "agent-3"
+	p.Request.Served = "notes__get_item_3f2a"
+	for _, size := range [][2]int{{58, 18}, {80, 24}, {120, 40}} {
+		c := NewConfirm(p, plain())
+		c.SetSize(size[0], size[1])
+		// Word-wrapped beside the hints table: the sentence, then the whole name.
+		if v := text(c.View()); !strings.Contains(v, "the agent calls this") || !strings.Contains(v, "notes__get_item_3f2a") {
+			t.Errorf("%dx%d: the dialog does not say the name the agent calls:\n%s", size[0], size[1], text(c.View()))
+		}
+	}
+	p.Request.Served = "notes__get.item"
+	c := NewConfirm(p, plain())
+	c.SetSize(80, 24)
+	if v := text(c.View()); strings.Contains(v, "the agent calls this") {
+		t.Errorf("a call by the qualified name shows a second name:\n%s", v)
+	}
+	// The served name is the gateway's, but escaped all the same.
+	p.Request.Served = "notes__x\x1b[2J"
+	c = NewConfirm(p, plain())
+	c.SetSize(80, 24)
+	if v := c.View(); strings.Contains(v, "\x1b[2J") {
+		t.Errorf("the served name reaches the terminal raw: %q", v)
+	}
+}
