@@ -13,10 +13,19 @@ import (
 // about to start (or did not start): the snapshot shows it and classification
 // reads it (trust.Classify's Tool.Fence) from the next build on. It takes s.mu, so
 // call it without it held, before the connection lists tools. The zero Fence is a
-// server with no sandbox asked for.
-func (s *server) setFence(f trust.Fence) {
+// server with no sandbox asked for. The launcher's report reaches it through
+// setFenceOf in (*server).connect, on every start, refused and failed ones too.
+func (s *server) setFence(f trust.Fence) { s.setFenceOf(0, f) }
+
+// setFenceOf is setFence for the start of connection gen: a report that comes
+// after a newer start began is dropped (gen 0: always set).
+func (s *server) setFenceOf(gen uint64, f trust.Fence) {
 	f.Read, f.Write = slices.Clone(f.Read), slices.Clone(f.Write)
 	s.mu.Lock()
+	if gen != 0 && s.gen != gen {
+		s.mu.Unlock()
+		return
+	}
 	s.fence = f
 	s.infoVer++ // the snapshot cache key: every tool is classified again
 	s.mu.Unlock()
@@ -41,7 +50,11 @@ func (s *server) fenceable() bool {
 // (Requested, Network, Read, Write): what `check --snapshot` compares a recorded
 // sandbox with, since nothing is launched there. The zero Fence: none asked for.
 // It reads the server's [servers.NAME.sandbox] table.
-var configFence = func(config.Server) trust.Fence { return trust.Fence{} }
+var configFence = func(s config.Server) trust.Fence {
+	f := requestedFence(s)
+	f.Detail = ""
+	return f
+}
 
 // RecordedSandbox is a RecordedServer's sandbox: what the config asked for and
 // whether the launcher applied it where the snapshot was taken. It leaves out the

@@ -271,12 +271,7 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 		switch s.cfg.Transport {
 		case config.TransportStdio:
 			p, f, err := startProcess(s.cfg, s.stderr)
-			s.mu.Lock()
-			if s.gen == gen {
-				s.fence = f
-				s.infoVer++
-			}
-			s.mu.Unlock()
+			s.setFenceOf(gen, f)
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}
