@@ -34,7 +34,8 @@ func CodexToolTimeoutSec(approval time.Duration) int {
 // tool through (default_tools_approval_mode = "approve"): airlock asks the person,
 // and Codex without it refuses a destructive tool itself in `codex exec` ("MCP tool
 // call requires approval, but approval policy is never"), whatever approval_policy
-// says.
+// says. required = true makes Codex wait for the gateway's tool list before the
+// first turn and refuse to start without it: by default Codex does not wait.
 func WriteCodexSnippet(w io.Writer, url, cfgFlags string, approval time.Duration, self string, bridgeArgs ...string) error {
 	timeout := CodexToolTimeoutSec(approval)
 	var tbl bytes.Buffer
@@ -45,6 +46,7 @@ func WriteCodexSnippet(w io.Writer, url, cfgFlags string, approval time.Duration
 		"bearer_token_env_var":        "AIRLOCK_TOKEN",
 		"default_tools_approval_mode": "approve",
 		"tool_timeout_sec":            timeout,
+		"required":                    true,
 	}); err != nil {
 		return err
 	}
@@ -54,6 +56,8 @@ func WriteCodexSnippet(w io.Writer, url, cfgFlags string, approval time.Duration
 	fmt.Fprintln(w, `# without it codex exec refuses destructive tools itself ("MCP tool call requires approval, but approval policy is never").`)
 	fmt.Fprintf(w, "# tool_timeout_sec: Codex gives up on a tool call after this many seconds (%d unless set) and airlock then\n", codexToolTimeout)
 	fmt.Fprintf(w, "# withdraws its question; airlock denies an unanswered question after approval_timeout (%s here).\n", formatApproval(approval))
+	fmt.Fprintln(w, "# required = true: Codex waits for airlock when it starts and will not start without it (else a session")
+	fmt.Fprintln(w, "# that starts before the gateway answers goes on without airlock's tools).")
 	fmt.Fprintf(w, "[mcp_servers.airlock]\n%s", tbl.String())
 	fmt.Fprintf(w, "# Then, in the shell that starts Codex (the token is set, never shown):\n#   eval \"$(airlock gateway token --export%s)\"\n", cfgFlags)
 	fmt.Fprintln(w, "# Or run airlock's stdio bridge, which reads the token itself: replace url and bearer_token_env_var with")

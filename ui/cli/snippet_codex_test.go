@@ -12,7 +12,8 @@ import (
 // The Codex block is TOML that Codex reads as one MCP server: the gateway's URL,
 // the token named by its variable (never the token itself, in both forms), the
 // approval mode that leaves asking to airlock, and a tool timeout that outlasts
-// airlock's approval_timeout. The eval line finds the same token.
+// airlock's approval_timeout; Codex must have airlock to start. The eval line finds
+// the same token.
 func TestCodexSnippet(t *testing.T) {
 	const url, token = "http://127.0.0.1:7979/mcp", "0123456789abcdef0123456789abcdef"
 	for _, tc := range []struct {
@@ -48,7 +49,7 @@ func TestCodexSnippet(t *testing.T) {
 				t.Fatalf("want one table mcp_servers.airlock:\n%s", out)
 			}
 			got := cfg.MCPServers["airlock"]
-			want := map[string]any{"url": url, "bearer_token_env_var": "AIRLOCK_TOKEN", "default_tools_approval_mode": "approve", "tool_timeout_sec": tc.timeout}
+			want := map[string]any{"url": url, "bearer_token_env_var": "AIRLOCK_TOKEN", "default_tools_approval_mode": "approve", "tool_timeout_sec": tc.timeout, "required": true}
 			for k, v := range want {
 				if got[k] != v {
 					t.Errorf("%s = %v, want %v", k, got[k], v)
