@@ -50,7 +50,7 @@ func WriteCodexSnippet(w io.Writer, url, cfgFlags string, approval time.Duration
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "# Codex CLI: put this in ~/.codex/config.toml (or .codex/config.toml in a trusted project).")
+	fmt.Fprintln(w, "# Codex CLI: put this in ~/.codex/config.toml ($CODEX_HOME/config.toml); all of it is TOML, so it can be appended as it is.")
 	fmt.Fprintln(w, "# Codex sends the token from AIRLOCK_TOKEN; the file never holds it.")
 	fmt.Fprintln(w, `# default_tools_approval_mode = "approve": Codex lets every airlock tool through and airlock asks you;`)
 	fmt.Fprintln(w, `# without it codex exec refuses destructive tools itself ("MCP tool call requires approval, but approval policy is never").`)
