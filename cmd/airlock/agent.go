@@ -40,7 +40,7 @@ func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
 	return listen, cfg.StateDir, nil
 }
 
-const gatewayUsage = `usage: airlock gateway snippet claude|cursor|vscode [--env] [--config FILE | --demo] [--gateway ADDR]
+const gatewayUsage = `usage: airlock gateway snippet claude|codex|cursor|vscode [--env] [--config FILE | --demo] [--gateway ADDR]
        airlock gateway token --export [--config FILE | --demo]
        airlock gateway rotate-token [--config FILE | --demo]`
 
@@ -127,9 +127,18 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	if *listenFlag != "" {
 		bridgeArgs = append(bridgeArgs, "--gateway", listen)
 	}
-	if *env {
+	switch {
+	case positional[0] == "codex":
+		// Codex's own tool-call timeout follows this config's approval_timeout.
+		cfg, cerr := targetConfig(*cfgPath, *demo)
+		if cerr != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", cerr)
+			return 1
+		}
+		err = cli.WriteCodexSnippet(stdout, "http://"+listen+"/mcp", tokenFlags(*cfgPath, *demo), cfg.ApprovalTimeout, self, bridgeArgs...)
+	case *env:
 		err = cli.WriteSnippetEnv(stdout, positional[0], "http://"+listen+"/mcp", self, tokenFlags(*cfgPath, *demo), bridgeArgs...)
-	} else {
+	default:
 		err = cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self, bridgeArgs...)
 	}
 	if err != nil {

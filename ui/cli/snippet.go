@@ -8,7 +8,7 @@ import (
 )
 
 // SnippetClients are the agent clients `airlock gateway snippet` knows.
-var SnippetClients = []string{"claude", "cursor", "vscode"}
+var SnippetClients = []string{"claude", "codex", "cursor", "vscode"}
 
 // WriteSnippet writes a ready config block that points an agent client at the gateway
 // url with its bearer token, and says where the block goes. self is the airlock
@@ -33,6 +33,9 @@ func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...st
 		where = "VS Code: put this in .vscode/mcp.json in your workspace"
 		defer WriteTimeoutNote(w, "vscode")
 		block = map[string]any{"servers": map[string]any{"airlock": map[string]any{"type": "http", "url": url, "headers": auth}}}
+	case "codex":
+		// TOML, and the token stays out of it in both forms (WriteCodexSnippet).
+		return WriteCodexSnippet(w, url, codexTokenFlags(bridgeArgs), defaultApproval, self, bridgeArgs...)
 	default:
 		return fmt.Errorf("unknown client %q (want one of %v)", client, SnippetClients)
 	}
@@ -90,6 +93,8 @@ func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs
 			"inputs":  []any{map[string]any{"type": "promptString", "id": "airlock-token", "description": "airlock gateway token", "password": true}},
 			"servers": map[string]any{"airlock": map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer ${input:airlock-token}"}}},
 		}
+	case "codex":
+		return WriteCodexSnippet(w, url, cfgFlags, defaultApproval, self, bridgeArgs...)
 	default:
 		return fmt.Errorf("unknown client %q (want one of %v)", client, SnippetClients)
 	}
