@@ -48,7 +48,7 @@ var AgentLimits = []AgentLimit{
 		Agent: "codex", Name: "Codex CLI", Version: "0.169.0",
 		Default: 300 * time.Second,
 		Setting: "tool_timeout_sec", Unit: time.Second,
-		Source: "[mcp_servers.NAME] tool_timeout_sec (seconds) in config.toml; unset, a call ends after 300 s whatever progress says (as reported for this version, not measured by airlock's tests; the native binary prints no default: `codex mcp get NAME --json` shows tool_timeout_sec null)",
+		Source: "[mcp_servers.NAME] tool_timeout_sec (seconds) in config.toml; unset, a call ends after 300 s whatever progress says (measured once by hand on this version: a call waiting for a person ended after 5m2.5s with \"timed out awaiting tools/call after 300s\"; the native binary prints no default: `codex mcp get NAME --json` shows tool_timeout_sec null)",
 	},
 	{
 		Agent: "gemini", Name: "Gemini CLI", Version: "0.61.0",
