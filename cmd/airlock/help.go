@@ -33,7 +33,7 @@ var commands = []command{
 	{path: []string{"pins", "list"}, args: "[SERVER]", summary: "list pinned tool definitions and what changed since"},
 	{path: []string{"pins", "accept"}, args: "SERVER [TOOL]", summary: "accept a changed definition you reviewed"},
 	{path: []string{"gateway", "snippet"}, args: "claude|cursor|vscode", summary: "the config block that points an agent at the running gateway (found where it runs)"},
-	{path: []string{"gateway", "token"}, summary: "print export AIRLOCK_TOKEN=... for eval in a shell (--export)"},
+	{path: []string{"gateway", "token"}, args: "[add NAME | list | revoke NAME]", summary: "print export AIRLOCK_TOKEN=... for eval in a shell (--export); add, list and revoke named agent tokens, each its agents' own taint and grants"},
 	{path: []string{"gateway", "rotate-token"}, summary: "a new gateway token; a running gateway follows it"},
 	{path: []string{"bridge"}, summary: "stdio to the running gateway, for agents that only launch stdio servers"},
 	{path: []string{"audit", "verify"}, args: "[FILE]", summary: "check the audit log's hash chain, across its segments, and print its head"},
