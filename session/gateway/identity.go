@@ -3,8 +3,8 @@ package gateway
 import (
 	"log"
 	"net/http"
-	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,17 +26,36 @@ import (
 // the token may choose.
 func AgentContext(tokenName string) string { return "token:" + tokenName }
 
-// legacyAgentContext matches the agent contexts airlock named before named tokens,
-// agent-CLIENT-HASH: the client name cut to 24 safe characters and 8 hex digits of
-// SHA-256(token, NUL, client name).
-var legacyAgentContext = regexp.MustCompile(`^agent-[A-Za-z0-9._-]{0,24}-[0-9a-f]{8}$`)
+// legacyAgentContext reports whether k is an agent context as airlock named them
+// before named tokens, agent-CLIENT-HASH: the client name cut to at most 24 of
+// [A-Za-z0-9._-] and 8 lowercase hex digits of SHA-256(token, NUL, client name).
+func legacyAgentContext(k string) bool {
+	rest, ok := strings.CutPrefix(k, "agent-")
+	if !ok || len(rest) < 9 || len(rest) > 24+9 || rest[len(rest)-9] != '-' {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case i >= len(rest)-8:
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		case i == len(rest)-9:
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // adoptLegacyTaints moves the taint of every context named the old way into the
 // default token's context: before named tokens every agent of a state dir presented
 // the one default token, so those taints are its agents', and no agent can reach an
 // old name any more. Moving never clears: the earliest cause is kept.
 func (g *Gateway) adoptLegacyTaints() {
-	moved, err := g.m.Engine().MoveTaints(AgentContext(DefaultTokenName), legacyAgentContext.MatchString)
+	moved, err := g.m.Engine().MoveTaints(AgentContext(DefaultTokenName), legacyAgentContext)
 	switch {
 	case err != nil:
 		g.note("the taints of agent contexts named by client name could not be moved to " + AgentContext(DefaultTokenName) + ": " + err.Error())

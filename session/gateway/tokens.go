@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -35,7 +34,23 @@ const DefaultTokenName = "default"
 // TokensPath is where the named agent tokens of a state dir are kept.
 func TokensPath(dir string) string { return filepath.Join(dir, "gateway-tokens.json") }
 
-var tokenNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+// validTokenName reports whether name is ^[a-z0-9][a-z0-9_-]{0,31}$ (checked by hand:
+// a regexp compiled at start costs every command its allocations).
+func validTokenName(name string) bool {
+	if len(name) == 0 || len(name) > 32 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ErrTokenExists is AddToken's error when the name is taken.
 var ErrTokenExists = errors.New("a token of that name exists")
@@ -47,7 +62,7 @@ var ErrNoSuchToken = errors.New("no token has that name")
 // a-z, 0-9, '_' and '-', starting with a letter or digit; "default" is the default
 // token's.
 func CheckTokenName(name string) error {
-	if !tokenNameRE.MatchString(name) {
+	if !validTokenName(name) {
 		return fmt.Errorf("token name %q: use 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit", name)
 	}
 	if name == DefaultTokenName {

@@ -76,3 +76,17 @@ func TestAddListRevoke(t *testing.T) {
 		t.Error("a revoked token is still accepted")
 	}
 }
+
+func TestLegacyAgentContext(t *testing.T) {
+	for k, want := range map[string]bool{
+		"agent-claude-code-3384771f": true, "agent-agent-00000000": true, "agent--0123abcd": true,
+		"agent-" + strings.Repeat("a", 24) + "-0123abcd": true,
+		"agent-" + strings.Repeat("a", 25) + "-0123abcd": false,
+		"agent-x-0123ABCD": false, "agent-x-0123abc": false, "agent-x 0123abcd": false, "agent-a b-0123abcd": false,
+		"token:default": false, "you": false, "agent-1": false, "agent-x": false,
+	} {
+		if got := legacyAgentContext(k); got != want {
+			t.Errorf("legacyAgentContext(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
