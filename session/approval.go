@@ -516,7 +516,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: stale.by, Reasons: d.because(stale.msg)}
 		return d, nil
 	case agentGone(ctx):
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: d.because("the agent disconnected while the call waited for a person")}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: d.because(goneWhy(ctx) + " while the call waited for a person")}
 		return d, ErrAgentGone
 	case ctx.Err() != nil:
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.because("the caller withdrew the call while it waited for a person")}
@@ -723,7 +723,7 @@ func (q *approvalQueue) Approve(ctx context.Context, p *Pending) (Response, erro
 		outcome := "withdrawn by the caller"
 		switch {
 		case agentGone(ctx):
-			outcome = ErrAgentGone.Error()
+			outcome = goneWhy(ctx)
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			outcome = "timed out"
 		}
@@ -796,6 +796,27 @@ type agentGoneError struct{}
 
 func (agentGoneError) Error() string { return "the agent disconnected" }
 func (agentGoneError) Unwrap() error { return context.Canceled }
+
+// ErrTokenRevoked is the cause a caller cancels a call's context with when the
+// gateway token its agent presented was revoked: it is ErrAgentGone (errors.Is), so
+// the call is withdrawn as its agent's (decided_by agent-gone) and nothing of it
+// runs, with this error's words in the reasons and the closed question.
+var ErrTokenRevoked error = tokenRevokedError{}
+
+type tokenRevokedError struct{}
+
+func (tokenRevokedError) Error() string        { return "the agent's gateway token was revoked" }
+func (tokenRevokedError) Is(target error) bool { return target == ErrAgentGone }
+func (tokenRevokedError) Unwrap() error        { return context.Canceled }
+
+// goneWhy says why ctx's agent went away: "the agent disconnected", or the
+// cause's own words (ErrTokenRevoked).
+func goneWhy(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && errors.Is(c, ErrAgentGone) {
+		return c.Error()
+	}
+	return ErrAgentGone.Error()
+}
 
 // agentGone reports whether ctx ended because its agent went away.
 func agentGone(ctx context.Context) bool {

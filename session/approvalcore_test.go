@@ -269,7 +269,7 @@ func TestTaint_SurvivesReconnectAndRestart(t *testing.T) {
 		t.Fatalf("taints after restart: %v", taints)
 	}
 	for k, tt := range taints {
-		if !strings.HasPrefix(k, "agent-test-agent-") || tt.By.Qualified() != "web__fetch" || tt.CallID == "" || tt.At.IsZero() {
+		if k != gateway.AgentContext(gateway.DefaultTokenName) || tt.By.Qualified() != "web__fetch" || tt.CallID == "" || tt.At.IsZero() {
 			t.Errorf("taint %s = %+v, want it to name the agent, the call and when", k, tt)
 		}
 		// Only the person clears it; then the call runs again.
@@ -280,9 +280,9 @@ func TestTaint_SurvivesReconnectAndRestart(t *testing.T) {
 	if res := call(cs, "post__post_msg"); res.IsError {
 		t.Fatalf("after the person cleared the taint: %s", resultText(res))
 	}
-	// A different client name is a different context.
-	if gateway.AgentContext(testToken, "a") == gateway.AgentContext(testToken, "b") || gateway.AgentContext("t1", "a") == gateway.AgentContext("t2", "a") {
-		t.Error("agent contexts do not tell agents apart")
+	// A different token is a different context.
+	if gateway.AgentContext("t1") == gateway.AgentContext("t2") {
+		t.Error("agent contexts do not tell tokens apart")
 	}
 }
 
@@ -769,7 +769,7 @@ func TestAudit_AgentCallToUnknownToolRecorded(t *testing.T) {
 		t.Fatal("a call to an unknown tool did not fail")
 	}
 	recs := auditRecords(t, logPath)
-	if len(recs) != 1 || recs[0].DecidedBy != "unknown-tool" || recs[0].Tool != "mail__send_everything" || !strings.HasPrefix(recs[0].Context, "agent-test-agent-") || recs[0].Reason == "" {
+	if len(recs) != 1 || recs[0].DecidedBy != "unknown-tool" || recs[0].Tool != "mail__send_everything" || recs[0].Context != gateway.AgentContext(gateway.DefaultTokenName) || recs[0].Reason == "" {
 		t.Errorf("records %+v", recs)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,17 +34,60 @@ func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// startGateway starts a gateway over m on 127.0.0.1:0 that accepts testToken as its
+// default token and the named tokens kept in a state dir of its own
+// (gatewayStateDir; agentWithToken adds them).
 func startGateway(t *testing.T, m *session.Manager) *gateway.Gateway {
 	t.Helper()
-	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken, WaitingEvery: 50 * time.Millisecond})
+	dir := t.TempDir()
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken, TokensFile: gateway.TokensPath(dir), WaitingEvery: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { g.Close() })
+	gatewayDirs.Store(g, dir)
+	t.Cleanup(func() { g.Close(); gatewayDirs.Delete(g) })
 	return g
+}
+
+// gatewayDirs is the state dir of each gateway startGateway started.
+var gatewayDirs sync.Map
+
+// gatewayStateDir is where g's named tokens are kept.
+func gatewayStateDir(t *testing.T, g *gateway.Gateway) string {
+	t.Helper()
+	dir, ok := gatewayDirs.Load(g)
+	if !ok {
+		t.Fatal("the gateway was not started by startGateway")
+	}
+	return dir.(string)
+}
+
+// namedToken adds the named token name to g's state dir, as `airlock gateway token
+// add` does from another process, and returns its value.
+func namedToken(t *testing.T, g *gateway.Gateway, name string) string {
+	t.Helper()
+	tok, err := gateway.AddToken(gatewayStateDir(t, g), name, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// agentWithToken connects a go-sdk client named client to g with the bearer token tok.
+func agentWithToken(t *testing.T, g *gateway.Gateway, tok, client string) (*mcp.ClientSession, error) {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   g.URL(),
+		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + tok}}},
+	}, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
 }
 
 // agent connects a real go-sdk client to the gateway, as an AI agent would.
@@ -117,7 +161,7 @@ func TestGatewayAgentCalls(t *testing.T) {
 		t.Fatalf("approved call: %v %s", err, resultText(res))
 	}
 	p := <-a.seen
-	if p.Request.Client != "test-agent" || !strings.HasPrefix(p.Request.Context, "agent-") {
+	if p.Request.Client != "test-agent" || p.Request.Context != gateway.AgentContext(gateway.DefaultTokenName) {
 		t.Errorf("pending shows client %q context %q", p.Request.Client, p.Request.Context)
 	}
 

@@ -633,7 +633,7 @@ func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown Too
 	}
 	switch {
 	case agentGone(ctx):
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{"the agent disconnected while " + while + ", so the call was not forwarded"}}, nil, false
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{goneWhy(ctx) + " while " + while + ", so the call was not forwarded"}}, nil, false
 	case ctx.Err() != nil:
 		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while " + while + ", so it was not forwarded"}}, nil, false
 	}
@@ -675,7 +675,7 @@ func notForwarded(ctx context.Context) *WithdrawnError {
 	switch {
 	case agentGone(ctx):
 		return &WithdrawnError{Err: ErrAgentGone, Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone,
-			Reasons: []string{"the agent disconnected after the call was allowed, so it was not forwarded"}}}
+			Reasons: []string{goneWhy(ctx) + " after the call was allowed, so it was not forwarded"}}}
 	case ctx.Err() != nil:
 		return &WithdrawnError{Err: ctx.Err(), Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled,
 			Reasons: []string{"the caller withdrew the call after it was allowed, so it was not forwarded"}}}

@@ -531,7 +531,7 @@ func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
 	}
 	var read, got, refusedRead, refusedPrompt bool
 	for _, r := range auditRecords(t, logPath) {
-		if !strings.HasPrefix(r.Context, "agent-") || r.Client != "test-agent" {
+		if r.Context != gateway.AgentContext(gateway.DefaultTokenName) || r.Client != "test-agent" {
 			continue
 		}
 		switch {
@@ -657,7 +657,7 @@ func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: sub}); err != nil {
 		t.Error(err)
 	}
-	if !m.Engine().Taint(gateway.AgentContext(testToken, "test-agent")).Tainted() {
+	if !m.Engine().Taint(gateway.AgentContext(gateway.DefaultTokenName)).Tainted() {
 		t.Error("the agent's context is not tainted by an untrusted-content server's resources")
 	}
 }

@@ -127,7 +127,7 @@ func TestRelay_UntrustedSubscribeErrorTaints(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ignore previous") {
 		t.Fatalf("err = %v, want the server's error", err)
 	}
-	if taint := f.m.Engine().Taint(gateway.AgentContext(testToken, "test-agent")); !taint.Tainted() {
+	if taint := f.m.Engine().Taint(gateway.AgentContext(gateway.DefaultTokenName)); !taint.Tainted() {
 		t.Fatalf("an untrusted server's subscription error reached the agent without tainting its context")
 	}
 }

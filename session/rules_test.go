@@ -88,10 +88,16 @@ func TestRules_GatewayAllowedHostRunsOtherHostAsksTaintAsks(t *testing.T) {
 	}
 
 	// The fetch returned untrusted content: the agent's context is tainted now. A
-	// second agent (its own context) asks for another host.
+	// second agent (its own token, so its own context) asks for another host.
 	other := make(chan *mcp.CallToolResult, 1)
+	tok2 := namedToken(t, g, "other-agent")
 	go func() {
-		cs2 := agentNamed(t, g, "other-agent")
+		cs2, err := agentWithToken(t, g, tok2, "other-agent")
+		if err != nil {
+			t.Error(err)
+			other <- nil
+			return
+		}
 		r, _ := cs2.CallTool(ctx, &mcp.CallToolParams{Name: "web__fetch_url", Arguments: fetchArgs("https://evil.example/")})
 		other <- r
 	}()
@@ -130,7 +136,8 @@ func TestRules_GatewayAllowedHostRunsOtherHostAsksTaintAsks(t *testing.T) {
 	}
 }
 
-// agentNamed is agent with its own client name (its own taint context).
+// agentNamed is agent with its own client name: with the same token, so the same
+// taint context (the client name is only a label).
 func agentNamed(t *testing.T, g *gateway.Gateway, name string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)

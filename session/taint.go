@@ -514,6 +514,69 @@ func taintClearedRecord(k string, t trust.Taint) audit.Record {
 		DecidedBy: string(trust.DecidedByPerson), Reason: "the person cleared the taint (" + t.Reason() + ")"}
 }
 
+// MoveTaints moves the taint of every context from matches (other than to) into
+// context to, under the file's lock when there is a file: the earliest cause is kept
+// in to, and the contexts moved are no longer listed. Nothing is cleared: a context
+// named another way that no caller can reach any more (the gateway's agent contexts
+// before named tokens) taints the context its agents have now. Each move is
+// audited (taint-moved). It returns the contexts moved, sorted; while taint.json
+// cannot be read it moves nothing and returns why (every context is tainted then).
+func (e *Engine) MoveTaints(to string, from func(ctxName string) bool) ([]string, error) {
+	to = ctxKey(to)
+	var moved []string
+	var taints []trust.Taint
+	pick := func(m map[string]trust.Taint) {
+		moved, taints = moved[:0], taints[:0]
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if k != to && from(k) && m[k].Tainted() {
+				moved, taints = append(moved, k), append(taints, m[k])
+			}
+		}
+	}
+	e.mu.Lock()
+	e.loadTaintsLocked()
+	switch {
+	case e.store == nil:
+		pick(e.taints)
+		for i, k := range moved {
+			mergeTaint(e.taints, to, taints[i])
+			delete(e.taints, k)
+		}
+	case e.unreadable != nil:
+		err := e.unreadable.err
+		e.mu.Unlock()
+		return nil, err
+	default:
+		merged, err := e.store.update(func(d *taintDoc) bool {
+			pick(d.Contexts)
+			for i, k := range moved {
+				mergeTaint(d.Contexts, to, taints[i])
+				delete(d.Contexts, k)
+				if d.Seen[k].After(d.Seen[to]) {
+					d.Seen[to] = d.Seen[k]
+				}
+				delete(d.Seen, k)
+			}
+			return len(moved) > 0
+		})
+		if err != nil {
+			e.mu.Unlock()
+			return nil, fmt.Errorf("moving taints to %s: %w", to, err)
+		}
+		for uk, u := range e.unsaved {
+			mergeTaint(merged, uk, u)
+		}
+		e.taints = merged
+	}
+	e.mu.Unlock()
+	for i, k := range moved {
+		t := taints[i]
+		e.audit(audit.Record{Kind: "taint-moved", CallID: t.CallID, Context: k, Server: t.By.Server, Tool: t.By.Tool,
+			DecidedBy: string(trust.DecidedByPolicy), Reason: "the taint (" + t.Reason() + ") now taints context " + to + ", the context of the agents that had " + k})
+	}
+	return slices.Clone(moved), nil
+}
+
 // TaintedContext is one line of `airlock taint list`.
 type TaintedContext struct {
 	Context string

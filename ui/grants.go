@@ -63,7 +63,7 @@ func (k GrantsKeyMap) FullHelp() [][]key.Binding {
 
 // grantsCtx is one context as the view lists it.
 type grantsCtx struct {
-	name   string // the context's key: "you" or agent-NAME-HASH
+	name   string // the context's key: "you", token:NAME, or (from an earlier airlock) agent-NAME-HASH
 	client string // the client name the agent gave, as given; "" when unknown
 	taint  trust.Taint
 	grants []session.Grant
@@ -187,12 +187,21 @@ func (v grantsView) when(t time.Time) string {
 	return t.In(v.loc).Format("Jan 2 15:04:05")
 }
 
-// contextTitle names a context: the person, or the agent with the client name it
-// gave (escaped) and the context's key.
+// contextTitle names a context: the person, or an agent's token with the client
+// name it last gave (escaped) and the context's key.
 func (v grantsView) contextTitle(c grantsCtx) string {
 	st := v.st
 	if c.name == session.PersonContext {
 		return st.Title.Render("you") + st.Muted.Render(" · your own calls in this TUI")
+	}
+	if tok, ok := strings.CutPrefix(c.name, "token:"); ok {
+		// The token is who the agent is; the client name is what the last agent
+		// with it called itself (any holder of the token may choose it).
+		s := st.Title.Render("token ") + inline(st, tok, 32)
+		if c.client != "" {
+			s += st.Muted.Render(" · client ") + inline(st, c.client, 32)
+		}
+		return s + st.Muted.Render(" · context "+inline(st, c.name, 48))
 	}
 	client := c.client
 	if client == "" {

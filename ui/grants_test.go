@@ -262,3 +262,24 @@ func TestGrantsView_ManyContextsScrollAndHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestGrantsView_TokenContextNamesTheToken: an agent's context is its token's; the
+// view names the token first and the client name (the agent's own text, escaped)
+// only as a label.
+func TestGrantsView_TokenContextNamesTheToken(t *testing.T) {
+	h, _ := grantsHarness(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.sess.Call(context.Background(), session.CallRequest{Context: "token:ci-bot", Client: "claude\x1b[2J-code",
+			Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)})
+		done <- err
+	}()
+	if err := outcome(t, done); err != nil {
+		t.Fatal(err)
+	}
+	h.keys("w")
+	if out := h.m.render(); strings.Contains(out, "\x1b[2J") {
+		t.Fatalf("the client name reached the terminal raw:\n%q", out)
+	}
+	screenHas(t, h.plain(), "token ci-bot · client claude⟨ESC⟩", "context token:ci-bot")
+}

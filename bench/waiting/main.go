@@ -1,6 +1,6 @@
 // Command waiting measures what issue 11 break 6 costs airlock: a session Manager with
 // its agent gateway on 127.0.0.1, one in-process upstream write tool, and N agents
-// (each its own client name, so each its own context) that each send one call with a
+// (each its own named token, so each its own context) that each send one call with a
 // SIZE-byte argument at the same moment. Nobody answers: the calls that fit the bounds
 // wait until the approval timeout, the rest are refused at once. It prints how many
 // waited and how many were refused, and the peak resident set size of its own process
@@ -37,7 +37,7 @@ import (
 
 var heapFile string
 
-const token = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+const defaultToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func main() {
 	agents := flag.Int("agents", 120, "concurrent agents, one call each")
@@ -78,7 +78,18 @@ func measure(agents, size int, timeout time.Duration) error {
 			}
 		}
 	}()
-	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: token})
+	dir, err := os.MkdirTemp("", "airlock-waiting-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	tokens := make([]string, agents)
+	for i := range tokens {
+		if tokens[i], err = gateway.AddToken(dir, fmt.Sprintf("agent-%03d", i), time.Now()); err != nil {
+			return err
+		}
+	}
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: defaultToken, TokensFile: gateway.TokensPath(dir)})
 	if err != nil {
 		return err
 	}
@@ -114,7 +125,8 @@ func measure(agents, size int, timeout time.Duration) error {
 	start := make(chan struct{})
 	begin := time.Now()
 	for i := range agents {
-		sid, err := initialize(g.URL(), fmt.Sprintf("agent-%03d", i))
+		token := tokens[i]
+		sid, err := initialize(g.URL(), token, fmt.Sprintf("agent-%03d", i))
 		if err != nil {
 			return err
 		}
@@ -122,7 +134,7 @@ func measure(agents, size int, timeout time.Duration) error {
 		go func() {
 			defer wg.Done()
 			<-start
-			text, err := call(g.URL(), sid, size)
+			text, err := call(g.URL(), token, sid, size)
 			switch {
 			case err != nil:
 				other.Add(1)
@@ -148,7 +160,7 @@ func measure(agents, size int, timeout time.Duration) error {
 	return nil
 }
 
-func post(url, sid string, body io.Reader, n int64) (*http.Response, error) {
+func post(url, token, sid string, body io.Reader, n int64) (*http.Response, error) {
 	req, err := http.NewRequest(http.MethodPost, url, body)
 	if err != nil {
 		return nil, err
@@ -164,9 +176,9 @@ func post(url, sid string, body io.Reader, n int64) (*http.Response, error) {
 	return http.DefaultClient.Do(req)
 }
 
-func initialize(url, name string) (string, error) {
+func initialize(url, token, name string) (string, error) {
 	b := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"` + name + `","version":"1"}}}`)
-	resp, err := post(url, "", bytes.NewReader(b), int64(len(b)))
+	resp, err := post(url, token, "", bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return "", err
 	}
@@ -177,7 +189,7 @@ func initialize(url, name string) (string, error) {
 		return "", fmt.Errorf("initialize: status %d, no session id", resp.StatusCode)
 	}
 	b = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	resp, err = post(url, sid, bytes.NewReader(b), int64(len(b)))
+	resp, err = post(url, token, sid, bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return "", err
 	}
@@ -188,11 +200,11 @@ func initialize(url, name string) (string, error) {
 
 // call sends one tools/call whose argument is generated while it is sent, and
 // returns the text of the answer.
-func call(url, sid string, size int) (string, error) {
+func call(url, token, sid string, size int) (string, error) {
 	head := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mail__send_email","arguments":{"body":"`
 	tail := `"}}}`
 	body := io.MultiReader(strings.NewReader(head), io.LimitReader(xs{}, int64(size)), strings.NewReader(tail))
-	resp, err := post(url, sid, body, int64(len(head)+size+len(tail)))
+	resp, err := post(url, token, sid, body, int64(len(head)+size+len(tail)))
 	if err != nil {
 		return "", err
 	}

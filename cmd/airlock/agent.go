@@ -9,10 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
@@ -42,6 +44,9 @@ func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
 
 const gatewayUsage = `usage: airlock gateway snippet claude|codex|cursor|vscode [--env] [--config FILE | --demo] [--gateway ADDR]
        airlock gateway token --export [--config FILE | --demo]
+       airlock gateway token add NAME [--export] [--config FILE | --demo]
+       airlock gateway token list [--config FILE | --demo]
+       airlock gateway token revoke NAME [--config FILE | --demo]
        airlock gateway rotate-token [--config FILE | --demo]`
 
 // targetConfig is the config a command about a running airlock looks at: --config or
@@ -161,14 +166,23 @@ func tokenFlags(cfgPath string, demo bool) string {
 
 // runGatewayToken prints the shell line that puts the gateway token in
 // AIRLOCK_TOKEN, for `eval "$(airlock gateway token --export)"`: the token reaches
-// the agent's environment without being shown.
+// the agent's environment without being shown. `add`, `list` and `revoke` manage
+// the named agent tokens (gateway.AddToken): each is its agent's identity.
 func runGatewayToken(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("airlock gateway token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "config file")
 	demo := fs.Bool("demo", false, "the token of \"airlock demo\" (in the demo folder of the state dir)")
-	export := fs.Bool("export", false, "print \"export AIRLOCK_TOKEN=...\" for eval in a shell")
-	if err := fs.Parse(args); err != nil || !*export || fs.NArg() > 0 {
+	export := fs.Bool("export", false, "print \"export AIRLOCK_TOKEN=...\" for eval in a shell (the default token, or with add the new one)")
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		fmt.Fprintln(stderr, gatewayUsage)
+		return 2
+	}
+	if len(positional) > 0 {
+		return runNamedTokens(positional, *export, *cfgPath, *demo, stdout, stderr)
+	}
+	if !*export {
 		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
 	}
@@ -184,6 +198,71 @@ func runGatewayToken(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "export AIRLOCK_TOKEN=%s\n", cli.ShellQuote(token))
 	return 0
+}
+
+// runNamedTokens is `airlock gateway token add NAME | list | revoke NAME`.
+func runNamedTokens(positional []string, export bool, cfgPath string, demo bool, stdout, stderr io.Writer) int {
+	sub := positional[0]
+	switch {
+	case sub == "add" && len(positional) == 2, sub == "revoke" && len(positional) == 2 && !export, sub == "list" && len(positional) == 1 && !export:
+	default:
+		fmt.Fprintln(stderr, gatewayUsage)
+		return 2
+	}
+	cfg, err := targetConfig(cfgPath, demo)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 1
+	}
+	dir := cfg.StateDir
+	switch sub {
+	case "list":
+		list, err := gateway.ListTokens(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+			return 1
+		}
+		cli.WriteTokenList(stdout, list, gateway.TokenPath(dir))
+		return 0
+	case "add":
+		name := positional[1]
+		tok, err := gateway.AddToken(dir, name, time.Now())
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+			return 1
+		}
+		auditToken(cfg, "token-added", name, "the person added the gateway token "+name+" (its agents' context is "+gateway.AgentContext(name)+")", stderr)
+		if export {
+			fmt.Fprintf(stdout, "export AIRLOCK_TOKEN=%s\n", cli.ShellQuote(tok))
+			return 0
+		}
+		fmt.Fprintf(stdout, "%s\n", tok)
+		fmt.Fprintf(stderr, "airlock: added the gateway token %s; it is shown once (airlock keeps only its SHA-256 in %s). Its agents' taint and grants are %s's, whatever client name they give.\n",
+			name, gateway.TokensPath(dir), gateway.AgentContext(name))
+		return 0
+	default: // revoke
+		name := positional[1]
+		if err := gateway.RevokeToken(dir, name); err != nil {
+			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+			return 1
+		}
+		auditToken(cfg, "token-revoked", name, "the person revoked the gateway token "+name+": its sessions end and their waiting calls are withdrawn", stderr)
+		fmt.Fprintf(stdout, "revoked the gateway token %s; a running airlock refuses it from the next request and ends its sessions within a second (their waiting questions are withdrawn)\n", name)
+		return 0
+	}
+}
+
+// auditToken appends a record of a change to the named tokens to the config's
+// audit log; a log that cannot take it is said, not fatal (the change is made).
+func auditToken(cfg *config.Config, kind, name, reason string, stderr io.Writer) {
+	log, err := openAudit(cfg)
+	if err == nil {
+		err = log.Append(audit.Record{TS: time.Now().UTC(), Kind: kind, Context: gateway.AgentContext(name), DecidedBy: string(trust.DecidedByPerson), Reason: reason})
+		log.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: warning: the audit log did not record it: %s\n", safetext.Inline(err.Error()))
+	}
 }
 
 // runRotateToken replaces the gateway token. A running airlock's gateway follows
@@ -219,6 +298,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	cfgPath := fs.String("config", "", "config file")
 	demo := fs.Bool("demo", false, "bridge to a running \"airlock demo\"")
 	listenFlag := fs.String("gateway", "", "gateway address of the running airlock")
+	tokenEnv := fs.String("token-env", "", "take the gateway token from this environment variable (e.g. AIRLOCK_TOKEN, for a named token from `airlock gateway token add`) instead of the default token file")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -230,8 +310,13 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *listenFlag != "" {
 		listen = *listenFlag
 	}
-	token, err := gateway.ReadToken(stateDir, noteTo(stderr, "airlock bridge"))
-	if err != nil {
+	var token string
+	if *tokenEnv != "" {
+		if token = os.Getenv(*tokenEnv); token == "" {
+			fmt.Fprintf(stderr, "airlock bridge: --token-env %s: the variable is not set or empty\n", safetext.Inline(*tokenEnv))
+			return 1
+		}
+	} else if token, err = gateway.ReadToken(stateDir, noteTo(stderr, "airlock bridge")); err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
 	}

@@ -109,6 +109,7 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 			return 1
 		}
 		g, err := gateway.New(m, gateway.Options{Listen: gs.listen, AllowRemote: gs.allowRemote, Token: token, TokenFile: gateway.TokenPath(gs.stateDir),
+			TokensFile:         gateway.TokensPath(gs.stateDir),
 			SessionIdleTimeout: agentSessionIdle,
 			// The TUI owns the terminal: the gateway's own notes go to the Logs view.
 			Log: func(s string) { m.Note("gateway", s) }})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
@@ -47,6 +46,14 @@ type Options struct {
 	// TokenFile, when set, is the file Token came from: the gateway follows it, so
 	// `airlock gateway rotate-token` takes effect on the next request.
 	TokenFile string
+	// TokensFile, when set, is the named agent tokens file (TokensPath): the gateway
+	// follows it, accepting a token added by another process from its next request
+	// and ending a revoked token's sessions within RevokeEvery. Without it only the
+	// default token (Token) is accepted.
+	TokensFile string
+	// RevokeEvery is how often the gateway looks for revoked tokens when no request
+	// made it look (default 500ms; at most 1s).
+	RevokeEvery time.Duration
 	// WaitingEvery is how often an agent that sent a progress token is told its call
 	// still waits for a person (default 5s).
 	WaitingEvery time.Duration
@@ -96,6 +103,13 @@ type Gateway struct {
 	opts  Options
 	srv   *mcp.Server
 	token *tokenSource
+	named *namedTokens // the named agent tokens (tokens.go)
+
+	owners *owners // which token opened each agent session
+
+	tokensChanged chan struct{} // a request saw the tokens file change
+	tokensNoteMu  sync.Mutex
+	tokensNote    string // the tokens file's problem last noted
 
 	mu      sync.Mutex
 	exposed map[string]gatewayTool // served name -> what is registered
@@ -154,6 +168,9 @@ func New(m *session.Manager, opts Options) (*Gateway, error) {
 	if opts.BodyReadTimeout <= 0 {
 		opts.BodyReadTimeout = 30 * time.Second
 	}
+	if opts.RevokeEvery <= 0 || opts.RevokeEvery > time.Second {
+		opts.RevokeEvery = 500 * time.Millisecond
+	}
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = DefaultMaxConns
 	}
@@ -170,14 +187,18 @@ func New(m *session.Manager, opts Options) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway listen %q: not a loopback address (set allow_remote to serve other hosts)", opts.Listen)
 	}
 	g := &Gateway{
-		m:       m,
-		opts:    opts,
-		token:   newTokenSource(opts.TokenFile, opts.Token),
-		exposed: map[string]gatewayTool{},
-		ended:   map[string]bool{},
-		resync:  make(chan struct{}, 1),
-		done:    make(chan struct{}),
-		relay:   newRelayed(),
+		m:      m,
+		opts:   opts,
+		token:  newTokenSource(opts.TokenFile, opts.Token),
+		named:  newNamedTokens(opts.TokensFile),
+		owners: newOwners(),
+
+		tokensChanged: make(chan struct{}, 1),
+		exposed:       map[string]gatewayTool{},
+		ended:         map[string]bool{},
+		resync:        make(chan struct{}, 1),
+		done:          make(chan struct{}),
+		relay:         newRelayed(),
 
 		requesters: newRequesters(),
 	}
@@ -204,7 +225,7 @@ func (g *Gateway) auditUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 				_, served := g.exposed[r.Params.Name]
 				g.mu.Unlock()
 				if !served {
-					ctxName, client := g.agentOf(r.Session)
+					ctxName, client, _ := g.agentOf(r.Session)
 					g.m.AuditRefused(g.m.Engine().NewCallID(), session.CallRequest{Context: ctxName, Client: client,
 						Tool: r.Params.Name, Args: r.Params.Arguments}, trust.DecidedByUnknownTool,
 						"the gateway serves no tool "+strconv.Quote(r.Params.Name)+g.servedAs(r.Params.Name))
@@ -256,7 +277,7 @@ func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
 			if served, ok := snap.ServedName(ti); !ok || !listed[served] {
 				continue
 			}
-			ctxName, _ := g.agentOf(ss)
+			ctxName, _, _ := g.agentOf(ss) // a session no token is known for is refused every call
 			g.watchSession(ss, ctxName)
 			g.m.Engine().MarkTainted(ctxName, trust.Taint{By: ti.Ref, At: g.m.Now(), Channel: trust.ChannelListing})
 			break
@@ -298,9 +319,13 @@ func (g *Gateway) Start() error {
 		}
 	})
 	g.m.OnResourceUpdated(g.resourceUpdated)
-	g.wg.Add(2)
+	g.adoptLegacyTaints()
+	g.named.refresh()
+	g.noteTokensProblem()
+	g.wg.Add(3)
 	go g.syncLoop()
 	go g.updateLoop()
+	go g.revokeLoop()
 	if g.opts.SessionIdleTimeout > 0 {
 		g.life = newSessionLife(g.opts.SessionIdleTimeout, time.Now)
 		g.wg.Add(1)
@@ -538,7 +563,10 @@ func (g *Gateway) servedAs(name string) string {
 func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ss := req.Session
-		ctxName, client := g.agentOf(ss)
+		ctxName, client, ok := g.agentOf(ss)
+		if !ok {
+			return errorResult("airlock denied this call: " + errNotAccepted.Error()), nil
+		}
 		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
 		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.Engine().NewCallID()}
@@ -683,42 +711,6 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 	}()
 }
 
-// agentOf is the context and client name of the agent behind an agent session.
-func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string) {
-	client = "agent"
-	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
-		client = ip.ClientInfo.Name
-	}
-	ctxName = AgentContext(g.opts.Token, client)
-	g.m.Engine().NoteClient(ctxName, client)
-	return ctxName, client
-}
-
-// AgentContext is the taint and grant context of an agent: who the agent is (the
-// gateway token it presented and the client name it gave in initialize), not its HTTP
-// session, so that reconnecting or restarting airlock does not clean a context whose
-// conversation holds untrusted text. The name is "agent-" plus the client name cut to
-// safe characters, plus a short hash of token and full name that tells apart agents
-// whose names differ only in characters the cut drops.
-func AgentContext(token, client string) string {
-	var b strings.Builder
-	for _, r := range client {
-		if b.Len() >= 24 {
-			break
-		}
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		}
-	}
-	sum := sha256.Sum256([]byte(token + "\x00" + client))
-	name := b.String()
-	if name == "" {
-		name = "agent"
-	}
-	return "agent-" + name + "-" + hex.EncodeToString(sum[:4])
-}
-
 func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
@@ -743,10 +735,22 @@ func (g *Gateway) Handler() http.Handler {
 			refuse(w, "forbidden origin", http.StatusForbidden)
 			return
 		}
-		if !g.authorized(r) {
+		tokenName, ok := g.authorized(r)
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
 			refuse(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return
+		}
+		// A session is its token's: another token's holder cannot use it. A request
+		// that opens one names its token before its answer leaves (ownedWriter).
+		sid := r.Header.Get("Mcp-Session-Id")
+		if sid != "" {
+			if owner, known := g.owners.of(sid); known && owner != tokenName {
+				refuse(w, "this session was opened with another token", http.StatusForbidden)
+				return
+			}
+		} else {
+			w = &ownedWriter{ResponseWriter: w, bind: func(id string) { g.owners.bind(id, tokenName) }}
 		}
 		defer servingAuthenticated(r)()
 		if r.URL.Path != "/mcp" {
@@ -942,14 +946,21 @@ func (g *Gateway) allowedOrigin(origin string) bool {
 	return g.allowed[hostName(u.Host)]
 }
 
-func (g *Gateway) authorized(r *http.Request) bool {
+// authorized is the name of the token the request presents: DefaultTokenName for
+// the default token, a named token's name, or ok false for none the gateway
+// accepts now.
+func (g *Gateway) authorized(r *http.Request) (name string, ok bool) {
 	h := r.Header.Get("Authorization")
 	const prefix = "Bearer "
 	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-		return false
+		return "", false
 	}
 	got := []byte(h[len(prefix):])
-	return subtle.ConstantTimeCompare(got, g.token.current()) == 1
+	if subtle.ConstantTimeCompare(got, g.token.current()) == 1 {
+		return DefaultTokenName, true
+	}
+	g.lookAtTokens()
+	return g.named.lookup(got)
 }
 
 // LoadOrCreateToken is OpenToken telling stderr when it replaced the token.

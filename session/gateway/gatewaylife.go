@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -133,8 +134,8 @@ type requesters struct {
 }
 
 type sessionEnd struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	calls map[uint64]context.CancelCauseFunc // the calls bound to it, ended with its cause
+	next  uint64
 }
 
 func newRequesters() *requesters {
@@ -158,13 +159,25 @@ func (q *requesters) post(r *http.Request) (done func()) {
 
 // endSession ends the calls of session id (deleted, or closed): they are withdrawn
 // as their agent's.
-func (q *requesters) endSession(id string) {
+func (q *requesters) endSession(id string) { q.endSessionWith(id, session.ErrAgentGone) }
+
+// endSessionWith ends the calls of session id with cause, which is
+// session.ErrAgentGone or one that is it (errors.Is): session.ErrTokenRevoked.
+func (q *requesters) endSessionWith(id string, cause error) {
 	q.mu.Lock()
 	s := q.sessions[id]
 	delete(q.sessions, id)
-	q.mu.Unlock()
+	var calls []context.CancelCauseFunc
 	if s != nil {
-		s.cancel(session.ErrAgentGone)
+		for _, c := range s.calls {
+			calls = append(calls, c)
+		}
+	}
+	q.mu.Unlock()
+	// At once, not in a goroutine of its own: the cause is each call's before
+	// anything else (the session's close ending its POSTs) can end it.
+	for _, c := range calls {
+		c(cause)
 	}
 }
 
@@ -186,11 +199,18 @@ func (q *requesters) bind(ctx context.Context, sessionID string, h http.Header) 
 	if sessionID != "" {
 		s := q.sessions[sessionID]
 		if s == nil {
-			sctx, scancel := context.WithCancelCause(context.Background())
-			s = &sessionEnd{ctx: sctx, cancel: scancel}
+			s = &sessionEnd{calls: map[uint64]context.CancelCauseFunc{}}
 			q.sessions[sessionID] = s
 		}
-		stops = append(stops, context.AfterFunc(s.ctx, gone))
+		n := s.next
+		s.next++
+		s.calls[n] = cancel
+		stops = append(stops, func() bool {
+			q.mu.Lock()
+			delete(s.calls, n)
+			q.mu.Unlock()
+			return true
+		})
 	}
 	q.mu.Unlock()
 	return bound, func() {
@@ -200,6 +220,11 @@ func (q *requesters) bind(ctx context.Context, sessionID string, h http.Header) 
 		cancel(nil)
 	}
 }
+
+// errNotAccepted answers a request of a session whose token is no longer accepted
+// (revoked, or the tokens file cannot be read), or that no token is known to have
+// opened.
+var errNotAccepted = errors.New("airlock: this session's token is not accepted (revoked, or airlock cannot read its tokens file); nothing was done")
 
 // boundToRequester is the receiving middleware that binds every agent call, read,
 // get, completion and subscription to its requester (requesters.bind).
@@ -223,8 +248,12 @@ func (g *Gateway) boundToRequester(next mcp.MethodHandler) mcp.MethodHandler {
 		defer done()
 		if ss != nil {
 			// Bound first, then watched: the watch ends the session's bound calls
-			// when it closes, even if it closed already.
-			ctxName, _ := g.agentOf(ss)
+			// when it closes, even if it closed already. Bound first, then its
+			// token checked: a revocation after the check ends the bound call.
+			ctxName, _, ok := g.agentOf(ss)
+			if !ok {
+				return nil, errNotAccepted
+			}
 			g.watchSession(ss, ctxName)
 		}
 		return next(ctx, method, req)

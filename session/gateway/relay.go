@@ -279,7 +279,7 @@ func (g *Gateway) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				_, served := g.relay.prompts[r.Params.Name]
 				g.mu.Unlock()
 				if !served {
-					ctxName, client := g.agentOf(r.Session)
+					ctxName, client, _ := g.agentOf(r.Session)
 					args, _ := json.Marshal(struct {
 						Arguments map[string]string `json:"arguments"`
 						Name      string            `json:"name"`
@@ -298,7 +298,10 @@ func (g *Gateway) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // the agent's context.
 func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	ss := req.Session
-	ctxName, client := g.agentOf(ss)
+	ctxName, client, ok := g.agentOf(ss)
+	if !ok {
+		return nil, errNotAccepted
+	}
 	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
@@ -322,7 +325,10 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		ss := req.Session
-		ctxName, client := g.agentOf(ss)
+		ctxName, client, ok := g.agentOf(ss)
+		if !ok {
+			return nil, errNotAccepted
+		}
 		g.watchSession(ss, ctxName)
 		args := json.RawMessage("{}")
 		if len(req.Params.Arguments) > 0 {
@@ -343,7 +349,10 @@ func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 // template, through Manager.Complete.
 func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	ss := req.Session
-	ctxName, client := g.agentOf(ss)
+	ctxName, client, ok := g.agentOf(ss)
+	if !ok {
+		return nil, errNotAccepted
+	}
 	g.watchSession(ss, ctxName)
 	p := req.Params
 	cr := session.CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value}
@@ -380,7 +389,10 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 // Manager.SubscribeAgent.
 func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
 	ss := req.Session
-	ctxName, client := g.agentOf(ss)
+	ctxName, client, ok := g.agentOf(ss)
+	if !ok {
+		return errNotAccepted
+	}
 	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {

@@ -1,0 +1,264 @@
+package gateway
+
+import (
+	"log"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session"
+)
+
+// Who an agent is, is airlock's word: the token it presented when it opened its
+// session. The client name it gives in initialize is only a label (the Grants view,
+// the audit's client field); two agents with one token share one taint and one set of
+// grants, whatever they call themselves, and a token cannot reach a session another
+// token opened.
+
+// AgentContext is the taint and grant context of the agents that present the token
+// named tokenName (DefaultTokenName for gateway.token): "token:NAME". It is not the
+// HTTP session, so reconnecting or restarting airlock does not clean a context whose
+// conversation holds untrusted text, and not the client name, which any holder of
+// the token may choose.
+func AgentContext(tokenName string) string { return "token:" + tokenName }
+
+// legacyAgentContext reports whether k is an agent context as airlock named them
+// before named tokens, agent-CLIENT-HASH: the client name cut to at most 24 of
+// [A-Za-z0-9._-] and 8 lowercase hex digits of SHA-256(token, NUL, client name).
+func legacyAgentContext(k string) bool {
+	rest, ok := strings.CutPrefix(k, "agent-")
+	if !ok || len(rest) < 9 || len(rest) > 24+9 || rest[len(rest)-9] != '-' {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case i >= len(rest)-8:
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		case i == len(rest)-9:
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// adoptLegacyTaints moves the taint of every context named the old way into the
+// default token's context: before named tokens every agent of a state dir presented
+// the one default token, so those taints are its agents', and no agent can reach an
+// old name any more. Moving never clears: the earliest cause is kept.
+func (g *Gateway) adoptLegacyTaints() {
+	moved, err := g.m.Engine().MoveTaints(AgentContext(DefaultTokenName), legacyAgentContext)
+	switch {
+	case err != nil:
+		g.note("the taints of agent contexts named by client name could not be moved to " + AgentContext(DefaultTokenName) + ": " + err.Error())
+	case len(moved) > 0:
+		g.note("the taint of " + moved[0] + plural(len(moved)-1) + " (agent contexts named by client name, from an earlier airlock) now taints " + AgentContext(DefaultTokenName))
+	}
+}
+
+func plural(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return " and 1 other context"
+	}
+	return " and " + strconv.Itoa(n) + " other contexts"
+}
+
+// note is one line of the gateway's own notes (Options.Log).
+func (g *Gateway) note(s string) {
+	if g.opts.Log != nil {
+		g.opts.Log(s)
+		return
+	}
+	log.Print("airlock gateway: " + s)
+}
+
+// owners remembers which token opened each agent session.
+type owners struct {
+	mu  sync.Mutex
+	by  map[string]string    // session id -> token name
+	at  map[string]time.Time // when it was bound
+	now func() time.Time
+}
+
+func newOwners() *owners {
+	return &owners{by: map[string]string{}, at: map[string]time.Time{}, now: time.Now}
+}
+
+func (o *owners) bind(id, name string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.by[id]; !ok {
+		o.by[id], o.at[id] = name, o.now()
+	}
+}
+
+func (o *owners) of(id string) (string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	name, ok := o.by[id]
+	return name, ok
+}
+
+// prune forgets the sessions that are gone: not in present and bound a while ago
+// (a session being opened is bound before go-sdk lists it... or after: either way
+// it is listed well within the grace).
+func (o *owners) prune(present map[string]bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for id := range o.by {
+		if !present[id] && o.now().Sub(o.at[id]) > 10*time.Second {
+			delete(o.by, id)
+			delete(o.at, id)
+		}
+	}
+}
+
+// ownedWriter binds the session a request opens to the request's token as soon as
+// the answer's header (which names the session) is written, before any byte of it
+// leaves: the agent cannot send its next request before the gateway knows whose
+// session it is.
+type ownedWriter struct {
+	http.ResponseWriter
+	bind  func(id string)
+	bound bool
+}
+
+func (w *ownedWriter) capture() {
+	if w.bound {
+		return
+	}
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+		w.bound = true
+		w.bind(id)
+	}
+}
+
+func (w *ownedWriter) WriteHeader(code int) {
+	w.capture()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *ownedWriter) Write(p []byte) (int, error) {
+	w.capture()
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush writes the header too, so it binds first.
+func (w *ownedWriter) Flush() {
+	w.capture()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *ownedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// agentOf is the context and client name of the agent behind an agent session, and
+// whether its token is still accepted. A session whose token is not known (not yet
+// bound, or revoked) has ok false: nothing of it may be decided.
+func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string, ok bool) {
+	client = "agent"
+	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+		client = ip.ClientInfo.Name
+	}
+	name, known := g.owners.of(ss.ID())
+	if !known {
+		return AgentContext("?"), client, false
+	}
+	ctxName = AgentContext(name)
+	g.m.Engine().NoteClient(ctxName, client)
+	return ctxName, client, g.tokenLive(name)
+}
+
+// tokenLive reports whether the token named name is accepted now.
+func (g *Gateway) tokenLive(name string) bool {
+	return name == DefaultTokenName || g.named.live(name)
+}
+
+// lookAtTokens re-reads the tokens file when it changed; a change wakes the revoke
+// loop at once.
+func (g *Gateway) lookAtTokens() {
+	if !g.named.refresh() {
+		return
+	}
+	g.noteTokensProblem()
+	select {
+	case g.tokensChanged <- struct{}{}:
+	default:
+	}
+}
+
+// noteTokensProblem says, once per problem, why named tokens are refused.
+func (g *Gateway) noteTokensProblem() {
+	err := g.named.Problem()
+	g.tokensNoteMu.Lock()
+	last := g.tokensNote
+	g.tokensNote = ""
+	if err != nil {
+		g.tokensNote = err.Error()
+	}
+	now := g.tokensNote
+	g.tokensNoteMu.Unlock()
+	switch {
+	case now != "" && now != last:
+		g.note("named agent tokens are refused until this is fixed (the default token still works; their sessions end): " + now)
+	case now == "" && last != "":
+		g.note("named agent tokens are accepted again: " + g.opts.TokensFile + " reads")
+	}
+}
+
+// revokeLoop ends the sessions of revoked tokens: every RevokeEvery, and at once
+// when a request saw the tokens file change.
+func (g *Gateway) revokeLoop() {
+	defer g.wg.Done()
+	t := time.NewTicker(g.opts.RevokeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.done:
+			return
+		case <-t.C:
+			g.lookAtTokens()
+		case <-g.tokensChanged:
+		}
+		g.endRevoked()
+	}
+}
+
+// endRevoked ends every session whose token is no longer accepted: its calls are
+// withdrawn first (session.ErrTokenRevoked: a waiting question is withdrawn and
+// nothing of the call runs), then the session is closed, and the token's grants end.
+// While the tokens file cannot be read every named token counts as revoked.
+func (g *Gateway) endRevoked() {
+	present := map[string]bool{}
+	var ended []*mcp.ServerSession
+	names := map[string]bool{}
+	for ss := range g.srv.Sessions() {
+		id := ss.ID()
+		present[id] = true
+		name, known := g.owners.of(id)
+		if !known || g.tokenLive(name) {
+			continue
+		}
+		ended = append(ended, ss)
+		names[name] = true
+	}
+	for _, ss := range ended {
+		g.requesters.endSessionWith(ss.ID(), session.ErrTokenRevoked)
+		_ = ss.Close()
+	}
+	for name := range names {
+		g.m.Engine().EndContext(AgentContext(name))
+	}
+	g.owners.prune(present)
+}
