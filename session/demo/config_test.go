@@ -59,6 +59,7 @@ func TestConfig(t *testing.T) {
 // name, and a nil entry means the table's own keys are free (env, headers). [limits]
 // and servers.*.elicitation are defined in docs/approval-core.md; servers.*.tools.*.rules
 // and rules_file in docs/rules.md; servers.*.roots in docs/sampling-and-roots.md;
+// servers.*.sandbox in docs/fencing.md;
 // audit.sync_before_forward and audit.segment_bytes in docs/audit-durability.md;
 // gateway.name_budget in docs/gateway-names.md.
 var designKeys = map[string][]string{
@@ -68,7 +69,8 @@ var designKeys = map[string][]string{
 	"gateway":           {"listen", "allow_remote", "name_budget"},
 	"audit":             {"path", "sync_before_forward", "segment_bytes"},
 	"servers":           {"*"},
-	"servers.*":         {"command", "args", "env", "inherit_env", "trust", "labels", "tools", "url", "transport", "headers", "protocol", "connect_timeout", "call_timeout", "oauth", "elicitation", "roots"},
+	"servers.*":         {"command", "args", "env", "inherit_env", "trust", "labels", "tools", "url", "transport", "headers", "protocol", "connect_timeout", "call_timeout", "oauth", "elicitation", "roots", "sandbox"},
+	"servers.*.sandbox": {"read", "write", "network", "required", "memory", "cpu_seconds", "processes"},
 	"servers.*.oauth":   {"client_id", "client_secret", "client_metadata_url", "issuer", "scopes", "redirect_port"},
 	"servers.*.env":     nil,
 	"servers.*.headers": nil,
