@@ -99,6 +99,12 @@ type checkJSON struct {
 		Resources         []json.RawMessage `json:"resources"`
 		ResourceTemplates []json.RawMessage `json:"resource_templates"`
 		Prompts           []json.RawMessage `json:"prompts"`
+		// No demo server asks for a sandbox: requested false, empty lists.
+		Sandbox struct {
+			Requested, Applied bool
+			Network, Detail    string
+			Read, Write        []string
+		}
 	}
 	Tools []struct {
 		Server, Name, Qualified, Tier, Policy, Pin string
@@ -151,6 +157,11 @@ func TestCheckJSONOnExampleConfig(t *testing.T) {
 	}
 	if len(got.Servers) != 4 {
 		t.Fatalf("servers = %+v", got.Servers)
+	}
+	for _, s := range got.Servers {
+		if sb := s.Sandbox; sb.Requested || sb.Applied || sb.Read == nil || sb.Write == nil {
+			t.Errorf("%s sandbox = %+v, want none asked for, with empty lists", s.Name, sb)
+		}
 	}
 	if got.SchemaVersion != 1 || got.Source != "live" || got.Config != "../../config.example.toml" || got.Verdict.ExitCode != 0 || got.Verdict.Failed {
 		t.Errorf("schema_version %d source %q config %q verdict %+v", got.SchemaVersion, got.Source, got.Config, got.Verdict)
