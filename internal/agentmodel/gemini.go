@@ -17,7 +17,7 @@ import (
 // API key. It answers the methods the CLI calls under /v1beta/models/MODEL:
 // streamGenerateContent (?alt=sse: the conversation, answered by the script),
 // generateContent (the CLI's utility calls, such as its model router: answered with
-// the least JSON its response schema accepts, or an empty text) and countTokens.
+// the least JSON its response schema accepts, or the text "ok") and countTokens.
 // Every request is recorded, an unknown one too (answered 404), so that a test can
 // see what the CLI offered the model and what reached it.
 //
@@ -222,7 +222,7 @@ func (m *GeminiModel) serve(w http.ResponseWriter, r *http.Request) {
 		if len(schema) == 0 {
 			schema = body.GenerationConfig.ResponseSchema
 		}
-		text := ""
+		text := "ok" // the CLI retries an empty reply
 		if len(schema) > 0 {
 			b, _ := json.Marshal(GeminiLeastValue(schema))
 			text = string(b)
@@ -309,9 +309,10 @@ func readAll(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error
 // GeminiLeastValue is the least value a JSON schema (as the Gemini API takes it in
 // responseJsonSchema or responseSchema) accepts: an object with its required
 // properties, each the least value of its own schema; a string's first enum value
-// or ""; a number's minimum or 0; false; an empty array (or minItems least items).
-// The CLI's utility calls (its router, its next-speaker check) parse the reply
-// against the schema they sent, so any other shape would fail them.
+// or ""; a number's minimum, or 1 where the schema has none; false; an empty array
+// (or minItems least items). The CLI's utility calls parse the reply against the
+// schema they sent, and some check more than it says: the router's complexity_score
+// is an integer with no minimum in its schema, but must be 1 to 100.
 func GeminiLeastValue(schema json.RawMessage) any {
 	var s struct {
 		Type       any                        `json:"type"`
@@ -349,7 +350,7 @@ func GeminiLeastValue(schema json.RawMessage) any {
 		if s.Minimum != nil {
 			return *s.Minimum
 		}
-		return 0
+		return 1
 	case "boolean":
 		return false
 	case "array":

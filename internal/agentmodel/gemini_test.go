@@ -110,16 +110,20 @@ func TestGeminiModel_UtilityCallsAndUnknownRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	// The CLI's router and next-speaker schemas, as 0.61.0 sends them.
+	// The CLI's router and next-speaker schemas as 0.61.0 sends them (its router's
+	// score must be 1 to 100, which its schema does not say), and a minimum.
 	res, out := geminiPost(t, m, "/v1beta/models/gemini-3.5-flash-lite:generateContent",
 		`{"contents":[{"role":"user","parts":[{"text":"route"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":`+
-			`{"type":"object","properties":{"complexity_reasoning":{"type":"string"},"complexity_score":{"type":"integer","minimum":1,"maximum":100},`+
-			`"next_speaker":{"type":"string","enum":["user","model"]}},"required":["complexity_reasoning","complexity_score","next_speaker"]}}}`)
+			`{"type":"OBJECT","properties":{"complexity_reasoning":{"type":"STRING"},"complexity_score":{"type":"INTEGER"},`+
+			`"next_speaker":{"type":"string","enum":["user","model"]},"retries":{"type":"integer","minimum":3},"optional":{"type":"string"}},`+
+			`"required":["complexity_reasoning","complexity_score","next_speaker","retries"]}}}`)
 	if res.StatusCode != 200 {
 		t.Fatalf("generateContent: %d %s", res.StatusCode, out)
 	}
 	var gen struct {
-		Candidates []struct{ Content struct{ Parts []struct{ Text string } } }
+		Candidates []struct {
+			Content struct{ Parts []struct{ Text string } }
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &gen); err != nil || len(gen.Candidates) != 1 || len(gen.Candidates[0].Content.Parts) != 1 {
 		t.Fatalf("generateContent answered %q (%v)", out, err)
@@ -128,8 +132,13 @@ func TestGeminiModel_UtilityCallsAndUnknownRequests(t *testing.T) {
 	if err := json.Unmarshal([]byte(gen.Candidates[0].Content.Parts[0].Text), &got); err != nil {
 		t.Fatalf("the reply is not JSON: %v", err)
 	}
-	if diff := cmp.Diff(map[string]any{"complexity_reasoning": "", "complexity_score": float64(1), "next_speaker": "user"}, got); diff != "" {
+	if diff := cmp.Diff(map[string]any{"complexity_reasoning": "", "complexity_score": float64(1), "next_speaker": "user", "retries": float64(3)}, got); diff != "" {
 		t.Errorf("least value (-want +got):\n%s", diff)
+	}
+
+	_, out = geminiPost(t, m, "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[{"role":"user","parts":[{"text":"summarise"}]}]}`)
+	if !strings.Contains(out, `"text":"ok"`) {
+		t.Errorf("generateContent without a schema answered %s, want the text ok (the CLI retries an empty one)", out)
 	}
 
 	_, out = geminiPost(t, m, "/v1beta/models/gemini-2.5-flash:countTokens", `{"contents":[{"role":"user","parts":[{"text":"count me"}]}]}`)
@@ -146,7 +155,7 @@ func TestGeminiModel_UtilityCallsAndUnknownRequests(t *testing.T) {
 	for _, r := range m.Requests() {
 		methods = append(methods, r.Method+" "+r.Path)
 	}
-	want := []string{"generateContent /v1beta/models/gemini-3.5-flash-lite:generateContent", "countTokens /v1beta/models/gemini-2.5-flash:countTokens", "unknown /v1beta/cachedContents"}
+	want := []string{"generateContent /v1beta/models/gemini-3.5-flash-lite:generateContent", "generateContent /v1beta/models/gemini-2.5-flash:generateContent", "countTokens /v1beta/models/gemini-2.5-flash:countTokens", "unknown /v1beta/cachedContents"}
 	if diff := cmp.Diff(want, methods); diff != "" {
 		t.Errorf("recorded (-want +got):\n%s", diff)
 	}
