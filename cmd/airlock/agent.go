@@ -42,7 +42,7 @@ func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
 	return listen, cfg.StateDir, nil
 }
 
-const gatewayUsage = `usage: airlock gateway snippet claude|codex|cursor|vscode [--env] [--config FILE | --demo] [--gateway ADDR]
+const gatewayUsage = `usage: airlock gateway snippet claude|codex|gemini|cursor|vscode [--env] [--config FILE | --demo] [--gateway ADDR]
        airlock gateway token --export [--config FILE | --demo]
        airlock gateway token add NAME [--export] [--config FILE | --demo]
        airlock gateway token list [--config FILE | --demo]

@@ -129,7 +129,7 @@ func runSession(ctx context.Context, m *session.Manager, opts ui.Options, gs gat
 		}
 		defer forget()
 		opts.GatewayURL = g.URL()
-		opts.GatewayHint = "airlock gateway snippet claude|codex|cursor|vscode --gateway " + gs.listen
+		opts.GatewayHint = "airlock gateway snippet claude|codex|gemini|cursor|vscode --gateway " + gs.listen
 		if gs.demo {
 			opts.GatewayHint += " --demo"
 		}

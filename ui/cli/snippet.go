@@ -8,7 +8,7 @@ import (
 )
 
 // SnippetClients are the agent clients `airlock gateway snippet` knows.
-var SnippetClients = []string{"claude", "codex", "cursor", "vscode"}
+var SnippetClients = []string{"claude", "codex", "gemini", "cursor", "vscode"}
 
 // WriteSnippet writes a ready config block that points an agent client at the gateway
 // url with its bearer token, and says where the block goes. self is the airlock
@@ -36,6 +36,8 @@ func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...st
 	case "codex":
 		// TOML, and the token stays out of it in both forms (WriteCodexSnippet).
 		return WriteCodexSnippet(w, url, codexTokenFlags(bridgeArgs), defaultApproval, self, bridgeArgs...)
+	case "gemini":
+		where, block, after = geminiSnippet(url, "Bearer "+token, `"Authorization: Bearer `+token+`"`)
 	default:
 		return fmt.Errorf("unknown client %q (want one of %v)", client, SnippetClients)
 	}
@@ -69,8 +71,8 @@ func compact(b []byte) string {
 }
 
 // WriteSnippetEnv writes the config block for client with the token left out: the
-// header reads it from the environment (${AIRLOCK_TOKEN} for Claude Code,
-// ${env:AIRLOCK_TOKEN} for Cursor) or, in VS Code, from a password prompt. Nothing it
+// header reads it from the environment (${AIRLOCK_TOKEN} for Claude Code and Gemini
+// CLI, ${env:AIRLOCK_TOKEN} for Cursor) or, in VS Code, from a password prompt. Nothing it
 // writes is secret, so it can be shown on a projector; the export line comes
 // separately from `airlock gateway token --export` (cfgFlags are the flags that
 // command needs to find the same token).
@@ -95,6 +97,9 @@ func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs
 		}
 	case "codex":
 		return WriteCodexSnippet(w, url, cfgFlags, defaultApproval, self, bridgeArgs...)
+	case "gemini":
+		where, block, after = geminiSnippet(url, "Bearer ${AIRLOCK_TOKEN}", `'Authorization: Bearer ${AIRLOCK_TOKEN}'`)
+		where += "\n# Gemini expands ${AIRLOCK_TOKEN} (any $VAR or ${VAR}) in its settings from the environment it starts in"
 	default:
 		return fmt.Errorf("unknown client %q (want one of %v)", client, SnippetClients)
 	}
@@ -107,6 +112,35 @@ func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs
 	stdio, _ := json.MarshalIndent(map[string]any{"command": self, "args": append([]string{"bridge"}, bridgeArgs...)}, "", "  ")
 	fmt.Fprintf(w, "# A client that only launches stdio servers can use the bridge instead (it reads the token itself):\n# %s\n", compact(stdio))
 	return nil
+}
+
+// geminiTimeoutMS is how long Gemini CLI waits for one MCP call before it gives
+// up: its own default, 10 minutes, written out so that it is seen and kept above
+// approval_timeout.
+const geminiTimeoutMS = 600000
+
+// geminiSnippet is Gemini CLI's where line, block and lines after the block, for an
+// Authorization header value and that header quoted for `gemini mcp add`.
+//
+// "trust": true is Gemini's per-server switch that skips its own confirmation of
+// the server's tools: without it Gemini asks before every airlock tool (and airlock
+// asks again), and `gemini -p` offers the model none of them, since it cannot ask.
+// Gemini connects to no MCP server at all in a folder it does not trust.
+func geminiSnippet(url, header, quotedHeader string) (string, any, string) {
+	where := "Gemini CLI: put this in ~/.gemini/settings.json (or run: gemini mcp add --scope user --transport http --trust --timeout " +
+		fmt.Sprint(geminiTimeoutMS) + " -H " + quotedHeader + " airlock " + url + ")\n" +
+		"# Gemini connects to MCP servers only in a folder it trusts: answer its trust dialog once (it keeps the answer in\n" +
+		"#   ~/.gemini/trustedFolders.json), or run gemini --skip-trust (GEMINI_CLI_TRUST_WORKSPACE=true) where nobody can answer\n" +
+		`# "trust": true leaves the asking to airlock: without it Gemini asks before each airlock tool too, and gemini -p offers none`
+	block := map[string]any{"mcpServers": map[string]any{"airlock": map[string]any{
+		"httpUrl": url,
+		"headers": map[string]string{"Authorization": header},
+		"trust":   true,
+		"timeout": geminiTimeoutMS,
+	}}}
+	after := `# "timeout" is how long Gemini waits for one call, in ms (600000, 10 minutes, its default): keep it above` + "\n" +
+		"#   airlock's approval_timeout, or Gemini gives up on a call that still waits for you\n"
+	return where, block, after
 }
 
 // ShellQuote quotes s for a POSIX shell.
