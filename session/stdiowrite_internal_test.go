@@ -118,7 +118,10 @@ func TestStdioConn_CancelledBeforeAnyByteKeepsTheStream(t *testing.T) {
 // connection for good: stalled is told once, and every later write fails at once.
 func TestStdioConn_PartWrittenBreaksTheConnection(t *testing.T) {
 	p := newStdioPair(t, time.Minute)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// Long enough that the first 64 KiB reach the pipe before the deadline even on a
+	// loaded machine (with 300 ms, a run at load 20 once wrote no byte in time and
+	// saw the whole-stream error instead).
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	err := p.conn.Write(ctx, note("notifications/big", 200<<10))
 	if err == nil || !strings.Contains(err.Error(), "stopped reading its input") {
