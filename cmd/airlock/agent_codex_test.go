@@ -643,8 +643,11 @@ func TestCodex_AgentGoneWithdrawsItsQuestion(t *testing.T) {
 	if ev := codexToolCall(t, evs, "notes__delete_note"); ev.Item.Error == nil || !strings.Contains(ev.Item.Error.Message, "timed out awaiting tools/call after 3s") {
 		t.Errorf("Codex's report of the call: %+v", ev.Item)
 	}
-	if got := r.waitDecisions("notes", "delete_note", 2); got[1] != "deny:agent-gone" {
-		t.Errorf("audit: %v, want the second denied by agent-gone", got)
+	// Codex's timer closes the call's request; whether its notifications/cancelled or
+	// the closed connection reaches airlock first depends on scheduling, and either
+	// withdraws the question.
+	if got := r.waitDecisions("notes", "delete_note", 2); got[1] != "deny:agent-gone" && got[1] != "deny:agent-cancelled" {
+		t.Errorf("audit: %v, want the second denied by agent-gone or agent-cancelled", got)
 	}
 	if !r.noteExists("note-3") {
 		t.Error("note-3 was deleted after Codex gave up on the call")
