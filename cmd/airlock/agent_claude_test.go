@@ -478,8 +478,8 @@ policy = "allow"
 
 	// The snippet says a "timeout" (ms) in the block sets how long Claude Code waits
 	// for a call (both its limits, for this server): scaled down to 2 s here, the
-	// question is withdrawn when Claude Code gives up. (Its 5-minute idle limit,
-	// CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT, is checked every 30 s: too slow to run here.)
+	// question is withdrawn when Claude Code gives up. (Its idle limit is reset by
+	// airlock's progress: idle_limit_reset_by_progress below.)
 	for _, how := range []struct {
 		name, timeout string
 		env           []string
@@ -528,6 +528,36 @@ policy = "allow"
 			}
 		})
 	}
+
+	// Claude Code's idle limit gives up on a call that sends nothing for
+	// CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT ms, checked every 30 s. airlock tells a waiting
+	// call every 5 s, so an idle limit above that (10 s here; 300 s by default) never
+	// ends a question that waits for a person: after 35 s (past the first check) it is
+	// still up and claude still runs. (A 2 s limit does end it: progress is 5 s apart.)
+	t.Run("idle_limit_reset_by_progress", func(t *testing.T) {
+		model.Reset()
+		model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__delete_note", Input: map[string]any{"id": "note-2"}}, agentmodel.AnthropicTurn{Text: "denied."})
+		run := agent.print(t, project, "delete note-2", "CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT=10000")
+		s.waitFor("allow this call?")
+		time.Sleep(35 * time.Second)
+		select {
+		case err := <-run.done:
+			run.done <- err
+			t.Fatalf("claude gave up on a call airlock kept telling it about (%v); screen:\n%s", err, s.text())
+		default:
+		}
+		if !strings.Contains(s.text(), "allow this call?") {
+			t.Fatalf("the question closed while claude waited; screen:\n%s", s.text())
+		}
+		s.keys(keyEsc)
+		run.wait(t)
+		if tr := claudeToolResult(t, model, "mcp__airlock__notes__delete_note"); !tr.IsError || !strings.Contains(tr.Text, "denied") {
+			t.Errorf("after the wait the model got %+v, want airlock's denial", tr)
+		}
+		if !claudeNoteExists(t, notesDir, "note-2") {
+			t.Error("note-2 was deleted by a denied call")
+		}
+	})
 
 	t.Run("killed_agent_question_withdrawn", func(t *testing.T) {
 		model.Reset()

@@ -56,12 +56,13 @@ func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...st
 // before airlock does, and its own limits on a tool call (Claude Code 2.1.328: a
 // call may take MCP_TOOL_TIMEOUT ms, 100000000 by default; one with neither an
 // answer nor progress for CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT ms, 300000 by default for
-// an HTTP server and checked every 30 s, is given up; a server's "timeout" raises
-// both for that server).
+// an HTTP server and checked every 30 s, is given up, but the gateway's progress
+// every 5 s while a question waits resets that idle timer; a server's "timeout"
+// raises both for that server).
 const claudeNotes = "# Claude Code asks its own permission before each MCP tool; to leave the asking to airlock, allow airlock's tools there:\n" +
 	"#   claude --allowedTools mcp__airlock   (or \"permissions\": {\"allow\": [\"mcp__airlock\"]} in ~/.claude/settings.json; a project's .claude/settings.json counts once you trust its folder in claude)\n" +
-	"# Claude Code's own limits on a tool call: MCP_TOOL_TIMEOUT (ms, default 100000000, about 28 hours) and, for a call with no answer yet, CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT (ms, default 300000: 5 minutes); airlock denies an unanswered question after approval_timeout (2m by default).\n" +
-	"# To let a question wait longer than 5 minutes, raise both sides: \"timeout\": 900000 (ms) in the airlock block (Claude Code's two limits for this server), and approval_timeout in airlock's config.\n"
+	"# Claude Code's own limit on a tool call: MCP_TOOL_TIMEOUT (ms, default 100000000, about 28 hours; \"timeout\" in the block sets it for airlock alone). Its idle limit (CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT, 5 minutes) never ends a call that waits for you: airlock tells Claude Code every 5 s that it still waits.\n" +
+	"# airlock denies an unanswered question after approval_timeout (2m by default); raise it in airlock's config to let a question wait longer.\n"
 
 func compact(b []byte) string {
 	var v any
