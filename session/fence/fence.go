@@ -81,6 +81,9 @@ type Report struct {
 	NetNS      bool `json:"netns,omitempty"`
 	UserNS     bool `json:"userns,omitempty"`
 	NoNewPrivs bool `json:"no_new_privs,omitempty"`
+	// NoCaps says the server holds no capability (and, as uid 0, has an empty
+	// bounding set).
+	NoCaps bool `json:"no_caps,omitempty"`
 	// FDsClosed says every inherited descriptor above stderr is closed on exec.
 	FDsClosed bool     `json:"fds_closed,omitempty"`
 	Limits    []string `json:"limits,omitempty"`
@@ -106,15 +109,19 @@ func (r Report) Detail() string {
 		}
 		parts = append(parts, s+")")
 	}
-	if r.NetNS {
-		s := "network namespace"
-		if r.UserNS {
-			s += " (in a user namespace)"
-		}
-		parts = append(parts, s)
+	switch {
+	case r.NetNS && r.UserNS:
+		parts = append(parts, "network namespace (in a user namespace)")
+	case r.NetNS:
+		parts = append(parts, "network namespace")
+	case r.UserNS:
+		parts = append(parts, "user namespace")
 	}
 	if r.NoNewPrivs {
 		parts = append(parts, "no_new_privs")
+	}
+	if r.NoCaps {
+		parts = append(parts, "no capabilities")
 	}
 	if r.FDsClosed {
 		parts = append(parts, "inherited descriptors closed")
