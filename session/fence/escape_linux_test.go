@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +25,6 @@ type probe struct {
 	UTS, IPC               uint64 // namespace inodes
 	Session, Pid           int
 	KeyRead                string // reading the key airlock added to its session keyring
-	KeyUser                string // reading the key airlock added to its user keyring
 }
 
 func errString(err error) string {
@@ -58,16 +58,12 @@ func runProbe() int {
 	p.IPC, _ = nsInode("ipc")
 	p.Pid = os.Getpid()
 	p.Session, _ = unix.Getsid(0)
-	read := func(env string) string {
-		id, _ := strconv.Atoi(os.Getenv(env))
-		buf := make([]byte, 64)
-		_, _, e := unix.Syscall6(unix.SYS_KEYCTL, unix.KEYCTL_READ, uintptr(id), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
-		if e != 0 {
-			return e.Error()
-		}
-		return "ok"
+	id, _ := strconv.Atoi(os.Getenv("AIRLOCK_TEST_KEY"))
+	buf := make([]byte, 64)
+	p.KeyRead = "ok"
+	if _, _, e := unix.Syscall6(unix.SYS_KEYCTL, unix.KEYCTL_READ, uintptr(id), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0); e != 0 {
+		p.KeyRead = e.Error()
 	}
-	p.KeyRead, p.KeyUser = read("AIRLOCK_TEST_KEY"), read("AIRLOCK_TEST_USER_KEY")
 	b, _ := json.Marshal(p)
 	os.Stdout.Write(append(b, '\n'))
 	return 0
@@ -86,16 +82,14 @@ func needFence(t *testing.T) {
 	}
 }
 
-// fencedProbe runs the test binary fenced as the server, with the session and
-// user keyring keys given, and returns what it found.
-func fencedProbe(t *testing.T, network string, keys ...int) (probe, Report) {
+// fencedProbe runs the test binary fenced as the server, with the serial of the
+// key it tries to read, and returns what it found.
+func fencedProbe(t *testing.T, network string, key int) (probe, Report) {
 	t.Helper()
 	self, _ := os.Executable()
 	cmd := exec.Command(self)
 	cmd.Env = []string{"AIRLOCK_FENCE_TEST_PROBE=1", "PATH=/usr/bin:/bin"}
-	for i, k := range keys {
-		cmd.Env = append(cmd.Env, []string{"AIRLOCK_TEST_KEY=", "AIRLOCK_TEST_USER_KEY="}[i]+strconv.Itoa(k))
-	}
+	cmd.Env = append(cmd.Env, "AIRLOCK_TEST_KEY="+strconv.Itoa(key))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	l, err := Wrap(cmd, Sandbox{Network: network, Required: true}, "")
@@ -133,7 +127,7 @@ func TestRootFenceDropsCapabilities(t *testing.T) {
 	ipc, _ := nsInode("ipc")
 	for _, network := range []string{"none", "all"} {
 		t.Run(network, func(t *testing.T) {
-			p, _ := fencedProbe(t, network)
+			p, _ := fencedProbe(t, network, 0)
 			zero := "0000000000000000"
 			if p.CapEff != zero || p.CapBnd != zero || p.CapAmb != zero {
 				t.Errorf("capabilities: effective %s, bounding %s, ambient %s; want none", p.CapEff, p.CapBnd, p.CapAmb)
@@ -169,5 +163,31 @@ func TestWriteRulesNeverMakeDevices(t *testing.T) {
 	}
 	if a := ruleAccess(Rule{Path: "/tmp/x", Write: true}, fs); a&unix.LANDLOCK_ACCESS_FS_WRITE_FILE == 0 || a&unix.LANDLOCK_ACCESS_FS_MAKE_REG == 0 {
 		t.Errorf("a write rule lost file writing: %#x", a)
+	}
+}
+
+// The server cannot read a key in airlock's session keyring: the launcher joins
+// a new, anonymous session keyring.
+func TestFencedServerCannotReadSessionKeyring(t *testing.T) {
+	needFence(t)
+	for _, network := range []string{"none", "all"} {
+		t.Run(network, func(t *testing.T) {
+			// Keyrings are per thread: the key is added on, and the child forked
+			// from, this one.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			sessionRing := int32(unix.KEY_SPEC_SESSION_KEYRING)
+			desc, payload := []byte("airlock-fence-test\x00"), []byte("secret")
+			id, _, e := unix.Syscall6(unix.SYS_ADD_KEY, uintptr(unsafe.Pointer(&[]byte("user\x00")[0])), uintptr(unsafe.Pointer(&desc[0])),
+				uintptr(unsafe.Pointer(&payload[0])), uintptr(len(payload)), uintptr(sessionRing), 0)
+			if e != 0 {
+				t.Skipf("cannot add a key to the session keyring: %v", e)
+			}
+			defer unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_INVALIDATE, id, 0)
+			p, _ := fencedProbe(t, network, int(id))
+			if p.KeyRead == "ok" {
+				t.Errorf("the fenced server read a key in airlock's session keyring")
+			}
+		})
 	}
 }

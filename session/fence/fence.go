@@ -84,6 +84,8 @@ type Report struct {
 	// NoCaps says the server holds no capability (and, as uid 0, has an empty
 	// bounding set).
 	NoCaps bool `json:"no_caps,omitempty"`
+	// Keyring says the server has a new, empty session keyring.
+	Keyring bool `json:"keyring,omitempty"`
 	// FDsClosed says every inherited descriptor above stderr is closed on exec.
 	FDsClosed bool     `json:"fds_closed,omitempty"`
 	Limits    []string `json:"limits,omitempty"`
@@ -122,6 +124,9 @@ func (r Report) Detail() string {
 	}
 	if r.NoCaps {
 		parts = append(parts, "no capabilities")
+	}
+	if r.Keyring {
+		parts = append(parts, "own session keyring")
 	}
 	if r.FDsClosed {
 		parts = append(parts, "inherited descriptors closed")

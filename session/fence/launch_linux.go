@@ -75,6 +75,12 @@ func apply(s *Spec, r *Report) error {
 	if err := limits(s, r); err != nil {
 		return err
 	}
+	// A new, anonymous session keyring: the one inherited holds the keys of
+	// whoever started airlock, readable by any process that possesses it.
+	if _, _, e := unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0); e != 0 {
+		return fmt.Errorf("sandbox requested but a new session keyring could not be joined: %v", e)
+	}
+	r.Keyring = true
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("sandbox requested but the capabilities could not be dropped: %v", err)
 	}
