@@ -312,6 +312,8 @@ func kernel() string {
 type Launch struct {
 	report, child *os.File
 	tmp           string
+	// Own is what the command itself is granted to read (OwnPaths).
+	Own []string
 }
 
 // ErrNamespaces wraps a start that failed because the namespaces could not be made.
@@ -382,7 +384,7 @@ func Wrap(cmd *exec.Cmd, sb Sandbox, noNamespace string) (*Launch, error) {
 		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
 	}
-	return &Launch{report: r, child: w, tmp: tmp}, nil
+	return &Launch{report: r, child: w, tmp: tmp, Own: own}, nil
 }
 
 // StartFailed turns the error of a failed cmd.Start into ErrNamespaces when the
