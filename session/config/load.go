@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -631,6 +632,9 @@ func (b *builder) tilde(p string) string {
 // spells it), or "": it is, or holds, the home folder, or reaches airlock's own
 // config or state folder.
 func (b *builder) unwritable(real, shown string) string {
+	if strings.ContainsFunc(shown, unicode.IsControl) {
+		shown = strconv.Quote(shown)
+	}
 	resolved := func(d string) []string {
 		out := []string{filepath.Clean(d)}
 		if r, err := filepath.EvalSymlinks(d); err == nil && r != out[0] {

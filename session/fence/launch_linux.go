@@ -339,9 +339,15 @@ func Wrap(cmd *exec.Cmd, sb Sandbox, noNamespace string) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	self, err := os.Executable()
-	if err != nil {
+	// The launcher is the executable airlock runs from, not the file at its path:
+	// an upgrade may have replaced that file since airlock started.
+	const self = "/proc/self/exe"
+	if _, err := os.Stat(self); err != nil {
 		return nil, fmt.Errorf("finding airlock's own executable for the sandbox launcher: %w", err)
+	}
+	argv0 := "airlock"
+	if p, err := os.Executable(); err == nil {
+		argv0 = p
 	}
 	tmp, err := os.MkdirTemp("", "airlock-fence-")
 	if err != nil {
@@ -362,7 +368,7 @@ func Wrap(cmd *exec.Cmd, sb Sandbox, noNamespace string) (*Launch, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	cmd.Path, cmd.Args = self, []string{self, LauncherArg, string(b)}
+	cmd.Path, cmd.Args = self, []string{argv0, LauncherArg, string(b)}
 	cmd.ExtraFiles = []*os.File{w}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
