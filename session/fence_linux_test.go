@@ -207,8 +207,11 @@ func TestFencedServerNetworkAll(t *testing.T) {
 	}()
 	m := start(t, newConfig(proberServer(t, h, config.NetworkAll)), session.Options{})
 	sv := mustServer(t, m, "fs", session.StatusReady)
-	if !sv.Fence.Applied || sv.Fence.NoNetwork() || strings.Contains(sv.Fence.Detail, "namespace") {
+	if !sv.Fence.Applied || sv.Fence.NoNetwork() || strings.Contains(sv.Fence.Detail, "network namespace") {
 		t.Errorf("Fence = %+v, want applied without a network namespace", sv.Fence)
+	}
+	if !strings.Contains(sv.Fence.Detail, "; the command's own files: /") {
+		t.Errorf("Detail = %q, want the command's own files", sv.Fence.Detail)
 	}
 	if got := probeCall(t, m, probeArgs{Op: "dial", Network: "tcp", Address: tcp.Addr().String()}); got != "ok" {
 		t.Errorf("TCP with network = all: %q, want ok", got)

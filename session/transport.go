@@ -190,6 +190,9 @@ func startOnce(s config.Server, stderr io.Writer, noNamespace string) (*process,
 		return nil, f, err
 	}
 	f.Applied, f.Detail = rep.Applied, rep.Detail()
+	if len(launch.Own) > 0 {
+		f.Detail += "; the command's own files: " + strings.Join(launch.Own, ", ")
+	}
 	return p, f, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -375,6 +376,9 @@ type builder struct {
 	env   func(string) (string, bool)
 	home  string // the home folder that expands ~ in rule globs ("" when unknown)
 	probs problems
+	// ownDirs are airlock's config and state folders, which no fenced server may
+	// write: "config" or "state" to the folder.
+	ownDirs map[string][]string
 }
 
 func (b *builder) build(raw *rawConfig, path string) *Config {
@@ -390,6 +394,15 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 		b.probs.add(toml.Key{"state_dir"}, "%v; set state_dir", err)
 	} else {
 		c.StateDir = dir
+	}
+	b.ownDirs = map[string][]string{"state": {c.StateDir}}
+	if dir, err := configDirFor(runtime.GOOS, b.env); err == nil {
+		b.ownDirs["config"] = append(b.ownDirs["config"], dir)
+	}
+	if path != "" {
+		if abs, err := filepath.Abs(path); err == nil {
+			b.ownDirs["config"] = append(b.ownDirs["config"], filepath.Dir(abs))
+		}
 	}
 
 	if p := raw.Policy; p != nil {
@@ -595,6 +608,62 @@ func (b *builder) server(name string, r *rawServer) Server {
 	return s
 }
 
+// tilde is p with the home folder (as set or with links resolved) spelled ~.
+func (b *builder) tilde(p string) string {
+	if b.home == "" {
+		return p
+	}
+	homes := []string{filepath.Clean(b.home)}
+	if r, err := filepath.EvalSymlinks(b.home); err == nil && r != homes[0] {
+		homes = append(homes, r)
+	}
+	for _, h := range homes {
+		if rel, err := filepath.Rel(h, p); err == nil && beneath(p, h) {
+			if rel == "." {
+				return "~"
+			}
+			return "~" + string(filepath.Separator) + rel
+		}
+	}
+	return p
+}
+
+// unwritable says why a fenced server may not write real (shown as the config
+// spells it), or "": it is, or holds, the home folder, or reaches airlock's own
+// config or state folder.
+func (b *builder) unwritable(real, shown string) string {
+	if strings.ContainsFunc(shown, unicode.IsControl) {
+		shown = strconv.Quote(shown)
+	}
+	resolved := func(d string) []string {
+		out := []string{filepath.Clean(d)}
+		if r, err := filepath.EvalSymlinks(d); err == nil && r != out[0] {
+			out = append(out, r)
+		}
+		return out
+	}
+	if b.home != "" && slices.ContainsFunc(resolved(b.home), func(h string) bool { return beneath(h, real) }) {
+		return shown + " holds the home folder: a server that may write it may change every file of yours; list the folders it needs"
+	}
+	for _, kind := range []string{"state", "config"} {
+		for _, d := range b.ownDirs[kind] {
+			if d != "" && slices.ContainsFunc(resolved(d), func(d string) bool { return beneath(d, real) || beneath(real, d) }) {
+				if kind == "state" {
+					return shown + " reaches airlock's state folder (its pins and gateway token): a fenced server may not write it"
+				}
+				return shown + " reaches airlock's config folder: a fenced server may not write it"
+			}
+		}
+	}
+	return ""
+}
+
+// beneath says p is dir or inside it.
+func beneath(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && filepath.IsAbs(p) && filepath.IsAbs(dir) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // sandbox reads a [servers.NAME.sandbox] table.
 func (b *builder) sandbox(k toml.Key, r *rawSandbox) *Sandbox {
 	at := func(key string) toml.Key { return append(slices.Clip(k), key) }
@@ -603,15 +672,31 @@ func (b *builder) sandbox(k toml.Key, r *rawSandbox) *Sandbox {
 		seen := map[string]bool{}
 		b.strList(at(key), v, func(i int, e string) string {
 			p, err := ParseRoot(e, b.home)
-			switch {
-			case err != nil:
+			if err != nil {
 				b.probs.addAt(at(key), i, "%s", err.Error())
-			case seen[p]:
-				b.probs.addAt(at(key), i, "%s is listed twice", p)
+				return e
+			}
+			// A link is granted as its target (a Landlock rule holds the inode the
+			// path opens): record and show the target, so re-pointing the link
+			// changes what a snapshot compares.
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				b.probs.addAt(at(key), i, "resolving %q: %v", p, err)
+				return e
+			}
+			shown := e
+			if b.tilde(real) != b.tilde(p) {
+				shown = e + " → " + b.tilde(real)
+			}
+			switch msg := b.unwritable(real, shown); {
+			case key == "write" && msg != "":
+				b.probs.addAt(at(key), i, "%s", msg)
+			case seen[real]:
+				b.probs.addAt(at(key), i, "%q is listed twice", real)
 			default:
-				seen[p] = true
-				*dst = append(*dst, p)
-				*written = append(*written, e)
+				seen[real] = true
+				*dst = append(*dst, real)
+				*written = append(*written, shown)
 			}
 			return e
 		})

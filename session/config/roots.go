@@ -50,9 +50,9 @@ func ParseRoot(entry, home string) (string, error) {
 	p = filepath.Clean(p)
 	if _, err := os.Stat(p); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s does not exist", p)
+			return "", fmt.Errorf("%q does not exist", p)
 		}
-		return "", fmt.Errorf("%s: %v", p, err)
+		return "", fmt.Errorf("%q: %v", p, err)
 	}
 	return p, nil
 }

@@ -35,7 +35,7 @@ func TestParseRoots(t *testing.T) {
 		{name: "relative path", src: "[servers.a]\ncommand = \"x\"\nroots = [\"project\"]\n",
 			err: `config.toml:3: servers.a.roots[0]: want an absolute path, ~/path or a file:// URI, got "project"`},
 		{name: "missing", src: "[servers.a]\ncommand = \"x\"\nroots = [\"~/project\", \"~/nope\"]\n",
-			err: `config.toml:3: servers.a.roots[1]: ` + filepath.Join(home, "nope") + ` does not exist`},
+			err: `config.toml:3: servers.a.roots[1]: "` + filepath.Join(home, "nope") + `" does not exist`},
 		{name: "remote host", src: "[servers.a]\ncommand = \"x\"\nroots = [\"file://example.com/etc\"]\n",
 			err: `config.toml:3: servers.a.roots[0]: file:// URI names host "example.com": only local roots (file:///path) are supported`},
 		{name: "other scheme", src: "[servers.a]\ncommand = \"x\"\nroots = [\"https://example.com/\"]\n",

@@ -40,7 +40,9 @@ func TestParseSandbox(t *testing.T) {
 		{name: "unknown network", src: head + "network = \"hosts\"\n",
 			err: `config.toml:4: servers.a.sandbox.network: want none|all, got "hosts"`},
 		{name: "missing path", src: head + "read = [\"~/project\", \"~/nope\"]\n",
-			err: `config.toml:4: servers.a.sandbox.read[1]: ` + filepath.Join(home, "nope") + ` does not exist`},
+			err: `config.toml:4: servers.a.sandbox.read[1]: "` + filepath.Join(home, "nope") + `" does not exist`},
+		{name: "missing path with a newline", src: head + "read = [\"~/no\\nthing\"]\n",
+			err: `config.toml:4: servers.a.sandbox.read[0]: "` + filepath.Join(home, "no") + `\nthing" does not exist`},
 		{name: "relative write", src: head + "write = [\"out\"]\n",
 			err: `config.toml:4: servers.a.sandbox.write[0]: want an absolute path, ~/path or a file:// URI, got "out"`},
 		{name: "unknown key", src: head + "reads = []\n",
@@ -49,6 +51,66 @@ func TestParseSandbox(t *testing.T) {
 			err: `config.toml:4: servers.a.sandbox.memory: want a size such as "512MiB" or "2GiB", got "lots"`},
 		{name: "http server", src: "[servers.a]\nurl = \"https://example.com/mcp\"\n[servers.a.sandbox]\n",
 			err: `config.toml:3: servers.a.sandbox: only for stdio servers (command): airlock does not start an http server`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.src), "config.toml", envOf(env))
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
+				t.Fatalf("error (-want +got):\n%s", diff)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tt.want, got.Servers[0].Sandbox); diff != "" {
+				t.Errorf("sandbox (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A read or write path that is a link is granted, recorded and shown as its
+// target ("~/data → ~/project"), so re-pointing the link changes what drift
+// compares. Writing /, the home folder, a folder holding it, or airlock's own
+// config or state folder is refused, naming the key and line.
+func TestParseSandboxLinksAndForbiddenPaths(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{"project", "state/airlock", "config/airlock"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proj := filepath.Join(home, "project")
+	if err := os.Symlink(proj, filepath.Join(home, "data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/", filepath.Join(home, "root")); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config")}
+	head := "[servers.a]\ncommand = \"x\"\n[servers.a.sandbox]\n"
+	tests := []struct {
+		name, src, err string
+		want           *Sandbox
+	}{
+		{name: "link", src: head + "read = [\"~/data\"]\nwrite = [\"~/data\"]\n",
+			want: &Sandbox{Read: []string{proj}, Write: []string{proj}, ReadAsWritten: []string{"~/data → ~/project"}, WriteAsWritten: []string{"~/data → ~/project"},
+				Network: NetworkNone, Required: true}},
+		{name: "read / is allowed", src: head + "read = [\"/\"]\n",
+			want: &Sandbox{Read: []string{"/"}, ReadAsWritten: []string{"/"}, Network: NetworkNone, Required: true}},
+		{name: "write /", src: head + "write = [\"/\"]\n",
+			err: `config.toml:4: servers.a.sandbox.write[0]: / holds the home folder: a server that may write it may change every file of yours; list the folders it needs`},
+		{name: "write a link to /", src: head + "write = [\"~/project\", \"~/root\"]\n",
+			err: `config.toml:4: servers.a.sandbox.write[1]: ~/root → / holds the home folder: a server that may write it may change every file of yours; list the folders it needs`},
+		{name: "write ~", src: head + "write = [\"~\"]\n",
+			err: `config.toml:4: servers.a.sandbox.write[0]: ~ holds the home folder: a server that may write it may change every file of yours; list the folders it needs`},
+		{name: "write the state folder", src: head + "write = [\"~/state\"]\n",
+			err: `config.toml:4: servers.a.sandbox.write[0]: ~/state reaches airlock's state folder (its pins and gateway token): a fenced server may not write it`},
+		{name: "write inside the config folder", src: head + "write = [\"~/config/airlock\"]\n",
+			err: `config.toml:4: servers.a.sandbox.write[0]: ~/config/airlock reaches airlock's config folder: a fenced server may not write it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

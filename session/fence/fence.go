@@ -81,6 +81,11 @@ type Report struct {
 	NetNS      bool `json:"netns,omitempty"`
 	UserNS     bool `json:"userns,omitempty"`
 	NoNewPrivs bool `json:"no_new_privs,omitempty"`
+	// NoCaps says the server holds no capability (and, as uid 0, has an empty
+	// bounding set).
+	NoCaps bool `json:"no_caps,omitempty"`
+	// Keyring says the server has a new, empty session keyring.
+	Keyring bool `json:"keyring,omitempty"`
 	// FDsClosed says every inherited descriptor above stderr is closed on exec.
 	FDsClosed bool     `json:"fds_closed,omitempty"`
 	Limits    []string `json:"limits,omitempty"`
@@ -106,15 +111,22 @@ func (r Report) Detail() string {
 		}
 		parts = append(parts, s+")")
 	}
-	if r.NetNS {
-		s := "network namespace"
-		if r.UserNS {
-			s += " (in a user namespace)"
-		}
-		parts = append(parts, s)
+	switch {
+	case r.NetNS && r.UserNS:
+		parts = append(parts, "network namespace (in a user namespace)")
+	case r.NetNS:
+		parts = append(parts, "network namespace")
+	case r.UserNS:
+		parts = append(parts, "user namespace")
 	}
 	if r.NoNewPrivs {
 		parts = append(parts, "no_new_privs")
+	}
+	if r.NoCaps {
+		parts = append(parts, "no capabilities")
+	}
+	if r.Keyring {
+		parts = append(parts, "own session keyring")
 	}
 	if r.FDsClosed {
 		parts = append(parts, "inherited descriptors closed")
@@ -219,11 +231,59 @@ func OwnPaths(exe string, env []string) ([]string, error) {
 	}) {
 		if bin := filepath.Dir(prog); filepath.Base(bin) == "bin" {
 			if root := filepath.Dir(bin); root != "/usr" && root != "/" && root != "/usr/local" {
-				add(root)
+				// An install folder in the home folder (~/.local) or holding it
+				// (~ itself) would grant the person's files: only its lib then.
+				if !nearHome(root, env) {
+					add(root)
+				} else if lib := filepath.Join(root, "lib"); !holdsHome(lib, env) {
+					if fi, err := os.Stat(lib); err == nil && fi.IsDir() {
+						add(lib)
+					}
+				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// homes are the home folders a grant must not reach: env's HOME and airlock's
+// own, links resolved.
+func homes(env []string) []string {
+	var out []string
+	add := func(h string) {
+		if h == "" || !filepath.IsAbs(h) {
+			return
+		}
+		out = append(out, filepath.Clean(h))
+		if r, err := filepath.EvalSymlinks(h); err == nil {
+			out = append(out, r)
+		}
+	}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			add(v)
+		}
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		add(h)
+	}
+	return out
+}
+
+// nearHome says p is a home folder, inside one or holds one.
+func nearHome(p string, env []string) bool {
+	return slices.ContainsFunc(homes(env), func(h string) bool { return within(p, h) || within(h, p) })
+}
+
+// holdsHome says p is a home folder or holds one.
+func holdsHome(p string, env []string) bool {
+	return slices.ContainsFunc(homes(env), func(h string) bool { return within(h, p) })
+}
+
+// within says p is dir or beneath it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // nodeModules adds the outermost node_modules folder on p's path.

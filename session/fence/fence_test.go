@@ -123,3 +123,40 @@ func TestSeatbeltProfile(t *testing.T) {
 		t.Errorf("network = all does not allow it:\n%s", p)
 	}
 }
+
+// An interpreter installed in the home folder (~/bin/node, ~/.local/bin/python3)
+// or in a folder holding it never grants the home folder, nor its install
+// folder: only that folder's lib.
+func TestOwnPathsNeverGrantHome(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home", "me")
+	tests := []struct{ interp, prefix string }{
+		{filepath.Join(home, "bin", "node"), home},
+		{filepath.Join(home, ".local", "bin", "python3"), filepath.Join(home, ".local")},
+		{filepath.Join(dir, "bin", "node"), dir}, // the home folder is inside the prefix
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimPrefix(tt.interp, dir), func(t *testing.T) {
+			for _, d := range []string{filepath.Dir(tt.interp), filepath.Join(tt.prefix, "lib"), home} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(tt.interp, []byte("\x7fELF"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			script := filepath.Join(home, "srv")
+			if err := os.WriteFile(script, []byte("#!/usr/bin/env "+filepath.Base(tt.interp)+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			got, err := OwnPaths(script, []string{"HOME=" + home, "PATH=" + filepath.Dir(tt.interp)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{script, tt.interp, filepath.Join(tt.prefix, "lib")}
+			if !slices.Equal(got, want) {
+				t.Errorf("OwnPaths = %q\nwant        %q", got, want)
+			}
+		})
+	}
+}

@@ -21,7 +21,11 @@ func Main(string) int {
 var ErrNamespaces = errors.New("a network namespace could not be made")
 
 // Launch is one fenced start: the private temporary folder given to the server.
-type Launch struct{ tmp string }
+type Launch struct {
+	tmp string
+	// Own is what the command itself is granted to read (OwnPaths).
+	Own []string
+}
 
 // Wrap turns cmd into sandbox-exec running it under SeatbeltProfile.
 func Wrap(cmd *exec.Cmd, sb Sandbox, _ string) (*Launch, error) {
@@ -43,7 +47,7 @@ func Wrap(cmd *exec.Cmd, sb Sandbox, _ string) (*Launch, error) {
 	const sandboxExec = "/usr/bin/sandbox-exec"
 	cmd.Args = append([]string{sandboxExec, "-p", SeatbeltProfile(own, tmp, sb), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = sandboxExec
-	return &Launch{tmp: tmp}, nil
+	return &Launch{tmp: tmp, Own: own}, nil
 }
 
 // StartFailed cleans up after a failed start.

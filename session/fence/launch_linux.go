@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,13 +68,23 @@ func apply(s *Spec, r *Report) error {
 			return errors.New("sandbox requested but no network namespace could be made (network = \"none\")")
 		}
 		r.NetNS = true
-		if user, err := nsInode("user"); err == nil && user != s.ParentUserNS {
-			r.UserNS = true
-		}
+	}
+	if user, err := nsInode("user"); err == nil && user != s.ParentUserNS {
+		r.UserNS = true
 	}
 	if err := limits(s, r); err != nil {
 		return err
 	}
+	// A new, anonymous session keyring: the one inherited holds the keys of
+	// whoever started airlock, readable by any process that possesses it.
+	if _, _, e := unix.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0); e != 0 {
+		return fmt.Errorf("sandbox requested but a new session keyring could not be joined: %v", e)
+	}
+	r.Keyring = true
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("sandbox requested but the capabilities could not be dropped: %v", err)
+	}
+	r.NoCaps = true
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs could not be set: %v", err)
 	}
@@ -133,13 +144,73 @@ func limits(s *Spec, r *Report) error {
 	return set(unix.RLIMIT_NPROC, s.Processes, "processes (RLIMIT_NPROC, per user)")
 }
 
+// dropCapabilities leaves the thread no capability and, for a uid 0, an empty
+// bounding set, so executing the server gains none: root in airlock's user
+// namespace could otherwise make device nodes, open raw sockets, change the host
+// name or raise its limits. It fails when any capability remains.
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clearing the ambient set: %v", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	const setpcap = 1 << unix.CAP_SETPCAP
+	if data[0].Effective&setpcap != 0 {
+		for c := 0; c < 64; c++ {
+			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+				return fmt.Errorf("dropping capability %d from the bounding set: %v", c, err)
+			}
+		}
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return err
+	}
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	for _, d := range data {
+		if d.Effective|d.Permitted|d.Inheritable != 0 {
+			return errors.New("capabilities remain after dropping them")
+		}
+	}
+	if os.Geteuid() == 0 || os.Getuid() == 0 {
+		// Executing a program as uid 0 gives it the bounding set.
+		for c := 0; c < 64; c++ {
+			if in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err == nil && in != 0 {
+				return fmt.Errorf("capability %d remains in the bounding set of a uid 0 server", c)
+			}
+		}
+	}
+	return nil
+}
+
 // Landlock access rights by ABI version.
 const (
 	accessResolveUnix = 1 << 16 // ABI 9: connecting to pathname unix sockets
 	readRights        = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
 	fileRights        = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
 		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	// neverGranted are never given beneath a writable folder: a device node made
+	// there (a terminal, /dev/kmsg) or an ioctl on one is a way out of the fence.
+	neverGranted = unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 )
+
+// ruleAccess is what rule grants out of the handled rights fs: reading, or every
+// right but making devices; ioctl on a device only for SystemWrite's devices.
+func ruleAccess(rule Rule, fs uint64) uint64 {
+	if !rule.Write {
+		return readRights & fs
+	}
+	access := fs &^ neverGranted
+	if slices.Contains(SystemWrite, rule.Path) {
+		access |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV & fs
+	}
+	return access
+}
 
 // minABI is the oldest Landlock ABI that covers every way to change a file: ABI 1
 // and 2 do not handle truncate(2), so a fenced server could empty any file the
@@ -188,11 +259,7 @@ func landlock(s *Spec, r *Report) error {
 	defer unix.Close(int(fd))
 	n := 0
 	for _, rule := range s.Rules {
-		access := uint64(readRights)
-		if rule.Write {
-			access = fs
-		}
-		added, err := addRule(int(fd), rule.Path, access&fs)
+		added, err := addRule(int(fd), rule.Path, ruleAccess(rule, fs))
 		if err != nil {
 			if rule.Optional {
 				continue
@@ -245,6 +312,8 @@ func kernel() string {
 type Launch struct {
 	report, child *os.File
 	tmp           string
+	// Own is what the command itself is granted to read (OwnPaths).
+	Own []string
 }
 
 // ErrNamespaces wraps a start that failed because the namespaces could not be made.
@@ -270,9 +339,15 @@ func Wrap(cmd *exec.Cmd, sb Sandbox, noNamespace string) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	self, err := os.Executable()
-	if err != nil {
+	// The launcher is the executable airlock runs from, not the file at its path:
+	// an upgrade may have replaced that file since airlock started.
+	const self = "/proc/self/exe"
+	if _, err := os.Stat(self); err != nil {
 		return nil, fmt.Errorf("finding airlock's own executable for the sandbox launcher: %w", err)
+	}
+	argv0 := "airlock"
+	if p, err := os.Executable(); err == nil {
+		argv0 = p
 	}
 	tmp, err := os.MkdirTemp("", "airlock-fence-")
 	if err != nil {
@@ -293,22 +368,29 @@ func Wrap(cmd *exec.Cmd, sb Sandbox, noNamespace string) (*Launch, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	cmd.Path, cmd.Args = self, []string{self, LauncherArg, string(b)}
+	cmd.Path, cmd.Args = self, []string{argv0, LauncherArg, string(b)}
 	cmd.ExtraFiles = []*os.File{w}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	if sb.Network == "none" && noNamespace == "" {
-		if os.Geteuid() == 0 {
-			cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWNET
-		} else {
-			cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-			cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-			cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-			cmd.SysProcAttr.GidMappingsEnableSetgroups = false
+	// Its own session: no controlling terminal to inject keystrokes into (TIOCSTI)
+	// and a process group of its own (setsid makes one), so stopping still reaches
+	// the whole group.
+	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setsid = false, true
+	// A user namespace (with its own host name and IPC) where one is needed: with
+	// network = "none", and always for a root airlock, whose capabilities the
+	// launcher then drops where they do not reach the host.
+	if noNamespace == "" && (sb.Network == "none" || os.Geteuid() == 0) {
+		flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWUTS | syscall.CLONE_NEWIPC)
+		if sb.Network == "none" {
+			flags |= syscall.CLONE_NEWNET
 		}
+		cmd.SysProcAttr.Cloneflags = flags
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
 	}
-	return &Launch{report: r, child: w, tmp: tmp}, nil
+	return &Launch{report: r, child: w, tmp: tmp, Own: own}, nil
 }
 
 // StartFailed turns the error of a failed cmd.Start into ErrNamespaces when the

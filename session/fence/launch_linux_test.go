@@ -32,6 +32,14 @@ func TestMain(m *testing.M) {
 // launcher's pid, so its /proc entry is granted) fenced with network = "none" and
 // prints the report and what it printed as JSON.
 func startFencedForTest() int {
+	if os.Getenv("AIRLOCK_FENCE_TEST_REMOVE_SELF") == "1" {
+		// An upgrade that replaces airlock's executable while it runs.
+		self, _ := os.Executable()
+		if err := os.Remove(self); err != nil {
+			fmt.Println(err)
+			return 1
+		}
+	}
 	cmd := exec.Command("/bin/sh", "-c", "cat /proc/$$/uid_map; echo end")
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	var out bytes.Buffer
@@ -63,7 +71,35 @@ func TestUnprivilegedLauncherUsesUserNamespace(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the launcher as another, unprivileged user")
 	}
-	// The test binary where an unprivileged user can run it.
+	cmd := testBinaryCopy(t)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("unprivileged start: %v: %s", err, out)
+	}
+	var got struct {
+		Report         Report
+		Err, Wait, Out string
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		if strings.Contains(string(out), ErrNamespaces.Error()) {
+			t.Skipf("unprivileged user namespaces are refused here: %s", out)
+		}
+		t.Fatalf("%v: %s", err, out)
+	}
+	r := got.Report
+	t.Logf("report %+v; output %q", r, got.Out)
+	if !r.Applied || !r.NetNS || !r.UserNS || r.ABI < minABI || got.Err != "<nil>" || got.Wait != "<nil>" {
+		t.Fatalf("unprivileged fence: %+v (err %s, wait %s)", r, got.Err, got.Wait)
+	}
+	if !strings.Contains(got.Out, "65534      65534          1") {
+		t.Errorf("uid_map = %q, want the user's own id mapped, one id", got.Out)
+	}
+}
+
+// testBinaryCopy is a command running a copy of the test binary, in a folder any
+// user can reach, as an airlock that starts a fenced command.
+func testBinaryCopy(t *testing.T) *exec.Cmd {
 	dir, err := os.MkdirTemp("", "airlock-fence-test-")
 	if err != nil {
 		t.Fatal(err)
@@ -96,27 +132,29 @@ func TestUnprivilegedLauncherUsesUserNamespace(t *testing.T) {
 	}
 	_ = os.Chmod(tmp, 0o777)
 	cmd.Env = []string{"AIRLOCK_FENCE_TEST_START=1", "PATH=/usr/bin:/bin", "TMPDIR=" + tmp}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	return cmd
+}
+
+// The launcher is airlock's running executable, not the file at its path: an
+// upgrade that replaced (here removed) the file while airlock runs still fences.
+func TestLauncherIsTheRunningExecutable(t *testing.T) {
+	if v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION); e != 0 || v < minABI {
+		t.Skipf("this kernel cannot fence: Landlock ABI %d (%v)", int(v), e)
+	}
+	cmd := testBinaryCopy(t)
+	cmd.Env = append(cmd.Env, "AIRLOCK_FENCE_TEST_REMOVE_SELF=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("unprivileged start: %v: %s", err, out)
+		t.Fatalf("start: %v: %s", err, out)
 	}
 	var got struct {
 		Report         Report
 		Err, Wait, Out string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
-		if strings.Contains(string(out), ErrNamespaces.Error()) {
-			t.Skipf("unprivileged user namespaces are refused here: %s", out)
-		}
 		t.Fatalf("%v: %s", err, out)
 	}
-	r := got.Report
-	t.Logf("report %+v; output %q", r, got.Out)
-	if !r.Applied || !r.NetNS || !r.UserNS || r.ABI < minABI || got.Err != "<nil>" || got.Wait != "<nil>" {
-		t.Fatalf("unprivileged fence: %+v (err %s, wait %s)", r, got.Err, got.Wait)
-	}
-	if !strings.Contains(got.Out, "65534      65534          1") {
-		t.Errorf("uid_map = %q, want the user's own id mapped, one id", got.Out)
+	if !got.Report.Applied || got.Err != "<nil>" || got.Wait != "<nil>" || !strings.Contains(got.Out, "end") {
+		t.Fatalf("fenced start after the executable was replaced: %s", out)
 	}
 }

@@ -24,7 +24,7 @@ func Main(string) int {
 var ErrNamespaces = errors.New("a network namespace could not be made")
 
 // Launch is never made here.
-type Launch struct{}
+type Launch struct{ Own []string }
 
 // Wrap refuses: there is no fence on this platform, and none is pretended.
 func Wrap(*exec.Cmd, Sandbox, string) (*Launch, error) {
