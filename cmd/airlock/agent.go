@@ -123,28 +123,35 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 		bridgeArgs = append(bridgeArgs, "--demo")
 	}
 	if *cfgPath != "" {
-		abs, err := filepath.Abs(*cfgPath)
-		if err != nil {
-			abs = *cfgPath
-		}
-		bridgeArgs = append(bridgeArgs, "--config", abs)
+		bridgeArgs = append(bridgeArgs, "--config", absPath(*cfgPath))
 	}
 	if *listenFlag != "" {
 		bridgeArgs = append(bridgeArgs, "--gateway", listen)
 	}
-	switch {
-	case positional[0] == "codex":
-		// Codex's own tool-call timeout follows this config's approval_timeout.
+	// The export line finds the same token from any folder, as the bridge line does.
+	cfgFlags := tokenFlags(*cfgPath, *demo)
+	// Codex's and Gemini's own tool-call timeouts follow this config's approval_timeout.
+	var approval time.Duration
+	if positional[0] == "codex" || positional[0] == "gemini" {
 		cfg, cerr := targetConfig(*cfgPath, *demo)
 		if cerr != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", cerr)
 			return 1
 		}
-		err = cli.WriteCodexSnippet(stdout, "http://"+listen+"/mcp", tokenFlags(*cfgPath, *demo), cfg.ApprovalTimeout, self, bridgeArgs...)
+		approval = cfg.ApprovalTimeout
+	}
+	url := "http://" + listen + "/mcp"
+	switch {
+	case positional[0] == "codex":
+		err = cli.WriteCodexSnippet(stdout, url, cfgFlags, approval, self, bridgeArgs...)
+	case positional[0] == "gemini" && *env:
+		err = cli.WriteGeminiSnippetEnv(stdout, url, self, cfgFlags, approval, bridgeArgs...)
+	case positional[0] == "gemini":
+		err = cli.WriteGeminiSnippet(stdout, url, token, self, approval, bridgeArgs...)
 	case *env:
-		err = cli.WriteSnippetEnv(stdout, positional[0], "http://"+listen+"/mcp", self, tokenFlags(*cfgPath, *demo), bridgeArgs...)
+		err = cli.WriteSnippetEnv(stdout, positional[0], url, self, cfgFlags, bridgeArgs...)
 	default:
-		err = cli.WriteSnippet(stdout, positional[0], "http://"+listen+"/mcp", token, self, bridgeArgs...)
+		err = cli.WriteSnippet(stdout, positional[0], url, token, self, bridgeArgs...)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -153,13 +160,26 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// tokenFlags are the flags that make `airlock gateway token` find the same token.
+// absPath is path made absolute ("" stays ""; one that cannot be made absolute
+// stays as it is).
+func absPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// tokenFlags are the flags that make `airlock gateway token` find the same token,
+// from whichever folder the agent's shell is in (the config's path made absolute).
 func tokenFlags(cfgPath string, demo bool) string {
 	switch {
 	case demo:
 		return " --demo"
 	case cfgPath != "":
-		return " --config " + cli.ShellQuote(cfgPath)
+		return " --config " + cli.ShellQuote(absPath(cfgPath))
 	}
 	return ""
 }

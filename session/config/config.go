@@ -89,7 +89,8 @@ type Limits struct {
 
 // Gateway is the [gateway] table.
 type Gateway struct {
-	// Listen is the host:port to serve on; loopback unless AllowRemote.
+	// Listen is the host:port to serve on; loopback unless AllowRemote. "" leaves
+	// the gateway off unless a run passes --gateway ADDR.
 	Listen string
 	// AllowRemote permits a non-loopback Listen address.
 	AllowRemote bool

@@ -216,9 +216,9 @@ path = "/var/log/airlock.jsonl"
 			want: cfg(func(c *Config) { c.StateDir = "/home/u/.local/state/airlock" }),
 		},
 		{
-			name: "gateway table without listen",
+			name: "gateway table without listen is off",
 			src:  "[gateway]\n",
-			want: cfg(func(c *Config) { c.Gateway = &Gateway{Listen: "127.0.0.1:7878"} }),
+			want: cfg(func(c *Config) { c.Gateway = &Gateway{} }),
 		},
 		{
 			name: "gateway on ::1",
@@ -238,7 +238,7 @@ path = "/var/log/airlock.jsonl"
 		{
 			name: "gateway name budget",
 			src:  "[gateway]\nname_budget = 20\n",
-			want: cfg(func(c *Config) { c.Gateway = &Gateway{Listen: "127.0.0.1:7878", NameBudget: 20} }),
+			want: cfg(func(c *Config) { c.Gateway = &Gateway{NameBudget: 20} }),
 		},
 		{
 			name: "gateway remote when allowed",
@@ -922,7 +922,7 @@ func TestValidate(t *testing.T) {
 	c := Default()
 	c.Policy.Read = trust.ActionUnset
 	c.ApprovalTimeout = 0
-	c.Gateway = &Gateway{}
+	c.Gateway = &Gateway{Listen: "7878"}
 	c.Servers = []Server{
 		{Name: "a", Command: "srv", Transport: TransportStdio, ConnectTimeout: time.Second, CallTimeout: time.Second},
 		{Name: "a", Command: "srv", ConnectTimeout: time.Second, CallTimeout: time.Second},
@@ -931,7 +931,7 @@ func TestValidate(t *testing.T) {
 			Tools: map[string]Tool{"t": {Policy: trust.Action(9)}},
 		},
 	}
-	want := `gateway.listen: want host:port, got ""
+	want := `gateway.listen: want host:port, got "7878"
 policy.approval_timeout: want a positive duration, got "0s"
 policy.read: want allow|ask|deny, got ""
 servers.a: duplicate server name

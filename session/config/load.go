@@ -413,7 +413,9 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 	}
 
 	if g := raw.Gateway; g != nil {
-		c.Gateway = &Gateway{Listen: "127.0.0.1:7878"}
+		// Only listen turns the gateway on: a table that says how names are served
+		// or allows a remote address configures the runs that pass --gateway ADDR.
+		c.Gateway = &Gateway{}
 		if s, ok := b.str(toml.Key{"gateway", "listen"}, g.Listen); ok && s != "" {
 			c.Gateway.Listen = s
 		}

@@ -49,7 +49,7 @@ func (c *Config) problems() problems {
 		}
 	}
 	positive(&p, toml.Key{"policy", "approval_timeout"}, c.ApprovalTimeout)
-	if g := c.Gateway; g != nil {
+	if g := c.Gateway; g != nil && g.Listen != "" {
 		checkListen(&p, g)
 	}
 	absolute(&p, toml.Key{"state_dir"}, c.StateDir)

@@ -10,7 +10,6 @@ import (
 	"math"
 	"net"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -52,7 +51,7 @@ type AgentMatch struct {
 // these entries are not known).
 func AgentEntries(env Env, match AgentMatch) (entries []AgentEntry, problems []string) {
 	for _, f := range agentFiles(env) {
-		data, err := readAgentFile(f.path)
+		data, err := readAgentFile(f.path, !f.project)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -72,28 +71,38 @@ func AgentEntries(env Env, match AgentMatch) (entries []AgentEntry, problems []s
 	return entries, problems
 }
 
-// readAgentFile reads a regular file of at most maxAgentFile bytes. Anything else
-// (a FIFO in a cloned project, which would hold check forever; a directory) is
-// refused without being opened for reading.
-func readAgentFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+// readAgentFile reads a regular file of at most maxAgentFile bytes. It opens first
+// and asks the open file what it is, so what is read is what was checked: anything
+// else (a FIFO in a cloned project, which would hold check forever; a directory) is
+// refused unread. Unless follow, a link at path is refused too: a project's file
+// is the project's, and a cloned repo's .codex/config.toml linked to
+// ~/.aws/credentials must not have check read the credentials. The user's own
+// files may be links (dotfile managers make them).
+func readAgentFile(path string, follow bool) ([]byte, error) {
+	f, err := openAgentFile(path, follow)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	if fi.Size() > maxAgentFile {
+		return nil, fmt.Errorf("over %d MiB", maxAgentFile>>20)
 	}
-	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxAgentFile+1))
 	if err == nil && len(data) > maxAgentFile {
 		err = fmt.Errorf("over %d MiB", maxAgentFile>>20)
 	}
 	return data, err
 }
+
+// errLink is a project's agent config that is a link.
+var errLink = errors.New("a link, not read (a project's agent config must be a file of its own)")
 
 // maxAgentFile bounds an agent config airlock reads (Claude Code's ~/.claude.json
 // holds its history of projects and grows).
@@ -103,7 +112,9 @@ var agentNames = map[string]string{"claude": "Claude Code", "codex": "Codex CLI"
 
 type agentFile struct {
 	agent, path string
-	parse       func([]byte, AgentMatch) ([]AgentEntry, error)
+	// project is a file of the current folder's project, not the user's.
+	project bool
+	parse   func([]byte, AgentMatch) ([]AgentEntry, error)
 }
 
 // agentFiles are the files, in the order they are read:
@@ -137,24 +148,24 @@ func agentFiles(env Env) []agentFile {
 		geminiHome = env.Home
 	}
 	if claudeDir != "" {
-		out = append(out, agentFile{"claude", join(claudeDir, ".claude.json"), func(b []byte, m AgentMatch) ([]AgentEntry, error) {
+		out = append(out, agentFile{"claude", join(claudeDir, ".claude.json"), false, func(b []byte, m AgentMatch) ([]AgentEntry, error) {
 			return parseClaudeUser(b, m, env.Cwd)
 		}})
 	}
 	if env.Cwd != "" {
-		out = append(out, agentFile{"claude", join(env.Cwd, ".mcp.json"), parseClaudeProject})
+		out = append(out, agentFile{"claude", join(env.Cwd, ".mcp.json"), true, parseClaudeProject})
 	}
 	if codexHome != "" {
-		out = append(out, agentFile{"codex", join(codexHome, "config.toml"), parseCodexEntries})
+		out = append(out, agentFile{"codex", join(codexHome, "config.toml"), false, parseCodexEntries})
 	}
 	if env.Cwd != "" {
-		out = append(out, agentFile{"codex", join(env.Cwd, ".codex", "config.toml"), parseCodexEntries})
+		out = append(out, agentFile{"codex", join(env.Cwd, ".codex", "config.toml"), true, parseCodexEntries})
 	}
 	if geminiHome != "" {
-		out = append(out, agentFile{"gemini", join(geminiHome, ".gemini", "settings.json"), parseGeminiEntries})
+		out = append(out, agentFile{"gemini", join(geminiHome, ".gemini", "settings.json"), false, parseGeminiEntries})
 	}
 	if env.Cwd != "" {
-		out = append(out, agentFile{"gemini", join(env.Cwd, ".gemini", "settings.json"), parseGeminiEntries})
+		out = append(out, agentFile{"gemini", join(env.Cwd, ".gemini", "settings.json"), true, parseGeminiEntries})
 	}
 	// Run in the home folder, a project's file is the user's: read once.
 	seen := map[string]bool{}
@@ -181,9 +192,54 @@ type jsonServer struct {
 func decodeJSON(b []byte, v any) error {
 	clean := stripJSONC(b)
 	if err := json.Unmarshal(clean, v); err != nil {
-		return jsonError(clean, err)
+		return agentJSONError(clean, err)
 	}
 	return nil
+}
+
+// agentJSONError and agentTOMLError say where a file does not parse and nothing
+// of what it holds: the decoders' messages quote the text (`found "wJalrXUtnFEMI"`,
+// `last key "aws_secret_access_key"`), and check's warnings go to CI logs, SARIF
+// and annotations. A file that is not the agent's at all (a link to a secret) must
+// not have its pieces published.
+func agentJSONError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := lineCol(data, se.Offset)
+		return positionError("not valid JSON", line, col)
+	case errors.As(err, &te):
+		line, col := lineCol(data, te.Offset)
+		return positionError("not the agent's settings (a value of the wrong type)", line, col)
+	}
+	return errors.New("not valid JSON")
+}
+
+func agentTOMLError(err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) && pe.Position.Line > 0 {
+		return positionError("not valid TOML", pe.Position.Line, max(pe.Position.Col, 1))
+	}
+	return errors.New("not valid TOML")
+}
+
+func positionError(what string, line, col int) error {
+	return fmt.Errorf("%s at line %d, column %d", what, line, col)
+}
+
+// lineCol turns a byte offset (the decoder's: just past the offending byte) into
+// a 1-based line and column.
+func lineCol(data []byte, off int64) (line, col int) {
+	line, col = 1, 1
+	for _, c := range data[:min(max(int(off)-1, 0), len(data))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
 }
 
 // jsonServers decodes an mcpServers object leniently: an entry of another shape is
@@ -269,7 +325,7 @@ func parseCodexEntries(b []byte, m AgentMatch) ([]AgentEntry, error) {
 		MCPServers map[string]map[string]any `toml:"mcp_servers"`
 	}
 	if _, err := toml.Decode(string(b), &top); err != nil {
-		return nil, err
+		return nil, agentTOMLError(err)
 	}
 	names := make([]string, 0, len(top.MCPServers))
 	for n := range top.MCPServers {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // SnippetClients are the agent clients `airlock gateway snippet` knows.
@@ -37,10 +38,16 @@ func WriteSnippet(w io.Writer, client, url, token, self string, bridgeArgs ...st
 		// TOML, and the token stays out of it in both forms (WriteCodexSnippet).
 		return WriteCodexSnippet(w, url, codexTokenFlags(bridgeArgs), defaultApproval, self, bridgeArgs...)
 	case "gemini":
-		where, block, after = geminiSnippet(url, "Bearer "+token, `"Authorization: Bearer `+token+`"`)
+		return WriteGeminiSnippet(w, url, token, self, defaultApproval, bridgeArgs...)
 	default:
 		return fmt.Errorf("unknown client %q (want one of %v)", client, SnippetClients)
 	}
+	return writeTokenSnippet(w, where, block, after, self, bridgeArgs)
+}
+
+// writeTokenSnippet writes a JSON snippet that carries the token: where, the
+// block, after, and the bridge alternative.
+func writeTokenSnippet(w io.Writer, where string, block any, after, self string, bridgeArgs []string) error {
 	b, err := json.MarshalIndent(block, "", "  ")
 	if err != nil {
 		return err
@@ -99,11 +106,16 @@ func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs
 	case "codex":
 		return WriteCodexSnippet(w, url, cfgFlags, defaultApproval, self, bridgeArgs...)
 	case "gemini":
-		where, block, after = geminiSnippet(url, "Bearer ${AIRLOCK_TOKEN}", `'Authorization: Bearer ${AIRLOCK_TOKEN}'`)
-		where += "\n# Gemini expands ${AIRLOCK_TOKEN} (any $VAR or ${VAR}) in its settings from the environment it starts in"
+		return WriteGeminiSnippetEnv(w, url, self, cfgFlags, defaultApproval, bridgeArgs...)
 	default:
 		return fmt.Errorf("unknown client %q (want one of %v)", client, SnippetClients)
 	}
+	return writeEnvSnippet(w, where, block, after, self, cfgFlags, bridgeArgs)
+}
+
+// writeEnvSnippet writes a JSON snippet that reads the token from the environment:
+// where, the block, after, the export line and the bridge alternative.
+func writeEnvSnippet(w io.Writer, where string, block any, after, self, cfgFlags string, bridgeArgs []string) error {
 	b, err := json.MarshalIndent(block, "", "  ")
 	if err != nil {
 		return err
@@ -116,9 +128,33 @@ func WriteSnippetEnv(w io.Writer, client, url, self, cfgFlags string, bridgeArgs
 }
 
 // geminiTimeoutMS is how long Gemini CLI waits for one MCP call before it gives
-// up: its own default, 10 minutes, written out so that it is seen and kept above
-// approval_timeout.
+// up when its entry sets no "timeout": 10 minutes.
 const geminiTimeoutMS = 600000
+
+// GeminiTimeoutMS is the "timeout" the Gemini snippet sets: Gemini's own default,
+// or approval (airlock's approval_timeout) and a minute more when that is longer,
+// so that Gemini waits while airlock's question does and hears the denial (the
+// rule of CodexToolTimeoutSec).
+func GeminiTimeoutMS(approval time.Duration) int64 {
+	ms := int64((approval+time.Millisecond-1)/time.Millisecond) + 60000
+	return max(ms, geminiTimeoutMS)
+}
+
+// WriteGeminiSnippet writes Gemini CLI's settings block with the token in its
+// header; approval is airlock's approval_timeout, which sets "timeout"
+// (GeminiTimeoutMS).
+func WriteGeminiSnippet(w io.Writer, url, token, self string, approval time.Duration, bridgeArgs ...string) error {
+	where, block, after := geminiSnippet(url, "Bearer "+token, `"Authorization: Bearer `+token+`"`, approval)
+	return writeTokenSnippet(w, where, block, after, self, bridgeArgs)
+}
+
+// WriteGeminiSnippetEnv is WriteGeminiSnippet with the token read from
+// AIRLOCK_TOKEN (cfgFlags as for WriteSnippetEnv).
+func WriteGeminiSnippetEnv(w io.Writer, url, self, cfgFlags string, approval time.Duration, bridgeArgs ...string) error {
+	where, block, after := geminiSnippet(url, "Bearer ${AIRLOCK_TOKEN}", `'Authorization: Bearer ${AIRLOCK_TOKEN}'`, approval)
+	where += "\n# Gemini expands ${AIRLOCK_TOKEN} (any $VAR or ${VAR}) in its settings from the environment it starts in"
+	return writeEnvSnippet(w, where, block, after, self, cfgFlags, bridgeArgs)
+}
 
 // geminiSnippet is Gemini CLI's where line, block and lines after the block, for an
 // Authorization header value and that header quoted for `gemini mcp add`.
@@ -127,9 +163,10 @@ const geminiTimeoutMS = 600000
 // the server's tools: without it Gemini asks before every airlock tool (and airlock
 // asks again), and `gemini -p` offers the model none of them, since it cannot ask.
 // Gemini connects to no MCP server at all in a folder it does not trust.
-func geminiSnippet(url, header, quotedHeader string) (string, any, string) {
+func geminiSnippet(url, header, quotedHeader string, approval time.Duration) (string, any, string) {
+	timeout := GeminiTimeoutMS(approval)
 	where := "Gemini CLI: put this in ~/.gemini/settings.json (or run: gemini mcp add --scope user --transport http --trust --timeout " +
-		fmt.Sprint(geminiTimeoutMS) + " -H " + quotedHeader + " airlock " + url + ")\n" +
+		fmt.Sprint(timeout) + " -H " + quotedHeader + " airlock " + url + ")\n" +
 		"# Gemini connects to MCP servers only in a folder it trusts: answer its trust dialog once (it keeps the answer in\n" +
 		"#   ~/.gemini/trustedFolders.json), or run gemini --skip-trust (GEMINI_CLI_TRUST_WORKSPACE=true) where nobody can answer\n" +
 		`# "trust": true leaves the asking to airlock: without it Gemini asks before each airlock tool too, and gemini -p offers none`
@@ -137,10 +174,10 @@ func geminiSnippet(url, header, quotedHeader string) (string, any, string) {
 		"httpUrl": url,
 		"headers": map[string]string{"Authorization": header},
 		"trust":   true,
-		"timeout": geminiTimeoutMS,
+		"timeout": timeout,
 	}}}
-	after := `# "timeout" is how long Gemini waits for one call, in ms (600000, 10 minutes, its default): keep it above` + "\n" +
-		"#   airlock's approval_timeout, or Gemini gives up on a call that still waits for you\n"
+	after := fmt.Sprintf(`# "timeout": Gemini gives up on a call after this many ms (%d, 10 minutes, unless set) and airlock then`+"\n"+
+		"#   withdraws its question; airlock denies an unanswered question after approval_timeout (%s here).\n", geminiTimeoutMS, formatApproval(approval))
 	return where, block, after
 }
 

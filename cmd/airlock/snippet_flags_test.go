@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// snippetIn runs `airlock gateway snippet ARGS` in folder dir and returns stdout.
+func snippetIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, append([]string{"gateway", "snippet"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "none"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("snippet %v: %v\n%s%s", args, err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// A relative --config is made absolute in the export line as in the bridge line:
+// the agent's shell need not start in the folder the snippet was printed in.
+func TestGatewaySnippetEnv_TokenFlagsAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("state_dir = \""+filepath.ToSlash(filepath.Join(dir, "state"))+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(dir, "config.toml")
+	for _, client := range []string{"claude", "codex", "gemini", "cursor", "vscode"} {
+		out := snippetIn(t, dir, client, "--env", "--config", "config.toml")
+		var export string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "airlock gateway token --export") {
+				export = l
+			}
+		}
+		if !strings.Contains(export, "--config '"+abs+"'") {
+			t.Errorf("%s: export line %q, want --config '%s'", client, export, abs)
+		}
+	}
+}
+
+// Gemini's "timeout" follows approval_timeout as Codex's tool_timeout_sec does: its
+// default, 600000 ms, or approval_timeout and a minute more when that is longer.
+func TestGatewaySnippetGemini_TimeoutFollowsApproval(t *testing.T) {
+	for approval, want := range map[string]float64{"2m": 600000, "9m30s": 630000, "15m": 960000} {
+		dir := t.TempDir()
+		cfg := filepath.Join(dir, "config.toml")
+		body := "state_dir = \"" + filepath.ToSlash(filepath.Join(dir, "state")) + "\"\n[policy]\napproval_timeout = \"" + approval + "\"\n"
+		if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, env := range []bool{false, true} {
+			args := []string{"gemini", "--config", cfg}
+			if env {
+				args = append(args, "--env")
+			}
+			out := snippetIn(t, dir, args...)
+			js := out[strings.Index(out, "\n{")+1:]
+			js = js[:strings.Index(js, "\n}")+2]
+			var block struct {
+				MCPServers map[string]struct {
+					Timeout float64 `json:"timeout"`
+				} `json:"mcpServers"`
+			}
+			if err := json.Unmarshal([]byte(js), &block); err != nil {
+				t.Fatalf("block: %v\n%s", err, out)
+			}
+			if got := block.MCPServers["airlock"].Timeout; got != want {
+				t.Errorf("approval_timeout %s (env %v): \"timeout\": %v, want %v\n%s", approval, env, got, want, out)
+			}
+			if !strings.Contains(out, "--timeout "+formatMS(want)+" ") {
+				t.Errorf("approval_timeout %s (env %v): gemini mcp add line lacks --timeout %s\n%s", approval, env, formatMS(want), out)
+			}
+		}
+	}
+}
+
+func formatMS(ms float64) string {
+	b, _ := json.Marshal(ms)
+	return string(b)
+}
