@@ -40,9 +40,6 @@ const (
 	maxReasonBytes = 4 << 10
 	// maxNameBytes bounds a server, tool or client name as shown.
 	maxNameBytes = 1 << 10
-	// minArgLines is the fewest argument lines shown before the whole body,
-	// not only the arguments, becomes the scroll region.
-	minArgLines = 3
 	// labelWidth is the width of the labels in the facts column.
 	labelWidth = 8
 )
@@ -530,19 +527,20 @@ func (c *Confirm) layout() {
 	c.ruleIn.SetWidth(max(c.iw-lipgloss.Width(ruleLabel)-1, 10))
 
 	// The arguments are what the person approves: they come first in the
-	// scroll region and always get at least minArgLines rows (all of them when
-	// they are shorter), and the buttons are always drawn. The facts take the
+	// scroll region and get every row the facts that say who asks leave (all of
+	// them when they are shorter; one at the least), and the buttons are always
+	// drawn. The facts take the
 	// rows above them that are left; the reasons fold into one summary line
 	// (w unfolds them below the arguments, at the dialog's full width). What
 	// does not fit above the arguments follows them in the scroll region.
 	summary := c.whySummary()
 	free := c.ih - len(c.title) - bottom - len(summary) - 1 // the arguments' header
 	// The facts keep the lines that say who asks for what (server, tool, the
-	// name the agent calls, agent: who asks is never cut off below the fold),
-	// as long as the arguments keep minArgLines rows; the arguments get the
-	// rest they need, then the facts what is left.
-	keep = min(keep, max(free-1-min(len(args), minArgLines), 0))
-	argRows := min(len(args), max(free-keep-1, minArgLines))
+	// name the agent calls, agent: who asks is never cut off below the fold)
+	// while one argument row and the scroll note are left; the arguments get
+	// the rest they need, then the other facts what is left.
+	keep = min(keep, max(free-2, 0))
+	argRows := min(len(args), max(free-keep-1, 1))
 	shown := min(len(facts), max(free-argRows-1, keep)) // one row for the scroll note
 	if len(facts)+len(args) <= free {
 		shown = len(facts)

@@ -974,7 +974,9 @@ func TestConfirm_LongNamesKeepWhoAsksInView(t *testing.T) {
 func checkLongNamed(t *testing.T, p *session.Pending) {
 	t.Helper()
 	served := p.Request.Served
-	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+	// The dialog alone at the terminal's sizes, and in the space the root gives it
+	// in such a terminal (two columns and rows for the frame, one for the arming line).
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}, {58, 17}, {78, 21}, {100, 37}} {
 		c := NewConfirm(p, plain())
 		c.SetSize(size[0], size[1])
 		v := text(c.View())
