@@ -18,8 +18,9 @@ import (
 //
 //   - a qualified name made of A-Z a-z 0-9 _ - and at most the budget long is served
 //     as it is;
-//   - any other is served as its stem (every other character "_", cut to fit), "_",
-//     and the first MinServedHash hex digits of the SHA-256 of the qualified name;
+//   - any other is served as its stem (every other character "_"; cut to fit, it
+//     keeps SERVER__ and the end of the tool's name, see mappedName), "_", and the
+//     first MinServedHash hex digits of the SHA-256 of the qualified name;
 //   - where two served names would be the same, or a mapped name the name another
 //     tool is served as it is, every mapped name of the clash takes one hex digit
 //     more, until none clash (a name served as it is never changes); a name that
@@ -139,18 +140,19 @@ func MapServedNames(refs []Ref, budget int) *ServedNames {
 	slices.SortFunc(todo, compareRefs)
 	todo = slices.Compact(todo)
 	type entry struct {
-		ref        Ref
-		stem, hash string
-		digits     int
-		name       string
-		unnamed    bool
+		ref          Ref
+		server, tool string // the stems of the server's and the tool's names
+		hash         string
+		digits       int
+		name         string
+		unnamed      bool
 	}
 	es := make([]entry, len(todo))
 	for i, r := range todo {
 		q := r.Qualified()
 		sum := sha256.Sum256([]byte(q))
-		e := entry{ref: r, stem: servedStem(q), hash: hex.EncodeToString(sum[:]), digits: MinServedHash}
-		e.name = mappedName(e.stem, e.hash, e.digits, budget)
+		e := entry{ref: r, server: servedStem(r.Server, false), tool: servedStem(r.Tool, true), hash: hex.EncodeToString(sum[:]), digits: MinServedHash}
+		e.name = mappedName(e.server, e.tool, e.hash, e.digits, budget)
 		es[i] = e
 	}
 	// Names some ref is served as it is: taken, whatever else wants them. Only
@@ -185,7 +187,7 @@ func MapServedNames(refs []Ref, budget int) *ServedNames {
 		for _, name := range clashes {
 			for _, i := range byName[name] {
 				e := &es[i]
-				next := mappedName(e.stem, e.hash, e.digits+1, budget)
+				next := mappedName(e.server, e.tool, e.hash, e.digits+1, budget)
 				if e.digits >= len(e.hash) || next == e.name {
 					e.unnamed = true
 					continue
@@ -242,13 +244,14 @@ func compareRefs(a, b Ref) int {
 	return strings.Compare(a.Tool, b.Tool)
 }
 
-// servedStem is q with every character that may not be in a served name (each byte
-// of invalid UTF-8 too) as "_", at most MaxServedNameLen bytes of it.
-func servedStem(q string) string {
+// servedStem is s with every character that may not be in a served name (each byte
+// of invalid UTF-8 too) as "_", at most MaxServedNameLen bytes of it: its first
+// ones, or with end its last ones.
+func servedStem(s string, end bool) string {
 	var b strings.Builder
-	b.Grow(min(len(q), MaxServedNameLen))
-	for _, c := range q {
-		if b.Len() >= MaxServedNameLen {
+	b.Grow(len(s))
+	for _, c := range s {
+		if !end && b.Len() >= MaxServedNameLen {
 			break
 		}
 		if c < utf8.RuneSelf && servedByte(byte(c)) {
@@ -257,17 +260,40 @@ func servedStem(q string) string {
 			b.WriteByte('_')
 		}
 	}
-	return b.String()
+	out := b.String()
+	return out[max(len(out)-MaxServedNameLen, 0):]
 }
 
-// mappedName is the stem cut to fit, "_" and digits hex digits of hash, within
-// budget; below room for one byte of stem, the hash alone, cut to the budget.
-func mappedName(stem, hash string, digits, budget int) string {
+// mappedName is SERVER__TOOL (their stems) cut to fit, "_" and digits hex digits
+// of hash, within budget; below room for one byte of stem, the hash alone, cut to
+// the budget. What is cut is the middle of the tool's name, which of a family of
+// tools is what they share ("github_repos_content_"): the server and the end of
+// the tool's name (where its verb usually is, "delete_permanently") are kept.
+// The tool's end gets what the server leaves, and at least a quarter of the
+// room: a longer server gives way from its end.
+func mappedName(server, tool, hash string, digits, budget int) string {
 	digits = min(digits, len(hash))
-	if digits+2 <= budget {
-		return stem[:min(len(stem), budget-1-digits)] + "_" + hash[:digits]
+	if digits+2 > budget {
+		return hash[:min(digits, budget)]
 	}
-	return hash[:min(digits, budget)]
+	room := budget - 1 - digits
+	suffix := "_" + hash[:digits]
+	if len(server)+2+len(tool) <= room {
+		return server + "__" + tool + suffix
+	}
+	want := min(len(tool), max(room/4, 1))
+	if keep := room - len(server) - 2; keep >= want {
+		end := tool[len(tool)-keep:]
+		// From the start of a word when that still leaves the tool its share.
+		if i := strings.IndexAny(end, "_-"); i >= 0 && i < len(end)-1 && len(end)-i-1 >= want && tool[len(tool)-keep-1] != '_' && tool[len(tool)-keep-1] != '-' {
+			end = end[i+1:]
+		}
+		return server + "__" + end + suffix
+	}
+	if sroom := room - want - 2; sroom >= 1 {
+		return server[:sroom] + "__" + tool[len(tool)-want:] + suffix
+	}
+	return tool[max(len(tool)-room, 0):] + suffix
 }
 
 // Budget is the name budget the mapping was made for.

@@ -38,9 +38,9 @@ func TestServedNames(t *testing.T) {
 			want: map[Ref]string{{"notes", "get.item"}: "notes__get_item_" + hash4("notes__get.item")},
 		},
 		{
-			name: "a 128-byte name is cut to the budget",
+			name: "a 128-byte name keeps the end of its tool name",
 			refs: []Ref{{"notes", long}},
-			want: map[Ref]string{{"notes", long}: ("notes__" + long)[:39] + "_" + hash4("notes__"+long)},
+			want: map[Ref]string{{"notes", long}: "notes__" + long[len(long)-32:] + "_" + hash4("notes__"+long)},
 		},
 		{
 			name:   "exactly the budget is served as it is",
@@ -209,5 +209,41 @@ func BenchmarkMapServedNames(b *testing.B) {
 				MapServedNames(refs, DefaultNameBudget)
 			}
 		})
+	}
+}
+
+// A mapped name keeps SERVER__ and the end of the tool's name, where its verb
+// usually is: two tools of one long family differ in more than their hash.
+func TestServedNamesKeepTheToolsEnd(t *testing.T) {
+	const server = "github-enterprise-mirror"
+	del := Ref{server, "github.repos.content.delete_permanently"}
+	get := Ref{server, "github.repos.content.get"}
+	s := MapServedNames([]Ref{del, get}, 0)
+	for _, tc := range []struct {
+		ref  Ref
+		word string
+	}{{del, "permanently"}, {get, "get"}} {
+		name, ok := s.Name(tc.ref)
+		if !ok {
+			t.Fatalf("%v has no served name", tc.ref)
+		}
+		stem := strings.TrimSuffix(name, "_"+hash4(tc.ref.Qualified()))
+		if !strings.HasPrefix(stem, server+"__") || !strings.HasSuffix(stem, tc.word) || stem == name {
+			t.Errorf("%v is served as %q: want %s__, the end of its tool's name (%q) and its hash", tc.ref, name, server, tc.word)
+		}
+	}
+	// Whatever the lengths, a mapped name's stem ends as its tool's stem ends.
+	long := strings.Repeat("s", 60)
+	for _, r := range []Ref{{server, strings.Repeat("a.", 60) + "delete"}, {long, "x.delete"}, {long, strings.Repeat("b.", 50) + "drop_all"}} {
+		for budget := 12; budget <= MaxServedNameLen; budget++ {
+			name, ok := MapServedNames([]Ref{r}, budget).Name(r)
+			if !ok || len(name) > budget {
+				t.Fatalf("budget %d: %v is served as %q", budget, r, name)
+			}
+			tail := r.Tool[strings.LastIndexByte(r.Tool, '.')+1:]
+			if stem := strings.TrimSuffix(name, "_"+hash4(r.Qualified())); !strings.HasSuffix(stem, tail[max(len(tail)-(budget-5)/4, 0):]) {
+				t.Errorf("budget %d: %v is served as %q, without the end of its tool's name", budget, r, name)
+			}
+		}
 	}
 }

@@ -126,6 +126,7 @@ func (v *hazardsView) rebuild() {
 		}
 	}
 	nameW := v.nameWidth(iw)
+	shown := v.shownNames(nameW)
 	if len(v.snap.Hazards) == 0 {
 		add(st.OKText.Render("✓ no toolset hazards") + st.Muted.Render(": no untrusted source reaches a tool that sends data out or destroys it"))
 	}
@@ -151,7 +152,7 @@ func (v *hazardsView) rebuild() {
 					add(st.Muted.Render("      … " + strconv.Itoa(len(names)-j) + " more (the tools pane lists them all)"))
 					break
 				}
-				ls = append(ls, v.toolLine(q, nameW, iw))
+				ls = append(ls, v.toolLine(q, shown[q], nameW, iw))
 				if note := legNote(v.snap, q, leg); note != "" {
 					add(wrapOwn(st.Muted.Render("↳ ")+inline(st, note, 400), iw-2, "      ", "        ")...)
 				}
@@ -195,7 +196,7 @@ func (v *hazardsView) rebuild() {
 		}
 		slices.SortFunc(refs, func(a, b trust.Ref) int { return strings.Compare(a.Qualified(), b.Qualified()) })
 		for _, r := range refs {
-			ls = append(ls, v.toolLine(r.Qualified(), nameW, iw))
+			ls = append(ls, v.toolLine(r.Qualified(), shown[r.Qualified()], nameW, iw))
 		}
 		for _, name := range slices.Sorted(maps.Keys(v.over.RulesOff)) {
 			text := st.WarnText.Render("* ") + "rule " + inline(st, name, max(iw/2, 16)) + st.Muted.Render(" off for "+inline(st, v.over.RulesOff[name].Qualified(), 40)+" (K: turn it on)")
@@ -261,9 +262,39 @@ func (v hazardsView) nameWidth(iw int) int {
 	return min(w, max(iw*2/5, 12))
 }
 
-// toolLine renders one tool of a leg: a change mark, its name, its tier, its
-// server's trust and what this session changed about it.
-func (v hazardsView) toolLine(qualified string, nameW, iw int) hzLine {
+// shownNames is every tool name the view lists (a leg's rows and the changed
+// tools), cut to nameW together as the tools pane cuts them: in the middle,
+// keeping the tail, and so that no two different names look the same.
+func (v hazardsView) shownNames(nameW int) map[string]string {
+	var qs []string
+	for _, h := range v.snap.Hazards {
+		for _, names := range h.Legs {
+			qs = append(qs, names[:min(len(names), maxLegRows)]...)
+		}
+	}
+	for r := range v.over.Policy {
+		qs = append(qs, r.Qualified())
+	}
+	for r := range v.over.Disabled {
+		qs = append(qs, r.Qualified())
+	}
+	slices.Sort(qs)
+	qs = slices.Compact(qs) // a tool in two legs is one name
+	shown := make([]string, len(qs))
+	for i, q := range qs {
+		shown[i] = plainInline(trust.LegName(q))
+	}
+	shown = cutNames(shown, nameW)
+	out := make(map[string]string, len(qs))
+	for i, q := range qs {
+		out[q] = shown[i]
+	}
+	return out
+}
+
+// toolLine renders one tool of a leg: a change mark, its name (as shownNames
+// cut it), its tier, its server's trust and what this session changed about it.
+func (v hazardsView) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	st := v.st
 	server, tool, _ := strings.Cut(qualified, "__")
 	ref := trust.Ref{Server: server, Tool: tool}
@@ -282,7 +313,7 @@ func (v hazardsView) toolLine(qualified string, nameW, iw int) hzLine {
 	if len(change) > 0 {
 		mark = st.WarnText.Render("* ")
 	}
-	text := mark + fit(inline(st, trust.LegName(qualified), nameW), nameW)
+	text := mark + fit(shown, nameW)
 	if ok {
 		text += " " + st.Tier(t.Class.Tier).Render(fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + trustBadge(st, t.ServerTrust)
 		if f := t.ServerFence(); f.Requested && !f.Applied {

@@ -188,8 +188,9 @@ func (p serversPane) View() string {
 	lines = append(lines, paneHeading(st, "Servers", p.focused, iw))
 	all := "all servers · " + strconv.Itoa(len(p.servers))
 	lines = append(lines, p.row(all, p.cursor == 0, iw))
+	names := p.shownNames(iw)
 	for i := p.offset; i < len(p.servers) && len(lines)+rowsPer <= ih; i++ {
-		lines = append(lines, p.serverLines(i, p.cursor == i+1, iw)...)
+		lines = append(lines, p.serverLines(i, p.cursor == i+1, iw, names[i])...)
 	}
 	if hidden := len(p.servers) - p.offset - (len(lines)-2)/rowsPer; hidden > 0 && len(lines) < ih {
 		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(hidden)+" more", iw)))
@@ -209,7 +210,9 @@ func (p serversPane) row(text string, selected bool, w int) string {
 //
 //	▸*✓ notes        ⊘ blocked
 //	    2025-11-25 ○1 ◐1 ▲1
-func (p serversPane) serverLines(i int, selected bool, w int) []string {
+//
+// name is the server's name as shownNames cut it for w.
+func (p serversPane) serverLines(i int, selected bool, w int, name string) []string {
 	st, s := p.st, p.servers[i]
 	var status string
 	switch s.Status {
@@ -228,8 +231,8 @@ func (p serversPane) serverLines(i int, selected bool, w int) []string {
 	if p.changed[s.Name] {
 		cursor = cursor[:len(cursor)-1] + "*"
 	}
-	nameW := max(w-lipgloss.Width(cursor)-2-lipgloss.Width(badge)-1, 4)
-	first := cursor + status + " " + fit(cutMiddle(plainInline(s.Name), nameW), nameW) + " " + badge
+	nameW := p.nameWidth(i, w)
+	first := cursor + status + " " + fit(name, nameW) + " " + badge
 	var second string
 	switch s.Status {
 	case session.StatusReady:
@@ -255,6 +258,23 @@ func (p serversPane) serverLines(i int, selected bool, w int) []string {
 		return []string{st.Selected.Render(fit(first, w)), st.Selected.Render(fit(second, w))}
 	}
 	return []string{fit(first, w), fit(second, w)}
+}
+
+// nameWidth is the cells server i's name gets in a row w wide: what the cursor,
+// the status and the trust badge leave.
+func (p serversPane) nameWidth(i, w int) int {
+	return max(w-2-2-lipgloss.Width(p.badges[i])-1, 4)
+}
+
+// shownNames is every server's name cut to its row's width in w, in the middle,
+// together: two names that would look alike are shown around where they differ.
+func (p serversPane) shownNames(w int) []string {
+	names := make([]string, len(p.servers))
+	widths := make([]int, len(p.servers))
+	for i, s := range p.servers {
+		names[i], widths[i] = plainInline(s.Name), p.nameWidth(i, w)
+	}
+	return cutDistinct(names, widths)
 }
 
 // trustBadge is the trust glyph and word in the trust's style.

@@ -235,3 +235,56 @@ func cutNames(names []string, width int) []string {
 	}
 	return out
 }
+
+// cutDistinct cuts names[i] to widths[i] cells in its middle (cutMiddle) and then
+// makes sure no two different names look the same: names that still collide keep
+// their start up to the first character where they differ and as much of their
+// end as fits ("gith…r", "gitl…r"), or, where that start is too long, a window
+// around that character and their end ("…-m…or").
+func cutDistinct(names []string, widths []int) []string {
+	out := make([]string, len(names))
+	seen := map[string][]int{}
+	for i, n := range names {
+		out[i] = cutMiddle(n, widths[i])
+		seen[out[i]] = append(seen[out[i]], i)
+	}
+	for _, idx := range seen {
+		if len(idx) < 2 {
+			continue
+		}
+		for _, i := range idx {
+			// Where names[i] first differs from every other name of the group.
+			r := []rune(names[i])
+			k := 0
+			for _, j := range idx {
+				if names[j] == names[i] {
+					continue
+				}
+				q := []rune(names[j])
+				n := 0
+				for n < len(r) && n < len(q) && r[n] == q[n] {
+					n++
+				}
+				k = max(k, n)
+			}
+			out[i] = cutAround(r, k, widths[i])
+		}
+	}
+	return out
+}
+
+// cutAround fits r into width cells keeping its rune k (where it differs from a
+// name it would look like) and its end.
+func cutAround(r []rune, k, width int) string {
+	s := string(r)
+	if ansi.StringWidth(s) <= width || width < 5 {
+		return cutMiddle(s, width)
+	}
+	end := min(k+1, len(r))
+	if head := string(r[:end]); ansi.StringWidth(head)+2 <= width {
+		return head + ellipsis + ansi.TruncateLeft(s, ansi.StringWidth(s)-(width-ansi.StringWidth(head)-1), "")
+	}
+	window := string(r[max(end-2, 0):end])
+	tail := max(width-2-ansi.StringWidth(window), 1)
+	return ansi.Truncate(ellipsis+window+ellipsis+ansi.TruncateLeft(s, max(ansi.StringWidth(s)-tail, 0), ""), width, "")
+}

@@ -18,11 +18,20 @@ import (
 // the character agents' clients rewrite.
 var namesTools = []string{strings.Repeat("read_every_note_", 8), "get.item", "get-item", "get_item"}
 
-// serveNames serves namesTools over stdio, each answering with its own name.
+// longTools are one family of a mirror's tools with long dotted names (the last
+// 64 bytes long), which share their start and differ at their end.
+var longTools = []string{"github.repos.content.get", "github.repos.content.delete_permanently", "github.repos.content.delete_permanently_with_all_history_v2.fina"}
+
+// serveNames serves namesTools over stdio (longTools, without hints, when
+// AIRLOCK_TEST_NAMES_SERVER is "long"), each answering with its own name.
 func serveNames() int {
 	s := mcp.NewServer(&mcp.Implementation{Name: "names", Version: "1"}, nil)
-	for _, n := range namesTools {
-		s.AddTool(&mcp.Tool{Name: n, InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+	tools, hints := namesTools, &mcp.ToolAnnotations{ReadOnlyHint: true}
+	if os.Getenv("AIRLOCK_TEST_NAMES_SERVER") == "long" {
+		tools, hints = longTools, nil
+	}
+	for _, n := range tools {
+		s.AddTool(&mcp.Tool{Name: n, InputSchema: map[string]any{"type": "object"}, Annotations: hints},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "reached " + n}}}, nil
 			})

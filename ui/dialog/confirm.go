@@ -40,9 +40,6 @@ const (
 	maxReasonBytes = 4 << 10
 	// maxNameBytes bounds a server, tool or client name as shown.
 	maxNameBytes = 1 << 10
-	// minArgLines is the fewest argument lines shown before the whole body,
-	// not only the arguments, becomes the scroll region.
-	minArgLines = 3
 	// labelWidth is the width of the labels in the facts column.
 	labelWidth = 8
 )
@@ -514,7 +511,7 @@ func (c *Confirm) layout() {
 	c.ih = max(c.height-fr.GetVerticalFrameSize(), 1)
 
 	c.title = c.titleLines()
-	facts, cont := c.factBlock()
+	facts, cont, keep := c.factBlock()
 	reasons := c.reasonLines()
 	header := c.argHeader()
 	args := c.argLines()
@@ -530,23 +527,27 @@ func (c *Confirm) layout() {
 	c.ruleIn.SetWidth(max(c.iw-lipgloss.Width(ruleLabel)-1, 10))
 
 	// The arguments are what the person approves: they come first in the
-	// scroll region and always get at least minArgLines rows (all of them when
-	// they are shorter), and the buttons are always drawn. The facts take the
+	// scroll region and get every row the facts that say who asks leave (all of
+	// them when they are shorter; one at the least), and the buttons are always
+	// drawn. The facts take the
 	// rows above them that are left; the reasons fold into one summary line
 	// (w unfolds them below the arguments, at the dialog's full width). What
 	// does not fit above the arguments follows them in the scroll region.
 	summary := c.whySummary()
 	free := c.ih - len(c.title) - bottom - len(summary) - 1 // the arguments' header
-	// The facts keep their first three rows (server, tool, agent or tier); the
-	// arguments get the rest they need, then the facts what is left.
-	argRows := min(len(args), max(free-3-1, minArgLines))
-	shown := min(len(facts), max(free-argRows-1, 0)) // one row for the scroll note
+	// The facts keep the lines that say who asks for what (server, tool, the
+	// name the agent calls, agent: who asks is never cut off below the fold)
+	// while one argument row and the scroll note are left; the arguments get
+	// the rest they need, then the other facts what is left.
+	keep = min(keep, max(free-2, 0))
+	argRows := min(len(args), max(free-keep-1, 1))
+	shown := min(len(facts), max(free-argRows-1, keep)) // one row for the scroll note
 	if len(facts)+len(args) <= free {
 		shown = len(facts)
 	}
 	// A wrapped fact is shown whole or goes below the arguments whole: its
-	// first line alone would read as all of it. The first three rows stay.
-	for back := shown; back > 3 && back < len(facts) && cont[back]; {
+	// first line alone would read as all of it. The lines kept stay.
+	for back := shown; back > keep && back < len(facts) && cont[back]; {
 		back--
 		if !cont[back] {
 			shown = back
@@ -651,34 +652,100 @@ func (c Confirm) titleLines() []string {
 	return []string{title, note}
 }
 
-// factBlock is the facts beside the hints table when both fit side by side,
-// and above it otherwise; cont[i] says line i continues the row above it (a
-// wrapped fact), so that the block is cut only between rows.
-func (c Confirm) factBlock() (lines []string, cont []bool) {
+// factBlock is the facts beside the hints table when both fit side by side
+// without the facts who asks is read from (server, tool, the name the agent
+// calls, agent) taking more rows or losing more of a name than at the full
+// width, and above it otherwise; cont[i] says line i continues the row above
+// it (a wrapped fact), so that the block is cut only between rows; keep is how
+// many lines those facts take, the lines never moved below the fold.
+func (c Confirm) factBlock() (lines []string, cont []bool, keep int) {
 	table := c.hintLines()
 	tw := maxWidth(table)
-	flat := func(rows [][]string) ([]string, []bool) {
+	flat := func(rows [][]string) ([]string, []bool, int) {
 		var ls []string
 		var cs []bool
-		for _, r := range rows {
-			for i, l := range r {
+		k := 0
+		for i, r := range rows {
+			for j, l := range r {
 				ls = append(ls, l)
-				cs = append(cs, i > 0)
+				cs = append(cs, j > 0)
+			}
+			if i < c.keyRows() {
+				k = len(ls)
 			}
 		}
-		return ls, cs
+		return ls, cs, k
 	}
+	full, fullCont, fullKeep := flat(c.factLines(c.iw))
 	if fw := c.iw - tw - 3; fw >= 34 {
-		facts, cont := flat(c.factLines(fw))
-		lines := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
-			lipgloss.NewStyle().Width(fw).Render(strings.Join(facts, "\n")),
-			"   ",
-			strings.Join(table, "\n")), "\n")
-		// Below the facts only table rows remain: each is a row of its own.
-		return lines, append(cont, make([]bool, max(len(lines)-len(cont), 0))...)
+		facts, cont, keep := flat(c.factLines(fw))
+		if keep <= fullKeep && c.servedCut(fw) <= c.servedCut(c.iw) && servedLead(fw, c.servedWidth()) == servedLead(c.iw, c.servedWidth()) {
+			lines := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
+				lipgloss.NewStyle().Width(fw).Render(strings.Join(facts, "\n")),
+				"   ",
+				strings.Join(table, "\n")), "\n")
+			// Below the facts only table rows remain: each is a row of its own.
+			return lines, append(cont, make([]bool, max(len(lines)-len(cont), 0))...), keep
+		}
 	}
-	facts, cont := flat(c.factLines(c.iw))
-	return concat(facts, table), append(cont, make([]bool, len(table))...)
+	return concat(full, table), append(fullCont, make([]bool, len(table))...), fullKeep
+}
+
+// keyRows is how many of factLines' rows say who asks for what: server, tool
+// (with the name the agent calls) and, for an agent's call, the agent.
+func (c Confirm) keyRows() int {
+	if c.p.Request.Client != "" {
+		return 3
+	}
+	return 2
+}
+
+// served is the name the agent calls the tool by, "" when it is the qualified
+// name itself.
+func (c Confirm) served() string {
+	if s := c.p.Request.Served; s != "" && s != c.p.Tool.Ref.Qualified() {
+		return s
+	}
+	return ""
+}
+
+// servedLead is what precedes the served name: the sentence, or fewer words
+// when the sentence would leave the name too little room.
+func servedLead(width, n int) string {
+	lead := "the agent calls this "
+	if width-labelWidth-len(lead) < min(n, 16) {
+		lead = "agent calls "
+	}
+	return lead
+}
+
+// servedWidth is the served name's width as shown, 0 when none is shown.
+func (c Confirm) servedWidth() int {
+	return lipgloss.Width(wrap.Inline(safetext.Limit(c.served(), maxNameBytes), nil))
+}
+
+// servedCut is how many cells of the served name are cut away at width.
+func (c Confirm) servedCut(width int) int {
+	n := c.servedWidth()
+	if n == 0 {
+		return 0
+	}
+	return max(n-max(width-labelWidth-len(servedLead(width, n)), 1), 0)
+}
+
+// cutMiddle keeps the beginning and the end of s (which may be styled) within
+// width cells, with "…" between them.
+func cutMiddle(s string, width int) string {
+	w := lipgloss.Width(s)
+	if w <= width {
+		return s
+	}
+	if width <= 2 {
+		return ansi.Truncate(s, width, "")
+	}
+	head := (width - 1) / 2
+	tail := width - 1 - head
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, w-tail, "")
 }
 
 // taintReason is the verdict's first sentence when taint is what made the call ask
@@ -711,13 +778,25 @@ func (c Confirm) factLines(width int) [][]string {
 		return wrap.HangChars(value, width, pad(c.st.Key.Render(label), labelWidth))
 	}
 	var out [][]string
-	out = append(out, row("server", name(t.Ref.Server)+"  "+c.trustLabel(t.ServerTrust)))
+	// The server's name may break anywhere (every character of it is shown);
+	// its trust word never does: it follows on the last row when it fits there.
+	server := row("server", name(t.Ref.Server))
+	indent := strings.Repeat(" ", labelWidth)
+	if trustW, last := c.trustLabel(t.ServerTrust), server[len(server)-1]; lipgloss.Width(last)+2+lipgloss.Width(trustW) <= width {
+		server[len(server)-1] = last + "  " + trustW
+	} else {
+		server = append(server, indent+trustW)
+	}
+	out = append(out, server)
 	tool := row("tool", name(t.Ref.Tool))
-	if served := c.p.Request.Served; served != "" && served != t.Ref.Qualified() {
+	if served := c.served(); served != "" {
 		// The gateway serves the tool under a name of its own (its own is too
 		// long, or holds characters agents' clients rewrite): the agent's
-		// conversation names it so. Word-wrapped, so the name stays whole.
-		tool = append(tool, wrap.Hang(c.st.Muted.Render("the agent calls this ")+name(served), width, strings.Repeat(" ", labelWidth))...)
+		// conversation names it so. On one row, cut in its middle when it must
+		// be: its start says the server, its end which of its tools.
+		s := name(served)
+		lead := servedLead(width, lipgloss.Width(s))
+		tool = append(tool, indent+c.st.Muted.Render(lead)+cutMiddle(s, max(width-labelWidth-len(lead), 1)))
 	}
 	out = append(out, tool)
 	if r := c.p.Request; r.Client != "" {

@@ -942,3 +942,76 @@ func TestConfirm_ShowsTheNameTheAgentCalls(t *testing.T) {
 		t.Errorf("the served name reaches the terminal raw: %q", v)
 	}
 }
+
+// longNamed is an agent's call of an untrusted server's tool whose names are as
+// long as a newcomer's mirror makes them: a 32-byte server, a 64-byte dotted tool,
+// served under the gateway's own name.
+func longNamed(server string) *session.Pending {
+	tool := claimingTool()
+	tool.Ref = trust.Ref{Server: server, Tool: "github.repos.content.delete_permanently_with_all_history_v2.fina"}
+	p := pending(tool, `{"owner":"acme","repo":"site","path":"docs/README.md","branch":"main","message":"remove","sha":"7d64"}`)
+	p.Request.Client, p.Request.Context = "claude-code", "token:default"
+	served, ok := trust.MapServedNames([]trust.Ref{tool.Ref}, 0).Name(tool.Ref)
+	if !ok {
+		panic("no served name")
+	}
+	p.Request.Served = served
+	return p
+}
+
+// The fixed header names the server, the tool, the name the agent calls (on one
+// row) and the agent at every size, and never breaks a word across rows.
+func TestConfirm_LongNamesKeepWhoAsksInView(t *testing.T) {
+	for _, server := range []string{"github-enterprise-mirror", "github-enterprise-mirror-east-01"} {
+		p := longNamed(server)
+		if len(p.Tool.Ref.Tool) != 64 {
+			t.Fatalf("the tool name is %d bytes", len(p.Tool.Ref.Tool))
+		}
+		checkLongNamed(t, p)
+	}
+}
+
+func checkLongNamed(t *testing.T, p *session.Pending) {
+	t.Helper()
+	served := p.Request.Served
+	// The dialog alone at the terminal's sizes, and in the space the root gives it
+	// in such a terminal (two columns and rows for the frame, one for the arming line).
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}, {58, 17}, {78, 21}, {100, 37}} {
+		c := NewConfirm(p, plain())
+		c.SetSize(size[0], size[1])
+		v := text(c.View())
+		for _, want := range []string{"allow this call?", "claude-code", "Deny", "Allow once", "? untrusted"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("%dx%d: %q is not in view without scrolling:\n%s", size[0], size[1], want, v)
+			}
+		}
+		agent, calls := false, false
+		for _, l := range lines(v) {
+			if strings.Contains(l, "agent ") && strings.Contains(l, "claude-code") && !strings.Contains(l, "calls this") {
+				agent = true
+			}
+			if i := strings.Index(l, "the agent calls this "); i >= 0 {
+				rest := strings.Fields(l[i+len("the agent calls this "):])
+				if len(rest) > 0 {
+					shown := rest[0]
+					head, tail, cut := strings.Cut(shown, "…")
+					switch {
+					case !cut && shown == served:
+						calls = true
+					case cut && len(head) > 0 && len(tail) >= 4 && strings.HasPrefix(served, head) && strings.HasSuffix(served, tail):
+						calls = true
+					}
+				}
+			}
+		}
+		if !agent {
+			t.Errorf("%dx%d: no agent row in view:\n%s", size[0], size[1], v)
+		}
+		if !calls {
+			t.Errorf("%dx%d: the served name %q is not on one row after \"the agent calls this\":\n%s", size[0], size[1], served, v)
+		}
+		if strings.Contains(v, "? untru ") || strings.Contains(v, "? unt ") {
+			t.Errorf("%dx%d: the trust word is split:\n%s", size[0], size[1], v)
+		}
+	}
+}

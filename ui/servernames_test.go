@@ -1,0 +1,39 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/session"
+)
+
+// At 60 columns the servers pane is 24 wide and a name gets six cells: two servers
+// that share a start and an end must still read differently.
+func TestServersPaneNarrowNamesStayDistinct(t *testing.T) {
+	names := []string{"github-enterprise-mirror", "gitlab-enterprise-mirror", "github-mirror", "everything", "evening"}
+	var servers []session.ServerInfo
+	for _, n := range names {
+		servers = append(servers, session.ServerInfo{Name: n, Status: session.StatusReady})
+	}
+	for _, w := range []int{24, 26, 30} {
+		p := newServersPane(newTestStyles())
+		p.SetSize(w, 2+2+2*len(names))
+		p.setServers(servers)
+		seen := map[string]string{}
+		for i := range names {
+			first := strings.TrimSpace(ansi.Strip(p.serverLines(i, false, w-2, p.shownNames(w - 2)[i])[0]))
+			if other, ok := seen[first]; ok {
+				t.Errorf("width %d: %s and %s both read %q", w, other, names[i], first)
+			}
+			seen[first] = names[i]
+		}
+		v := ansi.Strip(p.View())
+		for first := range seen {
+			if !strings.Contains(v, first) {
+				t.Errorf("width %d: the pane does not show %q:\n%s", w, first, v)
+			}
+		}
+	}
+}
