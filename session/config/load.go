@@ -377,7 +377,8 @@ type builder struct {
 	home  string // the home folder that expands ~ in rule globs ("" when unknown)
 	probs problems
 	// ownDirs are airlock's config and state folders, which no fenced server may
-	// write: "config" or "state" to the folder.
+	// write, in or around ("config", "state"), and the config file, which it may
+	// not write by holding its folder ("file").
 	ownDirs map[string][]string
 }
 
@@ -401,7 +402,7 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 	}
 	if path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
-			b.ownDirs["config"] = append(b.ownDirs["config"], filepath.Dir(abs))
+			b.ownDirs["file"] = []string{abs}
 		}
 	}
 
@@ -647,13 +648,17 @@ func (b *builder) unwritable(real, shown string) string {
 	if b.home != "" && slices.ContainsFunc(resolved(b.home), func(h string) bool { return beneath(h, real) }) {
 		return shown + " holds the home folder: a server that may write it may change every file of yours; list the folders it needs"
 	}
-	for _, kind := range []string{"state", "config"} {
+	for _, kind := range []string{"state", "config", "file"} {
 		for _, d := range b.ownDirs[kind] {
-			if d != "" && slices.ContainsFunc(resolved(d), func(d string) bool { return beneath(d, real) || beneath(real, d) }) {
-				if kind == "state" {
+			if d != "" && slices.ContainsFunc(resolved(d), func(d string) bool { return beneath(d, real) || kind != "file" && beneath(real, d) }) {
+				switch kind {
+				case "state":
 					return shown + " reaches airlock's state folder (its pins and gateway token): a fenced server may not write it"
+				case "config":
+					return shown + " reaches airlock's config folder: a fenced server may not write it"
+				default:
+					return shown + " holds this config file: a fenced server may not write it"
 				}
-				return shown + " reaches airlock's config folder: a fenced server may not write it"
 			}
 		}
 	}

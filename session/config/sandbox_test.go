@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,6 +27,7 @@ func TestParseSandbox(t *testing.T) {
 		src  string
 		want *Sandbox
 		err  string
+		file string
 	}{
 		{name: "absent: no sandbox", src: "[servers.a]\ncommand = \"x\"\n", want: nil},
 		{name: "empty table: fenced, no network, required", src: head,
@@ -54,10 +56,14 @@ func TestParseSandbox(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse([]byte(tt.src), "config.toml", envOf(env))
+			file := "config.toml"
+			if tt.file != "" {
+				file = tt.file
+			}
+			got, err := Parse([]byte(tt.src), file, envOf(env))
 			gotErr := ""
 			if err != nil {
-				gotErr = err.Error()
+				gotErr = strings.TrimPrefix(err.Error(), filepath.Dir(file)+string(filepath.Separator))
 			}
 			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
 				t.Fatalf("error (-want +got):\n%s", diff)
@@ -78,7 +84,7 @@ func TestParseSandbox(t *testing.T) {
 // config or state folder is refused, naming the key and line.
 func TestParseSandboxLinksAndForbiddenPaths(t *testing.T) {
 	home := t.TempDir()
-	for _, d := range []string{"project", "state/airlock", "config/airlock"} {
+	for _, d := range []string{"project/out", "state/airlock", "config/airlock"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -93,8 +99,8 @@ func TestParseSandboxLinksAndForbiddenPaths(t *testing.T) {
 	env := map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config")}
 	head := "[servers.a]\ncommand = \"x\"\n[servers.a.sandbox]\n"
 	tests := []struct {
-		name, src, err string
-		want           *Sandbox
+		name, src, err, file string
+		want                 *Sandbox
 	}{
 		{name: "link", src: head + "read = [\"~/data\"]\nwrite = [\"~/data\"]\n",
 			want: &Sandbox{Read: []string{proj}, Write: []string{proj}, ReadAsWritten: []string{"~/data → ~/project"}, WriteAsWritten: []string{"~/data → ~/project"},
@@ -109,15 +115,23 @@ func TestParseSandboxLinksAndForbiddenPaths(t *testing.T) {
 			err: `config.toml:4: servers.a.sandbox.write[0]: ~ holds the home folder: a server that may write it may change every file of yours; list the folders it needs`},
 		{name: "write the state folder", src: head + "write = [\"~/state\"]\n",
 			err: `config.toml:4: servers.a.sandbox.write[0]: ~/state reaches airlock's state folder (its pins and gateway token): a fenced server may not write it`},
+		{name: "write the config file's folder", src: head + "write = [\"~/project\"]\n", file: filepath.Join(home, "project", "airlock.toml"),
+			err: `airlock.toml:4: servers.a.sandbox.write[0]: ~/project holds this config file: a fenced server may not write it`},
+		{name: "write beside the config file", src: head + "write = [\"~/project/out\"]\n", file: filepath.Join(home, "project", "airlock.toml"),
+			want: &Sandbox{Write: []string{filepath.Join(proj, "out")}, WriteAsWritten: []string{"~/project/out"}, Network: NetworkNone, Required: true}},
 		{name: "write inside the config folder", src: head + "write = [\"~/config/airlock\"]\n",
 			err: `config.toml:4: servers.a.sandbox.write[0]: ~/config/airlock reaches airlock's config folder: a fenced server may not write it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse([]byte(tt.src), "config.toml", envOf(env))
+			file := "config.toml"
+			if tt.file != "" {
+				file = tt.file
+			}
+			got, err := Parse([]byte(tt.src), file, envOf(env))
 			gotErr := ""
 			if err != nil {
-				gotErr = err.Error()
+				gotErr = strings.TrimPrefix(err.Error(), filepath.Dir(file)+string(filepath.Separator))
 			}
 			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
 				t.Fatalf("error (-want +got):\n%s", diff)
