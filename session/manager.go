@@ -586,7 +586,20 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
 	m.pins.waitSaved()
-	if w := notForwarded(ctx); w != nil {
+	w := notForwarded(ctx)
+	if w == nil && req.StillAccepted != nil {
+		// Asked again after the decision's record was written, the last moment
+		// before forwarding.
+		if err := req.StillAccepted(); err != nil {
+			by := trust.DecidedByPolicy
+			if errors.Is(err, ErrAgentGone) {
+				by = trust.DecidedByAgentGone
+			}
+			w = &WithdrawnError{Err: err, Verdict: trust.Verdict{Action: trust.Deny, By: by,
+				Reasons: []string{err.Error() + " after the call was allowed, so it was not forwarded"}}}
+		}
+	}
+	if w != nil {
 		m.auditOutcome(base, &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule}, w)
 		return nil, w
 	}

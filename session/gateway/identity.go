@@ -288,11 +288,12 @@ func (g *Gateway) endRevoked() {
 	present := map[string]bool{}
 	var ended []*mcp.ServerSession
 	names := map[string]bool{}
+	cur := g.currentTokens() // the files read once for every session
 	for ss := range g.srv.Sessions() {
 		id := ss.ID()
 		present[id] = true
 		tok, known := g.owners.of(id)
-		if !known || g.tokenLive(tok) {
+		if sum, ok := cur[tok.name]; !known || ok && sum == tok.sum {
 			continue
 		}
 		ended = append(ended, ss)
@@ -302,7 +303,6 @@ func (g *Gateway) endRevoked() {
 		g.requesters.endSessionWith(ss.ID(), session.ErrTokenRevoked)
 		_ = ss.Close()
 	}
-	cur := g.currentTokens()
 	g.seenMu.Lock()
 	for name, sum := range g.seen {
 		if now, ok := cur[name]; !ok || now != sum {
