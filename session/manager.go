@@ -471,6 +471,13 @@ type CallRequest struct {
 	// call has it): the caller can then ask about the call while it runs
 	// (QuestionWaiting). Empty, the call gets a new one.
 	CallID string
+	// StillAccepted, when set, is asked once more just before an allowed call is
+	// forwarded, after any question was answered: an error that is ErrAgentGone
+	// (ErrTokenRevoked: the gateway token the agent presented was revoked or
+	// replaced meanwhile) means its caller may no longer call, and the call is
+	// withdrawn as its agent's (decided_by agent-gone, the error's words in the
+	// reasons); nothing of it runs. Any other error refuses it too.
+	StillAccepted func() error
 }
 
 // servedName is Served when it differs from the qualified name, else "".
@@ -579,7 +586,20 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
 	m.pins.waitSaved()
-	if w := notForwarded(ctx); w != nil {
+	w := notForwarded(ctx)
+	if w == nil && req.StillAccepted != nil {
+		// Asked again after the decision's record was written, the last moment
+		// before forwarding.
+		if err := req.StillAccepted(); err != nil {
+			by := trust.DecidedByPolicy
+			if errors.Is(err, ErrAgentGone) {
+				by = trust.DecidedByAgentGone
+			}
+			w = &WithdrawnError{Err: err, Verdict: trust.Verdict{Action: trust.Deny, By: by,
+				Reasons: []string{err.Error() + " after the call was allowed, so it was not forwarded"}}}
+		}
+	}
+	if w != nil {
 		m.auditOutcome(base, &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule}, w)
 		return nil, w
 	}
@@ -630,6 +650,15 @@ func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown Too
 	while := "the call was being decided"
 	if d.Asked {
 		while = "you were deciding"
+	}
+	if req.StillAccepted != nil {
+		if err := req.StillAccepted(); err != nil {
+			by := trust.DecidedByPolicy
+			if errors.Is(err, ErrAgentGone) {
+				by = trust.DecidedByAgentGone
+			}
+			return trust.Verdict{Action: trust.Deny, By: by, Reasons: []string{err.Error() + " while " + while + ", so the call was not forwarded"}}, nil, false
+		}
 	}
 	switch {
 	case agentGone(ctx):

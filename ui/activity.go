@@ -108,6 +108,16 @@ func (e activityEntry) who(st *theme.Styles) string {
 	return inline(st, e.call.Client, 24)
 }
 
+// whose is the context of an agent's call ("token:ci-bot"), "" for the person's:
+// the client name is the agent's own choice, the token is who it is, so two agents
+// claiming one name are told apart.
+func (e activityEntry) whose(st *theme.Styles) string {
+	if e.call.Client == "" || e.call.Context == "" {
+		return ""
+	}
+	return inline(st, e.call.Context, 24)
+}
+
 // decision is how a call was decided, in words: "allowed by policy".
 func (e activityEntry) decision() string {
 	c := e.call
@@ -200,17 +210,18 @@ func duration(d time.Duration) string {
 	return d.Truncate(100 * time.Millisecond).String()
 }
 
-// callRow is one call on one line of width cells: time, tool, who, tier,
-// decision, outcome, duration. When the line is too narrow the least telling
+// callRow is one call on one line of width cells: time, tool, who (an agent's
+// client name and its token: "claude-code · token:ci-bot"), tier, decision,
+// outcome, duration. When the line is too narrow the least telling
 // parts go first; the tool's name is cut by cutName, keeping what tells it apart.
 func (e activityEntry) callRow(st *theme.Styles, width int) string {
 	c := e.call
 	tm := e.at.Format("15:04:05")
 	tool := plainInline(trust.LegName(trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified()))
 	tier := orDash(c.Tier)
-	parts := []string{e.who(st), tier, e.shortDecision(), e.outcomeMark(st), duration(c.Duration)}
+	parts := []string{e.who(st), e.whose(st), tier, e.shortDecision(), e.outcomeMark(st), duration(c.Duration)}
 	// Drop from the right of the priority list until the tool gets 16 cells.
-	drop := []int{1, 4, 2} // tier, duration, decision
+	drop := []int{2, 1, 5, 3} // tier, token, duration, decision
 	for _, d := range drop {
 		if width-rowWidth(tm, parts)-2 >= min(16, cellWidth(tool)) {
 			break
@@ -294,7 +305,7 @@ func (e activityEntry) recordContent(st *theme.Styles, width int) string {
 	add("tool", inline(st, trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified(), 0))
 	who := "you (the person at airlock)"
 	if c.Client != "" {
-		who = "agent " + inline(st, c.Client, 0)
+		who = "agent " + inline(st, c.Client, 0) // the context has its own line
 	}
 	add("who", who)
 	ctx := "yours"

@@ -260,7 +260,11 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		if added {
 			who := "your call"
 			if e.Pending.Request.Client != "" {
+				// The client name is the agent's own; its token is who it is.
 				who = "agent " + inline(m.st, e.Pending.Request.Client, 24)
+				if c := e.Pending.Request.Context; c != "" {
+					who += " · " + inline(m.st, c, 24)
+				}
 			}
 			m.status = approvalNeeded + who + " of " + inline(m.st, e.Pending.Tool.Ref.Qualified(), 40)
 		}

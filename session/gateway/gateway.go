@@ -107,6 +107,9 @@ type Gateway struct {
 
 	owners *owners // which token opened each agent session
 
+	seenMu sync.Mutex
+	seen   map[string][32]byte // each token's value (SHA-256) as endRevoked last saw it
+
 	tokensChanged chan struct{} // a request saw the tokens file change
 	tokensNoteMu  sync.Mutex
 	tokensNote    string // the tokens file's problem last noted
@@ -322,6 +325,9 @@ func (g *Gateway) Start() error {
 	g.adoptLegacyTaints()
 	g.named.refresh()
 	g.noteTokensProblem()
+	g.seenMu.Lock()
+	g.seen = g.currentTokens()
+	g.seenMu.Unlock()
 	g.wg.Add(3)
 	go g.syncLoop()
 	go g.updateLoop()
@@ -569,7 +575,8 @@ func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 		}
 		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
-		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.Engine().NewCallID()}
+		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.Engine().NewCallID(),
+			StillAccepted: g.stillAccepted(ss)}
 		var stopWaiting func()
 		if token != nil {
 			var mu sync.Mutex
@@ -735,7 +742,7 @@ func (g *Gateway) Handler() http.Handler {
 			refuse(w, "forbidden origin", http.StatusForbidden)
 			return
 		}
-		tokenName, ok := g.authorized(r)
+		tok, ok := g.authorized(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
 			refuse(w, "missing or wrong bearer token", http.StatusUnauthorized)
@@ -745,12 +752,12 @@ func (g *Gateway) Handler() http.Handler {
 		// that opens one names its token before its answer leaves (ownedWriter).
 		sid := r.Header.Get("Mcp-Session-Id")
 		if sid != "" {
-			if owner, known := g.owners.of(sid); known && owner != tokenName {
+			if owner, known := g.owners.of(sid); known && owner != tok {
 				refuse(w, "this session was opened with another token", http.StatusForbidden)
 				return
 			}
 		} else {
-			w = &ownedWriter{ResponseWriter: w, bind: func(id string) { g.owners.bind(id, tokenName) }}
+			w = &ownedWriter{ResponseWriter: w, bind: func(id string) { g.owners.bind(id, tok) }}
 		}
 		defer servingAuthenticated(r)()
 		if r.URL.Path != "/mcp" {
@@ -946,21 +953,25 @@ func (g *Gateway) allowedOrigin(origin string) bool {
 	return g.allowed[hostName(u.Host)]
 }
 
-// authorized is the name of the token the request presents: DefaultTokenName for
-// the default token, a named token's name, or ok false for none the gateway
-// accepts now.
-func (g *Gateway) authorized(r *http.Request) (name string, ok bool) {
+// authorized is the token the request presents: DefaultTokenName for the default
+// token or a named token's name, with the SHA-256 of its value; ok false for none
+// the gateway accepts now.
+func (g *Gateway) authorized(r *http.Request) (tok owner, ok bool) {
 	h := r.Header.Get("Authorization")
 	const prefix = "Bearer "
 	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-		return "", false
+		return owner{}, false
 	}
 	got := []byte(h[len(prefix):])
 	if subtle.ConstantTimeCompare(got, g.token.current()) == 1 {
-		return DefaultTokenName, true
+		return owner{name: DefaultTokenName, sum: tokenSum(got)}, true
 	}
 	g.lookAtTokens()
-	return g.named.lookup(got)
+	name, ok := g.named.lookup(got)
+	if !ok {
+		return owner{}, false
+	}
+	return owner{name: name, sum: tokenSum(got)}, true
 }
 
 // LoadOrCreateToken is OpenToken telling stderr when it replaced the token.

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"crypto/subtle"
 	"log"
 	"net/http"
 	"strconv"
@@ -83,31 +84,39 @@ func (g *Gateway) note(s string) {
 	log.Print("airlock gateway: " + s)
 }
 
+// owner is the token that opened an agent session: its name and the SHA-256 of its
+// value. The value counts, not only the name: a named token revoked and added again,
+// or the default token rotated, is another token, and the old one's sessions end.
+type owner struct {
+	name string
+	sum  [32]byte
+}
+
 // owners remembers which token opened each agent session.
 type owners struct {
 	mu  sync.Mutex
-	by  map[string]string    // session id -> token name
+	by  map[string]owner     // session id -> its token
 	at  map[string]time.Time // when it was bound
 	now func() time.Time
 }
 
 func newOwners() *owners {
-	return &owners{by: map[string]string{}, at: map[string]time.Time{}, now: time.Now}
+	return &owners{by: map[string]owner{}, at: map[string]time.Time{}, now: time.Now}
 }
 
-func (o *owners) bind(id, name string) {
+func (o *owners) bind(id string, tok owner) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if _, ok := o.by[id]; !ok {
-		o.by[id], o.at[id] = name, o.now()
+		o.by[id], o.at[id] = tok, o.now()
 	}
 }
 
-func (o *owners) of(id string) (string, bool) {
+func (o *owners) of(id string) (owner, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	name, ok := o.by[id]
-	return name, ok
+	tok, ok := o.by[id]
+	return tok, ok
 }
 
 // prune forgets the sessions that are gone: not in present and bound a while ago
@@ -171,18 +180,50 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string, ok boo
 	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
 		client = ip.ClientInfo.Name
 	}
-	name, known := g.owners.of(ss.ID())
+	tok, known := g.owners.of(ss.ID())
 	if !known {
 		return AgentContext("?"), client, false
 	}
-	ctxName = AgentContext(name)
+	ctxName = AgentContext(tok.name)
 	g.m.Engine().NoteClient(ctxName, client)
-	return ctxName, client, g.tokenLive(name)
+	return ctxName, client, g.tokenLive(tok)
 }
 
-// tokenLive reports whether the token named name is accepted now.
-func (g *Gateway) tokenLive(name string) bool {
-	return name == DefaultTokenName || g.named.live(name)
+// tokenLive reports whether the token that opened a session is accepted now: the
+// default token while gateway.token holds that value, a named token while the
+// tokens file lists that value under that name.
+func (g *Gateway) tokenLive(tok owner) bool {
+	if tok.name == DefaultTokenName {
+		cur := g.token.current()
+		if cur == nil {
+			return false
+		}
+		sum := tokenSum(cur)
+		return subtle.ConstantTimeCompare(sum[:], tok.sum[:]) == 1
+	}
+	return g.named.live(tok.name, tok.sum)
+}
+
+// stillAccepted is the last check of a call before it is forwarded
+// (session.CallRequest.StillAccepted): the tokens are read again, so a revoke or a
+// rotation that returned before the person allowed the call is seen.
+func (g *Gateway) stillAccepted(ss *mcp.ServerSession) func() error {
+	return func() error {
+		g.lookAtTokens()
+		if tok, known := g.owners.of(ss.ID()); known && g.tokenLive(tok) {
+			return nil
+		}
+		return session.ErrTokenRevoked
+	}
+}
+
+// currentTokens is the SHA-256 of each accepted token's value now, by name.
+func (g *Gateway) currentTokens() map[string][32]byte {
+	cur := g.named.current()
+	if tok := g.token.current(); tok != nil {
+		cur[DefaultTokenName] = tokenSum(tok)
+	}
+	return cur
 }
 
 // lookAtTokens re-reads the tokens file when it changed; a change wakes the revoke
@@ -235,28 +276,41 @@ func (g *Gateway) revokeLoop() {
 	}
 }
 
-// endRevoked ends every session whose token is no longer accepted: its calls are
+// endRevoked ends every session whose token is no longer accepted (revoked, or its
+// name now holds another value, or the default token rotated): its calls are
 // withdrawn first (session.ErrTokenRevoked: a waiting question is withdrawn and
-// nothing of the call runs), then the session is closed, and the token's grants end.
-// While the tokens file cannot be read every named token counts as revoked.
+// nothing of the call runs), then the session is closed. The grants of a token's
+// context end whenever its value changes or goes, even when no session of the old
+// value is open: a token added again under a revoked one's name never inherits what
+// was granted to the old. While the tokens file cannot be read every named token
+// counts as revoked; while gateway.token cannot, the default token does.
 func (g *Gateway) endRevoked() {
 	present := map[string]bool{}
 	var ended []*mcp.ServerSession
 	names := map[string]bool{}
+	cur := g.currentTokens() // the files read once for every session
 	for ss := range g.srv.Sessions() {
 		id := ss.ID()
 		present[id] = true
-		name, known := g.owners.of(id)
-		if !known || g.tokenLive(name) {
+		tok, known := g.owners.of(id)
+		if sum, ok := cur[tok.name]; !known || ok && sum == tok.sum {
 			continue
 		}
 		ended = append(ended, ss)
-		names[name] = true
+		names[tok.name] = true
 	}
 	for _, ss := range ended {
 		g.requesters.endSessionWith(ss.ID(), session.ErrTokenRevoked)
 		_ = ss.Close()
 	}
+	g.seenMu.Lock()
+	for name, sum := range g.seen {
+		if now, ok := cur[name]; !ok || now != sum {
+			names[name] = true
+		}
+	}
+	g.seen = cur
+	g.seenMu.Unlock()
 	for name := range names {
 		g.m.Engine().EndContext(AgentContext(name))
 	}

@@ -4,10 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/airlock-mcp/airlock/session/statefile"
 )
@@ -71,7 +69,9 @@ func ReadToken(dir string, note func(string)) (string, error) {
 
 // RotateToken replaces the gateway token in dir with a new random one (owner-only,
 // written atomically through statefile) and returns it. A running gateway started with that file as
-// its TokenFile refuses the old token from its next request on.
+// its TokenFile refuses the old token from its next request on and, within a second,
+// ends the old token's sessions and withdraws their waiting questions, as for a
+// revoked named token.
 func RotateToken(dir string) (string, error) {
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -85,27 +85,20 @@ func RotateToken(dir string) (string, error) {
 }
 
 // tokenSource is the bearer token a gateway accepts. With a file it follows the
-// file: each request stats it, and when the file is another one (rotation writes a
-// new file and renames it into place), or its size or time changed, it is read
-// again. A file that is gone, unreadable, refused by statefile (a link, another
+// file: each look reads it again (it is 65 bytes), so a rotation is seen at the next
+// request or tick whatever the file's stat says (a coarse clock, an inode used
+// again). A file that is gone, unreadable, refused by statefile (a link, another
 // user's, readable by others) or holds no token as airlock writes it (cut short,
-// garbled: parseToken) accepts no token at all
-// until it is fixed: a rotation that failed halfway never leaves the old
-// token working.
+// garbled: parseToken) accepts no token at all until it is fixed: a rotation that
+// failed halfway never leaves the old token working, and the sessions the default
+// token opened end (Gateway.endRevoked).
 type tokenSource struct {
-	path string
-
-	mu    sync.Mutex
-	info  os.FileInfo
-	token []byte
+	path  string
+	token []byte // without a file: the one token accepted
 }
 
 func newTokenSource(path, initial string) *tokenSource {
-	ts := &tokenSource{path: path, token: []byte(initial)}
-	if path != "" {
-		ts.info, _ = os.Lstat(path)
-	}
-	return ts
+	return &tokenSource{path: path, token: []byte(initial)}
 }
 
 // current returns the token to compare against (nil: accept none).
@@ -113,26 +106,13 @@ func (ts *tokenSource) current() []byte {
 	if ts.path == "" {
 		return ts.token
 	}
-	info, err := os.Lstat(ts.path)
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if err != nil {
-		ts.info, ts.token = nil, nil
-		return nil
-	}
-	if ts.info != nil && os.SameFile(ts.info, info) && ts.info.ModTime().Equal(info.ModTime()) && ts.info.Size() == info.Size() && ts.info.Mode() == info.Mode() { // a chmod (which changes neither time nor size) is a change
-		return ts.token
-	}
-	ts.info = info
 	b, err := statefile.ReadFile(ts.path) // a link, or a file others may read, is refused
-	var tok string
-	if err == nil {
-		tok, err = parseToken(ts.path, b)
-	}
 	if err != nil {
-		ts.token = nil
 		return nil
 	}
-	ts.token = []byte(tok)
-	return ts.token
+	tok, err := parseToken(ts.path, b)
+	if err != nil {
+		return nil
+	}
+	return []byte(tok)
 }

@@ -85,7 +85,8 @@ type tokensDoc struct {
 }
 
 // parseTokens reads a tokens file strictly: version 1, known fields only, valid and
-// distinct names, 64-hex-digit hashes. Anything else is an error, never "no tokens".
+// distinct names, distinct 64-hex-digit hashes (one value under two names would be
+// either of them, by the file's order). Anything else is an error, never "no tokens".
 func parseTokens(path string, b []byte) ([]NamedToken, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -99,7 +100,7 @@ func parseTokens(path string, b []byte) ([]NamedToken, error) {
 	if d.Version != 1 {
 		return nil, fmt.Errorf("%s has version %d; this airlock reads version 1", path, d.Version)
 	}
-	names := map[string]bool{}
+	names, hashes := map[string]bool{}, map[string]string{}
 	for i, t := range d.Tokens {
 		if err := CheckTokenName(t.Name); err != nil {
 			return nil, fmt.Errorf("%s: token %d: %w", path, i+1, err)
@@ -111,6 +112,10 @@ func parseTokens(path string, b []byte) ([]NamedToken, error) {
 		if len(t.SHA256) != 64 || hex.EncodeToString(mustHex(t.SHA256)) != t.SHA256 {
 			return nil, fmt.Errorf("%s: token %q: sha256 is not 64 lowercase hex digits", path, t.Name)
 		}
+		if other, dup := hashes[t.SHA256]; dup {
+			return nil, fmt.Errorf("%s: tokens %q and %q have the same sha256 (one value cannot be two agents)", path, other, t.Name)
+		}
+		hashes[t.SHA256] = t.Name
 	}
 	return d.Tokens, nil
 }
@@ -134,6 +139,10 @@ func readTokens(path string) ([]NamedToken, error) {
 	}
 	return parseTokens(path, b)
 }
+
+// tokenSum is the SHA-256 of a token's value, as the tokens file keeps it and as a
+// session remembers the token that opened it.
+func tokenSum(tok []byte) [32]byte { return sha256.Sum256(tok) }
 
 // ListTokens lists the named agent tokens kept in dir, by name. A missing file
 // holds none; a file that cannot be read or parsed is an error.
@@ -220,49 +229,55 @@ func RevokeToken(dir, name string) error {
 }
 
 // namedTokens is the named tokens a gateway accepts, following the tokens file:
-// each look re-reads it when its stat changed (another process added or revoked a
-// token). A file that cannot be read or parsed accepts no named token at all until
-// it is fixed (problem says why); a missing file holds none.
+// each look reads it again (it is small) and takes it afresh when its bytes changed
+// (another process added or revoked a token). The bytes are compared, not the file's
+// stat: a revoke and an add within one tick of a coarse clock leave the size and the
+// time as they were. A file that cannot be read or parsed accepts no named token at
+// all until it is fixed (problem says why); a missing file holds none.
 type namedTokens struct {
 	path string
 
 	mu      sync.Mutex
 	looked  bool
-	info    os.FileInfo // nil: missing (or never looked)
+	seen    [32]byte // SHA-256 of what the last look found: the bytes, or why none
 	byHash  map[[32]byte]string
 	problem error
 }
 
 func newNamedTokens(path string) *namedTokens { return &namedTokens{path: path} }
 
-// refresh re-reads the file when it changed and reports whether what it accepts
-// may have changed.
+// refresh reads the file again and reports whether what it accepts may have
+// changed.
 func (n *namedTokens) refresh() bool {
 	if n == nil || n.path == "" {
 		return false
 	}
-	info, err := os.Lstat(n.path)
+	b, err := statefile.ReadFile(n.path)
+	var seen [32]byte
+	switch {
+	case err == nil:
+		seen = sha256.Sum256(append([]byte("bytes\x00"), b...))
+	case errors.Is(err, fs.ErrNotExist):
+		seen = sha256.Sum256([]byte("missing"))
+	default:
+		seen = sha256.Sum256([]byte("error\x00" + err.Error()))
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if err == nil && n.looked && n.info != nil && os.SameFile(n.info, info) && n.info.ModTime().Equal(info.ModTime()) &&
-		n.info.Size() == info.Size() && n.info.Mode() == info.Mode() {
+	if n.looked && seen == n.seen {
 		return false
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		if n.looked && n.info == nil && n.problem == nil {
-			return false
-		}
-		n.looked, n.info, n.byHash, n.problem = true, nil, nil, nil
+	n.looked, n.seen = true, seen
+	var ts []NamedToken
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		n.byHash, n.problem = nil, nil
+		return true
+	case err != nil:
+		n.byHash, n.problem = nil, fmt.Errorf("reading agent tokens: %w", err)
 		return true
 	}
-	n.looked = true
-	if err != nil {
-		n.info, n.byHash, n.problem = nil, nil, fmt.Errorf("reading agent tokens: %w", err)
-		return true
-	}
-	n.info = info
-	ts, err := readTokens(n.path)
-	if err != nil {
+	if ts, err = parseTokens(n.path, b); err != nil {
 		n.byHash, n.problem = nil, err
 		return true
 	}
@@ -293,19 +308,30 @@ func (n *namedTokens) lookup(tok []byte) (string, bool) {
 	return name, found
 }
 
-// live reports whether the named token name is accepted now.
-func (n *namedTokens) live(name string) bool {
+// live reports whether the named token name, whose value has the SHA-256 sum, is
+// accepted now: a token revoked and added again under its name is another value.
+func (n *namedTokens) live(name string, sum [32]byte) bool {
 	if n == nil {
 		return false
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, nm := range n.byHash {
-		if nm == name {
-			return true
-		}
+	nm, ok := n.byHash[sum]
+	return ok && nm == name
+}
+
+// current is the SHA-256 of each named token's value the file holds now, by name.
+func (n *namedTokens) current() map[string][32]byte {
+	out := map[string][32]byte{}
+	if n == nil {
+		return out
 	}
-	return false
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for h, nm := range n.byHash {
+		out[nm] = h
+	}
+	return out
 }
 
 // Problem says why named tokens are refused now (nil when the file reads).
