@@ -88,7 +88,7 @@ func (s *screen) text() string {
 // waitFor waits until the screen shows want.
 func (s *screen) waitFor(want string) {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(screenGuard)
 	for !strings.Contains(s.text(), want) {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("the screen never showed %q; it shows:\n%s", want, s.text())
@@ -97,10 +97,15 @@ func (s *screen) waitFor(want string) {
 	}
 }
 
+// screenGuard is how long waitFor and waitGone wait before they call the screen
+// stuck: only a "did not hang" guard. An agent CLI behind a question starts Node
+// and talks to its model first; on a loaded 2-core machine that took over 20 s.
+const screenGuard = 60 * time.Second
+
 // waitGone waits until the screen no longer shows gone (and still shows stay).
 func (s *screen) waitGone(gone, stay string) {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(screenGuard)
 	held := false
 	for {
 		txt := s.text()
