@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/secrets"
 	"github.com/airlock-mcp/airlock/session/config"
 )
 
@@ -602,7 +603,7 @@ var kvRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-
 func (c *converter) arg(s *Server, args []string, i int, where string) (string, string) {
 	a := args[i]
 	secret := func(prefix, value, pref string) (string, string) {
-		scheme, cred := splitScheme(value)
+		scheme, cred := secrets.SplitScheme(value)
 		name := c.secretVar(pref, cred, where, s.Name)
 		return prefix + scheme + "${" + name + "}", "a secret, not copied: export " + name
 	}
@@ -616,14 +617,14 @@ func (c *converter) arg(s *Server, args []string, i int, where string) (string, 
 		return u, "a secret in the URL, not copied: export " + c.secretNames(u)
 	}
 	if m := kvRE().FindStringSubmatch(a); m != nil && !strings.Contains(m[3], "${") && !strings.ContainsAny(m[3], ";&|") &&
-		(!strings.ContainsAny(m[3], " \t") || schemeRE().MatchString(m[3])) &&
+		(!strings.ContainsAny(m[3], " \t") || secrets.HasScheme(m[3])) &&
 		(isSecret(m[1], m[3]) || strings.HasPrefix(m[1], "-") && m[2] == "=" && flagSecret(m[1])) {
 		return secret(m[1]+m[2], m[3], varName(s.Name, strings.TrimLeft(m[1], "-")))
 	}
 	if out, note, ok := c.inside(s, a, where, varName(s.Name, "arg", strconv.Itoa(i))); ok {
 		return out, note
 	}
-	if !strings.Contains(a, "${") && secretValue(a) {
+	if !strings.Contains(a, "${") && secrets.Import.Value(a) {
 		return secret("", a, varName(s.Name, "arg", strconv.Itoa(i)))
 	}
 	out, _, note := c.refs(a, where)
@@ -677,7 +678,7 @@ func (c *converter) inside(s *Server, v, where, pref string) (string, string, bo
 // inside a longer value (JSON, a connection string) become references each.
 func (c *converter) value(s *Server, key, v, where, pref string) (string, string) {
 	out, changed, note := c.refs(v, where)
-	scheme, cred := splitScheme(out)
+	scheme, cred := secrets.SplitScheme(out)
 	if changed || strings.Contains(cred, "${") {
 		return out, note // the source already kept the secret out
 	}
@@ -710,7 +711,7 @@ func (c *converter) header(s *Server, key, v, where, pref string) (string, strin
 	if v == "" || nonSecretHeaders[strings.ToLower(key)] || strings.Contains(v, "${") || isSecret(key, v) {
 		return c.value(s, key, v, where, pref)
 	}
-	scheme, cred := splitScheme(v)
+	scheme, cred := secrets.SplitScheme(v)
 	name := c.secretVar(pref, cred, where, s.Name)
 	return scheme + "${" + name + "}", "a custom header's value, taken out in case it is a secret: export " + name
 }
@@ -824,7 +825,7 @@ func (c *converter) redact(s *Server, raw, where string, mode userMode) (string,
 	}
 	segs := strings.Split(path, "/")
 	for i, seg := range segs {
-		if d, err := url.PathUnescape(seg); err == nil && !strings.Contains(d, "${") && secretValue(d) {
+		if d, err := url.PathUnescape(seg); err == nil && !strings.Contains(d, "${") && secrets.Import.Value(d) {
 			segs[i] = "${" + c.secretVar(varName(s.Name, "url", "secret"), seg, where, s.Name) + "}"
 			changed = true
 		}

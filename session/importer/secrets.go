@@ -3,51 +3,18 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
-	"unicode"
-)
 
-// secretWords are the words of a key (env name, header name, flag, query parameter)
-// that say its value is a secret. Keys are split into words at non-alphanumerics and
-// camelCase humps; compoundWords are also found inside a word (APIKEY, authtoken).
-var (
-	secretWords = map[string]bool{
-		"token": true, "tokens": true, "secret": true, "secrets": true,
-		"password": true, "passwd": true, "passphrase": true, "pass": true,
-		"key": true, "keys": true, "apikey": true, "auth": true, "authorization": true,
-		"credential": true, "credentials": true, "cookie": true, "pat": true,
-		"bearer": true, "jwt": true,
-		// Short and sideways names for the same things (issue 12): a false positive
-		// costs an export, a miss leaks.
-		"pwd": true, "pw": true, "passcode": true, "pin": true, "otp": true, "totp": true,
-		"login": true, "session": true, "sid": true, "signature": true, "sig": true,
-	}
-	compoundWords = []string{"token", "secret", "password", "passwd", "passphrase", "apikey", "accountkey", "credential", "authorization"}
+	"github.com/airlock-mcp/airlock/internal/secrets"
 )
-
-// secretKey reports whether a value stored under key is a secret by its name.
-func secretKey(key string) bool {
-	for _, w := range words(key) {
-		if secretWords[w] {
-			return true
-		}
-		for _, c := range compoundWords {
-			if strings.Contains(w, c) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // flagSecret reports whether a command-line flag's value is a secret: a secret key,
 // or -p (mysql, psql and others take the password there; a port mapping that is not a
 // secret only costs an export).
 func flagSecret(flag string) bool {
-	return strings.TrimLeft(flag, "-") == "p" || secretKey(flag)
+	return strings.TrimLeft(flag, "-") == "p" || secrets.Import.Key(flag)
 }
 
 // nonSecretHeaders are header names whose values are copied as they are; any other
@@ -104,9 +71,9 @@ func inlineSecrets(v string) []span {
 	}
 	// Tokens that are credentials by their look, wherever they are.
 	i := 0
-	for _, t := range strings.FieldsFunc(v, func(r rune) bool { return !tokenChar(r) }) {
+	for _, t := range strings.FieldsFunc(v, func(r rune) bool { return !secrets.TokenChar(r) }) {
 		j := strings.Index(v[i:], t) + i
-		if secretToken(t) {
+		if secrets.ImportToken(t) {
 			out = append(out, span{j, j + len(t), ""})
 		}
 		i = j + len(t)
@@ -163,7 +130,7 @@ func jsonSecrets(v string) []span {
 		}
 		switch x := tok.(type) {
 		case string:
-			if x == "" || strings.Contains(x, "${") || !(secretKey(key) || secretValue(x)) {
+			if x == "" || strings.Contains(x, "${") || !(secrets.Import.Key(key) || secrets.Import.Value(x)) {
 				continue
 			}
 			// The literal ends at end with its closing quote; find its opening one.
@@ -175,7 +142,7 @@ func jsonSecrets(v string) []span {
 			}
 			out = append(out, span{start + 1, end - 1, key})
 		case json.Number:
-			if secretKey(key) {
+			if secrets.Import.Key(key) {
 				out = append(out, span{end - len(x.String()), end, key})
 			}
 		}
@@ -191,101 +158,10 @@ func escaped(v string, i int) bool {
 	return n%2 == 1
 }
 
-// words splits a key into lower-case words at non-alphanumerics and camelCase humps
-// (apiKey, API_KEY and api-key all give api, key).
-func words(key string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(key)
-	for i, r := range rs {
-		switch {
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			flush()
-		case unicode.IsUpper(r) && len(cur) > 0 && (unicode.IsLower(cur[len(cur)-1]) ||
-			i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(cur[len(cur)-1])):
-			flush()
-			cur = append(cur, r)
-		default:
-			cur = append(cur, r)
-		}
-	}
-	flush()
-	return out
-}
-
-// secretPrefixes start values that are credentials whatever key holds them: the
-// published formats of common API keys and tokens.
-var secretPrefixes = []string{
-	"sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
-	"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xapp-", "AKIA", "ASIA", "AIza", "ya29.",
-	"eyJ", "npm_", "pypi-", "hf_", "shpat_", "shpss_", "dop_v1_", "lin_api_", "ntn_",
-	"secret_", "figd_", "sq0atp-", "SG.", "pk_live_", "ATATT",
-}
-
-// opaqueRE matches a long run of token characters: what a generated secret looks
-// like. It must also hold a letter and a digit (see secretValue).
-var opaqueRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/=_\-.~]{24,}$`) })
-
-// schemeRE matches an Authorization scheme followed by its credentials.
-var schemeRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?i)(bearer|basic|token|apikey|api-key|digest)\s+\S`)
-})
-
-// secretValue reports whether v looks like a credential by its content alone: an
-// Authorization scheme with credentials, a URL with a password, or a token with a
-// published key prefix or of a generated look, alone or inside a longer value (the
-// Bearer token in a JSON string of headers).
-func secretValue(v string) bool {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return false
-	}
-	if schemeRE().MatchString(v) || embeddedSchemeRE().MatchString(v) {
-		return true
-	}
-	if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			return true
-		}
-	}
-	if secretToken(v) {
-		return true
-	}
-	for _, t := range strings.FieldsFunc(v, func(r rune) bool { return !tokenChar(r) }) {
-		if t != v && secretToken(t) {
-			return true
-		}
-	}
-	return false
-}
-
-// embeddedSchemeRE finds "Bearer TOKEN" inside a longer value.
-var embeddedSchemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`) })
-
-func tokenChar(r rune) bool {
-	return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("+/=_-.~", r)
-}
-
-// secretToken reports whether one token looks like a credential.
-func secretToken(t string) bool {
-	for _, p := range secretPrefixes {
-		if strings.HasPrefix(t, p) && len(t) >= len(p)+8 {
-			return true
-		}
-	}
-	return opaqueRE().MatchString(t) && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, ".") &&
-		strings.ContainsFunc(t, unicode.IsLetter) && strings.ContainsFunc(t, unicode.IsDigit)
-}
-
-// isSecret reports whether the value under key must not be copied in clear.
+// isSecret reports whether the value under key must not be copied in clear: a secret
+// by its key's name or its own look (secrets.Import).
 func isSecret(key, v string) bool {
-	return v != "" && (secretKey(key) || secretValue(v))
+	return v != "" && (secrets.Import.Key(key) || secrets.Import.Value(v))
 }
 
 // varName turns parts into an environment variable name: upper case, every run of
@@ -344,14 +220,3 @@ func (v *vault) String() string { return fmt.Sprintf("%d secrets", len(v.m)) }
 
 // Format prints String for every verb.
 func (v *vault) Format(f fmt.State, _ rune) { fmt.Fprint(f, v.String()) }
-
-// splitScheme splits "Bearer abc" into "Bearer " and "abc"; a value without an
-// Authorization scheme is all credential.
-func splitScheme(v string) (scheme, cred string) {
-	if m := schemeRE().FindStringIndex(v); m != nil {
-		i := strings.IndexFunc(v, unicode.IsSpace)
-		j := i + strings.IndexFunc(v[i:], func(r rune) bool { return !unicode.IsSpace(r) })
-		return v[:j], v[j:]
-	}
-	return "", v
-}
