@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/secrets"
+	"github.com/airlock-mcp/airlock/internal/tomlw"
 	"github.com/airlock-mcp/airlock/session/config"
 )
 
@@ -85,9 +86,9 @@ func (c *converter) run() {
 		if id == "" {
 			continue
 		}
-		about := fmt.Sprintf("VS Code input %s", quote(id))
+		about := fmt.Sprintf("VS Code input %s", tomlw.Printable.Quote(id))
 		if d, _ := m["description"].(string); d != "" {
-			about += ", " + quote(d)
+			about += ", " + tomlw.Printable.Quote(d)
 		}
 		if p, _ := m["password"].(bool); p {
 			about += " (a password prompt)"
@@ -210,7 +211,7 @@ func (c *converter) decode(rs rawServer) *spec {
 			case float64, int64, bool:
 				out[k] = scalar(e)
 			default:
-				fail(key+"."+tomlKey(k), "a string", e)
+				fail(key+"."+tomlw.Printable.Key(k), "a string", e)
 			}
 		}
 		return out
@@ -286,7 +287,7 @@ func (c *converter) decode(rs rawServer) *spec {
 		case key == "autoApprove" || key == "alwaysAllow":
 			sp.notes = append(sp.notes, key+" was not imported: airlock decides every call itself, from the tool's tier and your policy")
 		default:
-			sp.notes = append(sp.notes, fmt.Sprintf("%s was not imported: airlock has no such setting", quote(key)))
+			sp.notes = append(sp.notes, fmt.Sprintf("%s was not imported: airlock has no such setting", tomlw.Printable.Quote(key)))
 		}
 	}
 	if sp.skip != "" {
@@ -353,7 +354,7 @@ func (c *converter) transport(name string, sp *spec) {
 		t = "http"
 	case "sse":
 	default:
-		sp.skip = fmt.Sprintf("type %s is not a transport airlock knows (stdio, http, sse)", quote(sp.typ))
+		sp.skip = fmt.Sprintf("type %s is not a transport airlock knows (stdio, http, sse)", tomlw.Printable.Quote(sp.typ))
 		return
 	}
 	sp.typ = t
@@ -405,12 +406,14 @@ func (c *converter) build(source, name string, sp *spec) Server {
 	s.Name = name
 	s.Notes = sp.notes
 	if name != source {
-		s.Notes = append([]string{"renamed from " + quote(source) + ": server names match ^[a-z0-9][a-z0-9-]{0,31}$"}, s.Notes...)
+		s.Notes = append([]string{"renamed from " + tomlw.Printable.Quote(source) + ": server names match ^[a-z0-9][a-z0-9-]{0,31}$"}, s.Notes...)
 	}
 	s.Transport = config.Transport(sp.typ)
 	s.ConnectTimeout, s.CallTimeout = sp.connect, sp.call
 	s.DeniedTools = sp.denied
-	at := func(parts ...string) string { return keyPath(append([]string{"servers", name}, parts...)...) }
+	at := func(parts ...string) string {
+		return tomlw.Printable.Dotted(append([]string{"servers", name}, parts...)...)
+	}
 
 	if sp.command != "" {
 		s.Command, s.commandNote = c.plain(&s, "command", 0, sp.command, at("command"))
@@ -468,7 +471,7 @@ func (c *converter) build(source, name string, sp *spec) Server {
 		for _, k := range slices.Sorted(maps.Keys(sp.envHdrs)) {
 			v := sp.envHdrs[k]
 			if !validVar(v) {
-				s.Notes = append(s.Notes, fmt.Sprintf("env_http_headers.%s was not imported: %s is not a variable name", tomlKey(k), quote(v)))
+				s.Notes = append(s.Notes, fmt.Sprintf("env_http_headers.%s was not imported: %s is not a variable name", tomlw.Printable.Key(k), tomlw.Printable.Quote(v)))
 				continue
 			}
 			c.envVar(v, at("headers", k), "")
@@ -479,21 +482,13 @@ func (c *converter) build(source, name string, sp *spec) Server {
 				c.envVar(sp.bearer, at("headers", "Authorization"), "")
 				hdr("Authorization", "Bearer ${"+sp.bearer+"}", "")
 			} else {
-				s.Notes = append(s.Notes, fmt.Sprintf("bearer_token_env_var was not imported: %s is not a variable name", quote(sp.bearer)))
+				s.Notes = append(s.Notes, fmt.Sprintf("bearer_token_env_var was not imported: %s is not a variable name", tomlw.Printable.Quote(sp.bearer)))
 			}
 		}
 		_, auth = s.Headers["Authorization"]
 		s.OAuth = s.Transport == config.TransportHTTP && !auth
 	}
 	return s
-}
-
-// keyPath joins TOML keys, quoting those that are not bare.
-func keyPath(parts ...string) string {
-	for i, p := range parts {
-		parts[i] = tomlKey(p)
-	}
-	return strings.Join(parts, ".")
 }
 
 // refs rewrites the source's variable references in v as airlock ${NAME} references
@@ -550,7 +545,7 @@ func (c *converter) ref(inner string) (name, literal, about string) {
 		case kind == "input" && arg != "":
 			about, ok := c.inputs[arg]
 			if !ok {
-				about = fmt.Sprintf("VS Code input %s, which the file does not define", quote(arg))
+				about = fmt.Sprintf("VS Code input %s, which the file does not define", tomlw.Printable.Quote(arg))
 			}
 			return varName(arg), "", about
 		case inner == "workspaceFolder" && c.opts.WorkspaceFolder != "":
@@ -560,13 +555,13 @@ func (c *converter) ref(inner string) (name, literal, about string) {
 		case inner == "userHome":
 			return "HOME", "", ""
 		}
-		return varName(inner), "", fmt.Sprintf("VS Code's %s, which airlock does not know", quote("${"+inner+"}"))
+		return varName(inner), "", fmt.Sprintf("VS Code's %s, which airlock does not know", tomlw.Printable.Quote("${"+inner+"}"))
 	}
 	name, _, _ = strings.Cut(inner, ":-") // Claude Code's ${VAR:-default}
 	if validVar(name) {
 		return name, "", ""
 	}
-	return varName(inner), "", fmt.Sprintf("the source's %s", quote("${"+inner+"}"))
+	return varName(inner), "", fmt.Sprintf("the source's %s", tomlw.Printable.Quote("${"+inner+"}"))
 }
 
 // plain converts a field airlock does not expand variables in (command, cwd).
@@ -754,7 +749,7 @@ func checkURL(raw string) string {
 	case err != nil:
 		return "url: not a valid URL"
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("url: want http or https, got scheme %s", quote(u.Scheme))
+		return fmt.Sprintf("url: want http or https, got scheme %s", tomlw.Printable.Quote(u.Scheme))
 	case u.Host == "":
 		return "url: it has no host"
 	}
@@ -801,7 +796,7 @@ func (c *converter) redact(s *Server, raw, where string, mode userMode) (string,
 				s.Notes = append(s.Notes, "the user and password in the URL were dropped: the server has an Authorization header")
 			case mode == userToHeader:
 				authority = host
-				name := c.secretVar(varName(s.Name, "basic", "auth"), base64.StdEncoding.EncodeToString([]byte(u+":"+p)), keyPath("servers", s.Name, "headers", "Authorization"), s.Name)
+				name := c.secretVar(varName(s.Name, "basic", "auth"), base64.StdEncoding.EncodeToString([]byte(u+":"+p)), tomlw.Printable.Dotted("servers", s.Name, "headers", "Authorization"), s.Name)
 				if s.Headers == nil {
 					s.Headers, s.headerNotes = map[string]string{}, map[string]string{}
 				}

@@ -129,27 +129,6 @@ func TestSecretDetection(t *testing.T) {
 	}
 }
 
-func TestQuoteEscapesWhatATerminalWouldRun(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{`a"b\c`, `"a\"b\\c"`},
-		{"line\nbreak\ttab", `"line\nbreak\ttab"`},
-		{"\x1b[2J", `"\u001B[2J"`},
-		{"\x7f", `"\u007F"`},
-		{"\u009b", `"\u009B"`},
-		{"a\u202eb", `"a\u202Eb"`},
-		{"zero\u200bwidth", `"zero\u200Bwidth"`},
-		{"tag\U000E0041", `"tag\U000E0041"`},
-		{"bad\xffutf8", `"bad\uFFFDutf8"`},
-		{"café", `"café"`},
-	}
-	for _, tt := range tests {
-		if got := quote(tt.in); got != tt.want {
-			t.Errorf("quote(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 // A hostile source cannot put terminal escapes or fake lines into the output, and the
 // output still parses.
 func TestHostileStrings(t *testing.T) {

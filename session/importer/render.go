@@ -7,57 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/internal/tomlw"
 )
-
-// quote writes s as a TOML basic string. Everything that is not a printable
-// character (controls, C1, bidi and zero-width marks, invalid UTF-8) is written as a
-// \u escape, so the output is safe to show in a terminal whatever the source held.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\uFFFD`)
-		case r < 0x80 && r >= 0x20 && r != 0x7f:
-			b.WriteRune(r)
-		case !unicode.IsPrint(r) || unicode.Is(unicode.Bidi_Control, r) || unicode.Is(unicode.Join_Control, r):
-			if r > 0xffff {
-				fmt.Fprintf(&b, `\U%08X`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// tomlKey writes k bare when TOML allows it, else quoted.
-func tomlKey(k string) string {
-	if k != "" && strings.IndexFunc(k, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	}) < 0 {
-		return k
-	}
-	return quote(k)
-}
 
 // render writes the config. Every string that came from the source is quoted, in
 // values and in comments alike.
@@ -68,7 +20,7 @@ func (r *Result) render() []byte {
 	if name == "." || name == "" {
 		name = "the source"
 	} else {
-		name = quote(name)
+		name = tomlw.Printable.Quote(name)
 	}
 	w("# airlock servers imported from %s (%s) by `airlock import`.\n", name, r.Format)
 	w("# Every server starts untrusted: airlock believes none of its tool annotations\n")
@@ -122,13 +74,13 @@ func (r *Result) render() []byte {
 	for _, s := range r.Servers {
 		w("\n")
 		if s.Skipped != "" {
-			w("# Not imported: %s: %s.\n", quote(s.Source), s.Skipped)
+			w("# Not imported: %s: %s.\n", tomlw.Printable.Quote(s.Source), s.Skipped)
 			continue
 		}
 		for _, n := range s.Notes {
 			w("# %s\n", n)
 		}
-		w("[servers.%s]\n", s.Name)
+		w("%s\n", tomlw.Printable.Table("servers", s.Name))
 		field := func(key, value, note string) {
 			line := key + " = " + value
 			if note != "" {
@@ -137,19 +89,15 @@ func (r *Result) render() []byte {
 			w("%s\n", line)
 		}
 		if s.Command != "" {
-			field("command", quote(s.Command), s.commandNote)
+			field("command", tomlw.Printable.Quote(s.Command), s.commandNote)
 		}
 		if len(s.Args) > 0 {
 			if len(s.argNotes) == 0 {
-				quoted := make([]string, len(s.Args))
-				for i, a := range s.Args {
-					quoted[i] = quote(a)
-				}
-				field("args", "["+strings.Join(quoted, ", ")+"]", "")
+				field("args", tomlw.Printable.Array(s.Args), "")
 			} else {
 				w("args = [\n")
 				for i, a := range s.Args {
-					line := "  " + quote(a) + ","
+					line := "  " + tomlw.Printable.Quote(a) + ","
 					if n := s.argNotes[i]; n != "" {
 						line += "   # " + n
 					}
@@ -159,28 +107,28 @@ func (r *Result) render() []byte {
 			}
 		}
 		if s.Cwd != "" {
-			field("cwd", quote(s.Cwd), s.cwdNote)
+			field("cwd", tomlw.Printable.Quote(s.Cwd), s.cwdNote)
 		}
 		if s.URL != "" {
-			field("url", quote(s.URL), s.urlNote)
+			field("url", tomlw.Printable.Quote(s.URL), s.urlNote)
 		}
 		if s.Transport == "sse" {
 			field("transport", `"sse"`, "")
 		}
 		if s.ConnectTimeout > 0 {
-			field("connect_timeout", quote(s.ConnectTimeout.String()), "")
+			field("connect_timeout", tomlw.Printable.Quote(s.ConnectTimeout.String()), "")
 		}
 		if s.CallTimeout > 0 {
-			field("call_timeout", quote(s.CallTimeout.String()), "")
+			field("call_timeout", tomlw.Printable.Quote(s.CallTimeout.String()), "")
 		}
 		field("trust", `"untrusted"`, "")
 		table := func(name string, m, notes map[string]string) {
 			if len(m) == 0 {
 				return
 			}
-			w("\n[servers.%s.%s]\n", s.Name, name)
+			w("\n%s\n", tomlw.Printable.Table("servers", s.Name, name))
 			for _, k := range slices.Sorted(maps.Keys(m)) {
-				field(tomlKey(k), quote(m[k]), notes[k])
+				field(tomlw.Printable.Key(k), tomlw.Printable.Quote(m[k]), notes[k])
 			}
 		}
 		table("env", s.Env, s.envNotes)
@@ -188,10 +136,10 @@ func (r *Result) render() []byte {
 		if s.OAuth {
 			w("\n# OAuth if the server asks for it (a browser opens once; tokens are kept in the\n")
 			w("# state dir). Keys: client_id, client_secret, scopes, redirect_port; see config.example.toml.\n")
-			w("[servers.%s.oauth]\n", s.Name)
+			w("%s\n", tomlw.Printable.Table("servers", s.Name, "oauth"))
 		}
 		for _, t := range s.DeniedTools {
-			w("\n[servers.%s.tools.%s]\n", s.Name, tomlKey(t))
+			w("\n%s\n", tomlw.Printable.Table("servers", s.Name, "tools", t))
 			field("policy", `"deny"`, "in disabled_tools in the source")
 		}
 	}

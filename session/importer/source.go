@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/airlock-mcp/airlock/internal/tomlw"
 )
 
 // rawServer is one server entry of a source file, in the file's order.
@@ -102,7 +103,7 @@ func parse(data []byte, name string) (*source, error) {
 		_ = json.Unmarshal(e.value, &v) // valid: it came out of a valid document
 		if i, dup := seen[e.key]; dup {
 			src.servers[i].v = v
-			src.notes = append(src.notes, fmt.Sprintf("server %s is defined more than once: the last definition was imported", quote(e.key)))
+			src.notes = append(src.notes, fmt.Sprintf("server %s is defined more than once: the last definition was imported", tomlw.Printable.Quote(e.key)))
 			continue
 		}
 		seen[e.key] = len(src.servers)

@@ -11,8 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/airlock-mcp/airlock/internal/tomlw"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -368,15 +367,15 @@ func fixText(f trust.Fix) string {
 }
 
 // fixTOML writes a fix as config tables, one header per table, in the order the
-// changes come.
+// changes come (tomlw.Printable: a tool name that is not a bare key is quoted).
 func fixTOML(f trust.Fix) string {
 	type table struct {
 		header string
 		lines  []string
 	}
 	var tables []*table
-	get := func(k toml.Key) *table {
-		h := "[" + k.String() + "]"
+	get := func(keys ...string) *table {
+		h := tomlw.Printable.Table(keys...)
 		for _, t := range tables {
 			if t.header == h {
 				return t
@@ -389,34 +388,34 @@ func fixTOML(f trust.Fix) string {
 	labels := func(ls []trust.Leg) string {
 		q := make([]string, len(ls))
 		for i, l := range ls {
-			q[i] = fmt.Sprintf("%q", string(l))
+			q[i] = string(l)
 		}
-		return "labels = [" + strings.Join(q, ", ") + "]"
+		return "labels = " + tomlw.Printable.Array(q)
 	}
 	for _, c := range f.Changes {
-		server := toml.Key{"servers", c.Server}
-		tool := toml.Key{"servers", c.Server, "tools", c.Tool}
+		server := []string{"servers", c.Server}
+		tool := []string{"servers", c.Server, "tools", c.Tool}
 		switch c.Kind {
 		case trust.ChangeDenyTool:
-			t := get(tool)
+			t := get(tool...)
 			t.lines = append(t.lines, `policy = "deny"`)
 		case trust.ChangeAskTool:
-			t := get(tool)
+			t := get(tool...)
 			t.lines = append(t.lines, `policy = "ask"`)
 		case trust.ChangeDropToolLabel:
-			t := get(tool)
+			t := get(tool...)
 			t.lines = append(t.lines, labels(c.Labels))
 		case trust.ChangeDropServerLabel:
-			t := get(server)
+			t := get(server...)
 			t.lines = append(t.lines, labels(c.Labels))
 		case trust.ChangeFenceServer:
-			t := get(toml.Key{"servers", c.Server, "sandbox"})
+			t := get("servers", c.Server, "sandbox")
 			t.lines = append(t.lines, `network = "none"`)
 		case trust.ChangeUntrustServer:
-			t := get(server)
+			t := get(server...)
 			t.lines = append(t.lines, `trust = "untrusted"`)
 		case trust.ChangeBlockServer:
-			t := get(server)
+			t := get(server...)
 			t.lines = append(t.lines, `trust = "blocked"`)
 		}
 	}
