@@ -112,16 +112,6 @@ type Completion struct {
 	Tainted bool
 }
 
-// ResourceUpdated reports notifications/resources/updated for a URI subscribed to
-// (Subscribe); a notification for any other URI is dropped. URI is server text.
-type ResourceUpdated struct {
-	Server string
-	Gen    uint64
-	URI    string
-}
-
-func (ResourceUpdated) event() {}
-
 // channelPolicy is the config's policy for a server's channel of this kind.
 func channelPolicy(s *server, k trust.ChannelKind) trust.Action {
 	if k == trust.KindPrompts {

@@ -143,7 +143,7 @@ func checkRules(rules []trust.Rule, inputSchema []byte) (*trust.Schema, map[stri
 // brokenRule is the ask rule that stands for the first rule in effect (lists: the
 // tool's rules after what-if, the config's first) that can never match the tool's
 // schema; nil when every rule can match. The config's are checked with the listing
-// (tool.brokenRules), remembered ones here.
+// (tool.BrokenRules), remembered ones here.
 func brokenRule(tool ToolInfo, lists [][]trust.Rule, schema *trust.Schema) *trust.Rule {
 	for li, rules := range lists {
 		for i := range rules {
@@ -152,8 +152,8 @@ func brokenRule(tool ToolInfo, lists [][]trust.Rule, schema *trust.Schema) *trus
 				return r // a remembered rule that does not compile
 			}
 			var problems []string
-			if li == 0 && tool.ruleSet != nil {
-				problems = tool.brokenRules[r.Name]
+			if li == 0 && tool.RuleSet != nil {
+				problems = tool.BrokenRules[r.Name]
 			} else {
 				problems = trust.RuleProblems(r, schema)
 			}
