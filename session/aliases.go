@@ -1,7 +1,7 @@
 package session
 
 // The aliases below exist only until every user imports internal/model directly:
-// each names the model type, constant or function that used to be declared here, so
+// each names the model type, constant or variable that used to be declared here, so
 // that session.ToolInfo and the rest still compile everywhere meanwhile.
 
 import "github.com/airlock-mcp/airlock/internal/model"
@@ -17,7 +17,11 @@ type (
 	AuthorizationRequested = model.AuthorizationRequested
 	CallFinished           = model.CallFinished
 	CallRequest            = model.CallRequest
+	CompleteRequest        = model.CompleteRequest
+	Completion             = model.Completion
 	DeniedError            = model.DeniedError
+	DriftFinding           = model.DriftFinding
+	DriftKind              = model.DriftKind
 	Dropped                = model.Dropped
 	Elicitation            = model.Elicitation
 	ElicitationClosed      = model.ElicitationClosed
@@ -28,8 +32,25 @@ type (
 	OverridesChanged       = model.OverridesChanged
 	Pending                = model.Pending
 	Progress               = model.Progress
+	PromptArgInfo          = model.PromptArgInfo
+	PromptInfo             = model.PromptInfo
+	PromptOutcome          = model.PromptOutcome
+	PromptRequest          = model.PromptRequest
+	ReadOutcome            = model.ReadOutcome
+	ReadRequest            = model.ReadRequest
+	RecordedPrompts        = model.RecordedPrompts
+	RecordedResources      = model.RecordedResources
+	RecordedSandbox        = model.RecordedSandbox
+	RecordedServer         = model.RecordedServer
+	RecordedTool           = model.RecordedTool
+	Recording              = model.Recording
+	ResourceInfo           = model.ResourceInfo
+	ResourceTemplateInfo   = model.ResourceTemplateInfo
 	ResourceUpdated        = model.ResourceUpdated
 	Response               = model.Response
+	Reviewed               = model.Reviewed
+	RuleEntry              = model.RuleEntry
+	RuleError              = model.RuleError
 	RuleProposal           = model.RuleProposal
 	SamplingAnswer         = model.SamplingAnswer
 	SamplingClosed         = model.SamplingClosed
@@ -40,21 +61,39 @@ type (
 	SamplingTool           = model.SamplingTool
 	ServerChanged          = model.ServerChanged
 	ServerFacts            = model.ServerFacts
+	ServerInfo             = model.ServerInfo
+	Snapshot               = model.Snapshot
 	Status                 = model.Status
 	ToolInfo               = model.ToolInfo
 	WithdrawnError         = model.WithdrawnError
 )
 
 const (
-	PersonContext    = model.PersonContext
-	Deny             = model.Deny
-	AllowOnce        = model.AllowOnce
-	AllowForContext  = model.AllowForContext
-	StatusConnecting = model.StatusConnecting
-	StatusReady      = model.StatusReady
-	StatusFailed     = model.StatusFailed
+	AllowForContext          = model.AllowForContext
+	AllowOnce                = model.AllowOnce
+	Deny                     = model.Deny
+	DriftInstructionsChanged = model.DriftInstructionsChanged
+	DriftSandboxLoosened     = model.DriftSandboxLoosened
+	DriftServerAdded         = model.DriftServerAdded
+	DriftServerRemoved       = model.DriftServerRemoved
+	DriftServerStatus        = model.DriftServerStatus
+	DriftToolAdded           = model.DriftToolAdded
+	DriftToolChanged         = model.DriftToolChanged
+	DriftToolRemoved         = model.DriftToolRemoved
+	HolderGateway            = model.HolderGateway
+	HolderPerson             = model.HolderPerson
+	MaxRecordingBytes        = model.MaxRecordingBytes
+	MaxSamplingMessages      = model.MaxSamplingMessages
+	MaxSamplingText          = model.MaxSamplingText
+	MaxSamplingWaiting       = model.MaxSamplingWaiting
+	PersonContext            = model.PersonContext
+	RecordingSchemaVersion   = model.RecordingSchemaVersion
+	StatusConnecting         = model.StatusConnecting
+	StatusFailed             = model.StatusFailed
+	StatusReady              = model.StatusReady
+)
 
-	MaxSamplingMessages = model.MaxSamplingMessages
-	MaxSamplingText     = model.MaxSamplingText
-	MaxSamplingWaiting  = model.MaxSamplingWaiting
+var (
+	ErrAgentGone    = model.ErrAgentGone
+	ErrTokenRevoked = model.ErrTokenRevoked
 )

@@ -4,117 +4,10 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// ServerInfo is a point-in-time view of one server. Text fields that came from the
-// server (Instructions, Err, Notices, Implementation) are raw: escape before display.
-type ServerInfo struct {
-	Name   string
-	Trust  trust.ServerTrust
-	Labels []trust.Leg
-	Status Status
-	// Err says why the server failed (nil unless Status is StatusFailed).
-	Err error
-	// Gen numbers the connection this view comes from.
-	Gen                 uint64
-	Protocol            string
-	Instructions        string
-	InstructionsChanged bool
-	Implementation      *mcp.Implementation
-	// Capabilities is what the server declared in its initialize result (nil
-	// before the first connection).
-	Capabilities *mcp.ServerCapabilities
-	// Notices are things a person should know about the listing: caps reached,
-	// repeated cursors, removed tools, skipped entries.
-	Notices []string
-	// RuleErrors are the config's rules that can never match the listing, one
-	// sentence each naming the rule and its line: a condition on a field the
-	// tool's schema does not declare or of a type its matcher cannot compare
-	// (that tool asks for every call until the rule is fixed), or rules for a tool
-	// the server does not list. `check` fails on any.
-	RuleErrors []RuleError
-	// Tiers counts the server's tools per tier.
-	Tiers [len(trust.Tiers)]int
-	// Env names the environment variables a stdio server's process receives (never
-	// their values); nil for other transports.
-	Env []string
-	// Fence is what the server's sandbox enforces, as its launcher reported it
-	// (the zero value: no sandbox asked for).
-	Fence trust.Fence
-	// Resources, ResourceTemplates and Prompts are what the server lists besides
-	// tools (catalog.go: paging caps, duplicates dropped), as received: escape
-	// before display. OffersResources and OffersPrompts say the server declared
-	// the capability; Subscribe that it takes resources/subscribe, Completions
-	// that it answers completion/complete.
-	Resources         []ResourceInfo
-	ResourceTemplates []ResourceTemplateInfo
-	Prompts           []PromptInfo
-	OffersResources   bool
-	OffersPrompts     bool
-	Subscribe         bool
-	Completions       bool
-	// Roots are the file:// URIs airlock answers roots/list with (the config's roots,
-	// or the last SetRoots); nil when the server gets no roots.
-	Roots []string
-	// Deprecated lists the features deprecated by the 2026-07-28 spec (SEP-2577)
-	// that the server used in this run, sorted: DeprecatedLogging, DeprecatedRoots,
-	// DeprecatedSampling.
-	Deprecated []string
-}
-
-// Snapshot is the whole session at one moment: servers, classified tools and the
-// hazards of the toolset. A Snapshot is immutable; take a new one after an event.
-//
-// Everything a Snapshot holds is READ-ONLY and shared: the ToolInfo values Tools
-// points to are shared with later snapshots (a what-if rebuilds only the changed
-// server's), and Hazards' legs with later snapshots' hazards (see trust.Hazard). A
-// caller that wants to sort, trim, append to or change any of it copies it first.
-type Snapshot struct {
-	// Version increases with every change the Manager sees.
-	Version uint64
-	Servers []ServerInfo
-	// Tools is sorted by server, then tool name. The pointers let snapshots share
-	// unchanged servers' tools instead of copying 10,000 values per what-if.
-	Tools   []*ToolInfo
-	Hazards []trust.Hazard
-	// channels are the servers' resources and prompts channels that count in the
-	// hazards (not tools: nothing lists or serves them), for Fixes.
-	channels []ToolInfo
-	// served is the names the gateway serves the tools and prompts under, made on
-	// first use (served.go).
-	served *servedNames
-}
-
-// Tool finds one tool by server and name (the first, if a server lists it twice): a
-// binary search of Tools, which is sorted, so that no index is built per snapshot.
-func (s *Snapshot) Tool(server, name string) (ToolInfo, bool) {
-	i, ok := slices.BinarySearchFunc(s.Tools, trust.Ref{Server: server, Tool: name}, func(t *ToolInfo, r trust.Ref) int {
-		if c := strings.Compare(t.Ref.Server, r.Server); c != 0 {
-			return c
-		}
-		return strings.Compare(t.Ref.Tool, r.Tool)
-	})
-	if !ok {
-		return ToolInfo{}, false
-	}
-	return *s.Tools[i], true
-}
-
-// Server finds one server by name.
-func (s *Snapshot) Server(name string) (ServerInfo, bool) {
-	for _, sv := range s.Servers {
-		if sv.Name == name {
-			return sv, true
-		}
-	}
-	return ServerInfo{}, false
-}
 
 // Snapshot returns the current view of the session, cached until something changes.
 func (m *Manager) Snapshot() *Snapshot {
@@ -228,7 +121,8 @@ func (m *Manager) build(version uint64) *Snapshot {
 	m.mu.Unlock()
 
 	parts := make([]*serverSnap, len(m.order))
-	snap := &Snapshot{Version: version, Servers: make([]ServerInfo, 0, len(m.order)), served: &servedNames{budget: m.nameBudget()}}
+	snap := &Snapshot{Version: version, Servers: make([]ServerInfo, 0, len(m.order))}
+	snap.SetNameBudget(m.nameBudget())
 	total := 0
 	for i, name := range m.order {
 		s := m.servers[name]
@@ -279,7 +173,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 	snap.Tools = make([]*ToolInfo, 0, total)
 	for _, part := range parts {
 		snap.Tools = append(snap.Tools, part.ptrs...)
-		snap.channels = append(snap.channels, part.channels...)
+		snap.Channels = append(snap.Channels, part.channels...)
 	}
 	assessed := m.built.toolset(parts)
 	// A live change that moves only Actions and legs (trust, policy) leaves every
