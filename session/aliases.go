@@ -4,7 +4,10 @@ package session
 // each names the model type, constant or variable that used to be declared here, so
 // that session.ToolInfo and the rest still compile everywhere meanwhile.
 
-import "github.com/airlock-mcp/airlock/internal/model"
+import (
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/trust"
+)
 
 type (
 	Answer                 = model.Answer
@@ -97,3 +100,15 @@ var (
 	ErrAgentGone    = model.ErrAgentGone
 	ErrTokenRevoked = model.ErrTokenRevoked
 )
+
+// ArgsSHA256 is trust.ArgsSHA256 under its old name.
+func ArgsSHA256(args []byte) string { return trust.ArgsSHA256(args) }
+
+// OpenArgs is trust.OpenArgs under its old name.
+func OpenArgs(args any, when map[string]map[string]any) []string { return trust.OpenArgs(args, when) }
+
+// DescribeWhen is trust.DescribeWhen under its old name.
+func DescribeWhen(w map[string]map[string]any) string { return trust.DescribeWhen(w) }
+
+// describeWhen is trust.DescribeWhen for the rules file's audit reasons.
+func describeWhen(w map[string]map[string]any) string { return trust.DescribeWhen(w) }

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -293,12 +292,6 @@ func (e *Engine) NewCallID() string {
 
 // Limits are the [limits] the engine holds calls to, defaults filled in.
 func (e *Engine) Limits() config.Limits { return e.limits }
-
-// ArgsSHA256 is the hex SHA-256 of the exact argument bytes.
-func ArgsSHA256(args []byte) string {
-	sum := sha256.Sum256(args)
-	return hex.EncodeToString(sum[:])
-}
 
 // decision is how authorize decided one call.
 type decision struct {

@@ -699,20 +699,3 @@ func RevokeRule(path, id string, log *audit.Log) (SavedRule, error) {
 	}
 	return sr, nil
 }
-
-// describeWhen is a rule's conditions as one line: "url host [docs.python.org]".
-func describeWhen(w map[string]map[string]any) string {
-	if len(w) == 0 {
-		return "any arguments"
-	}
-	var parts []string
-	for _, f := range slices.Sorted(maps.Keys(w)) {
-		for _, k := range slices.Sorted(maps.Keys(w[f])) {
-			parts = append(parts, fmt.Sprintf("%s %s %v", f, k, w[f][k]))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// DescribeWhen is describeWhen for the CLI and UI.
-func DescribeWhen(w map[string]map[string]any) string { return describeWhen(w) }
