@@ -242,7 +242,12 @@ func runNamedTokens(positional []string, export bool, cfgPath string, demo bool,
 			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
 			return 1
 		}
-		cli.WriteTokenList(stdout, list, gateway.TokenPath(dir))
+		lines := make([]cli.TokenLine, len(list))
+		for i, t := range list {
+			lines[i] = cli.TokenLine{Name: t.Name, Context: gateway.AgentContext(t.Name), Created: t.Created}
+		}
+		def := cli.TokenLine{Name: gateway.DefaultTokenName, Context: gateway.AgentContext(gateway.DefaultTokenName)}
+		cli.WriteTokenList(stdout, def, lines, gateway.TokenPath(dir))
 		return 0
 	case "add":
 		name := positional[1]

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
@@ -28,7 +28,7 @@ type Asker struct {
 	Trust func(server string) string
 }
 
-var _ session.Asker = Asker{}
+var _ model.Asker = Asker{}
 
 func (a Asker) heading(server, what string) {
 	t := ""
@@ -54,8 +54,8 @@ func (a Asker) ask(ctx context.Context, prompt string) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
-// Elicit implements session.Asker.
-func (a Asker) Elicit(ctx context.Context, e *session.Elicitation) (string, map[string]any, error) {
+// Elicit implements model.Asker.
+func (a Asker) Elicit(ctx context.Context, e *model.Elicitation) (string, map[string]any, error) {
 	a.heading(e.Server, "asks you for input")
 	fmt.Fprintln(a.Out, safetext.Gutter(e.Message, "  │ "))
 	if e.Mode == "url" {
@@ -106,25 +106,25 @@ func (a Asker) Elicit(ctx context.Context, e *session.Elicitation) (string, map[
 	return "accept", content, nil
 }
 
-// Sample implements session.Asker.
-func (a Asker) Sample(ctx context.Context, r *session.SamplingRequest) (session.SamplingAnswer, error) {
+// Sample implements model.Asker.
+func (a Asker) Sample(ctx context.Context, r *model.SamplingRequest) (model.SamplingAnswer, error) {
 	a.heading(r.Server, "asks for an LLM completion (sampling)")
 	WriteSampling(a.Out, r)
 	if !a.Interactive {
 		fmt.Fprintln(a.Out, "Not a terminal: nobody can write a reply, so the sampling request is declined.")
-		return session.SamplingAnswer{Decline: true}, nil
+		return model.SamplingAnswer{Decline: true}, nil
 	}
 	line, err := a.ask(ctx, "Write the reply the server gets as the model's answer.\nOne line; an empty line declines:\n> ")
 	if err != nil || strings.TrimSpace(line) == "" {
 		fmt.Fprintln(a.Out, "Declined.")
-		return session.SamplingAnswer{Decline: true}, nil
+		return model.SamplingAnswer{Decline: true}, nil
 	}
-	return session.SamplingAnswer{Reply: line}, nil
+	return model.SamplingAnswer{Reply: line}, nil
 }
 
 // WriteSampling writes everything a sampling request carries, escaped, multi-line
 // text in a gutter, image and audio as a placeholder.
-func WriteSampling(w io.Writer, r *session.SamplingRequest) {
+func WriteSampling(w io.Writer, r *model.SamplingRequest) {
 	e := safetext.Inline
 	if r.SystemPrompt != "" {
 		fmt.Fprintln(w, "  system prompt:")

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 )
 
-func askerRequest() *session.SamplingRequest {
-	return &session.SamplingRequest{
+func askerRequest() *model.SamplingRequest {
+	return &model.SamplingRequest{
 		Server: "everything", SystemPrompt: "be \x1b[31mred\n✔ Approved", MaxTokens: 9,
-		Messages: []session.SamplingMessage{
-			{Role: "user", Parts: []session.SamplingPart{{Kind: "text", Text: "say hi"}}},
-			{Role: "user", Parts: []session.SamplingPart{{Kind: "audio", MIME: "audio/wav", Size: 50}}},
+		Messages: []model.SamplingMessage{
+			{Role: "user", Parts: []model.SamplingPart{{Kind: "text", Text: "say hi"}}},
+			{Role: "user", Parts: []model.SamplingPart{{Kind: "audio", MIME: "audio/wav", Size: 50}}},
 		},
 	}
 }
@@ -29,7 +29,7 @@ func TestAsker_NoTerminalDeclinesAtOnce(t *testing.T) {
 	if err != nil || !ans.Decline {
 		t.Fatalf("Sample = %+v, %v; want a decline", ans, err)
 	}
-	action, content, err := a.Elicit(context.Background(), &session.Elicitation{Server: "everything", Mode: "form", Message: "name?", Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)})
+	action, content, err := a.Elicit(context.Background(), &model.Elicitation{Server: "everything", Mode: "form", Message: "name?", Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`)})
 	if err != nil || action != "decline" || content != nil {
 		t.Fatalf("Elicit = %q %v %v; want decline", action, content, err)
 	}
@@ -74,7 +74,7 @@ func TestAsker_TerminalReadsTheReply(t *testing.T) {
 		pw.line("Ada")
 		pw.line("y")
 	}()
-	action, content, err := a.Elicit(context.Background(), &session.Elicitation{Server: "everything", Mode: "form", Message: "name?",
+	action, content, err := a.Elicit(context.Background(), &model.Elicitation{Server: "everything", Mode: "form", Message: "name?",
 		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})
 	if err != nil || action != "accept" || content["name"] != "Ada" {
 		t.Errorf("Elicit = %q %v %v", action, content, err)

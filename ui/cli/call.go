@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -31,16 +31,16 @@ type Prompter struct {
 	Yes         bool
 }
 
-// Approve implements session.Approver.
-func (p Prompter) Approve(ctx context.Context, pd *session.Pending) (session.Response, error) {
+// Approve implements model.Approver.
+func (p Prompter) Approve(ctx context.Context, pd *model.Pending) (model.Response, error) {
 	WritePending(p.Out, pd)
 	if p.Yes {
 		fmt.Fprintln(p.Out, "--yes given: allowed once.")
-		return session.Response{Answer: session.AllowOnce}, nil
+		return model.Response{Answer: model.AllowOnce}, nil
 	}
 	if !p.Interactive {
 		fmt.Fprintln(p.Out, "Not a terminal and no --yes: denied.")
-		return session.Response{Answer: session.Deny, Reason: "no terminal to ask on (pass --yes to allow it once)", By: trust.DecidedByPolicy}, nil
+		return model.Response{Answer: model.Deny, Reason: "no terminal to ask on (pass --yes to allow it once)", By: trust.DecidedByPolicy}, nil
 	}
 	destructive := pd.Tool.Class.Tier >= trust.TierDestructive
 	if destructive {
@@ -54,15 +54,15 @@ func (p Prompter) Approve(ctx context.Context, pd *session.Pending) (session.Res
 		if ctx.Err() != nil {
 			// Nobody answered in time, or the call was withdrawn: no answer of the
 			// person's, so the engine records the timeout or the withdrawal.
-			return session.Response{}, ctx.Err()
+			return model.Response{}, ctx.Err()
 		}
-		return session.Response{Answer: session.Deny, Reason: "no answer"}, nil
+		return model.Response{Answer: model.Deny, Reason: "no answer"}, nil
 	}
 	line = strings.TrimSpace(line)
 	if destructive && line == pd.Tool.Ref.Tool || !destructive && (line == "y" || line == "Y" || line == "yes") {
-		return session.Response{Answer: session.AllowOnce}, nil
+		return model.Response{Answer: model.AllowOnce}, nil
 	}
-	return session.Response{Answer: session.Deny, Reason: "denied at the prompt"}, nil
+	return model.Response{Answer: model.Deny, Reason: "denied at the prompt"}, nil
 }
 
 func readLine(ctx context.Context, r io.Reader) (string, error) {
@@ -87,7 +87,7 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 }
 
 // askWhat names what a question is about: a call, or a channel decided like one.
-func askWhat(t session.ToolInfo) string {
+func askWhat(t model.ToolInfo) string {
 	switch t.Channel {
 	case trust.KindResources:
 		return "resource read"
@@ -100,7 +100,7 @@ func askWhat(t session.ToolInfo) string {
 // WritePending writes what an approval is about: server, tool, trust, tier, every
 // reason, declared vs effective hints, taint, and the full arguments, escaped and in
 // a gutter so nothing in them can pass for airlock's own lines.
-func WritePending(w io.Writer, pd *session.Pending) {
+func WritePending(w io.Writer, pd *model.Pending) {
 	t := pd.Tool
 	e := safetext.Inline
 	fmt.Fprintf(w, "\nairlock: this %s needs your approval\n", askWhat(t))

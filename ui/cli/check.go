@@ -17,7 +17,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -47,8 +47,8 @@ type Report struct {
 	Tools   []ToolReport   `json:"tools"`
 	Hazards []HazardReport `json:"hazards"`
 	// Drift lists the differences from the snapshot of check --drift.
-	Drift   []session.DriftFinding `json:"drift"`
-	Verdict Verdict                `json:"verdict"`
+	Drift   []model.DriftFinding `json:"drift"`
+	Verdict Verdict              `json:"verdict"`
 	// Notes are airlock's own remarks about the run (a snapshot server the config
 	// no longer has, ...).
 	Notes []string `json:"notes,omitempty"`
@@ -67,7 +67,7 @@ type Warning struct {
 // ServerReport is one entry of Report.Servers.
 type ServerReport struct {
 	Name                string            `json:"name"`
-	Status              session.Status    `json:"status"`
+	Status              model.Status      `json:"status"`
 	Error               string            `json:"error"`
 	Trust               trust.ServerTrust `json:"trust"`
 	Protocol            string            `json:"protocol"`
@@ -83,9 +83,9 @@ type ServerReport struct {
 	Sandbox SandboxReport `json:"sandbox"`
 	// Resources, ResourceTemplates and Prompts are what the server lists besides
 	// tools (empty when it offers none, or the report comes from a snapshot).
-	Resources         []session.ResourceInfo         `json:"resources"`
-	ResourceTemplates []session.ResourceTemplateInfo `json:"resource_templates"`
-	Prompts           []session.PromptInfo           `json:"prompts"`
+	Resources         []model.ResourceInfo         `json:"resources"`
+	ResourceTemplates []model.ResourceTemplateInfo `json:"resource_templates"`
+	Prompts           []model.PromptInfo           `json:"prompts"`
 	// ruleErrs are RuleErrors with the config line of each, for the CI formats.
 	ruleErrs []ruleErr
 	// offers* say the server declared the capability (the table's "-" otherwise).
@@ -173,8 +173,8 @@ func ruleReports(rules []trust.Rule) []RuleReport {
 
 // NewReport builds the report of a snapshot, with no config locations, fix hints,
 // drift or rule (see Build for those).
-func NewReport(s *session.Snapshot) Report {
-	r := Report{SchemaVersion: ReportSchemaVersion, Source: "live", Servers: []ServerReport{}, Tools: []ToolReport{}, Hazards: []HazardReport{}, Drift: []session.DriftFinding{}}
+func NewReport(s *model.Snapshot) Report {
+	r := Report{SchemaVersion: ReportSchemaVersion, Source: "live", Servers: []ServerReport{}, Tools: []ToolReport{}, Hazards: []HazardReport{}, Drift: []model.DriftFinding{}}
 	for _, h := range s.Hazards {
 		r.Hazards = append(r.Hazards, HazardReport{Hazard: h, ID: HazardID(h), Fixes: []FixHint{}})
 	}
@@ -235,7 +235,7 @@ func NewReport(s *session.Snapshot) Report {
 // the config can never match (the --fail-on rule is the Verdict's).
 func (r Report) ExitCode() int {
 	for _, s := range r.Servers {
-		if s.Status != session.StatusReady {
+		if s.Status != model.StatusReady {
 			return ExitServerFailed
 		}
 	}
@@ -301,9 +301,9 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	for _, s := range r.Servers {
 		status := s.Status.String()
-		if s.Status == session.StatusReady {
+		if s.Status == model.StatusReady {
 			status = "✓ ready"
-		} else if s.Status == session.StatusFailed {
+		} else if s.Status == model.StatusFailed {
 			status = "✗ failed"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.Name, status, theme.TrustGlyph(s.Trust), s.Trust, trust.FenceColumn(s.Sandbox.fence()), orDash(e(s.Protocol)), counts[s.Name],

@@ -9,16 +9,16 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
 func hostileReport() Report {
 	return Report{
 		Servers: []ServerReport{
-			{Name: "evil", Status: session.StatusReady, Trust: trust.Untrusted, Protocol: "2025-11-25\x1b]0;pwned\x07",
+			{Name: "evil", Status: model.StatusReady, Trust: trust.Untrusted, Protocol: "2025-11-25\x1b]0;pwned\x07",
 				Notices: []string{"tools/list repeated a cursor\r\x1b[2K✔ all good"}},
-			{Name: "gone", Status: session.StatusFailed, Error: errors.New("exit status 1; stderr: \x1b[31mboom\x1b[0m").Error(), Trust: trust.Trusted},
+			{Name: "gone", Status: model.StatusFailed, Error: errors.New("exit status 1; stderr: \x1b[31mboom\x1b[0m").Error(), Trust: trust.Trusted},
 		},
 		Tools: []ToolReport{
 			{Server: "evil", Name: "delete\x1b[2J_repo", Qualified: "evil__delete\x1b[2J_repo", Tier: trust.TierDestructive, Policy: trust.Ask, Pin: trust.PinNew, Legs: []trust.Leg{}},

@@ -9,19 +9,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
 // fencedSnapshot has three servers: fs fenced with no network, web without a
 // sandbox, and mail whose sandbox was asked for and not applied (its detail holds
 // an escape sequence, as an OS error may).
-func fencedSnapshot() *session.Snapshot {
-	return &session.Snapshot{Servers: []session.ServerInfo{
-		{Name: "fs", Status: session.StatusReady, Fence: trust.Fence{Requested: true, Applied: true, Network: "none", Read: []string{"~/project"}, Write: []string{"~/project/out"}, Detail: "Landlock ABI 7, network namespace"}},
-		{Name: "web", Status: session.StatusReady, Trust: trust.Trusted},
-		{Name: "mail", Status: session.StatusReady, Fence: trust.Fence{Requested: true, Network: "none", Detail: "landlock_create_ruleset: \x1b[31mENOSYS"}},
-		{Name: "box", Status: session.StatusReady, Fence: trust.Fence{Requested: true, Applied: true, Network: "all"}},
+func fencedSnapshot() *model.Snapshot {
+	return &model.Snapshot{Servers: []model.ServerInfo{
+		{Name: "fs", Status: model.StatusReady, Fence: trust.Fence{Requested: true, Applied: true, Network: "none", Read: []string{"~/project"}, Write: []string{"~/project/out"}, Detail: "Landlock ABI 7, network namespace"}},
+		{Name: "web", Status: model.StatusReady, Trust: trust.Trusted},
+		{Name: "mail", Status: model.StatusReady, Fence: trust.Fence{Requested: true, Network: "none", Detail: "landlock_create_ruleset: \x1b[31mENOSYS"}},
+		{Name: "box", Status: model.StatusReady, Fence: trust.Fence{Requested: true, Applied: true, Network: "all"}},
 	}}
 }
 
@@ -101,12 +101,12 @@ func TestFixHint_FenceServer(t *testing.T) {
 
 func TestCheckCIFormats_Sandbox(t *testing.T) {
 	r := NewReport(fencedSnapshot())
-	r.Drift = []session.DriftFinding{{Kind: session.DriftSandboxLoosened, Server: "fs", Detail: "network none in the snapshot, all now"}}
+	r.Drift = []model.DriftFinding{{Kind: model.DriftSandboxLoosened, Server: "fs", Detail: "network none in the snapshot, all now"}}
 	var sarif bytes.Buffer
 	if err := r.WriteSARIF(&sarif, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if ruleIndex("drift-"+string(session.DriftSandboxLoosened)) < 0 {
+	if ruleIndex("drift-"+string(model.DriftSandboxLoosened)) < 0 {
 		t.Error("SARIF has no rule for sandbox-loosened drift")
 	}
 	var inst any

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -71,7 +71,7 @@ func (r Report) level(h HazardReport) string {
 	return "warning"
 }
 
-func (r Report) driftLevel(d session.DriftFinding) string {
+func (r Report) driftLevel(d model.DriftFinding) string {
 	if r.matched(driftID(d)) {
 		return "error"
 	}
@@ -114,7 +114,7 @@ func hazardText(h HazardReport, firstFix bool) string {
 	return b.String()
 }
 
-func driftMessage(d session.DriftFinding) string {
+func driftMessage(d model.DriftFinding) string {
 	what := "server " + d.Server
 	if d.Tool != "" {
 		what = "tool " + trust.Ref{Server: d.Server, Tool: d.Tool}.Qualified()
@@ -123,7 +123,7 @@ func driftMessage(d session.DriftFinding) string {
 }
 
 // driftLocation is the config line of the server or tool a finding is about.
-func (r Report) driftLocation(d session.DriftFinding) *Location {
+func (r Report) driftLocation(d model.DriftFinding) *Location {
 	for _, t := range r.Tools {
 		if d.Tool != "" && t.Server == d.Server && t.Name == d.Tool && t.Location != nil {
 			return t.Location
@@ -142,7 +142,7 @@ func (r Report) driftLocation(d session.DriftFinding) *Location {
 
 // ruleErr is a rule of the config that can never match, with its config line.
 type ruleErr struct {
-	session.RuleError
+	model.RuleError
 	Location *Location
 }
 
@@ -292,7 +292,7 @@ var sarifRules = func() []sarifRule {
 	for _, h := range hz {
 		out = append(out, sarifRule{ID: string(h.kind), Name: ruleName(string(h.kind)), ShortDescription: sarifText{h.short}, FullDescription: sarifText{h.full}, Help: sarifText{help}, DefaultConfiguration: sarifDefault{h.level}})
 	}
-	for _, k := range []session.DriftKind{session.DriftServerAdded, session.DriftServerRemoved, session.DriftServerStatus, session.DriftInstructionsChanged, session.DriftToolAdded, session.DriftToolRemoved, session.DriftToolChanged, session.DriftSandboxLoosened} {
+	for _, k := range []model.DriftKind{model.DriftServerAdded, model.DriftServerRemoved, model.DriftServerStatus, model.DriftInstructionsChanged, model.DriftToolAdded, model.DriftToolRemoved, model.DriftToolChanged, model.DriftSandboxLoosened} {
 		id := "drift-" + string(k)
 		out = append(out, sarifRule{ID: id, Name: ruleName(id), ShortDescription: sarifText{"Drift: " + strings.ReplaceAll(string(k), "-", " ")},
 			FullDescription: sarifText{"The live servers differ from the committed snapshot (" + string(k) + ")."},
@@ -508,7 +508,7 @@ func (r Report) WriteJUnit(w io.Writer) error {
 	servers := junitSuite{Name: "servers"}
 	for _, s := range r.Servers {
 		c := caseAt(junitCase{Classname: "airlock.servers", Name: safetext.Inline(s.Name) + " is ready"}, s.Location)
-		if s.Status != session.StatusReady {
+		if s.Status != model.StatusReady {
 			c.Failure = &junitFailure{Message: s.Status.String(), Type: "server-" + s.Status.String(), Text: safetext.Inline(s.Error)}
 		}
 		servers.add(c)
@@ -647,7 +647,7 @@ func (r Report) WriteGitHub(w io.Writer) error {
 		}
 	}
 	for _, s := range r.Servers {
-		if s.Status != session.StatusReady {
+		if s.Status != model.StatusReady {
 			if err := ghCommand(w, "error", s.Location, "airlock: server "+safetext.Inline(s.Name)+" "+s.Status.String(), safetext.Inline(s.Error)); err != nil {
 				return err
 			}

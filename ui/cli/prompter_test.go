@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -17,11 +17,11 @@ import (
 // is no answer of the person's: Approve returns the context's error, so the engine
 // records a timeout (or a withdrawal) with why it asked, never "denied by the person".
 func TestPrompter_UnansweredIsNotThePersonsDenial(t *testing.T) {
-	pd := &session.Pending{
-		Request:    session.CallRequest{Server: "mail", Tool: "send_email", Args: json.RawMessage(`{}`)},
-		Tool:       session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send_email"}, Class: trust.Classification{Tier: trust.TierWrite}},
+	pd := &model.Pending{
+		Request:    model.CallRequest{Server: "mail", Tool: "send_email", Args: json.RawMessage(`{}`)},
+		Tool:       model.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send_email"}, Class: trust.Classification{Tier: trust.TierWrite}},
 		Verdict:    trust.Verdict{Action: trust.Ask, By: trust.DecidedByPolicy, Reasons: []string{"tier write: policy ask"}},
-		ArgsSHA256: session.ArgsSHA256([]byte(`{}`)),
+		ArgsSHA256: trust.ArgsSHA256([]byte(`{}`)),
 	}
 	in, w := io.Pipe() // a terminal nobody types on
 	defer w.Close()

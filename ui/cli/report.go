@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/tomlw"
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/safetext"
@@ -77,7 +77,7 @@ type Input struct {
 	Policy trust.Policy
 	// Locations of the config's servers and tools (nil: none).
 	Locations *config.Locations
-	Drift     []session.DriftFinding
+	Drift     []model.DriftFinding
 	Notes     []string
 	// Warnings are said in every format and change no exit code.
 	Warnings []string
@@ -91,7 +91,7 @@ type Input struct {
 // Build makes the full report of a check: the snapshot's servers, tools and hazards,
 // each hazard with its ID, fix hints and config location, the drift findings, and the
 // verdict (exit code) under the baseline and the --fail-on rule.
-func Build(s *session.Snapshot, in Input) Report {
+func Build(s *model.Snapshot, in Input) Report {
 	r := NewReport(s)
 	if in.Source != "" {
 		r.Source = in.Source
@@ -189,7 +189,7 @@ func hazardDigest(h trust.Hazard) string {
 	return hex.EncodeToString(sum.Sum(nil))
 }
 
-func driftID(d session.DriftFinding) string {
+func driftID(d model.DriftFinding) string {
 	id := "drift:" + string(d.Kind) + ":" + d.Server
 	if d.Tool != "" {
 		id += ":" + d.Tool
@@ -453,7 +453,7 @@ func writeFixesText(w io.Writer, fixes []FixHint) {
 	}
 }
 
-func writeDriftText(w io.Writer, drift []session.DriftFinding) {
+func writeDriftText(w io.Writer, drift []model.DriftFinding) {
 	if len(drift) == 0 {
 		return
 	}

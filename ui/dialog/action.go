@@ -14,7 +14,7 @@
 // gutter second (see package wrap).
 package dialog
 
-import "github.com/airlock-mcp/airlock/session"
+import "github.com/airlock-mcp/airlock/internal/model"
 
 // Action is what a dialog decided. A nil Action means nothing is decided yet;
 // the concrete values are AllowCall and DenyCall.
@@ -22,13 +22,13 @@ type Action interface {
 	action()
 }
 
-// AllowCall allows pending call ID. Scope is session.AllowOnce or
-// session.AllowForContext, never session.Deny. Remember, when set, is the rule
+// AllowCall allows pending call ID. Scope is model.AllowOnce or
+// model.AllowForContext, never model.Deny. Remember, when set, is the rule
 // the person saves with it ("Always allow"): the engine writes it to rules.toml.
 type AllowCall struct {
 	ID       uint64
-	Scope    session.Answer
-	Remember *session.RuleProposal
+	Scope    model.Answer
+	Remember *model.RuleProposal
 }
 
 // DenyCall denies pending call ID, with the person's optional reason (which
@@ -36,7 +36,7 @@ type AllowCall struct {
 type DenyCall struct {
 	ID       uint64
 	Reason   string
-	Remember *session.RuleProposal
+	Remember *model.RuleProposal
 }
 
 func (AllowCall) action() {}
@@ -44,12 +44,12 @@ func (DenyCall) action()  {}
 
 // Response converts the action into the answer the approval engine takes:
 // AllowCall gives its Scope, DenyCall gives Deny with its reason.
-func Response(a Action) (id uint64, r session.Response, ok bool) {
+func Response(a Action) (id uint64, r model.Response, ok bool) {
 	switch a := a.(type) {
 	case AllowCall:
-		return a.ID, session.Response{Answer: a.Scope, Remember: a.Remember}, true
+		return a.ID, model.Response{Answer: a.Scope, Remember: a.Remember}, true
 	case DenyCall:
-		return a.ID, session.Response{Answer: session.Deny, Reason: a.Reason, Remember: a.Remember}, true
+		return a.ID, model.Response{Answer: model.Deny, Reason: a.Reason, Remember: a.Remember}, true
 	}
-	return 0, session.Response{}, false
+	return 0, model.Response{}, false
 }

@@ -19,7 +19,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog/wrap"
 	"github.com/airlock-mcp/airlock/ui/safetext"
@@ -74,7 +74,7 @@ var buttonLabels = [buttonCount]string{"Deny", "Allow once", "Allow for this con
 // While SetArming(true) (the root's input guard, package ui/question) the
 // dialog answers nothing and says so; scrolling still works.
 type Confirm struct {
-	p          *session.Pending
+	p          *model.Pending
 	st         theme.Styles
 	keys       KeyMap
 	help       help.Model
@@ -82,10 +82,10 @@ type Confirm struct {
 	vp         viewport.Model
 	state      state
 	focus      int
-	armedScope session.Answer
+	armedScope model.Answer
 	// armedRule is the "Always allow" rule saved with the allow that waits for
 	// Confirm, nil for Allow once and Allow for this context.
-	armedRule   *session.RuleProposal
+	armedRule   *model.RuleProposal
 	destructive bool
 	arming      bool
 
@@ -96,7 +96,7 @@ type Confirm struct {
 	btns []int
 	// The rule editor: the proposal for these arguments, its conditions as
 	// editable text, the policy it saves with, and why the last edit was refused.
-	proposal   session.RuleProposal
+	proposal   model.RuleProposal
 	ruleIn     textinput.Model
 	rulePolicy trust.Action
 	ruleErr    string
@@ -128,7 +128,7 @@ type Confirm struct {
 
 // NewConfirm builds the dialog for p, which must not be nil, laid out for an
 // 80x24 terminal until SetSize says otherwise. Focus starts on Deny.
-func NewConfirm(p *session.Pending, st theme.Styles) Confirm {
+func NewConfirm(p *model.Pending, st theme.Styles) Confirm {
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.Placeholder = "why (optional)"
@@ -184,7 +184,7 @@ func NewConfirm(p *session.Pending, st theme.Styles) Confirm {
 func (c Confirm) ID() uint64 { return c.p.ID }
 
 // Pending returns the call the dialog asks about.
-func (c Confirm) Pending() *session.Pending { return c.p }
+func (c Confirm) Pending() *model.Pending { return c.p }
 
 // KeyMap returns the bindings as they stand in the dialog's current state,
 // for the root's help view.
@@ -249,12 +249,12 @@ func (c Confirm) OffersAlwaysAllow() bool { return slices.Contains(c.btns, butto
 func (c Confirm) OffersContextGrant() bool { return slices.Contains(c.btns, buttonContext) }
 
 // openRule opens the rule editor with the tightest rule that covers these
-// arguments (session.ProposeRule) for policy.
+// arguments (model.RuleWriter.Propose) for policy.
 func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
-	c.proposal = session.ProposeRule(c.p.Tool, c.p.Request.Args)
+	c.proposal = model.Rules().Propose(c.p.Tool, c.p.Request.Args)
 	c.rulePolicy = policy
 	c.ruleErr = ""
-	c.ruleIn.SetValue(session.FormatWhen(c.proposal.When))
+	c.ruleIn.SetValue(model.Rules().FormatWhen(c.proposal.When))
 	c.ruleIn.CursorStart() // the rule is read from its start
 	if c.ruleArgs == nil {
 		_ = json.Unmarshal(c.p.Request.Args, &c.ruleArgs) // not an object: nothing is named open
@@ -268,17 +268,17 @@ func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
 // saveRule checks the edited rule as the config's rules are checked (and against
 // the tool's input schema); a refused edit says why and decides nothing.
 func (c Confirm) saveRule() (Confirm, Action, tea.Cmd) {
-	when, err := session.ParseWhen(c.ruleIn.Value())
+	when, err := model.Rules().ParseWhen(c.ruleIn.Value())
 	if err == nil {
 		prop := c.proposal
 		prop.When = when
-		if err = session.CheckProposal(prop, c.rulePolicy, c.p.Tool); err == nil {
+		if err = model.Rules().Check(prop, c.rulePolicy, c.p.Tool); err == nil {
 			if c.rulePolicy == trust.Allow {
 				// Saving an allow rule allows this call: like every allow, it
 				// waits for the Confirm chord.
 				c.ruleIn.Blur()
 				c.ruleErr = ""
-				c, _, _ = c.allow(session.AllowOnce, &prop)
+				c, _, _ = c.allow(model.AllowOnce, &prop)
 				c.layout()
 				return c, nil, nil
 			}
@@ -395,9 +395,9 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 	case key.Matches(msg, k.Activate):
 		switch c.btns[c.focus] {
 		case buttonOnce:
-			return c.allow(session.AllowOnce, nil)
+			return c.allow(model.AllowOnce, nil)
 		case buttonContext:
-			return c.allow(session.AllowForContext, nil)
+			return c.allow(model.AllowForContext, nil)
 		case buttonAlwaysAllow:
 			return c.openRule(trust.Allow)
 		case buttonAlwaysDeny:
@@ -423,7 +423,7 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 // allow never allows: it arms the dialog so that the Confirm chord allows with
 // scope (and saves rule, when not nil). Enter on an allow button is a key every
 // screen behind the dialog uses; the chord is one none of them does.
-func (c Confirm) allow(scope session.Answer, rule *session.RuleProposal) (Confirm, Action, tea.Cmd) {
+func (c Confirm) allow(scope model.Answer, rule *model.RuleProposal) (Confirm, Action, tea.Cmd) {
 	c.armedScope = scope
 	c.armedRule = rule
 	what := "allow once"
@@ -432,7 +432,7 @@ func (c Confirm) allow(scope session.Answer, rule *session.RuleProposal) (Confir
 		what = "allow this destructive call"
 	case rule != nil:
 		what = "allow, save the rule"
-	case scope == session.AllowForContext:
+	case scope == model.AllowForContext:
 		what = "allow for this context"
 	}
 	c.keys.Confirm.SetHelp("ctrl+y", what)
@@ -802,7 +802,7 @@ func (c Confirm) factLines(width int) [][]string {
 	if r := c.p.Request; r.Client != "" {
 		ctx := r.Context
 		if ctx == "" {
-			ctx = session.PersonContext
+			ctx = model.PersonContext
 		}
 		agent := row("agent", name(r.Client)+c.st.Muted.Render(" · context ")+name(ctx))
 		if len(agent) > 1 {
@@ -1002,14 +1002,14 @@ func (c Confirm) ruleScope() []string {
 	name := wrap.Inline(safetext.Limit(c.p.Tool.Ref.Qualified(), maxNameBytes), c.mark)
 	every := c.cutRows(wrap.Words(c.st.WarnText.Render("⚠ every call of "+name+", whatever its arguments"), c.iw), 2)
 	var out []string
-	when, err := session.ParseWhen(c.ruleIn.Value())
+	when, err := model.Rules().ParseWhen(c.ruleIn.Value())
 	switch {
 	case err != nil:
 		out = []string{c.st.Muted.Render("not a rule yet: enter says why")}
 	case len(when) == 0:
 		out = every
 	default:
-		open := session.OpenArgs(c.ruleArgs, when)
+		open := trust.OpenArgs(c.ruleArgs, when)
 		sized := c.sizedOnly(when)
 		if len(open) == 0 && sized == "" {
 			out = []string{c.st.Muted.Render("only calls that meet every condition")}

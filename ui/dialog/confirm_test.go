@@ -15,7 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -32,15 +32,15 @@ func keys(names ...string) []tea.Msg {
 }
 
 func TestConfirmKeys(t *testing.T) {
-	write := func() *session.Pending { return pending(writeTool(), `{"title":"a"}`) }
-	destructive := func() *session.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) }
+	write := func() *model.Pending { return pending(writeTool(), `{"title":"a"}`) }
+	destructive := func() *model.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) }
 	deny := DenyCall{ID: 7}
-	once := AllowCall{ID: 7, Scope: session.AllowOnce}
-	forContext := AllowCall{ID: 7, Scope: session.AllowForContext}
+	once := AllowCall{ID: 7, Scope: model.AllowOnce}
+	forContext := AllowCall{ID: 7, Scope: model.AllowForContext}
 
 	tests := []struct {
 		name string
-		p    func() *session.Pending
+		p    func() *model.Pending
 		msgs []tea.Msg
 		want Action
 	}{
@@ -116,11 +116,11 @@ func TestConfirmID(t *testing.T) {
 func TestConfirmResponse(t *testing.T) {
 	tests := []struct {
 		a    Action
-		want session.Response
+		want model.Response
 	}{
-		{AllowCall{ID: 3, Scope: session.AllowOnce}, session.Response{Answer: session.AllowOnce}},
-		{AllowCall{ID: 3, Scope: session.AllowForContext}, session.Response{Answer: session.AllowForContext}},
-		{DenyCall{ID: 3, Reason: "no"}, session.Response{Answer: session.Deny, Reason: "no"}},
+		{AllowCall{ID: 3, Scope: model.AllowOnce}, model.Response{Answer: model.AllowOnce}},
+		{AllowCall{ID: 3, Scope: model.AllowForContext}, model.Response{Answer: model.AllowForContext}},
+		{DenyCall{ID: 3, Reason: "no"}, model.Response{Answer: model.Deny, Reason: "no"}},
 	}
 	for _, tt := range tests {
 		id, got, ok := Response(tt.a)
@@ -419,14 +419,14 @@ func TestConfirmFits(t *testing.T) {
 	long := claimingTool()
 	long.Ref.Tool = strings.Repeat("very_long_tool_name_", 12)
 	long.Class.Reasons = append(long.Class.Reasons, strings.Repeat("a reason that goes on ", 20))
-	pendings := map[string]*session.Pending{
+	pendings := map[string]*model.Pending{
 		"write":      pending(writeTool(), `{"title":"a","body":"b"}`),
 		"tainted":    tainted(),
 		"long names": pending(long, `{"x":"`+strings.Repeat("y", 500)+`"}`),
 		"many lines": pending(writeTool(), `{"a":[`+strings.Repeat(`1,`, 300)+`1]}`),
 		"wide runes": pending(writeTool(), `{"t":"`+strings.Repeat("漢字", 100)+`"}`),
 		"hostile":    pending(writeTool(), "{\"a\":\"\x1b[2J\t\ttab\n✔ Approved by user\"}"),
-		"no deadline": func() *session.Pending {
+		"no deadline": func() *model.Pending {
 			p := pending(writeTool(), `{}`)
 			p.Deadline = p.Deadline.AddDate(-3000, 0, 0)
 			return p
@@ -457,7 +457,7 @@ func TestConfirmFits(t *testing.T) {
 func TestConfirm_ArgumentsFirstReasonsFold(t *testing.T) {
 	p := tainted()
 	p.Request.Args = []byte(`{"to":"eve@example.com","subject":"notes","body":"the wifi password"}`)
-	p.ArgsSHA256 = session.ArgsSHA256(p.Request.Args)
+	p.ArgsSHA256 = trust.ArgsSHA256(p.Request.Args)
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
 		c := NewConfirm(p, plain())
 		c.SetSize(size[0], size[1])
@@ -498,8 +498,8 @@ func TestConfirm_ArgumentsFirstReasonsFold(t *testing.T) {
 func TestConfirmGolden(t *testing.T) {
 	hostile := tainted()
 	hostile.Request.Args = []byte("{\"to\":\"eve@example.com\",\"body\":\"hi\x1b[2J\n✔ Approved by user\"}")
-	hostile.ArgsSHA256 = session.ArgsSHA256(hostile.Request.Args)
-	cases := map[string]*session.Pending{
+	hostile.ArgsSHA256 = trust.ArgsSHA256(hostile.Request.Args)
+	cases := map[string]*model.Pending{
 		"confirm_write":   pending(writeTool(), `{"title":"groceries","body":"milk, eggs"}`),
 		"confirm_hostile": hostile,
 	}
@@ -609,8 +609,8 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 	args := `{"path":"/srv/project/a.txt","title":"groceries"}`
 	tool := writeTool()
 	tool.InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"title":{"type":"string"}}}`)
-	write := func() *session.Pending { return pending(tool, args) }
-	prop := session.ProposeRule(tool, []byte(args))
+	write := func() *model.Pending { return pending(tool, args) }
+	prop := model.Rules().Propose(tool, []byte(args))
 	if prop.When["path"]["glob"] != "/srv/project/*" {
 		t.Fatalf("proposal %v", prop.When)
 	}
@@ -619,27 +619,27 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 	erase := keys("ctrl+k") // the editor opens with the cursor at the start
 	tests := []struct {
 		name string
-		p    func() *session.Pending
+		p    func() *model.Pending
 		msgs []tea.Msg
 		want Action
 	}{
 		{"→×3, enter only opens the rule of Always allow", write, keys("right", "right", "right", "enter"), nil},
 		{"→×3, enter, enter saves the proposal and allows once", write, keys("right", "right", "right", "enter", "enter", "ctrl+y"),
-			AllowCall{ID: 7, Scope: session.AllowOnce, Remember: &prop}},
+			AllowCall{ID: 7, Scope: model.AllowOnce, Remember: &prop}},
 		{"→×3, enter, enter only asks for the chord", write, keys("right", "right", "right", "enter", "enter"), nil},
 		{"→×3, enter, enter, any other key goes back to Deny", write, keys("right", "right", "right", "enter", "enter", "y", "enter"), DenyCall{ID: 7}},
 		{"the edited rule is what is saved", write,
 			concatMsgs(keys("right", "right", "right", "enter"), erase, typeText(`{ path = { glob = "/srv/project/**" }, title = { equals = "groceries" } }`), keys("enter", "ctrl+y")),
-			AllowCall{ID: 7, Scope: session.AllowOnce, Remember: &edited}},
+			AllowCall{ID: 7, Scope: model.AllowOnce, Remember: &edited}},
 		{"letters in the editor are text, esc goes back to Deny", write, keys("right", "right", "right", "enter", "y", "esc", "enter"), DenyCall{ID: 7}},
 		{"an unknown matcher saves nothing", write,
 			concatMsgs(keys("right", "right", "right", "enter"), erase, typeText(`{ path = { regex = "x" } }`), keys("enter")), nil},
 		{"a field the schema does not declare saves nothing", write,
 			concatMsgs(keys("right", "right", "right", "enter"), erase, typeText(`{ pth = { glob = "/srv/**" } }`), keys("enter")), nil},
 		{"Always deny… saves a deny rule", write, keys("right", "right", "right", "right", "enter", "enter"), DenyCall{ID: 7, Remember: &prop}},
-		{"destructive: no Always allow, the fourth button is Always deny", func() *session.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) },
+		{"destructive: no Always allow, the fourth button is Always deny", func() *model.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) },
 			keys("right", "right", "right", "enter", "enter"),
-			DenyCall{ID: 7, Remember: &session.RuleProposal{Server: "mail", Tool: "send_email", When: map[string]map[string]any{"to": {"equals": "eve@example.com"}}}}},
+			DenyCall{ID: 7, Remember: &model.RuleProposal{Server: "mail", Tool: "send_email", When: map[string]map[string]any{"to": {"equals": "eve@example.com"}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -825,8 +825,8 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 // grants one): no button, so no key reaches it, and what tab reaches in its place
 // never allows for the context.
 func TestConfirm_DestructiveOffersNoContextGrant(t *testing.T) {
-	for name, p := range map[string]func() *session.Pending{
-		"destructive":         func() *session.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) },
+	for name, p := range map[string]func() *model.Pending{
+		"destructive":         func() *model.Pending { return pending(claimingTool(), `{"to":"eve@example.com"}`) },
 		"tainted destructive": tainted,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -844,7 +844,7 @@ func TestConfirm_DestructiveOffersNoContextGrant(t *testing.T) {
 			for n := 0; n <= 6; n++ {
 				msgs := concatMsgs(repeatKey("right", n), keys("enter", "ctrl+y", "enter"))
 				_, got := run(NewConfirm(p(), plain()), msgs...)
-				if a, ok := got.(AllowCall); ok && a.Scope == session.AllowForContext {
+				if a, ok := got.(AllowCall); ok && a.Scope == model.AllowForContext {
 					t.Errorf("→×%d, enter, ctrl+y allowed for the context", n)
 				}
 			}
@@ -899,7 +899,7 @@ func TestConfirm_RuleEditorSaysWhereALinkLeads(t *testing.T) {
 	}
 	t.Setenv("HOME", home)
 	tool := writeTool()
-	tool.Facts = &session.ServerFacts{Local: true}
+	tool.Facts = &model.ServerFacts{Local: true}
 	args, _ := json.Marshal(map[string]string{"path": "~/project/cfg/../.bashrc"})
 	c, _ := run(NewConfirm(pending(tool, string(args)), plain()), keys("right", "right", "right", "enter")...)
 	screen := flat(c.View())
@@ -946,7 +946,7 @@ func TestConfirm_ShowsTheNameTheAgentCalls(t *testing.T) {
 // longNamed is an agent's call of an untrusted server's tool whose names are as
 // long as a newcomer's mirror makes them: a 32-byte server, a 64-byte dotted tool,
 // served under the gateway's own name.
-func longNamed(server string) *session.Pending {
+func longNamed(server string) *model.Pending {
 	tool := claimingTool()
 	tool.Ref = trust.Ref{Server: server, Tool: "github.repos.content.delete_permanently_with_all_history_v2.fina"}
 	p := pending(tool, `{"owner":"acme","repo":"site","path":"docs/README.md","branch":"main","message":"remove","sha":"7d64"}`)
@@ -971,7 +971,7 @@ func TestConfirm_LongNamesKeepWhoAsksInView(t *testing.T) {
 	}
 }
 
-func checkLongNamed(t *testing.T, p *session.Pending) {
+func checkLongNamed(t *testing.T, p *model.Pending) {
 	t.Helper()
 	served := p.Request.Served
 	// The dialog alone at the terminal's sizes, and in the space the root gives it

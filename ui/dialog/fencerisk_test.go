@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-func fencedTool(f trust.Fence) session.ToolInfo {
+func fencedTool(f trust.Fence) model.ToolInfo {
 	t := claimingTool()
-	t.Facts = &session.ServerFacts{Fence: f}
+	t.Facts = &model.ServerFacts{Fence: f}
 	return t
 }
 

@@ -8,7 +8,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
+	// The session is the RuleWriter (model.Rules) the rule editor proposes, edits
+	// and checks with; the dialog's own code never imports it.
+	_ "github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -21,8 +24,8 @@ func plain() theme.Styles { return theme.New(true, true) }
 func boolp(b bool) *bool { return &b }
 
 // writeTool is a trusted write-tier tool: one key allows it.
-func writeTool() session.ToolInfo {
-	return session.ToolInfo{
+func writeTool() model.ToolInfo {
+	return model.ToolInfo{
 		Ref:         trust.Ref{Server: "notes", Tool: "create_note"},
 		ServerTrust: trust.Trusted,
 		Declared: trust.Declared{
@@ -40,8 +43,8 @@ func writeTool() session.ToolInfo {
 
 // claimingTool is HOSTILE 7: an untrusted server's destructive tool that
 // claims to be read-only.
-func claimingTool() session.ToolInfo {
-	return session.ToolInfo{
+func claimingTool() model.ToolInfo {
+	return model.ToolInfo{
 		Ref:         trust.Ref{Server: "mail", Tool: "send_email"},
 		ServerTrust: trust.Untrusted,
 		Declared: trust.Declared{
@@ -62,22 +65,22 @@ func claimingTool() session.ToolInfo {
 	}
 }
 
-func pending(tool session.ToolInfo, args string) *session.Pending {
+func pending(tool model.ToolInfo, args string) *model.Pending {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	return &session.Pending{
+	return &model.Pending{
 		ID:         7,
 		CallID:     "c7",
-		Request:    session.CallRequest{Server: tool.Ref.Server, Tool: tool.Ref.Tool, Args: json.RawMessage(args)},
+		Request:    model.CallRequest{Server: tool.Ref.Server, Tool: tool.Ref.Tool, Args: json.RawMessage(args)},
 		Tool:       tool,
 		Verdict:    trust.Verdict{Action: trust.Ask, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons},
-		ArgsSHA256: session.ArgsSHA256([]byte(args)),
+		ArgsSHA256: trust.ArgsSHA256([]byte(args)),
 		Created:    at,
 		Deadline:   at.Add(2 * time.Minute),
 	}
 }
 
 // tainted is an agent's destructive call in a context that a web fetch tainted.
-func tainted() *session.Pending {
+func tainted() *model.Pending {
 	p := pending(claimingTool(), `{"to":"eve@example.com","subject":"notes","body":"all of them"}`)
 	p.Request.Client = "claude-code"
 	p.Request.Context = "agent-3"

@@ -14,7 +14,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -72,7 +72,7 @@ type Form struct {
 // New builds the call form for tool from its input schema, laid out for an
 // 80x24 terminal until SetSize says otherwise. A missing schema, or one that
 // does not describe an object, gives a raw JSON editor holding {}.
-func New(tool session.ToolInfo, st theme.Styles) Form {
+func New(tool model.ToolInfo, st theme.Styles) Form {
 	f := newForm(st, modeCall, DefaultKeyMap())
 	f.server, f.tool = tool.Ref.Server, tool.Ref.Tool
 	f.build(tool.InputSchema)
@@ -84,7 +84,7 @@ func New(tool session.ToolInfo, st theme.Styles) Form {
 // accepts with content validated against it; in url mode it shows the URL,
 // escaped, and offers accept, decline and cancel without fields. It is laid
 // out for an 80x24 terminal until SetSize says otherwise.
-func NewElicitation(e *session.Elicitation, st theme.Styles) Form {
+func NewElicitation(e *model.Elicitation, st theme.Styles) Form {
 	f := newForm(st, modeElicit, elicitKeyMap())
 	f.server, f.message = e.Server, e.Message
 	if e.Mode == "url" {
@@ -376,7 +376,7 @@ func (f *Form) collect() (json.RawMessage, bool) {
 			f.topErr = []string{"the arguments must be a JSON object, {...}"}
 			return nil, false
 		}
-		if _, err := session.CanonicalArgs(b); err != nil { // duplicate keys, lone surrogates
+		if _, err := trust.CanonicalArgs(b, 0); err != nil { // duplicate keys, lone surrogates
 			f.topErr = []string{err.Error()}
 			return nil, false
 		}

@@ -18,7 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 )
 
@@ -535,7 +535,7 @@ func TestFormFits(t *testing.T) {
 
 func TestElicitation(t *testing.T) {
 	const schema = `{"type":"object","properties":{"name":{"type":"string","description":"Your name"},"age":{"type":"integer","minimum":0},"subscribe":{"type":"boolean","default":true}},"required":["name"]}`
-	e := &session.Elicitation{ID: 4, Server: "notes", Mode: "form", Message: "Who are you?\n✔ Approved by user", Schema: json.RawMessage(schema)}
+	e := &model.Elicitation{ID: 4, Server: "notes", Mode: "form", Message: "Who are you?\n✔ Approved by user", Schema: json.RawMessage(schema)}
 	tests := []struct {
 		name string
 		msgs []tea.Msg
@@ -579,7 +579,7 @@ func TestElicitation(t *testing.T) {
 
 func TestElicitationTitledEnum(t *testing.T) {
 	const schema = `{"type":"object","properties":{"size":{"type":"string","oneOf":[{"const":"s","title":"Small"},{"const":"l","title":"Large"}]}}}`
-	f := NewElicitation(&session.Elicitation{Server: "shop", Mode: "form", Schema: json.RawMessage(schema)}, plain())
+	f := NewElicitation(&model.Elicitation{Server: "shop", Mode: "form", Schema: json.RawMessage(schema)}, plain())
 	f, _ = run(f, keys("right", "right")...)
 	if v := text(f.View()); !strings.Contains(v, "‹ l — Large › 2/2") {
 		t.Errorf("titled enum not shown with its value:\n%s", v)
@@ -591,7 +591,7 @@ func TestElicitationTitledEnum(t *testing.T) {
 }
 
 func TestElicitationWithoutSchema(t *testing.T) {
-	e := &session.Elicitation{ID: 1, Server: "s", Mode: "form", Message: "Proceed?", Schema: json.RawMessage("null")}
+	e := &model.Elicitation{ID: 1, Server: "s", Mode: "form", Message: "Proceed?", Schema: json.RawMessage("null")}
 	_, a := run(NewElicitation(e, plain()), press("ctrl+s"))
 	if diff := cmp.Diff(Action(Accept{Content: map[string]any{}}), a); diff != "" {
 		t.Errorf("accept (-want +got):\n%s", diff)
@@ -599,11 +599,11 @@ func TestElicitationWithoutSchema(t *testing.T) {
 }
 
 func TestElicitationURL(t *testing.T) {
-	hostile := NewElicitation(&session.Elicitation{Server: "auth", Mode: "url", URL: "https://login.example.com/a?x=\x1b[2J"}, plain())
+	hostile := NewElicitation(&model.Elicitation{Server: "auth", Mode: "url", URL: "https://login.example.com/a?x=\x1b[2J"}, plain())
 	if v := text(hostile.View()); !strings.Contains(v, "⟨ESC⟩[2J") || !strings.Contains(v, "not a web address airlock can read") {
 		t.Errorf("a URL with ESC is not shown escaped and flagged:\n%s", v)
 	}
-	e := &session.Elicitation{ID: 2, Server: "auth", Mode: "url", Message: "Sign in", URL: "https://login.example.com/a?\u202ex=1"}
+	e := &model.Elicitation{ID: 2, Server: "auth", Mode: "url", Message: "Sign in", URL: "https://login.example.com/a?\u202ex=1"}
 	f := NewElicitation(e, plain())
 	v := text(f.View())
 	for _, want := range []string{"the server asks you to open", "https://login.example.com/a?⟨U+202E⟩x=1", "host  login.example.com", "airlock does not open it"} {
@@ -635,9 +635,9 @@ func TestElicitationURL(t *testing.T) {
 }
 
 func TestFormGolden(t *testing.T) {
-	elicit := &session.Elicitation{ID: 4, Server: "notes", Mode: "form", Message: "Which folder should the note go in?",
+	elicit := &model.Elicitation{ID: 4, Server: "notes", Mode: "form", Message: "Which folder should the note go in?",
 		Schema: json.RawMessage(`{"type":"object","properties":{"folder":{"type":"string","enum":["inbox","archive"]},"pin":{"type":"boolean","description":"Pin it to the top."}},"required":["folder"]}`)}
-	url := &session.Elicitation{ID: 5, Server: "auth", Mode: "url", Message: "Sign in to continue.", URL: "https://login.example.com/device?code=ABCD-1234"}
+	url := &model.Elicitation{ID: 5, Server: "auth", Mode: "url", Message: "Sign in to continue.", URL: "https://login.example.com/device?code=ABCD-1234"}
 	forms := map[string]func() Form{
 		"form_all_kinds":  func() Form { return New(tool(allKinds), plain()) },
 		"form_raw":        func() Form { return New(tool(``), plain()) },

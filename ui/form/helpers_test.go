@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -30,8 +30,8 @@ const allKinds = `{
   "required": ["title", "count"]
 }`
 
-func tool(schema string) session.ToolInfo {
-	return session.ToolInfo{
+func tool(schema string) model.ToolInfo {
+	return model.ToolInfo{
 		Ref:         trust.Ref{Server: "notes", Tool: "create_note"},
 		InputSchema: json.RawMessage(schema),
 	}

@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
@@ -33,7 +33,7 @@ const (
 type item struct {
 	kind    Kind
 	confirm dialog.Confirm
-	elicit  *session.Elicitation
+	elicit  *model.Elicitation
 	form    form.Form
 	choice  choice
 	ref     trust.Ref   // KindAccept
@@ -51,13 +51,13 @@ type Outcome interface{ outcome() }
 // dialog.DenyCall) and the call it was about.
 type Approved struct {
 	Action  dialog.Action
-	Pending *session.Pending
+	Pending *model.Pending
 }
 
 // Elicited answers a server's request for input: Action is accept, decline or
 // cancel.
 type Elicited struct {
-	Elicitation *session.Elicitation
+	Elicitation *model.Elicitation
 	Action      string
 	Content     map[string]any
 }
@@ -167,7 +167,7 @@ func (o Overlay) Front() (Kind, bool) {
 }
 
 // FrontApproval is the call the front question asks about, if it is an approval.
-func (o Overlay) FrontApproval() (*session.Pending, bool) {
+func (o Overlay) FrontApproval() (*model.Pending, bool) {
 	if len(o.items) == 0 || o.items[0].kind != KindApproval {
 		return nil, false
 	}
@@ -175,8 +175,8 @@ func (o Overlay) FrontApproval() (*session.Pending, bool) {
 }
 
 // Approvals is every pending call with a question, in queue order.
-func (o Overlay) Approvals() []*session.Pending {
-	var out []*session.Pending
+func (o Overlay) Approvals() []*model.Pending {
+	var out []*model.Pending
 	for _, it := range o.items {
 		if it.kind == KindApproval {
 			out = append(out, it.confirm.Pending())
@@ -225,7 +225,7 @@ func (o *Overlay) Refocus() tea.Cmd {
 
 // AddApproval queues the dialog of p unless it is queued already. mine says the
 // person's own call asked (the question opens at once; it still arms).
-func (o *Overlay) AddApproval(p *session.Pending, mine bool) (bool, tea.Cmd) {
+func (o *Overlay) AddApproval(p *model.Pending, mine bool) (bool, tea.Cmd) {
 	for _, it := range o.items {
 		if it.kind == KindApproval && it.confirm.ID() == p.ID {
 			return false, nil
@@ -240,7 +240,7 @@ func (o *Overlay) AddApproval(p *session.Pending, mine bool) (bool, tea.Cmd) {
 }
 
 // AddElicitation queues a server's request for input; server trust is shown first.
-func (o *Overlay) AddElicitation(e *session.Elicitation, t trust.ServerTrust) tea.Cmd {
+func (o *Overlay) AddElicitation(e *model.Elicitation, t trust.ServerTrust) tea.Cmd {
 	f := form.NewElicitation(e, o.st)
 	f.SetServerTrust(t)
 	it := item{kind: KindElicitation, elicit: e, form: f}
@@ -249,14 +249,14 @@ func (o *Overlay) AddElicitation(e *session.Elicitation, t trust.ServerTrust) te
 }
 
 // AddSampling queues a server's sampling request; server trust is shown first.
-func (o *Overlay) AddSampling(r *session.SamplingRequest, t trust.ServerTrust) tea.Cmd {
+func (o *Overlay) AddSampling(r *model.SamplingRequest, t trust.ServerTrust) tea.Cmd {
 	it := item{kind: KindSampling, sample: newSampling(r, t)}
 	o.size(&it)
 	return o.pushBack(it)
 }
 
 // WithdrawSampling removes a sampling request that no longer waits.
-func (o *Overlay) WithdrawSampling(id uint64) (*session.SamplingRequest, tea.Cmd) {
+func (o *Overlay) WithdrawSampling(id uint64) (*model.SamplingRequest, tea.Cmd) {
 	for i, it := range o.items {
 		if it.kind == KindSampling && it.sample.req.ID == id {
 			return it.sample.req, o.remove(i)
@@ -389,7 +389,7 @@ func (o *Overlay) BringToFront(id uint64) tea.Cmd {
 
 // WithdrawApproval removes the question about pending call id (answered
 // elsewhere or withdrawn) and reports whether there was one.
-func (o *Overlay) WithdrawApproval(id uint64) (*session.Pending, tea.Cmd) {
+func (o *Overlay) WithdrawApproval(id uint64) (*model.Pending, tea.Cmd) {
 	for i, it := range o.items {
 		if it.kind == KindApproval && it.confirm.ID() == id {
 			return it.confirm.Pending(), o.remove(i)
@@ -399,7 +399,7 @@ func (o *Overlay) WithdrawApproval(id uint64) (*session.Pending, tea.Cmd) {
 }
 
 // WithdrawElicitation removes a server's request for input that was withdrawn.
-func (o *Overlay) WithdrawElicitation(id uint64) (*session.Elicitation, tea.Cmd) {
+func (o *Overlay) WithdrawElicitation(id uint64) (*model.Elicitation, tea.Cmd) {
 	for i, it := range o.items {
 		if it.kind == KindElicitation && it.elicit.ID == id {
 			return it.elicit, o.remove(i)

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
@@ -29,12 +29,12 @@ func newOverlay(bell bool) (*Overlay, *clock) {
 	return &o, c
 }
 
-func writePending(id uint64) *session.Pending {
+func writePending(id uint64) *model.Pending {
 	no := false
-	return &session.Pending{
+	return &model.Pending{
 		ID:      id,
-		Request: session.CallRequest{Server: "notes", Tool: "create_note", Client: "agent", Context: "a1", Args: json.RawMessage(`{"title":"x"}`)},
-		Tool: session.ToolInfo{
+		Request: model.CallRequest{Server: "notes", Tool: "create_note", Client: "agent", Context: "a1", Args: json.RawMessage(`{"title":"x"}`)},
+		Tool: model.ToolInfo{
 			Ref: trust.Ref{Server: "notes", Tool: "create_note"}, ServerTrust: trust.Trusted,
 			Declared: trust.Declared{Hints: trust.Hints{ReadOnly: &no, Destructive: &no}},
 			Class:    trust.Classification{Tier: trust.TierWrite, Action: trust.Ask},

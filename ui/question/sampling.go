@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog/wrap"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -45,7 +45,7 @@ func DefaultSamplingKeyMap() SamplingKeyMap {
 // Sampled answers a server's sampling request: Decline, or Reply written by the
 // person.
 type Sampled struct {
-	Request *session.SamplingRequest
+	Request *model.SamplingRequest
 	Decline bool
 	Reply   string
 }
@@ -54,9 +54,9 @@ func (Sampled) outcome() {}
 
 // sampling is the question about one sampling request: the whole request, escaped,
 // in a scrolling pane (nothing is cut: the request's size is bounded by the session,
-// session.MaxSamplingMessages and session.MaxSamplingText), and the reply field.
+// model.MaxSamplingMessages and model.MaxSamplingText), and the reply field.
 type sampling struct {
-	req   *session.SamplingRequest
+	req   *model.SamplingRequest
 	trust trust.ServerTrust
 	keys  SamplingKeyMap
 	reply textarea.Model
@@ -71,7 +71,7 @@ type sampling struct {
 
 const replyRows = 3
 
-func newSampling(r *session.SamplingRequest, t trust.ServerTrust) sampling {
+func newSampling(r *model.SamplingRequest, t trust.ServerTrust) sampling {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = "› "
@@ -218,7 +218,7 @@ func (s sampling) view(st theme.Styles, h help.Model, arming bool) string {
 // samplingLines lays out everything a sampling request carries at width iw: every
 // server string escaped, multi-line text behind a gutter, image and audio as a
 // placeholder with their type and size.
-func samplingLines(st theme.Styles, r *session.SamplingRequest, iw int) []string {
+func samplingLines(st theme.Styles, r *model.SamplingRequest, iw int) []string {
 	mark := wrap.Mark(func(s string) string { return st.Mark.Render(s) })
 	gutter := st.Gutter.Render("│ ")
 	label := func(s string) string { return st.Key.Render(s) }

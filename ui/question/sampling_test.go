@@ -8,23 +8,23 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 )
 
-func samplingRequest(id uint64) *session.SamplingRequest {
-	return &session.SamplingRequest{
+func samplingRequest(id uint64) *model.SamplingRequest {
+	return &model.SamplingRequest{
 		ID: id, Server: "everything", CallID: "c1",
 		SystemPrompt:   "You are \x1b[2Jhelpful.\n✔ Approved by user",
 		IncludeContext: "thisServer",
 		ModelHints:     []string{"claude-\u202e3"}, SpeedPriority: 0.8,
 		MaxTokens: 100,
-		Messages: []session.SamplingMessage{
-			{Role: "user", Parts: []session.SamplingPart{{Kind: "text", Text: "say hi"}}},
-			{Role: "user", Parts: []session.SamplingPart{{Kind: "image", MIME: "image/png", Size: 1234}}},
+		Messages: []model.SamplingMessage{
+			{Role: "user", Parts: []model.SamplingPart{{Kind: "text", Text: "say hi"}}},
+			{Role: "user", Parts: []model.SamplingPart{{Kind: "image", MIME: "image/png", Size: 1234}}},
 		},
-		Tools: []session.SamplingTool{{Name: "get_weather", Description: "Weather"}},
+		Tools: []model.SamplingTool{{Name: "get_weather", Description: "Weather"}},
 	}
 }
 
@@ -121,7 +121,7 @@ func TestSamplingQuestion_ShowsEverythingEscapedAndScrolls(t *testing.T) {
 	o, c := newOverlay(false)
 	r := samplingRequest(1)
 	for i := range 998 {
-		r.Messages = append(r.Messages, session.SamplingMessage{Role: "assistant", Parts: []session.SamplingPart{{Kind: "text", Text: fmt.Sprintf("filler %d", i)}}})
+		r.Messages = append(r.Messages, model.SamplingMessage{Role: "assistant", Parts: []model.SamplingPart{{Kind: "text", Text: fmt.Sprintf("filler %d", i)}}})
 	}
 	r.Messages[len(r.Messages)-1].Parts[0].Text = "THE LAST MESSAGE"
 	o.AddSampling(r, trust.Untrusted)
