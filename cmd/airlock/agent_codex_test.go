@@ -194,12 +194,8 @@ func (r *codexRig) useSnippet() string {
 	if eval == "" {
 		r.t.Fatalf("the snippet names no eval line:\n%s", snip)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		r.t.Fatal(err)
-	}
 	bin := r.t.TempDir()
-	if err := os.Symlink(self, filepath.Join(bin, "airlock")); err != nil {
+	if err := os.Symlink(selfPath(r.t), filepath.Join(bin, "airlock")); err != nil {
 		r.t.Fatal(err)
 	}
 	sh := exec.Command("sh", "-c", eval+` && printf %s "$AIRLOCK_TOKEN"`)

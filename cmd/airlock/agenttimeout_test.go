@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -53,11 +52,7 @@ func (a *agentCheck) file(path, body string) {
 
 func (a *agentCheck) run(env []string, args ...string) result {
 	a.t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	cmd := exec.Command(self, args...)
+	cmd := exec.Command(selfPath(a.t), args...)
 	cmd.Dir = a.cwd
 	base := []string{}
 	for _, kv := range os.Environ() {
@@ -70,16 +65,7 @@ func (a *agentCheck) run(env []string, args ...string) result {
 	}
 	cmd.Env = append(base, "AIRLOCK_AS_MAIN=1", "HOME="+a.home, "XDG_STATE_HOME="+filepath.Join(a.dir, "state"), "XDG_CONFIG_HOME="+filepath.Join(a.dir, "none"))
 	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		a.t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runResult(a.t, cmd)
 }
 
 // warnings runs check --format json and returns its warnings.

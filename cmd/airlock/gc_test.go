@@ -44,10 +44,7 @@ func TestTuneGC_OneShotCommandsCollectNothingWhileSmall(t *testing.T) {
 	path := writeConfig(t, cfg.String())
 	collections := func(env ...string) int {
 		t.Helper()
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
+		self := selfPath(t)
 		cmd := exec.Command(self, "check", "--config", path, "--json")
 		cmd.Env = append(os.Environ(), append([]string{"AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME=" + state, "GODEBUG=gctrace=1"}, env...)...)
 		var errb bytes.Buffer

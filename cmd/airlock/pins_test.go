@@ -40,10 +40,7 @@ var nowSHA = regexp.MustCompile(`now +sha256 ([0-9a-f]{64})`)
 // reviewed v2, the server now serves v3 with an <IMPORTANT> payload, and v2's prefix
 // is refused.
 func TestPinsAcceptBindsToReviewedFingerprint(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	desc := filepath.Join(dir, "desc.txt")
@@ -111,10 +108,7 @@ func quoteTOML(s string) string {
 
 // On a terminal, `pins accept` asks once, after the diff, and pins what it showed.
 func TestPinsAcceptAsksOnATerminal(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	desc := filepath.Join(dir, "desc.txt")

@@ -13,10 +13,7 @@ import (
 // snippetIn runs `airlock gateway snippet ARGS` in folder dir and returns stdout.
 func snippetIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	cmd := exec.Command(self, append([]string{"gateway", "snippet"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "none"))

@@ -15,10 +15,7 @@ import (
 // Compiling regular expressions at start was 2,100 allocations and 207 kB (a sixth of
 // the process's start-up CPU, perf); they are compiled on first use now.
 func TestStartup_PackageInitsAllocateLittle(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	cmd := exec.Command(self, "version")
 	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "GODEBUG=inittrace=1")
 	var errb bytes.Buffer
