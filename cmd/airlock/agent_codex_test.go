@@ -39,21 +39,29 @@ import (
 // CI, where .ci/run installs them).
 func codexCLI(t *testing.T) (node, script string) {
 	t.Helper()
-	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin"))
+	bin := agentBinDir(t, "the pinned Codex CLI is not installed", "node", "codex")
+	return filepath.Join(bin, "node"), filepath.Join(bin, "codex")
+}
+
+// agentBinDir is testdata/agents/node_modules/.bin, where `npm ci` installs the
+// pinned agent CLIs and the Node 22 they run on. When one of bins is missing the
+// test skips, saying missing and why (it fails instead when CI is set).
+func agentBinDir(t *testing.T, missing string, bins ...string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, script = filepath.Join(bin, "node"), filepath.Join(bin, "codex")
-	for _, p := range []string{node, script} {
-		if _, err := os.Stat(p); err != nil {
-			msg := fmt.Sprintf("the pinned Codex CLI is not installed (%v): run (cd testdata/agents && npm ci)", err)
+	for _, bin := range bins {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			msg := fmt.Sprintf("%s (%v): run (cd testdata/agents && npm ci)", missing, err)
 			if os.Getenv("CI") != "" {
 				t.Fatal(msg)
 			}
 			t.Skip(msg)
 		}
 	}
-	return node, script
+	return dir
 }
 
 // codexRig is one airlock TUI in a pseudo-terminal with its gateway, three demo
@@ -410,29 +418,6 @@ func decisions(recs []audit.Record) []string {
 		}
 	}
 	return out
-}
-
-// allowDestructive allows the question on screen as a person does: it arms, →
-// moves to the allow button, enter presses it, ctrl+y confirms.
-func (s *screen) allowDestructive() {
-	s.t.Helper()
-	s.waitFor("allow this call?")
-	s.waitGone("arming", "allow this call?")
-	s.keys(keyRight)
-	s.keys("\r")
-	s.waitFor("ctrl+y")
-	s.keys(keyCtrlY)
-}
-
-// denyWithReason denies the question on screen with a typed reason: d, the
-// reason, enter.
-func (s *screen) denyWithReason(reason string) {
-	s.t.Helper()
-	s.waitFor("allow this call?")
-	s.waitGone("arming", "allow this call?")
-	s.keys("d")
-	s.keys(reason)
-	s.keys("\r")
 }
 
 // What Codex does with airlock registered the way its own docs say, by `codex mcp

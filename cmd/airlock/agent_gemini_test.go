@@ -35,20 +35,7 @@ import (
 // CI is set.
 func geminiBinDir(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bin := range []string{"gemini", "node"} {
-		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			msg := "the agent CLIs are not installed (" + err.Error() + "): run (cd testdata/agents && npm ci)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return dir
+	return agentBinDir(t, "the agent CLIs are not installed", "gemini", "node")
 }
 
 // geminiAgent is one Gemini CLI user: a fresh HOME with its settings, a project
@@ -432,14 +419,11 @@ func geminiAuditCalls(t *testing.T, state, tool string) (kinds []string, reasons
 	return kinds, reasons
 }
 
-// answerAllow allows the question on screen: →, enter, ctrl+y once it is armed.
+// answerAllow allows the question on screen (allowDestructive) and waits for the
+// dialog to close.
 func (s *screen) answerAllow() {
 	s.t.Helper()
-	s.waitGone("arming", "allow this call?")
-	s.keys(keyRight)
-	s.keys("\r")
-	s.waitFor("ctrl+y")
-	s.keys(keyCtrlY)
+	s.allowDestructive()
 	s.waitGone("allow this call?", "Tools · ")
 }
 
@@ -533,11 +517,7 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 		))
 		done := make(chan geminiResult, 1)
 		go func() { done <- g.run(nil, "-p", "delete my wifi note") }()
-		s.waitFor("allow this call?")
-		s.waitGone("arming", "allow this call?")
-		s.keys("d")
-		s.keys("keep the wifi note")
-		s.keys("\r")
+		s.denyWithReason("keep the wifi note")
 		var r geminiResult
 		select {
 		case r = <-done:

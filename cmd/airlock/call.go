@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
 	"github.com/airlock-mcp/airlock/session"
 	auditpkg "github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -61,10 +59,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	for _, s := range notices {
 		fmt.Fprintf(stderr, "airlock: warning: %s\n", s)
 	}
-	interactive := false
-	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		interactive = true
-	}
+	interactive := isTerminal(stdin)
 	audit, err := openAudit(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -85,14 +80,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if f, ok := stdin.(*os.File); ok && interactive {
 		asker.Drain = drainInput(f)
 	}
-	tuneGC(true) // a one-shot command: see tuneGC
-	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}, Asker: asker})
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	m, ok := startOneShot(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}, Asker: asker}, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	defer m.Close()
-	m.Start()
 	if err := m.Wait(ctx); err != nil {
 		return 1
 	}

@@ -153,6 +153,20 @@ func newManager(cfg *config.Config, opts session.Options) (*session.Manager, err
 	return session.New(cfg, opts), nil
 }
 
+// startOneShot makes and starts the Manager of a one-shot command (call, read,
+// prompt, snapshot), with the collector tuned for a short run (see tuneGC); ok is
+// false when it cannot be made, which is said on stderr and is cli.ExitConfig.
+func startOneShot(cfg *config.Config, opts session.Options, stderr io.Writer) (*session.Manager, bool) {
+	tuneGC(true)
+	m, err := newManager(cfg, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return nil, false
+	}
+	m.Start()
+	return m, true
+}
+
 func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name := "airlock check"
 	if cmd == "" {

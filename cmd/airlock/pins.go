@@ -79,8 +79,9 @@ type reviewFlags struct {
 	in                 io.Reader
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether the reader or writer end is a terminal.
+func isTerminal(end any) bool {
+	f, ok := end.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 

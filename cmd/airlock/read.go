@@ -7,10 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
-
-	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
@@ -60,10 +57,7 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
-	interactive := false
-	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		interactive = true
-	}
+	interactive := isTerminal(stdin)
 	audit, err := openAudit(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -71,14 +65,11 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 	}
 	defer audit.Close()
 	auditNotice(stderr, "airlock", audit)
-	tuneGC(true) // a one-shot command: see tuneGC
-	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}})
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	m, ok := startOneShot(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}}, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	defer m.Close()
-	m.Start()
 	if err := m.Wait(ctx); err != nil {
 		return 1
 	}
