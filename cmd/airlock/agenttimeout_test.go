@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,19 +51,9 @@ func (a *agentCheck) file(path, body string) {
 
 func (a *agentCheck) run(env []string, args ...string) result {
 	a.t.Helper()
-	cmd := exec.Command(selfPath(a.t), args...)
+	cmd := asAirlock(a.t, []string{"HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "MCP_TOOL_TIMEOUT"},
+		append([]string{"HOME=" + a.home, "XDG_STATE_HOME=" + filepath.Join(a.dir, "state"), "XDG_CONFIG_HOME=" + filepath.Join(a.dir, "none")}, env...), args...)
 	cmd.Dir = a.cwd
-	base := []string{}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "MCP_TOOL_TIMEOUT":
-			continue
-		}
-		base = append(base, kv)
-	}
-	cmd.Env = append(base, "AIRLOCK_AS_MAIN=1", "HOME="+a.home, "XDG_STATE_HOME="+filepath.Join(a.dir, "state"), "XDG_CONFIG_HOME="+filepath.Join(a.dir, "none"))
-	cmd.Env = append(cmd.Env, env...)
 	return runResult(a.t, cmd)
 }
 

@@ -103,8 +103,7 @@ func startBridgeRig(t *testing.T, state string, tokensFile bool) *bridgeRig {
 func (r *bridgeRig) bridge(t *testing.T, args []string, env ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
 	t.Helper()
 	addr := strings.TrimSuffix(strings.TrimPrefix(r.g.URL(), "http://"), "/mcp")
-	bridge := exec.Command(selfPath(t), append([]string{"bridge", "--demo", "--gateway", addr}, args...)...)
-	bridge.Env = append(append(os.Environ(), "AIRLOCK_AS_MAIN=1"), env...)
+	bridge := asAirlock(t, nil, env, append([]string{"bridge", "--demo", "--gateway", addr}, args...)...)
 	stdin, stdout := startPiped(t, bridge)
 	t.Cleanup(func() { _ = bridge.Process.Kill(); _ = bridge.Wait() })
 	return bridge, stdin, stdout

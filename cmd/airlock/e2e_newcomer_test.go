@@ -158,8 +158,7 @@ func TestE2E_GatewayFoundWhereItRuns(t *testing.T) {
 // first line it answers, keeping stdin open until then.
 func bridgeOnce(t *testing.T, state, line string) string {
 	t.Helper()
-	cmd := exec.Command(selfPath(t), "bridge")
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
+	cmd := asAirlock(t, nil, stateEnv(state), "bridge")
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	in, out := startPiped(t, cmd)

@@ -40,9 +40,7 @@ func startScreen(t *testing.T, args ...string) *screen {
 // startScreenIn is startScreen with XDG_STATE_HOME (and XDG_CONFIG_HOME) at state.
 func startScreenIn(t *testing.T, state string, args ...string) *screen {
 	t.Helper()
-	self := selfPath(t)
-	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "TERM=xterm-256color", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+state)
+	cmd := asAirlock(t, nil, []string{"TERM=xterm-256color", "XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + state}, args...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,16 +95,8 @@ func TestFromRunsImportedServers(t *testing.T) {
 // runIn runs airlock with HOME set to home (and no other client folders) in dir.
 func runIn(t *testing.T, dir, home string, args ...string) result {
 	t.Helper()
-	self := selfPath(t)
-	cmd := exec.Command(self, args...)
+	cmd := asAirlock(t, []string{"HOME", "XDG_CONFIG_HOME", "CODEX_HOME"}, []string{"HOME=" + home, "XDG_STATE_HOME=" + t.TempDir()}, args...)
 	cmd.Dir = dir
-	var env []string
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "HOME" && k != "XDG_CONFIG_HOME" && k != "CODEX_HOME" {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "AIRLOCK_AS_MAIN=1", "HOME="+home, "XDG_STATE_HOME="+t.TempDir())
 	return runResult(t, cmd)
 }
 

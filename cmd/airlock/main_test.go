@@ -63,10 +63,30 @@ func airlock(t *testing.T, stdin string, args ...string) result {
 // airlockIn is airlock with XDG_STATE_HOME at state and no config at the default path.
 func airlockIn(t *testing.T, state, stdin string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(selfPath(t), args...)
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
+	cmd := asAirlock(t, nil, stateEnv(state), args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	return runResult(t, cmd)
+}
+
+// asAirlock is this test binary run as `airlock args...`, in the test's
+// environment less the variables named in drop, with AIRLOCK_AS_MAIN=1 and then
+// set added.
+func asAirlock(t testing.TB, drop, set []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(selfPath(t), args...)
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(drop, k) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(append(cmd.Env, "AIRLOCK_AS_MAIN=1"), set...)
+	return cmd
+}
+
+// stateEnv is the environment of an airlock with its state in state and no
+// config at the default path.
+func stateEnv(state string) []string {
+	return []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(state, "none")}
 }
 
 // selfPath is this test binary: airlock with AIRLOCK_AS_MAIN=1, a demo server as

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -122,8 +121,7 @@ func TestPinsAcceptAsksOnATerminal(t *testing.T) {
 	if err := os.WriteFile(desc, []byte("v2: the weather, in more detail."), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "pins", "accept", "wx", "get_weather", "--config", cfg)
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
+	cmd := asAirlock(t, nil, stateEnv(state), "pins", "accept", "wx", "get_weather", "--config", cfg)
 	f, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
