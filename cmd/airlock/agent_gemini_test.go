@@ -186,6 +186,29 @@ func (g *geminiAgent) prompt(script agentmodel.GeminiScript, text string) (gemin
 	return r, g.model.Conversation()
 }
 
+// startPrompt runs `gemini -p text` with the script on a goroutine of its own,
+// for a test that answers its question on the screen meanwhile.
+func (g *geminiAgent) startPrompt(script agentmodel.GeminiScript, text string) <-chan geminiResult {
+	g.setScript(script)
+	done := make(chan geminiResult, 1)
+	go func() { done <- g.run(nil, "-p", text) }()
+	return done
+}
+
+// end waits for a started run (3 minutes at most, else the test fails saying
+// notEnded) and checks its requests.
+func (g *geminiAgent) end(t *testing.T, run <-chan geminiResult, notEnded string) geminiResult {
+	t.Helper()
+	var r geminiResult
+	select {
+	case r = <-run:
+	case <-time.After(3 * time.Minute):
+		t.Fatal(notEnded)
+	}
+	g.checkRequests(r)
+	return r
+}
+
 // checkRequests fails the test when the CLI asked the model for something it does
 // not serve, or a utility call's answer did not satisfy the CLI.
 func (g *geminiAgent) checkRequests(r geminiResult) {
@@ -288,6 +311,18 @@ func geminiAirlock(t *testing.T, cfg string) *screen {
 	return s
 }
 
+// startGemini is how each Gemini test starts: a Gemini user, the airlock TUI on
+// geminiConfig, and the snippet airlock prints for Gemini (with --env when env):
+// its comment lines and its JSON block.
+func startGemini(t *testing.T, env bool) (g *geminiAgent, s *screen, comments string, block map[string]any) {
+	t.Helper()
+	g = newGeminiAgent(t)
+	cfg := geminiConfig(t)
+	s = geminiAirlock(t, cfg)
+	comments, block = geminiSnippet(t, s.state, cfg, env)
+	return g, s, comments, block
+}
+
 // geminiListed is gemini mcp list's line for airlock.
 func geminiListed(out string) string {
 	for _, l := range strings.Split(out, "\n") {
@@ -303,10 +338,7 @@ func geminiListed(out string) string {
 // does not trust. Both are why the snippet says what it says.
 func TestGeminiCLI_ConnectsOnlyWithTrustedFolderAndServer(t *testing.T) {
 	t.Parallel() // each Gemini run is mostly Node starting: the three overlap
-	g := newGeminiAgent(t)
-	cfg := geminiConfig(t)
-	s := geminiAirlock(t, cfg)
-	comments, block := geminiSnippet(t, s.state, cfg, false)
+	g, _, comments, block := startGemini(t, false)
 	for _, want := range []string{"~/.gemini/settings.json", "a folder it trusts", "trustedFolders.json", "--skip-trust", `"trust": true`, "timeout", "approval_timeout"} {
 		if !strings.Contains(comments, want) {
 			t.Errorf("the snippet's comments do not say %q:\n%s", want, comments)
@@ -368,10 +400,7 @@ func TestGeminiCLI_ConnectsOnlyWithTrustedFolderAndServer(t *testing.T) {
 // block connects with the token in the environment and without it does not.
 func TestGeminiCLI_EnvSnippetReadsTheTokenFromTheEnvironment(t *testing.T) {
 	t.Parallel() // each Gemini run is mostly Node starting: the three overlap
-	g := newGeminiAgent(t)
-	cfg := geminiConfig(t)
-	s := geminiAirlock(t, cfg)
-	_, block := geminiSnippet(t, s.state, cfg, true)
+	g, s, _, block := startGemini(t, true)
 	entry, _ := block["mcpServers"].(map[string]any)["airlock"].(map[string]any)
 	if h, _ := entry["headers"].(map[string]any); h["Authorization"] != "Bearer ${AIRLOCK_TOKEN}" {
 		t.Fatalf("the --env block's header: %v", entry["headers"])
@@ -433,10 +462,7 @@ func (s *screen) answerAllow() {
 // withdrawn and its call never runs.
 func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 	t.Parallel() // each Gemini run is mostly Node starting: the three overlap
-	g := newGeminiAgent(t)
-	cfg := geminiConfig(t)
-	s := geminiAirlock(t, cfg)
-	_, block := geminiSnippet(t, s.state, cfg, false)
+	g, s, _, block := startGemini(t, false)
 	g.settings(block["mcpServers"])
 	g.trustFolder()
 
@@ -480,23 +506,15 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 	})
 
 	run("destructive call asks, allowed by keys", func(t *testing.T) {
-		g.setScript(agentmodel.GeminiSteps(
+		started := g.startPrompt(agentmodel.GeminiSteps(
 			geminiCall("notes__delete_note", map[string]any{"id": "note-1"}),
 			geminiCall("notes__list_notes", nil),
 			agentmodel.GeminiReply{Text: "deleted"},
-		))
-		done := make(chan geminiResult, 1)
-		go func() { done <- g.run(nil, "-p", "delete my groceries note") }()
+		), "delete my groceries note")
 		s.waitFor("allow this call?")
 		s.waitFor("delete_note")
 		s.answerAllow()
-		var r geminiResult
-		select {
-		case r = <-done:
-		case <-time.After(3 * time.Minute):
-			t.Fatal("gemini did not end after the call was allowed")
-		}
-		g.checkRequests(r)
+		r := g.end(t, started, "gemini did not end after the call was allowed")
 		conv := g.model.Conversation()
 		del, _ := geminiResponse(conv, "mcp_airlock_notes__delete_note")
 		list, _ := geminiResponse(conv, "mcp_airlock_notes__list_notes")
@@ -511,20 +529,12 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 	})
 
 	run("destructive call denied with a typed reason", func(t *testing.T) {
-		g.setScript(agentmodel.GeminiSteps(
+		started := g.startPrompt(agentmodel.GeminiSteps(
 			geminiCall("notes__delete_note", map[string]any{"id": "note-2"}),
 			agentmodel.GeminiReply{Text: "not deleted"},
-		))
-		done := make(chan geminiResult, 1)
-		go func() { done <- g.run(nil, "-p", "delete my wifi note") }()
+		), "delete my wifi note")
 		s.denyWithReason("keep the wifi note")
-		var r geminiResult
-		select {
-		case r = <-done:
-		case <-time.After(3 * time.Minute):
-			t.Fatal("gemini did not end after the call was denied")
-		}
-		g.checkRequests(r)
+		r := g.end(t, started, "gemini did not end after the call was denied")
 		del, _ := geminiResponse(g.model.Conversation(), "mcp_airlock_notes__delete_note")
 		t.Logf("denied: the model got %q", del.Text())
 		if !strings.Contains(del.Text(), "keep the wifi note") || !strings.Contains(del.Text(), "denied") {
@@ -587,20 +597,12 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 		short["timeout"] = 4000
 		g.settings(map[string]any{"airlock": short})
 		defer g.settings(block["mcpServers"])
-		g.setScript(agentmodel.GeminiSteps(
+		started := g.startPrompt(agentmodel.GeminiSteps(
 			geminiCall("notes__delete_note", map[string]any{"id": "note-3"}),
 			agentmodel.GeminiReply{Text: "gave up"},
-		))
-		done := make(chan geminiResult, 1)
-		go func() { done <- g.run(nil, "-p", "delete my demo day note") }()
+		), "delete my demo day note")
 		s.waitFor("allow this call?")
-		var r geminiResult
-		select {
-		case r = <-done:
-		case <-time.After(3 * time.Minute):
-			t.Fatal("gemini did not give up on the call")
-		}
-		g.checkRequests(r)
+		g.end(t, started, "gemini did not give up on the call")
 		del, _ := geminiResponse(g.model.Conversation(), "mcp_airlock_notes__delete_note")
 		t.Logf("gemini's timeout: the model got %q", del.Text())
 		s.waitGone("allow this call?", "Tools · ")
@@ -611,25 +613,17 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 	})
 
 	run("taint makes a send ask", func(t *testing.T) {
-		g.setScript(agentmodel.GeminiSteps(
+		started := g.startPrompt(agentmodel.GeminiSteps(
 			geminiCall("web__fetch_url", map[string]any{"url": "https://blog.example.com/mcp-tips"}),
 			geminiCall("mail__send_email", map[string]any{"to": "ann@example.com", "subject": "tips", "body": "see the blog"}),
 			agentmodel.GeminiReply{Text: "sent"},
-		))
-		done := make(chan geminiResult, 1)
-		go func() { done <- g.run(nil, "-p", "read the blog and mail it to Ann") }()
+		), "read the blog and mail it to Ann")
 		s.waitFor("allow this call?")
 		s.waitFor("send_email")
 		s.waitFor("tainted")
 		s.waitGone("arming", "allow this call?")
 		s.keys(keyEsc) // deny
-		var r geminiResult
-		select {
-		case r = <-done:
-		case <-time.After(3 * time.Minute):
-			t.Fatal("gemini did not end after the send was denied")
-		}
-		g.checkRequests(r)
+		r := g.end(t, started, "gemini did not end after the send was denied")
 		conv := g.model.Conversation()
 		fetched, _ := geminiResponse(conv, "mcp_airlock_web__fetch_url")
 		sent, _ := geminiResponse(conv, "mcp_airlock_mail__send_email")
