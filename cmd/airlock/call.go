@@ -43,15 +43,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "usage: airlock call SERVER__TOOL | SERVER TOOL [--args JSON] [--yes] [--config FILE] (airlock call --help)")
 		return 2
 	}
-	// The same canonical check Manager.Call makes, before anything connects: a
-	// duplicate key, invalid UTF-8 or anything but an object is refused here.
-	if _, err := session.CanonicalArgs([]byte(*argJSON)); err != nil {
-		fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
+	if argsRefused(*argJSON, stderr) {
 		return 2
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	cfg, ok := configOrSay(*cfgPath, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	notices, done := startRun(cfg.StateDir, "airlock call", true)

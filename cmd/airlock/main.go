@@ -24,6 +24,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/fence"
 	"github.com/airlock-mcp/airlock/ui"
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -92,6 +93,28 @@ func dispatch(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 }
 
 // loadConfig reads --config or the default path.
+// configOrSay is loadConfig for a command: a config that cannot be loaded is said
+// on stderr (ok false: the command exits cli.ExitConfig).
+func configOrSay(path string, stderr io.Writer) (cfg *config.Config, ok bool) {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return nil, false
+	}
+	return cfg, true
+}
+
+// argsRefused says on stderr why --args would be refused by the canonical check
+// Manager.Call makes (a duplicate key, invalid UTF-8, anything but an object), so
+// that it is refused before anything connects.
+func argsRefused(argJSON string, stderr io.Writer) bool {
+	if _, err := session.CanonicalArgs([]byte(argJSON)); err != nil {
+		fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
+		return true
+	}
+	return false
+}
+
 func loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		p, err := config.DefaultPath()

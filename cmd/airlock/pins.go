@@ -41,9 +41,8 @@ func runPins(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return 2
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	cfg, ok := configOrSay(*cfgPath, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	pins, err := openPins(cfg)

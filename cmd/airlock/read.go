@@ -46,15 +46,11 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	if argJSON != nil {
-		if _, err := session.CanonicalArgs([]byte(*argJSON)); err != nil {
-			fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
-			return 2
-		}
+	if argJSON != nil && argsRefused(*argJSON, stderr) {
+		return 2
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	cfg, ok := configOrSay(*cfgPath, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	interactive := isTerminal(stdin)
