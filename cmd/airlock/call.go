@@ -110,14 +110,8 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	out, err := m.Call(ctx, session.CallRequest{Server: server, Tool: tool, Served: served, Args: json.RawMessage(*argJSON)})
-	var denied *session.DeniedError
-	switch {
-	case errors.As(err, &denied):
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
-		return 5
-	case err != nil:
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-		return 1
+	if code := failedCode(err, stderr); code != 0 {
+		return code
 	}
 	cli.WriteResult(stdout, out.Result)
 	fmt.Fprintf(stderr, "(%s by %s in %s)\n", out.Verdict.Action, out.Verdict.By, out.Duration.Round(time.Millisecond))

@@ -104,6 +104,21 @@ func configOrSay(path string, stderr io.Writer) (cfg *config.Config, ok bool) {
 	return cfg, true
 }
 
+// failedCode says why a call, read or prompt failed on stderr and returns its exit
+// code: 5 when it was denied, 1 for any other failure, 0 when err is nil.
+func failedCode(err error, stderr io.Writer) int {
+	var denied *session.DeniedError
+	switch {
+	case errors.As(err, &denied):
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
+		return 5
+	case err != nil:
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+		return 1
+	}
+	return 0
+}
+
 // argsRefused says on stderr why --args would be refused by the canonical check
 // Manager.Call makes (a duplicate key, invalid UTF-8, anything but an object), so
 // that it is refused before anything connects.

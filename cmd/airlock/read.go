@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -94,14 +93,8 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 			v, dur, tainted = out.Verdict, out.Duration, out.Tainted
 		}
 	}
-	var denied *session.DeniedError
-	switch {
-	case errors.As(err, &denied):
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
-		return 5
-	case err != nil:
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-		return 1
+	if code := failedCode(err, stderr); code != 0 {
+		return code
 	}
 	fmt.Fprintf(stderr, "(%s by %s in %s)\n", v.Action, v.By, dur.Round(time.Millisecond))
 	if tainted {
