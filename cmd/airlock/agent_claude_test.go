@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -165,21 +164,7 @@ func claudeToolResult(t *testing.T, model *agentmodel.AnthropicServer, tool stri
 // claudeAudit lists decided_by/decision/outcome of every audit record of tool.
 func claudeAudit(t *testing.T, path, tool string) []audit.Record {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var r audit.Record
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Server+"__"+r.Tool == tool {
-			out = append(out, r)
-		}
-	}
-	return out
+	return auditRecords(t, path, func(r audit.Record) bool { return r.Server+"__"+r.Tool == tool })
 }
 
 // claudeStatusLine is the screen's status line (the one with the context's taint).

@@ -389,24 +389,11 @@ func (r *codexRig) noteExists(id string) bool {
 // first.
 func (r *codexRig) auditOf(server, tool string) []audit.Record {
 	r.t.Helper()
-	f, err := os.Open(filepath.Join(r.stateDir, "audit.jsonl"))
-	if errors.Is(err, fs.ErrNotExist) {
+	path := filepath.Join(r.stateDir, "audit.jsonl")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var rec audit.Record
-		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Server == server && rec.Tool == tool {
-			out = append(out, rec)
-		}
-	}
-	return out
+	return auditRecords(r.t, path, func(rec audit.Record) bool { return rec.Server == server && rec.Tool == tool })
 }
 
 // decisions lists kind:decision:decided_by of records.

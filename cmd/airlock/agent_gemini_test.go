@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -429,20 +428,10 @@ func TestGeminiCLI_EnvSnippetReadsTheTokenFromTheEnvironment(t *testing.T) {
 // with the person's reasons.
 func geminiAuditCalls(t *testing.T, state, tool string) (kinds []string, reasons []string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(state, "airlock", "audit.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var r audit.Record
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Server+"__"+r.Tool == tool {
-			kinds = append(kinds, r.Kind+":"+r.Decision+r.Outcome+":"+r.DecidedBy)
-			if r.PersonReason != "" {
-				reasons = append(reasons, r.PersonReason)
-			}
+	for _, r := range auditRecords(t, filepath.Join(state, "airlock", "audit.jsonl"), func(r audit.Record) bool { return r.Server+"__"+r.Tool == tool }) {
+		kinds = append(kinds, r.Kind+":"+r.Decision+r.Outcome+":"+r.DecidedBy)
+		if r.PersonReason != "" {
+			reasons = append(reasons, r.PersonReason)
 		}
 	}
 	return kinds, reasons

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -211,19 +209,9 @@ func TestBridgeProcess_NamedTokenAddedThenRevoked(t *testing.T) {
 // goneCallRecords lists kind:decision:decided_by of the audit records of one call.
 func goneCallRecords(t *testing.T, path, callID string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var r audit.Record
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.CallID == callID {
-			out = append(out, r.Kind+":"+r.Decision+":"+r.DecidedBy)
-		}
+	for _, r := range auditRecords(t, path, func(r audit.Record) bool { return r.CallID == callID }) {
+		out = append(out, r.Kind+":"+r.Decision+":"+r.DecidedBy)
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/fence"
 )
 
@@ -87,6 +88,27 @@ func asAirlock(t testing.TB, drop, set []string, args ...string) *exec.Cmd {
 // config at the default path.
 func stateEnv(state string) []string {
 	return []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(state, "none")}
+}
+
+// auditRecords reads the audit log at path and returns its records that keep
+// holds for, oldest first; a line that is not a record is passed over.
+func auditRecords(t testing.TB, path string, keep func(audit.Record) bool) []audit.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []audit.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var r audit.Record
+		if json.Unmarshal(sc.Bytes(), &r) == nil && keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // selfPath is this test binary: airlock with AIRLOCK_AS_MAIN=1, a demo server as
