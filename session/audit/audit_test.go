@@ -27,6 +27,17 @@ func openTemp(tb testing.TB) (*audit.Log, string) {
 	return a, path
 }
 
+// closedBytes closes the log a and returns the bytes of its file, path.
+func closedBytes(t *testing.T, a *audit.Log, path string) []byte {
+	t.Helper()
+	a.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func writeLog(t *testing.T, n int) (string, []byte) {
 	t.Helper()
 	a, path := openTemp(t)
@@ -37,11 +48,7 @@ func writeLog(t *testing.T, n int) (string, []byte) {
 			t.Fatal(err)
 		}
 	}
-	a.Close()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := closedBytes(t, a, path)
 	return path, b
 }
 

@@ -38,11 +38,7 @@ func TestRecord_EveryFieldIsBoundedWithAMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Close()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := closedBytes(t, a, path)
 	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
 	if len(lines) != 2 {
 		t.Fatalf("%d lines", len(lines))
