@@ -189,22 +189,8 @@ func (m legMask) words() string {
 // which spec defaults applied), then labels, then the fence, then, for a tool that is not blocked, the
 // tier's policy and any tool policy. The same input always gives the same sentences.
 func Classify(t Tool, p Policy) Classification {
-	asserted := t.Asserted.array()
-	declared := t.Declared.Hints.array()
 	trusted := t.ServerTrust == Trusted
-
-	var eff [hintCount]bool
-	var src [hintCount]source
-	for i := range hintCount {
-		switch {
-		case asserted[i] != nil:
-			eff[i], src[i] = *asserted[i], fromAsserted
-		case trusted && declared[i] != nil:
-			eff[i], src[i] = *declared[i], fromServer
-		default:
-			eff[i], src[i] = specDefault(i), fromDefault
-		}
-	}
+	eff, src := effective(t)
 	e := Effective{
 		ReadOnly:    eff[hintReadOnly],
 		Destructive: eff[hintDestructive],
@@ -264,7 +250,7 @@ func Classify(t Tool, p Policy) Classification {
 		block("disabled for this session")
 	}
 
-	reasons = appendHintReasons(reasons, t, declared, src, eff)
+	reasons = appendHintReasons(reasons, t, t.Declared.Hints.array(), src, eff)
 
 	if serverLabels != 0 {
 		reasons = append(reasons, "server "+t.Server+" is labelled "+serverLabels.words())

@@ -624,23 +624,12 @@ func TestClassifyDoesNotAliasLabels(t *testing.T) {
 }
 
 func TestTierOf(t *testing.T) {
-	tests := []struct {
-		name string
-		e    Effective
-		want Tier
-	}{
-		{name: "read-only wins over destructive", e: Effective{ReadOnly: true, Destructive: true}, want: TierRead},
-		{name: "read-only", e: Effective{ReadOnly: true}, want: TierRead},
-		{name: "additive", e: Effective{OpenWorld: true}, want: TierWrite},
-		{name: "destructive", e: Effective{Destructive: true}, want: TierDestructive},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := TierOf(tt.e); got != tt.want {
-				t.Errorf("TierOf(%+v) = %v, want %v", tt.e, got, tt.want)
-			}
-		})
-	}
+	checkFn(t, "TierOf", TierOf, []fnCase[Effective, Tier]{
+		{name: "read-only wins over destructive", in: Effective{ReadOnly: true, Destructive: true}, want: TierRead},
+		{name: "read-only", in: Effective{ReadOnly: true}, want: TierRead},
+		{name: "additive", in: Effective{OpenWorld: true}, want: TierWrite},
+		{name: "destructive", in: Effective{Destructive: true}, want: TierDestructive},
+	})
 }
 
 func TestPolicyFor(t *testing.T) {

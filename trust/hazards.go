@@ -452,30 +452,10 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 		uc = legTools{} // no pair hazard for the same server
 	}
 	if len(uc.names) > 0 && len(ex.names) > 0 {
-		out = append(out, Hazard{
-			Kind:      HazardOpenWorldExfiltration,
-			Severity:  SeverityHigh,
-			Unguarded: uc.allowed && ex.allowed,
-			Rules:     ruleNames(uc.allowed && ex.allowed, uc, ex),
-			Legs: map[string][]string{
-				string(LegUntrustedContent): uc.names,
-				string(LegExfiltration):     ex.names,
-			},
-			Summary: pairSummary(uc.names, ex.names, "can send it out"),
-		})
+		out = append(out, pairHazard(HazardOpenWorldExfiltration, uc, ex, string(LegExfiltration), "can send it out"))
 	}
 	if len(uc.names) > 0 && len(de.names) > 0 {
-		out = append(out, Hazard{
-			Kind:      HazardUntrustedDestructive,
-			Severity:  SeverityHigh,
-			Unguarded: uc.allowed && de.allowed,
-			Rules:     ruleNames(uc.allowed && de.allowed, uc, de),
-			Legs: map[string][]string{
-				string(LegUntrustedContent): uc.names,
-				HazardLegDestructive:        de.names,
-			},
-			Summary: pairSummary(uc.names, de.names, "can make destructive changes"),
-		})
+		out = append(out, pairHazard(HazardUntrustedDestructive, uc, de, HazardLegDestructive, "can make destructive changes"))
 	}
 	// The shadowing hazards' legs are the scan's own, shared with every result made
 	// from it: hazards are read-only (see Hazard), so handing them out costs no copy.
@@ -646,6 +626,24 @@ func lowerBound(o []string, from int, n string) int {
 	hi = min(hi, len(o))
 	i, _ := slices.BinarySearch(o[lo:hi], n)
 	return lo + i
+}
+
+// pairHazard is the high hazard of kind where untrusted content (uc) reaches the
+// tools of another leg, named leg in the hazard, which does what does says;
+// unguarded when a tool of each leg runs unasked.
+func pairHazard(kind HazardKind, uc, other legTools, leg, does string) Hazard {
+	unguarded := uc.allowed && other.allowed
+	return Hazard{
+		Kind:      kind,
+		Severity:  SeverityHigh,
+		Unguarded: unguarded,
+		Rules:     ruleNames(unguarded, uc, other),
+		Legs: map[string][]string{
+			string(LegUntrustedContent): uc.names,
+			leg:                         other.names,
+		},
+		Summary: pairSummary(uc.names, other.names, does),
+	}
 }
 
 func pairSummary(untrusted, other []string, does string) string {

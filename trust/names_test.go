@@ -7,12 +7,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// fnCase is one case of a function of one argument: in gives want.
+type fnCase[In any, Out comparable] struct {
+	name string
+	in   In
+	want Out
+}
+
+// checkFn runs each case as a subtest of its name: f, called fname in failures,
+// must give want for in.
+func checkFn[In any, Out comparable](t *testing.T, fname string, f func(In) Out, cases []fnCase[In, Out]) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := f(tt.in); got != tt.want {
+				t.Errorf("%s(%#v) = %v, want %v", fname, tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestValidToolName(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want bool
-	}{
+	checkFn(t, "ValidToolName", ValidToolName, []fnCase[string, bool]{
 		{name: "snake case", in: "send_email", want: true},
 		{name: "all allowed classes", in: "Az09_.-", want: true},
 		{name: "one char", in: "x", want: true},
@@ -28,22 +44,11 @@ func TestValidToolName(t *testing.T) {
 		{name: "cyrillic a", in: "re\u0430d_file", want: false},
 		{name: "invalid UTF-8", in: "a\xff", want: false},
 		{name: "colon", in: "mail:send", want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ValidToolName(tt.in); got != tt.want {
-				t.Errorf("ValidToolName(%q) = %v, want %v", tt.in, got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestValidServerName(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want bool
-	}{
+	checkFn(t, "ValidServerName", ValidServerName, []fnCase[string, bool]{
 		{name: "word", in: "notes", want: true},
 		{name: "digit first", in: "1password", want: true},
 		{name: "hyphen inside", in: "my-server", want: true},
@@ -57,14 +62,7 @@ func TestValidServerName(t *testing.T) {
 		{name: "dot", in: "a.b", want: false},
 		{name: "space", in: "a b", want: false},
 		{name: "non-ASCII", in: "wéb", want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ValidServerName(tt.in); got != tt.want {
-				t.Errorf("ValidServerName(%q) = %v, want %v", tt.in, got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNameProblems(t *testing.T) {

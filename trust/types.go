@@ -11,6 +11,7 @@ package trust
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -28,19 +29,28 @@ const (
 // Tiers lists every tier in order.
 var Tiers = [...]Tier{TierRead, TierWrite, TierDestructive, TierBlocked}
 
+// tierWords are the tiers' words, by value.
+var tierWords = []string{TierRead: "read", TierWrite: "write", TierDestructive: "destructive", TierBlocked: "blocked"}
+
 // String returns the tier's word: read, write, destructive or blocked.
-func (t Tier) String() string {
-	switch t {
-	case TierRead:
-		return "read"
-	case TierWrite:
-		return "write"
-	case TierDestructive:
-		return "destructive"
-	case TierBlocked:
-		return "blocked"
+func (t Tier) String() string { return word(tierWords, t, "tier") }
+
+// word is the word of v in words (indexed by value), or kind(v) for a value
+// with none.
+func word[T ~int](words []string, v T, kind string) string {
+	if v >= 0 && int(v) < len(words) {
+		return words[v]
 	}
-	return fmt.Sprintf("tier(%d)", int(t))
+	return fmt.Sprintf("%s(%d)", kind, int(v))
+}
+
+// parseWord is the value whose word in words is s; ok is false for a word that
+// is not there or empty.
+func parseWord[T ~int](words []string, s string) (v T, ok bool) {
+	if i := slices.Index(words, s); s != "" && i >= 0 {
+		return T(i), true
+	}
+	return 0, false
 }
 
 // MarshalText encodes the tier as its word.
@@ -57,33 +67,18 @@ const (
 	BlockedServer
 )
 
+// trustWords are the trust levels' words, by value.
+var trustWords = []string{Untrusted: "untrusted", Trusted: "trusted", BlockedServer: "blocked"}
+
 // String returns the trust word used in the config: untrusted, trusted or blocked.
-func (s ServerTrust) String() string {
-	switch s {
-	case Untrusted:
-		return "untrusted"
-	case Trusted:
-		return "trusted"
-	case BlockedServer:
-		return "blocked"
-	}
-	return fmt.Sprintf("trust(%d)", int(s))
-}
+func (s ServerTrust) String() string { return word(trustWords, s, "trust") }
 
 // MarshalText encodes the trust level as its word.
 func (s ServerTrust) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // ParseServerTrust reads a config trust word.
 func ParseServerTrust(s string) (ServerTrust, bool) {
-	switch s {
-	case "untrusted":
-		return Untrusted, true
-	case "trusted":
-		return Trusted, true
-	case "blocked":
-		return BlockedServer, true
-	}
-	return Untrusted, false
+	return parseWord[ServerTrust](trustWords, s) // Untrusted when not a word
 }
 
 // Action is what happens to a call: it runs (Allow), waits for a person (Ask), or is
@@ -99,35 +94,18 @@ const (
 	Deny
 )
 
+// actionWords are the actions' words, by value; unset has none.
+var actionWords = []string{ActionUnset: "", Allow: "allow", Ask: "ask", Deny: "deny"}
+
 // String returns the action word used in the config: allow, ask or deny ("" when unset).
-func (a Action) String() string {
-	switch a {
-	case ActionUnset:
-		return ""
-	case Allow:
-		return "allow"
-	case Ask:
-		return "ask"
-	case Deny:
-		return "deny"
-	}
-	return fmt.Sprintf("action(%d)", int(a))
-}
+func (a Action) String() string { return word(actionWords, a, "action") }
 
 // MarshalText encodes the action as its word.
 func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
 // ParseAction reads a config action word (allow, ask, deny).
 func ParseAction(s string) (Action, bool) {
-	switch s {
-	case "allow":
-		return Allow, true
-	case "ask":
-		return Ask, true
-	case "deny":
-		return Deny, true
-	}
-	return ActionUnset, false
+	return parseWord[Action](actionWords, s) // ActionUnset when not a word
 }
 
 // Policy is the action for each tier unless a tool says otherwise. Blocked is always Deny.
@@ -199,18 +177,11 @@ const (
 	PinChanged // changed since pinned and not yet reviewed: the tool is blocked
 )
 
+// pinWords are the pin states' words, by value.
+var pinWords = []string{PinNew: "new", PinSame: "same", PinChanged: "changed"}
+
 // String returns new, same or changed.
-func (p PinState) String() string {
-	switch p {
-	case PinNew:
-		return "new"
-	case PinSame:
-		return "same"
-	case PinChanged:
-		return "changed"
-	}
-	return fmt.Sprintf("pin(%d)", int(p))
-}
+func (p PinState) String() string { return word(pinWords, p, "pin") }
 
 // MarshalText encodes the pin state as its word.
 func (p PinState) MarshalText() ([]byte, error) { return []byte(p.String()), nil }

@@ -509,6 +509,20 @@ func (r *runner) goBench(g goBenchRun) (benchSamples, error) {
 	return g.run(r.root, r.work, r.raw, r.compiled)
 }
 
+// benchOne runs the one benchmark name of pkg for the run's rounds (benchtime is
+// its -benchtime under --quick) and returns the median of its figure in unit.
+func (r *runner) benchOne(pkg, name, benchtime, unit string) (float64, error) {
+	s, err := r.goBench(goBenchRun{pkg: pkg, pattern: "^" + name + "$", benchtime: r.benchtime(benchtime), rounds: r.rounds()})
+	if err != nil {
+		return 0, err
+	}
+	v, ok := s.median(name, unit)
+	if !ok {
+		return 0, errors.New("no figure from " + name)
+	}
+	return v, nil
+}
+
 func (r *runner) rowGateway() ([]row, error) {
 	logf("row 3: the gateway against direct calls; audited approvals")
 	s, err := r.goBench(goBenchRun{pkg: "session", pattern: "^(BenchmarkCallDirect|BenchmarkCallThroughGateway|BenchmarkCallThroughBareProxy)$", benchtime: r.benchtime("300x"), rounds: r.rounds()})
@@ -573,13 +587,9 @@ func (r *runner) rowTrust() ([]row, error) {
 		}
 		rows = append(rows, rw)
 	}
-	w, err := r.goBench(goBenchRun{pkg: "session", pattern: "^BenchmarkWhatIfRecompute$", benchtime: r.benchtime("3x"), rounds: r.rounds()})
+	ns, err := r.benchOne("session", "BenchmarkWhatIfRecompute", "3x", "ns/op")
 	if err != nil {
 		return rows, err
-	}
-	ns, ok := w.median("BenchmarkWhatIfRecompute", "ns/op")
-	if !ok {
-		return rows, errors.New("no figure from BenchmarkWhatIfRecompute")
 	}
 	rows = append(rows, row{
 		id: "4d", what: "what-if: toggle one server's trust and take the new snapshot, 10,000 tools over 50 servers",
@@ -589,13 +599,9 @@ func (r *runner) rowTrust() ([]row, error) {
 	// The same recompute when a server changes: one of the 50 re-lists with a new
 	// description (a tools/list_changed, its 200 tools listed again); build-µs is the
 	// Snapshot call that built the new snapshot.
-	l, err := r.goBench(goBenchRun{pkg: "session", pattern: "^BenchmarkRelistOneServer$", benchtime: r.benchtime("20x"), rounds: r.rounds()})
+	us, err := r.benchOne("session", "BenchmarkRelistOneServer", "20x", "build-µs")
 	if err != nil {
 		return rows, err
-	}
-	us, ok := l.median("BenchmarkRelistOneServer", "build-µs")
-	if !ok {
-		return rows, errors.New("no figure from BenchmarkRelistOneServer")
 	}
 	rows = append(rows, row{
 		id: "4e", what: "one server of the 50 re-lists with a tool's description changed: the new snapshot's build (reclassification and hazards)",

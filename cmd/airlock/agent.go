@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -40,6 +41,18 @@ func gatewayTarget(cfgPath string, demo bool) (string, string, error) {
 		listen = addr // where the running gateway actually listens
 	}
 	return listen, cfg.StateDir, nil
+}
+
+// gatewayToken is gatewayTarget's listen address (listenFlag instead when it is
+// set) and the token in its state dir, for the commands that print how an agent
+// reaches the gateway; a notice about the token file is said on stderr.
+func gatewayToken(cfgPath string, demo bool, listenFlag string, stderr io.Writer) (listen, token string, err error) {
+	listen, stateDir, err := gatewayTarget(cfgPath, demo)
+	if err != nil {
+		return "", "", err
+	}
+	token, err = gateway.ReadToken(stateDir, noteTo(stderr, "airlock"))
+	return cmp.Or(listenFlag, listen), token, err
 }
 
 const gatewayUsage = `usage: airlock gateway snippet claude|codex|gemini|cursor|vscode [--env] [--config FILE | --demo] [--gateway ADDR]
@@ -102,15 +115,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
 	}
-	listen, stateDir, err := gatewayTarget(*cfgPath, *demo)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
-		return 1
-	}
-	if *listenFlag != "" {
-		listen = *listenFlag
-	}
-	token, err := gateway.ReadToken(stateDir, noteTo(stderr, "airlock"))
+	listen, token, err := gatewayToken(*cfgPath, *demo, *listenFlag, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -206,12 +211,7 @@ func runGatewayToken(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, gatewayUsage)
 		return 2
 	}
-	_, stateDir, err := gatewayTarget(*cfgPath, *demo)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
-		return 1
-	}
-	token, err := gateway.ReadToken(stateDir, noteTo(stderr, "airlock"))
+	_, token, err := gatewayToken(*cfgPath, *demo, "", stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -332,9 +332,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
 	}
-	if *listenFlag != "" {
-		listen = *listenFlag
-	}
+	listen = cmp.Or(*listenFlag, listen)
 	var token string
 	if *tokenEnv != "" {
 		if token = os.Getenv(*tokenEnv); token == "" {

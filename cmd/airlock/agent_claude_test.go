@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -24,18 +23,7 @@ import (
 // the Node 22 it needs are; without it the test skips saying why (fails in CI).
 func claudeBinDir(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "claude")); err != nil {
-		msg := "Claude Code is not installed: run (cd testdata/agents && npm ci)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dir
+	return agentBinDir(t, "Claude Code is not installed", "claude")
 }
 
 // claudeAgent runs the real Claude Code against a scripted model on 127.0.0.1, in a
@@ -176,21 +164,7 @@ func claudeToolResult(t *testing.T, model *agentmodel.AnthropicServer, tool stri
 // claudeAudit lists decided_by/decision/outcome of every audit record of tool.
 func claudeAudit(t *testing.T, path, tool string) []audit.Record {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var r audit.Record
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Server+"__"+r.Tool == tool {
-			out = append(out, r)
-		}
-	}
-	return out
+	return auditRecords(t, path, func(r audit.Record) bool { return r.Server+"__"+r.Tool == tool })
 }
 
 // claudeStatusLine is the screen's status line (the one with the context's taint).
@@ -430,11 +404,7 @@ policy = "allow"
 		model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__delete_note", Input: map[string]any{"id": "note-3"}}, agentmodel.AnthropicTurn{Text: "not deleted."})
 		start := time.Now()
 		run := agent.print(t, project, "delete note-3")
-		s.waitFor("allow this call?")
-		s.waitGone("arming", "allow this call?")
-		s.keys("d")
-		s.keys("keep the demo notes")
-		s.keys("\r")
+		s.denyWithReason("keep the demo notes")
 		res := run.wait(t)
 		tr := claudeToolResult(t, model, "mcp__airlock__notes__delete_note")
 		t.Logf("destructive deny: %v, result %q; reached the model: is_error=%v %q", time.Since(start).Round(time.Millisecond), res["result"], tr.IsError, tr.Text)

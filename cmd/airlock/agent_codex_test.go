@@ -39,21 +39,29 @@ import (
 // CI, where .ci/run installs them).
 func codexCLI(t *testing.T) (node, script string) {
 	t.Helper()
-	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin"))
+	bin := agentBinDir(t, "the pinned Codex CLI is not installed", "node", "codex")
+	return filepath.Join(bin, "node"), filepath.Join(bin, "codex")
+}
+
+// agentBinDir is testdata/agents/node_modules/.bin, where `npm ci` installs the
+// pinned agent CLIs and the Node 22 they run on. When one of bins is missing the
+// test skips, saying missing and why (it fails instead when CI is set).
+func agentBinDir(t *testing.T, missing string, bins ...string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, script = filepath.Join(bin, "node"), filepath.Join(bin, "codex")
-	for _, p := range []string{node, script} {
-		if _, err := os.Stat(p); err != nil {
-			msg := fmt.Sprintf("the pinned Codex CLI is not installed (%v): run (cd testdata/agents && npm ci)", err)
+	for _, bin := range bins {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			msg := fmt.Sprintf("%s (%v): run (cd testdata/agents && npm ci)", missing, err)
 			if os.Getenv("CI") != "" {
 				t.Fatal(msg)
 			}
 			t.Skip(msg)
 		}
 	}
-	return node, script
+	return dir
 }
 
 // codexRig is one airlock TUI in a pseudo-terminal with its gateway, three demo
@@ -194,12 +202,8 @@ func (r *codexRig) useSnippet() string {
 	if eval == "" {
 		r.t.Fatalf("the snippet names no eval line:\n%s", snip)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		r.t.Fatal(err)
-	}
 	bin := r.t.TempDir()
-	if err := os.Symlink(self, filepath.Join(bin, "airlock")); err != nil {
+	if err := os.Symlink(selfPath(r.t), filepath.Join(bin, "airlock")); err != nil {
 		r.t.Fatal(err)
 	}
 	sh := exec.Command("sh", "-c", eval+` && printf %s "$AIRLOCK_TOKEN"`)
@@ -385,24 +389,11 @@ func (r *codexRig) noteExists(id string) bool {
 // first.
 func (r *codexRig) auditOf(server, tool string) []audit.Record {
 	r.t.Helper()
-	f, err := os.Open(filepath.Join(r.stateDir, "audit.jsonl"))
-	if errors.Is(err, fs.ErrNotExist) {
+	path := filepath.Join(r.stateDir, "audit.jsonl")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var rec audit.Record
-		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Server == server && rec.Tool == tool {
-			out = append(out, rec)
-		}
-	}
-	return out
+	return auditRecords(r.t, path, func(rec audit.Record) bool { return rec.Server == server && rec.Tool == tool })
 }
 
 // decisions lists kind:decision:decided_by of records.
@@ -414,29 +405,6 @@ func decisions(recs []audit.Record) []string {
 		}
 	}
 	return out
-}
-
-// allowDestructive allows the question on screen as a person does: it arms, →
-// moves to the allow button, enter presses it, ctrl+y confirms.
-func (s *screen) allowDestructive() {
-	s.t.Helper()
-	s.waitFor("allow this call?")
-	s.waitGone("arming", "allow this call?")
-	s.keys(keyRight)
-	s.keys("\r")
-	s.waitFor("ctrl+y")
-	s.keys(keyCtrlY)
-}
-
-// denyWithReason denies the question on screen with a typed reason: d, the
-// reason, enter.
-func (s *screen) denyWithReason(reason string) {
-	s.t.Helper()
-	s.waitFor("allow this call?")
-	s.waitGone("arming", "allow this call?")
-	s.keys("d")
-	s.keys(reason)
-	s.keys("\r")
 }
 
 // What Codex does with airlock registered the way its own docs say, by `codex mcp

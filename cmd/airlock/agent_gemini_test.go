@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -35,20 +34,7 @@ import (
 // CI is set.
 func geminiBinDir(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bin := range []string{"gemini", "node"} {
-		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			msg := "the agent CLIs are not installed (" + err.Error() + "): run (cd testdata/agents && npm ci)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return dir
+	return agentBinDir(t, "the agent CLIs are not installed", "gemini", "node")
 }
 
 // geminiAgent is one Gemini CLI user: a fresh HOME with its settings, a project
@@ -199,6 +185,29 @@ func (g *geminiAgent) prompt(script agentmodel.GeminiScript, text string) (gemin
 	return r, g.model.Conversation()
 }
 
+// startPrompt runs `gemini -p text` with the script on a goroutine of its own,
+// for a test that answers its question on the screen meanwhile.
+func (g *geminiAgent) startPrompt(script agentmodel.GeminiScript, text string) <-chan geminiResult {
+	g.setScript(script)
+	done := make(chan geminiResult, 1)
+	go func() { done <- g.run(nil, "-p", text) }()
+	return done
+}
+
+// end waits for a started run (3 minutes at most, else the test fails saying
+// notEnded) and checks its requests.
+func (g *geminiAgent) end(t *testing.T, run <-chan geminiResult, notEnded string) geminiResult {
+	t.Helper()
+	var r geminiResult
+	select {
+	case r = <-run:
+	case <-time.After(3 * time.Minute):
+		t.Fatal(notEnded)
+	}
+	g.checkRequests(r)
+	return r
+}
+
 // checkRequests fails the test when the CLI asked the model for something it does
 // not serve, or a utility call's answer did not satisfy the CLI.
 func (g *geminiAgent) checkRequests(r geminiResult) {
@@ -301,6 +310,18 @@ func geminiAirlock(t *testing.T, cfg string) *screen {
 	return s
 }
 
+// startGemini is how each Gemini test starts: a Gemini user, the airlock TUI on
+// geminiConfig, and the snippet airlock prints for Gemini (with --env when env):
+// its comment lines and its JSON block.
+func startGemini(t *testing.T, env bool) (g *geminiAgent, s *screen, comments string, block map[string]any) {
+	t.Helper()
+	g = newGeminiAgent(t)
+	cfg := geminiConfig(t)
+	s = geminiAirlock(t, cfg)
+	comments, block = geminiSnippet(t, s.state, cfg, env)
+	return g, s, comments, block
+}
+
 // geminiListed is gemini mcp list's line for airlock.
 func geminiListed(out string) string {
 	for _, l := range strings.Split(out, "\n") {
@@ -316,10 +337,7 @@ func geminiListed(out string) string {
 // does not trust. Both are why the snippet says what it says.
 func TestGeminiCLI_ConnectsOnlyWithTrustedFolderAndServer(t *testing.T) {
 	t.Parallel() // each Gemini run is mostly Node starting: the three overlap
-	g := newGeminiAgent(t)
-	cfg := geminiConfig(t)
-	s := geminiAirlock(t, cfg)
-	comments, block := geminiSnippet(t, s.state, cfg, false)
+	g, _, comments, block := startGemini(t, false)
 	for _, want := range []string{"~/.gemini/settings.json", "a folder it trusts", "trustedFolders.json", "--skip-trust", `"trust": true`, "timeout", "approval_timeout"} {
 		if !strings.Contains(comments, want) {
 			t.Errorf("the snippet's comments do not say %q:\n%s", want, comments)
@@ -381,10 +399,7 @@ func TestGeminiCLI_ConnectsOnlyWithTrustedFolderAndServer(t *testing.T) {
 // block connects with the token in the environment and without it does not.
 func TestGeminiCLI_EnvSnippetReadsTheTokenFromTheEnvironment(t *testing.T) {
 	t.Parallel() // each Gemini run is mostly Node starting: the three overlap
-	g := newGeminiAgent(t)
-	cfg := geminiConfig(t)
-	s := geminiAirlock(t, cfg)
-	_, block := geminiSnippet(t, s.state, cfg, true)
+	g, s, _, block := startGemini(t, true)
 	entry, _ := block["mcpServers"].(map[string]any)["airlock"].(map[string]any)
 	if h, _ := entry["headers"].(map[string]any); h["Authorization"] != "Bearer ${AIRLOCK_TOKEN}" {
 		t.Fatalf("the --env block's header: %v", entry["headers"])
@@ -413,33 +428,20 @@ func TestGeminiCLI_EnvSnippetReadsTheTokenFromTheEnvironment(t *testing.T) {
 // with the person's reasons.
 func geminiAuditCalls(t *testing.T, state, tool string) (kinds []string, reasons []string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(state, "airlock", "audit.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var r audit.Record
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Server+"__"+r.Tool == tool {
-			kinds = append(kinds, r.Kind+":"+r.Decision+r.Outcome+":"+r.DecidedBy)
-			if r.PersonReason != "" {
-				reasons = append(reasons, r.PersonReason)
-			}
+	for _, r := range auditRecords(t, filepath.Join(state, "airlock", "audit.jsonl"), func(r audit.Record) bool { return r.Server+"__"+r.Tool == tool }) {
+		kinds = append(kinds, r.Kind+":"+r.Decision+r.Outcome+":"+r.DecidedBy)
+		if r.PersonReason != "" {
+			reasons = append(reasons, r.PersonReason)
 		}
 	}
 	return kinds, reasons
 }
 
-// answerAllow allows the question on screen: →, enter, ctrl+y once it is armed.
+// answerAllow allows the question on screen (allowDestructive) and waits for the
+// dialog to close.
 func (s *screen) answerAllow() {
 	s.t.Helper()
-	s.waitGone("arming", "allow this call?")
-	s.keys(keyRight)
-	s.keys("\r")
-	s.waitFor("ctrl+y")
-	s.keys(keyCtrlY)
+	s.allowDestructive()
 	s.waitGone("allow this call?", "Tools · ")
 }
 
@@ -449,10 +451,7 @@ func (s *screen) answerAllow() {
 // withdrawn and its call never runs.
 func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 	t.Parallel() // each Gemini run is mostly Node starting: the three overlap
-	g := newGeminiAgent(t)
-	cfg := geminiConfig(t)
-	s := geminiAirlock(t, cfg)
-	_, block := geminiSnippet(t, s.state, cfg, false)
+	g, s, _, block := startGemini(t, false)
 	g.settings(block["mcpServers"])
 	g.trustFolder()
 
@@ -496,23 +495,15 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 	})
 
 	run("destructive call asks, allowed by keys", func(t *testing.T) {
-		g.setScript(agentmodel.GeminiSteps(
+		started := g.startPrompt(agentmodel.GeminiSteps(
 			geminiCall("notes__delete_note", map[string]any{"id": "note-1"}),
 			geminiCall("notes__list_notes", nil),
 			agentmodel.GeminiReply{Text: "deleted"},
-		))
-		done := make(chan geminiResult, 1)
-		go func() { done <- g.run(nil, "-p", "delete my groceries note") }()
+		), "delete my groceries note")
 		s.waitFor("allow this call?")
 		s.waitFor("delete_note")
 		s.answerAllow()
-		var r geminiResult
-		select {
-		case r = <-done:
-		case <-time.After(3 * time.Minute):
-			t.Fatal("gemini did not end after the call was allowed")
-		}
-		g.checkRequests(r)
+		r := g.end(t, started, "gemini did not end after the call was allowed")
 		conv := g.model.Conversation()
 		del, _ := geminiResponse(conv, "mcp_airlock_notes__delete_note")
 		list, _ := geminiResponse(conv, "mcp_airlock_notes__list_notes")
@@ -527,24 +518,12 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 	})
 
 	run("destructive call denied with a typed reason", func(t *testing.T) {
-		g.setScript(agentmodel.GeminiSteps(
+		started := g.startPrompt(agentmodel.GeminiSteps(
 			geminiCall("notes__delete_note", map[string]any{"id": "note-2"}),
 			agentmodel.GeminiReply{Text: "not deleted"},
-		))
-		done := make(chan geminiResult, 1)
-		go func() { done <- g.run(nil, "-p", "delete my wifi note") }()
-		s.waitFor("allow this call?")
-		s.waitGone("arming", "allow this call?")
-		s.keys("d")
-		s.keys("keep the wifi note")
-		s.keys("\r")
-		var r geminiResult
-		select {
-		case r = <-done:
-		case <-time.After(3 * time.Minute):
-			t.Fatal("gemini did not end after the call was denied")
-		}
-		g.checkRequests(r)
+		), "delete my wifi note")
+		s.denyWithReason("keep the wifi note")
+		r := g.end(t, started, "gemini did not end after the call was denied")
 		del, _ := geminiResponse(g.model.Conversation(), "mcp_airlock_notes__delete_note")
 		t.Logf("denied: the model got %q", del.Text())
 		if !strings.Contains(del.Text(), "keep the wifi note") || !strings.Contains(del.Text(), "denied") {
@@ -607,20 +586,12 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 		short["timeout"] = 4000
 		g.settings(map[string]any{"airlock": short})
 		defer g.settings(block["mcpServers"])
-		g.setScript(agentmodel.GeminiSteps(
+		started := g.startPrompt(agentmodel.GeminiSteps(
 			geminiCall("notes__delete_note", map[string]any{"id": "note-3"}),
 			agentmodel.GeminiReply{Text: "gave up"},
-		))
-		done := make(chan geminiResult, 1)
-		go func() { done <- g.run(nil, "-p", "delete my demo day note") }()
+		), "delete my demo day note")
 		s.waitFor("allow this call?")
-		var r geminiResult
-		select {
-		case r = <-done:
-		case <-time.After(3 * time.Minute):
-			t.Fatal("gemini did not give up on the call")
-		}
-		g.checkRequests(r)
+		g.end(t, started, "gemini did not give up on the call")
 		del, _ := geminiResponse(g.model.Conversation(), "mcp_airlock_notes__delete_note")
 		t.Logf("gemini's timeout: the model got %q", del.Text())
 		s.waitGone("allow this call?", "Tools · ")
@@ -631,25 +602,17 @@ func TestGeminiCLI_CallsThroughAirlock(t *testing.T) {
 	})
 
 	run("taint makes a send ask", func(t *testing.T) {
-		g.setScript(agentmodel.GeminiSteps(
+		started := g.startPrompt(agentmodel.GeminiSteps(
 			geminiCall("web__fetch_url", map[string]any{"url": "https://blog.example.com/mcp-tips"}),
 			geminiCall("mail__send_email", map[string]any{"to": "ann@example.com", "subject": "tips", "body": "see the blog"}),
 			agentmodel.GeminiReply{Text: "sent"},
-		))
-		done := make(chan geminiResult, 1)
-		go func() { done <- g.run(nil, "-p", "read the blog and mail it to Ann") }()
+		), "read the blog and mail it to Ann")
 		s.waitFor("allow this call?")
 		s.waitFor("send_email")
 		s.waitFor("tainted")
 		s.waitGone("arming", "allow this call?")
 		s.keys(keyEsc) // deny
-		var r geminiResult
-		select {
-		case r = <-done:
-		case <-time.After(3 * time.Minute):
-			t.Fatal("gemini did not end after the send was denied")
-		}
-		g.checkRequests(r)
+		r := g.end(t, started, "gemini did not end after the send was denied")
 		conv := g.model.Conversation()
 		fetched, _ := geminiResponse(conv, "mcp_airlock_web__fetch_url")
 		sent, _ := geminiResponse(conv, "mcp_airlock_mail__send_email")

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,33 +51,10 @@ func (a *agentCheck) file(path, body string) {
 
 func (a *agentCheck) run(env []string, args ...string) result {
 	a.t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	cmd := exec.Command(self, args...)
+	cmd := asAirlock(a.t, []string{"HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "MCP_TOOL_TIMEOUT"},
+		append([]string{"HOME=" + a.home, "XDG_STATE_HOME=" + filepath.Join(a.dir, "state"), "XDG_CONFIG_HOME=" + filepath.Join(a.dir, "none")}, env...), args...)
 	cmd.Dir = a.cwd
-	base := []string{}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "MCP_TOOL_TIMEOUT":
-			continue
-		}
-		base = append(base, kv)
-	}
-	cmd.Env = append(base, "AIRLOCK_AS_MAIN=1", "HOME="+a.home, "XDG_STATE_HOME="+filepath.Join(a.dir, "state"), "XDG_CONFIG_HOME="+filepath.Join(a.dir, "none"))
-	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		a.t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runResult(a.t, cmd)
 }
 
 // warnings runs check --format json and returns its warnings.

@@ -78,19 +78,11 @@ func TestAuditVerify_RefusesFIFOAndLink(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	verify := func(path string) (result, bool) {
-		self, _ := os.Executable()
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, self, "audit", "verify", path)
+		cmd := exec.CommandContext(ctx, selfPath(t), "audit", "verify", path)
 		cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1")
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return result{out.String(), errb.String(), code}, ctx.Err() == nil
+		return runResult(t, cmd), ctx.Err() == nil
 	}
 	r, finished := verify(fifo)
 	if !finished {

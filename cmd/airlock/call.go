@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
 	"github.com/airlock-mcp/airlock/session"
 	auditpkg "github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -45,15 +43,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "usage: airlock call SERVER__TOOL | SERVER TOOL [--args JSON] [--yes] [--config FILE] (airlock call --help)")
 		return 2
 	}
-	// The same canonical check Manager.Call makes, before anything connects: a
-	// duplicate key, invalid UTF-8 or anything but an object is refused here.
-	if _, err := session.CanonicalArgs([]byte(*argJSON)); err != nil {
-		fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
+	if argsRefused(*argJSON, stderr) {
 		return 2
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	cfg, ok := configOrSay(*cfgPath, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	notices, done := startRun(cfg.StateDir, "airlock call", true)
@@ -61,10 +55,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	for _, s := range notices {
 		fmt.Fprintf(stderr, "airlock: warning: %s\n", s)
 	}
-	interactive := false
-	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		interactive = true
-	}
+	interactive := isTerminal(stdin)
 	audit, err := openAudit(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -85,14 +76,11 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if f, ok := stdin.(*os.File); ok && interactive {
 		asker.Drain = drainInput(f)
 	}
-	tuneGC(true) // a one-shot command: see tuneGC
-	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}, Asker: asker})
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	m, ok := startOneShot(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}, Asker: asker}, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	defer m.Close()
-	m.Start()
 	if err := m.Wait(ctx); err != nil {
 		return 1
 	}
@@ -122,14 +110,8 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	out, err := m.Call(ctx, session.CallRequest{Server: server, Tool: tool, Served: served, Args: json.RawMessage(*argJSON)})
-	var denied *session.DeniedError
-	switch {
-	case errors.As(err, &denied):
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
-		return 5
-	case err != nil:
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-		return 1
+	if code := failedCode(err, stderr); code != 0 {
+		return code
 	}
 	cli.WriteResult(stdout, out.Result)
 	fmt.Fprintf(stderr, "(%s by %s in %s)\n", out.Verdict.Action, out.Verdict.By, out.Duration.Round(time.Millisecond))

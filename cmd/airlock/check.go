@@ -222,14 +222,11 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return cli.ExitConfig
 	}
 	pins, _ := session.OpenPins("")
-	tuneGC(true) // a one-shot command: see tuneGC
-	m, err := newManager(cfg, session.Options{Pins: pins, OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}})
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	m, ok := startOneShot(cfg, session.Options{Pins: pins, OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}}, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	defer m.Close()
-	m.Start()
 	if err := m.Wait(ctx); err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitServerFailed

@@ -223,12 +223,7 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 	}
 	// The agent asks again; the keyboard is quiet, so it opens and arms.
 	done = agentCall(cs, "notes__delete_note", map[string]any{"id": "note-2"})
-	s.waitFor("allow this call?")
-	s.waitGone("arming", "allow this call?")
-	s.keys(keyRight)
-	s.keys("\r")
-	s.waitFor("ctrl+y")
-	s.keys(keyCtrlY)
+	s.allowDestructive()
 	select {
 	case r := <-done:
 		if r.err != nil || r.res.IsError {

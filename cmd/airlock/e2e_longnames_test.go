@@ -3,7 +3,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -15,10 +14,7 @@ import (
 // word, the name the agent called on one row and the agent, above the
 // arguments, with the buttons, and no scrolling.
 func TestE2E_LongNamedCallShowsWhoAsksAt80x24(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	const server = "github-enterprise-mirror"
 	cfg := writeConfig(t, "[servers."+server+"]\ncommand = "+quoteTOML(self)+"\n[servers."+server+".env]\nAIRLOCK_TEST_NAMES_SERVER = \"long\"\n")
 	var refs []trust.Ref

@@ -158,25 +158,10 @@ func TestE2E_GatewayFoundWhereItRuns(t *testing.T) {
 // first line it answers, keeping stdin open until then.
 func bridgeOnce(t *testing.T, state, line string) string {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "bridge")
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd := asAirlock(t, nil, stateEnv(state), "bridge")
 	var errb strings.Builder
 	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, cmd)
 	defer func() { in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	if _, err := io.WriteString(in, line); err != nil {
 		t.Fatal(err)

@@ -65,14 +65,7 @@ func TestCall_TerminalAnswersSamplingByHand(t *testing.T) {
 	s.keys("hi, typed by a person\r")
 	s.waitFor("LLM sampling result")
 	s.waitFor("hi, typed by a person")
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Fatalf("airlock call exited with %v:\n%s", err, s.text())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("airlock call did not end:\n%s", s.text())
-	}
+	s.waitExit("airlock call", 20*time.Second)
 }
 
 // Issue 13 on the real binary at 80x24 with the real server-everything: a sampling
@@ -92,12 +85,7 @@ func TestE2E_SamplingAnsweredByHandAndDeclined(t *testing.T) {
 		s.waitFor("call everything")
 		s.keys("say hi")
 		s.keys(keyCtrlS)
-		s.waitFor("allow this call?")
-		s.waitGone("arming", "allow this call?")
-		s.keys(keyRight)
-		s.keys("\r")
-		s.waitFor("ctrl+y")
-		s.keys(keyCtrlY)
+		s.allowDestructive()
 		s.waitFor("asks for an LLM completion")
 		s.waitFor("say hi")
 		s.waitFor("You are a helpful test server.")

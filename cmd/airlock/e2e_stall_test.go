@@ -18,10 +18,7 @@ import (
 // airlock's answers to its requests stuck in the pipe, ignores SIGTERM and has a child
 // holding its pipes; neither process outlives airlock.
 func TestTUI_QuitWithStalledServer(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	state := t.TempDir()
 	pidfile := filepath.Join(state, "pids")
 	cfg := writeConfig(t, fmt.Sprintf("state_dir = %q\n[servers.stall]\ncommand = %q\ntrust = \"trusted\"\nenv = { AIRLOCK_TEST_STALL_PIDFILE = %q }\n",

@@ -40,12 +40,7 @@ func startScreen(t *testing.T, args ...string) *screen {
 // startScreenIn is startScreen with XDG_STATE_HOME (and XDG_CONFIG_HOME) at state.
 func startScreenIn(t *testing.T, state string, args ...string) *screen {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "TERM=xterm-256color", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+state)
+	cmd := asAirlock(t, nil, []string{"TERM=xterm-256color", "XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + state}, args...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +123,43 @@ func (s *screen) waitGone(gone, stay string) {
 	}
 }
 
+// allowDestructive allows the question on screen as a person does: it arms, →
+// moves to the allow button, enter presses it, ctrl+y confirms.
+func (s *screen) allowDestructive() {
+	s.t.Helper()
+	s.waitFor("allow this call?")
+	s.waitGone("arming", "allow this call?")
+	s.keys(keyRight)
+	s.keys("\r")
+	s.waitFor("ctrl+y")
+	s.keys(keyCtrlY)
+}
+
+// denyWithReason denies the question on screen with a typed reason: d, the
+// reason, enter.
+func (s *screen) denyWithReason(reason string) {
+	s.t.Helper()
+	s.waitFor("allow this call?")
+	s.waitGone("arming", "allow this call?")
+	s.keys("d")
+	s.keys(reason)
+	s.keys("\r")
+}
+
+// waitExit waits for the process on the screen (name, in failures) to end, with
+// no error, within the given time.
+func (s *screen) waitExit(name string, within time.Duration) {
+	s.t.Helper()
+	select {
+	case err := <-s.done:
+		if err != nil {
+			s.t.Fatalf("%s exited with %v; screen:\n%s", name, err, s.text())
+		}
+	case <-time.After(within):
+		s.t.Fatalf("%s did not end within %v; screen:\n%s", name, within, s.text())
+	}
+}
+
 func (s *screen) keys(k string) {
 	s.t.Helper()
 	if _, err := s.pty.Write([]byte(k)); err != nil {
@@ -206,14 +238,7 @@ func TestTUIEndToEndInPseudoTerminal(t *testing.T) {
 	s.keys(keyEsc)
 
 	s.keys("q")
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Fatalf("airlock exited with %v; screen:\n%s", err, s.text())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("airlock did not quit; screen:\n%s", s.text())
-	}
+	s.waitExit("airlock", 15*time.Second)
 }
 
 // `airlock demo` keeps its gateway token and audit log in the demo folder of the state
@@ -243,14 +268,7 @@ func TestDemo_KeepsItsStateInADemoFolder(t *testing.T) {
 	s := startScreenIn(t, state, "demo", "--gateway", "127.0.0.1:0")
 	s.waitFor("LETHAL TRIFECTA")
 	s.keys("q")
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Fatalf("airlock exited with %v; screen:\n%s", err, s.text())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("airlock did not quit; screen:\n%s", s.text())
-	}
+	s.waitExit("airlock", 15*time.Second)
 
 	if b, _ := os.ReadFile(filepath.Join(real, "gateway.token")); string(b) != realToken {
 		t.Errorf("the demo changed the person's gateway token: %q", b)

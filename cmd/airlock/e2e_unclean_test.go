@@ -62,14 +62,7 @@ func TestE2E_UncleanShutdownNoticedStaleAddrIgnored(t *testing.T) {
 		t.Error("the dead gateway's gateway.addr is still there")
 	}
 	next.keys("q")
-	select {
-	case err := <-next.done:
-		if err != nil {
-			t.Fatalf("the next TUI exited with %v; screen:\n%s", err, next.text())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("the next TUI did not quit; screen:\n%s", next.text())
-	}
+	next.waitExit("the next TUI", 15*time.Second)
 	if r := airlock(t, "", get...); r.code != 0 || strings.Contains(r.stderr, "shut down") {
 		t.Errorf("said twice, or a clean exit left a marker: exit %d\n%s", r.code, r.stderr)
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -44,12 +42,7 @@ func TestTuneGC_OneShotCommandsCollectNothingWhileSmall(t *testing.T) {
 	path := writeConfig(t, cfg.String())
 	collections := func(env ...string) int {
 		t.Helper()
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(self, "check", "--config", path, "--json")
-		cmd.Env = append(os.Environ(), append([]string{"AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME=" + state, "GODEBUG=gctrace=1"}, env...)...)
+		cmd := asAirlock(t, nil, append([]string{"XDG_STATE_HOME=" + state, "GODEBUG=gctrace=1"}, env...), "check", "--config", path, "--json")
 		var errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = nil, &errb
 		if err := cmd.Run(); err != nil {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,29 +95,9 @@ func TestFromRunsImportedServers(t *testing.T) {
 // runIn runs airlock with HOME set to home (and no other client folders) in dir.
 func runIn(t *testing.T, dir, home string, args ...string) result {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, args...)
+	cmd := asAirlock(t, []string{"HOME", "XDG_CONFIG_HOME", "CODEX_HOME"}, []string{"HOME=" + home, "XDG_STATE_HOME=" + t.TempDir()}, args...)
 	cmd.Dir = dir
-	var env []string
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "HOME" && k != "XDG_CONFIG_HOME" && k != "CODEX_HOME" {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "AIRLOCK_AS_MAIN=1", "HOME="+home, "XDG_STATE_HOME="+t.TempDir())
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runResult(t, cmd)
 }
 
 // Issue 19: airlock import with no file finds the clients' standard files, says

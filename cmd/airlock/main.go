@@ -24,6 +24,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/fence"
 	"github.com/airlock-mcp/airlock/ui"
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -92,6 +93,43 @@ func dispatch(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 }
 
 // loadConfig reads --config or the default path.
+// configOrSay is loadConfig for a command: a config that cannot be loaded is said
+// on stderr (ok false: the command exits cli.ExitConfig).
+func configOrSay(path string, stderr io.Writer) (cfg *config.Config, ok bool) {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return nil, false
+	}
+	return cfg, true
+}
+
+// failedCode says why a call, read or prompt failed on stderr and returns its exit
+// code: 5 when it was denied, 1 for any other failure, 0 when err is nil.
+func failedCode(err error, stderr io.Writer) int {
+	var denied *session.DeniedError
+	switch {
+	case errors.As(err, &denied):
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
+		return 5
+	case err != nil:
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+		return 1
+	}
+	return 0
+}
+
+// argsRefused says on stderr why --args would be refused by the canonical check
+// Manager.Call makes (a duplicate key, invalid UTF-8, anything but an object), so
+// that it is refused before anything connects.
+func argsRefused(argJSON string, stderr io.Writer) bool {
+	if _, err := session.CanonicalArgs([]byte(argJSON)); err != nil {
+		fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
+		return true
+	}
+	return false
+}
+
 func loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		p, err := config.DefaultPath()
@@ -151,6 +189,20 @@ func newManager(cfg *config.Config, opts session.Options) (*session.Manager, err
 		opts.RulesFile = p
 	}
 	return session.New(cfg, opts), nil
+}
+
+// startOneShot makes and starts the Manager of a one-shot command (call, read,
+// prompt, snapshot), with the collector tuned for a short run (see tuneGC); ok is
+// false when it cannot be made, which is said on stderr and is cli.ExitConfig.
+func startOneShot(cfg *config.Config, opts session.Options, stderr io.Writer) (*session.Manager, bool) {
+	tuneGC(true)
+	m, err := newManager(cfg, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return nil, false
+	}
+	m.Start()
+	return m, true
 }
 
 func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

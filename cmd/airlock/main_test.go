@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/fence"
 )
 
@@ -62,16 +64,71 @@ func airlock(t *testing.T, stdin string, args ...string) result {
 // airlockIn is airlock with XDG_STATE_HOME at state and no config at the default path.
 func airlockIn(t *testing.T, state, stdin string, args ...string) result {
 	t.Helper()
+	cmd := asAirlock(t, nil, stateEnv(state), args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	return runResult(t, cmd)
+}
+
+// asAirlock is this test binary run as `airlock args...`, in the test's
+// environment less the variables named in drop, with AIRLOCK_AS_MAIN=1 and then
+// set added.
+func asAirlock(t testing.TB, drop, set []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(selfPath(t), args...)
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(drop, k) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(append(cmd.Env, "AIRLOCK_AS_MAIN=1"), set...)
+	return cmd
+}
+
+// stateEnv is the environment of an airlock with its state in state and no
+// config at the default path.
+func stateEnv(state string) []string {
+	return []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(state, "none")}
+}
+
+// auditRecords reads the audit log at path and returns its records that keep
+// holds for, oldest first; a line that is not a record is passed over.
+func auditRecords(t testing.TB, path string, keep func(audit.Record) bool) []audit.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []audit.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var r audit.Record
+		if json.Unmarshal(sc.Bytes(), &r) == nil && keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// selfPath is this test binary: airlock with AIRLOCK_AS_MAIN=1, a demo server as
+// `demo-server NAME`, and each test server of TestMain under its variable.
+func selfPath(t testing.TB) string {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
-	cmd.Stdin = strings.NewReader(stdin)
+	return self
+}
+
+// runResult runs cmd to its end and returns what it printed and its exit code; a
+// command that cannot be run at all fails the test.
+func runResult(t testing.TB, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
+	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -79,6 +136,24 @@ func airlockIn(t *testing.T, state, stdin string, args ...string) result {
 		t.Fatal(err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// startPiped starts cmd with its stdin and stdout as pipes, the test's ends of
+// which it returns; the caller stops the process.
+func startPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
 }
 
 type location struct {

@@ -42,10 +42,7 @@ func serveNames() int {
 
 func namesConfig(t *testing.T, extra string) string {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	return writeConfig(t, extra+"[servers.notes]\ncommand = "+quoteTOML(self)+"\ntrust = \"trusted\"\n[servers.notes.env]\nAIRLOCK_TEST_NAMES_SERVER = \"1\"\n")
 }
 

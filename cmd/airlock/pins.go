@@ -41,9 +41,8 @@ func runPins(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return 2
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	cfg, ok := configOrSay(*cfgPath, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	pins, err := openPins(cfg)
@@ -79,8 +78,9 @@ type reviewFlags struct {
 	in                 io.Reader
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether the reader or writer end is a terminal.
+func isTerminal(end any) bool {
+	f, ok := end.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 

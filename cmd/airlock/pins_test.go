@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -40,10 +39,7 @@ var nowSHA = regexp.MustCompile(`now +sha256 ([0-9a-f]{64})`)
 // reviewed v2, the server now serves v3 with an <IMPORTANT> payload, and v2's prefix
 // is refused.
 func TestPinsAcceptBindsToReviewedFingerprint(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	desc := filepath.Join(dir, "desc.txt")
@@ -111,10 +107,7 @@ func quoteTOML(s string) string {
 
 // On a terminal, `pins accept` asks once, after the diff, and pins what it showed.
 func TestPinsAcceptAsksOnATerminal(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	desc := filepath.Join(dir, "desc.txt")
@@ -128,8 +121,7 @@ func TestPinsAcceptAsksOnATerminal(t *testing.T) {
 	if err := os.WriteFile(desc, []byte("v2: the weather, in more detail."), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "pins", "accept", "wx", "get_weather", "--config", cfg)
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "none"))
+	cmd := asAirlock(t, nil, stateEnv(state), "pins", "accept", "wx", "get_weather", "--config", cfg)
 	f, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatal(err)

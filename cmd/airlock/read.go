@@ -3,14 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
-
-	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
@@ -49,21 +45,14 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	if argJSON != nil {
-		if _, err := session.CanonicalArgs([]byte(*argJSON)); err != nil {
-			fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
-			return 2
-		}
+	if argJSON != nil && argsRefused(*argJSON, stderr) {
+		return 2
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	cfg, ok := configOrSay(*cfgPath, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
-	interactive := false
-	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		interactive = true
-	}
+	interactive := isTerminal(stdin)
 	audit, err := openAudit(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -71,14 +60,11 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 	}
 	defer audit.Close()
 	auditNotice(stderr, "airlock", audit)
-	tuneGC(true) // a one-shot command: see tuneGC
-	m, err := newManager(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}})
-	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %v\n", err)
+	m, ok := startOneShot(cfg, session.Options{Audit: audit, Approver: cli.Prompter{In: stdin, Out: stderr, Interactive: interactive, Yes: *yes}}, stderr)
+	if !ok {
 		return cli.ExitConfig
 	}
 	defer m.Close()
-	m.Start()
 	if err := m.Wait(ctx); err != nil {
 		return 1
 	}
@@ -107,14 +93,8 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 			v, dur, tainted = out.Verdict, out.Duration, out.Tainted
 		}
 	}
-	var denied *session.DeniedError
-	switch {
-	case errors.As(err, &denied):
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
-		return 5
-	case err != nil:
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-		return 1
+	if code := failedCode(err, stderr); code != 0 {
+		return code
 	}
 	fmt.Fprintf(stderr, "(%s by %s in %s)\n", v.Action, v.By, dur.Round(time.Millisecond))
 	if tainted {

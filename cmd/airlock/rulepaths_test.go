@@ -35,10 +35,7 @@ func servePathFS() int {
 // ~/project/cfg/../.bashrc (~/.bashrc to the system) asks, so without a terminal it is
 // denied, ~/.bashrc unchanged, and what it prints says why the rule was set aside.
 func TestCall_RuleSetAsideThroughALink(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	home := filepath.Join(t.TempDir(), "home")
 	if err := os.MkdirAll(filepath.Join(home, "project"), 0o700); err != nil {
 		t.Fatal(err)

@@ -34,10 +34,7 @@ func serveFiles() int {
 // only a notice: check fails naming the rule, its key and line, and the tool asks for
 // every call until it is fixed, so the file it meant to protect is not read unasked.
 func TestCheck_BrokenDenyRuleFailsAndAsks(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfPath(t)
 	dir := t.TempDir()
 	secret := filepath.Join(dir, ".ssh", "id_rsa")
 	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,19 +11,13 @@ import (
 // snippetIn runs `airlock gateway snippet ARGS` in folder dir and returns stdout.
 func snippetIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, append([]string{"gateway", "snippet"}, args...)...)
+	cmd := asAirlock(t, nil, stateEnv(dir), append([]string{"gateway", "snippet"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "none"))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("snippet %v: %v\n%s%s", args, err, out.String(), errb.String())
+	r := runResult(t, cmd)
+	if r.code != 0 {
+		t.Fatalf("snippet %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 	}
-	return out.String()
+	return r.stdout
 }
 
 // A relative --config is made absolute in the export line as in the bridge line:

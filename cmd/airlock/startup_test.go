@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -15,12 +13,7 @@ import (
 // Compiling regular expressions at start was 2,100 allocations and 207 kB (a sixth of
 // the process's start-up CPU, perf); they are compiled on first use now.
 func TestStartup_PackageInitsAllocateLittle(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "version")
-	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "GODEBUG=inittrace=1")
+	cmd := asAirlock(t, nil, []string{"GODEBUG=inittrace=1"}, "version")
 	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = nil, &errb
 	if err := cmd.Run(); err != nil {

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
@@ -22,15 +19,7 @@ import (
 // wantTUI reports whether to open the TUI: both ends are a terminal and the person
 // did not ask for printed output.
 func wantTUI(stdin io.Reader, stdout io.Writer, noTUI bool) bool {
-	if noTUI {
-		return false
-	}
-	in, ok := stdin.(*os.File)
-	if !ok || !term.IsTerminal(in.Fd()) {
-		return false
-	}
-	out, ok := stdout.(*os.File)
-	return ok && term.IsTerminal(out.Fd())
+	return !noTUI && isTerminal(stdin) && isTerminal(stdout)
 }
 
 // runTUI runs the TUI on m until the person quits, then closes m (pending approvals

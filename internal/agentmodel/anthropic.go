@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 )
 
 // AnthropicTurn is one answer of the model in an Anthropic Messages conversation:
@@ -117,8 +116,7 @@ type AnthropicServer struct {
 
 	srv   *httptest.Server
 	turns []AnthropicTurn
-	mu    sync.Mutex
-	reqs  []AnthropicRequest
+	recorder[AnthropicRequest]
 }
 
 // NewAnthropic starts an endpoint that plays turns. Close it when done.
@@ -139,30 +137,10 @@ func (s *AnthropicServer) SetTurns(turns ...AnthropicTurn) {
 	s.mu.Unlock()
 }
 
-// Requests returns every request recorded so far, oldest first.
-func (s *AnthropicServer) Requests() []AnthropicRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]AnthropicRequest(nil), s.reqs...)
-}
-
 // Conversation returns the recorded Messages requests that offered tools: the
 // agent's own turns, oldest first.
 func (s *AnthropicServer) Conversation() []AnthropicRequest {
-	var out []AnthropicRequest
-	for _, r := range s.Requests() {
-		if len(r.Tools) > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Reset forgets the recorded requests.
-func (s *AnthropicServer) Reset() {
-	s.mu.Lock()
-	s.reqs = nil
-	s.mu.Unlock()
+	return s.conversation(func(r AnthropicRequest) bool { return len(r.Tools) > 0 })
 }
 
 func (s *AnthropicServer) serve(w http.ResponseWriter, r *http.Request) {

@@ -31,8 +31,7 @@ type GeminiModel struct {
 	ln     net.Listener
 	once   sync.Once
 
-	mu   sync.Mutex
-	reqs []GeminiRequest
+	recorder[GeminiRequest]
 }
 
 // GeminiScript decides the model's reply to one streamGenerateContent request.
@@ -142,29 +141,9 @@ func (m *GeminiModel) Close() error {
 	return err
 }
 
-// Requests returns every request recorded so far, oldest first.
-func (m *GeminiModel) Requests() []GeminiRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]GeminiRequest(nil), m.reqs...)
-}
-
 // Conversation returns the streamGenerateContent requests recorded so far.
 func (m *GeminiModel) Conversation() []GeminiRequest {
-	var out []GeminiRequest
-	for _, r := range m.Requests() {
-		if r.Method == "streamGenerateContent" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Reset forgets the recorded requests.
-func (m *GeminiModel) Reset() {
-	m.mu.Lock()
-	m.reqs = nil
-	m.mu.Unlock()
+	return m.conversation(func(r GeminiRequest) bool { return r.Method == "streamGenerateContent" })
 }
 
 // geminiBody is the part of a request body the endpoint reads.

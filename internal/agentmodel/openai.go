@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 )
 
 // OpenAITurn is one answer of the model in an OpenAI Responses conversation: a
@@ -141,9 +140,8 @@ type OpenAIServer struct {
 
 	srv   *httptest.Server
 	turns []OpenAITurn
-	mu    sync.Mutex
-	reqs  []OpenAIRequest
-	seen  chan struct{} // closed and replaced on every request
+	recorder[OpenAIRequest]
+	seen chan struct{} // closed and replaced on every request
 }
 
 // NewOpenAI starts an endpoint that plays turns. Close it when done.
@@ -164,30 +162,10 @@ func (s *OpenAIServer) SetTurns(turns ...OpenAITurn) {
 	s.mu.Unlock()
 }
 
-// Requests returns every request recorded so far, oldest first.
-func (s *OpenAIServer) Requests() []OpenAIRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]OpenAIRequest(nil), s.reqs...)
-}
-
 // Conversation returns the recorded Responses requests that offered function
 // tools: the agent's own turns, oldest first.
 func (s *OpenAIServer) Conversation() []OpenAIRequest {
-	var out []OpenAIRequest
-	for _, r := range s.Requests() {
-		if len(r.ToolNames()) > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Reset forgets the recorded requests.
-func (s *OpenAIServer) Reset() {
-	s.mu.Lock()
-	s.reqs = nil
-	s.mu.Unlock()
+	return s.conversation(func(r OpenAIRequest) bool { return len(r.ToolNames()) > 0 })
 }
 
 // Seen returns a channel closed at the next request.

@@ -80,12 +80,7 @@ func TestOpen_CutAtEveryByteOfTheLastTwoRecords(t *testing.T) {
 // starts then must still take the same lock as the first, or the two would seal
 // records onto the same tail and fork the chain.
 func TestLock_ReplacedLockFileStillExcludes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	first, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
+	first, path := openTemp(t)
 	if err := first.Append(rec(0)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,34 @@ import (
 	"github.com/airlock-mcp/airlock/session/audit"
 )
 
-func writeLog(t *testing.T, n int) (string, []byte) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
+// openTemp opens a new log, audit.jsonl in a folder of the test's own, closed
+// when the test ends if the test has not closed it; it returns the log and its
+// path.
+func openTemp(tb testing.TB) (*audit.Log, string) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "audit.jsonl")
 	a, err := audit.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { a.Close() })
+	return a, path
+}
+
+// closedBytes closes the log a and returns the bytes of its file, path.
+func closedBytes(t *testing.T, a *audit.Log, path string) []byte {
+	t.Helper()
+	a.Close()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+func writeLog(t *testing.T, n int) (string, []byte) {
+	t.Helper()
+	a, path := openTemp(t)
 	for i := range n {
 		err := a.Append(audit.Record{Kind: "decision", CallID: fmt.Sprint("c", i), Context: "you", Server: "notes", Tool: "create_note",
 			Tier: "write", Decision: "allow", DecidedBy: "user", ArgsSHA256: "ab", Args: json.RawMessage(`{"title":"<b>&é"}`)})
@@ -27,11 +48,7 @@ func writeLog(t *testing.T, n int) (string, []byte) {
 			t.Fatal(err)
 		}
 	}
-	a.Close()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := closedBytes(t, a, path)
 	return path, b
 }
 
@@ -112,11 +129,7 @@ func TestAuditVerifyCatchesEveryTamper(t *testing.T) {
 // no longer replaced on every commit, catches up within the delayed sync, and Close
 // writes whatever is still pending. A delayed sync that fires after Close is harmless.
 func TestAudit_UnsyncedRecordWrittenAtOnceHeadFollows(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, path := openTemp(t)
 	headSeq := func() int {
 		b, err := os.ReadFile(path + ".head")
 		if err != nil {
@@ -169,12 +182,7 @@ func TestAudit_UnsyncedRecordWrittenAtOnceHeadFollows(t *testing.T) {
 // synced Append already carried them (every agent call's decision does), it writes
 // the head file and nothing else: an fsync per 50 ms on a busy gateway was pure cost.
 func TestAudit_DelayedSyncSkipsFsyncWhenAlreadyCarried(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a, path := openTemp(t)
 	waitHead := func(seq int) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)

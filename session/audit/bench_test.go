@@ -28,11 +28,7 @@ func BenchmarkVerifyLog(b *testing.B) {
 	if s := os.Getenv("AIRLOCK_BENCH_AUDIT_MB"); s != "" {
 		mb, _ = strconv.Atoi(s)
 	}
-	path := filepath.Join(b.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	a, path := openTemp(b)
 	start := time.Now()
 	n := 0
 	for size := int64(0); size < int64(mb)<<20; n++ {
@@ -73,12 +69,7 @@ func logBytes(path string) int64 {
 // an outcome is) to a log that rotates every MiB: the cost of a commit, with the
 // rotations it brings.
 func BenchmarkAppendRotating(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.Close()
+	a, _ := openTemp(b)
 	a.SetSegmentBytes(1 << 20)
 	i := 0
 	for b.Loop() {

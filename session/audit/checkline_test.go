@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,11 +79,7 @@ func TestVerify_OnlyOneSpellingOfARecordPasses(t *testing.T) {
 // value in its strings (not UTF-8, control characters, U+2028) and every kind of
 // JSON value in its arguments.
 func TestVerify_EverythingAirlockWritesPasses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, path := openTemp(t)
 	var all []byte
 	for c := range 256 {
 		all = append(all, byte(c))

@@ -21,12 +21,7 @@ func rec(i int) audit.Record {
 // Opening a log reads its tail under the lock every writer takes: with another
 // log appending large records all the while, no open ever sees half a record.
 func TestOpen_ReadsTheTailUnderTheLock(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	w, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, path := openTemp(t)
 	big := audit.Record{Kind: "decision", Args: json.RawMessage(`{"q":"` + strings.Repeat("x", 256<<10) + `"}`)}
 	done := make(chan struct{})
 	go func() {
@@ -235,11 +230,7 @@ func write(t *testing.T, path string, b []byte) {
 // bytes, closes it, and returns its path.
 func recordsIn2KSegments(t *testing.T, n int) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, path := openTemp(t)
 	a.SetSegmentBytes(2048)
 	for i := range n {
 		if err := a.Append(rec(i)); err != nil {

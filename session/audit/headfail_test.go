@@ -3,7 +3,6 @@ package audit_test
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,12 +14,7 @@ import (
 // log's Problem says so (the TUI's status and `airlock call` show it), the log is
 // still appended to, and the next commit writes the head again.
 func TestLog_AFailedHeadWriteIsANoticeAndRetried(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a, path := openTemp(t)
 	changed := make(chan struct{}, 10)
 	a.OnProblem(func() { changed <- struct{}{} })
 	audit.FailHeadWrites(errors.New("no space left on device"))

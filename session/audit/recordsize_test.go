@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -26,11 +25,7 @@ func allocated(f func()) uint64 {
 // that says so, and arguments too long for a record are replaced by a marker
 // (their hash stays): no record is longer than MaxRecordBytes, and each verifies.
 func TestRecord_EveryFieldIsBoundedWithAMarker(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, path := openTemp(t)
 	huge := strings.Repeat("\x01é", 200<<10) // escapes to 6 bytes a byte in the line
 	r := audit.Record{Kind: "outcome", CallID: huge, Server: huge, Tool: huge, Reason: huge, PersonReason: huge, Error: huge, Rule: huge, Client: huge, Context: huge, Args: json.RawMessage(`{}`)}
 	if err := a.Append(r); err != nil {
@@ -38,16 +33,12 @@ func TestRecord_EveryFieldIsBoundedWithAMarker(t *testing.T) {
 	}
 	restore := audit.SetMaxRecordBytes(300 << 10)
 	big := audit.Record{Kind: "decision", ArgsSHA256: "abc", Args: json.RawMessage(`{"q":"` + strings.Repeat("x", 400<<10) + `"}`)}
-	err = a.Append(big)
+	err := a.Append(big)
 	restore()
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Close()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := closedBytes(t, a, path)
 	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
 	if len(lines) != 2 {
 		t.Fatalf("%d lines", len(lines))
@@ -81,11 +72,7 @@ func TestRecord_EveryFieldIsBoundedWithAMarker(t *testing.T) {
 func TestLog_ALineLongerThanAirlockWritesIsDamage(t *testing.T) {
 	defer audit.SetMaxRecordBytes(64 << 10)()
 	for _, newline := range []bool{false, true} {
-		path := filepath.Join(t.TempDir(), "audit.jsonl")
-		a, err := audit.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, path := openTemp(t)
 		for i := range 3 {
 			if err := a.Append(rec(i)); err != nil {
 				t.Fatal(err)
@@ -134,11 +121,7 @@ func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 // A line longer than airlock writes before the log's end is named by verify and
 // is a notice from Open (the records after it seal it in).
 func TestLog_ALongLineBeforeTheEndIsANotice(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, path := openTemp(t)
 	big := audit.Record{Kind: "decision", Args: json.RawMessage(`{"q":"` + strings.Repeat("x", 100<<10) + `"}`)}
 	for _, r := range []audit.Record{rec(1), big, rec(3)} {
 		if err := a.Append(r); err != nil {

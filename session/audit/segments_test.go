@@ -17,11 +17,7 @@ import (
 // the segments' names, oldest first.
 func segmentedLog(t *testing.T, n int) (string, []string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, path := openTemp(t)
 	a.SetSegmentBytes(1024)
 	for i := 0; ; i++ {
 		if err := a.Append(rec(i)); err != nil {
@@ -133,11 +129,7 @@ func TestVerify_OldSegmentsRemoved(t *testing.T) {
 // writer was told is written is in one of the three logs, each log verifies, and
 // each new log names the one it replaced.
 func TestSeal_TwiceWhileAnotherAppends(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	w, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := openTemp(t)
 	w.SetSegmentBytes(4096)
 	written := make(chan int)
 	stop := make(chan struct{})

@@ -833,11 +833,7 @@ config.toml:6: servers.Web.headers.Authorization: environment variable WEB_TOKEN
 			if env == nil {
 				env = baseEnv
 			}
-			got, err := Parse([]byte(tt.src), "config.toml", envOf(env))
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
+			got, gotErr := parseText(tt.src, "config.toml", env)
 			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}

@@ -423,15 +423,11 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 		if v := b.boolean(toml.Key{"gateway", "allow_remote"}, g.AllowRemote); v != nil {
 			c.Gateway.AllowRemote = *v
 		}
-		if k := (toml.Key{"gateway", "name_budget"}); g.NameBudget.set {
-			switch n, ok := g.NameBudget.v.(int64); {
-			case !ok:
-				b.probs.wrongType(k, -1, "want an integer, got %s", describe(g.NameBudget.v))
-			case n < 1 || n > trust.MaxServedNameLen:
-				b.probs.add(k, "want an integer from 1 to %d (the longest tool name agent clients accept, their prefix included), got %d", trust.MaxServedNameLen, n)
-			default:
-				c.Gateway.NameBudget = int(n)
-			}
+		k := toml.Key{"gateway", "name_budget"}
+		if n, ok := setAs[int64](b, k, g.NameBudget, "an integer"); ok && (n < 1 || n > trust.MaxServedNameLen) {
+			b.probs.add(k, "want an integer from 1 to %d (the longest tool name agent clients accept, their prefix included), got %d", trust.MaxServedNameLen, n)
+		} else if ok {
+			c.Gateway.NameBudget = int(n)
 		}
 	}
 
@@ -580,14 +576,7 @@ func (b *builder) server(name string, r *rawServer) Server {
 	if r.OAuth != nil {
 		s.OAuth = b.oauth(at("oauth"), r.OAuth)
 	}
-	if e, ok := b.str(at("elicitation"), r.Elicitation); ok {
-		switch e {
-		case ElicitDuringCalls, ElicitAnytime:
-			s.Elicitation = e
-		default:
-			b.probs.add(at("elicitation"), "want %s|%s, got %q", ElicitDuringCalls, ElicitAnytime, e)
-		}
-	}
+	b.either(at("elicitation"), r.Elicitation, ElicitDuringCalls, ElicitAnytime, &s.Elicitation)
 	if r.Roots.set {
 		seen := map[string]bool{}
 		s.Roots = []string{} // set, even empty: the server is declared roots
@@ -710,14 +699,7 @@ func (b *builder) sandbox(k toml.Key, r *rawSandbox) *Sandbox {
 	}
 	paths("read", r.Read, &sb.Read, &sb.ReadAsWritten)
 	paths("write", r.Write, &sb.Write, &sb.WriteAsWritten)
-	if n, ok := b.str(at("network"), r.Network); ok {
-		switch n {
-		case NetworkNone, NetworkAll:
-			sb.Network = n
-		default:
-			b.probs.add(at("network"), "want %s|%s, got %q", NetworkNone, NetworkAll, n)
-		}
-	}
+	b.either(at("network"), r.Network, NetworkNone, NetworkAll, &sb.Network)
 	if v := b.boolean(at("required"), r.Required); v != nil {
 		sb.Required = *v
 	}
@@ -770,12 +752,8 @@ func sizeText(v any) string {
 // positive reads a positive integer (at most 1<<40) into dst; false when absent or
 // invalid (reported).
 func (b *builder) positive(k toml.Key, v value, dst *int64) bool {
-	if !v.set {
-		return false
-	}
-	n, ok := v.v.(int64)
+	n, ok := setAs[int64](b, k, v, "an integer")
 	if !ok {
-		b.probs.wrongType(k, -1, "want an integer, got %s", describe(v.v))
 		return false
 	}
 	if n <= 0 || n > 1<<40 {
@@ -803,15 +781,11 @@ func (b *builder) oauth(k toml.Key, r *rawOAuth) *OAuth {
 	o.ClientMetadataURL, _ = b.str(at("client_metadata_url"), r.ClientMetadataURL)
 	o.Issuer, _ = b.str(at("issuer"), r.Issuer)
 	o.Scopes = b.strList(at("scopes"), r.Scopes)
-	if r.RedirectPort.set {
-		if n, ok := r.RedirectPort.v.(int64); ok {
-			if n < 0 || n > 65535 {
-				b.probs.add(at("redirect_port"), "want a port from 0 to 65535, got %d", n)
-			} else {
-				o.RedirectPort = int(n)
-			}
+	if n, ok := setAs[int64](b, at("redirect_port"), r.RedirectPort, "an integer"); ok {
+		if n < 0 || n > 65535 {
+			b.probs.add(at("redirect_port"), "want a port from 0 to 65535, got %d", n)
 		} else {
-			b.probs.wrongType(at("redirect_port"), -1, "want an integer, got %s", describe(r.RedirectPort.v))
+			o.RedirectPort = int(n)
 		}
 	}
 	return o
@@ -819,24 +793,40 @@ func (b *builder) oauth(k toml.Key, r *rawOAuth) *OAuth {
 
 // str returns v's string; ok is false when v is absent or not a string (reported).
 func (b *builder) str(k toml.Key, v value) (string, bool) {
+	return setAs[string](b, k, v, "a string")
+}
+
+// either reads a string that must be one of two words into *dst, which keeps its
+// value when the string is absent or another word (reported).
+func (b *builder) either(k toml.Key, v value, one, other string, dst *string) {
+	w, ok := b.str(k, v)
+	switch {
+	case !ok:
+	case w == one || w == other:
+		*dst = w
+	default:
+		b.probs.add(k, "want %s|%s, got %q", one, other, w)
+	}
+}
+
+// setAs returns v's value as a T; ok is false when v is absent, or holds another
+// type, which is reported: "want " + want + ", got " and what it holds.
+func setAs[T any](b *builder, k toml.Key, v value, want string) (T, bool) {
 	if !v.set {
-		return "", false
+		var zero T
+		return zero, false
 	}
-	s, ok := v.v.(string)
+	x, ok := v.v.(T)
 	if !ok {
-		b.probs.wrongType(k, -1, "want a string, got %s", describe(v.v))
+		b.probs.wrongType(k, -1, "want %s, got %s", want, describe(v.v))
 	}
-	return s, ok
+	return x, ok
 }
 
 // boolean returns v's boolean, nil when absent or not a boolean (reported).
 func (b *builder) boolean(k toml.Key, v value) *bool {
-	if !v.set {
-		return nil
-	}
-	x, ok := v.v.(bool)
+	x, ok := setAs[bool](b, k, v, "true or false")
 	if !ok {
-		b.probs.wrongType(k, -1, "want true or false, got %s", describe(v.v))
 		return nil
 	}
 	return &x
@@ -845,12 +835,8 @@ func (b *builder) boolean(k toml.Key, v value) *bool {
 // strList returns v's strings, reporting a non-array and each non-string element.
 // Each string element passes through each func given, with its index in the array.
 func (b *builder) strList(k toml.Key, v value, each ...func(int, string) string) []string {
-	if !v.set {
-		return nil
-	}
-	arr, ok := v.v.([]any)
+	arr, ok := setAs[[]any](b, k, v, "an array of strings")
 	if !ok {
-		b.probs.wrongType(k, -1, "want an array of strings, got %s", describe(v.v))
 		return nil
 	}
 	out := make([]string, 0, len(arr))
@@ -870,12 +856,8 @@ func (b *builder) strList(k toml.Key, v value, each ...func(int, string) string)
 // strMap returns v's table of strings with ${VAR} expanded in the values, reporting
 // a non-table, non-string values, malformed references and unset variables.
 func (b *builder) strMap(k toml.Key, v value) map[string]string {
-	if !v.set {
-		return nil
-	}
-	m, ok := v.v.(map[string]any)
+	m, ok := setAs[map[string]any](b, k, v, "a table of strings")
 	if !ok {
-		b.probs.wrongType(k, -1, "want a table of strings, got %s", describe(v.v))
 		return nil
 	}
 	out := make(map[string]string, len(m))
@@ -914,12 +896,8 @@ func (b *builder) action(k toml.Key, v value, dst *trust.Action) {
 // duration parses a Go duration such as "15s" into *dst, which keeps its value on
 // error. Whether it is positive is for Validate.
 func (b *builder) duration(k toml.Key, v value, dst *time.Duration) {
-	if !v.set {
-		return
-	}
-	s, ok := v.v.(string)
+	s, ok := setAs[string](b, k, v, `a duration such as "15s"`)
 	if !ok {
-		b.probs.wrongType(k, -1, `want a duration such as "15s", got %s`, describe(v.v))
 		return
 	}
 	d, err := time.ParseDuration(s)
@@ -932,12 +910,8 @@ func (b *builder) duration(k toml.Key, v value, dst *time.Duration) {
 
 // legs reads a labels array, reporting words that are not legs.
 func (b *builder) legs(k toml.Key, v value) []trust.Leg {
-	if !v.set {
-		return nil
-	}
-	arr, ok := v.v.([]any)
+	arr, ok := setAs[[]any](b, k, v, "an array of strings")
 	if !ok {
-		b.probs.wrongType(k, -1, "want an array of strings, got %s", describe(v.v))
 		return nil
 	}
 	out := make([]trust.Leg, 0, len(arr))

@@ -58,22 +58,15 @@ func TestParseRoots(t *testing.T) {
 			if _, ok := e["XDG_STATE_HOME"]; !ok {
 				e["XDG_STATE_HOME"] = "/state"
 			}
-			got, err := Parse([]byte(tt.src), "config.toml", envOf(e))
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
-				t.Fatalf("error (-want +got):\n%s", diff)
-			}
-			if err != nil {
+			srv := parseServer(t, tt.src, "config.toml", e, tt.err)
+			if srv == nil {
 				return
 			}
-			if diff := cmp.Diff(tt.want, got.Servers[0].Roots); diff != "" {
+			if diff := cmp.Diff(tt.want, srv.Roots); diff != "" {
 				t.Errorf("roots (-want +got):\n%s", diff)
 			}
-			if (tt.want == nil) != (got.Servers[0].Roots == nil) {
-				t.Errorf("roots nil = %v, want nil = %v", got.Servers[0].Roots == nil, tt.want == nil)
+			if (tt.want == nil) != (srv.Roots == nil) {
+				t.Errorf("roots nil = %v, want nil = %v", srv.Roots == nil, tt.want == nil)
 			}
 		})
 	}

@@ -9,6 +9,63 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// sandboxCase is one [servers.a.sandbox] table: src parsed as file
+// (config.toml when empty) gives the sandbox want, or the error err (the
+// file's folder trimmed).
+type sandboxCase struct {
+	name string
+	src  string
+	want *Sandbox
+	err  string
+	file string
+}
+
+// checkSandboxes parses each case with env and compares its error, then its
+// sandbox.
+func checkSandboxes(t *testing.T, env map[string]string, tests []sandboxCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := "config.toml"
+			if tt.file != "" {
+				file = tt.file
+			}
+			srv := parseServer(t, tt.src, file, env, tt.err)
+			if srv == nil {
+				return
+			}
+			if diff := cmp.Diff(tt.want, srv.Sandbox); diff != "" {
+				t.Errorf("sandbox (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// parseServer parses src as the file named file with env, fails the test unless
+// the error's text (the file's folder trimmed) is wantErr, and returns the first
+// server, or nil when the parse failed as wanted.
+func parseServer(t *testing.T, src, file string, env map[string]string, wantErr string) *Server {
+	t.Helper()
+	got, gotErr := parseText(src, file, env)
+	if diff := cmp.Diff(wantErr, gotErr); diff != "" {
+		t.Fatalf("error (-want +got):\n%s", diff)
+	}
+	if gotErr != "" {
+		return nil
+	}
+	return &got.Servers[0]
+}
+
+// parseText parses src as the file named file with env, and returns the config
+// and the error's text ("" for none) with the file's folder trimmed from it.
+func parseText(src, file string, env map[string]string) (*Config, string) {
+	got, err := Parse([]byte(src), file, envOf(env))
+	if err != nil {
+		return got, strings.TrimPrefix(err.Error(), filepath.Dir(file)+string(filepath.Separator))
+	}
+	return got, ""
+}
+
 // [servers.X.sandbox]: read and write are existing paths (~ expanded, kept as
 // written too), network is none or all (none when unset), required is true unless
 // set false; every invalid entry is an error naming the key, its index and line.
@@ -22,13 +79,7 @@ func TestParseSandbox(t *testing.T) {
 	proj, out := filepath.Join(home, "project"), filepath.Join(home, "project", "out")
 	env := map[string]string{"HOME": home, "XDG_STATE_HOME": "/state"}
 	head := "[servers.a]\ncommand = \"x\"\n[servers.a.sandbox]\n"
-	tests := []struct {
-		name string
-		src  string
-		want *Sandbox
-		err  string
-		file string
-	}{
+	tests := []sandboxCase{
 		{name: "absent: no sandbox", src: "[servers.a]\ncommand = \"x\"\n", want: nil},
 		{name: "empty table: fenced, no network, required", src: head,
 			want: &Sandbox{Network: NetworkNone, Required: true}},
@@ -54,28 +105,7 @@ func TestParseSandbox(t *testing.T) {
 		{name: "http server", src: "[servers.a]\nurl = \"https://example.com/mcp\"\n[servers.a.sandbox]\n",
 			err: `config.toml:3: servers.a.sandbox: only for stdio servers (command): airlock does not start an http server`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			file := "config.toml"
-			if tt.file != "" {
-				file = tt.file
-			}
-			got, err := Parse([]byte(tt.src), file, envOf(env))
-			gotErr := ""
-			if err != nil {
-				gotErr = strings.TrimPrefix(err.Error(), filepath.Dir(file)+string(filepath.Separator))
-			}
-			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
-				t.Fatalf("error (-want +got):\n%s", diff)
-			}
-			if err != nil {
-				return
-			}
-			if diff := cmp.Diff(tt.want, got.Servers[0].Sandbox); diff != "" {
-				t.Errorf("sandbox (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkSandboxes(t, env, tests)
 }
 
 // A read or write path that is a link is granted, recorded and shown as its
@@ -98,10 +128,7 @@ func TestParseSandboxLinksAndForbiddenPaths(t *testing.T) {
 	}
 	env := map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config")}
 	head := "[servers.a]\ncommand = \"x\"\n[servers.a.sandbox]\n"
-	tests := []struct {
-		name, src, err, file string
-		want                 *Sandbox
-	}{
+	tests := []sandboxCase{
 		{name: "link", src: head + "read = [\"~/data\"]\nwrite = [\"~/data\"]\n",
 			want: &Sandbox{Read: []string{proj}, Write: []string{proj}, ReadAsWritten: []string{"~/data → ~/project"}, WriteAsWritten: []string{"~/data → ~/project"},
 				Network: NetworkNone, Required: true}},
@@ -122,26 +149,5 @@ func TestParseSandboxLinksAndForbiddenPaths(t *testing.T) {
 		{name: "write inside the config folder", src: head + "write = [\"~/config/airlock\"]\n",
 			err: `config.toml:4: servers.a.sandbox.write[0]: ~/config/airlock reaches airlock's config folder: a fenced server may not write it`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			file := "config.toml"
-			if tt.file != "" {
-				file = tt.file
-			}
-			got, err := Parse([]byte(tt.src), file, envOf(env))
-			gotErr := ""
-			if err != nil {
-				gotErr = strings.TrimPrefix(err.Error(), filepath.Dir(file)+string(filepath.Separator))
-			}
-			if diff := cmp.Diff(tt.err, gotErr); diff != "" {
-				t.Fatalf("error (-want +got):\n%s", diff)
-			}
-			if err != nil {
-				return
-			}
-			if diff := cmp.Diff(tt.want, got.Servers[0].Sandbox); diff != "" {
-				t.Errorf("sandbox (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkSandboxes(t, env, tests)
 }

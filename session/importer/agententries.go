@@ -301,23 +301,24 @@ func parseClaudeUser(b []byte, m AgentMatch, cwd string) ([]AgentEntry, error) {
 }
 
 func parseClaudeProject(b []byte, m AgentMatch) ([]AgentEntry, error) {
-	var top struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	if err := decodeJSON(b, &top); err != nil {
-		return nil, err
-	}
-	return jsonServers(top.MCPServers, m, `"timeout"`, time.Millisecond, time.Second), nil
+	return timeoutMSServers(b, m, time.Second)
 }
 
 func parseGeminiEntries(b []byte, m AgentMatch) ([]AgentEntry, error) {
+	return timeoutMSServers(b, m, time.Millisecond)
+}
+
+// timeoutMSServers reads the mcpServers object of a JSON file whose entries give
+// "timeout" in milliseconds; the agent ignores one below min (Claude Code: a
+// second).
+func timeoutMSServers(b []byte, m AgentMatch, min time.Duration) ([]AgentEntry, error) {
 	var top struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
 	if err := decodeJSON(b, &top); err != nil {
 		return nil, err
 	}
-	return jsonServers(top.MCPServers, m, `"timeout"`, time.Millisecond, time.Millisecond), nil
+	return jsonServers(top.MCPServers, m, `"timeout"`, time.Millisecond, min), nil
 }
 
 func parseCodexEntries(b []byte, m AgentMatch) ([]AgentEntry, error) {
