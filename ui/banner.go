@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -57,7 +58,7 @@ func legText(st *theme.Styles, names []string, others func() map[string]bool, co
 	case 0:
 		return "-"
 	case 1:
-		return inline(st, trust.LegName(names[0]), 48)
+		return common.Inline(st, trust.LegName(names[0]), 48)
 	}
 	server, _, _ := strings.Cut(names[0], "__")
 	same := true
@@ -68,7 +69,7 @@ func legText(st *theme.Styles, names []string, others func() map[string]bool, co
 		}
 	}
 	if same {
-		s := inline(st, server, 32) + "__*"
+		s := common.Inline(st, server, 32) + "__*"
 		if counts {
 			s += " (" + strconv.Itoa(len(names)) + ")"
 		}
@@ -82,7 +83,7 @@ func legText(st *theme.Styles, names []string, others func() map[string]bool, co
 			break
 		}
 	}
-	s := inline(st, trust.LegName(example), 48)
+	s := common.Inline(st, trust.LegName(example), 48)
 	if counts {
 		s += " (+" + strconv.Itoa(len(names)-1) + ")"
 	}
@@ -145,7 +146,7 @@ func hazardLine(st *theme.Styles, h trust.Hazard, width int) string {
 		}
 	}
 	// Narrow: the guard goes first, so that only tool names can be cut.
-	return fit(style.Render(title)+" "+guard+style.Render(":")+" "+legsText, width)
+	return common.Fit(style.Render(title)+" "+guard+style.Render(":")+" "+legsText, width)
 }
 
 // bannerLines renders the risk banner in exactly n lines: a line per hazard, most
@@ -157,7 +158,7 @@ func bannerLines(st *theme.Styles, hazards []trust.Hazard, connecting bool, n, w
 		if connecting {
 			msg += " so far (servers are still connecting)"
 		}
-		return []string{fit(st.OKText.Render(msg), width)}
+		return []string{common.Fit(st.OKText.Render(msg), width)}
 	}
 	lines := make([]string, 0, n)
 	shown := len(hazards)
@@ -181,7 +182,7 @@ func bannerLines(st *theme.Styles, hazards []trust.Hazard, connecting bool, n, w
 			style = st.BannerCrit
 		}
 		more := style.Render(theme.SeverityGlyph(sev)+" +"+strconv.Itoa(len(rest))+" more:") + " " + strings.Join(compactKinds(kinds), ", ")
-		lines = append(lines, fit(more, width))
+		lines = append(lines, common.Fit(more, width))
 	}
 	return lines
 }

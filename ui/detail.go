@@ -13,6 +13,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -39,7 +40,7 @@ type detailView struct {
 func newDetailView(st *theme.Styles) detailView {
 	keys := DefaultDetailKeyMap()
 	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
+	vp.KeyMap = keys.ViewportKeys()
 	return detailView{st: st, keys: keys, vp: vp}
 }
 
@@ -93,7 +94,7 @@ func (d *detailView) refresh(t session.ToolInfo, served servedName, now trust.Ve
 // SetSize sets the outer size; the content is wrapped again for the new width.
 func (d *detailView) SetSize(w, h int) {
 	d.width, d.height = w, h
-	iw, ih := paneInner(w, h)
+	iw, ih := common.PaneInner(w, h)
 	d.vp.SetWidth(iw)
 	d.vp.SetHeight(max(ih-1, 1))
 	if d.tool.Ref.Tool != "" {
@@ -102,7 +103,7 @@ func (d *detailView) SetSize(w, h int) {
 }
 
 func (d *detailView) render() {
-	iw, _ := paneInner(d.width, d.height)
+	iw, _ := common.PaneInner(d.width, d.height)
 	d.vp.SetContent(detailContent(d.st, d.tool, d.served, d.now, d.pinned, d.gateway, iw))
 	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && d.tool.TaskSupport != taskRequired)
 	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
@@ -143,12 +144,12 @@ func (d detailView) Update(msg tea.Msg) (detailView, detailAction, tea.Cmd) {
 
 // View renders the heading and the scrolled content in a pane.
 func (d detailView) View() string {
-	iw, _ := paneInner(d.width, d.height)
+	iw, _ := common.PaneInner(d.width, d.height)
 	t := d.tool
-	head := "Tool " + inline(d.st, t.Ref.Qualified(), iw/2) + "  " + d.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))
+	head := "Tool " + common.Inline(d.st, t.Ref.Qualified(), iw/2) + "  " + d.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))
 	head += d.st.Muted.Render(fmt.Sprintf("  %d%%", int(d.vp.ScrollPercent()*100)))
-	lines := append([]string{d.st.Header.Render(fit(head, iw))}, strings.Split(d.vp.View(), "\n")...)
-	return paneBox(d.st, true, d.width, d.height, lines)
+	lines := append([]string{d.st.Header.Render(common.Fit(head, iw))}, strings.Split(d.vp.View(), "\n")...)
+	return common.PaneBox(d.st, true, d.width, d.height, lines)
 }
 
 // detailContent renders a tool's whole description for a width. Every
@@ -157,17 +158,17 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
 	field := func(name, value string) {
-		add(wrapOwn(value, width, st.Key.Render(fit(name, 10)), strings.Repeat(" ", 10))...)
+		add(common.WrapOwn(value, width, st.Key.Render(common.Fit(name, 10)), strings.Repeat(" ", 10))...)
 	}
 	section := func(name string) { add("", st.Header.Render(name)) }
 
-	field("tool", inline(st, t.Ref.Tool, 0))
+	field("tool", common.Inline(st, t.Ref.Tool, 0))
 	if t.Title != "" {
-		field("title", inline(st, t.Title, 0))
+		field("title", common.Inline(st, t.Title, 0))
 	}
-	field("server", inline(st, t.Ref.Server, 0)+"  "+trustBadge(st, t.ServerTrust))
+	field("server", common.Inline(st, t.Ref.Server, 0)+"  "+trustBadge(st, t.ServerTrust))
 	if t.ServerEnv() != nil {
-		field("env", inline(st, strings.Join(t.ServerEnv(), " "), 0)+st.Muted.Render("  (names only; inherit_env adds more)"))
+		field("env", common.Inline(st, strings.Join(t.ServerEnv(), " "), 0)+st.Muted.Render("  (names only; inherit_env adds more)"))
 	}
 	if f := t.ServerFence(); f.Requested {
 		field("sandbox", fenceText(st, f))
@@ -175,12 +176,12 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 	if t.ServerRoots() != nil {
 		roots := st.Muted.Render("none (declared, empty)")
 		if len(t.ServerRoots()) > 0 {
-			roots = inline(st, strings.Join(t.ServerRoots(), " "), 0)
+			roots = common.Inline(st, strings.Join(t.ServerRoots(), " "), 0)
 		}
 		field("roots", roots)
 	}
 	if len(t.ServerDeprecated()) > 0 {
-		field("uses", st.WarnText.Render(inline(st, strings.Join(t.ServerDeprecated(), ", "), 0))+st.Muted.Render("  (deprecated by the 2026-07-28 spec)"))
+		field("uses", st.WarnText.Render(common.Inline(st, strings.Join(t.ServerDeprecated(), ", "), 0))+st.Muted.Render("  (deprecated by the 2026-07-28 spec)"))
 	}
 	field("tier", st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))
 	policy := t.Class.Action.String()
@@ -188,15 +189,15 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 		policy = "deny (blocked tools are never called)"
 	}
 	if trust.ClaimsReadOnly(t.Declared, t.ServerTrust) {
-		field("claim", st.WarnText.Render("⚠ claims read-only")+" · ignored: "+inline(st, t.Ref.Server, 0)+" is "+t.ServerTrust.String())
+		field("claim", st.WarnText.Render("⚠ claims read-only")+" · ignored: "+common.Inline(st, t.Ref.Server, 0)+" is "+t.ServerTrust.String())
 	}
-	field("policy", orDash(policy))
+	field("policy", common.OrDash(policy))
 	field("now", verdictText(st, now))
 	legs := make([]string, len(t.Class.Legs))
 	for i, l := range t.Class.Legs {
 		legs[i] = string(l)
 	}
-	field("legs", orDash(strings.Join(legs, ", ")))
+	field("legs", common.OrDash(strings.Join(legs, ", ")))
 	field("pin", pinText(st, t.Pin, t.PinnedAt))
 	if tt := taskText(st, t.TaskSupport); tt != "" {
 		field("tasks", tt)
@@ -211,13 +212,13 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 	case !served.ok:
 		field("gateway", st.WarnText.Render("not served to agents")+": every name within the name budget it could take is another tool's")
 	case gateway:
-		field("gateway", "served to agents as "+inline(st, served.name, 0))
+		field("gateway", "served to agents as "+common.Inline(st, served.name, 0))
 	default:
-		field("gateway", "no gateway runs in this session; with --gateway, agents would see it as "+inline(st, served.name, 0))
+		field("gateway", "no gateway runs in this session; with --gateway, agents would see it as "+common.Inline(st, served.name, 0))
 	}
 	if served.ok && served.name != t.Ref.Qualified() {
 		// The agent's conversation names the tool so: say why it is not its own.
-		field("", st.Muted.Render("the agent calls it "+inline(st, served.name, 0)+", not "+inline(st, t.Ref.Qualified(), 0)+": "+trust.MappedBecause(t.Ref, served.budget)+" (agents' clients accept ^[A-Za-z0-9_-]{1,64}$ with their own prefix)"))
+		field("", st.Muted.Render("the agent calls it "+common.Inline(st, served.name, 0)+", not "+common.Inline(st, t.Ref.Qualified(), 0)+": "+trust.MappedBecause(t.Ref, served.budget)+" (agents' clients accept ^[A-Za-z0-9_-]{1,64}$ with their own prefix)"))
 	}
 
 	if t.Pin == trust.PinChanged {
@@ -234,18 +235,18 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 	if t.Description == "" {
 		add(st.Muted.Render("(none)"))
 	} else {
-		add(blockLines(st, t.Description, width, maxShownBytes, st.Gutter.Render(gutter))...)
+		add(common.BlockLines(st, t.Description, width, common.MaxShownBytes, st.Gutter.Render(common.Gutter))...)
 	}
 
 	section("Hints")
-	add(st.Key.Render(fit("hint", 14) + fit("declared", 10) + "effective"))
+	add(st.Key.Render(common.Fit("hint", 14) + common.Fit("declared", 10) + "effective"))
 	d, e := t.Declared.Hints, t.Class.Effective
 	hint := func(name string, decl *bool, eff bool) {
 		ds := "absent"
 		if decl != nil {
 			ds = fmt.Sprint(*decl)
 		}
-		row := fit(name, 14) + fit(ds, 10) + fmt.Sprint(eff)
+		row := common.Fit(name, 14) + common.Fit(ds, 10) + fmt.Sprint(eff)
 		if decl != nil && *decl != eff {
 			row += st.WarnText.Render("  ≠ not taken as declared")
 		}
@@ -264,7 +265,7 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 		add(st.Muted.Render("(no reasons given)"))
 	}
 	for _, r := range t.Class.Reasons {
-		add(wrapOwn(styledInline(r, markFn(st)), width, "• ", "  ")...)
+		add(common.WrapOwn(common.StyledInline(r, common.MarkFn(st)), width, "• ", "  ")...)
 	}
 
 	section("Input schema")
@@ -278,7 +279,7 @@ func schemaLines(st *theme.Styles, schema []byte, width int) []string {
 	if len(schema) == 0 || string(schema) == "null" {
 		return []string{st.Muted.Render("(none)")}
 	}
-	return blockLines(st, cli.PrettyJSON(schema), width, maxShownBytes, st.Gutter.Render(gutter))
+	return common.BlockLines(st, cli.PrettyJSON(schema), width, common.MaxShownBytes, st.Gutter.Render(common.Gutter))
 }
 
 // pinText says how the tool's definition compares with its pin.

@@ -13,6 +13,8 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -114,7 +116,7 @@ func (v *hazardsView) rebuild() {
 		return
 	}
 	st := v.st
-	iw, _ := paneInner(v.width, v.height)
+	iw, _ := common.PaneInner(v.width, v.height)
 	keep, keepAt := "", v.cursor
 	if v.cursor >= 0 && v.cursor < len(v.lines) {
 		keep = v.lines[v.cursor].key()
@@ -143,7 +145,7 @@ func (v *hazardsView) rebuild() {
 			guard = st.ErrorText.Render("✗ UNGUARDED") + st.Muted.Render(strings.TrimPrefix(trust.UnguardedMeaning, "UNGUARDED"))
 		}
 		add(style.Render(theme.SeverityGlyph(h.Severity)+" "+string(h.Severity)+" · "+hazardTitle(h.Kind)) + "  " + guard)
-		add(wrapOwn(styledInline(h.Summary, markFn(st)), iw-2, "  ", "  ")...)
+		add(common.WrapOwn(common.StyledInline(h.Summary, common.MarkFn(st)), iw-2, "  ", "  ")...)
 		for _, leg := range legOrder(h) {
 			names := h.Legs[leg]
 			add("  " + st.Key.Render(leg) + st.Muted.Render(" · "+strconv.Itoa(len(names))+" tool"+plural(len(names))))
@@ -154,7 +156,7 @@ func (v *hazardsView) rebuild() {
 				}
 				ls = append(ls, v.toolLine(q, shown[q], nameW, iw))
 				if note := legNote(v.snap, q, leg); note != "" {
-					add(wrapOwn(st.Muted.Render("↳ ")+inline(st, note, 400), iw-2, "      ", "        ")...)
+					add(common.WrapOwn(st.Muted.Render("↳ ")+common.Inline(st, note, 400), iw-2, "      ", "        ")...)
 				}
 			}
 		}
@@ -170,7 +172,7 @@ func (v *hazardsView) rebuild() {
 			add("", st.Header.Render("Sandboxes")+st.Muted.Render(" · a server fenced with no network cannot send data out"))
 			fenced = true
 		}
-		add(wrapOwn(fit(inline(st, sv.Name, nameW), nameW)+" "+fenceText(st, sv.Fence), iw-2, "  ", strings.Repeat(" ", nameW+3))...)
+		add(common.WrapOwn(common.Fit(common.Inline(st, sv.Name, nameW), nameW)+" "+fenceText(st, sv.Fence), iw-2, "  ", strings.Repeat(" ", nameW+3))...)
 	}
 	if n := overrideCount(v.over); n > 0 {
 		add("", st.Header.Render("* Changed in this session · "+strconv.Itoa(n)+" unsaved")+st.Muted.Render(" · E writes them as a TOML fragment"))
@@ -181,9 +183,9 @@ func (v *hazardsView) rebuild() {
 		sort.Strings(servers)
 		for _, s := range servers {
 			t := v.over.Trust[s]
-			text := st.WarnText.Render("* ") + fit(inline(st, s, nameW), nameW) + " server trust " + trustBadge(st, t) +
+			text := st.WarnText.Render("* ") + common.Fit(common.Inline(st, s, nameW), nameW) + " server trust " + trustBadge(st, t) +
 				st.Muted.Render(" (config: "+v.config[s].String()+")")
-			ls = append(ls, hzLine{text: fit(text, iw-4), server: s})
+			ls = append(ls, hzLine{text: common.Fit(text, iw-4), server: s})
 		}
 		var refs []trust.Ref
 		for r := range v.over.Policy {
@@ -199,8 +201,8 @@ func (v *hazardsView) rebuild() {
 			ls = append(ls, v.toolLine(r.Qualified(), shown[r.Qualified()], nameW, iw))
 		}
 		for _, name := range slices.Sorted(maps.Keys(v.over.RulesOff)) {
-			text := st.WarnText.Render("* ") + "rule " + inline(st, name, max(iw/2, 16)) + st.Muted.Render(" off for "+inline(st, v.over.RulesOff[name].Qualified(), 40)+" (K: turn it on)")
-			ls = append(ls, hzLine{text: fit(text, iw-4)})
+			text := st.WarnText.Render("* ") + "rule " + common.Inline(st, name, max(iw/2, 16)) + st.Muted.Render(" off for "+common.Inline(st, v.over.RulesOff[name].Qualified(), 40)+" (K: turn it on)")
+			ls = append(ls, hzLine{text: common.Fit(text, iw-4)})
 		}
 	}
 	v.lines = ls
@@ -282,9 +284,9 @@ func (v hazardsView) shownNames(nameW int) map[string]string {
 	qs = slices.Compact(qs) // a tool in two legs is one name
 	shown := make([]string, len(qs))
 	for i, q := range qs {
-		shown[i] = plainInline(trust.LegName(q))
+		shown[i] = common.PlainInline(trust.LegName(q))
 	}
-	shown = cutNames(shown, nameW)
+	shown = common.CutNames(shown, nameW)
 	out := make(map[string]string, len(qs))
 	for i, q := range qs {
 		out[q] = shown[i]
@@ -313,9 +315,9 @@ func (v hazardsView) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	if len(change) > 0 {
 		mark = st.WarnText.Render("* ")
 	}
-	text := mark + fit(shown, nameW)
+	text := mark + common.Fit(shown, nameW)
 	if ok {
-		text += " " + st.Tier(t.Class.Tier).Render(fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + trustBadge(st, t.ServerTrust)
+		text += " " + st.Tier(t.Class.Tier).Render(common.Fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + trustBadge(st, t.ServerTrust)
 		if f := t.ServerFence(); f.Requested && !f.Applied {
 			text += " " + st.ErrorText.Render(trust.FenceColumn(f))
 		} else if f.Requested {
@@ -327,7 +329,7 @@ func (v hazardsView) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	if len(change) > 0 {
 		text += st.WarnText.Render("  * " + strings.Join(change, ", "))
 	}
-	return hzLine{text: fit(text, iw-4), ref: ref}
+	return hzLine{text: common.Fit(text, iw-4), ref: ref}
 }
 
 // nextSelectable finds the first selectable line from i in direction dir, or -1.
@@ -343,7 +345,7 @@ func (v hazardsView) nextSelectable(i, dir int) int {
 // visible is the number of lines between the heading and the line that counts
 // what is below.
 func (v hazardsView) visible() int {
-	_, ih := paneInner(v.width, v.height)
+	_, ih := common.PaneInner(v.width, v.height)
 	return max(ih-2, 1)
 }
 
@@ -402,8 +404,8 @@ func (v hazardsView) Update(msg tea.Msg) (hazardsView, hazardsAction, tea.Cmd) {
 		return v, hazardsNone, nil
 	}
 	act := hazardsNone
-	scroll := ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
-	if to, ok := listMove(k, scroll, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable() }); ok {
+	scroll := common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
+	if to, ok := list.Move(k, scroll, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable() }); ok {
 		v.cursor = to
 		switch {
 		case key.Matches(k, v.keys.PageUp):
@@ -432,19 +434,19 @@ func (v hazardsView) Update(msg tea.Msg) (hazardsView, hazardsAction, tea.Cmd) {
 // View renders the heading and the visible lines in a pane.
 func (v hazardsView) View() string {
 	st := v.st
-	iw, _ := paneInner(v.width, v.height)
+	iw, _ := common.PaneInner(v.width, v.height)
 	n := 0
 	if v.snap != nil {
 		n = len(v.snap.Hazards)
 	}
 	head := "Hazards · " + strconv.Itoa(n) + " · x off · p policy · T trust: what-if for this session"
-	lines := []string{paneHeading(st, head, true, iw)}
+	lines := []string{common.PaneHeading(st, head, true, iw)}
 	end := min(v.offset+v.visible(), len(v.lines))
 	for i := v.offset; i < end; i++ {
 		l := v.lines[i]
 		switch {
 		case i == v.cursor:
-			lines = append(lines, st.Selected.Render(fit("  ▸ "+ansi.Strip(l.text), iw)))
+			lines = append(lines, st.Selected.Render(common.Fit("  ▸ "+ansi.Strip(l.text), iw)))
 		case l.selectable():
 			lines = append(lines, "    "+l.text)
 		default:
@@ -452,14 +454,14 @@ func (v hazardsView) View() string {
 		}
 	}
 	if below := len(v.lines) - end; below > 0 {
-		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(below)+" more line"+plural(below)+" (pgdn)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+plural(below)+" (pgdn)", iw)))
 	}
-	return paneBox(st, true, v.width, v.height, lines)
+	return common.PaneBox(st, true, v.width, v.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (v hazardsView) keyMap() keyMapFunc {
-	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+func (v hazardsView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
 // overrideCount is the number of live changes: one per server trust, per tool
@@ -479,7 +481,7 @@ func overrideCount(o session.Overrides) int {
 // a warning in the error style ("⚠ unfenced: sandbox requested but not applied:
 // WHY").
 func fenceText(st *theme.Styles, f trust.Fence) string {
-	words := inline(st, trust.FenceWords(f), 1000)
+	words := common.Inline(st, trust.FenceWords(f), 1000)
 	if f.Requested && !f.Applied {
 		return st.ErrorText.Render("⚠ unfenced") + st.ErrorText.Render(strings.TrimPrefix(words, "unfenced"))
 	}

@@ -10,20 +10,9 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
-
-// keyMapFunc is a help.KeyMap made of the bindings a child has right now.
-type keyMapFunc struct {
-	short []key.Binding
-	full  [][]key.Binding
-}
-
-// ShortHelp implements help.KeyMap.
-func (k keyMapFunc) ShortHelp() []key.Binding { return k.short }
-
-// FullHelp implements help.KeyMap.
-func (k keyMapFunc) FullHelp() [][]key.Binding { return k.full }
 
 // helpStyles builds the help bubble's styles from the theme, so NO_COLOR and the
 // background apply to it too.
@@ -78,14 +67,14 @@ type helpOverlay struct {
 func newHelpOverlay(st *theme.Styles) helpOverlay {
 	keys := DefaultHelpKeyMap()
 	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
+	vp.KeyMap = keys.ViewportKeys()
 	return helpOverlay{st: st, keys: keys, vp: vp}
 }
 
 // SetSize sets the overlay's outer size.
 func (h *helpOverlay) SetSize(w, height int) {
 	h.width, h.height = w, height
-	iw, ih := paneInner(w, height)
+	iw, ih := common.PaneInner(w, height)
 	h.vp.SetWidth(iw)
 	h.vp.SetHeight(max(ih-1, 1))
 }
@@ -93,7 +82,7 @@ func (h *helpOverlay) SetSize(w, height int) {
 // show opens the overlay on the given sections.
 func (h *helpOverlay) show(sections []helpSection) {
 	h.open = true
-	iw, _ := paneInner(h.width, h.height)
+	iw, _ := common.PaneInner(h.width, h.height)
 	h.vp.SetContent(helpContent(h.st, sections, iw))
 	h.vp.GotoTop()
 }
@@ -123,10 +112,10 @@ func (h helpOverlay) Update(msg tea.Msg) (helpOverlay, bool, tea.Cmd) {
 
 // View renders the overlay box.
 func (h helpOverlay) View() string {
-	iw, _ := paneInner(h.width, h.height)
-	head := h.st.Title.Render(fit("airlock help — every key, by where it works", iw))
+	iw, _ := common.PaneInner(h.width, h.height)
+	head := h.st.Title.Render(common.Fit("airlock help — every key, by where it works", iw))
 	lines := append([]string{head}, strings.Split(h.vp.View(), "\n")...)
-	return paneBox(h.st, true, h.width, h.height, lines)
+	return common.PaneBox(h.st, true, h.width, h.height, lines)
 }
 
 // Glossary is the one list of airlock's words a newcomer meets first, each with
@@ -161,9 +150,9 @@ func helpContent(st *theme.Styles, sections []helpSection, width int) string {
 				if len(b.Keys()) == 0 || b.Help().Key == "" {
 					continue // unbound, such as the demo key outside the demo
 				}
-				row := "  " + st.HelpKey.Render(fit(b.Help().Key, 10)) + " " + b.Help().Desc
+				row := "  " + st.HelpKey.Render(common.Fit(b.Help().Key, 10)) + " " + b.Help().Desc
 				if !b.Enabled() {
-					row = "  " + st.Muted.Render(fit(b.Help().Key, 10)+" "+b.Help().Desc+" (not now)")
+					row = "  " + st.Muted.Render(common.Fit(b.Help().Key, 10)+" "+b.Help().Desc+" (not now)")
 				}
 				rows = append(rows, row)
 			}
@@ -187,13 +176,13 @@ func helpContent(st *theme.Styles, sections []helpSection, width int) string {
 			"  "+st.Banner.Render(theme.SeverityGlyph(trust.SeverityMedium)+" medium"),
 		"  servers   ✓ ready  ✗ failed  (spinner) connecting",
 		"  text      "+st.Mark.Render("⟨ESC⟩")+" marks a byte a server sent that could act on your terminal;",
-		"            "+st.Gutter.Render(gutter)+"starts every line of server text",
+		"            "+st.Gutter.Render(common.Gutter)+"starts every line of server text",
 		"",
 		st.Header.Render("Words (one meaning each; docs/wording.md)"),
 	)
 	for _, g := range Glossary {
 		// Wrapped, never cut: a definition is read to the end.
-		lines = append(lines, wrapOwn(g[1], width, "  "+st.HelpKey.Render(fit(g[0], 10))+" ", strings.Repeat(" ", 13))...)
+		lines = append(lines, common.WrapOwn(g[1], width, "  "+st.HelpKey.Render(common.Fit(g[0], 10))+" ", strings.Repeat(" ", 13))...)
 	}
 	return strings.Join(lines, "\n")
 }

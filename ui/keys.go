@@ -2,7 +2,7 @@ package ui
 
 import (
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
+	"github.com/airlock-mcp/airlock/ui/common"
 )
 
 // GlobalKeyMap holds the keys the root handles on every screen that is not taking
@@ -200,58 +200,9 @@ func (k FilterKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Apply, 
 // FullHelp implements help.KeyMap.
 func (k FilterKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Apply, k.Cancel}} }
 
-// ScrollKeyMap holds the keys of a scrollable view (details, results, logs, help).
-type ScrollKeyMap struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-}
-
-// enable turns on the keys that move up (up, top, page up) when up, and those that
-// move down when down: a list's footer offers only the moves that do something.
-func (k *ScrollKeyMap) enable(up, down bool) {
-	k.Up.SetEnabled(up)
-	k.Top.SetEnabled(up)
-	k.PageUp.SetEnabled(up)
-	k.Down.SetEnabled(down)
-	k.Bottom.SetEnabled(down)
-	k.PageDown.SetEnabled(down)
-}
-
-// DefaultScrollKeyMap returns the scrolling keys.
-func DefaultScrollKeyMap() ScrollKeyMap {
-	return ScrollKeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn/f", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
-	}
-}
-
-// viewportKeys adapts the scrolling keys to a viewport; horizontal scrolling is off
-// (text is wrapped), which also leaves h and l free.
-func (k ScrollKeyMap) viewportKeys() viewport.KeyMap {
-	vk := viewport.DefaultKeyMap()
-	vk.Up, vk.Down, vk.PageUp, vk.PageDown = k.Up, k.Down, k.PageUp, k.PageDown
-	vk.HalfPageUp = key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "½ page up"))
-	vk.HalfPageDown = key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "½ page down"))
-	vk.Left = key.NewBinding(key.WithDisabled())
-	vk.Right = key.NewBinding(key.WithDisabled())
-	return vk
-}
-
-func (k ScrollKeyMap) column() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
-}
-
 // DetailKeyMap holds the keys of the tool detail view.
 type DetailKeyMap struct {
-	ScrollKeyMap
+	common.ScrollKeyMap
 	Call key.Binding
 	// Accept pins the new definition of a tool that changed since pinned; it is
 	// enabled only for such a tool and asks before it acts.
@@ -262,7 +213,7 @@ type DetailKeyMap struct {
 // DefaultDetailKeyMap returns the detail view's keys.
 func DefaultDetailKeyMap() DetailKeyMap {
 	return DetailKeyMap{
-		ScrollKeyMap: DefaultScrollKeyMap(),
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Call:         key.NewBinding(key.WithKeys("enter", "c"), key.WithHelp("enter/c", "call")),
 		Accept:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "accept the changed definition")),
 		Back:         key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
@@ -276,7 +227,7 @@ func (k DetailKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k DetailKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Call, k.Accept, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Call, k.Accept, k.Back}}
 }
 
 // CallKeyMap holds the keys while a call runs.
@@ -297,7 +248,7 @@ func (k CallKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Cance
 
 // ResultKeyMap holds the keys of the results view.
 type ResultKeyMap struct {
-	ScrollKeyMap
+	common.ScrollKeyMap
 	Again key.Binding
 	// Save writes the result's images, audio and blobs to new files; it is
 	// enabled only when the result has any.
@@ -308,7 +259,7 @@ type ResultKeyMap struct {
 // DefaultResultKeyMap returns the results view's keys.
 func DefaultResultKeyMap() ResultKeyMap {
 	return ResultKeyMap{
-		ScrollKeyMap: DefaultScrollKeyMap(),
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Again:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "call again")),
 		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save images/audio to files")),
 		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
@@ -326,12 +277,12 @@ func (k ResultKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k ResultKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Again, k.Save, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Again, k.Save, k.Back}}
 }
 
 // LogsKeyMap holds the keys of the logs view.
 type LogsKeyMap struct {
-	ScrollKeyMap
+	common.ScrollKeyMap
 	Source key.Binding
 	Back   key.Binding
 }
@@ -339,7 +290,7 @@ type LogsKeyMap struct {
 // DefaultLogsKeyMap returns the logs view's keys.
 func DefaultLogsKeyMap() LogsKeyMap {
 	return LogsKeyMap{
-		ScrollKeyMap: DefaultScrollKeyMap(),
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Source:       key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "events / each server's stderr")),
 		Back:         key.NewBinding(key.WithKeys("esc", "l", "backspace"), key.WithHelp("esc", "back")),
 	}
@@ -350,12 +301,12 @@ func (k LogsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.S
 
 // FullHelp implements help.KeyMap.
 func (k LogsKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Source, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Source, k.Back}}
 }
 
 // HelpKeyMap holds the keys of the help overlay.
 type HelpKeyMap struct {
-	ScrollKeyMap
+	common.ScrollKeyMap
 	Close key.Binding
 	// Tour restarts the guided tour; it is bound only in `airlock demo`.
 	Tour key.Binding
@@ -364,7 +315,7 @@ type HelpKeyMap struct {
 // DefaultHelpKeyMap returns the help overlay's keys.
 func DefaultHelpKeyMap() HelpKeyMap {
 	return HelpKeyMap{
-		ScrollKeyMap: DefaultScrollKeyMap(),
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Close:        key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help")),
 		Tour:         key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "restart the guided tour"), key.WithDisabled()),
 	}
@@ -377,7 +328,7 @@ func (k HelpKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k HelpKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Tour, k.Close}}
+	return [][]key.Binding{k.Column(), {k.Tour, k.Close}}
 }
 
 // HazardsKeyMap holds the keys of the hazards view. Disable, Policy and Open
@@ -459,14 +410,14 @@ func (k QueueKeyMap) FullHelp() [][]key.Binding {
 
 // ExportKeyMap holds the keys of the export view.
 type ExportKeyMap struct {
-	ScrollKeyMap
+	common.ScrollKeyMap
 	Back key.Binding
 }
 
 // DefaultExportKeyMap returns the export view's keys.
 func DefaultExportKeyMap() ExportKeyMap {
 	return ExportKeyMap{
-		ScrollKeyMap: DefaultScrollKeyMap(),
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
 	}
 }
@@ -476,7 +427,7 @@ func (k ExportKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k
 
 // FullHelp implements help.KeyMap.
 func (k ExportKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Back}}
+	return [][]key.Binding{k.Column(), {k.Back}}
 }
 
 // TourKeyMap holds the keys of the guided demo tour. They are taken before the

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -54,14 +55,14 @@ type logsView struct {
 func newLogsView(st *theme.Styles) logsView {
 	keys := DefaultLogsKeyMap()
 	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
+	vp.KeyMap = keys.ViewportKeys()
 	return logsView{st: st, keys: keys, vp: vp}
 }
 
 // SetSize sets the outer size.
 func (l *logsView) SetSize(w, h int) {
 	l.width, l.height = w, h
-	iw, ih := paneInner(w, h)
+	iw, ih := common.PaneInner(w, h)
 	l.vp.SetWidth(iw)
 	l.vp.SetHeight(max(ih-1, 1))
 }
@@ -99,7 +100,7 @@ func (l logsView) Update(msg tea.Msg) (logsView, logsAction, tea.Cmd) {
 // render rebuilds the content, following the end when the view was at the end.
 func (l *logsView) render(ring logRing) {
 	follow := l.vp.AtBottom() || l.vp.TotalLineCount() == 0
-	iw, _ := paneInner(l.width, l.height)
+	iw, _ := common.PaneInner(l.width, l.height)
 	st := l.st
 	var lines []string
 	if l.source == "" {
@@ -111,7 +112,7 @@ func (l *logsView) render(ring logRing) {
 			lines = append(lines, st.Muted.Render("no log lines from servers yet · calls (yours and agents') are in Activity (v)"))
 		}
 		for _, e := range ring.entries {
-			prefix := st.Key.Render(fit(inline(st, e.server, 10), 10)+" "+fit(inline(st, e.source, 10), 10)) + " " + st.Gutter.Render(gutter)
+			prefix := st.Key.Render(common.Fit(common.Inline(st, e.server, 10), 10)+" "+common.Fit(common.Inline(st, e.source, 10), 10)) + " " + st.Gutter.Render(common.Gutter)
 			lines = append(lines, logLines(st, e.text, iw, prefix)...)
 		}
 	} else {
@@ -119,7 +120,7 @@ func (l *logsView) render(ring logRing) {
 			lines = append(lines, st.Muted.Render("no stderr kept for "+l.source))
 		}
 		for _, s := range l.stderr {
-			lines = append(lines, logLines(st, s, iw, st.Gutter.Render(gutter))...)
+			lines = append(lines, logLines(st, s, iw, st.Gutter.Render(common.Gutter))...)
 		}
 	}
 	l.vp.SetContent(strings.Join(lines, "\n"))
@@ -130,9 +131,9 @@ func (l *logsView) render(ring logRing) {
 
 // logLines wraps one raw log line under a prefix; continuation lines keep a gutter.
 func logLines(st *theme.Styles, text string, width int, prefix string) []string {
-	ls := blockLines(st, text, width, 8<<10, prefix)
+	ls := common.BlockLines(st, text, width, 8<<10, prefix)
 	if len(ls) > 1 {
-		pad := strings.Repeat(" ", max(lipgloss.Width(prefix)-lipgloss.Width(gutter), 0)) + st.Gutter.Render(gutter)
+		pad := strings.Repeat(" ", max(lipgloss.Width(prefix)-lipgloss.Width(common.Gutter), 0)) + st.Gutter.Render(common.Gutter)
 		for i := 1; i < len(ls); i++ {
 			ls[i] = pad + strings.TrimPrefix(ls[i], prefix)
 		}
@@ -142,17 +143,17 @@ func logLines(st *theme.Styles, text string, width int, prefix string) []string 
 
 // View renders the heading and the scrolled log in a pane.
 func (l logsView) View() string {
-	iw, _ := paneInner(l.width, l.height)
+	iw, _ := common.PaneInner(l.width, l.height)
 	src := "events of every server (stderr and logging notifications)"
 	if l.source != "" {
 		src = "stderr kept for " + l.source
 	}
 	head := "Logs · " + src
-	lines := append([]string{l.st.Header.Render(fit(head, iw))}, strings.Split(l.vp.View(), "\n")...)
-	return paneBox(l.st, true, l.width, l.height, lines)
+	lines := append([]string{l.st.Header.Render(common.Fit(head, iw))}, strings.Split(l.vp.View(), "\n")...)
+	return common.PaneBox(l.st, true, l.width, l.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (l logsView) keyMap() keyMapFunc {
-	return keyMapFunc{short: l.keys.ShortHelp(), full: l.keys.FullHelp()}
+func (l logsView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: l.keys.ShortHelp(), Full: l.keys.FullHelp()}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -37,7 +38,7 @@ func screenKeyMaps() []any {
 		DefaultQueueKeyMap(), DefaultExportKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
 		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), DefaultPromptsKeyMap(),
 		DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),
-		DefaultScrollKeyMap().viewportKeys(),
+		common.DefaultScrollKeyMap().ViewportKeys(),
 	}
 }
 

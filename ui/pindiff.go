@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -15,8 +16,8 @@ func pinDiffLines(st *theme.Styles, pinned, current json.RawMessage, width int) 
 	a, b := cli.DefinitionLines(pinned), cli.DefinitionLines(current)
 	if len(a) > cli.MaxDiffLines || len(b) > cli.MaxDiffLines {
 		out := []string{st.Muted.Render("too long to diff; the pinned definition, then the new one:")}
-		out = append(out, blockLines(st, strings.Join(a, "\n"), width, maxShownBytes, st.ErrorText.Render("-")+st.Gutter.Render(gutter))...)
-		return append(out, blockLines(st, strings.Join(b, "\n"), width, maxShownBytes, st.OKText.Render("+")+st.Gutter.Render(gutter))...)
+		out = append(out, common.BlockLines(st, strings.Join(a, "\n"), width, common.MaxShownBytes, st.ErrorText.Render("-")+st.Gutter.Render(common.Gutter))...)
+		return append(out, common.BlockLines(st, strings.Join(b, "\n"), width, common.MaxShownBytes, st.OKText.Render("+")+st.Gutter.Render(common.Gutter))...)
 	}
 	ops := cli.LineDiff(a, b)
 	const context = 2
@@ -42,13 +43,13 @@ func pinDiffLines(st *theme.Styles, pinned, current json.RawMessage, width int) 
 		var g string
 		switch o.Op {
 		case '-':
-			g = st.ErrorText.Render("-") + st.Gutter.Render(gutter)
+			g = st.ErrorText.Render("-") + st.Gutter.Render(common.Gutter)
 		case '+':
-			g = st.OKText.Render("+") + st.Gutter.Render(gutter)
+			g = st.OKText.Render("+") + st.Gutter.Render(common.Gutter)
 		default:
-			g = " " + st.Gutter.Render(gutter)
+			g = " " + st.Gutter.Render(common.Gutter)
 		}
-		out = append(out, blockLines(st, o.Text, width, maxShownBytes, g)...)
+		out = append(out, common.BlockLines(st, o.Text, width, common.MaxShownBytes, g)...)
 	}
 	if len(out) == 0 {
 		out = append(out, st.Muted.Render("the definitions are the same once keys are sorted"))

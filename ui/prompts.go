@@ -15,19 +15,21 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // PromptsKeyMap holds the keys of the prompts view.
 type PromptsKeyMap struct {
-	ScrollKeyMap // moves the selection
-	Open         key.Binding
-	Back         key.Binding
+	common.ScrollKeyMap // moves the selection
+	Open                key.Binding
+	Back                key.Binding
 }
 
 // DefaultPromptsKeyMap returns the prompts view's keys.
 func DefaultPromptsKeyMap() PromptsKeyMap {
-	scroll := DefaultScrollKeyMap()
+	scroll := common.DefaultScrollKeyMap()
 	scroll.Up.SetHelp("↑/k", "previous")
 	scroll.Down.SetHelp("↓/j", "next")
 	scroll.Top.SetHelp("g/home", "first")
@@ -50,7 +52,7 @@ func (k PromptsKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k PromptsKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Open, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Open, k.Back}}
 }
 
 // promptsView lists one server's prompts.
@@ -106,7 +108,7 @@ func (v promptsView) selected() (session.PromptInfo, bool) {
 const promptDetailRows = 5
 
 func (v promptsView) visible() int {
-	_, ih := paneInner(v.width, v.height)
+	_, ih := common.PaneInner(v.width, v.height)
 	return max(ih-1-1-promptDetailRows, 1)
 }
 
@@ -126,7 +128,7 @@ func (v *promptsView) clamp() {
 func (v *promptsView) updateKeys() {
 	n := len(v.server.Prompts)
 	v.keys.Open.SetEnabled(n > 0)
-	v.keys.ScrollKeyMap.enable(v.cursor > 0, v.cursor < n-1)
+	v.keys.ScrollKeyMap.Enable(v.cursor > 0, v.cursor < n-1)
 }
 
 // promptsAction is what a key in the prompts view asks the root to do.
@@ -142,7 +144,7 @@ const (
 func (v promptsView) Update(k tea.KeyPressMsg) (promptsView, promptsAction) {
 	act := promptsNone
 	n := len(v.server.Prompts)
-	if to, ok := listMove(k, v.keys.ScrollKeyMap, v.cursor, n, v.visible(), func(int) bool { return true }); ok {
+	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, n, v.visible(), func(int) bool { return true }); ok {
 		v.cursor = to
 	}
 	switch {
@@ -163,7 +165,7 @@ func argSummary(p session.PromptInfo) string {
 	}
 	parts := make([]string, len(p.Arguments))
 	for i, a := range p.Arguments {
-		parts[i] = plainInline(a.Name)
+		parts[i] = common.PlainInline(a.Name)
 		if a.Required {
 			parts[i] += "*"
 		}
@@ -174,48 +176,48 @@ func argSummary(p session.PromptInfo) string {
 // View renders the heading, the list and the selected prompt's arguments.
 func (v promptsView) View() string {
 	st := v.st
-	iw, ih := paneInner(v.width, v.height)
+	iw, ih := common.PaneInner(v.width, v.height)
 	s := v.server
-	head := "Prompts of " + inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Prompts)) + " prompt" + plural(len(s.Prompts)) +
+	head := "Prompts of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Prompts)) + " prompt" + plural(len(s.Prompts)) +
 		" · * required argument"
-	lines := []string{paneHeading(st, head, true, iw)}
+	lines := []string{common.PaneHeading(st, head, true, iw)}
 	if len(s.Prompts) == 0 {
-		lines = append(lines, st.Muted.Render(fit("  it lists no prompts", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  it lists no prompts", iw)))
 	}
 	end := min(v.offset+v.visible(), len(s.Prompts))
 	var names []string
 	nameW := 0
 	for i := v.offset; i < end; i++ {
-		n := plainInline(s.Prompts[i].Name)
+		n := common.PlainInline(s.Prompts[i].Name)
 		names = append(names, n)
 		nameW = max(nameW, ansi.StringWidth(n))
 	}
 	nameW = min(nameW, max(iw/3, 12))
 	argW := min(24, max(iw/4, 10))
-	cut := cutNames(names, nameW)
+	cut := common.CutNames(names, nameW)
 	for i := v.offset; i < end; i++ {
 		p := s.Prompts[i]
 		descW := max(iw-2-nameW-1-argW-1, 0)
-		d, more := summary(firstNonEmpty(p.Title, p.Description))
+		d, more := common.Summary(firstNonEmpty(p.Title, p.Description))
 		if more {
-			d += " " + ellipsis
+			d += " " + common.Ellipsis
 		}
-		row := fit(cut[i-v.offset], nameW) + " " + fit(cutMiddle(argSummary(p), argW), argW) + " " + inline(st, d, descW)
+		row := common.Fit(cut[i-v.offset], nameW) + " " + common.Fit(common.CutMiddle(argSummary(p), argW), argW) + " " + common.Inline(st, d, descW)
 		if i == v.cursor {
-			lines = append(lines, st.Selected.Render(fit("▸ "+ansi.Strip(row), iw)))
+			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(row), iw)))
 		} else {
-			lines = append(lines, fit("  "+row, iw))
+			lines = append(lines, common.Fit("  "+row, iw))
 		}
 	}
 	if below := len(s.Prompts) - end; below > 0 {
-		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(below)+" more (pgdn)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more (pgdn)", iw)))
 	}
 	detail := v.detailLines(iw)
 	for len(lines) < ih-len(detail) {
 		lines = append(lines, "")
 	}
 	lines = append(lines[:min(len(lines), ih-len(detail))], detail...)
-	return paneBox(st, true, v.width, v.height, lines)
+	return common.PaneBox(st, true, v.width, v.height, lines)
 }
 
 // detailLines shows the selected prompt: its name and description, then each
@@ -227,27 +229,27 @@ func (v promptsView) detailLines(iw int) []string {
 		return nil
 	}
 	out := []string{st.Muted.Render(strings.Repeat("─", iw))}
-	d, more := summary(p.Description)
+	d, more := common.Summary(p.Description)
 	if more {
-		d += " " + ellipsis
+		d += " " + common.Ellipsis
 	}
-	out = append(out, fit(st.Key.Render("prompt ")+inline(st, p.Name, iw/2)+"  "+st.Muted.Render(inline(st, d, iw)), iw))
+	out = append(out, common.Fit(st.Key.Render("prompt ")+common.Inline(st, p.Name, iw/2)+"  "+st.Muted.Render(common.Inline(st, d, iw)), iw))
 	for i, a := range p.Arguments {
 		if len(out) == promptDetailRows {
-			out[len(out)-1] = st.Muted.Render(fit("  … "+strconv.Itoa(len(p.Arguments)-i+1)+" arguments more in the form (enter)", iw))
+			out[len(out)-1] = st.Muted.Render(common.Fit("  … "+strconv.Itoa(len(p.Arguments)-i+1)+" arguments more in the form (enter)", iw))
 			break
 		}
 		req := "  "
 		if a.Required {
 			req = st.WarnText.Render("* ")
 		}
-		ad, _ := summary(firstNonEmpty(a.Description, a.Title))
-		out = append(out, fit("  "+req+inline(st, a.Name, iw/3)+"  "+st.Muted.Render(inline(st, ad, iw)), iw))
+		ad, _ := common.Summary(firstNonEmpty(a.Description, a.Title))
+		out = append(out, common.Fit("  "+req+common.Inline(st, a.Name, iw/3)+"  "+st.Muted.Render(common.Inline(st, ad, iw)), iw))
 	}
 	return out
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (v promptsView) keyMap() keyMapFunc {
-	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+func (v promptsView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }

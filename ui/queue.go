@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -97,16 +98,16 @@ func queueOrder(ps []*session.Pending) []*session.Pending {
 func (q queueView) View(items []*session.Pending, now time.Time, h help.Model) string {
 	st := q.st
 	w := min(q.width, 100)
-	iw, _ := paneInner(w, 3)
+	iw, _ := common.PaneInner(w, 3)
 	lines := []string{
-		st.Title.Render(fit("Approval queue · "+strconv.Itoa(len(items))+" waiting · oldest first", iw)),
+		st.Title.Render(common.Fit("Approval queue · "+strconv.Itoa(len(items))+" waiting · oldest first", iw)),
 	}
 	toolW := 4
 	for _, p := range items {
 		toolW = max(toolW, len(p.Tool.Ref.Qualified()))
 	}
 	toolW = min(toolW, 32)
-	lines = append(lines, st.Muted.Render(fit("  "+fit("age", queueAgeW)+fit("who (agent · context)", queueWhoW)+fit("tool", toolW)+" tier", iw)))
+	lines = append(lines, st.Muted.Render(common.Fit("  "+common.Fit("age", queueAgeW)+common.Fit("who (agent · context)", queueWhoW)+common.Fit("tool", toolW)+" tier", iw)))
 	room := max(q.height-2-len(lines)-2, 1)
 	start := 0
 	if q.cursor >= room {
@@ -121,8 +122,8 @@ func (q queueView) View(items []*session.Pending, now time.Time, h help.Model) s
 	if hidden := len(items) - min(len(items), start+room); hidden > 0 {
 		lines = append(lines, st.Muted.Render("  ↓ "+strconv.Itoa(hidden)+" more"))
 	}
-	lines = append(lines, "", ansi.Truncate(h.ShortHelpView(q.keys.ShortHelp()), iw, ellipsis))
-	return paneBox(st, true, w, len(lines)+2, lines)
+	lines = append(lines, "", ansi.Truncate(h.ShortHelpView(q.keys.ShortHelp()), iw, common.Ellipsis))
+	return common.PaneBox(st, true, w, len(lines)+2, lines)
 }
 
 // row is one waiting call: age, who (agent client · context, or you), the tool
@@ -136,7 +137,7 @@ func (q queueView) row(p *session.Pending, selected bool, now time.Time, w, tool
 		if ctx == "" {
 			ctx = session.PersonContext
 		}
-		who = inline(st, c, 14) + " · " + inline(st, ctx, 14)
+		who = common.Inline(st, c, 14) + " · " + common.Inline(st, ctx, 14)
 	}
 	tier := theme.TierLabel(p.Tool.Class.Tier)
 	if p.Verdict.By == trust.DecidedByTaint {
@@ -146,12 +147,12 @@ func (q queueView) row(p *session.Pending, selected bool, now time.Time, w, tool
 	if !p.Deadline.IsZero() {
 		left = "  denied in " + shortAge(p.Deadline.Sub(now))
 	}
-	text := fit(shortAge(now.Sub(p.Created)), queueAgeW) + fit(who, queueWhoW-1) + " " +
-		fit(inline(st, p.Tool.Ref.Qualified(), toolW), toolW) + " " + tier + left
+	text := common.Fit(shortAge(now.Sub(p.Created)), queueAgeW) + common.Fit(who, queueWhoW-1) + " " +
+		common.Fit(common.Inline(st, p.Tool.Ref.Qualified(), toolW), toolW) + " " + tier + left
 	if selected {
-		return st.Selected.Render(fit("▸ "+ansi.Strip(text), w))
+		return st.Selected.Render(common.Fit("▸ "+ansi.Strip(text), w))
 	}
-	return fit("  "+text, w)
+	return common.Fit("  "+text, w)
 }
 
 // The queue's column widths.

@@ -17,13 +17,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // ResourcesKeyMap holds the keys of the resources view.
 type ResourcesKeyMap struct {
-	ScrollKeyMap // moves the selection
-	Open         key.Binding
+	common.ScrollKeyMap // moves the selection
+	Open                key.Binding
 	// Subscribe subscribes to the selected resource, or ends the subscription;
 	// enabled only on a resource of a server that takes subscriptions.
 	Subscribe key.Binding
@@ -32,7 +34,7 @@ type ResourcesKeyMap struct {
 
 // DefaultResourcesKeyMap returns the resources view's keys.
 func DefaultResourcesKeyMap() ResourcesKeyMap {
-	scroll := DefaultScrollKeyMap()
+	scroll := common.DefaultScrollKeyMap()
 	scroll.Up.SetHelp("↑/k", "previous")
 	scroll.Down.SetHelp("↓/j", "next")
 	scroll.Top.SetHelp("g/home", "first")
@@ -60,7 +62,7 @@ func (k ResourcesKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k ResourcesKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Open, k.Subscribe, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Open, k.Subscribe, k.Back}}
 }
 
 // resRow is one line of the list: a heading (i < 0), a resource or a template.
@@ -161,7 +163,7 @@ func (v resourcesView) selected() (*session.ResourceInfo, *session.ResourceTempl
 }
 
 func (v resourcesView) next(i, dir int) int {
-	return nextSelectable(len(v.rows), i, dir, func(i int) bool { return v.rows[i].i >= 0 })
+	return list.NextSelectable(len(v.rows), i, dir, func(i int) bool { return v.rows[i].i >= 0 })
 }
 
 // detailRows is how many lines under the list show the selected row in full.
@@ -170,12 +172,12 @@ const detailRows = 3
 // visible is the number of list lines: the pane less the heading, the legend,
 // the "more" line and the selection's lines.
 func (v resourcesView) visible() int {
-	_, ih := paneInner(v.width, v.height)
+	_, ih := common.PaneInner(v.width, v.height)
 	return max(ih-2-1-detailRows, 1)
 }
 
 func (v *resourcesView) clamp() {
-	v.offset = scrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.rows), 0)
+	v.offset = list.ScrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.rows), 0)
 }
 
 func (v *resourcesView) updateKeys() {
@@ -193,7 +195,7 @@ func (v *resourcesView) updateKeys() {
 	} else {
 		v.keys.Subscribe.SetHelp("s", "subscribe: ● marks a change")
 	}
-	v.keys.ScrollKeyMap.enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
+	v.keys.ScrollKeyMap.Enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
 }
 
 // resourcesAction is what a key in the resources view asks the root to do.
@@ -209,7 +211,7 @@ const (
 // Update handles a key; the root acts on the returned action for selected().
 func (v resourcesView) Update(k tea.KeyPressMsg) (resourcesView, resourcesAction) {
 	act := resourcesNone
-	if to, ok := listMove(k, v.keys.ScrollKeyMap, v.cursor, len(v.rows), v.visible(), func(i int) bool { return v.rows[i].i >= 0 }); ok {
+	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, len(v.rows), v.visible(), func(i int) bool { return v.rows[i].i >= 0 }); ok {
 		v.cursor = to
 	}
 	switch {
@@ -228,18 +230,18 @@ func (v resourcesView) Update(k tea.KeyPressMsg) (resourcesView, resourcesAction
 // View renders the heading, the list and the selected row in full.
 func (v resourcesView) View() string {
 	st := v.st
-	iw, _ := paneInner(v.width, v.height)
+	iw, _ := common.PaneInner(v.width, v.height)
 	s := v.server
-	head := "Resources of " + inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Resources)) + " resource" + plural(len(s.Resources)) +
+	head := "Resources of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Resources)) + " resource" + plural(len(s.Resources)) +
 		" · " + strconv.Itoa(len(s.ResourceTemplates)) + " template" + plural(len(s.ResourceTemplates))
-	lines := []string{paneHeading(st, head, true, iw)}
+	lines := []string{common.PaneHeading(st, head, true, iw)}
 	if s.Subscribe {
-		lines = append(lines, st.Muted.Render(fit("  ◉ subscribed · ● changed since you read it (enter reads again)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ◉ subscribed · ● changed since you read it (enter reads again)", iw)))
 	} else {
-		lines = append(lines, st.Muted.Render(fit("  this server takes no subscriptions", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  this server takes no subscriptions", iw)))
 	}
 	if len(v.rows) == 0 {
-		lines = append(lines, st.Muted.Render(fit("  it lists no resources and no templates", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  it lists no resources and no templates", iw)))
 	}
 
 	// Columns: mark(2) name type uri. Names on screen are cut together so
@@ -249,14 +251,14 @@ func (v resourcesView) View() string {
 	nameW := 0
 	for i := v.offset; i < end; i++ {
 		if r := v.rows[i]; r.i >= 0 {
-			n := plainInline(v.name(r))
+			n := common.PlainInline(v.name(r))
 			names = append(names, n)
 			nameW = max(nameW, ansi.StringWidth(n))
 		}
 	}
 	nameW = min(nameW, max(iw/3, 12))
 	typeW := min(16, max(iw/6, 8))
-	cut := cutNames(names, nameW)
+	cut := common.CutNames(names, nameW)
 	ci := 0
 	for i := v.offset; i < end; i++ {
 		r := v.rows[i]
@@ -265,7 +267,7 @@ func (v resourcesView) View() string {
 			if r.template {
 				title = "Templates · enter fills one in, then reads what it names"
 			}
-			lines = append(lines, st.Header.Render(fit(title, iw)))
+			lines = append(lines, st.Header.Render(common.Fit(title, iw)))
 			continue
 		}
 		var mark, mime, uri string
@@ -283,24 +285,24 @@ func (v resourcesView) View() string {
 			}
 		}
 		uriW := max(iw-2-2-nameW-1-typeW-1, 4)
-		row := mark + fit(cut[ci], nameW) + " " + fit(plainInline(orDash(mime)), typeW) + " " + cutMiddle(plainInline(uri), uriW)
+		row := mark + common.Fit(cut[ci], nameW) + " " + common.Fit(common.PlainInline(common.OrDash(mime)), typeW) + " " + common.CutMiddle(common.PlainInline(uri), uriW)
 		ci++
 		if i == v.cursor {
-			lines = append(lines, st.Selected.Render(fit("▸ "+ansi.Strip(row), iw)))
+			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(row), iw)))
 		} else {
-			lines = append(lines, fit("  "+row, iw))
+			lines = append(lines, common.Fit("  "+row, iw))
 		}
 	}
 	if below := len(v.rows) - end; below > 0 {
-		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(below)+" more (pgdn)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more (pgdn)", iw)))
 	}
-	_, ih := paneInner(v.width, v.height)
+	_, ih := common.PaneInner(v.width, v.height)
 	detail := v.detailLines(iw)
 	for len(lines) < ih-len(detail) {
 		lines = append(lines, "")
 	}
 	lines = append(lines[:min(len(lines), ih-len(detail))], detail...)
-	return paneBox(st, true, v.width, v.height, lines)
+	return common.PaneBox(st, true, v.width, v.height, lines)
 }
 
 // name is what a row is called: its name, or its URI when it gives none.
@@ -343,21 +345,21 @@ func (v resourcesView) detailLines(iw int) []string {
 		return nil
 	}
 	out := []string{st.Muted.Render(strings.Repeat("─", iw))}
-	out = append(out, fit(st.Key.Render("uri   ")+inline(st, uri, iw-6), iw))
+	out = append(out, common.Fit(st.Key.Render("uri   ")+common.Inline(st, uri, iw-6), iw))
 	line := st.Key.Render("about ")
 	if title != "" {
-		line += inline(st, title, iw/2) + "  "
+		line += common.Inline(st, title, iw/2) + "  "
 	}
-	s, more := summary(desc)
+	s, more := common.Summary(desc)
 	if more {
-		s += " " + ellipsis
+		s += " " + common.Ellipsis
 	}
-	line += st.Muted.Render(inline(st, s, iw))
-	out = append(out, fit(line+extra, iw))
+	line += st.Muted.Render(common.Inline(st, s, iw))
+	out = append(out, common.Fit(line+extra, iw))
 	return out
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (v resourcesView) keyMap() keyMapFunc {
-	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+func (v resourcesView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -198,7 +199,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		status:      "started",
 	}
 	if opts.Notice != "" {
-		model.status = inline(&st, opts.Notice, 400)
+		model.status = common.Inline(&st, opts.Notice, 400)
 		// The first server's status replaces it at once: Activity keeps it.
 		model.acts.add(activityEntry{at: model.now(), status: model.status})
 	}
@@ -342,27 +343,27 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, waitProgress(msg.gen, m.progCh, m.done)
 	case answeredMsg:
 		if msg.err != nil {
-			m.status = "could not answer approval #" + strconv.FormatUint(msg.id, 10) + ": " + inline(m.st, msg.err.Error(), 80)
+			m.status = "could not answer approval #" + strconv.FormatUint(msg.id, 10) + ": " + common.Inline(m.st, msg.err.Error(), 80)
 		}
 		return m, nil
 	case elicitAnsweredMsg:
 		if msg.err != nil {
-			m.status = "could not answer the request for input: " + inline(m.st, msg.err.Error(), 80)
+			m.status = "could not answer the request for input: " + common.Inline(m.st, msg.err.Error(), 80)
 		}
 		return m, nil
 	case reconnectedMsg:
 		if msg.err != nil {
-			m.status = "could not reconnect " + inline(m.st, msg.server, 32) + ": " + inline(m.st, msg.err.Error(), 80)
+			m.status = "could not reconnect " + common.Inline(m.st, msg.server, 32) + ": " + common.Inline(m.st, msg.err.Error(), 80)
 		}
 		return m, nil
 	case pinsAcceptedMsg:
 		switch {
 		case msg.err != nil:
-			m.status = "✗ could not accept " + inline(m.st, msg.ref.Qualified(), 40) + ": " + inline(m.st, msg.err.Error(), 100)
+			m.status = "✗ could not accept " + common.Inline(m.st, msg.ref.Qualified(), 40) + ": " + common.Inline(m.st, msg.err.Error(), 100)
 		case len(msg.accepted) == 0:
-			m.status = "nothing to accept for " + inline(m.st, msg.ref.Qualified(), 40)
+			m.status = "nothing to accept for " + common.Inline(m.st, msg.ref.Qualified(), 40)
 		default:
-			m.status = "✓ " + inline(m.st, strings.Join(msg.accepted, "; "), 120)
+			m.status = "✓ " + common.Inline(m.st, strings.Join(msg.accepted, "; "), 120)
 		}
 		return m, nil
 	case demoDoneMsg:
@@ -373,14 +374,14 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, nil
 	case exportedMsg:
 		if msg.err != nil {
-			m.status = "✗ could not export the changes: " + inline(m.st, msg.err.Error(), 100)
+			m.status = "✗ could not export the changes: " + common.Inline(m.st, msg.err.Error(), 100)
 			return m, nil
 		}
 		m.export.show(msg.path, msg.fragment)
 		if m.screen != screenExport {
 			m.push(screenExport)
 		}
-		m.status = "✓ exported to " + inline(m.st, msg.path, 60) + " · your config was not modified"
+		m.status = "✓ exported to " + common.Inline(m.st, msg.path, 60) + " · your config was not modified"
 		return m, nil
 	case queueTickMsg:
 		if m.queue.open {
@@ -588,7 +589,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			return m.openForm(m.detail.tool, false)
 		case detailAccept:
 			ref := m.detail.tool.Ref
-			return m, tea.Batch(cmd, m.q.AskAccept(ref, inline(m.st, ref.Qualified(), 40), m.detail.tool.Fingerprint))
+			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.st, ref.Qualified(), 40), m.detail.tool.Fingerprint))
 		}
 		return m, cmd
 	case screenResult:
@@ -720,7 +721,7 @@ func (m *Model) mainKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			m.setFocus(paneTools)
 		case serversReconnect:
 			name := m.servers.selected()
-			m.status = "reconnecting " + inline(m.st, name, 32) + "…"
+			m.status = "reconnecting " + common.Inline(m.st, name, 32) + "…"
 			return m, tea.Batch(cmd, reconnectCmd(m.sess, name))
 		case serversTrust:
 			return m, tea.Batch(cmd, m.cycleTrust(m.servers.selected()))

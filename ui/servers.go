@@ -10,6 +10,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -152,7 +153,7 @@ const rowsPer = 2
 
 func (p *serversPane) clamp() {
 	p.cursor = min(max(p.cursor, 0), len(p.servers))
-	_, ih := paneInner(p.width, p.height)
+	_, ih := common.PaneInner(p.width, p.height)
 	visible := max((ih-1-1)/rowsPer, 1) // heading, the "all" row
 	if p.cursor > 0 {
 		i := p.cursor - 1
@@ -168,13 +169,13 @@ func (p *serversPane) clamp() {
 
 // want is the outer width the pane's rows need in full (borders included).
 func (p serversPane) want() int {
-	w := cellWidth("▸ all servers · " + strconv.Itoa(len(p.servers)))
+	w := common.CellWidth("▸ all servers · " + strconv.Itoa(len(p.servers)))
 	for i, s := range p.servers {
 		// The widest trust badge ("? untrusted"), so that cycling trust does
 		// not move the panes.
-		w = max(w, 2+2+cellWidth(plainInline(s.Name))+1+lipgloss.Width(trustBadge(p.st, trust.Untrusted)))
+		w = max(w, 2+2+common.CellWidth(common.PlainInline(s.Name))+1+lipgloss.Width(trustBadge(p.st, trust.Untrusted)))
 		if s.Status == session.StatusReady {
-			w = max(w, 4+min(cellWidth(plainInline(s.Protocol)), 12)+1+lipgloss.Width(p.counts[i]))
+			w = max(w, 4+min(common.CellWidth(common.PlainInline(s.Protocol)), 12)+1+lipgloss.Width(p.counts[i]))
 		}
 	}
 	return w + 3 // borders and one column of air
@@ -183,9 +184,9 @@ func (p serversPane) want() int {
 // View renders the pane with its border; only the visible servers are drawn.
 func (p serversPane) View() string {
 	st := p.st
-	iw, ih := paneInner(p.width, p.height)
+	iw, ih := common.PaneInner(p.width, p.height)
 	lines := make([]string, 0, ih)
-	lines = append(lines, paneHeading(st, "Servers", p.focused, iw))
+	lines = append(lines, common.PaneHeading(st, "Servers", p.focused, iw))
 	all := "all servers · " + strconv.Itoa(len(p.servers))
 	lines = append(lines, p.row(all, p.cursor == 0, iw))
 	names := p.shownNames(iw)
@@ -193,16 +194,16 @@ func (p serversPane) View() string {
 		lines = append(lines, p.serverLines(i, p.cursor == i+1, iw, names[i])...)
 	}
 	if hidden := len(p.servers) - p.offset - (len(lines)-2)/rowsPer; hidden > 0 && len(lines) < ih {
-		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(hidden)+" more", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(hidden)+" more", iw)))
 	}
-	return paneBox(st, p.focused, p.width, p.height, lines)
+	return common.PaneBox(st, p.focused, p.width, p.height, lines)
 }
 
 func (p serversPane) row(text string, selected bool, w int) string {
 	if selected {
-		return p.st.Selected.Render(fit("▸ "+text, w))
+		return p.st.Selected.Render(common.Fit("▸ "+text, w))
 	}
-	return fit("  "+text, w)
+	return common.Fit("  "+text, w)
 }
 
 // serverLines renders one server in two lines; a "*" beside the cursor marks a
@@ -232,11 +233,11 @@ func (p serversPane) serverLines(i int, selected bool, w int, name string) []str
 		cursor = cursor[:len(cursor)-1] + "*"
 	}
 	nameW := p.nameWidth(i, w)
-	first := cursor + status + " " + fit(name, nameW) + " " + badge
+	first := cursor + status + " " + common.Fit(name, nameW) + " " + badge
 	var second string
 	switch s.Status {
 	case session.StatusReady:
-		second = orDash(inline(st, s.Protocol, 12)) + " " + p.counts[i]
+		second = common.OrDash(common.Inline(st, s.Protocol, 12)) + " " + p.counts[i]
 		if s.Fence.Requested && !s.Fence.Applied {
 			// A sandbox asked for and not applied: said before anything else.
 			second = st.ErrorText.Render("⚠ UNFENCED") + " " + second
@@ -249,15 +250,15 @@ func (p serversPane) serverLines(i int, selected bool, w int, name string) []str
 		if s.Err != nil {
 			msg = "failed: " + s.Err.Error()
 		}
-		second = st.ErrorText.Render("✗ ") + inline(st, msg, w-6)
+		second = st.ErrorText.Render("✗ ") + common.Inline(st, msg, w-6)
 	default:
 		second = st.Muted.Render("connecting…")
 	}
 	second = "    " + second
 	if selected {
-		return []string{st.Selected.Render(fit(first, w)), st.Selected.Render(fit(second, w))}
+		return []string{st.Selected.Render(common.Fit(first, w)), st.Selected.Render(common.Fit(second, w))}
 	}
-	return []string{fit(first, w), fit(second, w)}
+	return []string{common.Fit(first, w), common.Fit(second, w)}
 }
 
 // nameWidth is the cells server i's name gets in a row w wide: what the cursor,
@@ -272,9 +273,9 @@ func (p serversPane) shownNames(w int) []string {
 	names := make([]string, len(p.servers))
 	widths := make([]int, len(p.servers))
 	for i, s := range p.servers {
-		names[i], widths[i] = plainInline(s.Name), p.nameWidth(i, w)
+		names[i], widths[i] = common.PlainInline(s.Name), p.nameWidth(i, w)
 	}
-	return cutDistinct(names, widths)
+	return common.CutDistinct(names, widths)
 }
 
 // trustBadge is the trust glyph and word in the trust's style.

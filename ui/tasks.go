@@ -7,7 +7,10 @@ package ui
 // person's explains up front instead of failing after a round trip. "optional"
 // tools are called normally.
 
-import "github.com/airlock-mcp/airlock/ui/theme"
+import (
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
 
 // Task support values of a tool's execution.taskSupport (session.ToolInfo.TaskSupport).
 const (
@@ -29,5 +32,5 @@ func taskText(st *theme.Styles, support string) string {
 	case "", "forbidden":
 		return ""
 	}
-	return inline(st, support, 40) + st.Muted.Render(" (a value airlock does not know; called normally)")
+	return common.Inline(st, support, 40) + st.Muted.Render(" (a value airlock does not know; called normally)")
 }

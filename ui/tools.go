@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -138,7 +139,7 @@ func newToolsPane(st *theme.Styles) toolsPane {
 func (p *toolsPane) setStyles(st *theme.Styles) {
 	p.st = st
 	for _, t := range trust.Tiers {
-		p.tierLabels[t] = st.Tier(t).Render(fit(theme.TierLabel(t), tierLabelW))
+		p.tierLabels[t] = st.Tier(t).Render(common.Fit(theme.TierLabel(t), tierLabelW))
 	}
 	p.input.SetStyles(textinput.DefaultStyles(st.Dark))
 }
@@ -146,7 +147,7 @@ func (p *toolsPane) setStyles(st *theme.Styles) {
 // SetSize sets the pane's outer size.
 func (p *toolsPane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	iw, _ := paneInner(w, h)
+	iw, _ := common.PaneInner(w, h)
 	p.input.SetWidth(max(iw-4, 10))
 	p.clamp()
 }
@@ -254,14 +255,14 @@ func (p *toolsPane) refilterKeep(keep trust.Ref) {
 // visibleRows is the number of tool rows that fit: the pane minus its heading and
 // the filter line.
 func (p toolsPane) visibleRows() int {
-	_, ih := paneInner(p.width, p.height)
+	_, ih := common.PaneInner(p.width, p.height)
 	return max(ih-2-len(p.fullNameLines()), 1)
 }
 
 // nameWidth is the name column's width: the longest name, within what the row
 // leaves after the tier and a short description.
 func (p toolsPane) nameWidth() int {
-	iw, _ := paneInner(p.width, p.height)
+	iw, _ := common.PaneInner(p.width, p.height)
 	if p.compactTiers() {
 		return min(p.nameW, max(iw-2-p.tierW()-2, 12)) // no room for descriptions
 	}
@@ -271,7 +272,7 @@ func (p toolsPane) nameWidth() int {
 // compactTiers says the rows show the tier's glyph alone: on a narrow pane the
 // name needs the room more than the tier's word (the glyph and colour stay).
 func (p toolsPane) compactTiers() bool {
-	iw, _ := paneInner(p.width, p.height)
+	iw, _ := common.PaneInner(p.width, p.height)
 	return iw < 44
 }
 
@@ -290,12 +291,12 @@ func (p toolsPane) fullNameLines() []string {
 	if !ok {
 		return nil
 	}
-	name := plainInline(t.Ref.Qualified())
-	if cellWidth(name) <= p.nameWidth() {
+	name := common.PlainInline(t.Ref.Qualified())
+	if common.CellWidth(name) <= p.nameWidth() {
 		return nil
 	}
-	iw, _ := paneInner(p.width, p.height)
-	return wrapOwn(p.st.Key.Render(name), iw, p.st.Muted.Render("▸ "), "  ")
+	iw, _ := common.PaneInner(p.width, p.height)
+	return common.WrapOwn(p.st.Key.Render(name), iw, p.st.Muted.Render("▸ "), "  ")
 }
 
 func (p *toolsPane) clamp() {
@@ -439,29 +440,29 @@ func (p toolsPane) updateTyping(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (p toolsPane) keyMap() keyMapFunc {
+func (p toolsPane) keyMap() common.KeyMapFunc {
 	if p.typing {
-		return keyMapFunc{short: p.fkeys.ShortHelp(), full: p.fkeys.FullHelp()}
+		return common.KeyMapFunc{Short: p.fkeys.ShortHelp(), Full: p.fkeys.FullHelp()}
 	}
-	return keyMapFunc{short: p.keys.ShortHelp(), full: p.keys.FullHelp()}
+	return common.KeyMapFunc{Short: p.keys.ShortHelp(), Full: p.keys.FullHelp()}
 }
 
 // View renders the pane with its border; only the visible rows are drawn.
 func (p toolsPane) View() string {
 	st := p.st
-	iw, ih := paneInner(p.width, p.height)
+	iw, ih := common.PaneInner(p.width, p.height)
 	lines := make([]string, 0, ih)
 	scope := "all servers"
 	if p.server != "" {
 		scope = p.server
 	}
 	head := "Tools · " + scope + " · " + strconv.Itoa(len(p.rows)) + " of " + strconv.Itoa(p.inScope) + " · " + p.order.String()
-	lines = append(lines, paneHeading(st, head, p.focused, iw))
+	lines = append(lines, common.PaneHeading(st, head, p.focused, iw))
 	lines = append(lines, p.filterLine(iw))
 	if len(p.rows) == 0 && p.scopeFailure != "" && !p.filtered() {
-		lines = append(lines, st.ErrorText.Render("✗ "+inline(st, p.server, 32)+" failed:"))
-		lines = append(lines, blockLines(st, p.scopeFailure, iw, 4<<10, st.Gutter.Render(gutter))...)
-		lines = append(lines, "", st.Muted.Render(fit("r (servers pane) connects it again · l shows logs", iw)))
+		lines = append(lines, st.ErrorText.Render("✗ "+common.Inline(st, p.server, 32)+" failed:"))
+		lines = append(lines, common.BlockLines(st, p.scopeFailure, iw, 4<<10, st.Gutter.Render(common.Gutter))...)
+		lines = append(lines, "", st.Muted.Render(common.Fit("r (servers pane) connects it again · l shows logs", iw)))
 	} else if len(p.rows) == 0 {
 		msg := "no tools yet"
 		if p.filtered() {
@@ -469,16 +470,16 @@ func (p toolsPane) View() string {
 		} else if len(p.tools) > 0 {
 			msg = "this server lists no tools"
 		}
-		lines = append(lines, st.Muted.Render(fit("  "+msg, iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  "+msg, iw)))
 	}
 	end := min(p.offset+p.visibleRows(), len(p.rows))
 	nameW := p.nameWidth()
 	// The names on screen are cut together, so that no two look the same.
 	names := make([]string, 0, end-p.offset)
 	for i := p.offset; i < end; i++ {
-		names = append(names, plainInline(p.tools[p.rows[i]].Ref.Qualified()))
+		names = append(names, common.PlainInline(p.tools[p.rows[i]].Ref.Qualified()))
 	}
-	names = cutNames(names, nameW)
+	names = common.CutNames(names, nameW)
 	for i := p.offset; i < end; i++ {
 		lines = append(lines, p.rowView(p.tools[p.rows[i]], p.taskOnly[p.rows[i]], names[i-p.offset], i == p.cursor, iw, nameW))
 	}
@@ -488,20 +489,20 @@ func (p toolsPane) View() string {
 		}
 		lines = append(lines[:ih-len(full)], full...)
 	}
-	return paneBox(st, p.focused, p.width, p.height, lines)
+	return common.PaneBox(st, p.focused, p.width, p.height, lines)
 }
 
 func (p toolsPane) filterLine(w int) string {
 	st := p.st
 	if p.typing {
-		return fit(p.input.View(), w)
+		return common.Fit(p.input.View(), w)
 	}
 	if !p.filtered() {
-		return st.Muted.Render(fit("  filters: none  (/ text · t tier · h hint)", w))
+		return st.Muted.Render(common.Fit("  filters: none  (/ text · t tier · h hint)", w))
 	}
 	var parts []string
 	if p.text != "" {
-		parts = append(parts, "text “"+inline(st, p.text, 24)+"”")
+		parts = append(parts, "text “"+common.Inline(st, p.text, 24)+"”")
 	}
 	if p.tier != anyTier {
 		parts = append(parts, "tier "+st.Tier(p.tier).Render(theme.TierLabel(p.tier)))
@@ -509,7 +510,7 @@ func (p toolsPane) filterLine(w int) string {
 	if p.hint != hintAny {
 		parts = append(parts, "hint "+p.hint.String())
 	}
-	return fit(st.WarnText.Render("  ⧩ ")+strings.Join(parts, " · ")+st.Muted.Render("  (esc clears)"), w)
+	return common.Fit(st.WarnText.Render("  ⧩ ")+strings.Join(parts, " · ")+st.Muted.Render("  (esc clears)"), w)
 }
 
 // rowView renders one tool: cursor, tier glyph and word in the tier's colour, the
@@ -525,35 +526,35 @@ func (p toolsPane) rowView(t *session.ToolInfo, taskOnly bool, cut string, selec
 	if p.changed[t.Ref] || p.changedServers[t.Ref.Server] {
 		cursor = cursor[:len(cursor)-1] + "*"
 	}
-	name := fit(cut, nameW)
+	name := common.Fit(cut, nameW)
 	descW := w - 2 - p.tierW() - 1 - nameW - 1
 	var desc string
 	if descW > 3 {
-		s, more := summary(t.Description)
+		s, more := common.Summary(t.Description)
 		if t.Title != "" && s == "" {
 			s = t.Title
 		}
 		if more {
-			s += " " + ellipsis
+			s += " " + common.Ellipsis
 		}
 		if taskOnly {
 			// A task-only tool cannot be called from airlock: say so first.
 			const mark = "⧗ task only · "
-			if descW <= cellWidth(mark)+3 || s == "" {
-				desc = fit(mark, descW)
+			if descW <= common.CellWidth(mark)+3 || s == "" {
+				desc = common.Fit(mark, descW)
 			} else {
-				desc = mark + inline(st, s, descW-cellWidth(mark))
+				desc = mark + common.Inline(st, s, descW-common.CellWidth(mark))
 			}
 		} else {
-			desc = inline(st, s, descW)
+			desc = common.Inline(st, s, descW)
 		}
 	}
 	if selected {
-		label := fit(theme.TierLabel(t.Class.Tier), tierLabelW)
+		label := common.Fit(theme.TierLabel(t.Class.Tier), tierLabelW)
 		if p.compactTiers() {
 			label = theme.TierGlyph(t.Class.Tier)
 		}
-		return st.Selected.Render(fit(cursor+label+" "+name+" "+desc, w))
+		return st.Selected.Render(common.Fit(cursor+label+" "+name+" "+desc, w))
 	}
 	if p.compactTiers() {
 		return cursor + st.Tier(t.Class.Tier).Render(theme.TierGlyph(t.Class.Tier)) + " " + name + " " + st.Muted.Render(desc)

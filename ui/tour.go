@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
 )
 
@@ -282,7 +283,7 @@ func (m *Model) tourFetched(msg tourFetchedMsg) tea.Cmd {
 	m.result.show(newCallResult(t, msg.args, msg.out, msg.err))
 	m.nav, m.screen = nil, screenResult // back returns to the main screen
 	if msg.err != nil {
-		m.status = "tour: the fetch failed: " + inline(m.st, msg.err.Error(), 100)
+		m.status = "tour: the fetch failed: " + common.Inline(m.st, msg.err.Error(), 100)
 		return nil
 	}
 	m.status = "tour: the page is in; now the call it asks for: mail__send_email…"
@@ -298,7 +299,7 @@ func (m *Model) tourSent(msg tourSentMsg) {
 	case errors.As(msg.err, &denied):
 		m.status = "⊘ mail__send_email denied: the injected instruction went nowhere"
 	default:
-		m.status = "✗ mail__send_email: " + inline(m.st, msg.err.Error(), 100)
+		m.status = "✗ mail__send_email: " + common.Inline(m.st, msg.err.Error(), 100)
 	}
 }
 
@@ -324,7 +325,7 @@ func (m *Model) captionLines(width int) []string {
 	keys := m.help.ShortHelpView(m.tour.keys.ShortHelp())
 	if m.modalOpen() {
 		line := st.Title.Render("▌"+head) + st.Muted.Render(" · ") + s.hint + st.Muted.Render(" · ") + keys
-		return []string{fit(line, width)}
+		return []string{common.Fit(line, width)}
 	}
 	// The keys are how a presenter goes on: where the title and the keys do not
 	// fit side by side, the title goes, not the keys.
@@ -341,26 +342,26 @@ func (m *Model) captionLines(width int) []string {
 	if m.height >= 36 {
 		maxText = 5
 	}
-	text := wrapOwn(s.text, width, "  ", "  ")
+	text := common.WrapOwn(s.text, width, "  ", "  ")
 	if len(text) > maxText {
 		text = text[:maxText]
 		text[maxText-1] = cutAfterWord(text[maxText-1], width)
 	}
-	return append([]string{fit(rule, width)}, text...)
+	return append([]string{common.Fit(rule, width)}, text...)
 }
 
 // cutAfterWord ends a wrapped line that is cut short of its text in "…" right
 // after its last whole word that leaves room for it.
 func cutAfterWord(line string, width int) string {
 	l := strings.TrimRight(line, " ")
-	for cellWidth(l)+cellWidth(ellipsis) > width {
+	for common.CellWidth(l)+common.CellWidth(common.Ellipsis) > width {
 		i := strings.LastIndex(strings.TrimLeft(l, " "), " ")
 		if i < 0 {
-			return fit(l, width)
+			return common.Fit(l, width)
 		}
 		l = strings.TrimRight(l[:i+len(l)-len(strings.TrimLeft(l, " "))], " ")
 	}
-	return l + ellipsis
+	return l + common.Ellipsis
 }
 
 // tourKeysFree reports whether the tour's keys may be taken: nothing takes text

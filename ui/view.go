@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -36,7 +37,7 @@ func (m *Model) render() string {
 	sb.WriteByte('\n')
 	for i := 0; i < l.bannerH; i++ {
 		if i < len(m.banner) {
-			sb.WriteString(fit(m.banner[i], l.width))
+			sb.WriteString(common.Fit(m.banner[i], l.width))
 		} else {
 			sb.WriteString(strings.Repeat(" ", l.width))
 		}
@@ -45,7 +46,7 @@ func (m *Model) render() string {
 	sb.WriteString(m.bodyView())
 	sb.WriteByte('\n')
 	if l.stripH > 0 {
-		sb.WriteString(fit(m.acts.stripLine(m.st, l.width), l.width))
+		sb.WriteString(common.Fit(m.acts.stripLine(m.st, l.width), l.width))
 		sb.WriteByte('\n')
 	}
 	sb.WriteString(m.statusLine())
@@ -53,16 +54,16 @@ func (m *Model) render() string {
 	if m.tour.on && m.modalOpen() {
 		// The modal carries its own keys: the tour's one-line caption takes the
 		// footer's row, so that the modal keeps all of its room.
-		sb.WriteString(fit(m.captionLines(l.width)[0], l.width))
+		sb.WriteString(common.Fit(m.captionLines(l.width)[0], l.width))
 	} else {
-		sb.WriteString(fit(m.footerLine(), l.width))
+		sb.WriteString(common.Fit(m.footerLine(), l.width))
 	}
 	if l.captionH > 0 {
 		caption := m.captionLines(l.width)
 		for i := range l.captionH {
 			sb.WriteByte('\n')
 			if i < len(caption) {
-				sb.WriteString(fit(caption[i], l.width))
+				sb.WriteString(common.Fit(caption[i], l.width))
 			} else {
 				sb.WriteString(strings.Repeat(" ", l.width))
 			}
@@ -162,7 +163,7 @@ func (m *Model) titleLine() string {
 	st := m.st
 	title := st.Title.Render("airlock")
 	if m.opts.Title != "" {
-		title += st.Muted.Render(" · " + inline(st, m.opts.Title, 40))
+		title += st.Muted.Render(" · " + common.Inline(st, m.opts.Title, 40))
 	}
 	ready, failed := 0, 0
 	for _, s := range m.snap.Servers {
@@ -183,28 +184,28 @@ func (m *Model) titleLine() string {
 	}
 	line := title + "  " + counts
 	if m.opts.GatewayURL != "" {
-		gw := st.OKText.Render("⇄ gateway ") + inline(st, m.opts.GatewayURL, 60)
-		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
+		gw := st.OKText.Render("⇄ gateway ") + common.Inline(st, m.opts.GatewayURL, 60)
+		if common.CellWidth(line)+3+common.CellWidth(gw) > m.layout.width {
 			// The gateway's address matters more than the counts' words.
 			counts = strings.Replace(counts, " servers ready", " ready", 1)
 			line = title + "  " + counts
 		}
-		if over := cellWidth(line) + 3 + cellWidth(gw) - m.layout.width; over > 0 && m.opts.Title != "" {
+		if over := common.CellWidth(line) + 3 + common.CellWidth(gw) - m.layout.width; over > 0 && m.opts.Title != "" {
 			// ...and more than the session's title: the address is never cut
 			// while the title can give way (it is in the window title too).
-			room := cellWidth(inline(st, m.opts.Title, 40)) - over
+			room := common.CellWidth(common.Inline(st, m.opts.Title, 40)) - over
 			title = st.Title.Render("airlock")
 			if room >= 4 {
-				title += st.Muted.Render(" · " + cutMiddle(plainInline(m.opts.Title), room))
+				title += st.Muted.Render(" · " + common.CutMiddle(common.PlainInline(m.opts.Title), room))
 			}
 			line = title + "  " + counts
 		}
-		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
-			gw = st.OKText.Render("⇄ ") + inline(st, m.opts.GatewayURL, 60)
+		if common.CellWidth(line)+3+common.CellWidth(gw) > m.layout.width {
+			gw = st.OKText.Render("⇄ ") + common.Inline(st, m.opts.GatewayURL, 60)
 		}
 		line += st.Muted.Render(" · ") + gw
 	}
-	return fit(line, m.layout.width)
+	return common.Fit(line, m.layout.width)
 }
 
 func (m *Model) connecting() int {
@@ -233,13 +234,13 @@ func (m *Model) statusLine() string {
 		// No server tainted it: airlock cannot read what is tainted, so everything is.
 		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: every context treated as tainted")+st.Muted.Render(" (w, C: clear)"))
 	} else if m.taint.Tainted() {
-		t := "⚠ TAINTED by " + inline(st, m.taint.By.Qualified(), 40)
+		t := "⚠ TAINTED by " + common.Inline(st, m.taint.By.Qualified(), 40)
 		if m.taint.Subject != "" {
 			// A resource or a prompt: name what it was, not the channel.
-			t = "⚠ TAINTED by " + inline(st, m.taint.By.Server, 24) + " " + inline(st, m.taint.Channel, 12) + " " + inline(st, m.taint.Subject, 32)
+			t = "⚠ TAINTED by " + common.Inline(st, m.taint.By.Server, 24) + " " + common.Inline(st, m.taint.Channel, 12) + " " + common.Inline(st, m.taint.Subject, 32)
 		}
 		if m.taint.CallID != "" {
-			t += " (call " + inline(st, m.taint.CallID, 12) + ")"
+			t += " (call " + common.Inline(st, m.taint.CallID, 12) + ")"
 		}
 		parts = append(parts, st.WarnText.Render(t)+st.Muted.Render(" (w, C: clear)"))
 	} else {
@@ -279,12 +280,12 @@ func (m *Model) statusLine() string {
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
 	line := strings.Join(parts, st.Muted.Render(" · "))
-	if w := m.layout.width; cellWidth(line) > w {
+	if w := m.layout.width; common.CellWidth(line) > w {
 		// Never cut silently: the whole message is in Activity.
 		hint := st.Muted.Render(" (v: all of it)")
-		return fit(ansi.Truncate(line, max(w-cellWidth(hint), 1), ellipsis)+hint, w)
+		return common.Fit(ansi.Truncate(line, max(w-common.CellWidth(hint), 1), common.Ellipsis)+hint, w)
 	}
-	return fit(line, m.layout.width)
+	return common.Fit(line, m.layout.width)
 }
 
 func plural(n int) string {
@@ -309,7 +310,7 @@ func (m *Model) footerLine() string {
 				queue.SetHelp("a", "queue")
 				short = append([]key.Binding{queue}, short...)
 			}
-			return note + footerView(m.help, keyMapFunc{short: short}, []key.Binding{m.keys.Interrupt})
+			return note + footerView(m.help, common.KeyMapFunc{Short: short}, []key.Binding{m.keys.Interrupt})
 		}
 		return footerView(m.help, m.q.KeyMap(), []key.Binding{m.keys.Interrupt})
 	case m.overlay.open:
@@ -384,15 +385,15 @@ func (m *Model) helpSections() []helpSection {
 	var sections []helpSection
 	if m.opts.GatewayURL != "" {
 		st := m.st
-		iw, _ := paneInner(m.layout.modalW, m.layout.modalH)
-		label := func(s string) string { return "  " + st.Key.Render(fit(s, 10)) + " " }
+		iw, _ := common.PaneInner(m.layout.modalW, m.layout.modalH)
+		label := func(s string) string { return "  " + st.Key.Render(common.Fit(s, 10)) + " " }
 		indent := strings.Repeat(" ", 13)
-		lines := wrapOwn(inline(st, m.opts.GatewayURL, 0)+st.Muted.Render(" (streamable HTTP, bearer token)"), iw, label("endpoint"), indent)
+		lines := common.WrapOwn(common.Inline(st, m.opts.GatewayURL, 0)+st.Muted.Render(" (streamable HTTP, bearer token)"), iw, label("endpoint"), indent)
 		if m.opts.GatewayHint != "" {
 			lines = append(lines, label("config")+"this prints the block to paste into the agent's config:")
-			lines = append(lines, wrapOwn(inline(st, m.opts.GatewayHint, 0), iw, "    ", "      ")...)
+			lines = append(lines, common.WrapOwn(common.Inline(st, m.opts.GatewayHint, 0), iw, "    ", "      ")...)
 		}
-		lines = append(lines, wrapOwn("every call the agent makes goes through airlock; a call that asks shows its dialog here, and a lists them when several wait", iw, label("then"), indent)...)
+		lines = append(lines, common.WrapOwn("every call the agent makes goes through airlock; a call that asks shows its dialog here, and a lists them when several wait", iw, label("then"), indent)...)
 		sections = append(sections, helpSection{title: "Connect an agent", lines: lines})
 	}
 	if m.opts.Tour {
@@ -427,4 +428,4 @@ func (m *Model) helpSections() []helpSection {
 	}...)
 }
 
-var _ help.KeyMap = keyMapFunc{}
+var _ help.KeyMap = common.KeyMapFunc{}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -65,7 +66,7 @@ func nextPolicy(a trust.Action) trust.Action {
 // its policy would deny them anyway.
 func (m *Model) toggleDisabled(ref trust.Ref) tea.Cmd {
 	off := !m.over.Disabled[ref]
-	name := inline(m.st, ref.Qualified(), 40)
+	name := common.Inline(m.st, ref.Qualified(), 40)
 	what := name + " turned off for this session"
 	if !off {
 		what = name + " turned back on"
@@ -195,7 +196,7 @@ func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	if next == trust.ActionUnset {
 		word = "its tier's (no override)"
 	}
-	name := inline(m.st, ref.Qualified(), 40)
+	name := common.Inline(m.st, ref.Qualified(), 40)
 	what := name + " policy → " + word
 	apply := func(s *session.Manager) error { return s.SetToolPolicy(ref, next) }
 	now, then := m.policyEffect(ref, next)
@@ -220,13 +221,13 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 		return nil
 	}
 	next := nextTrust(sv.Trust)
-	name := inline(m.st, server, 32)
+	name := common.Inline(m.st, server, 32)
 	what := name + " trust " + sv.Trust.String() + " → " + next.String()
 	if next == m.configTrust[server] {
 		what += " (the config's)"
 	}
 	if note := believedNote(m.snap, server, next); note != "" {
-		what += " · " + inline(m.st, note, 160)
+		what += " · " + common.Inline(m.st, note, 160)
 	}
 	apply := func(s *session.Manager) error { return s.SetServerTrust(server, next) }
 	if trustRank(next) > trustRank(sv.Trust) {
@@ -236,7 +237,7 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 			"Its tools' tiers are recomputed, for this session: what was blocked may run, and what it claims about its tools may be believed, so calls may run unasked. T moves it on; U undoes every what-if change.",
 		}
 		if note := believedNote(m.snap, server, next); note != "" {
-			lines = append(lines, "", inline(m.st, note, 300))
+			lines = append(lines, "", common.Inline(m.st, note, 300))
 		}
 		return m.askLoosen("Raise "+name+"'s trust to "+next.String()+"?", lines, "Raise it",
 			loosening{what: what, kept: "kept " + name + " " + sv.Trust.String(), apply: apply})
@@ -247,14 +248,14 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 // applyWhatIf takes the new snapshot after a live change and says what changed.
 func (m *Model) applyWhatIf(msg whatIfMsg) {
 	if msg.err != nil {
-		m.status = "✗ could not change: " + inline(m.st, msg.err.Error(), 100)
+		m.status = "✗ could not change: " + common.Inline(m.st, msg.err.Error(), 100)
 		return
 	}
 	before := m.snap
 	m.setSnapshot(m.sess.Snapshot())
 	m.status = "what-if: " + msg.what
 	if note := remainsNote(before, m.snap); note != "" {
-		m.status += " · " + inline(m.st, note, 200)
+		m.status += " · " + common.Inline(m.st, note, 200)
 	}
 	if n := overrideCount(m.over); n > 0 {
 		m.status += " · E exports the changes"
@@ -324,14 +325,14 @@ type exportView struct {
 func newExportView(st *theme.Styles) exportView {
 	keys := DefaultExportKeyMap()
 	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
+	vp.KeyMap = keys.ViewportKeys()
 	return exportView{st: st, keys: keys, vp: vp}
 }
 
 // SetSize sets the outer size; the content is wrapped again.
 func (e *exportView) SetSize(w, h int) {
 	e.width, e.height = w, h
-	iw, ih := paneInner(w, h)
+	iw, ih := common.PaneInner(w, h)
 	e.vp.SetWidth(iw)
 	e.vp.SetHeight(max(ih-1, 1))
 	e.render()
@@ -349,17 +350,17 @@ func (e *exportView) render() {
 		return
 	}
 	st := e.st
-	iw, _ := paneInner(e.width, e.height)
+	iw, _ := common.PaneInner(e.width, e.height)
 	var lines []string
 	lines = append(lines, st.OKText.Render("✓ written to"))
-	lines = append(lines, wrapOwn(inline(st, e.path, 0), iw, "  ", "  ")...)
+	lines = append(lines, common.WrapOwn(common.Inline(st, e.path, 0), iw, "  ", "  ")...)
 	lines = append(lines, "")
-	lines = append(lines, wrapOwn(st.WarnText.Render("Your config was not modified.")+
+	lines = append(lines, common.WrapOwn(st.WarnText.Render("Your config was not modified.")+
 		" Append this fragment to it by hand (a change to a table your config already has is a comment saying what to set there); airlock never rewrites your config. The changes stay live in this session until you quit.", iw, "", "")...)
 	lines = append(lines, "", st.Header.Render("fragment"))
 	// The fragment is airlock's own TOML, but it holds server and tool names a
 	// server chose: it goes through the same escaping as any server text.
-	lines = append(lines, blockLines(st, strings.TrimRight(e.frag, "\n"), iw, maxShownBytes, st.Gutter.Render(gutter))...)
+	lines = append(lines, common.BlockLines(st, strings.TrimRight(e.frag, "\n"), iw, common.MaxShownBytes, st.Gutter.Render(common.Gutter))...)
 	e.vp.SetContent(strings.Join(lines, "\n"))
 }
 
@@ -392,15 +393,15 @@ func (e exportView) Update(msg tea.Msg) (exportView, exportAction, tea.Cmd) {
 
 // View renders the heading and the content in a pane.
 func (e exportView) View() string {
-	iw, _ := paneInner(e.width, e.height)
-	head := e.st.Header.Render(fit("What-if changes exported as a TOML fragment", iw))
+	iw, _ := common.PaneInner(e.width, e.height)
+	head := e.st.Header.Render(common.Fit("What-if changes exported as a TOML fragment", iw))
 	lines := append([]string{head}, strings.Split(e.vp.View(), "\n")...)
-	return paneBox(e.st, true, e.width, e.height, lines)
+	return common.PaneBox(e.st, true, e.width, e.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (e exportView) keyMap() keyMapFunc {
-	return keyMapFunc{short: e.keys.ShortHelp(), full: e.keys.FullHelp()}
+func (e exportView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: e.keys.ShortHelp(), Full: e.keys.FullHelp()}
 }
 
 // unsavedText is the status line's note of live changes not in the config.

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"strings"
@@ -10,39 +10,39 @@ import (
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// maxShownBytes bounds one shown block of server-controlled text (a description, a
+// MaxShownBytes bounds one shown block of server-controlled text (a description, a
 // schema, a result block); the rest is counted out loud, never cut silently.
-const maxShownBytes = 64 << 10
+const MaxShownBytes = 64 << 10
 
-// maxInlineBytes bounds the input of one single-line field before it is escaped: a
+// MaxInlineBytes bounds the input of one single-line field before it is escaped: a
 // row shows at most a few hundred cells, so a 1 MB name costs nothing.
-const maxInlineBytes = 1024
+const MaxInlineBytes = 1024
 
-// gutter starts every line of untrusted multi-line text, so that no such line can
+// Gutter starts every line of untrusted multi-line text, so that no such line can
 // pass for one of airlock's own.
-const gutter = "│ "
+const Gutter = "│ "
 
-// ellipsis ends text cut to fit a width.
-const ellipsis = "…"
+// Ellipsis ends text cut to fit a width.
+const Ellipsis = "…"
 
-// inline renders server-controlled text as one line of at most width cells: every
+// Inline renders server-controlled text as one line of at most width cells: every
 // mark (including ⟨LF⟩ and ⟨TAB⟩) is styled, and text that does not fit ends in "…".
 // width <= 0 means no width limit.
-func inline(st *theme.Styles, s string, width int) string {
+func Inline(st *theme.Styles, s string, width int) string {
 	cut := 0
-	s, cut = safetext.Truncate(s, maxInlineBytes)
-	out := styledInline(s, markFn(st))
+	s, cut = safetext.Truncate(s, MaxInlineBytes)
+	out := StyledInline(s, MarkFn(st))
 	if cut > 0 {
-		out += ellipsis
+		out += Ellipsis
 	}
-	if width > 0 && (cut > 0 || cellWidth(out) > width) {
-		out = ansi.Truncate(out, width, ellipsis)
+	if width > 0 && (cut > 0 || CellWidth(out) > width) {
+		out = ansi.Truncate(out, width, Ellipsis)
 	}
 	return out
 }
 
-// styledInline is safetext.Styled that also marks newline and tab.
-func styledInline(s string, mark func(string) string) string {
+// StyledInline is safetext.Styled that also marks newline and tab.
+func StyledInline(s string, mark func(string) string) string {
 	if !strings.ContainsAny(s, "\n\t") {
 		return safetext.Styled(s, mark)
 	}
@@ -63,9 +63,9 @@ func styledInline(s string, mark func(string) string) string {
 	}
 }
 
-// summary is the first line of a description for a one-line row, with "…" when
+// Summary is the first line of a description for a one-line row, with "…" when
 // there is more.
-func summary(s string) (string, bool) {
+func Summary(s string) (string, bool) {
 	s = strings.TrimLeft(s, " \n")
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return strings.TrimRight(s[:i], " "), true
@@ -73,14 +73,14 @@ func summary(s string) (string, bool) {
 	return s, false
 }
 
-// blockLines renders server-controlled multi-line text for a width, as lines: it is
+// BlockLines renders server-controlled multi-line text for a width, as lines: it is
 // limited to maxBytes ("… N more bytes"), escaped with styled marks, wrapped to the
 // width left beside the caller-rendered gutter g (of any width), and then every line
 // is prefixed with the gutter. Wrapping comes first so that no wrapped line can
 // escape the gutter.
-func blockLines(st *theme.Styles, s string, width, maxBytes int, g string) []string {
+func BlockLines(st *theme.Styles, s string, width, maxBytes int, g string) []string {
 	s = safetext.Limit(s, maxBytes)
-	e := safetext.Styled(s, markFn(st))
+	e := safetext.Styled(s, MarkFn(st))
 	// Tabs would move the cursor to a tab stop the layout does not know about.
 	e = strings.ReplaceAll(e, "\t", "    ")
 	inner := max(width-lipgloss.Width(g), 8)
@@ -91,9 +91,9 @@ func blockLines(st *theme.Styles, s string, width, maxBytes int, g string) []str
 	return lines
 }
 
-// wrapOwn wraps airlock's own text (which may hold already-escaped, styled pieces)
+// WrapOwn wraps airlock's own text (which may hold already-escaped, styled pieces)
 // to width with a hanging indent for continuation lines.
-func wrapOwn(s string, width int, first, rest string) []string {
+func WrapOwn(s string, width int, first, rest string) []string {
 	inner := max(width-lipgloss.Width(first), 8)
 	lines := strings.Split(ansi.Wrap(s, inner, ""), "\n")
 	for i, l := range lines {
@@ -106,9 +106,9 @@ func wrapOwn(s string, width int, first, rest string) []string {
 	return lines
 }
 
-// cellWidth is ansi.StringWidth with a fast path for printable ASCII, where every
+// CellWidth is ansi.StringWidth with a fast path for printable ASCII, where every
 // byte is one cell.
-func cellWidth(s string) int {
+func CellWidth(s string) int {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e {
 			return ansi.StringWidth(s)
@@ -117,44 +117,44 @@ func cellWidth(s string) int {
 	return len(s)
 }
 
-// fit pads or cuts s (which may hold styles) to exactly width cells.
-func fit(s string, width int) string {
+// Fit pads or cuts s (which may hold styles) to exactly width cells.
+func Fit(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
-	w := cellWidth(s)
+	w := CellWidth(s)
 	if w > width {
-		return ansi.Truncate(s, width, ellipsis)
+		return ansi.Truncate(s, width, Ellipsis)
 	}
 	return s + strings.Repeat(" ", width-w)
 }
 
-// orDash returns s, or "-" when s is empty.
-func orDash(s string) string {
+// OrDash returns s, or "-" when s is empty.
+func OrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-// markFn styles a run of safetext marks with the theme's mark style.
-func markFn(st *theme.Styles) func(string) string {
+// MarkFn styles a run of safetext marks with the theme's mark style.
+func MarkFn(st *theme.Styles) func(string) string {
 	return func(s string) string { return st.Mark.Render(s) }
 }
 
-// plainInline is server-controlled text as one escaped line without styling, for
+// PlainInline is server-controlled text as one escaped line without styling, for
 // cutting by cells (names): every mark stays, unstyled.
-func plainInline(s string) string {
-	s, _ = safetext.Truncate(s, maxInlineBytes)
-	return styledInline(s, func(m string) string { return m })
+func PlainInline(s string) string {
+	s, _ = safetext.Truncate(s, MaxInlineBytes)
+	return StyledInline(s, func(m string) string { return m })
 }
 
-// cutName fits a name (escaped, unstyled) into width cells so that what tells it
+// CutName fits a name (escaped, unstyled) into width cells so that what tells it
 // apart survives: a qualified name's server prefix is shortened first
 // ("everything__get-resource-links" → "ev…__get-resource-links"), then the tool's
 // middle gives way ("get-re…e-links"): names of one server most often share a
 // beginning and differ at the end.
-func cutName(s string, width int) string {
+func CutName(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
@@ -166,24 +166,24 @@ func cutName(s string, width int) string {
 		server, tool := s[:i], s[i+2:]
 		tw := ansi.StringWidth(tool)
 		if keep := width - tw - 3; keep >= 1 { // server[:keep] + "…__" + tool
-			return ansi.Truncate(server, keep, "") + ellipsis + "__" + tool
+			return ansi.Truncate(server, keep, "") + Ellipsis + "__" + tool
 		}
 		if width-4 >= 6 { // one letter of the server, the tool cut in the middle
 			// A server of two cells or fewer stays whole: its letter and "…"
 			// would take as much room and read as a longer name.
-			prefix := ansi.Truncate(server, 1, "") + ellipsis
+			prefix := ansi.Truncate(server, 1, "") + Ellipsis
 			if ansi.StringWidth(server) <= 2 {
 				prefix = server
 			}
-			return prefix + "__" + cutMiddle(tool, width-2-ansi.StringWidth(prefix))
+			return prefix + "__" + CutMiddle(tool, width-2-ansi.StringWidth(prefix))
 		}
-		return cutMiddle(tool, width)
+		return CutMiddle(tool, width)
 	}
-	return cutMiddle(s, width)
+	return CutMiddle(s, width)
 }
 
-// cutMiddle keeps the beginning and the end of s and puts "…" between them.
-func cutMiddle(s string, width int) string {
+// CutMiddle keeps the beginning and the end of s and puts "…" between them.
+func CutMiddle(s string, width int) string {
 	w := ansi.StringWidth(s)
 	if w <= width {
 		return s
@@ -193,17 +193,17 @@ func cutMiddle(s string, width int) string {
 	}
 	head := (width - 1) / 2
 	tail := width - 1 - head
-	return ansi.Truncate(s, head, "") + ellipsis + ansi.TruncateLeft(s, w-tail, "")
+	return ansi.Truncate(s, head, "") + Ellipsis + ansi.TruncateLeft(s, w-tail, "")
 }
 
-// cutNames fits every name of a list into width cells with cutName, and then
+// CutNames fits every name of a list into width cells with cutName, and then
 // makes sure no two different names look the same: names that still collide are
 // shown from just before the place where they differ.
-func cutNames(names []string, width int) []string {
+func CutNames(names []string, width int) []string {
 	out := make([]string, len(names))
 	seen := map[string][]int{}
 	for i, n := range names {
-		out[i] = cutName(n, width)
+		out[i] = CutName(n, width)
 		seen[out[i]] = append(seen[out[i]], i)
 	}
 	for _, idx := range seen {
@@ -226,9 +226,9 @@ func cutNames(names []string, width int) []string {
 			if start >= len(r) {
 				continue
 			}
-			s := ellipsis + string(r[start:])
+			s := Ellipsis + string(r[start:])
 			if ansi.StringWidth(s) > width {
-				s = ansi.Truncate(s, width, ellipsis)
+				s = ansi.Truncate(s, width, Ellipsis)
 			}
 			out[j] = s
 		}
@@ -236,16 +236,16 @@ func cutNames(names []string, width int) []string {
 	return out
 }
 
-// cutDistinct cuts names[i] to widths[i] cells in its middle (cutMiddle) and then
+// CutDistinct cuts names[i] to widths[i] cells in its middle (cutMiddle) and then
 // makes sure no two different names look the same: names that still collide keep
 // their start up to the first character where they differ and as much of their
 // end as fits ("gith…r", "gitl…r"), or, where that start is too long, a window
 // around that character and their end ("…-m…or").
-func cutDistinct(names []string, widths []int) []string {
+func CutDistinct(names []string, widths []int) []string {
 	out := make([]string, len(names))
 	seen := map[string][]int{}
 	for i, n := range names {
-		out[i] = cutMiddle(n, widths[i])
+		out[i] = CutMiddle(n, widths[i])
 		seen[out[i]] = append(seen[out[i]], i)
 	}
 	for _, idx := range seen {
@@ -267,24 +267,24 @@ func cutDistinct(names []string, widths []int) []string {
 				}
 				k = max(k, n)
 			}
-			out[i] = cutAround(r, k, widths[i])
+			out[i] = CutAround(r, k, widths[i])
 		}
 	}
 	return out
 }
 
-// cutAround fits r into width cells keeping its rune k (where it differs from a
+// CutAround fits r into width cells keeping its rune k (where it differs from a
 // name it would look like) and its end.
-func cutAround(r []rune, k, width int) string {
+func CutAround(r []rune, k, width int) string {
 	s := string(r)
 	if ansi.StringWidth(s) <= width || width < 5 {
-		return cutMiddle(s, width)
+		return CutMiddle(s, width)
 	}
 	end := min(k+1, len(r))
 	if head := string(r[:end]); ansi.StringWidth(head)+2 <= width {
-		return head + ellipsis + ansi.TruncateLeft(s, ansi.StringWidth(s)-(width-ansi.StringWidth(head)-1), "")
+		return head + Ellipsis + ansi.TruncateLeft(s, ansi.StringWidth(s)-(width-ansi.StringWidth(head)-1), "")
 	}
 	window := string(r[max(end-2, 0):end])
 	tail := max(width-2-ansi.StringWidth(window), 1)
-	return ansi.Truncate(ellipsis+window+ellipsis+ansi.TruncateLeft(s, max(ansi.StringWidth(s)-tail, 0), ""), width, "")
+	return ansi.Truncate(Ellipsis+window+Ellipsis+ansi.TruncateLeft(s, max(ansi.StringWidth(s)-tail, 0), ""), width, "")
 }

@@ -1,8 +1,8 @@
-package ui
+package list
 
 import "testing"
 
-// scrollTo keeps what each list view did before it was shared: the cursor and its
+// ScrollTo keeps what each list view did before it was shared: the cursor and its
 // entry's tail lines in view, the top when the cursor is on the first selectable
 // line, the offset within the list. Compared against the views' former formulas.
 func TestScrollTo_KeepsCursorAndTailInView(t *testing.T) {
@@ -25,7 +25,7 @@ func TestScrollTo_KeepsCursorAndTailInView(t *testing.T) {
 			for n := 1; n < 8; n++ {
 				for cursor := -1; cursor < total; cursor++ {
 					for offset := -1; offset <= total; offset++ {
-						got := scrollTo(offset, cursor, 1, n, total, tail)
+						got := ScrollTo(offset, cursor, 1, n, total, tail)
 						if want := old(offset, cursor, 1, n, total, tail); got != want {
 							t.Fatalf("scrollTo(%d, %d, 1, %d, %d, %d) = %d, want %d", offset, cursor, n, total, tail, got, want)
 						}
@@ -38,13 +38,13 @@ func TestScrollTo_KeepsCursorAndTailInView(t *testing.T) {
 		}
 	}
 	sel := func(i int) bool { return i%3 == 1 }
-	if got := nextSelectable(10, 0, 1, sel); got != 1 {
+	if got := NextSelectable(10, 0, 1, sel); got != 1 {
 		t.Errorf("nextSelectable forward = %d, want 1", got)
 	}
-	if got := nextSelectable(10, 9, -1, sel); got != 7 {
+	if got := NextSelectable(10, 9, -1, sel); got != 7 {
 		t.Errorf("nextSelectable backward = %d, want 7", got)
 	}
-	if got := nextSelectable(10, 0, 1, func(int) bool { return false }); got != -1 {
+	if got := NextSelectable(10, 0, 1, func(int) bool { return false }); got != -1 {
 		t.Errorf("nextSelectable with nothing selectable = %d, want -1", got)
 	}
 }

@@ -1,15 +1,20 @@
-package ui
+// Package list holds the one cursor-and-offset arithmetic of airlock's lists: moving a
+// cursor over lines of which only some can be selected (headings between rows),
+// and the window offset that keeps the cursor and the rest of its entry in view.
+// Pure functions of ints and keys; no styles, no session.
+package list
 
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/airlock-mcp/airlock/ui/common"
 )
 
-// listMove moves a cursor over n lines of which only some can be selected (the
+// Move moves a cursor over n lines of which only some can be selected (the
 // hazards and grants views: headings between rows), for the scroll keys. It returns
 // the new cursor and whether k was one of the keys; a move that finds no selectable
 // line keeps the cursor. page is how many lines a page holds.
-func listMove(k tea.KeyPressMsg, keys ScrollKeyMap, cursor, n, page int, selectable func(int) bool) (int, bool) {
+func Move(k tea.KeyPressMsg, keys common.ScrollKeyMap, cursor, n, page int, selectable func(int) bool) (int, bool) {
 	next := func(i, dir int) int {
 		for ; i >= 0 && i < n; i += dir {
 			if selectable(i) {
@@ -45,9 +50,9 @@ func listMove(k tea.KeyPressMsg, keys ScrollKeyMap, cursor, n, page int, selecta
 	return to, true
 }
 
-// nextSelectable is the first index of a list of n lines, from i stepping by dir,
+// NextSelectable is the first index of a list of n lines, from i stepping by dir,
 // that sel accepts; -1 when none does.
-func nextSelectable(n, i, dir int, sel func(int) bool) int {
+func NextSelectable(n, i, dir int, sel func(int) bool) int {
 	for ; i >= 0 && i < n; i += dir {
 		if sel(i) {
 			return i
@@ -56,10 +61,10 @@ func nextSelectable(n, i, dir int, sel func(int) bool) int {
 	return -1
 }
 
-// scrollTo is the offset of a window of visible lines over total lines that shows
+// ScrollTo is the offset of a window of visible lines over total lines that shows
 // the cursor and the tail lines after it (the rest of its entry); at the first
 // selectable line the window goes to the top, so the first heading stays in view.
-func scrollTo(offset, cursor, first, visible, total, tail int) int {
+func ScrollTo(offset, cursor, first, visible, total, tail int) int {
 	if cursor >= 0 {
 		if cursor < offset {
 			offset = cursor

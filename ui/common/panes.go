@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"strings"
@@ -8,18 +8,18 @@ import (
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// paneBox draws lines inside the theme's pane border at exactly w x h cells. Lines
+// PaneBox draws lines inside the theme's pane border at exactly w x h cells. Lines
 // are fitted to the inner width and the box is padded or cut to the inner height.
 // It draws the border itself rather than through Style.Width, which would re-wrap
 // every line on every frame.
-func paneBox(st *theme.Styles, focused bool, w, h int, lines []string) string {
+func PaneBox(st *theme.Styles, focused bool, w, h int, lines []string) string {
 	s := st.Pane
 	if focused {
 		s = st.PaneFocus
 	}
 	b := s.GetBorderStyle()
 	edge := lipgloss.NewStyle().Foreground(s.GetBorderTopForeground())
-	iw, ih := paneInner(w, h)
+	iw, ih := PaneInner(w, h)
 	left, right := edge.Render(b.Left), edge.Render(b.Right)
 	var sb strings.Builder
 	sb.Grow((iw + 8) * (ih + 2))
@@ -28,7 +28,7 @@ func paneBox(st *theme.Styles, focused bool, w, h int, lines []string) string {
 		sb.WriteByte('\n')
 		sb.WriteString(left)
 		if i < len(lines) {
-			sb.WriteString(fit(lines[i], iw))
+			sb.WriteString(Fit(lines[i], iw))
 		} else {
 			sb.WriteString(strings.Repeat(" ", iw))
 		}
@@ -39,11 +39,14 @@ func paneBox(st *theme.Styles, focused bool, w, h int, lines []string) string {
 	return sb.String()
 }
 
-// paneHeading is a pane's first line; the focused pane is marked with "▶" as well
+// PaneHeading is a pane's first line; the focused pane is marked with "▶" as well
 // as with its border colour.
-func paneHeading(st *theme.Styles, title string, focused bool, w int) string {
+func PaneHeading(st *theme.Styles, title string, focused bool, w int) string {
 	if focused {
-		return st.Header.Render(fit("▶ "+title, w))
+		return st.Header.Render(Fit("▶ "+title, w))
 	}
-	return st.Muted.Render(fit("  "+title, w))
+	return st.Muted.Render(Fit("  "+title, w))
 }
+
+// PaneInner returns the inside of a bordered pane of the given outer size.
+func PaneInner(w, h int) (int, int) { return max(w-2, 1), max(h-2, 1) }
