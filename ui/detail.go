@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -33,14 +33,13 @@ type detailView struct {
 	gateway bool
 	// served is the name the gateway serves the tool under.
 	served        servedName
-	vp            viewport.Model
+	vp            pager.Pager
 	width, height int
 }
 
 func newDetailView(st *theme.Styles) detailView {
 	keys := DefaultDetailKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.ViewportKeys()
+	vp := pager.New(keys.ScrollKeyMap)
 	return detailView{st: st, keys: keys, vp: vp}
 }
 
@@ -129,16 +128,10 @@ func (d detailView) Update(msg tea.Msg) (detailView, detailAction, tea.Cmd) {
 			return d, detailCall, nil
 		case key.Matches(k, d.keys.Accept):
 			return d, detailAccept, nil
-		case key.Matches(k, d.keys.Top):
-			d.vp.GotoTop()
-			return d, detailNone, nil
-		case key.Matches(k, d.keys.Bottom):
-			d.vp.GotoBottom()
-			return d, detailNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	d.vp, cmd = d.vp.Update(msg)
+	cmd = d.vp.Update(msg)
 	return d, detailNone, cmd
 }
 

@@ -5,12 +5,12 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -56,7 +56,7 @@ type helpSection struct {
 type helpOverlay struct {
 	st            *theme.Styles
 	keys          HelpKeyMap
-	vp            viewport.Model
+	vp            pager.Pager
 	open          bool
 	width, height int
 	// tourAsked is set when the person asked to restart the tour (the root starts
@@ -66,8 +66,7 @@ type helpOverlay struct {
 
 func newHelpOverlay(st *theme.Styles) helpOverlay {
 	keys := DefaultHelpKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.ViewportKeys()
+	vp := pager.New(keys.ScrollKeyMap)
 	return helpOverlay{st: st, keys: keys, vp: vp}
 }
 
@@ -97,16 +96,10 @@ func (h helpOverlay) Update(msg tea.Msg) (helpOverlay, bool, tea.Cmd) {
 		case key.Matches(k, h.keys.Tour):
 			h.open, h.tourAsked = false, true
 			return h, true, nil
-		case key.Matches(k, h.keys.Top):
-			h.vp.GotoTop()
-			return h, false, nil
-		case key.Matches(k, h.keys.Bottom):
-			h.vp.GotoBottom()
-			return h, false, nil
 		}
 	}
 	var cmd tea.Cmd
-	h.vp, cmd = h.vp.Update(msg)
+	cmd = h.vp.Update(msg)
 	return h, false, cmd
 }
 

@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -44,7 +44,7 @@ func (r *logRing) add(e logEntry) {
 type logsView struct {
 	st   *theme.Styles
 	keys LogsKeyMap
-	vp   viewport.Model
+	vp   pager.Pager
 	// source is "" for the event log, else the server whose stderr is shown.
 	source string
 	// stderr is the shown server's stderr, fetched when the source was chosen.
@@ -54,8 +54,7 @@ type logsView struct {
 
 func newLogsView(st *theme.Styles) logsView {
 	keys := DefaultLogsKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.ViewportKeys()
+	vp := pager.New(keys.ScrollKeyMap)
 	return logsView{st: st, keys: keys, vp: vp}
 }
 
@@ -84,16 +83,10 @@ func (l logsView) Update(msg tea.Msg) (logsView, logsAction, tea.Cmd) {
 			return l, logsBack, nil
 		case key.Matches(k, l.keys.Source):
 			return l, logsNextSource, nil
-		case key.Matches(k, l.keys.Top):
-			l.vp.GotoTop()
-			return l, logsNone, nil
-		case key.Matches(k, l.keys.Bottom):
-			l.vp.GotoBottom()
-			return l, logsNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	l.vp, cmd = l.vp.Update(msg)
+	cmd = l.vp.Update(msg)
 	return l, logsNone, cmd
 }
 

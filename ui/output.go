@@ -14,13 +14,13 @@ import (
 	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -108,15 +108,14 @@ type outputView struct {
 	keys OutputKeyMap
 	out  output
 	gen  uint64
-	vp   viewport.Model
+	vp   pager.Pager
 
 	width, height int
 }
 
 func newOutputView(st *theme.Styles) outputView {
 	keys := DefaultOutputKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.ViewportKeys()
+	vp := pager.New(keys.ScrollKeyMap)
 	return outputView{st: st, keys: keys, vp: vp}
 }
 
@@ -181,16 +180,10 @@ func (v outputView) Update(msg tea.Msg) (outputView, outputAction, tea.Cmd) {
 			return v, outputAgain, nil
 		case key.Matches(k, v.keys.Save):
 			return v, outputSave, nil
-		case key.Matches(k, v.keys.Top):
-			v.vp.GotoTop()
-			return v, outputNone, nil
-		case key.Matches(k, v.keys.Bottom):
-			v.vp.GotoBottom()
-			return v, outputNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	v.vp, cmd = v.vp.Update(msg)
+	cmd = v.vp.Update(msg)
 	return v, outputNone, cmd
 }
 

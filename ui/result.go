@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -90,14 +90,13 @@ type resultView struct {
 	// gen numbers the results shown, so that a save that ends after another
 	// result replaced this one is not shown on it.
 	gen           uint64
-	vp            viewport.Model
+	vp            pager.Pager
 	width, height int
 }
 
 func newResultView(st *theme.Styles) resultView {
 	keys := DefaultResultKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.ViewportKeys()
+	vp := pager.New(keys.ScrollKeyMap)
 	return resultView{st: st, keys: keys, vp: vp}
 }
 
@@ -165,16 +164,10 @@ func (r resultView) Update(msg tea.Msg) (resultView, resultAction, tea.Cmd) {
 			return r, resultAgain, nil
 		case key.Matches(k, r.keys.Save):
 			return r, resultSave, nil
-		case key.Matches(k, r.keys.Top):
-			r.vp.GotoTop()
-			return r, resultNone, nil
-		case key.Matches(k, r.keys.Bottom):
-			r.vp.GotoBottom()
-			return r, resultNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	r.vp, cmd = r.vp.Update(msg)
+	cmd = r.vp.Update(msg)
 	return r, resultNone, cmd
 }
 

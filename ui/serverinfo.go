@@ -13,12 +13,12 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -66,15 +66,14 @@ type infoView struct {
 	keys   InfoKeyMap
 	server session.ServerInfo
 	stderr []string
-	vp     viewport.Model
+	vp     pager.Pager
 
 	width, height int
 }
 
 func newInfoView(st *theme.Styles) infoView {
 	keys := DefaultInfoKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.ViewportKeys()
+	vp := pager.New(keys.ScrollKeyMap)
 	return infoView{st: st, keys: keys, vp: vp}
 }
 
@@ -132,16 +131,10 @@ func (v infoView) Update(msg tea.Msg) (infoView, infoAction, tea.Cmd) {
 			return v, infoResources, nil
 		case key.Matches(k, v.keys.Prompts):
 			return v, infoPrompts, nil
-		case key.Matches(k, v.keys.Top):
-			v.vp.GotoTop()
-			return v, infoNone, nil
-		case key.Matches(k, v.keys.Bottom):
-			v.vp.GotoBottom()
-			return v, infoNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	v.vp, cmd = v.vp.Update(msg)
+	cmd = v.vp.Update(msg)
 	return v, infoNone, cmd
 }
 

@@ -12,12 +12,12 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -317,15 +317,14 @@ func exportCmd(m *session.Manager) tea.Cmd {
 type exportView struct {
 	st            *theme.Styles
 	keys          ExportKeyMap
-	vp            viewport.Model
+	vp            pager.Pager
 	path, frag    string
 	width, height int
 }
 
 func newExportView(st *theme.Styles) exportView {
 	keys := DefaultExportKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.ViewportKeys()
+	vp := pager.New(keys.ScrollKeyMap)
 	return exportView{st: st, keys: keys, vp: vp}
 }
 
@@ -378,16 +377,10 @@ func (e exportView) Update(msg tea.Msg) (exportView, exportAction, tea.Cmd) {
 		switch {
 		case key.Matches(k, e.keys.Back):
 			return e, exportBack, nil
-		case key.Matches(k, e.keys.Top):
-			e.vp.GotoTop()
-			return e, exportNone, nil
-		case key.Matches(k, e.keys.Bottom):
-			e.vp.GotoBottom()
-			return e, exportNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	e.vp, cmd = e.vp.Update(msg)
+	cmd = e.vp.Update(msg)
 	return e, exportNone, cmd
 }
 
