@@ -358,7 +358,7 @@ func (k ActivityKeyMap) FullHelp() [][]key.Binding {
 // activityView lists the activity newest first; enter opens one entry's full
 // record in a scrollable view.
 type activityView struct {
-	st   *theme.Styles
+	*common.Common
 	keys ActivityKeyMap
 	// cursor is the selected entry's sequence number (activityLog.seq at the
 	// time it was added, minus one), so it stays on its entry as new ones come.
@@ -369,11 +369,11 @@ type activityView struct {
 	height int
 }
 
-func newActivityView(st *theme.Styles) activityView {
+func newActivityView(com *common.Common) activityView {
 	keys := DefaultActivityKeyMap()
 	vp := viewport.New()
 	vp.KeyMap = keys.ViewportKeys()
-	return activityView{st: st, keys: keys, vp: vp, cursor: -1}
+	return activityView{Common: com, keys: keys, vp: vp, cursor: -1}
 }
 
 // SetSize sets the outer size.
@@ -442,7 +442,7 @@ func (v activityView) Update(k tea.KeyPressMsg, log activityLog) (activityView, 
 		v.setIndex(log, i)
 		v.open = true
 		iw, _ := common.PaneInner(v.width, v.height)
-		v.vp.SetContent(log.newest(v.index(log)).recordContent(v.st, iw))
+		v.vp.SetContent(log.newest(v.index(log)).recordContent(v.St, iw))
 		v.vp.GotoTop()
 	}
 	return v, activityNone, nil
@@ -450,7 +450,7 @@ func (v activityView) Update(k tea.KeyPressMsg, log activityLog) (activityView, 
 
 // View renders the list, or the open record.
 func (v activityView) View(log activityLog) string {
-	st := v.st
+	st := v.St
 	iw, ih := common.PaneInner(v.width, v.height)
 	if v.open {
 		lines := append([]string{st.Header.Render(common.Fit("Activity · full record (esc: back to the list)", iw))}, strings.Split(v.vp.View(), "\n")...)

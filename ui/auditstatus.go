@@ -20,14 +20,14 @@ func (m *Model) auditStatus() string {
 	if err == nil {
 		return ""
 	}
-	text := "✗ audit log: " + common.Inline(m.st, err.Error(), 160)
+	text := "✗ audit log: " + common.Inline(m.St, err.Error(), 160)
 	var d *audit.DamageError
 	if errors.As(err, &d) {
 		// The path and the full advice are long and the same every time:
 		// Activity has them (auditActivity).
-		text = "✗ audit log damaged, calls refused (airlock audit verify): " + common.Inline(m.st, d.Problem, 100)
+		text = "✗ audit log damaged, calls refused (airlock audit verify): " + common.Inline(m.St, d.Problem, 100)
 	}
-	return m.st.ErrorText.Render(text)
+	return m.St.ErrorText.Render(text)
 }
 
 // auditActivity is the audit log's problem in full, for Activity, where the status
@@ -43,12 +43,12 @@ func (m *Model) auditActivity() string {
 	}
 	var d *audit.DamageError
 	if errors.As(err, &d) {
-		return "✗ audit log " + common.Inline(m.st, d.Path, 200) + " is damaged, so every call is refused: " +
-			common.Inline(m.st, d.Problem, 300) + ". See what happened with `airlock audit verify`; to go on, " +
+		return "✗ audit log " + common.Inline(m.St, d.Path, 200) + " is damaged, so every call is refused: " +
+			common.Inline(m.St, d.Problem, 300) + ". See what happened with `airlock audit verify`; to go on, " +
 			"`airlock audit seal --start-new` moves the log aside, whole, and starts a new one " +
 			"(give each this session's --config, or --demo after airlock demo)"
 	}
-	return "✗ audit log: " + common.Inline(m.st, err.Error(), 600)
+	return "✗ audit log: " + common.Inline(m.St, err.Error(), 600)
 }
 
 // noteAudit adds the audit log's problem to Activity each time it changes.

@@ -24,7 +24,7 @@ import (
 // when the server reports progress with a total, otherwise the spinner and the
 // elapsed time; esc cancels it.
 type callView struct {
-	st   *theme.Styles
+	*common.Common
 	keys CallKeyMap
 
 	// gen numbers calls; messages of an earlier call are dropped.
@@ -47,8 +47,8 @@ type callView struct {
 	width, height int
 }
 
-func newCallView(st *theme.Styles) callView {
-	return callView{st: st, keys: DefaultCallKeyMap(), bar: newBar(st)}
+func newCallView(com *common.Common) callView {
+	return callView{Common: com, keys: DefaultCallKeyMap(), bar: newBar(com.St)}
 }
 
 func newBar(st *theme.Styles) progress.Model {
@@ -70,7 +70,7 @@ func (c *callView) SetSize(w, h int) {
 
 // begin starts showing a call; the root starts the Cmd.
 func (c *callView) begin(gen uint64, t session.ToolInfo, args json.RawMessage, now time.Time, cancel context.CancelFunc) {
-	*c = callView{st: c.st, keys: c.keys, bar: c.bar, width: c.width, height: c.height,
+	*c = callView{Common: c.Common, keys: c.keys, bar: c.bar, width: c.width, height: c.height,
 		gen: gen, running: true, tool: t, args: args, started: now, cancel: cancel}
 }
 
@@ -107,7 +107,7 @@ func (c callView) Update(msg tea.Msg) (callView, tea.Cmd) {
 
 // View renders the running call. spin is the spinner's frame and now the time.
 func (c callView) View(spin string, now time.Time) string {
-	st := c.st
+	st := c.St
 	iw, _ := common.PaneInner(c.width, c.height)
 	elapsed := now.Sub(c.started).Truncate(100 * time.Millisecond)
 	lines := []string{
@@ -169,7 +169,7 @@ func (m *Model) startCall(t session.ToolInfo, args json.RawMessage, cmd tea.Cmd)
 	m.call.begin(gen, t, args, m.now(), cancel)
 	m.progCh, m.done = ch, done
 	m.screen = screenCall
-	m.status = "calling " + common.Inline(m.st, t.Ref.Qualified(), 40) + "…"
+	m.status = "calling " + common.Inline(m.St, t.Ref.Qualified(), 40) + "…"
 	req := newCallRequest(t, args, progressSink(ch))
 	return m, tea.Batch(cmd, startCall(ctx, m.sess, req, gen, done), waitProgress(gen, ch, done), m.startSpinner())
 }
@@ -184,7 +184,7 @@ func (m *Model) callDone(msg callDoneMsg) (*Model, tea.Cmd) {
 	t, args := m.call.tool, m.call.args
 	m.call.end()
 	m.taint = m.sess.Engine().Taint("")
-	q := common.Inline(m.st, t.Ref.Qualified(), 40)
+	q := common.Inline(m.St, t.Ref.Qualified(), 40)
 	var denied *session.DeniedError
 	switch {
 	case cancelled:

@@ -21,7 +21,7 @@ import (
 // description, declared vs effective hints, every reason, legs, policy, pin state
 // and both schemas.
 type detailView struct {
-	st   *theme.Styles
+	*common.Common
 	keys DetailKeyMap
 	tool session.ToolInfo
 	// now is what the engine would do with a call of the person's right now.
@@ -37,10 +37,10 @@ type detailView struct {
 	width, height int
 }
 
-func newDetailView(st *theme.Styles) detailView {
+func newDetailView(com *common.Common) detailView {
 	keys := DefaultDetailKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return detailView{st: st, keys: keys, vp: vp}
+	return detailView{Common: com, keys: keys, vp: vp}
 }
 
 // servedName is the name the gateway serves a tool under (Snapshot.ServedName),
@@ -103,7 +103,7 @@ func (d *detailView) SetSize(w, h int) {
 
 func (d *detailView) render() {
 	iw, _ := common.PaneInner(d.width, d.height)
-	d.vp.SetContent(detailContent(d.st, d.tool, d.served, d.now, d.pinned, d.gateway, iw))
+	d.vp.SetContent(detailContent(d.St, d.tool, d.served, d.now, d.pinned, d.gateway, iw))
 	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && d.tool.TaskSupport != taskRequired)
 	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
 }
@@ -139,10 +139,10 @@ func (d detailView) Update(msg tea.Msg) (detailView, detailAction, tea.Cmd) {
 func (d detailView) View() string {
 	iw, _ := common.PaneInner(d.width, d.height)
 	t := d.tool
-	head := "Tool " + common.Inline(d.st, t.Ref.Qualified(), iw/2) + "  " + d.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))
-	head += d.st.Muted.Render(fmt.Sprintf("  %d%%", int(d.vp.ScrollPercent()*100)))
-	lines := append([]string{d.st.Header.Render(common.Fit(head, iw))}, strings.Split(d.vp.View(), "\n")...)
-	return common.PaneBox(d.st, true, d.width, d.height, lines)
+	head := "Tool " + common.Inline(d.St, t.Ref.Qualified(), iw/2) + "  " + d.St.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))
+	head += d.St.Muted.Render(fmt.Sprintf("  %d%%", int(d.vp.ScrollPercent()*100)))
+	lines := append([]string{d.St.Header.Render(common.Fit(head, iw))}, strings.Split(d.vp.View(), "\n")...)
+	return common.PaneBox(d.St, true, d.width, d.height, lines)
 }
 
 // detailContent renders a tool's whole description for a width. Every

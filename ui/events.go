@@ -211,9 +211,9 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		}
 		m.gens[e.Server] = e.Gen
 		m.setSnapshot(m.sess.Snapshot())
-		m.status = common.Inline(m.st, e.Server, 32) + ": " + e.Status.String()
+		m.status = common.Inline(m.St, e.Server, 32) + ": " + e.Status.String()
 		if sv, ok := m.snap.Server(e.Server); ok && sv.Status == session.StatusFailed && sv.Err != nil {
-			m.status += ": " + common.Inline(m.st, sv.Err.Error(), 120)
+			m.status += ": " + common.Inline(m.St, sv.Err.Error(), 120)
 		}
 		if n := m.changedSincePinned(e.Server); n > 0 {
 			m.status += " · ⊘ " + strconv.Itoa(n) + " tool" + plural(n) + " changed since pinned: blocked until reviewed"
@@ -245,13 +245,13 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			if e.Decision == "deny" {
 				word, verb = "⊘ ", " denied by rule "
 			}
-			m.status = word + common.Inline(m.st, trust.Ref{Server: e.Server, Tool: e.Tool}.Qualified(), 40) + verb + common.Inline(m.st, e.Rule, 80)
+			m.status = word + common.Inline(m.St, trust.Ref{Server: e.Server, Tool: e.Tool}.Qualified(), 40) + verb + common.Inline(m.St, e.Rule, 80)
 		}
 	case session.Dropped:
 		m.ring.dropped += e.Count
 	case session.AuthorizationRequested:
 		// airlock opened the browser; the URL (escaped) is also in the logs (l) to copy.
-		m.status = "⚿ " + common.Inline(m.st, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"
+		m.status = "⚿ " + common.Inline(m.St, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"
 		m.ring.add(logEntry{server: e.Server, source: "airlock", text: "authorize airlock in your browser: " + e.URL})
 	case session.ApprovalRequested:
 		if e.Pending == nil {
@@ -262,18 +262,18 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			who := "your call"
 			if e.Pending.Request.Client != "" {
 				// The client name is the agent's own; its token is who it is.
-				who = "agent " + common.Inline(m.st, e.Pending.Request.Client, 24)
+				who = "agent " + common.Inline(m.St, e.Pending.Request.Client, 24)
 				if c := e.Pending.Request.Context; c != "" {
-					who += " · " + common.Inline(m.st, c, 24)
+					who += " · " + common.Inline(m.St, c, 24)
 				}
 			}
-			m.status = approvalNeeded + who + " of " + common.Inline(m.st, e.Pending.Tool.Ref.Qualified(), 40)
+			m.status = approvalNeeded + who + " of " + common.Inline(m.St, e.Pending.Tool.Ref.Qualified(), 40)
 		}
 		return cmd
 	case session.ApprovalClosed:
 		p, cmd := m.q.WithdrawApproval(e.ID)
 		if p != nil {
-			m.status = "approval of " + common.Inline(m.st, p.Tool.Ref.Qualified(), 40) + " closed: " + common.Inline(m.st, e.Outcome, 40)
+			m.status = "approval of " + common.Inline(m.St, p.Tool.Ref.Qualified(), 40) + " closed: " + common.Inline(m.St, e.Outcome, 40)
 		}
 		return cmd
 	case session.Progress:
@@ -286,7 +286,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			if sv, ok := m.snap.Server(e.Elicitation.Server); ok {
 				t = sv.Trust
 			}
-			m.status = "✎ " + common.Inline(m.st, e.Elicitation.Server, 32) + " asks you for input"
+			m.status = "✎ " + common.Inline(m.St, e.Elicitation.Server, 32) + " asks you for input"
 			return m.q.AddElicitation(e.Elicitation, t)
 		}
 	case session.SamplingRequested:
@@ -295,13 +295,13 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			if sv, ok := m.snap.Server(e.Request.Server); ok {
 				t = sv.Trust
 			}
-			m.status = "✎ " + common.Inline(m.st, e.Request.Server, 32) + " asks for an LLM completion (sampling)"
+			m.status = "✎ " + common.Inline(m.St, e.Request.Server, 32) + " asks for an LLM completion (sampling)"
 			return m.q.AddSampling(e.Request, t)
 		}
 	case session.SamplingClosed:
 		r, cmd := m.q.WithdrawSampling(e.ID)
 		if r != nil {
-			m.status = "the sampling request from " + common.Inline(m.st, r.Server, 32) + " was withdrawn"
+			m.status = "the sampling request from " + common.Inline(m.St, r.Server, 32) + " was withdrawn"
 		}
 		return cmd
 	case session.ResourceUpdated:
@@ -309,7 +309,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 	case session.ElicitationClosed:
 		el, cmd := m.q.WithdrawElicitation(e.ID)
 		if el != nil {
-			m.status = "the request for input from " + common.Inline(m.st, el.Server, 32) + " was withdrawn"
+			m.status = "the request for input from " + common.Inline(m.St, el.Server, 32) + " was withdrawn"
 		}
 		return cmd
 	}

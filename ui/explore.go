@@ -120,7 +120,7 @@ func promptCmd(ctx context.Context, sess *session.Manager, server, name string, 
 
 // startRead reads a resource; the status says so until it ends.
 func (m *Model) startRead(server, uri string) (*Model, tea.Cmd) {
-	m.status = "reading " + common.Inline(m.st, uri, 60) + " of " + common.Inline(m.st, server, 32) + "…"
+	m.status = "reading " + common.Inline(m.St, uri, 60) + " of " + common.Inline(m.St, server, 32) + "…"
 	return m, readCmd(m.ctx, m.sess, server, uri)
 }
 
@@ -128,10 +128,10 @@ func (m *Model) startRead(server, uri string) (*Model, tea.Cmd) {
 func (m *Model) readDone(msg readDoneMsg) (*Model, tea.Cmd) {
 	o := msg.out
 	m.taint = m.sess.Engine().Taint("")
-	what := common.Inline(m.st, o.what(), 60)
+	what := common.Inline(m.St, o.what(), 60)
 	switch {
 	case o.err != nil:
-		m.status = "✗ " + what + ": " + common.Inline(m.st, o.err.Error(), 100)
+		m.status = "✗ " + what + ": " + common.Inline(m.St, o.err.Error(), 100)
 	case o.read != nil:
 		m.status = "✓ read " + what
 		if u := m.ex.updated[o.server]; u != nil {
@@ -173,9 +173,9 @@ func subscribeCmd(ctx context.Context, sess *session.Manager, server, uri string
 }
 
 func (m *Model) subscribed(msg subscribedMsg) (*Model, tea.Cmd) {
-	uri := common.Inline(m.st, msg.uri, 60)
+	uri := common.Inline(m.St, msg.uri, 60)
 	if msg.err != nil {
-		m.status = "✗ could not change the subscription to " + uri + ": " + common.Inline(m.st, msg.err.Error(), 100)
+		m.status = "✗ could not change the subscription to " + uri + ": " + common.Inline(m.St, msg.err.Error(), 100)
 		return m, nil
 	}
 	if m.ex.subs == nil {
@@ -210,7 +210,7 @@ func (m *Model) resourceUpdated(e session.ResourceUpdated) {
 		m.ex.updated[e.Server] = map[string]bool{}
 	}
 	m.ex.updated[e.Server][e.URI] = true
-	m.status = "● " + common.Inline(m.st, e.URI, 60) + " of " + common.Inline(m.st, e.Server, 32) + " changed (r, then enter reads it again)"
+	m.status = "● " + common.Inline(m.St, e.URI, 60) + " of " + common.Inline(m.St, e.Server, 32) + " changed (r, then enter reads it again)"
 	m.refreshExplore()
 }
 
@@ -236,9 +236,9 @@ func (m *Model) resourcesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 		on := !m.res.subscribed[res.URI]
 		if on {
-			m.status = "subscribing to " + common.Inline(m.st, res.URI, 60) + "…"
+			m.status = "subscribing to " + common.Inline(m.St, res.URI, 60) + "…"
 		} else {
-			m.status = "unsubscribing from " + common.Inline(m.st, res.URI, 60) + "…"
+			m.status = "unsubscribing from " + common.Inline(m.St, res.URI, 60) + "…"
 		}
 		return m, subscribeCmd(m.ctx, m.sess, server.Name, res.URI, server.Gen, on)
 	}
@@ -342,7 +342,7 @@ func (m *Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (*Mod
 func (m *Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplateInfo) (*Model, tea.Cmd) {
 	tpl, err := uritemplate.New(t.URITemplate)
 	if err != nil {
-		m.status = "✗ the template cannot be read: " + common.Inline(m.st, err.Error(), 100)
+		m.status = "✗ the template cannot be read: " + common.Inline(m.St, err.Error(), 100)
 		return m, nil
 	}
 	names := tpl.Varnames()
@@ -355,7 +355,7 @@ func (m *Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplat
 }
 
 func (m *Model) openArgsForm(verb, server, name string, schema json.RawMessage) (*Model, tea.Cmd) {
-	m.form = form.NewFor(verb, server, name, schema, *m.st)
+	m.form = form.NewFor(verb, server, name, schema, *m.St)
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
 	m.ex.asked = [2]string{}
 	m.push(screenForm)
@@ -371,17 +371,17 @@ func (m *Model) applyArgsForm(act form.Action, cmd tea.Cmd) (*Model, tea.Cmd) {
 	case form.Submit:
 		args := map[string]string{}
 		if err := json.Unmarshal(a.Args, &args); err != nil {
-			m.status = "✗ the arguments cannot be read back: " + common.Inline(m.st, err.Error(), 80)
+			m.status = "✗ the arguments cannot be read back: " + common.Inline(m.St, err.Error(), 80)
 			return m, cmd
 		}
 		m.pop()
 		if m.ex.kind == formPrompt {
-			m.status = "getting prompt " + common.Inline(m.st, m.ex.prompt.Name, 40) + "…"
+			m.status = "getting prompt " + common.Inline(m.St, m.ex.prompt.Name, 40) + "…"
 			return m, tea.Batch(cmd, promptCmd(m.ctx, m.sess, m.ex.server, m.ex.prompt.Name, args))
 		}
 		tpl, err := uritemplate.New(m.ex.template.URITemplate)
 		if err != nil {
-			m.status = "✗ the template cannot be read: " + common.Inline(m.st, err.Error(), 100)
+			m.status = "✗ the template cannot be read: " + common.Inline(m.St, err.Error(), 100)
 			return m, cmd
 		}
 		vals := uritemplate.Values{}
@@ -390,7 +390,7 @@ func (m *Model) applyArgsForm(act form.Action, cmd tea.Cmd) (*Model, tea.Cmd) {
 		}
 		uri, err := tpl.Expand(vals)
 		if err != nil {
-			m.status = "✗ the template cannot be filled in: " + common.Inline(m.st, err.Error(), 100)
+			m.status = "✗ the template cannot be filled in: " + common.Inline(m.St, err.Error(), 100)
 			return m, cmd
 		}
 		var c2 tea.Cmd
@@ -461,7 +461,7 @@ func (m *Model) completed(msg completedMsg) (*Model, tea.Cmd) {
 		return m, nil
 	}
 	if msg.err != nil {
-		m.status = "no suggestions: " + common.Inline(m.st, msg.err.Error(), 100)
+		m.status = "no suggestions: " + common.Inline(m.St, msg.err.Error(), 100)
 		return m, nil
 	}
 	m.form.SetSuggestions(msg.field, msg.c.Values, msg.c.HasMore)

@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -271,7 +272,7 @@ func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 	if h.m.detail.keys.Call.Enabled() {
 		t.Error("the detail offers to call a task-only tool")
 	}
-	if got := taskText(h.m.st, "optional"); !strings.Contains(got, "calls it normally") {
+	if got := taskText(h.m.St, "optional"); !strings.Contains(got, "calls it normally") {
 		t.Errorf("optional: %q", got)
 	}
 }
@@ -604,7 +605,7 @@ func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
 // testToolsPane is a tools pane of 60x20 with the dark theme.
 func testToolsPane() toolsPane {
 	st := theme.New(true, true)
-	p := newToolsPane(&st)
+	p := newToolsPane(&common.Common{St: &st})
 	p.SetSize(60, 20)
 	return p
 }

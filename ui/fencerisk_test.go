@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 )
 
 var (
@@ -46,7 +47,7 @@ func TestHazardsViewShowsSandboxes(t *testing.T) {
 			Legs:    map[string][]string{"untrusted-content": {"web__fetch"}, "exfiltration": {"mail__send"}},
 			Summary: "web__fetch reads untrusted content and mail__send can send it out"}},
 	}
-	v := newHazardsView(newTestStyles())
+	v := newHazardsView(&common.Common{St: newTestStyles()})
 	v.SetSize(140, 40)
 	v.setData(snap, session.Overrides{}, nil)
 	v.open()
@@ -74,7 +75,7 @@ func TestHazardsViewShowsSandboxes(t *testing.T) {
 
 // The servers pane marks a server whose sandbox was asked for and not applied.
 func TestServersPaneMarksUnfenced(t *testing.T) {
-	p := newServersPane(newTestStyles())
+	p := newServersPane(&common.Common{St: newTestStyles()})
 	p.SetSize(40, 12)
 	p.setServers([]session.ServerInfo{{Name: "mail", Status: session.StatusReady, Fence: mailFence}, {Name: "fs", Status: session.StatusReady, Fence: fsFence}})
 	v := ansi.Strip(p.View())

@@ -47,7 +47,7 @@ func TestHelp_ApprovalDialogKeysReadWhole(t *testing.T) {
 		if sec.title != "Approval dialog" {
 			continue
 		}
-		content := ansi.Strip(helpContent(h.m.st, []helpSection{sec}, 120))
+		content := ansi.Strip(helpContent(h.m.St, []helpSection{sec}, 120))
 		rows = strings.Split(content, "\n")
 	}
 	if len(rows) == 0 {

@@ -23,7 +23,6 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/question"
-	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // GrantsKeyMap holds the keys of the Grants view.
@@ -85,7 +84,7 @@ type grLine struct {
 // they were given under). The root hands it fresh data from the engine while it is
 // shown and carries out revoke and clear.
 type grantsView struct {
-	st   *theme.Styles
+	*common.Common
 	keys GrantsKeyMap
 	loc  *time.Location // times are shown in it (tests fix it)
 
@@ -97,8 +96,8 @@ type grantsView struct {
 	width, height int
 }
 
-func newGrantsView(st *theme.Styles) grantsView {
-	return grantsView{st: st, keys: DefaultGrantsKeyMap(), loc: time.Local, cursor: -1}
+func newGrantsView(com *common.Common) grantsView {
+	return grantsView{Common: com, keys: DefaultGrantsKeyMap(), loc: time.Local, cursor: -1}
 }
 
 // SetSize sets the outer size.
@@ -192,7 +191,7 @@ func (v grantsView) when(t time.Time) string {
 // contextTitle names a context: the person, or an agent's token with the client
 // name it last gave (escaped) and the context's key.
 func (v grantsView) contextTitle(c grantsCtx) string {
-	st := v.st
+	st := v.St
 	if c.name == session.PersonContext {
 		return st.Title.Render("you") + st.Muted.Render(" · your own calls in this TUI")
 	}
@@ -224,7 +223,7 @@ func agentNameOf(k string) string {
 
 // taintText says how a context was tainted: by which call, channel and server, when.
 func (v grantsView) taintText(t trust.Taint) string {
-	st := v.st
+	st := v.St
 	if !t.Tainted() {
 		return st.OKText.Render("● clean")
 	}
@@ -240,7 +239,7 @@ func (v grantsView) taintText(t trust.Taint) string {
 }
 
 func (v *grantsView) rebuild() {
-	st := v.st
+	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	v.lines = v.lines[:0]
 	add := func(l grLine) { v.lines = append(v.lines, l) }
@@ -338,7 +337,7 @@ func (v grantsView) Update(k tea.KeyPressMsg) (grantsView, grantsAction) {
 
 // View renders the heading and the visible lines in a pane.
 func (v grantsView) View() string {
-	st := v.st
+	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	n := 0
 	for _, c := range v.ctxs {
@@ -402,11 +401,11 @@ func (m *Model) grantsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 		// Revoking is done at once, without a question: it only makes the next
 		// call of that tool in that context ask again.
-		name := common.Inline(m.st, g.Ref.Qualified(), 40)
+		name := common.Inline(m.St, g.Ref.Qualified(), 40)
 		if err := m.sess.Engine().Revoke(g.Context, g.Ref); err != nil {
-			m.status = "✗ could not revoke " + name + ": " + common.Inline(m.st, err.Error(), 80)
+			m.status = "✗ could not revoke " + name + ": " + common.Inline(m.St, err.Error(), 80)
 		} else {
-			m.status = "✓ revoked " + name + " for " + common.Inline(m.st, g.Context, 32) + ": its next call asks again"
+			m.status = "✓ revoked " + name + " for " + common.Inline(m.St, g.Context, 32) + ": its next call asks again"
 		}
 		m.refreshGrants()
 	case grantsClearTaint:
@@ -414,7 +413,7 @@ func (m *Model) grantsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			break
 		}
 		lines := []string{v2line(m.grants.contextTitle(*c)), v2line(m.grants.taintText(c.taint))}
-		return m, m.q.AskClearTaint(c.name, c.taint, common.Inline(m.st, c.name, 40), lines)
+		return m, m.q.AskClearTaint(c.name, c.taint, common.Inline(m.St, c.name, 40), lines)
 	}
 	return m, nil
 }
@@ -434,18 +433,18 @@ func clearTaintCmd(e *session.Engine, a question.ClearTaintAnswer) tea.Cmd {
 // applyClearTaint carries out the answer of the clear-taint question.
 func (m *Model) applyClearTaint(a question.ClearTaintAnswer) (*Model, tea.Cmd) {
 	if !a.Clear {
-		m.status = "kept " + common.Inline(m.st, a.Context, 32) + " tainted"
+		m.status = "kept " + common.Inline(m.St, a.Context, 32) + " tainted"
 		return m, nil
 	}
-	m.status = "clearing the taint of " + common.Inline(m.st, a.Context, 32) + "…"
+	m.status = "clearing the taint of " + common.Inline(m.St, a.Context, 32) + "…"
 	return m, clearTaintCmd(m.sess.Engine(), a)
 }
 
 // taintCleared reports how clearing ended and refreshes what shows taint.
 func (m *Model) taintCleared(msg taintClearedMsg) (*Model, tea.Cmd) {
-	name := common.Inline(m.st, msg.ctx, 32)
+	name := common.Inline(m.St, msg.ctx, 32)
 	if msg.err != nil {
-		m.status = "✗ the taint of " + name + " was not cleared: " + common.Inline(m.st, msg.err.Error(), 120)
+		m.status = "✗ the taint of " + name + " was not cleared: " + common.Inline(m.St, msg.err.Error(), 120)
 	} else {
 		m.status = "✓ cleared the taint of " + name + " (audited)"
 	}

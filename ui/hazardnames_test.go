@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 )
 
 // Tools whose long names share a beginning stay told apart in the hazards view:
@@ -30,7 +31,7 @@ func TestHazardsViewLongNamesStayDistinct(t *testing.T) {
 		Legs:    map[string][]string{"untrusted-content": {"web__fetch"}, "exfiltration": dest},
 		Summary: "web__fetch reads untrusted content and the mirror can destroy"}}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
-		v := newHazardsView(newTestStyles())
+		v := newHazardsView(&common.Common{St: newTestStyles()})
 		v.SetSize(size[0], size[1])
 		v.setData(snap, session.Overrides{}, nil)
 		v.open()

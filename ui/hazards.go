@@ -50,7 +50,7 @@ func (l hzLine) key() string {
 // person moves between tool rows and acts on them; the root carries the action
 // out through the session and hands the view the new snapshot.
 type hazardsView struct {
-	st   *theme.Styles
+	*common.Common
 	keys HazardsKeyMap
 
 	snap   *session.Snapshot
@@ -67,8 +67,8 @@ type hazardsView struct {
 	width, height int
 }
 
-func newHazardsView(st *theme.Styles) hazardsView {
-	return hazardsView{st: st, keys: DefaultHazardsKeyMap(), cursor: -1}
+func newHazardsView(com *common.Common) hazardsView {
+	return hazardsView{Common: com, keys: DefaultHazardsKeyMap(), cursor: -1}
 }
 
 // SetSize sets the outer size; the lines are wrapped again for the new width.
@@ -115,7 +115,7 @@ func (v *hazardsView) rebuild() {
 	if v.snap == nil {
 		return
 	}
-	st := v.st
+	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	keep, keepAt := "", v.cursor
 	if v.cursor >= 0 && v.cursor < len(v.lines) {
@@ -297,7 +297,7 @@ func (v hazardsView) shownNames(nameW int) map[string]string {
 // toolLine renders one tool of a leg: a change mark, its name (as shownNames
 // cut it), its tier, its server's trust and what this session changed about it.
 func (v hazardsView) toolLine(qualified, shown string, nameW, iw int) hzLine {
-	st := v.st
+	st := v.St
 	server, tool, _ := strings.Cut(qualified, "__")
 	ref := trust.Ref{Server: server, Tool: tool}
 	t, ok := v.snap.Tool(server, tool)
@@ -433,7 +433,7 @@ func (v hazardsView) Update(msg tea.Msg) (hazardsView, hazardsAction, tea.Cmd) {
 
 // View renders the heading and the visible lines in a pane.
 func (v hazardsView) View() string {
-	st := v.st
+	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	n := 0
 	if v.snap != nil {

@@ -54,7 +54,7 @@ type helpSection struct {
 // helpOverlay lists every binding of every context, so every action is
 // discoverable; bindings that do nothing at this moment are shown faint.
 type helpOverlay struct {
-	st            *theme.Styles
+	*common.Common
 	keys          HelpKeyMap
 	vp            pager.Pager
 	open          bool
@@ -64,10 +64,10 @@ type helpOverlay struct {
 	tourAsked bool
 }
 
-func newHelpOverlay(st *theme.Styles) helpOverlay {
+func newHelpOverlay(com *common.Common) helpOverlay {
 	keys := DefaultHelpKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return helpOverlay{st: st, keys: keys, vp: vp}
+	return helpOverlay{Common: com, keys: keys, vp: vp}
 }
 
 // SetSize sets the overlay's outer size.
@@ -82,7 +82,7 @@ func (h *helpOverlay) SetSize(w, height int) {
 func (h *helpOverlay) show(sections []helpSection) {
 	h.open = true
 	iw, _ := common.PaneInner(h.width, h.height)
-	h.vp.SetContent(helpContent(h.st, sections, iw))
+	h.vp.SetContent(helpContent(h.St, sections, iw))
 	h.vp.GotoTop()
 }
 
@@ -106,9 +106,9 @@ func (h helpOverlay) Update(msg tea.Msg) (helpOverlay, bool, tea.Cmd) {
 // View renders the overlay box.
 func (h helpOverlay) View() string {
 	iw, _ := common.PaneInner(h.width, h.height)
-	head := h.st.Title.Render(common.Fit("airlock help — every key, by where it works", iw))
+	head := h.St.Title.Render(common.Fit("airlock help — every key, by where it works", iw))
 	lines := append([]string{head}, strings.Split(h.vp.View(), "\n")...)
-	return common.PaneBox(h.st, true, h.width, h.height, lines)
+	return common.PaneBox(h.St, true, h.width, h.height, lines)
 }
 
 // Glossary is the one list of airlock's words a newcomer meets first, each with

@@ -42,7 +42,7 @@ func (r *logRing) add(e logEntry) {
 // stderr (which also holds lines the event queue had to drop). Every line is
 // server-controlled and escaped, wrapped in a gutter.
 type logsView struct {
-	st   *theme.Styles
+	*common.Common
 	keys LogsKeyMap
 	vp   pager.Pager
 	// source is "" for the event log, else the server whose stderr is shown.
@@ -52,10 +52,10 @@ type logsView struct {
 	width, height int
 }
 
-func newLogsView(st *theme.Styles) logsView {
+func newLogsView(com *common.Common) logsView {
 	keys := DefaultLogsKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return logsView{st: st, keys: keys, vp: vp}
+	return logsView{Common: com, keys: keys, vp: vp}
 }
 
 // SetSize sets the outer size.
@@ -94,7 +94,7 @@ func (l logsView) Update(msg tea.Msg) (logsView, logsAction, tea.Cmd) {
 func (l *logsView) render(ring logRing) {
 	follow := l.vp.AtBottom() || l.vp.TotalLineCount() == 0
 	iw, _ := common.PaneInner(l.width, l.height)
-	st := l.st
+	st := l.St
 	var lines []string
 	if l.source == "" {
 		if ring.dropped > 0 {
@@ -142,8 +142,8 @@ func (l logsView) View() string {
 		src = "stderr kept for " + l.source
 	}
 	head := "Logs · " + src
-	lines := append([]string{l.st.Header.Render(common.Fit(head, iw))}, strings.Split(l.vp.View(), "\n")...)
-	return common.PaneBox(l.st, true, l.width, l.height, lines)
+	lines := append([]string{l.St.Header.Render(common.Fit(head, iw))}, strings.Split(l.vp.View(), "\n")...)
+	return common.PaneBox(l.St, true, l.width, l.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.

@@ -28,15 +28,15 @@ func (m *Model) openForm(t session.ToolInfo, replace bool) (*Model, tea.Cmd) {
 		if n := len(t.Class.Reasons); n > 0 {
 			why = t.Class.Reasons[n-1]
 		}
-		m.status = "⊘ " + common.Inline(m.st, t.Ref.Qualified(), 40) + " is blocked: " + common.Inline(m.st, why, 120)
+		m.status = "⊘ " + common.Inline(m.St, t.Ref.Qualified(), 40) + " is blocked: " + common.Inline(m.St, why, 120)
 		return m, nil
 	}
 	if t.TaskSupport == taskRequired {
 		// The whole reason is in the detail and in Activity.
-		m.status = "⧗ not called: " + common.Inline(m.st, t.Ref.Qualified(), 40) + " runs only as a task, which airlock cannot do yet (enter: why)"
+		m.status = "⧗ not called: " + common.Inline(m.St, t.Ref.Qualified(), 40) + " runs only as a task, which airlock cannot do yet (enter: why)"
 		return m, nil
 	}
-	m.form = form.New(t, *m.st)
+	m.form = form.New(t, *m.St)
 	m.formFor = t
 	m.ex.kind = formCall
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
@@ -131,7 +131,7 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 		case session.AllowForContext:
 			word = "✓ allowed for this context"
 		}
-		m.status = word + ": " + common.Inline(m.st, o.Pending.Tool.Ref.Qualified(), 40)
+		m.status = word + ": " + common.Inline(m.St, o.Pending.Tool.Ref.Qualified(), 40)
 		if r := resp.Remember; r != nil {
 			// The engine saves the rule before the call goes on; a rule it refuses
 			// denies the call, and the activity says why.
@@ -139,22 +139,22 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 			if resp.Answer == session.Deny {
 				always = "always-deny"
 			}
-			name := common.Inline(m.st, o.Pending.Tool.Ref.Qualified(), 40)
-			m.status = word + " · saving " + always + " rule (K): " + name + " when " + common.Inline(m.st, session.DescribeWhen(r.When), 80)
+			name := common.Inline(m.St, o.Pending.Tool.Ref.Qualified(), 40)
+			m.status = word + " · saving " + always + " rule (K): " + name + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 80)
 			if len(r.When) == 0 {
 				m.status = word + " · saving " + always + " rule (K): every call of " + name + ", whatever its arguments"
 			}
 		}
 		return m, answerCmd(m.sess.Engine(), id, resp)
 	case question.Elicited:
-		m.status = "answered " + common.Inline(m.st, o.Elicitation.Server, 32) + "'s request: " + o.Action
+		m.status = "answered " + common.Inline(m.St, o.Elicitation.Server, 32) + "'s request: " + o.Action
 		return m, answerElicitationCmd(m.sess, o.Elicitation.ID, o.Action, o.Content)
 	case question.Sampled:
 		word := "replied to"
 		if o.Decline {
 			word = "declined"
 		}
-		m.status = word + " " + common.Inline(m.st, o.Request.Server, 32) + "'s sampling request"
+		m.status = word + " " + common.Inline(m.St, o.Request.Server, 32) + "'s sampling request"
 		return m, answerSamplingCmd(m.sess, o.Request.ID, session.SamplingAnswer{Decline: o.Decline, Reply: o.Reply})
 	case question.QuitAnswer:
 		if o.Quit {
@@ -192,7 +192,7 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 			m.status = "kept blocked"
 			return m, nil
 		}
-		m.status = "pinning the new definition of " + common.Inline(m.st, o.Ref.Qualified(), 40) + "…"
+		m.status = "pinning the new definition of " + common.Inline(m.St, o.Ref.Qualified(), 40) + "…"
 		return m, acceptPinsCmd(m.sess, o.Ref, o.Fingerprint)
 	}
 	return m, nil

@@ -104,7 +104,7 @@ func (o output) blobs() []blob {
 
 // outputView shows an output, scrollable.
 type outputView struct {
-	st   *theme.Styles
+	*common.Common
 	keys OutputKeyMap
 	out  output
 	gen  uint64
@@ -113,10 +113,10 @@ type outputView struct {
 	width, height int
 }
 
-func newOutputView(st *theme.Styles) outputView {
+func newOutputView(com *common.Common) outputView {
 	keys := DefaultOutputKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return outputView{st: st, keys: keys, vp: vp}
+	return outputView{Common: com, keys: keys, vp: vp}
 }
 
 func (v *outputView) show(o output) {
@@ -137,7 +137,7 @@ func (v *outputView) SetSize(w, h int) {
 
 func (v *outputView) render() {
 	iw, _ := common.PaneInner(v.width, v.height)
-	v.vp.SetContent(outputContent(v.st, v.out, iw))
+	v.vp.SetContent(outputContent(v.St, v.out, iw))
 	v.keys.Save.SetEnabled(len(v.out.blobs()) > 0)
 	v.keys.Again.SetEnabled(v.out.server != "")
 	if v.out.uri != "" {
@@ -194,10 +194,10 @@ func (v outputView) View() string {
 	if v.out.uri != "" {
 		kind = "Resource "
 	}
-	head := kind + common.Inline(v.st, v.out.server, iw/4) + v.st.Muted.Render(" › ") + common.Inline(v.st, v.out.what(), iw/2) +
-		v.st.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
-	lines := append([]string{v.st.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
-	return common.PaneBox(v.st, true, v.width, v.height, lines)
+	head := kind + common.Inline(v.St, v.out.server, iw/4) + v.St.Muted.Render(" › ") + common.Inline(v.St, v.out.what(), iw/2) +
+		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
+	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
+	return common.PaneBox(v.St, true, v.width, v.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.

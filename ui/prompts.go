@@ -17,7 +17,6 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
-	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // PromptsKeyMap holds the keys of the prompts view.
@@ -57,7 +56,7 @@ func (k PromptsKeyMap) FullHelp() [][]key.Binding {
 
 // promptsView lists one server's prompts.
 type promptsView struct {
-	st     *theme.Styles
+	*common.Common
 	keys   PromptsKeyMap
 	server session.ServerInfo
 	cursor int
@@ -66,8 +65,8 @@ type promptsView struct {
 	width, height int
 }
 
-func newPromptsView(st *theme.Styles) promptsView {
-	return promptsView{st: st, keys: DefaultPromptsKeyMap()}
+func newPromptsView(com *common.Common) promptsView {
+	return promptsView{Common: com, keys: DefaultPromptsKeyMap()}
 }
 
 // SetSize sets the outer size.
@@ -175,7 +174,7 @@ func argSummary(p session.PromptInfo) string {
 
 // View renders the heading, the list and the selected prompt's arguments.
 func (v promptsView) View() string {
-	st := v.st
+	st := v.St
 	iw, ih := common.PaneInner(v.width, v.height)
 	s := v.server
 	head := "Prompts of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Prompts)) + " prompt" + plural(len(s.Prompts)) +
@@ -223,7 +222,7 @@ func (v promptsView) View() string {
 // detailLines shows the selected prompt: its name and description, then each
 // argument with its description, as many as fit.
 func (v promptsView) detailLines(iw int) []string {
-	st := v.st
+	st := v.St
 	p, ok := v.selected()
 	if !ok {
 		return nil

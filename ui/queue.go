@@ -22,15 +22,15 @@ import (
 // how long it has waited. Enter brings one call's dialog to the front. It is a
 // modal over the screen; the root gives it the pending calls on every draw.
 type queueView struct {
-	st            *theme.Styles
+	*common.Common
 	keys          QueueKeyMap
 	open          bool
 	cursor        int
 	width, height int
 }
 
-func newQueueView(st *theme.Styles) queueView {
-	return queueView{st: st, keys: DefaultQueueKeyMap()}
+func newQueueView(com *common.Common) queueView {
+	return queueView{Common: com, keys: DefaultQueueKeyMap()}
 }
 
 // SetSize sets the space the modal may take.
@@ -96,7 +96,7 @@ func queueOrder(ps []*session.Pending) []*session.Pending {
 
 // View renders the queue box over the pending calls at time now.
 func (q queueView) View(items []*session.Pending, now time.Time, h help.Model) string {
-	st := q.st
+	st := q.St
 	w := min(q.width, 100)
 	iw, _ := common.PaneInner(w, 3)
 	lines := []string{
@@ -130,7 +130,7 @@ func (q queueView) View(items []*session.Pending, now time.Time, h help.Model) s
 // with its tier, and when it is denied unless answered. The client name and the
 // context come from the agent and are escaped.
 func (q queueView) row(p *session.Pending, selected bool, now time.Time, w, toolW int) string {
-	st := q.st
+	st := q.St
 	who := "you"
 	if c := p.Request.Client; c != "" {
 		ctx := p.Request.Context

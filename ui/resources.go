@@ -19,7 +19,6 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
-	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // ResourcesKeyMap holds the keys of the resources view.
@@ -73,7 +72,7 @@ type resRow struct {
 
 // resourcesView lists one server's resources and templates.
 type resourcesView struct {
-	st     *theme.Styles
+	*common.Common
 	keys   ResourcesKeyMap
 	server session.ServerInfo
 	// subscribed and updated are the person's subscriptions to this server on
@@ -88,8 +87,8 @@ type resourcesView struct {
 	width, height int
 }
 
-func newResourcesView(st *theme.Styles) resourcesView {
-	return resourcesView{st: st, keys: DefaultResourcesKeyMap(), cursor: -1}
+func newResourcesView(com *common.Common) resourcesView {
+	return resourcesView{Common: com, keys: DefaultResourcesKeyMap(), cursor: -1}
 }
 
 // SetSize sets the outer size.
@@ -229,7 +228,7 @@ func (v resourcesView) Update(k tea.KeyPressMsg) (resourcesView, resourcesAction
 
 // View renders the heading, the list and the selected row in full.
 func (v resourcesView) View() string {
-	st := v.st
+	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	s := v.server
 	head := "Resources of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Resources)) + " resource" + plural(len(s.Resources)) +
@@ -327,7 +326,7 @@ func firstNonEmpty(ss ...string) string {
 // detailLines shows the selected row in full: its URI, title and size, and the
 // first line of its description, each escaped.
 func (v resourcesView) detailLines(iw int) []string {
-	st := v.st
+	st := v.St
 	res, tmpl := v.selected()
 	var uri, title, desc, extra string
 	switch {

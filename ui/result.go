@@ -84,7 +84,7 @@ func newCallResult(t session.ToolInfo, args json.RawMessage, out *session.Outcom
 
 // resultView shows a call's result, scrollable.
 type resultView struct {
-	st   *theme.Styles
+	*common.Common
 	keys ResultKeyMap
 	res  callResult
 	// gen numbers the results shown, so that a save that ends after another
@@ -94,10 +94,10 @@ type resultView struct {
 	width, height int
 }
 
-func newResultView(st *theme.Styles) resultView {
+func newResultView(com *common.Common) resultView {
 	keys := DefaultResultKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return resultView{st: st, keys: keys, vp: vp}
+	return resultView{Common: com, keys: keys, vp: vp}
 }
 
 func (r *resultView) show(res callResult) {
@@ -118,7 +118,7 @@ func (r *resultView) SetSize(w, h int) {
 
 func (r *resultView) render() {
 	iw, _ := common.PaneInner(r.width, r.height)
-	r.vp.SetContent(resultContent(r.st, r.res, iw))
+	r.vp.SetContent(resultContent(r.St, r.res, iw))
 	r.keys.Again.SetEnabled(r.res.tool.Ref.Tool != "" && r.res.tool.Class.Tier != trust.TierBlocked)
 	r.keys.Save.SetEnabled(len(r.blobs()) > 0)
 }
@@ -174,10 +174,10 @@ func (r resultView) Update(msg tea.Msg) (resultView, resultAction, tea.Cmd) {
 // View renders the heading and the scrolled result in a pane.
 func (r resultView) View() string {
 	iw, _ := common.PaneInner(r.width, r.height)
-	head := "Result of " + common.Inline(r.st, r.res.tool.Ref.Qualified(), iw/2) +
-		r.st.Muted.Render(fmt.Sprintf("  %d%%", int(r.vp.ScrollPercent()*100)))
-	lines := append([]string{r.st.Header.Render(common.Fit(head, iw))}, strings.Split(r.vp.View(), "\n")...)
-	return common.PaneBox(r.st, true, r.width, r.height, lines)
+	head := "Result of " + common.Inline(r.St, r.res.tool.Ref.Qualified(), iw/2) +
+		r.St.Muted.Render(fmt.Sprintf("  %d%%", int(r.vp.ScrollPercent()*100)))
+	lines := append([]string{r.St.Header.Render(common.Fit(head, iw))}, strings.Split(r.vp.View(), "\n")...)
+	return common.PaneBox(r.St, true, r.width, r.height, lines)
 }
 
 // resultContent renders a result for a width: a verdict line that tells success,

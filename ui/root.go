@@ -63,7 +63,7 @@ type Model struct {
 	opts Options
 	now  func() time.Time
 
-	st     *theme.Styles
+	*common.Common
 	keys   GlobalKeyMap
 	help   help.Model
 	width  int
@@ -164,35 +164,36 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 	}
 	h := help.New()
 	h.Styles = helpStyles(&st)
+	com := &common.Common{St: &st}
 	model := Model{
 		ctx:         ctx,
 		sess:        m,
 		opts:        opts,
 		now:         now,
-		st:          &st,
+		Common:      com,
 		keys:        keys,
 		help:        h,
 		width:       80,
 		height:      24,
 		gens:        map[string]uint64{},
 		focus:       paneTools,
-		servers:     newServersPane(&st),
-		tools:       newToolsPane(&st),
-		detail:      newDetailView(&st),
-		call:        newCallView(&st),
-		result:      newResultView(&st),
-		logs:        newLogsView(&st),
-		activity:    newActivityView(&st),
-		overlay:     newHelpOverlay(&st),
-		hazards:     newHazardsView(&st),
-		export:      newExportView(&st),
-		queue:       newQueueView(&st),
-		grants:      newGrantsView(&st),
-		info:        newInfoView(&st),
-		res:         newResourcesView(&st),
-		prompts:     newPromptsView(&st),
-		output:      newOutputView(&st),
-		rules:       newRulesView(&st),
+		servers:     newServersPane(com),
+		tools:       newToolsPane(com),
+		detail:      newDetailView(com),
+		call:        newCallView(com),
+		result:      newResultView(com),
+		logs:        newLogsView(com),
+		activity:    newActivityView(com),
+		overlay:     newHelpOverlay(com),
+		hazards:     newHazardsView(com),
+		export:      newExportView(com),
+		queue:       newQueueView(com),
+		grants:      newGrantsView(com),
+		info:        newInfoView(com),
+		res:         newResourcesView(com),
+		prompts:     newPromptsView(com),
+		output:      newOutputView(com),
+		rules:       newRulesView(com),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -343,27 +344,27 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, waitProgress(msg.gen, m.progCh, m.done)
 	case answeredMsg:
 		if msg.err != nil {
-			m.status = "could not answer approval #" + strconv.FormatUint(msg.id, 10) + ": " + common.Inline(m.st, msg.err.Error(), 80)
+			m.status = "could not answer approval #" + strconv.FormatUint(msg.id, 10) + ": " + common.Inline(m.St, msg.err.Error(), 80)
 		}
 		return m, nil
 	case elicitAnsweredMsg:
 		if msg.err != nil {
-			m.status = "could not answer the request for input: " + common.Inline(m.st, msg.err.Error(), 80)
+			m.status = "could not answer the request for input: " + common.Inline(m.St, msg.err.Error(), 80)
 		}
 		return m, nil
 	case reconnectedMsg:
 		if msg.err != nil {
-			m.status = "could not reconnect " + common.Inline(m.st, msg.server, 32) + ": " + common.Inline(m.st, msg.err.Error(), 80)
+			m.status = "could not reconnect " + common.Inline(m.St, msg.server, 32) + ": " + common.Inline(m.St, msg.err.Error(), 80)
 		}
 		return m, nil
 	case pinsAcceptedMsg:
 		switch {
 		case msg.err != nil:
-			m.status = "✗ could not accept " + common.Inline(m.st, msg.ref.Qualified(), 40) + ": " + common.Inline(m.st, msg.err.Error(), 100)
+			m.status = "✗ could not accept " + common.Inline(m.St, msg.ref.Qualified(), 40) + ": " + common.Inline(m.St, msg.err.Error(), 100)
 		case len(msg.accepted) == 0:
-			m.status = "nothing to accept for " + common.Inline(m.st, msg.ref.Qualified(), 40)
+			m.status = "nothing to accept for " + common.Inline(m.St, msg.ref.Qualified(), 40)
 		default:
-			m.status = "✓ " + common.Inline(m.st, strings.Join(msg.accepted, "; "), 120)
+			m.status = "✓ " + common.Inline(m.St, strings.Join(msg.accepted, "; "), 120)
 		}
 		return m, nil
 	case demoDoneMsg:
@@ -374,14 +375,14 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, nil
 	case exportedMsg:
 		if msg.err != nil {
-			m.status = "✗ could not export the changes: " + common.Inline(m.st, msg.err.Error(), 100)
+			m.status = "✗ could not export the changes: " + common.Inline(m.St, msg.err.Error(), 100)
 			return m, nil
 		}
 		m.export.show(msg.path, msg.fragment)
 		if m.screen != screenExport {
 			m.push(screenExport)
 		}
-		m.status = "✓ exported to " + common.Inline(m.st, msg.path, 60) + " · your config was not modified"
+		m.status = "✓ exported to " + common.Inline(m.St, msg.path, 60) + " · your config was not modified"
 		return m, nil
 	case queueTickMsg:
 		if m.queue.open {
@@ -402,13 +403,13 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		if msg.gen == m.output.gen {
 			m.output.setSaved(msg.paths)
 		}
-		m.status = savedStatus(m.st, msg.savedMsg)
+		m.status = savedStatus(m.St, msg.savedMsg)
 		return m, nil
 	case resultSavedMsg:
 		if msg.gen == m.result.gen {
 			m.result.setSaved(msg.paths)
 		}
-		m.status = savedStatus(m.st, msg.savedMsg)
+		m.status = savedStatus(m.St, msg.savedMsg)
 		return m, nil
 	case ruleRevokedMsg:
 		return m.ruleRevoked(msg)
@@ -589,7 +590,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			return m.openForm(m.detail.tool, false)
 		case detailAccept:
 			ref := m.detail.tool.Ref
-			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.st, ref.Qualified(), 40), m.detail.tool.Fingerprint))
+			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), m.detail.tool.Fingerprint))
 		}
 		return m, cmd
 	case screenResult:
@@ -721,7 +722,7 @@ func (m *Model) mainKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			m.setFocus(paneTools)
 		case serversReconnect:
 			name := m.servers.selected()
-			m.status = "reconnecting " + common.Inline(m.st, name, 32) + "…"
+			m.status = "reconnecting " + common.Inline(m.St, name, 32) + "…"
 			return m, tea.Batch(cmd, reconnectCmd(m.sess, name))
 		case serversTrust:
 			return m, tea.Batch(cmd, m.cycleTrust(m.servers.selected()))
@@ -823,7 +824,7 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 
 // refreshBanner renders the risk banner for the current hazards and width.
 func (m *Model) refreshBanner() {
-	m.banner = bannerLines(m.st, m.snap.Hazards, m.connecting() > 0, m.layout.bannerH, m.layout.width)
+	m.banner = bannerLines(m.St, m.snap.Hazards, m.connecting() > 0, m.layout.bannerH, m.layout.width)
 }
 
 // relayout recomputes the layout and gives every child its size. Unless forced it
@@ -876,36 +877,21 @@ func (m *Model) relayout(force bool) bool {
 	return true
 }
 
-// setTheme rebuilds the styles for a light or dark background and hands them to
-// every child. Dialogs already open keep the styles they were built with.
+// setTheme rebuilds the styles for a light or dark background: every child shares
+// the root's Common, so one assignment restyles them all; the children that keep
+// renderings redraw them. Dialogs already open keep the styles they were built with.
 func (m *Model) setTheme(dark bool) {
-	if m.st.Dark == dark {
+	if m.St.Dark == dark {
 		return
 	}
 	st := theme.New(dark, m.opts.NoColor)
-	m.st = &st
+	m.St = &st // every child shares it
 	m.help.Styles = helpStyles(&st)
-	m.servers.st = &st
 	m.servers.restyle()
-	m.tools.setStyles(&st)
-	m.detail.st = &st
-	m.call.st = &st
+	m.tools.restyle()
 	m.call.bar = newBar(&st)
-	m.result.st = &st
-	m.logs.st = &st
-	m.activity.st = &st
-	m.overlay.st = &st
-	m.hazards.st = &st
 	m.hazards.dirty = true
-	m.export.st = &st
 	m.export.render()
-	m.queue.st = &st
-	m.grants.st = &st
-	m.info.st = &st
-	m.res.st = &st
-	m.prompts.st = &st
-	m.output.st = &st
-	m.rules.st = &st
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()

@@ -74,7 +74,7 @@ type ruleLine struct {
 // rulesView lists every rule. The root hands it AllRules when it opens, after a
 // call finished and after a revoke.
 type rulesView struct {
-	st   *theme.Styles
+	*common.Common
 	keys RulesKeyMap
 
 	rules  []session.RuleEntry
@@ -87,8 +87,8 @@ type rulesView struct {
 	width, height int
 }
 
-func newRulesView(st *theme.Styles) rulesView {
-	return rulesView{st: st, keys: DefaultRulesKeyMap(), cursor: -1}
+func newRulesView(com *common.Common) rulesView {
+	return rulesView{Common: com, keys: DefaultRulesKeyMap(), cursor: -1}
 }
 
 // SetSize sets the outer size.
@@ -141,7 +141,7 @@ func policyMark(st *theme.Styles, p trust.Action) string {
 }
 
 func (v *rulesView) rebuild() {
-	st := v.st
+	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	v.lines = v.lines[:0]
 	add := func(l ruleLine) { v.lines = append(v.lines, l) }
@@ -253,7 +253,7 @@ func (v rulesView) Update(k tea.KeyPressMsg) (rulesView, rulesAction) {
 
 // View renders the heading and the visible lines in a pane.
 func (v rulesView) View() string {
-	st := v.st
+	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	saved := 0
 	for _, r := range v.rules {
@@ -294,9 +294,9 @@ const choiceRuleOff = "rule-off:"
 // toggleRuleOff turns the rule named name off for this session, or back on.
 func (m *Model) toggleRuleOff(name string, ref trust.Ref) tea.Cmd {
 	_, off := m.over.RulesOff[name]
-	what := "rule " + common.Inline(m.st, name, 48) + " turned off for this session"
+	what := "rule " + common.Inline(m.St, name, 48) + " turned off for this session"
 	if off {
-		what = "rule " + common.Inline(m.st, name, 48) + " turned back on"
+		what = "rule " + common.Inline(m.St, name, 48) + " turned back on"
 	}
 	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetRuleOff(name, ref, !off) })
 }
@@ -304,7 +304,7 @@ func (m *Model) toggleRuleOff(name string, ref trust.Ref) tea.Cmd {
 // applyRuleOff carries out the answer of the question that turns a rule off.
 func (m *Model) applyRuleOff(name string, turnOff bool) (*Model, tea.Cmd) {
 	if !turnOff {
-		m.status = "kept rule " + common.Inline(m.st, name, 48) + " on"
+		m.status = "kept rule " + common.Inline(m.St, name, 48) + " on"
 		return m, nil
 	}
 	if _, off := m.over.RulesOff[name]; off {
@@ -316,7 +316,7 @@ func (m *Model) applyRuleOff(name string, turnOff bool) (*Model, tea.Cmd) {
 			return m, m.toggleRuleOff(name, trust.Ref{Server: r.Server, Tool: r.Tool})
 		}
 	}
-	m.status = "rule " + common.Inline(m.st, name, 48) + " is gone: nothing was turned off"
+	m.status = "rule " + common.Inline(m.St, name, 48) + " is gone: nothing was turned off"
 	return m, nil
 }
 
@@ -360,11 +360,11 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 				stops = "It asked about"
 			}
 			lines := []string{
-				common.Inline(m.st, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.st, session.DescribeWhen(r.When), 200),
+				common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 200),
 				"",
 				stops + " calls to this tool whose arguments match. While it is off, for this session, the tier's policy (or another rule) decides them, and they may run unasked. o turns it back on; U undoes every what-if change.",
 			}
-			return m, m.q.AskChoice(choiceRuleOff+r.Name, "Turn "+r.Policy.String()+" rule "+common.Inline(m.st, r.Name, 48)+" off?", lines,
+			return m, m.q.AskChoice(choiceRuleOff+r.Name, "Turn "+r.Policy.String()+" rule "+common.Inline(m.St, r.Name, 48)+" off?", lines,
 				[2]string{"Keep it on", "Turn it off"}, question.GuardedChoiceKeys("keep", "turn the rule off"))
 		}
 		return m, m.toggleRuleOff(r.Name, trust.Ref{Server: r.Server, Tool: r.Tool})
@@ -374,7 +374,7 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			break
 		}
 		if !r.Remembered {
-			m.status = "edit " + common.Inline(m.st, r.Source, 40) + " to change this rule: it is in your config, which airlock never writes (" + common.Inline(m.st, r.Name, 48) + ")"
+			m.status = "edit " + common.Inline(m.St, r.Source, 40) + " to change this rule: it is in your config, which airlock never writes (" + common.Inline(m.St, r.Name, 48) + ")"
 			break
 		}
 		what := "It allowed"
@@ -386,12 +386,12 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			what = "It asked about"
 		}
 		lines := []string{
-			common.Inline(m.st, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.st, session.DescribeWhen(r.When), 200),
+			common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 200),
 			"",
 			what + " calls to this tool whose arguments match; it matched " + strconv.Itoa(r.Matched) + " call" + plural(r.Matched) + " this session. " + after +
 				" Every running airlock sees the change; the audit log records it.",
 		}
-		return m, m.q.AskChoice(choiceRevokeRule+r.Name, "Revoke remembered rule "+common.Inline(m.st, r.Name, 24)+"?", lines,
+		return m, m.q.AskChoice(choiceRevokeRule+r.Name, "Revoke remembered rule "+common.Inline(m.St, r.Name, 24)+"?", lines,
 			[2]string{"Keep it", "Revoke"}, question.GuardedChoiceKeys("keep", "revoke the rule"))
 	}
 	return m, nil
@@ -408,18 +408,18 @@ func revokeRuleCmd(e *session.Engine, id string) tea.Cmd {
 // applyRevokeRule carries out the answer of the revoke question.
 func (m *Model) applyRevokeRule(id string, revoke bool) (*Model, tea.Cmd) {
 	if !revoke {
-		m.status = "kept rule " + common.Inline(m.st, id, 24)
+		m.status = "kept rule " + common.Inline(m.St, id, 24)
 		return m, nil
 	}
-	m.status = "revoking rule " + common.Inline(m.st, id, 24) + "…"
+	m.status = "revoking rule " + common.Inline(m.St, id, 24) + "…"
 	return m, revokeRuleCmd(m.sess.Engine(), id)
 }
 
 // ruleRevoked reports how revoking ended and refreshes the view.
 func (m *Model) ruleRevoked(msg ruleRevokedMsg) (*Model, tea.Cmd) {
-	name := common.Inline(m.st, msg.label, 24)
+	name := common.Inline(m.St, msg.label, 24)
 	if msg.err != nil {
-		m.status = "✗ rule " + name + " was not revoked: " + common.Inline(m.st, msg.err.Error(), 120)
+		m.status = "✗ rule " + name + " was not revoked: " + common.Inline(m.St, msg.err.Error(), 120)
 	} else {
 		m.status = "✓ revoked rule " + name + " (audited): the calls it decided ask again"
 	}

@@ -62,7 +62,7 @@ const maxStderrShown = 20
 
 // infoView shows one server, scrollable.
 type infoView struct {
-	st     *theme.Styles
+	*common.Common
 	keys   InfoKeyMap
 	server session.ServerInfo
 	stderr []string
@@ -71,10 +71,10 @@ type infoView struct {
 	width, height int
 }
 
-func newInfoView(st *theme.Styles) infoView {
+func newInfoView(com *common.Common) infoView {
 	keys := DefaultInfoKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return infoView{st: st, keys: keys, vp: vp}
+	return infoView{Common: com, keys: keys, vp: vp}
 }
 
 // open shows a server from the top.
@@ -105,7 +105,7 @@ func (v *infoView) SetSize(w, h int) {
 
 func (v *infoView) render() {
 	iw, _ := common.PaneInner(v.width, v.height)
-	v.vp.SetContent(infoContent(v.st, v.server, v.stderr, iw))
+	v.vp.SetContent(infoContent(v.St, v.server, v.stderr, iw))
 	ready := v.server.Status == session.StatusReady
 	v.keys.Resources.SetEnabled(ready && v.server.OffersResources)
 	v.keys.Prompts.SetEnabled(ready && v.server.OffersPrompts)
@@ -141,10 +141,10 @@ func (v infoView) Update(msg tea.Msg) (infoView, infoAction, tea.Cmd) {
 // View renders the heading and the scrolled content in a pane.
 func (v infoView) View() string {
 	iw, _ := common.PaneInner(v.width, v.height)
-	head := "Server " + common.Inline(v.st, v.server.Name, iw/2) + "  " + trustBadge(v.st, v.server.Trust) +
-		v.st.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
-	lines := append([]string{v.st.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
-	return common.PaneBox(v.st, true, v.width, v.height, lines)
+	head := "Server " + common.Inline(v.St, v.server.Name, iw/2) + "  " + trustBadge(v.St, v.server.Trust) +
+		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
+	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
+	return common.PaneBox(v.St, true, v.width, v.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/common"
 )
 
 // At 60 columns the servers pane is 24 wide and a name gets six cells: two servers
@@ -18,7 +19,7 @@ func TestServersPaneNarrowNamesStayDistinct(t *testing.T) {
 		servers = append(servers, session.ServerInfo{Name: n, Status: session.StatusReady})
 	}
 	for _, w := range []int{24, 26, 30} {
-		p := newServersPane(newTestStyles())
+		p := newServersPane(&common.Common{St: newTestStyles()})
 		p.SetSize(w, 2+2+2*len(names))
 		p.setServers(servers)
 		seen := map[string]string{}

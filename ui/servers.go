@@ -18,7 +18,7 @@ import (
 // tool counts per tier. Row 0 is "all servers"; the selected row scopes the tools
 // pane.
 type serversPane struct {
-	st      *theme.Styles
+	*common.Common
 	keys    ServersKeyMap
 	servers []session.ServerInfo
 	// counts and badges are each server's rendered tier counts and trust badge,
@@ -34,8 +34,8 @@ type serversPane struct {
 	width, height int
 }
 
-func newServersPane(st *theme.Styles) serversPane {
-	return serversPane{st: st, keys: DefaultServersKeyMap(), frame: "◌"}
+func newServersPane(com *common.Common) serversPane {
+	return serversPane{Common: com, keys: DefaultServersKeyMap(), frame: "◌"}
 }
 
 // SetSize sets the pane's outer size.
@@ -64,8 +64,8 @@ func (p *serversPane) restyle() {
 	p.counts = make([]string, len(p.servers))
 	p.badges = make([]string, len(p.servers))
 	for i, s := range p.servers {
-		p.counts[i] = tierCounts(p.st, s.Tiers)
-		p.badges[i] = trustBadge(p.st, s.Trust)
+		p.counts[i] = tierCounts(p.St, s.Tiers)
+		p.badges[i] = trustBadge(p.St, s.Trust)
 	}
 }
 
@@ -173,7 +173,7 @@ func (p serversPane) want() int {
 	for i, s := range p.servers {
 		// The widest trust badge ("? untrusted"), so that cycling trust does
 		// not move the panes.
-		w = max(w, 2+2+common.CellWidth(common.PlainInline(s.Name))+1+lipgloss.Width(trustBadge(p.st, trust.Untrusted)))
+		w = max(w, 2+2+common.CellWidth(common.PlainInline(s.Name))+1+lipgloss.Width(trustBadge(p.St, trust.Untrusted)))
 		if s.Status == session.StatusReady {
 			w = max(w, 4+min(common.CellWidth(common.PlainInline(s.Protocol)), 12)+1+lipgloss.Width(p.counts[i]))
 		}
@@ -183,7 +183,7 @@ func (p serversPane) want() int {
 
 // View renders the pane with its border; only the visible servers are drawn.
 func (p serversPane) View() string {
-	st := p.st
+	st := p.St
 	iw, ih := common.PaneInner(p.width, p.height)
 	lines := make([]string, 0, ih)
 	lines = append(lines, common.PaneHeading(st, "Servers", p.focused, iw))
@@ -201,7 +201,7 @@ func (p serversPane) View() string {
 
 func (p serversPane) row(text string, selected bool, w int) string {
 	if selected {
-		return p.st.Selected.Render(common.Fit("▸ "+text, w))
+		return p.St.Selected.Render(common.Fit("▸ "+text, w))
 	}
 	return common.Fit("  "+text, w)
 }
@@ -214,7 +214,7 @@ func (p serversPane) row(text string, selected bool, w int) string {
 //
 // name is the server's name as shownNames cut it for w.
 func (p serversPane) serverLines(i int, selected bool, w int, name string) []string {
-	st, s := p.st, p.servers[i]
+	st, s := p.St, p.servers[i]
 	var status string
 	switch s.Status {
 	case session.StatusReady:

@@ -84,7 +84,7 @@ const tierLabelW = 13
 // tools when a filter or the snapshot changes; moving and drawing cost only the
 // visible rows, so 10,000 tools stay fast.
 type toolsPane struct {
-	st    *theme.Styles
+	*common.Common
 	keys  ToolsKeyMap
 	fkeys FilterKeyMap
 
@@ -126,18 +126,19 @@ type toolsPane struct {
 	width, height int
 }
 
-func newToolsPane(st *theme.Styles) toolsPane {
+func newToolsPane(com *common.Common) toolsPane {
 	in := textinput.New()
 	in.Prompt = "/"
 	in.Placeholder = "name or description"
 	in.CharLimit = 200
-	p := toolsPane{st: st, keys: DefaultToolsKeyMap(), fkeys: DefaultFilterKeyMap(), tier: anyTier, input: in}
-	p.setStyles(st)
+	p := toolsPane{Common: com, keys: DefaultToolsKeyMap(), fkeys: DefaultFilterKeyMap(), tier: anyTier, input: in}
+	p.restyle()
 	return p
 }
 
-func (p *toolsPane) setStyles(st *theme.Styles) {
-	p.st = st
+// restyle redraws the tier labels and the filter input in the current styles.
+func (p *toolsPane) restyle() {
+	st := p.St
 	for _, t := range trust.Tiers {
 		p.tierLabels[t] = st.Tier(t).Render(common.Fit(theme.TierLabel(t), tierLabelW))
 	}
@@ -296,7 +297,7 @@ func (p toolsPane) fullNameLines() []string {
 		return nil
 	}
 	iw, _ := common.PaneInner(p.width, p.height)
-	return common.WrapOwn(p.st.Key.Render(name), iw, p.st.Muted.Render("▸ "), "  ")
+	return common.WrapOwn(p.St.Key.Render(name), iw, p.St.Muted.Render("▸ "), "  ")
 }
 
 func (p *toolsPane) clamp() {
@@ -449,7 +450,7 @@ func (p toolsPane) keyMap() common.KeyMapFunc {
 
 // View renders the pane with its border; only the visible rows are drawn.
 func (p toolsPane) View() string {
-	st := p.st
+	st := p.St
 	iw, ih := common.PaneInner(p.width, p.height)
 	lines := make([]string, 0, ih)
 	scope := "all servers"
@@ -493,7 +494,7 @@ func (p toolsPane) View() string {
 }
 
 func (p toolsPane) filterLine(w int) string {
-	st := p.st
+	st := p.St
 	if p.typing {
 		return common.Fit(p.input.View(), w)
 	}
@@ -518,7 +519,7 @@ func (p toolsPane) filterLine(w int) string {
 // marks a tool this session turned off or gave a policy, or whose server's trust
 // it changed.
 func (p toolsPane) rowView(t *session.ToolInfo, taskOnly bool, cut string, selected bool, w, nameW int) string {
-	st := p.st
+	st := p.St
 	cursor := "  "
 	if selected {
 		cursor = "▸ "

@@ -283,7 +283,7 @@ func (m *Model) tourFetched(msg tourFetchedMsg) tea.Cmd {
 	m.result.show(newCallResult(t, msg.args, msg.out, msg.err))
 	m.nav, m.screen = nil, screenResult // back returns to the main screen
 	if msg.err != nil {
-		m.status = "tour: the fetch failed: " + common.Inline(m.st, msg.err.Error(), 100)
+		m.status = "tour: the fetch failed: " + common.Inline(m.St, msg.err.Error(), 100)
 		return nil
 	}
 	m.status = "tour: the page is in; now the call it asks for: mail__send_email…"
@@ -299,7 +299,7 @@ func (m *Model) tourSent(msg tourSentMsg) {
 	case errors.As(msg.err, &denied):
 		m.status = "⊘ mail__send_email denied: the injected instruction went nowhere"
 	default:
-		m.status = "✗ mail__send_email: " + common.Inline(m.st, msg.err.Error(), 100)
+		m.status = "✗ mail__send_email: " + common.Inline(m.St, msg.err.Error(), 100)
 	}
 }
 
@@ -318,7 +318,7 @@ func (m *Model) captionLines(width int) []string {
 	if !m.tour.on {
 		return nil
 	}
-	st := m.st
+	st := m.St
 	steps := tourSteps()
 	s := steps[m.tour.step]
 	head := "Tour " + strconv.Itoa(m.tour.step+1) + "/" + strconv.Itoa(len(steps)) + " · " + s.title

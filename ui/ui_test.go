@@ -676,14 +676,14 @@ func TestResultKinds(t *testing.T) {
 
 func TestBackgroundColorPicksTheTheme(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
-	if !h.m.st.Dark {
+	if !h.m.St.Dark {
 		t.Fatal("the theme does not start dark")
 	}
 	h.send(tea.BackgroundColorMsg{Color: color.White})
-	if h.m.st.Dark || h.m.tools.st.Dark || h.m.servers.st.Dark || h.m.detail.st.Dark {
+	if h.m.St.Dark || h.m.tools.St.Dark || h.m.servers.St.Dark || h.m.detail.St.Dark {
 		t.Error("a white background left a dark theme somewhere")
 	}
-	if !h.m.st.NoColor {
+	if !h.m.St.NoColor {
 		t.Error("switching to light turned colour back on")
 	}
 }

@@ -46,7 +46,7 @@ func (m *Model) render() string {
 	sb.WriteString(m.bodyView())
 	sb.WriteByte('\n')
 	if l.stripH > 0 {
-		sb.WriteString(common.Fit(m.acts.stripLine(m.st, l.width), l.width))
+		sb.WriteString(common.Fit(m.acts.stripLine(m.St, l.width), l.width))
 		sb.WriteByte('\n')
 	}
 	sb.WriteString(m.statusLine())
@@ -160,7 +160,7 @@ func overlay(base, modal string, width, height int) string {
 
 // titleLine names airlock and the session and counts servers and tools.
 func (m *Model) titleLine() string {
-	st := m.st
+	st := m.St
 	title := st.Title.Render("airlock")
 	if m.opts.Title != "" {
 		title += st.Muted.Render(" · " + common.Inline(st, m.opts.Title, 40))
@@ -224,7 +224,7 @@ const approvalNeeded = "⚑ approval needed: "
 // statusLine shows the taint of the person's context (naming the call that tainted
 // it), the approvals that wait, and the last thing that happened.
 func (m *Model) statusLine() string {
-	st := m.st
+	st := m.St
 	var parts []string
 	if a := m.auditStatus(); a != "" {
 		// First: while it lasts nothing runs, whatever the rest says.
@@ -303,7 +303,7 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.queue.keys, []key.Binding{m.keys.Interrupt})
 	case m.q.Open():
 		if n := m.q.Waiting(); n > 0 {
-			note := m.st.WarnText.Render("⚑ "+strconv.Itoa(n)+" more waiting after this one") + "  "
+			note := m.St.WarnText.Render("⚑ "+strconv.Itoa(n)+" more waiting after this one") + "  "
 			short := m.q.KeyMap().ShortHelp()
 			if m.q.KeysFree() && m.q.Count(question.KindApproval) > 0 {
 				queue := m.keys.Queue
@@ -384,7 +384,7 @@ func (m *Model) helpSections() []helpSection {
 	elicit.Decline.SetEnabled(true)
 	var sections []helpSection
 	if m.opts.GatewayURL != "" {
-		st := m.st
+		st := m.St
 		iw, _ := common.PaneInner(m.layout.modalW, m.layout.modalH)
 		label := func(s string) string { return "  " + st.Key.Render(common.Fit(s, 10)) + " " }
 		indent := strings.Repeat(" ", 13)

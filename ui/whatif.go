@@ -19,7 +19,6 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/question"
-	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // whatIfMsg reports that a live change was applied (or why not).
@@ -66,7 +65,7 @@ func nextPolicy(a trust.Action) trust.Action {
 // its policy would deny them anyway.
 func (m *Model) toggleDisabled(ref trust.Ref) tea.Cmd {
 	off := !m.over.Disabled[ref]
-	name := common.Inline(m.st, ref.Qualified(), 40)
+	name := common.Inline(m.St, ref.Qualified(), 40)
 	what := name + " turned off for this session"
 	if !off {
 		what = name + " turned back on"
@@ -196,7 +195,7 @@ func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	if next == trust.ActionUnset {
 		word = "its tier's (no override)"
 	}
-	name := common.Inline(m.st, ref.Qualified(), 40)
+	name := common.Inline(m.St, ref.Qualified(), 40)
 	what := name + " policy → " + word
 	apply := func(s *session.Manager) error { return s.SetToolPolicy(ref, next) }
 	now, then := m.policyEffect(ref, next)
@@ -221,13 +220,13 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 		return nil
 	}
 	next := nextTrust(sv.Trust)
-	name := common.Inline(m.st, server, 32)
+	name := common.Inline(m.St, server, 32)
 	what := name + " trust " + sv.Trust.String() + " → " + next.String()
 	if next == m.configTrust[server] {
 		what += " (the config's)"
 	}
 	if note := believedNote(m.snap, server, next); note != "" {
-		what += " · " + common.Inline(m.st, note, 160)
+		what += " · " + common.Inline(m.St, note, 160)
 	}
 	apply := func(s *session.Manager) error { return s.SetServerTrust(server, next) }
 	if trustRank(next) > trustRank(sv.Trust) {
@@ -237,7 +236,7 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 			"Its tools' tiers are recomputed, for this session: what was blocked may run, and what it claims about its tools may be believed, so calls may run unasked. T moves it on; U undoes every what-if change.",
 		}
 		if note := believedNote(m.snap, server, next); note != "" {
-			lines = append(lines, "", common.Inline(m.st, note, 300))
+			lines = append(lines, "", common.Inline(m.St, note, 300))
 		}
 		return m.askLoosen("Raise "+name+"'s trust to "+next.String()+"?", lines, "Raise it",
 			loosening{what: what, kept: "kept " + name + " " + sv.Trust.String(), apply: apply})
@@ -248,14 +247,14 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 // applyWhatIf takes the new snapshot after a live change and says what changed.
 func (m *Model) applyWhatIf(msg whatIfMsg) {
 	if msg.err != nil {
-		m.status = "✗ could not change: " + common.Inline(m.st, msg.err.Error(), 100)
+		m.status = "✗ could not change: " + common.Inline(m.St, msg.err.Error(), 100)
 		return
 	}
 	before := m.snap
 	m.setSnapshot(m.sess.Snapshot())
 	m.status = "what-if: " + msg.what
 	if note := remainsNote(before, m.snap); note != "" {
-		m.status += " · " + common.Inline(m.st, note, 200)
+		m.status += " · " + common.Inline(m.St, note, 200)
 	}
 	if n := overrideCount(m.over); n > 0 {
 		m.status += " · E exports the changes"
@@ -315,17 +314,17 @@ func exportCmd(m *session.Manager) tea.Cmd {
 // exportView shows where the fragment was written and the fragment itself, with
 // the reminder that the person's config was not modified.
 type exportView struct {
-	st            *theme.Styles
+	*common.Common
 	keys          ExportKeyMap
 	vp            pager.Pager
 	path, frag    string
 	width, height int
 }
 
-func newExportView(st *theme.Styles) exportView {
+func newExportView(com *common.Common) exportView {
 	keys := DefaultExportKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return exportView{st: st, keys: keys, vp: vp}
+	return exportView{Common: com, keys: keys, vp: vp}
 }
 
 // SetSize sets the outer size; the content is wrapped again.
@@ -348,7 +347,7 @@ func (e *exportView) render() {
 	if e.path == "" {
 		return
 	}
-	st := e.st
+	st := e.St
 	iw, _ := common.PaneInner(e.width, e.height)
 	var lines []string
 	lines = append(lines, st.OKText.Render("✓ written to"))
@@ -387,9 +386,9 @@ func (e exportView) Update(msg tea.Msg) (exportView, exportAction, tea.Cmd) {
 // View renders the heading and the content in a pane.
 func (e exportView) View() string {
 	iw, _ := common.PaneInner(e.width, e.height)
-	head := e.st.Header.Render(common.Fit("What-if changes exported as a TOML fragment", iw))
+	head := e.St.Header.Render(common.Fit("What-if changes exported as a TOML fragment", iw))
 	lines := append([]string{head}, strings.Split(e.vp.View(), "\n")...)
-	return common.PaneBox(e.st, true, e.width, e.height, lines)
+	return common.PaneBox(e.St, true, e.width, e.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
