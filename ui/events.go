@@ -11,6 +11,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
 )
 
 // eventMsg carries one session event into the update loop.
@@ -225,8 +226,8 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		m.setSnapshot(m.sess.Snapshot())
 		m.tourSync()
 	case session.LogLine:
-		m.ring.add(logEntry{server: e.Server, source: e.Source, text: e.Text})
-		if m.screen == screenLogs && m.logs.source == "" {
+		m.ring.Add(logs.Entry{Server: e.Server, Source: e.Source, Text: e.Text})
+		if m.screen == screenLogs && m.logs.Source == "" {
 			// Re-render at most ten times a second, however fast a server writes.
 			m.logsDirty = true
 			if !m.logsTick {
@@ -248,11 +249,11 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			m.status = word + common.Inline(m.St, trust.Ref{Server: e.Server, Tool: e.Tool}.Qualified(), 40) + verb + common.Inline(m.St, e.Rule, 80)
 		}
 	case session.Dropped:
-		m.ring.dropped += e.Count
+		m.ring.Dropped += e.Count
 	case session.AuthorizationRequested:
 		// airlock opened the browser; the URL (escaped) is also in the logs (l) to copy.
 		m.status = "⚿ " + common.Inline(m.St, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"
-		m.ring.add(logEntry{server: e.Server, source: "airlock", text: "authorize airlock in your browser: " + e.URL})
+		m.ring.Add(logs.Entry{Server: e.Server, Source: "airlock", Text: "authorize airlock in your browser: " + e.URL})
 	case session.ApprovalRequested:
 		if e.Pending == nil {
 			return nil

@@ -285,7 +285,7 @@ func openExplore(t *testing.T, h *harness, sub string) {
 	if sub != "" {
 		h.keys(sub)
 	}
-	want := map[string]screen{"": screenInfo, "r": screenRes, "p": screenPrompts}[sub]
+	want := map[string]screenID{"": screenInfo, "r": screenRes, "p": screenPrompts}[sub]
 	if h.m.screen != want {
 		t.Fatalf("screen %d, want %d:\n%s", h.m.screen, want, h.plain())
 	}

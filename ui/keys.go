@@ -280,30 +280,6 @@ func (k ResultKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Column(), {k.Again, k.Save, k.Back}}
 }
 
-// LogsKeyMap holds the keys of the logs view.
-type LogsKeyMap struct {
-	common.ScrollKeyMap
-	Source key.Binding
-	Back   key.Binding
-}
-
-// DefaultLogsKeyMap returns the logs view's keys.
-func DefaultLogsKeyMap() LogsKeyMap {
-	return LogsKeyMap{
-		ScrollKeyMap: common.DefaultScrollKeyMap(),
-		Source:       key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "events / each server's stderr")),
-		Back:         key.NewBinding(key.WithKeys("esc", "l", "backspace"), key.WithHelp("esc", "back")),
-	}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k LogsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Source, k.Back} }
-
-// FullHelp implements help.KeyMap.
-func (k LogsKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.Column(), {k.Source, k.Back}}
-}
-
 // HelpKeyMap holds the keys of the help overlay.
 type HelpKeyMap struct {
 	common.ScrollKeyMap

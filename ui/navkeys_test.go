@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -34,7 +35,7 @@ import (
 func screenKeyMaps() []any {
 	return []any{
 		DefaultGlobalKeyMap(), DefaultServersKeyMap(), DefaultToolsKeyMap(), DefaultDetailKeyMap(),
-		DefaultResultKeyMap(), DefaultLogsKeyMap(), DefaultHelpKeyMap(), DefaultHazardsKeyMap(),
+		DefaultResultKeyMap(), logs.DefaultKeyMap(), DefaultHelpKeyMap(), DefaultHazardsKeyMap(),
 		DefaultQueueKeyMap(), DefaultExportKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
 		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), DefaultPromptsKeyMap(),
 		DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),

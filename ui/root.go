@@ -17,28 +17,29 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// screen is what fills the body.
-type screen int
+// screenID is what fills the body.
+type screenID int
 
 const (
-	screenMain     screen = iota // servers and tools panes
-	screenDetail                 // one tool's details
-	screenForm                   // the call form, drawn over the screen it came from
-	screenCall                   // the person's call while it runs
-	screenResult                 // the call's result
-	screenLogs                   // logs
-	screenHazards                // every hazard with the tools of each leg
-	screenExport                 // the exported what-if fragment
-	screenGrants                 // every context's grants and taint (grants.go)
-	screenActivity               // every call and status message, newest first
-	screenInfo                   // one server's info (serverinfo.go)
-	screenRes                    // one server's resources and templates
-	screenPrompts                // one server's prompts
-	screenOutput                 // what a resource read or a prompt get returned
-	screenRules                  // every argument rule, config and remembered (rules.go)
+	screenMain     screenID = iota // servers and tools panes
+	screenDetail                   // one tool's details
+	screenForm                     // the call form, drawn over the screen it came from
+	screenCall                     // the person's call while it runs
+	screenResult                   // the call's result
+	screenLogs                     // logs
+	screenHazards                  // every hazard with the tools of each leg
+	screenExport                   // the exported what-if fragment
+	screenGrants                   // every context's grants and taint (grants.go)
+	screenActivity                 // every call and status message, newest first
+	screenInfo                     // one server's info (serverinfo.go)
+	screenRes                      // one server's resources and templates
+	screenPrompts                  // one server's prompts
+	screenOutput                   // what a resource read or a prompt get returned
+	screenRules                    // every argument rule, config and remembered (rules.go)
 )
 
 // pane is the focused pane of the main screen.
@@ -79,10 +80,10 @@ type Model struct {
 	// (nil: they can); refreshed with taint.
 	rulesProblem, taintProblem error
 
-	screen screen
+	screen screenID
 	// nav is the screens under the current one, oldest first: opening a screen
 	// pushes the current one, back (esc) pops it (see nav.go).
-	nav   []screen
+	nav   []screenID
 	focus pane
 
 	servers serversPane
@@ -92,8 +93,8 @@ type Model struct {
 	formFor session.ToolInfo // the tool the call form is for
 	call    callView
 	result  resultView
-	logs    logsView
-	ring    logRing
+	logs    logs.Model
+	ring    logs.Ring
 	// acts is the session's activity; activity the view of it.
 	acts     activityLog
 	activity activityView
@@ -182,7 +183,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		detail:      newDetailView(com),
 		call:        newCallView(com),
 		result:      newResultView(com),
-		logs:        newLogsView(com),
+		logs:        logs.New(com),
 		activity:    newActivityView(com),
 		overlay:     newHelpOverlay(com),
 		hazards:     newHazardsView(com),
@@ -330,7 +331,7 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 	case logsRefreshMsg:
 		m.logsTick = false
 		if m.logsDirty && m.screen == screenLogs {
-			m.logs.render(m.ring)
+			m.logs.Render(m.ring)
 		}
 		m.logsDirty = false
 		return m, nil
@@ -541,10 +542,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			m.overlay.show(m.helpSections())
 			return m, nil
 		case key.Matches(k, m.keys.Logs) && m.screen != screenCall && m.screen != screenLogs:
-			m.logs.source = ""
+			m.logs.Source = ""
 			m.push(screenLogs)
-			m.logs.render(m.ring)
-			m.logs.vp.GotoBottom()
+			m.logs.Render(m.ring)
+			m.logs.VP.GotoBottom()
 			return m, nil
 		case key.Matches(k, m.keys.Activity) && m.screen != screenCall && m.screen != screenActivity:
 			m.activity.open = false
@@ -571,6 +572,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 	}
 
+	if s := m.registered(m.screen); s != nil {
+		intent, cmd := s.Update(k)
+		return m.carry(intent, cmd)
+	}
 	switch m.screen {
 	case screenCall:
 		var cmd tea.Cmd
@@ -611,17 +616,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 				m.status = "saving…"
 				return m, tea.Batch(cmd, save)
 			}
-		}
-		return m, cmd
-	case screenLogs:
-		var act logsAction
-		var cmd tea.Cmd
-		m.logs, act, cmd = m.logs.Update(k)
-		switch act {
-		case logsBack:
-			m.pop()
-		case logsNextSource:
-			m.nextLogSource()
 		}
 		return m, cmd
 	case screenActivity:
@@ -851,10 +845,12 @@ func (m *Model) relayout(force bool) bool {
 	m.detail.SetSize(l.width, l.bodyH)
 	m.call.SetSize(l.width, l.bodyH)
 	m.result.SetSize(l.width, l.bodyH)
-	m.logs.SetSize(l.width, l.bodyH)
 	m.activity.SetSize(l.width, l.bodyH)
+	for _, r := range registry {
+		r.get(m).SetSize(l.width, l.bodyH)
+	}
 	if m.screen == screenLogs {
-		m.logs.render(m.ring)
+		m.logs.Render(m.ring)
 	}
 	m.overlay.SetSize(l.modalW, l.modalH)
 	m.hazards.SetSize(l.width, l.bodyH)
@@ -908,23 +904,23 @@ func (m *Model) nextLogSource() {
 		names = append(names, s.Name)
 	}
 	next := ""
-	if m.logs.source == "" {
+	if m.logs.Source == "" {
 		if len(names) > 0 {
 			next = names[0]
 		}
 	} else {
 		for i, n := range names {
-			if n == m.logs.source && i+1 < len(names) {
+			if n == m.logs.Source && i+1 < len(names) {
 				next = names[i+1]
 			}
 		}
 	}
-	m.logs.source = next
-	m.logs.stderr = nil
+	m.logs.Source = next
+	m.logs.Stderr = nil
 	if next != "" {
-		m.logs.stderr = m.sess.Stderr(next)
+		m.logs.Stderr = m.sess.Stderr(next)
 	}
-	m.logs.vp.SetContent("")
-	m.logs.render(m.ring)
-	m.logs.vp.GotoBottom()
+	m.logs.VP.SetContent("")
+	m.logs.Render(m.ring)
+	m.logs.VP.GotoBottom()
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -455,11 +456,11 @@ func TestLogsAreEscapedAndBounded(t *testing.T) {
 	if strings.Contains(plain, "\r") {
 		t.Error("a CR reached the screen")
 	}
-	for i := range 3 * maxLogLines {
-		h.m.ring.add(logEntry{server: "web", source: "stderr", text: fmt.Sprint("line ", i)})
+	for i := range 3 * logs.MaxLines {
+		h.m.ring.Add(logs.Entry{Server: "web", Source: "stderr", Text: fmt.Sprint("line ", i)})
 	}
-	if n := len(h.m.ring.entries); n > maxLogLines {
-		t.Errorf("kept %d log lines, want at most %d", n, maxLogLines)
+	if n := len(h.m.ring.Entries); n > logs.MaxLines {
+		t.Errorf("kept %d log lines, want at most %d", n, logs.MaxLines)
 	}
 	h.keys("tab")
 	screenHas(t, h.plain(), "stderr kept for docs")

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
 )
 
 // View renders the whole screen in the alternate screen: title, risk banner, body,
@@ -83,6 +84,9 @@ func (m *Model) bodyView() string {
 	if s == screenForm {
 		s = m.under()
 	}
+	if r := m.registered(s); r != nil {
+		return r.View()
+	}
 	switch s {
 	case screenDetail:
 		return m.detail.View()
@@ -90,8 +94,6 @@ func (m *Model) bodyView() string {
 		return m.call.View(m.spinner.View(), m.now())
 	case screenResult:
 		return m.result.View()
-	case screenLogs:
-		return m.logs.View()
 	case screenActivity:
 		return m.activity.View(m.acts)
 	case screenHazards:
@@ -318,6 +320,9 @@ func (m *Model) footerLine() string {
 	case m.screen == screenForm:
 		return footerView(m.help, m.form.KeyMap(), []key.Binding{m.keys.Interrupt})
 	}
+	if r, ok := registry[m.screen]; ok {
+		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
+	}
 	switch m.screen {
 	case screenDetail:
 		return footerView(m.help, m.detail.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
@@ -325,8 +330,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.call.keyMap(), global)
 	case screenResult:
 		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
-	case screenLogs:
-		return footerView(m.help, m.logs.keyMap(), global)
 	case screenActivity:
 		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
@@ -415,7 +418,7 @@ func (m *Model) helpSections() []helpSection {
 		{title: "Rules (K)", keys: DefaultRulesKeyMap()},
 		{title: "A running call", keys: DefaultCallKeyMap()},
 		{title: "Results", keys: DefaultResultKeyMap()},
-		{title: "Logs", keys: DefaultLogsKeyMap()},
+		{title: "Logs", keys: logs.DefaultKeyMap()},
 		{title: "Activity (v)", keys: DefaultActivityKeyMap()},
 		{title: "Call form", keys: calls},
 		{title: "Approval dialog", keys: confirm},
