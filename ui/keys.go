@@ -384,28 +384,6 @@ func (k QueueKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Close}}
 }
 
-// ExportKeyMap holds the keys of the export view.
-type ExportKeyMap struct {
-	common.ScrollKeyMap
-	Back key.Binding
-}
-
-// DefaultExportKeyMap returns the export view's keys.
-func DefaultExportKeyMap() ExportKeyMap {
-	return ExportKeyMap{
-		ScrollKeyMap: common.DefaultScrollKeyMap(),
-		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
-	}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k ExportKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Back} }
-
-// FullHelp implements help.KeyMap.
-func (k ExportKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.Column(), {k.Back}}
-}
-
 // TourKeyMap holds the keys of the guided demo tour. They are taken before the
 // screen's own keys while the tour runs and nothing takes text input.
 type TourKeyMap struct {

@@ -57,7 +57,8 @@ type registration struct {
 // screen is its package, its id and one line here: the root then sizes it,
 // draws it, gives it the keys while it is on top and shows its keys.
 var registry = map[screenID]registration{
-	screenLogs: {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
+	screenLogs:   {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
+	screenExport: {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
 }
 
 // registered is the screen s by the screen interface, or nil when the root

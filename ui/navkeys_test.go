@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -36,7 +37,7 @@ func screenKeyMaps() []any {
 	return []any{
 		DefaultGlobalKeyMap(), DefaultServersKeyMap(), DefaultToolsKeyMap(), DefaultDetailKeyMap(),
 		DefaultResultKeyMap(), logs.DefaultKeyMap(), DefaultHelpKeyMap(), DefaultHazardsKeyMap(),
-		DefaultQueueKeyMap(), DefaultExportKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
+		DefaultQueueKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
 		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), DefaultPromptsKeyMap(),
 		DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),
 		common.DefaultScrollKeyMap().ViewportKeys(),

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -100,7 +101,7 @@ type Model struct {
 	activity activityView
 	overlay  helpOverlay
 	hazards  hazardsView
-	export   exportView
+	export   export.Model
 	queue    queueView
 	grants   grantsView
 	info     infoView
@@ -187,7 +188,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		activity:    newActivityView(com),
 		overlay:     newHelpOverlay(com),
 		hazards:     newHazardsView(com),
-		export:      newExportView(com),
+		export:      export.New(com),
 		queue:       newQueueView(com),
 		grants:      newGrantsView(com),
 		info:        newInfoView(com),
@@ -379,7 +380,7 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 			m.status = "✗ could not export the changes: " + common.Inline(m.St, msg.err.Error(), 100)
 			return m, nil
 		}
-		m.export.show(msg.path, msg.fragment)
+		m.export.Show(msg.path, msg.fragment)
 		if m.screen != screenExport {
 			m.push(screenExport)
 		}
@@ -658,14 +659,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.outputKey(k)
 	case screenRules:
 		return m.rulesKey(k)
-	case screenExport:
-		var act exportAction
-		var cmd tea.Cmd
-		m.export, act, cmd = m.export.Update(k)
-		if act == exportBack {
-			m.pop()
-		}
-		return m, cmd
 	}
 	return m.mainKey(k)
 }
@@ -854,7 +847,6 @@ func (m *Model) relayout(force bool) bool {
 	}
 	m.overlay.SetSize(l.modalW, l.modalH)
 	m.hazards.SetSize(l.width, l.bodyH)
-	m.export.SetSize(l.width, l.bodyH)
 	m.grants.SetSize(l.width, l.bodyH)
 	m.info.SetSize(l.width, l.bodyH)
 	m.res.SetSize(l.width, l.bodyH)
@@ -887,7 +879,7 @@ func (m *Model) setTheme(dark bool) {
 	m.tools.restyle()
 	m.call.bar = newBar(&st)
 	m.hazards.dirty = true
-	m.export.render()
+	m.export.Render()
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 )
 
@@ -98,8 +99,6 @@ func (m *Model) bodyView() string {
 		return m.activity.View(m.acts)
 	case screenHazards:
 		return m.hazards.View()
-	case screenExport:
-		return m.export.View()
 	case screenGrants:
 		return m.grants.View()
 	case screenInfo:
@@ -334,8 +333,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
 		return footerView(m.help, m.hazards.keyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
-	case screenExport:
-		return footerView(m.help, m.export.keyMap(), global)
 	case screenGrants:
 		return footerView(m.help, m.grants.keyMap(), global)
 	case screenInfo:
@@ -413,7 +410,7 @@ func (m *Model) helpSections() []helpSection {
 		{title: "A server's prompts (i, then p)", keys: DefaultPromptsKeyMap()},
 		{title: "A read resource or a got prompt", keys: DefaultOutputKeyMap()},
 		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
-		{title: "Exported changes (E)", keys: DefaultExportKeyMap()},
+		{title: "Exported changes (E)", keys: export.DefaultKeyMap()},
 		{title: "Grants & taint (w)", keys: DefaultGrantsKeyMap()},
 		{title: "Rules (K)", keys: DefaultRulesKeyMap()},
 		{title: "A running call", keys: DefaultCallKeyMap()},

@@ -11,13 +11,11 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
-	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/question"
 )
 
@@ -309,91 +307,6 @@ func exportCmd(m *session.Manager) tea.Cmd {
 		b, err := os.ReadFile(path)
 		return exportedMsg{path: path, fragment: string(b), err: err}
 	}
-}
-
-// exportView shows where the fragment was written and the fragment itself, with
-// the reminder that the person's config was not modified.
-type exportView struct {
-	*common.Common
-	keys          ExportKeyMap
-	vp            pager.Pager
-	path, frag    string
-	width, height int
-}
-
-func newExportView(com *common.Common) exportView {
-	keys := DefaultExportKeyMap()
-	vp := pager.New(keys.ScrollKeyMap)
-	return exportView{Common: com, keys: keys, vp: vp}
-}
-
-// SetSize sets the outer size; the content is wrapped again.
-func (e *exportView) SetSize(w, h int) {
-	e.width, e.height = w, h
-	iw, ih := common.PaneInner(w, h)
-	e.vp.SetWidth(iw)
-	e.vp.SetHeight(max(ih-1, 1))
-	e.render()
-}
-
-// show sets the written path and fragment and scrolls to the top.
-func (e *exportView) show(path, frag string) {
-	e.path, e.frag = path, frag
-	e.render()
-	e.vp.GotoTop()
-}
-
-func (e *exportView) render() {
-	if e.path == "" {
-		return
-	}
-	st := e.St
-	iw, _ := common.PaneInner(e.width, e.height)
-	var lines []string
-	lines = append(lines, st.OKText.Render("✓ written to"))
-	lines = append(lines, common.WrapOwn(common.Inline(st, e.path, 0), iw, "  ", "  ")...)
-	lines = append(lines, "")
-	lines = append(lines, common.WrapOwn(st.WarnText.Render("Your config was not modified.")+
-		" Append this fragment to it by hand (a change to a table your config already has is a comment saying what to set there); airlock never rewrites your config. The changes stay live in this session until you quit.", iw, "", "")...)
-	lines = append(lines, "", st.Header.Render("fragment"))
-	// The fragment is airlock's own TOML, but it holds server and tool names a
-	// server chose: it goes through the same escaping as any server text.
-	lines = append(lines, common.BlockLines(st, strings.TrimRight(e.frag, "\n"), iw, common.MaxShownBytes, st.Gutter.Render(common.Gutter))...)
-	e.vp.SetContent(strings.Join(lines, "\n"))
-}
-
-// exportAction is what a key in the export view asks the root to do.
-type exportAction int
-
-const (
-	exportNone exportAction = iota
-	exportBack
-)
-
-// Update handles keys; scrolling goes to the viewport.
-func (e exportView) Update(msg tea.Msg) (exportView, exportAction, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, e.keys.Back):
-			return e, exportBack, nil
-		}
-	}
-	var cmd tea.Cmd
-	cmd = e.vp.Update(msg)
-	return e, exportNone, cmd
-}
-
-// View renders the heading and the content in a pane.
-func (e exportView) View() string {
-	iw, _ := common.PaneInner(e.width, e.height)
-	head := e.St.Header.Render(common.Fit("What-if changes exported as a TOML fragment", iw))
-	lines := append([]string{head}, strings.Split(e.vp.View(), "\n")...)
-	return common.PaneBox(e.St, true, e.width, e.height, lines)
-}
-
-// keyMap returns the bindings that apply now, for the footer.
-func (e exportView) keyMap() common.KeyMapFunc {
-	return common.KeyMapFunc{Short: e.keys.ShortHelp(), Full: e.keys.FullHelp()}
 }
 
 // unsavedText is the status line's note of live changes not in the config.

@@ -223,7 +223,7 @@ func TestExportWritesAFragmentThatParses(t *testing.T) {
 	if _, err := os.Stat(cfg.Path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the config file itself was touched: %v", err)
 	}
-	content := ansi.Strip(h.m.export.vp.GetContent())
+	content := ansi.Strip(h.m.export.Content())
 	screenHas(t, content, "✓ written to\n  "+path, "Your config was not modified", "Append this fragment", "by hand",
 		`│ # [servers.notes] is already in the config: set trust = "untrusted"`, "│ [servers.mail.tools.send_email]", `│ policy = "deny"`)
 	h.keys("esc")
