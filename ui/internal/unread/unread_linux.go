@@ -1,4 +1,4 @@
-package ui
+package unread
 
 import (
 	"os"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// unreadInput reports whether the terminal f holds typed bytes the program has not
+// Input reports whether the terminal f holds typed bytes the program has not
 // read yet (the input guard's unread keys).
-func unreadInput(f *os.File) func() bool {
+func Input(f *os.File) func() bool {
 	fd := int(f.Fd())
 	if !term.IsTerminal(f.Fd()) {
 		return nil // a pipe: the program reads its keys elsewhere (/dev/tty)

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd || dragonfly
 
-package ui
+package unread
 
 import (
 	"os"
@@ -12,9 +12,9 @@ import (
 // fionread is FIONREAD, _IOR('f', 127, int), on macOS and the BSDs.
 const fionread = 0x4004667f
 
-// unreadInput reports whether the terminal f holds typed bytes the program has not
+// Input reports whether the terminal f holds typed bytes the program has not
 // read yet (the input guard's unread keys).
-func unreadInput(f *os.File) func() bool {
+func Input(f *os.File) func() bool {
 	fd := int(f.Fd())
 	if !term.IsTerminal(f.Fd()) {
 		return nil // a pipe: the program reads its keys elsewhere (/dev/tty)

@@ -1,4 +1,4 @@
-package ui
+package unread
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestUnreadInput_SeesKeysTheProgramHasNotRead(t *testing.T) {
 	if _, err := term.MakeRaw(tty.Fd()); err != nil {
 		t.Fatal(err)
 	}
-	unread := unreadInput(tty)
+	unread := Input(tty)
 	if unread == nil {
 		t.Fatal("a terminal gave no way to see unread keys")
 	}
@@ -60,7 +60,7 @@ func TestUnreadInput_SeesKeysTheProgramHasNotRead(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if unreadInput(r) != nil {
+	if Input(r) != nil {
 		t.Fatal("a pipe was treated as the terminal")
 	}
 }
