@@ -358,32 +358,6 @@ func (k HazardsKeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-// QueueKeyMap holds the keys of the approval queue.
-type QueueKeyMap struct {
-	Up    key.Binding
-	Down  key.Binding
-	Open  key.Binding
-	Close key.Binding
-}
-
-// DefaultQueueKeyMap returns the approval queue's keys.
-func DefaultQueueKeyMap() QueueKeyMap {
-	return QueueKeyMap{
-		Up:    key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:  key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Open:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer this one")),
-		Close: key.NewBinding(key.WithKeys("esc", "a"), key.WithHelp("esc", "back to the oldest")),
-	}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k QueueKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Open, k.Close} }
-
-// FullHelp implements help.KeyMap.
-func (k QueueKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Close}}
-}
-
 // TourKeyMap holds the keys of the guided demo tour. They are taken before the
 // screen's own keys while the tour runs and nothing takes text input.
 type TourKeyMap struct {

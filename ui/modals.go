@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/queue"
 )
 
 // openForm opens the call form for a tool over the current screen, or in its place
@@ -200,10 +201,10 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 
 // queueItems is the approvals that wait, oldest first.
 func (m *Model) queueItems() []*session.Pending {
-	return queueOrder(m.q.Approvals())
+	return queue.Order(m.q.Approvals())
 }
 
 // modalOpen reports whether anything is drawn over the screen.
 func (m *Model) modalOpen() bool {
-	return m.q.Open() || m.overlay.open || m.queue.open || m.screen == screenForm
+	return m.q.Open() || m.overlay.open || m.queue.Open || m.screen == screenForm
 }

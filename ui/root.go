@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -102,7 +103,7 @@ type Model struct {
 	overlay  helpOverlay
 	hazards  hazardsView
 	export   export.Model
-	queue    queueView
+	queue    queue.Model
 	grants   grantsView
 	info     infoView
 	// res, prompts and output are the explore views (explore.go); ex is
@@ -189,7 +190,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		overlay:     newHelpOverlay(com),
 		hazards:     newHazardsView(com),
 		export:      export.New(com),
-		queue:       newQueueView(com),
+		queue:       queue.New(com),
 		grants:      newGrantsView(com),
 		info:        newInfoView(com),
 		res:         newResourcesView(com),
@@ -258,8 +259,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		mm.acts.add(activityEntry{at: mm.now(), status: mm.status})
 	}
 	mm.noteAudit()
-	if mm.queue.open && mm.q.Count(question.KindApproval) == 0 {
-		mm.queue.open = false // every call in it was answered or withdrawn
+	if mm.queue.Open && mm.q.Count(question.KindApproval) == 0 {
+		mm.queue.Open = false // every call in it was answered or withdrawn
 	}
 	mm.relayout(false)
 	if mm.screen == screenHazards {
@@ -386,9 +387,9 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		}
 		m.status = "✓ exported to " + common.Inline(m.St, msg.path, 60) + " · your config was not modified"
 		return m, nil
-	case queueTickMsg:
-		if m.queue.open {
-			return m, queueTick()
+	case queue.TickMsg:
+		if m.queue.Open {
+			return m, queue.Tick()
 		}
 		return m, nil
 	case taintClearedMsg:
@@ -437,7 +438,7 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 func (m *Model) forward(msg tea.Msg) (*Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
-	case m.queue.open:
+	case m.queue.Open:
 	case m.q.Open():
 		var out question.Outcome
 		m.q, out, cmd = m.q.Update(msg)
@@ -483,27 +484,27 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 	}
 	switch {
-	case m.queue.open:
+	case m.queue.Open:
 		items := m.queueItems()
-		var act queueAction
+		var act queue.Action
 		var cmd tea.Cmd
 		m.queue, act, cmd = m.queue.Update(k, len(items))
 		switch act {
-		case queueClose:
-			m.queue.open = false
+		case queue.Close:
+			m.queue.Open = false
 			cmd = tea.Batch(cmd, m.q.Rearm()) // keys typed into the queue never answer the question under it
-		case queueAnswer:
-			cmd = tea.Batch(cmd, m.q.BringToFront(items[m.queue.cursor].ID))
-			m.queue.open = false
+		case queue.Answer:
+			cmd = tea.Batch(cmd, m.q.BringToFront(items[m.queue.Cursor].ID))
+			m.queue.Open = false
 		}
 		return m, cmd
 	case m.q.Open() && m.q.KeysFree() && key.Matches(k, m.keys.Queue) && m.q.Count(question.KindApproval) > 0:
 		// Only while the open question waits for a choice: a reason or an
 		// elicitation being typed takes every key.
-		m.queue.open = true
-		m.queue.cursor = 0
-		m.queue.setCount(m.q.Count(question.KindApproval))
-		return m, queueTick()
+		m.queue.Open = true
+		m.queue.Cursor = 0
+		m.queue.SetCount(m.q.Count(question.KindApproval))
+		return m, queue.Tick()
 	case m.q.Open():
 		var out question.Outcome
 		var cmd tea.Cmd

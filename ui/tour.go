@@ -139,7 +139,7 @@ func (m *Model) tourGo(i int) tea.Cmd {
 	m.tour.gen++
 	m.tour.show, m.tour.changed = trust.Ref{}, false
 	m.overlay.open = false
-	m.queue.open = false
+	m.queue.Open = false
 	m.nav, m.screen = nil, screenMain
 	m.status = "tour " + strconv.Itoa(i+1) + "/" + strconv.Itoa(len(steps)) + ": " + steps[i].title
 	switch i {
@@ -368,7 +368,7 @@ func cutAfterWord(line string, width int) string {
 // input, and no dialog is armed for a destructive call (any key disarms it).
 func (m *Model) tourKeysFree() bool {
 	switch {
-	case m.queue.open:
+	case m.queue.Open:
 		return true
 	case m.q.Open():
 		return m.q.KeysFree()

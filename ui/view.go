@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/queue"
 )
 
 // View renders the whole screen in the alternate screen: title, risk banner, body,
@@ -137,7 +138,7 @@ func joinColumns(left, right string) string {
 // modalView renders the topmost modal, or "" when none is open.
 func (m *Model) modalView() string {
 	switch {
-	case m.queue.open:
+	case m.queue.Open:
 		return m.queue.View(m.queueItems(), m.now(), m.help)
 	case m.q.Open():
 		return m.q.View()
@@ -300,8 +301,8 @@ func plural(n int) string {
 func (m *Model) footerLine() string {
 	global := []key.Binding{m.keys.Help, m.keys.Quit}
 	switch {
-	case m.queue.open:
-		return footerView(m.help, m.queue.keys, []key.Binding{m.keys.Interrupt})
+	case m.queue.Open:
+		return footerView(m.help, m.queue.KeyMap(), []key.Binding{m.keys.Interrupt})
 	case m.q.Open():
 		if n := m.q.Waiting(); n > 0 {
 			note := m.St.WarnText.Render("⚑ "+strconv.Itoa(n)+" more waiting after this one") + "  "
@@ -419,7 +420,7 @@ func (m *Model) helpSections() []helpSection {
 		{title: "Activity (v)", keys: DefaultActivityKeyMap()},
 		{title: "Call form", keys: calls},
 		{title: "Approval dialog", keys: confirm},
-		{title: "Approval queue (a)", keys: DefaultQueueKeyMap()},
+		{title: "Approval queue (a)", keys: queue.DefaultKeyMap()},
 		{title: "A server's request for input", keys: elicit},
 		{title: "Quit question", keys: question.QuitKeyMap()},
 		{title: "Accepting a changed definition", keys: question.AcceptKeyMap()},

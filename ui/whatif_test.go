@@ -264,7 +264,7 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 
 	// a is text while a denial's reason is typed.
 	h.keys("d", "a")
-	if h.m.queue.open {
+	if h.m.queue.Open {
 		t.Fatal("a typed into the reason opened the queue")
 	}
 	h.keys("esc") // back to choosing, nothing decided
@@ -273,7 +273,7 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 	}
 
 	h.keys("a")
-	if !h.m.queue.open {
+	if !h.m.queue.Open {
 		t.Fatal("a did not open the queue")
 	}
 	screen := h.plain()
@@ -289,8 +289,8 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 
 	// enter on the second brings its dialog to the front; it arms afresh.
 	h.keys("down", "enter")
-	if h.m.queue.open || frontPending(h.m).Tool.Ref.Tool != "delete_note" {
-		t.Fatalf("enter on delete_note: queue open %v, shown %s", h.m.queue.open, frontPending(h.m).Tool.Ref.Qualified())
+	if h.m.queue.Open || frontPending(h.m).Tool.Ref.Tool != "delete_note" {
+		t.Fatalf("enter on delete_note: queue open %v, shown %s", h.m.queue.Open, frontPending(h.m).Tool.Ref.Qualified())
 	}
 	if h.m.q.Armed() {
 		t.Fatal("the dialog brought to the front was armed at once")

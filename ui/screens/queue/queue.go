@@ -1,4 +1,9 @@
-package ui
+// Package queue is the approval queue, the modal that a opens over an armed
+// question: every call that waits for the person, oldest first, with who asks,
+// the tool and how long it has waited. Enter asks the root to bring one call's
+// question to the front (Answer); the root owns the questions and hands the
+// queue the waiting calls on every draw.
+package queue
 
 import (
 	"cmp"
@@ -17,73 +22,78 @@ import (
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// queueView is the approval queue: every call that waits for the person, oldest
+// Model is the approval queue: every call that waits for the person, oldest
 // first, with who asks (the agent client and its context, or "you"), the tool and
 // how long it has waited. Enter brings one call's dialog to the front. It is a
 // modal over the screen; the root gives it the pending calls on every draw.
-type queueView struct {
+type Model struct {
 	*common.Common
-	keys          QueueKeyMap
-	open          bool
-	cursor        int
+	keys KeyMap
+	// Open says the queue is shown.
+	Open bool
+	// Cursor is the selected call's index in the oldest-first order.
+	Cursor        int
 	width, height int
 }
 
-func newQueueView(com *common.Common) queueView {
-	return queueView{Common: com, keys: DefaultQueueKeyMap()}
+// New returns the queue over the root's Common.
+func New(com *common.Common) Model {
+	return Model{Common: com, keys: DefaultKeyMap()}
 }
 
 // SetSize sets the space the modal may take.
-func (q *queueView) SetSize(w, h int) { q.width, q.height = w, h }
+func (q *Model) SetSize(w, h int) { q.width, q.height = w, h }
 
-// queueTickMsg redraws the open queue so that the ages move.
-type queueTickMsg struct{}
+// TickMsg redraws the open queue so that the ages move.
+type TickMsg struct{}
 
-func queueTick() tea.Cmd {
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return queueTickMsg{} })
+// Tick is the next TickMsg, a second from now.
+func Tick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return TickMsg{} })
 }
 
-// queueAction is what a key in the queue asks the root to do.
-type queueAction int
+// Action is what a key in the queue asks the root to do.
+type Action int
 
+// The queue's actions.
 const (
-	queueNone queueAction = iota
-	queueClose
-	queueAnswer // bring the selected call's dialog to the front
+	None Action = iota
+	Close
+	Answer // bring the selected call's dialog to the front
 )
 
 // Update handles a key over n waiting calls.
-func (q queueView) Update(msg tea.Msg, n int) (queueView, queueAction, tea.Cmd) {
+func (q Model) Update(msg tea.Msg, n int) (Model, Action, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
-		return q, queueNone, nil
+		return q, None, nil
 	}
-	act := queueNone
+	act := None
 	switch {
 	case key.Matches(k, q.keys.Close):
-		act = queueClose
+		act = Close
 	case key.Matches(k, q.keys.Up):
-		q.cursor--
+		q.Cursor--
 	case key.Matches(k, q.keys.Down):
-		q.cursor++
+		q.Cursor++
 	case key.Matches(k, q.keys.Open) && n > 0:
-		act = queueAnswer
+		act = Answer
 	}
-	q.setCount(n)
+	q.SetCount(n)
 	return q, act, nil
 }
 
-// setCount keeps the cursor within n waiting calls and enables the keys that
+// SetCount keeps the cursor within n waiting calls and enables the keys that
 // move it.
-func (q *queueView) setCount(n int) {
-	q.cursor = min(max(q.cursor, 0), max(n-1, 0))
-	q.keys.Up.SetEnabled(q.cursor > 0)
-	q.keys.Down.SetEnabled(q.cursor < n-1)
+func (q *Model) SetCount(n int) {
+	q.Cursor = min(max(q.Cursor, 0), max(n-1, 0))
+	q.keys.Up.SetEnabled(q.Cursor > 0)
+	q.keys.Down.SetEnabled(q.Cursor < n-1)
 	q.keys.Open.SetEnabled(n > 0)
 }
 
-// queueOrder sorts waiting calls oldest first (then by ID, which increases).
-func queueOrder(ps []*session.Pending) []*session.Pending {
+// Order sorts waiting calls oldest first (then by ID, which increases).
+func Order(ps []*session.Pending) []*session.Pending {
 	out := slices.Clone(ps)
 	slices.SortStableFunc(out, func(a, b *session.Pending) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
@@ -94,8 +104,11 @@ func queueOrder(ps []*session.Pending) []*session.Pending {
 	return out
 }
 
+// KeyMap is the queue's keys, for the footer.
+func (q Model) KeyMap() help.KeyMap { return q.keys }
+
 // View renders the queue box over the pending calls at time now.
-func (q queueView) View(items []*session.Pending, now time.Time, h help.Model) string {
+func (q Model) View(items []*session.Pending, now time.Time, h help.Model) string {
 	st := q.St
 	w := min(q.width, 100)
 	iw, _ := common.PaneInner(w, 3)
@@ -110,11 +123,11 @@ func (q queueView) View(items []*session.Pending, now time.Time, h help.Model) s
 	lines = append(lines, st.Muted.Render(common.Fit("  "+common.Fit("age", queueAgeW)+common.Fit("who (agent · context)", queueWhoW)+common.Fit("tool", toolW)+" tier", iw)))
 	room := max(q.height-2-len(lines)-2, 1)
 	start := 0
-	if q.cursor >= room {
-		start = q.cursor - room + 1
+	if q.Cursor >= room {
+		start = q.Cursor - room + 1
 	}
 	for i := start; i < len(items) && i < start+room; i++ {
-		lines = append(lines, q.row(items[i], i == q.cursor, now, iw, toolW))
+		lines = append(lines, q.row(items[i], i == q.Cursor, now, iw, toolW))
 	}
 	if len(items) == 0 {
 		lines = append(lines, st.Muted.Render("  nothing waits"))
@@ -129,7 +142,7 @@ func (q queueView) View(items []*session.Pending, now time.Time, h help.Model) s
 // row is one waiting call: age, who (agent client · context, or you), the tool
 // with its tier, and when it is denied unless answered. The client name and the
 // context come from the agent and are escaped.
-func (q queueView) row(p *session.Pending, selected bool, now time.Time, w, toolW int) string {
+func (q Model) row(p *session.Pending, selected bool, now time.Time, w, toolW int) string {
 	st := q.St
 	who := "you"
 	if c := p.Request.Client; c != "" {
@@ -180,4 +193,30 @@ func pad2(n int) string {
 		return "0" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
+}
+
+// KeyMap holds the keys of the approval queue.
+type KeyMap struct {
+	Up    key.Binding
+	Down  key.Binding
+	Open  key.Binding
+	Close key.Binding
+}
+
+// DefaultKeyMap returns the approval queue's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:    key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:  key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Open:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer this one")),
+		Close: key.NewBinding(key.WithKeys("esc", "a"), key.WithHelp("esc", "back to the oldest")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Open, k.Close} }
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Close}}
 }
