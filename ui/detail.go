@@ -159,7 +159,7 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 	if t.Title != "" {
 		field("title", common.Inline(st, t.Title, 0))
 	}
-	field("server", common.Inline(st, t.Ref.Server, 0)+"  "+trustBadge(st, t.ServerTrust))
+	field("server", common.Inline(st, t.Ref.Server, 0)+"  "+common.TrustBadge(st, t.ServerTrust))
 	if t.ServerEnv() != nil {
 		field("env", common.Inline(st, strings.Join(t.ServerEnv(), " "), 0)+st.Muted.Render("  (names only; inherit_env adds more)"))
 	}

@@ -135,7 +135,7 @@ func TestServerInfo_ShowsWhatTheServerDeclares(t *testing.T) {
 		t.Fatalf("i on a tool did not open its server's info:\n%s", h.plain())
 	}
 	h.keys("?")
-	flat := ansi.Strip(h.m.overlay.vp.GetContent())
+	flat := ansi.Strip(h.m.overlay.VP.GetContent())
 	screenHas(t, flat, "Server info (i)", "its resources", "server info, resources, prompts")
 }
 

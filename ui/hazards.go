@@ -183,7 +183,7 @@ func (v *hazardsView) rebuild() {
 		sort.Strings(servers)
 		for _, s := range servers {
 			t := v.over.Trust[s]
-			text := st.WarnText.Render("* ") + common.Fit(common.Inline(st, s, nameW), nameW) + " server trust " + trustBadge(st, t) +
+			text := st.WarnText.Render("* ") + common.Fit(common.Inline(st, s, nameW), nameW) + " server trust " + common.TrustBadge(st, t) +
 				st.Muted.Render(" (config: "+v.config[s].String()+")")
 			ls = append(ls, hzLine{text: common.Fit(text, iw-4), server: s})
 		}
@@ -317,7 +317,7 @@ func (v hazardsView) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	}
 	text := mark + common.Fit(shown, nameW)
 	if ok {
-		text += " " + st.Tier(t.Class.Tier).Render(common.Fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + trustBadge(st, t.ServerTrust)
+		text += " " + st.Tier(t.Class.Tier).Render(common.Fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + common.TrustBadge(st, t.ServerTrust)
 		if f := t.ServerFence(); f.Requested && !f.Applied {
 			text += " " + st.ErrorText.Render(trust.FenceColumn(f))
 		} else if f.Requested {

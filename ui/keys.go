@@ -280,33 +280,6 @@ func (k ResultKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Column(), {k.Again, k.Save, k.Back}}
 }
 
-// HelpKeyMap holds the keys of the help overlay.
-type HelpKeyMap struct {
-	common.ScrollKeyMap
-	Close key.Binding
-	// Tour restarts the guided tour; it is bound only in `airlock demo`.
-	Tour key.Binding
-}
-
-// DefaultHelpKeyMap returns the help overlay's keys.
-func DefaultHelpKeyMap() HelpKeyMap {
-	return HelpKeyMap{
-		ScrollKeyMap: common.DefaultScrollKeyMap(),
-		Close:        key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help")),
-		Tour:         key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "restart the guided tour"), key.WithDisabled()),
-	}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k HelpKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Down, k.PageDown, k.Tour, k.Close}
-}
-
-// FullHelp implements help.KeyMap.
-func (k HelpKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.Column(), {k.Tour, k.Close}}
-}
-
 // HazardsKeyMap holds the keys of the hazards view. Disable, Policy and Open
 // work on a tool row; Trust on a tool or server row.
 type HazardsKeyMap struct {

@@ -206,5 +206,5 @@ func (m *Model) queueItems() []*session.Pending {
 
 // modalOpen reports whether anything is drawn over the screen.
 func (m *Model) modalOpen() bool {
-	return m.q.Open() || m.overlay.open || m.queue.Open || m.screen == screenForm
+	return m.q.Open() || m.overlay.Open || m.queue.Open || m.screen == screenForm
 }

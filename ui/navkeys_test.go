@@ -24,6 +24,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -37,7 +38,7 @@ import (
 func screenKeyMaps() []any {
 	return []any{
 		DefaultGlobalKeyMap(), DefaultServersKeyMap(), DefaultToolsKeyMap(), DefaultDetailKeyMap(),
-		DefaultResultKeyMap(), logs.DefaultKeyMap(), DefaultHelpKeyMap(), DefaultHazardsKeyMap(),
+		DefaultResultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), DefaultHazardsKeyMap(),
 		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
 		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), DefaultPromptsKeyMap(),
 		DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),

@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -100,7 +101,7 @@ type Model struct {
 	// acts is the session's activity; activity the view of it.
 	acts     activityLog
 	activity activityView
-	overlay  helpOverlay
+	overlay  helpview.Model
 	hazards  hazardsView
 	export   export.Model
 	queue    queue.Model
@@ -187,7 +188,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		result:      newResultView(com),
 		logs:        logs.New(com),
 		activity:    newActivityView(com),
-		overlay:     newHelpOverlay(com),
+		overlay:     helpview.New(com),
 		hazards:     newHazardsView(com),
 		export:      export.New(com),
 		queue:       queue.New(com),
@@ -289,7 +290,7 @@ func (m *Model) updateKeys() {
 	m.keys.Queue.SetEnabled(m.q.Len() > 0)
 	m.keys.Export.SetEnabled(overrideCount(m.over) > 0)
 	m.keys.Reset.SetEnabled(overrideCount(m.over) > 0)
-	m.overlay.keys.Tour.SetEnabled(m.opts.Demo != nil && !m.tour.on)
+	m.overlay.Keys.Tour.SetEnabled(m.opts.Demo != nil && !m.tour.on)
 }
 
 func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
@@ -447,7 +448,7 @@ func (m *Model) forward(msg tea.Msg) (*Model, tea.Cmd) {
 			m, c2 = m.applyOutcome(out)
 			return m, tea.Batch(cmd, c2)
 		}
-	case m.overlay.open:
+	case m.overlay.Open:
 	case m.screen == screenForm:
 		var act form.Action
 		m.form, act, cmd = m.form.Update(msg)
@@ -515,11 +516,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		var c2 tea.Cmd
 		m, c2 = m.applyOutcome(out)
 		return m, tea.Batch(cmd, c2)
-	case m.overlay.open:
+	case m.overlay.Open:
 		var cmd tea.Cmd
 		m.overlay, _, cmd = m.overlay.Update(k)
-		if m.overlay.tourAsked {
-			m.overlay.tourAsked = false
+		if m.overlay.TourAsked {
+			m.overlay.TourAsked = false
 			return m, tea.Batch(cmd, m.startTour())
 		}
 		return m, cmd
@@ -541,7 +542,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		case key.Matches(k, m.keys.Quit):
 			return m.requestQuit()
 		case key.Matches(k, m.keys.Help):
-			m.overlay.show(m.helpSections())
+			m.overlay.Show(m.helpSections())
 			return m, nil
 		case key.Matches(k, m.keys.Logs) && m.screen != screenCall && m.screen != screenLogs:
 			m.logs.Source = ""

@@ -141,7 +141,7 @@ func (v infoView) Update(msg tea.Msg) (infoView, infoAction, tea.Cmd) {
 // View renders the heading and the scrolled content in a pane.
 func (v infoView) View() string {
 	iw, _ := common.PaneInner(v.width, v.height)
-	head := "Server " + common.Inline(v.St, v.server.Name, iw/2) + "  " + trustBadge(v.St, v.server.Trust) +
+	head := "Server " + common.Inline(v.St, v.server.Name, iw/2) + "  " + common.TrustBadge(v.St, v.server.Trust) +
 		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
 	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
 	return common.PaneBox(v.St, true, v.width, v.height, lines)
@@ -176,7 +176,7 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 	default:
 		field("status", st.WarnText.Render("connecting…"))
 	}
-	field("trust", trustBadge(st, s.Trust))
+	field("trust", common.TrustBadge(st, s.Trust))
 	if s.Fence.Requested {
 		field("sandbox", fenceText(st, s.Fence))
 	}

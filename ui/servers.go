@@ -65,7 +65,7 @@ func (p *serversPane) restyle() {
 	p.badges = make([]string, len(p.servers))
 	for i, s := range p.servers {
 		p.counts[i] = tierCounts(p.St, s.Tiers)
-		p.badges[i] = trustBadge(p.St, s.Trust)
+		p.badges[i] = common.TrustBadge(p.St, s.Trust)
 	}
 }
 
@@ -173,7 +173,7 @@ func (p serversPane) want() int {
 	for i, s := range p.servers {
 		// The widest trust badge ("? untrusted"), so that cycling trust does
 		// not move the panes.
-		w = max(w, 2+2+common.CellWidth(common.PlainInline(s.Name))+1+lipgloss.Width(trustBadge(p.St, trust.Untrusted)))
+		w = max(w, 2+2+common.CellWidth(common.PlainInline(s.Name))+1+lipgloss.Width(common.TrustBadge(p.St, trust.Untrusted)))
 		if s.Status == session.StatusReady {
 			w = max(w, 4+min(common.CellWidth(common.PlainInline(s.Protocol)), 12)+1+lipgloss.Width(p.counts[i]))
 		}
@@ -276,18 +276,6 @@ func (p serversPane) shownNames(w int) []string {
 		names[i], widths[i] = common.PlainInline(s.Name), p.nameWidth(i, w)
 	}
 	return common.CutDistinct(names, widths)
-}
-
-// trustBadge is the trust glyph and word in the trust's style.
-func trustBadge(st *theme.Styles, t trust.ServerTrust) string {
-	s := theme.TrustGlyph(t) + " " + t.String()
-	switch t {
-	case trust.Trusted:
-		return st.OKText.Render(s)
-	case trust.BlockedServer:
-		return st.ErrorText.Render(s)
-	}
-	return st.WarnText.Render(s)
 }
 
 // tierCounts shows the non-zero tool counts per tier, each with its glyph.

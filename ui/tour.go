@@ -138,7 +138,7 @@ func (m *Model) tourGo(i int) tea.Cmd {
 	m.tour.step = i
 	m.tour.gen++
 	m.tour.show, m.tour.changed = trust.Ref{}, false
-	m.overlay.open = false
+	m.overlay.Open = false
 	m.queue.Open = false
 	m.nav, m.screen = nil, screenMain
 	m.status = "tour " + strconv.Itoa(i+1) + "/" + strconv.Itoa(len(steps)) + ": " + steps[i].title

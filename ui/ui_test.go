@@ -597,10 +597,10 @@ func TestEveryLineFitsOnResize(t *testing.T) {
 func TestHelpListsEveryContext(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
 	h.keys("?")
-	if !h.m.overlay.open {
+	if !h.m.overlay.Open {
 		t.Fatal("? did not open help")
 	}
-	content := ansi.Strip(h.m.overlay.vp.GetContent())
+	content := ansi.Strip(h.m.overlay.VP.GetContent())
 	for _, s := range []string{"Everywhere", "Servers pane", "reconnect", "Tools pane", "tier filter", "hint filter",
 		"Tool details", "A running call", "cancel the call", "Results", "Logs", "Call form", "Approval dialog",
 		"A server's request for input", "R          demo: rug-pull notes", "⟨ESC⟩"} {
@@ -609,14 +609,14 @@ func TestHelpListsEveryContext(t *testing.T) {
 		}
 	}
 	h.keys("esc")
-	if h.m.overlay.open {
+	if h.m.overlay.Open {
 		t.Error("esc did not close help")
 	}
 
 	// Outside the demo the demo key does not exist, in help or anywhere.
 	h2 := newHarnessFor(t, h.sess, 80, 24, false, Options{})
 	h2.keys("?")
-	if strings.Contains(ansi.Strip(h2.m.overlay.vp.GetContent()), "rug-pull") {
+	if strings.Contains(ansi.Strip(h2.m.overlay.VP.GetContent()), "rug-pull") {
 		t.Error("help lists the demo key outside the demo")
 	}
 }

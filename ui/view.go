@@ -17,8 +17,10 @@ import (
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
+	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // View renders the whole screen in the alternate screen: title, risk banner, body,
@@ -142,7 +144,7 @@ func (m *Model) modalView() string {
 		return m.queue.View(m.queueItems(), m.now(), m.help)
 	case m.q.Open():
 		return m.q.View()
-	case m.overlay.open:
+	case m.overlay.Open:
 		return m.overlay.View()
 	case m.screen == screenForm:
 		return m.form.View()
@@ -315,8 +317,8 @@ func (m *Model) footerLine() string {
 			return note + footerView(m.help, common.KeyMapFunc{Short: short}, []key.Binding{m.keys.Interrupt})
 		}
 		return footerView(m.help, m.q.KeyMap(), []key.Binding{m.keys.Interrupt})
-	case m.overlay.open:
-		return footerView(m.help, m.overlay.keys, nil)
+	case m.overlay.Open:
+		return footerView(m.help, m.overlay.Keys, nil)
 	case m.screen == screenForm:
 		return footerView(m.help, m.form.KeyMap(), []key.Binding{m.keys.Interrupt})
 	}
@@ -360,7 +362,7 @@ func (m *Model) footerLine() string {
 
 // helpSections lists every context's keys for the help overlay, from fresh key
 // maps so that the overlay is a complete reference whatever the state.
-func (m *Model) helpSections() []helpSection {
+func (m *Model) helpSections() []helpview.Section {
 	global := DefaultGlobalKeyMap()
 	if m.opts.Demo == nil {
 		global.Demo.Unbind()
@@ -383,7 +385,7 @@ func (m *Model) helpSections() []helpSection {
 	elicit := form.DefaultKeyMap()
 	elicit.Submit.SetHelp("ctrl+s", "accept")
 	elicit.Decline.SetEnabled(true)
-	var sections []helpSection
+	var sections []helpview.Section
 	if m.opts.GatewayURL != "" {
 		st := m.St
 		iw, _ := common.PaneInner(m.layout.modalW, m.layout.modalH)
@@ -395,38 +397,67 @@ func (m *Model) helpSections() []helpSection {
 			lines = append(lines, common.WrapOwn(common.Inline(st, m.opts.GatewayHint, 0), iw, "    ", "      ")...)
 		}
 		lines = append(lines, common.WrapOwn("every call the agent makes goes through airlock; a call that asks shows its dialog here, and a lists them when several wait", iw, label("then"), indent)...)
-		sections = append(sections, helpSection{title: "Connect an agent", lines: lines})
+		sections = append(sections, helpview.Section{Title: "Connect an agent", Lines: lines})
 	}
 	if m.opts.Tour {
-		sections = append(sections, helpSection{title: "Guided tour", keys: DefaultTourKeyMap()})
+		sections = append(sections, helpview.Section{Title: "Guided tour", Keys: DefaultTourKeyMap()})
 	}
-	return append(sections, []helpSection{
-		{title: "Everywhere", keys: global},
-		{title: "Servers pane", keys: DefaultServersKeyMap()},
-		{title: "Tools pane", keys: DefaultToolsKeyMap()},
-		{title: "Typing a filter", keys: DefaultFilterKeyMap()},
-		{title: "Tool details", keys: DefaultDetailKeyMap()},
-		{title: "Server info (i)", keys: DefaultInfoKeyMap()},
-		{title: "A server's resources (i, then r)", keys: DefaultResourcesKeyMap()},
-		{title: "A server's prompts (i, then p)", keys: DefaultPromptsKeyMap()},
-		{title: "A read resource or a got prompt", keys: DefaultOutputKeyMap()},
-		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
-		{title: "Exported changes (E)", keys: export.DefaultKeyMap()},
-		{title: "Grants & taint (w)", keys: DefaultGrantsKeyMap()},
-		{title: "Rules (K)", keys: DefaultRulesKeyMap()},
-		{title: "A running call", keys: DefaultCallKeyMap()},
-		{title: "Results", keys: DefaultResultKeyMap()},
-		{title: "Logs", keys: logs.DefaultKeyMap()},
-		{title: "Activity (v)", keys: DefaultActivityKeyMap()},
-		{title: "Call form", keys: calls},
-		{title: "Approval dialog", keys: confirm},
-		{title: "Approval queue (a)", keys: queue.DefaultKeyMap()},
-		{title: "A server's request for input", keys: elicit},
-		{title: "Quit question", keys: question.QuitKeyMap()},
-		{title: "Accepting a changed definition", keys: question.AcceptKeyMap()},
-		{title: "Clearing a context's taint", keys: question.ClearTaintKeyMap()},
-		{title: "This help", keys: DefaultHelpKeyMap()},
+	return append(sections, []helpview.Section{
+		{Title: "Everywhere", Keys: global},
+		{Title: "Servers pane", Keys: DefaultServersKeyMap()},
+		{Title: "Tools pane", Keys: DefaultToolsKeyMap()},
+		{Title: "Typing a filter", Keys: DefaultFilterKeyMap()},
+		{Title: "Tool details", Keys: DefaultDetailKeyMap()},
+		{Title: "Server info (i)", Keys: DefaultInfoKeyMap()},
+		{Title: "A server's resources (i, then r)", Keys: DefaultResourcesKeyMap()},
+		{Title: "A server's prompts (i, then p)", Keys: DefaultPromptsKeyMap()},
+		{Title: "A read resource or a got prompt", Keys: DefaultOutputKeyMap()},
+		{Title: "Hazards view (z)", Keys: DefaultHazardsKeyMap()},
+		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
+		{Title: "Grants & taint (w)", Keys: DefaultGrantsKeyMap()},
+		{Title: "Rules (K)", Keys: DefaultRulesKeyMap()},
+		{Title: "A running call", Keys: DefaultCallKeyMap()},
+		{Title: "Results", Keys: DefaultResultKeyMap()},
+		{Title: "Logs", Keys: logs.DefaultKeyMap()},
+		{Title: "Activity (v)", Keys: DefaultActivityKeyMap()},
+		{Title: "Call form", Keys: calls},
+		{Title: "Approval dialog", Keys: confirm},
+		{Title: "Approval queue (a)", Keys: queue.DefaultKeyMap()},
+		{Title: "A server's request for input", Keys: elicit},
+		{Title: "Quit question", Keys: question.QuitKeyMap()},
+		{Title: "Accepting a changed definition", Keys: question.AcceptKeyMap()},
+		{Title: "Clearing a context's taint", Keys: question.ClearTaintKeyMap()},
+		{Title: "This help", Keys: helpview.DefaultKeyMap()},
 	}...)
 }
 
 var _ help.KeyMap = common.KeyMapFunc{}
+
+// helpStyles builds the help bubble's styles from the theme, so NO_COLOR and the
+// background apply to it too.
+func helpStyles(st *theme.Styles) help.Styles {
+	return help.Styles{
+		Ellipsis:       st.Help,
+		ShortKey:       st.HelpKey,
+		ShortDesc:      st.Help,
+		ShortSeparator: st.Muted,
+		FullKey:        st.HelpKey,
+		FullDesc:       st.Help,
+		FullSeparator:  st.Muted,
+	}
+}
+
+// footerView is the one-line help: the bindings of what has focus now, then the
+// global ones. Disabled bindings are left out, so the footer is always true. When
+// the line is too wide, whole bindings go from the end: bubbles' help adds an item
+// that overflows when its ellipsis does not fit either, and the line was then cut
+// mid-word ("q qui…").
+func footerView(h help.Model, now help.KeyMap, global []key.Binding) string {
+	all := append(append([]key.Binding(nil), now.ShortHelp()...), global...)
+	for n := len(all); ; n-- {
+		out := h.ShortHelpView(all[:n])
+		if h.Width() <= 0 || n <= 1 || lipgloss.Width(out) <= h.Width() {
+			return out
+		}
+	}
+}

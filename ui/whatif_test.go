@@ -320,7 +320,7 @@ func TestGatewayURLInTitleAndHelp(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	screenHas(t, strings.Split(h.plain(), "\n")[0], "gateway http://127.0.0.1:7878/mcp")
 	h.keys("?")
-	help := ansi.Strip(h.m.overlay.vp.GetContent())
+	help := ansi.Strip(h.m.overlay.VP.GetContent())
 	screenHas(t, help, "Connect an agent", "http://127.0.0.1:7878/mcp", "airlock gateway snippet claude",
 		"Hazards view (z)", "Approval queue (a)", "export what-if changes")
 	if i, j := strings.Index(help, "Connect an agent"), strings.Index(help, "Everywhere"); i < 0 || i > j {
@@ -439,7 +439,7 @@ func TestEscLeavesTheTour(t *testing.T) {
 	// Outside the tour, help lists no tour keys.
 	h2 := newHarnessFor(t, sess, 80, 24, false, Options{})
 	h2.keys("?")
-	if strings.Contains(ansi.Strip(h2.m.overlay.vp.GetContent()), "Guided tour") {
+	if strings.Contains(ansi.Strip(h2.m.overlay.VP.GetContent()), "Guided tour") {
 		t.Error("help lists the tour outside it")
 	}
 }

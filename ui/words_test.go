@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 )
 
 // Issue 15 item 4: "guarded" means one thing everywhere, and ? explains the
@@ -27,8 +28,8 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 		t.Error("the banner still says the false sentence")
 	}
 	h.keys("?")
-	help := strings.Join(strings.Fields(ansi.Strip(h.m.overlay.vp.GetContent())), " ")
-	for _, g := range Glossary {
+	help := strings.Join(strings.Fields(ansi.Strip(h.m.overlay.VP.GetContent())), " ")
+	for _, g := range helpview.Glossary {
 		if !strings.Contains(help, g[0]) || !strings.Contains(help, strings.Join(strings.Fields(g[1]), " ")) {
 			t.Errorf("help lacks the word %q: %q", g[0], g[1])
 		}
@@ -37,15 +38,15 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 	// At 80 columns every definition is wrapped, never cut.
 	h80 := newHarness(t, 80, 24, false)
 	h80.keys("?")
-	flat := strings.Join(strings.Fields(ansi.Strip(h80.m.overlay.vp.GetContent())), " ")
-	for _, g := range Glossary {
+	flat := strings.Join(strings.Fields(ansi.Strip(h80.m.overlay.VP.GetContent())), " ")
+	for _, g := range helpview.Glossary {
 		if !strings.Contains(flat, strings.Join(strings.Fields(g[1]), " ")) {
 			t.Errorf("at 80 columns the help lacks %q", g[0])
 		}
 	}
-	iw := h80.m.overlay.vp.Width()
-	for _, l := range strings.Split(h80.m.overlay.vp.GetContent(), "\n") {
-		for _, g := range Glossary {
+	iw := h80.m.overlay.VP.Width()
+	for _, l := range strings.Split(h80.m.overlay.VP.GetContent(), "\n") {
+		for _, g := range helpview.Glossary {
 			if strings.Contains(l, g[0]+" ") && ansi.StringWidth(l) > iw {
 				t.Errorf("the help's line for %q is wider than the overlay (%d > %d), so it is cut", g[0], ansi.StringWidth(l), iw)
 			}

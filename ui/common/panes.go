@@ -5,6 +5,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -50,3 +51,15 @@ func PaneHeading(st *theme.Styles, title string, focused bool, w int) string {
 
 // PaneInner returns the inside of a bordered pane of the given outer size.
 func PaneInner(w, h int) (int, int) { return max(w-2, 1), max(h-2, 1) }
+
+// TrustBadge is the trust glyph and word in the trust's style.
+func TrustBadge(st *theme.Styles, t trust.ServerTrust) string {
+	s := theme.TrustGlyph(t) + " " + t.String()
+	switch t {
+	case trust.Trusted:
+		return st.OKText.Render(s)
+	case trust.BlockedServer:
+		return st.ErrorText.Render(s)
+	}
+	return st.WarnText.Render(s)
+}

@@ -1,4 +1,8 @@
-package ui
+// Package helpview is the help overlay (?): every binding of every context, the
+// ones that do nothing now shown faint, the signs, and the glossary of airlock's
+// words. The root hands it the sections on opening; a key asks to close it or to
+// restart the guided tour (TourAsked), which the root carries out.
+package helpview
 
 import (
 	"strings"
@@ -6,108 +10,81 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// helpStyles builds the help bubble's styles from the theme, so NO_COLOR and the
-// background apply to it too.
-func helpStyles(st *theme.Styles) help.Styles {
-	return help.Styles{
-		Ellipsis:       st.Help,
-		ShortKey:       st.HelpKey,
-		ShortDesc:      st.Help,
-		ShortSeparator: st.Muted,
-		FullKey:        st.HelpKey,
-		FullDesc:       st.Help,
-		FullSeparator:  st.Muted,
-	}
-}
-
-// footerView is the one-line help: the bindings of what has focus now, then the
-// global ones. Disabled bindings are left out, so the footer is always true. When
-// the line is too wide, whole bindings go from the end: bubbles' help adds an item
-// that overflows when its ellipsis does not fit either, and the line was then cut
-// mid-word ("q qui…").
-func footerView(h help.Model, now help.KeyMap, global []key.Binding) string {
-	all := append(append([]key.Binding(nil), now.ShortHelp()...), global...)
-	for n := len(all); ; n-- {
-		out := h.ShortHelpView(all[:n])
-		if h.Width() <= 0 || n <= 1 || lipgloss.Width(out) <= h.Width() {
-			return out
-		}
-	}
-}
-
-// helpSection is one context of the help overlay: its keys, or lines of
+// Section is one context of the help overlay: its keys, or lines of
 // airlock's own text (any server- or agent-controlled part already escaped).
-type helpSection struct {
-	title string
-	keys  help.KeyMap
-	lines []string
+type Section struct {
+	Title string
+	Keys  help.KeyMap
+	Lines []string
 }
 
-// helpOverlay lists every binding of every context, so every action is
+// Model lists every binding of every context, so every action is
 // discoverable; bindings that do nothing at this moment are shown faint.
-type helpOverlay struct {
+type Model struct {
 	*common.Common
-	keys          HelpKeyMap
-	vp            pager.Pager
-	open          bool
+	// Keys is the overlay's keys; the root turns Tour on in the demo.
+	Keys KeyMap
+	// VP is the scrolled help.
+	VP pager.Pager
+	// Open says the overlay is shown.
+	Open          bool
 	width, height int
-	// tourAsked is set when the person asked to restart the tour (the root starts
+	// TourAsked is set when the person asked to restart the tour (the root starts
 	// it and clears this).
-	tourAsked bool
+	TourAsked bool
 }
 
-func newHelpOverlay(com *common.Common) helpOverlay {
-	keys := DefaultHelpKeyMap()
+// New returns the help overlay over the root's Common.
+func New(com *common.Common) Model {
+	keys := DefaultKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return helpOverlay{Common: com, keys: keys, vp: vp}
+	return Model{Common: com, Keys: keys, VP: vp}
 }
 
 // SetSize sets the overlay's outer size.
-func (h *helpOverlay) SetSize(w, height int) {
+func (h *Model) SetSize(w, height int) {
 	h.width, h.height = w, height
 	iw, ih := common.PaneInner(w, height)
-	h.vp.SetWidth(iw)
-	h.vp.SetHeight(max(ih-1, 1))
+	h.VP.SetWidth(iw)
+	h.VP.SetHeight(max(ih-1, 1))
 }
 
-// show opens the overlay on the given sections.
-func (h *helpOverlay) show(sections []helpSection) {
-	h.open = true
+// Show opens the overlay on the given sections.
+func (h *Model) Show(sections []Section) {
+	h.Open = true
 	iw, _ := common.PaneInner(h.width, h.height)
-	h.vp.SetContent(helpContent(h.St, sections, iw))
-	h.vp.GotoTop()
+	h.VP.SetContent(Content(h.St, sections, iw))
+	h.VP.GotoTop()
 }
 
 // Update handles keys while the overlay is open; it reports whether to close.
-func (h helpOverlay) Update(msg tea.Msg) (helpOverlay, bool, tea.Cmd) {
+func (h Model) Update(msg tea.Msg) (Model, bool, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case key.Matches(k, h.keys.Close):
-			h.open = false
+		case key.Matches(k, h.Keys.Close):
+			h.Open = false
 			return h, true, nil
-		case key.Matches(k, h.keys.Tour):
-			h.open, h.tourAsked = false, true
+		case key.Matches(k, h.Keys.Tour):
+			h.Open, h.TourAsked = false, true
 			return h, true, nil
 		}
 	}
 	var cmd tea.Cmd
-	cmd = h.vp.Update(msg)
+	cmd = h.VP.Update(msg)
 	return h, false, cmd
 }
 
 // View renders the overlay box.
-func (h helpOverlay) View() string {
+func (h Model) View() string {
 	iw, _ := common.PaneInner(h.width, h.height)
 	head := h.St.Title.Render(common.Fit("airlock help — every key, by where it works", iw))
-	lines := append([]string{head}, strings.Split(h.vp.View(), "\n")...)
+	lines := append([]string{head}, strings.Split(h.VP.View(), "\n")...)
 	return common.PaneBox(h.St, true, h.width, h.height, lines)
 }
 
@@ -128,17 +105,18 @@ var Glossary = [][2]string{
 	{"activity", "every call by you or an agent, and every status message (v)"},
 }
 
-func helpContent(st *theme.Styles, sections []helpSection, width int) string {
+// Content is the overlay's text for the sections at a width.
+func Content(st *theme.Styles, sections []Section, width int) string {
 	var lines []string
 	for _, s := range sections {
-		if s.keys == nil {
-			lines = append(lines, st.Header.Render(s.title))
-			lines = append(lines, s.lines...)
+		if s.Keys == nil {
+			lines = append(lines, st.Header.Render(s.Title))
+			lines = append(lines, s.Lines...)
 			lines = append(lines, "")
 			continue
 		}
 		var rows []string
-		for _, col := range s.keys.FullHelp() {
+		for _, col := range s.Keys.FullHelp() {
 			for _, b := range col {
 				if len(b.Keys()) == 0 || b.Help().Key == "" {
 					continue // unbound, such as the demo key outside the demo
@@ -153,7 +131,7 @@ func helpContent(st *theme.Styles, sections []helpSection, width int) string {
 		if len(rows) == 0 {
 			continue
 		}
-		lines = append(lines, st.Header.Render(s.title))
+		lines = append(lines, st.Header.Render(s.Title))
 		lines = append(lines, rows...)
 		lines = append(lines, "")
 	}
@@ -164,7 +142,7 @@ func helpContent(st *theme.Styles, sections []helpSection, width int) string {
 	}
 	lines = append(lines,
 		"  tiers     "+strings.Join(tiers, "  "),
-		"  trust     "+trustBadge(st, trust.Trusted)+"  "+trustBadge(st, trust.Untrusted)+"  "+trustBadge(st, trust.BlockedServer),
+		"  trust     "+common.TrustBadge(st, trust.Trusted)+"  "+common.TrustBadge(st, trust.Untrusted)+"  "+common.TrustBadge(st, trust.BlockedServer),
 		"  hazards   "+st.BannerCrit.Render(theme.SeverityGlyph(trust.SeverityCritical)+" critical")+"  "+st.Banner.Render(theme.SeverityGlyph(trust.SeverityHigh)+" high")+
 			"  "+st.Banner.Render(theme.SeverityGlyph(trust.SeverityMedium)+" medium"),
 		"  servers   ✓ ready  ✗ failed  (spinner) connecting",
@@ -178,4 +156,31 @@ func helpContent(st *theme.Styles, sections []helpSection, width int) string {
 		lines = append(lines, common.WrapOwn(g[1], width, "  "+st.HelpKey.Render(common.Fit(g[0], 10))+" ", strings.Repeat(" ", 13))...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// KeyMap holds the keys of the help overlay.
+type KeyMap struct {
+	common.ScrollKeyMap
+	Close key.Binding
+	// Tour restarts the guided tour; it is bound only in `airlock demo`.
+	Tour key.Binding
+}
+
+// DefaultKeyMap returns the help overlay's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
+		Close:        key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help")),
+		Tour:         key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "restart the guided tour"), key.WithDisabled()),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Down, k.PageDown, k.Tour, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.Column(), {k.Tour, k.Close}}
 }
