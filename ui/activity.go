@@ -456,9 +456,9 @@ func (v activityView) View(log activityLog) string {
 		lines := append([]string{st.Header.Render(common.Fit("Activity · full record (esc: back to the list)", iw))}, strings.Split(v.vp.View(), "\n")...)
 		return common.PaneBox(st, true, v.width, v.height, lines)
 	}
-	head := "Activity · " + strconv.Itoa(log.calls) + " call" + plural(log.calls) + " by you or agents, and status messages · newest first"
+	head := "Activity · " + strconv.Itoa(log.calls) + " call" + common.Plural(log.calls) + " by you or agents, and status messages · newest first"
 	if common.CellWidth(head) > iw {
-		head = "Activity · " + strconv.Itoa(log.calls) + " call" + plural(log.calls) + " · newest first"
+		head = "Activity · " + strconv.Itoa(log.calls) + " call" + common.Plural(log.calls) + " · newest first"
 	}
 	lines := []string{st.Header.Render(common.Fit(head, iw))}
 	if log.len() == 0 {

@@ -217,7 +217,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			m.status += ": " + common.Inline(m.St, sv.Err.Error(), 120)
 		}
 		if n := m.changedSincePinned(e.Server); n > 0 {
-			m.status += " · ⊘ " + strconv.Itoa(n) + " tool" + plural(n) + " changed since pinned: blocked until reviewed"
+			m.status += " · ⊘ " + strconv.Itoa(n) + " tool" + common.Plural(n) + " changed since pinned: blocked until reviewed"
 		}
 		m.tourSync()
 		return m.startSpinner()

@@ -343,8 +343,8 @@ func (v grantsView) View() string {
 	for _, c := range v.ctxs {
 		n += len(c.grants)
 	}
-	head := "Grants & taint · " + strconv.Itoa(len(v.ctxs)) + " context" + plural(len(v.ctxs)) + " · " +
-		strconv.Itoa(n) + " grant" + plural(n) + " · x revoke · C clear taint"
+	head := "Grants & taint · " + strconv.Itoa(len(v.ctxs)) + " context" + common.Plural(len(v.ctxs)) + " · " +
+		strconv.Itoa(n) + " grant" + common.Plural(n) + " · x revoke · C clear taint"
 	lines := []string{common.PaneHeading(st, head, true, iw)}
 	end := min(v.offset+v.visible(), len(v.lines))
 	for i := v.offset; i < end; i++ {
@@ -357,7 +357,7 @@ func (v grantsView) View() string {
 		}
 	}
 	if below := len(v.lines) - end; below > 0 {
-		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+plural(below)+" (pgdn)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+common.Plural(below)+" (pgdn)", iw)))
 	}
 	return common.PaneBox(st, true, v.width, v.height, lines)
 }

@@ -148,7 +148,7 @@ func (v *hazardsView) rebuild() {
 		add(common.WrapOwn(common.StyledInline(h.Summary, common.MarkFn(st)), iw-2, "  ", "  ")...)
 		for _, leg := range legOrder(h) {
 			names := h.Legs[leg]
-			add("  " + st.Key.Render(leg) + st.Muted.Render(" · "+strconv.Itoa(len(names))+" tool"+plural(len(names))))
+			add("  " + st.Key.Render(leg) + st.Muted.Render(" · "+strconv.Itoa(len(names))+" tool"+common.Plural(len(names))))
 			for j, q := range names {
 				if j == maxLegRows {
 					add(st.Muted.Render("      … " + strconv.Itoa(len(names)-j) + " more (the tools pane lists them all)"))
@@ -317,7 +317,7 @@ func (v hazardsView) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	}
 	text := mark + common.Fit(shown, nameW)
 	if ok {
-		text += " " + st.Tier(t.Class.Tier).Render(common.Fit(theme.TierLabel(t.Class.Tier), tierLabelW)) + " " + common.TrustBadge(st, t.ServerTrust)
+		text += " " + st.Tier(t.Class.Tier).Render(common.Fit(theme.TierLabel(t.Class.Tier), common.TierLabelW)) + " " + common.TrustBadge(st, t.ServerTrust)
 		if f := t.ServerFence(); f.Requested && !f.Applied {
 			text += " " + st.ErrorText.Render(trust.FenceColumn(f))
 		} else if f.Requested {
@@ -454,7 +454,7 @@ func (v hazardsView) View() string {
 		}
 	}
 	if below := len(v.lines) - end; below > 0 {
-		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+plural(below)+" (pgdn)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+common.Plural(below)+" (pgdn)", iw)))
 	}
 	return common.PaneBox(st, true, v.width, v.height, lines)
 }

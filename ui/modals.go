@@ -77,14 +77,14 @@ func (m *Model) requestQuit() (*Model, tea.Cmd) {
 		lines = append(lines, "• A call is running; it will be cancelled.")
 	}
 	if n > 0 {
-		lines = append(lines, "• "+strconv.Itoa(n)+" approval"+plural(n)+" waiting; every waiting call is denied when airlock closes.")
+		lines = append(lines, "• "+strconv.Itoa(n)+" approval"+common.Plural(n)+" waiting; every waiting call is denied when airlock closes.")
 	}
 	if el > 0 {
-		lines = append(lines, "• "+strconv.Itoa(el)+" server request"+plural(el)+" for input will be cancelled.")
+		lines = append(lines, "• "+strconv.Itoa(el)+" server request"+common.Plural(el)+" for input will be cancelled.")
 	}
 	if changes > 0 {
 		// What-if changes live only in this session: quitting loses them.
-		lines = append(lines, "• "+strconv.Itoa(changes)+" unsaved what-if change"+plural(changes)+" will be lost; E exports them as a TOML fragment first.")
+		lines = append(lines, "• "+strconv.Itoa(changes)+" unsaved what-if change"+common.Plural(changes)+" will be lost; E exports them as a TOML fragment first.")
 	}
 	return m, m.q.AskQuit(lines)
 }
@@ -180,7 +180,7 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 				return m, nil
 			}
 			n := m.sess.ResetOverrides()
-			m.status = "undid " + strconv.Itoa(n) + " what-if change" + plural(n) + ": everything is as the config says"
+			m.status = "undid " + strconv.Itoa(n) + " what-if change" + common.Plural(n) + ": everything is as the config says"
 		case choiceRestoreTour:
 			if o.Second {
 				m.status = "kept the tour's changes: U undoes the what-if changes, the taint stays until cleared"

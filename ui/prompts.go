@@ -177,7 +177,7 @@ func (v promptsView) View() string {
 	st := v.St
 	iw, ih := common.PaneInner(v.width, v.height)
 	s := v.server
-	head := "Prompts of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Prompts)) + " prompt" + plural(len(s.Prompts)) +
+	head := "Prompts of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Prompts)) + " prompt" + common.Plural(len(s.Prompts)) +
 		" · * required argument"
 	lines := []string{common.PaneHeading(st, head, true, iw)}
 	if len(s.Prompts) == 0 {

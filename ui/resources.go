@@ -231,8 +231,8 @@ func (v resourcesView) View() string {
 	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	s := v.server
-	head := "Resources of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Resources)) + " resource" + plural(len(s.Resources)) +
-		" · " + strconv.Itoa(len(s.ResourceTemplates)) + " template" + plural(len(s.ResourceTemplates))
+	head := "Resources of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Resources)) + " resource" + common.Plural(len(s.Resources)) +
+		" · " + strconv.Itoa(len(s.ResourceTemplates)) + " template" + common.Plural(len(s.ResourceTemplates))
 	lines := []string{common.PaneHeading(st, head, true, iw)}
 	if s.Subscribe {
 		lines = append(lines, st.Muted.Render(common.Fit("  ◉ subscribed · ● changed since you read it (enter reads again)", iw)))

@@ -173,7 +173,7 @@ func (v *rulesView) rebuild() {
 		if r.Reason != "" {
 			facts = append(facts, "“"+common.Inline(st, r.Reason, 40)+"”")
 		}
-		facts = append(facts, "matched "+strconv.Itoa(r.Matched)+" call"+plural(r.Matched)+" this session")
+		facts = append(facts, "matched "+strconv.Itoa(r.Matched)+" call"+common.Plural(r.Matched)+" this session")
 		if !r.LastMatch.IsZero() {
 			facts = append(facts, "last at "+r.LastMatch.Local().Format(time.TimeOnly))
 		}
@@ -261,7 +261,7 @@ func (v rulesView) View() string {
 			saved++
 		}
 	}
-	head := "Rules · " + strconv.Itoa(len(v.rules)) + " rule" + plural(len(v.rules)) + " · " + strconv.Itoa(saved) + " remembered · x revoke"
+	head := "Rules · " + strconv.Itoa(len(v.rules)) + " rule" + common.Plural(len(v.rules)) + " · " + strconv.Itoa(saved) + " remembered · x revoke"
 	lines := []string{common.PaneHeading(st, head, true, iw)}
 	end := min(v.offset+v.visible(), len(v.lines))
 	for i := v.offset; i < end; i++ {
@@ -273,7 +273,7 @@ func (v rulesView) View() string {
 		}
 	}
 	if below := len(v.lines) - end; below > 0 {
-		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+plural(below)+" (pgdn)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+common.Plural(below)+" (pgdn)", iw)))
 	}
 	return common.PaneBox(st, true, v.width, v.height, lines)
 }
@@ -388,7 +388,7 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		lines := []string{
 			common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 200),
 			"",
-			what + " calls to this tool whose arguments match; it matched " + strconv.Itoa(r.Matched) + " call" + plural(r.Matched) + " this session. " + after +
+			what + " calls to this tool whose arguments match; it matched " + strconv.Itoa(r.Matched) + " call" + common.Plural(r.Matched) + " this session. " + after +
 				" Every running airlock sees the change; the audit log records it.",
 		}
 		return m, m.q.AskChoice(choiceRevokeRule+r.Name, "Revoke remembered rule "+common.Inline(m.St, r.Name, 24)+"?", lines,

@@ -198,7 +198,7 @@ func savedStatus(st *theme.Styles, msg savedMsg) string {
 			dir = filepath.Dir(p)
 			break
 		}
-		s = "✓ saved " + strconv.Itoa(n) + " file" + plural(n) + " (0600) to " + common.Inline(st, dir, 60)
+		s = "✓ saved " + strconv.Itoa(n) + " file" + common.Plural(n) + " (0600) to " + common.Inline(st, dir, 60)
 	}
 	if msg.err != nil {
 		if s != "" {

@@ -76,9 +76,6 @@ func (s sortMode) String() string {
 // anyTier is the tier filter that keeps every tier.
 const anyTier trust.Tier = -1
 
-// tierLabelW is the width of the widest tier label, "▲ destructive".
-const tierLabelW = 13
-
 // toolsPane lists the tools of the selected server (or all), filtered by text, tier
 // and effective hint, sorted by server or tier. Filtering costs one pass over the
 // tools when a filter or the snapshot changes; moving and drawing cost only the
@@ -140,7 +137,7 @@ func newToolsPane(com *common.Common) toolsPane {
 func (p *toolsPane) restyle() {
 	st := p.St
 	for _, t := range trust.Tiers {
-		p.tierLabels[t] = st.Tier(t).Render(common.Fit(theme.TierLabel(t), tierLabelW))
+		p.tierLabels[t] = st.Tier(t).Render(common.Fit(theme.TierLabel(t), common.TierLabelW))
 	}
 	p.input.SetStyles(textinput.DefaultStyles(st.Dark))
 }
@@ -282,7 +279,7 @@ func (p toolsPane) tierW() int {
 	if p.compactTiers() {
 		return 1
 	}
-	return tierLabelW
+	return common.TierLabelW
 }
 
 // fullNameLines shows the selected tool's whole name at the bottom of the pane
@@ -551,7 +548,7 @@ func (p toolsPane) rowView(t *session.ToolInfo, taskOnly bool, cut string, selec
 		}
 	}
 	if selected {
-		label := common.Fit(theme.TierLabel(t.Class.Tier), tierLabelW)
+		label := common.Fit(theme.TierLabel(t.Class.Tier), common.TierLabelW)
 		if p.compactTiers() {
 			label = theme.TierGlyph(t.Class.Tier)
 		}

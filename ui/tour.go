@@ -180,7 +180,7 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 		if n > 1 {
 			verb = "go"
 		}
-		undo = append(undo, strconv.Itoa(n)+" what-if change"+plural(n)+" (such as a policy the tour set to allow) "+verb+" back to what the config says")
+		undo = append(undo, strconv.Itoa(n)+" what-if change"+common.Plural(n)+" (such as a policy the tour set to allow) "+verb+" back to what the config says")
 	}
 	if m.sess.Engine().Taint("").Tainted() {
 		// Clearing a taint makes airlock less careful: it is never a default
@@ -198,7 +198,7 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 		if changed > 1 {
 			verb = "stay"
 		}
-		kept = append(kept, strconv.Itoa(changed)+" tool"+plural(changed)+" "+verb+" blocked (changed since pinned: review with A)")
+		kept = append(kept, strconv.Itoa(changed)+" tool"+common.Plural(changed)+" "+verb+" blocked (changed since pinned: review with A)")
 	}
 	m.updateKeys()
 	if len(undo) == 0 {
@@ -223,7 +223,7 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 // restoreTour undoes the tour's what-if changes (such as the policy it set to allow).
 func (m *Model) restoreTour() tea.Cmd {
 	n := m.sess.ResetOverrides()
-	m.status = "restored: " + strconv.Itoa(n) + " what-if change" + plural(n) + " undone"
+	m.status = "restored: " + strconv.Itoa(n) + " what-if change" + common.Plural(n) + " undone"
 	return nil
 }
 
@@ -242,7 +242,7 @@ func (m *Model) startTour() tea.Cmd {
 // question: undoing may make the session less strict as well as more).
 func (m *Model) askReset() tea.Cmd {
 	n := overrideCount(m.over)
-	return m.q.AskChoice(choiceReset, "Undo "+strconv.Itoa(n)+" what-if change"+plural(n)+"?",
+	return m.q.AskChoice(choiceReset, "Undo "+strconv.Itoa(n)+" what-if change"+common.Plural(n)+"?",
 		[]string{"Every trust, policy and on/off change you made in this session goes back to what the config says; tiers and hazards are recomputed at once. No file is written or removed."},
 		[2]string{"Keep them", "Undo all"}, question.ChoiceKeys("keep"))
 }

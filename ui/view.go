@@ -276,7 +276,7 @@ func (m *Model) statusLine() string {
 		parts = append(parts, st.WarnText.Render(unsavedText(n)))
 	}
 	if n := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling); n > 0 {
-		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+plural(n)+" for input"))
+		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+common.Plural(n)+" for input"))
 	}
 	if m.status != "" && !(asked && strings.HasPrefix(m.status, approvalNeeded)) {
 		// "approval needed" is said by the waiting count or the badge (and the
@@ -290,13 +290,6 @@ func (m *Model) statusLine() string {
 		return common.Fit(ansi.Truncate(line, max(w-common.CellWidth(hint), 1), common.Ellipsis)+hint, w)
 	}
 	return common.Fit(line, m.layout.width)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // footerLine is the one-line help of whatever has focus now.

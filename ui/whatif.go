@@ -311,5 +311,5 @@ func exportCmd(m *session.Manager) tea.Cmd {
 
 // unsavedText is the status line's note of live changes not in the config.
 func unsavedText(n int) string {
-	return "* " + strconv.Itoa(n) + " unsaved change" + plural(n)
+	return "* " + strconv.Itoa(n) + " unsaved change" + common.Plural(n)
 }
