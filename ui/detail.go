@@ -14,6 +14,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -164,7 +165,7 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 		field("env", common.Inline(st, strings.Join(t.ServerEnv(), " "), 0)+st.Muted.Render("  (names only; inherit_env adds more)"))
 	}
 	if f := t.ServerFence(); f.Requested {
-		field("sandbox", fenceText(st, f))
+		field("sandbox", hazards.FenceText(st, f))
 	}
 	if t.ServerRoots() != nil {
 		roots := st.Muted.Render("none (declared, empty)")

@@ -13,7 +13,7 @@ import (
 func TestHazardsView_SaysWhyAnUntrustedServerFillsALeg(t *testing.T) {
 	h := newHarness(t, 100, 40, false)
 	h.keys("z", "down")
-	if ref, _ := h.m.hazards.selected(); ref.Qualified() != "web__fetch_url" {
+	if ref, _ := h.m.hazards.Selected(); ref.Qualified() != "web__fetch_url" {
 		t.Fatalf("cursor on %v, want web__fetch_url", ref)
 	}
 	h.keys("x")

@@ -9,6 +9,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 )
 
 var (
@@ -47,13 +48,13 @@ func TestHazardsViewShowsSandboxes(t *testing.T) {
 			Legs:    map[string][]string{"untrusted-content": {"web__fetch"}, "exfiltration": {"mail__send"}},
 			Summary: "web__fetch reads untrusted content and mail__send can send it out"}},
 	}
-	v := newHazardsView(&common.Common{St: newTestStyles()})
+	v := hazards.New(&common.Common{St: newTestStyles()})
 	v.SetSize(140, 40)
-	v.setData(snap, session.Overrides{}, nil)
-	v.open()
+	v.SetData(snap, session.Overrides{}, nil)
+	v.Open()
 	var b strings.Builder
-	for _, l := range v.lines {
-		b.WriteString(l.text + "\n")
+	for _, l := range v.Lines {
+		b.WriteString(l.Text + "\n")
 	}
 	raw := b.String()
 	plain := ansi.Strip(raw)

@@ -280,57 +280,6 @@ func (k ResultKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Column(), {k.Again, k.Save, k.Back}}
 }
 
-// HazardsKeyMap holds the keys of the hazards view. Disable, Policy and Open
-// work on a tool row; Trust on a tool or server row.
-type HazardsKeyMap struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-	Open     key.Binding
-	Disable  key.Binding
-	Policy   key.Binding
-	Trust    key.Binding
-	Back     key.Binding
-}
-
-// DefaultHazardsKeyMap returns the hazards view's keys.
-func DefaultHazardsKeyMap() HazardsKeyMap {
-	return HazardsKeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous tool")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next tool")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
-		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "tool details")),
-		Disable:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn the tool off / on for this session")),
-		Policy:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its policy: none → ask → deny → none")),
-		Trust:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "its server's trust: trusted → untrusted → blocked")),
-		Back:     key.NewBinding(key.WithKeys("esc", "z", "backspace"), key.WithHelp("esc", "back")),
-	}
-}
-
-// ShortHelp implements help.KeyMap, in words short enough for 80 columns.
-func (k HazardsKeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Down, "move"), short(k.Disable, "off"), short(k.Policy, "policy"),
-		short(k.Trust, "trust"), short(k.Open, "details"), k.Back}
-}
-
-// FullHelp implements help.KeyMap.
-func (k HazardsKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Disable, k.Policy, k.Trust, k.Open, k.Back},
-	}
-}
-
 // TourKeyMap holds the keys of the guided demo tour. They are taken before the
 // screen's own keys while the tour runs and nothing takes text input.
 type TourKeyMap struct {

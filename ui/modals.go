@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 )
 
@@ -68,7 +69,7 @@ func (m *Model) applyForm(act form.Action, cmd tea.Cmd) (*Model, tea.Cmd) {
 func (m *Model) requestQuit() (*Model, tea.Cmd) {
 	el := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling)
 	n := m.waiting()
-	changes := overrideCount(m.over)
+	changes := hazards.OverrideCount(m.over)
 	if !m.call.running && n == 0 && el == 0 && changes == 0 {
 		return m.quit()
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
@@ -102,7 +103,7 @@ type Model struct {
 	acts     activityLog
 	activity activityView
 	overlay  helpview.Model
-	hazards  hazardsView
+	hazards  hazards.Model
 	export   export.Model
 	queue    queue.Model
 	grants   grantsView
@@ -189,7 +190,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		logs:        logs.New(com),
 		activity:    newActivityView(com),
 		overlay:     helpview.New(com),
-		hazards:     newHazardsView(com),
+		hazards:     hazards.New(com),
 		export:      export.New(com),
 		queue:       queue.New(com),
 		grants:      newGrantsView(com),
@@ -221,7 +222,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		model.tour.on = true
 		model.tourGo(0) // the first step starts nothing
 		model.relayout(false)
-		model.hazards.refresh()
+		model.hazards.Refresh()
 	}
 	model.updateKeys()
 	model.spinning = model.needSpinner()
@@ -265,7 +266,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	mm.relayout(false)
 	if mm.screen == screenHazards {
-		mm.hazards.refresh()
+		mm.hazards.Refresh()
 	}
 	if mm.screen == screenGrants {
 		mm.refreshGrants()
@@ -288,8 +289,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // updateKeys enables the global keys that work in the current state.
 func (m *Model) updateKeys() {
 	m.keys.Queue.SetEnabled(m.q.Len() > 0)
-	m.keys.Export.SetEnabled(overrideCount(m.over) > 0)
-	m.keys.Reset.SetEnabled(overrideCount(m.over) > 0)
+	m.keys.Export.SetEnabled(hazards.OverrideCount(m.over) > 0)
+	m.keys.Reset.SetEnabled(hazards.OverrideCount(m.over) > 0)
 	m.overlay.Keys.Tour.SetEnabled(m.opts.Demo != nil && !m.tour.on)
 }
 
@@ -630,22 +631,22 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 		return m, cmd
 	case screenHazards:
-		var act hazardsAction
+		var act hazards.Action
 		var cmd tea.Cmd
 		m.hazards, act, cmd = m.hazards.Update(k)
-		ref, server := m.hazards.selected()
+		ref, server := m.hazards.Selected()
 		switch act {
-		case hazardsBack:
+		case hazards.Back:
 			m.pop()
-		case hazardsOpen:
+		case hazards.OpenTool:
 			if t, ok := m.snap.Tool(ref.Server, ref.Tool); ok {
 				m.openDetail(t)
 			}
-		case hazardsDisable:
+		case hazards.Disable:
 			return m, tea.Batch(cmd, m.toggleDisabled(ref))
-		case hazardsPolicy:
+		case hazards.Policy:
 			return m, tea.Batch(cmd, m.cyclePolicy(ref))
-		case hazardsTrust:
+		case hazards.Trust:
 			return m, tea.Batch(cmd, m.cycleTrust(server))
 		}
 		return m, cmd
@@ -693,7 +694,7 @@ func (m *Model) showTool(t session.ToolInfo) {
 
 // openHazards shows the hazards view over the current screen; esc returns to it.
 func (m *Model) openHazards() {
-	m.hazards.open()
+	m.hazards.Open()
 	m.push(screenHazards)
 }
 
@@ -795,7 +796,7 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 	m.tools.scopeFailure = m.scopeFailure()
 	m.tools.changed, m.tools.changedServers = changedTools, changedServers
 	m.tools.setTools(s.Tools)
-	m.hazards.setData(s, m.over, m.configTrust)
+	m.hazards.SetData(s, m.over, m.configTrust)
 	if m.screen == screenDetail || slices.Contains(m.nav, screenDetail) {
 		t := m.detail.tool
 		if cur, ok := s.Tool(t.Ref.Server, t.Ref.Tool); ok {
@@ -813,7 +814,7 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 
 // refreshBanner renders the risk banner for the current hazards and width.
 func (m *Model) refreshBanner() {
-	m.banner = bannerLines(m.St, m.snap.Hazards, m.connecting() > 0, m.layout.bannerH, m.layout.width)
+	m.banner = hazards.BannerLines(m.St, m.snap.Hazards, m.connecting() > 0, m.layout.bannerH, m.layout.width)
 }
 
 // relayout recomputes the layout and gives every child its size. Unless forced it
@@ -880,7 +881,7 @@ func (m *Model) setTheme(dark bool) {
 	m.servers.restyle()
 	m.tools.restyle()
 	m.call.bar = newBar(&st)
-	m.hazards.dirty = true
+	m.hazards.Dirty = true
 	m.export.Render()
 	m.q.SetStyles(st)
 	m.relayout(true)

@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -178,7 +179,7 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 	}
 	field("trust", common.TrustBadge(st, s.Trust))
 	if s.Fence.Requested {
-		field("sandbox", fenceText(st, s.Fence))
+		field("sandbox", hazards.FenceText(st, s.Fence))
 	}
 	if len(s.Labels) > 0 {
 		labels := make([]string, len(s.Labels))

@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 )
 
 // The demo tools the tour uses. ui does not import the demo servers; a test
@@ -175,7 +176,7 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 	m.tour.show = trust.Ref{}
 	m.nav, m.screen = nil, screenMain
 	var undo, kept []string
-	if n := overrideCount(m.over); n > 0 {
+	if n := hazards.OverrideCount(m.over); n > 0 {
 		verb := "goes"
 		if n > 1 {
 			verb = "go"
@@ -233,7 +234,7 @@ func (m *Model) startTour() tea.Cmd {
 	m.tour = tourState{on: true, keys: m.tour.keys, gen: m.tour.gen}
 	cmd := m.tourGo(0)
 	m.relayout(false)
-	m.hazards.refresh()
+	m.hazards.Refresh()
 	m.updateKeys()
 	return cmd
 }
@@ -241,7 +242,7 @@ func (m *Model) startTour() tea.Cmd {
 // askReset asks before every what-if change is undone (guarded like every
 // question: undoing may make the session less strict as well as more).
 func (m *Model) askReset() tea.Cmd {
-	n := overrideCount(m.over)
+	n := hazards.OverrideCount(m.over)
 	return m.q.AskChoice(choiceReset, "Undo "+strconv.Itoa(n)+" what-if change"+common.Plural(n)+"?",
 		[]string{"Every trust, policy and on/off change you made in this session goes back to what the config says; tiers and hazards are recomputed at once. No file is written or removed."},
 		[2]string{"Keep them", "Undo all"}, question.ChoiceKeys("keep"))

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
@@ -272,7 +273,7 @@ func (m *Model) statusLine() string {
 		parts = append(parts, st.WarnText.Render("⚑ 1 approval waiting"))
 	}
 	asked := len(parts) > asking
-	if n := overrideCount(m.over); n > 0 {
+	if n := hazards.OverrideCount(m.over); n > 0 {
 		parts = append(parts, st.WarnText.Render(unsavedText(n)))
 	}
 	if n := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling); n > 0 {
@@ -328,7 +329,7 @@ func (m *Model) footerLine() string {
 	case screenActivity:
 		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
-		return footerView(m.help, m.hazards.keyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
+		return footerView(m.help, m.hazards.KeyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
 	case screenGrants:
 		return footerView(m.help, m.grants.keyMap(), global)
 	case screenInfo:
@@ -405,7 +406,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "A server's resources (i, then r)", Keys: DefaultResourcesKeyMap()},
 		{Title: "A server's prompts (i, then p)", Keys: DefaultPromptsKeyMap()},
 		{Title: "A read resource or a got prompt", Keys: DefaultOutputKeyMap()},
-		{Title: "Hazards view (z)", Keys: DefaultHazardsKeyMap()},
+		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
 		{Title: "Grants & taint (w)", Keys: DefaultGrantsKeyMap()},
 		{Title: "Rules (K)", Keys: DefaultRulesKeyMap()},

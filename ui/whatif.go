@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 )
 
 // whatIfMsg reports that a live change was applied (or why not).
@@ -223,7 +224,7 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 	if next == m.configTrust[server] {
 		what += " (the config's)"
 	}
-	if note := believedNote(m.snap, server, next); note != "" {
+	if note := hazards.BelievedNote(m.snap, server, next); note != "" {
 		what += " · " + common.Inline(m.St, note, 160)
 	}
 	apply := func(s *session.Manager) error { return s.SetServerTrust(server, next) }
@@ -233,7 +234,7 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 			"",
 			"Its tools' tiers are recomputed, for this session: what was blocked may run, and what it claims about its tools may be believed, so calls may run unasked. T moves it on; U undoes every what-if change.",
 		}
-		if note := believedNote(m.snap, server, next); note != "" {
+		if note := hazards.BelievedNote(m.snap, server, next); note != "" {
 			lines = append(lines, "", common.Inline(m.St, note, 300))
 		}
 		return m.askLoosen("Raise "+name+"'s trust to "+next.String()+"?", lines, "Raise it",
@@ -251,10 +252,10 @@ func (m *Model) applyWhatIf(msg whatIfMsg) {
 	before := m.snap
 	m.setSnapshot(m.sess.Snapshot())
 	m.status = "what-if: " + msg.what
-	if note := remainsNote(before, m.snap); note != "" {
+	if note := hazards.RemainsNote(before, m.snap); note != "" {
 		m.status += " · " + common.Inline(m.St, note, 200)
 	}
-	if n := overrideCount(m.over); n > 0 {
+	if n := hazards.OverrideCount(m.over); n > 0 {
 		m.status += " · E exports the changes"
 	}
 }

@@ -119,11 +119,11 @@ func TestHazardsViewListsLegsAndBreaksTheTrifecta(t *testing.T) {
 		"private-data · 3 tools", "exfiltration · 1 tool", "notes__list_notes", "web__fetch_url",
 		"! high · OPEN-WORLD EXFILTRATION", "UNTRUSTED → DESTRUCTIVE")
 	// The first tool row is mail__send_email, the untrusted-content leg's first tool.
-	if ref, _ := h.m.hazards.selected(); ref != refSend {
+	if ref, _ := h.m.hazards.Selected(); ref != refSend {
 		t.Fatalf("cursor on %v, want mail__send_email", ref)
 	}
 	h.keys("down")
-	if ref, _ := h.m.hazards.selected(); ref.Qualified() != "web__fetch_url" {
+	if ref, _ := h.m.hazards.Selected(); ref.Qualified() != "web__fetch_url" {
 		t.Fatalf("down moved to %v, want web__fetch_url", ref)
 	}
 	h.keys("up")
@@ -135,7 +135,7 @@ func TestHazardsViewListsLegsAndBreaksTheTrifecta(t *testing.T) {
 		t.Errorf("the trifecta is still on screen:\n%s", screen)
 	}
 	screenHas(t, screen, "* Changed in this session · 1 unsaved", "* mail__send_email", "* off for this session", "* 1 unsaved change")
-	if ref, _ := h.m.hazards.selected(); ref != refSend {
+	if ref, _ := h.m.hazards.Selected(); ref != refSend {
 		t.Fatalf("after x the cursor is on %v, want mail__send_email in the changes", ref)
 	}
 
@@ -514,7 +514,7 @@ func TestWhatIf_LooseningTakesTheChord(t *testing.T) {
 	// p in the hazards view on mail__send_email: none → ask → deny at one key each,
 	// deny → none (its tier's policy) asks.
 	h.keys("esc", "z")
-	if ref, _ := h.m.hazards.selected(); ref != refSend {
+	if ref, _ := h.m.hazards.Selected(); ref != refSend {
 		t.Fatalf("cursor on %v, want mail__send_email", ref)
 	}
 	for _, want := range []trust.Action{trust.Ask, trust.Deny} {

@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 )
 
@@ -91,7 +92,7 @@ func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
 	h := newHarness(t, 80, 24, true)
 	h.keys("x") // turn the selected tool off for this session
-	h.waitFor("the what-if change", func(m Model) bool { return overrideCount(m.over) == 1 })
+	h.waitFor("the what-if change", func(m Model) bool { return hazards.OverrideCount(m.over) == 1 })
 	nm, cmd := h.m.Update(keyPress("q"))
 	h.m = *nm.(*Model)
 	if cmd != nil {
@@ -119,7 +120,7 @@ func TestTour_LeavingOffersRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := newHarnessFor(t, sess, 80, 24, false, Options{Title: "demo", Demo: set.Notes().RugPull, Tour: true})
-		h.waitFor("the what-if change", func(m Model) bool { return overrideCount(m.over) == 1 })
+		h.waitFor("the what-if change", func(m Model) bool { return hazards.OverrideCount(m.over) == 1 })
 		h.keys("esc")
 		if h.m.tour.on {
 			t.Fatal("esc did not leave the tour")
@@ -127,7 +128,7 @@ func TestTour_LeavingOffersRestore(t *testing.T) {
 		screen := strings.Join(strings.Fields(h.plain()), " ")
 		screenHas(t, screen, "Restore the session the tour changed?", "1 what-if change", "stays TAINTED (w, then C clears it)", "arming")
 		h.keys("enter") // typed before it armed: answers nothing
-		if overrideCount(h.m.over) != 1 {
+		if hazards.OverrideCount(h.m.over) != 1 {
 			t.Fatal("a key typed while the question armed restored the session")
 		}
 		h.armQuestion()
@@ -168,18 +169,18 @@ func TestResetKeyAndTourRestart(t *testing.T) {
 	if err := sess.SetDisabled(trust.Ref{Server: "web", Tool: "fetch_url"}, true); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("two what-if changes", func(m Model) bool { return overrideCount(m.over) == 2 })
+	h.waitFor("two what-if changes", func(m Model) bool { return hazards.OverrideCount(m.over) == 2 })
 	h.keys("U")
 	screenHas(t, h.plain(), "Undo 2 what-if changes?")
 	h.armQuestion()
 	h.keys("enter") // focus starts on Keep them
-	if overrideCount(h.m.over) != 2 {
+	if hazards.OverrideCount(h.m.over) != 2 {
 		t.Fatal("enter on the focused answer undid the changes")
 	}
 	h.keys("U")
 	h.armQuestion()
 	h.keys("right", "enter")
-	h.waitFor("the changes undone", func(m Model) bool { return overrideCount(m.over) == 0 })
+	h.waitFor("the changes undone", func(m Model) bool { return hazards.OverrideCount(m.over) == 0 })
 	if o := sess.Overrides(); len(o.Trust)+len(o.Disabled) != 0 {
 		t.Errorf("overrides left: %+v", o)
 	}

@@ -1,4 +1,4 @@
-package ui
+package hazards
 
 import (
 	"strconv"
@@ -90,10 +90,10 @@ func legText(st *theme.Styles, names []string, others func() map[string]bool, co
 	return s
 }
 
-// hazardLine is one banner line, e.g.
+// HazardLine is one banner line, e.g.
 // "‼ LETHAL TRIFECTA: web__fetch_url (+1) → notes__* (3) → mail__send_email — guarded".
 // When that does not fit the width it drops the counts, then cuts the line.
-func hazardLine(st *theme.Styles, h trust.Hazard, width int) string {
+func HazardLine(st *theme.Styles, h trust.Hazard, width int) string {
 	style := st.Banner
 	if h.Severity == trust.SeverityCritical {
 		style = st.BannerCrit
@@ -149,10 +149,10 @@ func hazardLine(st *theme.Styles, h trust.Hazard, width int) string {
 	return common.Fit(style.Render(title)+" "+guard+style.Render(":")+" "+legsText, width)
 }
 
-// bannerLines renders the risk banner in exactly n lines: a line per hazard, most
+// BannerLines renders the risk banner in exactly n lines: a line per hazard, most
 // severe first, the last line summarising what did not fit. With no hazard it says
 // so, so that the first screen always states the session's risk.
-func bannerLines(st *theme.Styles, hazards []trust.Hazard, connecting bool, n, width int) []string {
+func BannerLines(st *theme.Styles, hazards []trust.Hazard, connecting bool, n, width int) []string {
 	if len(hazards) == 0 {
 		msg := "✓ no toolset hazards"
 		if connecting {
@@ -166,7 +166,7 @@ func bannerLines(st *theme.Styles, hazards []trust.Hazard, connecting bool, n, w
 		shown = n - 1
 	}
 	for _, h := range hazards[:shown] {
-		lines = append(lines, hazardLine(st, h, width))
+		lines = append(lines, HazardLine(st, h, width))
 	}
 	if rest := hazards[shown:]; len(rest) > 0 {
 		var kinds []string

@@ -1,4 +1,9 @@
-package ui
+// Package hazards is the hazards screen (z) and the risk banner's words: every
+// hazard of the toolset with the tools of each leg, where a tool can be turned off,
+// given a policy or have its server's trust changed for this session (what-if).
+// A key asks the root for the change (Disable, Policy, Trust, OpenTool); the root
+// makes it through the session and hands the new snapshot back (SetData).
+package hazards
 
 import (
 	"maps"
@@ -25,17 +30,17 @@ const maxLegRows = 200
 // hzLine is one line of the hazards view: airlock's own text, or a tool or a
 // server the person can act on.
 type hzLine struct {
-	text   string    // rendered, escaped; without the cursor column
-	ref    trust.Ref // a tool row when ref.Tool != ""
+	Text   string    // rendered, escaped; without the cursor column
+	Ref    trust.Ref // a tool row when ref.Tool != ""
 	server string    // a server row (the changes section) when not ""
 }
 
-func (l hzLine) selectable() bool { return l.ref.Tool != "" || l.server != "" }
+func (l hzLine) selectable() bool { return l.Ref.Tool != "" || l.server != "" }
 
 // key identifies what a row is about, to keep the cursor on it across rebuilds.
 func (l hzLine) key() string {
-	if l.ref.Tool != "" {
-		return "t\x00" + l.ref.Server + "\x00" + l.ref.Tool
+	if l.Ref.Tool != "" {
+		return "t\x00" + l.Ref.Server + "\x00" + l.Ref.Tool
 	}
 	if l.server != "" {
 		return "s\x00" + l.server
@@ -43,88 +48,88 @@ func (l hzLine) key() string {
 	return ""
 }
 
-// hazardsView lists every hazard of the toolset: its severity, whether it is
+// Model lists every hazard of the toolset: its severity, whether it is
 // guarded, its summary and, per leg, the concrete tools with their tier and
 // trust. Below the hazards it lists the person's what-if changes, so that a tool
 // that left every hazard (because it was turned off) can be turned back on. The
 // person moves between tool rows and acts on them; the root carries the action
 // out through the session and hands the view the new snapshot.
-type hazardsView struct {
+type Model struct {
 	*common.Common
-	keys HazardsKeyMap
+	keys KeyMap
 
 	snap   *session.Snapshot
 	over   session.Overrides
 	config map[string]trust.ServerTrust // each server's trust in the config
 
-	lines  []hzLine
+	Lines  []hzLine
 	cursor int // index into lines of a selectable line, -1 when none
 	offset int // first visible line
-	// dirty says the snapshot changed since lines were built; the lines are built
+	// Dirty says the snapshot changed since lines were built; the lines are built
 	// only while the view is shown.
-	dirty bool
+	Dirty bool
 
 	width, height int
 }
 
-func newHazardsView(com *common.Common) hazardsView {
-	return hazardsView{Common: com, keys: DefaultHazardsKeyMap(), cursor: -1}
+func New(com *common.Common) Model {
+	return Model{Common: com, keys: DefaultKeyMap(), cursor: -1}
 }
 
 // SetSize sets the outer size; the lines are wrapped again for the new width.
-func (v *hazardsView) SetSize(w, h int) {
+func (v *Model) SetSize(w, h int) {
 	v.width, v.height = w, h
-	v.dirty = true
+	v.Dirty = true
 }
 
-// setData takes a new snapshot and the live changes; the lines are rebuilt when
+// SetData takes a new snapshot and the live changes; the lines are rebuilt when
 // next shown.
-func (v *hazardsView) setData(s *session.Snapshot, over session.Overrides, config map[string]trust.ServerTrust) {
+func (v *Model) SetData(s *session.Snapshot, over session.Overrides, config map[string]trust.ServerTrust) {
 	v.snap, v.over, v.config = s, over, config
-	v.dirty = true
+	v.Dirty = true
 }
 
-// open shows the view from its first tool row.
-func (v *hazardsView) open() {
+// Open shows the view from its first tool row.
+func (v *Model) Open() {
 	v.cursor, v.offset = -1, 0
 	v.rebuild()
 }
 
-// refresh rebuilds the lines if anything changed, keeping the cursor on the
+// Refresh rebuilds the lines if anything changed, keeping the cursor on the
 // same tool or server where it is still listed.
-func (v *hazardsView) refresh() {
-	if v.dirty {
+func (v *Model) Refresh() {
+	if v.Dirty {
 		v.rebuild()
 	}
 }
 
-// selected returns the tool (ref.Tool != "") or the server under the cursor.
-func (v hazardsView) selected() (trust.Ref, string) {
-	if v.cursor < 0 || v.cursor >= len(v.lines) {
+// Selected returns the tool (ref.Tool != "") or the server under the cursor.
+func (v Model) Selected() (trust.Ref, string) {
+	if v.cursor < 0 || v.cursor >= len(v.Lines) {
 		return trust.Ref{}, ""
 	}
-	l := v.lines[v.cursor]
-	if l.ref.Tool != "" {
-		return l.ref, l.ref.Server
+	l := v.Lines[v.cursor]
+	if l.Ref.Tool != "" {
+		return l.Ref, l.Ref.Server
 	}
 	return trust.Ref{}, l.server
 }
 
-func (v *hazardsView) rebuild() {
-	v.dirty = false
+func (v *Model) rebuild() {
+	v.Dirty = false
 	if v.snap == nil {
 		return
 	}
 	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	keep, keepAt := "", v.cursor
-	if v.cursor >= 0 && v.cursor < len(v.lines) {
-		keep = v.lines[v.cursor].key()
+	if v.cursor >= 0 && v.cursor < len(v.Lines) {
+		keep = v.Lines[v.cursor].key()
 	}
 	var ls []hzLine
 	add := func(texts ...string) {
 		for _, t := range texts {
-			ls = append(ls, hzLine{text: t})
+			ls = append(ls, hzLine{Text: t})
 		}
 	}
 	nameW := v.nameWidth(iw)
@@ -172,9 +177,9 @@ func (v *hazardsView) rebuild() {
 			add("", st.Header.Render("Sandboxes")+st.Muted.Render(" · a server fenced with no network cannot send data out"))
 			fenced = true
 		}
-		add(common.WrapOwn(common.Fit(common.Inline(st, sv.Name, nameW), nameW)+" "+fenceText(st, sv.Fence), iw-2, "  ", strings.Repeat(" ", nameW+3))...)
+		add(common.WrapOwn(common.Fit(common.Inline(st, sv.Name, nameW), nameW)+" "+FenceText(st, sv.Fence), iw-2, "  ", strings.Repeat(" ", nameW+3))...)
 	}
-	if n := overrideCount(v.over); n > 0 {
+	if n := OverrideCount(v.over); n > 0 {
 		add("", st.Header.Render("* Changed in this session · "+strconv.Itoa(n)+" unsaved")+st.Muted.Render(" · E writes them as a TOML fragment"))
 		servers := make([]string, 0, len(v.over.Trust))
 		for s := range v.over.Trust {
@@ -185,7 +190,7 @@ func (v *hazardsView) rebuild() {
 			t := v.over.Trust[s]
 			text := st.WarnText.Render("* ") + common.Fit(common.Inline(st, s, nameW), nameW) + " server trust " + common.TrustBadge(st, t) +
 				st.Muted.Render(" (config: "+v.config[s].String()+")")
-			ls = append(ls, hzLine{text: common.Fit(text, iw-4), server: s})
+			ls = append(ls, hzLine{Text: common.Fit(text, iw-4), server: s})
 		}
 		var refs []trust.Ref
 		for r := range v.over.Policy {
@@ -202,10 +207,10 @@ func (v *hazardsView) rebuild() {
 		}
 		for _, name := range slices.Sorted(maps.Keys(v.over.RulesOff)) {
 			text := st.WarnText.Render("* ") + "rule " + common.Inline(st, name, max(iw/2, 16)) + st.Muted.Render(" off for "+common.Inline(st, v.over.RulesOff[name].Qualified(), 40)+" (K: turn it on)")
-			ls = append(ls, hzLine{text: common.Fit(text, iw-4)})
+			ls = append(ls, hzLine{Text: common.Fit(text, iw-4)})
 		}
 	}
-	v.lines = ls
+	v.Lines = ls
 	v.cursor = -1
 	if keep != "" {
 		for i, l := range ls {
@@ -246,7 +251,7 @@ func legOrder(h trust.Hazard) []string {
 }
 
 // nameWidth is the name column's width: the longest name listed, within bounds.
-func (v hazardsView) nameWidth(iw int) int {
+func (v Model) nameWidth(iw int) int {
 	w := 8
 	for _, h := range v.snap.Hazards {
 		for _, names := range h.Legs {
@@ -267,7 +272,7 @@ func (v hazardsView) nameWidth(iw int) int {
 // shownNames is every tool name the view lists (a leg's rows and the changed
 // tools), cut to nameW together as the tools pane cuts them: in the middle,
 // keeping the tail, and so that no two different names look the same.
-func (v hazardsView) shownNames(nameW int) map[string]string {
+func (v Model) shownNames(nameW int) map[string]string {
 	var qs []string
 	for _, h := range v.snap.Hazards {
 		for _, names := range h.Legs {
@@ -296,7 +301,7 @@ func (v hazardsView) shownNames(nameW int) map[string]string {
 
 // toolLine renders one tool of a leg: a change mark, its name (as shownNames
 // cut it), its tier, its server's trust and what this session changed about it.
-func (v hazardsView) toolLine(qualified, shown string, nameW, iw int) hzLine {
+func (v Model) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	st := v.St
 	server, tool, _ := strings.Cut(qualified, "__")
 	ref := trust.Ref{Server: server, Tool: tool}
@@ -329,13 +334,13 @@ func (v hazardsView) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	if len(change) > 0 {
 		text += st.WarnText.Render("  * " + strings.Join(change, ", "))
 	}
-	return hzLine{text: common.Fit(text, iw-4), ref: ref}
+	return hzLine{Text: common.Fit(text, iw-4), Ref: ref}
 }
 
 // nextSelectable finds the first selectable line from i in direction dir, or -1.
-func (v hazardsView) nextSelectable(i, dir int) int {
-	for ; i >= 0 && i < len(v.lines); i += dir {
-		if v.lines[i].selectable() {
+func (v Model) nextSelectable(i, dir int) int {
+	for ; i >= 0 && i < len(v.Lines); i += dir {
+		if v.Lines[i].selectable() {
 			return i
 		}
 	}
@@ -344,13 +349,13 @@ func (v hazardsView) nextSelectable(i, dir int) int {
 
 // visible is the number of lines between the heading and the line that counts
 // what is below.
-func (v hazardsView) visible() int {
+func (v Model) visible() int {
 	_, ih := common.PaneInner(v.width, v.height)
 	return max(ih-2, 1)
 }
 
 // clamp keeps the cursor visible, and shows the headings above it when they fit.
-func (v *hazardsView) clamp() {
+func (v *Model) clamp() {
 	n := v.visible()
 	if v.cursor >= 0 {
 		if v.cursor < v.offset {
@@ -359,20 +364,20 @@ func (v *hazardsView) clamp() {
 		if v.cursor >= v.offset+n {
 			v.offset = v.cursor - n + 1
 		}
-		for v.offset > 0 && !v.lines[v.offset-1].selectable() && v.cursor-(v.offset-1) < n {
+		for v.offset > 0 && !v.Lines[v.offset-1].selectable() && v.cursor-(v.offset-1) < n {
 			v.offset--
 		}
 		if v.cursor == v.nextSelectable(0, 1) {
 			v.offset = max(0, min(v.offset, v.cursor-n+1))
 		}
 	}
-	v.offset = min(max(v.offset, 0), max(len(v.lines)-n, 0))
+	v.offset = min(max(v.offset, 0), max(len(v.Lines)-n, 0))
 }
 
-func (v *hazardsView) updateKeys() {
-	ref, server := v.selected()
+func (v *Model) updateKeys() {
+	ref, server := v.Selected()
 	tool := ref.Tool != ""
-	first, last := v.nextSelectable(0, 1), v.nextSelectable(len(v.lines)-1, -1)
+	first, last := v.nextSelectable(0, 1), v.nextSelectable(len(v.Lines)-1, -1)
 	v.keys.Disable.SetEnabled(tool)
 	v.keys.Policy.SetEnabled(tool)
 	v.keys.Open.SetEnabled(tool)
@@ -382,30 +387,30 @@ func (v *hazardsView) updateKeys() {
 	v.keys.PageUp.SetEnabled(v.offset > 0 || v.cursor > first)
 	v.keys.Down.SetEnabled(v.cursor >= 0 && v.cursor < last)
 	v.keys.Bottom.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.PageDown.SetEnabled(v.offset+v.visible() < len(v.lines) || v.cursor < last)
+	v.keys.PageDown.SetEnabled(v.offset+v.visible() < len(v.Lines) || v.cursor < last)
 }
 
-// hazardsAction is what a key in the hazards view asks the root to do.
-type hazardsAction int
+// Action is what a key in the hazards view asks the root to do.
+type Action int
 
 const (
-	hazardsNone hazardsAction = iota
-	hazardsBack
-	hazardsOpen
-	hazardsDisable
-	hazardsPolicy
-	hazardsTrust
+	hazardsNone Action = iota
+	Back
+	OpenTool
+	Disable
+	Policy
+	Trust
 )
 
 // Update handles a key; the root acts on the returned action for selected().
-func (v hazardsView) Update(msg tea.Msg) (hazardsView, hazardsAction, tea.Cmd) {
+func (v Model) Update(msg tea.Msg) (Model, Action, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return v, hazardsNone, nil
 	}
 	act := hazardsNone
 	scroll := common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
-	if to, ok := list.Move(k, scroll, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable() }); ok {
+	if to, ok := list.Move(k, scroll, v.cursor, len(v.Lines), v.visible(), func(i int) bool { return v.Lines[i].selectable() }); ok {
 		v.cursor = to
 		switch {
 		case key.Matches(k, v.keys.PageUp):
@@ -416,15 +421,15 @@ func (v hazardsView) Update(msg tea.Msg) (hazardsView, hazardsAction, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, v.keys.Back):
-		act = hazardsBack
+		act = Back
 	case key.Matches(k, v.keys.Open):
-		act = hazardsOpen
+		act = OpenTool
 	case key.Matches(k, v.keys.Disable):
-		act = hazardsDisable
+		act = Disable
 	case key.Matches(k, v.keys.Policy):
-		act = hazardsPolicy
+		act = Policy
 	case key.Matches(k, v.keys.Trust):
-		act = hazardsTrust
+		act = Trust
 	}
 	v.clamp()
 	v.updateKeys()
@@ -432,7 +437,7 @@ func (v hazardsView) Update(msg tea.Msg) (hazardsView, hazardsAction, tea.Cmd) {
 }
 
 // View renders the heading and the visible lines in a pane.
-func (v hazardsView) View() string {
+func (v Model) View() string {
 	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
 	n := 0
@@ -441,32 +446,32 @@ func (v hazardsView) View() string {
 	}
 	head := "Hazards · " + strconv.Itoa(n) + " · x off · p policy · T trust: what-if for this session"
 	lines := []string{common.PaneHeading(st, head, true, iw)}
-	end := min(v.offset+v.visible(), len(v.lines))
+	end := min(v.offset+v.visible(), len(v.Lines))
 	for i := v.offset; i < end; i++ {
-		l := v.lines[i]
+		l := v.Lines[i]
 		switch {
 		case i == v.cursor:
-			lines = append(lines, st.Selected.Render(common.Fit("  ▸ "+ansi.Strip(l.text), iw)))
+			lines = append(lines, st.Selected.Render(common.Fit("  ▸ "+ansi.Strip(l.Text), iw)))
 		case l.selectable():
-			lines = append(lines, "    "+l.text)
+			lines = append(lines, "    "+l.Text)
 		default:
-			lines = append(lines, l.text)
+			lines = append(lines, l.Text)
 		}
 	}
-	if below := len(v.lines) - end; below > 0 {
+	if below := len(v.Lines) - end; below > 0 {
 		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+common.Plural(below)+" (pgdn)", iw)))
 	}
 	return common.PaneBox(st, true, v.width, v.height, lines)
 }
 
-// keyMap returns the bindings that apply now, for the footer.
-func (v hazardsView) keyMap() common.KeyMapFunc {
+// KeyMap returns the bindings that apply now, for the footer.
+func (v Model) KeyMap() common.KeyMapFunc {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
-// overrideCount is the number of live changes: one per server trust, per tool
+// OverrideCount is the number of live changes: one per server trust, per tool
 // policy, per tool turned off and per rule turned off.
-func overrideCount(o session.Overrides) int {
+func OverrideCount(o session.Overrides) int {
 	n := len(o.Trust) + len(o.Policy) + len(o.RulesOff)
 	for _, off := range o.Disabled {
 		if off {
@@ -476,14 +481,65 @@ func overrideCount(o session.Overrides) int {
 	return n
 }
 
-// fenceText says what a server's sandbox enforces, escaped ("fenced: no network,
+// FenceText says what a server's sandbox enforces, escaped ("fenced: no network,
 // reads ~/project, writes ~/project/out"); a sandbox asked for and not applied is
 // a warning in the error style ("⚠ unfenced: sandbox requested but not applied:
 // WHY").
-func fenceText(st *theme.Styles, f trust.Fence) string {
+func FenceText(st *theme.Styles, f trust.Fence) string {
 	words := common.Inline(st, trust.FenceWords(f), 1000)
 	if f.Requested && !f.Applied {
 		return st.ErrorText.Render("⚠ unfenced") + st.ErrorText.Render(strings.TrimPrefix(words, "unfenced"))
 	}
 	return words
+}
+
+// KeyMap holds the keys of the hazards view. Disable, Policy and Open
+// work on a tool row; Trust on a tool or server row.
+type KeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding
+	Disable  key.Binding
+	Policy   key.Binding
+	Trust    key.Binding
+	Back     key.Binding
+}
+
+// DefaultKeyMap returns the hazards view's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous tool")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next tool")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "tool details")),
+		Disable:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn the tool off / on for this session")),
+		Policy:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its policy: none → ask → deny → none")),
+		Trust:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "its server's trust: trusted → untrusted → blocked")),
+		Back:     key.NewBinding(key.WithKeys("esc", "z", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap, in words short enough for 80 columns.
+func (k KeyMap) ShortHelp() []key.Binding {
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	return []key.Binding{short(k.Down, "move"), short(k.Disable, "off"), short(k.Policy, "policy"),
+		short(k.Trust, "trust"), short(k.Open, "details"), k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Disable, k.Policy, k.Trust, k.Open, k.Back},
+	}
 }

@@ -1,4 +1,4 @@
-package ui
+package hazards
 
 // Explanations of surprising recomputations (issue 18): why a tool fills a leg when
 // the leg is an assumption, and which claims trusting a server makes airlock
@@ -33,10 +33,10 @@ func legNote(snap *session.Snapshot, qualified, leg string) string {
 	return c.Text
 }
 
-// believedNote names, for a trust change to next, the claims of the server's tools
+// BelievedNote names, for a trust change to next, the claims of the server's tools
 // that airlock will now believe ("send_email claims read-only, a closed world"); ""
 // when next is not trusted or nothing changes. Raw: escape before display.
-func believedNote(snap *session.Snapshot, server string, next trust.ServerTrust) string {
+func BelievedNote(snap *session.Snapshot, server string, next trust.ServerTrust) string {
 	if next != trust.Trusted || snap == nil {
 		return ""
 	}
@@ -62,12 +62,12 @@ func believedNote(snap *session.Snapshot, server string, next trust.ServerTrust)
 	return "now believed: " + strings.Join(parts, "; ")
 }
 
-// remainsNote says why a hazard survived a live change when it survived only by an
+// RemainsNote says why a hazard survived a live change when it survived only by an
 // assumption: every tool of its untrusted-content leg fills it because its server is
 // not trusted ("lethal-trifecta remains: server mail is untrusted, so it is assumed
 // to read untrusted content"). "" when no hazard of before is left that way. Raw:
 // escape before display.
-func remainsNote(before, after *session.Snapshot) string {
+func RemainsNote(before, after *session.Snapshot) string {
 	if before == nil || after == nil {
 		return ""
 	}
