@@ -1,6 +1,6 @@
 package hazards
 
-// Explanations of surprising recomputations (issue 18): why a tool fills a leg when
+// Explanations of surprising recomputations: why a tool fills a leg when
 // the leg is an assumption, and which claims trusting a server makes airlock
 // believe. The sentences come from the pure trust functions, run on exactly what
 // the session classified each tool from, so the screen and the classifier cannot
