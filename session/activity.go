@@ -6,49 +6,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// CallFinished reports that a call through Manager.Call ended, however it ended:
-// run (ok or a tool error), failed, cancelled or denied. Every call is reported,
-// the person's and every agent's, so the TUI can show what agents did. Args and
-// Result are server- and agent-controlled: escape them before display.
-type CallFinished struct {
-	// CallID is the engine's id of the call ("" when it ended before one was given).
-	CallID string
-	// Client names the agent client ("" for the person); Context is the taint and
-	// grant context the call ran in ("" for the person's own).
-	Client, Context string
-	Server, Tool    string
-	// Tier is the tool's tier when the call ended ("" when the tool is unknown).
-	Tier string
-	Args json.RawMessage
-	// Decision is "allow" or "deny", or "" when the call ended before it was
-	// decided (an unknown tool, bad arguments, cancelled while waiting).
-	Decision string
-	// DecidedBy is who or what decided (trust.DecidedBy), and Reasons why.
-	DecidedBy string
-	Reasons   []string
-	// Rule names the argument rule that decided ("NAME (SOURCE)") when DecidedBy
-	// is "rule".
-	Rule string
-	// Reason is the person's own reason for a denial, if they gave one.
-	Reason string
-	// Outcome is "ok", "tool-error", "failed", "cancelled", "agent-gone" (the agent
-	// went away before the call was forwarded) or "denied".
-	Outcome string
-	// Err is the error's text when the call failed or was denied.
-	Err    string
-	Result *mcp.CallToolResult
-	// At is when the call started; Duration is how long it took in all, any wait
-	// for a person included; Ran is how long the server took (0 when it never ran).
-	At            time.Time
-	Duration, Ran time.Duration
-}
-
-func (CallFinished) event() {}
 
 // callFinished builds the event of one call from what Call returned.
 func callFinished(req CallRequest, snap *Snapshot, start, end time.Time, out *Outcome, err error) CallFinished {

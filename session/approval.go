@@ -19,84 +19,6 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// PersonContext is the context of the person's own calls.
-const PersonContext = "you"
-
-// Answer is a person's answer to a pending call. The zero value is Deny, so an answer
-// that was never given can never mean yes.
-type Answer int
-
-// The answers.
-const (
-	Deny Answer = iota
-	AllowOnce
-	AllowForContext
-)
-
-// String returns the answer as a phrase for logs and audit.
-func (a Answer) String() string {
-	switch a {
-	case AllowOnce:
-		return "allow once"
-	case AllowForContext:
-		return "allow this tool for this context"
-	}
-	return "deny"
-}
-
-// Response is an answer with the person's optional reason.
-type Response struct {
-	Answer Answer
-	Reason string
-	// Remember, when set, saves the answer as a remembered rule (rules.toml): an
-	// allow answer as "always allow" these arguments, a deny as "always deny". The
-	// proposal must be for the asked tool; a bad one denies the call.
-	Remember *RuleProposal
-	// By, when set, says that no person decided: an approver that denies without
-	// asking anyone (no terminal to ask on) sets DecidedByPolicy, so that the audit
-	// log and the denial sentence do not blame the person. Zero means the person.
-	By trust.DecidedBy
-}
-
-// Approver answers calls that ask. Approve blocks until the person answers or ctx
-// ends; the engine treats an error or an ended ctx as a denial.
-type Approver interface {
-	Approve(ctx context.Context, p *Pending) (Response, error)
-}
-
-// ApproverFunc adapts a function to Approver.
-type ApproverFunc func(ctx context.Context, p *Pending) (Response, error)
-
-// Approve calls f.
-func (f ApproverFunc) Approve(ctx context.Context, p *Pending) (Response, error) { return f(ctx, p) }
-
-// Pending is a call that waits for a person. Everything in it is what the dialog shows;
-// Request.Args are the canonical bytes that will be forwarded if allowed. The answer
-// covers exactly what is shown: the tool as listed (Tool, whose Fingerprint and tier
-// are copied below), its trust and policy, and these argument bytes. If any of them
-// changes while the question waits, the question is withdrawn (ApprovalClosed with
-// Stale) and the call is denied; the same check runs again just before forwarding.
-type Pending struct {
-	ID      uint64
-	CallID  string
-	Request CallRequest
-	Tool    ToolInfo
-	// Fingerprint and Tier are the tool's as shown (Tool.Fingerprint, Tool.Class.Tier).
-	Fingerprint string
-	Tier        trust.Tier
-	// Verdict is why the engine asks (policy, taint or a rule) with its reasons.
-	Verdict trust.Verdict
-	// Rule is the argument rule that matched this call (nil when none): the ask rule
-	// that made it ask, or the allow rule that taint overrode (its sentence is among
-	// Verdict.Reasons).
-	Rule       *trust.Rule
-	Taint      trust.Taint
-	ArgsSHA256 string
-	Created    time.Time
-	// Deadline is when the call is denied if nobody answers.
-	Deadline time.Time
-}
-
 // Engine decides every call: allow, deny, or ask a person. It keeps, per context, the
 // tools the person allowed for the context and the taint. One Engine serves the
 // person's own calls and every agent session. Engine is safe for concurrent use.
@@ -272,8 +194,8 @@ func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
 // (trust.DecideRules). local says the server runs on this machine, so paths are
 // also compared with their links resolved. rule is the rule that matched (nil: none).
 func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
-	sets, lists := []*trust.RuleSet{tool.ruleSet}, [][]trust.Rule{tool.Rules}
-	if tool.ruleSet == nil && len(tool.Rules) > 0 { // a ToolInfo not built by a listing
+	sets, lists := []*trust.RuleSet{tool.RuleSet}, [][]trust.Rule{tool.Rules}
+	if tool.RuleSet == nil && len(tool.Rules) > 0 { // a ToolInfo not built by a listing
 		sets[0] = trust.NewRuleSet(tool.Rules)
 	}
 	var unreadable error
@@ -284,7 +206,7 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 		unreadable = e.rules.problemFor(tool.Ref)
 	}
 	sets, lists = e.withoutOff(sets, lists)
-	schema := tool.ruleSchema
+	schema := tool.RuleSchema
 	if schema == nil && slices.ContainsFunc(lists, func(l []trust.Rule) bool { return len(l) > 0 }) {
 		schema = trust.ParseSchema(tool.InputSchema)
 	}
@@ -783,31 +705,6 @@ func (q *approvalQueue) close() {
 	}
 	q.items = nil
 }
-
-// ErrAgentGone is the cause a caller cancels a call's context with when the agent
-// that made the call went away without withdrawing it: its connection closed, its
-// session was deleted or ended, its bridge's stdin closed. A question waiting for
-// it is withdrawn ("the agent disconnected"), the decision is audited
-// trust.DecidedByAgentGone, and nothing of the call runs. It is a
-// context.Canceled (errors.Is).
-var ErrAgentGone error = agentGoneError{}
-
-type agentGoneError struct{}
-
-func (agentGoneError) Error() string { return "the agent disconnected" }
-func (agentGoneError) Unwrap() error { return context.Canceled }
-
-// ErrTokenRevoked is the cause a caller cancels a call's context with when the
-// gateway token its agent presented was revoked: it is ErrAgentGone (errors.Is), so
-// the call is withdrawn as its agent's (decided_by agent-gone) and nothing of it
-// runs, with this error's words in the reasons and the closed question.
-var ErrTokenRevoked error = tokenRevokedError{}
-
-type tokenRevokedError struct{}
-
-func (tokenRevokedError) Error() string        { return "the agent's gateway token was revoked" }
-func (tokenRevokedError) Is(target error) bool { return target == ErrAgentGone }
-func (tokenRevokedError) Unwrap() error        { return context.Canceled }
 
 // goneWhy says why ctx's agent went away: "the agent disconnected", or the
 // cause's own words (ErrTokenRevoked).

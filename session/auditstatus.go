@@ -1,12 +1,5 @@
 package session
 
-// AuditChanged says that what is wrong with the audit log changed: it became
-// damaged, a write failed (a full disk), its head file could not be written, a
-// damaged record was found, or the problem went away. AuditProblem says what it is now.
-type AuditChanged struct{}
-
-func (AuditChanged) event() {}
-
 // AuditProblem is what is wrong with the audit log now (audit.Log.Problem), or nil
 // when nothing is, or there is no audit log. While it is a damage or a failed write,
 // every call that needs a record is denied; a head file that could not be written

@@ -40,88 +40,6 @@ const MaxCompletionValues = 100
 // ErrNoChannel is returned when a server does not offer resources or prompts.
 var ErrNoChannel = errors.New("the server does not offer this")
 
-// ReadRequest is one resources/read, from the person or from an agent. Context and
-// Client are CallRequest's: the taint and grant context ("" is the person's own) and
-// the agent client's name for dialogs.
-type ReadRequest struct {
-	Context string
-	Client  string
-	Server  string
-	// URI is the resource to read, exactly as it is shown, hashed and sent. It must
-	// be valid UTF-8 and not empty.
-	URI string
-	// CallID is CallRequest's: the read's ID when the caller gave one.
-	CallID string
-}
-
-// PromptRequest is one prompts/get. Args is a JSON object of string values (or empty
-// for none): made canonical, it is what is shown, hashed, audited and sent.
-type PromptRequest struct {
-	Context string
-	Client  string
-	Server  string
-	Name    string
-	// Served is the name the gateway serves the prompt under when it is not
-	// SERVER__NAME (see CallRequest.Served); the audit records it.
-	Served string
-	Args   json.RawMessage
-	// CallID is CallRequest's: the get's ID when the caller gave one.
-	CallID string
-}
-
-// CompleteRequest is one completion/complete for an argument of a prompt (Prompt
-// set) or of a resource template (Template set, its URI template).
-type CompleteRequest struct {
-	Context  string
-	Client   string
-	Server   string
-	Prompt   string
-	Template string
-	// Argument is the argument's name and Value what is typed so far; Resolved are
-	// the arguments already filled in.
-	Argument string
-	Value    string
-	Resolved map[string]string
-}
-
-// ReadOutcome is what a resource read that ran returned.
-type ReadOutcome struct {
-	CallID   string
-	Verdict  trust.Verdict
-	Result   *mcp.ReadResourceResult
-	Duration time.Duration
-	// Tainted says the content is untrusted and tainted the request's context.
-	Tainted bool
-}
-
-// PromptOutcome is what a prompt get that ran returned.
-type PromptOutcome struct {
-	CallID   string
-	Verdict  trust.Verdict
-	Result   *mcp.GetPromptResult
-	Duration time.Duration
-	Tainted  bool
-}
-
-// Completion is what completion/complete returned, bounded to MaxCompletionValues.
-type Completion struct {
-	Values  []string
-	Total   int
-	HasMore bool
-	// Tainted says the values are untrusted content and tainted the context.
-	Tainted bool
-}
-
-// ResourceUpdated reports notifications/resources/updated for a URI subscribed to
-// (Subscribe); a notification for any other URI is dropped. URI is server text.
-type ResourceUpdated struct {
-	Server string
-	Gen    uint64
-	URI    string
-}
-
-func (ResourceUpdated) event() {}
-
 // channelPolicy is the config's policy for a server's channel of this kind.
 func channelPolicy(s *server, k trust.ChannelKind) trust.Action {
 	if k == trust.KindPrompts {
@@ -546,13 +464,6 @@ func (m *Manager) Subscribe(ctx context.Context, server, uri string) error {
 func (m *Manager) Unsubscribe(ctx context.Context, server, uri string) error {
 	return m.subscription(ctx, HolderPerson, server, uri, false)
 }
-
-// The holders of a subscription: the person in the TUI, and the gateway for all its
-// agent sessions (it counts its sessions itself).
-const (
-	HolderPerson  = "you"
-	HolderGateway = "gateway"
-)
 
 // SubscribeFor and UnsubscribeFor subscribe and unsubscribe on behalf of holder. One
 // upstream subscription serves every holder of a URI: the server is asked to

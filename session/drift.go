@@ -9,30 +9,6 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// DriftKind names one kind of difference between a snapshot and the live servers.
-type DriftKind string
-
-// The drift kinds.
-const (
-	DriftServerAdded         DriftKind = "server-added"
-	DriftServerRemoved       DriftKind = "server-removed"
-	DriftServerStatus        DriftKind = "server-status"
-	DriftInstructionsChanged DriftKind = "instructions-changed"
-	DriftToolAdded           DriftKind = "tool-added"
-	DriftToolRemoved         DriftKind = "tool-removed"
-	DriftToolChanged         DriftKind = "tool-changed"
-)
-
-// DriftFinding is one difference between a recorded snapshot and the live listing.
-// Server and Tool are server-controlled names: escape before display.
-type DriftFinding struct {
-	Kind   DriftKind `json:"kind"`
-	Server string    `json:"server"`
-	Tool   string    `json:"tool,omitempty"`
-	// Detail says what changed, e.g. "description, annotations" for a changed tool.
-	Detail string `json:"detail"`
-}
-
 // Drift lists every difference between the recorded snapshot (old) and a live
 // recording (cur): servers added, removed or whose status changed, changed
 // instructions, a loosened sandbox, and tools added, removed or changed (by the fingerprint of the

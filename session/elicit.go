@@ -11,35 +11,6 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 )
 
-// Elicitation is a server's request for input from the person (elicitation/create).
-// Message, Schema and URL are server-controlled: escape before display. Answer it
-// with Manager.AnswerElicitation; until then the server's request waits.
-type Elicitation struct {
-	ID     uint64
-	Server string
-	// Mode is "form" (answer Schema) or "url" (the server asks the person to visit URL).
-	Mode    string
-	Message string
-	// Schema is the requested schema, a flat JSON object schema of primitive fields.
-	Schema json.RawMessage
-	URL    string
-	// CallID is the call to Server that was in flight when the server asked (the
-	// oldest, when several were); InFlight lists them all. Both are empty only for a
-	// server whose config allows elicitation = "anytime" and that asked between calls.
-	CallID   string
-	InFlight []string
-}
-
-// ElicitationRequested reports a server asking the person for input.
-type ElicitationRequested struct{ Elicitation *Elicitation }
-
-// ElicitationClosed reports that an elicitation no longer waits (answered, or the
-// server cancelled its request).
-type ElicitationClosed struct{ ID uint64 }
-
-func (ElicitationRequested) event() {}
-func (ElicitationClosed) event()    {}
-
 // elicitations holds the elicitations that wait for the person.
 type elicitations struct {
 	mu      sync.Mutex

@@ -5,63 +5,6 @@ import (
 	"sync"
 )
 
-// Event is something the session reports to whoever drives it (the TUI, the CLI).
-// Every event names its server where it has one; events about a connection carry its
-// generation so that a late event from a connection that was since replaced can be
-// recognised as stale and dropped.
-type Event interface{ event() }
-
-// ServerChanged reports a server's status or tool list changed; read Snapshot for the
-// new state.
-type ServerChanged struct {
-	Server string
-	Gen    uint64
-	Status Status
-}
-
-// LogLine is one line of a server's stderr or one logging notification. Text is raw
-// server-controlled text: escape it before display.
-type LogLine struct {
-	Server string
-	Source string // "stderr", "log:<level>", or "airlock" for airlock's own notes on the server
-	Text   string
-}
-
-// ApprovalRequested reports a call that waits for a person.
-type ApprovalRequested struct{ Pending *Pending }
-
-// ApprovalClosed reports that a pending approval is no longer waiting (answered,
-// timed out or withdrawn by its caller).
-type ApprovalClosed struct {
-	ID      uint64
-	Outcome string
-	// Stale is true when airlock withdrew the question because what it showed (the
-	// tool's definition, tier, trust or policy) changed while it waited; Outcome then
-	// says what changed. The call is denied.
-	Stale bool
-}
-
-// Progress reports a progress notification for a running call.
-type Progress struct {
-	CallID string
-	// Server is the server the call went to, the only one whose progress counts.
-	Server   string
-	Progress float64
-	Total    float64
-	Message  string
-}
-
-// Dropped reports that the event queue overflowed and Count log lines were dropped
-// (they remain in each server's bounded stderr buffer).
-type Dropped struct{ Count int }
-
-func (ServerChanged) event()     {}
-func (LogLine) event()           {}
-func (ApprovalRequested) event() {}
-func (ApprovalClosed) event()    {}
-func (Progress) event()          {}
-func (Dropped) event()           {}
-
 // maxQueued bounds the event queue. Log lines and progress beyond it are dropped and
 // counted; status and approval events are always kept (they are few and must not be
 // lost).

@@ -56,28 +56,12 @@ var configFence = func(s config.Server) trust.Fence {
 	return f
 }
 
-// RecordedSandbox is a RecordedServer's sandbox: what the config asked for and
-// whether the launcher applied it where the snapshot was taken. It leaves out the
-// launcher's detail (a kernel's Landlock ABI), which depends on the machine.
-type RecordedSandbox struct {
-	Requested bool     `json:"requested"`
-	Applied   bool     `json:"applied"`
-	Network   string   `json:"network,omitempty"`
-	Read      []string `json:"read,omitempty"`
-	Write     []string `json:"write,omitempty"`
-}
-
 // recordSandbox is f for a snapshot; nil when no sandbox was asked for.
 func recordSandbox(f trust.Fence) *RecordedSandbox {
 	if !f.Requested {
 		return nil
 	}
 	return &RecordedSandbox{Requested: true, Applied: f.Applied, Network: f.Network, Read: slices.Clone(f.Read), Write: slices.Clone(f.Write)}
-}
-
-// sameRequest reports whether the recorded sandbox asked for what want asks for.
-func (r *RecordedSandbox) sameRequest(want trust.Fence) bool {
-	return r != nil && r.Requested && r.Network == want.Network && slices.Equal(r.Read, want.Read) && slices.Equal(r.Write, want.Write)
 }
 
 // offlineFence is the fence `check --snapshot` counts for a server whose config
@@ -94,7 +78,7 @@ func offlineFence(want trust.Fence, rec *RecordedSandbox) trust.Fence {
 	switch {
 	case rec == nil || !rec.Requested:
 		f.Detail = "the snapshot records no sandbox for this server: take it again with `airlock snapshot`"
-	case !rec.sameRequest(want):
+	case !rec.SameRequest(want):
 		f.Detail = "the snapshot recorded another sandbox than the config asks for: take it again with `airlock snapshot`"
 	case !rec.Applied:
 		f.Detail = "not applied where the snapshot was taken"
@@ -103,12 +87,6 @@ func offlineFence(want trust.Fence, rec *RecordedSandbox) trust.Fence {
 	}
 	return f
 }
-
-// DriftSandboxLoosened is a server's sandbox loosened since the snapshot: network
-// none → all, a folder more to read or write, applied then and not now, or no
-// longer asked for. A tightened sandbox is no finding (it takes no risk away from
-// what the snapshot approved); taking the snapshot again records it.
-const DriftSandboxLoosened DriftKind = "sandbox-loosened"
 
 // sandboxLoosened says how cur loosens old ("" when it does not).
 func sandboxLoosened(old, cur *RecordedSandbox) string {

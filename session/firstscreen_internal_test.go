@@ -181,7 +181,7 @@ func TestSnapshot_CatalogChangeKeepsTheClassifiedTools(t *testing.T) {
 			t.Fatalf("tool %s was classified again for a catalog change", after.Tools[i].Ref.Tool)
 		}
 	}
-	if len(after.channels) == 0 {
+	if len(after.Channels) == 0 {
 		t.Error("the server's resources fill no channel")
 	}
 	part := m.servers["many"].snapCache

@@ -7,7 +7,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -24,32 +23,6 @@ import (
 	"github.com/airlock-mcp/airlock/session/oauth"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// Status is a server connection's state.
-type Status int
-
-// The statuses.
-const (
-	StatusConnecting Status = iota
-	StatusReady
-	StatusFailed
-)
-
-// String returns connecting, ready or failed.
-func (s Status) String() string {
-	switch s {
-	case StatusConnecting:
-		return "connecting"
-	case StatusReady:
-		return "ready"
-	case StatusFailed:
-		return "failed"
-	}
-	return fmt.Sprintf("status(%d)", int(s))
-}
-
-// MarshalText encodes the status as its word.
-func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // DefaultProtocol is the protocol version airlock asks for when a server's config
 // leaves protocol empty. It is the newest version negotiated through the initialize
@@ -372,122 +345,6 @@ var ErrArgsSchema = errors.New("the arguments do not match the tool's input sche
 // ErrNotReady is returned by Call when the tool's server is not connected.
 var ErrNotReady = errors.New("server is not ready")
 
-// DeniedError is returned by Call when the call was not allowed to run.
-type DeniedError struct {
-	Verdict trust.Verdict
-	// Reason is the person's reason for a denial, if they gave one.
-	Reason string
-	// Rule names the argument rule that denied ("NAME (SOURCE)"), "" when none did.
-	Rule string
-	// Audit is why the audit log could not record the call, when that denied it
-	// (Unwrap returns it: errors.Is(err, audit.ErrBroken)).
-	Audit error
-}
-
-// Unwrap returns the audit log's error when that is what denied the call.
-func (e *DeniedError) Unwrap() error { return e.Audit }
-
-func (e *DeniedError) Error() string {
-	if e.Audit != nil {
-		// Not a policy: airlock forwards no call whose decision it cannot record.
-		msg := e.Audit.Error()
-		// The log's error wraps ErrBroken without always saying it in words.
-		if !strings.Contains(msg, audit.ErrBroken.Error()) {
-			msg = audit.ErrBroken.Error() + ": " + msg
-		}
-		return "call refused, nothing was sent: " + msg
-	}
-	msg := "call denied"
-	switch e.Verdict.By {
-	case trust.DecidedByPerson:
-		msg = "call denied by the person at airlock"
-	case trust.DecidedByTaintThenPerson:
-		msg = "call denied by the person at airlock (asked because this context is tainted)"
-	case trust.DecidedByTimeout:
-		msg = "call denied: nobody answered the approval in time"
-	case trust.DecidedByAgentCancelled:
-		msg = "call withdrawn by its caller"
-	case trust.DecidedByAgentGone:
-		msg = "call withdrawn: its agent disconnected"
-	case trust.DecidedByPolicy:
-		msg = "call denied by policy"
-	case trust.DecidedByPin:
-		msg = "call denied: the tool's definition changed"
-	case trust.DecidedByDisabled:
-		msg = "call denied: the tool is turned off"
-	case trust.DecidedByRule:
-		if e.Reason == "" && len(e.Verdict.Reasons) > 0 {
-			return "call denied: " + e.Verdict.Reasons[0]
-		}
-		msg = "call denied by a rule"
-	}
-	switch {
-	case e.Reason != "":
-		msg += ": " + e.Reason
-	case e.Verdict.By == trust.DecidedByTimeout:
-		// Why it asked, then how it ended: "asked because …; nobody answered within 2m0s".
-		msg = "call denied: " + strings.Join(e.Verdict.Reasons, "; ")
-	case len(e.Verdict.Reasons) > 0:
-		msg += ": " + e.Verdict.Reasons[len(e.Verdict.Reasons)-1]
-	}
-	return msg
-}
-
-// WithdrawnError is returned by Call when the caller withdrew the call (its context
-// ended) while it waited for a person. It unwraps to the context's error, so
-// errors.Is(err, context.Canceled) holds; Verdict says why the call asked and that it
-// was withdrawn, as its audit record does.
-type WithdrawnError struct {
-	Verdict trust.Verdict
-	Err     error
-}
-
-func (e *WithdrawnError) Error() string {
-	return "call withdrawn by its caller: " + strings.Join(e.Verdict.Reasons, "; ")
-}
-
-// Unwrap returns the caller's context error.
-func (e *WithdrawnError) Unwrap() error { return e.Err }
-
-// CallRequest is one tool call, from the person or from an agent.
-type CallRequest struct {
-	// Context is the taint and grant context: "" means the person's own calls.
-	Context string
-	// Client names the agent client for dialogs ("" for the person).
-	Client string
-	Server string
-	Tool   string
-	// Served is the name the caller named the tool by when that is not its
-	// qualified name SERVER__TOOL: the gateway's mapped name (Snapshot.ServedName).
-	// The dialog shows it and the audit records it beside the tool; it decides
-	// nothing.
-	Served string
-	// Args are the exact argument bytes: a JSON object, or empty for {}. They are
-	// what the person approves, what is hashed, and what is forwarded.
-	Args json.RawMessage
-	// OnProgress, when set, receives progress notifications for this call.
-	OnProgress func(Progress)
-	// CallID, when set, is the call's ID, from Engine().NewCallID (so no other
-	// call has it): the caller can then ask about the call while it runs
-	// (QuestionWaiting). Empty, the call gets a new one.
-	CallID string
-	// StillAccepted, when set, is asked once more just before an allowed call is
-	// forwarded, after any question was answered: an error that is ErrAgentGone
-	// (ErrTokenRevoked: the gateway token the agent presented was revoked or
-	// replaced meanwhile) means its caller may no longer call, and the call is
-	// withdrawn as its agent's (decided_by agent-gone, the error's words in the
-	// reasons); nothing of it runs. Any other error refuses it too.
-	StillAccepted func() error
-}
-
-// servedName is Served when it differs from the qualified name, else "".
-func (r CallRequest) servedName() string {
-	if r.Served == "" || r.Served == (trust.Ref{Server: r.Server, Tool: r.Tool}).Qualified() {
-		return ""
-	}
-	return r.Served
-}
-
 // Outcome is what happened to a call that ran.
 type Outcome struct {
 	CallID  string
@@ -790,7 +647,7 @@ func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *audi
 		Client:     req.Client,
 		Server:     req.Server,
 		Tool:       req.Tool,
-		Served:     req.servedName(),
+		Served:     servedName(req),
 		Tier:       tool.Class.Tier.String(),
 		ArgsSHA256: ArgsSHA256(req.Args),
 		Args:       Redact(req.Args),
@@ -804,7 +661,7 @@ func (m *Manager) AuditRefused(callID string, req CallRequest, by trust.DecidedB
 	if m.opts.Audit == nil {
 		return
 	}
-	r := audit.Record{Kind: "decision", CallID: callID, Context: ctxKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool, Served: req.servedName(),
+	r := audit.Record{Kind: "decision", CallID: callID, Context: ctxKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool, Served: servedName(req),
 		ArgsSHA256: ArgsSHA256(req.Args), Decision: "deny", DecidedBy: string(by), Reason: why, TS: m.opts.Now().UTC()}
 	_ = m.opts.Audit.Append(r)
 }
@@ -846,4 +703,12 @@ func (m *Manager) auditOutcome(base *audit.Record, out *Outcome, err error) {
 	// Written, not waited for on disk: the next decision's sync carries it (see
 	// Audit.AppendUnsynced and docs/audit-durability.md).
 	_ = m.opts.Audit.AppendUnsynced(r)
+}
+
+// servedName is r.Served when it differs from the qualified name, else "".
+func servedName(r CallRequest) string {
+	if r.Served == "" || r.Served == (trust.Ref{Server: r.Server, Tool: r.Tool}).Qualified() {
+		return ""
+	}
+	return r.Served
 }

@@ -636,16 +636,6 @@ func shortList(items []string, n int) string {
 	return fmt.Sprintf("%s (+%d more)", strings.Join(items[:n], ", "), len(items)-n)
 }
 
-// Reviewed is what a person was shown before accepting changed pins, so that what is
-// pinned is exactly that: per changed tool, the fingerprint (SHA-256 hex) of the
-// current definition shown, or a prefix of at least MinReviewedPrefix digits; and,
-// for changed instructions, the fingerprint of the instructions shown ("" leaves
-// them as they are).
-type Reviewed struct {
-	Tools        map[string]string
-	Instructions string
-}
-
 // MinReviewedPrefix is the shortest fingerprint prefix that binds an acceptance.
 const MinReviewedPrefix = 8
 

@@ -9,63 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// RecordingSchemaVersion is the schema_version of the snapshot files this airlock
-// writes and reads (`airlock snapshot`, `check --snapshot`, `check --drift`).
-const RecordingSchemaVersion = 1
-
-// MaxRecordingBytes bounds a snapshot file airlock reads.
-const MaxRecordingBytes = 256 << 20
-
-// Recording is what `airlock snapshot` writes: every server's raw listing, its
-// instructions and fingerprints, in a stable form meant to be committed and diffed.
-// Servers are sorted by name and tools by name; nothing in it depends on the time or
-// the machine it was taken on, so taking it twice from the same servers gives the
-// same bytes. Strings in it came from servers: escape before display.
-type Recording struct {
-	SchemaVersion int              `json:"schema_version"`
-	Servers       []RecordedServer `json:"servers"`
-}
-
-// RecordedServer is one server of a Recording.
-type RecordedServer struct {
-	Name string `json:"name"`
-	// Status is "ready" or "failed" (with Error saying why).
-	Status             string              `json:"status"`
-	Error              string              `json:"error,omitempty"`
-	Protocol           string              `json:"protocol,omitempty"`
-	ServerInfo         *mcp.Implementation `json:"server_info,omitempty"`
-	Instructions       string              `json:"instructions"`
-	InstructionsSHA256 string              `json:"instructions_sha256"`
-	// Notices are what airlock noticed of the listing itself (caps, skipped entries).
-	Notices []string       `json:"notices,omitempty"`
-	Tools   []RecordedTool `json:"tools"`
-	// Resources and Prompts are null when the server does not offer them, else a
-	// RecordedResources and a RecordedPrompts object (sorted lists); an older
-	// airlock left them null.
-	Resources json.RawMessage `json:"resources"`
-	Prompts   json.RawMessage `json:"prompts"`
-	// Sandbox is the server's sandbox (left out when none was asked for).
-	Sandbox *RecordedSandbox `json:"sandbox,omitempty"`
-}
-
-// RecordedResources is a RecordedServer's resources: its resources sorted by URI,
-// its templates by URI template.
-type RecordedResources struct {
-	Subscribe bool                   `json:"subscribe,omitempty"`
-	List      []ResourceInfo         `json:"list"`
-	Templates []ResourceTemplateInfo `json:"templates"`
-}
-
-// RecordedPrompts is a RecordedServer's prompts, sorted by name.
-type RecordedPrompts struct {
-	List []PromptInfo `json:"list"`
-}
 
 // recordCatalog encodes a catalog for a snapshot: sorted, so that it does not depend
 // on the server's order.
@@ -120,15 +66,6 @@ func recordedCatalog(rs *RecordedServer) (catalog, []string) {
 	return c, notices
 }
 
-// RecordedTool is one tool as the server listed it: the whole definition (in
-// canonical key order) and its fingerprint, the SHA-256 that pins compare.
-type RecordedTool struct {
-	Name string `json:"name"`
-	// SHA256 is "" when the definition cannot be fingerprinted (such a tool is blocked).
-	SHA256     string          `json:"sha256"`
-	Definition json.RawMessage `json:"definition"`
-}
-
 // Record returns the current listing of every server as a Recording. Call it after
 // Wait: a server still connecting is recorded as failed.
 func (m *Manager) Record() *Recording {
@@ -164,15 +101,6 @@ func (m *Manager) Record() *Recording {
 		rec.Servers = append(rec.Servers, rs)
 	}
 	return rec
-}
-
-// Write writes the recording as indented JSON with a final newline. HTML characters
-// are not escaped, so descriptions read as the server wrote them.
-func (r *Recording) Write(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
 }
 
 // ReadRecording reads a snapshot file's contents, refusing a schema version it does

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -143,7 +142,7 @@ func checkRules(rules []trust.Rule, inputSchema []byte) (*trust.Schema, map[stri
 // brokenRule is the ask rule that stands for the first rule in effect (lists: the
 // tool's rules after what-if, the config's first) that can never match the tool's
 // schema; nil when every rule can match. The config's are checked with the listing
-// (tool.brokenRules), remembered ones here.
+// (tool.BrokenRules), remembered ones here.
 func brokenRule(tool ToolInfo, lists [][]trust.Rule, schema *trust.Schema) *trust.Rule {
 	for li, rules := range lists {
 		for i := range rules {
@@ -152,8 +151,8 @@ func brokenRule(tool ToolInfo, lists [][]trust.Rule, schema *trust.Schema) *trus
 				return r // a remembered rule that does not compile
 			}
 			var problems []string
-			if li == 0 && tool.ruleSet != nil {
-				problems = tool.brokenRules[r.Name]
+			if li == 0 && tool.RuleSet != nil {
+				problems = tool.BrokenRules[r.Name]
 			} else {
 				problems = trust.RuleProblems(r, schema)
 			}
@@ -234,19 +233,6 @@ func ruleErrors(cfg config.Server, tools []listedTool) []RuleError {
 	return out
 }
 
-// RuleError is one of the config's rules that can never match a server's listing.
-// CI formats place it at the rule's line of the config (Rule), or at the tool's
-// table when the whole tool is missing.
-type RuleError struct {
-	// Tool is the name the rules are written for.
-	Tool string
-	// Rule is the rule's key path (servers.fs.tools.read_file.rules[0]); "" when
-	// the error is about all the rules of a tool the server does not list.
-	Rule string
-	// Text is the sentence, naming the rule and its line.
-	Text string
-}
-
 // hasRules reports whether any tool of cfg has argument rules.
 func hasRules(cfg config.Server) bool {
 	for _, t := range cfg.Tools {
@@ -256,35 +242,6 @@ func hasRules(cfg config.Server) bool {
 	}
 	return false
 }
-
-// RuleEntry is one rule as the Rules view lists it: a rule of the config or a
-// remembered one (rules.toml), with how often it matched a call in this process.
-type RuleEntry struct {
-	// Name is the config's key path (servers.web.tools.fetch_url.rules[0]) or the
-	// remembered rule's id (r-1f2e3d4c).
-	Name string
-	// Source is where it was written: the config file and line, or rules.toml.
-	Source     string
-	Remembered bool
-	Server     string
-	Tool       string
-	// When is the conditions in TOML's shape (field → matcher → operand).
-	When   map[string]map[string]any
-	Policy trust.Action
-	Reason string
-	// From says where a remembered rule came from ("the dialog, call c7 in context
-	// you"); "" for the config's.
-	From    string
-	Matched int
-	// LastMatch is when it last matched a call in this process (zero: never).
-	LastMatch time.Time
-	// Problem is set when a remembered rule does not compile, or a rule can never
-	// match its tool's listed schema: its tool then asks for every call.
-	Problem string
-}
-
-// Label is "NAME (SOURCE)", as every sentence names a rule.
-func (r RuleEntry) Label() string { return r.Name + " (" + r.Source + ")" }
 
 // WhenOf is a compiled rule's conditions in TOML's shape (field → matcher →
 // operand), for display and export.

@@ -1,267 +1,13 @@
 package session
 
 import (
-	"encoding/json"
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// ServerInfo is a point-in-time view of one server. Text fields that came from the
-// server (Instructions, Err, Notices, Implementation) are raw: escape before display.
-type ServerInfo struct {
-	Name   string
-	Trust  trust.ServerTrust
-	Labels []trust.Leg
-	Status Status
-	// Err says why the server failed (nil unless Status is StatusFailed).
-	Err error
-	// Gen numbers the connection this view comes from.
-	Gen                 uint64
-	Protocol            string
-	Instructions        string
-	InstructionsChanged bool
-	Implementation      *mcp.Implementation
-	// Capabilities is what the server declared in its initialize result (nil
-	// before the first connection).
-	Capabilities *mcp.ServerCapabilities
-	// Notices are things a person should know about the listing: caps reached,
-	// repeated cursors, removed tools, skipped entries.
-	Notices []string
-	// RuleErrors are the config's rules that can never match the listing, one
-	// sentence each naming the rule and its line: a condition on a field the
-	// tool's schema does not declare or of a type its matcher cannot compare
-	// (that tool asks for every call until the rule is fixed), or rules for a tool
-	// the server does not list. `check` fails on any.
-	RuleErrors []RuleError
-	// Tiers counts the server's tools per tier.
-	Tiers [len(trust.Tiers)]int
-	// Env names the environment variables a stdio server's process receives (never
-	// their values); nil for other transports.
-	Env []string
-	// Fence is what the server's sandbox enforces, as its launcher reported it
-	// (the zero value: no sandbox asked for).
-	Fence trust.Fence
-	// Resources, ResourceTemplates and Prompts are what the server lists besides
-	// tools (catalog.go: paging caps, duplicates dropped), as received: escape
-	// before display. OffersResources and OffersPrompts say the server declared
-	// the capability; Subscribe that it takes resources/subscribe, Completions
-	// that it answers completion/complete.
-	Resources         []ResourceInfo
-	ResourceTemplates []ResourceTemplateInfo
-	Prompts           []PromptInfo
-	OffersResources   bool
-	OffersPrompts     bool
-	Subscribe         bool
-	Completions       bool
-	// Roots are the file:// URIs airlock answers roots/list with (the config's roots,
-	// or the last SetRoots); nil when the server gets no roots.
-	Roots []string
-	// Deprecated lists the features deprecated by the 2026-07-28 spec (SEP-2577)
-	// that the server used in this run, sorted: DeprecatedLogging, DeprecatedRoots,
-	// DeprecatedSampling.
-	Deprecated []string
-}
-
-// ToolInfo is a point-in-time view of one tool with its classification. Raw is the
-// whole tool object exactly as received; strings in it are server-controlled.
-type ToolInfo struct {
-	Ref          trust.Ref
-	Title        string
-	Description  string
-	InputSchema  json.RawMessage
-	OutputSchema json.RawMessage
-	Raw          json.RawMessage
-	// Fingerprint is the canonical SHA-256 of Raw (what pins compare); "" when the
-	// definition could not be fingerprinted.
-	Fingerprint string
-	Declared    trust.Declared
-	Class       trust.Classification
-	Pin         trust.PinState
-	PinnedAt    time.Time
-	ServerTrust trust.ServerTrust
-	// Facts is what the entry says of the tool's server, one value shared by all
-	// of its tools (ServerEnv and the methods after it read it; nil reads as
-	// nothing known).
-	Facts *ServerFacts
-	// Exposed is false when the name cannot be offered through the gateway.
-	Exposed bool
-	// Disabled is true when the person turned the tool off for this session.
-	Disabled bool
-	// Policy is the tool's own policy (config, or the person's live change);
-	// ActionUnset when the tier's policy applies.
-	Policy trust.Action
-	// ToolLabels and Asserted are the config's labels and asserted hints for the
-	// tool, InstructionsChanged and NameProblem the blocks it was classified with:
-	// with the fields above and the server's labels (Facts), what Input gives back.
-	ToolLabels          []trust.Leg
-	Asserted            trust.Hints
-	InstructionsChanged bool
-	NameProblem         string
-	// Rules are the tool's argument rules: the config's, then the remembered ones
-	// (docs/rules.md). They decide only while the tool is not blocked, so a changed
-	// pin suspends them until the new definition is accepted.
-	Rules []trust.Rule
-	// ruleSet is Rules compiled for matching (built with the listing).
-	ruleSet *trust.RuleSet
-	// ruleSchema is InputSchema read for rules (trust.ParseSchema), with the
-	// listing for a tool that has config rules; nil otherwise (read when a call
-	// to a tool with remembered rules needs it).
-	ruleSchema *trust.Schema
-	// brokenRules are the config's rules of the tool that can never match its
-	// listed schema (trust.RuleProblems), by name: while one is in effect, every
-	// call of the tool asks.
-	brokenRules map[string][]string
-	// Channel is set when this is no tool but a channel decided like one (a
-	// resource read, a prompt get; Ref.Tool is then trust.ResourceReadTool or
-	// trust.PromptGetTool): questions and the Activity view say so.
-	Channel trust.ChannelKind
-	// TaskSupport is the tool's execution.taskSupport as listed ("", "forbidden",
-	// "optional" or "required"). airlock cannot run task-augmented calls (go-sdk
-	// v1.8.0 does not implement SEP-2663): Call refuses a "required" tool up front.
-	TaskSupport string
-}
-
-// ServerFacts is what a tool's entry says of its server. One value is shared by the
-// tools of a listing: as four fields of each ToolInfo it was 96 bytes a tool, a
-// megabyte of copies at 10,000 tools that a first listing wrote and zeroed first.
-type ServerFacts struct {
-	// Env is ServerInfo.Env: variable names only.
-	Env []string
-	// Roots and Deprecated are ServerInfo.Roots and .Deprecated.
-	Roots      []string
-	Deprecated []string
-	// Labels are the config's labels of the server, as classification read them.
-	Labels []trust.Leg
-	// Local is true for a server on this machine (stdio, in-process): a path in its
-	// arguments names a file airlock can resolve.
-	Local bool
-	// Fence is ServerInfo.Fence, as classification read it; Fenceable says a
-	// sandbox can be applied to the server (a stdio server airlock starts, on a
-	// system it fences), so a fix hint may propose one.
-	Fence     trust.Fence
-	Fenceable bool
-}
-
-// ServerEnv is ServerInfo.Env of the tool's server: variable names only (nil when
-// unknown).
-func (t *ToolInfo) ServerEnv() []string {
-	if t.Facts == nil {
-		return nil
-	}
-	return t.Facts.Env
-}
-
-// ServerRoots is ServerInfo.Roots of the tool's server.
-func (t *ToolInfo) ServerRoots() []string {
-	if t.Facts == nil {
-		return nil
-	}
-	return t.Facts.Roots
-}
-
-// ServerDeprecated is ServerInfo.Deprecated of the tool's server.
-func (t *ToolInfo) ServerDeprecated() []string {
-	if t.Facts == nil {
-		return nil
-	}
-	return t.Facts.Deprecated
-}
-
-// ServerFence is ServerInfo.Fence of the tool's server, as classified.
-func (t *ToolInfo) ServerFence() trust.Fence {
-	if t.Facts == nil {
-		return trust.Fence{}
-	}
-	return t.Facts.Fence
-}
-
-// ServerLabels are the config's labels of the tool's server, as classified.
-func (t *ToolInfo) ServerLabels() []trust.Leg {
-	if t.Facts == nil {
-		return nil
-	}
-	return t.Facts.Labels
-}
-
-// Input is exactly what trust.Classify was given for this tool (with the session's
-// live changes applied): explanations and fix hints re-run the pure trust functions
-// on it. It is rebuilt from the tool's fields rather than kept beside them, which at
-// 10,000 tools was 2.8 MB of copies a first listing wrote and nobody read.
-func (t *ToolInfo) Input() trust.Tool {
-	return trust.Tool{
-		Server:              t.Ref.Server,
-		Name:                t.Ref.Tool,
-		Description:         t.Description,
-		Declared:            t.Declared,
-		ServerTrust:         t.ServerTrust,
-		ServerLabels:        t.ServerLabels(),
-		ToolLabels:          t.ToolLabels,
-		Asserted:            t.Asserted,
-		ToolPolicy:          t.Policy,
-		Pin:                 t.Pin,
-		PinnedAt:            t.PinnedAt,
-		InstructionsChanged: t.InstructionsChanged,
-		NameProblem:         t.NameProblem,
-		Disabled:            t.Disabled,
-		Fence:               t.ServerFence(),
-	}
-}
-
-// Snapshot is the whole session at one moment: servers, classified tools and the
-// hazards of the toolset. A Snapshot is immutable; take a new one after an event.
-//
-// Everything a Snapshot holds is READ-ONLY and shared: the ToolInfo values Tools
-// points to are shared with later snapshots (a what-if rebuilds only the changed
-// server's), and Hazards' legs with later snapshots' hazards (see trust.Hazard). A
-// caller that wants to sort, trim, append to or change any of it copies it first.
-type Snapshot struct {
-	// Version increases with every change the Manager sees.
-	Version uint64
-	Servers []ServerInfo
-	// Tools is sorted by server, then tool name. The pointers let snapshots share
-	// unchanged servers' tools instead of copying 10,000 values per what-if.
-	Tools   []*ToolInfo
-	Hazards []trust.Hazard
-	// channels are the servers' resources and prompts channels that count in the
-	// hazards (not tools: nothing lists or serves them), for Fixes.
-	channels []ToolInfo
-	// served is the names the gateway serves the tools and prompts under, made on
-	// first use (served.go).
-	served *servedNames
-}
-
-// Tool finds one tool by server and name (the first, if a server lists it twice): a
-// binary search of Tools, which is sorted, so that no index is built per snapshot.
-func (s *Snapshot) Tool(server, name string) (ToolInfo, bool) {
-	i, ok := slices.BinarySearchFunc(s.Tools, trust.Ref{Server: server, Tool: name}, func(t *ToolInfo, r trust.Ref) int {
-		if c := strings.Compare(t.Ref.Server, r.Server); c != 0 {
-			return c
-		}
-		return strings.Compare(t.Ref.Tool, r.Tool)
-	})
-	if !ok {
-		return ToolInfo{}, false
-	}
-	return *s.Tools[i], true
-}
-
-// Server finds one server by name.
-func (s *Snapshot) Server(name string) (ServerInfo, bool) {
-	for _, sv := range s.Servers {
-		if sv.Name == name {
-			return sv, true
-		}
-	}
-	return ServerInfo{}, false
-}
 
 // Snapshot returns the current view of the session, cached until something changes.
 func (m *Manager) Snapshot() *Snapshot {
@@ -375,7 +121,8 @@ func (m *Manager) build(version uint64) *Snapshot {
 	m.mu.Unlock()
 
 	parts := make([]*serverSnap, len(m.order))
-	snap := &Snapshot{Version: version, Servers: make([]ServerInfo, 0, len(m.order)), served: &servedNames{budget: m.nameBudget()}}
+	snap := &Snapshot{Version: version, Servers: make([]ServerInfo, 0, len(m.order))}
+	snap.SetNameBudget(m.nameBudget())
 	total := 0
 	for i, name := range m.order {
 		s := m.servers[name]
@@ -426,7 +173,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 	snap.Tools = make([]*ToolInfo, 0, total)
 	for _, part := range parts {
 		snap.Tools = append(snap.Tools, part.ptrs...)
-		snap.channels = append(snap.channels, part.channels...)
+		snap.Channels = append(snap.Channels, part.channels...)
 	}
 	assessed := m.built.toolset(parts)
 	// A live change that moves only Actions and legs (trust, policy) leaves every
@@ -546,10 +293,10 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				InstructionsChanged: t.InstructionsChanged,
 				NameProblem:         t.NameProblem,
 				Rules:               tc.Rules,
-				ruleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
+				RuleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
 			}
 			if len(tc.Rules) > 0 {
-				part.tools[i].ruleSchema, part.tools[i].brokenRules = checkRules(tc.Rules, lt.wire.InputSchema)
+				part.tools[i].RuleSchema, part.tools[i].BrokenRules = checkRules(tc.Rules, lt.wire.InputSchema)
 			}
 			part.assessed[i] = trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
 				AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted}

@@ -19,23 +19,6 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// Overrides are the person's live "what if" changes for this session: a server's trust,
-// a tool's policy, a tool turned off. They recompute tiers, policies and hazards at once
-// and are never written into the person's config; ExportOverrides turns them into a
-// TOML fragment to merge by hand.
-type Overrides struct {
-	Trust    map[string]trust.ServerTrust
-	Policy   map[trust.Ref]trust.Action
-	Disabled map[trust.Ref]bool
-	// RulesOff are argument rules turned off for this session, by name (a config
-	// key path or a remembered rule's id), with the tool each is for.
-	RulesOff map[string]trust.Ref
-}
-
-func (o Overrides) empty() bool {
-	return len(o.Trust) == 0 && len(o.Policy) == 0 && len(o.Disabled) == 0 && len(o.RulesOff) == 0
-}
-
 // Overrides returns a copy of the current live changes.
 func (m *Manager) Overrides() Overrides {
 	m.mu.Lock()
@@ -87,7 +70,7 @@ func (m *Manager) SetRuleOff(name string, ref trust.Ref, off bool) error {
 func (m *Manager) Unsaved() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return !m.over.empty()
+	return !m.over.Empty()
 }
 
 // SetServerTrust changes a server's trust for this session. Setting the trust the
@@ -234,11 +217,6 @@ func (m *Manager) announceOverrides() {
 	m.notify()
 }
 
-// OverridesChanged reports that the person's live changes moved: take a new Snapshot.
-type OverridesChanged struct{}
-
-func (OverridesChanged) event() {}
-
 // trustLocked is a server's trust with the live change applied; m.mu must be held.
 func (m *Manager) trustLocked(s *server) trust.ServerTrust {
 	if t, ok := m.over.Trust[s.cfg.Name]; ok {
@@ -264,7 +242,7 @@ func (m *Manager) serverTrust(s *server) trust.ServerTrust {
 // its key nor a comment. The fragment is "" when there is no change.
 func (m *Manager) ExportOverrides() string {
 	o := m.Overrides()
-	if o.empty() {
+	if o.Empty() {
 		return ""
 	}
 	type piece struct {
