@@ -9,14 +9,14 @@ package hazards
 import (
 	"strings"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
 // legNote says why the tool qualified fills leg, when that comes from an
 // assumption about a server that is not trusted; "" otherwise. The text holds
 // server-controlled names: escape it.
-func legNote(snap *session.Snapshot, qualified, leg string) string {
+func legNote(snap *model.Snapshot, qualified, leg string) string {
 	l, ok := trust.ParseLeg(leg)
 	if !ok {
 		return ""
@@ -36,7 +36,7 @@ func legNote(snap *session.Snapshot, qualified, leg string) string {
 // BelievedNote names, for a trust change to next, the claims of the server's tools
 // that airlock will now believe ("send_email claims read-only, a closed world"); ""
 // when next is not trusted or nothing changes. Raw: escape before display.
-func BelievedNote(snap *session.Snapshot, server string, next trust.ServerTrust) string {
+func BelievedNote(snap *model.Snapshot, server string, next trust.ServerTrust) string {
 	if next != trust.Trusted || snap == nil {
 		return ""
 	}
@@ -67,7 +67,7 @@ func BelievedNote(snap *session.Snapshot, server string, next trust.ServerTrust)
 // not trusted ("lethal-trifecta remains: server mail is untrusted, so it is assumed
 // to read untrusted content"). "" when no hazard of before is left that way. Raw:
 // escape before display.
-func RemainsNote(before, after *session.Snapshot) string {
+func RemainsNote(before, after *model.Snapshot) string {
 	if before == nil || after == nil {
 		return ""
 	}

@@ -16,7 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
@@ -58,8 +58,8 @@ type Model struct {
 	*common.Common
 	keys KeyMap
 
-	snap   *session.Snapshot
-	over   session.Overrides
+	snap   *model.Snapshot
+	over   model.Overrides
 	config map[string]trust.ServerTrust // each server's trust in the config
 
 	Lines  []hzLine
@@ -84,7 +84,7 @@ func (v *Model) SetSize(w, h int) {
 
 // SetData takes a new snapshot and the live changes; the lines are rebuilt when
 // next shown.
-func (v *Model) SetData(s *session.Snapshot, over session.Overrides, config map[string]trust.ServerTrust) {
+func (v *Model) SetData(s *model.Snapshot, over model.Overrides, config map[string]trust.ServerTrust) {
 	v.snap, v.over, v.config = s, over, config
 	v.Dirty = true
 }
@@ -471,7 +471,7 @@ func (v Model) KeyMap() common.KeyMapFunc {
 
 // OverrideCount is the number of live changes: one per server trust, per tool
 // policy, per tool turned off and per rule turned off.
-func OverrideCount(o session.Overrides) int {
+func OverrideCount(o model.Overrides) int {
 	n := len(o.Trust) + len(o.Policy) + len(o.RulesOff)
 	for _, off := range o.Disabled {
 		if off {

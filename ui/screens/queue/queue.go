@@ -16,7 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -93,9 +93,9 @@ func (q *Model) SetCount(n int) {
 }
 
 // Order sorts waiting calls oldest first (then by ID, which increases).
-func Order(ps []*session.Pending) []*session.Pending {
+func Order(ps []*model.Pending) []*model.Pending {
 	out := slices.Clone(ps)
-	slices.SortStableFunc(out, func(a, b *session.Pending) int {
+	slices.SortStableFunc(out, func(a, b *model.Pending) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}
@@ -108,7 +108,7 @@ func Order(ps []*session.Pending) []*session.Pending {
 func (q Model) KeyMap() help.KeyMap { return q.keys }
 
 // View renders the queue box over the pending calls at time now.
-func (q Model) View(items []*session.Pending, now time.Time, h help.Model) string {
+func (q Model) View(items []*model.Pending, now time.Time, h help.Model) string {
 	st := q.St
 	w := min(q.width, 100)
 	iw, _ := common.PaneInner(w, 3)
@@ -142,13 +142,13 @@ func (q Model) View(items []*session.Pending, now time.Time, h help.Model) strin
 // row is one waiting call: age, who (agent client · context, or you), the tool
 // with its tier, and when it is denied unless answered. The client name and the
 // context come from the agent and are escaped.
-func (q Model) row(p *session.Pending, selected bool, now time.Time, w, toolW int) string {
+func (q Model) row(p *model.Pending, selected bool, now time.Time, w, toolW int) string {
 	st := q.St
 	who := "you"
 	if c := p.Request.Client; c != "" {
 		ctx := p.Request.Context
 		if ctx == "" {
-			ctx = session.PersonContext
+			ctx = model.PersonContext
 		}
 		who = common.Inline(st, c, 14) + " · " + common.Inline(st, ctx, 14)
 	}
