@@ -105,7 +105,7 @@ func (d *detailView) SetSize(w, h int) {
 func (d *detailView) render() {
 	iw, _ := common.PaneInner(d.width, d.height)
 	d.vp.SetContent(detailContent(d.St, d.tool, d.served, d.now, d.pinned, d.gateway, iw))
-	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && d.tool.TaskSupport != taskRequired)
+	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && d.tool.TaskSupport != common.TaskRequired)
 	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
 }
 
@@ -193,7 +193,7 @@ func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now 
 	}
 	field("legs", common.OrDash(strings.Join(legs, ", ")))
 	field("pin", pinText(st, t.Pin, t.PinnedAt))
-	if tt := taskText(st, t.TaskSupport); tt != "" {
+	if tt := common.TaskText(st, t.TaskSupport); tt != "" {
 		field("tasks", tt)
 	}
 	// What an agent sees, exactly as the gateway decides it (gateway.Gateway.sync in session/gateway):

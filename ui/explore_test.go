@@ -272,7 +272,7 @@ func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 	if h.m.detail.keys.Call.Enabled() {
 		t.Error("the detail offers to call a task-only tool")
 	}
-	if got := taskText(h.m.St, "optional"); !strings.Contains(got, "calls it normally") {
+	if got := common.TaskText(h.m.St, "optional"); !strings.Contains(got, "calls it normally") {
 		t.Errorf("optional: %q", got)
 	}
 }

@@ -33,7 +33,7 @@ func (m *Model) openForm(t session.ToolInfo, replace bool) (*Model, tea.Cmd) {
 		m.status = "⊘ " + common.Inline(m.St, t.Ref.Qualified(), 40) + " is blocked: " + common.Inline(m.St, why, 120)
 		return m, nil
 	}
-	if t.TaskSupport == taskRequired {
+	if t.TaskSupport == common.TaskRequired {
 		// The whole reason is in the detail and in Activity.
 		m.status = "⧗ not called: " + common.Inline(m.St, t.Ref.Qualified(), 40) + " runs only as a task, which airlock cannot do yet (enter: why)"
 		return m, nil

@@ -163,7 +163,7 @@ func (p *toolsPane) setTools(tools []*session.ToolInfo) {
 	p.hay = nil
 	p.taskOnly = map[int]bool{}
 	for i, t := range tools {
-		if t.TaskSupport == taskRequired {
+		if t.TaskSupport == common.TaskRequired {
 			p.taskOnly[i] = true
 		}
 	}
