@@ -269,7 +269,7 @@ func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 		t.Fatalf("enter did not open the detail:\n%s", h.plain())
 	}
 	screenHas(t, h.plain(), "tasks", "⧗ task only: it runs only as a task")
-	if h.m.detail.keys.Call.Enabled() {
+	if h.m.detail.Keys.Call.Enabled() {
 		t.Error("the detail offers to call a task-only tool")
 	}
 	if got := common.TaskText(h.m.St, "optional"); !strings.Contains(got, "calls it normally") {

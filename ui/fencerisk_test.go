@@ -9,6 +9,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 )
 
@@ -22,16 +23,16 @@ var (
 func TestDetailShowsTheSandbox(t *testing.T) {
 	st := newTestStyles()
 	tool := session.ToolInfo{Ref: trust.Ref{Server: "fs", Tool: "write"}, Facts: &session.ServerFacts{Fence: fsFence}}
-	plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
+	plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "sandbox   fenced: no network, reads ~/project, writes ~/project/out")
 	tool.Facts = &session.ServerFacts{Fence: mailFence}
-	out := detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)
+	out := detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)
 	screenHas(t, ansi.Strip(out), "sandbox   ⚠ unfenced: sandbox requested but not applied: landlock_create_ruleset: ⟨ESC⟩[31mENOSYS")
 	if strings.Contains(out, "\x1b[31mENOSYS") {
 		t.Error("the launcher's detail reached the terminal raw")
 	}
 	tool.Facts = nil
-	if plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "sandbox") {
+	if plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "sandbox") {
 		t.Errorf("a server without a sandbox shows a sandbox line:\n%s", plain)
 	}
 }

@@ -200,36 +200,6 @@ func (k FilterKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Apply, 
 // FullHelp implements help.KeyMap.
 func (k FilterKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Apply, k.Cancel}} }
 
-// DetailKeyMap holds the keys of the tool detail view.
-type DetailKeyMap struct {
-	common.ScrollKeyMap
-	Call key.Binding
-	// Accept pins the new definition of a tool that changed since pinned; it is
-	// enabled only for such a tool and asks before it acts.
-	Accept key.Binding
-	Back   key.Binding
-}
-
-// DefaultDetailKeyMap returns the detail view's keys.
-func DefaultDetailKeyMap() DetailKeyMap {
-	return DetailKeyMap{
-		ScrollKeyMap: common.DefaultScrollKeyMap(),
-		Call:         key.NewBinding(key.WithKeys("enter", "c"), key.WithHelp("enter/c", "call")),
-		Accept:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "accept the changed definition")),
-		Back:         key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
-	}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k DetailKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Down, k.Call, k.Accept, k.Back}
-}
-
-// FullHelp implements help.KeyMap.
-func (k DetailKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.Column(), {k.Call, k.Accept, k.Back}}
-}
-
 // CallKeyMap holds the keys while a call runs.
 type CallKeyMap struct {
 	Cancel key.Binding

@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
@@ -38,7 +39,7 @@ import (
 // ←/→ among them) never reach one.
 func screenKeyMaps() []any {
 	return []any{
-		DefaultGlobalKeyMap(), DefaultServersKeyMap(), DefaultToolsKeyMap(), DefaultDetailKeyMap(),
+		DefaultGlobalKeyMap(), DefaultServersKeyMap(), DefaultToolsKeyMap(), detail.DefaultKeyMap(),
 		DefaultResultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
 		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
 		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), DefaultPromptsKeyMap(),

@@ -331,8 +331,3 @@ func byteSize(n int) string {
 func (r resultView) keyMap() common.KeyMapFunc {
 	return common.KeyMapFunc{Short: r.keys.ShortHelp(), Full: r.keys.FullHelp()}
 }
-
-// keyMap returns the bindings that apply now, for the footer.
-func (d detailView) keyMap() common.KeyMapFunc {
-	return common.KeyMapFunc{Short: d.keys.ShortHelp(), Full: d.keys.FullHelp()}
-}

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
@@ -92,7 +93,7 @@ type Model struct {
 
 	servers serversPane
 	tools   toolsPane
-	detail  detailView
+	detail  detail.Model
 	form    form.Form
 	formFor session.ToolInfo // the tool the call form is for
 	call    callView
@@ -184,7 +185,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		focus:       paneTools,
 		servers:     newServersPane(com),
 		tools:       newToolsPane(com),
-		detail:      newDetailView(com),
+		detail:      detail.New(com),
 		call:        newCallView(com),
 		result:      newResultView(com),
 		logs:        logs.New(com),
@@ -209,7 +210,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		// The first server's status replaces it at once: Activity keeps it.
 		model.acts.add(activityEntry{at: model.now(), status: model.status})
 	}
-	model.detail.gateway = opts.GatewayURL != ""
+	model.detail.Gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
 	model.tools.focused = true
 	model.setSnapshot(m.Snapshot())
@@ -589,17 +590,17 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 		return m, cmd
 	case screenDetail:
-		var act detailAction
+		var act detail.Action
 		var cmd tea.Cmd
 		m.detail, act, cmd = m.detail.Update(k)
 		switch act {
-		case detailBack:
+		case detail.Back:
 			m.pop()
-		case detailCall:
-			return m.openForm(m.detail.tool, false)
-		case detailAccept:
-			ref := m.detail.tool.Ref
-			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), m.detail.tool.Fingerprint))
+		case detail.Call:
+			return m.openForm(m.detail.Tool, false)
+		case detail.Accept:
+			ref := m.detail.Tool.Ref
+			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), m.detail.Tool.Fingerprint))
 		}
 		return m, cmd
 	case screenResult:
@@ -668,7 +669,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 
 // openDetail shows a tool's details over the current screen; esc returns to it.
 func (m *Model) openDetail(t session.ToolInfo) {
-	m.detail.open(t, servedNameOf(m.snap, &t), m.sess.Engine().Decide("", t), m.pinnedFor(t))
+	m.detail.Open(t, detail.ServedNameOf(m.snap, &t), m.sess.Engine().Decide("", t), m.pinnedFor(t))
 	m.push(screenDetail)
 }
 
@@ -798,9 +799,9 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 	m.tools.setTools(s.Tools)
 	m.hazards.SetData(s, m.over, m.configTrust)
 	if m.screen == screenDetail || slices.Contains(m.nav, screenDetail) {
-		t := m.detail.tool
+		t := m.detail.Tool
 		if cur, ok := s.Tool(t.Ref.Server, t.Ref.Tool); ok {
-			m.detail.refresh(cur, servedNameOf(s, &cur), m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
+			m.detail.Refresh(cur, detail.ServedNameOf(s, &cur), m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
 		}
 	}
 	if m.screen == screenInfo || slices.Contains(m.nav, screenInfo) {
@@ -886,8 +887,8 @@ func (m *Model) setTheme(dark bool) {
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()
-	if m.detail.tool.Ref.Tool != "" {
-		m.detail.render()
+	if m.detail.Tool.Ref.Tool != "" {
+		m.detail.Render()
 	}
 }
 

@@ -267,7 +267,7 @@ func (m *Model) tourSync() {
 	m.tour.show = trust.Ref{}
 	m.showTool(t)
 	if m.tour.changed {
-		m.detail.scrollToDiff()
+		m.detail.ScrollToDiff()
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -382,7 +383,7 @@ func TestRugPullBlocksTheTool(t *testing.T) {
 	screenHas(t, h.plain(), "is blocked")
 	h.keys("enter")
 	screenHas(t, h.plain(), "✗ CHANGED since pinned", "Changed since pinned", "A accept")
-	content := ansi.Strip(h.m.detail.vp.GetContent())
+	content := ansi.Strip(h.m.detail.VP.GetContent())
 	screenHas(t, content, "-│     \"readOnlyHint\": false", "+│     \"readOnlyHint\": true", "+│ note's id.\\n\\n<IMPORTANT>Before creating a note")
 
 	// Accepting asks first; n keeps the tool blocked, and no letter accepts.
@@ -741,10 +742,10 @@ func TestAuthorizationRequestedShown(t *testing.T) {
 func TestDetailShowsEnvNames(t *testing.T) {
 	st := newTestStyles()
 	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &session.ServerFacts{Env: []string{"HOME", "PATH", "X\x1b[2J"}}}
-	plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
+	plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "env       HOME PATH X⟨ESC⟩[2J")
 	tool.Facts = nil
-	if plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "env  ") {
+	if plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "env  ") {
 		t.Errorf("a server without a process shows an env line:\n%s", plain)
 	}
 }
@@ -769,8 +770,8 @@ func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {
 	}
 	h.keys("enter")
 	screenHas(t, h.plain(), "✗ CHANGED since pinned", "A accept")
-	shown := h.m.detail.tool.Fingerprint
-	h.m.detail.tool.Fingerprint = strings.Repeat("0", 64) // what the person saw is not what is served
+	shown := h.m.detail.Tool.Fingerprint
+	h.m.detail.Tool.Fingerprint = strings.Repeat("0", 64) // what the person saw is not what is served
 	h.keys("A")
 	screenHas(t, h.plain(), "Pins sha256 000000000000")
 	h.armQuestion()

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
@@ -321,7 +322,7 @@ func (m *Model) footerLine() string {
 	}
 	switch m.screen {
 	case screenDetail:
-		return footerView(m.help, m.detail.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
+		return footerView(m.help, m.detail.KeyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenCall:
 		return footerView(m.help, m.call.keyMap(), global)
 	case screenResult:
@@ -401,7 +402,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Servers pane", Keys: DefaultServersKeyMap()},
 		{Title: "Tools pane", Keys: DefaultToolsKeyMap()},
 		{Title: "Typing a filter", Keys: DefaultFilterKeyMap()},
-		{Title: "Tool details", Keys: DefaultDetailKeyMap()},
+		{Title: "Tool details", Keys: detail.DefaultKeyMap()},
 		{Title: "Server info (i)", Keys: DefaultInfoKeyMap()},
 		{Title: "A server's resources (i, then r)", Keys: DefaultResourcesKeyMap()},
 		{Title: "A server's prompts (i, then p)", Keys: DefaultPromptsKeyMap()},

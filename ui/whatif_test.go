@@ -357,8 +357,8 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 
 	// 2: the server that lies about read-only.
 	h.keys("n")
-	if h.m.screen != screenDetail || h.m.detail.tool.Ref != refSend {
-		t.Fatalf("step 2 shows %v of %v, want mail__send_email's details", h.m.screen, h.m.detail.tool.Ref)
+	if h.m.screen != screenDetail || h.m.detail.Tool.Ref != refSend {
+		t.Fatalf("step 2 shows %v of %v, want mail__send_email's details", h.m.screen, h.m.detail.Tool.Ref)
 	}
 	if selected(h.m) != "mail__send_email" {
 		t.Errorf("the tools pane selects %q", selected(h.m))
@@ -414,7 +414,7 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 		tl, ok := m.snap.Tool("notes", "create_note")
 		return ok && tl.Pin == trust.PinChanged
 	})
-	h.waitFor("its details", func(m Model) bool { return m.screen == screenDetail && m.detail.tool.Ref == refCreate })
+	h.waitFor("its details", func(m Model) bool { return m.screen == screenDetail && m.detail.Tool.Ref == refCreate })
 	screenHas(t, h.plain(), "Tour 4/4 · Rug pull", "Changed since pinned")
 	fits("step 4")
 

@@ -62,27 +62,27 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 	h := newHarness(t, 100, 30, true)
 	h.m.opts.GatewayURL = "http://127.0.0.1:7878/mcp"
-	h.m.detail.gateway = true
+	h.m.detail.Gateway = true
 	for i, n := range rowNames(h.m) {
 		if n == "mail__send_email" {
 			h.m.tools.cursor = i
 		}
 	}
 	h.keys("enter")
-	screenHas(t, ansi.Strip(h.m.detail.vp.GetContent()), "served to agents as mail__send_email")
+	screenHas(t, ansi.Strip(h.m.detail.VP.GetContent()), "served to agents as mail__send_email")
 	h.keys("esc", "x") // turn it off for this session: blocked
 	h.waitFor("send_email to be blocked", func(m Model) bool {
 		tl, ok := m.snap.Tool("mail", "send_email")
 		return ok && tl.Class.Tier == trust.TierBlocked
 	})
 	h.keys("enter")
-	content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.vp.GetContent())), " ")
+	content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.VP.GetContent())), " ")
 	if strings.Contains(content, "served to agents as") || !strings.Contains(content, "not served to agents: a blocked tool is neither listed to them nor callable") {
 		t.Errorf("the blocked tool's detail does not tell the truth about agents:\n%s", content)
 	}
-	h.m.detail.gateway = false
-	h.m.detail.refresh(h.m.detail.tool, h.m.detail.served, h.m.detail.now, nil)
-	if strings.Contains(ansi.Strip(h.m.detail.vp.GetContent()), "served to agents as") {
+	h.m.detail.Gateway = false
+	h.m.detail.Refresh(h.m.detail.Tool, h.m.detail.Served, h.m.detail.Now, nil)
+	if strings.Contains(ansi.Strip(h.m.detail.VP.GetContent()), "served to agents as") {
 		t.Error("without a gateway the detail says the tool is served")
 	}
 }
@@ -218,7 +218,7 @@ func TestDetail_ShowsTheMappedName(t *testing.T) {
 		Servers: []config.Server{{Name: "notes", Trust: trust.Trusted}}}
 	sess := startManager(t, cfg, map[string]*mcp.Server{"notes": s})
 	h := newHarnessFor(t, sess, 120, 40, true, Options{Title: "names"})
-	h.m.detail.gateway = true
+	h.m.detail.Gateway = true
 	for _, tc := range []struct{ tool, why string }{
 		{"get.item", "holds characters other than A-Z a-z 0-9 _ -"},
 		{long, "is longer than the 44-byte name budget"},
@@ -229,7 +229,7 @@ func TestDetail_ShowsTheMappedName(t *testing.T) {
 			t.Fatalf("%s is served as %q %v", tc.tool, served, ok)
 		}
 		h.m.openDetail(ti)
-		content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.vp.GetContent())), " ")
+		content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.VP.GetContent())), " ")
 		for _, want := range []string{"served to agents as " + served, "the agent calls it " + served, tc.why} {
 			if !strings.Contains(content, want) {
 				t.Errorf("the detail of %s lacks %q:\n%s", tc.tool, want, content)

@@ -1,4 +1,9 @@
-package ui
+// Package detail is one tool's details: what it is, its tier and why, its legs,
+// policy and trust, its schema and description (escaped), and for a tool that
+// changed since pinned the diff of its definition. A key asks the root to call the
+// tool (Call), to accept the new definition through a guarded question (Accept), or
+// to go back; the root gives it the tool and the decision to show.
+package detail
 
 import (
 	"encoding/json"
@@ -6,10 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
@@ -18,30 +24,30 @@ import (
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// detailView shows everything airlock knows about one tool, scrollable: the
+// Model shows everything airlock knows about one tool, scrollable: the
 // description, declared vs effective hints, every reason, legs, policy, pin state
 // and both schemas.
-type detailView struct {
+type Model struct {
 	*common.Common
-	keys DetailKeyMap
-	tool session.ToolInfo
-	// now is what the engine would do with a call of the person's right now.
-	now trust.Verdict
+	Keys KeyMap
+	Tool model.ToolInfo
+	// Now is what the engine would do with a call of the person's right Now.
+	Now trust.Verdict
 	// pinned is the pinned definition when the tool changed since pinned: the
 	// "before" side of the diff the person reviews.
 	pinned json.RawMessage
-	// gateway says an agent gateway runs in this session.
-	gateway bool
-	// served is the name the gateway serves the tool under.
-	served        servedName
-	vp            pager.Pager
+	// Gateway says an agent Gateway runs in this session.
+	Gateway bool
+	// Served is the name the gateway serves the tool under.
+	Served        servedName
+	VP            pager.Pager
 	width, height int
 }
 
-func newDetailView(com *common.Common) detailView {
-	keys := DefaultDetailKeyMap()
+func New(com *common.Common) Model {
+	keys := DefaultKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return detailView{Common: com, keys: keys, vp: vp}
+	return Model{Common: com, Keys: keys, VP: vp}
 }
 
 // servedName is the name the gateway serves a tool under (Snapshot.ServedName),
@@ -52,8 +58,8 @@ type servedName struct {
 	budget int
 }
 
-// servedNameOf is t's served name in snap.
-func servedNameOf(snap *session.Snapshot, t *session.ToolInfo) servedName {
+// ServedNameOf is t's served name in snap.
+func ServedNameOf(snap *model.Snapshot, t *model.ToolInfo) servedName {
 	if snap == nil {
 		name, ok := trust.MapServedNames([]trust.Ref{t.Ref}, trust.DefaultNameBudget).Name(t.Ref)
 		return servedName{name: name, ok: ok && t.Exposed, budget: trust.DefaultNameBudget}
@@ -62,19 +68,19 @@ func servedNameOf(snap *session.Snapshot, t *session.ToolInfo) servedName {
 	return servedName{name: name, ok: ok, budget: snap.NameBudget()}
 }
 
-// open shows a tool from the top.
-func (d *detailView) open(t session.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage) {
-	d.tool, d.served, d.now, d.pinned = t, served, now, pinned
-	d.render()
-	d.vp.GotoTop()
+// Open shows a tool from the top.
+func (d *Model) Open(t model.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage) {
+	d.Tool, d.Served, d.Now, d.pinned = t, served, now, pinned
+	d.Render()
+	d.VP.GotoTop()
 }
 
-// scrollToDiff scrolls the "Changed since pinned" section to the top, if the
+// ScrollToDiff scrolls the "Changed since pinned" section to the top, if the
 // tool has one.
-func (d *detailView) scrollToDiff() {
-	for i, l := range strings.Split(d.vp.GetContent(), "\n") {
+func (d *Model) ScrollToDiff() {
+	for i, l := range strings.Split(d.VP.GetContent(), "\n") {
 		if strings.Contains(l, diffHeading) {
-			d.vp.SetYOffset(i)
+			d.VP.SetYOffset(i)
 			return
 		}
 	}
@@ -83,72 +89,72 @@ func (d *detailView) scrollToDiff() {
 // diffHeading heads the diff of a tool that changed since pinned.
 const diffHeading = "Changed since pinned"
 
-// refresh shows a new state of the same tool (a new snapshot), keeping the scroll.
-func (d *detailView) refresh(t session.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage) {
-	y := d.vp.YOffset()
-	d.tool, d.served, d.now, d.pinned = t, served, now, pinned
-	d.render()
-	d.vp.SetYOffset(y)
+// Refresh shows a new state of the same tool (a new snapshot), keeping the scroll.
+func (d *Model) Refresh(t model.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage) {
+	y := d.VP.YOffset()
+	d.Tool, d.Served, d.Now, d.pinned = t, served, now, pinned
+	d.Render()
+	d.VP.SetYOffset(y)
 }
 
 // SetSize sets the outer size; the content is wrapped again for the new width.
-func (d *detailView) SetSize(w, h int) {
+func (d *Model) SetSize(w, h int) {
 	d.width, d.height = w, h
 	iw, ih := common.PaneInner(w, h)
-	d.vp.SetWidth(iw)
-	d.vp.SetHeight(max(ih-1, 1))
-	if d.tool.Ref.Tool != "" {
-		d.render()
+	d.VP.SetWidth(iw)
+	d.VP.SetHeight(max(ih-1, 1))
+	if d.Tool.Ref.Tool != "" {
+		d.Render()
 	}
 }
 
-func (d *detailView) render() {
+func (d *Model) Render() {
 	iw, _ := common.PaneInner(d.width, d.height)
-	d.vp.SetContent(detailContent(d.St, d.tool, d.served, d.now, d.pinned, d.gateway, iw))
-	d.keys.Call.SetEnabled(d.tool.Class.Tier != trust.TierBlocked && d.tool.TaskSupport != common.TaskRequired)
-	d.keys.Accept.SetEnabled(d.tool.Pin == trust.PinChanged)
+	d.VP.SetContent(DetailContent(d.St, d.Tool, d.Served, d.Now, d.pinned, d.Gateway, iw))
+	d.Keys.Call.SetEnabled(d.Tool.Class.Tier != trust.TierBlocked && d.Tool.TaskSupport != common.TaskRequired)
+	d.Keys.Accept.SetEnabled(d.Tool.Pin == trust.PinChanged)
 }
 
-// detailAction is what a key in the detail view asks the root to do.
-type detailAction int
+// Action is what a key in the detail view asks the root to do.
+type Action int
 
 const (
-	detailNone detailAction = iota
-	detailBack
-	detailCall
-	detailAccept
+	detailNone Action = iota
+	Back
+	Call
+	Accept
 )
 
 // Update handles keys: scrolling goes to the viewport.
-func (d detailView) Update(msg tea.Msg) (detailView, detailAction, tea.Cmd) {
+func (d Model) Update(msg tea.Msg) (Model, Action, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case key.Matches(k, d.keys.Back):
-			return d, detailBack, nil
-		case key.Matches(k, d.keys.Call):
-			return d, detailCall, nil
-		case key.Matches(k, d.keys.Accept):
-			return d, detailAccept, nil
+		case key.Matches(k, d.Keys.Back):
+			return d, Back, nil
+		case key.Matches(k, d.Keys.Call):
+			return d, Call, nil
+		case key.Matches(k, d.Keys.Accept):
+			return d, Accept, nil
 		}
 	}
 	var cmd tea.Cmd
-	cmd = d.vp.Update(msg)
+	cmd = d.VP.Update(msg)
 	return d, detailNone, cmd
 }
 
 // View renders the heading and the scrolled content in a pane.
-func (d detailView) View() string {
+func (d Model) View() string {
 	iw, _ := common.PaneInner(d.width, d.height)
-	t := d.tool
+	t := d.Tool
 	head := "Tool " + common.Inline(d.St, t.Ref.Qualified(), iw/2) + "  " + d.St.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))
-	head += d.St.Muted.Render(fmt.Sprintf("  %d%%", int(d.vp.ScrollPercent()*100)))
-	lines := append([]string{d.St.Header.Render(common.Fit(head, iw))}, strings.Split(d.vp.View(), "\n")...)
+	head += d.St.Muted.Render(fmt.Sprintf("  %d%%", int(d.VP.ScrollPercent()*100)))
+	lines := append([]string{d.St.Header.Render(common.Fit(head, iw))}, strings.Split(d.VP.View(), "\n")...)
 	return common.PaneBox(d.St, true, d.width, d.height, lines)
 }
 
-// detailContent renders a tool's whole description for a width. Every
+// DetailContent renders a tool's whole description for a width. Every
 // server-controlled string is escaped; multi-line ones are wrapped in a gutter.
-func detailContent(st *theme.Styles, t session.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage, gateway bool, width int) string {
+func DetailContent(st *theme.Styles, t model.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage, gateway bool, width int) string {
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
 	field := func(name, value string) {
@@ -308,4 +314,39 @@ func verdictText(st *theme.Styles, v trust.Verdict) string {
 		s += " (your context is tainted)"
 	}
 	return s
+}
+
+// KeyMap holds the keys of the tool detail view.
+type KeyMap struct {
+	common.ScrollKeyMap
+	Call key.Binding
+	// Accept pins the new definition of a tool that changed since pinned; it is
+	// enabled only for such a tool and asks before it acts.
+	Accept key.Binding
+	Back   key.Binding
+}
+
+// DefaultKeyMap returns the detail view's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
+		Call:         key.NewBinding(key.WithKeys("enter", "c"), key.WithHelp("enter/c", "call")),
+		Accept:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "accept the changed definition")),
+		Back:         key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Down, k.Call, k.Accept, k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.Column(), {k.Call, k.Accept, k.Back}}
+}
+
+// KeyMap returns the bindings that apply now, for the footer.
+func (d Model) KeyMap() help.KeyMap {
+	return common.KeyMapFunc{Short: d.Keys.ShortHelp(), Full: d.Keys.FullHelp()}
 }
