@@ -277,10 +277,10 @@ func outputContent(st *theme.Styles, o output, width int) string {
 			switch {
 			case kind == "blob" && textual(c.MIMEType, c.Blob):
 				// Text sent as a blob: shown as text, escaped, and it can be saved.
-				add(head + ", " + byteSize(len(c.Blob)) + st.Muted.Render(" (a blob; s saves it)"))
+				add(head + ", " + common.ByteSize(len(c.Blob)) + st.Muted.Render(" (a blob; s saves it)"))
 				add(common.BlockLines(st, string(c.Blob), width, common.MaxShownBytes, g)...)
 			case kind == "blob":
-				head += ", " + byteSize(len(c.Blob)) + st.Muted.Render(" (not drawn; s saves it)")
+				head += ", " + common.ByteSize(len(c.Blob)) + st.Muted.Render(" (not drawn; s saves it)")
 				add(head)
 			default:
 				add(head)

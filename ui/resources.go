@@ -333,7 +333,7 @@ func (v resourcesView) detailLines(iw int) []string {
 	case res != nil:
 		uri, title, desc = res.URI, res.Title, res.Description
 		if res.Size > 0 {
-			extra = st.Muted.Render(" · says " + byteSize(int(res.Size)))
+			extra = st.Muted.Render(" · says " + common.ByteSize(int(res.Size)))
 		}
 		if v.subscribed[res.URI] {
 			extra += st.Muted.Render(" · subscribed")

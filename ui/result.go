@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -277,9 +276,9 @@ func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
 	case *mcp.TextContent:
 		return append([]string{kind("text")}, common.BlockLines(st, c.Text, width, common.MaxShownBytes, g)...)
 	case *mcp.ImageContent:
-		return []string{kind("image") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40) + ", " + byteSize(len(c.Data)) + st.Muted.Render(" (not drawn; s saves it)")}
+		return []string{kind("image") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40) + ", " + common.ByteSize(len(c.Data)) + st.Muted.Render(" (not drawn; s saves it)")}
 	case *mcp.AudioContent:
-		return []string{kind("audio") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40) + ", " + byteSize(len(c.Data)) + st.Muted.Render(" (not played; s saves it)")}
+		return []string{kind("audio") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40) + ", " + common.ByteSize(len(c.Data)) + st.Muted.Render(" (not played; s saves it)")}
 	case *mcp.ResourceLink:
 		out := []string{kind("resource link") + " " + common.Inline(st, c.URI, width-16)}
 		if c.Name != "" || c.Title != "" {
@@ -288,7 +287,7 @@ func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
 		if c.MIMEType != "" || c.Size != nil {
 			s := "  type: " + common.Inline(st, common.OrDash(c.MIMEType), 40)
 			if c.Size != nil {
-				s += ", " + byteSize(int(*c.Size))
+				s += ", " + common.ByteSize(int(*c.Size))
 			}
 			out = append(out, s)
 		}
@@ -309,7 +308,7 @@ func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
 			out = append(out, common.BlockLines(st, r.Text, width, common.MaxShownBytes, g)...)
 		}
 		if len(r.Blob) > 0 {
-			out = append(out, "  blob: "+byteSize(len(r.Blob))+st.Muted.Render(" (not drawn; s saves it)"))
+			out = append(out, "  blob: "+common.ByteSize(len(r.Blob))+st.Muted.Render(" (not drawn; s saves it)"))
 		}
 		return out
 	}
@@ -318,13 +317,6 @@ func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
 		return []string{kind("unknown content") + st.Muted.Render(" (cannot be shown)")}
 	}
 	return append([]string{kind("other content")}, common.BlockLines(st, string(b), width, common.MaxShownBytes, g)...)
-}
-
-func byteSize(n int) string {
-	if n == 1 {
-		return "1 byte"
-	}
-	return strconv.Itoa(n) + " bytes"
 }
 
 // keyMap returns the bindings that apply now, for the footer.
