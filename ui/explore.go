@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
 )
 
 // formKind is what the open form's Submit is for.
@@ -63,7 +64,7 @@ func (m *Model) openResources(name string) {
 	if !ok {
 		return
 	}
-	m.res.setServer(s, m.subscribedOf(s), m.ex.updated[name])
+	m.res.SetServer(s, m.subscribedOf(s), m.ex.updated[name])
 	m.push(screenRes)
 }
 
@@ -73,7 +74,7 @@ func (m *Model) openPrompts(name string) {
 	if !ok {
 		return
 	}
-	m.prompts.setServer(s)
+	m.prompts.SetServer(s)
 	m.push(screenPrompts)
 }
 
@@ -90,11 +91,11 @@ func (m *Model) subscribedOf(s session.ServerInfo) map[string]bool {
 
 // refreshExplore gives the open explore views the newest snapshot.
 func (m *Model) refreshExplore() {
-	if s, ok := m.serverInfo(m.res.server.Name); ok && m.res.server.Name != "" {
-		m.res.setServer(s, m.subscribedOf(s), m.ex.updated[s.Name])
+	if s, ok := m.serverInfo(m.res.Server.Name); ok && m.res.Server.Name != "" {
+		m.res.SetServer(s, m.subscribedOf(s), m.ex.updated[s.Name])
 	}
-	if s, ok := m.serverInfo(m.prompts.server.Name); ok && m.prompts.server.Name != "" {
-		m.prompts.setServer(s)
+	if s, ok := m.serverInfo(m.prompts.Server.Name); ok && m.prompts.Server.Name != "" {
+		m.prompts.SetServer(s)
 	}
 }
 
@@ -216,25 +217,25 @@ func (m *Model) resourceUpdated(e session.ResourceUpdated) {
 
 // resourcesKey handles a key of the resources view.
 func (m *Model) resourcesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
-	var act resourcesAction
+	var act channels.ResourcesAction
 	m.res, act = m.res.Update(k)
-	res, tmpl := m.res.selected()
-	server := m.res.server
+	res, tmpl := m.res.Selected()
+	server := m.res.Server
 	switch act {
-	case resourcesBack:
+	case channels.ResourcesBack:
 		m.pop()
-	case resourcesOpen:
+	case channels.ResourcesOpen:
 		switch {
 		case res != nil:
 			return m.startRead(server.Name, res.URI)
 		case tmpl != nil:
 			return m.openTemplateForm(server, *tmpl)
 		}
-	case resourcesSubscribe:
+	case channels.ResourcesSubscribe:
 		if res == nil {
 			break
 		}
-		on := !m.res.subscribed[res.URI]
+		on := !m.res.Subscribed[res.URI]
 		if on {
 			m.status = "subscribing to " + common.Inline(m.St, res.URI, 60) + "…"
 		} else {
@@ -247,14 +248,14 @@ func (m *Model) resourcesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 
 // promptsKey handles a key of the prompts view.
 func (m *Model) promptsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
-	var act promptsAction
+	var act channels.PromptsAction
 	m.prompts, act = m.prompts.Update(k)
 	switch act {
-	case promptsBack:
+	case channels.PromptsBack:
 		m.pop()
-	case promptsOpen:
-		if p, ok := m.prompts.selected(); ok {
-			return m.openPromptForm(m.prompts.server, p)
+	case channels.PromptsOpen:
+		if p, ok := m.prompts.Selected(); ok {
+			return m.openPromptForm(m.prompts.Server, p)
 		}
 	}
 	return m, nil
@@ -332,7 +333,7 @@ func (m *Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (*Mod
 	for _, a := range p.Arguments {
 		names = append(names, a.Name)
 		req[a.Name] = a.Required
-		desc[a.Name] = firstNonEmpty(a.Description, a.Title)
+		desc[a.Name] = channels.FirstNonEmpty(a.Description, a.Title)
 	}
 	m.ex.kind, m.ex.server, m.ex.prompt = formPrompt, s.Name, p
 	return m.openArgsForm("get prompt ", s.Name, p.Name, argSchema(names, req, desc))

@@ -411,12 +411,12 @@ func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
 	h.waitFor("lib ready", func(m Model) bool { s, ok := m.serverInfo("lib"); return ok && s.Status == session.StatusReady })
 	openExplore(t, h, "r")
 	h.keys("s")
-	h.waitFor("the subscription", func(m Model) bool { return m.res.subscribed["lib://books/1"] })
+	h.waitFor("the subscription", func(m Model) bool { return m.res.Subscribed["lib://books/1"] })
 	screenHas(t, h.plain(), "◉ book-1", "subscribed to lib://books/1", "s unsubscribe")
 	if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: "lib://books/1"}); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the update", func(m Model) bool { return m.res.updated["lib://books/1"] })
+	h.waitFor("the update", func(m Model) bool { return m.res.Updated["lib://books/1"] })
 	screenHas(t, h.plain(), "● book-1", "lib://books/1 of lib changed")
 	// An update for a URI nobody here subscribed to marks nothing.
 	if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: "lib://long/a"}); err != nil {
@@ -425,24 +425,24 @@ func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
 	h.keys("enter")
 	h.waitFor("the read", func(m Model) bool { return m.screen == screenOutput })
 	h.keys("esc")
-	if h.m.res.updated["lib://books/1"] || h.m.res.updated["lib://long/a"] {
-		t.Fatalf("marks after reading again: %v", h.m.res.updated)
+	if h.m.res.Updated["lib://books/1"] || h.m.res.Updated["lib://long/a"] {
+		t.Fatalf("marks after reading again: %v", h.m.res.Updated)
 	}
 	screenHas(t, h.plain(), "◉ book-1")
 	h.keys("s")
-	h.waitFor("the unsubscription", func(m Model) bool { return !m.res.subscribed["lib://books/1"] })
+	h.waitFor("the unsubscription", func(m Model) bool { return !m.res.Subscribed["lib://books/1"] })
 	// A subscription lasts for its connection: after a reconnect the row is no
 	// longer marked, and an update for it marks nothing.
 	h.keys("s")
-	h.waitFor("the subscription", func(m Model) bool { return m.res.subscribed["lib://books/1"] })
-	gen := h.m.res.server.Gen
+	h.waitFor("the subscription", func(m Model) bool { return m.res.Subscribed["lib://books/1"] })
+	gen := h.m.res.Server.Gen
 	if err := sess.Reconnect("lib"); err != nil {
 		t.Fatal(err)
 	}
 	h.waitFor("the new connection", func(m Model) bool {
-		return m.res.server.Gen > gen && m.res.server.Status == session.StatusReady && len(m.res.server.Resources) > 0
+		return m.res.Server.Gen > gen && m.res.Server.Status == session.StatusReady && len(m.res.Server.Resources) > 0
 	})
-	if h.m.res.subscribed["lib://books/1"] {
+	if h.m.res.Subscribed["lib://books/1"] {
 		t.Fatal("a subscription of the old connection is shown on the new one")
 	}
 	screenHas(t, h.plain(), "  book-1")

@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
@@ -42,8 +43,8 @@ func screenKeyMaps() []any {
 		DefaultGlobalKeyMap(), DefaultServersKeyMap(), DefaultToolsKeyMap(), detail.DefaultKeyMap(),
 		DefaultResultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
 		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
-		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), DefaultPromptsKeyMap(),
-		DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),
+		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), channels.DefaultPromptsKeyMap(),
+		channels.DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),
 		common.DefaultScrollKeyMap().ViewportKeys(),
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
@@ -111,8 +112,8 @@ type Model struct {
 	info     infoView
 	// res, prompts and output are the explore views (explore.go); ex is
 	// their state in the root.
-	res     resourcesView
-	prompts promptsView
+	res     channels.ResourcesView
+	prompts channels.PromptsView
 	output  outputView
 	ex      explore
 	rules   rulesView
@@ -196,8 +197,8 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		queue:       queue.New(com),
 		grants:      newGrantsView(com),
 		info:        newInfoView(com),
-		res:         newResourcesView(com),
-		prompts:     newPromptsView(com),
+		res:         channels.NewResourcesView(com),
+		prompts:     channels.NewPromptsView(com),
 		output:      newOutputView(com),
 		rules:       newRulesView(com),
 		configTrust: configTrusts(m),

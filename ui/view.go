@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
@@ -336,9 +337,9 @@ func (m *Model) footerLine() string {
 	case screenInfo:
 		return footerView(m.help, m.info.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenRes:
-		return footerView(m.help, m.res.keyMap(), global)
+		return footerView(m.help, m.res.KeyMap(), global)
 	case screenPrompts:
-		return footerView(m.help, m.prompts.keyMap(), global)
+		return footerView(m.help, m.prompts.KeyMap(), global)
 	case screenOutput:
 		return footerView(m.help, m.output.keyMap(), global)
 	case screenRules:
@@ -404,8 +405,8 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Typing a filter", Keys: DefaultFilterKeyMap()},
 		{Title: "Tool details", Keys: detail.DefaultKeyMap()},
 		{Title: "Server info (i)", Keys: DefaultInfoKeyMap()},
-		{Title: "A server's resources (i, then r)", Keys: DefaultResourcesKeyMap()},
-		{Title: "A server's prompts (i, then p)", Keys: DefaultPromptsKeyMap()},
+		{Title: "A server's resources (i, then r)", Keys: channels.DefaultResourcesKeyMap()},
+		{Title: "A server's prompts (i, then p)", Keys: channels.DefaultPromptsKeyMap()},
 		{Title: "A read resource or a got prompt", Keys: DefaultOutputKeyMap()},
 		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},

@@ -1,8 +1,8 @@
-package ui
+package channels
 
-// The prompts view (issue 13, explore): one server's prompts with their
+// The prompts view (docs/explore.md): one server's prompts with their
 // arguments. enter opens the argument form (with the server's completion
-// suggestions) and gets the prompt through session.Manager.GetPrompt; the messages
+// suggestions) and gets the prompt through model.Manager.GetPrompt; the messages
 // are shown escaped, role by role. Prompt text is server text a model would read as
 // instructions: it is always in the gutter.
 
@@ -14,7 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
 )
@@ -54,35 +54,35 @@ func (k PromptsKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Column(), {k.Open, k.Back}}
 }
 
-// promptsView lists one server's prompts.
-type promptsView struct {
+// PromptsView lists one server's prompts.
+type PromptsView struct {
 	*common.Common
 	keys   PromptsKeyMap
-	server session.ServerInfo
+	Server model.ServerInfo
 	cursor int
 	offset int
 
 	width, height int
 }
 
-func newPromptsView(com *common.Common) promptsView {
-	return promptsView{Common: com, keys: DefaultPromptsKeyMap()}
+func NewPromptsView(com *common.Common) PromptsView {
+	return PromptsView{Common: com, keys: DefaultPromptsKeyMap()}
 }
 
 // SetSize sets the outer size.
-func (v *promptsView) SetSize(w, h int) {
+func (v *PromptsView) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.clamp()
 }
 
-// setServer shows a server's prompts, keeping the selection on the same name.
-func (v *promptsView) setServer(s session.ServerInfo) {
+// SetServer shows a server's prompts, keeping the selection on the same name.
+func (v *PromptsView) SetServer(s model.ServerInfo) {
 	keep := ""
-	if p, ok := v.selected(); ok {
+	if p, ok := v.Selected(); ok {
 		keep = p.Name
 	}
-	same := s.Name == v.server.Name
-	v.server = s
+	same := s.Name == v.Server.Name
+	v.Server = s
 	if !same {
 		v.cursor, v.offset = 0, 0
 	} else {
@@ -96,23 +96,23 @@ func (v *promptsView) setServer(s session.ServerInfo) {
 	v.updateKeys()
 }
 
-func (v promptsView) selected() (session.PromptInfo, bool) {
-	if v.cursor < 0 || v.cursor >= len(v.server.Prompts) {
-		return session.PromptInfo{}, false
+func (v PromptsView) Selected() (model.PromptInfo, bool) {
+	if v.cursor < 0 || v.cursor >= len(v.Server.Prompts) {
+		return model.PromptInfo{}, false
 	}
-	return v.server.Prompts[v.cursor], true
+	return v.Server.Prompts[v.cursor], true
 }
 
 // promptDetailRows is how many lines under the list show the selected prompt.
 const promptDetailRows = 5
 
-func (v promptsView) visible() int {
+func (v PromptsView) visible() int {
 	_, ih := common.PaneInner(v.width, v.height)
 	return max(ih-1-1-promptDetailRows, 1)
 }
 
-func (v *promptsView) clamp() {
-	n := len(v.server.Prompts)
+func (v *PromptsView) clamp() {
+	n := len(v.Server.Prompts)
 	v.cursor = min(max(v.cursor, 0), max(n-1, 0))
 	vis := v.visible()
 	if v.cursor < v.offset {
@@ -124,33 +124,33 @@ func (v *promptsView) clamp() {
 	v.offset = min(max(v.offset, 0), max(n-vis, 0))
 }
 
-func (v *promptsView) updateKeys() {
-	n := len(v.server.Prompts)
+func (v *PromptsView) updateKeys() {
+	n := len(v.Server.Prompts)
 	v.keys.Open.SetEnabled(n > 0)
 	v.keys.ScrollKeyMap.Enable(v.cursor > 0, v.cursor < n-1)
 }
 
-// promptsAction is what a key in the prompts view asks the root to do.
-type promptsAction int
+// PromptsAction is what a key in the prompts view asks the root to do.
+type PromptsAction int
 
 const (
-	promptsNone promptsAction = iota
-	promptsBack
-	promptsOpen
+	promptsNone PromptsAction = iota
+	PromptsBack
+	PromptsOpen
 )
 
 // Update handles a key.
-func (v promptsView) Update(k tea.KeyPressMsg) (promptsView, promptsAction) {
+func (v PromptsView) Update(k tea.KeyPressMsg) (PromptsView, PromptsAction) {
 	act := promptsNone
-	n := len(v.server.Prompts)
+	n := len(v.Server.Prompts)
 	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, n, v.visible(), func(int) bool { return true }); ok {
 		v.cursor = to
 	}
 	switch {
 	case key.Matches(k, v.keys.Back):
-		act = promptsBack
+		act = PromptsBack
 	case key.Matches(k, v.keys.Open) && n > 0:
-		act = promptsOpen
+		act = PromptsOpen
 	}
 	v.clamp()
 	v.updateKeys()
@@ -158,7 +158,7 @@ func (v promptsView) Update(k tea.KeyPressMsg) (promptsView, promptsAction) {
 }
 
 // argSummary lists a prompt's arguments, required ones marked with "*".
-func argSummary(p session.PromptInfo) string {
+func argSummary(p model.PromptInfo) string {
 	if len(p.Arguments) == 0 {
 		return "no arguments"
 	}
@@ -173,10 +173,10 @@ func argSummary(p session.PromptInfo) string {
 }
 
 // View renders the heading, the list and the selected prompt's arguments.
-func (v promptsView) View() string {
+func (v PromptsView) View() string {
 	st := v.St
 	iw, ih := common.PaneInner(v.width, v.height)
-	s := v.server
+	s := v.Server
 	head := "Prompts of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Prompts)) + " prompt" + common.Plural(len(s.Prompts)) +
 		" · * required argument"
 	lines := []string{common.PaneHeading(st, head, true, iw)}
@@ -197,7 +197,7 @@ func (v promptsView) View() string {
 	for i := v.offset; i < end; i++ {
 		p := s.Prompts[i]
 		descW := max(iw-2-nameW-1-argW-1, 0)
-		d, more := common.Summary(firstNonEmpty(p.Title, p.Description))
+		d, more := common.Summary(FirstNonEmpty(p.Title, p.Description))
 		if more {
 			d += " " + common.Ellipsis
 		}
@@ -221,9 +221,9 @@ func (v promptsView) View() string {
 
 // detailLines shows the selected prompt: its name and description, then each
 // argument with its description, as many as fit.
-func (v promptsView) detailLines(iw int) []string {
+func (v PromptsView) detailLines(iw int) []string {
 	st := v.St
-	p, ok := v.selected()
+	p, ok := v.Selected()
 	if !ok {
 		return nil
 	}
@@ -242,13 +242,13 @@ func (v promptsView) detailLines(iw int) []string {
 		if a.Required {
 			req = st.WarnText.Render("* ")
 		}
-		ad, _ := common.Summary(firstNonEmpty(a.Description, a.Title))
+		ad, _ := common.Summary(FirstNonEmpty(a.Description, a.Title))
 		out = append(out, common.Fit("  "+req+common.Inline(st, a.Name, iw/3)+"  "+st.Muted.Render(common.Inline(st, ad, iw)), iw))
 	}
 	return out
 }
 
-// keyMap returns the bindings that apply now, for the footer.
-func (v promptsView) keyMap() common.KeyMapFunc {
+// KeyMap returns the bindings that apply now, for the footer.
+func (v PromptsView) KeyMap() common.KeyMapFunc {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }

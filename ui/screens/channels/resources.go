@@ -1,7 +1,11 @@
-package ui
+// Package channels is the screens of a server's channels besides tools: its
+// resources and templates (read, subscribe) and its prompts (get), opened from the
+// server's info. A key asks the root to read, get or subscribe (the session
+// decides and audits each); the root hands back what came of it.
+package channels
 
-// The resources view (issue 13, explore): one server's resources and resource
-// templates. enter reads a resource (through session.Manager.ReadResource: it may
+// The resources view (docs/explore.md): one server's resources and resource
+// templates. enter reads a resource (through model.Manager.ReadResource: it may
 // ask, it may taint) or fills a template's arguments in a form (with the server's
 // completions) and reads what it names; s subscribes to a resource and
 // unsubscribes; a resources/updated for a subscribed URI marks its row until it is
@@ -16,7 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
 )
@@ -70,15 +74,15 @@ type resRow struct {
 	i        int // index into Resources or ResourceTemplates; -1 for a heading
 }
 
-// resourcesView lists one server's resources and templates.
-type resourcesView struct {
+// ResourcesView lists one server's resources and templates.
+type ResourcesView struct {
 	*common.Common
 	keys   ResourcesKeyMap
-	server session.ServerInfo
-	// subscribed and updated are the person's subscriptions to this server on
+	Server model.ServerInfo
+	// Subscribed and Updated are the person's subscriptions to this server on
 	// its current connection, and those that changed since last read (the
 	// root keeps them per server; the view shows them).
-	subscribed, updated map[string]bool
+	Subscribed, Updated map[string]bool
 
 	rows   []resRow
 	cursor int // index into rows of a selectable row, -1 when none
@@ -87,21 +91,21 @@ type resourcesView struct {
 	width, height int
 }
 
-func newResourcesView(com *common.Common) resourcesView {
-	return resourcesView{Common: com, keys: DefaultResourcesKeyMap(), cursor: -1}
+func NewResourcesView(com *common.Common) ResourcesView {
+	return ResourcesView{Common: com, keys: DefaultResourcesKeyMap(), cursor: -1}
 }
 
 // SetSize sets the outer size.
-func (v *resourcesView) SetSize(w, h int) {
+func (v *ResourcesView) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.clamp()
 }
 
-// setServer shows a server's lists, keeping the selection on the same URI.
-func (v *resourcesView) setServer(s session.ServerInfo, subscribed, updated map[string]bool) {
+// SetServer shows a server's lists, keeping the selection on the same URI.
+func (v *ResourcesView) SetServer(s model.ServerInfo, subscribed, updated map[string]bool) {
 	keep := v.selectedKey()
-	same := s.Name == v.server.Name
-	v.server, v.subscribed, v.updated = s, subscribed, updated
+	same := s.Name == v.Server.Name
+	v.Server, v.Subscribed, v.Updated = s, subscribed, updated
 	v.rows = v.rows[:0]
 	if len(s.Resources) > 0 {
 		v.rows = append(v.rows, resRow{i: -1})
@@ -132,22 +136,22 @@ func (v *resourcesView) setServer(s session.ServerInfo, subscribed, updated map[
 	v.updateKeys()
 }
 
-func (v resourcesView) rowKey(r resRow) string {
+func (v ResourcesView) rowKey(r resRow) string {
 	if r.template {
-		return "t\x00" + v.server.ResourceTemplates[r.i].URITemplate
+		return "t\x00" + v.Server.ResourceTemplates[r.i].URITemplate
 	}
-	return "r\x00" + v.server.Resources[r.i].URI
+	return "r\x00" + v.Server.Resources[r.i].URI
 }
 
-func (v resourcesView) selectedKey() string {
+func (v ResourcesView) selectedKey() string {
 	if v.cursor < 0 || v.cursor >= len(v.rows) {
 		return ""
 	}
 	return v.rowKey(v.rows[v.cursor])
 }
 
-// selected returns the resource or template under the cursor.
-func (v resourcesView) selected() (*session.ResourceInfo, *session.ResourceTemplateInfo) {
+// Selected returns the resource or template under the cursor.
+func (v ResourcesView) Selected() (*model.ResourceInfo, *model.ResourceTemplateInfo) {
 	if v.cursor < 0 || v.cursor >= len(v.rows) {
 		return nil, nil
 	}
@@ -156,12 +160,12 @@ func (v resourcesView) selected() (*session.ResourceInfo, *session.ResourceTempl
 		return nil, nil
 	}
 	if r.template {
-		return nil, &v.server.ResourceTemplates[r.i]
+		return nil, &v.Server.ResourceTemplates[r.i]
 	}
-	return &v.server.Resources[r.i], nil
+	return &v.Server.Resources[r.i], nil
 }
 
-func (v resourcesView) next(i, dir int) int {
+func (v ResourcesView) next(i, dir int) int {
 	return list.NextSelectable(len(v.rows), i, dir, func(i int) bool { return v.rows[i].i >= 0 })
 }
 
@@ -170,17 +174,17 @@ const detailRows = 3
 
 // visible is the number of list lines: the pane less the heading, the legend,
 // the "more" line and the selection's lines.
-func (v resourcesView) visible() int {
+func (v ResourcesView) visible() int {
 	_, ih := common.PaneInner(v.width, v.height)
 	return max(ih-2-1-detailRows, 1)
 }
 
-func (v *resourcesView) clamp() {
+func (v *ResourcesView) clamp() {
 	v.offset = list.ScrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.rows), 0)
 }
 
-func (v *resourcesView) updateKeys() {
-	res, tmpl := v.selected()
+func (v *ResourcesView) updateKeys() {
+	res, tmpl := v.Selected()
 	first, last := v.next(0, 1), v.next(len(v.rows)-1, -1)
 	v.keys.Open.SetEnabled(res != nil || tmpl != nil)
 	if tmpl != nil {
@@ -188,8 +192,8 @@ func (v *resourcesView) updateKeys() {
 	} else {
 		v.keys.Open.SetHelp("enter", "read it")
 	}
-	v.keys.Subscribe.SetEnabled(res != nil && v.server.Subscribe)
-	if res != nil && v.subscribed[res.URI] {
+	v.keys.Subscribe.SetEnabled(res != nil && v.Server.Subscribe)
+	if res != nil && v.Subscribed[res.URI] {
 		v.keys.Subscribe.SetHelp("s", "unsubscribe")
 	} else {
 		v.keys.Subscribe.SetHelp("s", "subscribe: ● marks a change")
@@ -197,29 +201,29 @@ func (v *resourcesView) updateKeys() {
 	v.keys.ScrollKeyMap.Enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
 }
 
-// resourcesAction is what a key in the resources view asks the root to do.
-type resourcesAction int
+// ResourcesAction is what a key in the resources view asks the root to do.
+type ResourcesAction int
 
 const (
-	resourcesNone resourcesAction = iota
-	resourcesBack
-	resourcesOpen
-	resourcesSubscribe
+	resourcesNone ResourcesAction = iota
+	ResourcesBack
+	ResourcesOpen
+	ResourcesSubscribe
 )
 
 // Update handles a key; the root acts on the returned action for selected().
-func (v resourcesView) Update(k tea.KeyPressMsg) (resourcesView, resourcesAction) {
+func (v ResourcesView) Update(k tea.KeyPressMsg) (ResourcesView, ResourcesAction) {
 	act := resourcesNone
 	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, len(v.rows), v.visible(), func(i int) bool { return v.rows[i].i >= 0 }); ok {
 		v.cursor = to
 	}
 	switch {
 	case key.Matches(k, v.keys.Back):
-		act = resourcesBack
+		act = ResourcesBack
 	case key.Matches(k, v.keys.Open):
-		act = resourcesOpen
+		act = ResourcesOpen
 	case key.Matches(k, v.keys.Subscribe):
-		act = resourcesSubscribe
+		act = ResourcesSubscribe
 	}
 	v.clamp()
 	v.updateKeys()
@@ -227,10 +231,10 @@ func (v resourcesView) Update(k tea.KeyPressMsg) (resourcesView, resourcesAction
 }
 
 // View renders the heading, the list and the selected row in full.
-func (v resourcesView) View() string {
+func (v ResourcesView) View() string {
 	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
-	s := v.server
+	s := v.Server
 	head := "Resources of " + common.Inline(st, s.Name, iw/3) + " · " + strconv.Itoa(len(s.Resources)) + " resource" + common.Plural(len(s.Resources)) +
 		" · " + strconv.Itoa(len(s.ResourceTemplates)) + " template" + common.Plural(len(s.ResourceTemplates))
 	lines := []string{common.PaneHeading(st, head, true, iw)}
@@ -277,9 +281,9 @@ func (v resourcesView) View() string {
 			res := s.Resources[r.i]
 			mark, mime, uri = "  ", res.MIMEType, res.URI
 			switch {
-			case v.updated[res.URI]:
+			case v.Updated[res.URI]:
 				mark = st.WarnText.Render("●") + " "
-			case v.subscribed[res.URI]:
+			case v.Subscribed[res.URI]:
 				mark = st.OKText.Render("◉") + " "
 			}
 		}
@@ -305,16 +309,16 @@ func (v resourcesView) View() string {
 }
 
 // name is what a row is called: its name, or its URI when it gives none.
-func (v resourcesView) name(r resRow) string {
+func (v ResourcesView) name(r resRow) string {
 	if r.template {
-		t := v.server.ResourceTemplates[r.i]
-		return firstNonEmpty(t.Name, t.Title, t.URITemplate)
+		t := v.Server.ResourceTemplates[r.i]
+		return FirstNonEmpty(t.Name, t.Title, t.URITemplate)
 	}
-	res := v.server.Resources[r.i]
-	return firstNonEmpty(res.Name, res.Title, res.URI)
+	res := v.Server.Resources[r.i]
+	return FirstNonEmpty(res.Name, res.Title, res.URI)
 }
 
-func firstNonEmpty(ss ...string) string {
+func FirstNonEmpty(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {
 			return s
@@ -325,9 +329,9 @@ func firstNonEmpty(ss ...string) string {
 
 // detailLines shows the selected row in full: its URI, title and size, and the
 // first line of its description, each escaped.
-func (v resourcesView) detailLines(iw int) []string {
+func (v ResourcesView) detailLines(iw int) []string {
 	st := v.St
-	res, tmpl := v.selected()
+	res, tmpl := v.Selected()
 	var uri, title, desc, extra string
 	switch {
 	case res != nil:
@@ -335,7 +339,7 @@ func (v resourcesView) detailLines(iw int) []string {
 		if res.Size > 0 {
 			extra = st.Muted.Render(" · says " + common.ByteSize(int(res.Size)))
 		}
-		if v.subscribed[res.URI] {
+		if v.Subscribed[res.URI] {
 			extra += st.Muted.Render(" · subscribed")
 		}
 	case tmpl != nil:
@@ -358,7 +362,7 @@ func (v resourcesView) detailLines(iw int) []string {
 	return out
 }
 
-// keyMap returns the bindings that apply now, for the footer.
-func (v resourcesView) keyMap() common.KeyMapFunc {
+// KeyMap returns the bindings that apply now, for the footer.
+func (v ResourcesView) KeyMap() common.KeyMapFunc {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
