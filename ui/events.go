@@ -344,7 +344,7 @@ func (m *Model) pinnedFor(t session.ToolInfo) json.RawMessage {
 
 // scopeFailure is the error of the selected server when it failed.
 func (m *Model) scopeFailure() string {
-	if sv, ok := m.servers.selectedInfo(); ok && sv.Status == session.StatusFailed {
+	if sv, ok := m.servers.SelectedInfo(); ok && sv.Status == session.StatusFailed {
 		if sv.Err != nil {
 			return sv.Err.Error()
 		}

@@ -44,8 +44,8 @@ func TestHazardsView_SaysWhyAnUntrustedServerFillsALeg(t *testing.T) {
 func TestWhatIfTrust_SaysWhichClaimsAreNowBelieved(t *testing.T) {
 	h := newHarness(t, 160, 30, false)
 	h.keys("tab", "down", "down")
-	if h.m.servers.selected() != "mail" {
-		t.Fatalf("selected %q", h.m.servers.selected())
+	if h.m.servers.Selected() != "mail" {
+		t.Fatalf("selected %q", h.m.servers.Selected())
 	}
 	h.keys("T") // untrusted → blocked: nothing is believed
 	h.waitFor("mail blocked", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.BlockedServer })

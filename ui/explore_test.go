@@ -25,6 +25,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -256,7 +257,7 @@ func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 	}
 	task := *h.m.snap.Tools[0] // a copy: the snapshot's tools are read-only
 	task.TaskSupport = "required"
-	h.m.tools.setTools([]*session.ToolInfo{&task})
+	h.m.tools.SetTools([]*session.ToolInfo{&task})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	screenHas(t, h.plain(), "lib__cover ⧗ task only")
 	h.keys("c")
@@ -588,24 +589,24 @@ func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
 	p := testToolsPane()
 	a := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "a"}}
 	b := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "b"}}
-	p.setTools([]*session.ToolInfo{&a, &b})
-	p.cursor = 1
-	p.setTools(nil)
-	if _, ok := p.selectedTool(); ok {
+	p.SetTools([]*session.ToolInfo{&a, &b})
+	p.Cursor = 1
+	p.SetTools(nil)
+	if _, ok := p.SelectedTool(); ok {
 		t.Fatal("a tool is selected in an empty list")
 	}
-	p.setTools([]*session.ToolInfo{&a, &b})
-	p.cursor = 1
-	p.setTools([]*session.ToolInfo{&b})
-	if tl, ok := p.selectedTool(); !ok || tl.Ref.Tool != "b" {
+	p.SetTools([]*session.ToolInfo{&a, &b})
+	p.Cursor = 1
+	p.SetTools([]*session.ToolInfo{&b})
+	if tl, ok := p.SelectedTool(); !ok || tl.Ref.Tool != "b" {
 		t.Fatalf("selected %+v, want b", tl.Ref)
 	}
 }
 
 // testToolsPane is a tools pane of 60x20 with the dark theme.
-func testToolsPane() toolsPane {
+func testToolsPane() panes.ToolsPane {
 	st := theme.New(true, true)
-	p := newToolsPane(&common.Common{St: &st})
+	p := panes.NewToolsPane(&common.Common{St: &st})
 	p.SetSize(60, 20)
 	return p
 }
@@ -621,24 +622,24 @@ func TestToolsPane_UntouchedCursorStaysOnTheFirstRow(t *testing.T) {
 	fetch := session.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch_url"}}
 	send := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send_email"}}
 	read := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "read_inbox"}}
-	p.setTools([]*session.ToolInfo{&fetch})
-	p.setTools([]*session.ToolInfo{&read, &send, &fetch})
-	if tl, _ := p.selectedTool(); p.cursor != 0 || tl.Ref != read.Ref {
-		t.Fatalf("the untouched cursor is on row %d (%s), want the first row (%s)", p.cursor, tl.Ref.Qualified(), read.Ref.Qualified())
+	p.SetTools([]*session.ToolInfo{&fetch})
+	p.SetTools([]*session.ToolInfo{&read, &send, &fetch})
+	if tl, _ := p.SelectedTool(); p.Cursor != 0 || tl.Ref != read.Ref {
+		t.Fatalf("the untouched cursor is on row %d (%s), want the first row (%s)", p.Cursor, tl.Ref.Qualified(), read.Ref.Qualified())
 	}
 	// The person moves down and back up: now the tool they chose is kept.
 	p, _, _ = p.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	p, _, _ = p.Update(tea.KeyPressMsg{Code: tea.KeyUp})
 	other := session.ToolInfo{Ref: trust.Ref{Server: "a", Tool: "first"}}
-	p.setTools([]*session.ToolInfo{&other, &read, &send, &fetch})
-	if tl, _ := p.selectedTool(); tl.Ref != read.Ref {
+	p.SetTools([]*session.ToolInfo{&other, &read, &send, &fetch})
+	if tl, _ := p.SelectedTool(); tl.Ref != read.Ref {
 		t.Fatalf("after the person moved the cursor, %s is selected, want their %s kept", tl.Ref.Qualified(), read.Ref.Qualified())
 	}
 	// Scoping to a server starts again at its first row, untouched.
-	p.setServer("mail")
+	p.SetServer("mail")
 	archive := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "archive"}}
-	p.setTools([]*session.ToolInfo{&other, &archive, &read, &send, &fetch})
-	if tl, _ := p.selectedTool(); tl.Ref != archive.Ref {
+	p.SetTools([]*session.ToolInfo{&other, &archive, &read, &send, &fetch})
+	if tl, _ := p.SelectedTool(); tl.Ref != archive.Ref {
 		t.Fatalf("in a new scope the untouched cursor is on %s, want the first row (%s)", tl.Ref.Qualified(), archive.Ref.Qualified())
 	}
 }

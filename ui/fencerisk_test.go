@@ -11,6 +11,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
 )
 
 var (
@@ -77,9 +78,9 @@ func TestHazardsViewShowsSandboxes(t *testing.T) {
 
 // The servers pane marks a server whose sandbox was asked for and not applied.
 func TestServersPaneMarksUnfenced(t *testing.T) {
-	p := newServersPane(&common.Common{St: newTestStyles()})
+	p := panes.NewServersPane(&common.Common{St: newTestStyles()})
 	p.SetSize(40, 12)
-	p.setServers([]session.ServerInfo{{Name: "mail", Status: session.StatusReady, Fence: mailFence}, {Name: "fs", Status: session.StatusReady, Fence: fsFence}})
+	p.SetServers([]session.ServerInfo{{Name: "mail", Status: session.StatusReady, Fence: mailFence}, {Name: "fs", Status: session.StatusReady, Fence: fsFence}})
 	v := ansi.Strip(p.View())
 	if strings.Count(v, "UNFENCED") != 1 {
 		t.Errorf("want one UNFENCED mark (mail):\n%s", v)

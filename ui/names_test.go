@@ -105,8 +105,8 @@ func TestNames_NpmServersGolden(t *testing.T) {
 		// Select a long name: down to the first trigger- tool.
 		for i, n := range rowNames(h.m) {
 			if n == "everything__trigger-long-running-operation" {
-				h.m.tools.cursor = i
-				h.m.tools.clamp()
+				h.m.tools.Cursor = i
+				h.m.tools.Clamp()
 			}
 		}
 		screen := h.plain()

@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -92,8 +93,8 @@ type Model struct {
 	nav   []screenID
 	focus pane
 
-	servers serversPane
-	tools   toolsPane
+	servers panes.ServersPane
+	tools   panes.ToolsPane
 	detail  detail.Model
 	form    form.Form
 	formFor session.ToolInfo // the tool the call form is for
@@ -184,8 +185,8 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		height:      24,
 		gens:        map[string]uint64{},
 		focus:       paneTools,
-		servers:     newServersPane(com),
-		tools:       newToolsPane(com),
+		servers:     panes.NewServersPane(com),
+		tools:       panes.NewToolsPane(com),
 		detail:      detail.New(com),
 		call:        newCallView(com),
 		result:      newResultView(com),
@@ -213,7 +214,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 	}
 	model.detail.Gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
-	model.tools.focused = true
+	model.tools.Focused = true
 	model.setSnapshot(m.Snapshot())
 	for _, p := range m.Engine().Pending() {
 		_, cmd := model.q.AddApproval(p, false)
@@ -332,7 +333,7 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.spinning = true
 		m.spinner, cmd = m.spinner.Update(msg)
-		m.servers.frame = m.spinner.View()
+		m.servers.Frame = m.spinner.View()
 		return m, cmd
 	case logsRefreshMsg:
 		m.logsTick = false
@@ -458,7 +459,7 @@ func (m *Model) forward(msg tea.Msg) (*Model, tea.Cmd) {
 		if act != nil {
 			return m.applyForm(act, cmd)
 		}
-	case m.screen == screenMain && m.tools.typing:
+	case m.screen == screenMain && m.tools.Typing:
 		m.tools, _, cmd = m.tools.Update(msg)
 	}
 	return m, cmd
@@ -678,18 +679,18 @@ func (m *Model) openDetail(t session.ToolInfo) {
 // its details.
 func (m *Model) showTool(t session.ToolInfo) {
 	m.setFocus(paneTools)
-	m.servers.cursor = 0
-	m.servers.updateKeys()
-	m.tools.setServer("")
-	m.tools.text, m.tools.tier, m.tools.hint = "", anyTier, hintAny
-	m.tools.refilter()
-	for i, r := range m.tools.rows {
-		if m.tools.tools[r].Ref == t.Ref {
-			m.tools.cursor, m.tools.chosen = i, true
+	m.servers.Cursor = 0
+	m.servers.UpdateKeys()
+	m.tools.SetServer("")
+	m.tools.Text, m.tools.Tier, m.tools.Hint = "", panes.AnyTier, panes.HintAny
+	m.tools.Refilter()
+	for i, r := range m.tools.Rows {
+		if m.tools.Tools[r].Ref == t.Ref {
+			m.tools.Cursor, m.tools.Chosen = i, true
 		}
 	}
-	m.tools.clamp()
-	m.tools.updateKeys()
+	m.tools.Clamp()
+	m.tools.UpdateKeys()
 	m.nav, m.screen = nil, screenMain
 	m.openDetail(t)
 }
@@ -704,53 +705,53 @@ func (m *Model) openHazards() {
 func (m *Model) mainKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var cmd tea.Cmd
 	if m.focus == paneServers {
-		var act serversAction
+		var act panes.ServersAction
 		m.servers, act, cmd = m.servers.Update(k)
 		switch act {
-		case serversMoved:
-			m.tools.setServer(m.servers.selected())
-			m.tools.scopeFailure = m.scopeFailure()
-		case serversFocusTools:
+		case panes.ServersMoved:
+			m.tools.SetServer(m.servers.Selected())
+			m.tools.ScopeFailure = m.scopeFailure()
+		case panes.ServersFocusTools:
 			m.setFocus(paneTools)
-		case serversReconnect:
-			name := m.servers.selected()
+		case panes.ServersReconnect:
+			name := m.servers.Selected()
 			m.status = "reconnecting " + common.Inline(m.St, name, 32) + "…"
 			return m, tea.Batch(cmd, reconnectCmd(m.sess, name))
-		case serversTrust:
-			return m, tea.Batch(cmd, m.cycleTrust(m.servers.selected()))
-		case serversInfo:
-			m.openInfo(m.servers.selected())
+		case panes.ServersTrust:
+			return m, tea.Batch(cmd, m.cycleTrust(m.servers.Selected()))
+		case panes.ServersInfo:
+			m.openInfo(m.servers.Selected())
 		}
 		return m, cmd
 	}
-	var act toolsAction
+	var act panes.ToolsAction
 	m.tools, act, cmd = m.tools.Update(k)
 	switch act {
-	case toolsOpen:
-		if t, ok := m.tools.selectedTool(); ok {
+	case panes.ToolsOpen:
+		if t, ok := m.tools.SelectedTool(); ok {
 			m.openDetail(t)
 		}
-	case toolsCall:
-		if t, ok := m.tools.selectedTool(); ok {
+	case panes.ToolsCall:
+		if t, ok := m.tools.SelectedTool(); ok {
 			return m.openForm(t, false)
 		}
-	case toolsFocusServers:
+	case panes.ToolsFocusServers:
 		m.setFocus(paneServers)
-	case toolsInfo:
-		if t, ok := m.tools.selectedTool(); ok {
+	case panes.ToolsInfo:
+		if t, ok := m.tools.SelectedTool(); ok {
 			m.openInfo(t.Ref.Server)
-		} else if m.tools.server != "" {
-			m.openInfo(m.tools.server)
+		} else if m.tools.Server != "" {
+			m.openInfo(m.tools.Server)
 		}
-	case toolsDisable, toolsPolicy, toolsTrust:
-		t, ok := m.tools.selectedTool()
+	case panes.ToolsDisable, panes.ToolsPolicy, panes.ToolsTrust:
+		t, ok := m.tools.SelectedTool()
 		if !ok {
 			break
 		}
 		switch act {
-		case toolsDisable:
+		case panes.ToolsDisable:
 			return m, tea.Batch(cmd, m.toggleDisabled(t.Ref))
-		case toolsPolicy:
+		case panes.ToolsPolicy:
 			return m, tea.Batch(cmd, m.cyclePolicy(t.Ref))
 		}
 		return m, tea.Batch(cmd, m.cycleTrust(t.Ref.Server))
@@ -760,8 +761,8 @@ func (m *Model) mainKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 
 func (m *Model) setFocus(p pane) {
 	m.focus = p
-	m.servers.focused = p == paneServers
-	m.tools.focused = p == paneTools
+	m.servers.Focused = p == paneServers
+	m.tools.Focused = p == paneTools
 }
 
 // needSpinner reports whether anything spins: a connecting server or a call.
@@ -769,7 +770,7 @@ func (m *Model) needSpinner() bool {
 	if m.call.running {
 		return true
 	}
-	for _, s := range m.servers.servers {
+	for _, s := range m.servers.Servers {
 		if s.Status == session.StatusConnecting {
 			return true
 		}
@@ -792,12 +793,12 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 	m.snap = s
 	m.over = m.sess.Overrides()
 	changedTools, changedServers := changedSets(m.over)
-	m.servers.changed = changedServers
-	m.servers.setServers(s.Servers)
-	m.tools.setServer(m.servers.selected())
-	m.tools.scopeFailure = m.scopeFailure()
-	m.tools.changed, m.tools.changedServers = changedTools, changedServers
-	m.tools.setTools(s.Tools)
+	m.servers.Changed = changedServers
+	m.servers.SetServers(s.Servers)
+	m.tools.SetServer(m.servers.Selected())
+	m.tools.ScopeFailure = m.scopeFailure()
+	m.tools.Changed, m.tools.ChangedServers = changedTools, changedServers
+	m.tools.SetTools(s.Tools)
 	m.hazards.SetData(s, m.over, m.configTrust)
 	if m.screen == screenDetail || slices.Contains(m.nav, screenDetail) {
 		t := m.detail.Tool
@@ -828,7 +829,7 @@ func (m *Model) relayout(force bool) bool {
 		want = len(m.snap.Hazards)
 	}
 	l := computeLayout(m.width, m.height, want, m.captionRows())
-	l.followServers(m.servers.want())
+	l.followServers(m.servers.Want())
 	if m.acts.calls > 0 && l.bodyH > 8 {
 		// The activity strip: the newest call, one row above the status line.
 		l.stripH = 1
@@ -880,8 +881,8 @@ func (m *Model) setTheme(dark bool) {
 	st := theme.New(dark, m.opts.NoColor)
 	m.St = &st // every child shares it
 	m.help.Styles = helpStyles(&st)
-	m.servers.restyle()
-	m.tools.restyle()
+	m.servers.Restyle()
+	m.tools.Restyle()
 	m.call.bar = newBar(&st)
 	m.hazards.Dirty = true
 	m.export.Render()

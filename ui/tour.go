@@ -376,5 +376,5 @@ func (m *Model) tourKeysFree() bool {
 	case m.screen == screenForm:
 		return false
 	}
-	return !(m.screen == screenMain && m.tools.typing)
+	return !(m.screen == screenMain && m.tools.Typing)
 }

@@ -32,14 +32,14 @@ import (
 // rowNames lists the qualified names of the tools pane's rows, in order.
 func rowNames(m Model) []string {
 	var out []string
-	for _, r := range m.tools.rows {
-		out = append(out, m.tools.tools[r].Ref.Qualified())
+	for _, r := range m.tools.Rows {
+		out = append(out, m.tools.Tools[r].Ref.Qualified())
 	}
 	return out
 }
 
 func selected(m Model) string {
-	t, _ := m.tools.selectedTool()
+	t, _ := m.tools.SelectedTool()
 	return t.Ref.Qualified()
 }
 
@@ -82,15 +82,15 @@ func TestNavigatePanesAndRows(t *testing.T) {
 		t.Errorf("enter on notes: focus %v, selection %q; want the tools pane on notes__create_note", h.m.focus, selected(h.m))
 	}
 	h.keys("shift+tab", "g")
-	if h.m.focus != paneServers || len(h.m.tools.rows) != 7 {
-		t.Errorf("g on the servers pane: focus %v, %d rows; want all 7 tools", h.m.focus, len(h.m.tools.rows))
+	if h.m.focus != paneServers || len(h.m.tools.Rows) != 7 {
+		t.Errorf("g on the servers pane: focus %v, %d rows; want all 7 tools", h.m.focus, len(h.m.tools.Rows))
 	}
 }
 
 func TestFilterByText(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
 	h.keys("/", "p", "a", "g", "e")
-	if !h.m.tools.typing {
+	if !h.m.tools.Typing {
 		t.Fatal("/ did not start the text filter")
 	}
 	want := []string{"docs__get_doc", "docs__search_docs", "web__fetch_url"} // "page" in their descriptions
@@ -98,26 +98,26 @@ func TestFilterByText(t *testing.T) {
 		t.Errorf("filter page = %v, want %v", got, want)
 	}
 	h.keys("q") // typed into the filter, not quitting
-	if h.m.tools.text != "pageq" || len(h.m.tools.rows) != 0 {
-		t.Errorf("q while typing: text %q, %d rows", h.m.tools.text, len(h.m.tools.rows))
+	if h.m.tools.Text != "pageq" || len(h.m.tools.Rows) != 0 {
+		t.Errorf("q while typing: text %q, %d rows", h.m.tools.Text, len(h.m.tools.Rows))
 	}
 	screenHas(t, h.plain(), "no tool matches the filters")
 	h.keys("backspace", "enter")
-	if h.m.tools.typing || len(h.m.tools.rows) != 3 {
-		t.Errorf("enter kept typing=%v with %d rows; want the filter kept and typing ended", h.m.tools.typing, len(h.m.tools.rows))
+	if h.m.tools.Typing || len(h.m.tools.Rows) != 3 {
+		t.Errorf("enter kept typing=%v with %d rows; want the filter kept and typing ended", h.m.tools.Typing, len(h.m.tools.Rows))
 	}
 	screenHas(t, h.plain(), "text “page”", "3 of 7")
 
 	h.keys("/", "esc") // esc while typing clears the text
-	if h.m.tools.text != "" || len(h.m.tools.rows) != 7 {
-		t.Errorf("esc while typing left %q and %d rows", h.m.tools.text, len(h.m.tools.rows))
+	if h.m.tools.Text != "" || len(h.m.tools.Rows) != 7 {
+		t.Errorf("esc while typing left %q and %d rows", h.m.tools.Text, len(h.m.tools.Rows))
 	}
 	h.keys("/", "E", "M", "A", "I", "L", "enter") // case does not matter
 	if got := rowNames(h.m); !slices.Equal(got, []string{"mail__send_email"}) {
 		t.Errorf("filter EMAIL = %v", got)
 	}
 	h.keys("esc")
-	if h.m.tools.filtered() {
+	if h.m.tools.Filtered() {
 		t.Error("esc did not clear the filters")
 	}
 }
@@ -141,7 +141,7 @@ func TestFilterByTierAndHint(t *testing.T) {
 		screenHas(t, h.plain(), "tier "+tc.label)
 	}
 	h.keys("t")
-	if len(h.m.tools.rows) != 7 {
+	if len(h.m.tools.Rows) != 7 {
 		t.Errorf("the tier filter did not cycle back to every tier: %v", rowNames(h.m))
 	}
 
@@ -211,7 +211,7 @@ func (h *harness) callThroughForm(tool string, fields ...string) {
 	h.t.Helper()
 	for i, n := range rowNames(h.m) {
 		if n == tool {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	if selected(h.m) != tool {
@@ -373,7 +373,7 @@ func TestRugPullBlocksTheTool(t *testing.T) {
 	screenHas(t, h.plain(), "⊘ blocked     notes__create_note")
 	for i, n := range rowNames(h.m) {
 		if n == "notes__create_note" {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	h.keys("c")
@@ -479,7 +479,7 @@ func TestReconnectAFailedServer(t *testing.T) {
 	h := newHarnessFor(t, sess, 80, 24, true, Options{})
 	screenHas(t, h.plain(), "✗ gone", "✗ failed")
 	h.keys("tab", "down")
-	if !h.m.servers.keys.Reconnect.Enabled() {
+	if !h.m.servers.Keys.Reconnect.Enabled() {
 		t.Fatal("reconnect is not offered for a failed server")
 	}
 	gen := h.m.snap.Servers[0].Gen
@@ -765,7 +765,7 @@ func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {
 	})
 	for i, n := range rowNames(h.m) {
 		if n == "notes__create_note" {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	h.keys("enter")

@@ -22,6 +22,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -348,12 +349,12 @@ func (m *Model) footerLine() string {
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
 	if m.focus == paneServers {
-		return footerView(m.help, m.servers.keys, append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
+		return footerView(m.help, m.servers.Keys, append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
 	}
-	if m.tools.typing {
-		return footerView(m.help, m.tools.keyMap(), []key.Binding{m.keys.Interrupt})
+	if m.tools.Typing {
+		return footerView(m.help, m.tools.KeyMap(), []key.Binding{m.keys.Interrupt})
 	}
-	return footerView(m.help, m.tools.keyMap(), append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
+	return footerView(m.help, m.tools.KeyMap(), append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
 }
 
 // helpSections lists every context's keys for the help overlay, from fresh key
@@ -400,9 +401,9 @@ func (m *Model) helpSections() []helpview.Section {
 	}
 	return append(sections, []helpview.Section{
 		{Title: "Everywhere", Keys: global},
-		{Title: "Servers pane", Keys: DefaultServersKeyMap()},
-		{Title: "Tools pane", Keys: DefaultToolsKeyMap()},
-		{Title: "Typing a filter", Keys: DefaultFilterKeyMap()},
+		{Title: "Servers pane", Keys: panes.DefaultServersKeyMap()},
+		{Title: "Tools pane", Keys: panes.DefaultToolsKeyMap()},
+		{Title: "Typing a filter", Keys: panes.DefaultFilterKeyMap()},
 		{Title: "Tool details", Keys: detail.DefaultKeyMap()},
 		{Title: "Server info (i)", Keys: DefaultInfoKeyMap()},
 		{Title: "A server's resources (i, then r)", Keys: channels.DefaultResourcesKeyMap()},

@@ -55,8 +55,8 @@ func TestServerTrustCycleRecomputesBannerAndTiers(t *testing.T) {
 		t.Fatalf("the demo starts without the trifecta in the banner:\n%s", h.plain())
 	}
 	h.keys("tab", "down", "down") // the servers pane, on mail (untrusted in the config)
-	if h.m.servers.selected() != "mail" {
-		t.Fatalf("selected server %q, want mail", h.m.servers.selected())
+	if h.m.servers.Selected() != "mail" {
+		t.Fatalf("selected server %q, want mail", h.m.servers.Selected())
 	}
 
 	h.keys("T") // untrusted → blocked
@@ -101,7 +101,7 @@ func TestOverridesChangedRefreshesEveryChild(t *testing.T) {
 	if err := h.sess.SetDisabled(refSend, true); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the event to reach the tools pane", func(m Model) bool { return m.tools.changed[refSend] })
+	h.waitFor("the event to reach the tools pane", func(m Model) bool { return m.tools.Changed[refSend] })
 	if hasHazard(h.m, trust.HazardLethalTrifecta) {
 		t.Error("the snapshot kept the trifecta")
 	}
@@ -474,8 +474,8 @@ func TestTourCaptionKeepsItsKeysAtEverySize(t *testing.T) {
 func TestWhatIf_LooseningTakesTheChord(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
 	h.keys("tab", "down", "down") // the servers pane, on mail (untrusted in the config)
-	if h.m.servers.selected() != "mail" {
-		t.Fatalf("selected server %q, want mail", h.m.servers.selected())
+	if h.m.servers.Selected() != "mail" {
+		t.Fatalf("selected server %q, want mail", h.m.servers.Selected())
 	}
 	h.keys("T") // untrusted → blocked: tightens, one key
 	h.waitFor("mail to be blocked", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.BlockedServer })

@@ -65,7 +65,7 @@ func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 	h.m.detail.Gateway = true
 	for i, n := range rowNames(h.m) {
 		if n == "mail__send_email" {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	h.keys("enter")

@@ -1,4 +1,4 @@
-package ui
+package panes
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -20,7 +20,7 @@ type hintFilter int
 
 // The hint filters, in the order the hint key cycles through them.
 const (
-	hintAny hintFilter = iota
+	HintAny hintFilter = iota
 	hintReadOnly
 	hintOpenWorld
 	hintDestructive
@@ -73,28 +73,28 @@ func (s sortMode) String() string {
 	return "by server"
 }
 
-// anyTier is the tier filter that keeps every tier.
-const anyTier trust.Tier = -1
+// AnyTier is the tier filter that keeps every tier.
+const AnyTier trust.Tier = -1
 
-// toolsPane lists the tools of the selected server (or all), filtered by text, tier
+// ToolsPane lists the tools of the selected server (or all), filtered by text, tier
 // and effective hint, sorted by server or tier. Filtering costs one pass over the
 // tools when a filter or the snapshot changes; moving and drawing cost only the
 // visible rows, so 10,000 tools stay fast.
-type toolsPane struct {
+type ToolsPane struct {
 	*common.Common
 	keys  ToolsKeyMap
 	fkeys FilterKeyMap
 
-	tools []*session.ToolInfo // the snapshot's tools; read-only (shared between snapshots)
-	// changed holds the tools this session turned off or gave a policy, and
-	// changedServers the servers whose trust it changed (what-if).
-	changed        map[trust.Ref]bool
-	changedServers map[string]bool
+	Tools []*model.ToolInfo // the snapshot's tools; read-only (shared between snapshots)
+	// Changed holds the tools this session turned off or gave a policy, and
+	// changedServers the servers whose trust it Changed (what-if).
+	Changed        map[trust.Ref]bool
+	ChangedServers map[string]bool
 	// taskOnly marks the tools (by index) that run only as tasks (tasks.go).
 	taskOnly map[int]bool
 	// hay holds each tool's lower-cased searchable text; built on first use.
 	hay  []string
-	rows []int // indices into tools, in display order
+	Rows []int // indices into tools, in display order
 	// nameW is the name column's width for the current rows.
 	nameW int
 	// inScope is the number of tools of the server scope, before the filters.
@@ -102,39 +102,39 @@ type toolsPane struct {
 	// tierLabels are the rendered tier labels, one per tier.
 	tierLabels [len(trust.Tiers)]string
 
-	server string // "" for all servers
-	// scopeFailure says why the server in scope failed ("" when it did not), shown
+	Server string // "" for all servers
+	// ScopeFailure says why the server in scope failed ("" when it did not), shown
 	// in full where its tools would be.
-	scopeFailure string
-	text         string
-	tier         trust.Tier
-	hint         hintFilter
+	ScopeFailure string
+	Text         string
+	Tier         trust.Tier
+	Hint         hintFilter
 	order        sortMode
 
-	cursor, offset int
-	// chosen is set once the person moves the cursor or acts on a tool (or airlock
+	Cursor, offset int
+	// Chosen is set once the person moves the cursor or acts on a tool (or airlock
 	// shows them one): from then on a new snapshot keeps that tool selected. Until
 	// then a cursor on the first row stays on the first row, so it does not ride
 	// down with the first-ready server's tool as other servers' tools arrive.
-	chosen        bool
+	Chosen        bool
 	input         textinput.Model
-	typing        bool
-	focused       bool
+	Typing        bool
+	Focused       bool
 	width, height int
 }
 
-func newToolsPane(com *common.Common) toolsPane {
+func NewToolsPane(com *common.Common) ToolsPane {
 	in := textinput.New()
 	in.Prompt = "/"
 	in.Placeholder = "name or description"
 	in.CharLimit = 200
-	p := toolsPane{Common: com, keys: DefaultToolsKeyMap(), fkeys: DefaultFilterKeyMap(), tier: anyTier, input: in}
-	p.restyle()
+	p := ToolsPane{Common: com, keys: DefaultToolsKeyMap(), fkeys: DefaultFilterKeyMap(), Tier: AnyTier, input: in}
+	p.Restyle()
 	return p
 }
 
-// restyle redraws the tier labels and the filter input in the current styles.
-func (p *toolsPane) restyle() {
+// Restyle redraws the tier labels and the filter input in the current styles.
+func (p *ToolsPane) Restyle() {
 	st := p.St
 	for _, t := range trust.Tiers {
 		p.tierLabels[t] = st.Tier(t).Render(common.Fit(theme.TierLabel(t), common.TierLabelW))
@@ -143,23 +143,23 @@ func (p *toolsPane) restyle() {
 }
 
 // SetSize sets the pane's outer size.
-func (p *toolsPane) SetSize(w, h int) {
+func (p *ToolsPane) SetSize(w, h int) {
 	p.width, p.height = w, h
 	iw, _ := common.PaneInner(w, h)
 	p.input.SetWidth(max(iw-4, 10))
-	p.clamp()
+	p.Clamp()
 }
 
-// setTools replaces the tools (a new snapshot), keeping the selected tool.
-func (p *toolsPane) setTools(tools []*session.ToolInfo) {
+// SetTools replaces the tools (a new snapshot), keeping the selected tool.
+func (p *ToolsPane) SetTools(tools []*model.ToolInfo) {
 	// The selection is read before the rows' indices stop meaning anything:
 	// the new list may be shorter (a server reconnecting lists nothing).
 	var keep trust.Ref
-	if t, ok := p.selectedTool(); ok && (p.chosen || p.cursor > 0) {
+	if t, ok := p.SelectedTool(); ok && (p.Chosen || p.Cursor > 0) {
 		keep = t.Ref
 	}
-	p.rows = nil
-	p.tools = tools
+	p.Rows = nil
+	p.Tools = tools
 	p.hay = nil
 	p.taskOnly = map[int]bool{}
 	for i, t := range tools {
@@ -170,60 +170,60 @@ func (p *toolsPane) setTools(tools []*session.ToolInfo) {
 	p.refilterKeep(keep)
 }
 
-// setServer scopes the pane to one server ("" for all).
-func (p *toolsPane) setServer(name string) {
-	if p.server == name {
+// SetServer scopes the pane to one server ("" for all).
+func (p *ToolsPane) SetServer(name string) {
+	if p.Server == name {
 		return
 	}
-	p.server = name
-	p.cursor, p.offset, p.chosen = 0, 0, false
-	p.refilter()
+	p.Server = name
+	p.Cursor, p.offset, p.Chosen = 0, 0, false
+	p.Refilter()
 }
 
-// filtered reports whether any filter (not the server scope) is active.
-func (p toolsPane) filtered() bool {
-	return p.text != "" || p.tier != anyTier || p.hint != hintAny
+// Filtered reports whether any filter (not the server scope) is active.
+func (p ToolsPane) Filtered() bool {
+	return p.Text != "" || p.Tier != AnyTier || p.Hint != HintAny
 }
 
-// selectedTool returns the tool under the cursor.
-func (p toolsPane) selectedTool() (session.ToolInfo, bool) {
-	if p.cursor < 0 || p.cursor >= len(p.rows) {
-		return session.ToolInfo{}, false
+// SelectedTool returns the tool under the cursor.
+func (p ToolsPane) SelectedTool() (model.ToolInfo, bool) {
+	if p.Cursor < 0 || p.Cursor >= len(p.Rows) {
+		return model.ToolInfo{}, false
 	}
-	return *p.tools[p.rows[p.cursor]], true
+	return *p.Tools[p.Rows[p.Cursor]], true
 }
 
-// refilter recomputes the rows from the filters, keeping the selected tool when it
+// Refilter recomputes the rows from the filters, keeping the selected tool when it
 // is still listed.
-func (p *toolsPane) refilter() {
+func (p *ToolsPane) Refilter() {
 	var keep trust.Ref
-	if t, ok := p.selectedTool(); ok {
+	if t, ok := p.SelectedTool(); ok {
 		keep = t.Ref
 	}
 	p.refilterKeep(keep)
 }
 
 // refilterKeep is refilter keeping the tool keep selected when it is listed.
-func (p *toolsPane) refilterKeep(keep trust.Ref) {
-	needle := strings.ToLower(strings.TrimSpace(p.text))
+func (p *ToolsPane) refilterKeep(keep trust.Ref) {
+	needle := strings.ToLower(strings.TrimSpace(p.Text))
 	if needle != "" && p.hay == nil {
-		p.hay = make([]string, len(p.tools))
-		for i, t := range p.tools {
+		p.hay = make([]string, len(p.Tools))
+		for i, t := range p.Tools {
 			p.hay[i] = strings.ToLower(t.Ref.Qualified() + "\x00" + t.Title + "\x00" + t.Description)
 		}
 	}
-	rows := make([]int, 0, len(p.rows)+16)
+	rows := make([]int, 0, len(p.Rows)+16)
 	nameW, inScope := 0, 0
-	for i := range p.tools {
-		t := p.tools[i]
-		if p.server != "" && t.Ref.Server != p.server {
+	for i := range p.Tools {
+		t := p.Tools[i]
+		if p.Server != "" && t.Ref.Server != p.Server {
 			continue
 		}
 		inScope++
-		if p.tier != anyTier && t.Class.Tier != p.tier {
+		if p.Tier != AnyTier && t.Class.Tier != p.Tier {
 			continue
 		}
-		if !p.hint.match(t.Class.Effective) {
+		if !p.Hint.match(t.Class.Effective) {
 			continue
 		}
 		if needle != "" && !strings.Contains(p.hay[i], needle) {
@@ -233,33 +233,33 @@ func (p *toolsPane) refilterKeep(keep trust.Ref) {
 		nameW = max(nameW, len(t.Ref.Server)+2+len(t.Ref.Tool))
 	}
 	if p.order == sortByTier {
-		slices.SortStableFunc(rows, func(a, b int) int { return int(p.tools[b].Class.Tier) - int(p.tools[a].Class.Tier) })
+		slices.SortStableFunc(rows, func(a, b int) int { return int(p.Tools[b].Class.Tier) - int(p.Tools[a].Class.Tier) })
 	}
-	p.rows = rows
+	p.Rows = rows
 	p.nameW, p.inScope = nameW, inScope
-	p.cursor = 0
+	p.Cursor = 0
 	if keep.Tool != "" {
 		for i, r := range rows {
-			if p.tools[r].Ref == keep {
-				p.cursor = i
+			if p.Tools[r].Ref == keep {
+				p.Cursor = i
 				break
 			}
 		}
 	}
-	p.clamp()
-	p.updateKeys()
+	p.Clamp()
+	p.UpdateKeys()
 }
 
 // visibleRows is the number of tool rows that fit: the pane minus its heading and
 // the filter line.
-func (p toolsPane) visibleRows() int {
+func (p ToolsPane) visibleRows() int {
 	_, ih := common.PaneInner(p.width, p.height)
 	return max(ih-2-len(p.fullNameLines()), 1)
 }
 
 // nameWidth is the name column's width: the longest name, within what the row
 // leaves after the tier and a short description.
-func (p toolsPane) nameWidth() int {
+func (p ToolsPane) nameWidth() int {
 	iw, _ := common.PaneInner(p.width, p.height)
 	if p.compactTiers() {
 		return min(p.nameW, max(iw-2-p.tierW()-2, 12)) // no room for descriptions
@@ -269,13 +269,13 @@ func (p toolsPane) nameWidth() int {
 
 // compactTiers says the rows show the tier's glyph alone: on a narrow pane the
 // name needs the room more than the tier's word (the glyph and colour stay).
-func (p toolsPane) compactTiers() bool {
+func (p ToolsPane) compactTiers() bool {
 	iw, _ := common.PaneInner(p.width, p.height)
 	return iw < 44
 }
 
 // tierW is the tier column's width.
-func (p toolsPane) tierW() int {
+func (p ToolsPane) tierW() int {
 	if p.compactTiers() {
 		return 1
 	}
@@ -284,8 +284,8 @@ func (p toolsPane) tierW() int {
 
 // fullNameLines shows the selected tool's whole name at the bottom of the pane
 // when its row had to cut it: the focused name is always readable.
-func (p toolsPane) fullNameLines() []string {
-	t, ok := p.selectedTool()
+func (p ToolsPane) fullNameLines() []string {
+	t, ok := p.SelectedTool()
 	if !ok {
 		return nil
 	}
@@ -297,57 +297,57 @@ func (p toolsPane) fullNameLines() []string {
 	return common.WrapOwn(p.St.Key.Render(name), iw, p.St.Muted.Render("▸ "), "  ")
 }
 
-func (p *toolsPane) clamp() {
-	p.cursor = min(max(p.cursor, 0), max(len(p.rows)-1, 0))
+func (p *ToolsPane) Clamp() {
+	p.Cursor = min(max(p.Cursor, 0), max(len(p.Rows)-1, 0))
 	n := p.visibleRows()
-	if p.cursor < p.offset {
-		p.offset = p.cursor
+	if p.Cursor < p.offset {
+		p.offset = p.Cursor
 	}
-	if p.cursor >= p.offset+n {
-		p.offset = p.cursor - n + 1
+	if p.Cursor >= p.offset+n {
+		p.offset = p.Cursor - n + 1
 	}
-	p.offset = min(max(p.offset, 0), max(len(p.rows)-n, 0))
+	p.offset = min(max(p.offset, 0), max(len(p.Rows)-n, 0))
 }
 
-func (p *toolsPane) updateKeys() {
-	has := len(p.rows) > 0
+func (p *ToolsPane) UpdateKeys() {
+	has := len(p.Rows) > 0
 	p.keys.Open.SetEnabled(has)
 	p.keys.Call.SetEnabled(has)
 	p.keys.Disable.SetEnabled(has)
 	p.keys.Policy.SetEnabled(has)
 	p.keys.Trust.SetEnabled(has)
-	p.keys.Info.SetEnabled(has || p.server != "")
-	p.keys.Up.SetEnabled(p.cursor > 0)
-	p.keys.Top.SetEnabled(p.cursor > 0)
-	p.keys.PageUp.SetEnabled(p.cursor > 0)
-	p.keys.Down.SetEnabled(p.cursor < len(p.rows)-1)
-	p.keys.Bottom.SetEnabled(p.cursor < len(p.rows)-1)
-	p.keys.PageDown.SetEnabled(p.cursor < len(p.rows)-1)
-	p.keys.Clear.SetEnabled(p.filtered())
-	if t, ok := p.selectedTool(); ok && t.Class.Tier == trust.TierBlocked {
+	p.keys.Info.SetEnabled(has || p.Server != "")
+	p.keys.Up.SetEnabled(p.Cursor > 0)
+	p.keys.Top.SetEnabled(p.Cursor > 0)
+	p.keys.PageUp.SetEnabled(p.Cursor > 0)
+	p.keys.Down.SetEnabled(p.Cursor < len(p.Rows)-1)
+	p.keys.Bottom.SetEnabled(p.Cursor < len(p.Rows)-1)
+	p.keys.PageDown.SetEnabled(p.Cursor < len(p.Rows)-1)
+	p.keys.Clear.SetEnabled(p.Filtered())
+	if t, ok := p.SelectedTool(); ok && t.Class.Tier == trust.TierBlocked {
 		p.keys.Call.SetHelp("c", "call (blocked)")
 	} else {
 		p.keys.Call.SetHelp("c", "call")
 	}
 }
 
-// toolsAction is what a key in the tools pane asks the root to do.
-type toolsAction int
+// ToolsAction is what a key in the tools pane asks the root to do.
+type ToolsAction int
 
 const (
-	toolsNone toolsAction = iota
-	toolsOpen
-	toolsCall
-	toolsFocusServers
-	toolsDisable
-	toolsPolicy
-	toolsTrust
-	toolsInfo
+	toolsNone ToolsAction = iota
+	ToolsOpen
+	ToolsCall
+	ToolsFocusServers
+	ToolsDisable
+	ToolsPolicy
+	ToolsTrust
+	ToolsInfo
 )
 
 // Update handles a key or, while the text filter takes input, the input's messages.
-func (p toolsPane) Update(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
-	if p.typing {
+func (p ToolsPane) Update(msg tea.Msg) (ToolsPane, ToolsAction, tea.Cmd) {
+	if p.Typing {
 		return p.updateTyping(msg)
 	}
 	k, ok := msg.(tea.KeyPressMsg)
@@ -357,129 +357,129 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
 	act := toolsNone
 	var cmd tea.Cmd
 	if !key.Matches(k, p.keys.NextPane) {
-		p.chosen = true
+		p.Chosen = true
 	}
 	switch {
 	case key.Matches(k, p.keys.Up):
-		p.cursor--
+		p.Cursor--
 	case key.Matches(k, p.keys.Down):
-		p.cursor++
+		p.Cursor++
 	case key.Matches(k, p.keys.PageUp):
-		p.cursor -= p.visibleRows()
+		p.Cursor -= p.visibleRows()
 	case key.Matches(k, p.keys.PageDown):
-		p.cursor += p.visibleRows()
+		p.Cursor += p.visibleRows()
 	case key.Matches(k, p.keys.Top):
-		p.cursor = 0
+		p.Cursor = 0
 	case key.Matches(k, p.keys.Bottom):
-		p.cursor = len(p.rows) - 1
+		p.Cursor = len(p.Rows) - 1
 	case key.Matches(k, p.keys.Open):
-		act = toolsOpen
+		act = ToolsOpen
 	case key.Matches(k, p.keys.Call):
-		act = toolsCall
+		act = ToolsCall
 	case key.Matches(k, p.keys.NextPane):
-		act = toolsFocusServers
+		act = ToolsFocusServers
 	case key.Matches(k, p.keys.Disable):
-		act = toolsDisable
+		act = ToolsDisable
 	case key.Matches(k, p.keys.Policy):
-		act = toolsPolicy
+		act = ToolsPolicy
 	case key.Matches(k, p.keys.Trust):
-		act = toolsTrust
+		act = ToolsTrust
 	case key.Matches(k, p.keys.Info):
-		act = toolsInfo
+		act = ToolsInfo
 	case key.Matches(k, p.keys.Filter):
-		p.typing = true
-		p.input.SetValue(p.text)
+		p.Typing = true
+		p.input.SetValue(p.Text)
 		p.input.CursorEnd()
 		cmd = p.input.Focus()
 	case key.Matches(k, p.keys.Tier):
-		p.tier++
-		if int(p.tier) >= len(trust.Tiers) {
-			p.tier = anyTier
+		p.Tier++
+		if int(p.Tier) >= len(trust.Tiers) {
+			p.Tier = AnyTier
 		}
-		p.refilter()
+		p.Refilter()
 	case key.Matches(k, p.keys.Hint):
-		p.hint = (p.hint + 1) % hintFilters
-		p.refilter()
+		p.Hint = (p.Hint + 1) % hintFilters
+		p.Refilter()
 	case key.Matches(k, p.keys.Sort):
 		p.order = 1 - p.order
-		p.refilter()
+		p.Refilter()
 	case key.Matches(k, p.keys.Clear):
-		p.text, p.tier, p.hint = "", anyTier, hintAny
-		p.refilter()
+		p.Text, p.Tier, p.Hint = "", AnyTier, HintAny
+		p.Refilter()
 	}
-	p.clamp()
-	p.updateKeys()
+	p.Clamp()
+	p.UpdateKeys()
 	return p, act, cmd
 }
 
-func (p toolsPane) updateTyping(msg tea.Msg) (toolsPane, toolsAction, tea.Cmd) {
+func (p ToolsPane) updateTyping(msg tea.Msg) (ToolsPane, ToolsAction, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, p.fkeys.Apply):
-			p.typing = false
+			p.Typing = false
 			p.input.Blur()
 			return p, toolsNone, nil
 		case key.Matches(k, p.fkeys.Cancel):
-			p.typing = false
+			p.Typing = false
 			p.input.Blur()
 			p.input.SetValue("")
-			p.text = ""
-			p.refilter()
+			p.Text = ""
+			p.Refilter()
 			return p, toolsNone, nil
 		}
 	}
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
-	if v := p.input.Value(); v != p.text {
-		p.text = v
-		p.refilter()
+	if v := p.input.Value(); v != p.Text {
+		p.Text = v
+		p.Refilter()
 	}
 	return p, toolsNone, cmd
 }
 
-// keyMap returns the bindings that apply now, for the footer.
-func (p toolsPane) keyMap() common.KeyMapFunc {
-	if p.typing {
+// KeyMap returns the bindings that apply now, for the footer.
+func (p ToolsPane) KeyMap() common.KeyMapFunc {
+	if p.Typing {
 		return common.KeyMapFunc{Short: p.fkeys.ShortHelp(), Full: p.fkeys.FullHelp()}
 	}
 	return common.KeyMapFunc{Short: p.keys.ShortHelp(), Full: p.keys.FullHelp()}
 }
 
 // View renders the pane with its border; only the visible rows are drawn.
-func (p toolsPane) View() string {
+func (p ToolsPane) View() string {
 	st := p.St
 	iw, ih := common.PaneInner(p.width, p.height)
 	lines := make([]string, 0, ih)
 	scope := "all servers"
-	if p.server != "" {
-		scope = p.server
+	if p.Server != "" {
+		scope = p.Server
 	}
-	head := "Tools · " + scope + " · " + strconv.Itoa(len(p.rows)) + " of " + strconv.Itoa(p.inScope) + " · " + p.order.String()
-	lines = append(lines, common.PaneHeading(st, head, p.focused, iw))
+	head := "Tools · " + scope + " · " + strconv.Itoa(len(p.Rows)) + " of " + strconv.Itoa(p.inScope) + " · " + p.order.String()
+	lines = append(lines, common.PaneHeading(st, head, p.Focused, iw))
 	lines = append(lines, p.filterLine(iw))
-	if len(p.rows) == 0 && p.scopeFailure != "" && !p.filtered() {
-		lines = append(lines, st.ErrorText.Render("✗ "+common.Inline(st, p.server, 32)+" failed:"))
-		lines = append(lines, common.BlockLines(st, p.scopeFailure, iw, 4<<10, st.Gutter.Render(common.Gutter))...)
+	if len(p.Rows) == 0 && p.ScopeFailure != "" && !p.Filtered() {
+		lines = append(lines, st.ErrorText.Render("✗ "+common.Inline(st, p.Server, 32)+" failed:"))
+		lines = append(lines, common.BlockLines(st, p.ScopeFailure, iw, 4<<10, st.Gutter.Render(common.Gutter))...)
 		lines = append(lines, "", st.Muted.Render(common.Fit("r (servers pane) connects it again · l shows logs", iw)))
-	} else if len(p.rows) == 0 {
+	} else if len(p.Rows) == 0 {
 		msg := "no tools yet"
-		if p.filtered() {
+		if p.Filtered() {
 			msg = "no tool matches the filters (esc clears them)"
-		} else if len(p.tools) > 0 {
+		} else if len(p.Tools) > 0 {
 			msg = "this server lists no tools"
 		}
 		lines = append(lines, st.Muted.Render(common.Fit("  "+msg, iw)))
 	}
-	end := min(p.offset+p.visibleRows(), len(p.rows))
+	end := min(p.offset+p.visibleRows(), len(p.Rows))
 	nameW := p.nameWidth()
 	// The names on screen are cut together, so that no two look the same.
 	names := make([]string, 0, end-p.offset)
 	for i := p.offset; i < end; i++ {
-		names = append(names, common.PlainInline(p.tools[p.rows[i]].Ref.Qualified()))
+		names = append(names, common.PlainInline(p.Tools[p.Rows[i]].Ref.Qualified()))
 	}
 	names = common.CutNames(names, nameW)
 	for i := p.offset; i < end; i++ {
-		lines = append(lines, p.rowView(p.tools[p.rows[i]], p.taskOnly[p.rows[i]], names[i-p.offset], i == p.cursor, iw, nameW))
+		lines = append(lines, p.rowView(p.Tools[p.Rows[i]], p.taskOnly[p.Rows[i]], names[i-p.offset], i == p.Cursor, iw, nameW))
 	}
 	if full := p.fullNameLines(); len(full) > 0 {
 		for len(lines) < ih-len(full) {
@@ -487,26 +487,26 @@ func (p toolsPane) View() string {
 		}
 		lines = append(lines[:ih-len(full)], full...)
 	}
-	return common.PaneBox(st, p.focused, p.width, p.height, lines)
+	return common.PaneBox(st, p.Focused, p.width, p.height, lines)
 }
 
-func (p toolsPane) filterLine(w int) string {
+func (p ToolsPane) filterLine(w int) string {
 	st := p.St
-	if p.typing {
+	if p.Typing {
 		return common.Fit(p.input.View(), w)
 	}
-	if !p.filtered() {
+	if !p.Filtered() {
 		return st.Muted.Render(common.Fit("  filters: none  (/ text · t tier · h hint)", w))
 	}
 	var parts []string
-	if p.text != "" {
-		parts = append(parts, "text “"+common.Inline(st, p.text, 24)+"”")
+	if p.Text != "" {
+		parts = append(parts, "text “"+common.Inline(st, p.Text, 24)+"”")
 	}
-	if p.tier != anyTier {
-		parts = append(parts, "tier "+st.Tier(p.tier).Render(theme.TierLabel(p.tier)))
+	if p.Tier != AnyTier {
+		parts = append(parts, "tier "+st.Tier(p.Tier).Render(theme.TierLabel(p.Tier)))
 	}
-	if p.hint != hintAny {
-		parts = append(parts, "hint "+p.hint.String())
+	if p.Hint != HintAny {
+		parts = append(parts, "hint "+p.Hint.String())
 	}
 	return common.Fit(st.WarnText.Render("  ⧩ ")+strings.Join(parts, " · ")+st.Muted.Render("  (esc clears)"), w)
 }
@@ -515,13 +515,13 @@ func (p toolsPane) filterLine(w int) string {
 // qualified name and the first line of the description. A "*" beside the cursor
 // marks a tool this session turned off or gave a policy, or whose server's trust
 // it changed.
-func (p toolsPane) rowView(t *session.ToolInfo, taskOnly bool, cut string, selected bool, w, nameW int) string {
+func (p ToolsPane) rowView(t *model.ToolInfo, taskOnly bool, cut string, selected bool, w, nameW int) string {
 	st := p.St
 	cursor := "  "
 	if selected {
 		cursor = "▸ "
 	}
-	if p.changed[t.Ref] || p.changedServers[t.Ref.Server] {
+	if p.Changed[t.Ref] || p.ChangedServers[t.Ref.Server] {
 		cursor = cursor[:len(cursor)-1] + "*"
 	}
 	name := common.Fit(cut, nameW)
