@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -105,7 +106,7 @@ func (e activityEntry) who(st *theme.Styles) string {
 	if e.call.Client == "" {
 		return "you"
 	}
-	return inline(st, e.call.Client, 24)
+	return common.Inline(st, e.call.Client, 24)
 }
 
 // whose is the context of an agent's call ("token:ci-bot"), "" for the person's:
@@ -115,7 +116,7 @@ func (e activityEntry) whose(st *theme.Styles) string {
 	if e.call.Client == "" || e.call.Context == "" {
 		return ""
 	}
-	return inline(st, e.call.Context, 24)
+	return common.Inline(st, e.call.Context, 24)
 }
 
 // decision is how a call was decided, in words: "allowed by policy".
@@ -132,7 +133,7 @@ func (e activityEntry) decision() string {
 		return verb
 	}
 	if c.Rule != "" && trust.DecidedBy(c.DecidedBy) == trust.DecidedByRule {
-		return verb + " by rule " + plainInline(c.Rule)
+		return verb + " by rule " + common.PlainInline(c.Rule)
 	}
 	return verb + " by " + decidedByWords(c.DecidedBy)
 }
@@ -147,7 +148,7 @@ func (e activityEntry) shortDecision() string {
 		if c.Decision == "deny" {
 			verb = "denied"
 		}
-		return verb + " by rule " + plainInline(name)
+		return verb + " by rule " + common.PlainInline(name)
 	}
 	return e.decision()
 }
@@ -217,28 +218,28 @@ func duration(d time.Duration) string {
 func (e activityEntry) callRow(st *theme.Styles, width int) string {
 	c := e.call
 	tm := e.at.Format("15:04:05")
-	tool := plainInline(trust.LegName(trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified()))
-	tier := orDash(c.Tier)
+	tool := common.PlainInline(trust.LegName(trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified()))
+	tier := common.OrDash(c.Tier)
 	parts := []string{e.who(st), e.whose(st), tier, e.shortDecision(), e.outcomeMark(st), duration(c.Duration)}
 	// Drop from the right of the priority list until the tool gets 16 cells.
 	drop := []int{2, 1, 5, 3} // tier, token, duration, decision
 	for _, d := range drop {
-		if width-rowWidth(tm, parts)-2 >= min(16, cellWidth(tool)) {
+		if width-rowWidth(tm, parts)-2 >= min(16, common.CellWidth(tool)) {
 			break
 		}
 		parts[d] = ""
 	}
 	right := joinNonEmpty(parts, st.Muted.Render(" · "))
-	toolW := max(width-cellWidth(tm)-2-cellWidth(right)-2, 4)
-	name := cutName(tool, toolW)
-	return fit(st.Muted.Render(tm)+"  "+st.Key.Render(fit(name, toolW))+"  "+right, width)
+	toolW := max(width-common.CellWidth(tm)-2-common.CellWidth(right)-2, 4)
+	name := common.CutName(tool, toolW)
+	return common.Fit(st.Muted.Render(tm)+"  "+st.Key.Render(common.Fit(name, toolW))+"  "+right, width)
 }
 
 func rowWidth(tm string, parts []string) int {
-	w := cellWidth(tm)
+	w := common.CellWidth(tm)
 	for _, p := range parts {
 		if p != "" {
-			w += cellWidth(p) + 3
+			w += common.CellWidth(p) + 3
 		}
 	}
 	return w
@@ -264,7 +265,7 @@ func (a activityLog) stripLine(st *theme.Styles, width int) string {
 	if width < 80 {
 		lead, hint = "", st.Muted.Render("  (v)")
 	}
-	return fit(lead+e.callRow(st, max(width-cellWidth(lead)-cellWidth(hint), 20))+hint, width)
+	return common.Fit(lead+e.callRow(st, max(width-common.CellWidth(lead)-common.CellWidth(hint), 20))+hint, width)
 }
 
 // recordError rebuilds the error a call ended with, for the result renderer.
@@ -295,26 +296,26 @@ func (e activityEntry) recordError() error {
 func (e activityEntry) recordContent(st *theme.Styles, width int) string {
 	if e.status != "" {
 		return strings.Join(append([]string{st.Header.Render("status message at " + e.at.Format("15:04:05"))},
-			wrapOwn(e.status, width, "", "")...), "\n")
+			common.WrapOwn(e.status, width, "", "")...), "\n")
 	}
 	c := e.call
-	label := func(s string) string { return st.Key.Render(fit(s, 10)) + " " }
+	label := func(s string) string { return st.Key.Render(common.Fit(s, 10)) + " " }
 	indent := strings.Repeat(" ", 11)
 	var lines []string
-	add := func(name, value string) { lines = append(lines, wrapOwn(value, width, label(name), indent)...) }
-	add("tool", inline(st, trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified(), 0))
+	add := func(name, value string) { lines = append(lines, common.WrapOwn(value, width, label(name), indent)...) }
+	add("tool", common.Inline(st, trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified(), 0))
 	who := "you (the person at airlock)"
 	if c.Client != "" {
-		who = "agent " + inline(st, c.Client, 0) // the context has its own line
+		who = "agent " + common.Inline(st, c.Client, 0) // the context has its own line
 	}
 	add("who", who)
 	ctx := "yours"
 	if c.Context != "" {
-		ctx = inline(st, c.Context, 0)
+		ctx = common.Inline(st, c.Context, 0)
 	}
 	add("context", ctx)
 	add("when", c.At.Format("2006-01-02 15:04:05")+" · took "+duration(c.Duration)+" in all, waiting for a person included")
-	add("tier", orDash(c.Tier))
+	add("tier", common.OrDash(c.Tier))
 	add("decision", e.decision())
 	add("outcome", e.outcomeMark(st))
 	if e.resultDropped {
@@ -332,7 +333,7 @@ func (e activityEntry) recordContent(st *theme.Styles, width int) string {
 
 // ActivityKeyMap holds the keys of the activity view.
 type ActivityKeyMap struct {
-	ScrollKeyMap
+	common.ScrollKeyMap
 	Open key.Binding
 	Back key.Binding
 }
@@ -340,7 +341,7 @@ type ActivityKeyMap struct {
 // DefaultActivityKeyMap returns the activity view's keys.
 func DefaultActivityKeyMap() ActivityKeyMap {
 	return ActivityKeyMap{
-		ScrollKeyMap: DefaultScrollKeyMap(),
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "full record")),
 		Back:         key.NewBinding(key.WithKeys("esc", "v", "backspace"), key.WithHelp("esc", "back")),
 	}
@@ -351,13 +352,13 @@ func (k ActivityKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down,
 
 // FullHelp implements help.KeyMap.
 func (k ActivityKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Open, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Open, k.Back}}
 }
 
 // activityView lists the activity newest first; enter opens one entry's full
 // record in a scrollable view.
 type activityView struct {
-	st   *theme.Styles
+	*common.Common
 	keys ActivityKeyMap
 	// cursor is the selected entry's sequence number (activityLog.seq at the
 	// time it was added, minus one), so it stays on its entry as new ones come.
@@ -368,17 +369,17 @@ type activityView struct {
 	height int
 }
 
-func newActivityView(st *theme.Styles) activityView {
+func newActivityView(com *common.Common) activityView {
 	keys := DefaultActivityKeyMap()
 	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
-	return activityView{st: st, keys: keys, vp: vp, cursor: -1}
+	vp.KeyMap = keys.ViewportKeys()
+	return activityView{Common: com, keys: keys, vp: vp, cursor: -1}
 }
 
 // SetSize sets the outer size.
 func (v *activityView) SetSize(w, h int) {
 	v.width, v.height = w, h
-	iw, ih := paneInner(w, h)
+	iw, ih := common.PaneInner(w, h)
 	v.vp.SetWidth(iw)
 	v.vp.SetHeight(max(ih-1, 1))
 }
@@ -419,7 +420,7 @@ func (v activityView) Update(k tea.KeyPressMsg, log activityLog) (activityView, 
 		v.vp, cmd = v.vp.Update(k)
 		return v, activityNone, cmd
 	}
-	_, ih := paneInner(v.width, v.height)
+	_, ih := common.PaneInner(v.width, v.height)
 	page := max(ih-2, 1)
 	i := v.index(log)
 	switch {
@@ -440,8 +441,8 @@ func (v activityView) Update(k tea.KeyPressMsg, log activityLog) (activityView, 
 	case key.Matches(k, v.keys.Open) && log.len() > 0:
 		v.setIndex(log, i)
 		v.open = true
-		iw, _ := paneInner(v.width, v.height)
-		v.vp.SetContent(log.newest(v.index(log)).recordContent(v.st, iw))
+		iw, _ := common.PaneInner(v.width, v.height)
+		v.vp.SetContent(log.newest(v.index(log)).recordContent(v.St, iw))
 		v.vp.GotoTop()
 	}
 	return v, activityNone, nil
@@ -449,20 +450,20 @@ func (v activityView) Update(k tea.KeyPressMsg, log activityLog) (activityView, 
 
 // View renders the list, or the open record.
 func (v activityView) View(log activityLog) string {
-	st := v.st
-	iw, ih := paneInner(v.width, v.height)
+	st := v.St
+	iw, ih := common.PaneInner(v.width, v.height)
 	if v.open {
-		lines := append([]string{st.Header.Render(fit("Activity · full record (esc: back to the list)", iw))}, strings.Split(v.vp.View(), "\n")...)
-		return paneBox(st, true, v.width, v.height, lines)
+		lines := append([]string{st.Header.Render(common.Fit("Activity · full record (esc: back to the list)", iw))}, strings.Split(v.vp.View(), "\n")...)
+		return common.PaneBox(st, true, v.width, v.height, lines)
 	}
-	head := "Activity · " + strconv.Itoa(log.calls) + " call" + plural(log.calls) + " by you or agents, and status messages · newest first"
-	if cellWidth(head) > iw {
-		head = "Activity · " + strconv.Itoa(log.calls) + " call" + plural(log.calls) + " · newest first"
+	head := "Activity · " + strconv.Itoa(log.calls) + " call" + common.Plural(log.calls) + " by you or agents, and status messages · newest first"
+	if common.CellWidth(head) > iw {
+		head = "Activity · " + strconv.Itoa(log.calls) + " call" + common.Plural(log.calls) + " · newest first"
 	}
-	lines := []string{st.Header.Render(fit(head, iw))}
+	lines := []string{st.Header.Render(common.Fit(head, iw))}
 	if log.len() == 0 {
 		lines = append(lines, st.Muted.Render("nothing yet: calls by you or by an agent through the gateway appear here"))
-		return paneBox(st, true, v.width, v.height, lines)
+		return common.PaneBox(st, true, v.width, v.height, lines)
 	}
 	rows := ih - 1
 	sel := v.index(log)
@@ -475,7 +476,7 @@ func (v activityView) View(log activityLog) string {
 		if e.status == "" {
 			ls = []string{e.callRow(st, iw-2)}
 		} else {
-			ls = wrapOwn(e.status, iw-2, st.Muted.Render(e.at.Format("15:04:05"))+"  ", strings.Repeat(" ", 10))
+			ls = common.WrapOwn(e.status, iw-2, st.Muted.Render(e.at.Format("15:04:05"))+"  ", strings.Repeat(" ", 10))
 		}
 		if i == sel {
 			selTop, selEnd = len(body), len(body)+len(ls)
@@ -486,7 +487,7 @@ func (v activityView) View(log activityLog) string {
 				mark = "▸ "
 			}
 			if i == sel {
-				l = st.Selected.Render(fit(mark+l, iw))
+				l = st.Selected.Render(common.Fit(mark+l, iw))
 			} else {
 				l = mark + l
 			}
@@ -504,15 +505,15 @@ func (v activityView) View(log activityLog) string {
 	if len(body) > rows {
 		body = body[:rows]
 	}
-	return paneBox(st, true, v.width, v.height, append(lines, body...))
+	return common.PaneBox(st, true, v.width, v.height, append(lines, body...))
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (v activityView) keyMap() keyMapFunc {
+func (v activityView) keyMap() common.KeyMapFunc {
 	if v.open {
 		back := v.keys.Back
 		back.SetHelp("esc", "back to the list")
-		return keyMapFunc{short: []key.Binding{v.keys.Down, v.keys.PageDown, back}, full: v.keys.FullHelp()}
+		return common.KeyMapFunc{Short: []key.Binding{v.keys.Down, v.keys.PageDown, back}, Full: v.keys.FullHelp()}
 	}
-	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }

@@ -85,8 +85,8 @@ func BenchmarkView(b *testing.B) {
 			mm := m
 			for b.Loop() {
 				mm.Update(down)
-				if mm.tools.cursor >= len(mm.tools.rows)-1 {
-					mm.tools.cursor = 0
+				if mm.tools.Cursor >= len(mm.tools.Rows)-1 {
+					mm.tools.Cursor = 0
 				}
 			}
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -23,7 +24,7 @@ import (
 // when the server reports progress with a total, otherwise the spinner and the
 // elapsed time; esc cancels it.
 type callView struct {
-	st   *theme.Styles
+	*common.Common
 	keys CallKeyMap
 
 	// gen numbers calls; messages of an earlier call are dropped.
@@ -46,8 +47,8 @@ type callView struct {
 	width, height int
 }
 
-func newCallView(st *theme.Styles) callView {
-	return callView{st: st, keys: DefaultCallKeyMap(), bar: newBar(st)}
+func newCallView(com *common.Common) callView {
+	return callView{Common: com, keys: DefaultCallKeyMap(), bar: newBar(com.St)}
 }
 
 func newBar(st *theme.Styles) progress.Model {
@@ -63,13 +64,13 @@ func newBar(st *theme.Styles) progress.Model {
 // SetSize sets the outer size.
 func (c *callView) SetSize(w, h int) {
 	c.width, c.height = w, h
-	iw, _ := paneInner(w, h)
+	iw, _ := common.PaneInner(w, h)
 	c.bar.SetWidth(max(iw-20, 10))
 }
 
 // begin starts showing a call; the root starts the Cmd.
 func (c *callView) begin(gen uint64, t session.ToolInfo, args json.RawMessage, now time.Time, cancel context.CancelFunc) {
-	*c = callView{st: c.st, keys: c.keys, bar: c.bar, width: c.width, height: c.height,
+	*c = callView{Common: c.Common, keys: c.keys, bar: c.bar, width: c.width, height: c.height,
 		gen: gen, running: true, tool: t, args: args, started: now, cancel: cancel}
 }
 
@@ -106,11 +107,11 @@ func (c callView) Update(msg tea.Msg) (callView, tea.Cmd) {
 
 // View renders the running call. spin is the spinner's frame and now the time.
 func (c callView) View(spin string, now time.Time) string {
-	st := c.st
-	iw, _ := paneInner(c.width, c.height)
+	st := c.St
+	iw, _ := common.PaneInner(c.width, c.height)
 	elapsed := now.Sub(c.started).Truncate(100 * time.Millisecond)
 	lines := []string{
-		st.Header.Render(fit("Calling "+inline(st, c.tool.Ref.Qualified(), iw-20), iw)),
+		st.Header.Render(common.Fit("Calling "+common.Inline(st, c.tool.Ref.Qualified(), iw-20), iw)),
 		"",
 	}
 	switch {
@@ -131,11 +132,11 @@ func (c callView) View(spin string, now time.Time) string {
 		if c.progress.Server != "" {
 			msg = c.progress.Server + " says: " + msg
 		}
-		lines = append(lines, "", inline(st, msg, iw))
+		lines = append(lines, "", common.Inline(st, msg, iw))
 	}
 	lines = append(lines, "", st.Key.Render("arguments"))
-	lines = append(lines, blockLines(st, cli.PrettyJSON(c.args), iw, maxShownBytes, st.Gutter.Render(gutter))...)
-	return paneBox(st, true, c.width, c.height, lines)
+	lines = append(lines, common.BlockLines(st, cli.PrettyJSON(c.args), iw, common.MaxShownBytes, st.Gutter.Render(common.Gutter))...)
+	return common.PaneBox(st, true, c.width, c.height, lines)
 }
 
 func fmtNum(f float64) string {
@@ -151,8 +152,8 @@ func newCallRequest(t session.ToolInfo, args json.RawMessage, sink func(session.
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (c callView) keyMap() keyMapFunc {
-	return keyMapFunc{short: c.keys.ShortHelp(), full: c.keys.FullHelp()}
+func (c callView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: c.keys.ShortHelp(), Full: c.keys.FullHelp()}
 }
 
 // startCall runs the person's call in a Cmd with a cancellable context, and pumps
@@ -168,7 +169,7 @@ func (m *Model) startCall(t session.ToolInfo, args json.RawMessage, cmd tea.Cmd)
 	m.call.begin(gen, t, args, m.now(), cancel)
 	m.progCh, m.done = ch, done
 	m.screen = screenCall
-	m.status = "calling " + inline(m.st, t.Ref.Qualified(), 40) + "…"
+	m.status = "calling " + common.Inline(m.St, t.Ref.Qualified(), 40) + "…"
 	req := newCallRequest(t, args, progressSink(ch))
 	return m, tea.Batch(cmd, startCall(ctx, m.sess, req, gen, done), waitProgress(gen, ch, done), m.startSpinner())
 }
@@ -183,7 +184,7 @@ func (m *Model) callDone(msg callDoneMsg) (*Model, tea.Cmd) {
 	t, args := m.call.tool, m.call.args
 	m.call.end()
 	m.taint = m.sess.Engine().Taint("")
-	q := inline(m.st, t.Ref.Qualified(), 40)
+	q := common.Inline(m.St, t.Ref.Qualified(), 40)
 	var denied *session.DeniedError
 	switch {
 	case cancelled:

@@ -3,13 +3,17 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
 )
 
 // eventMsg carries one session event into the update loop.
@@ -210,12 +214,12 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		}
 		m.gens[e.Server] = e.Gen
 		m.setSnapshot(m.sess.Snapshot())
-		m.status = inline(m.st, e.Server, 32) + ": " + e.Status.String()
+		m.status = common.Inline(m.St, e.Server, 32) + ": " + e.Status.String()
 		if sv, ok := m.snap.Server(e.Server); ok && sv.Status == session.StatusFailed && sv.Err != nil {
-			m.status += ": " + inline(m.st, sv.Err.Error(), 120)
+			m.status += ": " + common.Inline(m.St, sv.Err.Error(), 120)
 		}
 		if n := m.changedSincePinned(e.Server); n > 0 {
-			m.status += " · ⊘ " + strconv.Itoa(n) + " tool" + plural(n) + " changed since pinned: blocked until reviewed"
+			m.status += " · ⊘ " + strconv.Itoa(n) + " tool" + common.Plural(n) + " changed since pinned: blocked until reviewed"
 		}
 		m.tourSync()
 		return m.startSpinner()
@@ -224,8 +228,8 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		m.setSnapshot(m.sess.Snapshot())
 		m.tourSync()
 	case session.LogLine:
-		m.ring.add(logEntry{server: e.Server, source: e.Source, text: e.Text})
-		if m.screen == screenLogs && m.logs.source == "" {
+		m.ring.Add(logs.Entry{Server: e.Server, Source: e.Source, Text: e.Text})
+		if m.screen == screenLogs && m.logs.Source == "" {
 			// Re-render at most ten times a second, however fast a server writes.
 			m.logsDirty = true
 			if !m.logsTick {
@@ -244,14 +248,14 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			if e.Decision == "deny" {
 				word, verb = "⊘ ", " denied by rule "
 			}
-			m.status = word + inline(m.st, trust.Ref{Server: e.Server, Tool: e.Tool}.Qualified(), 40) + verb + inline(m.st, e.Rule, 80)
+			m.status = word + common.Inline(m.St, trust.Ref{Server: e.Server, Tool: e.Tool}.Qualified(), 40) + verb + common.Inline(m.St, e.Rule, 80)
 		}
 	case session.Dropped:
-		m.ring.dropped += e.Count
+		m.ring.Dropped += e.Count
 	case session.AuthorizationRequested:
 		// airlock opened the browser; the URL (escaped) is also in the logs (l) to copy.
-		m.status = "⚿ " + inline(m.st, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"
-		m.ring.add(logEntry{server: e.Server, source: "airlock", text: "authorize airlock in your browser: " + e.URL})
+		m.status = "⚿ " + common.Inline(m.St, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"
+		m.ring.Add(logs.Entry{Server: e.Server, Source: "airlock", Text: "authorize airlock in your browser: " + e.URL})
 	case session.ApprovalRequested:
 		if e.Pending == nil {
 			return nil
@@ -261,18 +265,18 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			who := "your call"
 			if e.Pending.Request.Client != "" {
 				// The client name is the agent's own; its token is who it is.
-				who = "agent " + inline(m.st, e.Pending.Request.Client, 24)
+				who = "agent " + common.Inline(m.St, e.Pending.Request.Client, 24)
 				if c := e.Pending.Request.Context; c != "" {
-					who += " · " + inline(m.st, c, 24)
+					who += " · " + common.Inline(m.St, c, 24)
 				}
 			}
-			m.status = approvalNeeded + who + " of " + inline(m.st, e.Pending.Tool.Ref.Qualified(), 40)
+			m.status = approvalNeeded + who + " of " + common.Inline(m.St, e.Pending.Tool.Ref.Qualified(), 40)
 		}
 		return cmd
 	case session.ApprovalClosed:
 		p, cmd := m.q.WithdrawApproval(e.ID)
 		if p != nil {
-			m.status = "approval of " + inline(m.st, p.Tool.Ref.Qualified(), 40) + " closed: " + inline(m.st, e.Outcome, 40)
+			m.status = "approval of " + common.Inline(m.St, p.Tool.Ref.Qualified(), 40) + " closed: " + common.Inline(m.St, e.Outcome, 40)
 		}
 		return cmd
 	case session.Progress:
@@ -285,7 +289,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			if sv, ok := m.snap.Server(e.Elicitation.Server); ok {
 				t = sv.Trust
 			}
-			m.status = "✎ " + inline(m.st, e.Elicitation.Server, 32) + " asks you for input"
+			m.status = "✎ " + common.Inline(m.St, e.Elicitation.Server, 32) + " asks you for input"
 			return m.q.AddElicitation(e.Elicitation, t)
 		}
 	case session.SamplingRequested:
@@ -294,13 +298,13 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			if sv, ok := m.snap.Server(e.Request.Server); ok {
 				t = sv.Trust
 			}
-			m.status = "✎ " + inline(m.st, e.Request.Server, 32) + " asks for an LLM completion (sampling)"
+			m.status = "✎ " + common.Inline(m.St, e.Request.Server, 32) + " asks for an LLM completion (sampling)"
 			return m.q.AddSampling(e.Request, t)
 		}
 	case session.SamplingClosed:
 		r, cmd := m.q.WithdrawSampling(e.ID)
 		if r != nil {
-			m.status = "the sampling request from " + inline(m.st, r.Server, 32) + " was withdrawn"
+			m.status = "the sampling request from " + common.Inline(m.St, r.Server, 32) + " was withdrawn"
 		}
 		return cmd
 	case session.ResourceUpdated:
@@ -308,7 +312,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 	case session.ElicitationClosed:
 		el, cmd := m.q.WithdrawElicitation(e.ID)
 		if el != nil {
-			m.status = "the request for input from " + inline(m.st, el.Server, 32) + " was withdrawn"
+			m.status = "the request for input from " + common.Inline(m.St, el.Server, 32) + " was withdrawn"
 		}
 		return cmd
 	}
@@ -342,11 +346,67 @@ func (m *Model) pinnedFor(t session.ToolInfo) json.RawMessage {
 
 // scopeFailure is the error of the selected server when it failed.
 func (m *Model) scopeFailure() string {
-	if sv, ok := m.servers.selectedInfo(); ok && sv.Status == session.StatusFailed {
+	if sv, ok := m.servers.SelectedInfo(); ok && sv.Status == session.StatusFailed {
 		if sv.Err != nil {
 			return sv.Err.Error()
 		}
 		return "no reason given"
 	}
 	return ""
+}
+
+// auditStatus is the status line's word on the audit log: "" while it is sound, in
+// red and naming the problem while it is damaged, cannot be written (a full disk),
+// its head file cannot be written, or it holds a damaged record. A damaged or unwritable log denies every call, so the
+// person sees why before the next "denied" and not only two keys away. It leads the
+// status line, and what to run comes before the problem: a cut line keeps both.
+func (m *Model) auditStatus() string {
+	if m.sess == nil {
+		return ""
+	}
+	err := m.sess.AuditProblem()
+	if err == nil {
+		return ""
+	}
+	text := "✗ audit log: " + common.Inline(m.St, err.Error(), 160)
+	var d *audit.DamageError
+	if errors.As(err, &d) {
+		// The path and the full advice are long and the same every time:
+		// Activity has them (auditActivity).
+		text = "✗ audit log damaged, calls refused (airlock audit verify): " + common.Inline(m.St, d.Problem, 100)
+	}
+	return m.St.ErrorText.Render(text)
+}
+
+// auditActivity is the audit log's problem in full, for Activity, where the status
+// line's "(v: all of it)" sends the person: the path, the problem and both commands.
+// "" while the log is sound.
+func (m *Model) auditActivity() string {
+	if m.sess == nil {
+		return ""
+	}
+	err := m.sess.AuditProblem()
+	if err == nil {
+		return ""
+	}
+	var d *audit.DamageError
+	if errors.As(err, &d) {
+		return "✗ audit log " + common.Inline(m.St, d.Path, 200) + " is damaged, so every call is refused: " +
+			common.Inline(m.St, d.Problem, 300) + ". See what happened with `airlock audit verify`; to go on, " +
+			"`airlock audit seal --start-new` moves the log aside, whole, and starts a new one " +
+			"(give each this session's --config, or --demo after airlock demo)"
+	}
+	return "✗ audit log: " + common.Inline(m.St, err.Error(), 600)
+}
+
+// noteAudit adds the audit log's problem to Activity each time it changes.
+func (m *Model) noteAudit() {
+	a := m.auditActivity()
+	if a == m.auditSeen {
+		return
+	}
+	m.auditSeen = a
+	if a != "" {
+		m.acts.add(activityEntry{at: m.now(), status: a})
+	}
 }

@@ -13,7 +13,7 @@ import (
 func TestHazardsView_SaysWhyAnUntrustedServerFillsALeg(t *testing.T) {
 	h := newHarness(t, 100, 40, false)
 	h.keys("z", "down")
-	if ref, _ := h.m.hazards.selected(); ref.Qualified() != "web__fetch_url" {
+	if ref, _ := h.m.hazards.Selected(); ref.Qualified() != "web__fetch_url" {
 		t.Fatalf("cursor on %v, want web__fetch_url", ref)
 	}
 	h.keys("x")
@@ -44,8 +44,8 @@ func TestHazardsView_SaysWhyAnUntrustedServerFillsALeg(t *testing.T) {
 func TestWhatIfTrust_SaysWhichClaimsAreNowBelieved(t *testing.T) {
 	h := newHarness(t, 160, 30, false)
 	h.keys("tab", "down", "down")
-	if h.m.servers.selected() != "mail" {
-		t.Fatalf("selected %q", h.m.servers.selected())
+	if h.m.servers.Selected() != "mail" {
+		t.Fatalf("selected %q", h.m.servers.Selected())
 	}
 	h.keys("T") // untrusted → blocked: nothing is believed
 	h.waitFor("mail blocked", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.BlockedServer })

@@ -16,7 +16,9 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
 )
 
 // formKind is what the open form's Submit is for.
@@ -62,7 +64,7 @@ func (m *Model) openResources(name string) {
 	if !ok {
 		return
 	}
-	m.res.setServer(s, m.subscribedOf(s), m.ex.updated[name])
+	m.res.SetServer(s, m.subscribedOf(s), m.ex.updated[name])
 	m.push(screenRes)
 }
 
@@ -72,7 +74,7 @@ func (m *Model) openPrompts(name string) {
 	if !ok {
 		return
 	}
-	m.prompts.setServer(s)
+	m.prompts.SetServer(s)
 	m.push(screenPrompts)
 }
 
@@ -89,11 +91,11 @@ func (m *Model) subscribedOf(s session.ServerInfo) map[string]bool {
 
 // refreshExplore gives the open explore views the newest snapshot.
 func (m *Model) refreshExplore() {
-	if s, ok := m.serverInfo(m.res.server.Name); ok && m.res.server.Name != "" {
-		m.res.setServer(s, m.subscribedOf(s), m.ex.updated[s.Name])
+	if s, ok := m.serverInfo(m.res.Server.Name); ok && m.res.Server.Name != "" {
+		m.res.SetServer(s, m.subscribedOf(s), m.ex.updated[s.Name])
 	}
-	if s, ok := m.serverInfo(m.prompts.server.Name); ok && m.prompts.server.Name != "" {
-		m.prompts.setServer(s)
+	if s, ok := m.serverInfo(m.prompts.Server.Name); ok && m.prompts.Server.Name != "" {
+		m.prompts.SetServer(s)
 	}
 }
 
@@ -119,7 +121,7 @@ func promptCmd(ctx context.Context, sess *session.Manager, server, name string, 
 
 // startRead reads a resource; the status says so until it ends.
 func (m *Model) startRead(server, uri string) (*Model, tea.Cmd) {
-	m.status = "reading " + inline(m.st, uri, 60) + " of " + inline(m.st, server, 32) + "…"
+	m.status = "reading " + common.Inline(m.St, uri, 60) + " of " + common.Inline(m.St, server, 32) + "…"
 	return m, readCmd(m.ctx, m.sess, server, uri)
 }
 
@@ -127,10 +129,10 @@ func (m *Model) startRead(server, uri string) (*Model, tea.Cmd) {
 func (m *Model) readDone(msg readDoneMsg) (*Model, tea.Cmd) {
 	o := msg.out
 	m.taint = m.sess.Engine().Taint("")
-	what := inline(m.st, o.what(), 60)
+	what := common.Inline(m.St, o.what(), 60)
 	switch {
 	case o.err != nil:
-		m.status = "✗ " + what + ": " + inline(m.st, o.err.Error(), 100)
+		m.status = "✗ " + what + ": " + common.Inline(m.St, o.err.Error(), 100)
 	case o.read != nil:
 		m.status = "✓ read " + what
 		if u := m.ex.updated[o.server]; u != nil {
@@ -172,9 +174,9 @@ func subscribeCmd(ctx context.Context, sess *session.Manager, server, uri string
 }
 
 func (m *Model) subscribed(msg subscribedMsg) (*Model, tea.Cmd) {
-	uri := inline(m.st, msg.uri, 60)
+	uri := common.Inline(m.St, msg.uri, 60)
 	if msg.err != nil {
-		m.status = "✗ could not change the subscription to " + uri + ": " + inline(m.st, msg.err.Error(), 100)
+		m.status = "✗ could not change the subscription to " + uri + ": " + common.Inline(m.St, msg.err.Error(), 100)
 		return m, nil
 	}
 	if m.ex.subs == nil {
@@ -209,35 +211,35 @@ func (m *Model) resourceUpdated(e session.ResourceUpdated) {
 		m.ex.updated[e.Server] = map[string]bool{}
 	}
 	m.ex.updated[e.Server][e.URI] = true
-	m.status = "● " + inline(m.st, e.URI, 60) + " of " + inline(m.st, e.Server, 32) + " changed (r, then enter reads it again)"
+	m.status = "● " + common.Inline(m.St, e.URI, 60) + " of " + common.Inline(m.St, e.Server, 32) + " changed (r, then enter reads it again)"
 	m.refreshExplore()
 }
 
 // resourcesKey handles a key of the resources view.
 func (m *Model) resourcesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
-	var act resourcesAction
+	var act channels.ResourcesAction
 	m.res, act = m.res.Update(k)
-	res, tmpl := m.res.selected()
-	server := m.res.server
+	res, tmpl := m.res.Selected()
+	server := m.res.Server
 	switch act {
-	case resourcesBack:
+	case channels.ResourcesBack:
 		m.pop()
-	case resourcesOpen:
+	case channels.ResourcesOpen:
 		switch {
 		case res != nil:
 			return m.startRead(server.Name, res.URI)
 		case tmpl != nil:
 			return m.openTemplateForm(server, *tmpl)
 		}
-	case resourcesSubscribe:
+	case channels.ResourcesSubscribe:
 		if res == nil {
 			break
 		}
-		on := !m.res.subscribed[res.URI]
+		on := !m.res.Subscribed[res.URI]
 		if on {
-			m.status = "subscribing to " + inline(m.st, res.URI, 60) + "…"
+			m.status = "subscribing to " + common.Inline(m.St, res.URI, 60) + "…"
 		} else {
-			m.status = "unsubscribing from " + inline(m.st, res.URI, 60) + "…"
+			m.status = "unsubscribing from " + common.Inline(m.St, res.URI, 60) + "…"
 		}
 		return m, subscribeCmd(m.ctx, m.sess, server.Name, res.URI, server.Gen, on)
 	}
@@ -246,14 +248,14 @@ func (m *Model) resourcesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 
 // promptsKey handles a key of the prompts view.
 func (m *Model) promptsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
-	var act promptsAction
+	var act channels.PromptsAction
 	m.prompts, act = m.prompts.Update(k)
 	switch act {
-	case promptsBack:
+	case channels.PromptsBack:
 		m.pop()
-	case promptsOpen:
-		if p, ok := m.prompts.selected(); ok {
-			return m.openPromptForm(m.prompts.server, p)
+	case channels.PromptsOpen:
+		if p, ok := m.prompts.Selected(); ok {
+			return m.openPromptForm(m.prompts.Server, p)
 		}
 	}
 	return m, nil
@@ -331,7 +333,7 @@ func (m *Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (*Mod
 	for _, a := range p.Arguments {
 		names = append(names, a.Name)
 		req[a.Name] = a.Required
-		desc[a.Name] = firstNonEmpty(a.Description, a.Title)
+		desc[a.Name] = channels.FirstNonEmpty(a.Description, a.Title)
 	}
 	m.ex.kind, m.ex.server, m.ex.prompt = formPrompt, s.Name, p
 	return m.openArgsForm("get prompt ", s.Name, p.Name, argSchema(names, req, desc))
@@ -341,7 +343,7 @@ func (m *Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (*Mod
 func (m *Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplateInfo) (*Model, tea.Cmd) {
 	tpl, err := uritemplate.New(t.URITemplate)
 	if err != nil {
-		m.status = "✗ the template cannot be read: " + inline(m.st, err.Error(), 100)
+		m.status = "✗ the template cannot be read: " + common.Inline(m.St, err.Error(), 100)
 		return m, nil
 	}
 	names := tpl.Varnames()
@@ -354,7 +356,7 @@ func (m *Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplat
 }
 
 func (m *Model) openArgsForm(verb, server, name string, schema json.RawMessage) (*Model, tea.Cmd) {
-	m.form = form.NewFor(verb, server, name, schema, *m.st)
+	m.form = form.NewFor(verb, server, name, schema, *m.St)
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
 	m.ex.asked = [2]string{}
 	m.push(screenForm)
@@ -370,17 +372,17 @@ func (m *Model) applyArgsForm(act form.Action, cmd tea.Cmd) (*Model, tea.Cmd) {
 	case form.Submit:
 		args := map[string]string{}
 		if err := json.Unmarshal(a.Args, &args); err != nil {
-			m.status = "✗ the arguments cannot be read back: " + inline(m.st, err.Error(), 80)
+			m.status = "✗ the arguments cannot be read back: " + common.Inline(m.St, err.Error(), 80)
 			return m, cmd
 		}
 		m.pop()
 		if m.ex.kind == formPrompt {
-			m.status = "getting prompt " + inline(m.st, m.ex.prompt.Name, 40) + "…"
+			m.status = "getting prompt " + common.Inline(m.St, m.ex.prompt.Name, 40) + "…"
 			return m, tea.Batch(cmd, promptCmd(m.ctx, m.sess, m.ex.server, m.ex.prompt.Name, args))
 		}
 		tpl, err := uritemplate.New(m.ex.template.URITemplate)
 		if err != nil {
-			m.status = "✗ the template cannot be read: " + inline(m.st, err.Error(), 100)
+			m.status = "✗ the template cannot be read: " + common.Inline(m.St, err.Error(), 100)
 			return m, cmd
 		}
 		vals := uritemplate.Values{}
@@ -389,7 +391,7 @@ func (m *Model) applyArgsForm(act form.Action, cmd tea.Cmd) (*Model, tea.Cmd) {
 		}
 		uri, err := tpl.Expand(vals)
 		if err != nil {
-			m.status = "✗ the template cannot be filled in: " + inline(m.st, err.Error(), 100)
+			m.status = "✗ the template cannot be filled in: " + common.Inline(m.St, err.Error(), 100)
 			return m, cmd
 		}
 		var c2 tea.Cmd
@@ -460,7 +462,7 @@ func (m *Model) completed(msg completedMsg) (*Model, tea.Cmd) {
 		return m, nil
 	}
 	if msg.err != nil {
-		m.status = "no suggestions: " + inline(m.st, msg.err.Error(), 100)
+		m.status = "no suggestions: " + common.Inline(m.St, msg.err.Error(), 100)
 		return m, nil
 	}
 	m.form.SetSuggestions(msg.field, msg.c.Values, msg.c.HasMore)

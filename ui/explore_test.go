@@ -23,7 +23,9 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -134,7 +136,7 @@ func TestServerInfo_ShowsWhatTheServerDeclares(t *testing.T) {
 		t.Fatalf("i on a tool did not open its server's info:\n%s", h.plain())
 	}
 	h.keys("?")
-	flat := ansi.Strip(h.m.overlay.vp.GetContent())
+	flat := ansi.Strip(h.m.overlay.VP.GetContent())
 	screenHas(t, flat, "Server info (i)", "its resources", "server info, resources, prompts")
 }
 
@@ -255,7 +257,7 @@ func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 	}
 	task := *h.m.snap.Tools[0] // a copy: the snapshot's tools are read-only
 	task.TaskSupport = "required"
-	h.m.tools.setTools([]*session.ToolInfo{&task})
+	h.m.tools.SetTools([]*session.ToolInfo{&task})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	screenHas(t, h.plain(), "lib__cover ⧗ task only")
 	h.keys("c")
@@ -268,10 +270,10 @@ func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 		t.Fatalf("enter did not open the detail:\n%s", h.plain())
 	}
 	screenHas(t, h.plain(), "tasks", "⧗ task only: it runs only as a task")
-	if h.m.detail.keys.Call.Enabled() {
+	if h.m.detail.Keys.Call.Enabled() {
 		t.Error("the detail offers to call a task-only tool")
 	}
-	if got := taskText(h.m.st, "optional"); !strings.Contains(got, "calls it normally") {
+	if got := common.TaskText(h.m.St, "optional"); !strings.Contains(got, "calls it normally") {
 		t.Errorf("optional: %q", got)
 	}
 }
@@ -284,7 +286,7 @@ func openExplore(t *testing.T, h *harness, sub string) {
 	if sub != "" {
 		h.keys(sub)
 	}
-	want := map[string]screen{"": screenInfo, "r": screenRes, "p": screenPrompts}[sub]
+	want := map[string]screenID{"": screenInfo, "r": screenRes, "p": screenPrompts}[sub]
 	if h.m.screen != want {
 		t.Fatalf("screen %d, want %d:\n%s", h.m.screen, want, h.plain())
 	}
@@ -410,12 +412,12 @@ func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
 	h.waitFor("lib ready", func(m Model) bool { s, ok := m.serverInfo("lib"); return ok && s.Status == session.StatusReady })
 	openExplore(t, h, "r")
 	h.keys("s")
-	h.waitFor("the subscription", func(m Model) bool { return m.res.subscribed["lib://books/1"] })
+	h.waitFor("the subscription", func(m Model) bool { return m.res.Subscribed["lib://books/1"] })
 	screenHas(t, h.plain(), "◉ book-1", "subscribed to lib://books/1", "s unsubscribe")
 	if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: "lib://books/1"}); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the update", func(m Model) bool { return m.res.updated["lib://books/1"] })
+	h.waitFor("the update", func(m Model) bool { return m.res.Updated["lib://books/1"] })
 	screenHas(t, h.plain(), "● book-1", "lib://books/1 of lib changed")
 	// An update for a URI nobody here subscribed to marks nothing.
 	if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: "lib://long/a"}); err != nil {
@@ -424,24 +426,24 @@ func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
 	h.keys("enter")
 	h.waitFor("the read", func(m Model) bool { return m.screen == screenOutput })
 	h.keys("esc")
-	if h.m.res.updated["lib://books/1"] || h.m.res.updated["lib://long/a"] {
-		t.Fatalf("marks after reading again: %v", h.m.res.updated)
+	if h.m.res.Updated["lib://books/1"] || h.m.res.Updated["lib://long/a"] {
+		t.Fatalf("marks after reading again: %v", h.m.res.Updated)
 	}
 	screenHas(t, h.plain(), "◉ book-1")
 	h.keys("s")
-	h.waitFor("the unsubscription", func(m Model) bool { return !m.res.subscribed["lib://books/1"] })
+	h.waitFor("the unsubscription", func(m Model) bool { return !m.res.Subscribed["lib://books/1"] })
 	// A subscription lasts for its connection: after a reconnect the row is no
 	// longer marked, and an update for it marks nothing.
 	h.keys("s")
-	h.waitFor("the subscription", func(m Model) bool { return m.res.subscribed["lib://books/1"] })
-	gen := h.m.res.server.Gen
+	h.waitFor("the subscription", func(m Model) bool { return m.res.Subscribed["lib://books/1"] })
+	gen := h.m.res.Server.Gen
 	if err := sess.Reconnect("lib"); err != nil {
 		t.Fatal(err)
 	}
 	h.waitFor("the new connection", func(m Model) bool {
-		return m.res.server.Gen > gen && m.res.server.Status == session.StatusReady && len(m.res.server.Resources) > 0
+		return m.res.Server.Gen > gen && m.res.Server.Status == session.StatusReady && len(m.res.Server.Resources) > 0
 	})
-	if h.m.res.subscribed["lib://books/1"] {
+	if h.m.res.Subscribed["lib://books/1"] {
 		t.Fatal("a subscription of the old connection is shown on the new one")
 	}
 	screenHas(t, h.plain(), "  book-1")
@@ -587,24 +589,24 @@ func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
 	p := testToolsPane()
 	a := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "a"}}
 	b := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "b"}}
-	p.setTools([]*session.ToolInfo{&a, &b})
-	p.cursor = 1
-	p.setTools(nil)
-	if _, ok := p.selectedTool(); ok {
+	p.SetTools([]*session.ToolInfo{&a, &b})
+	p.Cursor = 1
+	p.SetTools(nil)
+	if _, ok := p.SelectedTool(); ok {
 		t.Fatal("a tool is selected in an empty list")
 	}
-	p.setTools([]*session.ToolInfo{&a, &b})
-	p.cursor = 1
-	p.setTools([]*session.ToolInfo{&b})
-	if tl, ok := p.selectedTool(); !ok || tl.Ref.Tool != "b" {
+	p.SetTools([]*session.ToolInfo{&a, &b})
+	p.Cursor = 1
+	p.SetTools([]*session.ToolInfo{&b})
+	if tl, ok := p.SelectedTool(); !ok || tl.Ref.Tool != "b" {
 		t.Fatalf("selected %+v, want b", tl.Ref)
 	}
 }
 
 // testToolsPane is a tools pane of 60x20 with the dark theme.
-func testToolsPane() toolsPane {
+func testToolsPane() panes.ToolsPane {
 	st := theme.New(true, true)
-	p := newToolsPane(&st)
+	p := panes.NewToolsPane(&common.Common{St: &st})
 	p.SetSize(60, 20)
 	return p
 }
@@ -620,24 +622,24 @@ func TestToolsPane_UntouchedCursorStaysOnTheFirstRow(t *testing.T) {
 	fetch := session.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch_url"}}
 	send := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send_email"}}
 	read := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "read_inbox"}}
-	p.setTools([]*session.ToolInfo{&fetch})
-	p.setTools([]*session.ToolInfo{&read, &send, &fetch})
-	if tl, _ := p.selectedTool(); p.cursor != 0 || tl.Ref != read.Ref {
-		t.Fatalf("the untouched cursor is on row %d (%s), want the first row (%s)", p.cursor, tl.Ref.Qualified(), read.Ref.Qualified())
+	p.SetTools([]*session.ToolInfo{&fetch})
+	p.SetTools([]*session.ToolInfo{&read, &send, &fetch})
+	if tl, _ := p.SelectedTool(); p.Cursor != 0 || tl.Ref != read.Ref {
+		t.Fatalf("the untouched cursor is on row %d (%s), want the first row (%s)", p.Cursor, tl.Ref.Qualified(), read.Ref.Qualified())
 	}
 	// The person moves down and back up: now the tool they chose is kept.
 	p, _, _ = p.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	p, _, _ = p.Update(tea.KeyPressMsg{Code: tea.KeyUp})
 	other := session.ToolInfo{Ref: trust.Ref{Server: "a", Tool: "first"}}
-	p.setTools([]*session.ToolInfo{&other, &read, &send, &fetch})
-	if tl, _ := p.selectedTool(); tl.Ref != read.Ref {
+	p.SetTools([]*session.ToolInfo{&other, &read, &send, &fetch})
+	if tl, _ := p.SelectedTool(); tl.Ref != read.Ref {
 		t.Fatalf("after the person moved the cursor, %s is selected, want their %s kept", tl.Ref.Qualified(), read.Ref.Qualified())
 	}
 	// Scoping to a server starts again at its first row, untouched.
-	p.setServer("mail")
+	p.SetServer("mail")
 	archive := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "archive"}}
-	p.setTools([]*session.ToolInfo{&other, &archive, &read, &send, &fetch})
-	if tl, _ := p.selectedTool(); tl.Ref != archive.Ref {
+	p.SetTools([]*session.ToolInfo{&other, &archive, &read, &send, &fetch})
+	if tl, _ := p.SelectedTool(); tl.Ref != archive.Ref {
 		t.Fatalf("in a new scope the untouched cursor is on %s, want the first row (%s)", tl.Ref.Qualified(), archive.Ref.Qualified())
 	}
 }

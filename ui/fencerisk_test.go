@@ -8,6 +8,10 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
 )
 
 var (
@@ -20,16 +24,16 @@ var (
 func TestDetailShowsTheSandbox(t *testing.T) {
 	st := newTestStyles()
 	tool := session.ToolInfo{Ref: trust.Ref{Server: "fs", Tool: "write"}, Facts: &session.ServerFacts{Fence: fsFence}}
-	plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
+	plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "sandbox   fenced: no network, reads ~/project, writes ~/project/out")
 	tool.Facts = &session.ServerFacts{Fence: mailFence}
-	out := detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)
+	out := detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)
 	screenHas(t, ansi.Strip(out), "sandbox   ⚠ unfenced: sandbox requested but not applied: landlock_create_ruleset: ⟨ESC⟩[31mENOSYS")
 	if strings.Contains(out, "\x1b[31mENOSYS") {
 		t.Error("the launcher's detail reached the terminal raw")
 	}
 	tool.Facts = nil
-	if plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "sandbox") {
+	if plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "sandbox") {
 		t.Errorf("a server without a sandbox shows a sandbox line:\n%s", plain)
 	}
 }
@@ -46,13 +50,13 @@ func TestHazardsViewShowsSandboxes(t *testing.T) {
 			Legs:    map[string][]string{"untrusted-content": {"web__fetch"}, "exfiltration": {"mail__send"}},
 			Summary: "web__fetch reads untrusted content and mail__send can send it out"}},
 	}
-	v := newHazardsView(newTestStyles())
+	v := hazards.New(&common.Common{St: newTestStyles()})
 	v.SetSize(140, 40)
-	v.setData(snap, session.Overrides{}, nil)
-	v.open()
+	v.SetData(snap, session.Overrides{}, nil)
+	v.Open()
 	var b strings.Builder
-	for _, l := range v.lines {
-		b.WriteString(l.text + "\n")
+	for _, l := range v.Lines {
+		b.WriteString(l.Text + "\n")
 	}
 	raw := b.String()
 	plain := ansi.Strip(raw)
@@ -74,9 +78,9 @@ func TestHazardsViewShowsSandboxes(t *testing.T) {
 
 // The servers pane marks a server whose sandbox was asked for and not applied.
 func TestServersPaneMarksUnfenced(t *testing.T) {
-	p := newServersPane(newTestStyles())
+	p := panes.NewServersPane(&common.Common{St: newTestStyles()})
 	p.SetSize(40, 12)
-	p.setServers([]session.ServerInfo{{Name: "mail", Status: session.StatusReady, Fence: mailFence}, {Name: "fs", Status: session.StatusReady, Fence: fsFence}})
+	p.SetServers([]session.ServerInfo{{Name: "mail", Status: session.StatusReady, Fence: mailFence}, {Name: "fs", Status: session.StatusReady, Fence: fsFence}})
 	v := ansi.Strip(p.View())
 	if strings.Count(v, "UNFENCED") != 1 {
 		t.Errorf("want one UNFENCED mark (mail):\n%s", v)

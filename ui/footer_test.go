@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -44,10 +45,10 @@ func TestHelp_ApprovalDialogKeysReadWhole(t *testing.T) {
 	h := newHarness(t, 120, 40, false)
 	var rows []string
 	for _, sec := range h.m.helpSections() {
-		if sec.title != "Approval dialog" {
+		if sec.Title != "Approval dialog" {
 			continue
 		}
-		content := ansi.Strip(helpContent(h.m.st, []helpSection{sec}, 120))
+		content := ansi.Strip(helpview.Content(h.m.St, []helpview.Section{sec}, 120))
 		rows = strings.Split(content, "\n")
 	}
 	if len(rows) == 0 {

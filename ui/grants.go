@@ -20,21 +20,22 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/question"
-	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // GrantsKeyMap holds the keys of the Grants view.
 type GrantsKeyMap struct {
-	ScrollKeyMap // moves the selection
-	Revoke       key.Binding
-	ClearTaint   key.Binding
-	Back         key.Binding
+	common.ScrollKeyMap // moves the selection
+	Revoke              key.Binding
+	ClearTaint          key.Binding
+	Back                key.Binding
 }
 
 // DefaultGrantsKeyMap returns the Grants view's keys.
 func DefaultGrantsKeyMap() GrantsKeyMap {
-	scroll := DefaultScrollKeyMap()
+	scroll := common.DefaultScrollKeyMap()
 	scroll.Up.SetHelp("↑/k", "previous")
 	scroll.Down.SetHelp("↓/j", "next")
 	scroll.Top.SetHelp("g/home", "first")
@@ -83,7 +84,7 @@ type grLine struct {
 // they were given under). The root hands it fresh data from the engine while it is
 // shown and carries out revoke and clear.
 type grantsView struct {
-	st   *theme.Styles
+	*common.Common
 	keys GrantsKeyMap
 	loc  *time.Location // times are shown in it (tests fix it)
 
@@ -95,8 +96,8 @@ type grantsView struct {
 	width, height int
 }
 
-func newGrantsView(st *theme.Styles) grantsView {
-	return grantsView{st: st, keys: DefaultGrantsKeyMap(), loc: time.Local, cursor: -1}
+func newGrantsView(com *common.Common) grantsView {
+	return grantsView{Common: com, keys: DefaultGrantsKeyMap(), loc: time.Local, cursor: -1}
 }
 
 // SetSize sets the outer size.
@@ -190,24 +191,24 @@ func (v grantsView) when(t time.Time) string {
 // contextTitle names a context: the person, or an agent's token with the client
 // name it last gave (escaped) and the context's key.
 func (v grantsView) contextTitle(c grantsCtx) string {
-	st := v.st
+	st := v.St
 	if c.name == session.PersonContext {
 		return st.Title.Render("you") + st.Muted.Render(" · your own calls in this TUI")
 	}
 	if tok, ok := strings.CutPrefix(c.name, "token:"); ok {
 		// The token is who the agent is; the client name is what the last agent
 		// with it called itself (any holder of the token may choose it).
-		s := st.Title.Render("token ") + inline(st, tok, 32)
+		s := st.Title.Render("token ") + common.Inline(st, tok, 32)
 		if c.client != "" {
-			s += st.Muted.Render(" · client ") + inline(st, c.client, 32)
+			s += st.Muted.Render(" · client ") + common.Inline(st, c.client, 32)
 		}
-		return s + st.Muted.Render(" · context "+inline(st, c.name, 48))
+		return s + st.Muted.Render(" · context "+common.Inline(st, c.name, 48))
 	}
 	client := c.client
 	if client == "" {
 		client = agentNameOf(c.name)
 	}
-	return st.Title.Render("agent ") + inline(st, client, 32) + st.Muted.Render(" · context "+inline(st, c.name, 48))
+	return st.Title.Render("agent ") + common.Inline(st, client, 32) + st.Muted.Render(" · context "+common.Inline(st, c.name, 48))
 }
 
 // agentNameOf is the cut client name inside an agent context's key
@@ -222,7 +223,7 @@ func agentNameOf(k string) string {
 
 // taintText says how a context was tainted: by which call, channel and server, when.
 func (v grantsView) taintText(t trust.Taint) string {
-	st := v.st
+	st := v.St
 	if !t.Tainted() {
 		return st.OKText.Render("● clean")
 	}
@@ -230,16 +231,16 @@ func (v grantsView) taintText(t trust.Taint) string {
 	if ch == "" {
 		ch = trust.ChannelResult
 	}
-	s := "⚠ tainted by " + inline(st, t.By.Qualified(), 40) + " (its " + ch + ")"
+	s := "⚠ tainted by " + common.Inline(st, t.By.Qualified(), 40) + " (its " + ch + ")"
 	if t.CallID != "" {
-		s += " · call " + inline(st, t.CallID, 16)
+		s += " · call " + common.Inline(st, t.CallID, 16)
 	}
 	return st.WarnText.Render(s) + st.Muted.Render(" · "+v.when(t.At))
 }
 
 func (v *grantsView) rebuild() {
-	st := v.st
-	iw, _ := paneInner(v.width, v.height)
+	st := v.St
+	iw, _ := common.PaneInner(v.width, v.height)
 	v.lines = v.lines[:0]
 	add := func(l grLine) { v.lines = append(v.lines, l) }
 	for ci, c := range v.ctxs {
@@ -256,10 +257,10 @@ func (v *grantsView) rebuild() {
 			if scope == "" {
 				scope = "the whole tool"
 			}
-			add(grLine{text: "✓ " + inline(st, g.Ref.Qualified(), max(iw/2, 20)) + st.Muted.Render(" · "+scope), ctx: ci, grant: gi, selectable: true})
+			add(grLine{text: "✓ " + common.Inline(st, g.Ref.Qualified(), max(iw/2, 20)) + st.Muted.Render(" · "+scope), ctx: ci, grant: gi, selectable: true})
 			by := g.By
 			if g.CallID != "" {
-				by += " (call " + inline(st, g.CallID, 16) + ")"
+				by += " (call " + common.Inline(st, g.CallID, 16) + ")"
 			}
 			policy := g.Policy.String()
 			if policy == "" {
@@ -284,17 +285,17 @@ func (v *grantsView) rebuild() {
 }
 
 func (v grantsView) next(i, dir int) int {
-	return nextSelectable(len(v.lines), i, dir, func(i int) bool { return v.lines[i].selectable })
+	return list.NextSelectable(len(v.lines), i, dir, func(i int) bool { return v.lines[i].selectable })
 }
 
 // visible is the number of lines below the heading, above the "more" line.
 func (v grantsView) visible() int {
-	_, ih := paneInner(v.width, v.height)
+	_, ih := common.PaneInner(v.width, v.height)
 	return max(ih-2, 1)
 }
 
 func (v *grantsView) clamp() {
-	v.offset = scrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.lines), 2) // a grant's other lines stay in view
+	v.offset = list.ScrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.lines), 2) // a grant's other lines stay in view
 }
 
 func (v *grantsView) updateKeys() {
@@ -302,7 +303,7 @@ func (v *grantsView) updateKeys() {
 	first, last := v.next(0, 1), v.next(len(v.lines)-1, -1)
 	v.keys.Revoke.SetEnabled(g != nil)
 	v.keys.ClearTaint.SetEnabled(c != nil && c.taint.Tainted())
-	v.keys.ScrollKeyMap.enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
+	v.keys.ScrollKeyMap.Enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
 }
 
 // grantsAction is what a key in the Grants view asks the root to do.
@@ -318,7 +319,7 @@ const (
 // Update handles a key; the root acts on the returned action for selected().
 func (v grantsView) Update(k tea.KeyPressMsg) (grantsView, grantsAction) {
 	act := grantsNone
-	if to, ok := listMove(k, v.keys.ScrollKeyMap, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable }); ok {
+	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable }); ok {
 		v.cursor = to
 	}
 	switch {
@@ -336,34 +337,34 @@ func (v grantsView) Update(k tea.KeyPressMsg) (grantsView, grantsAction) {
 
 // View renders the heading and the visible lines in a pane.
 func (v grantsView) View() string {
-	st := v.st
-	iw, _ := paneInner(v.width, v.height)
+	st := v.St
+	iw, _ := common.PaneInner(v.width, v.height)
 	n := 0
 	for _, c := range v.ctxs {
 		n += len(c.grants)
 	}
-	head := "Grants & taint · " + strconv.Itoa(len(v.ctxs)) + " context" + plural(len(v.ctxs)) + " · " +
-		strconv.Itoa(n) + " grant" + plural(n) + " · x revoke · C clear taint"
-	lines := []string{paneHeading(st, head, true, iw)}
+	head := "Grants & taint · " + strconv.Itoa(len(v.ctxs)) + " context" + common.Plural(len(v.ctxs)) + " · " +
+		strconv.Itoa(n) + " grant" + common.Plural(n) + " · x revoke · C clear taint"
+	lines := []string{common.PaneHeading(st, head, true, iw)}
 	end := min(v.offset+v.visible(), len(v.lines))
 	for i := v.offset; i < end; i++ {
 		l := v.lines[i]
 		switch {
 		case i == v.cursor:
-			lines = append(lines, st.Selected.Render(fit("▸ "+ansi.Strip(l.text), iw)))
+			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(l.text), iw)))
 		default:
 			lines = append(lines, "  "+l.text)
 		}
 	}
 	if below := len(v.lines) - end; below > 0 {
-		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(below)+" more line"+plural(below)+" (pgdn)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+common.Plural(below)+" (pgdn)", iw)))
 	}
-	return paneBox(st, true, v.width, v.height, lines)
+	return common.PaneBox(st, true, v.width, v.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (v grantsView) keyMap() keyMapFunc {
-	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+func (v grantsView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
 // taintClearedMsg reports the end of clearing a context's taint.
@@ -400,11 +401,11 @@ func (m *Model) grantsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 		// Revoking is done at once, without a question: it only makes the next
 		// call of that tool in that context ask again.
-		name := inline(m.st, g.Ref.Qualified(), 40)
+		name := common.Inline(m.St, g.Ref.Qualified(), 40)
 		if err := m.sess.Engine().Revoke(g.Context, g.Ref); err != nil {
-			m.status = "✗ could not revoke " + name + ": " + inline(m.st, err.Error(), 80)
+			m.status = "✗ could not revoke " + name + ": " + common.Inline(m.St, err.Error(), 80)
 		} else {
-			m.status = "✓ revoked " + name + " for " + inline(m.st, g.Context, 32) + ": its next call asks again"
+			m.status = "✓ revoked " + name + " for " + common.Inline(m.St, g.Context, 32) + ": its next call asks again"
 		}
 		m.refreshGrants()
 	case grantsClearTaint:
@@ -412,7 +413,7 @@ func (m *Model) grantsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			break
 		}
 		lines := []string{v2line(m.grants.contextTitle(*c)), v2line(m.grants.taintText(c.taint))}
-		return m, m.q.AskClearTaint(c.name, c.taint, inline(m.st, c.name, 40), lines)
+		return m, m.q.AskClearTaint(c.name, c.taint, common.Inline(m.St, c.name, 40), lines)
 	}
 	return m, nil
 }
@@ -432,18 +433,18 @@ func clearTaintCmd(e *session.Engine, a question.ClearTaintAnswer) tea.Cmd {
 // applyClearTaint carries out the answer of the clear-taint question.
 func (m *Model) applyClearTaint(a question.ClearTaintAnswer) (*Model, tea.Cmd) {
 	if !a.Clear {
-		m.status = "kept " + inline(m.st, a.Context, 32) + " tainted"
+		m.status = "kept " + common.Inline(m.St, a.Context, 32) + " tainted"
 		return m, nil
 	}
-	m.status = "clearing the taint of " + inline(m.st, a.Context, 32) + "…"
+	m.status = "clearing the taint of " + common.Inline(m.St, a.Context, 32) + "…"
 	return m, clearTaintCmd(m.sess.Engine(), a)
 }
 
 // taintCleared reports how clearing ended and refreshes what shows taint.
 func (m *Model) taintCleared(msg taintClearedMsg) (*Model, tea.Cmd) {
-	name := inline(m.st, msg.ctx, 32)
+	name := common.Inline(m.St, msg.ctx, 32)
 	if msg.err != nil {
-		m.status = "✗ the taint of " + name + " was not cleared: " + inline(m.st, msg.err.Error(), 120)
+		m.status = "✗ the taint of " + name + " was not cleared: " + common.Inline(m.St, msg.err.Error(), 120)
 	} else {
 		m.status = "✓ cleared the taint of " + name + " (audited)"
 	}

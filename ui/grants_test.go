@@ -255,7 +255,7 @@ func TestGrantsView_ManyContextsScrollAndHelp(t *testing.T) {
 	h.keys("g")
 	screenHas(t, h.plain(), "▸ you · your own calls")
 	h.keys("?")
-	content := ansi.Strip(h.m.overlay.vp.GetContent())
+	content := ansi.Strip(h.m.overlay.VP.GetContent())
 	for _, s := range []string{"Grants & taint (w)", "grants & taint: revoke a grant, clear a taint", "Clearing a context's taint", "keep tainted"} {
 		if !strings.Contains(content, s) {
 			t.Errorf("help lacks %q", s)

@@ -208,8 +208,8 @@ func TestGuard_DialogDoesNotStealKeys(t *testing.T) {
 		h.typeText("ete")
 		h.keys("tab", "enter")
 		stillPending(t, done, "typing a filter")
-		if h.m.tools.text != "delete" {
-			t.Fatalf("filter text %q, want every letter typed", h.m.tools.text)
+		if h.m.tools.Text != "delete" {
+			t.Fatalf("filter text %q, want every letter typed", h.m.tools.Text)
 		}
 		screenHas(t, h.plain(), "1 approval waiting")
 	})
@@ -236,7 +236,7 @@ func (h *harness) selectTool(tool string) {
 	h.t.Helper()
 	for i, n := range rowNames(h.m) {
 		if n == tool {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	if selected(h.m) != tool {

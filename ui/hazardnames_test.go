@@ -9,6 +9,8 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 )
 
 // Tools whose long names share a beginning stay told apart in the hazards view:
@@ -30,18 +32,18 @@ func TestHazardsViewLongNamesStayDistinct(t *testing.T) {
 		Legs:    map[string][]string{"untrusted-content": {"web__fetch"}, "exfiltration": dest},
 		Summary: "web__fetch reads untrusted content and the mirror can destroy"}}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
-		v := newHazardsView(newTestStyles())
+		v := hazards.New(&common.Common{St: newTestStyles()})
 		v.SetSize(size[0], size[1])
-		v.setData(snap, session.Overrides{}, nil)
-		v.open()
+		v.SetData(snap, session.Overrides{}, nil)
+		v.Open()
 		seen := map[string]bool{}
 		rows := 0
-		for _, l := range v.lines {
-			if l.ref.Server != server {
+		for _, l := range v.Lines {
+			if l.Ref.Server != server {
 				continue
 			}
 			rows++
-			text := strings.TrimSpace(ansi.Strip(l.text))
+			text := strings.TrimSpace(ansi.Strip(l.Text))
 			if seen[text] {
 				t.Errorf("%dx%d: two tools read the same: %q", size[0], size[1], text)
 			}
@@ -51,7 +53,7 @@ func TestHazardsViewLongNamesStayDistinct(t *testing.T) {
 			if i, j := strings.Index(name, "…"), strings.LastIndex(name, "…"); i >= 0 {
 				head, tail = name[:i], name[j+len("…"):]
 			}
-			if want := l.ref.Qualified(); !strings.HasPrefix(want, head) || !strings.HasSuffix(want, tail) || len(tail) < 3 {
+			if want := l.Ref.Qualified(); !strings.HasPrefix(want, head) || !strings.HasSuffix(want, tail) || len(tail) < 3 {
 				t.Errorf("%dx%d: %q does not keep the start and the end of %q", size[0], size[1], name, want)
 			}
 		}

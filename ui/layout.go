@@ -58,6 +58,3 @@ func (l *layout) followServers(want int) {
 	l.serversW = min(max(want, lo), hi)
 	l.toolsW = l.width - l.serversW
 }
-
-// paneInner returns the inside of a bordered pane of the given outer size.
-func paneInner(w, h int) (int, int) { return max(w-2, 1), max(h-2, 1) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -25,7 +26,7 @@ func TestBanner_ChannelsNamedAsResourcesAndPrompts(t *testing.T) {
 			string(trust.LegExfiltration):     {"mail__send_email", "mail__" + trust.ResourceReadTool},
 		},
 	}
-	line := ansi.Strip(hazardLine(&st, h, 200))
+	line := ansi.Strip(hazards.HazardLine(&st, h, 200))
 	for _, want := range []string{"web prompts", "notes resources", "mail__* (2)"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("banner %q lacks %q", line, want)

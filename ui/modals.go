@@ -13,9 +13,12 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/queue"
 )
 
 // openForm opens the call form for a tool over the current screen, or in its place
@@ -27,15 +30,15 @@ func (m *Model) openForm(t session.ToolInfo, replace bool) (*Model, tea.Cmd) {
 		if n := len(t.Class.Reasons); n > 0 {
 			why = t.Class.Reasons[n-1]
 		}
-		m.status = "⊘ " + inline(m.st, t.Ref.Qualified(), 40) + " is blocked: " + inline(m.st, why, 120)
+		m.status = "⊘ " + common.Inline(m.St, t.Ref.Qualified(), 40) + " is blocked: " + common.Inline(m.St, why, 120)
 		return m, nil
 	}
-	if t.TaskSupport == taskRequired {
+	if t.TaskSupport == common.TaskRequired {
 		// The whole reason is in the detail and in Activity.
-		m.status = "⧗ not called: " + inline(m.st, t.Ref.Qualified(), 40) + " runs only as a task, which airlock cannot do yet (enter: why)"
+		m.status = "⧗ not called: " + common.Inline(m.St, t.Ref.Qualified(), 40) + " runs only as a task, which airlock cannot do yet (enter: why)"
 		return m, nil
 	}
-	m.form = form.New(t, *m.st)
+	m.form = form.New(t, *m.St)
 	m.formFor = t
 	m.ex.kind = formCall
 	m.form.SetSize(m.layout.modalW, m.layout.modalH)
@@ -66,7 +69,7 @@ func (m *Model) applyForm(act form.Action, cmd tea.Cmd) (*Model, tea.Cmd) {
 func (m *Model) requestQuit() (*Model, tea.Cmd) {
 	el := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling)
 	n := m.waiting()
-	changes := overrideCount(m.over)
+	changes := hazards.OverrideCount(m.over)
 	if !m.call.running && n == 0 && el == 0 && changes == 0 {
 		return m.quit()
 	}
@@ -75,14 +78,14 @@ func (m *Model) requestQuit() (*Model, tea.Cmd) {
 		lines = append(lines, "• A call is running; it will be cancelled.")
 	}
 	if n > 0 {
-		lines = append(lines, "• "+strconv.Itoa(n)+" approval"+plural(n)+" waiting; every waiting call is denied when airlock closes.")
+		lines = append(lines, "• "+strconv.Itoa(n)+" approval"+common.Plural(n)+" waiting; every waiting call is denied when airlock closes.")
 	}
 	if el > 0 {
-		lines = append(lines, "• "+strconv.Itoa(el)+" server request"+plural(el)+" for input will be cancelled.")
+		lines = append(lines, "• "+strconv.Itoa(el)+" server request"+common.Plural(el)+" for input will be cancelled.")
 	}
 	if changes > 0 {
 		// What-if changes live only in this session: quitting loses them.
-		lines = append(lines, "• "+strconv.Itoa(changes)+" unsaved what-if change"+plural(changes)+" will be lost; E exports them as a TOML fragment first.")
+		lines = append(lines, "• "+strconv.Itoa(changes)+" unsaved what-if change"+common.Plural(changes)+" will be lost; E exports them as a TOML fragment first.")
 	}
 	return m, m.q.AskQuit(lines)
 }
@@ -103,7 +106,7 @@ func (m *Model) waiting() int {
 // being typed, an elicitation form or a denial's reason. A question that
 // arrives meanwhile waits behind the badge instead of taking focus.
 func (m *Model) typing() bool {
-	return m.screen == screenForm || (m.screen == screenMain && m.tools.typing) || m.q.Typing()
+	return m.screen == screenForm || (m.screen == screenMain && m.tools.Typing) || m.q.Typing()
 }
 
 // addApproval queues the question of p. The person's own call, asked while the
@@ -130,7 +133,7 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 		case session.AllowForContext:
 			word = "✓ allowed for this context"
 		}
-		m.status = word + ": " + inline(m.st, o.Pending.Tool.Ref.Qualified(), 40)
+		m.status = word + ": " + common.Inline(m.St, o.Pending.Tool.Ref.Qualified(), 40)
 		if r := resp.Remember; r != nil {
 			// The engine saves the rule before the call goes on; a rule it refuses
 			// denies the call, and the activity says why.
@@ -138,22 +141,22 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 			if resp.Answer == session.Deny {
 				always = "always-deny"
 			}
-			name := inline(m.st, o.Pending.Tool.Ref.Qualified(), 40)
-			m.status = word + " · saving " + always + " rule (K): " + name + " when " + inline(m.st, session.DescribeWhen(r.When), 80)
+			name := common.Inline(m.St, o.Pending.Tool.Ref.Qualified(), 40)
+			m.status = word + " · saving " + always + " rule (K): " + name + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 80)
 			if len(r.When) == 0 {
 				m.status = word + " · saving " + always + " rule (K): every call of " + name + ", whatever its arguments"
 			}
 		}
 		return m, answerCmd(m.sess.Engine(), id, resp)
 	case question.Elicited:
-		m.status = "answered " + inline(m.st, o.Elicitation.Server, 32) + "'s request: " + o.Action
+		m.status = "answered " + common.Inline(m.St, o.Elicitation.Server, 32) + "'s request: " + o.Action
 		return m, answerElicitationCmd(m.sess, o.Elicitation.ID, o.Action, o.Content)
 	case question.Sampled:
 		word := "replied to"
 		if o.Decline {
 			word = "declined"
 		}
-		m.status = word + " " + inline(m.st, o.Request.Server, 32) + "'s sampling request"
+		m.status = word + " " + common.Inline(m.St, o.Request.Server, 32) + "'s sampling request"
 		return m, answerSamplingCmd(m.sess, o.Request.ID, session.SamplingAnswer{Decline: o.Decline, Reply: o.Reply})
 	case question.QuitAnswer:
 		if o.Quit {
@@ -178,7 +181,7 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 				return m, nil
 			}
 			n := m.sess.ResetOverrides()
-			m.status = "undid " + strconv.Itoa(n) + " what-if change" + plural(n) + ": everything is as the config says"
+			m.status = "undid " + strconv.Itoa(n) + " what-if change" + common.Plural(n) + ": everything is as the config says"
 		case choiceRestoreTour:
 			if o.Second {
 				m.status = "kept the tour's changes: U undoes the what-if changes, the taint stays until cleared"
@@ -191,7 +194,7 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 			m.status = "kept blocked"
 			return m, nil
 		}
-		m.status = "pinning the new definition of " + inline(m.st, o.Ref.Qualified(), 40) + "…"
+		m.status = "pinning the new definition of " + common.Inline(m.St, o.Ref.Qualified(), 40) + "…"
 		return m, acceptPinsCmd(m.sess, o.Ref, o.Fingerprint)
 	}
 	return m, nil
@@ -199,10 +202,10 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 
 // queueItems is the approvals that wait, oldest first.
 func (m *Model) queueItems() []*session.Pending {
-	return queueOrder(m.q.Approvals())
+	return queue.Order(m.q.Approvals())
 }
 
 // modalOpen reports whether anything is drawn over the screen.
 func (m *Model) modalOpen() bool {
-	return m.q.Open() || m.overlay.open || m.queue.open || m.screen == screenForm
+	return m.q.Open() || m.overlay.Open || m.queue.Open || m.screen == screenForm
 }

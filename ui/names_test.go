@@ -105,8 +105,8 @@ func TestNames_NpmServersGolden(t *testing.T) {
 		// Select a long name: down to the first trigger- tool.
 		for i, n := range rowNames(h.m) {
 			if n == "everything__trigger-long-running-operation" {
-				h.m.tools.cursor = i
-				h.m.tools.clamp()
+				h.m.tools.Cursor = i
+				h.m.tools.Clamp()
 			}
 		}
 		screen := h.plain()
@@ -141,25 +141,6 @@ func TestNames_GatewayURLWhole(t *testing.T) {
 		first := strings.Split(h.plain(), "\n")[0]
 		if !strings.Contains(first, "http://127.0.0.1:7991/mcp") {
 			t.Errorf("%d columns: the gateway URL is cut: %q", w, first)
-		}
-	}
-}
-
-// A server name of two cells is kept whole: "f…" is as wide as "fs" and reads as
-// a longer server whose name was hidden.
-func TestCutName_KeepsAShortServerWhole(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		width int
-		want  string
-	}{
-		{"fs__list_allowed_directories", 22, "fs__list_all…rectories"},
-		{"fs__list_directory_with_sizes", 22, "fs__list_dir…ith_sizes"},
-		{"x__list_directory_with_sizes", 22, "x__list_dire…ith_sizes"},
-		{"memory__create_entities", 22, "memo…__create_entities"},
-	} {
-		if got := cutName(c.name, c.width); got != c.want || ansi.StringWidth(got) > c.width {
-			t.Errorf("cutName(%q, %d) = %q, want %q", c.name, c.width, got, c.want)
 		}
 	}
 }

@@ -21,7 +21,7 @@ func TestBackRetracesEveryStep(t *testing.T) {
 		t.Fatalf("enter in the hazards view opened %v", h.m.screen)
 	}
 	h.keys("l") // logs over those details
-	want := []screen{screenDetail, screenHazards, screenDetail, screenMain}
+	want := []screenID{screenDetail, screenHazards, screenDetail, screenMain}
 	for i, w := range want {
 		h.keys("esc")
 		if h.m.screen != w {

@@ -19,9 +19,18 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
+	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
+	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -32,12 +41,12 @@ import (
 // ←/→ among them) never reach one.
 func screenKeyMaps() []any {
 	return []any{
-		DefaultGlobalKeyMap(), DefaultServersKeyMap(), DefaultToolsKeyMap(), DefaultDetailKeyMap(),
-		DefaultResultKeyMap(), DefaultLogsKeyMap(), DefaultHelpKeyMap(), DefaultHazardsKeyMap(),
-		DefaultQueueKeyMap(), DefaultExportKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
-		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), DefaultPromptsKeyMap(),
-		DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),
-		DefaultScrollKeyMap().viewportKeys(),
+		DefaultGlobalKeyMap(), panes.DefaultServersKeyMap(), panes.DefaultToolsKeyMap(), detail.DefaultKeyMap(),
+		DefaultResultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
+		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
+		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), channels.DefaultPromptsKeyMap(),
+		channels.DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),
+		common.DefaultScrollKeyMap().ViewportKeys(),
 	}
 }
 

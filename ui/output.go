@@ -14,18 +14,19 @@ import (
 	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // OutputKeyMap holds the keys of the output view.
 type OutputKeyMap struct {
-	ScrollKeyMap
+	common.ScrollKeyMap
 	// Again reads the resource again, or opens the prompt's form again.
 	Again key.Binding
 	Save  key.Binding
@@ -35,7 +36,7 @@ type OutputKeyMap struct {
 // DefaultOutputKeyMap returns the output view's keys.
 func DefaultOutputKeyMap() OutputKeyMap {
 	return OutputKeyMap{
-		ScrollKeyMap: DefaultScrollKeyMap(),
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Again:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read / get again")),
 		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save blobs, images and audio to files")),
 		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
@@ -51,7 +52,7 @@ func (k OutputKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k OutputKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Again, k.Save, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Again, k.Save, k.Back}}
 }
 
 // output is what one read or get returned.
@@ -103,20 +104,19 @@ func (o output) blobs() []blob {
 
 // outputView shows an output, scrollable.
 type outputView struct {
-	st   *theme.Styles
+	*common.Common
 	keys OutputKeyMap
 	out  output
 	gen  uint64
-	vp   viewport.Model
+	vp   pager.Pager
 
 	width, height int
 }
 
-func newOutputView(st *theme.Styles) outputView {
+func newOutputView(com *common.Common) outputView {
 	keys := DefaultOutputKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
-	return outputView{st: st, keys: keys, vp: vp}
+	vp := pager.New(keys.ScrollKeyMap)
+	return outputView{Common: com, keys: keys, vp: vp}
 }
 
 func (v *outputView) show(o output) {
@@ -129,15 +129,15 @@ func (v *outputView) show(o output) {
 // SetSize sets the outer size; the content is wrapped again.
 func (v *outputView) SetSize(w, h int) {
 	v.width, v.height = w, h
-	iw, ih := paneInner(w, h)
+	iw, ih := common.PaneInner(w, h)
 	v.vp.SetWidth(iw)
 	v.vp.SetHeight(max(ih-1, 1))
 	v.render()
 }
 
 func (v *outputView) render() {
-	iw, _ := paneInner(v.width, v.height)
-	v.vp.SetContent(outputContent(v.st, v.out, iw))
+	iw, _ := common.PaneInner(v.width, v.height)
+	v.vp.SetContent(outputContent(v.St, v.out, iw))
 	v.keys.Save.SetEnabled(len(v.out.blobs()) > 0)
 	v.keys.Again.SetEnabled(v.out.server != "")
 	if v.out.uri != "" {
@@ -180,35 +180,29 @@ func (v outputView) Update(msg tea.Msg) (outputView, outputAction, tea.Cmd) {
 			return v, outputAgain, nil
 		case key.Matches(k, v.keys.Save):
 			return v, outputSave, nil
-		case key.Matches(k, v.keys.Top):
-			v.vp.GotoTop()
-			return v, outputNone, nil
-		case key.Matches(k, v.keys.Bottom):
-			v.vp.GotoBottom()
-			return v, outputNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	v.vp, cmd = v.vp.Update(msg)
+	cmd = v.vp.Update(msg)
 	return v, outputNone, cmd
 }
 
 // View renders the heading and the scrolled output in a pane.
 func (v outputView) View() string {
-	iw, _ := paneInner(v.width, v.height)
+	iw, _ := common.PaneInner(v.width, v.height)
 	kind := "Prompt "
 	if v.out.uri != "" {
 		kind = "Resource "
 	}
-	head := kind + inline(v.st, v.out.server, iw/4) + v.st.Muted.Render(" › ") + inline(v.st, v.out.what(), iw/2) +
-		v.st.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
-	lines := append([]string{v.st.Header.Render(fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
-	return paneBox(v.st, true, v.width, v.height, lines)
+	head := kind + common.Inline(v.St, v.out.server, iw/4) + v.St.Muted.Render(" › ") + common.Inline(v.St, v.out.what(), iw/2) +
+		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
+	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
+	return common.PaneBox(v.St, true, v.width, v.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (v outputView) keyMap() keyMapFunc {
-	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+func (v outputView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
 // textual says a blob is text: a text/* or JSON type, valid UTF-8.
@@ -224,7 +218,7 @@ func textual(mime string, b []byte) bool {
 func outputContent(st *theme.Styles, o output, width int) string {
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
-	g := st.Gutter.Render(gutter)
+	g := st.Gutter.Render(common.Gutter)
 	section := func(name string) { add("", st.Header.Render(name)) }
 	noun := "prompt"
 	if o.uri != "" {
@@ -235,22 +229,22 @@ func outputContent(st *theme.Styles, o output, width int) string {
 	switch {
 	case errors.As(o.err, &denied):
 		add(st.ErrorText.Render("⊘ DENIED") + " — the " + noun + " did not run")
-		add(wrapOwn(styledInline(denied.Error(), markFn(st)), width, "  ", "  ")...)
+		add(common.WrapOwn(common.StyledInline(denied.Error(), common.MarkFn(st)), width, "  ", "  ")...)
 		for _, reason := range denied.Verdict.Reasons {
-			add(wrapOwn(styledInline(reason, markFn(st)), width, "• ", "  ")...)
+			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
 		}
 	case errors.Is(o.err, context.Canceled):
 		add(st.WarnText.Render("⊗ CANCELLED"))
 	case o.err != nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — the " + noun + " did not complete")
-		add(blockLines(st, o.err.Error(), width, maxShownBytes, g)...)
+		add(common.BlockLines(st, o.err.Error(), width, common.MaxShownBytes, g)...)
 	default:
 		add(st.OKText.Render("✓ OK") + " — the server answered")
 	}
 	meta := func(callID string, v string, d time.Duration, tainted bool) {
-		add(wrapOwn(st.Muted.Render("call "+inline(st, callID, 20)+" · "+d.Truncate(time.Millisecond).String()+" · decided by "+orDash(v)), width, "", "  ")...)
+		add(common.WrapOwn(st.Muted.Render("call "+common.Inline(st, callID, 20)+" · "+d.Truncate(time.Millisecond).String()+" · decided by "+common.OrDash(v)), width, "", "  ")...)
 		if tainted {
-			add(wrapOwn(st.WarnText.Render("⚠ untrusted content: it tainted your context")+st.Muted.Render(" (risky calls now ask; w shows it)"), width, "", "  ")...)
+			add(common.WrapOwn(st.WarnText.Render("⚠ untrusted content: it tainted your context")+st.Muted.Render(" (risky calls now ask; w shows it)"), width, "", "  ")...)
 		}
 	}
 
@@ -276,24 +270,24 @@ func outputContent(st *theme.Styles, o output, width int) string {
 			if len(c.Blob) > 0 || c.Text == "" && c.Blob != nil {
 				kind = "blob"
 			}
-			head := st.Key.Render("["+kind+"]") + " " + inline(st, orDash(c.MIMEType), 40)
+			head := st.Key.Render("["+kind+"]") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40)
 			if c.URI != "" && c.URI != o.uri {
-				head += st.Muted.Render(" · ") + inline(st, c.URI, width/2)
+				head += st.Muted.Render(" · ") + common.Inline(st, c.URI, width/2)
 			}
 			switch {
 			case kind == "blob" && textual(c.MIMEType, c.Blob):
 				// Text sent as a blob: shown as text, escaped, and it can be saved.
-				add(head + ", " + byteSize(len(c.Blob)) + st.Muted.Render(" (a blob; s saves it)"))
-				add(blockLines(st, string(c.Blob), width, maxShownBytes, g)...)
+				add(head + ", " + common.ByteSize(len(c.Blob)) + st.Muted.Render(" (a blob; s saves it)"))
+				add(common.BlockLines(st, string(c.Blob), width, common.MaxShownBytes, g)...)
 			case kind == "blob":
-				head += ", " + byteSize(len(c.Blob)) + st.Muted.Render(" (not drawn; s saves it)")
+				head += ", " + common.ByteSize(len(c.Blob)) + st.Muted.Render(" (not drawn; s saves it)")
 				add(head)
 			default:
 				add(head)
-				add(blockLines(st, c.Text, width, maxShownBytes, g)...)
+				add(common.BlockLines(st, c.Text, width, common.MaxShownBytes, g)...)
 			}
 			if p, ok := o.saved[i]; ok {
-				add(st.OKText.Render("  ✓ saved to ") + inline(st, p, 0))
+				add(st.OKText.Render("  ✓ saved to ") + common.Inline(st, p, 0))
 			}
 		}
 	case o.got != nil:
@@ -301,17 +295,17 @@ func outputContent(st *theme.Styles, o output, width int) string {
 		if len(o.args) > 0 {
 			section("Arguments")
 			b, _ := jsonMarshal(o.args)
-			add(blockLines(st, cli.PrettyJSON(b), width, maxShownBytes, g)...)
+			add(common.BlockLines(st, cli.PrettyJSON(b), width, common.MaxShownBytes, g)...)
 		}
 		if o.got.Result == nil {
 			break
 		}
 		if o.got.Result.Description != "" {
 			section("Description")
-			add(blockLines(st, o.got.Result.Description, width, maxShownBytes, g)...)
+			add(common.BlockLines(st, o.got.Result.Description, width, common.MaxShownBytes, g)...)
 		}
 		section("Messages")
-		add(wrapOwn(st.Muted.Render("server text: a model that gets this prompt reads it as instructions"), width, "", "")...)
+		add(common.WrapOwn(st.Muted.Render("server text: a model that gets this prompt reads it as instructions"), width, "", "")...)
 		if len(o.got.Result.Messages) == 0 {
 			add(st.Muted.Render("(no messages)"))
 		}
@@ -319,12 +313,12 @@ func outputContent(st *theme.Styles, o output, width int) string {
 			if msg == nil {
 				continue
 			}
-			add("", st.Title.Render("── "+inline(st, string(msg.Role), 20)+" ")+st.Muted.Render(fmt.Sprintf("(message %d of %d)", i+1, len(o.got.Result.Messages))))
+			add("", st.Title.Render("── "+common.Inline(st, string(msg.Role), 20)+" ")+st.Muted.Render(fmt.Sprintf("(message %d of %d)", i+1, len(o.got.Result.Messages))))
 			if msg.Content != nil {
 				add(contentLines(st, msg.Content, width)...)
 			}
 			if p, ok := o.saved[i]; ok {
-				add(st.OKText.Render("  ✓ saved to ") + inline(st, p, 0))
+				add(st.OKText.Render("  ✓ saved to ") + common.Inline(st, p, 0))
 			}
 		}
 	}

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,6 +16,8 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -83,21 +83,20 @@ func newCallResult(t session.ToolInfo, args json.RawMessage, out *session.Outcom
 
 // resultView shows a call's result, scrollable.
 type resultView struct {
-	st   *theme.Styles
+	*common.Common
 	keys ResultKeyMap
 	res  callResult
 	// gen numbers the results shown, so that a save that ends after another
 	// result replaced this one is not shown on it.
 	gen           uint64
-	vp            viewport.Model
+	vp            pager.Pager
 	width, height int
 }
 
-func newResultView(st *theme.Styles) resultView {
+func newResultView(com *common.Common) resultView {
 	keys := DefaultResultKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
-	return resultView{st: st, keys: keys, vp: vp}
+	vp := pager.New(keys.ScrollKeyMap)
+	return resultView{Common: com, keys: keys, vp: vp}
 }
 
 func (r *resultView) show(res callResult) {
@@ -110,15 +109,15 @@ func (r *resultView) show(res callResult) {
 // SetSize sets the outer size; the content is wrapped again.
 func (r *resultView) SetSize(w, h int) {
 	r.width, r.height = w, h
-	iw, ih := paneInner(w, h)
+	iw, ih := common.PaneInner(w, h)
 	r.vp.SetWidth(iw)
 	r.vp.SetHeight(max(ih-1, 1))
 	r.render()
 }
 
 func (r *resultView) render() {
-	iw, _ := paneInner(r.width, r.height)
-	r.vp.SetContent(resultContent(r.st, r.res, iw))
+	iw, _ := common.PaneInner(r.width, r.height)
+	r.vp.SetContent(resultContent(r.St, r.res, iw))
 	r.keys.Again.SetEnabled(r.res.tool.Ref.Tool != "" && r.res.tool.Class.Tier != trust.TierBlocked)
 	r.keys.Save.SetEnabled(len(r.blobs()) > 0)
 }
@@ -164,26 +163,20 @@ func (r resultView) Update(msg tea.Msg) (resultView, resultAction, tea.Cmd) {
 			return r, resultAgain, nil
 		case key.Matches(k, r.keys.Save):
 			return r, resultSave, nil
-		case key.Matches(k, r.keys.Top):
-			r.vp.GotoTop()
-			return r, resultNone, nil
-		case key.Matches(k, r.keys.Bottom):
-			r.vp.GotoBottom()
-			return r, resultNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	r.vp, cmd = r.vp.Update(msg)
+	cmd = r.vp.Update(msg)
 	return r, resultNone, cmd
 }
 
 // View renders the heading and the scrolled result in a pane.
 func (r resultView) View() string {
-	iw, _ := paneInner(r.width, r.height)
-	head := "Result of " + inline(r.st, r.res.tool.Ref.Qualified(), iw/2) +
-		r.st.Muted.Render(fmt.Sprintf("  %d%%", int(r.vp.ScrollPercent()*100)))
-	lines := append([]string{r.st.Header.Render(fit(head, iw))}, strings.Split(r.vp.View(), "\n")...)
-	return paneBox(r.st, true, r.width, r.height, lines)
+	iw, _ := common.PaneInner(r.width, r.height)
+	head := "Result of " + common.Inline(r.St, r.res.tool.Ref.Qualified(), iw/2) +
+		r.St.Muted.Render(fmt.Sprintf("  %d%%", int(r.vp.ScrollPercent()*100)))
+	lines := append([]string{r.St.Header.Render(common.Fit(head, iw))}, strings.Split(r.vp.View(), "\n")...)
+	return common.PaneBox(r.St, true, r.width, r.height, lines)
 }
 
 // resultContent renders a result for a width: a verdict line that tells success,
@@ -193,7 +186,7 @@ func (r resultView) View() string {
 func resultContent(st *theme.Styles, r callResult, width int) string {
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
-	g := st.Gutter.Render(gutter)
+	g := st.Gutter.Render(common.Gutter)
 	section := func(name string) { add("", st.Header.Render(name)) }
 
 	var denied *session.DeniedError
@@ -201,23 +194,23 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 	switch {
 	case errors.As(r.err, &denied):
 		add(st.ErrorText.Render("⊘ DENIED") + " — the call did not run")
-		add(wrapOwn(styledInline(denied.Error(), markFn(st)), width, "  ", "  ")...)
-		add(st.Key.Render("decided by ") + orDash(string(denied.Verdict.By)))
+		add(common.WrapOwn(common.StyledInline(denied.Error(), common.MarkFn(st)), width, "  ", "  ")...)
+		add(st.Key.Render("decided by ") + common.OrDash(string(denied.Verdict.By)))
 		for _, reason := range denied.Verdict.Reasons {
-			add(wrapOwn(styledInline(reason, markFn(st)), width, "• ", "  ")...)
+			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
 		}
 	case errors.As(r.err, &withdrawn):
 		// Withdrawn while it waited for a person: why it asked is kept.
 		add(st.WarnText.Render("⊗ CANCELLED") + " — withdrawn while it waited for a person; it did not run")
-		add(st.Key.Render("decided by ") + orDash(string(withdrawn.Verdict.By)))
+		add(st.Key.Render("decided by ") + common.OrDash(string(withdrawn.Verdict.By)))
 		for _, reason := range withdrawn.Verdict.Reasons {
-			add(wrapOwn(styledInline(reason, markFn(st)), width, "• ", "  ")...)
+			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
 		}
 	case errors.Is(r.err, context.Canceled):
 		add(st.WarnText.Render("⊗ CANCELLED") + " — you cancelled the call; the server was told to stop")
 	case r.err != nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — the call did not complete")
-		add(blockLines(st, r.err.Error(), width, maxShownBytes, g)...)
+		add(common.BlockLines(st, r.err.Error(), width, common.MaxShownBytes, g)...)
 	case r.outcome == nil || r.outcome.Result == nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — no result")
 	case r.outcome.Result.IsError:
@@ -226,7 +219,7 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 		add(st.OKText.Render("✓ OK") + " — the tool returned a result")
 	}
 	if o := r.outcome; o != nil {
-		meta := "call " + inline(st, o.CallID, 20) + " · " + o.Duration.Truncate(time.Millisecond).String()
+		meta := "call " + common.Inline(st, o.CallID, 20) + " · " + o.Duration.Truncate(time.Millisecond).String()
 		if len(o.Verdict.Reasons) > 0 || o.Verdict.By != "" {
 			meta += " · decided by " + string(o.Verdict.By)
 		}
@@ -234,7 +227,7 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 	}
 
 	section("Arguments")
-	add(blockLines(st, cli.PrettyJSON(r.args), width, maxShownBytes, g)...)
+	add(common.BlockLines(st, cli.PrettyJSON(r.args), width, common.MaxShownBytes, g)...)
 
 	if r.outcome == nil || r.outcome.Result == nil {
 		return strings.Join(lines, "\n")
@@ -250,7 +243,7 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 		}
 		add(contentLines(st, c, width)...)
 		if p, ok := r.saved[i]; ok {
-			add(st.OKText.Render("  ✓ saved to ") + inline(st, p, 0))
+			add(st.OKText.Render("  ✓ saved to ") + common.Inline(st, p, 0))
 		}
 	}
 	if res.StructuredContent != nil || r.schema.checked {
@@ -258,16 +251,16 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 		if res.StructuredContent != nil {
 			b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
 			if err != nil {
-				add(st.ErrorText.Render("✗ cannot be shown: ") + styledInline(err.Error(), markFn(st)))
+				add(st.ErrorText.Render("✗ cannot be shown: ") + common.StyledInline(err.Error(), common.MarkFn(st)))
 			} else {
-				add(blockLines(st, string(b), width, maxShownBytes, g)...)
+				add(common.BlockLines(st, string(b), width, common.MaxShownBytes, g)...)
 			}
 		}
 		switch {
 		case !r.schema.checked:
 		case r.schema.err != nil:
 			add(st.ErrorText.Render("✗ does NOT match the tool's output schema:"))
-			add(blockLines(st, r.schema.err.Error(), width, maxShownBytes, g)...)
+			add(common.BlockLines(st, r.schema.err.Error(), width, common.MaxShownBytes, g)...)
 		default:
 			add(st.OKText.Render("✓ matches the tool's output schema"))
 		}
@@ -277,29 +270,29 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 
 // contentLines renders one content block by kind.
 func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
-	g := st.Gutter.Render(gutter)
+	g := st.Gutter.Render(common.Gutter)
 	kind := func(s string) string { return st.Key.Render("[" + s + "]") }
 	switch c := c.(type) {
 	case *mcp.TextContent:
-		return append([]string{kind("text")}, blockLines(st, c.Text, width, maxShownBytes, g)...)
+		return append([]string{kind("text")}, common.BlockLines(st, c.Text, width, common.MaxShownBytes, g)...)
 	case *mcp.ImageContent:
-		return []string{kind("image") + " " + inline(st, orDash(c.MIMEType), 40) + ", " + byteSize(len(c.Data)) + st.Muted.Render(" (not drawn; s saves it)")}
+		return []string{kind("image") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40) + ", " + common.ByteSize(len(c.Data)) + st.Muted.Render(" (not drawn; s saves it)")}
 	case *mcp.AudioContent:
-		return []string{kind("audio") + " " + inline(st, orDash(c.MIMEType), 40) + ", " + byteSize(len(c.Data)) + st.Muted.Render(" (not played; s saves it)")}
+		return []string{kind("audio") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40) + ", " + common.ByteSize(len(c.Data)) + st.Muted.Render(" (not played; s saves it)")}
 	case *mcp.ResourceLink:
-		out := []string{kind("resource link") + " " + inline(st, c.URI, width-16)}
+		out := []string{kind("resource link") + " " + common.Inline(st, c.URI, width-16)}
 		if c.Name != "" || c.Title != "" {
-			out = append(out, "  name: "+inline(st, c.Name, width/2)+"  "+inline(st, c.Title, width/3))
+			out = append(out, "  name: "+common.Inline(st, c.Name, width/2)+"  "+common.Inline(st, c.Title, width/3))
 		}
 		if c.MIMEType != "" || c.Size != nil {
-			s := "  type: " + inline(st, orDash(c.MIMEType), 40)
+			s := "  type: " + common.Inline(st, common.OrDash(c.MIMEType), 40)
 			if c.Size != nil {
-				s += ", " + byteSize(int(*c.Size))
+				s += ", " + common.ByteSize(int(*c.Size))
 			}
 			out = append(out, s)
 		}
 		if c.Description != "" {
-			out = append(out, blockLines(st, c.Description, width, maxShownBytes, g)...)
+			out = append(out, common.BlockLines(st, c.Description, width, common.MaxShownBytes, g)...)
 		}
 		return out
 	case *mcp.EmbeddedResource:
@@ -307,15 +300,15 @@ func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
 			return []string{kind("embedded resource") + st.Muted.Render(" (empty)")}
 		}
 		r := c.Resource
-		out := []string{kind("embedded resource") + " " + inline(st, r.URI, width-20)}
+		out := []string{kind("embedded resource") + " " + common.Inline(st, r.URI, width-20)}
 		if r.MIMEType != "" {
-			out = append(out, "  type: "+inline(st, r.MIMEType, 40))
+			out = append(out, "  type: "+common.Inline(st, r.MIMEType, 40))
 		}
 		if r.Text != "" {
-			out = append(out, blockLines(st, r.Text, width, maxShownBytes, g)...)
+			out = append(out, common.BlockLines(st, r.Text, width, common.MaxShownBytes, g)...)
 		}
 		if len(r.Blob) > 0 {
-			out = append(out, "  blob: "+byteSize(len(r.Blob))+st.Muted.Render(" (not drawn; s saves it)"))
+			out = append(out, "  blob: "+common.ByteSize(len(r.Blob))+st.Muted.Render(" (not drawn; s saves it)"))
 		}
 		return out
 	}
@@ -323,22 +316,10 @@ func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
 	if err != nil {
 		return []string{kind("unknown content") + st.Muted.Render(" (cannot be shown)")}
 	}
-	return append([]string{kind("other content")}, blockLines(st, string(b), width, maxShownBytes, g)...)
-}
-
-func byteSize(n int) string {
-	if n == 1 {
-		return "1 byte"
-	}
-	return strconv.Itoa(n) + " bytes"
+	return append([]string{kind("other content")}, common.BlockLines(st, string(b), width, common.MaxShownBytes, g)...)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (r resultView) keyMap() keyMapFunc {
-	return keyMapFunc{short: r.keys.ShortHelp(), full: r.keys.FullHelp()}
-}
-
-// keyMap returns the bindings that apply now, for the footer.
-func (d detailView) keyMap() keyMapFunc {
-	return keyMapFunc{short: d.keys.ShortHelp(), full: d.keys.FullHelp()}
+func (r resultView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: r.keys.ShortHelp(), Full: r.keys.FullHelp()}
 }

@@ -14,30 +14,39 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
+	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
+	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// screen is what fills the body.
-type screen int
+// screenID is what fills the body.
+type screenID int
 
 const (
-	screenMain     screen = iota // servers and tools panes
-	screenDetail                 // one tool's details
-	screenForm                   // the call form, drawn over the screen it came from
-	screenCall                   // the person's call while it runs
-	screenResult                 // the call's result
-	screenLogs                   // logs
-	screenHazards                // every hazard with the tools of each leg
-	screenExport                 // the exported what-if fragment
-	screenGrants                 // every context's grants and taint (grants.go)
-	screenActivity               // every call and status message, newest first
-	screenInfo                   // one server's info (serverinfo.go)
-	screenRes                    // one server's resources and templates
-	screenPrompts                // one server's prompts
-	screenOutput                 // what a resource read or a prompt get returned
-	screenRules                  // every argument rule, config and remembered (rules.go)
+	screenMain     screenID = iota // servers and tools panes
+	screenDetail                   // one tool's details
+	screenForm                     // the call form, drawn over the screen it came from
+	screenCall                     // the person's call while it runs
+	screenResult                   // the call's result
+	screenLogs                     // logs
+	screenHazards                  // every hazard with the tools of each leg
+	screenExport                   // the exported what-if fragment
+	screenGrants                   // every context's grants and taint (grants.go)
+	screenActivity                 // every call and status message, newest first
+	screenInfo                     // one server's info (serverinfo.go)
+	screenRes                      // one server's resources and templates
+	screenPrompts                  // one server's prompts
+	screenOutput                   // what a resource read or a prompt get returned
+	screenRules                    // every argument rule, config and remembered (rules.go)
 )
 
 // pane is the focused pane of the main screen.
@@ -62,7 +71,7 @@ type Model struct {
 	opts Options
 	now  func() time.Time
 
-	st     *theme.Styles
+	*common.Common
 	keys   GlobalKeyMap
 	help   help.Model
 	width  int
@@ -78,34 +87,34 @@ type Model struct {
 	// (nil: they can); refreshed with taint.
 	rulesProblem, taintProblem error
 
-	screen screen
+	screen screenID
 	// nav is the screens under the current one, oldest first: opening a screen
 	// pushes the current one, back (esc) pops it (see nav.go).
-	nav   []screen
+	nav   []screenID
 	focus pane
 
-	servers serversPane
-	tools   toolsPane
-	detail  detailView
+	servers panes.ServersPane
+	tools   panes.ToolsPane
+	detail  detail.Model
 	form    form.Form
 	formFor session.ToolInfo // the tool the call form is for
 	call    callView
 	result  resultView
-	logs    logsView
-	ring    logRing
+	logs    logs.Model
+	ring    logs.Ring
 	// acts is the session's activity; activity the view of it.
 	acts     activityLog
 	activity activityView
-	overlay  helpOverlay
-	hazards  hazardsView
-	export   exportView
-	queue    queueView
+	overlay  helpview.Model
+	hazards  hazards.Model
+	export   export.Model
+	queue    queue.Model
 	grants   grantsView
 	info     infoView
 	// res, prompts and output are the explore views (explore.go); ex is
 	// their state in the root.
-	res     resourcesView
-	prompts promptsView
+	res     channels.ResourcesView
+	prompts channels.PromptsView
 	output  outputView
 	ex      explore
 	rules   rulesView
@@ -163,48 +172,49 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 	}
 	h := help.New()
 	h.Styles = helpStyles(&st)
+	com := &common.Common{St: &st}
 	model := Model{
 		ctx:         ctx,
 		sess:        m,
 		opts:        opts,
 		now:         now,
-		st:          &st,
+		Common:      com,
 		keys:        keys,
 		help:        h,
 		width:       80,
 		height:      24,
 		gens:        map[string]uint64{},
 		focus:       paneTools,
-		servers:     newServersPane(&st),
-		tools:       newToolsPane(&st),
-		detail:      newDetailView(&st),
-		call:        newCallView(&st),
-		result:      newResultView(&st),
-		logs:        newLogsView(&st),
-		activity:    newActivityView(&st),
-		overlay:     newHelpOverlay(&st),
-		hazards:     newHazardsView(&st),
-		export:      newExportView(&st),
-		queue:       newQueueView(&st),
-		grants:      newGrantsView(&st),
-		info:        newInfoView(&st),
-		res:         newResourcesView(&st),
-		prompts:     newPromptsView(&st),
-		output:      newOutputView(&st),
-		rules:       newRulesView(&st),
+		servers:     panes.NewServersPane(com),
+		tools:       panes.NewToolsPane(com),
+		detail:      detail.New(com),
+		call:        newCallView(com),
+		result:      newResultView(com),
+		logs:        logs.New(com),
+		activity:    newActivityView(com),
+		overlay:     helpview.New(com),
+		hazards:     hazards.New(com),
+		export:      export.New(com),
+		queue:       queue.New(com),
+		grants:      newGrantsView(com),
+		info:        newInfoView(com),
+		res:         channels.NewResourcesView(com),
+		prompts:     channels.NewPromptsView(com),
+		output:      newOutputView(com),
+		rules:       newRulesView(com),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
 	}
 	if opts.Notice != "" {
-		model.status = inline(&st, opts.Notice, 400)
+		model.status = common.Inline(&st, opts.Notice, 400)
 		// The first server's status replaces it at once: Activity keeps it.
 		model.acts.add(activityEntry{at: model.now(), status: model.status})
 	}
-	model.detail.gateway = opts.GatewayURL != ""
+	model.detail.Gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
-	model.tools.focused = true
+	model.tools.Focused = true
 	model.setSnapshot(m.Snapshot())
 	for _, p := range m.Engine().Pending() {
 		_, cmd := model.q.AddApproval(p, false)
@@ -215,7 +225,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		model.tour.on = true
 		model.tourGo(0) // the first step starts nothing
 		model.relayout(false)
-		model.hazards.refresh()
+		model.hazards.Refresh()
 	}
 	model.updateKeys()
 	model.spinning = model.needSpinner()
@@ -254,12 +264,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		mm.acts.add(activityEntry{at: mm.now(), status: mm.status})
 	}
 	mm.noteAudit()
-	if mm.queue.open && mm.q.Count(question.KindApproval) == 0 {
-		mm.queue.open = false // every call in it was answered or withdrawn
+	if mm.queue.Open && mm.q.Count(question.KindApproval) == 0 {
+		mm.queue.Open = false // every call in it was answered or withdrawn
 	}
 	mm.relayout(false)
 	if mm.screen == screenHazards {
-		mm.hazards.refresh()
+		mm.hazards.Refresh()
 	}
 	if mm.screen == screenGrants {
 		mm.refreshGrants()
@@ -282,9 +292,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // updateKeys enables the global keys that work in the current state.
 func (m *Model) updateKeys() {
 	m.keys.Queue.SetEnabled(m.q.Len() > 0)
-	m.keys.Export.SetEnabled(overrideCount(m.over) > 0)
-	m.keys.Reset.SetEnabled(overrideCount(m.over) > 0)
-	m.overlay.keys.Tour.SetEnabled(m.opts.Demo != nil && !m.tour.on)
+	m.keys.Export.SetEnabled(hazards.OverrideCount(m.over) > 0)
+	m.keys.Reset.SetEnabled(hazards.OverrideCount(m.over) > 0)
+	m.overlay.Keys.Tour.SetEnabled(m.opts.Demo != nil && !m.tour.on)
 }
 
 func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
@@ -323,12 +333,12 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.spinning = true
 		m.spinner, cmd = m.spinner.Update(msg)
-		m.servers.frame = m.spinner.View()
+		m.servers.Frame = m.spinner.View()
 		return m, cmd
 	case logsRefreshMsg:
 		m.logsTick = false
 		if m.logsDirty && m.screen == screenLogs {
-			m.logs.render(m.ring)
+			m.logs.Render(m.ring)
 		}
 		m.logsDirty = false
 		return m, nil
@@ -342,27 +352,27 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, waitProgress(msg.gen, m.progCh, m.done)
 	case answeredMsg:
 		if msg.err != nil {
-			m.status = "could not answer approval #" + strconv.FormatUint(msg.id, 10) + ": " + inline(m.st, msg.err.Error(), 80)
+			m.status = "could not answer approval #" + strconv.FormatUint(msg.id, 10) + ": " + common.Inline(m.St, msg.err.Error(), 80)
 		}
 		return m, nil
 	case elicitAnsweredMsg:
 		if msg.err != nil {
-			m.status = "could not answer the request for input: " + inline(m.st, msg.err.Error(), 80)
+			m.status = "could not answer the request for input: " + common.Inline(m.St, msg.err.Error(), 80)
 		}
 		return m, nil
 	case reconnectedMsg:
 		if msg.err != nil {
-			m.status = "could not reconnect " + inline(m.st, msg.server, 32) + ": " + inline(m.st, msg.err.Error(), 80)
+			m.status = "could not reconnect " + common.Inline(m.St, msg.server, 32) + ": " + common.Inline(m.St, msg.err.Error(), 80)
 		}
 		return m, nil
 	case pinsAcceptedMsg:
 		switch {
 		case msg.err != nil:
-			m.status = "✗ could not accept " + inline(m.st, msg.ref.Qualified(), 40) + ": " + inline(m.st, msg.err.Error(), 100)
+			m.status = "✗ could not accept " + common.Inline(m.St, msg.ref.Qualified(), 40) + ": " + common.Inline(m.St, msg.err.Error(), 100)
 		case len(msg.accepted) == 0:
-			m.status = "nothing to accept for " + inline(m.st, msg.ref.Qualified(), 40)
+			m.status = "nothing to accept for " + common.Inline(m.St, msg.ref.Qualified(), 40)
 		default:
-			m.status = "✓ " + inline(m.st, strings.Join(msg.accepted, "; "), 120)
+			m.status = "✓ " + common.Inline(m.St, strings.Join(msg.accepted, "; "), 120)
 		}
 		return m, nil
 	case demoDoneMsg:
@@ -373,18 +383,18 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, nil
 	case exportedMsg:
 		if msg.err != nil {
-			m.status = "✗ could not export the changes: " + inline(m.st, msg.err.Error(), 100)
+			m.status = "✗ could not export the changes: " + common.Inline(m.St, msg.err.Error(), 100)
 			return m, nil
 		}
-		m.export.show(msg.path, msg.fragment)
+		m.export.Show(msg.path, msg.fragment)
 		if m.screen != screenExport {
 			m.push(screenExport)
 		}
-		m.status = "✓ exported to " + inline(m.st, msg.path, 60) + " · your config was not modified"
+		m.status = "✓ exported to " + common.Inline(m.St, msg.path, 60) + " · your config was not modified"
 		return m, nil
-	case queueTickMsg:
-		if m.queue.open {
-			return m, queueTick()
+	case queue.TickMsg:
+		if m.queue.Open {
+			return m, queue.Tick()
 		}
 		return m, nil
 	case taintClearedMsg:
@@ -401,13 +411,13 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		if msg.gen == m.output.gen {
 			m.output.setSaved(msg.paths)
 		}
-		m.status = savedStatus(m.st, msg.savedMsg)
+		m.status = savedStatus(m.St, msg.savedMsg)
 		return m, nil
 	case resultSavedMsg:
 		if msg.gen == m.result.gen {
 			m.result.setSaved(msg.paths)
 		}
-		m.status = savedStatus(m.st, msg.savedMsg)
+		m.status = savedStatus(m.St, msg.savedMsg)
 		return m, nil
 	case ruleRevokedMsg:
 		return m.ruleRevoked(msg)
@@ -433,7 +443,7 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 func (m *Model) forward(msg tea.Msg) (*Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
-	case m.queue.open:
+	case m.queue.Open:
 	case m.q.Open():
 		var out question.Outcome
 		m.q, out, cmd = m.q.Update(msg)
@@ -442,14 +452,14 @@ func (m *Model) forward(msg tea.Msg) (*Model, tea.Cmd) {
 			m, c2 = m.applyOutcome(out)
 			return m, tea.Batch(cmd, c2)
 		}
-	case m.overlay.open:
+	case m.overlay.Open:
 	case m.screen == screenForm:
 		var act form.Action
 		m.form, act, cmd = m.form.Update(msg)
 		if act != nil {
 			return m.applyForm(act, cmd)
 		}
-	case m.screen == screenMain && m.tools.typing:
+	case m.screen == screenMain && m.tools.Typing:
 		m.tools, _, cmd = m.tools.Update(msg)
 	}
 	return m, cmd
@@ -479,27 +489,27 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 	}
 	switch {
-	case m.queue.open:
+	case m.queue.Open:
 		items := m.queueItems()
-		var act queueAction
+		var act queue.Action
 		var cmd tea.Cmd
 		m.queue, act, cmd = m.queue.Update(k, len(items))
 		switch act {
-		case queueClose:
-			m.queue.open = false
+		case queue.Close:
+			m.queue.Open = false
 			cmd = tea.Batch(cmd, m.q.Rearm()) // keys typed into the queue never answer the question under it
-		case queueAnswer:
-			cmd = tea.Batch(cmd, m.q.BringToFront(items[m.queue.cursor].ID))
-			m.queue.open = false
+		case queue.Answer:
+			cmd = tea.Batch(cmd, m.q.BringToFront(items[m.queue.Cursor].ID))
+			m.queue.Open = false
 		}
 		return m, cmd
 	case m.q.Open() && m.q.KeysFree() && key.Matches(k, m.keys.Queue) && m.q.Count(question.KindApproval) > 0:
 		// Only while the open question waits for a choice: a reason or an
 		// elicitation being typed takes every key.
-		m.queue.open = true
-		m.queue.cursor = 0
-		m.queue.setCount(m.q.Count(question.KindApproval))
-		return m, queueTick()
+		m.queue.Open = true
+		m.queue.Cursor = 0
+		m.queue.SetCount(m.q.Count(question.KindApproval))
+		return m, queue.Tick()
 	case m.q.Open():
 		var out question.Outcome
 		var cmd tea.Cmd
@@ -510,11 +520,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		var c2 tea.Cmd
 		m, c2 = m.applyOutcome(out)
 		return m, tea.Batch(cmd, c2)
-	case m.overlay.open:
+	case m.overlay.Open:
 		var cmd tea.Cmd
 		m.overlay, _, cmd = m.overlay.Update(k)
-		if m.overlay.tourAsked {
-			m.overlay.tourAsked = false
+		if m.overlay.TourAsked {
+			m.overlay.TourAsked = false
 			return m, tea.Batch(cmd, m.startTour())
 		}
 		return m, cmd
@@ -536,13 +546,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		case key.Matches(k, m.keys.Quit):
 			return m.requestQuit()
 		case key.Matches(k, m.keys.Help):
-			m.overlay.show(m.helpSections())
+			m.overlay.Show(m.helpSections())
 			return m, nil
 		case key.Matches(k, m.keys.Logs) && m.screen != screenCall && m.screen != screenLogs:
-			m.logs.source = ""
+			m.logs.Source = ""
 			m.push(screenLogs)
-			m.logs.render(m.ring)
-			m.logs.vp.GotoBottom()
+			m.logs.Render(m.ring)
+			m.logs.VP.GotoBottom()
 			return m, nil
 		case key.Matches(k, m.keys.Activity) && m.screen != screenCall && m.screen != screenActivity:
 			m.activity.open = false
@@ -569,6 +579,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 	}
 
+	if s := m.registered(m.screen); s != nil {
+		intent, cmd := s.Update(k)
+		return m.carry(intent, cmd)
+	}
 	switch m.screen {
 	case screenCall:
 		var cmd tea.Cmd
@@ -578,17 +592,17 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 		return m, cmd
 	case screenDetail:
-		var act detailAction
+		var act detail.Action
 		var cmd tea.Cmd
 		m.detail, act, cmd = m.detail.Update(k)
 		switch act {
-		case detailBack:
+		case detail.Back:
 			m.pop()
-		case detailCall:
-			return m.openForm(m.detail.tool, false)
-		case detailAccept:
-			ref := m.detail.tool.Ref
-			return m, tea.Batch(cmd, m.q.AskAccept(ref, inline(m.st, ref.Qualified(), 40), m.detail.tool.Fingerprint))
+		case detail.Call:
+			return m.openForm(m.detail.Tool, false)
+		case detail.Accept:
+			ref := m.detail.Tool.Ref
+			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), m.detail.Tool.Fingerprint))
 		}
 		return m, cmd
 	case screenResult:
@@ -611,17 +625,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			}
 		}
 		return m, cmd
-	case screenLogs:
-		var act logsAction
-		var cmd tea.Cmd
-		m.logs, act, cmd = m.logs.Update(k)
-		switch act {
-		case logsBack:
-			m.pop()
-		case logsNextSource:
-			m.nextLogSource()
-		}
-		return m, cmd
 	case screenActivity:
 		var act activityAction
 		var cmd tea.Cmd
@@ -631,22 +634,22 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		}
 		return m, cmd
 	case screenHazards:
-		var act hazardsAction
+		var act hazards.Action
 		var cmd tea.Cmd
 		m.hazards, act, cmd = m.hazards.Update(k)
-		ref, server := m.hazards.selected()
+		ref, server := m.hazards.Selected()
 		switch act {
-		case hazardsBack:
+		case hazards.Back:
 			m.pop()
-		case hazardsOpen:
+		case hazards.OpenTool:
 			if t, ok := m.snap.Tool(ref.Server, ref.Tool); ok {
 				m.openDetail(t)
 			}
-		case hazardsDisable:
+		case hazards.Disable:
 			return m, tea.Batch(cmd, m.toggleDisabled(ref))
-		case hazardsPolicy:
+		case hazards.Policy:
 			return m, tea.Batch(cmd, m.cyclePolicy(ref))
-		case hazardsTrust:
+		case hazards.Trust:
 			return m, tea.Batch(cmd, m.cycleTrust(server))
 		}
 		return m, cmd
@@ -662,21 +665,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.outputKey(k)
 	case screenRules:
 		return m.rulesKey(k)
-	case screenExport:
-		var act exportAction
-		var cmd tea.Cmd
-		m.export, act, cmd = m.export.Update(k)
-		if act == exportBack {
-			m.pop()
-		}
-		return m, cmd
 	}
 	return m.mainKey(k)
 }
 
 // openDetail shows a tool's details over the current screen; esc returns to it.
 func (m *Model) openDetail(t session.ToolInfo) {
-	m.detail.open(t, servedNameOf(m.snap, &t), m.sess.Engine().Decide("", t), m.pinnedFor(t))
+	m.detail.Open(t, detail.ServedNameOf(m.snap, &t), m.sess.Engine().Decide("", t), m.pinnedFor(t))
 	m.push(screenDetail)
 }
 
@@ -684,25 +679,25 @@ func (m *Model) openDetail(t session.ToolInfo) {
 // its details.
 func (m *Model) showTool(t session.ToolInfo) {
 	m.setFocus(paneTools)
-	m.servers.cursor = 0
-	m.servers.updateKeys()
-	m.tools.setServer("")
-	m.tools.text, m.tools.tier, m.tools.hint = "", anyTier, hintAny
-	m.tools.refilter()
-	for i, r := range m.tools.rows {
-		if m.tools.tools[r].Ref == t.Ref {
-			m.tools.cursor, m.tools.chosen = i, true
+	m.servers.Cursor = 0
+	m.servers.UpdateKeys()
+	m.tools.SetServer("")
+	m.tools.Text, m.tools.Tier, m.tools.Hint = "", panes.AnyTier, panes.HintAny
+	m.tools.Refilter()
+	for i, r := range m.tools.Rows {
+		if m.tools.Tools[r].Ref == t.Ref {
+			m.tools.Cursor, m.tools.Chosen = i, true
 		}
 	}
-	m.tools.clamp()
-	m.tools.updateKeys()
+	m.tools.Clamp()
+	m.tools.UpdateKeys()
 	m.nav, m.screen = nil, screenMain
 	m.openDetail(t)
 }
 
 // openHazards shows the hazards view over the current screen; esc returns to it.
 func (m *Model) openHazards() {
-	m.hazards.open()
+	m.hazards.Open()
 	m.push(screenHazards)
 }
 
@@ -710,53 +705,53 @@ func (m *Model) openHazards() {
 func (m *Model) mainKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	var cmd tea.Cmd
 	if m.focus == paneServers {
-		var act serversAction
+		var act panes.ServersAction
 		m.servers, act, cmd = m.servers.Update(k)
 		switch act {
-		case serversMoved:
-			m.tools.setServer(m.servers.selected())
-			m.tools.scopeFailure = m.scopeFailure()
-		case serversFocusTools:
+		case panes.ServersMoved:
+			m.tools.SetServer(m.servers.Selected())
+			m.tools.ScopeFailure = m.scopeFailure()
+		case panes.ServersFocusTools:
 			m.setFocus(paneTools)
-		case serversReconnect:
-			name := m.servers.selected()
-			m.status = "reconnecting " + inline(m.st, name, 32) + "…"
+		case panes.ServersReconnect:
+			name := m.servers.Selected()
+			m.status = "reconnecting " + common.Inline(m.St, name, 32) + "…"
 			return m, tea.Batch(cmd, reconnectCmd(m.sess, name))
-		case serversTrust:
-			return m, tea.Batch(cmd, m.cycleTrust(m.servers.selected()))
-		case serversInfo:
-			m.openInfo(m.servers.selected())
+		case panes.ServersTrust:
+			return m, tea.Batch(cmd, m.cycleTrust(m.servers.Selected()))
+		case panes.ServersInfo:
+			m.openInfo(m.servers.Selected())
 		}
 		return m, cmd
 	}
-	var act toolsAction
+	var act panes.ToolsAction
 	m.tools, act, cmd = m.tools.Update(k)
 	switch act {
-	case toolsOpen:
-		if t, ok := m.tools.selectedTool(); ok {
+	case panes.ToolsOpen:
+		if t, ok := m.tools.SelectedTool(); ok {
 			m.openDetail(t)
 		}
-	case toolsCall:
-		if t, ok := m.tools.selectedTool(); ok {
+	case panes.ToolsCall:
+		if t, ok := m.tools.SelectedTool(); ok {
 			return m.openForm(t, false)
 		}
-	case toolsFocusServers:
+	case panes.ToolsFocusServers:
 		m.setFocus(paneServers)
-	case toolsInfo:
-		if t, ok := m.tools.selectedTool(); ok {
+	case panes.ToolsInfo:
+		if t, ok := m.tools.SelectedTool(); ok {
 			m.openInfo(t.Ref.Server)
-		} else if m.tools.server != "" {
-			m.openInfo(m.tools.server)
+		} else if m.tools.Server != "" {
+			m.openInfo(m.tools.Server)
 		}
-	case toolsDisable, toolsPolicy, toolsTrust:
-		t, ok := m.tools.selectedTool()
+	case panes.ToolsDisable, panes.ToolsPolicy, panes.ToolsTrust:
+		t, ok := m.tools.SelectedTool()
 		if !ok {
 			break
 		}
 		switch act {
-		case toolsDisable:
+		case panes.ToolsDisable:
 			return m, tea.Batch(cmd, m.toggleDisabled(t.Ref))
-		case toolsPolicy:
+		case panes.ToolsPolicy:
 			return m, tea.Batch(cmd, m.cyclePolicy(t.Ref))
 		}
 		return m, tea.Batch(cmd, m.cycleTrust(t.Ref.Server))
@@ -766,8 +761,8 @@ func (m *Model) mainKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 
 func (m *Model) setFocus(p pane) {
 	m.focus = p
-	m.servers.focused = p == paneServers
-	m.tools.focused = p == paneTools
+	m.servers.Focused = p == paneServers
+	m.tools.Focused = p == paneTools
 }
 
 // needSpinner reports whether anything spins: a connecting server or a call.
@@ -775,7 +770,7 @@ func (m *Model) needSpinner() bool {
 	if m.call.running {
 		return true
 	}
-	for _, s := range m.servers.servers {
+	for _, s := range m.servers.Servers {
 		if s.Status == session.StatusConnecting {
 			return true
 		}
@@ -798,17 +793,17 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 	m.snap = s
 	m.over = m.sess.Overrides()
 	changedTools, changedServers := changedSets(m.over)
-	m.servers.changed = changedServers
-	m.servers.setServers(s.Servers)
-	m.tools.setServer(m.servers.selected())
-	m.tools.scopeFailure = m.scopeFailure()
-	m.tools.changed, m.tools.changedServers = changedTools, changedServers
-	m.tools.setTools(s.Tools)
-	m.hazards.setData(s, m.over, m.configTrust)
+	m.servers.Changed = changedServers
+	m.servers.SetServers(s.Servers)
+	m.tools.SetServer(m.servers.Selected())
+	m.tools.ScopeFailure = m.scopeFailure()
+	m.tools.Changed, m.tools.ChangedServers = changedTools, changedServers
+	m.tools.SetTools(s.Tools)
+	m.hazards.SetData(s, m.over, m.configTrust)
 	if m.screen == screenDetail || slices.Contains(m.nav, screenDetail) {
-		t := m.detail.tool
+		t := m.detail.Tool
 		if cur, ok := s.Tool(t.Ref.Server, t.Ref.Tool); ok {
-			m.detail.refresh(cur, servedNameOf(s, &cur), m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
+			m.detail.Refresh(cur, detail.ServedNameOf(s, &cur), m.sess.Engine().Decide("", cur), m.pinnedFor(cur))
 		}
 	}
 	if m.screen == screenInfo || slices.Contains(m.nav, screenInfo) {
@@ -822,7 +817,7 @@ func (m *Model) setSnapshot(s *session.Snapshot) {
 
 // refreshBanner renders the risk banner for the current hazards and width.
 func (m *Model) refreshBanner() {
-	m.banner = bannerLines(m.st, m.snap.Hazards, m.connecting() > 0, m.layout.bannerH, m.layout.width)
+	m.banner = hazards.BannerLines(m.St, m.snap.Hazards, m.connecting() > 0, m.layout.bannerH, m.layout.width)
 }
 
 // relayout recomputes the layout and gives every child its size. Unless forced it
@@ -834,7 +829,7 @@ func (m *Model) relayout(force bool) bool {
 		want = len(m.snap.Hazards)
 	}
 	l := computeLayout(m.width, m.height, want, m.captionRows())
-	l.followServers(m.servers.want())
+	l.followServers(m.servers.Want())
 	if m.acts.calls > 0 && l.bodyH > 8 {
 		// The activity strip: the newest call, one row above the status line.
 		l.stripH = 1
@@ -849,14 +844,15 @@ func (m *Model) relayout(force bool) bool {
 	m.detail.SetSize(l.width, l.bodyH)
 	m.call.SetSize(l.width, l.bodyH)
 	m.result.SetSize(l.width, l.bodyH)
-	m.logs.SetSize(l.width, l.bodyH)
 	m.activity.SetSize(l.width, l.bodyH)
+	for _, r := range registry {
+		r.get(m).SetSize(l.width, l.bodyH)
+	}
 	if m.screen == screenLogs {
-		m.logs.render(m.ring)
+		m.logs.Render(m.ring)
 	}
 	m.overlay.SetSize(l.modalW, l.modalH)
 	m.hazards.SetSize(l.width, l.bodyH)
-	m.export.SetSize(l.width, l.bodyH)
 	m.grants.SetSize(l.width, l.bodyH)
 	m.info.SetSize(l.width, l.bodyH)
 	m.res.SetSize(l.width, l.bodyH)
@@ -875,41 +871,26 @@ func (m *Model) relayout(force bool) bool {
 	return true
 }
 
-// setTheme rebuilds the styles for a light or dark background and hands them to
-// every child. Dialogs already open keep the styles they were built with.
+// setTheme rebuilds the styles for a light or dark background: every child shares
+// the root's Common, so one assignment restyles them all; the children that keep
+// renderings redraw them. Dialogs already open keep the styles they were built with.
 func (m *Model) setTheme(dark bool) {
-	if m.st.Dark == dark {
+	if m.St.Dark == dark {
 		return
 	}
 	st := theme.New(dark, m.opts.NoColor)
-	m.st = &st
+	m.St = &st // every child shares it
 	m.help.Styles = helpStyles(&st)
-	m.servers.st = &st
-	m.servers.restyle()
-	m.tools.setStyles(&st)
-	m.detail.st = &st
-	m.call.st = &st
+	m.servers.Restyle()
+	m.tools.Restyle()
 	m.call.bar = newBar(&st)
-	m.result.st = &st
-	m.logs.st = &st
-	m.activity.st = &st
-	m.overlay.st = &st
-	m.hazards.st = &st
-	m.hazards.dirty = true
-	m.export.st = &st
-	m.export.render()
-	m.queue.st = &st
-	m.grants.st = &st
-	m.info.st = &st
-	m.res.st = &st
-	m.prompts.st = &st
-	m.output.st = &st
-	m.rules.st = &st
+	m.hazards.Dirty = true
+	m.export.Render()
 	m.q.SetStyles(st)
 	m.relayout(true)
 	m.refreshBanner()
-	if m.detail.tool.Ref.Tool != "" {
-		m.detail.render()
+	if m.detail.Tool.Ref.Tool != "" {
+		m.detail.Render()
 	}
 }
 
@@ -921,23 +902,23 @@ func (m *Model) nextLogSource() {
 		names = append(names, s.Name)
 	}
 	next := ""
-	if m.logs.source == "" {
+	if m.logs.Source == "" {
 		if len(names) > 0 {
 			next = names[0]
 		}
 	} else {
 		for i, n := range names {
-			if n == m.logs.source && i+1 < len(names) {
+			if n == m.logs.Source && i+1 < len(names) {
 				next = names[i+1]
 			}
 		}
 	}
-	m.logs.source = next
-	m.logs.stderr = nil
+	m.logs.Source = next
+	m.logs.Stderr = nil
 	if next != "" {
-		m.logs.stderr = m.sess.Stderr(next)
+		m.logs.Stderr = m.sess.Stderr(next)
 	}
-	m.logs.vp.SetContent("")
-	m.logs.render(m.ring)
-	m.logs.vp.GotoBottom()
+	m.logs.VP.SetContent("")
+	m.logs.Render(m.ring)
+	m.logs.VP.GotoBottom()
 }

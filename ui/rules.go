@@ -19,14 +19,16 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // RulesKeyMap holds the keys of the Rules view.
 type RulesKeyMap struct {
-	ScrollKeyMap // moves the selection
-	Revoke       key.Binding
+	common.ScrollKeyMap // moves the selection
+	Revoke              key.Binding
 	// Off turns the selected rule off for this session, or back on (a what-if
 	// change: hazards are recomputed at once, E exports it).
 	Off  key.Binding
@@ -35,7 +37,7 @@ type RulesKeyMap struct {
 
 // DefaultRulesKeyMap returns the Rules view's keys.
 func DefaultRulesKeyMap() RulesKeyMap {
-	scroll := DefaultScrollKeyMap()
+	scroll := common.DefaultScrollKeyMap()
 	scroll.Up.SetHelp("↑/k", "previous")
 	scroll.Down.SetHelp("↓/j", "next")
 	scroll.Top.SetHelp("g/home", "first")
@@ -72,7 +74,7 @@ type ruleLine struct {
 // rulesView lists every rule. The root hands it AllRules when it opens, after a
 // call finished and after a revoke.
 type rulesView struct {
-	st   *theme.Styles
+	*common.Common
 	keys RulesKeyMap
 
 	rules  []session.RuleEntry
@@ -85,8 +87,8 @@ type rulesView struct {
 	width, height int
 }
 
-func newRulesView(st *theme.Styles) rulesView {
-	return rulesView{st: st, keys: DefaultRulesKeyMap(), cursor: -1}
+func newRulesView(com *common.Common) rulesView {
+	return rulesView{Common: com, keys: DefaultRulesKeyMap(), cursor: -1}
 }
 
 // SetSize sets the outer size.
@@ -139,12 +141,12 @@ func policyMark(st *theme.Styles, p trust.Action) string {
 }
 
 func (v *rulesView) rebuild() {
-	st := v.st
-	iw, _ := paneInner(v.width, v.height)
+	st := v.St
+	iw, _ := common.PaneInner(v.width, v.height)
 	v.lines = v.lines[:0]
 	add := func(l ruleLine) { v.lines = append(v.lines, l) }
 	if v.err != "" {
-		add(ruleLine{text: st.ErrorText.Render("⚠ rules.toml: ") + inline(st, v.err, max(iw-16, 10)), rule: -1})
+		add(ruleLine{text: st.ErrorText.Render("⚠ rules.toml: ") + common.Inline(st, v.err, max(iw-16, 10)), rule: -1})
 	}
 	if len(v.rules) == 0 {
 		add(ruleLine{text: st.Muted.Render("no rules: write [[servers.NAME.tools.TOOL.rules]] in the config, or"), rule: -1})
@@ -154,7 +156,7 @@ func (v *rulesView) rebuild() {
 		if i > 0 {
 			add(ruleLine{rule: -1})
 		}
-		name := inline(st, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), max(iw/2, 16))
+		name := common.Inline(st, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), max(iw/2, 16))
 		where := "config " + r.Source
 		if r.Remembered {
 			where = "remembered " + r.Name
@@ -164,14 +166,14 @@ func (v *rulesView) rebuild() {
 			mark = st.Muted.Render("○ off  ")
 			where += " · off for this session (o)"
 		}
-		room := max(iw-2-8-cellWidth(name)-3, 16)
-		add(ruleLine{text: mark + " " + name + st.Muted.Render(" · "+inline(st, where, room)), rule: i, selectable: true})
-		add(ruleLine{text: "    when " + inline(st, session.DescribeWhen(r.When), max(iw-12, 10)), rule: i})
+		room := max(iw-2-8-common.CellWidth(name)-3, 16)
+		add(ruleLine{text: mark + " " + name + st.Muted.Render(" · "+common.Inline(st, where, room)), rule: i, selectable: true})
+		add(ruleLine{text: "    when " + common.Inline(st, session.DescribeWhen(r.When), max(iw-12, 10)), rule: i})
 		var facts []string
 		if r.Reason != "" {
-			facts = append(facts, "“"+inline(st, r.Reason, 40)+"”")
+			facts = append(facts, "“"+common.Inline(st, r.Reason, 40)+"”")
 		}
-		facts = append(facts, "matched "+strconv.Itoa(r.Matched)+" call"+plural(r.Matched)+" this session")
+		facts = append(facts, "matched "+strconv.Itoa(r.Matched)+" call"+common.Plural(r.Matched)+" this session")
 		if !r.LastMatch.IsZero() {
 			facts = append(facts, "last at "+r.LastMatch.Local().Format(time.TimeOnly))
 		}
@@ -182,10 +184,10 @@ func (v *rulesView) rebuild() {
 		}
 		add(ruleLine{text: st.Muted.Render("    " + strings.Join(facts, " · ")), rule: i})
 		if r.From != "" {
-			add(ruleLine{text: st.Muted.Render("    saved from " + inline(st, r.From, max(iw-16, 10))), rule: i})
+			add(ruleLine{text: st.Muted.Render("    saved from " + common.Inline(st, r.From, max(iw-16, 10))), rule: i})
 		}
 		if r.Problem != "" {
-			add(ruleLine{text: st.ErrorText.Render("    ✗ broken, every call of the tool asks: ") + inline(st, r.Problem, max(iw-42, 10)), rule: i})
+			add(ruleLine{text: st.ErrorText.Render("    ✗ broken, every call of the tool asks: ") + common.Inline(st, r.Problem, max(iw-42, 10)), rule: i})
 		}
 	}
 	if v.cursor >= len(v.lines) || (v.cursor >= 0 && !v.lines[v.cursor].selectable) {
@@ -199,17 +201,17 @@ func (v *rulesView) rebuild() {
 }
 
 func (v rulesView) next(i, dir int) int {
-	return nextSelectable(len(v.lines), i, dir, func(i int) bool { return v.lines[i].selectable })
+	return list.NextSelectable(len(v.lines), i, dir, func(i int) bool { return v.lines[i].selectable })
 }
 
 // visible is the number of lines below the heading, above the "more" line.
 func (v rulesView) visible() int {
-	_, ih := paneInner(v.width, v.height)
+	_, ih := common.PaneInner(v.width, v.height)
 	return max(ih-2, 1)
 }
 
 func (v *rulesView) clamp() {
-	v.offset = scrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.lines), 3) // a rule's other lines stay in view
+	v.offset = list.ScrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.lines), 3) // a rule's other lines stay in view
 }
 
 func (v *rulesView) updateKeys() {
@@ -217,7 +219,7 @@ func (v *rulesView) updateKeys() {
 	first, last := v.next(0, 1), v.next(len(v.lines)-1, -1)
 	v.keys.Revoke.SetEnabled(r != nil)
 	v.keys.Off.SetEnabled(r != nil)
-	v.keys.ScrollKeyMap.enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
+	v.keys.ScrollKeyMap.Enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
 }
 
 // rulesAction is what a key in the Rules view asks the root to do.
@@ -233,7 +235,7 @@ const (
 // Update handles a key; the root acts on the returned action for selected().
 func (v rulesView) Update(k tea.KeyPressMsg) (rulesView, rulesAction) {
 	act := rulesNone
-	if to, ok := listMove(k, v.keys.ScrollKeyMap, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable }); ok {
+	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, len(v.lines), v.visible(), func(i int) bool { return v.lines[i].selectable }); ok {
 		v.cursor = to
 	}
 	switch {
@@ -251,34 +253,34 @@ func (v rulesView) Update(k tea.KeyPressMsg) (rulesView, rulesAction) {
 
 // View renders the heading and the visible lines in a pane.
 func (v rulesView) View() string {
-	st := v.st
-	iw, _ := paneInner(v.width, v.height)
+	st := v.St
+	iw, _ := common.PaneInner(v.width, v.height)
 	saved := 0
 	for _, r := range v.rules {
 		if r.Remembered {
 			saved++
 		}
 	}
-	head := "Rules · " + strconv.Itoa(len(v.rules)) + " rule" + plural(len(v.rules)) + " · " + strconv.Itoa(saved) + " remembered · x revoke"
-	lines := []string{paneHeading(st, head, true, iw)}
+	head := "Rules · " + strconv.Itoa(len(v.rules)) + " rule" + common.Plural(len(v.rules)) + " · " + strconv.Itoa(saved) + " remembered · x revoke"
+	lines := []string{common.PaneHeading(st, head, true, iw)}
 	end := min(v.offset+v.visible(), len(v.lines))
 	for i := v.offset; i < end; i++ {
 		l := v.lines[i]
 		if i == v.cursor {
-			lines = append(lines, st.Selected.Render(fit("▸ "+ansi.Strip(l.text), iw)))
+			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(l.text), iw)))
 		} else {
-			lines = append(lines, fit("  "+l.text, iw))
+			lines = append(lines, common.Fit("  "+l.text, iw))
 		}
 	}
 	if below := len(v.lines) - end; below > 0 {
-		lines = append(lines, st.Muted.Render(fit("  ↓ "+strconv.Itoa(below)+" more line"+plural(below)+" (pgdn)", iw)))
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+common.Plural(below)+" (pgdn)", iw)))
 	}
-	return paneBox(st, true, v.width, v.height, lines)
+	return common.PaneBox(st, true, v.width, v.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (v rulesView) keyMap() keyMapFunc {
-	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+func (v rulesView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
 // choiceRevokeRule prefixes the tag of the question that revokes a remembered
@@ -292,9 +294,9 @@ const choiceRuleOff = "rule-off:"
 // toggleRuleOff turns the rule named name off for this session, or back on.
 func (m *Model) toggleRuleOff(name string, ref trust.Ref) tea.Cmd {
 	_, off := m.over.RulesOff[name]
-	what := "rule " + inline(m.st, name, 48) + " turned off for this session"
+	what := "rule " + common.Inline(m.St, name, 48) + " turned off for this session"
 	if off {
-		what = "rule " + inline(m.st, name, 48) + " turned back on"
+		what = "rule " + common.Inline(m.St, name, 48) + " turned back on"
 	}
 	return whatIfCmd(m.sess, what, func(s *session.Manager) error { return s.SetRuleOff(name, ref, !off) })
 }
@@ -302,7 +304,7 @@ func (m *Model) toggleRuleOff(name string, ref trust.Ref) tea.Cmd {
 // applyRuleOff carries out the answer of the question that turns a rule off.
 func (m *Model) applyRuleOff(name string, turnOff bool) (*Model, tea.Cmd) {
 	if !turnOff {
-		m.status = "kept rule " + inline(m.st, name, 48) + " on"
+		m.status = "kept rule " + common.Inline(m.St, name, 48) + " on"
 		return m, nil
 	}
 	if _, off := m.over.RulesOff[name]; off {
@@ -314,7 +316,7 @@ func (m *Model) applyRuleOff(name string, turnOff bool) (*Model, tea.Cmd) {
 			return m, m.toggleRuleOff(name, trust.Ref{Server: r.Server, Tool: r.Tool})
 		}
 	}
-	m.status = "rule " + inline(m.st, name, 48) + " is gone: nothing was turned off"
+	m.status = "rule " + common.Inline(m.St, name, 48) + " is gone: nothing was turned off"
 	return m, nil
 }
 
@@ -358,11 +360,11 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 				stops = "It asked about"
 			}
 			lines := []string{
-				inline(m.st, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + inline(m.st, session.DescribeWhen(r.When), 200),
+				common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 200),
 				"",
 				stops + " calls to this tool whose arguments match. While it is off, for this session, the tier's policy (or another rule) decides them, and they may run unasked. o turns it back on; U undoes every what-if change.",
 			}
-			return m, m.q.AskChoice(choiceRuleOff+r.Name, "Turn "+r.Policy.String()+" rule "+inline(m.st, r.Name, 48)+" off?", lines,
+			return m, m.q.AskChoice(choiceRuleOff+r.Name, "Turn "+r.Policy.String()+" rule "+common.Inline(m.St, r.Name, 48)+" off?", lines,
 				[2]string{"Keep it on", "Turn it off"}, question.GuardedChoiceKeys("keep", "turn the rule off"))
 		}
 		return m, m.toggleRuleOff(r.Name, trust.Ref{Server: r.Server, Tool: r.Tool})
@@ -372,7 +374,7 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			break
 		}
 		if !r.Remembered {
-			m.status = "edit " + inline(m.st, r.Source, 40) + " to change this rule: it is in your config, which airlock never writes (" + inline(m.st, r.Name, 48) + ")"
+			m.status = "edit " + common.Inline(m.St, r.Source, 40) + " to change this rule: it is in your config, which airlock never writes (" + common.Inline(m.St, r.Name, 48) + ")"
 			break
 		}
 		what := "It allowed"
@@ -384,12 +386,12 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			what = "It asked about"
 		}
 		lines := []string{
-			inline(m.st, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + inline(m.st, session.DescribeWhen(r.When), 200),
+			common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 200),
 			"",
-			what + " calls to this tool whose arguments match; it matched " + strconv.Itoa(r.Matched) + " call" + plural(r.Matched) + " this session. " + after +
+			what + " calls to this tool whose arguments match; it matched " + strconv.Itoa(r.Matched) + " call" + common.Plural(r.Matched) + " this session. " + after +
 				" Every running airlock sees the change; the audit log records it.",
 		}
-		return m, m.q.AskChoice(choiceRevokeRule+r.Name, "Revoke remembered rule "+inline(m.st, r.Name, 24)+"?", lines,
+		return m, m.q.AskChoice(choiceRevokeRule+r.Name, "Revoke remembered rule "+common.Inline(m.St, r.Name, 24)+"?", lines,
 			[2]string{"Keep it", "Revoke"}, question.GuardedChoiceKeys("keep", "revoke the rule"))
 	}
 	return m, nil
@@ -406,18 +408,18 @@ func revokeRuleCmd(e *session.Engine, id string) tea.Cmd {
 // applyRevokeRule carries out the answer of the revoke question.
 func (m *Model) applyRevokeRule(id string, revoke bool) (*Model, tea.Cmd) {
 	if !revoke {
-		m.status = "kept rule " + inline(m.st, id, 24)
+		m.status = "kept rule " + common.Inline(m.St, id, 24)
 		return m, nil
 	}
-	m.status = "revoking rule " + inline(m.st, id, 24) + "…"
+	m.status = "revoking rule " + common.Inline(m.St, id, 24) + "…"
 	return m, revokeRuleCmd(m.sess.Engine(), id)
 }
 
 // ruleRevoked reports how revoking ended and refreshes the view.
 func (m *Model) ruleRevoked(msg ruleRevokedMsg) (*Model, tea.Cmd) {
-	name := inline(m.st, msg.label, 24)
+	name := common.Inline(m.St, msg.label, 24)
 	if msg.err != nil {
-		m.status = "✗ rule " + name + " was not revoked: " + inline(m.st, msg.err.Error(), 120)
+		m.status = "✗ rule " + name + " was not revoked: " + common.Inline(m.St, msg.err.Error(), 120)
 	} else {
 		m.status = "✓ revoked rule " + name + " (audited): the calls it decided ask again"
 	}

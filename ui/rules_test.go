@@ -286,9 +286,9 @@ func TestRulesView_Golden(t *testing.T) {
 	// K is in the help's global keys, and the Rules view has its own section.
 	var global, section bool
 	for _, sec := range h.m.helpSections() {
-		section = section || sec.title == "Rules (K)"
-		if sec.title == "Everywhere" {
-			for _, group := range sec.keys.FullHelp() {
+		section = section || sec.Title == "Rules (K)"
+		if sec.Title == "Everywhere" {
+			for _, group := range sec.Keys.FullHelp() {
 				for _, b := range group {
 					global = global || b.Help().Key == "K" && strings.HasPrefix(b.Help().Desc, "rules")
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
 )
 
 // An agent's call makes its server ask for a completion: the question reaches the
@@ -74,10 +75,10 @@ func TestSampling_AgentCallsSamplingQuestionAnsweredByHand(t *testing.T) {
 func TestDetailShowsRootsAndDeprecated(t *testing.T) {
 	st := newTestStyles()
 	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &session.ServerFacts{Roots: []string{"file:///home/u/project", "file:///tmp/x%1B"}, Deprecated: []string{"roots", "sampling"}}}
-	plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
+	plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "roots     file:///home/u/project file:///tmp/x%1B", "uses      roots, sampling  (deprecated by the 2026-07-28 spec)")
 	tool.Facts = nil
-	if plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "roots  ") || strings.Contains(plain, "uses  ") {
+	if plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "roots  ") || strings.Contains(plain, "uses  ") {
 		t.Errorf("a server without roots shows a roots line:\n%s", plain)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -197,13 +198,13 @@ func savedStatus(st *theme.Styles, msg savedMsg) string {
 			dir = filepath.Dir(p)
 			break
 		}
-		s = "✓ saved " + strconv.Itoa(n) + " file" + plural(n) + " (0600) to " + inline(st, dir, 60)
+		s = "✓ saved " + strconv.Itoa(n) + " file" + common.Plural(n) + " (0600) to " + common.Inline(st, dir, 60)
 	}
 	if msg.err != nil {
 		if s != "" {
 			s += "; "
 		}
-		s += "✗ could not save: " + inline(st, msg.err.Error(), 100)
+		s += "✗ could not save: " + common.Inline(st, msg.err.Error(), 100)
 	}
 	return s
 }

@@ -13,17 +13,19 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/pager"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // InfoKeyMap holds the keys of the server info view.
 type InfoKeyMap struct {
-	ScrollKeyMap
+	common.ScrollKeyMap
 	// Resources and Prompts open the server's resources and prompts; each is
 	// enabled only while the server is ready and declares the capability.
 	Resources key.Binding
@@ -34,7 +36,7 @@ type InfoKeyMap struct {
 // DefaultInfoKeyMap returns the server info view's keys.
 func DefaultInfoKeyMap() InfoKeyMap {
 	return InfoKeyMap{
-		ScrollKeyMap: DefaultScrollKeyMap(),
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Resources:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "its resources (read, subscribe)")),
 		Prompts:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its prompts (fill in, get)")),
 		Back:         key.NewBinding(key.WithKeys("esc", "i", "backspace"), key.WithHelp("esc", "back")),
@@ -52,7 +54,7 @@ func (k InfoKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k InfoKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.column(), {k.Resources, k.Prompts, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Resources, k.Prompts, k.Back}}
 }
 
 // maxStderrShown is how many of the kept stderr lines the info view shows (the
@@ -61,20 +63,19 @@ const maxStderrShown = 20
 
 // infoView shows one server, scrollable.
 type infoView struct {
-	st     *theme.Styles
+	*common.Common
 	keys   InfoKeyMap
 	server session.ServerInfo
 	stderr []string
-	vp     viewport.Model
+	vp     pager.Pager
 
 	width, height int
 }
 
-func newInfoView(st *theme.Styles) infoView {
+func newInfoView(com *common.Common) infoView {
 	keys := DefaultInfoKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
-	return infoView{st: st, keys: keys, vp: vp}
+	vp := pager.New(keys.ScrollKeyMap)
+	return infoView{Common: com, keys: keys, vp: vp}
 }
 
 // open shows a server from the top.
@@ -95,7 +96,7 @@ func (v *infoView) refresh(s session.ServerInfo, stderr []string) {
 // SetSize sets the outer size; the content is wrapped again.
 func (v *infoView) SetSize(w, h int) {
 	v.width, v.height = w, h
-	iw, ih := paneInner(w, h)
+	iw, ih := common.PaneInner(w, h)
 	v.vp.SetWidth(iw)
 	v.vp.SetHeight(max(ih-1, 1))
 	if v.server.Name != "" {
@@ -104,8 +105,8 @@ func (v *infoView) SetSize(w, h int) {
 }
 
 func (v *infoView) render() {
-	iw, _ := paneInner(v.width, v.height)
-	v.vp.SetContent(infoContent(v.st, v.server, v.stderr, iw))
+	iw, _ := common.PaneInner(v.width, v.height)
+	v.vp.SetContent(infoContent(v.St, v.server, v.stderr, iw))
 	ready := v.server.Status == session.StatusReady
 	v.keys.Resources.SetEnabled(ready && v.server.OffersResources)
 	v.keys.Prompts.SetEnabled(ready && v.server.OffersPrompts)
@@ -131,31 +132,25 @@ func (v infoView) Update(msg tea.Msg) (infoView, infoAction, tea.Cmd) {
 			return v, infoResources, nil
 		case key.Matches(k, v.keys.Prompts):
 			return v, infoPrompts, nil
-		case key.Matches(k, v.keys.Top):
-			v.vp.GotoTop()
-			return v, infoNone, nil
-		case key.Matches(k, v.keys.Bottom):
-			v.vp.GotoBottom()
-			return v, infoNone, nil
 		}
 	}
 	var cmd tea.Cmd
-	v.vp, cmd = v.vp.Update(msg)
+	cmd = v.vp.Update(msg)
 	return v, infoNone, cmd
 }
 
 // View renders the heading and the scrolled content in a pane.
 func (v infoView) View() string {
-	iw, _ := paneInner(v.width, v.height)
-	head := "Server " + inline(v.st, v.server.Name, iw/2) + "  " + trustBadge(v.st, v.server.Trust) +
-		v.st.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
-	lines := append([]string{v.st.Header.Render(fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
-	return paneBox(v.st, true, v.width, v.height, lines)
+	iw, _ := common.PaneInner(v.width, v.height)
+	head := "Server " + common.Inline(v.St, v.server.Name, iw/2) + "  " + common.TrustBadge(v.St, v.server.Trust) +
+		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
+	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
+	return common.PaneBox(v.St, true, v.width, v.height, lines)
 }
 
 // keyMap returns the bindings that apply now, for the footer.
-func (v infoView) keyMap() keyMapFunc {
-	return keyMapFunc{short: v.keys.ShortHelp(), full: v.keys.FullHelp()}
+func (v infoView) keyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
 // infoContent renders a server for a width. Every server-controlled string is
@@ -164,12 +159,12 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
 	field := func(name, value string) {
-		add(wrapOwn(value, width, st.Key.Render(fit(name, 12)), strings.Repeat(" ", 12))...)
+		add(common.WrapOwn(value, width, st.Key.Render(common.Fit(name, 12)), strings.Repeat(" ", 12))...)
 	}
 	section := func(name string) { add("", st.Header.Render(name)) }
-	g := st.Gutter.Render(gutter)
+	g := st.Gutter.Render(common.Gutter)
 
-	field("server", inline(st, s.Name, 0)+st.Muted.Render("  (its name in your config)"))
+	field("server", common.Inline(st, s.Name, 0)+st.Muted.Render("  (its name in your config)"))
 	switch s.Status {
 	case session.StatusReady:
 		field("status", st.OKText.Render("✓ ready"))
@@ -178,13 +173,13 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 		if s.Err != nil {
 			msg = "failed: " + s.Err.Error()
 		}
-		field("status", st.ErrorText.Render("✗ ")+inline(st, msg, 0))
+		field("status", st.ErrorText.Render("✗ ")+common.Inline(st, msg, 0))
 	default:
 		field("status", st.WarnText.Render("connecting…"))
 	}
-	field("trust", trustBadge(st, s.Trust))
+	field("trust", common.TrustBadge(st, s.Trust))
 	if s.Fence.Requested {
-		field("sandbox", fenceText(st, s.Fence))
+		field("sandbox", hazards.FenceText(st, s.Fence))
 	}
 	if len(s.Labels) > 0 {
 		labels := make([]string, len(s.Labels))
@@ -198,17 +193,17 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 	if impl := s.Implementation; impl == nil {
 		add(st.Muted.Render("(nothing yet: it has not connected)"))
 	} else {
-		field("name", orDash(inline(st, impl.Name, 0)))
-		field("version", orDash(inline(st, impl.Version, 0)))
+		field("name", common.OrDash(common.Inline(st, impl.Name, 0)))
+		field("version", common.OrDash(common.Inline(st, impl.Version, 0)))
 		if impl.Title != "" {
-			field("title", inline(st, impl.Title, 0))
+			field("title", common.Inline(st, impl.Title, 0))
 		}
 		if impl.WebsiteURL != "" {
-			field("website", inline(st, impl.WebsiteURL, 0))
+			field("website", common.Inline(st, impl.WebsiteURL, 0))
 		}
 	}
 	if s.Protocol != "" {
-		field("protocol", inline(st, s.Protocol, 0)+st.Muted.Render("  (the MCP version it speaks, by release date)"))
+		field("protocol", common.Inline(st, s.Protocol, 0)+st.Muted.Render("  (the MCP version it speaks, by release date)"))
 	}
 
 	section("What it declares it can do")
@@ -238,8 +233,8 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 	if s.Instructions == "" {
 		add(st.Muted.Render("(none)"))
 	} else {
-		add(wrapOwn(st.Muted.Render("server text: a model connected through airlock reads it as guidance"), width, "", "")...)
-		add(blockLines(st, s.Instructions, width, maxShownBytes, g)...)
+		add(common.WrapOwn(st.Muted.Render("server text: a model connected through airlock reads it as guidance"), width, "", "")...)
+		add(common.BlockLines(st, s.Instructions, width, common.MaxShownBytes, g)...)
 	}
 
 	if len(s.RuleErrors) > 0 {
@@ -247,14 +242,14 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 		// before the notices, so it is seen and fixed.
 		section("Rule errors")
 		for _, n := range s.RuleErrors {
-			add(wrapOwn(st.ErrorText.Render("✗ ")+styledInline(n.Text, markFn(st)), width, "", "  ")...)
+			add(common.WrapOwn(st.ErrorText.Render("✗ ")+common.StyledInline(n.Text, common.MarkFn(st)), width, "", "  ")...)
 		}
 	}
 
 	if len(s.Notices) > 0 {
 		section("Notices")
 		for _, n := range s.Notices {
-			add(wrapOwn(styledInline(n, markFn(st)), width, "• ", "  ")...)
+			add(common.WrapOwn(common.StyledInline(n, common.MarkFn(st)), width, "• ", "  ")...)
 		}
 	}
 
@@ -269,7 +264,7 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 			shown = shown[len(shown)-maxStderrShown:]
 		}
 		for _, l := range shown {
-			add(blockLines(st, l, width, 4<<10, g)...)
+			add(common.BlockLines(st, l, width, 4<<10, g)...)
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -287,7 +282,7 @@ func capLines(st *theme.Styles, c *mcp.ServerCapabilities, width int) []string {
 		if on {
 			mark = yes
 		}
-		return mark + " " + fit(name, 12) + detail
+		return mark + " " + common.Fit(name, 12) + detail
 	}
 	feat := func(names ...string) string {
 		if len(names) == 0 {
@@ -340,7 +335,7 @@ func capLines(st *theme.Styles, c *mcp.ServerCapabilities, width int) []string {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		out = append(out, wrapOwn(inline(st, strings.Join(names, ", "), 0), width, yes+" "+fit(extra.name, 12), strings.Repeat(" ", 14))...)
+		out = append(out, common.WrapOwn(common.Inline(st, strings.Join(names, ", "), 0), width, yes+" "+common.Fit(extra.name, 12), strings.Repeat(" ", 14))...)
 	}
 	return out
 }

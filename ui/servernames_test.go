@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
 )
 
 // At 60 columns the servers pane is 24 wide and a name gets six cells: two servers
@@ -18,12 +20,12 @@ func TestServersPaneNarrowNamesStayDistinct(t *testing.T) {
 		servers = append(servers, session.ServerInfo{Name: n, Status: session.StatusReady})
 	}
 	for _, w := range []int{24, 26, 30} {
-		p := newServersPane(newTestStyles())
+		p := panes.NewServersPane(&common.Common{St: newTestStyles()})
 		p.SetSize(w, 2+2+2*len(names))
-		p.setServers(servers)
+		p.SetServers(servers)
 		seen := map[string]string{}
 		for i := range names {
-			first := strings.TrimSpace(ansi.Strip(p.serverLines(i, false, w-2, p.shownNames(w - 2)[i])[0]))
+			first := strings.TrimSpace(ansi.Strip(p.ServerLines(i, false, w-2, p.ShownNames(w - 2)[i])[0]))
 			if other, ok := seen[first]; ok {
 				t.Errorf("width %d: %s and %s both read %q", w, other, names[i], first)
 			}

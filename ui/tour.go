@@ -17,7 +17,9 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 )
 
 // The demo tools the tour uses. ui does not import the demo servers; a test
@@ -137,8 +139,8 @@ func (m *Model) tourGo(i int) tea.Cmd {
 	m.tour.step = i
 	m.tour.gen++
 	m.tour.show, m.tour.changed = trust.Ref{}, false
-	m.overlay.open = false
-	m.queue.open = false
+	m.overlay.Open = false
+	m.queue.Open = false
 	m.nav, m.screen = nil, screenMain
 	m.status = "tour " + strconv.Itoa(i+1) + "/" + strconv.Itoa(len(steps)) + ": " + steps[i].title
 	switch i {
@@ -174,12 +176,12 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 	m.tour.show = trust.Ref{}
 	m.nav, m.screen = nil, screenMain
 	var undo, kept []string
-	if n := overrideCount(m.over); n > 0 {
+	if n := hazards.OverrideCount(m.over); n > 0 {
 		verb := "goes"
 		if n > 1 {
 			verb = "go"
 		}
-		undo = append(undo, strconv.Itoa(n)+" what-if change"+plural(n)+" (such as a policy the tour set to allow) "+verb+" back to what the config says")
+		undo = append(undo, strconv.Itoa(n)+" what-if change"+common.Plural(n)+" (such as a policy the tour set to allow) "+verb+" back to what the config says")
 	}
 	if m.sess.Engine().Taint("").Tainted() {
 		// Clearing a taint makes airlock less careful: it is never a default
@@ -197,7 +199,7 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 		if changed > 1 {
 			verb = "stay"
 		}
-		kept = append(kept, strconv.Itoa(changed)+" tool"+plural(changed)+" "+verb+" blocked (changed since pinned: review with A)")
+		kept = append(kept, strconv.Itoa(changed)+" tool"+common.Plural(changed)+" "+verb+" blocked (changed since pinned: review with A)")
 	}
 	m.updateKeys()
 	if len(undo) == 0 {
@@ -222,7 +224,7 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 // restoreTour undoes the tour's what-if changes (such as the policy it set to allow).
 func (m *Model) restoreTour() tea.Cmd {
 	n := m.sess.ResetOverrides()
-	m.status = "restored: " + strconv.Itoa(n) + " what-if change" + plural(n) + " undone"
+	m.status = "restored: " + strconv.Itoa(n) + " what-if change" + common.Plural(n) + " undone"
 	return nil
 }
 
@@ -232,7 +234,7 @@ func (m *Model) startTour() tea.Cmd {
 	m.tour = tourState{on: true, keys: m.tour.keys, gen: m.tour.gen}
 	cmd := m.tourGo(0)
 	m.relayout(false)
-	m.hazards.refresh()
+	m.hazards.Refresh()
 	m.updateKeys()
 	return cmd
 }
@@ -240,8 +242,8 @@ func (m *Model) startTour() tea.Cmd {
 // askReset asks before every what-if change is undone (guarded like every
 // question: undoing may make the session less strict as well as more).
 func (m *Model) askReset() tea.Cmd {
-	n := overrideCount(m.over)
-	return m.q.AskChoice(choiceReset, "Undo "+strconv.Itoa(n)+" what-if change"+plural(n)+"?",
+	n := hazards.OverrideCount(m.over)
+	return m.q.AskChoice(choiceReset, "Undo "+strconv.Itoa(n)+" what-if change"+common.Plural(n)+"?",
 		[]string{"Every trust, policy and on/off change you made in this session goes back to what the config says; tiers and hazards are recomputed at once. No file is written or removed."},
 		[2]string{"Keep them", "Undo all"}, question.ChoiceKeys("keep"))
 }
@@ -265,7 +267,7 @@ func (m *Model) tourSync() {
 	m.tour.show = trust.Ref{}
 	m.showTool(t)
 	if m.tour.changed {
-		m.detail.scrollToDiff()
+		m.detail.ScrollToDiff()
 	}
 }
 
@@ -282,7 +284,7 @@ func (m *Model) tourFetched(msg tourFetchedMsg) tea.Cmd {
 	m.result.show(newCallResult(t, msg.args, msg.out, msg.err))
 	m.nav, m.screen = nil, screenResult // back returns to the main screen
 	if msg.err != nil {
-		m.status = "tour: the fetch failed: " + inline(m.st, msg.err.Error(), 100)
+		m.status = "tour: the fetch failed: " + common.Inline(m.St, msg.err.Error(), 100)
 		return nil
 	}
 	m.status = "tour: the page is in; now the call it asks for: mail__send_email…"
@@ -298,7 +300,7 @@ func (m *Model) tourSent(msg tourSentMsg) {
 	case errors.As(msg.err, &denied):
 		m.status = "⊘ mail__send_email denied: the injected instruction went nowhere"
 	default:
-		m.status = "✗ mail__send_email: " + inline(m.st, msg.err.Error(), 100)
+		m.status = "✗ mail__send_email: " + common.Inline(m.St, msg.err.Error(), 100)
 	}
 }
 
@@ -317,14 +319,14 @@ func (m *Model) captionLines(width int) []string {
 	if !m.tour.on {
 		return nil
 	}
-	st := m.st
+	st := m.St
 	steps := tourSteps()
 	s := steps[m.tour.step]
 	head := "Tour " + strconv.Itoa(m.tour.step+1) + "/" + strconv.Itoa(len(steps)) + " · " + s.title
 	keys := m.help.ShortHelpView(m.tour.keys.ShortHelp())
 	if m.modalOpen() {
 		line := st.Title.Render("▌"+head) + st.Muted.Render(" · ") + s.hint + st.Muted.Render(" · ") + keys
-		return []string{fit(line, width)}
+		return []string{common.Fit(line, width)}
 	}
 	// The keys are how a presenter goes on: where the title and the keys do not
 	// fit side by side, the title goes, not the keys.
@@ -341,38 +343,38 @@ func (m *Model) captionLines(width int) []string {
 	if m.height >= 36 {
 		maxText = 5
 	}
-	text := wrapOwn(s.text, width, "  ", "  ")
+	text := common.WrapOwn(s.text, width, "  ", "  ")
 	if len(text) > maxText {
 		text = text[:maxText]
 		text[maxText-1] = cutAfterWord(text[maxText-1], width)
 	}
-	return append([]string{fit(rule, width)}, text...)
+	return append([]string{common.Fit(rule, width)}, text...)
 }
 
 // cutAfterWord ends a wrapped line that is cut short of its text in "…" right
 // after its last whole word that leaves room for it.
 func cutAfterWord(line string, width int) string {
 	l := strings.TrimRight(line, " ")
-	for cellWidth(l)+cellWidth(ellipsis) > width {
+	for common.CellWidth(l)+common.CellWidth(common.Ellipsis) > width {
 		i := strings.LastIndex(strings.TrimLeft(l, " "), " ")
 		if i < 0 {
-			return fit(l, width)
+			return common.Fit(l, width)
 		}
 		l = strings.TrimRight(l[:i+len(l)-len(strings.TrimLeft(l, " "))], " ")
 	}
-	return l + ellipsis
+	return l + common.Ellipsis
 }
 
 // tourKeysFree reports whether the tour's keys may be taken: nothing takes text
 // input, and no dialog is armed for a destructive call (any key disarms it).
 func (m *Model) tourKeysFree() bool {
 	switch {
-	case m.queue.open:
+	case m.queue.Open:
 		return true
 	case m.q.Open():
 		return m.q.KeysFree()
 	case m.screen == screenForm:
 		return false
 	}
-	return !(m.screen == screenMain && m.tools.typing)
+	return !(m.screen == screenMain && m.tools.Typing)
 }

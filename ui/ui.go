@@ -20,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/internal/unread"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -89,7 +90,7 @@ func Run(ctx context.Context, m *session.Manager, opts Options) error {
 	if opts.Input == nil {
 		// Keys typed while the program was too busy to read them still count
 		// as typing for the input guard (docs/approval.md).
-		model.q.SetUnread(unreadInput(os.Stdin))
+		model.q.SetUnread(unread.Input(os.Stdin))
 	}
 	// Frames are flushed at bubbletea's highest rate: at its default (60) a frame
 	// ready just after a flush waited up to 16 ms for the next one, the first

@@ -24,20 +24,22 @@ import (
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // rowNames lists the qualified names of the tools pane's rows, in order.
 func rowNames(m Model) []string {
 	var out []string
-	for _, r := range m.tools.rows {
-		out = append(out, m.tools.tools[r].Ref.Qualified())
+	for _, r := range m.tools.Rows {
+		out = append(out, m.tools.Tools[r].Ref.Qualified())
 	}
 	return out
 }
 
 func selected(m Model) string {
-	t, _ := m.tools.selectedTool()
+	t, _ := m.tools.SelectedTool()
 	return t.Ref.Qualified()
 }
 
@@ -80,15 +82,15 @@ func TestNavigatePanesAndRows(t *testing.T) {
 		t.Errorf("enter on notes: focus %v, selection %q; want the tools pane on notes__create_note", h.m.focus, selected(h.m))
 	}
 	h.keys("shift+tab", "g")
-	if h.m.focus != paneServers || len(h.m.tools.rows) != 7 {
-		t.Errorf("g on the servers pane: focus %v, %d rows; want all 7 tools", h.m.focus, len(h.m.tools.rows))
+	if h.m.focus != paneServers || len(h.m.tools.Rows) != 7 {
+		t.Errorf("g on the servers pane: focus %v, %d rows; want all 7 tools", h.m.focus, len(h.m.tools.Rows))
 	}
 }
 
 func TestFilterByText(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
 	h.keys("/", "p", "a", "g", "e")
-	if !h.m.tools.typing {
+	if !h.m.tools.Typing {
 		t.Fatal("/ did not start the text filter")
 	}
 	want := []string{"docs__get_doc", "docs__search_docs", "web__fetch_url"} // "page" in their descriptions
@@ -96,26 +98,26 @@ func TestFilterByText(t *testing.T) {
 		t.Errorf("filter page = %v, want %v", got, want)
 	}
 	h.keys("q") // typed into the filter, not quitting
-	if h.m.tools.text != "pageq" || len(h.m.tools.rows) != 0 {
-		t.Errorf("q while typing: text %q, %d rows", h.m.tools.text, len(h.m.tools.rows))
+	if h.m.tools.Text != "pageq" || len(h.m.tools.Rows) != 0 {
+		t.Errorf("q while typing: text %q, %d rows", h.m.tools.Text, len(h.m.tools.Rows))
 	}
 	screenHas(t, h.plain(), "no tool matches the filters")
 	h.keys("backspace", "enter")
-	if h.m.tools.typing || len(h.m.tools.rows) != 3 {
-		t.Errorf("enter kept typing=%v with %d rows; want the filter kept and typing ended", h.m.tools.typing, len(h.m.tools.rows))
+	if h.m.tools.Typing || len(h.m.tools.Rows) != 3 {
+		t.Errorf("enter kept typing=%v with %d rows; want the filter kept and typing ended", h.m.tools.Typing, len(h.m.tools.Rows))
 	}
 	screenHas(t, h.plain(), "text “page”", "3 of 7")
 
 	h.keys("/", "esc") // esc while typing clears the text
-	if h.m.tools.text != "" || len(h.m.tools.rows) != 7 {
-		t.Errorf("esc while typing left %q and %d rows", h.m.tools.text, len(h.m.tools.rows))
+	if h.m.tools.Text != "" || len(h.m.tools.Rows) != 7 {
+		t.Errorf("esc while typing left %q and %d rows", h.m.tools.Text, len(h.m.tools.Rows))
 	}
 	h.keys("/", "E", "M", "A", "I", "L", "enter") // case does not matter
 	if got := rowNames(h.m); !slices.Equal(got, []string{"mail__send_email"}) {
 		t.Errorf("filter EMAIL = %v", got)
 	}
 	h.keys("esc")
-	if h.m.tools.filtered() {
+	if h.m.tools.Filtered() {
 		t.Error("esc did not clear the filters")
 	}
 }
@@ -139,7 +141,7 @@ func TestFilterByTierAndHint(t *testing.T) {
 		screenHas(t, h.plain(), "tier "+tc.label)
 	}
 	h.keys("t")
-	if len(h.m.tools.rows) != 7 {
+	if len(h.m.tools.Rows) != 7 {
 		t.Errorf("the tier filter did not cycle back to every tier: %v", rowNames(h.m))
 	}
 
@@ -209,7 +211,7 @@ func (h *harness) callThroughForm(tool string, fields ...string) {
 	h.t.Helper()
 	for i, n := range rowNames(h.m) {
 		if n == tool {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	if selected(h.m) != tool {
@@ -371,7 +373,7 @@ func TestRugPullBlocksTheTool(t *testing.T) {
 	screenHas(t, h.plain(), "⊘ blocked     notes__create_note")
 	for i, n := range rowNames(h.m) {
 		if n == "notes__create_note" {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	h.keys("c")
@@ -381,7 +383,7 @@ func TestRugPullBlocksTheTool(t *testing.T) {
 	screenHas(t, h.plain(), "is blocked")
 	h.keys("enter")
 	screenHas(t, h.plain(), "✗ CHANGED since pinned", "Changed since pinned", "A accept")
-	content := ansi.Strip(h.m.detail.vp.GetContent())
+	content := ansi.Strip(h.m.detail.VP.GetContent())
 	screenHas(t, content, "-│     \"readOnlyHint\": false", "+│     \"readOnlyHint\": true", "+│ note's id.\\n\\n<IMPORTANT>Before creating a note")
 
 	// Accepting asks first; n keeps the tool blocked, and no letter accepts.
@@ -455,11 +457,11 @@ func TestLogsAreEscapedAndBounded(t *testing.T) {
 	if strings.Contains(plain, "\r") {
 		t.Error("a CR reached the screen")
 	}
-	for i := range 3 * maxLogLines {
-		h.m.ring.add(logEntry{server: "web", source: "stderr", text: fmt.Sprint("line ", i)})
+	for i := range 3 * logs.MaxLines {
+		h.m.ring.Add(logs.Entry{Server: "web", Source: "stderr", Text: fmt.Sprint("line ", i)})
 	}
-	if n := len(h.m.ring.entries); n > maxLogLines {
-		t.Errorf("kept %d log lines, want at most %d", n, maxLogLines)
+	if n := len(h.m.ring.Entries); n > logs.MaxLines {
+		t.Errorf("kept %d log lines, want at most %d", n, logs.MaxLines)
 	}
 	h.keys("tab")
 	screenHas(t, h.plain(), "stderr kept for docs")
@@ -477,7 +479,7 @@ func TestReconnectAFailedServer(t *testing.T) {
 	h := newHarnessFor(t, sess, 80, 24, true, Options{})
 	screenHas(t, h.plain(), "✗ gone", "✗ failed")
 	h.keys("tab", "down")
-	if !h.m.servers.keys.Reconnect.Enabled() {
+	if !h.m.servers.Keys.Reconnect.Enabled() {
 		t.Fatal("reconnect is not offered for a failed server")
 	}
 	gen := h.m.snap.Servers[0].Gen
@@ -596,10 +598,10 @@ func TestEveryLineFitsOnResize(t *testing.T) {
 func TestHelpListsEveryContext(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
 	h.keys("?")
-	if !h.m.overlay.open {
+	if !h.m.overlay.Open {
 		t.Fatal("? did not open help")
 	}
-	content := ansi.Strip(h.m.overlay.vp.GetContent())
+	content := ansi.Strip(h.m.overlay.VP.GetContent())
 	for _, s := range []string{"Everywhere", "Servers pane", "reconnect", "Tools pane", "tier filter", "hint filter",
 		"Tool details", "A running call", "cancel the call", "Results", "Logs", "Call form", "Approval dialog",
 		"A server's request for input", "R          demo: rug-pull notes", "⟨ESC⟩"} {
@@ -608,14 +610,14 @@ func TestHelpListsEveryContext(t *testing.T) {
 		}
 	}
 	h.keys("esc")
-	if h.m.overlay.open {
+	if h.m.overlay.Open {
 		t.Error("esc did not close help")
 	}
 
 	// Outside the demo the demo key does not exist, in help or anywhere.
 	h2 := newHarnessFor(t, h.sess, 80, 24, false, Options{})
 	h2.keys("?")
-	if strings.Contains(ansi.Strip(h2.m.overlay.vp.GetContent()), "rug-pull") {
+	if strings.Contains(ansi.Strip(h2.m.overlay.VP.GetContent()), "rug-pull") {
 		t.Error("help lists the demo key outside the demo")
 	}
 }
@@ -676,14 +678,14 @@ func TestResultKinds(t *testing.T) {
 
 func TestBackgroundColorPicksTheTheme(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
-	if !h.m.st.Dark {
+	if !h.m.St.Dark {
 		t.Fatal("the theme does not start dark")
 	}
 	h.send(tea.BackgroundColorMsg{Color: color.White})
-	if h.m.st.Dark || h.m.tools.st.Dark || h.m.servers.st.Dark || h.m.detail.st.Dark {
+	if h.m.St.Dark || h.m.tools.St.Dark || h.m.servers.St.Dark || h.m.detail.St.Dark {
 		t.Error("a white background left a dark theme somewhere")
 	}
-	if !h.m.st.NoColor {
+	if !h.m.St.NoColor {
 		t.Error("switching to light turned colour back on")
 	}
 }
@@ -740,10 +742,10 @@ func TestAuthorizationRequestedShown(t *testing.T) {
 func TestDetailShowsEnvNames(t *testing.T) {
 	st := newTestStyles()
 	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &session.ServerFacts{Env: []string{"HOME", "PATH", "X\x1b[2J"}}}
-	plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
+	plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "env       HOME PATH X⟨ESC⟩[2J")
 	tool.Facts = nil
-	if plain := ansi.Strip(detailContent(st, tool, servedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "env  ") {
+	if plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)); strings.Contains(plain, "env  ") {
 		t.Errorf("a server without a process shows an env line:\n%s", plain)
 	}
 }
@@ -763,13 +765,13 @@ func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {
 	})
 	for i, n := range rowNames(h.m) {
 		if n == "notes__create_note" {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	h.keys("enter")
 	screenHas(t, h.plain(), "✗ CHANGED since pinned", "A accept")
-	shown := h.m.detail.tool.Fingerprint
-	h.m.detail.tool.Fingerprint = strings.Repeat("0", 64) // what the person saw is not what is served
+	shown := h.m.detail.Tool.Fingerprint
+	h.m.detail.Tool.Fingerprint = strings.Repeat("0", 64) // what the person saw is not what is served
 	h.keys("A")
 	screenHas(t, h.plain(), "Pins sha256 000000000000")
 	h.armQuestion()

@@ -12,9 +12,19 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
+	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
+	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/panes"
+	"github.com/airlock-mcp/airlock/ui/screens/queue"
+	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
 // View renders the whole screen in the alternate screen: title, risk banner, body,
@@ -36,7 +46,7 @@ func (m *Model) render() string {
 	sb.WriteByte('\n')
 	for i := 0; i < l.bannerH; i++ {
 		if i < len(m.banner) {
-			sb.WriteString(fit(m.banner[i], l.width))
+			sb.WriteString(common.Fit(m.banner[i], l.width))
 		} else {
 			sb.WriteString(strings.Repeat(" ", l.width))
 		}
@@ -45,7 +55,7 @@ func (m *Model) render() string {
 	sb.WriteString(m.bodyView())
 	sb.WriteByte('\n')
 	if l.stripH > 0 {
-		sb.WriteString(fit(m.acts.stripLine(m.st, l.width), l.width))
+		sb.WriteString(common.Fit(m.acts.stripLine(m.St, l.width), l.width))
 		sb.WriteByte('\n')
 	}
 	sb.WriteString(m.statusLine())
@@ -53,16 +63,16 @@ func (m *Model) render() string {
 	if m.tour.on && m.modalOpen() {
 		// The modal carries its own keys: the tour's one-line caption takes the
 		// footer's row, so that the modal keeps all of its room.
-		sb.WriteString(fit(m.captionLines(l.width)[0], l.width))
+		sb.WriteString(common.Fit(m.captionLines(l.width)[0], l.width))
 	} else {
-		sb.WriteString(fit(m.footerLine(), l.width))
+		sb.WriteString(common.Fit(m.footerLine(), l.width))
 	}
 	if l.captionH > 0 {
 		caption := m.captionLines(l.width)
 		for i := range l.captionH {
 			sb.WriteByte('\n')
 			if i < len(caption) {
-				sb.WriteString(fit(caption[i], l.width))
+				sb.WriteString(common.Fit(caption[i], l.width))
 			} else {
 				sb.WriteString(strings.Repeat(" ", l.width))
 			}
@@ -82,6 +92,9 @@ func (m *Model) bodyView() string {
 	if s == screenForm {
 		s = m.under()
 	}
+	if r := m.registered(s); r != nil {
+		return r.View()
+	}
 	switch s {
 	case screenDetail:
 		return m.detail.View()
@@ -89,14 +102,10 @@ func (m *Model) bodyView() string {
 		return m.call.View(m.spinner.View(), m.now())
 	case screenResult:
 		return m.result.View()
-	case screenLogs:
-		return m.logs.View()
 	case screenActivity:
 		return m.activity.View(m.acts)
 	case screenHazards:
 		return m.hazards.View()
-	case screenExport:
-		return m.export.View()
 	case screenGrants:
 		return m.grants.View()
 	case screenInfo:
@@ -135,11 +144,11 @@ func joinColumns(left, right string) string {
 // modalView renders the topmost modal, or "" when none is open.
 func (m *Model) modalView() string {
 	switch {
-	case m.queue.open:
+	case m.queue.Open:
 		return m.queue.View(m.queueItems(), m.now(), m.help)
 	case m.q.Open():
 		return m.q.View()
-	case m.overlay.open:
+	case m.overlay.Open:
 		return m.overlay.View()
 	case m.screen == screenForm:
 		return m.form.View()
@@ -159,10 +168,10 @@ func overlay(base, modal string, width, height int) string {
 
 // titleLine names airlock and the session and counts servers and tools.
 func (m *Model) titleLine() string {
-	st := m.st
+	st := m.St
 	title := st.Title.Render("airlock")
 	if m.opts.Title != "" {
-		title += st.Muted.Render(" · " + inline(st, m.opts.Title, 40))
+		title += st.Muted.Render(" · " + common.Inline(st, m.opts.Title, 40))
 	}
 	ready, failed := 0, 0
 	for _, s := range m.snap.Servers {
@@ -183,28 +192,28 @@ func (m *Model) titleLine() string {
 	}
 	line := title + "  " + counts
 	if m.opts.GatewayURL != "" {
-		gw := st.OKText.Render("⇄ gateway ") + inline(st, m.opts.GatewayURL, 60)
-		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
+		gw := st.OKText.Render("⇄ gateway ") + common.Inline(st, m.opts.GatewayURL, 60)
+		if common.CellWidth(line)+3+common.CellWidth(gw) > m.layout.width {
 			// The gateway's address matters more than the counts' words.
 			counts = strings.Replace(counts, " servers ready", " ready", 1)
 			line = title + "  " + counts
 		}
-		if over := cellWidth(line) + 3 + cellWidth(gw) - m.layout.width; over > 0 && m.opts.Title != "" {
+		if over := common.CellWidth(line) + 3 + common.CellWidth(gw) - m.layout.width; over > 0 && m.opts.Title != "" {
 			// ...and more than the session's title: the address is never cut
 			// while the title can give way (it is in the window title too).
-			room := cellWidth(inline(st, m.opts.Title, 40)) - over
+			room := common.CellWidth(common.Inline(st, m.opts.Title, 40)) - over
 			title = st.Title.Render("airlock")
 			if room >= 4 {
-				title += st.Muted.Render(" · " + cutMiddle(plainInline(m.opts.Title), room))
+				title += st.Muted.Render(" · " + common.CutMiddle(common.PlainInline(m.opts.Title), room))
 			}
 			line = title + "  " + counts
 		}
-		if cellWidth(line)+3+cellWidth(gw) > m.layout.width {
-			gw = st.OKText.Render("⇄ ") + inline(st, m.opts.GatewayURL, 60)
+		if common.CellWidth(line)+3+common.CellWidth(gw) > m.layout.width {
+			gw = st.OKText.Render("⇄ ") + common.Inline(st, m.opts.GatewayURL, 60)
 		}
 		line += st.Muted.Render(" · ") + gw
 	}
-	return fit(line, m.layout.width)
+	return common.Fit(line, m.layout.width)
 }
 
 func (m *Model) connecting() int {
@@ -223,7 +232,7 @@ const approvalNeeded = "⚑ approval needed: "
 // statusLine shows the taint of the person's context (naming the call that tainted
 // it), the approvals that wait, and the last thing that happened.
 func (m *Model) statusLine() string {
-	st := m.st
+	st := m.St
 	var parts []string
 	if a := m.auditStatus(); a != "" {
 		// First: while it lasts nothing runs, whatever the rest says.
@@ -233,13 +242,13 @@ func (m *Model) statusLine() string {
 		// No server tainted it: airlock cannot read what is tainted, so everything is.
 		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: every context treated as tainted")+st.Muted.Render(" (w, C: clear)"))
 	} else if m.taint.Tainted() {
-		t := "⚠ TAINTED by " + inline(st, m.taint.By.Qualified(), 40)
+		t := "⚠ TAINTED by " + common.Inline(st, m.taint.By.Qualified(), 40)
 		if m.taint.Subject != "" {
 			// A resource or a prompt: name what it was, not the channel.
-			t = "⚠ TAINTED by " + inline(st, m.taint.By.Server, 24) + " " + inline(st, m.taint.Channel, 12) + " " + inline(st, m.taint.Subject, 32)
+			t = "⚠ TAINTED by " + common.Inline(st, m.taint.By.Server, 24) + " " + common.Inline(st, m.taint.Channel, 12) + " " + common.Inline(st, m.taint.Subject, 32)
 		}
 		if m.taint.CallID != "" {
-			t += " (call " + inline(st, m.taint.CallID, 12) + ")"
+			t += " (call " + common.Inline(st, m.taint.CallID, 12) + ")"
 		}
 		parts = append(parts, st.WarnText.Render(t)+st.Muted.Render(" (w, C: clear)"))
 	} else {
@@ -267,11 +276,11 @@ func (m *Model) statusLine() string {
 		parts = append(parts, st.WarnText.Render("⚑ 1 approval waiting"))
 	}
 	asked := len(parts) > asking
-	if n := overrideCount(m.over); n > 0 {
+	if n := hazards.OverrideCount(m.over); n > 0 {
 		parts = append(parts, st.WarnText.Render(unsavedText(n)))
 	}
 	if n := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling); n > 0 {
-		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+plural(n)+" for input"))
+		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+common.Plural(n)+" for input"))
 	}
 	if m.status != "" && !(asked && strings.HasPrefix(m.status, approvalNeeded)) {
 		// "approval needed" is said by the waiting count or the badge (and the
@@ -279,67 +288,59 @@ func (m *Model) statusLine() string {
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
 	line := strings.Join(parts, st.Muted.Render(" · "))
-	if w := m.layout.width; cellWidth(line) > w {
+	if w := m.layout.width; common.CellWidth(line) > w {
 		// Never cut silently: the whole message is in Activity.
 		hint := st.Muted.Render(" (v: all of it)")
-		return fit(ansi.Truncate(line, max(w-cellWidth(hint), 1), ellipsis)+hint, w)
+		return common.Fit(ansi.Truncate(line, max(w-common.CellWidth(hint), 1), common.Ellipsis)+hint, w)
 	}
-	return fit(line, m.layout.width)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return common.Fit(line, m.layout.width)
 }
 
 // footerLine is the one-line help of whatever has focus now.
 func (m *Model) footerLine() string {
 	global := []key.Binding{m.keys.Help, m.keys.Quit}
 	switch {
-	case m.queue.open:
-		return footerView(m.help, m.queue.keys, []key.Binding{m.keys.Interrupt})
+	case m.queue.Open:
+		return footerView(m.help, m.queue.KeyMap(), []key.Binding{m.keys.Interrupt})
 	case m.q.Open():
 		if n := m.q.Waiting(); n > 0 {
-			note := m.st.WarnText.Render("⚑ "+strconv.Itoa(n)+" more waiting after this one") + "  "
+			note := m.St.WarnText.Render("⚑ "+strconv.Itoa(n)+" more waiting after this one") + "  "
 			short := m.q.KeyMap().ShortHelp()
 			if m.q.KeysFree() && m.q.Count(question.KindApproval) > 0 {
 				queue := m.keys.Queue
 				queue.SetHelp("a", "queue")
 				short = append([]key.Binding{queue}, short...)
 			}
-			return note + footerView(m.help, keyMapFunc{short: short}, []key.Binding{m.keys.Interrupt})
+			return note + footerView(m.help, common.KeyMapFunc{Short: short}, []key.Binding{m.keys.Interrupt})
 		}
 		return footerView(m.help, m.q.KeyMap(), []key.Binding{m.keys.Interrupt})
-	case m.overlay.open:
-		return footerView(m.help, m.overlay.keys, nil)
+	case m.overlay.Open:
+		return footerView(m.help, m.overlay.Keys, nil)
 	case m.screen == screenForm:
 		return footerView(m.help, m.form.KeyMap(), []key.Binding{m.keys.Interrupt})
 	}
+	if r, ok := registry[m.screen]; ok {
+		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
+	}
 	switch m.screen {
 	case screenDetail:
-		return footerView(m.help, m.detail.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
+		return footerView(m.help, m.detail.KeyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenCall:
 		return footerView(m.help, m.call.keyMap(), global)
 	case screenResult:
 		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
-	case screenLogs:
-		return footerView(m.help, m.logs.keyMap(), global)
 	case screenActivity:
 		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
-		return footerView(m.help, m.hazards.keyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
-	case screenExport:
-		return footerView(m.help, m.export.keyMap(), global)
+		return footerView(m.help, m.hazards.KeyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
 	case screenGrants:
 		return footerView(m.help, m.grants.keyMap(), global)
 	case screenInfo:
 		return footerView(m.help, m.info.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenRes:
-		return footerView(m.help, m.res.keyMap(), global)
+		return footerView(m.help, m.res.KeyMap(), global)
 	case screenPrompts:
-		return footerView(m.help, m.prompts.keyMap(), global)
+		return footerView(m.help, m.prompts.KeyMap(), global)
 	case screenOutput:
 		return footerView(m.help, m.output.keyMap(), global)
 	case screenRules:
@@ -348,17 +349,17 @@ func (m *Model) footerLine() string {
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
 	if m.focus == paneServers {
-		return footerView(m.help, m.servers.keys, append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
+		return footerView(m.help, m.servers.Keys, append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
 	}
-	if m.tools.typing {
-		return footerView(m.help, m.tools.keyMap(), []key.Binding{m.keys.Interrupt})
+	if m.tools.Typing {
+		return footerView(m.help, m.tools.KeyMap(), []key.Binding{m.keys.Interrupt})
 	}
-	return footerView(m.help, m.tools.keyMap(), append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
+	return footerView(m.help, m.tools.KeyMap(), append([]key.Binding{hazards}, append(global, m.keys.Demo)...))
 }
 
 // helpSections lists every context's keys for the help overlay, from fresh key
 // maps so that the overlay is a complete reference whatever the state.
-func (m *Model) helpSections() []helpSection {
+func (m *Model) helpSections() []helpview.Section {
 	global := DefaultGlobalKeyMap()
 	if m.opts.Demo == nil {
 		global.Demo.Unbind()
@@ -381,50 +382,79 @@ func (m *Model) helpSections() []helpSection {
 	elicit := form.DefaultKeyMap()
 	elicit.Submit.SetHelp("ctrl+s", "accept")
 	elicit.Decline.SetEnabled(true)
-	var sections []helpSection
+	var sections []helpview.Section
 	if m.opts.GatewayURL != "" {
-		st := m.st
-		iw, _ := paneInner(m.layout.modalW, m.layout.modalH)
-		label := func(s string) string { return "  " + st.Key.Render(fit(s, 10)) + " " }
+		st := m.St
+		iw, _ := common.PaneInner(m.layout.modalW, m.layout.modalH)
+		label := func(s string) string { return "  " + st.Key.Render(common.Fit(s, 10)) + " " }
 		indent := strings.Repeat(" ", 13)
-		lines := wrapOwn(inline(st, m.opts.GatewayURL, 0)+st.Muted.Render(" (streamable HTTP, bearer token)"), iw, label("endpoint"), indent)
+		lines := common.WrapOwn(common.Inline(st, m.opts.GatewayURL, 0)+st.Muted.Render(" (streamable HTTP, bearer token)"), iw, label("endpoint"), indent)
 		if m.opts.GatewayHint != "" {
 			lines = append(lines, label("config")+"this prints the block to paste into the agent's config:")
-			lines = append(lines, wrapOwn(inline(st, m.opts.GatewayHint, 0), iw, "    ", "      ")...)
+			lines = append(lines, common.WrapOwn(common.Inline(st, m.opts.GatewayHint, 0), iw, "    ", "      ")...)
 		}
-		lines = append(lines, wrapOwn("every call the agent makes goes through airlock; a call that asks shows its dialog here, and a lists them when several wait", iw, label("then"), indent)...)
-		sections = append(sections, helpSection{title: "Connect an agent", lines: lines})
+		lines = append(lines, common.WrapOwn("every call the agent makes goes through airlock; a call that asks shows its dialog here, and a lists them when several wait", iw, label("then"), indent)...)
+		sections = append(sections, helpview.Section{Title: "Connect an agent", Lines: lines})
 	}
 	if m.opts.Tour {
-		sections = append(sections, helpSection{title: "Guided tour", keys: DefaultTourKeyMap()})
+		sections = append(sections, helpview.Section{Title: "Guided tour", Keys: DefaultTourKeyMap()})
 	}
-	return append(sections, []helpSection{
-		{title: "Everywhere", keys: global},
-		{title: "Servers pane", keys: DefaultServersKeyMap()},
-		{title: "Tools pane", keys: DefaultToolsKeyMap()},
-		{title: "Typing a filter", keys: DefaultFilterKeyMap()},
-		{title: "Tool details", keys: DefaultDetailKeyMap()},
-		{title: "Server info (i)", keys: DefaultInfoKeyMap()},
-		{title: "A server's resources (i, then r)", keys: DefaultResourcesKeyMap()},
-		{title: "A server's prompts (i, then p)", keys: DefaultPromptsKeyMap()},
-		{title: "A read resource or a got prompt", keys: DefaultOutputKeyMap()},
-		{title: "Hazards view (z)", keys: DefaultHazardsKeyMap()},
-		{title: "Exported changes (E)", keys: DefaultExportKeyMap()},
-		{title: "Grants & taint (w)", keys: DefaultGrantsKeyMap()},
-		{title: "Rules (K)", keys: DefaultRulesKeyMap()},
-		{title: "A running call", keys: DefaultCallKeyMap()},
-		{title: "Results", keys: DefaultResultKeyMap()},
-		{title: "Logs", keys: DefaultLogsKeyMap()},
-		{title: "Activity (v)", keys: DefaultActivityKeyMap()},
-		{title: "Call form", keys: calls},
-		{title: "Approval dialog", keys: confirm},
-		{title: "Approval queue (a)", keys: DefaultQueueKeyMap()},
-		{title: "A server's request for input", keys: elicit},
-		{title: "Quit question", keys: question.QuitKeyMap()},
-		{title: "Accepting a changed definition", keys: question.AcceptKeyMap()},
-		{title: "Clearing a context's taint", keys: question.ClearTaintKeyMap()},
-		{title: "This help", keys: DefaultHelpKeyMap()},
+	return append(sections, []helpview.Section{
+		{Title: "Everywhere", Keys: global},
+		{Title: "Servers pane", Keys: panes.DefaultServersKeyMap()},
+		{Title: "Tools pane", Keys: panes.DefaultToolsKeyMap()},
+		{Title: "Typing a filter", Keys: panes.DefaultFilterKeyMap()},
+		{Title: "Tool details", Keys: detail.DefaultKeyMap()},
+		{Title: "Server info (i)", Keys: DefaultInfoKeyMap()},
+		{Title: "A server's resources (i, then r)", Keys: channels.DefaultResourcesKeyMap()},
+		{Title: "A server's prompts (i, then p)", Keys: channels.DefaultPromptsKeyMap()},
+		{Title: "A read resource or a got prompt", Keys: DefaultOutputKeyMap()},
+		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
+		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
+		{Title: "Grants & taint (w)", Keys: DefaultGrantsKeyMap()},
+		{Title: "Rules (K)", Keys: DefaultRulesKeyMap()},
+		{Title: "A running call", Keys: DefaultCallKeyMap()},
+		{Title: "Results", Keys: DefaultResultKeyMap()},
+		{Title: "Logs", Keys: logs.DefaultKeyMap()},
+		{Title: "Activity (v)", Keys: DefaultActivityKeyMap()},
+		{Title: "Call form", Keys: calls},
+		{Title: "Approval dialog", Keys: confirm},
+		{Title: "Approval queue (a)", Keys: queue.DefaultKeyMap()},
+		{Title: "A server's request for input", Keys: elicit},
+		{Title: "Quit question", Keys: question.QuitKeyMap()},
+		{Title: "Accepting a changed definition", Keys: question.AcceptKeyMap()},
+		{Title: "Clearing a context's taint", Keys: question.ClearTaintKeyMap()},
+		{Title: "This help", Keys: helpview.DefaultKeyMap()},
 	}...)
 }
 
-var _ help.KeyMap = keyMapFunc{}
+var _ help.KeyMap = common.KeyMapFunc{}
+
+// helpStyles builds the help bubble's styles from the theme, so NO_COLOR and the
+// background apply to it too.
+func helpStyles(st *theme.Styles) help.Styles {
+	return help.Styles{
+		Ellipsis:       st.Help,
+		ShortKey:       st.HelpKey,
+		ShortDesc:      st.Help,
+		ShortSeparator: st.Muted,
+		FullKey:        st.HelpKey,
+		FullDesc:       st.Help,
+		FullSeparator:  st.Muted,
+	}
+}
+
+// footerView is the one-line help: the bindings of what has focus now, then the
+// global ones. Disabled bindings are left out, so the footer is always true. When
+// the line is too wide, whole bindings go from the end: bubbles' help adds an item
+// that overflows when its ellipsis does not fit either, and the line was then cut
+// mid-word ("q qui…").
+func footerView(h help.Model, now help.KeyMap, global []key.Binding) string {
+	all := append(append([]key.Binding(nil), now.ShortHelp()...), global...)
+	for n := len(all); ; n-- {
+		out := h.ShortHelpView(all[:n])
+		if h.Width() <= 0 || n <= 1 || lipgloss.Width(out) <= h.Width() {
+			return out
+		}
+	}
+}

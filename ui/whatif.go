@@ -11,14 +11,13 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
-	"github.com/airlock-mcp/airlock/ui/theme"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 )
 
 // whatIfMsg reports that a live change was applied (or why not).
@@ -65,7 +64,7 @@ func nextPolicy(a trust.Action) trust.Action {
 // its policy would deny them anyway.
 func (m *Model) toggleDisabled(ref trust.Ref) tea.Cmd {
 	off := !m.over.Disabled[ref]
-	name := inline(m.st, ref.Qualified(), 40)
+	name := common.Inline(m.St, ref.Qualified(), 40)
 	what := name + " turned off for this session"
 	if !off {
 		what = name + " turned back on"
@@ -195,7 +194,7 @@ func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	if next == trust.ActionUnset {
 		word = "its tier's (no override)"
 	}
-	name := inline(m.st, ref.Qualified(), 40)
+	name := common.Inline(m.St, ref.Qualified(), 40)
 	what := name + " policy → " + word
 	apply := func(s *session.Manager) error { return s.SetToolPolicy(ref, next) }
 	now, then := m.policyEffect(ref, next)
@@ -220,13 +219,13 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 		return nil
 	}
 	next := nextTrust(sv.Trust)
-	name := inline(m.st, server, 32)
+	name := common.Inline(m.St, server, 32)
 	what := name + " trust " + sv.Trust.String() + " → " + next.String()
 	if next == m.configTrust[server] {
 		what += " (the config's)"
 	}
-	if note := believedNote(m.snap, server, next); note != "" {
-		what += " · " + inline(m.st, note, 160)
+	if note := hazards.BelievedNote(m.snap, server, next); note != "" {
+		what += " · " + common.Inline(m.St, note, 160)
 	}
 	apply := func(s *session.Manager) error { return s.SetServerTrust(server, next) }
 	if trustRank(next) > trustRank(sv.Trust) {
@@ -235,8 +234,8 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 			"",
 			"Its tools' tiers are recomputed, for this session: what was blocked may run, and what it claims about its tools may be believed, so calls may run unasked. T moves it on; U undoes every what-if change.",
 		}
-		if note := believedNote(m.snap, server, next); note != "" {
-			lines = append(lines, "", inline(m.st, note, 300))
+		if note := hazards.BelievedNote(m.snap, server, next); note != "" {
+			lines = append(lines, "", common.Inline(m.St, note, 300))
 		}
 		return m.askLoosen("Raise "+name+"'s trust to "+next.String()+"?", lines, "Raise it",
 			loosening{what: what, kept: "kept " + name + " " + sv.Trust.String(), apply: apply})
@@ -247,16 +246,16 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 // applyWhatIf takes the new snapshot after a live change and says what changed.
 func (m *Model) applyWhatIf(msg whatIfMsg) {
 	if msg.err != nil {
-		m.status = "✗ could not change: " + inline(m.st, msg.err.Error(), 100)
+		m.status = "✗ could not change: " + common.Inline(m.St, msg.err.Error(), 100)
 		return
 	}
 	before := m.snap
 	m.setSnapshot(m.sess.Snapshot())
 	m.status = "what-if: " + msg.what
-	if note := remainsNote(before, m.snap); note != "" {
-		m.status += " · " + inline(m.st, note, 200)
+	if note := hazards.RemainsNote(before, m.snap); note != "" {
+		m.status += " · " + common.Inline(m.St, note, 200)
 	}
-	if n := overrideCount(m.over); n > 0 {
+	if n := hazards.OverrideCount(m.over); n > 0 {
 		m.status += " · E exports the changes"
 	}
 }
@@ -311,99 +310,7 @@ func exportCmd(m *session.Manager) tea.Cmd {
 	}
 }
 
-// exportView shows where the fragment was written and the fragment itself, with
-// the reminder that the person's config was not modified.
-type exportView struct {
-	st            *theme.Styles
-	keys          ExportKeyMap
-	vp            viewport.Model
-	path, frag    string
-	width, height int
-}
-
-func newExportView(st *theme.Styles) exportView {
-	keys := DefaultExportKeyMap()
-	vp := viewport.New()
-	vp.KeyMap = keys.viewportKeys()
-	return exportView{st: st, keys: keys, vp: vp}
-}
-
-// SetSize sets the outer size; the content is wrapped again.
-func (e *exportView) SetSize(w, h int) {
-	e.width, e.height = w, h
-	iw, ih := paneInner(w, h)
-	e.vp.SetWidth(iw)
-	e.vp.SetHeight(max(ih-1, 1))
-	e.render()
-}
-
-// show sets the written path and fragment and scrolls to the top.
-func (e *exportView) show(path, frag string) {
-	e.path, e.frag = path, frag
-	e.render()
-	e.vp.GotoTop()
-}
-
-func (e *exportView) render() {
-	if e.path == "" {
-		return
-	}
-	st := e.st
-	iw, _ := paneInner(e.width, e.height)
-	var lines []string
-	lines = append(lines, st.OKText.Render("✓ written to"))
-	lines = append(lines, wrapOwn(inline(st, e.path, 0), iw, "  ", "  ")...)
-	lines = append(lines, "")
-	lines = append(lines, wrapOwn(st.WarnText.Render("Your config was not modified.")+
-		" Append this fragment to it by hand (a change to a table your config already has is a comment saying what to set there); airlock never rewrites your config. The changes stay live in this session until you quit.", iw, "", "")...)
-	lines = append(lines, "", st.Header.Render("fragment"))
-	// The fragment is airlock's own TOML, but it holds server and tool names a
-	// server chose: it goes through the same escaping as any server text.
-	lines = append(lines, blockLines(st, strings.TrimRight(e.frag, "\n"), iw, maxShownBytes, st.Gutter.Render(gutter))...)
-	e.vp.SetContent(strings.Join(lines, "\n"))
-}
-
-// exportAction is what a key in the export view asks the root to do.
-type exportAction int
-
-const (
-	exportNone exportAction = iota
-	exportBack
-)
-
-// Update handles keys; scrolling goes to the viewport.
-func (e exportView) Update(msg tea.Msg) (exportView, exportAction, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, e.keys.Back):
-			return e, exportBack, nil
-		case key.Matches(k, e.keys.Top):
-			e.vp.GotoTop()
-			return e, exportNone, nil
-		case key.Matches(k, e.keys.Bottom):
-			e.vp.GotoBottom()
-			return e, exportNone, nil
-		}
-	}
-	var cmd tea.Cmd
-	e.vp, cmd = e.vp.Update(msg)
-	return e, exportNone, cmd
-}
-
-// View renders the heading and the content in a pane.
-func (e exportView) View() string {
-	iw, _ := paneInner(e.width, e.height)
-	head := e.st.Header.Render(fit("What-if changes exported as a TOML fragment", iw))
-	lines := append([]string{head}, strings.Split(e.vp.View(), "\n")...)
-	return paneBox(e.st, true, e.width, e.height, lines)
-}
-
-// keyMap returns the bindings that apply now, for the footer.
-func (e exportView) keyMap() keyMapFunc {
-	return keyMapFunc{short: e.keys.ShortHelp(), full: e.keys.FullHelp()}
-}
-
 // unsavedText is the status line's note of live changes not in the config.
 func unsavedText(n int) string {
-	return "* " + strconv.Itoa(n) + " unsaved change" + plural(n)
+	return "* " + strconv.Itoa(n) + " unsaved change" + common.Plural(n)
 }

@@ -55,8 +55,8 @@ func TestServerTrustCycleRecomputesBannerAndTiers(t *testing.T) {
 		t.Fatalf("the demo starts without the trifecta in the banner:\n%s", h.plain())
 	}
 	h.keys("tab", "down", "down") // the servers pane, on mail (untrusted in the config)
-	if h.m.servers.selected() != "mail" {
-		t.Fatalf("selected server %q, want mail", h.m.servers.selected())
+	if h.m.servers.Selected() != "mail" {
+		t.Fatalf("selected server %q, want mail", h.m.servers.Selected())
 	}
 
 	h.keys("T") // untrusted → blocked
@@ -101,7 +101,7 @@ func TestOverridesChangedRefreshesEveryChild(t *testing.T) {
 	if err := h.sess.SetDisabled(refSend, true); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the event to reach the tools pane", func(m Model) bool { return m.tools.changed[refSend] })
+	h.waitFor("the event to reach the tools pane", func(m Model) bool { return m.tools.Changed[refSend] })
 	if hasHazard(h.m, trust.HazardLethalTrifecta) {
 		t.Error("the snapshot kept the trifecta")
 	}
@@ -119,11 +119,11 @@ func TestHazardsViewListsLegsAndBreaksTheTrifecta(t *testing.T) {
 		"private-data · 3 tools", "exfiltration · 1 tool", "notes__list_notes", "web__fetch_url",
 		"! high · OPEN-WORLD EXFILTRATION", "UNTRUSTED → DESTRUCTIVE")
 	// The first tool row is mail__send_email, the untrusted-content leg's first tool.
-	if ref, _ := h.m.hazards.selected(); ref != refSend {
+	if ref, _ := h.m.hazards.Selected(); ref != refSend {
 		t.Fatalf("cursor on %v, want mail__send_email", ref)
 	}
 	h.keys("down")
-	if ref, _ := h.m.hazards.selected(); ref.Qualified() != "web__fetch_url" {
+	if ref, _ := h.m.hazards.Selected(); ref.Qualified() != "web__fetch_url" {
 		t.Fatalf("down moved to %v, want web__fetch_url", ref)
 	}
 	h.keys("up")
@@ -135,7 +135,7 @@ func TestHazardsViewListsLegsAndBreaksTheTrifecta(t *testing.T) {
 		t.Errorf("the trifecta is still on screen:\n%s", screen)
 	}
 	screenHas(t, screen, "* Changed in this session · 1 unsaved", "* mail__send_email", "* off for this session", "* 1 unsaved change")
-	if ref, _ := h.m.hazards.selected(); ref != refSend {
+	if ref, _ := h.m.hazards.Selected(); ref != refSend {
 		t.Fatalf("after x the cursor is on %v, want mail__send_email in the changes", ref)
 	}
 
@@ -223,7 +223,7 @@ func TestExportWritesAFragmentThatParses(t *testing.T) {
 	if _, err := os.Stat(cfg.Path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the config file itself was touched: %v", err)
 	}
-	content := ansi.Strip(h.m.export.vp.GetContent())
+	content := ansi.Strip(h.m.export.Content())
 	screenHas(t, content, "✓ written to\n  "+path, "Your config was not modified", "Append this fragment", "by hand",
 		`│ # [servers.notes] is already in the config: set trust = "untrusted"`, "│ [servers.mail.tools.send_email]", `│ policy = "deny"`)
 	h.keys("esc")
@@ -264,7 +264,7 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 
 	// a is text while a denial's reason is typed.
 	h.keys("d", "a")
-	if h.m.queue.open {
+	if h.m.queue.Open {
 		t.Fatal("a typed into the reason opened the queue")
 	}
 	h.keys("esc") // back to choosing, nothing decided
@@ -273,7 +273,7 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 	}
 
 	h.keys("a")
-	if !h.m.queue.open {
+	if !h.m.queue.Open {
 		t.Fatal("a did not open the queue")
 	}
 	screen := h.plain()
@@ -289,8 +289,8 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 
 	// enter on the second brings its dialog to the front; it arms afresh.
 	h.keys("down", "enter")
-	if h.m.queue.open || frontPending(h.m).Tool.Ref.Tool != "delete_note" {
-		t.Fatalf("enter on delete_note: queue open %v, shown %s", h.m.queue.open, frontPending(h.m).Tool.Ref.Qualified())
+	if h.m.queue.Open || frontPending(h.m).Tool.Ref.Tool != "delete_note" {
+		t.Fatalf("enter on delete_note: queue open %v, shown %s", h.m.queue.Open, frontPending(h.m).Tool.Ref.Qualified())
 	}
 	if h.m.q.Armed() {
 		t.Fatal("the dialog brought to the front was armed at once")
@@ -320,7 +320,7 @@ func TestGatewayURLInTitleAndHelp(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	screenHas(t, strings.Split(h.plain(), "\n")[0], "gateway http://127.0.0.1:7878/mcp")
 	h.keys("?")
-	help := ansi.Strip(h.m.overlay.vp.GetContent())
+	help := ansi.Strip(h.m.overlay.VP.GetContent())
 	screenHas(t, help, "Connect an agent", "http://127.0.0.1:7878/mcp", "airlock gateway snippet claude",
 		"Hazards view (z)", "Approval queue (a)", "export what-if changes")
 	if i, j := strings.Index(help, "Connect an agent"), strings.Index(help, "Everywhere"); i < 0 || i > j {
@@ -357,8 +357,8 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 
 	// 2: the server that lies about read-only.
 	h.keys("n")
-	if h.m.screen != screenDetail || h.m.detail.tool.Ref != refSend {
-		t.Fatalf("step 2 shows %v of %v, want mail__send_email's details", h.m.screen, h.m.detail.tool.Ref)
+	if h.m.screen != screenDetail || h.m.detail.Tool.Ref != refSend {
+		t.Fatalf("step 2 shows %v of %v, want mail__send_email's details", h.m.screen, h.m.detail.Tool.Ref)
 	}
 	if selected(h.m) != "mail__send_email" {
 		t.Errorf("the tools pane selects %q", selected(h.m))
@@ -414,7 +414,7 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 		tl, ok := m.snap.Tool("notes", "create_note")
 		return ok && tl.Pin == trust.PinChanged
 	})
-	h.waitFor("its details", func(m Model) bool { return m.screen == screenDetail && m.detail.tool.Ref == refCreate })
+	h.waitFor("its details", func(m Model) bool { return m.screen == screenDetail && m.detail.Tool.Ref == refCreate })
 	screenHas(t, h.plain(), "Tour 4/4 · Rug pull", "Changed since pinned")
 	fits("step 4")
 
@@ -439,7 +439,7 @@ func TestEscLeavesTheTour(t *testing.T) {
 	// Outside the tour, help lists no tour keys.
 	h2 := newHarnessFor(t, sess, 80, 24, false, Options{})
 	h2.keys("?")
-	if strings.Contains(ansi.Strip(h2.m.overlay.vp.GetContent()), "Guided tour") {
+	if strings.Contains(ansi.Strip(h2.m.overlay.VP.GetContent()), "Guided tour") {
 		t.Error("help lists the tour outside it")
 	}
 }
@@ -474,8 +474,8 @@ func TestTourCaptionKeepsItsKeysAtEverySize(t *testing.T) {
 func TestWhatIf_LooseningTakesTheChord(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
 	h.keys("tab", "down", "down") // the servers pane, on mail (untrusted in the config)
-	if h.m.servers.selected() != "mail" {
-		t.Fatalf("selected server %q, want mail", h.m.servers.selected())
+	if h.m.servers.Selected() != "mail" {
+		t.Fatalf("selected server %q, want mail", h.m.servers.Selected())
 	}
 	h.keys("T") // untrusted → blocked: tightens, one key
 	h.waitFor("mail to be blocked", func(m Model) bool { s, _ := m.snap.Server("mail"); return s.Trust == trust.BlockedServer })
@@ -514,7 +514,7 @@ func TestWhatIf_LooseningTakesTheChord(t *testing.T) {
 	// p in the hazards view on mail__send_email: none → ask → deny at one key each,
 	// deny → none (its tier's policy) asks.
 	h.keys("esc", "z")
-	if ref, _ := h.m.hazards.selected(); ref != refSend {
+	if ref, _ := h.m.hazards.Selected(); ref != refSend {
 		t.Fatalf("cursor on %v, want mail__send_email", ref)
 	}
 	for _, want := range []trust.Action{trust.Ask, trust.Deny} {

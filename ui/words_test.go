@@ -15,6 +15,8 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 )
 
 // Issue 15 item 4: "guarded" means one thing everywhere, and ? explains the
@@ -27,8 +29,8 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 		t.Error("the banner still says the false sentence")
 	}
 	h.keys("?")
-	help := strings.Join(strings.Fields(ansi.Strip(h.m.overlay.vp.GetContent())), " ")
-	for _, g := range Glossary {
+	help := strings.Join(strings.Fields(ansi.Strip(h.m.overlay.VP.GetContent())), " ")
+	for _, g := range helpview.Glossary {
 		if !strings.Contains(help, g[0]) || !strings.Contains(help, strings.Join(strings.Fields(g[1]), " ")) {
 			t.Errorf("help lacks the word %q: %q", g[0], g[1])
 		}
@@ -37,15 +39,15 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 	// At 80 columns every definition is wrapped, never cut.
 	h80 := newHarness(t, 80, 24, false)
 	h80.keys("?")
-	flat := strings.Join(strings.Fields(ansi.Strip(h80.m.overlay.vp.GetContent())), " ")
-	for _, g := range Glossary {
+	flat := strings.Join(strings.Fields(ansi.Strip(h80.m.overlay.VP.GetContent())), " ")
+	for _, g := range helpview.Glossary {
 		if !strings.Contains(flat, strings.Join(strings.Fields(g[1]), " ")) {
 			t.Errorf("at 80 columns the help lacks %q", g[0])
 		}
 	}
-	iw := h80.m.overlay.vp.Width()
-	for _, l := range strings.Split(h80.m.overlay.vp.GetContent(), "\n") {
-		for _, g := range Glossary {
+	iw := h80.m.overlay.VP.Width()
+	for _, l := range strings.Split(h80.m.overlay.VP.GetContent(), "\n") {
+		for _, g := range helpview.Glossary {
 			if strings.Contains(l, g[0]+" ") && ansi.StringWidth(l) > iw {
 				t.Errorf("the help's line for %q is wider than the overlay (%d > %d), so it is cut", g[0], ansi.StringWidth(l), iw)
 			}
@@ -60,27 +62,27 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 	h := newHarness(t, 100, 30, true)
 	h.m.opts.GatewayURL = "http://127.0.0.1:7878/mcp"
-	h.m.detail.gateway = true
+	h.m.detail.Gateway = true
 	for i, n := range rowNames(h.m) {
 		if n == "mail__send_email" {
-			h.m.tools.cursor = i
+			h.m.tools.Cursor = i
 		}
 	}
 	h.keys("enter")
-	screenHas(t, ansi.Strip(h.m.detail.vp.GetContent()), "served to agents as mail__send_email")
+	screenHas(t, ansi.Strip(h.m.detail.VP.GetContent()), "served to agents as mail__send_email")
 	h.keys("esc", "x") // turn it off for this session: blocked
 	h.waitFor("send_email to be blocked", func(m Model) bool {
 		tl, ok := m.snap.Tool("mail", "send_email")
 		return ok && tl.Class.Tier == trust.TierBlocked
 	})
 	h.keys("enter")
-	content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.vp.GetContent())), " ")
+	content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.VP.GetContent())), " ")
 	if strings.Contains(content, "served to agents as") || !strings.Contains(content, "not served to agents: a blocked tool is neither listed to them nor callable") {
 		t.Errorf("the blocked tool's detail does not tell the truth about agents:\n%s", content)
 	}
-	h.m.detail.gateway = false
-	h.m.detail.refresh(h.m.detail.tool, h.m.detail.served, h.m.detail.now, nil)
-	if strings.Contains(ansi.Strip(h.m.detail.vp.GetContent()), "served to agents as") {
+	h.m.detail.Gateway = false
+	h.m.detail.Refresh(h.m.detail.Tool, h.m.detail.Served, h.m.detail.Now, nil)
+	if strings.Contains(ansi.Strip(h.m.detail.VP.GetContent()), "served to agents as") {
 		t.Error("without a gateway the detail says the tool is served")
 	}
 }
@@ -90,7 +92,7 @@ func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
 	h := newHarness(t, 80, 24, true)
 	h.keys("x") // turn the selected tool off for this session
-	h.waitFor("the what-if change", func(m Model) bool { return overrideCount(m.over) == 1 })
+	h.waitFor("the what-if change", func(m Model) bool { return hazards.OverrideCount(m.over) == 1 })
 	nm, cmd := h.m.Update(keyPress("q"))
 	h.m = *nm.(*Model)
 	if cmd != nil {
@@ -118,7 +120,7 @@ func TestTour_LeavingOffersRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := newHarnessFor(t, sess, 80, 24, false, Options{Title: "demo", Demo: set.Notes().RugPull, Tour: true})
-		h.waitFor("the what-if change", func(m Model) bool { return overrideCount(m.over) == 1 })
+		h.waitFor("the what-if change", func(m Model) bool { return hazards.OverrideCount(m.over) == 1 })
 		h.keys("esc")
 		if h.m.tour.on {
 			t.Fatal("esc did not leave the tour")
@@ -126,7 +128,7 @@ func TestTour_LeavingOffersRestore(t *testing.T) {
 		screen := strings.Join(strings.Fields(h.plain()), " ")
 		screenHas(t, screen, "Restore the session the tour changed?", "1 what-if change", "stays TAINTED (w, then C clears it)", "arming")
 		h.keys("enter") // typed before it armed: answers nothing
-		if overrideCount(h.m.over) != 1 {
+		if hazards.OverrideCount(h.m.over) != 1 {
 			t.Fatal("a key typed while the question armed restored the session")
 		}
 		h.armQuestion()
@@ -167,18 +169,18 @@ func TestResetKeyAndTourRestart(t *testing.T) {
 	if err := sess.SetDisabled(trust.Ref{Server: "web", Tool: "fetch_url"}, true); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("two what-if changes", func(m Model) bool { return overrideCount(m.over) == 2 })
+	h.waitFor("two what-if changes", func(m Model) bool { return hazards.OverrideCount(m.over) == 2 })
 	h.keys("U")
 	screenHas(t, h.plain(), "Undo 2 what-if changes?")
 	h.armQuestion()
 	h.keys("enter") // focus starts on Keep them
-	if overrideCount(h.m.over) != 2 {
+	if hazards.OverrideCount(h.m.over) != 2 {
 		t.Fatal("enter on the focused answer undid the changes")
 	}
 	h.keys("U")
 	h.armQuestion()
 	h.keys("right", "enter")
-	h.waitFor("the changes undone", func(m Model) bool { return overrideCount(m.over) == 0 })
+	h.waitFor("the changes undone", func(m Model) bool { return hazards.OverrideCount(m.over) == 0 })
 	if o := sess.Overrides(); len(o.Trust)+len(o.Disabled) != 0 {
 		t.Errorf("overrides left: %+v", o)
 	}
@@ -216,7 +218,7 @@ func TestDetail_ShowsTheMappedName(t *testing.T) {
 		Servers: []config.Server{{Name: "notes", Trust: trust.Trusted}}}
 	sess := startManager(t, cfg, map[string]*mcp.Server{"notes": s})
 	h := newHarnessFor(t, sess, 120, 40, true, Options{Title: "names"})
-	h.m.detail.gateway = true
+	h.m.detail.Gateway = true
 	for _, tc := range []struct{ tool, why string }{
 		{"get.item", "holds characters other than A-Z a-z 0-9 _ -"},
 		{long, "is longer than the 44-byte name budget"},
@@ -227,7 +229,7 @@ func TestDetail_ShowsTheMappedName(t *testing.T) {
 			t.Fatalf("%s is served as %q %v", tc.tool, served, ok)
 		}
 		h.m.openDetail(ti)
-		content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.vp.GetContent())), " ")
+		content := strings.Join(strings.Fields(ansi.Strip(h.m.detail.VP.GetContent())), " ")
 		for _, want := range []string{"served to agents as " + served, "the agent calls it " + served, tc.why} {
 			if !strings.Contains(content, want) {
 				t.Errorf("the detail of %s lacks %q:\n%s", tc.tool, want, content)

@@ -1,0 +1,545 @@
+// Package hazards is the hazards screen (z) and the risk banner's words: every
+// hazard of the toolset with the tools of each leg, where a tool can be turned off,
+// given a policy or have its server's trust changed for this session (what-if).
+// A key asks the root for the change (Disable, Policy, Trust, OpenTool); the root
+// makes it through the session and hands the new snapshot back (SetData).
+package hazards
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// maxLegRows bounds the tool rows one leg lists; the rest are counted. A leg can
+// hold thousands of tools in a large session, and the tools pane filters them.
+const maxLegRows = 200
+
+// hzLine is one line of the hazards view: airlock's own text, or a tool or a
+// server the person can act on.
+type hzLine struct {
+	Text   string    // rendered, escaped; without the cursor column
+	Ref    trust.Ref // a tool row when ref.Tool != ""
+	server string    // a server row (the changes section) when not ""
+}
+
+func (l hzLine) selectable() bool { return l.Ref.Tool != "" || l.server != "" }
+
+// key identifies what a row is about, to keep the cursor on it across rebuilds.
+func (l hzLine) key() string {
+	if l.Ref.Tool != "" {
+		return "t\x00" + l.Ref.Server + "\x00" + l.Ref.Tool
+	}
+	if l.server != "" {
+		return "s\x00" + l.server
+	}
+	return ""
+}
+
+// Model lists every hazard of the toolset: its severity, whether it is
+// guarded, its summary and, per leg, the concrete tools with their tier and
+// trust. Below the hazards it lists the person's what-if changes, so that a tool
+// that left every hazard (because it was turned off) can be turned back on. The
+// person moves between tool rows and acts on them; the root carries the action
+// out through the session and hands the view the new snapshot.
+type Model struct {
+	*common.Common
+	keys KeyMap
+
+	snap   *model.Snapshot
+	over   model.Overrides
+	config map[string]trust.ServerTrust // each server's trust in the config
+
+	Lines  []hzLine
+	cursor int // index into lines of a selectable line, -1 when none
+	offset int // first visible line
+	// Dirty says the snapshot changed since lines were built; the lines are built
+	// only while the view is shown.
+	Dirty bool
+
+	width, height int
+}
+
+func New(com *common.Common) Model {
+	return Model{Common: com, keys: DefaultKeyMap(), cursor: -1}
+}
+
+// SetSize sets the outer size; the lines are wrapped again for the new width.
+func (v *Model) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.Dirty = true
+}
+
+// SetData takes a new snapshot and the live changes; the lines are rebuilt when
+// next shown.
+func (v *Model) SetData(s *model.Snapshot, over model.Overrides, config map[string]trust.ServerTrust) {
+	v.snap, v.over, v.config = s, over, config
+	v.Dirty = true
+}
+
+// Open shows the view from its first tool row.
+func (v *Model) Open() {
+	v.cursor, v.offset = -1, 0
+	v.rebuild()
+}
+
+// Refresh rebuilds the lines if anything changed, keeping the cursor on the
+// same tool or server where it is still listed.
+func (v *Model) Refresh() {
+	if v.Dirty {
+		v.rebuild()
+	}
+}
+
+// Selected returns the tool (ref.Tool != "") or the server under the cursor.
+func (v Model) Selected() (trust.Ref, string) {
+	if v.cursor < 0 || v.cursor >= len(v.Lines) {
+		return trust.Ref{}, ""
+	}
+	l := v.Lines[v.cursor]
+	if l.Ref.Tool != "" {
+		return l.Ref, l.Ref.Server
+	}
+	return trust.Ref{}, l.server
+}
+
+func (v *Model) rebuild() {
+	v.Dirty = false
+	if v.snap == nil {
+		return
+	}
+	st := v.St
+	iw, _ := common.PaneInner(v.width, v.height)
+	keep, keepAt := "", v.cursor
+	if v.cursor >= 0 && v.cursor < len(v.Lines) {
+		keep = v.Lines[v.cursor].key()
+	}
+	var ls []hzLine
+	add := func(texts ...string) {
+		for _, t := range texts {
+			ls = append(ls, hzLine{Text: t})
+		}
+	}
+	nameW := v.nameWidth(iw)
+	shown := v.shownNames(nameW)
+	if len(v.snap.Hazards) == 0 {
+		add(st.OKText.Render("✓ no toolset hazards") + st.Muted.Render(": no untrusted source reaches a tool that sends data out or destroys it"))
+	}
+	for i, h := range v.snap.Hazards {
+		if i > 0 {
+			add("")
+		}
+		style := st.Banner
+		if h.Severity == trust.SeverityCritical {
+			style = st.BannerCrit
+		}
+		guard := st.OKText.Render("✓ guarded") + st.Muted.Render(strings.TrimPrefix(trust.GuardedMeaning, "guarded"))
+		if h.Unguarded {
+			guard = st.ErrorText.Render("✗ UNGUARDED") + st.Muted.Render(strings.TrimPrefix(trust.UnguardedMeaning, "UNGUARDED"))
+		}
+		add(style.Render(theme.SeverityGlyph(h.Severity)+" "+string(h.Severity)+" · "+hazardTitle(h.Kind)) + "  " + guard)
+		add(common.WrapOwn(common.StyledInline(h.Summary, common.MarkFn(st)), iw-2, "  ", "  ")...)
+		for _, leg := range legOrder(h) {
+			names := h.Legs[leg]
+			add("  " + st.Key.Render(leg) + st.Muted.Render(" · "+strconv.Itoa(len(names))+" tool"+common.Plural(len(names))))
+			for j, q := range names {
+				if j == maxLegRows {
+					add(st.Muted.Render("      … " + strconv.Itoa(len(names)-j) + " more (the tools pane lists them all)"))
+					break
+				}
+				ls = append(ls, v.toolLine(q, shown[q], nameW, iw))
+				if note := legNote(v.snap, q, leg); note != "" {
+					add(common.WrapOwn(st.Muted.Render("↳ ")+common.Inline(st, note, 400), iw-2, "      ", "        ")...)
+				}
+			}
+		}
+	}
+	// Every sandbox asked for, applied or not: a server whose fence took it out of
+	// every hazard is listed here, and an unfenced one is a warning.
+	fenced := false
+	for _, sv := range v.snap.Servers {
+		if !sv.Fence.Requested {
+			continue
+		}
+		if !fenced {
+			add("", st.Header.Render("Sandboxes")+st.Muted.Render(" · a server fenced with no network cannot send data out"))
+			fenced = true
+		}
+		add(common.WrapOwn(common.Fit(common.Inline(st, sv.Name, nameW), nameW)+" "+FenceText(st, sv.Fence), iw-2, "  ", strings.Repeat(" ", nameW+3))...)
+	}
+	if n := OverrideCount(v.over); n > 0 {
+		add("", st.Header.Render("* Changed in this session · "+strconv.Itoa(n)+" unsaved")+st.Muted.Render(" · E writes them as a TOML fragment"))
+		servers := make([]string, 0, len(v.over.Trust))
+		for s := range v.over.Trust {
+			servers = append(servers, s)
+		}
+		sort.Strings(servers)
+		for _, s := range servers {
+			t := v.over.Trust[s]
+			text := st.WarnText.Render("* ") + common.Fit(common.Inline(st, s, nameW), nameW) + " server trust " + common.TrustBadge(st, t) +
+				st.Muted.Render(" (config: "+v.config[s].String()+")")
+			ls = append(ls, hzLine{Text: common.Fit(text, iw-4), server: s})
+		}
+		var refs []trust.Ref
+		for r := range v.over.Policy {
+			refs = append(refs, r)
+		}
+		for r, off := range v.over.Disabled {
+			if off && !slices.Contains(refs, r) {
+				refs = append(refs, r)
+			}
+		}
+		slices.SortFunc(refs, func(a, b trust.Ref) int { return strings.Compare(a.Qualified(), b.Qualified()) })
+		for _, r := range refs {
+			ls = append(ls, v.toolLine(r.Qualified(), shown[r.Qualified()], nameW, iw))
+		}
+		for _, name := range slices.Sorted(maps.Keys(v.over.RulesOff)) {
+			text := st.WarnText.Render("* ") + "rule " + common.Inline(st, name, max(iw/2, 16)) + st.Muted.Render(" off for "+common.Inline(st, v.over.RulesOff[name].Qualified(), 40)+" (K: turn it on)")
+			ls = append(ls, hzLine{Text: common.Fit(text, iw-4)})
+		}
+	}
+	v.Lines = ls
+	v.cursor = -1
+	if keep != "" {
+		for i, l := range ls {
+			if l.key() == keep {
+				v.cursor = i
+				break
+			}
+		}
+	}
+	if v.cursor < 0 {
+		// The row left (its hazard is gone): the nearest row at or after where it was.
+		v.cursor = v.nextSelectable(max(keepAt, 0), 1)
+		if v.cursor < 0 {
+			v.cursor = v.nextSelectable(len(ls)-1, -1)
+		}
+	}
+	v.clamp()
+	v.updateKeys()
+}
+
+// legOrder lists a hazard's legs in the banner's order, then any other leg.
+func legOrder(h trust.Hazard) []string {
+	order := hazardLegs(h.Kind)
+	var rest []string
+	for l := range h.Legs {
+		if !slices.Contains(order, l) {
+			rest = append(rest, l)
+		}
+	}
+	sort.Strings(rest)
+	out := make([]string, 0, len(order)+len(rest))
+	for _, l := range append(order, rest...) {
+		if _, ok := h.Legs[l]; ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// nameWidth is the name column's width: the longest name listed, within bounds.
+func (v Model) nameWidth(iw int) int {
+	w := 8
+	for _, h := range v.snap.Hazards {
+		for _, names := range h.Legs {
+			for _, n := range names[:min(len(names), maxLegRows)] {
+				w = max(w, len(n))
+			}
+		}
+	}
+	for r := range v.over.Policy {
+		w = max(w, len(r.Qualified()))
+	}
+	for r := range v.over.Disabled {
+		w = max(w, len(r.Qualified()))
+	}
+	return min(w, max(iw*2/5, 12))
+}
+
+// shownNames is every tool name the view lists (a leg's rows and the changed
+// tools), cut to nameW together as the tools pane cuts them: in the middle,
+// keeping the tail, and so that no two different names look the same.
+func (v Model) shownNames(nameW int) map[string]string {
+	var qs []string
+	for _, h := range v.snap.Hazards {
+		for _, names := range h.Legs {
+			qs = append(qs, names[:min(len(names), maxLegRows)]...)
+		}
+	}
+	for r := range v.over.Policy {
+		qs = append(qs, r.Qualified())
+	}
+	for r := range v.over.Disabled {
+		qs = append(qs, r.Qualified())
+	}
+	slices.Sort(qs)
+	qs = slices.Compact(qs) // a tool in two legs is one name
+	shown := make([]string, len(qs))
+	for i, q := range qs {
+		shown[i] = common.PlainInline(trust.LegName(q))
+	}
+	shown = common.CutNames(shown, nameW)
+	out := make(map[string]string, len(qs))
+	for i, q := range qs {
+		out[q] = shown[i]
+	}
+	return out
+}
+
+// toolLine renders one tool of a leg: a change mark, its name (as shownNames
+// cut it), its tier, its server's trust and what this session changed about it.
+func (v Model) toolLine(qualified, shown string, nameW, iw int) hzLine {
+	st := v.St
+	server, tool, _ := strings.Cut(qualified, "__")
+	ref := trust.Ref{Server: server, Tool: tool}
+	t, ok := v.snap.Tool(server, tool)
+	mark := "  "
+	var change []string
+	if v.over.Disabled[ref] {
+		change = append(change, "off for this session")
+	}
+	if a, ok := v.over.Policy[ref]; ok {
+		change = append(change, "policy "+a.String())
+	}
+	if tr, ok := v.over.Trust[server]; ok {
+		change = append(change, "server "+tr.String())
+	}
+	if len(change) > 0 {
+		mark = st.WarnText.Render("* ")
+	}
+	text := mark + common.Fit(shown, nameW)
+	if ok {
+		text += " " + st.Tier(t.Class.Tier).Render(common.Fit(theme.TierLabel(t.Class.Tier), common.TierLabelW)) + " " + common.TrustBadge(st, t.ServerTrust)
+		if f := t.ServerFence(); f.Requested && !f.Applied {
+			text += " " + st.ErrorText.Render(trust.FenceColumn(f))
+		} else if f.Requested {
+			text += " " + st.OKText.Render(trust.FenceColumn(f))
+		}
+	} else {
+		text += " " + st.Muted.Render("(not listed now)")
+	}
+	if len(change) > 0 {
+		text += st.WarnText.Render("  * " + strings.Join(change, ", "))
+	}
+	return hzLine{Text: common.Fit(text, iw-4), Ref: ref}
+}
+
+// nextSelectable finds the first selectable line from i in direction dir, or -1.
+func (v Model) nextSelectable(i, dir int) int {
+	for ; i >= 0 && i < len(v.Lines); i += dir {
+		if v.Lines[i].selectable() {
+			return i
+		}
+	}
+	return -1
+}
+
+// visible is the number of lines between the heading and the line that counts
+// what is below.
+func (v Model) visible() int {
+	_, ih := common.PaneInner(v.width, v.height)
+	return max(ih-2, 1)
+}
+
+// clamp keeps the cursor visible, and shows the headings above it when they fit.
+func (v *Model) clamp() {
+	n := v.visible()
+	if v.cursor >= 0 {
+		if v.cursor < v.offset {
+			v.offset = v.cursor
+		}
+		if v.cursor >= v.offset+n {
+			v.offset = v.cursor - n + 1
+		}
+		for v.offset > 0 && !v.Lines[v.offset-1].selectable() && v.cursor-(v.offset-1) < n {
+			v.offset--
+		}
+		if v.cursor == v.nextSelectable(0, 1) {
+			v.offset = max(0, min(v.offset, v.cursor-n+1))
+		}
+	}
+	v.offset = min(max(v.offset, 0), max(len(v.Lines)-n, 0))
+}
+
+func (v *Model) updateKeys() {
+	ref, server := v.Selected()
+	tool := ref.Tool != ""
+	first, last := v.nextSelectable(0, 1), v.nextSelectable(len(v.Lines)-1, -1)
+	v.keys.Disable.SetEnabled(tool)
+	v.keys.Policy.SetEnabled(tool)
+	v.keys.Open.SetEnabled(tool)
+	v.keys.Trust.SetEnabled(server != "")
+	v.keys.Up.SetEnabled(v.cursor > first)
+	v.keys.Top.SetEnabled(v.cursor > first)
+	v.keys.PageUp.SetEnabled(v.offset > 0 || v.cursor > first)
+	v.keys.Down.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.Bottom.SetEnabled(v.cursor >= 0 && v.cursor < last)
+	v.keys.PageDown.SetEnabled(v.offset+v.visible() < len(v.Lines) || v.cursor < last)
+}
+
+// Action is what a key in the hazards view asks the root to do.
+type Action int
+
+const (
+	hazardsNone Action = iota
+	Back
+	OpenTool
+	Disable
+	Policy
+	Trust
+)
+
+// Update handles a key; the root acts on the returned action for selected().
+func (v Model) Update(msg tea.Msg) (Model, Action, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return v, hazardsNone, nil
+	}
+	act := hazardsNone
+	scroll := common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
+	if to, ok := list.Move(k, scroll, v.cursor, len(v.Lines), v.visible(), func(i int) bool { return v.Lines[i].selectable() }); ok {
+		v.cursor = to
+		switch {
+		case key.Matches(k, v.keys.PageUp):
+			v.offset -= v.visible()
+		case key.Matches(k, v.keys.Top):
+			v.offset = 0
+		}
+	}
+	switch {
+	case key.Matches(k, v.keys.Back):
+		act = Back
+	case key.Matches(k, v.keys.Open):
+		act = OpenTool
+	case key.Matches(k, v.keys.Disable):
+		act = Disable
+	case key.Matches(k, v.keys.Policy):
+		act = Policy
+	case key.Matches(k, v.keys.Trust):
+		act = Trust
+	}
+	v.clamp()
+	v.updateKeys()
+	return v, act, nil
+}
+
+// View renders the heading and the visible lines in a pane.
+func (v Model) View() string {
+	st := v.St
+	iw, _ := common.PaneInner(v.width, v.height)
+	n := 0
+	if v.snap != nil {
+		n = len(v.snap.Hazards)
+	}
+	head := "Hazards · " + strconv.Itoa(n) + " · x off · p policy · T trust: what-if for this session"
+	lines := []string{common.PaneHeading(st, head, true, iw)}
+	end := min(v.offset+v.visible(), len(v.Lines))
+	for i := v.offset; i < end; i++ {
+		l := v.Lines[i]
+		switch {
+		case i == v.cursor:
+			lines = append(lines, st.Selected.Render(common.Fit("  ▸ "+ansi.Strip(l.Text), iw)))
+		case l.selectable():
+			lines = append(lines, "    "+l.Text)
+		default:
+			lines = append(lines, l.Text)
+		}
+	}
+	if below := len(v.Lines) - end; below > 0 {
+		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(below)+" more line"+common.Plural(below)+" (pgdn)", iw)))
+	}
+	return common.PaneBox(st, true, v.width, v.height, lines)
+}
+
+// KeyMap returns the bindings that apply now, for the footer.
+func (v Model) KeyMap() common.KeyMapFunc {
+	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
+}
+
+// OverrideCount is the number of live changes: one per server trust, per tool
+// policy, per tool turned off and per rule turned off.
+func OverrideCount(o model.Overrides) int {
+	n := len(o.Trust) + len(o.Policy) + len(o.RulesOff)
+	for _, off := range o.Disabled {
+		if off {
+			n++
+		}
+	}
+	return n
+}
+
+// FenceText says what a server's sandbox enforces, escaped ("fenced: no network,
+// reads ~/project, writes ~/project/out"); a sandbox asked for and not applied is
+// a warning in the error style ("⚠ unfenced: sandbox requested but not applied:
+// WHY").
+func FenceText(st *theme.Styles, f trust.Fence) string {
+	words := common.Inline(st, trust.FenceWords(f), 1000)
+	if f.Requested && !f.Applied {
+		return st.ErrorText.Render("⚠ unfenced") + st.ErrorText.Render(strings.TrimPrefix(words, "unfenced"))
+	}
+	return words
+}
+
+// KeyMap holds the keys of the hazards view. Disable, Policy and Open
+// work on a tool row; Trust on a tool or server row.
+type KeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding
+	Disable  key.Binding
+	Policy   key.Binding
+	Trust    key.Binding
+	Back     key.Binding
+}
+
+// DefaultKeyMap returns the hazards view's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous tool")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next tool")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "tool details")),
+		Disable:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn the tool off / on for this session")),
+		Policy:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its policy: none → ask → deny → none")),
+		Trust:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "its server's trust: trusted → untrusted → blocked")),
+		Back:     key.NewBinding(key.WithKeys("esc", "z", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap, in words short enough for 80 columns.
+func (k KeyMap) ShortHelp() []key.Binding {
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	return []key.Binding{short(k.Down, "move"), short(k.Disable, "off"), short(k.Policy, "policy"),
+		short(k.Trust, "trust"), short(k.Open, "details"), k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Disable, k.Policy, k.Trust, k.Open, k.Back},
+	}
+}
