@@ -1,0 +1,565 @@
+package oldtrust
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxCanonicalDepth is the deepest nesting of arrays and objects Canonical accepts. A
+// real tool schema is a few levels deep; the bound keeps a hostile one from costing
+// unbounded stack.
+const MaxCanonicalDepth = 256
+
+// ErrTooDeep is returned (wrapped) by Canonical and ToolFingerprint when the JSON nests
+// deeper than MaxCanonicalDepth.
+var ErrTooDeep = errors.New("json nests too deeply")
+
+// Canonical returns raw, which must be exactly one JSON value, in a canonical form:
+// object members sorted by key, no insignificant whitespace, numbers kept as their
+// original literal (1.0 and 1 stay different), and strings re-encoded the way
+// encoding/json writes them but without HTML escaping (so "<" stays "<").
+//
+// Keys are ordered by the bytes of their decoded UTF-8 strings (Go's string order, not
+// RFC 8785's UTF-16 order), which is stable and enough for a fingerprint. An object
+// that repeats a key keeps every member, in the order received among equal keys, so a
+// change to either copy changes the result. As in encoding/json, invalid UTF-8 inside
+// a string decodes as U+FFFD, which is also what every Go MCP client sees.
+//
+// It returns an error for malformed JSON, for trailing data after the value, and
+// (wrapping ErrTooDeep) for nesting deeper than MaxCanonicalDepth.
+func Canonical(raw json.RawMessage) ([]byte, error) {
+	c := canonPool.Get().(*canonicaliser)
+	defer c.release()
+	out, err := c.run(raw, make([]byte, 0, len(raw)))
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// The canonicaliser reads the bytes once, front to back, and writes the canonical
+// form as it goes: scalars are copied (numbers) or transcoded (strings) straight into
+// the output. An object's members are written in the order received, each span
+// noted with its decoded key; when the object closes, and only if the keys are out
+// of order, the spans are stably sorted and the object's bytes rearranged once
+// through a scratch buffer. Nothing is allocated per token, and the buffers live in
+// a pool, so a typical tool costs one output buffer (none for ToolFingerprint).
+//
+// Its acceptance is encoding/json's Decoder: the JSON grammar of RFC 8259, only
+// space, tab, CR and LF as whitespace, raw control characters refused inside
+// strings, bytes that are not UTF-8 accepted there and read as U+FFFD (one per byte,
+// as utf8.DecodeRune reads them), and a \u escape of a lone or misordered surrogate
+// read as U+FFFD. The old token-by-token implementation is kept in
+// canonical_oracle_test.go and the tests compare the two.
+type canonicaliser struct {
+	src     []byte
+	i       int
+	out     []byte
+	keys    []byte      // decoded keys of the objects being read, a stack
+	members []canonSpan // members of the objects being read, a stack
+	scratch []byte      // where an out-of-order object is rearranged
+	own     []byte      // ToolFingerprint's output buffer, kept between calls
+}
+
+func (c *canonicaliser) scratchOut() []byte { return c.own[:0] }
+func (c *canonicaliser) keepOut(out []byte) { c.own = out }
+
+// canonSpan is one object member: its decoded key in keys and its bytes (key, colon
+// and value, without the comma) in out.
+type canonSpan struct {
+	k0, k1, m0, m1 int
+}
+
+var canonPool = sync.Pool{New: func() any { return new(canonicaliser) }}
+
+// release returns c to the pool unless one hostile value grew its buffers past what
+// is worth keeping.
+func (c *canonicaliser) release() {
+	c.src, c.out = nil, nil
+	if cap(c.keys) > 1<<16 || cap(c.members) > 1<<12 || cap(c.scratch) > 1<<20 || cap(c.own) > 1<<20 {
+		return
+	}
+	canonPool.Put(c)
+}
+
+var errCanonEOF = errors.New("unexpected end of JSON input")
+
+// run appends the canonical form of src to out.
+func (c *canonicaliser) run(src, out []byte) ([]byte, error) {
+	c.src, c.i, c.out = src, 0, out
+	c.keys, c.members = c.keys[:0], c.members[:0]
+	c.space()
+	if err := c.value(0); err != nil {
+		return nil, fmt.Errorf("canonical json: %w", err)
+	}
+	c.space()
+	if c.i != len(c.src) {
+		return nil, errors.New("canonical json: trailing data after the value")
+	}
+	return c.out, nil
+}
+
+func (c *canonicaliser) space() { c.i = skipSpace(c.src, c.i) }
+
+// skipSpace returns the index of the first byte of src from i on that is not JSON
+// whitespace (len(src) when there is none).
+func skipSpace(src []byte, i int) int {
+	for i < len(src) {
+		switch src[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func (c *canonicaliser) syntax(what string) error {
+	if c.i >= len(c.src) {
+		return errCanonEOF
+	}
+	return fmt.Errorf("invalid character %q %s at byte %d", c.src[c.i], what, c.i)
+}
+
+// value reads one value at c.i (whitespace already skipped) at nesting depth.
+func (c *canonicaliser) value(depth int) error {
+	if c.i >= len(c.src) {
+		return errCanonEOF
+	}
+	switch b := c.src[c.i]; b {
+	case '{', '[':
+		if depth >= MaxCanonicalDepth {
+			return fmt.Errorf("%w: more than %d levels", ErrTooDeep, MaxCanonicalDepth)
+		}
+		if b == '[' {
+			return c.array(depth)
+		}
+		return c.object(depth)
+	case '"':
+		return c.str(false)
+	case 't':
+		return c.literal("true")
+	case 'f':
+		return c.literal("false")
+	case 'n':
+		return c.literal("null")
+	default:
+		if b == '-' || b >= '0' && b <= '9' {
+			return c.number()
+		}
+		return c.syntax("looking for beginning of value")
+	}
+}
+
+func (c *canonicaliser) literal(lit string) error {
+	for j := 0; j < len(lit); j++ {
+		if c.i >= len(c.src) {
+			return errCanonEOF
+		}
+		if c.src[c.i] != lit[j] {
+			return c.syntax("in literal " + lit)
+		}
+		c.i++
+	}
+	c.out = append(c.out, lit...)
+	return nil
+}
+
+// number copies a number literal as written, after checking it against the grammar
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func (c *canonicaliser) number() error {
+	start := c.i
+	if c.src[c.i] == '-' {
+		c.i++
+	}
+	if c.i >= len(c.src) {
+		return errCanonEOF
+	}
+	switch b := c.src[c.i]; {
+	case b == '0':
+		c.i++
+	case b >= '1' && b <= '9':
+		c.i = c.digits(c.i + 1)
+	default:
+		return c.syntax("in numeric literal")
+	}
+	if c.i < len(c.src) && c.src[c.i] == '.' {
+		c.i++
+		if err := c.someDigits(); err != nil {
+			return err
+		}
+	}
+	if c.i < len(c.src) && (c.src[c.i] == 'e' || c.src[c.i] == 'E') {
+		c.i++
+		if c.i < len(c.src) && (c.src[c.i] == '+' || c.src[c.i] == '-') {
+			c.i++
+		}
+		if err := c.someDigits(); err != nil {
+			return err
+		}
+	}
+	c.out = append(c.out, c.src[start:c.i]...)
+	return nil
+}
+
+func (c *canonicaliser) digits(i int) int {
+	for i < len(c.src) && c.src[i] >= '0' && c.src[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func (c *canonicaliser) someDigits() error {
+	if c.i >= len(c.src) {
+		return errCanonEOF
+	}
+	if b := c.src[c.i]; b < '0' || b > '9' {
+		return c.syntax("in numeric literal")
+	}
+	c.i = c.digits(c.i + 1)
+	return nil
+}
+
+func (c *canonicaliser) array(depth int) error {
+	c.i++ // '['
+	c.out = append(c.out, '[')
+	c.space()
+	if c.i < len(c.src) && c.src[c.i] == ']' {
+		c.i++
+		c.out = append(c.out, ']')
+		return nil
+	}
+	for {
+		if err := c.value(depth + 1); err != nil {
+			return err
+		}
+		c.space()
+		if c.i >= len(c.src) {
+			return errCanonEOF
+		}
+		switch c.src[c.i] {
+		case ',':
+			c.i++
+			c.out = append(c.out, ',')
+			c.space()
+		case ']':
+			c.i++
+			c.out = append(c.out, ']')
+			return nil
+		default:
+			return c.syntax("after array element")
+		}
+	}
+}
+
+func (c *canonicaliser) object(depth int) error {
+	c.i++ // '{'
+	c.out = append(c.out, '{')
+	c.space()
+	if c.i < len(c.src) && c.src[c.i] == '}' {
+		c.i++
+		c.out = append(c.out, '}')
+		return nil
+	}
+	base, keyBase, start := len(c.members), len(c.keys), len(c.out)
+	for {
+		if c.i >= len(c.src) {
+			return errCanonEOF
+		}
+		if c.src[c.i] != '"' {
+			return c.syntax("looking for beginning of object key string")
+		}
+		m := canonSpan{k0: len(c.keys), m0: len(c.out)}
+		if err := c.str(true); err != nil {
+			return err
+		}
+		m.k1 = len(c.keys)
+		c.space()
+		if c.i >= len(c.src) {
+			return errCanonEOF
+		}
+		if c.src[c.i] != ':' {
+			return c.syntax("after object key")
+		}
+		c.i++
+		c.out = append(c.out, ':')
+		c.space()
+		if err := c.value(depth + 1); err != nil {
+			return err
+		}
+		m.m1 = len(c.out)
+		c.members = append(c.members, m)
+		c.space()
+		if c.i >= len(c.src) {
+			return errCanonEOF
+		}
+		if c.src[c.i] == '}' {
+			c.i++
+			break
+		}
+		if c.src[c.i] != ',' {
+			return c.syntax("after object key:value pair")
+		}
+		c.i++
+		c.out = append(c.out, ',')
+		c.space()
+	}
+	c.sortMembers(c.members[base:], start)
+	c.out = append(c.out, '}')
+	c.members, c.keys = c.members[:base], c.keys[:keyBase]
+	return nil
+}
+
+// sortMembers puts the members ms, written from out[start:] in the order received,
+// in the order of their decoded keys, keeping equal keys in the order received.
+func (c *canonicaliser) sortMembers(ms []canonSpan, start int) {
+	key := func(m canonSpan) []byte { return c.keys[m.k0:m.k1] }
+	sorted := true
+	for j := 1; j < len(ms); j++ {
+		if bytes.Compare(key(ms[j-1]), key(ms[j])) > 0 {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	slices.SortStableFunc(ms, func(a, b canonSpan) int { return bytes.Compare(key(a), key(b)) })
+	c.scratch = append(c.scratch[:0], c.out[start:]...)
+	w := start
+	for j, m := range ms {
+		if j > 0 {
+			c.out[w] = ','
+			w++
+		}
+		w += copy(c.out[w:], c.scratch[m.m0-start:m.m1-start])
+	}
+}
+
+// str reads the string at c.i and writes it the way encoding/json's Encoder writes
+// the decoded string with HTML escaping off: '"', '\\' and control characters escaped
+// (\b \f \n \r \t, else \u00xx), U+2028 and U+2029 as \u2028 and \u2029, every
+// other character as itself. When key is set, the decoded string is also appended
+// to c.keys, for sorting.
+func (c *canonicaliser) str(key bool) error {
+	c.i++ // '"'
+	c.out = append(c.out, '"')
+	src := c.src
+	for {
+		// The run of bytes that need nothing: printable ASCII other than '"' and '\\'.
+		j := c.i
+		for j < len(src) && plainByte[src[j]] {
+			j++
+		}
+		c.out = append(c.out, src[c.i:j]...)
+		if key {
+			c.keys = append(c.keys, src[c.i:j]...)
+		}
+		c.i = j
+		if j >= len(src) {
+			return errCanonEOF
+		}
+		switch b := src[j]; {
+		case b == '"':
+			c.i++
+			c.out = append(c.out, '"')
+			return nil
+		case b < 0x20:
+			return c.syntax("in string literal")
+		case b == '\\':
+			r, err := c.escape()
+			if err != nil {
+				return err
+			}
+			c.rune(r, key)
+		default:
+			r, size := utf8.DecodeRune(src[j:])
+			if r == utf8.RuneError && size == 1 {
+				c.rune(utf8.RuneError, key)
+			} else if r == '\u2028' || r == '\u2029' {
+				c.rune(r, key)
+			} else {
+				c.out = append(c.out, src[j:j+size]...)
+				if key {
+					c.keys = append(c.keys, src[j:j+size]...)
+				}
+			}
+			c.i += size
+		}
+	}
+}
+
+// escape reads the escape sequence at c.i and returns the character it stands for;
+// a \u escape of a surrogate takes the following \u escape with it when the two
+// make a pair, and is U+FFFD otherwise (the following escape is then read on its own).
+func (c *canonicaliser) escape() (rune, error) {
+	c.i++ // '\\'
+	if c.i >= len(c.src) {
+		return 0, errCanonEOF
+	}
+	b := c.src[c.i]
+	c.i++
+	if r, ok := simpleEscape(b); ok {
+		return r, nil
+	}
+	if b == 'u' {
+		r, err := c.hex4()
+		if err != nil {
+			return 0, err
+		}
+		r, c.i = surrogatePair(c.src, c.i, r)
+		return r, nil
+	}
+	c.i--
+	return 0, c.syntax("in string escape code")
+}
+
+func (c *canonicaliser) hex4() (rune, error) {
+	for j := 0; j < 4; j++ {
+		if c.i+j >= len(c.src) {
+			return 0, errCanonEOF
+		}
+		if _, ok := hexDigit(c.src[c.i+j]); !ok {
+			c.i += j
+			return 0, c.syntax("in \\u hexadecimal character escape")
+		}
+	}
+	r, _ := hex4(c.src[c.i : c.i+4])
+	c.i += 4
+	return r, nil
+}
+
+// simpleEscape is the character a one-letter escape (\n, \", …) stands for.
+func simpleEscape(b byte) (rune, bool) {
+	switch b {
+	case '"', '\\', '/':
+		return rune(b), true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
+}
+
+// surrogatePair finishes a \u escape whose four digits gave r and end at src[i]: a
+// surrogate takes the following \u escape with it when the two make a pair, and is
+// U+FFFD otherwise (the following escape is then read on its own), as
+// encoding/json decodes them. It returns the character and where reading goes on.
+func surrogatePair(src []byte, i int, r rune) (rune, int) {
+	if !utf16.IsSurrogate(r) {
+		return r, i
+	}
+	if i+6 <= len(src) && src[i] == '\\' && src[i+1] == 'u' {
+		if r2, ok := hex4(src[i+2 : i+6]); ok {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, i + 6
+			}
+		}
+	}
+	return utf8.RuneError, i
+}
+
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, x := range b[:4] {
+		d, ok := hexDigit(x)
+		if !ok {
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
+}
+
+func hexDigit(b byte) (byte, bool) {
+	switch {
+	case b >= '0' && b <= '9':
+		return b - '0', true
+	case b >= 'a' && b <= 'f':
+		return b - 'a' + 10, true
+	case b >= 'A' && b <= 'F':
+		return b - 'A' + 10, true
+	}
+	return 0, false
+}
+
+const lowerHex = "0123456789abcdef"
+
+// plainByte marks the bytes a string copies as they are: printable ASCII other than
+// '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// rune writes the decoded character r the way encoding/json's Encoder writes it, and
+// appends it as UTF-8 to c.keys when key is set.
+func (c *canonicaliser) rune(r rune, key bool) {
+	if key {
+		c.keys = utf8.AppendRune(c.keys, r)
+	}
+	switch {
+	case r == '"' || r == '\\':
+		c.out = append(c.out, '\\', byte(r))
+	case r == '\b':
+		c.out = append(c.out, '\\', 'b')
+	case r == '\f':
+		c.out = append(c.out, '\\', 'f')
+	case r == '\n':
+		c.out = append(c.out, '\\', 'n')
+	case r == '\r':
+		c.out = append(c.out, '\\', 'r')
+	case r == '\t':
+		c.out = append(c.out, '\\', 't')
+	case r < 0x20:
+		c.out = append(c.out, '\\', 'u', '0', '0', lowerHex[r>>4], lowerHex[r&0xF])
+	case r == '\u2028' || r == '\u2029':
+		c.out = append(c.out, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
+	default:
+		c.out = utf8.AppendRune(c.out, r)
+	}
+}
+
+// ToolFingerprint returns the lowercase hex SHA-256 of Canonical(raw), where raw is the
+// whole tool object exactly as the server sent it (name, title, description,
+// inputSchema, outputSchema, annotations, _meta). Reordering object keys or changing
+// whitespace keeps the fingerprint; any change of content changes it. The error is
+// Canonical's.
+func ToolFingerprint(raw json.RawMessage) (string, error) {
+	c := canonPool.Get().(*canonicaliser)
+	defer c.release()
+	out, err := c.run(raw, c.scratchOut())
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(out)
+	c.keepOut(out)
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:]), nil
+}
+
+// InstructionsFingerprint returns the lowercase hex SHA-256 of the server's
+// instructions string, byte for byte.
+func InstructionsFingerprint(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
