@@ -309,6 +309,11 @@ func (c *canonicaliser) str(key bool) error {
 		if key {
 			c.keys = append(c.keys, src[c.i:j]...)
 		}
+		if j < len(src) && src[j] == '"' {
+			c.i = j + 1
+			c.out = append(c.out, '"')
+			return nil
+		}
 		r, next, e := jsonlex.Char(src, j)
 		c.i = next
 		if e == jsonlex.EOF {

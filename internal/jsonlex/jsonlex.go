@@ -186,6 +186,9 @@ func AppendString(dst, b []byte, i int) ([]byte, int, Err) {
 	for {
 		j := PlainEnd(b, i)
 		dst = append(dst, b[i:j]...)
+		if j < len(b) && b[j] == '"' {
+			return dst, j + 1, OK
+		}
 		r, next, e := Char(b, j)
 		if e != OK || r == Quote {
 			return dst, next, e
@@ -202,6 +205,9 @@ func SkipString(b []byte, i int) (int, Err) {
 	for {
 		for i < len(b) && raw[b[i]] {
 			i++
+		}
+		if i < len(b) && b[i] == '"' {
+			return i + 1, OK
 		}
 		r, next, e := Char(b, i)
 		if e != OK || r == Quote {
