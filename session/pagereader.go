@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/internal/jsonlex"
 )
 
 // pageReader sits between a stdio server's stdout and go-sdk's reader. While a
@@ -371,55 +373,9 @@ func splitItems(b []byte, i int) ([]json.RawMessage, int) {
 }
 
 // skipValue returns the index just past the JSON value starting at b[i]; b is valid.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; ; i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-	default: // a number or a literal
-		for i < len(b) {
-			switch b[i] {
-			case ',', ']', '}', ' ', '\t', '\r', '\n':
-				return i
-			}
-			i++
-		}
-		return i
-	}
-}
+func skipValue(b []byte, i int) int { return jsonlex.SkipValid(b, i) }
 
-// skipString returns the index just past the string whose quote is b[i].
-func skipString(b []byte, i int) int {
-	for i++; ; i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
+func skipWS(b []byte, i int) int { return jsonlex.Space(b, i) }
 
 // plainInt reports whether v is an integer literal written as go-sdk's client writes
 // its request ids: no sign, no leading zero, at most 18 digits.

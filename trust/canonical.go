@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/internal/jsonlex"
 )
 
 // MaxArgsDepth bounds the nesting of call arguments (objects and arrays).
@@ -144,7 +146,7 @@ type argParser struct {
 	i   int
 }
 
-func (p *argParser) space() { p.i = skipSpace(p.src, p.i) }
+func (p *argParser) space() { p.i = jsonlex.Space(p.src, p.i) }
 
 func (p *argParser) errorf(format string, a ...any) error {
 	return fmt.Errorf(format+" at byte %d", append(a, p.i)...)
@@ -171,11 +173,18 @@ func (p *argParser) value(depth int, path string) (jv, error) {
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	default:
-		for _, lit := range []string{"true", "false", "null"} {
-			if strings.HasPrefix(string(p.src[p.i:min(len(p.src), p.i+5)]), lit) {
-				p.i += len(lit)
-				return jv{kind: 'l', text: lit}, nil
-			}
+		lit := ""
+		switch c {
+		case 't':
+			lit = "true"
+		case 'f':
+			lit = "false"
+		case 'n':
+			lit = "null"
+		}
+		if end, e := jsonlex.Literal(p.src, p.i, lit); lit != "" && e == jsonlex.OK {
+			p.i = end
+			return jv{kind: 'l', text: lit}, nil
 		}
 		return jv{}, p.errorf("invalid JSON")
 	}
@@ -264,7 +273,8 @@ func (p *argParser) array(depth int, path string) (jv, error) {
 	}
 }
 
-// str parses a string at p.i, resolving escapes. The input is known valid UTF-8.
+// str parses a string at p.i, resolving escapes. The input is known valid UTF-8;
+// a lone surrogate escape, which the lexer reads as U+FFFD, is refused.
 func (p *argParser) str() (string, error) {
 	p.i++ // "
 	// The decoded string is never longer than its source: size the builder once.
@@ -278,116 +288,71 @@ func (p *argParser) str() (string, error) {
 	var b strings.Builder
 	b.Grow(min(end, len(p.src)) - p.i)
 	for {
-		if p.i >= len(p.src) {
-			return "", p.errorf("unterminated string")
+		j := jsonlex.PlainEnd(p.src, p.i)
+		b.Write(p.src[p.i:j])
+		r, next, e := jsonlex.Char(p.src, j)
+		if e != jsonlex.OK {
+			return "", p.stringError(j)
 		}
-		c := p.src[p.i]
-		switch {
-		case c == '"':
-			p.i++
+		p.i = next
+		if r == jsonlex.Quote {
 			return b.String(), nil
-		case c < 0x20:
-			return "", p.errorf("unescaped control character in a string")
-		case c != '\\':
-			b.WriteByte(c)
-			p.i++
-			continue
 		}
-		p.i++ // backslash
-		if p.i >= len(p.src) {
-			return "", p.errorf("unterminated string")
-		}
-		e := p.src[p.i]
-		p.i++
-		switch e {
-		case '"', '\\', '/':
-			b.WriteByte(e)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, err := p.hex4()
-			if err != nil {
+		if r == utf8.RuneError && p.src[j] == '\\' {
+			if err := p.loneSurrogate(j); err != nil {
 				return "", err
 			}
-			switch {
-			case utf16.IsSurrogate(r) && r < 0xdc00:
-				if p.i+6 > len(p.src) || p.src[p.i] != '\\' || p.src[p.i+1] != 'u' {
-					return "", p.errorf("lone surrogate escape \\u%04x in a string", r)
-				}
-				p.i += 2
-				r2, err := p.hex4()
-				if err != nil {
-					return "", err
-				}
-				full := utf16.DecodeRune(r, r2)
-				if full == utf8.RuneError {
-					return "", p.errorf("lone surrogate escape \\u%04x in a string", r)
-				}
-				b.WriteRune(full)
-			case utf16.IsSurrogate(r):
-				return "", p.errorf("lone surrogate escape \\u%04x in a string", r)
-			default:
-				b.WriteRune(r)
-			}
-		default:
-			return "", p.errorf("invalid escape \\%c in a string", e)
 		}
+		b.WriteRune(r)
 	}
 }
 
-func (p *argParser) hex4() (rune, error) {
-	if p.i+4 > len(p.src) {
-		return 0, p.errorf("short \\u escape")
+// stringError is the error for a string the lexer could not read on from the
+// character that starts at src[j].
+func (p *argParser) stringError(j int) error {
+	switch {
+	case j >= len(p.src) || p.src[j] == '\\' && j+1 >= len(p.src):
+		p.i = len(p.src)
+		return p.errorf("unterminated string")
+	case p.src[j] != '\\':
+		p.i = j
+		return p.errorf("unescaped control character in a string")
+	case p.src[j+1] != 'u':
+		p.i = j + 2
+		return p.errorf("invalid escape \\%c in a string", p.src[j+1])
 	}
-	n, err := strconv.ParseUint(string(p.src[p.i:p.i+4]), 16, 32)
-	if err != nil {
-		return 0, p.errorf("invalid \\u escape")
+	p.i = j + 2
+	if j+6 > len(p.src) {
+		return p.errorf("short \\u escape")
 	}
-	p.i += 4
-	return rune(n), nil
+	return p.errorf("invalid \\u escape")
+}
+
+// loneSurrogate is the error for the \u escape at src[j] that the lexer read as
+// U+FFFD, and p.i is past: a lone or misordered surrogate (nil for \ufffd itself).
+func (p *argParser) loneSurrogate(j int) error {
+	r, _ := jsonlex.Hex4(p.src[j+2 : j+6])
+	if !utf16.IsSurrogate(r) {
+		return nil
+	}
+	if r < 0xdc00 && p.i+6 <= len(p.src) && p.src[p.i] == '\\' && p.src[p.i+1] == 'u' {
+		// The escape after a high surrogate was read with it and did not pair.
+		if _, ok := jsonlex.Hex4(p.src[p.i+2 : p.i+6]); !ok {
+			p.i += 2
+			return p.errorf("invalid \\u escape")
+		}
+		p.i += 6
+	}
+	return p.errorf("lone surrogate escape \\u%04x in a string", r)
 }
 
 // number validates a JSON number at p.i and keeps its text.
 func (p *argParser) number() (jv, error) {
 	start := p.i
-	if p.src[p.i] == '-' {
-		p.i++
-	}
-	digits := func() int {
-		n := 0
-		for p.i < len(p.src) && p.src[p.i] >= '0' && p.src[p.i] <= '9' {
-			p.i++
-			n++
-		}
-		return n
-	}
-	if p.i < len(p.src) && p.src[p.i] == '0' {
-		p.i++
-	} else if digits() == 0 {
+	end, e := jsonlex.Number(p.src, p.i)
+	p.i = end
+	if e != jsonlex.OK {
 		return jv{}, p.errorf("invalid number")
-	}
-	if p.i < len(p.src) && p.src[p.i] == '.' {
-		p.i++
-		if digits() == 0 {
-			return jv{}, p.errorf("invalid number")
-		}
-	}
-	if p.i < len(p.src) && (p.src[p.i] == 'e' || p.src[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.src) && (p.src[p.i] == '+' || p.src[p.i] == '-') {
-			p.i++
-		}
-		if digits() == 0 {
-			return jv{}, p.errorf("invalid number")
-		}
 	}
 	return jv{kind: 'l', text: string(p.src[start:p.i])}, nil
 }

@@ -79,3 +79,16 @@ func FuzzCanonicalArgs(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCanonicalArgs is one call's arguments made canonical: a dozen members
+// out of order, nested objects and arrays, escapes and non-ASCII text.
+func BenchmarkCanonicalArgs(b *testing.B) {
+	raw := []byte(`{"path":"/home/user/notes/2026/december.md","edits":[{"oldText":"line one\nline two","newText":"line \u00e9 one\n\"quoted\""},{"oldText":"tab\there","newText":"caf\u00e9 😀"}],"dryRun":false,"limit":120,"offset":-3.5e2,"options":{"z":true,"a":null,"m":[1,2,3,{"k":"v"}]},"author":"Zoë","tags":["a","b","c"]}`)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := CanonicalArgs(raw, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -9,8 +9,9 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/internal/jsonlex"
 )
 
 // MaxCanonicalDepth is the deepest nesting of arrays and objects Canonical accepts. A
@@ -107,20 +108,14 @@ func (c *canonicaliser) run(src, out []byte) ([]byte, error) {
 	return c.out, nil
 }
 
-func (c *canonicaliser) space() { c.i = skipSpace(c.src, c.i) }
+func (c *canonicaliser) space() { c.i = jsonlex.Space(c.src, c.i) }
 
-// skipSpace returns the index of the first byte of src from i on that is not JSON
-// whitespace (len(src) when there is none).
-func skipSpace(src []byte, i int) int {
-	for i < len(src) {
-		switch src[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
+// fail is the error for the lexer's e at c.i: what says where it was.
+func (c *canonicaliser) fail(e jsonlex.Err, what string) error {
+	if e == jsonlex.EOF || c.i >= len(c.src) {
+		return errCanonEOF
 	}
-	return i
+	return c.syntax(what)
 }
 
 func (c *canonicaliser) syntax(what string) error {
@@ -161,71 +156,24 @@ func (c *canonicaliser) value(depth int) error {
 }
 
 func (c *canonicaliser) literal(lit string) error {
-	for j := 0; j < len(lit); j++ {
-		if c.i >= len(c.src) {
-			return errCanonEOF
-		}
-		if c.src[c.i] != lit[j] {
-			return c.syntax("in literal " + lit)
-		}
-		c.i++
+	end, e := jsonlex.Literal(c.src, c.i, lit)
+	c.i = end
+	if e != jsonlex.OK {
+		return c.fail(e, "in literal "+lit)
 	}
 	c.out = append(c.out, lit...)
 	return nil
 }
 
-// number copies a number literal as written, after checking it against the grammar
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+// number copies a number literal as written, after checking it against the grammar.
 func (c *canonicaliser) number() error {
 	start := c.i
-	if c.src[c.i] == '-' {
-		c.i++
+	end, e := jsonlex.Number(c.src, c.i)
+	c.i = end
+	if e != jsonlex.OK {
+		return c.fail(e, "in numeric literal")
 	}
-	if c.i >= len(c.src) {
-		return errCanonEOF
-	}
-	switch b := c.src[c.i]; {
-	case b == '0':
-		c.i++
-	case b >= '1' && b <= '9':
-		c.i = c.digits(c.i + 1)
-	default:
-		return c.syntax("in numeric literal")
-	}
-	if c.i < len(c.src) && c.src[c.i] == '.' {
-		c.i++
-		if err := c.someDigits(); err != nil {
-			return err
-		}
-	}
-	if c.i < len(c.src) && (c.src[c.i] == 'e' || c.src[c.i] == 'E') {
-		c.i++
-		if c.i < len(c.src) && (c.src[c.i] == '+' || c.src[c.i] == '-') {
-			c.i++
-		}
-		if err := c.someDigits(); err != nil {
-			return err
-		}
-	}
-	c.out = append(c.out, c.src[start:c.i]...)
-	return nil
-}
-
-func (c *canonicaliser) digits(i int) int {
-	for i < len(c.src) && c.src[i] >= '0' && c.src[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-func (c *canonicaliser) someDigits() error {
-	if c.i >= len(c.src) {
-		return errCanonEOF
-	}
-	if b := c.src[c.i]; b < '0' || b > '9' {
-		return c.syntax("in numeric literal")
-	}
-	c.i = c.digits(c.i + 1)
+	c.out = append(c.out, c.src[start:end]...)
 	return nil
 }
 
@@ -356,159 +304,47 @@ func (c *canonicaliser) str(key bool) error {
 	src := c.src
 	for {
 		// The run of bytes that need nothing: printable ASCII other than '"' and '\\'.
-		j := c.i
-		for j < len(src) && plainByte[src[j]] {
-			j++
-		}
+		j := jsonlex.PlainEnd(src, c.i)
 		c.out = append(c.out, src[c.i:j]...)
 		if key {
 			c.keys = append(c.keys, src[c.i:j]...)
 		}
-		c.i = j
-		if j >= len(src) {
-			return errCanonEOF
-		}
-		switch b := src[j]; {
-		case b == '"':
-			c.i++
+		if j < len(src) && src[j] == '"' {
+			c.i = j + 1
 			c.out = append(c.out, '"')
 			return nil
-		case b < 0x20:
-			return c.syntax("in string literal")
-		case b == '\\':
-			r, err := c.escape()
-			if err != nil {
-				return err
-			}
-			c.rune(r, key)
-		default:
-			r, size := utf8.DecodeRune(src[j:])
-			if r == utf8.RuneError && size == 1 {
-				c.rune(utf8.RuneError, key)
-			} else if r == '\u2028' || r == '\u2029' {
-				c.rune(r, key)
-			} else {
-				c.out = append(c.out, src[j:j+size]...)
-				if key {
-					c.keys = append(c.keys, src[j:j+size]...)
-				}
-			}
-			c.i += size
 		}
+		r, next, e := jsonlex.Char(src, j)
+		c.i = next
+		if e == jsonlex.EOF {
+			return errCanonEOF
+		}
+		if e != jsonlex.OK {
+			return c.syntax(stringWhere(src, j, next))
+		}
+		if r == jsonlex.Quote {
+			c.out = append(c.out, '"')
+			return nil
+		}
+		// A character that is valid UTF-8 is written as the bytes it was read
+		// from; one that is not, as U+FFFD.
+		c.rune(r, key)
 	}
 }
 
-// escape reads the escape sequence at c.i and returns the character it stands for;
-// a \u escape of a surrogate takes the following \u escape with it when the two
-// make a pair, and is U+FFFD otherwise (the following escape is then read on its own).
-func (c *canonicaliser) escape() (rune, error) {
-	c.i++ // '\\'
-	if c.i >= len(c.src) {
-		return 0, errCanonEOF
-	}
-	b := c.src[c.i]
-	c.i++
-	if r, ok := simpleEscape(b); ok {
-		return r, nil
-	}
-	if b == 'u' {
-		r, err := c.hex4()
-		if err != nil {
-			return 0, err
-		}
-		r, c.i = surrogatePair(c.src, c.i, r)
-		return r, nil
-	}
-	c.i--
-	return 0, c.syntax("in string escape code")
-}
-
-func (c *canonicaliser) hex4() (rune, error) {
-	for j := 0; j < 4; j++ {
-		if c.i+j >= len(c.src) {
-			return 0, errCanonEOF
-		}
-		if _, ok := hexDigit(c.src[c.i+j]); !ok {
-			c.i += j
-			return 0, c.syntax("in \\u hexadecimal character escape")
-		}
-	}
-	r, _ := hex4(c.src[c.i : c.i+4])
-	c.i += 4
-	return r, nil
-}
-
-// simpleEscape is the character a one-letter escape (\n, \", …) stands for.
-func simpleEscape(b byte) (rune, bool) {
-	switch b {
-	case '"', '\\', '/':
-		return rune(b), true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
-	}
-	return 0, false
-}
-
-// surrogatePair finishes a \u escape whose four digits gave r and end at src[i]: a
-// surrogate takes the following \u escape with it when the two make a pair, and is
-// U+FFFD otherwise (the following escape is then read on its own), as
-// encoding/json decodes them. It returns the character and where reading goes on.
-func surrogatePair(src []byte, i int, r rune) (rune, int) {
-	if !utf16.IsSurrogate(r) {
-		return r, i
-	}
-	if i+6 <= len(src) && src[i] == '\\' && src[i+1] == 'u' {
-		if r2, ok := hex4(src[i+2 : i+6]); ok {
-			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-				return d, i + 6
-			}
-		}
-	}
-	return utf8.RuneError, i
-}
-
-func hex4(b []byte) (rune, bool) {
-	var r rune
-	for _, x := range b[:4] {
-		d, ok := hexDigit(x)
-		if !ok {
-			return 0, false
-		}
-		r = r<<4 | rune(d)
-	}
-	return r, true
-}
-
-func hexDigit(b byte) (byte, bool) {
+// stringWhere names the part of a string where the lexer stopped at src[at] after
+// the character that starts at src[j]: encoding/json's words.
+func stringWhere(src []byte, j, at int) string {
 	switch {
-	case b >= '0' && b <= '9':
-		return b - '0', true
-	case b >= 'a' && b <= 'f':
-		return b - 'a' + 10, true
-	case b >= 'A' && b <= 'F':
-		return b - 'A' + 10, true
+	case src[j] != '\\':
+		return "in string literal"
+	case at == j+1:
+		return "in string escape code"
 	}
-	return 0, false
+	return "in \\u hexadecimal character escape"
 }
 
 const lowerHex = "0123456789abcdef"
-
-// plainByte marks the bytes a string copies as they are: printable ASCII other than
-// '"' and '\\'.
-var plainByte = func() (t [256]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\'
-	}
-	return t
-}()
 
 // rune writes the decoded character r the way encoding/json's Encoder writes it, and
 // appends it as UTF-8 to c.keys when key is set.

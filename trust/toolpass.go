@@ -10,6 +10,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/internal/jsonlex"
 )
 
 // ToolFields is what one lenient pass over a raw tool object yields: the fields the
@@ -317,7 +319,7 @@ func (p *toolPass) stringAt(s span) string {
 	}
 	body := p.src[s.a+1 : s.b-1]
 	for _, c := range body {
-		if !plainByte[c] {
+		if !jsonlex.Plain(c) {
 			return string(p.appendDecoded(nil, s))
 		}
 	}
@@ -326,10 +328,7 @@ func (p *toolPass) stringAt(s span) string {
 
 // appendDecoded appends the decoded string at s (already read once, so valid).
 func (p *toolPass) appendDecoded(dst []byte, s span) []byte {
-	src, i := p.src, p.i
-	p.i = s.a
-	dst, _ = p.str(dst, true)
-	p.src, p.i = src, i
+	dst, _, _ = jsonlex.AppendString(dst, p.src, s.a)
 	return dst
 }
 
@@ -377,7 +376,7 @@ var (
 	errToolDepth  = errors.New("exceeded max depth")
 )
 
-func (p *toolPass) space() { p.i = skipSpace(p.src, p.i) }
+func (p *toolPass) space() { p.i = jsonlex.Space(p.src, p.i) }
 
 // key reads a member's key and its colon, appending the decoded key to p.keys.
 func (p *toolPass) key() error {
@@ -577,139 +576,39 @@ func (p *toolPass) emitRange(dst []byte, a, b, lo, hi int) []byte {
 }
 
 func (p *toolPass) literal(lit string) error {
-	if len(p.src)-p.i < len(lit) {
-		if string(p.src[p.i:]) == lit[:len(p.src)-p.i] {
-			return errToolEOF
-		}
-		return errToolSyntax
-	}
-	if string(p.src[p.i:p.i+len(lit)]) != lit {
-		return errToolSyntax
-	}
-	p.i += len(lit)
-	return nil
+	end, e := jsonlex.Literal(p.src, p.i, lit)
+	p.i = end
+	return toolErr(e)
 }
 
-// number reads a number literal: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+// number reads a number literal.
 func (p *toolPass) number() error {
-	src, i := p.src, p.i
-	if src[i] == '-' {
-		i++
-	}
-	switch {
-	case i >= len(src):
+	end, e := jsonlex.Number(p.src, p.i)
+	p.i = end
+	return toolErr(e)
+}
+
+// toolErr is the pass's error for the lexer's e.
+func toolErr(e jsonlex.Err) error {
+	switch e {
+	case jsonlex.OK:
+		return nil
+	case jsonlex.EOF:
 		return errToolEOF
-	case src[i] == '0':
-		i++
-	case src[i] >= '1' && src[i] <= '9':
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
-	default:
-		return errToolSyntax
 	}
-	if i < len(src) && src[i] == '.' {
-		i++
-		j := i
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
-		if i == j {
-			return errToolSyntax
-		}
-	}
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		i++
-		if i < len(src) && (src[i] == '+' || src[i] == '-') {
-			i++
-		}
-		j := i
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
-		if i == j {
-			return errToolSyntax
-		}
-	}
-	p.i = i
-	return nil
+	return errToolSyntax
 }
 
 // str reads the string at p.i; when decode is set it appends the decoded string to
-// dst as encoding/json decodes it: escapes resolved, a \u escape of a lone or
-// misordered surrogate read as U+FFFD, each byte that is not UTF-8 read as U+FFFD.
+// dst as encoding/json decodes it (the lexer's reading).
 func (p *toolPass) str(dst []byte, decode bool) ([]byte, error) {
-	p.i++ // '"'
-	src := p.src
-	for {
-		j := p.i
-		for j < len(src) && plainByte[src[j]] {
-			j++
-		}
-		if decode {
-			dst = append(dst, src[p.i:j]...)
-		}
-		p.i = j
-		if j >= len(src) {
-			return dst, errToolEOF
-		}
-		switch b := src[j]; {
-		case b == '"':
-			p.i++
-			return dst, nil
-		case b < 0x20:
-			return dst, errToolSyntax
-		case b == '\\':
-			r, err := p.escape()
-			if err != nil {
-				return dst, err
-			}
-			if decode {
-				dst = utf8.AppendRune(dst, r)
-			}
-		default:
-			r, size := utf8.DecodeRune(src[j:])
-			if decode {
-				if r == utf8.RuneError && size == 1 {
-					dst = utf8.AppendRune(dst, utf8.RuneError)
-				} else {
-					dst = append(dst, src[j:j+size]...)
-				}
-			}
-			p.i += size
-		}
+	var e jsonlex.Err
+	if decode {
+		dst, p.i, e = jsonlex.AppendString(dst, p.src, p.i)
+	} else {
+		p.i, e = jsonlex.SkipString(p.src, p.i)
 	}
-}
-
-// escape reads the escape sequence at p.i and returns the character it stands for,
-// as canonicaliser.escape does.
-func (p *toolPass) escape() (rune, error) {
-	p.i++ // '\\'
-	if p.i >= len(p.src) {
-		return 0, errToolEOF
-	}
-	b := p.src[p.i]
-	p.i++
-	if r, ok := simpleEscape(b); ok {
-		return r, nil
-	}
-	if b == 'u' {
-		if p.i+4 > len(p.src) {
-			for _, x := range p.src[p.i:] {
-				if _, ok := hexDigit(x); !ok {
-					return 0, errToolSyntax
-				}
-			}
-			return 0, errToolEOF
-		}
-		r, ok := hex4(p.src[p.i : p.i+4])
-		if !ok {
-			return 0, errToolSyntax
-		}
-		r, p.i = surrogatePair(p.src, p.i+4, r)
-		return r, nil
-	}
-	return 0, errToolSyntax
+	return dst, toolErr(e)
 }
 
 // foldedIs reports whether key matches the field name folded (upper ASCII, as
