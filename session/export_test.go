@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/audit"
+	"github.com/airlock-mcp/airlock/session/internal/testhooks"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -24,8 +25,8 @@ func (e *Engine) SetAudit(a *audit.Log) { e.record = a.Append }
 // SetPinsSaveHook makes every pins file write run f first (its error fails the
 // write) until the test ends.
 func SetPinsSaveHook(t interface{ Cleanup(func()) }, f func() error) {
-	pinsSaveHook = f
-	t.Cleanup(func() { pinsSaveHook = nil })
+	testhooks.PinsSave = f
+	t.Cleanup(func() { testhooks.PinsSave = nil })
 }
 
 // PagesSplitEarly is how many tools/list pages of server's current connection were

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/internal/testhooks"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -214,7 +215,7 @@ func TestPins_WrittenOnceTheListingIsShown(t *testing.T) {
 	}, Options{InProcess: map[string]*mcp.Server{"many": srv}, Pins: pins})
 	t.Cleanup(func() { m.Close() })
 	var writes, shownFirst atomic.Int32
-	pinsSaveHook = func() error {
+	testhooks.PinsSave = func() error {
 		writes.Add(1)
 		// The server's part of the snapshot (kept while later events, such as
 		// its resources arriving, drop the snapshot itself).
@@ -227,12 +228,12 @@ func TestPins_WrittenOnceTheListingIsShown(t *testing.T) {
 		}
 		return nil
 	}
-	t.Cleanup(func() { pinsSaveHook = nil })
+	t.Cleanup(func() { testhooks.PinsSave = nil })
 	m.Start()
 	if err := m.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	m.pins.waitSaved()
+	m.pins.WaitSaved()
 	if writes.Load() != 1 || shownFirst.Load() != 1 {
 		t.Fatalf("%d pins writes, %d of them after the snapshot with the listing was built; want 1 and 1", writes.Load(), shownFirst.Load())
 	}

@@ -265,7 +265,7 @@ func (m *Manager) Close() error {
 		}
 		wg.Wait()
 		m.wg.Wait()
-		m.pins.waitSaved() // a listing's pins written in the background
+		m.pins.WaitSaved() // a listing's pins written in the background
 		m.engine.close()
 		m.events.close()
 	})
@@ -442,7 +442,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	}
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
-	m.pins.waitSaved()
+	m.pins.WaitSaved()
 	w := notForwarded(ctx)
 	if w == nil && req.StillAccepted != nil {
 		// Asked again after the decision's record was written, the last moment

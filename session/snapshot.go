@@ -242,7 +242,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Gen:                 s.gen,
 			Protocol:            s.protocol,
 			Instructions:        s.instructions,
-			InstructionsChanged: s.pins.instructionsChanged,
+			InstructionsChanged: s.pins.InstructionsChanged,
 			Implementation:      s.impl,
 			Capabilities:        s.caps,
 			Notices:             catalogNotices(s.notices, s.catalog),
@@ -352,7 +352,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 		for i := lo; i < hi; i++ {
 			lt := &tools[i]
 			tc := s.cfg.Tools[lt.wire.Name]
-			pin, _ := pins.seen(lt.wire.Name)
+			pin, _ := pins.Tool(lt.wire.Name)
 			t := trust.Tool{
 				Server:              name,
 				Name:                lt.wire.Name,
@@ -363,9 +363,9 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				ToolLabels:          tc.Labels,
 				Asserted:            tc.Asserted,
 				ToolPolicy:          tc.Policy,
-				Pin:                 pin.state,
-				PinnedAt:            pin.pinnedAt,
-				InstructionsChanged: pins.instructionsChanged,
+				Pin:                 pin.State,
+				PinnedAt:            pin.PinnedAt,
+				InstructionsChanged: pins.InstructionsChanged,
 				NameProblem:         lt.nameProblem,
 				Disabled:            disabled[lt.wire.Name],
 				Fence:               s.fence,

@@ -146,7 +146,7 @@ func (s *taintStore) save(d *taintDoc) error {
 		return err
 	}
 	s.last, s.cache = nil, nil
-	if err := WriteFileAtomic(s.path, append(b, '\n'), 0o600); err != nil {
+	if err := statefile.WriteFile(s.path, append(b, '\n')); err != nil {
 		return err
 	}
 	if st, err := os.Stat(s.path); err == nil {

@@ -1,0 +1,8 @@
+// Package testhooks holds the hooks that the tests of session and its rooms set
+// to make a room fail on purpose; nothing outside tests sets them, and each is
+// nil (no effect) unless a test set it.
+package testhooks
+
+// PinsSave, when set, runs before each write of a pins file; its error fails the
+// write.
+var PinsSave func() error
