@@ -316,7 +316,7 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 			s.pushLog("log:"+string(req.Params.Level), logText(req.Params))
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			if !s.m.engine.progress(name, req.Params) {
+			if !s.m.engine.Progress(name, req.Params) {
 				s.dropProgress()
 			}
 		},
@@ -609,8 +609,8 @@ func (s *server) call(ctx context.Context, callID string, req CallRequest, tool 
 	ctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: req.Tool, Arguments: req.Args}
-	token := s.m.engine.watchProgress(callID, req, tool)
-	defer s.m.engine.unwatchProgress(token)
+	token := s.m.engine.WatchProgress(callID, req, tool)
+	defer s.m.engine.UnwatchProgress(token)
 	params.SetProgressToken(token)
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -402,7 +403,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				RuleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
 			}
 			if len(tc.Rules) > 0 {
-				part.tools[i].RuleSchema, part.tools[i].BrokenRules = checkRules(tc.Rules, lt.wire.InputSchema)
+				part.tools[i].RuleSchema, part.tools[i].BrokenRules = approval.CheckRules(tc.Rules, lt.wire.InputSchema)
 			}
 			part.assessed[i] = trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
 				AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted}

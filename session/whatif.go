@@ -16,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/airlock-mcp/airlock/session/internal/tomlq"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -60,7 +61,7 @@ func (m *Manager) SetRuleOff(name string, ref trust.Ref, off bool) error {
 	} else {
 		delete(m.over.RulesOff, name)
 	}
-	m.engine.setRulesOff(maps.Clone(m.over.RulesOff))
+	m.engine.SetRulesOff(maps.Clone(m.over.RulesOff))
 	m.mu.Unlock()
 	m.invalidate()
 	return nil
@@ -178,7 +179,7 @@ func (m *Manager) ResetOverrides() int {
 		m.bumpOver(ref.Server)
 	}
 	m.over = Overrides{}
-	m.engine.setRulesOff(nil)
+	m.engine.SetRulesOff(nil)
 	m.mu.Unlock()
 	m.invalidate()
 	m.publish.Unlock()
@@ -369,40 +370,9 @@ func (m *Manager) configSkeleton() string {
 	return b.String()
 }
 
-// tomlKey is k as a TOML key: bare when it is letters, digits, _ and -, else a quoted
-// string (tomlString).
-func tomlKey(k string) string {
-	if k != "" && !strings.ContainsFunc(k, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	}) {
-		return k
-	}
-	return tomlString(k)
-}
-
-// tomlString is s as a TOML basic string in printable ASCII: quote and backslash
-// escaped, every other character outside 0x20-0x7E written as \uXXXX or \UXXXXXXXX
-// (invalid UTF-8 as U+FFFD). It holds no newline and no control, bidi or zero-width
-// character, so it can leave neither its string nor a comment it is shown in.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r >= 0x20 && r < 0x7f:
-			b.WriteRune(r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, "\\u%04X", r)
-		default:
-			fmt.Fprintf(&b, "\\U%08X", r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// tomlKey and tomlString are the TOML key and basic string of tomlq.
+func tomlKey(k string) string    { return tomlq.Key(k) }
+func tomlString(s string) string { return tomlq.String(s) }
 
 // WriteOverrides writes ExportOverrides next to the config (CONFIG.changes.toml), or
 // into the state dir when the config has no file (the demo), and returns the path.

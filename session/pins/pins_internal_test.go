@@ -160,7 +160,7 @@ func TestPins_DefinitionsOwnTheirBytes(t *testing.T) {
 	}
 }
 
-// Issue 16, goal 2: a first sight of a server (no pins under its identity or name) is
+// So that the first screen does not wait for the pins: a first sight of a server (no pins under its identity or name) is
 // decided at once, every tool new, and the pins themselves (two maps of every tool
 // and a copy of every definition) are made by the write, after the listing is
 // shown: until then the store is held, so nothing reads it half made. The pins it

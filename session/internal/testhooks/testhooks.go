@@ -6,3 +6,7 @@ package testhooks
 // PinsSave, when set, runs before each write of a pins file; its error fails the
 // write.
 var PinsSave func() error
+
+// RulesLook, when set, is told the path of a rules file each time the approval
+// engine looks at it (one lstat each).
+var RulesLook func(path string)
