@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -126,7 +127,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		m.AuditRefused(callID, req, trust.DecidedByUnknownTool, err.Error())
 		return callID, trust.Verdict{}, 0, false, err
 	}
-	canon, err := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes)
+	canon, err := trust.CanonicalArgs(req.Args, m.engine.Limits().MaxArgsBytes)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
 		m.AuditRefused(callID, req, trust.DecidedByPolicy, err.Error())
@@ -149,7 +150,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w (it declares no %s capability)", what, ErrNoChannel, cc.kind)
 	}
 	base := m.auditBase(callID, req, tool)
-	d, err := m.engine.authorize(ctx, callID, req, tool, s.local())
+	d, err := m.engine.Authorize(ctx, callID, req, tool, s.local())
 	if err != nil {
 		_ = m.auditDecision(base, d)
 		return callID, d.Verdict, 0, false, err
@@ -233,7 +234,7 @@ func (m *Manager) auditChannelOutcome(base *audit.Record, dur time.Duration, err
 
 // finished reports a read or get as a CallFinished event (the Activity view).
 func (m *Manager) finished(req CallRequest, start time.Time, callID string, v trust.Verdict, dur time.Duration, err error) {
-	if canon, cerr := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes); cerr == nil {
+	if canon, cerr := trust.CanonicalArgs(req.Args, m.engine.Limits().MaxArgsBytes); cerr == nil {
 		req.Args = canon
 	}
 	var out *Outcome
@@ -305,7 +306,7 @@ func (m *Manager) GetPrompt(ctx context.Context, req PromptRequest) (*PromptOutc
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	canon, err := trust.CanonicalArgs(args, m.engine.limits.MaxArgsBytes)
+	canon, err := trust.CanonicalArgs(args, m.engine.Limits().MaxArgsBytes)
 	var strs map[string]string
 	if err == nil {
 		if uerr := json.Unmarshal(canon, &strs); uerr != nil {
@@ -440,7 +441,7 @@ func (e serverSaid) Unwrap() error { return e.error }
 // a get there asks, and these must not be the way around that question. The
 // person's own context is not refused: the person sees what they type.
 func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what string) error {
-	if ctxKey(ctxName) == PersonContext || !trust.EscalatedByTaint(tool.Class) {
+	if approval.ContextKey(ctxName) == PersonContext || !trust.EscalatedByTaint(tool.Class) {
 		return nil
 	}
 	t := m.engine.Taint(ctxName)

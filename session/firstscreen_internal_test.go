@@ -13,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/internal/testhooks"
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -69,21 +71,19 @@ func (m *Manager) rebuild() *Snapshot {
 func TestSnapshot_RulesFileLookedAtOncePerBuild(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rules.toml")
 	m := manyToolsManager(t, 300, Options{RulesFile: path})
-	rule := SavedRule{ID: "r1", Server: "many", Tool: "t7", Policy: "allow",
-		When: map[string]map[string]any{"path": {"glob": "/srv/*"}}, From: "a test", Created: time.Unix(1, 0).UTC()}
-	if err := writeRulesFile(path, []SavedRule{rule}); err != nil {
-		t.Fatal(err)
+	writeT7AllowRule(t, path)
+	var looks atomic.Int32
+	testhooks.RulesLook = func(p string) {
+		if p == path {
+			looks.Add(1)
+		}
 	}
-	m.engine.rules.mu.Lock()
-	m.engine.rules.looks = 0
-	m.engine.rules.mu.Unlock()
+	t.Cleanup(func() { testhooks.RulesLook = nil })
 
 	m.rebuild()
 
-	m.engine.rules.mu.Lock()
-	looks := m.engine.rules.looks
-	m.engine.rules.mu.Unlock()
-	if looks > 1 {
+	testhooks.RulesLook = nil
+	if looks := looks.Load(); looks > 1 {
 		t.Errorf("one snapshot of 300 tools looked at rules.toml %d times, want once", looks)
 	}
 	part := m.servers["many"].snapCache
@@ -101,14 +101,22 @@ func TestSnapshot_RulesFileLookedAtOncePerBuild(t *testing.T) {
 	}
 }
 
+// writeT7AllowRule writes a rules.toml at path that holds one remembered rule: t7 of
+// the server "many" is allowed for paths under /srv.
+func writeT7AllowRule(tb testing.TB, path string) {
+	tb.Helper()
+	const rules = "version = 1\ncount = 1\nrules = [{ id = \"r1\", server = \"many\", tool = \"t7\", policy = \"allow\", " +
+		"from = \"a test\", created = 1970-01-01T00:00:01Z, when = { path = { glob = \"/srv/*\" } } }]\n"
+	if err := statefile.WriteFile(path, []byte(rules)); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // BenchmarkFirstSnapshot10000 is the first snapshot after a listing of 10,000 tools
 // (rules.toml in place, as the TUI runs): every tool classified, hazards over the set.
 func BenchmarkFirstSnapshot10000(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "rules.toml")
-	if err := writeRulesFile(path, []SavedRule{{ID: "r1", Server: "many", Tool: "t7", Policy: "allow",
-		When: map[string]map[string]any{"path": {"glob": "/srv/*"}}, From: "a test", Created: time.Unix(1, 0).UTC()}}); err != nil {
-		b.Fatal(err)
-	}
+	writeT7AllowRule(b, path)
 	m := manyToolsManager(b, 10000, Options{RulesFile: path})
 	b.ReportAllocs()
 	for b.Loop() {
@@ -214,7 +222,7 @@ func TestPins_WrittenOnceTheListingIsShown(t *testing.T) {
 	}, Options{InProcess: map[string]*mcp.Server{"many": srv}, Pins: pins})
 	t.Cleanup(func() { m.Close() })
 	var writes, shownFirst atomic.Int32
-	pinsSaveHook = func() error {
+	testhooks.PinsSave = func() error {
 		writes.Add(1)
 		// The server's part of the snapshot (kept while later events, such as
 		// its resources arriving, drop the snapshot itself).
@@ -227,12 +235,12 @@ func TestPins_WrittenOnceTheListingIsShown(t *testing.T) {
 		}
 		return nil
 	}
-	t.Cleanup(func() { pinsSaveHook = nil })
+	t.Cleanup(func() { testhooks.PinsSave = nil })
 	m.Start()
 	if err := m.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	m.pins.waitSaved()
+	m.pins.WaitSaved()
 	if writes.Load() != 1 || shownFirst.Load() != 1 {
 		t.Fatalf("%d pins writes, %d of them after the snapshot with the listing was built; want 1 and 1", writes.Load(), shownFirst.Load())
 	}

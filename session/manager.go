@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/oauth"
@@ -142,25 +143,20 @@ func New(cfg *config.Config, opts Options) *Manager {
 		ctx:     ctx,
 		cancel:  cancel,
 	}
-	approver := opts.Approver
-	var q *approvalQueue
-	if approver == nil {
-		q = newApprovalQueue(m.events)
-		approver = q
-	}
-	m.engine = newEngine(approver, q, cfg.ApprovalTimeout, opts.Now)
-	m.engine.limits = cfg.Limits.WithDefaults()
-	m.engine.rules = newRulesStore(opts.RulesFile, m.engine.home)
-	m.engine.rulesChanged = m.rulesChanged
+	eo := approval.Options{Approver: opts.Approver, Events: m.events.push, Timeout: cfg.ApprovalTimeout, Now: opts.Now,
+		Limits: cfg.Limits.WithDefaults(), RulesFile: opts.RulesFile, RulesChanged: m.rulesChanged}
 	if !opts.MemoryTaint {
-		m.engine.store = openTaintStore(cfg.StateDir)
+		eo.StateDir = cfg.StateDir
 	}
 	if opts.Audit != nil {
-		m.engine.record = opts.Audit.Append
+		eo.Record = opts.Audit.Append
+	}
+	m.engine = approval.New(eo)
+	if opts.Audit != nil {
 		m.watchAudit()
 	}
 	m.inflight = map[string]map[string]bool{}
-	if q != nil {
+	if m.engine.OwnQueue() {
 		m.stale = make(chan struct{}, 1)
 		m.OnChange(func() {
 			select {
@@ -169,7 +165,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 			}
 		})
 		m.wg.Add(1)
-		go m.staleLoop(q)
+		go m.staleLoop()
 	}
 	for _, sc := range cfg.Servers {
 		m.servers[sc.Name] = newServer(m, sc)
@@ -265,8 +261,8 @@ func (m *Manager) Close() error {
 		}
 		wg.Wait()
 		m.wg.Wait()
-		m.pins.waitSaved() // a listing's pins written in the background
-		m.engine.close()
+		m.pins.WaitSaved() // a listing's pins written in the background
+		m.engine.Close()
 		m.events.close()
 	})
 	return nil
@@ -371,7 +367,7 @@ type Outcome struct {
 func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 	start := m.opts.Now()
 	// Made canonical once: what is shown, hashed, sent and reported.
-	canon, cerr := trust.CanonicalArgs(req.Args, m.engine.limits.MaxArgsBytes)
+	canon, cerr := trust.CanonicalArgs(req.Args, m.engine.Limits().MaxArgsBytes)
 	out, err := m.decideAndCall(ctx, req, canon, cerr)
 	shown := req
 	if cerr == nil {
@@ -423,7 +419,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 		}
 	}
 	base := m.auditBase(callID, req, tool)
-	d, err := m.engine.authorize(ctx, callID, req, tool, s.local())
+	d, err := m.engine.Authorize(ctx, callID, req, tool, s.local())
 	if err != nil {
 		_ = m.auditDecision(base, d)
 		return nil, &WithdrawnError{Verdict: d.Verdict, Err: err}
@@ -442,7 +438,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	}
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
-	m.pins.waitSaved()
+	m.pins.WaitSaved()
 	w := notForwarded(ctx)
 	if w == nil && req.StillAccepted != nil {
 		// Asked again after the decision's record was written, the last moment
@@ -486,12 +482,12 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 // run for it), the tool must be what the decision was about (ToolChanges), and a
 // context that became tainted meanwhile must not reach a tool taint escalates. It
 // returns the denial and false when the call must not run.
-func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, d decision) (decision, bool) {
+func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, d approval.Decision) (approval.Decision, bool) {
 	v, rule, ok := m.recheckVerdict(ctx, req, shown, d)
 	if ok {
 		return d, true
 	}
-	out := decision{Verdict: v, Matched: d.Matched}
+	out := approval.Decision{Verdict: v, Matched: d.Matched}
 	if rule != nil {
 		// The rule that refused it now, not the one (if any) that made it ask.
 		out.Rule, out.Matched = rule.Label(), rule.Name
@@ -501,7 +497,7 @@ func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, 
 
 // recheckVerdict is recheck's verdict, with the deny rule that decided it (nil when
 // none did).
-func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown ToolInfo, d decision) (trust.Verdict, *trust.Rule, bool) {
+func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown ToolInfo, d approval.Decision) (trust.Verdict, *trust.Rule, bool) {
 	m.publish.RLock()
 	defer m.publish.RUnlock()
 	while := "the call was being decided"
@@ -518,21 +514,21 @@ func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown Too
 		}
 	}
 	switch {
-	case agentGone(ctx):
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{goneWhy(ctx) + " while " + while + ", so the call was not forwarded"}}, nil, false
+	case approval.AgentGone(ctx):
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{approval.GoneWhy(ctx) + " while " + while + ", so the call was not forwarded"}}, nil, false
 	case ctx.Err() != nil:
 		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while " + while + ", so it was not forwarded"}}, nil, false
 	}
 	now, ok := m.LookupTool(m.Snapshot(), req.Server, req.Tool)
 	if !ok {
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because(changedSentence(shown.Ref, while, []string{"it is no longer listed"}))}, nil, false
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.Because(approval.ChangedSentence(shown.Ref, while, []string{"it is no longer listed"}))}, nil, false
 	}
 	if changes := ToolChanges(shown, now); len(changes) > 0 {
-		return trust.Verdict{Action: trust.Deny, By: changedBy(shown, now), Reasons: d.because(changedSentence(shown.Ref, while, changes))}, nil, false
+		return trust.Verdict{Action: trust.Deny, By: approval.ChangedBy(shown, now), Reasons: d.Because(approval.ChangedSentence(shown.Ref, while, changes))}, nil, false
 	}
 	if d.Asked {
 		if t := m.engine.Taint(req.Context); t.Tainted() && !d.Shown.Tainted() && trust.EscalatedByTaint(now.Class) {
-			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because("this context became tainted while you were deciding (" + t.Reason() + ")")}, nil, false
+			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.Because("this context became tainted while you were deciding (" + t.Reason() + ")")}, nil, false
 		}
 		// A matching deny is final, over the person's answer too: a path the
 		// question showed may have become a link into what a deny rule protects
@@ -559,9 +555,9 @@ func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown Too
 // its outcome record says so.
 func notForwarded(ctx context.Context) *WithdrawnError {
 	switch {
-	case agentGone(ctx):
+	case approval.AgentGone(ctx):
 		return &WithdrawnError{Err: ErrAgentGone, Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone,
-			Reasons: []string{goneWhy(ctx) + " after the call was allowed, so it was not forwarded"}}}
+			Reasons: []string{approval.GoneWhy(ctx) + " after the call was allowed, so it was not forwarded"}}}
 	case ctx.Err() != nil:
 		return &WithdrawnError{Err: ctx.Err(), Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled,
 			Reasons: []string{"the caller withdrew the call after it was allowed, so it was not forwarded"}}}
@@ -571,7 +567,7 @@ func notForwarded(ctx context.Context) *WithdrawnError {
 
 // staleLoop withdraws waiting questions whose tool changed under them, so an open
 // dialog never keeps showing a tier or a definition that is no longer true.
-func (m *Manager) staleLoop(q *approvalQueue) {
+func (m *Manager) staleLoop() {
 	defer m.wg.Done()
 	for {
 		select {
@@ -579,23 +575,14 @@ func (m *Manager) staleLoop(q *approvalQueue) {
 			return
 		case <-m.stale:
 		}
-		pending := q.list()
+		pending := m.engine.Pending()
 		if len(pending) == 0 {
 			continue
 		}
 		snap := m.Snapshot()
 		for _, p := range pending {
 			now, ok := m.LookupTool(snap, p.Tool.Ref.Server, p.Tool.Ref.Tool)
-			var changes []string
-			by := trust.DecidedByPolicy
-			if !ok {
-				changes = []string{"it is no longer listed"}
-			} else if changes = ToolChanges(p.Tool, now); len(changes) > 0 {
-				by = changedBy(p.Tool, now)
-			}
-			if len(changes) > 0 {
-				q.withdraw(p.ID, &staleError{by: by, msg: changedSentence(p.Tool.Ref, "you were deciding", changes)})
-			}
+			m.engine.WithdrawChanged(p, now, ok)
 		}
 	}
 }
@@ -643,7 +630,7 @@ func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *audi
 	}
 	return &audit.Record{
 		CallID:     callID,
-		Context:    ctxKey(req.Context),
+		Context:    approval.ContextKey(req.Context),
 		Client:     req.Client,
 		Server:     req.Server,
 		Tool:       req.Tool,
@@ -661,14 +648,14 @@ func (m *Manager) AuditRefused(callID string, req CallRequest, by trust.DecidedB
 	if m.opts.Audit == nil {
 		return
 	}
-	r := audit.Record{Kind: "decision", CallID: callID, Context: ctxKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool, Served: servedName(req),
+	r := audit.Record{Kind: "decision", CallID: callID, Context: approval.ContextKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool, Served: servedName(req),
 		ArgsSHA256: ArgsSHA256(req.Args), Decision: "deny", DecidedBy: string(by), Reason: why, TS: m.opts.Now().UTC()}
 	_ = m.opts.Audit.Append(r)
 }
 
 // auditDecision records how a call was decided, with the deciding sentences; it
 // fails only when the log cannot be written.
-func (m *Manager) auditDecision(base *audit.Record, d decision) error {
+func (m *Manager) auditDecision(base *audit.Record, d approval.Decision) error {
 	if base == nil {
 		return nil
 	}

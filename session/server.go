@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/oauth"
+	"github.com/airlock-mcp/airlock/session/pins"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -47,7 +48,7 @@ type server struct {
 	impl         *mcp.Implementation
 	caps         *mcp.ServerCapabilities
 	tools        []listedTool
-	pins         pinOutcome
+	pins         pins.Outcome
 	notices      []string // listNotices plus what the pins said
 	listNotices  []string
 	ruleErrors   []RuleError // the config's rules that can never match this listing
@@ -315,7 +316,7 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 			s.pushLog("log:"+string(req.Params.Level), logText(req.Params))
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			if !s.m.engine.progress(name, req.Params) {
+			if !s.m.engine.Progress(name, req.Params) {
 				s.dropProgress()
 			}
 		},
@@ -526,7 +527,7 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	// listing is stored.
 	stored := make(chan struct{})
 	defer close(stored)
-	out, writePins, err := s.m.pins.observeThen(s.identity(), s.cfg.Name, instructions, tools, s.m.opts.Now(), func(err error) {
+	out, writePins, err := s.m.pins.ObserveThen(s.identity(), s.cfg.Name, instructions, pinsListed(tools), s.m.opts.Now(), func(err error) {
 		if err != nil {
 			<-stored
 			s.pinsNotSaved(gen, err)
@@ -538,14 +539,14 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	if err != nil {
 		notices = append(notices, "pins could not be saved: "+err.Error())
 	}
-	if len(out.removed) > 0 {
-		notices = append(notices, "tools removed since pinned: "+shortList(out.removed, 5))
+	if len(out.Removed) > 0 {
+		notices = append(notices, "tools removed since pinned: "+shortList(out.Removed, 5))
 	}
 	ruleErrors := ruleErrors(s.cfg, tools)
 	for _, n := range ruleErrors {
 		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "error: " + n.Text})
 	}
-	if out.inherited {
+	if out.Inherited {
 		n := "pins of " + s.cfg.Name + " were found under another identity (its command, arguments, working directory or environment names changed): the tools are compared against those"
 		notices = append(notices, n)
 		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
@@ -608,8 +609,8 @@ func (s *server) call(ctx context.Context, callID string, req CallRequest, tool 
 	ctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: req.Tool, Arguments: req.Args}
-	token := s.m.engine.watchProgress(callID, req, tool)
-	defer s.m.engine.unwatchProgress(token)
+	token := s.m.engine.WatchProgress(callID, req, tool)
+	defer s.m.engine.UnwatchProgress(token)
 	params.SetProgressToken(token)
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -136,7 +137,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Gen:                 s.gen,
 			Protocol:            s.protocol,
 			Instructions:        s.instructions,
-			InstructionsChanged: s.pins.instructionsChanged,
+			InstructionsChanged: s.pins.InstructionsChanged,
 			Implementation:      s.impl,
 			Capabilities:        s.caps,
 			Notices:             catalogNotices(s.notices, s.catalog),
@@ -246,7 +247,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 		for i := lo; i < hi; i++ {
 			lt := &tools[i]
 			tc := s.cfg.Tools[lt.wire.Name]
-			pin, _ := pins.seen(lt.wire.Name)
+			pin, _ := pins.Tool(lt.wire.Name)
 			t := trust.Tool{
 				Server:              name,
 				Name:                lt.wire.Name,
@@ -257,9 +258,9 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				ToolLabels:          tc.Labels,
 				Asserted:            tc.Asserted,
 				ToolPolicy:          tc.Policy,
-				Pin:                 pin.state,
-				PinnedAt:            pin.pinnedAt,
-				InstructionsChanged: pins.instructionsChanged,
+				Pin:                 pin.State,
+				PinnedAt:            pin.PinnedAt,
+				InstructionsChanged: pins.InstructionsChanged,
 				NameProblem:         lt.nameProblem,
 				Disabled:            disabled[lt.wire.Name],
 				Fence:               s.fence,
@@ -296,7 +297,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				RuleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
 			}
 			if len(tc.Rules) > 0 {
-				part.tools[i].RuleSchema, part.tools[i].BrokenRules = checkRules(tc.Rules, lt.wire.InputSchema)
+				part.tools[i].RuleSchema, part.tools[i].BrokenRules = approval.CheckRules(tc.Rules, lt.wire.InputSchema)
 			}
 			part.assessed[i] = trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
 				AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted}

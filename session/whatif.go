@@ -61,7 +61,7 @@ func (m *Manager) SetRuleOff(name string, ref trust.Ref, off bool) error {
 	} else {
 		delete(m.over.RulesOff, name)
 	}
-	m.engine.setRulesOff(maps.Clone(m.over.RulesOff))
+	m.engine.SetRulesOff(maps.Clone(m.over.RulesOff))
 	m.mu.Unlock()
 	m.invalidate()
 	return nil
@@ -179,7 +179,7 @@ func (m *Manager) ResetOverrides() int {
 		m.bumpOver(ref.Server)
 	}
 	m.over = Overrides{}
-	m.engine.setRulesOff(nil)
+	m.engine.SetRulesOff(nil)
 	m.mu.Unlock()
 	m.invalidate()
 	m.publish.Unlock()

@@ -1,4 +1,4 @@
-package session
+package approval
 
 import (
 	"bytes"
@@ -21,10 +21,13 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/BurntSushi/toml"
 
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/internal/testhooks"
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -93,8 +96,6 @@ type rulesStore struct {
 	// are the tools its rules were for then.
 	read  bool
 	ruled map[trust.Ref]bool
-	// looks counts how often the file was looked at (one lstat each).
-	looks int
 }
 
 func newRulesStore(path, home string) *rulesStore {
@@ -164,7 +165,9 @@ func (s *rulesStore) reloadLocked() {
 	if s.path == "" {
 		return
 	}
-	s.looks++
+	if testhooks.RulesLook != nil {
+		testhooks.RulesLook(s.path)
+	}
 	st, err := os.Lstat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if s.last != nil || s.saved != nil {
@@ -380,7 +383,7 @@ func newRuleID() string {
 // again at the next call. A note says so (and that the spelling through the link
 // keeps asking), as it does for a path that cannot be resolved safely, which no
 // allow rule lets run unasked.
-func ProposeRule(tool ToolInfo, args []byte) RuleProposal {
+func ProposeRule(tool model.ToolInfo, args []byte) model.RuleProposal {
 	p := proposeRuleFor(runtime.GOOS, tool, args)
 	if tool.Facts == nil || !tool.Facts.Local {
 		return p
@@ -461,8 +464,8 @@ func dotted(obj map[string]any, field string) any {
 
 // proposeRuleFor is ProposeRule for the paths of operating system goos (a pure
 // function of it: on Windows a drive path is proposed by its folder too).
-func proposeRuleFor(goos string, tool ToolInfo, args []byte) RuleProposal {
-	p := RuleProposal{Server: tool.Ref.Server, Tool: tool.Ref.Tool, When: map[string]map[string]any{}}
+func proposeRuleFor(goos string, tool model.ToolInfo, args []byte) model.RuleProposal {
+	p := model.RuleProposal{Server: tool.Ref.Server, Tool: tool.Ref.Tool, When: map[string]map[string]any{}}
 	obj, err := decodeObject(args)
 	if err != nil {
 		return p
@@ -587,7 +590,7 @@ func proposedNumber(n json.Number) (any, bool) {
 // destructive tool (every destructive call keeps its question, as with grants), and
 // a proposal for another tool is refused; so is a condition the tool's schema cannot
 // satisfy (CheckProposal). from says where it came from.
-func (e *Engine) RememberRule(p RuleProposal, policy trust.Action, tool ToolInfo, from string) (SavedRule, error) {
+func (e *Engine) RememberRule(p model.RuleProposal, policy trust.Action, tool model.ToolInfo, from string) (SavedRule, error) {
 	if err := CheckProposal(p, policy, tool); err != nil {
 		return SavedRule{}, err
 	}
@@ -605,7 +608,7 @@ func (e *Engine) RememberRule(p RuleProposal, policy trust.Action, tool ToolInfo
 		e.rulesChanged(sr.Server)
 	}
 	e.audit(audit.Record{Kind: "rule-saved", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
-		Reason: "the person saved rule " + sr.ID + " (" + sr.Policy + " when " + describeWhen(sr.When) + ") from " + from})
+		Reason: "the person saved rule " + sr.ID + " (" + sr.Policy + " when " + trust.DescribeWhen(sr.When) + ") from " + from})
 	return sr, nil
 }
 
@@ -669,7 +672,7 @@ func revokeIn(s *rulesStore, id string) (SavedRule, error) {
 
 func ruleRevokedRecord(sr SavedRule) audit.Record {
 	return audit.Record{Kind: "rule-revoked", Server: sr.Server, Tool: sr.Tool, DecidedBy: string(trust.DecidedByPerson),
-		Reason: "the person revoked rule " + sr.ID + " (" + sr.Policy + " when " + describeWhen(sr.When) + ")"}
+		Reason: "the person revoked rule " + sr.ID + " (" + sr.Policy + " when " + trust.DescribeWhen(sr.When) + ")"}
 }
 
 // ListRules reads a rules file, for `airlock rules list` (match counts are per

@@ -1,4 +1,4 @@
-package session
+package pins
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/internal/testhooks"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -17,13 +18,13 @@ import (
 // the pins this process holds, and a changed tool is still changed.
 func TestPins_RefusedFileStillComparesAgainstHeldPins(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pins.json")
-	p, err := OpenPins(path)
+	p, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	listed := func(desc string) []listedTool { return listedSend(t, desc) }
+	listed := func(desc string) []Listed { return listedSend(t, desc) }
 	now := time.Unix(1, 0)
-	if out, err := p.observe("id", "mail", "", listed("Send mail."), now); err != nil || out.tools["send"].state != trust.PinNew {
+	if out, err := p.observe("id", "mail", "", listed("Send mail."), now); err != nil || out.tools["send"].State != trust.PinNew {
 		t.Fatalf("first listing: %v %v", out.tools, err)
 	}
 	if err := os.Chmod(path, 0o644); err != nil {
@@ -33,8 +34,8 @@ func TestPins_RefusedFileStillComparesAgainstHeldPins(t *testing.T) {
 	if err == nil {
 		t.Fatal("a pins file others may read was used")
 	}
-	if out.tools["send"].state != trust.PinChanged {
-		t.Fatalf("with the pins file refused, a changed tool is %v, want changed", out.tools["send"].state)
+	if out.tools["send"].State != trust.PinChanged {
+		t.Fatalf("with the pins file refused, a changed tool is %v, want changed", out.tools["send"].State)
 	}
 }
 
@@ -46,34 +47,34 @@ func mustJSON(s string) string {
 // TestPins_ListingsReadTheFileOnlyWhenAnotherWroteIt: the pins file was read and
 // decoded again under the lock for every listing (20 servers at start: 20 reads of the
 // whole file). Now a listing reads it only when the file is not the one this process
-// last read or wrote; a write by another process (here a second Pins on the same path)
+// last read or wrote; a write by another process (here a second Store on the same path)
 // is still seen and kept, and a file changed in place by hand is read again.
 func TestPins_ListingsReadTheFileOnlyWhenAnotherWroteIt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pins.json")
-	listed := func(name string) []listedTool {
+	listed := func(name string) []Listed {
 		raw := json.RawMessage(`{"name":"` + name + `","inputSchema":{"type":"object"}}`)
 		fp, err := trust.ToolFingerprint(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return []listedTool{{wire: wireTool{Name: name}, raw: raw, fingerprint: fp}}
+		return []Listed{{Name: name, Raw: raw, Fingerprint: fp}}
 	}
 	now := time.Unix(1, 0)
-	p, err := OpenPins(path)
+	p, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := OpenPins(path)
+	other, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	observe := func(p *Pins, server, tool string) trust.PinState {
+	observe := func(p *Store, server, tool string) trust.PinState {
 		t.Helper()
 		out, err := p.observe("id-"+server, server, "", listed(tool), now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out.tools[tool].state
+		return out.tools[tool].State
 	}
 	observe(p, "a", "t") // no file yet: read (missing), then written
 	reads := pinFileReads.Load()
@@ -99,7 +100,7 @@ func TestPins_ListingsReadTheFileOnlyWhenAnotherWroteIt(t *testing.T) {
 		t.Error("another process's write was not read")
 	}
 	observe(p, "c", "v")
-	again, err := OpenPins(path)
+	again, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestPins_DefinitionsOwnTheirBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := &pinFile{Version: 1, Servers: map[string]*serverPin{}}
-	observeLocked(data, "id", "s", "", []listedTool{{wire: wireTool{Name: "t"}, raw: raw, fingerprint: fp}}, time.Unix(1, 0))
+	observeLocked(data, "id", "s", "", []Listed{{Name: "t", Raw: raw, Fingerprint: fp}}, time.Unix(1, 0))
 	got := data.Servers["id"].Tools["t"].Definition
 	copy(page[len(page)-len(def):], strings.Repeat("x", len(def))) // the page's buffer is reused
 	if string(got) != def || cap(got) > 2*len(def) {
@@ -159,7 +160,7 @@ func TestPins_DefinitionsOwnTheirBytes(t *testing.T) {
 	}
 }
 
-// Issue 16, goal 2: a first sight of a server (no pins under its identity or name) is
+// So that the first screen does not wait for the pins: a first sight of a server (no pins under its identity or name) is
 // decided at once, every tool new, and the pins themselves (two maps of every tool
 // and a copy of every definition) are made by the write, after the listing is
 // shown: until then the store is held, so nothing reads it half made. The pins it
@@ -169,14 +170,14 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 	def := func(name string) json.RawMessage {
 		return json.RawMessage(`{"name":"` + name + `","inputSchema":{"type":"object"}}`)
 	}
-	listing := func(page []byte) []listedTool {
-		var out []listedTool
+	listing := func(page []byte) []Listed {
+		var out []Listed
 		for i, raw := range []json.RawMessage{page[:len(def("a"))], page[len(def("a")):], def("a")} {
 			fp, err := trust.ToolFingerprint(raw)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, listedTool{wire: wireTool{Name: []string{"a", "b", "a"}[i]}, raw: raw, fingerprint: fp})
+			out = append(out, Listed{Name: []string{"a", "b", "a"}[i], Raw: raw, Fingerprint: fp})
 		}
 		return out // a, b, and a again (a duplicate: the first is pinned)
 	}
@@ -184,17 +185,17 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 	page := newPage()
 	now := time.Unix(100, 0).UTC()
 	path := filepath.Join(t.TempDir(), "pins.json")
-	p, err := OpenPins(path)
+	p, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	saved := make(chan error, 1)
-	out, write, err := p.observeThen("id", "s", "", listing(page), now, func(err error) { saved <- err })
+	out, write, err := p.ObserveThen("id", "s", "", listing(page), now, func(err error) { saved <- err })
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"a", "b"} {
-		if seen, ok := out.seen(name); !ok || seen.state != trust.PinNew || !seen.pinnedAt.Equal(now) {
+		if seen, ok := out.Tool(name); !ok || seen.State != trust.PinNew || !seen.PinnedAt.Equal(now) {
 			t.Errorf("%s: %+v %v, want new, pinned now", name, seen, ok)
 		}
 	}
@@ -221,7 +222,7 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 	}
 
 	// A second sight compares against them.
-	out, write, err = p.observeThen("id", "s", "", listing(newPage())[:2], now.Add(time.Hour), func(error) {})
+	out, write, err = p.ObserveThen("id", "s", "", listing(newPage())[:2], now.Add(time.Hour), func(error) {})
 	if write != nil {
 		t.Error("a second sight of the same tools has a pins write to start")
 		write()
@@ -229,16 +230,16 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 	if err != nil || out.allNew {
 		t.Fatalf("second sight: %+v, %v", out, err)
 	}
-	if seen, _ := out.seen("a"); seen.state != trust.PinSame || !seen.pinnedAt.Equal(now) {
+	if seen, _ := out.Tool("a"); seen.State != trust.PinSame || !seen.PinnedAt.Equal(now) {
 		t.Errorf("second sight of a: %+v, want the same, pinned at the first sight", seen)
 	}
 
 	// In memory (no file): nothing is written, so the pins are made at once.
-	mem, err := OpenPins("")
+	mem, err := Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, write, err := mem.observeThen("id", "s", "", listing(newPage()), now, func(error) { t.Error("an in-memory store wrote") }); err != nil {
+	if _, write, err := mem.ObserveThen("id", "s", "", listing(newPage()), now, func(error) { t.Error("an in-memory store wrote") }); err != nil {
 		t.Fatal(err)
 	} else if write != nil {
 		t.Error("an in-memory store has a pins write to start")
@@ -250,20 +251,20 @@ func TestPins_FirstSightPinnedByTheWrite(t *testing.T) {
 }
 
 // sendState is what a listing's outcome says of the tool send.
-func sendState(out pinOutcome) trust.PinState {
-	s, _ := out.seen("send")
-	return s.state
+func sendState(out Outcome) trust.PinState {
+	s, _ := out.Tool("send")
+	return s.State
 }
 
 // listedSend is a listing of one tool, send, with the given description.
-func listedSend(t *testing.T, desc string) []listedTool {
+func listedSend(t *testing.T, desc string) []Listed {
 	t.Helper()
 	raw := json.RawMessage(`{"name":"send","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)
 	fp, err := trust.ToolFingerprint(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []listedTool{{wire: wireTool{Name: "send", Description: desc}, raw: raw, fingerprint: fp}}
+	return []Listed{{Name: "send", Raw: raw, Fingerprint: fp}}
 }
 
 // A pins file that could not be written does not forget the pins: they are held in
@@ -273,9 +274,9 @@ func listedSend(t *testing.T, desc string) []listedTool {
 // written. A pin the file has (another process's) stays in the file. Found by the fifth session's
 // attacker review.
 func TestPins_UnsavedPinsSurviveTheNextRead(t *testing.T) {
-	listed := func(desc string) []listedTool { return listedSend(t, desc) }
+	listed := func(desc string) []Listed { return listedSend(t, desc) }
 	path := filepath.Join(t.TempDir(), "pins.json")
-	p, err := OpenPins(path)
+	p, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,15 +284,15 @@ func TestPins_UnsavedPinsSurviveTheNextRead(t *testing.T) {
 	if _, err := p.observe("other", "other", "", listed("other tool"), time.Unix(1, 0)); err != nil {
 		t.Fatal(err)
 	}
-	pinsSaveHook = func() error { return errors.New("disk full") }
+	testhooks.PinsSave = func() error { return errors.New("disk full") }
 	out, err := p.observe("id", "s", "", listed("sends mail"), time.Unix(2, 0))
-	pinsSaveHook = nil
+	testhooks.PinsSave = nil
 	if err == nil || !out.decided() {
 		t.Fatalf("the save should fail and the listing be decided: %+v, %v", out, err)
 	}
 
 	saved := make(chan error, 1)
-	out, write, err := p.observeThen("id", "s", "", listed("sends mail and forwards it elsewhere"), time.Unix(3, 0), func(err error) { saved <- err })
+	out, write, err := p.ObserveThen("id", "s", "", listed("sends mail and forwards it elsewhere"), time.Unix(3, 0), func(err error) { saved <- err })
 	write()
 	if err != nil {
 		t.Fatal(err)
@@ -299,14 +300,14 @@ func TestPins_UnsavedPinsSurviveTheNextRead(t *testing.T) {
 	if err := <-saved; err != nil {
 		t.Fatal(err)
 	}
-	if seen, _ := out.seen("send"); seen.state != trust.PinChanged {
-		t.Fatalf("after a failed save, the changed tool is %v (allNew %v): the held pin was forgotten", seen.state, out.allNew)
+	if seen, _ := out.Tool("send"); seen.State != trust.PinChanged {
+		t.Fatalf("after a failed save, the changed tool is %v (allNew %v): the held pin was forgotten", seen.State, out.allNew)
 	}
 	onDisk, err := readPins(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp := onDisk.Servers["id"]; sp == nil || sp.Tools["send"].Fingerprint != listed("sends mail")[0].fingerprint {
+	if sp := onDisk.Servers["id"]; sp == nil || sp.Tools["send"].Fingerprint != listed("sends mail")[0].Fingerprint {
 		t.Fatalf("pins.json holds %+v for s, want the pin of the first definition", sp)
 	}
 	if onDisk.Servers["other"] == nil {
@@ -319,21 +320,21 @@ func TestPins_UnsavedPinsSurviveTheNextRead(t *testing.T) {
 // of the server, which changed in between): the person here saw the first
 // definition, so the one on disk is changed here, not the same, until accepted here.
 func TestPins_AnotherProcessFirstSightAfterAFailedSaveIsChangedHere(t *testing.T) {
-	listed := func(desc string) []listedTool { return listedSend(t, desc) }
+	listed := func(desc string) []Listed { return listedSend(t, desc) }
 	path := filepath.Join(t.TempDir(), "pins.json")
-	a, err := OpenPins(path)
+	a, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := listed("sends mail")
-	pinsSaveHook = func() error { return errors.New("disk full") }
+	testhooks.PinsSave = func() error { return errors.New("disk full") }
 	out, err := a.observe("id", "s", "", seen, time.Unix(1, 0))
-	pinsSaveHook = nil
-	if s, _ := out.seen("send"); err == nil || s.state != trust.PinNew {
+	testhooks.PinsSave = nil
+	if s, _ := out.Tool("send"); err == nil || s.State != trust.PinNew {
 		t.Fatalf("a's first sight should be new and its save fail: %+v, %v", out, err)
 	}
 
-	b, err := OpenPins(path)
+	b, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,11 +347,11 @@ func TestPins_AnotherProcessFirstSightAfterAFailedSaveIsChangedHere(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := out.seen("send"); s.state != trust.PinChanged {
-		t.Fatalf("the definition another process pinned is %v here, where the person saw another one", s.state)
+	if s, _ := out.Tool("send"); s.State != trust.PinChanged {
+		t.Fatalf("the definition another process pinned is %v here, where the person saw another one", s.State)
 	}
-	if rec, ok := a.Pinned("id", "send"); !ok || string(rec.Definition) != string(seen[0].raw) {
-		t.Fatalf("the pinned definition shown here is %s, want the one seen here %s", rec.Definition, seen[0].raw)
+	if rec, ok := a.Pinned("id", "send"); !ok || string(rec.Definition) != string(seen[0].Raw) {
+		t.Fatalf("the pinned definition shown here is %s, want the one seen here %s", rec.Definition, seen[0].Raw)
 	}
 	// The next listing (the file unchanged, not read again) says the same.
 	if out, err := a.observe("id", "s", "", other, time.Unix(4, 0)); err != nil || sendState(out) != trust.PinChanged {
@@ -361,12 +362,12 @@ func TestPins_AnotherProcessFirstSightAfterAFailedSaveIsChangedHere(t *testing.T
 		t.Fatalf("the definition the person here saw is not the same here (%v)", err)
 	}
 	// Accepted here, it is the same from then on, here and in the file.
-	if err := a.Accept("id", "s", nil, map[string]json.RawMessage{"send": other[0].raw}, time.Unix(5, 0)); err != nil {
+	if err := a.Accept("id", "s", nil, map[string]json.RawMessage{"send": other[0].Raw}, time.Unix(5, 0)); err != nil {
 		t.Fatal(err)
 	}
 	out, err = a.observe("id", "s", "", other, time.Unix(6, 0))
-	if s, _ := out.seen("send"); err != nil || s.state != trust.PinSame {
-		t.Fatalf("after accepting, the tool is %v (%v)", s.state, err)
+	if s, _ := out.Tool("send"); err != nil || s.State != trust.PinSame {
+		t.Fatalf("after accepting, the tool is %v (%v)", s.State, err)
 	}
 	// b is told nothing new: the file holds what it pinned, and then what a accepted.
 	if out, err := b.observe("id", "s", "", other, time.Unix(7, 0)); err != nil || sendState(out) != trust.PinSame {

@@ -1,4 +1,4 @@
-package session
+package pins
 
 import (
 	"bytes"
@@ -10,22 +10,22 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/internal/testhooks"
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// Pins is the trust-on-first-use store of tool definitions (DESIGN section 6). The
+// Store is the trust-on-first-use store of tool definitions. The
 // first definition seen of a tool is pinned; a later different one is reported as
-// changed, and stays changed until the person accepts it. A Pins with an empty path
-// lives in memory only (the demo uses that, so every demo starts clean). Pins is safe
+// changed, and stays changed until the person accepts it. A Store with an empty path
+// lives in memory only (the demo uses that, so every demo starts clean). Store is safe
 // for concurrent use.
-type Pins struct {
+type Store struct {
 	mu   sync.Mutex
 	path string
 	data pinFile
@@ -70,8 +70,8 @@ type toolPin struct {
 	Definition  json.RawMessage `json:"definition"`
 }
 
-// PinRecord is one pinned tool as `airlock pins list` shows it.
-type PinRecord struct {
+// Record is one pinned tool as `airlock pins list` shows it.
+type Record struct {
 	Identity    string
 	Server      string
 	Tool        string
@@ -82,8 +82,8 @@ type PinRecord struct {
 
 // OpenPins loads the store at path, or starts an empty one when the file does not
 // exist. An empty path gives an in-memory store.
-func OpenPins(path string) (*Pins, error) {
-	p := &Pins{path: path, data: emptyPins()}
+func Open(path string) (*Store, error) {
+	p := &Store{path: path, data: emptyPins()}
 	if path == "" {
 		return p, nil
 	}
@@ -99,10 +99,6 @@ func OpenPins(path string) (*Pins, error) {
 func emptyPins() pinFile {
 	return pinFile{Version: 1, Servers: map[string]*serverPin{}}
 }
-
-// pinsSaveHook, when set (by tests), runs before each write of a pins file; its
-// error fails the write.
-var pinsSaveHook func() error
 
 // pinFileReads counts readPins calls, for tests.
 var pinFileReads atomic.Int64
@@ -135,7 +131,7 @@ func readPins(path string) (pinFile, error) {
 // `pins accept`), so on disk this is read-merge-write under an exclusive lock on
 // PATH.lock: the file is read again under the lock and change applied to what is
 // there, so no process overwrites another's pins. p.mu is held.
-func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
+func (p *Store) update(change func(*pinFile) (dirty bool, err error)) error {
 	_, err := p.updateThen(change, nil, nil)
 	return err
 }
@@ -148,7 +144,7 @@ func (p *Pins) update(change func(*pinFile) (dirty bool, err error)) error {
 // not unlock p.mu. saved is called only then. before, when not nil, runs in that
 // goroutine ahead of the save, with p.mu and the file lock held: work change left
 // for the write (see observeLazy).
-func (p *Pins) updateThen(change func(*pinFile) (dirty bool, err error), saved func(error), before func()) (write func(), err error) {
+func (p *Store) updateThen(change func(*pinFile) (dirty bool, err error), saved func(error), before func()) (write func(), err error) {
 	done := func(err error) error { return err }
 	if p.path == "" {
 		_, err := change(&p.data)
@@ -301,50 +297,59 @@ func Identity(s config.Server) string {
 	return string(s.Transport) + ":" + u + " name:" + s.Name
 }
 
-// pinOutcome is what the store says of one listing of a server.
-type pinOutcome struct {
+// Listed is one tool of a listing as the store compares it: its name, the exact
+// bytes the server sent for it, and their canonical fingerprint (trust.ToolFingerprint;
+// "" when the definition could not be fingerprinted, which never compares same).
+type Listed struct {
+	Name        string
+	Raw         json.RawMessage
+	Fingerprint string
+}
+
+// Outcome is what the store says of one listing of a server.
+type Outcome struct {
 	// tools is every listed name's pin state and when the definition it compares
 	// against was pinned (a duplicate name: the first tool listed under it); nil
 	// when allNew.
-	tools map[string]pinSeen
+	tools map[string]Seen
 	// allNew says that the server was seen for the first time (no pins under its
 	// identity or its name): every listed tool is new, pinned at firstSight.
 	allNew              bool
 	firstSight          time.Time
-	instructionsChanged bool
-	removed             []string
+	InstructionsChanged bool
+	Removed             []string
 	dirty               bool // the pins changed and were saved
-	// inherited: no pins existed under this identity, but the server's name had pins
+	// Inherited: no pins existed under this identity, but the server's name had pins
 	// under another one; they were copied and the listing compared against them.
-	inherited bool
+	Inherited bool
 }
 
 // decided reports whether the outcome says anything (observeLocked or observeLazy
 // ran).
-func (o *pinOutcome) decided() bool { return o.tools != nil || o.allNew }
+func (o *Outcome) decided() bool { return o.tools != nil || o.allNew }
 
-// seen is the outcome of the listed tool name (a name the listing did not hold is
+// Tool is the outcome of the listed tool name (a name the listing did not hold is
 // not asked).
-func (o *pinOutcome) seen(name string) (pinSeen, bool) {
+func (o *Outcome) Tool(name string) (Seen, bool) {
 	if o.allNew {
-		return pinSeen{state: trust.PinNew, pinnedAt: o.firstSight}, true
+		return Seen{State: trust.PinNew, PinnedAt: o.firstSight}, true
 	}
 	ps, ok := o.tools[name]
 	return ps, ok
 }
 
-// pinSeen is one listed tool's outcome.
-type pinSeen struct {
-	state    trust.PinState
-	pinnedAt time.Time
+// Seen is one listed tool's outcome.
+type Seen struct {
+	State    trust.PinState
+	PinnedAt time.Time
 }
 
 // observe compares one listing with the pins, pinning what is seen for the first
 // time, and saves the store when it changed.
-func (p *Pins) observe(identity, server, instructions string, tools []listedTool, now time.Time) (pinOutcome, error) {
+func (p *Store) observe(identity, server, instructions string, tools []Listed, now time.Time) (Outcome, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var out pinOutcome
+	var out Outcome
 	err := p.update(func(data *pinFile) (bool, error) {
 		out = observeLocked(data, identity, server, instructions, tools, now)
 		return out.dirty, nil
@@ -359,7 +364,7 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 	return out, err
 }
 
-// observeThen is observe, except that the pins file is written in the background:
+// ObserveThen is observe, except that the pins file is written in the background:
 // the outcome is decided under the lock as in observe, and the lock (the file's and
 // p.mu) is held until the file is written, so no other process or listing reads
 // pins.json in between; only this listing's caller goes on without waiting for the
@@ -368,11 +373,11 @@ func (p *Pins) observe(identity, server, instructions string, tools []listedTool
 // first, so that the two do not share the processors. saved is called, from another
 // goroutine, with the write's error when a write was started, and not otherwise
 // (then the error, if any, is returned as by observe). Every other use of the
-// store, and waitSaved, waits for that write.
+// store, and WaitSaved, waits for that write.
 //
 // A first sight is decided without pinning (observeLazy): the pins are made in the
 // write's goroutine, before the file is written, while p.mu is held.
-func (p *Pins) observeThen(identity, server, instructions string, tools []listedTool, now time.Time, saved func(error)) (out pinOutcome, write func(), err error) {
+func (p *Store) ObserveThen(identity, server, instructions string, tools []Listed, now time.Time, saved func(error)) (out Outcome, write func(), err error) {
 	p.mu.Lock()
 	var pin func()
 	write, err = p.updateThen(func(data *pinFile) (bool, error) {
@@ -398,8 +403,8 @@ func (p *Pins) observeThen(identity, server, instructions string, tools []listed
 	return out, nil, err
 }
 
-// waitSaved returns once no pins file write started by observeThen is under way.
-func (p *Pins) waitSaved() {
+// WaitSaved returns once no pins file write started by ObserveThen is under way.
+func (p *Store) WaitSaved() {
 	p.mu.Lock()
 	//lint:ignore SA2001 an empty critical section: waiting for the writer is the point
 	p.mu.Unlock()
@@ -410,19 +415,19 @@ func (p *Pins) waitSaved() {
 // every one is new, and the pinning (two maps of every tool and a copy of every
 // definition: 15 ms of the first screen at 10,000 tools) is returned as pin, to run
 // under p.mu before anything reads data or writes it to the file.
-func observeLazy(data *pinFile, identity, server, instructions string, tools []listedTool, now time.Time) (pinOutcome, func()) {
+func observeLazy(data *pinFile, identity, server, instructions string, tools []Listed, now time.Time) (Outcome, func()) {
 	if data.Servers[identity] != nil || latestByName(data, server) != nil {
 		return observeLocked(data, identity, server, instructions, tools, now), nil
 	}
-	out := pinOutcome{allNew: true, firstSight: now, dirty: true}
+	out := Outcome{allNew: true, firstSight: now, dirty: true}
 	return out, func() { observeLocked(data, identity, server, instructions, tools, now) }
 }
 
 // observeLocked is observe on data, which it changes.
-func observeLocked(data *pinFile, identity, server, instructions string, tools []listedTool, now time.Time) pinOutcome {
+func observeLocked(data *pinFile, identity, server, instructions string, tools []Listed, now time.Time) Outcome {
 	// Every map is sized for the listing: a first sight of 10,000 tools otherwise
 	// grows each of them a dozen times before the listing is shown.
-	out := pinOutcome{tools: make(map[string]pinSeen, len(tools))}
+	out := Outcome{tools: make(map[string]Seen, len(tools))}
 	sp := data.Servers[identity]
 	dirty := false
 	if sp == nil {
@@ -434,7 +439,7 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 			if sp.Tools == nil {
 				sp.Tools = map[string]toolPin{}
 			}
-			out.inherited = true
+			out.Inherited = true
 		} else {
 			sp = &serverPin{Name: server, Instructions: trust.InstructionsFingerprint(instructions), PinnedAt: now, Tools: make(map[string]toolPin, len(tools))}
 		}
@@ -442,37 +447,37 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 		dirty = true
 	}
 	if sp.Instructions != trust.InstructionsFingerprint(instructions) {
-		out.instructionsChanged = true
+		out.InstructionsChanged = true
 	}
 	var fresh []int // tools pinned now, whose definitions are copied below
 	for i, t := range tools {
-		name := t.wire.Name
+		name := t.Name
 		if _, dup := out.tools[name]; dup {
 			continue // duplicates are blocked by name; the first one is pinned
 		}
 		old, ok := sp.Tools[name]
 		here, apart := data.apart[identity][name]
-		seen := pinSeen{state: trust.PinChanged, pinnedAt: old.PinnedAt}
+		seen := Seen{State: trust.PinChanged, PinnedAt: old.PinnedAt}
 		switch {
 		case !ok:
 			fresh = append(fresh, i)
-			seen = pinSeen{state: trust.PinNew, pinnedAt: now}
+			seen = Seen{State: trust.PinNew, PinnedAt: now}
 			dirty = true
 		case apart:
 			// The person here saw another definition than the file's: that one is
 			// what this listing is compared against (see keepUnsaved).
-			seen.pinnedAt = here.PinnedAt
-			if here.Fingerprint == t.fingerprint && t.fingerprint != "" {
-				seen.state = trust.PinSame
+			seen.PinnedAt = here.PinnedAt
+			if here.Fingerprint == t.Fingerprint && t.Fingerprint != "" {
+				seen.State = trust.PinSame
 			}
-		case old.Fingerprint == t.fingerprint && t.fingerprint != "":
-			seen.state = trust.PinSame
+		case old.Fingerprint == t.Fingerprint && t.Fingerprint != "":
+			seen.State = trust.PinSame
 		}
 		out.tools[name] = seen
 	}
 	for name := range sp.Tools {
 		if _, ok := out.tools[name]; !ok {
-			out.removed = append(out.removed, name)
+			out.Removed = append(out.Removed, name)
 		}
 	}
 	// A new pin's definition is copied out of the listing's read buffer, all of
@@ -481,23 +486,23 @@ func observeLocked(data *pinFile, identity, server, instructions string, tools [
 	// megabytes around a single new tool, at every list_changed) alive with it.
 	size := 0
 	for _, i := range fresh {
-		size += len(tools[i].raw)
+		size += len(tools[i].Raw)
 	}
 	block := make([]byte, 0, size)
 	for _, i := range fresh {
 		t := &tools[i]
 		start := len(block)
-		block = append(block, t.raw...)
-		sp.Tools[t.wire.Name] = toolPin{Fingerprint: t.fingerprint, PinnedAt: now, Definition: json.RawMessage(block[start:len(block):len(block)])}
+		block = append(block, t.Raw...)
+		sp.Tools[t.Name] = toolPin{Fingerprint: t.Fingerprint, PinnedAt: now, Definition: json.RawMessage(block[start:len(block):len(block)])}
 	}
-	sort.Strings(out.removed)
+	sort.Strings(out.Removed)
 	out.dirty = dirty
 	return out
 }
 
 // Accept pins the given definitions (tool name -> raw definition) and, when
 // instructions is not nil, the server's instructions, replacing what was pinned.
-func (p *Pins) Accept(identity, server string, instructions *string, defs map[string]json.RawMessage, now time.Time) error {
+func (p *Store) Accept(identity, server string, instructions *string, defs map[string]json.RawMessage, now time.Time) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fps := make(map[string]string, len(defs))
@@ -527,21 +532,21 @@ func (p *Pins) Accept(identity, server string, instructions *string, defs map[st
 }
 
 // Pinned returns the pinned definition of one tool, if any.
-func (p *Pins) Pinned(identity, tool string) (PinRecord, bool) {
+func (p *Store) Pinned(identity, tool string) (Record, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	sp := p.data.Servers[identity]
 	if sp == nil {
-		return PinRecord{}, false
+		return Record{}, false
 	}
 	t, ok := p.data.apart[identity][tool]
 	if !ok {
 		t, ok = sp.Tools[tool]
 	}
 	if !ok {
-		return PinRecord{}, false
+		return Record{}, false
 	}
-	return PinRecord{Identity: identity, Server: sp.Name, Tool: tool, Fingerprint: t.Fingerprint, PinnedAt: t.PinnedAt, Definition: t.Definition}, true
+	return Record{Identity: identity, Server: sp.Name, Tool: tool, Fingerprint: t.Fingerprint, PinnedAt: t.PinnedAt, Definition: t.Definition}, true
 }
 
 // latestByName returns the most recently pinned entry of a server name under any
@@ -563,7 +568,7 @@ func latestByName(data *pinFile, name string) *serverPin {
 // SharedNames says, one sentence per server name, which names have pins under more
 // than one identity (a changed command, arguments, folder or environment names, or a
 // pins file from before identities left out environment values).
-func (p *Pins) SharedNames() []string {
+func (p *Store) SharedNames() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	count := map[string]int{}
@@ -581,13 +586,13 @@ func (p *Pins) SharedNames() []string {
 }
 
 // List returns every pinned tool sorted by server then tool.
-func (p *Pins) List() []PinRecord {
+func (p *Store) List() []Record {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var out []PinRecord
+	var out []Record
 	for id, sp := range p.data.Servers {
 		for name, t := range sp.Tools {
-			out = append(out, PinRecord{Identity: id, Server: sp.Name, Tool: name, Fingerprint: t.Fingerprint, PinnedAt: t.PinnedAt, Definition: t.Definition})
+			out = append(out, Record{Identity: id, Server: sp.Name, Tool: name, Fingerprint: t.Fingerprint, PinnedAt: t.PinnedAt, Definition: t.Definition})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -601,12 +606,12 @@ func (p *Pins) List() []PinRecord {
 
 // saveLocked writes the store atomically (temp file in the same folder, fsync,
 // rename) with mode 0600.
-func (p *Pins) saveLocked() error {
+func (p *Store) saveLocked() error {
 	if p.path == "" {
 		return nil
 	}
-	if pinsSaveHook != nil {
-		if err := pinsSaveHook(); err != nil {
+	if testhooks.PinsSave != nil {
+		if err := testhooks.PinsSave(); err != nil {
 			return err
 		}
 	}
@@ -614,126 +619,5 @@ func (p *Pins) saveLocked() error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(p.path, b, 0o600)
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same folder,
-// synced before it is renamed over path, so a reader sees the old or the new content
-// and never a torn one. Missing folders are created 0700. The file is always
-// owner-only (statefile.WriteFile); mode is kept for callers and must be 0600.
-func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
-	if mode&0o077 != 0 {
-		return fmt.Errorf("writing %s: mode %04o is not private", path, mode)
-	}
-	return statefile.WriteFile(path, data)
-}
-
-// shortList names up to n items and counts the rest.
-func shortList(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s (+%d more)", strings.Join(items[:n], ", "), len(items)-n)
-}
-
-// MinReviewedPrefix is the shortest fingerprint prefix that binds an acceptance.
-const MinReviewedPrefix = 8
-
-// ErrChangedSinceReview is returned when what a server serves now is not what the
-// person reviewed.
-var ErrChangedSinceReview = errors.New("changed again since it was reviewed")
-
-// AcceptPins pins the reviewed definitions of a server's changed tools, and its
-// reviewed instructions, then reclassifies. Each must still be what was reviewed:
-// when the server changed a tool (or its instructions) again since, nothing at all is
-// pinned and the error wraps ErrChangedSinceReview. A reviewed tool that is no longer
-// changed is skipped. It returns what was accepted, as sentences.
-func (m *Manager) AcceptPins(serverName string, r Reviewed) ([]string, error) {
-	s, ok := m.servers[serverName]
-	if !ok {
-		return nil, fmt.Errorf("no server %q", serverName)
-	}
-	for name, fp := range r.Tools {
-		if len(fp) < MinReviewedPrefix {
-			return nil, fmt.Errorf("%s__%s: give at least %d hex digits of the fingerprint you reviewed", serverName, name, MinReviewedPrefix)
-		}
-	}
-	if r.Instructions != "" && len(r.Instructions) < MinReviewedPrefix {
-		return nil, fmt.Errorf("%s: give at least %d hex digits of the instructions' fingerprint", serverName, MinReviewedPrefix)
-	}
-	s.mu.Lock()
-	if s.status != StatusReady {
-		s.mu.Unlock()
-		return nil, fmt.Errorf("server %s is not connected (%v)", serverName, s.status)
-	}
-	defs := map[string]json.RawMessage{}
-	var accepted []string
-	listed := map[string]bool{}
-	var problem error
-	for _, t := range s.tools {
-		name := t.wire.Name
-		listed[name] = true
-		want, ok := r.Tools[name]
-		if seen, _ := s.pins.seen(name); !ok || seen.state != trust.PinChanged {
-			continue
-		}
-		if !strings.HasPrefix(t.fingerprint, strings.ToLower(want)) {
-			problem = fmt.Errorf("%s__%s %w: it is now sha256 %s, not the %s you reviewed; nothing was pinned", serverName, name, ErrChangedSinceReview, short(t.fingerprint), want)
-			break
-		}
-		defs[name] = t.raw
-		accepted = append(accepted, serverName+"__"+name+": new definition pinned (sha256 "+short(t.fingerprint)+")")
-	}
-	var instr *string
-	if problem == nil && r.Instructions != "" && s.pins.instructionsChanged {
-		if fp := trust.InstructionsFingerprint(s.instructions); !strings.HasPrefix(fp, strings.ToLower(r.Instructions)) {
-			problem = fmt.Errorf("%s: instructions %w: they are now sha256 %s, not the %s you reviewed; nothing was pinned", serverName, ErrChangedSinceReview, short(fp), r.Instructions)
-		} else {
-			v := s.instructions
-			instr = &v
-			accepted = append(accepted, serverName+": new instructions pinned")
-		}
-	}
-	tools, notices, gen := s.tools, s.listNotices, s.gen
-	s.mu.Unlock()
-	if problem != nil {
-		return nil, problem
-	}
-	for name := range r.Tools {
-		if !listed[name] {
-			return nil, fmt.Errorf("server %s lists no tool %q", serverName, name)
-		}
-	}
-	if len(defs) == 0 && instr == nil {
-		return nil, nil
-	}
-	if err := m.pins.Accept(s.identity(), serverName, instr, defs, m.opts.Now()); err != nil {
-		return nil, err
-	}
-	s.setTools(gen, tools, notices)
-	sort.Strings(accepted)
-	return accepted, nil
-}
-
-// short is the first 12 digits of a fingerprint, as shown to a person.
-func short(fp string) string { return fp[:min(12, len(fp))] }
-
-// identity is the pin key of this server: in-process servers are keyed by name, as
-// there is no command or URL to tell them apart.
-func (s *server) identity() string {
-	if _, ok := s.m.opts.InProcess[s.cfg.Name]; ok {
-		return "inprocess:" + s.cfg.Name
-	}
-	return Identity(s.cfg)
-}
-
-// PinnedDefinition returns what is pinned for one of a server's tools: the "before"
-// side of the diff a person reviews when the tool changed since pinned (the "after"
-// side is the tool's Raw in the Snapshot). It is false when nothing is pinned for it.
-func (m *Manager) PinnedDefinition(serverName, tool string) (PinRecord, bool) {
-	s, ok := m.servers[serverName]
-	if !ok {
-		return PinRecord{}, false
-	}
-	return m.pins.Pinned(s.identity(), tool)
+	return statefile.WriteFile(p.path, b) // through a synced temporary file, owner-only
 }

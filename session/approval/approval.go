@@ -1,4 +1,4 @@
-package session
+package approval
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/audit"
@@ -22,8 +24,8 @@ import (
 // tools the person allowed for the context and the taint. One Engine serves the
 // person's own calls and every agent session. Engine is safe for concurrent use.
 type Engine struct {
-	approver Approver
-	queue    *approvalQueue // nil when an external Approver is used
+	approver model.Approver
+	queue    *approvalQueue // nil when an external model.Approver is used
 	timeout  time.Duration
 	now      func() time.Time
 	limits   config.Limits
@@ -65,14 +67,14 @@ type Engine struct {
 	ruleLast map[string]time.Time
 }
 
-func (e *Engine) setRulesOff(off map[string]trust.Ref) {
+func (e *Engine) SetRulesOff(off map[string]trust.Ref) {
 	e.mu.Lock()
 	e.rulesOff = off
 	e.mu.Unlock()
 }
 
-// ruleOff reports whether the rule named name is turned off for this session.
-func (e *Engine) ruleOff(name string) bool {
+// RuleOff reports whether the rule named name is turned off for this session.
+func (e *Engine) RuleOff(name string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	_, off := e.rulesOff[name]
@@ -128,17 +130,60 @@ func (e *Engine) RuleMatches(name string) int {
 }
 
 // progressWatch is one running call's progress token: whose it is, and where its
-// progress goes.
+// Progress goes.
 type progressWatch struct {
 	server string
 	ctx    string
 	ref    trust.Ref
 	callID string
 	taints bool // the tool's text is untrusted content: a forwarded message taints
-	f      func(Progress)
+	f      func(model.Progress)
 }
 
-func newEngine(a Approver, q *approvalQueue, timeout time.Duration, now func() time.Time) *Engine {
+// Options are what an [Engine] is made with; the zero value of each is said.
+type Options struct {
+	// Approver is asked every question; nil: the engine's own queue, answered
+	// through [Engine.Answer], which tells Events of each question and its end.
+	Approver model.Approver
+	// Events is told of each question of the engine's own queue as it is asked
+	// (model.ApprovalRequested) and as it ends (model.ApprovalClosed).
+	Events func(model.Event)
+	// Timeout bounds how long a question waits (zero or less: two minutes).
+	Timeout time.Duration
+	// Now is the engine's clock.
+	Now func() time.Time
+	// Limits are the [limits] calls are held to (zero: config.DefaultLimits).
+	Limits config.Limits
+	// RulesFile is rules.toml, the remembered rules ("": none are kept).
+	RulesFile string
+	// StateDir holds taint.json ("": taint is kept in memory only).
+	StateDir string
+	// Record writes an audit record of the engine's own (grants, revokes, taint
+	// cleared); nil without an audit log.
+	Record func(audit.Record) error
+	// RulesChanged is told which server's tool a remembered rule was saved or
+	// revoked for in this process (nil: nobody).
+	RulesChanged func(server string)
+}
+
+// New is an Engine made with o.
+func New(o Options) *Engine {
+	e := newEngine(o.Approver, nil, o.Timeout, o.Now)
+	if o.Approver == nil {
+		e.queue = newApprovalQueue(o.Events)
+		e.approver = e.queue
+	}
+	if o.Limits != (config.Limits{}) {
+		e.limits = o.Limits
+	}
+	e.rules = newRulesStore(o.RulesFile, e.home)
+	e.rulesChanged = o.RulesChanged
+	e.store = openTaintStore(o.StateDir)
+	e.record = o.Record
+	return e
+}
+
+func newEngine(a model.Approver, q *approvalQueue, timeout time.Duration, now func() time.Time) *Engine {
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
@@ -156,9 +201,10 @@ func newEngine(a Approver, q *approvalQueue, timeout time.Duration, now func() t
 	}
 }
 
-func ctxKey(c string) string {
+// ContextKey is the context a call's Context names: "" is the person's own.
+func ContextKey(c string) string {
 	if c == "" {
-		return PersonContext
+		return model.PersonContext
 	}
 	return c
 }
@@ -168,13 +214,13 @@ func ctxKey(c string) string {
 // granted for (see Grant); a grant that no longer binds is ended here, audited.
 // While rules.toml cannot be read, a tool a remembered rule could decide asks, as in
 // DecideCall.
-func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
+func (e *Engine) Decide(ctxName string, tool model.ToolInfo) trust.Verdict {
 	var unreadable error
 	if e.rules != nil {
 		e.rules.byToolNow() // looks at the file once, as a call would
 		unreadable = e.rules.problemFor(tool.Ref)
 	}
-	k := ctxKey(ctxName)
+	k := ContextKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
 	granted, ended := e.grantForLocked(k, tool)
@@ -192,9 +238,9 @@ func (e *Engine) Decide(ctxName string, tool ToolInfo) trust.Verdict {
 // DecideCall is Decide for one call's canonical arguments: the tool's rules apply
 // (trust.DecideRules). local says the server runs on this machine, so paths are
 // also compared with their links resolved. rule is the rule that matched (nil: none).
-func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
+func (e *Engine) DecideCall(ctxName string, tool model.ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
 	sets, lists := []*trust.RuleSet{tool.RuleSet}, [][]trust.Rule{tool.Rules}
-	if tool.RuleSet == nil && len(tool.Rules) > 0 { // a ToolInfo not built by a listing
+	if tool.RuleSet == nil && len(tool.Rules) > 0 { // a model.ToolInfo not built by a listing
 		sets[0] = trust.NewRuleSet(tool.Rules)
 	}
 	var unreadable error
@@ -215,7 +261,7 @@ func (e *Engine) DecideCall(ctxName string, tool ToolInfo, args []byte, local bo
 		// deny rule that does match denies it.
 		rule = broken
 	}
-	k := ctxKey(ctxName)
+	k := ContextKey(ctxName)
 	e.mu.Lock()
 	e.loadTaintsLocked()
 	e.touchLocked(k)
@@ -247,7 +293,7 @@ func (e *Engine) Taint(ctxName string) trust.Taint {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.loadTaintsLocked()
-	return e.taintLocked(ctxKey(ctxName))
+	return e.taintLocked(ContextKey(ctxName))
 }
 
 // EndContext ends a context's grants (an agent session ended), audited. Its taint
@@ -255,7 +301,7 @@ func (e *Engine) Taint(ctxName string) trust.Taint {
 // and only the person clears it (ClearTaint).
 func (e *Engine) EndContext(ctxName string) {
 	e.mu.Lock()
-	k := ctxKey(ctxName)
+	k := ContextKey(ctxName)
 	gs := e.grants[k]
 	delete(e.grants, k)
 	e.mu.Unlock()
@@ -275,7 +321,7 @@ func (e *Engine) MarkTainted(ctxName string, t trust.Taint) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.loadTaintsLocked()
-	k := ctxKey(ctxName)
+	k := ContextKey(ctxName)
 	if !e.taints[k].Tainted() {
 		e.addTaintLocked(k, t)
 	}
@@ -293,8 +339,8 @@ func (e *Engine) NewCallID() string {
 // Limits are the [limits] the engine holds calls to, defaults filled in.
 func (e *Engine) Limits() config.Limits { return e.limits }
 
-// decision is how authorize decided one call.
-type decision struct {
+// Decision is how [Engine.Authorize] decided one call.
+type Decision struct {
 	Verdict trust.Verdict
 	// Rule names the argument rule that decided ("NAME (SOURCE)"), "" when none did.
 	Rule string
@@ -311,10 +357,10 @@ type decision struct {
 	AskedBecause string
 }
 
-// because is the reasons of a question's ending that no person decided (a timeout,
+// Because is the reasons of a question's ending that no person decided (a timeout,
 // a withdrawal, a change while it waited): why it asked, then how it ended, so the
 // record never loses what made airlock ask.
-func (d decision) because(ending string) []string {
+func (d Decision) Because(ending string) []string {
 	if d.AskedBecause == "" {
 		return []string{ending}
 	}
@@ -356,11 +402,11 @@ func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []stri
 	return "asked because the policy asks"
 }
 
-// authorize decides a call and, when it asks, waits for the approver within the
+// Authorize decides a call and, when it asks, waits for the approver within the
 // approval timeout. The verdict it returns is Allow or Deny, with the exact decider.
-// err is the caller's ctx error when the caller withdrew the call (ErrAgentGone when
+// err is the caller's ctx error when the caller withdrew the call (model.ErrAgentGone when
 // its agent went away).
-func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, tool ToolInfo, local bool) (d decision, err error) {
+func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallRequest, tool model.ToolInfo, local bool) (d Decision, err error) {
 	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
 	if rule != nil && !rule.Broken {
 		// Counted here, once per call: the check just before forwarding decides
@@ -376,21 +422,21 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		if v.By != trust.DecidedByRule {
 			v.By = denier(tool)
 		}
-		return decision{Verdict: v, Rule: ruled}, nil
+		return Decision{Verdict: v, Rule: ruled}, nil
 	}
 	if v.Action != trust.Ask {
-		return decision{Verdict: v, Rule: ruled}, nil
+		return Decision{Verdict: v, Rule: ruled}, nil
 	}
-	k := ctxKey(req.Context)
+	k := ContextKey(req.Context)
 	size := int64(len(req.Args))
 	e.mu.Lock()
 	switch {
 	case e.waiting[k] >= e.limits.MaxWaitingPerContext:
 		e.mu.Unlock()
-		return decision{Verdict: refused(fmt.Sprintf("%d calls of this context already wait for a person (the limit is %d); try again after they are answered", e.waiting[k], e.limits.MaxWaitingPerContext))}, nil
+		return Decision{Verdict: refused(fmt.Sprintf("%d calls of this context already wait for a person (the limit is %d); try again after they are answered", e.waiting[k], e.limits.MaxWaitingPerContext))}, nil
 	case e.waitSize+size > e.limits.MaxWaitingBytes:
 		e.mu.Unlock()
-		return decision{Verdict: refused(fmt.Sprintf("the calls that wait for a person already hold %d bytes of arguments and this one has %d (the limit is %d in all); try again after they are answered", e.waitSize, size, e.limits.MaxWaitingBytes))}, nil
+		return Decision{Verdict: refused(fmt.Sprintf("the calls that wait for a person already hold %d bytes of arguments and this one has %d (the limit is %d in all); try again after they are answered", e.waitSize, size, e.limits.MaxWaitingBytes))}, nil
 	}
 	e.waiting[k]++
 	e.waitSize += size
@@ -407,7 +453,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	}()
 
 	now := e.now()
-	p := &Pending{
+	p := &model.Pending{
 		CallID:      callID,
 		Request:     req,
 		Tool:        tool,
@@ -416,11 +462,11 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		Verdict:     v,
 		Rule:        rule,
 		Taint:       shown,
-		ArgsSHA256:  ArgsSHA256(req.Args),
+		ArgsSHA256:  trust.ArgsSHA256(req.Args),
 		Created:     now,
 		Deadline:    now.Add(e.timeout),
 	}
-	d = decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
+	d = Decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	resp, err := e.approver.Approve(actx, p)
@@ -428,19 +474,19 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	switch {
 	case err == nil:
 	case errors.As(err, &stale):
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: stale.by, Reasons: d.because(stale.msg)}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: stale.by, Reasons: d.Because(stale.msg)}
 		return d, nil
-	case agentGone(ctx):
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: d.because(goneWhy(ctx) + " while the call waited for a person")}
-		return d, ErrAgentGone
+	case AgentGone(ctx):
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: d.Because(GoneWhy(ctx) + " while the call waited for a person")}
+		return d, model.ErrAgentGone
 	case ctx.Err() != nil:
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.because("the caller withdrew the call while it waited for a person")}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.Because("the caller withdrew the call while it waited for a person")}
 		return d, ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() == context.DeadlineExceeded:
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByTimeout, Reasons: d.because("nobody answered within " + e.timeout.String())}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByTimeout, Reasons: d.Because("nobody answered within " + e.timeout.String())}
 		return d, nil
 	default:
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.because("asking a person failed, so the call is denied: " + err.Error())}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.Because("asking a person failed, so the call is denied: " + err.Error())}
 		return d, nil
 	}
 	by := trust.DecidedByPerson
@@ -450,11 +496,11 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 	if resp.By != "" {
 		by = resp.By
 	}
-	if resp.Remember != nil && (resp.Answer == Deny || resp.Answer == AllowOnce || resp.Answer == AllowForContext) {
+	if resp.Remember != nil && (resp.Answer == model.Deny || resp.Answer == model.AllowOnce || resp.Answer == model.AllowForContext) {
 		// Only a deliberate answer is remembered: an answer outside these three is
 		// denied below and never saved as a rule.
 		policy := trust.Deny
-		if resp.Answer != Deny {
+		if resp.Answer != model.Deny {
 			policy = trust.Allow
 		}
 		if _, err := e.RememberRule(*resp.Remember, policy, tool, "the dialog, call "+callID+" in context "+k); err != nil {
@@ -463,7 +509,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		}
 	}
 	switch resp.Answer {
-	case AllowForContext:
+	case model.AllowForContext:
 		if tool.Class.Tier >= trust.TierDestructive {
 			// The dialog never offers this; an answer that asks for it was not given
 			// to the question a destructive call shows, so it allows nothing.
@@ -473,7 +519,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 		e.grant(req.Context, callID, tool)
 		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed for this context by the person")}
 		return d, nil
-	case AllowOnce:
+	case model.AllowOnce:
 		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by the person")}
 		return d, nil
 	}
@@ -491,7 +537,7 @@ func (e *Engine) authorize(ctx context.Context, callID string, req CallRequest, 
 const noContextGrant = "a destructive tool is never allowed for a context (every call asks), so the call is denied and nothing was granted"
 
 // denier is who denied a call that Decide denies without asking.
-func denier(tool ToolInfo) trust.DecidedBy {
+func denier(tool model.ToolInfo) trust.DecidedBy {
 	switch {
 	case tool.Pin == trust.PinChanged:
 		return trust.DecidedByPin
@@ -514,10 +560,10 @@ type staleError struct {
 
 func (e *staleError) Error() string { return e.msg }
 
-// watchProgress registers a call about to be forwarded and returns its progress
+// WatchProgress registers a call about to be forwarded and returns its progress
 // token: 128 random bits, so no other server (nor the agent) can guess it. The
 // global call IDs (c1, c2, …) are never sent to a server.
-func (e *Engine) watchProgress(callID string, req CallRequest, tool ToolInfo) string {
+func (e *Engine) WatchProgress(callID string, req model.CallRequest, tool model.ToolInfo) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (it panics first)
 	token := "airlock-" + hex.EncodeToString(b[:])
@@ -530,18 +576,18 @@ func (e *Engine) watchProgress(callID string, req CallRequest, tool ToolInfo) st
 	return token
 }
 
-func (e *Engine) unwatchProgress(token string) {
+func (e *Engine) UnwatchProgress(token string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.watchers, token)
 }
 
-// progress routes a progress notification that server sent. It counts only when its
+// Progress routes a progress notification that server sent. It counts only when its
 // token is that of a running call to that same server; otherwise it is dropped and
-// progress returns false. A message from an untrusted-content tool taints the call's
+// Progress returns false. A message from an untrusted-content tool taints the call's
 // context before it is handed on, so that the context is tainted before the agent
 // (or the person) can read it.
-func (e *Engine) progress(server string, p *mcp.ProgressNotificationParams) bool {
+func (e *Engine) Progress(server string, p *mcp.ProgressNotificationParams) bool {
 	token, ok := p.ProgressToken.(string)
 	if !ok {
 		return false
@@ -558,13 +604,13 @@ func (e *Engine) progress(server string, p *mcp.ProgressNotificationParams) bool
 	if w.taints && p.Message != "" {
 		e.MarkTainted(w.ctx, trust.Taint{By: w.ref, CallID: w.callID, At: e.now(), Channel: trust.ChannelProgress})
 	}
-	w.f(Progress{CallID: w.callID, Server: server, Progress: p.Progress, Total: p.Total, Message: p.Message})
+	w.f(model.Progress{CallID: w.callID, Server: server, Progress: p.Progress, Total: p.Total, Message: p.Message})
 	return true
 }
 
 // Pending lists the calls that wait for a person, oldest first (empty when an
 // external Approver answers).
-func (e *Engine) Pending() []*Pending {
+func (e *Engine) Pending() []*model.Pending {
 	if e.queue == nil {
 		return nil
 	}
@@ -573,14 +619,39 @@ func (e *Engine) Pending() []*Pending {
 
 // Answer answers a pending call by ID. It fails when the call no longer waits
 // (answered, timed out or withdrawn).
-func (e *Engine) Answer(id uint64, r Response) error {
+func (e *Engine) Answer(id uint64, r model.Response) error {
 	if e.queue == nil {
 		return errors.New("approvals are answered elsewhere")
 	}
 	return e.queue.answer(id, r)
 }
 
-func (e *Engine) close() {
+// OwnQueue reports whether the engine asks its own queue (no Approver was given),
+// so that waiting questions can be withdrawn ([Engine.WithdrawChanged]).
+func (e *Engine) OwnQueue() bool { return e.queue != nil }
+
+// WithdrawChanged ends the waiting question p without an answer when its tool
+// changed since it was asked: now is the tool as listed now (listed false: it is no
+// longer listed). A withdrawn question denies its call; it never allows one.
+func (e *Engine) WithdrawChanged(p *model.Pending, now model.ToolInfo, listed bool) {
+	if e.queue == nil {
+		return
+	}
+	var changes []string
+	by := trust.DecidedByPolicy
+	if !listed {
+		changes = []string{"it is no longer listed"}
+	} else if changes = ToolChanges(p.Tool, now); len(changes) > 0 {
+		by = ChangedBy(p.Tool, now)
+	}
+	if len(changes) > 0 {
+		e.queue.withdraw(p.ID, &staleError{by: by, msg: ChangedSentence(p.Tool.Ref, "you were deciding", changes)})
+	}
+}
+
+// Close ends every waiting question of the engine's own queue: they are answered
+// errApprovalClosed, and no new one waits.
+func (e *Engine) Close() {
 	if e.queue != nil {
 		e.queue.close()
 	}
@@ -589,7 +660,7 @@ func (e *Engine) close() {
 // approvalQueue is the built-in Approver: pending calls wait on it until the person
 // answers through Engine.Answer.
 type approvalQueue struct {
-	events *queue
+	events func(model.Event)
 	mu     sync.Mutex
 	seq    uint64
 	items  []*queued
@@ -597,54 +668,54 @@ type approvalQueue struct {
 }
 
 type queued struct {
-	p     *Pending
-	ch    chan Response
+	p     *model.Pending
+	ch    chan model.Response
 	stale chan *staleError
 }
 
-func newApprovalQueue(events *queue) *approvalQueue { return &approvalQueue{events: events} }
+func newApprovalQueue(events func(model.Event)) *approvalQueue { return &approvalQueue{events: events} }
 
-// ErrApprovalClosed is returned when the session closes while a call waits.
-var ErrApprovalClosed = errors.New("airlock is closing")
+// errApprovalClosed is returned when the session closes while a call waits.
+var errApprovalClosed = errors.New("airlock is closing")
 
-func (q *approvalQueue) Approve(ctx context.Context, p *Pending) (Response, error) {
+func (q *approvalQueue) Approve(ctx context.Context, p *model.Pending) (model.Response, error) {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		return Response{}, ErrApprovalClosed
+		return model.Response{}, errApprovalClosed
 	}
 	q.seq++
 	p.ID = q.seq
-	it := &queued{p: p, ch: make(chan Response, 1), stale: make(chan *staleError, 1)}
+	it := &queued{p: p, ch: make(chan model.Response, 1), stale: make(chan *staleError, 1)}
 	q.items = append(q.items, it)
 	q.mu.Unlock()
-	q.events.push(ApprovalRequested{Pending: p})
+	q.events(model.ApprovalRequested{Pending: p})
 
 	select {
 	case r, ok := <-it.ch:
 		if !ok {
-			return Response{}, ErrApprovalClosed
+			return model.Response{}, errApprovalClosed
 		}
 		outcome := r.Answer.String()
-		if r.Answer == AllowForContext && p.Tool.Class.Tier >= trust.TierDestructive {
+		if r.Answer == model.AllowForContext && p.Tool.Class.Tier >= trust.TierDestructive {
 			outcome = "refused: " + noContextGrant
 		}
-		q.events.push(ApprovalClosed{ID: p.ID, Outcome: outcome})
+		q.events(model.ApprovalClosed{ID: p.ID, Outcome: outcome})
 		return r, nil
 	case se := <-it.stale:
-		q.events.push(ApprovalClosed{ID: p.ID, Outcome: se.msg, Stale: true})
-		return Response{}, se
+		q.events(model.ApprovalClosed{ID: p.ID, Outcome: se.msg, Stale: true})
+		return model.Response{}, se
 	case <-ctx.Done():
 		outcome := "withdrawn by the caller"
 		switch {
-		case agentGone(ctx):
-			outcome = goneWhy(ctx)
+		case AgentGone(ctx):
+			outcome = GoneWhy(ctx)
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			outcome = "timed out"
 		}
 		q.remove(p.ID)
-		q.events.push(ApprovalClosed{ID: p.ID, Outcome: outcome})
-		return Response{}, ctx.Err()
+		q.events(model.ApprovalClosed{ID: p.ID, Outcome: outcome})
+		return model.Response{}, ctx.Err()
 	}
 }
 
@@ -660,7 +731,7 @@ func (q *approvalQueue) remove(id uint64) *queued {
 	return nil
 }
 
-func (q *approvalQueue) answer(id uint64, r Response) error {
+func (q *approvalQueue) answer(id uint64, r model.Response) error {
 	it := q.remove(id)
 	if it == nil {
 		return errors.New("that call no longer waits for an answer")
@@ -679,10 +750,10 @@ func (q *approvalQueue) withdraw(id uint64, se *staleError) bool {
 	return true
 }
 
-func (q *approvalQueue) list() []*Pending {
+func (q *approvalQueue) list() []*model.Pending {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]*Pending, len(q.items))
+	out := make([]*model.Pending, len(q.items))
 	for i, it := range q.items {
 		out[i] = it.p
 	}
@@ -699,16 +770,16 @@ func (q *approvalQueue) close() {
 	q.items = nil
 }
 
-// goneWhy says why ctx's agent went away: "the agent disconnected", or the
-// cause's own words (ErrTokenRevoked).
-func goneWhy(ctx context.Context) string {
-	if c := context.Cause(ctx); c != nil && errors.Is(c, ErrAgentGone) {
+// GoneWhy says why ctx's agent went away: "the agent disconnected", or the
+// cause's own words (model.ErrTokenRevoked).
+func GoneWhy(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && errors.Is(c, model.ErrAgentGone) {
 		return c.Error()
 	}
-	return ErrAgentGone.Error()
+	return model.ErrAgentGone.Error()
 }
 
-// agentGone reports whether ctx ended because its agent went away.
-func agentGone(ctx context.Context) bool {
-	return ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrAgentGone)
+// AgentGone reports whether ctx ended because its agent went away.
+func AgentGone(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), model.ErrAgentGone)
 }

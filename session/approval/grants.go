@@ -1,9 +1,11 @@
-package session
+package approval
 
 import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/airlock-mcp/airlock/internal/model"
 
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
@@ -29,7 +31,7 @@ type Grant struct {
 	Trust       trust.ServerTrust
 	Policy      trust.Action
 
-	tool      ToolInfo        // as granted, for ToolChanges
+	tool      model.ToolInfo  // as granted, for ToolChanges
 	endReason string          // set when the grant is found no longer binding
 	endBy     trust.DecidedBy // pin or policy, with endReason
 }
@@ -43,8 +45,8 @@ func (g *Grant) record(kind, reason string, by trust.DecidedBy) audit.Record {
 }
 
 // grant records a grant for the tool as it is now, audited.
-func (e *Engine) grant(ctxName, callID string, tool ToolInfo) {
-	k := ctxKey(ctxName)
+func (e *Engine) grant(ctxName, callID string, tool model.ToolInfo) {
+	k := ContextKey(ctxName)
 	g := &Grant{Context: k, Ref: tool.Ref, Scope: grantScope, At: e.now(), By: string(trust.DecidedByPerson), CallID: callID,
 		Fingerprint: tool.Fingerprint, Tier: tool.Class.Tier, Trust: tool.ServerTrust, Policy: tool.Class.Action, tool: tool}
 	e.mu.Lock()
@@ -58,15 +60,15 @@ func (e *Engine) grant(ctxName, callID string, tool ToolInfo) {
 
 // grantForLocked reports whether a grant allows tool in context k. A grant whose tool
 // changed is removed and returned as ended (the caller audits it outside e.mu).
-func (e *Engine) grantForLocked(k string, tool ToolInfo) (bool, *Grant) {
+func (e *Engine) grantForLocked(k string, tool model.ToolInfo) (bool, *Grant) {
 	g := e.grants[k][tool.Ref]
 	if g == nil {
 		return false, nil
 	}
 	if changes := ToolChanges(g.tool, tool); len(changes) > 0 {
 		delete(e.grants[k], tool.Ref)
-		g.endReason = changedSentence(tool.Ref, "it was granted", changes)
-		g.endBy = changedBy(g.tool, tool)
+		g.endReason = ChangedSentence(tool.Ref, "it was granted", changes)
+		g.endBy = ChangedBy(g.tool, tool)
 		return false, g
 	}
 	return tool.Class.Tier < trust.TierDestructive, nil
@@ -94,7 +96,7 @@ func (e *Engine) Grants() []Grant {
 // Revoke ends one grant (the person revoked it), audited. It fails when there is no
 // such grant.
 func (e *Engine) Revoke(ctxName string, ref trust.Ref) error {
-	k := ctxKey(ctxName)
+	k := ContextKey(ctxName)
 	e.mu.Lock()
 	g := e.grants[k][ref]
 	delete(e.grants[k], ref)
@@ -111,7 +113,7 @@ func (e *Engine) NoteClient(ctxName, client string) {
 	if client == "" {
 		return
 	}
-	k := ctxKey(ctxName)
+	k := ContextKey(ctxName)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.clients == nil {
@@ -132,7 +134,7 @@ const maxClientNames = 4096
 func (e *Engine) ContextClient(ctxName string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.clients[ctxKey(ctxName)]
+	return e.clients[ContextKey(ctxName)]
 }
 
 func sortedGrants(gs map[trust.Ref]*Grant) []*Grant {

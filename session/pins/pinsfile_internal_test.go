@@ -1,4 +1,4 @@
-package session
+package pins
 
 import (
 	"bytes"
@@ -125,53 +125,53 @@ func BenchmarkEncodePins10000(b *testing.B) {
 }
 
 // TestPins_BackgroundWritesLoseNoPin: with the write left to a goroutine
-// (observeThen), the lock is still held from the read to the write, so two stores on
+// (ObserveThen), the lock is still held from the read to the write, so two stores on
 // one file (as two processes: each has its own lock handle) pinning different servers
 // at once never write over each other's pins.
 func TestPins_BackgroundWritesLoseNoPin(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pins.json")
-	a, err := OpenPins(path)
+	a, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenPins(path)
+	b, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	listed := func(name string) []listedTool {
+	listed := func(name string) []Listed {
 		raw := json.RawMessage(`{"name":"` + name + `","inputSchema":{"type":"object"}}`)
 		fp, err := trust.ToolFingerprint(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return []listedTool{{wire: wireTool{Name: name}, raw: raw, fingerprint: fp}}
+		return []Listed{{Name: name, Raw: raw, Fingerprint: fp}}
 	}
 	const n = 20
 	var wg sync.WaitGroup
 	var failed atomic.Int32
-	for i, p := range []*Pins{a, b} {
+	for i, p := range []*Store{a, b} {
 		wg.Go(func() {
 			for j := range n {
 				server := fmt.Sprintf("s%d-%d", i, j)
-				out, write, err := p.observeThen("id:"+server, server, "", listed("t"), time.Unix(1, 0), func(err error) {
+				out, write, err := p.ObserveThen("id:"+server, server, "", listed("t"), time.Unix(1, 0), func(err error) {
 					if err != nil {
 						failed.Add(1)
 					}
 				})
 				write()
-				if err != nil || out.tools["t"].state != trust.PinNew {
+				if err != nil || out.tools["t"].State != trust.PinNew {
 					t.Errorf("%s: %v %v", server, out.tools, err)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	a.waitSaved()
-	b.waitSaved()
+	a.WaitSaved()
+	b.WaitSaved()
 	if failed.Load() > 0 {
 		t.Fatalf("%d writes failed", failed.Load())
 	}
-	c, err := OpenPins(path)
+	c, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

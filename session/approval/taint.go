@@ -1,4 +1,4 @@
-package session
+package approval
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/airlock-mcp/airlock/internal/model"
 
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/statefile"
@@ -146,7 +148,7 @@ func (s *taintStore) save(d *taintDoc) error {
 		return err
 	}
 	s.last, s.cache = nil, nil
-	if err := WriteFileAtomic(s.path, append(b, '\n'), 0o600); err != nil {
+	if err := statefile.WriteFile(s.path, append(b, '\n')); err != nil {
 		return err
 	}
 	if st, err := os.Stat(s.path); err == nil {
@@ -329,7 +331,7 @@ func (e *Engine) pruneLocked(d *taintDoc) []audit.Record {
 	var out []audit.Record
 	for _, k := range slices.Sorted(maps.Keys(d.Contexts)) {
 		t := d.Contexts[k]
-		if _, unsaved := e.unsaved[k]; unsaved || k == PersonContext || e.waiting[k] > 0 || len(e.grants[k]) > 0 {
+		if _, unsaved := e.unsaved[k]; unsaved || k == model.PersonContext || e.waiting[k] > 0 || len(e.grants[k]) > 0 {
 			continue
 		}
 		last := t.At
@@ -401,7 +403,7 @@ func (e *Engine) Taints() map[string]trust.Taint {
 		out[k] = t
 	}
 	if e.unreadable != nil {
-		known := []string{PersonContext}
+		known := []string{model.PersonContext}
 		for k := range e.grants {
 			known = append(known, k)
 		}
@@ -439,7 +441,7 @@ func sameTaint(a, b trust.Taint) bool {
 // clearTaint clears k's taint, under the file's lock when there is a file; with
 // want set, only when the taint is want.
 func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
-	k := ctxKey(ctxName)
+	k := ContextKey(ctxName)
 	e.mu.Lock()
 	var t trust.Taint
 	var ok bool
@@ -522,7 +524,7 @@ func taintClearedRecord(k string, t trust.Taint) audit.Record {
 // audited (taint-moved). It returns the contexts moved, sorted; while taint.json
 // cannot be read it moves nothing and returns why (every context is tainted then).
 func (e *Engine) MoveTaints(to string, from func(ctxName string) bool) ([]string, error) {
-	to = ctxKey(to)
+	to = ContextKey(to)
 	var moved []string
 	var taints []trust.Taint
 	pick := func(m map[string]trust.Taint) {

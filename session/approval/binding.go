@@ -1,9 +1,11 @@
-package session
+package approval
 
 import (
 	"bytes"
 	"reflect"
 	"strings"
+
+	"github.com/airlock-mcp/airlock/internal/model"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -12,7 +14,7 @@ import (
 // it (shown) and the tool now: its tier, its server's trust, its policy, and its
 // definition (description, title, schemas, annotations). An approval or a grant covers
 // exactly the tool as shown; any phrase here ends it. Empty means nothing changed.
-func ToolChanges(shown, now ToolInfo) []string {
+func ToolChanges(shown, now model.ToolInfo) []string {
 	var out []string
 	if shown.Class.Tier != now.Class.Tier {
 		out = append(out, "tier "+shown.Class.Tier.String()+" → "+now.Class.Tier.String())
@@ -60,14 +62,14 @@ func ToolChanges(shown, now ToolInfo) []string {
 // use it to refuse bad arguments before anything is asked.
 func CanonicalArgs(raw []byte) ([]byte, error) { return trust.CanonicalArgs(raw, 0) }
 
-// changedSentence is the denial sentence for a tool that changed under a decision.
-func changedSentence(ref trust.Ref, while string, changes []string) string {
+// ChangedSentence is the denial sentence for a tool that changed under a decision.
+func ChangedSentence(ref trust.Ref, while string, changes []string) string {
 	return ref.Qualified() + " changed while " + while + ": " + strings.Join(changes, "; ")
 }
 
-// changedBy is the decider of a denial because the tool changed: pin when its
+// ChangedBy is the decider of a denial because the tool changed: pin when its
 // definition changed, else policy (tier, trust or policy moved).
-func changedBy(shown, now ToolInfo) trust.DecidedBy {
+func ChangedBy(shown, now model.ToolInfo) trust.DecidedBy {
 	if shown.Fingerprint != now.Fingerprint {
 		return trust.DecidedByPin
 	}

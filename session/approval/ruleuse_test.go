@@ -1,4 +1,4 @@
-package session_test
+package approval_test
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/session/audit"
 )
 
@@ -30,7 +30,7 @@ func TestRuleUses_CountsAcrossSegments(t *testing.T) {
 	if segs, _ := filepath.Glob(path + ".*[0-9]"); len(segs) < 2 {
 		t.Fatalf("the test log has %d closed segments, want several", len(segs))
 	}
-	uses, err := session.RuleUses(path)
+	uses, err := approval.RuleUses(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestRuleUses_CountsAcrossSegments(t *testing.T) {
 	}
 	f.WriteString(`{"kind":"decision","rule":"forged"}` + "\n")
 	f.Close()
-	uses, err = session.RuleUses(path)
+	uses, err = approval.RuleUses(path)
 	if err == nil || uses["forged"].Matched != 0 {
 		t.Errorf("after a forged line: %+v, %v; want an error and no match for it", uses, err)
 	}

@@ -1,4 +1,4 @@
-package session
+package approval
 
 import (
 	"encoding/json"
@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/tomlw"
 
 	"github.com/BurntSushi/toml"
 
@@ -26,9 +29,9 @@ func FormatWhen(w map[string]map[string]any) string {
 	for _, f := range slices.Sorted(maps.Keys(w)) {
 		var ms []string
 		for _, k := range slices.Sorted(maps.Keys(w[f])) {
-			ms = append(ms, tomlKey(k)+" = "+tomlValue(w[f][k]))
+			ms = append(ms, tomlw.ASCII.Key(k)+" = "+tomlValue(w[f][k]))
 		}
-		fields = append(fields, tomlKey(f)+" = { "+strings.Join(ms, ", ")+" }")
+		fields = append(fields, tomlw.ASCII.Key(f)+" = { "+strings.Join(ms, ", ")+" }")
 	}
 	return "{ " + strings.Join(fields, ", ") + " }"
 }
@@ -36,7 +39,7 @@ func FormatWhen(w map[string]map[string]any) string {
 func tomlValue(v any) string {
 	switch x := v.(type) {
 	case string:
-		return tomlString(x)
+		return tomlw.ASCII.Quote(x)
 	case bool:
 		return strconv.FormatBool(x)
 	case int64:
@@ -59,11 +62,11 @@ func tomlValue(v any) string {
 	case []string:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = tomlString(e)
+			parts[i] = tomlw.ASCII.Quote(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
-	return tomlString(fmt.Sprint(v))
+	return tomlw.ASCII.Quote(fmt.Sprint(v))
 }
 
 // ParseWhen reads a rule's conditions as the person edited them: one TOML inline
@@ -115,7 +118,7 @@ func ParseWhen(text string) (map[string]map[string]any, error) {
 // could never match is refused rather than saved). An allow rule for a destructive
 // tool is refused (every destructive call keeps its question), as is a proposal for
 // another tool. The error says why; nothing is saved.
-func CheckProposal(p RuleProposal, policy trust.Action, tool ToolInfo) error {
+func CheckProposal(p model.RuleProposal, policy trust.Action, tool model.ToolInfo) error {
 	if p.Server != tool.Ref.Server || p.Tool != tool.Ref.Tool {
 		return fmt.Errorf("the rule is for %s, not %s", trust.Ref{Server: p.Server, Tool: p.Tool}.Qualified(), tool.Ref.Qualified())
 	}

@@ -1,4 +1,4 @@
-package session
+package pins
 
 import (
 	"encoding/json"
@@ -16,20 +16,20 @@ import (
 // what each server's connection paid for the pins at start.
 func BenchmarkPinsObserveUnchanged(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "pins.json")
-	p, err := OpenPins(path)
+	p, err := Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	now := time.Unix(1, 0)
-	listing := func(server int) []listedTool {
-		var out []listedTool
+	listing := func(server int) []Listed {
+		var out []Listed
 		for i := range 2 {
 			raw := json.RawMessage(fmt.Sprintf(`{"name":"tool_%d","description":%q,"inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"the id"}}}}`, i, strings.Repeat(fmt.Sprintf("Server %d's document tool. ", server), 60)))
 			fp, err := trust.ToolFingerprint(raw)
 			if err != nil {
 				b.Fatal(err)
 			}
-			out = append(out, listedTool{wire: wireTool{Name: fmt.Sprintf("tool_%d", i)}, raw: raw, fingerprint: fp})
+			out = append(out, Listed{Name: fmt.Sprintf("tool_%d", i), Raw: raw, Fingerprint: fp})
 		}
 		return out
 	}
@@ -42,7 +42,7 @@ func BenchmarkPinsObserveUnchanged(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		out, err := p.observe("id-7", "docs-07", "", tools, now)
-		if err != nil || out.tools["tool_0"].state != trust.PinSame {
+		if err != nil || out.tools["tool_0"].State != trust.PinSame {
 			b.Fatal(out.tools, err)
 		}
 	}
@@ -52,15 +52,15 @@ func BenchmarkPinsObserveUnchanged(b *testing.B) {
 // tools waits for before it is shown (bench/run's row 5e starts with no pins): every
 // tool decided new and added to the store, in memory.
 func BenchmarkPinsObserveFirstSight10000(b *testing.B) {
-	tools := make([]listedTool, 10000)
+	tools := make([]Listed, 10000)
 	for i := range tools {
-		tools[i] = listedTool{wire: wireTool{Name: fmt.Sprintf("t%d", i)}, raw: json.RawMessage(`{}`), fingerprint: fmt.Sprintf("%064d", i)}
+		tools[i] = Listed{Name: fmt.Sprintf("t%d", i), Raw: json.RawMessage(`{}`), Fingerprint: fmt.Sprintf("%064d", i)}
 	}
 	now := time.Unix(1, 0)
 	b.ReportAllocs()
 	for b.Loop() {
 		data := &pinFile{Servers: map[string]*serverPin{}}
-		if out := observeLocked(data, "id", "many", "", tools, now); len(out.tools) != 10000 || out.tools["t9999"].state != trust.PinNew {
+		if out := observeLocked(data, "id", "many", "", tools, now); len(out.tools) != 10000 || out.tools["t9999"].State != trust.PinNew {
 			b.Fatal("not every tool is new")
 		}
 	}

@@ -1,15 +1,16 @@
-package session
+package approval
 
 import (
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// Issue 14 (rules2 item 5): on Windows the dialog proposes a drive path by its
+// On Windows the dialog proposes a drive path by its
 // folder, in the form the glob reads back (a pure function of GOOS).
 func TestRules_ProposeWindowsPath(t *testing.T) {
-	tool := ToolInfo{Ref: trust.Ref{Server: "fs", Tool: "write_file"}}
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "fs", Tool: "write_file"}}
 	for _, c := range []struct{ goos, path, want string }{
 		{"windows", `C:\Users\me\project\a.txt`, "C:/Users/me/project/*"},
 		{"windows", `c:/Users/me/project/../x.txt`, "C:/Users/me/*"},
@@ -49,7 +50,7 @@ func quote(s string) string {
 // integer is not rounded through float64 (a rule equal to 1234567890123456800 would
 // never match the call again), and one no operand can hold exactly is left open.
 func TestRules_ProposeNumbersExactly(t *testing.T) {
-	tool := ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
 	for _, c := range []struct {
 		args string
 		want any // nil: no condition proposed

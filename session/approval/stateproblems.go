@@ -1,27 +1,10 @@
-package session
+package approval
 
 import (
 	"slices"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// StateFileProblems are the state files airlock trusts that it cannot read now, each
-// as a sentence that names the file, why, and what airlock does meanwhile (while
-// taint.json cannot be read every context is treated as tainted; while rules.toml
-// cannot be read every tool a remembered rule could decide asks). It is empty when
-// every file can be read. The TUI shows them as a red status, `check` as notices
-// and `airlock call` as errors.
-func (m *Manager) StateFileProblems() []string {
-	var out []string
-	if err := m.engine.TaintStoreProblem(); err != nil {
-		out = append(out, err.Error())
-	}
-	if err := m.engine.RulesProblem(); err != nil {
-		out = append(out, err.Error())
-	}
-	return out
-}
 
 // RulesProblem says why rules.toml cannot be read (nil when it can, or it is not
 // kept in a file).
