@@ -1,11 +1,15 @@
 package session
 
-// The aliases below exist only until every user imports internal/model directly:
-// each names the model type, constant or variable that used to be declared here, so
-// that session.ToolInfo and the rest still compile everywhere meanwhile.
+// The aliases and forwarders below exist only until every user imports
+// internal/model (or trust, or session/record) directly: each names what used to be
+// declared here, so that session.ToolInfo and the rest still compile everywhere
+// meanwhile.
 
 import (
+	"io"
+
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/record"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -112,3 +116,9 @@ func DescribeWhen(w map[string]map[string]any) string { return trust.DescribeWhe
 
 // describeWhen is trust.DescribeWhen for the rules file's audit reasons.
 func describeWhen(w map[string]map[string]any) string { return trust.DescribeWhen(w) }
+
+// ReadRecording is record.Read under its old name.
+func ReadRecording(r io.Reader) (*Recording, error) { return record.Read(r) }
+
+// Drift is record.Drift under its old name.
+func Drift(old, cur *Recording) []DriftFinding { return record.Drift(old, cur) }

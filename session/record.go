@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/record"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -73,7 +73,7 @@ func (m *Manager) Record() *Recording {
 	for _, name := range m.order {
 		s := m.servers[name]
 		s.mu.Lock()
-		rs := RecordedServer{Name: name, Status: s.status.String(), Tools: []RecordedTool{}, Sandbox: recordSandbox(s.fence)}
+		rs := RecordedServer{Name: name, Status: s.status.String(), Tools: []RecordedTool{}, Sandbox: record.Sandbox(s.fence)}
 		switch s.status {
 		case StatusReady:
 			rs.Protocol = s.protocol
@@ -101,47 +101,6 @@ func (m *Manager) Record() *Recording {
 		rec.Servers = append(rec.Servers, rs)
 	}
 	return rec
-}
-
-// ReadRecording reads a snapshot file's contents, refusing a schema version it does
-// not know, a repeated server name, and anything above MaxRecordingBytes.
-func ReadRecording(r io.Reader) (*Recording, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxRecordingBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxRecordingBytes {
-		return nil, fmt.Errorf("snapshot is larger than %d MiB", MaxRecordingBytes>>20)
-	}
-	var probe struct {
-		SchemaVersion *int `json:"schema_version"`
-	}
-	if err := json.Unmarshal(b, &probe); err != nil {
-		return nil, fmt.Errorf("snapshot is not JSON: %w", err)
-	}
-	switch {
-	case probe.SchemaVersion == nil:
-		return nil, errors.New("snapshot has no schema_version: is it a file written by `airlock snapshot`?")
-	case *probe.SchemaVersion != RecordingSchemaVersion:
-		return nil, fmt.Errorf("snapshot schema_version %d is not %d: it was written by another airlock version; take it again with `airlock snapshot`", *probe.SchemaVersion, RecordingSchemaVersion)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var rec Recording
-	if err := dec.Decode(&rec); err != nil {
-		return nil, fmt.Errorf("reading snapshot: %w", err)
-	}
-	seen := map[string]bool{}
-	for _, s := range rec.Servers {
-		if seen[s.Name] {
-			return nil, fmt.Errorf("snapshot lists server %q twice", s.Name)
-		}
-		seen[s.Name] = true
-		if s.Status != StatusReady.String() && s.Status != StatusFailed.String() {
-			return nil, fmt.Errorf("snapshot server %q: status %q is not ready or failed", s.Name, s.Status)
-		}
-	}
-	return &rec, nil
 }
 
 // NewOffline builds a Manager for cfg whose servers are filled from a recording
@@ -175,7 +134,7 @@ func NewOffline(cfg *config.Config, rec *Recording, opts Options) (*Manager, []s
 		if rs != nil {
 			rec = rs.Sandbox
 		}
-		if f := offlineFence(configFence(s.cfg), rec); f.Requested {
+		if f := record.OfflineFence(configFence(s.cfg), rec); f.Requested {
 			s.setFence(f)
 		}
 		switch {

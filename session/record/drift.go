@@ -1,4 +1,4 @@
-package session
+package record
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -15,55 +16,55 @@ import (
 // recorded definition; a changed tool's
 // Detail names the top-level fields of its definition that differ). The findings are
 // sorted by server, then tool, then kind; nil when nothing differs.
-func Drift(old, cur *Recording) []DriftFinding {
-	var out []DriftFinding
-	oldBy := map[string]*RecordedServer{}
+func Drift(old, cur *model.Recording) []model.DriftFinding {
+	var out []model.DriftFinding
+	oldBy := map[string]*model.RecordedServer{}
 	for i := range old.Servers {
 		oldBy[old.Servers[i].Name] = &old.Servers[i]
 	}
-	curBy := map[string]*RecordedServer{}
+	curBy := map[string]*model.RecordedServer{}
 	for i := range cur.Servers {
 		curBy[cur.Servers[i].Name] = &cur.Servers[i]
 	}
 	for name := range oldBy {
 		if _, ok := curBy[name]; !ok {
-			out = append(out, DriftFinding{Kind: DriftServerRemoved, Server: name, Detail: "in the snapshot, not in the live config"})
+			out = append(out, model.DriftFinding{Kind: model.DriftServerRemoved, Server: name, Detail: "in the snapshot, not in the live config"})
 		}
 	}
 	for name, c := range curBy {
 		o, ok := oldBy[name]
 		if !ok {
-			out = append(out, DriftFinding{Kind: DriftServerAdded, Server: name, Detail: "live, not in the snapshot"})
+			out = append(out, model.DriftFinding{Kind: model.DriftServerAdded, Server: name, Detail: "live, not in the snapshot"})
 			continue
 		}
 		if d := sandboxLoosened(o.Sandbox, c.Sandbox); d != "" {
-			out = append(out, DriftFinding{Kind: DriftSandboxLoosened, Server: name, Detail: d})
+			out = append(out, model.DriftFinding{Kind: model.DriftSandboxLoosened, Server: name, Detail: d})
 		}
 		if o.Status != c.Status {
 			d := o.Status + " in the snapshot, " + c.Status + " now"
 			if c.Error != "" {
 				d += ": " + c.Error
 			}
-			out = append(out, DriftFinding{Kind: DriftServerStatus, Server: name, Detail: d})
+			out = append(out, model.DriftFinding{Kind: model.DriftServerStatus, Server: name, Detail: d})
 			continue // a failed side has no listing to compare
 		}
-		if c.Status != StatusReady.String() {
+		if c.Status != model.StatusReady.String() {
 			continue
 		}
 		if o.InstructionsSHA256 != c.InstructionsSHA256 {
-			out = append(out, DriftFinding{Kind: DriftInstructionsChanged, Server: name, Detail: "instructions changed (sha256 " + short(o.InstructionsSHA256) + " → " + short(c.InstructionsSHA256) + ")"})
+			out = append(out, model.DriftFinding{Kind: model.DriftInstructionsChanged, Server: name, Detail: "instructions changed (sha256 " + short(o.InstructionsSHA256) + " → " + short(c.InstructionsSHA256) + ")"})
 		}
 		oldTools := toolsByName(o.Tools)
 		curTools := toolsByName(c.Tools)
 		for tn := range oldTools {
 			if _, ok := curTools[tn]; !ok {
-				out = append(out, DriftFinding{Kind: DriftToolRemoved, Server: name, Tool: tn, Detail: "tool no longer listed"})
+				out = append(out, model.DriftFinding{Kind: model.DriftToolRemoved, Server: name, Tool: tn, Detail: "tool no longer listed"})
 			}
 		}
 		for tn, ct := range curTools {
 			ot, ok := oldTools[tn]
 			if !ok {
-				out = append(out, DriftFinding{Kind: DriftToolAdded, Server: name, Tool: tn, Detail: "new tool"})
+				out = append(out, model.DriftFinding{Kind: model.DriftToolAdded, Server: name, Tool: tn, Detail: "new tool"})
 				continue
 			}
 			ofp, cfp := definitionFingerprint(ot), definitionFingerprint(ct)
@@ -76,7 +77,7 @@ func Drift(old, cur *Recording) []DriftFinding {
 				if len(fields) > 0 {
 					d += ": " + strings.Join(fields, ", ")
 				}
-				out = append(out, DriftFinding{Kind: DriftToolChanged, Server: name, Tool: tn, Detail: d})
+				out = append(out, model.DriftFinding{Kind: model.DriftToolChanged, Server: name, Tool: tn, Detail: d})
 			}
 		}
 	}
@@ -95,7 +96,7 @@ func Drift(old, cur *Recording) []DriftFinding {
 
 // definitionFingerprint is the fingerprint of the recorded definition itself: a
 // snapshot edited by hand is compared by what it says, not by a stale sha256.
-func definitionFingerprint(t RecordedTool) string {
+func definitionFingerprint(t model.RecordedTool) string {
 	if fp, err := trust.ToolFingerprint(t.Definition); err == nil {
 		return fp
 	}
@@ -103,8 +104,8 @@ func definitionFingerprint(t RecordedTool) string {
 }
 
 // toolsByName keeps the first tool of each name (a repeated name is blocked anyway).
-func toolsByName(ts []RecordedTool) map[string]RecordedTool {
-	m := make(map[string]RecordedTool, len(ts))
+func toolsByName(ts []model.RecordedTool) map[string]model.RecordedTool {
+	m := make(map[string]model.RecordedTool, len(ts))
 	for _, t := range ts {
 		if _, dup := m[t.Name]; !dup {
 			m[t.Name] = t
@@ -144,3 +145,6 @@ func sameJSON(a, b json.RawMessage) bool {
 	}
 	return bytes.Equal(ca, cb)
 }
+
+// short is a fingerprint cut to its first 12 digits, as the findings show it.
+func short(fp string) string { return fp[:min(12, len(fp))] }
