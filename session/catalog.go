@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/conn"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -87,7 +88,7 @@ func walk[T any](ctx context.Context, what string, page func(ctx context.Context
 		}
 		items, next, err := page(ctx, cursor)
 		if err != nil {
-			return out, notices, fmt.Errorf("%s: %w", what, redactURLs(err))
+			return out, notices, fmt.Errorf("%s: %w", what, conn.RedactURLs(err))
 		}
 		out = append(out, items...)
 		if len(out) > MaxCatalogItems {

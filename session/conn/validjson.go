@@ -1,4 +1,4 @@
-package session
+package conn
 
 // validJSON reports exactly what encoding/json's Valid reports for b: one JSON value
 // with optional whitespace around it, strings without control bytes and with only
