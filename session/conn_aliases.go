@@ -20,6 +20,18 @@ const MaxMessageBytes = conn.MaxMessageBytes
 // MaxToolPages and MaxToolsPerServer bound one server's tool listing (conn.ListTools).
 const MaxToolPages, MaxToolsPerServer = conn.MaxToolPages, conn.MaxToolsPerServer
 
+// MaxCatalogPages and MaxCatalogItems bound one server's resource, template and
+// prompt listings (conn.ListResources and the rest).
+const MaxCatalogPages, MaxCatalogItems = conn.MaxCatalogPages, conn.MaxCatalogItems
+
+// What a server lists besides tools (conn.ResourceInfo and the rest).
+type (
+	ResourceInfo         = conn.ResourceInfo
+	ResourceTemplateInfo = conn.ResourceTemplateInfo
+	PromptInfo           = conn.PromptInfo
+	PromptArgInfo        = conn.PromptArgInfo
+)
+
 // ErrBodyTooLarge and ErrCrossOriginRedirect are the errors of the HTTP transports.
 var ErrBodyTooLarge, ErrCrossOriginRedirect = conn.ErrBodyTooLarge, conn.ErrCrossOriginRedirect
 

@@ -1,8 +1,9 @@
 // Package conn is airlock's connections to MCP servers, below the Manager: the
 // transports (a stdio server's process in its own process group or Job Object, the
 // HTTP client bound to the configured origin), the capture of tools/list results,
-// the bounded writes to a stdio server's stdin, the stderr [Ring], and the walk of a
-// server's tool listing ([ListTools]).
+// the bounded writes to a stdio server's stdin, the stderr [Ring], and the walks of a
+// server's listings ([ListTools], [ListResources], [ListResourceTemplates],
+// [ListPrompts]), each with its page and entry caps said in notices.
 //
 // Invariants:
 //   - tools are classified and pinned from the raw bytes of tools/list that a
