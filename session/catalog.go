@@ -2,23 +2,14 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// Bounds on one server's resource, template and prompt listings (each walk of
-// resources/list, resources/templates/list and prompts/list); each one reached is
-// reported as a server notice, never silent.
-const (
-	// MaxCatalogPages bounds the pages of one listing walk.
-	MaxCatalogPages = 1000
-	// MaxCatalogItems bounds the entries kept of one kind for one server.
-	MaxCatalogItems = 10000
+	"github.com/airlock-mcp/airlock/session/conn"
 )
 
 // catalog is what a server offers besides tools, as last listed.
@@ -29,63 +20,6 @@ type catalog struct {
 	notices   []string
 	// offers* say the server declared the capability (even with an empty list).
 	offersResources, offersPrompts, subscribe, completions bool
-}
-
-// walk pages through one listing with airlock's own loop: a page cap, an item cap,
-// and repeated-cursor detection, each said in a notice. page fetches one page.
-func walk[T any](ctx context.Context, what string, page func(ctx context.Context, cursor string) ([]T, string, error)) ([]T, []string, error) {
-	var (
-		out     []T
-		notices []string
-		cursor  string
-		seen    = map[string]bool{}
-	)
-	for n := 0; ; n++ {
-		if n == MaxCatalogPages {
-			notices = append(notices, fmt.Sprintf("%s stopped after %d pages; the rest is not shown", what, MaxCatalogPages))
-			break
-		}
-		items, next, err := page(ctx, cursor)
-		if err != nil {
-			return out, notices, fmt.Errorf("%s: %w", what, redactURLs(err))
-		}
-		out = append(out, items...)
-		if len(out) > MaxCatalogItems {
-			notices = append(notices, fmt.Sprintf("%s listed more than %d entries; only the first %d are kept", what, MaxCatalogItems, MaxCatalogItems))
-			out = out[:MaxCatalogItems:MaxCatalogItems]
-			break
-		}
-		if next == "" {
-			break
-		}
-		if seen[next] {
-			notices = append(notices, fmt.Sprintf("%s repeated a cursor after %d pages; stopped there", what, n+1))
-			break
-		}
-		seen[next] = true
-		cursor = next
-	}
-	return out, notices, nil
-}
-
-// dedupe keeps the first entry of each key and says how many were dropped.
-func dedupe[T any](items []T, what string, key func(T) string) ([]T, []string) {
-	seen := make(map[string]bool, len(items))
-	out := items[:0:0]
-	dropped := 0
-	for _, it := range items {
-		k := key(it)
-		if seen[k] {
-			dropped++
-			continue
-		}
-		seen[k] = true
-		out = append(out, it)
-	}
-	if dropped == 0 {
-		return items, nil
-	}
-	return out, []string{fmt.Sprintf("%s listed %d duplicate entries; the first of each is kept", what, dropped)}
 }
 
 // listCatalog lists a server's resources, resource templates and prompts, each only
@@ -103,12 +37,6 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, per time.Duration) 
 		wg                     sync.WaitGroup
 		rNotes, tNotes, pNotes []string
 	)
-	note := func(dst *[]string, ns []string, err error) {
-		*dst = append(*dst, ns...)
-		if err != nil {
-			*dst = append(*dst, err.Error())
-		}
-	}
 	run := func(f func(ctx context.Context)) {
 		wg.Add(1)
 		go func() {
@@ -120,70 +48,15 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, per time.Duration) 
 	}
 	if caps.Resources != nil {
 		run(func(ctx context.Context) {
-			rs, ns, err := walk(ctx, "resources/list", func(ctx context.Context, cursor string) ([]ResourceInfo, string, error) {
-				res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-				if err != nil {
-					return nil, "", err
-				}
-				out := make([]ResourceInfo, 0, len(res.Resources))
-				for _, r := range res.Resources {
-					if r != nil {
-						out = append(out, ResourceInfo{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size})
-					}
-				}
-				return out, res.NextCursor, nil
-			})
-			note(&rNotes, ns, err)
-			rs, ns = dedupe(rs, "resources/list", func(r ResourceInfo) string { return r.URI })
-			note(&rNotes, ns, nil)
-			c.resources = rs
+			c.resources, rNotes = conn.ListResources(ctx, cs)
 		})
 		run(func(ctx context.Context) {
-			ts, ns, err := walk(ctx, "resources/templates/list", func(ctx context.Context, cursor string) ([]ResourceTemplateInfo, string, error) {
-				res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-				if err != nil {
-					return nil, "", err
-				}
-				out := make([]ResourceTemplateInfo, 0, len(res.ResourceTemplates))
-				for _, r := range res.ResourceTemplates {
-					if r != nil {
-						out = append(out, ResourceTemplateInfo{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
-					}
-				}
-				return out, res.NextCursor, nil
-			})
-			note(&tNotes, ns, err)
-			ts, ns = dedupe(ts, "resources/templates/list", func(r ResourceTemplateInfo) string { return r.URITemplate })
-			note(&tNotes, ns, nil)
-			c.templates = ts
+			c.templates, tNotes = conn.ListResourceTemplates(ctx, cs)
 		})
 	}
 	if caps.Prompts != nil {
 		run(func(ctx context.Context) {
-			ps, ns, err := walk(ctx, "prompts/list", func(ctx context.Context, cursor string) ([]PromptInfo, string, error) {
-				res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
-				if err != nil {
-					return nil, "", err
-				}
-				out := make([]PromptInfo, 0, len(res.Prompts))
-				for _, p := range res.Prompts {
-					if p == nil {
-						continue
-					}
-					pi := PromptInfo{Name: p.Name, Title: p.Title, Description: p.Description}
-					for _, a := range p.Arguments {
-						if a != nil {
-							pi.Arguments = append(pi.Arguments, PromptArgInfo{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
-						}
-					}
-					out = append(out, pi)
-				}
-				return out, res.NextCursor, nil
-			})
-			note(&pNotes, ns, err)
-			ps, ns = dedupe(ps, "prompts/list", func(p PromptInfo) string { return p.Name })
-			note(&pNotes, ns, nil)
-			c.prompts = ps
+			c.prompts, pNotes = conn.ListPrompts(ctx, cs)
 		})
 	}
 	wg.Wait()

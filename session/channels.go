@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/session/audit"
+	"github.com/airlock-mcp/airlock/session/conn"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -190,7 +191,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		if timedOut {
 			err = fmt.Errorf("%s: %w (%s)", what, ErrCallTimeout, s.callTimeout())
 		} else {
-			err = redactURLs(fmt.Errorf("%s: %w", what, err))
+			err = conn.RedactURLs(fmt.Errorf("%s: %w", what, err))
 		}
 	}
 	m.auditChannelOutcome(base, dur, err)
@@ -416,7 +417,7 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 		if trust.Taints(tool.Class) && ctx.Err() == nil {
 			m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: subject})
 		}
-		return nil, redactURLs(fmt.Errorf("completing for %s: %w", req.Server, err))
+		return nil, conn.RedactURLs(fmt.Errorf("completing for %s: %w", req.Server, err))
 	}
 	c := &Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
 	if len(c.Values) > MaxCompletionValues {
@@ -560,7 +561,7 @@ func (m *Manager) subscription(ctx context.Context, holder, server, uri string, 
 		err = cs.Unsubscribe(cctx, &mcp.UnsubscribeParams{URI: uri})
 	}
 	if err != nil {
-		return serverSaid{redactURLs(fmt.Errorf("subscribing to %s of %s: %w", strconv.Quote(uri), server, err))}
+		return serverSaid{conn.RedactURLs(fmt.Errorf("subscribing to %s of %s: %w", strconv.Quote(uri), server, err))}
 	}
 	s.mu.Lock()
 	if s.cs == cs {

@@ -49,7 +49,7 @@ func SetPinsSaveHook(t interface{ Cleanup(func()) }, f func() error) {
 }
 
 // PagesSplitEarly is how many tools/list pages of server's current connection were
-// split by its stdout reader (pageReader) rather than after go-sdk read them.
+// split by its stdout reader (conn.Capture.PagesSplitEarly) rather than after go-sdk read them.
 func PagesSplitEarly(m *Manager, server string) int {
 	s := m.servers[server]
 	s.mu.Lock()
@@ -58,9 +58,7 @@ func PagesSplitEarly(m *Manager, server string) int {
 	if capt == nil {
 		return 0
 	}
-	capt.mu.Lock()
-	defer capt.mu.Unlock()
-	return capt.early
+	return capt.PagesSplitEarly()
 }
 
 // SnapshotBuilds is how many snapshots m has built so far.

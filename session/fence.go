@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/conn"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -50,7 +51,7 @@ func (s *server) fenceable() bool {
 // sandbox with, since nothing is launched there. The zero Fence: none asked for.
 // It reads the server's [servers.NAME.sandbox] table.
 var configFence = func(s config.Server) trust.Fence {
-	f := requestedFence(s)
+	f := conn.RequestedFence(s)
 	f.Detail = ""
 	return f
 }

@@ -1,6 +1,9 @@
 package session
 
-import "github.com/airlock-mcp/airlock/session/oauth"
+import (
+	"github.com/airlock-mcp/airlock/session/conn"
+	"github.com/airlock-mcp/airlock/session/oauth"
+)
 
 // OAuthOptions configures how a Manager authorizes with servers that have a
 // [servers.NAME.oauth] table (session/oauth).
@@ -21,5 +24,5 @@ func (r oauthReporter) Log(text string) {
 }
 
 func (r oauthReporter) Error(err error) {
-	r.push(LogLine{Server: r.server, Source: "airlock", Text: redactURLs(err).Error()})
+	r.push(LogLine{Server: r.server, Source: "airlock", Text: conn.RedactURLs(err).Error()})
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/conn"
 	"github.com/airlock-mcp/airlock/session/oauth"
 	"github.com/airlock-mcp/airlock/session/pins"
 	"github.com/airlock-mcp/airlock/trust"
@@ -30,7 +29,7 @@ type server struct {
 	// ruleSets are the config rules of each tool, compiled once (configRuleSet).
 	ruleSetsMu sync.Mutex
 	ruleSets   map[string]*trust.RuleSet
-	stderr     *Ring
+	stderr     *conn.Ring
 	// envNames are the environment variable names the server's process receives
 	// (stdio only; EnvNames), shown by check and the tool detail.
 	envNames []string
@@ -40,9 +39,9 @@ type server struct {
 	status       Status
 	err          error
 	cs           *mcp.ClientSession
-	proc         *process
+	proc         *conn.Process
 	endLife      context.CancelFunc // ends the connection's lifetime context
-	capt         *capture
+	capt         *conn.Capture
 	protocol     string
 	instructions string
 	impl         *mcp.Implementation
@@ -109,12 +108,12 @@ func (s *server) dropProgress() {
 func newServer(m *Manager, cfg config.Server) *server {
 	s := &server{m: m, cfg: cfg, logLimit: rate.NewLimiter(logLinesPerSecond, logLinesPerSecond)}
 	s.roots = rootURIs(cfg.Roots)
-	s.fence = requestedFence(cfg)
-	s.stderr = NewRing(stderrKeepBytes, func(line string) {
+	s.fence = conn.RequestedFence(cfg)
+	s.stderr = conn.NewRing(conn.StderrKeepBytes, func(line string) {
 		s.pushLog("stderr", line)
 	})
 	if _, inProcess := m.opts.InProcess[cfg.Name]; !inProcess {
-		s.envNames = EnvNames(cfg)
+		s.envNames = conn.EnvNames(cfg)
 	}
 	return s
 }
@@ -146,7 +145,7 @@ func (s *server) pushLog(source, text string) {
 	if report > 0 {
 		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: fmt.Sprintf(
 			"%d log lines not shown: the server sent more than %d a second (stderr keeps its last %d KiB)",
-			report, logLinesPerSecond, stderrKeepBytes>>10)})
+			report, logLinesPerSecond, conn.StderrKeepBytes>>10)})
 	}
 	if allowed {
 		s.m.events.push(LogLine{Server: s.cfg.Name, Source: source, Text: text})
@@ -203,7 +202,7 @@ func (s *server) connect(parent context.Context) {
 			}
 			s.mu.Unlock()
 			if stale {
-				closeConn(cs, proc, endLife)
+				conn.Close(cs, proc, endLife)
 				return
 			}
 			s.setTools(gen, tools, notices)
@@ -214,11 +213,11 @@ func (s *server) connect(parent context.Context) {
 			s.setCatalog(gen, listCatalog(s.m.ctx, cs, timeout))
 			return
 		}
-		closeConn(cs, proc, endLife)
+		conn.Close(cs, proc, endLife)
 	}
 	if proc != nil {
-		proc.stop() // done already when the handshake succeeded
-		if perr := proc.exitError(); perr != nil && !errors.Is(err, context.DeadlineExceeded) {
+		proc.Stop() // done already when the handshake succeeded
+		if perr := proc.ExitError(); perr != nil && !errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w (%v)", err, perr)
 		}
 		s.mu.Lock()
@@ -249,49 +248,24 @@ func (s *server) fail(gen uint64, err error) {
 		s.mu.Unlock()
 		return
 	}
-	s.status, s.err = StatusFailed, redactURLs(err)
+	s.status, s.err = StatusFailed, conn.RedactURLs(err)
 	s.mu.Unlock()
 	s.m.changed(s.cfg.Name, gen, StatusFailed)
 }
 
 // dial opens the transport and runs the MCP handshake.
-func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, declaredRoots *bool) (*mcp.ClientSession, *process, *capture, context.CancelFunc, error) {
-	var (
-		inner mcp.Transport
-		proc  *process
-		bt    *boundedTransport
-		capt  = newCapture()
-	)
-	if srv, ok := s.m.opts.InProcess[s.cfg.Name]; ok {
-		ct, st := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(ctx, st, nil); err != nil {
-			return nil, nil, nil, nil, fmt.Errorf("connecting in-process server: %w", err)
-		}
-		inner = ct
-	} else {
-		switch s.cfg.Transport {
-		case config.TransportStdio:
-			p, f, err := startProcess(s.cfg, s.stderr)
-			s.setFenceOf(gen, f)
-			if err != nil {
-				return nil, nil, nil, nil, err
-			}
-			proc = p
-			inner = processTransport{p, capt, s.callTimeout()}
-		case config.TransportHTTP, config.TransportSSE:
-			authz, err := s.oauthHandler()
-			if err != nil {
-				return nil, nil, nil, nil, err
-			}
-			inner, bt = httpTransport(s.cfg, authz)
-		default:
-			return nil, nil, nil, nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
-		}
+func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, declaredRoots *bool) (*mcp.ClientSession, *conn.Process, *conn.Capture, context.CancelFunc, error) {
+	link, err := conn.Open(ctx, s.cfg, conn.Dial{
+		InProcess:    s.m.opts.InProcess[s.cfg.Name],
+		Stderr:       s.stderr,
+		Fence:        func(f trust.Fence) { s.setFenceOf(gen, f) },
+		OAuth:        s.oauthHandler,
+		WriteTimeout: s.callTimeout(),
+	})
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
-	atHTTP := bt != nil && s.cfg.Transport == config.TransportHTTP
-	if atHTTP {
-		bt.capt = capt
-	}
+	proc := link.Proc
 	life, endLife := context.WithCancel(s.m.ctx)
 	name := s.cfg.Name
 	s.mu.Lock()
@@ -338,20 +312,13 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 	if protocol == "" {
 		protocol = DefaultProtocol
 	}
-	cs, err := client.Connect(ctx, &captureTransport{inner: inner, sink: capt, life: life, cancel: endLife, atHTTP: atHTTP, trim: bt == nil}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	cs, err := client.Connect(ctx, link.Transport(life, endLife), &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		endLife()
-		if bt != nil && bt.wantsBearer.Load() && s.cfg.OAuth == nil {
-			if slices.ContainsFunc(slices.Collect(maps.Keys(s.cfg.Headers)), func(k string) bool { return strings.EqualFold(k, "Authorization") }) {
-				err = fmt.Errorf("%w (the server refused the configured Authorization header)", err)
-			} else {
-				err = fmt.Errorf("%w (the server asks for a bearer token: add a [servers.%s.oauth] table to authorize with OAuth, or an Authorization header)", err, s.cfg.Name)
-			}
-		}
-		return nil, proc, nil, nil, fmt.Errorf("initializing: %w", err)
+		return nil, proc, nil, nil, fmt.Errorf("initializing: %w", link.Refused(err))
 	}
 	*clientOut, *declaredRoots = client, roots != nil
-	return cs, proc, capt, endLife, nil
+	return cs, proc, link.Capture, endLife, nil
 }
 
 // oauthHandler returns the server's OAuth handler, built on first use and kept
@@ -388,7 +355,7 @@ func logText(p *mcp.LoggingMessageParams) string {
 
 // watch waits for the connection to end and reports the server failed unless the end
 // was asked for.
-func (s *server) watch(gen uint64, cs *mcp.ClientSession, proc *process) {
+func (s *server) watch(gen uint64, cs *mcp.ClientSession, proc *conn.Process) {
 	err := cs.Wait()
 	s.mu.Lock()
 	current := s.gen == gen && s.cs == cs
@@ -396,26 +363,7 @@ func (s *server) watch(gen uint64, cs *mcp.ClientSession, proc *process) {
 	if !current {
 		return
 	}
-	if proc != nil {
-		proc.stop()
-		if serr := proc.stallErr(); serr != nil {
-			// The server stopped reading its stdin: the connection was broken on
-			// purpose, and the exit (our own stop) and the read error follow from it.
-			err = serr
-		} else if perr := proc.exitError(); perr != nil {
-			// When the connection merely ended, the process's exit says why. When the
-			// connection failed by itself (a message over MaxMessageBytes, nesting too
-			// deep) that failure is the cause and the exit, our own stop, comes second.
-			if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-				err = perr
-			} else {
-				err = fmt.Errorf("%w (%v)", err, perr)
-			}
-		}
-	}
-	if err == nil {
-		err = errors.New("connection closed by the server")
-	}
+	err = conn.Ended(err, proc)
 	s.mu.Lock()
 	if s.gen == gen {
 		s.cs, s.proc = nil, nil
@@ -431,38 +379,7 @@ func (s *server) disconnect() {
 	s.cs, s.proc, s.endLife = nil, nil, nil
 	s.gen++ // everything from the old connection is stale now
 	s.mu.Unlock()
-	closeConn(cs, proc, endLife)
-}
-
-// closeGrace bounds how long closing a connection waits for go-sdk's close.
-const closeGrace = 500 * time.Millisecond
-
-// closeConn closes a connection (cs and endLife may be nil) and stops its process,
-// if any, within about closeGrace plus what process.stop takes, whatever go-sdk's
-// close does. go-sdk's close waits for every call in flight to end, and a call to a
-// stalled server may end only with its call timeout, or (a write blocked on a pipe)
-// only when the process is gone: so the process is stopped meanwhile, and the close
-// is left to finish in the background once it has had closeGrace.
-func closeConn(cs *mcp.ClientSession, proc *process, endLife context.CancelFunc) {
-	closed := make(chan struct{})
-	go func() {
-		defer close(closed)
-		if cs != nil {
-			_ = cs.Close()
-		}
-	}()
-	if proc != nil {
-		proc.stop()
-	}
-	t := time.NewTimer(closeGrace)
-	select {
-	case <-closed:
-	case <-t.C:
-	}
-	t.Stop()
-	if endLife != nil {
-		endLife()
-	}
+	conn.Close(cs, proc, endLife)
 }
 
 // refresh re-lists the tools after tools/list_changed, coalesced: at most one listing
@@ -492,7 +409,7 @@ func (s *server) refresh(gen uint64) {
 			if err == nil {
 				s.setTools(gen, tools, notices)
 			} else {
-				s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + redactURLs(err).Error()})
+				s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + conn.RedactURLs(err).Error()})
 			}
 			s.mu.Lock()
 			if !s.trailing || s.gen != gen {
@@ -616,12 +533,12 @@ func (s *server) call(ctx context.Context, callID string, req CallRequest, tool 
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			then := "the server was told to cancel"
-			if proc != nil && proc.stallErr() != nil {
-				then = proc.stallErr().Error() + ", and is being stopped"
+			if proc != nil && proc.StallErr() != nil {
+				then = proc.StallErr().Error() + ", and is being stopped"
 			}
 			return nil, fmt.Errorf("calling %s__%s: %w (%s); %s", req.Server, req.Tool, ErrCallTimeout, s.callTimeout(), then)
 		}
-		return nil, redactURLs(fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, err))
+		return nil, conn.RedactURLs(fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, err))
 	}
 	return res, nil
 }

@@ -1,4 +1,4 @@
-package session
+package conn
 
 import "github.com/airlock-mcp/airlock/internal/jsonlex"
 

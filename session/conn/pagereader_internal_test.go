@@ -1,4 +1,4 @@
-package session
+package conn
 
 import (
 	"bytes"
@@ -190,7 +190,7 @@ func FuzzSplitListResponse(f *testing.F) {
 type pipeServer struct {
 	w    *os.File
 	conn mcp.Connection
-	capt *capture
+	capt *Capture
 }
 
 func newPipeServer(t *testing.T) *pipeServer {

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package session
+package conn
 
 import "syscall"
 

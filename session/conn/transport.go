@@ -1,4 +1,4 @@
-package session
+package conn
 
 import (
 	"context"
@@ -33,8 +33,8 @@ const (
 	// MaxMessageBytes bounds one JSON-RPC message: a stdio line, an HTTP JSON body or
 	// one server-sent event. A larger one drops the connection.
 	MaxMessageBytes = 16 << 20
-	// stderrKeepBytes bounds the stderr kept per server.
-	stderrKeepBytes = 64 << 10
+	// StderrKeepBytes bounds the stderr kept per server.
+	StderrKeepBytes = 64 << 10
 	// stopGrace is how long a stdio server may take to exit after its stdin closes
 	// before its whole process group is sent SIGTERM, and again after SIGTERM before
 	// SIGKILL. Closing a server takes about twice this plus waitDelay, and reapWait more
@@ -48,9 +48,9 @@ const (
 	reapWait = 2 * time.Second
 )
 
-// process is a stdio server child started in its own process group, so that closing
-// it ends every process it started too.
-type process struct {
+// Process is a stdio server child started in its own Process group, so that closing
+// it ends every Process it started too.
+type Process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
@@ -80,7 +80,7 @@ func executable(command string) string {
 // report is read before this returns, and a fence that is required and not applied
 // in full, or whose report is missing or damaged, means no server. The Fence
 // returned says what was applied, or why not, whether or not a process started.
-func startProcess(s config.Server, stderr io.Writer) (*process, trust.Fence, error) {
+func startProcess(s config.Server, stderr io.Writer) (*Process, trust.Fence, error) {
 	p, f, err := startOnce(s, stderr, "")
 	if err != nil && s.Sandbox != nil && !s.Sandbox.Required && errors.Is(err, fence.ErrNamespaces) {
 		// Not required: start it again without the namespace; the launcher then
@@ -90,8 +90,8 @@ func startProcess(s config.Server, stderr io.Writer) (*process, trust.Fence, err
 	return p, f, err
 }
 
-// requestedFence is the Fence of a server before any start: what its config asks.
-func requestedFence(s config.Server) trust.Fence {
+// RequestedFence is the Fence of a server before any start: what its config asks.
+func RequestedFence(s config.Server) trust.Fence {
 	if s.Sandbox == nil {
 		return trust.Fence{}
 	}
@@ -99,8 +99,8 @@ func requestedFence(s config.Server) trust.Fence {
 		Detail: "not started yet"}
 }
 
-func startOnce(s config.Server, stderr io.Writer, noNamespace string) (*process, trust.Fence, error) {
-	f := requestedFence(s)
+func startOnce(s config.Server, stderr io.Writer, noNamespace string) (*Process, trust.Fence, error) {
+	f := RequestedFence(s)
 	build := func() *exec.Cmd {
 		cmd := exec.Command(executable(s.Command), s.Args...)
 		cmd.Dir = s.Cwd
@@ -151,7 +151,7 @@ func startOnce(s config.Server, stderr io.Writer, noNamespace string) (*process,
 		}
 		return nil, f, fmt.Errorf("starting %q: %w", s.Command, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, tree: tree, done: make(chan struct{})}
+	p := &Process{cmd: cmd, stdin: stdin, stdout: stdout, tree: tree, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		if errors.Is(err, exec.ErrWaitDelay) {
@@ -185,7 +185,7 @@ func startOnce(s config.Server, stderr io.Writer, noNamespace string) (*process,
 		err = errors.New(rep.Reason)
 	}
 	if err != nil {
-		p.stop()
+		p.Stop()
 		f.Detail = "unfenced: " + err.Error()
 		return nil, f, err
 	}
@@ -196,11 +196,11 @@ func startOnce(s config.Server, stderr io.Writer, noNamespace string) (*process,
 	return p, f, nil
 }
 
-// stop closes stdin, gives the child stopGrace to exit, then signals the whole process
+// Stop closes stdin, gives the child stopGrace to exit, then signals the whole process
 // group: SIGTERM, and SIGKILL after another stopGrace. It returns once the child is
-// reaped, or reapWait after SIGKILL if it still is not: stop never waits on the
-// server's pipes or on go-sdk. stop is idempotent; a second call waits for the first.
-func (p *process) stop() {
+// reaped, or reapWait after SIGKILL if it still is not: Stop never waits on the
+// server's pipes or on go-sdk. Stop is idempotent; a second call waits for the first.
+func (p *Process) Stop() {
 	p.closeOnce.Do(func() {
 		// Closing stdin asks the server to exit, and ends a write to it that is
 		// blocked on a full pipe. Where a pipe cannot be closed under a blocked write
@@ -222,7 +222,7 @@ func (p *process) stop() {
 }
 
 // exited waits up to d for the child to be reaped and reports whether it was.
-func (p *process) exited(d time.Duration) bool {
+func (p *Process) exited(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -235,24 +235,24 @@ func (p *process) exited(d time.Duration) bool {
 
 // stalled notes why the connection to the server broke on a write (the server
 // stopped reading its stdin) and stops the process in the background.
-func (p *process) stalled(err error) {
+func (p *Process) stalled(err error) {
 	p.stallMu.Lock()
 	if p.stall == nil {
 		p.stall = err
 	}
 	p.stallMu.Unlock()
-	go p.stop()
+	go p.Stop()
 }
 
-// stallErr is what stalled noted, or nil.
-func (p *process) stallErr() error {
+// StallErr is what stalled noted, or nil.
+func (p *Process) StallErr() error {
 	p.stallMu.Lock()
 	defer p.stallMu.Unlock()
 	return p.stall
 }
 
-// exitError describes how the child ended, for status lines.
-func (p *process) exitError() error {
+// ExitError describes how the child ended, for status lines.
+func (p *Process) ExitError() error {
 	select {
 	case <-p.done:
 		if p.err == nil {
@@ -269,8 +269,8 @@ func (p *process) exitError() error {
 // to its stdin bounded by writeTimeout (stdioConn). Closing the connection does not
 // stop the process: the session owns it and stops it explicitly.
 type processTransport struct {
-	p            *process
-	capt         *capture
+	p            *Process
+	capt         *Capture
 	writeTimeout time.Duration
 }
 
@@ -320,7 +320,7 @@ type boundedTransport struct {
 	// headers are ever sent to.
 	origin string
 	// capt, when set, receives the raw tools/list results (streamable HTTP).
-	capt *capture
+	capt *Capture
 
 	wantsBearer atomic.Bool
 }
@@ -445,9 +445,9 @@ func RedactURL(raw string) string {
 // a quote.
 var urlInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`) })
 
-// redactURLs returns err with every URL in its text passed through RedactURL; errors.Is
+// RedactURLs returns err with every URL in its text passed through RedactURL; errors.Is
 // and errors.As still see the original chain. nil stays nil.
-func redactURLs(err error) error {
+func RedactURLs(err error) error {
 	if err == nil {
 		return nil
 	}

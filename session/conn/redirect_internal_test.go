@@ -1,4 +1,4 @@
-package session
+package conn
 
 import (
 	"errors"
@@ -58,7 +58,7 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 	inner := errors.New("boom")
-	err := redactURLs(fmt.Errorf(`Post "https://u:p@h/mcp?key=s3cret": %w; see https://h/x?a=b.`, inner))
+	err := RedactURLs(fmt.Errorf(`Post "https://u:p@h/mcp?key=s3cret": %w; see https://h/x?a=b.`, inner))
 	if strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "a=b") || strings.Contains(err.Error(), "u:p") {
 		t.Errorf("redactURLs left a secret: %v", err)
 	}

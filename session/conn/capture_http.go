@@ -1,4 +1,4 @@
-package session
+package conn
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // carries a tools/list request is noted, and its response body (JSON or an event
 // stream) is read alongside go-sdk, each message handed to the capture before go-sdk
 // sees the end of it.
-func httpCapture(capt *capture, req *http.Request) bool {
+func httpCapture(capt *Capture, req *http.Request) bool {
 	if capt == nil || req.Method != http.MethodPost || req.Body == nil {
 		return false
 	}
@@ -44,7 +44,7 @@ func httpCapture(capt *capture, req *http.Request) bool {
 }
 
 // tapBody wraps a response body so that every JSON-RPC message in it reaches the capture.
-func tapBody(capt *capture, resp *http.Response) {
+func tapBody(capt *Capture, resp *http.Response) {
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &sseTap{rc: resp.Body, capt: capt}
 		return
@@ -55,7 +55,7 @@ func tapBody(capt *capture, resp *http.Response) {
 // jsonTap keeps a JSON body (already bounded by limitedBody) and decodes it at its end.
 type jsonTap struct {
 	rc   io.ReadCloser
-	capt *capture
+	capt *Capture
 	buf  bytes.Buffer
 	done bool
 }
@@ -77,7 +77,7 @@ func (t *jsonTap) Close() error { return t.rc.Close() }
 // sseTap follows an event stream line by line and decodes each event's data.
 type sseTap struct {
 	rc   io.ReadCloser
-	capt *capture
+	capt *Capture
 	line []byte
 	data []byte
 	over bool // the event's data passed MaxMessageBytes: not captured (go-sdk drops it too)

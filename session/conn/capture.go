@@ -1,4 +1,4 @@
-package session
+package conn
 
 import (
 	"context"
@@ -21,7 +21,7 @@ type rawPage struct {
 // response. The session serialises tools/list per server, so one slot is enough.
 type captureTransport struct {
 	inner  mcp.Transport
-	sink   *capture
+	sink   *Capture
 	life   context.Context // the connection's lifetime
 	cancel context.CancelFunc
 	// atHTTP: the capture happens in the HTTP round trip (httpCapture), and the
@@ -37,7 +37,9 @@ type captureTransport struct {
 	trim bool
 }
 
-type capture struct {
+// Capture keeps the raw result of a connection's latest tools/list response, taken
+// by ListTools: the bytes tools are classified and pinned from.
+type Capture struct {
 	mu      sync.Mutex
 	pending map[string]bool // ids of tools/list requests in flight
 	page    *rawPage
@@ -45,10 +47,18 @@ type capture struct {
 	early   int // pages split before go-sdk read them (pageReader)
 }
 
-func newCapture() *capture { return &capture{pending: map[string]bool{}} }
+func newCapture() *Capture { return &Capture{pending: map[string]bool{}} }
+
+// PagesSplitEarly is how many tools/list pages were split by the stdio server's
+// stdout reader (pageReader) rather than after go-sdk read them.
+func (c *Capture) PagesSplitEarly() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.early
+}
 
 // take returns and clears the last captured page.
-func (c *capture) take() (*rawPage, error) {
+func (c *Capture) take() (*rawPage, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, err := c.page, c.err
@@ -91,7 +101,7 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 
 type captureConn struct {
 	mcp.Connection
-	sink *capture
+	sink *Capture
 	trim bool
 }
 
@@ -127,7 +137,7 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 var emptyToolsResult = json.RawMessage(`{"tools":[]}`)
 
 // sent notes an outgoing tools/list request, so that its response is kept.
-func (c *capture) sent(msg jsonrpc.Message) {
+func (c *Capture) sent(msg jsonrpc.Message) {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
 		c.mu.Lock()
 		c.pending[idKey(req.ID)] = true
@@ -136,7 +146,7 @@ func (c *capture) sent(msg jsonrpc.Message) {
 }
 
 // listing reports whether a tools/list request is in flight.
-func (c *capture) listing() bool {
+func (c *Capture) listing() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.pending) > 0
@@ -145,7 +155,7 @@ func (c *capture) listing() bool {
 // deliver keeps page as the result of the tools/list request whose id is key (as
 // idKey writes it), split before go-sdk read the response (pageReader); false when no
 // such request is in flight.
-func (c *capture) deliver(key string, page *rawPage) bool {
+func (c *Capture) deliver(key string, page *rawPage) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.pending[key] {
@@ -159,7 +169,7 @@ func (c *capture) deliver(key string, page *rawPage) bool {
 
 // received keeps the raw result of a response to a noted tools/list request, and
 // reports whether it kept a page.
-func (c *capture) received(msg jsonrpc.Message) bool {
+func (c *Capture) received(msg jsonrpc.Message) bool {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || !resp.ID.IsValid() {
 		return false

@@ -1,4 +1,4 @@
-package session
+package conn
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ import (
 type pageReader struct {
 	src   io.Reader
 	dl    deadliner // nil: the pipe has no read deadlines; never hold
-	capt  *capture
+	capt  *Capture
 	limit int // longest line inspected; a longer one passes unchanged
 
 	buf     []byte // the read buffer (read)
@@ -76,7 +76,7 @@ const (
 // as it is.
 const holdWait = 50 * time.Millisecond
 
-func newPageReader(src io.Reader, capt *capture, limit int) *pageReader {
+func newPageReader(src io.Reader, capt *Capture, limit int) *pageReader {
 	r := &pageReader{src: src, capt: capt, limit: limit, buf: make([]byte, pageReadMin)}
 	if d, ok := src.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
 		r.dl = d
