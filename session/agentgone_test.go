@@ -219,7 +219,9 @@ func TestAgentGone_BridgeStdinClosed(t *testing.T) {
 	agentR, bridgeW := io.Pipe()
 	bridgeR, agentW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- gateway.Bridge(context.Background(), r.g.URL(), testToken, bridgeR, bridgeW) }()
+	go func() {
+		done <- gateway.Bridge(context.Background(), gateway.Link{Client: session.OriginBoundClient, MaxMessageBytes: session.MaxMessageBytes}, r.g.URL(), testToken, bridgeR, bridgeW)
+	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: agentR, Writer: agentW}, nil)
 	if err != nil {

@@ -24,7 +24,9 @@ func TestBridgeEndToEnd(t *testing.T) {
 	bridgeR, agentW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- gateway.Bridge(ctx, g.URL(), testToken, bridgeR, bridgeW) }()
+	go func() {
+		done <- gateway.Bridge(ctx, gateway.Link{Client: session.OriginBoundClient, MaxMessageBytes: session.MaxMessageBytes}, g.URL(), testToken, bridgeR, bridgeW)
+	}()
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: agentR, Writer: agentW}, nil)
