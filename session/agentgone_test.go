@@ -3,7 +3,6 @@ package session_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -26,48 +26,13 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// serveMarker plays the "marker" stdio server: one destructive tool, wipe, that
-// writes the file AIRLOCK_TEST_MARKER names. A test that finds no file knows the
-// call never reached the server.
-func serveMarker() int {
-	s := mcp.NewServer(&mcp.Implementation{Name: "marker", Version: "1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "wipe", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(true)}},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			if err := os.WriteFile(os.Getenv("AIRLOCK_TEST_MARKER"), []byte("ran\n"), 0o600); err != nil {
-				return nil, nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wiped"}}}, nil, nil
-		})
-	_ = s.Run(context.Background(), &mcp.StdioTransport{})
-	return 0
-}
-
-// serveAgentCall plays an agent process: a go-sdk client that connects to the
-// gateway at AIRLOCK_TEST_URL with AIRLOCK_TEST_TOKEN, calls AIRLOCK_TEST_TOOL and
-// waits for its answer. A test kills it while the call waits.
-func serveAgentCall() int {
-	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "killed-agent", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:   os.Getenv("AIRLOCK_TEST_URL"),
-		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + os.Getenv("AIRLOCK_TEST_TOKEN")}}},
-	}, nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: os.Getenv("AIRLOCK_TEST_TOOL"), Arguments: map[string]any{}})
-	fmt.Println(textOf(res), err)
-	return 0
-}
-
 // goneRig is a Manager with one real stdio server whose destructive tool leaves a
 // marker file, an audit log, a gateway, and a person who sees every question and
 // never answers.
 type goneRig struct {
 	m         *session.Manager
 	g         *gateway.Gateway
-	a         *answerer
+	a         *sessiontest.Answerer
 	marker    string
 	auditPath string
 }
@@ -77,10 +42,10 @@ func newGoneRig(t *testing.T) *goneRig {
 	srv, marker, auditPath, al := markerServer(t)
 	t.Cleanup(func() { al.Close() })
 	r := &goneRig{marker: marker, auditPath: auditPath}
-	cfg := newConfig(srv)
+	cfg := sessiontest.NewConfig(srv)
 	cfg.ApprovalTimeout = time.Minute
-	r.m = start(t, cfg, session.Options{Audit: al})
-	r.a = answerWith(t, r.m)
+	r.m = sessiontest.Start(t, cfg, session.Options{Audit: al})
+	r.a = sessiontest.AnswerWith(t, r.m)
 	r.g = startGateway(t, r.m)
 	return r
 }
@@ -89,7 +54,7 @@ func newGoneRig(t *testing.T) *goneRig {
 func (r *goneRig) question(t *testing.T) *session.Pending {
 	t.Helper()
 	select {
-	case p := <-r.a.seen:
+	case p := <-r.a.Seen:
 		return p
 	case <-time.After(20 * time.Second):
 		t.Fatal("the agent's call never asked")
@@ -116,15 +81,15 @@ func (r *goneRig) wantGone(t *testing.T, p *session.Pending, left time.Time, how
 	if err := r.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
 		t.Errorf("%s: the person could still allow the withdrawn question", how)
 	}
-	waitFor(t, "the agent-gone decision record", 5*time.Second, func() bool {
-		for _, rec := range auditRecords(t, r.auditPath) {
+	sessiontest.WaitFor(t, "the agent-gone decision record", 5*time.Second, func() bool {
+		for _, rec := range sessiontest.AuditRecords(t, r.auditPath) {
 			if rec.CallID == p.CallID && rec.Kind == "decision" {
 				return true
 			}
 		}
 		return false
 	})
-	for _, rec := range auditRecords(t, r.auditPath) {
+	for _, rec := range sessiontest.AuditRecords(t, r.auditPath) {
 		if rec.CallID != p.CallID {
 			continue
 		}
@@ -274,7 +239,7 @@ func TestAgentGone_AgentProcessKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), envServer+"=agent-call", "AIRLOCK_TEST_URL="+r.g.URL(),
+	cmd.Env = append(os.Environ(), sessiontest.EnvServer+"=agent-call", "AIRLOCK_TEST_URL="+r.g.URL(),
 		"AIRLOCK_TEST_TOKEN="+testToken, "AIRLOCK_TEST_TOOL=wipe__wipe", "GORACE=atexit_sleep_ms=0")
 	r.killWhileAsked(t, cmd, "go-sdk agent killed")
 }
@@ -300,7 +265,7 @@ func markerServer(t *testing.T) (srv config.Server, marker, auditPath string, al
 	t.Helper()
 	dir := t.TempDir()
 	marker, auditPath = filepath.Join(dir, "ran"), filepath.Join(dir, "audit.jsonl")
-	srv = testServer(t, "wipe", "marker", trust.Untrusted)
+	srv = sessiontest.TestServer(t, "wipe", "marker", trust.Untrusted)
 	srv.Env["AIRLOCK_TEST_MARKER"] = marker
 	al, err := audit.Open(auditPath)
 	if err != nil {
@@ -321,8 +286,8 @@ func TestAgentGone_AllowedAsItsAgentLeftNeverRuns(t *testing.T) {
 		leave(session.ErrAgentGone)
 		return session.Response{Answer: session.AllowOnce}, nil
 	})
-	m := start(t, newConfig(srv), session.Options{Audit: al, Approver: approver})
-	_, err := m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: args(`{}`)})
+	m := sessiontest.Start(t, sessiontest.NewConfig(srv), session.Options{Audit: al, Approver: approver})
+	_, err := m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: sessiontest.Args(`{}`)})
 	if err == nil {
 		t.Fatal("a call allowed as its agent left was forwarded and answered")
 	}
@@ -336,7 +301,7 @@ func TestAgentGone_AllowedAsItsAgentLeftNeverRuns(t *testing.T) {
 		t.Error("the tool ran for an agent that had left")
 	}
 	var decided []string
-	for _, rec := range auditRecords(t, auditPath) {
+	for _, rec := range sessiontest.AuditRecords(t, auditPath) {
 		decided = append(decided, rec.Kind+":"+rec.Decision+":"+rec.DecidedBy)
 	}
 	if len(decided) != 1 || decided[0] != "decision:deny:"+string(trust.DecidedByAgentGone) {
@@ -354,12 +319,12 @@ func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
 			}
 		}
 	})
-	a := answerWith(t, f.m) // sees, never answers
+	a := sessiontest.AnswerWith(t, f.m) // sees, never answers
 	cs := agent(t, f.g, nil)
 	go func() {
 		_, _ = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")})
 	}()
-	p := <-a.seen
+	p := <-a.Seen
 	req := deleteSession(f.g, cs)
 	left := time.Now()
 	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
@@ -367,7 +332,7 @@ func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
 		t.Fatalf("DELETE of a session with a waiting read: %v", err)
 	}
 	resp.Body.Close()
-	waitFor(t, "the read's question to be withdrawn", 2*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
+	sessiontest.WaitFor(t, "the read's question to be withdrawn", 2*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
 	t.Logf("read's question withdrawn %v after DELETE", time.Since(left).Round(time.Millisecond))
 	if err := f.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
 		t.Error("the person could still allow a read whose agent left")
@@ -393,8 +358,8 @@ func TestAgentGone_LeftWhileTheDecisionWasWrittenNeverRuns(t *testing.T) {
 		}
 		return time.Now()
 	}
-	m := start(t, newConfig(srv), session.Options{Audit: al, Approver: approver, Now: now})
-	_, err := m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: args(`{}`)})
+	m := sessiontest.Start(t, sessiontest.NewConfig(srv), session.Options{Audit: al, Approver: approver, Now: now})
+	_, err := m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: sessiontest.Args(`{}`)})
 	if ctx.Err() == nil {
 		t.Fatal("the test never crossed the decision record")
 	}
@@ -406,7 +371,7 @@ func TestAgentGone_LeftWhileTheDecisionWasWrittenNeverRuns(t *testing.T) {
 		t.Error("the tool ran for an agent that had left")
 	}
 	var got []string
-	for _, rec := range auditRecords(t, auditPath) {
+	for _, rec := range sessiontest.AuditRecords(t, auditPath) {
 		got = append(got, rec.Kind+":"+rec.Decision+rec.Outcome+": "+rec.Error)
 	}
 	if len(got) != 2 || got[0] != "decision:allow: " || !strings.Contains(got[1], "not forwarded") {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -21,10 +22,10 @@ func denied(t *testing.T, err error) *session.DeniedError {
 	return d
 }
 
-func noAsk(t *testing.T, a *answerer) {
+func noAsk(t *testing.T, a *sessiontest.Answerer) {
 	t.Helper()
 	select {
-	case p := <-a.seen:
+	case p := <-a.Seen:
 		t.Errorf("asked for %s %s, want no question", p.Tool.Ref.Qualified(), p.Request.Args)
 	default:
 	}
@@ -45,7 +46,7 @@ func setTool(server, tool string, tc config.Tool) func(*config.Config) {
 
 func TestApprovalAnswers(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
-	a := answerWith(t, m,
+	a := sessiontest.AnswerWith(t, m,
 		session.Response{Answer: session.AllowOnce},
 		session.Response{Answer: session.Deny, Reason: "not now"},
 		session.Response{Answer: session.AllowForContext},
@@ -53,14 +54,14 @@ func TestApprovalAnswers(t *testing.T) {
 	)
 	ctx := context.Background()
 	create := func(ctxName, body string) (*session.Outcome, error) {
-		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "notes", Tool: "create_note", Args: args(`{"title":"t","body":"` + body + `"}`)})
+		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "notes", Tool: "create_note", Args: sessiontest.Args(`{"title":"t","body":"` + body + `"}`)})
 	}
 
 	out, err := create("", "one")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := <-a.seen
+	p := <-a.Seen
 	// The canonical bytes of the call (keys sorted): what is shown, hashed and sent.
 	if p.Tool.Ref.Qualified() != "notes__create_note" || string(p.Request.Args) != `{"body":"one","title":"t"}` {
 		t.Errorf("pending = %s %s, want the exact call", p.Tool.Ref.Qualified(), p.Request.Args)
@@ -74,7 +75,7 @@ func TestApprovalAnswers(t *testing.T) {
 
 	// Allow once bound that call only: different arguments ask again.
 	_, err = create("", "two")
-	<-a.seen
+	<-a.Seen
 	d := denied(t, err)
 	if d.Reason != "not now" || d.Verdict.By != trust.DecidedByPerson || !strings.Contains(d.Error(), "not now") {
 		t.Errorf("denial = %+v (%q), want the person's reason", d, d.Error())
@@ -84,7 +85,7 @@ func TestApprovalAnswers(t *testing.T) {
 	if _, err := create("", "three"); err != nil {
 		t.Fatal(err)
 	}
-	<-a.seen
+	<-a.Seen
 	out, err = create("", "four")
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +96,7 @@ func TestApprovalAnswers(t *testing.T) {
 	}
 	// Another context has no such grant.
 	_, err = create("agent-1", "five")
-	if p := <-a.seen; p.Request.Context != "agent-1" {
+	if p := <-a.Seen; p.Request.Context != "agent-1" {
 		t.Errorf("pending context = %q", p.Request.Context)
 	}
 	denied(t, err)
@@ -115,7 +116,7 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 			}
 		}
 	}()
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"n1"}`)})
+	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
 	d := denied(t, err)
 	if d.Verdict.By != trust.DecidedByTimeout {
 		t.Errorf("decided by %q, want timeout", d.Verdict.By)
@@ -130,14 +131,14 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 
 func TestApprovalWithdrawnByCaller(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
-	a := answerWith(t, m) // sees, never answers
+	a := sessiontest.AnswerWith(t, m) // sees, never answers
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"n1"}`)})
+		_, err := m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
 		errc <- err
 	}()
-	p := <-a.seen
+	p := <-a.Seen
 	cancel()
 	if err := <-errc; err == nil {
 		t.Fatal("a withdrawn call ran")
@@ -152,12 +153,12 @@ func TestApprovalWithdrawnByCaller(t *testing.T) {
 
 func TestDenyPolicyNeverAsks(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
-	a := answerWith(t, m, session.Response{Answer: session.AllowOnce})
-	ti := wantTier(t, m, "notes", "delete_note", trust.TierBlocked)
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
+	ti := sessiontest.WantTier(t, m, "notes", "delete_note", trust.TierBlocked)
 	if ti.Class.Action != trust.Deny {
 		t.Errorf("action = %v", ti.Class.Action)
 	}
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"n1"}`)})
+	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
 	if d := denied(t, err); d.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("decided by %q, want policy", d.Verdict.By)
 	}
@@ -170,10 +171,10 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))
 	// The demo's send_email is destructive: never granted for a context, so allowing it
 	// for the context would deny it; it is allowed once.
-	a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
 	ctx := context.Background()
 	send := func(ctxName string) (*session.Outcome, error) {
-		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: args(`{"to":"a@example.com","subject":"s","body":"b"}`)})
+		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"a@example.com","subject":"s","body":"b"}`)})
 	}
 	// Clean context: policy allows, nobody is asked. (send_email is open world itself,
 	// so its own result taints agent-0 from then on.)
@@ -185,7 +186,7 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 		t.Errorf("agent-0 taint = %+v, want mail__send_email (an open-world result)", taint)
 	}
 
-	fetch, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: args(`{"url":"https://blog.example.com/mcp-tips"}`)})
+	fetch, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(`{"url":"https://blog.example.com/mcp-tips"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,13 +198,13 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	if _, err := send(""); err != nil {
 		t.Fatal(err)
 	}
-	p := <-a.seen
+	p := <-a.Seen
 	if p.Verdict.By != trust.DecidedByTaint || !strings.Contains(strings.Join(p.Verdict.Reasons, " "), "web__fetch_url") {
 		t.Errorf("tainted ask = %+v, want taint naming web__fetch_url", p.Verdict)
 	}
 	// An answer does not carry over: the next tainted call asks again.
 	_, err = send("")
-	if p := <-a.seen; p.Verdict.By != trust.DecidedByTaint {
+	if p := <-a.Seen; p.Verdict.By != trust.DecidedByTaint {
 		t.Errorf("after a grant the tainted call was decided by %q", p.Verdict.By)
 	}
 	denied(t, err)

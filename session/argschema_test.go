@@ -4,64 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// serveLaxNumbers plays a stdio server whose set_limit declares n a number but,
-// as lax servers do, takes a string of digits as the number it spells; every call
-// it runs is written to AIRLOCK_TEST_RAN.
-func serveLaxNumbers() int {
-	s := mcp.NewServer(&mcp.Implementation{Name: "lax", Version: "1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "set_limit", Description: "Sets the spending limit.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]}`)},
-		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args map[string]any
-			_ = json.Unmarshal(req.Params.Arguments, &args)
-			var n float64
-			switch v := args["n"].(type) {
-			case float64:
-				n = v
-			case string:
-				n, _ = strconv.ParseFloat(v, 64)
-			}
-			f, err := os.OpenFile(os.Getenv("AIRLOCK_TEST_RAN"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-			if err == nil {
-				_, _ = f.WriteString(strconv.FormatFloat(n, 'f', -1, 64) + "\n")
-				_ = f.Close()
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "limit set"}}}, nil
-		})
-	// close_account reads its integer exactly, as Python does, and records it.
-	s.AddTool(&mcp.Tool{Name: "close_account", Description: "Closes an account.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"account":{"type":"integer"}},"required":["account"]}`)},
-		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			d := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
-			d.UseNumber()
-			var args map[string]any
-			_ = d.Decode(&args)
-			f, err := os.OpenFile(os.Getenv("AIRLOCK_TEST_RAN"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-			if err == nil {
-				_, _ = fmt.Fprintf(f, "closed %v\n", args["account"])
-				_ = f.Close()
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "closed"}}}, nil
-		})
-	_ = s.Run(context.Background(), &mcp.StdioTransport{})
-	return 0
-}
 
 // allowRule is an allow rule named path (with reason) of one condition: field
 // matched by kind against val.
@@ -84,14 +40,14 @@ func allowRule(t *testing.T, path, reason, field string, kind trust.MatcherKind,
 // integer exactly, closes nothing; the account the rule names closes unasked.
 func TestGateway_BigIntegerComparedExactly(t *testing.T) {
 	ran := filepath.Join(t.TempDir(), "ran.txt")
-	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
+	srv := sessiontest.TestServer(t, "lax", "lax-numbers", trust.Trusted)
 	srv.Env["AIRLOCK_TEST_RAN"] = ran
 	r := allowRule(t, "servers.lax.tools.close_account.rules[0]", "", "account", trust.MatchEquals, int64(1234567890123456789))
 	srv.Tools = map[string]config.Tool{"close_account": {Rules: []trust.Rule{r}}}
-	cfg := newConfig(srv)
+	cfg := sessiontest.NewConfig(srv)
 	cfg.ApprovalTimeout = 300 * time.Millisecond
-	m := start(t, cfg, session.Options{})
-	a := answerWith(t, m)
+	m := sessiontest.Start(t, cfg, session.Options{})
+	a := sessiontest.AnswerWith(t, m)
 	cs := agent(t, startGateway(t, m), nil)
 	ctx := context.Background()
 
@@ -100,7 +56,7 @@ func TestGateway_BigIntegerComparedExactly(t *testing.T) {
 		t.Fatalf("account 1234567890123456700: %v, %q; want it asked, then denied", err, resultText(res))
 	}
 	select {
-	case <-a.seen:
+	case <-a.Seen:
 	default:
 		t.Errorf("account 1234567890123456700 was not asked about")
 	}
@@ -131,13 +87,13 @@ func TestGateway_ArgumentsCheckedAgainstSchemaBeforeAnyDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
+	srv := sessiontest.TestServer(t, "lax", "lax-numbers", trust.Trusted)
 	srv.Env["AIRLOCK_TEST_RAN"] = ran
 	r := allowRule(t, "servers.lax.tools.set_limit.rules[0]", "small limits", "n", trust.MatchMax, int64(50))
 	r.Source = "config.toml:9"
 	srv.Tools = map[string]config.Tool{"set_limit": {Rules: []trust.Rule{r}}}
-	m := start(t, newConfig(srv), session.Options{Audit: log})
-	a := answerWith(t, m) // nobody may be asked
+	m := sessiontest.Start(t, sessiontest.NewConfig(srv), session.Options{Audit: log})
+	a := sessiontest.AnswerWith(t, m) // nobody may be asked
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
 	ctx := context.Background()
@@ -191,10 +147,10 @@ func TestGateway_ArgumentsCheckedAgainstSchemaBeforeAnyDecision(t *testing.T) {
 // must be a JSON object"; the server is never called.
 func TestGateway_NumberBeyondFloatNamesTheField(t *testing.T) {
 	ran := filepath.Join(t.TempDir(), "ran.txt")
-	srv := testServer(t, "lax", "lax-numbers", trust.Trusted)
+	srv := sessiontest.TestServer(t, "lax", "lax-numbers", trust.Trusted)
 	srv.Env["AIRLOCK_TEST_RAN"] = ran
-	m := start(t, newConfig(srv), session.Options{})
-	a := answerWith(t, m)
+	m := sessiontest.Start(t, sessiontest.NewConfig(srv), session.Options{})
+	a := sessiontest.AnswerWith(t, m)
 	cs := agent(t, startGateway(t, m), nil)
 	for _, args := range []string{`{"n":1e400}`, `{"n":-1` + strings.Repeat("0", 400) + `}`} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lax__set_limit", Arguments: json.RawMessage(args)})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
@@ -17,7 +18,7 @@ import (
 // including an approval answered in airlock.
 func TestBridgeEndToEnd(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
-	a := answerWith(t, m) // sees; the test answers
+	a := sessiontest.AnswerWith(t, m) // sees; the test answers
 	g := startGateway(t, m)
 
 	agentR, bridgeW := io.Pipe()
@@ -42,11 +43,11 @@ func TestBridgeEndToEnd(t *testing.T) {
 	go func() {
 		call, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes__create_note", Arguments: map[string]any{"title": "via bridge", "body": "b"}})
 		if err == nil && call.IsError {
-			err = errors.New(textOf(call))
+			err = errors.New(sessiontest.TextOf(call))
 		}
 		waiting <- err
 	}()
-	p := <-a.seen
+	p := <-a.Seen
 	if p.Request.Client != "stdio-agent" {
 		t.Errorf("the dialog names client %q, want the stdio agent's own name", p.Request.Client)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -72,12 +73,12 @@ func channelManager(t *testing.T, opts session.Options, servers map[string]*mcp.
 	t.Helper()
 	opts.InProcess = servers
 	opts.MemoryTaint = true
-	return start(t, newConfig(cfgs...), opts)
+	return sessiontest.Start(t, sessiontest.NewConfig(cfgs...), opts)
 }
 
 func TestChannels_ListedAfterConnect(t *testing.T) {
 	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": channelServer(nil)}, inProc("notes", trust.Trusted, nil))
-	sv := mustServer(t, m, "notes", session.StatusReady)
+	sv := sessiontest.MustServer(t, m, "notes", session.StatusReady)
 	if len(sv.Resources) != 1 || sv.Resources[0].URI != "notes://inbox" || sv.Resources[0].MIMEType != "text/plain" {
 		t.Errorf("resources = %+v", sv.Resources)
 	}
@@ -111,18 +112,18 @@ func TestChannels_UntrustedResourceReadTaintsAndExfiltrationAsks(t *testing.T) {
 	if !taint.Tainted() || !strings.Contains(taint.Reason(), `resource "notes://inbox" of server notes`) {
 		t.Fatalf("taint = %+v (%s)", taint, taint.Reason())
 	}
-	a := answerWith(t, m, session.Response{Answer: session.Deny})
-	_, err = m.Call(ctx, session.CallRequest{Context: "agent-1", Server: "mail", Tool: "send", Args: args(`{}`)})
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny})
+	_, err = m.Call(ctx, session.CallRequest{Context: "agent-1", Server: "mail", Tool: "send", Args: sessiontest.Args(`{}`)})
 	var denied *session.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTaintThenPerson {
 		t.Fatalf("send after a tainting read: err %v, want a question the person denied", err)
 	}
-	p := <-a.seen
+	p := <-a.Seen
 	if !strings.Contains(p.Taint.Reason(), "notes://inbox") {
 		t.Errorf("the question's taint does not name the resource: %s", p.Taint.Reason())
 	}
 	// Another context is untouched.
-	if _, err := m.Call(ctx, session.CallRequest{Context: "agent-2", Server: "mail", Tool: "send", Args: args(`{}`)}); err != nil {
+	if _, err := m.Call(ctx, session.CallRequest{Context: "agent-2", Server: "mail", Tool: "send", Args: sessiontest.Args(`{}`)}); err != nil {
 		t.Errorf("a clean context's send: %v", err)
 	}
 }
@@ -152,19 +153,19 @@ func TestChannels_PolicyAndAudit(t *testing.T) {
 	if _, err := m.Complete(ctx, session.CompleteRequest{Server: "a", Prompt: "summarise", Argument: "topic", Value: "x"}); !errors.As(err, &denied) {
 		t.Errorf("completion with prompts = deny: %v", err)
 	}
-	a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
 	out, err := m.ReadResource(ctx, session.ReadRequest{Server: "b", URI: "notes://note/7"})
 	if err != nil || out.Verdict.By != trust.DecidedByPerson || out.Result.Contents[0].Text != "note notes://note/7" {
 		t.Fatalf("read with resources = ask, allowed once: %+v, %v", out, err)
 	}
-	p := <-a.seen
+	p := <-a.Seen
 	if p.Tool.Channel != trust.KindResources || p.Request.Tool != trust.ResourceReadTool || string(p.Request.Args) != `{"uri":"notes://note/7"}` {
 		t.Errorf("question: channel %q tool %q args %s", p.Tool.Channel, p.Request.Tool, p.Request.Args)
 	}
-	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "b", Name: "summarise", Args: args(`{"topic": "x"}`)}); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPerson {
+	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "b", Name: "summarise", Args: sessiontest.Args(`{"topic": "x"}`)}); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPerson {
 		t.Errorf("get with prompts = ask, denied: %v", err)
 	}
-	p = <-a.seen
+	p = <-a.Seen
 	if string(p.Request.Args) != `{"arguments":{"topic":"x"},"name":"summarise"}` {
 		t.Errorf("prompt question args %s", p.Request.Args)
 	}
@@ -172,15 +173,15 @@ func TestChannels_PolicyAndAudit(t *testing.T) {
 	if err != nil || out.Verdict.By != trust.DecidedByPolicy || out.Tainted {
 		t.Fatalf("read with resources = allow from a trusted server: %+v, %v", out, err)
 	}
-	pr, err := m.GetPrompt(ctx, session.PromptRequest{Server: "c", Name: "summarise", Args: args(`{"topic":"tides"}`)})
+	pr, err := m.GetPrompt(ctx, session.PromptRequest{Server: "c", Name: "summarise", Args: sessiontest.Args(`{"topic":"tides"}`)})
 	if err != nil || pr.Result.Messages[0].Content.(*mcp.TextContent).Text != "summarise tides" {
 		t.Fatalf("get from c: %+v, %v", pr, err)
 	}
-	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "c", Name: "summarise", Args: args(`{"topic":1}`)}); err == nil || !strings.Contains(err.Error(), "object of strings") {
+	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "c", Name: "summarise", Args: sessiontest.Args(`{"topic":1}`)}); err == nil || !strings.Contains(err.Error(), "object of strings") {
 		t.Errorf("non-string prompt argument: %v", err)
 	}
 	var reads []string
-	for _, r := range auditRecords(t, logPath) {
+	for _, r := range sessiontest.AuditRecords(t, logPath) {
 		if r.Tool == trust.ResourceReadTool {
 			reads = append(reads, r.Server+" "+r.Kind+" "+r.Decision+" "+r.DecidedBy+" "+r.Outcome)
 			if r.Kind == "decision" && r.Server == "b" && r.ArgsSHA256 != session.ArgsSHA256([]byte(`{"uri":"notes://note/7"}`)) {
@@ -285,7 +286,7 @@ func TestChannels_PagingCapsDuplicatesHostileNames(t *testing.T) {
 		}
 	})
 	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"pager": srv}, inProc("pager", trust.Untrusted, nil))
-	sv := mustServer(t, m, "pager", session.StatusReady)
+	sv := sessiontest.MustServer(t, m, "pager", session.StatusReady)
 	if n != session.MaxCatalogPages {
 		t.Errorf("resources/list was asked %d times, want the cap %d", n, session.MaxCatalogPages)
 	}
@@ -311,14 +312,14 @@ func TestChannels_PagingCapsDuplicatesHostileNames(t *testing.T) {
 // A tool whose execution.taskSupport is "required" is refused before anything is
 // asked or sent, with a sentence saying why; "optional" is called normally.
 func TestCall_TaskSupportRequiredRefusedUpFront(t *testing.T) {
-	tasks := rawServer(t, "tasks", trust.Trusted, script(page(
+	tasks := sessiontest.RawServer(t, "tasks", trust.Trusted, script(page(
 		`{"name":"research","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"execution":{"taskSupport":"required"}}`,
 		`{"name":"maybe","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"execution":{"taskSupport":"optional"}}`)))
-	m := start(t, newConfig(tasks), session.Options{MemoryTaint: true})
-	if ti := mustTool(t, m, "tasks", "research"); ti.TaskSupport != "required" {
+	m := sessiontest.Start(t, sessiontest.NewConfig(tasks), session.Options{MemoryTaint: true})
+	if ti := sessiontest.MustTool(t, m, "tasks", "research"); ti.TaskSupport != "required" {
 		t.Errorf("research TaskSupport = %q", ti.TaskSupport)
 	}
-	if ti := mustTool(t, m, "tasks", "maybe"); ti.TaskSupport != "optional" {
+	if ti := sessiontest.MustTool(t, m, "tasks", "maybe"); ti.TaskSupport != "optional" {
 		t.Errorf("maybe TaskSupport = %q", ti.TaskSupport)
 	}
 	_, err := m.Call(context.Background(), session.CallRequest{Server: "tasks", Tool: "research"})
@@ -366,12 +367,12 @@ func TestChannels_QuestionWithdrawnWhenTrustChanges(t *testing.T) {
 func TestChannels_GrantCoversChannelUntilTrustChanges(t *testing.T) {
 	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": channelServer(nil)},
 		inProc("b", trust.Trusted, func(s *config.Server) { s.Resources = trust.Ask }))
-	a := answerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
 	ctx := context.Background()
 	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/1"}); err != nil {
 		t.Fatal(err)
 	}
-	<-a.seen
+	<-a.Seen
 	out, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/2"})
 	if err != nil || out.Verdict.By != trust.DecidedByGrant {
 		t.Fatalf("second read in the granted context: %+v, %v", out, err)
@@ -379,14 +380,14 @@ func TestChannels_GrantCoversChannelUntilTrustChanges(t *testing.T) {
 	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "other", Server: "b", URI: "notes://note/2"}); err == nil {
 		t.Error("another context's read ran without a question")
 	}
-	<-a.seen
+	<-a.Seen
 	if err := m.SetServerTrust("b", trust.Untrusted); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/3"}); err == nil {
 		t.Errorf("the grant survived a trust change: %+v", out)
 	}
-	if p := <-a.seen; string(p.Request.Args) != `{"uri":"notes://note/3"}` {
+	if p := <-a.Seen; string(p.Request.Args) != `{"uri":"notes://note/3"}` {
 		t.Errorf("asked about %s", p.Request.Args)
 	}
 }
@@ -401,7 +402,7 @@ func TestChannels_ListChangedRefreshes(t *testing.T) {
 	srv.AddPrompt(&mcp.Prompt{Name: "second"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{}, nil
 	})
-	waitFor(t, "the new resource and prompt", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the new resource and prompt", 10*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("b")
 		return len(sv.Resources) == 2 && len(sv.Prompts) == 2
 	})
@@ -425,8 +426,8 @@ func TestChannels_HangingListIsANoticeNotAFailure(t *testing.T) {
 		return &mcp.CallToolResult{}, nil
 	})
 	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"b": srv}, inProc("b", trust.Trusted, func(s *config.Server) { s.ConnectTimeout = time.Second }))
-	sv := mustServer(t, m, "b", session.StatusReady)
-	mustTool(t, m, "b", "t")
+	sv := sessiontest.MustServer(t, m, "b", session.StatusReady)
+	sessiontest.MustTool(t, m, "b", "t")
 	if len(sv.Prompts) != 1 || !strings.Contains(strings.Join(sv.Notices, "\n"), "resources/list") {
 		t.Errorf("prompts %+v, notices %q", sv.Prompts, sv.Notices)
 	}
@@ -541,7 +542,7 @@ func TestSnapshot_RecordsChannelsAndOfflineHazardsMatchLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	off, _ := session.NewOffline(newConfig(cfgs...), rec, session.Options{MemoryTaint: true})
+	off, _ := session.NewOffline(sessiontest.NewConfig(cfgs...), rec, session.Options{MemoryTaint: true})
 	defer off.Close()
 	hz := func(s *session.Snapshot) string {
 		var out []string

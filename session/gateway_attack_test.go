@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 )
 
@@ -137,7 +138,7 @@ func TestAgentGone_SecondPOSTWithTheSameIDDoesNotHoldTheCall(t *testing.T) {
 		t.Logf("the second POST with id 77: no answer (%v)", err)
 	}
 	select {
-	case q := <-r.a.seen:
+	case q := <-r.a.Seen:
 		t.Fatalf("the reused id asked a second question (%d)", q.ID)
 	case <-time.After(100 * time.Millisecond):
 	}
@@ -192,7 +193,7 @@ func TestAgentGone_RetryInTheSameSessionRunsOnce(t *testing.T) {
 		t.Errorf("the retry's answer %q, want the tool's result", body)
 	}
 	var kinds []string
-	for _, rec := range auditRecords(t, r.auditPath) {
+	for _, rec := range sessiontest.AuditRecords(t, r.auditPath) {
 		if rec.CallID == p1.CallID || rec.CallID == p2.CallID {
 			kinds = append(kinds, rec.Kind+":"+rec.Decision+rec.Outcome+":"+rec.DecidedBy)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -67,7 +68,7 @@ func BenchmarkCallDirect(b *testing.B) {
 // -> gateway (token, allowlists) -> approval engine (allow by policy) -> upstream.
 func BenchmarkCallThroughGateway(b *testing.B) {
 	url := upstreamDocs(b)
-	cfg := newConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+	cfg := sessiontest.NewConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
 	m := session.New(cfg, session.Options{})
 	defer m.Close()
 	m.Start()
@@ -83,7 +84,7 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + testToken}}},
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
 	}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -97,7 +98,7 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 // forwarded and its outcome is recorded after.
 func BenchmarkCallThroughGatewayAudited(b *testing.B) {
 	url := upstreamDocs(b)
-	cfg := newConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+	cfg := sessiontest.NewConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
 	audit, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
 	if err != nil {
 		b.Fatal(err)
@@ -118,7 +119,7 @@ func BenchmarkCallThroughGatewayAudited(b *testing.B) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + testToken}}},
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
 	}, nil)
 	if err != nil {
 		b.Fatal(err)

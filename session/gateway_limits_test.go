@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
@@ -256,7 +257,7 @@ func TestGateway_SlowClientsDoNotLockOutAgents(t *testing.T) {
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + testToken}}},
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
 	}, nil)
 	if err != nil {
 		t.Fatalf("a real agent could not connect with %d slow clients on the gateway: %v", slow, err)
@@ -266,7 +267,7 @@ func TestGateway_SlowClientsDoNotLockOutAgents(t *testing.T) {
 	callStart := time.Now()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs__search_docs", Arguments: map[string]any{"query": "tier"}})
 	if err != nil || res.IsError {
-		t.Fatalf("a real agent's call with %d slow clients on the gateway: %v %s", slow, err, textOf(res))
+		t.Fatalf("a real agent's call with %d slow clients on the gateway: %v %s", slow, err, sessiontest.TextOf(res))
 	}
 	called := time.Since(callStart)
 

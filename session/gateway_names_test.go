@@ -2,8 +2,6 @@ package session_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -13,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -22,30 +21,6 @@ import (
 // servedPattern is what every agent client accepts as a tool name (Claude Code,
 // Gemini CLI and Codex each rewrite or cut anything else).
 var servedPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// long128 is a tool name of 128 bytes, the longest MCP allows.
-var long128 = strings.Repeat("read_every_note_", 8)
-
-// hostileNames are the tools of the names server: the longest name MCP allows, a
-// dotted name, two names that differ from it only in the character the clients
-// rewrite, and a tool named literally like the dotted one's mapped form.
-func hostileNames() []string {
-	sum := sha256.Sum256([]byte("notes__get.item"))
-	return []string{long128, "get.item", "get-item", "get_item", "get_item_" + hex.EncodeToString(sum[:])[:4]}
-}
-
-// namesServer is an in-process server whose read-only tools answer with their own
-// name, so that a call shows which tool it reached.
-func namesServer(names []string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "names", Version: "1"}, nil)
-	for _, n := range names {
-		s.AddTool(&mcp.Tool{Name: n, InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "reached " + n}}}, nil
-			})
-	}
-	return s
-}
 
 // testServerInProcess is a configured server that Options.InProcess plays.
 func testServerInProcess(name string, tr trust.ServerTrust) config.Server {
@@ -71,13 +46,13 @@ func listedNames(t *testing.T, cs *mcp.ClientSession) []string {
 // tool: a 128-byte name, a dotted name, get.item beside get-item and get_item, and a
 // tool named like get.item's mapped form.
 func TestGatewayServesNamesClientsAccept(t *testing.T) {
-	cfg := newConfig(testServerInProcess("notes", trust.Trusted))
-	m := start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"notes": namesServer(hostileNames())}})
+	cfg := sessiontest.NewConfig(testServerInProcess("notes", trust.Trusted))
+	m := sessiontest.Start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"notes": sessiontest.NamesServer(sessiontest.HostileNames())}})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
 	names := listedNames(t, cs)
-	if len(names) != len(hostileNames()) {
-		t.Fatalf("the gateway serves %d tools %q, want %d", len(names), names, len(hostileNames()))
+	if len(names) != len(sessiontest.HostileNames()) {
+		t.Fatalf("the gateway serves %d tools %q, want %d", len(names), names, len(sessiontest.HostileNames()))
 	}
 	for _, n := range names {
 		if !servedPattern.MatchString(n) || len(n) > trust.DefaultNameBudget {
@@ -88,9 +63,9 @@ func TestGatewayServesNamesClientsAccept(t *testing.T) {
 	for _, n := range names {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: n, Arguments: map[string]any{}})
 		if err != nil || res.IsError {
-			t.Fatalf("calling %s: %v %s", n, err, textOf(res))
+			t.Fatalf("calling %s: %v %s", n, err, sessiontest.TextOf(res))
 		}
-		tool := strings.TrimPrefix(textOf(res), "reached ")
+		tool := strings.TrimPrefix(sessiontest.TextOf(res), "reached ")
 		if prev, ok := reached[tool]; ok {
 			t.Errorf("%s and %s both reach %s", prev, n, tool)
 		}
@@ -98,7 +73,7 @@ func TestGatewayServesNamesClientsAccept(t *testing.T) {
 	}
 	// Every served name is what the snapshot says, and reaches that tool.
 	snap := m.Snapshot()
-	for _, want := range hostileNames() {
+	for _, want := range sessiontest.HostileNames() {
 		ti, ok := snap.Tool("notes", want)
 		if !ok {
 			t.Fatalf("no tool %s", want)
@@ -109,12 +84,12 @@ func TestGatewayServesNamesClientsAccept(t *testing.T) {
 		}
 	}
 	// Names that fit are served as they are; the others are mapped.
-	for _, asIs := range []string{"notes__get-item", "notes__get_item", "notes__" + hostileNames()[4]} {
+	for _, asIs := range []string{"notes__get-item", "notes__get_item", "notes__" + sessiontest.HostileNames()[4]} {
 		if reached[strings.TrimPrefix(asIs, "notes__")] != asIs {
 			t.Errorf("%s is served as %q, want it as it is", asIs, reached[strings.TrimPrefix(asIs, "notes__")])
 		}
 	}
-	if got := reached["get.item"]; !strings.HasPrefix(got, "notes__get_item_") || got == "notes__"+hostileNames()[4] {
+	if got := reached["get.item"]; !strings.HasPrefix(got, "notes__get_item_") || got == "notes__"+sessiontest.HostileNames()[4] {
 		t.Errorf("get.item is served as %q, want notes__get_item_ and a hash other than the literal tool's", got)
 	}
 }
@@ -130,30 +105,30 @@ func TestGatewayRefusesUnmappedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	cfg := newConfig(testServerInProcess("notes", trust.Trusted))
+	cfg := sessiontest.NewConfig(testServerInProcess("notes", trust.Trusted))
 	cfg.Servers[0].Tools = map[string]config.Tool{"get.item": {Policy: trust.Ask}}
-	m := start(t, cfg, session.Options{Audit: a, InProcess: map[string]*mcp.Server{"notes": namesServer(hostileNames())}})
-	ans := answerWith(t, m, session.Response{Answer: session.AllowOnce})
+	m := sessiontest.Start(t, cfg, session.Options{Audit: a, InProcess: map[string]*mcp.Server{"notes": sessiontest.NamesServer(sessiontest.HostileNames())}})
+	ans := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
-	for _, n := range []string{"notes__get.item", "notes__" + long128} {
+	for _, n := range []string{"notes__get.item", "notes__" + sessiontest.Long128} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: n, Arguments: map[string]any{}})
 		if err == nil && !res.IsError {
-			t.Errorf("calling the unmapped name %s reached a tool: %s", n, textOf(res))
+			t.Errorf("calling the unmapped name %s reached a tool: %s", n, sessiontest.TextOf(res))
 		}
 	}
-	ti := mustTool(t, m, "notes", "get.item")
+	ti := sessiontest.MustTool(t, m, "notes", "get.item")
 	served, _ := m.Snapshot().ServedName(&ti)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: served, Arguments: map[string]any{}})
-	if err != nil || res.IsError || textOf(res) != "reached get.item" {
-		t.Fatalf("calling %s: %v %s", served, err, textOf(res))
+	if err != nil || res.IsError || sessiontest.TextOf(res) != "reached get.item" {
+		t.Fatalf("calling %s: %v %s", served, err, sessiontest.TextOf(res))
 	}
-	if p := <-ans.seen; p.Request.Served != served || p.Tool.Ref.Tool != "get.item" {
+	if p := <-ans.Seen; p.Request.Served != served || p.Tool.Ref.Tool != "get.item" {
 		t.Errorf("the question is about %v called as %q, want get.item called as %q", p.Tool.Ref, p.Request.Served, served)
 	}
 	a.Close()
 	var refused, decided, outcome int
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		switch {
 		case r.Kind == "decision" && r.DecidedBy == string(trust.DecidedByUnknownTool) && r.Tool == "notes__get.item":
 			refused++
@@ -176,14 +151,14 @@ func TestGatewayRefusesUnmappedNames(t *testing.T) {
 // Prompts are mapped as tools are: a 128-byte prompt name is served within the
 // budget, and a get by that name reaches the prompt.
 func TestGatewayServesPromptNamesClientsAccept(t *testing.T) {
-	s := namesServer(nil)
-	for _, n := range []string{long128, "sum.up", "sum_up"} {
+	s := sessiontest.NamesServer(nil)
+	for _, n := range []string{sessiontest.Long128, "sum.up", "sum_up"} {
 		s.AddPrompt(&mcp.Prompt{Name: n}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "prompt " + n}}}}, nil
 		})
 	}
-	cfg := newConfig(testServerInProcess("notes", trust.Trusted))
-	m := start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"notes": s}})
+	cfg := sessiontest.NewConfig(testServerInProcess("notes", trust.Trusted))
+	m := sessiontest.Start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"notes": s}})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
 	res, err := cs.ListPrompts(context.Background(), nil)
@@ -214,7 +189,7 @@ func TestGatewayServesPromptNamesClientsAccept(t *testing.T) {
 // server process list the same names.
 func TestGatewayNamesStableAcrossRestarts(t *testing.T) {
 	run := func() []string {
-		m := session.New(newConfig(testServer(t, "notes", "names", trust.Trusted)), session.Options{})
+		m := session.New(sessiontest.NewConfig(sessiontest.TestServer(t, "notes", "names", trust.Trusted)), session.Options{})
 		defer m.Close()
 		m.Start()
 		if err := m.Wait(context.Background()); err != nil {
@@ -230,7 +205,7 @@ func TestGatewayNamesStableAcrossRestarts(t *testing.T) {
 	if diff := cmp.Diff(first, second); diff != "" {
 		t.Errorf("served names differ between two runs (-first +second):\n%s", diff)
 	}
-	if len(first) != len(hostileNames()) {
-		t.Errorf("served %q, want %d names", first, len(hostileNames()))
+	if len(first) != len(sessiontest.HostileNames()) {
+		t.Errorf("served %q, want %d names", first, len(sessiontest.HostileNames()))
 	}
 }

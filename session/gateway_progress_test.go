@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
@@ -131,7 +132,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 			t.Run(tc.name+"/"+end, func(t *testing.T) {
 				log := &progressLog{}
 				m, cs := tc.setup(t, log)
-				a := answerWith(t, m) // sees, never answers
+				a := sessiontest.AnswerWith(t, m) // sees, never answers
 				token := "tok-" + tc.name + "-" + end
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
@@ -143,11 +144,11 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 				}()
 				var p *session.Pending
 				select {
-				case p = <-a.seen:
+				case p = <-a.Seen:
 				case <-time.After(10 * time.Second):
 					t.Fatal("no question was raised")
 				}
-				waitFor(t, "the waiting notices to go on", 20*time.Second, func() bool { return len(log.of(token)) >= notices })
+				sessiontest.WaitFor(t, "the waiting notices to go on", 20*time.Second, func() bool { return len(log.of(token)) >= notices })
 
 				if end == "answered" {
 					if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
@@ -159,7 +160,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 				} else {
 					cancel()
 					<-errc
-					waitFor(t, "the question to be withdrawn", 10*time.Second, func() bool { return len(m.Engine().Pending()) == 0 })
+					sessiontest.WaitFor(t, "the question to be withdrawn", 10*time.Second, func() bool { return len(m.Engine().Pending()) == 0 })
 				}
 				heard := len(log.of(token))
 				// Long enough for several more notices, were any still sent.
@@ -199,7 +200,7 @@ func TestGateway_WaitingProgressWhileTheServerAsksThePerson(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action}}}, nil, nil
 		})
-	m := start(t, newConfig(inProc("asker", trust.Trusted, func(s *config.Server) { s.CallTimeout = time.Hour })),
+	m := sessiontest.Start(t, sessiontest.NewConfig(inProc("asker", trust.Trusted, func(s *config.Server) { s.CallTimeout = time.Hour })),
 		session.Options{InProcess: map[string]*mcp.Server{"asker": srv}})
 	asked := make(chan *session.Elicitation, 1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -233,7 +234,7 @@ func TestGateway_WaitingProgressWhileTheServerAsksThePerson(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server's question never reached the person")
 	}
-	waitFor(t, "waiting notices while the server's question waits", 20*time.Second, func() bool { return len(log.of(token)) >= 8 })
+	sessiontest.WaitFor(t, "waiting notices while the server's question waits", 20*time.Second, func() bool { return len(log.of(token)) >= 8 })
 	if err := m.AnswerElicitation(e.ID, "decline", nil); err != nil {
 		t.Fatal(err)
 	}

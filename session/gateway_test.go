@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
@@ -21,18 +22,6 @@ import (
 )
 
 var testToken = strings.Repeat("5ec2e7", 8)
-
-type headerRT struct {
-	headers map[string]string
-}
-
-func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range h.headers {
-		r.Header.Set(k, v)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // startGateway starts a gateway over m on 127.0.0.1:0 that accepts testToken as its
 // default token and the named tokens kept in a state dir of its own
@@ -82,7 +71,7 @@ func agentWithToken(t *testing.T, g *gateway.Gateway, tok, client string) (*mcp.
 	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + tok}}},
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + tok}}},
 	}, nil)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
@@ -96,7 +85,7 @@ func agent(t *testing.T, g *gateway.Gateway, opts *mcp.ClientOptions) *mcp.Clien
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, opts)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + testToken}}},
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -105,11 +94,11 @@ func agent(t *testing.T, g *gateway.Gateway, opts *mcp.ClientOptions) *mcp.Clien
 	return cs
 }
 
-func resultText(res *mcp.CallToolResult) string { return textOf(res) }
+func resultText(res *mcp.CallToolResult) string { return sessiontest.TextOf(res) }
 
 func TestGatewayAgentCalls(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 300 * time.Millisecond })
-	a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "not today"})
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "not today"})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
 	ctx := context.Background()
@@ -160,21 +149,21 @@ func TestGatewayAgentCalls(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("approved call: %v %s", err, resultText(res))
 	}
-	p := <-a.seen
+	p := <-a.Seen
 	if p.Request.Client != "test-agent" || p.Request.Context != gateway.AgentContext(gateway.DefaultTokenName) {
 		t.Errorf("pending shows client %q context %q", p.Request.Client, p.Request.Context)
 	}
 
 	// 3. An ask, denied: a tool result with isError and a clear sentence.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-2"}})
-	<-a.seen
+	<-a.Seen
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "denied") || !strings.Contains(resultText(res), "not today") {
 		t.Fatalf("denied call: %v %+v %q", err, res, resultText(res))
 	}
 
 	// 4. An ask nobody answers: denied after approval_timeout.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-1"}})
-	<-a.seen
+	<-a.Seen
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "nobody answered") {
 		t.Fatalf("unanswered call: %v %q", err, resultText(res))
 	}
@@ -184,7 +173,7 @@ func TestGatewayAgentCalls(t *testing.T) {
 // agent that asked for progress hears that its call waits for a person.
 func TestGatewayCancelWithdrawsAndProgressInforms(t *testing.T) {
 	m, _ := demoInProcess(t, session.Options{})
-	a := answerWith(t, m) // sees, never answers
+	a := sessiontest.AnswerWith(t, m) // sees, never answers
 	g := startGateway(t, m)
 	var progress atomic.Int32
 	cs := agent(t, g, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -200,11 +189,11 @@ func TestGatewayCancelWithdrawsAndProgressInforms(t *testing.T) {
 		_, err := cs.CallTool(ctx, params)
 		errc <- err
 	}()
-	<-a.seen
-	waitFor(t, "a waiting progress notification", 5*time.Second, func() bool { return progress.Load() > 0 })
+	<-a.Seen
+	sessiontest.WaitFor(t, "a waiting progress notification", 5*time.Second, func() bool { return progress.Load() > 0 })
 	cancel()
 	<-errc
-	waitFor(t, "the approval to be withdrawn", 5*time.Second, func() bool { return len(m.Engine().Pending()) == 0 })
+	sessiontest.WaitFor(t, "the approval to be withdrawn", 5*time.Second, func() bool { return len(m.Engine().Pending()) == 0 })
 }
 
 func TestGatewaySecurity(t *testing.T) {
@@ -283,16 +272,16 @@ func TestGatewayDoesNotForwardAgentCredentials(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(upstream.Close)
-	cfg := newConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: upstream.URL, Trust: trust.Trusted,
+	cfg := sessiontest.NewConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: upstream.URL, Trust: trust.Trusted,
 		Headers: map[string]string{"Authorization": "Bearer upstream-secret"}, ConnectTimeout: 10 * time.Second})
-	m := start(t, cfg, session.Options{})
+	m := sessiontest.Start(t, cfg, session.Options{})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "docs__search_docs", Arguments: map[string]any{"query": "x"}})
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v (skipped: %q, tools: %d)", err, g.Skipped(), len(m.Snapshot().Tools))
 	}
-	mustServer(t, m, "docs", session.StatusReady)
+	sessiontest.MustServer(t, m, "docs", session.StatusReady)
 	if got := seen.Load(); got != "Bearer upstream-secret" {
 		t.Errorf("upstream saw %q, want only its own configured header", got)
 	}
@@ -313,7 +302,7 @@ func TestGatewayListChanged(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no tools/list_changed after the rug pull")
 	}
-	waitFor(t, "notes__create_note to be withdrawn from the agent", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "notes__create_note to be withdrawn from the agent", 10*time.Second, func() bool {
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
 			return false
@@ -325,7 +314,7 @@ func TestGatewayListChanged(t *testing.T) {
 		}
 		return true
 	})
-	if ti := mustTool(t, m, "notes", "create_note"); ti.Class.Tier != trust.TierBlocked || ti.Pin != trust.PinChanged {
+	if ti := sessiontest.MustTool(t, m, "notes", "create_note"); ti.Class.Tier != trust.TierBlocked || ti.Pin != trust.PinChanged {
 		t.Errorf("rug-pulled tool: tier %v pin %v", ti.Class.Tier, ti.Pin)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
@@ -172,7 +173,7 @@ func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "thinker", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + testToken}}},
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

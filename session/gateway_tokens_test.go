@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/gateway"
@@ -33,7 +34,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string) *mcp.CallToolRes
 // share one taint.
 func TestAgentIdentity_NewClientNameKeepsTaint(t *testing.T) {
 	web, post, cfg := taintSetup(t.TempDir())
-	m := startUpstreams(t, cfg, session.Options{}, map[string]*upstream{"web": web, "post": post})
+	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"web": web, "post": post})
 	g := startGateway(t, m)
 	a := agentNamed(t, g, "claude-code")
 	callTool(t, a, "web__fetch") // an open-world result: taints the agent's context
@@ -41,20 +42,20 @@ func TestAgentIdentity_NewClientNameKeepsTaint(t *testing.T) {
 	if res := callTool(t, b, "post__post_msg"); !res.IsError || !strings.Contains(resultText(res), "nobody answered") {
 		t.Errorf("the same token under a new client name ran an exfiltration call unasked after its taint: %s", resultText(res))
 	}
-	if n := len(post.calls("post_msg")); n != 0 {
+	if n := len(post.Calls("post_msg")); n != 0 {
 		t.Errorf("post_msg ran %d times, want none", n)
 	}
 }
 
 // tokenSetup is a trusted mail server whose send_email (a write) asks, with an
 // audit log.
-func tokenSetup(t *testing.T) (*upstream, *session.Manager, *eventLog, string) {
+func tokenSetup(t *testing.T) (*sessiontest.Upstream, *session.Manager, *sessiontest.EventLog, string) {
 	t.Helper()
-	mail := newUpstream("mail")
-	mail.add("send_email", "Send an email.", writeHints())
+	mail := sessiontest.NewUpstream("mail")
+	mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
 	log, path := openAuditLog(t)
-	m := startUpstreams(t, newConfig(inproc("mail", trust.Trusted)), session.Options{Audit: log}, map[string]*upstream{"mail": mail})
-	return mail, m, collectEvents(t, m), path
+	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted)), session.Options{Audit: log}, map[string]*sessiontest.Upstream{"mail": mail})
+	return mail, m, sessiontest.CollectEvents(t, m), path
 }
 
 // A context grant is the token's: agent B, with a token of its own, claiming agent
@@ -69,7 +70,7 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		p := evs.pending(t, 1)
+		p := evs.Pending(t, 1)
 		if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowForContext}); err != nil {
 			t.Error(err)
 		}
@@ -89,7 +90,7 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 	}
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- callTool(t, b, "mail__send_email") }()
-	p := evs.pending(t, 2)
+	p := evs.Pending(t, 2)
 	if p.Request.Context != "token:laptop" || p.Request.Client != "claude-code" {
 		t.Errorf("B's question is for context %q client %q, want token:laptop, claude-code", p.Request.Context, p.Request.Client)
 	}
@@ -108,11 +109,11 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 	if res := callTool(t, c, "mail__send_email"); res.IsError {
 		t.Errorf("the same token under another client name did not share its grant: %s", resultText(res))
 	}
-	if n := len(mail.calls("send_email")); n != 2 {
+	if n := len(mail.Calls("send_email")); n != 2 {
 		t.Errorf("send_email ran %d times, want 2 (A's and C's)", n)
 	}
 	var contexts []string
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		if r.Kind == "decision" {
 			contexts = append(contexts, r.Context+"/"+r.Client)
 		}
@@ -142,11 +143,11 @@ func TestAgentIdentity_RevokeWithdrawsAndEnds(t *testing.T) {
 		}
 		done <- nil
 	}()
-	p := evs.pending(t, 1)
+	p := evs.Pending(t, 1)
 	if err := gateway.RevokeToken(gatewayStateDir(t, g), "ci-bot"); err != nil {
 		t.Fatal(err)
 	}
-	closed := evs.wait(t, "the question withdrawn", 10*time.Second, func(ev session.Event) bool {
+	closed := evs.Wait(t, "the question withdrawn", 10*time.Second, func(ev session.Event) bool {
 		c, ok := ev.(session.ApprovalClosed)
 		return ok && c.ID == p.ID
 	}).(session.ApprovalClosed)
@@ -161,15 +162,15 @@ func TestAgentIdentity_RevokeWithdrawsAndEnds(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the agent's call did not end")
 	}
-	if n := len(mail.calls("send_email")); n != 0 {
+	if n := len(mail.Calls("send_email")); n != 0 {
 		t.Errorf("send_email ran %d times after its token was revoked", n)
 	}
-	waitFor(t, "the revoked token's session to end", 10*time.Second, func() bool { return g.OpenSessions() == 0 })
+	sessiontest.WaitFor(t, "the revoked token's session to end", 10*time.Second, func() bool { return g.OpenSessions() == 0 })
 	if _, err := agentWithToken(t, g, tok, "claude-code"); err == nil {
 		t.Error("a revoked token connected")
 	}
 	var rec *audit.Record
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		if r.Kind == "decision" && r.Context == "token:ci-bot" {
 			rec = &r
 		}
@@ -241,7 +242,7 @@ func TestAgentIdentity_UnreadableTokensFileFailsClosed(t *testing.T) {
 		_, _ = a.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_email", Arguments: map[string]any{}})
 		close(done)
 	}()
-	evs.pending(t, 1)
+	evs.Pending(t, 1)
 	// Garbled: not the file airlock writes (written as another process might).
 	if err := os.WriteFile(gateway.TokensPath(dir)+".new", []byte(`{"version":1,"tokens":[{"name":"ci-bot",`), 0o600); err != nil {
 		t.Fatal(err)
@@ -254,7 +255,7 @@ func TestAgentIdentity_UnreadableTokensFileFailsClosed(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the named token's waiting call did not end while its tokens file could not be read")
 	}
-	if n := len(mail.calls("send_email")); n != 0 {
+	if n := len(mail.Calls("send_email")); n != 0 {
 		t.Errorf("send_email ran %d times", n)
 	}
 	if _, err := agentWithToken(t, g, tok, "claude-code"); err == nil {
@@ -285,7 +286,7 @@ func TestAgentIdentity_LegacyTaintMovesToTheDefaultToken(t *testing.T) {
 	dir := t.TempDir()
 	web, post, cfg := taintSetup(dir)
 	log, path := openAuditLog(t)
-	m := startUpstreams(t, cfg, session.Options{Audit: log}, map[string]*upstream{"web": web, "post": post})
+	m := sessiontest.StartUpstreams(t, cfg, session.Options{Audit: log}, map[string]*sessiontest.Upstream{"web": web, "post": post})
 	const legacy = "agent-claude-code-3384771f"
 	m.Engine().MarkTainted(legacy, trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, At: time.Now(), CallID: "c-old"})
 	g := startGateway(t, m)
@@ -298,7 +299,7 @@ func TestAgentIdentity_LegacyTaintMovesToTheDefaultToken(t *testing.T) {
 		t.Errorf("the default token's exfiltration call ran unasked: %s", resultText(res))
 	}
 	var moved bool
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		moved = moved || r.Kind == "taint-moved" && r.Context == legacy && strings.Contains(r.Reason, "token:default")
 	}
 	if !moved {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -50,20 +51,20 @@ func TestNPMReferenceServers(t *testing.T) {
 	dir := t.TempDir()
 	mem := npmServer(t, "memory", "mcp-server-memory", trust.Trusted)
 	mem.Env = map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}
-	cfg := newConfig(
+	cfg := sessiontest.NewConfig(
 		npmServer(t, "fs", "mcp-server-filesystem", trust.Trusted, dir),
 		npmServer(t, "fsu", "mcp-server-filesystem", trust.Untrusted, dir),
 		mem,
 		npmServer(t, "everything", "mcp-server-everything", trust.Trusted),
 	)
-	m := start(t, cfg, session.Options{})
+	m := sessiontest.Start(t, cfg, session.Options{})
 	for _, n := range []string{"fs", "fsu", "memory", "everything"} {
-		sv := mustServer(t, m, n, session.StatusReady)
+		sv := sessiontest.MustServer(t, m, n, session.StatusReady)
 		t.Logf("%s: protocol %s, %d tools", n, sv.Protocol, sv.Tiers[0]+sv.Tiers[1]+sv.Tiers[2]+sv.Tiers[3])
 	}
-	wantTier(t, m, "fs", "read_text_file", trust.TierRead)
-	wantTier(t, m, "fs", "write_file", trust.TierDestructive)
-	wantTier(t, m, "memory", "create_entities", trust.TierWrite)
+	sessiontest.WantTier(t, m, "fs", "read_text_file", trust.TierRead)
+	sessiontest.WantTier(t, m, "fs", "write_file", trust.TierDestructive)
+	sessiontest.WantTier(t, m, "memory", "create_entities", trust.TierWrite)
 	for _, ti := range m.Snapshot().Tools {
 		if ti.Ref.Server == "fsu" && ti.Class.Tier != trust.TierDestructive {
 			t.Errorf("untrusted %s tier = %v, want destructive", ti.Ref.Qualified(), ti.Class.Tier)
@@ -93,8 +94,8 @@ func TestNPMEverything_ResourcesPromptsCompletionsSubscribe(t *testing.T) {
 	ev := npmServer(t, "everything", "mcp-server-everything", trust.Trusted)
 	ev.Labels = []trust.Leg{trust.LegUntrustedContent}
 	ev.Tools = map[string]config.Tool{"toggle-subscriber-updates": {Policy: trust.Allow}}
-	m := start(t, newConfig(ev), session.Options{MemoryTaint: true})
-	sv := mustServer(t, m, "everything", session.StatusReady)
+	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{MemoryTaint: true})
+	sv := sessiontest.MustServer(t, m, "everything", session.StatusReady)
 	t.Logf("%d resources, %d templates, %d prompts; notices %q", len(sv.Resources), len(sv.ResourceTemplates), len(sv.Prompts), sv.Notices)
 	if len(sv.Resources) == 0 || len(sv.ResourceTemplates) == 0 || len(sv.Prompts) == 0 || !sv.Subscribe || !sv.Completions {
 		t.Fatalf("everything lists %d resources, %d templates, %d prompts, subscribe %v, completions %v", len(sv.Resources), len(sv.ResourceTemplates), len(sv.Prompts), sv.Subscribe, sv.Completions)

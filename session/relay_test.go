@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -79,7 +80,7 @@ func newRelayServer(name string) *relayServer {
 	rs.srv.AddPrompt(&mcp.Prompt{Name: "bad name\x1b[2J"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil
 	})
-	rs.srv.AddTool(&mcp.Tool{Name: "find", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
+	rs.srv.AddTool(&mcp.Tool{Name: "find", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{
 				&mcp.TextContent{Text: name + " found one"},
@@ -146,7 +147,7 @@ func (e *agentEvents) snapshot() ([]string, int, int) {
 func startRelay(t *testing.T, betaTrust trust.ServerTrust, mod func(*config.Config), opts ...func(*session.Options)) *relayFixture {
 	t.Helper()
 	f := &relayFixture{ups: map[string]*relayServer{"alpha": newRelayServer("alpha"), "beta": newRelayServer("beta")}, events: &agentEvents{}}
-	cfg := newConfig(inProc("alpha", trust.Trusted, nil), inProc("beta", betaTrust, nil),
+	cfg := sessiontest.NewConfig(inProc("alpha", trust.Trusted, nil), inProc("beta", betaTrust, nil),
 		inProc("mail", trust.Trusted, func(s *config.Server) { s.Tools = map[string]config.Tool{"send": {Policy: trust.Allow}} }))
 	if mod != nil {
 		mod(cfg)
@@ -156,7 +157,7 @@ func startRelay(t *testing.T, betaTrust trust.ServerTrust, mod func(*config.Conf
 	for _, f := range opts {
 		f(&o)
 	}
-	f.m = start(t, cfg, o)
+	f.m = sessiontest.Start(t, cfg, o)
 	f.g = startGateway(t, f.m)
 	ev := f.events
 	f.cs = agent(t, f.g, &mcp.ClientOptions{
@@ -336,7 +337,7 @@ func TestRelay_SubscribeForwardsUpdated(t *testing.T) {
 	}
 	_ = f.ups["beta"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
 	_ = f.ups["alpha"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
-	waitFor(t, "resources/updated at the agent", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "resources/updated at the agent", 10*time.Second, func() bool {
 		u, _, _ := f.events.snapshot()
 		return len(u) > 0
 	})
@@ -358,7 +359,7 @@ func TestRelay_SubscribeForwardsUpdated(t *testing.T) {
 		t.Error("one agent's unsubscribe ended another agent's subscription at the server")
 	}
 	cs2.Close()
-	waitFor(t, "the server to be unsubscribed when the last agent left", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the server to be unsubscribed when the last agent left", 10*time.Second, func() bool {
 		return f.ups["alpha"].subscribed("test://same/readme") == 0
 	})
 }
@@ -372,18 +373,18 @@ func TestRelay_SubscriptionSurvivesReconnect(t *testing.T) {
 	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: alphaReadme}); err != nil {
 		t.Fatal(err)
 	}
-	gen := mustServer(t, f.m, "alpha", session.StatusReady).Gen
+	gen := sessiontest.MustServer(t, f.m, "alpha", session.StatusReady).Gen
 	if err := f.m.Reconnect("alpha"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "alpha to reconnect and be subscribed again", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "alpha to reconnect and be subscribed again", 10*time.Second, func() bool {
 		sv, _ := f.m.Snapshot().Server("alpha")
 		return sv.Gen != gen && sv.Status == session.StatusReady && f.ups["alpha"].subscribed("test://same/readme") >= 2
 	})
 	// The server counts the subscribe before airlock has its answer: until then an
 	// update is dropped (it is for no URI anyone holds), so it is sent again until
 	// one arrives.
-	waitFor(t, "resources/updated after the reconnect", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "resources/updated after the reconnect", 10*time.Second, func() bool {
 		_ = f.ups["alpha"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
 		u, _, _ := f.events.snapshot()
 		return len(u) >= 1 && u[0] == alphaReadme
@@ -401,7 +402,7 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 			}
 		}
 	})
-	a := answerWith(t, f.m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "no"},
+	a := sessiontest.AnswerWith(t, f.m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "no"},
 		session.Response{Answer: session.Deny, Reason: "not that one"})
 	ctx := context.Background()
 	// A trusted server's read neither asks nor taints.
@@ -411,7 +412,7 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 	if res.Contents[0].Text != "beta read test://same/readme" {
 		t.Fatalf("read %q", res.Contents[0].Text)
 	}
-	p := <-a.seen
+	p := <-a.Seen
 	if p.Request.Server != "beta" || p.Request.Tool != trust.ResourceReadTool || !strings.Contains(string(p.Request.Args), "test://same/readme") || p.Request.Client != "test-agent" {
 		t.Errorf("the question was about %s %s %s from %q", p.Request.Server, p.Request.Tool, p.Request.Args, p.Request.Client)
 	}
@@ -423,7 +424,7 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 	if err != nil || !out.IsError || !strings.Contains(resultText(out), "denied") {
 		t.Fatalf("send after the tainting read: %v %q", err, resultText(out))
 	}
-	q := <-a.seen
+	q := <-a.Seen
 	if q.Request.Tool != "send" || !strings.Contains(q.Taint.Reason(), "test://same/readme") {
 		t.Errorf("the exfiltration question is about %s, taint %q", q.Request.Tool, q.Taint.Reason())
 	}
@@ -433,7 +434,7 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 	if !errors.As(err, &werr) || !strings.Contains(werr.Message, "airlock denied this read") || !strings.Contains(werr.Message, "not that one") {
 		t.Errorf("denied read: %v", err)
 	}
-	<-a.seen
+	<-a.Seen
 }
 
 // Issue 13 relay: list_changed of an upstream's resources and prompts reaches the
@@ -448,11 +449,11 @@ func TestRelay_ListChangedForwarded(t *testing.T) {
 	f.ups["beta"].srv.AddPrompt(&mcp.Prompt{Name: "fresh"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "fresh"}}}}, nil
 	})
-	waitFor(t, "resources and prompts list_changed at the agent", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "resources and prompts list_changed at the agent", 10*time.Second, func() bool {
 		_, r, p := f.events.snapshot()
 		return r > 0 && p > 0
 	})
-	waitFor(t, "beta's new resource and prompt to be served", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "beta's new resource and prompt to be served", 10*time.Second, func() bool {
 		rl, err := f.cs.ListResources(ctx, nil)
 		if err != nil {
 			return false
@@ -530,7 +531,7 @@ func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
 		t.Fatal("an unknown prompt was got")
 	}
 	var read, got, refusedRead, refusedPrompt bool
-	for _, r := range auditRecords(t, logPath) {
+	for _, r := range sessiontest.AuditRecords(t, logPath) {
 		if r.Context != gateway.AgentContext(gateway.DefaultTokenName) || r.Client != "test-agent" {
 			continue
 		}
@@ -559,7 +560,7 @@ func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
 	ev := npmServer(t, "everything", "mcp-server-everything", trust.Trusted)
 	ev.Labels = []trust.Leg{trust.LegUntrustedContent}
 	ev.Tools = map[string]config.Tool{"toggle-subscriber-updates": {Policy: trust.Allow}}
-	m := start(t, newConfig(ev), session.Options{MemoryTaint: true})
+	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{MemoryTaint: true})
 	g := startGateway(t, m)
 	var mu sync.Mutex
 	var updated []string
@@ -644,7 +645,7 @@ func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
 	if out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__toggle-subscriber-updates", Arguments: map[string]any{}}); err != nil || out.IsError {
 		t.Fatalf("toggle-subscriber-updates: %v %s", err, resultText(out))
 	}
-	waitFor(t, "resources/updated at the agent", 30*time.Second, func() bool {
+	sessiontest.WaitFor(t, "resources/updated at the agent", 30*time.Second, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(updated) > 0
@@ -702,7 +703,7 @@ func TestRelay_ReadWaitingIsToldAndCancelWithdraws(t *testing.T) {
 			}
 		}
 	})
-	a := answerWith(t, f.m) // sees, never answers
+	a := sessiontest.AnswerWith(t, f.m) // sees, never answers
 	var told atomic.Int32
 	cs := agent(t, f.g, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 		if strings.Contains(req.Params.Message, `waiting for a person to approve reading "test://same/readme" of beta`) {
@@ -717,11 +718,11 @@ func TestRelay_ReadWaitingIsToldAndCancelWithdraws(t *testing.T) {
 		_, err := cs.ReadResource(ctx, params)
 		errc <- err
 	}()
-	<-a.seen
-	waitFor(t, "a waiting progress notification for the read", 5*time.Second, func() bool { return told.Load() > 0 })
+	<-a.Seen
+	sessiontest.WaitFor(t, "a waiting progress notification for the read", 5*time.Second, func() bool { return told.Load() > 0 })
 	cancel()
 	<-errc
-	waitFor(t, "the read's question to be withdrawn", 5*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
+	sessiontest.WaitFor(t, "the read's question to be withdrawn", 5*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
 }
 
 // The person's subscription in the TUI and the agents' subscriptions are separate
@@ -744,7 +745,7 @@ func TestRelay_AgentUnsubscribeKeepsThePersonsSubscription(t *testing.T) {
 		t.Fatal("the agent's unsubscribe ended the person's subscription at the server")
 	}
 	_ = f.ups["alpha"].srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://same/readme"})
-	waitFor(t, "resources/updated for the person", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "resources/updated for the person", 10*time.Second, func() bool {
 		for {
 			ectx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 			ev, ok := f.m.Next(ectx)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
@@ -27,7 +28,7 @@ func TestChannels_UntrustedCompletionErrorTaints(t *testing.T) {
 		return &mcp.GetPromptResult{}, nil
 	})
 	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": srv}, inProc("notes", trust.Untrusted, nil))
-	mustServer(t, m, "notes", session.StatusReady)
+	sessiontest.MustServer(t, m, "notes", session.StatusReady)
 	_, err := m.Complete(context.Background(), session.CompleteRequest{Context: "agent-1", Server: "notes", Prompt: "summarise", Argument: "topic", Value: "x"})
 	if err == nil || !strings.Contains(err.Error(), "ignore previous") {
 		t.Fatalf("err = %v, want the server's error", err)
@@ -57,15 +58,15 @@ func TestChannels_TaintedAgentCompletionToExfiltratingServerRefused(t *testing.T
 	})
 	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": srv, "evil": srv2},
 		inProc("notes", trust.Untrusted, nil), inProc("evil", trust.Untrusted, nil))
-	mustServer(t, m, "notes", session.StatusReady)
-	mustServer(t, m, "evil", session.StatusReady)
+	sessiontest.MustServer(t, m, "notes", session.StatusReady)
+	sessiontest.MustServer(t, m, "evil", session.StatusReady)
 	ctx := context.Background()
 	// Before any taint, a completion runs.
 	if _, err := m.Complete(ctx, session.CompleteRequest{Context: "agent-1", Server: "evil", Prompt: "p", Argument: "a", Value: "clean"}); err != nil {
 		t.Fatalf("a clean context's completion: %v", err)
 	}
 	<-seen
-	answerWith(t, m, session.Response{Answer: session.AllowOnce})
+	sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
 	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "agent-1", Server: "notes", URI: "notes://inbox"}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestChannels_TaintedAgentCompletionToExfiltratingServerRefused(t *testing.T
 // subscription is refused and the server never sees the URI.
 func TestRelay_TaintedAgentSubscribeToUntrustedServerRefused(t *testing.T) {
 	f := startRelay(t, trust.Untrusted, nil)
-	answerWith(t, f.m, session.Response{Answer: session.AllowOnce})
+	sessiontest.AnswerWith(t, f.m, session.Response{Answer: session.AllowOnce})
 	ctx := context.Background()
 	// Clean: a subscription to beta runs.
 	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: gateway.RelayURI("beta", "test://same/readme")}); err != nil {
@@ -152,7 +153,7 @@ func TestChannels_SubscribeAgentKeepsTheRulesInTheManager(t *testing.T) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "x"}}}, nil
 	})
 	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"evil": evil}, inProc("evil", trust.Untrusted, nil))
-	mustServer(t, m, "evil", session.StatusReady)
+	sessiontest.MustServer(t, m, "evil", session.StatusReady)
 	ctx := context.Background()
 
 	if err := m.SubscribeAgent(ctx, "agent-1", "a", "evil", "test://readme"); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -58,7 +59,7 @@ func TestRulePaths_AttackDenySpellings(t *testing.T) {
 	many := pathRule(t, "servers.fs.tools.read_many.rules[0]", trust.Deny, home, map[string][2]any{"paths": {trust.MatchGlob, "~/.ssh/**"}})
 	m, _ := pathFSManager(t, map[string][]trust.Rule{"read_file": {deny}, "read_nested": {nested}, "read_many": {many}})
 
-	if out, err := callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")}); err != nil || textOf(out.Result) != "notes\n" {
+	if out, err := callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")}); err != nil || sessiontest.TextOf(out.Result) != "notes\n" {
 		t.Fatalf("a read inside the project: %v %+v", err, out)
 	}
 	name := "nobody"
@@ -85,7 +86,7 @@ func TestRulePaths_AttackDenySpellings(t *testing.T) {
 		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule {
 			got := ""
 			if out != nil {
-				got = textOf(out.Result)
+				got = sessiontest.TextOf(out.Result)
 			}
 			t.Errorf("%s (%s): %v, read %q; want denied by the rule", c.what, c.args, err, got)
 		}
@@ -109,7 +110,7 @@ func TestRulePaths_AttackAllowSpellings(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := callPath(m, "write_file", map[string]string{"path": raw, "content": "hello"})
-	if err != nil || out.Verdict.By != trust.DecidedByRule || textOf(out.Result) != "wrote "+raw {
+	if err != nil || out.Verdict.By != trust.DecidedByRule || sessiontest.TextOf(out.Result) != "wrote "+raw {
 		t.Fatalf("a write inside the project: %v %+v, want the server to open %q as sent", err, out, raw)
 	}
 	cases := []struct{ what, args string }{
@@ -132,7 +133,7 @@ func TestRulePaths_AttackAllowSpellings(t *testing.T) {
 		args := strings.TrimSuffix(c.args, "}") + `,"content":"pwned"}`
 		out, err := callRaw(m, "write_file", args)
 		if err == nil && out.Verdict.By == trust.DecidedByRule {
-			t.Errorf("%s (%s) ran unasked: %s", c.what, args, textOf(out.Result))
+			t.Errorf("%s (%s) ran unasked: %s", c.what, args, sessiontest.TextOf(out.Result))
 		}
 	}
 	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
@@ -153,7 +154,7 @@ func TestRulePaths_ProposalThroughALink(t *testing.T) {
 	}
 	var p *session.Pending
 	select {
-	case p = <-a.seen:
+	case p = <-a.Seen:
 	default:
 		t.Fatal("no question was asked")
 	}
@@ -196,12 +197,12 @@ func TestRulePaths_DenyWhoseFolderIsALink(t *testing.T) {
 		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule {
 			got := ""
 			if out != nil {
-				got = textOf(out.Result)
+				got = sessiontest.TextOf(out.Result)
 			}
 			t.Errorf("a read of %s: %v, read %q; want denied by the rule", p, err, got)
 		}
 	}
-	if out, err := callPath(m, "read_file", map[string]string{"path": home + "/project/notes.txt"}); err != nil || textOf(out.Result) != "notes\n" {
+	if out, err := callPath(m, "read_file", map[string]string{"path": home + "/project/notes.txt"}); err != nil || sessiontest.TextOf(out.Result) != "notes\n" {
 		t.Errorf("a read elsewhere: %v %+v", err, out)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,81 +12,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// servePathFS is the "pathfs" stdio server: write_file and read_file open the path
-// exactly as given (os.OpenFile on the raw string, as Python's open does), so the
-// operating system follows links and applies ".." after them; read_nested reads
-// options.path and read_many every path of paths, the same way.
-func servePathFS(ctx context.Context) int {
-	s := mcp.NewServer(&mcp.Implementation{Name: "pathfs", Version: "1"}, nil)
-	type writeArgs struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-	}
-	type readArgs struct {
-		Path string `json:"path"`
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: "write_file", Annotations: &mcp.ToolAnnotations{DestructiveHint: hint(false), OpenWorldHint: hint(false)}},
-		func(_ context.Context, _ *mcp.CallToolRequest, a writeArgs) (*mcp.CallToolResult, any, error) {
-			f, err := os.OpenFile(a.Path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-			if err != nil {
-				return nil, nil, err
-			}
-			_, err = f.WriteString(a.Content)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote " + a.Path}}}, nil, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "read_file", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
-		func(_ context.Context, _ *mcp.CallToolRequest, a readArgs) (*mcp.CallToolResult, any, error) {
-			b, err := os.ReadFile(a.Path)
-			if err != nil {
-				return nil, nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
-		})
-	type nestedArgs struct {
-		Options struct {
-			Path string `json:"path"`
-		} `json:"options"`
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: "read_nested", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
-		func(_ context.Context, _ *mcp.CallToolRequest, a nestedArgs) (*mcp.CallToolResult, any, error) {
-			b, err := os.ReadFile(a.Options.Path)
-			if err != nil {
-				return nil, nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
-		})
-	type manyArgs struct {
-		Paths []string `json:"paths"`
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: "read_many", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)}},
-		func(_ context.Context, _ *mcp.CallToolRequest, a manyArgs) (*mcp.CallToolResult, any, error) {
-			var out strings.Builder
-			for _, p := range a.Paths {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					return nil, nil, err
-				}
-				out.Write(b)
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.String()}}}, nil, nil
-		})
-	if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
-}
 
 // linkHome is a fake HOME (set for the test) with project/, .ssh/id_rsa, .bashrc and
 // the link project/cfg -> ../.ssh.
@@ -132,18 +61,18 @@ func pathRule(t *testing.T, name string, p trust.Action, home string, when map[s
 
 // pathFSManager runs the pathfs stdio server with these rules, questions timing out
 // quickly and nobody answering them.
-func pathFSManager(t *testing.T, rules map[string][]trust.Rule) (*session.Manager, *answerer) {
+func pathFSManager(t *testing.T, rules map[string][]trust.Rule) (*session.Manager, *sessiontest.Answerer) {
 	t.Helper()
-	s := testServer(t, "fs", "pathfs", trust.Trusted)
+	s := sessiontest.TestServer(t, "fs", "pathfs", trust.Trusted)
 	s.Tools = map[string]config.Tool{}
 	for tool, rs := range rules {
 		s.Tools[tool] = config.Tool{Rules: rs}
 	}
-	cfg := newConfig(s)
+	cfg := sessiontest.NewConfig(s)
 	cfg.ApprovalTimeout = 300 * time.Millisecond
-	m := start(t, cfg, session.Options{})
-	mustServer(t, m, "fs", session.StatusReady)
-	return m, answerWith(t, m)
+	m := sessiontest.Start(t, cfg, session.Options{})
+	sessiontest.MustServer(t, m, "fs", session.StatusReady)
+	return m, sessiontest.AnswerWith(t, m)
 }
 
 func callPath(m *session.Manager, tool string, args map[string]string) (*session.Outcome, error) {
@@ -188,7 +117,7 @@ func TestRulePaths_LinkThenDotDotAsks(t *testing.T) {
 		t.Errorf("~/.bashrc is now %q", got)
 	}
 	select {
-	case p := <-a.seen:
+	case p := <-a.Seen:
 		reasons := strings.Join(p.Verdict.Reasons, "\n")
 		t.Logf("reasons:\n%s", reasons)
 		if !strings.Contains(reasons, "servers.fs.tools.write_file.rules[0]") || !strings.Contains(reasons, "~/project/cfg is a link to ~/.ssh") {
@@ -207,7 +136,7 @@ func TestRulePaths_DenyThroughALink(t *testing.T) {
 	m, _ := pathFSManager(t, map[string][]trust.Rule{"read_file": {deny}})
 
 	out, err := callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")})
-	if err != nil || textOf(out.Result) != "notes\n" {
+	if err != nil || sessiontest.TextOf(out.Result) != "notes\n" {
 		t.Fatalf("a read inside the project: %v %+v", err, out)
 	}
 	out, err = callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "cfg", "id_rsa")})
@@ -215,7 +144,7 @@ func TestRulePaths_DenyThroughALink(t *testing.T) {
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule || denied.Rule == "" {
 		got := ""
 		if out != nil {
-			got = textOf(out.Result)
+			got = sessiontest.TextOf(out.Result)
 		}
 		t.Fatalf("a read of ~/project/cfg/id_rsa: %v (read %q), want denied by the rule", err, got)
 	}

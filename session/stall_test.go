@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -28,7 +29,7 @@ import (
 // it writes its pids to.
 func stallServer(t *testing.T, name, flags string) (config.Server, string) {
 	t.Helper()
-	s := testServer(t, name, "stall", trust.Trusted)
+	s := sessiontest.TestServer(t, name, "stall", trust.Trusted)
 	pidfile := filepath.Join(t.TempDir(), "pids")
 	s.Env["AIRLOCK_TEST_STALL"] = flags
 	s.Env["AIRLOCK_TEST_PIDFILE"] = pidfile
@@ -39,7 +40,7 @@ func stallServer(t *testing.T, name, flags string) (config.Server, string) {
 func stallPids(t *testing.T, pidfile string) []int {
 	t.Helper()
 	var pids []int
-	waitFor(t, "the stall server's pids", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the stall server's pids", 10*time.Second, func() bool {
 		b, err := os.ReadFile(pidfile)
 		if err != nil {
 			return false
@@ -112,9 +113,9 @@ func auditedStall(t *testing.T, flags string) (*session.Manager, config.Server, 
 	}
 	s, pidfile := stallServer(t, "stall", flags)
 	s.CallTimeout = time.Second
-	m := start(t, newConfig(s), session.Options{Audit: a})
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{Audit: a})
 	t.Cleanup(func() { a.Close() })
-	mustServer(t, m, "stall", session.StatusReady)
+	sessiontest.MustServer(t, m, "stall", session.StatusReady)
 	return m, s, path, stallPids(t, pidfile)
 }
 
@@ -143,7 +144,7 @@ func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
 		t.Errorf("the call ended %v after the call timeout", out.Duration-s.CallTimeout)
 	}
 	var decided, timedOut bool
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		if r.CallID != out.CallID {
 			continue
 		}
@@ -158,7 +159,7 @@ func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
 	if !decided || !timedOut {
 		t.Errorf("audit log: decision %v, timeout outcome %v; want both", decided, timedOut)
 	}
-	waitFor(t, "the stalled server to be shown failed", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the stalled server to be shown failed", 10*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("stall")
 		return sv.Status == session.StatusFailed
 	})
@@ -185,7 +186,7 @@ func TestStalledServer_HalfAnswerEndsAtCallTimeout(t *testing.T) {
 		t.Fatalf("err = %v (outcome %v), want the call timeout", callErr, out)
 	}
 	outcomes := 0
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		if r.CallID == out.CallID && r.Kind == "outcome" {
 			outcomes++
 			if r.Outcome != "timeout" {
@@ -219,15 +220,15 @@ func stalledWithCall(t *testing.T, flags string) (*session.Manager, []int, chan 
 	t.Helper()
 	s, pidfile := stallServer(t, "stall", flags)
 	s.CallTimeout = time.Minute
-	m := start(t, newConfig(s), session.Options{})
-	mustServer(t, m, "stall", session.StatusReady)
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
+	sessiontest.MustServer(t, m, "stall", session.StatusReady)
 	pids := stallPids(t, pidfile)
 	returned := make(chan struct{})
 	go func() {
 		defer close(returned)
 		_, _ = m.Call(context.Background(), session.CallRequest{Server: "stall", Tool: "take", Args: bigArgs()})
 	}()
-	waitFor(t, "the server to stall", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the server to stall", 10*time.Second, func() bool {
 		return strings.Contains(strings.Join(m.Stderr("stall"), "\n"), "stalled")
 	})
 	time.Sleep(300 * time.Millisecond) // the call is written, or stuck writing
@@ -292,7 +293,7 @@ func TestStalledServer_ReconnectWithin5s(t *testing.T) {
 func TestStalledServer_AgentCallThroughGatewayEnds(t *testing.T) {
 	s, pidfile := stallServer(t, "stall", "read")
 	s.CallTimeout = time.Second
-	m := start(t, newConfig(s), session.Options{})
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
 	pids := stallPids(t, pidfile)
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
@@ -307,8 +308,8 @@ func TestStalledServer_AgentCallThroughGatewayEnds(t *testing.T) {
 		if !strings.Contains(err.Error(), "call timeout") {
 			t.Errorf("err = %v, want the call timeout", err)
 		}
-	case !res.IsError || !strings.Contains(textOf(res), "call timeout"):
-		t.Errorf("result = %q (error %v), want the call timeout", textOf(res), res.IsError)
+	case !res.IsError || !strings.Contains(sessiontest.TextOf(res), "call timeout"):
+		t.Errorf("result = %q (error %v), want the call timeout", sessiontest.TextOf(res), res.IsError)
 	}
 }
 
@@ -332,9 +333,9 @@ func TestStalledServer_HTTPServerCloseWithin5s(t *testing.T) {
 		}
 		upstream.Close()
 	})
-	m := start(t, newConfig(config.Server{Name: "hang", Transport: config.TransportHTTP, URL: upstream.URL,
+	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "hang", Transport: config.TransportHTTP, URL: upstream.URL,
 		Trust: trust.Trusted, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute}), session.Options{})
-	mustServer(t, m, "hang", session.StatusReady)
+	sessiontest.MustServer(t, m, "hang", session.StatusReady)
 	go func() {
 		_, _ = m.Call(context.Background(), session.CallRequest{Server: "hang", Tool: "take", Args: json.RawMessage(`{}`)})
 	}()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
@@ -34,7 +35,7 @@ func TestAgentIdentity_RevokeThenReaddEndsOldSessions(t *testing.T) {
 		}
 		done <- res
 	}()
-	p := evs.pending(t, 1)
+	p := evs.Pending(t, 1)
 	// The person "rotates" the leaked named token: revoke, add again (a script).
 	if err := gateway.RevokeToken(dir, "ci-bot"); err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestAgentIdentity_RevokeThenReaddEndsOldSessions(t *testing.T) {
 	}
 	// The revoked value's question is withdrawn, as after a plain revoke (the
 	// deadline only guards against a hang).
-	waitFor(t, "the revoked token's question to be withdrawn after revoke and re-add", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the revoked token's question to be withdrawn after revoke and re-add", 10*time.Second, func() bool {
 		return !waitingQuestion(m, p.ID)
 	})
 	// The person, seeing a question of token:ci-bot, allows it.
@@ -53,10 +54,10 @@ func TestAgentIdentity_RevokeThenReaddEndsOldSessions(t *testing.T) {
 	if res != nil && !res.IsError {
 		t.Errorf("the revoked token's call ran and its result went to the revoked holder: %s", resultText(res))
 	}
-	if n := len(mail.calls("send_email")); n != 0 {
+	if n := len(mail.Calls("send_email")); n != 0 {
 		t.Errorf("send_email ran %d times for a revoked token", n)
 	}
-	waitFor(t, "the revoked token value's session to close", 10*time.Second, func() bool { return g.OpenSessions() == 0 })
+	sessiontest.WaitFor(t, "the revoked token value's session to close", 10*time.Second, func() bool { return g.OpenSessions() == 0 })
 }
 
 // waitingQuestion reports whether the question id still waits for a person.
@@ -82,7 +83,7 @@ func TestAgentIdentity_ReaddedTokenDoesNotInheritGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		p := evs.pending(t, 1)
+		p := evs.Pending(t, 1)
 		if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowForContext}); err != nil {
 			t.Error(err)
 		}
@@ -97,7 +98,7 @@ func TestAgentIdentity_ReaddedTokenDoesNotInheritGrants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the old value's grant to end", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the old value's grant to end", 10*time.Second, func() bool {
 		for _, gr := range m.Engine().Grants() {
 			if gr.Context == "token:ci-bot" {
 				return false
@@ -111,14 +112,14 @@ func TestAgentIdentity_ReaddedTokenDoesNotInheritGrants(t *testing.T) {
 	}
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- callTool(t, b, "mail__send_email") }()
-	p := evs.pending(t, 2)
+	p := evs.Pending(t, 2)
 	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.Deny, Reason: "asked, as it should"}); err != nil {
 		t.Fatal(err)
 	}
 	if res := <-done; !res.IsError {
 		t.Errorf("the new token's call ran on the old value's grant: %s", resultText(res))
 	}
-	if n := len(mail.calls("send_email")); n != 1 {
+	if n := len(mail.Calls("send_email")); n != 1 {
 		t.Errorf("send_email ran %d times, want 1 (the grant's own call)", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/gateway"
@@ -30,7 +31,7 @@ func TestAgentIdentity_AllowRightAfterRevokeNotForwarded(t *testing.T) {
 		defer close(done)
 		_, _ = a.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_email", Arguments: map[string]any{"to": "x"}})
 	}()
-	p := evs.pending(t, 1)
+	p := evs.Pending(t, 1)
 	if err := gateway.RevokeToken(dir, "ci-bot"); err != nil {
 		t.Fatal(err)
 	}
@@ -38,11 +39,11 @@ func TestAgentIdentity_AllowRightAfterRevokeNotForwarded(t *testing.T) {
 	// (An answer refused means the gateway withdrew the question first: also right.)
 	_ = m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce})
 	<-done
-	if n := len(mail.calls("send_email")); n != 0 {
+	if n := len(mail.Calls("send_email")); n != 0 {
 		t.Errorf("send_email ran %d times after `token revoke` returned", n)
 	}
 	var rec *audit.Record
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		if r.Kind == "decision" && r.Context == "token:ci-bot" {
 			rec = &r
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
@@ -32,7 +33,7 @@ func TestAgentIdentity_RotateTokenEndsOldSessions(t *testing.T) {
 	t.Cleanup(func() { g.Close() })
 	c := mcp.NewClient(&mcp.Implementation{Name: "thief", Version: "1"}, nil)
 	a, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: g.URL(),
-		HTTPClient: &http.Client{Transport: headerRT{map[string]string{"Authorization": "Bearer " + tok}}}}, nil)
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + tok}}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,19 +43,19 @@ func TestAgentIdentity_RotateTokenEndsOldSessions(t *testing.T) {
 		res, _ := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_email", Arguments: map[string]any{"to": "x"}})
 		done <- res
 	}()
-	p := evs.pending(t, 1)
+	p := evs.Pending(t, 1)
 	if _, err := gateway.RotateToken(dir); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the old default token's question to be withdrawn after rotate-token", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the old default token's question to be withdrawn after rotate-token", 10*time.Second, func() bool {
 		return !waitingQuestion(m, p.ID)
 	})
 	_ = m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce})
 	if res := <-done; res != nil && !res.IsError {
 		t.Errorf("the old default token's call ran after rotate-token; its result went to the old holder")
 	}
-	if n := len(mail.calls("send_email")); n != 0 {
+	if n := len(mail.Calls("send_email")); n != 0 {
 		t.Errorf("send_email ran %d times", n)
 	}
-	waitFor(t, "the rotated-away token's session to close", 10*time.Second, func() bool { return g.OpenSessions() == 0 })
+	sessiontest.WaitFor(t, "the rotated-away token's session to close", 10*time.Second, func() bool { return g.OpenSessions() == 0 })
 }
