@@ -31,7 +31,7 @@ func nextCallFinished(t *testing.T, m *session.Manager) session.CallFinished {
 // Issue 15 item 1: every call through Manager.Call, an agent's auto-allowed one
 // included, is published with who, tool, tier, decision, outcome and result.
 func TestActivity_CallFinishedForAgentAndDeniedCalls(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
 	_, err := m.Call(context.Background(), session.CallRequest{Context: "agent-1", Client: "claude-code", Server: "notes", Tool: "list_notes"})
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestActivity_CallFinishedForAgentAndDeniedCalls(t *testing.T) {
 	}
 
 	_, err = m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"note-1"}`)})
-	denied(t, err)
+	sessiontest.Denied(t, err)
 	cf = nextCallFinished(t, m)
 	if cf.Decision != "deny" || cf.Outcome != "denied" || cf.Result != nil || cf.Err == "" || string(cf.Args) != `{"id":"note-1"}` {
 		t.Errorf("denied call = %+v", cf)

@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -12,24 +11,6 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-func denied(t *testing.T, err error) *session.DeniedError {
-	t.Helper()
-	var d *session.DeniedError
-	if !errors.As(err, &d) {
-		t.Fatalf("err = %v, want a denial", err)
-	}
-	return d
-}
-
-func noAsk(t *testing.T, a *sessiontest.Answerer) {
-	t.Helper()
-	select {
-	case p := <-a.Seen:
-		t.Errorf("asked for %s %s, want no question", p.Tool.Ref.Qualified(), p.Request.Args)
-	default:
-	}
-}
 
 func setTool(server, tool string, tc config.Tool) func(*config.Config) {
 	return func(c *config.Config) {
@@ -45,7 +26,7 @@ func setTool(server, tool string, tc config.Tool) func(*config.Config) {
 }
 
 func TestApprovalAnswers(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	a := sessiontest.AnswerWith(t, m,
 		session.Response{Answer: session.AllowOnce},
 		session.Response{Answer: session.Deny, Reason: "not now"},
@@ -76,7 +57,7 @@ func TestApprovalAnswers(t *testing.T) {
 	// Allow once bound that call only: different arguments ask again.
 	_, err = create("", "two")
 	<-a.Seen
-	d := denied(t, err)
+	d := sessiontest.Denied(t, err)
 	if d.Reason != "not now" || d.Verdict.By != trust.DecidedByPerson || !strings.Contains(d.Error(), "not now") {
 		t.Errorf("denial = %+v (%q), want the person's reason", d, d.Error())
 	}
@@ -90,7 +71,7 @@ func TestApprovalAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	if out.Verdict.By != trust.DecidedByGrant {
 		t.Errorf("granted call verdict = %+v", out.Verdict)
 	}
@@ -99,11 +80,11 @@ func TestApprovalAnswers(t *testing.T) {
 	if p := <-a.Seen; p.Request.Context != "agent-1" {
 		t.Errorf("pending context = %q", p.Request.Context)
 	}
-	denied(t, err)
+	sessiontest.Denied(t, err)
 }
 
 func TestApprovalTimeoutDenies(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 200 * time.Millisecond })
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 200 * time.Millisecond })
 	closed := make(chan string, 4)
 	go func() {
 		for {
@@ -117,7 +98,7 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 		}
 	}()
 	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
-	d := denied(t, err)
+	d := sessiontest.Denied(t, err)
 	if d.Verdict.By != trust.DecidedByTimeout {
 		t.Errorf("decided by %q, want timeout", d.Verdict.By)
 	}
@@ -130,7 +111,7 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 }
 
 func TestApprovalWithdrawnByCaller(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	a := sessiontest.AnswerWith(t, m) // sees, never answers
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -152,23 +133,23 @@ func TestApprovalWithdrawnByCaller(t *testing.T) {
 }
 
 func TestDenyPolicyNeverAsks(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
 	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
 	ti := sessiontest.WantTier(t, m, "notes", "delete_note", trust.TierBlocked)
 	if ti.Class.Action != trust.Deny {
 		t.Errorf("action = %v", ti.Class.Action)
 	}
 	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
-	if d := denied(t, err); d.Verdict.By != trust.DecidedByPolicy {
+	if d := sessiontest.Denied(t, err); d.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("decided by %q, want policy", d.Verdict.By)
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 }
 
 // HOSTILE 37: untrusted content returned, then an exfiltration tool that policy allows
 // asks anyway and names the call that tainted the context.
 func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))
 	// The demo's send_email is destructive: never granted for a context, so allowing it
 	// for the context would deny it; it is allowed once.
 	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
@@ -181,7 +162,7 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	if out, err := send("agent-0"); err != nil || out.Verdict.By != trust.DecidedByPolicy {
 		t.Fatalf("clean send: %v %+v", err, out)
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	if taint := m.Engine().Taint("agent-0"); taint.By.Qualified() != "mail__send_email" {
 		t.Errorf("agent-0 taint = %+v, want mail__send_email (an open-world result)", taint)
 	}
@@ -207,12 +188,12 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	if p := <-a.Seen; p.Verdict.By != trust.DecidedByTaint {
 		t.Errorf("after a grant the tainted call was decided by %q", p.Verdict.By)
 	}
-	denied(t, err)
+	sessiontest.Denied(t, err)
 	// Another context is clean.
 	if out, err := send("agent-1"); err != nil || out.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("agent context send: %v %+v, want allowed by policy", err, out)
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	// Taint never decreases inside a context.
 	m.Engine().EndContext("agent-1")
 	if !m.Engine().Taint("").Tainted() {

@@ -453,7 +453,7 @@ func TestGrants_EndWhenTheToolChanges(t *testing.T) {
 			if res := call(); res.IsError {
 				t.Fatalf("the grant did not apply: %s", resultText(res))
 			}
-			noAsk(t, a)
+			sessiontest.NoAsk(t, a)
 			grants := m.Engine().Grants()
 			if len(grants) != 1 || grants[0].Ref.Qualified() != "mail__send_email" || grants[0].Tier != trust.TierWrite || grants[0].By != "person" || grants[0].At.IsZero() {
 				t.Fatalf("grants %+v", grants)

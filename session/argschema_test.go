@@ -67,7 +67,7 @@ func TestGateway_BigIntegerComparedExactly(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("account 1234567890123456789: %v, %q; want it allowed by the rule", err, resultText(res))
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	if b, _ := os.ReadFile(ran); string(b) != "closed 1234567890123456789\n" {
 		t.Errorf("the server ran %q", b)
 	}
@@ -102,7 +102,7 @@ func TestGateway_ArgumentsCheckedAgainstSchemaBeforeAnyDecision(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), `field "n"`) || !strings.Contains(resultText(res), "input schema") {
 		t.Fatalf(`{"n":"99999999"}: %v, result %q; want a tool error naming field "n"`, err, resultText(res))
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	if b, err := os.ReadFile(ran); err == nil {
 		t.Fatalf("the server ran the call: %q", b)
 	}
@@ -159,7 +159,7 @@ func TestGateway_NumberBeyondFloatNamesTheField(t *testing.T) {
 			t.Errorf("%.20s: %v, result %q; want a tool error naming field \"n\" and why", args, err, resultText(res))
 		}
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	if b, err := os.ReadFile(ran); err == nil {
 		t.Fatalf("the server ran the call: %q", b)
 	}

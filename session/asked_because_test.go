@@ -18,13 +18,13 @@ import (
 // "asked because the context is tainted by evil__fetch_err (error message …);
 // nobody answered within 300ms". A real stdio server taints the context by its error.
 func TestTimeout_RecordKeepsWhyItAsked(t *testing.T) {
-	evil := sessiontest.RawServer(t, "evil", trust.Untrusted, script(page(`{"name":"fetch_err","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"openWorldHint":true}}`), `"error":`+jstr(injection)))
+	evil := sessiontest.RawServer(t, "evil", trust.Untrusted, sessiontest.Script(sessiontest.Page(`{"name":"fetch_err","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"openWorldHint":true}}`), `"error":`+sessiontest.JStr(sessiontest.Injection)))
 	evil.Tools = map[string]configTool{"fetch_err": {Policy: trust.Allow}}
-	mail := sessiontest.RawServer(t, "mail", trust.Trusted, script(page(`{"name":"send_email","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":false,"openWorldHint":true}}`)))
+	mail := sessiontest.RawServer(t, "mail", trust.Trusted, sessiontest.Script(sessiontest.Page(`{"name":"send_email","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":false,"openWorldHint":true}}`)))
 	mail.Tools = map[string]configTool{"send_email": {Policy: trust.Allow}}
 	cfg := sessiontest.NewConfig(evil, mail)
 	cfg.ApprovalTimeout = 300 * time.Millisecond
-	log, path := openAuditLog(t)
+	log, path := sessiontest.OpenAuditLog(t)
 	m := sessiontest.Start(t, cfg, session.Options{Audit: log})
 	evs := sessiontest.CollectEvents(t, m)
 	const ctxName = "agent-t"
@@ -67,7 +67,7 @@ func TestTimeout_RecordKeepsWhyItAsked(t *testing.T) {
 func TestCancel_RecordKeepsWhyItAsked(t *testing.T) {
 	mail := sessiontest.NewUpstream("mail")
 	mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
-	log, path := openAuditLog(t)
+	log, path := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted)), session.Options{Audit: log}, map[string]*sessiontest.Upstream{"mail": mail})
 	evs := sessiontest.CollectEvents(t, m)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -47,7 +47,7 @@ func TestManagerAuditsCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	m, _ := demoInProcess(t, session.Options{Audit: a})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{Audit: a})
 	sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny, Reason: "no"})
 	ctx := context.Background()
 	raw := `{"url":"https://example.com/","token":"hunter2"}`
@@ -55,7 +55,7 @@ func TestManagerAuditsCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"note-1"}`)})
-	denied(t, err)
+	sessiontest.Denied(t, err)
 	b, _ := os.ReadFile(path)
 	if n, err := audit.VerifyFile(path); err != nil || n != 3 {
 		t.Fatalf("verify = %d, %v\n%s", n, err, b)
@@ -81,7 +81,7 @@ func TestManagerAuditsCalls(t *testing.T) {
 }
 
 // HOSTILE 38: when the audit log cannot be written (disk full), an allowed call is
-// denied and says why.
+// Denied and says why.
 func TestAuditWriteFailureDeniesCall(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full on this system")
@@ -94,9 +94,9 @@ func TestAuditWriteFailureDeniesCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := demoInProcess(t, session.Options{Audit: a})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{Audit: a})
 	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: sessiontest.Args(`{"id":"tiers"}`)})
-	d := denied(t, err)
+	d := sessiontest.Denied(t, err)
 	if !strings.Contains(d.Error(), "audit log cannot be written") {
 		t.Errorf("denial %q does not say the audit log failed", d.Error())
 	}

@@ -17,7 +17,7 @@ import (
 // The bridge end to end: a stdio agent -> bridge -> gateway -> upstream demo servers,
 // including an approval answered in airlock.
 func TestBridgeEndToEnd(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	a := sessiontest.AnswerWith(t, m) // sees; the test answers
 	g := startGateway(t, m)
 

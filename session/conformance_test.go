@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/conformancesuite"
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 )
 
@@ -21,7 +22,7 @@ import (
 // checks are what the scenario exercises.
 func TestGatewayConformanceDNSRebinding(t *testing.T) {
 	node, script := conformancesuite.Locate(t)
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGateway(t, m)
 	target, _ := url.Parse(g.URL())
 	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {

@@ -262,13 +262,13 @@ func TestFencedNPMFilesystemServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "note.txt"), []byte("fenced hello"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := npmServer(t, "fs", "mcp-server-filesystem", trust.Trusted, root)
+	s := sessiontest.NPMServer(t, "fs", "mcp-server-filesystem", trust.Trusted, root)
 	s.Env = map[string]string{"HOME": t.TempDir()}
 	s.CallTimeout = 10 * time.Second
 	s.Tools = map[string]config.Tool{"write_file": {Policy: trust.Allow}, "read_text_file": {Policy: trust.Allow}}
 	s.Sandbox = &config.Sandbox{Write: []string{root}, WriteAsWritten: []string{root}, Network: config.NetworkNone, Required: true}
 	memDir := t.TempDir()
-	mem := npmServer(t, "memory", "mcp-server-memory", trust.Trusted)
+	mem := sessiontest.NPMServer(t, "memory", "mcp-server-memory", trust.Trusted)
 	mem.Env = map[string]string{"HOME": t.TempDir(), "MEMORY_FILE_PATH": filepath.Join(memDir, "memory.jsonl")}
 	mem.Tools = map[string]config.Tool{"create_entities": {Policy: trust.Allow}}
 	mem.Sandbox = &config.Sandbox{Write: []string{memDir}, Network: config.NetworkNone, Required: true}

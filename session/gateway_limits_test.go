@@ -51,7 +51,7 @@ func statusWithin(t *testing.T, addr, head string, d time.Duration) int {
 // foreign Origin is answered from its headers: its body (announced, never sent) is
 // not waited for.
 func TestGateway_RefusesFromHeadersWithoutReadingTheBody(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGateway(t, m)
 	addr := gatewayAddr(g)
 	const body = "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 5000\r\n\r\n{"
@@ -78,7 +78,7 @@ func TestGateway_RefusesFromHeadersWithoutReadingTheBody(t *testing.T) {
 
 // Headers beyond 64 KiB are refused (431) rather than held.
 func TestGateway_HeadersBounded(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGateway(t, m)
 	big := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + strings.Repeat("a", 100<<10) + "\r\n\r\n"
 	if got := statusWithin(t, gatewayAddr(g), big, 3*time.Second); got != http.StatusRequestHeaderFieldsTooLarge {
@@ -88,7 +88,7 @@ func TestGateway_HeadersBounded(t *testing.T) {
 
 // An authenticated request whose body trickles is cut off at the body deadline.
 func TestGateway_BodyReadDeadline(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGatewayWith(t, m, gateway.Options{BodyReadTimeout: 300 * time.Millisecond})
 	head := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + testToken +
 		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
@@ -171,7 +171,7 @@ func TestGateway_SlowClientsDoNotLockOutAgents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("5,000 connections")
 	}
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	const perClient = 1000
 	var logMu sync.Mutex
 	var logged []string

@@ -95,7 +95,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 					return err
 				}},
 			setup: func(t *testing.T, log *progressLog) (*session.Manager, *mcp.ClientSession) {
-				m, _ := demoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = time.Hour })
+				m, _ := sessiontest.DemoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = time.Hour })
 				g := startGatewayWith(t, m, gateway.Options{WaitingEvery: every})
 				return m, agent(t, g, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
 			},
@@ -200,7 +200,7 @@ func TestGateway_WaitingProgressWhileTheServerAsksThePerson(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action}}}, nil, nil
 		})
-	m := sessiontest.Start(t, sessiontest.NewConfig(inProc("asker", trust.Trusted, func(s *config.Server) { s.CallTimeout = time.Hour })),
+	m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.InProcServer("asker", trust.Trusted, func(s *config.Server) { s.CallTimeout = time.Hour })),
 		session.Options{InProcess: map[string]*mcp.Server{"asker": srv}})
 	asked := make(chan *session.Elicitation, 1)
 	ctx, cancel := context.WithCancel(context.Background())

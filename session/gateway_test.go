@@ -97,7 +97,7 @@ func agent(t *testing.T, g *gateway.Gateway, opts *mcp.ClientOptions) *mcp.Clien
 func resultText(res *mcp.CallToolResult) string { return sessiontest.TextOf(res) }
 
 func TestGatewayAgentCalls(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 300 * time.Millisecond })
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 300 * time.Millisecond })
 	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "not today"})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
@@ -142,7 +142,7 @@ func TestGatewayAgentCalls(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("allowed call: %v %s", err, resultText(res))
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 
 	// 2. An ask, approved: the result reaches the agent.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-3"}})
@@ -172,7 +172,7 @@ func TestGatewayAgentCalls(t *testing.T) {
 // HOSTILE 35/36-adjacent: an agent that cancels withdraws its pending approval, and an
 // agent that asked for progress hears that its call waits for a person.
 func TestGatewayCancelWithdrawsAndProgressInforms(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	a := sessiontest.AnswerWith(t, m) // sees, never answers
 	g := startGateway(t, m)
 	var progress atomic.Int32
@@ -197,7 +197,7 @@ func TestGatewayCancelWithdrawsAndProgressInforms(t *testing.T) {
 }
 
 func TestGatewaySecurity(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGateway(t, m)
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	port := g.URL()[len("http://127.0.0.1:"):strings.LastIndex(g.URL(), "/")]
@@ -290,7 +290,7 @@ func TestGatewayDoesNotForwardAgentCredentials(t *testing.T) {
 // The upstream set changing (a rug pull blocks a tool) reaches the agent as
 // tools/list_changed, and the blocked tool is no longer offered.
 func TestGatewayListChanged(t *testing.T) {
-	m, set := demoInProcess(t, session.Options{})
+	m, set := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGateway(t, m)
 	changed := make(chan struct{}, 8)
 	cs := agent(t, g, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -337,7 +337,7 @@ func TestGatewayTokenPersists(t *testing.T) {
 // that reads both hints must not see a tool that is at once read-only and destructive);
 // a write tool is neither read-only nor destructive; a destructive tool is destructive.
 func TestGatewayAnnotations_CoherentWithTier(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
 	served := map[string]*mcp.Tool{}

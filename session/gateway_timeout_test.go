@@ -49,7 +49,7 @@ func closedWithin(conn net.Conn, d time.Duration) bool {
 // TestGateway_ReadHeaderAndIdleTimeouts: a client that never finishes its request
 // headers, or keeps a connection idle, is cut off.
 func TestGateway_ReadHeaderAndIdleTimeouts(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGatewayWith(t, m, gateway.Options{ReadHeaderTimeout: 200 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
 	addr := strings.TrimSuffix(strings.TrimPrefix(g.URL(), "http://"), "/mcp")
 
@@ -94,7 +94,7 @@ func isTimeout(err error) bool {
 // not a response: an agent call that waits for a person far longer than the write
 // timeout, with its event stream open, still gets its result.
 func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g := startGatewayWith(t, m, gateway.Options{WriteTimeout: 200 * time.Millisecond, WaitingEvery: time.Hour})
 	cs := agent(t, g, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -130,7 +130,7 @@ func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
 // and buffers for it and airlock's watcher, for as long as airlock runs: every such
 // agent adds to them. With SessionIdleTimeout set, an idle session ends.
 func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	// Long enough that no session ends before all 20 are counted on a loaded machine
 	// (at 300 ms the first ones ended while the last initialized: "50 goroutines with
 	// 20 sessions open, 31 before").
@@ -166,7 +166,7 @@ func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
 // the wait works. The same timeout ends the session of an agent that vanished (no
 // request, no stream).
 func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	const idle = 300 * time.Millisecond
 	g := startGatewayWith(t, m, gateway.Options{SessionIdleTimeout: idle})
 	ctx := context.Background()

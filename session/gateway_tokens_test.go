@@ -53,7 +53,7 @@ func tokenSetup(t *testing.T) (*sessiontest.Upstream, *session.Manager, *session
 	t.Helper()
 	mail := sessiontest.NewUpstream("mail")
 	mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
-	log, path := openAuditLog(t)
+	log, path := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted)), session.Options{Audit: log}, map[string]*sessiontest.Upstream{"mail": mail})
 	return mail, m, sessiontest.CollectEvents(t, m), path
 }
@@ -285,7 +285,7 @@ func TestAgentIdentity_UnreadableTokensFileFailsClosed(t *testing.T) {
 func TestAgentIdentity_LegacyTaintMovesToTheDefaultToken(t *testing.T) {
 	dir := t.TempDir()
 	web, post, cfg := taintSetup(dir)
-	log, path := openAuditLog(t)
+	log, path := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{Audit: log}, map[string]*sessiontest.Upstream{"web": web, "post": post})
 	const legacy = "agent-claude-code-3384771f"
 	m.Engine().MarkTainted(legacy, trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, At: time.Now(), CallID: "c-old"})

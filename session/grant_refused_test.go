@@ -3,7 +3,6 @@ package session_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,18 +14,6 @@ import (
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// openAuditLog opens an audit log in a fresh folder, closed when the test ends.
-func openAuditLog(t *testing.T) (*audit.Log, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { log.Close() })
-	return log, path
-}
 
 // decisionOf is the decision record of the call to tool in context ctxName.
 func decisionOf(t *testing.T, path, ctxName, tool string) audit.Record {
@@ -57,7 +44,7 @@ func finishedOf(t *testing.T, evs *sessiontest.EventLog, ctxName, tool string) s
 func TestAnswer_ContextGrantForDestructiveRefusedAndSaidSo(t *testing.T) {
 	notes := sessiontest.NewUpstream("notes")
 	notes.Add("delete", "Delete a note.", &mcp.ToolAnnotations{DestructiveHint: sessiontest.Hint(true), OpenWorldHint: sessiontest.Hint(false)})
-	log, path := openAuditLog(t)
+	log, path := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("notes", trust.Trusted)), session.Options{Audit: log}, map[string]*sessiontest.Upstream{"notes": notes})
 	evs := sessiontest.CollectEvents(t, m)
 	const ctxName = "agent-d"

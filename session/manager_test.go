@@ -33,24 +33,8 @@ func demoSet() map[string]*mcp.Server {
 	return out
 }
 
-// demoInProcess starts the four demo servers in-process over go-sdk's in-memory
-// transports, configured as `airlock demo` configures them.
-func demoInProcess(t *testing.T, opts session.Options, mod ...func(*config.Config)) (*session.Manager, *demo.Set) {
-	t.Helper()
-	set := demo.NewSet()
-	cfg := demo.Config()
-	for _, f := range mod {
-		f(cfg)
-	}
-	opts.InProcess = map[string]*mcp.Server{}
-	for _, n := range demo.Names() {
-		opts.InProcess[n] = set.Server(n)
-	}
-	return sessiontest.Start(t, cfg, opts), set
-}
-
 func TestInProcessDemoClassification(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	for _, n := range demo.Names() {
 		sessiontest.MustServer(t, m, n, session.StatusReady)
 	}
@@ -375,7 +359,7 @@ func TestBlockedServerIsNotStarted(t *testing.T) {
 }
 
 func TestCallUnknownTool(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	_, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "nope"})
 	if !errors.Is(err, session.ErrNoTool) {
 		t.Errorf("err = %v, want ErrNoTool", err)

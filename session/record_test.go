@@ -39,7 +39,7 @@ func classifiedOf(s *session.Snapshot) classified {
 // recordDemo takes a recording of the in-process demo servers.
 func recordDemo(t *testing.T) *session.Recording {
 	t.Helper()
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	return m.Record()
 }
 
@@ -82,7 +82,7 @@ func TestSnapshot_RecordingIsStableAndRoundTrips(t *testing.T) {
 }
 
 func TestSnapshot_OfflineCheckClassifiesLikeLive(t *testing.T) {
-	live, _ := demoInProcess(t, session.Options{})
+	live, _ := sessiontest.DemoInProcess(t, session.Options{})
 	var buf bytes.Buffer
 	if err := live.Record().Write(&buf); err != nil {
 		t.Fatal(err)
@@ -216,7 +216,7 @@ func TestSnapshot_HostileListingOfflineMatchesLive(t *testing.T) {
 		`{"name":"evil\u001b[2Jname","inputSchema":{"type":"object"}}`,
 		`{"name":"send_it","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
 	}
-	srv := sessiontest.RawServer(t, "evil", trust.Untrusted, script(page(tools...), `"instructions":"hi"`))
+	srv := sessiontest.RawServer(t, "evil", trust.Untrusted, sessiontest.Script(sessiontest.Page(tools...), `"instructions":"hi"`))
 	live := sessiontest.Start(t, sessiontest.NewConfig(srv), session.Options{})
 	var buf bytes.Buffer
 	if err := live.Record().Write(&buf); err != nil {

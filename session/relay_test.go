@@ -147,13 +147,13 @@ func (e *agentEvents) snapshot() ([]string, int, int) {
 func startRelay(t *testing.T, betaTrust trust.ServerTrust, mod func(*config.Config), opts ...func(*session.Options)) *relayFixture {
 	t.Helper()
 	f := &relayFixture{ups: map[string]*relayServer{"alpha": newRelayServer("alpha"), "beta": newRelayServer("beta")}, events: &agentEvents{}}
-	cfg := sessiontest.NewConfig(inProc("alpha", trust.Trusted, nil), inProc("beta", betaTrust, nil),
-		inProc("mail", trust.Trusted, func(s *config.Server) { s.Tools = map[string]config.Tool{"send": {Policy: trust.Allow}} }))
+	cfg := sessiontest.NewConfig(sessiontest.InProcServer("alpha", trust.Trusted, nil), sessiontest.InProcServer("beta", betaTrust, nil),
+		sessiontest.InProcServer("mail", trust.Trusted, func(s *config.Server) { s.Tools = map[string]config.Tool{"send": {Policy: trust.Allow}} }))
 	if mod != nil {
 		mod(cfg)
 	}
 	o := session.Options{MemoryTaint: true, InProcess: map[string]*mcp.Server{
-		"alpha": f.ups["alpha"].srv, "beta": f.ups["beta"].srv, "mail": sendServer()}}
+		"alpha": f.ups["alpha"].srv, "beta": f.ups["beta"].srv, "mail": sessiontest.SendServer()}}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -407,7 +407,7 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 	ctx := context.Background()
 	// A trusted server's read neither asks nor taints.
 	f.read(t, gateway.RelayURI("alpha", "test://same/readme"))
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	res := f.read(t, gateway.RelayURI("beta", "test://same/readme"))
 	if res.Contents[0].Text != "beta read test://same/readme" {
 		t.Fatalf("read %q", res.Contents[0].Text)
@@ -477,7 +477,7 @@ func TestRelay_ListChangedForwarded(t *testing.T) {
 }
 
 // A blocked server and a server whose resources are denied are not relayed; a
-// denied server's prompts still are.
+// Denied server's prompts still are.
 func TestRelay_BlockedAndDeniedNotServed(t *testing.T) {
 	f := startRelay(t, trust.BlockedServer, func(c *config.Config) {
 		for i := range c.Servers {
@@ -557,7 +557,7 @@ func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
 // and receives resources/updated for a subscribed resource. The server is labelled
 // untrusted-content, so the agent's context ends tainted.
 func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
-	ev := npmServer(t, "everything", "mcp-server-everything", trust.Trusted)
+	ev := sessiontest.NPMServer(t, "everything", "mcp-server-everything", trust.Trusted)
 	ev.Labels = []trust.Leg{trust.LegUntrustedContent}
 	ev.Tools = map[string]config.Tool{"toggle-subscriber-updates": {Policy: trust.Allow}}
 	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{MemoryTaint: true})

@@ -27,7 +27,7 @@ func TestChannels_UntrustedCompletionErrorTaints(t *testing.T) {
 	srv.AddPrompt(&mcp.Prompt{Name: "summarise", Arguments: []*mcp.PromptArgument{{Name: "topic"}}}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{}, nil
 	})
-	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": srv}, inProc("notes", trust.Untrusted, nil))
+	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"notes": srv}, sessiontest.InProcServer("notes", trust.Untrusted, nil))
 	sessiontest.MustServer(t, m, "notes", session.StatusReady)
 	_, err := m.Complete(context.Background(), session.CompleteRequest{Context: "agent-1", Server: "notes", Prompt: "summarise", Argument: "topic", Value: "x"})
 	if err == nil || !strings.Contains(err.Error(), "ignore previous") {
@@ -46,7 +46,7 @@ func TestChannels_UntrustedCompletionErrorTaints(t *testing.T) {
 // the server never sees the value.
 func TestChannels_TaintedAgentCompletionToExfiltratingServerRefused(t *testing.T) {
 	seen := make(chan string, 4)
-	srv := channelServer(nil)
+	srv := sessiontest.ChannelServer(nil)
 	srv2 := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "1"}, &mcp.ServerOptions{
 		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			seen <- req.Params.Argument.Value
@@ -56,8 +56,8 @@ func TestChannels_TaintedAgentCompletionToExfiltratingServerRefused(t *testing.T
 	srv2.AddPrompt(&mcp.Prompt{Name: "p", Arguments: []*mcp.PromptArgument{{Name: "a"}}}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{}, nil
 	})
-	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"notes": srv, "evil": srv2},
-		inProc("notes", trust.Untrusted, nil), inProc("evil", trust.Untrusted, nil))
+	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"notes": srv, "evil": srv2},
+		sessiontest.InProcServer("notes", trust.Untrusted, nil), sessiontest.InProcServer("evil", trust.Untrusted, nil))
 	sessiontest.MustServer(t, m, "notes", session.StatusReady)
 	sessiontest.MustServer(t, m, "evil", session.StatusReady)
 	ctx := context.Background()
@@ -152,7 +152,7 @@ func TestChannels_SubscribeAgentKeepsTheRulesInTheManager(t *testing.T) {
 	evil.AddResource(&mcp.Resource{URI: "test://readme", Name: "readme"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "x"}}}, nil
 	})
-	m := channelManager(t, session.Options{}, map[string]*mcp.Server{"evil": evil}, inProc("evil", trust.Untrusted, nil))
+	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"evil": evil}, sessiontest.InProcServer("evil", trust.Untrusted, nil))
 	sessiontest.MustServer(t, m, "evil", session.StatusReady)
 	ctx := context.Background()
 

@@ -2,92 +2,18 @@ package session_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
-	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-// linkHome is a fake HOME (set for the test) with project/, .ssh/id_rsa, .bashrc and
-// the link project/cfg -> ../.ssh.
-func linkHome(t *testing.T) string {
-	t.Helper()
-	home := filepath.Join(t.TempDir(), "home")
-	for _, d := range []string{filepath.Join(home, "project"), filepath.Join(home, ".ssh")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, body := range map[string]string{".bashrc": "original bashrc\n", ".ssh/id_rsa": "PRIVATE KEY\n", "project/notes.txt": "notes\n"} {
-		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("../.ssh", filepath.Join(home, "project", "cfg")); err != nil {
-		t.Skip("no symlinks here:", err)
-	}
-	t.Setenv("HOME", home)
-	return home
-}
-
-// pathRule is a config rule on the path argument (and more conditions) of tool.
-func pathRule(t *testing.T, name string, p trust.Action, home string, when map[string][2]any) trust.Rule {
-	t.Helper()
-	var conds []trust.Cond
-	for field, m := range when {
-		c, err := trust.NewCond(field, m[0].(trust.MatcherKind), m[1], home)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conds = append(conds, c)
-	}
-	r, err := trust.NewRule(name, p, "", conds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Source = "config.toml:1"
-	return r
-}
-
-// pathFSManager runs the pathfs stdio server with these rules, questions timing out
-// quickly and nobody answering them.
-func pathFSManager(t *testing.T, rules map[string][]trust.Rule) (*session.Manager, *sessiontest.Answerer) {
-	t.Helper()
-	s := sessiontest.TestServer(t, "fs", "pathfs", trust.Trusted)
-	s.Tools = map[string]config.Tool{}
-	for tool, rs := range rules {
-		s.Tools[tool] = config.Tool{Rules: rs}
-	}
-	cfg := sessiontest.NewConfig(s)
-	cfg.ApprovalTimeout = 300 * time.Millisecond
-	m := sessiontest.Start(t, cfg, session.Options{})
-	sessiontest.MustServer(t, m, "fs", session.StatusReady)
-	return m, sessiontest.AnswerWith(t, m)
-}
-
-func callPath(m *session.Manager, tool string, args map[string]string) (*session.Outcome, error) {
-	b, _ := json.Marshal(args)
-	return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: tool, Args: b})
-}
-
-func fileText(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // A write through a link and "..": with allow ~/project/** and project/cfg -> ../.ssh,
 // ~/project/cfg/../.bashrc is ~/.bashrc to the operating system (".." applies after
@@ -95,25 +21,25 @@ func fileText(t *testing.T, p string) string {
 // ~/.bashrc is unchanged. The question says why the rule was set aside. A write
 // inside the project still runs unasked.
 func TestRulePaths_LinkThenDotDotAsks(t *testing.T) {
-	home := linkHome(t)
-	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
-	m, a := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+	home := sessiontest.LinkHome(t)
+	allow := sessiontest.PathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, a := sessiontest.PathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
 
-	out, err := callPath(m, "write_file", map[string]string{"path": filepath.Join(home, "project", "new.txt"), "content": "hello"})
+	out, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": filepath.Join(home, "project", "new.txt"), "content": "hello"})
 	if err != nil || out.Verdict.By != trust.DecidedByRule {
 		t.Fatalf("a write inside the project: %v %+v", err, out)
 	}
-	if got := fileText(t, filepath.Join(home, "project", "new.txt")); got != "hello" {
+	if got := sessiontest.FileText(t, filepath.Join(home, "project", "new.txt")); got != "hello" {
 		t.Fatalf("the server wrote %q inside the project", got)
 	}
 
 	raw := filepath.Join(home, "project", "cfg") + "/../.bashrc"
-	_, err = callPath(m, "write_file", map[string]string{"path": raw, "content": "pwned"})
+	_, err = sessiontest.CallPath(m, "write_file", map[string]string{"path": raw, "content": "pwned"})
 	var denied *session.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
 		t.Fatalf("a write to %s: %v, want a question nobody answered", raw, err)
 	}
-	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+	if got := sessiontest.FileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
 		t.Errorf("~/.bashrc is now %q", got)
 	}
 	select {
@@ -131,15 +57,15 @@ func TestRulePaths_LinkThenDotDotAsks(t *testing.T) {
 // A deny through a link: with deny **/.ssh/** on a read tool, ~/project/cfg/id_rsa
 // is ~/.ssh/id_rsa to the operating system: denied by the rule, the key never read.
 func TestRulePaths_DenyThroughALink(t *testing.T) {
-	home := linkHome(t)
-	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
-	m, _ := pathFSManager(t, map[string][]trust.Rule{"read_file": {deny}})
+	home := sessiontest.LinkHome(t)
+	deny := sessiontest.PathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
+	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"read_file": {deny}})
 
-	out, err := callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")})
+	out, err := sessiontest.CallPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")})
 	if err != nil || sessiontest.TextOf(out.Result) != "notes\n" {
 		t.Fatalf("a read inside the project: %v %+v", err, out)
 	}
-	out, err = callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "cfg", "id_rsa")})
+	out, err = sessiontest.CallPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "cfg", "id_rsa")})
 	var denied *session.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule || denied.Rule == "" {
 		got := ""
@@ -154,21 +80,21 @@ func TestRulePaths_DenyThroughALink(t *testing.T) {
 // more conditions than deny **/.ssh/**, and still ~/.ssh/authorized_keys is denied
 // and never written.
 func TestRulePaths_DenyOutranksAMoreSpecificAllow(t *testing.T) {
-	home := linkHome(t)
-	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/**"}, "content": {trust.MatchMax, int64(100000)}})
-	deny := pathRule(t, "servers.fs.tools.write_file.rules[1]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
-	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow, deny}})
+	home := sessiontest.LinkHome(t)
+	allow := sessiontest.PathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/**"}, "content": {trust.MatchMax, int64(100000)}})
+	deny := sessiontest.PathRule(t, "servers.fs.tools.write_file.rules[1]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
+	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"write_file": {allow, deny}})
 
-	if out, err := callPath(m, "write_file", map[string]string{"path": filepath.Join(home, "a.txt"), "content": "x"}); err != nil || out.Verdict.By != trust.DecidedByRule {
+	if out, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": filepath.Join(home, "a.txt"), "content": "x"}); err != nil || out.Verdict.By != trust.DecidedByRule {
 		t.Fatalf("a write under ~: %v %+v", err, out)
 	}
 	keys := filepath.Join(home, ".ssh", "authorized_keys")
-	_, err := callPath(m, "write_file", map[string]string{"path": keys, "content": "ssh-ed25519 AAAA attacker"})
+	_, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": keys, "content": "ssh-ed25519 AAAA attacker"})
 	var denied *session.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule || !strings.Contains(denied.Rule, "rules[1]") {
 		t.Errorf("a write to ~/.ssh/authorized_keys: %v, want denied by rules[1]", err)
 	}
-	if got := fileText(t, keys); got != "" {
+	if got := sessiontest.FileText(t, keys); got != "" {
 		t.Errorf("authorized_keys was written: %q", got)
 	}
 }
@@ -177,10 +103,10 @@ func TestRulePaths_DenyOutranksAMoreSpecificAllow(t *testing.T) {
 // link and ".." asks (nobody answers: a tool error, ~/.bashrc unchanged), and the
 // read of the key through the link is denied by the rule, named to the agent.
 func TestRulePaths_GatewayAgentThroughALink(t *testing.T) {
-	home := linkHome(t)
-	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
-	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
-	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}, "read_file": {deny}})
+	home := sessiontest.LinkHome(t)
+	allow := sessiontest.PathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	deny := sessiontest.PathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "**/.ssh/**"}})
+	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"write_file": {allow}, "read_file": {deny}})
 	cs := agent(t, startGateway(t, m), nil)
 	call := func(tool string, args map[string]any) (*mcp.CallToolResult, string) {
 		t.Helper()
@@ -197,7 +123,7 @@ func TestRulePaths_GatewayAgentThroughALink(t *testing.T) {
 	if !res.IsError || !strings.Contains(text, "nobody answered") {
 		t.Errorf("the write through the link: %q, want a question nobody answered", text)
 	}
-	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+	if got := sessiontest.FileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
 		t.Errorf("~/.bashrc is now %q", got)
 	}
 	res, text = call("read_file", map[string]any{"path": filepath.Join(home, "project", "cfg", "id_rsa")})
@@ -211,27 +137,27 @@ func TestRulePaths_GatewayAgentThroughALink(t *testing.T) {
 // the project (the rule's own folder is compared resolved too), while the write
 // through project/cfg and ".." still asks.
 func TestRulePaths_HomeThroughALink(t *testing.T) {
-	home := linkHome(t)
+	home := sessiontest.LinkHome(t)
 	via := filepath.Join(filepath.Dir(home), "homelink")
 	if err := os.Symlink(home, via); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", via)
-	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, via, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
-	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
-	out, err := callPath(m, "write_file", map[string]string{"path": via + "/project/new.txt", "content": "hello"})
+	allow := sessiontest.PathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, via, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+	out, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": via + "/project/new.txt", "content": "hello"})
 	if err != nil || out.Verdict.By != trust.DecidedByRule || out.Result.IsError {
 		t.Fatalf("a write inside the project under a linked HOME: %v %+v", err, out)
 	}
-	if got := fileText(t, filepath.Join(home, "project", "new.txt")); got != "hello" {
+	if got := sessiontest.FileText(t, filepath.Join(home, "project", "new.txt")); got != "hello" {
 		t.Fatalf("the server wrote %q", got)
 	}
-	_, err = callPath(m, "write_file", map[string]string{"path": via + "/project/cfg/../.bashrc", "content": "pwned"})
+	_, err = sessiontest.CallPath(m, "write_file", map[string]string{"path": via + "/project/cfg/../.bashrc", "content": "pwned"})
 	var denied *session.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
 		t.Fatalf("a write through the link: %v, want a question nobody answered", err)
 	}
-	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+	if got := sessiontest.FileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
 		t.Errorf("~/.bashrc is now %q", got)
 	}
 }

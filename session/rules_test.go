@@ -568,7 +568,7 @@ func TestRules_BrokenRememberedRuleAsksForEveryCall(t *testing.T) {
 			if err != nil || out.Verdict.By != trust.DecidedByPolicy {
 				t.Fatalf("after revoking: %v %+v, want the read to run by policy", err, out)
 			}
-			noAsk(t, a)
+			sessiontest.NoAsk(t, a)
 		})
 	}
 }

@@ -378,7 +378,7 @@ func TestRoots_FilesystemListsExactlyTheConfiguredRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := npmServer(t, "fs", "mcp-server-filesystem", trust.Trusted)
+	fs := sessiontest.NPMServer(t, "fs", "mcp-server-filesystem", trust.Trusted)
 	fs.Roots = parsed.Servers[0].Roots
 	m := sessiontest.Start(t, sessiontest.NewConfig(fs), session.Options{})
 	sessiontest.MustServer(t, m, "fs", session.StatusReady)
@@ -418,7 +418,7 @@ func dirsListed(text string, want []string) bool {
 // sampling: it is listed, a reply written by hand reaches it, and a decline comes
 // back as its error.
 func TestSampling_ServerEverythingAnsweredByHandAndDeclined(t *testing.T) {
-	ev := npmServer(t, "everything", "mcp-server-everything", trust.Trusted)
+	ev := sessiontest.NPMServer(t, "everything", "mcp-server-everything", trust.Trusted)
 	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{})
 	sessiontest.MustServer(t, m, "everything", session.StatusReady)
 	sessiontest.MustTool(t, m, "everything", "trigger-sampling-request")
@@ -544,7 +544,7 @@ func TestSampling_FloodBoundedPerServer(t *testing.T) {
 // A server's logging notification is recorded as use of a deprecated feature.
 func TestDeprecated_LoggingRecorded(t *testing.T) {
 	tool := `{"name":"work","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`
-	sv := sessiontest.RawServer(t, "logger", trust.Trusted, script(page(tool), `"flood":{"log":1}`))
+	sv := sessiontest.RawServer(t, "logger", trust.Trusted, sessiontest.Script(sessiontest.Page(tool), `"flood":{"log":1}`))
 	m := sessiontest.Start(t, sessiontest.NewConfig(sv), session.Options{})
 	if got := sessiontest.MustServer(t, m, "logger", session.StatusReady).Deprecated; len(got) != 0 {
 		t.Fatalf("Deprecated before any use = %v", got)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
@@ -19,7 +20,7 @@ func TestGateway_RotatedTokenTakesEffectWithoutRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: old, TokenFile: gateway.TokenPath(dir)})
 	if err != nil {
 		t.Fatal(err)

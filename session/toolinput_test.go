@@ -17,7 +17,7 @@ import (
 // blocks, and the channels.
 func TestSnapshot_InputIsWhatClassifyWasGiven(t *testing.T) {
 	yes := true
-	sc := script(page(
+	sc := sessiontest.Script(sessiontest.Page(
 		`{"name":"read","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
 		`{"name":"send","description":"Sends mail.","inputSchema":{"type":"object"},"annotations":{"openWorldHint":true}}`,
 		`{"name":"labelled","inputSchema":{"type":"object"}}`,
@@ -31,7 +31,7 @@ func TestSnapshot_InputIsWhatClassifyWasGiven(t *testing.T) {
 		"labelled": {Labels: []trust.Leg{trust.LegExfiltration}, Asserted: trust.Hints{ReadOnly: &yes}, Policy: trust.Allow},
 		"send":     {Policy: trust.Ask},
 	}
-	other := sessiontest.RawServer(t, "u", trust.Untrusted, script(page(`{"name":"fetch","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)))
+	other := sessiontest.RawServer(t, "u", trust.Untrusted, sessiontest.Script(sessiontest.Page(`{"name":"fetch","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)))
 	cfg := sessiontest.NewConfig(srv, other)
 	m := sessiontest.Start(t, cfg, session.Options{})
 	if err := m.SetToolPolicy(trust.Ref{Server: "s", Tool: "read"}, trust.Deny); err != nil {
