@@ -205,11 +205,11 @@ func TestHostile24_NoChildOutlivesAirlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(string(b))
-	if !alive(pid) {
+	if !sessiontest.Alive(pid) {
 		t.Fatalf("grandchild %d is not running before Close", pid)
 	}
 	m.Close()
-	sessiontest.WaitFor(t, "the grandchild to be gone", 10*time.Second, func() bool { return !alive(pid) })
+	sessiontest.WaitFor(t, "the grandchild to be gone", 10*time.Second, func() bool { return !sessiontest.Alive(pid) })
 	m.Close() // idempotent
 }
 
@@ -244,7 +244,7 @@ func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 		t.Errorf("status error %q does not carry the server's last stderr", sv.Err)
 	}
 	t.Logf("status after the crash: %v", sv.Err)
-	sessiontest.WaitFor(t, "the crashed server's child to be gone", 10*time.Second, func() bool { return !alive(pid) })
+	sessiontest.WaitFor(t, "the crashed server's child to be gone", 10*time.Second, func() bool { return !sessiontest.Alive(pid) })
 	if err := m.Reconnect("crashy"); err != nil {
 		t.Fatal(err)
 	}

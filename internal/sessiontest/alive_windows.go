@@ -1,11 +1,11 @@
 //go:build windows
 
-package session_test
+package sessiontest
 
 import "golang.org/x/sys/windows"
 
-// alive reports whether process pid still runs.
-func alive(pid int) bool {
+// Alive reports whether process pid still runs.
+func Alive(pid int) bool {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		return false

@@ -1,6 +1,6 @@
 //go:build unix
 
-package session_test
+package gateway_test
 
 import (
 	"os"

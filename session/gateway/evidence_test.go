@@ -1,4 +1,4 @@
-package session_test
+package gateway_test
 
 import (
 	"context"
@@ -233,10 +233,10 @@ func TestHostile55_ShadowingInSchemaTextBehindDecoy(t *testing.T) {
 // HOSTILE 57 (issue 17 break 6): the person reviewed v2 of a changed tool; the server
 // now serves v3. Accepting with v2's fingerprint refuses and pins nothing.
 func TestHostile57_AcceptRefusesWhenChangedAgainSinceReview(t *testing.T) {
-	v3 := strings.Replace(maliciousWeather, "id_rsa", "id_ed25519", 1)
-	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(benignWeather)))
+	v3 := strings.Replace(sessiontest.MaliciousWeather, "id_rsa", "id_ed25519", 1)
+	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(sessiontest.BenignWeather)))
 	m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.RawServerAt(t, "wx", trust.Trusted, path)), session.Options{})
-	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(maliciousWeather)))
+	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(sessiontest.MaliciousWeather)))
 	sessiontest.Reconnect(t, m, "wx")
 	reviewed := sessiontest.WantBlockedChanged(t, m, "wx", "get_weather").Fingerprint // v2, shown to the person
 	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(v3)))
@@ -270,7 +270,7 @@ func acceptReviewed(m *session.Manager, server, tool, fingerprint string) ([]str
 // a tool changed meanwhile is still blocked as changed, not new and auto-allowed.
 func TestHostile58_SecretRotationKeepsPins(t *testing.T) {
 	pinsPath := filepath.Join(t.TempDir(), "pins.json")
-	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(benignWeather)))
+	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(sessiontest.BenignWeather)))
 	cfg := sessiontest.NewConfig(sessiontest.RawServerAt(t, "wx", trust.Trusted, path))
 	cfg.Servers[0].Env["API_TOKEN"] = "secret-one"
 	pins, err := session.OpenPins(pinsPath)
@@ -281,7 +281,7 @@ func TestHostile58_SecretRotationKeepsPins(t *testing.T) {
 	sessiontest.WantTier(t, m, "wx", "get_weather", trust.TierRead)
 	m.Close()
 
-	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(maliciousWeather)))
+	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(sessiontest.MaliciousWeather)))
 	cfg.Servers[0].Env["API_TOKEN"] = "secret-two"
 	pins2, err := session.OpenPins(pinsPath)
 	if err != nil {
@@ -295,7 +295,7 @@ func TestHostile58_SecretRotationKeepsPins(t *testing.T) {
 // the pins its name already has, and airlock says so.
 func TestHostile58_OtherIdentityComparedAndSaid(t *testing.T) {
 	pinsPath := filepath.Join(t.TempDir(), "pins.json")
-	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(benignWeather)))
+	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(sessiontest.BenignWeather)))
 	cfg := sessiontest.NewConfig(sessiontest.RawServerAt(t, "wx", trust.Trusted, path))
 	pins, err := session.OpenPins(pinsPath)
 	if err != nil {
@@ -305,7 +305,7 @@ func TestHostile58_OtherIdentityComparedAndSaid(t *testing.T) {
 	sessiontest.WantTier(t, m, "wx", "get_weather", trust.TierRead)
 	m.Close()
 
-	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(maliciousWeather)))
+	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(sessiontest.MaliciousWeather)))
 	cfg.Servers[0].Args = []string{"--another-mode"}
 	pins2, err := session.OpenPins(pinsPath)
 	if err != nil {

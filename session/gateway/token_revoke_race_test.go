@@ -1,4 +1,4 @@
-package session_test
+package gateway_test
 
 // An allow given right after `airlock gateway token revoke` returned (before the
 // gateway's next look at the tokens file) must not run the revoked token's call.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package session_test
+package sessiontest
 
 import (
 	"os"
@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// alive reports whether process pid runs (a zombie, exited but not yet reaped, does
+// Alive reports whether process pid runs (a zombie, exited but not yet reaped, does
 // not count where /proc tells them apart).
-func alive(pid int) bool {
+func Alive(pid int) bool {
 	if err := syscall.Kill(pid, 0); err != nil {
 		return false
 	}

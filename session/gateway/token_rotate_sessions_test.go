@@ -1,4 +1,4 @@
-package session_test
+package gateway_test
 
 // `airlock gateway rotate-token` ends the old default token's sessions, withdraws
 // their waiting questions and runs nothing of their calls, like a revoke.

@@ -1,4 +1,4 @@
-package session_test
+package gateway_test
 
 // Revoking a token and adding one of the same name again, before the gateway
 // looks at the tokens file, must still end the revoked value's sessions: a session

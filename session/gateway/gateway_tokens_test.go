@@ -1,4 +1,4 @@
-package session_test
+package gateway_test
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string) *mcp.CallToolRes
 // context is the token's, the client name only a label. Two agents with one token
 // share one taint.
 func TestAgentIdentity_NewClientNameKeepsTaint(t *testing.T) {
-	web, post, cfg := taintSetup(t.TempDir())
+	web, post, cfg := sessiontest.TaintSetup(t.TempDir())
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"web": web, "post": post})
 	g := startGateway(t, m)
 	a := agentNamed(t, g, "claude-code")
@@ -284,7 +284,7 @@ func TestAgentIdentity_UnreadableTokensFileFailsClosed(t *testing.T) {
 // starts, audited, so upgrading airlock cleans no context.
 func TestAgentIdentity_LegacyTaintMovesToTheDefaultToken(t *testing.T) {
 	dir := t.TempDir()
-	web, post, cfg := taintSetup(dir)
+	web, post, cfg := sessiontest.TaintSetup(dir)
 	log, path := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{Audit: log}, map[string]*sessiontest.Upstream{"web": web, "post": post})
 	const legacy = "agent-claude-code-3384771f"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package session_test
+package gateway_test
 
 import (
 	"context"
@@ -90,7 +90,7 @@ func goneWithin(t *testing.T, pids []int, d time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for _, pid := range pids {
-		for alive(pid) {
+		for sessiontest.Alive(pid) {
 			if time.Now().After(deadline) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 				t.Fatalf("process %d of the server is still running", pid)

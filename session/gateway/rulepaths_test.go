@@ -1,4 +1,4 @@
-package session_test
+package gateway_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package session_test
+package gateway_test
 
 import (
 	"context"
@@ -208,26 +208,12 @@ func TestArgs_ShownHashedAuditedSentAreOneBytes(t *testing.T) {
 	}
 }
 
-// taintSetup is a read tool that returns untrusted content (web__fetch) and an
-// exfiltration tool the config allows without asking (post__post_msg).
-func taintSetup(stateDir string) (*sessiontest.Upstream, *sessiontest.Upstream, *configT) {
-	web := sessiontest.NewUpstream("web")
-	web.Add("fetch", "Fetch a page.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(true)})
-	post := sessiontest.NewUpstream("post")
-	post.Add("post_msg", "Post a message to the world.", sessiontest.WriteHints())
-	cfg := sessiontest.NewConfig(sessiontest.Inproc("web", trust.Trusted), sessiontest.Inproc("post", trust.Trusted))
-	cfg.Servers[1].Tools = map[string]configTool{"post_msg": {Policy: trust.Allow, Labels: []trust.Leg{trust.LegExfiltration}}}
-	cfg.StateDir = stateDir
-	cfg.ApprovalTimeout = 500 * time.Millisecond
-	return web, post, cfg
-}
-
 // Issue 11 break 5: an agent taints its context through an untrusted fetch, closes its
 // session and initializes again: its exfiltration call still asks. The same after
 // airlock restarts on the same state dir. Only the person clears it, audited.
 func TestTaint_SurvivesReconnectAndRestart(t *testing.T) {
 	dir := t.TempDir()
-	web, post, cfg := taintSetup(dir)
+	web, post, cfg := sessiontest.TaintSetup(dir)
 	ups := map[string]*sessiontest.Upstream{"web": web, "post": post}
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, ups)
 	g := startGateway(t, m)
@@ -258,7 +244,7 @@ func TestTaint_SurvivesReconnectAndRestart(t *testing.T) {
 	m.Close()
 
 	// A restart on the same state dir.
-	web2, post2, cfg2 := taintSetup(dir)
+	web2, post2, cfg2 := sessiontest.TaintSetup(dir)
 	m2 := sessiontest.StartUpstreams(t, cfg2, session.Options{}, map[string]*sessiontest.Upstream{"web": web2, "post": post2})
 	g2 := startGateway(t, m2)
 	cs = agent(t, g2, nil)
@@ -291,13 +277,13 @@ func TestTaint_SurvivesReconnectAndRestart(t *testing.T) {
 // a running session sees it on its next decision.
 func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 	dir := t.TempDir()
-	web, post, cfg := taintSetup(dir)
+	web, post, cfg := sessiontest.TaintSetup(dir)
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"web": web, "post": post})
 	if _, err := m.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch"}); err != nil {
 		t.Fatal(err)
 	}
 	// A second airlock on the same state dir sees the taint (two processes).
-	web2, post2, cfg2 := taintSetup(dir)
+	web2, post2, cfg2 := sessiontest.TaintSetup(dir)
 	other := sessiontest.StartUpstreams(t, cfg2, session.Options{}, map[string]*sessiontest.Upstream{"web": web2, "post": post2})
 	if !other.Engine().Taint("").Tainted() {
 		t.Error("a second airlock on the same state dir does not see the taint")
@@ -552,7 +538,7 @@ func TestGrants_NeverForDestructive(t *testing.T) {
 // Issue 17 break 5: decided_by is exact, every record carries the reason sentence,
 // and unknown tools and refused arguments are recorded.
 func TestAudit_DecidedByExact(t *testing.T) {
-	web, post, cfg := taintSetup("")
+	web, post, cfg := sessiontest.TaintSetup("")
 	mail := sessiontest.NewUpstream("mail")
 	mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
 	mail.Add("archive", "Archive mail.", sessiontest.WriteHints())
