@@ -268,7 +268,7 @@ type rawScript struct {
 	StderrFlood int `json:"stderr_flood"`
 	// SpamProgress, when set, is the message of notifications/progress the server
 	// sends, from its first request on and every 10 ms until its stdin closes, for the
-	// guessable tokens "c1"…"c59" and 1…59 (HOSTILE 52: a server whose own tool is
+	// guessable tokens "c1"…"c59" and 1…59 (an attack: a server whose own tool is
 	// denied speaking through another server's call).
 	SpamProgress string `json:"spam_progress"`
 	// ProgressMessage, when set, is sent as one progress notification with the call's

@@ -24,7 +24,7 @@ func rugHints() *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{DestructiveHint: sessiontest.Hint(true), OpenWorldHint: sessiontest.Hint(true)}
 }
 
-// Issue 11 break 2: an agent's call to a write tool waits; the server rug-pulls the
+// An agent's call to a write tool waits; the server rug-pulls the
 // tool (destructive, new description); the person answers "allow once" to the dialog
 // they still have; the upstream never receives the call, and the UI hears that the
 // question went stale.
@@ -73,7 +73,7 @@ func TestApproval_RugPullDuringWaitDenies(t *testing.T) {
 	}
 }
 
-// Issue 11 break 2, the last check: the person's "allow once" arrives after the tool
+// The last check: the person's "allow once" arrives after the tool
 // changed and the new definition was even pinned (so the tool is destructive, not
 // blocked); the call is checked again just before it is forwarded and denied with a
 // sentence saying what changed.
@@ -108,7 +108,7 @@ func TestApproval_RecheckBeforeForward(t *testing.T) {
 	}
 }
 
-// Issue 11 break 3: duplicate keys (also through escapes), at any depth, are refused
+// Duplicate keys (also through escapes), at any depth, are refused
 // at the gateway before any question, and the upstream never sees them.
 func TestArgs_DuplicateKeysRefusedAtGateway(t *testing.T) {
 	chat := sessiontest.NewUpstream("chat")
@@ -140,7 +140,7 @@ func TestArgs_DuplicateKeysRefusedAtGateway(t *testing.T) {
 	}
 }
 
-// Issue 11 break 3 for everyone: Manager.Call refuses invalid UTF-8, non-object and
+// For everyone: Manager.Call refuses invalid UTF-8, non-object and
 // over-limit arguments before any question.
 func TestArgs_RefusedBeforeAnyQuestion(t *testing.T) {
 	chat := sessiontest.NewUpstream("chat")
@@ -171,7 +171,7 @@ func TestArgs_RefusedBeforeAnyQuestion(t *testing.T) {
 	}
 }
 
-// Issue 11 break 3: what is shown, hashed, audited and sent are the same canonical
+// What is shown, hashed, audited and sent are the same canonical
 // bytes.
 func TestArgs_ShownHashedAuditedSentAreOneBytes(t *testing.T) {
 	chat := sessiontest.NewUpstream("chat")
@@ -208,7 +208,7 @@ func TestArgs_ShownHashedAuditedSentAreOneBytes(t *testing.T) {
 	}
 }
 
-// Issue 11 break 5: an agent taints its context through an untrusted fetch, closes its
+// An agent taints its context through an untrusted fetch, closes its
 // session and initializes again: its exfiltration call still asks. The same after
 // airlock restarts on the same state dir. Only the person clears it, audited.
 func TestTaint_SurvivesReconnectAndRestart(t *testing.T) {
@@ -273,7 +273,7 @@ func TestTaint_SurvivesReconnectAndRestart(t *testing.T) {
 	}
 }
 
-// Issue 11 break 5 from the command line: `airlock taint clear` works on the file and
+// From the command line: `airlock taint clear` works on the file and
 // a running session sees it on its next decision.
 func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 	dir := t.TempDir()
@@ -311,7 +311,7 @@ func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 	}
 }
 
-// Issue 11 break 4: a server may elicit only while a call to it is in flight. Server
+// A server may elicit only while a call to it is in flight. Server
 // b elicits between its calls, and while a call to server a runs: declined, and the
 // person never sees it. Server a elicits during its own call: the question reaches
 // the queue with the server's name and the call it belongs to.
@@ -381,7 +381,7 @@ func TestElicitation_OnlyDuringOwnCall(t *testing.T) {
 	}
 }
 
-// Issue 17 break 3: a grant binds what it granted. After "allow for this context" on
+// A grant binds what it granted. After "allow for this context" on
 // a write tool, a rug pull to destructive + open world whose new pin the person
 // accepts, a trust change, or a policy change each bring the question back.
 func TestGrants_EndWhenTheToolChanges(t *testing.T) {
@@ -482,7 +482,7 @@ func TestGrants_EndWhenTheToolChanges(t *testing.T) {
 	}
 }
 
-// Issue 17 break 3: grants are listed and revoked, and ending a context ends them.
+// Grants are listed and revoked, and ending a context ends them.
 func TestGrants_ListRevokeEnd(t *testing.T) {
 	mail := sessiontest.NewUpstream("mail")
 	mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
@@ -512,7 +512,7 @@ func TestGrants_ListRevokeEnd(t *testing.T) {
 	}
 }
 
-// Issue 17 break 3: "allow for this context" on a destructive tool never becomes a
+// "allow for this context" on a destructive tool never becomes a
 // grant: every call keeps its question (and its destructive second key in the TUI).
 // Such an answer allows nothing (the dialog never offers it); allow once still runs.
 func TestGrants_NeverForDestructive(t *testing.T) {
@@ -535,7 +535,7 @@ func TestGrants_NeverForDestructive(t *testing.T) {
 	}
 }
 
-// Issue 17 break 5: decided_by is exact, every record carries the reason sentence,
+// decided_by is exact, every record carries the reason sentence,
 // and unknown tools and refused arguments are recorded.
 func TestAudit_DecidedByExact(t *testing.T) {
 	web, post, cfg := sessiontest.TaintSetup("")
@@ -632,7 +632,7 @@ func TestAudit_DecidedByExact(t *testing.T) {
 	}
 }
 
-// Issue 11 break 6: at most N calls of one context wait for a person, and at most M
+// At most N calls of one context wait for a person, and at most M
 // bytes of arguments wait in all; beyond them a call is refused at once.
 func TestBounds_WaitingApprovalsRefusedAtOnce(t *testing.T) {
 	mail := sessiontest.NewUpstream("mail")
@@ -679,7 +679,7 @@ func TestBounds_WaitingApprovalsRefusedAtOnce(t *testing.T) {
 	evs.Pending(t, 4)
 }
 
-// Issue 11 break 6 at the gateway: a large call beyond the bytes in flight is refused
+// At the gateway: a large call beyond the bytes in flight is refused
 // at once as a tool error, and the agent's session keeps working.
 func TestBounds_GatewayRefusesLargeBodiesBeyondTheBound(t *testing.T) {
 	mail := sessiontest.NewUpstream("mail")
@@ -739,7 +739,7 @@ func TestElicitation_AnytimeAllowsBetweenCalls(t *testing.T) {
 	}
 }
 
-// Issue 17 break 5: an agent's call to a tool the gateway does not serve is recorded.
+// An agent's call to a tool the gateway does not serve is recorded.
 func TestAudit_AgentCallToUnknownToolRecorded(t *testing.T) {
 	mail := sessiontest.NewUpstream("mail")
 	mail.Add("read", "Read mail.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})

@@ -58,7 +58,7 @@ func spamServers(t *testing.T) *config.Config {
 	return sessiontest.NewConfig(post, docs)
 }
 
-// HOSTILE 52 (issue 17 break 1): progress for guessed tokens from another server never
+// Progress for guessed tokens from another server never
 // reaches the person's call, is dropped and counted, and taints nothing.
 func TestHostile52_ProgressForGuessedTokensDropped(t *testing.T) {
 	m := sessiontest.Start(t, spamServers(t), session.Options{})
@@ -102,7 +102,7 @@ func TestHostile52_ProgressForGuessedTokensDropped(t *testing.T) {
 	})
 }
 
-// HOSTILE 52, agent side: an agent calling docs__build through the gateway receives the
+// Agent side: an agent calling docs__build through the gateway receives the
 // build's progress attributed to docs and escaped, and none of the spam.
 func TestHostile52_AgentNeverReceivesAnotherServersProgress(t *testing.T) {
 	m := sessiontest.Start(t, spamServers(t), session.Options{})
@@ -151,7 +151,7 @@ func untrustedFetchAndMail(t *testing.T, fetchExtra ...string) *config.Config {
 	return sessiontest.NewConfig(web, mail)
 }
 
-// HOSTILE 53 (issue 17 break 2): a JSON-RPC error message from an untrusted-content
+// A JSON-RPC error message from an untrusted-content
 // tool is server text that reaches the agent: it taints, and the exfiltration call
 // that follows asks instead of running by policy.
 func TestHostile53_ErrorMessageInjectionTaints(t *testing.T) {
@@ -180,7 +180,7 @@ func TestHostile53_ErrorMessageInjectionTaints(t *testing.T) {
 	}
 }
 
-// HOSTILE 53 (issue 17 break 2): progress text from an untrusted-content tool taints
+// Progress text from an untrusted-content tool taints
 // the context before it is forwarded, while the call is still open.
 func TestHostile53_ProgressTextTaintsBeforeResult(t *testing.T) {
 	// An agent's context, and the person's own (the TUI's call view shows progress).
@@ -210,7 +210,7 @@ func TestHostile53_ProgressTextTaintsBeforeResult(t *testing.T) {
 	}
 }
 
-// HOSTILE 55 (issue 17 break 4): instructions aimed at mail__send_email in an input
+// Instructions aimed at mail__send_email in an input
 // property description, markdown-escaped and recased, from a server that lists its own
 // decoy send_email, still raise shadowing.
 func TestHostile55_ShadowingInSchemaTextBehindDecoy(t *testing.T) {
@@ -230,7 +230,7 @@ func TestHostile55_ShadowingInSchemaTextBehindDecoy(t *testing.T) {
 	}
 }
 
-// HOSTILE 57 (issue 17 break 6): the person reviewed v2 of a changed tool; the server
+// The person reviewed v2 of a changed tool; the server
 // now serves v3. Accepting with v2's fingerprint refuses and pins nothing.
 func TestHostile57_AcceptRefusesWhenChangedAgainSinceReview(t *testing.T) {
 	v3 := strings.Replace(sessiontest.MaliciousWeather, "id_rsa", "id_ed25519", 1)
@@ -266,7 +266,7 @@ func acceptReviewed(m *session.Manager, server, tool, fingerprint string) ([]str
 	return m.AcceptPins(server, session.Reviewed{Tools: map[string]string{tool: fingerprint}})
 }
 
-// HOSTILE 58 (issue 17 break 7): rotating a secret in a server's env keeps its pins:
+// Rotating a secret in a server's env keeps its pins:
 // a tool changed meanwhile is still blocked as changed, not new and auto-allowed.
 func TestHostile58_SecretRotationKeepsPins(t *testing.T) {
 	pinsPath := filepath.Join(t.TempDir(), "pins.json")
@@ -291,7 +291,7 @@ func TestHostile58_SecretRotationKeepsPins(t *testing.T) {
 	sessiontest.WantBlockedChanged(t, m2, "wx", "get_weather")
 }
 
-// HOSTILE 58: a server whose identity changed (another argument) is compared against
+// A server whose identity changed (another argument) is compared against
 // the pins its name already has, and airlock says so.
 func TestHostile58_OtherIdentityComparedAndSaid(t *testing.T) {
 	pinsPath := filepath.Join(t.TempDir(), "pins.json")
@@ -357,7 +357,7 @@ func listThenSend(t *testing.T, cfg *config.Config) *trust.Verdict {
 	}
 }
 
-// HOSTILE 53 (issue 17 break 2), the listing: an untrusted server's tool text that
+// The listing: an untrusted server's tool text that
 // names another server's tool reaches the agent by listing alone; the agent's context
 // is tainted at that listing, so the exfiltration call it is steered to asks. An
 // ordinary description of the same server taints nothing.

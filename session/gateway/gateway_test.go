@@ -110,7 +110,7 @@ func TestGatewayAgentCalls(t *testing.T) {
 		}
 		tools[tool.Name] = tool
 	}
-	// HOSTILE 35: the agent sees exactly the upstream tools that are not blocked;
+	// The agent sees exactly the upstream tools that are not blocked;
 	// nothing it can call answers an approval (that is Engine.Answer, the person's).
 	served := 0
 	for _, ti := range m.Snapshot().Tools {
@@ -169,7 +169,7 @@ func TestGatewayAgentCalls(t *testing.T) {
 	}
 }
 
-// HOSTILE 35/36-adjacent: an agent that cancels withdraws its pending approval, and an
+// An agent that cancels withdraws its pending approval, and an
 // agent that asked for progress hears that its call waits for a person.
 func TestGatewayCancelWithdrawsAndProgressInforms(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{})
@@ -260,7 +260,7 @@ func TestGatewaySecurity(t *testing.T) {
 	}
 }
 
-// HOSTILE 36: the agent's Authorization header never reaches an upstream server.
+// The agent's Authorization header never reaches an upstream server.
 func TestGatewayDoesNotForwardAgentCredentials(t *testing.T) {
 	var seen atomic.Value
 	docs, _ := demo.New("docs")
@@ -331,7 +331,7 @@ func TestGatewayTokenPersists(t *testing.T) {
 	}
 }
 
-// Issue 13: the annotations an agent sees are coherent with the tier airlock gives the
+// The annotations an agent sees are coherent with the tier airlock gives the
 // tool. A read-only tool is served with destructiveHint false (the spec's default true
 // for an absent destructiveHint means nothing once a tool is read-only, and an agent
 // that reads both hints must not see a tool that is at once read-only and destructive);

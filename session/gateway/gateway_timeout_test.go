@@ -125,7 +125,7 @@ func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
 	}
 }
 
-// Issue 16 goal 5: an agent that initializes and then vanishes without ending its
+// An agent that initializes and then vanishes without ending its
 // session (it crashed, or its machine slept) leaves the session, go-sdk's goroutines
 // and buffers for it and airlock's watcher, for as long as airlock runs: every such
 // agent adds to them. With SessionIdleTimeout set, an idle session ends.
@@ -160,7 +160,7 @@ func TestGateway_VanishedAgentSessionsEnd(t *testing.T) {
 	}
 }
 
-// Issue 16 goal 5, the other half: ending idle sessions must not end an agent that is
+// The other half: ending idle sessions must not end an agent that is
 // only idle. A go-sdk agent keeps its event stream (GET) open while it thinks; with
 // SessionIdleTimeout it keeps its session however long it waits, and a call after
 // the wait works. The same timeout ends the session of an agent that vanished (no

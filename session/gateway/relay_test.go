@@ -189,7 +189,7 @@ func (f *relayFixture) read(t *testing.T, uri string) *mcp.ReadResourceResult {
 	return res
 }
 
-// Issue 13 relay: an agent lists the resources, templates and prompts of two servers
+// An agent lists the resources, templates and prompts of two servers
 // whose URIs and names collide, reads each correctly (hostile URIs too), gets each
 // prompt, completes, and follows a resource link from a tool result.
 func TestRelay_CollidingServersListReadGetComplete(t *testing.T) {
@@ -318,7 +318,7 @@ func TestRelay_CollidingServersListReadGetComplete(t *testing.T) {
 	}
 }
 
-// Issue 13 relay: a subscribed resource's resources/updated reaches the agent under
+// A subscribed resource's resources/updated reaches the agent under
 // its relay URI (and only that one: the other server's same URI is not confused with
 // it); unsubscribing reaches the server.
 func TestRelay_SubscribeForwardsUpdated(t *testing.T) {
@@ -391,7 +391,7 @@ func TestRelay_SubscriptionSurvivesReconnect(t *testing.T) {
 	})
 }
 
-// Issue 13 relay: the agent is asked about (and the person answers) an untrusted
+// The agent is asked about (and the person answers) an untrusted
 // server's resource read; its content taints the agent's context, and an
 // exfiltration call that policy allows then asks, naming the resource.
 func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
@@ -437,7 +437,7 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 	<-a.Seen
 }
 
-// Issue 13 relay: list_changed of an upstream's resources and prompts reaches the
+// list_changed of an upstream's resources and prompts reaches the
 // agent, and the new entries are served.
 func TestRelay_ListChangedForwarded(t *testing.T) {
 	f := startRelay(t, trust.Trusted, nil)
@@ -551,7 +551,7 @@ func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
 	}
 }
 
-// Issue 13 relay against the pinned server-everything: an agent through the gateway
+// Against the pinned server-everything: an agent through the gateway
 // lists its resources, templates and prompts, reads a listed resource and a template
 // expansion, follows the resource links a tool returns, completes and gets a prompt,
 // and receives resources/updated for a subscribed resource. The server is labelled

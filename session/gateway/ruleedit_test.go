@@ -17,7 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// Issue 14, the dialog's editable proposal: the proposal is shown as one TOML inline
+// The dialog's editable proposal: the proposal is shown as one TOML inline
 // table, read back exactly; an edit that cannot be a rule, or that the tool's schema
 // says can never match, is refused with the reason (and nothing is saved).
 func TestRules_EditedProposalParsedAndChecked(t *testing.T) {
@@ -80,7 +80,7 @@ func TestRules_EditedProposalParsedAndChecked(t *testing.T) {
 	}
 }
 
-// Issue 14 (rules2 item 2): how often a rule matched is counted once per call — the
+// How often a rule matched is counted once per call — the
 // check just before forwarding decides again, and is not a second match — for the
 // config's rules and remembered ones alike; AllRules lists both with where each
 // came from.
@@ -117,7 +117,7 @@ func TestRules_MatchCountedOncePerCall(t *testing.T) {
 	}
 }
 
-// Issue 14 (rules2 item 4): turning a rule off live (what-if) recomputes the hazards
+// Turning a rule off live (what-if) recomputes the hazards
 // (the leg is guarded again once no allow rule lets it run unasked) and the call
 // asks; the export says which config rule was turned off and writes each remembered
 // rule as a config rule; appended to a config, it loads and the rules are there.
@@ -198,7 +198,7 @@ func TestWhatIf_RuleOffRecomputesAndExportAppends(t *testing.T) {
 	}
 }
 
-// Issue 14 "Done means": a rug pull suspends a remembered rule as it does a config
+// A rug pull suspends a remembered rule as it does a config
 // rule — the changed tool is denied (the sentence names the rule that would have
 // allowed it) — and accepting the new definition brings it back.
 func TestRules_RugPullSuspendsARememberedRule(t *testing.T) {
@@ -238,7 +238,7 @@ func TestRules_RugPullSuspendsARememberedRule(t *testing.T) {
 	}
 }
 
-// Issue 14: a rule remembered or revoked in this process is in the hazards at once
+// A rule remembered or revoked in this process is in the hazards at once
 // (an always-allow leaves the fetch's exfiltration leg unguarded and is named;
 // revoking it guards the leg again), not only after the next listing.
 func TestRules_RememberAndRevokeRecomputeHazards(t *testing.T) {

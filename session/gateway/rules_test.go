@@ -57,7 +57,7 @@ func rulesSetup(t *testing.T) (*sessiontest.Upstream, *session.Manager, string) 
 
 func fetchArgs(url string) map[string]any { return map[string]any{"url": url} }
 
-// Issue 14: an agent's fetch of an allowed host runs unasked (decided_by rule, the
+// An agent's fetch of an allowed host runs unasked (decided_by rule, the
 // rule named in the audit); another host asks; once the fetch tainted the context,
 // the allow rule no longer lets the exfiltration leg run unasked: it asks, and the
 // question names the rule that would have allowed it.
@@ -154,7 +154,7 @@ func agentNamed(t *testing.T, g *gateway.Gateway, name string) *mcp.ClientSessio
 	return cs
 }
 
-// Issue 14: a rug pull suspends the rule (the tool is blocked and the denial says the
+// A rug pull suspends the rule (the tool is blocked and the denial says the
 // rule would have allowed it); once the person accepts the new definition, the rule
 // applies again.
 func TestRules_RugPullSuspendsTheRule(t *testing.T) {
@@ -196,7 +196,7 @@ func TestRules_RugPullSuspendsTheRule(t *testing.T) {
 	_ = logPath
 }
 
-// Issue 14: a deny rule's sentence reaches the agent and the audit log.
+// A deny rule's sentence reaches the agent and the audit log.
 func TestRules_DenyRuleNamedToAgent(t *testing.T) {
 	web := sessiontest.NewUpstream("fs")
 	web.Add("write_file", "Write a file.", sessiontest.WriteHints())
@@ -225,7 +225,7 @@ func TestRules_DenyRuleNamedToAgent(t *testing.T) {
 	}
 }
 
-// Issue 14: "symlink-free comparison": for a server on this machine a path through a
+// "symlink-free comparison": for a server on this machine a path through a
 // link that leads out of the allowed folder is never allowed by the glob (it asks),
 // while a link that stays inside still runs unasked.
 func TestRules_GlobSeesThroughSymlinks(t *testing.T) {
@@ -298,7 +298,7 @@ func TestRules_UndeclaredFieldErrorAtListing(t *testing.T) {
 	}
 }
 
-// Issue 14: "Always allow" from the question persists in rules.toml: the next call in
+// "Always allow" from the question persists in rules.toml: the next call in
 // the same directory runs unasked (decided_by rule, the rule named); a second airlock
 // on the same file (a restart) applies it too; revoking it (as `airlock rules revoke`
 // does, from outside) reaches both running processes, and the call asks again. The
@@ -401,7 +401,7 @@ func TestRules_ProposeRule(t *testing.T) {
 
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
-// Issue 14: hazards count a leg as guarded only where no allow rule lets it run
+// Hazards count a leg as guarded only where no allow rule lets it run
 // unasked: fetch_url's tier asks, but its host rule runs some calls unasked, so the
 // open-world-exfiltration hazard is unguarded and names the rule.
 func TestRules_HazardNamesTheAllowRule(t *testing.T) {
@@ -418,7 +418,7 @@ func TestRules_HazardNamesTheAllowRule(t *testing.T) {
 	t.Error("no open-world-exfiltration hazard")
 }
 
-// Issue 14, attacks on rules.toml: two airlock processes saving at once lose nothing
+// Attacks on rules.toml: two airlock processes saving at once lose nothing
 // (the file is changed under a lock, re-read first); a rules file others may write is
 // refused (its rules never apply) and the refusal is reported.
 func TestRules_FileTwoWritersAndRefusedFile(t *testing.T) {

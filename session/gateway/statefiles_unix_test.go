@@ -14,7 +14,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
 
-// Issue 12 item 4: the files airlock trusts are opened without following links,
+// The files airlock trusts are opened without following links,
 // must be the user's own and private; otherwise airlock refuses with a sentence
 // saying what to do, or (the gateway token) replaces the file and says so.
 

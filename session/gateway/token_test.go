@@ -12,7 +12,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
 
-// Issue 18 item 6: `airlock gateway rotate-token` replaces the token, and a running
+// `airlock gateway rotate-token` replaces the token, and a running
 // gateway refuses the old one from its next request on (no restart).
 func TestGateway_RotatedTokenTakesEffectWithoutRestart(t *testing.T) {
 	dir := t.TempDir()
