@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -30,7 +31,7 @@ func nextCallFinished(t *testing.T, m *session.Manager) session.CallFinished {
 // Issue 15 item 1: every call through Manager.Call, an agent's auto-allowed one
 // included, is published with who, tool, tier, decision, outcome and result.
 func TestActivity_CallFinishedForAgentAndDeniedCalls(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
 	_, err := m.Call(context.Background(), session.CallRequest{Context: "agent-1", Client: "claude-code", Server: "notes", Tool: "list_notes"})
 	if err != nil {
 		t.Fatal(err)
@@ -42,12 +43,12 @@ func TestActivity_CallFinishedForAgentAndDeniedCalls(t *testing.T) {
 	if cf.Decision != "allow" || cf.DecidedBy != string(trust.DecidedByPolicy) || cf.Outcome != "ok" || cf.Tier != "read" {
 		t.Errorf("decision %q by %q outcome %q tier %q", cf.Decision, cf.DecidedBy, cf.Outcome, cf.Tier)
 	}
-	if cf.Result == nil || !strings.Contains(textOf(cf.Result), "note-") || cf.CallID == "" || string(cf.Args) != "{}" {
+	if cf.Result == nil || !strings.Contains(sessiontest.TextOf(cf.Result), "note-") || cf.CallID == "" || string(cf.Args) != "{}" {
 		t.Errorf("result/call id/args missing: %+v", cf)
 	}
 
-	_, err = m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"note-1"}`)})
-	denied(t, err)
+	_, err = m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"note-1"}`)})
+	sessiontest.Denied(t, err)
 	cf = nextCallFinished(t, m)
 	if cf.Decision != "deny" || cf.Outcome != "denied" || cf.Result != nil || cf.Err == "" || string(cf.Args) != `{"id":"note-1"}` {
 		t.Errorf("denied call = %+v", cf)

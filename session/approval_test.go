@@ -2,33 +2,15 @@ package session_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
-
-func denied(t *testing.T, err error) *session.DeniedError {
-	t.Helper()
-	var d *session.DeniedError
-	if !errors.As(err, &d) {
-		t.Fatalf("err = %v, want a denial", err)
-	}
-	return d
-}
-
-func noAsk(t *testing.T, a *answerer) {
-	t.Helper()
-	select {
-	case p := <-a.seen:
-		t.Errorf("asked for %s %s, want no question", p.Tool.Ref.Qualified(), p.Request.Args)
-	default:
-	}
-}
 
 func setTool(server, tool string, tc config.Tool) func(*config.Config) {
 	return func(c *config.Config) {
@@ -44,8 +26,8 @@ func setTool(server, tool string, tc config.Tool) func(*config.Config) {
 }
 
 func TestApprovalAnswers(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
-	a := answerWith(t, m,
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
+	a := sessiontest.AnswerWith(t, m,
 		session.Response{Answer: session.AllowOnce},
 		session.Response{Answer: session.Deny, Reason: "not now"},
 		session.Response{Answer: session.AllowForContext},
@@ -53,14 +35,14 @@ func TestApprovalAnswers(t *testing.T) {
 	)
 	ctx := context.Background()
 	create := func(ctxName, body string) (*session.Outcome, error) {
-		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "notes", Tool: "create_note", Args: args(`{"title":"t","body":"` + body + `"}`)})
+		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "notes", Tool: "create_note", Args: sessiontest.Args(`{"title":"t","body":"` + body + `"}`)})
 	}
 
 	out, err := create("", "one")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := <-a.seen
+	p := <-a.Seen
 	// The canonical bytes of the call (keys sorted): what is shown, hashed and sent.
 	if p.Tool.Ref.Qualified() != "notes__create_note" || string(p.Request.Args) != `{"body":"one","title":"t"}` {
 		t.Errorf("pending = %s %s, want the exact call", p.Tool.Ref.Qualified(), p.Request.Args)
@@ -74,8 +56,8 @@ func TestApprovalAnswers(t *testing.T) {
 
 	// Allow once bound that call only: different arguments ask again.
 	_, err = create("", "two")
-	<-a.seen
-	d := denied(t, err)
+	<-a.Seen
+	d := sessiontest.Denied(t, err)
 	if d.Reason != "not now" || d.Verdict.By != trust.DecidedByPerson || !strings.Contains(d.Error(), "not now") {
 		t.Errorf("denial = %+v (%q), want the person's reason", d, d.Error())
 	}
@@ -84,25 +66,25 @@ func TestApprovalAnswers(t *testing.T) {
 	if _, err := create("", "three"); err != nil {
 		t.Fatal(err)
 	}
-	<-a.seen
+	<-a.Seen
 	out, err = create("", "four")
 	if err != nil {
 		t.Fatal(err)
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	if out.Verdict.By != trust.DecidedByGrant {
 		t.Errorf("granted call verdict = %+v", out.Verdict)
 	}
 	// Another context has no such grant.
 	_, err = create("agent-1", "five")
-	if p := <-a.seen; p.Request.Context != "agent-1" {
+	if p := <-a.Seen; p.Request.Context != "agent-1" {
 		t.Errorf("pending context = %q", p.Request.Context)
 	}
-	denied(t, err)
+	sessiontest.Denied(t, err)
 }
 
 func TestApprovalTimeoutDenies(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 200 * time.Millisecond })
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 200 * time.Millisecond })
 	closed := make(chan string, 4)
 	go func() {
 		for {
@@ -115,8 +97,8 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 			}
 		}
 	}()
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"n1"}`)})
-	d := denied(t, err)
+	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
+	d := sessiontest.Denied(t, err)
 	if d.Verdict.By != trust.DecidedByTimeout {
 		t.Errorf("decided by %q, want timeout", d.Verdict.By)
 	}
@@ -129,15 +111,15 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 }
 
 func TestApprovalWithdrawnByCaller(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
-	a := answerWith(t, m) // sees, never answers
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
+	a := sessiontest.AnswerWith(t, m) // sees, never answers
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"n1"}`)})
+		_, err := m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
 		errc <- err
 	}()
-	p := <-a.seen
+	p := <-a.Seen
 	cancel()
 	if err := <-errc; err == nil {
 		t.Fatal("a withdrawn call ran")
@@ -151,41 +133,41 @@ func TestApprovalWithdrawnByCaller(t *testing.T) {
 }
 
 func TestDenyPolicyNeverAsks(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
-	a := answerWith(t, m, session.Response{Answer: session.AllowOnce})
-	ti := wantTier(t, m, "notes", "delete_note", trust.TierBlocked)
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
+	ti := sessiontest.WantTier(t, m, "notes", "delete_note", trust.TierBlocked)
 	if ti.Class.Action != trust.Deny {
 		t.Errorf("action = %v", ti.Class.Action)
 	}
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"n1"}`)})
-	if d := denied(t, err); d.Verdict.By != trust.DecidedByPolicy {
+	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
+	if d := sessiontest.Denied(t, err); d.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("decided by %q, want policy", d.Verdict.By)
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 }
 
 // HOSTILE 37: untrusted content returned, then an exfiltration tool that policy allows
 // asks anyway and names the call that tainted the context.
 func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))
+	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))
 	// The demo's send_email is destructive: never granted for a context, so allowing it
 	// for the context would deny it; it is allowed once.
-	a := answerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
 	ctx := context.Background()
 	send := func(ctxName string) (*session.Outcome, error) {
-		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: args(`{"to":"a@example.com","subject":"s","body":"b"}`)})
+		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"a@example.com","subject":"s","body":"b"}`)})
 	}
 	// Clean context: policy allows, nobody is asked. (send_email is open world itself,
 	// so its own result taints agent-0 from then on.)
 	if out, err := send("agent-0"); err != nil || out.Verdict.By != trust.DecidedByPolicy {
 		t.Fatalf("clean send: %v %+v", err, out)
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	if taint := m.Engine().Taint("agent-0"); taint.By.Qualified() != "mail__send_email" {
 		t.Errorf("agent-0 taint = %+v, want mail__send_email (an open-world result)", taint)
 	}
 
-	fetch, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: args(`{"url":"https://blog.example.com/mcp-tips"}`)})
+	fetch, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(`{"url":"https://blog.example.com/mcp-tips"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,21 +179,21 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	if _, err := send(""); err != nil {
 		t.Fatal(err)
 	}
-	p := <-a.seen
+	p := <-a.Seen
 	if p.Verdict.By != trust.DecidedByTaint || !strings.Contains(strings.Join(p.Verdict.Reasons, " "), "web__fetch_url") {
 		t.Errorf("tainted ask = %+v, want taint naming web__fetch_url", p.Verdict)
 	}
 	// An answer does not carry over: the next tainted call asks again.
 	_, err = send("")
-	if p := <-a.seen; p.Verdict.By != trust.DecidedByTaint {
+	if p := <-a.Seen; p.Verdict.By != trust.DecidedByTaint {
 		t.Errorf("after a grant the tainted call was decided by %q", p.Verdict.By)
 	}
-	denied(t, err)
+	sessiontest.Denied(t, err)
 	// Another context is clean.
 	if out, err := send("agent-1"); err != nil || out.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("agent context send: %v %+v, want allowed by policy", err, out)
 	}
-	noAsk(t, a)
+	sessiontest.NoAsk(t, a)
 	// Taint never decreases inside a context.
 	m.Engine().EndContext("agent-1")
 	if !m.Engine().Taint("").Tainted() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
@@ -17,15 +18,15 @@ import (
 // "asked because the context is tainted by evil__fetch_err (error message …);
 // nobody answered within 300ms". A real stdio server taints the context by its error.
 func TestTimeout_RecordKeepsWhyItAsked(t *testing.T) {
-	evil := rawServer(t, "evil", trust.Untrusted, script(page(`{"name":"fetch_err","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"openWorldHint":true}}`), `"error":`+jstr(injection)))
+	evil := sessiontest.RawServer(t, "evil", trust.Untrusted, sessiontest.Script(sessiontest.Page(`{"name":"fetch_err","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"openWorldHint":true}}`), `"error":`+sessiontest.JStr(sessiontest.Injection)))
 	evil.Tools = map[string]configTool{"fetch_err": {Policy: trust.Allow}}
-	mail := rawServer(t, "mail", trust.Trusted, script(page(`{"name":"send_email","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":false,"openWorldHint":true}}`)))
+	mail := sessiontest.RawServer(t, "mail", trust.Trusted, sessiontest.Script(sessiontest.Page(`{"name":"send_email","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":false,"openWorldHint":true}}`)))
 	mail.Tools = map[string]configTool{"send_email": {Policy: trust.Allow}}
-	cfg := newConfig(evil, mail)
+	cfg := sessiontest.NewConfig(evil, mail)
 	cfg.ApprovalTimeout = 300 * time.Millisecond
-	log, path := openAuditLog(t)
-	m := start(t, cfg, session.Options{Audit: log})
-	evs := collectEvents(t, m)
+	log, path := sessiontest.OpenAuditLog(t)
+	m := sessiontest.Start(t, cfg, session.Options{Audit: log})
+	evs := sessiontest.CollectEvents(t, m)
 	const ctxName = "agent-t"
 	ctx := context.Background()
 	if _, err := m.Call(ctx, session.CallRequest{Context: ctxName, Server: "evil", Tool: "fetch_err"}); err == nil {
@@ -34,7 +35,7 @@ func TestTimeout_RecordKeepsWhyItAsked(t *testing.T) {
 	if tn := m.Engine().Taint(ctxName); tn.Channel != trust.ChannelError {
 		t.Fatalf("taint %+v, want by the error message", tn)
 	}
-	_, err := m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: args(`{"to":"evil@example.com"}`)})
+	_, err := m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"evil@example.com"}`)})
 	var denied *session.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
 		t.Fatalf("send_email ended with %v, want a timeout", err)
@@ -64,13 +65,13 @@ func TestTimeout_RecordKeepsWhyItAsked(t *testing.T) {
 // A call withdrawn by its caller while it waited keeps the sentence that made it ask
 // in its record and in what the caller and the Activity are told.
 func TestCancel_RecordKeepsWhyItAsked(t *testing.T) {
-	mail := newUpstream("mail")
-	mail.add("send_email", "Send an email.", writeHints())
-	log, path := openAuditLog(t)
-	m := startUpstreams(t, newConfig(inproc("mail", trust.Trusted)), session.Options{Audit: log}, map[string]*upstream{"mail": mail})
-	evs := collectEvents(t, m)
+	mail := sessiontest.NewUpstream("mail")
+	mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
+	log, path := sessiontest.OpenAuditLog(t)
+	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted)), session.Options{Audit: log}, map[string]*sessiontest.Upstream{"mail": mail})
+	evs := sessiontest.CollectEvents(t, m)
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { evs.pending(t, 1); cancel() }()
+	go func() { evs.Pending(t, 1); cancel() }()
 	_, err := m.Call(ctx, session.CallRequest{Context: "agent-c", Server: "mail", Tool: "send_email"})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("the call ended with %v, want cancelled", err)

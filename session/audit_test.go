@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -46,15 +47,15 @@ func TestManagerAuditsCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	m, _ := demoInProcess(t, session.Options{Audit: a})
-	answerWith(t, m, session.Response{Answer: session.Deny, Reason: "no"})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{Audit: a})
+	sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny, Reason: "no"})
 	ctx := context.Background()
 	raw := `{"url":"https://example.com/","token":"hunter2"}`
-	if _, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: args(raw)}); err != nil {
+	if _, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(raw)}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: args(`{"id":"note-1"}`)})
-	denied(t, err)
+	_, err = m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"note-1"}`)})
+	sessiontest.Denied(t, err)
 	b, _ := os.ReadFile(path)
 	if n, err := audit.VerifyFile(path); err != nil || n != 3 {
 		t.Fatalf("verify = %d, %v\n%s", n, err, b)
@@ -80,7 +81,7 @@ func TestManagerAuditsCalls(t *testing.T) {
 }
 
 // HOSTILE 38: when the audit log cannot be written (disk full), an allowed call is
-// denied and says why.
+// Denied and says why.
 func TestAuditWriteFailureDeniesCall(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full on this system")
@@ -93,9 +94,9 @@ func TestAuditWriteFailureDeniesCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := demoInProcess(t, session.Options{Audit: a})
-	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: args(`{"id":"tiers"}`)})
-	d := denied(t, err)
+	m, _ := sessiontest.DemoInProcess(t, session.Options{Audit: a})
+	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: sessiontest.Args(`{"id":"tiers"}`)})
+	d := sessiontest.Denied(t, err)
 	if !strings.Contains(d.Error(), "audit log cannot be written") {
 		t.Errorf("denial %q does not say the audit log failed", d.Error())
 	}
@@ -110,7 +111,7 @@ func BenchmarkAuditedApprovals(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer a.Close()
-	cfg := newConfig(config.Server{Name: "notes", Trust: trust.Trusted, Labels: []trust.Leg{trust.LegPrivateData}})
+	cfg := sessiontest.NewConfig(config.Server{Name: "notes", Trust: trust.Trusted, Labels: []trust.Leg{trust.LegPrivateData}})
 	set := demoSet()
 	m := session.New(cfg, session.Options{Audit: a, InProcess: set, Approver: session.ApproverFunc(func(context.Context, *session.Pending) (session.Response, error) {
 		return session.Response{Answer: session.AllowOnce}, nil
@@ -123,7 +124,7 @@ func BenchmarkAuditedApprovals(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "create_note", Args: args(`{"title":"t","body":"b"}`)})
+			_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "create_note", Args: sessiontest.Args(`{"title":"t","body":"b"}`)})
 			if err != nil {
 				once.Do(func() { b.Error(err) })
 				return
@@ -168,10 +169,10 @@ func TestAuditDurability_DecisionSyncedOrWrittenBeforeForwarding(t *testing.T) {
 			defer a.Close()
 			a.SetDecisionsUnsynced(unsynced)
 			var inFile, synced uint64
-			cfg := newConfig(config.Server{Name: "probe", Trust: trust.Trusted})
-			m := start(t, cfg, session.Options{Audit: a, InProcess: map[string]*mcp.Server{"probe": auditProbe(a, func(f, s uint64) { inFile, synced = f, s })}})
+			cfg := sessiontest.NewConfig(config.Server{Name: "probe", Trust: trust.Trusted})
+			m := sessiontest.Start(t, cfg, session.Options{Audit: a, InProcess: map[string]*mcp.Server{"probe": auditProbe(a, func(f, s uint64) { inFile, synced = f, s })}})
 			for i := range 3 {
-				if _, err := m.Call(context.Background(), session.CallRequest{Server: "probe", Tool: "look", Args: args(`{}`)}); err != nil {
+				if _, err := m.Call(context.Background(), session.CallRequest{Server: "probe", Tool: "look", Args: sessiontest.Args(`{}`)}); err != nil {
 					t.Fatal(err)
 				}
 				// Each call adds a decision then an outcome: the decision of call i is

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -43,7 +44,7 @@ func TestAuditProblem_WholeLogCheckReportsAnOldDamagedRecord(t *testing.T) {
 	if p := a.Problem(); p != nil {
 		t.Fatalf("opening saw what only the whole check can: %v", p)
 	}
-	m := start(t, &config.Config{}, session.Options{Audit: a, MemoryTaint: true})
+	m := sessiontest.Start(t, &config.Config{}, session.Options{Audit: a, MemoryTaint: true})
 	if err := a.CheckAll(); err == nil {
 		t.Fatal("the whole-log check found nothing")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -31,7 +32,7 @@ func TestElicitationRoundTrip(t *testing.T) {
 			name, _ := res.Content["name"].(string)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action + ":" + name}}}, nil, nil
 		})
-	m := start(t, newConfig(config.Server{Name: "asker", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"asker": srv}})
+	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "asker", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"asker": srv}})
 	go func() {
 		for {
 			ev, ok := m.Next(context.Background())
@@ -50,7 +51,7 @@ func TestElicitationRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(out.Result); got != "accept:Ada" {
+	if got := sessiontest.TextOf(out.Result); got != "accept:Ada" {
 		t.Errorf("tool saw %q, want accept:Ada", got)
 	}
 	if err := m.AnswerElicitation(999, "accept", nil); err == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -18,15 +19,15 @@ func TestEnv_UntrustedServerSeesNoCanary(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "canary-aws")
 	t.Setenv("AIRLOCK_PASSED", "passed-by-name")
 	t.Setenv("LC_TEST_LOCALE", "C.UTF-8")
-	s := testServer(t, "envdump", "envdump", trust.Untrusted)
+	s := sessiontest.TestServer(t, "envdump", "envdump", trust.Untrusted)
 	s.InheritEnv = []string{"AIRLOCK_PASSED"}
-	m := start(t, newConfig(s), session.Options{})
-	answerWith(t, m, session.Response{Answer: session.AllowOnce})
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
+	sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
 	out, err := m.Call(context.Background(), session.CallRequest{Server: "envdump", Tool: "env"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := textOf(out.Result)
+	env := sessiontest.TextOf(out.Result)
 	vars := map[string]string{}
 	for _, line := range strings.Split(env, "\n") {
 		k, v, _ := strings.Cut(line, "=")

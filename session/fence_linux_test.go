@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -63,7 +64,7 @@ func newFenceHome(t *testing.T) fenceHome {
 }
 
 func proberServer(t *testing.T, h fenceHome, network string) config.Server {
-	s := testServer(t, "fs", "prober", trust.Trusted)
+	s := sessiontest.TestServer(t, "fs", "prober", trust.Trusted)
 	s.Env["HOME"] = h.home
 	s.Sandbox = &config.Sandbox{Read: []string{h.project}, Write: []string{h.out},
 		ReadAsWritten: []string{"~/project"}, WriteAsWritten: []string{"~/project/out"}, Network: network, Required: true}
@@ -77,7 +78,7 @@ func probeCall(t *testing.T, m *session.Manager, a probeArgs) string {
 	if err != nil {
 		t.Fatalf("probe %+v: %v", a, err)
 	}
-	return textOf(out.Result)
+	return sessiontest.TextOf(out.Result)
 }
 
 // A fenced server reaches its own paths and nothing else: not ~/.ssh (directly,
@@ -127,8 +128,8 @@ func TestFencedServerReachesOnlyItsPaths(t *testing.T) {
 	}
 	defer syscall.Close(leak)
 
-	m := start(t, newConfig(proberServer(t, h, config.NetworkNone)), session.Options{})
-	sv := mustServer(t, m, "fs", session.StatusReady)
+	m := sessiontest.Start(t, sessiontest.NewConfig(proberServer(t, h, config.NetworkNone)), session.Options{})
+	sv := sessiontest.MustServer(t, m, "fs", session.StatusReady)
 	f := sv.Fence
 	if !f.Requested || !f.Applied || f.Network != "none" || !f.NoNetwork() {
 		t.Fatalf("Fence = %+v, want requested, applied, network none", f)
@@ -205,8 +206,8 @@ func TestFencedServerNetworkAll(t *testing.T) {
 			c.Close()
 		}
 	}()
-	m := start(t, newConfig(proberServer(t, h, config.NetworkAll)), session.Options{})
-	sv := mustServer(t, m, "fs", session.StatusReady)
+	m := sessiontest.Start(t, sessiontest.NewConfig(proberServer(t, h, config.NetworkAll)), session.Options{})
+	sv := sessiontest.MustServer(t, m, "fs", session.StatusReady)
 	if !sv.Fence.Applied || sv.Fence.NoNetwork() || strings.Contains(sv.Fence.Detail, "network namespace") {
 		t.Errorf("Fence = %+v, want applied without a network namespace", sv.Fence)
 	}
@@ -239,15 +240,15 @@ func TestFenceNotAppliedFailsClosed(t *testing.T) {
 	if err := os.Remove(gone); err != nil { // after the config was loaded
 		t.Fatal(err)
 	}
-	m := start(t, newConfig(s, lax), session.Options{})
-	sv := mustServer(t, m, "fs", session.StatusFailed)
+	m := sessiontest.Start(t, sessiontest.NewConfig(s, lax), session.Options{})
+	sv := sessiontest.MustServer(t, m, "fs", session.StatusFailed)
 	if sv.Err == nil || !strings.Contains(sv.Err.Error(), "sandbox requested but "+gone+" cannot be granted") {
 		t.Errorf("Err = %v, want the reason the fence could not be applied", sv.Err)
 	}
 	if sv.Fence.Applied || !sv.Fence.Requested || !strings.HasPrefix(sv.Fence.Detail, "unfenced: ") {
 		t.Errorf("failed server's Fence = %+v, want requested, not applied, unfenced", sv.Fence)
 	}
-	lv := mustServer(t, m, "lax", session.StatusReady)
+	lv := sessiontest.MustServer(t, m, "lax", session.StatusReady)
 	if lv.Fence.Applied || !strings.Contains(lv.Fence.Detail, "unfenced: sandbox requested but "+gone) {
 		t.Errorf("not-required server's Fence = %+v, want unfenced with the reason", lv.Fence)
 	}
@@ -261,39 +262,39 @@ func TestFencedNPMFilesystemServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "note.txt"), []byte("fenced hello"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := npmServer(t, "fs", "mcp-server-filesystem", trust.Trusted, root)
+	s := sessiontest.NPMServer(t, "fs", "mcp-server-filesystem", trust.Trusted, root)
 	s.Env = map[string]string{"HOME": t.TempDir()}
 	s.CallTimeout = 10 * time.Second
 	s.Tools = map[string]config.Tool{"write_file": {Policy: trust.Allow}, "read_text_file": {Policy: trust.Allow}}
 	s.Sandbox = &config.Sandbox{Write: []string{root}, WriteAsWritten: []string{root}, Network: config.NetworkNone, Required: true}
 	memDir := t.TempDir()
-	mem := npmServer(t, "memory", "mcp-server-memory", trust.Trusted)
+	mem := sessiontest.NPMServer(t, "memory", "mcp-server-memory", trust.Trusted)
 	mem.Env = map[string]string{"HOME": t.TempDir(), "MEMORY_FILE_PATH": filepath.Join(memDir, "memory.jsonl")}
 	mem.Tools = map[string]config.Tool{"create_entities": {Policy: trust.Allow}}
 	mem.Sandbox = &config.Sandbox{Write: []string{memDir}, Network: config.NetworkNone, Required: true}
-	m := start(t, newConfig(s, mem), session.Options{})
+	m := sessiontest.Start(t, sessiontest.NewConfig(s, mem), session.Options{})
 	for _, n := range []string{"fs", "memory"} {
-		if sv := mustServer(t, m, n, session.StatusReady); !sv.Fence.Applied {
+		if sv := sessiontest.MustServer(t, m, n, session.StatusReady); !sv.Fence.Applied {
 			t.Fatalf("%s: Fence = %+v, want applied", n, sv.Fence)
 		}
 	}
 	ctx := context.Background()
 	out, err := m.Call(ctx, session.CallRequest{Server: "memory", Tool: "create_entities",
-		Args: args(`{"entities":[{"name":"fence","entityType":"test","observations":["kept"]}]}`)})
+		Args: sessiontest.Args(`{"entities":[{"name":"fence","entityType":"test","observations":["kept"]}]}`)})
 	if err != nil || out.Result.IsError {
 		t.Fatalf("create_entities under the fence: %v %+v; stderr %q", err, out, m.Stderr("memory"))
 	}
 	if b, err := os.ReadFile(filepath.Join(memDir, "memory.jsonl")); err != nil || !strings.Contains(string(b), "fence") {
 		t.Errorf("memory file: %v %q", err, b)
 	}
-	out, err = m.Call(ctx, session.CallRequest{Server: "fs", Tool: "read_text_file", Args: args(`{"path":` + strconv.Quote(filepath.Join(root, "note.txt")) + `}`)})
+	out, err = m.Call(ctx, session.CallRequest{Server: "fs", Tool: "read_text_file", Args: sessiontest.Args(`{"path":` + strconv.Quote(filepath.Join(root, "note.txt")) + `}`)})
 	if err != nil {
 		t.Fatalf("read_text_file under the fence: %v; stderr %q", err, m.Stderr("fs"))
 	}
-	if !strings.Contains(textOf(out.Result), "fenced hello") {
-		t.Fatalf("read_text_file under the fence: %q", textOf(out.Result))
+	if !strings.Contains(sessiontest.TextOf(out.Result), "fenced hello") {
+		t.Fatalf("read_text_file under the fence: %q", sessiontest.TextOf(out.Result))
 	}
-	out, err = m.Call(ctx, session.CallRequest{Server: "fs", Tool: "write_file", Args: args(`{"path":` + strconv.Quote(filepath.Join(root, "new.txt")) + `,"content":"x"}`)})
+	out, err = m.Call(ctx, session.CallRequest{Server: "fs", Tool: "write_file", Args: sessiontest.Args(`{"path":` + strconv.Quote(filepath.Join(root, "new.txt")) + `,"content":"x"}`)})
 	if err != nil || out.Result.IsError {
 		t.Fatalf("write_file under the fence: %v %+v", err, out)
 	}
@@ -311,8 +312,8 @@ func TestFencedNPXFailsWithExplanation(t *testing.T) {
 		Args: []string{"-y", "@modelcontextprotocol/server-everything"}, Env: map[string]string{"HOME": t.TempDir()},
 		ConnectTimeout: 2 * time.Minute, CallTimeout: time.Minute,
 		Sandbox: &config.Sandbox{Network: config.NetworkNone, Required: true}}
-	m := start(t, newConfig(s), session.Options{})
-	sv := mustServer(t, m, "npx", session.StatusFailed)
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
+	sv := sessiontest.MustServer(t, m, "npx", session.StatusFailed)
 	t.Logf("npx fenced: %v", sv.Err)
 	if sv.Err == nil || !strings.Contains(sv.Err.Error(), `fenced with network = "none"`) ||
 		strings.Contains(sv.Err.Error(), "connect timeout") {
@@ -328,8 +329,8 @@ func TestFencedServerLimits(t *testing.T) {
 	h := newFenceHome(t)
 	s := proberServer(t, h, config.NetworkNone)
 	s.Sandbox.MemoryBytes, s.Sandbox.CPUSeconds, s.Sandbox.Processes = 8<<30, 600, 4096
-	m := start(t, newConfig(s), session.Options{})
-	sv := mustServer(t, m, "fs", session.StatusReady)
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
+	sv := sessiontest.MustServer(t, m, "fs", session.StatusReady)
 	for _, want := range []string{"memory (RLIMIT_DATA, bytes) 8589934592", "cpu (RLIMIT_CPU, seconds) 600", "processes (RLIMIT_NPROC, per user) 4096"} {
 		if !strings.Contains(sv.Fence.Detail, want) {
 			t.Errorf("Fence.Detail = %q, want %q", sv.Fence.Detail, want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -32,10 +33,10 @@ func hasHazard(s *session.Snapshot, k trust.HazardKind) (trust.Hazard, bool) {
 // assumed to read untrusted content and to send data out. Fenced with no network it
 // is not; the same fence not applied changes nothing.
 func TestFence_SnapshotCountsOnlyAnAppliedFence(t *testing.T) {
-	sv := testServer(t, "mail", "demo-mail", trust.Untrusted)
+	sv := sessiontest.TestServer(t, "mail", "demo-mail", trust.Untrusted)
 	sv.Labels = []trust.Leg{trust.LegPrivateData}
-	cfg := newConfig(sv)
-	m := start(t, cfg, session.Options{})
+	cfg := sessiontest.NewConfig(sv)
+	m := sessiontest.Start(t, cfg, session.Options{})
 	snap := m.Snapshot()
 	h, ok := hasHazard(snap, trust.HazardLethalTrifecta)
 	if !ok {
@@ -96,8 +97,8 @@ func sandboxServer(sb *session.RecordedSandbox) *session.Recording {
 }
 
 func TestFence_RecordedAndLooseningIsDrift(t *testing.T) {
-	sv := testServer(t, "fs", "demo-notes", trust.Untrusted)
-	m := start(t, newConfig(sv), session.Options{})
+	sv := sessiontest.TestServer(t, "fs", "demo-notes", trust.Untrusted)
+	m := sessiontest.Start(t, sessiontest.NewConfig(sv), session.Options{})
 	if rec := m.Record(); rec.Servers[0].Sandbox != nil {
 		t.Errorf("no sandbox asked for, recorded %+v", rec.Servers[0].Sandbox)
 	}
@@ -164,10 +165,10 @@ func TestFence_RecordedAndLooseningIsDrift(t *testing.T) {
 // check --snapshot counts a recorded fence only while the config asks for exactly
 // that sandbox: a pull request that drops or changes it is judged unfenced.
 func TestFence_OfflineCountsTheRecordedFenceOnlyWhileTheConfigAsksForIt(t *testing.T) {
-	sv := testServer(t, "mail", "demo-mail", trust.Untrusted)
+	sv := sessiontest.TestServer(t, "mail", "demo-mail", trust.Untrusted)
 	sv.Labels = []trust.Leg{trust.LegPrivateData}
-	cfg := newConfig(sv)
-	live := start(t, cfg, session.Options{})
+	cfg := sessiontest.NewConfig(sv)
+	live := sessiontest.Start(t, cfg, session.Options{})
 	session.SetFence(live, "mail", noNetFence)
 	rec := live.Record()
 	asked := trust.Fence{Requested: true, Network: "none", Read: []string{"~/project"}, Write: []string{"~/project/out"}}

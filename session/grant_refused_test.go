@@ -3,34 +3,22 @@ package session_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// openAuditLog opens an audit log in a fresh folder, closed when the test ends.
-func openAuditLog(t *testing.T) (*audit.Log, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { log.Close() })
-	return log, path
-}
-
 // decisionOf is the decision record of the call to tool in context ctxName.
 func decisionOf(t *testing.T, path, ctxName, tool string) audit.Record {
 	t.Helper()
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		if r.Kind == "decision" && r.Context == ctxName && r.Tool == tool {
 			return r
 		}
@@ -40,9 +28,9 @@ func decisionOf(t *testing.T, path, ctxName, tool string) audit.Record {
 }
 
 // finishedOf waits for the CallFinished event of the call to tool in context ctxName.
-func finishedOf(t *testing.T, evs *eventLog, ctxName, tool string) session.CallFinished {
+func finishedOf(t *testing.T, evs *sessiontest.EventLog, ctxName, tool string) session.CallFinished {
 	t.Helper()
-	ev := evs.wait(t, "the call's CallFinished event", 10*time.Second, func(ev session.Event) bool {
+	ev := evs.Wait(t, "the call's CallFinished event", 10*time.Second, func(ev session.Event) bool {
 		f, ok := ev.(session.CallFinished)
 		return ok && f.Context == ctxName && f.Tool == tool
 	})
@@ -54,14 +42,14 @@ func finishedOf(t *testing.T, evs *eventLog, ctxName, tool string) session.CallF
 // never receives it), and the Activity event, the closed question and the audit record
 // say so, never "allowed for this context".
 func TestAnswer_ContextGrantForDestructiveRefusedAndSaidSo(t *testing.T) {
-	notes := newUpstream("notes")
-	notes.add("delete", "Delete a note.", &mcp.ToolAnnotations{DestructiveHint: hint(true), OpenWorldHint: hint(false)})
-	log, path := openAuditLog(t)
-	m := startUpstreams(t, newConfig(inproc("notes", trust.Trusted)), session.Options{Audit: log}, map[string]*upstream{"notes": notes})
-	evs := collectEvents(t, m)
+	notes := sessiontest.NewUpstream("notes")
+	notes.Add("delete", "Delete a note.", &mcp.ToolAnnotations{DestructiveHint: sessiontest.Hint(true), OpenWorldHint: sessiontest.Hint(false)})
+	log, path := sessiontest.OpenAuditLog(t)
+	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("notes", trust.Trusted)), session.Options{Audit: log}, map[string]*sessiontest.Upstream{"notes": notes})
+	evs := sessiontest.CollectEvents(t, m)
 	const ctxName = "agent-d"
 	go func() {
-		p := evs.pending(t, 1)
+		p := evs.Pending(t, 1)
 		if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowForContext}); err != nil {
 			t.Error(err)
 		}
@@ -74,7 +62,7 @@ func TestAnswer_ContextGrantForDestructiveRefusedAndSaidSo(t *testing.T) {
 	if g := m.Engine().Grants(); len(g) != 0 {
 		t.Errorf("a destructive tool was granted: %+v", g)
 	}
-	if got := notes.calls("delete"); len(got) != 0 {
+	if got := notes.Calls("delete"); len(got) != 0 {
 		t.Errorf("the server received the call %d times", len(got))
 	}
 	const said = "never allowed for a context"
@@ -83,7 +71,7 @@ func TestAnswer_ContextGrantForDestructiveRefusedAndSaidSo(t *testing.T) {
 	if f.Decision != "deny" || f.Outcome != "denied" || !strings.Contains(why, said) || strings.Contains(why, "allowed for this context") {
 		t.Errorf("the Activity event says %s/%s: %q, want a denial saying %q", f.Decision, f.Outcome, why, said)
 	}
-	closed := evs.wait(t, "the question closed", 5*time.Second, func(ev session.Event) bool { _, ok := ev.(session.ApprovalClosed); return ok }).(session.ApprovalClosed)
+	closed := evs.Wait(t, "the question closed", 5*time.Second, func(ev session.Event) bool { _, ok := ev.(session.ApprovalClosed); return ok }).(session.ApprovalClosed)
 	if strings.Contains(closed.Outcome, "for this context") && !strings.Contains(closed.Outcome, said) {
 		t.Errorf("the closed question says %q, as if it were granted", closed.Outcome)
 	}
@@ -91,7 +79,7 @@ func TestAnswer_ContextGrantForDestructiveRefusedAndSaidSo(t *testing.T) {
 	if r.Decision != "deny" || r.DecidedBy != string(trust.DecidedByPolicy) || !strings.Contains(r.Reason, said) || strings.Contains(r.Reason, "allowed for this context") {
 		t.Errorf("the audit record says %s by %s: %q", r.Decision, r.DecidedBy, r.Reason)
 	}
-	for _, r := range auditRecords(t, path) {
+	for _, r := range sessiontest.AuditRecords(t, path) {
 		if r.Kind == "grant" {
 			t.Errorf("a grant was audited: %+v", r)
 		}

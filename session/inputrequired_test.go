@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -53,14 +54,14 @@ func TestInputRequired_ElicitationReachesTheSameQuestion(t *testing.T) {
 			who, _ := er.Content["who"].(string)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: er.Action + ":" + who}}}, nil, nil
 		})
-	cfg := newConfig(config.Server{Name: "mrtr", Trust: trust.Trusted, Protocol: "2026-07-28"})
-	m := start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"mrtr": srv}})
-	if sv := mustServer(t, m, "mrtr", session.StatusReady); sv.Protocol != "2026-07-28" {
+	cfg := sessiontest.NewConfig(config.Server{Name: "mrtr", Trust: trust.Trusted, Protocol: "2026-07-28"})
+	m := sessiontest.Start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"mrtr": srv}})
+	if sv := sessiontest.MustServer(t, m, "mrtr", session.StatusReady); sv.Protocol != "2026-07-28" {
 		t.Fatalf("protocol = %q, want 2026-07-28", sv.Protocol)
 	}
-	log := collectEvents(t, m)
+	log := sessiontest.CollectEvents(t, m)
 	go func() {
-		ev := log.wait(t, "the elicitation", 10*time.Second, func(ev session.Event) bool { _, ok := ev.(session.ElicitationRequested); return ok })
+		ev := log.Wait(t, "the elicitation", 10*time.Second, func(ev session.Event) bool { _, ok := ev.(session.ElicitationRequested); return ok })
 		e := ev.(session.ElicitationRequested).Elicitation
 		if e.Message != "Deploy to production?" || e.Server != "mrtr" || e.CallID == "" {
 			t.Errorf("elicitation = %+v", e)
@@ -73,7 +74,7 @@ func TestInputRequired_ElicitationReachesTheSameQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(out.Result); got != "accept:Ada" {
+	if got := sessiontest.TextOf(out.Result); got != "accept:Ada" {
 		t.Errorf("tool saw %q, want accept:Ada", got)
 	}
 	for _, method := range sent {
@@ -123,9 +124,9 @@ func TestInputRequired_SamplingAndRootsReachTheSameAnswers(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reply + "|" + roots}}}, nil, nil
 		})
-	cfg := newConfig(config.Server{Name: "mrtr", Trust: trust.Trusted, Protocol: "2026-07-28", Roots: []string{dir}})
-	m := start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"mrtr": srv}})
-	log := collectEvents(t, m)
+	cfg := sessiontest.NewConfig(config.Server{Name: "mrtr", Trust: trust.Trusted, Protocol: "2026-07-28", Roots: []string{dir}})
+	m := sessiontest.Start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"mrtr": srv}})
+	log := sessiontest.CollectEvents(t, m)
 	go func() {
 		r := waitSampling(t, log)
 		if r.SystemPrompt != "plan it" || r.CallID == "" {
@@ -139,7 +140,7 @@ func TestInputRequired_SamplingAndRootsReachTheSameAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := textOf(out.Result), "rest|"+fileURI(dir); got != want {
+	if got, want := sessiontest.TextOf(out.Result), "rest|"+fileURI(dir); got != want {
 		t.Errorf("tool saw %q, want %q", got, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
@@ -32,28 +33,12 @@ func demoSet() map[string]*mcp.Server {
 	return out
 }
 
-// demoInProcess starts the four demo servers in-process over go-sdk's in-memory
-// transports, configured as `airlock demo` configures them.
-func demoInProcess(t *testing.T, opts session.Options, mod ...func(*config.Config)) (*session.Manager, *demo.Set) {
-	t.Helper()
-	set := demo.NewSet()
-	cfg := demo.Config()
-	for _, f := range mod {
-		f(cfg)
-	}
-	opts.InProcess = map[string]*mcp.Server{}
-	for _, n := range demo.Names() {
-		opts.InProcess[n] = set.Server(n)
-	}
-	return start(t, cfg, opts), set
-}
-
 func TestInProcessDemoClassification(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	for _, n := range demo.Names() {
-		mustServer(t, m, n, session.StatusReady)
+		sessiontest.MustServer(t, m, n, session.StatusReady)
 	}
-	send := wantTier(t, m, "mail", "send_email", trust.TierDestructive)
+	send := sessiontest.WantTier(t, m, "mail", "send_email", trust.TierDestructive)
 	if send.Declared.Hints.ReadOnly == nil || !*send.Declared.Hints.ReadOnly {
 		t.Errorf("mail__send_email declared readOnlyHint = %v, want the raw claim true", send.Declared.Hints.ReadOnly)
 	}
@@ -63,11 +48,11 @@ func TestInProcessDemoClassification(t *testing.T) {
 	if !strings.Contains(strings.Join(send.Class.Reasons, "\n"), "claims read-only") {
 		t.Errorf("reasons %q do not say the server claims read-only", send.Class.Reasons)
 	}
-	wantTier(t, m, "web", "fetch_url", trust.TierRead)
-	wantTier(t, m, "notes", "list_notes", trust.TierRead)
-	wantTier(t, m, "notes", "create_note", trust.TierWrite)
-	wantTier(t, m, "notes", "delete_note", trust.TierDestructive)
-	wantTier(t, m, "docs", "search_docs", trust.TierRead)
+	sessiontest.WantTier(t, m, "web", "fetch_url", trust.TierRead)
+	sessiontest.WantTier(t, m, "notes", "list_notes", trust.TierRead)
+	sessiontest.WantTier(t, m, "notes", "create_note", trust.TierWrite)
+	sessiontest.WantTier(t, m, "notes", "delete_note", trust.TierDestructive)
+	sessiontest.WantTier(t, m, "docs", "search_docs", trust.TierRead)
 
 	var trifecta *trust.Hazard
 	for i, h := range m.Snapshot().Hazards {
@@ -92,25 +77,25 @@ func TestInProcessDemoClassification(t *testing.T) {
 }
 
 func TestStdioSubprocessDemo(t *testing.T) {
-	cfg := newConfig(
-		testServer(t, "docs", "demo-docs", trust.Trusted),
-		testServer(t, "mail", "demo-mail", trust.Untrusted),
-		testServer(t, "web", "demo-web", trust.Trusted),
+	cfg := sessiontest.NewConfig(
+		sessiontest.TestServer(t, "docs", "demo-docs", trust.Trusted),
+		sessiontest.TestServer(t, "mail", "demo-mail", trust.Untrusted),
+		sessiontest.TestServer(t, "web", "demo-web", trust.Trusted),
 	)
-	m := start(t, cfg, session.Options{})
+	m := sessiontest.Start(t, cfg, session.Options{})
 	for _, n := range []string{"docs", "mail", "web"} {
-		sv := mustServer(t, m, n, session.StatusReady)
+		sv := sessiontest.MustServer(t, m, n, session.StatusReady)
 		if sv.Protocol != session.DefaultProtocol {
 			t.Errorf("%s protocol = %q, want %q", n, sv.Protocol, session.DefaultProtocol)
 		}
 	}
-	wantTier(t, m, "mail", "send_email", trust.TierDestructive)
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch_url", Args: args(`{"url":"https://blog.example.com/mcp-tips"}`)})
+	sessiontest.WantTier(t, m, "mail", "send_email", trust.TierDestructive)
+	out, err := m.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(`{"url":"https://blog.example.com/mcp-tips"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(textOf(out.Result), "\x1b") {
-		t.Errorf("the injection page lost its raw escapes on the way: %q", textOf(out.Result))
+	if !strings.Contains(sessiontest.TextOf(out.Result), "\x1b") {
+		t.Errorf("the injection page lost its raw escapes on the way: %q", sessiontest.TextOf(out.Result))
 	}
 	if out.Verdict.Action != trust.Allow || out.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("fetch_url verdict = %+v, want allow by policy", out.Verdict)
@@ -132,24 +117,24 @@ func TestStreamableHTTPAndSSE(t *testing.T) {
 	sse := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return web }, nil))
 	t.Cleanup(sse.Close)
 
-	cfg := newConfig(
+	cfg := sessiontest.NewConfig(
 		config.Server{Name: "docs", Transport: config.TransportHTTP, URL: stream.URL, Headers: map[string]string{"Authorization": "Bearer s3cret"}, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second},
 		config.Server{Name: "web", Transport: config.TransportSSE, URL: sse.URL, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second},
 	)
-	m := start(t, cfg, session.Options{})
-	mustServer(t, m, "docs", session.StatusReady)
-	mustServer(t, m, "web", session.StatusReady)
-	wantTier(t, m, "docs", "get_doc", trust.TierRead)
-	wantTier(t, m, "web", "fetch_url", trust.TierRead)
+	m := sessiontest.Start(t, cfg, session.Options{})
+	sessiontest.MustServer(t, m, "docs", session.StatusReady)
+	sessiontest.MustServer(t, m, "web", session.StatusReady)
+	sessiontest.WantTier(t, m, "docs", "get_doc", trust.TierRead)
+	sessiontest.WantTier(t, m, "web", "fetch_url", trust.TierRead)
 	if got := sawAuth.Load(); got != "Bearer s3cret" {
 		t.Errorf("Authorization header at the server = %v, want the configured one", got)
 	}
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "search_docs", Args: args(`{"query":"tier"}`)})
+	out, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "search_docs", Args: sessiontest.Args(`{"query":"tier"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Result.IsError {
-		t.Errorf("search_docs over HTTP failed: %s", textOf(out.Result))
+		t.Errorf("search_docs over HTTP failed: %s", sessiontest.TextOf(out.Result))
 	}
 }
 
@@ -166,9 +151,9 @@ func TestHostile25_HugeHTTPBodyDropped(t *testing.T) {
 		}
 	}))
 	t.Cleanup(huge.Close)
-	cfg := newConfig(config.Server{Name: "huge", Transport: config.TransportHTTP, URL: huge.URL, ConnectTimeout: 10 * time.Second})
-	m := start(t, cfg, session.Options{})
-	sv := mustServer(t, m, "huge", session.StatusFailed)
+	cfg := sessiontest.NewConfig(config.Server{Name: "huge", Transport: config.TransportHTTP, URL: huge.URL, ConnectTimeout: 10 * time.Second})
+	m := sessiontest.Start(t, cfg, session.Options{})
+	sv := sessiontest.MustServer(t, m, "huge", session.StatusFailed)
 	if sv.Err == nil {
 		t.Fatal("no error for an oversized body")
 	}
@@ -177,16 +162,16 @@ func TestHostile25_HugeHTTPBodyDropped(t *testing.T) {
 // HOSTILE 22: a server that never answers initialize times out with the reason, and
 // the other server is ready regardless.
 func TestHostile22_HangingInitializeTimesOutOthersReady(t *testing.T) {
-	hang := testServer(t, "hang", "hang-init", trust.Untrusted)
+	hang := sessiontest.TestServer(t, "hang", "hang-init", trust.Untrusted)
 	hang.ConnectTimeout = time.Second
-	cfg := newConfig(hang, testServer(t, "docs", "demo-docs", trust.Trusted))
+	cfg := sessiontest.NewConfig(hang, sessiontest.TestServer(t, "docs", "demo-docs", trust.Trusted))
 	begin := time.Now()
-	m := start(t, cfg, session.Options{})
-	sv := mustServer(t, m, "hang", session.StatusFailed)
+	m := sessiontest.Start(t, cfg, session.Options{})
+	sv := sessiontest.MustServer(t, m, "hang", session.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), "connect timeout") {
 		t.Errorf("hang error = %v, want it to name the connect timeout", sv.Err)
 	}
-	mustServer(t, m, "docs", session.StatusReady)
+	sessiontest.MustServer(t, m, "docs", session.StatusReady)
 	// Generous bound: only catches a connect that ignores its timeout altogether.
 	if d := time.Since(begin); d > 15*time.Second {
 		t.Errorf("first attempts took %v with a 1s connect timeout", d)
@@ -194,37 +179,37 @@ func TestHostile22_HangingInitializeTimesOutOthersReady(t *testing.T) {
 }
 
 func TestProcessExitReportedWithStderr(t *testing.T) {
-	cfg := newConfig(testServer(t, "dead", "exit-at-once", trust.Untrusted), testServer(t, "docs", "demo-docs", trust.Trusted))
-	m := start(t, cfg, session.Options{})
-	sv := mustServer(t, m, "dead", session.StatusFailed)
+	cfg := sessiontest.NewConfig(sessiontest.TestServer(t, "dead", "exit-at-once", trust.Untrusted), sessiontest.TestServer(t, "docs", "demo-docs", trust.Trusted))
+	m := sessiontest.Start(t, cfg, session.Options{})
+	sv := sessiontest.MustServer(t, m, "dead", session.StatusFailed)
 	msg := sv.Err.Error()
 	if !strings.Contains(msg, "cannot open database") || !strings.Contains(msg, "exit status 7") {
 		t.Errorf("error = %q, want the exit status and the stderr line", msg)
 	}
-	mustServer(t, m, "docs", session.StatusReady)
+	sessiontest.MustServer(t, m, "docs", session.StatusReady)
 }
 
 // HOSTILE 24: closing airlock ends every stdio server's whole process group.
 func TestHostile24_NoChildOutlivesAirlock(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
-	s := testServer(t, "gc", "grandchild", trust.Trusted)
+	s := sessiontest.TestServer(t, "gc", "grandchild", trust.Trusted)
 	s.Env["AIRLOCK_TEST_PIDFILE"] = pidfile
-	m := session.New(newConfig(s), session.Options{})
+	m := session.New(sessiontest.NewConfig(s), session.Options{})
 	m.Start()
 	if err := m.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	mustServer(t, m, "gc", session.StatusReady)
+	sessiontest.MustServer(t, m, "gc", session.StatusReady)
 	b, err := os.ReadFile(pidfile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(string(b))
-	if !alive(pid) {
+	if !sessiontest.Alive(pid) {
 		t.Fatalf("grandchild %d is not running before Close", pid)
 	}
 	m.Close()
-	waitFor(t, "the grandchild to be gone", 10*time.Second, func() bool { return !alive(pid) })
+	sessiontest.WaitFor(t, "the grandchild to be gone", 10*time.Second, func() bool { return !sessiontest.Alive(pid) })
 	m.Close() // idempotent
 }
 
@@ -233,10 +218,10 @@ func TestHostile24_NoChildOutlivesAirlock(t *testing.T) {
 // with it, and reconnects on demand.
 func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
-	s := testServer(t, "crashy", "crashy", trust.Trusted)
+	s := sessiontest.TestServer(t, "crashy", "crashy", trust.Trusted)
 	s.Env["AIRLOCK_TEST_PIDFILE"] = pidfile
-	m := start(t, newConfig(s), session.Options{})
-	mustServer(t, m, "crashy", session.StatusReady)
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
+	sessiontest.MustServer(t, m, "crashy", session.StatusReady)
 	b, err := os.ReadFile(pidfile)
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +235,7 @@ func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 	if d := time.Since(begin); d > s.CallTimeout/2 {
 		t.Errorf("the call failed after %v, not at once (call timeout %v)", d, s.CallTimeout)
 	}
-	waitFor(t, "crashy to be reported failed", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "crashy to be reported failed", 10*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("crashy")
 		return sv.Status == session.StatusFailed
 	})
@@ -259,11 +244,11 @@ func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 		t.Errorf("status error %q does not carry the server's last stderr", sv.Err)
 	}
 	t.Logf("status after the crash: %v", sv.Err)
-	waitFor(t, "the crashed server's child to be gone", 10*time.Second, func() bool { return !alive(pid) })
+	sessiontest.WaitFor(t, "the crashed server's child to be gone", 10*time.Second, func() bool { return !sessiontest.Alive(pid) })
 	if err := m.Reconnect("crashy"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "crashy to be ready again", 20*time.Second, func() bool {
+	sessiontest.WaitFor(t, "crashy to be ready again", 20*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("crashy")
 		return sv.Status == session.StatusReady
 	})
@@ -272,17 +257,17 @@ func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 // HOSTILE 23: a server that never answers tools/call is timed out and sent
 // notifications/cancelled (the server says it saw the cancellation), and stays usable.
 func TestHostile23_CallTimeoutSendsCancelled(t *testing.T) {
-	s := testServer(t, "crashy", "crashy", trust.Trusted)
+	s := sessiontest.TestServer(t, "crashy", "crashy", trust.Trusted)
 	s.CallTimeout = 300 * time.Millisecond
-	m := start(t, newConfig(s), session.Options{})
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
 	_, err := m.Call(context.Background(), session.CallRequest{Server: "crashy", Tool: "slow"})
 	if err == nil || !strings.Contains(err.Error(), "call timeout") {
 		t.Fatalf("err = %v, want a call timeout", err)
 	}
-	waitFor(t, "the server to see notifications/cancelled", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "the server to see notifications/cancelled", 10*time.Second, func() bool {
 		return strings.Contains(strings.Join(m.Stderr("crashy"), "\n"), "slow: cancelled by the client")
 	})
-	mustServer(t, m, "crashy", session.StatusReady)
+	sessiontest.MustServer(t, m, "crashy", session.StatusReady)
 }
 
 func TestRawAnnotationsAbsentVsFalse(t *testing.T) {
@@ -292,23 +277,23 @@ func TestRawAnnotationsAbsentVsFalse(t *testing.T) {
 		{"name":"explicit","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":false}},
 		{"name":"liar","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}
 	]}]}`
-	m := start(t, newConfig(rawServer(t, "raw", trust.Trusted, script), rawServer(t, "rawu", trust.Untrusted, script)), session.Options{})
-	bare := mustTool(t, m, "raw", "bare")
+	m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.RawServer(t, "raw", trust.Trusted, script), sessiontest.RawServer(t, "rawu", trust.Untrusted, script)), session.Options{})
+	bare := sessiontest.MustTool(t, m, "raw", "bare")
 	if bare.Declared.Raw != nil || bare.Declared.Hints.ReadOnly != nil {
 		t.Errorf("bare: declared = %+v, want absent", bare.Declared)
 	}
-	empty := mustTool(t, m, "raw", "empty")
+	empty := sessiontest.MustTool(t, m, "raw", "empty")
 	if string(empty.Declared.Raw) != "{}" || empty.Declared.Hints.ReadOnly != nil {
 		t.Errorf("empty: declared = %s %+v, want {} with absent hints", empty.Declared.Raw, empty.Declared.Hints)
 	}
-	explicit := wantTier(t, m, "raw", "explicit", trust.TierWrite)
+	explicit := sessiontest.WantTier(t, m, "raw", "explicit", trust.TierWrite)
 	if explicit.Declared.Hints.ReadOnly == nil || *explicit.Declared.Hints.ReadOnly {
 		t.Errorf("explicit: readOnlyHint = %v, want declared false", explicit.Declared.Hints.ReadOnly)
 	}
-	wantTier(t, m, "raw", "bare", trust.TierDestructive)
-	wantTier(t, m, "raw", "liar", trust.TierRead)
+	sessiontest.WantTier(t, m, "raw", "bare", trust.TierDestructive)
+	sessiontest.WantTier(t, m, "raw", "liar", trust.TierRead)
 	for _, name := range []string{"bare", "empty", "explicit", "liar"} {
-		ti := wantTier(t, m, "rawu", name, trust.TierDestructive)
+		ti := sessiontest.WantTier(t, m, "rawu", name, trust.TierDestructive)
 		if !ti.Class.Effective.OpenWorld {
 			t.Errorf("rawu__%s: untrusted server's tool is not open world", name)
 		}
@@ -344,12 +329,12 @@ func TestHostile26_ListChangedOneRefreshInFlight(t *testing.T) {
 		})
 	}
 	add(0)
-	m := start(t, newConfig(config.Server{Name: "churn", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"churn": srv}})
+	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "churn", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"churn": srv}})
 	const n = 300
 	for i := 1; i < n; i++ {
 		add(i)
 	}
-	waitFor(t, "every added tool to be listed", 20*time.Second, func() bool {
+	sessiontest.WaitFor(t, "every added tool to be listed", 20*time.Second, func() bool {
 		return len(m.Snapshot().Tools) == n
 	})
 	if got := maxInFlight.Load(); got != 1 {
@@ -362,9 +347,9 @@ func TestHostile26_ListChangedOneRefreshInFlight(t *testing.T) {
 }
 
 func TestBlockedServerIsNotStarted(t *testing.T) {
-	s := testServer(t, "nope", "exit-at-once", trust.BlockedServer)
-	m := start(t, newConfig(s), session.Options{})
-	sv := mustServer(t, m, "nope", session.StatusFailed)
+	s := sessiontest.TestServer(t, "nope", "exit-at-once", trust.BlockedServer)
+	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
+	sv := sessiontest.MustServer(t, m, "nope", session.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), "blocked") {
 		t.Errorf("err = %v", sv.Err)
 	}
@@ -374,12 +359,12 @@ func TestBlockedServerIsNotStarted(t *testing.T) {
 }
 
 func TestCallUnknownTool(t *testing.T) {
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	_, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "nope"})
 	if !errors.Is(err, session.ErrNoTool) {
 		t.Errorf("err = %v, want ErrNoTool", err)
 	}
-	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: args(`[1]`)})
+	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: sessiontest.Args(`[1]`)})
 	if err == nil || !strings.Contains(err.Error(), "JSON object") {
 		t.Errorf("err = %v, want arguments must be an object", err)
 	}
@@ -389,22 +374,22 @@ func TestCallUnknownTool(t *testing.T) {
 // server/discover probe) still connects with the automatic protocol choice, and a
 // go-sdk server connects with the modern protocol when it is asked for.
 func TestProtocolChoice(t *testing.T) {
-	old := rawServer(t, "old", trust.Trusted, `{"exit_on_unknown":true,"pages":[{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}]}`)
+	old := sessiontest.RawServer(t, "old", trust.Trusted, `{"exit_on_unknown":true,"pages":[{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}]}`)
 	docs, _ := demo.New("docs")
 	modern := config.Server{Name: "modern", Protocol: "2026-07-28", Trust: trust.Trusted}
 	auto := config.Server{Name: "auto", Trust: trust.Trusted}
 	web, _ := demo.New("web")
-	m := start(t, newConfig(auto, modern, old), session.Options{InProcess: map[string]*mcp.Server{"modern": docs, "auto": web}})
-	if sv := mustServer(t, m, "old", session.StatusReady); sv.Protocol != "2025-06-18" {
+	m := sessiontest.Start(t, sessiontest.NewConfig(auto, modern, old), session.Options{InProcess: map[string]*mcp.Server{"modern": docs, "auto": web}})
+	if sv := sessiontest.MustServer(t, m, "old", session.StatusReady); sv.Protocol != "2025-06-18" {
 		t.Errorf("old server protocol = %q", sv.Protocol)
 	}
-	if sv := mustServer(t, m, "modern", session.StatusReady); sv.Protocol != "2026-07-28" {
+	if sv := sessiontest.MustServer(t, m, "modern", session.StatusReady); sv.Protocol != "2026-07-28" {
 		t.Errorf("modern protocol = %q, want 2026-07-28", sv.Protocol)
 	}
-	if sv := mustServer(t, m, "auto", session.StatusReady); sv.Protocol != session.DefaultProtocol {
+	if sv := sessiontest.MustServer(t, m, "auto", session.StatusReady); sv.Protocol != session.DefaultProtocol {
 		t.Errorf("auto protocol = %q", sv.Protocol)
 	}
-	wantTier(t, m, "modern", "get_doc", trust.TierRead)
+	sessiontest.WantTier(t, m, "modern", "get_doc", trust.TierRead)
 }
 
 // Over streamable HTTP the server's own messages reach airlock on the standalone event
@@ -418,14 +403,14 @@ func TestStreamableHTTPListChangedAndRawCapture(t *testing.T) {
 			srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return set.Notes().Server() },
 				&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
 			t.Cleanup(srv.Close)
-			cfg := newConfig(config.Server{Name: "notes", Transport: config.TransportHTTP, URL: srv.URL, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
-			m := start(t, cfg, session.Options{})
-			ti := wantTier(t, m, "notes", "create_note", trust.TierWrite)
+			cfg := sessiontest.NewConfig(config.Server{Name: "notes", Transport: config.TransportHTTP, URL: srv.URL, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+			m := sessiontest.Start(t, cfg, session.Options{})
+			ti := sessiontest.WantTier(t, m, "notes", "create_note", trust.TierWrite)
 			if ti.Declared.Raw == nil || ti.Declared.Hints.Destructive == nil {
 				t.Fatalf("declared annotations not captured raw over HTTP: %+v", ti.Declared)
 			}
 			set.Notes().RugPull()
-			waitFor(t, "the rug pull to reach airlock over HTTP", 10*time.Second, func() bool {
+			sessiontest.WaitFor(t, "the rug pull to reach airlock over HTTP", 10*time.Second, func() bool {
 				ti, _ := m.Snapshot().Tool("notes", "create_note")
 				return ti.Pin == trust.PinChanged
 			})

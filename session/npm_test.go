@@ -3,8 +3,6 @@ package session_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,58 +10,30 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// npmServer returns a stdio config for one of the pinned npm reference servers that
-// .ci/run installs under testdata/npm. Without them the test is skipped on a
-// developer's machine and fails in CI, where they must be present.
-func npmServer(t *testing.T, name, bin string, tr trust.ServerTrust, args ...string) config.Server {
-	t.Helper()
-	path, err := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", ".bin", bin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, statErr := os.Stat(path)
-	_, nodeErr := exec.LookPath("node")
-	if statErr != nil || nodeErr != nil {
-		msg := "npm reference servers are not installed: run (cd testdata/npm && npm ci)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return config.Server{
-		Name:           name,
-		Transport:      config.TransportStdio,
-		Command:        path,
-		Args:           args,
-		ConnectTimeout: 60 * time.Second,
-		CallTimeout:    60 * time.Second,
-		Trust:          tr,
-	}
-}
-
 func TestNPMReferenceServers(t *testing.T) {
 	dir := t.TempDir()
-	mem := npmServer(t, "memory", "mcp-server-memory", trust.Trusted)
+	mem := sessiontest.NPMServer(t, "memory", "mcp-server-memory", trust.Trusted)
 	mem.Env = map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}
-	cfg := newConfig(
-		npmServer(t, "fs", "mcp-server-filesystem", trust.Trusted, dir),
-		npmServer(t, "fsu", "mcp-server-filesystem", trust.Untrusted, dir),
+	cfg := sessiontest.NewConfig(
+		sessiontest.NPMServer(t, "fs", "mcp-server-filesystem", trust.Trusted, dir),
+		sessiontest.NPMServer(t, "fsu", "mcp-server-filesystem", trust.Untrusted, dir),
 		mem,
-		npmServer(t, "everything", "mcp-server-everything", trust.Trusted),
+		sessiontest.NPMServer(t, "everything", "mcp-server-everything", trust.Trusted),
 	)
-	m := start(t, cfg, session.Options{})
+	m := sessiontest.Start(t, cfg, session.Options{})
 	for _, n := range []string{"fs", "fsu", "memory", "everything"} {
-		sv := mustServer(t, m, n, session.StatusReady)
+		sv := sessiontest.MustServer(t, m, n, session.StatusReady)
 		t.Logf("%s: protocol %s, %d tools", n, sv.Protocol, sv.Tiers[0]+sv.Tiers[1]+sv.Tiers[2]+sv.Tiers[3])
 	}
-	wantTier(t, m, "fs", "read_text_file", trust.TierRead)
-	wantTier(t, m, "fs", "write_file", trust.TierDestructive)
-	wantTier(t, m, "memory", "create_entities", trust.TierWrite)
+	sessiontest.WantTier(t, m, "fs", "read_text_file", trust.TierRead)
+	sessiontest.WantTier(t, m, "fs", "write_file", trust.TierDestructive)
+	sessiontest.WantTier(t, m, "memory", "create_entities", trust.TierWrite)
 	for _, ti := range m.Snapshot().Tools {
 		if ti.Ref.Server == "fsu" && ti.Class.Tier != trust.TierDestructive {
 			t.Errorf("untrusted %s tier = %v, want destructive", ti.Ref.Qualified(), ti.Class.Tier)
@@ -90,11 +60,11 @@ func TestNPMReferenceServers(t *testing.T) {
 // subscribe/updated, through the engine (issue 13). The server is labelled
 // untrusted-content, so what its resources and prompts return taints the context.
 func TestNPMEverything_ResourcesPromptsCompletionsSubscribe(t *testing.T) {
-	ev := npmServer(t, "everything", "mcp-server-everything", trust.Trusted)
+	ev := sessiontest.NPMServer(t, "everything", "mcp-server-everything", trust.Trusted)
 	ev.Labels = []trust.Leg{trust.LegUntrustedContent}
 	ev.Tools = map[string]config.Tool{"toggle-subscriber-updates": {Policy: trust.Allow}}
-	m := start(t, newConfig(ev), session.Options{MemoryTaint: true})
-	sv := mustServer(t, m, "everything", session.StatusReady)
+	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{MemoryTaint: true})
+	sv := sessiontest.MustServer(t, m, "everything", session.StatusReady)
 	t.Logf("%d resources, %d templates, %d prompts; notices %q", len(sv.Resources), len(sv.ResourceTemplates), len(sv.Prompts), sv.Notices)
 	if len(sv.Resources) == 0 || len(sv.ResourceTemplates) == 0 || len(sv.Prompts) == 0 || !sv.Subscribe || !sv.Completions {
 		t.Fatalf("everything lists %d resources, %d templates, %d prompts, subscribe %v, completions %v", len(sv.Resources), len(sv.ResourceTemplates), len(sv.Prompts), sv.Subscribe, sv.Completions)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -265,7 +266,7 @@ func (b *browser) opened() []string {
 }
 
 func oauthConfig(url, stateDir string, o *config.OAuth) *config.Config {
-	cfg := newConfig(config.Server{
+	cfg := sessiontest.NewConfig(config.Server{
 		Name: "remote", Transport: config.TransportHTTP, URL: url, OAuth: o,
 		ConnectTimeout: 20 * time.Second, CallTimeout: 20 * time.Second, Trust: trust.Untrusted,
 	})
@@ -317,7 +318,7 @@ func callWhoami(t *testing.T, m *session.Manager) {
 	if err != nil {
 		t.Fatalf("calling whoami: %v", err)
 	}
-	if got := textOf(out.Result); got != "authorized" {
+	if got := sessiontest.TextOf(out.Result); got != "authorized" {
 		t.Fatalf("whoami = %q", got)
 	}
 }
@@ -332,7 +333,7 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	state := t.TempDir()
 	b := &browser{stray: true}
 	m, events := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), b)
-	mustServer(t, m, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m, "remote", session.StatusReady)
 	callWhoami(t, m)
 
 	authorizes, registered, grants := as.seen()
@@ -386,7 +387,7 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	// A new run finds the token and asks nobody.
 	b2 := &browser{}
 	m2, _ := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), b2)
-	mustServer(t, m2, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m2, "remote", session.StatusReady)
 	callWhoami(t, m2)
 	if len(b2.opened()) != 0 {
 		t.Errorf("the second run opened the browser: %q", b2.opened())
@@ -404,7 +405,7 @@ func TestOAuthRefresh(t *testing.T) {
 	url := protectedServer(t, as)
 	state := t.TempDir()
 	m, _ := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), &browser{})
-	mustServer(t, m, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m, "remote", session.StatusReady)
 	callWhoami(t, m)
 	_, _, grants := as.seen()
 	if len(grants) < 2 || grants[0] != "authorization_code" || grants[1] != "refresh_token" {
@@ -421,7 +422,7 @@ func TestOAuthRefresh(t *testing.T) {
 
 	b := &browser{}
 	m2, _ := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), b)
-	mustServer(t, m2, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m2, "remote", session.StatusReady)
 	if len(b.opened()) != 0 {
 		t.Errorf("a stored refresh token should have spared the person: browser opened %q", b.opened())
 	}
@@ -437,7 +438,7 @@ func TestOAuthPreregisteredClient(t *testing.T) {
 	m, _ := startOAuth(t, oauthConfig(url, t.TempDir(), &config.OAuth{
 		ClientID: "airlock-test", ClientSecret: "client-secret-1", Issuer: as.srv.URL, Scopes: []string{"mcp"},
 	}), &browser{})
-	mustServer(t, m, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m, "remote", session.StatusReady)
 	callWhoami(t, m)
 	if _, r, _ := as.seen(); r != 0 {
 		t.Errorf("registered %d clients, want none", r)
@@ -451,7 +452,7 @@ func TestOAuthPreregisteredClient(t *testing.T) {
 	m2, _ := startOAuth(t, oauthConfig(url2, t.TempDir(), &config.OAuth{
 		ClientID: "airlock-test", ClientSecret: "client-secret-1", Issuer: "https://auth.example.com",
 	}), &browser{})
-	sv := mustServer(t, m2, "remote", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m2, "remote", session.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), "does not match pre-registered credentials issuer") {
 		t.Errorf("err = %v", sv.Err)
 	}
@@ -468,7 +469,7 @@ func TestOAuthWrongIssuer(t *testing.T) {
 	url := protectedServer(t, as)
 	state := t.TempDir()
 	m, _ := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), &browser{})
-	sv := mustServer(t, m, "remote", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "remote", session.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), `issuer "https://evil.example.com" does not match`) {
 		t.Errorf("err = %v", sv.Err)
 	}
@@ -485,8 +486,8 @@ func TestOAuthMissingTableHint(t *testing.T) {
 	as := newAuthServer(t)
 	url := protectedServer(t, as)
 	cfg := oauthConfig(url, t.TempDir(), nil)
-	m := start(t, cfg, session.Options{})
-	sv := mustServer(t, m, "remote", session.StatusFailed)
+	m := sessiontest.Start(t, cfg, session.Options{})
+	sv := sessiontest.MustServer(t, m, "remote", session.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), "add a [servers.remote.oauth] table") {
 		t.Errorf("err = %v", sv.Err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -27,8 +28,8 @@ func TestListing_SameToolsHoweverTheServerFramesIt(t *testing.T) {
 	}
 	list := func(t *testing.T, framing string) (seen, int) {
 		sc := `{` + pages + `,"framing":"` + framing + `"}`
-		m := start(t, newConfig(rawServer(t, "s", trust.Trusted, sc)), session.Options{})
-		sv := mustServer(t, m, "s", session.StatusReady)
+		m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.RawServer(t, "s", trust.Trusted, sc)), session.Options{})
+		sv := sessiontest.MustServer(t, m, "s", session.StatusReady)
 		var out seen
 		for _, ti := range m.Snapshot().Tools {
 			raw := string(ti.Raw)

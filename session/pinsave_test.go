@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -32,10 +33,10 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := newUpstream("docs")
-	u.add("read_doc", "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
-	cfg := newConfig(inproc("docs", trust.Trusted))
-	m := session.New(cfg, session.Options{Pins: pins, InProcess: map[string]*mcp.Server{"docs": u.srv}})
+	u := sessiontest.NewUpstream("docs")
+	u.Add("read_doc", "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})
+	cfg := sessiontest.NewConfig(sessiontest.Inproc("docs", trust.Trusted))
+	m := session.New(cfg, session.Options{Pins: pins, InProcess: map[string]*mcp.Server{"docs": u.Srv}})
 	defer m.Close()
 	released := false
 	defer func() { // before Close
@@ -64,7 +65,7 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 		t.Fatalf("a call ended (%v) before the pins were written", err)
 	case <-time.After(300 * time.Millisecond):
 	}
-	if got := u.calls("read_doc"); len(got) != 0 {
+	if got := u.Calls("read_doc"); len(got) != 0 {
 		t.Fatalf("the call was forwarded before its pin was on disk")
 	}
 	close(release)
@@ -72,7 +73,7 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 	if err := <-called; err != nil {
 		t.Fatal(err)
 	}
-	if len(u.calls("read_doc")) != 1 {
+	if len(u.Calls("read_doc")) != 1 {
 		t.Fatal("the call was not forwarded after the write")
 	}
 	again, err := session.OpenPins(path)
@@ -92,10 +93,10 @@ func TestPins_BackgroundWriteFailureIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := newUpstream("docs")
-	u.add("read_doc", "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
-	cfg := newConfig(inproc("docs", trust.Trusted))
-	m := start(t, cfg, session.Options{Pins: pins, InProcess: map[string]*mcp.Server{"docs": u.srv}})
+	u := sessiontest.NewUpstream("docs")
+	u.Add("read_doc", "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})
+	cfg := sessiontest.NewConfig(sessiontest.Inproc("docs", trust.Trusted))
+	m := sessiontest.Start(t, cfg, session.Options{Pins: pins, InProcess: map[string]*mcp.Server{"docs": u.Srv}})
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		sv, _ := m.Snapshot().Server("docs")
@@ -127,12 +128,12 @@ func TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite(t *testing.T) {
 		var servers []config.Server
 		inProcess := map[string]*mcp.Server{}
 		for _, n := range names {
-			u := newUpstream(n)
-			u.add("read_"+n, "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: hint(false)})
-			servers = append(servers, inproc(n, trust.Trusted))
-			inProcess[n] = u.srv
+			u := sessiontest.NewUpstream(n)
+			u.Add("read_"+n, "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})
+			servers = append(servers, sessiontest.Inproc(n, trust.Trusted))
+			inProcess[n] = u.Srv
 		}
-		m := session.New(newConfig(servers...), session.Options{Pins: pins, InProcess: inProcess})
+		m := session.New(sessiontest.NewConfig(servers...), session.Options{Pins: pins, InProcess: inProcess})
 		defer m.Close()
 		m.Start()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
@@ -38,7 +39,7 @@ func classifiedOf(s *session.Snapshot) classified {
 // recordDemo takes a recording of the in-process demo servers.
 func recordDemo(t *testing.T) *session.Recording {
 	t.Helper()
-	m, _ := demoInProcess(t, session.Options{})
+	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	return m.Record()
 }
 
@@ -81,7 +82,7 @@ func TestSnapshot_RecordingIsStableAndRoundTrips(t *testing.T) {
 }
 
 func TestSnapshot_OfflineCheckClassifiesLikeLive(t *testing.T) {
-	live, _ := demoInProcess(t, session.Options{})
+	live, _ := sessiontest.DemoInProcess(t, session.Options{})
 	var buf bytes.Buffer
 	if err := live.Record().Write(&buf); err != nil {
 		t.Fatal(err)
@@ -200,8 +201,8 @@ func TestSnapshot_HostileListingOfflineMatchesLive(t *testing.T) {
 		`{"name":"evil\u001b[2Jname","inputSchema":{"type":"object"}}`,
 		`{"name":"send_it","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
 	}
-	srv := rawServer(t, "evil", trust.Untrusted, script(page(tools...), `"instructions":"hi"`))
-	live := start(t, newConfig(srv), session.Options{})
+	srv := sessiontest.RawServer(t, "evil", trust.Untrusted, sessiontest.Script(sessiontest.Page(tools...), `"instructions":"hi"`))
+	live := sessiontest.Start(t, sessiontest.NewConfig(srv), session.Options{})
 	var buf bytes.Buffer
 	if err := live.Record().Write(&buf); err != nil {
 		t.Fatal(err)
@@ -211,7 +212,7 @@ func TestSnapshot_HostileListingOfflineMatchesLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Command = "/nonexistent"
-	off, _ := session.NewOffline(newConfig(srv), rec, session.Options{})
+	off, _ := session.NewOffline(sessiontest.NewConfig(srv), rec, session.Options{})
 	defer off.Close()
 	if d := cmp.Diff(classifiedOf(live.Snapshot()), classifiedOf(off.Snapshot())); d != "" {
 		t.Fatalf("offline differs from live (-live +offline):\n%s", d)

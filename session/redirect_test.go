@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
@@ -42,13 +43,13 @@ func TestHeaders_RedirectToOtherOriginGetsNoAuthorization(t *testing.T) {
 	t.Cleanup(first.Close)
 
 	u := strings.Replace(first.URL, "http://", "http://user:pa55word@", 1) + "/mcp?api_key=query-s3cret"
-	cfg := newConfig(config.Server{
+	cfg := sessiontest.NewConfig(config.Server{
 		Name: "docs", Transport: config.TransportHTTP, URL: u,
 		Headers: map[string]string{"Authorization": "Bearer s3cret", "X-Api-Key": "k3y"},
 		Trust:   trust.Trusted, ConnectTimeout: 10 * time.Second,
 	})
-	m := start(t, cfg, session.Options{})
-	sv := mustServer(t, m, "docs", session.StatusFailed)
+	m := sessiontest.Start(t, cfg, session.Options{})
+	sv := sessiontest.MustServer(t, m, "docs", session.StatusFailed)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(leaked) > 0 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -22,7 +23,7 @@ import (
 // (one more than Linux follows in one open).
 func attackHome(t *testing.T) string {
 	t.Helper()
-	home := linkHome(t)
+	home := sessiontest.LinkHome(t)
 	proj := filepath.Join(home, "project")
 	links := map[string]string{"rel": "../project/../.ssh", "up": "../project/..", "loop": "loop"}
 	for i := 0; i < 41; i++ {
@@ -53,12 +54,12 @@ func TestRulePaths_AttackDenySpellings(t *testing.T) {
 		t.Skip("the spellings use /proc and Linux's limit of links")
 	}
 	home := attackHome(t)
-	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/.ssh/**"}})
-	nested := pathRule(t, "servers.fs.tools.read_nested.rules[0]", trust.Deny, home, map[string][2]any{"options.path": {trust.MatchGlob, "~/.ssh/**"}})
-	many := pathRule(t, "servers.fs.tools.read_many.rules[0]", trust.Deny, home, map[string][2]any{"paths": {trust.MatchGlob, "~/.ssh/**"}})
-	m, _ := pathFSManager(t, map[string][]trust.Rule{"read_file": {deny}, "read_nested": {nested}, "read_many": {many}})
+	deny := sessiontest.PathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/.ssh/**"}})
+	nested := sessiontest.PathRule(t, "servers.fs.tools.read_nested.rules[0]", trust.Deny, home, map[string][2]any{"options.path": {trust.MatchGlob, "~/.ssh/**"}})
+	many := sessiontest.PathRule(t, "servers.fs.tools.read_many.rules[0]", trust.Deny, home, map[string][2]any{"paths": {trust.MatchGlob, "~/.ssh/**"}})
+	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"read_file": {deny}, "read_nested": {nested}, "read_many": {many}})
 
-	if out, err := callPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")}); err != nil || textOf(out.Result) != "notes\n" {
+	if out, err := sessiontest.CallPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "notes.txt")}); err != nil || sessiontest.TextOf(out.Result) != "notes\n" {
 		t.Fatalf("a read inside the project: %v %+v", err, out)
 	}
 	name := "nobody"
@@ -85,7 +86,7 @@ func TestRulePaths_AttackDenySpellings(t *testing.T) {
 		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule {
 			got := ""
 			if out != nil {
-				got = textOf(out.Result)
+				got = sessiontest.TextOf(out.Result)
 			}
 			t.Errorf("%s (%s): %v, read %q; want denied by the rule", c.what, c.args, err, got)
 		}
@@ -101,15 +102,15 @@ func TestRulePaths_AttackAllowSpellings(t *testing.T) {
 		t.Skip("the spellings use Linux's limit of links")
 	}
 	home := attackHome(t)
-	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
-	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+	allow := sessiontest.PathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
 
 	raw := home + "/project/./sub//../new.txt"
 	if err := os.Mkdir(filepath.Join(home, "project", "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	out, err := callPath(m, "write_file", map[string]string{"path": raw, "content": "hello"})
-	if err != nil || out.Verdict.By != trust.DecidedByRule || textOf(out.Result) != "wrote "+raw {
+	out, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": raw, "content": "hello"})
+	if err != nil || out.Verdict.By != trust.DecidedByRule || sessiontest.TextOf(out.Result) != "wrote "+raw {
 		t.Fatalf("a write inside the project: %v %+v, want the server to open %q as sent", err, out, raw)
 	}
 	cases := []struct{ what, args string }{
@@ -132,10 +133,10 @@ func TestRulePaths_AttackAllowSpellings(t *testing.T) {
 		args := strings.TrimSuffix(c.args, "}") + `,"content":"pwned"}`
 		out, err := callRaw(m, "write_file", args)
 		if err == nil && out.Verdict.By == trust.DecidedByRule {
-			t.Errorf("%s (%s) ran unasked: %s", c.what, args, textOf(out.Result))
+			t.Errorf("%s (%s) ran unasked: %s", c.what, args, sessiontest.TextOf(out.Result))
 		}
 	}
-	if got := fileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
+	if got := sessiontest.FileText(t, filepath.Join(home, ".bashrc")); got != "original bashrc\n" {
 		t.Errorf("~/.bashrc is now %q", got)
 	}
 }
@@ -144,16 +145,16 @@ func TestRulePaths_AttackAllowSpellings(t *testing.T) {
 // elsewhere through a link: the cleaned path's folder (~/project/*) would be set
 // aside again, so the proposal names the folder the path opens (~/*) and says why.
 func TestRulePaths_ProposalThroughALink(t *testing.T) {
-	home := linkHome(t)
-	allow := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
-	m, a := pathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
+	home := sessiontest.LinkHome(t)
+	allow := sessiontest.PathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Allow, home, map[string][2]any{"path": {trust.MatchGlob, "~/project/**"}})
+	m, a := sessiontest.PathFSManager(t, map[string][]trust.Rule{"write_file": {allow}})
 	raw := home + "/project/cfg/../.bashrc"
-	if _, err := callPath(m, "write_file", map[string]string{"path": raw, "content": "x"}); err == nil {
+	if _, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": raw, "content": "x"}); err == nil {
 		t.Fatal("the write through the link ran unasked")
 	}
 	var p *session.Pending
 	select {
-	case p = <-a.seen:
+	case p = <-a.Seen:
 	default:
 		t.Fatal("no question was asked")
 	}
@@ -178,7 +179,7 @@ func TestRulePaths_ProposalThroughALink(t *testing.T) {
 // link in the argument) opens the file the rule protects. It is denied; an allow
 // rule on the link's folder does not allow the direct name unasked either way.
 func TestRulePaths_DenyWhoseFolderIsALink(t *testing.T) {
-	home := linkHome(t)
+	home := sessiontest.LinkHome(t)
 	if err := os.Mkdir(filepath.Join(home, "store"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -188,20 +189,20 @@ func TestRulePaths_DenyWhoseFolderIsALink(t *testing.T) {
 	if err := os.Symlink("store", filepath.Join(home, "vault")); err != nil {
 		t.Fatal(err)
 	}
-	deny := pathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/vault/**"}})
-	m, _ := pathFSManager(t, map[string][]trust.Rule{"read_file": {deny}})
+	deny := sessiontest.PathRule(t, "servers.fs.tools.read_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/vault/**"}})
+	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"read_file": {deny}})
 	for _, p := range []string{home + "/vault/key", home + "/store/key", home + "/project/../store/key"} {
-		out, err := callPath(m, "read_file", map[string]string{"path": p})
+		out, err := sessiontest.CallPath(m, "read_file", map[string]string{"path": p})
 		var denied *session.DeniedError
 		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule {
 			got := ""
 			if out != nil {
-				got = textOf(out.Result)
+				got = sessiontest.TextOf(out.Result)
 			}
 			t.Errorf("a read of %s: %v, read %q; want denied by the rule", p, err, got)
 		}
 	}
-	if out, err := callPath(m, "read_file", map[string]string{"path": home + "/project/notes.txt"}); err != nil || textOf(out.Result) != "notes\n" {
+	if out, err := sessiontest.CallPath(m, "read_file", map[string]string{"path": home + "/project/notes.txt"}); err != nil || sessiontest.TextOf(out.Result) != "notes\n" {
 		t.Errorf("a read elsewhere: %v %+v", err, out)
 	}
 }
@@ -213,9 +214,9 @@ func TestRulePaths_DenyWhoseFolderIsALink(t *testing.T) {
 // key file is never written. (Between that look and the server's open the race
 // stays: what is forwarded is the raw value the person saw, never the resolution.)
 func TestRulePaths_LinkMadeWhileAsking(t *testing.T) {
-	home := linkHome(t)
-	deny := pathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/.ssh/**"}})
-	m, _ := pathFSManager(t, map[string][]trust.Rule{"write_file": {deny}})
+	home := sessiontest.LinkHome(t)
+	deny := sessiontest.PathRule(t, "servers.fs.tools.write_file.rules[0]", trust.Deny, home, map[string][2]any{"path": {trust.MatchGlob, "~/.ssh/**"}})
+	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"write_file": {deny}})
 	keys := filepath.Join(home, ".ssh", "authorized_keys")
 	target := filepath.Join(home, "project", "target")
 	type result struct {
@@ -224,7 +225,7 @@ func TestRulePaths_LinkMadeWhileAsking(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := callPath(m, "write_file", map[string]string{"path": target, "content": "ssh-ed25519 AAAA attacker"})
+		out, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": target, "content": "ssh-ed25519 AAAA attacker"})
 		done <- result{out, err}
 	}()
 	var p *session.Pending
@@ -249,7 +250,7 @@ func TestRulePaths_LinkMadeWhileAsking(t *testing.T) {
 		// The denial names the deny rule that refused it at the last look.
 		t.Errorf("the denial names rule %q, want the deny rule", denied.Rule)
 	}
-	if got := fileText(t, keys); got != "" {
+	if got := sessiontest.FileText(t, keys); got != "" {
 		t.Errorf("authorized_keys was written: %q", got)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -44,9 +45,9 @@ func samplingServer(params func() *mcp.CreateMessageParams) *mcp.Server {
 	return srv
 }
 
-func waitSampling(t *testing.T, log *eventLog) *session.SamplingRequest {
+func waitSampling(t *testing.T, log *sessiontest.EventLog) *session.SamplingRequest {
 	t.Helper()
-	ev := log.wait(t, "a sampling request", 10*time.Second, func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok })
+	ev := log.Wait(t, "a sampling request", 10*time.Second, func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok })
 	return ev.(session.SamplingRequested).Request
 }
 
@@ -68,8 +69,8 @@ func TestSampling_ReplyWrittenByHand(t *testing.T) {
 			},
 		}
 	})
-	m := start(t, newConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
-	log := collectEvents(t, m)
+	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
+	log := sessiontest.CollectEvents(t, m)
 	go func() {
 		r := waitSampling(t, log)
 		if r.Server != "sampler" || r.CallID == "" || r.SystemPrompt != "You are \x1b[31mred" || r.IncludeContext != "allServers" ||
@@ -88,11 +89,11 @@ func TestSampling_ReplyWrittenByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(out.Result); !strings.HasPrefix(got, "assistant/airlock") || !strings.HasSuffix(got, ": hi from a person") {
+	if got := sessiontest.TextOf(out.Result); !strings.HasPrefix(got, "assistant/airlock") || !strings.HasSuffix(got, ": hi from a person") {
 		t.Errorf("server saw %q", got)
 	}
-	log.wait(t, "the question closed", 5*time.Second, func(ev session.Event) bool { _, ok := ev.(session.SamplingClosed); return ok })
-	if sv := mustServer(t, m, "sampler", session.StatusReady); !slices.Equal(sv.Deprecated, []string{session.DeprecatedSampling}) {
+	log.Wait(t, "the question closed", 5*time.Second, func(ev session.Event) bool { _, ok := ev.(session.SamplingClosed); return ok })
+	if sv := sessiontest.MustServer(t, m, "sampler", session.StatusReady); !slices.Equal(sv.Deprecated, []string{session.DeprecatedSampling}) {
 		t.Errorf("Deprecated = %v, want [sampling]", sv.Deprecated)
 	}
 	if err := m.AnswerSampling(12345, session.SamplingAnswer{Decline: true}); !errors.Is(err, session.ErrNoSampling) {
@@ -105,8 +106,8 @@ func TestSampling_DeclineGivesTheServerAnError(t *testing.T) {
 	srv := samplingServer(func() *mcp.CreateMessageParams {
 		return &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}
 	})
-	m := start(t, newConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
-	log := collectEvents(t, m)
+	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
+	log := sessiontest.CollectEvents(t, m)
 	go func() {
 		r := waitSampling(t, log)
 		_ = m.AnswerSampling(r.ID, session.SamplingAnswer{Decline: true})
@@ -115,7 +116,7 @@ func TestSampling_DeclineGivesTheServerAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(out.Result); !strings.Contains(got, "error:") || !strings.Contains(got, "declined") {
+	if got := sessiontest.TextOf(out.Result); !strings.Contains(got, "error:") || !strings.Contains(got, "declined") {
 		t.Errorf("server saw %q, want a decline error", got)
 	}
 }
@@ -142,23 +143,23 @@ func TestSampling_TenThousandMessagesDeclinedAtOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := samplingServer(tc.params)
-			m := start(t, newConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
-			log := collectEvents(t, m)
+			m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
+			log := sessiontest.CollectEvents(t, m)
 			began := time.Now()
 			out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := textOf(out.Result); !strings.Contains(got, tc.want) {
+			if got := sessiontest.TextOf(out.Result); !strings.Contains(got, tc.want) {
 				t.Errorf("server saw %q, want it to name the bound (%q)", got, tc.want)
 			}
 			if d := time.Since(began); d > 30*time.Second {
 				t.Errorf("took %s", d)
 			}
-			if log.find(func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok }) != nil {
+			if log.Find(func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok }) != nil {
 				t.Error("an over-bound request reached the person")
 			}
-			log.wait(t, "the person is told", 5*time.Second, func(ev session.Event) bool {
+			log.Wait(t, "the person is told", 5*time.Second, func(ev session.Event) bool {
 				l, ok := ev.(session.LogLine)
 				return ok && l.Source == "airlock" && strings.Contains(l.Text, "declined a sampling request unseen")
 			})
@@ -184,7 +185,7 @@ func TestSampling_OutsideACallDeclined(t *testing.T) {
 			return next(ctx, method, req)
 		}
 	})
-	m := start(t, newConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
+	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
 	_ = m
 	select {
 	case err := <-got:
@@ -231,21 +232,21 @@ func TestAsker_AnswersWithoutEvents(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action}}}, nil, nil
 		})
 	asker := &declineAsker{}
-	cfg := newConfig(config.Server{Name: "sampler", Trust: trust.Trusted, CallTimeout: 30 * time.Second})
-	m := start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}, Asker: asker})
+	cfg := sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted, CallTimeout: 30 * time.Second})
+	m := sessiontest.Start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}, Asker: asker})
 	began := time.Now()
 	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(out.Result); !strings.Contains(got, "declined") {
+	if got := sessiontest.TextOf(out.Result); !strings.Contains(got, "declined") {
 		t.Errorf("sampling: server saw %q", got)
 	}
 	out, err = m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "elicit"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(out.Result); got != "decline" {
+	if got := sessiontest.TextOf(out.Result); got != "decline" {
 		t.Errorf("elicitation: server saw %q", got)
 	}
 	if d := time.Since(began); d > 5*time.Second {
@@ -299,7 +300,7 @@ func TestRoots_DeclaredOnlyWhenConfiguredAndChangesNotified(t *testing.T) {
 	changed := make(chan struct{}, 8)
 	withRoots := config.Server{Name: "rooted", Trust: trust.Trusted, Roots: []string{a, b}}
 	without := config.Server{Name: "plain", Trust: trust.Trusted}
-	m := start(t, newConfig(withRoots, without), session.Options{InProcess: map[string]*mcp.Server{
+	m := sessiontest.Start(t, sessiontest.NewConfig(withRoots, without), session.Options{InProcess: map[string]*mcp.Server{
 		"rooted": rootsServer(changed), "plain": rootsServer(make(chan struct{}, 8)),
 	}})
 	call := func(server string) string {
@@ -308,7 +309,7 @@ func TestRoots_DeclaredOnlyWhenConfiguredAndChangesNotified(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return textOf(out.Result)
+		return sessiontest.TextOf(out.Result)
 	}
 	want := []string{fileURI(a), fileURI(b)}
 	slices.Sort(want)
@@ -318,7 +319,7 @@ func TestRoots_DeclaredOnlyWhenConfiguredAndChangesNotified(t *testing.T) {
 	if got := call("plain"); got != "not declared" {
 		t.Errorf("a server without roots in the config: %q, want the capability not declared", got)
 	}
-	if sv := mustServer(t, m, "rooted", session.StatusReady); !slices.Equal(sv.Roots, []string{fileURI(a), fileURI(b)}) || !slices.Contains(sv.Deprecated, session.DeprecatedRoots) {
+	if sv := sessiontest.MustServer(t, m, "rooted", session.StatusReady); !slices.Equal(sv.Roots, []string{fileURI(a), fileURI(b)}) || !slices.Contains(sv.Deprecated, session.DeprecatedRoots) {
 		t.Errorf("ServerInfo roots %v deprecated %v", sv.Roots, sv.Deprecated)
 	}
 
@@ -334,7 +335,7 @@ func TestRoots_DeclaredOnlyWhenConfiguredAndChangesNotified(t *testing.T) {
 	}
 	want = []string{fileURI(a), fileURI(c)}
 	slices.Sort(want)
-	waitFor(t, "the new roots", 10*time.Second, func() bool { return call("rooted") == strings.Join(want, " ") })
+	sessiontest.WaitFor(t, "the new roots", 10*time.Second, func() bool { return call("rooted") == strings.Join(want, " ") })
 	if err := m.SetRoots("rooted", []string{filepath.Join(a, "missing")}, ""); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("SetRoots with a missing folder: %v", err)
 	}
@@ -344,13 +345,13 @@ func TestRoots_DeclaredOnlyWhenConfiguredAndChangesNotified(t *testing.T) {
 	if err := m.SetRoots("plain", []string{a}, ""); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "plain reconnected with roots", 20*time.Second, func() bool {
+	sessiontest.WaitFor(t, "plain reconnected with roots", 20*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("plain")
 		if sv.Status != session.StatusReady {
 			return false
 		}
 		out, err := m.Call(context.Background(), session.CallRequest{Server: "plain", Tool: "roots"})
-		return err == nil && textOf(out.Result) == fileURI(a)
+		return err == nil && sessiontest.TextOf(out.Result) == fileURI(a)
 	})
 }
 
@@ -377,23 +378,23 @@ func TestRoots_FilesystemListsExactlyTheConfiguredRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := npmServer(t, "fs", "mcp-server-filesystem", trust.Trusted)
+	fs := sessiontest.NPMServer(t, "fs", "mcp-server-filesystem", trust.Trusted)
 	fs.Roots = parsed.Servers[0].Roots
-	m := start(t, newConfig(fs), session.Options{})
-	mustServer(t, m, "fs", session.StatusReady)
+	m := sessiontest.Start(t, sessiontest.NewConfig(fs), session.Options{})
+	sessiontest.MustServer(t, m, "fs", session.StatusReady)
 	want := []string{filepath.Join(home, "project"), filepath.Join(home, "scratch")}
 	var got string
 	// The server asks for roots after initialized; its answer lands asynchronously.
-	waitFor(t, "list_allowed_directories to list the roots", 20*time.Second, func() bool {
+	sessiontest.WaitFor(t, "list_allowed_directories to list the roots", 20*time.Second, func() bool {
 		out, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "list_allowed_directories"})
 		if err != nil {
 			t.Logf("call: %v", err)
 			return false
 		}
-		got = textOf(out.Result)
+		got = sessiontest.TextOf(out.Result)
 		return dirsListed(got, want)
 	})
-	if sv := mustServer(t, m, "fs", session.StatusReady); !slices.Contains(sv.Deprecated, session.DeprecatedRoots) {
+	if sv := sessiontest.MustServer(t, m, "fs", session.StatusReady); !slices.Contains(sv.Deprecated, session.DeprecatedRoots) {
 		t.Errorf("Deprecated = %v, want roots recorded", sv.Deprecated)
 	}
 }
@@ -417,11 +418,11 @@ func dirsListed(text string, want []string) bool {
 // sampling: it is listed, a reply written by hand reaches it, and a decline comes
 // back as its error.
 func TestSampling_ServerEverythingAnsweredByHandAndDeclined(t *testing.T) {
-	ev := npmServer(t, "everything", "mcp-server-everything", trust.Trusted)
-	m := start(t, newConfig(ev), session.Options{})
-	mustServer(t, m, "everything", session.StatusReady)
-	mustTool(t, m, "everything", "trigger-sampling-request")
-	log := collectEvents(t, m)
+	ev := sessiontest.NPMServer(t, "everything", "mcp-server-everything", trust.Trusted)
+	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{})
+	sessiontest.MustServer(t, m, "everything", session.StatusReady)
+	sessiontest.MustTool(t, m, "everything", "trigger-sampling-request")
+	log := sessiontest.CollectEvents(t, m)
 	allowEveryCall(t, m, log)
 	answers := make(chan session.SamplingAnswer, 2)
 	answers <- session.SamplingAnswer{Reply: "a reply typed by a person"}
@@ -430,8 +431,8 @@ func TestSampling_ServerEverythingAnsweredByHandAndDeclined(t *testing.T) {
 		seen := map[uint64]bool{}
 		for range 2 {
 			var r *session.SamplingRequest
-			waitFor(t, "a sampling request", 30*time.Second, func() bool {
-				e := log.find(func(e session.Event) bool {
+			sessiontest.WaitFor(t, "a sampling request", 30*time.Second, func() bool {
+				e := log.Find(func(e session.Event) bool {
 					s, ok := e.(session.SamplingRequested)
 					return ok && !seen[s.Request.ID]
 				})
@@ -447,38 +448,36 @@ func TestSampling_ServerEverythingAnsweredByHandAndDeclined(t *testing.T) {
 			_ = m.AnswerSampling(r.ID, <-answers)
 		}
 	}()
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "everything", Tool: "trigger-sampling-request", Args: args(`{"prompt":"say hi","maxTokens":7}`)})
+	out, err := m.Call(context.Background(), session.CallRequest{Server: "everything", Tool: "trigger-sampling-request", Args: sessiontest.Args(`{"prompt":"say hi","maxTokens":7}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(out.Result); out.Result.IsError || !strings.Contains(got, "a reply typed by a person") {
+	if got := sessiontest.TextOf(out.Result); out.Result.IsError || !strings.Contains(got, "a reply typed by a person") {
 		t.Errorf("answered by hand: result %q", got)
 	}
-	out, err = m.Call(context.Background(), session.CallRequest{Server: "everything", Tool: "trigger-sampling-request", Args: args(`{"prompt":"say hi","maxTokens":7}`)})
+	out, err = m.Call(context.Background(), session.CallRequest{Server: "everything", Tool: "trigger-sampling-request", Args: sessiontest.Args(`{"prompt":"say hi","maxTokens":7}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := textOf(out.Result); !out.Result.IsError || !strings.Contains(got, "declined") {
+	if got := sessiontest.TextOf(out.Result); !out.Result.IsError || !strings.Contains(got, "declined") {
 		t.Errorf("declined: result %q (isError %v), want the decline as the tool's error", got, out.Result.IsError)
 	}
 }
 
 // allowEveryCall answers every approval question with allow once (the person means
 // to run the tool; the test is about what happens during the call).
-func allowEveryCall(t *testing.T, m *session.Manager, log *eventLog) {
+func allowEveryCall(t *testing.T, m *session.Manager, log *sessiontest.EventLog) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() {
 		answered := map[uint64]bool{}
 		for ctx.Err() == nil {
-			log.mu.Lock()
 			var todo []*session.Pending
-			for _, ev := range log.evs {
+			for _, ev := range log.Events() {
 				if r, ok := ev.(session.ApprovalRequested); ok && !answered[r.Pending.ID] {
 					todo = append(todo, r.Pending)
 				}
 			}
-			log.mu.Unlock()
 			for _, p := range todo {
 				answered[p.ID] = true
 				_ = m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce})
@@ -514,20 +513,18 @@ func TestSampling_FloodBoundedPerServer(t *testing.T) {
 			wg.Wait()
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(declined)}}}, nil, nil
 		})
-	m := start(t, newConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
-	log := collectEvents(t, m)
+	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
+	log := sessiontest.CollectEvents(t, m)
 	isReq := func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok }
 	go func() {
-		waitFor(t, "the questions", 10*time.Second, func() bool { return log.count(isReq) >= session.MaxSamplingWaiting })
+		sessiontest.WaitFor(t, "the questions", 10*time.Second, func() bool { return log.Count(isReq) >= session.MaxSamplingWaiting })
 		time.Sleep(300 * time.Millisecond) // the rest are declined meanwhile
-		log.mu.Lock()
 		var ids []uint64
-		for _, ev := range log.evs {
+		for _, ev := range log.Events() {
 			if r, ok := ev.(session.SamplingRequested); ok {
 				ids = append(ids, r.Request.ID)
 			}
 		}
-		log.mu.Unlock()
 		for _, id := range ids {
 			_ = m.AnswerSampling(id, session.SamplingAnswer{Decline: true})
 		}
@@ -536,10 +533,10 @@ func TestSampling_FloodBoundedPerServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := log.count(isReq); got != session.MaxSamplingWaiting {
+	if got := log.Count(isReq); got != session.MaxSamplingWaiting {
 		t.Errorf("%d questions reached the person, want %d", got, session.MaxSamplingWaiting)
 	}
-	if got := textOf(out.Result); got != strconv.Itoa(n) {
+	if got := sessiontest.TextOf(out.Result); got != strconv.Itoa(n) {
 		t.Errorf("%s of %d declined, want all", got, n)
 	}
 }
@@ -547,19 +544,19 @@ func TestSampling_FloodBoundedPerServer(t *testing.T) {
 // A server's logging notification is recorded as use of a deprecated feature.
 func TestDeprecated_LoggingRecorded(t *testing.T) {
 	tool := `{"name":"work","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`
-	sv := rawServer(t, "logger", trust.Trusted, script(page(tool), `"flood":{"log":1}`))
-	m := start(t, newConfig(sv), session.Options{})
-	if got := mustServer(t, m, "logger", session.StatusReady).Deprecated; len(got) != 0 {
+	sv := sessiontest.RawServer(t, "logger", trust.Trusted, sessiontest.Script(sessiontest.Page(tool), `"flood":{"log":1}`))
+	m := sessiontest.Start(t, sessiontest.NewConfig(sv), session.Options{})
+	if got := sessiontest.MustServer(t, m, "logger", session.StatusReady).Deprecated; len(got) != 0 {
 		t.Fatalf("Deprecated before any use = %v", got)
 	}
 	if _, err := m.Call(context.Background(), session.CallRequest{Server: "logger", Tool: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "logging recorded", 10*time.Second, func() bool {
+	sessiontest.WaitFor(t, "logging recorded", 10*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("logger")
 		return slices.Equal(sv.Deprecated, []string{session.DeprecatedLogging})
 	})
-	if ti := mustTool(t, m, "logger", "work"); !slices.Equal(ti.ServerDeprecated(), []string{session.DeprecatedLogging}) {
+	if ti := sessiontest.MustTool(t, m, "logger", "work"); !slices.Equal(ti.ServerDeprecated(), []string{session.DeprecatedLogging}) {
 		t.Errorf("ToolInfo.ServerDeprecated = %v: the cached snapshot part was not rebuilt", ti.ServerDeprecated())
 	}
 }
@@ -575,17 +572,17 @@ func TestSampling_WithdrawnByTheServerClosesTheQuestion(t *testing.T) {
 			_, err := req.Session.CreateMessage(short, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "x"}}}})
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(err != nil)}}}, nil, nil
 		})
-	m := start(t, newConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
-	log := collectEvents(t, m)
+	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
+	log := sessiontest.CollectEvents(t, m)
 	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if textOf(out.Result) != "true" {
-		t.Fatalf("the server's request did not time out: %q", textOf(out.Result))
+	if sessiontest.TextOf(out.Result) != "true" {
+		t.Fatalf("the server's request did not time out: %q", sessiontest.TextOf(out.Result))
 	}
 	r := waitSampling(t, log)
-	log.wait(t, "the question closed", 10*time.Second, func(ev session.Event) bool { c, ok := ev.(session.SamplingClosed); return ok && c.ID == r.ID })
+	log.Wait(t, "the question closed", 10*time.Second, func(ev session.Event) bool { c, ok := ev.(session.SamplingClosed); return ok && c.ID == r.ID })
 	if err := m.AnswerSampling(r.ID, session.SamplingAnswer{Reply: "late"}); !errors.Is(err, session.ErrNoSampling) {
 		t.Errorf("answering a withdrawn request: %v", err)
 	}

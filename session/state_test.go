@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -145,7 +146,7 @@ func runChildren(t *testing.T, mode, dir string, n int, extra ...string) []strin
 		}
 		cmds[i] = cmd
 	}
-	waitFor(t, "children ready", time.Minute, func() bool {
+	sessiontest.WaitFor(t, "children ready", time.Minute, func() bool {
 		m, _ := filepath.Glob(filepath.Join(dir, "ready-*"))
 		return len(m) == n
 	})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
@@ -104,9 +105,9 @@ func TestTaint_UnreadableFileTaintsEveryContext(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, session.TaintFile)
 			d.apply(t, path, good, forged)
-			web, post, cfg := taintSetup(dir)
-			m := startUpstreams(t, cfg, session.Options{}, map[string]*upstream{"web": web, "post": post})
-			a := answerWith(t, m, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
+			web, post, cfg := sessiontest.TaintSetup(dir)
+			m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"web": web, "post": post})
+			a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			for _, c := range []string{"", "agent-x-1"} {
@@ -116,7 +117,7 @@ func TestTaint_UnreadableFileTaintsEveryContext(t *testing.T) {
 					t.Fatalf("context %q: the exfiltration call was not denied: %v", c, err)
 				}
 				select {
-				case p := <-a.seen:
+				case p := <-a.Seen:
 					if p.Verdict.By != trust.DecidedByTaint || p.Taint.Channel != trust.ChannelUnreadable ||
 						!strings.Contains(strings.Join(p.Verdict.Reasons, " "), "taint.json cannot be read") {
 						t.Errorf("context %q: asked by %s, taint %+v, reasons %q", c, p.Verdict.By, p.Taint, p.Verdict.Reasons)
@@ -125,7 +126,7 @@ func TestTaint_UnreadableFileTaintsEveryContext(t *testing.T) {
 					t.Fatalf("context %q: the exfiltration call was not asked (%v)", c, err)
 				}
 			}
-			if n := len(post.calls("post_msg")); n != 0 {
+			if n := len(post.Calls("post_msg")); n != 0 {
 				t.Fatalf("post_msg ran %d times", n)
 			}
 			if err := m.Engine().TaintStoreProblem(); err == nil {
@@ -178,7 +179,7 @@ func TestTaint_UnreadableFileClearIsAuditedAndPerContext(t *testing.T) {
 	if e.Taint("agent-x-1").Tainted() || !e.Taint("").Tainted() {
 		t.Fatalf("after clearing agent-x-1: agent %+v, you %+v", e.Taint("agent-x-1"), e.Taint(""))
 	}
-	recs := auditRecords(t, logPath)
+	recs := sessiontest.AuditRecords(t, logPath)
 	last := recs[len(recs)-1]
 	if last.Kind != "taint-cleared" || last.Context != "agent-x-1" || last.DecidedBy != "person" ||
 		!strings.Contains(last.Reason, "taint.json cannot be read") || !strings.Contains(last.Reason, "this process only") {
@@ -225,9 +226,9 @@ func TestRules_UnreadableFileAtStartAsks(t *testing.T) {
 			dir := t.TempDir()
 			rules := filepath.Join(t.TempDir(), session.RulesFile)
 			d.apply(t, rules, []byte(goodRulesFile), forged)
-			web, post, cfg := taintSetup(dir)
-			m := startUpstreams(t, cfg, session.Options{RulesFile: rules}, map[string]*upstream{"web": web, "post": post})
-			a := answerWith(t, m, session.Response{Answer: session.Deny})
+			web, post, cfg := sessiontest.TaintSetup(dir)
+			m := sessiontest.StartUpstreams(t, cfg, session.Options{RulesFile: rules}, map[string]*sessiontest.Upstream{"web": web, "post": post})
+			a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_, err := m.Call(ctx, session.CallRequest{Server: "post", Tool: "post_msg", Args: json.RawMessage(`{"x":"y"}`)})
@@ -236,7 +237,7 @@ func TestRules_UnreadableFileAtStartAsks(t *testing.T) {
 				t.Fatalf("the call was not denied: %v", err)
 			}
 			select {
-			case p := <-a.seen:
+			case p := <-a.Seen:
 				if why := strings.Join(p.Verdict.Reasons, " "); !strings.Contains(why, "rules.toml cannot be read") {
 					t.Errorf("the question does not say why it asks: %q", why)
 				}
@@ -245,10 +246,10 @@ func TestRules_UnreadableFileAtStartAsks(t *testing.T) {
 					t.Fatalf("the call was neither asked nor denied by the rule: %v", err)
 				}
 			}
-			if n := len(post.calls("post_msg")); n != 0 {
+			if n := len(post.Calls("post_msg")); n != 0 {
 				t.Fatalf("post_msg ran %d times", n)
 			}
-			if v := m.Engine().Decide("", mustTool(t, m, "post", "post_msg")); v.Action != trust.Ask {
+			if v := m.Engine().Decide("", sessiontest.MustTool(t, m, "post", "post_msg")); v.Action != trust.Ask {
 				t.Errorf("the tool's verdict as shown: %s by %s", v.Action, v.By)
 			}
 			probs := m.StateFileProblems()
@@ -266,9 +267,9 @@ func TestRules_UnreadableAfterGoodReadAsksForItsTools(t *testing.T) {
 	dir := t.TempDir()
 	rules := filepath.Join(t.TempDir(), session.RulesFile)
 	writeRaw(t, rules, []byte(goodRulesFile))
-	web, post, cfg := taintSetup(dir)
-	m := startUpstreams(t, cfg, session.Options{RulesFile: rules}, map[string]*upstream{"web": web, "post": post})
-	a := answerWith(t, m, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
+	web, post, cfg := sessiontest.TaintSetup(dir)
+	m := sessiontest.StartUpstreams(t, cfg, session.Options{RulesFile: rules}, map[string]*sessiontest.Upstream{"web": web, "post": post})
+	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	call := func(tool, x string) error {
@@ -290,7 +291,7 @@ func TestRules_UnreadableAfterGoodReadAsksForItsTools(t *testing.T) {
 		t.Fatal("a tool a remembered rule was for ran unasked while rules.toml cannot be read")
 	}
 	select {
-	case p := <-a.seen:
+	case p := <-a.Seen:
 		if why := strings.Join(p.Verdict.Reasons, " "); !strings.Contains(why, "rules.toml cannot be read") {
 			t.Errorf("the question does not say why it asks: %q", why)
 		}
@@ -356,7 +357,7 @@ func TestTaint_IdleContextsPrunedAudited(t *testing.T) {
 	if strings.Join(got, " ") != "agent-active agent-new you" {
 		t.Fatalf("taint.json holds %q, want agent-active agent-new you", got)
 	}
-	recs := auditRecords(t, logPath)
+	recs := sessiontest.AuditRecords(t, logPath)
 	if len(recs) != 1 || recs[0].Kind != "taint-pruned" || recs[0].Context != "agent-old-1" || recs[0].DecidedBy != "policy" ||
 		!strings.Contains(recs[0].Reason, "idle since 2026-01-01T12:00:00Z, longer than limits.taint_prune_after_days (30)") {
 		t.Errorf("audit records = %+v", recs)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -16,7 +17,7 @@ import (
 // blocks, and the channels.
 func TestSnapshot_InputIsWhatClassifyWasGiven(t *testing.T) {
 	yes := true
-	sc := script(page(
+	sc := sessiontest.Script(sessiontest.Page(
 		`{"name":"read","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
 		`{"name":"send","description":"Sends mail.","inputSchema":{"type":"object"},"annotations":{"openWorldHint":true}}`,
 		`{"name":"labelled","inputSchema":{"type":"object"}}`,
@@ -24,15 +25,15 @@ func TestSnapshot_InputIsWhatClassifyWasGiven(t *testing.T) {
 		`{"name":"twice","inputSchema":{"type":"object"}}`,
 		`{"name":"twice","inputSchema":{}}`,
 	))
-	srv := rawServer(t, "s", trust.Trusted, sc)
+	srv := sessiontest.RawServer(t, "s", trust.Trusted, sc)
 	srv.Labels = []trust.Leg{trust.LegPrivateData}
 	srv.Tools = map[string]config.Tool{
 		"labelled": {Labels: []trust.Leg{trust.LegExfiltration}, Asserted: trust.Hints{ReadOnly: &yes}, Policy: trust.Allow},
 		"send":     {Policy: trust.Ask},
 	}
-	other := rawServer(t, "u", trust.Untrusted, script(page(`{"name":"fetch","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)))
-	cfg := newConfig(srv, other)
-	m := start(t, cfg, session.Options{})
+	other := sessiontest.RawServer(t, "u", trust.Untrusted, sessiontest.Script(sessiontest.Page(`{"name":"fetch","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)))
+	cfg := sessiontest.NewConfig(srv, other)
+	m := sessiontest.Start(t, cfg, session.Options{})
 	if err := m.SetToolPolicy(trust.Ref{Server: "s", Tool: "read"}, trust.Deny); err != nil {
 		t.Fatal(err)
 	}

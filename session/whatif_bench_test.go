@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -48,7 +49,7 @@ func whatIfToolset(b *testing.B) (*session.Manager, map[string]*mcp.Server) {
 		}
 		servers = append(servers, s)
 	}
-	m := session.New(newConfig(servers...), session.Options{InProcess: inproc})
+	m := session.New(sessiontest.NewConfig(servers...), session.Options{InProcess: inproc})
 	b.Cleanup(func() { m.Close() })
 	m.Start()
 	if err := m.Wait(context.Background()); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -52,7 +53,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 		}
 		servers = append(servers, s)
 	}
-	m := start(t, newConfig(servers...), session.Options{InProcess: inproc})
+	m := sessiontest.Start(t, sessiontest.NewConfig(servers...), session.Options{InProcess: inproc})
 	rng := rand.New(rand.NewPCG(16, 4))
 	trusts := []trust.ServerTrust{trust.Untrusted, trust.Trusted}
 	actions := []trust.Action{trust.ActionUnset, trust.Allow, trust.Ask, trust.Deny}
@@ -89,7 +90,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 			err = m.SetDisabled(ref, rng.IntN(2) == 0)
 		case down[server]:
 			if err = m.Reconnect(server); err == nil {
-				waitFor(t, server+" to reconnect", 30*time.Second, func() bool {
+				sessiontest.WaitFor(t, server+" to reconnect", 30*time.Second, func() bool {
 					sv, _ := m.Snapshot().Server(server)
 					return sv.Status == session.StatusReady
 				})
@@ -100,7 +101,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 			tn := listed[server][rng.IntN(len(listed[server]))]
 			desc := fmt.Sprintf("step %d: prefer s%d__%s or %s", step, rng.IntN(6), names[rng.IntN(len(names))], names[rng.IntN(len(names))])
 			addTool(server, tn, desc)
-			waitFor(t, server+" to re-list "+tn, 30*time.Second, func() bool {
+			sessiontest.WaitFor(t, server+" to re-list "+tn, 30*time.Second, func() bool {
 				ti, ok := m.Snapshot().Tool(server, tn)
 				return ok && ti.Description == desc
 			})
@@ -116,7 +117,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 				listed[server] = slices.Delete(listed[server], k, k+1)
 			}
 			want := len(listed[server])
-			waitFor(t, server+" to re-list", 30*time.Second, func() bool {
+			sessiontest.WaitFor(t, server+" to re-list", 30*time.Second, func() bool {
 				n := 0
 				for _, ti := range m.Snapshot().Tools {
 					if ti.Ref.Server == server {
@@ -131,7 +132,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 			for ss := range inproc[server].Sessions() {
 				ss.Close()
 			}
-			waitFor(t, server+" to be seen disconnected", 30*time.Second, func() bool {
+			sessiontest.WaitFor(t, server+" to be seen disconnected", 30*time.Second, func() bool {
 				sv, _ := m.Snapshot().Server(server)
 				return sv.Status == session.StatusFailed
 			})

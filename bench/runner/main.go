@@ -10,7 +10,7 @@
 //     MCP Inspector CLI (testdata/inspector), all three on `airlock demo-server docs`.
 //  2. Connect fan-out: `airlock check --json` on 1, 5 and 20 distinct demo docs
 //     servers against the slowest of the 20 servers checked alone.
-//  3. The agent gateway: session's BenchmarkCallThroughGateway against
+//  3. The agent gateway: session/gateway's BenchmarkCallThroughGateway against
 //     BenchmarkCallDirect (p50 and p99), and BenchmarkAuditedApprovals.
 //  4. trust's BenchmarkClassifyAndHazards at 100, 1,000 and 10,000 tools, and
 //     session's BenchmarkWhatIfRecompute and BenchmarkRelistOneServer at 10,000.
@@ -525,7 +525,7 @@ func (r *runner) benchOne(pkg, name, benchtime, unit string) (float64, error) {
 
 func (r *runner) rowGateway() ([]row, error) {
 	logf("row 3: the gateway against direct calls; audited approvals")
-	s, err := r.goBench(goBenchRun{pkg: "session", pattern: "^(BenchmarkCallDirect|BenchmarkCallThroughGateway|BenchmarkCallThroughBareProxy)$", benchtime: r.benchtime("300x"), rounds: r.rounds()})
+	s, err := r.goBench(goBenchRun{pkg: "session/gateway", pattern: "^(BenchmarkCallDirect|BenchmarkCallThroughGateway|BenchmarkCallThroughBareProxy)$", benchtime: r.benchtime("300x"), rounds: r.rounds()})
 	if err != nil {
 		return nil, err
 	}

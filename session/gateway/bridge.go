@@ -4,21 +4,29 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/airlock-mcp/airlock/session"
 )
+
+// Link is how the bridge reaches the gateway, given by the session that owns the
+// transports: Client is the HTTP client that adds headers only for url's origin (it
+// carries the gateway token, so it must follow no redirect off that origin), and
+// MaxMessageBytes bounds one JSON-RPC message on either side.
+type Link struct {
+	Client          func(url string, headers map[string]string) *http.Client
+	MaxMessageBytes int
+}
 
 // Bridge relays JSON-RPC messages between an agent on stdio (in, out) and a running
 // gateway at url, for agents that can only launch stdio servers. It carries messages
 // as they are, in both directions, adding only the gateway's bearer token, and returns
-// when either side ends.
-func Bridge(ctx context.Context, url, token string, in io.ReadCloser, out io.WriteCloser) error {
+// when either side ends. via is how it reaches the gateway.
+func Bridge(ctx context.Context, via Link, url, token string, in io.ReadCloser, out io.WriteCloser) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	local, err := (&mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: session.MaxMessageBytes}).Connect(ctx)
+	local, err := (&mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: via.MaxMessageBytes}).Connect(ctx)
 	if err != nil {
 		return err
 	}
@@ -26,8 +34,8 @@ func Bridge(ctx context.Context, url, token string, in io.ReadCloser, out io.Wri
 	remote, err := (&mcp.StreamableClientTransport{
 		Endpoint: url,
 		// The gateway token goes to the gateway's origin only.
-		HTTPClient:   session.OriginBoundClient(url, map[string]string{"Authorization": "Bearer " + token}),
-		MaxEventSize: session.MaxMessageBytes,
+		HTTPClient:   via.Client(url, map[string]string{"Authorization": "Bearer " + token}),
+		MaxEventSize: via.MaxMessageBytes,
 	}).Connect(ctx)
 	if err != nil {
 		return err

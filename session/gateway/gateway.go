@@ -26,7 +26,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -99,7 +99,7 @@ type Options struct {
 // templates and prompts are relayed too (relay.go). Construct it with
 // New, start it with Start, stop it with Close.
 type Gateway struct {
-	m     *session.Manager
+	m     Host
 	opts  Options
 	srv   *mcp.Server
 	token *tokenSource
@@ -149,7 +149,7 @@ type gatewayTool struct {
 }
 
 // New builds a gateway over m. It serves nothing until Start.
-func New(m *session.Manager, opts Options) (*Gateway, error) {
+func New(m Host, opts Options) (*Gateway, error) {
 	if opts.Token == "" {
 		return nil, errors.New("gateway: no token")
 	}
@@ -229,7 +229,7 @@ func (g *Gateway) auditUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 				g.mu.Unlock()
 				if !served {
 					ctxName, client, _ := g.agentOf(r.Session)
-					g.m.AuditRefused(g.m.Engine().NewCallID(), session.CallRequest{Context: ctxName, Client: client,
+					g.m.AuditRefused(g.m.NewCallID(), model.CallRequest{Context: ctxName, Client: client,
 						Tool: r.Params.Name, Args: r.Params.Arguments}, trust.DecidedByUnknownTool,
 						"the gateway serves no tool "+strconv.Quote(r.Params.Name)+g.servedAs(r.Params.Name))
 				}
@@ -282,7 +282,7 @@ func (g *Gateway) listingTaint(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			ctxName, _, _ := g.agentOf(ss) // a session no token is known for is refused every call
 			g.watchSession(ss, ctxName)
-			g.m.Engine().MarkTainted(ctxName, trust.Taint{By: ti.Ref, At: g.m.Now(), Channel: trust.ChannelListing})
+			g.m.MarkTainted(ctxName, trust.Taint{By: ti.Ref, At: g.m.Now(), Channel: trust.ChannelListing})
 			break
 		}
 		return res, err
@@ -475,7 +475,7 @@ func (g *Gateway) sync() {
 // toolKey changes when anything the agent sees of a tool changes: its definition (the
 // fingerprint the listing already computed; the raw bytes when there is none) or its
 // effective annotations.
-func toolKey(ti *session.ToolInfo) string {
+func toolKey(ti *model.ToolInfo) string {
 	def := ti.Fingerprint
 	if def == "" {
 		def = string(ti.Raw)
@@ -486,7 +486,7 @@ func toolKey(ti *session.ToolInfo) string {
 // agentTool is the tool as agents see it, under its served name: the server's
 // schemas unmodified, the effective annotations (what airlock acts on), not the
 // declared ones.
-func agentTool(ti *session.ToolInfo, served string) (*mcp.Tool, error) {
+func agentTool(ti *model.ToolInfo, served string) (*mcp.Tool, error) {
 	var obj struct {
 		Type any `json:"type"`
 	}
@@ -575,7 +575,7 @@ func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 		}
 		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
-		call := session.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.Engine().NewCallID(),
+		call := model.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.NewCallID(),
 			StillAccepted: g.stillAccepted(ss)}
 		var stopWaiting func()
 		if token != nil {
@@ -591,7 +591,7 @@ func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 				p.ProgressToken = token
 				_ = ss.NotifyProgress(ctx, p)
 			}
-			call.OnProgress = func(p session.Progress) {
+			call.OnProgress = func(p model.Progress) {
 				// The message is the server's text: said to come from it, and escaped.
 				msg := p.Message
 				if msg != "" {
@@ -603,11 +603,11 @@ func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 				notify(&mcp.ProgressNotificationParams{Message: msg})
 			})
 		}
-		out, err := g.m.Call(ctx, call)
+		out, err := g.m.CallTool(ctx, call)
 		if stopWaiting != nil {
 			stopWaiting()
 		}
-		var denied *session.DeniedError
+		var denied *model.DeniedError
 		switch {
 		case errors.As(err, &denied):
 			return errorResult("airlock denied this call: " + denied.Error()), nil
@@ -616,7 +616,7 @@ func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 		case err != nil:
 			return errorResult("airlock could not complete this call: " + agentText(err.Error())), nil
 		}
-		return relayResult(ref.Server, out.Result), nil
+		return relayResult(ref.Server, out), nil
 	}
 }
 
@@ -677,7 +677,7 @@ func (g *Gateway) tellWaiting(ctx context.Context, server, callID, what string, 
 
 // waitingNotice is what the call callID to server waits for, "" when it waits for no person.
 func (g *Gateway) waitingNotice(server, callID, what string) string {
-	for _, p := range g.m.Engine().Pending() {
+	for _, p := range g.m.Pending() {
 		if p.CallID == callID {
 			return fmt.Sprintf("waiting for a person to approve %s in airlock (%s left)", what, time.Until(p.Deadline).Round(time.Second))
 		}
@@ -705,7 +705,7 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		go func() { _ = ss.Wait(); close(waited) }()
 		select {
 		case <-waited:
-			g.m.Engine().EndContext(ctxName)
+			g.m.EndContext(ctxName)
 			g.endRelaySession(ss.ID())
 			g.mu.Lock()
 			delete(g.ended, ss.ID())
@@ -871,7 +871,7 @@ const smallBody = 64 << 10
 func (g *Gateway) admit(n int64) bool {
 	g.inflightMu.Lock()
 	defer g.inflightMu.Unlock()
-	if g.inflight+n > g.m.Engine().Limits().MaxWaitingBytes {
+	if g.inflight+n > g.m.Limits().MaxWaitingBytes {
 		return false
 	}
 	g.inflight += n
@@ -899,7 +899,7 @@ func (g *Gateway) refuseBusy(w http.ResponseWriter, r *http.Request, limit int64
 		http.Error(w, "airlock: too many argument bytes are in flight from agents; try again later", http.StatusServiceUnavailable)
 		return
 	}
-	text := fmt.Sprintf("airlock denied this call: call denied by policy: the calls in flight from agents already hold close to %d bytes of arguments (the limit is [limits] max_waiting_bytes); try again after they are answered", g.m.Engine().Limits().MaxWaitingBytes)
+	text := fmt.Sprintf("airlock denied this call: call denied by policy: the calls in flight from agents already hold close to %d bytes of arguments (the limit is [limits] max_waiting_bytes); try again after they are answered", g.m.Limits().MaxWaitingBytes)
 	var out any
 	if msg.Method == "tools/call" {
 		out = map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": errorResult(text)}
@@ -913,7 +913,7 @@ func (g *Gateway) refuseBusy(w http.ResponseWriter, r *http.Request, limit int64
 
 // MaxBody is the largest request body the gateway reads.
 func (g *Gateway) MaxBody() int64 {
-	return max(int64(MinBodyLimit), int64(g.m.Engine().Limits().MaxArgsBytes)+64<<10)
+	return max(int64(MinBodyLimit), int64(g.m.Limits().MaxArgsBytes)+64<<10)
 }
 
 // onceReader reads a byte slice once and drops it at the end.

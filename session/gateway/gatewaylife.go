@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 )
 
 // sessionLife ends the agent sessions nobody uses any more (Options.
@@ -159,10 +159,10 @@ func (q *requesters) post(r *http.Request) (done func()) {
 
 // endSession ends the calls of session id (deleted, or closed): they are withdrawn
 // as their agent's.
-func (q *requesters) endSession(id string) { q.endSessionWith(id, session.ErrAgentGone) }
+func (q *requesters) endSession(id string) { q.endSessionWith(id, model.ErrAgentGone) }
 
 // endSessionWith ends the calls of session id with cause, which is
-// session.ErrAgentGone or one that is it (errors.Is): session.ErrTokenRevoked.
+// model.ErrAgentGone or one that is it (errors.Is): model.ErrTokenRevoked.
 func (q *requesters) endSessionWith(id string, cause error) {
 	q.mu.Lock()
 	s := q.sessions[id]
@@ -181,12 +181,12 @@ func (q *requesters) endSessionWith(id string, cause error) {
 	}
 }
 
-// bind returns ctx ending, with the cause session.ErrAgentGone, also when the call's
+// bind returns ctx ending, with the cause model.ErrAgentGone, also when the call's
 // POST or its session ends. A call marked with a requester id the handler no longer
 // holds came in a POST that already ended: its context ends at once (fail closed).
 func (q *requesters) bind(ctx context.Context, sessionID string, h http.Header) (context.Context, func()) {
 	bound, cancel := context.WithCancelCause(ctx)
-	gone := func() { cancel(session.ErrAgentGone) }
+	gone := func() { cancel(model.ErrAgentGone) }
 	var stops []func() bool
 	q.mu.Lock()
 	if ids := h.Values(requesterHeader); len(ids) > 0 {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 )
 
 // Who an agent is, is airlock's word: the token it presented when it opened its
@@ -56,7 +56,7 @@ func legacyAgentContext(k string) bool {
 // the one default token, so those taints are its agents', and no agent can reach an
 // old name any more. Moving never clears: the earliest cause is kept.
 func (g *Gateway) adoptLegacyTaints() {
-	moved, err := g.m.Engine().MoveTaints(AgentContext(DefaultTokenName), legacyAgentContext)
+	moved, err := g.m.MoveTaints(AgentContext(DefaultTokenName), legacyAgentContext)
 	switch {
 	case err != nil:
 		g.note("the taints of agent contexts named by client name could not be moved to " + AgentContext(DefaultTokenName) + ": " + err.Error())
@@ -185,7 +185,7 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string, ok boo
 		return AgentContext("?"), client, false
 	}
 	ctxName = AgentContext(tok.name)
-	g.m.Engine().NoteClient(ctxName, client)
+	g.m.NoteClient(ctxName, client)
 	return ctxName, client, g.tokenLive(tok)
 }
 
@@ -205,7 +205,7 @@ func (g *Gateway) tokenLive(tok owner) bool {
 }
 
 // stillAccepted is the last check of a call before it is forwarded
-// (session.CallRequest.StillAccepted): the tokens are read again, so a revoke or a
+// (model.CallRequest.StillAccepted): the tokens are read again, so a revoke or a
 // rotation that returned before the person allowed the call is seen.
 func (g *Gateway) stillAccepted(ss *mcp.ServerSession) func() error {
 	return func() error {
@@ -213,7 +213,7 @@ func (g *Gateway) stillAccepted(ss *mcp.ServerSession) func() error {
 		if tok, known := g.owners.of(ss.ID()); known && g.tokenLive(tok) {
 			return nil
 		}
-		return session.ErrTokenRevoked
+		return model.ErrTokenRevoked
 	}
 }
 
@@ -278,7 +278,7 @@ func (g *Gateway) revokeLoop() {
 
 // endRevoked ends every session whose token is no longer accepted (revoked, or its
 // name now holds another value, or the default token rotated): its calls are
-// withdrawn first (session.ErrTokenRevoked: a waiting question is withdrawn and
+// withdrawn first (model.ErrTokenRevoked: a waiting question is withdrawn and
 // nothing of the call runs), then the session is closed. The grants of a token's
 // context end whenever its value changes or goes, even when no session of the old
 // value is open: a token added again under a revoked one's name never inherits what
@@ -300,7 +300,7 @@ func (g *Gateway) endRevoked() {
 		names[tok.name] = true
 	}
 	for _, ss := range ended {
-		g.requesters.endSessionWith(ss.ID(), session.ErrTokenRevoked)
+		g.requesters.endSessionWith(ss.ID(), model.ErrTokenRevoked)
 		_ = ss.Close()
 	}
 	g.seenMu.Lock()
@@ -312,7 +312,7 @@ func (g *Gateway) endRevoked() {
 	g.seen = cur
 	g.seenMu.Unlock()
 	for name := range names {
-		g.m.Engine().EndContext(AgentContext(name))
+		g.m.EndContext(AgentContext(name))
 	}
 	g.owners.prune(present)
 }

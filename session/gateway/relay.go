@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -62,12 +62,12 @@ func relayCapabilities(c *mcp.ServerCapabilities) {
 
 // channelServed reports whether a server's channel of kind k is served to agents: the
 // server is ready, declared the capability, and the channel is not blocked or denied.
-func (g *Gateway) channelServed(snap *session.Snapshot, sv session.ServerInfo, k trust.ChannelKind) bool {
+func (g *Gateway) channelServed(snap *model.Snapshot, sv model.ServerInfo, k trust.ChannelKind) bool {
 	offered := sv.OffersResources
 	if k == trust.KindPrompts {
 		offered = sv.OffersPrompts
 	}
-	if sv.Status != session.StatusReady || !offered {
+	if sv.Status != model.StatusReady || !offered {
 		return false
 	}
 	ti, ok := g.m.LookupTool(snap, sv.Name, trust.ChannelTool(k))
@@ -77,7 +77,7 @@ func (g *Gateway) channelServed(snap *session.Snapshot, sv session.ServerInfo, k
 // syncRelay makes the served resources, templates and prompts match the snapshot;
 // g.mu is held. go-sdk tells agents with resources/list_changed and
 // prompts/list_changed. It returns what is not served and why.
-func (g *Gateway) syncRelay(snap *session.Snapshot) []string {
+func (g *Gateway) syncRelay(snap *model.Snapshot) []string {
 	var skipped []string
 	wantRes, wantTmpl, wantPrompt := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	g.resubscribe(snap)
@@ -160,12 +160,12 @@ func (g *Gateway) syncRelay(snap *session.Snapshot) []string {
 
 // resubscribe asks every server that reconnected since the last sync to subscribe
 // again to the URIs agents hold; g.mu is held, the requests run in the background.
-func (g *Gateway) resubscribe(snap *session.Snapshot) {
+func (g *Gateway) resubscribe(snap *model.Snapshot) {
 	var again []string
 	for _, sv := range snap.Servers {
 		// A connection counts once it is ready with the resources capability
 		// declared (which says whether the server takes subscriptions).
-		if sv.Status != session.StatusReady || !sv.OffersResources {
+		if sv.Status != model.StatusReady || !sv.OffersResources {
 			continue
 		}
 		old, seen := g.relay.gens[sv.Name]
@@ -193,7 +193,7 @@ func (g *Gateway) resubscribe(snap *session.Snapshot) {
 		for _, u := range again {
 			server, uri, _ := ParseRelayURI(u)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = g.m.SubscribeFor(ctx, session.HolderGateway, server, uri)
+			_ = g.m.SubscribeFor(ctx, model.HolderGateway, server, uri)
 			cancel()
 		}
 	}()
@@ -284,7 +284,7 @@ func (g *Gateway) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 						Arguments map[string]string `json:"arguments"`
 						Name      string            `json:"name"`
 					}{r.Params.Arguments, r.Params.Name})
-					g.m.AuditRefused(g.m.Engine().NewCallID(), session.CallRequest{Context: ctxName, Client: client, Tool: trust.PromptGetTool, Args: args},
+					g.m.AuditRefused(g.m.NewCallID(), model.CallRequest{Context: ctxName, Client: client, Tool: trust.PromptGetTool, Args: args},
 						trust.DecidedByUnknownTool, "the gateway serves no prompt "+strconv.Quote(r.Params.Name))
 				}
 			}
@@ -306,13 +306,13 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
 		args, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
-		g.m.AuditRefused(g.m.Engine().NewCallID(), session.CallRequest{Context: ctxName, Client: client, Tool: trust.ResourceReadTool, Args: args},
+		g.m.AuditRefused(g.m.NewCallID(), model.CallRequest{Context: ctxName, Client: client, Tool: trust.ResourceReadTool, Args: args},
 			trust.DecidedByUnknownTool, err.Error())
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error() + "; read a URI the gateway lists or links to (" + relayPrefix + "SERVER/…)"}
 	}
-	callID := g.m.Engine().NewCallID()
+	callID := g.m.NewCallID()
 	stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, server, callID, "reading "+strconv.Quote(clip(uri))+" of "+server)
-	out, err := g.m.ReadResource(ctx, session.ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri, CallID: callID})
+	out, err := g.m.ReadResource(ctx, model.ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri, CallID: callID})
 	stop()
 	if err != nil {
 		return nil, channelError(ctx, "read", err)
@@ -334,9 +334,9 @@ func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 		if len(req.Params.Arguments) > 0 {
 			args, _ = json.Marshal(req.Params.Arguments)
 		}
-		callID := g.m.Engine().NewCallID()
+		callID := g.m.NewCallID()
 		stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, server, callID, "getting prompt "+served)
-		out, err := g.m.GetPrompt(ctx, session.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Served: served, Args: args, CallID: callID})
+		out, err := g.m.GetPrompt(ctx, model.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Served: served, Args: args, CallID: callID})
 		stop()
 		if err != nil {
 			return nil, channelError(ctx, "prompt get", err)
@@ -355,7 +355,7 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 	}
 	g.watchSession(ss, ctxName)
 	p := req.Params
-	cr := session.CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value}
+	cr := model.CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value}
 	if p.Context != nil {
 		cr.Resolved = p.Context.Arguments
 	}
@@ -432,7 +432,7 @@ func (g *Gateway) unsubscribeHandler(ctx context.Context, req *mcp.UnsubscribeRe
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
 	}
-	if err := g.m.UnsubscribeFor(ctx, session.HolderGateway, server, uri); err != nil {
+	if err := g.m.UnsubscribeFor(ctx, model.HolderGateway, server, uri); err != nil {
 		return channelError(ctx, "unsubscription", err)
 	}
 	return nil
@@ -463,7 +463,7 @@ func (g *Gateway) endRelaySession(id string) {
 	for _, u := range last {
 		if server, uri, err := ParseRelayURI(u); err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = g.m.UnsubscribeFor(ctx, session.HolderGateway, server, uri)
+			_ = g.m.UnsubscribeFor(ctx, model.HolderGateway, server, uri)
 			cancel()
 		}
 	}
@@ -471,7 +471,7 @@ func (g *Gateway) endRelaySession(id string) {
 
 // resourceUpdated queues a server's resources/updated for the agents subscribed to it;
 // it never blocks the server's reader.
-func (g *Gateway) resourceUpdated(ev session.ResourceUpdated) {
+func (g *Gateway) resourceUpdated(ev model.ResourceUpdated) {
 	u := RelayURI(ev.Server, ev.URI)
 	g.mu.Lock()
 	held := g.subscribedLocked(u)
@@ -533,7 +533,7 @@ func (g *Gateway) waitingFor(ctx context.Context, token any, ss *mcp.ServerSessi
 // airlock denied it and why; any other error is escaped (it may hold the server's
 // text).
 func channelError(ctx context.Context, what string, err error) error {
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	switch {
 	case errors.As(err, &denied):
 		return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock denied this " + what + ": " + denied.Error()}

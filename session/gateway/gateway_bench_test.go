@@ -1,0 +1,129 @@
+package gateway_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/session/gateway"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// upstreamDocs serves the demo docs server over streamable HTTP on 127.0.0.1.
+func upstreamDocs(b *testing.B) string {
+	docs, _ := demo.New("docs")
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return docs }, nil))
+	b.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func benchCalls(b *testing.B, cs *mcp.ClientSession, name string) {
+	ctx := context.Background()
+	params := &mcp.CallToolParams{Name: name, Arguments: map[string]any{"id": "mcp-overview"}}
+	for range 20 { // warm up connections and caches
+		if _, err := cs.CallTool(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+	}
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		res, err := cs.CallTool(ctx, params)
+		durations = append(durations, time.Since(start))
+		if err != nil || res.IsError {
+			b.Fatalf("call: %v", err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkCallDirect is the reference: an agent calling the upstream server itself.
+func BenchmarkCallDirect(b *testing.B) {
+	url := upstreamDocs(b)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	benchCalls(b, cs, "get_doc")
+}
+
+// BenchmarkCallThroughGateway is the same auto-allowed call made through airlock: agent
+// -> gateway (token, allowlists) -> approval engine (allow by policy) -> upstream.
+func BenchmarkCallThroughGateway(b *testing.B) {
+	url := upstreamDocs(b)
+	cfg := sessiontest.NewConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+	m := session.New(cfg, session.Options{})
+	defer m.Close()
+	m.Start()
+	_ = m.Wait(context.Background())
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   g.URL(),
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	benchCalls(b, cs, "docs__get_doc")
+}
+
+// BenchmarkCallThroughGatewayAudited is BenchmarkCallThroughGateway with the audit log
+// on, as airlock runs by default: every call's decision is synced before it is
+// forwarded and its outcome is recorded after.
+func BenchmarkCallThroughGatewayAudited(b *testing.B) {
+	url := upstreamDocs(b)
+	cfg := sessiontest.NewConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+	audit, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer audit.Close()
+	m := session.New(cfg, session.Options{Audit: audit})
+	defer m.Close()
+	m.Start()
+	_ = m.Wait(context.Background())
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   g.URL(),
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	benchCalls(b, cs, "docs__get_doc")
+}
