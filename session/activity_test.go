@@ -28,7 +28,7 @@ func nextCallFinished(t *testing.T, m *session.Manager) session.CallFinished {
 	}
 }
 
-// Issue 15 item 1: every call through Manager.Call, an agent's auto-allowed one
+// Every call through Manager.Call, an agent's auto-allowed one
 // included, is published with who, tool, tier, decision, outcome and result.
 func TestActivity_CallFinishedForAgentAndDeniedCalls(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))

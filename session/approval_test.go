@@ -146,7 +146,7 @@ func TestDenyPolicyNeverAsks(t *testing.T) {
 	sessiontest.NoAsk(t, a)
 }
 
-// HOSTILE 37: untrusted content returned, then an exfiltration tool that policy allows
+// Hostile case 37: untrusted content returned, then an exfiltration tool that policy allows
 // asks anyway and names the call that tainted the context.
 func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))

@@ -21,7 +21,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// HOSTILE 40: secrets are redacted; the hash of the full arguments is kept.
+// Hostile case 40: secrets are redacted; the hash of the full arguments is kept.
 func TestAuditRedactsSecrets(t *testing.T) {
 	args := json.RawMessage(`{"url":"https://x","api_key":"sk-123","nested":{"Authorization":"Bearer abc","list":[{"password":"p"}]},"accessToken":"t","n":1.50}`)
 	got := string(session.Redact(args))
@@ -80,7 +80,7 @@ func TestManagerAuditsCalls(t *testing.T) {
 	}
 }
 
-// HOSTILE 38: when the audit log cannot be written (disk full), an allowed call is
+// Hostile case 38: when the audit log cannot be written (disk full), an allowed call is
 // Denied and says why.
 func TestAuditWriteFailureDeniesCall(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 )
 
-// Issue 18 item 1: every demo starts from an empty demo folder, and a link in it is
+// Every demo starts from an empty demo folder, and a link in it is
 // removed without touching what it points to. A second demo while the first runs
 // clears nothing (it would pull the first one's token and audit log from under it).
 func TestClaimDemoState_ClearsAtStartKeepsARunningDemo(t *testing.T) {

@@ -71,7 +71,7 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 		if usesRef(decoded) {
 			// go-sdk validates an accepted answer against this schema with
 			// jsonschema-go, which recurses without end on a $ref cycle: the stack
-			// overflow would end airlock (HOSTILE 28). Elicitation schemas are flat
+			// Overflow would end airlock (hostile case 28). Elicitation schemas are flat
 			// objects of primitive fields and need no references, so refuse unseen.
 			m.events.push(LogLine{Server: server, Source: "airlock", Text: "refused an elicitation: its requested schema uses $ref, which airlock does not accept"})
 			return nil, errors.New("airlock refuses elicitation schemas that use $ref, $dynamicRef or $recursiveRef")

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// HOSTILE 26, the queue itself: with nobody reading, log lines and progress beyond
+// Hostile case 26, the queue itself: with nobody reading, log lines and progress beyond
 // maxQueued are dropped and counted (the count comes first), while status events are
 // always kept, so a flood from several servers at once cannot grow memory or hide a
 // status change.

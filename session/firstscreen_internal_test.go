@@ -65,7 +65,7 @@ func (m *Manager) rebuild() *Snapshot {
 	return m.Snapshot()
 }
 
-// Issue 16, goal 2 (the path to the first screen): building a snapshot of a listing
+// (the path to the first screen): building a snapshot of a listing
 // looks at rules.toml once, not once per tool (10,000 lstat calls were about half of
 // the first build), and still sees the remembered allow rules as the file stands.
 func TestSnapshot_RulesFileLookedAtOncePerBuild(t *testing.T) {
@@ -143,7 +143,7 @@ func BenchmarkBuildServer10000(b *testing.B) {
 	}
 }
 
-// Issue 16, goal 2: resources and prompts listed after the tools (or changed later)
+// Resources and prompts listed after the tools (or changed later)
 // change the server's channels, not its tools: the tools are not classified again
 // (a second pass over 10,000 tools right after the first screen), and the channels
 // and hazards follow the new catalog.
@@ -301,7 +301,7 @@ func TestBuildServer_SplitListingClassifiedAsOne(t *testing.T) {
 	}
 }
 
-// Issue 16, goal 2: what a tool's entry says of its server is one value shared by the
+// What a tool's entry says of its server is one value shared by the
 // server's tools (it was four slices copied into each of 10,000 entries), and it
 // still says it: the labels classification read, as Input gives them back.
 func TestSnapshot_ToolsShareTheirServerFacts(t *testing.T) {

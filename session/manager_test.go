@@ -138,7 +138,7 @@ func TestStreamableHTTPAndSSE(t *testing.T) {
 	}
 }
 
-// HOSTILE 25: a huge HTTP body is cut at MaxMessageBytes and fails the connection.
+// Hostile case 25: a huge HTTP body is cut at MaxMessageBytes and fails the connection.
 func TestHostile25_HugeHTTPBodyDropped(t *testing.T) {
 	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -159,7 +159,7 @@ func TestHostile25_HugeHTTPBodyDropped(t *testing.T) {
 	}
 }
 
-// HOSTILE 22: a server that never answers initialize times out with the reason, and
+// Hostile case 22: a server that never answers initialize times out with the reason, and
 // the other server is ready regardless.
 func TestHostile22_HangingInitializeTimesOutOthersReady(t *testing.T) {
 	hang := sessiontest.TestServer(t, "hang", "hang-init", trust.Untrusted)
@@ -189,7 +189,7 @@ func TestProcessExitReportedWithStderr(t *testing.T) {
 	sessiontest.MustServer(t, m, "docs", session.StatusReady)
 }
 
-// HOSTILE 24: closing airlock ends every stdio server's whole process group.
+// Hostile case 24: closing airlock ends every stdio server's whole process group.
 func TestHostile24_NoChildOutlivesAirlock(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	s := sessiontest.TestServer(t, "gc", "grandchild", trust.Trusted)
@@ -213,7 +213,7 @@ func TestHostile24_NoChildOutlivesAirlock(t *testing.T) {
 	m.Close() // idempotent
 }
 
-// HOSTILE 24: a server that crashes mid-call fails the call at once (not at the call
+// Hostile case 24: a server that crashes mid-call fails the call at once (not at the call
 // timeout), is shown failed with its last stderr, takes the process it started down
 // with it, and reconnects on demand.
 func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
@@ -254,7 +254,7 @@ func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 	})
 }
 
-// HOSTILE 23: a server that never answers tools/call is timed out and sent
+// Hostile case 23: a server that never answers tools/call is timed out and sent
 // notifications/cancelled (the server says it saw the cancellation), and stays usable.
 func TestHostile23_CallTimeoutSendsCancelled(t *testing.T) {
 	s := sessiontest.TestServer(t, "crashy", "crashy", trust.Trusted)
@@ -300,7 +300,7 @@ func TestRawAnnotationsAbsentVsFalse(t *testing.T) {
 	}
 }
 
-// HOSTILE 26: however many list_changed notifications arrive, at most one tools/list
+// Hostile case 26: however many list_changed notifications arrive, at most one tools/list
 // is in flight, plus one trailing.
 func TestHostile26_ListChangedOneRefreshInFlight(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "churn", Version: "1"}, nil)

@@ -57,7 +57,7 @@ func TestNPMReferenceServers(t *testing.T) {
 }
 
 // server-everything's resources, templates, prompts with completion, and
-// subscribe/updated, through the engine (issue 13). The server is labelled
+// Subscribe/updated, through the engine. The server is labelled
 // untrusted-content, so what its resources and prompts return taints the context.
 func TestNPMEverything_ResourcesPromptsCompletionsSubscribe(t *testing.T) {
 	ev := sessiontest.NPMServer(t, "everything", "mcp-server-everything", trust.Trusted)

@@ -17,7 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// TestPins_ListingShownBeforeItsPinsAreWritten (issue 16 goal 2): a first start with
+// TestPins_ListingShownBeforeItsPinsAreWritten: a first start with
 // 10,000 tools wrote megabytes of pins.json before the first snapshot. The listing is
 // now ready while the write is under way, and a call is still forwarded only after
 // the write: what runs has its pin on disk.
@@ -110,7 +110,7 @@ func TestPins_BackgroundWriteFailureIsReported(t *testing.T) {
 	}
 }
 
-// TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite (issue 16, goal 4): every
+// TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite: every
 // listing built a snapshot at once, so that the first screen would not be built while
 // the listing's pins were written; `airlock check` on 20 servers whose pins had not
 // changed built 20 snapshots it never read (a profile of the fan-out: 21 builds a run).

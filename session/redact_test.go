@@ -16,7 +16,7 @@ func sha(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// HOSTILE 56 (issue 17 break 5): a hostile agent hides secrets under innocent key
+// Hostile case 56: a hostile agent hides secrets under innocent key
 // names. Keys are matched as whole words (keywords and monkey are not secret keys),
 // values are read for secret shapes, and a redacted value is replaced by its own
 // SHA-256 so the log proves what was sent.

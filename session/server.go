@@ -120,7 +120,7 @@ func newServer(m *Manager, cfg config.Server) *server {
 
 // logLinesPerSecond bounds the LogLine events one server can cause (stderr lines and
 // logging notifications together, burst of the same size). A server that floods
-// (HOSTILE 26, 29) would otherwise fill the shared event queue, pushing out every
+// (hostile cases 26, 29) would otherwise fill the shared event queue, pushing out every
 // other server's lines and keeping the UI busy redrawing; beyond the limit lines are
 // dropped from the events and counted (stderr lines stay in the server's ring).
 const logLinesPerSecond = 200
@@ -488,7 +488,7 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 		// Built now, for whoever asks next (the TUI, a gateway listing), so that it is
 		// not built while the pins are written. With nothing to write it is built when
 		// someone asks: 20 servers listing at start would otherwise build 20 snapshots
-		// that a one-shot command never reads (issue 16, goal 4).
+		// That a one-shot command never reads.
 		s.m.Snapshot()
 	}
 }

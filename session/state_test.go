@@ -211,8 +211,8 @@ func TestPins_TwoProcessesBothSurvive(t *testing.T) {
 
 // TestTaint_FourProcessesNoLostWrite: four processes that all read taint.json taint
 // contexts of their own and each clear one context at once; every taint survives, and
-// no clear is undone by another process writing what it read before (issue 11 break 5,
-// taint.json under a lock).
+// no clear is undone by another process writing what it read before
+// (taint.json under a lock).
 func TestTaint_FourProcessesNoLostWrite(t *testing.T) {
 	dir := t.TempDir()
 	seed := session.NewTaintEngine(dir)

@@ -120,7 +120,7 @@ func parseListing(raws []json.RawMessage) ([]listedTool, []string) {
 		if tools[i].nameProblem == "" {
 			tools[i].nameProblem = problem
 		}
-		// Each rejected name is said once at server level too (HOSTILE 10 and 12:
+		// Each rejected name is said once at server level too (hostile cases 10 and 12:
 		// "a warning shown", "reported"), quoted so that spaces and look-alikes show.
 		if !said[names[i]] {
 			said[names[i]] = true

@@ -250,7 +250,7 @@ func TestWhatIfExport_InlineToolsTable(t *testing.T) {
 	}
 }
 
-// Issue 18 item 1: an export never overwrites a file. With a changes file already
+// An export never overwrites a file. With a changes file already
 // there (the person's own, or an earlier export), the next export goes to a new
 // numbered file and the old one keeps every byte.
 func TestWhatIfExport_NeverOverwrites(t *testing.T) {

@@ -175,7 +175,7 @@ func channelTaint(t Taint) bool {
 
 // LegName is how a member of a hazard's leg is shown to a person: a tool by its
 // qualified name, a channel as "SERVER resources" or "SERVER prompts" (the synthetic
-// tool names resources/read and prompts/get mean nothing to a reader, issue 13's
+// tool names resources/read and prompts/get mean nothing to a reader: a person reads
 // "notes resources as a private-data source"). Machine output keeps the qualified
 // name.
 func LegName(qualified string) string {

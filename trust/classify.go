@@ -162,8 +162,8 @@ func (m legMask) words() string {
 	return ""
 }
 
-// Classify decides one tool's tier, effective hints, legs and policy action (DESIGN
-// section 3), with a reason sentence for every step that mattered.
+// Classify decides one tool's tier, effective hints, legs and policy action
+// (docs/design.md), with a reason sentence for every step that mattered.
 //
 // Each effective hint is, first match wins: the person's assertion (t.Asserted), the
 // server's declaration if the server is Trusted, the spec default (read-only false,

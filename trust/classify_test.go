@@ -590,7 +590,7 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// The UI and an end-to-end test look for this phrase (HOSTILE 7).
+// The UI and an end-to-end test look for this phrase (hostile case 7).
 func TestClassifyUntrustedClaimSaysClaimsReadOnly(t *testing.T) {
 	for _, st := range []ServerTrust{Untrusted, BlockedServer} {
 		c := Classify(Tool{Server: "repo", Name: "delete_repo", ServerTrust: st, Declared: declared(`{"readOnlyHint":true,"destructiveHint":false}`)}, DefaultPolicy())
@@ -658,7 +658,7 @@ func TestPolicyFor(t *testing.T) {
 	}
 }
 
-// Issue 16, goal 2: the legs of a classification are one of eight shared lists, not
+// The legs of a classification are one of eight shared lists, not
 // a copy per tool; each is full, so that appending to one copies it and the others
 // stay as they were; every mask lists its legs in the order of Legs.
 func TestLegs_SharedFullAndInOrder(t *testing.T) {

@@ -128,7 +128,7 @@ func TestTaintTainted(t *testing.T) {
 	}
 }
 
-// Issue 17 break 2: the taint sentence names the channel and the server.
+// The taint sentence names the channel and the server.
 func TestTaintReasonNamesChannel(t *testing.T) {
 	by := Ref{Server: "web", Tool: "fetch_url"}
 	for _, tt := range []struct {

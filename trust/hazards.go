@@ -38,7 +38,7 @@ const (
 	HazardLegShadowed = "shadowed"
 )
 
-// Hazards reports the risks of a toolset as a whole (DESIGN section 4), over the tools
+// Hazards reports the risks of a toolset as a whole (docs/design.md), over the tools
 // whose tier is not TierBlocked (a blocked tool is never called nor served, so it fills
 // no leg and shadows nothing):
 //

@@ -44,7 +44,7 @@ func untrusted(a Assessed) Assessed {
 }
 
 func TestHazards(t *testing.T) {
-	// The demo's toolset (DESIGN section 11) as the classifier sees it by default.
+	// The demo's toolset as the classifier sees it by default.
 	demo := []Assessed{
 		tool("docs", "search_docs", TierRead, Allow, "Search the documentation."),
 		tool("docs", "get_doc", TierRead, Allow, "Get one document by id."),
@@ -171,7 +171,7 @@ func TestHazards(t *testing.T) {
 			want: nil,
 		},
 		{
-			// Issue 15 item 4: one untrusted server alone is one clear finding,
+			// One untrusted server alone is one clear finding,
 			// not two HIGH pair hazards naming the same tool on both sides.
 			name: "one untrusted server alone is one finding",
 			tools: []Assessed{
@@ -378,7 +378,7 @@ func TestHazards(t *testing.T) {
 			},
 		},
 		{
-			name: "tool name holding __ (HOSTILE 11): qualified lookup cuts at the first __",
+			name: "tool name holding __ (hostile case 11): qualified lookup cuts at the first __",
 			tools: []Assessed{
 				tool("a", "b__send_email", TierWrite, Ask, ""),
 				tool("b", "send_email", TierWrite, Ask, ""),
@@ -438,7 +438,7 @@ func TestHazards(t *testing.T) {
 	}
 }
 
-// Hazards built from real classifications: the demo of DESIGN section 11 forms a
+// Hazards built from real classifications: the demo's toolset forms a
 // lethal trifecta, and the untrusted mail server's read-only claim does not hide it.
 func TestHazardsFromClassify(t *testing.T) {
 	p := DefaultPolicy()

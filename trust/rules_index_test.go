@@ -32,7 +32,7 @@ rules:
 	return best
 }
 
-// Issue 14 (rules2 item 6): the rule index (equals values, hosts and parent domains,
+// The rule index (equals values, hosts and parent domains,
 // literal glob prefixes; every deny and ask rule of a field whose value cannot be
 // compared) picks the same rule as comparing every rule, for random rule sets and
 // calls that include wrong types, bad URLs, relative paths, absent fields, -0 and

@@ -324,7 +324,7 @@ func TestRules_CheckRuleFields(t *testing.T) {
 	}
 }
 
-// Issue 14: a leg counts as guarded only where no allow rule lets it run unasked;
+// A leg counts as guarded only where no allow rule lets it run unasked;
 // the hazard names the rule.
 func TestRules_HazardUnguardedByAllowRule(t *testing.T) {
 	fetch := Assessed{Ref: Ref{Server: "web", Tool: "fetch"}, Class: Classification{Tier: TierRead, Action: Allow, Legs: []Leg{LegUntrustedContent}}}

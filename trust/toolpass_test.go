@@ -328,7 +328,7 @@ func BenchmarkToolPass_DeepUnsorted(b *testing.B) {
 	}
 }
 
-// Issue 16, goal 2: a tool's title and description are cut from its text, where the
+// A tool's title and description are cut from its text, where the
 // same decoding put them, instead of copied a second time; each is still exactly
 // what the definition says (escapes decoded), and one that is absent, empty or not a
 // string is "" as before.

@@ -115,7 +115,7 @@ type Policy struct {
 	Destructive Action
 }
 
-// DefaultPolicy is DESIGN's default: reads run, writes and destructive calls ask.
+// DefaultPolicy is the default policy: reads run, writes and destructive calls ask.
 func DefaultPolicy() Policy { return Policy{Read: Allow, Write: Ask, Destructive: Ask} }
 
 // Leg is one leg of the lethal trifecta. Labels in the config use the same words.

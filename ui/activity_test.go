@@ -15,7 +15,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/demo"
 )
 
-// Issue 15 item 1: an agent's auto-allowed call that returns a secret leaves a
+// An agent's auto-allowed call that returns a secret leaves a
 // trace on screen: the strip on the main screen names it, Activity (v) lists it
 // with who, tier, decision and outcome, and enter opens the full record with the
 // arguments and the result, escaped.
@@ -70,7 +70,7 @@ func TestActivity_AgentAutoAllowedCallIsVisible(t *testing.T) {
 	}
 }
 
-// Issue 15 item 1: status messages land in Activity, whole, so the status line
+// Status messages land in Activity, whole, so the status line
 // may cut one and nothing is lost.
 func TestActivity_StatusMessagesLandThereWhole(t *testing.T) {
 	h := newHarness(t, 60, 20, false)

@@ -9,7 +9,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 )
 
-// Issue 16, goal 1: a busy gateway cost the TUI one frame (a View) per call, because
+// A busy gateway cost the TUI one frame (a View) per call, because
 // the pump delivered each call's end as its own message. Calls that end close together
 // now arrive as one batch; any other event (a question, a status) ends the batch at
 // once and is never held back behind it.

@@ -7,7 +7,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// Issue 18 item 3: turning off web__fetch_url leaves the trifecta, through mail. The
+// Turning off web__fetch_url leaves the trifecta, through mail. The
 // hazards view says why: mail is untrusted, so it is assumed to read untrusted
 // content (its "closed world" claim is not believed).
 func TestHazardsView_SaysWhyAnUntrustedServerFillsALeg(t *testing.T) {
@@ -39,7 +39,7 @@ func TestHazardsView_SaysWhyAnUntrustedServerFillsALeg(t *testing.T) {
 	}
 }
 
-// Issue 18 item 3: making the lying mail server trusted says which of its claims
+// Making the lying mail server trusted says which of its claims
 // airlock now believes.
 func TestWhatIfTrust_SaysWhichClaimsAreNowBelieved(t *testing.T) {
 	h := newHarness(t, 160, 30, false)

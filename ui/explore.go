@@ -1,6 +1,6 @@
 package ui
 
-// The root's part of exploring a server (issue 13): opening the resources and
+// The root's part of exploring a server: opening the resources and
 // prompts views from the info view, reading and getting through the Manager (which
 // may ask a question: the overlay shows it, as for calls), the argument forms of
 // templates and prompts with debounced completions, subscriptions and

@@ -1,6 +1,6 @@
 package ui
 
-// Issue 13, explore: the server info view, saving images and audio from results,
+// Explore: the server info view, saving images and audio from results,
 // tools that need tasks; driven at the Update level against a real session.Manager
 // over an in-process go-sdk server.
 

@@ -1,6 +1,6 @@
 package ui
 
-// The Grants view (issue 17 break 3, issue 11 break 5): per context — the person
+// The Grants view: per context — the person
 // ("you") and each agent — its taint and its standing grants. x (or d) revokes the
 // selected grant at once: revoking only brings questions back, so a key pressed by
 // mistake costs a question, never an allow. C asks, through the question overlay and

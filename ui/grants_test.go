@@ -1,7 +1,7 @@
 package ui
 
-// The Grants view (issue 17 break 3) and clearing taint from the TUI (issue 11
-// break 5): a real session.Manager over in-process servers, driven at the Update level.
+// The Grants view and clearing taint from the TUI:
+// a real session.Manager over in-process servers, driven at the Update level.
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 package ui
 
-// Update-level tests of the input guard (issue 11, break 1): a question never takes
+// Update-level tests of the input guard: a question never takes
 // keys typed before the person could see it, and a question that arrives while the
 // person types waits behind a badge.
 
@@ -262,7 +262,7 @@ func frontIs(m Model, k question.Kind) bool {
 	return ok && f == k && m.q.Open()
 }
 
-// TestGuard_ElicitationDoesNotCaptureTyping (issue 11, break 4, the UI side): a
+// TestGuard_ElicitationDoesNotCaptureTyping: a
 // server's request for input that arrives while the person types into another
 // server's call form waits behind the badge; the typing, tab and ctrl+s stay with
 // the form and nothing answers the server.

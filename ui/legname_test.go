@@ -12,7 +12,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// Issue 13: a hazard made of channels names them as a person reads them ("notes
+// A hazard made of channels names them as a person reads them ("notes
 // resources"), never by their synthetic tool names (notes__resources/read); a leg
 // of one server's channels and tools still reads "SERVER__*".
 func TestBanner_ChannelsNamedAsResourcesAndPrompts(t *testing.T) {

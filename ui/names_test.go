@@ -97,7 +97,7 @@ func toolRows(screen string) []string {
 	return names
 }
 
-// Issue 15 item 2: at every size the npm servers' names can be told apart, no two
+// At every size the npm servers' names can be told apart, no two
 // rows look the same, and the focused row's full name is on screen.
 func TestNames_NpmServersGolden(t *testing.T) {
 	for _, sz := range [][2]int{{60, 20}, {80, 24}, {120, 40}, {200, 50}} {
@@ -132,7 +132,7 @@ func TestNames_NpmServersGolden(t *testing.T) {
 	}
 }
 
-// Issue 15 item 2: the gateway's address is never cut on the title line; the
+// The gateway's address is never cut on the title line; the
 // session's title gives way first.
 func TestNames_GatewayURLWhole(t *testing.T) {
 	for _, w := range []int{60, 80} {

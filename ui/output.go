@@ -1,6 +1,6 @@
 package ui
 
-// The output view (issue 13, explore): what a resource read or a prompt get
+// The output view: what a resource read or a prompt get
 // returned, shown as call results are: a verdict line (OK, failed, denied), whether
 // it tainted the person's context, then every content escaped in the gutter; blobs,
 // images and audio by type and size, saved to files with s.

@@ -1,6 +1,6 @@
 package ui
 
-// The Rules view (issue 14): every argument rule — the config's and the remembered
+// The Rules view: every argument rule — the config's and the remembered
 // ones of rules.toml — with where it came from (config file and line, or rules.toml
 // and the dialog call that saved it), its tool, conditions, policy, reason and how
 // often it matched a call in this session. x revokes the selected remembered rule

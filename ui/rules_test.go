@@ -1,6 +1,6 @@
 package ui
 
-// Issue 14 (rules2 items 1 and 2): "Always allow…" from the dialog, through the
+// "Always allow…" from the dialog, through the
 // real UI and a real session.Manager, persists in rules.toml, applies to the next
 // call and after a restart; the Rules view lists it beside the config's rules with
 // where each came from and how often it matched, and revoking it (a guarded
@@ -300,7 +300,7 @@ func TestRulesView_Golden(t *testing.T) {
 	}
 }
 
-// Issue 14 (rules2 item 3): a call a rule decided names the rule — in the status
+// A call a rule decided names the rule — in the status
 // line, in Activity's list and in its full record — for a config rule and a
 // remembered one, allow and deny alike.
 func TestRules_StatusAndActivityNameTheRule(t *testing.T) {

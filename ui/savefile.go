@@ -1,6 +1,6 @@
 package ui
 
-// Saving images, audio and blobs a server sent (issue 13, explore). The file's
+// Saving images, audio and blobs a server sent. The file's
 // name is airlock's own, never the server's: airlock-SERVER-WHAT-TIME-N.EXT with
 // SERVER and WHAT cut to safe characters and EXT from an allowlist of media
 // types; the file is created new (O_EXCL: an existing file or a link in its place

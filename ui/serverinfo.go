@@ -1,6 +1,6 @@
 package ui
 
-// The server info view (issue 13, explore): one server's serverInfo (name,
+// The server info view: one server's serverInfo (name,
 // version, title), the protocol it speaks, what it declares it can do, its
 // instructions (server text a model reads: escaped, in the gutter), the notices
 // of its listing and the tail of its stderr. It is the hub of a server's other

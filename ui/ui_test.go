@@ -750,7 +750,7 @@ func TestDetailShowsEnvNames(t *testing.T) {
 	}
 }
 
-// Issue 17 break 6, the TUI: A pins the definition the detail view showed. When the
+// The TUI: A pins the definition the detail view showed. When the
 // server serves another one by the time the person says yes (here: the view's
 // definition is older than the server's), nothing is pinned and the status says why.
 func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {

@@ -388,7 +388,7 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 	}
 	screen := h.plain()
 	// Why it asks is its summary line, in view without scrolling, and the
-	// arguments are on screen (issue 15 item 3).
+	// Arguments are on screen.
 	screenHas(t, screen, "allow this call?", "why     this context is tainted: web__fetch_url", `"to": "attacker@evil.example"`, "Tour 3/4")
 	fits("step 3")
 	if h.m.screen != screenResult || h.m.result.res.tool.Ref != tourFetch {

@@ -19,7 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 )
 
-// Issue 15 item 4: "guarded" means one thing everywhere, and ? explains the
+// "guarded" means one thing everywhere, and ? explains the
 // words a newcomer meets first.
 func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 	h := newHarness(t, 200, 50, false)
@@ -57,7 +57,7 @@ func TestWords_GuardedOneMeaningAndGlossaryInHelp(t *testing.T) {
 	screenHas(t, strings.Join(strings.Fields(h.plain()), " "), "✓ guarded: at least one leg asks a person before it runs")
 }
 
-// Issue 15 item 6: the detail of a blocked tool does not say it is served to
+// The detail of a blocked tool does not say it is served to
 // agents; a tool that is served says so only when a gateway runs.
 func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 	h := newHarness(t, 100, 30, true)
@@ -87,7 +87,7 @@ func TestDetail_TellsTheTruthAboutAgents(t *testing.T) {
 	}
 }
 
-// Issue 15 item 7: q with unsaved what-if changes asks first, through the
+// q with unsaved what-if changes asks first, through the
 // guarded quit question; without changes q quits at once.
 func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
 	h := newHarness(t, 80, 24, true)
@@ -107,7 +107,7 @@ func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
 	screenHas(t, strings.Join(strings.Fields(h.plain()), " "), "1 unsaved what-if change will be lost")
 }
 
-// Issue 15 item 7 and issue 18 item 2: leaving the tour offers to restore the
+// Leaving the tour offers to restore the
 // session it changed, Restore first (Enter after arming restores); what it cannot
 // undo is said. Keys typed before the question armed answer nothing.
 func TestTour_LeavingOffersRestore(t *testing.T) {
@@ -158,7 +158,7 @@ func TestTour_LeavingOffersRestore(t *testing.T) {
 	}
 }
 
-// Issue 18 item 2: U undoes every what-if change, after a guarded question whose
+// U undoes every what-if change, after a guarded question whose
 // focused answer keeps them; ? then t restarts the tour in the demo.
 func TestResetKeyAndTourRestart(t *testing.T) {
 	sess, set := newDemo(t)
@@ -193,7 +193,7 @@ func TestResetKeyAndTourRestart(t *testing.T) {
 	}
 }
 
-// Issue 15 item 9: a on an empty queue says so.
+// The key a on an empty queue says so.
 func TestQueue_AOnEmptySaysSo(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
 	h.keys("a")

@@ -1,4 +1,4 @@
-// Command manytools measures what HOSTILE case 14 costs airlock: it runs a session
+// Command manytools measures what hostile case 14 costs airlock: it runs a session
 // Manager against a stdio server that lists 10,000 tools over pages of 1,000, the
 // first with a 1 MB description, takes a Snapshot (classification, pins, hazards),
 // and prints the peak resident set size of its own process (VmHWM from

@@ -1,5 +1,5 @@
 // Command runner is bench/run: it builds airlock and its references, measures each
-// row of issue 7 against its reference within one run, prints the table, and (without
+// row against its reference within one run, prints the table, and (without
 // --quick) writes BENCHMARKS.md with the machine, the date and the command that
 // reproduces it.
 //
@@ -18,7 +18,7 @@
 //     and the peak RSS of the real TUI in a pseudo-terminal on one stdio server
 //     listing 10,000 tools (bench/manytools), against bench/manytools' own figure
 //     for a session Manager alone on the same server.
-//  6. Gateway vs peers (issue 16): an auto-allowed read call of `airlock demo-server
+//  6. Gateway vs peers: an auto-allowed read call of `airlock demo-server
 //     docs` direct over stdio, through supergateway (pinned in testdata/npm), through
 //     the real airlock (TUI in a pseudo-terminal, audit log on) and through
 //     bench/bareproxy, with agents on go-sdk (bench/agent) and the TypeScript SDK
@@ -476,8 +476,8 @@ func (r *runner) rowFanOut() ([]row, error) {
 			verdict: "info",
 		}
 		if n == most {
-			// Issue 16's goal: what airlock adds over a bare client doing the same
-			// fan-out. Issue 7's "≤ 1.3x the slowest single" needs about ten idle
+			// The goal: what airlock adds over a bare client doing the same
+			// fan-out. The older "≤ 1.3x the slowest single" needs about ten idle
 			// cores (bench/analysis.md, row 2); the result column keeps that ratio.
 			rw.goal = "≤ 1.1x the bare client"
 			rw.verdict = verdict(float64(f)/float64(bare) <= 1.1)
@@ -655,7 +655,7 @@ func (r *runner) rowTUIMemory() ([]row, error) {
 		important bool
 	}{
 		{120, "peak RSS of the TUI (real binary, pseudo-terminal 120x40), one stdio server listing 10,000 tools", "< 80 MB", true},
-		{1 << 20, "the same, the first tool's description 1 MB (HOSTILE 14)", "—", false},
+		{1 << 20, "the same, the first tool's description 1 MB (hostile case 14)", "—", false},
 	} {
 		args := []string{"-tools", "10000", "-desc", strconv.Itoa(c.desc)}
 		state := filepath.Join(r.work, fmt.Sprintf("state-tui-%d", i))
@@ -783,7 +783,7 @@ func dash(s string) string {
 func (r *runner) report(table, loadStart string, took time.Duration) string {
 	var b strings.Builder
 	b.WriteString("# Benchmarks\n\n")
-	b.WriteString("Written by `bench/run` (issue 7): each row measures airlock against a reference in the same run.\n")
+	b.WriteString("Written by `bench/run`: each row measures airlock against a reference in the same run.\n")
 	b.WriteString("Do not edit the figures by hand; run it again. The analysis below the table is `bench/analysis.md`.\n\n")
 	b.WriteString("Reproduce (from the module root; hyperfine installed, network once for the pinned Inspector):\n\n")
 	b.WriteString("```sh\nbench/run            # this file, about " + strconv.Itoa(max(1, int(took.Round(time.Minute).Minutes()))) + " minutes\nbench/run --quick    # CI's smoke run: compiles and runs every row once, writes nothing\n```\n\n")

@@ -263,7 +263,7 @@ func startTUI(airlock, config string, env []string) (*tuiProc, error) {
 	return t, nil
 }
 
-// rowPeers is issue 16's goal 1: the same auto-allowed read call direct, through
+// rowPeers is the gateway's overhead: the same auto-allowed read call direct, through
 // supergateway, through airlock and through the bare go-sdk proxy, with agents on
 // go-sdk and on the TypeScript SDK, in rounds whose order rotates.
 func (r *runner) rowPeers() ([]row, error) {
@@ -438,7 +438,7 @@ func (r *runner) rowGCCurve() ([]row, error) {
 	return rows, nil
 }
 
-// rowManyAgents is issue 16's goal 5: 50 agent sessions on one gateway, each listing
+// rowManyAgents is the many-agents row: 50 agent sessions on one gateway, each listing
 // the tools and calling: the airlock process's RSS added per session, and the p99 of
 // the calls. With soak > 0 (the full run: 10 minutes) the 50 sessions keep listing and
 // calling that long and the RSS is sampled: it must stay flat.

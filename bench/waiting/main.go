@@ -1,4 +1,4 @@
-// Command waiting measures what issue 11 break 6 costs airlock: a session Manager with
+// Command waiting measures what the bound on waiting calls costs airlock: a session Manager with
 // its agent gateway on 127.0.0.1, one in-process upstream write tool, and N agents
 // (each its own named token, so each its own context) that each send one call with a
 // SIZE-byte argument at the same moment. Nobody answers: the calls that fit the bounds

@@ -25,7 +25,7 @@ func ciConfig(t *testing.T, dir string) string {
 	return path
 }
 
-// Issue 18 item 4: a snapshot taken where the servers run is checked in CI with no
+// A snapshot taken where the servers run is checked in CI with no
 // server started and none of their commands installed; tiers, hazards and --fail-on
 // come out as live.
 func TestCheckSnapshot_WithoutServersOrCommands(t *testing.T) {
@@ -150,7 +150,7 @@ func TestCheckExitCodes_BadFlagsAre2(t *testing.T) {
 	}
 }
 
-// Issue 18 item 6: `snippet --env` shows no secret; `token --export` gives the line
+// `snippet --env` shows no secret; `token --export` gives the line
 // for eval; rotate-token replaces the token without printing it.
 func TestGatewaySnippetEnv_TokenStaysOffScreen(t *testing.T) {
 	state := t.TempDir()

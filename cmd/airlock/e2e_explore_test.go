@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// Issue 13 (explore) on the real binary at 80x24 with the real server-everything:
+// On the real binary at 80x24 with the real server-everything:
 // a tool that runs only as a task is marked in the list; i opens the server's info
 // (capabilities, deprecated logging); r lists its resources, enter reads one
 // through the engine; p lists its prompts, the argument form gets completion

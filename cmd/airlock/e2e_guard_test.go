@@ -131,7 +131,7 @@ func runes(s string) []string {
 	return out
 }
 
-// TestE2E_KeysTypedAsAgentCallArrivesNeverApprove (issue 11, break 1, on the real
+// TestE2E_KeysTypedAsAgentCallArrivesNeverApprove (the input guard, on the real
 // binary): an agent's destructive call arrives through the gateway while the
 // person types; the keys written in the same burst never approve it, neither on
 // the main screen nor in a call form. The upstream notes server is the judge:

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Issue 15 item 1 on the real binary: an agent's auto-allowed notes__list_notes
+// On the real binary: an agent's auto-allowed notes__list_notes
 // returns a Wi-Fi password; the main screen's strip names the call at once, and
 // Activity (v) shows it with who and how it was decided, and its full record the
 // result.
@@ -58,7 +58,7 @@ func npmBin(t *testing.T, bin string) string {
 	return path
 }
 
-// Issue 15 item 2 on the real binary at 80x24 with the real server-everything:
+// On the real binary at 80x24 with the real server-everything:
 // its long names sharing a prefix (get-resource-links / get-resource-reference,
 // toggle-simulated-logging / toggle-subscriber-updates) stay distinguishable, and
 // the focused row's full name is on screen.
@@ -127,7 +127,7 @@ func countContaining(set map[string]bool, sub string) int {
 	return n
 }
 
-// Issue 15 item 5: `airlock demo --gateway ADDR` records where its gateway runs;
+// `airlock demo --gateway ADDR` records where its gateway runs;
 // `airlock gateway snippet` and `airlock bridge` (with no flags) use that address,
 // and the snippet's bridge line carries what the bridge needs.
 func TestE2E_GatewayFoundWhereItRuns(t *testing.T) {

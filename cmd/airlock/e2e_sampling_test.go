@@ -68,7 +68,7 @@ func TestCall_TerminalAnswersSamplingByHand(t *testing.T) {
 	s.waitExit("airlock call", 20*time.Second)
 }
 
-// Issue 13 on the real binary at 80x24 with the real server-everything: a sampling
+// On the real binary at 80x24 with the real server-everything: a sampling
 // request during the person's call is a question in the overlay; once armed, a
 // reply written by hand goes back to the server; another one is declined with esc.
 func TestE2E_SamplingAnsweredByHandAndDeclined(t *testing.T) {

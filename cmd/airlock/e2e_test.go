@@ -185,7 +185,7 @@ const (
 	keyCtrlS = "\x13"
 )
 
-// Issue 3's end-to-end run: on `airlock demo`, reach mail's send_email, open a call,
+// The end-to-end run: on `airlock demo`, reach mail's send_email, open a call,
 // see "claims read-only" in the dialog, deny, quit cleanly. On the way, fetch the
 // injection page and check that its escapes never reached the terminal raw.
 func TestTUIEndToEndInPseudoTerminal(t *testing.T) {

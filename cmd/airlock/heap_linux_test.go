@@ -36,7 +36,7 @@ func thpEligible(t *testing.T, addr uintptr) bool {
 	return false
 }
 
-// Issue 16, goal 2: the TUI's first listings get their heap in transparent huge pages
+// The TUI's first listings get their heap in transparent huge pages
 // (heap_linux.go): a range of the heap, 2 MiB aligned, is advised MADV_HUGEPAGE, and
 // the advice is withdrawn once the first listings are in; GODEBUG=disablethp=1 (Go's
 // own switch) leaves the heap alone.

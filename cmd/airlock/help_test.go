@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 15 item 8: airlock help and --help exit 0 and list every command, flag and
+// airlock help and --help exit 0 and list every command, flag and
 // exit code; check --help shows only check's flags; every subcommand has --help.
 func TestHelp_EveryCommandFlagAndExitCode(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
@@ -45,7 +45,7 @@ func TestHelp_EveryCommandFlagAndExitCode(t *testing.T) {
 	}
 }
 
-// Issue 15 item 8: airlock call SERVER__TOOL works, and arguments are checked
+// airlock call SERVER__TOOL works, and arguments are checked
 // against the input schema before anything is sent, naming the field.
 func TestCall_QualifiedNameAndSchemaChecked(t *testing.T) {
 	cfg := "../../config.example.toml"

@@ -100,7 +100,7 @@ func runIn(t *testing.T, dir, home string, args ...string) result {
 	return runResult(t, cmd)
 }
 
-// Issue 19: airlock import with no file finds the clients' standard files, says
+// airlock import with no file finds the clients' standard files, says
 // which it read and what else it found, and where it looked when it found none.
 func TestImportDiscoversClientConfigs(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()

@@ -216,7 +216,7 @@ type checkJSON struct {
 	}
 }
 
-// DESIGN section 10 / issue 2 "done means": the example config's four demo servers
+// The demo as docs/design.md describes it: the example config's four demo servers
 // are ready, mail's send_email declares readOnlyHint true and is destructive, and a
 // lethal trifecta names web__fetch_url, a notes__ tool and mail__send_email.
 func TestCheckJSONOnExampleConfig(t *testing.T) {
@@ -361,12 +361,12 @@ func TestCallThroughApprovalEngine(t *testing.T) {
 	if r.code != 5 || !strings.Contains(r.stderr, "claims read-only") || !strings.Contains(r.stderr, "denied") {
 		t.Errorf("ask without a terminal: exit %d\n%s", r.code, r.stderr)
 	}
-	// Issue 17 break 5: the denial sentence states the deciding reason; nobody was
+	// The denial sentence states the deciding reason; nobody was
 	// asked, so it does not blame the person.
 	if !strings.Contains(r.stderr, "no terminal to ask on") || strings.Contains(r.stderr, "by the person") {
 		t.Errorf("denial without a terminal says:\n%s", r.stderr)
 	}
-	// Issue 11 break 3: duplicate keys in --args are refused before anything runs.
+	// Duplicate keys in --args are refused before anything runs.
 	r = airlock(t, "", "call", "mail", "send_email", "--yes", "--config", cfg, "--args", `{"to":"a@example.com","t\u006f":"evil@example.com"}`)
 	if r.code != 2 || !strings.Contains(r.stderr, `duplicate key "to"`) || strings.Contains(r.stdout, "queued message") {
 		t.Errorf("duplicate keys in --args: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -384,7 +384,7 @@ func TestCallThroughApprovalEngine(t *testing.T) {
 	}
 }
 
-// Issue 4: policy as code. The example config holds a trifecta; merging a fragment that
+// Policy as code. The example config holds a trifecta; merging a fragment that
 // denies the only exfiltration tool makes the same check pass.
 func TestCheckFailOn(t *testing.T) {
 	r := airlock(t, "", "check", "--config", "../../config.example.toml", "--fail-on", "lethal-trifecta")
@@ -490,7 +490,7 @@ func TestAuditVerify_PrintsHeadWarnsWhenMissing(t *testing.T) {
 	}
 }
 
-// Issue 11 break 5: a taint outlives the process that caused it and only the person
+// A taint outlives the process that caused it and only the person
 // clears it with `airlock taint clear`, which is audited.
 func TestTaintListAndClear(t *testing.T) {
 	state := t.TempDir()
@@ -517,7 +517,7 @@ func TestTaintListAndClear(t *testing.T) {
 	}
 }
 
-// Issue 14: `airlock call` names the rule that decided (a config deny rule), and
+// `airlock call` names the rule that decided (a config deny rule), and
 // `airlock rules list|revoke` show and revoke a remembered decision, audited.
 func TestRulesCallListRevoke(t *testing.T) {
 	state := t.TempDir()
@@ -530,7 +530,7 @@ func TestRulesCallListRevoke(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "(allow by rule in") || !strings.Contains(r.stderr, "(rule servers.web.tools.fetch_url.rules[1] (config.toml:12) allows this call)") {
 		t.Fatalf("allowed call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	// issue 14: check --json lists each tool's rules
+	// check --json lists each tool's rules
 	r = airlock(t, "", "check", "--config", cfg, "--json")
 	var got checkJSON
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {

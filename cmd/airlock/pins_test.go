@@ -34,7 +34,7 @@ func serveDescFile(file string) int {
 
 var nowSHA = regexp.MustCompile(`now +sha256 ([0-9a-f]{64})`)
 
-// HOSTILE 57 (issue 17 break 6), the command: `pins accept` shows the diff and the
+// Hostile case 57, the command: `pins accept` shows the diff and the
 // fingerprint of what is served now and pins only with that fingerprint; the person
 // reviewed v2, the server now serves v3 with an <IMPORTANT> payload, and v2's prefix
 // is refused.
@@ -88,7 +88,7 @@ func TestPinsAcceptBindsToReviewedFingerprint(t *testing.T) {
 		t.Errorf("v3 not pinned:\n%s", list.stdout)
 	}
 
-	// HOSTILE 58: the same name with other arguments is compared against its pins,
+	// Hostile case 58: the same name with other arguments is compared against its pins,
 	// and `pins list` says the name has pins under two identities.
 	write("v4: changed while the arguments changed.")
 	moved := writeConfig(t, "[servers.wx]\ncommand = "+quoteTOML(self)+"\nargs = [\"--other\"]\ntrust = \"trusted\"\n[servers.wx.env]\nAIRLOCK_TEST_DESC_FILE = "+quoteTOML(desc)+"\n")

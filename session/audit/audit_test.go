@@ -82,7 +82,7 @@ func TestAuditChainVerifies(t *testing.T) {
 	_ = b
 }
 
-// HOSTILE 39: any single bit flipped, a line removed, two lines swapped, the tail cut.
+// Hostile case 39: any single bit flipped, a line removed, two lines swapped, the tail cut.
 func TestAuditVerifyCatchesEveryTamper(t *testing.T) {
 	path, orig := writeLog(t, 3)
 	for i := range orig {

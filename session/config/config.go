@@ -3,7 +3,7 @@
 // overrides. Loading is strict: an unknown key is an error naming the key and its line,
 // and every invalid value is an error naming its key path. It never connects to anything.
 //
-// The keys (DESIGN section 2), with their defaults:
+// The keys, with their defaults:
 //
 //	state_dir = ""                 # absolute (C:\... on Windows); "" = DefaultStateDir()
 //	[policy]                       # read = "allow", write = "ask", destructive = "ask"

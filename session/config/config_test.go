@@ -16,7 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// designExample is the config from DESIGN section 2, verbatim.
+// designExample is the full example config of the product contract, verbatim.
 const designExample = `[policy]                      # what each tier does unless a server or tool says otherwise
 read = "allow"                # allow | ask | deny
 write = "ask"
@@ -52,7 +52,7 @@ open_world = true             # user-asserted hints: read_only, destructive, ide
 labels = ["exfiltration"]
 `
 
-// mailServer completes designExample: DESIGN shows only servers.mail's tool table.
+// mailServer completes designExample: the example shows only servers.mail's tool table.
 const mailServer = `
 [servers.mail]
 command = "airlock"
@@ -282,7 +282,7 @@ open_world = false
 			}),
 		},
 		{
-			name: "expansion of ${NAME} in args, env, url and header values (issue 12: args and url too)",
+			name: "expansion of ${NAME} in args, env, url and header values",
 			src: `[servers.a]
 command = "srv"
 args = ["${A}"]

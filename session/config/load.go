@@ -18,7 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// Default is the configuration used when there is no file: DESIGN's policy (reads
+// Default is the configuration used when there is no file: the default policy (reads
 // run, writes and destructive calls ask), the default approval timeout, no gateway
 // and no servers. StateDir and AuditPath are empty; Parse of an empty file gives the
 // same configuration with StateDir set to DefaultStateDir.

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Issue 19: config and state folders follow the platform, with XDG variables
+// Config and state folders follow the platform, with XDG variables
 // honoured when set, for every GOOS, tested here on any.
 func TestPlatformDirs(t *testing.T) {
 	win := map[string]string{

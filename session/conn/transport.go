@@ -64,7 +64,7 @@ type Process struct {
 	stall   error // why the connection broke on a write (stdioConn), if it did
 }
 
-// executable resolves DESIGN's rule that command "airlock" means this executable.
+// executable resolves the rule that command "airlock" means this executable.
 func executable(command string) string {
 	if command == "airlock" {
 		if self, err := os.Executable(); err == nil {

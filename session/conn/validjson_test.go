@@ -25,7 +25,7 @@ var validJSONSeeds = []string{
 	strings.Repeat("[", 10000) + "{}" + strings.Repeat("]", 10000),
 }
 
-// Issue 16, goal 2: the page reader's validation is encoding/json's Valid, exactly,
+// The page reader's validation is encoding/json's Valid, exactly,
 // on the grammar's edges, on real pages, and on those pages cut or with a byte
 // changed anywhere (FuzzValidJSON goes on from these).
 func TestValidJSON_SameAsEncodingJSON(t *testing.T) {

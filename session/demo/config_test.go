@@ -55,7 +55,7 @@ func TestConfig(t *testing.T) {
 	}
 }
 
-// designKeys are the keys DESIGN section 2 defines, by table; "*" stands for any
+// designKeys are the keys the config schema defines, by table; "*" stands for any
 // name, and a nil entry means the table's own keys are free (env, headers). [limits]
 // and servers.*.elicitation are defined in docs/approval-core.md; servers.*.tools.*.rules
 // and rules_file in docs/rules.md; servers.*.roots in docs/sampling-and-roots.md;
@@ -79,12 +79,12 @@ var designKeys = map[string][]string{
 }
 
 // checkKeys reports every key under m (at path, in designKeys' pattern form) that
-// DESIGN section 2 does not define.
+// the config schema does not define.
 func checkKeys(t *testing.T, what string, m map[string]any, pattern, path string) {
 	t.Helper()
 	allowed, known := designKeys[pattern]
 	if !known {
-		t.Errorf("%s: table %s is not in DESIGN section 2", what, path)
+		t.Errorf("%s: table %s is not in the config schema", what, path)
 		return
 	}
 	if allowed == nil {
@@ -103,7 +103,7 @@ func checkKeys(t *testing.T, what string, m map[string]any, pattern, path string
 				childPattern = pattern + "." + k
 			}
 		default:
-			t.Errorf("%s: key %s is not in DESIGN section 2", what, childPath)
+			t.Errorf("%s: key %s is not in the config schema", what, childPath)
 			continue
 		}
 		if sub, ok := v.(map[string]any); ok {

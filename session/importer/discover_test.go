@@ -15,7 +15,7 @@ func lookupOf(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
-// Issue 19: `airlock import` with no file knows where each client keeps its servers
+// `airlock import` with no file knows where each client keeps its servers
 // on each platform; the table is pure, so every platform is tested here.
 func TestLocationsPerPlatform(t *testing.T) {
 	for _, tt := range []struct {

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// shapeFixtures are one file per secret shape under testdata/import/shapes (issue 12,
-// item 6), each with every secret it holds and the non-secret values that must stay.
+// shapeFixtures are one file per secret shape under testdata/import/shapes,
+// each with every secret it holds and the non-secret values that must stay.
 var shapeFixtures = []struct {
 	file    string
 	secrets []string

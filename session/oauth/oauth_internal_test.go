@@ -69,7 +69,7 @@ func TestOAuthStore(t *testing.T) {
 	}
 }
 
-// Issue 19: each platform opens the browser with its own opener and the URL as one
+// Each platform opens the browser with its own opener and the URL as one
 // argument, never through a shell (no sh -c, no cmd /c); a URL with a space or
 // quote, which could split into two arguments on Windows, is refused.
 func TestBrowserCommandPerPlatform(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// Exit codes of `airlock check` (DESIGN section 10).
+// Exit codes of `airlock check` (docs/design.md).
 const (
 	ExitOK           = 0
 	ExitConfig       = 1

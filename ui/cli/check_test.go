@@ -53,7 +53,7 @@ func TestWriteTextEscapes(t *testing.T) {
 	}
 }
 
-// check --json keeps the raw values (JSON escapes them) and the exact DESIGN shape.
+// check --json keeps the raw values (JSON escapes them) and the exact documented shape.
 func TestWriteJSONShape(t *testing.T) {
 	r := hostileReport()
 	r.Tools[0].Declared = json.RawMessage(`{"readOnlyHint":true}`)

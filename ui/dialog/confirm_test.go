@@ -182,7 +182,7 @@ func TestConfirmReasonFieldShown(t *testing.T) {
 	}
 }
 
-// HOSTILE 7: an untrusted server's read-only claim is shown as a claim.
+// Hostile case 7: an untrusted server's read-only claim is shown as a claim.
 func TestConfirmClaimsReadOnly(t *testing.T) {
 	c := NewConfirm(pending(claimingTool(), `{}`), plain())
 	v := text(c.View())
@@ -225,7 +225,7 @@ func TestConfirmShowsTaintAgentReasonsAndHash(t *testing.T) {
 	}
 }
 
-// HOSTILE 15-21: arguments and names are shown escaped, and a value's own
+// Hostile cases 15-21: arguments and names are shown escaped, and a value's own
 // line breaks land behind the gutter.
 func TestConfirmHostileTextEscaped(t *testing.T) {
 	tool := claimingTool()
@@ -318,7 +318,7 @@ func TestConfirmLongArgumentsScrollAndSaySo(t *testing.T) {
 	}
 }
 
-// TestConfirmEveryArgumentByteViewable (issue 11, break 3): arguments far past
+// TestConfirmEveryArgumentByteViewable: arguments far past
 // one laid-out part can be read to the last byte: paging down crosses from part
 // to part, end jumps to the last byte, home back to the first, and every key of
 // the object is on screen at some point.
@@ -451,7 +451,7 @@ func TestConfirmFits(t *testing.T) {
 	}
 }
 
-// Issue 15 item 3: in a tainted context, at 80x24 and at 60x20, the arguments
+// In a tainted context, at 80x24 and at 60x20, the arguments
 // and the buttons are on screen when the dialog opens; the reasons are one
 // summary line that w unfolds (below the arguments, at the full width) and folds.
 func TestConfirm_ArgumentsFirstReasonsFold(t *testing.T) {
@@ -588,7 +588,7 @@ func helpKeys(c Confirm) string {
 	return strings.Join(parts, " | ")
 }
 
-// Issue 15 item 2: the agent's context id is never cut mid-word at 60x20: who
+// The agent's context id is never cut mid-word at 60x20: who
 // asks stays readable on screen.
 func TestConfirm_AgentContextWholeAt60(t *testing.T) {
 	p := tainted()
@@ -600,7 +600,7 @@ func TestConfirm_AgentContextWholeAt60(t *testing.T) {
 	}
 }
 
-// Issue 14 (rules2 item 1): "Always allow…" and "Always deny…" open the proposed
+// "Always allow…" and "Always deny…" open the proposed
 // rule (the tightest that covers these arguments) for editing; enter saves it with
 // the answer, esc goes back to Deny. No letter opens or saves; an edit that cannot
 // be a rule, or that the tool's schema says never matches, says why and decides
@@ -671,7 +671,7 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 	}
 }
 
-// Issue 14: where rules cannot apply the dialog never offers "Always allow": a call
+// Where rules cannot apply the dialog never offers "Always allow": a call
 // that asks because of taint (the dialog names the allow rule that would have
 // allowed it), or because of an ask rule.
 func TestConfirm_NoAlwaysAllowWhereRulesCannotApply(t *testing.T) {

@@ -41,7 +41,7 @@ func writeTool() model.ToolInfo {
 	}
 }
 
-// claimingTool is HOSTILE 7: an untrusted server's destructive tool that
+// claimingTool is hostile case 7: an untrusted server's destructive tool that
 // claims to be read-only.
 func claimingTool() model.ToolInfo {
 	return model.ToolInfo{

@@ -209,7 +209,7 @@ func TestFormSchemaErrorsAtEveryField(t *testing.T) {
 	}
 }
 
-// HOSTILE 28: an external $ref is never fetched; validation fails clearly.
+// Hostile case 28: an external $ref is never fetched; validation fails clearly.
 func TestFormExternalRefNotFetched(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the schema's $ref was fetched: %s", r.URL)
@@ -238,7 +238,7 @@ func TestFormExternalRefNotFetched(t *testing.T) {
 	}
 }
 
-// HOSTILE 28: $ref loops and deep nesting are refused before jsonschema-go
+// Hostile case 28: $ref loops and deep nesting are refused before jsonschema-go
 // sees them (a loop would overflow the stack and kill airlock).
 func TestFormHostileSchemasBounded(t *testing.T) {
 	deep := strings.Repeat(`{"items":`, 10000) + `{}` + strings.Repeat(`}`, 10000)
@@ -386,7 +386,7 @@ func TestFormRawModeValidates(t *testing.T) {
 		{`{"title":`, "not valid JSON"},
 		{`{"title":"x"}`, "count"}, // required by the schema
 		{`{"title":1,"count":1}`, `title: type: 1 has type "integer", want "string"`},
-		// Issue 11 break 3: a duplicate key (here through an escape) is refused.
+		// A duplicate key (here through an escape) is refused.
 		{`{"title":"a","count":1,"t\u0069tle":"b"}`, `duplicate key "title"`},
 	} {
 		f.rawArea.SetValue(tt.raw)
@@ -401,7 +401,7 @@ func TestFormRawModeValidates(t *testing.T) {
 	}
 }
 
-// HOSTILE 1, 2, 15-21: every server string in a form is escaped, and a
+// Hostile cases 1, 2, 15-21: every server string in a form is escaped, and a
 // default that a text field cannot show is not prefilled.
 func TestFormHostileSchemaEscaped(t *testing.T) {
 	const schema = `{"type":"object","properties":{
@@ -674,7 +674,7 @@ func golden(t *testing.T, path, got string) {
 	}
 }
 
-// Issue 15 item 9: enter submits a form with no fields, as on a form's last
+// Enter submits a form with no fields, as on a form's last
 // field.
 func TestForm_EnterSubmitsWithNoFields(t *testing.T) {
 	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","properties":{}}`} {
@@ -687,7 +687,7 @@ func TestForm_EnterSubmitsWithNoFields(t *testing.T) {
 	}
 }
 
-// Issue 15 item 9: a multi-select enum is a checklist: → moves, space checks,
+// A multi-select enum is a checklist: → moves, space checks,
 // and the checked values are sent in the schema's order.
 func TestForm_MultiSelectChecklist(t *testing.T) {
 	const schema = `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string","enum":["red","green","blue"]}}}}`
@@ -713,7 +713,7 @@ func TestForm_MultiSelectChecklist(t *testing.T) {
 	}
 }
 
-// Issue 15 item 9: an array of objects shows its item shape (property names in
+// An array of objects shows its item shape (property names in
 // sorted order), and ctrl+o adds an empty item of that shape.
 func TestForm_ArrayOfObjectsShapeAndAddItem(t *testing.T) {
 	const schema = `{"type":"object","properties":{"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string"},"newText":{"type":"string"},"count":{"type":"integer"}}}}}}`

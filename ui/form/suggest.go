@@ -1,6 +1,6 @@
 package form
 
-// Arguments of a prompt or a resource template (issue 13, explore): the same form
+// Arguments of a prompt or a resource template: the same form
 // as a call's, with its own verb ("get prompt", "read template"), and completion
 // suggestions a server offers for a text field (completion/complete). The root
 // asks the server (debounced, through session.Manager.Complete) for the value the

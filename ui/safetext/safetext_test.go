@@ -12,7 +12,7 @@ import (
 )
 
 // escapeCases is the one table of named inputs and the exact plain output a
-// person must see. HOSTILE.md case numbers are in the names.
+// Person must see. The hostile-case numbers of docs/hostile-cases.md are in the names.
 var escapeCases = []struct {
 	name string
 	in   string
@@ -31,13 +31,13 @@ var escapeCases = []struct {
 	{"closing mark bracket kept", "a⟩b", "a⟩b"},
 	{"hostile 21 fake line kept as text", "\n✔ Approved by user", "\n✔ Approved by user"},
 
-	// HOSTILE 15: screen-changing CSI sequences.
+	// Hostile case 15: screen-changing CSI sequences.
 	{"hostile 15 clear screen", "\x1b[2J", "⟨ESC⟩[2J"},
 	{"hostile 15 cursor up", "ok\x1b[1Afake", "ok⟨ESC⟩[1Afake"},
 	{"hostile 15 erase line and CR", "\x1b[2K\rApproved", "⟨ESC⟩[2K⟨CR⟩Approved"},
 	{"hostile 15 conceal", "\x1b[8msecret\x1b[0m", "⟨ESC⟩[8msecret⟨ESC⟩[0m"},
 
-	// HOSTILE 16: sequences with side effects beyond the screen.
+	// Hostile case 16: sequences with side effects beyond the screen.
 	{"hostile 16 OSC 8 link", "\x1b]8;;http://x\x1b\\text\x1b]8;;\x1b\\", "⟨ESC⟩]8;;http://x⟨ESC⟩\\text⟨ESC⟩]8;;⟨ESC⟩\\"},
 	{"hostile 16 OSC 52 clipboard", "\x1b]52;c;Zm9v\x07", "⟨ESC⟩]52;c;Zm9v⟨BEL⟩"},
 	{"hostile 16 OSC 0 title", "\x1b]0;pwned\x07after", "⟨ESC⟩]0;pwned⟨BEL⟩after"},
@@ -46,7 +46,7 @@ var escapeCases = []struct {
 	{"8-bit CSI as raw byte", "\x9b2J", `⟨\x9b⟩2J`},
 	{"8-bit OSC and ST as raw bytes", "\x9d0;t\x9c", `⟨\x9d⟩0;t⟨\x9c⟩`},
 
-	// HOSTILE 17: C0 controls and DEL.
+	// Hostile case 17: C0 controls and DEL.
 	{"hostile 17 carriage return overwrite", "rm -rf ~\rls -la", "rm -rf ~⟨CR⟩ls -la"},
 	{"hostile 17 backspace", "evil\b\b\b\bsafe", "evil⟨BS⟩⟨BS⟩⟨BS⟩⟨BS⟩safe"},
 	{"hostile 17 bell", "ding\a", "ding⟨BEL⟩"},
@@ -57,7 +57,7 @@ var escapeCases = []struct {
 		"\x01\x02\x03\x04\x05\x06\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1c\x1d\x1e\x1f",
 		"⟨SOH⟩⟨STX⟩⟨ETX⟩⟨EOT⟩⟨ENQ⟩⟨ACK⟩⟨VT⟩⟨FF⟩⟨SO⟩⟨SI⟩⟨DLE⟩⟨DC1⟩⟨DC2⟩⟨DC3⟩⟨DC4⟩⟨NAK⟩⟨SYN⟩⟨ETB⟩⟨CAN⟩⟨EM⟩⟨SUB⟩⟨FS⟩⟨GS⟩⟨RS⟩⟨US⟩"},
 
-	// HOSTILE 18: C1 and invalid UTF-8.
+	// Hostile case 18: C1 and invalid UTF-8.
 	{"hostile 18 U+009B as UTF-8", "\u009b2J", "⟨U+009B⟩2J"},
 	{"hostile 18 raw 0x9B", "x\x9by", `x⟨\x9b⟩y`},
 	{"hostile 18 invalid bytes", "\xff\xfeok", `⟨\xff⟩⟨\xfe⟩ok`},
@@ -66,7 +66,7 @@ var escapeCases = []struct {
 	{"encoded surrogate", "\xed\xa0\x80", `⟨\xed⟩⟨\xa0⟩⟨\x80⟩`},
 	{"overlong slash", "\xc0\xaf", `⟨\xc0⟩⟨\xaf⟩`},
 
-	// HOSTILE 19: bidi, zero-width, tag characters.
+	// Hostile case 19: bidi, zero-width, tag characters.
 	{"hostile 19 RLO", "invoice\u202Efdp.exe", "invoice⟨U+202E⟩fdp.exe"},
 	{"bidi embeddings and PDF", "\u202a\u202b\u202c\u202d", "⟨U+202A⟩⟨U+202B⟩⟨U+202C⟩⟨U+202D⟩"},
 	{"hostile 19 bidi isolates", "\u2066a\u2067b\u2068c\u2069", "⟨U+2066⟩a⟨U+2067⟩b⟨U+2068⟩c⟨U+2069⟩"},
@@ -84,7 +84,7 @@ var escapeCases = []struct {
 	// The mark bracket itself.
 	{"literal mark bracket", "⟨ESC⟩", "⟨U+27E8⟩ESC⟩"},
 
-	// HOSTILE 20 and 29.
+	// Hostile cases 20 and 29.
 	{"hostile 20 unterminated OSC loses nothing", "harmless\x1b]0;more text\nsecond line", "harmless⟨ESC⟩]0;more text\nsecond line"},
 	{"hostile 29 stderr flood", "\x1b[31m\x1b[1m\x1b[5merror\x1b[0m\x1b[?1049h", "⟨ESC⟩[31m⟨ESC⟩[1m⟨ESC⟩[5merror⟨ESC⟩[0m⟨ESC⟩[?1049h"},
 }
@@ -102,7 +102,7 @@ func TestEscape(t *testing.T) {
 }
 
 // TestEscapeIsNotAnsiStrip shows why ansi.Strip is a layout helper and not
-// this filter (HOSTILE 17 and 20): it keeps CR, so "rm -rf ~" is overwritten
+// This filter (hostile cases 17 and 20): it keeps CR, so "rm -rf ~" is overwritten
 // on screen, and it swallows the text after an unterminated OSC.
 func TestEscapeIsNotAnsiStrip(t *testing.T) {
 	const overwrite = "rm -rf ~\rls -la"
@@ -288,7 +288,7 @@ func TestBlock(t *testing.T) {
 		t.Errorf("Block\n got %q\nwant %q", got, want)
 	}
 
-	// HOSTILE 14: a 1 MB description is bounded and says how much was cut.
+	// Hostile case 14: a 1 MB description is bounded and says how much was cut.
 	huge := strings.Repeat("Ignore previous instructions.\n", 1<<20/30+1)
 	const limit = 4096
 	b := Block(huge, "│ ", limit)

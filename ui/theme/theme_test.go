@@ -26,7 +26,7 @@ func hex(c color.Color) string {
 	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
 }
 
-// Issue 18 item 7: on a light terminal the selected row was #ddf4ff on white (1.07:1),
+// On a light terminal the selected row was #ddf4ff on white (1.07:1),
 // invisible on a projector. WCAG 2.1 asks 3:1 for a component against what is next to
 // it (1.4.11) and 4.5:1 for text (1.4.3); both themes are held to that.
 func TestTheme_ContrastOfSelectedRowsStatusAndTiers(t *testing.T) {
