@@ -14,6 +14,7 @@ import (
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -322,12 +323,12 @@ func (e activityEntry) recordContent(st *theme.Styles, width int) string {
 		lines = append(lines, st.Muted.Render("the result of this older call is no longer kept in memory; the audit log has its record"))
 	}
 	lines = append(lines, "")
-	out := &session.Outcome{CallID: c.CallID, Verdict: trust.Verdict{By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Result: c.Result, Duration: c.Ran}
+	out := &result.Outcome{CallID: c.CallID, Verdict: trust.Verdict{By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Result: c.Result, Duration: c.Ran}
 	if c.Decision != "allow" {
 		out = nil
 	}
-	res := callResult{tool: session.ToolInfo{Ref: trust.Ref{Server: c.Server, Tool: c.Tool}}, args: c.Args, outcome: out, err: e.recordError()}
-	lines = append(lines, resultContent(st, res, width))
+	res := result.Result{Tool: session.ToolInfo{Ref: trust.Ref{Server: c.Server, Tool: c.Tool}}, Args: c.Args, Outcome: out, Err: e.recordError()}
+	lines = append(lines, result.Content(st, res, width))
 	return strings.Join(lines, "\n")
 }
 

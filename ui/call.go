@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -202,7 +203,16 @@ func (m *Model) callDone(msg callDoneMsg) (*Model, tea.Cmd) {
 	default:
 		m.status = "✓ " + q + " returned"
 	}
-	m.result.show(newCallResult(t, args, msg.outcome, msg.err))
+	m.result.Show(result.New(t, args, resultOutcome(msg.outcome), msg.err))
 	m.screen = screenResult
 	return m, nil
+}
+
+// resultOutcome is the session's outcome of a call in the fields the results
+// screen shows; nil when the call did not run.
+func resultOutcome(o *session.Outcome) *result.Outcome {
+	if o == nil {
+		return nil
+	}
+	return &result.Outcome{CallID: o.CallID, Verdict: o.Verdict, Result: o.Result, Duration: o.Duration}
 }

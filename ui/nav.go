@@ -4,7 +4,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/airlock-mcp/airlock/ui/screen"
+	"github.com/airlock-mcp/airlock/ui/screens/content"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/output"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 )
 
 // Screen navigation is one stack: opening a screen pushes the one it was opened
@@ -59,6 +62,8 @@ type registration struct {
 var registry = map[screenID]registration{
 	screenLogs:   {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
 	screenExport: {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
+	screenResult: {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
+	screenOutput: {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
 }
 
 // registered is the screen s by the screen interface, or nil when the root
@@ -72,11 +77,22 @@ func (m *Model) registered(s screenID) screen.Screen {
 
 // carry does what a screen's intent asks for; cmd is the screen's own.
 func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
-	switch intent.(type) {
+	switch intent := intent.(type) {
 	case screen.Back:
 		m.pop()
 	case logs.NextSource:
 		m.nextLogSource()
+	case content.Save:
+		m.status = "saving…"
+		return m, tea.Batch(cmd, intent.Cmd(m.opts.SaveDir, m.now()))
+	case result.Again:
+		t := intent.Tool
+		if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {
+			t = cur
+		}
+		return m.openForm(t, true)
+	case output.Again:
+		return m.outputAgain(intent.Out)
 	}
 	return m, cmd
 }

@@ -29,8 +29,10 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -42,9 +44,9 @@ import (
 func screenKeyMaps() []any {
 	return []any{
 		DefaultGlobalKeyMap(), panes.DefaultServersKeyMap(), panes.DefaultToolsKeyMap(), detail.DefaultKeyMap(),
-		DefaultResultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
+		result.DefaultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
 		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
-		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), DefaultOutputKeyMap(), channels.DefaultPromptsKeyMap(),
+		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), output.DefaultKeyMap(), channels.DefaultPromptsKeyMap(),
 		channels.DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),
 		common.DefaultScrollKeyMap().ViewportKeys(),
 	}

@@ -23,8 +23,10 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -99,7 +101,7 @@ type Model struct {
 	form    form.Form
 	formFor session.ToolInfo // the tool the call form is for
 	call    callView
-	result  resultView
+	result  result.Model
 	logs    logs.Model
 	ring    logs.Ring
 	// acts is the session's activity; activity the view of it.
@@ -115,7 +117,7 @@ type Model struct {
 	// their state in the root.
 	res     channels.ResourcesView
 	prompts channels.PromptsView
-	output  outputView
+	output  output.Model
 	ex      explore
 	rules   rulesView
 
@@ -189,7 +191,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		tools:       panes.NewToolsPane(com),
 		detail:      detail.New(com),
 		call:        newCallView(com),
-		result:      newResultView(com),
+		result:      result.NewModel(com),
 		logs:        logs.New(com),
 		activity:    newActivityView(com),
 		overlay:     helpview.New(com),
@@ -200,7 +202,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		info:        newInfoView(com),
 		res:         channels.NewResourcesView(com),
 		prompts:     channels.NewPromptsView(com),
-		output:      newOutputView(com),
+		output:      output.New(com),
 		rules:       newRulesView(com),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
@@ -407,17 +409,17 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m.completeNow(msg)
 	case completedMsg:
 		return m.completed(msg)
-	case outputSavedMsg:
-		if msg.gen == m.output.gen {
-			m.output.setSaved(msg.paths)
+	case output.SavedMsg:
+		if msg.Gen == m.output.Gen {
+			m.output.SetSaved(msg.Paths)
 		}
-		m.status = savedStatus(m.St, msg.savedMsg)
+		m.status = msg.Status(m.St)
 		return m, nil
-	case resultSavedMsg:
-		if msg.gen == m.result.gen {
-			m.result.setSaved(msg.paths)
+	case result.SavedMsg:
+		if msg.Gen == m.result.Gen {
+			m.result.SetSaved(msg.Paths)
 		}
-		m.status = savedStatus(m.St, msg.savedMsg)
+		m.status = msg.Status(m.St)
 		return m, nil
 	case ruleRevokedMsg:
 		return m.ruleRevoked(msg)
@@ -605,26 +607,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), m.detail.Tool.Fingerprint))
 		}
 		return m, cmd
-	case screenResult:
-		var act resultAction
-		var cmd tea.Cmd
-		m.result, act, cmd = m.result.Update(k)
-		switch act {
-		case resultBack:
-			m.pop()
-		case resultAgain:
-			t := m.result.res.tool
-			if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {
-				t = cur
-			}
-			return m.openForm(t, true)
-		case resultSave:
-			if save := m.saveResult(); save != nil {
-				m.status = "saving…"
-				return m, tea.Batch(cmd, save)
-			}
-		}
-		return m, cmd
 	case screenActivity:
 		var act activityAction
 		var cmd tea.Cmd
@@ -661,8 +643,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.resourcesKey(k)
 	case screenPrompts:
 		return m.promptsKey(k)
-	case screenOutput:
-		return m.outputKey(k)
 	case screenRules:
 		return m.rulesKey(k)
 	}
@@ -843,7 +823,6 @@ func (m *Model) relayout(force bool) bool {
 	m.tools.SetSize(l.toolsW, l.bodyH)
 	m.detail.SetSize(l.width, l.bodyH)
 	m.call.SetSize(l.width, l.bodyH)
-	m.result.SetSize(l.width, l.bodyH)
 	m.activity.SetSize(l.width, l.bodyH)
 	for _, r := range registry {
 		r.get(m).SetSize(l.width, l.bodyH)
@@ -857,7 +836,6 @@ func (m *Model) relayout(force bool) bool {
 	m.info.SetSize(l.width, l.bodyH)
 	m.res.SetSize(l.width, l.bodyH)
 	m.prompts.SetSize(l.width, l.bodyH)
-	m.output.SetSize(l.width, l.bodyH)
 	m.rules.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)

@@ -22,8 +22,10 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -100,8 +102,6 @@ func (m *Model) bodyView() string {
 		return m.detail.View()
 	case screenCall:
 		return m.call.View(m.spinner.View(), m.now())
-	case screenResult:
-		return m.result.View()
 	case screenActivity:
 		return m.activity.View(m.acts)
 	case screenHazards:
@@ -114,8 +114,6 @@ func (m *Model) bodyView() string {
 		return m.res.View()
 	case screenPrompts:
 		return m.prompts.View()
-	case screenOutput:
-		return m.output.View()
 	case screenRules:
 		return m.rules.View()
 	}
@@ -327,8 +325,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.detail.KeyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenCall:
 		return footerView(m.help, m.call.keyMap(), global)
-	case screenResult:
-		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenActivity:
 		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
@@ -341,8 +337,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.res.KeyMap(), global)
 	case screenPrompts:
 		return footerView(m.help, m.prompts.KeyMap(), global)
-	case screenOutput:
-		return footerView(m.help, m.output.keyMap(), global)
 	case screenRules:
 		return footerView(m.help, m.rules.keyMap(), global)
 	}
@@ -408,13 +402,13 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Server info (i)", Keys: DefaultInfoKeyMap()},
 		{Title: "A server's resources (i, then r)", Keys: channels.DefaultResourcesKeyMap()},
 		{Title: "A server's prompts (i, then p)", Keys: channels.DefaultPromptsKeyMap()},
-		{Title: "A read resource or a got prompt", Keys: DefaultOutputKeyMap()},
+		{Title: "A read resource or a got prompt", Keys: output.DefaultKeyMap()},
 		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
 		{Title: "Grants & taint (w)", Keys: DefaultGrantsKeyMap()},
 		{Title: "Rules (K)", Keys: DefaultRulesKeyMap()},
 		{Title: "A running call", Keys: DefaultCallKeyMap()},
-		{Title: "Results", Keys: DefaultResultKeyMap()},
+		{Title: "Results", Keys: result.DefaultKeyMap()},
 		{Title: "Logs", Keys: logs.DefaultKeyMap()},
 		{Title: "Activity (v)", Keys: DefaultActivityKeyMap()},
 		{Title: "Call form", Keys: calls},
