@@ -3,8 +3,10 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screen"
 	"github.com/airlock-mcp/airlock/ui/screens/content"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
@@ -62,6 +64,7 @@ type registration struct {
 var registry = map[screenID]registration{
 	screenLogs:   {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
 	screenExport: {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
+	screenDetail: {func(m *Model) screen.Screen { return &m.detail }, footerLogsQuit},
 	screenResult: {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
 	screenOutput: {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
 }
@@ -85,6 +88,11 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 	case content.Save:
 		m.status = "saving…"
 		return m, tea.Batch(cmd, intent.Cmd(m.opts.SaveDir, m.now()))
+	case detail.Call:
+		return m.openForm(intent.Tool, false)
+	case detail.Accept:
+		ref := intent.Tool.Ref
+		return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), intent.Tool.Fingerprint))
 	case result.Again:
 		t := intent.Tool
 		if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {

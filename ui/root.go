@@ -523,10 +523,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		m, c2 = m.applyOutcome(out)
 		return m, tea.Batch(cmd, c2)
 	case m.overlay.Open:
-		var cmd tea.Cmd
-		m.overlay, _, cmd = m.overlay.Update(k)
-		if m.overlay.TourAsked {
-			m.overlay.TourAsked = false
+		intent, cmd := m.overlay.Update(k)
+		if _, ok := intent.(helpview.StartTour); ok {
 			return m, tea.Batch(cmd, m.startTour())
 		}
 		return m, cmd
@@ -591,20 +589,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		m.call, cmd = m.call.Update(k)
 		if m.call.cancelled {
 			m.status = "cancelling the call…"
-		}
-		return m, cmd
-	case screenDetail:
-		var act detail.Action
-		var cmd tea.Cmd
-		m.detail, act, cmd = m.detail.Update(k)
-		switch act {
-		case detail.Back:
-			m.pop()
-		case detail.Call:
-			return m.openForm(m.detail.Tool, false)
-		case detail.Accept:
-			ref := m.detail.Tool.Ref
-			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), m.detail.Tool.Fingerprint))
 		}
 		return m, cmd
 	case screenActivity:
@@ -821,7 +805,6 @@ func (m *Model) relayout(force bool) bool {
 	m.layout = l
 	m.servers.SetSize(l.serversW, l.bodyH)
 	m.tools.SetSize(l.toolsW, l.bodyH)
-	m.detail.SetSize(l.width, l.bodyH)
 	m.call.SetSize(l.width, l.bodyH)
 	m.activity.SetSize(l.width, l.bodyH)
 	for _, r := range registry {

@@ -98,8 +98,6 @@ func (m *Model) bodyView() string {
 		return r.View()
 	}
 	switch s {
-	case screenDetail:
-		return m.detail.View()
 	case screenCall:
 		return m.call.View(m.spinner.View(), m.now())
 	case screenActivity:
@@ -321,8 +319,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
 	}
 	switch m.screen {
-	case screenDetail:
-		return footerView(m.help, m.detail.KeyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenCall:
 		return footerView(m.help, m.call.keyMap(), global)
 	case screenActivity:
