@@ -56,6 +56,34 @@ type explore struct {
 	last output.Output
 }
 
+// openInfo shows a server's info view over the current screen; esc returns to it.
+func (m *Model) openInfo(name string) {
+	s, ok := m.serverInfo(name)
+	if !ok {
+		return
+	}
+	m.info.Open(s, m.sess.Stderr(name))
+	m.push(screenInfo)
+}
+
+// serverInfo is the snapshot's view of one server.
+func (m *Model) serverInfo(name string) (session.ServerInfo, bool) {
+	for _, s := range m.snap.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return session.ServerInfo{}, false
+}
+
+// refreshInfo shows the info view's server as the newest snapshot has it.
+func (m *Model) refreshInfo() {
+	name := m.info.Server.Name
+	if s, ok := m.serverInfo(name); ok {
+		m.info.Refresh(s, m.sess.Stderr(name))
+	}
+}
+
 // openResources shows the info view's server's resources.
 func (m *Model) openResources(name string) {
 	s, ok := m.serverInfo(name)

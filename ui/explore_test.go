@@ -133,7 +133,7 @@ func TestServerInfo_ShowsWhatTheServerDeclares(t *testing.T) {
 	}
 	// From the tools pane, i opens the selected tool's server.
 	h.keys("tab", "i")
-	if h.m.screen != screenInfo || h.m.info.server.Name != "lib" {
+	if h.m.screen != screenInfo || h.m.info.Server.Name != "lib" {
 		t.Fatalf("i on a tool did not open its server's info:\n%s", h.plain())
 	}
 	h.keys("?")

@@ -10,6 +10,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 )
 
 // Screen navigation is one stack: opening a screen pushes the one it was opened
@@ -65,6 +66,7 @@ var registry = map[screenID]registration{
 	screenLogs:   {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
 	screenExport: {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
 	screenDetail: {func(m *Model) screen.Screen { return &m.detail }, footerLogsQuit},
+	screenInfo:   {func(m *Model) screen.Screen { return &m.info }, footerLogsQuit},
 	screenResult: {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
 	screenOutput: {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
 }
@@ -93,6 +95,10 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 	case detail.Accept:
 		ref := intent.Tool.Ref
 		return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), intent.Tool.Fingerprint))
+	case serverinfo.Resources:
+		m.openResources(intent.Server)
+	case serverinfo.Prompts:
+		m.openPrompts(intent.Server)
 	case result.Again:
 		t := intent.Tool
 		if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {

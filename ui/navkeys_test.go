@@ -33,6 +33,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -47,7 +48,7 @@ func screenKeyMaps() []any {
 		result.DefaultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
 		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
 		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), output.DefaultKeyMap(), channels.DefaultPromptsKeyMap(),
-		channels.DefaultResourcesKeyMap(), DefaultInfoKeyMap(), DefaultCallKeyMap(),
+		channels.DefaultResourcesKeyMap(), serverinfo.DefaultKeyMap(), DefaultCallKeyMap(),
 		common.DefaultScrollKeyMap().ViewportKeys(),
 	}
 }

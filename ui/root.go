@@ -27,6 +27,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -44,7 +45,7 @@ const (
 	screenExport                   // the exported what-if fragment
 	screenGrants                   // every context's grants and taint (grants.go)
 	screenActivity                 // every call and status message, newest first
-	screenInfo                     // one server's info (serverinfo.go)
+	screenInfo                     // one server's info (ui/screens/serverinfo)
 	screenRes                      // one server's resources and templates
 	screenPrompts                  // one server's prompts
 	screenOutput                   // what a resource read or a prompt get returned
@@ -112,7 +113,7 @@ type Model struct {
 	export   export.Model
 	queue    queue.Model
 	grants   grantsView
-	info     infoView
+	info     serverinfo.Model
 	// res, prompts and output are the explore views (explore.go); ex is
 	// their state in the root.
 	res     channels.ResourcesView
@@ -199,7 +200,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		export:      export.New(com),
 		queue:       queue.New(com),
 		grants:      newGrantsView(com),
-		info:        newInfoView(com),
+		info:        serverinfo.New(com),
 		res:         channels.NewResourcesView(com),
 		prompts:     channels.NewPromptsView(com),
 		output:      output.New(com),
@@ -621,8 +622,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m, cmd
 	case screenGrants:
 		return m.grantsKey(k)
-	case screenInfo:
-		return m.infoKey(k)
 	case screenRes:
 		return m.resourcesKey(k)
 	case screenPrompts:
@@ -816,7 +815,6 @@ func (m *Model) relayout(force bool) bool {
 	m.overlay.SetSize(l.modalW, l.modalH)
 	m.hazards.SetSize(l.width, l.bodyH)
 	m.grants.SetSize(l.width, l.bodyH)
-	m.info.SetSize(l.width, l.bodyH)
 	m.res.SetSize(l.width, l.bodyH)
 	m.prompts.SetSize(l.width, l.bodyH)
 	m.rules.SetSize(l.width, l.bodyH)

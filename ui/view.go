@@ -26,6 +26,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -106,8 +107,6 @@ func (m *Model) bodyView() string {
 		return m.hazards.View()
 	case screenGrants:
 		return m.grants.View()
-	case screenInfo:
-		return m.info.View()
 	case screenRes:
 		return m.res.View()
 	case screenPrompts:
@@ -327,8 +326,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.hazards.KeyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
 	case screenGrants:
 		return footerView(m.help, m.grants.keyMap(), global)
-	case screenInfo:
-		return footerView(m.help, m.info.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenRes:
 		return footerView(m.help, m.res.KeyMap(), global)
 	case screenPrompts:
@@ -395,7 +392,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Tools pane", Keys: panes.DefaultToolsKeyMap()},
 		{Title: "Typing a filter", Keys: panes.DefaultFilterKeyMap()},
 		{Title: "Tool details", Keys: detail.DefaultKeyMap()},
-		{Title: "Server info (i)", Keys: DefaultInfoKeyMap()},
+		{Title: "Server info (i)", Keys: serverinfo.DefaultKeyMap()},
 		{Title: "A server's resources (i, then r)", Keys: channels.DefaultResourcesKeyMap()},
 		{Title: "A server's prompts (i, then p)", Keys: channels.DefaultPromptsKeyMap()},
 		{Title: "A read resource or a got prompt", Keys: output.DefaultKeyMap()},
