@@ -1,7 +1,7 @@
 package ui
 
-// The root's part of exploring a server (issue 13): opening the resources and
-// prompts views from the info view, reading and getting through the Manager (which
+// The root's part of exploring a server (docs/explore.md): opening the server
+// info view and, from it, the resources and prompts views, reading and getting through the Manager (which
 // may ask a question: the overlay shows it, as for calls), the argument forms of
 // templates and prompts with debounced completions, subscriptions and
 // resources/updated.
