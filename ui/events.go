@@ -280,8 +280,8 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		}
 		return cmd
 	case session.Progress:
-		if m.call.running && e.CallID != "" && e.CallID == m.call.callID {
-			m.call.setProgress(e)
+		if m.call.Running && e.CallID != "" && e.CallID == m.call.CallID {
+			m.call.SetProgress(e)
 		}
 	case session.ElicitationRequested:
 		if e.Elicitation != nil {

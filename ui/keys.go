@@ -64,22 +64,6 @@ func (k GlobalKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Rules, k.Queue, k.Export, k.Reset, k.Demo}}
 }
 
-// CallKeyMap holds the keys while a call runs.
-type CallKeyMap struct {
-	Cancel key.Binding
-}
-
-// DefaultCallKeyMap returns the running call's keys.
-func DefaultCallKeyMap() CallKeyMap {
-	return CallKeyMap{Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel the call"))}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k CallKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Cancel} }
-
-// FullHelp implements help.KeyMap.
-func (k CallKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Cancel}} }
-
 // TourKeyMap holds the keys of the guided demo tour. They are taken before the
 // screen's own keys while the tour runs and nothing takes text input.
 type TourKeyMap struct {

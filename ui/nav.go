@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screen"
+	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/content"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
@@ -65,10 +66,18 @@ type registration struct {
 var registry = map[screenID]registration{
 	screenLogs:   {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
 	screenExport: {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
+	screenCall:   {func(m *Model) screen.Screen { return m.callScreen() }, footerGlobal},
 	screenDetail: {func(m *Model) screen.Screen { return &m.detail }, footerLogsQuit},
 	screenInfo:   {func(m *Model) screen.Screen { return &m.info }, footerLogsQuit},
 	screenResult: {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
 	screenOutput: {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
+}
+
+// callScreen is the running call's screen, given the spinner's frame and the
+// time it draws.
+func (m *Model) callScreen() screen.Screen {
+	m.call.Frame, m.call.Now = m.spinner.View(), m.now()
+	return &m.call
 }
 
 // registered is the screen s by the screen interface, or nil when the root
@@ -90,6 +99,8 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 	case content.Save:
 		m.status = "saving…"
 		return m, tea.Batch(cmd, intent.Cmd(m.opts.SaveDir, m.now()))
+	case call.Cancelling:
+		m.status = "cancelling the call…"
 	case detail.Call:
 		return m.openForm(intent.Tool, false)
 	case detail.Accept:

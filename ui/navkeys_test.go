@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
@@ -48,7 +49,7 @@ func screenKeyMaps() []any {
 		result.DefaultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
 		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
 		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), output.DefaultKeyMap(), channels.DefaultPromptsKeyMap(),
-		channels.DefaultResourcesKeyMap(), serverinfo.DefaultKeyMap(), DefaultCallKeyMap(),
+		channels.DefaultResourcesKeyMap(), serverinfo.DefaultKeyMap(), call.DefaultKeyMap(),
 		common.DefaultScrollKeyMap().ViewportKeys(),
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
@@ -101,7 +102,7 @@ type Model struct {
 	detail  detail.Model
 	form    form.Form
 	formFor session.ToolInfo // the tool the call form is for
-	call    callView
+	call    call.Model
 	result  result.Model
 	logs    logs.Model
 	ring    logs.Ring
@@ -191,7 +192,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		servers:     panes.NewServersPane(com),
 		tools:       panes.NewToolsPane(com),
 		detail:      detail.New(com),
-		call:        newCallView(com),
+		call:        call.New(com),
 		result:      result.NewModel(com),
 		logs:        logs.New(com),
 		activity:    newActivityView(com),
@@ -348,10 +349,10 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 	case callDoneMsg:
 		return m.callDone(msg)
 	case progressMsg:
-		if msg.gen != m.call.gen || !m.call.running {
+		if msg.gen != m.call.Gen || !m.call.Running {
 			return m, nil
 		}
-		m.call.setProgress(msg.p)
+		m.call.SetProgress(msg.p)
 		return m, waitProgress(msg.gen, m.progCh, m.done)
 	case answeredMsg:
 		if msg.err != nil {
@@ -585,13 +586,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.carry(intent, cmd)
 	}
 	switch m.screen {
-	case screenCall:
-		var cmd tea.Cmd
-		m.call, cmd = m.call.Update(k)
-		if m.call.cancelled {
-			m.status = "cancelling the call…"
-		}
-		return m, cmd
 	case screenActivity:
 		var act activityAction
 		var cmd tea.Cmd
@@ -730,7 +724,7 @@ func (m *Model) setFocus(p pane) {
 
 // needSpinner reports whether anything spins: a connecting server or a call.
 func (m *Model) needSpinner() bool {
-	if m.call.running {
+	if m.call.Running {
 		return true
 	}
 	for _, s := range m.servers.Servers {
@@ -804,7 +798,6 @@ func (m *Model) relayout(force bool) bool {
 	m.layout = l
 	m.servers.SetSize(l.serversW, l.bodyH)
 	m.tools.SetSize(l.toolsW, l.bodyH)
-	m.call.SetSize(l.width, l.bodyH)
 	m.activity.SetSize(l.width, l.bodyH)
 	for _, r := range registry {
 		r.get(m).SetSize(l.width, l.bodyH)
@@ -842,7 +835,7 @@ func (m *Model) setTheme(dark bool) {
 	m.help.Styles = helpStyles(&st)
 	m.servers.Restyle()
 	m.tools.Restyle()
-	m.call.bar = newBar(&st)
+	m.call.Restyle()
 	m.hazards.Dirty = true
 	m.export.Render()
 	m.q.SetStyles(st)

@@ -534,7 +534,7 @@ func TestCallShowsProgressAndEscCancels(t *testing.T) {
 	if h.m.screen != screenCall {
 		t.Fatalf("submitting opened %v, want the running call", h.m.screen)
 	}
-	h.waitFor("progress", func(m Model) bool { return m.call.hasProg })
+	h.waitFor("progress", func(m Model) bool { return m.call.HasProg })
 	screenHas(t, h.plain(), "Calling slow__wait", "25%", "1/4", "slow says: step one ⟨ESC⟩[2J", "esc cancel the call")
 	h.keys("esc")
 	select {
@@ -545,7 +545,7 @@ func TestCallShowsProgressAndEscCancels(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the server was never told to cancel")
 	}
-	h.waitFor("the call to end", func(m Model) bool { return !m.call.running })
+	h.waitFor("the call to end", func(m Model) bool { return !m.call.Running })
 	if h.m.screen != screenMain {
 		t.Errorf("after cancelling, screen %v, want the list", h.m.screen)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
@@ -99,8 +100,6 @@ func (m *Model) bodyView() string {
 		return r.View()
 	}
 	switch s {
-	case screenCall:
-		return m.call.View(m.spinner.View(), m.now())
 	case screenActivity:
 		return m.activity.View(m.acts)
 	case screenHazards:
@@ -318,8 +317,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
 	}
 	switch m.screen {
-	case screenCall:
-		return footerView(m.help, m.call.keyMap(), global)
 	case screenActivity:
 		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
@@ -400,7 +397,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
 		{Title: "Grants & taint (w)", Keys: DefaultGrantsKeyMap()},
 		{Title: "Rules (K)", Keys: DefaultRulesKeyMap()},
-		{Title: "A running call", Keys: DefaultCallKeyMap()},
+		{Title: "A running call", Keys: call.DefaultKeyMap()},
 		{Title: "Results", Keys: result.DefaultKeyMap()},
 		{Title: "Logs", Keys: logs.DefaultKeyMap()},
 		{Title: "Activity (v)", Keys: DefaultActivityKeyMap()},
