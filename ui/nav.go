@@ -64,13 +64,14 @@ type registration struct {
 // screen is its package, its id and one line here: the root then sizes it,
 // draws it, gives it the keys while it is on top and shows its keys.
 var registry = map[screenID]registration{
-	screenLogs:   {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
-	screenExport: {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
-	screenCall:   {func(m *Model) screen.Screen { return m.callScreen() }, footerGlobal},
-	screenDetail: {func(m *Model) screen.Screen { return &m.detail }, footerLogsQuit},
-	screenInfo:   {func(m *Model) screen.Screen { return &m.info }, footerLogsQuit},
-	screenResult: {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
-	screenOutput: {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
+	screenLogs:     {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
+	screenExport:   {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
+	screenActivity: {func(m *Model) screen.Screen { m.activity.Log = m.acts; return &m.activity }, footerGlobal},
+	screenCall:     {func(m *Model) screen.Screen { return m.callScreen() }, footerGlobal},
+	screenDetail:   {func(m *Model) screen.Screen { return &m.detail }, footerLogsQuit},
+	screenInfo:     {func(m *Model) screen.Screen { return &m.info }, footerLogsQuit},
+	screenResult:   {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
+	screenOutput:   {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
 }
 
 // callScreen is the running call's screen, given the spinner's frame and the

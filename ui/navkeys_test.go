@@ -23,6 +23,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
@@ -47,7 +48,7 @@ func screenKeyMaps() []any {
 	return []any{
 		DefaultGlobalKeyMap(), panes.DefaultServersKeyMap(), panes.DefaultToolsKeyMap(), detail.DefaultKeyMap(),
 		result.DefaultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
-		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), DefaultActivityKeyMap(),
+		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), activity.DefaultKeyMap(),
 		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), output.DefaultKeyMap(), channels.DefaultPromptsKeyMap(),
 		channels.DefaultResourcesKeyMap(), serverinfo.DefaultKeyMap(), call.DefaultKeyMap(),
 		common.DefaultScrollKeyMap().ViewportKeys(),

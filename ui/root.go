@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
@@ -107,8 +108,8 @@ type Model struct {
 	logs    logs.Model
 	ring    logs.Ring
 	// acts is the session's activity; activity the view of it.
-	acts     activityLog
-	activity activityView
+	acts     activity.Log
+	activity activity.Model
 	overlay  helpview.Model
 	hazards  hazards.Model
 	export   export.Model
@@ -195,7 +196,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		call:        call.New(com),
 		result:      result.NewModel(com),
 		logs:        logs.New(com),
-		activity:    newActivityView(com),
+		activity:    activity.New(com),
 		overlay:     helpview.New(com),
 		hazards:     hazards.New(com),
 		export:      export.New(com),
@@ -214,7 +215,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 	if opts.Notice != "" {
 		model.status = common.Inline(&st, opts.Notice, 400)
 		// The first server's status replaces it at once: Activity keeps it.
-		model.acts.add(activityEntry{at: model.now(), status: model.status})
+		model.acts.Add(activity.Entry{At: model.now(), Status: model.status})
 	}
 	model.detail.Gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
@@ -265,7 +266,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if mm.status != prev && mm.status != "" {
 		// Every status message lands in Activity too, so nothing the status
 		// line cuts or replaces is lost.
-		mm.acts.add(activityEntry{at: mm.now(), status: mm.status})
+		mm.acts.Add(activity.Entry{At: mm.now(), Status: mm.status})
 	}
 	mm.noteAudit()
 	if mm.queue.Open && mm.q.Count(question.KindApproval) == 0 {
@@ -557,8 +558,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			m.logs.VP.GotoBottom()
 			return m, nil
 		case key.Matches(k, m.keys.Activity) && m.screen != screenCall && m.screen != screenActivity:
-			m.activity.open = false
-			m.activity.cursor = -1
+			m.activity.Reset()
 			m.push(screenActivity)
 			return m, nil
 		case key.Matches(k, m.keys.Demo) && m.opts.Demo != nil:
@@ -586,14 +586,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.carry(intent, cmd)
 	}
 	switch m.screen {
-	case screenActivity:
-		var act activityAction
-		var cmd tea.Cmd
-		m.activity, act, cmd = m.activity.Update(k, m.acts)
-		if act == activityBack {
-			m.pop()
-		}
-		return m, cmd
 	case screenHazards:
 		var act hazards.Action
 		var cmd tea.Cmd
@@ -787,7 +779,7 @@ func (m *Model) relayout(force bool) bool {
 	}
 	l := computeLayout(m.width, m.height, want, m.captionRows())
 	l.followServers(m.servers.Want())
-	if m.acts.calls > 0 && l.bodyH > 8 {
+	if m.acts.Calls > 0 && l.bodyH > 8 {
 		// The activity strip: the newest call, one row above the status line.
 		l.stripH = 1
 		l.bodyH--
@@ -798,7 +790,6 @@ func (m *Model) relayout(force bool) bool {
 	m.layout = l
 	m.servers.SetSize(l.serversW, l.bodyH)
 	m.tools.SetSize(l.toolsW, l.bodyH)
-	m.activity.SetSize(l.width, l.bodyH)
 	for _, r := range registry {
 		r.get(m).SetSize(l.width, l.bodyH)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
@@ -59,7 +60,7 @@ func (m *Model) render() string {
 	sb.WriteString(m.bodyView())
 	sb.WriteByte('\n')
 	if l.stripH > 0 {
-		sb.WriteString(common.Fit(m.acts.stripLine(m.St, l.width), l.width))
+		sb.WriteString(common.Fit(m.acts.StripLine(m.St, l.width), l.width))
 		sb.WriteByte('\n')
 	}
 	sb.WriteString(m.statusLine())
@@ -100,8 +101,6 @@ func (m *Model) bodyView() string {
 		return r.View()
 	}
 	switch s {
-	case screenActivity:
-		return m.activity.View(m.acts)
 	case screenHazards:
 		return m.hazards.View()
 	case screenGrants:
@@ -317,8 +316,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
 	}
 	switch m.screen {
-	case screenActivity:
-		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
 		return footerView(m.help, m.hazards.KeyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
 	case screenGrants:
@@ -400,7 +397,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "A running call", Keys: call.DefaultKeyMap()},
 		{Title: "Results", Keys: result.DefaultKeyMap()},
 		{Title: "Logs", Keys: logs.DefaultKeyMap()},
-		{Title: "Activity (v)", Keys: DefaultActivityKeyMap()},
+		{Title: "Activity (v)", Keys: activity.DefaultKeyMap()},
 		{Title: "Call form", Keys: calls},
 		{Title: "Approval dialog", Keys: confirm},
 		{Title: "Approval queue (a)", Keys: queue.DefaultKeyMap()},
