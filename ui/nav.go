@@ -11,6 +11,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/rules"
 	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 )
 
@@ -71,6 +72,7 @@ var registry = map[screenID]registration{
 	screenDetail:   {func(m *Model) screen.Screen { return &m.detail }, footerLogsQuit},
 	screenInfo:     {func(m *Model) screen.Screen { return &m.info }, footerLogsQuit},
 	screenResult:   {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
+	screenRules:    {func(m *Model) screen.Screen { return &m.rules }, footerGlobal},
 	screenOutput:   {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
 }
 
@@ -111,6 +113,10 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 		m.openResources(intent.Server)
 	case serverinfo.Prompts:
 		m.openPrompts(intent.Server)
+	case rules.Revoke:
+		return m.revokeRule(intent.Rule)
+	case rules.Off:
+		return m.ruleOff(intent.Rule)
 	case result.Again:
 		t := intent.Tool
 		if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {

@@ -35,6 +35,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/rules"
 	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -49,7 +50,7 @@ func screenKeyMaps() []any {
 		DefaultGlobalKeyMap(), panes.DefaultServersKeyMap(), panes.DefaultToolsKeyMap(), detail.DefaultKeyMap(),
 		result.DefaultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
 		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), activity.DefaultKeyMap(),
-		DefaultGrantsKeyMap(), DefaultRulesKeyMap(), output.DefaultKeyMap(), channels.DefaultPromptsKeyMap(),
+		DefaultGrantsKeyMap(), rules.DefaultKeyMap(), output.DefaultKeyMap(), channels.DefaultPromptsKeyMap(),
 		channels.DefaultResourcesKeyMap(), serverinfo.DefaultKeyMap(), call.DefaultKeyMap(),
 		common.DefaultScrollKeyMap().ViewportKeys(),
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/rules"
 	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -51,7 +52,7 @@ const (
 	screenRes                      // one server's resources and templates
 	screenPrompts                  // one server's prompts
 	screenOutput                   // what a resource read or a prompt get returned
-	screenRules                    // every argument rule, config and remembered (rules.go)
+	screenRules                    // every argument rule, config and remembered (ui/screens/rules)
 )
 
 // pane is the focused pane of the main screen.
@@ -122,7 +123,7 @@ type Model struct {
 	prompts channels.PromptsView
 	output  output.Model
 	ex      explore
-	rules   rulesView
+	rules   rules.Model
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -206,7 +207,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		res:         channels.NewResourcesView(com),
 		prompts:     channels.NewPromptsView(com),
 		output:      output.New(com),
-		rules:       newRulesView(com),
+		rules:       rules.New(com, session.DescribeWhen),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -612,8 +613,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.resourcesKey(k)
 	case screenPrompts:
 		return m.promptsKey(k)
-	case screenRules:
-		return m.rulesKey(k)
 	}
 	return m.mainKey(k)
 }
@@ -801,7 +800,6 @@ func (m *Model) relayout(force bool) bool {
 	m.grants.SetSize(l.width, l.bodyH)
 	m.res.SetSize(l.width, l.bodyH)
 	m.prompts.SetSize(l.width, l.bodyH)
-	m.rules.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {

@@ -270,7 +270,7 @@ func TestRulesView_Golden(t *testing.T) {
 		{Name: "r-9a8b7c6d", Source: "rules.toml", Remembered: true, Server: "mail", Tool: "send_email\x1b[2J",
 			When: map[string]map[string]any{"to": {"equals": "eve@example.com"}}, Policy: trust.Deny, From: "the dialog, call c9 in context you"},
 	}
-	h.m.rules.setData(entries, nil)
+	h.m.rules.SetData(entries, nil)
 	golden(t, "rules_80x24.golden", h.plain())
 	if strings.Contains(h.m.render(), "\x1b[2J") {
 		t.Error("a hostile tool name reached the terminal raw")

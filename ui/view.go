@@ -28,6 +28,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/rules"
 	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -109,8 +110,6 @@ func (m *Model) bodyView() string {
 		return m.res.View()
 	case screenPrompts:
 		return m.prompts.View()
-	case screenRules:
-		return m.rules.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -324,8 +323,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.res.KeyMap(), global)
 	case screenPrompts:
 		return footerView(m.help, m.prompts.KeyMap(), global)
-	case screenRules:
-		return footerView(m.help, m.rules.keyMap(), global)
 	}
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
@@ -393,7 +390,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
 		{Title: "Grants & taint (w)", Keys: DefaultGrantsKeyMap()},
-		{Title: "Rules (K)", Keys: DefaultRulesKeyMap()},
+		{Title: "Rules (K)", Keys: rules.DefaultKeyMap()},
 		{Title: "A running call", Keys: call.DefaultKeyMap()},
 		{Title: "Results", Keys: result.DefaultKeyMap()},
 		{Title: "Logs", Keys: logs.DefaultKeyMap()},
