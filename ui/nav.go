@@ -8,6 +8,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/content"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
+	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
@@ -70,6 +71,7 @@ var registry = map[screenID]registration{
 	screenActivity: {func(m *Model) screen.Screen { m.activity.Log = m.acts; return &m.activity }, footerGlobal},
 	screenCall:     {func(m *Model) screen.Screen { return m.callScreen() }, footerGlobal},
 	screenDetail:   {func(m *Model) screen.Screen { return &m.detail }, footerLogsQuit},
+	screenGrants:   {func(m *Model) screen.Screen { return &m.grants }, footerGlobal},
 	screenInfo:     {func(m *Model) screen.Screen { return &m.info }, footerLogsQuit},
 	screenResult:   {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
 	screenRules:    {func(m *Model) screen.Screen { return &m.rules }, footerGlobal},
@@ -113,6 +115,11 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 		m.openResources(intent.Server)
 	case serverinfo.Prompts:
 		m.openPrompts(intent.Server)
+	case grants.Revoke:
+		return m.revokeGrant(intent.Grant)
+	case grants.ClearTaint:
+		c := intent.Context
+		return m, m.q.AskClearTaint(c.Name, c.Taint, common.Inline(m.St, c.Name, 40), intent.Lines)
 	case rules.Revoke:
 		return m.revokeRule(intent.Rule)
 	case rules.Off:

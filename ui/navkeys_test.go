@@ -28,6 +28,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
@@ -50,7 +51,7 @@ func screenKeyMaps() []any {
 		DefaultGlobalKeyMap(), panes.DefaultServersKeyMap(), panes.DefaultToolsKeyMap(), detail.DefaultKeyMap(),
 		result.DefaultKeyMap(), logs.DefaultKeyMap(), helpview.DefaultKeyMap(), hazards.DefaultKeyMap(),
 		queue.DefaultKeyMap(), export.DefaultKeyMap(), DefaultTourKeyMap(), activity.DefaultKeyMap(),
-		DefaultGrantsKeyMap(), rules.DefaultKeyMap(), output.DefaultKeyMap(), channels.DefaultPromptsKeyMap(),
+		grants.DefaultKeyMap(), rules.DefaultKeyMap(), output.DefaultKeyMap(), channels.DefaultPromptsKeyMap(),
 		channels.DefaultResourcesKeyMap(), serverinfo.DefaultKeyMap(), call.DefaultKeyMap(),
 		common.DefaultScrollKeyMap().ViewportKeys(),
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
@@ -46,7 +47,7 @@ const (
 	screenLogs                     // logs
 	screenHazards                  // every hazard with the tools of each leg
 	screenExport                   // the exported what-if fragment
-	screenGrants                   // every context's grants and taint (grants.go)
+	screenGrants                   // every context's grants and taint (ui/screens/grants)
 	screenActivity                 // every call and status message, newest first
 	screenInfo                     // one server's info (ui/screens/serverinfo)
 	screenRes                      // one server's resources and templates
@@ -115,7 +116,7 @@ type Model struct {
 	hazards  hazards.Model
 	export   export.Model
 	queue    queue.Model
-	grants   grantsView
+	grants   grants.Model
 	info     serverinfo.Model
 	// res, prompts and output are the explore views (explore.go); ex is
 	// their state in the root.
@@ -202,7 +203,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		hazards:     hazards.New(com),
 		export:      export.New(com),
 		queue:       queue.New(com),
-		grants:      newGrantsView(com),
+		grants:      grants.New(com),
 		info:        serverinfo.New(com),
 		res:         channels.NewResourcesView(com),
 		prompts:     channels.NewPromptsView(com),
@@ -607,8 +608,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.cycleTrust(server))
 		}
 		return m, cmd
-	case screenGrants:
-		return m.grantsKey(k)
 	case screenRes:
 		return m.resourcesKey(k)
 	case screenPrompts:
@@ -797,7 +796,6 @@ func (m *Model) relayout(force bool) bool {
 	}
 	m.overlay.SetSize(l.modalW, l.modalH)
 	m.hazards.SetSize(l.width, l.bodyH)
-	m.grants.SetSize(l.width, l.bodyH)
 	m.res.SetSize(l.width, l.bodyH)
 	m.prompts.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)

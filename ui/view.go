@@ -21,6 +21,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
@@ -104,8 +105,6 @@ func (m *Model) bodyView() string {
 	switch s {
 	case screenHazards:
 		return m.hazards.View()
-	case screenGrants:
-		return m.grants.View()
 	case screenRes:
 		return m.res.View()
 	case screenPrompts:
@@ -317,8 +316,6 @@ func (m *Model) footerLine() string {
 	switch m.screen {
 	case screenHazards:
 		return footerView(m.help, m.hazards.KeyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
-	case screenGrants:
-		return footerView(m.help, m.grants.keyMap(), global)
 	case screenRes:
 		return footerView(m.help, m.res.KeyMap(), global)
 	case screenPrompts:
@@ -389,7 +386,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "A read resource or a got prompt", Keys: output.DefaultKeyMap()},
 		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
-		{Title: "Grants & taint (w)", Keys: DefaultGrantsKeyMap()},
+		{Title: "Grants & taint (w)", Keys: grants.DefaultKeyMap()},
 		{Title: "Rules (K)", Keys: rules.DefaultKeyMap()},
 		{Title: "A running call", Keys: call.DefaultKeyMap()},
 		{Title: "Results", Keys: result.DefaultKeyMap()},
