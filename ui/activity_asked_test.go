@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -30,8 +31,8 @@ func TestActivity_UnansweredCallSaysWhyItAsked(t *testing.T) {
 		if tt.outcome == "denied" {
 			call.Decision = "deny"
 		}
-		e := activityEntry{at: call.At, call: call}
-		got := strings.Join(strings.Fields(ansi.Strip(e.recordContent(&st, 100))), " ")
+		e := activity.Entry{At: call.At, Call: call}
+		got := strings.Join(strings.Fields(ansi.Strip(e.RecordContent(&st, 100))), " ")
 		for _, want := range []string{asked, tt.ending} {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s: the record lacks %q:\n%s", tt.outcome, want, got)

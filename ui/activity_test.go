@@ -29,7 +29,7 @@ func TestActivity_AgentAutoAllowedCallIsVisible(t *testing.T) {
 		}
 	}
 	call("notes__list_notes", `{}`)
-	h.waitFor("the agent's call in the activity", func(m Model) bool { return m.acts.calls == 1 })
+	h.waitFor("the agent's call in the activity", func(m Model) bool { return m.acts.Calls == 1 })
 	screenHas(t, h.plain(), "last call", "notes__list_notes", "e2e-agent", "✓ ok", "v: activity")
 
 	h.keys("v")
@@ -40,7 +40,7 @@ func TestActivity_AgentAutoAllowedCallIsVisible(t *testing.T) {
 	h.keys("enter")
 	screen := h.plain()
 	screenHas(t, screen, "full record", "agent e2e-agent", agentCtx, "allowed by policy")
-	content := ansi.Strip(h.m.activity.vp.GetContent())
+	content := ansi.Strip(h.m.activity.VP.GetContent())
 	screenHas(t, content, "Arguments", "Content")
 	if !strings.Contains(content, "note-1") {
 		t.Errorf("the record lacks the result:\n%s", content)
@@ -49,9 +49,9 @@ func TestActivity_AgentAutoAllowedCallIsVisible(t *testing.T) {
 	// A page with terminal escapes: the record shows them as marks, never raw.
 	h.keys("esc", "esc")
 	call("web__fetch_url", `{"url":"`+demo.InjectionURL+`"}`)
-	h.waitFor("the second call", func(m Model) bool { return m.acts.calls == 2 })
+	h.waitFor("the second call", func(m Model) bool { return m.acts.Calls == 2 })
 	h.keys("v", "enter")
-	content = h.m.activity.vp.GetContent()
+	content = h.m.activity.VP.GetContent()
 	if !strings.Contains(ansi.Strip(content), "⟨ESC⟩]0;pwned") {
 		t.Errorf("the record lacks the escaped page:\n%s", ansi.Strip(content))
 	}
@@ -59,10 +59,10 @@ func TestActivity_AgentAutoAllowedCallIsVisible(t *testing.T) {
 		t.Error("the page's escape reached the screen raw")
 	}
 	h.keys("esc")
-	if !h.m.activity.open && h.m.screen == screenActivity {
+	if !h.m.activity.Open && h.m.screen == screenActivity {
 		screenHas(t, h.plain(), "web__fetch_url", "notes__list_notes")
 	} else {
-		t.Fatalf("esc did not close the record: screen %v open %v", h.m.screen, h.m.activity.open)
+		t.Fatalf("esc did not close the record: screen %v open %v", h.m.screen, h.m.activity.Open)
 	}
 	h.keys("esc")
 	if h.m.screen != screenMain {

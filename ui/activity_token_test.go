@@ -18,7 +18,7 @@ func TestActivity_AgentRowsNameTheToken(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h.waitFor("both calls in the activity", func(m Model) bool { return m.acts.calls == 2 })
+	h.waitFor("both calls in the activity", func(m Model) bool { return m.acts.Calls == 2 })
 	screenHas(t, h.plain(), "last call", "claude-code · token:laptop")
 	h.keys("v")
 	screenHas(t, h.plain(), "claude-code · token:ci-bot", "claude-code · token:laptop")

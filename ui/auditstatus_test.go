@@ -77,8 +77,8 @@ func TestStatusLine_NamesADamagedAuditLog(t *testing.T) {
 	if err == nil {
 		t.Fatal("a call with the damaged log ran")
 	}
-	h.m.call.begin(h.m.call.gen+1, tool, args, fixedNow, func() {})
-	h.m.callDone(callDoneMsg{gen: h.m.call.gen, err: err})
+	h.m.call.Begin(h.m.call.Gen+1, tool, args, fixedNow, func() {})
+	h.m.callDone(callDoneMsg{gen: h.m.call.Gen, err: err})
 	if !strings.Contains(h.m.status, "audit log") {
 		t.Errorf("a call refused for the audit log says only %q", h.m.status)
 	}

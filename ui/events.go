@@ -13,6 +13,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 )
 
@@ -240,7 +241,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 	case session.CallFinished:
 		// Filed when it ended, so the list stays in time order with the status
 		// messages around it.
-		m.acts.add(activityEntry{at: e.At.Add(e.Duration), call: e})
+		m.acts.Add(activity.Entry{At: e.At.Add(e.Duration), Call: e})
 		if e.Rule != "" && trust.DecidedBy(e.DecidedBy) == trust.DecidedByRule {
 			// A call no one was asked about: the status line says which rule
 			// decided it (the person's and agents' alike).
@@ -280,8 +281,8 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		}
 		return cmd
 	case session.Progress:
-		if m.call.running && e.CallID != "" && e.CallID == m.call.callID {
-			m.call.setProgress(e)
+		if m.call.Running && e.CallID != "" && e.CallID == m.call.CallID {
+			m.call.SetProgress(e)
 		}
 	case session.ElicitationRequested:
 		if e.Elicitation != nil {
@@ -407,6 +408,6 @@ func (m *Model) noteAudit() {
 	}
 	m.auditSeen = a
 	if a != "" {
-		m.acts.add(activityEntry{at: m.now(), status: a})
+		m.acts.Add(activity.Entry{At: m.now(), Status: a})
 	}
 }

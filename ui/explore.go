@@ -1,7 +1,7 @@
 package ui
 
-// The root's part of exploring a server: opening the resources and
-// prompts views from the info view, reading and getting through the Manager (which
+// The root's part of exploring a server (docs/explore.md): opening the server
+// info view and, from it, the resources and prompts views, reading and getting through the Manager (which
 // may ask a question: the overlay shows it, as for calls), the argument forms of
 // templates and prompts with debounced completions, subscriptions and
 // resources/updated.
@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
+	"github.com/airlock-mcp/airlock/ui/screens/output"
 )
 
 // formKind is what the open form's Submit is for.
@@ -52,11 +53,36 @@ type explore struct {
 	subs    map[string]map[string]uint64
 	updated map[string]map[string]bool
 	// last is what the output view's "again" repeats.
-	last output
+	last output.Output
 }
 
-// jsonMarshal is json.Marshal (a seam for the output view).
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+// openInfo shows a server's info view over the current screen; esc returns to it.
+func (m *Model) openInfo(name string) {
+	s, ok := m.serverInfo(name)
+	if !ok {
+		return
+	}
+	m.info.Open(s, m.sess.Stderr(name))
+	m.push(screenInfo)
+}
+
+// serverInfo is the snapshot's view of one server.
+func (m *Model) serverInfo(name string) (session.ServerInfo, bool) {
+	for _, s := range m.snap.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return session.ServerInfo{}, false
+}
+
+// refreshInfo shows the info view's server as the newest snapshot has it.
+func (m *Model) refreshInfo() {
+	name := m.info.Server.Name
+	if s, ok := m.serverInfo(name); ok {
+		m.info.Refresh(s, m.sess.Stderr(name))
+	}
+}
 
 // openResources shows the info view's server's resources.
 func (m *Model) openResources(name string) {
@@ -100,13 +126,13 @@ func (m *Model) refreshExplore() {
 }
 
 // readDoneMsg and promptDoneMsg report a finished read or get.
-type readDoneMsg struct{ out output }
+type readDoneMsg struct{ out output.Output }
 
 // readCmd reads a resource through the Manager (the engine decides; it may ask).
 func readCmd(ctx context.Context, sess *session.Manager, server, uri string) tea.Cmd {
 	return func() tea.Msg {
 		res, err := sess.ReadResource(ctx, session.ReadRequest{Server: server, URI: uri})
-		return readDoneMsg{out: output{server: server, uri: uri, read: res, err: err}}
+		return readDoneMsg{out: output.Output{Server: server, URI: uri, Read: res, Err: err}}
 	}
 }
 
@@ -115,7 +141,7 @@ func promptCmd(ctx context.Context, sess *session.Manager, server, name string, 
 	return func() tea.Msg {
 		raw, _ := json.Marshal(args)
 		res, err := sess.GetPrompt(ctx, session.PromptRequest{Server: server, Name: name, Args: raw})
-		return readDoneMsg{out: output{server: server, prompt: name, args: args, got: res, err: err}}
+		return readDoneMsg{out: output.Output{Server: server, Prompt: name, Args: args, Got: res, Err: err}}
 	}
 }
 
@@ -129,23 +155,23 @@ func (m *Model) startRead(server, uri string) (*Model, tea.Cmd) {
 func (m *Model) readDone(msg readDoneMsg) (*Model, tea.Cmd) {
 	o := msg.out
 	m.taint = m.sess.Engine().Taint("")
-	what := common.Inline(m.St, o.what(), 60)
+	what := common.Inline(m.St, o.What(), 60)
 	switch {
-	case o.err != nil:
-		m.status = "✗ " + what + ": " + common.Inline(m.St, o.err.Error(), 100)
-	case o.read != nil:
+	case o.Err != nil:
+		m.status = "✗ " + what + ": " + common.Inline(m.St, o.Err.Error(), 100)
+	case o.Read != nil:
 		m.status = "✓ read " + what
-		if u := m.ex.updated[o.server]; u != nil {
-			delete(u, o.uri) // read again: the change is seen
+		if u := m.ex.updated[o.Server]; u != nil {
+			delete(u, o.URI) // read again: the change is seen
 		}
 	default:
 		m.status = "✓ got prompt " + what
 	}
-	if (o.read != nil && o.read.Tainted) || (o.got != nil && o.got.Tainted) {
+	if (o.Read != nil && o.Read.Tainted) || (o.Got != nil && o.Got.Tainted) {
 		m.status += " · ⚠ untrusted content: your context is tainted"
 	}
 	m.ex.last = o
-	m.output.show(o)
+	m.output.Show(o)
 	if m.screen != screenOutput {
 		m.push(screenOutput)
 	}
@@ -261,42 +287,23 @@ func (m *Model) promptsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 	return m, nil
 }
 
-// outputKey handles a key of the output view.
-func (m *Model) outputKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
-	var act outputAction
-	var cmd tea.Cmd
-	m.output, act, cmd = m.output.Update(k)
-	o := m.output.out
-	switch act {
-	case outputBack:
-		m.pop()
-	case outputAgain:
-		if o.uri != "" {
-			return m.startRead(o.server, o.uri)
-		}
-		if s, ok := m.serverInfo(o.server); ok {
-			for _, p := range s.Prompts {
-				if p.Name == o.prompt {
-					m.pop()
-					return m.openPromptForm(s, p)
-				}
+// outputAgain reads the output's resource again, or opens its prompt's form
+// again while the prompt is listed.
+func (m *Model) outputAgain(o output.Output) (*Model, tea.Cmd) {
+	if o.URI != "" {
+		return m.startRead(o.Server, o.URI)
+	}
+	if s, ok := m.serverInfo(o.Server); ok {
+		for _, p := range s.Prompts {
+			if p.Name == o.Prompt {
+				m.pop()
+				return m.openPromptForm(s, p)
 			}
 		}
-		m.status = "the prompt is no longer listed"
-	case outputSave:
-		blobs := o.blobs()
-		if len(blobs) == 0 {
-			break
-		}
-		m.status = "saving…"
-		return m, tea.Batch(cmd, saveCmd(m.opts.SaveDir, o.server, o.what(), m.now(), m.output.gen, blobs,
-			func(s savedMsg) tea.Msg { return outputSavedMsg{s} }))
 	}
-	return m, cmd
+	m.status = "the prompt is no longer listed"
+	return m, nil
 }
-
-// outputSavedMsg is a savedMsg of the output view.
-type outputSavedMsg struct{ savedMsg }
 
 // argSchema is a JSON Schema object of string properties for a form: a prompt's
 // arguments or a template's variables (names bounded to maxFormArgs).

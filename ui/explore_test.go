@@ -25,6 +25,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
+	"github.com/airlock-mcp/airlock/ui/screens/content"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -132,7 +133,7 @@ func TestServerInfo_ShowsWhatTheServerDeclares(t *testing.T) {
 	}
 	// From the tools pane, i opens the selected tool's server.
 	h.keys("tab", "i")
-	if h.m.screen != screenInfo || h.m.info.server.Name != "lib" {
+	if h.m.screen != screenInfo || h.m.info.Server.Name != "lib" {
 		t.Fatalf("i on a tool did not open its server's info:\n%s", h.plain())
 	}
 	h.keys("?")
@@ -163,7 +164,7 @@ func TestResult_SaveMediaToSafeFiles(t *testing.T) {
 	h.waitFor("the result", func(m Model) bool { return m.screen == screenResult })
 	screenHas(t, h.plain(), "s save media")
 	h.keys("s")
-	h.waitFor("the files", func(m Model) bool { return len(m.result.res.saved) == 3 })
+	h.waitFor("the files", func(m Model) bool { return len(m.result.Res.Saved) == 3 })
 	want := map[int]string{
 		1: "airlock-lib-cover-20260102-150405-1.png",
 		2: "airlock-lib-cover-20260102-150405-2.wav",
@@ -171,7 +172,7 @@ func TestResult_SaveMediaToSafeFiles(t *testing.T) {
 	}
 	data := map[int][]byte{1: pngBytes, 2: []byte("RIFFwave"), 3: []byte("<svg/>")}
 	for n, name := range want {
-		p := h.m.result.res.saved[n]
+		p := h.m.result.Res.Saved[n]
 		if p != filepath.Join(dir, name) {
 			t.Errorf("block %d saved to %q, want %q", n, p, filepath.Join(dir, name))
 			continue
@@ -188,12 +189,12 @@ func TestResult_SaveMediaToSafeFiles(t *testing.T) {
 		}
 	}
 	screenHas(t, h.plain(), "saved 3 files")
-	all := ansi.Strip(h.m.result.vp.GetContent())
+	all := ansi.Strip(h.m.result.VP.GetContent())
 	screenHas(t, all, "✓ saved to "+filepath.Join(dir, want[1]))
 	// Again: three more files, nothing overwritten.
 	h.keys("s")
-	h.waitFor("the second save", func(m Model) bool { return m.result.res.saved[1] != filepath.Join(dir, want[1]) })
-	if got := h.m.result.res.saved[1]; got != filepath.Join(dir, "airlock-lib-cover-20260102-150405-1-2.png") {
+	h.waitFor("the second save", func(m Model) bool { return m.result.Res.Saved[1] != filepath.Join(dir, want[1]) })
+	if got := h.m.result.Res.Saved[1]; got != filepath.Join(dir, "airlock-lib-cover-20260102-150405-1-2.png") {
 		t.Errorf("second save went to %q", got)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -213,7 +214,7 @@ func TestSaveBlob_NeverThroughALink(t *testing.T) {
 	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	name := saveName("s/../..", "t\\x\x1b", "IMAGE/PNG; x=1", fixedNow, 0)
+	name := content.SaveName("s/../..", "t\\x\x1b", "IMAGE/PNG; x=1", fixedNow, 0)
 	if name != "airlock-s-t-x-20260102-150405-0.png" {
 		t.Fatalf("name %q", name)
 	}
@@ -223,7 +224,7 @@ func TestSaveBlob_NeverThroughALink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, strings.TrimSuffix(name, ".png")+"-2.png")); err != nil {
 		t.Fatal(err)
 	}
-	p, err := saveBlob(dir, "s/../..", "t\\x\x1b", "image/png", fixedNow, 0, []byte("new"))
+	p, err := content.SaveBlob(dir, "s/../..", "t\\x\x1b", "image/png", fixedNow, 0, []byte("new"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,11 +238,11 @@ func TestSaveBlob_NeverThroughALink(t *testing.T) {
 		t.Error("the dangling link's target was created")
 	}
 	for _, tc := range []struct{ mime, ext string }{{"text/html", "bin"}, {"image/svg+xml", "bin"}, {"", "bin"}, {"audio/mpeg", "mp3"}, {" Image/JPEG ", "jpg"}} {
-		if got := extFor(tc.mime); got != tc.ext {
-			t.Errorf("extFor(%q) = %q, want %q", tc.mime, got, tc.ext)
+		if got := content.ExtFor(tc.mime); got != tc.ext {
+			t.Errorf("content.ExtFor(%q) = %q, want %q", tc.mime, got, tc.ext)
 		}
 	}
-	if got := safePart(strings.Repeat("é", 40)); got != "x" {
+	if got := content.SafePart(strings.Repeat("é", 40)); got != "x" {
 		t.Errorf("safePart of non-ASCII = %q", got)
 	}
 }
@@ -357,11 +358,11 @@ func TestResources_TemplateFormWithCompletions(t *testing.T) {
 	}
 	// A blob: described, never drawn; s saves it.
 	h.keys("esc", "home", "j", "enter")
-	h.waitFor("the blob", func(m Model) bool { return m.screen == screenOutput && m.output.out.read != nil })
+	h.waitFor("the blob", func(m Model) bool { return m.screen == screenOutput && m.output.Out.Read != nil })
 	screenHas(t, h.plain(), "[blob] image/png, 26 bytes (not drawn; s saves it)")
 	h.keys("s")
-	h.waitFor("the save", func(m Model) bool { return len(m.output.out.saved) == 1 })
-	p := h.m.output.out.saved[0]
+	h.waitFor("the save", func(m Model) bool { return len(m.output.Out.Saved) == 1 })
+	p := h.m.output.Out.Saved[0]
 	if filepath.Dir(p) != h.m.opts.SaveDir || !strings.HasPrefix(filepath.Base(p), "airlock-lib-lib-long-a-") || filepath.Ext(p) != ".png" {
 		t.Errorf("saved to %q", p)
 	}

@@ -51,7 +51,7 @@ func grantsHarnessPump(t *testing.T, pump bool) (*harness, *repoServer) {
 	}}
 	sess := startManager(t, cfg, map[string]*mcp.Server{"repo": r.server(), "web": webServer(&fetches)})
 	h := newHarnessFor(t, sess, 80, 24, pump, Options{})
-	h.m.grants.loc = time.UTC
+	h.m.grants.Loc = time.UTC
 	return h, r
 }
 
@@ -107,7 +107,7 @@ func TestGrantsView_RevokeMakesNextCallAskAgain(t *testing.T) {
 	screenHas(t, h.plain(), "agent test-agent", "context agent-1", "repo__write_note", "every call to this tool",
 		"by person", "while write · server trusted · policy", "you ·")
 	h.keys("j") // from "you" to the agent
-	if c, g := h.m.grants.selected(); c == nil || c.name != "agent-1" || g != nil {
+	if c, g := h.m.grants.Selected(); c == nil || c.Name != "agent-1" || g != nil {
 		t.Fatalf("selected %+v %+v, want the agent's context", c, g)
 	}
 	h.keys("x") // on a context: nothing to revoke
@@ -115,7 +115,7 @@ func TestGrantsView_RevokeMakesNextCallAskAgain(t *testing.T) {
 		t.Fatal("x on a context's heading revoked something")
 	}
 	h.keys("j")
-	if _, g := h.m.grants.selected(); g == nil || g.Ref.Tool != "write_note" {
+	if _, g := h.m.grants.Selected(); g == nil || g.Ref.Tool != "write_note" {
 		t.Fatalf("selected grant %+v, want write_note", g)
 	}
 	h.keys("x")
@@ -248,7 +248,7 @@ func TestGrantsView_ManyContextsScrollAndHelp(t *testing.T) {
 	h.keys("w")
 	screenHas(t, h.plain(), "13 contexts", "more lines (pgdn)")
 	h.keys("G")
-	if c, _ := h.m.grants.selected(); c == nil || c.name != "agent-a21-00000000" {
+	if c, _ := h.m.grants.Selected(); c == nil || c.Name != "agent-a21-00000000" {
 		t.Fatalf("G selected %+v, want the last context", c)
 	}
 	screenHas(t, h.plain(), "▸ agent a21 · context agent-a21-00000000")

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"charm.land/bubbles/v2/key"
-	"github.com/airlock-mcp/airlock/ui/common"
 )
 
 // GlobalKeyMap holds the keys the root handles on every screen that is not taking
@@ -63,56 +62,6 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Help, k
 // FullHelp implements help.KeyMap.
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Rules, k.Queue, k.Export, k.Reset, k.Demo}}
-}
-
-// CallKeyMap holds the keys while a call runs.
-type CallKeyMap struct {
-	Cancel key.Binding
-}
-
-// DefaultCallKeyMap returns the running call's keys.
-func DefaultCallKeyMap() CallKeyMap {
-	return CallKeyMap{Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel the call"))}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k CallKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Cancel} }
-
-// FullHelp implements help.KeyMap.
-func (k CallKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Cancel}} }
-
-// ResultKeyMap holds the keys of the results view.
-type ResultKeyMap struct {
-	common.ScrollKeyMap
-	Again key.Binding
-	// Save writes the result's images, audio and blobs to new files; it is
-	// enabled only when the result has any.
-	Save key.Binding
-	Back key.Binding
-}
-
-// DefaultResultKeyMap returns the results view's keys.
-func DefaultResultKeyMap() ResultKeyMap {
-	return ResultKeyMap{
-		ScrollKeyMap: common.DefaultScrollKeyMap(),
-		Again:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "call again")),
-		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save images/audio to files")),
-		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
-	}
-}
-
-// ShortHelp implements help.KeyMap.
-func (k ResultKeyMap) ShortHelp() []key.Binding {
-	save := k.Save
-	save.SetHelp("s", "save media")
-	down := k.Down
-	down.SetHelp(down.Help().Key, "scroll")
-	return []key.Binding{down, k.Again, save, k.Back}
-}
-
-// FullHelp implements help.KeyMap.
-func (k ResultKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.Column(), {k.Again, k.Save, k.Back}}
 }
 
 // TourKeyMap holds the keys of the guided demo tour. They are taken before the

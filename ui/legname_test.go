@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -41,8 +42,8 @@ func TestBanner_ChannelsNamedAsResourcesAndPrompts(t *testing.T) {
 // tool the engine decided it as.
 func TestActivityRow_ChannelNamedAsResources(t *testing.T) {
 	st := theme.New(true, true)
-	e := activityEntry{call: session.CallFinished{Server: "everything", Tool: trust.ResourceReadTool}}
-	row := ansi.Strip(e.callRow(&st, 100))
+	e := activity.Entry{Call: session.CallFinished{Server: "everything", Tool: trust.ResourceReadTool}}
+	row := ansi.Strip(e.CallRow(&st, 100))
 	if !strings.Contains(row, "everything resources") || strings.Contains(row, "resources/read") {
 		t.Errorf("activity row %q, want it to name %q", row, "everything resources")
 	}

@@ -70,11 +70,11 @@ func (m *Model) requestQuit() (*Model, tea.Cmd) {
 	el := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling)
 	n := m.waiting()
 	changes := hazards.OverrideCount(m.over)
-	if !m.call.running && n == 0 && el == 0 && changes == 0 {
+	if !m.call.Running && n == 0 && el == 0 && changes == 0 {
 		return m.quit()
 	}
 	var lines []string
-	if m.call.running {
+	if m.call.Running {
 		lines = append(lines, "• A call is running; it will be cancelled.")
 	}
 	if n > 0 {
@@ -91,8 +91,8 @@ func (m *Model) requestQuit() (*Model, tea.Cmd) {
 }
 
 func (m *Model) quit() (*Model, tea.Cmd) {
-	if m.call.running {
-		m.call.end()
+	if m.call.Running {
+		m.call.End()
 	}
 	return m, tea.Quit
 }
@@ -113,7 +113,7 @@ func (m *Model) typing() bool {
 // person waits for it on the call screen, opens at once (and still arms); every
 // other call waits to open until nothing takes text and the keyboard is quiet.
 func (m *Model) addApproval(p *session.Pending) (bool, tea.Cmd) {
-	mine := p.Request.Client == "" && m.call.running && m.screen == screenCall && !m.typing() &&
+	mine := p.Request.Client == "" && m.call.Running && m.screen == screenCall && !m.typing() &&
 		(p.Request.Context == "" || p.Request.Context == session.PersonContext)
 	return m.q.AddApproval(p, mine)
 }

@@ -3,8 +3,17 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screen"
+	"github.com/airlock-mcp/airlock/ui/screens/call"
+	"github.com/airlock-mcp/airlock/ui/screens/content"
+	"github.com/airlock-mcp/airlock/ui/screens/detail"
+	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/output"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/rules"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 )
 
 // Screen navigation is one stack: opening a screen pushes the one it was opened
@@ -57,8 +66,23 @@ type registration struct {
 // screen is its package, its id and one line here: the root then sizes it,
 // draws it, gives it the keys while it is on top and shows its keys.
 var registry = map[screenID]registration{
-	screenLogs:   {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
-	screenExport: {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
+	screenLogs:     {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
+	screenExport:   {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
+	screenActivity: {func(m *Model) screen.Screen { m.activity.Log = m.acts; return &m.activity }, footerGlobal},
+	screenCall:     {func(m *Model) screen.Screen { return m.callScreen() }, footerGlobal},
+	screenDetail:   {func(m *Model) screen.Screen { return &m.detail }, footerLogsQuit},
+	screenGrants:   {func(m *Model) screen.Screen { return &m.grants }, footerGlobal},
+	screenInfo:     {func(m *Model) screen.Screen { return &m.info }, footerLogsQuit},
+	screenResult:   {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
+	screenRules:    {func(m *Model) screen.Screen { return &m.rules }, footerGlobal},
+	screenOutput:   {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
+}
+
+// callScreen is the running call's screen, given the spinner's frame and the
+// time it draws.
+func (m *Model) callScreen() screen.Screen {
+	m.call.Frame, m.call.Now = m.spinner.View(), m.now()
+	return &m.call
 }
 
 // registered is the screen s by the screen interface, or nil when the root
@@ -72,11 +96,42 @@ func (m *Model) registered(s screenID) screen.Screen {
 
 // carry does what a screen's intent asks for; cmd is the screen's own.
 func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
-	switch intent.(type) {
+	switch intent := intent.(type) {
 	case screen.Back:
 		m.pop()
 	case logs.NextSource:
 		m.nextLogSource()
+	case content.Save:
+		m.status = "saving…"
+		return m, tea.Batch(cmd, intent.Cmd(m.opts.SaveDir, m.now()))
+	case call.Cancelling:
+		m.status = "cancelling the call…"
+	case detail.Call:
+		return m.openForm(intent.Tool, false)
+	case detail.Accept:
+		ref := intent.Tool.Ref
+		return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), intent.Tool.Fingerprint))
+	case serverinfo.Resources:
+		m.openResources(intent.Server)
+	case serverinfo.Prompts:
+		m.openPrompts(intent.Server)
+	case grants.Revoke:
+		return m.revokeGrant(intent.Grant)
+	case grants.ClearTaint:
+		c := intent.Context
+		return m, m.q.AskClearTaint(c.Name, c.Taint, common.Inline(m.St, c.Name, 40), intent.Lines)
+	case rules.Revoke:
+		return m.revokeRule(intent.Rule)
+	case rules.Off:
+		return m.ruleOff(intent.Rule)
+	case result.Again:
+		t := intent.Tool
+		if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {
+			t = cur
+		}
+		return m.openForm(t, true)
+	case output.Again:
+		return m.outputAgain(intent.Out)
 	}
 	return m, cmd
 }

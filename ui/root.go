@@ -17,14 +17,21 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
+	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/rules"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -40,13 +47,13 @@ const (
 	screenLogs                     // logs
 	screenHazards                  // every hazard with the tools of each leg
 	screenExport                   // the exported what-if fragment
-	screenGrants                   // every context's grants and taint (grants.go)
+	screenGrants                   // every context's grants and taint (ui/screens/grants)
 	screenActivity                 // every call and status message, newest first
-	screenInfo                     // one server's info (serverinfo.go)
+	screenInfo                     // one server's info (ui/screens/serverinfo)
 	screenRes                      // one server's resources and templates
 	screenPrompts                  // one server's prompts
 	screenOutput                   // what a resource read or a prompt get returned
-	screenRules                    // every argument rule, config and remembered (rules.go)
+	screenRules                    // every argument rule, config and remembered (ui/screens/rules)
 )
 
 // pane is the focused pane of the main screen.
@@ -98,26 +105,26 @@ type Model struct {
 	detail  detail.Model
 	form    form.Form
 	formFor session.ToolInfo // the tool the call form is for
-	call    callView
-	result  resultView
+	call    call.Model
+	result  result.Model
 	logs    logs.Model
 	ring    logs.Ring
 	// acts is the session's activity; activity the view of it.
-	acts     activityLog
-	activity activityView
+	acts     activity.Log
+	activity activity.Model
 	overlay  helpview.Model
 	hazards  hazards.Model
 	export   export.Model
 	queue    queue.Model
-	grants   grantsView
-	info     infoView
+	grants   grants.Model
+	info     serverinfo.Model
 	// res, prompts and output are the explore views (explore.go); ex is
 	// their state in the root.
 	res     channels.ResourcesView
 	prompts channels.PromptsView
-	output  outputView
+	output  output.Model
 	ex      explore
-	rules   rulesView
+	rules   rules.Model
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
@@ -188,20 +195,20 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		servers:     panes.NewServersPane(com),
 		tools:       panes.NewToolsPane(com),
 		detail:      detail.New(com),
-		call:        newCallView(com),
-		result:      newResultView(com),
+		call:        call.New(com),
+		result:      result.NewModel(com),
 		logs:        logs.New(com),
-		activity:    newActivityView(com),
+		activity:    activity.New(com),
 		overlay:     helpview.New(com),
 		hazards:     hazards.New(com),
 		export:      export.New(com),
 		queue:       queue.New(com),
-		grants:      newGrantsView(com),
-		info:        newInfoView(com),
+		grants:      grants.New(com),
+		info:        serverinfo.New(com),
 		res:         channels.NewResourcesView(com),
 		prompts:     channels.NewPromptsView(com),
-		output:      newOutputView(com),
-		rules:       newRulesView(com),
+		output:      output.New(com),
+		rules:       rules.New(com, session.DescribeWhen),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -210,7 +217,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 	if opts.Notice != "" {
 		model.status = common.Inline(&st, opts.Notice, 400)
 		// The first server's status replaces it at once: Activity keeps it.
-		model.acts.add(activityEntry{at: model.now(), status: model.status})
+		model.acts.Add(activity.Entry{At: model.now(), Status: model.status})
 	}
 	model.detail.Gateway = opts.GatewayURL != ""
 	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
@@ -261,7 +268,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if mm.status != prev && mm.status != "" {
 		// Every status message lands in Activity too, so nothing the status
 		// line cuts or replaces is lost.
-		mm.acts.add(activityEntry{at: mm.now(), status: mm.status})
+		mm.acts.Add(activity.Entry{At: mm.now(), Status: mm.status})
 	}
 	mm.noteAudit()
 	if mm.queue.Open && mm.q.Count(question.KindApproval) == 0 {
@@ -345,10 +352,10 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 	case callDoneMsg:
 		return m.callDone(msg)
 	case progressMsg:
-		if msg.gen != m.call.gen || !m.call.running {
+		if msg.gen != m.call.Gen || !m.call.Running {
 			return m, nil
 		}
-		m.call.setProgress(msg.p)
+		m.call.SetProgress(msg.p)
 		return m, waitProgress(msg.gen, m.progCh, m.done)
 	case answeredMsg:
 		if msg.err != nil {
@@ -407,17 +414,17 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m.completeNow(msg)
 	case completedMsg:
 		return m.completed(msg)
-	case outputSavedMsg:
-		if msg.gen == m.output.gen {
-			m.output.setSaved(msg.paths)
+	case output.SavedMsg:
+		if msg.Gen == m.output.Gen {
+			m.output.SetSaved(msg.Paths)
 		}
-		m.status = savedStatus(m.St, msg.savedMsg)
+		m.status = msg.Status(m.St)
 		return m, nil
-	case resultSavedMsg:
-		if msg.gen == m.result.gen {
-			m.result.setSaved(msg.paths)
+	case result.SavedMsg:
+		if msg.Gen == m.result.Gen {
+			m.result.SetSaved(msg.Paths)
 		}
-		m.status = savedStatus(m.St, msg.savedMsg)
+		m.status = msg.Status(m.St)
 		return m, nil
 	case ruleRevokedMsg:
 		return m.ruleRevoked(msg)
@@ -521,10 +528,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		m, c2 = m.applyOutcome(out)
 		return m, tea.Batch(cmd, c2)
 	case m.overlay.Open:
-		var cmd tea.Cmd
-		m.overlay, _, cmd = m.overlay.Update(k)
-		if m.overlay.TourAsked {
-			m.overlay.TourAsked = false
+		intent, cmd := m.overlay.Update(k)
+		if _, ok := intent.(helpview.StartTour); ok {
 			return m, tea.Batch(cmd, m.startTour())
 		}
 		return m, cmd
@@ -555,8 +560,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			m.logs.VP.GotoBottom()
 			return m, nil
 		case key.Matches(k, m.keys.Activity) && m.screen != screenCall && m.screen != screenActivity:
-			m.activity.open = false
-			m.activity.cursor = -1
+			m.activity.Reset()
 			m.push(screenActivity)
 			return m, nil
 		case key.Matches(k, m.keys.Demo) && m.opts.Demo != nil:
@@ -584,55 +588,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.carry(intent, cmd)
 	}
 	switch m.screen {
-	case screenCall:
-		var cmd tea.Cmd
-		m.call, cmd = m.call.Update(k)
-		if m.call.cancelled {
-			m.status = "cancelling the call…"
-		}
-		return m, cmd
-	case screenDetail:
-		var act detail.Action
-		var cmd tea.Cmd
-		m.detail, act, cmd = m.detail.Update(k)
-		switch act {
-		case detail.Back:
-			m.pop()
-		case detail.Call:
-			return m.openForm(m.detail.Tool, false)
-		case detail.Accept:
-			ref := m.detail.Tool.Ref
-			return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), m.detail.Tool.Fingerprint))
-		}
-		return m, cmd
-	case screenResult:
-		var act resultAction
-		var cmd tea.Cmd
-		m.result, act, cmd = m.result.Update(k)
-		switch act {
-		case resultBack:
-			m.pop()
-		case resultAgain:
-			t := m.result.res.tool
-			if cur, ok := m.snap.Tool(t.Ref.Server, t.Ref.Tool); ok {
-				t = cur
-			}
-			return m.openForm(t, true)
-		case resultSave:
-			if save := m.saveResult(); save != nil {
-				m.status = "saving…"
-				return m, tea.Batch(cmd, save)
-			}
-		}
-		return m, cmd
-	case screenActivity:
-		var act activityAction
-		var cmd tea.Cmd
-		m.activity, act, cmd = m.activity.Update(k, m.acts)
-		if act == activityBack {
-			m.pop()
-		}
-		return m, cmd
 	case screenHazards:
 		var act hazards.Action
 		var cmd tea.Cmd
@@ -653,18 +608,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.cycleTrust(server))
 		}
 		return m, cmd
-	case screenGrants:
-		return m.grantsKey(k)
-	case screenInfo:
-		return m.infoKey(k)
 	case screenRes:
 		return m.resourcesKey(k)
 	case screenPrompts:
 		return m.promptsKey(k)
-	case screenOutput:
-		return m.outputKey(k)
-	case screenRules:
-		return m.rulesKey(k)
 	}
 	return m.mainKey(k)
 }
@@ -767,7 +714,7 @@ func (m *Model) setFocus(p pane) {
 
 // needSpinner reports whether anything spins: a connecting server or a call.
 func (m *Model) needSpinner() bool {
-	if m.call.running {
+	if m.call.Running {
 		return true
 	}
 	for _, s := range m.servers.Servers {
@@ -830,7 +777,7 @@ func (m *Model) relayout(force bool) bool {
 	}
 	l := computeLayout(m.width, m.height, want, m.captionRows())
 	l.followServers(m.servers.Want())
-	if m.acts.calls > 0 && l.bodyH > 8 {
+	if m.acts.Calls > 0 && l.bodyH > 8 {
 		// The activity strip: the newest call, one row above the status line.
 		l.stripH = 1
 		l.bodyH--
@@ -841,10 +788,6 @@ func (m *Model) relayout(force bool) bool {
 	m.layout = l
 	m.servers.SetSize(l.serversW, l.bodyH)
 	m.tools.SetSize(l.toolsW, l.bodyH)
-	m.detail.SetSize(l.width, l.bodyH)
-	m.call.SetSize(l.width, l.bodyH)
-	m.result.SetSize(l.width, l.bodyH)
-	m.activity.SetSize(l.width, l.bodyH)
 	for _, r := range registry {
 		r.get(m).SetSize(l.width, l.bodyH)
 	}
@@ -853,12 +796,8 @@ func (m *Model) relayout(force bool) bool {
 	}
 	m.overlay.SetSize(l.modalW, l.modalH)
 	m.hazards.SetSize(l.width, l.bodyH)
-	m.grants.SetSize(l.width, l.bodyH)
-	m.info.SetSize(l.width, l.bodyH)
 	m.res.SetSize(l.width, l.bodyH)
 	m.prompts.SetSize(l.width, l.bodyH)
-	m.output.SetSize(l.width, l.bodyH)
-	m.rules.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {
@@ -883,7 +822,7 @@ func (m *Model) setTheme(dark bool) {
 	m.help.Styles = helpStyles(&st)
 	m.servers.Restyle()
 	m.tools.Restyle()
-	m.call.bar = newBar(&st)
+	m.call.Restyle()
 	m.hazards.Dirty = true
 	m.export.Render()
 	m.q.SetStyles(st)

@@ -270,7 +270,7 @@ func TestRulesView_Golden(t *testing.T) {
 		{Name: "r-9a8b7c6d", Source: "rules.toml", Remembered: true, Server: "mail", Tool: "send_email\x1b[2J",
 			When: map[string]map[string]any{"to": {"equals": "eve@example.com"}}, Policy: trust.Deny, From: "the dialog, call c9 in context you"},
 	}
-	h.m.rules.setData(entries, nil)
+	h.m.rules.SetData(entries, nil)
 	golden(t, "rules_80x24.golden", h.plain())
 	if strings.Contains(h.m.render(), "\x1b[2J") {
 		t.Error("a hostile tool name reached the terminal raw")
@@ -319,12 +319,12 @@ func TestRules_StatusAndActivityNameTheRule(t *testing.T) {
 	if err := outcome(t, writeCall(sess, "/srv/project/a.txt")); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the allowed call", func(m Model) bool { return m.acts.calls == 1 })
+	h.waitFor("the allowed call", func(m Model) bool { return m.acts.Calls == 1 })
 	screenHas(t, h.m.status, "fs__write_file allowed by rule "+saved.ID+" (rules.toml)")
 	if err := outcome(t, writeCall(sess, "/home/ann/.ssh/authorized_keys")); err == nil {
 		t.Fatal("the config's deny rule did not deny")
 	}
-	h.waitFor("the denied call", func(m Model) bool { return m.acts.calls == 2 })
+	h.waitFor("the denied call", func(m Model) bool { return m.acts.Calls == 2 })
 	screenHas(t, h.m.status, "fs__write_file denied by rule servers.fs.tools.write_file.rules[0] (config.toml:7)")
 	h.keys("v")
 	screenHas(t, h.plain(), "denied by rule servers.fs.tools.write_file.rules[0]", "allowed by rule "+saved.ID)

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -16,7 +17,7 @@ func TestServerInfo_RuleErrorsInRed(t *testing.T) {
 	st := theme.New(true, false)
 	s := session.ServerInfo{Name: "fs", Status: session.StatusReady, Notices: []string{"a notice"},
 		RuleErrors: []session.RuleError{{Tool: "read_file", Rule: "servers.fs.tools.read_file.rules[0]", Text: "rule servers.fs.tools.read_file.rules[0] (config.toml:7): when.pth: the tool's input schema declares no field \"pth\"\x1b]0;x"}}}
-	out := infoContent(&st, s, nil, 200)
+	out := serverinfo.Content(&st, s, nil, 200)
 	plain := ansi.Strip(out)
 	i, j := strings.Index(plain, "Rule errors"), strings.Index(plain, "Notices")
 	if i < 0 || j < i || !strings.Contains(plain, `✗ rule servers.fs.tools.read_file.rules[0] (config.toml:7): when.pth`) {

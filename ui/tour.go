@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 )
 
 // The demo tools the tour uses. ui does not import the demo servers; a test
@@ -281,7 +282,7 @@ func (m *Model) tourFetched(msg tourFetchedMsg) tea.Cmd {
 	if !ok {
 		t = session.ToolInfo{Ref: tourFetch}
 	}
-	m.result.show(newCallResult(t, msg.args, msg.out, msg.err))
+	m.result.Show(result.New(t, msg.args, resultOutcome(msg.out), msg.err))
 	m.nav, m.screen = nil, screenResult // back returns to the main screen
 	if msg.err != nil {
 		m.status = "tour: the fetch failed: " + common.Inline(m.St, msg.err.Error(), 100)

@@ -104,8 +104,8 @@ func Run(ctx context.Context, m *session.Manager, opts Options) error {
 	}
 	popts = append(popts, opts.ProgramOptions...)
 	final, err := tea.NewProgram(&model, popts...).Run()
-	if fm, ok := final.(*Model); ok && fm.call.cancel != nil {
-		fm.call.cancel() // a call still running when the person quit
+	if fm, ok := final.(*Model); ok && fm.call.Cancel != nil {
+		fm.call.Cancel() // a call still running when the person quit
 	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, tea.ErrProgramKilled) {

@@ -26,6 +26,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -533,7 +534,7 @@ func TestCallShowsProgressAndEscCancels(t *testing.T) {
 	if h.m.screen != screenCall {
 		t.Fatalf("submitting opened %v, want the running call", h.m.screen)
 	}
-	h.waitFor("progress", func(m Model) bool { return m.call.hasProg })
+	h.waitFor("progress", func(m Model) bool { return m.call.HasProg })
 	screenHas(t, h.plain(), "Calling slow__wait", "25%", "1/4", "slow says: step one ⟨ESC⟩[2J", "esc cancel the call")
 	h.keys("esc")
 	select {
@@ -544,7 +545,7 @@ func TestCallShowsProgressAndEscCancels(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the server was never told to cancel")
 	}
-	h.waitFor("the call to end", func(m Model) bool { return !m.call.running })
+	h.waitFor("the call to end", func(m Model) bool { return !m.call.Running })
 	if h.m.screen != screenMain {
 		t.Errorf("after cancelling, screen %v, want the list", h.m.screen)
 	}
@@ -648,31 +649,31 @@ func TestResultKinds(t *testing.T) {
 		},
 		StructuredContent: map[string]any{"n": "not a number"},
 	}
-	plain := ansi.Strip(resultContent(st, newCallResult(tool, json.RawMessage(`{}`), &session.Outcome{CallID: "c9", Result: ok}, nil), 80))
+	plain := ansi.Strip(result.Content(st, result.New(tool, json.RawMessage(`{}`), &result.Outcome{CallID: "c9", Result: ok}, nil), 80))
 	screenHas(t, plain, "✓ OK", "[image] image/png, 1234 bytes (not drawn; s saves it)", "[audio] audio/wav, 1 byte (not played; s saves it)",
 		"[resource link] file:///x⟨ESC⟩[2J", "type: text/plain, 2048 bytes", "[embedded resource] mem://r", "│ inside\n│ resource",
 		"✗ does NOT match the tool's output schema")
 
 	ok.StructuredContent = map[string]any{"n": 3}
-	plain = ansi.Strip(resultContent(st, newCallResult(tool, nil, &session.Outcome{Result: ok}, nil), 80))
+	plain = ansi.Strip(result.Content(st, result.New(tool, nil, &result.Outcome{Result: ok}, nil), 80))
 	screenHas(t, plain, "✓ matches the tool's output schema")
 
 	ok.StructuredContent = nil
-	plain = ansi.Strip(resultContent(st, newCallResult(tool, nil, &session.Outcome{Result: ok}, nil), 80))
+	plain = ansi.Strip(result.Content(st, result.New(tool, nil, &result.Outcome{Result: ok}, nil), 80))
 	screenHas(t, plain, "declares an output schema but returned no structured content")
 
 	isErr := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "disk full"}}}
-	plain = ansi.Strip(resultContent(st, newCallResult(tool, nil, &session.Outcome{Result: isErr}, nil), 80))
+	plain = ansi.Strip(result.Content(st, result.New(tool, nil, &result.Outcome{Result: isErr}, nil), 80))
 	screenHas(t, plain, "✗ TOOL ERROR — the tool reported an error (isError)", "│ disk full")
 	if strings.Contains(plain, "✓") || strings.Contains(plain, "output schema") {
 		t.Errorf("a tool error reads like success or is schema-checked:\n%s", plain)
 	}
 
 	denied := &session.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{"server x is blocked"}}}
-	plain = ansi.Strip(resultContent(st, newCallResult(tool, nil, nil, denied), 80))
+	plain = ansi.Strip(result.Content(st, result.New(tool, nil, nil, denied), 80))
 	screenHas(t, plain, "⊘ DENIED — the call did not run", "call denied by policy: server x is blocked", "decided by policy")
 
-	plain = ansi.Strip(resultContent(st, newCallResult(tool, nil, nil, errors.New("calling s__t: boom\x07")), 80))
+	plain = ansi.Strip(result.Content(st, result.New(tool, nil, nil, errors.New("calling s__t: boom\x07")), 80))
 	screenHas(t, plain, "✗ FAILED — the call did not complete", "│ calling s__t: boom⟨BEL⟩")
 }
 

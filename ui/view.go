@@ -16,14 +16,21 @@ import (
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/question"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
+	"github.com/airlock-mcp/airlock/ui/screens/call"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/export"
+	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
+	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 	"github.com/airlock-mcp/airlock/ui/screens/queue"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
+	"github.com/airlock-mcp/airlock/ui/screens/rules"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -55,7 +62,7 @@ func (m *Model) render() string {
 	sb.WriteString(m.bodyView())
 	sb.WriteByte('\n')
 	if l.stripH > 0 {
-		sb.WriteString(common.Fit(m.acts.stripLine(m.St, l.width), l.width))
+		sb.WriteString(common.Fit(m.acts.StripLine(m.St, l.width), l.width))
 		sb.WriteByte('\n')
 	}
 	sb.WriteString(m.statusLine())
@@ -96,28 +103,12 @@ func (m *Model) bodyView() string {
 		return r.View()
 	}
 	switch s {
-	case screenDetail:
-		return m.detail.View()
-	case screenCall:
-		return m.call.View(m.spinner.View(), m.now())
-	case screenResult:
-		return m.result.View()
-	case screenActivity:
-		return m.activity.View(m.acts)
 	case screenHazards:
 		return m.hazards.View()
-	case screenGrants:
-		return m.grants.View()
-	case screenInfo:
-		return m.info.View()
 	case screenRes:
 		return m.res.View()
 	case screenPrompts:
 		return m.prompts.View()
-	case screenOutput:
-		return m.output.View()
-	case screenRules:
-		return m.rules.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -323,28 +314,12 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
 	}
 	switch m.screen {
-	case screenDetail:
-		return footerView(m.help, m.detail.KeyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
-	case screenCall:
-		return footerView(m.help, m.call.keyMap(), global)
-	case screenResult:
-		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
-	case screenActivity:
-		return footerView(m.help, m.activity.keyMap(), global)
 	case screenHazards:
 		return footerView(m.help, m.hazards.KeyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
-	case screenGrants:
-		return footerView(m.help, m.grants.keyMap(), global)
-	case screenInfo:
-		return footerView(m.help, m.info.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenRes:
 		return footerView(m.help, m.res.KeyMap(), global)
 	case screenPrompts:
 		return footerView(m.help, m.prompts.KeyMap(), global)
-	case screenOutput:
-		return footerView(m.help, m.output.keyMap(), global)
-	case screenRules:
-		return footerView(m.help, m.rules.keyMap(), global)
 	}
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")
@@ -405,18 +380,18 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Tools pane", Keys: panes.DefaultToolsKeyMap()},
 		{Title: "Typing a filter", Keys: panes.DefaultFilterKeyMap()},
 		{Title: "Tool details", Keys: detail.DefaultKeyMap()},
-		{Title: "Server info (i)", Keys: DefaultInfoKeyMap()},
+		{Title: "Server info (i)", Keys: serverinfo.DefaultKeyMap()},
 		{Title: "A server's resources (i, then r)", Keys: channels.DefaultResourcesKeyMap()},
 		{Title: "A server's prompts (i, then p)", Keys: channels.DefaultPromptsKeyMap()},
-		{Title: "A read resource or a got prompt", Keys: DefaultOutputKeyMap()},
+		{Title: "A read resource or a got prompt", Keys: output.DefaultKeyMap()},
 		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
-		{Title: "Grants & taint (w)", Keys: DefaultGrantsKeyMap()},
-		{Title: "Rules (K)", Keys: DefaultRulesKeyMap()},
-		{Title: "A running call", Keys: DefaultCallKeyMap()},
-		{Title: "Results", Keys: DefaultResultKeyMap()},
+		{Title: "Grants & taint (w)", Keys: grants.DefaultKeyMap()},
+		{Title: "Rules (K)", Keys: rules.DefaultKeyMap()},
+		{Title: "A running call", Keys: call.DefaultKeyMap()},
+		{Title: "Results", Keys: result.DefaultKeyMap()},
 		{Title: "Logs", Keys: logs.DefaultKeyMap()},
-		{Title: "Activity (v)", Keys: DefaultActivityKeyMap()},
+		{Title: "Activity (v)", Keys: activity.DefaultKeyMap()},
 		{Title: "Call form", Keys: calls},
 		{Title: "Approval dialog", Keys: confirm},
 		{Title: "Approval queue (a)", Keys: queue.DefaultKeyMap()},

@@ -391,7 +391,7 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 	// Arguments are on screen.
 	screenHas(t, screen, "allow this call?", "why     this context is tainted: web__fetch_url", `"to": "attacker@evil.example"`, "Tour 3/4")
 	fits("step 3")
-	if h.m.screen != screenResult || h.m.result.res.tool.Ref != tourFetch {
+	if h.m.screen != screenResult || h.m.result.Res.Tool.Ref != tourFetch {
 		t.Errorf("under the dialog: %v, want the fetched page", h.m.screen)
 	}
 	// One round trip to notes first, so that it has surely processed the client's

@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
+	"github.com/airlock-mcp/airlock/ui/screen"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -115,31 +116,26 @@ func (d *Model) Render() {
 	d.Keys.Accept.SetEnabled(d.Tool.Pin == trust.PinChanged)
 }
 
-// Action is what a key in the detail view asks the root to do.
-type Action int
+// Call asks the root to open the call form of Tool.
+type Call struct{ Tool model.ToolInfo }
 
-const (
-	detailNone Action = iota
-	Back
-	Call
-	Accept
-)
+// Accept asks the root to accept Tool's new definition, through a guarded
+// question naming the fingerprint the person saw.
+type Accept struct{ Tool model.ToolInfo }
 
 // Update handles keys: scrolling goes to the viewport.
-func (d Model) Update(msg tea.Msg) (Model, Action, tea.Cmd) {
+func (d *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, d.Keys.Back):
-			return d, Back, nil
+			return screen.Back{}, nil
 		case key.Matches(k, d.Keys.Call):
-			return d, Call, nil
+			return Call{Tool: d.Tool}, nil
 		case key.Matches(k, d.Keys.Accept):
-			return d, Accept, nil
+			return Accept{Tool: d.Tool}, nil
 		}
 	}
-	var cmd tea.Cmd
-	cmd = d.VP.Update(msg)
-	return d, detailNone, cmd
+	return nil, d.VP.Update(msg)
 }
 
 // View renders the heading and the scrolled content in a pane.

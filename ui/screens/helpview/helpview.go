@@ -1,7 +1,7 @@
 // Package helpview is the help overlay (?): every binding of every context, the
 // ones that do nothing now shown faint, the signs, and the glossary of airlock's
 // words. The root hands it the sections on opening; a key asks to close it or to
-// restart the guided tour (TourAsked), which the root carries out.
+// restart the guided tour (the StartTour intent), which the root carries out.
 package helpview
 
 import (
@@ -13,6 +13,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
+	"github.com/airlock-mcp/airlock/ui/screen"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -35,9 +36,6 @@ type Model struct {
 	// Open says the overlay is shown.
 	Open          bool
 	width, height int
-	// TourAsked is set when the person asked to restart the tour (the root starts
-	// it and clears this).
-	TourAsked bool
 }
 
 // New returns the help overlay over the root's Common.
@@ -63,25 +61,31 @@ func (h *Model) Show(sections []Section) {
 	h.VP.GotoTop()
 }
 
-// Update handles keys while the overlay is open; it reports whether to close.
-func (h Model) Update(msg tea.Msg) (Model, bool, tea.Cmd) {
+// StartTour asks the root to restart the guided tour; the overlay has closed.
+type StartTour struct{}
+
+// Update handles keys while the overlay is open. A key that closes it closes it
+// here and says so with screen.Back (nothing is under an overlay to return to);
+// the tour key closes it and asks for StartTour.
+func (h *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, h.Keys.Close):
 			h.Open = false
-			return h, true, nil
+			return screen.Back{}, nil
 		case key.Matches(k, h.Keys.Tour):
-			h.Open, h.TourAsked = false, true
-			return h, true, nil
+			h.Open = false
+			return StartTour{}, nil
 		}
 	}
-	var cmd tea.Cmd
-	cmd = h.VP.Update(msg)
-	return h, false, cmd
+	return nil, h.VP.Update(msg)
 }
 
+// KeyMap is the overlay's keys, for the footer.
+func (h *Model) KeyMap() help.KeyMap { return h.Keys }
+
 // View renders the overlay box.
-func (h Model) View() string {
+func (h *Model) View() string {
 	iw, _ := common.PaneInner(h.width, h.height)
 	head := h.St.Title.Render(common.Fit("airlock help — every key, by where it works", iw))
 	lines := append([]string{head}, strings.Split(h.VP.View(), "\n")...)

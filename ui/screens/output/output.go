@@ -1,31 +1,35 @@
-package ui
-
-// The output view: what a resource read or a prompt get
-// returned, shown as call results are: a verdict line (OK, failed, denied), whether
-// it tainted the person's context, then every content escaped in the gutter; blobs,
-// images and audio by type and size, saved to files with s.
+// Package output is the screen of what a resource read or a prompt get returned,
+// shown as call results are: a verdict line (OK, failed, denied), whether it
+// tainted the person's context, then every content escaped in the gutter; blobs,
+// images and audio by type and size, saved to files with s (a content.Save the
+// root carries out). It never reads the session.
+package output
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
+	"github.com/airlock-mcp/airlock/ui/screen"
+	"github.com/airlock-mcp/airlock/ui/screens/content"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// OutputKeyMap holds the keys of the output view.
-type OutputKeyMap struct {
+// KeyMap holds the keys of the output view.
+type KeyMap struct {
 	common.ScrollKeyMap
 	// Again reads the resource again, or opens the prompt's form again.
 	Again key.Binding
@@ -33,9 +37,9 @@ type OutputKeyMap struct {
 	Back  key.Binding
 }
 
-// DefaultOutputKeyMap returns the output view's keys.
-func DefaultOutputKeyMap() OutputKeyMap {
-	return OutputKeyMap{
+// DefaultKeyMap returns the output view's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
 		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Again:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read / get again")),
 		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save blobs, images and audio to files")),
@@ -44,57 +48,57 @@ func DefaultOutputKeyMap() OutputKeyMap {
 }
 
 // ShortHelp implements help.KeyMap.
-func (k OutputKeyMap) ShortHelp() []key.Binding {
+func (k KeyMap) ShortHelp() []key.Binding {
 	save := k.Save
 	save.SetHelp("s", "save media")
 	return []key.Binding{k.Down, k.Again, save, k.Back}
 }
 
 // FullHelp implements help.KeyMap.
-func (k OutputKeyMap) FullHelp() [][]key.Binding {
+func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Column(), {k.Again, k.Save, k.Back}}
 }
 
-// output is what one read or get returned.
-type output struct {
-	server string
-	// uri is the resource read ("" for a prompt); prompt and args the prompt's
+// Output is what one read or get returned.
+type Output struct {
+	Server string
+	// URI is the resource read ("" for a prompt); Prompt and Args the prompt's
 	// name and arguments.
-	uri    string
-	prompt string
-	args   map[string]string
-	read   *session.ReadOutcome
-	got    *session.PromptOutcome
-	err    error
-	saved  map[int]string
+	URI    string
+	Prompt string
+	Args   map[string]string
+	Read   *model.ReadOutcome
+	Got    *model.PromptOutcome
+	Err    error
+	Saved  map[int]string
 }
 
-// what names the output: the resource's URI or the prompt's name.
-func (o output) what() string {
-	if o.uri != "" {
-		return o.uri
+// What names the output: the resource's URI or the prompt's name.
+func (o Output) What() string {
+	if o.URI != "" {
+		return o.URI
 	}
-	return o.prompt
+	return o.Prompt
 }
 
 // blobs are the output's savable pieces, numbered by content (a resource) or
 // message (a prompt).
-func (o output) blobs() []blob {
-	var out []blob
+func (o Output) blobs() []content.Blob {
+	var out []content.Blob
 	switch {
-	case o.read != nil && o.read.Result != nil:
-		for i, c := range o.read.Result.Contents {
+	case o.Read != nil && o.Read.Result != nil:
+		for i, c := range o.Read.Result.Contents {
 			if c != nil && len(c.Blob) > 0 {
-				out = append(out, blob{n: i, mime: c.MIMEType, data: c.Blob})
+				out = append(out, content.Blob{N: i, MIME: c.MIMEType, Data: c.Blob})
 			}
 		}
-	case o.got != nil && o.got.Result != nil:
-		for i, msg := range o.got.Result.Messages {
+	case o.Got != nil && o.Got.Result != nil:
+		for i, msg := range o.Got.Result.Messages {
 			if msg == nil {
 				continue
 			}
-			for _, b := range contentBlobs([]mcp.Content{msg.Content}) {
-				b.n = i
+			for _, b := range content.Blobs([]mcp.Content{msg.Content}) {
+				b.N = i
 				out = append(out, b)
 			}
 		}
@@ -102,32 +106,36 @@ func (o output) blobs() []blob {
 	return out
 }
 
-// outputView shows an output, scrollable.
-type outputView struct {
+// Model shows an output, scrollable.
+type Model struct {
 	*common.Common
-	keys OutputKeyMap
-	out  output
-	gen  uint64
-	vp   pager.Pager
+	keys KeyMap
+	// Out is the output shown; Gen numbers the outputs shown, so that a save
+	// that ends after another output replaced this one is not shown on it.
+	Out Output
+	Gen uint64
+	vp  pager.Pager
 
 	width, height int
 }
 
-func newOutputView(com *common.Common) outputView {
-	keys := DefaultOutputKeyMap()
+// New returns the output screen over the root's Common.
+func New(com *common.Common) Model {
+	keys := DefaultKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return outputView{Common: com, keys: keys, vp: vp}
+	return Model{Common: com, keys: keys, vp: vp}
 }
 
-func (v *outputView) show(o output) {
-	v.out = o
-	v.gen++
+// Show shows o from its top.
+func (v *Model) Show(o Output) {
+	v.Out = o
+	v.Gen++
 	v.render()
 	v.vp.GotoTop()
 }
 
 // SetSize sets the outer size; the content is wrapped again.
-func (v *outputView) SetSize(w, h int) {
+func (v *Model) SetSize(w, h int) {
 	v.width, v.height = w, h
 	iw, ih := common.PaneInner(w, h)
 	v.vp.SetWidth(iw)
@@ -135,73 +143,74 @@ func (v *outputView) SetSize(w, h int) {
 	v.render()
 }
 
-func (v *outputView) render() {
+func (v *Model) render() {
 	iw, _ := common.PaneInner(v.width, v.height)
-	v.vp.SetContent(outputContent(v.St, v.out, iw))
-	v.keys.Save.SetEnabled(len(v.out.blobs()) > 0)
-	v.keys.Again.SetEnabled(v.out.server != "")
-	if v.out.uri != "" {
+	v.vp.SetContent(outputContent(v.St, v.Out, iw))
+	v.keys.Save.SetEnabled(len(v.Out.blobs()) > 0)
+	v.keys.Again.SetEnabled(v.Out.Server != "")
+	if v.Out.URI != "" {
 		v.keys.Again.SetHelp("r", "read again")
 	} else {
 		v.keys.Again.SetHelp("r", "get again")
 	}
 }
 
-// setSaved shows where the blobs were saved, keeping the scroll.
-func (v *outputView) setSaved(paths map[int]string) {
-	if v.out.saved == nil {
-		v.out.saved = map[int]string{}
+// SavedMsg is a content.Saved of the output screen.
+type SavedMsg struct{ content.Saved }
+
+// SetSaved shows where the blobs were saved, keeping the scroll.
+func (v *Model) SetSaved(paths map[int]string) {
+	if v.Out.Saved == nil {
+		v.Out.Saved = map[int]string{}
 	}
 	for k, p := range paths {
-		v.out.saved[k] = p
+		v.Out.Saved[k] = p
 	}
 	y := v.vp.YOffset()
 	v.render()
 	v.vp.SetYOffset(y)
 }
 
-// outputAction is what a key in the output view asks the root to do.
-type outputAction int
+// Again asks the root to read the resource again, or to open the prompt's form
+// again.
+type Again struct{ Out Output }
 
-const (
-	outputNone outputAction = iota
-	outputBack
-	outputAgain
-	outputSave
-)
-
-// Update handles keys; scrolling goes to the viewport.
-func (v outputView) Update(msg tea.Msg) (outputView, outputAction, tea.Cmd) {
+// Update handles keys; scrolling goes to the viewport. Save asks the root to
+// save the output's media only when it has any.
+func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, v.keys.Back):
-			return v, outputBack, nil
+			return screen.Back{}, nil
 		case key.Matches(k, v.keys.Again):
-			return v, outputAgain, nil
+			return Again{Out: v.Out}, nil
 		case key.Matches(k, v.keys.Save):
-			return v, outputSave, nil
+			blobs := v.Out.blobs()
+			if len(blobs) == 0 {
+				return nil, nil
+			}
+			return content.Save{Server: v.Out.Server, What: v.Out.What(), Gen: v.Gen, Blobs: blobs,
+				Wrap: func(s content.Saved) tea.Msg { return SavedMsg{s} }}, nil
 		}
 	}
-	var cmd tea.Cmd
-	cmd = v.vp.Update(msg)
-	return v, outputNone, cmd
+	return nil, v.vp.Update(msg)
 }
 
 // View renders the heading and the scrolled output in a pane.
-func (v outputView) View() string {
+func (v *Model) View() string {
 	iw, _ := common.PaneInner(v.width, v.height)
 	kind := "Prompt "
-	if v.out.uri != "" {
+	if v.Out.URI != "" {
 		kind = "Resource "
 	}
-	head := kind + common.Inline(v.St, v.out.server, iw/4) + v.St.Muted.Render(" › ") + common.Inline(v.St, v.out.what(), iw/2) +
+	head := kind + common.Inline(v.St, v.Out.Server, iw/4) + v.St.Muted.Render(" › ") + common.Inline(v.St, v.Out.What(), iw/2) +
 		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
 	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
 	return common.PaneBox(v.St, true, v.width, v.height, lines)
 }
 
-// keyMap returns the bindings that apply now, for the footer.
-func (v outputView) keyMap() common.KeyMapFunc {
+// KeyMap returns the bindings that apply now, for the footer.
+func (v *Model) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
@@ -215,29 +224,29 @@ func textual(mime string, b []byte) bool {
 }
 
 // outputContent renders an output for a width.
-func outputContent(st *theme.Styles, o output, width int) string {
+func outputContent(st *theme.Styles, o Output, width int) string {
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
 	g := st.Gutter.Render(common.Gutter)
 	section := func(name string) { add("", st.Header.Render(name)) }
 	noun := "prompt"
-	if o.uri != "" {
+	if o.URI != "" {
 		noun = "read"
 	}
 
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	switch {
-	case errors.As(o.err, &denied):
+	case errors.As(o.Err, &denied):
 		add(st.ErrorText.Render("⊘ DENIED") + " — the " + noun + " did not run")
 		add(common.WrapOwn(common.StyledInline(denied.Error(), common.MarkFn(st)), width, "  ", "  ")...)
 		for _, reason := range denied.Verdict.Reasons {
 			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
 		}
-	case errors.Is(o.err, context.Canceled):
+	case errors.Is(o.Err, context.Canceled):
 		add(st.WarnText.Render("⊗ CANCELLED"))
-	case o.err != nil:
+	case o.Err != nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — the " + noun + " did not complete")
-		add(common.BlockLines(st, o.err.Error(), width, common.MaxShownBytes, g)...)
+		add(common.BlockLines(st, o.Err.Error(), width, common.MaxShownBytes, g)...)
 	default:
 		add(st.OKText.Render("✓ OK") + " — the server answered")
 	}
@@ -249,16 +258,16 @@ func outputContent(st *theme.Styles, o output, width int) string {
 	}
 
 	switch {
-	case o.read != nil:
-		meta(o.read.CallID, string(o.read.Verdict.By), o.read.Duration, o.read.Tainted)
-		if o.read.Result == nil {
+	case o.Read != nil:
+		meta(o.Read.CallID, string(o.Read.Verdict.By), o.Read.Duration, o.Read.Tainted)
+		if o.Read.Result == nil {
 			break
 		}
 		section("Contents")
-		if len(o.read.Result.Contents) == 0 {
+		if len(o.Read.Result.Contents) == 0 {
 			add(st.Muted.Render("(no contents)"))
 		}
-		for i, c := range o.read.Result.Contents {
+		for i, c := range o.Read.Result.Contents {
 			if i > 0 {
 				add("")
 			}
@@ -271,7 +280,7 @@ func outputContent(st *theme.Styles, o output, width int) string {
 				kind = "blob"
 			}
 			head := st.Key.Render("["+kind+"]") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40)
-			if c.URI != "" && c.URI != o.uri {
+			if c.URI != "" && c.URI != o.URI {
 				head += st.Muted.Render(" · ") + common.Inline(st, c.URI, width/2)
 			}
 			switch {
@@ -286,38 +295,38 @@ func outputContent(st *theme.Styles, o output, width int) string {
 				add(head)
 				add(common.BlockLines(st, c.Text, width, common.MaxShownBytes, g)...)
 			}
-			if p, ok := o.saved[i]; ok {
+			if p, ok := o.Saved[i]; ok {
 				add(st.OKText.Render("  ✓ saved to ") + common.Inline(st, p, 0))
 			}
 		}
-	case o.got != nil:
-		meta(o.got.CallID, string(o.got.Verdict.By), o.got.Duration, o.got.Tainted)
-		if len(o.args) > 0 {
+	case o.Got != nil:
+		meta(o.Got.CallID, string(o.Got.Verdict.By), o.Got.Duration, o.Got.Tainted)
+		if len(o.Args) > 0 {
 			section("Arguments")
-			b, _ := jsonMarshal(o.args)
+			b, _ := json.Marshal(o.Args)
 			add(common.BlockLines(st, cli.PrettyJSON(b), width, common.MaxShownBytes, g)...)
 		}
-		if o.got.Result == nil {
+		if o.Got.Result == nil {
 			break
 		}
-		if o.got.Result.Description != "" {
+		if o.Got.Result.Description != "" {
 			section("Description")
-			add(common.BlockLines(st, o.got.Result.Description, width, common.MaxShownBytes, g)...)
+			add(common.BlockLines(st, o.Got.Result.Description, width, common.MaxShownBytes, g)...)
 		}
 		section("Messages")
 		add(common.WrapOwn(st.Muted.Render("server text: a model that gets this prompt reads it as instructions"), width, "", "")...)
-		if len(o.got.Result.Messages) == 0 {
+		if len(o.Got.Result.Messages) == 0 {
 			add(st.Muted.Render("(no messages)"))
 		}
-		for i, msg := range o.got.Result.Messages {
+		for i, msg := range o.Got.Result.Messages {
 			if msg == nil {
 				continue
 			}
-			add("", st.Title.Render("── "+common.Inline(st, string(msg.Role), 20)+" ")+st.Muted.Render(fmt.Sprintf("(message %d of %d)", i+1, len(o.got.Result.Messages))))
+			add("", st.Title.Render("── "+common.Inline(st, string(msg.Role), 20)+" ")+st.Muted.Render(fmt.Sprintf("(message %d of %d)", i+1, len(o.Got.Result.Messages))))
 			if msg.Content != nil {
-				add(contentLines(st, msg.Content, width)...)
+				add(content.Lines(st, msg.Content, width)...)
 			}
-			if p, ok := o.saved[i]; ok {
+			if p, ok := o.Saved[i]; ok {
 				add(st.OKText.Render("  ✓ saved to ") + common.Inline(st, p, 0))
 			}
 		}

@@ -1,10 +1,10 @@
-package ui
-
-// The server info view: one server's serverInfo (name,
-// version, title), the protocol it speaks, what it declares it can do, its
-// instructions (server text a model reads: escaped, in the gutter), the notices
-// of its listing and the tail of its stderr. It is the hub of a server's other
-// channels: r opens its resources, p its prompts.
+// Package serverinfo is the server info screen (i): one server's serverInfo
+// (name, version, title), the protocol it speaks, what it declares it can do,
+// its instructions (server text a model reads: escaped, in the gutter), the
+// notices of its listing and the tail of its stderr. It is the hub of a server's
+// other channels: r asks the root to open its resources, p its prompts. The root
+// hands it the server and its stderr; it never reads the model.
+package serverinfo
 
 import (
 	"fmt"
@@ -12,19 +12,21 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
+	"github.com/airlock-mcp/airlock/ui/screen"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// InfoKeyMap holds the keys of the server info view.
-type InfoKeyMap struct {
+// KeyMap holds the keys of the server info view.
+type KeyMap struct {
 	common.ScrollKeyMap
 	// Resources and Prompts open the server's resources and prompts; each is
 	// enabled only while the server is ready and declares the capability.
@@ -33,9 +35,9 @@ type InfoKeyMap struct {
 	Back      key.Binding
 }
 
-// DefaultInfoKeyMap returns the server info view's keys.
-func DefaultInfoKeyMap() InfoKeyMap {
-	return InfoKeyMap{
+// DefaultKeyMap returns the server info view's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
 		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Resources:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "its resources (read, subscribe)")),
 		Prompts:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its prompts (fill in, get)")),
@@ -44,7 +46,7 @@ func DefaultInfoKeyMap() InfoKeyMap {
 }
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
-func (k InfoKeyMap) ShortHelp() []key.Binding {
+func (k KeyMap) ShortHelp() []key.Binding {
 	short := func(b key.Binding, desc string) key.Binding {
 		b.SetHelp(b.Help().Key, desc)
 		return b
@@ -53,7 +55,7 @@ func (k InfoKeyMap) ShortHelp() []key.Binding {
 }
 
 // FullHelp implements help.KeyMap.
-func (k InfoKeyMap) FullHelp() [][]key.Binding {
+func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Column(), {k.Resources, k.Prompts, k.Back}}
 }
 
@@ -61,101 +63,97 @@ func (k InfoKeyMap) FullHelp() [][]key.Binding {
 // logs view, l then tab, has all of them).
 const maxStderrShown = 20
 
-// infoView shows one server, scrollable.
-type infoView struct {
+// Model shows one server, scrollable.
+type Model struct {
 	*common.Common
-	keys   InfoKeyMap
-	server session.ServerInfo
+	keys KeyMap
+	// Server is the server shown.
+	Server model.ServerInfo
 	stderr []string
 	vp     pager.Pager
 
 	width, height int
 }
 
-func newInfoView(com *common.Common) infoView {
-	keys := DefaultInfoKeyMap()
+// New returns the server info screen over the root's Common.
+func New(com *common.Common) Model {
+	keys := DefaultKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return infoView{Common: com, keys: keys, vp: vp}
+	return Model{Common: com, keys: keys, vp: vp}
 }
 
-// open shows a server from the top.
-func (v *infoView) open(s session.ServerInfo, stderr []string) {
-	v.server, v.stderr = s, stderr
+// Open shows a server from the top.
+func (v *Model) Open(s model.ServerInfo, stderr []string) {
+	v.Server, v.stderr = s, stderr
 	v.render()
 	v.vp.GotoTop()
 }
 
-// refresh shows a new state of the same server, keeping the scroll.
-func (v *infoView) refresh(s session.ServerInfo, stderr []string) {
+// Refresh shows a new state of the same server, keeping the scroll.
+func (v *Model) Refresh(s model.ServerInfo, stderr []string) {
 	y := v.vp.YOffset()
-	v.server, v.stderr = s, stderr
+	v.Server, v.stderr = s, stderr
 	v.render()
 	v.vp.SetYOffset(y)
 }
 
 // SetSize sets the outer size; the content is wrapped again.
-func (v *infoView) SetSize(w, h int) {
+func (v *Model) SetSize(w, h int) {
 	v.width, v.height = w, h
 	iw, ih := common.PaneInner(w, h)
 	v.vp.SetWidth(iw)
 	v.vp.SetHeight(max(ih-1, 1))
-	if v.server.Name != "" {
+	if v.Server.Name != "" {
 		v.render()
 	}
 }
 
-func (v *infoView) render() {
+func (v *Model) render() {
 	iw, _ := common.PaneInner(v.width, v.height)
-	v.vp.SetContent(infoContent(v.St, v.server, v.stderr, iw))
-	ready := v.server.Status == session.StatusReady
-	v.keys.Resources.SetEnabled(ready && v.server.OffersResources)
-	v.keys.Prompts.SetEnabled(ready && v.server.OffersPrompts)
+	v.vp.SetContent(Content(v.St, v.Server, v.stderr, iw))
+	ready := v.Server.Status == model.StatusReady
+	v.keys.Resources.SetEnabled(ready && v.Server.OffersResources)
+	v.keys.Prompts.SetEnabled(ready && v.Server.OffersPrompts)
 }
 
-// infoAction is what a key in the info view asks the root to do.
-type infoAction int
+// Resources asks the root to open the resources of Server.
+type Resources struct{ Server string }
 
-const (
-	infoNone infoAction = iota
-	infoBack
-	infoResources
-	infoPrompts
-)
+// Prompts asks the root to open the prompts of Server.
+type Prompts struct{ Server string }
 
 // Update handles keys; scrolling goes to the viewport.
-func (v infoView) Update(msg tea.Msg) (infoView, infoAction, tea.Cmd) {
+func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, v.keys.Back):
-			return v, infoBack, nil
+			return screen.Back{}, nil
 		case key.Matches(k, v.keys.Resources):
-			return v, infoResources, nil
+			return Resources{Server: v.Server.Name}, nil
 		case key.Matches(k, v.keys.Prompts):
-			return v, infoPrompts, nil
+			return Prompts{Server: v.Server.Name}, nil
 		}
 	}
-	var cmd tea.Cmd
-	cmd = v.vp.Update(msg)
-	return v, infoNone, cmd
+	return nil, v.vp.Update(msg)
 }
 
 // View renders the heading and the scrolled content in a pane.
-func (v infoView) View() string {
+func (v *Model) View() string {
 	iw, _ := common.PaneInner(v.width, v.height)
-	head := "Server " + common.Inline(v.St, v.server.Name, iw/2) + "  " + common.TrustBadge(v.St, v.server.Trust) +
+	head := "Server " + common.Inline(v.St, v.Server.Name, iw/2) + "  " + common.TrustBadge(v.St, v.Server.Trust) +
 		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
 	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
 	return common.PaneBox(v.St, true, v.width, v.height, lines)
 }
 
-// keyMap returns the bindings that apply now, for the footer.
-func (v infoView) keyMap() common.KeyMapFunc {
+// KeyMap returns the bindings that apply now, for the footer.
+func (v *Model) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
-// infoContent renders a server for a width. Every server-controlled string is
+// Content renders a server for a width. Every server-controlled string is
 // escaped; the instructions and stderr are wrapped in the gutter.
-func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width int) string {
+func Content(st *theme.Styles, s model.ServerInfo, stderr []string, width int) string {
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
 	field := func(name, value string) {
@@ -166,9 +164,9 @@ func infoContent(st *theme.Styles, s session.ServerInfo, stderr []string, width 
 
 	field("server", common.Inline(st, s.Name, 0)+st.Muted.Render("  (its name in your config)"))
 	switch s.Status {
-	case session.StatusReady:
+	case model.StatusReady:
 		field("status", st.OKText.Render("✓ ready"))
-	case session.StatusFailed:
+	case model.StatusFailed:
 		msg := "failed"
 		if s.Err != nil {
 			msg = "failed: " + s.Err.Error()
@@ -338,48 +336,4 @@ func capLines(st *theme.Styles, c *mcp.ServerCapabilities, width int) []string {
 		out = append(out, common.WrapOwn(common.Inline(st, strings.Join(names, ", "), 0), width, yes+" "+common.Fit(extra.name, 12), strings.Repeat(" ", 14))...)
 	}
 	return out
-}
-
-// openInfo shows a server's info view over the current screen; esc returns to it.
-func (m *Model) openInfo(name string) {
-	s, ok := m.serverInfo(name)
-	if !ok {
-		return
-	}
-	m.info.open(s, m.sess.Stderr(name))
-	m.push(screenInfo)
-}
-
-// serverInfo is the snapshot's view of one server.
-func (m *Model) serverInfo(name string) (session.ServerInfo, bool) {
-	for _, s := range m.snap.Servers {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return session.ServerInfo{}, false
-}
-
-// refreshInfo shows the info view's server as the newest snapshot has it.
-func (m *Model) refreshInfo() {
-	name := m.info.server.Name
-	if s, ok := m.serverInfo(name); ok {
-		m.info.refresh(s, m.sess.Stderr(name))
-	}
-}
-
-// infoKey handles a key of the server info view.
-func (m *Model) infoKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
-	var act infoAction
-	var cmd tea.Cmd
-	m.info, act, cmd = m.info.Update(k)
-	switch act {
-	case infoBack:
-		m.pop()
-	case infoResources:
-		m.openResources(m.info.server.Name)
-	case infoPrompts:
-		m.openPrompts(m.info.server.Name)
-	}
-	return m, cmd
 }

@@ -1,4 +1,9 @@
-package ui
+// Package result is the screen of what came of one call of the person's: a
+// verdict line that tells success, tool error, failure and denial apart, the
+// arguments, every content block escaped, and structured content checked against
+// the tool's output schema. Its keys ask the root to call the tool again or to
+// save the result's media (a content.Save); it never reads the session.
+package result
 
 import (
 	"context"
@@ -8,29 +13,75 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
+	"github.com/airlock-mcp/airlock/ui/screen"
+	"github.com/airlock-mcp/airlock/ui/screens/content"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
-// callResult is what came of one call of the person's.
-type callResult struct {
-	tool    session.ToolInfo
-	args    json.RawMessage
-	outcome *session.Outcome
-	err     error
+// KeyMap holds the keys of the results view.
+type KeyMap struct {
+	common.ScrollKeyMap
+	Again key.Binding
+	// Save writes the result's images, audio and blobs to new files; it is
+	// enabled only when the result has any.
+	Save key.Binding
+	Back key.Binding
+}
+
+// DefaultKeyMap returns the results view's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		ScrollKeyMap: common.DefaultScrollKeyMap(),
+		Again:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "call again")),
+		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save images/audio to files")),
+		Back:         key.NewBinding(key.WithKeys("esc", "enter", "backspace"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding {
+	save := k.Save
+	save.SetHelp("s", "save media")
+	down := k.Down
+	down.SetHelp(down.Help().Key, "scroll")
+	return []key.Binding{down, k.Again, save, k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{k.Column(), {k.Again, k.Save, k.Back}}
+}
+
+// Outcome is what a call that ran returned, in the fields the screen shows (the
+// session's outcome of a call, or an activity record's).
+type Outcome struct {
+	CallID   string
+	Verdict  trust.Verdict
+	Result   *mcp.CallToolResult
+	Duration time.Duration
+}
+
+// Result is what came of one call of the person's.
+type Result struct {
+	Tool    model.ToolInfo
+	Args    json.RawMessage
+	Outcome *Outcome
+	Err     error
 	// schema is the check of structuredContent against the tool's outputSchema.
 	schema schemaCheck
-	// saved maps a content block's index to the file it was saved to (s).
-	saved map[int]string
+	// Saved maps a content block's index to the file it was saved to (s).
+	Saved map[int]string
 }
 
 // schemaCheck is the outcome of validating structured content.
@@ -72,153 +123,159 @@ func checkOutput(schema json.RawMessage, res *mcp.CallToolResult) schemaCheck {
 	return schemaCheck{checked: true}
 }
 
-// newCallResult files a finished call.
-func newCallResult(t session.ToolInfo, args json.RawMessage, out *session.Outcome, err error) callResult {
-	r := callResult{tool: t, args: args, outcome: out, err: err}
+// New files a finished call.
+func New(t model.ToolInfo, args json.RawMessage, out *Outcome, err error) Result {
+	r := Result{Tool: t, Args: args, Outcome: out, Err: err}
 	if err == nil && out != nil {
 		r.schema = checkOutput(t.OutputSchema, out.Result)
 	}
 	return r
 }
 
-// resultView shows a call's result, scrollable.
-type resultView struct {
+// Model shows a call's result, scrollable.
+type Model struct {
 	*common.Common
-	keys ResultKeyMap
-	res  callResult
-	// gen numbers the results shown, so that a save that ends after another
+	keys KeyMap
+	// Res is the result shown.
+	Res Result
+	// Gen numbers the results shown, so that a save that ends after another
 	// result replaced this one is not shown on it.
-	gen           uint64
-	vp            pager.Pager
+	Gen uint64
+	// VP is the scrolled result.
+	VP            pager.Pager
 	width, height int
 }
 
-func newResultView(com *common.Common) resultView {
-	keys := DefaultResultKeyMap()
+// NewModel returns the results screen over the root's Common.
+func NewModel(com *common.Common) Model {
+	keys := DefaultKeyMap()
 	vp := pager.New(keys.ScrollKeyMap)
-	return resultView{Common: com, keys: keys, vp: vp}
+	return Model{Common: com, keys: keys, VP: vp}
 }
 
-func (r *resultView) show(res callResult) {
-	r.res = res
-	r.gen++
+// Show shows res from its top.
+func (r *Model) Show(res Result) {
+	r.Res = res
+	r.Gen++
 	r.render()
-	r.vp.GotoTop()
+	r.VP.GotoTop()
 }
 
 // SetSize sets the outer size; the content is wrapped again.
-func (r *resultView) SetSize(w, h int) {
+func (r *Model) SetSize(w, h int) {
 	r.width, r.height = w, h
 	iw, ih := common.PaneInner(w, h)
-	r.vp.SetWidth(iw)
-	r.vp.SetHeight(max(ih-1, 1))
+	r.VP.SetWidth(iw)
+	r.VP.SetHeight(max(ih-1, 1))
 	r.render()
 }
 
-func (r *resultView) render() {
+func (r *Model) render() {
 	iw, _ := common.PaneInner(r.width, r.height)
-	r.vp.SetContent(resultContent(r.St, r.res, iw))
-	r.keys.Again.SetEnabled(r.res.tool.Ref.Tool != "" && r.res.tool.Class.Tier != trust.TierBlocked)
+	r.VP.SetContent(Content(r.St, r.Res, iw))
+	r.keys.Again.SetEnabled(r.Res.Tool.Ref.Tool != "" && r.Res.Tool.Class.Tier != trust.TierBlocked)
 	r.keys.Save.SetEnabled(len(r.blobs()) > 0)
 }
 
 // blobs are the result's images, audio and embedded blobs.
-func (r resultView) blobs() []blob {
-	if r.res.outcome == nil || r.res.outcome.Result == nil {
+func (r *Model) blobs() []content.Blob {
+	if r.Res.Outcome == nil || r.Res.Outcome.Result == nil {
 		return nil
 	}
-	return contentBlobs(r.res.outcome.Result.Content)
+	return content.Blobs(r.Res.Outcome.Result.Content)
 }
 
-// setSaved shows where the blobs were saved, keeping the scroll.
-func (r *resultView) setSaved(paths map[int]string) {
-	if r.res.saved == nil {
-		r.res.saved = map[int]string{}
+// SavedMsg is a content.Saved of the results screen.
+type SavedMsg struct{ content.Saved }
+
+// SetSaved shows where the blobs were saved, keeping the scroll.
+func (r *Model) SetSaved(paths map[int]string) {
+	if r.Res.Saved == nil {
+		r.Res.Saved = map[int]string{}
 	}
 	for k, v := range paths {
-		r.res.saved[k] = v
+		r.Res.Saved[k] = v
 	}
-	y := r.vp.YOffset()
+	y := r.VP.YOffset()
 	r.render()
-	r.vp.SetYOffset(y)
+	r.VP.SetYOffset(y)
 }
 
-// resultAction is what a key in the results view asks the root to do.
-type resultAction int
+// Again asks the root to open the call form of Tool again (its newest
+// definition when the tool is still listed), filled with the last arguments.
+type Again struct{ Tool model.ToolInfo }
 
-const (
-	resultNone resultAction = iota
-	resultBack
-	resultAgain
-	resultSave
-)
-
-// Update handles keys; scrolling goes to the viewport.
-func (r resultView) Update(msg tea.Msg) (resultView, resultAction, tea.Cmd) {
+// Update handles keys; scrolling goes to the viewport. Save asks the root to
+// save the result's media only when it has any.
+func (r *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, r.keys.Back):
-			return r, resultBack, nil
+			return screen.Back{}, nil
 		case key.Matches(k, r.keys.Again):
-			return r, resultAgain, nil
+			return Again{Tool: r.Res.Tool}, nil
 		case key.Matches(k, r.keys.Save):
-			return r, resultSave, nil
+			blobs := r.blobs()
+			if len(blobs) == 0 {
+				return nil, nil
+			}
+			ref := r.Res.Tool.Ref
+			return content.Save{Server: ref.Server, What: ref.Tool, Gen: r.Gen, Blobs: blobs,
+				Wrap: func(s content.Saved) tea.Msg { return SavedMsg{s} }}, nil
 		}
 	}
-	var cmd tea.Cmd
-	cmd = r.vp.Update(msg)
-	return r, resultNone, cmd
+	return nil, r.VP.Update(msg)
 }
 
 // View renders the heading and the scrolled result in a pane.
-func (r resultView) View() string {
+func (r *Model) View() string {
 	iw, _ := common.PaneInner(r.width, r.height)
-	head := "Result of " + common.Inline(r.St, r.res.tool.Ref.Qualified(), iw/2) +
-		r.St.Muted.Render(fmt.Sprintf("  %d%%", int(r.vp.ScrollPercent()*100)))
-	lines := append([]string{r.St.Header.Render(common.Fit(head, iw))}, strings.Split(r.vp.View(), "\n")...)
+	head := "Result of " + common.Inline(r.St, r.Res.Tool.Ref.Qualified(), iw/2) +
+		r.St.Muted.Render(fmt.Sprintf("  %d%%", int(r.VP.ScrollPercent()*100)))
+	lines := append([]string{r.St.Header.Render(common.Fit(head, iw))}, strings.Split(r.VP.View(), "\n")...)
 	return common.PaneBox(r.St, true, r.width, r.height, lines)
 }
 
-// resultContent renders a result for a width: a verdict line that tells success,
+// Content renders a result for a width: a verdict line that tells success,
 // tool error (isError), failure and denial apart by glyph, word and style; then the
 // arguments, every content block by kind, and structured content with its schema
 // check. Binary content is described by type and size, never drawn.
-func resultContent(st *theme.Styles, r callResult, width int) string {
+func Content(st *theme.Styles, r Result, width int) string {
 	var lines []string
 	add := func(ls ...string) { lines = append(lines, ls...) }
 	g := st.Gutter.Render(common.Gutter)
 	section := func(name string) { add("", st.Header.Render(name)) }
 
-	var denied *session.DeniedError
-	var withdrawn *session.WithdrawnError
+	var denied *model.DeniedError
+	var withdrawn *model.WithdrawnError
 	switch {
-	case errors.As(r.err, &denied):
+	case errors.As(r.Err, &denied):
 		add(st.ErrorText.Render("⊘ DENIED") + " — the call did not run")
 		add(common.WrapOwn(common.StyledInline(denied.Error(), common.MarkFn(st)), width, "  ", "  ")...)
 		add(st.Key.Render("decided by ") + common.OrDash(string(denied.Verdict.By)))
 		for _, reason := range denied.Verdict.Reasons {
 			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
 		}
-	case errors.As(r.err, &withdrawn):
+	case errors.As(r.Err, &withdrawn):
 		// Withdrawn while it waited for a person: why it asked is kept.
 		add(st.WarnText.Render("⊗ CANCELLED") + " — withdrawn while it waited for a person; it did not run")
 		add(st.Key.Render("decided by ") + common.OrDash(string(withdrawn.Verdict.By)))
 		for _, reason := range withdrawn.Verdict.Reasons {
 			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
 		}
-	case errors.Is(r.err, context.Canceled):
+	case errors.Is(r.Err, context.Canceled):
 		add(st.WarnText.Render("⊗ CANCELLED") + " — you cancelled the call; the server was told to stop")
-	case r.err != nil:
+	case r.Err != nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — the call did not complete")
-		add(common.BlockLines(st, r.err.Error(), width, common.MaxShownBytes, g)...)
-	case r.outcome == nil || r.outcome.Result == nil:
+		add(common.BlockLines(st, r.Err.Error(), width, common.MaxShownBytes, g)...)
+	case r.Outcome == nil || r.Outcome.Result == nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — no result")
-	case r.outcome.Result.IsError:
+	case r.Outcome.Result.IsError:
 		add(st.ErrorText.Render("✗ TOOL ERROR") + " — the tool reported an error (isError)")
 	default:
 		add(st.OKText.Render("✓ OK") + " — the tool returned a result")
 	}
-	if o := r.outcome; o != nil {
+	if o := r.Outcome; o != nil {
 		meta := "call " + common.Inline(st, o.CallID, 20) + " · " + o.Duration.Truncate(time.Millisecond).String()
 		if len(o.Verdict.Reasons) > 0 || o.Verdict.By != "" {
 			meta += " · decided by " + string(o.Verdict.By)
@@ -227,12 +284,12 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 	}
 
 	section("Arguments")
-	add(common.BlockLines(st, cli.PrettyJSON(r.args), width, common.MaxShownBytes, g)...)
+	add(common.BlockLines(st, cli.PrettyJSON(r.Args), width, common.MaxShownBytes, g)...)
 
-	if r.outcome == nil || r.outcome.Result == nil {
+	if r.Outcome == nil || r.Outcome.Result == nil {
 		return strings.Join(lines, "\n")
 	}
-	res := r.outcome.Result
+	res := r.Outcome.Result
 	section("Content")
 	if len(res.Content) == 0 {
 		add(st.Muted.Render("(no content blocks)"))
@@ -241,8 +298,8 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 		if i > 0 {
 			add("")
 		}
-		add(contentLines(st, c, width)...)
-		if p, ok := r.saved[i]; ok {
+		add(content.Lines(st, c, width)...)
+		if p, ok := r.Saved[i]; ok {
 			add(st.OKText.Render("  ✓ saved to ") + common.Inline(st, p, 0))
 		}
 	}
@@ -268,58 +325,7 @@ func resultContent(st *theme.Styles, r callResult, width int) string {
 	return strings.Join(lines, "\n")
 }
 
-// contentLines renders one content block by kind.
-func contentLines(st *theme.Styles, c mcp.Content, width int) []string {
-	g := st.Gutter.Render(common.Gutter)
-	kind := func(s string) string { return st.Key.Render("[" + s + "]") }
-	switch c := c.(type) {
-	case *mcp.TextContent:
-		return append([]string{kind("text")}, common.BlockLines(st, c.Text, width, common.MaxShownBytes, g)...)
-	case *mcp.ImageContent:
-		return []string{kind("image") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40) + ", " + common.ByteSize(len(c.Data)) + st.Muted.Render(" (not drawn; s saves it)")}
-	case *mcp.AudioContent:
-		return []string{kind("audio") + " " + common.Inline(st, common.OrDash(c.MIMEType), 40) + ", " + common.ByteSize(len(c.Data)) + st.Muted.Render(" (not played; s saves it)")}
-	case *mcp.ResourceLink:
-		out := []string{kind("resource link") + " " + common.Inline(st, c.URI, width-16)}
-		if c.Name != "" || c.Title != "" {
-			out = append(out, "  name: "+common.Inline(st, c.Name, width/2)+"  "+common.Inline(st, c.Title, width/3))
-		}
-		if c.MIMEType != "" || c.Size != nil {
-			s := "  type: " + common.Inline(st, common.OrDash(c.MIMEType), 40)
-			if c.Size != nil {
-				s += ", " + common.ByteSize(int(*c.Size))
-			}
-			out = append(out, s)
-		}
-		if c.Description != "" {
-			out = append(out, common.BlockLines(st, c.Description, width, common.MaxShownBytes, g)...)
-		}
-		return out
-	case *mcp.EmbeddedResource:
-		if c.Resource == nil {
-			return []string{kind("embedded resource") + st.Muted.Render(" (empty)")}
-		}
-		r := c.Resource
-		out := []string{kind("embedded resource") + " " + common.Inline(st, r.URI, width-20)}
-		if r.MIMEType != "" {
-			out = append(out, "  type: "+common.Inline(st, r.MIMEType, 40))
-		}
-		if r.Text != "" {
-			out = append(out, common.BlockLines(st, r.Text, width, common.MaxShownBytes, g)...)
-		}
-		if len(r.Blob) > 0 {
-			out = append(out, "  blob: "+common.ByteSize(len(r.Blob))+st.Muted.Render(" (not drawn; s saves it)"))
-		}
-		return out
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return []string{kind("unknown content") + st.Muted.Render(" (cannot be shown)")}
-	}
-	return append([]string{kind("other content")}, common.BlockLines(st, string(b), width, common.MaxShownBytes, g)...)
-}
-
-// keyMap returns the bindings that apply now, for the footer.
-func (r resultView) keyMap() common.KeyMapFunc {
+// KeyMap returns the bindings that apply now, for the footer.
+func (r *Model) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: r.keys.ShortHelp(), Full: r.keys.FullHelp()}
 }

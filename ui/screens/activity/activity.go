@@ -1,4 +1,10 @@
-package ui
+// Package activity is the Activity screen (v) and the log it shows: every call
+// through the session (the person's and every agent's, decided, run, failed or
+// denied) and every status-line message, newest first, each call's full record
+// one key away. The root adds the entries (from the session's CallFinished
+// events and its own status line) and hands the screen the log; the screen
+// never reads the model.
+package activity
 
 import (
 	"context"
@@ -7,13 +13,16 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screen"
+	"github.com/airlock-mcp/airlock/ui/screens/result"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -30,33 +39,34 @@ const (
 	activityResults = 50
 )
 
-// activityEntry is one call or one status message.
-type activityEntry struct {
-	at time.Time
-	// status is a status-line message (airlock's own words, any server part
+// Entry is one call or one status message.
+type Entry struct {
+	At time.Time
+	// Status is a status-line message (airlock's own words, any server part
 	// already escaped); empty for a call.
-	status string
-	call   session.CallFinished
+	Status string
+	Call   model.CallFinished
 	// resultDropped says an older call's result was let go to bound memory.
 	resultDropped bool
 }
 
-// activityLog keeps entries oldest first. Like logRing it is a value with a shared
-// backing array: only the root appends.
-type activityLog struct {
-	entries []activityEntry
-	calls   int // calls among entries
+// Log keeps entries oldest first. Like the logs screen's Ring it is a value with a
+// shared backing array: only the root appends.
+type Log struct {
+	entries []Entry
+	Calls   int // calls among entries
 	// seq counts every entry ever added: a view's cursor follows an entry
 	// through additions.
 	seq int
 }
 
-func (a *activityLog) add(e activityEntry) {
+// Add keeps e, forgetting the oldest quarter when full and older calls' results.
+func (a *Log) Add(e Entry) {
 	if len(a.entries) >= maxActivity {
 		drop := maxActivity / 4
 		for _, d := range a.entries[:drop] {
-			if d.status == "" {
-				a.calls--
+			if d.Status == "" {
+				a.Calls--
 			}
 		}
 		n := copy(a.entries, a.entries[drop:])
@@ -65,19 +75,19 @@ func (a *activityLog) add(e activityEntry) {
 	}
 	a.entries = append(a.entries, e)
 	a.seq++
-	if e.status != "" {
+	if e.Status != "" {
 		return
 	}
-	a.calls++
+	a.Calls++
 	// Let go of the result of the call that just fell out of the newest ones.
 	seen := 0
 	for i := len(a.entries) - 1; i >= 0; i-- {
-		if a.entries[i].status != "" {
+		if a.entries[i].Status != "" {
 			continue
 		}
 		if seen++; seen > activityResults {
-			if a.entries[i].call.Result != nil {
-				a.entries[i].call.Result = nil
+			if a.entries[i].Call.Result != nil {
+				a.entries[i].Call.Result = nil
 				a.entries[i].resultDropped = true
 			}
 			break
@@ -86,42 +96,42 @@ func (a *activityLog) add(e activityEntry) {
 }
 
 // len is the number of entries.
-func (a activityLog) len() int { return len(a.entries) }
+func (a Log) len() int { return len(a.entries) }
 
 // newest returns the i-th newest entry (0 is the newest).
-func (a activityLog) newest(i int) activityEntry { return a.entries[len(a.entries)-1-i] }
+func (a Log) newest(i int) Entry { return a.entries[len(a.entries)-1-i] }
 
 // lastCall returns the newest call.
-func (a activityLog) lastCall() (activityEntry, bool) {
+func (a Log) lastCall() (Entry, bool) {
 	for i := len(a.entries) - 1; i >= 0; i-- {
-		if a.entries[i].status == "" {
+		if a.entries[i].Status == "" {
 			return a.entries[i], true
 		}
 	}
-	return activityEntry{}, false
+	return Entry{}, false
 }
 
 // who names who made a call: "you" or the agent's client name.
-func (e activityEntry) who(st *theme.Styles) string {
-	if e.call.Client == "" {
+func (e Entry) who(st *theme.Styles) string {
+	if e.Call.Client == "" {
 		return "you"
 	}
-	return common.Inline(st, e.call.Client, 24)
+	return common.Inline(st, e.Call.Client, 24)
 }
 
 // whose is the context of an agent's call ("token:ci-bot"), "" for the person's:
 // the client name is the agent's own choice, the token is who it is, so two agents
 // claiming one name are told apart.
-func (e activityEntry) whose(st *theme.Styles) string {
-	if e.call.Client == "" || e.call.Context == "" {
+func (e Entry) whose(st *theme.Styles) string {
+	if e.Call.Client == "" || e.Call.Context == "" {
 		return ""
 	}
-	return common.Inline(st, e.call.Context, 24)
+	return common.Inline(st, e.Call.Context, 24)
 }
 
 // decision is how a call was decided, in words: "allowed by policy".
-func (e activityEntry) decision() string {
-	c := e.call
+func (e Entry) decision() string {
+	c := e.Call
 	verb := "not decided"
 	switch c.Decision {
 	case "allow":
@@ -140,8 +150,8 @@ func (e activityEntry) decision() string {
 
 // shortDecision is decision for one row: a rule by its name, without where it
 // was written (the record says it).
-func (e activityEntry) shortDecision() string {
-	c := e.call
+func (e Entry) shortDecision() string {
+	c := e.Call
 	if c.Rule != "" && trust.DecidedBy(c.DecidedBy) == trust.DecidedByRule {
 		name, _, _ := strings.Cut(c.Rule, " (")
 		verb := "allowed"
@@ -184,8 +194,8 @@ func decidedByWords(by string) string {
 }
 
 // outcomeMark is the outcome with its glyph.
-func (e activityEntry) outcomeMark(st *theme.Styles) string {
-	switch e.call.Outcome {
+func (e Entry) outcomeMark(st *theme.Styles) string {
+	switch e.Call.Outcome {
 	case "ok":
 		return st.OKText.Render("✓ ok")
 	case "tool-error":
@@ -211,13 +221,13 @@ func duration(d time.Duration) string {
 	return d.Truncate(100 * time.Millisecond).String()
 }
 
-// callRow is one call on one line of width cells: time, tool, who (an agent's
+// CallRow is one call on one line of width cells: time, tool, who (an agent's
 // client name and its token: "claude-code · token:ci-bot"), tier, decision,
 // outcome, duration. When the line is too narrow the least telling
 // parts go first; the tool's name is cut by cutName, keeping what tells it apart.
-func (e activityEntry) callRow(st *theme.Styles, width int) string {
-	c := e.call
-	tm := e.at.Format("15:04:05")
+func (e Entry) CallRow(st *theme.Styles, width int) string {
+	c := e.Call
+	tm := e.At.Format("15:04:05")
 	tool := common.PlainInline(trust.LegName(trust.Ref{Server: c.Server, Tool: c.Tool}.Qualified()))
 	tier := common.OrDash(c.Tier)
 	parts := []string{e.who(st), e.whose(st), tier, e.shortDecision(), e.outcomeMark(st), duration(c.Duration)}
@@ -255,8 +265,8 @@ func joinNonEmpty(parts []string, sep string) string {
 	return strings.Join(out, sep)
 }
 
-// stripLine is the main screen's one-line summary of the newest call.
-func (a activityLog) stripLine(st *theme.Styles, width int) string {
+// StripLine is the main screen's one-line summary of the newest call.
+func (a Log) StripLine(st *theme.Styles, width int) string {
 	e, ok := a.lastCall()
 	if !ok {
 		return ""
@@ -265,23 +275,23 @@ func (a activityLog) stripLine(st *theme.Styles, width int) string {
 	if width < 80 {
 		lead, hint = "", st.Muted.Render("  (v)")
 	}
-	return common.Fit(lead+e.callRow(st, max(width-common.CellWidth(lead)-common.CellWidth(hint), 20))+hint, width)
+	return common.Fit(lead+e.CallRow(st, max(width-common.CellWidth(lead)-common.CellWidth(hint), 20))+hint, width)
 }
 
 // recordError rebuilds the error a call ended with, for the result renderer.
-func (e activityEntry) recordError() error {
-	c := e.call
+func (e Entry) recordError() error {
+	c := e.Call
 	switch c.Outcome {
 	case "denied":
-		return &session.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Reason: c.Reason}
+		return &model.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Reason: c.Reason}
 	case "cancelled":
 		if len(c.Reasons) > 0 {
 			// Withdrawn while it waited for a person: the reasons say why it asked.
-			return &session.WithdrawnError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Err: context.Canceled}
+			return &model.WithdrawnError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Err: context.Canceled}
 		}
 		return context.Canceled
 	case "agent-gone":
-		return session.ErrAgentGone
+		return model.ErrAgentGone
 	case "failed":
 		if c.Err != "" {
 			return errors.New(c.Err)
@@ -290,15 +300,15 @@ func (e activityEntry) recordError() error {
 	return nil
 }
 
-// recordContent is the full record of one entry: who, context, decision and why,
+// RecordContent is the full record of one entry: who, context, decision and why,
 // then the arguments and the result, every server- or agent-controlled part
 // escaped.
-func (e activityEntry) recordContent(st *theme.Styles, width int) string {
-	if e.status != "" {
-		return strings.Join(append([]string{st.Header.Render("status message at " + e.at.Format("15:04:05"))},
-			common.WrapOwn(e.status, width, "", "")...), "\n")
+func (e Entry) RecordContent(st *theme.Styles, width int) string {
+	if e.Status != "" {
+		return strings.Join(append([]string{st.Header.Render("status message at " + e.At.Format("15:04:05"))},
+			common.WrapOwn(e.Status, width, "", "")...), "\n")
 	}
-	c := e.call
+	c := e.Call
 	label := func(s string) string { return st.Key.Render(common.Fit(s, 10)) + " " }
 	indent := strings.Repeat(" ", 11)
 	var lines []string
@@ -322,25 +332,25 @@ func (e activityEntry) recordContent(st *theme.Styles, width int) string {
 		lines = append(lines, st.Muted.Render("the result of this older call is no longer kept in memory; the audit log has its record"))
 	}
 	lines = append(lines, "")
-	out := &session.Outcome{CallID: c.CallID, Verdict: trust.Verdict{By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Result: c.Result, Duration: c.Ran}
+	out := &result.Outcome{CallID: c.CallID, Verdict: trust.Verdict{By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Result: c.Result, Duration: c.Ran}
 	if c.Decision != "allow" {
 		out = nil
 	}
-	res := callResult{tool: session.ToolInfo{Ref: trust.Ref{Server: c.Server, Tool: c.Tool}}, args: c.Args, outcome: out, err: e.recordError()}
-	lines = append(lines, resultContent(st, res, width))
+	res := result.Result{Tool: model.ToolInfo{Ref: trust.Ref{Server: c.Server, Tool: c.Tool}}, Args: c.Args, Outcome: out, Err: e.recordError()}
+	lines = append(lines, result.Content(st, res, width))
 	return strings.Join(lines, "\n")
 }
 
-// ActivityKeyMap holds the keys of the activity view.
-type ActivityKeyMap struct {
+// KeyMap holds the keys of the activity view.
+type KeyMap struct {
 	common.ScrollKeyMap
 	Open key.Binding
 	Back key.Binding
 }
 
-// DefaultActivityKeyMap returns the activity view's keys.
-func DefaultActivityKeyMap() ActivityKeyMap {
-	return ActivityKeyMap{
+// DefaultKeyMap returns the activity view's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
 		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "full record")),
 		Back:         key.NewBinding(key.WithKeys("esc", "v", "backspace"), key.WithHelp("esc", "back")),
@@ -348,44 +358,54 @@ func DefaultActivityKeyMap() ActivityKeyMap {
 }
 
 // ShortHelp implements help.KeyMap.
-func (k ActivityKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Open, k.Back} }
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Open, k.Back} }
 
 // FullHelp implements help.KeyMap.
-func (k ActivityKeyMap) FullHelp() [][]key.Binding {
+func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.Column(), {k.Open, k.Back}}
 }
 
-// activityView lists the activity newest first; enter opens one entry's full
+// Model lists the activity newest first; enter opens one entry's full
 // record in a scrollable view.
-type activityView struct {
+type Model struct {
 	*common.Common
-	keys ActivityKeyMap
-	// cursor is the selected entry's sequence number (activityLog.seq at the
+	keys KeyMap
+	// cursor is the selected entry's sequence number (Log.seq at the
 	// time it was added, minus one), so it stays on its entry as new ones come.
 	cursor int
-	open   bool
-	vp     viewport.Model
+	// Open says a record is shown in full; VP scrolls it.
+	Open bool
+	VP   viewport.Model
+	// Log is the log shown, the root's, handed over before each use.
+	Log    Log
 	width  int
 	height int
 }
 
-func newActivityView(com *common.Common) activityView {
-	keys := DefaultActivityKeyMap()
+// New returns the activity screen over the root's Common.
+func New(com *common.Common) Model {
+	keys := DefaultKeyMap()
 	vp := viewport.New()
 	vp.KeyMap = keys.ViewportKeys()
-	return activityView{Common: com, keys: keys, vp: vp, cursor: -1}
+	return Model{Common: com, keys: keys, VP: vp, cursor: -1}
+}
+
+// Reset shows the list again, from the newest entry.
+func (v *Model) Reset() {
+	v.Open = false
+	v.cursor = -1
 }
 
 // SetSize sets the outer size.
-func (v *activityView) SetSize(w, h int) {
+func (v *Model) SetSize(w, h int) {
 	v.width, v.height = w, h
 	iw, ih := common.PaneInner(w, h)
-	v.vp.SetWidth(iw)
-	v.vp.SetHeight(max(ih-1, 1))
+	v.VP.SetWidth(iw)
+	v.VP.SetHeight(max(ih-1, 1))
 }
 
 // index is the cursor's position newest first in log, clamped.
-func (v activityView) index(log activityLog) int {
+func (v *Model) index(log Log) int {
 	if log.len() == 0 {
 		return 0
 	}
@@ -396,36 +416,33 @@ func (v activityView) index(log activityLog) int {
 	return min(max(i, 0), log.len()-1)
 }
 
-func (v *activityView) setIndex(log activityLog, i int) {
+func (v *Model) setIndex(log Log, i int) {
 	i = min(max(i, 0), max(log.len()-1, 0))
 	v.cursor = log.seq - 1 - i
 }
 
-// activityAction is what a key in the activity view asks the root to do.
-type activityAction int
-
-const (
-	activityNone activityAction = iota
-	activityBack
-)
-
 // Update handles a key.
-func (v activityView) Update(k tea.KeyPressMsg, log activityLog) (activityView, activityAction, tea.Cmd) {
-	if v.open {
+func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
+	}
+	log := v.Log
+	if v.Open {
 		if key.Matches(k, v.keys.Back) {
-			v.open = false
-			return v, activityNone, nil
+			v.Open = false
+			return nil, nil
 		}
 		var cmd tea.Cmd
-		v.vp, cmd = v.vp.Update(k)
-		return v, activityNone, cmd
+		v.VP, cmd = v.VP.Update(k)
+		return nil, cmd
 	}
 	_, ih := common.PaneInner(v.width, v.height)
 	page := max(ih-2, 1)
 	i := v.index(log)
 	switch {
 	case key.Matches(k, v.keys.Back):
-		return v, activityBack, nil
+		return screen.Back{}, nil
 	case key.Matches(k, v.keys.Up):
 		v.setIndex(log, i-1)
 	case key.Matches(k, v.keys.Down):
@@ -440,25 +457,26 @@ func (v activityView) Update(k tea.KeyPressMsg, log activityLog) (activityView, 
 		v.setIndex(log, log.len()-1)
 	case key.Matches(k, v.keys.Open) && log.len() > 0:
 		v.setIndex(log, i)
-		v.open = true
+		v.Open = true
 		iw, _ := common.PaneInner(v.width, v.height)
-		v.vp.SetContent(log.newest(v.index(log)).recordContent(v.St, iw))
-		v.vp.GotoTop()
+		v.VP.SetContent(log.newest(v.index(log)).RecordContent(v.St, iw))
+		v.VP.GotoTop()
 	}
-	return v, activityNone, nil
+	return nil, nil
 }
 
 // View renders the list, or the open record.
-func (v activityView) View(log activityLog) string {
+func (v *Model) View() string {
+	log := v.Log
 	st := v.St
 	iw, ih := common.PaneInner(v.width, v.height)
-	if v.open {
-		lines := append([]string{st.Header.Render(common.Fit("Activity · full record (esc: back to the list)", iw))}, strings.Split(v.vp.View(), "\n")...)
+	if v.Open {
+		lines := append([]string{st.Header.Render(common.Fit("Activity · full record (esc: back to the list)", iw))}, strings.Split(v.VP.View(), "\n")...)
 		return common.PaneBox(st, true, v.width, v.height, lines)
 	}
-	head := "Activity · " + strconv.Itoa(log.calls) + " call" + common.Plural(log.calls) + " by you or agents, and status messages · newest first"
+	head := "Activity · " + strconv.Itoa(log.Calls) + " call" + common.Plural(log.Calls) + " by you or agents, and status messages · newest first"
 	if common.CellWidth(head) > iw {
-		head = "Activity · " + strconv.Itoa(log.calls) + " call" + common.Plural(log.calls) + " · newest first"
+		head = "Activity · " + strconv.Itoa(log.Calls) + " call" + common.Plural(log.Calls) + " · newest first"
 	}
 	lines := []string{st.Header.Render(common.Fit(head, iw))}
 	if log.len() == 0 {
@@ -473,10 +491,10 @@ func (v activityView) View(log activityLog) string {
 	for i := 0; i < log.len() && (len(body) < rows+sel+1 || i <= sel); i++ {
 		e := log.newest(i)
 		var ls []string
-		if e.status == "" {
-			ls = []string{e.callRow(st, iw-2)}
+		if e.Status == "" {
+			ls = []string{e.CallRow(st, iw-2)}
 		} else {
-			ls = common.WrapOwn(e.status, iw-2, st.Muted.Render(e.at.Format("15:04:05"))+"  ", strings.Repeat(" ", 10))
+			ls = common.WrapOwn(e.Status, iw-2, st.Muted.Render(e.At.Format("15:04:05"))+"  ", strings.Repeat(" ", 10))
 		}
 		if i == sel {
 			selTop, selEnd = len(body), len(body)+len(ls)
@@ -508,9 +526,9 @@ func (v activityView) View(log activityLog) string {
 	return common.PaneBox(st, true, v.width, v.height, append(lines, body...))
 }
 
-// keyMap returns the bindings that apply now, for the footer.
-func (v activityView) keyMap() common.KeyMapFunc {
-	if v.open {
+// KeyMap returns the bindings that apply now, for the footer.
+func (v *Model) KeyMap() help.KeyMap {
+	if v.Open {
 		back := v.keys.Back
 		back.SetHelp("esc", "back to the list")
 		return common.KeyMapFunc{Short: []key.Binding{v.keys.Down, v.keys.PageDown, back}, Full: v.keys.FullHelp()}

@@ -1,10 +1,13 @@
-package ui
-
-// Saving images, audio and blobs a server sent. The file's
-// name is airlock's own, never the server's: airlock-SERVER-WHAT-TIME-N.EXT with
-// SERVER and WHAT cut to safe characters and EXT from an allowlist of media
-// types; the file is created new (O_EXCL: an existing file or a link in its place
-// is never written through), owner-only (0600). See docs/explore.md.
+// Package content is what the result and output screens share about the content
+// a server sent: each content block drawn by kind (escaped, binary described by
+// type and size, never drawn), and saving images, audio and blobs to files.
+//
+// A saved file's name is airlock's own, never the server's:
+// airlock-SERVER-WHAT-TIME-N.EXT with SERVER and WHAT cut to safe characters and
+// EXT from an allowlist of media types; the file is created new (O_EXCL: an
+// existing file or a link in its place is never written through), owner-only
+// (0600). See docs/explore.md.
+package content
 
 import (
 	"errors"
@@ -47,8 +50,8 @@ var saveExt = map[string]string{
 	"application/pdf":  "pdf",
 }
 
-// extFor returns the extension for a media type (parameters and case ignored).
-func extFor(mime string) string {
+// ExtFor returns the extension for a media type (parameters and case ignored).
+func ExtFor(mime string) string {
 	m := strings.ToLower(strings.TrimSpace(mime))
 	if i := strings.IndexByte(m, ';'); i >= 0 {
 		m = strings.TrimSpace(m[:i])
@@ -62,10 +65,10 @@ func extFor(mime string) string {
 // maxNamePart bounds each server-derived part of a saved file's name.
 const maxNamePart = 32
 
-// safePart turns a server or tool name into letters, digits, '_' and '-' only
+// SafePart turns a server or tool name into letters, digits, '_' and '-' only
 // (any run of anything else becomes one '-'), at most maxNamePart bytes; "x"
 // when nothing is left.
-func safePart(s string) string {
+func SafePart(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if b.Len() >= maxNamePart {
@@ -87,17 +90,17 @@ func safePart(s string) string {
 	return out
 }
 
-// saveName is the file name for the n-th block of what (a tool or a resource)
+// SaveName is the file name for the n-th block of what (a tool or a resource)
 // of server at a time.
-func saveName(server, what, mime string, at time.Time, n int) string {
-	return "airlock-" + safePart(server) + "-" + safePart(what) + "-" + at.UTC().Format("20060102-150405") +
-		"-" + strconv.Itoa(n) + "." + extFor(mime)
+func SaveName(server, what, mime string, at time.Time, n int) string {
+	return "airlock-" + SafePart(server) + "-" + SafePart(what) + "-" + at.UTC().Format("20060102-150405") +
+		"-" + strconv.Itoa(n) + "." + ExtFor(mime)
 }
 
-// saveBlob writes data to a new owner-only file in dir ("" is the working
+// SaveBlob writes data to a new owner-only file in dir ("" is the working
 // directory) and returns its path. A name that exists (a file or a link) is
 // never opened: the next free suffix is tried, up to 100.
-func saveBlob(dir, server, what, mime string, at time.Time, n int, data []byte) (string, error) {
+func SaveBlob(dir, server, what, mime string, at time.Time, n int, data []byte) (string, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -105,7 +108,7 @@ func saveBlob(dir, server, what, mime string, at time.Time, n int, data []byte) 
 		}
 		dir = wd
 	}
-	base := saveName(server, what, mime, at, n)
+	base := SaveName(server, what, mime, at, n)
 	ext := filepath.Ext(base)
 	stem := strings.TrimSuffix(base, ext)
 	for try := 1; try <= 100; try++ {
@@ -137,87 +140,84 @@ func saveBlob(dir, server, what, mime string, at time.Time, n int, data []byte) 
 	return "", fmt.Errorf("no free file name for %s in %s", base, dir)
 }
 
-// blob is one savable piece of content: the n-th block of a result or a
+// Blob is one savable piece of content: the N-th block of a result or a
 // resource's contents, with its media type as the server gave it.
-type blob struct {
-	n    int
-	mime string
-	data []byte
+type Blob struct {
+	N    int
+	MIME string
+	Data []byte
 }
 
-// contentBlobs lists the images, audio and embedded blobs of content blocks.
-func contentBlobs(cs []mcp.Content) []blob {
-	var out []blob
+// Blobs lists the images, audio and embedded blobs of content blocks.
+func Blobs(cs []mcp.Content) []Blob {
+	var out []Blob
 	for i, c := range cs {
 		switch c := c.(type) {
 		case *mcp.ImageContent:
-			out = append(out, blob{n: i, mime: c.MIMEType, data: c.Data})
+			out = append(out, Blob{N: i, MIME: c.MIMEType, Data: c.Data})
 		case *mcp.AudioContent:
-			out = append(out, blob{n: i, mime: c.MIMEType, data: c.Data})
+			out = append(out, Blob{N: i, MIME: c.MIMEType, Data: c.Data})
 		case *mcp.EmbeddedResource:
 			if c.Resource != nil && len(c.Resource.Blob) > 0 {
-				out = append(out, blob{n: i, mime: c.Resource.MIMEType, data: c.Resource.Blob})
+				out = append(out, Blob{N: i, MIME: c.Resource.MIMEType, Data: c.Resource.Blob})
 			}
 		}
 	}
 	return out
 }
 
-// savedMsg reports the end of saving the blobs of one result or resource.
-type savedMsg struct {
-	// gen is the result's or resource's number when saving began: a newer one
+// Saved reports the end of saving the blobs of one result or resource.
+type Saved struct {
+	// Gen is the result's or resource's number when saving began: a newer one
 	// shown meanwhile does not take the paths.
-	gen   uint64
-	paths map[int]string // block index → path
-	err   error
+	Gen   uint64
+	Paths map[int]string // block index → path
+	Err   error
 }
 
-// saveCmd writes every blob to its own new file, off the UI's goroutine.
-func saveCmd(dir, server, what string, at time.Time, gen uint64, blobs []blob, to func(savedMsg) tea.Msg) tea.Cmd {
+// Save asks the root to save blobs: each to its own new file in the root's save
+// directory, named after Server, What and the time; Wrap turns the outcome into
+// the message of the screen that asked.
+type Save struct {
+	Server, What string
+	Gen          uint64
+	Blobs        []Blob
+	Wrap         func(Saved) tea.Msg
+}
+
+// Cmd writes every blob to its own new file in dir, off the UI's goroutine.
+func (s Save) Cmd(dir string, at time.Time) tea.Cmd {
 	return func() tea.Msg {
-		msg := savedMsg{gen: gen, paths: map[int]string{}}
-		for _, b := range blobs {
-			p, err := saveBlob(dir, server, what, b.mime, at, b.n, b.data)
+		msg := Saved{Gen: s.Gen, Paths: map[int]string{}}
+		for _, b := range s.Blobs {
+			p, err := SaveBlob(dir, s.Server, s.What, b.MIME, at, b.N, b.Data)
 			if err != nil {
-				msg.err = err
+				msg.Err = err
 				break
 			}
-			msg.paths[b.n] = p
+			msg.Paths[b.N] = p
 		}
-		return to(msg)
+		return s.Wrap(msg)
 	}
 }
 
-// savedStatus says what saving did, in the status line.
-func savedStatus(st *theme.Styles, msg savedMsg) string {
-	n := len(msg.paths)
+// Status says what saving did, in the status line.
+func (msg Saved) Status(st *theme.Styles) string {
+	n := len(msg.Paths)
 	var s string
 	if n > 0 {
 		dir := ""
-		for _, p := range msg.paths {
+		for _, p := range msg.Paths {
 			dir = filepath.Dir(p)
 			break
 		}
 		s = "✓ saved " + strconv.Itoa(n) + " file" + common.Plural(n) + " (0600) to " + common.Inline(st, dir, 60)
 	}
-	if msg.err != nil {
+	if msg.Err != nil {
 		if s != "" {
 			s += "; "
 		}
-		s += "✗ could not save: " + common.Inline(st, msg.err.Error(), 100)
+		s += "✗ could not save: " + common.Inline(st, msg.Err.Error(), 100)
 	}
 	return s
-}
-
-// resultSavedMsg is a savedMsg of the results view.
-type resultSavedMsg struct{ savedMsg }
-
-// saveResult saves the shown result's blobs.
-func (m *Model) saveResult() tea.Cmd {
-	blobs := m.result.blobs()
-	if len(blobs) == 0 {
-		return nil
-	}
-	ref := m.result.res.tool.Ref
-	return saveCmd(m.opts.SaveDir, ref.Server, ref.Tool, m.now(), m.result.gen, blobs, func(s savedMsg) tea.Msg { return resultSavedMsg{s} })
 }
