@@ -99,17 +99,7 @@ func Words(s string, width int) []string {
 // Hang word-wraps s to width with first in front of the first line and
 // enough spaces in front of the others to line them up under it.
 func Hang(s string, width int, first string) []string {
-	fw := lipgloss.Width(first)
-	lines := Words(s, max(width-fw, 1))
-	pad := strings.Repeat(" ", fw)
-	for i := range lines {
-		if i == 0 {
-			lines[i] = first + lines[i]
-		} else {
-			lines[i] = pad + lines[i]
-		}
-	}
-	return lines
+	return hang(first, width, func(w int) []string { return Words(s, w) })
 }
 
 // HangChars breaks already escaped (and possibly styled) text at width cells
@@ -117,8 +107,17 @@ func Hang(s string, width int, first string) []string {
 // first line and spaces of the same width in front of the others. Use it for
 // an untrusted value beside airlock's own label; escape the value first.
 func HangChars(escaped string, width int, first string) []string {
+	return hang(first, width, func(w int) []string {
+		return hard(strings.ReplaceAll(escaped, "\t", strings.Repeat(" ", TabWidth)), w)
+	})
+}
+
+// hang breaks text with brk at what is left of width beside first, puts
+// first in front of the first line and spaces of its width in front of the
+// others.
+func hang(first string, width int, brk func(width int) []string) []string {
 	fw := lipgloss.Width(first)
-	lines := hard(strings.ReplaceAll(escaped, "\t", strings.Repeat(" ", TabWidth)), max(width-fw, 1))
+	lines := brk(max(width-fw, 1))
 	pad := strings.Repeat(" ", fw)
 	for i := range lines {
 		if i == 0 {
