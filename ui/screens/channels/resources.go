@@ -84,20 +84,22 @@ type ResourcesView struct {
 	// root keeps them per server; the view shows them).
 	Subscribed, Updated map[string]bool
 
-	rows   []resRow
-	cursor int // index into rows of a selectable row, -1 when none
-	offset int
+	rows []resRow
+	list list.Model // over rows; the cursor is on a resource or a template, -1 when none
 
 	width, height int
 }
 
 func NewResourcesView(com *common.Common) ResourcesView {
-	return ResourcesView{Common: com, keys: DefaultResourcesKeyMap(), cursor: -1}
+	v := ResourcesView{Common: com, keys: DefaultResourcesKeyMap(), list: list.New()}
+	v.list.Keys = v.keys.ScrollKeyMap
+	return v
 }
 
 // SetSize sets the outer size.
 func (v *ResourcesView) SetSize(w, h int) {
 	v.width, v.height = w, h
+	v.list.SetVisible(v.visible())
 	v.clamp()
 }
 
@@ -119,18 +121,16 @@ func (v *ResourcesView) SetServer(s model.ServerInfo, subscribed, updated map[st
 			v.rows = append(v.rows, resRow{template: true, i: i})
 		}
 	}
-	v.cursor = -1
+	rows := v.rows
+	v.list.SetRows(len(rows), func(i int) bool { return rows[i].i >= 0 })
+	v.list.SetCursor(-1)
 	if same {
-		for i, r := range v.rows {
-			if r.i >= 0 && v.rowKey(r) == keep {
-				v.cursor = i
-			}
-		}
+		v.list.Keep(keep, func(i int) string { return v.rowKey(rows[i]) })
 	} else {
-		v.offset = 0
+		v.list.SetOffset(0)
 	}
-	if v.cursor < 0 {
-		v.cursor = v.next(0, 1)
+	if v.list.Cursor() < 0 {
+		v.list.SetCursor(v.list.First())
 	}
 	v.clamp()
 	v.updateKeys()
@@ -144,18 +144,20 @@ func (v ResourcesView) rowKey(r resRow) string {
 }
 
 func (v ResourcesView) selectedKey() string {
-	if v.cursor < 0 || v.cursor >= len(v.rows) {
+	c := v.list.Cursor()
+	if c < 0 || c >= len(v.rows) {
 		return ""
 	}
-	return v.rowKey(v.rows[v.cursor])
+	return v.rowKey(v.rows[c])
 }
 
 // Selected returns the resource or template under the cursor.
 func (v ResourcesView) Selected() (*model.ResourceInfo, *model.ResourceTemplateInfo) {
-	if v.cursor < 0 || v.cursor >= len(v.rows) {
+	c := v.list.Cursor()
+	if c < 0 || c >= len(v.rows) {
 		return nil, nil
 	}
-	r := v.rows[v.cursor]
+	r := v.rows[c]
 	if r.i < 0 {
 		return nil, nil
 	}
@@ -163,10 +165,6 @@ func (v ResourcesView) Selected() (*model.ResourceInfo, *model.ResourceTemplateI
 		return nil, &v.Server.ResourceTemplates[r.i]
 	}
 	return &v.Server.Resources[r.i], nil
-}
-
-func (v ResourcesView) next(i, dir int) int {
-	return list.NextSelectable(len(v.rows), i, dir, func(i int) bool { return v.rows[i].i >= 0 })
 }
 
 // detailRows is how many lines under the list show the selected row in full.
@@ -180,12 +178,11 @@ func (v ResourcesView) visible() int {
 }
 
 func (v *ResourcesView) clamp() {
-	v.offset = list.ScrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.rows), 0)
+	v.list.ScrollTo(0)
 }
 
 func (v *ResourcesView) updateKeys() {
 	res, tmpl := v.Selected()
-	first, last := v.next(0, 1), v.next(len(v.rows)-1, -1)
 	v.keys.Open.SetEnabled(res != nil || tmpl != nil)
 	if tmpl != nil {
 		v.keys.Open.SetHelp("enter", "fill in the template, then read")
@@ -198,7 +195,8 @@ func (v *ResourcesView) updateKeys() {
 	} else {
 		v.keys.Subscribe.SetHelp("s", "subscribe: ● marks a change")
 	}
-	v.keys.ScrollKeyMap.Enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
+	v.list.EnableKeys()
+	v.keys.ScrollKeyMap = v.list.Keys
 }
 
 // ResourcesAction is what a key in the resources view asks the root to do.
@@ -214,9 +212,7 @@ const (
 // Update handles a key; the root acts on the returned action for selected().
 func (v ResourcesView) Update(k tea.KeyPressMsg) (ResourcesView, ResourcesAction) {
 	act := resourcesNone
-	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, len(v.rows), v.visible(), func(i int) bool { return v.rows[i].i >= 0 }); ok {
-		v.cursor = to
-	}
+	v.list.Update(k)
 	switch {
 	case key.Matches(k, v.keys.Back):
 		act = ResourcesBack
@@ -249,10 +245,10 @@ func (v ResourcesView) View() string {
 
 	// Columns: mark(2) name type uri. Names on screen are cut together so
 	// that no two look the same.
-	end := min(v.offset+v.visible(), len(v.rows))
+	offset, end := v.list.Offset(), v.list.End()
 	var names []string
 	nameW := 0
-	for i := v.offset; i < end; i++ {
+	for i := offset; i < end; i++ {
 		if r := v.rows[i]; r.i >= 0 {
 			n := common.PlainInline(v.name(r))
 			names = append(names, n)
@@ -263,7 +259,7 @@ func (v ResourcesView) View() string {
 	typeW := min(16, max(iw/6, 8))
 	cut := common.CutNames(names, nameW)
 	ci := 0
-	for i := v.offset; i < end; i++ {
+	for i := offset; i < end; i++ {
 		r := v.rows[i]
 		if r.i < 0 {
 			title := "Resources"
@@ -290,7 +286,7 @@ func (v ResourcesView) View() string {
 		uriW := max(iw-2-2-nameW-1-typeW-1, 4)
 		row := mark + common.Fit(cut[ci], nameW) + " " + common.Fit(common.PlainInline(common.OrDash(mime)), typeW) + " " + common.CutMiddle(common.PlainInline(uri), uriW)
 		ci++
-		if i == v.cursor {
+		if i == v.list.Cursor() {
 			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(row), iw)))
 		} else {
 			lines = append(lines, common.Fit("  "+row, iw))
