@@ -4,26 +4,8 @@ import (
 	"strconv"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
+	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 )
-
-func press(s string) tea.KeyPressMsg {
-	switch s {
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	}
-	return tea.KeyPressMsg{Code: rune(s[0]), Text: s}
-}
 
 // The list skips headings, pages, goes home and to the end, keeps its window
 // over the cursor, and keeps the cursor on the same key across new rows.
@@ -45,7 +27,7 @@ func TestModel_MovesOverSelectableLinesAndKeepsTheKey(t *testing.T) {
 		{"up", 4, 3}, {"end", 19, 16}, {"x", 19, 16}, {"home", 1, 0},
 		{"pgdown", 4, 1}, {"pgup", 1, 0},
 	} {
-		if !m.Update(press(step.key)) && step.key != "x" {
+		if !m.Update(keytest.Press(step.key)) && step.key != "x" {
 			t.Fatalf("%s: not a list key", step.key)
 		}
 		m.ScrollTo(0)
