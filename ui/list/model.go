@@ -21,7 +21,9 @@ type Model struct {
 
 // New is an empty list with the default scroll keys; its cursor is -1.
 func New() Model {
-	return Model{Keys: common.DefaultScrollKeyMap(), cursor: -1, visible: 1}
+	m := Model{Keys: common.DefaultScrollKeyMap(), cursor: -1, visible: 1}
+	m.SetRows(0, nil)
+	return m
 }
 
 // SetRows sets the count of lines and which are selectable (nil: every line).
@@ -83,7 +85,7 @@ func (m *Model) Keep(k string, keyOf func(int) string) bool {
 // end) and says whether msg was one; the window is not scrolled (ScrollTo does).
 func (m *Model) Update(msg tea.Msg) bool {
 	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || m.sel == nil {
+	if !ok {
 		return false
 	}
 	to, ok := Move(k, m.Keys, m.cursor, m.n, m.visible, m.sel)

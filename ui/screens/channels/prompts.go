@@ -68,7 +68,6 @@ func NewPromptsView(com *common.Common) PromptsView {
 	v := PromptsView{Common: com, keys: DefaultPromptsKeyMap(), list: list.New()}
 	v.list.Keys = v.keys.ScrollKeyMap
 	v.list.SetCursor(0)
-	v.list.SetRows(0, nil)
 	return v
 }
 
