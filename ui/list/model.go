@@ -13,21 +13,24 @@ import (
 // selectable line (or -1 when none is) and the offset within the lines.
 type Model struct {
 	Keys common.ScrollKeyMap
+	// Cursor is the line under the cursor, -1 when none; an owner may set it
+	// (to show a given row) and then scroll the window to it.
+	Cursor int
 
-	cursor, offset int
-	n, visible     int
-	sel            func(int) bool
+	offset     int
+	n, visible int
+	sel        func(int) bool
 }
 
 // New is an empty list with the default scroll keys; its cursor is -1.
 func New() Model {
-	m := Model{Keys: common.DefaultScrollKeyMap(), cursor: -1, visible: 1}
+	m := Model{Keys: common.DefaultScrollKeyMap(), Cursor: -1, visible: 1}
 	m.SetRows(0, nil)
 	return m
 }
 
 // SetRows sets the count of lines and which are selectable (nil: every line).
-// The cursor is left where it is; Keep or SetCursor move it.
+// The cursor is left where it is; Keep moves it, or the owner sets it.
 func (m *Model) SetRows(n int, sel func(int) bool) {
 	if sel == nil {
 		sel = func(int) bool { return true }
@@ -43,12 +46,6 @@ func (m Model) Visible() int { return m.visible }
 
 // Len is the count of lines.
 func (m Model) Len() int { return m.n }
-
-// Cursor is the line under the cursor; -1 when none.
-func (m Model) Cursor() int { return m.cursor }
-
-// SetCursor puts the cursor on line i (-1: none).
-func (m *Model) SetCursor(i int) { m.cursor = i }
 
 // Offset is the first visible line.
 func (m Model) Offset() int { return m.offset }
@@ -75,7 +72,7 @@ func (m *Model) Keep(k string, keyOf func(int) string) bool {
 	found := false
 	for i := range m.n {
 		if m.sel(i) && keyOf(i) == k {
-			m.cursor, found = i, true
+			m.Cursor, found = i, true
 		}
 	}
 	return found
@@ -88,9 +85,9 @@ func (m *Model) Update(msg tea.Msg) bool {
 	if !ok {
 		return false
 	}
-	to, ok := Move(k, m.Keys, m.cursor, m.n, m.visible, m.sel)
+	to, ok := Move(k, m.Keys, m.Cursor, m.n, m.visible, m.sel)
 	if ok {
-		m.cursor = to
+		m.Cursor = to
 	}
 	return ok
 }
@@ -98,11 +95,11 @@ func (m *Model) Update(msg tea.Msg) bool {
 // ScrollTo moves the window to show the cursor and the tail lines after it, the
 // top when the cursor is on the first selectable line (see the function ScrollTo).
 func (m *Model) ScrollTo(tail int) {
-	m.offset = ScrollTo(m.offset, m.cursor, m.First(), m.visible, m.n, tail)
+	m.offset = ScrollTo(m.offset, m.Cursor, m.First(), m.visible, m.n, tail)
 }
 
 // EnableKeys offers only the moves that do something: up while a selectable line
 // is above the cursor, down while one is below it.
 func (m *Model) EnableKeys() {
-	m.Keys.Enable(m.cursor > m.First(), m.cursor >= 0 && m.cursor < m.Last())
+	m.Keys.Enable(m.Cursor > m.First(), m.Cursor >= 0 && m.Cursor < m.Last())
 }

@@ -14,10 +14,10 @@ func TestModel_MovesOverSelectableLinesAndKeepsTheKey(t *testing.T) {
 	heading := func(i int) bool { return i%5 != 0 } // 0, 5, 10... are headings
 	m.SetRows(20, heading)
 	m.SetVisible(4)
-	m.SetCursor(m.First())
+	m.Cursor = m.First()
 	m.ScrollTo(0)
-	if m.Cursor() != 1 || m.Offset() != 0 {
-		t.Fatalf("start: cursor %d offset %d, want 1 0", m.Cursor(), m.Offset())
+	if m.Cursor != 1 || m.Offset() != 0 {
+		t.Fatalf("start: cursor %d offset %d, want 1 0", m.Cursor, m.Offset())
 	}
 	for _, step := range []struct {
 		key            string
@@ -31,21 +31,21 @@ func TestModel_MovesOverSelectableLinesAndKeepsTheKey(t *testing.T) {
 			t.Fatalf("%s: not a list key", step.key)
 		}
 		m.ScrollTo(0)
-		if m.Cursor() != step.cursor || m.Offset() != step.offset {
-			t.Fatalf("%s: cursor %d offset %d, want %d %d", step.key, m.Cursor(), m.Offset(), step.cursor, step.offset)
+		if m.Cursor != step.cursor || m.Offset() != step.offset {
+			t.Fatalf("%s: cursor %d offset %d, want %d %d", step.key, m.Cursor, m.Offset(), step.cursor, step.offset)
 		}
 	}
 	m.EnableKeys()
 	if m.Keys.Up.Enabled() || !m.Keys.Down.Enabled() {
 		t.Fatal("at the first row only the moves down are offered")
 	}
-	m.SetCursor(7)
+	m.Cursor = 7
 	keyOf := func(i int) string { return strconv.Itoa(i) }
 	m.SetRows(30, heading)
-	if !m.Keep("8", keyOf) || m.Cursor() != 8 {
-		t.Fatalf("keep: cursor %d, want 8", m.Cursor())
+	if !m.Keep("8", keyOf) || m.Cursor != 8 {
+		t.Fatalf("keep: cursor %d, want 8", m.Cursor)
 	}
-	if m.Keep("10", keyOf) || m.Cursor() != 8 {
-		t.Fatalf("a heading's key is not kept: cursor %d", m.Cursor())
+	if m.Keep("10", keyOf) || m.Cursor != 8 {
+		t.Fatalf("a heading's key is not kept: cursor %d", m.Cursor)
 	}
 }

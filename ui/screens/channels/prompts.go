@@ -67,7 +67,7 @@ type PromptsView struct {
 func NewPromptsView(com *common.Common) PromptsView {
 	v := PromptsView{Common: com, keys: DefaultPromptsKeyMap(), list: list.New()}
 	v.list.Keys = v.keys.ScrollKeyMap
-	v.list.SetCursor(0)
+	v.list.Cursor = 0
 	return v
 }
 
@@ -88,7 +88,7 @@ func (v *PromptsView) SetServer(s model.ServerInfo) {
 	v.Server = s
 	v.list.SetRows(len(s.Prompts), nil)
 	if !same {
-		v.list.SetCursor(0)
+		v.list.Cursor = 0
 		v.list.SetOffset(0)
 	} else {
 		v.list.Keep(keep, func(i int) string { return s.Prompts[i].Name })
@@ -98,7 +98,7 @@ func (v *PromptsView) SetServer(s model.ServerInfo) {
 }
 
 func (v PromptsView) Selected() (model.PromptInfo, bool) {
-	c := v.list.Cursor()
+	c := v.list.Cursor
 	if c < 0 || c >= len(v.Server.Prompts) {
 		return model.PromptInfo{}, false
 	}
@@ -115,14 +115,14 @@ func (v PromptsView) visible() int {
 
 func (v *PromptsView) clamp() {
 	n := len(v.Server.Prompts)
-	v.list.SetCursor(min(max(v.list.Cursor(), 0), max(n-1, 0)))
+	v.list.Cursor = min(max(v.list.Cursor, 0), max(n-1, 0))
 	v.list.ScrollTo(0)
 }
 
 func (v *PromptsView) updateKeys() {
 	n := len(v.Server.Prompts)
 	v.keys.Open.SetEnabled(n > 0)
-	v.list.Keys.Enable(v.list.Cursor() > 0, v.list.Cursor() < n-1)
+	v.list.Keys.Enable(v.list.Cursor > 0, v.list.Cursor < n-1)
 	v.keys.ScrollKeyMap = v.list.Keys
 }
 
@@ -196,7 +196,7 @@ func (v PromptsView) View() string {
 			d += " " + common.Ellipsis
 		}
 		row := common.Fit(cut[i-offset], nameW) + " " + common.Fit(common.CutMiddle(argSummary(p), argW), argW) + " " + common.Inline(st, d, descW)
-		if i == v.list.Cursor() {
+		if i == v.list.Cursor {
 			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(row), iw)))
 		} else {
 			lines = append(lines, common.Fit("  "+row, iw))

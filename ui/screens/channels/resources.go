@@ -123,14 +123,14 @@ func (v *ResourcesView) SetServer(s model.ServerInfo, subscribed, updated map[st
 	}
 	rows := v.rows
 	v.list.SetRows(len(rows), func(i int) bool { return rows[i].i >= 0 })
-	v.list.SetCursor(-1)
+	v.list.Cursor = -1
 	if same {
 		v.list.Keep(keep, func(i int) string { return v.rowKey(rows[i]) })
 	} else {
 		v.list.SetOffset(0)
 	}
-	if v.list.Cursor() < 0 {
-		v.list.SetCursor(v.list.First())
+	if v.list.Cursor < 0 {
+		v.list.Cursor = v.list.First()
 	}
 	v.clamp()
 	v.updateKeys()
@@ -144,7 +144,7 @@ func (v ResourcesView) rowKey(r resRow) string {
 }
 
 func (v ResourcesView) selectedKey() string {
-	c := v.list.Cursor()
+	c := v.list.Cursor
 	if c < 0 || c >= len(v.rows) {
 		return ""
 	}
@@ -153,7 +153,7 @@ func (v ResourcesView) selectedKey() string {
 
 // Selected returns the resource or template under the cursor.
 func (v ResourcesView) Selected() (*model.ResourceInfo, *model.ResourceTemplateInfo) {
-	c := v.list.Cursor()
+	c := v.list.Cursor
 	if c < 0 || c >= len(v.rows) {
 		return nil, nil
 	}
@@ -286,7 +286,7 @@ func (v ResourcesView) View() string {
 		uriW := max(iw-2-2-nameW-1-typeW-1, 4)
 		row := mark + common.Fit(cut[ci], nameW) + " " + common.Fit(common.PlainInline(common.OrDash(mime)), typeW) + " " + common.CutMiddle(common.PlainInline(uri), uriW)
 		ci++
-		if i == v.list.Cursor() {
+		if i == v.list.Cursor {
 			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(row), iw)))
 		} else {
 			lines = append(lines, common.Fit("  "+row, iw))

@@ -93,7 +93,7 @@ func (v *Model) SetData(s *model.Snapshot, over model.Overrides, config map[stri
 
 // Open shows the view from its first tool row.
 func (v *Model) Open() {
-	v.list.SetCursor(-1)
+	v.list.Cursor = -1
 	v.list.SetOffset(0)
 	v.rebuild()
 }
@@ -108,7 +108,7 @@ func (v *Model) Refresh() {
 
 // Selected returns the tool (ref.Tool != "") or the server under the cursor.
 func (v Model) Selected() (trust.Ref, string) {
-	c := v.list.Cursor()
+	c := v.list.Cursor
 	if c < 0 || c >= len(v.Lines) {
 		return trust.Ref{}, ""
 	}
@@ -126,7 +126,7 @@ func (v *Model) rebuild() {
 	}
 	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
-	keep, keepAt := "", v.list.Cursor()
+	keep, keepAt := "", v.list.Cursor
 	if keepAt >= 0 && keepAt < len(v.Lines) {
 		keep = v.Lines[keepAt].key()
 	}
@@ -216,20 +216,20 @@ func (v *Model) rebuild() {
 	}
 	v.Lines = ls
 	v.list.SetRows(len(ls), func(i int) bool { return ls[i].selectable() })
-	v.list.SetCursor(-1)
+	v.list.Cursor = -1
 	if keep != "" {
 		for i, l := range ls {
 			if l.key() == keep {
-				v.list.SetCursor(i)
+				v.list.Cursor = i
 				break
 			}
 		}
 	}
-	if v.list.Cursor() < 0 {
+	if v.list.Cursor < 0 {
 		// The row left (its hazard is gone): the nearest row at or after where it was.
-		v.list.SetCursor(v.list.Next(max(keepAt, 0), 1))
-		if v.list.Cursor() < 0 {
-			v.list.SetCursor(v.list.Last())
+		v.list.Cursor = v.list.Next(max(keepAt, 0), 1)
+		if v.list.Cursor < 0 {
+			v.list.Cursor = v.list.Last()
 		}
 	}
 	v.clamp()
@@ -351,7 +351,7 @@ func (v Model) visible() int {
 
 // clamp keeps the cursor visible, and shows the headings above it when they fit.
 func (v *Model) clamp() {
-	n, cursor, offset := v.visible(), v.list.Cursor(), v.list.Offset()
+	n, cursor, offset := v.visible(), v.list.Cursor, v.list.Offset()
 	if cursor >= 0 {
 		if cursor < offset {
 			offset = cursor
@@ -372,7 +372,7 @@ func (v *Model) clamp() {
 func (v *Model) updateKeys() {
 	ref, server := v.Selected()
 	tool := ref.Tool != ""
-	first, last, cursor, offset := v.list.First(), v.list.Last(), v.list.Cursor(), v.list.Offset()
+	first, last, cursor, offset := v.list.First(), v.list.Last(), v.list.Cursor, v.list.Offset()
 	v.keys.Disable.SetEnabled(tool)
 	v.keys.Policy.SetEnabled(tool)
 	v.keys.Open.SetEnabled(tool)
@@ -444,7 +444,7 @@ func (v Model) View() string {
 	for i := v.list.Offset(); i < end; i++ {
 		l := v.Lines[i]
 		switch {
-		case i == v.list.Cursor():
+		case i == v.list.Cursor:
 			lines = append(lines, st.Selected.Render(common.Fit("  ▸ "+ansi.Strip(l.Text), iw)))
 		case l.selectable():
 			lines = append(lines, "    "+l.Text)
