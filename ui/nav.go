@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/airlock-mcp/airlock/ui/screen"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 )
 
@@ -57,8 +58,9 @@ type registration struct {
 // screen is its package, its id and one line here: the root then sizes it,
 // draws it, gives it the keys while it is on top and shows its keys.
 var registry = map[screenID]registration{
-	screenLogs:   {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
-	screenExport: {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
+	screenLogs:    {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
+	screenExport:  {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
+	screenHazards: {func(m *Model) screen.Screen { return &m.hazards }, footerExportQuit},
 }
 
 // registered is the screen s by the screen interface, or nil when the root
@@ -72,11 +74,21 @@ func (m *Model) registered(s screenID) screen.Screen {
 
 // carry does what a screen's intent asks for; cmd is the screen's own.
 func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
-	switch intent.(type) {
+	switch i := intent.(type) {
 	case screen.Back:
 		m.pop()
 	case logs.NextSource:
 		m.nextLogSource()
+	case hazards.OpenTool:
+		if t, ok := m.snap.Tool(i.Ref.Server, i.Ref.Tool); ok {
+			m.openDetail(t)
+		}
+	case hazards.Disable:
+		return m, tea.Batch(cmd, m.toggleDisabled(i.Ref))
+	case hazards.Policy:
+		return m, tea.Batch(cmd, m.cyclePolicy(i.Ref))
+	case hazards.Trust:
+		return m, tea.Batch(cmd, m.cycleTrust(i.Server))
 	}
 	return m, cmd
 }
@@ -89,12 +101,17 @@ const (
 	footerGlobal footerKind = iota
 	// footerLogsQuit: help, logs and quit, for screens whose own keys are many.
 	footerLogsQuit
+	// footerExportQuit: help, export and quit (the hazards screen's changes).
+	footerExportQuit
 )
 
 // keys is the global keys of the footer of a screen of this kind.
 func (f footerKind) keys(m *Model, global []key.Binding) []key.Binding {
-	if f == footerLogsQuit {
+	switch f {
+	case footerLogsQuit:
 		return append(global[:1:1], m.keys.Logs, m.keys.Quit)
+	case footerExportQuit:
+		return append(global[:1:1], m.keys.Export, m.keys.Quit)
 	}
 	return global
 }

@@ -633,26 +633,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			m.pop()
 		}
 		return m, cmd
-	case screenHazards:
-		var act hazards.Action
-		var cmd tea.Cmd
-		m.hazards, act, cmd = m.hazards.Update(k)
-		ref, server := m.hazards.Selected()
-		switch act {
-		case hazards.Back:
-			m.pop()
-		case hazards.OpenTool:
-			if t, ok := m.snap.Tool(ref.Server, ref.Tool); ok {
-				m.openDetail(t)
-			}
-		case hazards.Disable:
-			return m, tea.Batch(cmd, m.toggleDisabled(ref))
-		case hazards.Policy:
-			return m, tea.Batch(cmd, m.cyclePolicy(ref))
-		case hazards.Trust:
-			return m, tea.Batch(cmd, m.cycleTrust(server))
-		}
-		return m, cmd
 	case screenGrants:
 		return m.grantsKey(k)
 	case screenInfo:
@@ -852,7 +832,6 @@ func (m *Model) relayout(force bool) bool {
 		m.logs.Render(m.ring)
 	}
 	m.overlay.SetSize(l.modalW, l.modalH)
-	m.hazards.SetSize(l.width, l.bodyH)
 	m.grants.SetSize(l.width, l.bodyH)
 	m.info.SetSize(l.width, l.bodyH)
 	m.res.SetSize(l.width, l.bodyH)

@@ -104,8 +104,6 @@ func (m *Model) bodyView() string {
 		return m.result.View()
 	case screenActivity:
 		return m.activity.View(m.acts)
-	case screenHazards:
-		return m.hazards.View()
 	case screenGrants:
 		return m.grants.View()
 	case screenInfo:
@@ -331,8 +329,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.result.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
 	case screenActivity:
 		return footerView(m.help, m.activity.keyMap(), global)
-	case screenHazards:
-		return footerView(m.help, m.hazards.KeyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
 	case screenGrants:
 		return footerView(m.help, m.grants.keyMap(), global)
 	case screenInfo:

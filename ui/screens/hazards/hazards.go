@@ -1,7 +1,8 @@
 // Package hazards is the hazards screen (z) and the risk banner's words: every
 // hazard of the toolset with the tools of each leg, where a tool can be turned off,
 // given a policy or have its server's trust changed for this session (what-if).
-// A key asks the root for the change (Disable, Policy, Trust, OpenTool); the root
+// A key asks the root for the change (the intents Disable, Policy, Trust,
+// OpenTool, through the screen interface); the root
 // makes it through the session and hands the new snapshot back (SetData).
 package hazards
 
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -20,6 +22,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
+	"github.com/airlock-mcp/airlock/ui/screen"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -385,25 +388,25 @@ func (v *Model) updateKeys() {
 	v.keys.PageDown.SetEnabled(offset+v.visible() < len(v.Lines) || cursor < last)
 }
 
-// Action is what a key in the hazards view asks the root to do.
-type Action int
+// OpenTool asks the root to show the tool's details.
+type OpenTool struct{ Ref trust.Ref }
 
-const (
-	hazardsNone Action = iota
-	Back
-	OpenTool
-	Disable
-	Policy
-	Trust
-)
+// Disable asks the root to turn the tool off, or on again, for this session.
+type Disable struct{ Ref trust.Ref }
 
-// Update handles a key; the root acts on the returned action for selected().
-func (v Model) Update(msg tea.Msg) (Model, Action, tea.Cmd) {
+// Policy asks the root to cycle the tool's policy for this session.
+type Policy struct{ Ref trust.Ref }
+
+// Trust asks the root to cycle the server's trust for this session.
+type Trust struct{ Server string }
+
+// Update handles a key; what it asks for is about the row under the cursor
+// after the key (Selected).
+func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
-		return v, hazardsNone, nil
+		return nil, nil
 	}
-	act := hazardsNone
 	v.list.Keys = common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
 	if v.list.Update(k) {
 		switch {
@@ -413,21 +416,27 @@ func (v Model) Update(msg tea.Msg) (Model, Action, tea.Cmd) {
 			v.list.SetOffset(0)
 		}
 	}
+	// The key is matched before the keys are enabled for the new row; what it
+	// asks is about the row the cursor is on after it.
+	var ask func(ref trust.Ref, server string) screen.Intent
 	switch {
 	case key.Matches(k, v.keys.Back):
-		act = Back
+		ask = func(trust.Ref, string) screen.Intent { return screen.Back{} }
 	case key.Matches(k, v.keys.Open):
-		act = OpenTool
+		ask = func(r trust.Ref, _ string) screen.Intent { return OpenTool{r} }
 	case key.Matches(k, v.keys.Disable):
-		act = Disable
+		ask = func(r trust.Ref, _ string) screen.Intent { return Disable{r} }
 	case key.Matches(k, v.keys.Policy):
-		act = Policy
+		ask = func(r trust.Ref, _ string) screen.Intent { return Policy{r} }
 	case key.Matches(k, v.keys.Trust):
-		act = Trust
+		ask = func(_ trust.Ref, s string) screen.Intent { return Trust{s} }
 	}
 	v.clamp()
 	v.updateKeys()
-	return v, act, nil
+	if ask == nil {
+		return nil, nil
+	}
+	return ask(v.Selected()), nil
 }
 
 // View renders the heading and the visible lines in a pane.
@@ -459,7 +468,7 @@ func (v Model) View() string {
 }
 
 // KeyMap returns the bindings that apply now, for the footer.
-func (v Model) KeyMap() common.KeyMapFunc {
+func (v Model) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 
