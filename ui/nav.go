@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/airlock-mcp/airlock/ui/screen"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 )
@@ -61,6 +62,8 @@ var registry = map[screenID]registration{
 	screenLogs:    {func(m *Model) screen.Screen { return &m.logs }, footerGlobal},
 	screenExport:  {func(m *Model) screen.Screen { return &m.export }, footerGlobal},
 	screenHazards: {func(m *Model) screen.Screen { return &m.hazards }, footerExportQuit},
+	screenRes:     {func(m *Model) screen.Screen { return &m.res }, footerGlobal},
+	screenPrompts: {func(m *Model) screen.Screen { return &m.prompts }, footerGlobal},
 }
 
 // registered is the screen s by the screen interface, or nil when the root
@@ -89,6 +92,14 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 		return m, tea.Batch(cmd, m.cyclePolicy(i.Ref))
 	case hazards.Trust:
 		return m, tea.Batch(cmd, m.cycleTrust(i.Server))
+	case channels.Read:
+		return m.startRead(i.Server.Name, i.URI)
+	case channels.FillTemplate:
+		return m.openTemplateForm(i.Server, i.Template)
+	case channels.Subscribe:
+		return m.subscribe(i)
+	case channels.GetPrompt:
+		return m.openPromptForm(i.Server, i.Prompt)
 	}
 	return m, cmd
 }

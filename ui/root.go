@@ -637,10 +637,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.grantsKey(k)
 	case screenInfo:
 		return m.infoKey(k)
-	case screenRes:
-		return m.resourcesKey(k)
-	case screenPrompts:
-		return m.promptsKey(k)
 	case screenOutput:
 		return m.outputKey(k)
 	case screenRules:
@@ -834,8 +830,6 @@ func (m *Model) relayout(force bool) bool {
 	m.overlay.SetSize(l.modalW, l.modalH)
 	m.grants.SetSize(l.width, l.bodyH)
 	m.info.SetSize(l.width, l.bodyH)
-	m.res.SetSize(l.width, l.bodyH)
-	m.prompts.SetSize(l.width, l.bodyH)
 	m.output.SetSize(l.width, l.bodyH)
 	m.rules.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)

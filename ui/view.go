@@ -108,10 +108,6 @@ func (m *Model) bodyView() string {
 		return m.grants.View()
 	case screenInfo:
 		return m.info.View()
-	case screenRes:
-		return m.res.View()
-	case screenPrompts:
-		return m.prompts.View()
 	case screenOutput:
 		return m.output.View()
 	case screenRules:
@@ -333,10 +329,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.grants.keyMap(), global)
 	case screenInfo:
 		return footerView(m.help, m.info.keyMap(), append(global[:1:1], m.keys.Logs, m.keys.Quit))
-	case screenRes:
-		return footerView(m.help, m.res.KeyMap(), global)
-	case screenPrompts:
-		return footerView(m.help, m.prompts.KeyMap(), global)
 	case screenOutput:
 		return footerView(m.help, m.output.keyMap(), global)
 	case screenRules:

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -17,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
+	"github.com/airlock-mcp/airlock/ui/screen"
 )
 
 // PromptsKeyMap holds the keys of the prompts view.
@@ -126,29 +128,32 @@ func (v *PromptsView) updateKeys() {
 	v.keys.ScrollKeyMap = v.list.Keys
 }
 
-// PromptsAction is what a key in the prompts view asks the root to do.
-type PromptsAction int
-
-const (
-	promptsNone PromptsAction = iota
-	PromptsBack
-	PromptsOpen
-)
+// GetPrompt asks the root for the form of a prompt's arguments, then to get it.
+type GetPrompt struct {
+	Server model.ServerInfo
+	Prompt model.PromptInfo
+}
 
 // Update handles a key.
-func (v PromptsView) Update(k tea.KeyPressMsg) (PromptsView, PromptsAction) {
-	act := promptsNone
+func (v *PromptsView) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
+	}
 	n := len(v.Server.Prompts)
 	v.list.Update(k)
-	switch {
-	case key.Matches(k, v.keys.Back):
-		act = PromptsBack
-	case key.Matches(k, v.keys.Open) && n > 0:
-		act = PromptsOpen
-	}
+	back, open := key.Matches(k, v.keys.Back), key.Matches(k, v.keys.Open) && n > 0
 	v.clamp()
 	v.updateKeys()
-	return v, act
+	switch {
+	case back:
+		return screen.Back{}, nil
+	case open:
+		if p, ok := v.Selected(); ok {
+			return GetPrompt{Server: v.Server, Prompt: p}, nil
+		}
+	}
+	return nil, nil
 }
 
 // argSummary lists a prompt's arguments, required ones marked with "*".
@@ -243,6 +248,6 @@ func (v PromptsView) detailLines(iw int) []string {
 }
 
 // KeyMap returns the bindings that apply now, for the footer.
-func (v PromptsView) KeyMap() common.KeyMapFunc {
+func (v PromptsView) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -23,6 +24,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
+	"github.com/airlock-mcp/airlock/ui/screen"
 )
 
 // ResourcesKeyMap holds the keys of the resources view.
@@ -199,31 +201,51 @@ func (v *ResourcesView) updateKeys() {
 	v.keys.ScrollKeyMap = v.list.Keys
 }
 
-// ResourcesAction is what a key in the resources view asks the root to do.
-type ResourcesAction int
+// Read asks the root to read a resource of Server.
+type Read struct {
+	Server model.ServerInfo
+	URI    string
+}
 
-const (
-	resourcesNone ResourcesAction = iota
-	ResourcesBack
-	ResourcesOpen
-	ResourcesSubscribe
-)
+// FillTemplate asks the root for the form of a template's arguments, then to
+// read what it names.
+type FillTemplate struct {
+	Server   model.ServerInfo
+	Template model.ResourceTemplateInfo
+}
 
-// Update handles a key; the root acts on the returned action for selected().
-func (v ResourcesView) Update(k tea.KeyPressMsg) (ResourcesView, ResourcesAction) {
-	act := resourcesNone
-	v.list.Update(k)
-	switch {
-	case key.Matches(k, v.keys.Back):
-		act = ResourcesBack
-	case key.Matches(k, v.keys.Open):
-		act = ResourcesOpen
-	case key.Matches(k, v.keys.Subscribe):
-		act = ResourcesSubscribe
+// Subscribe asks the root to subscribe to a resource (On) or to end the
+// subscription.
+type Subscribe struct {
+	Server model.ServerInfo
+	URI    string
+	On     bool
+}
+
+// Update handles a key; what it asks for is about the row under the cursor
+// after the key.
+func (v *ResourcesView) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
 	}
+	v.list.Update(k)
+	back, open, sub := key.Matches(k, v.keys.Back), key.Matches(k, v.keys.Open), key.Matches(k, v.keys.Subscribe)
 	v.clamp()
 	v.updateKeys()
-	return v, act
+	res, tmpl := v.Selected()
+	switch {
+	case back:
+		return screen.Back{}, nil
+	case open && res != nil:
+		return Read{Server: v.Server, URI: res.URI}, nil
+	case open && tmpl != nil:
+		return FillTemplate{Server: v.Server, Template: *tmpl}, nil
+	case open:
+	case sub && res != nil:
+		return Subscribe{Server: v.Server, URI: res.URI, On: !v.Subscribed[res.URI]}, nil
+	}
+	return nil, nil
 }
 
 // View renders the heading, the list and the selected row in full.
@@ -359,6 +381,6 @@ func (v ResourcesView) detailLines(iw int) []string {
 }
 
 // KeyMap returns the bindings that apply now, for the footer.
-func (v ResourcesView) KeyMap() common.KeyMapFunc {
+func (v ResourcesView) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
