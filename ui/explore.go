@@ -241,50 +241,14 @@ func (m *Model) resourceUpdated(e session.ResourceUpdated) {
 	m.refreshExplore()
 }
 
-// resourcesKey handles a key of the resources view.
-func (m *Model) resourcesKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
-	var act channels.ResourcesAction
-	m.res, act = m.res.Update(k)
-	res, tmpl := m.res.Selected()
-	server := m.res.Server
-	switch act {
-	case channels.ResourcesBack:
-		m.pop()
-	case channels.ResourcesOpen:
-		switch {
-		case res != nil:
-			return m.startRead(server.Name, res.URI)
-		case tmpl != nil:
-			return m.openTemplateForm(server, *tmpl)
-		}
-	case channels.ResourcesSubscribe:
-		if res == nil {
-			break
-		}
-		on := !m.res.Subscribed[res.URI]
-		if on {
-			m.status = "subscribing to " + common.Inline(m.St, res.URI, 60) + "…"
-		} else {
-			m.status = "unsubscribing from " + common.Inline(m.St, res.URI, 60) + "…"
-		}
-		return m, subscribeCmd(m.ctx, m.sess, server.Name, res.URI, server.Gen, on)
+// subscribe asks the session to subscribe to a resource, or to end it.
+func (m *Model) subscribe(i channels.Subscribe) (*Model, tea.Cmd) {
+	if i.On {
+		m.status = "subscribing to " + common.Inline(m.St, i.URI, 60) + "…"
+	} else {
+		m.status = "unsubscribing from " + common.Inline(m.St, i.URI, 60) + "…"
 	}
-	return m, nil
-}
-
-// promptsKey handles a key of the prompts view.
-func (m *Model) promptsKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
-	var act channels.PromptsAction
-	m.prompts, act = m.prompts.Update(k)
-	switch act {
-	case channels.PromptsBack:
-		m.pop()
-	case channels.PromptsOpen:
-		if p, ok := m.prompts.Selected(); ok {
-			return m.openPromptForm(m.prompts.Server, p)
-		}
-	}
-	return m, nil
+	return m, subscribeCmd(m.ctx, m.sess, i.Server.Name, i.URI, i.Server.Gen, i.On)
 }
 
 // outputAgain reads the output's resource again, or opens its prompt's form

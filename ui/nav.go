@@ -6,9 +6,11 @@ import (
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screen"
 	"github.com/airlock-mcp/airlock/ui/screens/call"
+	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/content"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/grants"
+	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
@@ -76,6 +78,9 @@ var registry = map[screenID]registration{
 	screenResult:   {func(m *Model) screen.Screen { return &m.result }, footerLogsQuit},
 	screenRules:    {func(m *Model) screen.Screen { return &m.rules }, footerGlobal},
 	screenOutput:   {func(m *Model) screen.Screen { return &m.output }, footerGlobal},
+	screenHazards:  {func(m *Model) screen.Screen { return &m.hazards }, footerExportQuit},
+	screenRes:      {func(m *Model) screen.Screen { return &m.res }, footerGlobal},
+	screenPrompts:  {func(m *Model) screen.Screen { return &m.prompts }, footerGlobal},
 }
 
 // callScreen is the running call's screen, given the spinner's frame and the
@@ -132,6 +137,24 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 		return m.openForm(t, true)
 	case output.Again:
 		return m.outputAgain(intent.Out)
+	case hazards.OpenTool:
+		if t, ok := m.snap.Tool(intent.Ref.Server, intent.Ref.Tool); ok {
+			m.openDetail(t)
+		}
+	case hazards.Disable:
+		return m, tea.Batch(cmd, m.toggleDisabled(intent.Ref))
+	case hazards.Policy:
+		return m, tea.Batch(cmd, m.cyclePolicy(intent.Ref))
+	case hazards.Trust:
+		return m, tea.Batch(cmd, m.cycleTrust(intent.Server))
+	case channels.Read:
+		return m.startRead(intent.Server.Name, intent.URI)
+	case channels.FillTemplate:
+		return m.openTemplateForm(intent.Server, intent.Template)
+	case channels.Subscribe:
+		return m.subscribe(intent)
+	case channels.GetPrompt:
+		return m.openPromptForm(intent.Server, intent.Prompt)
 	}
 	return m, cmd
 }
@@ -144,12 +167,17 @@ const (
 	footerGlobal footerKind = iota
 	// footerLogsQuit: help, logs and quit, for screens whose own keys are many.
 	footerLogsQuit
+	// footerExportQuit: help, export and quit (the hazards screen's changes).
+	footerExportQuit
 )
 
 // keys is the global keys of the footer of a screen of this kind.
 func (f footerKind) keys(m *Model, global []key.Binding) []key.Binding {
-	if f == footerLogsQuit {
+	switch f {
+	case footerLogsQuit:
 		return append(global[:1:1], m.keys.Logs, m.keys.Quit)
+	case footerExportQuit:
+		return append(global[:1:1], m.keys.Export, m.keys.Quit)
 	}
 	return global
 }

@@ -588,30 +588,6 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m.carry(intent, cmd)
 	}
 	switch m.screen {
-	case screenHazards:
-		var act hazards.Action
-		var cmd tea.Cmd
-		m.hazards, act, cmd = m.hazards.Update(k)
-		ref, server := m.hazards.Selected()
-		switch act {
-		case hazards.Back:
-			m.pop()
-		case hazards.OpenTool:
-			if t, ok := m.snap.Tool(ref.Server, ref.Tool); ok {
-				m.openDetail(t)
-			}
-		case hazards.Disable:
-			return m, tea.Batch(cmd, m.toggleDisabled(ref))
-		case hazards.Policy:
-			return m, tea.Batch(cmd, m.cyclePolicy(ref))
-		case hazards.Trust:
-			return m, tea.Batch(cmd, m.cycleTrust(server))
-		}
-		return m, cmd
-	case screenRes:
-		return m.resourcesKey(k)
-	case screenPrompts:
-		return m.promptsKey(k)
 	}
 	return m.mainKey(k)
 }
@@ -795,9 +771,6 @@ func (m *Model) relayout(force bool) bool {
 		m.logs.Render(m.ring)
 	}
 	m.overlay.SetSize(l.modalW, l.modalH)
-	m.hazards.SetSize(l.width, l.bodyH)
-	m.res.SetSize(l.width, l.bodyH)
-	m.prompts.SetSize(l.width, l.bodyH)
 	m.queue.SetSize(l.modalW, l.modalH)
 	m.q.SetSize(l.modalW, l.modalH)
 	if m.screen == screenForm {

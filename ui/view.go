@@ -103,12 +103,6 @@ func (m *Model) bodyView() string {
 		return r.View()
 	}
 	switch s {
-	case screenHazards:
-		return m.hazards.View()
-	case screenRes:
-		return m.res.View()
-	case screenPrompts:
-		return m.prompts.View()
 	}
 	return joinColumns(m.servers.View(), m.tools.View())
 }
@@ -314,12 +308,6 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
 	}
 	switch m.screen {
-	case screenHazards:
-		return footerView(m.help, m.hazards.KeyMap(), append(global[:1:1], m.keys.Export, m.keys.Quit))
-	case screenRes:
-		return footerView(m.help, m.res.KeyMap(), global)
-	case screenPrompts:
-		return footerView(m.help, m.prompts.KeyMap(), global)
 	}
 	hazards := m.keys.Hazards
 	hazards.SetHelp("z", "hazards")

@@ -1,7 +1,7 @@
-// Package list holds the one cursor-and-offset arithmetic of airlock's lists: moving a
-// cursor over lines of which only some can be selected (headings between rows),
-// and the window offset that keeps the cursor and the rest of its entry in view.
-// Pure functions of ints and keys; no styles, no session.
+// Package list is the one list component of airlock's screens (Model: a cursor
+// over lines of which only some can be selected, headings between rows; the window
+// offset that keeps the cursor and the rest of its entry in view; the scroll keys)
+// and the arithmetic under it. The owner draws the lines: no styles, no session.
 package list
 
 import (

@@ -12,7 +12,6 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog"
-	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -28,21 +27,6 @@ const (
 	KindChoice                  // another two-button question of airlock's (AskChoice)
 	KindSampling                // a server asks for an LLM completion
 )
-
-// item is one question in the queue.
-type item struct {
-	kind    Kind
-	confirm dialog.Confirm
-	elicit  *model.Elicitation
-	form    form.Form
-	choice  choice
-	ref     trust.Ref   // KindAccept
-	fp      string      // KindAccept: the fingerprint of the definition shown
-	ctx     string      // KindClearTaint: the context
-	taint   trust.Taint // KindClearTaint: the taint shown
-	tag     string      // KindChoice: which question it is
-	sample  sampling    // KindSampling
-}
 
 // Outcome is what the person decided; nil means nothing yet.
 type Outcome interface{ outcome() }
@@ -133,21 +117,12 @@ func (o *Overlay) SetStyles(st theme.Styles) { o.st = st }
 // SetSize sets the space a question may take; one row is kept for the arming line.
 func (o *Overlay) SetSize(w, h int) {
 	o.width, o.height = w, h
-	for i := range o.items {
-		o.size(&o.items[i])
+	for i, it := range o.items {
+		o.items[i] = o.size(it)
 	}
 }
 
-func (o *Overlay) size(it *item) {
-	switch it.kind {
-	case KindApproval:
-		it.confirm.SetSize(o.width, o.height-1)
-	case KindElicitation:
-		it.form.SetSize(o.width, o.height-1)
-	case KindSampling:
-		it.sample.setSize(o.width, o.height-1)
-	}
-}
+func (o *Overlay) size(it item) item { return it.sized(o.width, o.height-1) }
 
 // Len is the number of questions, open or waiting.
 func (o Overlay) Len() int { return len(o.items) }
@@ -163,23 +138,27 @@ func (o Overlay) Front() (Kind, bool) {
 	if len(o.items) == 0 {
 		return 0, false
 	}
-	return o.items[0].kind, true
+	return o.items[0].kind(), true
 }
 
 // FrontApproval is the call the front question asks about, if it is an approval.
 func (o Overlay) FrontApproval() (*model.Pending, bool) {
-	if len(o.items) == 0 || o.items[0].kind != KindApproval {
+	if len(o.items) == 0 {
 		return nil, false
 	}
-	return o.items[0].confirm.Pending(), true
+	a, ok := o.items[0].(approval)
+	if !ok {
+		return nil, false
+	}
+	return a.confirm.Pending(), true
 }
 
 // Approvals is every pending call with a question, in queue order.
 func (o Overlay) Approvals() []*model.Pending {
 	var out []*model.Pending
 	for _, it := range o.items {
-		if it.kind == KindApproval {
-			out = append(out, it.confirm.Pending())
+		if a, ok := it.(approval); ok {
+			out = append(out, a.confirm.Pending())
 		}
 	}
 	return out
@@ -189,7 +168,7 @@ func (o Overlay) Approvals() []*model.Pending {
 func (o Overlay) Count(k Kind) int {
 	n := 0
 	for _, it := range o.items {
-		if it.kind == k {
+		if it.kind() == k {
 			n++
 		}
 	}
@@ -227,12 +206,11 @@ func (o *Overlay) Refocus() tea.Cmd {
 // person's own call asked (the question opens at once; it still arms).
 func (o *Overlay) AddApproval(p *model.Pending, mine bool) (bool, tea.Cmd) {
 	for _, it := range o.items {
-		if it.kind == KindApproval && it.confirm.ID() == p.ID {
+		if a, ok := it.(approval); ok && a.confirm.ID() == p.ID {
 			return false, nil
 		}
 	}
-	it := item{kind: KindApproval, confirm: dialog.NewConfirm(p, o.st)}
-	o.size(&it)
+	it := o.size(newApproval(p, o.st))
 	if mine {
 		return true, o.pushFront(it)
 	}
@@ -241,25 +219,19 @@ func (o *Overlay) AddApproval(p *model.Pending, mine bool) (bool, tea.Cmd) {
 
 // AddElicitation queues a server's request for input; server trust is shown first.
 func (o *Overlay) AddElicitation(e *model.Elicitation, t trust.ServerTrust) tea.Cmd {
-	f := form.NewElicitation(e, o.st)
-	f.SetServerTrust(t)
-	it := item{kind: KindElicitation, elicit: e, form: f}
-	o.size(&it)
-	return o.pushBack(it)
+	return o.pushBack(o.size(newElicitation(e, t, o.st)))
 }
 
 // AddSampling queues a server's sampling request; server trust is shown first.
 func (o *Overlay) AddSampling(r *model.SamplingRequest, t trust.ServerTrust) tea.Cmd {
-	it := item{kind: KindSampling, sample: newSampling(r, t)}
-	o.size(&it)
-	return o.pushBack(it)
+	return o.pushBack(o.size(samplingItem{s: newSampling(r, t)}))
 }
 
 // WithdrawSampling removes a sampling request that no longer waits.
 func (o *Overlay) WithdrawSampling(id uint64) (*model.SamplingRequest, tea.Cmd) {
 	for i, it := range o.items {
-		if it.kind == KindSampling && it.sample.req.ID == id {
-			return it.sample.req, o.remove(i)
+		if q, ok := it.(samplingItem); ok && q.s.req.ID == id {
+			return q.s.req, o.remove(i)
 		}
 	}
 	return nil, nil
@@ -271,7 +243,7 @@ func (o *Overlay) AskQuit(lines []string) tea.Cmd {
 	if k, ok := o.Front(); ok && k == KindQuit {
 		return nil
 	}
-	return o.pushFront(item{kind: KindQuit, choice: choice{
+	return o.pushFront(twoButton{about: quitting{}, choice: choice{
 		title: "Quit airlock?", lines: lines, buttons: [2]string{"Stay", "Quit"}, keys: QuitKeyMap(),
 	}})
 }
@@ -284,7 +256,7 @@ func (o *Overlay) AskAccept(ref trust.Ref, name, fingerprint string) tea.Cmd {
 	if fingerprint != "" {
 		lines = append(lines, "", "Pins sha256 "+fingerprint[:min(12, len(fingerprint))]+", the definition in the diff; if the server changed it since, nothing is pinned.")
 	}
-	return o.pushFront(item{kind: KindAccept, ref: ref, fp: fingerprint, choice: choice{
+	return o.pushFront(twoButton{about: accepting{ref: ref, fp: fingerprint}, choice: choice{
 		title:   "Accept the changed definition of " + name + "?",
 		lines:   lines,
 		buttons: [2]string{"Keep blocked", "Accept new definition"}, keys: AcceptKeyMap(),
@@ -299,7 +271,7 @@ func (o *Overlay) AskAccept(ref trust.Ref, name, fingerprint string) tea.Cmd {
 func (o *Overlay) AskClearTaint(ctxName string, t trust.Taint, name string, lines []string) tea.Cmd {
 	lines = append(append([]string(nil), lines...), "",
 		"Clear it only if the untrusted text is no longer in that conversation (you started a new one). Afterwards its exfiltration and destructive calls no longer ask because of this taint. The audit log records that you cleared it.")
-	return o.pushFront(item{kind: KindClearTaint, ctx: ctxName, taint: t, choice: choice{
+	return o.pushFront(twoButton{about: clearing{ctx: ctxName, taint: t}, choice: choice{
 		title:   "Clear the taint of " + name + "?",
 		lines:   lines,
 		buttons: [2]string{"Keep tainted", "Clear taint"}, keys: ClearTaintKeyMap(),
@@ -312,7 +284,7 @@ func (o *Overlay) AskClearTaint(ctxName string, t trust.Taint, name string, line
 // letter presses the second button unless keys binds one). It arms like every
 // question; the answer is a Chose with tag.
 func (o *Overlay) AskChoice(tag, title string, lines []string, buttons [2]string, keys ChoiceKeyMap) tea.Cmd {
-	return o.pushFront(item{kind: KindChoice, tag: tag, choice: choice{
+	return o.pushFront(twoButton{about: choosing{tag: tag}, choice: choice{
 		title: title, lines: lines, buttons: buttons, keys: keys,
 	}})
 }
@@ -348,10 +320,12 @@ func (o *Overlay) show() tea.Cmd {
 	o.open = true
 	o.g.restart()
 	o.g.shownAt = o.g.now()
-	o.setArming(true)
-	// A two-button question shown again starts on its safe button, as the
-	// approval dialog starts on Deny: a focus moved before never carries over.
-	o.items[0].choice.reset()
+	// Shown afresh, a question is disarmed, and a two-button question starts on
+	// its safe button as the approval dialog starts on Deny: a focus moved
+	// before never carries over.
+	if a, ok := o.items[0].(armer); ok {
+		o.items[0] = a.arming(true)
+	}
 	return o.g.tick(o.g.quiet)
 }
 
@@ -376,7 +350,7 @@ func (o *Overlay) Show() tea.Cmd {
 // BringToFront shows the approval of pending call id next; it arms afresh.
 func (o *Overlay) BringToFront(id uint64) tea.Cmd {
 	for i, it := range o.items {
-		if it.kind == KindApproval && it.confirm.ID() == id {
+		if a, ok := it.(approval); ok && a.confirm.ID() == id {
 			if i == 0 {
 				return o.show() // the keys went to the queue: it arms afresh
 			}
@@ -391,8 +365,8 @@ func (o *Overlay) BringToFront(id uint64) tea.Cmd {
 // elsewhere or withdrawn) and reports whether there was one.
 func (o *Overlay) WithdrawApproval(id uint64) (*model.Pending, tea.Cmd) {
 	for i, it := range o.items {
-		if it.kind == KindApproval && it.confirm.ID() == id {
-			return it.confirm.Pending(), o.remove(i)
+		if a, ok := it.(approval); ok && a.confirm.ID() == id {
+			return a.confirm.Pending(), o.remove(i)
 		}
 	}
 	return nil, nil
@@ -401,8 +375,8 @@ func (o *Overlay) WithdrawApproval(id uint64) (*model.Pending, tea.Cmd) {
 // WithdrawElicitation removes a server's request for input that was withdrawn.
 func (o *Overlay) WithdrawElicitation(id uint64) (*model.Elicitation, tea.Cmd) {
 	for i, it := range o.items {
-		if it.kind == KindElicitation && it.elicit.ID == id {
-			return it.elicit, o.remove(i)
+		if e, ok := it.(elicitation); ok && e.e.ID == id {
+			return e.e, o.remove(i)
 		}
 	}
 	return nil, nil
@@ -456,19 +430,15 @@ func (o Overlay) Tick(msg TickMsg, typing bool) (Overlay, tea.Cmd) {
 		return o, o.g.tick(unreadRecheck)
 	}
 	o.g.armed = true
-	o.setArming(false)
+	if a, ok := o.items[0].(armer); ok {
+		o.items[0] = a.arming(false)
+	}
 	return o, nil
 }
 
 // PendingTick returns the message the guard's current timer delivers: tests send
 // it after moving the clock instead of waiting.
 func (o Overlay) PendingTick() tea.Msg { return TickMsg{gen: o.g.gen} }
-
-func (o *Overlay) setArming(on bool) {
-	if len(o.items) > 0 && o.items[0].kind == KindApproval {
-		o.items[0].confirm.SetArming(on)
-	}
-}
 
 // scrollKeys are the keys an arming question still honours: they read, never
 // answer.
@@ -501,45 +471,7 @@ func (o Overlay) Update(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 
 func (o Overlay) forward(msg tea.Msg) (Overlay, Outcome, tea.Cmd) {
 	o.items = slices.Clone(o.items) // the Overlay Update was called on keeps its own
-	it := o.items[0]
-	var out Outcome
-	var cmd tea.Cmd
-	switch it.kind {
-	case KindApproval:
-		var act dialog.Action
-		it.confirm, act, cmd = it.confirm.Update(msg)
-		if act != nil {
-			out = Approved{Action: act, Pending: it.confirm.Pending()}
-		}
-	case KindElicitation:
-		var act form.Action
-		it.form, act, cmd = it.form.Update(msg)
-		switch a := act.(type) {
-		case form.Accept:
-			out = Elicited{Elicitation: it.elicit, Action: "accept", Content: a.Content}
-		case form.Decline:
-			out = Elicited{Elicitation: it.elicit, Action: "decline"}
-		case form.Cancel:
-			out = Elicited{Elicitation: it.elicit, Action: "cancel"}
-		}
-	case KindSampling:
-		it.sample, out, cmd = it.sample.update(o.st, msg, o.g.armed)
-	case KindQuit, KindAccept, KindClearTaint, KindChoice:
-		if k, ok := msg.(tea.KeyPressMsg); ok && o.g.armed {
-			if b := it.choice.key(k); b >= 0 {
-				switch it.kind {
-				case KindQuit:
-					out = QuitAnswer{Quit: b == 1}
-				case KindAccept:
-					out = AcceptAnswer{Ref: it.ref, Fingerprint: it.fp, Accept: b == 1}
-				case KindClearTaint:
-					out = ClearTaintAnswer{Context: it.ctx, Taint: it.taint, Clear: b == 1}
-				default:
-					out = Chose{Tag: it.tag, Second: b == 1}
-				}
-			}
-		}
-	}
+	it, out, cmd := o.items[0].update(o.st, msg, o.g.armed)
 	o.items[0] = it
 	if out != nil {
 		cmd = tea.Batch(cmd, o.remove(0))
@@ -553,13 +485,7 @@ func (o Overlay) Typing() bool {
 	if !o.Open() {
 		return false
 	}
-	switch o.items[0].kind {
-	case KindElicitation, KindSampling:
-		return true
-	case KindApproval:
-		return o.items[0].confirm.TypingReason()
-	}
-	return false
+	return o.items[0].typing()
 }
 
 // View renders the open question, with the arming line while it ignores keys;
@@ -568,23 +494,7 @@ func (o Overlay) View() string {
 	if !o.Open() {
 		return ""
 	}
-	it := o.items[0]
-	arming := !o.g.armed
-	var v string
-	switch it.kind {
-	case KindApproval:
-		return it.confirm.View() // it says it is arming itself
-	case KindElicitation:
-		v = it.form.View()
-	case KindSampling:
-		return it.sample.view(o.st, o.help, arming)
-	default:
-		return it.choice.view(o.st, o.help, o.width, arming)
-	}
-	if arming {
-		v = o.st.WarnText.Render("⏳ "+ArmingText) + "\n" + v
-	}
-	return v
+	return o.items[0].view(o.st, o.help, o.width, !o.g.armed)
 }
 
 // KeyMap is the open question's keys as they work now, for the footer.
@@ -595,16 +505,7 @@ func (o Overlay) KeyMap() help.KeyMap {
 	if !o.g.armed {
 		return armingHelp
 	}
-	switch it := o.items[0]; it.kind {
-	case KindApproval:
-		return it.confirm.KeyMap()
-	case KindElicitation:
-		return it.form.KeyMap()
-	case KindSampling:
-		return it.sample.keys
-	default:
-		return it.choice.keys
-	}
+	return o.items[0].keyMap()
 }
 
 // armingHelp is the help of a question while it arms: what works (scrolling) and
@@ -624,18 +525,14 @@ func (k keyList) FullHelp() [][]key.Binding { return [][]key.Binding{k} }
 // Badge is the status line's note for questions that are not on screen, "" when
 // none waits: "⚑ 2 approvals waiting — press a".
 func (o Overlay) Badge() string {
-	a, e := 0, 0
+	waiting := map[string]int{}
 	for i, it := range o.items {
 		if i == 0 && o.Open() {
 			continue
 		}
-		switch it.kind {
-		case KindApproval:
-			a++
-		case KindElicitation, KindSampling:
-			e++
-		}
+		waiting[it.waits()]++
 	}
+	a, e := waiting["approval"], waiting["request"]
 	var parts []string
 	if a > 0 {
 		parts = append(parts, plural(a, "approval")+" waiting")
@@ -675,7 +572,7 @@ func (o Overlay) KeysFree() bool {
 	if !o.Open() || !o.g.armed || o.Typing() {
 		return false
 	}
-	if it := o.items[0]; it.kind == KindApproval && it.confirm.Armed() || it.choice.waiting {
+	if o.items[0].holdsKeys() {
 		return false
 	}
 	return true

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -17,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
+	"github.com/airlock-mcp/airlock/ui/screen"
 )
 
 // PromptsKeyMap holds the keys of the prompts view.
@@ -59,19 +61,22 @@ type PromptsView struct {
 	*common.Common
 	keys   PromptsKeyMap
 	Server model.ServerInfo
-	cursor int
-	offset int
+	list   list.Model // over Server.Prompts; the cursor is 0 when there are none
 
 	width, height int
 }
 
 func NewPromptsView(com *common.Common) PromptsView {
-	return PromptsView{Common: com, keys: DefaultPromptsKeyMap()}
+	v := PromptsView{Common: com, keys: DefaultPromptsKeyMap(), list: list.New()}
+	v.list.Keys = v.keys.ScrollKeyMap
+	v.list.Cursor = 0
+	return v
 }
 
 // SetSize sets the outer size.
 func (v *PromptsView) SetSize(w, h int) {
 	v.width, v.height = w, h
+	v.list.SetVisible(v.visible())
 	v.clamp()
 }
 
@@ -83,24 +88,23 @@ func (v *PromptsView) SetServer(s model.ServerInfo) {
 	}
 	same := s.Name == v.Server.Name
 	v.Server = s
+	v.list.SetRows(len(s.Prompts), nil)
 	if !same {
-		v.cursor, v.offset = 0, 0
+		v.list.Cursor = 0
+		v.list.SetOffset(0)
 	} else {
-		for i, p := range s.Prompts {
-			if p.Name == keep {
-				v.cursor = i
-			}
-		}
+		v.list.Keep(keep, func(i int) string { return s.Prompts[i].Name })
 	}
 	v.clamp()
 	v.updateKeys()
 }
 
 func (v PromptsView) Selected() (model.PromptInfo, bool) {
-	if v.cursor < 0 || v.cursor >= len(v.Server.Prompts) {
+	c := v.list.Cursor
+	if c < 0 || c >= len(v.Server.Prompts) {
 		return model.PromptInfo{}, false
 	}
-	return v.Server.Prompts[v.cursor], true
+	return v.Server.Prompts[c], true
 }
 
 // promptDetailRows is how many lines under the list show the selected prompt.
@@ -113,48 +117,43 @@ func (v PromptsView) visible() int {
 
 func (v *PromptsView) clamp() {
 	n := len(v.Server.Prompts)
-	v.cursor = min(max(v.cursor, 0), max(n-1, 0))
-	vis := v.visible()
-	if v.cursor < v.offset {
-		v.offset = v.cursor
-	}
-	if v.cursor >= v.offset+vis {
-		v.offset = v.cursor - vis + 1
-	}
-	v.offset = min(max(v.offset, 0), max(n-vis, 0))
+	v.list.Cursor = min(max(v.list.Cursor, 0), max(n-1, 0))
+	v.list.ScrollTo(0)
 }
 
 func (v *PromptsView) updateKeys() {
 	n := len(v.Server.Prompts)
 	v.keys.Open.SetEnabled(n > 0)
-	v.keys.ScrollKeyMap.Enable(v.cursor > 0, v.cursor < n-1)
+	v.list.Keys.Enable(v.list.Cursor > 0, v.list.Cursor < n-1)
+	v.keys.ScrollKeyMap = v.list.Keys
 }
 
-// PromptsAction is what a key in the prompts view asks the root to do.
-type PromptsAction int
-
-const (
-	promptsNone PromptsAction = iota
-	PromptsBack
-	PromptsOpen
-)
+// GetPrompt asks the root for the form of a prompt's arguments, then to get it.
+type GetPrompt struct {
+	Server model.ServerInfo
+	Prompt model.PromptInfo
+}
 
 // Update handles a key.
-func (v PromptsView) Update(k tea.KeyPressMsg) (PromptsView, PromptsAction) {
-	act := promptsNone
+func (v *PromptsView) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
+	}
 	n := len(v.Server.Prompts)
-	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, n, v.visible(), func(int) bool { return true }); ok {
-		v.cursor = to
-	}
-	switch {
-	case key.Matches(k, v.keys.Back):
-		act = PromptsBack
-	case key.Matches(k, v.keys.Open) && n > 0:
-		act = PromptsOpen
-	}
+	v.list.Update(k)
+	back, open := key.Matches(k, v.keys.Back), key.Matches(k, v.keys.Open) && n > 0
 	v.clamp()
 	v.updateKeys()
-	return v, act
+	switch {
+	case back:
+		return screen.Back{}, nil
+	case open:
+		if p, ok := v.Selected(); ok {
+			return GetPrompt{Server: v.Server, Prompt: p}, nil
+		}
+	}
+	return nil, nil
 }
 
 // argSummary lists a prompt's arguments, required ones marked with "*".
@@ -183,10 +182,10 @@ func (v PromptsView) View() string {
 	if len(s.Prompts) == 0 {
 		lines = append(lines, st.Muted.Render(common.Fit("  it lists no prompts", iw)))
 	}
-	end := min(v.offset+v.visible(), len(s.Prompts))
+	offset, end := v.list.Offset(), v.list.End()
 	var names []string
 	nameW := 0
-	for i := v.offset; i < end; i++ {
+	for i := offset; i < end; i++ {
 		n := common.PlainInline(s.Prompts[i].Name)
 		names = append(names, n)
 		nameW = max(nameW, ansi.StringWidth(n))
@@ -194,15 +193,15 @@ func (v PromptsView) View() string {
 	nameW = min(nameW, max(iw/3, 12))
 	argW := min(24, max(iw/4, 10))
 	cut := common.CutNames(names, nameW)
-	for i := v.offset; i < end; i++ {
+	for i := offset; i < end; i++ {
 		p := s.Prompts[i]
 		descW := max(iw-2-nameW-1-argW-1, 0)
 		d, more := common.Summary(FirstNonEmpty(p.Title, p.Description))
 		if more {
 			d += " " + common.Ellipsis
 		}
-		row := common.Fit(cut[i-v.offset], nameW) + " " + common.Fit(common.CutMiddle(argSummary(p), argW), argW) + " " + common.Inline(st, d, descW)
-		if i == v.cursor {
+		row := common.Fit(cut[i-offset], nameW) + " " + common.Fit(common.CutMiddle(argSummary(p), argW), argW) + " " + common.Inline(st, d, descW)
+		if i == v.list.Cursor {
 			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(row), iw)))
 		} else {
 			lines = append(lines, common.Fit("  "+row, iw))
@@ -249,6 +248,6 @@ func (v PromptsView) detailLines(iw int) []string {
 }
 
 // KeyMap returns the bindings that apply now, for the footer.
-func (v PromptsView) KeyMap() common.KeyMapFunc {
+func (v PromptsView) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -23,6 +24,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
+	"github.com/airlock-mcp/airlock/ui/screen"
 )
 
 // ResourcesKeyMap holds the keys of the resources view.
@@ -84,20 +86,22 @@ type ResourcesView struct {
 	// root keeps them per server; the view shows them).
 	Subscribed, Updated map[string]bool
 
-	rows   []resRow
-	cursor int // index into rows of a selectable row, -1 when none
-	offset int
+	rows []resRow
+	list list.Model // over rows; the cursor is on a resource or a template, -1 when none
 
 	width, height int
 }
 
 func NewResourcesView(com *common.Common) ResourcesView {
-	return ResourcesView{Common: com, keys: DefaultResourcesKeyMap(), cursor: -1}
+	v := ResourcesView{Common: com, keys: DefaultResourcesKeyMap(), list: list.New()}
+	v.list.Keys = v.keys.ScrollKeyMap
+	return v
 }
 
 // SetSize sets the outer size.
 func (v *ResourcesView) SetSize(w, h int) {
 	v.width, v.height = w, h
+	v.list.SetVisible(v.visible())
 	v.clamp()
 }
 
@@ -119,18 +123,16 @@ func (v *ResourcesView) SetServer(s model.ServerInfo, subscribed, updated map[st
 			v.rows = append(v.rows, resRow{template: true, i: i})
 		}
 	}
-	v.cursor = -1
+	rows := v.rows
+	v.list.SetRows(len(rows), func(i int) bool { return rows[i].i >= 0 })
+	v.list.Cursor = -1
 	if same {
-		for i, r := range v.rows {
-			if r.i >= 0 && v.rowKey(r) == keep {
-				v.cursor = i
-			}
-		}
+		v.list.Keep(keep, func(i int) string { return v.rowKey(rows[i]) })
 	} else {
-		v.offset = 0
+		v.list.SetOffset(0)
 	}
-	if v.cursor < 0 {
-		v.cursor = v.next(0, 1)
+	if v.list.Cursor < 0 {
+		v.list.Cursor = v.list.First()
 	}
 	v.clamp()
 	v.updateKeys()
@@ -144,18 +146,20 @@ func (v ResourcesView) rowKey(r resRow) string {
 }
 
 func (v ResourcesView) selectedKey() string {
-	if v.cursor < 0 || v.cursor >= len(v.rows) {
+	c := v.list.Cursor
+	if c < 0 || c >= len(v.rows) {
 		return ""
 	}
-	return v.rowKey(v.rows[v.cursor])
+	return v.rowKey(v.rows[c])
 }
 
 // Selected returns the resource or template under the cursor.
 func (v ResourcesView) Selected() (*model.ResourceInfo, *model.ResourceTemplateInfo) {
-	if v.cursor < 0 || v.cursor >= len(v.rows) {
+	c := v.list.Cursor
+	if c < 0 || c >= len(v.rows) {
 		return nil, nil
 	}
-	r := v.rows[v.cursor]
+	r := v.rows[c]
 	if r.i < 0 {
 		return nil, nil
 	}
@@ -163,10 +167,6 @@ func (v ResourcesView) Selected() (*model.ResourceInfo, *model.ResourceTemplateI
 		return nil, &v.Server.ResourceTemplates[r.i]
 	}
 	return &v.Server.Resources[r.i], nil
-}
-
-func (v ResourcesView) next(i, dir int) int {
-	return list.NextSelectable(len(v.rows), i, dir, func(i int) bool { return v.rows[i].i >= 0 })
 }
 
 // detailRows is how many lines under the list show the selected row in full.
@@ -180,12 +180,11 @@ func (v ResourcesView) visible() int {
 }
 
 func (v *ResourcesView) clamp() {
-	v.offset = list.ScrollTo(v.offset, v.cursor, v.next(0, 1), v.visible(), len(v.rows), 0)
+	v.list.ScrollTo(0)
 }
 
 func (v *ResourcesView) updateKeys() {
 	res, tmpl := v.Selected()
-	first, last := v.next(0, 1), v.next(len(v.rows)-1, -1)
 	v.keys.Open.SetEnabled(res != nil || tmpl != nil)
 	if tmpl != nil {
 		v.keys.Open.SetHelp("enter", "fill in the template, then read")
@@ -198,36 +197,55 @@ func (v *ResourcesView) updateKeys() {
 	} else {
 		v.keys.Subscribe.SetHelp("s", "subscribe: ● marks a change")
 	}
-	v.keys.ScrollKeyMap.Enable(v.cursor > first, v.cursor >= 0 && v.cursor < last)
+	v.list.EnableKeys()
+	v.keys.ScrollKeyMap = v.list.Keys
 }
 
-// ResourcesAction is what a key in the resources view asks the root to do.
-type ResourcesAction int
+// Read asks the root to read a resource of Server.
+type Read struct {
+	Server model.ServerInfo
+	URI    string
+}
 
-const (
-	resourcesNone ResourcesAction = iota
-	ResourcesBack
-	ResourcesOpen
-	ResourcesSubscribe
-)
+// FillTemplate asks the root for the form of a template's arguments, then to
+// read what it names.
+type FillTemplate struct {
+	Server   model.ServerInfo
+	Template model.ResourceTemplateInfo
+}
 
-// Update handles a key; the root acts on the returned action for selected().
-func (v ResourcesView) Update(k tea.KeyPressMsg) (ResourcesView, ResourcesAction) {
-	act := resourcesNone
-	if to, ok := list.Move(k, v.keys.ScrollKeyMap, v.cursor, len(v.rows), v.visible(), func(i int) bool { return v.rows[i].i >= 0 }); ok {
-		v.cursor = to
+// Subscribe asks the root to subscribe to a resource (On) or to end the
+// subscription.
+type Subscribe struct {
+	Server model.ServerInfo
+	URI    string
+	On     bool
+}
+
+// Update handles a key; what it asks for is about the row under the cursor
+// after the key.
+func (v *ResourcesView) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
 	}
-	switch {
-	case key.Matches(k, v.keys.Back):
-		act = ResourcesBack
-	case key.Matches(k, v.keys.Open):
-		act = ResourcesOpen
-	case key.Matches(k, v.keys.Subscribe):
-		act = ResourcesSubscribe
-	}
+	v.list.Update(k)
+	back, open, sub := key.Matches(k, v.keys.Back), key.Matches(k, v.keys.Open), key.Matches(k, v.keys.Subscribe)
 	v.clamp()
 	v.updateKeys()
-	return v, act
+	res, tmpl := v.Selected()
+	switch {
+	case back:
+		return screen.Back{}, nil
+	case open && res != nil:
+		return Read{Server: v.Server, URI: res.URI}, nil
+	case open && tmpl != nil:
+		return FillTemplate{Server: v.Server, Template: *tmpl}, nil
+	case open:
+	case sub && res != nil:
+		return Subscribe{Server: v.Server, URI: res.URI, On: !v.Subscribed[res.URI]}, nil
+	}
+	return nil, nil
 }
 
 // View renders the heading, the list and the selected row in full.
@@ -249,10 +267,10 @@ func (v ResourcesView) View() string {
 
 	// Columns: mark(2) name type uri. Names on screen are cut together so
 	// that no two look the same.
-	end := min(v.offset+v.visible(), len(v.rows))
+	offset, end := v.list.Offset(), v.list.End()
 	var names []string
 	nameW := 0
-	for i := v.offset; i < end; i++ {
+	for i := offset; i < end; i++ {
 		if r := v.rows[i]; r.i >= 0 {
 			n := common.PlainInline(v.name(r))
 			names = append(names, n)
@@ -263,7 +281,7 @@ func (v ResourcesView) View() string {
 	typeW := min(16, max(iw/6, 8))
 	cut := common.CutNames(names, nameW)
 	ci := 0
-	for i := v.offset; i < end; i++ {
+	for i := offset; i < end; i++ {
 		r := v.rows[i]
 		if r.i < 0 {
 			title := "Resources"
@@ -290,7 +308,7 @@ func (v ResourcesView) View() string {
 		uriW := max(iw-2-2-nameW-1-typeW-1, 4)
 		row := mark + common.Fit(cut[ci], nameW) + " " + common.Fit(common.PlainInline(common.OrDash(mime)), typeW) + " " + common.CutMiddle(common.PlainInline(uri), uriW)
 		ci++
-		if i == v.cursor {
+		if i == v.list.Cursor {
 			lines = append(lines, st.Selected.Render(common.Fit("▸ "+ansi.Strip(row), iw)))
 		} else {
 			lines = append(lines, common.Fit("  "+row, iw))
@@ -363,6 +381,6 @@ func (v ResourcesView) detailLines(iw int) []string {
 }
 
 // KeyMap returns the bindings that apply now, for the footer.
-func (v ResourcesView) KeyMap() common.KeyMapFunc {
+func (v ResourcesView) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }

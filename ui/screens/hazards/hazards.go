@@ -1,7 +1,8 @@
 // Package hazards is the hazards screen (z) and the risk banner's words: every
 // hazard of the toolset with the tools of each leg, where a tool can be turned off,
 // given a policy or have its server's trust changed for this session (what-if).
-// A key asks the root for the change (Disable, Policy, Trust, OpenTool); the root
+// A key asks the root for the change (the intents Disable, Policy, Trust,
+// OpenTool, through the screen interface); the root
 // makes it through the session and hands the new snapshot back (SetData).
 package hazards
 
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -20,6 +22,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/list"
+	"github.com/airlock-mcp/airlock/ui/screen"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -62,9 +65,8 @@ type Model struct {
 	over   model.Overrides
 	config map[string]trust.ServerTrust // each server's trust in the config
 
-	Lines  []hzLine
-	cursor int // index into lines of a selectable line, -1 when none
-	offset int // first visible line
+	Lines []hzLine
+	list  list.Model // over Lines; the cursor is on a selectable line, -1 when none
 	// Dirty says the snapshot changed since lines were built; the lines are built
 	// only while the view is shown.
 	Dirty bool
@@ -73,12 +75,15 @@ type Model struct {
 }
 
 func New(com *common.Common) Model {
-	return Model{Common: com, keys: DefaultKeyMap(), cursor: -1}
+	v := Model{Common: com, keys: DefaultKeyMap(), list: list.New()}
+	v.list.Keys = common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
+	return v
 }
 
 // SetSize sets the outer size; the lines are wrapped again for the new width.
 func (v *Model) SetSize(w, h int) {
 	v.width, v.height = w, h
+	v.list.SetVisible(v.visible())
 	v.Dirty = true
 }
 
@@ -91,7 +96,8 @@ func (v *Model) SetData(s *model.Snapshot, over model.Overrides, config map[stri
 
 // Open shows the view from its first tool row.
 func (v *Model) Open() {
-	v.cursor, v.offset = -1, 0
+	v.list.Cursor = -1
+	v.list.SetOffset(0)
 	v.rebuild()
 }
 
@@ -105,10 +111,11 @@ func (v *Model) Refresh() {
 
 // Selected returns the tool (ref.Tool != "") or the server under the cursor.
 func (v Model) Selected() (trust.Ref, string) {
-	if v.cursor < 0 || v.cursor >= len(v.Lines) {
+	c := v.list.Cursor
+	if c < 0 || c >= len(v.Lines) {
 		return trust.Ref{}, ""
 	}
-	l := v.Lines[v.cursor]
+	l := v.Lines[c]
 	if l.Ref.Tool != "" {
 		return l.Ref, l.Ref.Server
 	}
@@ -122,9 +129,9 @@ func (v *Model) rebuild() {
 	}
 	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
-	keep, keepAt := "", v.cursor
-	if v.cursor >= 0 && v.cursor < len(v.Lines) {
-		keep = v.Lines[v.cursor].key()
+	keep, keepAt := "", v.list.Cursor
+	if keepAt >= 0 && keepAt < len(v.Lines) {
+		keep = v.Lines[keepAt].key()
 	}
 	var ls []hzLine
 	add := func(texts ...string) {
@@ -211,20 +218,21 @@ func (v *Model) rebuild() {
 		}
 	}
 	v.Lines = ls
-	v.cursor = -1
+	v.list.SetRows(len(ls), func(i int) bool { return ls[i].selectable() })
+	v.list.Cursor = -1
 	if keep != "" {
 		for i, l := range ls {
 			if l.key() == keep {
-				v.cursor = i
+				v.list.Cursor = i
 				break
 			}
 		}
 	}
-	if v.cursor < 0 {
+	if v.list.Cursor < 0 {
 		// The row left (its hazard is gone): the nearest row at or after where it was.
-		v.cursor = v.nextSelectable(max(keepAt, 0), 1)
-		if v.cursor < 0 {
-			v.cursor = v.nextSelectable(len(ls)-1, -1)
+		v.list.Cursor = v.list.Next(max(keepAt, 0), 1)
+		if v.list.Cursor < 0 {
+			v.list.Cursor = v.list.Last()
 		}
 	}
 	v.clamp()
@@ -337,16 +345,6 @@ func (v Model) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	return hzLine{Text: common.Fit(text, iw-4), Ref: ref}
 }
 
-// nextSelectable finds the first selectable line from i in direction dir, or -1.
-func (v Model) nextSelectable(i, dir int) int {
-	for ; i >= 0 && i < len(v.Lines); i += dir {
-		if v.Lines[i].selectable() {
-			return i
-		}
-	}
-	return -1
-}
-
 // visible is the number of lines between the heading and the line that counts
 // what is below.
 func (v Model) visible() int {
@@ -356,84 +354,89 @@ func (v Model) visible() int {
 
 // clamp keeps the cursor visible, and shows the headings above it when they fit.
 func (v *Model) clamp() {
-	n := v.visible()
-	if v.cursor >= 0 {
-		if v.cursor < v.offset {
-			v.offset = v.cursor
+	n, cursor, offset := v.visible(), v.list.Cursor, v.list.Offset()
+	if cursor >= 0 {
+		if cursor < offset {
+			offset = cursor
 		}
-		if v.cursor >= v.offset+n {
-			v.offset = v.cursor - n + 1
+		if cursor >= offset+n {
+			offset = cursor - n + 1
 		}
-		for v.offset > 0 && !v.Lines[v.offset-1].selectable() && v.cursor-(v.offset-1) < n {
-			v.offset--
+		for offset > 0 && !v.Lines[offset-1].selectable() && cursor-(offset-1) < n {
+			offset--
 		}
-		if v.cursor == v.nextSelectable(0, 1) {
-			v.offset = max(0, min(v.offset, v.cursor-n+1))
+		if cursor == v.list.First() {
+			offset = max(0, min(offset, cursor-n+1))
 		}
 	}
-	v.offset = min(max(v.offset, 0), max(len(v.Lines)-n, 0))
+	v.list.SetOffset(min(max(offset, 0), max(len(v.Lines)-n, 0)))
 }
 
 func (v *Model) updateKeys() {
 	ref, server := v.Selected()
 	tool := ref.Tool != ""
-	first, last := v.nextSelectable(0, 1), v.nextSelectable(len(v.Lines)-1, -1)
+	first, last, cursor, offset := v.list.First(), v.list.Last(), v.list.Cursor, v.list.Offset()
 	v.keys.Disable.SetEnabled(tool)
 	v.keys.Policy.SetEnabled(tool)
 	v.keys.Open.SetEnabled(tool)
 	v.keys.Trust.SetEnabled(server != "")
-	v.keys.Up.SetEnabled(v.cursor > first)
-	v.keys.Top.SetEnabled(v.cursor > first)
-	v.keys.PageUp.SetEnabled(v.offset > 0 || v.cursor > first)
-	v.keys.Down.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.Bottom.SetEnabled(v.cursor >= 0 && v.cursor < last)
-	v.keys.PageDown.SetEnabled(v.offset+v.visible() < len(v.Lines) || v.cursor < last)
+	v.keys.Up.SetEnabled(cursor > first)
+	v.keys.Top.SetEnabled(cursor > first)
+	v.keys.PageUp.SetEnabled(offset > 0 || cursor > first)
+	v.keys.Down.SetEnabled(cursor >= 0 && cursor < last)
+	v.keys.Bottom.SetEnabled(cursor >= 0 && cursor < last)
+	v.keys.PageDown.SetEnabled(offset+v.visible() < len(v.Lines) || cursor < last)
 }
 
-// Action is what a key in the hazards view asks the root to do.
-type Action int
+// OpenTool asks the root to show the tool's details.
+type OpenTool struct{ Ref trust.Ref }
 
-const (
-	hazardsNone Action = iota
-	Back
-	OpenTool
-	Disable
-	Policy
-	Trust
-)
+// Disable asks the root to turn the tool off, or on again, for this session.
+type Disable struct{ Ref trust.Ref }
 
-// Update handles a key; the root acts on the returned action for selected().
-func (v Model) Update(msg tea.Msg) (Model, Action, tea.Cmd) {
+// Policy asks the root to cycle the tool's policy for this session.
+type Policy struct{ Ref trust.Ref }
+
+// Trust asks the root to cycle the server's trust for this session.
+type Trust struct{ Server string }
+
+// Update handles a key; what it asks for is about the row under the cursor
+// after the key (Selected).
+func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
-		return v, hazardsNone, nil
+		return nil, nil
 	}
-	act := hazardsNone
-	scroll := common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
-	if to, ok := list.Move(k, scroll, v.cursor, len(v.Lines), v.visible(), func(i int) bool { return v.Lines[i].selectable() }); ok {
-		v.cursor = to
+	v.list.Keys = common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
+	if v.list.Update(k) {
 		switch {
 		case key.Matches(k, v.keys.PageUp):
-			v.offset -= v.visible()
+			v.list.SetOffset(v.list.Offset() - v.visible())
 		case key.Matches(k, v.keys.Top):
-			v.offset = 0
+			v.list.SetOffset(0)
 		}
 	}
+	// The key is matched before the keys are enabled for the new row; what it
+	// asks is about the row the cursor is on after it.
+	var ask func(ref trust.Ref, server string) screen.Intent
 	switch {
 	case key.Matches(k, v.keys.Back):
-		act = Back
+		ask = func(trust.Ref, string) screen.Intent { return screen.Back{} }
 	case key.Matches(k, v.keys.Open):
-		act = OpenTool
+		ask = func(r trust.Ref, _ string) screen.Intent { return OpenTool{r} }
 	case key.Matches(k, v.keys.Disable):
-		act = Disable
+		ask = func(r trust.Ref, _ string) screen.Intent { return Disable{r} }
 	case key.Matches(k, v.keys.Policy):
-		act = Policy
+		ask = func(r trust.Ref, _ string) screen.Intent { return Policy{r} }
 	case key.Matches(k, v.keys.Trust):
-		act = Trust
+		ask = func(_ trust.Ref, s string) screen.Intent { return Trust{s} }
 	}
 	v.clamp()
 	v.updateKeys()
-	return v, act, nil
+	if ask == nil {
+		return nil, nil
+	}
+	return ask(v.Selected()), nil
 }
 
 // View renders the heading and the visible lines in a pane.
@@ -446,11 +449,11 @@ func (v Model) View() string {
 	}
 	head := "Hazards · " + strconv.Itoa(n) + " · x off · p policy · T trust: what-if for this session"
 	lines := []string{common.PaneHeading(st, head, true, iw)}
-	end := min(v.offset+v.visible(), len(v.Lines))
-	for i := v.offset; i < end; i++ {
+	end := v.list.End()
+	for i := v.list.Offset(); i < end; i++ {
 		l := v.Lines[i]
 		switch {
-		case i == v.cursor:
+		case i == v.list.Cursor:
 			lines = append(lines, st.Selected.Render(common.Fit("  ▸ "+ansi.Strip(l.Text), iw)))
 		case l.selectable():
 			lines = append(lines, "    "+l.Text)
@@ -465,7 +468,7 @@ func (v Model) View() string {
 }
 
 // KeyMap returns the bindings that apply now, for the footer.
-func (v Model) KeyMap() common.KeyMapFunc {
+func (v Model) KeyMap() help.KeyMap {
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -31,8 +32,9 @@ type ServersPane struct {
 	counts, badges []string
 	// Changed holds the servers whose trust this session Changed (what-if).
 	Changed map[string]bool
-	Cursor  int // 0: all servers; i+1: servers[i]
-	offset  int // first visible entry
+	// list.Model's Cursor is the selected row, 0: all servers, i+1:
+	// Servers[i]; its offset is the first visible server (rows after the first).
+	list.Model
 	Focused bool
 	// Frame is the spinner Frame shown beside a connecting server.
 	Frame         string
@@ -40,7 +42,9 @@ type ServersPane struct {
 }
 
 func NewServersPane(com *common.Common) ServersPane {
-	return ServersPane{Common: com, Keys: DefaultServersKeyMap(), Frame: "◌"}
+	p := ServersPane{Common: com, Keys: DefaultServersKeyMap(), Frame: "◌", Model: list.New()}
+	p.Cursor = 0
+	return p
 }
 
 // SetSize sets the pane's outer size.
@@ -55,11 +59,13 @@ func (p *ServersPane) SetServers(servers []model.ServerInfo) {
 	p.Servers = servers
 	p.Restyle()
 	p.Cursor = 0
-	for i, s := range servers {
-		if s.Name == sel {
-			p.Cursor = i + 1
+	p.SetRows(len(servers)+1, nil)
+	p.Keep(sel, func(i int) string {
+		if i == 0 {
+			return "\x00" // the all-servers row: found by the cursor's 0
 		}
-	}
+		return servers[i-1].Name
+	})
 	p.clamp()
 	p.UpdateKeys()
 }
@@ -127,15 +133,10 @@ func (p ServersPane) Update(msg tea.Msg) (ServersPane, ServersAction, tea.Cmd) {
 	}
 	before := p.Cursor
 	act := serversNone
+	p.Model.Keys = common.ScrollKeyMap{Up: p.Keys.Up, Down: p.Keys.Down, Top: p.Keys.Top, Bottom: p.Keys.Bottom}
+	p.SetRows(len(p.Servers)+1, nil)
 	switch {
-	case key.Matches(k, p.Keys.Up):
-		p.Cursor--
-	case key.Matches(k, p.Keys.Down):
-		p.Cursor++
-	case key.Matches(k, p.Keys.Top):
-		p.Cursor = 0
-	case key.Matches(k, p.Keys.Bottom):
-		p.Cursor = len(p.Servers)
+	case p.Model.Update(k):
 	case key.Matches(k, p.Keys.Tools), key.Matches(k, p.Keys.NextPane):
 		act = ServersFocusTools
 	case key.Matches(k, p.Keys.Reconnect):
@@ -160,16 +161,8 @@ func (p *ServersPane) clamp() {
 	p.Cursor = min(max(p.Cursor, 0), len(p.Servers))
 	_, ih := common.PaneInner(p.width, p.height)
 	visible := max((ih-1-1)/rowsPer, 1) // heading, the "all" row
-	if p.Cursor > 0 {
-		i := p.Cursor - 1
-		if i < p.offset {
-			p.offset = i
-		}
-		if i >= p.offset+visible {
-			p.offset = i - visible + 1
-		}
-	}
-	p.offset = min(max(p.offset, 0), max(len(p.Servers)-visible, 0))
+	// The window is over the servers, below the all-servers row.
+	p.SetOffset(list.ScrollTo(p.Offset(), p.Cursor-1, 0, visible, len(p.Servers), 0))
 }
 
 // Want is the outer width the pane's rows need in full (borders included).
@@ -195,10 +188,10 @@ func (p ServersPane) View() string {
 	all := "all servers · " + strconv.Itoa(len(p.Servers))
 	lines = append(lines, p.row(all, p.Cursor == 0, iw))
 	names := p.ShownNames(iw)
-	for i := p.offset; i < len(p.Servers) && len(lines)+rowsPer <= ih; i++ {
+	for i := p.Offset(); i < len(p.Servers) && len(lines)+rowsPer <= ih; i++ {
 		lines = append(lines, p.ServerLines(i, p.Cursor == i+1, iw, names[i])...)
 	}
-	if hidden := len(p.Servers) - p.offset - (len(lines)-2)/rowsPer; hidden > 0 && len(lines) < ih {
+	if hidden := len(p.Servers) - p.Offset() - (len(lines)-2)/rowsPer; hidden > 0 && len(lines) < ih {
 		lines = append(lines, st.Muted.Render(common.Fit("  ↓ "+strconv.Itoa(hidden)+" more", iw)))
 	}
 	return common.PaneBox(st, p.Focused, p.width, p.height, lines)

@@ -12,6 +12,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -111,7 +112,9 @@ type ToolsPane struct {
 	Hint         hintFilter
 	order        sortMode
 
-	Cursor, offset int
+	// list.Model holds the cursor (an index into Rows, 0 when there are none)
+	// and the window's offset.
+	list.Model
 	// Chosen is set once the person moves the cursor or acts on a tool (or airlock
 	// shows them one): from then on a new snapshot keeps that tool selected. Until
 	// then a cursor on the first row stays on the first row, so it does not ride
@@ -128,7 +131,8 @@ func NewToolsPane(com *common.Common) ToolsPane {
 	in.Prompt = "/"
 	in.Placeholder = "name or description"
 	in.CharLimit = 200
-	p := ToolsPane{Common: com, keys: DefaultToolsKeyMap(), fkeys: DefaultFilterKeyMap(), Tier: AnyTier, input: in}
+	p := ToolsPane{Common: com, keys: DefaultToolsKeyMap(), fkeys: DefaultFilterKeyMap(), Tier: AnyTier, input: in, Model: list.New()}
+	p.Cursor = 0
 	p.Restyle()
 	return p
 }
@@ -176,7 +180,8 @@ func (p *ToolsPane) SetServer(name string) {
 		return
 	}
 	p.Server = name
-	p.Cursor, p.offset, p.Chosen = 0, 0, false
+	p.Cursor, p.Chosen = 0, false
+	p.SetOffset(0)
 	p.Refilter()
 }
 
@@ -299,14 +304,9 @@ func (p ToolsPane) fullNameLines() []string {
 
 func (p *ToolsPane) Clamp() {
 	p.Cursor = min(max(p.Cursor, 0), max(len(p.Rows)-1, 0))
-	n := p.visibleRows()
-	if p.Cursor < p.offset {
-		p.offset = p.Cursor
-	}
-	if p.Cursor >= p.offset+n {
-		p.offset = p.Cursor - n + 1
-	}
-	p.offset = min(max(p.offset, 0), max(len(p.Rows)-n, 0))
+	p.SetRows(len(p.Rows), nil)
+	p.SetVisible(p.visibleRows())
+	p.ScrollTo(0)
 }
 
 func (p *ToolsPane) UpdateKeys() {
@@ -359,19 +359,11 @@ func (p ToolsPane) Update(msg tea.Msg) (ToolsPane, ToolsAction, tea.Cmd) {
 	if !key.Matches(k, p.keys.NextPane) {
 		p.Chosen = true
 	}
+	p.Keys = common.ScrollKeyMap{Up: p.keys.Up, Down: p.keys.Down, PageUp: p.keys.PageUp, PageDown: p.keys.PageDown, Top: p.keys.Top, Bottom: p.keys.Bottom}
+	p.SetRows(len(p.Rows), nil)
+	p.SetVisible(p.visibleRows())
 	switch {
-	case key.Matches(k, p.keys.Up):
-		p.Cursor--
-	case key.Matches(k, p.keys.Down):
-		p.Cursor++
-	case key.Matches(k, p.keys.PageUp):
-		p.Cursor -= p.visibleRows()
-	case key.Matches(k, p.keys.PageDown):
-		p.Cursor += p.visibleRows()
-	case key.Matches(k, p.keys.Top):
-		p.Cursor = 0
-	case key.Matches(k, p.keys.Bottom):
-		p.Cursor = len(p.Rows) - 1
+	case p.Model.Update(k):
 	case key.Matches(k, p.keys.Open):
 		act = ToolsOpen
 	case key.Matches(k, p.keys.Call):
@@ -470,16 +462,17 @@ func (p ToolsPane) View() string {
 		}
 		lines = append(lines, st.Muted.Render(common.Fit("  "+msg, iw)))
 	}
-	end := min(p.offset+p.visibleRows(), len(p.Rows))
+	offset := p.Offset()
+	end := min(offset+p.visibleRows(), len(p.Rows))
 	nameW := p.nameWidth()
 	// The names on screen are cut together, so that no two look the same.
-	names := make([]string, 0, end-p.offset)
-	for i := p.offset; i < end; i++ {
+	names := make([]string, 0, end-offset)
+	for i := offset; i < end; i++ {
 		names = append(names, common.PlainInline(p.Tools[p.Rows[i]].Ref.Qualified()))
 	}
 	names = common.CutNames(names, nameW)
-	for i := p.offset; i < end; i++ {
-		lines = append(lines, p.rowView(p.Tools[p.Rows[i]], p.taskOnly[p.Rows[i]], names[i-p.offset], i == p.Cursor, iw, nameW))
+	for i := offset; i < end; i++ {
+		lines = append(lines, p.rowView(p.Tools[p.Rows[i]], p.taskOnly[p.Rows[i]], names[i-offset], i == p.Cursor, iw, nameW))
 	}
 	if full := p.fullNameLines(); len(full) > 0 {
 		for len(lines) < ih-len(full) {

@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/list"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -31,14 +32,18 @@ type Model struct {
 	keys KeyMap
 	// Open says the queue is shown.
 	Open bool
-	// Cursor is the selected call's index in the oldest-first order.
-	Cursor        int
+	// list.Model's Cursor is the selected call's index in the oldest-first
+	// order; the window is drawn from it (View), not kept.
+	list.Model
 	width, height int
 }
 
 // New returns the queue over the root's Common.
 func New(com *common.Common) Model {
-	return Model{Common: com, keys: DefaultKeyMap()}
+	q := Model{Common: com, keys: DefaultKeyMap(), Model: list.New()}
+	q.Cursor = 0
+	q.Keys = common.ScrollKeyMap{Up: q.keys.Up, Down: q.keys.Down}
+	return q
 }
 
 // SetSize sets the space the modal may take.
@@ -69,13 +74,11 @@ func (q Model) Update(msg tea.Msg, n int) (Model, Action, tea.Cmd) {
 		return q, None, nil
 	}
 	act := None
+	q.SetRows(n, nil)
 	switch {
 	case key.Matches(k, q.keys.Close):
 		act = Close
-	case key.Matches(k, q.keys.Up):
-		q.Cursor--
-	case key.Matches(k, q.keys.Down):
-		q.Cursor++
+	case q.Model.Update(k):
 	case key.Matches(k, q.keys.Open) && n > 0:
 		act = Answer
 	}
@@ -90,6 +93,7 @@ func (q *Model) SetCount(n int) {
 	q.keys.Up.SetEnabled(q.Cursor > 0)
 	q.keys.Down.SetEnabled(q.Cursor < n-1)
 	q.keys.Open.SetEnabled(n > 0)
+	q.Keys.Up, q.Keys.Down = q.keys.Up, q.keys.Down
 }
 
 // Order sorts waiting calls oldest first (then by ID, which increases).
