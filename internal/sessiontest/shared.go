@@ -205,10 +205,7 @@ func ChannelManager(t *testing.T, opts session.Options, servers map[string]*mcp.
 // developer's machine and fails in CI, where they must be present.
 func NPMServer(t *testing.T, name, bin string, tr trust.ServerTrust, args ...string) config.Server {
 	t.Helper()
-	path, err := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", ".bin", bin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(RepoRoot(t), "testdata", "npm", "node_modules", ".bin", bin)
 	_, statErr := os.Stat(path)
 	_, nodeErr := exec.LookPath("node")
 	if statErr != nil || nodeErr != nil {
@@ -226,6 +223,27 @@ func NPMServer(t *testing.T, name, bin string, tr trust.ServerTrust, args ...str
 		ConnectTimeout: 60 * time.Second,
 		CallTimeout:    60 * time.Second,
 		Trust:          tr,
+	}
+}
+
+// RepoRoot is the repository's top folder (the one holding go.mod), found from
+// the test's working folder, so a test finds testdata/ and bench/ from whichever
+// package it runs in.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the test's working folder")
+		}
+		dir = up
 	}
 }
 
