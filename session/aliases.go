@@ -114,9 +114,6 @@ func OpenArgs(args any, when map[string]map[string]any) []string { return trust.
 // DescribeWhen is trust.DescribeWhen under its old name.
 func DescribeWhen(w map[string]map[string]any) string { return trust.DescribeWhen(w) }
 
-// describeWhen is trust.DescribeWhen for the rules file's audit reasons.
-func describeWhen(w map[string]map[string]any) string { return trust.DescribeWhen(w) }
-
 // ReadRecording is record.Read under its old name.
 func ReadRecording(r io.Reader) (*Recording, error) { return record.Read(r) }
 

@@ -2,7 +2,4 @@ package session_test
 
 import "github.com/airlock-mcp/airlock/session/config"
 
-type (
-	configT    = config.Config
-	configTool = config.Tool
-)
+type configTool = config.Tool
