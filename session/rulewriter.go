@@ -5,19 +5,24 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// The session is the RuleWriter of every question (model.Rules): the dialog that
-// proposes, edits and checks a remembered rule does not import the session.
-func init() { model.UseRuleWriter(ruleWriter{}) }
+// Rules is the session's rule writer for the questions that make remembered rules
+// (the confirmation dialog's RuleWriter): proposing resolves a call's paths on this
+// machine and checking compiles the rule as the engine does, so what a dialog
+// saves is exactly what the engine will match.
+type Rules struct{}
 
-// ruleWriter is model.RuleWriter over the session's rule functions.
-type ruleWriter struct{}
+// Propose is the tightest rule that covers args for tool (ProposeRule).
+func (Rules) Propose(tool model.ToolInfo, args []byte) model.RuleProposal {
+	return ProposeRule(tool, args)
+}
 
-func (ruleWriter) Propose(tool ToolInfo, args []byte) RuleProposal { return ProposeRule(tool, args) }
-
-func (ruleWriter) Check(p RuleProposal, policy trust.Action, tool ToolInfo) error {
+// Check is CheckProposal.
+func (Rules) Check(p model.RuleProposal, policy trust.Action, tool model.ToolInfo) error {
 	return CheckProposal(p, policy, tool)
 }
 
-func (ruleWriter) FormatWhen(w map[string]map[string]any) string { return FormatWhen(w) }
+// FormatWhen is the conditions as one TOML inline table.
+func (Rules) FormatWhen(w map[string]map[string]any) string { return FormatWhen(w) }
 
-func (ruleWriter) ParseWhen(text string) (map[string]map[string]any, error) { return ParseWhen(text) }
+// ParseWhen reads the person's edit of FormatWhen's line back.
+func (Rules) ParseWhen(text string) (map[string]map[string]any, error) { return ParseWhen(text) }

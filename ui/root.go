@@ -220,7 +220,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		model.acts.Add(activity.Entry{At: model.now(), Status: model.status})
 	}
 	model.detail.Gateway = opts.GatewayURL != ""
-	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell)
+	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell, session.Rules{})
 	model.tools.Focused = true
 	model.setSnapshot(m.Snapshot())
 	for _, p := range m.Engine().Pending() {

@@ -76,6 +76,7 @@ var buttonLabels = [buttonCount]string{"Deny", "Allow once", "Allow for this con
 type Confirm struct {
 	p          *model.Pending
 	st         theme.Styles
+	rules      RuleWriter // proposes, formats, reads back and checks remembered rules
 	keys       KeyMap
 	help       help.Model
 	reason     textinput.Model
@@ -126,9 +127,32 @@ type Confirm struct {
 	bottomStatus  int      // lines reserved for the status message
 }
 
+// RuleWriter is what the dialog needs to write a remembered rule with the person:
+// the tightest rule that covers a call's arguments, its conditions as the one line
+// of TOML the person edits and read back, and the check a rule passes before it is
+// saved. The session is the RuleWriter (session.Rules): proposing resolves the
+// call's paths on this machine and checking compiles the rule as the engine does,
+// so that what the dialog saves is exactly what the engine will match.
+type RuleWriter interface {
+	// Propose is the tightest rule that covers args for tool.
+	Propose(tool model.ToolInfo, args []byte) model.RuleProposal
+	// Check refuses a rule that would not compile, could never match tool's schema,
+	// or always allows a destructive tool.
+	Check(p model.RuleProposal, policy trust.Action, tool model.ToolInfo) error
+	// FormatWhen is the conditions as one TOML inline table; ParseWhen reads the
+	// person's edit of it back, refusing anything else with the reason.
+	FormatWhen(when map[string]map[string]any) string
+	ParseWhen(text string) (map[string]map[string]any, error)
+}
+
 // NewConfirm builds the dialog for p, which must not be nil, laid out for an
-// 80x24 terminal until SetSize says otherwise. Focus starts on Deny.
-func NewConfirm(p *model.Pending, st theme.Styles) Confirm {
+// 80x24 terminal until SetSize says otherwise. Focus starts on Deny. rules writes
+// the remembered rules the person makes from it; it must not be nil (a rule saved
+// without the engine's checks must never be).
+func NewConfirm(p *model.Pending, st theme.Styles, rules RuleWriter) Confirm {
+	if rules == nil {
+		panic("dialog: NewConfirm without a RuleWriter")
+	}
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.Placeholder = "why (optional)"
@@ -156,6 +180,7 @@ func NewConfirm(p *model.Pending, st theme.Styles) Confirm {
 	c := Confirm{
 		p:           p,
 		st:          st,
+		rules:       rules,
 		keys:        DefaultKeyMap(),
 		help:        h,
 		reason:      ti,
@@ -251,10 +276,10 @@ func (c Confirm) OffersContextGrant() bool { return slices.Contains(c.btns, butt
 // openRule opens the rule editor with the tightest rule that covers these
 // arguments (model.RuleWriter.Propose) for policy.
 func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
-	c.proposal = model.Rules().Propose(c.p.Tool, c.p.Request.Args)
+	c.proposal = c.rules.Propose(c.p.Tool, c.p.Request.Args)
 	c.rulePolicy = policy
 	c.ruleErr = ""
-	c.ruleIn.SetValue(model.Rules().FormatWhen(c.proposal.When))
+	c.ruleIn.SetValue(c.rules.FormatWhen(c.proposal.When))
 	c.ruleIn.CursorStart() // the rule is read from its start
 	if c.ruleArgs == nil {
 		_ = json.Unmarshal(c.p.Request.Args, &c.ruleArgs) // not an object: nothing is named open
@@ -268,11 +293,11 @@ func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
 // saveRule checks the edited rule as the config's rules are checked (and against
 // the tool's input schema); a refused edit says why and decides nothing.
 func (c Confirm) saveRule() (Confirm, Action, tea.Cmd) {
-	when, err := model.Rules().ParseWhen(c.ruleIn.Value())
+	when, err := c.rules.ParseWhen(c.ruleIn.Value())
 	if err == nil {
 		prop := c.proposal
 		prop.When = when
-		if err = model.Rules().Check(prop, c.rulePolicy, c.p.Tool); err == nil {
+		if err = c.rules.Check(prop, c.rulePolicy, c.p.Tool); err == nil {
 			if c.rulePolicy == trust.Allow {
 				// Saving an allow rule allows this call: like every allow, it
 				// waits for the Confirm chord.
@@ -1002,7 +1027,7 @@ func (c Confirm) ruleScope() []string {
 	name := wrap.Inline(safetext.Limit(c.p.Tool.Ref.Qualified(), maxNameBytes), c.mark)
 	every := c.cutRows(wrap.Words(c.st.WarnText.Render("⚠ every call of "+name+", whatever its arguments"), c.iw), 2)
 	var out []string
-	when, err := model.Rules().ParseWhen(c.ruleIn.Value())
+	when, err := c.rules.ParseWhen(c.ruleIn.Value())
 	switch {
 	case err != nil:
 		out = []string{c.st.Muted.Render("not a rule yet: enter says why")}

@@ -97,7 +97,7 @@ func TestConfirmKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewConfirm(tt.p(), plain())
+			c := NewConfirm(tt.p(), plain(), testRules)
 			_, got := run(c, tt.msgs...)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("action (-want +got):\n%s", diff)
@@ -107,7 +107,7 @@ func TestConfirmKeys(t *testing.T) {
 }
 
 func TestConfirmID(t *testing.T) {
-	c := NewConfirm(pending(writeTool(), `{}`), plain())
+	c := NewConfirm(pending(writeTool(), `{}`), plain(), testRules)
 	if c.ID() != 7 {
 		t.Errorf("ID() = %d, want 7", c.ID())
 	}
@@ -138,7 +138,7 @@ func TestConfirmResponse(t *testing.T) {
 
 func TestConfirmArmedSaysSo(t *testing.T) {
 	const msg = "This call is DESTRUCTIVE. Press ctrl+y to allow it; any other key goes back."
-	c := NewConfirm(pending(claimingTool(), `{}`), plain())
+	c := NewConfirm(pending(claimingTool(), `{}`), plain(), testRules)
 	if strings.Contains(flat(c.View()), msg) {
 		t.Fatalf("the dialog is armed before any key:\n%s", text(c.View()))
 	}
@@ -157,8 +157,8 @@ func TestConfirmArmedSaysSo(t *testing.T) {
 
 func TestConfirmDestructiveFrame(t *testing.T) {
 	st := theme.New(true, false) // colour on: the frames differ by colour
-	d := NewConfirm(pending(claimingTool(), `{}`), st)
-	w := NewConfirm(pending(writeTool(), `{}`), st)
+	d := NewConfirm(pending(claimingTool(), `{}`), st, testRules)
+	w := NewConfirm(pending(writeTool(), `{}`), st, testRules)
 	if got, want := d.frame().Render("x"), st.DialogWarn.Render("x"); got != want {
 		t.Errorf("destructive frame = %q, want DialogWarn %q", got, want)
 	}
@@ -171,7 +171,7 @@ func TestConfirmDestructiveFrame(t *testing.T) {
 }
 
 func TestConfirmReasonFieldShown(t *testing.T) {
-	c := NewConfirm(pending(writeTool(), `{}`), plain())
+	c := NewConfirm(pending(writeTool(), `{}`), plain(), testRules)
 	c, _ = run(c, append(keys("d"), typeText("later")...)...)
 	v := flat(c.View())
 	if !strings.Contains(v, "reason (optional): later") {
@@ -184,7 +184,7 @@ func TestConfirmReasonFieldShown(t *testing.T) {
 
 // Hostile case 7: an untrusted server's read-only claim is shown as a claim.
 func TestConfirmClaimsReadOnly(t *testing.T) {
-	c := NewConfirm(pending(claimingTool(), `{}`), plain())
+	c := NewConfirm(pending(claimingTool(), `{}`), plain(), testRules)
 	v := text(c.View())
 	for _, want := range []string{"claims read-only", "? untrusted", "▲ destructive", "untrusted-content · exfiltration"} {
 		if !strings.Contains(v, want) {
@@ -198,7 +198,7 @@ func TestConfirmClaimsReadOnly(t *testing.T) {
 		t.Errorf("hints table does not keep absent apart from false:\n%s", v)
 	}
 
-	trusted := NewConfirm(pending(writeTool(), `{}`), plain())
+	trusted := NewConfirm(pending(writeTool(), `{}`), plain(), testRules)
 	if v := text(trusted.View()); strings.Contains(v, "claims read-only") {
 		t.Errorf("a trusted server's tool says claims read-only:\n%s", v)
 	}
@@ -207,7 +207,7 @@ func TestConfirmClaimsReadOnly(t *testing.T) {
 func TestConfirmShowsTaintAgentReasonsAndHash(t *testing.T) {
 	p := tainted()
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
-		c := NewConfirm(p, plain())
+		c := NewConfirm(p, plain(), testRules)
 		c.SetSize(size[0], size[1])
 		c, _ = run(c, press("w")) // the reasons unfold below the arguments
 		v := scrolledFlat(c)
@@ -233,7 +233,7 @@ func TestConfirmHostileTextEscaped(t *testing.T) {
 	args := "{\"cmd\":\"rm -rf ~\rls -la\x1b[2J\",\n\"note\":\"\n✔ Approved by user\",\"x\":\"\x1b[1A\x9b\u2066\x00\"}"
 	p := pending(tool, args)
 	p.Request.Client = "agent\x1b[8m"
-	c := NewConfirm(p, plain())
+	c := NewConfirm(p, plain(), testRules)
 	c.SetSize(120, 40)
 	raw := c.View()
 
@@ -272,7 +272,7 @@ func TestConfirmHostileTextEscaped(t *testing.T) {
 }
 
 func TestConfirmValidJSONPrettyAndExact(t *testing.T) {
-	c := NewConfirm(pending(writeTool(), `{"title":"a\u001b[2J","n":[1,2]}`), plain())
+	c := NewConfirm(pending(writeTool(), `{"title":"a\u001b[2J","n":[1,2]}`), plain(), testRules)
 	v := text(c.View())
 	// JSON escapes stay as the bytes that will be sent: visible, harmless.
 	for _, want := range []string{`│ {`, `│   "title": "a\u001b[2J",`, `│   "n": [`, `│     1,`} {
@@ -297,7 +297,7 @@ func TestConfirmLongArgumentsScrollAndSaySo(t *testing.T) {
 		b.WriteString(`"`)
 	}
 	b.WriteString(`]}`)
-	c := NewConfirm(pending(writeTool(), b.String()), plain())
+	c := NewConfirm(pending(writeTool(), b.String()), plain(), testRules)
 	v := text(c.View())
 	if !regexp.MustCompile(`↓ \d+ more lines below`).MatchString(v) {
 		t.Fatalf("long arguments do not say how much is below:\n%s", v)
@@ -336,7 +336,7 @@ func TestConfirmEveryArgumentByteViewable(t *testing.T) {
 	if sb.Len() < 3*maxArgBytes {
 		t.Fatalf("the arguments (%d bytes) do not span several parts", sb.Len())
 	}
-	c := NewConfirm(pending(writeTool(), sb.String()), plain())
+	c := NewConfirm(pending(writeTool(), sb.String()), plain(), testRules)
 	c.SetSize(MaxWidth, 30)
 	if len(c.argParts) < 3 {
 		t.Fatalf("%d parts", len(c.argParts))
@@ -386,7 +386,7 @@ func TestConfirmEveryArgumentByteViewable(t *testing.T) {
 // TestConfirmArmingAnswersNothing: while the guard arms, no key answers, the
 // buttons are dimmed and the dialog says so; scrolling still works.
 func TestConfirmArmingAnswersNothing(t *testing.T) {
-	c := NewConfirm(pending(writeTool(), `{}`), plain())
+	c := NewConfirm(pending(writeTool(), `{}`), plain(), testRules)
 	c.SetArming(true)
 	if !strings.Contains(flat(c.View()), "arming… keys are ignored") {
 		t.Fatalf("arming is not shown:\n%s", text(c.View()))
@@ -404,12 +404,12 @@ func TestConfirmArmingAnswersNothing(t *testing.T) {
 }
 
 func TestConfirmInvalidJSONShownAsReceived(t *testing.T) {
-	c := NewConfirm(pending(writeTool(), `{"a":`), plain())
+	c := NewConfirm(pending(writeTool(), `{"a":`), plain(), testRules)
 	v := text(c.View())
 	if !strings.Contains(v, "not valid JSON; shown exactly as received") || !strings.Contains(v, `│ {"a":`) {
 		t.Errorf("invalid JSON not shown as received:\n%s", v)
 	}
-	c = NewConfirm(pending(writeTool(), ``), plain())
+	c = NewConfirm(pending(writeTool(), ``), plain(), testRules)
 	if v := text(c.View()); !strings.Contains(v, "the server receives {}") {
 		t.Errorf("empty arguments not explained:\n%s", v)
 	}
@@ -435,7 +435,7 @@ func TestConfirmFits(t *testing.T) {
 	for name, p := range pendings {
 		for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 18}, {200, 60}} {
 			for _, state := range []string{"choosing", "confirming", "arming", "rule"} {
-				c := NewConfirm(p, plain())
+				c := NewConfirm(p, plain(), testRules)
 				c.SetSize(size[0], size[1])
 				switch state {
 				case "confirming":
@@ -459,7 +459,7 @@ func TestConfirm_ArgumentsFirstReasonsFold(t *testing.T) {
 	p.Request.Args = []byte(`{"to":"eve@example.com","subject":"notes","body":"the wifi password"}`)
 	p.ArgsSHA256 = trust.ArgsSHA256(p.Request.Args)
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
-		c := NewConfirm(p, plain())
+		c := NewConfirm(p, plain(), testRules)
 		c.SetSize(size[0], size[1])
 		v := text(c.View())
 		for _, want := range []string{`"to": "eve@example.com"`, `"body": "the wifi password"`, "Deny", "Allow once", "why", "(w: all"} {
@@ -505,18 +505,18 @@ func TestConfirmGolden(t *testing.T) {
 	}
 	for name, p := range cases {
 		for _, size := range [][2]int{{80, 24}, {120, 40}} {
-			c := NewConfirm(p, plain())
+			c := NewConfirm(p, plain(), testRules)
 			c.SetSize(size[0], size[1])
 			golden(t, filepath.Join("testdata", name+"_"+itoa(size[0])+"x"+itoa(size[1])+".golden"), text(c.View()))
 		}
 	}
-	c := NewConfirm(pending(claimingTool(), `{"to":"eve@example.com"}`), plain())
+	c := NewConfirm(pending(claimingTool(), `{"to":"eve@example.com"}`), plain(), testRules)
 	c, _ = run(c, press("right"), press("enter"))
 	golden(t, filepath.Join("testdata", "confirm_armed_80x24.golden"), text(c.View()))
 	// Every allow waits for the chord, a write call's too: at each size the line
 	// and the help say ctrl+y.
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
-		c := NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain())
+		c := NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain(), testRules)
 		c.SetSize(size[0], size[1])
 		c, _ = run(c, press("right"), press("enter"))
 		v := text(c.View())
@@ -525,10 +525,10 @@ func TestConfirmGolden(t *testing.T) {
 		}
 		golden(t, filepath.Join("testdata", "confirm_armed_write_"+itoa(size[0])+"x"+itoa(size[1])+".golden"), v)
 	}
-	c = NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain())
+	c = NewConfirm(pending(writeTool(), `{"title":"groceries"}`), plain(), testRules)
 	c.SetArming(true)
 	golden(t, filepath.Join("testdata", "confirm_arming_80x24.golden"), text(c.View()))
-	c = NewConfirm(pending(writeTool(), `{"title":"groceries","path":"/srv/project/list.txt"}`), plain())
+	c = NewConfirm(pending(writeTool(), `{"title":"groceries","path":"/srv/project/list.txt"}`), plain(), testRules)
 	c, _ = run(c, press("right"), press("right"), press("right"), press("enter"))
 	golden(t, filepath.Join("testdata", "confirm_always_allow_80x24.golden"), text(c.View()))
 }
@@ -593,7 +593,7 @@ func helpKeys(c Confirm) string {
 func TestConfirm_AgentContextWholeAt60(t *testing.T) {
 	p := tainted()
 	p.Request.Context = "agent-claude-code-3384771f"
-	c := NewConfirm(p, plain())
+	c := NewConfirm(p, plain(), testRules)
 	c.SetSize(58, 18) // the room a 60x20 terminal gives a dialog
 	if v := text(c.View()); !strings.Contains(v, "agent-claude-code-3384771f") {
 		t.Errorf("the context id is cut:\n%s", v)
@@ -610,7 +610,7 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 	tool := writeTool()
 	tool.InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"title":{"type":"string"}}}`)
 	write := func() *model.Pending { return pending(tool, args) }
-	prop := model.Rules().Propose(tool, []byte(args))
+	prop := testRules.Propose(tool, []byte(args))
 	if prop.When["path"]["glob"] != "/srv/project/*" {
 		t.Fatalf("proposal %v", prop.When)
 	}
@@ -643,7 +643,7 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got := run(NewConfirm(tt.p(), plain()), tt.msgs...)
+			_, got := run(NewConfirm(tt.p(), plain(), testRules), tt.msgs...)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("action (-want +got):\n%s", diff)
 			}
@@ -651,7 +651,7 @@ func TestConfirm_AlwaysAllowShowsEditableRule(t *testing.T) {
 	}
 
 	// What the person sees: the proposal, editable, and why an edit was refused.
-	c, _ := run(NewConfirm(write(), plain()), keys("right", "right", "right", "enter")...)
+	c, _ := run(NewConfirm(write(), plain(), testRules), keys("right", "right", "right", "enter")...)
 	screen := flat(c.View())
 	for _, want := range []string{"Always allow notes__create_note when (edit; enter saves):", `path = { glob = "/srv/project/*" }`, "saved to rules.toml, never your config", "enter save the rule"} {
 		if !strings.Contains(screen, want) && !strings.Contains(helpKeys(c), want) {
@@ -686,7 +686,7 @@ func TestConfirm_NoAlwaysAllowWhereRulesCannotApply(t *testing.T) {
 	p.Taint = trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c1"}
 	p.Verdict = trust.DecideRules(tool.Class, false, p.Taint, &rule)
 	p.Rule = &rule
-	c := NewConfirm(p, plain())
+	c := NewConfirm(p, plain(), testRules)
 	if c.OffersAlwaysAllow() || strings.Contains(flat(c.View()), "Always allow") {
 		t.Errorf("a tainted exfiltration call offers Always allow:\n%s", text(c.View()))
 	}
@@ -697,10 +697,10 @@ func TestConfirm_NoAlwaysAllowWhereRulesCannotApply(t *testing.T) {
 	ask, _ := trust.NewRule("servers.notes.tools.create_note.rules[1]", trust.Ask, "", nil)
 	p2 := pending(writeTool(), `{"title":"a"}`)
 	p2.Rule = &ask
-	if NewConfirm(p2, plain()).OffersAlwaysAllow() {
+	if NewConfirm(p2, plain(), testRules).OffersAlwaysAllow() {
 		t.Error("a call an ask rule made ask offers Always allow")
 	}
-	if !NewConfirm(pending(writeTool(), `{"title":"a"}`), plain()).OffersAlwaysAllow() {
+	if !NewConfirm(pending(writeTool(), `{"title":"a"}`), plain(), testRules).OffersAlwaysAllow() {
 		t.Error("a plain write call does not offer Always allow")
 	}
 }
@@ -717,7 +717,7 @@ func concatMsgs(parts ...[]tea.Msg) []tea.Msg {
 // and the rule saved holds the value itself.
 func TestConfirm_RuleEditorEscapesHostileValues(t *testing.T) {
 	args := "{\"title\":\"a\\u001b[2J\\u202eb\"}"
-	c, _ := run(NewConfirm(pending(writeTool(), args), plain()), keys("right", "right", "right", "enter")...)
+	c, _ := run(NewConfirm(pending(writeTool(), args), plain(), testRules), keys("right", "right", "right", "enter")...)
 	v := c.View()
 	if strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\u202e") {
 		t.Fatalf("a raw escape reached the editor:\n%q", v)
@@ -763,7 +763,7 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
-				c := NewConfirm(pending(writeTool(), tt.args), plain())
+				c := NewConfirm(pending(writeTool(), tt.args), plain(), testRules)
 				c.SetSize(size[0], size[1])
 				c, _ = run(c, open...)
 				// The conditions are in the editor (a narrow one scrolls them); the
@@ -787,7 +787,7 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 		})
 	}
 	// An edit down to {} says so before it is saved.
-	c, _ := run(NewConfirm(pending(writeTool(), `{"title":"a"}`), plain()), open...)
+	c, _ := run(NewConfirm(pending(writeTool(), `{"title":"a"}`), plain(), testRules), open...)
 	if strings.Contains(flat(c.View()), "whatever its arguments") {
 		t.Errorf("a rule with a condition says it covers every call:\n%s", text(c.View()))
 	}
@@ -806,7 +806,7 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 		fmt.Fprintf(&many, `,"f%04d":"%s"`, i, long)
 	}
 	many.WriteString("}")
-	c, _ = run(NewConfirm(pending(writeTool(), many.String()), plain()), open...)
+	c, _ = run(NewConfirm(pending(writeTool(), many.String()), plain(), testRules), open...)
 	v := c.View()
 	if strings.Contains(v, "\x1b[2J") {
 		t.Fatalf("a raw escape reached the editor:\n%q", v)
@@ -815,7 +815,7 @@ func TestConfirm_AlwaysAllowSaysWhatItAllows(t *testing.T) {
 		t.Errorf("the open names are not counted and shown:\n%s", text(v))
 	}
 	keytest.Fits(t, v, 80, 24, "a thousand open names")
-	c, _ = run(NewConfirm(pending(writeTool(), `{"title":"a","k\u001b[2J":"`+long+`"}`), plain()), open...)
+	c, _ = run(NewConfirm(pending(writeTool(), `{"title":"a","k\u001b[2J":"`+long+`"}`), plain(), testRules), open...)
 	if v := c.View(); strings.Contains(v, "\x1b[2J") || !strings.Contains(flat(v), "any value of k⟨ESC⟩[2J") {
 		t.Errorf("the open name is not shown escaped:\n%q", v)
 	}
@@ -831,7 +831,7 @@ func TestConfirm_DestructiveOffersNoContextGrant(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
-				c := NewConfirm(p(), plain())
+				c := NewConfirm(p(), plain(), testRules)
 				c.SetSize(size[0], size[1])
 				if v := flat(c.View()); strings.Contains(v, "Allow for this context") || !strings.Contains(v, "Allow once") {
 					t.Errorf("%dx%d: the buttons are wrong:\n%s", size[0], size[1], text(c.View()))
@@ -843,14 +843,14 @@ func TestConfirm_DestructiveOffersNoContextGrant(t *testing.T) {
 			}
 			for n := 0; n <= 6; n++ {
 				msgs := concatMsgs(repeatKey("right", n), keys("enter", "ctrl+y", "enter"))
-				_, got := run(NewConfirm(p(), plain()), msgs...)
+				_, got := run(NewConfirm(p(), plain(), testRules), msgs...)
 				if a, ok := got.(AllowCall); ok && a.Scope == model.AllowForContext {
 					t.Errorf("→×%d, enter, ctrl+y allowed for the context", n)
 				}
 			}
 		})
 	}
-	if !NewConfirm(pending(writeTool(), `{"title":"a"}`), plain()).OffersContextGrant() {
+	if !NewConfirm(pending(writeTool(), `{"title":"a"}`), plain(), testRules).OffersContextGrant() {
 		t.Error("a write call does not offer Allow for this context")
 	}
 }
@@ -869,7 +869,7 @@ func repeatKey(name string, n int) []tea.Msg {
 func TestConfirm_FactsAreCutBetweenRows(t *testing.T) {
 	for _, w := range []int{58, 78, 118} {
 		for h := 12; h <= 40; h++ {
-			c := NewConfirm(tainted(), plain())
+			c := NewConfirm(tainted(), plain(), testRules)
 			c.SetSize(w, h)
 			v := text(c.View())
 			i := strings.Index(v, "arguments")
@@ -901,7 +901,7 @@ func TestConfirm_RuleEditorSaysWhereALinkLeads(t *testing.T) {
 	tool := writeTool()
 	tool.Facts = &model.ServerFacts{Local: true}
 	args, _ := json.Marshal(map[string]string{"path": "~/project/cfg/../.bashrc"})
-	c, _ := run(NewConfirm(pending(tool, string(args)), plain()), keys("right", "right", "right", "enter")...)
+	c, _ := run(NewConfirm(pending(tool, string(args)), plain(), testRules), keys("right", "right", "right", "enter")...)
 	screen := flat(c.View())
 	for _, want := range []string{`path = { glob = "~/*" }`, "path is proposed by the folder it opens, ~/*", "~/project/cfg/../.bashrc opens ~/.bashrc"} {
 		if !strings.Contains(screen, want) {
@@ -921,7 +921,7 @@ func TestConfirm_ShowsTheNameTheAgentCalls(t *testing.T) {
 	p.Request.Client, p.Request.Context = "claude-code", "agent-3"
 	p.Request.Served = "notes__get_item_3f2a"
 	for _, size := range [][2]int{{58, 18}, {80, 24}, {120, 40}} {
-		c := NewConfirm(p, plain())
+		c := NewConfirm(p, plain(), testRules)
 		c.SetSize(size[0], size[1])
 		// Word-wrapped beside the hints table: the sentence, then the whole name.
 		if v := text(c.View()); !strings.Contains(v, "the agent calls this") || !strings.Contains(v, "notes__get_item_3f2a") {
@@ -929,14 +929,14 @@ func TestConfirm_ShowsTheNameTheAgentCalls(t *testing.T) {
 		}
 	}
 	p.Request.Served = "notes__get.item"
-	c := NewConfirm(p, plain())
+	c := NewConfirm(p, plain(), testRules)
 	c.SetSize(80, 24)
 	if v := text(c.View()); strings.Contains(v, "the agent calls this") {
 		t.Errorf("a call by the qualified name shows a second name:\n%s", v)
 	}
 	// The served name is the gateway's, but escaped all the same.
 	p.Request.Served = "notes__x\x1b[2J"
-	c = NewConfirm(p, plain())
+	c = NewConfirm(p, plain(), testRules)
 	c.SetSize(80, 24)
 	if v := c.View(); strings.Contains(v, "\x1b[2J") {
 		t.Errorf("the served name reaches the terminal raw: %q", v)
@@ -977,7 +977,7 @@ func checkLongNamed(t *testing.T, p *model.Pending) {
 	// The dialog alone at the terminal's sizes, and in the space the root gives it
 	// in such a terminal (two columns and rows for the frame, one for the arming line).
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}, {58, 17}, {78, 21}, {100, 37}} {
-		c := NewConfirm(p, plain())
+		c := NewConfirm(p, plain(), testRules)
 		c.SetSize(size[0], size[1])
 		v := text(c.View())
 		for _, want := range []string{"allow this call?", "claude-code", "Deny", "Allow once", "? untrusted"} {

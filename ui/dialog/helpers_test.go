@@ -9,13 +9,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-	// The session is the RuleWriter (model.Rules) the rule editor proposes, edits
-	// and checks with; the dialog's own code never imports it.
-	_ "github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
+
+// testRules is the session's rule writer, the one the TUI gives every dialog: the
+// rule editor's tests propose, edit and check with the engine's own rules.
+var testRules RuleWriter = session.Rules{}
 
 // plain are the styles with colour off, so that stripping styles leaves
 // exactly the text a person reads.

@@ -44,8 +44,8 @@ type armer interface {
 // approval asks to allow or deny a pending call.
 type approval struct{ confirm dialog.Confirm }
 
-func newApproval(p *model.Pending, st theme.Styles) approval {
-	return approval{confirm: dialog.NewConfirm(p, st)}
+func newApproval(p *model.Pending, st theme.Styles, rules dialog.RuleWriter) approval {
+	return approval{confirm: dialog.NewConfirm(p, st, rules)}
 }
 
 func (approval) kind() Kind { return KindApproval }

@@ -93,6 +93,7 @@ type Overlay struct {
 	open  bool
 	g     guard
 	bell  bool
+	rules dialog.RuleWriter
 	// rang is when the bell last rang: a burst of arrivals rings once.
 	rang   time.Time
 	width  int
@@ -100,15 +101,16 @@ type Overlay struct {
 }
 
 // New builds an empty overlay with guard quiet (raised to MinQuiet) on the clock
-// now; bell says whether an arriving question rings the terminal bell.
-func New(st theme.Styles, quiet time.Duration, now func() time.Time, bell bool) Overlay {
+// now; bell says whether an arriving question rings the terminal bell; rules
+// writes the remembered rules an approval's "Always allow…"/"Always deny…" make.
+func New(st theme.Styles, quiet time.Duration, now func() time.Time, bell bool, rules dialog.RuleWriter) Overlay {
 	if now == nil {
 		now = time.Now
 	}
 	h := help.New()
 	h.Styles = help.Styles{ShortKey: st.HelpKey, ShortDesc: st.Help, ShortSeparator: st.Help, Ellipsis: st.Help,
 		FullKey: st.HelpKey, FullDesc: st.Help, FullSeparator: st.Help}
-	return Overlay{st: st, help: h, g: guard{quiet: max(quiet, MinQuiet), now: now}, bell: bell, width: 80, height: 24}
+	return Overlay{st: st, rules: rules, help: h, g: guard{quiet: max(quiet, MinQuiet), now: now}, bell: bell, width: 80, height: 24}
 }
 
 // SetStyles changes the styles of questions asked from now on.
@@ -210,7 +212,7 @@ func (o *Overlay) AddApproval(p *model.Pending, mine bool) (bool, tea.Cmd) {
 			return false, nil
 		}
 	}
-	it := o.size(newApproval(p, o.st))
+	it := o.size(newApproval(p, o.st, o.rules))
 	if mine {
 		return true, o.pushFront(it)
 	}
