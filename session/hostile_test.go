@@ -225,7 +225,7 @@ func TestHostile03_RugPullAfterListChangedBlocked(t *testing.T) {
 // whitespace are not a change.
 func TestHostile04_SilentChangeSeenOnReconnect(t *testing.T) {
 	pinsPath := filepath.Join(t.TempDir(), "pins.json")
-	pins, err := session.OpenPins(pinsPath)
+	store, err := session.OpenPins(pinsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestHostile04_SilentChangeSeenOnReconnect(t *testing.T) {
 	otherRespelled := "{ \"inputSchema\" : {\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\n \"description\":\"s\\u0061me\", \"name\":\"other\" }"
 	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(sessiontest.BenignWeather, other)))
 	cfg := sessiontest.NewConfig(sessiontest.RawServerAt(t, "wx", trust.Trusted, path))
-	m := sessiontest.Start(t, cfg, session.Options{Pins: pins})
+	m := sessiontest.Start(t, cfg, session.Options{Pins: store})
 	sessiontest.WantTier(t, m, "wx", "get_weather", trust.TierRead)
 
 	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(sessiontest.MaliciousWeather, otherRespelled)))

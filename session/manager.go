@@ -128,15 +128,15 @@ func New(cfg *config.Config, opts Options) *Manager {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	pins := opts.Pins
-	if pins == nil {
-		pins, _ = OpenPins("")
+	store := opts.Pins
+	if store == nil {
+		store, _ = OpenPins("")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{
 		cfg:     cfg,
 		opts:    opts,
-		pins:    pins,
+		pins:    store,
 		tokens:  oauth.NewStore(cfg.StateDir),
 		events:  newQueue(),
 		servers: map[string]*server{},

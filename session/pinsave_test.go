@@ -29,14 +29,14 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 		return nil
 	})
 	path := filepath.Join(t.TempDir(), "pins.json")
-	pins, err := session.OpenPins(path)
+	store, err := session.OpenPins(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := sessiontest.NewUpstream("docs")
 	u.Add("read_doc", "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})
 	cfg := sessiontest.NewConfig(sessiontest.Inproc("docs", trust.Trusted))
-	m := session.New(cfg, session.Options{Pins: pins, InProcess: map[string]*mcp.Server{"docs": u.Srv}})
+	m := session.New(cfg, session.Options{Pins: store, InProcess: map[string]*mcp.Server{"docs": u.Srv}})
 	defer m.Close()
 	released := false
 	defer func() { // before Close
@@ -89,14 +89,14 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 // listing was shown still says so in the server's notices, as a synchronous one did.
 func TestPins_BackgroundWriteFailureIsReported(t *testing.T) {
 	session.SetPinsSaveHook(t, func() error { return errors.New("disk full") })
-	pins, err := session.OpenPins(filepath.Join(t.TempDir(), "pins.json"))
+	store, err := session.OpenPins(filepath.Join(t.TempDir(), "pins.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := sessiontest.NewUpstream("docs")
 	u.Add("read_doc", "Read a document.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})
 	cfg := sessiontest.NewConfig(sessiontest.Inproc("docs", trust.Trusted))
-	m := sessiontest.Start(t, cfg, session.Options{Pins: pins, InProcess: map[string]*mcp.Server{"docs": u.Srv}})
+	m := sessiontest.Start(t, cfg, session.Options{Pins: store, InProcess: map[string]*mcp.Server{"docs": u.Srv}})
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		sv, _ := m.Snapshot().Server("docs")
@@ -121,7 +121,7 @@ func TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite(t *testing.T) {
 	names := []string{"a", "b", "c"}
 	run := func(what string, check func(builds int64, m *session.Manager)) {
 		t.Helper()
-		pins, err := session.OpenPins(path)
+		store, err := session.OpenPins(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite(t *testing.T) {
 			servers = append(servers, sessiontest.Inproc(n, trust.Trusted))
 			inProcess[n] = u.Srv
 		}
-		m := session.New(sessiontest.NewConfig(servers...), session.Options{Pins: pins, InProcess: inProcess})
+		m := session.New(sessiontest.NewConfig(servers...), session.Options{Pins: store, InProcess: inProcess})
 		defer m.Close()
 		m.Start()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -273,11 +273,11 @@ func TestHostile58_SecretRotationKeepsPins(t *testing.T) {
 	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(sessiontest.BenignWeather)))
 	cfg := sessiontest.NewConfig(sessiontest.RawServerAt(t, "wx", trust.Trusted, path))
 	cfg.Servers[0].Env["API_TOKEN"] = "secret-one"
-	pins, err := session.OpenPins(pinsPath)
+	store, err := session.OpenPins(pinsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := sessiontest.Start(t, cfg, session.Options{Pins: pins})
+	m := sessiontest.Start(t, cfg, session.Options{Pins: store})
 	sessiontest.WantTier(t, m, "wx", "get_weather", trust.TierRead)
 	m.Close()
 
@@ -297,11 +297,11 @@ func TestHostile58_OtherIdentityComparedAndSaid(t *testing.T) {
 	pinsPath := filepath.Join(t.TempDir(), "pins.json")
 	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(sessiontest.BenignWeather)))
 	cfg := sessiontest.NewConfig(sessiontest.RawServerAt(t, "wx", trust.Trusted, path))
-	pins, err := session.OpenPins(pinsPath)
+	store, err := session.OpenPins(pinsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := sessiontest.Start(t, cfg, session.Options{Pins: pins})
+	m := sessiontest.Start(t, cfg, session.Options{Pins: store})
 	sessiontest.WantTier(t, m, "wx", "get_weather", trust.TierRead)
 	m.Close()
 

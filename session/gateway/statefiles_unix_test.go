@@ -165,9 +165,9 @@ func TestStateFiles_OtherOwnerRefused(t *testing.T) {
 	}
 	const nobody = 65534
 	dir := t.TempDir()
-	pins := filepath.Join(dir, "pins.json")
+	pinsPath := filepath.Join(dir, "pins.json")
 	auditPath := filepath.Join(dir, "audit.jsonl")
-	for _, p := range []string{pins, auditPath} {
+	for _, p := range []string{pinsPath, auditPath} {
 		if err := os.WriteFile(p, []byte{}, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -175,8 +175,8 @@ func TestStateFiles_OtherOwnerRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(pins, nil, 0o600)
-	if _, err := session.OpenPins(pins); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+	os.WriteFile(pinsPath, nil, 0o600)
+	if _, err := session.OpenPins(pinsPath); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
 		t.Errorf("pins owned by nobody: %v", err)
 	}
 	if a, err := audit.Open(auditPath); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
