@@ -6,12 +6,14 @@ import (
 	"errors"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/trust"
 )
 
 // callFinished builds the event of one call from what Call returned.
-func callFinished(req CallRequest, snap *Snapshot, start, end time.Time, out *Outcome, err error) CallFinished {
-	e := CallFinished{
+func callFinished(req model.CallRequest, snap *model.Snapshot, start, end time.Time, out *Outcome, err error) model.CallFinished {
+	e := model.CallFinished{
 		Client: req.Client, Context: req.Context, Server: req.Server, Tool: req.Tool,
 		Args: req.Args, At: start, Duration: end.Sub(start),
 	}
@@ -28,13 +30,13 @@ func callFinished(req CallRequest, snap *Snapshot, start, end time.Time, out *Ou
 			e.Decision = "allow"
 		}
 	}
-	var denied *DeniedError
-	var withdrawn *WithdrawnError
+	var denied *model.DeniedError
+	var withdrawn *model.WithdrawnError
 	switch {
 	case errors.As(err, &denied):
 		e.Decision, e.DecidedBy, e.Reasons, e.Reason, e.Rule = "deny", string(denied.Verdict.By), denied.Verdict.Reasons, denied.Reason, denied.Rule
 		e.Outcome, e.Err = "denied", err.Error()
-	case errors.Is(err, ErrAgentGone):
+	case errors.Is(err, model.ErrAgentGone):
 		// Not decided by anyone: the agent left while it waited. Why it asked is kept.
 		e.DecidedBy, e.Outcome, e.Err = string(trust.DecidedByAgentGone), "agent-gone", err.Error()
 		if errors.As(err, &withdrawn) {

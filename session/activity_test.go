@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -13,7 +15,7 @@ import (
 )
 
 // nextCallFinished reads events until a CallFinished arrives.
-func nextCallFinished(t *testing.T, m *session.Manager) session.CallFinished {
+func nextCallFinished(t *testing.T, m *session.Manager) model.CallFinished {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -22,7 +24,7 @@ func nextCallFinished(t *testing.T, m *session.Manager) session.CallFinished {
 		if !ok {
 			t.Fatal("no CallFinished event")
 		}
-		if cf, ok := e.(session.CallFinished); ok {
+		if cf, ok := e.(model.CallFinished); ok {
 			return cf
 		}
 	}
@@ -32,7 +34,7 @@ func nextCallFinished(t *testing.T, m *session.Manager) session.CallFinished {
 // included, is published with who, tool, tier, decision, outcome and result.
 func TestActivity_CallFinishedForAgentAndDeniedCalls(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
-	_, err := m.Call(context.Background(), session.CallRequest{Context: "agent-1", Client: "claude-code", Server: "notes", Tool: "list_notes"})
+	_, err := m.Call(context.Background(), model.CallRequest{Context: "agent-1", Client: "claude-code", Server: "notes", Tool: "list_notes"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,14 +49,14 @@ func TestActivity_CallFinishedForAgentAndDeniedCalls(t *testing.T) {
 		t.Errorf("result/call id/args missing: %+v", cf)
 	}
 
-	_, err = m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"note-1"}`)})
+	_, err = m.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"note-1"}`)})
 	sessiontest.Denied(t, err)
 	cf = nextCallFinished(t, m)
 	if cf.Decision != "deny" || cf.Outcome != "denied" || cf.Result != nil || cf.Err == "" || string(cf.Args) != `{"id":"note-1"}` {
 		t.Errorf("denied call = %+v", cf)
 	}
 
-	_, err = m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "no_such_tool"})
+	_, err = m.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "no_such_tool"})
 	if err == nil {
 		t.Fatal("unknown tool called")
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -28,14 +30,14 @@ func setTool(server, tool string, tc config.Tool) func(*config.Config) {
 func TestApprovalAnswers(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	a := sessiontest.AnswerWith(t, m,
-		session.Response{Answer: session.AllowOnce},
-		session.Response{Answer: session.Deny, Reason: "not now"},
-		session.Response{Answer: session.AllowForContext},
-		session.Response{Answer: session.Deny},
+		model.Response{Answer: model.AllowOnce},
+		model.Response{Answer: model.Deny, Reason: "not now"},
+		model.Response{Answer: model.AllowForContext},
+		model.Response{Answer: model.Deny},
 	)
 	ctx := context.Background()
 	create := func(ctxName, body string) (*session.Outcome, error) {
-		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "notes", Tool: "create_note", Args: sessiontest.Args(`{"title":"t","body":"` + body + `"}`)})
+		return m.Call(ctx, model.CallRequest{Context: ctxName, Server: "notes", Tool: "create_note", Args: sessiontest.Args(`{"title":"t","body":"` + body + `"}`)})
 	}
 
 	out, err := create("", "one")
@@ -47,7 +49,7 @@ func TestApprovalAnswers(t *testing.T) {
 	if p.Tool.Ref.Qualified() != "notes__create_note" || string(p.Request.Args) != `{"body":"one","title":"t"}` {
 		t.Errorf("pending = %s %s, want the exact call", p.Tool.Ref.Qualified(), p.Request.Args)
 	}
-	if p.ArgsSHA256 != session.ArgsSHA256([]byte(`{"body":"one","title":"t"}`)) {
+	if p.ArgsSHA256 != trust.ArgsSHA256([]byte(`{"body":"one","title":"t"}`)) {
 		t.Errorf("pending hash does not bind the exact argument bytes")
 	}
 	if out.Verdict.By != trust.DecidedByPerson || out.Verdict.Action != trust.Allow {
@@ -92,12 +94,12 @@ func TestApprovalTimeoutDenies(t *testing.T) {
 			if !ok {
 				return
 			}
-			if c, ok := ev.(session.ApprovalClosed); ok {
+			if c, ok := ev.(model.ApprovalClosed); ok {
 				closed <- c.Outcome
 			}
 		}
 	}()
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
+	_, err := m.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
 	d := sessiontest.Denied(t, err)
 	if d.Verdict.By != trust.DecidedByTimeout {
 		t.Errorf("decided by %q, want timeout", d.Verdict.By)
@@ -116,7 +118,7 @@ func TestApprovalWithdrawnByCaller(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
+		_, err := m.Call(ctx, model.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
 		errc <- err
 	}()
 	p := <-a.Seen
@@ -127,19 +129,19 @@ func TestApprovalWithdrawnByCaller(t *testing.T) {
 	if n := len(m.Engine().Pending()); n != 0 {
 		t.Errorf("%d approvals still pending after withdrawal", n)
 	}
-	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
+	if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err == nil {
 		t.Error("answering a withdrawn call succeeded")
 	}
 }
 
 func TestDenyPolicyNeverAsks(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("notes", "delete_note", config.Tool{Policy: trust.Deny}))
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce})
 	ti := sessiontest.WantTier(t, m, "notes", "delete_note", trust.TierBlocked)
 	if ti.Class.Action != trust.Deny {
 		t.Errorf("action = %v", ti.Class.Action)
 	}
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
+	_, err := m.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"n1"}`)})
 	if d := sessiontest.Denied(t, err); d.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("decided by %q, want policy", d.Verdict.By)
 	}
@@ -152,10 +154,10 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))
 	// The demo's send_email is destructive: never granted for a context, so allowing it
 	// for the context would deny it; it is allowed once.
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce}, model.Response{Answer: model.Deny})
 	ctx := context.Background()
 	send := func(ctxName string) (*session.Outcome, error) {
-		return m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"a@example.com","subject":"s","body":"b"}`)})
+		return m.Call(ctx, model.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"a@example.com","subject":"s","body":"b"}`)})
 	}
 	// Clean context: policy allows, nobody is asked. (send_email is open world itself,
 	// so its own result taints agent-0 from then on.)
@@ -167,7 +169,7 @@ func TestTaintEscalatesAllowedExfiltration(t *testing.T) {
 		t.Errorf("agent-0 taint = %+v, want mail__send_email (an open-world result)", taint)
 	}
 
-	fetch, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(`{"url":"https://blog.example.com/mcp-tips"}`)})
+	fetch, err := m.Call(ctx, model.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(`{"url":"https://blog.example.com/mcp-tips"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
@@ -29,14 +31,14 @@ func TestTimeout_RecordKeepsWhyItAsked(t *testing.T) {
 	evs := sessiontest.CollectEvents(t, m)
 	const ctxName = "agent-t"
 	ctx := context.Background()
-	if _, err := m.Call(ctx, session.CallRequest{Context: ctxName, Server: "evil", Tool: "fetch_err"}); err == nil {
+	if _, err := m.Call(ctx, model.CallRequest{Context: ctxName, Server: "evil", Tool: "fetch_err"}); err == nil {
 		t.Fatal("fetch_err did not fail")
 	}
 	if tn := m.Engine().Taint(ctxName); tn.Channel != trust.ChannelError {
 		t.Fatalf("taint %+v, want by the error message", tn)
 	}
-	_, err := m.Call(ctx, session.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"evil@example.com"}`)})
-	var denied *session.DeniedError
+	_, err := m.Call(ctx, model.CallRequest{Context: ctxName, Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"evil@example.com"}`)})
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
 		t.Fatalf("send_email ended with %v, want a timeout", err)
 	}
@@ -72,7 +74,7 @@ func TestCancel_RecordKeepsWhyItAsked(t *testing.T) {
 	evs := sessiontest.CollectEvents(t, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { evs.Pending(t, 1); cancel() }()
-	_, err := m.Call(ctx, session.CallRequest{Context: "agent-c", Server: "mail", Tool: "send_email"})
+	_, err := m.Call(ctx, model.CallRequest{Context: "agent-c", Server: "mail", Tool: "send_email"})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("the call ended with %v, want cancelled", err)
 	}

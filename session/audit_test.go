@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -48,13 +50,13 @@ func TestManagerAuditsCalls(t *testing.T) {
 	}
 	defer a.Close()
 	m, _ := sessiontest.DemoInProcess(t, session.Options{Audit: a})
-	sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny, Reason: "no"})
+	sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny, Reason: "no"})
 	ctx := context.Background()
 	raw := `{"url":"https://example.com/","token":"hunter2"}`
-	if _, err := m.Call(ctx, session.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(raw)}); err != nil {
+	if _, err := m.Call(ctx, model.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(raw)}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.Call(ctx, session.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"note-1"}`)})
+	_, err = m.Call(ctx, model.CallRequest{Server: "notes", Tool: "delete_note", Args: sessiontest.Args(`{"id":"note-1"}`)})
 	sessiontest.Denied(t, err)
 	b, _ := os.ReadFile(path)
 	if n, err := audit.VerifyFile(path); err != nil || n != 3 {
@@ -68,7 +70,7 @@ func TestManagerAuditsCalls(t *testing.T) {
 		}
 		recs = append(recs, r)
 	}
-	if recs[0].Decision != "allow" || recs[0].DecidedBy != "policy" || recs[0].ArgsSHA256 != session.ArgsSHA256([]byte(`{"token":"hunter2","url":"https://example.com/"}`)) || strings.Contains(string(recs[0].Args), "hunter2") {
+	if recs[0].Decision != "allow" || recs[0].DecidedBy != "policy" || recs[0].ArgsSHA256 != trust.ArgsSHA256([]byte(`{"token":"hunter2","url":"https://example.com/"}`)) || strings.Contains(string(recs[0].Args), "hunter2") {
 		t.Errorf("decision record = %+v", recs[0])
 	}
 	// The demo's fetch_url rejects the unknown "token" argument: a tool error outcome.
@@ -95,7 +97,7 @@ func TestAuditWriteFailureDeniesCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := sessiontest.DemoInProcess(t, session.Options{Audit: a})
-	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: sessiontest.Args(`{"id":"tiers"}`)})
+	_, err = m.Call(context.Background(), model.CallRequest{Server: "docs", Tool: "get_doc", Args: sessiontest.Args(`{"id":"tiers"}`)})
 	d := sessiontest.Denied(t, err)
 	if !strings.Contains(d.Error(), "audit log cannot be written") {
 		t.Errorf("denial %q does not say the audit log failed", d.Error())
@@ -113,8 +115,8 @@ func BenchmarkAuditedApprovals(b *testing.B) {
 	defer a.Close()
 	cfg := sessiontest.NewConfig(config.Server{Name: "notes", Trust: trust.Trusted, Labels: []trust.Leg{trust.LegPrivateData}})
 	set := demoSet()
-	m := session.New(cfg, session.Options{Audit: a, InProcess: set, Approver: session.ApproverFunc(func(context.Context, *session.Pending) (session.Response, error) {
-		return session.Response{Answer: session.AllowOnce}, nil
+	m := session.New(cfg, session.Options{Audit: a, InProcess: set, Approver: model.ApproverFunc(func(context.Context, *model.Pending) (model.Response, error) {
+		return model.Response{Answer: model.AllowOnce}, nil
 	})})
 	defer m.Close()
 	m.Start()
@@ -124,7 +126,7 @@ func BenchmarkAuditedApprovals(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "create_note", Args: sessiontest.Args(`{"title":"t","body":"b"}`)})
+			_, err := m.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "create_note", Args: sessiontest.Args(`{"title":"t","body":"b"}`)})
 			if err != nil {
 				once.Do(func() { b.Error(err) })
 				return
@@ -172,7 +174,7 @@ func TestAuditDurability_DecisionSyncedOrWrittenBeforeForwarding(t *testing.T) {
 			cfg := sessiontest.NewConfig(config.Server{Name: "probe", Trust: trust.Trusted})
 			m := sessiontest.Start(t, cfg, session.Options{Audit: a, InProcess: map[string]*mcp.Server{"probe": auditProbe(a, func(f, s uint64) { inFile, synced = f, s })}})
 			for i := range 3 {
-				if _, err := m.Call(context.Background(), session.CallRequest{Server: "probe", Tool: "look", Args: sessiontest.Args(`{}`)}); err != nil {
+				if _, err := m.Call(context.Background(), model.CallRequest{Server: "probe", Tool: "look", Args: sessiontest.Args(`{}`)}); err != nil {
 					t.Fatal(err)
 				}
 				// Each call adds a decision then an outcome: the decision of call i is

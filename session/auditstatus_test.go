@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
@@ -55,7 +57,7 @@ func TestAuditProblem_WholeLogCheckReportsAnOldDamagedRecord(t *testing.T) {
 		if !ok {
 			t.Fatal("no AuditChanged event")
 		}
-		if _, ok := e.(session.AuditChanged); ok {
+		if _, ok := e.(model.AuditChanged); ok {
 			break
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/conn"
@@ -14,9 +16,9 @@ import (
 
 // catalog is what a server offers besides tools, as last listed.
 type catalog struct {
-	resources []ResourceInfo
-	templates []ResourceTemplateInfo
-	prompts   []PromptInfo
+	resources []model.ResourceInfo
+	templates []model.ResourceTemplateInfo
+	prompts   []model.PromptInfo
 	notices   []string
 	// offers* say the server declared the capability (even with an empty list).
 	offersResources, offersPrompts, subscribe, completions bool

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/approval"
@@ -54,18 +56,18 @@ func channelPolicy(s *server, k trust.ChannelKind) trust.Action {
 // st and sandbox fence. Its Fingerprint names the kind: there is no definition to pin, and what a yes
 // covers beyond the channel is the canonical arguments (the URI, the prompt's name
 // and arguments).
-func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTrust, fence trust.Fence) ToolInfo {
+func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTrust, fence trust.Fence) model.ToolInfo {
 	name := trust.ChannelTool(k)
 	policy := channelPolicy(s, k)
 	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy, Fence: fence}, m.cfg.Policy)
 	ref := trust.Ref{Server: s.cfg.Name, Tool: name}
-	return ToolInfo{
+	return model.ToolInfo{
 		Ref:         ref,
 		Title:       string(k),
 		Fingerprint: "channel:" + name,
 		Class:       class,
 		ServerTrust: st,
-		Facts:       &ServerFacts{Env: s.envNames, Labels: s.cfg.Labels, Local: s.local(), Fence: fence, Fenceable: s.fenceable()},
+		Facts:       &model.ServerFacts{Env: s.envNames, Labels: s.cfg.Labels, Local: s.local(), Fence: fence, Fenceable: s.fenceable()},
 		Policy:      policy,
 		Channel:     k,
 	}
@@ -74,8 +76,8 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 // channels lists a server's channels that count in the hazards: a server that
 // offers resources or prompts (and lists any) fills their legs like a tool; s.mu is
 // held.
-func (m *Manager) channels(s *server, st trust.ServerTrust) []ToolInfo {
-	var out []ToolInfo
+func (m *Manager) channels(s *server, st trust.ServerTrust) []model.ToolInfo {
+	var out []model.ToolInfo
 	c := s.catalog
 	if c.offersResources && (len(c.resources) > 0 || len(c.templates) > 0) {
 		out = append(out, m.channelInfo(s, trust.KindResources, st, s.fence))
@@ -88,25 +90,25 @@ func (m *Manager) channels(s *server, st trust.ServerTrust) []ToolInfo {
 
 // LookupTool finds a tool, or a channel's synthetic tool, as it is now: what a
 // decision's last check and a waiting question compare against.
-func (m *Manager) LookupTool(snap *Snapshot, server, name string) (ToolInfo, bool) {
+func (m *Manager) LookupTool(snap *model.Snapshot, server, name string) (model.ToolInfo, bool) {
 	k, ok := trust.ChannelOf(name)
 	if !ok {
 		return snap.Tool(server, name)
 	}
 	s, ok := m.servers[server]
 	if !ok {
-		return ToolInfo{}, false
+		return model.ToolInfo{}, false
 	}
 	sv, ok := snap.Server(server)
-	if !ok || sv.Status != StatusReady {
-		return ToolInfo{}, false
+	if !ok || sv.Status != model.StatusReady {
+		return model.ToolInfo{}, false
 	}
 	return m.channelInfo(s, k, sv.Trust, sv.Fence), true
 }
 
 // channelCall is one read or get on its way through the engine.
 type channelCall struct {
-	req     CallRequest // Tool is the synthetic name, Args the canonical arguments
+	req     model.CallRequest // Tool is the synthetic name, Args the canonical arguments
 	kind    trust.ChannelKind
 	channel string // the Taint.Channel
 	subject string // the URI or prompt name, for the taint sentence
@@ -161,11 +163,11 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 	}
 	if d.Verdict.Action != trust.Allow {
 		_ = m.auditDecision(base, d)
-		return callID, d.Verdict, 0, false, &DeniedError{Verdict: d.Verdict, Reason: d.PersonReason}
+		return callID, d.Verdict, 0, false, &model.DeniedError{Verdict: d.Verdict, Reason: d.PersonReason}
 	}
 	if err := m.auditDecision(base, d); err != nil {
 		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(d.Verdict.Reasons, "the audit log cannot be written, so the request is denied: "+err.Error())}
-		return callID, denied, 0, false, &DeniedError{Verdict: denied}
+		return callID, denied, 0, false, &model.DeniedError{Verdict: denied}
 	}
 	s.mu.Lock()
 	cs := s.cs
@@ -234,7 +236,7 @@ func (m *Manager) auditChannelOutcome(base *audit.Record, dur time.Duration, err
 }
 
 // finished reports a read or get as a CallFinished event (the Activity view).
-func (m *Manager) finished(req CallRequest, start time.Time, callID string, v trust.Verdict, dur time.Duration, err error) {
+func (m *Manager) finished(req model.CallRequest, start time.Time, callID string, v trust.Verdict, dur time.Duration, err error) {
 	if canon, cerr := trust.CanonicalArgs(req.Args, m.engine.Limits().MaxArgsBytes); cerr == nil {
 		req.Args = canon
 	}
@@ -252,9 +254,9 @@ func (m *Manager) finished(req CallRequest, start time.Time, callID string, v tr
 // the URI as given. Content from an untrusted server, or one labelled
 // untrusted-content, taints the request's context before it is returned. A result
 // over MaxContentBytes is refused (and taints nothing).
-func (m *Manager) ReadResource(ctx context.Context, req ReadRequest) (*ReadOutcome, error) {
+func (m *Manager) ReadResource(ctx context.Context, req model.ReadRequest) (*model.ReadOutcome, error) {
 	start := m.opts.Now()
-	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.ResourceReadTool, CallID: req.CallID}
+	cr := model.CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.ResourceReadTool, CallID: req.CallID}
 	if req.URI == "" || !utf8.ValidString(req.URI) {
 		err := fmt.Errorf("reading a resource of %s: the URI must be non-empty UTF-8 text, got %s", req.Server, strconv.QuoteToASCII(req.URI))
 		m.AuditRefused(m.engine.NewCallID(), cr, trust.DecidedByPolicy, err.Error())
@@ -280,7 +282,7 @@ func (m *Manager) ReadResource(ctx context.Context, req ReadRequest) (*ReadOutco
 	if err != nil {
 		return nil, err
 	}
-	return &ReadOutcome{CallID: callID, Verdict: v, Result: res, Duration: dur, Tainted: tainted}, nil
+	return &model.ReadOutcome{CallID: callID, Verdict: v, Result: res, Duration: dur, Tainted: tainted}, nil
 }
 
 func resourceBytes(r *mcp.ReadResourceResult) int64 {
@@ -297,9 +299,9 @@ func resourceBytes(r *mcp.ReadResourceResult) int64 {
 // channel (policy `prompts`), bound to the name and the canonical arguments. A prompt
 // of an untrusted server is untrusted content: it taints the context. Arguments must
 // be a JSON object of strings.
-func (m *Manager) GetPrompt(ctx context.Context, req PromptRequest) (*PromptOutcome, error) {
+func (m *Manager) GetPrompt(ctx context.Context, req model.PromptRequest) (*model.PromptOutcome, error) {
 	start := m.opts.Now()
-	cr := CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.PromptGetTool, CallID: req.CallID}
+	cr := model.CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.PromptGetTool, CallID: req.CallID}
 	if req.Served != (trust.Ref{Server: req.Server, Tool: req.Name}).Qualified() {
 		cr.Served = req.Served
 	}
@@ -347,7 +349,7 @@ func (m *Manager) GetPrompt(ctx context.Context, req PromptRequest) (*PromptOutc
 	if err != nil {
 		return nil, err
 	}
-	return &PromptOutcome{CallID: callID, Verdict: v, Result: res, Duration: dur, Tainted: tainted}, nil
+	return &model.PromptOutcome{CallID: callID, Verdict: v, Result: res, Duration: dur, Tainted: tainted}, nil
 }
 
 func promptBytes(r *mcp.GetPromptResult) int64 {
@@ -369,7 +371,7 @@ func promptBytes(r *mcp.GetPromptResult) int64 {
 // and they are not audited (they run per key press). Values from a server whose
 // channel is untrusted content taint the context like the channel's content would:
 // they are the server's text, and an agent that receives them reads it.
-func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completion, error) {
+func (m *Manager) Complete(ctx context.Context, req model.CompleteRequest) (*model.Completion, error) {
 	s, ok := m.servers[req.Server]
 	if !ok {
 		return nil, fmt.Errorf("completing: no server %q", req.Server)
@@ -393,7 +395,7 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 		return nil, fmt.Errorf("completing for %s: %w (it declares no completions capability)", req.Server, ErrNoChannel)
 	}
 	if tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked {
-		return nil, &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
+		return nil, &model.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
 	}
 	if err := m.taintedOutbound(req.Context, req.Client, tool, "a completion sends the text typed so far and the arguments already chosen"); err != nil {
 		return nil, err
@@ -419,7 +421,7 @@ func (m *Manager) Complete(ctx context.Context, req CompleteRequest) (*Completio
 		}
 		return nil, conn.RedactURLs(fmt.Errorf("completing for %s: %w", req.Server, err))
 	}
-	c := &Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
+	c := &model.Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
 	if len(c.Values) > MaxCompletionValues {
 		c.Values, c.HasMore = c.Values[:MaxCompletionValues:MaxCompletionValues], true
 	}
@@ -441,8 +443,8 @@ func (e serverSaid) Unwrap() error { return e.error }
 // escalates (the channel of an untrusted server has the exfiltration leg): a read or
 // a get there asks, and these must not be the way around that question. The
 // person's own context is not refused: the person sees what they type.
-func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what string) error {
-	if approval.ContextKey(ctxName) == PersonContext || !trust.EscalatedByTaint(tool.Class) {
+func (m *Manager) taintedOutbound(ctxName, client string, tool model.ToolInfo, what string) error {
+	if approval.ContextKey(ctxName) == model.PersonContext || !trust.EscalatedByTaint(tool.Class) {
 		return nil
 	}
 	t := m.engine.Taint(ctxName)
@@ -450,8 +452,8 @@ func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what st
 		return nil
 	}
 	why := "this context is tainted (" + t.Reason() + ") and " + what + " to server " + tool.Ref.Server + ", which could carry it out; it never asks, so it is refused (a read or a get asks)"
-	m.AuditRefused(m.engine.NewCallID(), CallRequest{Context: ctxName, Client: client, Server: tool.Ref.Server, Tool: tool.Ref.Tool}, trust.DecidedByTaint, why)
-	return &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByTaint, Reasons: []string{why}}}
+	m.AuditRefused(m.engine.NewCallID(), model.CallRequest{Context: ctxName, Client: client, Server: tool.Ref.Server, Tool: tool.Ref.Tool}, trust.DecidedByTaint, why)
+	return &model.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByTaint, Reasons: []string{why}}}
 }
 
 // Subscribe asks a server for notifications/resources/updated about uri for the
@@ -459,12 +461,12 @@ func (m *Manager) taintedOutbound(ctxName, client string, tool ToolInfo, what st
 // not take subscriptions or its resources are denied. A subscription lasts for the
 // current connection (a reconnect drops it).
 func (m *Manager) Subscribe(ctx context.Context, server, uri string) error {
-	return m.subscription(ctx, HolderPerson, server, uri, true)
+	return m.subscription(ctx, model.HolderPerson, server, uri, true)
 }
 
 // Unsubscribe ends the person's subscription Subscribe made.
 func (m *Manager) Unsubscribe(ctx context.Context, server, uri string) error {
-	return m.subscription(ctx, HolderPerson, server, uri, false)
+	return m.subscription(ctx, model.HolderPerson, server, uri, false)
 }
 
 // SubscribeFor and UnsubscribeFor subscribe and unsubscribe on behalf of holder. One
@@ -489,7 +491,7 @@ func (m *Manager) SubscribeAgent(ctx context.Context, ctxName, client, server, u
 			return err
 		}
 	}
-	err := m.SubscribeFor(ctx, HolderGateway, server, uri)
+	err := m.SubscribeFor(ctx, model.HolderGateway, server, uri)
 	var said serverSaid // the server's own message, which reaches the agent
 	if known && errors.As(err, &said) && trust.Taints(tool.Class) && ctx.Err() == nil {
 		m.engine.MarkTainted(ctxName, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: uri})
@@ -529,7 +531,7 @@ func (m *Manager) subscription(ctx context.Context, holder, server, uri string, 
 		return fmt.Errorf("subscribing to a resource of %s: %w (it does not take resources/subscribe)", server, ErrNoChannel)
 	}
 	if on && (tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked) {
-		return &DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
+		return &model.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
 	}
 	// subMu orders the holders' changes: the first-in and last-out decisions and
 	// the round trips they lead to happen one at a time per server.
@@ -589,7 +591,7 @@ func (s *server) resourceUpdated(gen uint64, p *mcp.ResourceUpdatedNotificationP
 	ok := s.gen == gen && len(s.subscribed[p.URI]) > 0
 	s.mu.Unlock()
 	if ok {
-		ev := ResourceUpdated{Server: s.cfg.Name, Gen: gen, URI: p.URI}
+		ev := model.ResourceUpdated{Server: s.cfg.Name, Gen: gen, URI: p.URI}
 		s.m.events.push(ev)
 		s.m.resourceUpdatedHooks(ev)
 	}

@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/conn"
+	"github.com/airlock-mcp/airlock/session/record"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -21,7 +25,7 @@ import (
 
 func TestChannels_ListedAfterConnect(t *testing.T) {
 	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"notes": sessiontest.ChannelServer(nil)}, sessiontest.InProcServer("notes", trust.Trusted, nil))
-	sv := sessiontest.MustServer(t, m, "notes", session.StatusReady)
+	sv := sessiontest.MustServer(t, m, "notes", model.StatusReady)
 	if len(sv.Resources) != 1 || sv.Resources[0].URI != "notes://inbox" || sv.Resources[0].MIMEType != "text/plain" {
 		t.Errorf("resources = %+v", sv.Resources)
 	}
@@ -44,7 +48,7 @@ func TestChannels_UntrustedResourceReadTaintsAndExfiltrationAsks(t *testing.T) {
 			s.Tools = map[string]config.Tool{"send": {Policy: trust.Allow}}
 		}))
 	ctx := context.Background()
-	out, err := m.ReadResource(ctx, session.ReadRequest{Context: "agent-1", Server: "notes", URI: "notes://inbox"})
+	out, err := m.ReadResource(ctx, model.ReadRequest{Context: "agent-1", Server: "notes", URI: "notes://inbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +59,9 @@ func TestChannels_UntrustedResourceReadTaintsAndExfiltrationAsks(t *testing.T) {
 	if !taint.Tainted() || !strings.Contains(taint.Reason(), `resource "notes://inbox" of server notes`) {
 		t.Fatalf("taint = %+v (%s)", taint, taint.Reason())
 	}
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny})
-	_, err = m.Call(ctx, session.CallRequest{Context: "agent-1", Server: "mail", Tool: "send", Args: sessiontest.Args(`{}`)})
-	var denied *session.DeniedError
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
+	_, err = m.Call(ctx, model.CallRequest{Context: "agent-1", Server: "mail", Tool: "send", Args: sessiontest.Args(`{}`)})
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTaintThenPerson {
 		t.Fatalf("send after a tainting read: err %v, want a question the person denied", err)
 	}
@@ -66,7 +70,7 @@ func TestChannels_UntrustedResourceReadTaintsAndExfiltrationAsks(t *testing.T) {
 		t.Errorf("the question's taint does not name the resource: %s", p.Taint.Reason())
 	}
 	// Another context is untouched.
-	if _, err := m.Call(ctx, session.CallRequest{Context: "agent-2", Server: "mail", Tool: "send", Args: sessiontest.Args(`{}`)}); err != nil {
+	if _, err := m.Call(ctx, model.CallRequest{Context: "agent-2", Server: "mail", Tool: "send", Args: sessiontest.Args(`{}`)}); err != nil {
 		t.Errorf("a clean context's send: %v", err)
 	}
 }
@@ -86,18 +90,18 @@ func TestChannels_PolicyAndAudit(t *testing.T) {
 		sessiontest.InProcServer("b", trust.Trusted, func(s *config.Server) { s.Resources, s.Prompts = trust.Ask, trust.Ask }),
 		sessiontest.InProcServer("c", trust.Trusted, func(s *config.Server) { s.Resources = trust.Allow }))
 	ctx := context.Background()
-	var denied *session.DeniedError
-	if _, err := m.ReadResource(ctx, session.ReadRequest{Server: "a", URI: "notes://inbox"}); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPolicy {
+	var denied *model.DeniedError
+	if _, err := m.ReadResource(ctx, model.ReadRequest{Server: "a", URI: "notes://inbox"}); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("read with resources = deny: %v", err)
 	}
-	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "a", Name: "summarise"}); !errors.As(err, &denied) {
+	if _, err := m.GetPrompt(ctx, model.PromptRequest{Server: "a", Name: "summarise"}); !errors.As(err, &denied) {
 		t.Errorf("get with prompts = deny: %v", err)
 	}
-	if _, err := m.Complete(ctx, session.CompleteRequest{Server: "a", Prompt: "summarise", Argument: "topic", Value: "x"}); !errors.As(err, &denied) {
+	if _, err := m.Complete(ctx, model.CompleteRequest{Server: "a", Prompt: "summarise", Argument: "topic", Value: "x"}); !errors.As(err, &denied) {
 		t.Errorf("completion with prompts = deny: %v", err)
 	}
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny})
-	out, err := m.ReadResource(ctx, session.ReadRequest{Server: "b", URI: "notes://note/7"})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce}, model.Response{Answer: model.Deny})
+	out, err := m.ReadResource(ctx, model.ReadRequest{Server: "b", URI: "notes://note/7"})
 	if err != nil || out.Verdict.By != trust.DecidedByPerson || out.Result.Contents[0].Text != "note notes://note/7" {
 		t.Fatalf("read with resources = ask, allowed once: %+v, %v", out, err)
 	}
@@ -105,29 +109,29 @@ func TestChannels_PolicyAndAudit(t *testing.T) {
 	if p.Tool.Channel != trust.KindResources || p.Request.Tool != trust.ResourceReadTool || string(p.Request.Args) != `{"uri":"notes://note/7"}` {
 		t.Errorf("question: channel %q tool %q args %s", p.Tool.Channel, p.Request.Tool, p.Request.Args)
 	}
-	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "b", Name: "summarise", Args: sessiontest.Args(`{"topic": "x"}`)}); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPerson {
+	if _, err := m.GetPrompt(ctx, model.PromptRequest{Server: "b", Name: "summarise", Args: sessiontest.Args(`{"topic": "x"}`)}); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPerson {
 		t.Errorf("get with prompts = ask, denied: %v", err)
 	}
 	p = <-a.Seen
 	if string(p.Request.Args) != `{"arguments":{"topic":"x"},"name":"summarise"}` {
 		t.Errorf("prompt question args %s", p.Request.Args)
 	}
-	out, err = m.ReadResource(ctx, session.ReadRequest{Server: "c", URI: "notes://inbox"})
+	out, err = m.ReadResource(ctx, model.ReadRequest{Server: "c", URI: "notes://inbox"})
 	if err != nil || out.Verdict.By != trust.DecidedByPolicy || out.Tainted {
 		t.Fatalf("read with resources = allow from a trusted server: %+v, %v", out, err)
 	}
-	pr, err := m.GetPrompt(ctx, session.PromptRequest{Server: "c", Name: "summarise", Args: sessiontest.Args(`{"topic":"tides"}`)})
+	pr, err := m.GetPrompt(ctx, model.PromptRequest{Server: "c", Name: "summarise", Args: sessiontest.Args(`{"topic":"tides"}`)})
 	if err != nil || pr.Result.Messages[0].Content.(*mcp.TextContent).Text != "summarise tides" {
 		t.Fatalf("get from c: %+v, %v", pr, err)
 	}
-	if _, err := m.GetPrompt(ctx, session.PromptRequest{Server: "c", Name: "summarise", Args: sessiontest.Args(`{"topic":1}`)}); err == nil || !strings.Contains(err.Error(), "object of strings") {
+	if _, err := m.GetPrompt(ctx, model.PromptRequest{Server: "c", Name: "summarise", Args: sessiontest.Args(`{"topic":1}`)}); err == nil || !strings.Contains(err.Error(), "object of strings") {
 		t.Errorf("non-string prompt argument: %v", err)
 	}
 	var reads []string
 	for _, r := range sessiontest.AuditRecords(t, logPath) {
 		if r.Tool == trust.ResourceReadTool {
 			reads = append(reads, r.Server+" "+r.Kind+" "+r.Decision+" "+r.DecidedBy+" "+r.Outcome)
-			if r.Kind == "decision" && r.Server == "b" && r.ArgsSHA256 != session.ArgsSHA256([]byte(`{"uri":"notes://note/7"}`)) {
+			if r.Kind == "decision" && r.Server == "b" && r.ArgsSHA256 != trust.ArgsSHA256([]byte(`{"uri":"notes://note/7"}`)) {
 				t.Errorf("audit hash %s is not of the shown URI", r.ArgsSHA256)
 			}
 		}
@@ -189,11 +193,11 @@ func TestChannels_HugeResourceBounded(t *testing.T) {
 			})
 			// Copying 10 MiB under -race on a loaded machine takes seconds.
 			m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"web": srv}, sessiontest.InProcServer("web", trust.Trusted, func(s *config.Server) { s.CallTimeout = 90 * time.Second }))
-			out, err := m.ReadResource(context.Background(), session.ReadRequest{Context: "a", Server: "web", URI: "big://one"})
+			out, err := m.ReadResource(context.Background(), model.ReadRequest{Context: "a", Server: "web", URI: "big://one"})
 			if err == nil || out != nil {
 				t.Fatalf("%d bytes read: %v", size, err)
 			}
-			if size < session.MaxMessageBytes {
+			if size < conn.MaxMessageBytes {
 				if !strings.Contains(err.Error(), fmt.Sprintf("holds %d bytes; airlock hands on at most %d", size+len("big://one"), session.MaxContentBytes)) {
 					t.Errorf("10 MiB: %v", err)
 				}
@@ -229,9 +233,9 @@ func TestChannels_PagingCapsDuplicatesHostileNames(t *testing.T) {
 		}
 	})
 	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"pager": srv}, sessiontest.InProcServer("pager", trust.Untrusted, nil))
-	sv := sessiontest.MustServer(t, m, "pager", session.StatusReady)
-	if n != session.MaxCatalogPages {
-		t.Errorf("resources/list was asked %d times, want the cap %d", n, session.MaxCatalogPages)
+	sv := sessiontest.MustServer(t, m, "pager", model.StatusReady)
+	if n != conn.MaxCatalogPages {
+		t.Errorf("resources/list was asked %d times, want the cap %d", n, conn.MaxCatalogPages)
 	}
 	if len(sv.Resources) != 2 || sv.Resources[0].URI != hostile || sv.Resources[0].Name != "\x1b]8;;http://x\x07name" || sv.Resources[0].MIMEType != "text/\x1b[31mred" {
 		t.Errorf("resources = %+v", sv.Resources)
@@ -241,7 +245,7 @@ func TestChannels_PagingCapsDuplicatesHostileNames(t *testing.T) {
 	}
 	notices := strings.Join(sv.Notices, "\n")
 	for _, want := range []string{
-		fmt.Sprintf("resources/list stopped after %d pages", session.MaxCatalogPages),
+		fmt.Sprintf("resources/list stopped after %d pages", conn.MaxCatalogPages),
 		"resources/list listed 2998 duplicate entries",
 		"prompts/list repeated a cursor after 2 pages",
 		"prompts/list listed 3 duplicate entries",
@@ -265,11 +269,11 @@ func TestCall_TaskSupportRequiredRefusedUpFront(t *testing.T) {
 	if ti := sessiontest.MustTool(t, m, "tasks", "maybe"); ti.TaskSupport != "optional" {
 		t.Errorf("maybe TaskSupport = %q", ti.TaskSupport)
 	}
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "tasks", Tool: "research"})
+	_, err := m.Call(context.Background(), model.CallRequest{Server: "tasks", Tool: "research"})
 	if !errors.Is(err, session.ErrTaskRequired) {
 		t.Errorf("required: err %v, want ErrTaskRequired before any round trip", err)
 	}
-	if _, err := m.Call(context.Background(), session.CallRequest{Server: "tasks", Tool: "maybe"}); err != nil {
+	if _, err := m.Call(context.Background(), model.CallRequest{Server: "tasks", Tool: "maybe"}); err != nil {
 		t.Errorf("optional: err %v", err)
 	}
 }
@@ -283,7 +287,7 @@ func TestChannels_QuestionWithdrawnWhenTrustChanges(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.ReadResource(ctx, session.ReadRequest{Server: "b", URI: "notes://inbox"})
+		_, err := m.ReadResource(ctx, model.ReadRequest{Server: "b", URI: "notes://inbox"})
 		done <- err
 	}()
 	for {
@@ -291,7 +295,7 @@ func TestChannels_QuestionWithdrawnWhenTrustChanges(t *testing.T) {
 		if !ok {
 			t.Fatal("no question")
 		}
-		if _, ok := ev.(session.ApprovalRequested); ok {
+		if _, ok := ev.(model.ApprovalRequested); ok {
 			break
 		}
 	}
@@ -299,7 +303,7 @@ func TestChannels_QuestionWithdrawnWhenTrustChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := <-done
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || !strings.Contains(err.Error(), "server trust trusted → untrusted") {
 		t.Fatalf("read after the trust changed under its question: %v", err)
 	}
@@ -310,24 +314,24 @@ func TestChannels_QuestionWithdrawnWhenTrustChanges(t *testing.T) {
 func TestChannels_GrantCoversChannelUntilTrustChanges(t *testing.T) {
 	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"b": sessiontest.ChannelServer(nil)},
 		sessiontest.InProcServer("b", trust.Trusted, func(s *config.Server) { s.Resources = trust.Ask }))
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowForContext}, model.Response{Answer: model.Deny}, model.Response{Answer: model.Deny})
 	ctx := context.Background()
-	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/1"}); err != nil {
+	if _, err := m.ReadResource(ctx, model.ReadRequest{Context: "a", Server: "b", URI: "notes://note/1"}); err != nil {
 		t.Fatal(err)
 	}
 	<-a.Seen
-	out, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/2"})
+	out, err := m.ReadResource(ctx, model.ReadRequest{Context: "a", Server: "b", URI: "notes://note/2"})
 	if err != nil || out.Verdict.By != trust.DecidedByGrant {
 		t.Fatalf("second read in the granted context: %+v, %v", out, err)
 	}
-	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "other", Server: "b", URI: "notes://note/2"}); err == nil {
+	if _, err := m.ReadResource(ctx, model.ReadRequest{Context: "other", Server: "b", URI: "notes://note/2"}); err == nil {
 		t.Error("another context's read ran without a question")
 	}
 	<-a.Seen
 	if err := m.SetServerTrust("b", trust.Untrusted); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := m.ReadResource(ctx, session.ReadRequest{Context: "a", Server: "b", URI: "notes://note/3"}); err == nil {
+	if out, err := m.ReadResource(ctx, model.ReadRequest{Context: "a", Server: "b", URI: "notes://note/3"}); err == nil {
 		t.Errorf("the grant survived a trust change: %+v", out)
 	}
 	if p := <-a.Seen; string(p.Request.Args) != `{"uri":"notes://note/3"}` {
@@ -369,7 +373,7 @@ func TestChannels_HangingListIsANoticeNotAFailure(t *testing.T) {
 		return &mcp.CallToolResult{}, nil
 	})
 	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"b": srv}, sessiontest.InProcServer("b", trust.Trusted, func(s *config.Server) { s.ConnectTimeout = time.Second }))
-	sv := sessiontest.MustServer(t, m, "b", session.StatusReady)
+	sv := sessiontest.MustServer(t, m, "b", model.StatusReady)
 	sessiontest.MustTool(t, m, "b", "t")
 	if len(sv.Prompts) != 1 || !strings.Contains(strings.Join(sv.Notices, "\n"), "resources/list") {
 		t.Errorf("prompts %+v, notices %q", sv.Prompts, sv.Notices)
@@ -397,14 +401,14 @@ func TestChannels_ResourceUpdatedOnlyForSubscribed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	next := func() session.ResourceUpdated {
+	next := func() model.ResourceUpdated {
 		t.Helper()
 		for {
 			ev, ok := m.Next(ctx)
 			if !ok {
 				t.Fatal("no resources/updated event")
 			}
-			if u, ok := ev.(session.ResourceUpdated); ok {
+			if u, ok := ev.(model.ResourceUpdated); ok {
 				return u
 			}
 		}
@@ -481,13 +485,13 @@ func TestSnapshot_RecordsChannelsAndOfflineHazardsMatchLive(t *testing.T) {
 	if !strings.Contains(buf.String(), `"uri": "notes://inbox"`) || !strings.Contains(buf.String(), `"uriTemplate": "notes://note/{id}"`) || !strings.Contains(buf.String(), `"name": "summarise"`) {
 		t.Fatalf("the snapshot does not hold the channels:\n%s", buf.String())
 	}
-	rec, err := session.ReadRecording(&buf)
+	rec, err := record.Read(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	off, _ := session.NewOffline(sessiontest.NewConfig(cfgs...), rec, session.Options{MemoryTaint: true})
 	defer off.Close()
-	hz := func(s *session.Snapshot) string {
+	hz := func(s *model.Snapshot) string {
 		var out []string
 		for _, h := range s.Hazards {
 			out = append(out, fmt.Sprintf("%s %v", h.Kind, h.Legs))

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/config"
@@ -73,7 +75,7 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 			// jsonschema-go, which recurses without end on a $ref cycle: the stack
 			// Overflow would end airlock (hostile case 28). Elicitation schemas are flat
 			// objects of primitive fields and need no references, so refuse unseen.
-			m.events.push(LogLine{Server: server, Source: "airlock", Text: "refused an elicitation: its requested schema uses $ref, which airlock does not accept"})
+			m.events.push(model.LogLine{Server: server, Source: "airlock", Text: "refused an elicitation: its requested schema uses $ref, which airlock does not accept"})
 			return nil, errors.New("airlock refuses elicitation schemas that use $ref, $dynamicRef or $recursiveRef")
 		}
 		inFlight := m.inFlight(server)
@@ -81,7 +83,7 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 			// A server may ask the person only while a call to it is in flight
 			// (SEP-2260: server requests belong to a client request). Otherwise its
 			// question would land on whatever the person is typing into.
-			m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined an elicitation: no call to this server was in flight (set elicitation = \"anytime\" in [servers." + server + "] to allow it)"})
+			m.events.push(model.LogLine{Server: server, Source: "airlock", Text: "declined an elicitation: no call to this server was in flight (set elicitation = \"anytime\" in [servers." + server + "] to allow it)"})
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}
 		mode := p.Mode
@@ -90,7 +92,7 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 		}
 		defer m.elicit.asking(inFlight)()
 		if m.opts.Asker != nil {
-			action, content, err := m.opts.Asker.Elicit(ctx, &Elicitation{
+			action, content, err := m.opts.Asker.Elicit(ctx, &model.Elicitation{
 				Server: server, Mode: mode, Message: p.Message, Schema: schema, URL: p.URL,
 				CallID: firstOf(inFlight), InFlight: inFlight,
 			})
@@ -115,9 +117,9 @@ func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.E
 			m.elicit.mu.Lock()
 			delete(m.elicit.waiting, id)
 			m.elicit.mu.Unlock()
-			m.events.push(ElicitationClosed{ID: id})
+			m.events.push(model.ElicitationClosed{ID: id})
 		}()
-		m.events.push(ElicitationRequested{Elicitation: &Elicitation{
+		m.events.push(model.ElicitationRequested{Elicitation: &model.Elicitation{
 			ID: id, Server: server, Mode: mode, Message: p.Message, Schema: schema, URL: p.URL,
 			CallID: firstOf(inFlight), InFlight: inFlight,
 		}})

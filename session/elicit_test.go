@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -39,7 +41,7 @@ func TestElicitationRoundTrip(t *testing.T) {
 			if !ok {
 				return
 			}
-			if e, ok := ev.(session.ElicitationRequested); ok {
+			if e, ok := ev.(model.ElicitationRequested); ok {
 				if e.Elicitation.Message != "Your name?" || e.Elicitation.Server != "asker" || e.Elicitation.Mode != "form" {
 					t.Errorf("elicitation = %+v", e.Elicitation)
 				}
@@ -47,7 +49,7 @@ func TestElicitationRoundTrip(t *testing.T) {
 			}
 		}
 	}()
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "asker", Tool: "ask_name"})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "asker", Tool: "ask_name"})
 	if err != nil {
 		t.Fatal(err)
 	}

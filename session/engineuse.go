@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -79,11 +82,11 @@ func (s *server) local() bool {
 // cannot know the schema, so this is found when the tool is listed, and said as a
 // server's rule error and log line (and check fails on it). Such a rule can never
 // match, so its tool asks for every call (DecideCall).
-func ruleErrors(cfg config.Server, tools []listedTool) []RuleError {
+func ruleErrors(cfg config.Server, tools []listedTool) []model.RuleError {
 	if !hasRules(cfg) {
 		return nil // nothing to check: no index of a long listing is needed
 	}
-	var out []RuleError
+	var out []model.RuleError
 	listed := make(map[string]*listedTool, len(tools))
 	for i := range tools {
 		listed[tools[i].wire.Name] = &tools[i]
@@ -95,13 +98,13 @@ func ruleErrors(cfg config.Server, tools []listedTool) []RuleError {
 		}
 		lt, ok := listed[name]
 		if !ok {
-			out = append(out, RuleError{Tool: name, Text: "rules for " + name + " apply to no listed tool: the server does not list " + strconv.Quote(name)})
+			out = append(out, model.RuleError{Tool: name, Text: "rules for " + name + " apply to no listed tool: the server does not list " + strconv.Quote(name)})
 			continue
 		}
 		schema := trust.ParseSchema(lt.wire.InputSchema)
 		for i := range rules {
 			for _, p := range trust.RuleProblems(&rules[i], schema) {
-				out = append(out, RuleError{Tool: name, Rule: rules[i].Name, Text: p + "; it can never match: every call of " + name + " asks until the rule is fixed"})
+				out = append(out, model.RuleError{Tool: name, Rule: rules[i].Name, Text: p + "; it can never match: every call of " + name + " asks until the rule is fixed"})
 			}
 		}
 	}
@@ -121,8 +124,8 @@ func hasRules(cfg config.Server) bool {
 // AllRules lists every rule: the config's, server by server in config order, then
 // the remembered ones as rules.toml stands now. err is the rules file's problem, if
 // any (its rules are then as last read).
-func (m *Manager) AllRules() ([]RuleEntry, error) {
-	var out []RuleEntry
+func (m *Manager) AllRules() ([]model.RuleEntry, error) {
+	var out []model.RuleEntry
 	snap := m.Snapshot()
 	problem := func(server, tool string, r *trust.Rule) string {
 		ti, ok := snap.Tool(server, tool)
@@ -134,7 +137,7 @@ func (m *Manager) AllRules() ([]RuleEntry, error) {
 	for _, s := range m.cfg.Servers {
 		for _, tool := range slices.Sorted(maps.Keys(s.Tools)) {
 			for _, r := range s.Tools[tool].Rules {
-				out = append(out, RuleEntry{Name: r.Name, Source: r.Source, Server: s.Name, Tool: tool, When: WhenOf(r),
+				out = append(out, model.RuleEntry{Name: r.Name, Source: r.Source, Server: s.Name, Tool: tool, When: approval.WhenOf(r),
 					Policy: r.Policy, Reason: r.Reason, Matched: m.engine.RuleMatches(r.Name), LastMatch: m.engine.RuleLastMatch(r.Name),
 					Problem: problem(s.Name, tool, &r)})
 			}
@@ -144,7 +147,7 @@ func (m *Manager) AllRules() ([]RuleEntry, error) {
 	compiled := m.savedRules()
 	for _, r := range saved {
 		p, _ := trust.ParseAction(r.Policy)
-		e := RuleEntry{Name: r.ID, Source: RulesFile, Remembered: true, Server: r.Server, Tool: r.Tool, When: r.When,
+		e := model.RuleEntry{Name: r.ID, Source: approval.RulesFile, Remembered: true, Server: r.Server, Tool: r.Tool, When: r.When,
 			Policy: p, Reason: r.Reason, From: r.From, Matched: r.Matched, LastMatch: m.engine.RuleLastMatch(r.ID), Problem: r.Problem}
 		if e.Problem == "" {
 			for i, c := range compiled[r.Ref()] {

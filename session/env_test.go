@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/conn"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
@@ -22,8 +25,8 @@ func TestEnv_UntrustedServerSeesNoCanary(t *testing.T) {
 	s := sessiontest.TestServer(t, "envdump", "envdump", trust.Untrusted)
 	s.InheritEnv = []string{"AIRLOCK_PASSED"}
 	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
-	sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "envdump", Tool: "env"})
+	sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "envdump", Tool: "env"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func TestEnv_UntrustedServerSeesNoCanary(t *testing.T) {
 	if vars["LC_TEST_LOCALE"] != "C.UTF-8" {
 		t.Errorf("LC_* variables are part of the base set; LC_TEST_LOCALE = %q", vars["LC_TEST_LOCALE"])
 	}
-	names := session.EnvNames(s)
+	names := conn.EnvNames(s)
 	for _, want := range []string{"AIRLOCK_PASSED", "AIRLOCK_TEST_SERVER", "PATH", "LC_TEST_LOCALE"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("EnvNames = %v, missing %s", names, want)

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"sync"
+
+	"github.com/airlock-mcp/airlock/internal/model"
 )
 
 // maxQueued bounds the event queue. Log lines and progress beyond it are dropped and
@@ -14,7 +16,7 @@ const maxQueued = 4096
 // Next. It never blocks a producer, so a slow UI cannot stall a server's reader.
 type queue struct {
 	mu      sync.Mutex
-	items   []Event
+	items   []model.Event
 	dropped int
 	wake    chan struct{}
 	closed  bool
@@ -22,14 +24,14 @@ type queue struct {
 
 func newQueue() *queue { return &queue{wake: make(chan struct{}, 1)} }
 
-func (q *queue) push(e Event) {
+func (q *queue) push(e model.Event) {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
 		return
 	}
 	switch e.(type) {
-	case LogLine, Progress:
+	case model.LogLine, model.Progress:
 		if len(q.items) >= maxQueued {
 			q.dropped++
 			q.mu.Unlock()
@@ -45,14 +47,14 @@ func (q *queue) push(e Event) {
 }
 
 // next blocks until an event is queued, ctx ends (nil, false) or the queue closes.
-func (q *queue) next(ctx context.Context) (Event, bool) {
+func (q *queue) next(ctx context.Context) (model.Event, bool) {
 	for {
 		q.mu.Lock()
 		if q.dropped > 0 {
 			d := q.dropped
 			q.dropped = 0
 			q.mu.Unlock()
-			return Dropped{Count: d}, true
+			return model.Dropped{Count: d}, true
 		}
 		if len(q.items) > 0 {
 			e := q.items[0]

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/airlock-mcp/airlock/internal/model"
 )
 
 // Hostile case 26, the queue itself: with nobody reading, log lines and progress beyond
@@ -14,26 +16,26 @@ func TestHostile26_EventQueueBounded(t *testing.T) {
 	q := newQueue()
 	const flood = 3 * maxQueued
 	for i := range flood {
-		q.push(LogLine{Server: "noisy", Source: "stderr", Text: "line"})
+		q.push(model.LogLine{Server: "noisy", Source: "stderr", Text: "line"})
 		if i%2 == 0 {
-			q.push(Progress{CallID: "c1", Progress: float64(i)})
+			q.push(model.Progress{CallID: "c1", Progress: float64(i)})
 		}
 	}
-	q.push(ServerChanged{Server: "noisy", Status: StatusFailed})
+	q.push(model.ServerChanged{Server: "noisy", Status: model.StatusFailed})
 	if n := len(q.items); n != maxQueued+1 {
 		t.Errorf("%d events queued after a flood of %d, want %d plus the status change", n, flood+flood/2, maxQueued)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	ev, _ := q.next(ctx)
-	if d, ok := ev.(Dropped); !ok || d.Count != flood+flood/2-maxQueued {
+	if d, ok := ev.(model.Dropped); !ok || d.Count != flood+flood/2-maxQueued {
 		t.Errorf("first event %#v, want Dropped{%d}", ev, flood+flood/2-maxQueued)
 	}
-	var last Event
+	var last model.Event
 	for range maxQueued + 1 {
 		last, _ = q.next(ctx)
 	}
-	if sc, ok := last.(ServerChanged); !ok || sc.Status != StatusFailed {
+	if sc, ok := last.(model.ServerChanged); !ok || sc.Status != model.StatusFailed {
 		t.Errorf("last event %#v, want the status change kept", last)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // TaintEngine is an engine that keeps taint in a state dir and does nothing else,
 // with the clock and the audit log a test sets.
 type TaintEngine struct {
-	*Engine
+	*approval.Engine
 	now    func() time.Time
 	record func(audit.Record) error
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -74,7 +76,7 @@ func proberServer(t *testing.T, h fenceHome, network string) config.Server {
 func probeCall(t *testing.T, m *session.Manager, a probeArgs) string {
 	t.Helper()
 	b, _ := json.Marshal(a)
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "probe", Args: b})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "probe", Args: b})
 	if err != nil {
 		t.Fatalf("probe %+v: %v", a, err)
 	}
@@ -129,7 +131,7 @@ func TestFencedServerReachesOnlyItsPaths(t *testing.T) {
 	defer syscall.Close(leak)
 
 	m := sessiontest.Start(t, sessiontest.NewConfig(proberServer(t, h, config.NetworkNone)), session.Options{})
-	sv := sessiontest.MustServer(t, m, "fs", session.StatusReady)
+	sv := sessiontest.MustServer(t, m, "fs", model.StatusReady)
 	f := sv.Fence
 	if !f.Requested || !f.Applied || f.Network != "none" || !f.NoNetwork() {
 		t.Fatalf("Fence = %+v, want requested, applied, network none", f)
@@ -207,7 +209,7 @@ func TestFencedServerNetworkAll(t *testing.T) {
 		}
 	}()
 	m := sessiontest.Start(t, sessiontest.NewConfig(proberServer(t, h, config.NetworkAll)), session.Options{})
-	sv := sessiontest.MustServer(t, m, "fs", session.StatusReady)
+	sv := sessiontest.MustServer(t, m, "fs", model.StatusReady)
 	if !sv.Fence.Applied || sv.Fence.NoNetwork() || strings.Contains(sv.Fence.Detail, "network namespace") {
 		t.Errorf("Fence = %+v, want applied without a network namespace", sv.Fence)
 	}
@@ -241,14 +243,14 @@ func TestFenceNotAppliedFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := sessiontest.Start(t, sessiontest.NewConfig(s, lax), session.Options{})
-	sv := sessiontest.MustServer(t, m, "fs", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "fs", model.StatusFailed)
 	if sv.Err == nil || !strings.Contains(sv.Err.Error(), "sandbox requested but "+gone+" cannot be granted") {
 		t.Errorf("Err = %v, want the reason the fence could not be applied", sv.Err)
 	}
 	if sv.Fence.Applied || !sv.Fence.Requested || !strings.HasPrefix(sv.Fence.Detail, "unfenced: ") {
 		t.Errorf("failed server's Fence = %+v, want requested, not applied, unfenced", sv.Fence)
 	}
-	lv := sessiontest.MustServer(t, m, "lax", session.StatusReady)
+	lv := sessiontest.MustServer(t, m, "lax", model.StatusReady)
 	if lv.Fence.Applied || !strings.Contains(lv.Fence.Detail, "unfenced: sandbox requested but "+gone) {
 		t.Errorf("not-required server's Fence = %+v, want unfenced with the reason", lv.Fence)
 	}
@@ -274,12 +276,12 @@ func TestFencedNPMFilesystemServer(t *testing.T) {
 	mem.Sandbox = &config.Sandbox{Write: []string{memDir}, Network: config.NetworkNone, Required: true}
 	m := sessiontest.Start(t, sessiontest.NewConfig(s, mem), session.Options{})
 	for _, n := range []string{"fs", "memory"} {
-		if sv := sessiontest.MustServer(t, m, n, session.StatusReady); !sv.Fence.Applied {
+		if sv := sessiontest.MustServer(t, m, n, model.StatusReady); !sv.Fence.Applied {
 			t.Fatalf("%s: Fence = %+v, want applied", n, sv.Fence)
 		}
 	}
 	ctx := context.Background()
-	out, err := m.Call(ctx, session.CallRequest{Server: "memory", Tool: "create_entities",
+	out, err := m.Call(ctx, model.CallRequest{Server: "memory", Tool: "create_entities",
 		Args: sessiontest.Args(`{"entities":[{"name":"fence","entityType":"test","observations":["kept"]}]}`)})
 	if err != nil || out.Result.IsError {
 		t.Fatalf("create_entities under the fence: %v %+v; stderr %q", err, out, m.Stderr("memory"))
@@ -287,14 +289,14 @@ func TestFencedNPMFilesystemServer(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(memDir, "memory.jsonl")); err != nil || !strings.Contains(string(b), "fence") {
 		t.Errorf("memory file: %v %q", err, b)
 	}
-	out, err = m.Call(ctx, session.CallRequest{Server: "fs", Tool: "read_text_file", Args: sessiontest.Args(`{"path":` + strconv.Quote(filepath.Join(root, "note.txt")) + `}`)})
+	out, err = m.Call(ctx, model.CallRequest{Server: "fs", Tool: "read_text_file", Args: sessiontest.Args(`{"path":` + strconv.Quote(filepath.Join(root, "note.txt")) + `}`)})
 	if err != nil {
 		t.Fatalf("read_text_file under the fence: %v; stderr %q", err, m.Stderr("fs"))
 	}
 	if !strings.Contains(sessiontest.TextOf(out.Result), "fenced hello") {
 		t.Fatalf("read_text_file under the fence: %q", sessiontest.TextOf(out.Result))
 	}
-	out, err = m.Call(ctx, session.CallRequest{Server: "fs", Tool: "write_file", Args: sessiontest.Args(`{"path":` + strconv.Quote(filepath.Join(root, "new.txt")) + `,"content":"x"}`)})
+	out, err = m.Call(ctx, model.CallRequest{Server: "fs", Tool: "write_file", Args: sessiontest.Args(`{"path":` + strconv.Quote(filepath.Join(root, "new.txt")) + `,"content":"x"}`)})
 	if err != nil || out.Result.IsError {
 		t.Fatalf("write_file under the fence: %v %+v", err, out)
 	}
@@ -313,7 +315,7 @@ func TestFencedNPXFailsWithExplanation(t *testing.T) {
 		ConnectTimeout: 2 * time.Minute, CallTimeout: time.Minute,
 		Sandbox: &config.Sandbox{Network: config.NetworkNone, Required: true}}
 	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
-	sv := sessiontest.MustServer(t, m, "npx", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "npx", model.StatusFailed)
 	t.Logf("npx fenced: %v", sv.Err)
 	if sv.Err == nil || !strings.Contains(sv.Err.Error(), `fenced with network = "none"`) ||
 		strings.Contains(sv.Err.Error(), "connect timeout") {
@@ -330,7 +332,7 @@ func TestFencedServerLimits(t *testing.T) {
 	s := proberServer(t, h, config.NetworkNone)
 	s.Sandbox.MemoryBytes, s.Sandbox.CPUSeconds, s.Sandbox.Processes = 8<<30, 600, 4096
 	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
-	sv := sessiontest.MustServer(t, m, "fs", session.StatusReady)
+	sv := sessiontest.MustServer(t, m, "fs", model.StatusReady)
 	for _, want := range []string{"memory (RLIMIT_DATA, bytes) 8589934592", "cpu (RLIMIT_CPU, seconds) 600", "processes (RLIMIT_NPROC, per user) 4096"} {
 		if !strings.Contains(sv.Fence.Detail, want) {
 			t.Errorf("Fence.Detail = %q, want %q", sv.Fence.Detail, want)

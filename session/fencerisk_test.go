@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/record"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -20,7 +23,7 @@ var (
 	notApplied = trust.Fence{Requested: true, Network: "none", Read: []string{"~/project"}, Detail: "Landlock is not available on this kernel"}
 )
 
-func hasHazard(s *session.Snapshot, k trust.HazardKind) (trust.Hazard, bool) {
+func hasHazard(s *model.Snapshot, k trust.HazardKind) (trust.Hazard, bool) {
 	for _, h := range s.Hazards {
 		if h.Kind == k {
 			return h, true
@@ -42,7 +45,7 @@ func TestFence_SnapshotCountsOnlyAnAppliedFence(t *testing.T) {
 	if !ok {
 		t.Fatalf("no trifecta without a fence: %v", snap.Hazards)
 	}
-	fenceFix := func(s *session.Snapshot, h trust.Hazard) bool {
+	fenceFix := func(s *model.Snapshot, h trust.Hazard) bool {
 		for _, f := range s.Fixes(cfg.Policy, h) {
 			if len(f.Changes) == 1 && f.Changes[0].Kind == trust.ChangeFenceServer && f.Changes[0].Server == "mail" && f.Effect == trust.FixBreaks {
 				return true
@@ -92,8 +95,8 @@ func TestFence_SnapshotCountsOnlyAnAppliedFence(t *testing.T) {
 	}
 }
 
-func sandboxServer(sb *session.RecordedSandbox) *session.Recording {
-	return &session.Recording{SchemaVersion: session.RecordingSchemaVersion, Servers: []session.RecordedServer{{Name: "fs", Status: "ready", Tools: []session.RecordedTool{}, Sandbox: sb}}}
+func sandboxServer(sb *model.RecordedSandbox) *model.Recording {
+	return &model.Recording{SchemaVersion: model.RecordingSchemaVersion, Servers: []model.RecordedServer{{Name: "fs", Status: "ready", Tools: []model.RecordedTool{}, Sandbox: sb}}}
 }
 
 func TestFence_RecordedAndLooseningIsDrift(t *testing.T) {
@@ -104,7 +107,7 @@ func TestFence_RecordedAndLooseningIsDrift(t *testing.T) {
 	}
 	session.SetFence(m, "fs", noNetFence)
 	rec := m.Record()
-	want := &session.RecordedSandbox{Requested: true, Applied: true, Network: "none", Read: []string{"~/project"}, Write: []string{"~/project/out"}}
+	want := &model.RecordedSandbox{Requested: true, Applied: true, Network: "none", Read: []string{"~/project"}, Write: []string{"~/project/out"}}
 	if d := cmp.Diff(want, rec.Servers[0].Sandbox); d != "" {
 		t.Errorf("recorded sandbox (-want +got):\n%s", d)
 	}
@@ -115,7 +118,7 @@ func TestFence_RecordedAndLooseningIsDrift(t *testing.T) {
 	if strings.Contains(b.String(), "Landlock") {
 		t.Error("the snapshot holds the launcher's detail, which depends on the machine")
 	}
-	back, err := session.ReadRecording(&b)
+	back, err := record.Read(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +126,7 @@ func TestFence_RecordedAndLooseningIsDrift(t *testing.T) {
 		t.Errorf("read back (-want +got):\n%s", d)
 	}
 
-	fenced := func(f func(*session.RecordedSandbox)) *session.RecordedSandbox {
+	fenced := func(f func(*model.RecordedSandbox)) *model.RecordedSandbox {
 		s := *want
 		s.Read, s.Write = slices.Clone(s.Read), slices.Clone(s.Write)
 		f(&s)
@@ -131,29 +134,29 @@ func TestFence_RecordedAndLooseningIsDrift(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		old, cur *session.RecordedSandbox
+		old, cur *model.RecordedSandbox
 		want     string // "" no finding
 	}{
 		{"same", want, want, ""},
-		{"network opened", want, fenced(func(s *session.RecordedSandbox) { s.Network = "all" }), "network none in the snapshot, all now"},
-		{"a folder more to read and to write", want, fenced(func(s *session.RecordedSandbox) {
+		{"network opened", want, fenced(func(s *model.RecordedSandbox) { s.Network = "all" }), "network none in the snapshot, all now"},
+		{"a folder more to read and to write", want, fenced(func(s *model.RecordedSandbox) {
 			s.Read = append(s.Read, "~/.ssh")
 			s.Write = append(s.Write, "~")
 		}), "reads ~/.ssh too; writes ~ too"},
-		{"not applied now", want, fenced(func(s *session.RecordedSandbox) { s.Applied = false }), "applied in the snapshot, not applied now"},
+		{"not applied now", want, fenced(func(s *model.RecordedSandbox) { s.Applied = false }), "applied in the snapshot, not applied now"},
 		{"no longer asked for", want, nil, "the sandbox is no longer asked for"},
-		{"tightened: network closed", fenced(func(s *session.RecordedSandbox) { s.Network = "all" }), want, ""},
-		{"tightened: a folder fewer", fenced(func(s *session.RecordedSandbox) { s.Read = append(s.Read, "~/docs") }), want, ""},
+		{"tightened: network closed", fenced(func(s *model.RecordedSandbox) { s.Network = "all" }), want, ""},
+		{"tightened: a folder fewer", fenced(func(s *model.RecordedSandbox) { s.Read = append(s.Read, "~/docs") }), want, ""},
 		{"tightened: fenced now", nil, want, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, f := range session.Drift(sandboxServer(tc.old), sandboxServer(tc.cur)) {
+			for _, f := range record.Drift(sandboxServer(tc.old), sandboxServer(tc.cur)) {
 				got = append(got, string(f.Kind)+": "+f.Detail)
 			}
 			var w []string
 			if tc.want != "" {
-				w = []string{string(session.DriftSandboxLoosened) + ": " + tc.want}
+				w = []string{string(model.DriftSandboxLoosened) + ": " + tc.want}
 			}
 			if d := cmp.Diff(w, got); d != "" {
 				t.Errorf("drift (-want +got):\n%s", d)

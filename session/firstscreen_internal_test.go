@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/config"
@@ -52,7 +55,7 @@ func manyToolsManager(tb testing.TB, n int, opts Options) *Manager {
 
 // rebuild drops every cached part (and the hazards' shadowing) and takes a snapshot built from scratch, as the
 // first one after a listing is.
-func (m *Manager) rebuild() *Snapshot {
+func (m *Manager) rebuild() *model.Snapshot {
 	for _, s := range m.servers {
 		s.mu.Lock()
 		s.snapCache = nil
@@ -173,7 +176,7 @@ func TestSnapshot_CatalogChangeKeepsTheClassifiedTools(t *testing.T) {
 		return &mcp.ReadResourceResult{}, nil
 	})
 	deadline := time.Now().Add(10 * time.Second)
-	var after *Snapshot
+	var after *model.Snapshot
 	for {
 		after = m.Snapshot()
 		if sv, _ := after.Server("many"); len(sv.Resources) == 2 {
@@ -211,7 +214,7 @@ func TestPins_WrittenOnceTheListingIsShown(t *testing.T) {
 				return &mcp.CallToolResult{}, nil
 			})
 	}
-	pins, err := OpenPins(filepath.Join(t.TempDir(), "pins.json"))
+	pins, err := pins.Open(filepath.Join(t.TempDir(), "pins.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +264,7 @@ func TestCatalog_UnchangedCatalogKeepsTheSnapshot(t *testing.T) {
 	if m.Snapshot() != before {
 		t.Fatal("storing the same catalog again dropped the snapshot")
 	}
-	c.offersPrompts, c.prompts = true, []PromptInfo{{Name: "p"}}
+	c.offersPrompts, c.prompts = true, []model.PromptInfo{{Name: "p"}}
 	s.setCatalog(gen, c)
 	if after := m.Snapshot(); after == before || len(after.Servers[0].Prompts) != 1 {
 		t.Fatal("a changed catalog did not reach the snapshot")
@@ -337,7 +340,7 @@ func TestSnapshot_ToolsShareTheirServerFacts(t *testing.T) {
 			t.Errorf("%s: legs %v, want private-data from the server's label", ti.Ref.Tool, ti.Class.Legs)
 		}
 	}
-	var none ToolInfo
+	var none model.ToolInfo
 	if none.ServerEnv() != nil || none.ServerRoots() != nil || none.ServerDeprecated() != nil || none.ServerLabels() != nil {
 		t.Error("a ToolInfo without facts should read as nothing known")
 	}

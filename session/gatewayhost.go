@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/config"
@@ -15,7 +17,7 @@ import (
 
 // CallTool is Call for the gateway: the tool's result when the call ran, else the
 // error.
-func (m *Manager) CallTool(ctx context.Context, req CallRequest) (*mcp.CallToolResult, error) {
+func (m *Manager) CallTool(ctx context.Context, req model.CallRequest) (*mcp.CallToolResult, error) {
 	out, err := m.Call(ctx, req)
 	if err != nil {
 		return nil, err
@@ -30,7 +32,7 @@ func (m *Manager) NewCallID() string { return m.engine.NewCallID() }
 func (m *Manager) Limits() config.Limits { return m.engine.Limits() }
 
 // Pending is Engine().Pending.
-func (m *Manager) Pending() []*Pending { return m.engine.Pending() }
+func (m *Manager) Pending() []*model.Pending { return m.engine.Pending() }
 
 // MarkTainted is Engine().MarkTainted.
 func (m *Manager) MarkTainted(ctxName string, t trust.Taint) { m.engine.MarkTainted(ctxName, t) }

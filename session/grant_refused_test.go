@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -28,13 +30,13 @@ func decisionOf(t *testing.T, path, ctxName, tool string) audit.Record {
 }
 
 // finishedOf waits for the CallFinished event of the call to tool in context ctxName.
-func finishedOf(t *testing.T, evs *sessiontest.EventLog, ctxName, tool string) session.CallFinished {
+func finishedOf(t *testing.T, evs *sessiontest.EventLog, ctxName, tool string) model.CallFinished {
 	t.Helper()
-	ev := evs.Wait(t, "the call's CallFinished event", 10*time.Second, func(ev session.Event) bool {
-		f, ok := ev.(session.CallFinished)
+	ev := evs.Wait(t, "the call's CallFinished event", 10*time.Second, func(ev model.Event) bool {
+		f, ok := ev.(model.CallFinished)
 		return ok && f.Context == ctxName && f.Tool == tool
 	})
-	return ev.(session.CallFinished)
+	return ev.(model.CallFinished)
 }
 
 // A person's "allow for this context" on a destructive tool cannot become a grant:
@@ -50,12 +52,12 @@ func TestAnswer_ContextGrantForDestructiveRefusedAndSaidSo(t *testing.T) {
 	const ctxName = "agent-d"
 	go func() {
 		p := evs.Pending(t, 1)
-		if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowForContext}); err != nil {
+		if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowForContext}); err != nil {
 			t.Error(err)
 		}
 	}()
-	_, err := m.Call(context.Background(), session.CallRequest{Context: ctxName, Server: "notes", Tool: "delete"})
-	var denied *session.DeniedError
+	_, err := m.Call(context.Background(), model.CallRequest{Context: ctxName, Server: "notes", Tool: "delete"})
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPolicy {
 		t.Fatalf("the call ended with %v, want a denial by policy", err)
 	}
@@ -71,7 +73,7 @@ func TestAnswer_ContextGrantForDestructiveRefusedAndSaidSo(t *testing.T) {
 	if f.Decision != "deny" || f.Outcome != "denied" || !strings.Contains(why, said) || strings.Contains(why, "allowed for this context") {
 		t.Errorf("the Activity event says %s/%s: %q, want a denial saying %q", f.Decision, f.Outcome, why, said)
 	}
-	closed := evs.Wait(t, "the question closed", 5*time.Second, func(ev session.Event) bool { _, ok := ev.(session.ApprovalClosed); return ok }).(session.ApprovalClosed)
+	closed := evs.Wait(t, "the question closed", 5*time.Second, func(ev model.Event) bool { _, ok := ev.(model.ApprovalClosed); return ok }).(model.ApprovalClosed)
 	if strings.Contains(closed.Outcome, "for this context") && !strings.Contains(closed.Outcome, said) {
 		t.Errorf("the closed question says %q, as if it were granted", closed.Outcome)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -56,13 +58,13 @@ func TestInputRequired_ElicitationReachesTheSameQuestion(t *testing.T) {
 		})
 	cfg := sessiontest.NewConfig(config.Server{Name: "mrtr", Trust: trust.Trusted, Protocol: "2026-07-28"})
 	m := sessiontest.Start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"mrtr": srv}})
-	if sv := sessiontest.MustServer(t, m, "mrtr", session.StatusReady); sv.Protocol != "2026-07-28" {
+	if sv := sessiontest.MustServer(t, m, "mrtr", model.StatusReady); sv.Protocol != "2026-07-28" {
 		t.Fatalf("protocol = %q, want 2026-07-28", sv.Protocol)
 	}
 	log := sessiontest.CollectEvents(t, m)
 	go func() {
-		ev := log.Wait(t, "the elicitation", 10*time.Second, func(ev session.Event) bool { _, ok := ev.(session.ElicitationRequested); return ok })
-		e := ev.(session.ElicitationRequested).Elicitation
+		ev := log.Wait(t, "the elicitation", 10*time.Second, func(ev model.Event) bool { _, ok := ev.(model.ElicitationRequested); return ok })
+		e := ev.(model.ElicitationRequested).Elicitation
 		if e.Message != "Deploy to production?" || e.Server != "mrtr" || e.CallID == "" {
 			t.Errorf("elicitation = %+v", e)
 		}
@@ -70,7 +72,7 @@ func TestInputRequired_ElicitationReachesTheSameQuestion(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	out, err := m.Call(ctx, session.CallRequest{Server: "mrtr", Tool: "deploy"})
+	out, err := m.Call(ctx, model.CallRequest{Server: "mrtr", Tool: "deploy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,11 +134,11 @@ func TestInputRequired_SamplingAndRootsReachTheSameAnswers(t *testing.T) {
 		if r.SystemPrompt != "plan it" || r.CallID == "" {
 			t.Errorf("request = %+v", r)
 		}
-		_ = m.AnswerSampling(r.ID, session.SamplingAnswer{Reply: "rest"})
+		_ = m.AnswerSampling(r.ID, model.SamplingAnswer{Reply: "rest"})
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	out, err := m.Call(ctx, session.CallRequest{Server: "mrtr", Tool: "plan"})
+	out, err := m.Call(ctx, model.CallRequest{Server: "mrtr", Tool: "plan"})
 	if err != nil {
 		t.Fatal(err)
 	}

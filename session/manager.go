@@ -16,6 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session/approval"
@@ -39,9 +42,9 @@ type Options struct {
 	InProcess map[string]*mcp.Server
 	// Approver answers calls that ask. Nil selects the Manager's own queue, answered
 	// through Pending and Answer (the TUI's way).
-	Approver Approver
+	Approver model.Approver
 	// Pins is the pin store; nil keeps pins in memory for this run only.
-	Pins *Pins
+	Pins *pins.Store
 	// Now returns the time; nil uses time.Now.
 	Now func() time.Time
 	// ClientName is the name airlock gives itself in initialize.
@@ -58,7 +61,7 @@ type Options struct {
 	MemoryTaint bool
 	// Asker answers servers' elicitation and sampling requests where no TUI reads
 	// the events (airlock call, check); nil turns them into events.
-	Asker Asker
+	Asker model.Asker
 	// RulesFile is the remembered-decisions file (RulesPath); "" keeps remembered
 	// rules in memory for this run only.
 	RulesFile string
@@ -70,10 +73,10 @@ type Options struct {
 type Manager struct {
 	cfg     *config.Config
 	opts    Options
-	pins    *Pins
+	pins    *pins.Store
 	tokens  *oauth.Store
 	events  *queue
-	engine  *Engine
+	engine  *approval.Engine
 	servers map[string]*server
 	order   []string
 	// argSchemas checks every call's arguments against its tool's input schema.
@@ -100,12 +103,12 @@ type Manager struct {
 	subsMu sync.Mutex
 	subs   []func()
 	// updatedSubs run for every ResourceUpdated (the gateway's relay, session/gateway/relay.go).
-	updatedSubs []func(ResourceUpdated)
+	updatedSubs []func(model.ResourceUpdated)
 
 	mu          sync.Mutex
-	over        Overrides         // the person's live changes; guarded by mu
+	over        model.Overrides   // the person's live changes; guarded by mu
 	overVersion map[string]uint64 // per server, bumped with each live change to it; guarded by mu
-	snap        *Snapshot         // cached; nil when something changed
+	snap        *model.Snapshot   // cached; nil when something changed
 	version     uint64
 
 	// buildMu serialises snapshot builds; it is taken before mu and guards build's
@@ -130,7 +133,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	store := opts.Pins
 	if store == nil {
-		store, _ = OpenPins("")
+		store, _ = pins.Open("")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{
@@ -182,7 +185,7 @@ func (m *Manager) Now() time.Time { return m.opts.Now() }
 // the log that the TUI's Logs view shows, instead of writing it to a terminal that
 // the TUI draws on. It never blocks: log lines overflow into a counted drop.
 func (m *Manager) Note(source, text string) {
-	m.events.push(LogLine{Server: source, Source: "airlock", Text: text})
+	m.events.push(model.LogLine{Server: source, Source: "airlock", Text: text})
 }
 
 // Version is airlock's version as the Manager sends it in initialize.
@@ -192,7 +195,7 @@ func (m *Manager) Version() string { return m.opts.Version }
 func (m *Manager) Config() *config.Config { return m.cfg }
 
 // Engine returns the approval engine every call goes through.
-func (m *Manager) Engine() *Engine { return m.engine }
+func (m *Manager) Engine() *approval.Engine { return m.engine }
 
 // Start connects every server concurrently, each bounded by its own connect timeout.
 // It returns at once; progress arrives as events, and Wait blocks until every server
@@ -224,7 +227,7 @@ func (m *Manager) Wait(ctx context.Context) error {
 }
 
 // Next blocks until the next event, ctx ends, or the Manager closes (false).
-func (m *Manager) Next(ctx context.Context) (Event, bool) { return m.events.next(ctx) }
+func (m *Manager) Next(ctx context.Context) (model.Event, bool) { return m.events.next(ctx) }
 
 // Reconnect drops a server's connection (if any) and connects it again. Events from
 // the old connection are stale from then on.
@@ -269,7 +272,7 @@ func (m *Manager) Close() error {
 }
 
 // changed invalidates the cached snapshot and reports the server's new state.
-func (m *Manager) changed(name string, gen uint64, st Status) {
+func (m *Manager) changed(name string, gen uint64, st model.Status) {
 	m.publish.Lock()
 	m.dropSnapshot()
 	m.publish.Unlock()
@@ -285,8 +288,8 @@ func (m *Manager) dropSnapshot() {
 }
 
 // announce reports a server's new state to the UI and every subscriber.
-func (m *Manager) announce(name string, gen uint64, st Status) {
-	m.events.push(ServerChanged{Server: name, Gen: gen, Status: st})
+func (m *Manager) announce(name string, gen uint64, st model.Status) {
+	m.events.push(model.ServerChanged{Server: name, Gen: gen, Status: st})
 	m.notify()
 }
 
@@ -300,16 +303,16 @@ func (m *Manager) OnChange(f func()) {
 
 // OnResourceUpdated registers f to run for every ResourceUpdated the Manager reports
 // (the gateway relays it to the agents subscribed); f must not block.
-func (m *Manager) OnResourceUpdated(f func(ResourceUpdated)) {
+func (m *Manager) OnResourceUpdated(f func(model.ResourceUpdated)) {
 	m.subsMu.Lock()
 	defer m.subsMu.Unlock()
 	m.updatedSubs = append(m.updatedSubs, f)
 }
 
 // resourceUpdatedHooks runs the functions OnResourceUpdated registered.
-func (m *Manager) resourceUpdatedHooks(ev ResourceUpdated) {
+func (m *Manager) resourceUpdatedHooks(ev model.ResourceUpdated) {
 	m.subsMu.Lock()
-	subs := append([]func(ResourceUpdated){}, m.updatedSubs...)
+	subs := append([]func(model.ResourceUpdated){}, m.updatedSubs...)
 	m.subsMu.Unlock()
 	for _, f := range subs {
 		f(ev)
@@ -364,7 +367,7 @@ type Outcome struct {
 // listing (under the lock that publishes listings): if the tool's definition, tier,
 // trust or policy changed since it was decided, the call is denied with a sentence
 // saying what changed. Every call, even one refused or to an unknown tool, is audited.
-func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
+func (m *Manager) Call(ctx context.Context, req model.CallRequest) (*Outcome, error) {
 	start := m.opts.Now()
 	// Made canonical once: what is shown, hashed, sent and reported.
 	canon, cerr := trust.CanonicalArgs(req.Args, m.engine.Limits().MaxArgsBytes)
@@ -379,7 +382,7 @@ func (m *Manager) Call(ctx context.Context, req CallRequest) (*Outcome, error) {
 
 // decideAndCall is Call without the CallFinished event; canon and err are
 // trust.CanonicalArgs of req.Args.
-func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []byte, err error) (*Outcome, error) {
+func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, canon []byte, err error) (*Outcome, error) {
 	callID := m.callIDOf(req.CallID)
 	m.engine.NoteClient(req.Context, req.Client)
 	q := trust.Ref{Server: req.Server, Tool: req.Tool}.Qualified()
@@ -422,19 +425,19 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 	d, err := m.engine.Authorize(ctx, callID, req, tool, s.local())
 	if err != nil {
 		_ = m.auditDecision(base, d)
-		return nil, &WithdrawnError{Verdict: d.Verdict, Err: err}
+		return nil, &model.WithdrawnError{Verdict: d.Verdict, Err: err}
 	}
 	if d.Verdict.Action == trust.Allow {
 		d, _ = m.recheck(ctx, req, tool, d)
 	}
 	if d.Verdict.Action != trust.Allow {
 		_ = m.auditDecision(base, d)
-		return nil, &DeniedError{Verdict: d.Verdict, Reason: d.PersonReason, Rule: d.Rule}
+		return nil, &model.DeniedError{Verdict: d.Verdict, Reason: d.PersonReason, Rule: d.Rule}
 	}
 	// The approved call's record is on disk before the call is forwarded.
 	if err := m.auditDecision(base, d); err != nil {
 		denied := trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(d.Verdict.Reasons, "the audit log cannot be written, so the call is denied: "+err.Error())}
-		return nil, &DeniedError{Verdict: denied, Audit: err}
+		return nil, &model.DeniedError{Verdict: denied, Audit: err}
 	}
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
@@ -445,10 +448,10 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 		// before forwarding.
 		if err := req.StillAccepted(); err != nil {
 			by := trust.DecidedByPolicy
-			if errors.Is(err, ErrAgentGone) {
+			if errors.Is(err, model.ErrAgentGone) {
 				by = trust.DecidedByAgentGone
 			}
-			w = &WithdrawnError{Err: err, Verdict: trust.Verdict{Action: trust.Deny, By: by,
+			w = &model.WithdrawnError{Err: err, Verdict: trust.Verdict{Action: trust.Deny, By: by,
 				Reasons: []string{err.Error() + " after the call was allowed, so it was not forwarded"}}}
 		}
 	}
@@ -482,7 +485,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req CallRequest, canon []by
 // run for it), the tool must be what the decision was about (ToolChanges), and a
 // context that became tainted meanwhile must not reach a tool taint escalates. It
 // returns the denial and false when the call must not run.
-func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, d approval.Decision) (approval.Decision, bool) {
+func (m *Manager) recheck(ctx context.Context, req model.CallRequest, shown model.ToolInfo, d approval.Decision) (approval.Decision, bool) {
 	v, rule, ok := m.recheckVerdict(ctx, req, shown, d)
 	if ok {
 		return d, true
@@ -497,7 +500,7 @@ func (m *Manager) recheck(ctx context.Context, req CallRequest, shown ToolInfo, 
 
 // recheckVerdict is recheck's verdict, with the deny rule that decided it (nil when
 // none did).
-func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown ToolInfo, d approval.Decision) (trust.Verdict, *trust.Rule, bool) {
+func (m *Manager) recheckVerdict(ctx context.Context, req model.CallRequest, shown model.ToolInfo, d approval.Decision) (trust.Verdict, *trust.Rule, bool) {
 	m.publish.RLock()
 	defer m.publish.RUnlock()
 	while := "the call was being decided"
@@ -507,7 +510,7 @@ func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown Too
 	if req.StillAccepted != nil {
 		if err := req.StillAccepted(); err != nil {
 			by := trust.DecidedByPolicy
-			if errors.Is(err, ErrAgentGone) {
+			if errors.Is(err, model.ErrAgentGone) {
 				by = trust.DecidedByAgentGone
 			}
 			return trust.Verdict{Action: trust.Deny, By: by, Reasons: []string{err.Error() + " while " + while + ", so the call was not forwarded"}}, nil, false
@@ -523,7 +526,7 @@ func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown Too
 	if !ok {
 		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.Because(approval.ChangedSentence(shown.Ref, while, []string{"it is no longer listed"}))}, nil, false
 	}
-	if changes := ToolChanges(shown, now); len(changes) > 0 {
+	if changes := approval.ToolChanges(shown, now); len(changes) > 0 {
 		return trust.Verdict{Action: trust.Deny, By: approval.ChangedBy(shown, now), Reasons: d.Because(approval.ChangedSentence(shown.Ref, while, changes))}, nil, false
 	}
 	if d.Asked {
@@ -553,13 +556,13 @@ func (m *Manager) recheckVerdict(ctx context.Context, req CallRequest, shown Too
 // notForwarded is the error of an allowed call whose caller left after recheck (while
 // its decision was written to disk), or nil: such a call is not forwarded either, and
 // its outcome record says so.
-func notForwarded(ctx context.Context) *WithdrawnError {
+func notForwarded(ctx context.Context) *model.WithdrawnError {
 	switch {
 	case approval.AgentGone(ctx):
-		return &WithdrawnError{Err: ErrAgentGone, Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone,
+		return &model.WithdrawnError{Err: model.ErrAgentGone, Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone,
 			Reasons: []string{approval.GoneWhy(ctx) + " after the call was allowed, so it was not forwarded"}}}
 	case ctx.Err() != nil:
-		return &WithdrawnError{Err: ctx.Err(), Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled,
+		return &model.WithdrawnError{Err: ctx.Err(), Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled,
 			Reasons: []string{"the caller withdrew the call after it was allowed, so it was not forwarded"}}}
 	}
 	return nil
@@ -624,7 +627,7 @@ func (m *Manager) inFlight(server string) []string {
 
 // auditBase is what every record of one call shares, or nil when no audit log is
 // configured (then nothing is hashed or redacted at all).
-func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *audit.Record {
+func (m *Manager) auditBase(callID string, req model.CallRequest, tool model.ToolInfo) *audit.Record {
 	if m.opts.Audit == nil {
 		return nil
 	}
@@ -636,7 +639,7 @@ func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *audi
 		Tool:       req.Tool,
 		Served:     servedName(req),
 		Tier:       tool.Class.Tier.String(),
-		ArgsSHA256: ArgsSHA256(req.Args),
+		ArgsSHA256: trust.ArgsSHA256(req.Args),
 		Args:       Redact(req.Args),
 	}
 }
@@ -644,12 +647,12 @@ func (m *Manager) auditBase(callID string, req CallRequest, tool ToolInfo) *audi
 // AuditRefused records a call refused before it could be decided: an unknown server
 // or tool, or arguments that are not canonical JSON. The arguments are not kept (they
 // may not be JSON); their hash is.
-func (m *Manager) AuditRefused(callID string, req CallRequest, by trust.DecidedBy, why string) {
+func (m *Manager) AuditRefused(callID string, req model.CallRequest, by trust.DecidedBy, why string) {
 	if m.opts.Audit == nil {
 		return
 	}
 	r := audit.Record{Kind: "decision", CallID: callID, Context: approval.ContextKey(req.Context), Client: req.Client, Server: req.Server, Tool: req.Tool, Served: servedName(req),
-		ArgsSHA256: ArgsSHA256(req.Args), Decision: "deny", DecidedBy: string(by), Reason: why, TS: m.opts.Now().UTC()}
+		ArgsSHA256: trust.ArgsSHA256(req.Args), Decision: "deny", DecidedBy: string(by), Reason: why, TS: m.opts.Now().UTC()}
 	_ = m.opts.Audit.Append(r)
 }
 
@@ -693,7 +696,7 @@ func (m *Manager) auditOutcome(base *audit.Record, out *Outcome, err error) {
 }
 
 // servedName is r.Served when it differs from the qualified name, else "".
-func servedName(r CallRequest) string {
+func servedName(r model.CallRequest) string {
 	if r.Served == "" || r.Served == (trust.Ref{Server: r.Server, Tool: r.Tool}).Qualified() {
 		return ""
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -36,7 +38,7 @@ func demoSet() map[string]*mcp.Server {
 func TestInProcessDemoClassification(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	for _, n := range demo.Names() {
-		sessiontest.MustServer(t, m, n, session.StatusReady)
+		sessiontest.MustServer(t, m, n, model.StatusReady)
 	}
 	send := sessiontest.WantTier(t, m, "mail", "send_email", trust.TierDestructive)
 	if send.Declared.Hints.ReadOnly == nil || !*send.Declared.Hints.ReadOnly {
@@ -84,13 +86,13 @@ func TestStdioSubprocessDemo(t *testing.T) {
 	)
 	m := sessiontest.Start(t, cfg, session.Options{})
 	for _, n := range []string{"docs", "mail", "web"} {
-		sv := sessiontest.MustServer(t, m, n, session.StatusReady)
+		sv := sessiontest.MustServer(t, m, n, model.StatusReady)
 		if sv.Protocol != session.DefaultProtocol {
 			t.Errorf("%s protocol = %q, want %q", n, sv.Protocol, session.DefaultProtocol)
 		}
 	}
 	sessiontest.WantTier(t, m, "mail", "send_email", trust.TierDestructive)
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(`{"url":"https://blog.example.com/mcp-tips"}`)})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "web", Tool: "fetch_url", Args: sessiontest.Args(`{"url":"https://blog.example.com/mcp-tips"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,14 +124,14 @@ func TestStreamableHTTPAndSSE(t *testing.T) {
 		config.Server{Name: "web", Transport: config.TransportSSE, URL: sse.URL, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second},
 	)
 	m := sessiontest.Start(t, cfg, session.Options{})
-	sessiontest.MustServer(t, m, "docs", session.StatusReady)
-	sessiontest.MustServer(t, m, "web", session.StatusReady)
+	sessiontest.MustServer(t, m, "docs", model.StatusReady)
+	sessiontest.MustServer(t, m, "web", model.StatusReady)
 	sessiontest.WantTier(t, m, "docs", "get_doc", trust.TierRead)
 	sessiontest.WantTier(t, m, "web", "fetch_url", trust.TierRead)
 	if got := sawAuth.Load(); got != "Bearer s3cret" {
 		t.Errorf("Authorization header at the server = %v, want the configured one", got)
 	}
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "search_docs", Args: sessiontest.Args(`{"query":"tier"}`)})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "docs", Tool: "search_docs", Args: sessiontest.Args(`{"query":"tier"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,7 @@ func TestHostile25_HugeHTTPBodyDropped(t *testing.T) {
 	t.Cleanup(huge.Close)
 	cfg := sessiontest.NewConfig(config.Server{Name: "huge", Transport: config.TransportHTTP, URL: huge.URL, ConnectTimeout: 10 * time.Second})
 	m := sessiontest.Start(t, cfg, session.Options{})
-	sv := sessiontest.MustServer(t, m, "huge", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "huge", model.StatusFailed)
 	if sv.Err == nil {
 		t.Fatal("no error for an oversized body")
 	}
@@ -167,11 +169,11 @@ func TestHostile22_HangingInitializeTimesOutOthersReady(t *testing.T) {
 	cfg := sessiontest.NewConfig(hang, sessiontest.TestServer(t, "docs", "demo-docs", trust.Trusted))
 	begin := time.Now()
 	m := sessiontest.Start(t, cfg, session.Options{})
-	sv := sessiontest.MustServer(t, m, "hang", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "hang", model.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), "connect timeout") {
 		t.Errorf("hang error = %v, want it to name the connect timeout", sv.Err)
 	}
-	sessiontest.MustServer(t, m, "docs", session.StatusReady)
+	sessiontest.MustServer(t, m, "docs", model.StatusReady)
 	// Generous bound: only catches a connect that ignores its timeout altogether.
 	if d := time.Since(begin); d > 15*time.Second {
 		t.Errorf("first attempts took %v with a 1s connect timeout", d)
@@ -181,12 +183,12 @@ func TestHostile22_HangingInitializeTimesOutOthersReady(t *testing.T) {
 func TestProcessExitReportedWithStderr(t *testing.T) {
 	cfg := sessiontest.NewConfig(sessiontest.TestServer(t, "dead", "exit-at-once", trust.Untrusted), sessiontest.TestServer(t, "docs", "demo-docs", trust.Trusted))
 	m := sessiontest.Start(t, cfg, session.Options{})
-	sv := sessiontest.MustServer(t, m, "dead", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "dead", model.StatusFailed)
 	msg := sv.Err.Error()
 	if !strings.Contains(msg, "cannot open database") || !strings.Contains(msg, "exit status 7") {
 		t.Errorf("error = %q, want the exit status and the stderr line", msg)
 	}
-	sessiontest.MustServer(t, m, "docs", session.StatusReady)
+	sessiontest.MustServer(t, m, "docs", model.StatusReady)
 }
 
 // Hostile case 24: closing airlock ends every stdio server's whole process group.
@@ -199,7 +201,7 @@ func TestHostile24_NoChildOutlivesAirlock(t *testing.T) {
 	if err := m.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	sessiontest.MustServer(t, m, "gc", session.StatusReady)
+	sessiontest.MustServer(t, m, "gc", model.StatusReady)
 	b, err := os.ReadFile(pidfile)
 	if err != nil {
 		t.Fatal(err)
@@ -221,14 +223,14 @@ func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 	s := sessiontest.TestServer(t, "crashy", "crashy", trust.Trusted)
 	s.Env["AIRLOCK_TEST_PIDFILE"] = pidfile
 	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
-	sessiontest.MustServer(t, m, "crashy", session.StatusReady)
+	sessiontest.MustServer(t, m, "crashy", model.StatusReady)
 	b, err := os.ReadFile(pidfile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(string(b))
 	begin := time.Now()
-	_, err = m.Call(context.Background(), session.CallRequest{Server: "crashy", Tool: "crash"})
+	_, err = m.Call(context.Background(), model.CallRequest{Server: "crashy", Tool: "crash"})
 	if err == nil {
 		t.Fatal("a call whose server died returned no error")
 	}
@@ -237,7 +239,7 @@ func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 	}
 	sessiontest.WaitFor(t, "crashy to be reported failed", 10*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("crashy")
-		return sv.Status == session.StatusFailed
+		return sv.Status == model.StatusFailed
 	})
 	sv, _ := m.Snapshot().Server("crashy")
 	if !strings.Contains(sv.Err.Error(), "simulated crash") {
@@ -250,7 +252,7 @@ func TestHostile24_CrashMidCallFailsAtOnceGroupGone(t *testing.T) {
 	}
 	sessiontest.WaitFor(t, "crashy to be ready again", 20*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("crashy")
-		return sv.Status == session.StatusReady
+		return sv.Status == model.StatusReady
 	})
 }
 
@@ -260,14 +262,14 @@ func TestHostile23_CallTimeoutSendsCancelled(t *testing.T) {
 	s := sessiontest.TestServer(t, "crashy", "crashy", trust.Trusted)
 	s.CallTimeout = 300 * time.Millisecond
 	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "crashy", Tool: "slow"})
+	_, err := m.Call(context.Background(), model.CallRequest{Server: "crashy", Tool: "slow"})
 	if err == nil || !strings.Contains(err.Error(), "call timeout") {
 		t.Fatalf("err = %v, want a call timeout", err)
 	}
 	sessiontest.WaitFor(t, "the server to see notifications/cancelled", 10*time.Second, func() bool {
 		return strings.Contains(strings.Join(m.Stderr("crashy"), "\n"), "slow: cancelled by the client")
 	})
-	sessiontest.MustServer(t, m, "crashy", session.StatusReady)
+	sessiontest.MustServer(t, m, "crashy", model.StatusReady)
 }
 
 func TestRawAnnotationsAbsentVsFalse(t *testing.T) {
@@ -349,7 +351,7 @@ func TestHostile26_ListChangedOneRefreshInFlight(t *testing.T) {
 func TestBlockedServerIsNotStarted(t *testing.T) {
 	s := sessiontest.TestServer(t, "nope", "exit-at-once", trust.BlockedServer)
 	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
-	sv := sessiontest.MustServer(t, m, "nope", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "nope", model.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), "blocked") {
 		t.Errorf("err = %v", sv.Err)
 	}
@@ -360,11 +362,11 @@ func TestBlockedServerIsNotStarted(t *testing.T) {
 
 func TestCallUnknownTool(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{})
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "nope"})
+	_, err := m.Call(context.Background(), model.CallRequest{Server: "docs", Tool: "nope"})
 	if !errors.Is(err, session.ErrNoTool) {
 		t.Errorf("err = %v, want ErrNoTool", err)
 	}
-	_, err = m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "get_doc", Args: sessiontest.Args(`[1]`)})
+	_, err = m.Call(context.Background(), model.CallRequest{Server: "docs", Tool: "get_doc", Args: sessiontest.Args(`[1]`)})
 	if err == nil || !strings.Contains(err.Error(), "JSON object") {
 		t.Errorf("err = %v, want arguments must be an object", err)
 	}
@@ -380,13 +382,13 @@ func TestProtocolChoice(t *testing.T) {
 	auto := config.Server{Name: "auto", Trust: trust.Trusted}
 	web, _ := demo.New("web")
 	m := sessiontest.Start(t, sessiontest.NewConfig(auto, modern, old), session.Options{InProcess: map[string]*mcp.Server{"modern": docs, "auto": web}})
-	if sv := sessiontest.MustServer(t, m, "old", session.StatusReady); sv.Protocol != "2025-06-18" {
+	if sv := sessiontest.MustServer(t, m, "old", model.StatusReady); sv.Protocol != "2025-06-18" {
 		t.Errorf("old server protocol = %q", sv.Protocol)
 	}
-	if sv := sessiontest.MustServer(t, m, "modern", session.StatusReady); sv.Protocol != "2026-07-28" {
+	if sv := sessiontest.MustServer(t, m, "modern", model.StatusReady); sv.Protocol != "2026-07-28" {
 		t.Errorf("modern protocol = %q, want 2026-07-28", sv.Protocol)
 	}
-	if sv := sessiontest.MustServer(t, m, "auto", session.StatusReady); sv.Protocol != session.DefaultProtocol {
+	if sv := sessiontest.MustServer(t, m, "auto", model.StatusReady); sv.Protocol != session.DefaultProtocol {
 		t.Errorf("auto protocol = %q", sv.Protocol)
 	}
 	sessiontest.WantTier(t, m, "modern", "get_doc", trust.TierRead)

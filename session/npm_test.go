@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -28,7 +30,7 @@ func TestNPMReferenceServers(t *testing.T) {
 	)
 	m := sessiontest.Start(t, cfg, session.Options{})
 	for _, n := range []string{"fs", "fsu", "memory", "everything"} {
-		sv := sessiontest.MustServer(t, m, n, session.StatusReady)
+		sv := sessiontest.MustServer(t, m, n, model.StatusReady)
 		t.Logf("%s: protocol %s, %d tools", n, sv.Protocol, sv.Tiers[0]+sv.Tiers[1]+sv.Tiers[2]+sv.Tiers[3])
 	}
 	sessiontest.WantTier(t, m, "fs", "read_text_file", trust.TierRead)
@@ -64,12 +66,12 @@ func TestNPMEverything_ResourcesPromptsCompletionsSubscribe(t *testing.T) {
 	ev.Labels = []trust.Leg{trust.LegUntrustedContent}
 	ev.Tools = map[string]config.Tool{"toggle-subscriber-updates": {Policy: trust.Allow}}
 	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{MemoryTaint: true})
-	sv := sessiontest.MustServer(t, m, "everything", session.StatusReady)
+	sv := sessiontest.MustServer(t, m, "everything", model.StatusReady)
 	t.Logf("%d resources, %d templates, %d prompts; notices %q", len(sv.Resources), len(sv.ResourceTemplates), len(sv.Prompts), sv.Notices)
 	if len(sv.Resources) == 0 || len(sv.ResourceTemplates) == 0 || len(sv.Prompts) == 0 || !sv.Subscribe || !sv.Completions {
 		t.Fatalf("everything lists %d resources, %d templates, %d prompts, subscribe %v, completions %v", len(sv.Resources), len(sv.ResourceTemplates), len(sv.Prompts), sv.Subscribe, sv.Completions)
 	}
-	var prompt *session.PromptInfo
+	var prompt *model.PromptInfo
 	for i, p := range sv.Prompts {
 		if p.Name == "completable-prompt" {
 			prompt = &sv.Prompts[i]
@@ -79,15 +81,15 @@ func TestNPMEverything_ResourcesPromptsCompletionsSubscribe(t *testing.T) {
 		t.Fatalf("completable-prompt = %+v", prompt)
 	}
 	ctx := context.Background()
-	c, err := m.Complete(ctx, session.CompleteRequest{Context: "agent", Server: "everything", Prompt: "completable-prompt", Argument: "department", Value: "E"})
+	c, err := m.Complete(ctx, model.CompleteRequest{Context: "agent", Server: "everything", Prompt: "completable-prompt", Argument: "department", Value: "E"})
 	if err != nil || len(c.Values) != 1 || c.Values[0] != "Engineering" || !c.Tainted {
 		t.Fatalf("completion of department E: %+v, %v", c, err)
 	}
-	c, err = m.Complete(ctx, session.CompleteRequest{Server: "everything", Prompt: "completable-prompt", Argument: "name", Value: "", Resolved: map[string]string{"department": "Sales"}})
+	c, err = m.Complete(ctx, model.CompleteRequest{Server: "everything", Prompt: "completable-prompt", Argument: "name", Value: "", Resolved: map[string]string{"department": "Sales"}})
 	if err != nil || strings.Join(c.Values, ",") != "David,Eve,Frank" {
 		t.Fatalf("completion of name in Sales: %+v, %v", c, err)
 	}
-	pr, err := m.GetPrompt(ctx, session.PromptRequest{Context: "p", Server: "everything", Name: "completable-prompt", Args: json.RawMessage(`{"department":"Sales","name":"Eve"}`)})
+	pr, err := m.GetPrompt(ctx, model.PromptRequest{Context: "p", Server: "everything", Name: "completable-prompt", Args: json.RawMessage(`{"department":"Sales","name":"Eve"}`)})
 	if err != nil || len(pr.Result.Messages) == 0 || !pr.Tainted {
 		t.Fatalf("get completable-prompt: %+v, %v", pr, err)
 	}
@@ -98,14 +100,14 @@ func TestNPMEverything_ResourcesPromptsCompletionsSubscribe(t *testing.T) {
 		t.Errorf("taint after the prompt: %s", m.Engine().Taint("p").Reason())
 	}
 	uri := "demo://resource/dynamic/text/1"
-	out, err := m.ReadResource(ctx, session.ReadRequest{Context: "r", Server: "everything", URI: uri})
+	out, err := m.ReadResource(ctx, model.ReadRequest{Context: "r", Server: "everything", URI: uri})
 	if err != nil || len(out.Result.Contents) == 0 || out.Result.Contents[0].Text == "" || !out.Tainted {
 		t.Fatalf("read %s: %+v, %v", uri, out, err)
 	}
 	if err := m.Subscribe(ctx, "everything", uri); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Call(ctx, session.CallRequest{Server: "everything", Tool: "toggle-subscriber-updates"}); err != nil {
+	if _, err := m.Call(ctx, model.CallRequest{Server: "everything", Tool: "toggle-subscriber-updates"}); err != nil {
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -115,7 +117,7 @@ func TestNPMEverything_ResourcesPromptsCompletionsSubscribe(t *testing.T) {
 		if !ok {
 			t.Fatal("no resources/updated for the subscribed URI within 20s")
 		}
-		if u, ok := ev.(session.ResourceUpdated); ok {
+		if u, ok := ev.(model.ResourceUpdated); ok {
 			if u.URI != uri || u.Server != "everything" {
 				t.Fatalf("updated %+v", u)
 			}

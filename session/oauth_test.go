@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -275,9 +277,9 @@ func oauthConfig(url, stateDir string, o *config.OAuth) *config.Config {
 }
 
 // collect keeps the Manager's events for later inspection.
-func collect(t *testing.T, m *session.Manager) func() []session.Event {
+func collect(t *testing.T, m *session.Manager) func() []model.Event {
 	var mu sync.Mutex
-	var evs []session.Event
+	var evs []model.Event
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() {
@@ -291,14 +293,14 @@ func collect(t *testing.T, m *session.Manager) func() []session.Event {
 			mu.Unlock()
 		}
 	}()
-	return func() []session.Event {
+	return func() []model.Event {
 		mu.Lock()
 		defer mu.Unlock()
-		return append([]session.Event(nil), evs...)
+		return append([]model.Event(nil), evs...)
 	}
 }
 
-func startOAuth(t *testing.T, cfg *config.Config, b *browser) (*session.Manager, func() []session.Event) {
+func startOAuth(t *testing.T, cfg *config.Config, b *browser) (*session.Manager, func() []model.Event) {
 	t.Helper()
 	m := session.New(cfg, session.Options{Approver: allowAll(nil), OAuth: session.OAuthOptions{OpenBrowser: b.open}})
 	t.Cleanup(func() { m.Close() })
@@ -314,7 +316,7 @@ func startOAuth(t *testing.T, cfg *config.Config, b *browser) (*session.Manager,
 
 func callWhoami(t *testing.T, m *session.Manager) {
 	t.Helper()
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "remote", Tool: "whoami"})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "remote", Tool: "whoami"})
 	if err != nil {
 		t.Fatalf("calling whoami: %v", err)
 	}
@@ -333,7 +335,7 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	state := t.TempDir()
 	b := &browser{stray: true}
 	m, events := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), b)
-	sessiontest.MustServer(t, m, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m, "remote", model.StatusReady)
 	callWhoami(t, m)
 
 	authorizes, registered, grants := as.seen()
@@ -347,9 +349,9 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	var announced bool
 	for _, ev := range events() {
 		switch e := ev.(type) {
-		case session.AuthorizationRequested:
+		case model.AuthorizationRequested:
 			announced = e.Server == "remote" && e.URL == opened[0]
-		case session.LogLine:
+		case model.LogLine:
 			if strings.Contains(e.Text, "secret-") {
 				t.Errorf("a token reached a log line: %q", e.Text)
 			}
@@ -387,7 +389,7 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	// A new run finds the token and asks nobody.
 	b2 := &browser{}
 	m2, _ := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), b2)
-	sessiontest.MustServer(t, m2, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m2, "remote", model.StatusReady)
 	callWhoami(t, m2)
 	if len(b2.opened()) != 0 {
 		t.Errorf("the second run opened the browser: %q", b2.opened())
@@ -405,7 +407,7 @@ func TestOAuthRefresh(t *testing.T) {
 	url := protectedServer(t, as)
 	state := t.TempDir()
 	m, _ := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), &browser{})
-	sessiontest.MustServer(t, m, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m, "remote", model.StatusReady)
 	callWhoami(t, m)
 	_, _, grants := as.seen()
 	if len(grants) < 2 || grants[0] != "authorization_code" || grants[1] != "refresh_token" {
@@ -422,7 +424,7 @@ func TestOAuthRefresh(t *testing.T) {
 
 	b := &browser{}
 	m2, _ := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), b)
-	sessiontest.MustServer(t, m2, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m2, "remote", model.StatusReady)
 	if len(b.opened()) != 0 {
 		t.Errorf("a stored refresh token should have spared the person: browser opened %q", b.opened())
 	}
@@ -438,7 +440,7 @@ func TestOAuthPreregisteredClient(t *testing.T) {
 	m, _ := startOAuth(t, oauthConfig(url, t.TempDir(), &config.OAuth{
 		ClientID: "airlock-test", ClientSecret: "client-secret-1", Issuer: as.srv.URL, Scopes: []string{"mcp"},
 	}), &browser{})
-	sessiontest.MustServer(t, m, "remote", session.StatusReady)
+	sessiontest.MustServer(t, m, "remote", model.StatusReady)
 	callWhoami(t, m)
 	if _, r, _ := as.seen(); r != 0 {
 		t.Errorf("registered %d clients, want none", r)
@@ -452,7 +454,7 @@ func TestOAuthPreregisteredClient(t *testing.T) {
 	m2, _ := startOAuth(t, oauthConfig(url2, t.TempDir(), &config.OAuth{
 		ClientID: "airlock-test", ClientSecret: "client-secret-1", Issuer: "https://auth.example.com",
 	}), &browser{})
-	sv := sessiontest.MustServer(t, m2, "remote", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m2, "remote", model.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), "does not match pre-registered credentials issuer") {
 		t.Errorf("err = %v", sv.Err)
 	}
@@ -469,7 +471,7 @@ func TestOAuthWrongIssuer(t *testing.T) {
 	url := protectedServer(t, as)
 	state := t.TempDir()
 	m, _ := startOAuth(t, oauthConfig(url, state, &config.OAuth{}), &browser{})
-	sv := sessiontest.MustServer(t, m, "remote", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "remote", model.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), `issuer "https://evil.example.com" does not match`) {
 		t.Errorf("err = %v", sv.Err)
 	}
@@ -487,7 +489,7 @@ func TestOAuthMissingTableHint(t *testing.T) {
 	url := protectedServer(t, as)
 	cfg := oauthConfig(url, t.TempDir(), nil)
 	m := sessiontest.Start(t, cfg, session.Options{})
-	sv := sessiontest.MustServer(t, m, "remote", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "remote", model.StatusFailed)
 	if !strings.Contains(sv.Err.Error(), "add a [servers.remote.oauth] table") {
 		t.Errorf("err = %v", sv.Err)
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session/conn"
 	"github.com/airlock-mcp/airlock/session/oauth"
 )
@@ -12,17 +13,17 @@ type OAuthOptions = oauth.Options
 // oauthReporter passes what a server's OAuth handler says on as the server's events.
 type oauthReporter struct {
 	server string
-	push   func(Event)
+	push   func(model.Event)
 }
 
 func (r oauthReporter) AuthorizationRequested(url string) {
-	r.push(AuthorizationRequested{Server: r.server, URL: url})
+	r.push(model.AuthorizationRequested{Server: r.server, URL: url})
 }
 
 func (r oauthReporter) Log(text string) {
-	r.push(LogLine{Server: r.server, Source: "airlock", Text: text})
+	r.push(model.LogLine{Server: r.server, Source: "airlock", Text: text})
 }
 
 func (r oauthReporter) Error(err error) {
-	r.push(LogLine{Server: r.server, Source: "airlock", Text: conn.RedactURLs(err).Error()})
+	r.push(model.LogLine{Server: r.server, Source: "airlock", Text: conn.RedactURLs(err).Error()})
 }

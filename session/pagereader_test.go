@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
@@ -29,7 +31,7 @@ func TestListing_SameToolsHoweverTheServerFramesIt(t *testing.T) {
 	list := func(t *testing.T, framing string) (seen, int) {
 		sc := `{` + pages + `,"framing":"` + framing + `"}`
 		m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.RawServer(t, "s", trust.Trusted, sc)), session.Options{})
-		sv := sessiontest.MustServer(t, m, "s", session.StatusReady)
+		sv := sessiontest.MustServer(t, m, "s", model.StatusReady)
 		var out seen
 		for _, ti := range m.Snapshot().Tools {
 			raw := string(ti.Raw)

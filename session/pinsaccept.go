@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/session/pins"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -23,7 +25,7 @@ var ErrChangedSinceReview = errors.New("changed again since it was reviewed")
 // when the server changed a tool (or its instructions) again since, nothing at all is
 // pinned and the error wraps ErrChangedSinceReview. A reviewed tool that is no longer
 // changed is skipped. It returns what was accepted, as sentences.
-func (m *Manager) AcceptPins(serverName string, r Reviewed) ([]string, error) {
+func (m *Manager) AcceptPins(serverName string, r model.Reviewed) ([]string, error) {
 	s, ok := m.servers[serverName]
 	if !ok {
 		return nil, fmt.Errorf("no server %q", serverName)
@@ -37,7 +39,7 @@ func (m *Manager) AcceptPins(serverName string, r Reviewed) ([]string, error) {
 		return nil, fmt.Errorf("%s: give at least %d hex digits of the instructions' fingerprint", serverName, MinReviewedPrefix)
 	}
 	s.mu.Lock()
-	if s.status != StatusReady {
+	if s.status != model.StatusReady {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("server %s is not connected (%v)", serverName, s.status)
 	}
@@ -99,16 +101,16 @@ func (s *server) identity() string {
 	if _, ok := s.m.opts.InProcess[s.cfg.Name]; ok {
 		return "inprocess:" + s.cfg.Name
 	}
-	return Identity(s.cfg)
+	return pins.Identity(s.cfg)
 }
 
 // PinnedDefinition returns what is pinned for one of a server's tools: the "before"
 // side of the diff a person reviews when the tool changed since pinned (the "after"
 // side is the tool's Raw in the Snapshot). It is false when nothing is pinned for it.
-func (m *Manager) PinnedDefinition(serverName, tool string) (PinRecord, bool) {
+func (m *Manager) PinnedDefinition(serverName, tool string) (pins.Record, bool) {
 	s, ok := m.servers[serverName]
 	if !ok {
-		return PinRecord{}, false
+		return pins.Record{}, false
 	}
 	return m.pins.Pinned(s.identity(), tool)
 }

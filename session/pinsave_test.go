@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -29,7 +32,7 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 		return nil
 	})
 	path := filepath.Join(t.TempDir(), "pins.json")
-	store, err := session.OpenPins(path)
+	store, err := pins.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 
 	called := make(chan error, 1)
 	go func() {
-		_, err := m.Call(context.Background(), session.CallRequest{Server: "docs", Tool: "read_doc"})
+		_, err := m.Call(context.Background(), model.CallRequest{Server: "docs", Tool: "read_doc"})
 		called <- err
 	}()
 	select {
@@ -76,7 +79,7 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 	if len(u.Calls("read_doc")) != 1 {
 		t.Fatal("the call was not forwarded after the write")
 	}
-	again, err := session.OpenPins(path)
+	again, err := pins.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +92,7 @@ func TestPins_ListingShownBeforeItsPinsAreWritten(t *testing.T) {
 // listing was shown still says so in the server's notices, as a synchronous one did.
 func TestPins_BackgroundWriteFailureIsReported(t *testing.T) {
 	session.SetPinsSaveHook(t, func() error { return errors.New("disk full") })
-	store, err := session.OpenPins(filepath.Join(t.TempDir(), "pins.json"))
+	store, err := pins.Open(filepath.Join(t.TempDir(), "pins.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +124,7 @@ func TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite(t *testing.T) {
 	names := []string{"a", "b", "c"}
 	run := func(what string, check func(builds int64, m *session.Manager)) {
 		t.Helper()
-		store, err := session.OpenPins(path)
+		store, err := pins.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +161,7 @@ func TestPins_ListingBuildsASnapshotEarlyOnlyBeforeAPinsWrite(t *testing.T) {
 			t.Errorf("asked once: %d builds, want 1", got)
 		}
 		for _, n := range names {
-			if sv, ok := snap.Server(n); !ok || sv.Status != session.StatusReady {
+			if sv, ok := snap.Server(n); !ok || sv.Status != model.StatusReady {
 				t.Errorf("the snapshot built on demand shows %s as %+v (%v), want ready", n, sv.Status, ok)
 			}
 		}

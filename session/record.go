@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/record"
 	"github.com/airlock-mcp/airlock/trust"
@@ -17,22 +19,22 @@ import (
 // on the server's order.
 func recordCatalog(c catalog) (res, prompts json.RawMessage) {
 	if c.offersResources {
-		r := RecordedResources{Subscribe: c.subscribe, List: slices.Clone(c.resources), Templates: slices.Clone(c.templates)}
-		slices.SortStableFunc(r.List, func(a, b ResourceInfo) int { return strings.Compare(a.URI, b.URI) })
-		slices.SortStableFunc(r.Templates, func(a, b ResourceTemplateInfo) int { return strings.Compare(a.URITemplate, b.URITemplate) })
+		r := model.RecordedResources{Subscribe: c.subscribe, List: slices.Clone(c.resources), Templates: slices.Clone(c.templates)}
+		slices.SortStableFunc(r.List, func(a, b model.ResourceInfo) int { return strings.Compare(a.URI, b.URI) })
+		slices.SortStableFunc(r.Templates, func(a, b model.ResourceTemplateInfo) int { return strings.Compare(a.URITemplate, b.URITemplate) })
 		if r.List == nil {
-			r.List = []ResourceInfo{}
+			r.List = []model.ResourceInfo{}
 		}
 		if r.Templates == nil {
-			r.Templates = []ResourceTemplateInfo{}
+			r.Templates = []model.ResourceTemplateInfo{}
 		}
 		res, _ = json.Marshal(r)
 	}
 	if c.offersPrompts {
-		p := RecordedPrompts{List: slices.Clone(c.prompts)}
-		slices.SortStableFunc(p.List, func(a, b PromptInfo) int { return strings.Compare(a.Name, b.Name) })
+		p := model.RecordedPrompts{List: slices.Clone(c.prompts)}
+		slices.SortStableFunc(p.List, func(a, b model.PromptInfo) int { return strings.Compare(a.Name, b.Name) })
 		if p.List == nil {
-			p.List = []PromptInfo{}
+			p.List = []model.PromptInfo{}
 		}
 		prompts, _ = json.Marshal(p)
 	}
@@ -41,14 +43,14 @@ func recordCatalog(c catalog) (res, prompts json.RawMessage) {
 
 // recordedCatalog decodes what recordCatalog wrote; a key that cannot be read is a
 // notice, and the rest of the server still counts.
-func recordedCatalog(rs *RecordedServer) (catalog, []string) {
+func recordedCatalog(rs *model.RecordedServer) (catalog, []string) {
 	var c catalog
 	var notices []string
 	isNull := func(b json.RawMessage) bool {
 		return len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null"
 	}
 	if !isNull(rs.Resources) {
-		var r RecordedResources
+		var r model.RecordedResources
 		if err := json.Unmarshal(rs.Resources, &r); err != nil {
 			notices = append(notices, "the snapshot's resources of this server cannot be read: "+err.Error())
 		} else {
@@ -56,7 +58,7 @@ func recordedCatalog(rs *RecordedServer) (catalog, []string) {
 		}
 	}
 	if !isNull(rs.Prompts) {
-		var p RecordedPrompts
+		var p model.RecordedPrompts
 		if err := json.Unmarshal(rs.Prompts, &p); err != nil {
 			notices = append(notices, "the snapshot's prompts of this server cannot be read: "+err.Error())
 		} else {
@@ -68,14 +70,14 @@ func recordedCatalog(rs *RecordedServer) (catalog, []string) {
 
 // Record returns the current listing of every server as a Recording. Call it after
 // Wait: a server still connecting is recorded as failed.
-func (m *Manager) Record() *Recording {
-	rec := &Recording{SchemaVersion: RecordingSchemaVersion, Servers: make([]RecordedServer, 0, len(m.order))}
+func (m *Manager) Record() *model.Recording {
+	rec := &model.Recording{SchemaVersion: model.RecordingSchemaVersion, Servers: make([]model.RecordedServer, 0, len(m.order))}
 	for _, name := range m.order {
 		s := m.servers[name]
 		s.mu.Lock()
-		rs := RecordedServer{Name: name, Status: s.status.String(), Tools: []RecordedTool{}, Sandbox: record.Sandbox(s.fence)}
+		rs := model.RecordedServer{Name: name, Status: s.status.String(), Tools: []model.RecordedTool{}, Sandbox: record.Sandbox(s.fence)}
 		switch s.status {
-		case StatusReady:
+		case model.StatusReady:
 			rs.Protocol = s.protocol
 			rs.ServerInfo = s.impl
 			rs.Instructions = s.instructions
@@ -87,17 +89,17 @@ func (m *Manager) Record() *Recording {
 				if c, err := trust.Canonical(t.raw); err == nil {
 					def = c
 				}
-				rs.Tools = append(rs.Tools, RecordedTool{Name: t.wire.Name, SHA256: t.fingerprint, Definition: def})
+				rs.Tools = append(rs.Tools, model.RecordedTool{Name: t.wire.Name, SHA256: t.fingerprint, Definition: def})
 			}
-		case StatusFailed:
+		case model.StatusFailed:
 			if s.err != nil {
 				rs.Error = s.err.Error()
 			}
 		default:
-			rs.Status, rs.Error = StatusFailed.String(), "still connecting when the snapshot was taken"
+			rs.Status, rs.Error = model.StatusFailed.String(), "still connecting when the snapshot was taken"
 		}
 		s.mu.Unlock()
-		slices.SortStableFunc(rs.Tools, func(a, b RecordedTool) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortStableFunc(rs.Tools, func(a, b model.RecordedTool) int { return strings.Compare(a.Name, b.Name) })
 		rec.Servers = append(rec.Servers, rs)
 	}
 	return rec
@@ -110,11 +112,11 @@ func (m *Manager) Record() *Recording {
 // path a live session uses. A server the config blocks fails as it would live; one
 // the recording lacks, or that failed when it was recorded, fails with that reason.
 // The returned notes name recorded servers the config no longer has.
-func NewOffline(cfg *config.Config, rec *Recording, opts Options) (*Manager, []string) {
+func NewOffline(cfg *config.Config, rec *model.Recording, opts Options) (*Manager, []string) {
 	opts.Pins = nil
 	opts.InProcess = nil
 	m := New(cfg, opts)
-	byName := make(map[string]*RecordedServer, len(rec.Servers))
+	byName := make(map[string]*model.RecordedServer, len(rec.Servers))
 	for i := range rec.Servers {
 		byName[rec.Servers[i].Name] = &rec.Servers[i]
 	}
@@ -130,7 +132,7 @@ func NewOffline(cfg *config.Config, rec *Recording, opts Options) (*Manager, []s
 		s.gen = 1
 		s.mu.Unlock()
 		rs := byName[name]
-		var rec *RecordedSandbox
+		var rec *model.RecordedSandbox
 		if rs != nil {
 			rec = rs.Sandbox
 		}
@@ -142,7 +144,7 @@ func NewOffline(cfg *config.Config, rec *Recording, opts Options) (*Manager, []s
 			s.fail(1, errors.New("server is blocked in the config: airlock does not connect to it"))
 		case rs == nil:
 			s.fail(1, errors.New("not in the snapshot: take it again with `airlock snapshot`"))
-		case rs.Status != StatusReady.String():
+		case rs.Status != model.StatusReady.String():
 			s.fail(1, fmt.Errorf("failed when the snapshot was taken: %s", rs.Error))
 		default:
 			raws := make([]json.RawMessage, len(rs.Tools))

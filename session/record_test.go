@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/record"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -23,7 +26,7 @@ type classified struct {
 	Hazards []trust.Hazard
 }
 
-func classifiedOf(s *session.Snapshot) classified {
+func classifiedOf(s *model.Snapshot) classified {
 	var c classified
 	for _, sv := range s.Servers {
 		c.Servers = append(c.Servers, sv.Name+" "+sv.Status.String()+" "+sv.Trust.String())
@@ -37,7 +40,7 @@ func classifiedOf(s *session.Snapshot) classified {
 }
 
 // recordDemo takes a recording of the in-process demo servers.
-func recordDemo(t *testing.T) *session.Recording {
+func recordDemo(t *testing.T) *model.Recording {
 	t.Helper()
 	m, _ := sessiontest.DemoInProcess(t, session.Options{})
 	return m.Record()
@@ -57,7 +60,7 @@ func TestSnapshot_RecordingIsStableAndRoundTrips(t *testing.T) {
 	if !strings.Contains(a.String(), "\"schema_version\": 1,\n") || !strings.Contains(a.String(), `"resources": null`) {
 		t.Fatalf("recording lacks schema_version or the resources key:\n%.400s", a.String())
 	}
-	rec, err := session.ReadRecording(bytes.NewReader(a.Bytes()))
+	rec, err := record.Read(bytes.NewReader(a.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func TestSnapshot_RecordingIsStableAndRoundTrips(t *testing.T) {
 	var names []string
 	for _, s := range rec.Servers {
 		names = append(names, s.Name)
-		if !slices.IsSortedFunc(s.Tools, func(x, y session.RecordedTool) int { return strings.Compare(x.Name, y.Name) }) {
+		if !slices.IsSortedFunc(s.Tools, func(x, y model.RecordedTool) int { return strings.Compare(x.Name, y.Name) }) {
 			t.Errorf("%s: tools not sorted", s.Name)
 		}
 	}
@@ -87,7 +90,7 @@ func TestSnapshot_OfflineCheckClassifiesLikeLive(t *testing.T) {
 	if err := live.Record().Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := session.ReadRecording(&buf)
+	rec, err := record.Read(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +124,8 @@ func TestSnapshot_OfflineConfigDecidesTrustAndMissingServersFail(t *testing.T) {
 		}
 	}
 	cfg.Servers = append(cfg.Servers, config.Server{Name: "zz-new", Transport: config.TransportStdio, Command: "x"})
-	rec.Servers = slices.DeleteFunc(rec.Servers, func(s session.RecordedServer) bool { return s.Name == "docs" })
-	rec.Servers = append(rec.Servers, session.RecordedServer{Name: "gone", Status: "ready"})
+	rec.Servers = slices.DeleteFunc(rec.Servers, func(s model.RecordedServer) bool { return s.Name == "docs" })
+	rec.Servers = append(rec.Servers, model.RecordedServer{Name: "gone", Status: "ready"})
 	m, notes := session.NewOffline(cfg, rec, session.Options{})
 	defer m.Close()
 	s := m.Snapshot()
@@ -132,7 +135,7 @@ func TestSnapshot_OfflineConfigDecidesTrustAndMissingServersFail(t *testing.T) {
 	want := map[string]string{"docs": "not in the snapshot", "web": "blocked in the config", "zz-new": "not in the snapshot"}
 	for name, msg := range want {
 		sv, _ := s.Server(name)
-		if sv.Status != session.StatusFailed || sv.Err == nil || !strings.Contains(sv.Err.Error(), msg) {
+		if sv.Status != model.StatusFailed || sv.Err == nil || !strings.Contains(sv.Err.Error(), msg) {
 			t.Errorf("%s: %v %v, want failed %q", name, sv.Status, sv.Err, msg)
 		}
 	}
@@ -145,10 +148,10 @@ func TestSnapshot_OfflineConfigDecidesTrustAndMissingServersFail(t *testing.T) {
 func TestDrift_ReportsEveryDifference(t *testing.T) {
 	old := recordDemo(t)
 	cur := recordDemo(t)
-	if d := session.Drift(old, cur); len(d) != 0 {
+	if d := record.Drift(old, cur); len(d) != 0 {
 		t.Fatalf("no change, drift %v", d)
 	}
-	find := func(r *session.Recording, name string) *session.RecordedServer {
+	find := func(r *model.Recording, name string) *model.RecordedServer {
 		for i := range r.Servers {
 			if r.Servers[i].Name == name {
 				return &r.Servers[i]
@@ -158,8 +161,8 @@ func TestDrift_ReportsEveryDifference(t *testing.T) {
 		return nil
 	}
 	notes := find(cur, "notes")
-	notes.Tools = slices.DeleteFunc(notes.Tools, func(t session.RecordedTool) bool { return t.Name == "delete_note" })
-	notes.Tools = append(notes.Tools, session.RecordedTool{Name: "wipe", SHA256: "x", Definition: json.RawMessage(`{"name":"wipe"}`)})
+	notes.Tools = slices.DeleteFunc(notes.Tools, func(t model.RecordedTool) bool { return t.Name == "delete_note" })
+	notes.Tools = append(notes.Tools, model.RecordedTool{Name: "wipe", SHA256: "x", Definition: json.RawMessage(`{"name":"wipe"}`)})
 	mail := find(cur, "mail")
 	mail.Instructions, mail.InstructionsSHA256 = "new", trust.InstructionsFingerprint("new")
 	def := strings.Replace(string(mail.Tools[0].Definition), "Send an email", "Send an e-mail", 1)
@@ -167,11 +170,11 @@ func TestDrift_ReportsEveryDifference(t *testing.T) {
 	mail.Tools[0].Definition, mail.Tools[0].SHA256 = json.RawMessage(def), fp
 	web := find(cur, "web")
 	web.Status, web.Error, web.Tools = "failed", "boom", nil
-	cur.Servers = slices.DeleteFunc(cur.Servers, func(s session.RecordedServer) bool { return s.Name == "docs" })
-	cur.Servers = append(cur.Servers, session.RecordedServer{Name: "extra", Status: "ready"})
+	cur.Servers = slices.DeleteFunc(cur.Servers, func(s model.RecordedServer) bool { return s.Name == "docs" })
+	cur.Servers = append(cur.Servers, model.RecordedServer{Name: "extra", Status: "ready"})
 
 	var got []string
-	for _, f := range session.Drift(old, cur) {
+	for _, f := range record.Drift(old, cur) {
 		got = append(got, string(f.Kind)+" "+f.Server+" "+f.Tool+": "+f.Detail)
 	}
 	want := []string{
@@ -207,7 +210,7 @@ func TestSnapshot_HostileListingOfflineMatchesLive(t *testing.T) {
 	if err := live.Record().Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := session.ReadRecording(&buf)
+	rec, err := record.Read(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -49,7 +51,7 @@ func TestHeaders_RedirectToOtherOriginGetsNoAuthorization(t *testing.T) {
 		Trust:   trust.Trusted, ConnectTimeout: 10 * time.Second,
 	})
 	m := sessiontest.Start(t, cfg, session.Options{})
-	sv := sessiontest.MustServer(t, m, "docs", session.StatusFailed)
+	sv := sessiontest.MustServer(t, m, "docs", model.StatusFailed)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(leaked) > 0 {

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
@@ -39,7 +42,7 @@ func attackHome(t *testing.T) string {
 }
 
 func callRaw(m *session.Manager, tool, args string) (*session.Outcome, error) {
-	return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: tool, Args: []byte(args)})
+	return m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: tool, Args: []byte(args)})
 }
 
 // quote is a JSON string of s.
@@ -82,7 +85,7 @@ func TestRulePaths_AttackDenySpellings(t *testing.T) {
 	}
 	for _, c := range cases {
 		out, err := callRaw(m, c.tool, c.args)
-		var denied *session.DeniedError
+		var denied *model.DeniedError
 		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule {
 			got := ""
 			if out != nil {
@@ -152,13 +155,13 @@ func TestRulePaths_ProposalThroughALink(t *testing.T) {
 	if _, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": raw, "content": "x"}); err == nil {
 		t.Fatal("the write through the link ran unasked")
 	}
-	var p *session.Pending
+	var p *model.Pending
 	select {
 	case p = <-a.Seen:
 	default:
 		t.Fatal("no question was asked")
 	}
-	prop := session.ProposeRule(p.Tool, p.Request.Args)
+	prop := approval.ProposeRule(p.Tool, p.Request.Args)
 	if got, want := prop.When["path"]["glob"], home+"/*"; got != want {
 		t.Errorf("proposed %v, want glob %s (the folder the path opens)", prop.When, want)
 	}
@@ -168,8 +171,8 @@ func TestRulePaths_ProposalThroughALink(t *testing.T) {
 	}
 	// Through a remote server the path is not resolved: the cleaned folder.
 	remote := p.Tool
-	remote.Facts = &session.ServerFacts{}
-	if got, want := session.ProposeRule(remote, p.Request.Args).When["path"]["glob"], home+"/project/*"; got != want {
+	remote.Facts = &model.ServerFacts{}
+	if got, want := approval.ProposeRule(remote, p.Request.Args).When["path"]["glob"], home+"/project/*"; got != want {
 		t.Errorf("for a remote server proposed %v, want %s", got, want)
 	}
 }
@@ -193,7 +196,7 @@ func TestRulePaths_DenyWhoseFolderIsALink(t *testing.T) {
 	m, _ := sessiontest.PathFSManager(t, map[string][]trust.Rule{"read_file": {deny}})
 	for _, p := range []string{home + "/vault/key", home + "/store/key", home + "/project/../store/key"} {
 		out, err := sessiontest.CallPath(m, "read_file", map[string]string{"path": p})
-		var denied *session.DeniedError
+		var denied *model.DeniedError
 		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule {
 			got := ""
 			if out != nil {
@@ -228,7 +231,7 @@ func TestRulePaths_LinkMadeWhileAsking(t *testing.T) {
 		out, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": target, "content": "ssh-ed25519 AAAA attacker"})
 		done <- result{out, err}
 	}()
-	var p *session.Pending
+	var p *model.Pending
 	for deadline := time.Now().Add(5 * time.Second); p == nil; time.Sleep(2 * time.Millisecond) {
 		if ps := m.Engine().Pending(); len(ps) > 0 {
 			p = ps[0]
@@ -239,11 +242,11 @@ func TestRulePaths_LinkMadeWhileAsking(t *testing.T) {
 	if err := os.Symlink(keys, target); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+	if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(r.err, &denied) || !strings.Contains(strings.Join(denied.Verdict.Reasons, "\n"), "rules[0]") {
 		t.Errorf("the allowed write through the new link: %v %+v, want denied by the rule", r.err, r.out)
 	} else if !strings.Contains(denied.Rule, "servers.fs.tools.write_file.rules[0]") {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -13,16 +14,18 @@ type Rules struct{}
 
 // Propose is the tightest rule that covers args for tool (ProposeRule).
 func (Rules) Propose(tool model.ToolInfo, args []byte) model.RuleProposal {
-	return ProposeRule(tool, args)
+	return approval.ProposeRule(tool, args)
 }
 
 // Check is CheckProposal.
 func (Rules) Check(p model.RuleProposal, policy trust.Action, tool model.ToolInfo) error {
-	return CheckProposal(p, policy, tool)
+	return approval.CheckProposal(p, policy, tool)
 }
 
 // FormatWhen is the conditions as one TOML inline table.
-func (Rules) FormatWhen(w map[string]map[string]any) string { return FormatWhen(w) }
+func (Rules) FormatWhen(w map[string]map[string]any) string { return approval.FormatWhen(w) }
 
 // ParseWhen reads the person's edit of FormatWhen's line back.
-func (Rules) ParseWhen(text string) (map[string]map[string]any, error) { return ParseWhen(text) }
+func (Rules) ParseWhen(text string) (map[string]map[string]any, error) {
+	return approval.ParseWhen(text)
+}

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,8 +26,8 @@ const samplingModel = "airlock: written by a person"
 
 // samplings holds the sampling requests that wait for the person.
 type samplings struct {
-	waiting  map[uint64]chan SamplingAnswer // guarded by Manager.elicit.mu
-	byServer map[string]int                 // waiting requests per server; guarded by Manager.elicit.mu
+	waiting  map[uint64]chan model.SamplingAnswer // guarded by Manager.elicit.mu
+	byServer map[string]int                       // waiting requests per server; guarded by Manager.elicit.mu
 }
 
 // ErrNoSampling is returned when answering a sampling request that no longer waits.
@@ -40,17 +42,17 @@ func (m *Manager) samplingHandler(server string) func(context.Context, *mcp.Crea
 		m.usedDeprecated(server, DeprecatedSampling)
 		r, err := samplingRequest(req.Params)
 		if err != nil {
-			m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined a sampling request unseen: " + err.Error()})
+			m.events.push(model.LogLine{Server: server, Source: "airlock", Text: "declined a sampling request unseen: " + err.Error()})
 			return nil, declineSampling("airlock declined the sampling request: " + err.Error())
 		}
 		r.Server = server
 		inFlight := m.inFlight(server)
 		if len(inFlight) == 0 && !m.elicitAnytime(server) {
-			m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined a sampling request: no call to this server was in flight (set elicitation = \"anytime\" in [servers." + server + "] to allow it)"})
+			m.events.push(model.LogLine{Server: server, Source: "airlock", Text: "declined a sampling request: no call to this server was in flight (set elicitation = \"anytime\" in [servers." + server + "] to allow it)"})
 			return nil, declineSampling("airlock declined the sampling request: no call to this server was in flight")
 		}
 		r.CallID, r.InFlight = firstOf(inFlight), inFlight
-		var ans SamplingAnswer
+		var ans model.SamplingAnswer
 		if m.opts.Asker != nil {
 			ans, err = m.opts.Asker.Sample(ctx, r)
 			if err != nil {
@@ -59,7 +61,7 @@ func (m *Manager) samplingHandler(server string) func(context.Context, *mcp.Crea
 		} else {
 			ans, err = m.waitSampling(ctx, r)
 			if errors.Is(err, errTooManySampling) {
-				m.events.push(LogLine{Server: server, Source: "airlock", Text: "declined a sampling request unseen: " + err.Error()})
+				m.events.push(model.LogLine{Server: server, Source: "airlock", Text: "declined a sampling request unseen: " + err.Error()})
 				return nil, declineSampling("airlock declined the sampling request: " + err.Error())
 			}
 			if err != nil {
@@ -78,23 +80,23 @@ func (m *Manager) samplingHandler(server string) func(context.Context, *mcp.Crea
 	}
 }
 
-var errTooManySampling = fmt.Errorf("%d sampling requests of this server already wait for the person", MaxSamplingWaiting)
+var errTooManySampling = fmt.Errorf("%d sampling requests of this server already wait for the person", model.MaxSamplingWaiting)
 
 // waitSampling reports r as an event and waits for AnswerSampling.
-func (m *Manager) waitSampling(ctx context.Context, r *SamplingRequest) (SamplingAnswer, error) {
+func (m *Manager) waitSampling(ctx context.Context, r *model.SamplingRequest) (model.SamplingAnswer, error) {
 	m.elicit.mu.Lock()
 	if m.sampling.waiting == nil {
-		m.sampling.waiting = map[uint64]chan SamplingAnswer{}
+		m.sampling.waiting = map[uint64]chan model.SamplingAnswer{}
 		m.sampling.byServer = map[string]int{}
 	}
-	if m.sampling.byServer[r.Server] >= MaxSamplingWaiting {
+	if m.sampling.byServer[r.Server] >= model.MaxSamplingWaiting {
 		m.elicit.mu.Unlock()
-		return SamplingAnswer{}, errTooManySampling
+		return model.SamplingAnswer{}, errTooManySampling
 	}
 	m.sampling.byServer[r.Server]++
 	m.elicit.seq++
 	r.ID = m.elicit.seq
-	ch := make(chan SamplingAnswer, 1)
+	ch := make(chan model.SamplingAnswer, 1)
 	m.sampling.waiting[r.ID] = ch
 	m.elicit.mu.Unlock()
 	defer func() {
@@ -104,22 +106,22 @@ func (m *Manager) waitSampling(ctx context.Context, r *SamplingRequest) (Samplin
 			delete(m.sampling.byServer, r.Server)
 		}
 		m.elicit.mu.Unlock()
-		m.events.push(SamplingClosed{ID: r.ID})
+		m.events.push(model.SamplingClosed{ID: r.ID})
 	}()
-	m.events.push(SamplingRequested{Request: r})
+	m.events.push(model.SamplingRequested{Request: r})
 	select {
 	case a := <-ch:
 		return a, nil
 	case <-ctx.Done():
-		return SamplingAnswer{}, ctx.Err()
+		return model.SamplingAnswer{}, ctx.Err()
 	case <-m.ctx.Done():
-		return SamplingAnswer{Decline: true}, nil
+		return model.SamplingAnswer{Decline: true}, nil
 	}
 }
 
 // AnswerSampling answers a waiting sampling request: decline it, or reply with the
 // text the person wrote.
-func (m *Manager) AnswerSampling(id uint64, a SamplingAnswer) error {
+func (m *Manager) AnswerSampling(id uint64, a model.SamplingAnswer) error {
 	m.elicit.mu.Lock()
 	ch, ok := m.sampling.waiting[id]
 	delete(m.sampling.waiting, id)
@@ -133,14 +135,14 @@ func (m *Manager) AnswerSampling(id uint64, a SamplingAnswer) error {
 
 // samplingRequest keeps what a person needs to see of p, or says which bound p
 // exceeds. Image and audio data are counted, not kept.
-func samplingRequest(p *mcp.CreateMessageWithToolsParams) (*SamplingRequest, error) {
+func samplingRequest(p *mcp.CreateMessageWithToolsParams) (*model.SamplingRequest, error) {
 	if p == nil {
 		return nil, errors.New("no parameters")
 	}
-	if n := len(p.Messages); n > MaxSamplingMessages {
-		return nil, fmt.Errorf("it has %d messages, more than the %d airlock shows a person", n, MaxSamplingMessages)
+	if n := len(p.Messages); n > model.MaxSamplingMessages {
+		return nil, fmt.Errorf("it has %d messages, more than the %d airlock shows a person", n, model.MaxSamplingMessages)
 	}
-	r := &SamplingRequest{
+	r := &model.SamplingRequest{
 		SystemPrompt:   p.SystemPrompt,
 		IncludeContext: p.IncludeContext,
 		MaxTokens:      p.MaxTokens,
@@ -170,45 +172,45 @@ func samplingRequest(p *mcp.CreateMessageWithToolsParams) (*SamplingRequest, err
 		if t == nil {
 			continue
 		}
-		r.Tools = append(r.Tools, SamplingTool{Name: t.Name, Description: t.Description})
+		r.Tools = append(r.Tools, model.SamplingTool{Name: t.Name, Description: t.Description})
 		text += len(t.Name) + len(t.Description)
 	}
 	if p.ToolChoice != nil {
 		r.ToolChoice = p.ToolChoice.Mode
 	}
-	r.Messages = make([]SamplingMessage, 0, len(p.Messages))
+	r.Messages = make([]model.SamplingMessage, 0, len(p.Messages))
 	for _, msg := range p.Messages {
 		if msg == nil {
 			continue
 		}
-		sm := SamplingMessage{Role: string(msg.Role)}
+		sm := model.SamplingMessage{Role: string(msg.Role)}
 		for _, c := range msg.Content {
 			part := samplingPart(c)
 			text += len(part.Text)
-			if text > MaxSamplingText {
-				return nil, fmt.Errorf("its text is more than the %d KiB airlock shows a person", MaxSamplingText>>10)
+			if text > model.MaxSamplingText {
+				return nil, fmt.Errorf("its text is more than the %d KiB airlock shows a person", model.MaxSamplingText>>10)
 			}
 			sm.Parts = append(sm.Parts, part)
 		}
 		r.Messages = append(r.Messages, sm)
 	}
-	if text > MaxSamplingText {
-		return nil, fmt.Errorf("its text is more than the %d KiB airlock shows a person", MaxSamplingText>>10)
+	if text > model.MaxSamplingText {
+		return nil, fmt.Errorf("its text is more than the %d KiB airlock shows a person", model.MaxSamplingText>>10)
 	}
 	return r, nil
 }
 
-func samplingPart(c mcp.Content) SamplingPart {
+func samplingPart(c mcp.Content) model.SamplingPart {
 	switch c := c.(type) {
 	case *mcp.TextContent:
-		return SamplingPart{Kind: "text", Text: c.Text}
+		return model.SamplingPart{Kind: "text", Text: c.Text}
 	case *mcp.ImageContent:
-		return SamplingPart{Kind: "image", MIME: c.MIMEType, Size: len(c.Data)}
+		return model.SamplingPart{Kind: "image", MIME: c.MIMEType, Size: len(c.Data)}
 	case *mcp.AudioContent:
-		return SamplingPart{Kind: "audio", MIME: c.MIMEType, Size: len(c.Data)}
+		return model.SamplingPart{Kind: "audio", MIME: c.MIMEType, Size: len(c.Data)}
 	case *mcp.ToolUseContent:
 		in, _ := json.Marshal(c.Input)
-		return SamplingPart{Kind: "tool_use", Text: c.Name + " " + string(in)}
+		return model.SamplingPart{Kind: "tool_use", Text: c.Name + " " + string(in)}
 	case *mcp.ToolResultContent:
 		var texts []string
 		for _, x := range c.Content {
@@ -219,9 +221,9 @@ func samplingPart(c mcp.Content) SamplingPart {
 				texts = append(texts, string(b))
 			}
 		}
-		return SamplingPart{Kind: "tool_result", Text: strings.Join(texts, "\n")}
+		return model.SamplingPart{Kind: "tool_result", Text: strings.Join(texts, "\n")}
 	case nil:
-		return SamplingPart{Kind: "empty"}
+		return model.SamplingPart{Kind: "empty"}
 	default:
 		b, _ := json.Marshal(c)
 		var typed struct {
@@ -232,7 +234,7 @@ func samplingPart(c mcp.Content) SamplingPart {
 		if kind == "" {
 			kind = "unknown"
 		}
-		return SamplingPart{Kind: kind, Text: string(b)}
+		return model.SamplingPart{Kind: kind, Text: string(b)}
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -45,10 +47,10 @@ func samplingServer(params func() *mcp.CreateMessageParams) *mcp.Server {
 	return srv
 }
 
-func waitSampling(t *testing.T, log *sessiontest.EventLog) *session.SamplingRequest {
+func waitSampling(t *testing.T, log *sessiontest.EventLog) *model.SamplingRequest {
 	t.Helper()
-	ev := log.Wait(t, "a sampling request", 10*time.Second, func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok })
-	return ev.(session.SamplingRequested).Request
+	ev := log.Wait(t, "a sampling request", 10*time.Second, func(ev model.Event) bool { _, ok := ev.(model.SamplingRequested); return ok })
+	return ev.(model.SamplingRequested).Request
 }
 
 // A sampling request reaches the person with everything it carries; the reply they
@@ -78,25 +80,25 @@ func TestSampling_ReplyWrittenByHand(t *testing.T) {
 			t.Errorf("request = %+v", r)
 		}
 		if len(r.Messages) != 2 || r.Messages[0].Role != "user" || r.Messages[0].Parts[0].Text != "hello" ||
-			r.Messages[1].Parts[0] != (session.SamplingPart{Kind: "image", MIME: "image/png", Size: 1234}) {
+			r.Messages[1].Parts[0] != (model.SamplingPart{Kind: "image", MIME: "image/png", Size: 1234}) {
 			t.Errorf("messages = %+v", r.Messages)
 		}
-		if err := m.AnswerSampling(r.ID, session.SamplingAnswer{Reply: "hi from a person"}); err != nil {
+		if err := m.AnswerSampling(r.ID, model.SamplingAnswer{Reply: "hi from a person"}); err != nil {
 			t.Error(err)
 		}
 	}()
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "sampler", Tool: "ask"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := sessiontest.TextOf(out.Result); !strings.HasPrefix(got, "assistant/airlock") || !strings.HasSuffix(got, ": hi from a person") {
 		t.Errorf("server saw %q", got)
 	}
-	log.Wait(t, "the question closed", 5*time.Second, func(ev session.Event) bool { _, ok := ev.(session.SamplingClosed); return ok })
-	if sv := sessiontest.MustServer(t, m, "sampler", session.StatusReady); !slices.Equal(sv.Deprecated, []string{session.DeprecatedSampling}) {
+	log.Wait(t, "the question closed", 5*time.Second, func(ev model.Event) bool { _, ok := ev.(model.SamplingClosed); return ok })
+	if sv := sessiontest.MustServer(t, m, "sampler", model.StatusReady); !slices.Equal(sv.Deprecated, []string{session.DeprecatedSampling}) {
 		t.Errorf("Deprecated = %v, want [sampling]", sv.Deprecated)
 	}
-	if err := m.AnswerSampling(12345, session.SamplingAnswer{Decline: true}); !errors.Is(err, session.ErrNoSampling) {
+	if err := m.AnswerSampling(12345, model.SamplingAnswer{Decline: true}); !errors.Is(err, session.ErrNoSampling) {
 		t.Errorf("answering an unknown request: %v", err)
 	}
 }
@@ -110,9 +112,9 @@ func TestSampling_DeclineGivesTheServerAnError(t *testing.T) {
 	log := sessiontest.CollectEvents(t, m)
 	go func() {
 		r := waitSampling(t, log)
-		_ = m.AnswerSampling(r.ID, session.SamplingAnswer{Decline: true})
+		_ = m.AnswerSampling(r.ID, model.SamplingAnswer{Decline: true})
 	}()
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "sampler", Tool: "ask"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestSampling_TenThousandMessagesDeclinedAtOnce(t *testing.T) {
 			m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
 			log := sessiontest.CollectEvents(t, m)
 			began := time.Now()
-			out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
+			out, err := m.Call(context.Background(), model.CallRequest{Server: "sampler", Tool: "ask"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,11 +158,11 @@ func TestSampling_TenThousandMessagesDeclinedAtOnce(t *testing.T) {
 			if d := time.Since(began); d > 30*time.Second {
 				t.Errorf("took %s", d)
 			}
-			if log.Find(func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok }) != nil {
+			if log.Find(func(ev model.Event) bool { _, ok := ev.(model.SamplingRequested); return ok }) != nil {
 				t.Error("an over-bound request reached the person")
 			}
-			log.Wait(t, "the person is told", 5*time.Second, func(ev session.Event) bool {
-				l, ok := ev.(session.LogLine)
+			log.Wait(t, "the person is told", 5*time.Second, func(ev model.Event) bool {
+				l, ok := ev.(model.LogLine)
 				return ok && l.Source == "airlock" && strings.Contains(l.Text, "declined a sampling request unseen")
 			})
 		})
@@ -203,18 +205,18 @@ type declineAsker struct {
 	asked []string
 }
 
-func (d *declineAsker) Elicit(_ context.Context, e *session.Elicitation) (string, map[string]any, error) {
+func (d *declineAsker) Elicit(_ context.Context, e *model.Elicitation) (string, map[string]any, error) {
 	d.mu.Lock()
 	d.asked = append(d.asked, "elicit:"+e.Message)
 	d.mu.Unlock()
 	return "decline", nil, nil
 }
 
-func (d *declineAsker) Sample(_ context.Context, r *session.SamplingRequest) (session.SamplingAnswer, error) {
+func (d *declineAsker) Sample(_ context.Context, r *model.SamplingRequest) (model.SamplingAnswer, error) {
 	d.mu.Lock()
 	d.asked = append(d.asked, "sample:"+r.Server)
 	d.mu.Unlock()
-	return session.SamplingAnswer{Decline: true}, nil
+	return model.SamplingAnswer{Decline: true}, nil
 }
 
 // With an Asker (airlock call, check) nothing becomes an event nobody reads: the
@@ -235,14 +237,14 @@ func TestAsker_AnswersWithoutEvents(t *testing.T) {
 	cfg := sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted, CallTimeout: 30 * time.Second})
 	m := sessiontest.Start(t, cfg, session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}, Asker: asker})
 	began := time.Now()
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "sampler", Tool: "ask"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := sessiontest.TextOf(out.Result); !strings.Contains(got, "declined") {
 		t.Errorf("sampling: server saw %q", got)
 	}
-	out, err = m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "elicit"})
+	out, err = m.Call(context.Background(), model.CallRequest{Server: "sampler", Tool: "elicit"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +307,7 @@ func TestRoots_DeclaredOnlyWhenConfiguredAndChangesNotified(t *testing.T) {
 	}})
 	call := func(server string) string {
 		t.Helper()
-		out, err := m.Call(context.Background(), session.CallRequest{Server: server, Tool: "roots"})
+		out, err := m.Call(context.Background(), model.CallRequest{Server: server, Tool: "roots"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +321,7 @@ func TestRoots_DeclaredOnlyWhenConfiguredAndChangesNotified(t *testing.T) {
 	if got := call("plain"); got != "not declared" {
 		t.Errorf("a server without roots in the config: %q, want the capability not declared", got)
 	}
-	if sv := sessiontest.MustServer(t, m, "rooted", session.StatusReady); !slices.Equal(sv.Roots, []string{fileURI(a), fileURI(b)}) || !slices.Contains(sv.Deprecated, session.DeprecatedRoots) {
+	if sv := sessiontest.MustServer(t, m, "rooted", model.StatusReady); !slices.Equal(sv.Roots, []string{fileURI(a), fileURI(b)}) || !slices.Contains(sv.Deprecated, session.DeprecatedRoots) {
 		t.Errorf("ServerInfo roots %v deprecated %v", sv.Roots, sv.Deprecated)
 	}
 
@@ -347,10 +349,10 @@ func TestRoots_DeclaredOnlyWhenConfiguredAndChangesNotified(t *testing.T) {
 	}
 	sessiontest.WaitFor(t, "plain reconnected with roots", 20*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("plain")
-		if sv.Status != session.StatusReady {
+		if sv.Status != model.StatusReady {
 			return false
 		}
-		out, err := m.Call(context.Background(), session.CallRequest{Server: "plain", Tool: "roots"})
+		out, err := m.Call(context.Background(), model.CallRequest{Server: "plain", Tool: "roots"})
 		return err == nil && sessiontest.TextOf(out.Result) == fileURI(a)
 	})
 }
@@ -381,12 +383,12 @@ func TestRoots_FilesystemListsExactlyTheConfiguredRoots(t *testing.T) {
 	fs := sessiontest.NPMServer(t, "fs", "mcp-server-filesystem", trust.Trusted)
 	fs.Roots = parsed.Servers[0].Roots
 	m := sessiontest.Start(t, sessiontest.NewConfig(fs), session.Options{})
-	sessiontest.MustServer(t, m, "fs", session.StatusReady)
+	sessiontest.MustServer(t, m, "fs", model.StatusReady)
 	want := []string{filepath.Join(home, "project"), filepath.Join(home, "scratch")}
 	var got string
 	// The server asks for roots after initialized; its answer lands asynchronously.
 	sessiontest.WaitFor(t, "list_allowed_directories to list the roots", 20*time.Second, func() bool {
-		out, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "list_allowed_directories"})
+		out, err := m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "list_allowed_directories"})
 		if err != nil {
 			t.Logf("call: %v", err)
 			return false
@@ -394,7 +396,7 @@ func TestRoots_FilesystemListsExactlyTheConfiguredRoots(t *testing.T) {
 		got = sessiontest.TextOf(out.Result)
 		return dirsListed(got, want)
 	})
-	if sv := sessiontest.MustServer(t, m, "fs", session.StatusReady); !slices.Contains(sv.Deprecated, session.DeprecatedRoots) {
+	if sv := sessiontest.MustServer(t, m, "fs", model.StatusReady); !slices.Contains(sv.Deprecated, session.DeprecatedRoots) {
 		t.Errorf("Deprecated = %v, want roots recorded", sv.Deprecated)
 	}
 }
@@ -420,24 +422,24 @@ func dirsListed(text string, want []string) bool {
 func TestSampling_ServerEverythingAnsweredByHandAndDeclined(t *testing.T) {
 	ev := sessiontest.NPMServer(t, "everything", "mcp-server-everything", trust.Trusted)
 	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{})
-	sessiontest.MustServer(t, m, "everything", session.StatusReady)
+	sessiontest.MustServer(t, m, "everything", model.StatusReady)
 	sessiontest.MustTool(t, m, "everything", "trigger-sampling-request")
 	log := sessiontest.CollectEvents(t, m)
 	allowEveryCall(t, m, log)
-	answers := make(chan session.SamplingAnswer, 2)
-	answers <- session.SamplingAnswer{Reply: "a reply typed by a person"}
-	answers <- session.SamplingAnswer{Decline: true}
+	answers := make(chan model.SamplingAnswer, 2)
+	answers <- model.SamplingAnswer{Reply: "a reply typed by a person"}
+	answers <- model.SamplingAnswer{Decline: true}
 	go func() {
 		seen := map[uint64]bool{}
 		for range 2 {
-			var r *session.SamplingRequest
+			var r *model.SamplingRequest
 			sessiontest.WaitFor(t, "a sampling request", 30*time.Second, func() bool {
-				e := log.Find(func(e session.Event) bool {
-					s, ok := e.(session.SamplingRequested)
+				e := log.Find(func(e model.Event) bool {
+					s, ok := e.(model.SamplingRequested)
 					return ok && !seen[s.Request.ID]
 				})
 				if e != nil {
-					r = e.(session.SamplingRequested).Request
+					r = e.(model.SamplingRequested).Request
 				}
 				return r != nil
 			})
@@ -448,14 +450,14 @@ func TestSampling_ServerEverythingAnsweredByHandAndDeclined(t *testing.T) {
 			_ = m.AnswerSampling(r.ID, <-answers)
 		}
 	}()
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "everything", Tool: "trigger-sampling-request", Args: sessiontest.Args(`{"prompt":"say hi","maxTokens":7}`)})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "everything", Tool: "trigger-sampling-request", Args: sessiontest.Args(`{"prompt":"say hi","maxTokens":7}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := sessiontest.TextOf(out.Result); out.Result.IsError || !strings.Contains(got, "a reply typed by a person") {
 		t.Errorf("answered by hand: result %q", got)
 	}
-	out, err = m.Call(context.Background(), session.CallRequest{Server: "everything", Tool: "trigger-sampling-request", Args: sessiontest.Args(`{"prompt":"say hi","maxTokens":7}`)})
+	out, err = m.Call(context.Background(), model.CallRequest{Server: "everything", Tool: "trigger-sampling-request", Args: sessiontest.Args(`{"prompt":"say hi","maxTokens":7}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,15 +474,15 @@ func allowEveryCall(t *testing.T, m *session.Manager, log *sessiontest.EventLog)
 	go func() {
 		answered := map[uint64]bool{}
 		for ctx.Err() == nil {
-			var todo []*session.Pending
+			var todo []*model.Pending
 			for _, ev := range log.Events() {
-				if r, ok := ev.(session.ApprovalRequested); ok && !answered[r.Pending.ID] {
+				if r, ok := ev.(model.ApprovalRequested); ok && !answered[r.Pending.ID] {
 					todo = append(todo, r.Pending)
 				}
 			}
 			for _, p := range todo {
 				answered[p.ID] = true
-				_ = m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce})
+				_ = m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce})
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -515,26 +517,26 @@ func TestSampling_FloodBoundedPerServer(t *testing.T) {
 		})
 	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
 	log := sessiontest.CollectEvents(t, m)
-	isReq := func(ev session.Event) bool { _, ok := ev.(session.SamplingRequested); return ok }
+	isReq := func(ev model.Event) bool { _, ok := ev.(model.SamplingRequested); return ok }
 	go func() {
-		sessiontest.WaitFor(t, "the questions", 10*time.Second, func() bool { return log.Count(isReq) >= session.MaxSamplingWaiting })
+		sessiontest.WaitFor(t, "the questions", 10*time.Second, func() bool { return log.Count(isReq) >= model.MaxSamplingWaiting })
 		time.Sleep(300 * time.Millisecond) // the rest are declined meanwhile
 		var ids []uint64
 		for _, ev := range log.Events() {
-			if r, ok := ev.(session.SamplingRequested); ok {
+			if r, ok := ev.(model.SamplingRequested); ok {
 				ids = append(ids, r.Request.ID)
 			}
 		}
 		for _, id := range ids {
-			_ = m.AnswerSampling(id, session.SamplingAnswer{Decline: true})
+			_ = m.AnswerSampling(id, model.SamplingAnswer{Decline: true})
 		}
 	}()
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "flood"})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "sampler", Tool: "flood"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := log.Count(isReq); got != session.MaxSamplingWaiting {
-		t.Errorf("%d questions reached the person, want %d", got, session.MaxSamplingWaiting)
+	if got := log.Count(isReq); got != model.MaxSamplingWaiting {
+		t.Errorf("%d questions reached the person, want %d", got, model.MaxSamplingWaiting)
 	}
 	if got := sessiontest.TextOf(out.Result); got != strconv.Itoa(n) {
 		t.Errorf("%s of %d declined, want all", got, n)
@@ -546,10 +548,10 @@ func TestDeprecated_LoggingRecorded(t *testing.T) {
 	tool := `{"name":"work","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`
 	sv := sessiontest.RawServer(t, "logger", trust.Trusted, sessiontest.Script(sessiontest.Page(tool), `"flood":{"log":1}`))
 	m := sessiontest.Start(t, sessiontest.NewConfig(sv), session.Options{})
-	if got := sessiontest.MustServer(t, m, "logger", session.StatusReady).Deprecated; len(got) != 0 {
+	if got := sessiontest.MustServer(t, m, "logger", model.StatusReady).Deprecated; len(got) != 0 {
 		t.Fatalf("Deprecated before any use = %v", got)
 	}
-	if _, err := m.Call(context.Background(), session.CallRequest{Server: "logger", Tool: "work"}); err != nil {
+	if _, err := m.Call(context.Background(), model.CallRequest{Server: "logger", Tool: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	sessiontest.WaitFor(t, "logging recorded", 10*time.Second, func() bool {
@@ -574,7 +576,7 @@ func TestSampling_WithdrawnByTheServerClosesTheQuestion(t *testing.T) {
 		})
 	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "sampler", Trust: trust.Trusted}), session.Options{InProcess: map[string]*mcp.Server{"sampler": srv}})
 	log := sessiontest.CollectEvents(t, m)
-	out, err := m.Call(context.Background(), session.CallRequest{Server: "sampler", Tool: "ask"})
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "sampler", Tool: "ask"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,8 +584,8 @@ func TestSampling_WithdrawnByTheServerClosesTheQuestion(t *testing.T) {
 		t.Fatalf("the server's request did not time out: %q", sessiontest.TextOf(out.Result))
 	}
 	r := waitSampling(t, log)
-	log.Wait(t, "the question closed", 10*time.Second, func(ev session.Event) bool { c, ok := ev.(session.SamplingClosed); return ok && c.ID == r.ID })
-	if err := m.AnswerSampling(r.ID, session.SamplingAnswer{Reply: "late"}); !errors.Is(err, session.ErrNoSampling) {
+	log.Wait(t, "the question closed", 10*time.Second, func(ev model.Event) bool { c, ok := ev.(model.SamplingClosed); return ok && c.ID == r.ID })
+	if err := m.AnswerSampling(r.ID, model.SamplingAnswer{Reply: "late"}); !errors.Is(err, session.ErrNoSampling) {
 		t.Errorf("answering a withdrawn request: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 
@@ -36,7 +38,7 @@ type server struct {
 
 	mu           sync.Mutex
 	gen          uint64
-	status       Status
+	status       model.Status
 	err          error
 	cs           *mcp.ClientSession
 	proc         *conn.Process
@@ -50,10 +52,10 @@ type server struct {
 	pins         pins.Outcome
 	notices      []string // listNotices plus what the pins said
 	listNotices  []string
-	ruleErrors   []RuleError // the config's rules that can never match this listing
-	listing      uint64      // bumped whenever tools or pins are stored
-	catalogVer   uint64      // bumped whenever resources, templates or prompts are stored
-	snapCache    *serverSnap // this server's part of the last snapshot
+	ruleErrors   []model.RuleError // the config's rules that can never match this listing
+	listing      uint64            // bumped whenever tools or pins are stored
+	catalogVer   uint64            // bumped whenever resources, templates or prompts are stored
+	snapCache    *serverSnap       // this server's part of the last snapshot
 	refreshing   bool
 	trailing     bool
 	connectedAt  time.Time
@@ -100,7 +102,7 @@ func (s *server) dropProgress() {
 	}
 	s.logMu.Unlock()
 	if report > 0 {
-		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: fmt.Sprintf(
+		s.m.events.push(model.LogLine{Server: s.cfg.Name, Source: "airlock", Text: fmt.Sprintf(
 			"%d progress notifications dropped: their token is not one of a running call to this server", report)})
 	}
 }
@@ -143,12 +145,12 @@ func (s *server) pushLog(source, text string) {
 	}
 	s.logMu.Unlock()
 	if report > 0 {
-		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: fmt.Sprintf(
+		s.m.events.push(model.LogLine{Server: s.cfg.Name, Source: "airlock", Text: fmt.Sprintf(
 			"%d log lines not shown: the server sent more than %d a second (stderr keeps its last %d KiB)",
 			report, logLinesPerSecond, conn.StderrKeepBytes>>10)})
 	}
 	if allowed {
-		s.m.events.push(LogLine{Server: s.cfg.Name, Source: source, Text: text})
+		s.m.events.push(model.LogLine{Server: s.cfg.Name, Source: source, Text: text})
 	}
 }
 
@@ -159,10 +161,10 @@ func (s *server) connect(parent context.Context) {
 	s.mu.Lock()
 	s.gen++
 	gen := s.gen
-	s.status, s.err, s.tools, s.notices = StatusConnecting, nil, nil, nil
+	s.status, s.err, s.tools, s.notices = model.StatusConnecting, nil, nil, nil
 	s.catalog, s.subscribed = catalog{}, nil
 	s.mu.Unlock()
-	s.m.changed(s.cfg.Name, gen, StatusConnecting)
+	s.m.changed(s.cfg.Name, gen, model.StatusConnecting)
 
 	if s.m.serverTrust(s) == trust.BlockedServer {
 		s.fail(gen, errors.New("server is blocked in the config: airlock does not connect to it"))
@@ -248,9 +250,9 @@ func (s *server) fail(gen uint64, err error) {
 		s.mu.Unlock()
 		return
 	}
-	s.status, s.err = StatusFailed, conn.RedactURLs(err)
+	s.status, s.err = model.StatusFailed, conn.RedactURLs(err)
 	s.mu.Unlock()
-	s.m.changed(s.cfg.Name, gen, StatusFailed)
+	s.m.changed(s.cfg.Name, gen, model.StatusFailed)
 }
 
 // dial opens the transport and runs the MCP handshake.
@@ -409,7 +411,7 @@ func (s *server) refresh(gen uint64) {
 			if err == nil {
 				s.setTools(gen, tools, notices)
 			} else {
-				s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + conn.RedactURLs(err).Error()})
+				s.m.events.push(model.LogLine{Server: s.cfg.Name, Source: "airlock", Text: "refreshing the tool list failed: " + conn.RedactURLs(err).Error()})
 			}
 			s.mu.Lock()
 			if !s.trailing || s.gen != gen {
@@ -461,12 +463,12 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	}
 	ruleErrors := ruleErrors(s.cfg, tools)
 	for _, n := range ruleErrors {
-		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: "error: " + n.Text})
+		s.m.events.push(model.LogLine{Server: s.cfg.Name, Source: "airlock", Text: "error: " + n.Text})
 	}
 	if out.Inherited {
 		n := "pins of " + s.cfg.Name + " were found under another identity (its command, arguments, working directory or environment names changed): the tools are compared against those"
 		notices = append(notices, n)
-		s.m.events.push(LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
+		s.m.events.push(model.LogLine{Server: s.cfg.Name, Source: "airlock", Text: n})
 	}
 	// The listing is stored and the cached snapshot dropped under the publish lock,
 	// so that a call's last check before forwarding sees it or comes before it.
@@ -479,11 +481,11 @@ func (s *server) setTools(gen uint64, tools []listedTool, listNotices []string) 
 	}
 	s.tools, s.listNotices, s.notices, s.ruleErrors, s.pins = tools, listNotices, notices, ruleErrors, out
 	s.listing++
-	s.status, s.err = StatusReady, nil
+	s.status, s.err = model.StatusReady, nil
 	s.mu.Unlock()
 	s.m.dropSnapshot()
 	s.m.publish.Unlock()
-	s.m.announce(s.cfg.Name, gen, StatusReady)
+	s.m.announce(s.cfg.Name, gen, model.StatusReady)
 	if writePins != nil {
 		// Built now, for whoever asks next (the TUI, a gateway listing), so that it is
 		// not built while the pins are written. With nothing to write it is built when
@@ -516,7 +518,7 @@ func (s *server) pinsNotSaved(gen uint64, err error) {
 var ErrCallTimeout = errors.New("no answer within the call timeout")
 
 // call forwards one allowed call with the server's call timeout.
-func (s *server) call(ctx context.Context, callID string, req CallRequest, tool ToolInfo) (*mcp.CallToolResult, error) {
+func (s *server) call(ctx context.Context, callID string, req model.CallRequest, tool model.ToolInfo) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	cs, proc := s.cs, s.proc
 	s.mu.Unlock()

@@ -6,12 +6,14 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
 // Snapshot returns the current view of the session, cached until something changes.
-func (m *Manager) Snapshot() *Snapshot {
+func (m *Manager) Snapshot() *model.Snapshot {
 	m.mu.Lock()
 	if m.snap != nil {
 		s := m.snap
@@ -49,11 +51,11 @@ func (m *Manager) Snapshot() *Snapshot {
 // server's tools again.
 type serverSnap struct {
 	key      serverSnapKey
-	tools    []ToolInfo  // sorted by tool name
-	ptrs     []*ToolInfo // &tools[i], what snapshots hold
+	tools    []model.ToolInfo  // sorted by tool name
+	ptrs     []*model.ToolInfo // &tools[i], what snapshots hold
 	assessed []trust.Assessed
 	tiers    [len(trust.Tiers)]int
-	channels []ToolInfo // the server's channels in the hazards (assessed's tail)
+	channels []model.ToolInfo // the server's channels in the hazards (assessed's tail)
 }
 
 // builtState is what one build keeps for the next (guarded by Manager.buildMu): the
@@ -105,13 +107,13 @@ func (b *builtState) toolset(parts []*serverSnap) []trust.Assessed {
 type serverSnapKey struct {
 	listing uint64 // server.listing: bumped with every stored tool list or pin outcome
 	catalog uint64 // server.catalogVer: only the channels depend on it
-	status  Status
+	status  model.Status
 	trust   trust.ServerTrust
 	over    uint64 // Manager.overVersion[server]: bumped with every live change to it
 	info    uint64 // server.infoVer: bumped when its roots or deprecated features change
 }
 
-func (m *Manager) build(version uint64) *Snapshot {
+func (m *Manager) build(version uint64) *model.Snapshot {
 	m.mu.Lock()
 	trusts := make(map[string]trust.ServerTrust, len(m.order))
 	overVersions := make(map[string]uint64, len(m.order))
@@ -122,13 +124,13 @@ func (m *Manager) build(version uint64) *Snapshot {
 	m.mu.Unlock()
 
 	parts := make([]*serverSnap, len(m.order))
-	snap := &Snapshot{Version: version, Servers: make([]ServerInfo, 0, len(m.order))}
+	snap := &model.Snapshot{Version: version, Servers: make([]model.ServerInfo, 0, len(m.order))}
 	snap.SetNameBudget(m.nameBudget())
 	total := 0
 	for i, name := range m.order {
 		s := m.servers[name]
 		s.mu.Lock()
-		info := ServerInfo{
+		info := model.ServerInfo{
 			Name:                name,
 			Trust:               trusts[name],
 			Labels:              s.cfg.Labels,
@@ -147,7 +149,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 			Roots:               s.roots,
 			Deprecated:          s.deprecated,
 		}
-		if s.status == StatusReady {
+		if s.status == model.StatusReady {
 			c := s.catalog
 			info.Resources, info.ResourceTemplates, info.Prompts = c.resources, c.templates, c.prompts
 			info.OffersResources, info.OffersPrompts, info.Subscribe, info.Completions = c.offersResources, c.offersPrompts, c.subscribe, c.completions
@@ -156,7 +158,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 		part := s.snapCache
 		switch {
 		case part != nil && part.key == key:
-		case part != nil && key.status == StatusReady && part.key.toolsKey() == key.toolsKey():
+		case part != nil && key.status == model.StatusReady && part.key.toolsKey() == key.toolsKey():
 			part = m.rebuildChannels(s, part, key)
 			s.snapCache = part
 		default:
@@ -171,7 +173,7 @@ func (m *Manager) build(version uint64) *Snapshot {
 	}
 	// Servers come in name order and each part is sorted by tool name, so the
 	// concatenation is sorted by server, then tool.
-	snap.Tools = make([]*ToolInfo, 0, total)
+	snap.Tools = make([]*model.ToolInfo, 0, total)
 	for _, part := range parts {
 		snap.Tools = append(snap.Tools, part.ptrs...)
 		snap.Channels = append(snap.Channels, part.channels...)
@@ -208,7 +210,7 @@ func (m *Manager) rebuildChannels(s *server, part *serverSnap, key serverSnapKey
 
 // appendChannels adds a server's resource and prompt channels to its assessed tools:
 // they are reachable like tools and fill legs too.
-func appendChannels(assessed []trust.Assessed, channels []ToolInfo, t trust.ServerTrust) []trust.Assessed {
+func appendChannels(assessed []trust.Assessed, channels []model.ToolInfo, t trust.ServerTrust) []trust.Assessed {
 	for _, c := range channels {
 		assessed = append(assessed, trust.Assessed{Ref: c.Ref, Class: c.Class, Fingerprint: c.Fingerprint, Untrusted: t != trust.Trusted})
 	}
@@ -218,7 +220,7 @@ func appendChannels(assessed []trust.Assessed, channels []ToolInfo, t trust.Serv
 // buildServer classifies one server's tools; s.mu is held.
 func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	part := &serverSnap{key: key}
-	if key.status != StatusReady {
+	if key.status != model.StatusReady {
 		return part
 	}
 	name := s.cfg.Name
@@ -238,8 +240,8 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 	m.mu.Unlock()
 	tools, pins := s.tools, s.pins
 	saved := m.savedRules()
-	facts := &ServerFacts{Env: s.envNames, Roots: s.roots, Deprecated: s.deprecated, Labels: s.cfg.Labels, Local: s.local(), Fence: s.fence, Fenceable: s.fenceable()}
-	part.tools = make([]ToolInfo, len(tools))
+	facts := &model.ServerFacts{Env: s.envNames, Roots: s.roots, Deprecated: s.deprecated, Labels: s.cfg.Labels, Local: s.local(), Fence: s.fence, Fenceable: s.fenceable()}
+	part.tools = make([]model.ToolInfo, len(tools))
 	part.assessed = make([]trust.Assessed, len(tools))
 	// Each tool is classified on its own: a long listing is split over the
 	// processors (the first snapshot of 10,000 tools is most of the first screen).
@@ -271,7 +273,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 			class := trust.Classify(t, m.cfg.Policy)
 			tiers[class.Tier]++
 			ref := trust.Ref{Server: name, Tool: lt.wire.Name}
-			part.tools[i] = ToolInfo{
+			part.tools[i] = model.ToolInfo{
 				Ref:                 ref,
 				Title:               lt.wire.Title,
 				Description:         lt.wire.Description,
@@ -321,7 +323,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 		}
 	}
 	sort.SliceStable(part.tools, func(i, j int) bool { return part.tools[i].Ref.Tool < part.tools[j].Ref.Tool })
-	part.ptrs = make([]*ToolInfo, len(part.tools))
+	part.ptrs = make([]*model.ToolInfo, len(part.tools))
 	for i := range part.tools {
 		part.ptrs[i] = &part.tools[i]
 	}

@@ -14,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -68,7 +72,7 @@ func serveStateChild(mode string) int {
 		}
 		return 0
 	case "pins-accept":
-		p, err := session.OpenPins(filepath.Join(dir, "pins.json"))
+		p, err := pins.Open(filepath.Join(dir, "pins.json"))
 		if err != nil {
 			return fail(err)
 		}
@@ -113,7 +117,7 @@ func serveStateChild(mode string) int {
 			return fail(err)
 		}
 		barrier()
-		out, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "search_docs", Args: json.RawMessage(`{"query":"tier"}`)})
+		out, err := m.Call(ctx, model.CallRequest{Server: "docs", Tool: "search_docs", Args: json.RawMessage(`{"query":"tier"}`)})
 		if err != nil {
 			return fail(err)
 		}
@@ -198,7 +202,7 @@ func TestAudit_FourProcessesOneChain(t *testing.T) {
 func TestPins_TwoProcessesBothSurvive(t *testing.T) {
 	dir := t.TempDir()
 	runChildren(t, "pins-accept", dir, 2)
-	p, err := session.OpenPins(filepath.Join(dir, "pins.json"))
+	p, err := pins.Open(filepath.Join(dir, "pins.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +226,7 @@ func TestTaint_FourProcessesNoLostWrite(t *testing.T) {
 	}
 	const n = 25
 	runChildren(t, "taint-write", dir, 4, "AIRLOCK_TEST_N="+strconv.Itoa(n))
-	list, err := session.ListTaints(dir)
+	list, err := approval.ListTaints(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +273,7 @@ func TestPins_IdentityNeverHoldsExpandedSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range cfg.Servers {
-		if id := session.Identity(s); strings.Contains(id, "s3cret") || !strings.Contains(id, "${K}") {
+		if id := pins.Identity(s); strings.Contains(id, "s3cret") || !strings.Contains(id, "${K}") {
 			t.Errorf("identity of %s = %q", s.Name, id)
 		}
 	}
@@ -289,11 +293,11 @@ func TestTaint_ClearShownIsBoundAndAudited(t *testing.T) {
 	shown := trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c1", At: time.Unix(100, 0), Channel: trust.ChannelProgress}
 	e.TaintContext("agent-x-1", shown)
 	// Cleared elsewhere and tainted anew while the question was on screen.
-	if _, err := session.ClearTaints(dir, "agent-x-1", nil); err != nil {
+	if _, err := approval.ClearTaints(dir, "agent-x-1", nil); err != nil {
 		t.Fatal(err)
 	}
 	e.TaintContext("agent-x-1", trust.Taint{By: trust.Ref{Server: "evil", Tool: "page"}, CallID: "c2", At: time.Unix(200, 0)})
-	if err := e.ClearTaintShown("agent-x-1", shown); !errors.Is(err, session.ErrTaintChanged) {
+	if err := e.ClearTaintShown("agent-x-1", shown); !errors.Is(err, approval.ErrTaintChanged) {
 		t.Fatalf("clearing a taint not shown: err = %v, want ErrTaintChanged", err)
 	}
 	now := e.Taint("agent-x-1")
@@ -306,7 +310,7 @@ func TestTaint_ClearShownIsBoundAndAudited(t *testing.T) {
 	if e.Taint("agent-x-1").Tainted() {
 		t.Fatal("the shown taint was not cleared")
 	}
-	if list, _ := session.ListTaints(dir); len(list) != 0 {
+	if list, _ := approval.ListTaints(dir); len(list) != 0 {
 		t.Fatalf("taint.json still lists %v", list)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
@@ -331,7 +335,7 @@ func TestTaint_SymlinkedFileRefused(t *testing.T) {
 	if err := os.Symlink(forged, filepath.Join(state, "taint.json")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := session.ListTaints(state); err == nil || !strings.Contains(err.Error(), "link") {
+	if _, err := approval.ListTaints(state); err == nil || !strings.Contains(err.Error(), "link") {
 		t.Fatalf("a symlinked taint.json was read: %v", err)
 	}
 }

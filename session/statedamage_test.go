@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
@@ -78,8 +81,8 @@ func goodTaintFile(t *testing.T) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	e := session.NewTaintEngine(dir)
-	e.TaintContext(session.PersonContext, trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c-1", At: time.Unix(1e9, 0).UTC()})
-	b, err := os.ReadFile(filepath.Join(dir, session.TaintFile))
+	e.TaintContext(model.PersonContext, trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c-1", At: time.Unix(1e9, 0).UTC()})
+	b, err := os.ReadFile(filepath.Join(dir, approval.TaintFile))
 	if err != nil || !strings.Contains(string(b), "fetch") {
 		t.Fatalf("the engine wrote no taint: %v %s", err, b)
 	}
@@ -103,16 +106,16 @@ func TestTaint_UnreadableFileTaintsEveryContext(t *testing.T) {
 	for _, d := range taintDamages {
 		t.Run(d.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := filepath.Join(dir, session.TaintFile)
+			path := filepath.Join(dir, approval.TaintFile)
 			d.apply(t, path, good, forged)
 			web, post, cfg := sessiontest.TaintSetup(dir)
 			m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"web": web, "post": post})
-			a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
+			a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny}, model.Response{Answer: model.Deny})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			for _, c := range []string{"", "agent-x-1"} {
-				_, err := m.Call(ctx, session.CallRequest{Context: c, Server: "post", Tool: "post_msg", Args: json.RawMessage(`{"x":"y"}`)})
-				var denied *session.DeniedError
+				_, err := m.Call(ctx, model.CallRequest{Context: c, Server: "post", Tool: "post_msg", Args: json.RawMessage(`{"x":"y"}`)})
+				var denied *model.DeniedError
 				if !errors.As(err, &denied) {
 					t.Fatalf("context %q: the exfiltration call was not denied: %v", c, err)
 				}
@@ -153,7 +156,7 @@ func TestTaint_UnreadableFileTaintsEveryContext(t *testing.T) {
 // it again.
 func TestTaint_UnreadableFileClearIsAuditedAndPerContext(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, session.TaintFile)
+	path := filepath.Join(dir, approval.TaintFile)
 	writeRaw(t, path, []byte(`{"version":1,"contexts":{"you":`))
 	logPath := filepath.Join(dir, "audit.jsonl")
 	a, err := audit.Open(logPath)
@@ -167,10 +170,10 @@ func TestTaint_UnreadableFileClearIsAuditedAndPerContext(t *testing.T) {
 	if shown.Channel != trust.ChannelUnreadable {
 		t.Fatalf("taint with a cut taint.json = %+v", shown)
 	}
-	if _, err := session.ClearTaints(dir, "", nil); err == nil {
+	if _, err := approval.ClearTaints(dir, "", nil); err == nil {
 		t.Error("airlock taint clear cleared a file it cannot read")
 	}
-	if err := e.ClearTaintShown("agent-x-1", trust.Taint{By: trust.Ref{Server: "x", Tool: "y"}}); !errors.Is(err, session.ErrTaintChanged) {
+	if err := e.ClearTaintShown("agent-x-1", trust.Taint{By: trust.Ref{Server: "x", Tool: "y"}}); !errors.Is(err, approval.ErrTaintChanged) {
 		t.Fatalf("clearing a taint not shown: %v", err)
 	}
 	if err := e.ClearTaintShown("agent-x-1", shown); err != nil {
@@ -224,15 +227,15 @@ func TestRules_UnreadableFileAtStartAsks(t *testing.T) {
 	for _, d := range damages {
 		t.Run(d.name, func(t *testing.T) {
 			dir := t.TempDir()
-			rules := filepath.Join(t.TempDir(), session.RulesFile)
+			rules := filepath.Join(t.TempDir(), approval.RulesFile)
 			d.apply(t, rules, []byte(goodRulesFile), forged)
 			web, post, cfg := sessiontest.TaintSetup(dir)
 			m := sessiontest.StartUpstreams(t, cfg, session.Options{RulesFile: rules}, map[string]*sessiontest.Upstream{"web": web, "post": post})
-			a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny})
+			a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_, err := m.Call(ctx, session.CallRequest{Server: "post", Tool: "post_msg", Args: json.RawMessage(`{"x":"y"}`)})
-			var denied *session.DeniedError
+			_, err := m.Call(ctx, model.CallRequest{Server: "post", Tool: "post_msg", Args: json.RawMessage(`{"x":"y"}`)})
+			var denied *model.DeniedError
 			if !errors.As(err, &denied) {
 				t.Fatalf("the call was not denied: %v", err)
 			}
@@ -265,11 +268,11 @@ func TestRules_UnreadableFileAtStartAsks(t *testing.T) {
 // as the config says. Once the file can be read again it decides as before.
 func TestRules_UnreadableAfterGoodReadAsksForItsTools(t *testing.T) {
 	dir := t.TempDir()
-	rules := filepath.Join(t.TempDir(), session.RulesFile)
+	rules := filepath.Join(t.TempDir(), approval.RulesFile)
 	writeRaw(t, rules, []byte(goodRulesFile))
 	web, post, cfg := sessiontest.TaintSetup(dir)
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{RulesFile: rules}, map[string]*sessiontest.Upstream{"web": web, "post": post})
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny}, session.Response{Answer: session.Deny})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny}, model.Response{Answer: model.Deny})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	call := func(tool, x string) error {
@@ -277,7 +280,7 @@ func TestRules_UnreadableAfterGoodReadAsksForItsTools(t *testing.T) {
 		if tool == "fetch" {
 			srv, c = "web", "agent-2" // a fetch taints its context
 		}
-		_, err := m.Call(ctx, session.CallRequest{Context: c, Server: srv, Tool: tool, Args: json.RawMessage(`{"x":"` + x + `"}`)})
+		_, err := m.Call(ctx, model.CallRequest{Context: c, Server: srv, Tool: tool, Args: json.RawMessage(`{"x":"` + x + `"}`)})
 		return err
 	}
 	if err := call("post_msg", "z"); err != nil {
@@ -331,13 +334,13 @@ func TestTaint_IdleContextsPrunedAudited(t *testing.T) {
 	e := session.NewTaintEngine(dir)
 	e.SetClock(now)
 	by := trust.Taint{By: trust.Ref{Server: "web", Tool: "fetch"}, CallID: "c-1"}
-	for _, c := range []string{"agent-old-1", "agent-active", session.PersonContext} {
+	for _, c := range []string{"agent-old-1", "agent-active", model.PersonContext} {
 		tt := by
 		tt.At = clock
 		e.TaintContext(c, tt)
 	}
 	clock = t0.Add(20 * 24 * time.Hour)
-	e.DecideCall("agent-active", session.ToolInfo{Ref: trust.Ref{Server: "post", Tool: "post_msg"}}, []byte(`{}`), false)
+	e.DecideCall("agent-active", model.ToolInfo{Ref: trust.Ref{Server: "post", Tool: "post_msg"}}, []byte(`{}`), false)
 
 	clock = t0.Add(31 * 24 * time.Hour)
 	other := session.NewTaintEngine(dir)
@@ -346,7 +349,7 @@ func TestTaint_IdleContextsPrunedAudited(t *testing.T) {
 	tt := by
 	tt.At = clock
 	other.TaintContext("agent-new", tt)
-	list, err := session.ListTaints(dir)
+	list, err := approval.ListTaints(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,13 +375,13 @@ func TestTaint_IdleContextsPrunedAudited(t *testing.T) {
 func TestRules_CutAtARuleEndIsCaught(t *testing.T) {
 	second := strings.Replace(strings.SplitN(goodRulesFile, "[[rules]]", 2)[1], "r-0000abcd", "r-0000beef", 1)
 	full := strings.Replace(goodRulesFile, "count = 1", "count = 2", 1) + "\n[[rules]]" + second
-	path := filepath.Join(t.TempDir(), session.RulesFile)
+	path := filepath.Join(t.TempDir(), approval.RulesFile)
 	writeRaw(t, path, []byte(full))
-	if rs, err := session.ListRules(path); err != nil || len(rs) != 2 {
+	if rs, err := approval.ListRules(path); err != nil || len(rs) != 2 {
 		t.Fatalf("the whole file: %d rules, %v", len(rs), err)
 	}
 	writeRaw(t, path, []byte(full[:strings.LastIndex(full, "[[rules]]")]))
-	if rs, err := session.ListRules(path); err == nil || !strings.Contains(err.Error(), "says it holds 2 rules, the file has 1 (cut short?)") {
+	if rs, err := approval.ListRules(path); err == nil || !strings.Contains(err.Error(), "says it holds 2 rules, the file has 1 (cut short?)") {
 		t.Fatalf("cut after the first rule: %d rules, %v", len(rs), err)
 	}
 }
@@ -387,7 +390,7 @@ func TestRules_CutAtARuleEndIsCaught(t *testing.T) {
 // unreadable like any damaged one: every context is tainted.
 func TestTaint_HugeFileIsUnreadable(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, session.TaintFile)
+	path := filepath.Join(dir, approval.TaintFile)
 	writeRaw(t, path, []byte(`{"version":1,"contexts":{}}`))
 	if err := os.Truncate(path, 65<<20); err != nil {
 		t.Fatal(err)

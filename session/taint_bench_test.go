@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -26,7 +28,7 @@ func BenchmarkTaint_NewContextAt2900(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, session.TaintFile), js, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, approval.TaintFile), js, 0o600); err != nil {
 		b.Fatal(err)
 	}
 	e := session.NewTaintEngine(dir)

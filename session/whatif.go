@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/BurntSushi/toml"
 
 	"github.com/airlock-mcp/airlock/internal/tomlw"
@@ -21,10 +24,10 @@ import (
 )
 
 // Overrides returns a copy of the current live changes.
-func (m *Manager) Overrides() Overrides {
+func (m *Manager) Overrides() model.Overrides {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := Overrides{Trust: map[string]trust.ServerTrust{}, Policy: map[trust.Ref]trust.Action{}, Disabled: map[trust.Ref]bool{}}
+	out := model.Overrides{Trust: map[string]trust.ServerTrust{}, Policy: map[trust.Ref]trust.Action{}, Disabled: map[trust.Ref]bool{}}
 	for k, v := range m.over.Trust {
 		out.Trust[k] = v
 	}
@@ -102,7 +105,7 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 		s.mu.Lock()
 		st := s.status
 		s.mu.Unlock()
-		if st != StatusReady {
+		if st != model.StatusReady {
 			return m.Reconnect(name)
 		}
 	}
@@ -178,7 +181,7 @@ func (m *Manager) ResetOverrides() int {
 	for ref := range m.over.Disabled {
 		m.bumpOver(ref.Server)
 	}
-	m.over = Overrides{}
+	m.over = model.Overrides{}
 	m.engine.SetRulesOff(nil)
 	m.mu.Unlock()
 	m.invalidate()
@@ -192,7 +195,7 @@ func (m *Manager) ResetOverrides() int {
 		s.mu.Lock()
 		st := s.status
 		s.mu.Unlock()
-		if st != StatusReady {
+		if st != model.StatusReady {
 			_ = m.Reconnect(name)
 		}
 	}
@@ -214,7 +217,7 @@ func (m *Manager) bumpOver(server string) {
 func (m *Manager) invalidate() { m.dropSnapshot() }
 
 func (m *Manager) announceOverrides() {
-	m.events.push(OverridesChanged{})
+	m.events.push(model.OverridesChanged{})
 	m.notify()
 }
 
@@ -318,7 +321,7 @@ func (m *Manager) ExportOverrides() string {
 			}
 			var blk strings.Builder
 			fmt.Fprintf(&blk, "# remembered rule %s (rules.toml), from %s; once this is in the config, revoke it there\n", tomlString(r.ID), tomlString(r.From))
-			fmt.Fprintf(&blk, "[[servers.%s.tools.%s.rules]]\nwhen = %s\npolicy = %s\n", tomlKey(r.Server), tomlKey(r.Tool), FormatWhen(r.When), tomlString(r.Policy))
+			fmt.Fprintf(&blk, "[[servers.%s.tools.%s.rules]]\nwhen = %s\npolicy = %s\n", tomlKey(r.Server), tomlKey(r.Tool), approval.FormatWhen(r.When), tomlString(r.Policy))
 			if r.Reason != "" {
 				fmt.Fprintf(&blk, "reason = %s\n", tomlString(r.Reason))
 			}

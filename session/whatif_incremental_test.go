@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,8 +73,8 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 			})
 	}
 	type kept struct {
-		snap    *session.Snapshot
-		tools   []session.ToolInfo
+		snap    *model.Snapshot
+		tools   []model.ToolInfo
 		hazards []trust.Hazard
 	}
 	var history []kept
@@ -92,7 +94,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 			if err = m.Reconnect(server); err == nil {
 				sessiontest.WaitFor(t, server+" to reconnect", 30*time.Second, func() bool {
 					sv, _ := m.Snapshot().Server(server)
-					return sv.Status == session.StatusReady
+					return sv.Status == model.StatusReady
 				})
 				down[server] = false
 			}
@@ -134,7 +136,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 			}
 			sessiontest.WaitFor(t, server+" to be seen disconnected", 30*time.Second, func() bool {
 				sv, _ := m.Snapshot().Server(server)
-				return sv.Status == session.StatusFailed
+				return sv.Status == model.StatusFailed
 			})
 			down[server] = true
 			disconnected++
@@ -173,7 +175,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 		}
 		history = append(history, k)
 		for _, h := range history[max(0, len(history)-20):] {
-			now := make([]session.ToolInfo, len(h.snap.Tools))
+			now := make([]model.ToolInfo, len(h.snap.Tools))
 			for i, ti := range h.snap.Tools {
 				now[i] = *ti
 			}
@@ -181,7 +183,7 @@ func TestWhatIf_IncrementalHazardsMatchFullRecompute(t *testing.T) {
 			if reflect.DeepEqual(h.tools, now) && reflect.DeepEqual(h.hazards, h.snap.Hazards) {
 				continue
 			}
-			if diff := cmp.Diff(h.tools, now, cmpopts.IgnoreUnexported(session.ToolInfo{})); diff != "" {
+			if diff := cmp.Diff(h.tools, now, cmpopts.IgnoreUnexported(model.ToolInfo{})); diff != "" {
 				t.Fatalf("step %d: a later build changed snapshot %d's tools (-was +now):\n%s", step, h.snap.Version, diff)
 			}
 			if diff := cmp.Diff(h.hazards, h.snap.Hazards); diff != "" {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/BurntSushi/toml"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -16,7 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-func hazardKinds(s *session.Snapshot) string {
+func hazardKinds(s *model.Snapshot) string {
 	var k []string
 	for _, h := range s.Hazards {
 		k = append(k, string(h.Kind))
@@ -25,7 +27,7 @@ func hazardKinds(s *session.Snapshot) string {
 }
 
 // classes summarises every tool's tier and action, the thing a merge must reproduce.
-func classes(s *session.Snapshot) map[string]string {
+func classes(s *model.Snapshot) map[string]string {
 	out := map[string]string{}
 	for _, t := range s.Tools {
 		out[t.Ref.Qualified()] = t.Class.Tier.String() + "/" + t.Class.Action.String()

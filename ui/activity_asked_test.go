@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -24,7 +25,7 @@ func TestActivity_UnansweredCallSaysWhyItAsked(t *testing.T) {
 		{"denied", string(trust.DecidedByTimeout), "nobody answered within 3s"},
 		{"cancelled", string(trust.DecidedByAgentCancelled), "the caller withdrew the call while it waited for a person"},
 	} {
-		call := session.CallFinished{
+		call := model.CallFinished{
 			CallID: "c2", Client: "agent", Context: "agent-x", Server: "mail", Tool: "send_email", Tier: "write",
 			Args: []byte(`{}`), DecidedBy: tt.by, Reasons: []string{asked, tt.ending}, Outcome: tt.outcome, At: time.Now(),
 		}

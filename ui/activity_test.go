@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/demo"
 )
 
@@ -24,7 +25,7 @@ func TestActivity_AgentAutoAllowedCallIsVisible(t *testing.T) {
 	agentCtx := "agent-7f3a"
 	call := func(tool string, args string) {
 		t.Helper()
-		if _, err := h.sess.Call(context.Background(), session.CallRequest{Context: agentCtx, Client: "e2e-agent", Server: strings.Split(tool, "__")[0], Tool: strings.Split(tool, "__")[1], Args: json.RawMessage(args)}); err != nil {
+		if _, err := h.sess.Call(context.Background(), model.CallRequest{Context: agentCtx, Client: "e2e-agent", Server: strings.Split(tool, "__")[0], Tool: strings.Split(tool, "__")[1], Args: json.RawMessage(args)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,10 +91,10 @@ func TestActivity_Golden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {60, 20}} {
 		h := newHarness(t, sz[0], sz[1], false)
 		at := fixedNow
-		h.send(eventMsg{event: session.CallFinished{CallID: "c1", Client: "claude-code", Context: "agent-1a2b", Server: "notes", Tool: "list_notes",
+		h.send(eventMsg{event: model.CallFinished{CallID: "c1", Client: "claude-code", Context: "agent-1a2b", Server: "notes", Tool: "list_notes",
 			Tier: "read", Args: json.RawMessage(`{}`), Decision: "allow", DecidedBy: "policy", Outcome: "ok",
 			Result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wifi password: hunter2"}}}, At: at, Duration: 12 * time.Millisecond}})
-		h.send(eventMsg{event: session.CallFinished{CallID: "c2", Server: "mail", Tool: "send_email", Tier: "destructive",
+		h.send(eventMsg{event: model.CallFinished{CallID: "c2", Server: "mail", Tool: "send_email", Tier: "destructive",
 			Args: json.RawMessage(`{"to":"boss@example.com"}`), Decision: "deny", DecidedBy: "person", Outcome: "denied", Err: "call denied by the person at airlock", At: at.Add(time.Second), Duration: 3 * time.Second}})
 		name := func(s string) string { return "activity_" + s + "_" + itoa(sz[0]) + "x" + itoa(sz[1]) + ".golden" }
 		golden(t, name("strip"), h.plain())

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 )
 
 // Two agents that both call themselves "claude-code" with different tokens are
@@ -14,7 +14,7 @@ import (
 func TestActivity_AgentRowsNameTheToken(t *testing.T) {
 	h := newHarness(t, 120, 24, true)
 	for _, ctx := range []string{"token:ci-bot", "token:laptop"} {
-		if _, err := h.sess.Call(context.Background(), session.CallRequest{Context: ctx, Client: "claude-code", Server: "notes", Tool: "list_notes", Args: json.RawMessage(`{}`)}); err != nil {
+		if _, err := h.sess.Call(context.Background(), model.CallRequest{Context: ctx, Client: "claude-code", Server: "notes", Tool: "list_notes", Args: json.RawMessage(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}

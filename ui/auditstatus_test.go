@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,7 +50,7 @@ func damagedAuditSession(t *testing.T) (*session.Manager, context.Context) {
 	for _, n := range demo.Names() {
 		inproc[n] = set.Server(n)
 	}
-	pins, _ := session.OpenPins("")
+	pins, _ := pins.Open("")
 	m := session.New(demo.Config(), session.Options{InProcess: inproc, Pins: pins, Audit: a, Now: func() time.Time { return fixedNow }})
 	t.Cleanup(func() { m.Close() })
 	m.Start()
@@ -73,7 +76,7 @@ func TestStatusLine_NamesADamagedAuditLog(t *testing.T) {
 		t.Fatal("no docs__search_docs")
 	}
 	args := json.RawMessage(`{"query":"x"}`)
-	_, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "search_docs", Args: args})
+	_, err := m.Call(ctx, model.CallRequest{Server: "docs", Tool: "search_docs", Args: args})
 	if err == nil {
 		t.Fatal("a call with the damaged log ran")
 	}

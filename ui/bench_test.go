@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -17,13 +19,13 @@ import (
 
 // bigSnapshot is a session of 50 servers with 200 tools each, classified like real
 // ones (every tier, every leg, hazards over the whole set), built without servers.
-func bigSnapshot() *session.Snapshot {
+func bigSnapshot() *model.Snapshot {
 	const servers, perServer = 50, 200
-	snap := &session.Snapshot{Version: 1}
+	snap := &model.Snapshot{Version: 1}
 	var assessed []trust.Assessed
 	for s := range servers {
 		name := fmt.Sprintf("srv%02d", s)
-		info := session.ServerInfo{Name: name, Trust: trust.ServerTrust(s % 2), Status: session.StatusReady, Gen: 1, Protocol: "2025-11-25"}
+		info := model.ServerInfo{Name: name, Trust: trust.ServerTrust(s % 2), Status: model.StatusReady, Gen: 1, Protocol: "2025-11-25"}
 		for i := range perServer {
 			tier := trust.Tier((s + i) % len(trust.Tiers))
 			eff := trust.Effective{ReadOnly: tier == trust.TierRead, Destructive: tier >= trust.TierDestructive, OpenWorld: i%3 == 0, Idempotent: i%2 == 0}
@@ -45,7 +47,7 @@ func bigSnapshot() *session.Snapshot {
 				Reasons: []string{"server " + name + " is trusted: its annotations are taken as declared", "tier " + tier.String() + ": policy " + action.String()}}
 			ref := trust.Ref{Server: name, Tool: fmt.Sprintf("tool_%03d", i)}
 			desc := fmt.Sprintf("Tool number %d of server %s. It does one thing and reports what it did, in a sentence long enough to be cut.", i, name)
-			snap.Tools = append(snap.Tools, &session.ToolInfo{Ref: ref, Description: desc, Class: class, ServerTrust: info.Trust, Exposed: true,
+			snap.Tools = append(snap.Tools, &model.ToolInfo{Ref: ref, Description: desc, Class: class, ServerTrust: info.Trust, Exposed: true,
 				InputSchema: []byte(`{"type":"object","properties":{"q":{"type":"string"}}}`)})
 			info.Tiers[tier]++
 			assessed = append(assessed, trust.Assessed{Ref: ref, Description: desc, Class: class})

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -14,19 +16,19 @@ import (
 )
 
 // newCallRequest builds the person's call of a tool with the form's arguments.
-func newCallRequest(t session.ToolInfo, args json.RawMessage, sink func(session.Progress)) session.CallRequest {
-	return session.CallRequest{Server: t.Ref.Server, Tool: t.Ref.Tool, Args: args, OnProgress: sink}
+func newCallRequest(t model.ToolInfo, args json.RawMessage, sink func(model.Progress)) model.CallRequest {
+	return model.CallRequest{Server: t.Ref.Server, Tool: t.Ref.Tool, Args: args, OnProgress: sink}
 }
 
 // startCall runs the person's call in a Cmd with a cancellable context, and pumps
 // its progress.
-func (m *Model) startCall(t session.ToolInfo, args json.RawMessage, cmd tea.Cmd) (*Model, tea.Cmd) {
+func (m *Model) startCall(t model.ToolInfo, args json.RawMessage, cmd tea.Cmd) (*Model, tea.Cmd) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	gen := m.call.Gen + 1
 	ctx, cancel := context.WithCancel(m.ctx)
-	ch := make(chan session.Progress, 16)
+	ch := make(chan model.Progress, 16)
 	done := make(chan struct{})
 	m.call.Begin(gen, t, args, m.now(), cancel)
 	m.progCh, m.done = ch, done
@@ -47,7 +49,7 @@ func (m *Model) callDone(msg callDoneMsg) (*Model, tea.Cmd) {
 	m.call.End()
 	m.taint = m.sess.Engine().Taint("")
 	q := common.Inline(m.St, t.Ref.Qualified(), 40)
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	switch {
 	case cancelled:
 		m.status = "call of " + q + " cancelled"

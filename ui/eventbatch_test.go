@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/model"
 )
 
 // A busy gateway cost the TUI one frame (a View) per call, because
@@ -27,7 +27,7 @@ func TestEventPump_CallsBatchedQuestionsNot(t *testing.T) {
 		}
 	}
 	for range 5 {
-		if _, err := sess.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)}); err != nil {
+		if _, err := sess.Call(ctx, model.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,7 +38,7 @@ func TestEventPump_CallsBatchedQuestionsNot(t *testing.T) {
 	}
 	calls := 0
 	for _, e := range batch {
-		if _, ok := e.(session.CallFinished); ok {
+		if _, ok := e.(model.CallFinished); ok {
 			calls++
 		}
 	}
@@ -48,14 +48,14 @@ func TestEventPump_CallsBatchedQuestionsNot(t *testing.T) {
 
 	// A call's end followed by a question: the question ends the batch and comes
 	// with it, without waiting out the window.
-	if _, err := sess.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)}); err != nil {
+	if _, err := sess.Call(ctx, model.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		_, _ = sess.Call(ctx, session.CallRequest{Server: "notes", Tool: "create_note", Args: json.RawMessage(`{"title":"t","body":"b"}`)})
+		_, _ = sess.Call(ctx, model.CallRequest{Server: "notes", Tool: "create_note", Args: json.RawMessage(`{"title":"t","body":"b"}`)})
 	}()
 	start := time.Now()
-	var got []session.Event
+	var got []model.Event
 	for len(got) == 0 || !isQuestion(got[len(got)-1]) {
 		switch msg := waitEvent(ctx, sess)().(type) {
 		case eventsMsg:
@@ -71,7 +71,7 @@ func TestEventPump_CallsBatchedQuestionsNot(t *testing.T) {
 	}
 }
 
-func isQuestion(e session.Event) bool {
-	_, ok := e.(session.ApprovalRequested)
+func isQuestion(e model.Event) bool {
+	_, ok := e.(model.ApprovalRequested)
 	return ok
 }

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -18,7 +21,7 @@ import (
 )
 
 // eventMsg carries one session event into the update loop.
-type eventMsg struct{ event session.Event }
+type eventMsg struct{ event model.Event }
 
 // sessionClosedMsg says the session's event queue closed (the Manager was closed) or
 // the run's context ended: the pump is not re-armed.
@@ -59,7 +62,7 @@ func waitEvent(ctx context.Context, m *session.Manager) tea.Cmd {
 }
 
 // eventsMsg carries several session events, in order, into one update.
-type eventsMsg []session.Event
+type eventsMsg []model.Event
 
 // eventBatchWindow is how long the pump gathers list-only events after the first:
 // the activity list and logs show a call at most this late.
@@ -69,9 +72,9 @@ const maxEventBatch = 512
 
 // batchable reports whether e only adds an entry to a list, so that showing it a
 // little later, together with the ones after it, changes nothing a person decides on.
-func batchable(e session.Event) bool {
+func batchable(e model.Event) bool {
 	switch e.(type) {
-	case session.CallFinished, session.LogLine:
+	case model.CallFinished, model.LogLine:
 		return true
 	}
 	return false
@@ -87,7 +90,7 @@ type callDoneMsg struct {
 // progressMsg is a progress notification for the call with generation gen.
 type progressMsg struct {
 	gen uint64
-	p   session.Progress
+	p   model.Progress
 }
 
 // answeredMsg reports the engine's reply to the person's answer to an approval.
@@ -124,7 +127,7 @@ type pinsAcceptedMsg struct {
 // if the server changed it again since, nothing is pinned and the error says so.
 func acceptPinsCmd(m *session.Manager, ref trust.Ref, fingerprint string) tea.Cmd {
 	return func() tea.Msg {
-		acc, err := m.AcceptPins(ref.Server, session.Reviewed{Tools: map[string]string{ref.Tool: fingerprint}})
+		acc, err := m.AcceptPins(ref.Server, model.Reviewed{Tools: map[string]string{ref.Tool: fingerprint}})
 		return pinsAcceptedMsg{ref: ref, accepted: acc, err: err}
 	}
 }
@@ -134,7 +137,7 @@ type demoDoneMsg struct{}
 
 // startCall runs one call. The context is cancelled by esc; the Cmd captures the
 // Manager, the request and the channels by value.
-func startCall(ctx context.Context, m *session.Manager, req session.CallRequest, gen uint64, done chan struct{}) tea.Cmd {
+func startCall(ctx context.Context, m *session.Manager, req model.CallRequest, gen uint64, done chan struct{}) tea.Cmd {
 	return func() tea.Msg {
 		out, err := m.Call(ctx, req)
 		close(done)
@@ -144,7 +147,7 @@ func startCall(ctx context.Context, m *session.Manager, req session.CallRequest,
 
 // waitProgress pumps the progress of one call: it returns the next notification,
 // or nil once the call is done.
-func waitProgress(gen uint64, ch <-chan session.Progress, done <-chan struct{}) tea.Cmd {
+func waitProgress(gen uint64, ch <-chan model.Progress, done <-chan struct{}) tea.Cmd {
 	return func() tea.Msg {
 		select {
 		case p := <-ch:
@@ -158,8 +161,8 @@ func waitProgress(gen uint64, ch <-chan session.Progress, done <-chan struct{}) 
 // progressSink returns an OnProgress callback that never blocks the session: a
 // notification that finds the channel full is dropped (the next one carries newer
 // numbers anyway).
-func progressSink(ch chan<- session.Progress) func(session.Progress) {
-	return func(p session.Progress) {
+func progressSink(ch chan<- model.Progress) func(model.Progress) {
+	return func(p model.Progress) {
 		select {
 		case ch <- p:
 		default:
@@ -167,7 +170,7 @@ func progressSink(ch chan<- session.Progress) func(session.Progress) {
 	}
 }
 
-func answerCmd(e *session.Engine, id uint64, r session.Response) tea.Cmd {
+func answerCmd(e *approval.Engine, id uint64, r model.Response) tea.Cmd {
 	return func() tea.Msg {
 		return answeredMsg{id: id, answer: r.Answer.String(), err: e.Answer(id, r)}
 	}
@@ -180,7 +183,7 @@ func answerElicitationCmd(m *session.Manager, id uint64, action string, content 
 }
 
 // answerSamplingCmd answers a sampling request (reported like an elicitation's).
-func answerSamplingCmd(m *session.Manager, id uint64, a session.SamplingAnswer) tea.Cmd {
+func answerSamplingCmd(m *session.Manager, id uint64, a model.SamplingAnswer) tea.Cmd {
 	return func() tea.Msg {
 		action := "reply"
 		if a.Decline {
@@ -204,19 +207,19 @@ func demoCmd(f func()) tea.Cmd {
 }
 
 // handleEvent applies one session event.
-func (m *Model) handleEvent(e session.Event) tea.Cmd {
+func (m *Model) handleEvent(e model.Event) tea.Cmd {
 	m.taint = m.sess.Engine().Taint("")
 	m.rulesProblem = m.sess.Engine().RulesProblem()
 	m.taintProblem = m.sess.Engine().TaintStoreProblem()
 	switch e := e.(type) {
-	case session.ServerChanged:
+	case model.ServerChanged:
 		if e.Gen < m.gens[e.Server] {
 			return nil // from a connection that was since replaced
 		}
 		m.gens[e.Server] = e.Gen
 		m.setSnapshot(m.sess.Snapshot())
 		m.status = common.Inline(m.St, e.Server, 32) + ": " + e.Status.String()
-		if sv, ok := m.snap.Server(e.Server); ok && sv.Status == session.StatusFailed && sv.Err != nil {
+		if sv, ok := m.snap.Server(e.Server); ok && sv.Status == model.StatusFailed && sv.Err != nil {
 			m.status += ": " + common.Inline(m.St, sv.Err.Error(), 120)
 		}
 		if n := m.changedSincePinned(e.Server); n > 0 {
@@ -224,11 +227,11 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 		}
 		m.tourSync()
 		return m.startSpinner()
-	case session.OverridesChanged:
+	case model.OverridesChanged:
 		// A live change (a what-if): tiers, policies and hazards moved at once.
 		m.setSnapshot(m.sess.Snapshot())
 		m.tourSync()
-	case session.LogLine:
+	case model.LogLine:
 		m.ring.Add(logs.Entry{Server: e.Server, Source: e.Source, Text: e.Text})
 		if m.screen == screenLogs && m.logs.Source == "" {
 			// Re-render at most ten times a second, however fast a server writes.
@@ -238,7 +241,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 				return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return logsRefreshMsg{} })
 			}
 		}
-	case session.CallFinished:
+	case model.CallFinished:
 		// Filed when it ended, so the list stays in time order with the status
 		// messages around it.
 		m.acts.Add(activity.Entry{At: e.At.Add(e.Duration), Call: e})
@@ -251,13 +254,13 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			}
 			m.status = word + common.Inline(m.St, trust.Ref{Server: e.Server, Tool: e.Tool}.Qualified(), 40) + verb + common.Inline(m.St, e.Rule, 80)
 		}
-	case session.Dropped:
+	case model.Dropped:
 		m.ring.Dropped += e.Count
-	case session.AuthorizationRequested:
+	case model.AuthorizationRequested:
 		// airlock opened the browser; the URL (escaped) is also in the logs (l) to copy.
 		m.status = "⚿ " + common.Inline(m.St, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"
 		m.ring.Add(logs.Entry{Server: e.Server, Source: "airlock", Text: "authorize airlock in your browser: " + e.URL})
-	case session.ApprovalRequested:
+	case model.ApprovalRequested:
 		if e.Pending == nil {
 			return nil
 		}
@@ -274,17 +277,17 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			m.status = approvalNeeded + who + " of " + common.Inline(m.St, e.Pending.Tool.Ref.Qualified(), 40)
 		}
 		return cmd
-	case session.ApprovalClosed:
+	case model.ApprovalClosed:
 		p, cmd := m.q.WithdrawApproval(e.ID)
 		if p != nil {
 			m.status = "approval of " + common.Inline(m.St, p.Tool.Ref.Qualified(), 40) + " closed: " + common.Inline(m.St, e.Outcome, 40)
 		}
 		return cmd
-	case session.Progress:
+	case model.Progress:
 		if m.call.Running && e.CallID != "" && e.CallID == m.call.CallID {
 			m.call.SetProgress(e)
 		}
-	case session.ElicitationRequested:
+	case model.ElicitationRequested:
 		if e.Elicitation != nil {
 			t := trust.Untrusted
 			if sv, ok := m.snap.Server(e.Elicitation.Server); ok {
@@ -293,7 +296,7 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			m.status = "✎ " + common.Inline(m.St, e.Elicitation.Server, 32) + " asks you for input"
 			return m.q.AddElicitation(e.Elicitation, t)
 		}
-	case session.SamplingRequested:
+	case model.SamplingRequested:
 		if e.Request != nil {
 			t := trust.Untrusted
 			if sv, ok := m.snap.Server(e.Request.Server); ok {
@@ -302,15 +305,15 @@ func (m *Model) handleEvent(e session.Event) tea.Cmd {
 			m.status = "✎ " + common.Inline(m.St, e.Request.Server, 32) + " asks for an LLM completion (sampling)"
 			return m.q.AddSampling(e.Request, t)
 		}
-	case session.SamplingClosed:
+	case model.SamplingClosed:
 		r, cmd := m.q.WithdrawSampling(e.ID)
 		if r != nil {
 			m.status = "the sampling request from " + common.Inline(m.St, r.Server, 32) + " was withdrawn"
 		}
 		return cmd
-	case session.ResourceUpdated:
+	case model.ResourceUpdated:
 		m.resourceUpdated(e)
-	case session.ElicitationClosed:
+	case model.ElicitationClosed:
 		el, cmd := m.q.WithdrawElicitation(e.ID)
 		if el != nil {
 			m.status = "the request for input from " + common.Inline(m.St, el.Server, 32) + " was withdrawn"
@@ -334,7 +337,7 @@ func (m *Model) changedSincePinned(server string) int {
 
 // pinnedFor returns the pinned definition of a tool that changed since pinned, for
 // the detail view's diff.
-func (m *Model) pinnedFor(t session.ToolInfo) json.RawMessage {
+func (m *Model) pinnedFor(t model.ToolInfo) json.RawMessage {
 	if t.Pin != trust.PinChanged {
 		return nil
 	}
@@ -347,7 +350,7 @@ func (m *Model) pinnedFor(t session.ToolInfo) json.RawMessage {
 
 // scopeFailure is the error of the selected server when it failed.
 func (m *Model) scopeFailure() string {
-	if sv, ok := m.servers.SelectedInfo(); ok && sv.Status == session.StatusFailed {
+	if sv, ok := m.servers.SelectedInfo(); ok && sv.Status == model.StatusFailed {
 		if sv.Err != nil {
 			return sv.Err.Error()
 		}

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/yosida95/uritemplate/v3"
 
@@ -42,8 +44,8 @@ const maxFormArgs = 64
 type explore struct {
 	kind     formKind
 	server   string
-	prompt   session.PromptInfo
-	template session.ResourceTemplateInfo
+	prompt   model.PromptInfo
+	template model.ResourceTemplateInfo
 	// seq numbers completion requests: a tick or an answer for an older one is
 	// dropped. asked is the field and value last asked for.
 	seq   uint64
@@ -67,13 +69,13 @@ func (m *Model) openInfo(name string) {
 }
 
 // serverInfo is the snapshot's view of one server.
-func (m *Model) serverInfo(name string) (session.ServerInfo, bool) {
+func (m *Model) serverInfo(name string) (model.ServerInfo, bool) {
 	for _, s := range m.snap.Servers {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return session.ServerInfo{}, false
+	return model.ServerInfo{}, false
 }
 
 // refreshInfo shows the info view's server as the newest snapshot has it.
@@ -105,7 +107,7 @@ func (m *Model) openPrompts(name string) {
 }
 
 // subscribedOf is the URIs subscribed on the server's current connection.
-func (m *Model) subscribedOf(s session.ServerInfo) map[string]bool {
+func (m *Model) subscribedOf(s model.ServerInfo) map[string]bool {
 	out := map[string]bool{}
 	for uri, gen := range m.ex.subs[s.Name] {
 		if gen == s.Gen {
@@ -131,7 +133,7 @@ type readDoneMsg struct{ out output.Output }
 // readCmd reads a resource through the Manager (the engine decides; it may ask).
 func readCmd(ctx context.Context, sess *session.Manager, server, uri string) tea.Cmd {
 	return func() tea.Msg {
-		res, err := sess.ReadResource(ctx, session.ReadRequest{Server: server, URI: uri})
+		res, err := sess.ReadResource(ctx, model.ReadRequest{Server: server, URI: uri})
 		return readDoneMsg{out: output.Output{Server: server, URI: uri, Read: res, Err: err}}
 	}
 }
@@ -140,7 +142,7 @@ func readCmd(ctx context.Context, sess *session.Manager, server, uri string) tea
 func promptCmd(ctx context.Context, sess *session.Manager, server, name string, args map[string]string) tea.Cmd {
 	return func() tea.Msg {
 		raw, _ := json.Marshal(args)
-		res, err := sess.GetPrompt(ctx, session.PromptRequest{Server: server, Name: name, Args: raw})
+		res, err := sess.GetPrompt(ctx, model.PromptRequest{Server: server, Name: name, Args: raw})
 		return readDoneMsg{out: output.Output{Server: server, Prompt: name, Args: args, Got: res, Err: err}}
 	}
 }
@@ -226,7 +228,7 @@ func (m *Model) subscribed(msg subscribedMsg) (*Model, tea.Cmd) {
 }
 
 // resourceUpdated marks a subscribed resource that changed.
-func (m *Model) resourceUpdated(e session.ResourceUpdated) {
+func (m *Model) resourceUpdated(e model.ResourceUpdated) {
 	if gen, ok := m.ex.subs[e.Server][e.URI]; !ok || gen != e.Gen {
 		return // not the person's subscription (an agent's, or an old connection's)
 	}
@@ -298,7 +300,7 @@ func argSchema(names []string, required map[string]bool, desc map[string]string)
 
 // openPromptForm opens the argument form of a prompt (even one without
 // arguments: the form says what will be got and enter gets it).
-func (m *Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (*Model, tea.Cmd) {
+func (m *Model) openPromptForm(s model.ServerInfo, p model.PromptInfo) (*Model, tea.Cmd) {
 	var names []string
 	req, desc := map[string]bool{}, map[string]string{}
 	for _, a := range p.Arguments {
@@ -311,7 +313,7 @@ func (m *Model) openPromptForm(s session.ServerInfo, p session.PromptInfo) (*Mod
 }
 
 // openTemplateForm opens the form of a template's variables.
-func (m *Model) openTemplateForm(s session.ServerInfo, t session.ResourceTemplateInfo) (*Model, tea.Cmd) {
+func (m *Model) openTemplateForm(s model.ServerInfo, t model.ResourceTemplateInfo) (*Model, tea.Cmd) {
 	tpl, err := uritemplate.New(t.URITemplate)
 	if err != nil {
 		m.status = "✗ the template cannot be read: " + common.Inline(m.St, err.Error(), 100)
@@ -380,7 +382,7 @@ type completeTickMsg struct{ seq uint64 }
 type completedMsg struct {
 	seq   uint64
 	field string
-	c     *session.Completion
+	c     *model.Completion
 	err   error
 }
 
@@ -413,7 +415,7 @@ func (m *Model) completeNow(msg completeTickMsg) (*Model, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
-	req := session.CompleteRequest{Server: m.ex.server, Argument: name, Value: value, Resolved: m.form.Values()}
+	req := model.CompleteRequest{Server: m.ex.server, Argument: name, Value: value, Resolved: m.form.Values()}
 	delete(req.Resolved, name)
 	if m.ex.kind == formPrompt {
 		req.Prompt = m.ex.prompt.Name

@@ -16,11 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
@@ -258,7 +259,7 @@ func TestTaskOnlyTool_MarkedAndExplainedUpFront(t *testing.T) {
 	}
 	task := *h.m.snap.Tools[0] // a copy: the snapshot's tools are read-only
 	task.TaskSupport = "required"
-	h.m.tools.SetTools([]*session.ToolInfo{&task})
+	h.m.tools.SetTools([]*model.ToolInfo{&task})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	screenHas(t, h.plain(), "lib__cover ⧗ task only")
 	h.keys("c")
@@ -410,7 +411,7 @@ func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
 	}}
 	sess := startManager(t, cfg, map[string]*mcp.Server{"lib": srv})
 	h := newHarnessFor(t, sess, 80, 24, true, Options{SaveDir: t.TempDir()})
-	h.waitFor("lib ready", func(m Model) bool { s, ok := m.serverInfo("lib"); return ok && s.Status == session.StatusReady })
+	h.waitFor("lib ready", func(m Model) bool { s, ok := m.serverInfo("lib"); return ok && s.Status == model.StatusReady })
 	openExplore(t, h, "r")
 	h.keys("s")
 	h.waitFor("the subscription", func(m Model) bool { return m.res.Subscribed["lib://books/1"] })
@@ -442,7 +443,7 @@ func TestResources_SubscribeMarksUpdatedUntilReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitFor("the new connection", func(m Model) bool {
-		return m.res.Server.Gen > gen && m.res.Server.Status == session.StatusReady && len(m.res.Server.Resources) > 0
+		return m.res.Server.Gen > gen && m.res.Server.Status == model.StatusReady && len(m.res.Server.Resources) > 0
 	})
 	if h.m.res.Subscribed["lib://books/1"] {
 		t.Fatal("a subscription of the old connection is shown on the new one")
@@ -588,17 +589,17 @@ func TestExplore_HostileStringsEscaped(t *testing.T) {
 // range); the selection is kept by name when the tool comes back.
 func TestToolsPane_ShorterListAfterReconnect(t *testing.T) {
 	p := testToolsPane()
-	a := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "a"}}
-	b := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "b"}}
-	p.SetTools([]*session.ToolInfo{&a, &b})
+	a := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "a"}}
+	b := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "b"}}
+	p.SetTools([]*model.ToolInfo{&a, &b})
 	p.Cursor = 1
 	p.SetTools(nil)
 	if _, ok := p.SelectedTool(); ok {
 		t.Fatal("a tool is selected in an empty list")
 	}
-	p.SetTools([]*session.ToolInfo{&a, &b})
+	p.SetTools([]*model.ToolInfo{&a, &b})
 	p.Cursor = 1
-	p.SetTools([]*session.ToolInfo{&b})
+	p.SetTools([]*model.ToolInfo{&b})
 	if tl, ok := p.SelectedTool(); !ok || tl.Ref.Tool != "b" {
 		t.Fatalf("selected %+v, want b", tl.Ref)
 	}
@@ -620,26 +621,26 @@ func testToolsPane() panes.ToolsPane {
 // Once the person moves the cursor (or airlock shows them a tool), the tool is kept.
 func TestToolsPane_UntouchedCursorStaysOnTheFirstRow(t *testing.T) {
 	p := testToolsPane()
-	fetch := session.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch_url"}}
-	send := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send_email"}}
-	read := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "read_inbox"}}
-	p.SetTools([]*session.ToolInfo{&fetch})
-	p.SetTools([]*session.ToolInfo{&read, &send, &fetch})
+	fetch := model.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch_url"}}
+	send := model.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send_email"}}
+	read := model.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "read_inbox"}}
+	p.SetTools([]*model.ToolInfo{&fetch})
+	p.SetTools([]*model.ToolInfo{&read, &send, &fetch})
 	if tl, _ := p.SelectedTool(); p.Cursor != 0 || tl.Ref != read.Ref {
 		t.Fatalf("the untouched cursor is on row %d (%s), want the first row (%s)", p.Cursor, tl.Ref.Qualified(), read.Ref.Qualified())
 	}
 	// The person moves down and back up: now the tool they chose is kept.
 	p, _, _ = p.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	p, _, _ = p.Update(tea.KeyPressMsg{Code: tea.KeyUp})
-	other := session.ToolInfo{Ref: trust.Ref{Server: "a", Tool: "first"}}
-	p.SetTools([]*session.ToolInfo{&other, &read, &send, &fetch})
+	other := model.ToolInfo{Ref: trust.Ref{Server: "a", Tool: "first"}}
+	p.SetTools([]*model.ToolInfo{&other, &read, &send, &fetch})
 	if tl, _ := p.SelectedTool(); tl.Ref != read.Ref {
 		t.Fatalf("after the person moved the cursor, %s is selected, want their %s kept", tl.Ref.Qualified(), read.Ref.Qualified())
 	}
 	// Scoping to a server starts again at its first row, untouched.
 	p.SetServer("mail")
-	archive := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "archive"}}
-	p.SetTools([]*session.ToolInfo{&other, &archive, &read, &send, &fetch})
+	archive := model.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "archive"}}
+	p.SetTools([]*model.ToolInfo{&other, &archive, &read, &send, &fetch})
 	if tl, _ := p.SelectedTool(); tl.Ref != archive.Ref {
 		t.Fatalf("in a new scope the untouched cursor is on %s, want the first row (%s)", tl.Ref.Qualified(), archive.Ref.Qualified())
 	}

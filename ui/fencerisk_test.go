@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
@@ -23,10 +24,10 @@ var (
 // applied is a warning, escaped.
 func TestDetailShowsTheSandbox(t *testing.T) {
 	st := newTestStyles()
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "fs", Tool: "write"}, Facts: &session.ServerFacts{Fence: fsFence}}
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "fs", Tool: "write"}, Facts: &model.ServerFacts{Fence: fsFence}}
 	plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "sandbox   fenced: no network, reads ~/project, writes ~/project/out")
-	tool.Facts = &session.ServerFacts{Fence: mailFence}
+	tool.Facts = &model.ServerFacts{Fence: mailFence}
 	out := detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100)
 	screenHas(t, ansi.Strip(out), "sandbox   ⚠ unfenced: sandbox requested but not applied: landlock_create_ruleset: ⟨ESC⟩[31mENOSYS")
 	if strings.Contains(out, "\x1b[31mENOSYS") {
@@ -41,18 +42,18 @@ func TestDetailShowsTheSandbox(t *testing.T) {
 // The hazards view marks each tool row with its server's sandbox and lists every
 // sandbox asked for, so a fenced server that left the hazards is still explained.
 func TestHazardsViewShowsSandboxes(t *testing.T) {
-	mail := &session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send"}, Class: trust.Classification{Tier: trust.TierWrite}, Facts: &session.ServerFacts{Fence: mailFence}}
-	web := &session.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch"}, Class: trust.Classification{Tier: trust.TierRead}, ServerTrust: trust.Trusted}
-	snap := &session.Snapshot{
-		Servers: []session.ServerInfo{{Name: "fs", Fence: fsFence}, {Name: "mail", Fence: mailFence}, {Name: "web", Trust: trust.Trusted}},
-		Tools:   []*session.ToolInfo{mail, web},
+	mail := &model.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send"}, Class: trust.Classification{Tier: trust.TierWrite}, Facts: &model.ServerFacts{Fence: mailFence}}
+	web := &model.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch"}, Class: trust.Classification{Tier: trust.TierRead}, ServerTrust: trust.Trusted}
+	snap := &model.Snapshot{
+		Servers: []model.ServerInfo{{Name: "fs", Fence: fsFence}, {Name: "mail", Fence: mailFence}, {Name: "web", Trust: trust.Trusted}},
+		Tools:   []*model.ToolInfo{mail, web},
 		Hazards: []trust.Hazard{{Kind: trust.HazardOpenWorldExfiltration, Severity: trust.SeverityHigh,
 			Legs:    map[string][]string{"untrusted-content": {"web__fetch"}, "exfiltration": {"mail__send"}},
 			Summary: "web__fetch reads untrusted content and mail__send can send it out"}},
 	}
 	v := hazards.New(&common.Common{St: newTestStyles()})
 	v.SetSize(140, 40)
-	v.SetData(snap, session.Overrides{}, nil)
+	v.SetData(snap, model.Overrides{}, nil)
 	v.Open()
 	var b strings.Builder
 	for _, l := range v.Lines {
@@ -80,7 +81,7 @@ func TestHazardsViewShowsSandboxes(t *testing.T) {
 func TestServersPaneMarksUnfenced(t *testing.T) {
 	p := panes.NewServersPane(&common.Common{St: newTestStyles()})
 	p.SetSize(40, 12)
-	p.SetServers([]session.ServerInfo{{Name: "mail", Status: session.StatusReady, Fence: mailFence}, {Name: "fs", Status: session.StatusReady, Fence: fsFence}})
+	p.SetServers([]model.ServerInfo{{Name: "mail", Status: model.StatusReady, Fence: mailFence}, {Name: "fs", Status: model.StatusReady, Fence: fsFence}})
 	v := ansi.Strip(p.View())
 	if strings.Count(v, "UNFENCED") != 1 {
 		t.Errorf("want one UNFENCED mark (mail):\n%s", v)

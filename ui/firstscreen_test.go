@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -58,7 +60,7 @@ func BenchmarkFirstScreen10000(b *testing.B) {
 // 50 servers: the panes, the hazards view, the banner.
 func BenchmarkSetSnapshot10000(b *testing.B) {
 	m := bigModel(b, 120, 40)
-	snaps := [2]*session.Snapshot{bigSnapshot(), bigSnapshot()}
+	snaps := [2]*model.Snapshot{bigSnapshot(), bigSnapshot()}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

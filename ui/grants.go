@@ -11,9 +11,11 @@ package ui
 import (
 	"sort"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/grants"
@@ -21,8 +23,8 @@ import (
 
 // grantsData collects every context with a grant or a taint from the engine, the
 // person's context first (always listed, so its taint can be cleared here).
-func grantsData(e *session.Engine) []grants.Context {
-	by := map[string]*grants.Context{session.PersonContext: {Name: session.PersonContext}}
+func grantsData(e *approval.Engine) []grants.Context {
+	by := map[string]*grants.Context{model.PersonContext: {Name: model.PersonContext}}
 	get := func(k string) *grants.Context {
 		c := by[k]
 		if c == nil {
@@ -44,8 +46,8 @@ func grantsData(e *session.Engine) []grants.Context {
 		out = append(out, *c)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if (out[i].Name == session.PersonContext) != (out[j].Name == session.PersonContext) {
-			return out[i].Name == session.PersonContext
+		if (out[i].Name == model.PersonContext) != (out[j].Name == model.PersonContext) {
+			return out[i].Name == model.PersonContext
 		}
 		return out[i].Name < out[j].Name
 	})
@@ -87,7 +89,7 @@ func (m *Model) revokeGrant(g grants.Grant) (*Model, tea.Cmd) {
 
 // clearTaintCmd clears the taint the person was shown, off the UI's goroutine:
 // taint.json is written under a lock another airlock process may hold.
-func clearTaintCmd(e *session.Engine, a question.ClearTaintAnswer) tea.Cmd {
+func clearTaintCmd(e *approval.Engine, a question.ClearTaintAnswer) tea.Cmd {
 	return func() tea.Msg {
 		return taintClearedMsg{ctx: a.Context, err: e.ClearTaintShown(a.Context, a.Taint)}
 	}

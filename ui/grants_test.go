@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -68,7 +69,7 @@ func grantByAgent(t *testing.T, h *harness) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	p := h.sess.Engine().Pending()[0]
-	if err := h.sess.Engine().Answer(p.ID, session.Response{Answer: session.AllowForContext}); err != nil {
+	if err := h.sess.Engine().Answer(p.ID, model.Response{Answer: model.AllowForContext}); err != nil {
 		t.Fatal(err)
 	}
 	if err := outcome(t, done); err != nil {
@@ -79,7 +80,7 @@ func grantByAgent(t *testing.T, h *harness) {
 // taintPerson has the person call the untrusted fetch: "you" is tainted.
 func taintPerson(t *testing.T, h *harness) {
 	t.Helper()
-	if _, err := h.sess.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)}); err != nil {
+	if _, err := h.sess.Call(context.Background(), model.CallRequest{Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if !h.sess.Engine().Taint("").Tainted() {
@@ -219,7 +220,7 @@ func TestGrantsView_HostileClientNameEscaped(t *testing.T) {
 	h, _ := grantsHarness(t)
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.sess.Call(context.Background(), session.CallRequest{Context: "agent-evil-00000000", Client: "ev\x1b[2Jil\nname\u202e",
+		_, err := h.sess.Call(context.Background(), model.CallRequest{Context: "agent-evil-00000000", Client: "ev\x1b[2Jil\nname\u202e",
 			Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)})
 		done <- err
 	}()
@@ -240,7 +241,7 @@ func TestGrantsView_ManyContextsScrollAndHelp(t *testing.T) {
 	h, _ := grantsHarness(t)
 	for i := range 12 {
 		ctx := "agent-a" + strconv.Itoa(10+i) + "-00000000"
-		if _, err := h.sess.Call(context.Background(), session.CallRequest{Context: ctx, Client: "a" + strconv.Itoa(10+i),
+		if _, err := h.sess.Call(context.Background(), model.CallRequest{Context: ctx, Client: "a" + strconv.Itoa(10+i),
 			Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +271,7 @@ func TestGrantsView_TokenContextNamesTheToken(t *testing.T) {
 	h, _ := grantsHarness(t)
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.sess.Call(context.Background(), session.CallRequest{Context: "token:ci-bot", Client: "claude\x1b[2J-code",
+		_, err := h.sess.Call(context.Background(), model.CallRequest{Context: "token:ci-bot", Client: "claude\x1b[2J-code",
 			Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)})
 		done <- err
 	}()

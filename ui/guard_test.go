@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -245,13 +246,13 @@ func (h *harness) selectTool(tool string) {
 }
 
 var _ = json.Valid
-var _ = session.AllowOnce
+var _ = model.AllowOnce
 
 // uiQueued is the number of approvals the UI holds.
 func uiQueued(m Model) int { return m.q.Count(question.KindApproval) }
 
 // frontPending is the call the front question asks about (nil if none).
-func frontPending(m Model) *session.Pending {
+func frontPending(m Model) *model.Pending {
 	p, _ := m.q.FrontApproval()
 	return p
 }

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
@@ -18,23 +19,23 @@ import (
 func TestHazardsViewLongNamesStayDistinct(t *testing.T) {
 	const server = "github-enterprise-mirror"
 	tools := []string{"github.repos.content.get", "github.repos.content.delete_permanently", "github.repos.content.delete_permanently_v2"}
-	snap := &session.Snapshot{
-		Servers: []session.ServerInfo{{Name: server}, {Name: "web", Trust: trust.Trusted}},
-		Tools:   []*session.ToolInfo{{Ref: trust.Ref{Server: "web", Tool: "fetch"}, Class: trust.Classification{Tier: trust.TierRead}, ServerTrust: trust.Trusted}},
+	snap := &model.Snapshot{
+		Servers: []model.ServerInfo{{Name: server}, {Name: "web", Trust: trust.Trusted}},
+		Tools:   []*model.ToolInfo{{Ref: trust.Ref{Server: "web", Tool: "fetch"}, Class: trust.Classification{Tier: trust.TierRead}, ServerTrust: trust.Trusted}},
 	}
 	var dest []string
 	for _, tool := range tools {
-		snap.Tools = append(snap.Tools, &session.ToolInfo{Ref: trust.Ref{Server: server, Tool: tool}, Class: trust.Classification{Tier: trust.TierDestructive}})
+		snap.Tools = append(snap.Tools, &model.ToolInfo{Ref: trust.Ref{Server: server, Tool: tool}, Class: trust.Classification{Tier: trust.TierDestructive}})
 		dest = append(dest, server+"__"+tool)
 	}
-	slices.SortFunc(snap.Tools, func(a, b *session.ToolInfo) int { return strings.Compare(a.Ref.Qualified(), b.Ref.Qualified()) })
+	slices.SortFunc(snap.Tools, func(a, b *model.ToolInfo) int { return strings.Compare(a.Ref.Qualified(), b.Ref.Qualified()) })
 	snap.Hazards = []trust.Hazard{{Kind: trust.HazardOpenWorldExfiltration, Severity: trust.SeverityHigh,
 		Legs:    map[string][]string{"untrusted-content": {"web__fetch"}, "exfiltration": dest},
 		Summary: "web__fetch reads untrusted content and the mirror can destroy"}}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		v := hazards.New(&common.Common{St: newTestStyles()})
 		v.SetSize(size[0], size[1])
-		v.SetData(snap, session.Overrides{}, nil)
+		v.SetData(snap, model.Overrides{}, nil)
 		v.Open()
 		seen := map[string]bool{}
 		rows := 0

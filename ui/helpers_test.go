@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -56,7 +58,7 @@ func newDemo(t testing.TB) (*session.Manager, *demo.Set) {
 // connection attempt; it is closed when the test ends.
 func startManager(t testing.TB, cfg *config.Config, inproc map[string]*mcp.Server) *session.Manager {
 	t.Helper()
-	pins, err := session.OpenPins("")
+	pins, err := pins.Open("")
 	if err != nil {
 		t.Fatal(err)
 	}

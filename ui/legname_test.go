@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
@@ -42,7 +43,7 @@ func TestBanner_ChannelsNamedAsResourcesAndPrompts(t *testing.T) {
 // tool the engine decided it as.
 func TestActivityRow_ChannelNamedAsResources(t *testing.T) {
 	st := theme.New(true, true)
-	e := activity.Entry{Call: session.CallFinished{Server: "everything", Tool: trust.ResourceReadTool}}
+	e := activity.Entry{Call: model.CallFinished{Server: "everything", Tool: trust.ResourceReadTool}}
 	row := ansi.Strip(e.CallRow(&st, 100))
 	if !strings.Contains(row, "everything resources") || strings.Contains(row, "resources/read") {
 		t.Errorf("activity row %q, want it to name %q", row, "everything resources")

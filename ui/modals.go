@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"
@@ -24,7 +25,7 @@ import (
 // openForm opens the call form for a tool over the current screen, or in its place
 // (replace: "call again" from a result). A blocked tool is never called, so its
 // form does not open; the status says why.
-func (m *Model) openForm(t session.ToolInfo, replace bool) (*Model, tea.Cmd) {
+func (m *Model) openForm(t model.ToolInfo, replace bool) (*Model, tea.Cmd) {
 	if t.Class.Tier == trust.TierBlocked {
 		why := "blocked tools are never called"
 		if n := len(t.Class.Reasons); n > 0 {
@@ -112,9 +113,9 @@ func (m *Model) typing() bool {
 // addApproval queues the question of p. The person's own call, asked while the
 // person waits for it on the call screen, opens at once (and still arms); every
 // other call waits to open until nothing takes text and the keyboard is quiet.
-func (m *Model) addApproval(p *session.Pending) (bool, tea.Cmd) {
+func (m *Model) addApproval(p *model.Pending) (bool, tea.Cmd) {
 	mine := p.Request.Client == "" && m.call.Running && m.screen == screenCall && !m.typing() &&
-		(p.Request.Context == "" || p.Request.Context == session.PersonContext)
+		(p.Request.Context == "" || p.Request.Context == model.PersonContext)
 	return m.q.AddApproval(p, mine)
 }
 
@@ -128,9 +129,9 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 		}
 		word := "✓ allowed"
 		switch resp.Answer {
-		case session.Deny:
+		case model.Deny:
 			word = "⊘ denied"
-		case session.AllowForContext:
+		case model.AllowForContext:
 			word = "✓ allowed for this context"
 		}
 		m.status = word + ": " + common.Inline(m.St, o.Pending.Tool.Ref.Qualified(), 40)
@@ -138,11 +139,11 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 			// The engine saves the rule before the call goes on; a rule it refuses
 			// denies the call, and the activity says why.
 			always := "always-allow"
-			if resp.Answer == session.Deny {
+			if resp.Answer == model.Deny {
 				always = "always-deny"
 			}
 			name := common.Inline(m.St, o.Pending.Tool.Ref.Qualified(), 40)
-			m.status = word + " · saving " + always + " rule (K): " + name + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 80)
+			m.status = word + " · saving " + always + " rule (K): " + name + " when " + common.Inline(m.St, trust.DescribeWhen(r.When), 80)
 			if len(r.When) == 0 {
 				m.status = word + " · saving " + always + " rule (K): every call of " + name + ", whatever its arguments"
 			}
@@ -157,7 +158,7 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 			word = "declined"
 		}
 		m.status = word + " " + common.Inline(m.St, o.Request.Server, 32) + "'s sampling request"
-		return m, answerSamplingCmd(m.sess, o.Request.ID, session.SamplingAnswer{Decline: o.Decline, Reply: o.Reply})
+		return m, answerSamplingCmd(m.sess, o.Request.ID, model.SamplingAnswer{Decline: o.Decline, Reply: o.Reply})
 	case question.QuitAnswer:
 		if o.Quit {
 			return m.quit()
@@ -201,7 +202,7 @@ func (m *Model) applyOutcome(out question.Outcome) (*Model, tea.Cmd) {
 }
 
 // queueItems is the approvals that wait, oldest first.
-func (m *Model) queueItems() []*session.Pending {
+func (m *Model) queueItems() []*model.Pending {
 	return queue.Order(m.q.Approvals())
 }
 

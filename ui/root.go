@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -85,7 +87,7 @@ type Model struct {
 	height int
 	layout layout
 
-	snap *session.Snapshot
+	snap *model.Snapshot
 	// gens is the newest connection generation seen per server: a ServerChanged of
 	// an older connection is stale and dropped.
 	gens  map[string]uint64
@@ -104,7 +106,7 @@ type Model struct {
 	tools   panes.ToolsPane
 	detail  detail.Model
 	form    form.Form
-	formFor session.ToolInfo // the tool the call form is for
+	formFor model.ToolInfo // the tool the call form is for
 	call    call.Model
 	result  result.Model
 	logs    logs.Model
@@ -128,7 +130,7 @@ type Model struct {
 
 	// over is the session's live what-if changes as of the snapshot, and
 	// configTrust each server's trust in the config (what three T presses return to).
-	over        session.Overrides
+	over        model.Overrides
 	configTrust map[string]trust.ServerTrust
 	// loosen holds the what-if changes that wait for a guarded yes, by their
 	// question's tag; loosenSeq numbers the tags.
@@ -161,7 +163,7 @@ type Model struct {
 	logsDirty, logsTick bool
 
 	// progress is the running call's progress pump.
-	progCh <-chan session.Progress
+	progCh <-chan model.Progress
 	done   <-chan struct{}
 }
 
@@ -208,7 +210,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		res:         channels.NewResourcesView(com),
 		prompts:     channels.NewPromptsView(com),
 		output:      output.New(com),
-		rules:       rules.New(com, session.DescribeWhen),
+		rules:       rules.New(com, trust.DescribeWhen),
 		configTrust: configTrusts(m),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -287,7 +289,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			mm.refreshRules() // a rule turned off or on
 		case eventMsg:
 			switch msg.event.(type) {
-			case session.CallFinished, session.OverridesChanged:
+			case model.CallFinished, model.OverridesChanged:
 				mm.refreshRules() // a call may have matched a rule
 			}
 		}
@@ -593,14 +595,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 }
 
 // openDetail shows a tool's details over the current screen; esc returns to it.
-func (m *Model) openDetail(t session.ToolInfo) {
+func (m *Model) openDetail(t model.ToolInfo) {
 	m.detail.Open(t, detail.ServedNameOf(m.snap, &t), m.sess.Engine().Decide("", t), m.pinnedFor(t))
 	m.push(screenDetail)
 }
 
 // showTool selects a tool in the tools pane (all servers, no filter) and opens
 // its details.
-func (m *Model) showTool(t session.ToolInfo) {
+func (m *Model) showTool(t model.ToolInfo) {
 	m.setFocus(paneTools)
 	m.servers.Cursor = 0
 	m.servers.UpdateKeys()
@@ -694,7 +696,7 @@ func (m *Model) needSpinner() bool {
 		return true
 	}
 	for _, s := range m.servers.Servers {
-		if s.Status == session.StatusConnecting {
+		if s.Status == model.StatusConnecting {
 			return true
 		}
 	}
@@ -712,7 +714,7 @@ func (m *Model) startSpinner() tea.Cmd {
 
 // setSnapshot takes a new snapshot: every child that shows it is updated, and the
 // layout follows the banner's height.
-func (m *Model) setSnapshot(s *session.Snapshot) {
+func (m *Model) setSnapshot(s *model.Snapshot) {
 	m.snap = s
 	m.over = m.sess.Overrides()
 	changedTools, changedServers := changedSets(m.over)

@@ -11,6 +11,8 @@ package ui
 import (
 	"strconv"
 
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/internal/model"
@@ -88,7 +90,7 @@ func (m *Model) ruleOff(r model.RuleEntry) (*Model, tea.Cmd) {
 			stops = "It asked about"
 		}
 		lines := []string{
-			common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 200),
+			common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, trust.DescribeWhen(r.When), 200),
 			"",
 			stops + " calls to this tool whose arguments match. While it is off, for this session, the tier's policy (or another rule) decides them, and they may run unasked. o turns it back on; U undoes every what-if change.",
 		}
@@ -113,7 +115,7 @@ func (m *Model) revokeRule(r model.RuleEntry) (*Model, tea.Cmd) {
 		what = "It asked about"
 	}
 	lines := []string{
-		common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, session.DescribeWhen(r.When), 200),
+		common.Inline(m.St, trust.Ref{Server: r.Server, Tool: r.Tool}.Qualified(), 60) + " · " + r.Policy.String() + " when " + common.Inline(m.St, trust.DescribeWhen(r.When), 200),
 		"",
 		what + " calls to this tool whose arguments match; it matched " + strconv.Itoa(r.Matched) + " call" + common.Plural(r.Matched) + " this session. " + after +
 			" Every running airlock sees the change; the audit log records it.",
@@ -124,7 +126,7 @@ func (m *Model) revokeRule(r model.RuleEntry) (*Model, tea.Cmd) {
 
 // revokeRuleCmd revokes a remembered rule off the UI's goroutine: rules.toml is
 // written under a lock another airlock process may hold.
-func revokeRuleCmd(e *session.Engine, id string) tea.Cmd {
+func revokeRuleCmd(e *approval.Engine, id string) tea.Cmd {
 	return func() tea.Msg {
 		return ruleRevokedMsg{label: id, err: e.RevokeRule(id)}
 	}

@@ -17,6 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -66,7 +70,7 @@ func rulesConfig(t *testing.T) *config.Config {
 // rules file.
 func startRulesManager(t *testing.T, rulesPath string, writes *atomic.Int32) *session.Manager {
 	t.Helper()
-	pins, err := session.OpenPins("")
+	pins, err := pins.Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +168,7 @@ func TestRules_DialogAlwaysAllowPersistsRestartRevokeAsks(t *testing.T) {
 		t.Fatalf("the call allowed with Always allow: %v", err)
 	}
 	screenHas(t, h.m.status, "✓ allowed · saving always-allow rule (K): fs__write_file when path glob /srv/project/*")
-	list, err := session.ListRules(rulesPath)
+	list, err := approval.ListRules(rulesPath)
 	if err != nil || len(list) != 1 || list[0].Policy != "allow" || list[0].When["path"]["glob"] != "/srv/project/*" {
 		t.Fatalf("rules.toml holds %+v (%v)", list, err)
 	}
@@ -212,23 +216,23 @@ func TestRules_DialogAlwaysAllowPersistsRestartRevokeAsks(t *testing.T) {
 	}
 	screenHas(t, h.plain(), "Revoke remembered rule "+id+"?", "Keep it", "Revoke")
 	h.keys("tab", "enter") // before it armed: ignored
-	if l, _ := session.ListRules(rulesPath); len(l) != 1 {
+	if l, _ := approval.ListRules(rulesPath); len(l) != 1 {
 		t.Fatal("keys before the question armed revoked the rule")
 	}
 	h.armQuestion()
 	h.keys("y", "r", "enter") // no letter revokes; enter on "Keep it" keeps
-	if l, _ := session.ListRules(rulesPath); len(l) != 1 {
+	if l, _ := approval.ListRules(rulesPath); len(l) != 1 {
 		t.Fatal("a letter or enter on Keep revoked the rule")
 	}
 	h.keys("x")
 	h.armQuestion()
 	h.keys("right", "enter")
-	if l, _ := session.ListRules(rulesPath); len(l) != 1 {
+	if l, _ := approval.ListRules(rulesPath); len(l) != 1 {
 		t.Fatal("right, enter revoked the rule before the chord")
 	}
 	h.keys("ctrl+y")
 	h.waitFor("the revoke", func(m Model) bool { return strings.Contains(m.status, "revoked rule") })
-	if l, _ := session.ListRules(rulesPath); len(l) != 0 {
+	if l, _ := approval.ListRules(rulesPath); len(l) != 0 {
 		t.Fatalf("after the revoke rules.toml holds %+v", l)
 	}
 	screenHas(t, h.plain(), "Rules · 1 rule · 0 remembered")
@@ -246,8 +250,8 @@ func TestRules_DialogAlwaysAllowPersistsRestartRevokeAsks(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	stillPending(t, again2, "the second airlock's call after the revoke")
-	_ = sess2.Engine().Answer(sess2.Engine().Pending()[0].ID, session.Response{Answer: session.Deny})
-	_ = sess.Engine().Answer(sess.Engine().Pending()[0].ID, session.Response{Answer: session.Deny})
+	_ = sess2.Engine().Answer(sess2.Engine().Pending()[0].ID, model.Response{Answer: model.Deny})
+	_ = sess.Engine().Answer(sess.Engine().Pending()[0].ID, model.Response{Answer: model.Deny})
 	if err := outcome(t, again); err == nil || !strings.Contains(err.Error(), "denied") {
 		t.Errorf("the agent's denied call: %v", err)
 	}
@@ -260,7 +264,7 @@ func TestRulesView_Golden(t *testing.T) {
 	sess := startRulesManager(t, rulesPath, &writes)
 	h := newHarnessFor(t, sess, 80, 24, false, Options{})
 	h.keys("K")
-	entries := []session.RuleEntry{
+	entries := []model.RuleEntry{
 		{Name: "servers.fs.tools.write_file.rules[0]", Source: "config.toml:7", Server: "fs", Tool: "write_file",
 			When: map[string]map[string]any{"path": {"glob": "**/.ssh/**"}}, Policy: trust.Deny, Reason: "keys stay home"},
 		{Name: "servers.web.tools.fetch_url.rules[0]", Source: "config.toml:3", Server: "web", Tool: "fetch_url",
@@ -312,7 +316,7 @@ func TestRules_StatusAndActivityNameTheRule(t *testing.T) {
 	if !ok {
 		t.Fatal("no write_file")
 	}
-	saved, err := sess.Engine().RememberRule(session.RuleProposal{Server: "fs", Tool: "write_file", When: map[string]map[string]any{"path": {"glob": "/srv/project/**"}}}, trust.Allow, tool, "test")
+	saved, err := sess.Engine().RememberRule(model.RuleProposal{Server: "fs", Tool: "write_file", When: map[string]map[string]any{"path": {"glob": "/srv/project/**"}}}, trust.Allow, tool, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +371,7 @@ func TestRulesView_TurnRuleOffIsWhatIf(t *testing.T) {
 	done := writeCall(sess, "/home/ann/.ssh/authorized_keys")
 	h.waitAsked(1)
 	stillPending(t, done, "the write with the deny rule off")
-	_ = sess.Engine().Answer(sess.Engine().Pending()[0].ID, session.Response{Answer: session.Deny})
+	_ = sess.Engine().Answer(sess.Engine().Pending()[0].ID, model.Response{Answer: model.Deny})
 	_ = outcome(t, done)
 	h.keys("o")
 	h.waitFor("the rule back on", func(m Model) bool { return len(m.over.RulesOff) == 0 && strings.Contains(m.status, "turned back on") })

@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -74,7 +75,7 @@ func TestSampling_AgentCallsSamplingQuestionAnsweredByHand(t *testing.T) {
 // The tool detail shows its server's roots and the deprecated features it used.
 func TestDetailShowsRootsAndDeprecated(t *testing.T) {
 	st := newTestStyles()
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &session.ServerFacts{Roots: []string{"file:///home/u/project", "file:///tmp/x%1B"}, Deprecated: []string{"roots", "sampling"}}}
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &model.ServerFacts{Roots: []string{"file:///home/u/project", "file:///tmp/x%1B"}, Deprecated: []string{"roots", "sampling"}}}
 	plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "roots     file:///home/u/project file:///tmp/x%1B", "uses      roots, sampling  (deprecated by the 2026-07-28 spec)")
 	tool.Facts = nil

@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -15,8 +16,8 @@ import (
 // notices, escaped like every server-controlled string.
 func TestServerInfo_RuleErrorsInRed(t *testing.T) {
 	st := theme.New(true, false)
-	s := session.ServerInfo{Name: "fs", Status: session.StatusReady, Notices: []string{"a notice"},
-		RuleErrors: []session.RuleError{{Tool: "read_file", Rule: "servers.fs.tools.read_file.rules[0]", Text: "rule servers.fs.tools.read_file.rules[0] (config.toml:7): when.pth: the tool's input schema declares no field \"pth\"\x1b]0;x"}}}
+	s := model.ServerInfo{Name: "fs", Status: model.StatusReady, Notices: []string{"a notice"},
+		RuleErrors: []model.RuleError{{Tool: "read_file", Rule: "servers.fs.tools.read_file.rules[0]", Text: "rule servers.fs.tools.read_file.rules[0] (config.toml:7): when.pth: the tool's input schema declares no field \"pth\"\x1b]0;x"}}}
 	out := serverinfo.Content(&st, s, nil, 200)
 	plain := ansi.Strip(out)
 	i, j := strings.Index(plain, "Rule errors"), strings.Index(plain, "Notices")

@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 )
@@ -15,9 +16,9 @@ import (
 // that share a start and an end must still read differently.
 func TestServersPaneNarrowNamesStayDistinct(t *testing.T) {
 	names := []string{"github-enterprise-mirror", "gitlab-enterprise-mirror", "github-mirror", "everything", "evening"}
-	var servers []session.ServerInfo
+	var servers []model.ServerInfo
 	for _, n := range names {
-		servers = append(servers, session.ServerInfo{Name: n, Status: session.StatusReady})
+		servers = append(servers, model.ServerInfo{Name: n, Status: model.StatusReady})
 	}
 	for _, w := range []int{24, 26, 30} {
 		p := panes.NewServersPane(&common.Common{St: newTestStyles()})

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -17,10 +19,10 @@ import (
 // through the guarded question) and the tools of remembered rules ask.
 func TestStatusLine_UnreadableStateFilesAreRed(t *testing.T) {
 	state := t.TempDir()
-	if err := os.Mkdir(filepath.Join(state, session.TaintFile), 0o700); err != nil {
+	if err := os.Mkdir(filepath.Join(state, approval.TaintFile), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	rules := filepath.Join(t.TempDir(), session.RulesFile)
+	rules := filepath.Join(t.TempDir(), approval.RulesFile)
 	if err := os.WriteFile(rules, []byte("version = 1\n[[rules]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -267,7 +269,7 @@ func agentCall(ctx context.Context, m *session.Manager, tool, args string) <-cha
 	done := make(chan error, 1)
 	server, name, _ := strings.Cut(tool, "__")
 	go func() {
-		_, err := m.Call(ctx, session.CallRequest{Context: "agent-1", Client: "test-agent", Server: server, Tool: name, Args: json.RawMessage(args)})
+		_, err := m.Call(ctx, model.CallRequest{Context: "agent-1", Client: "test-agent", Server: server, Tool: name, Args: json.RawMessage(args)})
 		done <- err
 	}()
 	return done
@@ -299,7 +301,7 @@ func TestApprovalDialogsQueueAndAnswerTheEngine(t *testing.T) {
 
 	h.keys("esc") // deny the shown one
 	h.waitFor("the engine to take the denial", func(Model) bool { return len(h.sess.Engine().Pending()) == 1 })
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if err := outcome(t, first); !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByUser {
 		t.Fatalf("first call: %v, want a denial by the person", err)
 	}
@@ -363,7 +365,7 @@ func TestRugPullBlocksTheTool(t *testing.T) {
 	// One round trip first, so the notes server has surely processed the client's
 	// initialized notification before its tool list changes (a list_changed sent
 	// earlier could be lost).
-	if _, err := h.sess.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
+	if _, err := h.sess.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
 		t.Fatal(err)
 	}
 	h.keys("R")
@@ -451,7 +453,7 @@ func TestLogsAreEscapedAndBounded(t *testing.T) {
 	if h.m.screen != screenLogs {
 		t.Fatalf("l opened %v", h.m.screen)
 	}
-	h.send(eventMsg{session.LogLine{Server: "web", Source: "stderr", Text: "boom \x1b[31mred\x1b[0m\r✓ fine"}})
+	h.send(eventMsg{model.LogLine{Server: "web", Source: "stderr", Text: "boom \x1b[31mred\x1b[0m\r✓ fine"}})
 	h.waitFor("the logs to be drawn again", func(m Model) bool { return !m.logsTick })
 	plain := h.plain()
 	screenHas(t, plain, "⟨ESC⟩[31mred⟨ESC⟩[0m⟨CR⟩✓ fine")
@@ -638,7 +640,7 @@ func TestGolden(t *testing.T) {
 func TestResultKinds(t *testing.T) {
 	st := newTestStyles()
 	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, OutputSchema: schema}
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, OutputSchema: schema}
 	size := int64(2048)
 	ok := &mcp.CallToolResult{
 		Content: []mcp.Content{
@@ -669,7 +671,7 @@ func TestResultKinds(t *testing.T) {
 		t.Errorf("a tool error reads like success or is schema-checked:\n%s", plain)
 	}
 
-	denied := &session.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{"server x is blocked"}}}
+	denied := &model.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{"server x is blocked"}}}
 	plain = ansi.Strip(result.Content(st, result.New(tool, nil, nil, denied), 80))
 	screenHas(t, plain, "⊘ DENIED — the call did not run", "call denied by policy: server x is blocked", "decided by policy")
 
@@ -726,7 +728,7 @@ func TestRunDrawsAndQuits(t *testing.T) {
 // logs, escaped.
 func TestAuthorizationRequestedShown(t *testing.T) {
 	h := newHarness(t, 80, 24, false)
-	h.send(eventMsg{session.AuthorizationRequested{Server: "remote", URL: "https://auth.example.com/authorize?x=1\x1b[2J"}})
+	h.send(eventMsg{model.AuthorizationRequested{Server: "remote", URL: "https://auth.example.com/authorize?x=1\x1b[2J"}})
 	screen := h.plain()
 	if !strings.Contains(screen, "remote needs you to log in") {
 		t.Errorf("status line does not ask for the login:\n%s", screen)
@@ -742,7 +744,7 @@ func TestAuthorizationRequestedShown(t *testing.T) {
 // server receives (names only, escaped), and says nothing for other servers.
 func TestDetailShowsEnvNames(t *testing.T) {
 	st := newTestStyles()
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &session.ServerFacts{Env: []string{"HOME", "PATH", "X\x1b[2J"}}}
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}, Facts: &model.ServerFacts{Env: []string{"HOME", "PATH", "X\x1b[2J"}}}
 	plain := ansi.Strip(detail.DetailContent(st, tool, detail.ServedNameOf(nil, &tool), trust.Verdict{}, nil, false, 100))
 	screenHas(t, plain, "env       HOME PATH X⟨ESC⟩[2J")
 	tool.Facts = nil
@@ -756,7 +758,7 @@ func TestDetailShowsEnvNames(t *testing.T) {
 // definition is older than the server's), nothing is pinned and the status says why.
 func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {
 	h := newHarness(t, 80, 24, true)
-	if _, err := h.sess.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
+	if _, err := h.sess.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
 		t.Fatal(err)
 	}
 	h.keys("R")

@@ -4,13 +4,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"
@@ -161,9 +163,9 @@ func (m *Model) titleLine() string {
 	ready, failed := 0, 0
 	for _, s := range m.snap.Servers {
 		switch s.Status {
-		case session.StatusReady:
+		case model.StatusReady:
 			ready++
-		case session.StatusFailed:
+		case model.StatusFailed:
 			failed++
 		}
 	}
@@ -204,7 +206,7 @@ func (m *Model) titleLine() string {
 func (m *Model) connecting() int {
 	n := 0
 	for _, s := range m.snap.Servers {
-		if s.Status == session.StatusConnecting {
+		if s.Status == model.StatusConnecting {
 			n++
 		}
 	}
@@ -225,7 +227,7 @@ func (m *Model) statusLine() string {
 	}
 	if m.taint.Channel == trust.ChannelUnreadable {
 		// No server tainted it: airlock cannot read what is tainted, so everything is.
-		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: every context treated as tainted")+st.Muted.Render(" (w, C: clear)"))
+		parts = append(parts, st.ErrorText.Render("✖ "+approval.TaintFile+" unreadable: every context treated as tainted")+st.Muted.Render(" (w, C: clear)"))
 	} else if m.taint.Tainted() {
 		t := "⚠ TAINTED by " + common.Inline(st, m.taint.By.Qualified(), 40)
 		if m.taint.Subject != "" {
@@ -241,10 +243,10 @@ func (m *Model) statusLine() string {
 	}
 	if m.taintProblem != nil && m.taint.Channel != trust.ChannelUnreadable {
 		// The person cleared their own context; the agents' are still tainted.
-		parts = append(parts, st.ErrorText.Render("✖ "+session.TaintFile+" unreadable: other contexts treated as tainted"))
+		parts = append(parts, st.ErrorText.Render("✖ "+approval.TaintFile+" unreadable: other contexts treated as tainted"))
 	}
 	if m.rulesProblem != nil {
-		parts = append(parts, st.ErrorText.Render("✖ "+session.RulesFile+" unreadable: remembered rules' tools ask")+st.Muted.Render(" (K: rules)"))
+		parts = append(parts, st.ErrorText.Render("✖ "+approval.RulesFile+" unreadable: remembered rules' tools ask")+st.Muted.Render(" (K: rules)"))
 	}
 	asking := len(parts)
 	if badge := m.q.Badge(); badge != "" && !m.q.Open() {

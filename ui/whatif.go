@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -273,7 +275,7 @@ func configTrusts(m *session.Manager) map[string]trust.ServerTrust {
 
 // changedSets lists the tools and servers a live change touches, for the marks
 // in the tools and servers panes.
-func changedSets(o session.Overrides) (map[trust.Ref]bool, map[string]bool) {
+func changedSets(o model.Overrides) (map[trust.Ref]bool, map[string]bool) {
 	tools := map[trust.Ref]bool{}
 	for r := range o.Policy {
 		tools[r] = true

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/BurntSushi/toml"
 	"github.com/charmbracelet/x/ansi"
@@ -240,7 +243,7 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 	for _, n := range demo.Names() {
 		inproc[n] = set.Server(n)
 	}
-	pins, err := session.OpenPins("")
+	pins, err := pins.Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +300,7 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 	}
 	h.armQuestion()
 	h.keys("esc") // deny delete_note
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if err := outcome(t, second); !errors.As(err, &denied) {
 		t.Fatalf("delete_note: %v, want denied", err)
 	}
@@ -396,7 +399,7 @@ func TestTourStepsDriveTheRealUI(t *testing.T) {
 	}
 	// One round trip to notes first, so that it has surely processed the client's
 	// initialized notification before its tool list changes.
-	if _, err := sess.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
+	if _, err := sess.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
 		t.Fatal(err)
 	}
 	h.keys("n") // the tour moves on while the dialog waits for the presenter

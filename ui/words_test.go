@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -113,7 +114,7 @@ func TestQuit_UnsavedWhatIfAsksFirst(t *testing.T) {
 func TestTour_LeavingOffersRestore(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		sess, set := newDemo(t)
-		if _, err := sess.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://example.com"}`)}); err != nil {
+		if _, err := sess.Call(context.Background(), model.CallRequest{Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://example.com"}`)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := sess.SetToolPolicy(trust.Ref{Server: "mail", Tool: "send_email"}, trust.Allow); err != nil {

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -96,7 +98,7 @@ func measure(tools, desc int) error {
 	snap := m.Snapshot()
 	took := time.Since(begin)
 	sv, _ := snap.Server("many")
-	if sv.Status != session.StatusReady {
+	if sv.Status != model.StatusReady {
 		return fmt.Errorf("server %v: %v", sv.Status, sv.Err)
 	}
 	big, _ := snap.Tool("many", "t0")

@@ -12,7 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/conn"
+
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
@@ -344,7 +345,7 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stderr, "airlock bridge: %v\n", err)
 		return 1
 	}
-	if err := gateway.Bridge(ctx, gateway.Link{Client: session.OriginBoundClient, MaxMessageBytes: session.MaxMessageBytes}, "http://"+listen+"/mcp", token, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
+	if err := gateway.Bridge(ctx, gateway.Link{Client: conn.OriginBoundClient, MaxMessageBytes: conn.MaxMessageBytes}, "http://"+listen+"/mcp", token, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
 		fmt.Fprintf(stderr, "airlock bridge: %v (is airlock running with its gateway on %s?)\n", err, listen)
 		return 1
 	}

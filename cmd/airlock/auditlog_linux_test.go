@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/internal/fulldisk"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
@@ -37,7 +39,7 @@ func TestAuditFullDisk_RefusedThenRecovers(t *testing.T) {
 			break
 		}
 	}
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(refused, &denied) || !strings.Contains(refused.Error(), "audit log") || !strings.Contains(refused.Error(), "no space left on device") {
 		t.Fatalf("a call on a full disk: %v; want a denial naming the audit log and the full disk", refused)
 	}
@@ -181,7 +183,7 @@ func startDocsOnTmpfs(t *testing.T) (state, path string, a *audit.Log, m *sessio
 		t.Fatal(err)
 	}
 	call = func() error {
-		_, err := m.Call(ctx, session.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)})
+		_, err := m.Call(ctx, model.CallRequest{Server: "docs", Tool: "get_doc", Args: json.RawMessage(`{"id":"mcp-overview"}`)})
 		return err
 	}
 	return state, path, a, m, call

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -26,7 +28,7 @@ import (
 type bridgeRig struct {
 	m         *session.Manager
 	g         *gateway.Gateway
-	asked     chan *session.Pending
+	asked     chan *model.Pending
 	auditPath string
 	stateDir  string
 }
@@ -49,7 +51,7 @@ func startBridgeRig(t *testing.T, state string, tokensFile bool) *bridgeRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &bridgeRig{auditPath: filepath.Join(t.TempDir(), "audit.jsonl"), stateDir: stateDir, asked: make(chan *session.Pending, 4)}
+	r := &bridgeRig{auditPath: filepath.Join(t.TempDir(), "audit.jsonl"), stateDir: stateDir, asked: make(chan *model.Pending, 4)}
 	al, err := audit.Open(r.auditPath)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func startBridgeRig(t *testing.T, state string, tokensFile bool) *bridgeRig {
 			if !ok {
 				return
 			}
-			if req, ok := ev.(session.ApprovalRequested); ok {
+			if req, ok := ev.(model.ApprovalRequested); ok {
 				r.asked <- req.Pending
 			}
 		}
@@ -110,7 +112,7 @@ func (r *bridgeRig) bridge(t *testing.T, args []string, env ...string) (*exec.Cm
 // askDelete connects an agent called client over the bridge's stdio and has it
 // call notes__delete_note on note-1 in the background; it returns the question that
 // call raises.
-func (r *bridgeRig) askDelete(t *testing.T, client string, stdin io.WriteCloser, stdout io.ReadCloser) *session.Pending {
+func (r *bridgeRig) askDelete(t *testing.T, client string, stdin io.WriteCloser, stdout io.ReadCloser) *model.Pending {
 	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil).
 		Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
@@ -133,7 +135,7 @@ func (r *bridgeRig) askDelete(t *testing.T, client string, stdin io.WriteCloser,
 // left: the question is withdrawn within 10 s, cannot be allowed afterwards, is
 // audited as one deny decided_by agent-gone (still one a moment later), and
 // note-1 is not deleted. what names the case in failures.
-func (r *bridgeRig) withdrawn(t *testing.T, what string, p *session.Pending, left time.Time) {
+func (r *bridgeRig) withdrawn(t *testing.T, what string, p *model.Pending, left time.Time) {
 	t.Helper()
 	for len(r.m.Engine().Pending()) > 0 {
 		if time.Since(left) > 10*time.Second {
@@ -142,7 +144,7 @@ func (r *bridgeRig) withdrawn(t *testing.T, what string, p *session.Pending, lef
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Logf("%s: question withdrawn %v after the agent left", what, time.Since(left).Round(time.Millisecond))
-	if err := r.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
+	if err := r.m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err == nil {
 		t.Errorf("%s: the withdrawn question could still be allowed", what)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -154,7 +156,7 @@ func (r *bridgeRig) withdrawn(t *testing.T, what string, p *session.Pending, lef
 	if len(kinds) != 1 || kinds[0] != "decision:deny:"+string(trust.DecidedByAgentGone) {
 		t.Errorf("%s: audit of the call %v, want one deny decided_by agent-gone", what, kinds)
 	}
-	out, err := r.m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "list_notes"})
+	out, err := r.m.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "list_notes"})
 	if err != nil || !strings.Contains(goneText(out.Result), "note-1") {
 		t.Errorf("%s: note-1 is gone after its agent left: %v", what, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/session"
 	auditpkg "github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -98,7 +100,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			server, tool, served = ti.Ref.Server, ti.Ref.Tool, asNamed
 		}
 	}
-	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != session.StatusReady {
+	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != model.StatusReady {
 		fmt.Fprintf(stderr, "airlock: server %s is %s: %s\n", server, sv.Status, safetext.Inline(errText(sv.Err)))
 		return cli.ExitServerFailed
 	}
@@ -109,7 +111,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 2
 		}
 	}
-	out, err := m.Call(ctx, session.CallRequest{Server: server, Tool: tool, Served: served, Args: json.RawMessage(*argJSON)})
+	out, err := m.Call(ctx, model.CallRequest{Server: server, Tool: tool, Served: served, Args: json.RawMessage(*argJSON)})
 	if code := failedCode(err, stderr); code != 0 {
 		return code
 	}

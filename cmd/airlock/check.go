@@ -13,6 +13,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/pins"
+	"github.com/airlock-mcp/airlock/session/record"
+
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -70,13 +74,13 @@ func (o checkOptions) printing() bool {
 }
 
 // readRecording reads a snapshot file written by `airlock snapshot`.
-func readRecording(path string) (*session.Recording, error) {
+func readRecording(path string) (*model.Recording, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading snapshot: %w", err)
 	}
 	defer f.Close()
-	rec, err := session.ReadRecording(f)
+	rec, err := record.Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -110,7 +114,7 @@ func runCheckReport(ctx context.Context, cfg *config.Config, o checkOptions, std
 // listing is compared with the snapshot file (read before anything connects).
 func checkManager(ctx context.Context, m *session.Manager, o checkOptions, stdout, stderr io.Writer) int {
 	defer m.Close()
-	var old *session.Recording
+	var old *model.Recording
 	if o.drift != "" {
 		rec, err := readRecording(o.drift)
 		if err != nil {
@@ -124,11 +128,11 @@ func checkManager(ctx context.Context, m *session.Manager, o checkOptions, stdou
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitServerFailed
 	}
-	var drift []session.DriftFinding
+	var drift []model.DriftFinding
 	if old != nil {
-		drift = session.Drift(old, m.Record())
+		drift = record.Drift(old, m.Record())
 		if drift == nil {
-			drift = []session.DriftFinding{}
+			drift = []model.DriftFinding{}
 		}
 	}
 	// A state file that cannot be read changes what calls do (taint, remembered
@@ -138,7 +142,7 @@ func checkManager(ctx context.Context, m *session.Manager, o checkOptions, stdou
 
 // report builds the report of m's snapshot, writes it and returns the verdict's exit
 // code.
-func report(m *session.Manager, cfg *config.Config, o checkOptions, source string, drift []session.DriftFinding, notes []string, stdout, stderr io.Writer) int {
+func report(m *session.Manager, cfg *config.Config, o checkOptions, source string, drift []model.DriftFinding, notes []string, stdout, stderr io.Writer) int {
 	var baseline cli.Baseline
 	if o.baseline != "" {
 		f, err := os.Open(o.baseline)
@@ -221,7 +225,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return cli.ExitConfig
 	}
-	pins, _ := session.OpenPins("")
+	pins, _ := pins.Open("")
 	m, ok := startOneShot(cfg, session.Options{Pins: pins, OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}}, stderr)
 	if !ok {
 		return cli.ExitConfig
@@ -250,7 +254,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	tools := 0
 	for _, s := range rec.Servers {
 		tools += len(s.Tools)
-		if s.Status != session.StatusReady.String() {
+		if s.Status != model.StatusReady.String() {
 			fmt.Fprintf(stderr, "airlock: server %s failed and is recorded as failed: %s\n", safetext.Inline(s.Name), safetext.Inline(s.Error))
 			code = cli.ExitServerFailed
 		}

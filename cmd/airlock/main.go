@@ -16,6 +16,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -107,7 +111,7 @@ func configOrSay(path string, stderr io.Writer) (cfg *config.Config, ok bool) {
 // failedCode says why a call, read or prompt failed on stderr and returns its exit
 // code: 5 when it was denied, 1 for any other failure, 0 when err is nil.
 func failedCode(err error, stderr io.Writer) int {
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	switch {
 	case errors.As(err, &denied):
 		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
@@ -123,7 +127,7 @@ func failedCode(err error, stderr io.Writer) int {
 // Manager.Call makes (a duplicate key, invalid UTF-8, anything but an object), so
 // that it is refused before anything connects.
 func argsRefused(argJSON string, stderr io.Writer) bool {
-	if _, err := session.CanonicalArgs([]byte(argJSON)); err != nil {
+	if _, err := approval.CanonicalArgs([]byte(argJSON)); err != nil {
 		fmt.Fprintf(stderr, "airlock: --args: %s\n", safetext.Inline(err.Error()))
 		return true
 	}
@@ -165,11 +169,11 @@ func demoStateDir() (string, error) {
 }
 
 // openPins opens the pin store under the config's state dir.
-func openPins(cfg *config.Config) (*session.Pins, error) {
+func openPins(cfg *config.Config) (*pins.Store, error) {
 	if cfg.StateDir == "" {
-		return session.OpenPins("")
+		return pins.Open("")
 	}
-	return session.OpenPins(filepath.Join(cfg.StateDir, "pins.json"))
+	return pins.Open(filepath.Join(cfg.StateDir, "pins.json"))
 }
 
 func newManager(cfg *config.Config, opts session.Options) (*session.Manager, error) {
@@ -182,7 +186,7 @@ func newManager(cfg *config.Config, opts session.Options) (*session.Manager, err
 	}
 	opts.Version = version
 	if opts.RulesFile == "" {
-		p, err := session.RulesPath(cfg)
+		p, err := approval.RulesPath(cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -288,7 +292,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	for _, n := range demo.Names() {
 		inproc[n] = set.Server(n)
 	}
-	pins, _ := session.OpenPins("") // every demo starts from a clean slate
+	pins, _ := pins.Open("") // every demo starts from a clean slate
 	if !*asJSON && wantTUI(stdin, stdout, *noTUI) {
 		// The demo keeps its gateway token and audit log in the demo folder of the
 		// default state dir, never over a person's own; `airlock gateway snippet`,

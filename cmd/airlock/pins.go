@@ -12,6 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"github.com/charmbracelet/x/term"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -89,7 +92,7 @@ func isTerminal(end any) bool {
 // now, and pins exactly that: bound by --sha256 (and --instructions-sha256) to the
 // fingerprint the person reviewed, or by a yes on a terminal to what was just shown.
 // If the server serves anything else by then, nothing is pinned.
-func acceptPins(ctx context.Context, cfg *config.Config, pins *session.Pins, args []string, bind reviewFlags, stdout, stderr io.Writer) int {
+func acceptPins(ctx context.Context, cfg *config.Config, pins *pins.Store, args []string, bind reviewFlags, stdout, stderr io.Writer) int {
 	if len(args) < 1 || len(args) > 2 {
 		fmt.Fprintln(stderr, pinsUsage)
 		return 2
@@ -123,11 +126,11 @@ func acceptPins(ctx context.Context, cfg *config.Config, pins *session.Pins, arg
 	}
 	snap := m.Snapshot()
 	sv, ok := snap.Server(server)
-	if !ok || sv.Status != session.StatusReady {
+	if !ok || sv.Status != model.StatusReady {
 		fmt.Fprintf(stderr, "airlock: server %s is not connected: %s\n", server, safetext.Inline(errText(sv.Err)))
 		return 1
 	}
-	shown := session.Reviewed{Tools: map[string]string{}}
+	shown := model.Reviewed{Tools: map[string]string{}}
 	listed := false
 	for _, ti := range snap.Tools {
 		if ti.Ref.Server != server || (tool != "" && ti.Ref.Tool != tool) {
@@ -163,10 +166,10 @@ func acceptPins(ctx context.Context, cfg *config.Config, pins *session.Pins, arg
 		fmt.Fprintln(stdout, "Nothing had changed; nothing to accept.")
 		return 0
 	}
-	var reviewed session.Reviewed
+	var reviewed model.Reviewed
 	switch {
 	case bind.tool != "" || bind.instructions != "":
-		reviewed = session.Reviewed{Instructions: bind.instructions}
+		reviewed = model.Reviewed{Instructions: bind.instructions}
 		if bind.tool != "" {
 			reviewed.Tools = map[string]string{tool: bind.tool}
 		}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
@@ -69,7 +71,7 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 		return 1
 	}
 	server := positional[0]
-	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != session.StatusReady {
+	if sv, ok := m.Snapshot().Server(server); ok && sv.Status != model.StatusReady {
 		fmt.Fprintf(stderr, "airlock: server %s is %s: %s\n", server, sv.Status, safetext.Inline(errText(sv.Err)))
 		return cli.ExitServerFailed
 	}
@@ -79,15 +81,15 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 		tainted bool
 	)
 	if cmd == "read" {
-		var out *session.ReadOutcome
-		out, err = m.ReadResource(ctx, session.ReadRequest{Server: server, URI: positional[1]})
+		var out *model.ReadOutcome
+		out, err = m.ReadResource(ctx, model.ReadRequest{Server: server, URI: positional[1]})
 		if err == nil {
 			cli.WriteResource(stdout, out.Result)
 			v, dur, tainted = out.Verdict, out.Duration, out.Tainted
 		}
 	} else {
-		var out *session.PromptOutcome
-		out, err = m.GetPrompt(ctx, session.PromptRequest{Server: server, Name: positional[1], Args: json.RawMessage(*argJSON)})
+		var out *model.PromptOutcome
+		out, err = m.GetPrompt(ctx, model.PromptRequest{Server: server, Name: positional[1], Args: json.RawMessage(*argJSON)})
 		if err == nil {
 			cli.WritePrompt(stdout, out.Result)
 			v, dur, tainted = out.Verdict, out.Duration, out.Tainted

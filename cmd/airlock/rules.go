@@ -9,7 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/safetext"
@@ -25,7 +26,7 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	path, err := session.RulesPath(cfg)
+	path, err := approval.RulesPath(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
@@ -40,13 +41,13 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer audit.Close()
-		sr, err := session.RevokeRule(path, positional[0], audit)
+		sr, err := approval.RevokeRule(path, positional[0], audit)
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
 			return 1
 		}
 		fmt.Fprintf(stdout, "revoked %s (%s %s when %s)\n", safetext.Inline(sr.ID), safetext.Inline(sr.Policy),
-			safetext.Inline(sr.Ref().Qualified()), safetext.Inline(session.DescribeWhen(sr.When)))
+			safetext.Inline(sr.Ref().Qualified()), safetext.Inline(trust.DescribeWhen(sr.When)))
 		return 0
 	}
 	fmt.Fprintln(stderr, use)
@@ -58,12 +59,12 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 // often it matched and when it last did (from the audit log, so every airlock
 // process that shares it counts).
 func listRules(cfg *config.Config, path string, stdout, stderr io.Writer) int {
-	list, err := session.ListRules(path)
+	list, err := approval.ListRules(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
 		return 1
 	}
-	uses, uerr := session.RuleUses(auditPath(cfg))
+	uses, uerr := approval.RuleUses(auditPath(cfg))
 	if uerr != nil {
 		fmt.Fprintf(stderr, "airlock: %s (match counts may be short)\n", safetext.Inline(uerr.Error()))
 	}
@@ -87,7 +88,7 @@ func listRules(cfg *config.Config, path string, stdout, stderr io.Writer) int {
 			for _, r := range s.Tools[tool].Rules {
 				header()
 				n, at := last(r.Name)
-				when := session.DescribeWhen(session.WhenOf(r))
+				when := trust.DescribeWhen(approval.WhenOf(r))
 				if r.Reason != "" {
 					when += " (" + r.Reason + ")"
 				}
@@ -99,12 +100,12 @@ func listRules(cfg *config.Config, path string, stdout, stderr io.Writer) int {
 	for _, r := range list {
 		header()
 		n, at := last(r.ID)
-		when := session.DescribeWhen(r.When)
+		when := trust.DescribeWhen(r.When)
 		if r.Problem != "" {
 			when += " (broken, so every call of the tool asks: " + r.Problem + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", safetext.Inline(r.ID), safetext.Inline(r.Ref().Qualified()), safetext.Inline(r.Policy),
-			safetext.Inline(when), n, at, safetext.Inline(session.RulesFile+", "+r.From+", "+r.Created.Local().Format(time.DateTime)))
+			safetext.Inline(when), n, at, safetext.Inline(approval.RulesFile+", "+r.From+", "+r.Created.Local().Format(time.DateTime)))
 	}
 	tw.Flush()
 	if len(list) == 0 {

@@ -6,7 +6,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
@@ -21,7 +22,7 @@ func runTaint(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case sub == "list" && len(positional) == 0:
-		list, err := session.ListTaints(cfg.StateDir)
+		list, err := approval.ListTaints(cfg.StateDir)
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
 			return 1
@@ -49,7 +50,7 @@ func runTaint(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer audit.Close()
-		cleared, err := session.ClearTaints(cfg.StateDir, ctxName, audit)
+		cleared, err := approval.ClearTaints(cfg.StateDir, ctxName, audit)
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
 			return 1

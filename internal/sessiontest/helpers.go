@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -79,7 +81,7 @@ func Start(t *testing.T, cfg *config.Config, opts session.Options) *session.Mana
 	return m
 }
 
-func MustServer(t *testing.T, m *session.Manager, name string, want session.Status) session.ServerInfo {
+func MustServer(t *testing.T, m *session.Manager, name string, want model.Status) model.ServerInfo {
 	t.Helper()
 	sv, ok := m.Snapshot().Server(name)
 	if !ok {
@@ -91,7 +93,7 @@ func MustServer(t *testing.T, m *session.Manager, name string, want session.Stat
 	return sv
 }
 
-func MustTool(t *testing.T, m *session.Manager, server, tool string) session.ToolInfo {
+func MustTool(t *testing.T, m *session.Manager, server, tool string) model.ToolInfo {
 	t.Helper()
 	ti, ok := m.Snapshot().Tool(server, tool)
 	if !ok {
@@ -104,7 +106,7 @@ func MustTool(t *testing.T, m *session.Manager, server, tool string) session.Too
 	return ti
 }
 
-func WantTier(t *testing.T, m *session.Manager, server, tool string, want trust.Tier) session.ToolInfo {
+func WantTier(t *testing.T, m *session.Manager, server, tool string, want trust.Tier) model.ToolInfo {
 	t.Helper()
 	ti := MustTool(t, m, server, tool)
 	if ti.Class.Tier != want {
@@ -128,12 +130,12 @@ func WaitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 // Answerer answers every approval the Manager's queue raises with the answers given,
 // in order, and records the pending calls it saw.
 type Answerer struct {
-	Seen chan *session.Pending
+	Seen chan *model.Pending
 }
 
-func AnswerWith(t *testing.T, m *session.Manager, answers ...session.Response) *Answerer {
+func AnswerWith(t *testing.T, m *session.Manager, answers ...model.Response) *Answerer {
 	t.Helper()
-	a := &Answerer{Seen: make(chan *session.Pending, 16)}
+	a := &Answerer{Seen: make(chan *model.Pending, 16)}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() {
@@ -143,7 +145,7 @@ func AnswerWith(t *testing.T, m *session.Manager, answers ...session.Response) *
 			if !ok {
 				return
 			}
-			req, ok := ev.(session.ApprovalRequested)
+			req, ok := ev.(model.ApprovalRequested)
 			if !ok {
 				continue
 			}
@@ -240,7 +242,7 @@ func StartUpstreams(t *testing.T, cfg *config.Config, opts session.Options, ups 
 type EventLog struct {
 	mu   sync.Mutex
 	cond *sync.Cond
-	evs  []session.Event
+	evs  []model.Event
 }
 
 func CollectEvents(t *testing.T, m *session.Manager) *EventLog {
@@ -264,7 +266,7 @@ func CollectEvents(t *testing.T, m *session.Manager) *EventLog {
 }
 
 // Find returns the first event that matches, or nil.
-func (l *EventLog) Find(match func(session.Event) bool) session.Event {
+func (l *EventLog) Find(match func(model.Event) bool) model.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, ev := range l.evs {
@@ -276,23 +278,23 @@ func (l *EventLog) Find(match func(session.Event) bool) session.Event {
 }
 
 // Wait blocks until an event matches, or fails the test after d.
-func (l *EventLog) Wait(t *testing.T, what string, d time.Duration, match func(session.Event) bool) session.Event {
+func (l *EventLog) Wait(t *testing.T, what string, d time.Duration, match func(model.Event) bool) model.Event {
 	t.Helper()
-	var got session.Event
+	var got model.Event
 	WaitFor(t, what, d, func() bool { got = l.Find(match); return got != nil })
 	return got
 }
 
 // Pending waits for the n-th (from 1) approval request.
-func (l *EventLog) Pending(t *testing.T, n int) *session.Pending {
+func (l *EventLog) Pending(t *testing.T, n int) *model.Pending {
 	t.Helper()
-	var got *session.Pending
+	var got *model.Pending
 	WaitFor(t, "an approval request", 10*time.Second, func() bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		seen := 0
 		for _, ev := range l.evs {
-			if r, ok := ev.(session.ApprovalRequested); ok {
+			if r, ok := ev.(model.ApprovalRequested); ok {
 				if seen++; seen == n {
 					got = r.Pending
 					return true
@@ -304,7 +306,7 @@ func (l *EventLog) Pending(t *testing.T, n int) *session.Pending {
 	return got
 }
 
-func (l *EventLog) Count(match func(session.Event) bool) int {
+func (l *EventLog) Count(match func(model.Event) bool) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
@@ -316,7 +318,7 @@ func (l *EventLog) Count(match func(session.Event) bool) int {
 	return n
 }
 
-func IsApproval(ev session.Event) bool { _, ok := ev.(session.ApprovalRequested); return ok }
+func IsApproval(ev model.Event) bool { _, ok := ev.(model.ApprovalRequested); return ok }
 
 // AuditRecords reads every record of an audit log file.
 func AuditRecords(t *testing.T, path string) []audit.Record {
@@ -340,8 +342,8 @@ func AuditRecords(t *testing.T, path string) []audit.Record {
 }
 
 // Events is a copy of every event reported so far.
-func (l *EventLog) Events() []session.Event {
+func (l *EventLog) Events() []model.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]session.Event(nil), l.evs...)
+	return append([]model.Event(nil), l.evs...)
 }

@@ -12,17 +12,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/trust"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func Denied(t *testing.T, err error) *session.DeniedError {
+func Denied(t *testing.T, err error) *model.DeniedError {
 	t.Helper()
-	var d *session.DeniedError
+	var d *model.DeniedError
 	if !errors.As(err, &d) {
 		t.Fatalf("err = %v, want a denial", err)
 	}
@@ -91,28 +94,28 @@ func Script(pg string, extra ...string) string {
 }
 
 // Reconnect reconnects a server and waits for the new connection to be ready.
-func Reconnect(t *testing.T, m *session.Manager, name string) session.ServerInfo {
+func Reconnect(t *testing.T, m *session.Manager, name string) model.ServerInfo {
 	t.Helper()
 	before, _ := m.Snapshot().Server(name)
 	if err := m.Reconnect(name); err != nil {
 		t.Fatal(err)
 	}
-	var sv session.ServerInfo
+	var sv model.ServerInfo
 	// connect bumps the generation twice (the old connection ends, the new starts).
 	WaitFor(t, name+" to reconnect", 30*time.Second, func() bool {
 		sv, _ = m.Snapshot().Server(name)
-		return sv.Gen >= before.Gen+2 && sv.Status != session.StatusConnecting
+		return sv.Gen >= before.Gen+2 && sv.Status != model.StatusConnecting
 	})
-	if sv.Status != session.StatusReady {
+	if sv.Status != model.StatusReady {
 		t.Fatalf("%s after reconnect: %v (%v)", name, sv.Status, sv.Err)
 	}
 	return sv
 }
 
-func Reasons(ti session.ToolInfo) string { return strings.Join(ti.Class.Reasons, "\n") }
+func Reasons(ti model.ToolInfo) string { return strings.Join(ti.Class.Reasons, "\n") }
 
 // WantBlockedChanged asserts that a tool is blocked because it changed since pinned.
-func WantBlockedChanged(t *testing.T, m *session.Manager, server, tool string) session.ToolInfo {
+func WantBlockedChanged(t *testing.T, m *session.Manager, server, tool string) model.ToolInfo {
 	t.Helper()
 	ti := MustTool(t, m, server, tool)
 	if ti.Pin != trust.PinChanged || ti.Class.Tier != trust.TierBlocked || ti.Class.Action != trust.Deny {
@@ -314,13 +317,13 @@ func PathFSManager(t *testing.T, rules map[string][]trust.Rule) (*session.Manage
 	cfg := NewConfig(s)
 	cfg.ApprovalTimeout = 300 * time.Millisecond
 	m := Start(t, cfg, session.Options{})
-	MustServer(t, m, "fs", session.StatusReady)
+	MustServer(t, m, "fs", model.StatusReady)
 	return m, AnswerWith(t, m)
 }
 
 func CallPath(m *session.Manager, tool string, args map[string]string) (*session.Outcome, error) {
 	b, _ := json.Marshal(args)
-	return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: tool, Args: b})
+	return m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: tool, Args: b})
 }
 
 func FileText(t *testing.T, p string) string {

@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/conn"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -51,7 +54,7 @@ func newGoneRig(t *testing.T) *goneRig {
 }
 
 // question waits for the wipe call's question.
-func (r *goneRig) question(t *testing.T) *session.Pending {
+func (r *goneRig) question(t *testing.T) *model.Pending {
 	t.Helper()
 	select {
 	case p := <-r.a.Seen:
@@ -64,7 +67,7 @@ func (r *goneRig) question(t *testing.T) *session.Pending {
 
 // wantGone checks that the question p, whose agent left at left, is withdrawn within
 // a second, is audited agent-gone, cannot be allowed any more, and never ran.
-func (r *goneRig) wantGone(t *testing.T, p *session.Pending, left time.Time, how string) {
+func (r *goneRig) wantGone(t *testing.T, p *model.Pending, left time.Time, how string) {
 	t.Helper()
 	deadline := left.Add(10 * time.Second)
 	for len(r.m.Engine().Pending()) > 0 {
@@ -78,7 +81,7 @@ func (r *goneRig) wantGone(t *testing.T, p *session.Pending, left time.Time, how
 	if took > 2*time.Second {
 		t.Errorf("%s: the question was withdrawn only %v after its agent left, want about a second at most", how, took)
 	}
-	if err := r.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
+	if err := r.m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err == nil {
 		t.Errorf("%s: the person could still allow the withdrawn question", how)
 	}
 	sessiontest.WaitFor(t, "the agent-gone decision record", 5*time.Second, func() bool {
@@ -185,7 +188,7 @@ func TestAgentGone_BridgeStdinClosed(t *testing.T) {
 	bridgeR, agentW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- gateway.Bridge(context.Background(), gateway.Link{Client: session.OriginBoundClient, MaxMessageBytes: session.MaxMessageBytes}, r.g.URL(), testToken, bridgeR, bridgeW)
+		done <- gateway.Bridge(context.Background(), gateway.Link{Client: conn.OriginBoundClient, MaxMessageBytes: conn.MaxMessageBytes}, r.g.URL(), testToken, bridgeR, bridgeW)
 	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: agentR, Writer: agentW}, nil)
@@ -286,17 +289,17 @@ func TestAgentGone_AllowedAsItsAgentLeftNeverRuns(t *testing.T) {
 	ctx, leave := context.WithCancelCause(context.Background())
 	// The answer "allow" and the agent's leaving cross: the approver sees the yes
 	// through, the call's context has already ended.
-	approver := session.ApproverFunc(func(context.Context, *session.Pending) (session.Response, error) {
-		leave(session.ErrAgentGone)
-		return session.Response{Answer: session.AllowOnce}, nil
+	approver := model.ApproverFunc(func(context.Context, *model.Pending) (model.Response, error) {
+		leave(model.ErrAgentGone)
+		return model.Response{Answer: model.AllowOnce}, nil
 	})
 	m := sessiontest.Start(t, sessiontest.NewConfig(srv), session.Options{Audit: al, Approver: approver})
-	_, err := m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: sessiontest.Args(`{}`)})
+	_, err := m.Call(ctx, model.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: sessiontest.Args(`{}`)})
 	if err == nil {
 		t.Fatal("a call allowed as its agent left was forwarded and answered")
 	}
-	if !errors.Is(err, session.ErrAgentGone) {
-		var denied *session.DeniedError
+	if !errors.Is(err, model.ErrAgentGone) {
+		var denied *model.DeniedError
 		if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByAgentGone {
 			t.Errorf("error %v, want the agent's leaving", err)
 		}
@@ -338,7 +341,7 @@ func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
 	resp.Body.Close()
 	sessiontest.WaitFor(t, "the read's question to be withdrawn", 2*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
 	t.Logf("read's question withdrawn %v after DELETE", time.Since(left).Round(time.Millisecond))
-	if err := f.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
+	if err := f.m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err == nil {
 		t.Error("the person could still allow a read whose agent left")
 	}
 }
@@ -350,24 +353,24 @@ func TestAgentGone_LeftWhileTheDecisionWasWrittenNeverRuns(t *testing.T) {
 	defer al.Close()
 	ctx, leave := context.WithCancelCause(context.Background())
 	var allowed atomic.Bool
-	approver := session.ApproverFunc(func(context.Context, *session.Pending) (session.Response, error) {
+	approver := model.ApproverFunc(func(context.Context, *model.Pending) (model.Response, error) {
 		allowed.Store(true)
-		return session.Response{Answer: session.AllowOnce}, nil
+		return model.Response{Answer: model.AllowOnce}, nil
 	})
 	// The clock is read to stamp the allowed call's decision record: that is after
 	// the last check and before the forward, and there the agent leaves.
 	now := func() time.Time {
 		if allowed.Load() && calledFrom("auditDecision") {
-			leave(session.ErrAgentGone)
+			leave(model.ErrAgentGone)
 		}
 		return time.Now()
 	}
 	m := sessiontest.Start(t, sessiontest.NewConfig(srv), session.Options{Audit: al, Approver: approver, Now: now})
-	_, err := m.Call(ctx, session.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: sessiontest.Args(`{}`)})
+	_, err := m.Call(ctx, model.CallRequest{Context: "agent-x", Client: "x", Server: "wipe", Tool: "wipe", Args: sessiontest.Args(`{}`)})
 	if ctx.Err() == nil {
 		t.Fatal("the test never crossed the decision record")
 	}
-	if !errors.Is(err, session.ErrAgentGone) {
+	if !errors.Is(err, model.ErrAgentGone) {
 		t.Errorf("error %v, want the agent's leaving", err)
 	}
 	time.Sleep(200 * time.Millisecond)

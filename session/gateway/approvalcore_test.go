@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -53,11 +56,11 @@ func TestApproval_RugPullDuringWaitDenies(t *testing.T) {
 	mail.Add("send_email", rugDescription, rugHints())
 	// The open dialog learns that its question went stale: it is withdrawn, saying
 	// what changed, and the person's "allow once" answers nothing.
-	evs.Wait(t, "the pending approval to be withdrawn as stale", 10*time.Second, func(ev session.Event) bool {
-		c, ok := ev.(session.ApprovalClosed)
+	evs.Wait(t, "the pending approval to be withdrawn as stale", 10*time.Second, func(ev model.Event) bool {
+		c, ok := ev.(model.ApprovalClosed)
 		return ok && c.ID == p.ID && c.Stale && strings.Contains(c.Outcome, "changed while you were deciding") && strings.Contains(c.Outcome, "tier write → ")
 	})
-	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err == nil {
+	if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err == nil {
 		t.Error("the stale question still took an answer")
 	}
 	r := <-done
@@ -81,20 +84,20 @@ func TestApproval_RecheckBeforeForward(t *testing.T) {
 	mail := sessiontest.NewUpstream("mail")
 	mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
 	var m *session.Manager
-	approver := session.ApproverFunc(func(ctx context.Context, p *session.Pending) (session.Response, error) {
+	approver := model.ApproverFunc(func(ctx context.Context, p *model.Pending) (model.Response, error) {
 		mail.Add("send_email", rugDescription, rugHints())
 		sessiontest.WaitFor(t, "the rug pull to reach the listing", 10*time.Second, func() bool {
 			return sessiontest.MustTool(t, m, "mail", "send_email").Fingerprint != p.Tool.Fingerprint
 		})
 		now := sessiontest.MustTool(t, m, "mail", "send_email").Fingerprint
-		if _, err := m.AcceptPins("mail", session.Reviewed{Tools: map[string]string{"send_email": now}}); err != nil {
+		if _, err := m.AcceptPins("mail", model.Reviewed{Tools: map[string]string{"send_email": now}}); err != nil {
 			t.Error(err)
 		}
-		return session.Response{Answer: session.AllowOnce}, nil
+		return model.Response{Answer: model.AllowOnce}, nil
 	})
 	m = sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted)), session.Options{Approver: approver}, map[string]*sessiontest.Upstream{"mail": mail})
-	_, err := m.Call(context.Background(), session.CallRequest{Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"sam@example.com"}`)})
-	var denied *session.DeniedError
+	_, err := m.Call(context.Background(), model.CallRequest{Server: "mail", Tool: "send_email", Args: sessiontest.Args(`{"to":"sam@example.com"}`)})
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) {
 		t.Fatalf("call returned %v, want a denial", err)
 	}
@@ -158,7 +161,7 @@ func TestArgs_RefusedBeforeAnyQuestion(t *testing.T) {
 		{`{"a":1}{"b":2}`, "after the object"},
 		{`{"a":"` + strings.Repeat("x", 2<<10) + `"}`, "limit"},
 	} {
-		_, err := m.Call(context.Background(), session.CallRequest{Server: "chat", Tool: "post", Args: json.RawMessage(c.raw)})
+		_, err := m.Call(context.Background(), model.CallRequest{Server: "chat", Tool: "post", Args: json.RawMessage(c.raw)})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.40q: err %v, want one saying %q", c.raw, err, c.want)
 		}
@@ -183,9 +186,9 @@ func TestArgs_ShownHashedAuditedSentAreOneBytes(t *testing.T) {
 	}
 	t.Cleanup(func() { audit.Close() })
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("chat", trust.Trusted)), session.Options{Audit: audit}, map[string]*sessiontest.Upstream{"chat": chat})
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce})
 	in := `{ "text": "caf\u00e9 <b>&</b> \/ \u2028", "channel" : "#team", "n": 1.50e2, "nested": {"z": [true, null], "a": {}} }`
-	if _, err := m.Call(context.Background(), session.CallRequest{Server: "chat", Tool: "post", Args: json.RawMessage(in)}); err != nil {
+	if _, err := m.Call(context.Background(), model.CallRequest{Server: "chat", Tool: "post", Args: json.RawMessage(in)}); err != nil {
 		t.Fatal(err)
 	}
 	p := <-a.Seen
@@ -198,7 +201,7 @@ func TestArgs_ShownHashedAuditedSentAreOneBytes(t *testing.T) {
 	if len(sent) != 1 || string(sent[0]) != shown {
 		t.Errorf("sent %s, shown %s", sent, shown)
 	}
-	if p.ArgsSHA256 != session.ArgsSHA256([]byte(shown)) {
+	if p.ArgsSHA256 != trust.ArgsSHA256([]byte(shown)) {
 		t.Errorf("hash shown %s is not of the shown bytes", p.ArgsSHA256)
 	}
 	for _, r := range sessiontest.AuditRecords(t, logPath) {
@@ -279,7 +282,7 @@ func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 	dir := t.TempDir()
 	web, post, cfg := sessiontest.TaintSetup(dir)
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"web": web, "post": post})
-	if _, err := m.Call(context.Background(), session.CallRequest{Server: "web", Tool: "fetch"}); err != nil {
+	if _, err := m.Call(context.Background(), model.CallRequest{Server: "web", Tool: "fetch"}); err != nil {
 		t.Fatal(err)
 	}
 	// A second airlock on the same state dir sees the taint (two processes).
@@ -288,8 +291,8 @@ func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 	if !other.Engine().Taint("").Tainted() {
 		t.Error("a second airlock on the same state dir does not see the taint")
 	}
-	list, err := session.ListTaints(dir)
-	if err != nil || len(list) != 1 || list[0].Context != session.PersonContext {
+	list, err := approval.ListTaints(dir)
+	if err != nil || len(list) != 1 || list[0].Context != model.PersonContext {
 		t.Fatalf("list %v %v", list, err)
 	}
 	logPath := filepath.Join(dir, "audit.jsonl")
@@ -297,7 +300,7 @@ func TestTaint_ClearFromFileReachesRunningSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cleared, err := session.ClearTaints(dir, "", audit)
+	cleared, err := approval.ClearTaints(dir, "", audit)
 	audit.Close()
 	if err != nil || len(cleared) != 1 {
 		t.Fatalf("cleared %v %v", cleared, err)
@@ -340,7 +343,7 @@ func TestElicitation_OnlyDuringOwnCall(t *testing.T) {
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"a": a, "b": b})
 	evs := sessiontest.CollectEvents(t, m)
 	ctx := context.Background()
-	if _, err := m.Call(ctx, session.CallRequest{Server: "b", Tool: "arm"}); err != nil {
+	if _, err := m.Call(ctx, model.CallRequest{Server: "b", Tool: "arm"}); err != nil {
 		t.Fatal(err)
 	}
 	// Between calls: declined at once.
@@ -350,13 +353,13 @@ func TestElicitation_OnlyDuringOwnCall(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.Call(ctx, session.CallRequest{Server: "a", Tool: "ask"})
+		_, err := m.Call(ctx, model.CallRequest{Server: "a", Tool: "ask"})
 		done <- err
 	}()
-	ev := evs.Wait(t, "a's elicitation", 10*time.Second, func(ev session.Event) bool {
-		_, ok := ev.(session.ElicitationRequested)
+	ev := evs.Wait(t, "a's elicitation", 10*time.Second, func(ev model.Event) bool {
+		_, ok := ev.(model.ElicitationRequested)
 		return ok
-	}).(session.ElicitationRequested)
+	}).(model.ElicitationRequested)
 	if ev.Elicitation.Server != "a" || ev.Elicitation.CallID == "" {
 		t.Errorf("elicitation shows server %q call %q", ev.Elicitation.Server, ev.Elicitation.CallID)
 	}
@@ -369,12 +372,12 @@ func TestElicitation_OnlyDuringOwnCall(t *testing.T) {
 	if duringOtherErr != nil || duringOther == nil || duringOther.Action != "decline" {
 		t.Errorf("b's elicitation during a's call got %+v %v, want a decline", duringOther, duringOtherErr)
 	}
-	n := evs.Count(func(ev session.Event) bool { _, ok := ev.(session.ElicitationRequested); return ok })
+	n := evs.Count(func(ev model.Event) bool { _, ok := ev.(model.ElicitationRequested); return ok })
 	if n != 1 {
 		t.Errorf("the person saw %d elicitations, want only a's", n)
 	}
-	if evs.Find(func(ev session.Event) bool {
-		l, ok := ev.(session.LogLine)
+	if evs.Find(func(ev model.Event) bool {
+		l, ok := ev.(model.LogLine)
 		return ok && l.Server == "b" && strings.Contains(l.Text, "declined an elicitation")
 	}) == nil {
 		t.Error("the logs do not say b's elicitation was declined")
@@ -394,7 +397,7 @@ func TestGrants_EndWhenTheToolChanges(t *testing.T) {
 			mail.Add("send_email", rugDescription, rugHints())
 			sessiontest.WaitFor(t, "the rug pull", 10*time.Second, func() bool { return sessiontest.MustTool(t, m, "mail", "send_email").Fingerprint != before })
 			now := sessiontest.MustTool(t, m, "mail", "send_email").Fingerprint
-			if _, err := m.AcceptPins("mail", session.Reviewed{Tools: map[string]string{"send_email": now}}); err != nil {
+			if _, err := m.AcceptPins("mail", model.Reviewed{Tools: map[string]string{"send_email": now}}); err != nil {
 				t.Fatal(err)
 			}
 			sessiontest.WantTier(t, m, "mail", "send_email", trust.TierDestructive)
@@ -422,7 +425,7 @@ func TestGrants_EndWhenTheToolChanges(t *testing.T) {
 			cfg := sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted))
 			cfg.ApprovalTimeout = 500 * time.Millisecond
 			m := sessiontest.StartUpstreams(t, cfg, session.Options{Audit: audit}, map[string]*sessiontest.Upstream{"mail": mail})
-			a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowForContext})
+			a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowForContext})
 			g := startGateway(t, m)
 			cs := agent(t, g, nil)
 			call := func() *mcp.CallToolResult {
@@ -488,9 +491,9 @@ func TestGrants_ListRevokeEnd(t *testing.T) {
 	mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
 	mail.Add("draft", "Save a draft.", sessiontest.WriteHints())
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted)), session.Options{}, map[string]*sessiontest.Upstream{"mail": mail})
-	sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.AllowForContext})
+	sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowForContext}, model.Response{Answer: model.AllowForContext})
 	for _, tool := range []string{"send_email", "draft"} {
-		if _, err := m.Call(context.Background(), session.CallRequest{Context: "agent-x", Server: "mail", Tool: tool}); err != nil {
+		if _, err := m.Call(context.Background(), model.CallRequest{Context: "agent-x", Server: "mail", Tool: tool}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -519,9 +522,9 @@ func TestGrants_NeverForDestructive(t *testing.T) {
 	notes := sessiontest.NewUpstream("notes")
 	notes.Add("delete", "Delete a note.", &mcp.ToolAnnotations{DestructiveHint: sessiontest.Hint(true), OpenWorldHint: sessiontest.Hint(false)})
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("notes", trust.Trusted)), session.Options{}, map[string]*sessiontest.Upstream{"notes": notes})
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowForContext}, session.Response{Answer: session.AllowOnce})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowForContext}, model.Response{Answer: model.AllowOnce})
 	for i := range 2 {
-		_, err := m.Call(context.Background(), session.CallRequest{Server: "notes", Tool: "delete"})
+		_, err := m.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "delete"})
 		if (err != nil) != (i == 0) {
 			t.Fatalf("call %d: %v", i+1, err)
 		}
@@ -553,18 +556,18 @@ func TestAudit_DecidedByExact(t *testing.T) {
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{Audit: audit}, map[string]*sessiontest.Upstream{"web": web, "post": post, "mail": mail})
 	evs := sessiontest.CollectEvents(t, m)
 	ctx := context.Background()
-	answer := func(n int, r session.Response) {
+	answer := func(n int, r model.Response) {
 		p := evs.Pending(t, n)
 		if err := m.Engine().Answer(p.ID, r); err != nil {
 			t.Error(err)
 		}
 	}
 	call := func(c, server, tool, a string) error {
-		_, err := m.Call(ctx, session.CallRequest{Context: c, Server: server, Tool: tool, Args: json.RawMessage(a)})
+		_, err := m.Call(ctx, model.CallRequest{Context: c, Server: server, Tool: tool, Args: json.RawMessage(a)})
 		return err
 	}
 	asked := 0
-	run := func(c, server, tool string, r *session.Response) error {
+	run := func(c, server, tool string, r *model.Response) error {
 		if r == nil {
 			return call(c, server, tool, "")
 		}
@@ -573,7 +576,7 @@ func TestAudit_DecidedByExact(t *testing.T) {
 		go answer(n, *r)
 		return call(c, server, tool, "")
 	}
-	allowCtx, once, deny := &session.Response{Answer: session.AllowForContext}, &session.Response{Answer: session.AllowOnce}, &session.Response{Answer: session.Deny, Reason: "no"}
+	allowCtx, once, deny := &model.Response{Answer: model.AllowForContext}, &model.Response{Answer: model.AllowOnce}, &model.Response{Answer: model.Deny, Reason: "no"}
 
 	_ = run("a", "mail", "read", nil)              // policy
 	_ = run("a", "mail", "send_email", once)       // person
@@ -595,7 +598,7 @@ func TestAudit_DecidedByExact(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	asked++
 	go func() { evs.Pending(t, asked); cancel() }()
-	_, _ = m.Call(cctx, session.CallRequest{Context: "d", Server: "mail", Tool: "send_email"})
+	_, _ = m.Call(cctx, model.CallRequest{Context: "d", Server: "mail", Tool: "send_email"})
 	// a rug pull: the changed definition is blocked by its pin
 	before := sessiontest.MustTool(t, m, "mail", "send_email").Fingerprint
 	mail.Add("send_email", rugDescription, rugHints())
@@ -647,13 +650,13 @@ func TestBounds_WaitingApprovalsRefusedAtOnce(t *testing.T) {
 	body := func(n int) json.RawMessage { return json.RawMessage(`{"b":"` + strings.Repeat("x", n) + `"}`) }
 	wait := func(c string, n int) {
 		go func() {
-			_, _ = m.Call(ctx, session.CallRequest{Context: c, Server: "mail", Tool: "send_email", Args: body(n)})
+			_, _ = m.Call(ctx, model.CallRequest{Context: c, Server: "mail", Tool: "send_email", Args: body(n)})
 		}()
 	}
 	refusedNow := func(c string, n int, want string) {
 		t.Helper()
 		start := time.Now()
-		_, err := m.Call(ctx, session.CallRequest{Context: c, Server: "mail", Tool: "send_email", Args: body(n)})
+		_, err := m.Call(ctx, model.CallRequest{Context: c, Server: "mail", Tool: "send_email", Args: body(n)})
 		if err == nil || !strings.Contains(err.Error(), want) || time.Since(start) > 2*time.Second {
 			t.Errorf("call refused with %v after %s, want at once saying %q", err, time.Since(start), want)
 		}
@@ -674,7 +677,7 @@ func TestBounds_WaitingApprovalsRefusedAtOnce(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
 	go func() {
-		_, _ = m.Call(ctx2, session.CallRequest{Context: "a", Server: "mail", Tool: "send_email", Args: body(2500)})
+		_, _ = m.Call(ctx2, model.CallRequest{Context: "a", Server: "mail", Tool: "send_email", Args: body(2500)})
 	}()
 	evs.Pending(t, 4)
 }
@@ -718,7 +721,7 @@ func TestElicitation_AnytimeAllowsBetweenCalls(t *testing.T) {
 	sc.Elicitation = "anytime"
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sc), session.Options{}, map[string]*sessiontest.Upstream{"b": b})
 	evs := sessiontest.CollectEvents(t, m)
-	if _, err := m.Call(context.Background(), session.CallRequest{Server: "b", Tool: "arm"}); err != nil {
+	if _, err := m.Call(context.Background(), model.CallRequest{Server: "b", Tool: "arm"}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan *mcp.ElicitResult, 1)
@@ -726,10 +729,10 @@ func TestElicitation_AnytimeAllowsBetweenCalls(t *testing.T) {
 		res, _ := bSession.Elicit(context.Background(), &mcp.ElicitParams{Message: "Hello?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}})
 		done <- res
 	}()
-	ev := evs.Wait(t, "b's elicitation", 10*time.Second, func(ev session.Event) bool {
-		_, ok := ev.(session.ElicitationRequested)
+	ev := evs.Wait(t, "b's elicitation", 10*time.Second, func(ev model.Event) bool {
+		_, ok := ev.(model.ElicitationRequested)
 		return ok
-	}).(session.ElicitationRequested)
+	}).(model.ElicitationRequested)
 	if ev.Elicitation.Server != "b" || ev.Elicitation.CallID != "" {
 		t.Errorf("elicitation %+v", ev.Elicitation)
 	}

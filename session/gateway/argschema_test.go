@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -107,7 +109,7 @@ func TestGateway_ArgumentsCheckedAgainstSchemaBeforeAnyDecision(t *testing.T) {
 		t.Fatalf("the server ran the call: %q", b)
 	}
 	// an agent of another kind (through the Manager, not the gateway) meets it too
-	_, err = m.Call(ctx, session.CallRequest{Context: "agent-other", Server: "lax", Tool: "set_limit", Args: json.RawMessage(`{"n":"99999999"}`)})
+	_, err = m.Call(ctx, model.CallRequest{Context: "agent-other", Server: "lax", Tool: "set_limit", Args: json.RawMessage(`{"n":"99999999"}`)})
 	if !errors.Is(err, session.ErrArgsSchema) || !strings.Contains(err.Error(), `field "n"`) {
 		t.Errorf("an agent's call through the Manager: %v, want ErrArgsSchema naming the field", err)
 	}

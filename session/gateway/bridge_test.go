@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/conn"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -26,7 +29,7 @@ func TestBridgeEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- gateway.Bridge(ctx, gateway.Link{Client: session.OriginBoundClient, MaxMessageBytes: session.MaxMessageBytes}, g.URL(), testToken, bridgeR, bridgeW)
+		done <- gateway.Bridge(ctx, gateway.Link{Client: conn.OriginBoundClient, MaxMessageBytes: conn.MaxMessageBytes}, g.URL(), testToken, bridgeR, bridgeW)
 	}()
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil)
@@ -55,7 +58,7 @@ func TestBridgeEndToEnd(t *testing.T) {
 	if err != nil || quick.IsError {
 		t.Fatalf("second call while the first waits: %v", err)
 	}
-	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+	if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-waiting; err != nil {

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
-	"github.com/airlock-mcp/airlock/session"
 )
 
 // wipeCall is a JSON-RPC call of the rig's wipe tool.
@@ -98,7 +99,7 @@ func TestGateway_PipelinedRequestServedAfterTheCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if err := r.m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+	if err := r.m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err != nil {
 		t.Fatalf("allowing the pipelined connection's call: %v", err)
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -179,7 +180,7 @@ func TestAgentGone_RetryInTheSameSessionRunsOnce(t *testing.T) {
 	if p2.CallID == p1.CallID {
 		t.Fatalf("the retry reuses the withdrawn call %s", p1.CallID)
 	}
-	if err := r.m.Engine().Answer(p2.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+	if err := r.m.Engine().Answer(p2.ID, model.Response{Answer: model.AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
 	_ = second.SetReadDeadline(time.Now().Add(10 * time.Second))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -108,7 +110,7 @@ func TestGatewayRefusesUnmappedNames(t *testing.T) {
 	cfg := sessiontest.NewConfig(testServerInProcess("notes", trust.Trusted))
 	cfg.Servers[0].Tools = map[string]config.Tool{"get.item": {Policy: trust.Ask}}
 	m := sessiontest.Start(t, cfg, session.Options{Audit: a, InProcess: map[string]*mcp.Server{"notes": sessiontest.NamesServer(sessiontest.HostileNames())}})
-	ans := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
+	ans := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
 	for _, n := range []string{"notes__get.item", "notes__" + sessiontest.Long128} {

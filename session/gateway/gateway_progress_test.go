@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -142,7 +144,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 					log.done(token)
 					errc <- err
 				}()
-				var p *session.Pending
+				var p *model.Pending
 				select {
 				case p = <-a.Seen:
 				case <-time.After(10 * time.Second):
@@ -151,7 +153,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 				sessiontest.WaitFor(t, "the waiting notices to go on", 20*time.Second, func() bool { return len(log.of(token)) >= notices })
 
 				if end == "answered" {
-					if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+					if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err != nil {
 						t.Fatal(err)
 					}
 					if err := <-errc; err != nil {
@@ -202,7 +204,7 @@ func TestGateway_WaitingProgressWhileTheServerAsksThePerson(t *testing.T) {
 		})
 	m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.InProcServer("asker", trust.Trusted, func(s *config.Server) { s.CallTimeout = time.Hour })),
 		session.Options{InProcess: map[string]*mcp.Server{"asker": srv}})
-	asked := make(chan *session.Elicitation, 1)
+	asked := make(chan *model.Elicitation, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -211,7 +213,7 @@ func TestGateway_WaitingProgressWhileTheServerAsksThePerson(t *testing.T) {
 			if !ok {
 				return
 			}
-			if e, ok := ev.(session.ElicitationRequested); ok {
+			if e, ok := ev.(model.ElicitationRequested); ok {
 				asked <- e.Elicitation
 			}
 		}
@@ -228,7 +230,7 @@ func TestGateway_WaitingProgressWhileTheServerAsksThePerson(t *testing.T) {
 		log.done(token)
 		errc <- err
 	}()
-	var e *session.Elicitation
+	var e *model.Elicitation
 	select {
 	case e = <-asked:
 	case <-time.After(10 * time.Second):

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -98,7 +100,7 @@ func resultText(res *mcp.CallToolResult) string { return sessiontest.TextOf(res)
 
 func TestGatewayAgentCalls(t *testing.T) {
 	m, _ := sessiontest.DemoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = 300 * time.Millisecond })
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "not today"})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce}, model.Response{Answer: model.Deny, Reason: "not today"})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)
 	ctx := context.Background()
@@ -281,7 +283,7 @@ func TestGatewayDoesNotForwardAgentCredentials(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v (skipped: %q, tools: %d)", err, g.Skipped(), len(m.Snapshot().Tools))
 	}
-	sessiontest.MustServer(t, m, "docs", session.StatusReady)
+	sessiontest.MustServer(t, m, "docs", model.StatusReady)
 	if got := seen.Load(); got != "Bearer upstream-secret" {
 		t.Errorf("upstream saw %q, want only its own configured header", got)
 	}

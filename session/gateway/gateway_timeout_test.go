@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -105,9 +107,9 @@ func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
 			if !ok {
 				return
 			}
-			if req, ok := ev.(session.ApprovalRequested); ok {
+			if req, ok := ev.(model.ApprovalRequested); ok {
 				time.Sleep(1200 * time.Millisecond) // six write timeouts
-				_ = m.Engine().Answer(req.Pending.ID, session.Response{Answer: session.AllowOnce})
+				_ = m.Engine().Answer(req.Pending.ID, model.Response{Answer: model.AllowOnce})
 			}
 		}
 	}()

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -71,7 +73,7 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 	}
 	go func() {
 		p := evs.Pending(t, 1)
-		if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowForContext}); err != nil {
+		if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowForContext}); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -94,7 +96,7 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 	if p.Request.Context != "token:laptop" || p.Request.Client != "claude-code" {
 		t.Errorf("B's question is for context %q client %q, want token:laptop, claude-code", p.Request.Context, p.Request.Client)
 	}
-	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.Deny, Reason: "not you"}); err != nil {
+	if err := m.Engine().Answer(p.ID, model.Response{Answer: model.Deny, Reason: "not you"}); err != nil {
 		t.Fatal(err)
 	}
 	if res := <-done; !res.IsError {
@@ -147,10 +149,10 @@ func TestAgentIdentity_RevokeWithdrawsAndEnds(t *testing.T) {
 	if err := gateway.RevokeToken(gatewayStateDir(t, g), "ci-bot"); err != nil {
 		t.Fatal(err)
 	}
-	closed := evs.Wait(t, "the question withdrawn", 10*time.Second, func(ev session.Event) bool {
-		c, ok := ev.(session.ApprovalClosed)
+	closed := evs.Wait(t, "the question withdrawn", 10*time.Second, func(ev model.Event) bool {
+		c, ok := ev.(model.ApprovalClosed)
 		return ok && c.ID == p.ID
-	}).(session.ApprovalClosed)
+	}).(model.ApprovalClosed)
 	if !strings.Contains(closed.Outcome, "token was revoked") {
 		t.Errorf("the question closed with %q, want it to say the token was revoked", closed.Outcome)
 	}

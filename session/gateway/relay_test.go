@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
@@ -373,13 +375,13 @@ func TestRelay_SubscriptionSurvivesReconnect(t *testing.T) {
 	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: alphaReadme}); err != nil {
 		t.Fatal(err)
 	}
-	gen := sessiontest.MustServer(t, f.m, "alpha", session.StatusReady).Gen
+	gen := sessiontest.MustServer(t, f.m, "alpha", model.StatusReady).Gen
 	if err := f.m.Reconnect("alpha"); err != nil {
 		t.Fatal(err)
 	}
 	sessiontest.WaitFor(t, "alpha to reconnect and be subscribed again", 10*time.Second, func() bool {
 		sv, _ := f.m.Snapshot().Server("alpha")
-		return sv.Gen != gen && sv.Status == session.StatusReady && f.ups["alpha"].subscribed("test://same/readme") >= 2
+		return sv.Gen != gen && sv.Status == model.StatusReady && f.ups["alpha"].subscribed("test://same/readme") >= 2
 	})
 	// The server counts the subscribe before airlock has its answer: until then an
 	// update is dropped (it is for no URI anyone holds), so it is sent again until
@@ -402,8 +404,8 @@ func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
 			}
 		}
 	})
-	a := sessiontest.AnswerWith(t, f.m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.Deny, Reason: "no"},
-		session.Response{Answer: session.Deny, Reason: "not that one"})
+	a := sessiontest.AnswerWith(t, f.m, model.Response{Answer: model.AllowOnce}, model.Response{Answer: model.Deny, Reason: "no"},
+		model.Response{Answer: model.Deny, Reason: "not that one"})
 	ctx := context.Background()
 	// A trusted server's read neither asks nor taints.
 	f.read(t, gateway.RelayURI("alpha", "test://same/readme"))
@@ -753,7 +755,7 @@ func TestRelay_AgentUnsubscribeKeepsThePersonsSubscription(t *testing.T) {
 			if !ok {
 				return false
 			}
-			if u, ok := ev.(session.ResourceUpdated); ok && u.URI == "test://same/readme" {
+			if u, ok := ev.(model.ResourceUpdated); ok && u.URI == "test://same/readme" {
 				return true
 			}
 		}

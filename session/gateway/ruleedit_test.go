@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -21,30 +24,30 @@ import (
 // table, read back exactly; an edit that cannot be a rule, or that the tool's schema
 // says can never match, is refused with the reason (and nothing is saved).
 func TestRules_EditedProposalParsedAndChecked(t *testing.T) {
-	tool := session.ToolInfo{
+	tool := model.ToolInfo{
 		Ref:         trust.Ref{Server: "web", Tool: "fetch_url"},
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"max_bytes":{"type":"integer"},"opts":{"type":"object","properties":{"mode":{"type":"string"}}}}}`),
 		Class:       trust.Classification{Tier: trust.TierWrite},
 	}
-	prop := session.ProposeRule(tool, []byte(`{"url":"https://docs.python.org/3/","max_bytes":5,"opts":{"mode":"a \"q\" é"}}`))
-	text := session.FormatWhen(prop.When)
+	prop := approval.ProposeRule(tool, []byte(`{"url":"https://docs.python.org/3/","max_bytes":5,"opts":{"mode":"a \"q\" é"}}`))
+	text := approval.FormatWhen(prop.When)
 	if !strings.Contains(text, `url = { host = ["docs.python.org"] }`) || strings.ContainsAny(text, "\n") {
 		t.Fatalf("FormatWhen = %s", text)
 	}
-	back, err := session.ParseWhen(text)
+	back, err := approval.ParseWhen(text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	prop2 := prop
 	prop2.When = back
-	if err := session.CheckProposal(prop2, trust.Allow, tool); err != nil {
+	if err := approval.CheckProposal(prop2, trust.Allow, tool); err != nil {
 		t.Fatalf("the unedited proposal is refused: %v", err)
 	}
-	if session.FormatWhen(back) != text {
-		t.Errorf("round trip: %s != %s", session.FormatWhen(back), text)
+	if approval.FormatWhen(back) != text {
+		t.Errorf("round trip: %s != %s", approval.FormatWhen(back), text)
 	}
 	// widening the host list is a valid edit
-	if w, err := session.ParseWhen(`{ url = { host = ["docs.python.org", "*.go.dev"] } }`); err != nil || !reflect.DeepEqual(w["url"]["host"], []any{"docs.python.org", "*.go.dev"}) {
+	if w, err := approval.ParseWhen(`{ url = { host = ["docs.python.org", "*.go.dev"] } }`); err != nil || !reflect.DeepEqual(w["url"]["host"], []any{"docs.python.org", "*.go.dev"}) {
 		t.Errorf("widened: %v %v", w, err)
 	}
 	bad := []struct{ text, want string }{
@@ -59,11 +62,11 @@ func TestRules_EditedProposalParsedAndChecked(t *testing.T) {
 		{`{ url = {} }`, "no matcher"},
 	}
 	for _, b := range bad {
-		w, err := session.ParseWhen(b.text)
+		w, err := approval.ParseWhen(b.text)
 		if err == nil {
 			p := prop
 			p.When = w
-			err = session.CheckProposal(p, trust.Allow, tool)
+			err = approval.CheckProposal(p, trust.Allow, tool)
 		}
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%q: error %v, want one saying %q", b.text, err, b.want)
@@ -72,10 +75,10 @@ func TestRules_EditedProposalParsedAndChecked(t *testing.T) {
 	// an allow rule for a destructive tool is refused; a deny rule is not
 	d := tool
 	d.Class.Tier = trust.TierDestructive
-	if err := session.CheckProposal(prop2, trust.Allow, d); err == nil {
+	if err := approval.CheckProposal(prop2, trust.Allow, d); err == nil {
 		t.Error("an always-allow of a destructive tool passed")
 	}
-	if err := session.CheckProposal(prop2, trust.Deny, d); err != nil {
+	if err := approval.CheckProposal(prop2, trust.Deny, d); err != nil {
 		t.Errorf("an always-deny of a destructive tool: %v", err)
 	}
 }
@@ -91,7 +94,7 @@ func TestRules_MatchCountedOncePerCall(t *testing.T) {
 		t.Helper()
 		b, _ := json.Marshal(fetchArgs(url))
 		n++ // a fetch taints its context: each call gets a clean one
-		if out, err := m.Call(context.Background(), session.CallRequest{Context: "agent-" + strconv.Itoa(n), Server: "web", Tool: "fetch_url", Args: b}); err != nil || out.Verdict.By != trust.DecidedByRule {
+		if out, err := m.Call(context.Background(), model.CallRequest{Context: "agent-" + strconv.Itoa(n), Server: "web", Tool: "fetch_url", Args: b}); err != nil || out.Verdict.By != trust.DecidedByRule {
 			t.Fatalf("%s: %v %+v", url, err, out)
 		}
 	}
@@ -99,7 +102,7 @@ func TestRules_MatchCountedOncePerCall(t *testing.T) {
 		call("https://docs.python.org/3/")
 	}
 	tool := sessiontest.MustTool(t, m, "web", "fetch_url")
-	saved, err := m.Engine().RememberRule(session.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}}, trust.Allow, tool, "test")
+	saved, err := m.Engine().RememberRule(model.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}}, trust.Allow, tool, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +127,7 @@ func TestRules_MatchCountedOncePerCall(t *testing.T) {
 func TestWhatIf_RuleOffRecomputesAndExportAppends(t *testing.T) {
 	_, m, _ := rulesSetup(t)
 	tool := sessiontest.MustTool(t, m, "web", "fetch_url")
-	saved, err := m.Engine().RememberRule(session.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}, Reason: `say "hi"`}, trust.Allow, tool, "the dialog, call c1 in context agent-\x1b[2J")
+	saved, err := m.Engine().RememberRule(model.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}, Reason: `say "hi"`}, trust.Allow, tool, "the dialog, call c1 in context agent-\x1b[2J")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,14 +207,14 @@ func TestWhatIf_RuleOffRecomputesAndExportAppends(t *testing.T) {
 func TestRules_RugPullSuspendsARememberedRule(t *testing.T) {
 	web, m, _ := rulesSetup(t)
 	tool := sessiontest.MustTool(t, m, "web", "fetch_url")
-	saved, err := m.Engine().RememberRule(session.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}}, trust.Allow, tool, "test")
+	saved, err := m.Engine().RememberRule(model.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}}, trust.Allow, tool, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	call := func() (*session.Outcome, error) {
 		n++
-		return m.Call(context.Background(), session.CallRequest{Context: "c" + strconv.Itoa(n), Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://example.org/"}`)})
+		return m.Call(context.Background(), model.CallRequest{Context: "c" + strconv.Itoa(n), Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://example.org/"}`)})
 	}
 	if out, err := call(); err != nil || out.Rule != saved.ID+" (rules.toml)" {
 		t.Fatalf("before the rug pull: %v %+v", err, out)
@@ -221,7 +224,7 @@ func TestRules_RugPullSuspendsARememberedRule(t *testing.T) {
 		return sessiontest.MustTool(t, m, "web", "fetch_url").Class.Tier == trust.TierBlocked
 	})
 	_, err = call()
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPin || !strings.Contains(strings.Join(denied.Verdict.Reasons, "|"), saved.ID) {
 		t.Fatalf("after the rug pull: %v", err)
 	}
@@ -229,7 +232,7 @@ func TestRules_RugPullSuspendsARememberedRule(t *testing.T) {
 		t.Fatalf("the rug-pulled tool ran: %d calls", got)
 	}
 	now := sessiontest.MustTool(t, m, "web", "fetch_url")
-	if _, err := m.AcceptPins("web", session.Reviewed{Tools: map[string]string{"fetch_url": now.Fingerprint}}); err != nil {
+	if _, err := m.AcceptPins("web", model.Reviewed{Tools: map[string]string{"fetch_url": now.Fingerprint}}); err != nil {
 		t.Fatal(err)
 	}
 	sessiontest.WantTier(t, m, "web", "fetch_url", trust.TierWrite)
@@ -258,7 +261,7 @@ func TestRules_RememberAndRevokeRecomputeHazards(t *testing.T) {
 	if h := hazard(); h.Unguarded {
 		t.Fatalf("before any rule: %+v", h)
 	}
-	saved, err := m.Engine().RememberRule(session.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}}, trust.Allow, sessiontest.MustTool(t, m, "web", "fetch_url"), "test")
+	saved, err := m.Engine().RememberRule(model.RuleProposal{Server: "web", Tool: "fetch_url", When: map[string]map[string]any{"url": {"host": []any{"example.org"}}}}, trust.Allow, sessiontest.MustTool(t, m, "web", "fetch_url"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,20 +286,20 @@ func TestOpenArgs_NamesWhatOnlyALengthBounds(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		t.Fatal(err)
 	}
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send"}}
-	prop := session.ProposeRule(tool, []byte(raw))
-	got := session.OpenArgs(args, prop.When)
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "mail", Tool: "send"}}
+	prop := approval.ProposeRule(tool, []byte(raw))
+	got := trust.OpenArgs(args, prop.When)
 	want := []string{`[""]`, `["a.b"]`, `o.["k.k"]`, "o.l", "to"}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("proposal %s leaves open %q, want %q", session.FormatWhen(prop.When), got, want)
+		t.Errorf("proposal %s leaves open %q, want %q", approval.FormatWhen(prop.When), got, want)
 	}
 	// A bound on the text's length is not a bound on the text; equals is.
 	w := map[string]map[string]any{"subject": {"max": int64(10)}, "n": {"max": int64(5)}}
-	if got := session.OpenArgs(map[string]any{"subject": "hi", "n": 3.0}, w); !reflect.DeepEqual(got, []string{"subject"}) {
+	if got := trust.OpenArgs(map[string]any{"subject": "hi", "n": 3.0}, w); !reflect.DeepEqual(got, []string{"subject"}) {
 		t.Errorf("max on a string and a number leaves open %q, want [subject]", got)
 	}
 	w["subject"]["equals"] = "hi"
-	if got := session.OpenArgs(map[string]any{"subject": "hi", "n": 3.0}, w); len(got) != 0 {
+	if got := trust.OpenArgs(map[string]any{"subject": "hi", "n": 3.0}, w); len(got) != 0 {
 		t.Errorf("equals and max on a string leaves open %q", got)
 	}
 }
@@ -307,18 +310,18 @@ func TestOpenArgs_NamesWhatOnlyALengthBounds(t *testing.T) {
 // 12345678901234567000. It is left open, and named so; an exact integer is
 // proposed.
 func TestProposeRule_InexactIntegerLeftOpenAndNamed(t *testing.T) {
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
 	raw := `{"id":12345678901234567891,"n":9007199254740992,"f":0.5}`
-	prop := session.ProposeRule(tool, []byte(raw))
+	prop := approval.ProposeRule(tool, []byte(raw))
 	if _, ok := prop.When["id"]; ok {
-		t.Errorf("proposal %s compares id through a rounded number", session.FormatWhen(prop.When))
+		t.Errorf("proposal %s compares id through a rounded number", approval.FormatWhen(prop.When))
 	}
 	if prop.When["n"]["equals"] == nil || prop.When["f"]["equals"] == nil {
-		t.Errorf("proposal %s: exact numbers not proposed by equals", session.FormatWhen(prop.When))
+		t.Errorf("proposal %s: exact numbers not proposed by equals", approval.FormatWhen(prop.When))
 	}
 	var args any
 	_ = json.Unmarshal([]byte(raw), &args)
-	if got := session.OpenArgs(args, prop.When); !reflect.DeepEqual(got, []string{"id"}) {
+	if got := trust.OpenArgs(args, prop.When); !reflect.DeepEqual(got, []string{"id"}) {
 		t.Errorf("open %q, want [id]", got)
 	}
 }
@@ -327,12 +330,12 @@ func TestProposeRule_InexactIntegerLeftOpenAndNamed(t *testing.T) {
 // argument of that value by the matcher want (host, glob, equals).
 func wantCmdProposedBy(t *testing.T, cases []struct{ value, want string }) {
 	t.Helper()
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
 	for _, tc := range cases {
 		raw, _ := json.Marshal(map[string]string{"cmd": tc.value})
-		prop := session.ProposeRule(tool, raw)
+		prop := approval.ProposeRule(tool, raw)
 		if _, ok := prop.When["cmd"][tc.want]; !ok {
-			t.Errorf("%q proposed as %s, want %s", tc.value, session.FormatWhen(prop.When), tc.want)
+			t.Errorf("%q proposed as %s, want %s", tc.value, approval.FormatWhen(prop.When), tc.want)
 		}
 	}
 }
@@ -368,9 +371,9 @@ func TestProposeRule_FolderOnlyForAPath(t *testing.T) {
 
 // A URL with a query of several parameters is still proposed by its host.
 func TestProposeRule_URLWithQueryByHost(t *testing.T) {
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
-	prop := session.ProposeRule(tool, []byte(`{"url":"https://api.example.com/v1?a=1&b=$x"}`))
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "s", Tool: "t"}}
+	prop := approval.ProposeRule(tool, []byte(`{"url":"https://api.example.com/v1?a=1&b=$x"}`))
 	if h, _ := prop.When["url"]["host"].([]any); len(h) != 1 || h[0] != "api.example.com" {
-		t.Errorf("proposed %s, want the host api.example.com", session.FormatWhen(prop.When))
+		t.Errorf("proposed %s, want the host api.example.com", approval.FormatWhen(prop.When))
 	}
 }

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -35,7 +36,7 @@ func TestRulePaths_LinkThenDotDotAsks(t *testing.T) {
 
 	raw := filepath.Join(home, "project", "cfg") + "/../.bashrc"
 	_, err = sessiontest.CallPath(m, "write_file", map[string]string{"path": raw, "content": "pwned"})
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
 		t.Fatalf("a write to %s: %v, want a question nobody answered", raw, err)
 	}
@@ -66,7 +67,7 @@ func TestRulePaths_DenyThroughALink(t *testing.T) {
 		t.Fatalf("a read inside the project: %v %+v", err, out)
 	}
 	out, err = sessiontest.CallPath(m, "read_file", map[string]string{"path": filepath.Join(home, "project", "cfg", "id_rsa")})
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule || denied.Rule == "" {
 		got := ""
 		if out != nil {
@@ -90,7 +91,7 @@ func TestRulePaths_DenyOutranksAMoreSpecificAllow(t *testing.T) {
 	}
 	keys := filepath.Join(home, ".ssh", "authorized_keys")
 	_, err := sessiontest.CallPath(m, "write_file", map[string]string{"path": keys, "content": "ssh-ed25519 AAAA attacker"})
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByRule || !strings.Contains(denied.Rule, "rules[1]") {
 		t.Errorf("a write to ~/.ssh/authorized_keys: %v, want denied by rules[1]", err)
 	}
@@ -153,7 +154,7 @@ func TestRulePaths_HomeThroughALink(t *testing.T) {
 		t.Fatalf("the server wrote %q", got)
 	}
 	_, err = sessiontest.CallPath(m, "write_file", map[string]string{"path": via + "/project/cfg/../.bashrc", "content": "pwned"})
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByTimeout {
 		t.Fatalf("a write through the link: %v, want a question nobody answered", err)
 	}

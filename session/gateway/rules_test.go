@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -106,7 +109,7 @@ func TestRules_GatewayAllowedHostRunsOtherHostAsksTaintAsks(t *testing.T) {
 	if p.Rule != nil || p.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("another host: rule %v by %s, want the tier's policy", p.Rule, p.Verdict.By)
 	}
-	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.Deny}); err != nil {
+	if err := m.Engine().Answer(p.ID, model.Response{Answer: model.Deny}); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-other; r == nil || !r.IsError {
@@ -126,7 +129,7 @@ func TestRules_GatewayAllowedHostRunsOtherHostAsksTaintAsks(t *testing.T) {
 	if why := strings.Join(p.Verdict.Reasons, "|"); !strings.Contains(why, "rule servers.web.tools.fetch_url.rules[0] (config.toml:3) would have allowed this call") || !strings.Contains(why, "this context is tainted") {
 		t.Errorf("the question does not name the rule: %q", why)
 	}
-	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce}); err != nil {
+	if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-done; r == nil || r.IsError {
@@ -163,7 +166,7 @@ func TestRules_RugPullSuspendsTheRule(t *testing.T) {
 	cs := agent(t, g, nil)
 	ctx := context.Background()
 	call := func(c string) (*session.Outcome, error) {
-		return m.Call(ctx, session.CallRequest{Context: c, Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://docs.python.org/"}`)})
+		return m.Call(ctx, model.CallRequest{Context: c, Server: "web", Tool: "fetch_url", Args: json.RawMessage(`{"url":"https://docs.python.org/"}`)})
 	}
 	if out, err := call("c1"); err != nil || out.Verdict.By != trust.DecidedByRule {
 		t.Fatalf("before the rug pull: %v %+v", err, out)
@@ -173,7 +176,7 @@ func TestRules_RugPullSuspendsTheRule(t *testing.T) {
 		return sessiontest.MustTool(t, m, "web", "fetch_url").Class.Tier == trust.TierBlocked
 	})
 	_, err := call("c2")
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPin || !strings.Contains(strings.Join(denied.Verdict.Reasons, "|"), "would have allowed this call") {
 		t.Fatalf("after the rug pull: %v", err)
 	}
@@ -186,7 +189,7 @@ func TestRules_RugPullSuspendsTheRule(t *testing.T) {
 		t.Fatalf("the rug-pulled tool ran")
 	}
 	tool := sessiontest.MustTool(t, m, "web", "fetch_url")
-	if _, err := m.AcceptPins("web", session.Reviewed{Tools: map[string]string{"fetch_url": tool.Fingerprint}}); err != nil {
+	if _, err := m.AcceptPins("web", model.Reviewed{Tools: map[string]string{"fetch_url": tool.Fingerprint}}); err != nil {
 		t.Fatal(err)
 	}
 	sessiontest.WantTier(t, m, "web", "fetch_url", trust.TierWrite)
@@ -252,16 +255,16 @@ func TestRules_GlobSeesThroughSymlinks(t *testing.T) {
 	srv := sessiontest.Inproc("fs", trust.Trusted)
 	srv.Tools = map[string]config.Tool{"write_file": {Rules: []trust.Rule{r}}}
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(srv), session.Options{}, map[string]*sessiontest.Upstream{"fs": fs})
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
 	call := func(p string) (*session.Outcome, error) {
 		b, _ := json.Marshal(map[string]string{"path": p})
-		return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: b})
+		return m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "write_file", Args: b})
 	}
 	if out, err := call(filepath.Join(project, "in", "new.txt")); err != nil || out.Verdict.By != trust.DecidedByRule {
 		t.Fatalf("a link inside the project: %v", err)
 	}
 	_, err = call(filepath.Join(project, "out", "id_rsa"))
-	var denied *session.DeniedError
+	var denied *model.DeniedError
 	if !errors.As(err, &denied) || denied.Verdict.By != trust.DecidedByPerson {
 		t.Fatalf("a link out of the project: %v, want a question (denied by the person)", err)
 	}
@@ -282,7 +285,7 @@ func TestRules_UndeclaredFieldErrorAtListing(t *testing.T) {
 	srv := sessiontest.Inproc("fs", trust.Trusted)
 	srv.Tools = map[string]config.Tool{"write_file": {Rules: []trust.Rule{r}}, "wirte_file": {Rules: []trust.Rule{r}}}
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(srv), session.Options{}, map[string]*sessiontest.Upstream{"fs": fs})
-	info := sessiontest.MustServer(t, m, "fs", session.StatusReady)
+	info := sessiontest.MustServer(t, m, "fs", model.StatusReady)
 	var texts []string
 	for _, e := range info.RuleErrors {
 		texts = append(texts, e.Text)
@@ -312,13 +315,13 @@ func TestRules_AlwaysAllowPersistsAppliesAfterRestartRevokeAsks(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { audit.Close() })
-	asked := make(chan *session.Pending, 10)
+	asked := make(chan *model.Pending, 10)
 	remember := true
-	approver := session.ApproverFunc(func(ctx context.Context, p *session.Pending) (session.Response, error) {
+	approver := model.ApproverFunc(func(ctx context.Context, p *model.Pending) (model.Response, error) {
 		asked <- p
-		r := session.Response{Answer: session.AllowOnce}
+		r := model.Response{Answer: model.AllowOnce}
 		if remember {
-			prop := session.ProposeRule(p.Tool, p.Request.Args)
+			prop := approval.ProposeRule(p.Tool, p.Request.Args)
 			r.Remember = &prop
 		}
 		return r, nil
@@ -332,13 +335,13 @@ func TestRules_AlwaysAllowPersistsAppliesAfterRestartRevokeAsks(t *testing.T) {
 	m1, fs1 := startFS(session.Options{Approver: approver, Audit: audit})
 	write := func(m *session.Manager, p string) (*session.Outcome, error) {
 		b, _ := json.Marshal(map[string]string{"path": p})
-		return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: b})
+		return m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "write_file", Args: b})
 	}
 	if _, err := write(m1, "/srv/project/a.txt"); err != nil {
 		t.Fatal(err)
 	}
 	p := <-asked
-	if prop := session.ProposeRule(p.Tool, p.Request.Args); prop.When["path"]["glob"] != "/srv/project/*" {
+	if prop := approval.ProposeRule(p.Tool, p.Request.Args); prop.When["path"]["glob"] != "/srv/project/*" {
 		t.Fatalf("proposal %+v, want the same directory", prop.When)
 	}
 	remember = false
@@ -351,7 +354,7 @@ func TestRules_AlwaysAllowPersistsAppliesAfterRestartRevokeAsks(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-asked
-	list, err := session.ListRules(rulesPath)
+	list, err := approval.ListRules(rulesPath)
 	if err != nil || len(list) != 1 || list[0].Policy != "allow" || !strings.Contains(list[0].From, "the dialog, call") {
 		t.Fatalf("rules.toml holds %+v (%v)", list, err)
 	}
@@ -362,7 +365,7 @@ func TestRules_AlwaysAllowPersistsAppliesAfterRestartRevokeAsks(t *testing.T) {
 		t.Fatalf("after restart: %v %+v", err, out)
 	}
 	// revoke from outside, as the CLI does
-	if _, err := session.RevokeRule(rulesPath, list[0].ID, audit); err != nil {
+	if _, err := approval.RevokeRule(rulesPath, list[0].ID, audit); err != nil {
 		t.Fatal(err)
 	}
 	for i, m := range []*session.Manager{m1, m2} {
@@ -385,8 +388,8 @@ func TestRules_AlwaysAllowPersistsAppliesAfterRestartRevokeAsks(t *testing.T) {
 }
 
 func TestRules_ProposeRule(t *testing.T) {
-	tool := session.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch"}}
-	p := session.ProposeRule(tool, []byte(`{"url":"https://Docs.Python.org./3/","opts":{"n":3,"raw":true},"path":"~/project/x/../y.txt","body":"`+strings.Repeat("x", 300)+`","tags":["a"]}`))
+	tool := model.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch"}}
+	p := approval.ProposeRule(tool, []byte(`{"url":"https://Docs.Python.org./3/","opts":{"n":3,"raw":true},"path":"~/project/x/../y.txt","body":"`+strings.Repeat("x", 300)+`","tags":["a"]}`))
 	want := map[string]map[string]any{
 		"url":      {"host": []any{"docs.python.org"}},
 		"opts.n":   {"equals": float64(3)},
@@ -428,8 +431,8 @@ func TestRules_FileTwoWritersAndRefusedFile(t *testing.T) {
 		fs := sessiontest.NewUpstream("fs")
 		fs.Add("write_file", "Write a file.", sessiontest.WriteHints())
 		return sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("fs", trust.Trusted)), session.Options{RulesFile: rulesPath,
-			Approver: session.ApproverFunc(func(context.Context, *session.Pending) (session.Response, error) {
-				return session.Response{Answer: session.Deny}, nil
+			Approver: model.ApproverFunc(func(context.Context, *model.Pending) (model.Response, error) {
+				return model.Response{Answer: model.Deny}, nil
 			})}, map[string]*sessiontest.Upstream{"fs": fs})
 	}
 	m1, m2 := start2(), start2()
@@ -441,7 +444,7 @@ func TestRules_FileTwoWritersAndRefusedFile(t *testing.T) {
 			m = m2
 		}
 		go func() {
-			p := session.RuleProposal{Server: "fs", Tool: "write_file", When: map[string]map[string]any{"path": {"equals": fmt.Sprintf("/srv/f%d", i)}}}
+			p := model.RuleProposal{Server: "fs", Tool: "write_file", When: map[string]map[string]any{"path": {"equals": fmt.Sprintf("/srv/f%d", i)}}}
 			_, err := m.Engine().RememberRule(p, trust.Allow, tool, "test")
 			done <- err
 		}()
@@ -451,12 +454,12 @@ func TestRules_FileTwoWritersAndRefusedFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	list, err := session.ListRules(rulesPath)
+	list, err := approval.ListRules(rulesPath)
 	if err != nil || len(list) != 20 {
 		t.Fatalf("rules.toml holds %d rules (%v), want 20", len(list), err)
 	}
 	for _, m := range []*session.Manager{m1, m2} {
-		if out, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: json.RawMessage(`{"path":"/srv/f7"}`)}); err != nil || out.Verdict.By != trust.DecidedByRule {
+		if out, err := m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "write_file", Args: json.RawMessage(`{"path":"/srv/f7"}`)}); err != nil || out.Verdict.By != trust.DecidedByRule {
 			t.Fatalf("a saved rule did not apply: %v", err)
 		}
 	}
@@ -464,14 +467,14 @@ func TestRules_FileTwoWritersAndRefusedFile(t *testing.T) {
 	if err := os.Chmod(rulesPath, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m1.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: json.RawMessage(`{"path":"/srv/f7"}`)}); err == nil {
+	if _, err := m1.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "write_file", Args: json.RawMessage(`{"path":"/srv/f7"}`)}); err == nil {
 		t.Error("a rule from a file others may write still allowed the call")
 	}
 	if _, err := m1.Engine().Rules(); err == nil {
 		t.Error("the refused rules file is not reported")
 	}
 	// destructive tools are never always allowed
-	if _, err := m1.Engine().RememberRule(session.RuleProposal{Server: "fs", Tool: "write_file"}, trust.Allow, session.ToolInfo{Ref: tool.Ref, Class: trust.Classification{Tier: trust.TierDestructive}}, "test"); err == nil {
+	if _, err := m1.Engine().RememberRule(model.RuleProposal{Server: "fs", Tool: "write_file"}, trust.Allow, model.ToolInfo{Ref: tool.Ref, Class: trust.Classification{Tier: trust.TierDestructive}}, "test"); err == nil {
 		t.Error("an always-allow of a destructive tool was saved")
 	}
 }
@@ -482,19 +485,19 @@ func TestRules_FileTwoWritersAndRefusedFile(t *testing.T) {
 // neither allow nor deny is never remembered.
 func TestRules_RememberedAllowNeverCoversADestructiveTool(t *testing.T) {
 	rulesPath := filepath.Join(t.TempDir(), "rules.toml")
-	asked := make(chan *session.Pending, 10)
-	answer := session.AllowOnce
-	approver := session.ApproverFunc(func(ctx context.Context, p *session.Pending) (session.Response, error) {
+	asked := make(chan *model.Pending, 10)
+	answer := model.AllowOnce
+	approver := model.ApproverFunc(func(ctx context.Context, p *model.Pending) (model.Response, error) {
 		asked <- p
-		prop := session.ProposeRule(p.Tool, p.Request.Args)
-		return session.Response{Answer: answer, Remember: &prop}, nil
+		prop := approval.ProposeRule(p.Tool, p.Request.Args)
+		return model.Response{Answer: answer, Remember: &prop}, nil
 	})
 	fs := sessiontest.NewUpstream("fs")
 	fs.Add("write_file", "Write a file.", sessiontest.WriteHints())
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("fs", trust.Trusted)), session.Options{Approver: approver, RulesFile: rulesPath}, map[string]*sessiontest.Upstream{"fs": fs})
 	write := func(p string) (*session.Outcome, error) {
 		b, _ := json.Marshal(map[string]string{"path": p})
-		return m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "write_file", Args: b})
+		return m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "write_file", Args: b})
 	}
 	if _, err := write("/srv/project/a.txt"); err != nil {
 		t.Fatal(err)
@@ -508,11 +511,11 @@ func TestRules_RememberedAllowNeverCoversADestructiveTool(t *testing.T) {
 	fs.Add("write_file", "Write a file, replacing it.", rugHints())
 	sessiontest.WaitFor(t, "the new definition", 10*time.Second, func() bool { return sessiontest.MustTool(t, m, "fs", "write_file").Fingerprint != before })
 	now := sessiontest.MustTool(t, m, "fs", "write_file").Fingerprint
-	if _, err := m.AcceptPins("fs", session.Reviewed{Tools: map[string]string{"write_file": now}}); err != nil {
+	if _, err := m.AcceptPins("fs", model.Reviewed{Tools: map[string]string{"write_file": now}}); err != nil {
 		t.Fatal(err)
 	}
 	sessiontest.WantTier(t, m, "fs", "write_file", trust.TierDestructive)
-	answer = session.Answer(7) // neither allow nor deny: denied, and not remembered
+	answer = model.Answer(7) // neither allow nor deny: denied, and not remembered
 	if _, err := write("/srv/project/c.txt"); err == nil {
 		t.Fatal("an unknown answer allowed the call")
 	}
@@ -520,7 +523,7 @@ func TestRules_RememberedAllowNeverCoversADestructiveTool(t *testing.T) {
 	if !strings.Contains(strings.Join(p.Verdict.Reasons, "|"), "would have allowed this call, but a remembered decision never covers a destructive tool") {
 		t.Errorf("the question does not name the remembered rule: %q", p.Verdict.Reasons)
 	}
-	rules, err := session.ListRules(rulesPath)
+	rules, err := approval.ListRules(rulesPath)
 	if err != nil || len(rules) != 1 {
 		t.Errorf("remembered rules after an unknown answer: %d %v", len(rules), err)
 	}
@@ -545,13 +548,13 @@ func TestRules_BrokenRememberedRuleAsksForEveryCall(t *testing.T) {
 			fs := sessiontest.NewUpstream("fs")
 			fs.AddSchema("read_file", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`, &mcp.ToolAnnotations{ReadOnlyHint: true})
 			m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("fs", trust.Trusted)), session.Options{RulesFile: rulesPath}, map[string]*sessiontest.Upstream{"fs": fs})
-			a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.AllowOnce}, session.Response{Answer: session.AllowOnce})
+			a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce}, model.Response{Answer: model.AllowOnce})
 			for _, p := range []string{"/home/ann/.ssh/id_rsa", "/srv/notes.txt"} {
 				b, _ := json.Marshal(map[string]string{"path": p})
-				if _, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "read_file", Args: b}); err != nil {
+				if _, err := m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "read_file", Args: b}); err != nil {
 					t.Fatal(err)
 				}
-				var q *session.Pending
+				var q *model.Pending
 				select {
 				case q = <-a.Seen:
 				case <-time.After(5 * time.Second):
@@ -564,7 +567,7 @@ func TestRules_BrokenRememberedRuleAsksForEveryCall(t *testing.T) {
 			if err := m.Engine().RevokeRule("r-0000beef"); err != nil {
 				t.Fatal(err)
 			}
-			out, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "read_file", Args: json.RawMessage(`{"path":"/srv/notes.txt"}`)})
+			out, err := m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "read_file", Args: json.RawMessage(`{"path":"/srv/notes.txt"}`)})
 			if err != nil || out.Verdict.By != trust.DecidedByPolicy {
 				t.Fatalf("after revoking: %v %+v, want the read to run by policy", err, out)
 			}
@@ -585,8 +588,8 @@ func TestRules_RememberedRuleWithoutIDAsks(t *testing.T) {
 	fs := sessiontest.NewUpstream("fs")
 	fs.AddSchema("read_file", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`, &mcp.ToolAnnotations{ReadOnlyHint: true})
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("fs", trust.Trusted)), session.Options{RulesFile: rulesPath}, map[string]*sessiontest.Upstream{"fs": fs})
-	a := sessiontest.AnswerWith(t, m, session.Response{Answer: session.Deny})
-	if _, err := m.Call(context.Background(), session.CallRequest{Server: "fs", Tool: "read_file", Args: json.RawMessage(`{"path":"/home/ann/.ssh/id_rsa"}`)}); err == nil {
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
+	if _, err := m.Call(context.Background(), model.CallRequest{Server: "fs", Tool: "read_file", Args: json.RawMessage(`{"path":"/home/ann/.ssh/id_rsa"}`)}); err == nil {
 		t.Fatal("the read ran; want it asked and denied")
 	}
 	select {

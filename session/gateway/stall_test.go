@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -115,7 +117,7 @@ func auditedStall(t *testing.T, flags string) (*session.Manager, config.Server, 
 	s.CallTimeout = time.Second
 	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{Audit: a})
 	t.Cleanup(func() { a.Close() })
-	sessiontest.MustServer(t, m, "stall", session.StatusReady)
+	sessiontest.MustServer(t, m, "stall", model.StatusReady)
 	return m, s, path, stallPids(t, pidfile)
 }
 
@@ -128,7 +130,7 @@ func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
 	var out *session.Outcome
 	var callErr error
 	took := within(t, "the call", 10*time.Second, pids, func() {
-		out, callErr = m.Call(context.Background(), session.CallRequest{Server: "stall", Tool: "take", Args: bigArgs()})
+		out, callErr = m.Call(context.Background(), model.CallRequest{Server: "stall", Tool: "take", Args: bigArgs()})
 	})
 	if !errors.Is(callErr, session.ErrCallTimeout) {
 		t.Errorf("err = %v, want the call timeout", callErr)
@@ -161,7 +163,7 @@ func TestStalledServer_LargeCallEndsAtCallTimeout(t *testing.T) {
 	}
 	sessiontest.WaitFor(t, "the stalled server to be shown failed", 10*time.Second, func() bool {
 		sv, _ := m.Snapshot().Server("stall")
-		return sv.Status == session.StatusFailed
+		return sv.Status == model.StatusFailed
 	})
 	sv, _ := m.Snapshot().Server("stall")
 	t.Logf("status: %v", sv.Err)
@@ -179,7 +181,7 @@ func TestStalledServer_HalfAnswerEndsAtCallTimeout(t *testing.T) {
 	var out *session.Outcome
 	var callErr error
 	took := within(t, "the call", 10*time.Second, pids, func() {
-		out, callErr = m.Call(context.Background(), session.CallRequest{Server: "stall", Tool: "take", Args: json.RawMessage(`{}`)})
+		out, callErr = m.Call(context.Background(), model.CallRequest{Server: "stall", Tool: "take", Args: json.RawMessage(`{}`)})
 	})
 	t.Logf("the call answered with half a message returned after %v: %v", took.Round(time.Millisecond), callErr)
 	if !errors.Is(callErr, session.ErrCallTimeout) || out == nil {
@@ -221,12 +223,12 @@ func stalledWithCall(t *testing.T, flags string) (*session.Manager, []int, chan 
 	s, pidfile := stallServer(t, "stall", flags)
 	s.CallTimeout = time.Minute
 	m := sessiontest.Start(t, sessiontest.NewConfig(s), session.Options{})
-	sessiontest.MustServer(t, m, "stall", session.StatusReady)
+	sessiontest.MustServer(t, m, "stall", model.StatusReady)
 	pids := stallPids(t, pidfile)
 	returned := make(chan struct{})
 	go func() {
 		defer close(returned)
-		_, _ = m.Call(context.Background(), session.CallRequest{Server: "stall", Tool: "take", Args: bigArgs()})
+		_, _ = m.Call(context.Background(), model.CallRequest{Server: "stall", Tool: "take", Args: bigArgs()})
 	}()
 	sessiontest.WaitFor(t, "the server to stall", 10*time.Second, func() bool {
 		return strings.Contains(strings.Join(m.Stderr("stall"), "\n"), "stalled")
@@ -275,7 +277,7 @@ func TestStalledServer_ReconnectWithin5s(t *testing.T) {
 				}
 				for {
 					sv, _ := m.Snapshot().Server("stall")
-					if sv.Gen > old.Gen && sv.Status == session.StatusReady {
+					if sv.Gen > old.Gen && sv.Status == model.StatusReady {
 						return
 					}
 					time.Sleep(10 * time.Millisecond)
@@ -335,9 +337,9 @@ func TestStalledServer_HTTPServerCloseWithin5s(t *testing.T) {
 	})
 	m := sessiontest.Start(t, sessiontest.NewConfig(config.Server{Name: "hang", Transport: config.TransportHTTP, URL: upstream.URL,
 		Trust: trust.Trusted, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute}), session.Options{})
-	sessiontest.MustServer(t, m, "hang", session.StatusReady)
+	sessiontest.MustServer(t, m, "hang", model.StatusReady)
 	go func() {
-		_, _ = m.Call(context.Background(), session.CallRequest{Server: "hang", Tool: "take", Args: json.RawMessage(`{}`)})
+		_, _ = m.Call(context.Background(), model.CallRequest{Server: "hang", Tool: "take", Args: json.RawMessage(`{}`)})
 	}()
 	select {
 	case <-entered:

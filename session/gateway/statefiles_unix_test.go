@@ -9,7 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/pins"
+
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
@@ -86,7 +87,7 @@ func TestStateFiles_GroupReadablePinsRefused(t *testing.T) {
 	if err := os.Chmod(path, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	_, err := session.OpenPins(path)
+	_, err := pins.Open(path)
 	if err == nil {
 		t.Fatal("group-readable pins were opened")
 	}
@@ -106,7 +107,7 @@ func TestStateFiles_SymlinkedPinsRefused(t *testing.T) {
 	if err := os.Symlink(target, path); err != nil {
 		t.Fatal(err)
 	}
-	_, err := session.OpenPins(path)
+	_, err := pins.Open(path)
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), "move it aside") {
 		t.Fatalf("err = %v, want a refusal naming the link", err)
 	}
@@ -176,7 +177,7 @@ func TestStateFiles_OtherOwnerRefused(t *testing.T) {
 		}
 	}
 	os.WriteFile(pinsPath, nil, 0o600)
-	if _, err := session.OpenPins(pinsPath); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+	if _, err := pins.Open(pinsPath); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
 		t.Errorf("pins owned by nobody: %v", err)
 	}
 	if a, err := audit.Open(auditPath); err == nil || !strings.Contains(err.Error(), "belongs to another user") {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -49,7 +51,7 @@ func TestAgentIdentity_RevokeThenReaddEndsOldSessions(t *testing.T) {
 		return !waitingQuestion(m, p.ID)
 	})
 	// The person, seeing a question of token:ci-bot, allows it.
-	_ = m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce})
+	_ = m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce})
 	res := <-done
 	if res != nil && !res.IsError {
 		t.Errorf("the revoked token's call ran and its result went to the revoked holder: %s", resultText(res))
@@ -84,7 +86,7 @@ func TestAgentIdentity_ReaddedTokenDoesNotInheritGrants(t *testing.T) {
 	}
 	go func() {
 		p := evs.Pending(t, 1)
-		if err := m.Engine().Answer(p.ID, session.Response{Answer: session.AllowForContext}); err != nil {
+		if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowForContext}); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -113,7 +115,7 @@ func TestAgentIdentity_ReaddedTokenDoesNotInheritGrants(t *testing.T) {
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- callTool(t, b, "mail__send_email") }()
 	p := evs.Pending(t, 2)
-	if err := m.Engine().Answer(p.ID, session.Response{Answer: session.Deny, Reason: "asked, as it should"}); err != nil {
+	if err := m.Engine().Answer(p.ID, model.Response{Answer: model.Deny, Reason: "asked, as it should"}); err != nil {
 		t.Fatal(err)
 	}
 	if res := <-done; !res.IsError {

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
@@ -37,7 +38,7 @@ func TestAgentIdentity_AllowRightAfterRevokeNotForwarded(t *testing.T) {
 	}
 	// revoke has returned: the person now presses allow on the (still shown) question.
 	// (An answer refused means the gateway withdrew the question first: also right.)
-	_ = m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce})
+	_ = m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce})
 	<-done
 	if n := len(mail.Calls("send_email")); n != 0 {
 		t.Errorf("send_email ran %d times after `token revoke` returned", n)

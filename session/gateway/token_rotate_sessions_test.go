@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 )
 
@@ -50,7 +51,7 @@ func TestAgentIdentity_RotateTokenEndsOldSessions(t *testing.T) {
 	sessiontest.WaitFor(t, "the old default token's question to be withdrawn after rotate-token", 10*time.Second, func() bool {
 		return !waitingQuestion(m, p.ID)
 	})
-	_ = m.Engine().Answer(p.ID, session.Response{Answer: session.AllowOnce})
+	_ = m.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce})
 	if res := <-done; res != nil && !res.IsError {
 		t.Errorf("the old default token's call ran after rotate-token; its result went to the old holder")
 	}

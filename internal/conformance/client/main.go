@@ -22,6 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -79,9 +81,9 @@ func run(ctx context.Context, scenario, url, protocol string, suiteCtx map[strin
 	}
 	m := session.New(cfg, session.Options{
 		ClientName: "airlock-conformance",
-		Approver: session.ApproverFunc(func(_ context.Context, p *session.Pending) (session.Response, error) {
+		Approver: model.ApproverFunc(func(_ context.Context, p *model.Pending) (model.Response, error) {
 			log.Printf("allowing %s (tier %s)", p.Tool.Ref.Qualified(), p.Tool.Class.Tier)
-			return session.Response{Answer: session.AllowOnce}, nil
+			return model.Response{Answer: model.AllowOnce}, nil
 		}),
 		// The suite's authorization server redirects at once, so the "browser" is a
 		// plain GET that follows the redirect to airlock's loopback listener.
@@ -95,7 +97,7 @@ func run(ctx context.Context, scenario, url, protocol string, suiteCtx map[strin
 	}
 	snap := m.Snapshot()
 	info, _ := snap.Server(serverName)
-	if info.Status != session.StatusReady {
+	if info.Status != model.StatusReady {
 		return fmt.Errorf("server not ready: %v", info.Err)
 	}
 	log.Printf("connected (protocol %s), %d tools", info.Protocol, info.Tiers[0]+info.Tiers[1]+info.Tiers[2]+info.Tiers[3])
@@ -105,7 +107,7 @@ func run(ctx context.Context, scenario, url, protocol string, suiteCtx map[strin
 		if err != nil {
 			return err
 		}
-		out, err := m.Call(ctx, session.CallRequest{Server: serverName, Tool: tool, Args: b})
+		out, err := m.Call(ctx, model.CallRequest{Server: serverName, Tool: tool, Args: b})
 		if err != nil {
 			return fmt.Errorf("calling %s: %w", tool, err)
 		}
@@ -146,14 +148,14 @@ func answerElicitations(ctx context.Context, m *session.Manager) {
 			return
 		}
 		switch e := ev.(type) {
-		case session.ElicitationRequested:
+		case model.ElicitationRequested:
 			// Accept without filling anything in, as a person who keeps every
 			// default: go-sdk applies the schema's defaults to the answer (SEP-1034).
 			log.Printf("accepting elicitation %d with the defaults", e.Elicitation.ID)
 			if err := m.AnswerElicitation(e.Elicitation.ID, "accept", map[string]any{}); err != nil {
 				log.Printf("answering elicitation: %v", err)
 			}
-		case session.LogLine:
+		case model.LogLine:
 			log.Printf("[%s] %s", e.Source, e.Text)
 		}
 	}
