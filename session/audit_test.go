@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/secrets"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,7 +27,7 @@ import (
 // Hostile case 40: secrets are redacted; the hash of the full arguments is kept.
 func TestAuditRedactsSecrets(t *testing.T) {
 	args := json.RawMessage(`{"url":"https://x","api_key":"sk-123","nested":{"Authorization":"Bearer abc","list":[{"password":"p"}]},"accessToken":"t","n":1.50}`)
-	got := string(session.Redact(args))
+	got := string(secrets.Redact(args))
 	for _, secret := range []string{"sk-123", "Bearer abc", `"p"`, `"t"`} {
 		if strings.Contains(got, secret) {
 			t.Errorf("redacted args %s still hold %s", got, secret)
@@ -35,7 +36,7 @@ func TestAuditRedactsSecrets(t *testing.T) {
 	if !strings.Contains(got, `"url":"https://x"`) || !strings.Contains(got, `"n":1.50`) {
 		t.Errorf("redaction changed other values: %s", got)
 	}
-	if got := string(session.Redact(json.RawMessage(`{"a":`))); strings.Contains(got, "{") {
+	if got := string(secrets.Redact(json.RawMessage(`{"a":`))); strings.Contains(got, "{") {
 		t.Errorf("unparseable args kept: %s", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/secrets"
 	"github.com/airlock-mcp/airlock/session/pins"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,7 +56,7 @@ type Options struct {
 	// record cannot be synced is denied (fail closed).
 	Audit *audit.Log
 	// OAuth configures authorizing with servers that have an oauth table.
-	OAuth OAuthOptions
+	OAuth oauth.Options
 	// MemoryTaint keeps taint in memory for this run only, even with a state dir
 	// (airlock demo: every demo starts clean and leaves the real taint.json alone).
 	MemoryTaint bool
@@ -640,7 +641,7 @@ func (m *Manager) auditBase(callID string, req model.CallRequest, tool model.Too
 		Served:     servedName(req),
 		Tier:       tool.Class.Tier.String(),
 		ArgsSHA256: trust.ArgsSHA256(req.Args),
-		Args:       Redact(req.Args),
+		Args:       secrets.Redact(req.Args),
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/oauth"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -302,7 +303,7 @@ func collect(t *testing.T, m *session.Manager) func() []model.Event {
 
 func startOAuth(t *testing.T, cfg *config.Config, b *browser) (*session.Manager, func() []model.Event) {
 	t.Helper()
-	m := session.New(cfg, session.Options{Approver: allowAll(nil), OAuth: session.OAuthOptions{OpenBrowser: b.open}})
+	m := session.New(cfg, session.Options{Approver: allowAll(nil), OAuth: oauth.Options{OpenBrowser: b.open}})
 	t.Cleanup(func() { m.Close() })
 	events := collect(t, m)
 	m.Start()

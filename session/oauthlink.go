@@ -3,12 +3,7 @@ package session
 import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session/conn"
-	"github.com/airlock-mcp/airlock/session/oauth"
 )
-
-// OAuthOptions configures how a Manager authorizes with servers that have a
-// [servers.NAME.oauth] table (session/oauth).
-type OAuthOptions = oauth.Options
 
 // oauthReporter passes what a server's OAuth handler says on as the server's events.
 type oauthReporter struct {

@@ -18,7 +18,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"
@@ -268,7 +268,7 @@ func TestNav_RandomScreenKeysNeverAcceptOrClear(t *testing.T) {
 	var clock time.Time
 	now := func() time.Time { return clock }
 	for run := range 400 {
-		o := question.New(theme.New(false, false), question.MinQuiet, now, false, session.Rules{})
+		o := question.New(theme.New(false, false), question.MinQuiet, now, false, approval.Rules{})
 		kind := [3]string{"accept", "clear", "revoke"}[run%3]
 		switch kind {
 		case "accept":
@@ -378,7 +378,7 @@ func TestNav_ElicitationNeedsSubmit(t *testing.T) {
 func TestNav_ChoiceGolden(t *testing.T) {
 	var clock time.Time
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
-		o := question.New(theme.New(false, true), question.MinQuiet, func() time.Time { return clock }, false, session.Rules{})
+		o := question.New(theme.New(false, true), question.MinQuiet, func() time.Time { return clock }, false, approval.Rules{})
 		o.SetSize(size[0], size[1])
 		o.AskAccept(trust.Ref{Server: "notes", Tool: "create_note"}, "notes__create_note", strings.Repeat("ab", 32))
 		clock = clock.Add(question.MinQuiet)

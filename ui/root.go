@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/approval"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -222,7 +223,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		model.acts.Add(activity.Entry{At: model.now(), Status: model.status})
 	}
 	model.detail.Gateway = opts.GatewayURL != ""
-	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell, session.Rules{})
+	model.q = question.New(st, question.MinQuiet, opts.guardNow, !opts.NoBell, approval.Rules{})
 	model.tools.Focused = true
 	model.setSnapshot(m.Snapshot())
 	for _, p := range m.Engine().Pending() {

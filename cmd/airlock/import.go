@@ -8,9 +8,9 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/importer"
+	"github.com/airlock-mcp/airlock/session/oauth"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
@@ -143,8 +143,8 @@ func sessionTitle(cfg *config.Config, fromPath string) string {
 // stderr, for the commands without a TUI (the browser is opened too). The URL is
 // built from the authorization server's metadata, so it is escaped like any text a
 // server controls.
-func showAuthorization(stderr io.Writer) session.OAuthOptions {
-	return session.OAuthOptions{Show: func(server, url string) {
+func showAuthorization(stderr io.Writer) oauth.Options {
+	return oauth.Options{Show: func(server, url string) {
 		fmt.Fprintf(stderr, "airlock: %s wants you to authorize airlock in your browser; if it did not open, open:\n  %s\n", safetext.Inline(server), safetext.Inline(url))
 	}}
 }

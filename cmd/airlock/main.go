@@ -304,7 +304,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 1
 		}
 		// Every demo starts from an empty demo folder (a running demo keeps it).
-		release, cleared, err := session.ClaimDemoState(dir)
+		release, cleared, err := demo.ClaimState(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return 1

@@ -130,7 +130,7 @@ type Confirm struct {
 // RuleWriter is what the dialog needs to write a remembered rule with the person:
 // the tightest rule that covers a call's arguments, its conditions as the one line
 // of TOML the person edits and read back, and the check a rule passes before it is
-// saved. The session is the RuleWriter (session.Rules): proposing resolves the
+// saved. The approval engine's approval.Rules is the RuleWriter: proposing resolves the
 // call's paths on this machine and checking compiles the rule as the engine does,
 // so that what the dialog saves is exactly what the engine will match.
 type RuleWriter interface {

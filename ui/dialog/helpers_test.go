@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -17,7 +17,7 @@ import (
 
 // testRules is the session's rule writer, the one the TUI gives every dialog: the
 // rule editor's tests propose, edit and check with the engine's own rules.
-var testRules RuleWriter = session.Rules{}
+var testRules RuleWriter = approval.Rules{}
 
 // plain are the styles with colour off, so that stripping styles leaves
 // exactly the text a person reads.

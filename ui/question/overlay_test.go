@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-	"github.com/airlock-mcp/airlock/session"
+	engine "github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/dialog"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
@@ -25,7 +25,7 @@ func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func newOverlay(bell bool) (*Overlay, *clock) {
 	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	o := New(theme.New(true, true), 0, c.now, bell, session.Rules{})
+	o := New(theme.New(true, true), 0, c.now, bell, engine.Rules{})
 	o.SetSize(80, 24)
 	return &o, c
 }

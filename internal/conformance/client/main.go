@@ -26,6 +26,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/oauth"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -87,7 +88,7 @@ func run(ctx context.Context, scenario, url, protocol string, suiteCtx map[strin
 		}),
 		// The suite's authorization server redirects at once, so the "browser" is a
 		// plain GET that follows the redirect to airlock's loopback listener.
-		OAuth: session.OAuthOptions{OpenBrowser: headlessBrowser},
+		OAuth: oauth.Options{OpenBrowser: headlessBrowser},
 	})
 	defer m.Close()
 	go answerElicitations(ctx, m)

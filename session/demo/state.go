@@ -1,4 +1,4 @@
-package session
+package demo
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
-// demoLockName is the lock a running `airlock demo` holds in its state folder.
-const demoLockName = ".running"
+// lockName is the lock a running `airlock demo` holds in its state folder.
+const lockName = ".running"
 
-// ClaimDemoState prepares dir, the folder `airlock demo` keeps all its state in
+// ClaimState prepares dir, the folder `airlock demo` keeps all its state in
 // (gateway token, audit log, exported changes), for a new demo run: it takes a lock
 // that lasts as long as the demo runs and empties the folder, so every demo starts
 // from a clean slate and leaves nothing of an earlier one behind. When another demo
@@ -19,11 +19,11 @@ const demoLockName = ".running"
 // second demo shares the first one's files rather than pulling them from under it.
 // release ends the claim. dir must be a folder of airlock's own: everything in it is
 // removed.
-func ClaimDemoState(dir string) (release func(), cleared bool, err error) {
+func ClaimState(dir string) (release func(), cleared bool, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, false, fmt.Errorf("creating the demo folder: %w", err)
 	}
-	lf, err := statefile.OpenLock(filepath.Join(dir, demoLockName))
+	lf, err := statefile.OpenLock(filepath.Join(dir, lockName))
 	if err != nil {
 		return nil, false, fmt.Errorf("locking the demo folder: %w", err)
 	}
@@ -42,7 +42,7 @@ func ClaimDemoState(dir string) (release func(), cleared bool, err error) {
 		return nil, false, fmt.Errorf("clearing the demo folder: %w", err)
 	}
 	for _, e := range entries {
-		if e.Name() == demoLockName {
+		if e.Name() == lockName {
 			continue
 		}
 		// RemoveAll removes a symbolic link itself, never what it points to.

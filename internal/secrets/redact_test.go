@@ -1,4 +1,4 @@
-package session_test
+package secrets_test
 
 import (
 	"crypto/sha256"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/internal/secrets"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -24,7 +24,7 @@ func TestHostile56_SecretShapedValuesUnderInnocentKeys(t *testing.T) {
 	awsLine := "AWS_SECRET=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 	pem := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----"
 	raw, _ := json.Marshal(map[string]string{"keywords": awsLine, "monkey": pem})
-	got := string(session.Redact(raw))
+	got := string(secrets.Redact(raw))
 	for _, secret := range []string{"wJalrXUtnFEMI", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"} {
 		if strings.Contains(got, secret) {
 			t.Errorf("redacted args %s still hold %q", got, secret)
@@ -53,7 +53,7 @@ func TestAuditRedact_KeyNamesAreWholeWords(t *testing.T) {
 		{"OAuthToken", true}, {"aws_secret_access_key", true},
 	} {
 		raw, _ := json.Marshal(map[string]string{tc.key: "plain words"})
-		got := string(session.Redact(raw))
+		got := string(secrets.Redact(raw))
 		redacted := strings.Contains(got, "[redacted sha256:"+sha("plain words")+"]")
 		if redacted != tc.secret {
 			t.Errorf("key %q: redacted = %v, want %v (%s)", tc.key, redacted, tc.secret, got)
@@ -84,7 +84,7 @@ func TestAuditRedact_SecretShapedValues(t *testing.T) {
 		{"keyword assignment", "keywords=red,green", false},
 	} {
 		raw, _ := json.Marshal(map[string]any{"body": tc.value, "list": []string{tc.value}})
-		got := string(session.Redact(raw))
+		got := string(secrets.Redact(raw))
 		redacted := strings.Count(got, "[redacted sha256:"+sha(tc.value)+"]") == 2
 		if redacted != tc.secret {
 			t.Errorf("%s: redacted = %v, want %v (%s)", tc.name, redacted, tc.secret, got)
@@ -94,7 +94,7 @@ func TestAuditRedact_SecretShapedValues(t *testing.T) {
 
 // A secret key's value is hashed whatever its JSON type, from the bytes that were sent.
 func TestAuditRedact_NonStringSecretHashedAsSent(t *testing.T) {
-	got := string(session.Redact(json.RawMessage(`{"token":{"a": 1},"n":1.50}`)))
+	got := string(secrets.Redact(json.RawMessage(`{"token":{"a": 1},"n":1.50}`)))
 	if !strings.Contains(got, `"token":"[redacted sha256:`+sha(`{"a": 1}`)+`]"`) || !strings.Contains(got, `"n":1.50`) {
 		t.Errorf("got %s", got)
 	}
@@ -102,7 +102,7 @@ func TestAuditRedact_NonStringSecretHashedAsSent(t *testing.T) {
 
 // A secret sent as a key name is redacted too.
 func TestAuditRedact_SecretAsKeyName(t *testing.T) {
-	got := string(session.Redact(json.RawMessage(`{"AKIAIOSFODNN7EXAMPLE":"x"}`)))
+	got := string(secrets.Redact(json.RawMessage(`{"AKIAIOSFODNN7EXAMPLE":"x"}`)))
 	if strings.Contains(got, "AKIAIOSFODNN7EXAMPLE") || !strings.Contains(got, sha("AKIAIOSFODNN7EXAMPLE")) {
 		t.Errorf("got %s", got)
 	}
@@ -112,11 +112,11 @@ func TestAuditRedact_SecretAsKeyName(t *testing.T) {
 // arguments be: a deeper value is logged as unparseable, never walked level by level.
 func TestAuditRedact_DepthBounded(t *testing.T) {
 	deep := strings.Repeat(`{"a":`, trust.MaxArgsDepth+2) + `"x"` + strings.Repeat(`}`, trust.MaxArgsDepth+2)
-	if got := string(session.Redact(json.RawMessage(deep))); got != `"[unparseable arguments redacted]"` {
+	if got := string(secrets.Redact(json.RawMessage(deep))); got != `"[unparseable arguments redacted]"` {
 		t.Errorf("arguments deeper than %d were walked: %.80s", trust.MaxArgsDepth, got)
 	}
 	ok := strings.Repeat(`{"a":`, trust.MaxArgsDepth-1) + `"x"` + strings.Repeat(`}`, trust.MaxArgsDepth-1)
-	if got := string(session.Redact(json.RawMessage(ok))); got != ok {
+	if got := string(secrets.Redact(json.RawMessage(ok))); got != ok {
 		t.Errorf("arguments within the depth changed: %.80s", got)
 	}
 }

@@ -1,17 +1,17 @@
-package session_test
+package demo_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/demo"
 )
 
 // Every demo starts from an empty demo folder, and a link in it is
 // removed without touching what it points to. A second demo while the first runs
 // clears nothing (it would pull the first one's token and audit log from under it).
-func TestClaimDemoState_ClearsAtStartKeepsARunningDemo(t *testing.T) {
+func TestClaimState_ClearsAtStartKeepsARunningDemo(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	outside := filepath.Join(t.TempDir(), "precious")
 	if err := os.WriteFile(outside, []byte("keep"), 0o600); err != nil {
@@ -29,7 +29,7 @@ func TestClaimDemoState_ClearsAtStartKeepsARunningDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	release, cleared, err := session.ClaimDemoState(dir)
+	release, cleared, err := demo.ClaimState(dir)
 	if err != nil || !cleared {
 		t.Fatalf("first claim: cleared %v, %v", cleared, err)
 	}
@@ -48,7 +48,7 @@ func TestClaimDemoState_ClearsAtStartKeepsARunningDemo(t *testing.T) {
 	if err := os.WriteFile(token, []byte("running"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	release2, cleared2, err := session.ClaimDemoState(dir)
+	release2, cleared2, err := demo.ClaimState(dir)
 	if err != nil || cleared2 {
 		t.Fatalf("second claim while the first runs: cleared %v, %v", cleared2, err)
 	}
@@ -58,7 +58,7 @@ func TestClaimDemoState_ClearsAtStartKeepsARunningDemo(t *testing.T) {
 	}
 
 	release()
-	_, cleared3, err := session.ClaimDemoState(dir)
+	_, cleared3, err := demo.ClaimState(dir)
 	if err != nil || !cleared3 {
 		t.Fatalf("claim after the first ended: cleared %v, %v", cleared3, err)
 	}
@@ -69,7 +69,7 @@ func TestClaimDemoState_ClearsAtStartKeepsARunningDemo(t *testing.T) {
 
 // A lock file is a private file too: a link in its place is refused, never created
 // or locked through (the demo's, and the same helper serves pins, taint and rules).
-func TestClaimDemoState_LinkedLockRefused(t *testing.T) {
+func TestClaimState_LinkedLockRefused(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestClaimDemoState_LinkedLockRefused(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(dir, ".running")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := session.ClaimDemoState(dir); err == nil {
+	if _, _, err := demo.ClaimState(dir); err == nil {
 		t.Fatal("a linked lock file was used")
 	}
 	if _, err := os.Lstat(target); !os.IsNotExist(err) {
