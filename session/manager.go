@@ -18,6 +18,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/secrets"
+	"github.com/airlock-mcp/airlock/session/argcheck"
 	"github.com/airlock-mcp/airlock/session/pins"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,7 +82,7 @@ type Manager struct {
 	servers map[string]*server
 	order   []string
 	// argSchemas checks every call's arguments against its tool's input schema.
-	argSchemas argSchemas
+	argSchemas argcheck.Cache
 
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
@@ -411,7 +412,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, cano
 		return nil, err
 	}
 	if req.Context != "" {
-		if err := m.argSchemas.check(tool.InputSchema, req.Args); err != nil {
+		if err := m.argSchemas.Check(tool.InputSchema, req.Args); err != nil {
 			// An agent's call is decided on nothing the schema refuses: a lax
 			// server would coerce it ("99999999" for a number) after a rule
 			// compared it as something else. The person's calls are checked by

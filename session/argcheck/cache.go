@@ -1,10 +1,8 @@
-package session
+package argcheck
 
 import (
 	"encoding/json"
 	"sync"
-
-	"github.com/airlock-mcp/airlock/session/argcheck"
 )
 
 // Bounds on the compiled input schemas kept for checking calls: how many, and how
@@ -16,28 +14,30 @@ const (
 	maxArgSchemaBytes = 32 << 20
 )
 
-// argSchemas keeps each input schema compiled once for checking calls, keyed by its
-// exact bytes: a schema that changes is a new key, never a stale check.
-type argSchemas struct {
+// Cache keeps each input schema compiled once for checking calls, keyed by its
+// exact bytes: a schema that changes is a new key, never a stale check. The zero
+// Cache is ready to use and safe for concurrent use.
+type Cache struct {
 	mu    sync.Mutex
-	by    map[string]*argcheck.Schema
+	by    map[string]*Schema
 	bytes int
 }
 
-// check validates a call's canonical arguments against the tool's input schema
-// with the validator the call form and `airlock call` use (argcheck): every call
-// passes it before it is decided, so no rule, grant or question sees arguments the
-// schema does not allow. The error names the field.
-func (c *argSchemas) check(inputSchema json.RawMessage, args []byte) error {
+// Check validates a call's canonical arguments against the tool's input schema
+// with the validator the call form and `airlock call` use: the Manager passes
+// every call through it before the call is decided, so no rule, grant or question
+// sees arguments the schema does not allow. Empty args are the empty object. The
+// error names the field.
+func (c *Cache) Check(inputSchema json.RawMessage, args []byte) error {
 	c.mu.Lock()
 	s := c.by[string(inputSchema)]
 	c.mu.Unlock()
 	if s == nil {
-		loaded := argcheck.Load(inputSchema)
+		loaded := Load(inputSchema)
 		s = &loaded
 		c.mu.Lock()
 		if c.by == nil || len(c.by) >= maxArgSchemas || c.bytes+len(inputSchema) > maxArgSchemaBytes {
-			c.by, c.bytes = map[string]*argcheck.Schema{}, 0
+			c.by, c.bytes = map[string]*Schema{}, 0
 		}
 		c.by[string(inputSchema)] = s
 		c.bytes += len(inputSchema)
