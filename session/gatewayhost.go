@@ -3,10 +3,9 @@ package session
 import (
 	"context"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -47,3 +46,11 @@ func (m *Manager) NoteClient(ctxName, client string) { m.engine.NoteClient(ctxNa
 
 // EndContext is Engine().EndContext.
 func (m *Manager) EndContext(ctxName string) { m.engine.EndContext(ctxName) }
+
+// nameBudget is [gateway] name_budget, or the default.
+func (m *Manager) nameBudget() int {
+	if g := m.cfg.Gateway; g != nil {
+		return trust.ServedNameBudget(g.NameBudget)
+	}
+	return trust.DefaultNameBudget
+}
