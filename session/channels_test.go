@@ -10,16 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-	"github.com/airlock-mcp/airlock/session/conn"
-	"github.com/airlock-mcp/airlock/session/record"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/conn"
+	"github.com/airlock-mcp/airlock/session/record"
 	"github.com/airlock-mcp/airlock/trust"
 )
 

@@ -4,10 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"

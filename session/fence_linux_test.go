@@ -15,10 +15,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"

@@ -16,17 +16,16 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-	"github.com/airlock-mcp/airlock/internal/secrets"
-	"github.com/airlock-mcp/airlock/session/argcheck"
-	"github.com/airlock-mcp/airlock/session/pins"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/secrets"
 	"github.com/airlock-mcp/airlock/session/approval"
+	"github.com/airlock-mcp/airlock/session/argcheck"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/oauth"
+	"github.com/airlock-mcp/airlock/session/pins"
 	"github.com/airlock-mcp/airlock/trust"
 )
 

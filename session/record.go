@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/record"
 	"github.com/airlock-mcp/airlock/trust"

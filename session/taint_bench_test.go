@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session/approval"
-
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 )
 

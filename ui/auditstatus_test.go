@@ -10,15 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-	"github.com/airlock-mcp/airlock/session/pins"
-
 	"github.com/charmbracelet/x/ansi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/demo"
+	"github.com/airlock-mcp/airlock/session/pins"
 )
 
 // damagedAuditSession is a demo session whose audit log was cut: 5 records

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/ui/common"

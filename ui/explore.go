@@ -12,11 +12,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/form"

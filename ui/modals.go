@@ -9,10 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog"

@@ -11,12 +11,11 @@ package ui
 import (
 	"strconv"
 
-	"github.com/airlock-mcp/airlock/session/approval"
-
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"

@@ -4,10 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
 )

@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-mcp/airlock/session/approval"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/session/demo"
 )
 

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/demo"

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/airlock-mcp/airlock/session"
 	auditpkg "github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"

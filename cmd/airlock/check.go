@@ -14,13 +14,12 @@ import (
 	"strings"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-	"github.com/airlock-mcp/airlock/session/pins"
-	"github.com/airlock-mcp/airlock/session/record"
-
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/importer"
+	"github.com/airlock-mcp/airlock/session/pins"
+	"github.com/airlock-mcp/airlock/session/record"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"

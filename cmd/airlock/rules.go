@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/approval"
-
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/safetext"

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/session/approval"
-
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 

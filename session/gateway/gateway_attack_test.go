@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 )
 

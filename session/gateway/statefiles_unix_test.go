@@ -9,10 +9,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/airlock-mcp/airlock/session/pins"
-
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/gateway"
+	"github.com/airlock-mcp/airlock/session/pins"
 )
 
 // The files airlock trusts are opened without following links,

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/oauth"
