@@ -1,8 +1,3 @@
-// Package session is everything in airlock that talks to the outside: connections to
-// MCP servers (stdio subprocesses, streamable HTTP, SSE, in-process), tool listing,
-// pins, the approval engine every call goes through, and later the agent gateway and
-// the audit log. It owns every goroutine it starts and reports through typed events;
-// it never imports the UI or bubbletea.
 package session
 
 import (
