@@ -1,13 +1,22 @@
-// Package ui is airlock's terminal interface: one Bubble Tea v2 root model that owns
-// layout, focus and global keys, and concrete child models for the servers pane, the
-// tools pane, tool details, the running call, results and logs. Modal dialogs
-// (ui/dialog) and forms (ui/form) are pure: they turn keys into actions and the root
-// acts on them.
+// Package ui is airlock's terminal interface: one Bubble Tea v2 root [Model] that
+// routes. It owns the layout, the focus, the global keys ([GlobalKeyMap]) and the
+// one stack of screens that esc walks back, and it carries out the intents its
+// screens return; [Run] runs it against a session's Manager.
+//
+// Every screen is its own package under ui/screens (servers and tools, details,
+// the running call and its result, logs, activity, hazards, resources and prompts,
+// server info, rules, grants, the approval queue, what-if export, help) behind one
+// interface, ui/screen: a KeyMap, SetSize, an Update that returns an intent, and
+// View, over ui/common's shared styles and sizes, ui/list's list and ui/pager's
+// scrolling body. Every question (approvals, elicitation, sampling, pins, taint,
+// quitting) is one overlay, ui/question, with its input guard; its dialogs
+// (ui/dialog) and forms (ui/form) are pure, turning keys into actions.
 //
 // Everything the session reports arrives as typed events pumped by a re-armed Cmd;
-// every server-controlled string passes ui/safetext before it is rendered. ui must
-// never start goroutines of its own beyond Bubble Tea Cmds, never decide a call (the
-// session's approval engine does), and never import the demo servers.
+// every server-controlled string passes ui/safetext before it is rendered. ui never
+// starts goroutines of its own beyond Bubble Tea Cmds, never decides a call (the
+// session's approval engine does), and never imports the demo servers; the screens
+// under it never import session.
 package ui
 
 import (
