@@ -34,14 +34,14 @@ import (
 // largest arguments a call may carry by default.)
 const MaxContentBytes = 8 << 20
 
-// MaxPromptMessages bounds the messages of one prompts/get result.
-const MaxPromptMessages = 1000
+// maxPromptMessages bounds the messages of one prompts/get result.
+const maxPromptMessages = 1000
 
-// MaxCompletionValues is the most completion values handed on (the spec's own cap).
-const MaxCompletionValues = 100
+// maxCompletionValues is the most completion values handed on (the spec's own cap).
+const maxCompletionValues = 100
 
-// ErrNoChannel is returned when a server does not offer resources or prompts.
-var ErrNoChannel = errors.New("the server does not offer this")
+// errNoChannel is returned when a server does not offer resources or prompts.
+var errNoChannel = errors.New("the server does not offer this")
 
 // channelPolicy is the config's policy for a server's channel of this kind.
 func channelPolicy(s *server, k trust.ChannelKind) trust.Action {
@@ -141,7 +141,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 	tool, ok := m.LookupTool(snap, req.Server, req.Tool)
 	if !ok {
 		m.AuditRefused(callID, req, trust.DecidedByPolicy, "server "+req.Server+" is not ready")
-		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w", what, ErrNotReady)
+		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w", what, errNotReady)
 	}
 	offered := sv.OffersResources
 	if cc.kind == trust.KindPrompts {
@@ -149,7 +149,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 	}
 	if !offered {
 		m.AuditRefused(callID, req, trust.DecidedByPolicy, "server "+req.Server+" does not offer "+string(cc.kind))
-		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w (it declares no %s capability)", what, ErrNoChannel, cc.kind)
+		return callID, trust.Verdict{}, 0, false, fmt.Errorf("%s: %w (it declares no %s capability)", what, errNoChannel, cc.kind)
 	}
 	base := m.auditBase(callID, req, tool)
 	d, err := m.engine.Authorize(ctx, callID, req, tool, s.local())
@@ -172,7 +172,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 	cs := s.cs
 	s.mu.Unlock()
 	if cs == nil {
-		err := fmt.Errorf("%s: %w", what, ErrNotReady)
+		err := fmt.Errorf("%s: %w", what, errNotReady)
 		m.auditChannelOutcome(base, 0, err)
 		return callID, d.Verdict, 0, false, err
 	}
@@ -335,8 +335,8 @@ func (m *Manager) GetPrompt(ctx context.Context, req model.PromptRequest) (*mode
 			if err != nil {
 				return err
 			}
-			if len(r.Messages) > MaxPromptMessages {
-				return &boundError{fmt.Sprintf("prompt %s returned %d messages; airlock hands on at most %d", strconv.Quote(req.Name), len(r.Messages), MaxPromptMessages)}
+			if len(r.Messages) > maxPromptMessages {
+				return &boundError{fmt.Sprintf("prompt %s returned %d messages; airlock hands on at most %d", strconv.Quote(req.Name), len(r.Messages), maxPromptMessages)}
 			}
 			if n := promptBytes(r); n > MaxContentBytes {
 				return &boundError{fmt.Sprintf("prompt %s returned %d bytes; airlock hands on at most %d (MaxContentBytes)", strconv.Quote(req.Name), n, MaxContentBytes)}
@@ -388,10 +388,10 @@ func (m *Manager) Complete(ctx context.Context, req model.CompleteRequest) (*mod
 	sv, _ := snap.Server(req.Server)
 	tool, ok := m.LookupTool(snap, req.Server, trust.ChannelTool(kind))
 	if !ok {
-		return nil, fmt.Errorf("completing for %s: %w", req.Server, ErrNotReady)
+		return nil, fmt.Errorf("completing for %s: %w", req.Server, errNotReady)
 	}
 	if !sv.Completions {
-		return nil, fmt.Errorf("completing for %s: %w (it declares no completions capability)", req.Server, ErrNoChannel)
+		return nil, fmt.Errorf("completing for %s: %w (it declares no completions capability)", req.Server, errNoChannel)
 	}
 	if tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked {
 		return nil, &model.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
@@ -403,7 +403,7 @@ func (m *Manager) Complete(ctx context.Context, req model.CompleteRequest) (*mod
 	cs := s.cs
 	s.mu.Unlock()
 	if cs == nil {
-		return nil, fmt.Errorf("completing for %s: %w", req.Server, ErrNotReady)
+		return nil, fmt.Errorf("completing for %s: %w", req.Server, errNotReady)
 	}
 	params := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: req.Argument, Value: req.Value}}
 	if len(req.Resolved) > 0 {
@@ -421,8 +421,8 @@ func (m *Manager) Complete(ctx context.Context, req model.CompleteRequest) (*mod
 		return nil, conn.RedactURLs(fmt.Errorf("completing for %s: %w", req.Server, err))
 	}
 	c := &model.Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
-	if len(c.Values) > MaxCompletionValues {
-		c.Values, c.HasMore = c.Values[:MaxCompletionValues:MaxCompletionValues], true
+	if len(c.Values) > maxCompletionValues {
+		c.Values, c.HasMore = c.Values[:maxCompletionValues:maxCompletionValues], true
 	}
 	if trust.Taints(tool.Class) && len(c.Values) > 0 {
 		m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelCompletion, Subject: subject})
@@ -524,10 +524,10 @@ func (m *Manager) subscription(ctx context.Context, holder, server, uri string, 
 	sv, _ := snap.Server(server)
 	tool, ok := m.LookupTool(snap, server, trust.ResourceReadTool)
 	if !ok {
-		return fmt.Errorf("subscribing to a resource of %s: %w", server, ErrNotReady)
+		return fmt.Errorf("subscribing to a resource of %s: %w", server, errNotReady)
 	}
 	if !sv.Subscribe {
-		return fmt.Errorf("subscribing to a resource of %s: %w (it does not take resources/subscribe)", server, ErrNoChannel)
+		return fmt.Errorf("subscribing to a resource of %s: %w (it does not take resources/subscribe)", server, errNoChannel)
 	}
 	if on && (tool.Class.Action == trust.Deny || tool.Class.Tier == trust.TierBlocked) {
 		return &model.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: tool.Class.Reasons}}
@@ -548,7 +548,7 @@ func (m *Manager) subscription(ctx context.Context, holder, server, uri string, 
 	}
 	s.mu.Unlock()
 	if cs == nil {
-		return fmt.Errorf("subscribing to a resource of %s: %w", server, ErrNotReady)
+		return fmt.Errorf("subscribing to a resource of %s: %w", server, errNotReady)
 	}
 	if !send {
 		return nil

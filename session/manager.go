@@ -337,8 +337,8 @@ var ErrTaskRequired = errors.New(`the tool says execution.taskSupport = "require
 // schema that cannot be checked); the error names the field.
 var ErrArgsSchema = errors.New("the arguments do not match the tool's input schema")
 
-// ErrNotReady is returned by Call when the tool's server is not connected.
-var ErrNotReady = errors.New("server is not ready")
+// errNotReady is returned by Call when the tool's server is not connected.
+var errNotReady = errors.New("server is not ready")
 
 // Outcome is what happened to a call that ran.
 type Outcome struct {

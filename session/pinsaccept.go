@@ -12,17 +12,17 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// MinReviewedPrefix is the shortest fingerprint prefix that binds an acceptance.
-const MinReviewedPrefix = 8
+// minReviewedPrefix is the shortest fingerprint prefix that binds an acceptance.
+const minReviewedPrefix = 8
 
-// ErrChangedSinceReview is returned when what a server serves now is not what the
+// errChangedSinceReview is returned when what a server serves now is not what the
 // person reviewed.
-var ErrChangedSinceReview = errors.New("changed again since it was reviewed")
+var errChangedSinceReview = errors.New("changed again since it was reviewed")
 
 // AcceptPins pins the reviewed definitions of a server's changed tools, and its
 // reviewed instructions, then reclassifies. Each must still be what was reviewed:
 // when the server changed a tool (or its instructions) again since, nothing at all is
-// pinned and the error wraps ErrChangedSinceReview. A reviewed tool that is no longer
+// pinned and the error wraps errChangedSinceReview. A reviewed tool that is no longer
 // changed is skipped. It returns what was accepted, as sentences.
 func (m *Manager) AcceptPins(serverName string, r model.Reviewed) ([]string, error) {
 	s, ok := m.servers[serverName]
@@ -30,12 +30,12 @@ func (m *Manager) AcceptPins(serverName string, r model.Reviewed) ([]string, err
 		return nil, fmt.Errorf("no server %q", serverName)
 	}
 	for name, fp := range r.Tools {
-		if len(fp) < MinReviewedPrefix {
-			return nil, fmt.Errorf("%s__%s: give at least %d hex digits of the fingerprint you reviewed", serverName, name, MinReviewedPrefix)
+		if len(fp) < minReviewedPrefix {
+			return nil, fmt.Errorf("%s__%s: give at least %d hex digits of the fingerprint you reviewed", serverName, name, minReviewedPrefix)
 		}
 	}
-	if r.Instructions != "" && len(r.Instructions) < MinReviewedPrefix {
-		return nil, fmt.Errorf("%s: give at least %d hex digits of the instructions' fingerprint", serverName, MinReviewedPrefix)
+	if r.Instructions != "" && len(r.Instructions) < minReviewedPrefix {
+		return nil, fmt.Errorf("%s: give at least %d hex digits of the instructions' fingerprint", serverName, minReviewedPrefix)
 	}
 	s.mu.Lock()
 	if s.status != model.StatusReady {
@@ -54,7 +54,7 @@ func (m *Manager) AcceptPins(serverName string, r model.Reviewed) ([]string, err
 			continue
 		}
 		if !strings.HasPrefix(t.fingerprint, strings.ToLower(want)) {
-			problem = fmt.Errorf("%s__%s %w: it is now sha256 %s, not the %s you reviewed; nothing was pinned", serverName, name, ErrChangedSinceReview, short(t.fingerprint), want)
+			problem = fmt.Errorf("%s__%s %w: it is now sha256 %s, not the %s you reviewed; nothing was pinned", serverName, name, errChangedSinceReview, short(t.fingerprint), want)
 			break
 		}
 		defs[name] = t.raw
@@ -63,7 +63,7 @@ func (m *Manager) AcceptPins(serverName string, r model.Reviewed) ([]string, err
 	var instr *string
 	if problem == nil && r.Instructions != "" && s.pins.InstructionsChanged {
 		if fp := trust.InstructionsFingerprint(s.instructions); !strings.HasPrefix(fp, strings.ToLower(r.Instructions)) {
-			problem = fmt.Errorf("%s: instructions %w: they are now sha256 %s, not the %s you reviewed; nothing was pinned", serverName, ErrChangedSinceReview, short(fp), r.Instructions)
+			problem = fmt.Errorf("%s: instructions %w: they are now sha256 %s, not the %s you reviewed; nothing was pinned", serverName, errChangedSinceReview, short(fp), r.Instructions)
 		} else {
 			v := s.instructions
 			instr = &v

@@ -523,7 +523,7 @@ func (s *server) call(ctx context.Context, callID string, req model.CallRequest,
 	cs, proc := s.cs, s.proc
 	s.mu.Unlock()
 	if cs == nil {
-		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, ErrNotReady)
+		return nil, fmt.Errorf("calling %s__%s: %w", req.Server, req.Tool, errNotReady)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	defer cancel()

@@ -442,8 +442,8 @@ func (m *Manager) QuestionWaiting(callID string) bool {
 	return false
 }
 
-// ErrNoElicitation is returned when answering an elicitation that no longer waits.
-var ErrNoElicitation = errors.New("that request no longer waits for an answer")
+// errNoElicitation is returned when answering an elicitation that no longer waits.
+var errNoElicitation = errors.New("that request no longer waits for an answer")
 
 func (m *Manager) elicitationHandler(server string) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -523,7 +523,7 @@ func (m *Manager) AnswerElicitation(id uint64, action string, content map[string
 	delete(m.elicit.waiting, id)
 	m.elicit.mu.Unlock()
 	if !ok {
-		return ErrNoElicitation
+		return errNoElicitation
 	}
 	if action != "accept" {
 		content = nil

@@ -78,7 +78,7 @@ type PromptOutcome struct {
 	Tainted  bool
 }
 
-// Completion is what completion/complete returned, bounded to MaxCompletionValues.
+// Completion is what completion/complete returned, bounded to the session's 100 values.
 type Completion struct {
 	Values  []string
 	Total   int
