@@ -1,0 +1,173 @@
+package gateway_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/gateway"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// dialGateway connects a go-sdk client named client to g with the bearer token tok
+// and the client options opts (nil for none). Closing the session is the caller's.
+func dialGateway(tb testing.TB, g *gateway.Gateway, tok, client string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	tb.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts)
+	return c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   g.URL(),
+		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + tok}}},
+	}, nil)
+}
+
+// onEvents runs f on every event of m, in a goroutine of its own, until ctx ends.
+// It consumes m's events: nothing else may read them.
+func onEvents(ctx context.Context, m *session.Manager, f func(session.Event)) {
+	go func() {
+		for {
+			ev, ok := m.Next(ctx)
+			if !ok {
+				return
+			}
+			f(ev)
+		}
+	}()
+}
+
+// progressParams is the params of a request an agent can send a progress token with.
+type progressParams interface {
+	SetProgressToken(any)
+}
+
+// sendWithProgress sets the progress token token on p, sends p with send and
+// returns the error (the result is not wanted).
+func sendWithProgress[P progressParams, R any](ctx context.Context, send func(context.Context, P) (R, error), p P, token string) error {
+	p.SetProgressToken(token)
+	_, err := send(ctx, p)
+	return err
+}
+
+// postRaw sends body to g over plain HTTP with testToken and the headers a
+// streamable HTTP client sends, and the extra headers given; it reads the body away
+// and returns the response.
+func postRaw(t *testing.T, g *gateway.Gateway, body string, extra map[string]string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// listsTool reports whether the gateway lists the tool name to cs; ok is false when
+// the listing failed.
+func listsTool(cs *mcp.ClientSession, name string) (listed, ok bool) {
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		return false, false
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == name {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// onBeta is a startRelay config change that applies f to the beta server.
+func onBeta(f func(*config.Server)) func(*config.Config) {
+	return func(c *config.Config) {
+		for i := range c.Servers {
+			if c.Servers[i].Name == "beta" {
+				f(&c.Servers[i])
+			}
+		}
+	}
+}
+
+// betaResourcesAsk is a startRelay config change: reading beta's resources asks.
+var betaResourcesAsk = onBeta(func(s *config.Server) { s.Resources = trust.Ask })
+
+// cancelWhileWaiting sends a request with send, waits for the person to see its
+// question (on a) and for told to hold (what says what it waits for), then cancels
+// the request and waits for it to return.
+func cancelWhileWaiting(t *testing.T, a *sessiontest.Answerer, what string, told func() bool, send func(context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- send(ctx) }()
+	<-a.Seen
+	sessiontest.WaitFor(t, what, 5*time.Second, told)
+	cancel()
+	<-errc
+}
+
+// collected is a list of strings a notification handler adds to while the test
+// reads it.
+type collected struct {
+	mu sync.Mutex
+	xs []string
+}
+
+func (c *collected) add(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.xs = append(c.xs, s)
+}
+
+// all is a copy of what was added so far.
+func (c *collected) all() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.xs...)
+}
+
+// pinnedThenChanged pins the benign weather tool of a trusted raw server wx (with
+// before applied to its config), then has it serve the malicious one (with change
+// applied) and starts a Manager over the same pins file, in which the tool must be
+// blocked as changed. It returns that Manager and its pins.
+func pinnedThenChanged(t *testing.T, before, change func(*config.Server)) (*session.Manager, *session.Pins) {
+	t.Helper()
+	pinsPath := filepath.Join(t.TempDir(), "pins.json")
+	path := sessiontest.ScriptFile(t, sessiontest.Script(sessiontest.Page(sessiontest.BenignWeather)))
+	cfg := sessiontest.NewConfig(sessiontest.RawServerAt(t, "wx", trust.Trusted, path))
+	if before != nil {
+		before(&cfg.Servers[0])
+	}
+	start := func() (*session.Manager, *session.Pins) {
+		t.Helper()
+		pins, err := session.OpenPins(pinsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sessiontest.Start(t, cfg, session.Options{Pins: pins}), pins
+	}
+	m, _ := start()
+	sessiontest.WantTier(t, m, "wx", "get_weather", trust.TierRead)
+	m.Close()
+
+	sessiontest.WriteScript(t, path, sessiontest.Script(sessiontest.Page(sessiontest.MaliciousWeather)))
+	change(&cfg.Servers[0])
+	m2, pins2 := start()
+	sessiontest.WantBlockedChanged(t, m2, "wx", "get_weather")
+	return m2, pins2
+}
