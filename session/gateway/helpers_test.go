@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
@@ -170,4 +171,96 @@ func pinnedThenChanged(t *testing.T, before, change func(*config.Server)) (*sess
 	m2, pins2 := start()
 	sessiontest.WantBlockedChanged(t, m2, "wx", "get_weather")
 	return m2, pins2
+}
+
+// exfilHazard is m's open-world-exfiltration hazard; the test fails without one.
+func exfilHazard(t *testing.T, m *session.Manager) trust.Hazard {
+	t.Helper()
+	for _, h := range m.Snapshot().Hazards {
+		if h.Kind == trust.HazardOpenWorldExfiltration {
+			return h
+		}
+	}
+	t.Fatal("no open-world-exfiltration hazard")
+	return trust.Hazard{}
+}
+
+// wantRevokedDecision checks that the last decision the audit log at path holds for
+// the context token:ci-bot was made by agent-gone because the token was revoked.
+func wantRevokedDecision(t *testing.T, path string) {
+	t.Helper()
+	var rec *audit.Record
+	for _, r := range sessiontest.AuditRecords(t, path) {
+		if r.Kind == "decision" && r.Context == "token:ci-bot" {
+			rec = &r
+		}
+	}
+	if rec == nil || rec.DecidedBy != string(trust.DecidedByAgentGone) || !strings.Contains(rec.Reason, "token was revoked") {
+		t.Errorf("decision record %+v, want agent-gone saying the token was revoked", rec)
+	}
+}
+
+// answerInBackground answers the n-th (from 1) question of evs with r, from a
+// goroutine of its own, and reports a refused answer as an error of the test.
+func answerInBackground(t *testing.T, m *session.Manager, evs *sessiontest.EventLog, n int, r session.Response) {
+	go func() {
+		p := evs.Pending(t, n)
+		if err := m.Engine().Answer(p.ID, r); err != nil {
+			t.Error(err)
+		}
+	}()
+}
+
+// ciBot is tokenSetup with a gateway and an agent connected with the named token
+// ci-bot.
+type ciBot struct {
+	mail  *sessiontest.Upstream
+	m     *session.Manager
+	evs   *sessiontest.EventLog
+	audit string // the audit log's path
+	g     *gateway.Gateway
+	dir   string // the gateway's state dir
+	tok   string // ci-bot's token
+	a     *mcp.ClientSession
+}
+
+// ciBotSetup starts a ciBot whose agent calls itself client.
+func ciBotSetup(t *testing.T, client string) ciBot {
+	t.Helper()
+	var f ciBot
+	f.mail, f.m, f.evs, f.audit = tokenSetup(t)
+	f.g = startGateway(t, f.m)
+	f.dir = gatewayStateDir(t, f.g)
+	f.tok = namedToken(t, f.g, "ci-bot")
+	f.a = mustAgentWithToken(t, f.g, f.tok, client)
+	return f
+}
+
+// mustAgentWithToken is agentWithToken failing the test when it cannot connect.
+func mustAgentWithToken(t *testing.T, g *gateway.Gateway, tok, client string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := agentWithToken(t, g, tok, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// chatServer is an upstream chat server whose one tool, post, is a write.
+func chatServer() *sessiontest.Upstream {
+	chat := sessiontest.NewUpstream("chat")
+	chat.Add("post", "Post a message.", sessiontest.WriteHints())
+	return chat
+}
+
+// wantNothingAskedOrSent checks that evs holds no question and that chat's post never
+// ran: refused arguments are refused before anyone is asked.
+func wantNothingAskedOrSent(t *testing.T, evs *sessiontest.EventLog, chat *sessiontest.Upstream) {
+	t.Helper()
+	if n := evs.Count(sessiontest.IsApproval); n != 0 {
+		t.Errorf("%d questions were asked for refused arguments", n)
+	}
+	if got := chat.Calls("post"); len(got) != 0 {
+		t.Errorf("upstream received %s", got)
+	}
 }
