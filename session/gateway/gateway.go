@@ -398,14 +398,28 @@ func (g *Gateway) Close() error {
 	return err
 }
 
-func (g *Gateway) syncLoop() {
+// syncLoop syncs the served tool set each time a resync is asked for, until Close.
+func (g *Gateway) syncLoop() { g.loop(0, g.resync, func(bool) { g.sync() }) }
+
+// loop is the body of each of the gateway's background goroutines (one of g.wg's):
+// until Close it calls f with true every every (never when every is 0), and with
+// false each time wake has a value (never when wake is nil).
+func (g *Gateway) loop(every time.Duration, wake <-chan struct{}, f func(ticked bool)) {
 	defer g.wg.Done()
+	var tick <-chan time.Time
+	if every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-g.done:
 			return
-		case <-g.resync:
-			g.sync()
+		case <-tick:
+			f(true)
+		case <-wake:
+			f(false)
 		}
 	}
 }

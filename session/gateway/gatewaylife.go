@@ -95,22 +95,14 @@ func (l *sessionLife) sweep(sessions map[string]func()) {
 
 // lifeLoop sweeps the gateway's sessions a few times per timeout until Close.
 func (g *Gateway) lifeLoop() {
-	defer g.wg.Done()
 	every := min(max(g.life.timeout/4, 10*time.Millisecond), time.Minute)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-g.done:
-			return
-		case <-t.C:
-			sessions := map[string]func(){}
-			for ss := range g.srv.Sessions() {
-				sessions[ss.ID()] = func() { _ = ss.Close() }
-			}
-			g.life.sweep(sessions)
+	g.loop(every, nil, func(bool) {
+		sessions := map[string]func(){}
+		for ss := range g.srv.Sessions() {
+			sessions[ss.ID()] = func() { _ = ss.Close() }
 		}
-	}
+		g.life.sweep(sessions)
+	})
 }
 
 // requesterHeader carries, from the gateway's HTTP handler to its MCP handlers, which

@@ -261,19 +261,12 @@ func (g *Gateway) noteTokensProblem() {
 // revokeLoop ends the sessions of revoked tokens: every RevokeEvery, and at once
 // when a request saw the tokens file change.
 func (g *Gateway) revokeLoop() {
-	defer g.wg.Done()
-	t := time.NewTicker(g.opts.RevokeEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-g.done:
-			return
-		case <-t.C:
+	g.loop(g.opts.RevokeEvery, g.tokensChanged, func(ticked bool) {
+		if ticked {
 			g.lookAtTokens()
-		case <-g.tokensChanged:
 		}
 		g.endRevoked()
-	}
+	})
 }
 
 // endRevoked ends every session whose token is no longer accepted (revoked, or its

@@ -489,27 +489,23 @@ func (g *Gateway) resourceUpdated(ev model.ResourceUpdated) {
 
 // updateLoop sends the queued resources/updated notifications; go-sdk sends each to
 // the sessions subscribed to its URI.
-func (g *Gateway) updateLoop() {
-	defer g.wg.Done()
-	for {
-		select {
-		case <-g.done:
-			return
-		case <-g.relay.wake:
-		}
-		g.mu.Lock()
-		batch := make([]string, 0, len(g.relay.updated))
-		for u := range g.relay.updated {
-			batch = append(batch, u)
-		}
-		clear(g.relay.updated)
-		g.mu.Unlock()
-		sort.Strings(batch)
-		for _, u := range batch {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = g.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
-			cancel()
-		}
+func (g *Gateway) updateLoop() { g.loop(0, g.relay.wake, func(bool) { g.sendUpdates() }) }
+
+// sendUpdates sends, in URI order, the resources/updated notifications queued since
+// the last time, and empties the queue.
+func (g *Gateway) sendUpdates() {
+	g.mu.Lock()
+	batch := make([]string, 0, len(g.relay.updated))
+	for u := range g.relay.updated {
+		batch = append(batch, u)
+	}
+	clear(g.relay.updated)
+	g.mu.Unlock()
+	sort.Strings(batch)
+	for _, u := range batch {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = g.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
+		cancel()
 	}
 }
 
