@@ -133,44 +133,23 @@ func (o *owners) prune(present map[string]bool) {
 	}
 }
 
-// ownedWriter binds the session a request opens to the request's token as soon as
-// the answer's header (which names the session) is written, before any byte of it
-// leaves: the agent cannot send its next request before the gateway knows whose
-// session it is.
-type ownedWriter struct {
-	http.ResponseWriter
-	bind  func(id string)
-	bound bool
+// bindOnHeader wraps w so that the session a request opens is bound (bind) to the
+// request's token as soon as the answer's header (which names the session) is
+// written, before any byte of it leaves: the agent cannot send its next request
+// before the gateway knows whose session it is. A flush writes the header too, so
+// it binds first.
+func bindOnHeader(w http.ResponseWriter, bind func(id string)) http.ResponseWriter {
+	bound := false
+	return newHookWriter(w, func() {
+		if bound {
+			return
+		}
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			bound = true
+			bind(id)
+		}
+	})
 }
-
-func (w *ownedWriter) capture() {
-	if w.bound {
-		return
-	}
-	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-		w.bound = true
-		w.bind(id)
-	}
-}
-
-func (w *ownedWriter) WriteHeader(code int) {
-	w.capture()
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *ownedWriter) Write(p []byte) (int, error) {
-	w.capture()
-	return w.ResponseWriter.Write(p)
-}
-
-// Flush writes the header too, so it binds first.
-func (w *ownedWriter) Flush() {
-	w.capture()
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Unwrap lets http.ResponseController reach the server's writer.
-func (w *ownedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // agentOf is the context and client name of the agent behind an agent session, and
 // whether its token is still accepted. A session whose token is not known (not yet
