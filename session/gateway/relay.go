@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"sort"
 	"strconv"
 	"sync"
@@ -202,15 +203,14 @@ func (g *Gateway) resubscribe(snap *model.Snapshot) {
 // goneKeys deletes from served every key not in want and returns them, sorted.
 func goneKeys[V any](served map[string]V, want map[string]bool) []string {
 	var gone []string
-	for k := range served {
-		if !want[k] {
-			gone = append(gone, k)
+	maps.DeleteFunc(served, func(k string, _ V) bool {
+		if want[k] {
+			return false
 		}
-	}
+		gone = append(gone, k)
+		return true
+	})
 	sort.Strings(gone)
-	for _, k := range gone {
-		delete(served, k)
-	}
 	return gone
 }
 
@@ -555,15 +555,7 @@ func relayRead(server string, res *mcp.ReadResourceResult) *mcp.ReadResourceResu
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{}}
 	}
 	cp := *res
-	cp.Contents = make([]*mcp.ResourceContents, 0, len(res.Contents))
-	for _, c := range res.Contents {
-		if c == nil {
-			continue
-		}
-		rc := *c
-		rc.URI = RelayURI(server, c.URI)
-		cp.Contents = append(cp.Contents, &rc)
-	}
+	cp.Contents = copiesOf(res.Contents, func(rc *mcp.ResourceContents) { rc.URI = RelayURI(server, rc.URI) })
 	return &cp
 }
 
@@ -574,16 +566,25 @@ func relayPromptResult(server string, res *mcp.GetPromptResult) *mcp.GetPromptRe
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}
 	}
 	cp := *res
-	cp.Messages = make([]*mcp.PromptMessage, 0, len(res.Messages))
-	for _, msg := range res.Messages {
-		if msg == nil {
-			continue
-		}
-		m := *msg
+	cp.Messages = copiesOf(res.Messages, func(m *mcp.PromptMessage) {
 		if m.Content != nil {
 			m.Content = relayContent(server, []mcp.Content{m.Content})[0]
 		}
-		cp.Messages = append(cp.Messages, &m)
-	}
+	})
 	return &cp
+}
+
+// copiesOf is a copy of each entry of xs that is not nil, in order, each changed by
+// f: what xs points to is not changed. It is never nil.
+func copiesOf[T any](xs []*T, f func(*T)) []*T {
+	out := make([]*T, 0, len(xs))
+	for _, x := range xs {
+		if x == nil {
+			continue
+		}
+		c := *x
+		f(&c)
+		out = append(out, &c)
+	}
+	return out
 }
