@@ -583,11 +583,10 @@ func (g *Gateway) servedAs(name string) string {
 func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ss := req.Session
-		ctxName, client, ok := g.agentOf(ss)
-		if !ok {
-			return errorResult("airlock denied this call: " + errNotAccepted.Error()), nil
+		ctxName, client, err := g.acceptedAgent(ss)
+		if err != nil {
+			return errorResult("airlock denied this call: " + err.Error()), nil
 		}
-		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
 		call := model.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.NewCallID(),
 			StillAccepted: g.stillAccepted(ss)}

@@ -242,11 +242,9 @@ func (g *Gateway) boundToRequester(next mcp.MethodHandler) mcp.MethodHandler {
 			// Bound first, then watched: the watch ends the session's bound calls
 			// when it closes, even if it closed already. Bound first, then its
 			// token checked: a revocation after the check ends the bound call.
-			ctxName, _, ok := g.agentOf(ss)
-			if !ok {
-				return nil, errNotAccepted
+			if _, _, err := g.acceptedAgent(ss); err != nil {
+				return nil, err
 			}
-			g.watchSession(ss, ctxName)
 		}
 		return next(ctx, method, req)
 	}

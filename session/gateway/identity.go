@@ -168,6 +168,18 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string, ok boo
 	return ctxName, client, g.tokenLive(tok)
 }
 
+// acceptedAgent is agentOf for a request an agent makes: when the session's token
+// is accepted, the session is watched (watchSession) and err is nil; when it is not,
+// err is errNotAccepted and the request must be refused.
+func (g *Gateway) acceptedAgent(ss *mcp.ServerSession) (ctxName, client string, err error) {
+	ctxName, client, ok := g.agentOf(ss)
+	if !ok {
+		return ctxName, client, errNotAccepted
+	}
+	g.watchSession(ss, ctxName)
+	return ctxName, client, nil
+}
+
 // tokenLive reports whether the token that opened a session is accepted now: the
 // default token while gateway.token holds that value, a named token while the
 // tokens file lists that value under that name.

@@ -298,11 +298,10 @@ func (g *Gateway) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // the agent's context.
 func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	ss := req.Session
-	ctxName, client, ok := g.agentOf(ss)
-	if !ok {
-		return nil, errNotAccepted
+	ctxName, client, err := g.acceptedAgent(ss)
+	if err != nil {
+		return nil, err
 	}
-	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
 		args, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
@@ -325,11 +324,10 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		ss := req.Session
-		ctxName, client, ok := g.agentOf(ss)
-		if !ok {
-			return nil, errNotAccepted
+		ctxName, client, err := g.acceptedAgent(ss)
+		if err != nil {
+			return nil, err
 		}
-		g.watchSession(ss, ctxName)
 		args := json.RawMessage("{}")
 		if len(req.Params.Arguments) > 0 {
 			args, _ = json.Marshal(req.Params.Arguments)
@@ -349,11 +347,10 @@ func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 // template, through Manager.Complete.
 func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	ss := req.Session
-	ctxName, client, ok := g.agentOf(ss)
-	if !ok {
-		return nil, errNotAccepted
+	ctxName, client, err := g.acceptedAgent(ss)
+	if err != nil {
+		return nil, err
 	}
-	g.watchSession(ss, ctxName)
 	p := req.Params
 	cr := model.CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value}
 	if p.Context != nil {
@@ -389,11 +386,10 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 // Manager.SubscribeAgent.
 func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
 	ss := req.Session
-	ctxName, client, ok := g.agentOf(ss)
-	if !ok {
-		return errNotAccepted
+	ctxName, client, err := g.acceptedAgent(ss)
+	if err != nil {
+		return err
 	}
-	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
