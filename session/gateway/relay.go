@@ -86,33 +86,19 @@ func (g *Gateway) syncRelay(snap *model.Snapshot) []string {
 		if g.channelServed(snap, sv, trust.KindResources) {
 			for _, r := range sv.Resources {
 				u := RelayURI(sv.Name, r.URI)
-				key := jsonKey(r)
-				wantRes[u] = true
-				if old, ok := g.relay.resources[u]; ok && old == key {
-					continue
-				}
-				res := &mcp.Resource{URI: u, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size}
-				if err := g.serve(func() { g.srv.AddResource(res, g.readHandler) }); err != nil {
-					delete(wantRes, u)
+				if err := g.relayOne(g.relay.resources, wantRes, u, jsonKey(r), func() {
+					g.srv.AddResource(&mcp.Resource{URI: u, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size}, g.readHandler)
+				}); err != nil {
 					skipped = append(skipped, sv.Name+" resource "+strconv.QuoteToASCII(clip(r.URI))+": "+err.Error())
-					continue
 				}
-				g.relay.resources[u] = key
 			}
 			for _, t := range sv.ResourceTemplates {
 				u := RelayTemplate(sv.Name, t.URITemplate)
-				key := jsonKey(t)
-				wantTmpl[u] = true
-				if old, ok := g.relay.templates[u]; ok && old == key {
-					continue
-				}
-				rt := &mcp.ResourceTemplate{URITemplate: u, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType}
-				if err := g.serve(func() { g.srv.AddResourceTemplate(rt, g.readHandler) }); err != nil {
-					delete(wantTmpl, u)
+				if err := g.relayOne(g.relay.templates, wantTmpl, u, jsonKey(t), func() {
+					g.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: u, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType}, g.readHandler)
+				}); err != nil {
 					skipped = append(skipped, sv.Name+" resource template "+strconv.QuoteToASCII(clip(t.URITemplate))+": "+err.Error())
-					continue
 				}
-				g.relay.templates[u] = key
 			}
 		}
 		if g.channelServed(snap, sv, trust.KindPrompts) {
@@ -198,6 +184,23 @@ func (g *Gateway) resubscribe(snap *model.Snapshot) {
 			cancel()
 		}
 	}()
+}
+
+// relayOne serves a resource or a template under u, whose key (what the agent sees
+// of it) is key: u is wanted from now on, and unless served already holds key for
+// u, add registers it with go-sdk (through serve) and served records key. When add
+// cannot serve it, u is wanted no more and relayOne returns why.
+func (g *Gateway) relayOne(served map[string]string, want map[string]bool, u, key string, add func()) error {
+	want[u] = true
+	if old, ok := served[u]; ok && old == key {
+		return nil
+	}
+	if err := g.serve(add); err != nil {
+		delete(want, u)
+		return err
+	}
+	served[u] = key
+	return nil
 }
 
 // goneKeys deletes from served every key not in want and returns them, sorted.
