@@ -318,13 +318,7 @@ func TestAgentGone_AllowedAsItsAgentLeftNeverRuns(t *testing.T) {
 // A read (and likewise a get, a completion, a subscription) is bound like a call: a
 // read waiting for a person is withdrawn when its agent's session is deleted.
 func TestAgentGone_WaitingReadWithdrawnWithItsSession(t *testing.T) {
-	f := startRelay(t, trust.Untrusted, func(c *config.Config) {
-		for i := range c.Servers {
-			if c.Servers[i].Name == "beta" {
-				c.Servers[i].Resources = trust.Ask
-			}
-		}
-	})
+	f := startRelay(t, trust.Untrusted, betaResourcesAsk)
 	a := sessiontest.AnswerWith(t, f.m) // sees, never answers
 	cs := agent(t, f.g, nil)
 	go func() {

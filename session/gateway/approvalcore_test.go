@@ -113,8 +113,7 @@ func TestApproval_RecheckBeforeForward(t *testing.T) {
 // Duplicate keys (also through escapes), at any depth, are refused
 // at the gateway before any question, and the upstream never sees them.
 func TestArgs_DuplicateKeysRefusedAtGateway(t *testing.T) {
-	chat := sessiontest.NewUpstream("chat")
-	chat.Add("post", "Post a message.", sessiontest.WriteHints())
+	chat := chatServer()
 	cfg := sessiontest.NewConfig(sessiontest.Inproc("chat", trust.Trusted))
 	cfg.ApprovalTimeout = 2 * time.Second
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"chat": chat})
@@ -134,19 +133,13 @@ func TestArgs_DuplicateKeysRefusedAtGateway(t *testing.T) {
 			t.Errorf("%s: agent was told %q, want a refusal naming the duplicate key", raw, text)
 		}
 	}
-	if n := evs.Count(sessiontest.IsApproval); n != 0 {
-		t.Errorf("%d questions were asked for refused arguments", n)
-	}
-	if got := chat.Calls("post"); len(got) != 0 {
-		t.Errorf("upstream received %s", got)
-	}
+	wantNothingAskedOrSent(t, evs, chat)
 }
 
 // For everyone: Manager.Call refuses invalid UTF-8, non-object and
 // over-limit arguments before any question.
 func TestArgs_RefusedBeforeAnyQuestion(t *testing.T) {
-	chat := sessiontest.NewUpstream("chat")
-	chat.Add("post", "Post a message.", sessiontest.WriteHints())
+	chat := chatServer()
 	cfg := sessiontest.NewConfig(sessiontest.Inproc("chat", trust.Trusted))
 	cfg.Limits.MaxArgsBytes = 1 << 10
 	cfg.ApprovalTimeout = 2 * time.Second
@@ -165,25 +158,14 @@ func TestArgs_RefusedBeforeAnyQuestion(t *testing.T) {
 			t.Errorf("%.40q: err %v, want one saying %q", c.raw, err, c.want)
 		}
 	}
-	if n := evs.Count(sessiontest.IsApproval); n != 0 {
-		t.Errorf("%d questions were asked for refused arguments", n)
-	}
-	if got := chat.Calls("post"); len(got) != 0 {
-		t.Errorf("upstream received %s", got)
-	}
+	wantNothingAskedOrSent(t, evs, chat)
 }
 
 // What is shown, hashed, audited and sent are the same canonical
 // bytes.
 func TestArgs_ShownHashedAuditedSentAreOneBytes(t *testing.T) {
-	chat := sessiontest.NewUpstream("chat")
-	chat.Add("post", "Post a message.", sessiontest.WriteHints())
-	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := audit.Open(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { audit.Close() })
+	chat := chatServer()
+	audit, logPath := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("chat", trust.Trusted)), session.Options{Audit: audit}, map[string]*sessiontest.Upstream{"chat": chat})
 	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce})
 	in := `{ "text": "caf\u00e9 <b>&</b> \/ \u2028", "channel" : "#team", "n": 1.50e2, "nested": {"z": [true, null], "a": {}} }`
@@ -415,12 +397,7 @@ func TestGrants_EndWhenTheToolChanges(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			mail := sessiontest.NewUpstream("mail")
 			mail.Add("send_email", "Send an email.", sessiontest.WriteHints())
-			logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-			audit, err := audit.Open(logPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { audit.Close() })
+			audit, logPath := sessiontest.OpenAuditLog(t)
 			cfg := sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted))
 			cfg.ApprovalTimeout = 500 * time.Millisecond
 			m := sessiontest.StartUpstreams(t, cfg, session.Options{Audit: audit}, map[string]*sessiontest.Upstream{"mail": mail})
@@ -448,16 +425,8 @@ func TestGrants_EndWhenTheToolChanges(t *testing.T) {
 			}
 			c.change(t, m, mail)
 			sessiontest.WaitFor(t, "the gateway to list the tool again", 10*time.Second, func() bool {
-				res, err := cs.ListTools(context.Background(), nil)
-				if err != nil {
-					return false
-				}
-				for _, tool := range res.Tools {
-					if tool.Name == "mail__send_email" {
-						return true
-					}
-				}
-				return false
+				listed, ok := listsTool(cs, "mail__send_email")
+				return ok && listed
 			})
 			res := call() // nobody answers the second question: denied after the timeout
 			select {
@@ -546,12 +515,7 @@ func TestAudit_DecidedByExact(t *testing.T) {
 	mail.Add("archive", "Archive mail.", sessiontest.WriteHints())
 	mail.Add("read", "Read mail.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})
 	cfg.Servers = append(cfg.Servers, sessiontest.Inproc("mail", trust.Trusted))
-	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := audit.Open(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { audit.Close() })
+	audit, logPath := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{Audit: audit}, map[string]*sessiontest.Upstream{"web": web, "post": post, "mail": mail})
 	evs := sessiontest.CollectEvents(t, m)
 	ctx := context.Background()
@@ -745,12 +709,7 @@ func TestElicitation_AnytimeAllowsBetweenCalls(t *testing.T) {
 func TestAudit_AgentCallToUnknownToolRecorded(t *testing.T) {
 	mail := sessiontest.NewUpstream("mail")
 	mail.Add("read", "Read mail.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})
-	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := audit.Open(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { audit.Close() })
+	audit, logPath := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("mail", trust.Trusted)), session.Options{Audit: audit}, map[string]*sessiontest.Upstream{"mail": mail})
 	g := startGateway(t, m)
 	cs := agent(t, g, nil)

@@ -52,43 +52,39 @@ func Bridge(ctx context.Context, via Link, url, token string, in io.ReadCloser, 
 	// which for a call waiting on a person can be minutes, so each call is written on
 	// its own goroutine; other calls are not held up behind it. Notifications and
 	// responses keep their order.
-	go func() {
-		for {
-			msg, err := local.Read(ctx)
-			if err != nil {
-				fail(err)
-				return
-			}
-			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-				go func() {
-					if err := remote.Write(ctx, msg); err != nil {
-						fail(err)
-					}
-				}()
-				continue
-			}
-			if err := remote.Write(ctx, msg); err != nil {
-				fail(err)
-				return
-			}
-		}
-	}()
-	go func() {
-		for {
-			msg, err := remote.Read(ctx)
-			if err != nil {
-				fail(err)
-				return
-			}
-			if err := local.Write(ctx, msg); err != nil {
-				fail(err)
-				return
-			}
-		}
-	}()
+	go pump(ctx, local, remote, fail, func(msg jsonrpc.Message) bool {
+		req, ok := msg.(*jsonrpc.Request)
+		return ok && req.IsCall()
+	})
+	go pump(ctx, remote, local, fail, func(jsonrpc.Message) bool { return false })
 	err = <-errc
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
 	return err
+}
+
+// pump writes every message read from from to to, until a read or a write fails; it
+// reports that error to fail. A message for which apart holds is written on a
+// goroutine of its own, which reports its write's failure to fail as well.
+func pump(ctx context.Context, from, to mcp.Connection, fail func(error), apart func(jsonrpc.Message) bool) {
+	for {
+		msg, err := from.Read(ctx)
+		if err != nil {
+			fail(err)
+			return
+		}
+		if apart(msg) {
+			go func() {
+				if err := to.Write(ctx, msg); err != nil {
+					fail(err)
+				}
+			}()
+			continue
+		}
+		if err := to.Write(ctx, msg); err != nil {
+			fail(err)
+			return
+		}
+	}
 }

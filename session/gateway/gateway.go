@@ -398,14 +398,28 @@ func (g *Gateway) Close() error {
 	return err
 }
 
-func (g *Gateway) syncLoop() {
+// syncLoop syncs the served tool set each time a resync is asked for, until Close.
+func (g *Gateway) syncLoop() { g.loop(0, g.resync, func(bool) { g.sync() }) }
+
+// loop is the body of each of the gateway's background goroutines (one of g.wg's):
+// until Close it calls f with true every every (never when every is 0), and with
+// false each time wake has a value (never when wake is nil).
+func (g *Gateway) loop(every time.Duration, wake <-chan struct{}, f func(ticked bool)) {
 	defer g.wg.Done()
+	var tick <-chan time.Time
+	if every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-g.done:
 			return
-		case <-g.resync:
-			g.sync()
+		case <-tick:
+			f(true)
+		case <-wake:
+			f(false)
 		}
 	}
 }
@@ -569,11 +583,10 @@ func (g *Gateway) servedAs(name string) string {
 func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ss := req.Session
-		ctxName, client, ok := g.agentOf(ss)
-		if !ok {
-			return errorResult("airlock denied this call: " + errNotAccepted.Error()), nil
+		ctxName, client, err := g.acceptedAgent(ss)
+		if err != nil {
+			return errorResult("airlock denied this call: " + err.Error()), nil
 		}
-		g.watchSession(ss, ctxName)
 		token := req.Params.GetProgressToken()
 		call := model.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.NewCallID(),
 			StillAccepted: g.stillAccepted(ss)}
@@ -749,7 +762,7 @@ func (g *Gateway) Handler() http.Handler {
 			return
 		}
 		// A session is its token's: another token's holder cannot use it. A request
-		// that opens one names its token before its answer leaves (ownedWriter).
+		// that opens one names its token before its answer leaves (bindOnHeader).
 		sid := r.Header.Get("Mcp-Session-Id")
 		if sid != "" {
 			if owner, known := g.owners.of(sid); known && owner != tok {
@@ -757,7 +770,7 @@ func (g *Gateway) Handler() http.Handler {
 				return
 			}
 		} else {
-			w = &ownedWriter{ResponseWriter: w, bind: func(id string) { g.owners.bind(id, tok) }}
+			w = bindOnHeader(w, func(id string) { g.owners.bind(id, tok) })
 		}
 		defer servingAuthenticated(r)()
 		if r.URL.Path != "/mcp" {
@@ -1020,39 +1033,45 @@ func OpenToken(dir string, note func(string)) (string, error) {
 // between writes (an agent's call waiting for a person, an idle event stream).
 func writeDeadlines(h http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: d}
-		dw.renew()
-		defer dw.renew() // the server flushes what is buffered once the handler returns
-		h.ServeHTTP(dw, r)
+		rc := http.NewResponseController(w)
+		renew := func() { _ = rc.SetWriteDeadline(time.Now().Add(d)) }
+		renew()
+		defer renew() // the server flushes what is buffered once the handler returns
+		h.ServeHTTP(newHookWriter(w, renew), r)
 	})
 }
 
-type deadlineWriter struct {
+// hookWriter is a response writer that calls before ahead of every write of the
+// response: its header, each part of its body and each flush (go-sdk flushes every
+// server-sent event).
+type hookWriter struct {
 	http.ResponseWriter
-	rc *http.ResponseController
-	d  time.Duration
+	rc     *http.ResponseController
+	before func()
 }
 
-func (w *deadlineWriter) renew() { _ = w.rc.SetWriteDeadline(time.Now().Add(w.d)) }
+func newHookWriter(w http.ResponseWriter, before func()) *hookWriter {
+	return &hookWriter{ResponseWriter: w, rc: http.NewResponseController(w), before: before}
+}
 
-func (w *deadlineWriter) WriteHeader(code int) {
-	w.renew()
+func (w *hookWriter) WriteHeader(code int) {
+	w.before()
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *deadlineWriter) Write(p []byte) (int, error) {
-	w.renew()
+func (w *hookWriter) Write(p []byte) (int, error) {
+	w.before()
 	return w.ResponseWriter.Write(p)
 }
 
-// Flush renews the deadline and flushes; go-sdk flushes every server-sent event.
-func (w *deadlineWriter) Flush() {
-	w.renew()
+// Flush calls before, then flushes.
+func (w *hookWriter) Flush() {
+	w.before()
 	_ = w.rc.Flush()
 }
 
 // Unwrap lets http.ResponseController reach the server's writer.
-func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *hookWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // agentText escapes a server's text for an agent: control characters (C0, DEL, C1,
 // including newlines) and format characters (bidi overrides, zero-width) become

@@ -64,12 +64,10 @@ func BenchmarkCallDirect(b *testing.B) {
 	benchCalls(b, cs, "get_doc")
 }
 
-// BenchmarkCallThroughGateway is the same auto-allowed call made through airlock: agent
-// -> gateway (token, allowlists) -> approval engine (allow by policy) -> upstream.
-func BenchmarkCallThroughGateway(b *testing.B) {
-	url := upstreamDocs(b)
-	cfg := sessiontest.NewConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
-	m := session.New(cfg, session.Options{})
+// benchThroughGateway runs benchCalls for docs__get_doc through a gateway over a
+// Manager of cfg with opts, from an agent connected with testToken.
+func benchThroughGateway(b *testing.B, cfg *config.Config, opts session.Options) {
+	m := session.New(cfg, opts)
 	defer m.Close()
 	m.Start()
 	_ = m.Wait(context.Background())
@@ -81,11 +79,7 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.Close()
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
-	}, nil)
+	cs, err := dialGateway(b, g, testToken, "bench", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -93,37 +87,26 @@ func BenchmarkCallThroughGateway(b *testing.B) {
 	benchCalls(b, cs, "docs__get_doc")
 }
 
+// benchDocsConfig is the demo docs server of upstreamDocs as a trusted HTTP server.
+func benchDocsConfig(b *testing.B) *config.Config {
+	return sessiontest.NewConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: upstreamDocs(b), Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+}
+
+// BenchmarkCallThroughGateway is the same auto-allowed call made through airlock: agent
+// -> gateway (token, allowlists) -> approval engine (allow by policy) -> upstream.
+func BenchmarkCallThroughGateway(b *testing.B) {
+	benchThroughGateway(b, benchDocsConfig(b), session.Options{})
+}
+
 // BenchmarkCallThroughGatewayAudited is BenchmarkCallThroughGateway with the audit log
 // on, as airlock runs by default: every call's decision is synced before it is
 // forwarded and its outcome is recorded after.
 func BenchmarkCallThroughGatewayAudited(b *testing.B) {
-	url := upstreamDocs(b)
-	cfg := sessiontest.NewConfig(config.Server{Name: "docs", Transport: config.TransportHTTP, URL: url, Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+	cfg := benchDocsConfig(b)
 	audit, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer audit.Close()
-	m := session.New(cfg, session.Options{Audit: audit})
-	defer m.Close()
-	m.Start()
-	_ = m.Wait(context.Background())
-	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
-	}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
-	benchCalls(b, cs, "docs__get_doc")
+	benchThroughGateway(b, cfg, session.Options{Audit: audit})
 }

@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
-	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -100,12 +98,7 @@ func TestGatewayServesNamesClientsAccept(t *testing.T) {
 // name the gateway serves the tool under. A call by the mapped name is audited with
 // both names, and the question a person answers carries the served name.
 func TestGatewayRefusesUnmappedNames(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a, path := sessiontest.OpenAuditLog(t)
 	cfg := sessiontest.NewConfig(testServerInProcess("notes", trust.Trusted))
 	cfg.Servers[0].Tools = map[string]config.Tool{"get.item": {Policy: trust.Ask}}
 	m := sessiontest.Start(t, cfg, session.Options{Audit: a, InProcess: map[string]*mcp.Server{"notes": sessiontest.NamesServer(sessiontest.HostileNames())}})

@@ -76,13 +76,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 		run  func(ctx context.Context, cs *mcp.ClientSession, token string) error
 		what string // what the message must name
 	}
-	relayMod := func(c *config.Config) {
-		for i := range c.Servers {
-			if c.Servers[i].Name == "beta" {
-				c.Servers[i].Resources, c.Servers[i].Prompts = trust.Ask, trust.Ask
-			}
-		}
-	}
+	relayMod := onBeta(func(s *config.Server) { s.Resources, s.Prompts = trust.Ask, trust.Ask })
 	cases := []struct {
 		request
 		setup func(t *testing.T, log *progressLog) (*session.Manager, *mcp.ClientSession)
@@ -90,10 +84,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 		{
 			request: request{name: "tools/call", what: "waiting for a person to approve notes__delete_note in airlock (",
 				run: func(ctx context.Context, cs *mcp.ClientSession, token string) error {
-					p := &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-1"}}
-					p.SetProgressToken(token)
-					_, err := cs.CallTool(ctx, p)
-					return err
+					return sendWithProgress(ctx, cs.CallTool, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-1"}}, token)
 				}},
 			setup: func(t *testing.T, log *progressLog) (*session.Manager, *mcp.ClientSession) {
 				m, _ := sessiontest.DemoInProcess(t, session.Options{}, func(c *config.Config) { c.ApprovalTimeout = time.Hour })
@@ -104,10 +95,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 		{
 			request: request{name: "resources/read", what: `waiting for a person to approve reading "test://same/readme" of beta in airlock (`,
 				run: func(ctx context.Context, cs *mcp.ClientSession, token string) error {
-					p := &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")}
-					p.SetProgressToken(token)
-					_, err := cs.ReadResource(ctx, p)
-					return err
+					return sendWithProgress(ctx, cs.ReadResource, &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")}, token)
 				}},
 			setup: func(t *testing.T, log *progressLog) (*session.Manager, *mcp.ClientSession) {
 				f := startRelay(t, trust.Untrusted, func(c *config.Config) { relayMod(c); c.ApprovalTimeout = time.Hour })
@@ -117,10 +105,7 @@ func TestGateway_WaitingProgressLastsTheWholeWait(t *testing.T) {
 		{
 			request: request{name: "prompts/get", what: "waiting for a person to approve getting prompt beta__summarise in airlock (",
 				run: func(ctx context.Context, cs *mcp.ClientSession, token string) error {
-					p := &mcp.GetPromptParams{Name: "beta__summarise", Arguments: map[string]string{"topic": "x"}}
-					p.SetProgressToken(token)
-					_, err := cs.GetPrompt(ctx, p)
-					return err
+					return sendWithProgress(ctx, cs.GetPrompt, &mcp.GetPromptParams{Name: "beta__summarise", Arguments: map[string]string{"topic": "x"}}, token)
 				}},
 			setup: func(t *testing.T, log *progressLog) (*session.Manager, *mcp.ClientSession) {
 				f := startRelay(t, trust.Untrusted, func(c *config.Config) { relayMod(c); c.ApprovalTimeout = time.Hour })
@@ -206,26 +191,18 @@ func TestGateway_WaitingProgressWhileTheServerAsksThePerson(t *testing.T) {
 	asked := make(chan *model.Elicitation, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		for {
-			ev, ok := m.Next(ctx)
-			if !ok {
-				return
-			}
-			if e, ok := ev.(model.ElicitationRequested); ok {
-				asked <- e.Elicitation
-			}
+	onEvents(ctx, m, func(ev model.Event) {
+		if e, ok := ev.(model.ElicitationRequested); ok {
+			asked <- e.Elicitation
 		}
-	}()
+	})
 	g := startGateway(t, m)
 	log := &progressLog{}
 	cs := agent(t, g, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
 	const token = "tok-elicit"
 	errc := make(chan error, 1)
 	go func() {
-		p := &mcp.CallToolParams{Name: "asker__ask_name", Arguments: map[string]any{}}
-		p.SetProgressToken(token)
-		_, err := cs.CallTool(ctx, p)
+		err := sendWithProgress(ctx, cs.CallTool, &mcp.CallToolParams{Name: "asker__ask_name", Arguments: map[string]any{}}, token)
 		log.done(token)
 		errc <- err
 	}()

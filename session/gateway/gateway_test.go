@@ -69,11 +69,7 @@ func namedToken(t *testing.T, g *gateway.Gateway, name string) string {
 // agentWithToken connects a go-sdk client named client to g with the bearer token tok.
 func agentWithToken(t *testing.T, g *gateway.Gateway, tok, client string) (*mcp.ClientSession, error) {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + tok}}},
-	}, nil)
+	cs, err := dialGateway(t, g, tok, client, nil)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}
@@ -83,11 +79,7 @@ func agentWithToken(t *testing.T, g *gateway.Gateway, tok, client string) (*mcp.
 // agent connects a real go-sdk client to the gateway, as an AI agent would.
 func agent(t *testing.T, g *gateway.Gateway, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, opts)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
-	}, nil)
+	cs, err := dialGateway(t, g, testToken, "test-agent", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,18 +174,9 @@ func TestGatewayCancelWithdrawsAndProgressInforms(t *testing.T) {
 			progress.Add(1)
 		}
 	}})
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		params := &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-1"}}
-		params.SetProgressToken("tok-1")
-		_, err := cs.CallTool(ctx, params)
-		errc <- err
-	}()
-	<-a.Seen
-	sessiontest.WaitFor(t, "a waiting progress notification", 5*time.Second, func() bool { return progress.Load() > 0 })
-	cancel()
-	<-errc
+	cancelWhileWaiting(t, a, "a waiting progress notification", func() bool { return progress.Load() > 0 }, func(ctx context.Context) error {
+		return sendWithProgress(ctx, cs.CallTool, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-1"}}, "tok-1")
+	})
 	sessiontest.WaitFor(t, "the approval to be withdrawn", 5*time.Second, func() bool { return len(m.Engine().Pending()) == 0 })
 }
 
@@ -304,16 +287,8 @@ func TestGatewayListChanged(t *testing.T) {
 		t.Fatal("no tools/list_changed after the rug pull")
 	}
 	sessiontest.WaitFor(t, "notes__create_note to be withdrawn from the agent", 10*time.Second, func() bool {
-		res, err := cs.ListTools(context.Background(), nil)
-		if err != nil {
-			return false
-		}
-		for _, tool := range res.Tools {
-			if tool.Name == "notes__create_note" {
-				return false
-			}
-		}
-		return true
+		listed, ok := listsTool(cs, "notes__create_note")
+		return ok && !listed
 	})
 	if ti := sessiontest.MustTool(t, m, "notes", "create_note"); ti.Class.Tier != trust.TierBlocked || ti.Pin != trust.PinChanged {
 		t.Errorf("rug-pulled tool: tier %v pin %v", ti.Class.Tier, ti.Pin)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -100,18 +99,12 @@ func TestGateway_WriteTimeoutSparesLongApprovalWait(t *testing.T) {
 	cs := agent(t, g, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	go func() {
-		for {
-			ev, ok := m.Next(ctx)
-			if !ok {
-				return
-			}
-			if req, ok := ev.(model.ApprovalRequested); ok {
-				time.Sleep(1200 * time.Millisecond) // six write timeouts
-				_ = m.Engine().Answer(req.Pending.ID, model.Response{Answer: model.AllowOnce})
-			}
+	onEvents(ctx, m, func(ev model.Event) {
+		if req, ok := ev.(model.ApprovalRequested); ok {
+			time.Sleep(1200 * time.Millisecond) // six write timeouts
+			_ = m.Engine().Answer(req.Pending.ID, model.Response{Answer: model.AllowOnce})
 		}
-	}()
+	})
 	start := time.Now()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "note-3"}})
 	if err != nil || res.IsError {
@@ -171,11 +164,7 @@ func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	g := startGatewayWith(t, m, gateway.Options{SessionIdleTimeout: idle})
 	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "thinker", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
-	}, nil)
+	cs, err := dialGateway(t, g, testToken, "thinker", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,18 +186,7 @@ func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 	}
 	// The vanished agent, asking again, is told its session is gone (as the MCP
 	// specification has a client then start a new one).
-	req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", gone)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	resp := postRaw(t, g, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, map[string]string{"Mcp-Session-Id": gone, "Mcp-Protocol-Version": "2025-11-25"})
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("a request of the vanished agent's session %s after %v: %s, want 404 (its session still open)", gone, 6*idle, resp.Status)
 	}
@@ -222,16 +200,7 @@ func TestGateway_IdleAgentWithOpenStreamKeepsItsSession(t *testing.T) {
 func initializeAndVanish(t *testing.T, g *gateway.Gateway, name string) string {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":%q,"version":"1"}}}`, name)
-	req, _ := http.NewRequest("POST", g.URL(), strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	resp := postRaw(t, g, body, nil)
 	id := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || id == "" {
 		t.Fatalf("initialize: %s, session %q", resp.Status, id)

@@ -14,7 +14,6 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
-	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -66,16 +65,8 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 	mail, m, evs, path := tokenSetup(t)
 	g := startGateway(t, m)
 	t1, t2 := namedToken(t, g, "ci-bot"), namedToken(t, g, "laptop")
-	a, err := agentWithToken(t, g, t1, "claude-code")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p := evs.Pending(t, 1)
-		if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowForContext}); err != nil {
-			t.Error(err)
-		}
-	}()
+	a := mustAgentWithToken(t, g, t1, "claude-code")
+	answerInBackground(t, m, evs, 1, model.Response{Answer: model.AllowForContext})
 	if res := callTool(t, a, "mail__send_email"); res.IsError {
 		t.Fatalf("allowed for the context: %s", resultText(res))
 	}
@@ -85,10 +76,7 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 	}
 
 	// B: another token, the same client name. Its call asks.
-	b, err := agentWithToken(t, g, t2, "claude-code")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustAgentWithToken(t, g, t2, "claude-code")
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- callTool(t, b, "mail__send_email") }()
 	p := evs.Pending(t, 2)
@@ -103,10 +91,7 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 	}
 
 	// C: A's token under another name shares A's grant.
-	c, err := agentWithToken(t, g, t1, "another-name")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustAgentWithToken(t, g, t1, "another-name")
 	if res := callTool(t, c, "mail__send_email"); res.IsError {
 		t.Errorf("the same token under another client name did not share its grant: %s", resultText(res))
 	}
@@ -128,13 +113,8 @@ func TestAgentIdentity_GrantIsTheTokens(t *testing.T) {
 // Revoking a token while its agent's question waits withdraws the question, ends
 // the session and runs nothing; the token is refused from then on.
 func TestAgentIdentity_RevokeWithdrawsAndEnds(t *testing.T) {
-	mail, m, evs, path := tokenSetup(t)
-	g := startGateway(t, m)
-	tok := namedToken(t, g, "ci-bot")
-	a, err := agentWithToken(t, g, tok, "claude-code")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := ciBotSetup(t, "claude-code")
+	mail, evs, g, tok, a := f.mail, f.evs, f.g, f.tok, f.a
 	done := make(chan error, 1)
 	go func() {
 		res, err := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_email", Arguments: map[string]any{"to": "x"}})
@@ -170,15 +150,7 @@ func TestAgentIdentity_RevokeWithdrawsAndEnds(t *testing.T) {
 	if _, err := agentWithToken(t, g, tok, "claude-code"); err == nil {
 		t.Error("a revoked token connected")
 	}
-	var rec *audit.Record
-	for _, r := range sessiontest.AuditRecords(t, path) {
-		if r.Kind == "decision" && r.Context == "token:ci-bot" {
-			rec = &r
-		}
-	}
-	if rec == nil || rec.DecidedBy != string(trust.DecidedByAgentGone) || !strings.Contains(rec.Reason, "token was revoked") {
-		t.Errorf("decision record %+v, want agent-gone saying the token was revoked", rec)
-	}
+	wantRevokedDecision(t, f.audit)
 	// The default token still works.
 	if _, err := agentWithToken(t, g, testToken, "claude-code"); err != nil {
 		t.Errorf("the default token was refused: %v", err)

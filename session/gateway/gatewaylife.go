@@ -95,22 +95,14 @@ func (l *sessionLife) sweep(sessions map[string]func()) {
 
 // lifeLoop sweeps the gateway's sessions a few times per timeout until Close.
 func (g *Gateway) lifeLoop() {
-	defer g.wg.Done()
 	every := min(max(g.life.timeout/4, 10*time.Millisecond), time.Minute)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-g.done:
-			return
-		case <-t.C:
-			sessions := map[string]func(){}
-			for ss := range g.srv.Sessions() {
-				sessions[ss.ID()] = func() { _ = ss.Close() }
-			}
-			g.life.sweep(sessions)
+	g.loop(every, nil, func(bool) {
+		sessions := map[string]func(){}
+		for ss := range g.srv.Sessions() {
+			sessions[ss.ID()] = func() { _ = ss.Close() }
 		}
-	}
+		g.life.sweep(sessions)
+	})
 }
 
 // requesterHeader carries, from the gateway's HTTP handler to its MCP handlers, which
@@ -250,11 +242,9 @@ func (g *Gateway) boundToRequester(next mcp.MethodHandler) mcp.MethodHandler {
 			// Bound first, then watched: the watch ends the session's bound calls
 			// when it closes, even if it closed already. Bound first, then its
 			// token checked: a revocation after the check ends the bound call.
-			ctxName, _, ok := g.agentOf(ss)
-			if !ok {
-				return nil, errNotAccepted
+			if _, _, err := g.acceptedAgent(ss); err != nil {
+				return nil, err
 			}
-			g.watchSession(ss, ctxName)
 		}
 		return next(ctx, method, req)
 	}

@@ -133,44 +133,23 @@ func (o *owners) prune(present map[string]bool) {
 	}
 }
 
-// ownedWriter binds the session a request opens to the request's token as soon as
-// the answer's header (which names the session) is written, before any byte of it
-// leaves: the agent cannot send its next request before the gateway knows whose
-// session it is.
-type ownedWriter struct {
-	http.ResponseWriter
-	bind  func(id string)
-	bound bool
+// bindOnHeader wraps w so that the session a request opens is bound (bind) to the
+// request's token as soon as the answer's header (which names the session) is
+// written, before any byte of it leaves: the agent cannot send its next request
+// before the gateway knows whose session it is. A flush writes the header too, so
+// it binds first.
+func bindOnHeader(w http.ResponseWriter, bind func(id string)) http.ResponseWriter {
+	bound := false
+	return newHookWriter(w, func() {
+		if bound {
+			return
+		}
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			bound = true
+			bind(id)
+		}
+	})
 }
-
-func (w *ownedWriter) capture() {
-	if w.bound {
-		return
-	}
-	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-		w.bound = true
-		w.bind(id)
-	}
-}
-
-func (w *ownedWriter) WriteHeader(code int) {
-	w.capture()
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *ownedWriter) Write(p []byte) (int, error) {
-	w.capture()
-	return w.ResponseWriter.Write(p)
-}
-
-// Flush writes the header too, so it binds first.
-func (w *ownedWriter) Flush() {
-	w.capture()
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Unwrap lets http.ResponseController reach the server's writer.
-func (w *ownedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // agentOf is the context and client name of the agent behind an agent session, and
 // whether its token is still accepted. A session whose token is not known (not yet
@@ -187,6 +166,18 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string, ok boo
 	ctxName = AgentContext(tok.name)
 	g.m.NoteClient(ctxName, client)
 	return ctxName, client, g.tokenLive(tok)
+}
+
+// acceptedAgent is agentOf for a request an agent makes: when the session's token
+// is accepted, the session is watched (watchSession) and err is nil; when it is not,
+// err is errNotAccepted and the request must be refused.
+func (g *Gateway) acceptedAgent(ss *mcp.ServerSession) (ctxName, client string, err error) {
+	ctxName, client, ok := g.agentOf(ss)
+	if !ok {
+		return ctxName, client, errNotAccepted
+	}
+	g.watchSession(ss, ctxName)
+	return ctxName, client, nil
 }
 
 // tokenLive reports whether the token that opened a session is accepted now: the
@@ -261,19 +252,12 @@ func (g *Gateway) noteTokensProblem() {
 // revokeLoop ends the sessions of revoked tokens: every RevokeEvery, and at once
 // when a request saw the tokens file change.
 func (g *Gateway) revokeLoop() {
-	defer g.wg.Done()
-	t := time.NewTicker(g.opts.RevokeEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-g.done:
-			return
-		case <-t.C:
+	g.loop(g.opts.RevokeEvery, g.tokensChanged, func(ticked bool) {
+		if ticked {
 			g.lookAtTokens()
-		case <-g.tokensChanged:
 		}
 		g.endRevoked()
-	}
+	})
 }
 
 // endRevoked ends every session whose token is no longer accepted (revoked, or its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"sort"
 	"strconv"
 	"sync"
@@ -85,33 +86,19 @@ func (g *Gateway) syncRelay(snap *model.Snapshot) []string {
 		if g.channelServed(snap, sv, trust.KindResources) {
 			for _, r := range sv.Resources {
 				u := RelayURI(sv.Name, r.URI)
-				key := jsonKey(r)
-				wantRes[u] = true
-				if old, ok := g.relay.resources[u]; ok && old == key {
-					continue
-				}
-				res := &mcp.Resource{URI: u, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size}
-				if err := g.serve(func() { g.srv.AddResource(res, g.readHandler) }); err != nil {
-					delete(wantRes, u)
+				if err := g.relayOne(g.relay.resources, wantRes, u, jsonKey(r), func() {
+					g.srv.AddResource(&mcp.Resource{URI: u, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size}, g.readHandler)
+				}); err != nil {
 					skipped = append(skipped, sv.Name+" resource "+strconv.QuoteToASCII(clip(r.URI))+": "+err.Error())
-					continue
 				}
-				g.relay.resources[u] = key
 			}
 			for _, t := range sv.ResourceTemplates {
 				u := RelayTemplate(sv.Name, t.URITemplate)
-				key := jsonKey(t)
-				wantTmpl[u] = true
-				if old, ok := g.relay.templates[u]; ok && old == key {
-					continue
-				}
-				rt := &mcp.ResourceTemplate{URITemplate: u, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType}
-				if err := g.serve(func() { g.srv.AddResourceTemplate(rt, g.readHandler) }); err != nil {
-					delete(wantTmpl, u)
+				if err := g.relayOne(g.relay.templates, wantTmpl, u, jsonKey(t), func() {
+					g.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: u, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType}, g.readHandler)
+				}); err != nil {
 					skipped = append(skipped, sv.Name+" resource template "+strconv.QuoteToASCII(clip(t.URITemplate))+": "+err.Error())
-					continue
 				}
-				g.relay.templates[u] = key
 			}
 		}
 		if g.channelServed(snap, sv, trust.KindPrompts) {
@@ -199,18 +186,34 @@ func (g *Gateway) resubscribe(snap *model.Snapshot) {
 	}()
 }
 
+// relayOne serves a resource or a template under u, whose key (what the agent sees
+// of it) is key: u is wanted from now on, and unless served already holds key for
+// u, add registers it with go-sdk (through serve) and served records key. When add
+// cannot serve it, u is wanted no more and relayOne returns why.
+func (g *Gateway) relayOne(served map[string]string, want map[string]bool, u, key string, add func()) error {
+	want[u] = true
+	if old, ok := served[u]; ok && old == key {
+		return nil
+	}
+	if err := g.serve(add); err != nil {
+		delete(want, u)
+		return err
+	}
+	served[u] = key
+	return nil
+}
+
 // goneKeys deletes from served every key not in want and returns them, sorted.
 func goneKeys[V any](served map[string]V, want map[string]bool) []string {
 	var gone []string
-	for k := range served {
-		if !want[k] {
-			gone = append(gone, k)
+	maps.DeleteFunc(served, func(k string, _ V) bool {
+		if want[k] {
+			return false
 		}
-	}
+		gone = append(gone, k)
+		return true
+	})
 	sort.Strings(gone)
-	for _, k := range gone {
-		delete(served, k)
-	}
 	return gone
 }
 
@@ -298,11 +301,10 @@ func (g *Gateway) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // the agent's context.
 func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	ss := req.Session
-	ctxName, client, ok := g.agentOf(ss)
-	if !ok {
-		return nil, errNotAccepted
+	ctxName, client, err := g.acceptedAgent(ss)
+	if err != nil {
+		return nil, err
 	}
-	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
 		args, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
@@ -325,11 +327,10 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		ss := req.Session
-		ctxName, client, ok := g.agentOf(ss)
-		if !ok {
-			return nil, errNotAccepted
+		ctxName, client, err := g.acceptedAgent(ss)
+		if err != nil {
+			return nil, err
 		}
-		g.watchSession(ss, ctxName)
 		args := json.RawMessage("{}")
 		if len(req.Params.Arguments) > 0 {
 			args, _ = json.Marshal(req.Params.Arguments)
@@ -349,11 +350,10 @@ func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 // template, through Manager.Complete.
 func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	ss := req.Session
-	ctxName, client, ok := g.agentOf(ss)
-	if !ok {
-		return nil, errNotAccepted
+	ctxName, client, err := g.acceptedAgent(ss)
+	if err != nil {
+		return nil, err
 	}
-	g.watchSession(ss, ctxName)
 	p := req.Params
 	cr := model.CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value}
 	if p.Context != nil {
@@ -389,11 +389,10 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 // Manager.SubscribeAgent.
 func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
 	ss := req.Session
-	ctxName, client, ok := g.agentOf(ss)
-	if !ok {
-		return errNotAccepted
+	ctxName, client, err := g.acceptedAgent(ss)
+	if err != nil {
+		return err
 	}
-	g.watchSession(ss, ctxName)
 	server, uri, err := ParseRelayURI(req.Params.URI)
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "airlock: " + err.Error()}
@@ -489,27 +488,23 @@ func (g *Gateway) resourceUpdated(ev model.ResourceUpdated) {
 
 // updateLoop sends the queued resources/updated notifications; go-sdk sends each to
 // the sessions subscribed to its URI.
-func (g *Gateway) updateLoop() {
-	defer g.wg.Done()
-	for {
-		select {
-		case <-g.done:
-			return
-		case <-g.relay.wake:
-		}
-		g.mu.Lock()
-		batch := make([]string, 0, len(g.relay.updated))
-		for u := range g.relay.updated {
-			batch = append(batch, u)
-		}
-		clear(g.relay.updated)
-		g.mu.Unlock()
-		sort.Strings(batch)
-		for _, u := range batch {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = g.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
-			cancel()
-		}
+func (g *Gateway) updateLoop() { g.loop(0, g.relay.wake, func(bool) { g.sendUpdates() }) }
+
+// sendUpdates sends, in URI order, the resources/updated notifications queued since
+// the last time, and empties the queue.
+func (g *Gateway) sendUpdates() {
+	g.mu.Lock()
+	batch := make([]string, 0, len(g.relay.updated))
+	for u := range g.relay.updated {
+		batch = append(batch, u)
+	}
+	clear(g.relay.updated)
+	g.mu.Unlock()
+	sort.Strings(batch)
+	for _, u := range batch {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = g.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
+		cancel()
 	}
 }
 
@@ -559,15 +554,7 @@ func relayRead(server string, res *mcp.ReadResourceResult) *mcp.ReadResourceResu
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{}}
 	}
 	cp := *res
-	cp.Contents = make([]*mcp.ResourceContents, 0, len(res.Contents))
-	for _, c := range res.Contents {
-		if c == nil {
-			continue
-		}
-		rc := *c
-		rc.URI = RelayURI(server, c.URI)
-		cp.Contents = append(cp.Contents, &rc)
-	}
+	cp.Contents = copiesOf(res.Contents, func(rc *mcp.ResourceContents) { rc.URI = RelayURI(server, rc.URI) })
 	return &cp
 }
 
@@ -578,16 +565,25 @@ func relayPromptResult(server string, res *mcp.GetPromptResult) *mcp.GetPromptRe
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}
 	}
 	cp := *res
-	cp.Messages = make([]*mcp.PromptMessage, 0, len(res.Messages))
-	for _, msg := range res.Messages {
-		if msg == nil {
-			continue
-		}
-		m := *msg
+	cp.Messages = copiesOf(res.Messages, func(m *mcp.PromptMessage) {
 		if m.Content != nil {
 			m.Content = relayContent(server, []mcp.Content{m.Content})[0]
 		}
-		cp.Messages = append(cp.Messages, &m)
-	}
+	})
 	return &cp
+}
+
+// copiesOf is a copy of each entry of xs that is not nil, in order, each changed by
+// f: what xs points to is not changed. It is never nil.
+func copiesOf[T any](xs []*T, f func(*T)) []*T {
+	out := make([]*T, 0, len(xs))
+	for _, x := range xs {
+		if x == nil {
+			continue
+		}
+		c := *x
+		f(&c)
+		out = append(out, &c)
+	}
+	return out
 }

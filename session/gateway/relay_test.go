@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +18,6 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
-	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
@@ -396,13 +394,7 @@ func TestRelay_SubscriptionSurvivesReconnect(t *testing.T) {
 // server's resource read; its content taints the agent's context, and an
 // exfiltration call that policy allows then asks, naming the resource.
 func TestRelay_UntrustedReadAsksTaintsThenExfiltrationAsks(t *testing.T) {
-	f := startRelay(t, trust.Untrusted, func(c *config.Config) {
-		for i := range c.Servers {
-			if c.Servers[i].Name == "beta" {
-				c.Servers[i].Resources = trust.Ask
-			}
-		}
-	})
+	f := startRelay(t, trust.Untrusted, betaResourcesAsk)
 	a := sessiontest.AnswerWith(t, f.m, model.Response{Answer: model.AllowOnce}, model.Response{Answer: model.Deny, Reason: "no"},
 		model.Response{Answer: model.Deny, Reason: "not that one"})
 	ctx := context.Background()
@@ -514,11 +506,7 @@ func TestRelay_BlockedAndDeniedNotServed(t *testing.T) {
 // own URI or name, and one the gateway cannot map (not a relay URI, an unknown
 // prompt) is audited as refused.
 func TestRelay_AgentReadsAndRefusalsAudited(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := audit.Open(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	audit, logPath := sessiontest.OpenAuditLog(t)
 	f := startRelay(t, trust.Trusted, nil, func(o *session.Options) { o.Audit = audit })
 	ctx := context.Background()
 	f.read(t, gateway.RelayURI("beta", "test://same/readme"))
@@ -563,12 +551,9 @@ func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
 	ev.Tools = map[string]config.Tool{"toggle-subscriber-updates": {Policy: trust.Allow}}
 	m := sessiontest.Start(t, sessiontest.NewConfig(ev), session.Options{MemoryTaint: true})
 	g := startGateway(t, m)
-	var mu sync.Mutex
-	var updated []string
+	var updates collected
 	cs := agent(t, g, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-		mu.Lock()
-		updated = append(updated, req.Params.URI)
-		mu.Unlock()
+		updates.add(req.Params.URI)
 	}})
 	ctx := context.Background()
 	readText := func(uri string) string {
@@ -647,15 +632,11 @@ func TestRelay_NPMEverythingThroughGateway(t *testing.T) {
 		t.Fatalf("toggle-subscriber-updates: %v %s", err, resultText(out))
 	}
 	sessiontest.WaitFor(t, "resources/updated at the agent", 30*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(updated) > 0
+		return len(updates.all()) > 0
 	})
-	mu.Lock()
-	if updated[0] != sub {
+	if updated := updates.all(); updated[0] != sub {
 		t.Errorf("updated %q, want %q", updated[0], sub)
 	}
-	mu.Unlock()
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: sub}); err != nil {
 		t.Error(err)
 	}
@@ -697,13 +678,7 @@ func TestRelay_AgentSubscriptionsBounded(t *testing.T) {
 // An agent that sent a progress token hears that its read waits for a person, and
 // cancelling withdraws the question, as for a call.
 func TestRelay_ReadWaitingIsToldAndCancelWithdraws(t *testing.T) {
-	f := startRelay(t, trust.Untrusted, func(c *config.Config) {
-		for i := range c.Servers {
-			if c.Servers[i].Name == "beta" {
-				c.Servers[i].Resources = trust.Ask
-			}
-		}
-	})
+	f := startRelay(t, trust.Untrusted, betaResourcesAsk)
 	a := sessiontest.AnswerWith(t, f.m) // sees, never answers
 	var told atomic.Int32
 	cs := agent(t, f.g, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -711,18 +686,9 @@ func TestRelay_ReadWaitingIsToldAndCancelWithdraws(t *testing.T) {
 			told.Add(1)
 		}
 	}})
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		params := &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")}
-		params.SetProgressToken("tok-read")
-		_, err := cs.ReadResource(ctx, params)
-		errc <- err
-	}()
-	<-a.Seen
-	sessiontest.WaitFor(t, "a waiting progress notification for the read", 5*time.Second, func() bool { return told.Load() > 0 })
-	cancel()
-	<-errc
+	cancelWhileWaiting(t, a, "a waiting progress notification for the read", func() bool { return told.Load() > 0 }, func(ctx context.Context) error {
+		return sendWithProgress(ctx, cs.ReadResource, &mcp.ReadResourceParams{URI: gateway.RelayURI("beta", "test://same/readme")}, "tok-read")
+	})
 	sessiontest.WaitFor(t, "the read's question to be withdrawn", 5*time.Second, func() bool { return len(f.m.Engine().Pending()) == 0 })
 }
 

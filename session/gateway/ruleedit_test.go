@@ -130,16 +130,7 @@ func TestWhatIf_RuleOffRecomputesAndExportAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hazard := func() trust.Hazard {
-		t.Helper()
-		for _, h := range m.Snapshot().Hazards {
-			if h.Kind == trust.HazardOpenWorldExfiltration {
-				return h
-			}
-		}
-		t.Fatal("no open-world-exfiltration hazard")
-		return trust.Hazard{}
-	}
+	hazard := func() trust.Hazard { t.Helper(); return exfilHazard(t, m) }
 	decide := func(url string) trust.Action {
 		b, _ := json.Marshal(fetchArgs(url))
 		v, _ := m.Engine().DecideCall("agent-x", sessiontest.MustTool(t, m, "web", "fetch_url"), b, true)
@@ -247,16 +238,7 @@ func TestRules_RememberAndRevokeRecomputeHazards(t *testing.T) {
 	web := sessiontest.NewUpstream("web")
 	web.Add("fetch_url", "Fetch a page.", fetchHints())
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("web", trust.Trusted)), session.Options{}, map[string]*sessiontest.Upstream{"web": web})
-	hazard := func() trust.Hazard {
-		t.Helper()
-		for _, h := range m.Snapshot().Hazards {
-			if h.Kind == trust.HazardOpenWorldExfiltration {
-				return h
-			}
-		}
-		t.Fatal("no open-world-exfiltration hazard")
-		return trust.Hazard{}
-	}
+	hazard := func() trust.Hazard { t.Helper(); return exfilHazard(t, m) }
 	if h := hazard(); h.Unguarded {
 		t.Fatalf("before any rule: %+v", h)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,12 +45,7 @@ func rulesSetup(t *testing.T) (*sessiontest.Upstream, *session.Manager, string) 
 	r.Source = "config.toml:3"
 	srv := sessiontest.Inproc("web", trust.Trusted)
 	srv.Tools = map[string]config.Tool{"fetch_url": {Rules: []trust.Rule{r}}}
-	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
-	audit, err := audit.Open(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { audit.Close() })
+	audit, logPath := sessiontest.OpenAuditLog(t)
 	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(srv), session.Options{Audit: audit}, map[string]*sessiontest.Upstream{"web": web})
 	sessiontest.WantTier(t, m, "web", "fetch_url", trust.TierWrite)
 	return web, m, logPath
@@ -143,11 +137,7 @@ func TestRules_GatewayAllowedHostRunsOtherHostAsksTaintAsks(t *testing.T) {
 // taint context (the client name is only a label).
 func agentNamed(t *testing.T, g *gateway.Gateway, name string) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:   g.URL(),
-		HTTPClient: &http.Client{Transport: sessiontest.HeaderRT{Headers: map[string]string{"Authorization": "Bearer " + testToken}}},
-	}, nil)
+	cs, err := dialGateway(t, g, testToken, name, nil)
 	if err != nil {
 		t.Error(err)
 		return nil

@@ -18,14 +18,8 @@ import (
 )
 
 func TestAgentIdentity_RevokeThenReaddEndsOldSessions(t *testing.T) {
-	mail, m, evs, _ := tokenSetup(t)
-	g := startGateway(t, m)
-	dir := gatewayStateDir(t, g)
-	oldTok := namedToken(t, g, "ci-bot")
-	a, err := agentWithToken(t, g, oldTok, "thief")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := ciBotSetup(t, "thief")
+	mail, m, evs, g, dir, a := f.mail, f.m, f.evs, f.g, f.dir, f.a
 	// The thief's call waits for a person.
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() {
@@ -75,21 +69,10 @@ func waitingQuestion(m *session.Manager, id uint64) bool {
 // inherit what was granted to the old value's holder, even when the gateway never
 // saw the name missing.
 func TestAgentIdentity_ReaddedTokenDoesNotInheritGrants(t *testing.T) {
-	mail, m, evs, _ := tokenSetup(t)
-	g := startGateway(t, m)
-	dir := gatewayStateDir(t, g)
-	oldTok := namedToken(t, g, "ci-bot")
-	a, err := agentWithToken(t, g, oldTok, "thief")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p := evs.Pending(t, 1)
-		if err := m.Engine().Answer(p.ID, model.Response{Answer: model.AllowForContext}); err != nil {
-			t.Error(err)
-		}
-	}()
-	if res := callTool(t, a, "mail__send_email"); res.IsError {
+	f := ciBotSetup(t, "thief")
+	mail, m, evs, g, dir := f.mail, f.m, f.evs, f.g, f.dir
+	answerInBackground(t, m, evs, 1, model.Response{Answer: model.AllowForContext})
+	if res := callTool(t, f.a, "mail__send_email"); res.IsError {
 		t.Fatalf("allowed for the context: %s", resultText(res))
 	}
 	if err := gateway.RevokeToken(dir, "ci-bot"); err != nil {
@@ -107,10 +90,7 @@ func TestAgentIdentity_ReaddedTokenDoesNotInheritGrants(t *testing.T) {
 		}
 		return true
 	})
-	b, err := agentWithToken(t, g, newTok, "ci")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustAgentWithToken(t, g, newTok, "ci")
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- callTool(t, b, "mail__send_email") }()
 	p := evs.Pending(t, 2)

@@ -5,34 +5,24 @@ package gateway_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/model"
-	"github.com/airlock-mcp/airlock/internal/sessiontest"
-	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/gateway"
-	"github.com/airlock-mcp/airlock/trust"
 )
 
 func TestAgentIdentity_AllowRightAfterRevokeNotForwarded(t *testing.T) {
-	mail, m, evs, path := tokenSetup(t)
-	g := startGateway(t, m)
-	dir := gatewayStateDir(t, g)
-	tok := namedToken(t, g, "ci-bot")
-	a, err := agentWithToken(t, g, tok, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := ciBotSetup(t, "x")
+	mail, m, evs, a := f.mail, f.m, f.evs, f.a
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		_, _ = a.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_email", Arguments: map[string]any{"to": "x"}})
 	}()
 	p := evs.Pending(t, 1)
-	if err := gateway.RevokeToken(dir, "ci-bot"); err != nil {
+	if err := gateway.RevokeToken(f.dir, "ci-bot"); err != nil {
 		t.Fatal(err)
 	}
 	// revoke has returned: the person now presses allow on the (still shown) question.
@@ -42,13 +32,5 @@ func TestAgentIdentity_AllowRightAfterRevokeNotForwarded(t *testing.T) {
 	if n := len(mail.Calls("send_email")); n != 0 {
 		t.Errorf("send_email ran %d times after `token revoke` returned", n)
 	}
-	var rec *audit.Record
-	for _, r := range sessiontest.AuditRecords(t, path) {
-		if r.Kind == "decision" && r.Context == "token:ci-bot" {
-			rec = &r
-		}
-	}
-	if rec == nil || rec.DecidedBy != string(trust.DecidedByAgentGone) || !strings.Contains(rec.Reason, "token was revoked") {
-		t.Errorf("decision record %+v, want agent-gone saying the token was revoked", rec)
-	}
+	wantRevokedDecision(t, f.audit)
 }
