@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -367,12 +368,17 @@ func (m *Manager) Call(ctx context.Context, req model.CallRequest) (*Outcome, er
 	start := m.opts.Now()
 	// Made canonical once: what is shown, hashed, sent and reported.
 	canon, cerr := trust.CanonicalArgs(req.Args, m.engine.Limits().MaxArgsBytes)
-	out, err := m.decideAndCall(ctx, req, canon, cerr)
-	shown := req
 	if cerr == nil {
-		shown.Args = canon // what was shown, hashed and sent
+		// Arguments that arrive canonical (most agents send compact JSON in order) are
+		// kept as they came, and the received bytes are not held beside their copy
+		// while the call waits: one copy of a large argument, not two.
+		if bytes.Equal(canon, req.Args) {
+			canon = req.Args
+		}
+		req.Args = canon // what is shown, hashed, sent and reported
 	}
-	m.events.push(callFinished(shown, m.Snapshot(), start, m.opts.Now(), out, err))
+	out, err := m.decideAndCall(ctx, req, canon, cerr)
+	m.events.push(callFinished(req, m.Snapshot(), start, m.opts.Now(), out, err))
 	return out, err
 }
 

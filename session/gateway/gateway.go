@@ -590,6 +590,9 @@ func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 		token := req.Params.GetProgressToken()
 		call := model.CallRequest{Context: ctxName, Client: client, Server: ref.Server, Tool: ref.Tool, Served: served, Args: req.Params.Arguments, CallID: g.m.NewCallID(),
 			StillAccepted: g.stillAccepted(ss)}
+		// The call holds the arguments from here: go-sdk's request does not keep a
+		// second reference to them alive while the call waits for a person.
+		req.Params.Arguments = nil
 		var stopWaiting func()
 		if token != nil {
 			var mu sync.Mutex
