@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/gctune"
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
@@ -99,7 +100,7 @@ func runCheckReport(ctx context.Context, cfg *config.Config, o checkOptions, std
 		defer m.Close()
 		return report(m, cfg, o, "snapshot", nil, notes, stdout, stderr)
 	}
-	tuneGC(true) // a one-shot command: see tuneGC
+	gctune.Tune(true, 0) // a one-shot command: see gctune.Tune
 	checkAuditLog(cfg, stderr)
 	m, err := newManager(cfg, session.Options{OAuth: showAuthorization(stderr), Asker: cli.Asker{Out: stderr}})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/gctune"
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/approval"
@@ -195,10 +196,10 @@ func newManager(cfg *config.Config, opts session.Options) (*session.Manager, err
 }
 
 // startOneShot makes and starts the Manager of a one-shot command (call, read,
-// prompt, snapshot), with the collector tuned for a short run (see tuneGC); ok is
+// prompt, snapshot), with the collector tuned for a short run (see gctune.Tune); ok is
 // false when it cannot be made, which is said on stderr and is cli.ExitConfig.
 func startOneShot(cfg *config.Config, opts session.Options, stderr io.Writer) (*session.Manager, bool) {
-	tuneGC(true)
+	gctune.Tune(true, 0)
 	m, err := newManager(cfg, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)

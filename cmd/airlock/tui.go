@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/gctune"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -36,7 +37,9 @@ func runTUI(ctx context.Context, m *session.Manager, opts ui.Options, stderr io.
 		_ = m.Wait(ctx)
 		warmed()
 	}()
-	tuneGC(false)
+	// The collector keeps the process within what the bounds on waiting calls allow
+	// (gctune.Budget): agents' calls may wait here with megabytes of arguments.
+	gctune.Tune(false, gctune.Budget(m.Config().Limits.WithDefaults().MaxWaitingBytes))
 	if err := ui.Run(ctx, m, opts); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 1
