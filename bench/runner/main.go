@@ -86,6 +86,7 @@ type runner struct {
 	node, inspector string // "" = the Inspector rows are skipped
 	airlock, bare   string
 	manytools       string
+	waiting         string          // bench/waiting
 	agent           string          // bench/agent
 	bareproxy       string          // bench/bareproxy
 	supergateway    string          // its entry point in testdata/npm; "" = the peer rows are skipped
@@ -153,6 +154,7 @@ func run(quick bool, out, keep, only string, soak time.Duration) error {
 	r.section("6", r.rowPeers)
 	r.section("7", r.rowGCCurve)
 	r.section("8", func() ([]row, error) { return r.rowManyAgents(soak) })
+	r.section("9", r.rowWaiting)
 
 	table := r.table()
 	fmt.Println()
@@ -211,7 +213,8 @@ func (r *runner) build() error {
 	r.manytools = filepath.Join(r.work, "manytools")
 	r.agent = filepath.Join(r.work, "agent")
 	r.bareproxy = filepath.Join(r.work, "bareproxy")
-	for _, b := range [][2]string{{r.airlock, "./cmd/airlock"}, {r.bare, "./bench/bareclient"}, {r.manytools, "./bench/manytools"}, {r.agent, "./bench/agent"}, {r.bareproxy, "./bench/bareproxy"}} {
+	r.waiting = filepath.Join(r.work, "waiting")
+	for _, b := range [][2]string{{r.airlock, "./cmd/airlock"}, {r.bare, "./bench/bareclient"}, {r.manytools, "./bench/manytools"}, {r.agent, "./bench/agent"}, {r.bareproxy, "./bench/bareproxy"}, {r.waiting, "./bench/waiting"}} {
 		cmd := exec.Command("go", "build", "-o", b[0], b[1])
 		cmd.Dir = r.root
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -725,6 +728,65 @@ func (r *runner) rowTUIMemory() ([]row, error) {
 
 // tuiRuns is how many first starts rows 5e-5g time.
 const tuiRuns = 5
+
+// rowWaiting measures the memory that calls waiting for a person cost (bench/waiting:
+// a Manager and its gateway under the binary's own collector policy, nobody
+// answering): one agent session sending many large calls at once, and many sessions
+// sending one each. The highest peak of three runs is the figure.
+func (r *runner) rowWaiting() ([]row, error) {
+	logf("row 9: the memory of calls waiting for a person")
+	runs, timeout := 3, "3s"
+	cases := []struct {
+		id, what, goal string
+		args           []string
+		goalMB         float64
+	}{
+		{"9a", "one agent session sends 80 calls of 3 MB at once, nobody answers: peak RSS", "≤ 150 MB",
+			[]string{"-agents", "1", "-calls", "80", "-size", "3000000"}, 150},
+		{"9b", "120 agent sessions send one call of 4 MB each at once, nobody answers: peak RSS", "≤ 250 MB",
+			[]string{"-agents", "120", "-calls", "1", "-size", "4000000"}, 250},
+	}
+	if r.quick {
+		runs, timeout = 1, "1s"
+		cases[0].args = []string{"-agents", "1", "-calls", "8", "-size", "300000"}
+		cases[1].args = []string{"-agents", "12", "-calls", "1", "-size", "400000"}
+	}
+	var rows []row
+	for _, c := range cases {
+		args := append(slices.Clone(c.args), "-timeout", timeout)
+		var peaks []int
+		var waited, refused string
+		for range runs {
+			out, err := exec.Command(r.waiting, args...).CombinedOutput()
+			if err != nil {
+				return rows, fmt.Errorf("waiting %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				if v, ok := strings.CutPrefix(line, "VmHWM (peak RSS):"); ok {
+					kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+					peaks = append(peaks, kb)
+				}
+				if v, ok := strings.CutPrefix(line, "waited for a person (then timed out): "); ok {
+					waited, refused, _ = strings.Cut(v, "; refused at once by the bounds: ")
+					refused, _, _ = strings.Cut(refused, ";")
+				}
+			}
+		}
+		if len(peaks) == 0 {
+			return rows, fmt.Errorf("waiting %s: no VmHWM line", strings.Join(args, " "))
+		}
+		peak := float64(slices.Max(peaks)) * 1024 / 1e6
+		r.commands = append(r.commands, fmt.Sprintf("row %s: `go run ./bench/waiting %s`, %d runs, the highest VmHWM", c.id, strings.Join(args, " "), runs))
+		rows = append(rows, row{
+			id: c.id, what: c.what,
+			airlock:   fmt.Sprintf("%.0f MB (highest of %d runs)", peak, runs),
+			reference: fmt.Sprintf("%s waited, %s refused at once by [limits]", waited, refused),
+			result:    fmt.Sprintf("%.0f MB", peak),
+			goal:      c.goal, verdict: verdict(peak <= c.goalMB),
+		})
+	}
+	return rows, nil
+}
 
 func verdict(met bool) string {
 	if met {

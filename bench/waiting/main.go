@@ -4,10 +4,13 @@
 // SIZE-byte argument at the same moment. Nobody answers: the calls that fit the bounds
 // wait until the approval timeout, the rest are refused at once. It prints how many
 // waited and how many were refused, and the peak resident set size of its own process
-// (VmHWM from /proc/self/status). The agents stream their request bodies from a
+// (VmHWM from /proc/self/status), under the airlock binary's own collector policy
+// (internal/gctune). The agents stream their request bodies from a
 // generator, so the figure is airlock's, not the agents'.
 //
-//	go run ./bench/waiting [-agents 120] [-size 4000000] [-timeout 5s]
+// With -calls N each agent sends N such calls at once in its one session.
+//
+//	go run ./bench/waiting [-agents 120] [-calls 1] [-size 4000000] [-timeout 5s]
 package main
 
 import (
@@ -22,6 +25,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +33,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/gctune"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
@@ -40,18 +45,19 @@ var heapFile string
 const defaultToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func main() {
-	agents := flag.Int("agents", 120, "concurrent agents, one call each")
+	agents := flag.Int("agents", 120, "concurrent agents, each its own session")
+	calls := flag.Int("calls", 1, "concurrent calls of each agent, in its one session")
 	size := flag.Int("size", 4_000_000, "bytes of each call's argument")
 	timeout := flag.Duration("timeout", 5*time.Second, "approval timeout")
 	flag.StringVar(&heapFile, "heap", "", "write a heap profile here while the most calls wait")
 	flag.Parse()
-	if err := measure(*agents, *size, *timeout); err != nil {
+	if err := measure(*agents, *calls, *size, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "waiting:", err)
 		os.Exit(1)
 	}
 }
 
-func measure(agents, size int, timeout time.Duration) error {
+func measure(agents, calls, size int, timeout time.Duration) error {
 	up := mcp.NewServer(&mcp.Implementation{Name: "mail", Version: "1"}, nil)
 	f := false
 	up.AddTool(&mcp.Tool{Name: "send_email", InputSchema: json.RawMessage(`{"type":"object"}`),
@@ -71,6 +77,8 @@ func measure(agents, size int, timeout time.Duration) error {
 	if err := m.Wait(context.Background()); err != nil {
 		return err
 	}
+	// The collector policy of the airlock binary's TUI, which hosts the gateway.
+	gctune.Tune(false, gctune.Budget(cfg.Limits.WithDefaults().MaxWaitingBytes))
 	go func() { // the UI's side: drain events, answer nothing
 		for {
 			if _, ok := m.Next(context.Background()); !ok {
@@ -110,7 +118,7 @@ func measure(agents, size int, timeout time.Duration) error {
 			case <-time.After(20 * time.Millisecond):
 				if n := int64(len(m.Engine().Pending())); n > peakWaiting.Load() {
 					peakWaiting.Store(n)
-					if heapFile != "" && n == int64(cfg.Limits.WithDefaults().MaxWaitingPerContext) {
+					if heapFile != "" { // each new peak overwrites the profile
 						if f, err := os.Create(heapFile); err == nil {
 							_ = pprof.WriteHeapProfile(f)
 							f.Close()
@@ -130,29 +138,31 @@ func measure(agents, size int, timeout time.Duration) error {
 		if err != nil {
 			return err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			text, err := call(g.URL(), token, sid, size)
-			switch {
-			case err != nil:
-				other.Add(1)
-				fmt.Fprintln(os.Stderr, "agent:", err)
-			case strings.Contains(text, "already hold") || strings.Contains(text, "already wait"):
-				refused.Add(1)
-			case strings.Contains(text, "nobody answered"):
-				denied.Add(1)
-			default:
-				other.Add(1)
-				fmt.Fprintln(os.Stderr, "agent got:", text[:min(len(text), 200)])
-			}
-		}()
+		for c := range calls {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				text, err := call(g.URL(), token, sid, 2+c, size)
+				switch {
+				case err != nil:
+					other.Add(1)
+					fmt.Fprintln(os.Stderr, "agent:", err)
+				case strings.Contains(text, "already hold") || strings.Contains(text, "already wait"):
+					refused.Add(1)
+				case strings.Contains(text, "nobody answered"):
+					denied.Add(1)
+				default:
+					other.Add(1)
+					fmt.Fprintln(os.Stderr, "agent got:", text[:min(len(text), 200)])
+				}
+			}()
+		}
 	}
 	close(start)
 	wg.Wait()
 	close(stop)
-	fmt.Printf("agents: %d, each one call with a %d-byte argument; approval timeout %s\n", agents, size, timeout)
+	fmt.Printf("agents: %d, each %d call(s) at once in its session with a %d-byte argument; approval timeout %s\n", agents, calls, size, timeout)
 	fmt.Printf("waited for a person (then timed out): %d; refused at once by the bounds: %d; other: %d\n", denied.Load(), refused.Load(), other.Load())
 	fmt.Printf("most waiting at once: %d; took %s\n", peakWaiting.Load(), time.Since(begin).Round(time.Millisecond))
 	fmt.Printf("VmHWM before:      %s\n", before)
@@ -200,8 +210,8 @@ func initialize(url, token, name string) (string, error) {
 
 // call sends one tools/call whose argument is generated while it is sent, and
 // returns the text of the answer.
-func call(url, token, sid string, size int) (string, error) {
-	head := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mail__send_email","arguments":{"body":"`
+func call(url, token, sid string, id, size int) (string, error) {
+	head := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"mail__send_email","arguments":{"body":"`
 	tail := `"}}}`
 	body := io.MultiReader(strings.NewReader(head), io.LimitReader(xs{}, int64(size)), strings.NewReader(tail))
 	resp, err := post(url, token, sid, body, int64(len(head)+size+len(tail)))
