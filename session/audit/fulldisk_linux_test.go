@@ -106,3 +106,48 @@ func TestRotation_FullDiskThenRecovers(t *testing.T) {
 		t.Errorf("after a full disk across a rotation: %+v %v", sum, err)
 	}
 }
+
+// A disk that fills after the log preallocated its blocks: the records go on into
+// those blocks, each synced, so the calls whose decisions are on disk still run;
+// once they are used up the next record is refused as on any full disk, nothing
+// cut is left, and once there is space the log goes on. It verifies as one chain.
+func TestLog_FullDiskAfterPreallocationUsesItsBlocksThenRefuses(t *testing.T) {
+	dir := fulldisk.Mount(t, "8m")
+	path := filepath.Join(dir, "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Append(benchRecord(0)); err != nil {
+		t.Fatal(err)
+	}
+	filler := fulldisk.Fill(t, dir)
+	n := 1
+	var failed error
+	for ; n < 20000; n++ {
+		if failed = a.Append(benchRecord(n)); failed != nil {
+			break
+		}
+	}
+	if n < 1000 {
+		t.Errorf("on a disk full after the log preallocated, %d records went in; want the preallocated MiB's worth", n-1)
+	}
+	if !errors.Is(failed, audit.ErrBroken) || !strings.Contains(failed.Error(), "no space left") {
+		t.Fatalf("appending once the preallocated blocks are used up: %v", failed)
+	}
+	if a.Damaged() {
+		t.Fatalf("a full disk damaged the log: %v", a.Problem())
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append(benchRecord(n)); err != nil {
+		t.Fatalf("after space came back: %v", err)
+	}
+	a.Close()
+	sum, err := audit.VerifyLog(path)
+	if err != nil || sum.Records != n+1 {
+		t.Errorf("after a full disk with preallocated blocks: %+v %v; want %d records", sum, err, n+1)
+	}
+}
