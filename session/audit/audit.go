@@ -845,10 +845,21 @@ func sealLine(r *Record) ([]byte, error) {
 		return nil, err
 	}
 	r.Hash = chainHash(r.Prev, body)
-	line, err := canonicalRecord(r)
-	if err != nil {
-		return nil, err
+	// The canonical record with its hash is the body with the hash member in its
+	// sorted place, just before the record's "kind" (no member sorts between
+	// them), without marshalling it again. The record's "kind" is the body's last
+	// such key: of the members before it only the arguments hold objects, and
+	// "previous", after it, holds no "kind"; one inside a string is escaped.
+	i := bytes.LastIndex(body, []byte(`,"kind":`))
+	if i < 0 {
+		return nil, errors.New("a record without its kind")
 	}
+	line := make([]byte, 0, len(body)+len(r.Hash)+len(`,"hash":""`)+1)
+	line = append(line, body[:i]...)
+	line = append(line, `,"hash":"`...)
+	line = append(line, r.Hash...)
+	line = append(line, '"')
+	line = append(line, body[i:]...)
 	return append(line, '\n'), nil
 }
 
