@@ -11,7 +11,9 @@
 //  2. Connect fan-out: `airlock check --json` on 1, 5 and 20 distinct demo docs
 //     servers against the slowest of the 20 servers checked alone.
 //  3. The agent gateway: session/gateway's BenchmarkCallThroughGateway against
-//     BenchmarkCallDirect (p50 and p99), and BenchmarkAuditedApprovals.
+//     BenchmarkCallDirect (p50 and p99), BenchmarkAuditedApprovals, and
+//     session/audit's BenchmarkAppendDecisionSynced against its floor,
+//     BenchmarkFloorFdatasyncAppend.
 //  4. trust's BenchmarkClassifyAndHazards at 100, 1,000 and 10,000 tools, and
 //     session's BenchmarkWhatIfRecompute and BenchmarkRelistOneServer at 10,000.
 //  5. ui's BenchmarkView (one frame, one key press) at 10,000 tools over 50 servers,
@@ -564,6 +566,27 @@ func (r *runner) rowGateway() ([]row, error) {
 		airlock: fmt.Sprintf("%.0f /s", ap), reference: fmt.Sprintf("audit log appends alone %.0f records/s", ar),
 		result: fmt.Sprintf("%.0f /s", ap), goal: "≥ 1,000 /s", verdict: verdict(ap >= 1000),
 	})
+	d, err := r.goBench(goBenchRun{pkg: "session/audit", pattern: "^(BenchmarkAppendDecisionSynced|BenchmarkFloorFdatasyncAppend|BenchmarkFloorFsyncGrowingAppend)$", benchtime: r.benchtime("200x"), rounds: r.rounds()})
+	if err != nil {
+		return rows, err
+	}
+	dec, ok1 := d.median("BenchmarkAppendDecisionSynced", "ns/op")
+	grow, ok2 := d.median("BenchmarkFloorFsyncGrowingAppend", "ns/op")
+	if !ok1 || !ok2 {
+		return rows, errors.New("no figures from the synced decision benchmarks")
+	}
+	rw := row{
+		id: "3d", what: "a call's decision record appended and synced before the call is forwarded, one at a time",
+		airlock: msf(dec), reference: fmt.Sprintf("a growing file, fsync'd: %s", msf(grow)),
+		result: fmt.Sprintf("%.2fx the growing file", dec/grow), goal: "—", verdict: "info",
+	}
+	// The floor preallocates and syncs with fdatasync, which only Linux has.
+	if floor, ok := d.median("BenchmarkFloorFdatasyncAppend", "ns/op"); ok {
+		rw.reference = fmt.Sprintf("floor: a record's size appended to a preallocated file, fdatasync'd: %s; %s", msf(floor), rw.reference)
+		rw.result = fmt.Sprintf("%.2fx the floor", dec/floor)
+		rw.goal, rw.verdict = "≤ 1.3x the floor", verdict(dec <= 1.3*floor)
+	}
+	rows = append(rows, rw)
 	return rows, nil
 }
 

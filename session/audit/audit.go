@@ -132,6 +132,9 @@ type Log struct {
 	headFailed error
 	headSeq    uint64
 	start      *Link // the next record written begins a segment after this file
+	// allocated: preallocation of the open file was last tried up to this offset
+	// (0: not yet, or it was released).
+	allocated int64
 	// rotateAfter: a failed rotation is tried again only after this time.
 	rotateAfter time.Time
 }
@@ -538,6 +541,7 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 		prev = r.Hash
 	}
 	if len(buf) > 0 {
+		a.reserve(a.size + int64(len(buf)))
 		n, err := a.f.Write(buf)
 		if err != nil {
 			return a.cutBack(fmt.Errorf("writing audit log %s: %w", a.path, err), n > 0)
@@ -545,7 +549,7 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 	}
 	if sync {
 		a.syncs.Add(1)
-		if err := a.f.Sync(); err != nil {
+		if err := syncFile(a.f); err != nil {
 			return a.cutBack(fmt.Errorf("syncing audit log %s: %w", a.path, err), len(buf) > 0)
 		}
 		// Everything up to seq is on disk, another process's records included.
@@ -576,11 +580,49 @@ func (a *Log) cutBack(err error, wrote bool) error {
 	if !wrote {
 		return err
 	}
+	a.allocated = 0 // the truncation freed the blocks past the end too
 	if terr := a.f.Truncate(a.size); terr != nil {
 		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("a failed write (%v) could not be cut back to the last whole record (%v)", err, terr)}
 		return a.damage
 	}
 	return err
+}
+
+// preallocAhead is how much a log keeps allocated past its end at least, and
+// preallocStep how much one preallocation adds past the end of the records it is
+// made for: one fallocate per MiB of records.
+const (
+	preallocAhead = 1 << 20
+	preallocStep  = 2 << 20
+)
+
+// reserve preallocates the open file's blocks past end (the end of the records
+// about to be written) when fewer than preallocAhead are left, so that a synced
+// append writes into blocks the file has and its sync commits no new blocks (only
+// Open's logs, on Linux). The file's size stays its last record's end. It is best
+// effort: a preallocation that fails (a full disk, a file system that cannot) is
+// not tried again before the next step, and the records are written as they would
+// be without it. Called by the committing goroutine under the lock.
+func (a *Log) reserve(end int64) {
+	if !a.shared || end+preallocAhead <= a.allocated {
+		return
+	}
+	_ = preallocate(a.f, a.size, end-a.size+preallocStep)
+	a.allocated = end + preallocStep
+}
+
+// release gives back the blocks preallocated past the file's end, truncating it to
+// its size (which fallocate left unchanged), before the file is closed as a
+// segment or by Close. Best effort: blocks left only take space. Called under the
+// lock, so the size is the last record's end whoever wrote it.
+func (a *Log) release() {
+	if a.allocated == 0 {
+		return
+	}
+	a.allocated = 0
+	if st, err := a.f.Stat(); err == nil {
+		_ = a.f.Truncate(st.Size())
+	}
 }
 
 // writeHead replaces the head file (best effort: a head that lags only weakens the
@@ -622,6 +664,10 @@ func (a *Log) Close() error {
 	if a.unsynced || a.headFailed != nil {
 		a.lead(true) // what AppendUnsynced wrote, and the head (again, if it failed)
 	}
+	if a.allocated > 0 && a.lock() == nil {
+		a.release()
+		a.unlock()
+	}
 	a.closed = true
 	err := a.f.Close()
 	if a.lockf != nil {
@@ -657,7 +703,7 @@ func (a *Log) load() error {
 				return fmt.Errorf("reading audit log %s: %w", a.path, err)
 			}
 			// A new file: whatever was wrong with the old one is its own.
-			a.size, a.damage, a.notice, a.start = -1, nil, nil, nil
+			a.size, a.damage, a.notice, a.start, a.allocated = -1, nil, nil, nil, 0
 		}
 	}
 	if st.Size() == a.size {
@@ -799,10 +845,21 @@ func sealLine(r *Record) ([]byte, error) {
 		return nil, err
 	}
 	r.Hash = chainHash(r.Prev, body)
-	line, err := canonicalRecord(r)
-	if err != nil {
-		return nil, err
+	// The canonical record with its hash is the body with the hash member in its
+	// sorted place, just before the record's "kind" (no member sorts between
+	// them), without marshalling it again. The record's "kind" is the body's last
+	// such key: of the members before it only the arguments hold objects, and
+	// "previous", after it, holds no "kind"; one inside a string is escaped.
+	i := bytes.LastIndex(body, []byte(`,"kind":`))
+	if i < 0 {
+		return nil, errors.New("a record without its kind")
 	}
+	line := make([]byte, 0, len(body)+len(r.Hash)+len(`,"hash":""`)+1)
+	line = append(line, body[:i]...)
+	line = append(line, `,"hash":"`...)
+	line = append(line, r.Hash...)
+	line = append(line, '"')
+	line = append(line, body[i:]...)
 	return append(line, '\n'), nil
 }
 

@@ -80,3 +80,61 @@ func BenchmarkAppendRotating(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkAppendDecisionSynced appends a call's decision record, synced before it
+// returns as it is before the call is forwarded, one at a time (no group commit to
+// share the sync): the cost every call pays. Its floor is
+// BenchmarkFloorFdatasyncAppend; BenchmarkFloorFsyncGrowingAppend is what a synced
+// append to a growing file costs without preallocation.
+func BenchmarkAppendDecisionSynced(b *testing.B) {
+	a, _ := openTemp(b)
+	i := 0
+	for b.Loop() {
+		if err := a.AppendDecision(benchRecord(i)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkFloorFsyncGrowingAppend appends a line of a decision record's size to a
+// growing file and fsyncs it, back to back: every sync also commits the file's new
+// blocks and size to the file system's journal.
+func BenchmarkFloorFsyncGrowingAppend(b *testing.B) {
+	benchFloor(b, func(f *os.File, _ int64) error { return f.Sync() })
+}
+
+// benchFloor appends a line of a decision record's size to a new file in the
+// benchmark's folder, calling sync after each write with the file's size before it.
+func benchFloor(b *testing.B, sync func(f *os.File, off int64) error) {
+	line := benchLine(b)
+	f, err := os.OpenFile(filepath.Join(b.TempDir(), "floor"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var off int64
+	for b.Loop() {
+		if _, err := f.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if err := sync(f, off); err != nil {
+			b.Fatal(err)
+		}
+		off += int64(len(line))
+	}
+}
+
+// benchLine is the line a log writes for benchRecord(0).
+func benchLine(b *testing.B) []byte {
+	a, path := openTemp(b)
+	if err := a.Append(benchRecord(0)); err != nil {
+		b.Fatal(err)
+	}
+	a.Close()
+	line, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return line
+}

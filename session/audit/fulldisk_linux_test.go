@@ -18,12 +18,7 @@ import (
 // name the log it replaced. It fails with nothing moved; once there is space, it
 // seals.
 func TestSeal_FullDiskLeavesTheDamagedLogInPlace(t *testing.T) {
-	dir := fulldisk.Mount(t, "256k")
-	path := filepath.Join(dir, "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, dir, path := openOnTmpfs(t, "256k")
 	for i := range 5 {
 		if err := a.Append(rec(i)); err != nil {
 			t.Fatal(err)
@@ -41,7 +36,7 @@ func TestSeal_FullDiskLeavesTheDamagedLogInPlace(t *testing.T) {
 	}
 	// Room for a record, as when a few bytes come free.
 	os.Truncate(filler, 0)
-	a, err = audit.Open(path)
+	a, err := audit.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +58,7 @@ func TestSeal_FullDiskLeavesTheDamagedLogInPlace(t *testing.T) {
 // left, and once there is space the next append closes the segment and goes on;
 // the log verifies as one chain.
 func TestRotation_FullDiskThenRecovers(t *testing.T) {
-	dir := fulldisk.Mount(t, "256k")
-	path := filepath.Join(dir, "audit.jsonl")
-	a, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a, dir, path := openOnTmpfs(t, "256k")
 	a.SetSegmentBytes(2048)
 	n := 0
 	for ; n < 8; n++ {
@@ -77,9 +66,67 @@ func TestRotation_FullDiskThenRecovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	n = appendUntilFull(t, a, dir, n, 200, rec)
+	for range 20 {
+		if err := a.Append(rec(n)); err != nil {
+			t.Fatalf("after space came back: %v", err)
+		}
+		n++
+	}
+	a.Close()
+	sum, err := audit.VerifyLog(path)
+	if err != nil || sum.Files < 2 {
+		t.Errorf("after a full disk across a rotation: %+v %v", sum, err)
+	}
+}
+
+// A disk that fills after the log preallocated its blocks: the records go on into
+// those blocks, each synced, so the calls whose decisions are on disk still run;
+// once they are used up the next record is refused as on any full disk, nothing
+// cut is left, and once there is space the log goes on. It verifies as one chain.
+func TestLog_FullDiskAfterPreallocationUsesItsBlocksThenRefuses(t *testing.T) {
+	a, dir, path := openOnTmpfs(t, "8m")
+	if err := a.Append(benchRecord(0)); err != nil {
+		t.Fatal(err)
+	}
+	n := appendUntilFull(t, a, dir, 1, 20000, benchRecord)
+	if n < 1000 {
+		t.Errorf("on a disk full after the log preallocated, %d records went in; want the preallocated MiB's worth", n-1)
+	}
+	if err := a.Append(benchRecord(n)); err != nil {
+		t.Fatalf("after space came back: %v", err)
+	}
+	a.Close()
+	sum, err := audit.VerifyLog(path)
+	if err != nil || sum.Records != n+1 {
+		t.Errorf("after a full disk with preallocated blocks: %+v %v; want %d records", sum, err, n+1)
+	}
+}
+
+// openOnTmpfs opens a new log, audit.jsonl on a tmpfs of size of the test's own
+// (fulldisk.Mount), closed when the test ends if the test has not closed it; it
+// returns the log, its folder and its path.
+func openOnTmpfs(t *testing.T, size string) (*audit.Log, string, string) {
+	t.Helper()
+	dir := fulldisk.Mount(t, size)
+	path := filepath.Join(dir, "audit.jsonl")
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, dir, path
+}
+
+// appendUntilFull fills dir's disk, then appends rec(n), rec(n+1), … until one is
+// refused, trying at most max; it fails the test unless the refusal is the full
+// disk's and left the log undamaged, then gives the space back. It returns the
+// number of the refused record.
+func appendUntilFull(t *testing.T, a *audit.Log, dir string, n, max int, rec func(int) audit.Record) int {
+	t.Helper()
 	filler := fulldisk.Fill(t, dir)
 	var failed error
-	for range 200 {
+	for range max {
 		if failed = a.Append(rec(n)); failed != nil {
 			break
 		}
@@ -94,15 +141,5 @@ func TestRotation_FullDiskThenRecovers(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	for range 20 {
-		if err := a.Append(rec(n)); err != nil {
-			t.Fatalf("after space came back: %v", err)
-		}
-		n++
-	}
-	a.Close()
-	sum, err := audit.VerifyLog(path)
-	if err != nil || sum.Files < 2 {
-		t.Errorf("after a full disk across a rotation: %+v %v", sum, err)
-	}
+	return n
 }

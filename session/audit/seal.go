@@ -15,7 +15,8 @@ import (
 // again or deleted) and opens a new, empty PATH whose first record will name it.
 // Called by the committing goroutine under the lock.
 func (a *Log) rotate() error {
-	if err := a.f.Sync(); err != nil {
+	a.release()
+	if err := syncFile(a.f); err != nil {
 		return err
 	}
 	segs, err := segments(a.path)
@@ -42,7 +43,7 @@ func (a *Log) rotate() error {
 		return err // the next commit opens PATH again and goes on from the segment
 	}
 	a.f.Close()
-	a.f, a.size = f, 0
+	a.f, a.size, a.allocated = f, 0, 0
 	a.start = &Link{File: filepath.Base(name), Seq: a.seq, Hash: a.prev}
 	return nil
 }
