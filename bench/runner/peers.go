@@ -379,7 +379,7 @@ func npmVersion(root, pkg string) string {
 
 // rowGCCurve measures airlock's gateway under GC settings (GOGC, GOMEMLIMIT in the
 // environment, which is what debug.SetGCPercent and SetMemoryLimit would set), and
-// under airlock's own (none in the environment: cmd/airlock/gc.go keeps the heap goal
+// under airlock's own (none in the environment: internal/gctune keeps the heap goal
 // 16 MiB above the live heap): one agent's p50 and p99, 16 agents' calls/s, and the
 // airlock process's peak RSS; medians of rounds whose order rotates.
 func (r *runner) rowGCCurve() ([]row, error) {
