@@ -13,9 +13,7 @@ import (
 // suggestions from the server (ctrl+n takes one, the second field's depend on
 // the first), and ctrl+s gets the prompt, shown role by role.
 func TestE2E_ExploreEverythingResourcesAndPrompts(t *testing.T) {
-	cfg := everythingConfig(t, "trusted", "")
-	s := startScreen(t, "--config", cfg)
-	s.waitFor("1/1 servers ready")
+	s := everythingScreen(t, "trusted", "")
 	s.waitFor("⧗ task only")
 	s.waitFor("i info")
 	s.keys("i")

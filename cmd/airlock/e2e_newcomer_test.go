@@ -47,14 +47,21 @@ func everythingConfig(t *testing.T, tr, extra string) string {
 	return writeConfig(t, fmt.Sprintf("[servers.everything]\ncommand = %q\ntrust = %q\nconnect_timeout = \"60s\"\n", bin, tr)+extra)
 }
 
+// everythingScreen is airlock's TUI on everythingConfig(t, tr, extra), once its
+// one server is ready.
+func everythingScreen(t *testing.T, tr, extra string) *screen {
+	t.Helper()
+	s := startScreen(t, "--config", everythingConfig(t, tr, extra))
+	s.waitFor("1/1 servers ready")
+	return s
+}
+
 // On the real binary at 80x24 with the real server-everything:
 // its long names sharing a prefix (get-resource-links / get-resource-reference,
 // toggle-simulated-logging / toggle-subscriber-updates) stay distinguishable, and
 // the focused row's full name is on screen.
 func TestE2E_LongNamesSharingAPrefixStayDistinct(t *testing.T) {
-	cfg := everythingConfig(t, "untrusted", "")
-	s := startScreen(t, "--config", cfg)
-	s.waitFor("1/1 servers ready")
+	s := everythingScreen(t, "untrusted", "")
 	s.waitFor("trigger")
 	txt := s.text()
 	rows := map[string]bool{}

@@ -56,9 +56,7 @@ func TestCall_TerminalAnswersSamplingByHand(t *testing.T) {
 // request during the person's call is a question in the overlay; once armed, a
 // reply written by hand goes back to the server; another one is declined with esc.
 func TestE2E_SamplingAnsweredByHandAndDeclined(t *testing.T) {
-	cfg := everythingConfig(t, "trusted", "call_timeout = \"60s\"\n")
-	s := startScreen(t, "--config", cfg)
-	s.waitFor("1/1 servers ready")
+	s := everythingScreen(t, "trusted", "call_timeout = \"60s\"\n")
 	s.keys("/")
 	s.keys("trigger-sampling-request")
 	s.keys("\r")
