@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 )
 
 // exampleConfig is the repository's example config, seen from this package.
@@ -17,6 +21,16 @@ func demoServerTOML(name, tr string, extra ...string) string {
 		s += l + "\n"
 	}
 	return s
+}
+
+// writeFile writes body to a private file at path, making its folder (private
+// too) when there is none.
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sessiontest.WriteScript(t, path, body)
 }
 
 // stateConfig writes a config whose state_dir is state, followed by body.

@@ -124,14 +124,24 @@ func runResult(t testing.TB, cmd *exec.Cmd) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
+	code, err := runCode(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// runCode runs cmd to its end and returns its exit code; the error is that of a
+// command that could not be run or waited for (the code is -1 then).
+func runCode(cmd *exec.Cmd) (int, error) {
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), nil
+	}
+	if err != nil {
+		return -1, err
+	}
+	return 0, nil
 }
 
 // startPiped starts cmd with its stdin and stdout as pipes, the test's ends of
@@ -308,9 +318,7 @@ func contains(list []string, s string) bool {
 func writeConfig(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, body)
 	return p
 }
 
