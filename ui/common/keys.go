@@ -50,6 +50,13 @@ func DefaultScrollKeyMap() ScrollKeyMap {
 	}
 }
 
+// ShortKey is b with the description desc in its help, for a footer that must fit
+// in 80 columns.
+func ShortKey(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
 // ViewportKeys adapts the scrolling keys to a viewport; horizontal scrolling is off
 // (text is wrapped), which also leaves h and l free.
 func (k ScrollKeyMap) ViewportKeys() viewport.KeyMap {

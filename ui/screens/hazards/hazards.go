@@ -531,12 +531,8 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
 func (k KeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Down, "move"), short(k.Disable, "off"), short(k.Policy, "policy"),
-		short(k.Trust, "trust"), short(k.Open, "details"), k.Back}
+	return []key.Binding{common.ShortKey(k.Down, "move"), common.ShortKey(k.Disable, "off"), common.ShortKey(k.Policy, "policy"),
+		common.ShortKey(k.Trust, "trust"), common.ShortKey(k.Open, "details"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.

@@ -388,11 +388,7 @@ func DefaultToolsKeyMap() ToolsKeyMap {
 // ShortHelp implements help.KeyMap. The footer's words are shorter than the help
 // overlay's, so that the line fits 80 columns.
 func (k ToolsKeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Info, "info"), short(k.Clear, "clear"), short(k.NextPane, "pane")}
+	return []key.Binding{common.ShortKey(k.Open, "open"), k.Call, k.Filter, common.ShortKey(k.Info, "info"), common.ShortKey(k.Clear, "clear"), common.ShortKey(k.NextPane, "pane")}
 }
 
 // FullHelp implements help.KeyMap.

@@ -47,11 +47,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
 func (k KeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Down, "scroll"), short(k.Resources, "resources"), short(k.Prompts, "prompts"), k.Back}
+	return []key.Binding{common.ShortKey(k.Down, "scroll"), common.ShortKey(k.Resources, "resources"), common.ShortKey(k.Prompts, "prompts"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.
