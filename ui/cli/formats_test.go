@@ -177,6 +177,16 @@ func hostileCI(t *testing.T) Report {
 	return r
 }
 
+// plainJSON is data decoded into plain JSON values, as a schema validates them.
+func plainJSON(t *testing.T, data []byte) any {
+	t.Helper()
+	var inst any
+	if err := json.Unmarshal(data, &inst); err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
 // sarifSchema loads the vendored SARIF 2.1.0 schema (draft-04) for jsonschema-go
 // (draft-07), see testdata/sarif/README.md.
 func sarifSchema(t *testing.T) *jsonschema.Resolved {
@@ -211,10 +221,7 @@ func TestSARIF_ValidAgainstSchema(t *testing.T) {
 	if err := r.WriteSARIF(&b, "test"); err != nil {
 		t.Fatal(err)
 	}
-	var inst any
-	if err := json.Unmarshal(b.Bytes(), &inst); err != nil {
-		t.Fatal(err)
-	}
+	inst := plainJSON(t, b.Bytes())
 	if err := rs.Validate(inst); err != nil {
 		t.Fatalf("SARIF output invalid: %v\n%s", err, b.String())
 	}
@@ -489,11 +496,7 @@ func TestCheckReport_BaselineRejectsAHazardThatGotWorse(t *testing.T) {
 	if !strings.Contains(sarif.String(), `"baselineState": "updated"`) {
 		t.Errorf("sarif: no baselineState updated:\n%s", sarif.String())
 	}
-	var inst any
-	if err := json.Unmarshal(sarif.Bytes(), &inst); err != nil {
-		t.Fatal(err)
-	}
-	if err := sarifSchema(t).Validate(inst); err != nil {
+	if err := sarifSchema(t).Validate(plainJSON(t, sarif.Bytes())); err != nil {
 		t.Errorf("SARIF with a changed hazard invalid: %v", err)
 	}
 
