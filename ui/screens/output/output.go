@@ -155,12 +155,7 @@ type SavedMsg struct{ content.Saved }
 
 // SetSaved shows where the blobs were saved, keeping the scroll.
 func (v *Model) SetSaved(paths map[int]string) {
-	if v.Out.Saved == nil {
-		v.Out.Saved = map[int]string{}
-	}
-	for k, p := range paths {
-		v.Out.Saved[k] = p
-	}
+	v.Out.Saved = content.AddSaved(v.Out.Saved, paths)
 	v.vp.KeepScroll(v.render)
 }
 
@@ -178,12 +173,7 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 		case key.Matches(k, v.keys.Again):
 			return Again{Out: v.Out}, nil
 		case key.Matches(k, v.keys.Save):
-			blobs := v.Out.blobs()
-			if len(blobs) == 0 {
-				return nil, nil
-			}
-			return content.Save{Server: v.Out.Server, What: v.Out.What(), Gen: v.Gen, Blobs: blobs,
-				Wrap: func(s content.Saved) tea.Msg { return SavedMsg{s} }}, nil
+			return content.SaveOf(v.Out.Server, v.Out.What(), v.Gen, v.Out.blobs(), func(s content.Saved) tea.Msg { return SavedMsg{s} }), nil
 		}
 	}
 	return nil, v.vp.Update(msg)

@@ -186,12 +186,7 @@ type SavedMsg struct{ content.Saved }
 
 // SetSaved shows where the blobs were saved, keeping the scroll.
 func (r *Model) SetSaved(paths map[int]string) {
-	if r.Res.Saved == nil {
-		r.Res.Saved = map[int]string{}
-	}
-	for k, v := range paths {
-		r.Res.Saved[k] = v
-	}
+	r.Res.Saved = content.AddSaved(r.Res.Saved, paths)
 	r.VP.KeepScroll(r.render)
 }
 
@@ -209,13 +204,8 @@ func (r *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 		case key.Matches(k, r.keys.Again):
 			return Again{Tool: r.Res.Tool}, nil
 		case key.Matches(k, r.keys.Save):
-			blobs := r.blobs()
-			if len(blobs) == 0 {
-				return nil, nil
-			}
 			ref := r.Res.Tool.Ref
-			return content.Save{Server: ref.Server, What: ref.Tool, Gen: r.Gen, Blobs: blobs,
-				Wrap: func(s content.Saved) tea.Msg { return SavedMsg{s} }}, nil
+			return content.SaveOf(ref.Server, ref.Tool, r.Gen, r.blobs(), func(s content.Saved) tea.Msg { return SavedMsg{s} }), nil
 		}
 	}
 	return nil, r.VP.Update(msg)
