@@ -288,21 +288,13 @@ func (m *Model) handleEvent(e model.Event) tea.Cmd {
 		}
 	case model.ElicitationRequested:
 		if e.Elicitation != nil {
-			t := trust.Untrusted
-			if sv, ok := m.snap.Server(e.Elicitation.Server); ok {
-				t = sv.Trust
-			}
 			m.status = "✎ " + common.Inline(m.St, e.Elicitation.Server, 32) + " asks you for input"
-			return m.q.AddElicitation(e.Elicitation, t)
+			return m.q.AddElicitation(e.Elicitation, m.askerTrust(e.Elicitation.Server))
 		}
 	case model.SamplingRequested:
 		if e.Request != nil {
-			t := trust.Untrusted
-			if sv, ok := m.snap.Server(e.Request.Server); ok {
-				t = sv.Trust
-			}
 			m.status = "✎ " + common.Inline(m.St, e.Request.Server, 32) + " asks for an LLM completion (sampling)"
-			return m.q.AddSampling(e.Request, t)
+			return m.q.AddSampling(e.Request, m.askerTrust(e.Request.Server))
 		}
 	case model.SamplingClosed:
 		r, cmd := m.q.WithdrawSampling(e.ID)
@@ -364,10 +356,7 @@ func (m *Model) scopeFailure() string {
 // person sees why before the next "denied" and not only two keys away. It leads the
 // status line, and what to run comes before the problem: a cut line keeps both.
 func (m *Model) auditStatus() string {
-	if m.sess == nil {
-		return ""
-	}
-	err := m.sess.AuditProblem()
+	err := m.auditProblem()
 	if err == nil {
 		return ""
 	}
@@ -385,10 +374,7 @@ func (m *Model) auditStatus() string {
 // line's "(v: all of it)" sends the person: the path, the problem and both commands.
 // "" while the log is sound.
 func (m *Model) auditActivity() string {
-	if m.sess == nil {
-		return ""
-	}
-	err := m.sess.AuditProblem()
+	err := m.auditProblem()
 	if err == nil {
 		return ""
 	}
@@ -412,4 +398,22 @@ func (m *Model) noteAudit() {
 	if a != "" {
 		m.acts.Add(activity.Entry{At: m.now(), Status: a})
 	}
+}
+
+// askerTrust is the trust of the server that asks the person something: untrusted
+// when the snapshot does not know it.
+func (m *Model) askerTrust(server string) trust.ServerTrust {
+	if sv, ok := m.snap.Server(server); ok {
+		return sv.Trust
+	}
+	return trust.Untrusted
+}
+
+// auditProblem is what keeps the audit log from recording, nil while it records
+// (or when there is no session).
+func (m *Model) auditProblem() error {
+	if m.sess == nil {
+		return nil
+	}
+	return m.sess.AuditProblem()
 }

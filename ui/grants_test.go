@@ -217,15 +217,7 @@ func TestGrantsGolden(t *testing.T) {
 // own text: control characters and escapes reach the screen as marks, never raw.
 func TestGrantsView_HostileClientNameEscaped(t *testing.T) {
 	h, _ := grantsHarness(t)
-	done := make(chan error, 1)
-	go func() {
-		_, err := h.sess.Call(context.Background(), model.CallRequest{Context: "agent-evil-00000000", Client: "ev\x1b[2Jil\nname\u202e",
-			Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)})
-		done <- err
-	}()
-	if err := outcome(t, done); err != nil {
-		t.Fatal(err)
-	}
+	fetchAs(t, h, "agent-evil-00000000", "ev\x1b[2Jil\nname\u202e")
 	h.keys("w")
 	out := h.m.render()
 	if strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\u202e") || strings.Contains(ansi.Strip(out), "ev\x1b") {
@@ -268,18 +260,25 @@ func TestGrantsView_ManyContextsScrollAndHelp(t *testing.T) {
 // only as a label.
 func TestGrantsView_TokenContextNamesTheToken(t *testing.T) {
 	h, _ := grantsHarness(t)
+	fetchAs(t, h, "token:ci-bot", "claude\x1b[2J-code")
+	h.keys("w")
+	if out := h.m.render(); strings.Contains(out, "\x1b[2J") {
+		t.Fatalf("the client name reached the terminal raw:\n%q", out)
+	}
+	screenHas(t, h.plain(), "token ci-bot · client claude⟨ESC⟩", "context token:ci-bot")
+}
+
+// fetchAs has the context ctx, as the client named client, call web__fetch through
+// the session, and fails the test unless the call ran.
+func fetchAs(t *testing.T, h *harness, ctx, client string) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.sess.Call(context.Background(), model.CallRequest{Context: "token:ci-bot", Client: "claude\x1b[2J-code",
+		_, err := h.sess.Call(context.Background(), model.CallRequest{Context: ctx, Client: client,
 			Server: "web", Tool: "fetch", Args: json.RawMessage(`{}`)})
 		done <- err
 	}()
 	if err := outcome(t, done); err != nil {
 		t.Fatal(err)
 	}
-	h.keys("w")
-	if out := h.m.render(); strings.Contains(out, "\x1b[2J") {
-		t.Fatalf("the client name reached the terminal raw:\n%q", out)
-	}
-	screenHas(t, h.plain(), "token ci-bot · client claude⟨ESC⟩", "context token:ci-bot")
 }

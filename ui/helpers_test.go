@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/session"
@@ -201,12 +202,7 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		keytest.WriteGolden(t, path, got)
 		return
 	}
 	want, err := os.ReadFile(path)
@@ -226,4 +222,24 @@ func screenHas(t testing.TB, screen string, subs ...string) {
 			t.Errorf("screen lacks %q:\n%s", s, screen)
 		}
 	}
+}
+
+// addAskTool adds to s the read-only tool "ask", which asks the person, through an
+// elicitation saying message, for the text field field, and answers with what
+// answer makes of the reply.
+func addAskTool(s *mcp.Server, message, field string, answer func(*mcp.ElicitResult) string) {
+	closed := false
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &closed}},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
+				Message: message,
+				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+					field: {Type: "string"},
+				}},
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: answer(res)}}}, nil, nil
+		})
 }

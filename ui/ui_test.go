@@ -16,7 +16,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/model"
@@ -211,14 +210,7 @@ func TestOpenDetailAndForm(t *testing.T) {
 // the next field (tab between them) and submits with ctrl+s.
 func (h *harness) callThroughForm(tool string, fields ...string) {
 	h.t.Helper()
-	for i, n := range rowNames(h.m) {
-		if n == tool {
-			h.m.tools.Cursor = i
-		}
-	}
-	if selected(h.m) != tool {
-		h.t.Fatalf("no row %s in %v", tool, rowNames(h.m))
-	}
+	h.selectTool(tool)
 	h.keys("c")
 	if h.m.screen != screenForm {
 		h.t.Fatalf("c did not open the form:\n%s", h.plain())
@@ -359,7 +351,10 @@ func TestInjectionIsEscapedInResults(t *testing.T) {
 	}
 }
 
-func TestRugPullBlocksTheTool(t *testing.T) {
+// rugPulledHarness is newHarness(t, 80, 24, true) once R has made the notes server
+// change create_note's definition and the tool is blocked.
+func rugPulledHarness(t *testing.T) *harness {
+	t.Helper()
 	h := newHarness(t, 80, 24, true)
 	// One round trip first, so the notes server has surely processed the client's
 	// initialized notification before its tool list changes (a list_changed sent
@@ -372,6 +367,11 @@ func TestRugPullBlocksTheTool(t *testing.T) {
 		tl, ok := m.snap.Tool("notes", "create_note")
 		return ok && tl.Class.Tier == trust.TierBlocked
 	})
+	return h
+}
+
+func TestRugPullBlocksTheTool(t *testing.T) {
+	h := rugPulledHarness(t)
 	screenHas(t, h.plain(), "⊘ blocked     notes__create_note")
 	for i, n := range rowNames(h.m) {
 		if n == "notes__create_note" {
@@ -504,19 +504,7 @@ func slowServer(cancelled chan<- error) *mcp.Server {
 			cancelled <- ctx.Err()
 			return nil, nil, ctx.Err()
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "ask", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &closed}},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
-				Message: "Your name?",
-				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
-					"name": {Type: "string"},
-				}},
-			})
-			if err != nil {
-				return nil, nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Action, " ", res.Content["name"])}}}, nil, nil
-		})
+	addAskTool(s, "Your name?", "name", func(res *mcp.ElicitResult) string { return fmt.Sprint(res.Action, " ", res.Content["name"]) })
 	return s
 }
 
@@ -756,15 +744,7 @@ func TestDetailShowsEnvNames(t *testing.T) {
 // server serves another one by the time the person says yes (here: the view's
 // definition is older than the server's), nothing is pinned and the status says why.
 func TestAcceptBindsToTheDisplayedDefinition(t *testing.T) {
-	h := newHarness(t, 80, 24, true)
-	if _, err := h.sess.Call(context.Background(), model.CallRequest{Server: "notes", Tool: "list_notes"}); err != nil {
-		t.Fatal(err)
-	}
-	h.keys("R")
-	h.waitFor("create_note to be blocked", func(m Model) bool {
-		tl, ok := m.snap.Tool("notes", "create_note")
-		return ok && tl.Class.Tier == trust.TierBlocked
-	})
+	h := rugPulledHarness(t)
 	for i, n := range rowNames(h.m) {
 		if n == "notes__create_note" {
 			h.m.tools.Cursor = i

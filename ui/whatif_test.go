@@ -246,14 +246,9 @@ func TestQueueListsPendingCallsOldestFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess := session.New(demo.Config(), session.Options{InProcess: inproc, Pins: pins, Now: clock})
-	t.Cleanup(func() { sess.Close() })
-	sess.Start()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := sess.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	sess := startWithOptions(t, demo.Config(), session.Options{InProcess: inproc, Pins: pins, Now: clock})
 	h := newHarnessFor(t, sess, 100, 30, true, Options{Title: "demo"})
 	h.m.now = func() time.Time { return fixedNow.Add(10 * time.Minute) }
 

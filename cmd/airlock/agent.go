@@ -240,8 +240,7 @@ func runNamedTokens(positional []string, export bool, cfgPath string, demo bool,
 	case "list":
 		list, err := gateway.ListTokens(dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-			return 1
+			return failed(err, stderr)
 		}
 		lines := make([]cli.TokenLine, len(list))
 		for i, t := range list {
@@ -254,8 +253,7 @@ func runNamedTokens(positional []string, export bool, cfgPath string, demo bool,
 		name := positional[1]
 		tok, err := gateway.AddToken(dir, name, time.Now())
 		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-			return 1
+			return failed(err, stderr)
 		}
 		auditToken(cfg, "token-added", name, "the person added the gateway token "+name+" (its agents' context is "+gateway.AgentContext(name)+")", stderr)
 		if export {
@@ -269,8 +267,7 @@ func runNamedTokens(positional []string, export bool, cfgPath string, demo bool,
 	default: // revoke
 		name := positional[1]
 		if err := gateway.RevokeToken(dir, name); err != nil {
-			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-			return 1
+			return failed(err, stderr)
 		}
 		auditToken(cfg, "token-revoked", name, "the person revoked the gateway token "+name+": its sessions end and their waiting calls are withdrawn", stderr)
 		fmt.Fprintf(stdout, "revoked the gateway token %s; a running airlock refuses it from the next request and ends its sessions within a second (their waiting questions are withdrawn)\n", name)

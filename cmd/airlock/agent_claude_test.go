@@ -100,6 +100,15 @@ func (a *claudeAgent) print(t *testing.T, dir, prompt string, env ...string) *cl
 	return a.start(t, dir, []string{"-p", prompt, "--output-format", "json", "--allowedTools", "mcp__airlock"}, env...)
 }
 
+// deleteNote scripts the model to call notes__delete_note on the note id and then
+// to say text, and starts `claude -p "delete id"` in dir, with env added.
+func (a *claudeAgent) deleteNote(t *testing.T, dir, id, text string, env ...string) *claudeRun {
+	t.Helper()
+	a.model.Reset()
+	a.model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__delete_note", Input: map[string]any{"id": id}}, agentmodel.AnthropicTurn{Text: text})
+	return a.print(t, dir, "delete "+id, env...)
+}
+
 // start starts claude with args in dir in the background.
 func (a *claudeAgent) start(t *testing.T, dir string, args []string, env ...string) *claudeRun {
 	t.Helper()
@@ -198,29 +207,10 @@ func TestClaudeCode_ThroughTheGateway(t *testing.T) {
 	// The demo servers; mail is untrusted, and the person asserts what send_email
 	// really does (a write that carries data out) and lets it run unasked, so that
 	// only taint makes it ask.
-	cfgText := fmt.Sprintf(`[policy]
-approval_timeout = "2m"
-
-[servers.notes]
-command = "airlock"
-args = ["demo-server", "notes"]
-trust = "trusted"
-labels = ["private-data"]
-env = { NOTES_DIR = %q }
-
-[servers.notes.tools.delete_note]
-policy = "ask"
-
-[servers.web]
-command = "airlock"
-args = ["demo-server", "web"]
-trust = "trusted"
-
-[servers.mail]
-command = "airlock"
-args = ["demo-server", "mail"]
-trust = "untrusted"
-
+	cfgText := fmt.Sprintf("[policy]\napproval_timeout = \"2m\"\n\n"+
+		demoServerTOML("notes", "trusted", `labels = ["private-data"]`, `env = { NOTES_DIR = %q }`)+
+		"\n[servers.notes.tools.delete_note]\npolicy = \"ask\"\n\n"+
+		demoServerTOML("web", "trusted")+"\n"+demoServerTOML("mail", "untrusted")+`
 [servers.mail.tools.send_email]
 read_only = false
 destructive = false
@@ -373,10 +363,8 @@ policy = "allow"
 	})
 
 	t.Run("destructive_allowed_by_keys", func(t *testing.T) {
-		model.Reset()
-		model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__delete_note", Input: map[string]any{"id": "note-1"}}, agentmodel.AnthropicTurn{Text: "deleted."})
 		start := time.Now()
-		run := agent.print(t, project, "delete note-1")
+		run := agent.deleteNote(t, project, "note-1", "deleted.")
 		s.waitFor("allow this call?")
 		asked := time.Since(start)
 		s.waitGone("arming", "allow this call?")
@@ -400,10 +388,8 @@ policy = "allow"
 	})
 
 	t.Run("destructive_denied_with_reason", func(t *testing.T) {
-		model.Reset()
-		model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__delete_note", Input: map[string]any{"id": "note-3"}}, agentmodel.AnthropicTurn{Text: "not deleted."})
 		start := time.Now()
-		run := agent.print(t, project, "delete note-3")
+		run := agent.deleteNote(t, project, "note-3", "not deleted.")
 		s.denyWithReason("keep the demo notes")
 		res := run.wait(t)
 		tr := claudeToolResult(t, model, "mcp__airlock__notes__delete_note")
@@ -469,10 +455,8 @@ policy = "allow"
 			if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			model.Reset()
-			model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__delete_note", Input: map[string]any{"id": "note-2"}}, agentmodel.AnthropicTurn{Text: "timed out."})
 			start := time.Now()
-			run := agent.print(t, dir, "delete note-2", how.env...)
+			run := agent.deleteNote(t, dir, "note-2", "timed out.", how.env...)
 			s.waitFor("allow this call?")
 			asked := time.Since(start)
 			s.waitGone("allow this call?", "Tools · ")
@@ -505,9 +489,7 @@ policy = "allow"
 	// ends a question that waits for a person: after 35 s (past the first check) it is
 	// still up and claude still runs. (A 2 s limit does end it: progress is 5 s apart.)
 	t.Run("idle_limit_reset_by_progress", func(t *testing.T) {
-		model.Reset()
-		model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__delete_note", Input: map[string]any{"id": "note-2"}}, agentmodel.AnthropicTurn{Text: "denied."})
-		run := agent.print(t, project, "delete note-2", "CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT=10000")
+		run := agent.deleteNote(t, project, "note-2", "denied.", "CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT=10000")
 		s.waitFor("allow this call?")
 		time.Sleep(35 * time.Second)
 		select {
@@ -530,9 +512,7 @@ policy = "allow"
 	})
 
 	t.Run("killed_agent_question_withdrawn", func(t *testing.T) {
-		model.Reset()
-		model.SetTurns(agentmodel.AnthropicTurn{Tool: "mcp__airlock__notes__delete_note", Input: map[string]any{"id": "note-2"}}, agentmodel.AnthropicTurn{Text: "deleted."})
-		run := agent.print(t, project, "delete note-2")
+		run := agent.deleteNote(t, project, "note-2", "deleted.")
 		s.waitFor("allow this call?")
 		killed := time.Now()
 		if err := syscall.Kill(-run.cmd.Process.Pid, syscall.SIGKILL); err != nil {

@@ -85,7 +85,7 @@ type codexRig struct {
 // destructive one; each note a file in NOTES_DIR, so a test sees whether a call
 // ran), web (its pages are untrusted content) and mail, whose send_email is a read
 // that runs unasked unless taint makes it ask (it can carry data out).
-const codexAirlockConfig = `state_dir = %q
+var codexAirlockConfig = `state_dir = %q
 
 [policy]
 read = "allow"
@@ -96,23 +96,8 @@ approval_timeout = "2m"
 [gateway]
 listen = %q
 
-[servers.notes]
-command = "airlock"
-args = ["demo-server", "notes"]
-env = { NOTES_DIR = %q }
-trust = "trusted"
-labels = ["private-data"]
-
-[servers.web]
-command = "airlock"
-args = ["demo-server", "web"]
-trust = "trusted"
-
-[servers.mail]
-command = "airlock"
-args = ["demo-server", "mail"]
-trust = "trusted"
-
+` + demoServerTOML("notes", "trusted", `labels = ["private-data"]`, `env = { NOTES_DIR = %q }`) + "\n" +
+	demoServerTOML("web", "trusted") + "\n" + demoServerTOML("mail", "trusted") + `
 [servers.mail.tools.send_email]
 labels = ["exfiltration"]
 `

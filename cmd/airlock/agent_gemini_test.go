@@ -161,13 +161,9 @@ func (g *geminiAgent) run(extra []string, args ...string) geminiResult {
 	cmd := g.command(ctx, extra, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
+	code, err := runCode(cmd)
+	if err != nil {
 		g.t.Errorf("gemini %v: %v", args, err) // Errorf: run may be on its own goroutine
-		code = -1
 	}
 	if ctx.Err() != nil {
 		g.t.Errorf("gemini %v did not end within 3 minutes:\n%s", args, out.String())
@@ -279,26 +275,9 @@ func geminiSnippet(t *testing.T, state, cfg string, env bool) (string, map[strin
 // labelled exfiltration and allowed, so only taint makes it ask) and web (fetch_url
 // returns untrusted content: it taints).
 func geminiConfig(t *testing.T) string {
-	return writeConfig(t, `[servers.notes]
-command = "airlock"
-args = ["demo-server", "notes"]
-trust = "trusted"
-labels = ["private-data"]
-
-[servers.mail]
-command = "airlock"
-args = ["demo-server", "mail"]
-trust = "trusted"
-labels = ["exfiltration"]
-
-[servers.mail.tools.send_email]
-policy = "allow"
-
-[servers.web]
-command = "airlock"
-args = ["demo-server", "web"]
-trust = "trusted"
-`)
+	return writeConfig(t, demoServerTOML("notes", "trusted", `labels = ["private-data"]`)+"\n"+
+		demoServerTOML("mail", "trusted", `labels = ["exfiltration"]`)+
+		"\n[servers.mail.tools.send_email]\npolicy = \"allow\"\n\n"+demoServerTOML("web", "trusted"))
 }
 
 // geminiAirlock starts the airlock TUI on the config with its gateway on a free

@@ -60,11 +60,11 @@ func TestAuditFullDisk_RefusedThenRecovers(t *testing.T) {
 	m.Close()
 	a.Close()
 
-	r := airlock(t, "", "call", "docs", "get_doc", "--config", path, "--args", `{"id":"mcp-overview"}`)
+	r := getDoc(t, path)
 	if r.code != 0 {
 		t.Errorf("after a restart: exit %d %s", r.code, r.stderr)
 	}
-	r = airlock(t, "", "audit", "verify", "--config", path)
+	r = auditVerify(t, path)
 	if r.code != 0 || !strings.Contains(r.stdout, "chain intact") {
 		t.Errorf("verify after a restart: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -141,18 +141,18 @@ func TestAuditFullDisk_HeadThatCannotBeWrittenIsSaid(t *testing.T) {
 	m.Close()
 	a.Close()
 
-	r := airlock(t, "", "call", "docs", "get_doc", "--config", path, "--args", `{"id":"mcp-overview"}`)
+	r := getDoc(t, path)
 	if !strings.Contains(r.stderr, "head file could not be written") {
 		t.Errorf("airlock call on a full disk whose head cannot be written: exit %d, says nothing of the head:\n%s", r.code, r.stderr)
 	}
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	r = airlock(t, "", "call", "docs", "get_doc", "--config", path, "--args", `{"id":"mcp-overview"}`)
+	r = getDoc(t, path)
 	if r.code != 0 || strings.Contains(r.stderr, "head file") {
 		t.Errorf("once there is space: exit %d\n%s", r.code, r.stderr)
 	}
-	r = airlock(t, "", "audit", "verify", "--config", path)
+	r = auditVerify(t, path)
 	if r.code != 0 || !strings.Contains(r.stdout, "chain intact") {
 		t.Errorf("verify once there is space: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}

@@ -17,7 +17,7 @@ import (
 // state (and audit log) in state.
 func docsConfig(t *testing.T, state string) string {
 	t.Helper()
-	return writeConfig(t, "state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n")
+	return stateConfig(t, state, demoServerTOML("docs", "trusted"))
 }
 
 // writeRecords appends n records to the audit log at path and closes it.
@@ -55,11 +55,11 @@ func TestAuditCutLog_NextCallKeepsTheEvidence(t *testing.T) {
 	if err := os.WriteFile(log, bytes.Join(lines[:2], nil), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := airlock(t, "", "audit", "verify", "--config", cfg)
+	r := auditVerify(t, cfg)
 	if r.code != 1 || !strings.Contains(r.stderr, "3 records removed from the end") {
 		t.Fatalf("verify of the cut log: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	r = airlock(t, "", "call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`)
+	r = getDoc(t, cfg)
 	if r.code == 0 || strings.Contains(r.stdout, "result") {
 		t.Errorf("a call with the cut log ran: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -68,7 +68,7 @@ func TestAuditCutLog_NextCallKeepsTheEvidence(t *testing.T) {
 			t.Errorf("the refusal does not say %q:\n%s", want, r.stderr)
 		}
 	}
-	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	r = auditVerify(t, cfg)
 	if r.code != 1 || !strings.Contains(r.stderr, "3 records removed from the end") {
 		t.Fatalf("verify after the call: exit %d %q %q (the evidence of the cut is gone)", r.code, r.stdout, r.stderr)
 	}
@@ -92,11 +92,11 @@ func TestAuditCutLog_NextCallKeepsTheEvidence(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "3 records removed from the end") {
 		t.Errorf("verify of the sealed log: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	r = airlock(t, "", "call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`)
+	r = getDoc(t, cfg)
 	if r.code != 0 {
 		t.Fatalf("a call after the seal: exit %d %s", r.code, r.stderr)
 	}
-	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	r = auditVerify(t, cfg)
 	if r.code != 0 || !strings.Contains(r.stdout, "3 records, chain intact") || !strings.Contains(r.stdout, filepath.Base(sealed)) {
 		t.Errorf("verify of the new log: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -163,7 +163,7 @@ func TestAuditManyProcesses_AllCallsRun(t *testing.T) {
 			t.Errorf("call %d of %d: exit %d %s", i+1, n, r.code, r.stderr)
 		}
 	}
-	r := airlock(t, "", "audit", "verify", "--config", cfg)
+	r := auditVerify(t, cfg)
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d records, chain intact", 2*n+busyRecords)) {
 		t.Errorf("verify: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -181,7 +181,7 @@ func TestAuditDamagedMiddleRecord_NoticeInCallAndCheck(t *testing.T) {
 	if err := os.WriteFile(log, bytes.Replace(b, []byte(`"c2"`), []byte(`"c7"`), 1), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := airlock(t, "", "call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`)
+	r := getDoc(t, cfg)
 	if r.code != 0 || !strings.Contains(r.stderr, "is damaged") || !strings.Contains(r.stderr, "airlock audit verify") {
 		t.Errorf("a call with a damaged middle record: exit %d, no notice:\n%s", r.code, r.stderr)
 	}
@@ -189,7 +189,7 @@ func TestAuditDamagedMiddleRecord_NoticeInCallAndCheck(t *testing.T) {
 	if !strings.Contains(r.stderr, "notice: the audit log") || !strings.Contains(r.stderr, "line 3: hash mismatch") {
 		t.Errorf("check with a damaged middle record: exit %d, no notice:\n%s", r.code, r.stderr)
 	}
-	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	r = auditVerify(t, cfg)
 	if r.code != 1 || !strings.Contains(r.stderr, "line 3: hash mismatch") {
 		t.Errorf("verify: exit %d %q", r.code, r.stderr)
 	}
@@ -212,7 +212,7 @@ func TestAuditVerify_NoLogSaysSo(t *testing.T) {
 	}
 
 	cfg := docsConfig(t, t.TempDir())
-	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	r = auditVerify(t, cfg)
 	if r.code != exitNoAuditLog || !strings.Contains(r.stderr, "no audit log at") || strings.Contains(r.stderr, "seal") {
 		t.Errorf("verify with a config whose state dir holds no log: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -225,7 +225,7 @@ func TestAuditVerify_NoLogSaysSo(t *testing.T) {
 	if err := os.Remove(log); err != nil {
 		t.Fatal(err)
 	}
-	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	r = auditVerify(t, cfg)
 	if r.code != 1 || !strings.Contains(r.stderr, "records removed") {
 		t.Errorf("verify of a log removed beside its head: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -274,12 +274,9 @@ const offlinePlaceholder = "unset-in-check-snapshot"
 // expands to offlinePlaceholder instead of failing (HOME and XDG_* are never
 // replaced: they pick directories).
 func loadOfflineConfig(path string) (*config.Config, error) {
-	if path == "" {
-		p, err := config.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		path = p
+	path, err := configPath(path)
+	if err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // the CI runner does not have.
 func ciConfig(t *testing.T, dir string) string {
 	t.Helper()
-	src, err := os.ReadFile("../../config.example.toml")
+	src, err := os.ReadFile(exampleConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +31,13 @@ func ciConfig(t *testing.T, dir string) string {
 func TestCheckSnapshot_WithoutServersOrCommands(t *testing.T) {
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "airlock-snapshot.json")
-	r := airlock(t, "", "snapshot", "--config", "../../config.example.toml", "-o", snap)
+	r := snapshotExample(t, snap)
 	if r.code != 0 || !strings.Contains(r.stderr, "4 servers, 7 tools") {
 		t.Fatalf("snapshot: exit %d\n%s", r.code, r.stderr)
 	}
 	cfg := ciConfig(t, dir)
 
-	live := airlock(t, "", "check", "--config", "../../config.example.toml", "--format", "json")
+	live := airlock(t, "", "check", "--config", exampleConfig, "--format", "json")
 	off := airlock(t, "", "check", "--config", cfg, "--snapshot", snap, "--format", "json")
 	if off.code != 0 {
 		t.Fatalf("check --snapshot: exit %d\n%s", off.code, off.stderr)
@@ -89,10 +89,10 @@ func TestCheckSnapshot_WithoutServersOrCommands(t *testing.T) {
 func TestCheckDrift_FailOnDriftExits4(t *testing.T) {
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "snap.json")
-	if r := airlock(t, "", "snapshot", "--config", "../../config.example.toml", "-o", snap); r.code != 0 {
+	if r := snapshotExample(t, snap); r.code != 0 {
 		t.Fatalf("snapshot: %d %s", r.code, r.stderr)
 	}
-	r := airlock(t, "", "check", "--config", "../../config.example.toml", "--drift", snap, "--fail-on", "drift")
+	r := airlock(t, "", "check", "--config", exampleConfig, "--drift", snap, "--fail-on", "drift")
 	if r.code != 0 {
 		t.Fatalf("no drift: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -107,7 +107,7 @@ func TestCheckDrift_FailOnDriftExits4(t *testing.T) {
 	if err := os.WriteFile(snap, []byte(changed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r = airlock(t, "", "check", "--config", "../../config.example.toml", "--drift", snap, "--fail-on", "drift", "--format", "json")
+	r = airlock(t, "", "check", "--config", exampleConfig, "--drift", snap, "--fail-on", "drift", "--format", "json")
 	if r.code != 4 {
 		t.Fatalf("drift: exit %d, want 4\n%s", r.code, r.stderr)
 	}
@@ -189,7 +189,7 @@ func TestGatewaySnippetEnv_TokenStaysOffScreen(t *testing.T) {
 func TestCheckSnapshot_NeedsNoCredentials(t *testing.T) {
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "snap.json")
-	if r := airlock(t, "", "snapshot", "--config", "../../config.example.toml", "-o", snap); r.code != 0 {
+	if r := snapshotExample(t, snap); r.code != 0 {
 		t.Fatalf("snapshot: %d %s", r.code, r.stderr)
 	}
 	src, _ := os.ReadFile(ciConfig(t, dir))
@@ -212,7 +212,7 @@ func TestCheckSnapshot_NeedsNoCredentials(t *testing.T) {
 func TestCheckBaseline_AutoAllowedSendEmailFails(t *testing.T) {
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "airlock-snapshot.json")
-	if r := airlock(t, "", "snapshot", "--config", "../../config.example.toml", "-o", snap); r.code != 0 {
+	if r := snapshotExample(t, snap); r.code != 0 {
 		t.Fatalf("snapshot: exit %d\n%s", r.code, r.stderr)
 	}
 	cfg := ciConfig(t, dir)

@@ -3,9 +3,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -16,13 +13,7 @@ import (
 // suggestions from the server (ctrl+n takes one, the second field's depend on
 // the first), and ctrl+s gets the prompt, shown role by role.
 func TestE2E_ExploreEverythingResourcesAndPrompts(t *testing.T) {
-	bin := npmBin(t, "mcp-server-everything")
-	cfg := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[servers.everything]\ncommand = %q\ntrust = \"trusted\"\nconnect_timeout = \"60s\"\n", bin)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := startScreen(t, "--config", cfg)
-	s.waitFor("1/1 servers ready")
+	s := everythingScreen(t, "trusted", "")
 	s.waitFor("⧗ task only")
 	s.waitFor("i info")
 	s.keys("i")

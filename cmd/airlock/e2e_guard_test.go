@@ -94,6 +94,21 @@ func agentCall(cs *mcp.ClientSession, tool string, args map[string]any) <-chan c
 	return ch
 }
 
+// wantDenied waits up to 10 s for the answer to the agent's call on done and fails
+// the test unless the call was denied: with allowed when it was answered
+// otherwise, with unanswered (and the screen) when no answer came.
+func (s *screen) wantDenied(done <-chan callResult, allowed, unanswered string) {
+	s.t.Helper()
+	select {
+	case r := <-done:
+		if r.err == nil && (r.res == nil || !r.res.IsError) {
+			s.t.Fatalf("%s: %+v", allowed, r.res)
+		}
+	case <-time.After(10 * time.Second):
+		s.t.Fatalf("%s:\n%s", unanswered, s.text())
+	}
+}
+
 func notesText(t *testing.T, cs *mcp.ClientSession) string {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes__list_notes"})
@@ -163,14 +178,7 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 	}
 	s.waitGone("arming", "allow this call?")
 	s.keys(keyEsc)
-	select {
-	case r := <-done:
-		if r.err == nil && (r.res == nil || !r.res.IsError) {
-			t.Fatalf("esc on the armed dialog did not deny: %+v", r.res)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the denial never reached the agent:\n%s", s.text())
-	}
+	s.wantDenied(done, "esc on the armed dialog did not deny", "the denial never reached the agent")
 
 	// 2. Typing into a call form: the question waits behind the badge. The burst
 	// above also drove the main screen's own keys (l opens the logs): back out.
@@ -210,14 +218,7 @@ func TestE2E_KeysTypedAsAgentCallArrivesNeverApprove(t *testing.T) {
 	s.keys(keyTab)
 	s.keys("\r")
 	s.waitGone("allow this call?", "Tools · ")
-	select {
-	case r := <-done:
-		if r.err == nil && (r.res == nil || !r.res.IsError) {
-			t.Fatalf("tab, enter on the armed dialog allowed the call: %+v", r.res)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("tab, enter neither allowed nor denied:\n%s", s.text())
-	}
+	s.wantDenied(done, "tab, enter on the armed dialog allowed the call", "tab, enter neither allowed nor denied")
 	if !strings.Contains(notesText(t, cs), "note-2") {
 		t.Fatal("tab, enter on the armed dialog deleted note-2")
 	}

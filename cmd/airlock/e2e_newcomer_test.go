@@ -6,12 +6,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
+	"github.com/airlock-mcp/airlock/trust"
 )
 
 // On the real binary: an agent's auto-allowed notes__list_notes
@@ -38,24 +38,22 @@ func TestE2E_ActivityShowsAgentAutoAllowedCall(t *testing.T) {
 	s.waitFor("Wi-Fi password: correct-horse-battery-staple")
 }
 
-// npmBin returns the path of an installed npm reference server, or skips (fails
-// in CI) when they are not installed.
-func npmBin(t *testing.T, bin string) string {
+// everythingConfig writes a config whose one server is the pinned npm
+// server-everything, with trust tr, a 60 s connect timeout and then extra; the
+// test is skipped (failed in CI) when the npm reference servers are not installed.
+func everythingConfig(t *testing.T, tr, extra string) string {
 	t.Helper()
-	path, err := filepath.Abs(filepath.Join("..", "..", "testdata", "npm", "node_modules", ".bin", bin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, statErr := os.Stat(path)
-	_, nodeErr := exec.LookPath("node")
-	if statErr != nil || nodeErr != nil {
-		msg := "npm reference servers are not installed: run (cd testdata/npm && npm ci)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return path
+	bin := sessiontest.NPMServer(t, "everything", "mcp-server-everything", trust.Trusted).Command
+	return writeConfig(t, fmt.Sprintf("[servers.everything]\ncommand = %q\ntrust = %q\nconnect_timeout = \"60s\"\n", bin, tr)+extra)
+}
+
+// everythingScreen is airlock's TUI on everythingConfig(t, tr, extra), once its
+// one server is ready.
+func everythingScreen(t *testing.T, tr, extra string) *screen {
+	t.Helper()
+	s := startScreen(t, "--config", everythingConfig(t, tr, extra))
+	s.waitFor("1/1 servers ready")
+	return s
 }
 
 // On the real binary at 80x24 with the real server-everything:
@@ -63,13 +61,7 @@ func npmBin(t *testing.T, bin string) string {
 // toggle-simulated-logging / toggle-subscriber-updates) stay distinguishable, and
 // the focused row's full name is on screen.
 func TestE2E_LongNamesSharingAPrefixStayDistinct(t *testing.T) {
-	bin := npmBin(t, "mcp-server-everything")
-	cfg := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[servers.everything]\ncommand = %q\ntrust = \"untrusted\"\nconnect_timeout = \"60s\"\n", bin)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := startScreen(t, "--config", cfg)
-	s.waitFor("1/1 servers ready")
+	s := everythingScreen(t, "untrusted", "")
 	s.waitFor("trigger")
 	txt := s.text()
 	rows := map[string]bool{}

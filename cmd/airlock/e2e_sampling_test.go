@@ -3,32 +3,16 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// everythingConfig writes a config with server-everything (trusted, a 60 s call
-// timeout: a request nobody answers would wait that long).
-func everythingConfig(t *testing.T) string {
-	t.Helper()
-	bin := npmBin(t, "mcp-server-everything")
-	cfg := filepath.Join(t.TempDir(), "config.toml")
-	body := fmt.Sprintf("[servers.everything]\ncommand = %q\ntrust = \"trusted\"\nconnect_timeout = \"60s\"\ncall_timeout = \"60s\"\n", bin)
-	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
-
 // `airlock call` without a terminal: a server's sampling request and its
 // elicitation are declined at once with a clear message on stderr, never a silent
 // wait for the call timeout.
 func TestCall_NoTerminalDeclinesSamplingAndElicitationAtOnce(t *testing.T) {
-	cfg := everythingConfig(t)
+	cfg := everythingConfig(t, "trusted", "call_timeout = \"60s\"\n")
 	began := time.Now()
 	r := airlock(t, "", "call", "--config", cfg, "--yes", "everything__trigger-sampling-request", "--args", `{"prompt":"hi","maxTokens":5}`)
 	if d := time.Since(began); d > 30*time.Second {
@@ -56,7 +40,7 @@ func TestCall_NoTerminalDeclinesSamplingAndElicitationAtOnce(t *testing.T) {
 // `airlock call` on a terminal asks on it: the reply typed by hand reaches the
 // server; an empty line declines.
 func TestCall_TerminalAnswersSamplingByHand(t *testing.T) {
-	cfg := everythingConfig(t)
+	cfg := everythingConfig(t, "trusted", "call_timeout = \"60s\"\n")
 	s := startScreen(t, "call", "--config", cfg, "everything__trigger-sampling-request", "--args", `{"prompt":"say hi","maxTokens":5}`)
 	s.waitFor("Allow this call once? [y/N]")
 	s.keys("y\r")
@@ -72,9 +56,7 @@ func TestCall_TerminalAnswersSamplingByHand(t *testing.T) {
 // request during the person's call is a question in the overlay; once armed, a
 // reply written by hand goes back to the server; another one is declined with esc.
 func TestE2E_SamplingAnsweredByHandAndDeclined(t *testing.T) {
-	cfg := everythingConfig(t)
-	s := startScreen(t, "--config", cfg)
-	s.waitFor("1/1 servers ready")
+	s := everythingScreen(t, "trusted", "call_timeout = \"60s\"\n")
 	s.keys("/")
 	s.keys("trigger-sampling-request")
 	s.keys("\r")

@@ -21,7 +21,8 @@ func TestTUI_QuitWithStalledServer(t *testing.T) {
 	self := selfPath(t)
 	state := t.TempDir()
 	pidfile := filepath.Join(state, "pids")
-	cfg := writeConfig(t, fmt.Sprintf("state_dir = %q\n[servers.stall]\ncommand = %q\ntrust = \"trusted\"\nenv = { AIRLOCK_TEST_STALL_PIDFILE = %q }\n",
+	cfg := writeConfig(t, fmt.Sprintf("state_dir = %q\n[servers.stall]\ncommand = %q\ntrust = \"trusted\"\n"+
+		"env = { AIRLOCK_TEST_SERVER = \"stall\", AIRLOCK_TEST_STALL = \"pings,noterm,child\", AIRLOCK_TEST_PIDFILE = %q }\n",
 		filepath.Join(state, "airlock"), self, pidfile))
 	s := startScreenIn(t, state, "--config", cfg)
 	s.waitFor("1/1")

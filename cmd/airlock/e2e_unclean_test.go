@@ -18,7 +18,7 @@ import (
 // both. A clean exit leaves neither.
 func TestE2E_UncleanShutdownNoticedStaleAddrIgnored(t *testing.T) {
 	state := t.TempDir()
-	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n")
+	cfg := docsConfig(t, state)
 	addr := freeAddr(t)
 	s := startScreenIn(t, t.TempDir(), "--config", cfg, "--gateway", addr)
 	s.waitFor("get_doc")

@@ -48,7 +48,7 @@ func TestHelp_EveryCommandFlagAndExitCode(t *testing.T) {
 // airlock call SERVER__TOOL works, and arguments are checked
 // against the input schema before anything is sent, naming the field.
 func TestCall_QualifiedNameAndSchemaChecked(t *testing.T) {
-	cfg := "../../config.example.toml"
+	cfg := exampleConfig
 	r := airlock(t, "", "call", "docs__search_docs", "--config", cfg, "--args", `{"query":"trust"}`)
 	if r.code != 0 || !strings.Contains(r.stdout, "✓ result:") {
 		t.Errorf("call docs__search_docs: exit %d\n%s%s", r.code, r.stdout, r.stderr)

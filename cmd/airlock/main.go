@@ -117,10 +117,15 @@ func failedCode(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
 		return 5
 	case err != nil:
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-		return 1
+		return failed(err, stderr)
 	}
 	return 0
+}
+
+// failed says err on stderr, as one line, and returns exit code 1.
+func failed(err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+	return 1
 }
 
 // argsRefused says on stderr why --args would be refused by the canonical check
@@ -135,19 +140,23 @@ func argsRefused(argJSON string, stderr io.Writer) bool {
 }
 
 func loadConfig(path string) (*config.Config, error) {
-	if path == "" {
-		p, err := config.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		path = p
-		cfg, err := config.Load(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no config at %s: write one (start from config.example.toml), pass --config FILE, or try `airlock demo`", path)
-		}
-		return cfg, err
+	p, err := configPath(path)
+	if err != nil {
+		return nil, err
 	}
-	return config.Load(path)
+	cfg, err := config.Load(p)
+	if path == "" && errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no config at %s: write one (start from config.example.toml), pass --config FILE, or try `airlock demo`", p)
+	}
+	return cfg, err
+}
+
+// configPath is path, or the default config path when path is empty.
+func configPath(path string) (string, error) {
+	if path != "" {
+		return path, nil
+	}
+	return config.DefaultPath()
 }
 
 // defaultConfigHint names the default config file for --help.

@@ -4,19 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/fence"
 )
@@ -33,8 +29,8 @@ func TestMain(m *testing.M) {
 	if f := os.Getenv("AIRLOCK_TEST_DESC_FILE"); f != "" {
 		os.Exit(serveDescFile(f))
 	}
-	if f := os.Getenv("AIRLOCK_TEST_STALL_PIDFILE"); f != "" {
-		os.Exit(serveStalled(f))
+	if mode := os.Getenv(sessiontest.EnvServer); mode != "" {
+		os.Exit(sessiontest.Serve(mode))
 	}
 	if os.Getenv("AIRLOCK_TEST_PATHFS") == "1" {
 		os.Exit(servePathFS())
@@ -128,14 +124,24 @@ func runResult(t testing.TB, cmd *exec.Cmd) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
+	code, err := runCode(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// runCode runs cmd to its end and returns its exit code; the error is that of a
+// command that could not be run or waited for (the code is -1 then).
+func runCode(cmd *exec.Cmd) (int, error) {
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), nil
+	}
+	if err != nil {
+		return -1, err
+	}
+	return 0, nil
 }
 
 // startPiped starts cmd with its stdin and stdout as pipes, the test's ends of
@@ -220,14 +226,12 @@ type checkJSON struct {
 // are ready, mail's send_email declares readOnlyHint true and is destructive, and a
 // lethal trifecta names web__fetch_url, a notes__ tool and mail__send_email.
 func TestCheckJSONOnExampleConfig(t *testing.T) {
-	r := airlock(t, "", "check", "--config", "../../config.example.toml", "--json")
+	r := airlock(t, "", "check", "--config", exampleConfig, "--json")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
-	var got checkJSON
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&got); err != nil {
+	got, err := strictCheckJSON(r.stdout)
+	if err != nil {
 		t.Fatalf("decoding check --json: %v\n%s", err, r.stdout)
 	}
 	if len(got.Servers) != 4 {
@@ -238,7 +242,7 @@ func TestCheckJSONOnExampleConfig(t *testing.T) {
 			t.Errorf("%s sandbox = %+v, want none asked for, with empty lists", s.Name, sb)
 		}
 	}
-	if got.SchemaVersion != 1 || got.Source != "live" || got.Config != "../../config.example.toml" || got.Verdict.ExitCode != 0 || got.Verdict.Failed {
+	if got.SchemaVersion != 1 || got.Source != "live" || got.Config != exampleConfig || got.Verdict.ExitCode != 0 || got.Verdict.Failed {
 		t.Errorf("schema_version %d source %q config %q verdict %+v", got.SchemaVersion, got.Source, got.Config, got.Verdict)
 	}
 	for _, s := range got.Servers {
@@ -314,9 +318,7 @@ func contains(list []string, s string) bool {
 func writeConfig(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, body)
 	return p
 }
 
@@ -326,15 +328,7 @@ func TestCheckExitCodes(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "config.toml:3: unknown key servers.web.trsut") {
 		t.Errorf("config error: exit %d, stderr %q", r.code, r.stderr)
 	}
-	failing := writeConfig(t, `
-[servers.docs]
-command = "airlock"
-args = ["demo-server", "docs"]
-trust = "trusted"
-[servers.gone]
-command = "/nonexistent/mcp-server"
-connect_timeout = "5s"
-`)
+	failing := writeConfig(t, "\n"+demoServerTOML("docs", "trusted")+"[servers.gone]\ncommand = \"/nonexistent/mcp-server\"\nconnect_timeout = \"5s\"\n")
 	r = airlock(t, "", "check", "--config", failing)
 	if r.code != 3 {
 		t.Errorf("a failed server: exit %d, want 3\n%s%s", r.code, r.stdout, r.stderr)
@@ -345,14 +339,14 @@ connect_timeout = "5s"
 }
 
 func TestCallThroughApprovalEngine(t *testing.T) {
-	cfg := "../../config.example.toml"
+	cfg := exampleConfig
 	// A read tool runs by policy.
 	r := airlock(t, "", "call", "docs", "search_docs", "--config", cfg, "--args", `{"query":"trust"}`)
 	if r.code != 0 || !strings.Contains(r.stdout, "✓ result:") {
 		t.Errorf("read call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// The injection page is shown escaped, never raw.
-	r = airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://blog.example.com/mcp-tips"}`)
+	r = fetchBlog(t, cfg)
 	if r.code != 0 || strings.Contains(r.stdout, "\x1b") || !strings.Contains(r.stdout, "⟨ESC⟩") {
 		t.Errorf("injection page: exit %d, raw ESC present=%v\n%s", r.code, strings.Contains(r.stdout, "\x1b"), r.stdout)
 	}
@@ -387,11 +381,11 @@ func TestCallThroughApprovalEngine(t *testing.T) {
 // Policy as code. The example config holds a trifecta; merging a fragment that
 // denies the only exfiltration tool makes the same check pass.
 func TestCheckFailOn(t *testing.T) {
-	r := airlock(t, "", "check", "--config", "../../config.example.toml", "--fail-on", "lethal-trifecta")
+	r := airlock(t, "", "check", "--config", exampleConfig, "--fail-on", "lethal-trifecta")
 	if r.code != 4 || !strings.Contains(r.stderr, "lethal-trifecta") {
 		t.Errorf("exit %d, stderr %q; want 4 naming the trifecta", r.code, r.stderr)
 	}
-	example, err := os.ReadFile("../../config.example.toml")
+	example, err := os.ReadFile(exampleConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,12 +404,9 @@ func TestCheckFailOn(t *testing.T) {
 // log and fails after one byte of it changes.
 func TestCallIsAuditedAndVerifies(t *testing.T) {
 	state := t.TempDir()
-	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n")
-	r := airlock(t, "", "call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`)
-	if r.code != 0 {
-		t.Fatalf("call: exit %d %s", r.code, r.stderr)
-	}
-	r = airlock(t, "", "audit", "verify", "--config", cfg)
+	cfg := docsConfig(t, state)
+	mustGetDoc(t, cfg)
+	r := auditVerify(t, cfg)
 	if r.code != 0 || !strings.Contains(r.stdout, "2 records, chain intact") {
 		t.Fatalf("verify: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -460,10 +451,8 @@ func TestGatewaySnippet(t *testing.T) {
 // warns when the head file is missing: records cut from the end cannot be detected.
 func TestAuditVerify_PrintsHeadWarnsWhenMissing(t *testing.T) {
 	state := t.TempDir()
-	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n")
-	if r := airlock(t, "", "call", "docs", "get_doc", "--config", cfg, "--args", `{"id":"mcp-overview"}`); r.code != 0 {
-		t.Fatalf("call: exit %d %s", r.code, r.stderr)
-	}
+	cfg := docsConfig(t, state)
+	mustGetDoc(t, cfg)
 	log := filepath.Join(state, "audit.jsonl")
 	head, err := os.ReadFile(log + ".head")
 	if err != nil {
@@ -494,8 +483,8 @@ func TestAuditVerify_PrintsHeadWarnsWhenMissing(t *testing.T) {
 // clears it with `airlock taint clear`, which is audited.
 func TestTaintListAndClear(t *testing.T) {
 	state := t.TempDir()
-	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.web]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"web\"]\ntrust = \"trusted\"\n")
-	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://blog.example.com/mcp-tips"}`)
+	cfg := stateConfig(t, state, demoServerTOML("web", "trusted"))
+	r := fetchBlog(t, cfg)
 	if r.code != 0 {
 		t.Fatalf("fetch: exit %d\n%s", r.code, r.stderr)
 	}
@@ -521,10 +510,10 @@ func TestTaintListAndClear(t *testing.T) {
 // `airlock rules list|revoke` show and revoke a remembered decision, audited.
 func TestRulesCallListRevoke(t *testing.T) {
 	state := t.TempDir()
-	cfg := writeConfig(t, "state_dir = \""+state+"\"\n[servers.web]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"web\"]\ntrust = \"trusted\"\n"+
+	cfg := stateConfig(t, state, demoServerTOML("web", "trusted"),
 		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"blog.example.com\" } }\npolicy = \"deny\"\nreason = \"no blogs\"\n"+
-		"[policy]\nread = \"ask\"\n"+
-		"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"example.com\" } }\npolicy = \"allow\"\n")
+			"[policy]\nread = \"ask\"\n"+
+			"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"example.com\" } }\npolicy = \"allow\"\n")
 	// read asks (and there is no terminal, so an ask is denied): the allow rule lets it run, named
 	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://example.com/"}`)
 	if r.code != 0 || !strings.Contains(r.stderr, "(allow by rule in") || !strings.Contains(r.stderr, "(rule servers.web.tools.fetch_url.rules[1] (config.toml:12) allows this call)") {
@@ -572,58 +561,5 @@ func TestRulesCallListRevoke(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
 	if err != nil || !strings.Contains(string(log), `"kind":"rule-revoked"`) || !strings.Contains(string(log), `"decided_by":"rule"`) {
 		t.Errorf("not audited (%v):\n%s", err, log)
-	}
-}
-
-// serveStalled plays a stdio server that answers initialize and tools/list (one
-// read-only tool), then sends 5,000 ping requests and stops reading its stdin, so that
-// airlock blocks writing the answers; it ignores SIGTERM and leaves a child holding
-// its pipes (AIRLOCK_TEST_STALL_CHILD), which ignores SIGTERM too. Both pids are
-// written to pidfile, one a line.
-func serveStalled(pidfile string) int {
-	signal.Ignore(syscall.SIGTERM)
-	if os.Getenv("AIRLOCK_TEST_STALL_CHILD") != "" {
-		time.Sleep(time.Hour)
-		return 0
-	}
-	self, _ := os.Executable()
-	child := exec.Command(self)
-	child.Env = append(os.Environ(), "AIRLOCK_TEST_STALL_CHILD=1")
-	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := child.Start(); err != nil {
-		return 1
-	}
-	pids := strconv.Itoa(os.Getpid()) + "\n" + strconv.Itoa(child.Process.Pid)
-	in := bufio.NewReader(os.Stdin)
-	for {
-		line, err := in.ReadBytes('\n')
-		if err != nil {
-			return 0
-		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(line, &req) != nil || req.ID == nil {
-			continue
-		}
-		switch req.Method {
-		case "initialize":
-			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stall","version":"1"}}}`+"\n", req.ID)
-			continue
-		case "tools/list":
-			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"take","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}}`+"\n", req.ID)
-		default:
-			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
-			continue
-		}
-		w := bufio.NewWriter(os.Stdout)
-		for i := range 5000 {
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"p%d","method":"ping"}`+"\n", i)
-		}
-		w.Flush()
-		_ = os.WriteFile(pidfile, []byte(pids), 0o600)
-		time.Sleep(time.Hour)
-		return 0
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,10 +51,8 @@ func servedNames(t *testing.T, cfg string) map[string]string {
 	if r.code != 0 {
 		t.Fatalf("check: exit %d\n%s", r.code, r.stderr)
 	}
-	var got checkJSON
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&got); err != nil {
+	got, err := strictCheckJSON(r.stdout)
+	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}

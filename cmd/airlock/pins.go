@@ -195,8 +195,7 @@ func acceptPins(ctx context.Context, cfg *config.Config, pins *pins.Store, args 
 	}
 	accepted, err := m.AcceptPins(server, reviewed)
 	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-		return 1
+		return failed(err, stderr)
 	}
 	if len(accepted) == 0 {
 		fmt.Fprintln(stdout, "Nothing that was reviewed is still changed; nothing pinned.")

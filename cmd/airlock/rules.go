@@ -42,8 +42,7 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		defer audit.Close()
 		sr, err := approval.RevokeRule(path, positional[0], audit)
 		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-			return 1
+			return failed(err, stderr)
 		}
 		fmt.Fprintf(stdout, "revoked %s (%s %s when %s)\n", safetext.Inline(sr.ID), safetext.Inline(sr.Policy),
 			safetext.Inline(sr.Ref().Qualified()), safetext.Inline(trust.DescribeWhen(sr.When)))
@@ -60,8 +59,7 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 func listRules(cfg *config.Config, path string, stdout, stderr io.Writer) int {
 	list, err := approval.ListRules(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-		return 1
+		return failed(err, stderr)
 	}
 	uses, uerr := approval.RuleUses(auditPath(cfg))
 	if uerr != nil {

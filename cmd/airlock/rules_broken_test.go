@@ -37,16 +37,9 @@ func TestCheck_BrokenDenyRuleFailsAndAsks(t *testing.T) {
 	self := selfPath(t)
 	dir := t.TempDir()
 	secret := filepath.Join(dir, ".ssh", "id_rsa")
-	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, secret, "PRIVATE KEY")
 	plain := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(plain, []byte("plain notes"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, plain, "plain notes")
 	cfg := writeConfig(t, "[servers.files]\ncommand = "+quoteTOML(self)+"\ntrust = \"trusted\"\n[servers.files.env]\nAIRLOCK_TEST_FILE_SERVER = \"1\"\n"+
 		"[policy]\nread = \"allow\"\n"+
 		"[[servers.files.tools.read_file.rules]]\nwhen = { pth = { glob = \"**/.ssh/**\" } }\npolicy = \"deny\"\nreason = \"no keys\"\n")

@@ -13,15 +13,13 @@ import (
 // tainted call is, and says so.
 func TestCall_CutTaintFileTaintedCallAsks(t *testing.T) {
 	state := t.TempDir()
-	cfg := writeConfig(t, "state_dir = \""+state+"\"\n"+
-		"[servers.web]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"web\"]\ntrust = \"trusted\"\n"+
-		"[servers.mail]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"mail\"]\ntrust = \"trusted\"\n"+
+	cfg := stateConfig(t, state, demoServerTOML("web", "trusted"), demoServerTOML("mail", "trusted"),
 		"[servers.mail.tools.send_email]\nlabels = [\"exfiltration\"]\npolicy = \"allow\"\n")
 	send := []string{"call", "mail", "send_email", "--config", cfg, "--args", `{"to":"a@example.com","subject":"s","body":"b"}`}
 	if r := airlock(t, "", send...); r.code != 0 {
 		t.Fatalf("clean context: exit %d\n%s", r.code, r.stderr)
 	}
-	if r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://blog.example.com/mcp-tips"}`); r.code != 0 {
+	if r := fetchBlog(t, cfg); r.code != 0 {
 		t.Fatalf("fetch: exit %d\n%s", r.code, r.stderr)
 	}
 	path := filepath.Join(state, "taint.json")
@@ -48,11 +46,8 @@ func TestCall_CutTaintFileTaintedCallAsks(t *testing.T) {
 // meanwhile, as a notice of its report.
 func TestCheck_UnreadableStateFilesAreNoticed(t *testing.T) {
 	state := t.TempDir()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte("state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := docsConfig(t, state)
+	dir := filepath.Dir(cfg)
 	if err := os.Mkdir(filepath.Join(state, "taint.json"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +104,8 @@ func TestGatewayToken_CutOrGarbledRefusedNeverShown(t *testing.T) {
 // of the file was ever read; with --yes it runs once.
 func TestCall_GarbledRulesFileAsks(t *testing.T) {
 	state := t.TempDir()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte("state_dir = \""+state+"\"\n[servers.docs]\ncommand = \"airlock\"\nargs = [\"demo-server\", \"docs\"]\ntrust = \"trusted\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := docsConfig(t, state)
+	dir := filepath.Dir(cfg)
 	rules := filepath.Join(dir, "rules.toml")
 	if err := os.WriteFile(rules, []byte("version = 1\ncount = 1\n[[rules]]\nid = \"r-1\"\nserver = \"docs\"\ntool = \"get_doc\"\npolicy = \"deny"), 0o600); err != nil {
 		t.Fatal(err)

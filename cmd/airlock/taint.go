@@ -23,8 +23,7 @@ func runTaint(args []string, stdout, stderr io.Writer) int {
 	case sub == "list" && len(positional) == 0:
 		list, err := approval.ListTaints(cfg.StateDir)
 		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-			return 1
+			return failed(err, stderr)
 		}
 		if len(list) == 0 {
 			fmt.Fprintln(stdout, "No context is tainted.")
@@ -51,8 +50,7 @@ func runTaint(args []string, stdout, stderr io.Writer) int {
 		defer audit.Close()
 		cleared, err := approval.ClearTaints(cfg.StateDir, ctxName, audit)
 		if err != nil {
-			fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
-			return 1
+			return failed(err, stderr)
 		}
 		if len(cleared) == 0 {
 			fmt.Fprintln(stdout, "No context is tainted.")

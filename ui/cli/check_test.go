@@ -35,10 +35,7 @@ func hostileReport() Report {
 // Every server-controlled string in the text table is escaped: no raw ESC, CR, bidi
 // control; names cannot break the table with tabs or newlines.
 func TestWriteTextEscapes(t *testing.T) {
-	var b bytes.Buffer
-	if err := hostileReport().WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, hostileReport().WriteText)
 	out := b.String()
 	for _, bad := range []string{"\x1b", "\r", "\a", "\u202e", "name\nnext"} {
 		if strings.Contains(out, bad) {
@@ -58,10 +55,7 @@ func TestWriteJSONShape(t *testing.T) {
 	r := hostileReport()
 	r.Tools[0].Declared = json.RawMessage(`{"readOnlyHint":true}`)
 	r.Tools[1].Declared = json.RawMessage("null")
-	var b bytes.Buffer
-	if err := r.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, r.WriteJSON)
 	if strings.Contains(b.String(), "\x1b") {
 		t.Error("raw ESC in JSON output")
 	}
@@ -119,10 +113,7 @@ func TestCheckJSON_EscapesControlsBidiZeroWidth(t *testing.T) {
 	r.Tools[0].Name = hostile
 	r.Tools[0].Declared = json.RawMessage(`{"title":"` + hostile + `"}`)
 	r.Servers[0].Error = hostile
-	var b bytes.Buffer
-	if err := r.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, r.WriteJSON)
 	out := b.String()
 	for i, c := range out {
 		if c < ' ' && c != '\n' || c == 0x7f || c >= 0x80 && c <= 0x9f || unicode.Is(unicode.Cf, c) || c == 0x2028 || c == 0x2029 {

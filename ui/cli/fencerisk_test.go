@@ -26,10 +26,7 @@ func fencedSnapshot() *model.Snapshot {
 }
 
 func TestCheckText_SandboxColumn(t *testing.T) {
-	var b bytes.Buffer
-	if err := NewReport(fencedSnapshot()).WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, NewReport(fencedSnapshot()).WriteText)
 	out := b.String()
 	lines := strings.Split(out, "\n")
 	if !strings.Contains(lines[0], "SANDBOX") {
@@ -60,10 +57,7 @@ func TestCheckText_SandboxColumn(t *testing.T) {
 }
 
 func TestCheckJSON_SandboxPerServer(t *testing.T) {
-	var b bytes.Buffer
-	if err := NewReport(fencedSnapshot()).WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, NewReport(fencedSnapshot()).WriteJSON)
 	var got struct {
 		Servers []struct {
 			Name    string         `json:"name"`
@@ -102,18 +96,11 @@ func TestFixHint_FenceServer(t *testing.T) {
 func TestCheckCIFormats_Sandbox(t *testing.T) {
 	r := NewReport(fencedSnapshot())
 	r.Drift = []model.DriftFinding{{Kind: model.DriftSandboxLoosened, Server: "fs", Detail: "network none in the snapshot, all now"}}
-	var sarif bytes.Buffer
-	if err := r.WriteSARIF(&sarif, "test"); err != nil {
-		t.Fatal(err)
-	}
+	sarif := written(t, sarifTo(r))
 	if ruleIndex("drift-"+string(model.DriftSandboxLoosened)) < 0 {
 		t.Error("SARIF has no rule for sandbox-loosened drift")
 	}
-	var inst any
-	if err := json.Unmarshal(sarif.Bytes(), &inst); err != nil {
-		t.Fatal(err)
-	}
-	if err := sarifSchema(t).Validate(inst); err != nil {
+	if err := sarifSchema(t).Validate(plainJSON(t, sarif.Bytes())); err != nil {
 		t.Fatalf("SARIF invalid: %v", err)
 	}
 	var log sarifLog
@@ -130,10 +117,7 @@ func TestCheckCIFormats_Sandbox(t *testing.T) {
 	if unfenced != 1 {
 		t.Errorf("%d unfenced results in SARIF, want 1 (mail)", unfenced)
 	}
-	var junit bytes.Buffer
-	if err := r.WriteJUnit(&junit); err != nil {
-		t.Fatal(err)
-	}
+	junit := written(t, r.WriteJUnit)
 	for _, want := range []string{`name="fs is fenced"`, `name="box is fenced"`, `name="mail is fenced"`, `<failure message="unfenced" type="unfenced-server">`} {
 		if !strings.Contains(junit.String(), want) {
 			t.Errorf("junit lacks %s:\n%s", want, junit.String())
@@ -142,17 +126,11 @@ func TestCheckCIFormats_Sandbox(t *testing.T) {
 	if strings.Count(junit.String(), `type="unfenced-server"`) != 1 || strings.Contains(junit.String(), `name="web is fenced"`) {
 		t.Errorf("junit: want one unfenced failure and no case for web:\n%s", junit.String())
 	}
-	var gh bytes.Buffer
-	if err := r.WriteGitHub(&gh); err != nil {
-		t.Fatal(err)
-	}
+	gh := written(t, r.WriteGitHub)
 	if !strings.Contains(gh.String(), "::warning title=airlock%3A server mail unfenced::unfenced: sandbox requested but not applied: landlock_create_ruleset: ⟨ESC⟩[31mENOSYS\n") {
 		t.Errorf("github lacks the unfenced warning:\n%s", gh.String())
 	}
-	var mdown bytes.Buffer
-	if err := r.WriteMarkdown(&mdown); err != nil {
-		t.Fatal(err)
-	}
+	mdown := written(t, r.WriteMarkdown)
 	for _, want := range []string{"| server | status | trust | sandbox | tools | line |", "| fs | ready | ", " | fenced\\: no network, reads \\~/project, writes \\~/project/out | ", " | **unfenced\\: sandbox requested but not applied\\: landlock\\_create\\_ruleset\\: ⟨ESC⟩\\[31mENOSYS** | "} {
 		if !strings.Contains(mdown.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, mdown.String())

@@ -52,15 +52,8 @@ func TestCheckFormats_CarryRuleErrors(t *testing.T) {
 		t.Fatalf("%d rule errors, want 2", n)
 	}
 
-	var sarif bytes.Buffer
-	if err := r.WriteSARIF(&sarif, "test"); err != nil {
-		t.Fatal(err)
-	}
-	var inst any
-	if err := json.Unmarshal(sarif.Bytes(), &inst); err != nil {
-		t.Fatal(err)
-	}
-	if err := sarifSchema(t).Validate(inst); err != nil {
+	sarif := written(t, sarifTo(r))
+	if err := sarifSchema(t).Validate(plainJSON(t, sarif.Bytes())); err != nil {
 		t.Fatalf("SARIF with rule errors invalid: %v", err)
 	}
 	var log sarifLog
@@ -81,10 +74,7 @@ func TestCheckFormats_CarryRuleErrors(t *testing.T) {
 		t.Errorf("SARIF rule errors at lines %v, want %d and %d:\n%s", lines, typoLine, missingLine, sarif.String())
 	}
 
-	var junit bytes.Buffer
-	if err := r.WriteJUnit(&junit); err != nil {
-		t.Fatal(err)
-	}
+	junit := written(t, r.WriteJUnit)
 	var suites junitSuites
 	if err := xml.Unmarshal(junit.Bytes(), &suites); err != nil {
 		t.Fatal(err)
@@ -101,20 +91,14 @@ func TestCheckFormats_CarryRuleErrors(t *testing.T) {
 		t.Errorf("JUnit failing rule cases %+v, want lines %d and %d:\n%s", failed, typoLine, missingLine, junit.String())
 	}
 
-	var gh bytes.Buffer
-	if err := r.WriteGitHub(&gh); err != nil {
-		t.Fatal(err)
-	}
+	gh := written(t, r.WriteGitHub)
 	for _, l := range []int{typoLine, missingLine} {
 		if !strings.Contains(gh.String(), "::error file=config.example.toml,line="+strconv.Itoa(l)+",title=airlock%3A rule error") {
 			t.Errorf("GitHub output has no error at line %d:\n%s", l, gh.String())
 		}
 	}
 
-	var md bytes.Buffer
-	if err := r.WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
-	}
+	md := written(t, r.WriteMarkdown)
 	out := md.String()
 	if !strings.Contains(out, "**Verdict: fail** (exit 1)") || !strings.Contains(out, "## Rule errors (2)") || !strings.Contains(out, "t0") || !strings.Contains(out, "sned") {
 		t.Errorf("markdown has no rule errors section:\n%s", out)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -177,6 +178,31 @@ func hostileCI(t *testing.T) Report {
 	return r
 }
 
+// written is what write wrote, the test failing when it failed.
+func written(t *testing.T, write func(io.Writer) error) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return &b
+}
+
+// sarifTo writes r's SARIF log, as version "test".
+func sarifTo(r Report) func(io.Writer) error {
+	return func(w io.Writer) error { return r.WriteSARIF(w, "test") }
+}
+
+// plainJSON is data decoded into plain JSON values, as a schema validates them.
+func plainJSON(t *testing.T, data []byte) any {
+	t.Helper()
+	var inst any
+	if err := json.Unmarshal(data, &inst); err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
 // sarifSchema loads the vendored SARIF 2.1.0 schema (draft-04) for jsonschema-go
 // (draft-07), see testdata/sarif/README.md.
 func sarifSchema(t *testing.T) *jsonschema.Resolved {
@@ -207,14 +233,8 @@ func sarifSchema(t *testing.T) *jsonschema.Resolved {
 func TestSARIF_ValidAgainstSchema(t *testing.T) {
 	rs := sarifSchema(t)
 	r := hostileCI(t)
-	var b bytes.Buffer
-	if err := r.WriteSARIF(&b, "test"); err != nil {
-		t.Fatal(err)
-	}
-	var inst any
-	if err := json.Unmarshal(b.Bytes(), &inst); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, sarifTo(r))
+	inst := plainJSON(t, b.Bytes())
 	if err := rs.Validate(inst); err != nil {
 		t.Fatalf("SARIF output invalid: %v\n%s", err, b.String())
 	}
@@ -252,10 +272,7 @@ func TestSARIF_ValidAgainstSchema(t *testing.T) {
 
 func TestJUnit_ParsesWithEncodingXML(t *testing.T) {
 	r := hostileCI(t)
-	var b bytes.Buffer
-	if err := r.WriteJUnit(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, r.WriteJUnit)
 	var got junitSuites
 	if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatalf("JUnit does not parse: %v\n%s", err, b.String())
@@ -275,10 +292,7 @@ func TestJUnit_ParsesWithEncodingXML(t *testing.T) {
 
 func TestGitHub_WorkflowCommandsAreEscaped(t *testing.T) {
 	r := hostileCI(t)
-	var b bytes.Buffer
-	if err := r.WriteGitHub(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, r.WriteGitHub)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	// One command per hazard, per drift finding, and the verdict notice: a name with
 	// a newline cannot start a command of its own.
@@ -309,10 +323,7 @@ func TestGitHub_WorkflowCommandsAreEscaped(t *testing.T) {
 
 func TestMarkdown_EscapesServerText(t *testing.T) {
 	r := hostileCI(t)
-	var b bytes.Buffer
-	if err := r.WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, r.WriteMarkdown)
 	out := b.String()
 	for _, bad := range []string{"<script>", "\x1b", "\u202e", "`code`"} {
 		if strings.Contains(out, bad) {
@@ -379,10 +390,7 @@ func TestMermaid_ParsesEvenWithHostileNames(t *testing.T) {
 	// escaping itself.
 	r.Hazards = append(r.Hazards, HazardReport{Hazard: trust.Hazard{Kind: trust.HazardShadowing, Severity: trust.SeverityHigh,
 		Legs: map[string][]string{"shadowing": {"evil__a\"]; click s0 call alert()%%{init}%%\nend"}, "shadowed": {"mail__send_email"}}}})
-	var b bytes.Buffer
-	if err := r.WriteMermaid(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, r.WriteMermaid)
 	nodes, links := parseMermaid(t, b.String())
 	servers, legs, hazards := 0, 0, 0
 	for id := range nodes {
@@ -489,11 +497,7 @@ func TestCheckReport_BaselineRejectsAHazardThatGotWorse(t *testing.T) {
 	if !strings.Contains(sarif.String(), `"baselineState": "updated"`) {
 		t.Errorf("sarif: no baselineState updated:\n%s", sarif.String())
 	}
-	var inst any
-	if err := json.Unmarshal(sarif.Bytes(), &inst); err != nil {
-		t.Fatal(err)
-	}
-	if err := sarifSchema(t).Validate(inst); err != nil {
+	if err := sarifSchema(t).Validate(plainJSON(t, sarif.Bytes())); err != nil {
 		t.Errorf("SARIF with a changed hazard invalid: %v", err)
 	}
 
@@ -523,11 +527,8 @@ func TestCheckReport_BaselineRejectsAHazardThatGotWorse(t *testing.T) {
 // the file a --format json run wrote.
 func baselineFrom(t *testing.T, r Report) Baseline {
 	t.Helper()
-	var b bytes.Buffer
-	if err := r.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	base, err := ReadBaseline(&b)
+	b := written(t, r.WriteJSON)
+	base, err := ReadBaseline(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,10 +554,7 @@ func rebuild(r Report, base Baseline, fail *FailOn, spec string) Report {
 func TestCheckReport_BaselineEditedByHand(t *testing.T) {
 	first := offlineReport(t, Input{})
 	tri := findHazard(t, first, trust.HazardLethalTrifecta)
-	var b bytes.Buffer
-	if err := first.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
+	b := written(t, first.WriteJSON)
 	var doc map[string]any
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)

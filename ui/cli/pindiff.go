@@ -91,7 +91,16 @@ func PinDiff(pinned, current json.RawMessage) []string {
 		}
 		return out
 	}
-	ops := LineDiff(a, b)
+	EachDiffLine(LineDiff(a, b), func() { out = append(out, "  ⋯") }, func(o DiffOp) {
+		out = append(out, string(o.Op)+" "+safetext.Inline(o.Text))
+	})
+	return out
+}
+
+// EachDiffLine walks the ops of a diff that are within two lines of a change, in
+// order, calling line for each; skip is called once for each run of ops left out
+// before one that is shown.
+func EachDiffLine(ops []DiffOp, skip func(), line func(DiffOp)) {
 	const context = 2
 	keep := make([]bool, len(ops))
 	for i, o := range ops {
@@ -108,10 +117,9 @@ func PinDiff(pinned, current json.RawMessage) []string {
 			continue
 		}
 		if skipped {
-			out = append(out, "  ⋯")
+			skip()
 			skipped = false
 		}
-		out = append(out, string(o.Op)+" "+safetext.Inline(o.Text))
+		line(o)
 	}
-	return out
 }

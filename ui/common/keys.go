@@ -50,6 +50,27 @@ func DefaultScrollKeyMap() ScrollKeyMap {
 	}
 }
 
+// RowScrollKeyMap returns the scrolling keys of a list of rows: up and down with
+// the descriptions given, the page keys named pgup and pgdn, and home and end
+// going to the first and the last row.
+func RowScrollKeyMap(up, down string) ScrollKeyMap {
+	k := DefaultScrollKeyMap()
+	k.Up.SetHelp("↑/k", up)
+	k.Down.SetHelp("↓/j", down)
+	k.PageUp.SetHelp("pgup", "page up")
+	k.PageDown.SetHelp("pgdn", "page down")
+	k.Top.SetHelp("g/home", "first")
+	k.Bottom.SetHelp("G/end", "last")
+	return k
+}
+
+// ShortKey is b with the description desc in its help, for a footer that must fit
+// in 80 columns.
+func ShortKey(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
 // ViewportKeys adapts the scrolling keys to a viewport; horizontal scrolling is off
 // (text is wrapped), which also leaves h and l free.
 func (k ScrollKeyMap) ViewportKeys() viewport.KeyMap {

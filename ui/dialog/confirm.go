@@ -21,6 +21,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog/wrap"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -758,21 +759,6 @@ func (c Confirm) servedCut(width int) int {
 	return max(n-max(width-labelWidth-len(servedLead(width, n)), 1), 0)
 }
 
-// cutMiddle keeps the beginning and the end of s (which may be styled) within
-// width cells, with "…" between them.
-func cutMiddle(s string, width int) string {
-	w := lipgloss.Width(s)
-	if w <= width {
-		return s
-	}
-	if width <= 2 {
-		return ansi.Truncate(s, width, "")
-	}
-	head := (width - 1) / 2
-	tail := width - 1 - head
-	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, w-tail, "")
-}
-
 // taintReason is the verdict's first sentence when taint is what made the call ask
 // (trust.Decide puts the taint sentence first).
 func (c Confirm) taintReason() (string, bool) {
@@ -821,7 +807,7 @@ func (c Confirm) factLines(width int) [][]string {
 		// be: its start says the server, its end which of its tools.
 		s := name(served)
 		lead := servedLead(width, lipgloss.Width(s))
-		tool = append(tool, indent+c.st.Muted.Render(lead)+cutMiddle(s, max(width-labelWidth-len(lead), 1)))
+		tool = append(tool, indent+c.st.Muted.Render(lead)+common.CutMiddle(s, max(width-labelWidth-len(lead), 1)))
 	}
 	out = append(out, tool)
 	if r := c.p.Request; r.Client != "" {

@@ -536,33 +536,14 @@ func TestConfirmGolden(t *testing.T) {
 // golden compares got with the file at path, or rewrites it under -update.
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
+	keytest.Golden(t, path, got, *update)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // flat is the stripped view as one line of words: frame and gutter removed,
 // runs of spaces collapsed, so sentences wrapped over lines can be found.
-func flat(v string) string {
-	var words []string
-	for _, l := range lines(text(v)) {
-		l = strings.Trim(l, "┃━┏┓┗┛ ")
-		words = append(words, strings.Fields(l)...)
-	}
-	return strings.Join(words, " ")
-}
+func flat(v string) string { return keytest.Flat(v) }
 
 // scrolledFlat is flat of every page of the scroll region.
 func scrolledFlat(c Confirm) string {

@@ -102,14 +102,7 @@ func typeText(s string) []tea.Msg { return keytest.Type(s) }
 // commands returned (cursor blinks for the reason field) are not run: the dialog
 // needs none of them to reach a decision.
 func run(c Confirm, msgs ...tea.Msg) (Confirm, Action) {
-	for _, m := range msgs {
-		var a Action
-		c, a, _ = c.Update(m)
-		if a != nil {
-			return c, a
-		}
-	}
-	return c, nil
+	return keytest.Run(c, Confirm.Update, msgs...)
 }
 
 // text is the view as a person reads it: styles stripped.

@@ -62,14 +62,7 @@ func seq(parts ...[]tea.Msg) []tea.Msg {
 // commands returned are cursor and clipboard work for a program; the form
 // needs none of them to reach a decision, so they are not run.
 func run(f Form, msgs ...tea.Msg) (Form, Action) {
-	for _, m := range msgs {
-		var a Action
-		f, a, _ = f.Update(m)
-		if a != nil {
-			return f, a
-		}
-	}
-	return f, nil
+	return keytest.Run(f, Form.Update, msgs...)
 }
 
 func text(v string) string { return ansi.Strip(v) }
@@ -77,11 +70,4 @@ func text(v string) string { return ansi.Strip(v) }
 func lines(v string) []string { return strings.Split(v, "\n") }
 
 // flat is the stripped view as one line of words, frame removed.
-func flat(v string) string {
-	var words []string
-	for _, l := range lines(text(v)) {
-		l = strings.Trim(l, "┃━┏┓┗┛ ")
-		words = append(words, strings.Fields(l)...)
-	}
-	return strings.Join(words, " ")
-}
+func flat(v string) string { return keytest.Flat(v) }

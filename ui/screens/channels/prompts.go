@@ -44,11 +44,7 @@ func DefaultPromptsKeyMap() PromptsKeyMap {
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
 func (k PromptsKeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Down, "move"), short(k.Open, "get"), k.Back}
+	return []key.Binding{common.ShortKey(k.Down, "move"), common.ShortKey(k.Open, "get"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.

@@ -54,15 +54,11 @@ func DefaultResourcesKeyMap() ResourcesKeyMap {
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
 func (k ResourcesKeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
 	sub := "subscribe"
 	if k.Subscribe.Help().Desc == "unsubscribe" {
 		sub = "unsubscribe"
 	}
-	return []key.Binding{short(k.Down, "move"), short(k.Open, "read"), short(k.Subscribe, sub), k.Back}
+	return []key.Binding{common.ShortKey(k.Down, "move"), common.ShortKey(k.Open, "read"), common.ShortKey(k.Subscribe, sub), k.Back}
 }
 
 // FullHelp implements help.KeyMap.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/screen"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
 
@@ -183,6 +185,24 @@ type Save struct {
 	Gen          uint64
 	Blobs        []Blob
 	Wrap         func(Saved) tea.Msg
+}
+
+// SaveOf is the Save of blobs, or nil (nothing to ask) when there are none.
+func SaveOf(server, what string, gen uint64, blobs []Blob, wrap func(Saved) tea.Msg) screen.Intent {
+	if len(blobs) == 0 {
+		return nil
+	}
+	return Save{Server: server, What: what, Gen: gen, Blobs: blobs, Wrap: wrap}
+}
+
+// AddSaved is saved with paths added: where more blobs were saved. A nil saved is
+// made.
+func AddSaved(saved, paths map[int]string) map[int]string {
+	if saved == nil {
+		saved = map[int]string{}
+	}
+	maps.Copy(saved, paths)
+	return saved
 }
 
 // Cmd writes every blob to its own new file in dir, off the UI's goroutine.

@@ -40,14 +40,13 @@ type Model struct {
 	// Gateway says an agent Gateway runs in this session.
 	Gateway bool
 	// Served is the name the gateway serves the tool under.
-	Served        servedName
-	VP            pager.Pager
-	width, height int
+	Served servedName
+	VP     pager.Pane
 }
 
 func New(com *common.Common) Model {
 	keys := DefaultKeyMap()
-	vp := pager.New(keys.ScrollKeyMap)
+	vp := pager.NewPane(keys.ScrollKeyMap)
 	return Model{Common: com, Keys: keys, VP: vp}
 }
 
@@ -92,25 +91,20 @@ const diffHeading = "Changed since pinned"
 
 // Refresh shows a new state of the same tool (a new snapshot), keeping the scroll.
 func (d *Model) Refresh(t model.ToolInfo, served servedName, now trust.Verdict, pinned json.RawMessage) {
-	y := d.VP.YOffset()
 	d.Tool, d.Served, d.Now, d.pinned = t, served, now, pinned
-	d.Render()
-	d.VP.SetYOffset(y)
+	d.VP.KeepScroll(d.Render)
 }
 
 // SetSize sets the outer size; the content is wrapped again for the new width.
 func (d *Model) SetSize(w, h int) {
-	d.width, d.height = w, h
-	iw, ih := common.PaneInner(w, h)
-	d.VP.SetWidth(iw)
-	d.VP.SetHeight(max(ih-1, 1))
+	d.VP.SetSize(w, h)
 	if d.Tool.Ref.Tool != "" {
 		d.Render()
 	}
 }
 
 func (d *Model) Render() {
-	iw, _ := common.PaneInner(d.width, d.height)
+	iw := d.VP.InnerWidth()
 	d.VP.SetContent(DetailContent(d.St, d.Tool, d.Served, d.Now, d.pinned, d.Gateway, iw))
 	d.Keys.Call.SetEnabled(d.Tool.Class.Tier != trust.TierBlocked && d.Tool.TaskSupport != common.TaskRequired)
 	d.Keys.Accept.SetEnabled(d.Tool.Pin == trust.PinChanged)
@@ -140,12 +134,11 @@ func (d *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 
 // View renders the heading and the scrolled content in a pane.
 func (d Model) View() string {
-	iw, _ := common.PaneInner(d.width, d.height)
+	iw := d.VP.InnerWidth()
 	t := d.Tool
 	head := "Tool " + common.Inline(d.St, t.Ref.Qualified(), iw/2) + "  " + d.St.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))
-	head += d.St.Muted.Render(fmt.Sprintf("  %d%%", int(d.VP.ScrollPercent()*100)))
-	lines := append([]string{d.St.Header.Render(common.Fit(head, iw))}, strings.Split(d.VP.View(), "\n")...)
-	return common.PaneBox(d.St, true, d.width, d.height, lines)
+	head += d.VP.Percent(d.St)
+	return d.VP.Box(d.St, head)
 }
 
 // DetailContent renders a tool's whole description for a width. Every

@@ -19,27 +19,8 @@ func pinDiffLines(st *theme.Styles, pinned, current json.RawMessage, width int) 
 		out = append(out, common.BlockLines(st, strings.Join(a, "\n"), width, common.MaxShownBytes, st.ErrorText.Render("-")+st.Gutter.Render(common.Gutter))...)
 		return append(out, common.BlockLines(st, strings.Join(b, "\n"), width, common.MaxShownBytes, st.OKText.Render("+")+st.Gutter.Render(common.Gutter))...)
 	}
-	ops := cli.LineDiff(a, b)
-	const context = 2
-	keep := make([]bool, len(ops))
-	for i, o := range ops {
-		if o.Op != ' ' {
-			for k := max(i-context, 0); k <= min(i+context, len(ops)-1); k++ {
-				keep[k] = true
-			}
-		}
-	}
 	var out []string
-	skipped := false
-	for i, o := range ops {
-		if !keep[i] {
-			skipped = true
-			continue
-		}
-		if skipped {
-			out = append(out, st.Muted.Render("  ⋯"))
-			skipped = false
-		}
+	cli.EachDiffLine(cli.LineDiff(a, b), func() { out = append(out, st.Muted.Render("  ⋯")) }, func(o cli.DiffOp) {
 		var g string
 		switch o.Op {
 		case '-':
@@ -50,7 +31,7 @@ func pinDiffLines(st *theme.Styles, pinned, current json.RawMessage, width int) 
 			g = " " + st.Gutter.Render(common.Gutter)
 		}
 		out = append(out, common.BlockLines(st, o.Text, width, common.MaxShownBytes, g)...)
-	}
+	})
 	if len(out) == 0 {
 		out = append(out, st.Muted.Render("the definitions are the same once keys are sorted"))
 	}

@@ -76,7 +76,7 @@ type Model struct {
 
 func New(com *common.Common) Model {
 	v := Model{Common: com, keys: DefaultKeyMap(), list: list.New()}
-	v.list.Keys = common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
+	v.list.Keys = v.keys.ScrollKeyMap
 	return v
 }
 
@@ -407,7 +407,7 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 	if !ok {
 		return nil, nil
 	}
-	v.list.Keys = common.ScrollKeyMap{Up: v.keys.Up, Down: v.keys.Down, PageUp: v.keys.PageUp, PageDown: v.keys.PageDown, Top: v.keys.Top, Bottom: v.keys.Bottom}
+	v.list.Keys = v.keys.ScrollKeyMap
 	if v.list.Update(k) {
 		switch {
 		case key.Matches(k, v.keys.PageUp):
@@ -499,50 +499,36 @@ func FenceText(st *theme.Styles, f trust.Fence) string {
 // KeyMap holds the keys of the hazards view. Disable, Policy and Open
 // work on a tool row; Trust on a tool or server row.
 type KeyMap struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-	Open     key.Binding
-	Disable  key.Binding
-	Policy   key.Binding
-	Trust    key.Binding
-	Back     key.Binding
+	common.ScrollKeyMap // moves between the rows
+	Open                key.Binding
+	Disable             key.Binding
+	Policy              key.Binding
+	Trust               key.Binding
+	Back                key.Binding
 }
 
 // DefaultKeyMap returns the hazards view's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous tool")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next tool")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
-		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "tool details")),
-		Disable:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn the tool off / on for this session")),
-		Policy:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its policy: none → ask → deny → none")),
-		Trust:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "its server's trust: trusted → untrusted → blocked")),
-		Back:     key.NewBinding(key.WithKeys("esc", "z", "backspace"), key.WithHelp("esc", "back")),
+		ScrollKeyMap: common.RowScrollKeyMap("previous tool", "next tool"),
+		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "tool details")),
+		Disable:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn the tool off / on for this session")),
+		Policy:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its policy: none → ask → deny → none")),
+		Trust:        key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "its server's trust: trusted → untrusted → blocked")),
+		Back:         key.NewBinding(key.WithKeys("esc", "z", "backspace"), key.WithHelp("esc", "back")),
 	}
 }
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
 func (k KeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Down, "move"), short(k.Disable, "off"), short(k.Policy, "policy"),
-		short(k.Trust, "trust"), short(k.Open, "details"), k.Back}
+	return []key.Binding{common.ShortKey(k.Down, "move"), common.ShortKey(k.Disable, "off"), common.ShortKey(k.Policy, "policy"),
+		common.ShortKey(k.Trust, "trust"), common.ShortKey(k.Open, "details"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		k.Column(),
 		{k.Disable, k.Policy, k.Trust, k.Open, k.Back},
 	}
 }

@@ -52,27 +52,23 @@ type Model struct {
 	*common.Common
 	keys KeyMap
 	// VP is the scrolled log.
-	VP pager.Pager
+	VP pager.Pane
 	// Source is "" for the event log, else the server whose stderr is shown.
 	Source string
 	// Stderr is the shown server's stderr, fetched when the source was chosen.
-	Stderr        []string
-	width, height int
+	Stderr []string
 }
 
 // New returns the logs screen over the root's Common.
 func New(com *common.Common) Model {
 	keys := DefaultKeyMap()
-	vp := pager.New(keys.ScrollKeyMap)
+	vp := pager.NewPane(keys.ScrollKeyMap)
 	return Model{Common: com, keys: keys, VP: vp}
 }
 
 // SetSize sets the outer size.
 func (l *Model) SetSize(w, h int) {
-	l.width, l.height = w, h
-	iw, ih := common.PaneInner(w, h)
-	l.VP.SetWidth(iw)
-	l.VP.SetHeight(max(ih-1, 1))
+	l.VP.SetSize(w, h)
 }
 
 // NextSource asks the root to show the next source: the event log, then each
@@ -95,7 +91,7 @@ func (l *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 // Render rebuilds the content, following the end when the view was at the end.
 func (l *Model) Render(ring Ring) {
 	follow := l.VP.AtBottom() || l.VP.TotalLineCount() == 0
-	iw, _ := common.PaneInner(l.width, l.height)
+	iw := l.VP.InnerWidth()
 	st := l.St
 	var lines []string
 	if l.Source == "" {
@@ -138,14 +134,12 @@ func wrapLine(st *theme.Styles, text string, width int, prefix string) []string 
 
 // View renders the heading and the scrolled log in a pane.
 func (l *Model) View() string {
-	iw, _ := common.PaneInner(l.width, l.height)
 	src := "events of every server (stderr and logging notifications)"
 	if l.Source != "" {
 		src = "stderr kept for " + l.Source
 	}
 	head := "Logs · " + src
-	lines := append([]string{l.St.Header.Render(common.Fit(head, iw))}, strings.Split(l.VP.View(), "\n")...)
-	return common.PaneBox(l.St, true, l.width, l.height, lines)
+	return l.VP.Box(l.St, head)
 }
 
 // KeyMap returns the bindings that apply now, for the footer.

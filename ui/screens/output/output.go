@@ -114,15 +114,13 @@ type Model struct {
 	// that ends after another output replaced this one is not shown on it.
 	Out Output
 	Gen uint64
-	vp  pager.Pager
-
-	width, height int
+	vp  pager.Pane
 }
 
 // New returns the output screen over the root's Common.
 func New(com *common.Common) Model {
 	keys := DefaultKeyMap()
-	vp := pager.New(keys.ScrollKeyMap)
+	vp := pager.NewPane(keys.ScrollKeyMap)
 	return Model{Common: com, keys: keys, vp: vp}
 }
 
@@ -136,15 +134,12 @@ func (v *Model) Show(o Output) {
 
 // SetSize sets the outer size; the content is wrapped again.
 func (v *Model) SetSize(w, h int) {
-	v.width, v.height = w, h
-	iw, ih := common.PaneInner(w, h)
-	v.vp.SetWidth(iw)
-	v.vp.SetHeight(max(ih-1, 1))
+	v.vp.SetSize(w, h)
 	v.render()
 }
 
 func (v *Model) render() {
-	iw, _ := common.PaneInner(v.width, v.height)
+	iw := v.vp.InnerWidth()
 	v.vp.SetContent(outputContent(v.St, v.Out, iw))
 	v.keys.Save.SetEnabled(len(v.Out.blobs()) > 0)
 	v.keys.Again.SetEnabled(v.Out.Server != "")
@@ -160,15 +155,8 @@ type SavedMsg struct{ content.Saved }
 
 // SetSaved shows where the blobs were saved, keeping the scroll.
 func (v *Model) SetSaved(paths map[int]string) {
-	if v.Out.Saved == nil {
-		v.Out.Saved = map[int]string{}
-	}
-	for k, p := range paths {
-		v.Out.Saved[k] = p
-	}
-	y := v.vp.YOffset()
-	v.render()
-	v.vp.SetYOffset(y)
+	v.Out.Saved = content.AddSaved(v.Out.Saved, paths)
+	v.vp.KeepScroll(v.render)
 }
 
 // Again asks the root to read the resource again, or to open the prompt's form
@@ -185,12 +173,7 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 		case key.Matches(k, v.keys.Again):
 			return Again{Out: v.Out}, nil
 		case key.Matches(k, v.keys.Save):
-			blobs := v.Out.blobs()
-			if len(blobs) == 0 {
-				return nil, nil
-			}
-			return content.Save{Server: v.Out.Server, What: v.Out.What(), Gen: v.Gen, Blobs: blobs,
-				Wrap: func(s content.Saved) tea.Msg { return SavedMsg{s} }}, nil
+			return content.SaveOf(v.Out.Server, v.Out.What(), v.Gen, v.Out.blobs(), func(s content.Saved) tea.Msg { return SavedMsg{s} }), nil
 		}
 	}
 	return nil, v.vp.Update(msg)
@@ -198,15 +181,14 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 
 // View renders the heading and the scrolled output in a pane.
 func (v *Model) View() string {
-	iw, _ := common.PaneInner(v.width, v.height)
+	iw := v.vp.InnerWidth()
 	kind := "Prompt "
 	if v.Out.URI != "" {
 		kind = "Resource "
 	}
 	head := kind + common.Inline(v.St, v.Out.Server, iw/4) + v.St.Muted.Render(" › ") + common.Inline(v.St, v.Out.What(), iw/2) +
-		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
-	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
-	return common.PaneBox(v.St, true, v.width, v.height, lines)
+		v.vp.Percent(v.St)
+	return v.vp.Box(v.St, head)
 }
 
 // KeyMap returns the bindings that apply now, for the footer.

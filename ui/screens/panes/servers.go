@@ -338,20 +338,15 @@ func (k ServersKeyMap) FullHelp() [][]key.Binding {
 
 // ToolsKeyMap holds the keys of the tools pane.
 type ToolsKeyMap struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-	Open     key.Binding
-	Call     key.Binding
-	Filter   key.Binding
-	Tier     key.Binding
-	Hint     key.Binding
-	Sort     key.Binding
-	Clear    key.Binding
-	NextPane key.Binding
+	common.ScrollKeyMap // moves between the rows
+	Open                key.Binding
+	Call                key.Binding
+	Filter              key.Binding
+	Tier                key.Binding
+	Hint                key.Binding
+	Sort                key.Binding
+	Clear               key.Binding
+	NextPane            key.Binding
 	// Disable, Policy and Trust are the what-if changes of the selected tool:
 	// off for this session, its policy override, its server's trust.
 	Disable key.Binding
@@ -364,41 +359,32 @@ type ToolsKeyMap struct {
 // DefaultToolsKeyMap returns the tools pane's keys.
 func DefaultToolsKeyMap() ToolsKeyMap {
 	return ToolsKeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
-		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
-		Call:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "call")),
-		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Tier:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tier filter")),
-		Hint:     key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hint filter")),
-		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
-		Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filters")),
-		NextPane: key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "servers pane")),
-		Disable:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn off / on for this session")),
-		Policy:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy: none → ask → deny (what-if)")),
-		Trust:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cycle its server's trust (what-if)")),
-		Info:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "its server: info, resources, prompts")),
+		ScrollKeyMap: common.RowScrollKeyMap("up", "down"),
+		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
+		Call:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "call")),
+		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Tier:         key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tier filter")),
+		Hint:         key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hint filter")),
+		Sort:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Clear:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filters")),
+		NextPane:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "servers pane")),
+		Disable:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "turn off / on for this session")),
+		Policy:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy: none → ask → deny (what-if)")),
+		Trust:        key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cycle its server's trust (what-if)")),
+		Info:         key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "its server: info, resources, prompts")),
 	}
 }
 
 // ShortHelp implements help.KeyMap. The footer's words are shorter than the help
 // overlay's, so that the line fits 80 columns.
 func (k ToolsKeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Open, "open"), k.Call, k.Filter, short(k.Info, "info"), short(k.Clear, "clear"), short(k.NextPane, "pane")}
+	return []key.Binding{common.ShortKey(k.Open, "open"), k.Call, k.Filter, common.ShortKey(k.Info, "info"), common.ShortKey(k.Clear, "clear"), common.ShortKey(k.NextPane, "pane")}
 }
 
 // FullHelp implements help.KeyMap.
 func (k ToolsKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		k.Column(),
 		{k.Open, k.Call, k.Info, k.NextPane},
 		{k.Filter, k.Tier, k.Hint, k.Sort, k.Clear},
 		{k.Disable, k.Policy, k.Trust},

@@ -359,7 +359,7 @@ func (p ToolsPane) Update(msg tea.Msg) (ToolsPane, ToolsAction, tea.Cmd) {
 	if !key.Matches(k, p.keys.NextPane) {
 		p.Chosen = true
 	}
-	p.Keys = common.ScrollKeyMap{Up: p.keys.Up, Down: p.keys.Down, PageUp: p.keys.PageUp, PageDown: p.keys.PageDown, Top: p.keys.Top, Bottom: p.keys.Bottom}
+	p.Keys = p.keys.ScrollKeyMap
 	p.SetRows(len(p.Rows), nil)
 	p.SetVisible(p.visibleRows())
 	switch {

@@ -142,14 +142,13 @@ type Model struct {
 	// result replaced this one is not shown on it.
 	Gen uint64
 	// VP is the scrolled result.
-	VP            pager.Pager
-	width, height int
+	VP pager.Pane
 }
 
 // NewModel returns the results screen over the root's Common.
 func NewModel(com *common.Common) Model {
 	keys := DefaultKeyMap()
-	vp := pager.New(keys.ScrollKeyMap)
+	vp := pager.NewPane(keys.ScrollKeyMap)
 	return Model{Common: com, keys: keys, VP: vp}
 }
 
@@ -163,15 +162,12 @@ func (r *Model) Show(res Result) {
 
 // SetSize sets the outer size; the content is wrapped again.
 func (r *Model) SetSize(w, h int) {
-	r.width, r.height = w, h
-	iw, ih := common.PaneInner(w, h)
-	r.VP.SetWidth(iw)
-	r.VP.SetHeight(max(ih-1, 1))
+	r.VP.SetSize(w, h)
 	r.render()
 }
 
 func (r *Model) render() {
-	iw, _ := common.PaneInner(r.width, r.height)
+	iw := r.VP.InnerWidth()
 	r.VP.SetContent(Content(r.St, r.Res, iw))
 	r.keys.Again.SetEnabled(r.Res.Tool.Ref.Tool != "" && r.Res.Tool.Class.Tier != trust.TierBlocked)
 	r.keys.Save.SetEnabled(len(r.blobs()) > 0)
@@ -190,15 +186,8 @@ type SavedMsg struct{ content.Saved }
 
 // SetSaved shows where the blobs were saved, keeping the scroll.
 func (r *Model) SetSaved(paths map[int]string) {
-	if r.Res.Saved == nil {
-		r.Res.Saved = map[int]string{}
-	}
-	for k, v := range paths {
-		r.Res.Saved[k] = v
-	}
-	y := r.VP.YOffset()
-	r.render()
-	r.VP.SetYOffset(y)
+	r.Res.Saved = content.AddSaved(r.Res.Saved, paths)
+	r.VP.KeepScroll(r.render)
 }
 
 // Again asks the root to open the call form of Tool again (its newest
@@ -215,13 +204,8 @@ func (r *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 		case key.Matches(k, r.keys.Again):
 			return Again{Tool: r.Res.Tool}, nil
 		case key.Matches(k, r.keys.Save):
-			blobs := r.blobs()
-			if len(blobs) == 0 {
-				return nil, nil
-			}
 			ref := r.Res.Tool.Ref
-			return content.Save{Server: ref.Server, What: ref.Tool, Gen: r.Gen, Blobs: blobs,
-				Wrap: func(s content.Saved) tea.Msg { return SavedMsg{s} }}, nil
+			return content.SaveOf(ref.Server, ref.Tool, r.Gen, r.blobs(), func(s content.Saved) tea.Msg { return SavedMsg{s} }), nil
 		}
 	}
 	return nil, r.VP.Update(msg)
@@ -229,11 +213,10 @@ func (r *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 
 // View renders the heading and the scrolled result in a pane.
 func (r *Model) View() string {
-	iw, _ := common.PaneInner(r.width, r.height)
+	iw := r.VP.InnerWidth()
 	head := "Result of " + common.Inline(r.St, r.Res.Tool.Ref.Qualified(), iw/2) +
-		r.St.Muted.Render(fmt.Sprintf("  %d%%", int(r.VP.ScrollPercent()*100)))
-	lines := append([]string{r.St.Header.Render(common.Fit(head, iw))}, strings.Split(r.VP.View(), "\n")...)
-	return common.PaneBox(r.St, true, r.width, r.height, lines)
+		r.VP.Percent(r.St)
+	return r.VP.Box(r.St, head)
 }
 
 // Content renders a result for a width: a verdict line that tells success,

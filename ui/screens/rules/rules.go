@@ -51,11 +51,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
 func (k KeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Down, "move"), short(k.Revoke, "revoke"), short(k.Off, "off/on (what-if)"), k.Back}
+	return []key.Binding{common.ShortKey(k.Down, "move"), common.ShortKey(k.Revoke, "revoke"), common.ShortKey(k.Off, "off/on (what-if)"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.

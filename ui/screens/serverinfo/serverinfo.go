@@ -7,7 +7,6 @@
 package serverinfo
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,11 +46,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
 func (k KeyMap) ShortHelp() []key.Binding {
-	short := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	return []key.Binding{short(k.Down, "scroll"), short(k.Resources, "resources"), short(k.Prompts, "prompts"), k.Back}
+	return []key.Binding{common.ShortKey(k.Down, "scroll"), common.ShortKey(k.Resources, "resources"), common.ShortKey(k.Prompts, "prompts"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.
@@ -70,15 +65,13 @@ type Model struct {
 	// Server is the server shown.
 	Server model.ServerInfo
 	stderr []string
-	vp     pager.Pager
-
-	width, height int
+	vp     pager.Pane
 }
 
 // New returns the server info screen over the root's Common.
 func New(com *common.Common) Model {
 	keys := DefaultKeyMap()
-	vp := pager.New(keys.ScrollKeyMap)
+	vp := pager.NewPane(keys.ScrollKeyMap)
 	return Model{Common: com, keys: keys, vp: vp}
 }
 
@@ -91,25 +84,20 @@ func (v *Model) Open(s model.ServerInfo, stderr []string) {
 
 // Refresh shows a new state of the same server, keeping the scroll.
 func (v *Model) Refresh(s model.ServerInfo, stderr []string) {
-	y := v.vp.YOffset()
 	v.Server, v.stderr = s, stderr
-	v.render()
-	v.vp.SetYOffset(y)
+	v.vp.KeepScroll(v.render)
 }
 
 // SetSize sets the outer size; the content is wrapped again.
 func (v *Model) SetSize(w, h int) {
-	v.width, v.height = w, h
-	iw, ih := common.PaneInner(w, h)
-	v.vp.SetWidth(iw)
-	v.vp.SetHeight(max(ih-1, 1))
+	v.vp.SetSize(w, h)
 	if v.Server.Name != "" {
 		v.render()
 	}
 }
 
 func (v *Model) render() {
-	iw, _ := common.PaneInner(v.width, v.height)
+	iw := v.vp.InnerWidth()
 	v.vp.SetContent(Content(v.St, v.Server, v.stderr, iw))
 	ready := v.Server.Status == model.StatusReady
 	v.keys.Resources.SetEnabled(ready && v.Server.OffersResources)
@@ -139,11 +127,10 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 
 // View renders the heading and the scrolled content in a pane.
 func (v *Model) View() string {
-	iw, _ := common.PaneInner(v.width, v.height)
+	iw := v.vp.InnerWidth()
 	head := "Server " + common.Inline(v.St, v.Server.Name, iw/2) + "  " + common.TrustBadge(v.St, v.Server.Trust) +
-		v.St.Muted.Render(fmt.Sprintf("  %d%%", int(v.vp.ScrollPercent()*100)))
-	lines := append([]string{v.St.Header.Render(common.Fit(head, iw))}, strings.Split(v.vp.View(), "\n")...)
-	return common.PaneBox(v.St, true, v.width, v.height, lines)
+		v.vp.Percent(v.St)
+	return v.vp.Box(v.St, head)
 }
 
 // KeyMap returns the bindings that apply now, for the footer.
