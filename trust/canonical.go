@@ -288,8 +288,15 @@ func (p *argParser) str() (string, error) {
 	var b strings.Builder
 	b.Grow(min(end, len(p.src)) - p.i)
 	for {
-		j := jsonlex.PlainEnd(p.src, p.i)
+		// The input is valid UTF-8, so its bytes up to a quote, a backslash or a
+		// control byte are the text as they are: copied in one run, not decoded and
+		// encoded again a character at a time.
+		j := jsonlex.RawEnd(p.src, p.i)
 		b.Write(p.src[p.i:j])
+		if j < len(p.src) && p.src[j] == '"' {
+			p.i = j + 1
+			return b.String(), nil
+		}
 		r, next, e := jsonlex.Char(p.src, j)
 		if e != jsonlex.OK {
 			return "", p.stringError(j)
