@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -110,9 +111,33 @@ func (v jv) append(b []byte) []byte {
 	return append(b, v.text...)
 }
 
+// compareUTF16 orders a and b by their UTF-16 code units (what comparing
+// utf16.Encode([]rune(a)) with that of b gives), a character at a time and without
+// encoding either string. At the first character that differs, the first code units
+// decide; when they are equal, both characters are past the BMP with the same high
+// surrogate, and their low surrogates are in the order of the characters.
 func compareUTF16(a, b string) int {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	return slices.Compare(ua, ub)
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			if ua, ub := firstUnit(ra), firstUnit(rb); ua != ub {
+				return cmp.Compare(ua, ub)
+			}
+			return cmp.Compare(ra, rb)
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// firstUnit is the first UTF-16 code unit of r, a character as utf8 decodes it:
+// itself in the BMP, else its high surrogate.
+func firstUnit(r rune) rune {
+	if r < 0x10000 {
+		return r
+	}
+	return 0xd800 + (r-0x10000)>>10
 }
 
 func appendString(b []byte, s string) []byte {
@@ -288,8 +313,15 @@ func (p *argParser) str() (string, error) {
 	var b strings.Builder
 	b.Grow(min(end, len(p.src)) - p.i)
 	for {
-		j := jsonlex.PlainEnd(p.src, p.i)
+		// The input is valid UTF-8, so its bytes up to a quote, a backslash or a
+		// control byte are the text as they are: copied in one run, not decoded and
+		// encoded again a character at a time.
+		j := jsonlex.RawEnd(p.src, p.i)
 		b.Write(p.src[p.i:j])
+		if j < len(p.src) && p.src[j] == '"' {
+			p.i = j + 1
+			return b.String(), nil
+		}
 		r, next, e := jsonlex.Char(p.src, j)
 		if e != jsonlex.OK {
 			return "", p.stringError(j)

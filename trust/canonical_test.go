@@ -2,8 +2,10 @@ package trust
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 func TestCanonicalArgs(t *testing.T) {
@@ -91,4 +93,29 @@ func BenchmarkCanonicalArgs(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// compareUTF16 orders strings as comparing their whole UTF-16 encodings does.
+func TestCompareUTF16AsEncoded(t *testing.T) {
+	words := []string{"", "a", "ab", "b", "\u00e9", "\uff61", "\uffff", "\U00010000", "\U0001F600", "\U0001F601",
+		"\U0010FFFF", "\U0001F600a", "a\U0001F600", "\ufffd", "\xff", "\xffa", "a\xff", "\ud7ff", "\ue000"}
+	for _, a := range words {
+		for _, b := range words {
+			want := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+			if got := compareUTF16(a, b); got != want {
+				t.Errorf("compareUTF16(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
+
+func FuzzCompareUTF16(f *testing.F) {
+	f.Add("\uff61", "\U0001F600")
+	f.Add("a\xff", "a\ufffd")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		want := slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+		if got := compareUTF16(a, b); got != want {
+			t.Fatalf("compareUTF16(%q, %q) = %d, want %d", a, b, got, want)
+		}
+	})
 }

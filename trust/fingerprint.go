@@ -314,6 +314,18 @@ func (c *canonicaliser) str(key bool) error {
 			c.out = append(c.out, '"')
 			return nil
 		}
+		if j < len(src) && src[j] >= utf8.RuneSelf {
+			// A character that is valid UTF-8 and not U+2028 or U+2029 is written
+			// as the bytes it was read from, without encoding it again.
+			if r, size := utf8.DecodeRune(src[j:]); size > 1 && r != '\u2028' && r != '\u2029' {
+				c.out = append(c.out, src[j:j+size]...)
+				if key {
+					c.keys = append(c.keys, src[j:j+size]...)
+				}
+				c.i = j + size
+				continue
+			}
+		}
 		r, next, e := jsonlex.Char(src, j)
 		c.i = next
 		if e == jsonlex.EOF {
@@ -326,8 +338,8 @@ func (c *canonicaliser) str(key bool) error {
 			c.out = append(c.out, '"')
 			return nil
 		}
-		// A character that is valid UTF-8 is written as the bytes it was read
-		// from; one that is not, as U+FFFD.
+		// An escape, U+2028 or U+2029, or a byte that is not UTF-8 (read as
+		// U+FFFD) is written the way the Encoder writes it.
 		c.rune(r, key)
 	}
 }

@@ -71,6 +71,17 @@ func PlainEnd(b []byte, i int) int {
 	return i
 }
 
+// RawEnd returns the offset of the first byte from b[i] on that a string does not
+// hold as it is: '"', '\\' or a control byte (every byte from 0x80 on is held, UTF-8
+// or not). In input known to be valid UTF-8, b[i:RawEnd(b, i)] inside a string is
+// the text it stands for, as Char would read it character by character.
+func RawEnd(b []byte, i int) int {
+	for i < len(b) && raw[b[i]] {
+		i++
+	}
+	return i
+}
+
 // Space returns the offset of the first byte from b[i] on that is not whitespace.
 func Space(b []byte, i int) int {
 	for i < len(b) {
@@ -188,6 +199,15 @@ func AppendString(dst, b []byte, i int) ([]byte, int, Err) {
 		dst = append(dst, b[i:j]...)
 		if j < len(b) && b[j] == '"' {
 			return dst, j + 1, OK
+		}
+		if j < len(b) && b[j] >= utf8.RuneSelf {
+			// A character that is valid UTF-8 is appended as the bytes it was read
+			// from, not decoded and encoded again.
+			if _, size := utf8.DecodeRune(b[j:]); size > 1 {
+				dst = append(dst, b[j:j+size]...)
+				i = j + size
+				continue
+			}
 		}
 		r, next, e := Char(b, j)
 		if e != OK || r == Quote {

@@ -75,3 +75,21 @@ func TestSkipAsValid(t *testing.T) {
 		}
 	}
 }
+
+// RawEnd stops at what a string cannot hold as it is and at nothing else.
+func TestRawEnd(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"caf\u00e9 \U0001F600\"", 10},
+		{"a\xffb\\n", 3},
+		{"tab\there", 3},
+		{"to the end", 10},
+		{"", 0},
+	} {
+		if got := RawEnd([]byte(c.in), 0); got != c.want {
+			t.Errorf("RawEnd(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
