@@ -2,7 +2,6 @@ package form
 
 import (
 	"encoding/json"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -66,8 +65,6 @@ func run(f Form, msgs ...tea.Msg) (Form, Action) {
 }
 
 func text(v string) string { return ansi.Strip(v) }
-
-func lines(v string) []string { return strings.Split(v, "\n") }
 
 // flat is the stripped view as one line of words, frame removed.
 func flat(v string) string { return keytest.Flat(v) }
