@@ -175,7 +175,11 @@ func run(quick bool, out, keep, only string, soak time.Duration) error {
 		if out == "" {
 			out = filepath.Join(root, "BENCHMARKS.md")
 		}
-		if err := os.WriteFile(out, []byte(r.report(table, loadStart, took)), 0o644); err != nil {
+		page, err := r.report(table, loadStart, loadavg3(), took)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, []byte(page), 0o644); err != nil {
 			return err
 		}
 		fmt.Println("wrote", out)
@@ -865,18 +869,25 @@ func dash(s string) string {
 	return s
 }
 
-func (r *runner) report(table, loadStart string, took time.Duration) string {
+// maxPageLines is the most lines BENCHMARKS.md may have: one page, the history and the
+// profiles staying in bench/analysis.md, which the page links.
+const maxPageLines = 150
+
+// report is BENCHMARKS.md: the machine, the table, how to reproduce it and how each
+// row was measured. It fails when the page would be longer than maxPageLines.
+func (r *runner) report(table, loadStart, loadEnd string, took time.Duration) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Benchmarks\n\n")
 	b.WriteString("Written by `bench/run`: each row measures airlock against a reference in the same run.\n")
-	b.WriteString("Do not edit the figures by hand; run it again. The analysis below the table is `bench/analysis.md`.\n\n")
+	b.WriteString("Do not edit the figures by hand; run it again. Why a goal is missed, the profiles and the\n")
+	b.WriteString("history of every row are in [bench/analysis.md](bench/analysis.md).\n\n")
 	b.WriteString("Reproduce (from the module root; hyperfine installed, network once for the pinned Inspector):\n\n")
-	b.WriteString("```sh\nbench/run            # this file, about " + strconv.Itoa(max(1, int(took.Round(time.Minute).Minutes()))) + " minutes\nbench/run --quick    # CI's smoke run: compiles and runs every row once, writes nothing\n```\n\n")
+	b.WriteString("```sh\nbench/run            # this file, about " + strconv.Itoa(max(1, int(took.Round(time.Minute).Minutes()))) + " minutes\nbench/run --quick    # CI's smoke run: compiles and runs every row once, writes nothing\nbench/run --rows 3 --out /tmp/rows3.md   # one group of rows\n```\n\n")
 	b.WriteString("## Machine\n\n")
 	for _, m := range r.machine {
 		b.WriteString("- " + m + "\n")
 	}
-	fmt.Fprintf(&b, "- load average (1, 5, 15 min): %s at the start, %s at the end; other work was running on this machine\n\n", loadStart, loadavg3())
+	fmt.Fprintf(&b, "- load average (1, 5, 15 min): %s at the start, %s at the end; other work was running on this machine\n\n", loadStart, loadEnd)
 	b.WriteString("## Results\n\n")
 	b.WriteString(table)
 	b.WriteString("\n\"load\" is the 1-minute load average before and after the row's group (it counts the benchmark's own processes too: row 2 starts up to 21 at once). Ratios compare figures taken in the same rounds.\n\n")
@@ -887,11 +898,11 @@ func (r *runner) report(table, loadStart string, took time.Duration) string {
 		b.WriteString("- " + c + "\n")
 	}
 	b.WriteString("\n$WORK is a temporary folder holding the binaries built from this tree (`go build ./cmd/airlock ./bench/bareclient ./bench/manytools`) and generated configs; `bench/run --work DIR` keeps it, with the raw `go test` output in benchstat's format under DIR/raw.\n")
-	if notes, err := os.ReadFile(filepath.Join(r.root, "bench/analysis.md")); err == nil {
-		b.WriteString("\n")
-		b.Write(notes)
+	page := b.String()
+	if n := strings.Count(page, "\n"); n > maxPageLines {
+		return page, fmt.Errorf("the report is %d lines, more than the %d of one page", n, maxPageLines)
 	}
-	return b.String()
+	return page, nil
 }
 
 func machine(r *runner) []string {
