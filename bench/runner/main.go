@@ -25,7 +25,8 @@
 //     docs` direct over stdio, through supergateway (pinned in testdata/npm), through
 //     the real airlock (TUI in a pseudo-terminal, audit log on) and through
 //     bench/bareproxy, with agents on go-sdk (bench/agent) and the TypeScript SDK
-//     (bench/agent/agent.mjs): p50, p99, and 16 concurrent agents' calls/s.
+//     (bench/agent/agent.mjs): p50, p99, and 16 concurrent agents' calls/s; and the
+//     older goal of 0.8x supergateway at p50 against the bare proxy's floor.
 //  7. The same gateway under GC settings (GOGC, GOMEMLIMIT): latency, calls/s, RSS.
 //  8. 50 agent sessions listing and calling: RSS per session, p99; and a soak
 //     (--soak, 10 minutes; not in --quick) showing airlock's RSS stays flat.
