@@ -364,6 +364,7 @@ func peerRows(agents []string, fig func(target, agent, q string) float64) []row 
 					al/sg, al-b, w, w/sg),
 				goal:    "≤ 1.0x supergateway",
 				verdict: verdict(al <= sg),
+				brief:   fmt.Sprintf("%.2fx (%.0f µs against %.0f µs)", al/sg, al, sg),
 			}
 			if q == "p99" {
 				rw.goal, rw.verdict = "≤ 0.8x supergateway", verdict(al <= 0.8*sg)
@@ -381,6 +382,7 @@ func peerRows(agents []string, fig func(target, agent, q string) float64) []row 
 		result:    fmt.Sprintf("%.2fx supergateway; decisions written, not synced: %.0f /s, %.2fx", al/sg, w, w/sg),
 		goal:      "≥ 1.5x supergateway",
 		verdict:   verdict(al >= 1.5*sg),
+		brief:     fmt.Sprintf("%.2fx (%.0f against %.0f calls/s)", al/sg, al, sg),
 	})
 	id++
 	// The older goal, 0.8x supergateway at p50, in a row of its own per agent: when the
@@ -396,6 +398,7 @@ func peerRows(agents []string, fig func(target, agent, q string) float64) []row 
 			result:    fmt.Sprintf("%.2fx supergateway, the floor %.2fx", al/sg, b/sg),
 			goal:      "≤ 0.8x supergateway",
 			verdict:   oldGoalVerdict(al, b, sg),
+			brief:     fmt.Sprintf("%.2fx, the bare go-sdk proxy's floor %.2fx", al/sg, b/sg),
 		}
 		rows = append(rows, rw)
 		id++
@@ -622,6 +625,7 @@ loop:
 		airlock:   fmt.Sprintf("RSS MB %s; threads %d → %d; %d calls, p99 %.1f ms", strings.Join(samples, " "), threads[0], threads[len(threads)-1], res.Calls, res.P99us/1e3),
 		reference: fmt.Sprintf("highest RSS of the first quarter %s MB, of the last %s MB", mb(first), mb(last)),
 		result:    fmt.Sprintf("%+.1f MB", float64(last-first)/1024),
+		brief:     fmt.Sprintf("%+.1f MB of RSS from the first quarter to the last over %v", float64(last-first)/1024, d),
 		goal:      "flat (last quarter ≤ first +10% or +4 MB)", verdict: verdict(flat),
 	}, nil
 }
