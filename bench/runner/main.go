@@ -1,7 +1,7 @@
 // Command runner is bench/run: it builds airlock and its references, measures each
 // row against its reference within one run, prints the table, and (without
 // --quick) writes BENCHMARKS.md with the machine, the date and the command that
-// reproduces it.
+// reproduces it, and rewrites README.md's measured summary from the same rows.
 //
 // The rows:
 //
