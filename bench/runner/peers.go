@@ -331,37 +331,93 @@ func (r *runner) rowPeers() ([]row, error) {
 		}
 		return v[len(v)/2]
 	}
+	fig := func(target, agent, q string) float64 { return med(key{target, agent, q}) }
+	return peerRows(agents, fig), nil
+}
+
+// patchedEarlier is, for each agent, the bare go-sdk proxy's p50 with
+// bench/go-sdk-unmarshal-in-place.patch applied to go-sdk, as bench/analysis.md
+// records it (seventh session): this run does not build the patched proxy.
+var patchedEarlier = map[string]string{
+	"go": "743 µs (0.49x supergateway's 1,513 µs of that run)",
+	"ts": "1,494 µs (0.68x)",
+}
+
+// peerRows are rows 6a-6g from the medians fig(target, agent, figure) of row 6's
+// rounds: target is direct, supergateway, airlock, bare or written; agent go or ts;
+// figure p50, p99 (µs) or rate (calls/s, the go agent only).
+func peerRows(agents []string, fig func(target, agent, q string) float64) []row {
+	sdkName := map[string]string{"go": "go-sdk", "ts": "TypeScript SDK"}
 	var rows []row
 	id := 'a'
 	for _, a := range agents {
-		sdk := map[string]string{"go": "go-sdk", "ts": "TypeScript SDK"}[a]
+		sdk := sdkName[a]
 		for _, q := range []string{"p50", "p99"} {
-			al, sg, d, b := med(key{"airlock", a, q}), med(key{"supergateway", a, q}), med(key{"direct", a, q}), med(key{"bare", a, q})
-			w := med(key{"written", a, q})
-			rows = append(rows, row{
+			al, sg, d, b := fig("airlock", a, q), fig("supergateway", a, q), fig("direct", a, q), fig("bare", a, q)
+			w := fig("written", a, q)
+			rw := row{
 				id:        "6" + string(id),
-				what:      fmt.Sprintf("auto-allowed read call, agent on %s, %s (stdio upstream `airlock demo-server docs`, audit log on)", sdk, q),
+				what:      fmt.Sprintf("auto-allowed read call, agent on %s, %s (stdio upstream `airlock demo-server docs`, audit log on, decisions synced before forwarding: the default)", sdk, q),
 				airlock:   fmt.Sprintf("%.0f µs", al),
 				reference: fmt.Sprintf("supergateway %.0f µs; direct stdio %.0f µs; bare go-sdk proxy %.0f µs", sg, d, b),
 				result: fmt.Sprintf("%.2fx supergateway; airlock's own %+.0f µs over the bare proxy; with decisions written, not synced (`sync_before_forward = false`, not the default): %.0f µs, %.2fx",
 					al/sg, al-b, w, w/sg),
-				goal:    "≤ 0.8x supergateway",
-				verdict: verdict(al <= 0.8*sg),
-			})
+				goal:    "≤ 1.0x supergateway",
+				verdict: verdict(al <= sg),
+				brief:   fmt.Sprintf("%.2fx (%.0f µs against %.0f µs)", al/sg, al, sg),
+			}
+			if q == "p99" {
+				rw.goal, rw.verdict = "≤ 0.8x supergateway", verdict(al <= 0.8*sg)
+			}
+			rows = append(rows, rw)
 			id++
 		}
 	}
-	al, sg, d, b := med(key{"airlock", "go", "rate"}), med(key{"supergateway", "go", "rate"}), med(key{"direct", "go", "rate"}), med(key{"bare", "go", "rate"})
-	w := med(key{"written", "go", "rate"})
+	al, sg, d, b := fig("airlock", "go", "rate"), fig("supergateway", "go", "rate"), fig("direct", "go", "rate"), fig("bare", "go", "rate")
+	w := fig("written", "go", "rate")
 	rows = append(rows, row{
 		id: "6" + string(id), what: "16 concurrent agents (go-sdk), each its own session, calling in a loop: calls/s",
 		airlock:   fmt.Sprintf("%.0f /s", al),
 		reference: fmt.Sprintf("supergateway %.0f /s (a stdio server per session); direct stdio %.0f /s (16 servers); bare go-sdk proxy %.0f /s", sg, d, b),
 		result:    fmt.Sprintf("%.2fx supergateway; decisions written, not synced: %.0f /s, %.2fx", al/sg, w, w/sg),
-		goal:      "≥ 1x supergateway",
-		verdict:   verdict(al >= sg),
+		goal:      "≥ 1.5x supergateway",
+		verdict:   verdict(al >= 1.5*sg),
+		brief:     fmt.Sprintf("%.2fx (%.0f against %.0f calls/s)", al/sg, al, sg),
 	})
-	return rows, nil
+	id++
+	// The older goal, 0.8x supergateway at p50, in a row of its own per agent: when the
+	// bare go-sdk proxy, which runs no airlock code, is itself above 0.8x, the goal
+	// waits for go-sdk rather than for airlock.
+	for _, a := range agents {
+		al, sg, b := fig("airlock", a, "p50"), fig("supergateway", a, "p50"), fig("bare", a, "p50")
+		rw := row{
+			id:        "6" + string(id),
+			what:      fmt.Sprintf("the same call, agent on %s, p50 against the older goal of 0.8x supergateway", sdkName[a]),
+			airlock:   fmt.Sprintf("%.0f µs, %.2fx supergateway", al, al/sg),
+			reference: fmt.Sprintf("floor: the bare go-sdk proxy %.0f µs, %.2fx supergateway (%.0f µs); with go-sdk-unmarshal-in-place.patch, measured earlier: %s", b, b/sg, sg, patchedEarlier[a]),
+			result:    fmt.Sprintf("%.2fx supergateway, the floor %.2fx", al/sg, b/sg),
+			goal:      "≤ 0.8x supergateway",
+			verdict:   oldGoalVerdict(al, b, sg),
+			brief:     fmt.Sprintf("%.2fx, the bare go-sdk proxy's floor %.2fx", al/sg, b/sg),
+		}
+		rows = append(rows, rw)
+		id++
+	}
+	return rows
+}
+
+// oldGoalVerdict is the verdict of the 0.8x p50 goal for airlock's figure al, the bare
+// go-sdk proxy's b and supergateway's sg: met, "waits for go-sdk" when the bare proxy
+// alone is above 0.8x, else MISSED.
+func oldGoalVerdict(al, b, sg float64) string {
+	switch {
+	case al <= 0.8*sg:
+		return "met"
+	case b > 0.8*sg:
+		return "waits for go-sdk"
+	default:
+		return "MISSED"
+	}
 }
 
 // npmVersion is the version of an npm package installed in testdata/npm.
@@ -569,6 +625,7 @@ loop:
 		airlock:   fmt.Sprintf("RSS MB %s; threads %d → %d; %d calls, p99 %.1f ms", strings.Join(samples, " "), threads[0], threads[len(threads)-1], res.Calls, res.P99us/1e3),
 		reference: fmt.Sprintf("highest RSS of the first quarter %s MB, of the last %s MB", mb(first), mb(last)),
 		result:    fmt.Sprintf("%+.1f MB", float64(last-first)/1024),
+		brief:     fmt.Sprintf("%+.1f MB of RSS from the first quarter to the last over %v", float64(last-first)/1024, d),
 		goal:      "flat (last quarter ≤ first +10% or +4 MB)", verdict: verdict(flat),
 	}, nil
 }
