@@ -364,6 +364,9 @@ type Outcome struct {
 // listing (under the lock that publishes listings): if the tool's definition, tier,
 // trust or policy changed since it was decided, the call is denied with a sentence
 // saying what changed. Every call, even one refused or to an unknown tool, is audited.
+//
+// Arguments that arrive canonical are kept as given, not copied: the caller must not
+// change req.Args until Call returns, or what is sent would differ from what was shown.
 func (m *Manager) Call(ctx context.Context, req model.CallRequest) (*Outcome, error) {
 	start := m.opts.Now()
 	// Made canonical once: what is shown, hashed, sent and reported.
