@@ -277,10 +277,18 @@ func (r *runner) findInspector() {
 	if _, err := os.Stat(launcher); err != nil && !r.quick {
 		// npm install, not npm ci: the lock is complete, but npm ci also wants an entry
 		// for vite's optional napi-windows-process-start-time, which the registry does
-		// not serve (404), so no lock can hold it. npm install keeps to the lock and
-		// leaves it unchanged.
+		// not serve (404), so no lock can hold it. npm install keeps to the lock's
+		// versions but rewrites some of its entries (their optional and peer flags), so
+		// the committed lock is put back as it was once the install is done.
 		logf("installing the Inspector CLI (testdata/inspector, npm install from its lock)")
+		lock := filepath.Join(inspectorDir, "package-lock.json")
+		kept, err := os.ReadFile(lock)
 		_ = npm(inspectorDir, filepath.Dir(r.node), "install")
+		if err == nil {
+			if err := os.WriteFile(lock, kept, 0o644); err != nil {
+				logf("putting back testdata/inspector/package-lock.json: %v", err)
+			}
+		}
 	}
 	if _, err := os.Stat(launcher); err != nil {
 		logf("the Inspector is not installed (cd testdata/inspector && npm install): its rows are skipped")
