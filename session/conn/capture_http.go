@@ -31,6 +31,12 @@ func httpCapture(capt *Capture, req *http.Request) bool {
 	} else {
 		return false
 	}
+	if !bytes.Contains(body, toolsListMethod) {
+		// The body is airlock's own request, encoded by go-sdk, which writes a method
+		// name as it is (no escapes in "tools/list"): a body without those bytes is no
+		// listing, and is not decoded a second time (a tools/call's arguments would be).
+		return false
+	}
 	msg, err := jsonrpc.DecodeMessage(body)
 	if err != nil {
 		return false
@@ -42,6 +48,9 @@ func httpCapture(capt *Capture, req *http.Request) bool {
 	capt.sent(msg)
 	return true
 }
+
+// toolsListMethod is the method of a listing's request as go-sdk writes it.
+var toolsListMethod = []byte(`"tools/list"`)
 
 // tapBody wraps a response body so that every JSON-RPC message in it reaches the capture.
 func tapBody(capt *Capture, resp *http.Response) {

@@ -1,9 +1,11 @@
 package conn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -96,5 +98,48 @@ func TestCapture_GoSDKGetsEmptyPageWhenCaptured(t *testing.T) {
 				t.Error("a page that is not a tool list: capture reported no error")
 			}
 		})
+	}
+}
+
+// BenchmarkHTTPCaptureCall is what the round trip's capture costs a tools/call POST,
+// which is no listing: it is looked at, not decoded.
+func BenchmarkHTTPCaptureCall(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"query":"airlock design","limit":10}}}`)
+	capt := newCapture()
+	b.ReportAllocs()
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
+		if httpCapture(capt, req) {
+			b.Fatal("a tools/call was taken for a listing")
+		}
+	}
+}
+
+// TestHTTPCapture_SeesListingsAsGoSDKWritesThem: the capture's look for the listing's
+// method finds a tools/list request as go-sdk encodes it, with and without a cursor,
+// and takes no other request for one, even one whose arguments name the method.
+func TestHTTPCapture_SeesListingsAsGoSDKWritesThem(t *testing.T) {
+	cursor := &jsonrpc.Request{ID: listRequest(t, 3).ID, Method: "tools/list", Params: json.RawMessage(`{"cursor":"p2"}`)}
+	other, err := jsonrpc.MakeID(float64(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		msg  *jsonrpc.Request
+		want bool
+	}{
+		{listRequest(t, 2), true},
+		{cursor, true},
+		{&jsonrpc.Request{ID: other, Method: "tools/call", Params: json.RawMessage(`{"name":"x","arguments":{"m":"tools/list"}}`)}, false},
+		{&jsonrpc.Request{ID: other, Method: "resources/list"}, false},
+	} {
+		body, err := jsonrpc.EncodeMessage(c.msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
+		if got := httpCapture(newCapture(), req); got != c.want {
+			t.Errorf("httpCapture(%s) = %v, want %v", body, got, c.want)
+		}
 	}
 }
