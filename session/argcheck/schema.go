@@ -58,21 +58,9 @@ type Schema struct {
 // Load reads raw as a schema, bounds it, and compiles it for validation without
 // loading anything from outside it.
 func Load(raw json.RawMessage) Schema {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return Schema{Absent: true}
-	}
-	if len(trimmed) > MaxSchemaBytes {
-		return Schema{Problem: fmt.Errorf("the schema is %d bytes, more than the %d airlock checks", len(trimmed), MaxSchemaBytes)}
-	}
-	if err := CheckDepth(trimmed, MaxSchemaDepth); err != nil {
-		return Schema{Problem: fmt.Errorf("the schema %w", err)}
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return Schema{Problem: fmt.Errorf("the schema is not valid JSON: %w", err)}
+	trimmed, v, done := read(raw)
+	if done != nil {
+		return *done
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
@@ -98,6 +86,28 @@ func Load(raw json.RawMessage) Schema {
 	}
 	s.Full, s.NoRequired, s.Problem = compile(root, &s.Notes)
 	return s
+}
+
+// read is what Load and LoadOutput share: raw trimmed, bounded and decoded (numbers
+// as written), or the Schema that is already the whole answer (absent, or a
+// problem) in done.
+func read(raw json.RawMessage) (trimmed []byte, v any, done *Schema) {
+	trimmed = bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return nil, nil, &Schema{Absent: true}
+	}
+	if len(trimmed) > MaxSchemaBytes {
+		return nil, nil, &Schema{Problem: fmt.Errorf("the schema is %d bytes, more than the %d airlock checks", len(trimmed), MaxSchemaBytes)}
+	}
+	if err := CheckDepth(trimmed, MaxSchemaDepth); err != nil {
+		return nil, nil, &Schema{Problem: fmt.Errorf("the schema %w", err)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, nil, &Schema{Problem: fmt.Errorf("the schema is not valid JSON: %w", err)}
+	}
+	return trimmed, v, nil
 }
 
 // isObjectSchema reports whether a schema object describes JSON objects: its
