@@ -1,8 +1,10 @@
 // Package argcheck validates a tool call's arguments against the tool's input
 // schema: one validator for every call, the person's form, `airlock call` and every
-// agent call through the Manager. It bounds the schema and the arguments, never
-// fetches a schema from outside (network or disk), and refuses schemas that
-// jsonschema-go would recurse on without end. It does no I/O.
+// agent call through the Manager; and a result's structured content against the
+// tool's output schema, for every result through the Manager (output.go). It bounds
+// the schema and the arguments, never fetches a schema from outside (network or
+// disk), and refuses schemas that jsonschema-go would recurse on without end. It
+// does no I/O.
 package argcheck
 
 import (
