@@ -26,16 +26,9 @@ const (
 // JSON value, not only an object (a structured result may be an array or a
 // primitive). An absent or null schema, or `true`, checks nothing.
 func LoadOutput(raw json.RawMessage) Schema {
-	_, v, done := read(raw)
+	_, root, done := read(raw, Schema{Problem: errors.New("the schema is neither an object nor true")})
 	if done != nil {
 		return *done
-	}
-	root, ok := v.(map[string]any)
-	if !ok {
-		if v == true {
-			return Schema{Absent: true}
-		}
-		return Schema{Problem: errors.New("the schema is neither an object nor true")}
 	}
 	s := Schema{Root: root, Object: isObjectSchema(root)}
 	s.Full, s.NoRequired, s.Problem = compile(root, &s.Notes)

@@ -60,16 +60,9 @@ type Schema struct {
 // Load reads raw as a schema, bounds it, and compiles it for validation without
 // loading anything from outside it.
 func Load(raw json.RawMessage) Schema {
-	trimmed, v, done := read(raw)
+	trimmed, root, done := read(raw, Schema{Notes: []string{"the schema is not an object schema, so arguments are not checked against it"}})
 	if done != nil {
 		return *done
-	}
-	root, ok := v.(map[string]any)
-	if !ok {
-		if v == true {
-			return Schema{Absent: true}
-		}
-		return Schema{Notes: []string{"the schema is not an object schema, so arguments are not checked against it"}}
 	}
 	s := Schema{Root: root, Object: isObjectSchema(root)}
 	if !s.Object {
@@ -91,9 +84,10 @@ func Load(raw json.RawMessage) Schema {
 }
 
 // read is what Load and LoadOutput share: raw trimmed, bounded and decoded (numbers
-// as written), or the Schema that is already the whole answer (absent, or a
-// problem) in done.
-func read(raw json.RawMessage) (trimmed []byte, v any, done *Schema) {
+// as written) to the schema object root; or, in done, the Schema that is already the
+// whole answer: absent (missing, null or true), a problem, or notObject for JSON that
+// is no object.
+func read(raw json.RawMessage, notObject Schema) (trimmed []byte, root map[string]any, done *Schema) {
 	trimmed = bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil, nil, &Schema{Absent: true}
@@ -104,12 +98,20 @@ func read(raw json.RawMessage) (trimmed []byte, v any, done *Schema) {
 	if err := CheckDepth(trimmed, MaxSchemaDepth); err != nil {
 		return nil, nil, &Schema{Problem: fmt.Errorf("the schema %w", err)}
 	}
+	var v any
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
 		return nil, nil, &Schema{Problem: fmt.Errorf("the schema is not valid JSON: %w", err)}
 	}
-	return trimmed, v, nil
+	root, ok := v.(map[string]any)
+	switch {
+	case ok:
+		return trimmed, root, nil
+	case v == true:
+		return nil, nil, &Schema{Absent: true}
+	}
+	return nil, nil, &notObject
 }
 
 // isObjectSchema reports whether a schema object describes JSON objects: its
