@@ -193,23 +193,25 @@ func decidedByWords(by string) string {
 	return by
 }
 
-// outcomeMark is the outcome with its glyph.
+// outcomeMark is the outcome with its glyph, in its style; an outcome it does not
+// know reads "failed".
 func (e Entry) outcomeMark(st *theme.Styles) string {
+	style, mark := st.ErrorText, "✗ failed"
 	switch e.Call.Outcome {
 	case "ok":
-		return st.OKText.Render("✓ ok")
+		style, mark = st.OKText, "✓ ok"
 	case "tool-error":
-		return st.ErrorText.Render("✗ tool error")
+		mark = "✗ tool error"
 	case "result-invalid":
-		return st.ErrorText.Render("✗ result invalid")
+		mark = "✗ result invalid"
 	case "denied":
-		return st.ErrorText.Render("⊘ denied")
+		mark = "⊘ denied"
 	case "cancelled":
-		return st.WarnText.Render("⊗ cancelled")
+		style, mark = st.WarnText, "⊗ cancelled"
 	case "agent-gone":
-		return st.WarnText.Render("⊗ agent gone")
+		style, mark = st.WarnText, "⊗ agent gone"
 	}
-	return st.ErrorText.Render("✗ failed")
+	return style.Render(mark)
 }
 
 // duration is a call's whole duration, short.
