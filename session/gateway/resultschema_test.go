@@ -3,9 +3,6 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,20 +75,10 @@ func TestGateway_ResultCheckedAgainstOutputSchema(t *testing.T) {
 // what it hands the model (bench/agent/agent.mjs reports a tool error), and a valid
 // result passes its own check.
 func TestGateway_ResultSchemaTypeScriptAgent(t *testing.T) {
-	node, err := exec.LookPath("node")
-	root := sessiontest.RepoRoot(t)
-	sdk := filepath.Join(root, "testdata", "npm", "node_modules", "@modelcontextprotocol", "sdk")
-	if _, serr := os.Stat(sdk); err != nil || serr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("node or the pinned TypeScript SDK is not installed")
-		}
-		t.Skip("node or the pinned TypeScript SDK is not installed")
-	}
 	g, _ := resultSchemaGateway(t)
 	run := func(tool string) string {
 		// -c 1 lists the tools before the call, so the SDK knows the output schema.
-		out, _ := exec.Command(node, filepath.Join(root, "bench", "agent", "agent.mjs"), "-url", g.URL(), "-token", testToken,
-			"-tool", tool, "-args", "{}", "-c", "1", "-d", "0ms", "-sdk", sdk).CombinedOutput()
+		out, _ := typeScriptAgent(t, g, "-tool", tool, "-args", "{}", "-c", "1", "-d", "0ms").CombinedOutput()
 		return string(out)
 	}
 	if out := run("shop__quote"); !strings.Contains(out, `"error":"tool error: `) || !strings.Contains(out, resultMismatch) {
