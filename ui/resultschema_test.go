@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
+	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/screens/activity"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -34,5 +37,27 @@ func TestActivity_ResultInvalidShowsTheError(t *testing.T) {
 	}
 	if strings.Contains(got, "✓") {
 		t.Errorf("the record reads as valid somewhere:\n%s", got)
+	}
+}
+
+// The person's call of a tool whose result does not match its output schema ends on
+// the result screen with the session's error and a status line that says so, never
+// as a call that returned.
+func TestCall_ResultInvalidSaysSo(t *testing.T) {
+	shop := sessiontest.NewUpstream("shop")
+	shop.AddStructured("quote", sessiontest.PriceSchema, `{"price":"12"}`)
+	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("shop", trust.Trusted)), session.Options{},
+		map[string]*sessiontest.Upstream{"shop": shop})
+	h := newHarnessFor(t, m, 100, 30, false, Options{Title: "shop"})
+	tool := sessiontest.MustTool(t, m, "shop", "quote")
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "shop", Tool: "quote"})
+	h.m.call.Begin(h.m.call.Gen+1, tool, nil, fixedNow, func() {})
+	h.m.callDone(callDoneMsg{gen: h.m.call.Gen, outcome: out, err: err})
+	if !strings.Contains(h.m.status, "does not match its output schema") {
+		t.Errorf("the status line says %q", h.m.status)
+	}
+	got := strings.Join(strings.Fields(ansi.Strip(h.m.result.VP.View())), " ")
+	if !strings.Contains(got, "✗ RESULT INVALID") || strings.Contains(got, "✓") {
+		t.Errorf("the result screen:\n%s", got)
 	}
 }
