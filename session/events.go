@@ -127,6 +127,8 @@ func callFinished(req model.CallRequest, snap *model.Snapshot, start, end time.T
 		e.Outcome, e.Err = "cancelled", err.Error()
 	case errors.Is(err, context.Canceled):
 		e.Outcome, e.Err = "cancelled", err.Error()
+	case errors.Is(err, model.ErrResultSchema):
+		e.Outcome, e.Err = "result-invalid", err.Error()
 	case err != nil:
 		e.Outcome, e.Err = "failed", err.Error()
 	case out == nil || out.Result == nil:

@@ -76,7 +76,8 @@ type Manager struct {
 	engine  *approval.Engine
 	servers map[string]*server
 	order   []string
-	// argSchemas checks every call's arguments against its tool's input schema.
+	// argSchemas checks every call's arguments against its tool's input schema,
+	// and every result against its tool's output schema.
 	argSchemas argcheck.Cache
 
 	ctx    context.Context // lives until Close
@@ -338,6 +339,14 @@ var ErrTaskRequired = errors.New(`the tool says execution.taskSupport = "require
 // schema that cannot be checked); the error names the field.
 var ErrArgsSchema = errors.New("the arguments do not match the tool's input schema")
 
+// ErrResultSchema is wrapped by Call's error when the tool declares an output schema
+// and the server's result, not a tool error (isError), has no structured content or
+// structured content the schema does not allow; the error names the path and what
+// was expected ("price: expected number, got string"). The Outcome is returned beside
+// it with the result as the server sent it, for the person to see; an agent is given
+// the error, never the result. It is model.ErrResultSchema.
+var ErrResultSchema = model.ErrResultSchema
+
 // errNotReady is returned by Call when the tool's server is not connected.
 var errNotReady = errors.New("server is not ready")
 
@@ -364,6 +373,8 @@ type Outcome struct {
 // listing (under the lock that publishes listings): if the tool's definition, tier,
 // trust or policy changed since it was decided, the call is denied with a sentence
 // saying what changed. Every call, even one refused or to an unknown tool, is audited.
+// A result is checked against the tool's output schema before it is returned
+// (ErrResultSchema).
 //
 // Arguments that arrive canonical are kept as given, not copied: the caller must not
 // change req.Args until Call returns, or what is sent would differ from what was shown.
@@ -468,6 +479,9 @@ func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, cano
 	m.callStarted(req.Server, callID)
 	res, err := s.call(ctx, callID, req, tool)
 	m.callEnded(req.Server, callID)
+	if err == nil {
+		err = m.checkResult(q, tool, res)
+	}
 	out := &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule, Result: res, Duration: m.opts.Now().Sub(start)}
 	m.auditOutcome(base, out, err)
 	if err != nil {
@@ -482,6 +496,21 @@ func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, cano
 		m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, CallID: callID, At: m.opts.Now(), Channel: trust.ChannelResult})
 	}
 	return out, nil
+}
+
+// checkResult checks a result against the output schema of the tool it was decided
+// on, as the MCP spec says a client should. A tool without one checks nothing, and
+// neither does a tool error (isError): the spec asks conforming structured results of
+// a tool that succeeded, and an error result reports a failure, not the result the
+// schema describes (the TypeScript SDK's client skips it too).
+func (m *Manager) checkResult(q string, tool model.ToolInfo, res *mcp.CallToolResult) error {
+	if res == nil || res.IsError {
+		return nil
+	}
+	if err := m.argSchemas.CheckResult(tool.OutputSchema, res.StructuredContent); err != nil {
+		return fmt.Errorf("calling %s: %w: %w", q, ErrResultSchema, err)
+	}
+	return nil
 }
 
 // recheck is the last look before an allowed call is forwarded, under the read side
@@ -687,6 +716,8 @@ func (m *Manager) auditOutcome(base *audit.Record, out *Outcome, err error) {
 	switch {
 	case errors.Is(err, ErrCallTimeout):
 		r.Outcome, r.Error = "timeout", err.Error()
+	case errors.Is(err, ErrResultSchema):
+		r.Outcome, r.Error = "result-invalid", err.Error()
 	case err != nil:
 		r.Outcome, r.Error = "failed", err.Error()
 	case out.Result.IsError:

@@ -58,6 +58,8 @@ func (m *Model) callDone(msg callDoneMsg) (*Model, tea.Cmd) {
 		m.status = "⊘ call of " + q + " denied: the audit log cannot record it"
 	case errors.As(msg.err, &denied):
 		m.status = "⊘ call of " + q + " denied"
+	case errors.Is(msg.err, model.ErrResultSchema):
+		m.status = "✗ " + q + " returned a result that does not match its output schema"
 	case msg.err != nil:
 		m.status = "✗ call of " + q + " failed"
 	case msg.outcome != nil && msg.outcome.Result != nil && msg.outcome.Result.IsError:

@@ -636,19 +636,30 @@ func TestResultKinds(t *testing.T) {
 			&mcp.ResourceLink{URI: "file:///x\x1b[2J", Name: "x", MIMEType: "text/plain", Size: &size},
 			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://r", MIMEType: "text/plain", Text: "inside\nresource"}},
 		},
-		StructuredContent: map[string]any{"n": "not a number"},
+		StructuredContent: map[string]any{"n": 3},
 	}
+	// What the session's check (Manager.Call) found is what the screen says: a
+	// result it returned without an error matches the tool's output schema.
 	plain := ansi.Strip(result.Content(st, result.New(tool, json.RawMessage(`{}`), &result.Outcome{CallID: "c9", Result: ok}, nil), 80))
 	screenHas(t, plain, "✓ OK", "[image] image/png, 1234 bytes (not drawn; s saves it)", "[audio] audio/wav, 1 byte (not played; s saves it)",
-		"[resource link] file:///x⟨ESC⟩[2J", "type: text/plain, 2048 bytes", "[embedded resource] mem://r", "│ inside\n│ resource",
-		"✗ does NOT match the tool's output schema")
+		"[resource link] file:///x⟨ESC⟩[2J", "type: text/plain, 2048 bytes", "[embedded resource] mem://r", "│ inside\n│ resource")
+
+	ok.StructuredContent = map[string]any{"n": "not a number"}
+	mismatch := fmt.Errorf("calling s__t: %w: n: expected integer, got string", model.ErrResultSchema)
+	plain = ansi.Strip(result.Content(st, result.New(tool, json.RawMessage(`{}`), &result.Outcome{CallID: "c9", Result: ok}, mismatch), 80))
+	screenHas(t, plain, "✗ RESULT INVALID", "[image] image/png, 1234 bytes (not drawn; s saves it)", `"n": "not a number"`,
+		"✗ does NOT match the tool's output schema", "expected integer, got string")
+	if strings.Contains(plain, "✓") || strings.Contains(plain, "FAILED") {
+		t.Errorf("a result that does not match its output schema reads as valid, or as a call that did not complete:\n%s", plain)
+	}
 
 	ok.StructuredContent = map[string]any{"n": 3}
 	plain = ansi.Strip(result.Content(st, result.New(tool, nil, &result.Outcome{Result: ok}, nil), 80))
 	screenHas(t, plain, "✓ matches the tool's output schema")
 
 	ok.StructuredContent = nil
-	plain = ansi.Strip(result.Content(st, result.New(tool, nil, &result.Outcome{Result: ok}, nil), 80))
+	none := fmt.Errorf("calling s__t: %w: the tool declares an output schema but returned no structured content", model.ErrResultSchema)
+	plain = ansi.Strip(result.Content(st, result.New(tool, nil, &result.Outcome{Result: ok}, none), 80))
 	screenHas(t, plain, "declares an output schema but returned no structured content")
 
 	isErr := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "disk full"}}}

@@ -55,7 +55,7 @@ var exitCodes = [][2]string{
 	{"3", "a server failed to connect (check, call)"},
 	{"4", "check --fail-on matched a hazard (not in the --baseline), or drift"},
 	{"5", "call, read, prompt: denied (by policy, by the person, or nobody answered in time)"},
-	{"6", "call: the tool ran and returned an error result (isError)"},
+	{"6", "call: the tool ran and returned an error result (isError), or a result that does not match its output schema"},
 	{"7", "audit verify: there is no audit log at that path (point at one with --config, --demo or FILE)"},
 }
 

@@ -109,13 +109,18 @@ func configOrSay(path string, stderr io.Writer) (cfg *config.Config, ok bool) {
 }
 
 // failedCode says why a call, read or prompt failed on stderr and returns its exit
-// code: 5 when it was denied, 1 for any other failure, 0 when err is nil.
+// code: 5 when it was denied, 6 when the tool's result does not match its output
+// schema (the result itself is not printed), 1 for any other failure, 0 when err is
+// nil.
 func failedCode(err error, stderr io.Writer) int {
 	var denied *model.DeniedError
 	switch {
 	case errors.As(err, &denied):
 		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(denied.Error()))
 		return 5
+	case errors.Is(err, model.ErrResultSchema):
+		fmt.Fprintf(stderr, "airlock: %s\n", safetext.Inline(err.Error()))
+		return 6
 	case err != nil:
 		return failed(err, stderr)
 	}

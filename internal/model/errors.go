@@ -1,6 +1,9 @@
 package model
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // ErrAgentGone is the cause a caller cancels a call's context with when the agent
 // that made the call went away without withdrawing it: its connection closed, its
@@ -26,3 +29,11 @@ type tokenRevokedError struct{}
 func (tokenRevokedError) Error() string        { return "the agent's gateway token was revoked" }
 func (tokenRevokedError) Is(target error) bool { return target == ErrAgentGone }
 func (tokenRevokedError) Unwrap() error        { return context.Canceled }
+
+// ErrResultSchema is wrapped by a call's error when the tool declares an output
+// schema and the server's result (one that is not a tool error) has no structured
+// content, or structured content the schema does not allow: the result is not
+// handed on as valid. The error's words after it name where and what was expected.
+// session.ErrResultSchema is this error, so the screens can tell it without
+// importing the session.
+var ErrResultSchema = errors.New("the server's result does not match its output schema")

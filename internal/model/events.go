@@ -106,8 +106,9 @@ type CallFinished struct {
 	Rule string
 	// Reason is the person's own reason for a denial, if they gave one.
 	Reason string
-	// Outcome is "ok", "tool-error", "failed", "cancelled", "agent-gone" (the agent
-	// went away before the call was forwarded) or "denied".
+	// Outcome is "ok", "tool-error", "result-invalid" (the result does not match
+	// the tool's output schema: ErrResultSchema), "failed", "cancelled",
+	// "agent-gone" (the agent went away before the call was forwarded) or "denied".
 	Outcome string
 	// Err is the error's text when the call failed or was denied.
 	Err    string

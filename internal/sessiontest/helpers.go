@@ -216,6 +216,24 @@ func (u *Upstream) AddSchema(name, desc, schema string, ann *mcp.ToolAnnotations
 		})
 }
 
+// PriceSchema is an output schema that wants the structured content {"price": N}.
+const PriceSchema = `{"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}`
+
+// AddStructured defines a read-only tool that declares outputSchema and answers
+// every call with a text block and, unless structured is "", the structured
+// content structured, byte for byte as given.
+func (u *Upstream) AddStructured(name, outputSchema, structured string) {
+	u.Srv.AddTool(&mcp.Tool{Name: name, Description: "Quote a price.", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(outputSchema), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: Hint(false)}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " ran"}}}
+			if structured != "" {
+				res.StructuredContent = json.RawMessage(structured)
+			}
+			return res, nil
+		})
+}
+
 func (u *Upstream) Calls(tool string) []json.RawMessage {
 	u.mu.Lock()
 	defer u.mu.Unlock()

@@ -132,6 +132,14 @@ func Serve(mode string) int {
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
 		return 0
+	case "structured":
+		// Two read-only tools declaring the output schema PriceSchema: quote answers
+		// {"price":"12"}, which it does not allow, good {"price":12.5}.
+		u := NewUpstream("shop")
+		u.AddStructured("quote", PriceSchema, `{"price":"12"}`)
+		u.AddStructured("good", PriceSchema, `{"price":12.5}`)
+		_ = u.Srv.Run(ctx, &mcp.StdioTransport{})
+		return 0
 	case "envdump":
 		// One read-only tool "env" answering with this process's environment, one
 		// NAME=value per line: what a server started by airlock can read.

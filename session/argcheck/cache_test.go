@@ -25,8 +25,8 @@ func TestCache_KeyedByBytesAndBounded(t *testing.T) {
 	for i := range maxArgSchemas + 10 {
 		c.Check(json.RawMessage(fmt.Sprintf(`{"type":"object","description":"%d"}`, i)), nil)
 	}
-	if len(c.by) > maxArgSchemas {
-		t.Fatalf("the cache holds %d schemas, bound %d", len(c.by), maxArgSchemas)
+	if len(c.in)+len(c.out) > maxArgSchemas {
+		t.Fatalf("the cache holds %d schemas, bound %d", len(c.in)+len(c.out), maxArgSchemas)
 	}
 	if err := c.Check(wantNumber, []byte(`{"n":"x"}`)); err == nil {
 		t.Fatal("after the cache started again, a string passed a number schema")

@@ -1,8 +1,10 @@
 // Package argcheck validates a tool call's arguments against the tool's input
 // schema: one validator for every call, the person's form, `airlock call` and every
-// agent call through the Manager. It bounds the schema and the arguments, never
-// fetches a schema from outside (network or disk), and refuses schemas that
-// jsonschema-go would recurse on without end. It does no I/O.
+// agent call through the Manager; and a result's structured content against the
+// tool's output schema, for every result through the Manager (output.go). It bounds
+// the schema and the arguments, never fetches a schema from outside (network or
+// disk), and refuses schemas that jsonschema-go would recurse on without end. It
+// does no I/O.
 package argcheck
 
 import (
@@ -58,28 +60,9 @@ type Schema struct {
 // Load reads raw as a schema, bounds it, and compiles it for validation without
 // loading anything from outside it.
 func Load(raw json.RawMessage) Schema {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return Schema{Absent: true}
-	}
-	if len(trimmed) > MaxSchemaBytes {
-		return Schema{Problem: fmt.Errorf("the schema is %d bytes, more than the %d airlock checks", len(trimmed), MaxSchemaBytes)}
-	}
-	if err := CheckDepth(trimmed, MaxSchemaDepth); err != nil {
-		return Schema{Problem: fmt.Errorf("the schema %w", err)}
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return Schema{Problem: fmt.Errorf("the schema is not valid JSON: %w", err)}
-	}
-	root, ok := v.(map[string]any)
-	if !ok {
-		if v == true {
-			return Schema{Absent: true}
-		}
-		return Schema{Notes: []string{"the schema is not an object schema, so arguments are not checked against it"}}
+	trimmed, root, done := read(raw, Schema{Notes: []string{"the schema is not an object schema, so arguments are not checked against it"}})
+	if done != nil {
+		return *done
 	}
 	s := Schema{Root: root, Object: isObjectSchema(root)}
 	if !s.Object {
@@ -98,6 +81,37 @@ func Load(raw json.RawMessage) Schema {
 	}
 	s.Full, s.NoRequired, s.Problem = compile(root, &s.Notes)
 	return s
+}
+
+// read is what Load and LoadOutput share: raw trimmed, bounded and decoded (numbers
+// as written) to the schema object root; or, in done, the Schema that is already the
+// whole answer: absent (missing, null or true), a problem, or notObject for JSON that
+// is no object.
+func read(raw json.RawMessage, notObject Schema) (trimmed []byte, root map[string]any, done *Schema) {
+	trimmed = bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return nil, nil, &Schema{Absent: true}
+	}
+	if len(trimmed) > MaxSchemaBytes {
+		return nil, nil, &Schema{Problem: fmt.Errorf("the schema is %d bytes, more than the %d airlock checks", len(trimmed), MaxSchemaBytes)}
+	}
+	if err := CheckDepth(trimmed, MaxSchemaDepth); err != nil {
+		return nil, nil, &Schema{Problem: fmt.Errorf("the schema %w", err)}
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, nil, &Schema{Problem: fmt.Errorf("the schema is not valid JSON: %w", err)}
+	}
+	root, ok := v.(map[string]any)
+	switch {
+	case ok:
+		return trimmed, root, nil
+	case v == true:
+		return nil, nil, &Schema{Absent: true}
+	}
+	return nil, nil, &notObject
 }
 
 // isObjectSchema reports whether a schema object describes JSON objects: its

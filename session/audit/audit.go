@@ -53,7 +53,7 @@ type Record struct {
 	Rule       string          `json:"rule,omitempty"`
 	ArgsSHA256 string          `json:"args_sha256"`           // of the full, unredacted argument bytes
 	Args       json.RawMessage `json:"args"`                  // redacted arguments
-	Outcome    string          `json:"outcome,omitempty"`     // ok | tool-error | failed | timeout
+	Outcome    string          `json:"outcome,omitempty"`     // ok | tool-error | result-invalid | failed | timeout
 	Error      string          `json:"error,omitempty"`       // why a call failed
 	DurationMS int64           `json:"duration_ms,omitempty"` // of the forwarded call
 	// Previous, in the first record of a segment (kind "segment") or of a log

@@ -248,18 +248,8 @@ func TestAgentGone_AgentProcessKilled(t *testing.T) {
 
 // The TypeScript SDK's agent (bench/agent/agent.mjs), killed while its call waits.
 func TestAgentGone_TypeScriptAgentKilled(t *testing.T) {
-	node, err := exec.LookPath("node")
-	root := sessiontest.RepoRoot(t)
-	sdk := filepath.Join(root, "testdata", "npm", "node_modules", "@modelcontextprotocol", "sdk")
-	if _, serr := os.Stat(sdk); err != nil || serr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("node or the pinned TypeScript SDK is not installed")
-		}
-		t.Skip("node or the pinned TypeScript SDK is not installed")
-	}
 	r := newGoneRig(t)
-	cmd := exec.Command(node, filepath.Join(root, "bench", "agent", "agent.mjs"), "-url", r.g.URL(), "-token", testToken,
-		"-tool", "wipe__wipe", "-args", "{}", "-n", "1", "-warmup", "0", "-sdk", sdk)
+	cmd := typeScriptAgent(t, r.g, "-tool", "wipe__wipe", "-args", "{}", "-n", "1", "-warmup", "0")
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	r.killWhileAsked(t, cmd, "TypeScript agent killed")

@@ -629,6 +629,11 @@ func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 			return errorResult("airlock denied this call: " + denied.Error()), nil
 		case err != nil && ctx.Err() != nil:
 			return nil, ctx.Err()
+		case errors.Is(err, model.ErrResultSchema):
+			// A tool error, not a JSON-RPC error: agents hand its text to the
+			// model as the call's failure. It carries no structured content, which
+			// a client that checks the served output schema accepts for an error.
+			return errorResult("airlock withheld the tool's result: " + agentText(err.Error())), nil
 		case err != nil:
 			return errorResult("airlock could not complete this call: " + agentText(err.Error())), nil
 		}

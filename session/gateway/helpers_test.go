@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +23,24 @@ import (
 	"github.com/airlock-mcp/airlock/session/pins"
 	"github.com/airlock-mcp/airlock/trust"
 )
+
+// typeScriptAgent is the command that runs the TypeScript SDK's agent
+// (bench/agent/agent.mjs, on the SDK pinned in testdata/npm) against g with the
+// default token and then args. Without node or the SDK the test is skipped, or fails
+// in CI.
+func typeScriptAgent(t *testing.T, g *gateway.Gateway, args ...string) *exec.Cmd {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	root := sessiontest.RepoRoot(t)
+	sdk := filepath.Join(root, "testdata", "npm", "node_modules", "@modelcontextprotocol", "sdk")
+	if _, serr := os.Stat(sdk); err != nil || serr != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node or the pinned TypeScript SDK is not installed")
+		}
+		t.Skip("node or the pinned TypeScript SDK is not installed")
+	}
+	return exec.Command(node, append([]string{filepath.Join(root, "bench", "agent", "agent.mjs"), "-url", g.URL(), "-token", testToken, "-sdk", sdk}, args...)...)
+}
 
 // dialGateway connects a go-sdk client named client to g with the bearer token tok
 // and the client options opts (nil for none). Closing the session is the caller's.

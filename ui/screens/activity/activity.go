@@ -193,21 +193,25 @@ func decidedByWords(by string) string {
 	return by
 }
 
-// outcomeMark is the outcome with its glyph.
+// outcomeMark is the outcome with its glyph, in its style; an outcome it does not
+// know reads "failed".
 func (e Entry) outcomeMark(st *theme.Styles) string {
+	style, mark := st.ErrorText, "✗ failed"
 	switch e.Call.Outcome {
 	case "ok":
-		return st.OKText.Render("✓ ok")
+		style, mark = st.OKText, "✓ ok"
 	case "tool-error":
-		return st.ErrorText.Render("✗ tool error")
+		mark = "✗ tool error"
+	case "result-invalid":
+		mark = "✗ result invalid"
 	case "denied":
-		return st.ErrorText.Render("⊘ denied")
+		mark = "⊘ denied"
 	case "cancelled":
-		return st.WarnText.Render("⊗ cancelled")
+		style, mark = st.WarnText, "⊗ cancelled"
 	case "agent-gone":
-		return st.WarnText.Render("⊗ agent gone")
+		style, mark = st.WarnText, "⊗ agent gone"
 	}
-	return st.ErrorText.Render("✗ failed")
+	return style.Render(mark)
 }
 
 // duration is a call's whole duration, short.
@@ -292,6 +296,8 @@ func (e Entry) recordError() error {
 		return context.Canceled
 	case "agent-gone":
 		return model.ErrAgentGone
+	case "result-invalid":
+		return recordedError{text: c.Err, is: model.ErrResultSchema}
 	case "failed":
 		if c.Err != "" {
 			return errors.New(c.Err)
@@ -299,6 +305,16 @@ func (e Entry) recordError() error {
 	}
 	return nil
 }
+
+// recordedError is an error rebuilt from its record: its words as recorded, and
+// the sentinel it was (errors.Is).
+type recordedError struct {
+	text string
+	is   error
+}
+
+func (e recordedError) Error() string { return e.text }
+func (e recordedError) Unwrap() error { return e.is }
 
 // RecordContent is the full record of one entry: who, context, decision and why,
 // then the arguments and the result, every server- or agent-controlled part
@@ -336,7 +352,7 @@ func (e Entry) RecordContent(st *theme.Styles, width int) string {
 	if c.Decision != "allow" {
 		out = nil
 	}
-	res := result.Result{Tool: model.ToolInfo{Ref: trust.Ref{Server: c.Server, Tool: c.Tool}}, Args: c.Args, Outcome: out, Err: e.recordError()}
+	res := result.New(model.ToolInfo{Ref: trust.Ref{Server: c.Server, Tool: c.Tool}}, c.Args, out, e.recordError())
 	lines = append(lines, result.Content(st, res, width))
 	return strings.Join(lines, "\n")
 }

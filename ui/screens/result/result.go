@@ -1,22 +1,21 @@
 // Package result is the screen of what came of one call of the person's: a
 // verdict line that tells success, tool error, failure and denial apart, the
-// arguments, every content block escaped, and structured content checked against
-// the tool's output schema. Its keys ask the root to call the tool again or to
+// arguments, every content block escaped, and structured content with what the
+// session's check of it against the tool's output schema found. Its keys ask the root to call the tool again or to
 // save the result's media (a content.Save); it never reads the session.
 package result
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/model"
@@ -84,52 +83,34 @@ type Result struct {
 	Saved map[int]string
 }
 
-// schemaCheck is the outcome of validating structured content.
+// schemaCheck is what the screen says of the check of structured content against
+// the tool's output schema, which Manager.Call made: the screen does not check again.
 type schemaCheck struct {
 	checked bool
 	err     error
 }
 
-// checkOutput validates a result's structuredContent against the tool's output
-// schema with jsonschema-go (go-sdk's own validator). A tool without an output schema
-// is not checked; one with a schema that returns no structured content is reported.
-func checkOutput(schema json.RawMessage, res *mcp.CallToolResult) schemaCheck {
-	if len(schema) == 0 || string(schema) == "null" || res == nil || res.IsError {
+// schemaOf is the check Manager.Call made of a result: a result that does not match
+// the tool's output schema (or has no structured content under one) came back as
+// model.ErrResultSchema; any other result of a tool with an output schema came back
+// checked. A tool without one, a tool error (isError, which is not checked) and a
+// call that returned no result say nothing.
+func schemaOf(schema json.RawMessage, out *Outcome, err error) schemaCheck {
+	switch {
+	case errors.Is(err, model.ErrResultSchema):
+		return schemaCheck{checked: true, err: err}
+	case err != nil || out == nil || out.Result == nil || out.Result.IsError:
 		return schemaCheck{}
 	}
-	if res.StructuredContent == nil {
-		return schemaCheck{checked: true, err: errors.New("the tool declares an output schema but returned no structured content")}
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return schemaCheck{checked: true, err: fmt.Errorf("the output schema cannot be read: %w", err)}
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return schemaCheck{checked: true, err: fmt.Errorf("the output schema cannot be resolved: %w", err)}
-	}
-	// Validate wants plain JSON values; round-trip whatever the SDK decoded.
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return schemaCheck{checked: true, err: fmt.Errorf("structured content cannot be encoded: %w", err)}
-	}
-	var inst any
-	if err := json.Unmarshal(b, &inst); err != nil {
-		return schemaCheck{checked: true, err: fmt.Errorf("structured content cannot be decoded: %w", err)}
-	}
-	if err := rs.Validate(inst); err != nil {
-		return schemaCheck{checked: true, err: err}
+	if s := bytes.TrimSpace(schema); len(s) == 0 || string(s) == "null" {
+		return schemaCheck{}
 	}
 	return schemaCheck{checked: true}
 }
 
 // New files a finished call.
 func New(t model.ToolInfo, args json.RawMessage, out *Outcome, err error) Result {
-	r := Result{Tool: t, Args: args, Outcome: out, Err: err}
-	if err == nil && out != nil {
-		r.schema = checkOutput(t.OutputSchema, out.Result)
-	}
-	return r
+	return Result{Tool: t, Args: args, Outcome: out, Err: err, schema: schemaOf(t.OutputSchema, out, err)}
 }
 
 // Model shows a call's result, scrollable.
@@ -248,6 +229,9 @@ func Content(st *theme.Styles, r Result, width int) string {
 		}
 	case errors.Is(r.Err, context.Canceled):
 		add(st.WarnText.Render("⊗ CANCELLED") + " — you cancelled the call; the server was told to stop")
+	case errors.Is(r.Err, model.ErrResultSchema):
+		// Said under "Structured content", beside what the server sent.
+		add(st.ErrorText.Render("✗ RESULT INVALID") + " — the tool ran, but its result does not match its output schema; an agent is given this error, not the result")
 	case r.Err != nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — the call did not complete")
 		add(common.BlockLines(st, r.Err.Error(), width, common.MaxShownBytes, g)...)

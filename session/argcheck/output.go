@@ -1,0 +1,195 @@
+package argcheck
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrNoStructuredContent is wrapped by CheckResult's error for a result that has no
+// structured content at all, under a tool that declares an output schema.
+var ErrNoStructuredContent = errors.New("the tool declares an output schema but returned no structured content")
+
+// Bounds on the words of a result's mismatch: the path named, and the whole
+// sentence after it.
+const (
+	maxResultPath  = 120
+	maxResultWords = 300
+)
+
+// LoadOutput reads raw as a tool's output schema, with Load's bounds and its
+// refusal of outside and looping $refs. Unlike an input schema it may describe any
+// JSON value, not only an object (a structured result may be an array or a
+// primitive). An absent or null schema, or `true`, checks nothing.
+func LoadOutput(raw json.RawMessage) Schema {
+	_, root, done := read(raw, Schema{Problem: errors.New("the schema is neither an object nor true")})
+	if done != nil {
+		return *done
+	}
+	s := Schema{Root: root, Object: isObjectSchema(root)}
+	s.Full, s.NoRequired, s.Problem = compile(root, &s.Notes)
+	return s
+}
+
+// CheckResult validates a result's structured content (as go-sdk decoded it: nil
+// when the result has none) against an output schema loaded by LoadOutput. The error
+// names where in the structured content the mismatch is, as a path from its top
+// ("price", "items[*].price"; "structuredContent" for the top itself) and what was
+// expected there, in at most a few hundred bytes. Nothing in it is escaped: it holds
+// the server's names, and whoever shows it escapes them.
+func (s Schema) CheckResult(structured any) error {
+	if s.Absent {
+		return nil
+	}
+	if s.Problem != nil {
+		return fmt.Errorf("the output schema cannot be checked: %w", s.Problem)
+	}
+	if structured == nil {
+		return ErrNoStructuredContent
+	}
+	// Validated as plain JSON values, whatever Go values the content arrived in.
+	b, err := json.Marshal(structured)
+	if err != nil {
+		return fmt.Errorf("the structured content cannot be read: %w", err)
+	}
+	var inst any
+	if err := json.Unmarshal(b, &inst); err != nil {
+		return fmt.Errorf("the structured content cannot be read: %w", err)
+	}
+	if inst == nil {
+		return ErrNoStructuredContent
+	}
+	if err := s.Full.Validate(inst); err != nil {
+		return errors.New(resultMismatch(err))
+	}
+	return nil
+}
+
+// typeWords reads jsonschema-go's type mismatch: `type: VALUE has type "GOT", want
+// "WANT"` (or `want one of "A, B"`); the value is not repeated.
+var typeWords = regexp.MustCompile(`^type: .* has type "(\w+)", want (?:one of )?"([\w, ]+)"$`)
+
+// requiredWords reads jsonschema-go's `required: missing properties: ["a" "b"]`.
+var requiredWords = regexp.MustCompile(`^required: missing properties: \[(.*)\]$`)
+
+// resultMismatch turns a jsonschema-go validation error into "PATH: WHAT WAS
+// EXPECTED". jsonschema-go names each schema it descended through by its JSON
+// pointer ("validating root: validating /properties/price: type: ..."); the path
+// in the content is read off those pointers (see contentPath).
+func resultMismatch(err error) string {
+	s := err.Error()
+	var ptrs []string
+	for strings.HasPrefix(s, "validating ") {
+		i := strings.Index(s, ": ")
+		if i < 0 {
+			break
+		}
+		ptrs = append(ptrs, s[len("validating "):i])
+		s = s[i+2:]
+	}
+	path := contentPath(ptrs)
+	what := strings.Join(strings.Fields(s), " ")
+	if m := typeWords.FindStringSubmatch(what); m != nil {
+		what = "expected " + strings.ReplaceAll(m[2], ", ", " or ") + ", got " + m[1]
+	} else if m := requiredWords.FindStringSubmatch(what); m != nil {
+		names := quotedList(m[1])
+		if len(names) > 0 {
+			path = join(path, names[0])
+			what = "required, but missing"
+			if len(names) > 1 {
+				what += fmt.Sprintf(" (and %d more required properties)", len(names)-1)
+			}
+		}
+	}
+	if path == "" {
+		path = "structuredContent"
+	}
+	return cut(cut(path, maxResultPath)+": "+what, maxResultWords)
+}
+
+// contentPath reads the path in the content from the schema pointers an error
+// descended through. A pointer that extends the one before it descended into the
+// content by the tokens it adds ("properties/NAME" is NAME, "items" an item of a
+// list, "prefixItems/N" item N, "additionalProperties" and "patternProperties/P"
+// another property); a pointer that does not (a $ref's target) moved within the
+// schema only. Applicators that stay on the same value (allOf, anyOf, $defs...) add
+// nothing.
+func contentPath(ptrs []string) string {
+	path, prev := "", ""
+	for _, p := range ptrs {
+		if p == "root" {
+			prev = ""
+			continue
+		}
+		rest, ok := strings.CutPrefix(p, prev)
+		prev = p
+		if !ok || !strings.HasPrefix(rest, "/") {
+			continue
+		}
+		toks := strings.Split(rest[1:], "/")
+		for i := 0; i < len(toks); i++ {
+			next := func() string {
+				if i+1 < len(toks) {
+					i++
+					return strings.ReplaceAll(strings.ReplaceAll(toks[i], "~1", "/"), "~0", "~")
+				}
+				return ""
+			}
+			switch toks[i] {
+			case "properties":
+				path = join(path, next())
+			case "prefixItems":
+				path += "[" + next() + "]"
+			case "items", "additionalItems", "unevaluatedItems", "contains":
+				path += "[*]"
+			case "additionalProperties", "unevaluatedProperties":
+				path = join(path, "*")
+			case "patternProperties":
+				next()
+				path = join(path, "*")
+			case "$defs", "definitions", "allOf", "anyOf", "oneOf", "dependentSchemas", "dependencies":
+				next()
+			}
+		}
+	}
+	return path
+}
+
+// join adds a property name to a path.
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// quotedList reads the Go-quoted strings of a list printed with %q.
+func quotedList(s string) []string {
+	var out []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			break
+		}
+		v, _ := strconv.Unquote(q)
+		out = append(out, v)
+		s = s[len(q):]
+	}
+	return out
+}
+
+// cut keeps at most n bytes of s, on a rune boundary, marking a cut with "…".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}

@@ -1,0 +1,84 @@
+package argcheck
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// CheckResult names where in the structured content a result goes wrong and what
+// was expected there, passes what the output schema allows, and refuses a result
+// without structured content and a schema it cannot check.
+func TestCheckResult_NamesThePath(t *testing.T) {
+	const item = `{"type":"object","properties":{"p":{"type":"number"}}}`
+	for _, tc := range []struct{ schema, content, want string }{
+		{`{"type":"object","properties":{"price":{"type":"number"}}}`, `{"price":12}`, ""},
+		{`{"type":"object","properties":{"price":{"type":"number"}}}`, `{"price":"12"}`, "price: expected number, got string"},
+		{`{"type":"object","properties":{"a":{"type":"object","properties":{"list":{"type":"array","items":` + item + `}}}}}`, `{"a":{"list":[{"p":1},{"p":"x"}]}}`, "a.list[*].p: expected number, got string"},
+		{`{"type":"object","$defs":{"I":` + item + `},"properties":{"it":{"$ref":"#/$defs/I"}}}`, `{"it":{"p":"x"}}`, "it.p: expected number, got string"},
+		{`{"type":"object","required":["price","q"]}`, `{}`, "price: required, but missing (and 1 more required properties)"},
+		{`{"type":"object","properties":{"a":{"type":"object","required":["price"]}}}`, `{"a":{}}`, "a.price: required, but missing"},
+		{`{"type":"object"}`, `[1]`, "structuredContent: expected object, got array"},
+		{`{"type":"array","prefixItems":[{"type":"string"}]}`, `[1]`, "[0]: expected string, got integer"},
+		{`{"type":"object","properties":{"n":{"type":["string","null"]}}}`, `{"n":1}`, "n: expected string or null, got integer"},
+		{`{"type":"object","additionalProperties":false}`, `{"x":1}`, `structuredContent: unexpected additional properties ["x"]`},
+		// an output schema may describe any value, not only an object
+		{`{"type":"array","items":{"type":"string"}}`, `["a","b"]`, ""},
+		{`true`, `3`, ""},
+		{`null`, `3`, ""},
+	} {
+		var content any
+		if err := json.Unmarshal([]byte(tc.content), &content); err != nil {
+			t.Fatal(err)
+		}
+		err := LoadOutput(json.RawMessage(tc.schema)).CheckResult(content)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("%s under %.50s: %v, want %q", tc.content, tc.schema, err, tc.want)
+		}
+	}
+
+	s := LoadOutput(json.RawMessage(`{"type":"object"}`))
+	if err := s.CheckResult(nil); !errors.Is(err, ErrNoStructuredContent) {
+		t.Errorf("no structured content: %v, want ErrNoStructuredContent", err)
+	}
+	if err := LoadOutput(json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`)).CheckResult(map[string]any{}); err == nil || !errors.Is(err, ErrExternalRef) {
+		t.Errorf("an output schema with an outside $ref: %v, want it refused (ErrExternalRef)", err)
+	}
+	if err := LoadOutput(json.RawMessage(`{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`)).CheckResult(map[string]any{}); err == nil || !strings.Contains(err.Error(), "loops") {
+		t.Errorf("an output schema whose $ref loops: %v, want it refused", err)
+	}
+
+	// The sentence is bounded, however long the server's names are.
+	long := strings.Repeat("n", 5000)
+	err := LoadOutput(json.RawMessage(`{"type":"object","properties":{"` + long + `":{"type":"number"}}}`)).CheckResult(map[string]any{long: "x"})
+	if err == nil || len(err.Error()) > maxResultWords+len("…") || !strings.Contains(err.Error(), "…: expected number, got string") {
+		t.Errorf("a long name: %.80q (%d bytes), want it cut, keeping what was expected", err, len(errText(err)))
+	}
+}
+
+// The cache keeps input and output schemas apart: the same bytes read as an input
+// schema check arguments, read as an output schema check a result.
+func TestCache_CheckResult(t *testing.T) {
+	var c Cache
+	schema := json.RawMessage(`{"type":"object","properties":{"price":{"type":"number"}}}`)
+	if err := c.CheckResult(schema, map[string]any{"price": "12"}); err == nil || err.Error() != "price: expected number, got string" {
+		t.Errorf("a string price: %v", err)
+	}
+	if err := c.Check(schema, []byte(`{"price":"12"}`)); err == nil || !strings.Contains(err.Error(), `field "price"`) {
+		t.Errorf("the same schema as an input schema: %v", err)
+	}
+	if err := c.CheckResult(schema, map[string]any{"price": 12.5}); err != nil {
+		t.Errorf("a number price: %v", err)
+	}
+	if len(c.in) != 1 || len(c.out) != 1 {
+		t.Errorf("the cache holds %d input and %d output schemas, want 1 and 1", len(c.in), len(c.out))
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/screens/activity"
+	"github.com/airlock-mcp/airlock/ui/theme"
+)
+
+// The Activity's record of a call whose result did not match the tool's output
+// schema says so with the session's error, beside what the server sent, and never
+// as a valid result.
+func TestActivity_ResultInvalidShowsTheError(t *testing.T) {
+	st := theme.New(true, true)
+	const why = "calling shop__quote: the server's result does not match its output schema: price: expected number, got string"
+	call := model.CallFinished{
+		CallID: "c3", Client: "agent", Context: "token:default", Server: "shop", Tool: "quote", Tier: "read",
+		Args: []byte(`{}`), Decision: "allow", DecidedBy: string(trust.DecidedByPolicy), Outcome: "result-invalid", Err: why, At: time.Now(),
+		Result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "quote ran"}}, StructuredContent: map[string]any{"price": "12"}},
+	}
+	e := activity.Entry{At: call.At, Call: call}
+	got := strings.Join(strings.Fields(ansi.Strip(e.RecordContent(&st, 100))), " ")
+	for _, want := range []string{"✗ result invalid", "✗ RESULT INVALID", "quote ran", `"price": "12"`, "✗ does NOT match the tool's output schema", "its output schema: price: expected number"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the record lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "✓") {
+		t.Errorf("the record reads as valid somewhere:\n%s", got)
+	}
+}
+
+// The person's call of a tool whose result does not match its output schema ends on
+// the result screen with the session's error and a status line that says so, never
+// as a call that returned.
+func TestCall_ResultInvalidSaysSo(t *testing.T) {
+	shop := sessiontest.NewUpstream("shop")
+	shop.AddStructured("quote", sessiontest.PriceSchema, `{"price":"12"}`)
+	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("shop", trust.Trusted)), session.Options{},
+		map[string]*sessiontest.Upstream{"shop": shop})
+	h := newHarnessFor(t, m, 100, 30, false, Options{Title: "shop"})
+	tool := sessiontest.MustTool(t, m, "shop", "quote")
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "shop", Tool: "quote"})
+	h.m.call.Begin(h.m.call.Gen+1, tool, nil, fixedNow, func() {})
+	h.m.callDone(callDoneMsg{gen: h.m.call.Gen, outcome: out, err: err})
+	if !strings.Contains(h.m.status, "does not match its output schema") {
+		t.Errorf("the status line says %q", h.m.status)
+	}
+	got := strings.Join(strings.Fields(ansi.Strip(h.m.result.VP.View())), " ")
+	if !strings.Contains(got, "✗ RESULT INVALID") || strings.Contains(got, "✓") {
+		t.Errorf("the result screen:\n%s", got)
+	}
+}
