@@ -116,19 +116,6 @@ func redactedMarker(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(`"[redacted sha256:` + hex.EncodeToString(sum[:]) + `]"`)
 }
 
-// secretShapes are value patterns that are secrets wherever they appear.
-var secretShapes = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})` +
-		`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
-		`|\bgithub_pat_[A-Za-z0-9_]{20,}` +
-		`|\bsk-[A-Za-z0-9_-]{16,}` +
-		`|\bxox[abprsoe]-[A-Za-z0-9-]{10,}` +
-		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
-		`|-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----` +
-		`|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}` +
-		`|://[^/\s:@]+:[^/\s@]+@`)
-})
-
 // assignment finds NAME=value and NAME: value (in prose, shell, JSON, URL queries),
 // whose NAME is then checked whole. Only the value's first character is consumed, so
 // that "https://host/?token=…" also yields token.
@@ -138,7 +125,7 @@ var assignment = sync.OnceValue(func() *regexp.Regexp {
 
 // shaped reports whether a string holds a secret shape anywhere (Audit.Value).
 func shaped(s string) bool {
-	if secretShapes().MatchString(s) {
+	if holdsShape([]byte(s)) {
 		return true
 	}
 	for _, m := range assignment().FindAllStringSubmatch(s, -1) {
