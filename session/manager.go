@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,6 +146,8 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	eo := approval.Options{Approver: opts.Approver, Events: m.events.push, Timeout: cfg.ApprovalTimeout, Now: opts.Now,
 		Limits: cfg.Limits.WithDefaults(), RulesFile: opts.RulesFile, RulesChanged: m.rulesChanged}
+	known := knownSecrets(cfg.Servers, os.LookupEnv)
+	eo.Secrets = func() []secrets.Known { return known }
 	if !opts.MemoryTaint {
 		eo.StateDir = cfg.StateDir
 	}
