@@ -84,7 +84,7 @@ func TestSecretArgs_AllowedExfiltrationAsks(t *testing.T) {
 // and a vault server whose env holds API_KEY. send is labelled exfiltration (closed
 // world, so its results do not taint, and not destructive, so it can be granted for
 // a context) and configured as sendCfg; save can carry nothing out and is allowed.
-func secretMail(t *testing.T, sendCfg config.Tool) (*session.Manager, *sessiontest.Upstream) {
+func secretMail(t *testing.T, sendCfg config.Tool, opts session.Options) (*session.Manager, *sessiontest.Upstream) {
 	t.Helper()
 	mail := sessiontest.NewUpstream("mail")
 	mail.Add("send", "Send a message.", sessiontest.WriteHints())
@@ -98,13 +98,13 @@ func secretMail(t *testing.T, sendCfg config.Tool) (*session.Manager, *sessionte
 	sendCfg.Labels = []trust.Leg{trust.LegExfiltration}
 	mcfg.Tools = map[string]config.Tool{"send": sendCfg, "save": {Policy: trust.Allow}}
 	cfg := sessiontest.NewConfig(mcfg, vcfg)
-	return sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"mail": mail, "vault": vault}), mail
+	return sessiontest.StartUpstreams(t, cfg, opts, map[string]*sessiontest.Upstream{"mail": mail, "vault": vault}), mail
 }
 
 // A grant for the context does not bypass the secret check, nor does an allow rule.
 func TestSecretArgs_GrantAndAllowRuleStillAsk(t *testing.T) {
 	t.Run("grant", func(t *testing.T) {
-		m, mail := secretMail(t, config.Tool{})
+		m, mail := secretMail(t, config.Tool{}, session.Options{})
 		a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowForContext}, model.Response{Answer: model.Deny})
 		ctx := context.Background()
 		send := func(args string) error {
@@ -139,7 +139,7 @@ func TestSecretArgs_GrantAndAllowRuleStillAsk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _ := secretMail(t, config.Tool{Rules: []trust.Rule{allow}})
+		m, _ := secretMail(t, config.Tool{Rules: []trust.Rule{allow}}, session.Options{})
 		a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
 		ctx := context.Background()
 		if out, err := m.Call(ctx, model.CallRequest{Context: "agent-r", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"to":"a@example.com","body":"hi"}`)}); err != nil || out.Verdict.By != trust.DecidedByRule {
@@ -155,10 +155,12 @@ func TestSecretArgs_GrantAndAllowRuleStillAsk(t *testing.T) {
 // A value equal to another server's configured env value asks, naming the variable
 // and its server, never the value; a value shorter than 8 bytes is not looked for;
 // a tool that cannot carry data out is never checked; and the last check before
-// forwarding gives the same verdict for the same arguments.
+// forwarding gives the same verdict for the same arguments. The value never reaches
+// the error or the audit log.
 func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 	t.Setenv("AIRLOCK_TEST_INHERITED", "inherited-value-42")
-	m, mail := secretMail(t, config.Tool{Policy: trust.Allow})
+	log, path := sessiontest.OpenAuditLog(t)
+	m, mail := secretMail(t, config.Tool{Policy: trust.Allow}, session.Options{Audit: log})
 	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny}, model.Response{Answer: model.Deny})
 	ctx := context.Background()
 	call := func(tool, args string) (*session.Outcome, error) {
@@ -169,6 +171,12 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 	wantSecretAsk(t, asked(t, a), sentence)
 	if d := sessiontest.Denied(t, err); strings.Contains(d.Error(), "abcd1234efgh") {
 		t.Errorf("the error holds the value: %v", d)
+	}
+	// The audit log redacts the value in the arguments too, and its reason names
+	// the variable only.
+	r := decisionOf(t, path, "agent-e", "send")
+	if raw, _ := json.Marshal(r); strings.Contains(string(raw), "abcd1234efgh") || !strings.HasPrefix(r.Reason, sentence+"; ") {
+		t.Errorf("the audit record is %s", raw)
 	}
 	if v, _ := m.Engine().DecideCall("agent-e", sessiontest.MustTool(t, m, "mail", "send"), []byte(`{"body":"the key is abcd1234efgh"}`), false); v.Action != trust.Ask || v.By != trust.DecidedBySecret {
 		t.Errorf("deciding the same arguments again: %+v", v)
