@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
@@ -18,18 +17,6 @@ const ghToken = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 
 // secretArgs are a mail's arguments whose body holds a GitHub token.
 var secretArgs = `{"to":"a@example.com","subject":"s","body":"here is my key ` + ghToken + `"}`
-
-// asked is the next question a asks, failing the test when none comes.
-func asked(t *testing.T, a *sessiontest.Answerer) *model.Pending {
-	t.Helper()
-	select {
-	case p := <-a.Seen:
-		return p
-	case <-time.After(10 * time.Second):
-		t.Fatal("nobody was asked")
-		return nil
-	}
-}
 
 // wantSecretAsk checks that a question asked because of a secret names it, shows the
 // arguments masked and never the token in what it says.
@@ -62,7 +49,7 @@ func TestSecretArgs_AllowedExfiltrationAsks(t *testing.T) {
 		t.Fatal(err)
 	}
 	const sentence = "body holds something shaped like a GitHub token"
-	p := asked(t, a)
+	p := <-a.Seen
 	wantSecretAsk(t, p, sentence)
 	if !strings.Contains(string(p.ArgsMasked), "ghp_…(40 chars)") {
 		t.Errorf("masked arguments %s, want the token shown as ghp_…(40 chars)", p.ArgsMasked)
@@ -114,13 +101,13 @@ func TestSecretArgs_GrantAndAllowRuleStillAsk(t *testing.T) {
 		if err := send(`{"body":"hello"}`); err != nil {
 			t.Fatal(err)
 		}
-		asked(t, a)
+		<-a.Seen
 		if err := send(`{"body":"hello again"}`); err != nil {
 			t.Fatal(err)
 		}
 		sessiontest.NoAsk(t, a) // the grant allows a clean call
 		err := send(`{"body":"` + ghToken + `"}`)
-		p := asked(t, a)
+		p := <-a.Seen
 		wantSecretAsk(t, p, "body holds something shaped like a GitHub token")
 		if !strings.Contains(strings.Join(p.Verdict.Reasons, " "), trust.ReasonGranted) {
 			t.Errorf("reasons %q do not say the grant would have allowed it", p.Verdict.Reasons)
@@ -131,14 +118,7 @@ func TestSecretArgs_GrantAndAllowRuleStillAsk(t *testing.T) {
 		}
 	})
 	t.Run("allow rule", func(t *testing.T) {
-		cond, err := trust.NewCond("to", trust.MatchEquals, "a@example.com", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		allow, err := trust.NewRule("servers.mail.tools.send.rules[0]", trust.Allow, "", []trust.Cond{cond})
-		if err != nil {
-			t.Fatal(err)
-		}
+		allow := sessiontest.PathRule(t, "servers.mail.tools.send.rules[0]", trust.Allow, "", map[string][2]any{"to": {trust.MatchEquals, "a@example.com"}})
 		m, _ := secretMail(t, config.Tool{Rules: []trust.Rule{allow}}, session.Options{})
 		a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
 		ctx := context.Background()
@@ -146,8 +126,8 @@ func TestSecretArgs_GrantAndAllowRuleStillAsk(t *testing.T) {
 			t.Fatalf("a clean call the rule allows: %v %+v", err, out)
 		}
 		sessiontest.NoAsk(t, a)
-		_, err = m.Call(ctx, model.CallRequest{Context: "agent-r", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"to":"a@example.com","body":"` + ghToken + `"}`)})
-		wantSecretAsk(t, asked(t, a), "body holds something shaped like a GitHub token")
+		_, err := m.Call(ctx, model.CallRequest{Context: "agent-r", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"to":"a@example.com","body":"` + ghToken + `"}`)})
+		wantSecretAsk(t, <-a.Seen, "body holds something shaped like a GitHub token")
 		sessiontest.Denied(t, err)
 	})
 }
@@ -168,7 +148,7 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 	}
 	_, err := call("send", `{"body":"the key is abcd1234efgh"}`)
 	const sentence = "body holds the value of API_KEY that airlock passes to server vault"
-	wantSecretAsk(t, asked(t, a), sentence)
+	wantSecretAsk(t, <-a.Seen, sentence)
 	if d := sessiontest.Denied(t, err); strings.Contains(d.Error(), "abcd1234efgh") {
 		t.Errorf("the error holds the value: %v", d)
 	}
@@ -182,7 +162,7 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 		t.Errorf("deciding the same arguments again: %+v", v)
 	}
 	_, err = call("send", `{"items":["x","inherited-value-42"]}`)
-	wantSecretAsk(t, asked(t, a), "items[1] holds the value of AIRLOCK_TEST_INHERITED that airlock passes to server vault")
+	wantSecretAsk(t, <-a.Seen, "items[1] holds the value of AIRLOCK_TEST_INHERITED that airlock passes to server vault")
 	sessiontest.Denied(t, err)
 	if out, err := call("send", `{"body":"tiny"}`); err != nil || out.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("a short env value: %v %+v, want allowed by policy", err, out)

@@ -295,60 +295,53 @@ func (w *walker) value(i, depth int) (int, string) {
 	return i, ""
 }
 
+// object reads the members of the object whose '{' is just before b[i].
 func (w *walker) object(i, depth int) (int, string) {
-	b := w.b
-	i = jsonlex.Space(b, i)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, ""
-	}
-	for !w.done {
+	return w.container(i, depth, '}', func(i, _ int) (int, seg, string) {
+		b := w.b
 		if i >= len(b) || b[i] != '"' {
-			return i, "invalid JSON"
+			return i, seg{}, "invalid JSON"
 		}
 		start := i
 		var e jsonlex.Err
 		w.buf, i, e = jsonlex.AppendString(w.buf[:0], b, i)
 		if e != jsonlex.OK {
-			return i, "invalid JSON"
+			return i, seg{}, "invalid JSON"
 		}
 		hidden := len(w.find(w.buf)) > 0
 		if !w.visit(w.buf, true, start, i) {
 			w.done = true
-			return i, ""
+			return i, seg{}, ""
 		}
 		i = jsonlex.Space(b, i)
 		if i >= len(b) || b[i] != ':' {
-			return i, "invalid JSON"
+			return i, seg{}, "invalid JSON"
 		}
-		w.stack = append(w.stack, seg{keyStart: start, keyEnd: i, isKey: true, hidden: hidden})
-		var why string
-		i, why = w.value(i+1, depth+1)
-		w.stack = w.stack[:len(w.stack)-1]
-		if why != "" || w.done {
-			return i, why
-		}
-		i = jsonlex.Space(b, i)
-		switch {
-		case i < len(b) && b[i] == ',':
-			i = jsonlex.Space(b, i+1)
-		case i < len(b) && b[i] == '}':
-			return i + 1, ""
-		default:
-			return i, "invalid JSON"
-		}
-	}
-	return i, ""
+		return i + 1, seg{keyStart: start, keyEnd: i, isKey: true, hidden: hidden}, ""
+	})
 }
 
+// array reads the elements of the array whose '[' is just before b[i].
 func (w *walker) array(i, depth int) (int, string) {
+	return w.container(i, depth, ']', func(i, n int) (int, seg, string) { return i, seg{index: n}, "" })
+}
+
+// container reads the members of an object or an array up to its closing byte:
+// member reads what comes before the nth value (an object's key and ':') and
+// returns where the value starts and the step of the path to it.
+func (w *walker) container(i, depth int, closing byte, member func(i, n int) (int, seg, string)) (int, string) {
 	b := w.b
 	i = jsonlex.Space(b, i)
-	if i < len(b) && b[i] == ']' {
+	if i < len(b) && b[i] == closing {
 		return i + 1, ""
 	}
 	for n := 0; !w.done; n++ {
-		w.stack = append(w.stack, seg{index: n})
+		var step seg
 		var why string
+		if i, step, why = member(i, n); why != "" || w.done {
+			return i, why
+		}
+		w.stack = append(w.stack, step)
 		i, why = w.value(i, depth+1)
 		w.stack = w.stack[:len(w.stack)-1]
 		if why != "" || w.done {
@@ -357,8 +350,8 @@ func (w *walker) array(i, depth int) (int, string) {
 		i = jsonlex.Space(b, i)
 		switch {
 		case i < len(b) && b[i] == ',':
-			i++
-		case i < len(b) && b[i] == ']':
+			i = jsonlex.Space(b, i+1)
+		case i < len(b) && b[i] == closing:
 			return i + 1, ""
 		default:
 			return i, "invalid JSON"
