@@ -85,15 +85,17 @@ func Sentence(fs []Finding) string {
 }
 
 // Find reports the secrets in a call's arguments (JSON): any string value or key
-// name, at any depth up to trust.MaxArgsDepth, that holds a secret shape (the
-// shapes the audit log redacts, each named) or the value of a Known of at least
-// MinKnown bytes (a shorter one is never looked for). A secret inside a longer string
-// counts. Findings come in the order of the arguments, at most MaxFindings; each
-// names its argument by its path. Arguments that cannot be read to the end (invalid,
-// or too deep) are one Unchecked finding: nothing unread passes as clean.
+// name, at any depth up to trust.MaxArgsDepth, that holds a secret shape (the table
+// of shapes the audit log redacts, each named; not the log's NAME=value
+// assignments, which in a message are too often prose) or the value of a Known of
+// at least MinKnown bytes (a shorter one is never looked for). A secret inside a
+// longer string counts. Findings come in the order of the arguments, at most
+// MaxFindings; each names its argument by its path. Arguments that cannot be read to
+// the end (invalid, or too deep) are one Unchecked finding: nothing unread passes as
+// clean.
 //
-// Its work is linear in the size of args (one pass of the shapes' expression over
-// each string, and one search per Known).
+// Its work is linear in the size of args: one scan of each string (shapes.go: an
+// expression runs only where a shape's literal stands), and one search per Known.
 func Find(args json.RawMessage, known []Known) []Finding {
 	w := walker{b: args, known: usable(known)}
 	var out []Finding
