@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/secrets"
 	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
@@ -173,6 +174,35 @@ func (m *Manager) StateFileProblems() []string {
 	}
 	if err := m.engine.RulesProblem(); err != nil {
 		out = append(out, err.Error())
+	}
+	return out
+}
+
+// knownSecrets are the values of the environment variables airlock passes to its
+// servers, of every server (a token for one server sent to another's tool is the
+// leak): each server's env table, and the inherit_env variables set in airlock's own
+// environment now (lookup), skipped where the server's start skips them (a shell
+// function). Each is named by its variable and server, never its value. Find does
+// not look for a value shorter than secrets.MinKnown.
+func knownSecrets(servers []config.Server, lookup func(string) (string, bool)) []secrets.Known {
+	var out []secrets.Known
+	add := func(server, name, value string) {
+		if value != "" {
+			out = append(out, secrets.Known{Name: "the value of " + name + " that airlock passes to server " + server, Value: value})
+		}
+	}
+	for _, s := range servers {
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			add(s.Name, k, s.Env[k])
+		}
+		for _, k := range s.InheritEnv {
+			if _, set := s.Env[k]; set {
+				continue // the env table wins
+			}
+			if v, ok := lookup(k); ok && !strings.HasPrefix(v, "()") {
+				add(s.Name, k, v)
+			}
+		}
 	}
 	return out
 }

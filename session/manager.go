@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,6 +117,11 @@ type Manager struct {
 	builds  atomic.Int64 // snapshots built (for tests)
 
 	closeOnce sync.Once
+
+	// known are the values of the environment variables airlock passes to its
+	// servers (knownSecrets): calls that send one ask, and the audit log redacts
+	// them. Set once by New.
+	known []secrets.Known
 }
 
 // New builds a Manager for cfg. It connects nothing until Start.
@@ -146,6 +152,8 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	eo := approval.Options{Approver: opts.Approver, Events: m.events.push, Timeout: cfg.ApprovalTimeout, Now: opts.Now,
 		Limits: cfg.Limits.WithDefaults(), RulesFile: opts.RulesFile, RulesChanged: m.rulesChanged}
+	m.known = knownSecrets(cfg.Servers, os.LookupEnv)
+	eo.Secrets = func() []secrets.Known { return m.known }
 	if !opts.MemoryTaint {
 		eo.StateDir = cfg.StateDir
 	}
@@ -674,7 +682,7 @@ func (m *Manager) auditBase(callID string, req model.CallRequest, tool model.Too
 		Served:     servedName(req),
 		Tier:       tool.Class.Tier.String(),
 		ArgsSHA256: trust.ArgsSHA256(req.Args),
-		Args:       secrets.Redact(req.Args),
+		Args:       secrets.RedactWith(req.Args, m.known),
 	}
 }
 

@@ -53,6 +53,11 @@ const (
 	// DecidedByTaint marks a Verdict whose Ask comes from taint (Decide's rule 2); it
 	// is never the final decider written to the audit log.
 	DecidedByTaint DecidedBy = "taint"
+	// DecidedBySecret marks a Verdict whose Ask comes from a secret found in the
+	// arguments of a call to a tool that can carry data out (the exfiltration leg):
+	// a policy, a rule or a grant would have allowed it. Like DecidedByTaint it is
+	// never the final decider written to the audit log: the person's answer is.
+	DecidedBySecret DecidedBy = "secret"
 	// DecidedByUser is the name DecidedByPerson had before the values were exact;
 	// new code says DecidedByPerson (or DecidedByGrant for a standing grant).
 	DecidedByUser = DecidedByPerson

@@ -102,7 +102,8 @@ func screenKeys(t testing.TB) []string {
 
 // TestAllowKeys_NoneIsAScreenKey: the keys that move focus onto an allow button,
 // accept or clear, and the chord that allows, are keys no screen behind a question
-// binds. A person navigating the screen never types them.
+// binds. A person navigating the screen never types them. Nor the key that shows a
+// call's secrets as sent: navigating never puts one on screen.
 func TestAllowKeys_NoneIsAScreenKey(t *testing.T) {
 	screen := map[string]bool{}
 	for _, k := range screenKeys(t) {
@@ -116,6 +117,7 @@ func TestAllowKeys_NoneIsAScreenKey(t *testing.T) {
 		{"approval: next button", dk.Next},
 		{"approval: previous button", dk.Prev},
 		{"approval: allow chord", dk.Confirm},
+		{"approval: reveal the secrets", dk.Reveal},
 		{"accept: move", question.AcceptKeyMap().Next},
 		{"accept: chord", question.AcceptKeyMap().Confirm},
 		{"clear taint: move", question.ClearTaintKeyMap().Next},

@@ -70,12 +70,28 @@ type Pending struct {
 	// Rule is the argument rule that matched this call (nil when none): the ask rule
 	// that made it ask, or the allow rule that taint overrode (its sentence is among
 	// Verdict.Reasons).
-	Rule       *trust.Rule
-	Taint      trust.Taint
+	Rule  *trust.Rule
+	Taint trust.Taint
+	// Secrets are the secrets found in the arguments of a call to a tool that can
+	// carry data out (what made it ask when Verdict.By is trust.DecidedBySecret);
+	// ArgsMasked is then Request.Args with each of them masked ("ghp_…(40 chars)"),
+	// what a question shows until the person reveals them. Both are empty when
+	// nothing was found.
+	Secrets    []SecretFinding
+	ArgsMasked json.RawMessage
 	ArgsSHA256 string
 	Created    time.Time
 	// Deadline is when the call is denied if nobody answers.
 	Deadline time.Time
+}
+
+// SecretFinding is one secret found in a call's arguments, without its value.
+type SecretFinding struct {
+	// Path names the argument (body, headers.Authorization, items[2]).
+	Path string
+	// Sentence says what it holds: "body holds something shaped like a GitHub
+	// token".
+	Sentence string
 }
 
 // Status is a server connection's state.

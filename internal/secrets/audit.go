@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/airlock-mcp/airlock/trust"
@@ -24,18 +26,31 @@ import (
 // bytes, or, for a secret key whose value is not a string, of the value's JSON text as
 // sent. The log so still proves what was sent without holding it. Invalid JSON is
 // replaced whole: the log never holds arguments it could not read.
-func Redact(args json.RawMessage) json.RawMessage {
-	out, ok := redactRaw(args, 0)
+func Redact(args json.RawMessage) json.RawMessage { return RedactWith(args, nil) }
+
+// RedactWith is Redact that also redacts any string value (or key name) holding the
+// value of a Known of at least MinKnown bytes, as Find finds them.
+func RedactWith(args json.RawMessage, known []Known) json.RawMessage {
+	r := redactor{known: usable(known)}
+	out, ok := r.redactRaw(args, 0)
 	if !ok {
 		return json.RawMessage(`"[unparseable arguments redacted]"`)
 	}
 	return out
 }
 
+// redactor redacts the secret shapes and the values of known.
+type redactor struct{ known []Known }
+
+// secret reports whether s holds a secret shape or a known value.
+func (r redactor) secret(s string) bool {
+	return shaped(s) || slices.ContainsFunc(r.known, func(k Known) bool { return strings.Contains(s, k.Value) })
+}
+
 // redactRaw redacts raw at nesting depth; each level parses its subtree again, so
 // the depth is bounded by trust.MaxArgsDepth (what Manager.Call lets through): the
 // work is at most that many times the size of the arguments.
-func redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bool) {
+func (r redactor) redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || depth > trust.MaxArgsDepth {
 		return nil, false
@@ -48,7 +63,7 @@ func redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bool) {
 		}
 		out := make(map[string]json.RawMessage, len(obj))
 		for k, v := range obj {
-			if shaped(k) {
+			if r.secret(k) {
 				// a secret sent as a key name: the key is replaced by its hash
 				sum := sha256.Sum256([]byte(k))
 				k = "[redacted sha256:" + hex.EncodeToString(sum[:]) + "]"
@@ -57,11 +72,11 @@ func redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bool) {
 				out[k] = redactedMarker(v)
 				continue
 			}
-			r, ok := redactRaw(v, depth+1)
+			red, ok := r.redactRaw(v, depth+1)
 			if !ok {
 				return nil, false
 			}
-			out[k] = r
+			out[k] = red
 		}
 		return marshalRaw(out)
 	case '[':
@@ -70,11 +85,11 @@ func redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bool) {
 			return nil, false
 		}
 		for i, v := range arr {
-			r, ok := redactRaw(v, depth+1)
+			red, ok := r.redactRaw(v, depth+1)
 			if !ok {
 				return nil, false
 			}
-			arr[i] = r
+			arr[i] = red
 		}
 		return marshalRaw(arr)
 	case '"':
@@ -82,7 +97,7 @@ func redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bool) {
 		if json.Unmarshal(raw, &s) != nil {
 			return nil, false
 		}
-		if shaped(s) {
+		if r.secret(s) {
 			return redactedMarker(raw), true
 		}
 		return raw, true
@@ -116,19 +131,6 @@ func redactedMarker(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(`"[redacted sha256:` + hex.EncodeToString(sum[:]) + `]"`)
 }
 
-// secretShapes are value patterns that are secrets wherever they appear.
-var secretShapes = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})` +
-		`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
-		`|\bgithub_pat_[A-Za-z0-9_]{20,}` +
-		`|\bsk-[A-Za-z0-9_-]{16,}` +
-		`|\bxox[abprsoe]-[A-Za-z0-9-]{10,}` +
-		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
-		`|-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----` +
-		`|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}` +
-		`|://[^/\s:@]+:[^/\s@]+@`)
-})
-
 // assignment finds NAME=value and NAME: value (in prose, shell, JSON, URL queries),
 // whose NAME is then checked whole. Only the value's first character is consumed, so
 // that "https://host/?token=…" also yields token.
@@ -138,7 +140,7 @@ var assignment = sync.OnceValue(func() *regexp.Regexp {
 
 // shaped reports whether a string holds a secret shape anywhere (Audit.Value).
 func shaped(s string) bool {
-	if secretShapes().MatchString(s) {
+	if holdsShape([]byte(s)) {
 		return true
 	}
 	for _, m := range assignment().FindAllStringSubmatch(s, -1) {

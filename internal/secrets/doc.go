@@ -40,6 +40,12 @@
 // The two splitters differ in one place, kept as each had it: Audit also splits where
 // a capital follows a digit (s3Key: s3, key), Import does not (s3key).
 //
+// Find reads a call's arguments for what would leak through a tool that can carry
+// data out: the same table of shapes the audit log redacts (shapes.go), each with a
+// name a question can say, and the values airlock knows to be secrets (Known: the
+// environment it passes to its servers). Mask hides them for display, keeping only a
+// shape's published prefix and the length. Both read the arguments once.
+//
 // Invariants: nothing here does I/O, keeps state or starts goroutines; every function
 // is safe for concurrent use.
 package secrets

@@ -120,3 +120,13 @@ func TestAuditRedact_DepthBounded(t *testing.T) {
 		t.Errorf("arguments within the depth changed: %.80s", got)
 	}
 }
+
+// RedactWith also redacts the values of the Knowns, inside a longer string or as a
+// key name, and never one shorter than MinKnown.
+func TestRedactWith_KnownValues(t *testing.T) {
+	known := []secrets.Known{{Name: "API_KEY", Value: "abcd1234efgh"}, {Name: "SHORT", Value: "tiny"}}
+	got := string(secrets.RedactWith(json.RawMessage(`{"body":"key abcd1234efgh","abcd1234efgh":1,"n":"tiny"}`), known))
+	if strings.Contains(got, "abcd1234efgh") || !strings.Contains(got, sha("key abcd1234efgh")) || !strings.Contains(got, `"n":"tiny"`) {
+		t.Errorf("got %s", got)
+	}
+}

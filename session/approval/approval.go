@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/secrets"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -65,6 +66,8 @@ type Engine struct {
 	seen map[string]time.Time
 	// ruleLast is when each rule of ruleHits last matched.
 	ruleLast map[string]time.Time
+	// known are the secrets known by their value (nil: none).
+	known func() []secrets.Known
 }
 
 func (e *Engine) SetRulesOff(off map[string]trust.Ref) {
@@ -164,6 +167,12 @@ type Options struct {
 	// RulesChanged is told which server's tool a remembered rule was saved or
 	// revoked for in this process (nil: nobody).
 	RulesChanged func(server string)
+	// Secrets are the secrets known by their value (the values of the environment
+	// variables airlock passes to its servers): a call to a tool that can carry data
+	// out whose arguments hold one asks, as one that holds a secret shape does (nil:
+	// only shapes are looked for). The values never reach an error, an event or a
+	// log: only the Known's name is ever shown.
+	Secrets func() []secrets.Known
 }
 
 // New is an Engine made with o.
@@ -180,6 +189,7 @@ func New(o Options) *Engine {
 	e.rulesChanged = o.RulesChanged
 	e.store = openTaintStore(o.StateDir)
 	e.record = o.Record
+	e.known = o.Secrets
 	return e
 }
 
@@ -239,6 +249,15 @@ func (e *Engine) Decide(ctxName string, tool model.ToolInfo) trust.Verdict {
 // (trust.DecideRules). local says the server runs on this machine, so paths are
 // also compared with their links resolved. rule is the rule that matched (nil: none).
 func (e *Engine) DecideCall(ctxName string, tool model.ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
+	v, rule, _ = e.decideCall(ctxName, tool, args, local)
+	return v, rule
+}
+
+// decideCall is DecideCall with the secrets found in the arguments (nil when the
+// tool cannot carry data out, or none were found). A call that would run unasked
+// and holds one asks (trust.DecidedBySecret), whatever the policy, a rule or a
+// grant say; a denial stays a denial.
+func (e *Engine) decideCall(ctxName string, tool model.ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule, found []secrets.Finding) {
 	sets, lists := []*trust.RuleSet{tool.RuleSet}, [][]trust.Rule{tool.Rules}
 	if tool.RuleSet == nil && len(tool.Rules) > 0 { // a model.ToolInfo not built by a listing
 		sets[0] = trust.NewRuleSet(tool.Rules)
@@ -285,7 +304,45 @@ func (e *Engine) DecideCall(ctxName string, tool model.ToolInfo, args []byte, lo
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}
-	return v, rule
+	if v.Action != trust.Deny {
+		if found = e.secretsIn(tool, args); len(found) > 0 {
+			v = askForSecrets(v, found)
+		}
+	}
+	return v, rule, found
+}
+
+// secretsIn finds the secrets in the arguments of a call to a tool that can carry
+// data out (trust.LegExfiltration); any other tool's arguments are not read.
+func (e *Engine) secretsIn(tool model.ToolInfo, args []byte) []secrets.Finding {
+	if !tool.Class.Has(trust.LegExfiltration) {
+		return nil
+	}
+	return secrets.Find(args, e.knownSecrets())
+}
+
+// knownSecrets are the secrets known by their value (nil: none).
+func (e *Engine) knownSecrets() []secrets.Known {
+	if e.known == nil {
+		return nil
+	}
+	return e.known()
+}
+
+// askForSecrets turns a verdict that allows into a question whose first reason
+// names the secrets found; a verdict that already asks keeps the sentence that made
+// it ask first (taint's, a rule's) and says the secrets next.
+func askForSecrets(v trust.Verdict, found []secrets.Finding) trust.Verdict {
+	why := secrets.Sentence(found)
+	if v.Action == trust.Allow {
+		return trust.Verdict{Action: trust.Ask, By: trust.DecidedBySecret, Reasons: slices.Insert(slices.Clone(v.Reasons), 0, why)}
+	}
+	at := 0
+	if len(v.Reasons) > 0 && (v.By == trust.DecidedByTaint || v.By == trust.DecidedByRule) {
+		at = 1
+	}
+	v.Reasons = slices.Insert(slices.Clone(v.Reasons), at, why)
+	return v
 }
 
 // Taint returns the taint of a context (zero when clean).
@@ -371,7 +428,7 @@ func (d Decision) Because(ending string) []string {
 const maxSubjectShown = 256
 
 // askedBecause is the sentence that made the call ask: the taint of its context, the
-// rule that asks, or the policy (the last of the classification's reasons, c, is the
+// rule that asks, the secrets in its arguments, or the policy (the last of the classification's reasons, c, is the
 // policy's).
 func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []string) string {
 	switch {
@@ -394,6 +451,8 @@ func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []stri
 		return s + ")"
 	case v.By == trust.DecidedByRule && rule != nil:
 		return "asked because " + rule.Sentence()
+	case v.By == trust.DecidedBySecret && len(v.Reasons) > 0:
+		return "asked because " + v.Reasons[0]
 	case v.By != trust.DecidedByTaint && len(c) > 0:
 		return "asked because " + c[len(c)-1]
 	case len(v.Reasons) > 0:
@@ -407,7 +466,7 @@ func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []stri
 // err is the caller's ctx error when the caller withdrew the call (model.ErrAgentGone when
 // its agent went away).
 func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallRequest, tool model.ToolInfo, local bool) (d Decision, err error) {
-	v, rule := e.DecideCall(req.Context, tool, req.Args, local)
+	v, rule, found := e.decideCall(req.Context, tool, req.Args, local)
 	if rule != nil && !rule.Broken {
 		// Counted here, once per call: the check just before forwarding decides
 		// again, and that is not a second match.
@@ -462,9 +521,13 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 		Verdict:     v,
 		Rule:        rule,
 		Taint:       shown,
+		Secrets:     secretFindings(found),
 		ArgsSHA256:  trust.ArgsSHA256(req.Args),
 		Created:     now,
 		Deadline:    now.Add(e.timeout),
+	}
+	if len(found) > 0 {
+		p.ArgsMasked = secrets.Mask(req.Args, e.knownSecrets())
 	}
 	d = Decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
@@ -530,6 +593,15 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 	d.Verdict = trust.Verdict{Action: trust.Deny, By: by, Reasons: append(v.Reasons, why)}
 	d.PersonReason = resp.Reason
 	return d, nil
+}
+
+// secretFindings are the findings as a question shows them (nil for none).
+func secretFindings(found []secrets.Finding) []model.SecretFinding {
+	var out []model.SecretFinding
+	for _, f := range found {
+		out = append(out, model.SecretFinding{Path: f.Path, Sentence: f.Sentence()})
+	}
+	return out
 }
 
 // noContextGrant is why an answer that allows a destructive tool for a context

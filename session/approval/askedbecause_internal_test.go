@@ -9,7 +9,8 @@ import (
 )
 
 // The sentence that made a call ask, kept first by every ending no person decided:
-// the taint the question showed, the rule that asked, or the policy (the last of the
+// the taint the question showed, the rule that asked, the secrets in the arguments,
+// or the policy (the last of the
 // classification's reasons, whatever sentences the verdict appended after it).
 func TestAskedBecause(t *testing.T) {
 	policy := []string{"server mail is trusted: its hints are used", "tier write: policy ask"}
@@ -35,6 +36,8 @@ func TestAskedBecause(t *testing.T) {
 			`asked because the context is tainted by docs__resources/read (resource "file:///a b")`},
 		{"an ask rule", trust.Verdict{By: trust.DecidedByRule, Reasons: append([]string{rule.Sentence()}, policy...)}, &rule, trust.Taint{},
 			"asked because rule servers.mail.tools.send_email.rules[0] (config.toml:7) asks for this call: external mail"},
+		{"a secret in the arguments", trust.Verdict{By: trust.DecidedBySecret, Reasons: append([]string{"body holds something shaped like a GitHub token"}, policy...)}, nil, trust.Taint{},
+			"asked because body holds something shaped like a GitHub token"},
 		{"the policy, with a sentence appended after it", trust.Verdict{By: trust.DecidedByPolicy, Reasons: append(policy, "remembered rule r-1 would have allowed this call")}, nil, trust.Taint{},
 			"asked because tier write: policy ask"},
 	} {

@@ -99,7 +99,8 @@ func askWhat(t model.ToolInfo) string {
 
 // WritePending writes what an approval is about: server, tool, trust, tier, every
 // reason, declared vs effective hints, taint, and the full arguments, escaped and in
-// a gutter so nothing in them can pass for airlock's own lines.
+// a gutter so nothing in them can pass for airlock's own lines (the secrets found
+// in them masked).
 func WritePending(w io.Writer, pd *model.Pending) {
 	t := pd.Tool
 	e := safetext.Inline
@@ -123,7 +124,13 @@ func WritePending(w io.Writer, pd *model.Pending) {
 		fmt.Fprintf(w, "    - %s\n", e(r))
 	}
 	fmt.Fprintf(w, "  arguments (sha256 %s…):\n", pd.ArgsSHA256[:12])
-	fmt.Fprintln(w, safetext.Block(PrettyJSON(pd.Request.Args), "    │ ", maxShownBytes))
+	args := pd.Request.Args
+	if len(pd.Secrets) > 0 && len(pd.ArgsMasked) > 0 {
+		// A terminal's scrollback keeps what is printed: the secrets stay masked.
+		fmt.Fprintln(w, "    (secrets masked; the hash and the call are of the arguments as sent)")
+		args = pd.ArgsMasked
+	}
+	fmt.Fprintln(w, safetext.Block(PrettyJSON(args), "    │ ", maxShownBytes))
 }
 
 // HintsLine shows declared vs effective hints in one line, e.g.

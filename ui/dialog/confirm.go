@@ -119,6 +119,9 @@ type Confirm struct {
 	argPart  int
 	// whyOpen says the reasons are unfolded below the arguments.
 	whyOpen bool
+	// revealed says the secrets found in the arguments are shown as they are
+	// (Reveal); they start masked.
+	revealed bool
 
 	width, height int // the space given by SetSize
 	dw, iw, ih    int // dialog width, inner width, inner height
@@ -200,10 +203,32 @@ func NewConfirm(p *model.Pending, st theme.Styles, rules RuleWriter) Confirm {
 		c.btns = append(c.btns, buttonAlwaysAllow)
 	}
 	c.btns = append(c.btns, buttonAlwaysDeny)
-	c.argText, c.argNote = argText(p.Request.Args)
-	c.argParts = parts(c.argText, maxArgBytes)
+	c.setArgs()
+	c.setState(stateChoosing)
 	c.SetSize(80, 24)
 	return c
+}
+
+// setArgs lays out the arguments as shown: masked while the call holds secrets
+// the person has not revealed.
+func (c *Confirm) setArgs() {
+	args := c.p.Request.Args
+	if c.masked() {
+		args = c.p.ArgsMasked
+	}
+	c.argText, c.argNote = argText(args)
+	c.argParts = parts(c.argText, maxArgBytes)
+	c.argPart = 0
+}
+
+// masked reports whether the arguments are shown with their secrets masked.
+func (c Confirm) masked() bool { return len(c.p.Secrets) > 0 && len(c.p.ArgsMasked) > 0 && !c.revealed }
+
+// toggleReveal shows the secrets as they are, or masks them again.
+func (c *Confirm) toggleReveal() {
+	c.revealed = !c.revealed
+	c.setArgs()
+	c.layout()
 }
 
 // ID is the pending call's ID, the one AllowCall and DenyCall carry.
@@ -261,6 +286,9 @@ func (c Confirm) canAlwaysAllow() bool {
 	case c.destructive, p.Tool.Class.Tier == trust.TierBlocked, p.Tool.Pin == trust.PinChanged:
 		return false
 	case p.Verdict.By == trust.DecidedByTaint || p.Taint.Tainted() && trust.EscalatedByTaint(p.Tool.Class):
+		return false
+	case len(p.Secrets) > 0:
+		// An allow rule never covers a call whose arguments hold a secret.
 		return false
 	case p.Rule != nil && p.Rule.Policy != trust.Allow:
 		return false
@@ -362,6 +390,10 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 			c.toggleWhy()
 			return c, nil, nil
 		}
+		if key.Matches(msg, k.Reveal) {
+			c.toggleReveal()
+			return c, nil, nil
+		}
 		c.scroll(msg)
 		return c, nil, nil
 	case stateArmed:
@@ -440,6 +472,8 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 		return c, DenyCall{ID: c.p.ID}, nil
 	case key.Matches(msg, k.Why):
 		c.toggleWhy()
+	case key.Matches(msg, k.Reveal):
+		c.toggleReveal()
 	default:
 		c.scroll(msg)
 	}
@@ -516,6 +550,9 @@ func (c *Confirm) showPart(i int, atEnd bool) {
 func (c *Confirm) setState(s state) {
 	c.state = s
 	c.keys.setState(s)
+	if len(c.p.Secrets) == 0 {
+		c.keys.Reveal.SetEnabled(false) // nothing to reveal
+	}
 }
 
 // frame is the dialog's border: a distinct one for a destructive call.
@@ -946,6 +983,9 @@ func (c Confirm) argLines() []string {
 	if c.argNote != "" {
 		out = append(out, wrap.Words(c.st.Muted.Render(c.argNote), c.iw)...)
 	}
+	if len(c.p.Secrets) > 0 {
+		out = append(out, wrap.Words(c.secretNote(), c.iw)...)
+	}
 	if len(c.argParts) > 1 && c.argPart > 0 {
 		out = append(out, c.st.WarnText.Render(fmt.Sprintf("… bytes %d–%d of %d: ↑ at the top shows the part before, home the first byte", start+1, end, len(c.argText))))
 	} else if len(c.argParts) > 1 {
@@ -956,6 +996,24 @@ func (c Confirm) argLines() []string {
 		out = append(out, c.st.WarnText.Render(fmt.Sprintf("… %d more bytes: ↓ at the end shows the next part, end the last byte", len(c.argText)-end)))
 	}
 	return out
+}
+
+// secretNote says where the secrets are and whether they are shown.
+func (c Confirm) secretNote() string {
+	var paths []string
+	for _, f := range c.p.Secrets {
+		if f.Path == "" {
+			paths = append(paths, "the arguments")
+		} else if !slices.Contains(paths, f.Path) {
+			paths = append(paths, f.Path)
+		}
+	}
+	// The paths are made of the arguments' key names: untrusted text, escaped.
+	where := wrap.Inline(safetext.Limit(strings.Join(paths, ", "), maxReasonBytes), c.mark)
+	if !c.masked() {
+		return c.st.WarnText.Render("secrets shown as sent in ") + where + c.st.WarnText.Render(" ("+c.keys.Reveal.Help().Key+": mask them)")
+	}
+	return c.st.WarnText.Render("secrets masked in ") + where + c.st.WarnText.Render(" ("+c.keys.Reveal.Help().Key+": show them as sent)")
 }
 
 const reasonLabel = "reason (optional): "

@@ -36,6 +36,11 @@ type KeyMap struct {
 	// Why unfolds the reasons (why the call asks, the taint) below the
 	// arguments, or folds them back into their summary line.
 	Why key.Binding
+	// Reveal shows the secrets found in the arguments as they are, or masks them
+	// again ("ghp_…(40 chars)"): a display toggle that answers nothing, enabled
+	// only when the call's arguments hold a secret. No screen behind the dialog
+	// binds it, so a person who goes on navigating never reveals one.
+	Reveal key.Binding
 	// Confirm is the deliberate last step that allows a call once an allow
 	// button was pressed (or an "Always allow" rule saved): a control chord that
 	// no screen binds and no typed word contains. Disarm is shown in help while
@@ -67,6 +72,7 @@ func DefaultKeyMap() KeyMap {
 		Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first byte")),
 		End:        key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last byte")),
 		Why:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "why: show/fold the reasons")),
+		Reveal:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "show/mask the secrets")),
 		Confirm:    key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "allow")),
 		Disarm:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "go back")),
 		SendReason: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "deny with this reason")),
@@ -84,7 +90,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.Confirm, k.Disarm,
 		k.SendReason, k.SaveRule, k.Back,
-		move, k.Activate, k.Cancel, k.Deny, k.Why, k.Down, k.End,
+		move, k.Activate, k.Cancel, k.Deny, k.Why, k.Reveal, k.Down, k.End,
 	}
 }
 
@@ -93,7 +99,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Activate},
 		{k.Deny, k.Cancel},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.End, k.Why},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.End, k.Why, k.Reveal},
 		{k.Confirm, k.Disarm, k.SendReason, k.SaveRule, k.Back},
 	}
 }
@@ -117,7 +123,7 @@ func (k *KeyMap) setState(s state) {
 		for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Activate, &k.Deny, &k.Cancel, &k.Confirm, &k.Disarm, &k.SendReason, &k.Back, &k.SaveRule} {
 			b.SetEnabled(false)
 		}
-		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End, &k.Why} {
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.End, &k.Why, &k.Reveal} {
 			b.SetEnabled(true)
 		}
 		return
@@ -134,6 +140,7 @@ func (k *KeyMap) setState(s state) {
 	k.End.SetEnabled(s != stateArmed && s != stateRule)
 	k.SaveRule.SetEnabled(s == stateRule)
 	k.Why.SetEnabled(s == stateChoosing)
+	k.Reveal.SetEnabled(s == stateChoosing)
 	k.Confirm.SetEnabled(s == stateArmed)
 	k.Disarm.SetEnabled(s == stateArmed)
 	k.SendReason.SetEnabled(s == stateReason)

@@ -1,0 +1,178 @@
+package secrets_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/airlock-mcp/airlock/internal/secrets"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+const ghToken = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+
+var apiKey = secrets.Known{Name: "the value of API_KEY that airlock passes to server mail", Value: "abcd1234efgh"}
+
+func TestFind(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  string
+		known []secrets.Known
+		want  []string // sentences
+	}{
+		{"github token in a longer string", `{"body":"here is my key ` + ghToken + ` ok"}`, nil,
+			[]string{"body holds something shaped like a GitHub token"}},
+		{"fine-grained github token", `{"body":"github_pat_11ABCDEFG0123456789_abcdefghijklmnop"}`, nil,
+			[]string{"body holds something shaped like a GitHub token"}},
+		{"bearer in a nested header", `{"headers":{"Authorization":"Bearer abcdefgh12345678"}}`, nil,
+			[]string{"headers.Authorization holds something shaped like a bearer token"}},
+		{"array index", `{"items":["a","b","sk-proj-abcdefghijklmnopqrstuvwx"]}`, nil,
+			[]string{"items[2] holds something shaped like an API secret key (sk-)"}},
+		{"slack", `{"t":"xoxb-1234567890-abcdefghij"}`, nil, []string{"t holds something shaped like a Slack token"}},
+		{"aws", `{"k":"AKIAIOSFODNN7EXAMPLE"}`, nil, []string{"k holds something shaped like an AWS access key"}},
+		{"pem", `{"k":"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"}`, nil,
+			[]string{"k holds something shaped like a private key"}},
+		{"jwt", `{"k":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig"}`, nil,
+			[]string{"k holds something shaped like a JSON Web Token"}},
+		{"userinfo", `{"url":"https://bob:hunter22@example.com/"}`, nil,
+			[]string{"url holds something shaped like a URL with a password"}},
+		{"two shapes in one string, each once", `{"b":"` + ghToken + ` ` + ghToken + ` AKIAIOSFODNN7EXAMPLE"}`, nil,
+			[]string{"b holds something shaped like a GitHub token", "b holds something shaped like an AWS access key"}},
+		{"known value", `{"body":"key abcd1234efgh"}`, []secrets.Known{apiKey},
+			[]string{"body holds the value of API_KEY that airlock passes to server mail"}},
+		{"short known value is never looked for", `{"body":"prod"}`, []secrets.Known{{Name: "x", Value: "prod"}}, nil},
+		{"top-level string", `"` + ghToken + `"`, nil, []string{"the arguments hold something shaped like a GitHub token"}},
+		{"secret as a key name, hidden in deeper paths", `{"AKIAIOSFODNN7EXAMPLE":{"x":"` + ghToken + `"}}`, nil,
+			[]string{"a key name of the arguments holds something shaped like an AWS access key", "[…].x holds something shaped like a GitHub token"}},
+		{"odd key quoted", `{"a b":"` + ghToken + `"}`, nil, []string{`["a b"] holds something shaped like a GitHub token`}},
+		{"plain", `{"body":"send the weekly report to bob","n":1,"ok":true,"x":null}`, nil, nil},
+		{"an assignment is the audit's, not a shape", `{"body":"password: hunter2"}`, nil, nil},
+		{"invalid", `{"body":`, nil, []string{"the arguments cannot be read to the end (invalid JSON), so airlock cannot tell whether they hold a secret"}},
+		{"trailing garbage", `{} x`, nil, []string{"the arguments cannot be read to the end (invalid JSON), so airlock cannot tell whether they hold a secret"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, f := range secrets.Find(json.RawMessage(tc.args), tc.known) {
+				got = append(got, f.Sentence())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Find(%s) =\n %q\nwant\n %q", tc.args, got, tc.want)
+			}
+		})
+	}
+}
+
+// Find walks as deep as Redact does, and no deeper: deeper arguments are unchecked.
+func TestFind_DepthBounded(t *testing.T) {
+	nest := func(n int) string {
+		return strings.Repeat(`{"a":`, n) + `"` + ghToken + `"` + strings.Repeat(`}`, n)
+	}
+	if fs := secrets.Find(json.RawMessage(nest(trust.MaxArgsDepth)), nil); len(fs) != 1 || fs[0].Unchecked || fs[0].Shape != "a GitHub token" {
+		t.Errorf("within the depth: %+v", fs)
+	}
+	if fs := secrets.Find(json.RawMessage(nest(trust.MaxArgsDepth+1)), nil); len(fs) != 1 || !fs[0].Unchecked {
+		t.Errorf("past the depth: %+v", fs)
+	}
+}
+
+func TestFind_Bounded(t *testing.T) {
+	var items []string
+	for range 3 * secrets.MaxFindings {
+		items = append(items, ghToken)
+	}
+	raw, _ := json.Marshal(map[string]any{"items": items})
+	if fs := secrets.Find(raw, nil); len(fs) != secrets.MaxFindings {
+		t.Errorf("%d findings, want %d", len(fs), secrets.MaxFindings)
+	}
+}
+
+func TestSentence(t *testing.T) {
+	f := func(p string) secrets.Finding { return secrets.Finding{Path: p, Shape: "a GitHub token"} }
+	if got := secrets.Sentence(nil); got != "" {
+		t.Errorf("none: %q", got)
+	}
+	want := "a holds something shaped like a GitHub token; b holds something shaped like a GitHub token; c holds something shaped like a GitHub token (and 2 more)"
+	if got := secrets.Sentence([]secrets.Finding{f("a"), f("b"), f("c"), f("d"), f("e")}); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestMask(t *testing.T) {
+	for _, tc := range []struct{ name, args, want string }{
+		{"github", `{"body":"here is my key ` + ghToken + ` ok"}`, `{"body":"here is my key ghp_…(40 chars) ok"}`},
+		{"bearer keeps the scheme", `{"h":"Bearer abcdefgh12345678"}`, `{"h":"Bearer …(23 chars)"}`},
+		{"jwt with its signature", `{"k":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2ln x"}`, `{"k":"eyJ…(53 chars) x"}`},
+		{"pem keeps its header", `{"k":"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- after"}`,
+			`{"k":"-----BEGIN RSA PRIVATE KEY-----…(66 chars) after"}`},
+		{"userinfo keeps the host", `{"u":"https://bob:hunter22@example.com/"}`, `{"u":"https://…(15 chars)@example.com/"}`},
+		{"known keeps nothing", `{"b":"x abcd1234efgh abcd1234efgh"}`, `{"b":"x …(12 chars) …(12 chars)"}`},
+		{"key name", `{"AKIAIOSFODNN7EXAMPLE": 1, "b": [1, "<&>"]}`, `{"AKIA…(20 chars)": 1, "b": [1, "<&>"]}`},
+		{"nothing to mask is kept byte for byte", `{ "b" : "plain" }`, `{ "b" : "plain" }`},
+		{"unreadable", `{"b":`, `"[arguments airlock cannot read: invalid JSON]"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(secrets.Mask(json.RawMessage(tc.args), []secrets.Known{apiKey})); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// The one table: every shape Find names is a shape the audit log redacts.
+func TestFind_ShapesAreAuditShapes(t *testing.T) {
+	for _, v := range []string{ghToken, "Bearer abcdefgh12345678", "AKIAIOSFODNN7EXAMPLE", "xoxb-1234567890-abcdefghij",
+		"-----BEGIN PRIVATE KEY-----", "https://bob:hunter22@example.com/"} {
+		raw, _ := json.Marshal(v)
+		if len(secrets.Find(raw, nil)) != 1 || !secrets.Audit.Value(v) {
+			t.Errorf("%q: Find %v, Audit.Value %v", v, secrets.Find(raw, nil), secrets.Audit.Value(v))
+		}
+	}
+}
+
+func FuzzFind(f *testing.F) {
+	for _, s := range []string{`{"body":"` + ghToken + `"}`, `{"a":[1,{"b":"Bearer abcdefgh12345678"}]}`, `"abcd1234efgh"`,
+		`{"AKIAIOSFODNN7EXAMPLE":null}`, `[`, `{"a":"\u00e9\ud800"}`, strings.Repeat("[", 70)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fs := secrets.Find(b, []secrets.Known{apiKey})
+		if len(fs) > secrets.MaxFindings {
+			t.Fatalf("%d findings", len(fs))
+		}
+		unchecked := slices.ContainsFunc(fs, func(f secrets.Finding) bool { return f.Unchecked })
+		m := secrets.Mask(b, []secrets.Known{apiKey})
+		if !json.Valid(m) {
+			t.Fatalf("Mask(%q) = %q is not JSON", b, m)
+		}
+		if json.Valid(b) && !unchecked && len(fs) < secrets.MaxFindings && strings.Contains(string(m), apiKey.Value) {
+			t.Fatalf("Mask(%q) = %q holds the known value", b, m)
+		}
+	})
+}
+
+func BenchmarkFind1MB(b *testing.B) {
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog; sk- ghp xox eyJ ", 1<<20/62)
+	raw, _ := json.Marshal(map[string]string{"body": text + " " + ghToken})
+	known := []secrets.Known{apiKey, {Name: "b", Value: "zyxw9876vuts"}}
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if fs := secrets.Find(raw, known); len(fs) != 1 {
+			b.Fatal(fs)
+		}
+	}
+}
+
+func BenchmarkFind1MBManyStrings(b *testing.B) {
+	items := make([]string, 1<<20/24)
+	for i := range items {
+		items[i] = "an ordinary item text"
+	}
+	raw, _ := json.Marshal(map[string]any{"items": items})
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if fs := secrets.Find(raw, []secrets.Known{apiKey}); len(fs) != 0 {
+			b.Fatal(fs)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+const ghToken = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+
+// secretArgs are a mail's arguments whose body holds a GitHub token.
+var secretArgs = `{"to":"a@example.com","subject":"s","body":"here is my key ` + ghToken + `"}`
+
+// wantSecretAsk checks that a question asked because of a secret names it, shows the
+// arguments masked and never the token in what it says.
+func wantSecretAsk(t *testing.T, p *model.Pending, sentence string) {
+	t.Helper()
+	if p.Verdict.By != trust.DecidedBySecret || len(p.Verdict.Reasons) == 0 || p.Verdict.Reasons[0] != sentence {
+		t.Errorf("asked %+v, want by secret with %q first", p.Verdict, sentence)
+	}
+	if len(p.Secrets) != 1 || p.Secrets[0].Sentence != sentence {
+		t.Errorf("the question's secrets are %+v, want %q", p.Secrets, sentence)
+	}
+	if len(p.ArgsMasked) == 0 || strings.Contains(string(p.ArgsMasked), ghToken) || strings.Contains(string(p.ArgsMasked), "abcd1234efgh") || strings.Contains(string(p.ArgsMasked), "inherited-value-42") {
+		t.Errorf("the masked arguments are %s", p.ArgsMasked)
+	}
+	if strings.Contains(strings.Join(p.Verdict.Reasons, " "), ghToken) {
+		t.Errorf("the reasons hold the token: %q", p.Verdict.Reasons)
+	}
+}
+
+// An allowed send_email (the demo's mail server: the exfiltration leg) whose body
+// holds a GitHub token asks, naming the argument and the shape; the audit record
+// after the person answers says the person decided, asked because of the secret, and
+// holds no token.
+func TestSecretArgs_AllowedExfiltrationAsks(t *testing.T) {
+	log, path := sessiontest.OpenAuditLog(t)
+	m, _ := sessiontest.DemoInProcess(t, session.Options{Audit: log}, setTool("mail", "send_email", config.Tool{Policy: trust.Allow}))
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce})
+	out, err := m.Call(context.Background(), model.CallRequest{Context: "agent-s", Server: "mail", Tool: "send_email", Args: sessiontest.Args(secretArgs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sentence = "body holds something shaped like a GitHub token"
+	p := <-a.Seen
+	wantSecretAsk(t, p, sentence)
+	if !strings.Contains(string(p.ArgsMasked), "ghp_…(40 chars)") {
+		t.Errorf("masked arguments %s, want the token shown as ghp_…(40 chars)", p.ArgsMasked)
+	}
+	if out.Verdict.By != trust.DecidedByPerson {
+		t.Errorf("decided by %q, want the person", out.Verdict.By)
+	}
+	r := decisionOf(t, path, "agent-s", "send_email")
+	if r.DecidedBy != string(trust.DecidedByPerson) || !strings.HasPrefix(r.Reason, sentence+"; ") || !strings.HasSuffix(r.Reason, "; allowed once by the person") {
+		t.Errorf("the record says %s: %q, want the person, %s first", r.DecidedBy, r.Reason, sentence)
+	}
+	raw, _ := json.Marshal(r)
+	if strings.Contains(string(raw), ghToken) {
+		t.Errorf("the audit record holds the token: %s", raw)
+	}
+}
+
+// secretMail is a Manager on a trusted in-process mail server with two write tools,
+// and a vault server whose env holds API_KEY. send is labelled exfiltration (closed
+// world, so its results do not taint, and not destructive, so it can be granted for
+// a context) and configured as sendCfg; save can carry nothing out and is allowed.
+func secretMail(t *testing.T, sendCfg config.Tool, opts session.Options) (*session.Manager, *sessiontest.Upstream) {
+	t.Helper()
+	mail := sessiontest.NewUpstream("mail")
+	mail.Add("send", "Send a message.", sessiontest.WriteHints())
+	mail.Add("save", "Save a draft.", sessiontest.WriteHints())
+	vault := sessiontest.NewUpstream("vault")
+	vault.Add("noop", "Nothing.", sessiontest.WriteHints())
+	vcfg := sessiontest.Inproc("vault", trust.Trusted)
+	vcfg.Env = map[string]string{"API_KEY": "abcd1234efgh", "SHORT": "tiny"}
+	vcfg.InheritEnv = []string{"AIRLOCK_TEST_INHERITED", "AIRLOCK_TEST_UNSET"}
+	mcfg := sessiontest.Inproc("mail", trust.Trusted)
+	sendCfg.Labels = []trust.Leg{trust.LegExfiltration}
+	mcfg.Tools = map[string]config.Tool{"send": sendCfg, "save": {Policy: trust.Allow}}
+	cfg := sessiontest.NewConfig(mcfg, vcfg)
+	return sessiontest.StartUpstreams(t, cfg, opts, map[string]*sessiontest.Upstream{"mail": mail, "vault": vault}), mail
+}
+
+// A grant for the context does not bypass the secret check, nor does an allow rule.
+func TestSecretArgs_GrantAndAllowRuleStillAsk(t *testing.T) {
+	t.Run("grant", func(t *testing.T) {
+		m, mail := secretMail(t, config.Tool{}, session.Options{})
+		a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowForContext}, model.Response{Answer: model.Deny})
+		ctx := context.Background()
+		send := func(args string) error {
+			_, err := m.Call(ctx, model.CallRequest{Context: "agent-g", Server: "mail", Tool: "send", Args: sessiontest.Args(args)})
+			return err
+		}
+		if err := send(`{"body":"hello"}`); err != nil {
+			t.Fatal(err)
+		}
+		<-a.Seen
+		if err := send(`{"body":"hello again"}`); err != nil {
+			t.Fatal(err)
+		}
+		sessiontest.NoAsk(t, a) // the grant allows a clean call
+		err := send(`{"body":"` + ghToken + `"}`)
+		p := <-a.Seen
+		wantSecretAsk(t, p, "body holds something shaped like a GitHub token")
+		if !strings.Contains(strings.Join(p.Verdict.Reasons, " "), trust.ReasonGranted) {
+			t.Errorf("reasons %q do not say the grant would have allowed it", p.Verdict.Reasons)
+		}
+		sessiontest.Denied(t, err)
+		if n := len(mail.Calls("send")); n != 2 {
+			t.Errorf("the server got %d sends, want the two clean ones", n)
+		}
+	})
+	t.Run("allow rule", func(t *testing.T) {
+		allow := sessiontest.PathRule(t, "servers.mail.tools.send.rules[0]", trust.Allow, "", map[string][2]any{"to": {trust.MatchEquals, "a@example.com"}})
+		m, _ := secretMail(t, config.Tool{Rules: []trust.Rule{allow}}, session.Options{})
+		a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
+		ctx := context.Background()
+		if out, err := m.Call(ctx, model.CallRequest{Context: "agent-r", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"to":"a@example.com","body":"hi"}`)}); err != nil || out.Verdict.By != trust.DecidedByRule {
+			t.Fatalf("a clean call the rule allows: %v %+v", err, out)
+		}
+		sessiontest.NoAsk(t, a)
+		_, err := m.Call(ctx, model.CallRequest{Context: "agent-r", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"to":"a@example.com","body":"` + ghToken + `"}`)})
+		wantSecretAsk(t, <-a.Seen, "body holds something shaped like a GitHub token")
+		sessiontest.Denied(t, err)
+	})
+}
+
+// A value equal to another server's configured env value asks, naming the variable
+// and its server, never the value; a value shorter than 8 bytes is not looked for;
+// a tool that cannot carry data out is never checked; and the last check before
+// forwarding gives the same verdict for the same arguments. The value never reaches
+// the error or the audit log.
+func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
+	t.Setenv("AIRLOCK_TEST_INHERITED", "inherited-value-42")
+	log, path := sessiontest.OpenAuditLog(t)
+	m, mail := secretMail(t, config.Tool{Policy: trust.Allow}, session.Options{Audit: log})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny}, model.Response{Answer: model.Deny})
+	ctx := context.Background()
+	call := func(tool, args string) (*session.Outcome, error) {
+		return m.Call(ctx, model.CallRequest{Context: "agent-e", Server: "mail", Tool: tool, Args: sessiontest.Args(args)})
+	}
+	_, err := call("send", `{"body":"the key is abcd1234efgh"}`)
+	const sentence = "body holds the value of API_KEY that airlock passes to server vault"
+	wantSecretAsk(t, <-a.Seen, sentence)
+	if d := sessiontest.Denied(t, err); strings.Contains(d.Error(), "abcd1234efgh") {
+		t.Errorf("the error holds the value: %v", d)
+	}
+	// The audit log redacts the value in the arguments too, and its reason names
+	// the variable only.
+	r := decisionOf(t, path, "agent-e", "send")
+	if raw, _ := json.Marshal(r); strings.Contains(string(raw), "abcd1234efgh") || !strings.HasPrefix(r.Reason, sentence+"; ") {
+		t.Errorf("the audit record is %s", raw)
+	}
+	if v, _ := m.Engine().DecideCall("agent-e", sessiontest.MustTool(t, m, "mail", "send"), []byte(`{"body":"the key is abcd1234efgh"}`), false); v.Action != trust.Ask || v.By != trust.DecidedBySecret {
+		t.Errorf("deciding the same arguments again: %+v", v)
+	}
+	_, err = call("send", `{"items":["x","inherited-value-42"]}`)
+	wantSecretAsk(t, <-a.Seen, "items[1] holds the value of AIRLOCK_TEST_INHERITED that airlock passes to server vault")
+	sessiontest.Denied(t, err)
+	if out, err := call("send", `{"body":"tiny"}`); err != nil || out.Verdict.By != trust.DecidedByPolicy {
+		t.Errorf("a short env value: %v %+v, want allowed by policy", err, out)
+	}
+	sessiontest.NoAsk(t, a)
+
+	// save is a write tool that cannot carry data out: allowed, the same arguments
+	// run unasked.
+	for _, args := range []string{`{"body":"the key is abcd1234efgh"}`, `{"body":"` + ghToken + `"}`} {
+		if out, err := call("save", args); err != nil || out.Verdict.By != trust.DecidedByPolicy {
+			t.Errorf("save %s: %v %+v, want allowed by policy", args, err, out)
+		}
+	}
+	sessiontest.NoAsk(t, a)
+	if n := len(mail.Calls("send")); n != 1 {
+		t.Errorf("the server got %d sends, want the short value's only", n)
+	}
+}
