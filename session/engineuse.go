@@ -182,14 +182,27 @@ func (m *Manager) StateFileProblems() []string {
 // servers, of every server (a token for one server sent to another's tool is the
 // leak): each server's env table, and the inherit_env variables set in airlock's own
 // environment now (lookup), skipped where the server's start skips them (a shell
-// function). Each is named by its variable and server, never its value. Find does
-// not look for a value shorter than secrets.MinKnown.
+// function). Each is named by its variable and server, never its value.
+//
+// Not every value is looked for: one counts when its variable's name is a secret's
+// (secrets.Import.Key: API_KEY, DB_PASSWORD, GITHUB_TOKEN), when the value looks
+// like a credential by itself (secrets.Import.Value: a published token prefix, a
+// long opaque token, a URL with a password), or when it is at least
+// knownPlainMin bytes long. A short value under an ordinary name (NODE_ENV =
+// "production", LOG_FORMAT = "json-lines") is ordinary text too often, and a
+// question about it every time it appears in a message would teach people to answer
+// without reading. Find never looks for a value shorter than secrets.MinKnown.
+// knownPlainMin is the shortest value of a variable with an ordinary name that
+// knownSecrets looks for.
+const knownPlainMin = 16
+
 func knownSecrets(servers []config.Server, lookup func(string) (string, bool)) []secrets.Known {
 	var out []secrets.Known
 	add := func(server, name, value string) {
-		if value != "" {
-			out = append(out, secrets.Known{Name: "the value of " + name + " that airlock passes to server " + server, Value: value})
+		if value == "" || (len(value) < knownPlainMin && !secrets.Import.Key(name) && !secrets.Import.Value(value)) {
+			return
 		}
+		out = append(out, secrets.Known{Name: "the value of " + name + " that airlock passes to server " + server, Value: value})
 	}
 	for _, s := range servers {
 		for _, k := range slices.Sorted(maps.Keys(s.Env)) {

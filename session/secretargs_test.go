@@ -79,7 +79,7 @@ func secretMail(t *testing.T, sendCfg config.Tool, opts session.Options) (*sessi
 	vault := sessiontest.NewUpstream("vault")
 	vault.Add("noop", "Nothing.", sessiontest.WriteHints())
 	vcfg := sessiontest.Inproc("vault", trust.Trusted)
-	vcfg.Env = map[string]string{"API_KEY": "abcd1234efgh", "SHORT": "tiny"}
+	vcfg.Env = map[string]string{"API_KEY": "abcd1234efgh", "SHORT": "tiny", "NODE_ENV": "production"}
 	vcfg.InheritEnv = []string{"AIRLOCK_TEST_INHERITED", "AIRLOCK_TEST_UNSET"}
 	mcfg := sessiontest.Inproc("mail", trust.Trusted)
 	sendCfg.Labels = []trust.Leg{trust.LegExfiltration}
@@ -133,7 +133,8 @@ func TestSecretArgs_GrantAndAllowRuleStillAsk(t *testing.T) {
 }
 
 // A value equal to another server's configured env value asks, naming the variable
-// and its server, never the value; a value shorter than 8 bytes is not looked for;
+// and its server, never the value; a value shorter than 8 bytes is not looked for,
+// nor one of an ordinary name shorter than 16 bytes;
 // a tool that cannot carry data out is never checked; and the last check before
 // forwarding gives the same verdict for the same arguments. The value never reaches
 // the error or the audit log.
@@ -167,6 +168,10 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 	if out, err := call("send", `{"body":"tiny"}`); err != nil || out.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("a short env value: %v %+v, want allowed by policy", err, out)
 	}
+	// A value of an ordinary name shorter than 16 bytes is not looked for.
+	if out, err := call("send", `{"body":"deployed to production"}`); err != nil || out.Verdict.By != trust.DecidedByPolicy {
+		t.Errorf("NODE_ENV's value: %v %+v, want allowed by policy", err, out)
+	}
 	sessiontest.NoAsk(t, a)
 
 	// save is a write tool that cannot carry data out: allowed, the same arguments
@@ -177,7 +182,7 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 		}
 	}
 	sessiontest.NoAsk(t, a)
-	if n := len(mail.Calls("send")); n != 1 {
-		t.Errorf("the server got %d sends, want the short value's only", n)
+	if n := len(mail.Calls("send")); n != 2 {
+		t.Errorf("the server got %d sends, want the two ordinary values'", n)
 	}
 }
