@@ -262,6 +262,9 @@ func TestRate_UnreadableFileAsks(t *testing.T) {
 			if n := len(web.Calls("fetch_url")); n != 0 {
 				t.Errorf("fetch_url ran %d times", n)
 			}
+			if probs := m.StateFileProblems(); len(probs) != 1 || !strings.Contains(probs[0], approval.RatesFile+" cannot be read, so every call under a rate limit asks") {
+				t.Errorf("StateFileProblems = %q", probs)
+			}
 		})
 	}
 }

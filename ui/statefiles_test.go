@@ -45,6 +45,27 @@ func TestStatusLine_UnreadableStateFilesAreRed(t *testing.T) {
 	screenHas(t, h.plain(), "● context clean", "✖ taint.json unreadable: other contexts treated as tainted", "✖ rules.toml unreadable")
 }
 
+// A rates.json airlock cannot read is a red status: every call under a rate limit
+// asks.
+func TestStatusLine_UnreadableRatesFileIsRed(t *testing.T) {
+	state := t.TempDir()
+	if err := os.Mkdir(filepath.Join(state, approval.RatesFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	set := demo.NewSet()
+	inproc := map[string]*mcp.Server{}
+	for _, n := range demo.Names() {
+		inproc[n] = set.Server(n)
+	}
+	cfg := demo.Config()
+	cfg.StateDir = state
+	cfg.Limits.CallsPerMinute = 60
+	m := startWithOptions(t, cfg, session.Options{InProcess: inproc, Now: func() time.Time { return fixedNow }})
+	h := newHarnessFor(t, m, 160, 40, true, Options{Title: "demo"})
+	h.waitFor("the red status", func(m Model) bool { return m.ratesProblem != nil })
+	screenHas(t, h.plain(), "✖ rates.json unusable: calls under a rate limit ask")
+}
+
 // The notice of an unclean shutdown before this run is the status line's first word.
 func TestStatusLine_StartNotice(t *testing.T) {
 	m, _ := newDemo(t)

@@ -98,6 +98,10 @@ type rateBook struct {
 
 	mu  sync.Mutex
 	mem rateWindows // the counts when path is ""
+	// problem is why the rates file could not be read or written at the last
+	// update (nil: it could); looked is whether one was made or the file read.
+	problem error
+	looked  bool
 }
 
 // newRateBook is the book of the rate limits servers and limits set, its counts in
@@ -224,6 +228,13 @@ func (b *rateBook) update(change func(rateWindows) bool) error {
 		change(b.mem)
 		return nil
 	}
+	err := b.updateFile(change)
+	b.problem, b.looked = err, true
+	return err
+}
+
+// updateFile is update with a state dir; b.mu is held.
+func (b *rateBook) updateFile(change func(rateWindows) bool) error {
 	if err := os.MkdirAll(filepath.Dir(b.path), 0o700); err != nil {
 		return &rateFileError{"written", err}
 	}
@@ -327,6 +338,15 @@ type rateFileError struct {
 func (e *rateFileError) Error() string { return e.err.Error() }
 func (e *rateFileError) Unwrap() error { return e.err }
 
+// rateFileVerb is what could not be done with the rates file: "read" or "written".
+func rateFileVerb(err error) string {
+	var fe *rateFileError
+	if errors.As(err, &fe) {
+		return fe.verb
+	}
+	return "read"
+}
+
 // rateHold is what a call under rate limits owes them once a person allows it:
 // its count in every window (a call the person allowed counts, beyond a limit
 // too), and the sentence that made a call the verdict allowed ask.
@@ -358,12 +378,7 @@ func (e *Engine) holdToRates(k string, tool model.ToolInfo, v trust.Verdict) (tr
 	var why string
 	switch {
 	case err != nil:
-		verb := "read"
-		var fe *rateFileError
-		if errors.As(err, &fe) {
-			verb = fe.verb
-		}
-		why = RatesFile + " cannot be " + verb + " (" + unreadableReason(err) + "), and a rate limit applies to this call, so it asks"
+		why = RatesFile + " cannot be " + rateFileVerb(err) + " (" + unreadableReason(err) + "), and a rate limit applies to this call, so it asks"
 	case over == nil && allowed:
 		return v, nil // its slot is taken
 	case over == nil:
