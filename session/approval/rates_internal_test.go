@@ -161,16 +161,19 @@ func TestRates_WindowsAreBounded(t *testing.T) {
 }
 
 // BenchmarkAuthorize is one call the policy allows, decided: with no limit
-// configured (no file is touched), with a limit counted in memory, and with one
-// in the state dir's rates.json. The clock moves a second a call, so 100/min is
-// never reached and a window holds 60 calls.
+// configured (no file is touched), with a limit on another tool only (neither),
+// with a limit counted in memory, and with one in the state dir's rates.json. The
+// clock moves a second a call, so 100/min is never reached and a window holds 60
+// calls.
 func BenchmarkAuthorize(b *testing.B) {
 	limit := rateServers(config.Rate{N: 100, Per: time.Minute, Action: trust.Ask})
+	other := []config.Server{{Name: "web", Tools: map[string]config.Tool{"lookup": {Rate: &config.Rate{N: 1, Per: time.Hour}}}}}
 	for _, c := range []struct {
 		name    string
 		servers []config.Server
 		dir     bool
-	}{{"no limit", nil, false}, {"no limit, a state dir", nil, true}, {"limit in memory", limit, false}, {"limit in rates.json", limit, true}} {
+	}{{"no limit", nil, false}, {"no limit, a state dir", nil, true}, {"another tool's limit, a state dir", other, true},
+		{"limit in memory", limit, false}, {"limit in rates.json", limit, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			dir := ""
 			if c.dir {
