@@ -300,3 +300,39 @@ func TestRate_FileIsPrivateAndPruned(t *testing.T) {
 		t.Errorf("the 4th call in a's new window: %v", err)
 	}
 }
+
+// A limit only tightens: a tool the policy denies stays denied by the policy (and
+// counts nothing); a tool the policy asks about asks under the limit, the person's
+// yes counting, and beyond a limit whose action is deny it is denied unasked.
+func TestRate_OnlyTightens(t *testing.T) {
+	deny := config.Rate{N: 1, Per: time.Minute, Action: trust.Deny}
+	web, cfg := rateWeb(t.TempDir(), func(c *config.Config) {
+		c.Servers[0].Tools = map[string]config.Tool{"fetch_url": {Policy: trust.Deny, Rate: &deny}, "lookup": {Policy: trust.Ask, Rate: &deny}}
+	})
+	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"web": web})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.AllowOnce})
+	for range 2 {
+		if d := sessiontest.Denied(t, rateCall(m, "", "fetch_url")); strings.Contains(strings.Join(d.Verdict.Reasons, "; "), "limit") {
+			t.Errorf("the policy's denial names a limit: %q", d.Verdict.Reasons)
+		}
+	}
+	if err := rateCall(m, "", "lookup"); err != nil {
+		t.Fatalf("the call the person allowed: %v", err)
+	}
+	select {
+	case p := <-a.Seen:
+		if why := strings.Join(p.Verdict.Reasons, "; "); strings.Contains(why, "limit") {
+			t.Errorf("the question under the limit names it: %q", why)
+		}
+	default:
+		t.Fatal("the tool the policy asks about ran unasked")
+	}
+	d := sessiontest.Denied(t, rateCall(m, "", "lookup"))
+	if d.Verdict.By != trust.DecidedByPolicy || d.Verdict.Reasons[0] != "the 2nd call of web__lookup this minute; limit 1/min" {
+		t.Errorf("beyond the limit: denied by %s: %q", d.Verdict.By, d.Verdict.Reasons)
+	}
+	sessiontest.NoAsk(t, a)
+	if n := len(web.Calls("fetch_url")) + len(web.Calls("lookup")); n != 1 {
+		t.Errorf("%d calls ran, want 1", n)
+	}
+}
