@@ -164,7 +164,8 @@ func (m *Manager) AllRules() ([]model.RuleEntry, error) {
 // StateFileProblems are the state files airlock trusts that it cannot read now, each
 // as a sentence that names the file, why, and what airlock does meanwhile (while
 // taint.json cannot be read every context is treated as tainted; while rules.toml
-// cannot be read every tool a remembered rule could decide asks). It is empty when
+// cannot be read every tool a remembered rule could decide asks; while rates.json
+// cannot be read or written every call under a rate limit asks). It is empty when
 // every file can be read. The TUI shows them as a red status, `check` as notices
 // and `airlock call` as errors.
 func (m *Manager) StateFileProblems() []string {
@@ -173,6 +174,9 @@ func (m *Manager) StateFileProblems() []string {
 		out = append(out, err.Error())
 	}
 	if err := m.engine.RulesProblem(); err != nil {
+		out = append(out, err.Error())
+	}
+	if err := m.engine.RatesProblem(); err != nil {
 		out = append(out, err.Error())
 	}
 	return out

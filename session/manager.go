@@ -54,8 +54,9 @@ type Options struct {
 	Audit *audit.Log
 	// OAuth configures authorizing with servers that have an oauth table.
 	OAuth oauth.Options
-	// MemoryTaint keeps taint in memory for this run only, even with a state dir
-	// (airlock demo: every demo starts clean and leaves the real taint.json alone).
+	// MemoryTaint keeps taint (and the rate limits' counts) in memory for this run
+	// only, even with a state dir (airlock demo: every demo starts clean and leaves
+	// the real taint.json and rates.json alone).
 	MemoryTaint bool
 	// Asker answers servers' elicitation and sampling requests where no TUI reads
 	// the events (airlock call, check); nil turns them into events.
@@ -151,7 +152,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 		cancel:  cancel,
 	}
 	eo := approval.Options{Approver: opts.Approver, Events: m.events.push, Timeout: cfg.ApprovalTimeout, Now: opts.Now,
-		Limits: cfg.Limits.WithDefaults(), RulesFile: opts.RulesFile, RulesChanged: m.rulesChanged}
+		Limits: cfg.Limits.WithDefaults(), RulesFile: opts.RulesFile, RulesChanged: m.rulesChanged, Servers: cfg.Servers}
 	m.known = knownSecrets(cfg.Servers, os.LookupEnv)
 	eo.Secrets = func() []secrets.Known { return m.known }
 	if !opts.MemoryTaint {

@@ -210,6 +210,7 @@ func (m *Model) handleEvent(e model.Event) tea.Cmd {
 	m.taint = m.sess.Engine().Taint("")
 	m.rulesProblem = m.sess.Engine().RulesProblem()
 	m.taintProblem = m.sess.Engine().TaintStoreProblem()
+	m.ratesProblem = m.sess.Engine().RatesProblem()
 	switch e := e.(type) {
 	case model.ServerChanged:
 		if e.Gen < m.gens[e.Server] {

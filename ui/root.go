@@ -95,6 +95,9 @@ type Model struct {
 	// rulesProblem and taintProblem are why rules.toml and taint.json cannot be read
 	// (nil: they can); refreshed with taint.
 	rulesProblem, taintProblem error
+	// ratesProblem is why rates.json could not be read or written for the last call
+	// under a rate limit (nil: it could, or none is set).
+	ratesProblem error
 
 	screen screenID
 	// nav is the screens under the current one, oldest first: opening a screen

@@ -247,6 +247,9 @@ func (m *Model) statusLine() string {
 	if m.rulesProblem != nil {
 		parts = append(parts, st.ErrorText.Render("✖ "+approval.RulesFile+" unreadable: remembered rules' tools ask")+st.Muted.Render(" (K: rules)"))
 	}
+	if m.ratesProblem != nil {
+		parts = append(parts, st.ErrorText.Render("✖ "+approval.RatesFile+" unusable: calls under a rate limit ask"))
+	}
 	asking := len(parts)
 	if badge := m.q.Badge(); badge != "" && !m.q.Open() {
 		// Questions that wait unseen (the person was typing): the badge says

@@ -68,6 +68,8 @@ type Engine struct {
 	ruleLast map[string]time.Time
 	// known are the secrets known by their value (nil: none).
 	known func() []secrets.Known
+	// rates holds calls to the configured rate limits (nil: none is set).
+	rates *rateBook
 }
 
 func (e *Engine) SetRulesOff(off map[string]trust.Ref) {
@@ -173,6 +175,10 @@ type Options struct {
 	// only shapes are looked for). The values never reach an error, an event or a
 	// log: only the Known's name is ever shown.
 	Secrets func() []secrets.Known
+	// Servers are the configured servers, whose rates (Server.Rate and each
+	// Tool.Rate) calls are held to, as they are to Limits.CallsPerMinute; the
+	// counts are kept in StateDir's rates.json ("": in memory).
+	Servers []config.Server
 }
 
 // New is an Engine made with o.
@@ -188,6 +194,7 @@ func New(o Options) *Engine {
 	e.rules = newRulesStore(o.RulesFile, e.home)
 	e.rulesChanged = o.RulesChanged
 	e.store = openTaintStore(o.StateDir)
+	e.rates = newRateBook(o.Servers, e.limits, o.StateDir)
 	e.record = o.Record
 	e.known = o.Secrets
 	return e
@@ -473,6 +480,10 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 		e.countRule(rule.Name)
 		defer func() { d.Matched = rule.Name }()
 	}
+	k := ContextKey(req.Context)
+	// Held here, once per call, as the rule is counted: recheck's DecideCall takes
+	// no second slot.
+	v, rated := e.holdToRates(k, tool, v)
 	ruled := ""
 	if rule != nil && v.By == trust.DecidedByRule {
 		ruled = rule.Label()
@@ -486,7 +497,6 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 	if v.Action != trust.Ask {
 		return Decision{Verdict: v, Rule: ruled}, nil
 	}
-	k := ContextKey(req.Context)
 	size := int64(len(req.Args))
 	e.mu.Lock()
 	switch {
@@ -530,6 +540,9 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 		p.ArgsMasked = secrets.Mask(req.Args, e.knownSecrets())
 	}
 	d = Decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
+	if rated != nil && rated.why != "" {
+		d.AskedBecause = "asked because " + rated.why
+	}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	resp, err := e.approver.Approve(actx, p)
@@ -580,9 +593,11 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 			return d, nil
 		}
 		e.grant(req.Context, callID, tool)
+		e.countAllowed(k, rated)
 		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed for this context by the person")}
 		return d, nil
 	case model.AllowOnce:
+		e.countAllowed(k, rated)
 		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by the person")}
 		return d, nil
 	}

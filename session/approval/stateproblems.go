@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/airlock-mcp/airlock/trust"
@@ -13,6 +14,29 @@ func (e *Engine) RulesProblem() error {
 		return nil
 	}
 	return e.rules.problem()
+}
+
+// RatesProblem says why rates.json could not be read or written for the last call
+// under a rate limit (before any, whether it can be read now); nil when it could, or
+// when no rate limit is set or the counts are kept in memory. While it cannot, every
+// call under a rate limit asks. Only the first look before any call reads the file.
+func (e *Engine) RatesProblem() error {
+	b := e.rates
+	if b == nil || b.path == "" {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.looked {
+		if _, err := b.load(); err != nil {
+			b.problem = &rateFileError{"read", err}
+		}
+		b.looked = true
+	}
+	if b.problem == nil {
+		return nil
+	}
+	return fmt.Errorf("%s cannot be %s, so every call under a rate limit asks until it can: %s", b.path, rateFileVerb(b.problem), unreadableReason(b.problem))
 }
 
 // askUnreadableRules is v for a tool a remembered rule could decide while rules.toml

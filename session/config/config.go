@@ -10,10 +10,12 @@
 //	approval_timeout = "2m"        # a Go duration, > 0
 //	[gateway]                      # absent: no gateway
 //	listen = "127.0.0.1:7878"      # loopback (127.x.x.x, ::1, localhost) unless allow_remote = true
-//	[limits]                       # beyond any of these a call is refused at once
+//	[limits]                       # beyond a size or waiting limit a call is refused at once
 //	max_args_bytes = 8388608       # one call's arguments (8 MiB; at most trust.MaxArgsLimit, 32 MiB)
 //	max_waiting_per_context = 16   # calls of one context waiting for a person
 //	max_waiting_bytes = 33554432   # argument bytes of every waiting call together (32 MiB)
+//	calls_per_minute = 0           # calls of one context in any minute, all tools; 0 = no limit
+//	rate_action = "ask"            # ask | deny: what a call beyond calls_per_minute does
 //	[audit]
 //	path = ""                      # absolute; "" = the caller's default under state_dir
 //	[servers.NAME]                 # NAME matches ^[a-z0-9][a-z0-9-]{0,31}$
@@ -28,9 +30,12 @@
 //	labels = []                    # private-data | untrusted-content | exfiltration
 //	elicitation = "during-calls"   # or "anytime": may ask the person between calls too
 //	roots = []                     # absolute paths, ~/path or file:// URIs that exist; declared only when set
+//	rate = ""                      # "N/s" | "N/min" | "N/h" (N from 1 to 10000): calls to the server per context
+//	rate_action = "ask"            # ask | deny: what a call beyond rate does
 //	[servers.NAME.oauth]           # http servers: authorize with OAuth 2.1 (see OAuth)
 //	client_id, client_secret, client_metadata_url, issuer, scopes, redirect_port
-//	[servers.NAME.tools.TOOL]      # policy, read_only, destructive, idempotent, open_world, labels
+//	[servers.NAME.tools.TOOL]      # policy, read_only, destructive, idempotent, open_world, labels,
+//	                               # rate and rate_action (calls of this tool per context)
 package config
 
 import (
@@ -72,7 +77,8 @@ type Config struct {
 	RulesFile string
 }
 
-// Limits are the [limits] table: beyond any of them a call is refused at once.
+// Limits are the [limits] table: beyond a size or waiting limit a call is refused
+// at once; beyond CallsPerMinute it asks or is denied (RateAction).
 type Limits struct {
 	// MaxArgsBytes is the largest argument object a call may carry (canonical bytes).
 	MaxArgsBytes int
@@ -85,6 +91,12 @@ type Limits struct {
 	// (limits.taint_prune_after_days, whole days). The person's own context is
 	// never pruned.
 	TaintPruneAfter time.Duration
+	// CallsPerMinute is limits.calls_per_minute: how many calls of one context (the
+	// person's, or one agent token's) run unasked in any minute, all tools together
+	// (0: no limit). RateAction is limits.rate_action: trust.Ask (the default when
+	// CallsPerMinute is set) or trust.Deny for a call beyond it.
+	CallsPerMinute int
+	RateAction     trust.Action
 }
 
 // Gateway is the [gateway] table.
@@ -164,6 +176,9 @@ type Server struct {
 	// Sandbox, when set, fences the stdio server's process (files, network,
 	// limits); nil when the server has no [servers.NAME.sandbox] table.
 	Sandbox *Sandbox
+	// Rate, when set, is rate and rate_action: how many calls to this server, all
+	// its tools together, one context may make in a window (nil: no limit).
+	Rate *Rate
 }
 
 // Sandbox is a [servers.NAME.sandbox] table: what a fenced stdio server may reach
@@ -234,6 +249,9 @@ type Tool struct {
 	// Rules are the tool's argument rules ([[servers.NAME.tools.TOOL.rules]]), in
 	// file order, each named by its key path and line (docs/rules.md).
 	Rules []trust.Rule
+	// Rate, when set, is the tool's rate and rate_action: how many calls of this
+	// tool one context may make in a window (nil: no limit).
+	Rate *Rate
 }
 
 // The default limits (DefaultLimits).

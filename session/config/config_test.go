@@ -124,6 +124,32 @@ func TestParse(t *testing.T) {
 		{name: "taint prune age wrong type", src: "[limits]\ntaint_prune_after_days = \"30d\"\n", err: "config.toml:2: limits.taint_prune_after_days: want an integer, got string"},
 		{name: "limits wrong type", src: "[limits]\nmax_waiting_bytes = \"64MiB\"\n", err: "config.toml:2: limits.max_waiting_bytes: want an integer, got string"},
 		{
+			name: "rates on a server, a tool and every call of a context",
+			src:  "[limits]\ncalls_per_minute = 60\n[servers.a]\ncommand = \"x\"\nrate = \"10/s\"\nrate_action = \"deny\"\n[servers.a.tools.fetch]\nrate = \"3/min\"\n[servers.a.tools.send]\nrate = \"5/h\"\nrate_action = \"ask\"\n",
+			want: cfg(func(c *Config) {
+				c.Limits = Limits{CallsPerMinute: 60, RateAction: trust.Ask}
+				c.Servers = []Server{{Name: "a", Transport: TransportStdio, Command: "x", ConnectTimeout: 15 * time.Second, CallTimeout: 60 * time.Second,
+					Rate: &Rate{N: 10, Per: time.Second, Action: trust.Deny},
+					Tools: map[string]Tool{
+						"fetch": {Rate: &Rate{N: 3, Per: time.Minute, Action: trust.Ask}},
+						"send":  {Rate: &Rate{N: 5, Per: time.Hour, Action: trust.Ask}},
+					}}}
+			}),
+		},
+		{name: "calls per minute denied beyond", src: "[limits]\ncalls_per_minute = 1\nrate_action = \"deny\"\n", want: cfg(func(c *Config) { c.Limits = Limits{CallsPerMinute: 1, RateAction: trust.Deny} })},
+		{name: "calls per minute not positive", src: "[limits]\ncalls_per_minute = 0\n", err: "config.toml:2: limits.calls_per_minute: want a positive integer up to 1099511627776, got 0"},
+		{name: "calls per minute over the ceiling", src: "[limits]\ncalls_per_minute = 10001\n", err: "config.toml:2: limits.calls_per_minute: want at most 10000, got 10001"},
+		{name: "limits rate action alone", src: "[limits]\nrate_action = \"deny\"\n", err: "config.toml:2: limits.rate_action: set without calls_per_minute beside it"},
+		{name: "limits rate action unknown", src: "[limits]\ncalls_per_minute = 5\nrate_action = \"allow\"\n", err: `config.toml:3: limits.rate_action: want ask|deny, got "allow"`},
+		{name: "rate per day", src: "[servers.a]\ncommand = \"x\"\nrate = \"3/day\"\n", err: `config.toml:3: servers.a.rate: want "N/s", "N/min" or "N/h" with N from 1 to 10000, got "3/day"`},
+		{name: "rate of zero", src: "[servers.a]\ncommand = \"x\"\nrate = \"0/min\"\n", err: `config.toml:3: servers.a.rate: want "N/s", "N/min" or "N/h" with N from 1 to 10000, got "0/min"`},
+		{name: "rate over the ceiling", src: "[servers.a]\ncommand = \"x\"\nrate = \"10001/h\"\n", err: `config.toml:3: servers.a.rate: want "N/s", "N/min" or "N/h" with N from 1 to 10000, got "10001/h"`},
+		{name: "rate with a sign", src: "[servers.a]\ncommand = \"x\"\nrate = \"+3/min\"\n", err: `config.toml:3: servers.a.rate: want "N/s", "N/min" or "N/h" with N from 1 to 10000, got "+3/min"`},
+		{name: "rate a number", src: "[servers.a]\ncommand = \"x\"\nrate = 3\n", err: `config.toml:3: servers.a.rate: want a string, got integer`},
+		{name: "tool rate without a unit", src: "[servers.a]\ncommand = \"x\"\n[servers.a.tools.t]\nrate = \"3\"\n", err: `config.toml:4: servers.a.tools.t.rate: want "N/s", "N/min" or "N/h" with N from 1 to 10000, got "3"`},
+		{name: "tool rate action unknown", src: "[servers.a]\ncommand = \"x\"\n[servers.a.tools.t]\nrate = \"3/s\"\nrate_action = \"block\"\n", err: `config.toml:5: servers.a.tools.t.rate_action: want ask|deny, got "block"`},
+		{name: "server rate action alone", src: "[servers.a]\ncommand = \"x\"\nrate_action = \"deny\"\n", err: "config.toml:3: servers.a.rate_action: set without rate beside it"},
+		{
 			name: "resources and prompts policy",
 			src:  "[servers.a]\ncommand = \"x\"\nresources = \"ask\"\nprompts = \"deny\"\n",
 			want: cfg(func(c *Config) {

@@ -162,6 +162,8 @@ type rawLimits struct {
 	MaxWaitingPerContext value `toml:"max_waiting_per_context"`
 	MaxWaitingBytes      value `toml:"max_waiting_bytes"`
 	TaintPruneAfterDays  value `toml:"taint_prune_after_days"`
+	CallsPerMinute       value `toml:"calls_per_minute"`
+	RateAction           value `toml:"rate_action"`
 }
 
 var rawConfigType = reflect.TypeFor[rawConfig]()
@@ -206,6 +208,8 @@ type rawServer struct {
 	Prompts        value               `toml:"prompts"`
 	Roots          value               `toml:"roots"`
 	Sandbox        *rawSandbox         `toml:"sandbox"`
+	Rate           value               `toml:"rate"`
+	RateAction     value               `toml:"rate_action"`
 }
 
 type rawSandbox struct {
@@ -235,6 +239,8 @@ type rawTool struct {
 	OpenWorld   value `toml:"open_world"`
 	Labels      value `toml:"labels"`
 	Rules       value `toml:"rules"`
+	Rate        value `toml:"rate"`
+	RateAction  value `toml:"rate_action"`
 }
 
 // field finds the field toml decodes key into, as toml does: an exact tag match,
@@ -455,6 +461,7 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 				c.Limits.TaintPruneAfter = time.Duration(n) * 24 * time.Hour
 			}
 		}
+		b.callsPerMinute(l, &c.Limits)
 	}
 
 	if a := raw.Audit; a != nil {
@@ -528,6 +535,7 @@ func (b *builder) server(name string, r *rawServer) Server {
 	b.duration(at("call_timeout"), r.CallTimeout, &s.CallTimeout)
 	b.action(at("resources"), r.Resources, &s.Resources)
 	b.action(at("prompts"), r.Prompts, &s.Prompts)
+	s.Rate = b.rate(k, r.Rate, r.RateAction)
 
 	if t, ok := b.str(at("transport"), r.Transport); ok && t != "" {
 		s.Transport = Transport(t)
@@ -568,6 +576,7 @@ func (b *builder) server(name string, r *rawServer) Server {
 		}
 		t.Labels = b.legs(tat("labels"), rt.Labels)
 		t.Rules = b.rules(tat("rules"), rt.Rules, b.home)
+		t.Rate = b.rate(tk, rt.Rate, rt.RateAction)
 		if s.Tools == nil {
 			s.Tools = make(map[string]Tool)
 		}

@@ -61,21 +61,23 @@ func TestConfig(t *testing.T) {
 // and rules_file in docs/rules.md; servers.*.roots in docs/sampling-and-roots.md;
 // servers.*.sandbox in docs/fencing.md;
 // audit.sync_before_forward and audit.segment_bytes in docs/audit-durability.md;
-// gateway.name_budget in docs/gateway-names.md.
+// gateway.name_budget in docs/gateway-names.md; limits.calls_per_minute,
+// limits.rate_action and the rate and rate_action of servers.* and servers.*.tools.*
+// in docs/design.md ("Rate limits").
 var designKeys = map[string][]string{
 	"":                  {"policy", "gateway", "audit", "servers", "limits", "rules_file"},
-	"limits":            {"max_args_bytes", "max_waiting_per_context", "max_waiting_bytes", "taint_prune_after_days"},
+	"limits":            {"max_args_bytes", "max_waiting_per_context", "max_waiting_bytes", "taint_prune_after_days", "calls_per_minute", "rate_action"},
 	"policy":            {"read", "write", "destructive", "approval_timeout"},
 	"gateway":           {"listen", "allow_remote", "name_budget"},
 	"audit":             {"path", "sync_before_forward", "segment_bytes"},
 	"servers":           {"*"},
-	"servers.*":         {"command", "args", "env", "inherit_env", "trust", "labels", "tools", "url", "transport", "headers", "protocol", "connect_timeout", "call_timeout", "oauth", "elicitation", "roots", "sandbox"},
+	"servers.*":         {"command", "args", "env", "inherit_env", "trust", "labels", "tools", "url", "transport", "headers", "protocol", "connect_timeout", "call_timeout", "oauth", "elicitation", "roots", "sandbox", "rate", "rate_action"},
 	"servers.*.sandbox": {"read", "write", "network", "required", "memory", "cpu_seconds", "processes"},
 	"servers.*.oauth":   {"client_id", "client_secret", "client_metadata_url", "issuer", "scopes", "redirect_port"},
 	"servers.*.env":     nil,
 	"servers.*.headers": nil,
 	"servers.*.tools":   {"*"},
-	"servers.*.tools.*": {"policy", "read_only", "destructive", "idempotent", "open_world", "labels", "rules"},
+	"servers.*.tools.*": {"policy", "read_only", "destructive", "idempotent", "open_world", "labels", "rules", "rate", "rate_action"},
 }
 
 // checkKeys reports every key under m (at path, in designKeys' pattern form) that

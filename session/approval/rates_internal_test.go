@@ -1,0 +1,193 @@
+package approval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+func TestRateSentences(t *testing.T) {
+	minute := func(n int) config.Rate { return config.Rate{N: n, Per: time.Minute} }
+	for _, c := range []struct {
+		l    rateLimit
+		nth  int
+		want string
+	}{
+		{rateLimit{rateTool, "web__fetch_url", minute(3)}, 4, "the 4th call of web__fetch_url this minute; limit 3/min"},
+		{rateLimit{rateServer, "web", minute(3)}, 4, "the 4th call to server web this minute; limit 3/min"},
+		{rateLimit{rateContext, "", minute(60)}, 61, "the 61st call of this context this minute; limit 60/min"},
+		{rateLimit{rateTool, "mail__send", config.Rate{N: 1, Per: time.Second}}, 2, "the 2nd call of mail__send this second; limit 1/s"},
+		{rateLimit{rateServer, "mail", config.Rate{N: 2, Per: time.Hour}}, 3, "the 3rd call to server mail this hour; limit 2/h"},
+	} {
+		if got := c.l.sentence(c.nth); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 101: "101st", 111: "111th", 113: "113th", 10001: "10001st"} {
+		if got := ordinal(n); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// rateServers is a server web whose fetch_url has the rate r.
+func rateServers(r config.Rate) []config.Server {
+	return []config.Server{{Name: "web", Tools: map[string]config.Tool{"fetch_url": {Rate: &r}}}}
+}
+
+// allowedFetch is web's fetch_url as a listing would make it, its policy allowing it.
+var allowedFetch = model.ToolInfo{Ref: trust.Ref{Server: "web", Tool: "fetch_url"}, Class: trust.Classification{Tier: trust.TierRead, Action: trust.Allow}}
+
+// askedFirst is an approver that denies every call and keeps the first reason of
+// each question.
+type askedFirst struct {
+	mu  sync.Mutex
+	why []string
+}
+
+func (a *askedFirst) Approve(_ context.Context, p *model.Pending) (model.Response, error) {
+	a.mu.Lock()
+	a.why = append(a.why, p.Verdict.Reasons[0])
+	a.mu.Unlock()
+	return model.Response{Answer: model.Deny}, nil
+}
+
+// authorizeFetch decides one call of fetch_url in context token:ci and says how:
+// "allow", or "asked: " and the question's first reason.
+func authorizeFetch(e *Engine, a *askedFirst) string {
+	d, err := e.Authorize(context.Background(), e.NewCallID(), model.CallRequest{Context: "token:ci", Server: "web", Tool: "fetch_url", Args: []byte(`{}`)}, allowedFetch, true)
+	switch {
+	case err != nil:
+		return err.Error()
+	case d.Verdict.Action == trust.Allow:
+		return "allow"
+	case d.Asked:
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return "asked: " + a.why[len(a.why)-1]
+	}
+	return "denied: " + d.Verdict.Reasons[0]
+}
+
+// envRatesProcess names the state dir of the second airlock process
+// TestRates_SharedWithAnotherProcess starts (this test binary, see TestMain).
+const envRatesProcess = "AIRLOCK_TEST_RATES_PROCESS"
+
+// ratesProcess is that second process: two calls of fetch_url (rate 3/min) on the
+// state dir dir, each printed as authorizeFetch says it.
+func ratesProcess(dir string) int {
+	a := &askedFirst{}
+	e := New(Options{Approver: a, StateDir: dir, Now: time.Now, Servers: rateServers(config.Rate{N: 3, Per: time.Minute, Action: trust.Ask})})
+	for range 2 {
+		fmt.Println(authorizeFetch(e, a))
+	}
+	return 0
+}
+
+// Two airlock processes on one state dir share the counts: two calls here, two in
+// a real second process, and the second process's 2nd is the 4th: it asks. The
+// last check before forwarding (DecideCall again) takes no slot.
+func TestRates_SharedWithAnotherProcess(t *testing.T) {
+	dir := t.TempDir()
+	a := &askedFirst{}
+	e := New(Options{Approver: a, StateDir: dir, Now: time.Now, Servers: rateServers(config.Rate{N: 3, Per: time.Minute, Action: trust.Ask})})
+	for range 2 {
+		if got := authorizeFetch(e, a); got != "allow" {
+			t.Fatalf("a call under the limit: %s", got)
+		}
+		if v, _ := e.DecideCall("token:ci", allowedFetch, []byte(`{}`), true); v.Action != trust.Allow {
+			t.Fatalf("the check before forwarding: %s", v.Action)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), envRatesProcess+"="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the second process: %v\n%s", err, out)
+	}
+	if want := "allow\nasked: the 4th call of web__fetch_url this minute; limit 3/min\n"; string(out) != want {
+		t.Errorf("the second process says\n%s\nwant\n%s", out, want)
+	}
+	if got := authorizeFetch(e, a); got != "asked: the 4th call of web__fetch_url this minute; limit 3/min" {
+		t.Errorf("this process after the other's calls: %s", got)
+	}
+}
+
+// A window keeps at most its limit and maxOverKept calls beyond it (calls a person
+// allowed), and calls past its end are pruned: the file's size is bounded.
+func TestRates_WindowsAreBounded(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	b := newRateBook(rateServers(config.Rate{N: 3, Per: time.Minute}), config.Limits{}, t.TempDir())
+	limits := b.limitsFor(allowedFetch.Ref)
+	for range maxOverKept + 10 {
+		now = now.Add(time.Millisecond)
+		if _, err := b.take("you", limits, now, true, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := b.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := rateKey{Context: "you", Scope: rateTool, Name: "web__fetch_url", Per: time.Minute}
+	if n := len(w[key]); n != 3+maxOverKept {
+		t.Errorf("the window keeps %d calls, want %d", n, 3+maxOverKept)
+	}
+	if _, err := b.take("other", limits, now.Add(time.Minute), false, false); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := b.load(); len(w) != 1 || len(w[key]) != 0 {
+		t.Errorf("after the window ended the file holds %v", w)
+	}
+	if newRateBook([]config.Server{{Name: "web"}}, config.Limits{}, t.TempDir()) != nil {
+		t.Error("a book with no limit set")
+	}
+	if _, err := os.Stat(filepath.Join(t.TempDir(), RatesFile)); err == nil {
+		t.Error("a rates file where no limit is set")
+	}
+}
+
+// BenchmarkAuthorize is one call the policy allows, decided: with no limit
+// configured (no file is touched), with a limit on another tool only (neither),
+// with a limit counted in memory, and with one in the state dir's rates.json. The
+// clock moves a second a call, so 100/min is never reached and a window holds 60
+// calls.
+func BenchmarkAuthorize(b *testing.B) {
+	limit := rateServers(config.Rate{N: 100, Per: time.Minute, Action: trust.Ask})
+	other := []config.Server{{Name: "web", Tools: map[string]config.Tool{"lookup": {Rate: &config.Rate{N: 1, Per: time.Hour}}}}}
+	for _, c := range []struct {
+		name    string
+		servers []config.Server
+		dir     bool
+	}{{"no limit", nil, false}, {"no limit, a state dir", nil, true}, {"another tool's limit, a state dir", other, true},
+		{"limit in memory", limit, false}, {"limit in rates.json", limit, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := ""
+			if c.dir {
+				dir = b.TempDir()
+			}
+			now := time.Unix(1e9, 0)
+			e := New(Options{Approver: &askedFirst{}, StateDir: dir, Servers: c.servers, Now: func() time.Time { now = now.Add(time.Second); return now }})
+			req := model.CallRequest{Context: "token:ci", Server: "web", Tool: "fetch_url", Args: []byte(`{}`)}
+			b.ReportAllocs()
+			for b.Loop() {
+				if d, _ := e.Authorize(context.Background(), "c1", req, allowedFetch, true); d.Verdict.Action != trust.Allow {
+					b.Fatal(d.Verdict)
+				}
+			}
+		})
+	}
+}
