@@ -592,12 +592,18 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 			d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: append(v.Reasons, "the answer was to allow this tool for this context: "+noContextGrant)}
 			return d, nil
 		}
+		if denied := e.countAllowed(k, rated); denied != nil {
+			d.Verdict = *denied
+			return d, nil
+		}
 		e.grant(req.Context, callID, tool)
-		e.countAllowed(k, rated)
 		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed for this context by the person")}
 		return d, nil
 	case model.AllowOnce:
-		e.countAllowed(k, rated)
+		if denied := e.countAllowed(k, rated); denied != nil {
+			d.Verdict = *denied
+			return d, nil
+		}
 		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by the person")}
 		return d, nil
 	}

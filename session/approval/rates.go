@@ -163,17 +163,27 @@ type rateOver struct {
 // is beyond one of them: then nothing is counted and that limit is returned. force
 // counts it whatever the limits say (a call the person allowed); peek only looks.
 func (b *rateBook) take(k string, limits []rateLimit, now time.Time, force, peek bool) (*rateOver, error) {
+	over, err := b.takeExcused(k, limits, now, func(rateLimit) bool { return force }, peek)
+	if err != nil || force {
+		return nil, err
+	}
+	return over, nil
+}
+
+// takeExcused is take where a call beyond a limit is counted all the same when
+// excused says the limit may be passed.
+func (b *rateBook) takeExcused(k string, limits []rateLimit, now time.Time, excused func(rateLimit) bool, peek bool) (*rateOver, error) {
 	var over *rateOver
 	err := b.update(func(w rateWindows) bool {
 		changed := w.prune(now)
 		keys := make([]rateKey, len(limits))
 		for i, l := range limits {
 			keys[i] = rateKey{Context: k, Scope: l.scope, Name: l.name, Per: l.rate.Per}
-			if n := len(w[keys[i]]); over == nil && n >= l.rate.N {
+			if n := len(w[keys[i]]); over == nil && n >= l.rate.N && !excused(l) {
 				over = &rateOver{l, n + 1}
 			}
 		}
-		if peek || (over != nil && !force) {
+		if peek || over != nil {
 			return changed
 		}
 		for i, key := range keys {
@@ -188,7 +198,7 @@ func (b *rateBook) take(k string, limits []rateLimit, now time.Time, force, peek
 		}
 		return true
 	})
-	if err != nil || force {
+	if err != nil {
 		return nil, err
 	}
 	return over, nil
@@ -353,6 +363,9 @@ func rateFileVerb(err error) string {
 type rateHold struct {
 	limits []rateLimit
 	why    string
+	// named is whether the question said a rate limit's sentence: only then may
+	// the person's yes pass a limit whose action asks.
+	named bool
 }
 
 // holdToRates applies the rate limits of tool's calls in context k to v, the
@@ -392,19 +405,29 @@ func (e *Engine) holdToRates(k string, tool model.ToolInfo, v trust.Verdict) (tr
 		// It asks anyway: what made it ask stays first (a taint's sentence is
 		// what its question shows first).
 		v.Reasons = append(slices.Clone(v.Reasons), why)
+		hold.named = over != nil
 		return v, hold
 	}
 	v.Action, v.By = trust.Ask, trust.DecidedByPolicy
 	v.Reasons = slices.Insert(slices.Clone(v.Reasons), 0, why)
-	hold.why = why
+	hold.why, hold.named = why, over != nil
 	return v, hold
 }
 
 // countAllowed counts a call the person allowed in the windows of hold (nil: it
-// is held to none). A file that cannot be written forgets it; the next call under
-// the limit asks anyway.
-func (e *Engine) countAllowed(k string, hold *rateHold) {
-	if hold != nil {
-		_, _ = e.rates.take(k, hold.limits, e.now(), true, false)
+// is held to none). The windows are looked at again: a limit whose action denies,
+// or one the question did not name, that the call is beyond now (calls counted
+// while the person decided) makes it a denial, returned with the limit's
+// sentence; nil when it is counted. A file that cannot be written forgets it; the
+// next call under the limit asks anyway.
+func (e *Engine) countAllowed(k string, hold *rateHold) *trust.Verdict {
+	if hold == nil {
+		return nil
 	}
+	excused := func(l rateLimit) bool { return hold.named && !l.rate.Denies() }
+	over, err := e.rates.takeExcused(k, hold.limits, e.now(), excused, false)
+	if err != nil || over == nil {
+		return nil
+	}
+	return &trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{over.limit.sentence(over.nth) + ", reached while the person decided, so the call is not forwarded; call again"}}
 }

@@ -191,3 +191,55 @@ func BenchmarkAuthorize(b *testing.B) {
 		})
 	}
 }
+
+// allowAfter is an approver that holds every question until n wait, then allows
+// each once.
+type allowAfter struct {
+	n    int
+	mu   sync.Mutex
+	seen int
+	all  chan struct{}
+}
+
+func (a *allowAfter) Approve(ctx context.Context, _ *model.Pending) (model.Response, error) {
+	a.mu.Lock()
+	if a.seen++; a.seen == a.n {
+		close(a.all)
+	}
+	a.mu.Unlock()
+	select {
+	case <-a.all:
+	case <-ctx.Done():
+		return model.Response{}, ctx.Err()
+	}
+	return model.Response{Answer: model.AllowOnce}, nil
+}
+
+// Calls the policy asks about are only looked at when asked; the person's yes to a
+// question that did not name a limit, or to one whose action denies, never runs
+// a call beyond it: two calls asked together under 1/min, both allowed, one runs.
+func TestRates_AllowedQuestionsStayUnderTheLimit(t *testing.T) {
+	for _, act := range []trust.Action{trust.Deny, trust.Ask} {
+		a := &allowAfter{n: 2, all: make(chan struct{})}
+		e := New(Options{Approver: a, StateDir: t.TempDir(), Now: time.Now, Servers: rateServers(config.Rate{N: 1, Per: time.Minute, Action: act})})
+		asked := allowedFetch
+		asked.Class.Action = trust.Ask
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ran := 0
+		for range 2 {
+			wg.Go(func() {
+				d, err := e.Authorize(context.Background(), e.NewCallID(), model.CallRequest{Context: "token:ci", Server: "web", Tool: "fetch_url", Args: []byte(`{}`)}, asked, true)
+				if err == nil && d.Verdict.Action == trust.Allow {
+					mu.Lock()
+					ran++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if ran != 1 {
+			t.Errorf("rate_action %s: %d calls ran under 1/min", act, ran)
+		}
+	}
+}
