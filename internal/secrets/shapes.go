@@ -23,6 +23,12 @@ type shape struct {
 	then string
 	// expr matches from lit on (lit included), anchored where lit starts.
 	expr string
+	// run, when set, holds the bytes of the run expr reads right after lit, which
+	// must end at a byte outside it: when expr fails at i, it fails at every start
+	// inside that run too, so scan tries the next start past the run. Without it a
+	// string of many starts in one long run ("eyJ-eyJ-…" with no '.') costs the
+	// square of its length.
+	run string
 	// keep is how many bytes at the start of a match are a published format, not
 	// the secret, and stay visible in a mask ("ghp_"); keepFn, when set, decides.
 	keep   int
@@ -45,7 +51,7 @@ var shapes = []shape{
 	{name: "an AWS access key", lit: "AKIA", word: true, expr: `AKIA[0-9A-Z]{16}\b`, keep: len("AKIA")},
 	{name: "an AWS access key", lit: "ASIA", word: true, expr: `ASIA[0-9A-Z]{16}\b`, keep: len("ASIA")},
 	{name: "a private key", lit: "-----BEGIN ", expr: `-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`, keepFn: func(m []byte) int { return len(m) }, end: pemEnd},
-	{name: "a JSON Web Token", lit: "eyJ", word: true, then: keyChars, expr: `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}`, keep: len("eyJ")},
+	{name: "a JSON Web Token", lit: "eyJ", word: true, then: keyChars, expr: `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}`, run: keyChars, keep: len("eyJ")},
 	{name: "a URL with a password", lit: "://", expr: `://[^/\s:@]+:[^/\s@]+@`, keep: len("://"), end: func(_ []byte, _, b int) int { return b - 1 }},
 }
 
@@ -97,6 +103,9 @@ func scan(s []byte, f func(m match) bool) {
 			}
 			loc := res[k].FindIndex(s[i:])
 			if loc == nil {
+				if sh.run != "" {
+					next[k] = runEnd(s, i+len(sh.lit), sh.run)
+				}
 				continue
 			}
 			next[k] = i + max(loc[1], 1)
@@ -105,6 +114,14 @@ func scan(s []byte, f func(m match) bool) {
 			}
 		}
 	}
+}
+
+// runEnd is the end of the run of bytes in set that starts at s[i].
+func runEnd(s []byte, i int, set string) int {
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // hasLit reports whether s starts with lit (in any case when fold).
