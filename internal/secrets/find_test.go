@@ -109,6 +109,8 @@ func TestMask(t *testing.T) {
 		{"userinfo keeps the host", `{"u":"https://bob:hunter22@example.com/"}`, `{"u":"https://…(15 chars)@example.com/"}`},
 		{"known keeps nothing", `{"b":"x abcd1234efgh abcd1234efgh"}`, `{"b":"x …(12 chars) …(12 chars)"}`},
 		{"key name", `{"AKIAIOSFODNN7EXAMPLE": 1, "b": [1, "<&>"]}`, `{"AKIA…(20 chars)": 1, "b": [1, "<&>"]}`},
+		{"pem headers share one end, a later one has none", `{"k":"a -----BEGIN PRIVATE KEY----- -----BEGIN PRIVATE KEY----- -----END PRIVATE KEY----- b -----BEGIN PRIVATE KEY----- c"}`,
+			`{"k":"a -----BEGIN PRIVATE KEY-----…(81 chars) b -----BEGIN PRIVATE KEY-----…(29 chars)"}`},
 		{"nothing to mask is kept byte for byte", `{ "b" : "plain" }`, `{ "b" : "plain" }`},
 		{"unreadable", `{"b":`, `"[arguments airlock cannot read: invalid JSON]"`},
 	} {
