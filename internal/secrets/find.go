@@ -176,9 +176,10 @@ type span struct{ a, b, keep int }
 // spans are the secrets in s, in order, overlapping ones merged.
 func (w *walker) spans(s []byte) []span {
 	var out []span
+	c := endCache{from: -1}
 	scan(s, func(m match) bool {
 		sh := &shapes[m.shape]
-		out = append(out, span{m.a, max(sh.secretEnd(s, m.a, m.b), m.a), sh.visible(s[m.a:m.b])})
+		out = append(out, span{m.a, max(sh.secretEnd(s, m.a, m.b, &c), m.a), sh.visible(s[m.a:m.b])})
 		return true
 	})
 	for _, k := range w.known {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlock-mcp/airlock/internal/secrets"
 	"github.com/airlock-mcp/airlock/trust"
@@ -108,6 +109,8 @@ func TestMask(t *testing.T) {
 		{"userinfo keeps the host", `{"u":"https://bob:hunter22@example.com/"}`, `{"u":"https://…(15 chars)@example.com/"}`},
 		{"known keeps nothing", `{"b":"x abcd1234efgh abcd1234efgh"}`, `{"b":"x …(12 chars) …(12 chars)"}`},
 		{"key name", `{"AKIAIOSFODNN7EXAMPLE": 1, "b": [1, "<&>"]}`, `{"AKIA…(20 chars)": 1, "b": [1, "<&>"]}`},
+		{"pem headers share one end, a later one has none", `{"k":"a -----BEGIN PRIVATE KEY----- -----BEGIN PRIVATE KEY----- -----END PRIVATE KEY----- b -----BEGIN PRIVATE KEY----- c"}`,
+			`{"k":"a -----BEGIN PRIVATE KEY-----…(81 chars) b -----BEGIN PRIVATE KEY-----…(29 chars)"}`},
 		{"nothing to mask is kept byte for byte", `{ "b" : "plain" }`, `{ "b" : "plain" }`},
 		{"unreadable", `{"b":`, `"[arguments airlock cannot read: invalid JSON]"`},
 	} {
@@ -174,5 +177,30 @@ func BenchmarkFind1MBManyStrings(b *testing.B) {
 		if fs := secrets.Find(raw, []secrets.Known{apiKey}); len(fs) != 0 {
 			b.Fatal(fs)
 		}
+	}
+}
+
+// A string an attacker shapes so that every start of a shape fails late (a JWT's
+// first part with no '.' after it, PEM headers with no END line) is still read in
+// time linear in its size: Find and Mask stand before every question.
+func TestFind_AdversarialLinear(t *testing.T) {
+	for _, tc := range []struct{ name, unit string }{
+		{"jwt starts in one run", "eyJ-"},
+		{"pem headers without an end", "-----BEGIN PRIVATE KEY-----"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, _ := json.Marshal(map[string]string{"b": strings.Repeat(tc.unit, 1<<20/len(tc.unit))})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				secrets.Find(raw, nil)
+				secrets.Mask(raw, nil)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("Find and Mask of 1 MiB took over 20s")
+			}
+		})
 	}
 }

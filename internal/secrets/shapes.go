@@ -23,6 +23,12 @@ type shape struct {
 	then string
 	// expr matches from lit on (lit included), anchored where lit starts.
 	expr string
+	// run, when set, holds the bytes of the run expr reads right after lit, which
+	// must end at a byte outside it: when expr fails at i, it fails at every start
+	// inside that run too, so scan tries the next start past the run. Without it a
+	// string of many starts in one long run ("eyJ-eyJ-…" with no '.') costs the
+	// square of its length.
+	run string
 	// keep is how many bytes at the start of a match are a published format, not
 	// the secret, and stay visible in a mask ("ghp_"); keepFn, when set, decides.
 	keep   int
@@ -30,7 +36,7 @@ type shape struct {
 	// end is where the secret of a match at s[a:b] ends; nil: the match runs on over
 	// token characters (TokenChar), so that a JWT's signature or the rest of a long
 	// key is masked with its start.
-	end func(s []byte, a, b int) int
+	end func(s []byte, a, b int, c *endCache) int
 }
 
 // shapes is the one table of secret shapes: the audit log redacts a value that holds
@@ -45,8 +51,8 @@ var shapes = []shape{
 	{name: "an AWS access key", lit: "AKIA", word: true, expr: `AKIA[0-9A-Z]{16}\b`, keep: len("AKIA")},
 	{name: "an AWS access key", lit: "ASIA", word: true, expr: `ASIA[0-9A-Z]{16}\b`, keep: len("ASIA")},
 	{name: "a private key", lit: "-----BEGIN ", expr: `-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`, keepFn: func(m []byte) int { return len(m) }, end: pemEnd},
-	{name: "a JSON Web Token", lit: "eyJ", word: true, then: keyChars, expr: `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}`, keep: len("eyJ")},
-	{name: "a URL with a password", lit: "://", expr: `://[^/\s:@]+:[^/\s@]+@`, keep: len("://"), end: func(_ []byte, _, b int) int { return b - 1 }},
+	{name: "a JSON Web Token", lit: "eyJ", word: true, then: keyChars, expr: `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}`, run: keyChars, keep: len("eyJ")},
+	{name: "a URL with a password", lit: "://", expr: `://[^/\s:@]+:[^/\s@]+@`, keep: len("://"), end: func(_ []byte, _, b int, _ *endCache) int { return b - 1 }},
 }
 
 // keyChars are the bytes of a key after its prefix: letters, digits, '_' and '-'.
@@ -97,6 +103,9 @@ func scan(s []byte, f func(m match) bool) {
 			}
 			loc := res[k].FindIndex(s[i:])
 			if loc == nil {
+				if sh.run != "" {
+					next[k] = runEnd(s, i+len(sh.lit), sh.run)
+				}
 				continue
 			}
 			next[k] = i + max(loc[1], 1)
@@ -105,6 +114,14 @@ func scan(s []byte, f func(m match) bool) {
 			}
 		}
 	}
+}
+
+// runEnd is the end of the run of bytes in set that starts at s[i].
+func runEnd(s []byte, i int, set string) int {
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // hasLit reports whether s starts with lit (in any case when fold).
@@ -140,24 +157,39 @@ func afterScheme(m []byte) int {
 	return i
 }
 
+// endCache keeps, across the matches of one string, the last end an end function
+// searched for: many matches before one far end (PEM headers with no END line)
+// then cost one search, not one each.
+type endCache struct {
+	// from is where the last search started (-1: none yet), at where the END line
+	// it found starts (len(s): none), end its result.
+	from, at, end int
+}
+
 // pemEnd is the end of a PEM block that starts at s[a:b]: past its END line, or the
-// end of the string when it has none.
-func pemEnd(s []byte, _, b int) int {
+// end of the string when it has none. The first END line at or after b is the same
+// for every b from c.from up to where it starts, so c answers those.
+func pemEnd(s []byte, _, b int, c *endCache) int {
+	if c.from >= 0 && c.from <= b && b <= c.at {
+		return c.end
+	}
+	c.from, c.at, c.end = b, len(s), len(s)
 	i := bytes.Index(s[b:], []byte("-----END "))
 	if i < 0 {
-		return len(s)
+		return c.end
 	}
-	j := b + i + len("-----END ")
+	c.at = b + i
+	j := c.at + len("-----END ")
 	if k := bytes.Index(s[j:], []byte("-----")); k >= 0 {
-		return j + k + len("-----")
+		c.end = j + k + len("-----")
 	}
-	return len(s)
+	return c.end
 }
 
 // secretEnd is where the secret of shape sh matched at s[a:b] ends.
-func (sh *shape) secretEnd(s []byte, a, b int) int {
+func (sh *shape) secretEnd(s []byte, a, b int, c *endCache) int {
 	if sh.end != nil {
-		return sh.end(s, a, b)
+		return sh.end(s, a, b, c)
 	}
 	for b < len(s) && s[b] < 0x80 && TokenChar(rune(s[b])) {
 		b++
