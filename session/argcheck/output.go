@@ -46,7 +46,7 @@ func (s Schema) CheckResult(structured any) error {
 		return nil
 	}
 	if s.Problem != nil {
-		return fmt.Errorf("the output schema cannot be checked: %w", s.Problem)
+		return boundedError{text: cut("the output schema cannot be checked: "+s.Problem.Error(), maxResultWords), err: s.Problem}
 	}
 	if structured == nil {
 		return ErrNoStructuredContent
@@ -181,6 +181,16 @@ func quotedList(s string) []string {
 	}
 	return out
 }
+
+// boundedError is an error whose words were cut (a schema's problem can quote a
+// name or a $ref of the server's at any length), still wrapping what it was.
+type boundedError struct {
+	text string
+	err  error
+}
+
+func (e boundedError) Error() string { return e.text }
+func (e boundedError) Unwrap() error { return e.err }
 
 // cut keeps at most n bytes of s, on a rune boundary, marking a cut with "…".
 func cut(s string, n int) string {

@@ -82,3 +82,26 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// A schema the validator refuses is refused in as few words as a mismatch, however
+// long the server made the names in it (an outside $ref, a looping pointer): the
+// words go to the agent, the audit log and the screens. What it was stays known.
+func TestCheckResult_SchemaRefusalIsBounded(t *testing.T) {
+	long := strings.Repeat("a", 100000)
+	for _, tc := range []struct {
+		name, schema string
+		is           error
+	}{
+		{"an outside $ref", `{"type":"object","properties":{"n":{"$ref":"https://example.com/` + long + `"}}}`, ErrExternalRef},
+		{"a looping $ref", `{"$defs":{"` + long + `":{"$ref":"#/$defs/` + long + `"}},"$ref":"#/$defs/` + long + `"}`, nil},
+		{"a bad pattern", `{"type":"object","properties":{"s":{"type":"string","pattern":"(?=` + long + `"}}}`, nil},
+	} {
+		err := LoadOutput(json.RawMessage(tc.schema)).CheckResult(map[string]any{"n": 1})
+		if err == nil || len(err.Error()) > maxResultWords+len("…") {
+			t.Errorf("%s: %d bytes of refusal (%.80q), want at most %d", tc.name, len(errText(err)), errText(err), maxResultWords+len("…"))
+		}
+		if tc.is != nil && !errors.Is(err, tc.is) {
+			t.Errorf("%s: %v, want it to wrap %v", tc.name, err, tc.is)
+		}
+	}
+}
