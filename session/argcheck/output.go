@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,9 +32,55 @@ func LoadOutput(raw json.RawMessage) Schema {
 	if done != nil {
 		return *done
 	}
+	if err := skipped(root); err != nil {
+		return Schema{Problem: err}
+	}
 	s := Schema{Root: root, Object: isObjectSchema(root)}
 	s.Full, s.NoRequired, s.Problem = compile(root, &s.Notes)
 	return s
+}
+
+// skipped says why a schema holds a constraint jsonschema-go would pass over in
+// the draft it checks, so that a result breaking it would pass as valid: draft
+// 2019-09's $recursiveRef (and $recursiveAnchor), and items as a list (the tuple of
+// drafts before 2020-12, with its additionalItems) anywhere but under draft-07, the
+// one earlier draft it reads. A value that only looks like one (in a const) is
+// refused too, which fails closed.
+func skipped(root map[string]any) error {
+	draft07 := false
+	if v, ok := root["$schema"].(string); ok {
+		switch strings.TrimSuffix(v, "#") {
+		case "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft-07/schema":
+			draft07 = true
+		}
+	}
+	var walk func(v any, ptr string) error
+	walk = func(v any, ptr string) error {
+		switch v := v.(type) {
+		case map[string]any:
+			_, ref := v["$recursiveRef"]
+			_, anchor := v["$recursiveAnchor"]
+			if ref || anchor {
+				return errors.New("the schema uses $recursiveRef or $recursiveAnchor (draft 2019-09), which airlock does not validate")
+			}
+			if _, list := v["items"].([]any); list && !draft07 {
+				return fmt.Errorf("the schema's items at %q is a list (a tuple of drafts before 2020-12), which airlock checks only under draft-07", ptr)
+			}
+			for _, k := range slices.Sorted(maps.Keys(v)) { // the first in one order
+				if err := walk(v[k], ptr+"/"+escapePointer(k)); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for i, c := range v {
+				if err := walk(c, ptr+"/"+strconv.Itoa(i)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(root, "")
 }
 
 // CheckResult validates a result's structured content (as go-sdk decoded it: nil

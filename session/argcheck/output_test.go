@@ -105,3 +105,30 @@ func TestCheckResult_SchemaRefusalIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A schema whose constraints the validator would pass over in the draft it checks
+// (draft 2019-09's $recursiveRef; items as a list, the tuple of drafts before
+// 2020-12, outside draft-07) is refused, not checked as if it allowed anything there:
+// an agent reading the schema in its own draft would refuse what was passed.
+// Draft-07's tuple is read as draft-07 reads it.
+func TestCheckResult_RefusesWhatTheValidatorWouldSkip(t *testing.T) {
+	const tuple = `"type":"array","items":[{"type":"string"}],"additionalItems":false`
+	for _, tc := range []struct{ name, schema, content, want string }{
+		{"$recursiveRef", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"type":"object","properties":{"n":{"type":"number"},"child":{"$recursiveRef":"#"}}}`,
+			`{"n":1,"child":{"n":"x"}}`, "the output schema cannot be checked: the schema uses $recursiveRef or $recursiveAnchor (draft 2019-09), which airlock does not validate"},
+		{"a tuple, no draft named", `{` + tuple + `}`, `["a",1]`, "the output schema cannot be checked: the schema's items at \"\" is a list (a tuple of drafts before 2020-12), which airlock checks only under draft-07"},
+		{"a tuple in draft 2019-09", `{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object","properties":{"t":{` + tuple + `}}}`, `{"t":["a",1]}`,
+			"the output schema cannot be checked: the schema's items at \"/properties/t\" is a list (a tuple of drafts before 2020-12), which airlock checks only under draft-07"},
+		{"a tuple in draft-07", `{"$schema":"http://json-schema.org/draft-07/schema#",` + tuple + `}`, `["a",1]`, "[*]: not: validated against <anonymous schema>"},
+		{"a tuple in draft-07 that fits", `{"$schema":"http://json-schema.org/draft-07/schema#",` + tuple + `}`, `["a"]`, ""},
+	} {
+		var content any
+		if err := json.Unmarshal([]byte(tc.content), &content); err != nil {
+			t.Fatal(err)
+		}
+		err := LoadOutput(json.RawMessage(tc.schema)).CheckResult(content)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
