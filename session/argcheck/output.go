@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/big"
 	"regexp"
 	"slices"
 	"strconv"
@@ -32,7 +33,7 @@ func LoadOutput(raw json.RawMessage) Schema {
 	if done != nil {
 		return *done
 	}
-	if err := skipped(root); err != nil {
+	if err := uncheckable(root); err != nil {
 		return Schema{Problem: err}
 	}
 	s := Schema{Root: root, Object: isObjectSchema(root)}
@@ -40,13 +41,16 @@ func LoadOutput(raw json.RawMessage) Schema {
 	return s
 }
 
-// skipped says why a schema holds a constraint jsonschema-go would pass over in
-// the draft it checks, so that a result breaking it would pass as valid: draft
-// 2019-09's $recursiveRef (and $recursiveAnchor), and items as a list (the tuple of
-// drafts before 2020-12, with its additionalItems) anywhere but under draft-07, the
-// one earlier draft it reads. A value that only looks like one (in a const) is
-// refused too, which fails closed.
-func skipped(root map[string]any) error {
+// uncheckable says why a schema (decoded with its numbers as written) holds a
+// constraint that checking would get wrong, so that a result breaking it would pass
+// as valid. jsonschema-go passes over draft 2019-09's $recursiveRef (and
+// $recursiveAnchor), and items as a list (the tuple of drafts before 2020-12, with
+// its additionalItems) anywhere but under draft-07, the one earlier draft it reads.
+// And it compares results, which go-sdk decoded as float64s and an agent is given as
+// such, with the schema's numbers as float64s: a number a float64 does not hold
+// exactly (9007199254740995, which rounds up) would let a result past it. A value
+// that only looks like one of these (in a const) is refused too, which fails closed.
+func uncheckable(root map[string]any) error {
 	draft07 := false
 	if v, ok := root["$schema"].(string); ok {
 		switch strings.TrimSuffix(v, "#") {
@@ -54,33 +58,54 @@ func skipped(root map[string]any) error {
 			draft07 = true
 		}
 	}
-	var walk func(v any, ptr string) error
-	walk = func(v any, ptr string) error {
+	// A finding's pointer is put together only when there is one, from its tokens
+	// gathered on the way back up (a 1 MiB enum is not a million pointers).
+	type finding struct {
+		words string // "%q" in it stands for the pointer
+		toks  []string
+	}
+	var walk func(v any) *finding
+	walk = func(v any) *finding {
 		switch v := v.(type) {
+		case json.Number:
+			if !exactFloat(v) {
+				return &finding{words: "the schema's number " + cut(v.String(), 40) + " at %q cannot be compared exactly: results are checked as 64-bit floats"}
+			}
 		case map[string]any:
 			_, ref := v["$recursiveRef"]
 			_, anchor := v["$recursiveAnchor"]
 			if ref || anchor {
-				return errors.New("the schema uses $recursiveRef or $recursiveAnchor (draft 2019-09), which airlock does not validate")
+				return &finding{words: "the schema uses $recursiveRef or $recursiveAnchor (draft 2019-09), which airlock does not validate"}
 			}
 			if _, list := v["items"].([]any); list && !draft07 {
-				return fmt.Errorf("the schema's items at %q is a list (a tuple of drafts before 2020-12), which airlock checks only under draft-07", ptr)
+				return &finding{words: "the schema's items at %q is a list (a tuple of drafts before 2020-12), which airlock checks only under draft-07"}
 			}
 			for _, k := range slices.Sorted(maps.Keys(v)) { // the first in one order
-				if err := walk(v[k], ptr+"/"+escapePointer(k)); err != nil {
-					return err
+				if f := walk(v[k]); f != nil {
+					f.toks = append(f.toks, escapePointer(k))
+					return f
 				}
 			}
 		case []any:
 			for i, c := range v {
-				if err := walk(c, ptr+"/"+strconv.Itoa(i)); err != nil {
-					return err
+				if f := walk(c); f != nil {
+					f.toks = append(f.toks, strconv.Itoa(i))
+					return f
 				}
 			}
 		}
 		return nil
 	}
-	return walk(root, "")
+	f := walk(root)
+	if f == nil {
+		return nil
+	}
+	slices.Reverse(f.toks)
+	ptr := ""
+	if len(f.toks) > 0 {
+		ptr = "/" + strings.Join(f.toks, "/")
+	}
+	return errors.New(strings.Replace(f.words, "%q", strconv.Quote(cut(ptr, 80)), 1))
 }
 
 // CheckResult validates a result's structured content (as go-sdk decoded it: nil
@@ -205,6 +230,28 @@ func contentPath(ptrs []string) string {
 		}
 	}
 	return path
+}
+
+// exactFloat reports whether the number n, as written, is the value of a float64:
+// one whose shortest decimal is n's value. A long number that is not already that
+// decimal is taken as inexact, so that a hostile schema's numbers cost little each.
+func exactFloat(n json.Number) bool {
+	s := n.String()
+	f, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil:
+		return false
+	case strconv.FormatFloat(f, 'g', -1, 64) == s:
+		return true
+	case f == 0: // 0.0, -0, 0e5: exact; 1e-400, rounded down to 0: not
+		mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
+		return strings.Trim(mantissa, "-0.") == ""
+	case len(s) > 64:
+		return false
+	}
+	written, ok := new(big.Rat).SetString(s)
+	held, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	return ok && written.Cmp(held) == 0
 }
 
 // join adds a property name to a path.

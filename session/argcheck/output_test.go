@@ -132,3 +132,37 @@ func TestCheckResult_RefusesWhatTheValidatorWouldSkip(t *testing.T) {
 		}
 	}
 }
+
+// Results are checked as 64-bit floats, and an agent is given them as such (go-sdk
+// decodes structured content into float64s and the gateway encodes those). A number
+// of the schema that a float64 cannot hold exactly would be compared rounded: max
+// 9007199254740995 rounds up to ...996 and let ...996 pass, which breaks the
+// schema; such a schema is refused. Numbers a float64 holds pass as before, and a
+// content number rounded on the way in is checked as what the agent gets.
+func TestCheckResult_RefusesNumbersItCannotCompareExactly(t *testing.T) {
+	for _, tc := range []struct{ name, schema, content, want string }{
+		{"a maximum rounded up", `{"type":"object","properties":{"n":{"maximum":9007199254740995}}}`, `{"n":9007199254740996}`,
+			`the output schema cannot be checked: the schema's number 9007199254740995 at "/properties/n/maximum" cannot be compared exactly: results are checked as 64-bit floats`},
+		{"a const rounded", `{"const":9007199254740993}`, `9007199254740992`,
+			`the output schema cannot be checked: the schema's number 9007199254740993 at "/const" cannot be compared exactly: results are checked as 64-bit floats`},
+		{"a decimal rounded up", `{"exclusiveMinimum":0.29999999999999999}`, `0.3`,
+			`the output schema cannot be checked: the schema's number 0.29999999999999999 at "/exclusiveMinimum" cannot be compared exactly: results are checked as 64-bit floats`},
+		{"beyond float64", `{"type":"array","items":{"maximum":1e400}}`, `[1]`,
+			`the output schema cannot be checked: the schema's number 1e400 at "/items/maximum" cannot be compared exactly: results are checked as 64-bit floats`},
+		{"a float64 bound", `{"type":"object","properties":{"n":{"maximum":9007199254740992,"minimum":0.1,"multipleOf":0.5}}}`, `{"n":9007199254740992}`, ""},
+		{"written longer, same value", `{"maximum":1.50, "minimum":1E0, "default":-0.0e5}`, `1.5`, ""},
+		{"rounded down to zero", `{"minimum":1e-400}`, `0`,
+			`the output schema cannot be checked: the schema's number 1e-400 at "/minimum" cannot be compared exactly: results are checked as 64-bit floats`},
+		{"a content number rounded in", `{"maximum":9007199254740992}`, `9007199254740993`, ""},
+		{"too big for its maximum", `{"maximum":9007199254740992}`, `9007199254740994`, "structuredContent: maximum: 9007199254740994/1 is greater than 9007199254740992.000000"},
+	} {
+		var content any
+		if err := json.Unmarshal([]byte(tc.content), &content); err != nil {
+			t.Fatal(err)
+		}
+		err := LoadOutput(json.RawMessage(tc.schema)).CheckResult(content)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
