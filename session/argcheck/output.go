@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/trust"
 )
 
 // ErrNoStructuredContent is wrapped by CheckResult's error for a result that has no
@@ -29,9 +31,12 @@ const (
 // JSON value, not only an object (a structured result may be an array or a
 // primitive). An absent or null schema, or `true`, checks nothing.
 func LoadOutput(raw json.RawMessage) Schema {
-	_, root, done := read(raw, Schema{Problem: errors.New("the schema is neither an object nor true")})
+	trimmed, root, done := read(raw, Schema{Problem: errors.New("the schema is neither an object nor true")})
 	if done != nil {
 		return *done
+	}
+	if err := oneReading(trimmed); err != nil {
+		return Schema{Problem: err}
 	}
 	if err := uncheckable(root); err != nil {
 		return Schema{Problem: err}
@@ -39,6 +44,23 @@ func LoadOutput(raw json.RawMessage) Schema {
 	s := Schema{Root: root, Object: isObjectSchema(root)}
 	s.Full, s.NoRequired, s.Problem = compile(root, &s.Notes)
 	return s
+}
+
+// oneReading says why a schema's bytes are not read alike by every JSON reader: a
+// key twice in one object (encoding/json keeps the last, others the first or refuse
+// it), or a lone surrogate escape (encoding/json reads U+FFFD, JavaScript keeps it).
+// The agent is given the bytes as the server listed them, so a schema checked as
+// encoding/json reads it might not be the one the agent reads. Invalid UTF-8 is left
+// to encoding/json's reading, as the listing's pass reads it.
+func oneReading(schema []byte) error {
+	if !utf8.Valid(schema) {
+		return nil
+	}
+	var ae *trust.ArgsError
+	if _, err := trust.CanonicalArgs(schema, 0); errors.As(err, &ae) {
+		return fmt.Errorf("the schema is not read alike by every JSON reader: %s", ae.Msg)
+	}
+	return nil
 }
 
 // uncheckable says why a schema (decoded with its numbers as written) holds a

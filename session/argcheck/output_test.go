@@ -166,3 +166,24 @@ func TestCheckResult_RefusesNumbersItCannotCompareExactly(t *testing.T) {
 		}
 	}
 }
+
+// An output schema with a key twice in one object means what each reader makes of
+// it: encoding/json keeps the last, a strict reader refuses it, another keeps the
+// first; and a lone surrogate escape names U+FFFD to encoding/json but itself to
+// JavaScript. The agent is given the schema's bytes as listed, so such a schema is
+// refused, not checked as one reading ("properties":{} after the price).
+func TestCheckResult_RefusesASchemaReadTwoWays(t *testing.T) {
+	for _, tc := range []struct{ name, schema, want string }{
+		{"a keyword twice", `{"type":"object","properties":{"price":{"type":"number"}},"properties":{}}`, `duplicate key "properties"`},
+		{"a property twice, one escaped", `{"type":"object","properties":{"price":{"type":"number"},"pr\u0069ce":{}}}`, `duplicate key "properties.price"`},
+		{"a lone surrogate", `{"type":"object","properties":{"\ud800":{"type":"number"}}}`, `lone surrogate escape \ud800`},
+	} {
+		err := LoadOutput(json.RawMessage(tc.schema)).CheckResult(map[string]any{"price": "12"})
+		if err == nil || !strings.HasPrefix(err.Error(), "the output schema cannot be checked: the schema is not read alike by every JSON reader: "+tc.want) {
+			t.Errorf("%s: %v, want the schema refused: %s", tc.name, err, tc.want)
+		}
+	}
+	if err := LoadOutput(json.RawMessage(`{"type":"object","properties":{"price":{"type":"number"}}}`)).CheckResult(map[string]any{"price": 1}); err != nil {
+		t.Errorf("a schema read one way: %v", err)
+	}
+}
