@@ -368,6 +368,12 @@ type Outcome struct {
 	Rule     string
 	Result   *mcp.CallToolResult
 	Duration time.Duration
+	// Checked says the result was checked against the output schema of the tool
+	// the call was decided on, and matched it: false for a tool without one, a
+	// tool error (isError, not checked) and a result that did not match
+	// (ErrResultSchema). Whoever says a result matches says it from this, not from
+	// a definition of the tool it holds, which may be another listing's.
+	Checked bool
 }
 
 // Call decides req through the approval engine and, when allowed, forwards it with the
@@ -488,10 +494,11 @@ func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, cano
 	m.callStarted(req.Server, callID)
 	res, err := s.call(ctx, callID, req, tool)
 	m.callEnded(req.Server, callID)
+	checked := false
 	if err == nil {
-		err = m.checkResult(q, tool, res)
+		checked, err = m.checkResult(q, tool, res)
 	}
-	out := &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule, Result: res, Duration: m.opts.Now().Sub(start)}
+	out := &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule, Result: res, Duration: m.opts.Now().Sub(start), Checked: checked}
 	m.auditOutcome(base, out, err)
 	if err != nil {
 		// An error's text may be the server's own words (a JSON-RPC error message),
@@ -511,15 +518,19 @@ func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, cano
 // on, as the MCP spec says a client should. A tool without one checks nothing, and
 // neither does a tool error (isError): the spec asks conforming structured results of
 // a tool that succeeded, and an error result reports a failure, not the result the
-// schema describes (the TypeScript SDK's client skips it too).
-func (m *Manager) checkResult(q string, tool model.ToolInfo, res *mcp.CallToolResult) error {
+// schema describes (the TypeScript SDK's client skips it too). It reports whether
+// the result was checked and matched (Outcome.Checked).
+func (m *Manager) checkResult(q string, tool model.ToolInfo, res *mcp.CallToolResult) (matched bool, err error) {
 	if res == nil || res.IsError || len(tool.OutputSchema) == 0 {
-		return nil // most tools declare none: not even the cache's lock
+		return false, nil // most tools declare none: not even the cache's lock
+	}
+	if string(bytes.TrimSpace(tool.OutputSchema)) == "null" {
+		return false, nil // no schema after all
 	}
 	if err := m.argSchemas.CheckResult(tool.OutputSchema, res.StructuredContent); err != nil {
-		return fmt.Errorf("calling %s: %w: %w", q, ErrResultSchema, err)
+		return false, fmt.Errorf("calling %s: %w: %w", q, ErrResultSchema, err)
 	}
-	return nil
+	return true, nil
 }
 
 // recheck is the last look before an allowed call is forwarded, under the read side

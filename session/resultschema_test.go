@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -78,5 +79,38 @@ func TestCall_ChecksResultAgainstOutputSchema(t *testing.T) {
 	out, err = m.Call(ctx, model.CallRequest{Context: "agent-r", Server: "shop", Tool: "broken"})
 	if err != nil || !out.Result.IsError || out.Result.StructuredContent != nil {
 		t.Errorf("a tool error under an output schema: %v, %+v; want it passed as it is", err, out)
+	}
+}
+
+// A result is checked against the output schema of the tool the call was decided
+// on, not a laxer one the server lists while the call runs: quote's handler
+// redefines quote with an output schema that allows anything, waits until the
+// Manager holds that listing, then answers {"price":"12"}, which only the new
+// schema allows.
+func TestCall_ChecksTheSchemaTheCallWasDecidedOn(t *testing.T) {
+	const lax = `{"type":"object"}`
+	shop := sessiontest.NewUpstream("shop")
+	var m *session.Manager
+	quote := &mcp.Tool{Name: "quote", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(sessiontest.PriceSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)}}
+	answer := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "12"}}, StructuredContent: json.RawMessage(`{"price":"12"}`)}, nil
+	}
+	shop.Srv.AddTool(quote, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		laxer := *quote
+		laxer.OutputSchema = json.RawMessage(lax)
+		shop.Srv.AddTool(&laxer, answer) // go-sdk says tools/list_changed
+		sessiontest.WaitFor(t, "the Manager to list quote's laxer output schema", 10*time.Second, func() bool {
+			ti, ok := m.Snapshot().Tool("shop", "quote")
+			return ok && string(ti.OutputSchema) == lax
+		})
+		return answer(ctx, req)
+	})
+	m = sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("shop", trust.Trusted)), session.Options{},
+		map[string]*sessiontest.Upstream{"shop": shop})
+
+	_, err := m.Call(context.Background(), model.CallRequest{Context: "agent-r", Server: "shop", Tool: "quote"})
+	if !errors.Is(err, session.ErrResultSchema) || !strings.Contains(err.Error(), "price: expected number, got string") {
+		t.Errorf("a result checked after the tool's schema became laxer: %v, want ErrResultSchema under the schema decided on", err)
 	}
 }

@@ -78,5 +78,5 @@ func resultOutcome(o *session.Outcome) *result.Outcome {
 	if o == nil {
 		return nil
 	}
-	return &result.Outcome{CallID: o.CallID, Verdict: o.Verdict, Result: o.Result, Duration: o.Duration}
+	return &result.Outcome{CallID: o.CallID, Verdict: o.Verdict, Result: o.Result, Duration: o.Duration, Checked: o.Checked}
 }

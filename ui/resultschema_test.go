@@ -61,3 +61,36 @@ func TestCall_ResultInvalidSaysSo(t *testing.T) {
 		t.Errorf("the result screen:\n%s", got)
 	}
 }
+
+// The result screen's verdict on structured content is the Manager's check, made
+// against the tool the call was decided on, not the tool the person opened the call
+// on: here the server drops quote's output schema after the form was opened, the
+// person accepts the new definition, and the call's {"price":"12"} is checked
+// against nothing. The screen must not say it matches the schema the form showed.
+func TestCall_ResultScreenSaysOnlyWhatTheManagerChecked(t *testing.T) {
+	shop := sessiontest.NewUpstream("shop")
+	shop.AddStructured("quote", sessiontest.PriceSchema, `{"price":"12"}`)
+	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("shop", trust.Trusted)), session.Options{},
+		map[string]*sessiontest.Upstream{"shop": shop})
+	h := newHarnessFor(t, m, 100, 30, false, Options{Title: "shop"})
+	opened := sessiontest.MustTool(t, m, "shop", "quote")
+	shop.AddStructured("quote", "null", `{"price":"12"}`)
+	sessiontest.WaitFor(t, "the listing without quote's output schema", 10*time.Second, func() bool {
+		ti, ok := m.Snapshot().Tool("shop", "quote")
+		return ok && string(ti.OutputSchema) == "null"
+	})
+	now := sessiontest.MustTool(t, m, "shop", "quote")
+	if _, err := m.AcceptPins("shop", model.Reviewed{Tools: map[string]string{"quote": now.Fingerprint}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Call(context.Background(), model.CallRequest{Server: "shop", Tool: "quote"})
+	if err != nil {
+		t.Fatalf("the call under the accepted definition: %v", err)
+	}
+	h.m.call.Begin(h.m.call.Gen+1, opened, nil, fixedNow, func() {})
+	h.m.callDone(callDoneMsg{gen: h.m.call.Gen, outcome: out, err: err})
+	got := strings.Join(strings.Fields(ansi.Strip(h.m.result.VP.View())), " ")
+	if strings.Contains(got, "matches the tool's output schema") {
+		t.Errorf("the result screen says an unchecked result matches:\n%s", got)
+	}
+}

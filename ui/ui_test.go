@@ -639,8 +639,8 @@ func TestResultKinds(t *testing.T) {
 		StructuredContent: map[string]any{"n": 3},
 	}
 	// What the session's check (Manager.Call) found is what the screen says: a
-	// result it returned without an error matches the tool's output schema.
-	plain := ansi.Strip(result.Content(st, result.New(tool, json.RawMessage(`{}`), &result.Outcome{CallID: "c9", Result: ok}, nil), 80))
+	// result it returned checked matches the tool's output schema.
+	plain := ansi.Strip(result.Content(st, result.New(tool, json.RawMessage(`{}`), &result.Outcome{CallID: "c9", Result: ok, Checked: true}, nil), 80))
 	screenHas(t, plain, "✓ OK", "[image] image/png, 1234 bytes (not drawn; s saves it)", "[audio] audio/wav, 1 byte (not played; s saves it)",
 		"[resource link] file:///x⟨ESC⟩[2J", "type: text/plain, 2048 bytes", "[embedded resource] mem://r", "│ inside\n│ resource")
 
@@ -654,7 +654,7 @@ func TestResultKinds(t *testing.T) {
 	}
 
 	ok.StructuredContent = map[string]any{"n": 3}
-	plain = ansi.Strip(result.Content(st, result.New(tool, nil, &result.Outcome{Result: ok}, nil), 80))
+	plain = ansi.Strip(result.Content(st, result.New(tool, nil, &result.Outcome{Result: ok, Checked: true}, nil), 80))
 	screenHas(t, plain, "✓ matches the tool's output schema")
 
 	ok.StructuredContent = nil

@@ -4,10 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/trust"
 )
 
 // ErrNoStructuredContent is wrapped by CheckResult's error for a result that has no
@@ -26,13 +31,103 @@ const (
 // JSON value, not only an object (a structured result may be an array or a
 // primitive). An absent or null schema, or `true`, checks nothing.
 func LoadOutput(raw json.RawMessage) Schema {
-	_, root, done := read(raw, Schema{Problem: errors.New("the schema is neither an object nor true")})
+	trimmed, root, done := read(raw, Schema{Problem: errors.New("the schema is neither an object nor true")})
 	if done != nil {
 		return *done
+	}
+	if err := oneReading(trimmed); err != nil {
+		return Schema{Problem: err}
+	}
+	if err := uncheckable(root); err != nil {
+		return Schema{Problem: err}
 	}
 	s := Schema{Root: root, Object: isObjectSchema(root)}
 	s.Full, s.NoRequired, s.Problem = compile(root, &s.Notes)
 	return s
+}
+
+// oneReading says why a schema's bytes are not read alike by every JSON reader: a
+// key twice in one object (encoding/json keeps the last, others the first or refuse
+// it), or a lone surrogate escape (encoding/json reads U+FFFD, JavaScript keeps it).
+// The agent is given the bytes as the server listed them, so a schema checked as
+// encoding/json reads it might not be the one the agent reads. Invalid UTF-8 is left
+// to encoding/json's reading, as the listing's pass reads it.
+func oneReading(schema []byte) error {
+	if !utf8.Valid(schema) {
+		return nil
+	}
+	var ae *trust.ArgsError
+	if _, err := trust.CanonicalArgs(schema, 0); errors.As(err, &ae) {
+		return fmt.Errorf("the schema is not read alike by every JSON reader: %s", ae.Msg)
+	}
+	return nil
+}
+
+// uncheckable says why a schema (decoded with its numbers as written) holds a
+// constraint that checking would get wrong, so that a result breaking it would pass
+// as valid. jsonschema-go passes over draft 2019-09's $recursiveRef (and
+// $recursiveAnchor), and items as a list (the tuple of drafts before 2020-12, with
+// its additionalItems) anywhere but under draft-07, the one earlier draft it reads.
+// And it compares results, which go-sdk decoded as float64s and an agent is given as
+// such, with the schema's numbers as float64s: a number a float64 does not hold
+// exactly (9007199254740995, which rounds up) would let a result past it. A value
+// that only looks like one of these (in a const) is refused too, which fails closed.
+func uncheckable(root map[string]any) error {
+	draft07 := false
+	if v, ok := root["$schema"].(string); ok {
+		switch strings.TrimSuffix(v, "#") {
+		case "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft-07/schema":
+			draft07 = true
+		}
+	}
+	// A finding's pointer is put together only when there is one, from its tokens
+	// gathered on the way back up (a 1 MiB enum is not a million pointers).
+	type finding struct {
+		words string // "%q" in it stands for the pointer
+		toks  []string
+	}
+	var walk func(v any) *finding
+	walk = func(v any) *finding {
+		switch v := v.(type) {
+		case json.Number:
+			if !exactFloat(v) {
+				return &finding{words: "the schema's number " + cut(v.String(), 40) + " at %q cannot be compared exactly: results are checked as 64-bit floats"}
+			}
+		case map[string]any:
+			_, ref := v["$recursiveRef"]
+			_, anchor := v["$recursiveAnchor"]
+			if ref || anchor {
+				return &finding{words: "the schema uses $recursiveRef or $recursiveAnchor (draft 2019-09), which airlock does not validate"}
+			}
+			if _, list := v["items"].([]any); list && !draft07 {
+				return &finding{words: "the schema's items at %q is a list (a tuple of drafts before 2020-12), which airlock checks only under draft-07"}
+			}
+			for _, k := range slices.Sorted(maps.Keys(v)) { // the first in one order
+				if f := walk(v[k]); f != nil {
+					f.toks = append(f.toks, escapePointer(k))
+					return f
+				}
+			}
+		case []any:
+			for i, c := range v {
+				if f := walk(c); f != nil {
+					f.toks = append(f.toks, strconv.Itoa(i))
+					return f
+				}
+			}
+		}
+		return nil
+	}
+	f := walk(root)
+	if f == nil {
+		return nil
+	}
+	slices.Reverse(f.toks)
+	ptr := ""
+	if len(f.toks) > 0 {
+		ptr = "/" + strings.Join(f.toks, "/")
+	}
+	return errors.New(strings.Replace(f.words, "%q", strconv.Quote(cut(ptr, 80)), 1))
 }
 
 // CheckResult validates a result's structured content (as go-sdk decoded it: nil
@@ -46,7 +141,7 @@ func (s Schema) CheckResult(structured any) error {
 		return nil
 	}
 	if s.Problem != nil {
-		return fmt.Errorf("the output schema cannot be checked: %w", s.Problem)
+		return boundedError{text: cut("the output schema cannot be checked: "+s.Problem.Error(), maxResultWords), err: s.Problem}
 	}
 	if structured == nil {
 		return ErrNoStructuredContent
@@ -159,6 +254,28 @@ func contentPath(ptrs []string) string {
 	return path
 }
 
+// exactFloat reports whether the number n, as written, is the value of a float64:
+// one whose shortest decimal is n's value. A long number that is not already that
+// decimal is taken as inexact, so that a hostile schema's numbers cost little each.
+func exactFloat(n json.Number) bool {
+	s := n.String()
+	f, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil:
+		return false
+	case strconv.FormatFloat(f, 'g', -1, 64) == s:
+		return true
+	case f == 0: // 0.0, -0, 0e5: exact; 1e-400, rounded down to 0: not
+		mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
+		return strings.Trim(mantissa, "-0.") == ""
+	case len(s) > 64:
+		return false
+	}
+	written, ok := new(big.Rat).SetString(s)
+	held, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	return ok && written.Cmp(held) == 0
+}
+
 // join adds a property name to a path.
 func join(path, name string) string {
 	if path == "" {
@@ -181,6 +298,16 @@ func quotedList(s string) []string {
 	}
 	return out
 }
+
+// boundedError is an error whose words were cut (a schema's problem can quote a
+// name or a $ref of the server's at any length), still wrapping what it was.
+type boundedError struct {
+	text string
+	err  error
+}
+
+func (e boundedError) Error() string { return e.text }
+func (e boundedError) Unwrap() error { return e.err }
 
 // cut keeps at most n bytes of s, on a rune boundary, marking a cut with "…".
 func cut(s string, n int) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -86,5 +87,52 @@ func TestGateway_ResultSchemaTypeScriptAgent(t *testing.T) {
 	}
 	if out := run("shop__good"); strings.Contains(out, `"error"`) || !strings.Contains(out, `"calls"`) {
 		t.Errorf("the TypeScript agent's valid call: %s", out)
+	}
+}
+
+// What the Manager checks is what the agent is given: go-sdk decodes a result's
+// structured content once (a key twice keeps the last, a number is a float64), the
+// Manager checks that value and the gateway encodes that same value for the agent,
+// never the server's bytes. So a duplicate key cannot hide an unchecked value from
+// an agent, and a number rounded on the way in reaches the agent as checked. A
+// number beyond float64 fails the whole call. A tool error (isError) is not
+// checked and is relayed with its structured content: the MCP spec asks conforming
+// structured content of a tool that succeeded only, and the agent's SDK is told the
+// call failed (the TypeScript SDK's client skips its own check of it too).
+func TestGateway_ResultGivenIsTheResultChecked(t *testing.T) {
+	const tool = `{"name":"quote","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"price":{"type":"number","maximum":9007199254740992}},"required":["price"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}`
+	results := map[string]string{
+		"lastnum": `{"content":[],"structuredContent":{"price":"12","price":12}}`,
+		"laststr": `{"content":[],"structuredContent":{"price":12,"price":"12"}}`,
+		"rounded": `{"content":[],"structuredContent":{"price":9007199254740993}}`,
+		"beyond":  `{"content":[],"structuredContent":{"price":1e400}}`,
+		"failed":  `{"content":[{"type":"text","text":"no price today"}],"isError":true,"structuredContent":{"price":"12"}}`,
+	}
+	var servers []config.Server
+	for name, res := range results {
+		servers = append(servers, sessiontest.RawServer(t, name, trust.Trusted, sessiontest.Script(sessiontest.Page(tool), `"result":`+res)))
+	}
+	m := sessiontest.Start(t, sessiontest.NewConfig(servers...), session.Options{})
+	cs := agent(t, startGateway(t, m), nil)
+	for _, tc := range []struct{ server, structured, text string }{
+		{"lastnum", `{"price":12}`, ""},
+		{"laststr", "", "airlock withheld the tool's result: calling laststr__quote: " + resultMismatch},
+		{"rounded", `{"price":9007199254740992}`, ""},
+		{"beyond", "", "airlock could not complete this call: "},
+		{"failed", `{"price":"12"}`, "no price today"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.server + "__quote"})
+		if err != nil {
+			t.Errorf("%s: %v", tc.server, err)
+			continue
+		}
+		got := ""
+		if res.StructuredContent != nil {
+			b, _ := json.Marshal(res.StructuredContent)
+			got = string(b)
+		}
+		if got != tc.structured || !strings.Contains(resultText(res), tc.text) || res.IsError != (tc.text != "") {
+			t.Errorf("%s: the agent got %s (isError %v, %q), want %s (%q)", tc.server, got, res.IsError, resultText(res), tc.structured, tc.text)
+		}
 	}
 }

@@ -6,7 +6,6 @@
 package result
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,6 +68,9 @@ type Outcome struct {
 	Verdict  trust.Verdict
 	Result   *mcp.CallToolResult
 	Duration time.Duration
+	// Checked: the session checked the result against the output schema of the
+	// tool the call was decided on, and it matched (session.Outcome.Checked).
+	Checked bool
 }
 
 // Result is what came of one call of the person's.
@@ -92,25 +94,23 @@ type schemaCheck struct {
 
 // schemaOf is the check Manager.Call made of a result: a result that does not match
 // the tool's output schema (or has no structured content under one) came back as
-// model.ErrResultSchema; any other result of a tool with an output schema came back
-// checked. A tool without one, a tool error (isError, which is not checked) and a
-// call that returned no result say nothing.
-func schemaOf(schema json.RawMessage, out *Outcome, err error) schemaCheck {
+// model.ErrResultSchema; one that matched came back Checked. Which schema that was
+// is the session's: the tool the call was decided on, which may be another listing's
+// than the one the screen was given. Anything else (no schema, a tool error, which is
+// not checked, no result) says nothing.
+func schemaOf(out *Outcome, err error) schemaCheck {
 	switch {
 	case errors.Is(err, model.ErrResultSchema):
 		return schemaCheck{checked: true, err: err}
-	case err != nil || out == nil || out.Result == nil || out.Result.IsError:
-		return schemaCheck{}
+	case err == nil && out != nil && out.Checked:
+		return schemaCheck{checked: true}
 	}
-	if s := bytes.TrimSpace(schema); len(s) == 0 || string(s) == "null" {
-		return schemaCheck{}
-	}
-	return schemaCheck{checked: true}
+	return schemaCheck{}
 }
 
 // New files a finished call.
 func New(t model.ToolInfo, args json.RawMessage, out *Outcome, err error) Result {
-	return Result{Tool: t, Args: args, Outcome: out, Err: err, schema: schemaOf(t.OutputSchema, out, err)}
+	return Result{Tool: t, Args: args, Outcome: out, Err: err, schema: schemaOf(out, err)}
 }
 
 // Model shows a call's result, scrollable.
