@@ -182,6 +182,10 @@ func (m *Manager) StateFileProblems() []string {
 	return out
 }
 
+// knownPlainMin is the shortest value of a variable with an ordinary name that
+// knownSecrets looks for.
+const knownPlainMin = 16
+
 // knownSecrets are the values of the environment variables airlock passes to its
 // servers, of every server (a token for one server sent to another's tool is the
 // leak): each server's env table, and the inherit_env variables set in airlock's own
@@ -196,10 +200,6 @@ func (m *Manager) StateFileProblems() []string {
 // "production", LOG_FORMAT = "json-lines") is ordinary text too often, and a
 // question about it every time it appears in a message would teach people to answer
 // without reading. Find never looks for a value shorter than secrets.MinKnown.
-// knownPlainMin is the shortest value of a variable with an ordinary name that
-// knownSecrets looks for.
-const knownPlainMin = 16
-
 func knownSecrets(servers []config.Server, lookup func(string) (string, bool)) []secrets.Known {
 	var out []secrets.Known
 	add := func(server, name, value string) {

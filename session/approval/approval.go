@@ -67,7 +67,7 @@ type Engine struct {
 	// ruleLast is when each rule of ruleHits last matched.
 	ruleLast map[string]time.Time
 	// known are the secrets known by their value (nil: none).
-	known func() []secrets.Known
+	known []secrets.Known
 	// rates holds calls to the configured rate limits (nil: none is set).
 	rates *rateBook
 }
@@ -174,7 +174,7 @@ type Options struct {
 	// out whose arguments hold one asks, as one that holds a secret shape does (nil:
 	// only shapes are looked for). The values never reach an error, an event or a
 	// log: only the Known's name is ever shown.
-	Secrets func() []secrets.Known
+	Secrets []secrets.Known
 	// Servers are the configured servers, whose rates (Server.Rate and each
 	// Tool.Rate) calls are held to, as they are to Limits.CallsPerMinute; the
 	// counts are kept in StateDir's rates.json ("": in memory).
@@ -325,15 +325,7 @@ func (e *Engine) secretsIn(tool model.ToolInfo, args []byte) []secrets.Finding {
 	if !tool.Class.Has(trust.LegExfiltration) {
 		return nil
 	}
-	return secrets.Find(args, e.knownSecrets())
-}
-
-// knownSecrets are the secrets known by their value (nil: none).
-func (e *Engine) knownSecrets() []secrets.Known {
-	if e.known == nil {
-		return nil
-	}
-	return e.known()
+	return secrets.Find(args, e.known)
 }
 
 // askForSecrets turns a verdict that allows into a question whose first reason
@@ -435,8 +427,8 @@ func (d Decision) Because(ending string) []string {
 const maxSubjectShown = 256
 
 // askedBecause is the sentence that made the call ask: the taint of its context, the
-// rule that asks, the secrets in its arguments, or the policy (the last of the classification's reasons, c, is the
-// policy's).
+// rule that asks, the secrets in its arguments, or the policy (the last of the
+// classification's reasons, c, is the policy's).
 func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []string) string {
 	switch {
 	case v.By == trust.DecidedByTaint && shown.Tainted():
@@ -537,7 +529,7 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 		Deadline:    now.Add(e.timeout),
 	}
 	if len(found) > 0 {
-		p.ArgsMasked = secrets.Mask(req.Args, e.knownSecrets())
+		p.ArgsMasked = secrets.Mask(req.Args, e.known)
 	}
 	d = Decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
 	if rated != nil && rated.why != "" {

@@ -160,26 +160,16 @@ type rateOver struct {
 }
 
 // take counts a call of context k at now under every limit of limits, unless it
-// is beyond one of them: then nothing is counted and that limit is returned. force
-// counts it whatever the limits say (a call the person allowed); peek only looks.
-func (b *rateBook) take(k string, limits []rateLimit, now time.Time, force, peek bool) (*rateOver, error) {
-	over, err := b.takeExcused(k, limits, now, func(rateLimit) bool { return force }, peek)
-	if err != nil || force {
-		return nil, err
-	}
-	return over, nil
-}
-
-// takeExcused is take where a call beyond a limit is counted all the same when
-// excused says the limit may be passed.
-func (b *rateBook) takeExcused(k string, limits []rateLimit, now time.Time, excused func(rateLimit) bool, peek bool) (*rateOver, error) {
+// is beyond one of them that excused (nil: none) does not let it pass: then nothing
+// is counted and that limit is returned. peek only looks.
+func (b *rateBook) take(k string, limits []rateLimit, now time.Time, excused func(rateLimit) bool, peek bool) (*rateOver, error) {
 	var over *rateOver
 	err := b.update(func(w rateWindows) bool {
 		changed := w.prune(now)
 		keys := make([]rateKey, len(limits))
 		for i, l := range limits {
 			keys[i] = rateKey{Context: k, Scope: l.scope, Name: l.name, Per: l.rate.Per}
-			if n := len(w[keys[i]]); over == nil && n >= l.rate.N && !excused(l) {
+			if n := len(w[keys[i]]); over == nil && n >= l.rate.N && (excused == nil || !excused(l)) {
 				over = &rateOver{l, n + 1}
 			}
 		}
@@ -386,7 +376,7 @@ func (e *Engine) holdToRates(k string, tool model.ToolInfo, v trust.Verdict) (tr
 		return v, nil
 	}
 	allowed := v.Action == trust.Allow
-	over, err := e.rates.take(k, limits, e.now(), false, !allowed)
+	over, err := e.rates.take(k, limits, e.now(), nil, !allowed)
 	hold := &rateHold{limits: limits}
 	var why string
 	switch {
@@ -425,7 +415,7 @@ func (e *Engine) countAllowed(k string, hold *rateHold) *trust.Verdict {
 		return nil
 	}
 	excused := func(l rateLimit) bool { return hold.named && !l.rate.Denies() }
-	over, err := e.rates.takeExcused(k, hold.limits, e.now(), excused, false)
+	over, err := e.rates.take(k, hold.limits, e.now(), excused, false)
 	if err != nil || over == nil {
 		return nil
 	}

@@ -134,7 +134,7 @@ func TestRates_WindowsAreBounded(t *testing.T) {
 	limits := b.limitsFor(allowedFetch.Ref)
 	for range maxOverKept + 10 {
 		now = now.Add(time.Millisecond)
-		if _, err := b.take("you", limits, now, true, false); err != nil {
+		if _, err := b.take("you", limits, now, func(rateLimit) bool { return true }, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,7 +146,7 @@ func TestRates_WindowsAreBounded(t *testing.T) {
 	if n := len(w[key]); n != 3+maxOverKept {
 		t.Errorf("the window keeps %d calls, want %d", n, 3+maxOverKept)
 	}
-	if _, err := b.take("other", limits, now.Add(time.Minute), false, false); err != nil {
+	if _, err := b.take("other", limits, now.Add(time.Minute), nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if w, _ := b.load(); len(w) != 1 || len(w[key]) != 0 {
