@@ -44,11 +44,7 @@ func TestActivity_ResultInvalidShowsTheError(t *testing.T) {
 // the result screen with the session's error and a status line that says so, never
 // as a call that returned.
 func TestCall_ResultInvalidSaysSo(t *testing.T) {
-	shop := sessiontest.NewUpstream("shop")
-	shop.AddStructured("quote", sessiontest.PriceSchema, `{"price":"12"}`)
-	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("shop", trust.Trusted)), session.Options{},
-		map[string]*sessiontest.Upstream{"shop": shop})
-	h := newHarnessFor(t, m, 100, 30, false, Options{Title: "shop"})
+	_, m, h := badQuote(t)
 	tool := sessiontest.MustTool(t, m, "shop", "quote")
 	out, err := m.Call(context.Background(), model.CallRequest{Server: "shop", Tool: "quote"})
 	h.m.call.Begin(h.m.call.Gen+1, tool, nil, fixedNow, func() {})
@@ -68,11 +64,7 @@ func TestCall_ResultInvalidSaysSo(t *testing.T) {
 // person accepts the new definition, and the call's {"price":"12"} is checked
 // against nothing. The screen must not say it matches the schema the form showed.
 func TestCall_ResultScreenSaysOnlyWhatTheManagerChecked(t *testing.T) {
-	shop := sessiontest.NewUpstream("shop")
-	shop.AddStructured("quote", sessiontest.PriceSchema, `{"price":"12"}`)
-	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("shop", trust.Trusted)), session.Options{},
-		map[string]*sessiontest.Upstream{"shop": shop})
-	h := newHarnessFor(t, m, 100, 30, false, Options{Title: "shop"})
+	shop, m, h := badQuote(t)
 	opened := sessiontest.MustTool(t, m, "shop", "quote")
 	shop.AddStructured("quote", "null", `{"price":"12"}`)
 	sessiontest.WaitFor(t, "the listing without quote's output schema", 10*time.Second, func() bool {
@@ -93,4 +85,15 @@ func TestCall_ResultScreenSaysOnlyWhatTheManagerChecked(t *testing.T) {
 	if strings.Contains(got, "matches the tool's output schema") {
 		t.Errorf("the result screen says an unchecked result matches:\n%s", got)
 	}
+}
+
+// badQuote is a trusted in-process server, shop, whose quote declares a numeric
+// price and returns {"price":"12"}, with the TUI open on it at 100x30.
+func badQuote(t *testing.T) (*sessiontest.Upstream, *session.Manager, *harness) {
+	t.Helper()
+	shop := sessiontest.NewUpstream("shop")
+	shop.AddStructured("quote", sessiontest.PriceSchema, `{"price":"12"}`)
+	m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("shop", trust.Trusted)), session.Options{},
+		map[string]*sessiontest.Upstream{"shop": shop})
+	return shop, m, newHarnessFor(t, m, 100, 30, false, Options{Title: "shop"})
 }

@@ -113,7 +113,7 @@ func TestCheckResult_SchemaRefusalIsBounded(t *testing.T) {
 // Draft-07's tuple is read as draft-07 reads it.
 func TestCheckResult_RefusesWhatTheValidatorWouldSkip(t *testing.T) {
 	const tuple = `"type":"array","items":[{"type":"string"}],"additionalItems":false`
-	for _, tc := range []struct{ name, schema, content, want string }{
+	checkResultCases(t, []resultCase{
 		{"$recursiveRef", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"type":"object","properties":{"n":{"type":"number"},"child":{"$recursiveRef":"#"}}}`,
 			`{"n":1,"child":{"n":"x"}}`, "the output schema cannot be checked: the schema uses $recursiveRef or $recursiveAnchor (draft 2019-09), which airlock does not validate"},
 		{"a tuple, no draft named", `{` + tuple + `}`, `["a",1]`, "the output schema cannot be checked: the schema's items at \"\" is a list (a tuple of drafts before 2020-12), which airlock checks only under draft-07"},
@@ -121,16 +121,7 @@ func TestCheckResult_RefusesWhatTheValidatorWouldSkip(t *testing.T) {
 			"the output schema cannot be checked: the schema's items at \"/properties/t\" is a list (a tuple of drafts before 2020-12), which airlock checks only under draft-07"},
 		{"a tuple in draft-07", `{"$schema":"http://json-schema.org/draft-07/schema#",` + tuple + `}`, `["a",1]`, "[*]: not: validated against <anonymous schema>"},
 		{"a tuple in draft-07 that fits", `{"$schema":"http://json-schema.org/draft-07/schema#",` + tuple + `}`, `["a"]`, ""},
-	} {
-		var content any
-		if err := json.Unmarshal([]byte(tc.content), &content); err != nil {
-			t.Fatal(err)
-		}
-		err := LoadOutput(json.RawMessage(tc.schema)).CheckResult(content)
-		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
-			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
-		}
-	}
+	})
 }
 
 // Results are checked as 64-bit floats, and an agent is given them as such (go-sdk
@@ -140,7 +131,7 @@ func TestCheckResult_RefusesWhatTheValidatorWouldSkip(t *testing.T) {
 // schema; such a schema is refused. Numbers a float64 holds pass as before, and a
 // content number rounded on the way in is checked as what the agent gets.
 func TestCheckResult_RefusesNumbersItCannotCompareExactly(t *testing.T) {
-	for _, tc := range []struct{ name, schema, content, want string }{
+	checkResultCases(t, []resultCase{
 		{"a maximum rounded up", `{"type":"object","properties":{"n":{"maximum":9007199254740995}}}`, `{"n":9007199254740996}`,
 			`the output schema cannot be checked: the schema's number 9007199254740995 at "/properties/n/maximum" cannot be compared exactly: results are checked as 64-bit floats`},
 		{"a const rounded", `{"const":9007199254740993}`, `9007199254740992`,
@@ -155,16 +146,7 @@ func TestCheckResult_RefusesNumbersItCannotCompareExactly(t *testing.T) {
 			`the output schema cannot be checked: the schema's number 1e-400 at "/minimum" cannot be compared exactly: results are checked as 64-bit floats`},
 		{"a content number rounded in", `{"maximum":9007199254740992}`, `9007199254740993`, ""},
 		{"too big for its maximum", `{"maximum":9007199254740992}`, `9007199254740994`, "structuredContent: maximum: 9007199254740994/1 is greater than 9007199254740992.000000"},
-	} {
-		var content any
-		if err := json.Unmarshal([]byte(tc.content), &content); err != nil {
-			t.Fatal(err)
-		}
-		err := LoadOutput(json.RawMessage(tc.schema)).CheckResult(content)
-		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
-			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
-		}
-	}
+	})
 }
 
 // An output schema with a key twice in one object means what each reader makes of
@@ -185,5 +167,25 @@ func TestCheckResult_RefusesASchemaReadTwoWays(t *testing.T) {
 	}
 	if err := LoadOutput(json.RawMessage(`{"type":"object","properties":{"price":{"type":"number"}}}`)).CheckResult(map[string]any{"price": 1}); err != nil {
 		t.Errorf("a schema read one way: %v", err)
+	}
+}
+
+// resultCase is a schema, a structured content (JSON) and the error CheckResult
+// gives ("": none).
+type resultCase struct{ name, schema, content, want string }
+
+// checkResultCases checks each case's content against its schema, the error's
+// words exactly.
+func checkResultCases(t *testing.T, cases []resultCase) {
+	t.Helper()
+	for _, tc := range cases {
+		var content any
+		if err := json.Unmarshal([]byte(tc.content), &content); err != nil {
+			t.Fatal(err)
+		}
+		err := LoadOutput(json.RawMessage(tc.schema)).CheckResult(content)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }
