@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/airlock-mcp/airlock/trust"
@@ -166,10 +167,16 @@ func (s Schema) CheckResult(structured any) error {
 
 // typeWords reads jsonschema-go's type mismatch: `type: VALUE has type "GOT", want
 // "WANT"` (or `want one of "A, B"`); the value is not repeated.
-var typeWords = regexp.MustCompile(`^type: .* has type "(\w+)", want (?:one of )?"([\w, ]+)"$`)
+// Both are compiled on first use: every airlock process, and every demo-server
+// child, would pay for them at start otherwise.
+var typeWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^type: .* has type "(\w+)", want (?:one of )?"([\w, ]+)"$`)
+})
 
 // requiredWords reads jsonschema-go's `required: missing properties: ["a" "b"]`.
-var requiredWords = regexp.MustCompile(`^required: missing properties: \[(.*)\]$`)
+var requiredWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^required: missing properties: \[(.*)\]$`)
+})
 
 // resultMismatch turns a jsonschema-go validation error into "PATH: WHAT WAS
 // EXPECTED". jsonschema-go names each schema it descended through by its JSON
@@ -188,9 +195,9 @@ func resultMismatch(err error) string {
 	}
 	path := contentPath(ptrs)
 	what := strings.Join(strings.Fields(s), " ")
-	if m := typeWords.FindStringSubmatch(what); m != nil {
+	if m := typeWords().FindStringSubmatch(what); m != nil {
 		what = "expected " + strings.ReplaceAll(m[2], ", ", " or ") + ", got " + m[1]
-	} else if m := requiredWords.FindStringSubmatch(what); m != nil {
+	} else if m := requiredWords().FindStringSubmatch(what); m != nil {
 		names := quotedList(m[1])
 		if len(names) > 0 {
 			path = join(path, names[0])
