@@ -258,11 +258,15 @@ func Classify(t Tool, p Policy) Classification {
 	if toolLabels != 0 {
 		reasons = append(reasons, "you labelled this tool "+toolLabels.words())
 	}
+	persistent := !e.ReadOnly && (slices.Contains(t.ServerLabels, LegPersistent) || slices.Contains(t.ToolLabels, LegPersistent))
+	if persistent {
+		reasons = append(reasons, persistentSentence)
+	}
 	if r := fenceReason(t.Fence, t.ServerTrust); r != "" {
 		reasons = append(reasons, r)
 	}
 
-	c := Classification{Tier: tier, Effective: e, Legs: legs.legs(), Action: tierAction}
+	c := Classification{Tier: tier, Effective: e, Legs: legs.legs(), Action: tierAction, Persistent: persistent}
 	if blocked {
 		c.Tier, c.Action = TierBlocked, Deny
 	} else {
@@ -275,6 +279,9 @@ func Classify(t Tool, p Policy) Classification {
 	c.Reasons = reasons
 	return c
 }
+
+// persistentSentence is the reason of a write to a store labelled persistent.
+const persistentSentence = "labelled persistent and not read-only: what it writes outlives this context"
 
 func toolPolicySentence(tool, tier Action) string {
 	if tool == tier {

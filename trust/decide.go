@@ -11,11 +11,17 @@ import (
 func Taints(c Classification) bool { return c.Has(LegUntrustedContent) }
 
 // EscalatedByTaint reports whether a tainted context makes a call to this tool ask a
-// person whatever policy or grants say: the tool can carry data out (exfiltration leg)
-// or its tier is destructive.
+// person whatever policy or grants say: the tool can carry data out (exfiltration leg),
+// its tier is destructive, or it writes to a persistent store (c.Persistent), where
+// an instruction planted by untrusted content would outlive the context and reach
+// later ones.
 func EscalatedByTaint(c Classification) bool {
-	return c.Has(LegExfiltration) || c.Tier == TierDestructive
+	return c.Has(LegExfiltration) || c.Tier == TierDestructive || c.Persistent
 }
+
+// ReasonPersistentWrite is the sentence a tainted context's question adds for a write
+// to a persistent store.
+const ReasonPersistentWrite = "this writes to a persistent store: untrusted content read in this context could persist into later sessions, so it asks whatever policy or grants say"
 
 // DecidedBy says who or what decided a call, as written to the audit log.
 type DecidedBy string
@@ -138,7 +144,9 @@ const ReasonGranted = "you allowed this tool for this context"
 //  1. c.Action is Deny (the tool is blocked, or policy denies its tier): Deny by
 //     policy, with c's reasons, whose blocking causes come first.
 //  2. The context is tainted and EscalatedByTaint(c): Ask by taint, with
-//     taint.Reason() first. A grant does not bypass taint.
+//     taint.Reason() first (and, for a write to a persistent store that taint
+//     escalates for no other reason, ReasonPersistentWrite next). A grant does not
+//     bypass taint.
 //  3. granted (the person allowed this tool for this context, and the grant still
 //     binds what it was given for): Allow by grant.
 //  4. Otherwise c.Action (Allow or Ask) by policy.
@@ -149,7 +157,11 @@ func Decide(c Classification, granted bool, taint Taint) Verdict {
 	case c.Action == Deny || c.Tier == TierBlocked:
 		return Verdict{Action: Deny, By: DecidedByPolicy, Reasons: slices.Clone(c.Reasons)}
 	case taint.Tainted() && EscalatedByTaint(c):
-		return Verdict{Action: Ask, By: DecidedByTaint, Reasons: prepend(taint.Reason(), c.Reasons)}
+		reasons := prepend(taint.Reason(), c.Reasons)
+		if c.Persistent && !c.Has(LegExfiltration) && c.Tier != TierDestructive {
+			reasons = slices.Insert(reasons, 1, ReasonPersistentWrite)
+		}
+		return Verdict{Action: Ask, By: DecidedByTaint, Reasons: reasons}
 	case granted:
 		return Verdict{Action: Allow, By: DecidedByGrant, Reasons: prepend(ReasonGranted, c.Reasons)}
 	}

@@ -20,6 +20,7 @@ func TestTaintsAndEscalatedByTaint(t *testing.T) {
 		{name: "closed-world write", c: Classification{Tier: TierWrite}, taints: false, escalated: false},
 		{name: "exfiltration label escalates", c: Classification{Tier: TierRead, Legs: []Leg{LegExfiltration}}, taints: false, escalated: true},
 		{name: "destructive tier escalates", c: Classification{Tier: TierDestructive}, taints: false, escalated: true},
+		{name: "a write to a persistent store escalates", c: Classification{Tier: TierWrite, Persistent: true}, taints: false, escalated: true},
 		{name: "unknown tool of an untrusted server: both", c: Classification{Tier: TierDestructive, Legs: []Leg{LegUntrustedContent, LegExfiltration}}, taints: true, escalated: true},
 	}
 	for _, tt := range tests {
@@ -88,6 +89,16 @@ func TestDecide(t *testing.T) {
 		{
 			name: "tainted: a grant on a write tool still counts",
 			c:    createNote, granted: true, taint: tainted,
+			want: Verdict{Action: Allow, By: DecidedByGrant, Reasons: []string{"you allowed this tool for this context", "tier write: policy ask"}},
+		},
+		{
+			name: "tainted: a granted write to a persistent store asks, naming the store",
+			c:    Classification{Tier: TierWrite, Action: Ask, Persistent: true, Reasons: []string{"tier write: policy ask"}}, granted: true, taint: tainted,
+			want: Verdict{Action: Ask, By: DecidedByTaint, Reasons: []string{taintReason, ReasonPersistentWrite, "tier write: policy ask"}},
+		},
+		{
+			name: "clean: a granted write to a persistent store runs",
+			c:    Classification{Tier: TierWrite, Action: Ask, Persistent: true, Reasons: []string{"tier write: policy ask"}}, granted: true,
 			want: Verdict{Action: Allow, By: DecidedByGrant, Reasons: []string{"you allowed this tool for this context", "tier write: policy ask"}},
 		},
 		{

@@ -36,6 +36,9 @@ const (
 	HazardLegShadowing = "shadowing"
 	// HazardLegShadowed is the key of the other servers' tools that description names.
 	HazardLegShadowed = "shadowed"
+	// HazardLegPersistent is the key of untrusted-persistence's writes to persistent
+	// stores.
+	HazardLegPersistent = string(LegPersistent)
 )
 
 // Hazards reports the risks of a toolset as a whole (docs/design.md), over the tools
@@ -48,6 +51,10 @@ const (
 //     possibly the same one;
 //   - untrusted-destructive (high): an untrusted-content tool and a destructive-tier
 //     tool, under the keys "untrusted-content" and "destructive";
+//   - untrusted-persistence (high): an untrusted-content tool and a write to a
+//     persistent store (Classification.Persistent), under "untrusted-content" and
+//     "persistent": what untrusted content makes the model write there outlives the
+//     context and reaches later ones;
 //   - shadowing (high): one hazard per tool whose description names a tool of another
 //     server, under "shadowing" (that tool) and "shadowed" (the tools it names).
 //
@@ -91,7 +98,7 @@ type Shadowing struct {
 	scan  *shadowScanResult // shared by every Shadowing made from one scan
 	allow []bool            // per tool of the toolset: its Action was Allow (live tools only)
 	count []int32           // per hazard: how many of its hits were in allow
-	legs  [4]int            // how many names the legs uc, pd, ex, de held: the next call's sizes
+	legs  [5]int            // how many names the legs uc, pd, ex, de, pw held: the next call's sizes
 }
 
 // shadowScanResult is what reading the descriptions found. It is never changed once
@@ -368,17 +375,17 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	scan := sh.scan
 	qualified, live := scan.qualified, scan.live
 
-	var uc, pd, ex, de legTools
+	var uc, pd, ex, de, pw legTools
 	if prev != nil { // a what-if: the legs are about as long as last time
-		for k, l := range []*legTools{&uc, &pd, &ex, &de} {
+		for k, l := range []*legTools{&uc, &pd, &ex, &de, &pw} {
 			l.names = make([]string, 0, prev.legs[k]+prev.legs[k]/8+8)
 		}
 	} else { // counted first: at 10,000 tools, growing them was most of what this allocated
-		var n [4]int
+		var n [5]int
 		for _, i := range live {
 			eachLeg(&tools[i].Class, func(k int) { n[k]++ })
 		}
-		for k, l := range []*legTools{&uc, &pd, &ex, &de} {
+		for k, l := range []*legTools{&uc, &pd, &ex, &de, &pw} {
 			l.names = make([]string, 0, n[k])
 		}
 	}
@@ -392,7 +399,7 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	if len(scan.hazards) > 0 {
 		actionAllow = make([]bool, len(tools))
 	}
-	lists := [4]*legTools{&uc, &pd, &ex, &de}
+	lists := [5]*legTools{&uc, &pd, &ex, &de, &pw}
 	for _, i := range live {
 		c := &tools[i].Class
 		q := qualified[i]
@@ -414,9 +421,9 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 
 	// The hazards below share these lists (read-only, see Hazard); capped, so that
 	// even a careless append copies instead of writing into another hazard's leg.
-	uc.names, pd.names, ex.names, de.names = slices.Clip(uc.names), slices.Clip(pd.names), slices.Clip(ex.names), slices.Clip(de.names)
-	sh.legs = [4]int{len(uc.names), len(pd.names), len(ex.names), len(de.names)}
-	out := make([]Hazard, 0, 4+len(scan.hazards)) // at most four toolset hazards, then shadowing
+	uc.names, pd.names, ex.names, de.names, pw.names = slices.Clip(uc.names), slices.Clip(pd.names), slices.Clip(ex.names), slices.Clip(de.names), slices.Clip(pw.names)
+	sh.legs = [5]int{len(uc.names), len(pd.names), len(ex.names), len(de.names), len(pw.names)}
+	out := make([]Hazard, 0, 5+len(scan.hazards)) // at most five toolset hazards, then shadowing
 	if len(uc.names) > 0 && len(pd.names) > 0 && len(ex.names) > 0 {
 		out = append(out, Hazard{
 			Kind:      HazardLethalTrifecta,
@@ -456,6 +463,11 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	}
 	if len(uc.names) > 0 && len(de.names) > 0 {
 		out = append(out, pairHazard(HazardUntrustedDestructive, uc, de, HazardLegDestructive, "can make destructive changes"))
+	}
+	if len(uc.names) > 0 && len(pw.names) > 0 {
+		h := pairHazard(HazardUntrustedPersistence, uc, pw, HazardLegPersistent, "writes to a persistent store")
+		h.Summary = "untrusted content can persist: " + h.Summary
+		out = append(out, h)
 	}
 	// The shadowing hazards' legs are the scan's own, shared with every result made
 	// from it: hazards are read-only (see Hazard), so handing them out costs no copy.
@@ -535,7 +547,8 @@ type legTools struct {
 }
 
 // eachLeg calls f with the list c puts its tool on, for each: 0 untrusted content, 1
-// private data, 2 exfiltration (its legs), 3 destructive (its tier).
+// private data, 2 exfiltration (its legs), 3 destructive (its tier), 4 a write to a
+// persistent store.
 func eachLeg(c *Classification, f func(list int)) {
 	for _, l := range c.Legs {
 		switch l {
@@ -549,6 +562,9 @@ func eachLeg(c *Classification, f func(list int)) {
 	}
 	if c.Tier == TierDestructive {
 		f(3)
+	}
+	if c.Persistent {
+		f(4)
 	}
 }
 

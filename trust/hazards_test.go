@@ -467,6 +467,44 @@ func TestHazardsFromClassify(t *testing.T) {
 	}
 }
 
+// A persistent store's writes and untrusted content make untrusted-persistence; the
+// store's reads and a persistent store alone make nothing.
+func TestHazards_UntrustedPersistence(t *testing.T) {
+	p := DefaultPolicy()
+	classify := func(tl Tool) Assessed {
+		return Assessed{Ref: Ref{Server: tl.Server, Tool: tl.Name}, Class: Classify(tl, p)}
+	}
+	closed := declared(`{"destructiveHint":false,"openWorldHint":false}`)
+	readOnly := declared(`{"readOnlyHint":true,"openWorldHint":false}`)
+	memory := []Assessed{
+		classify(Tool{Server: "memory", Name: "add_observations", ServerTrust: Trusted, ServerLabels: []Leg{LegPersistent}, Declared: closed}),
+		classify(Tool{Server: "memory", Name: "read_graph", ServerTrust: Trusted, ServerLabels: []Leg{LegPersistent}, Declared: readOnly}),
+	}
+	if !memory[0].Class.Persistent || memory[1].Class.Persistent {
+		t.Fatalf("Persistent = %v, %v; want the write only", memory[0].Class.Persistent, memory[1].Class.Persistent)
+	}
+	if !slices.Contains(memory[0].Class.Reasons, persistentSentence) {
+		t.Errorf("reasons %q do not say the tool writes to a persistent store", memory[0].Class.Reasons)
+	}
+	if got := Hazards(memory); got != nil {
+		t.Errorf("a persistent store alone: hazards %v, want none", got)
+	}
+	web := classify(Tool{Server: "web", Name: "fetch_url", ServerTrust: Trusted, Declared: declared(`{"readOnlyHint":true,"openWorldHint":true}`)})
+	got := Hazards(append([]Assessed{web}, memory...))
+	want := []Hazard{{
+		Kind:     HazardUntrustedPersistence,
+		Severity: SeverityHigh,
+		Legs: map[string][]string{
+			"untrusted-content": {"web__fetch_url"},
+			"persistent":        {"memory__add_observations"},
+		},
+		Summary: "untrusted content can persist: web__fetch_url reads untrusted content and memory__add_observations writes to a persistent store",
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hazards mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // TestHazards_LegsAreReadOnlyAndShared is the contract of Hazard's legs: results share
 // them (with each other and, through a Shadowing, between calls), so nobody may write
 // to them; they are capped, so that even a careless append to one leg copies instead

@@ -128,13 +128,19 @@ const (
 	LegExfiltration     Leg = "exfiltration"
 )
 
+// LegPersistent is the label of a persistent store (memory, notes, a knowledge
+// base): what its write tools are given outlives the context that wrote it. It is
+// no leg of the trifecta; a write to such a store is EscalatedByTaint, and with
+// untrusted content it makes the untrusted-persistence hazard (docs/hazards.md).
+const LegPersistent Leg = "persistent"
+
 // Legs lists the legs in the order they are shown.
 var Legs = [...]Leg{LegUntrustedContent, LegPrivateData, LegExfiltration}
 
-// ParseLeg reads a config label word.
+// ParseLeg reads a config label word: a leg, or LegPersistent.
 func ParseLeg(s string) (Leg, bool) {
 	switch l := Leg(s); l {
-	case LegPrivateData, LegUntrustedContent, LegExfiltration:
+	case LegPrivateData, LegUntrustedContent, LegExfiltration, LegPersistent:
 		return l, true
 	}
 	return "", false
@@ -236,9 +242,12 @@ type Classification struct {
 	Effective Effective
 	// Legs is shared with other classifications filling the same legs: read it,
 	// never write into it.
-	Legs    []Leg
-	Action  Action
-	Reasons []string
+	Legs   []Leg
+	Action Action
+	// Persistent says the tool writes to a persistent store: its server or the
+	// tool is labelled persistent and it is not (effectively) read-only.
+	Persistent bool
+	Reasons    []string
 }
 
 // Has reports whether the classification fills the leg.
@@ -272,6 +281,9 @@ const (
 	HazardOpenWorldExfiltration HazardKind = "open-world-exfiltration"
 	HazardUntrustedDestructive  HazardKind = "untrusted-destructive"
 	HazardShadowing             HazardKind = "shadowing"
+	// HazardUntrustedPersistence is untrusted content and a write to a persistent
+	// store: an injected instruction can outlive the context (docs/hazards.md).
+	HazardUntrustedPersistence HazardKind = "untrusted-persistence"
 	// HazardUntrustedServer is one untrusted server whose own tools fill both
 	// sides of open-world-exfiltration and untrusted-destructive: one finding
 	// about that server rather than two pair hazards that name it twice.

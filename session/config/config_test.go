@@ -632,17 +632,17 @@ config.toml:9: servers.y.connect_timeout: want a duration such as "15s", got int
 			name: "labels",
 			src: `[servers.x]
 command = "srv"
-labels = ["private-data", "pii", 3, "secret"]
+labels = ["private-data", "pii", 3, "secret", "persistent"]
 [servers.x.tools.t]
 labels = "exfiltration"
 [servers.x.tools.u]
 labels = ["untrusted"]
 `,
-			err: `config.toml:3: servers.x.labels[1]: want private-data|untrusted-content|exfiltration, got "pii"
+			err: `config.toml:3: servers.x.labels[1]: want private-data|untrusted-content|exfiltration|persistent, got "pii"
 config.toml:3: servers.x.labels[2]: want a string, got integer
-config.toml:3: servers.x.labels[3]: want private-data|untrusted-content|exfiltration, got "secret"
+config.toml:3: servers.x.labels[3]: want private-data|untrusted-content|exfiltration|persistent, got "secret"
 config.toml:5: servers.x.tools.t.labels: want an array of strings, got string
-config.toml:7: servers.x.tools.u.labels[0]: want private-data|untrusted-content|exfiltration, got "untrusted"`,
+config.toml:7: servers.x.tools.u.labels[0]: want private-data|untrusted-content|exfiltration|persistent, got "untrusted"`,
 		},
 		{
 			name: "protocol",
@@ -918,7 +918,7 @@ func TestErrorFields(t *testing.T) {
 	}
 	want := []Error{
 		{File: "/etc/airlock.toml", Line: 4, Key: "servers.web.trust", Msg: `want trusted|untrusted|blocked, got "yes"`},
-		{File: "/etc/airlock.toml", Line: 5, Key: "servers.web.labels[0]", Msg: `want private-data|untrusted-content|exfiltration, got "pii"`},
+		{File: "/etc/airlock.toml", Line: 5, Key: "servers.web.labels[0]", Msg: `want private-data|untrusted-content|exfiltration|persistent, got "pii"`},
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Error{})); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

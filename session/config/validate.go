@@ -247,7 +247,7 @@ func checkLegs(p *problems, k toml.Key, legs []trust.Leg) {
 }
 
 func legWant(got string) string {
-	return fmt.Sprintf("want private-data|untrusted-content|exfiltration, got %q", got)
+	return fmt.Sprintf("want private-data|untrusted-content|exfiltration|persistent, got %q", got)
 }
 
 // checkURL wants an absolute http or https URL. It does not quote the URL, which may

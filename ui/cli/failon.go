@@ -28,7 +28,7 @@ type failTerm struct {
 	any       bool
 }
 
-var hazardKinds = []trust.HazardKind{trust.HazardLethalTrifecta, trust.HazardOpenWorldExfiltration, trust.HazardUntrustedDestructive, trust.HazardShadowing, trust.HazardUntrustedServer}
+var hazardKinds = []trust.HazardKind{trust.HazardLethalTrifecta, trust.HazardOpenWorldExfiltration, trust.HazardUntrustedDestructive, trust.HazardUntrustedPersistence, trust.HazardShadowing, trust.HazardUntrustedServer}
 
 // ParseFailOn reads a --fail-on SPEC, naming the term it does not understand.
 func ParseFailOn(spec string) (FailOn, error) {

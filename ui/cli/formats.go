@@ -285,6 +285,7 @@ var sarifRules = func() []sarifRule {
 		{trust.HazardLethalTrifecta, "error", "Lethal trifecta", "Some tool reads untrusted content, some reads private data and some can send data out: a prompt injection can exfiltrate private data."},
 		{trust.HazardOpenWorldExfiltration, "warning", "Open-world exfiltration", "A tool reads untrusted content and a tool can send data out."},
 		{trust.HazardUntrustedDestructive, "warning", "Untrusted content reaches a destructive tool", "A tool reads untrusted content and a tool can make destructive changes."},
+		{trust.HazardUntrustedPersistence, "warning", "Untrusted content can persist", "A tool reads untrusted content and a tool writes to a store labelled persistent: an injected instruction can outlive the session."},
 		{trust.HazardShadowing, "warning", "Tool shadowing", "A tool's description names another server's tool, which can steer a model's use of it."},
 	}
 	var out []sarifRule

@@ -20,6 +20,8 @@ func hazardTitle(k trust.HazardKind) string {
 		return "OPEN-WORLD EXFILTRATION"
 	case trust.HazardUntrustedDestructive:
 		return "UNTRUSTED → DESTRUCTIVE"
+	case trust.HazardUntrustedPersistence:
+		return "UNTRUSTED → PERSISTENT"
 	case trust.HazardShadowing:
 		return "SHADOWING"
 	case trust.HazardUntrustedServer:
@@ -38,6 +40,8 @@ func hazardLegs(k trust.HazardKind) []string {
 		return []string{string(trust.LegUntrustedContent), string(trust.LegExfiltration)}
 	case trust.HazardUntrustedDestructive:
 		return []string{string(trust.LegUntrustedContent), trust.HazardLegDestructive}
+	case trust.HazardUntrustedPersistence:
+		return []string{string(trust.LegUntrustedContent), trust.HazardLegPersistent}
 	case trust.HazardShadowing:
 		return []string{trust.HazardLegShadowing, trust.HazardLegShadowed}
 	case trust.HazardUntrustedServer:
