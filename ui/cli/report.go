@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/airlock-mcp/airlock/internal/model"
@@ -111,6 +112,9 @@ func Build(s *model.Snapshot, in Input) Report {
 	}
 	for _, w := range in.Warnings {
 		r.Warnings = append(r.Warnings, Warning{Message: w, Location: loc(in.Locations.Key("policy", "approval_timeout"))})
+	}
+	for _, w := range persistentHints(s) {
+		r.Warnings = append(r.Warnings, Warning{Message: w.message, Location: loc(in.Locations.Server(w.server))})
 	}
 	for i := range r.Servers {
 		sv := &r.Servers[i]
@@ -481,4 +485,40 @@ func relPath(path string) string {
 		}
 	}
 	return filepath.ToSlash(path)
+}
+
+type persistentHint struct{ server, message string }
+
+// persistentHints are the warnings for the servers that look like persistent stores
+// (trust.LooksPersistent) and are not labelled persistent, nor any of their tools:
+// without the label a tainted context writes to them unasked under a grant.
+func persistentHints(s *model.Snapshot) []persistentHint {
+	var out []persistentHint
+	for _, sv := range s.Servers {
+		if sv.Trust == trust.BlockedServer || slices.Contains(sv.Labels, trust.LegPersistent) {
+			continue
+		}
+		var names []string
+		labelled := false
+		for _, t := range s.Tools {
+			if t.Ref.Server != sv.Name {
+				continue
+			}
+			names = append(names, t.Ref.Tool)
+			labelled = labelled || slices.Contains(t.ToolLabels, trust.LegPersistent)
+		}
+		word, named, ok := trust.LooksPersistent(sv.Name, names)
+		if !ok || labelled {
+			continue
+		}
+		why := "its name says " + strconv.Quote(word)
+		if len(named) > 0 {
+			why = "its tools " + shortJoin(named, 3)
+			if word != "" {
+				why = "its name says " + strconv.Quote(word) + ", " + why
+			}
+		}
+		out = append(out, persistentHint{server: sv.Name, message: "server " + sv.Name + " looks like a persistent store (" + why + "): with labels = [\"persistent\"] in [servers." + sv.Name + "], a context that read untrusted content asks before writing to it"})
+	}
+	return out
 }

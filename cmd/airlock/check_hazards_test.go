@@ -1,0 +1,35 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// npmBin is the path of a pinned npm reference server's bin; the test is skipped
+// without the npm servers.
+func npmBin(t *testing.T, bin string) string {
+	t.Helper()
+	everythingEvConfig(t, "") // skips without them
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "npm", "node_modules", ".bin", bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// check suggests the persistent label for the npm memory server, and not once the
+// config has it.
+func TestCheck_SuggestsPersistentForTheMemoryServer(t *testing.T) {
+	bin := npmBin(t, "mcp-server-memory")
+	dir := t.TempDir()
+	table := "[servers.memory]\ncommand = " + strconvQuote(bin) + "\nconnect_timeout = \"60s\"\ntrust = \"trusted\"\nenv = { MEMORY_FILE_PATH = " + strconvQuote(filepath.Join(dir, "m.jsonl")) + " }\n"
+	r := airlock(t, "", "check", "--config", writeConfig(t, table))
+	if !strings.Contains(r.stdout, `labels = ["persistent"]`) || !strings.Contains(r.stdout, "add_observations") {
+		t.Errorf("check does not suggest the persistent label for server memory:\n%s%s", r.stdout, r.stderr)
+	}
+	r = airlock(t, "", "check", "--config", writeConfig(t, table+"labels = [\"persistent\"]\n"))
+	if strings.Contains(r.stdout, "looks like a persistent store") {
+		t.Errorf("check still suggests the label the config has:\n%s", r.stdout)
+	}
+}
