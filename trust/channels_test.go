@@ -127,9 +127,9 @@ func TestFixes_Channels(t *testing.T) {
 		// trusted): denying mail's send leaves the exfiltration leg filled, and
 		// denying notes' tool leaves notes' resources in the private-data leg.
 		{name: "private-data only through a channel", subjects: []Subject{notesRes, webRes, mail},
-			want: []string{"drop-server-label:notes:", "block-server:notes:", "block-server:web:"}},
+			want: []string{"deny-channel:web:resources/read", "deny-channel:notes:resources/read", "drop-server-label:notes:", "block-server:notes:", "block-server:web:"}},
 		{name: "a tool and a channel in one leg: denying the tool breaks nothing", subjects: []Subject{notesRes, notesTool, webRes, mail},
-			want: []string{"drop-server-label:notes:", "block-server:notes:", "block-server:web:"}},
+			want: []string{"deny-channel:web:resources/read", "drop-server-label:notes:", "block-server:notes:", "block-server:web:"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,7 +153,7 @@ func TestFixes_Channels(t *testing.T) {
 					got = append(got, string(c.Kind)+":"+c.Server+":"+c.Tool)
 				}
 				for _, c := range f.Changes {
-					if c.Tool == ResourceReadTool {
+					if c.Tool == ResourceReadTool && c.Kind != ChangeDenyChannel && c.Kind != ChangeAskChannel {
 						t.Errorf("a fix changes a channel as a tool: %+v", f)
 					}
 				}
@@ -176,5 +176,47 @@ func TestLegName(t *testing.T) {
 		if got := LegName(c.in); got != c.want {
 			t.Errorf("LegName(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// An untrusted server whose tools all ask and whose resources and prompts run by the
+// read tier's allow (server-everything, untrusted): the hazard is unguarded through
+// the channels, which its leg names first and its summary names; the fixes ask on
+// the channels before blocking the server.
+func TestHazards_UnguardedThroughChannels(t *testing.T) {
+	var subjects []Subject
+	for _, n := range []string{"echo", "get-env", "get-sum"} {
+		subjects = append(subjects, Subject{Tool: Tool{Server: "everything", Name: n}})
+	}
+	subjects = append(subjects,
+		Subject{Tool: Tool{Server: "everything", Name: ResourceReadTool}, Channel: KindResources},
+		Subject{Tool: Tool{Server: "everything", Name: PromptGetTool}, Channel: KindPrompts})
+	tools := make([]Tool, len(subjects))
+	for i, s := range subjects {
+		tools[i] = s.Tool
+	}
+	hs := evaluate(tools, subjects, DefaultPolicy())
+	if len(hs) != 1 || hs[0].Kind != HazardUntrustedServer || !hs[0].Unguarded {
+		t.Fatalf("hazards = %+v, want one unguarded untrusted-server", hs)
+	}
+	h := hs[0]
+	want := []string{"everything__prompts/get", "everything__resources/read", "everything__echo", "everything__get-env", "everything__get-sum"}
+	if got := h.Legs[string(LegUntrustedContent)]; !slices.Equal(got, want) {
+		t.Errorf("leg\n got %q\nwant %q (what runs unasked first)", got, want)
+	}
+	if !strings.HasSuffix(h.Summary, "; everything prompts (+1) run without asking") {
+		t.Errorf("summary %q does not name what runs unasked", h.Summary)
+	}
+	var got []string
+	for _, f := range Fixes(subjects, DefaultPolicy(), h) {
+		var cs []string
+		for _, c := range f.Changes {
+			cs = append(cs, string(c.Kind)+":"+c.Tool)
+		}
+		got = append(got, f.Effect+" "+strings.Join(cs, "+"))
+	}
+	wantFixes := []string{"guards ask-channel:prompts/get+ask-channel:resources/read", "breaks block-server:"}
+	if !slices.Equal(got, wantFixes) {
+		t.Errorf("fixes\n got %q\nwant %q", got, wantFixes)
 	}
 }

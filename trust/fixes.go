@@ -17,6 +17,10 @@ const (
 	ChangeUntrustServer   ChangeKind = "untrust-server"    // [servers.S] trust = "untrusted"
 	ChangeBlockServer     ChangeKind = "block-server"      // [servers.S] trust = "blocked"
 	ChangeAskTool         ChangeKind = "ask-tool"          // [servers.S.tools.T] policy = "ask"
+	// ChangeDenyChannel and ChangeAskChannel set a server's resources or prompts key
+	// (Tool is the channel's synthetic name, ResourceReadTool or PromptGetTool).
+	ChangeDenyChannel ChangeKind = "deny-channel" // [servers.S] resources = "deny"
+	ChangeAskChannel  ChangeKind = "ask-channel"  // [servers.S] resources = "ask"
 )
 
 // Change is one edit of the config. Labels is what the label list holds after a
@@ -133,6 +137,14 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 			}
 		}
 	}
+	// A channel's deny takes away one kind of a server's text, like denying a tool.
+	for _, lk := range legKeys {
+		for _, n := range h.Legs[lk] {
+			if i, ok := idx[n]; ok && isChannel(i) && tools[i].ToolPolicy != Deny {
+				add(Change{Kind: ChangeDenyChannel, Server: tools[i].Server, Tool: tools[i].Name})
+			}
+		}
+	}
 	for _, lk := range legKeys {
 		leg, isLeg := ParseLeg(lk)
 		if !isLeg {
@@ -215,16 +227,29 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 			out = append(out, Fix{Effect: FixBreaks, Changes: best})
 		}
 	}
-	if h.Unguarded && len(out) < MaxFixes {
+	if h.Unguarded {
 		if g := guard(ev, tools, subjects, p, h, idx, key, before); g != nil {
-			out = append(out, *g)
+			// Asking takes nothing away: it comes before untrusting or blocking a
+			// whole server.
+			at := slices.IndexFunc(out, func(f Fix) bool {
+				k := f.Changes[0].Kind
+				return len(f.Changes) == 1 && (k == ChangeUntrustServer || k == ChangeBlockServer)
+			})
+			if at < 0 {
+				at = len(out)
+			}
+			out = slices.Insert(out, at, *g)
+			if len(out) > MaxFixes {
+				out = out[:MaxFixes]
+			}
 		}
 	}
 	return out
 }
 
 // guard proposes policy "ask" for the auto-allowed tools of the leg that has the
-// fewest of them (for shadowing, every auto-allowed shadowed tool).
+// fewest of them (for shadowing, every auto-allowed shadowed tool); an auto-allowed
+// channel is asked for by its server's resources or prompts key.
 func guard(ev func([]Tool) map[string]Hazard, tools []Tool, subjects []Subject, p Policy, h Hazard, idx map[string]int, key string, before map[string]Hazard) *Fix {
 	classes := map[int]Classification{}
 	class := func(i int) Classification {
@@ -241,18 +266,22 @@ func guard(ev func([]Tool) map[string]Hazard, tools []Tool, subjects []Subject, 
 			continue
 		}
 		var cs []Change
-		channel := false
 		for _, n := range h.Legs[lk] {
 			i, ok := idx[n]
-			if ok && subjects[i].Channel != "" {
-				channel = true // no tool policy asks for a channel
-				break
+			if !ok {
+				continue
 			}
-			if ok && class(i).Action == Allow {
+			if subjects[i].Channel != "" {
+				if classifyChannel(tools[i], subjects[i].Channel, p).Action == Allow {
+					cs = append(cs, Change{Kind: ChangeAskChannel, Server: tools[i].Server, Tool: tools[i].Name})
+				}
+				continue
+			}
+			if class(i).Action == Allow {
 				cs = append(cs, Change{Kind: ChangeAskTool, Server: tools[i].Server, Tool: tools[i].Name})
 			}
 		}
-		if !channel && len(cs) > 0 && (best == nil || len(cs) < len(best)) {
+		if len(cs) > 0 && (best == nil || len(cs) < len(best)) {
 			best = cs
 		}
 	}
@@ -305,9 +334,13 @@ func apply(tools []Tool, cs []Change) []Tool {
 				if t.Name == c.Tool {
 					t.ToolPolicy = Deny
 				}
-			case ChangeAskTool:
+			case ChangeAskTool, ChangeAskChannel:
 				if t.Name == c.Tool {
 					t.ToolPolicy = Ask
+				}
+			case ChangeDenyChannel:
+				if t.Name == c.Tool {
+					t.ToolPolicy = Deny
 				}
 			case ChangeDropToolLabel:
 				if t.Name == c.Tool {
@@ -336,7 +369,7 @@ func evaluate(tools []Tool, subjects []Subject, p Policy) []Hazard {
 	for i, t := range tools {
 		var class Classification
 		if i < len(subjects) && subjects[i].Channel != "" {
-			class = ClassifyChannel(ChannelInput{Server: t.Server, Kind: subjects[i].Channel, ServerTrust: t.ServerTrust, ServerLabels: t.ServerLabels, Policy: t.ToolPolicy, Fence: t.Fence}, p)
+			class = classifyChannel(t, subjects[i].Channel, p)
 		} else {
 			class = Classify(t, p)
 		}
@@ -346,6 +379,12 @@ func evaluate(tools []Tool, subjects []Subject, p Policy) []Hazard {
 		}
 	}
 	return Hazards(as)
+}
+
+// classifyChannel classifies the channel subject t of kind k (Tool.ToolPolicy is its
+// policy key).
+func classifyChannel(t Tool, k ChannelKind, p Policy) Classification {
+	return ClassifyChannel(ChannelInput{Server: t.Server, Kind: k, ServerTrust: t.ServerTrust, ServerLabels: t.ServerLabels, Policy: t.ToolPolicy, Fence: t.Fence}, p)
 }
 
 func hazardMap(hs []Hazard) map[string]Hazard {
@@ -377,7 +416,7 @@ func sortedKeys(m map[string][]string) []string {
 
 func kindOrder(k ChangeKind) int {
 	switch k {
-	case ChangeDenyTool:
+	case ChangeDenyTool, ChangeDenyChannel:
 		return 0
 	case ChangeDropToolLabel:
 		return 1

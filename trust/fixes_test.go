@@ -129,9 +129,19 @@ func TestFixes_UnguardedGetsAGuard(t *testing.T) {
 		t.Fatal("setup: trifecta should be unguarded")
 	}
 	fs := Fixes(subjects(tools), DefaultPolicy(), h)
-	last := fs[len(fs)-1]
-	if last.Effect != FixGuards || len(last.Changes) != 1 || last.Changes[0].Kind != ChangeAskTool || last.Changes[0].Tool != "send_email" {
-		t.Fatalf("guard fix = %+v", last)
+	at := slices.IndexFunc(fs, func(f Fix) bool { return f.Effect == FixGuards })
+	if at < 0 {
+		t.Fatalf("no guard in %+v", fs)
+	}
+	g := fs[at]
+	if len(g.Changes) != 1 || g.Changes[0].Kind != ChangeAskTool || g.Changes[0].Tool != "send_email" {
+		t.Fatalf("guard fix = %+v", g)
+	}
+	// Asking takes nothing away: it comes before blocking a server.
+	for _, f := range fs[:at] {
+		if k := f.Changes[0].Kind; k == ChangeBlockServer || k == ChangeUntrustServer {
+			t.Errorf("%s offered before the guard: %+v", k, fs)
+		}
 	}
 }
 

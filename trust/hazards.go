@@ -58,14 +58,16 @@ const (
 //   - shadowing (high): one hazard per tool whose description names a tool of another
 //     server, under "shadowing" (that tool) and "shadowed" (the tools it names).
 //
-// Every leg lists qualified names (SERVER__TOOL), sorted and without repeats. A hazard
+// Every leg lists qualified names (SERVER__TOOL) without repeats, the ones that run
+// unasked (Action Allow, or an allow rule) first, each part sorted: a reader of a
+// long leg sees first what makes the hazard unguarded. A hazard
 // is Unguarded when it can be completed without a person seeing a call: each of its
 // legs holds a tool whose Action is Allow. Shadowing is the exception to "each leg": a
 // description reaches the model when tools are listed, with no call at all, so a
 // shadowing hazard is unguarded as soon as one shadowed tool is auto-allowed.
 //
-// Summary is one sentence naming the first tool of each leg and how many more there
-// are. It holds server-controlled tool names, so escape it before display like any
+// Summary is one sentence naming one tool of each leg, one that runs unasked where
+// the leg has one, and how many more there are (a channel as LegName says it). It holds server-controlled tool names, so escape it before display like any
 // other untrusted text.
 //
 // The result is ordered by severity, then kind in the order above, then the first
@@ -431,13 +433,13 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 			Unguarded: uc.allowed && pd.allowed && ex.allowed,
 			Rules:     ruleNames(uc.allowed && pd.allowed && ex.allowed, uc, pd, ex),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): uc.names,
-				string(LegPrivateData):      pd.names,
-				string(LegExfiltration):     ex.names,
+				string(LegUntrustedContent): uc.ordered(),
+				string(LegPrivateData):      pd.ordered(),
+				string(LegExfiltration):     ex.ordered(),
 			},
-			Summary: example(uc.names, pd.names, ex.names) + " reads untrusted content, " +
-				example(pd.names, uc.names, ex.names) + " reads private data, " +
-				example(ex.names, uc.names, pd.names) + " can send it out",
+			Summary: uc.example(pd.names, ex.names) + " reads untrusted content, " +
+				pd.example(uc.names, ex.names) + " reads private data, " +
+				ex.example(uc.names, pd.names) + " can send it out",
 		})
 	}
 	if server, ok := oneServer(uc.names, ex.names, de.names); ok && len(uc.names) > 0 && ucFirstUntrusted && (len(ex.names) > 0 || len(de.names) > 0) {
@@ -451,21 +453,20 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 			Unguarded: unguarded,
 			Rules:     ruleNames(unguarded, uc, ex, de),
 			Legs: map[string][]string{
-				string(LegUntrustedContent): uc.names,
+				string(LegUntrustedContent): uc.ordered(),
 			},
-			Summary: "server " + server + " is untrusted: " + strconv.Itoa(len(uc.names)) + " tool" + plural(len(uc.names)) +
-				" can return content it controls, and only its own tools can act on it",
+			Summary: untrustedServerSummary(server, uc, ex, de),
 		})
 		uc = legTools{} // no pair hazard for the same server
 	}
 	if len(uc.names) > 0 && len(ex.names) > 0 {
-		out = append(out, pairHazard(HazardOpenWorldExfiltration, uc, ex, string(LegExfiltration), "can send it out"))
+		out = append(out, pairHazard(HazardOpenWorldExfiltration, &uc, &ex, string(LegExfiltration), "can send it out"))
 	}
 	if len(uc.names) > 0 && len(de.names) > 0 {
-		out = append(out, pairHazard(HazardUntrustedDestructive, uc, de, HazardLegDestructive, "can make destructive changes"))
+		out = append(out, pairHazard(HazardUntrustedDestructive, &uc, &de, HazardLegDestructive, "can make destructive changes"))
 	}
 	if len(uc.names) > 0 && len(pw.names) > 0 {
-		h := pairHazard(HazardUntrustedPersistence, uc, pw, HazardLegPersistent, "writes to a persistent store")
+		h := pairHazard(HazardUntrustedPersistence, &uc, &pw, HazardLegPersistent, "writes to a persistent store")
 		h.Summary = "untrusted content can persist: " + h.Summary
 		out = append(out, h)
 	}
@@ -539,11 +540,14 @@ func plural(n int) string {
 // legTools collects, in sorted order, the qualified names that fill one leg, and
 // whether any of them runs without asking.
 type legTools struct {
-	names   []string
+	names []string
+	// unasked are the names that run without asking, sorted (a subset of names).
+	unasked []string
 	allowed bool
 	// rules are the allow rules that let a tool of this leg run unasked where its
 	// tier's policy asks ("SERVER__TOOL: rule NAME").
 	rules []string
+	order []string // ordered's result, once made
 }
 
 // eachLeg calls f with the list c puts its tool on, for each: 0 untrusted content, 1
@@ -573,10 +577,73 @@ func (l *legTools) add(q string, allowed bool, rule string) {
 	if n := len(l.names); n == 0 || l.names[n-1] != q {
 		l.names = append(l.names, q)
 	}
+	if n := len(l.unasked); allowed && (n == 0 || l.unasked[n-1] != q) {
+		l.unasked = append(l.unasked, q)
+	}
 	l.allowed = l.allowed || allowed
 	if rule != "" && !slices.Contains(l.rules, rule) {
 		l.rules = append(l.rules, rule)
 	}
+}
+
+// ordered is the leg as a hazard lists it: the names that run unasked first, then
+// the others, each part sorted. It is names itself when either part is empty (the
+// common case costs nothing); else a new slice, computed once per leg and shared by
+// the hazards that list the leg (read-only, see Hazard).
+func (l *legTools) ordered() []string {
+	if len(l.unasked) == 0 || len(l.unasked) == len(l.names) {
+		return l.names
+	}
+	if l.order != nil {
+		return l.order
+	}
+	out := make([]string, 0, len(l.names))
+	out = append(out, l.unasked...)
+	k := 0
+	for _, n := range l.names {
+		if k < len(l.unasked) && l.unasked[k] == n {
+			k++
+			continue
+		}
+		out = append(out, n)
+	}
+	l.order = out
+	return out
+}
+
+// example names one tool of the leg for a summary, and how many others it holds: one
+// that runs unasked when the leg has one (the member that makes the hazard
+// unguarded), preferring one that fills none of the other legs given (see pick).
+func (l *legTools) example(others ...[]string) string {
+	p := ""
+	if len(l.unasked) > 0 {
+		p = pick(l.unasked, others...)
+	} else {
+		p = pick(l.names, others...)
+	}
+	p = LegName(p)
+	if len(l.names) == 1 {
+		return p
+	}
+	return p + " (+" + strconv.Itoa(len(l.names)-1) + ")"
+}
+
+// untrustedServerSummary is the sentence of the untrusted-server hazard of server,
+// whose untrusted content is uc and whose tools that act on it are ex and de; when
+// unguarded it names one member that runs unasked.
+func untrustedServerSummary(server string, uc, ex, de legTools) string {
+	s := "server " + server + " is untrusted: " + strconv.Itoa(len(uc.names)) + " tool" + plural(len(uc.names)) +
+		" can return content it controls, and only its own tools can act on it"
+	if len(uc.unasked) > 0 && (ex.allowed || de.allowed) {
+		n := len(uc.unasked)
+		s += "; " + LegName(uc.unasked[0])
+		if n > 1 {
+			s += " (+" + strconv.Itoa(n-1) + ")"
+			return s + " run without asking"
+		}
+		return s + " runs without asking"
+	}
+	return s
 }
 
 // ruleNames lists the allow rules that leave an unguarded hazard's legs unguarded.
@@ -605,6 +672,16 @@ func ruleNames(unguarded bool, legs ...legTools) []string {
 // whose tools are mostly in the others, common when servers fill several legs, costs
 // about one comparison per tool rather than a binary search each).
 func example(names []string, others ...[]string) string {
+	p := pick(names, others...)
+	if len(names) == 1 {
+		return p
+	}
+	return p + " (+" + strconv.Itoa(len(names)-1) + ")"
+}
+
+// pick is the name example shows: the first of names that fills none of others, else
+// the first.
+func pick(names []string, others ...[]string) string {
 	pick := names[0]
 	var at [3]int // where the walk is in each other leg (at most three are given)
 	pos := at[:0]
@@ -623,10 +700,7 @@ find:
 		pick = n
 		break
 	}
-	if len(names) == 1 {
-		return pick
-	}
-	return pick + " (+" + strconv.Itoa(len(names)-1) + ")"
+	return pick
 }
 
 // lowerBound returns the first index i >= from of sorted o with o[i] >= n (len(o)
@@ -647,26 +721,26 @@ func lowerBound(o []string, from int, n string) int {
 // pairHazard is the high hazard of kind where untrusted content (uc) reaches the
 // tools of another leg, named leg in the hazard, which does what does says;
 // unguarded when a tool of each leg runs unasked.
-func pairHazard(kind HazardKind, uc, other legTools, leg, does string) Hazard {
+func pairHazard(kind HazardKind, uc, other *legTools, leg, does string) Hazard {
 	unguarded := uc.allowed && other.allowed
 	return Hazard{
 		Kind:      kind,
 		Severity:  SeverityHigh,
 		Unguarded: unguarded,
-		Rules:     ruleNames(unguarded, uc, other),
+		Rules:     ruleNames(unguarded, *uc, *other),
 		Legs: map[string][]string{
-			string(LegUntrustedContent): uc.names,
-			leg:                         other.names,
+			string(LegUntrustedContent): uc.ordered(),
+			leg:                         other.ordered(),
 		},
-		Summary: pairSummary(uc.names, other.names, does),
+		Summary: pairSummary(uc, other, does),
 	}
 }
 
-func pairSummary(untrusted, other []string, does string) string {
-	if len(untrusted) == 1 && len(other) == 1 && untrusted[0] == other[0] {
-		return untrusted[0] + " reads untrusted content and " + does
+func pairSummary(untrusted, other *legTools, does string) string {
+	if len(untrusted.names) == 1 && len(other.names) == 1 && untrusted.names[0] == other.names[0] {
+		return LegName(untrusted.names[0]) + " reads untrusted content and " + does
 	}
-	return example(untrusted, other) + " reads untrusted content and " + example(other, untrusted) + " " + does
+	return untrusted.example(other.names) + " reads untrusted content and " + other.example(untrusted.names) + " " + does
 }
 
 // shadowing finds the tools whose text names another server's tool. Tool names go

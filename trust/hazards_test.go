@@ -73,17 +73,18 @@ func TestHazards(t *testing.T) {
 					Kind:     HazardLethalTrifecta,
 					Severity: SeverityCritical,
 					Legs: map[string][]string{
-						"untrusted-content": {"mail__send_email", "web__fetch_url"},
-						"private-data":      {"notes__create_note", "notes__delete_note", "notes__list_notes"},
+						// What runs unasked first: fetch_url and list_notes are allowed.
+						"untrusted-content": {"web__fetch_url", "mail__send_email"},
+						"private-data":      {"notes__list_notes", "notes__create_note", "notes__delete_note"},
 						"exfiltration":      {"mail__send_email"},
 					},
-					Summary: "web__fetch_url (+1) reads untrusted content, notes__create_note (+2) reads private data, mail__send_email can send it out",
+					Summary: "web__fetch_url (+1) reads untrusted content, notes__list_notes (+2) reads private data, mail__send_email can send it out",
 				},
 				{
 					Kind:     HazardOpenWorldExfiltration,
 					Severity: SeverityHigh,
 					Legs: map[string][]string{
-						"untrusted-content": {"mail__send_email", "web__fetch_url"},
+						"untrusted-content": {"web__fetch_url", "mail__send_email"},
 						"exfiltration":      {"mail__send_email"},
 					},
 					Summary: "web__fetch_url (+1) reads untrusted content and mail__send_email can send it out",
@@ -92,7 +93,7 @@ func TestHazards(t *testing.T) {
 					Kind:     HazardUntrustedDestructive,
 					Severity: SeverityHigh,
 					Legs: map[string][]string{
-						"untrusted-content": {"mail__send_email", "web__fetch_url"},
+						"untrusted-content": {"web__fetch_url", "mail__send_email"},
 						"destructive":       {"mail__send_email", "notes__delete_note"},
 					},
 					Summary: "web__fetch_url (+1) reads untrusted content and notes__delete_note (+1) can make destructive changes",
@@ -113,7 +114,7 @@ func TestHazards(t *testing.T) {
 					Severity:  SeverityCritical,
 					Unguarded: true,
 					Legs: map[string][]string{
-						"untrusted-content": {"hook__post", "hook__post_slow", "web__fetch_url"},
+						"untrusted-content": {"hook__post", "web__fetch_url", "hook__post_slow"},
 						"private-data":      {"notes__list_notes"},
 						"exfiltration":      {"hook__post", "hook__post_slow"},
 					},
@@ -124,7 +125,7 @@ func TestHazards(t *testing.T) {
 					Severity:  SeverityHigh,
 					Unguarded: true,
 					Legs: map[string][]string{
-						"untrusted-content": {"hook__post", "hook__post_slow", "web__fetch_url"},
+						"untrusted-content": {"hook__post", "web__fetch_url", "hook__post_slow"},
 						"exfiltration":      {"hook__post", "hook__post_slow"},
 					},
 					Summary: "web__fetch_url (+2) reads untrusted content and hook__post (+1) can send it out",
@@ -183,7 +184,7 @@ func TestHazards(t *testing.T) {
 					Severity:  SeverityMedium,
 					Unguarded: true,
 					Legs:      map[string][]string{"untrusted-content": {"mail__send_email"}},
-					Summary:   "server mail is untrusted: 1 tool can return content it controls, and only its own tools can act on it",
+					Summary:   "server mail is untrusted: 1 tool can return content it controls, and only its own tools can act on it; mail__send_email runs without asking",
 				},
 			},
 		},

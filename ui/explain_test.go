@@ -12,7 +12,7 @@ import (
 // content (its "closed world" claim is not believed).
 func TestHazardsView_SaysWhyAnUntrustedServerFillsALeg(t *testing.T) {
 	h := newHarness(t, 100, 40, false)
-	h.keys("z", "down")
+	h.keys("z") // web__fetch_url runs unasked: the leg's first row
 	if ref, _ := h.m.hazards.Selected(); ref.Qualified() != "web__fetch_url" {
 		t.Fatalf("cursor on %v, want web__fetch_url", ref)
 	}

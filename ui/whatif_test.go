@@ -120,15 +120,15 @@ func TestHazardsViewListsLegsAndBreaksTheTrifecta(t *testing.T) {
 	screenHas(t, screen, "‼ critical · LETHAL TRIFECTA", "✓ guarded", "untrusted-content · 2 tools",
 		"private-data · 3 tools", "exfiltration · 1 tool", "notes__list_notes", "web__fetch_url",
 		"! high · OPEN-WORLD EXFILTRATION", "UNTRUSTED → DESTRUCTIVE")
-	// The first tool row is mail__send_email, the untrusted-content leg's first tool.
-	if ref, _ := h.m.hazards.Selected(); ref != refSend {
-		t.Fatalf("cursor on %v, want mail__send_email", ref)
+	// The first tool row is web__fetch_url, the untrusted-content leg's first tool
+	// (it runs unasked; mail__send_email asks).
+	if ref, _ := h.m.hazards.Selected(); ref.Qualified() != "web__fetch_url" {
+		t.Fatalf("cursor on %v, want web__fetch_url", ref)
 	}
 	h.keys("down")
-	if ref, _ := h.m.hazards.Selected(); ref.Qualified() != "web__fetch_url" {
-		t.Fatalf("down moved to %v, want web__fetch_url", ref)
+	if ref, _ := h.m.hazards.Selected(); ref != refSend {
+		t.Fatalf("down moved to %v, want mail__send_email", ref)
 	}
-	h.keys("up")
 
 	h.keys("x")
 	h.waitFor("the trifecta to break", func(m Model) bool { return !hasHazard(m, trust.HazardLethalTrifecta) })
@@ -194,7 +194,7 @@ func TestExportWritesAFragmentThatParses(t *testing.T) {
 	if h.m.keys.Export.Enabled() {
 		t.Error("E is enabled with nothing to export")
 	}
-	h.keys("z", "x") // mail__send_email off
+	h.keys("z", "down", "x") // mail__send_email off
 	h.waitFor("the change", func(m Model) bool { return m.over.Disabled[refSend] })
 	h.keys("esc", "tab", "down", "down", "down", "T") // notes: trusted → untrusted
 	h.waitFor("notes untrusted", func(m Model) bool { s, _ := m.snap.Server("notes"); return s.Trust == trust.Untrusted })
@@ -510,7 +510,7 @@ func TestWhatIf_LooseningTakesTheChord(t *testing.T) {
 
 	// p in the hazards view on mail__send_email: none → ask → deny at one key each,
 	// deny → none (its tier's policy) asks.
-	h.keys("esc", "z")
+	h.keys("esc", "z", "down") // web__fetch_url runs unasked: first; mail__send_email next
 	if ref, _ := h.m.hazards.Selected(); ref != refSend {
 		t.Fatalf("cursor on %v, want mail__send_email", ref)
 	}

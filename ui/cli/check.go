@@ -56,6 +56,9 @@ type Report struct {
 	// an agent that gives up on a call before approval_timeout (agentlimits.go).
 	// They do not change the exit code.
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Suggestions are labels the config may want: a server that looks like a
+	// persistent store and is not labelled so. They change no exit code.
+	Suggestions []Warning `json:"suggestions,omitempty"`
 }
 
 // Warning is one entry of Report.Warnings, at the config line it is about.
@@ -361,6 +364,9 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	for _, x := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", e(x.Message))
+	}
+	for _, x := range r.Suggestions {
+		fmt.Fprintf(w, "hint: %s\n", e(x.Message))
 	}
 	writeDriftText(w, r.Drift)
 	fmt.Fprintln(w)

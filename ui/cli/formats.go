@@ -768,6 +768,12 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "- ⚠ %s\n", md(x.Message))
 		}
 	}
+	if len(r.Suggestions) > 0 {
+		fmt.Fprintf(&b, "\n## Suggestions (%d)\n\n", len(r.Suggestions))
+		for _, x := range r.Suggestions {
+			fmt.Fprintf(&b, "- %s\n", md(x.Message))
+		}
+	}
 	fmt.Fprintf(&b, "\n## Hazards (%d)\n\n", len(r.Hazards))
 	if len(r.Hazards) == 0 {
 		b.WriteString("No toolset hazards.\n")

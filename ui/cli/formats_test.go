@@ -103,10 +103,10 @@ func TestCheckReport_FixHintsLocationsAndVerdict(t *testing.T) {
 		tri.Fixes[0].TOML != "[servers.mail.tools.send_email]\npolicy = \"deny\"\n" {
 		t.Fatalf("first fix = %+v", tri.Fixes)
 	}
-	// The hazard points at its first tool's server table (mail__send_email, the
-	// first untrusted-content tool: [servers.mail]).
+	// The hazard points at its first tool's server table (web__fetch_url, the
+	// first untrusted-content tool, first because it runs unasked: [servers.web]).
 	src, _ := os.ReadFile("../../config.example.toml")
-	wantLine := 1 + strings.Count(string(src[:bytes.Index(src, []byte("[servers.mail]"))]), "\n")
+	wantLine := 1 + strings.Count(string(src[:bytes.Index(src, []byte("[servers.web]"))]), "\n")
 	if tri.Location == nil || tri.Location.File != "config.example.toml" || tri.Location.Line != wantLine {
 		t.Fatalf("location = %+v, want line %d", tri.Location, wantLine)
 	}

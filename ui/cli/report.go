@@ -114,7 +114,7 @@ func Build(s *model.Snapshot, in Input) Report {
 		r.Warnings = append(r.Warnings, Warning{Message: w, Location: loc(in.Locations.Key("policy", "approval_timeout"))})
 	}
 	for _, w := range persistentHints(s) {
-		r.Warnings = append(r.Warnings, Warning{Message: w.message, Location: loc(in.Locations.Server(w.server))})
+		r.Suggestions = append(r.Suggestions, Warning{Message: w.message, Location: loc(in.Locations.Server(w.server))})
 	}
 	for i := range r.Servers {
 		sv := &r.Servers[i]
@@ -332,9 +332,10 @@ func ReadBaseline(r io.Reader) (Baseline, error) {
 }
 
 // legOrder is the order legs are read in for a hazard's first tool.
-var legOrder = []string{string(trust.LegUntrustedContent), string(trust.LegPrivateData), string(trust.LegExfiltration), trust.HazardLegDestructive, trust.HazardLegShadowing, trust.HazardLegShadowed}
+var legOrder = []string{string(trust.LegUntrustedContent), string(trust.LegPrivateData), string(trust.LegExfiltration), trust.HazardLegDestructive, trust.HazardLegPersistent, trust.HazardLegShadowing, trust.HazardLegShadowed}
 
-// firstTool is the tool a hazard is located at: the first tool of its first leg.
+// firstTool is the tool a hazard is located at: the first tool of its first leg (one
+// that runs unasked, when the leg has one: trust.Hazards lists those first).
 func firstTool(h trust.Hazard) (string, string, bool) {
 	for _, k := range legOrder {
 		if names := h.Legs[k]; len(names) > 0 {
@@ -355,6 +356,14 @@ func fixText(f trust.Fix) string {
 			parts = append(parts, "deny "+q)
 		case trust.ChangeAskTool:
 			parts = append(parts, "ask before "+q)
+		case trust.ChangeAskChannel:
+			verb := "reading "
+			if k, _ := trust.ChannelOf(c.Tool); k == trust.KindPrompts {
+				verb = "getting "
+			}
+			parts = append(parts, "ask before "+verb+trust.LegName(q))
+		case trust.ChangeDenyChannel:
+			parts = append(parts, "deny "+trust.LegName(q))
 		case trust.ChangeDropToolLabel:
 			parts = append(parts, "drop the "+string(c.Label)+" label of "+q)
 		case trust.ChangeDropServerLabel:
@@ -406,6 +415,14 @@ func fixTOML(f trust.Fix) string {
 		case trust.ChangeAskTool:
 			t := get(tool...)
 			t.lines = append(t.lines, `policy = "ask"`)
+		case trust.ChangeAskChannel, trust.ChangeDenyChannel:
+			k, _ := trust.ChannelOf(c.Tool)
+			a := "ask"
+			if c.Kind == trust.ChangeDenyChannel {
+				a = "deny"
+			}
+			t := get(server...)
+			t.lines = append(t.lines, string(k)+` = "`+a+`"`)
 		case trust.ChangeDropToolLabel:
 			t := get(tool...)
 			t.lines = append(t.lines, labels(c.Labels))
