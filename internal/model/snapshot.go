@@ -108,6 +108,17 @@ func (s *Snapshot) Tool(server, name string) (ToolInfo, bool) {
 	return *s.Tools[i], true
 }
 
+// Channel finds a server's resources or prompts channel among Channels.
+func (s *Snapshot) Channel(server string, k trust.ChannelKind) (ToolInfo, bool) {
+	name := trust.ChannelTool(k)
+	for _, c := range s.Channels {
+		if c.Ref.Server == server && c.Ref.Tool == name {
+			return c, true
+		}
+	}
+	return ToolInfo{}, false
+}
+
 // Server finds one server by name.
 func (s *Snapshot) Server(name string) (ServerInfo, bool) {
 	for _, sv := range s.Servers {

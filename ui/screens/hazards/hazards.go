@@ -264,7 +264,7 @@ func (v Model) nameWidth(iw int) int {
 	for _, h := range v.snap.Hazards {
 		for _, names := range h.Legs {
 			for _, n := range names[:min(len(names), maxLegRows)] {
-				w = max(w, len(n))
+				w = max(w, len(trust.LegName(n)))
 			}
 		}
 	}
@@ -329,8 +329,20 @@ func (v Model) toolLine(qualified, shown string, nameW, iw int) hzLine {
 		mark = st.WarnText.Render("* ")
 	}
 	text := mark + common.Fit(shown, nameW)
+	kind, channel := trust.ChannelOf(tool)
+	if channel {
+		t, ok = v.snap.Channel(server, kind)
+	}
 	if ok {
-		text += " " + st.Tier(t.Class.Tier).Render(common.Fit(theme.TierLabel(t.Class.Tier), common.TierLabelW)) + " " + common.TrustBadge(st, t.ServerTrust)
+		text += " " + st.Tier(t.Class.Tier).Render(common.Fit(theme.TierLabel(t.Class.Tier), common.TierLabelW)) + " " + policyWord(st, t.Class.Action)
+		if channel {
+			// What the channel lists before the trust badge: at 60 columns it is
+			// what a reader needs, the server's trust is on the server's row.
+			if sv, ok := v.snap.Server(server); ok {
+				text += " " + st.Muted.Render(listed(sv, kind)+" ·")
+			}
+		}
+		text += " " + common.TrustBadge(st, t.ServerTrust)
 		if f := t.ServerFence(); f.Requested && !f.Applied {
 			text += " " + st.ErrorText.Render(trust.FenceColumn(f))
 		} else if f.Requested {
@@ -531,4 +543,35 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		k.Column(),
 		{k.Disable, k.Policy, k.Trust, k.Open, k.Back},
 	}
+}
+
+// policyWord is a leg row's action, as wide as its widest word: "allow" (it runs
+// unasked, which is what makes a hazard unguarded), "ask" or "deny".
+func policyWord(st *theme.Styles, a trust.Action) string {
+	w := common.Fit(a.String(), 5)
+	if a == trust.Allow {
+		return st.WarnText.Render(w)
+	}
+	return st.Muted.Render(w)
+}
+
+// listed says what a server lists on a channel: "3 resources, 1 template", "4
+// prompts", or "lists none now".
+func listed(sv model.ServerInfo, k trust.ChannelKind) string {
+	var parts []string
+	count := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+what+common.Plural(n))
+		}
+	}
+	if k == trust.KindResources {
+		count(len(sv.Resources), "resource")
+		count(len(sv.ResourceTemplates), "template")
+	} else {
+		count(len(sv.Prompts), "prompt")
+	}
+	if len(parts) == 0 {
+		return "lists none now"
+	}
+	return strings.Join(parts, ", ")
 }
