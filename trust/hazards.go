@@ -432,6 +432,7 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 			Severity:  SeverityCritical,
 			Unguarded: uc.allowed && pd.allowed && ex.allowed,
 			Rules:     ruleNames(uc.allowed && pd.allowed && ex.allowed, uc, pd, ex),
+			Unasked:   unaskedOf(&uc, &pd, &ex),
 			Legs: map[string][]string{
 				string(LegUntrustedContent): uc.ordered(),
 				string(LegPrivateData):      pd.ordered(),
@@ -452,6 +453,7 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 			Severity:  SeverityMedium,
 			Unguarded: unguarded,
 			Rules:     ruleNames(unguarded, uc, ex, de),
+			Unasked:   slices.Clip(uc.unasked),
 			Legs: map[string][]string{
 				string(LegUntrustedContent): uc.ordered(),
 			},
@@ -646,6 +648,25 @@ func untrustedServerSummary(server string, uc, ex, de legTools) string {
 	return s
 }
 
+// unaskedOf merges the legs' unasked names, sorted without repeats (a leg's own list
+// when the others add none, shared read-only like the legs).
+func unaskedOf(legs ...*legTools) []string {
+	var out []string
+	for _, l := range legs {
+		switch {
+		case len(l.unasked) == 0:
+		case out == nil:
+			out = slices.Clip(l.unasked)
+		default:
+			m := make([]string, 0, len(out)+len(l.unasked))
+			m = append(append(m, out...), l.unasked...)
+			slices.Sort(m)
+			out = slices.Clip(slices.Compact(m))
+		}
+	}
+	return out
+}
+
 // ruleNames lists the allow rules that leave an unguarded hazard's legs unguarded.
 func ruleNames(unguarded bool, legs ...legTools) []string {
 	if !unguarded {
@@ -728,6 +749,7 @@ func pairHazard(kind HazardKind, uc, other *legTools, leg, does string) Hazard {
 		Severity:  SeverityHigh,
 		Unguarded: unguarded,
 		Rules:     ruleNames(unguarded, *uc, *other),
+		Unasked:   unaskedOf(uc, other),
 		Legs: map[string][]string{
 			string(LegUntrustedContent): uc.ordered(),
 			leg:                         other.ordered(),

@@ -432,10 +432,36 @@ func TestHazards(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Hazards(tt.tools)
+			// Unasked has its own test (TestHazards_UnaskedAreListedFirst).
+			for i := range got {
+				got[i].Unasked = nil
+			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Hazards mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A hazard names what runs unasked: Unasked holds those members of every leg,
+// and each leg lists them first.
+func TestHazards_UnaskedAreListedFirst(t *testing.T) {
+	got := Hazards([]Assessed{
+		tool("web", "fetch_url", TierRead, Allow, "", LegUntrustedContent),
+		tool("notes", "list_notes", TierRead, Allow, "", LegPrivateData),
+		tool("hook", "post", TierWrite, Allow, "", LegUntrustedContent, LegExfiltration),
+		tool("hook", "post_slow", TierWrite, Ask, "", LegUntrustedContent, LegExfiltration),
+		tool("a", "ask_first", TierWrite, Ask, "", LegUntrustedContent),
+	})
+	if len(got) == 0 || got[0].Kind != HazardLethalTrifecta {
+		t.Fatalf("hazards = %+v", got)
+	}
+	tri := got[0]
+	if want := []string{"hook__post", "notes__list_notes", "web__fetch_url"}; !slices.Equal(tri.Unasked, want) {
+		t.Errorf("Unasked = %q, want %q", tri.Unasked, want)
+	}
+	if want := []string{"hook__post", "web__fetch_url", "a__ask_first", "hook__post_slow"}; !slices.Equal(tri.Legs["untrusted-content"], want) {
+		t.Errorf("untrusted-content = %q, want %q", tri.Legs["untrusted-content"], want)
 	}
 }
 
@@ -500,6 +526,7 @@ func TestHazards_UntrustedPersistence(t *testing.T) {
 			"persistent":        {"memory__add_observations"},
 		},
 		Summary: "untrusted content can persist: web__fetch_url reads untrusted content and memory__add_observations writes to a persistent store",
+		Unasked: []string{"web__fetch_url"},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hazards mismatch (-want +got):\n%s", diff)

@@ -315,4 +315,8 @@ type Hazard struct {
 	// Rules names the allow rules that make an unguarded hazard unguarded, where a
 	// tool's tier would ask ("SERVER__TOOL: rule NAME (SOURCE)").
 	Rules []string `json:"rules,omitempty"`
+	// Unasked are the qualified names of the legs' members that run without asking
+	// (Action Allow, or an allow rule), sorted; the legs list them first. Nil for
+	// shadowing hazards, whose legs are the scan's.
+	Unasked []string `json:"unasked,omitempty"`
 }

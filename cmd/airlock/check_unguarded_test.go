@@ -25,7 +25,7 @@ func TestCheck_UntrustedEverythingNamesWhatRunsUnasked(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(leg, ": ev prompts, ev resources,") {
+	if !strings.Contains(leg, ": ev prompts (runs unasked), ev resources (runs unasked), ev__echo,") {
 		t.Errorf("the untrusted-content leg does not start with the channels that run unasked:\n%s", leg)
 	}
 	ask := strings.Index(hz, `resources = "ask"`)

@@ -207,13 +207,19 @@ type checkJSON struct {
 		Unguarded, Baselined        bool
 		Legs                        map[string][]string
 		Rules                       []string
+		Unasked                     []string
 		Fixes                       []struct {
 			Effect, Text, TOML string
 			Changes            []json.RawMessage
 		}
 		Location *location
 	}
-	Drift   []json.RawMessage
+	Drift []json.RawMessage
+	// The demo's notes server looks like a persistent store.
+	Suggestions []struct {
+		Message  string
+		Location *location
+	}
 	Verdict struct {
 		FailOn   string `json:"fail_on"`
 		Failed   bool

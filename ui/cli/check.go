@@ -394,7 +394,7 @@ func (r Report) WriteText(w io.Writer) error {
 		for _, k := range keys {
 			names := make([]string, len(h.Legs[k]))
 			for i, n := range h.Legs[k] {
-				names[i] = e(trust.LegName(n))
+				names[i] = e(trust.LegName(n)) + unaskedMark(h.Hazard, n)
 			}
 			fmt.Fprintf(w, "  %-18s %s\n", k+":", shortJoin(names, 6))
 		}
@@ -431,4 +431,13 @@ func shortJoin(items []string, n int) string {
 		return strings.Join(items, ", ")
 	}
 	return fmt.Sprintf("%s, … (+%d more)", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// unaskedMark is " (runs unasked)" for a member of h's legs that runs without
+// asking (the legs list those first), else "".
+func unaskedMark(h trust.Hazard, qualified string) string {
+	if _, ok := slices.BinarySearch(h.Unasked, qualified); ok {
+		return " (runs unasked)"
+	}
+	return ""
 }

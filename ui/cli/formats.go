@@ -796,7 +796,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			if names, ok := h.Legs[k]; ok {
 				esc := make([]string, len(names))
 				for i, n := range names {
-					esc[i] = md(n)
+					esc[i] = md(n) + unaskedMark(h.Hazard, n)
 				}
 				fmt.Fprintf(&b, "- **%s**: %s\n", k, shortJoin(esc, 8))
 			}
