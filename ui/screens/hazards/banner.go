@@ -1,6 +1,7 @@
 package hazards
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,13 +52,14 @@ func hazardLegs(k trust.HazardKind) []string {
 }
 
 // legText names the tools of one leg briefly: the tool itself, "server__*" when they
-// all come from one server, else one example. With counts it says how many: "(3)",
+// all come from one server, else one example (one that runs unasked, of unasked,
+// when the leg has one). With counts it says how many: "(3)",
 // "(+2)". The example is the first tool that fills no other leg of the hazard, so
 // that "web__fetch_url → notes__* → mail__send_email" names three different tools
 // where it can (others returns the names in the hazard's other legs; it is called
 // only then). A channel reads "SERVER resources" (trust.LegName). Names are
 // server-controlled and escaped.
-func legText(st *theme.Styles, names []string, others func() map[string]bool, counts bool) string {
+func legText(st *theme.Styles, names, unasked []string, others func() map[string]bool, counts bool) string {
 	switch len(names) {
 	case 0:
 		return "-"
@@ -85,6 +87,26 @@ func legText(st *theme.Styles, names []string, others func() map[string]bool, co
 		if !inOthers[n] {
 			example = n
 			break
+		}
+	}
+	// A member that runs unasked is what makes the hazard unguarded: the example
+	// is one, exclusive to this leg where one is.
+	if _, ok := slices.BinarySearch(unasked, example); !ok && len(unasked) > 0 {
+		first := ""
+		for _, n := range names {
+			if _, ok := slices.BinarySearch(unasked, n); !ok {
+				continue
+			}
+			if first == "" {
+				first = n
+			}
+			if !inOthers[n] {
+				first = n
+				break
+			}
+		}
+		if first != "" {
+			example = first
 		}
 	}
 	s := common.Inline(st, trust.LegName(example), 48)
@@ -134,7 +156,7 @@ func HazardLine(st *theme.Styles, h trust.Hazard, width int) string {
 				}
 				return othersOf[i]
 			}
-			parts = append(parts, legText(st, h.Legs[l], others, counts))
+			parts = append(parts, legText(st, h.Legs[l], h.Unasked, others, counts))
 		}
 		legsText = strings.Join(parts, sep)
 		line = head + " " + legsText + " — " + guard
