@@ -147,7 +147,9 @@ func Fixes(subjects []Subject, p Policy, h Hazard) []Fix {
 	}
 	for _, lk := range legKeys {
 		leg, isLeg := ParseLeg(lk)
-		if !isLeg {
+		if !isLeg || leg == LegPersistent {
+			// Dropping persistent would not make the store forget: it would only
+			// stop asking before writes to it. Never a fix.
 			continue
 		}
 		for _, n := range h.Legs[lk] {

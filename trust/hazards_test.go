@@ -531,6 +531,22 @@ func TestHazards_UntrustedPersistence(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hazards mismatch (-want +got):\n%s", diff)
 	}
+	// Dropping the label would only stop the asking: never offered as a fix.
+	subjects := []Subject{{Tool: Tool{Server: "web", Name: "fetch_url", ServerTrust: Trusted, Declared: declared(`{"readOnlyHint":true,"openWorldHint":true}`)}}}
+	for _, n := range []string{"add_observations", "create_entities"} {
+		subjects = append(subjects, Subject{Tool: Tool{Server: "memory", Name: n, ServerTrust: Trusted, ServerLabels: []Leg{LegPersistent}, Declared: closed}})
+	}
+	hs := evaluate([]Tool{subjects[0].Tool, subjects[1].Tool, subjects[2].Tool}, subjects, p)
+	if len(hs) != 1 {
+		t.Fatalf("hazards = %+v", hs)
+	}
+	for _, f := range Fixes(subjects, p, hs[0]) {
+		for _, c := range f.Changes {
+			if c.Label == LegPersistent {
+				t.Errorf("offered %+v", f)
+			}
+		}
+	}
 }
 
 // TestHazards_LegsAreReadOnlyAndShared is the contract of Hazard's legs: results share
