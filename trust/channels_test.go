@@ -73,15 +73,15 @@ func TestChannelTaintReason(t *testing.T) {
 		want  string
 	}{
 		{name: "resource", taint: Taint{By: Ref{Server: "web", Tool: ResourceReadTool}, CallID: "c1", At: at, Channel: ChannelResource, Subject: "https://x/y"},
-			want: `this context is tainted: resource "https://x/y" of server web returned untrusted content (call c1) at 03:04:05; exfiltration and destructive tools ask whatever policy or grants say`},
+			want: `this context is tainted: resource "https://x/y" of server web returned untrusted content (call c1) at 03:04:05; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say`},
 		{name: "prompt", taint: Taint{By: Ref{Server: "web", Tool: PromptGetTool}, Channel: ChannelPrompt, Subject: "greet"},
-			want: `this context is tainted: prompt "greet" of server web is untrusted content; exfiltration and destructive tools ask whatever policy or grants say`},
+			want: `this context is tainted: prompt "greet" of server web is untrusted content; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say`},
 		{name: "hostile subject is quoted", taint: Taint{By: Ref{Server: "web", Tool: ResourceReadTool}, Channel: ChannelResource, Subject: "x\x1b[2J\n"},
-			want: `this context is tainted: resource "x\x1b[2J\n" of server web returned untrusted content; exfiltration and destructive tools ask whatever policy or grants say`},
+			want: `this context is tainted: resource "x\x1b[2J\n" of server web returned untrusted content; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say`},
 		{name: "long subject is cut", taint: Taint{By: Ref{Server: "web", Tool: ResourceReadTool}, Channel: ChannelResource, Subject: long},
-			want: `this context is tainted: resource "` + long[:200] + `"… of server web returned untrusted content; exfiltration and destructive tools ask whatever policy or grants say`},
+			want: `this context is tainted: resource "` + long[:200] + `"… of server web returned untrusted content; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say`},
 		{name: "completion", taint: Taint{By: Ref{Server: "web", Tool: PromptGetTool}, Channel: ChannelCompletion, Subject: "greet"},
-			want: `this context is tainted: completion values for "greet" of server web are untrusted content; exfiltration and destructive tools ask whatever policy or grants say`},
+			want: `this context is tainted: completion values for "greet" of server web are untrusted content; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

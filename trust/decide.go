@@ -100,6 +100,9 @@ const (
 // Tainted reports whether the context is tainted.
 func (t Taint) Tainted() bool { return t.By.Tool != "" }
 
+// taintAsks ends every taint sentence: what a tainted context asks for.
+const taintAsks = "; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say"
+
 // Reason is the sentence a dialog shows for a call that taint turned into Ask, naming
 // the call that tainted the context. The call ID and time are left out when unknown;
 // the time is shown in At's own location.
@@ -110,7 +113,7 @@ func (t Taint) Reason() string {
 		if !t.At.IsZero() {
 			s += " (since " + t.At.Format(time.TimeOnly) + ")"
 		}
-		return s + "; exfiltration and destructive tools ask whatever policy or grants say"
+		return s + taintAsks
 	}
 	if channelTaint(t) {
 		s = "this context is tainted: " + subjectPhrase(t)
@@ -123,7 +126,7 @@ func (t Taint) Reason() string {
 	if !t.At.IsZero() {
 		s += " at " + t.At.Format(time.TimeOnly)
 	}
-	return s + "; exfiltration and destructive tools ask whatever policy or grants say"
+	return s + taintAsks
 }
 
 // Verdict is the engine's answer for one call before any person is asked: the action,

@@ -38,7 +38,7 @@ func TestTaintsAndEscalatedByTaint(t *testing.T) {
 func TestDecide(t *testing.T) {
 	at := time.Date(2026, 3, 14, 9, 5, 7, 0, time.UTC)
 	tainted := Taint{By: Ref{Server: "web", Tool: "fetch_url"}, CallID: "c-17", At: at}
-	const taintReason = "this context is tainted: web__fetch_url returned untrusted content (call c-17) at 09:05:07; exfiltration and destructive tools ask whatever policy or grants say"
+	const taintReason = "this context is tainted: web__fetch_url returned untrusted content (call c-17) at 09:05:07; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say"
 
 	sendEmail := Classification{Tier: TierDestructive, Legs: []Leg{LegUntrustedContent, LegExfiltration}, Action: Allow, Reasons: []string{"tier destructive: policy allow"}}
 	sendAsk := Classification{Tier: TierDestructive, Legs: []Leg{LegUntrustedContent, LegExfiltration}, Action: Ask, Reasons: []string{"tier destructive: policy ask"}}
@@ -105,7 +105,7 @@ func TestDecide(t *testing.T) {
 			name: "taint without call id or time",
 			c:    sendEmail, taint: Taint{By: Ref{Server: "web", Tool: "fetch_url"}},
 			want: Verdict{Action: Ask, By: DecidedByTaint, Reasons: []string{
-				"this context is tainted: web__fetch_url returned untrusted content; exfiltration and destructive tools ask whatever policy or grants say",
+				"this context is tainted: web__fetch_url returned untrusted content; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say",
 				"tier destructive: policy allow",
 			}},
 		},
@@ -152,7 +152,7 @@ func TestTaintReasonNamesChannel(t *testing.T) {
 		{ChannelListing, "this context is tainted: server web sent untrusted text by its tool listing (web__fetch_url) (call c-1)"},
 	} {
 		got := Taint{By: by, CallID: "c-1", Channel: tt.channel}.Reason()
-		if want := tt.want + "; exfiltration and destructive tools ask whatever policy or grants say"; got != want {
+		if want := tt.want + "; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say"; got != want {
 			t.Errorf("channel %q: %q, want %q", tt.channel, got, want)
 		}
 	}
@@ -161,7 +161,7 @@ func TestTaintReasonNamesChannel(t *testing.T) {
 // The taint of an unreadable taint store names the file and why, not a server.
 func TestTaintReasonUnreadableStore(t *testing.T) {
 	got := Taint{By: Ref{Server: "airlock", Tool: "taint.json"}, Channel: ChannelUnreadable, Subject: "unexpected end of JSON input"}.Reason()
-	want := "this context is treated as tainted: taint.json cannot be read (unexpected end of JSON input), so airlock cannot tell which contexts are tainted; exfiltration and destructive tools ask whatever policy or grants say"
+	want := "this context is treated as tainted: taint.json cannot be read (unexpected end of JSON input), so airlock cannot tell which contexts are tainted; exfiltration and destructive tools, and writes to persistent stores, ask whatever policy or grants say"
 	if got != want {
 		t.Errorf("Reason()\n got %s\nwant %s", got, want)
 	}
