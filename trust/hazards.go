@@ -443,9 +443,9 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 				ex.example(uc.names, pd.names) + " can send it out",
 		})
 	}
-	if server, ok := oneServer(uc.names, ex.names, de.names); ok && len(uc.names) > 0 && ucFirstUntrusted && (len(ex.names) > 0 || len(de.names) > 0) {
+	if server, ok := oneServer(uc.names, ex.names, de.names, pw.names); ok && len(uc.names) > 0 && ucFirstUntrusted && (len(ex.names) > 0 || len(de.names) > 0) {
 		// One untrusted server alone: its content can reach only its own
-		// tools. One finding, not two pair hazards that name it twice. (A
+		// tools (another server's persistent store is one more it reaches). One finding, not two pair hazards that name it twice. (A
 		// trusted server alone keeps the pair hazards: its own hints said so.)
 		unguarded := uc.allowed && (ex.allowed || de.allowed)
 		out = append(out, Hazard{

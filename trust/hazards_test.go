@@ -531,6 +531,16 @@ func TestHazards_UntrustedPersistence(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hazards mismatch (-want +got):\n%s", diff)
 	}
+	// An untrusted server beside the store: its content reaches the store, so it
+	// is no longer "only its own tools" (no untrusted-server finding hides it).
+	evil := Assessed{Ref: Ref{Server: "evil", Tool: "get"}, Untrusted: true, Class: Classify(Tool{Server: "evil", Name: "get"}, p)}
+	kinds := map[HazardKind]bool{}
+	for _, h := range Hazards(append([]Assessed{evil}, memory...)) {
+		kinds[h.Kind] = true
+	}
+	if !kinds[HazardUntrustedPersistence] || kinds[HazardUntrustedServer] {
+		t.Errorf("untrusted server beside a store: kinds %v, want untrusted-persistence and no untrusted-server", kinds)
+	}
 	// Dropping the label would only stop the asking: never offered as a fix.
 	subjects := []Subject{{Tool: Tool{Server: "web", Name: "fetch_url", ServerTrust: Trusted, Declared: declared(`{"readOnlyHint":true,"openWorldHint":true}`)}}}
 	for _, n := range []string{"add_observations", "create_entities"} {

@@ -1,9 +1,15 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
 )
 
@@ -48,5 +54,32 @@ func TestHazardsView_ChannelsShowTierPolicyAndWhatTheyList(t *testing.T) {
 		}
 		keytest.Fits(t, h.m.render(), w, hh, "hazards")
 		golden(t, "hazards_channels_"+itoa(w)+"x"+itoa(hh)+".golden", screen)
+	}
+}
+
+// An untrusted server beside a store labelled persistent: the hazards view shows
+// "untrusted content can persist", naming the store's write and not its read.
+func TestHazardsView_UntrustedContentCanPersist(t *testing.T) {
+	mem := mcp.NewServer(&mcp.Implementation{Name: "memory", Version: "1"}, nil)
+	no, yes := false, true
+	for _, tool := range []*mcp.Tool{
+		{Name: "add_observations", Annotations: &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}},
+		{Name: "read_graph", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: yes, OpenWorldHint: &no}},
+	} {
+		mcp.AddTool(mem, tool, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	}
+	cfg := &config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: time.Minute, Servers: []config.Server{
+		{Name: "lib", Trust: trust.Untrusted, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute},
+		{Name: "memory", Trust: trust.Trusted, Labels: []trust.Leg{trust.LegPersistent}, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute},
+	}}
+	sess := startManager(t, cfg, map[string]*mcp.Server{"lib": libServer(), "memory": mem})
+	h := newHarnessFor(t, sess, 100, 70, false, Options{SaveDir: t.TempDir()})
+	h.keys("z")
+	screen := h.plain()
+	screenHas(t, screen, "UNTRUSTED → PERSISTENT", "untrusted content can persist", "persistent · 1 tool", "memory__add_observations")
+	if strings.Contains(screen, "memory__read_graph") {
+		t.Errorf("the store's read is named in a hazard:\n%s", screen)
 	}
 }
