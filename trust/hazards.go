@@ -759,8 +759,9 @@ func pairHazard(kind HazardKind, uc, other *legTools, leg, does string) Hazard {
 }
 
 func pairSummary(untrusted, other *legTools, does string) string {
-	if len(untrusted.names) == 1 && len(other.names) == 1 && untrusted.names[0] == other.names[0] {
-		return LegName(untrusted.names[0]) + " reads untrusted content and " + does
+	if slices.Equal(untrusted.names, other.names) {
+		// One set of tools on both sides (an untrusted server's): one example.
+		return untrusted.example() + " reads untrusted content and " + does
 	}
 	return untrusted.example(other.names) + " reads untrusted content and " + other.example(untrusted.names) + " " + does
 }

@@ -238,7 +238,7 @@ func TestHazards(t *testing.T) {
 						"untrusted-content": {"everything__echo", "filesystem__write_file"},
 						"exfiltration":      {"everything__echo", "filesystem__write_file"},
 					},
-					Summary: "everything__echo (+1) reads untrusted content and everything__echo (+1) can send it out",
+					Summary: "everything__echo (+1) reads untrusted content and can send it out",
 				},
 				{
 					Kind:     HazardUntrustedDestructive,
@@ -247,7 +247,7 @@ func TestHazards(t *testing.T) {
 						"untrusted-content": {"everything__echo", "filesystem__write_file"},
 						"destructive":       {"everything__echo", "filesystem__write_file"},
 					},
-					Summary: "everything__echo (+1) reads untrusted content and everything__echo (+1) can make destructive changes",
+					Summary: "everything__echo (+1) reads untrusted content and can make destructive changes",
 				},
 			},
 		},
