@@ -105,7 +105,11 @@ func hazardText(h HazardReport, firstFix bool) string {
 	}
 	for _, k := range legOrder {
 		if names, ok := h.Legs[k]; ok {
-			b.WriteString(" " + k + ": " + safetext.Inline(shortJoin(names, 6)) + ".")
+			marked := make([]string, len(names))
+			for i, n := range names {
+				marked[i] = n + unaskedMark(h.Hazard, n)
+			}
+			b.WriteString(" " + k + ": " + safetext.Inline(shortJoin(marked, 6)) + ".")
 		}
 	}
 	if firstFix && len(h.Fixes) > 0 {
