@@ -173,6 +173,31 @@ func channelTaint(t Taint) bool {
 	return false
 }
 
+// CountMembers counts the members of a leg in words: "3 tools", "1 tool and 2
+// channels" (a server's resources or prompts are no tool).
+func CountMembers(qualified []string) string {
+	channels := 0
+	for _, q := range qualified {
+		if LegName(q) != q {
+			channels++
+		}
+	}
+	tools := len(qualified) - channels
+	n := func(k int, what string) string {
+		if k == 1 {
+			return "1 " + what
+		}
+		return strconv.Itoa(k) + " " + what + "s"
+	}
+	switch {
+	case channels == 0:
+		return n(tools, "tool")
+	case tools == 0:
+		return n(channels, "channel")
+	}
+	return n(tools, "tool") + " and " + n(channels, "channel")
+}
+
 // LegName is how a member of a hazard's leg is shown to a person: a tool by its
 // qualified name, a channel as "SERVER resources" or "SERVER prompts" (the synthetic
 // tool names resources/read and prompts/get mean nothing to a reader: a person reads

@@ -165,6 +165,22 @@ func TestFixes_Channels(t *testing.T) {
 	}
 }
 
+func TestCountMembers(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"a__x"}, "1 tool"},
+		{[]string{"a__x", "a__y"}, "2 tools"},
+		{[]string{"a__" + ResourceReadTool}, "1 channel"},
+		{[]string{"a__" + PromptGetTool, "a__" + ResourceReadTool, "a__x"}, "1 tool and 2 channels"},
+	} {
+		if got := CountMembers(c.in); got != c.want {
+			t.Errorf("CountMembers(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestLegName(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"notes__" + ResourceReadTool, "notes resources"},

@@ -634,7 +634,7 @@ func (l *legTools) example(others ...[]string) string {
 // whose untrusted content is uc and whose tools that act on it are ex and de; when
 // unguarded it names one member that runs unasked.
 func untrustedServerSummary(server string, uc, ex, de legTools) string {
-	s := "server " + server + " is untrusted: " + strconv.Itoa(len(uc.names)) + " tool" + plural(len(uc.names)) +
+	s := "server " + server + " is untrusted: " + CountMembers(uc.names) +
 		" can return content it controls, and only its own tools can act on it"
 	if len(uc.unasked) > 0 && (ex.allowed || de.allowed) {
 		n := len(uc.unasked)

@@ -160,7 +160,7 @@ func (v *Model) rebuild() {
 		add(common.WrapOwn(common.StyledInline(h.Summary, common.MarkFn(st)), iw-2, "  ", "  ")...)
 		for _, leg := range legOrder(h) {
 			names := h.Legs[leg]
-			add("  " + st.Key.Render(leg) + st.Muted.Render(" · "+strconv.Itoa(len(names))+" tool"+common.Plural(len(names))))
+			add("  " + st.Key.Render(leg) + st.Muted.Render(" · "+trust.CountMembers(names)))
 			for j, q := range names {
 				if j == maxLegRows {
 					add(st.Muted.Render("      … " + strconv.Itoa(len(names)-j) + " more (the tools pane lists them all)"))
