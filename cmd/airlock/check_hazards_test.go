@@ -32,4 +32,15 @@ func TestCheck_SuggestsPersistentForTheMemoryServer(t *testing.T) {
 	if strings.Contains(r.stdout, "looks like a persistent store") {
 		t.Errorf("check still suggests the label the config has:\n%s", r.stdout)
 	}
+	// The store's writes say so in the LEGS column; its reads do not.
+	for _, l := range strings.Split(r.stdout, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 5 || !strings.HasPrefix(f[0], "memory__") {
+			continue
+		}
+		write := f[0] == "memory__add_observations" || f[0] == "memory__create_entities"
+		if strings.Contains(l, "persistent") != write && (write || f[0] == "memory__read_graph") {
+			t.Errorf("tool row %q: persistent in LEGS = %v, want %v", l, !write, write)
+		}
+	}
 }

@@ -137,10 +137,13 @@ type ToolReport struct {
 	Declared   json.RawMessage `json:"declared"`
 	Effective  trust.Effective `json:"effective"`
 	Legs       []trust.Leg     `json:"legs"`
-	Policy     trust.Action    `json:"policy"`
-	Pin        trust.PinState  `json:"pin"`
-	Reasons    []string        `json:"reasons"`
-	Location   *Location       `json:"location,omitempty"`
+	// Persistent says the tool writes to a store labelled persistent (a tainted
+	// context asks before it whatever policy or grants say).
+	Persistent bool           `json:"persistent,omitempty"`
+	Policy     trust.Action   `json:"policy"`
+	Pin        trust.PinState `json:"pin"`
+	Reasons    []string       `json:"reasons"`
+	Location   *Location      `json:"location,omitempty"`
 	// Rules are the tool's argument rules from the config (docs/rules.md); omitted
 	// when it has none. Remembered rules are listed by `airlock rules list`.
 	Rules []RuleReport `json:"rules,omitempty"`
@@ -225,6 +228,7 @@ func NewReport(s *model.Snapshot) Report {
 			Declared:   declared,
 			Effective:  t.Class.Effective,
 			Legs:       legs,
+			Persistent: t.Class.Persistent,
 			Policy:     t.Class.Action,
 			Pin:        t.Pin,
 			Reasons:    t.Class.Reasons,
@@ -347,6 +351,9 @@ func (r Report) WriteText(w io.Writer) error {
 			legs := make([]string, len(t.Legs))
 			for i, l := range t.Legs {
 				legs[i] = string(l)
+			}
+			if t.Persistent {
+				legs = append(legs, string(trust.LegPersistent))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e(t.Qualified), theme.TierLabel(t.Tier), t.Policy, orDash(strings.Join(legs, ",")), t.Pin)
 		}
