@@ -532,13 +532,6 @@ func oneServer(legs ...[]string) (string, bool) {
 	return server, server != ""
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // legTools collects, in sorted order, the qualified names that fill one leg, and
 // whether any of them runs without asking.
 type legTools struct {
