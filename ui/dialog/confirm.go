@@ -738,18 +738,21 @@ func (c Confirm) factBlock() (lines []string, cont []bool, keep int) {
 	}
 	key, keyCont := flat(c.keyLines(c.iw))
 	table := c.hintLines()
+	full, fullCont := flat(c.factLines(c.iw))
+	// Beside the table only when no fact wraps more there than at the full
+	// width: a name broken beside the table would read as a shorter one.
 	if fw := c.iw - maxWidth(table) - 3; fw >= 34 {
-		facts, cont := flat(c.factLines(fw))
-		side := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
-			lipgloss.NewStyle().Width(fw).Render(strings.Join(facts, "\n")),
-			"   ",
-			strings.Join(table, "\n")), "\n")
-		// Below the facts only table rows remain: each is a row of its own.
-		cont = append(cont, make([]bool, max(len(side)-len(cont), 0))...)
-		return concat(key, side), append(keyCont, cont...), len(key)
+		if facts, cont := flat(c.factLines(fw)); len(facts) <= len(full) {
+			side := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
+				lipgloss.NewStyle().Width(fw).Render(strings.Join(facts, "\n")),
+				"   ",
+				strings.Join(table, "\n")), "\n")
+			// Below the facts only table rows remain: each is a row of its own.
+			cont = append(cont, make([]bool, max(len(side)-len(cont), 0))...)
+			return concat(key, side), append(keyCont, cont...), len(key)
+		}
 	}
-	facts, cont := flat(c.factLines(c.iw))
-	return concat(key, facts, table), concat(keyCont, cont, make([]bool, len(table))), len(key)
+	return concat(key, full, table), concat(keyCont, fullCont, make([]bool, len(table))), len(key)
 }
 
 // served is the name the agent calls the tool by, "" when it is the qualified

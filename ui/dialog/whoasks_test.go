@@ -81,3 +81,25 @@ func TestConfirm_WhoAsksFirst(t *testing.T) {
 		whoAsksRows(t, size, text(c.View()), "asks", "you")
 	}
 }
+
+// A hyphenated name is never split at its hyphens into a look-alike
+// ("⚠ from everything__trigger-"): the taint row and the reasons wrap at
+// spaces only, at every size.
+func TestConfirm_HyphenatedNamesStayWhole(t *testing.T) {
+	const by = "everything__trigger-long-running-operation"
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+		p := agentAsks()
+		p.Taint = trust.Taint{By: trust.Ref{Server: "everything", Tool: "trigger-long-running-operation"}, CallID: "c5"}
+		p.Verdict = trust.Decide(p.Tool.Class, false, p.Taint)
+		c := NewConfirm(p, plain(), testRules)
+		c.SetSize(size[0], size[1])
+		c, _ = run(c, press("w"))
+		all := scrolledFlat(c)
+		if !strings.Contains(all, "from "+by) {
+			t.Errorf("%dx%d: the taint row does not show %q whole:\n%s", size[0], size[1], by, all)
+		}
+		if strings.Contains(all, "trigger- ") || strings.Contains(all, "long- ") {
+			t.Errorf("%dx%d: a name is split at a hyphen:\n%s", size[0], size[1], all)
+		}
+	}
+}
