@@ -197,8 +197,8 @@ func CutMiddle(s string, width int) string {
 }
 
 // CutNames fits every name of a list into width cells with cutName, and then
-// makes sure no two different names look the same: names that still collide are
-// shown from just before the place where they differ.
+// makes sure no two different names look the same: names that still collide
+// keep the place where they differ and their end (CutAround).
 func CutNames(names []string, width int) []string {
 	out := make([]string, len(names))
 	seen := map[string][]int{}
@@ -210,27 +210,23 @@ func CutNames(names []string, width int) []string {
 		if len(idx) < 2 {
 			continue
 		}
-		// The longest common prefix (in runes) of the group's full names.
-		p := []rune(names[idx[0]])
-		for _, j := range idx[1:] {
-			q := []rune(names[j])
+		// Each keeps the place where it differs from the group's other names
+		// and its end (CutAround), so that the group reads apart.
+		for _, i := range idx {
+			r := []rune(names[i])
 			k := 0
-			for k < len(p) && k < len(q) && p[k] == q[k] {
-				k++
+			for _, j := range idx {
+				if names[j] == names[i] {
+					continue
+				}
+				q := []rune(names[j])
+				n := 0
+				for n < len(r) && n < len(q) && r[n] == q[n] {
+					n++
+				}
+				k = max(k, n)
 			}
-			p = p[:k]
-		}
-		for _, j := range idx {
-			r := []rune(names[j])
-			start := max(len(p)-3, 1)
-			if start >= len(r) {
-				continue
-			}
-			s := Ellipsis + string(r[start:])
-			if ansi.StringWidth(s) > width {
-				s = ansi.Truncate(s, width, Ellipsis)
-			}
-			out[j] = s
+			out[i] = CutAround(r, k, width)
 		}
 	}
 	return out

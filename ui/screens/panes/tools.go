@@ -465,14 +465,16 @@ func (p ToolsPane) View() string {
 	offset := p.Offset()
 	end := min(offset+p.visibleRows(), len(p.Rows))
 	nameW := p.nameWidth()
-	// The names on screen are cut together, so that no two look the same.
-	names := make([]string, 0, end-offset)
-	for i := offset; i < end; i++ {
-		names = append(names, common.PlainInline(p.Tools[p.Rows[i]].Ref.Qualified()))
+	// The names of every row are cut together, so that no two look the same,
+	// on screen or scrolled away (a cut on screen could otherwise be read as
+	// the name of a row out of view).
+	names := make([]string, 0, len(p.Rows))
+	for _, r := range p.Rows {
+		names = append(names, common.PlainInline(p.Tools[r].Ref.Qualified()))
 	}
 	names = common.CutNames(names, nameW)
 	for i := offset; i < end; i++ {
-		lines = append(lines, p.rowView(p.Tools[p.Rows[i]], p.taskOnly[p.Rows[i]], names[i-offset], i == p.Cursor, iw, nameW))
+		lines = append(lines, p.rowView(p.Tools[p.Rows[i]], p.taskOnly[p.Rows[i]], names[i], i == p.Cursor, iw, nameW))
 	}
 	if full := p.fullNameLines(); len(full) > 0 {
 		for len(lines) < ih-len(full) {
