@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -130,5 +131,41 @@ func TestNames_EveryViewCutsWithAnEllipsis(t *testing.T) {
 		h.keys("v")
 		view("activity")
 		h.keys("esc")
+	}
+}
+
+// The Grants view's clear-taint question, at 60 columns, with the context
+// tainted by a long hyphenated name: the name is wrapped whole, never split
+// at a hyphen.
+func TestGrants_ClearTaintQuestionWrapsAtSpaces(t *testing.T) {
+	const long = "everything__trigger-long-running-operation"
+	h := npmHarnessPump(t, 60, 20, true, "everything")
+	server, tool, _ := strings.Cut(long, "__")
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.sess.Call(context.Background(), model.CallRequest{Server: server, Tool: tool, Args: json.RawMessage(`{}`)})
+		done <- err
+	}()
+	h.waitFor("the dialog", func(m Model) bool { return uiQueued(m) == 1 })
+	p := h.sess.Engine().Pending()[0]
+	if err := h.sess.Engine().Answer(p.ID, model.Response{Answer: model.AllowOnce}); err != nil {
+		t.Fatal(err)
+	}
+	if err := outcome(t, done); err != nil {
+		t.Fatal(err)
+	}
+	if !h.sess.Engine().Taint("").Tainted() {
+		t.Fatal("the call did not taint the person's context")
+	}
+	h.waitFor("the dialog to close", func(m Model) bool { return uiQueued(m) == 0 })
+	h.keys("w")
+	h.keys("C")
+	h.armQuestion()
+	screen := h.plain()
+	if !strings.Contains(screen, long) {
+		t.Errorf("the taint's name is not whole on one line:\n%s", screen)
+	}
+	if strings.Contains(screen, "trigger-\n") || regexp.MustCompile(`\w-\s*[┃│]\s*$`).MatchString(screen) {
+		t.Errorf("a word is split at a hyphen:\n%s", screen)
 	}
 }
