@@ -1218,8 +1218,7 @@ func (c Confirm) View() string {
 		status = append(status, "")
 	}
 	lines = append(lines, status...)
-	// help.Model truncates only when the ellipsis fits; cut what it leaves.
-	lines = append(lines, ansi.Truncate(c.help.View(c.keys), c.iw, "…"))
+	lines = append(lines, common.HelpLine(c.help, c.keys.ShortHelp(), c.iw))
 	return c.frame().Width(c.dw).Render(strings.Join(lines, "\n"))
 }
 

@@ -103,3 +103,24 @@ func TestConfirm_HyphenatedNamesStayWhole(t *testing.T) {
 		}
 	}
 }
+
+// The dialog's help line fits its width by leaving out whole bindings from
+// its end, never cutting one mid-word ("↑/↓ scrol…").
+func TestConfirm_HelpLineDropsWholeBindings(t *testing.T) {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {120, 40}} {
+		c := NewConfirm(agentAsks(), plain(), testRules)
+		c.SetSize(size[0], size[1])
+		ls := lines(text(c.View()))
+		help := strings.Trim(ls[len(ls)-2], "┃ ")
+		whole := map[string]bool{}
+		for _, b := range c.KeyMap().ShortHelp() {
+			whole[b.Help().Key+" "+b.Help().Desc] = true
+		}
+		items := strings.Split(strings.TrimSuffix(strings.TrimSuffix(help, "…"), " "), " • ")
+		for _, it := range items {
+			if !whole[it] {
+				t.Errorf("%dx%d: the help line %q cuts %q", size[0], size[1], help, it)
+			}
+		}
+	}
+}

@@ -330,7 +330,7 @@ func (f Form) View() string {
 	lines := append([]string{}, f.header...)
 	lines = append(lines, strings.Split(f.vp.View(), "\n")...)
 	lines = append(lines, f.scrollNote())
-	lines = append(lines, ansi.Truncate(f.help.View(f.keys), f.iw, "…"))
+	lines = append(lines, common.HelpLine(f.help, f.keys.ShortHelp(), f.iw))
 	return f.st.Dialog.Width(f.dw).Render(strings.Join(lines, "\n"))
 }
 
