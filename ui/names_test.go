@@ -56,14 +56,33 @@ var npmTools = map[string][][2]string{
 		{"search_files", "Recursively search for files and directories matching a pattern."},
 		{"write_file", "Create a new file or completely overwrite an existing file with new content."},
 	},
+	// server-memory/dist/index.js
+	"memory": {
+		{"add_observations", "Add new observations to existing entities in the knowledge graph"},
+		{"create_entities", "Create multiple new entities in the knowledge graph"},
+		{"create_relations", "Create multiple new relations between entities in the knowledge graph."},
+		{"delete_entities", "Delete multiple entities and their associated relations from the knowledge graph"},
+		{"delete_observations", "Delete specific observations from entities in the knowledge graph"},
+		{"delete_relations", "Delete multiple relations from the knowledge graph"},
+		{"open_nodes", "Open specific nodes in the knowledge graph by their names"},
+		{"read_graph", "Read the entire knowledge graph"},
+		{"search_nodes", "Search for nodes in the knowledge graph based on a query"},
+	},
 }
 
 // npmHarness serves the npm reference servers' tool names in-process.
 func npmHarness(t *testing.T, w, h int) *harness {
 	t.Helper()
+	return npmHarnessPump(t, w, h, false, "everything", "filesystem")
+}
+
+// npmHarnessPump is npmHarness of the named servers, whose events reach the
+// model when pump is set.
+func npmHarnessPump(t *testing.T, w, h int, pump bool, servers ...string) *harness {
+	t.Helper()
 	inproc := map[string]*mcp.Server{}
 	cfg := &config.Config{Policy: trust.DefaultPolicy(), ApprovalTimeout: config.DefaultApprovalTimeout}
-	for _, name := range []string{"everything", "filesystem"} {
+	for _, name := range servers {
 		s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
 		for _, tl := range npmTools[name] {
 			s.AddTool(&mcp.Tool{Name: tl[0], Description: tl[1], InputSchema: map[string]any{"type": "object"}},
@@ -76,7 +95,7 @@ func npmHarness(t *testing.T, w, h int) *harness {
 			ConnectTimeout: config.DefaultConnectTimeout, CallTimeout: config.DefaultCallTimeout, Trust: trust.Untrusted})
 	}
 	sess := startManager(t, cfg, inproc)
-	return newHarnessFor(t, sess, w, h, false, Options{Title: "npm"})
+	return newHarnessFor(t, sess, w, h, pump, Options{Title: "npm"})
 }
 
 // toolRow matches a row of the tools pane: cursor, tier glyph (and word), name.

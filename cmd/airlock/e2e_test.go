@@ -40,12 +40,18 @@ func startScreen(t *testing.T, args ...string) *screen {
 // startScreenIn is startScreen with XDG_STATE_HOME (and XDG_CONFIG_HOME) at state.
 func startScreenIn(t *testing.T, state string, args ...string) *screen {
 	t.Helper()
+	return startScreenSized(t, state, 80, 24, args...)
+}
+
+// startScreenSized is startScreenIn in a terminal of cols x rows.
+func startScreenSized(t *testing.T, state string, cols, rows int, args ...string) *screen {
+	t.Helper()
 	cmd := asAirlock(t, nil, []string{"TERM=xterm-256color", "XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + state}, args...)
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, pty: f, emu: vt.NewEmulator(80, 24), cmd: cmd, done: make(chan error, 1), state: state}
+	s := &screen{t: t, pty: f, emu: vt.NewEmulator(cols, rows), cmd: cmd, done: make(chan error, 1), state: state}
 	go func() {
 		buf := make([]byte, 32<<10)
 		for {

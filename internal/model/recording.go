@@ -44,6 +44,10 @@ type DriftFinding struct {
 	Tool   string    `json:"tool,omitempty"`
 	// Detail says what changed, e.g. "description, annotations" for a changed tool.
 	Detail string `json:"detail"`
+	// Was and Now are a changed tool's recorded definition in the snapshot and
+	// live, for the reports' diff; server text, escape before display.
+	Was json.RawMessage `json:"-"`
+	Now json.RawMessage `json:"-"`
 }
 
 // Recording is what `airlock snapshot` writes: every server's raw listing, its

@@ -77,7 +77,7 @@ func Drift(old, cur *model.Recording) []model.DriftFinding {
 				if len(fields) > 0 {
 					d += ": " + strings.Join(fields, ", ")
 				}
-				out = append(out, model.DriftFinding{Kind: model.DriftToolChanged, Server: name, Tool: tn, Detail: d})
+				out = append(out, model.DriftFinding{Kind: model.DriftToolChanged, Server: name, Tool: tn, Detail: d, Was: ot.Definition, Now: ct.Definition})
 			}
 		}
 	}

@@ -118,6 +118,43 @@ func hazardText(h HazardReport, firstFix bool) string {
 	return b.String()
 }
 
+// driftDiff is a changed tool's definition diff, snapshot to live, as the
+// TUI's rug-pull view shows it (PinDiff: escaped lines); nil for any other
+// finding.
+func driftDiff(d model.DriftFinding) []string {
+	if d.Kind != model.DriftToolChanged || len(d.Was) == 0 || len(d.Now) == 0 {
+		return nil
+	}
+	return PinDiff(d.Was, d.Now)
+}
+
+// sarifDriftMessage is the finding's sentence, then its definition diff.
+func sarifDriftMessage(d model.DriftFinding) string {
+	msg := driftMessage(d)
+	if diff := driftDiff(d); len(diff) > 0 {
+		msg += "\n" + strings.Join(diff, "\n")
+	}
+	return msg
+}
+
+// mdFence is a code fence longer than any run of backticks in lines, so
+// that no line of server text ends the block.
+func mdFence(lines []string) string {
+	run := 2
+	for _, l := range lines {
+		n := 0
+		for _, r := range l {
+			if r == '`' {
+				n++
+				run = max(run, n)
+			} else {
+				n = 0
+			}
+		}
+	}
+	return strings.Repeat("`", run+1)
+}
+
 func driftMessage(d model.DriftFinding) string {
 	what := "server " + d.Server
 	if d.Tool != "" {
@@ -397,7 +434,7 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 			RuleID:              id,
 			RuleIndex:           ruleIndex(id),
 			Level:               r.driftLevel(d),
-			Message:             sarifText{driftMessage(d)},
+			Message:             sarifText{sarifDriftMessage(d)},
 			Locations:           sarifLocations(r.driftLocation(d)),
 			PartialFingerprints: map[string]string{"airlockDrift/v1": driftID(d)},
 		})
@@ -830,6 +867,14 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", md(string(d.Kind)), md(d.Server), md(d.Tool), md(d.Detail))
 		}
 		b.WriteString("\n")
+		for _, d := range r.Drift {
+			diff := driftDiff(d)
+			if len(diff) == 0 {
+				continue
+			}
+			fence := mdFence(diff)
+			fmt.Fprintf(&b, "%s, snapshot (-) to live (+):\n\n%sdiff\n%s\n%s\n\n", md(trust.Ref{Server: d.Server, Tool: d.Tool}.Qualified()), fence, strings.Join(diff, "\n"), fence)
+		}
 	}
 	if len(r.Hazards) > 0 {
 		b.WriteString("## Diagram\n\n```mermaid\n")

@@ -485,6 +485,12 @@ func writeDriftText(w io.Writer, drift []model.DriftFinding) {
 			what = trust.Ref{Server: d.Server, Tool: d.Tool}.Qualified()
 		}
 		fmt.Fprintf(w, "  %-22s %s: %s\n", d.Kind, safetext.Inline(what), safetext.Inline(d.Detail))
+		if diff := driftDiff(d); len(diff) > 0 {
+			fmt.Fprintf(w, "    snapshot (-) to live (+):\n")
+			for _, l := range diff {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
 	}
 }
 

@@ -1,8 +1,13 @@
 package common
 
 import (
+	"slices"
+
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // KeyMapFunc is a help.KeyMap made of the bindings a child has right now.
@@ -85,4 +90,24 @@ func (k ScrollKeyMap) ViewportKeys() viewport.KeyMap {
 
 func (k ScrollKeyMap) Column() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
+}
+
+// HelpLine is the one-line help of bindings at most width cells wide: when
+// the line is too wide, whole bindings go from the end, and "…" says some
+// were left out. bubbles' help adds an item that overflows when its ellipsis
+// does not fit either, and a line cut after it ended mid-word ("↑/↓ scrol…").
+func HelpLine(h help.Model, bindings []key.Binding, width int) string {
+	h.SetWidth(0) // whole bindings are dropped here, the ellipsis added here
+	for n := len(bindings); ; n-- {
+		out := h.ShortHelpView(bindings[:n])
+		if slices.ContainsFunc(bindings[n:], key.Binding.Enabled) {
+			out += " " + h.Styles.Ellipsis.Render(Ellipsis) // some are left out
+		}
+		if width <= 0 || lipgloss.Width(out) <= width {
+			return out
+		}
+		if n <= 1 { // one binding wider than the line: cut it, saying so
+			return ansi.Truncate(out, width, Ellipsis)
+		}
+	}
 }

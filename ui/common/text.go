@@ -95,7 +95,7 @@ func BlockLines(st *theme.Styles, s string, width, maxBytes int, g string) []str
 // to width with a hanging indent for continuation lines.
 func WrapOwn(s string, width int, first, rest string) []string {
 	inner := max(width-lipgloss.Width(first), 8)
-	lines := strings.Split(ansi.Wrap(s, inner, ""), "\n")
+	lines := WrapWords(s, inner)
 	for i, l := range lines {
 		if i == 0 {
 			lines[i] = first + l
@@ -197,8 +197,8 @@ func CutMiddle(s string, width int) string {
 }
 
 // CutNames fits every name of a list into width cells with cutName, and then
-// makes sure no two different names look the same: names that still collide are
-// shown from just before the place where they differ.
+// makes sure no two different names look the same: names that still collide
+// keep the place where they differ and their end (CutAround).
 func CutNames(names []string, width int) []string {
 	out := make([]string, len(names))
 	seen := map[string][]int{}
@@ -210,27 +210,23 @@ func CutNames(names []string, width int) []string {
 		if len(idx) < 2 {
 			continue
 		}
-		// The longest common prefix (in runes) of the group's full names.
-		p := []rune(names[idx[0]])
-		for _, j := range idx[1:] {
-			q := []rune(names[j])
+		// Each keeps the place where it differs from the group's other names
+		// and its end (CutAround), so that the group reads apart.
+		for _, i := range idx {
+			r := []rune(names[i])
 			k := 0
-			for k < len(p) && k < len(q) && p[k] == q[k] {
-				k++
+			for _, j := range idx {
+				if names[j] == names[i] {
+					continue
+				}
+				q := []rune(names[j])
+				n := 0
+				for n < len(r) && n < len(q) && r[n] == q[n] {
+					n++
+				}
+				k = max(k, n)
 			}
-			p = p[:k]
-		}
-		for _, j := range idx {
-			r := []rune(names[j])
-			start := max(len(p)-3, 1)
-			if start >= len(r) {
-				continue
-			}
-			s := Ellipsis + string(r[start:])
-			if ansi.StringWidth(s) > width {
-				s = ansi.Truncate(s, width, Ellipsis)
-			}
-			out[j] = s
+			out[i] = CutAround(r, k, width)
 		}
 	}
 	return out
@@ -287,4 +283,33 @@ func CutAround(r []rune, k, width int) string {
 	window := string(r[max(end-2, 0):end])
 	tail := max(width-2-ansi.StringWidth(window), 1)
 	return ansi.Truncate(Ellipsis+window+Ellipsis+ansi.TruncateLeft(s, max(ansi.StringWidth(s)-tail, 0), ""), width, "")
+}
+
+// WrapWords wraps s (which may hold styles) to at most width cells a line at
+// spaces only: a hyphenated word or name ("claude-code",
+// "everything__trigger-long-running-operation") is never split at its hyphens;
+// only a single word longer than the width is broken. Existing newlines are
+// kept. A width below 1 is treated as 1.
+func WrapWords(s string, width int) []string {
+	width = max(width, 1)
+	if !strings.Contains(s, "-") {
+		return strings.Split(lipgloss.Wrap(s, width, ""), "\n")
+	}
+	// lipgloss.Wrap (which carries styles across the breaks) always breaks
+	// after a hyphen: hide the hyphens from it behind
+	// a one-cell rune s does not hold, and put them back.
+	hold := "\u2011" // non-breaking hyphen
+	for r := rune(0xE000); strings.Contains(s, hold) && r < 0xF8FF; r++ {
+		hold = string(r)
+	}
+	// A word longer than the width is broken anyway: it keeps its hyphens,
+	// the places it breaks best.
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		if ansi.StringWidth(w) <= width {
+			words[i] = strings.ReplaceAll(w, "-", hold)
+		}
+	}
+	wrapped := lipgloss.Wrap(strings.Join(words, " "), width, "")
+	return strings.Split(strings.ReplaceAll(wrapped, hold, "-"), "\n")
 }

@@ -24,3 +24,29 @@ func TestCutName_KeepsAShortServerWhole(t *testing.T) {
 		}
 	}
 }
+
+// WrapWords breaks at spaces only: a hyphenated name that fits a line stays
+// whole; one longer than the width is broken, at a hyphen where it can be.
+func TestWrapWords_SpacesOnly(t *testing.T) {
+	for _, c := range []struct {
+		s     string
+		width int
+		want  []string
+	}{
+		{"taint from everything__trigger-long-running-operation (call c5)", 44, []string{"taint from", "everything__trigger-long-running-operation", "(call c5)"}},
+		{"agent claude-code", 14, []string{"agent", "claude-code"}},
+		{"everything__trigger-long-running-operation", 30, []string{"everything__trigger-long-", "running-operation"}},
+	} {
+		got := WrapWords(c.s, c.width)
+		if len(got) != len(c.want) {
+			t.Errorf("WrapWords(%q, %d) = %q, want %q", c.s, c.width, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("WrapWords(%q, %d) = %q, want %q", c.s, c.width, got, c.want)
+				break
+			}
+		}
+	}
+}

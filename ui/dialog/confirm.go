@@ -589,19 +589,20 @@ func (c *Confirm) layout() {
 	c.reason.SetWidth(max(c.iw-lipgloss.Width(reasonLabel)-1, 10))
 	c.ruleIn.SetWidth(max(c.iw-lipgloss.Width(ruleLabel)-1, 10))
 
-	// The arguments are what the person approves: they come first in the
-	// scroll region and get every row the facts that say who asks leave (all of
-	// them when they are shorter; one at the least), and the buttons are always
-	// drawn. The facts take the
-	// rows above them that are left; the reasons fold into one summary line
-	// (w unfolds them below the arguments, at the dialog's full width). What
-	// does not fit above the arguments follows them in the scroll region.
+	// The first rows say who asks, the server and its trust, the tool and its
+	// tier, and why it asks (the reasons fold into that one line; w unfolds
+	// them below the arguments, at the dialog's full width). The arguments are
+	// what the person approves: they come first in the scroll region and get
+	// every row those leave (all of them when they are shorter; one at the
+	// least), and the buttons are always drawn. The other facts take the rows
+	// above the arguments that are left; what does not fit there follows the
+	// arguments in the scroll region.
 	summary := c.whySummary()
 	free := c.ih - len(c.title) - bottom - len(summary) - 1 // the arguments' header
-	// The facts keep the lines that say who asks for what (server, tool, the
-	// name the agent calls, agent: who asks is never cut off below the fold)
-	// while one argument row and the scroll note are left; the arguments get
-	// the rest they need, then the other facts what is left.
+	// The facts keep the lines that say who asks for what (who asks, server,
+	// tool, the name the agent calls, tier: who asks is never cut off below the
+	// fold) while one argument row and the scroll note are left; the arguments
+	// get the rest they need, then the other facts what is left.
 	keep = min(keep, max(free-2, 0))
 	argRows := min(len(args), max(free-keep-1, 1))
 	shown := min(len(facts), max(free-argRows-1, keep)) // one row for the scroll note
@@ -617,7 +618,9 @@ func (c *Confirm) layout() {
 		}
 	}
 	c.layoutMode = layoutArgs
-	c.head = concat(facts[:shown], summary, []string{header})
+	// Who asks, then why it asks, then the other facts that fit.
+	top := min(shown, keep)
+	c.head = concat(facts[:top], summary, facts[top:shown], []string{header})
 	region := args
 	if c.whyOpen {
 		region = concat(region, []string{""}, reasons)
@@ -686,8 +689,8 @@ const (
 	layoutAll                    // everything but the title scrolls
 )
 
-func concat(parts ...[]string) []string {
-	var out []string
+func concat[T any](parts ...[]T) []T {
+	var out []T
 	for _, p := range parts {
 		out = append(out, p...)
 	}
@@ -715,52 +718,41 @@ func (c Confirm) titleLines() []string {
 	return []string{title, note}
 }
 
-// factBlock is the facts beside the hints table when both fit side by side
-// without the facts who asks is read from (server, tool, the name the agent
-// calls, agent) taking more rows or losing more of a name than at the full
-// width, and above it otherwise; cont[i] says line i continues the row above
-// it (a wrapped fact), so that the block is cut only between rows; keep is how
-// many lines those facts take, the lines never moved below the fold.
+// factBlock is the facts: first, at the full width, those who asks is read
+// from (who asks, the server and its trust, the tool and its tier), then the
+// rest beside the hints table when both fit side by side and above it
+// otherwise; cont[i] says line i continues the row above it (a wrapped fact),
+// so that the block is cut only between rows; keep is how many lines the
+// facts who asks is read from take, the lines never moved below the fold.
 func (c Confirm) factBlock() (lines []string, cont []bool, keep int) {
-	table := c.hintLines()
-	tw := maxWidth(table)
-	flat := func(rows [][]string) ([]string, []bool, int) {
+	flat := func(rows [][]string) ([]string, []bool) {
 		var ls []string
 		var cs []bool
-		k := 0
-		for i, r := range rows {
+		for _, r := range rows {
 			for j, l := range r {
 				ls = append(ls, l)
 				cs = append(cs, j > 0)
 			}
-			if i < c.keyRows() {
-				k = len(ls)
-			}
 		}
-		return ls, cs, k
+		return ls, cs
 	}
-	full, fullCont, fullKeep := flat(c.factLines(c.iw))
-	if fw := c.iw - tw - 3; fw >= 34 {
-		facts, cont, keep := flat(c.factLines(fw))
-		if keep <= fullKeep && c.servedCut(fw) <= c.servedCut(c.iw) && servedLead(fw, c.servedWidth()) == servedLead(c.iw, c.servedWidth()) {
-			lines := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
+	key, keyCont := flat(c.keyLines(c.iw))
+	table := c.hintLines()
+	full, fullCont := flat(c.factLines(c.iw))
+	// Beside the table only when no fact wraps more there than at the full
+	// width: a name broken beside the table would read as a shorter one.
+	if fw := c.iw - maxWidth(table) - 3; fw >= 34 {
+		if facts, cont := flat(c.factLines(fw)); len(facts) <= len(full) {
+			side := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top,
 				lipgloss.NewStyle().Width(fw).Render(strings.Join(facts, "\n")),
 				"   ",
 				strings.Join(table, "\n")), "\n")
 			// Below the facts only table rows remain: each is a row of its own.
-			return lines, append(cont, make([]bool, max(len(lines)-len(cont), 0))...), keep
+			cont = append(cont, make([]bool, max(len(side)-len(cont), 0))...)
+			return concat(key, side), append(keyCont, cont...), len(key)
 		}
 	}
-	return concat(full, table), append(fullCont, make([]bool, len(table))...), fullKeep
-}
-
-// keyRows is how many of factLines' rows say who asks for what: server, tool
-// (with the name the agent calls) and, for an agent's call, the agent.
-func (c Confirm) keyRows() int {
-	if c.p.Request.Client != "" {
-		return 3
-	}
-	return 2
+	return concat(key, full, table), concat(keyCont, fullCont, make([]bool, len(table))), len(key)
 }
 
 // served is the name the agent calls the tool by, "" when it is the qualified
@@ -780,20 +772,6 @@ func servedLead(width, n int) string {
 		lead = "agent calls "
 	}
 	return lead
-}
-
-// servedWidth is the served name's width as shown, 0 when none is shown.
-func (c Confirm) servedWidth() int {
-	return lipgloss.Width(wrap.Inline(safetext.Limit(c.served(), maxNameBytes), nil))
-}
-
-// servedCut is how many cells of the served name are cut away at width.
-func (c Confirm) servedCut(width int) int {
-	n := c.servedWidth()
-	if n == 0 {
-		return 0
-	}
-	return max(n-max(width-labelWidth-len(servedLead(width, n)), 1), 0)
 }
 
 // taintReason is the verdict's first sentence when taint is what made the call ask
@@ -818,35 +796,26 @@ func (c Confirm) reasonLines() []string {
 	return out
 }
 
-// factLines is the facts' rows, each as the lines it wraps to.
-func (c Confirm) factLines(width int) [][]string {
+// keyLines is the rows who asks is read from, each as the lines it wraps to:
+// who asks (the agent and its context, or you), the server and its trust, the
+// tool (with the name the agent calls) and its tier.
+func (c Confirm) keyLines(width int) [][]string {
 	t := c.p.Tool
 	name := func(s string) string { return wrap.Inline(safetext.Limit(s, maxNameBytes), c.mark) }
 	row := func(label, value string) []string {
 		return wrap.HangChars(value, width, pad(c.st.Key.Render(label), labelWidth))
 	}
-	var out [][]string
-	// The server's name may break anywhere (every character of it is shown);
-	// its trust word never does: it follows on the last row when it fits there.
-	server := row("server", name(t.Ref.Server))
 	indent := strings.Repeat(" ", labelWidth)
-	if trustW, last := c.trustLabel(t.ServerTrust), server[len(server)-1]; lipgloss.Width(last)+2+lipgloss.Width(trustW) <= width {
-		server[len(server)-1] = last + "  " + trustW
-	} else {
-		server = append(server, indent+trustW)
+	// follow puts word after a row's last line when it fits there, on a line
+	// of its own otherwise: a trust or tier word never breaks.
+	follow := func(rows []string, word string) []string {
+		if last := rows[len(rows)-1]; lipgloss.Width(last)+2+lipgloss.Width(word) <= width {
+			rows[len(rows)-1] = last + "  " + word
+			return rows
+		}
+		return append(rows, indent+word)
 	}
-	out = append(out, server)
-	tool := row("tool", name(t.Ref.Tool))
-	if served := c.served(); served != "" {
-		// The gateway serves the tool under a name of its own (its own is too
-		// long, or holds characters agents' clients rewrite): the agent's
-		// conversation names it so. On one row, cut in its middle when it must
-		// be: its start says the server, its end which of its tools.
-		s := name(served)
-		lead := servedLead(width, lipgloss.Width(s))
-		tool = append(tool, indent+c.st.Muted.Render(lead)+common.CutMiddle(s, max(width-labelWidth-len(lead), 1)))
-	}
-	out = append(out, tool)
+	var out [][]string
 	if r := c.p.Request; r.Client != "" {
 		ctx := r.Context
 		if ctx == "" {
@@ -861,8 +830,30 @@ func (c Confirm) factLines(width int) [][]string {
 			}
 		}
 		out = append(out, agent)
+	} else {
+		out = append(out, row("asks", "you"))
 	}
-	out = append(out, row("tier", c.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier))))
+	// The server's and the tool's names may break anywhere (every character
+	// of them is shown).
+	out = append(out, follow(row("server", name(t.Ref.Server)), c.trustLabel(t.ServerTrust)))
+	tool := follow(row("tool", name(t.Ref.Tool)), c.st.Tier(t.Class.Tier).Render(theme.TierLabel(t.Class.Tier)))
+	if served := c.served(); served != "" {
+		// The gateway serves the tool under a name of its own (its own is too
+		// long, or holds characters agents' clients rewrite): the agent's
+		// conversation names it so. On one row, cut in its middle when it must
+		// be: its start says the server, its end which of its tools.
+		s := name(served)
+		lead := servedLead(width, lipgloss.Width(s))
+		tool = append(tool, indent+c.st.Muted.Render(lead)+common.CutMiddle(s, max(width-labelWidth-len(lead), 1)))
+	}
+	return append(out, tool)
+}
+
+// factLines is the other facts' rows, each as the lines it wraps to.
+func (c Confirm) factLines(width int) [][]string {
+	t := c.p.Tool
+	name := func(s string) string { return wrap.Inline(safetext.Limit(s, maxNameBytes), c.mark) }
+	var out [][]string
 	if trust.ClaimsReadOnly(t.Declared, t.ServerTrust) {
 		claim := c.st.WarnText.Render("⚠ claims read-only") + c.st.Muted.Render(" · ignored")
 		out = append(out, wrap.Hang(claim, width, pad(c.st.Key.Render("claim"), labelWidth)))
@@ -1227,8 +1218,7 @@ func (c Confirm) View() string {
 		status = append(status, "")
 	}
 	lines = append(lines, status...)
-	// help.Model truncates only when the ellipsis fits; cut what it leaves.
-	lines = append(lines, ansi.Truncate(c.help.View(c.keys), c.iw, "…"))
+	lines = append(lines, common.HelpLine(c.help, c.keys.ShortHelp(), c.iw))
 	return c.frame().Width(c.dw).Render(strings.Join(lines, "\n"))
 }
 

@@ -505,7 +505,7 @@ func TestFormLongFormScrollsToFocus(t *testing.T) {
 	if !strings.Contains(v, "▸ p39") {
 		t.Errorf("the focused last field is not in view:\n%s", v)
 	}
-	if !regexp.MustCompile(`↑ \d+ more above`).MatchString(v) {
+	if !regexp.MustCompile(`↑ \d+ more lines? above`).MatchString(v) {
 		t.Errorf("the view does not say what is above:\n%s", v)
 	}
 }
@@ -711,5 +711,22 @@ func TestForm_ArrayOfObjectsShapeAndAddItem(t *testing.T) {
 	s, ok := a.(Submit)
 	if !ok || string(s.Args) != `{"edits":[{"count":0,"newText":"","oldText":""},{"count":0,"newText":"","oldText":""}]}` {
 		t.Errorf("submitted %#v, want two empty items", a)
+	}
+}
+
+// The scroll note reads as a phrase: "↓ 12 more lines below", never
+// "↓ 12 more below lines"; one line is "line".
+func TestFormScrollNoteWordOrder(t *testing.T) {
+	f := New(tool(manyProps(40)), plain())
+	v := text(f.View())
+	if !regexp.MustCompile(`↓ \d+ more lines below`).MatchString(v) || strings.Contains(v, "below lines") {
+		t.Errorf("the scroll note is not \"↓ N more lines below\":\n%s", v)
+	}
+	for range 39 {
+		f, _ = run(f, press("tab"))
+	}
+	v = text(f.View())
+	if !regexp.MustCompile(`↑ \d+ more lines above`).MatchString(v) || strings.Contains(v, "above lines") {
+		t.Errorf("the scroll note is not \"↑ N more lines above\":\n%s", v)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog/wrap"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 	"github.com/airlock-mcp/airlock/ui/theme"
@@ -329,7 +330,7 @@ func (f Form) View() string {
 	lines := append([]string{}, f.header...)
 	lines = append(lines, strings.Split(f.vp.View(), "\n")...)
 	lines = append(lines, f.scrollNote())
-	lines = append(lines, ansi.Truncate(f.help.View(f.keys), f.iw, "…"))
+	lines = append(lines, common.HelpLine(f.help, f.keys.ShortHelp(), f.iw))
 	return f.st.Dialog.Width(f.dw).Render(strings.Join(lines, "\n"))
 }
 
@@ -342,10 +343,10 @@ func (f Form) scrollNote() string {
 	below := max(total-above-h, 0)
 	var parts []string
 	if above > 0 {
-		parts = append(parts, fmt.Sprintf("↑ %d more above", above))
+		parts = append(parts, fmt.Sprintf("↑ %d more line%s above", above, common.Plural(above)))
 	}
 	if below > 0 {
-		parts = append(parts, fmt.Sprintf("↓ %d more below", below))
+		parts = append(parts, fmt.Sprintf("↓ %d more line%s below", below, common.Plural(below)))
 	}
-	return ansi.Truncate(f.st.WarnText.Render(strings.Join(parts, " · ")+" lines"), f.iw, "…")
+	return ansi.Truncate(f.st.WarnText.Render(strings.Join(parts, " · ")), f.iw, "…")
 }

@@ -7,8 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog/wrap"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -220,7 +220,7 @@ func (c choice) view(st theme.Styles, h help.Model, w int, arming bool) string {
 		if c.waiting {
 			lines = append(lines, wrap.Words(st.WarnText.Render("Press ctrl+y to "+c.keys.Confirm.Help().Desc+"; any other key goes back."), iw)...)
 		}
-		lines = append(lines, ansi.Truncate(h.ShortHelpView(c.keys.ShortHelp()), iw, "…"))
+		lines = append(lines, common.HelpLine(h, c.keys.ShortHelp(), iw))
 	}
 	return fr.Width(w).Render(strings.Join(lines, "\n"))
 }

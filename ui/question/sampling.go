@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/trust"
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/dialog/wrap"
 	"github.com/airlock-mcp/airlock/ui/theme"
 )
@@ -210,7 +211,7 @@ func (s sampling) view(st theme.Styles, h help.Model, arming bool) string {
 	case s.note != "":
 		lines = append(lines, st.WarnText.Render(s.note))
 	default:
-		lines = append(lines, ansi.Truncate(h.ShortHelpView(s.keys.ShortHelp()), iw, "…"))
+		lines = append(lines, common.HelpLine(h, s.keys.ShortHelp(), iw))
 	}
 	return st.Dialog.Width(fw).Render(strings.Join(lines, "\n"))
 }

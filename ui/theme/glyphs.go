@@ -21,12 +21,16 @@ func TierGlyph(t trust.Tier) string {
 // TierLabel is the glyph and the word, e.g. "▲ destructive".
 func TierLabel(t trust.Tier) string { return TierGlyph(t) + " " + t.String() }
 
-// SeverityGlyph marks a hazard's severity beside its word.
+// SeverityGlyph marks a hazard's severity beside its word, one glyph per
+// severity: a banner's glyph alone says how bad it is without colour.
 func SeverityGlyph(s trust.Severity) string {
-	if s == trust.SeverityCritical {
+	switch s {
+	case trust.SeverityCritical:
 		return "‼"
+	case trust.SeverityHigh:
+		return "!"
 	}
-	return "!"
+	return "◇"
 }
 
 // TrustGlyph marks a server's trust beside its word.

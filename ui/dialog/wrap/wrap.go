@@ -19,6 +19,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/safetext"
 )
 
@@ -87,14 +88,12 @@ func GutterMarked(s string, width int, prefix string, mark Mark) []string {
 	return lines
 }
 
-// Words word-wraps text to at most width cells per line, breaking long words
-// when it must. Use it for airlock's own sentences; for sentences that embed
-// untrusted names, pass them through safetext (or Inline) first. Existing
-// newlines are kept. A width below 1 is treated as 1.
-func Words(s string, width int) []string {
-	width = max(width, 1)
-	return strings.Split(lipgloss.Wrap(s, width, ""), "\n")
-}
+// Words word-wraps text to at most width cells per line at spaces
+// (common.WrapWords: never at a hyphen inside a name), breaking a word only
+// when it alone is longer than the width. Use it for airlock's own sentences;
+// for sentences that embed untrusted names, pass them through safetext (or
+// Inline) first. Existing newlines are kept. A width below 1 is treated as 1.
+func Words(s string, width int) []string { return common.WrapWords(s, width) }
 
 // Hang word-wraps s to width with first in front of the first line and
 // enough spaces in front of the others to line them up under it.

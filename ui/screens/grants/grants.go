@@ -204,8 +204,13 @@ func agentNameOf(k string) string {
 	return s
 }
 
-// taintText says how a context was tainted: by which call, channel and server, when.
-func (v *Model) taintText(t trust.Taint) string {
+// taintText says how a context was tainted: by which call, channel and server,
+// when; the tool's name is cut to 40 cells in the view's one-line rows.
+func (v *Model) taintText(t trust.Taint) string { return v.taintTextCut(t, 40) }
+
+// taintTextCut is taintText with the tool's name cut to nameW cells, whole when
+// nameW is 0 (a question wraps it).
+func (v *Model) taintTextCut(t trust.Taint, nameW int) string {
 	st := v.St
 	if !t.Tainted() {
 		return st.OKText.Render("● clean")
@@ -214,7 +219,7 @@ func (v *Model) taintText(t trust.Taint) string {
 	if ch == "" {
 		ch = trust.ChannelResult
 	}
-	s := "⚠ tainted by " + common.Inline(st, t.By.Qualified(), 40) + " (its " + ch + ")"
+	s := "⚠ tainted by " + common.Inline(st, t.By.Qualified(), nameW) + " (its " + ch + ")"
 	if t.CallID != "" {
 		s += " · call " + common.Inline(st, t.CallID, 16)
 	}
@@ -321,7 +326,7 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 		}
 	case key.Matches(k, v.keys.ClearTaint):
 		if c != nil && c.Taint.Tainted() {
-			return ClearTaint{Context: *c, Lines: []string{ansi.Strip(v.contextTitle(*c)), ansi.Strip(v.taintText(c.Taint))}}, nil
+			return ClearTaint{Context: *c, Lines: []string{ansi.Strip(v.contextTitle(*c)), ansi.Strip(v.taintTextCut(c.Taint, 0))}}, nil
 		}
 	}
 	return nil, nil

@@ -10,6 +10,9 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
@@ -111,11 +114,23 @@ var Glossary = [][2]string{
 
 // Content is the overlay's text for the sections at a width.
 func Content(st *theme.Styles, sections []Section, width int) string {
+	// Every line fits the width, wrapped at spaces with its continuation lines
+	// under its text (hang cells in: its label's width), never cut.
+	fit := func(l string, hang int) []string {
+		if lipgloss.Width(l) <= width {
+			return []string{l}
+		}
+		plain := ansi.Strip(l)
+		hang = max(hang, len(plain)-len(strings.TrimLeft(plain, " ")))
+		return common.WrapOwn(ansi.TruncateLeft(l, hang, ""), width, ansi.Truncate(l, hang, ""), strings.Repeat(" ", hang))
+	}
 	var lines []string
 	for _, s := range sections {
 		if s.Keys == nil {
 			lines = append(lines, st.Header.Render(s.Title))
-			lines = append(lines, s.Lines...)
+			for _, l := range s.Lines {
+				lines = append(lines, fit(l, 0)...)
+			}
 			lines = append(lines, "")
 			continue
 		}
@@ -125,11 +140,11 @@ func Content(st *theme.Styles, sections []Section, width int) string {
 				if len(b.Keys()) == 0 || b.Help().Key == "" {
 					continue // unbound, such as the demo key outside the demo
 				}
-				row := "  " + st.HelpKey.Render(common.Fit(b.Help().Key, 10)) + " " + b.Help().Desc
+				first, desc := "  "+st.HelpKey.Render(common.Fit(b.Help().Key, 10))+" ", b.Help().Desc
 				if !b.Enabled() {
-					row = "  " + st.Muted.Render(common.Fit(b.Help().Key, 10)+" "+b.Help().Desc+" (not now)")
+					first, desc = "  "+st.Muted.Render(common.Fit(b.Help().Key, 10))+" ", st.Muted.Render(desc+" (not now)")
 				}
-				rows = append(rows, row)
+				rows = append(rows, common.WrapOwn(desc, width, first, strings.Repeat(" ", 13))...)
 			}
 		}
 		if len(rows) == 0 {
@@ -144,17 +159,20 @@ func Content(st *theme.Styles, sections []Section, width int) string {
 	for _, t := range trust.Tiers {
 		tiers = append(tiers, st.Tier(t).Render(theme.TierLabel(t)))
 	}
-	lines = append(lines,
-		"  tiers     "+strings.Join(tiers, "  "),
-		"  trust     "+common.TrustBadge(st, trust.Trusted)+"  "+common.TrustBadge(st, trust.Untrusted)+"  "+common.TrustBadge(st, trust.BlockedServer),
-		"  hazards   "+st.BannerCrit.Render(theme.SeverityGlyph(trust.SeverityCritical)+" critical")+"  "+st.Banner.Render(theme.SeverityGlyph(trust.SeverityHigh)+" high")+
-			"  "+st.Banner.Render(theme.SeverityGlyph(trust.SeverityMedium)+" medium"),
+	signs := []string{
+		"  tiers     " + strings.Join(tiers, "  "),
+		"  trust     " + common.TrustBadge(st, trust.Trusted) + "  " + common.TrustBadge(st, trust.Untrusted) + "  " + common.TrustBadge(st, trust.BlockedServer),
+		"  hazards   " + st.BannerCrit.Render(theme.SeverityGlyph(trust.SeverityCritical)+" critical") + "  " + st.Banner.Render(theme.SeverityGlyph(trust.SeverityHigh)+" high") +
+			"  " + st.Banner.Render(theme.SeverityGlyph(trust.SeverityMedium)+" medium"),
 		"  servers   ✓ ready  ✗ failed  (spinner) connecting",
-		"  text      "+st.Mark.Render("⟨ESC⟩")+" marks a byte a server sent that could act on your terminal;",
-		"            "+st.Gutter.Render(common.Gutter)+"starts every line of server text",
-		"",
-		st.Header.Render("Words (one meaning each; docs/wording.md)"),
-	)
+		"  text      " + st.Mark.Render("⟨ESC⟩") + " marks a byte a server sent that could act on your terminal;",
+		"            " + st.Gutter.Render(common.Gutter) + "starts every line of server text",
+	}
+	for _, l := range signs {
+		lines = append(lines, fit(l, 12)...)
+	}
+	lines = append(lines, "")
+	lines = append(lines, fit(st.Header.Render("Words (one meaning each; docs/wording.md)"), 0)...)
 	for _, g := range Glossary {
 		// Wrapped, never cut: a definition is read to the end.
 		lines = append(lines, common.WrapOwn(g[1], width, "  "+st.HelpKey.Render(common.Fit(g[0], 10))+" ", strings.Repeat(" ", 13))...)

@@ -139,7 +139,7 @@ func (q Model) View(items []*model.Pending, now time.Time, h help.Model) string 
 	if hidden := len(items) - min(len(items), start+room); hidden > 0 {
 		lines = append(lines, st.Muted.Render("  ↓ "+strconv.Itoa(hidden)+" more"))
 	}
-	lines = append(lines, "", ansi.Truncate(h.ShortHelpView(q.keys.ShortHelp()), iw, common.Ellipsis))
+	lines = append(lines, "", common.HelpLine(h, q.keys.ShortHelp(), iw))
 	return common.PaneBox(st, true, w, len(lines)+2, lines)
 }
 
