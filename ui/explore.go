@@ -443,3 +443,42 @@ func (m *Model) completed(msg completedMsg) (*Model, tea.Cmd) {
 	}
 	return m, nil
 }
+
+// openHistory shows a server's protocol history over the current screen.
+func (m *Model) openHistory(name string) {
+	if name == "" {
+		m.status = "no server to show the history of"
+		return
+	}
+	m.history.Open(m.sess.History(name))
+	m.push(screenHistory)
+}
+
+// historyServer is the server whose history H opens: the one whose info, resources
+// or prompts are shown, else the selected server or tool's, else the first.
+func (m *Model) historyServer() string {
+	switch {
+	case m.screen == screenInfo:
+		return m.info.Server.Name
+	case m.screen == screenDetail && m.detail.Tool.Ref.Server != "":
+		return m.detail.Tool.Ref.Server
+	}
+	if t, ok := m.tools.SelectedTool(); ok && m.screen == screenMain && m.focus == paneTools {
+		return t.Ref.Server
+	}
+	if s := m.servers.Selected(); s != "" {
+		return s
+	}
+	if len(m.snap.Servers) > 0 {
+		return m.snap.Servers[0].Name
+	}
+	return ""
+}
+
+// refreshHistory shows the history view's server as it is now, once per batch of
+// session events while the view is on top (g asks for it between events).
+func (m *Model) refreshHistory() {
+	if m.screen == screenHistory {
+		m.history.Refresh(m.sess.History(m.history.H.Server))
+	}
+}
