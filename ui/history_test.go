@@ -55,3 +55,33 @@ func TestHistory_OpenViewSave(t *testing.T) {
 	h.keys("?")
 	screenHas(t, h.plain(), "history: a server's protocol messages")
 }
+
+// TestServerInfo_PingAndLogLevel: in a server's info, P pings it and shows the
+// latency (the status line and the info view); L asks for log messages from the next
+// level up (debug first), sent as logging/setLevel and shown in the history.
+func TestServerInfo_PingAndLogLevel(t *testing.T) {
+	h := exploreHarnessTrust(t, 80, 24, trust.Trusted)
+	h.keys("tab", "j", "i")
+	h.keys("P")
+	h.waitFor("the ping's answer", func(m Model) bool { return strings.Contains(m.info.Ping, "answered in") })
+	screenHas(t, h.plain(), "ping", "✓ answered in", "answered ping in")
+	h.keys("L")
+	h.waitFor("the log level", func(m Model) bool { return m.info.LogLevel == "debug" })
+	screenHas(t, h.plain(), "log level", "debug and more severe")
+	h.keys("L")
+	h.waitFor("the next log level", func(m Model) bool { return m.info.LogLevel == "info" })
+	h.keys("H")
+	hist := h.m.history.H
+	var pings, levels int
+	for _, e := range hist.Messages {
+		switch e.Method {
+		case "ping":
+			pings++
+		case "logging/setLevel":
+			levels++
+		}
+	}
+	if pings != 2 || levels != 4 {
+		t.Errorf("history: %d ping messages, %d logging/setLevel messages; want 2 and 4", pings, levels)
+	}
+}

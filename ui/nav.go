@@ -124,6 +124,12 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 		m.openResources(intent.Server)
 	case serverinfo.Prompts:
 		m.openPrompts(intent.Server)
+	case serverinfo.Ping:
+		m.status = "pinging " + common.Inline(m.St, intent.Server, 32) + "…"
+		return m, tea.Batch(cmd, pingCmd(m.sess, intent.Server))
+	case serverinfo.LogLevel:
+		m.status = "asking " + common.Inline(m.St, intent.Server, 32) + " for log messages from " + intent.Level + " up…"
+		return m, tea.Batch(cmd, logLevelCmd(m.sess, intent.Server, intent.Level))
 	case grants.Revoke:
 		return m.revokeGrant(intent.Grant)
 	case grants.ClearTaint:

@@ -431,6 +431,12 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		}
 		m.status = msg.Status(m.St)
 		return m, nil
+	case pingedMsg:
+		m.pinged(msg)
+		return m, nil
+	case logLevelMsg:
+		m.logLevelSet(msg)
+		return m, nil
 	case history.SavedMsg:
 		if msg.Err == nil {
 			m.history.SetSaved(msg.Paths)
