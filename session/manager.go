@@ -45,6 +45,8 @@ type Options struct {
 	Pins *pins.Store
 	// Now returns the time; nil uses time.Now.
 	Now func() time.Time
+	// NoHistory turns the protocol history off (History then holds nothing).
+	NoHistory bool
 	// ClientName is the name airlock gives itself in initialize.
 	ClientName string
 	// Version is airlock's version, sent in initialize.
@@ -257,6 +259,18 @@ func (m *Manager) Stderr(name string) []string {
 		return s.stderr.Lines()
 	}
 	return nil
+}
+
+// History returns the kept protocol messages of a server, both ways, oldest first
+// (raw and server-controlled: escape before display).
+func (m *Manager) History(name string) model.History {
+	s, ok := m.servers[name]
+	if !ok {
+		return model.History{Server: name}
+	}
+	h := s.hist.Snapshot()
+	h.Server = name
+	return h
 }
 
 // Close disconnects every server, stops every child process group, and ends event

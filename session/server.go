@@ -32,6 +32,8 @@ type server struct {
 	ruleSetsMu sync.Mutex
 	ruleSets   map[string]*trust.RuleSet
 	stderr     *conn.Ring
+	// hist is the server's protocol history, kept across its reconnects.
+	hist *conn.History
 	// envNames are the environment variable names the server's process receives
 	// (stdio only; EnvNames), shown by check and the tool detail.
 	envNames []string
@@ -114,6 +116,9 @@ func newServer(m *Manager, cfg config.Server) *server {
 	s.stderr = conn.NewRing(conn.StderrKeepBytes, func(line string) {
 		s.pushLog("stderr", line)
 	})
+	if !m.opts.NoHistory {
+		s.hist = conn.NewHistory(m.opts.Now)
+	}
 	if _, inProcess := m.opts.InProcess[cfg.Name]; !inProcess {
 		s.envNames = conn.EnvNames(cfg)
 	}
@@ -263,6 +268,7 @@ func (s *server) dial(ctx context.Context, gen uint64, clientOut **mcp.Client, d
 		Fence:        func(f trust.Fence) { s.setFenceOf(gen, f) },
 		OAuth:        s.oauthHandler,
 		WriteTimeout: s.callTimeout(),
+		History:      s.hist,
 	})
 	if err != nil {
 		return nil, nil, nil, nil, err

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -442,4 +443,106 @@ func (m *Model) completed(msg completedMsg) (*Model, tea.Cmd) {
 		m.taint = m.sess.Engine().Taint("")
 	}
 	return m, nil
+}
+
+// openHistory shows a server's protocol history over the current screen.
+func (m *Model) openHistory(name string) {
+	if name == "" {
+		m.status = "no server to show the history of"
+		return
+	}
+	m.history.Open(m.sess.History(name))
+	m.push(screenHistory)
+}
+
+// historyServer is the server whose history H opens: the one whose info, resources
+// or prompts are shown, else the selected server or tool's, else the first.
+func (m *Model) historyServer() string {
+	switch {
+	case m.screen == screenInfo:
+		return m.info.Server.Name
+	case m.screen == screenDetail && m.detail.Tool.Ref.Server != "":
+		return m.detail.Tool.Ref.Server
+	}
+	if t, ok := m.tools.SelectedTool(); ok && m.screen == screenMain && m.focus == paneTools {
+		return t.Ref.Server
+	}
+	if s := m.servers.Selected(); s != "" {
+		return s
+	}
+	if len(m.snap.Servers) > 0 {
+		return m.snap.Servers[0].Name
+	}
+	return ""
+}
+
+// refreshHistory shows the history view's server as it is now, once per batch of
+// session events while the view is on top (g asks for it between events).
+func (m *Model) refreshHistory() {
+	if m.screen == screenHistory {
+		m.history.Refresh(m.sess.History(m.history.H.Server))
+	}
+}
+
+// pingedMsg is a ping's outcome.
+type pingedMsg struct {
+	server string
+	took   time.Duration
+	err    error
+}
+
+func pingCmd(sess *session.Manager, server string) tea.Cmd {
+	return func() tea.Msg {
+		d, err := sess.Ping(context.Background(), server)
+		return pingedMsg{server, d, err}
+	}
+}
+
+// pinged says the ping's latency in the status line and the server's info.
+func (m *Model) pinged(msg pingedMsg) {
+	name := common.Inline(m.St, msg.server, 32)
+	var line string
+	if msg.err != nil {
+		line = "✗ no answer: " + common.Inline(m.St, msg.err.Error(), 120)
+		m.status = "✗ ping " + name + ": " + common.Inline(m.St, msg.err.Error(), 120)
+	} else {
+		line = "✓ answered in " + latency(msg.took) + " (at " + m.now().Format("15:04:05") + ")"
+		m.status = "✓ " + name + " answered ping in " + latency(msg.took)
+	}
+	if m.info.Server.Name == msg.server {
+		m.info.SetLive(line, "")
+	}
+}
+
+// latency is a round trip in words: microseconds below a millisecond, else
+// milliseconds to a tenth.
+func latency(d time.Duration) string {
+	if d < time.Millisecond {
+		return strconv.FormatInt(d.Microseconds(), 10) + " µs"
+	}
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + " ms"
+}
+
+// logLevelMsg is the outcome of logging/setLevel.
+type logLevelMsg struct {
+	server, level string
+	err           error
+}
+
+func logLevelCmd(sess *session.Manager, server, level string) tea.Cmd {
+	return func() tea.Msg {
+		return logLevelMsg{server, level, sess.SetLogLevel(context.Background(), server, level)}
+	}
+}
+
+func (m *Model) logLevelSet(msg logLevelMsg) {
+	name := common.Inline(m.St, msg.server, 32)
+	if msg.err != nil {
+		m.status = "✗ log level of " + name + ": " + common.Inline(m.St, msg.err.Error(), 120)
+		return
+	}
+	m.status = "✓ " + name + " sends log messages from " + msg.level + " up (logs: l, history: H)"
+	if m.info.Server.Name == msg.server {
+		m.info.SetLive("", msg.level)
+	}
 }

@@ -30,6 +30,9 @@ type GlobalKeyMap struct {
 	// Rules opens the Rules view: every argument rule, where it came from, how
 	// often it matched; revoke a remembered one.
 	Rules key.Binding
+	// History opens the protocol history of the server in view: every JSON-RPC
+	// message both ways.
+	History key.Binding
 	// Export writes the session's what-if changes as a TOML fragment; it is
 	// enabled while there are changes.
 	Export key.Binding
@@ -53,6 +56,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Grants:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "grants & taint: revoke a grant, clear a taint")),
 		Reset:     key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "undo every what-if change")),
 		Rules:     key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "rules: config and remembered, revoke")),
+		History:   key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "history: a server's protocol messages")),
 	}
 }
 
@@ -61,7 +65,7 @@ func (k GlobalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Help, k
 
 // FullHelp implements help.KeyMap.
 func (k GlobalKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Rules, k.Queue, k.Export, k.Reset, k.Demo}}
+	return [][]key.Binding{{k.Help, k.Activity, k.Logs, k.History, k.Quit, k.Interrupt}, {k.Hazards, k.Grants, k.Rules, k.Queue, k.Export, k.Reset, k.Demo}}
 }
 
 // TourKeyMap holds the keys of the guided demo tour. They are taken before the

@@ -11,6 +11,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/detail"
 	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
+	"github.com/airlock-mcp/airlock/ui/screens/history"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/result"
@@ -81,6 +82,7 @@ var registry = map[screenID]registration{
 	screenHazards:  {func(m *Model) screen.Screen { return &m.hazards }, footerExportQuit},
 	screenRes:      {func(m *Model) screen.Screen { return &m.res }, footerGlobal},
 	screenPrompts:  {func(m *Model) screen.Screen { return &m.prompts }, footerGlobal},
+	screenHistory:  {func(m *Model) screen.Screen { return &m.history }, footerGlobal},
 }
 
 // callScreen is the running call's screen, given the spinner's frame and the
@@ -116,10 +118,18 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 	case detail.Accept:
 		ref := intent.Tool.Ref
 		return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), intent.Tool.Fingerprint))
+	case history.Refreshing:
+		m.history.Refresh(m.sess.History(intent.Server))
 	case serverinfo.Resources:
 		m.openResources(intent.Server)
 	case serverinfo.Prompts:
 		m.openPrompts(intent.Server)
+	case serverinfo.Ping:
+		m.status = "pinging " + common.Inline(m.St, intent.Server, 32) + "…"
+		return m, tea.Batch(cmd, pingCmd(m.sess, intent.Server))
+	case serverinfo.LogLevel:
+		m.status = "asking " + common.Inline(m.St, intent.Server, 32) + " for log messages from " + intent.Level + " up…"
+		return m, tea.Batch(cmd, logLevelCmd(m.sess, intent.Server, intent.Level))
 	case grants.Revoke:
 		return m.revokeGrant(intent.Grant)
 	case grants.ClearTaint:

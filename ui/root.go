@@ -27,6 +27,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
+	"github.com/airlock-mcp/airlock/ui/screens/history"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
@@ -56,6 +57,7 @@ const (
 	screenPrompts                  // one server's prompts
 	screenOutput                   // what a resource read or a prompt get returned
 	screenRules                    // every argument rule, config and remembered (ui/screens/rules)
+	screenHistory                  // one server's protocol messages (ui/screens/history)
 )
 
 // pane is the focused pane of the main screen.
@@ -123,6 +125,7 @@ type Model struct {
 	queue    queue.Model
 	grants   grants.Model
 	info     serverinfo.Model
+	history  history.Model
 	// res, prompts and output are the explore views (explore.go); ex is
 	// their state in the root.
 	res     channels.ResourcesView
@@ -210,6 +213,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		queue:       queue.New(com),
 		grants:      grants.New(com),
 		info:        serverinfo.New(com),
+		history:     history.New(com),
 		res:         channels.NewResourcesView(com),
 		prompts:     channels.NewPromptsView(com),
 		output:      output.New(com),
@@ -320,6 +324,7 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, nil
 	case eventMsg:
 		cmd := m.handleEvent(msg.event)
+		m.refreshHistory()
 		if m.opts.noPump {
 			return m, cmd
 		}
@@ -329,6 +334,7 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		for _, e := range msg {
 			cmds = append(cmds, m.handleEvent(e))
 		}
+		m.refreshHistory()
 		if !m.opts.noPump {
 			cmds = append(cmds, waitEvent(m.ctx, m.sess))
 		}
@@ -422,6 +428,18 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 	case output.SavedMsg:
 		if msg.Gen == m.output.Gen {
 			m.output.SetSaved(msg.Paths)
+		}
+		m.status = msg.Status(m.St)
+		return m, nil
+	case pingedMsg:
+		m.pinged(msg)
+		return m, nil
+	case logLevelMsg:
+		m.logLevelSet(msg)
+		return m, nil
+	case history.SavedMsg:
+		if msg.Err == nil {
+			m.history.SetSaved(msg.Paths)
 		}
 		m.status = msg.Status(m.St)
 		return m, nil
@@ -576,6 +594,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) (*Model, tea.Cmd) {
 			return m, nil
 		case key.Matches(k, m.keys.Grants) && m.screen != screenCall && m.screen != screenGrants:
 			m.openGrants()
+			return m, nil
+		case key.Matches(k, m.keys.History) && m.screen != screenCall && m.screen != screenHistory:
+			m.openHistory(m.historyServer())
 			return m, nil
 		case key.Matches(k, m.keys.Rules) && m.screen != screenCall && m.screen != screenRules:
 			m.openRules()

@@ -25,6 +25,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/screens/grants"
 	"github.com/airlock-mcp/airlock/ui/screens/hazards"
 	"github.com/airlock-mcp/airlock/ui/screens/helpview"
+	"github.com/airlock-mcp/airlock/ui/screens/history"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
 	"github.com/airlock-mcp/airlock/ui/screens/panes"
@@ -383,6 +384,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "A running call", Keys: call.DefaultKeyMap()},
 		{Title: "Results", Keys: result.DefaultKeyMap()},
 		{Title: "Logs", Keys: logs.DefaultKeyMap()},
+		{Title: "Protocol history (H)", Keys: history.DefaultKeyMap()},
 		{Title: "Activity (v)", Keys: activity.DefaultKeyMap()},
 		{Title: "Call form", Keys: calls},
 		{Title: "Approval dialog", Keys: confirm},

@@ -22,6 +22,7 @@ type rawPage struct {
 type captureTransport struct {
 	inner  mcp.Transport
 	sink   *Capture
+	hist   *History        // nil: no protocol history
 	life   context.Context // the connection's lifetime
 	cancel context.CancelFunc
 	// atHTTP: the capture happens in the HTTP round trip (httpCapture), and the
@@ -45,6 +46,10 @@ type Capture struct {
 	page    *rawPage
 	err     error
 	early   int // pages split before go-sdk read them (pageReader)
+	// earlyRaw is the response line of the page split last, by its id, until the
+	// trimmed response reaches captureConn.Read: the bytes the history keeps of it.
+	earlyKey string
+	earlyRaw []byte
 }
 
 func newCapture() *Capture { return &Capture{pending: map[string]bool{}} }
@@ -87,7 +92,7 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		if t.atHTTP {
 			return r.conn, nil
 		}
-		return &captureConn{Connection: r.conn, sink: t.sink, trim: t.trim}, nil
+		return &captureConn{Connection: r.conn, sink: t.sink, hist: t.hist, trim: t.trim}, nil
 	case <-ctx.Done():
 		t.cancel()
 		go func() {
@@ -102,6 +107,7 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 type captureConn struct {
 	mcp.Connection
 	sink *Capture
+	hist *History
 	trim bool
 }
 
@@ -112,6 +118,7 @@ func idKey(id jsonrpc.ID) string {
 
 func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.sink.sent(msg)
+	c.hist.addMsg(true, msg, nil)
 	return c.Connection.Write(ctx, msg)
 }
 
@@ -124,6 +131,8 @@ func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err == nil {
+		// A page split early reaches here trimmed: the history keeps the server's bytes.
+		c.hist.addMsg(false, msg, c.sink.splitRaw(msg))
 		if c.sink.received(msg) && c.trim {
 			trimmed := *msg.(*jsonrpc.Response)
 			trimmed.Result = emptyToolsResult
@@ -155,7 +164,7 @@ func (c *Capture) listing() bool {
 // deliver keeps page as the result of the tools/list request whose id is key (as
 // idKey writes it), split before go-sdk read the response (pageReader); false when no
 // such request is in flight.
-func (c *Capture) deliver(key string, page *rawPage) bool {
+func (c *Capture) deliver(key string, page *rawPage, line []byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.pending[key] {
@@ -164,7 +173,25 @@ func (c *Capture) deliver(key string, page *rawPage) bool {
 	delete(c.pending, key)
 	c.page, c.err = page, nil
 	c.early++
+	c.earlyKey, c.earlyRaw = key, line
 	return true
+}
+
+// splitRaw returns (and forgets) the server's own bytes of msg when it is the
+// response whose page was split early (pageReader), nil otherwise.
+func (c *Capture) splitRaw(msg jsonrpc.Message) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.earlyRaw == nil {
+		return nil
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || !resp.ID.IsValid() || idKey(resp.ID) != c.earlyKey {
+		return nil
+	}
+	raw := c.earlyRaw
+	c.earlyKey, c.earlyRaw = "", nil
+	return raw
 }
 
 // received keeps the raw result of a response to a noted tools/list request, and

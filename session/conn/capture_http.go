@@ -12,23 +12,27 @@ import (
 // httpCapture is the capture for streamable HTTP, done in the round trip: a POST that
 // carries a tools/list request is noted, and its response body (JSON or an event
 // stream) is read alongside go-sdk, each message handed to the capture before go-sdk
-// sees the end of it.
-func httpCapture(capt *Capture, req *http.Request) bool {
-	if capt == nil || req.Method != http.MethodPost || req.Body == nil {
+// sees the end of it. With a history, every POST's message is kept in it; the result
+// says whether the response is to be tapped for the capture (a listing).
+func httpCapture(capt *Capture, hist *History, req *http.Request) bool {
+	if (capt == nil && hist == nil) || req.Method != http.MethodPost || req.Body == nil || req.GetBody == nil {
 		return false
 	}
-	var body []byte
-	if req.GetBody != nil {
-		rc, err := req.GetBody()
-		if err != nil {
-			return false
+	rc, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(rc, MaxMessageBytes))
+	rc.Close()
+	if err != nil {
+		return false
+	}
+	if hist != nil {
+		msg := hist.addRaw(true, body)
+		if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "tools/list" && capt != nil {
+			capt.sent(msg)
+			return true
 		}
-		body, err = io.ReadAll(io.LimitReader(rc, MaxMessageBytes))
-		rc.Close()
-		if err != nil {
-			return false
-		}
-	} else {
 		return false
 	}
 	if !bytes.Contains(body, toolsListMethod) {
@@ -52,19 +56,34 @@ func httpCapture(capt *Capture, req *http.Request) bool {
 // toolsListMethod is the method of a listing's request as go-sdk writes it.
 var toolsListMethod = []byte(`"tools/list"`)
 
-// tapBody wraps a response body so that every JSON-RPC message in it reaches the capture.
-func tapBody(capt *Capture, resp *http.Response) {
+// tapBody wraps a response body so that every JSON-RPC message in it reaches the
+// capture (when capt is set) and the history (when hist is set).
+func tapBody(capt *Capture, hist *History, resp *http.Response) {
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &sseTap{rc: resp.Body, capt: capt}
+		resp.Body = &sseTap{rc: resp.Body, capt: capt, hist: hist}
 		return
 	}
-	resp.Body = &jsonTap{rc: resp.Body, capt: capt}
+	resp.Body = &jsonTap{rc: resp.Body, capt: capt, hist: hist}
+}
+
+// tapped hands one message's bytes to the history and the capture.
+func tapped(capt *Capture, hist *History, data []byte) {
+	var msg jsonrpc.Message
+	if hist != nil {
+		msg = hist.addRaw(false, data)
+	} else if m, err := jsonrpc.DecodeMessage(data); err == nil {
+		msg = m
+	}
+	if msg != nil && capt != nil {
+		capt.received(msg)
+	}
 }
 
 // jsonTap keeps a JSON body (already bounded by limitedBody) and decodes it at its end.
 type jsonTap struct {
 	rc   io.ReadCloser
 	capt *Capture
+	hist *History
 	buf  bytes.Buffer
 	done bool
 }
@@ -74,8 +93,8 @@ func (t *jsonTap) Read(p []byte) (int, error) {
 	t.buf.Write(p[:n])
 	if err == io.EOF && !t.done {
 		t.done = true
-		if msg, derr := jsonrpc.DecodeMessage(t.buf.Bytes()); derr == nil {
-			t.capt.received(msg)
+		if t.buf.Len() > 0 {
+			tapped(t.capt, t.hist, t.buf.Bytes())
 		}
 	}
 	return n, err
@@ -87,6 +106,7 @@ func (t *jsonTap) Close() error { return t.rc.Close() }
 type sseTap struct {
 	rc   io.ReadCloser
 	capt *Capture
+	hist *History
 	line []byte
 	data []byte
 	over bool // the event's data passed MaxMessageBytes: not captured (go-sdk drops it too)
@@ -107,9 +127,7 @@ func (t *sseTap) Read(p []byte) (int, error) {
 		switch {
 		case len(line) == 0:
 			if len(t.data) > 0 && !t.over {
-				if msg, derr := jsonrpc.DecodeMessage(t.data); derr == nil {
-					t.capt.received(msg)
-				}
+				tapped(t.capt, t.hist, t.data)
 			}
 			t.data, t.over = t.data[:0], false
 		case bytes.HasPrefix(line, []byte("data:")):

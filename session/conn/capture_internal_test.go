@@ -109,7 +109,7 @@ func BenchmarkHTTPCaptureCall(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
-		if httpCapture(capt, req) {
+		if httpCapture(capt, nil, req) {
 			b.Fatal("a tools/call was taken for a listing")
 		}
 	}
@@ -138,7 +138,7 @@ func TestHTTPCapture_SeesListingsAsGoSDKWritesThem(t *testing.T) {
 			t.Fatal(err)
 		}
 		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
-		if got := httpCapture(newCapture(), req); got != c.want {
+		if got := httpCapture(newCapture(), nil, req); got != c.want {
 			t.Errorf("httpCapture(%s) = %v, want %v", body, got, c.want)
 		}
 	}

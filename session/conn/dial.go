@@ -32,6 +32,8 @@ type Dial struct {
 	OAuth func() (*oauth.Handler, error)
 	// WriteTimeout bounds one write to a stdio server's stdin.
 	WriteTimeout time.Duration
+	// History, when set, keeps every message of the connection, both ways.
+	History *History
 }
 
 // Link is one opened connection before its MCP handshake: the transport a client
@@ -42,6 +44,7 @@ type Link struct {
 	Capture *Capture
 
 	cfg   config.Server
+	hist  *History
 	inner mcp.Transport
 	bt    *boundedTransport // the HTTP transports' round tripper, nil otherwise
 }
@@ -49,7 +52,7 @@ type Link struct {
 // Open opens cfg's transport (d.InProcess in its place when set): it starts a stdio
 // server's process, or builds the HTTP client of a remote one.
 func Open(ctx context.Context, cfg config.Server, d Dial) (*Link, error) {
-	l := &Link{cfg: cfg, Capture: newCapture()}
+	l := &Link{cfg: cfg, Capture: newCapture(), hist: d.History}
 	if d.InProcess != nil {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := d.InProcess.Connect(ctx, st, nil); err != nil {
@@ -74,7 +77,7 @@ func Open(ctx context.Context, cfg config.Server, d Dial) (*Link, error) {
 		}
 		l.inner, l.bt = httpTransport(cfg, authz)
 		if cfg.Transport == config.TransportHTTP {
-			l.bt.capt = l.Capture
+			l.bt.capt, l.bt.hist = l.Capture, d.History
 		}
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
@@ -86,7 +89,7 @@ func Open(ctx context.Context, cfg config.Server, d Dial) (*Link, error) {
 // capture around it; life is the connection's lifetime and end ends it.
 func (l *Link) Transport(life context.Context, end context.CancelFunc) mcp.Transport {
 	atHTTP := l.bt != nil && l.cfg.Transport == config.TransportHTTP
-	return &captureTransport{inner: l.inner, sink: l.Capture, life: life, cancel: end, atHTTP: atHTTP, trim: l.bt == nil}
+	return &captureTransport{inner: l.inner, sink: l.Capture, hist: l.hist, life: life, cancel: end, atHTTP: atHTTP, trim: l.bt == nil}
 }
 
 // Refused says what a failed handshake over the link may mean: a server that asked

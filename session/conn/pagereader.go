@@ -221,9 +221,10 @@ func (r *pageReader) inspect(line []byte, owned bool) []byte {
 	}
 	if !owned {
 		// The line is in the read buffer, which the next read reuses.
-		id, page, _ = splitListResponse(bytes.Clone(end))
+		end = bytes.Clone(end)
+		id, page, _ = splitListResponse(end)
 	}
-	if !r.capt.deliver(string(id), page) {
+	if !r.capt.deliver(string(id), page, end) {
 		return line
 	}
 	out := make([]byte, 0, 64+len(id))

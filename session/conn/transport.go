@@ -321,6 +321,8 @@ type boundedTransport struct {
 	origin string
 	// capt, when set, receives the raw tools/list results (streamable HTTP).
 	capt *Capture
+	// hist, when set, keeps every message sent and received (streamable HTTP).
+	hist *History
 
 	wantsBearer atomic.Bool
 }
@@ -335,7 +337,7 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 			req.Header.Set(k, v)
 		}
 	}
-	listing := httpCapture(t.capt, req)
+	listing := httpCapture(t.capt, t.hist, req)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -350,8 +352,12 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 		resp.Body = &limitedBody{rc: resp.Body, left: MaxMessageBytes}
 	}
-	if listing {
-		tapBody(t.capt, resp)
+	if listing || t.hist != nil {
+		capt := t.capt
+		if !listing {
+			capt = nil
+		}
+		tapBody(capt, t.hist, resp)
 	}
 	return resp, nil
 }

@@ -31,7 +31,11 @@ type KeyMap struct {
 	// enabled only while the server is ready and declares the capability.
 	Resources key.Binding
 	Prompts   key.Binding
-	Back      key.Binding
+	// Ping pings the server (on while it is ready); LogLevel asks it for log messages
+	// from the next level up (on while it is ready and declares logging).
+	Ping     key.Binding
+	LogLevel key.Binding
+	Back     key.Binding
 }
 
 // DefaultKeyMap returns the server info view's keys.
@@ -40,6 +44,8 @@ func DefaultKeyMap() KeyMap {
 		ScrollKeyMap: common.DefaultScrollKeyMap(),
 		Resources:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "its resources (read, subscribe)")),
 		Prompts:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its prompts (fill in, get)")),
+		Ping:         key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "ping it: the answer's latency")),
+		LogLevel:     key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "its log level: the next, debug … emergency")),
 		Back:         key.NewBinding(key.WithKeys("esc", "i", "backspace"), key.WithHelp("esc", "back")),
 	}
 }
@@ -51,7 +57,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.Column(), {k.Resources, k.Prompts, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Resources, k.Prompts, k.Ping, k.LogLevel, k.Back}}
 }
 
 // maxStderrShown is how many of the kept stderr lines the info view shows (the
@@ -64,8 +70,11 @@ type Model struct {
 	keys KeyMap
 	// Server is the server shown.
 	Server model.ServerInfo
-	stderr []string
-	vp     pager.Pane
+	// Ping is the last ping's outcome in words, LogLevel the level last asked for
+	// ("" before any); the root sets both.
+	Ping, LogLevel string
+	stderr         []string
+	vp             pager.Pane
 }
 
 // New returns the server info screen over the root's Common.
@@ -77,6 +86,9 @@ func New(com *common.Common) Model {
 
 // Open shows a server from the top.
 func (v *Model) Open(s model.ServerInfo, stderr []string) {
+	if s.Name != v.Server.Name {
+		v.Ping, v.LogLevel = "", ""
+	}
 	v.Server, v.stderr = s, stderr
 	v.render()
 	v.vp.GotoTop()
@@ -98,10 +110,24 @@ func (v *Model) SetSize(w, h int) {
 
 func (v *Model) render() {
 	iw := v.vp.InnerWidth()
-	v.vp.SetContent(Content(v.St, v.Server, v.stderr, iw))
+	var live []string
+	if v.Ping != "" {
+		live = append(live, common.WrapOwn(v.Ping, iw, v.St.Key.Render(common.Fit("ping", 12)), strings.Repeat(" ", 12))...)
+	}
+	if v.LogLevel != "" {
+		live = append(live, common.WrapOwn(v.LogLevel+v.St.Muted.Render(" and more severe asked for; its messages show in l and H"), iw, v.St.Key.Render(common.Fit("log level", 12)), strings.Repeat(" ", 12))...)
+	}
+	c := Content(v.St, v.Server, v.stderr, iw)
+	if len(live) > 0 {
+		c = strings.Join(live, "\n") + "\n" + c
+	}
+	v.vp.SetContent(c)
 	ready := v.Server.Status == model.StatusReady
 	v.keys.Resources.SetEnabled(ready && v.Server.OffersResources)
 	v.keys.Prompts.SetEnabled(ready && v.Server.OffersPrompts)
+	v.keys.Ping.SetEnabled(ready)
+	//lint:ignore SA1019 servers before 2026-07-28 still declare logging
+	v.keys.LogLevel.SetEnabled(ready && v.Server.Capabilities != nil && v.Server.Capabilities.Logging != nil)
 }
 
 // Resources asks the root to open the resources of Server.
@@ -109,6 +135,35 @@ type Resources struct{ Server string }
 
 // Prompts asks the root to open the prompts of Server.
 type Prompts struct{ Server string }
+
+// Ping asks the root to ping Server.
+type Ping struct{ Server string }
+
+// LogLevel asks the root to set Server's log level to Level.
+type LogLevel struct{ Server, Level string }
+
+// Levels are logging/setLevel's levels, least severe first.
+var Levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// nextLevel is the level after the one last asked for (debug first).
+func (v *Model) nextLevel() string {
+	i := slices.Index(Levels, v.LogLevel)
+	if i < 0 || i+1 >= len(Levels) {
+		return Levels[0]
+	}
+	return Levels[i+1]
+}
+
+// SetLive shows the outcome of a ping or a log level, keeping the scroll.
+func (v *Model) SetLive(ping, level string) {
+	if ping != "" {
+		v.Ping = ping
+	}
+	if level != "" {
+		v.LogLevel = level
+	}
+	v.vp.KeepScroll(v.render)
+}
 
 // Update handles keys; scrolling goes to the viewport.
 func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
@@ -120,6 +175,10 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 			return Resources{Server: v.Server.Name}, nil
 		case key.Matches(k, v.keys.Prompts):
 			return Prompts{Server: v.Server.Name}, nil
+		case key.Matches(k, v.keys.Ping):
+			return Ping{Server: v.Server.Name}, nil
+		case key.Matches(k, v.keys.LogLevel):
+			return LogLevel{Server: v.Server.Name, Level: v.nextLevel()}, nil
 		}
 	}
 	return nil, v.vp.Update(msg)
