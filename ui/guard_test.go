@@ -62,7 +62,7 @@ func repoHarness(t *testing.T) (*harness, *repoServer) {
 		{Name: "repo", Trust: trust.Trusted, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute},
 	}}
 	sess := startManager(t, cfg, map[string]*mcp.Server{"repo": r.server()})
-	return newHarnessFor(t, sess, 100, 30, true, Options{}), r
+	return newHarnessFor(t, sess, 100, 30, true, Options{SaveDir: t.TempDir()}), r
 }
 
 // typeText sends one key press per rune, each a little after the one before on
