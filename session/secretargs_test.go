@@ -3,12 +3,15 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -184,5 +187,51 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 	sessiontest.NoAsk(t, a)
 	if n := len(mail.Calls("send")); n != 2 {
 		t.Errorf("the server got %d sends, want the two ordinary values'", n)
+	}
+}
+
+// "Always deny…" (and "Always allow…") never writes a secret into rules.toml: the
+// proposal leaves an argument holding a secret open and says so, and a rule whose
+// conditions hold one — a shape, or the value of an env variable airlock passes to
+// a server — is refused before anything is written, the refusal naming the shape,
+// not the value; neither the rules file nor the audit log holds it.
+func TestSecretArgs_RememberedRuleHoldsNoSecret(t *testing.T) {
+	dir := t.TempDir()
+	rulesPath := filepath.Join(dir, "rules.toml")
+	log, logPath := sessiontest.OpenAuditLog(t)
+	m, _ := secretMail(t, config.Tool{}, session.Options{Audit: log, RulesFile: rulesPath})
+	tool := sessiontest.MustTool(t, m, "mail", "send")
+
+	p := approval.ProposeRule(tool, []byte(`{"to":"a@example.com","body":"`+ghToken+`"}`))
+	if when := approval.FormatWhen(p.When); strings.Contains(when, ghToken) || !strings.Contains(when, "a@example.com") {
+		t.Errorf("the proposal is %s, want to kept and body left open", when)
+	}
+	if notes := strings.Join(p.Notes, " | "); !strings.Contains(notes, "body") || !strings.Contains(notes, "GitHub token") || strings.Contains(notes, ghToken) {
+		t.Errorf("the proposal's notes %q do not say body was left open for its secret", p.Notes)
+	}
+
+	for _, c := range []struct{ name, value, want string }{
+		{"shape", "key " + ghToken, "GitHub token"},
+		{"known", "the key is abcd1234efgh", "API_KEY"},
+	} {
+		for _, policy := range []trust.Action{trust.Deny, trust.Allow} {
+			prop := model.RuleProposal{Server: "mail", Tool: "send", When: map[string]map[string]any{"body": {"equals": c.value}}}
+			_, err := m.Engine().RememberRule(prop, policy, tool, "test")
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.value) {
+				t.Errorf("%s %s: RememberRule = %v, want a refusal naming %s without the value", c.name, policy, err, c.want)
+			}
+		}
+	}
+	if policy := trust.Deny; approval.CheckProposal(model.RuleProposal{Server: "mail", Tool: "send", When: map[string]map[string]any{"body": {"one_of": []any{"x", ghToken}}}}, policy, tool) == nil {
+		t.Error("CheckProposal accepts a one_of holding a GitHub token")
+	}
+	for _, f := range []string{rulesPath, logPath} {
+		b, err := os.ReadFile(f)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), ghToken) || strings.Contains(string(b), "abcd1234efgh") {
+			t.Errorf("%s holds the secret:\n%s", filepath.Base(f), b)
+		}
 	}
 }

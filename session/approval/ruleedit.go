@@ -117,7 +117,8 @@ func ParseWhen(text string) (map[string]map[string]any, error) {
 // condition names a declared field of a type its matcher can compare (an edit that
 // could never match is refused rather than saved). An allow rule for a destructive
 // tool is refused (every destructive call keeps its question), as is a proposal for
-// another tool. The error says why; nothing is saved.
+// another tool and one whose conditions hold something shaped like a secret. The
+// error says why; nothing is saved.
 func CheckProposal(p model.RuleProposal, policy trust.Action, tool model.ToolInfo) error {
 	if p.Server != tool.Ref.Server || p.Tool != tool.Ref.Tool {
 		return fmt.Errorf("the rule is for %s, not %s", trust.Ref{Server: p.Server, Tool: p.Tool}.Qualified(), tool.Ref.Qualified())
@@ -127,6 +128,9 @@ func CheckProposal(p model.RuleProposal, policy trust.Action, tool model.ToolInf
 	}
 	if policy != trust.Allow && policy != trust.Deny && policy != trust.Ask {
 		return errors.New("policy must be allow, ask or deny")
+	}
+	if err := refuseSecrets(p.When, nil); err != nil {
+		return err
 	}
 	r, err := compileOne(SavedRule{ID: "the new rule", Server: p.Server, Tool: p.Tool, When: p.When, Policy: policy.String(), Reason: p.Reason}, homeDir(), RulesFile)
 	if err != nil {

@@ -374,8 +374,9 @@ func newRuleID() string {
 // host, a path argument (absolute or ~, alone: not a command line) by the files of
 // its directory, any other boolean, number or short one-line string by equals, a
 // list by its length (max), and an object's members by their dotted paths; long
-// text, and an integer float64 cannot hold exactly, are left open (the person sees
-// the proposal, and what it leaves open, and may tighten it).
+// text, an integer float64 cannot hold exactly, and a value holding something shaped
+// like a secret (with a note) are left open (the person sees the proposal, and what
+// it leaves open, and may tighten it).
 //
 // For a server on this machine, a path that opens elsewhere through a link is
 // proposed by the folder it opens: an allow rule holds only where the path is inside
@@ -384,7 +385,7 @@ func newRuleID() string {
 // keeps asking), as it does for a path that cannot be resolved safely, which no
 // allow rule lets run unasked.
 func ProposeRule(tool model.ToolInfo, args []byte) model.RuleProposal {
-	p := proposeRuleFor(runtime.GOOS, tool, args)
+	p := leaveSecretsOpen(proposeRuleFor(runtime.GOOS, tool, args))
 	if tool.Facts == nil || !tool.Facts.Local {
 		return p
 	}
@@ -589,9 +590,14 @@ func proposedNumber(n json.Number) (any, bool) {
 // policy (allow or deny), audited (kind rule-saved). An allow rule is refused for a
 // destructive tool (every destructive call keeps its question, as with grants), and
 // a proposal for another tool is refused; so is a condition the tool's schema cannot
-// satisfy (CheckProposal). from says where it came from.
+// satisfy (CheckProposal), and one whose conditions hold a secret — a known shape
+// or the value of an environment variable airlock passes to a server — so that
+// neither rules.toml nor the audit log ever holds it. from says where it came from.
 func (e *Engine) RememberRule(p model.RuleProposal, policy trust.Action, tool model.ToolInfo, from string) (SavedRule, error) {
 	if err := CheckProposal(p, policy, tool); err != nil {
+		return SavedRule{}, err
+	}
+	if err := refuseSecrets(p.When, e.known); err != nil {
 		return SavedRule{}, err
 	}
 	sr := SavedRule{ID: newRuleID(), Server: p.Server, Tool: p.Tool, When: p.When, Policy: policy.String(), Reason: p.Reason, From: from, Created: e.now().UTC().Truncate(time.Second)}

@@ -296,6 +296,22 @@ func (c Confirm) canAlwaysAllow() bool {
 	return true
 }
 
+// leaveSecretsOpen drops the proposal's condition on each argument the engine found
+// a secret in (a value airlock knows, which the writer's own look for shapes cannot
+// find), with a note: the editor would show it unmasked and the rule would write it
+// into the rules file.
+func leaveSecretsOpen(p model.RuleProposal, found []model.SecretFinding) model.RuleProposal {
+	for _, f := range found {
+		if _, ok := p.When[f.Path]; !ok {
+			continue
+		}
+		p.When = maps.Clone(p.When)
+		delete(p.When, f.Path)
+		p.Notes = append(slices.Clip(p.Notes), f.Sentence+": left open, so that it is not written into rules.toml")
+	}
+	return p
+}
+
 // OffersAlwaysAllow reports whether the dialog offers "Always allow…".
 func (c Confirm) OffersAlwaysAllow() bool { return slices.Contains(c.btns, buttonAlwaysAllow) }
 
@@ -305,7 +321,7 @@ func (c Confirm) OffersContextGrant() bool { return slices.Contains(c.btns, butt
 // openRule opens the rule editor with the tightest rule that covers these
 // arguments (model.RuleWriter.Propose) for policy.
 func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
-	c.proposal = c.rules.Propose(c.p.Tool, c.p.Request.Args)
+	c.proposal = leaveSecretsOpen(c.rules.Propose(c.p.Tool, c.p.Request.Args), c.p.Secrets)
 	c.rulePolicy = policy
 	c.ruleErr = ""
 	c.ruleIn.SetValue(c.rules.FormatWhen(c.proposal.When))

@@ -88,3 +88,29 @@ func TestConfirm_RevealAnswersNothing(t *testing.T) {
 		t.Errorf("help offers the reveal key without a secret: %q", got)
 	}
 }
+
+// "Always deny…" on a call whose body holds the value of an env variable airlock
+// passes to a server (a secret known by its value, which no shape finds) proposes
+// the rule without a condition on body, and says why; the editor never shows it.
+func TestConfirm_RuleEditorLeavesAKnownSecretOpen(t *testing.T) {
+	tool := writeTool()
+	tool.Ref = trust.Ref{Server: "mail", Tool: "send"}
+	tool.Class.Legs = []trust.Leg{trust.LegExfiltration}
+	const value = "abcd1234efgh"
+	args := `{"body":"the key is ` + value + `","to":"bob@example.com"}`
+	known := []secrets.Known{{Name: "the value of API_KEY that airlock passes to server vault", Value: value}}
+	p := pending(tool, args)
+	for _, f := range secrets.Find(json.RawMessage(args), known) {
+		p.Secrets = append(p.Secrets, model.SecretFinding{Path: f.Path, Sentence: f.Sentence()})
+	}
+	p.ArgsMasked = secrets.Mask(json.RawMessage(args), known)
+	p.Verdict = trust.Verdict{Action: trust.Ask, By: trust.DecidedBySecret, Reasons: []string{p.Secrets[0].Sentence}}
+	c, a := run(NewConfirm(p, plain(), testRules), keys("right", "right", "right", "right", "right", "enter")...)
+	screen := flat(c.View())
+	if a != nil || strings.Contains(screen, value) || !strings.Contains(screen, `to = { equals = "bob@example.com" }`) {
+		t.Fatalf("the editor (action %#v):\n%s", a, text(c.View()))
+	}
+	if !strings.Contains(screen, "body holds the value of API_KEY that airlock passes to server vault: left open, so that it is not written into rules.toml") {
+		t.Errorf("the editor does not say why body is open:\n%s", text(c.View()))
+	}
+}
