@@ -42,9 +42,19 @@ func RedactWith(args json.RawMessage, known []Known) json.RawMessage {
 // redactor redacts the secret shapes and the values of known.
 type redactor struct{ known []Known }
 
-// secret reports whether s holds a secret shape or a known value.
+// secret reports whether s holds a secret shape or a known value, in the clear or
+// in one of its decodings (encoded.go).
 func (r redactor) secret(s string) bool {
-	return shaped(s) || slices.ContainsFunc(r.known, func(k Known) bool { return strings.Contains(s, k.Value) })
+	if shaped(s) || slices.ContainsFunc(r.known, func(k Known) bool { return strings.Contains(s, k.Value) }) {
+		return true
+	}
+	w := walker{known: r.known}
+	found := false
+	decodings([]byte(s), func(d *decoding) bool {
+		w.secrets(d.b, d, func(string, bool, span) { found = true })
+		return !found
+	})
+	return found
 }
 
 // redactRaw redacts raw at nesting depth; each level parses its subtree again, so

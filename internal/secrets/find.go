@@ -151,35 +151,42 @@ func usable(known []Known) []Known {
 	return slices.DeleteFunc(slices.Clone(known), func(k Known) bool { return len(k.Value) < MinKnown })
 }
 
-// find is what one decoded string holds: each shape once, in the order found,
-// then each Known once.
+// find is what one decoded string holds: each shape once, in the order found, then
+// each Known once, then what its decodings hold that it does not (encoded.go).
 func (w *walker) find(s []byte) []Finding {
 	var fs []Finding
-	scan(s, func(m match) bool {
-		if f := (Finding{Shape: shapes[m.shape].name}); !slices.Contains(fs, f) {
-			fs = append(fs, f)
-		}
-		return true
-	})
-	for _, k := range w.known {
-		f := Finding{Shape: k.Name, Known: true}
-		if bytes.Contains(s, []byte(k.Value)) && !slices.Contains(fs, f) {
+	add := func(f Finding) {
+		if !slices.Contains(fs, f) {
 			fs = append(fs, f)
 		}
 	}
+	w.secrets(s, nil, func(name string, known bool, _ span) { add(Finding{Shape: name, Known: known}) })
+	decodings(s, func(d *decoding) bool {
+		w.secrets(d.b, d, func(name string, known bool, _ span) { add(Finding{Shape: name + ", " + d.enc, Known: known}) })
+		return len(fs) < MaxFindings
+	})
 	return fs
 }
 
-// span is one secret in a string: s[a:b], of which s[a:a+keep] stays visible.
-type span struct{ a, b, keep int }
-
-// spans are the secrets in s, in order, overlapping ones merged.
-func (w *walker) spans(s []byte) []span {
-	var out []span
-	c := endCache{from: -1}
+// secrets calls f with each secret in s — each shape's matches, then each Known's
+// occurrences — with its span in s. For a decoding d of the string (s is then d.b),
+// only the secrets its decoding made are reported, each with the span of the
+// string it came from and nothing kept visible.
+func (w *walker) secrets(s []byte, d *decoding, f func(name string, known bool, sp span)) {
+	w.ends = endCache{from: -1}
+	at := func(a, b, keep int) span {
+		if d == nil {
+			return span{a, b, keep}
+		}
+		a, b = d.span(a, b)
+		return span{a, b, 0}
+	}
 	scan(s, func(m match) bool {
 		sh := &shapes[m.shape]
-		out = append(out, span{m.a, max(sh.secretEnd(s, m.a, m.b, &c), m.a), sh.visible(s[m.a:m.b])})
+		end := max(sh.secretEnd(s, m.a, m.b, &w.ends), m.a)
+		if d == nil || d.escaped(m.a, end) {
+			f(sh.name, false, at(m.a, end, sh.visible(s[m.a:m.b])))
+		}
 		return true
 	})
 	for _, k := range w.known {
@@ -188,10 +195,24 @@ func (w *walker) spans(s []byte) []span {
 			if j < 0 {
 				break
 			}
-			out = append(out, span{i + j, i + j + len(k.Value), 0})
+			if a, b := i+j, i+j+len(k.Value); d == nil || d.escaped(a, b) {
+				f(k.Name, true, at(a, b, 0))
+			}
 			i += j + len(k.Value)
 		}
 	}
+}
+
+// span is one secret in a string: s[a:b], of which s[a:a+keep] stays visible.
+type span struct{ a, b, keep int }
+
+// spans are the secrets in s and in its decodings, in order, overlapping ones
+// merged.
+func (w *walker) spans(s []byte) []span {
+	var out []span
+	add := func(_ string, _ bool, sp span) { out = append(out, sp) }
+	w.secrets(s, nil, add)
+	decodings(s, func(d *decoding) bool { w.secrets(d.b, d, add); return true })
 	slices.SortFunc(out, func(x, y span) int { return x.a - y.a })
 	merged := out[:0]
 	for _, sp := range out {
@@ -238,6 +259,8 @@ type walker struct {
 	stack []seg
 	buf   []byte
 	done  bool
+	// ends is the end cache of the string being searched (secrets).
+	ends endCache
 }
 
 // seg is one step of a path: a key (its span in b; hidden when it held a secret)
