@@ -126,6 +126,7 @@ type Model struct {
 	grants   grants.Model
 	info     serverinfo.Model
 	history  history.Model
+	notifier notifier
 	// res, prompts and output are the explore views (explore.go); ex is
 	// their state in the root.
 	res     channels.ResourcesView
@@ -219,6 +220,7 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		output:      output.New(com),
 		rules:       rules.New(com, trust.DescribeWhen),
 		configTrust: configTrusts(m),
+		notifier:    newNotifier(opts),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
@@ -457,7 +459,14 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		m.tourSent(msg)
 		return m, nil
 	case tea.FocusMsg:
+		m.notifier.blurred = false
 		return m, m.q.Refocus()
+	case tea.BlurMsg:
+		m.notifier.blurred = true
+		return m, nil
+	case notifiedMsg:
+		m.notified(msg)
+		return m, nil
 	case question.TickMsg:
 		var cmd tea.Cmd
 		m.q, cmd = m.q.Tick(msg, m.typing())
