@@ -376,6 +376,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Server info (i)", Keys: serverinfo.DefaultKeyMap()},
 		{Title: "A server's resources (i, then r)", Keys: channels.DefaultResourcesKeyMap()},
 		{Title: "A server's prompts (i, then p)", Keys: channels.DefaultPromptsKeyMap()},
+		{Title: "A server's roots (i, then f)", Keys: serverinfo.DefaultRootsKeyMap()},
 		{Title: "A read resource or a got prompt", Keys: output.DefaultKeyMap()},
 		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},
