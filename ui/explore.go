@@ -569,13 +569,16 @@ func (m *Model) refreshRoots() {
 // removing (uri) a root.
 type rootsEditedMsg struct {
 	server, path, added, uri string
+	reconnects               bool
 	err                      error
 }
 
-func addRootCmd(sess *session.Manager, server, entry string) tea.Cmd {
+// addRootCmd adds a root; reconnects says the server connected without roots (so
+// it is reconnected to declare them, not notified).
+func addRootCmd(sess *session.Manager, server, entry string, reconnects bool) tea.Cmd {
 	return func() tea.Msg {
 		p, uri, err := sess.AddRoot(server, entry)
-		return rootsEditedMsg{server: server, path: p, added: uri, err: err}
+		return rootsEditedMsg{server: server, path: p, added: uri, reconnects: reconnects, err: err}
 	}
 }
 
@@ -599,7 +602,11 @@ func (m *Model) rootsEdited(msg rootsEditedMsg) {
 		note = m.St.OKText.Render("✓ ") + "removed " + common.Inline(m.St, p, 0) + " for this session; the server was told (roots/list_changed)"
 		m.status = "✓ " + name + " is no longer told of " + common.Inline(m.St, p, 60)
 	default:
-		note = m.St.OKText.Render("✓ ") + "added " + common.Inline(m.St, msg.path, 0) + " for this session; the server was told (roots/list_changed)"
+		told := "the server was told (roots/list_changed)"
+		if msg.reconnects {
+			told = "the server is reconnected to declare roots"
+		}
+		note = m.St.OKText.Render("✓ ") + "added " + common.Inline(m.St, msg.path, 0) + " for this session; " + told
 		m.status = "✓ " + name + " is told of " + common.Inline(m.St, msg.path, 60) + " for this session"
 	}
 	s, ok := m.sess.Snapshot().Server(msg.server) // the change is in it, maybe not yet in m.snap

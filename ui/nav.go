@@ -129,7 +129,7 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 		m.openRoots(intent.Server)
 	case serverinfo.AddRoot:
 		m.status = "adding a root to " + common.Inline(m.St, intent.Server, 32) + "…"
-		return m, tea.Batch(cmd, addRootCmd(m.sess, intent.Server, intent.Entry))
+		return m, tea.Batch(cmd, addRootCmd(m.sess, intent.Server, intent.Entry, m.roots.Server.Roots == nil))
 	case serverinfo.RemoveRoot:
 		m.status = "removing a root of " + common.Inline(m.St, intent.Server, 32) + "…"
 		return m, tea.Batch(cmd, removeRootCmd(m.sess, intent.Server, intent.URI))

@@ -101,6 +101,9 @@ func TestServerInfo_EditRoots(t *testing.T) {
 	if !h.m.typing() {
 		t.Error("typing a root does not hold questions back")
 	}
+	if f := ansi.Strip(h.m.footerLine()); !strings.Contains(f, "enter add it") || strings.Contains(f, "q quit") {
+		t.Errorf("the footer while a path is typed: %q", f)
+	}
 	for _, k := range keytest.Type(rel + "/./") {
 		h.send(k)
 	}

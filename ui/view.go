@@ -308,6 +308,9 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.overlay.Keys, nil)
 	case m.screen == screenForm:
 		return footerView(m.help, m.form.KeyMap(), []key.Binding{m.keys.Interrupt})
+	case m.screen == screenRoots && m.roots.Typing():
+		// The path field takes every key: the global keys are off.
+		return footerView(m.help, m.roots.KeyMap(), []key.Binding{m.keys.Interrupt})
 	}
 	if r, ok := registry[m.screen]; ok {
 		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
