@@ -3,12 +3,15 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/airlock-mcp/airlock/internal/model"
 )
 
 // The text of a notification is escaped and bounded: a server's name cannot end
@@ -100,5 +103,52 @@ func TestOSCFor(t *testing.T) {
 		if got := oscFor(func(k string) string { return env[k] }); got != tc.want {
 			t.Errorf("TERM=%s TERM_PROGRAM=%s: %b, want %b", tc.term, tc.prog, got, tc.want)
 		}
+	}
+}
+
+// rawOf runs cmd (and every Cmd of its batches) and joins the raw output they ask
+// to write; other messages are dropped.
+func rawOf(cmd tea.Cmd) string {
+	if cmd == nil {
+		return ""
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		var sb strings.Builder
+		for _, c := range msg {
+			sb.WriteString(rawOf(c))
+		}
+		return sb.String()
+	case tea.RawMsg:
+		return fmt.Sprint(msg.Msg)
+	}
+	return ""
+}
+
+// A server's request for input and a sampling request notify like a call's
+// question: only after the terminal lost focus, once when they arrive, and a
+// resize (a redraw) after them notifies nothing.
+func TestNotify_ElicitationAndSamplingWhileNotFocused(t *testing.T) {
+	h := newHarness(t, 100, 30, false)
+	el := &model.Elicitation{ID: 1, Server: "notes", Mode: "form", Message: "which?"}
+	_, cmd := h.m.Update(eventMsg{event: model.ElicitationRequested{Elicitation: el}})
+	if raw := rawOf(cmd); strings.Contains(raw, "\x1b]9;") {
+		t.Errorf("notified while focused: %q", raw)
+	}
+	h.send(tea.BlurMsg{})
+	_, cmd = h.m.Update(eventMsg{event: model.ElicitationRequested{Elicitation: &model.Elicitation{ID: 2, Server: "notes", Mode: "form", Message: "which?"}}})
+	raw := rawOf(cmd)
+	if !strings.Contains(raw, "\x1b]9;airlock: server notes asks you for input\a") ||
+		!strings.Contains(raw, "\x1b]777;notify;airlock;airlock: server notes asks you for input\a") && h.m.notifier.osc&osc777 != 0 {
+		t.Errorf("the request for input wrote %q", raw)
+	}
+	_, cmd = h.m.Update(tea.WindowSizeMsg{Width: 90, Height: 30})
+	if raw := rawOf(cmd); strings.Contains(raw, "\x1b]9;") {
+		t.Errorf("a redraw notified again: %q", raw)
+	}
+	h.m.notifier.last = h.m.notifier.last.Add(-notifyEvery)
+	_, cmd = h.m.Update(eventMsg{event: model.SamplingRequested{Request: &model.SamplingRequest{ID: 3, Server: "web"}}})
+	if raw := rawOf(cmd); !strings.Contains(raw, "\x1b]9;airlock: server web asks for an LLM completion (sampling)\a") {
+		t.Errorf("the sampling request wrote %q", raw)
 	}
 }
