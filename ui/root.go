@@ -842,6 +842,7 @@ func (m *Model) setTheme(dark bool) {
 	m.servers.Restyle()
 	m.tools.Restyle()
 	m.call.Restyle()
+	m.roots.Restyle()
 	m.hazards.Dirty = true
 	m.export.Render()
 	m.q.SetStyles(st)

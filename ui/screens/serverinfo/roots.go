@@ -84,9 +84,13 @@ func NewRoots(com *common.Common) Roots {
 	in.Prompt = "path: "
 	in.Placeholder = "/abs/path, ~/path, a path from the folder airlock started in, or file://…"
 	in.CharLimit = 4096
-	in.SetStyles(textinput.DefaultStyles(com.St.Dark))
-	return Roots{Common: com, keys: DefaultRootsKeyMap(), input: in, width: 80, height: 24}
+	v := Roots{Common: com, keys: DefaultRootsKeyMap(), input: in, width: 80, height: 24}
+	v.Restyle()
+	return v
 }
+
+// Restyle draws the path field in the current styles (a new theme).
+func (v *Roots) Restyle() { v.input.SetStyles(textinput.DefaultStyles(v.St.Dark)) }
 
 // Open shows a server's roots from the top, the field closed.
 func (v *Roots) Open(s model.ServerInfo) {
