@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -327,8 +329,7 @@ func pathBase(p string) string {
 // capability cannot be added to a running session. nil withdraws every root (the
 // capability stays declared until the next connection).
 func (m *Manager) SetRoots(server string, entries []string, home string) error {
-	s, ok := m.servers[server]
-	if !ok {
+	if _, ok := m.servers[server]; !ok {
 		return fmt.Errorf("no server %q", server)
 	}
 	var paths []string
@@ -345,9 +346,68 @@ func (m *Manager) SetRoots(server string, entries []string, home string) error {
 			paths = append(paths, p)
 		}
 	}
-	uris := rootURIs(paths)
+	return m.editRoots(server, func([]string) ([]string, error) { return rootURIs(paths), nil })
+}
+
+// AddRoot adds a root to server's roots for this session (the config is not
+// changed): entry as in the config's roots, or a path relative to the working
+// directory, made absolute and cleaned; a symbolic link is kept as written, not
+// resolved. It must exist and not be a root already. The server is told as SetRoots
+// tells it (reconnected when it connected without roots). It returns the path added
+// and its file:// URI, as ServerInfo.Roots has it.
+func (m *Manager) AddRoot(server, entry string) (path, uri string, err error) {
+	e := strings.TrimSpace(entry)
+	lower := strings.ToLower(e)
+	if e != "" && !strings.HasPrefix(lower, "file:") && e != "~" && !strings.HasPrefix(e, "~/") && !(runtime.GOOS == "windows" && strings.HasPrefix(e, `~\`)) && !filepath.IsAbs(e) {
+		abs, err := filepath.Abs(e)
+		if err != nil {
+			return "", "", err
+		}
+		e = abs
+	}
+	home, _ := config.HomeFor(runtime.GOOS, os.LookupEnv)
+	p, err := config.ParseRoot(e, home)
+	if err != nil {
+		return "", "", err
+	}
+	uri = rootURI(p)
+	err = m.editRoots(server, func(old []string) ([]string, error) {
+		if slices.Contains(old, uri) {
+			return nil, fmt.Errorf("%s is a root already", p)
+		}
+		return append(slices.Clone(old), uri), nil
+	})
+	return p, uri, err
+}
+
+// RemoveRoot takes the root uri (a file:// URI as ServerInfo.Roots has it) from
+// server's roots for this session; a folder gone since is removed all the same. The
+// last root removed leaves an empty list: the capability stays declared.
+func (m *Manager) RemoveRoot(server, uri string) error {
+	return m.editRoots(server, func(old []string) ([]string, error) {
+		i := slices.Index(old, uri)
+		if i < 0 {
+			return nil, fmt.Errorf("%s is not a root of %s", uri, server)
+		}
+		return slices.Delete(slices.Clone(old), i, i+1), nil
+	})
+}
+
+// editRoots replaces server's roots with what edit makes of them (under the
+// server's lock) and tells the server: a connection that declared roots is sent
+// notifications/roots/list_changed; one that did not is reconnected to declare them.
+func (m *Manager) editRoots(server string, edit func(old []string) ([]string, error)) error {
+	s, ok := m.servers[server]
+	if !ok {
+		return fmt.Errorf("no server %q", server)
+	}
 	s.mu.Lock()
 	old := s.roots
+	uris, err := edit(old)
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	s.roots = uris
 	s.infoVer++
 	client, declared, connected := s.client, s.declaredRoots, s.cs != nil

@@ -275,6 +275,7 @@ func (m *Model) handleEvent(e model.Event) tea.Cmd {
 				}
 			}
 			m.status = approvalNeeded + who + " of " + common.Inline(m.St, e.Pending.Tool.Ref.Qualified(), 40)
+			return tea.Batch(cmd, m.notify(approvalSummary(e.Pending)))
 		}
 		return cmd
 	case model.ApprovalClosed:
@@ -290,12 +291,14 @@ func (m *Model) handleEvent(e model.Event) tea.Cmd {
 	case model.ElicitationRequested:
 		if e.Elicitation != nil {
 			m.status = "✎ " + common.Inline(m.St, e.Elicitation.Server, 32) + " asks you for input"
-			return m.q.AddElicitation(e.Elicitation, m.askerTrust(e.Elicitation.Server))
+			return tea.Batch(m.q.AddElicitation(e.Elicitation, m.askerTrust(e.Elicitation.Server)),
+				m.notify("airlock: server "+e.Elicitation.Server+" asks you for input"))
 		}
 	case model.SamplingRequested:
 		if e.Request != nil {
 			m.status = "✎ " + common.Inline(m.St, e.Request.Server, 32) + " asks for an LLM completion (sampling)"
-			return m.q.AddSampling(e.Request, m.askerTrust(e.Request.Server))
+			return tea.Batch(m.q.AddSampling(e.Request, m.askerTrust(e.Request.Server)),
+				m.notify("airlock: server "+e.Request.Server+" asks for an LLM completion (sampling)"))
 		}
 	case model.SamplingClosed:
 		r, cmd := m.q.WithdrawSampling(e.ID)

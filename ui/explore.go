@@ -22,6 +22,7 @@ import (
 	"github.com/airlock-mcp/airlock/ui/form"
 	"github.com/airlock-mcp/airlock/ui/screens/channels"
 	"github.com/airlock-mcp/airlock/ui/screens/output"
+	"github.com/airlock-mcp/airlock/ui/screens/serverinfo"
 )
 
 // formKind is what the open form's Submit is for.
@@ -545,4 +546,72 @@ func (m *Model) logLevelSet(msg logLevelMsg) {
 	if m.info.Server.Name == msg.server {
 		m.info.SetLive("", msg.level)
 	}
+}
+
+// openRoots shows a server's roots over its info view; esc returns to it.
+func (m *Model) openRoots(name string) {
+	s, ok := m.serverInfo(name)
+	if !ok {
+		return
+	}
+	m.roots.Open(s)
+	m.push(screenRoots)
+}
+
+// refreshRoots shows the roots view's server as the newest snapshot has it.
+func (m *Model) refreshRoots() {
+	if s, ok := m.serverInfo(m.roots.Server.Name); ok {
+		m.roots.Refresh(s)
+	}
+}
+
+// rootsEditedMsg is the outcome of adding (path, whose URI is added) or
+// removing (uri) a root.
+type rootsEditedMsg struct {
+	server, path, added, uri string
+	reconnects               bool
+	err                      error
+}
+
+// addRootCmd adds a root; reconnects says the server connected without roots (so
+// it is reconnected to declare them, not notified).
+func addRootCmd(sess *session.Manager, server, entry string, reconnects bool) tea.Cmd {
+	return func() tea.Msg {
+		p, uri, err := sess.AddRoot(server, entry)
+		return rootsEditedMsg{server: server, path: p, added: uri, reconnects: reconnects, err: err}
+	}
+}
+
+func removeRootCmd(sess *session.Manager, server, uri string) tea.Cmd {
+	return func() tea.Msg {
+		return rootsEditedMsg{server: server, uri: uri, err: sess.RemoveRoot(server, uri)}
+	}
+}
+
+// rootsEdited says a root's change in the roots view and the status line; the
+// list is the session's own after it.
+func (m *Model) rootsEdited(msg rootsEditedMsg) {
+	name := common.Inline(m.St, msg.server, 32)
+	var note string
+	switch {
+	case msg.err != nil:
+		note = m.St.ErrorText.Render("✗ ") + common.Inline(m.St, msg.err.Error(), 0)
+		m.status = "✗ roots of " + name + ": " + common.Inline(m.St, msg.err.Error(), 120)
+	case msg.uri != "":
+		p := serverinfo.RootPath(msg.uri)
+		note = m.St.OKText.Render("✓ ") + "removed " + common.Inline(m.St, p, 0) + " for this session; the server was told (roots/list_changed)"
+		m.status = "✓ " + name + " is no longer told of " + common.Inline(m.St, p, 60)
+	default:
+		told := "the server was told (roots/list_changed)"
+		if msg.reconnects {
+			told = "the server is reconnected to declare roots"
+		}
+		note = m.St.OKText.Render("✓ ") + "added " + common.Inline(m.St, msg.path, 0) + " for this session; " + told
+		m.status = "✓ " + name + " is told of " + common.Inline(m.St, msg.path, 60) + " for this session"
+	}
+	s, ok := m.sess.Snapshot().Server(msg.server) // the change is in it, maybe not yet in m.snap
+	if !ok || m.roots.Server.Name != msg.server {
+		return
+	}
+	m.roots.Changed(s, note, msg.added)
 }

@@ -106,7 +106,7 @@ func (m *Model) waiting() int {
 // being typed, an elicitation form or a denial's reason. A question that
 // arrives meanwhile waits behind the badge instead of taking focus.
 func (m *Model) typing() bool {
-	return m.screen == screenForm || (m.screen == screenMain && m.tools.Typing) || m.q.Typing()
+	return m.screen == screenForm || (m.screen == screenMain && m.tools.Typing) || (m.screen == screenRoots && m.roots.Typing()) || m.q.Typing()
 }
 
 // addApproval queues the question of p. The person's own call, asked while the

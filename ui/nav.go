@@ -83,6 +83,7 @@ var registry = map[screenID]registration{
 	screenRes:      {func(m *Model) screen.Screen { return &m.res }, footerGlobal},
 	screenPrompts:  {func(m *Model) screen.Screen { return &m.prompts }, footerGlobal},
 	screenHistory:  {func(m *Model) screen.Screen { return &m.history }, footerGlobal},
+	screenRoots:    {func(m *Model) screen.Screen { return &m.roots }, footerLogsQuit},
 }
 
 // callScreen is the running call's screen, given the spinner's frame and the
@@ -124,6 +125,14 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 		m.openResources(intent.Server)
 	case serverinfo.Prompts:
 		m.openPrompts(intent.Server)
+	case serverinfo.OpenRoots:
+		m.openRoots(intent.Server)
+	case serverinfo.AddRoot:
+		m.status = "adding a root to " + common.Inline(m.St, intent.Server, 32) + "…"
+		return m, tea.Batch(cmd, addRootCmd(m.sess, intent.Server, intent.Entry, m.roots.Server.Roots == nil))
+	case serverinfo.RemoveRoot:
+		m.status = "removing a root of " + common.Inline(m.St, intent.Server, 32) + "…"
+		return m, tea.Batch(cmd, removeRootCmd(m.sess, intent.Server, intent.URI))
 	case serverinfo.Ping:
 		m.status = "pinging " + common.Inline(m.St, intent.Server, 32) + "…"
 		return m, tea.Batch(cmd, pingCmd(m.sess, intent.Server))

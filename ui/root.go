@@ -58,6 +58,7 @@ const (
 	screenOutput                   // what a resource read or a prompt get returned
 	screenRules                    // every argument rule, config and remembered (ui/screens/rules)
 	screenHistory                  // one server's protocol messages (ui/screens/history)
+	screenRoots                    // one server's roots, to add and remove (ui/screens/serverinfo)
 )
 
 // pane is the focused pane of the main screen.
@@ -126,6 +127,8 @@ type Model struct {
 	grants   grants.Model
 	info     serverinfo.Model
 	history  history.Model
+	roots    serverinfo.Roots
+	notifier notifier
 	// res, prompts and output are the explore views (explore.go); ex is
 	// their state in the root.
 	res     channels.ResourcesView
@@ -214,11 +217,13 @@ func New(ctx context.Context, m *session.Manager, opts Options) Model {
 		grants:      grants.New(com),
 		info:        serverinfo.New(com),
 		history:     history.New(com),
+		roots:       serverinfo.NewRoots(com),
 		res:         channels.NewResourcesView(com),
 		prompts:     channels.NewPromptsView(com),
 		output:      output.New(com),
 		rules:       rules.New(com, trust.DescribeWhen),
 		configTrust: configTrusts(m),
+		notifier:    newNotifier(opts),
 		tour:        tourState{keys: DefaultTourKeyMap()},
 		spinner:     spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		status:      "started",
@@ -437,6 +442,9 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 	case logLevelMsg:
 		m.logLevelSet(msg)
 		return m, nil
+	case rootsEditedMsg:
+		m.rootsEdited(msg)
+		return m, nil
 	case history.SavedMsg:
 		if msg.Err == nil {
 			m.history.SetSaved(msg.Paths)
@@ -457,7 +465,14 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		m.tourSent(msg)
 		return m, nil
 	case tea.FocusMsg:
+		m.notifier.blurred = false
 		return m, m.q.Refocus()
+	case tea.BlurMsg:
+		m.notifier.blurred = true
+		return m, nil
+	case notifiedMsg:
+		m.notified(msg)
+		return m, nil
 	case question.TickMsg:
 		var cmd tea.Cmd
 		m.q, cmd = m.q.Tick(msg, m.typing())
@@ -491,6 +506,8 @@ func (m *Model) forward(msg tea.Msg) (*Model, tea.Cmd) {
 		}
 	case m.screen == screenMain && m.tools.Typing:
 		m.tools, _, cmd = m.tools.Update(msg)
+	case m.screen == screenRoots && m.roots.Typing():
+		_, cmd = m.roots.Update(msg)
 	}
 	return m, cmd
 }
@@ -758,6 +775,9 @@ func (m *Model) setSnapshot(s *model.Snapshot) {
 	if m.screen == screenInfo || slices.Contains(m.nav, screenInfo) {
 		m.refreshInfo()
 	}
+	if m.screen == screenRoots {
+		m.refreshRoots()
+	}
 	m.refreshExplore()
 	if !m.relayout(false) {
 		m.refreshBanner() // a new layout has drawn it already
@@ -822,6 +842,7 @@ func (m *Model) setTheme(dark bool) {
 	m.servers.Restyle()
 	m.tools.Restyle()
 	m.call.Restyle()
+	m.roots.Restyle()
 	m.hazards.Dirty = true
 	m.export.Render()
 	m.q.SetStyles(st)

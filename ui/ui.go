@@ -61,6 +61,11 @@ type Options struct {
 	// request for input arrives (it rings by default: the question may wait
 	// behind the badge while the person types).
 	NoBell bool
+	// NoNotify turns desktop notifications off (--no-notify). NotifyCommand, when
+	// set, is run (no shell) with a waiting question's summary as its last argument
+	// in place of the terminal's notification ([notify] command).
+	NoNotify      bool
+	NotifyCommand []string
 	// NoColor turns colour off. Run also honours NO_COLOR.
 	NoColor bool
 	// SaveDir is the folder images, audio and blobs are saved to (s in a

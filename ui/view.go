@@ -308,6 +308,9 @@ func (m *Model) footerLine() string {
 		return footerView(m.help, m.overlay.Keys, nil)
 	case m.screen == screenForm:
 		return footerView(m.help, m.form.KeyMap(), []key.Binding{m.keys.Interrupt})
+	case m.screen == screenRoots && m.roots.Typing():
+		// The path field takes every key: the global keys are off.
+		return footerView(m.help, m.roots.KeyMap(), []key.Binding{m.keys.Interrupt})
 	}
 	if r, ok := registry[m.screen]; ok {
 		return footerView(m.help, r.get(m).KeyMap(), r.footer.keys(m, global))
@@ -376,6 +379,7 @@ func (m *Model) helpSections() []helpview.Section {
 		{Title: "Server info (i)", Keys: serverinfo.DefaultKeyMap()},
 		{Title: "A server's resources (i, then r)", Keys: channels.DefaultResourcesKeyMap()},
 		{Title: "A server's prompts (i, then p)", Keys: channels.DefaultPromptsKeyMap()},
+		{Title: "A server's roots (i, then f)", Keys: serverinfo.DefaultRootsKeyMap()},
 		{Title: "A read resource or a got prompt", Keys: output.DefaultKeyMap()},
 		{Title: "Hazards view (z)", Keys: hazards.DefaultKeyMap()},
 		{Title: "Exported changes (E)", Keys: export.DefaultKeyMap()},

@@ -14,7 +14,7 @@ func TestHelp_EveryCommandFlagAndExitCode(t *testing.T) {
 			t.Fatalf("airlock %v: exit %d\n%s", args, r.code, r.stderr)
 		}
 		for _, want := range []string{"gateway snippet", "bridge", "audit verify", "import", "pins accept", "call SERVER__TOOL",
-			"-gateway", "-tour", "-fail-on", "-args", "-sha256", "-demo", "-no-bell",
+			"-gateway", "-tour", "-fail-on", "-args", "-sha256", "-demo", "-no-bell", "-no-notify",
 			"Exit codes:", "  2  usage", "  4  check --fail-on", "  5  call", "  6  call", "timed out"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("airlock %v lacks %q:\n%s", args, want, r.stdout)
@@ -25,7 +25,7 @@ func TestHelp_EveryCommandFlagAndExitCode(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "-fail-on") || !strings.Contains(r.stdout, "-json") {
 		t.Fatalf("check --help: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, other := range []string{"-gateway", "-no-tui", "-no-bell", "-tour", "airlock demo"} {
+	for _, other := range []string{"-gateway", "-no-tui", "-no-bell", "-no-notify", "-tour", "airlock demo"} {
 		if strings.Contains(r.stdout, other) {
 			t.Errorf("check --help shows %q, not a check flag:\n%s", other, r.stdout)
 		}

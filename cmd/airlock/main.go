@@ -234,11 +234,12 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	fromPath := fs.String("from", "", "run on another client's server list (Claude, Cursor, VS Code, Codex), imported in memory")
 	asJSON := fs.Bool("json", false, "print one JSON object (the same as --format json)")
 	// The TUI's flags belong to bare airlock only: check never opens the TUI.
-	noTUI, gatewayListen, noBell := new(bool), new(string), new(bool)
+	noTUI, gatewayListen, noBell, noNotify := new(bool), new(string), new(bool), new(bool)
 	if cmd == "" {
 		noTUI = fs.Bool("no-tui", false, "print the check view instead of opening the TUI")
 		gatewayListen = fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
 		noBell = fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
+		noNotify = fs.Bool("no-notify", false, "do not send a desktop notification (OSC 9/777, or [notify] command) when a question arrives while the terminal is not focused")
 	}
 	var opts checkOptions
 	fs.StringVar(&opts.failOnSpec, "fail-on", "", "exit 4 when a hazard matches: kinds, severities or any, optionally unguarded:, or drift; comma-separated")
@@ -276,7 +277,7 @@ func runCheck(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
 			return cli.ExitConfig
 		}
-		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath), NoBell: *noBell}, gatewayFor(*gatewayListen, cfg), stderr)
+		return runSession(ctx, m, ui.Options{Title: sessionTitle(cfg, *fromPath), NoBell: *noBell, NoNotify: *noNotify, NotifyCommand: cfg.NotifyCommand}, gatewayFor(*gatewayListen, cfg), stderr)
 	}
 	return runCheckReport(ctx, cfg, opts, stdout, stderr)
 }
@@ -297,6 +298,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	gatewayListen := fs.String("gateway", "", "serve agents at ADDR (host:port) while the TUI runs")
 	tour := fs.Bool("tour", false, "open the TUI with a guided tour: captioned steps, space/n advances")
 	noBell := fs.Bool("no-bell", false, "do not ring the terminal bell when an agent's call or a server's request for input arrives")
+	noNotify := fs.Bool("no-notify", false, "do not send a desktop notification (OSC 9/777, or [notify] command) when a question arrives while the terminal is not focused")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -338,7 +340,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version, Audit: audit, MemoryTaint: true})
 		gs := gatewayFor(*gatewayListen, cfg)
 		gs.demo = true
-		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell}, gs, stderr)
+		return runSession(ctx, m, ui.Options{Title: "demo", Demo: set.Notes().RugPull, Tour: *tour, NoBell: *noBell, NoNotify: *noNotify}, gs, stderr)
 	}
 	m := session.New(cfg, session.Options{InProcess: inproc, Pins: pins, Version: version})
 	return check(ctx, m, *asJSON, stdout, stderr)

@@ -16,6 +16,8 @@
 //	max_waiting_bytes = 33554432   # argument bytes of every waiting call together (32 MiB)
 //	calls_per_minute = 0           # calls of one context in any minute, all tools; 0 = no limit
 //	rate_action = "ask"            # ask | deny: what a call beyond calls_per_minute does
+//	[notify]                       # a question waits while the terminal is not focused
+//	command = []                   # e.g. ["notify-send", "airlock"]: run, no shell, the summary last; [] = OSC 9/777
 //	[audit]
 //	path = ""                      # absolute; "" = the caller's default under state_dir
 //	[servers.NAME]                 # NAME matches ^[a-z0-9][a-z0-9-]{0,31}$
@@ -72,6 +74,10 @@ type Config struct {
 	// Limits bound the arguments of one call and the work that waits for a person;
 	// a zero field means its default (DefaultLimits).
 	Limits Limits
+	// NotifyCommand is [notify] command: the program (and its first arguments) the
+	// TUI runs, with a waiting question's one-line summary as the last argument, when
+	// the terminal is not focused; nil: the terminal's own notification (OSC 9, 777).
+	NotifyCommand []string
 	// RulesFile is where remembered decisions are kept (rules_file); "" means
 	// rules.toml beside the config file (session.RulesPath).
 	RulesFile string

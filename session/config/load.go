@@ -150,6 +150,7 @@ type rawConfig struct {
 	Gateway   *rawGateway           `toml:"gateway"`
 	Audit     *rawAudit             `toml:"audit"`
 	Limits    *rawLimits            `toml:"limits"`
+	Notify    *rawNotify            `toml:"notify"`
 	Servers   map[string]*rawServer `toml:"servers"`
 }
 
@@ -164,6 +165,11 @@ type rawLimits struct {
 	TaintPruneAfterDays  value `toml:"taint_prune_after_days"`
 	CallsPerMinute       value `toml:"calls_per_minute"`
 	RateAction           value `toml:"rate_action"`
+}
+
+// rawNotify is the [notify] table.
+type rawNotify struct {
+	Command value `toml:"command"`
 }
 
 var rawConfigType = reflect.TypeFor[rawConfig]()
@@ -462,6 +468,16 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 			}
 		}
 		b.callsPerMinute(l, &c.Limits)
+	}
+
+	if n := raw.Notify; n != nil && n.Command.set {
+		k := toml.Key{"notify", "command"}
+		cmd := b.strList(k, n.Command)
+		if cmd != nil && (len(cmd) == 0 || cmd[0] == "") {
+			b.probs.add(k, "want the program and its arguments, e.g. [\"notify-send\", \"airlock\"]")
+		} else if cmd != nil {
+			c.NotifyCommand = cmd
+		}
 	}
 
 	if a := raw.Audit; a != nil {

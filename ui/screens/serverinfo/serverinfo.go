@@ -35,7 +35,9 @@ type KeyMap struct {
 	// from the next level up (on while it is ready and declares logging).
 	Ping     key.Binding
 	LogLevel key.Binding
-	Back     key.Binding
+	// Roots opens the folders the server is told of (roots/list), to add and remove.
+	Roots key.Binding
+	Back  key.Binding
 }
 
 // DefaultKeyMap returns the server info view's keys.
@@ -46,18 +48,21 @@ func DefaultKeyMap() KeyMap {
 		Prompts:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "its prompts (fill in, get)")),
 		Ping:         key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "ping it: the answer's latency")),
 		LogLevel:     key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "its log level: the next, debug … emergency")),
+		Roots:        key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "its roots, the folders it is told of: add, remove")),
 		Back:         key.NewBinding(key.WithKeys("esc", "i", "backspace"), key.WithHelp("esc", "back")),
 	}
 }
 
-// ShortHelp implements help.KeyMap, in words short enough for 80 columns.
+// ShortHelp implements help.KeyMap, in words short enough for 80 columns: the
+// view's own keys (scrolling is in the full help, and the heading's percentage
+// says there is more).
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{common.ShortKey(k.Down, "scroll"), common.ShortKey(k.Resources, "resources"), common.ShortKey(k.Prompts, "prompts"), k.Back}
+	return []key.Binding{common.ShortKey(k.Resources, "resources"), common.ShortKey(k.Prompts, "prompts"), common.ShortKey(k.Roots, "roots"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.Column(), {k.Resources, k.Prompts, k.Ping, k.LogLevel, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Resources, k.Prompts, k.Ping, k.LogLevel, k.Roots, k.Back}}
 }
 
 // maxStderrShown is how many of the kept stderr lines the info view shows (the
@@ -136,6 +141,9 @@ type Resources struct{ Server string }
 // Prompts asks the root to open the prompts of Server.
 type Prompts struct{ Server string }
 
+// OpenRoots asks the root to open the roots view of Server.
+type OpenRoots struct{ Server string }
+
 // Ping asks the root to ping Server.
 type Ping struct{ Server string }
 
@@ -175,6 +183,8 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 			return Resources{Server: v.Server.Name}, nil
 		case key.Matches(k, v.keys.Prompts):
 			return Prompts{Server: v.Server.Name}, nil
+		case key.Matches(k, v.keys.Roots):
+			return OpenRoots{Server: v.Server.Name}, nil
 		case key.Matches(k, v.keys.Ping):
 			return Ping{Server: v.Server.Name}, nil
 		case key.Matches(k, v.keys.LogLevel):
@@ -267,6 +277,19 @@ func Content(st *theme.Styles, s model.ServerInfo, stderr []string, width int) s
 			offers = append(offers, n(len(s.Prompts), "prompt")+" (p)")
 		}
 		field("lists", strings.Join(offers, " · "))
+	}
+
+	section("Roots")
+	switch {
+	case s.Roots == nil:
+		add(st.Muted.Render("none: it is told of no folders (f adds one for this session)"))
+	case len(s.Roots) == 0:
+		add(st.Muted.Render("an empty list (f adds one for this session)"))
+	default:
+		for _, r := range s.Roots {
+			add("  " + common.Inline(st, RootPath(r), width-2))
+		}
+		add(st.Muted.Render("the folders it is told of (roots/list); f adds and removes for this session"))
 	}
 
 	section("Instructions")
