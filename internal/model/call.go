@@ -34,8 +34,11 @@ type Response struct {
 	// proposal must be for the asked tool; a bad one denies the call.
 	Remember *RuleProposal
 	// By, when set, says that no person decided: an approver that denies without
-	// asking anyone (no terminal to ask on) sets DecidedByPolicy, so that the audit
-	// log and the denial sentence do not blame the person. Zero means the person.
+	// asking anyone (no terminal to ask on) sets DecidedByPolicy, and one that allows
+	// because of `--yes` on the command line sets DecidedByFlag, so that the audit
+	// log and the sentences do not name a person who was never asked. Zero means the
+	// person. The engine writes DecidedByTaintThenFlag for a flag's answer to a
+	// question that taint made ask, as it writes DecidedByTaintThenPerson.
 	By trust.DecidedBy
 }
 
