@@ -198,6 +198,14 @@ func (e *WithdrawnError) Error() string {
 // Unwrap returns the caller's context error.
 func (e *WithdrawnError) Unwrap() error { return e.Err }
 
+// Withdrawal is the cause (context.WithCancelCause) a caller cancels its call's
+// context with to say why it withdrew the call while it waited for a person: the
+// question closes saying Why, and the call's record keeps Why after the sentence
+// that made it ask, in place of "the caller withdrew the call".
+type Withdrawal struct{ Why string }
+
+func (w *Withdrawal) Error() string { return w.Why }
+
 // CallRequest is one tool call, from the person or from an agent.
 type CallRequest struct {
 	// Context is the taint and grant context: "" means the person's own calls.

@@ -548,7 +548,12 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: d.Because(GoneWhy(ctx) + " while the call waited for a person")}
 		return d, model.ErrAgentGone
 	case ctx.Err() != nil:
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.Because("the caller withdrew the call while it waited for a person")}
+		why := "the caller withdrew the call while it waited for a person"
+		var w *model.Withdrawal
+		if errors.As(context.Cause(ctx), &w) {
+			why = w.Why
+		}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.Because(why)}
 		return d, ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() == context.DeadlineExceeded:
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByTimeout, Reasons: d.Because("nobody answered within " + e.timeout.String())}
@@ -814,7 +819,10 @@ func (q *approvalQueue) Approve(ctx context.Context, p *model.Pending) (model.Re
 		return model.Response{}, se
 	case <-ctx.Done():
 		outcome := "withdrawn by the caller"
+		var w *model.Withdrawal
 		switch {
+		case errors.As(context.Cause(ctx), &w):
+			outcome = w.Why
 		case AgentGone(ctx):
 			outcome = GoneWhy(ctx)
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
