@@ -75,4 +75,10 @@ func TestEvidence_ScreensSayTheSentenceNotTheValue(t *testing.T) {
 			t.Errorf("the result view of the %s call lacks %q or shows the value:\n%s", tt.name, tt.want, got)
 		}
 	}
+	// The withdrawn call's head line wraps at spaces, never cut at the edge.
+	for _, l := range strings.Split(ansi.Strip(result.Content(&st, withdrawn, 50)), "\n") {
+		if w := ansi.StringWidth(l); w > 50 {
+			t.Errorf("a line of the withdrawn call's view is %d wide at 50: %q", w, l)
+		}
+	}
 }

@@ -222,7 +222,7 @@ func Content(st *theme.Styles, r Result, width int) string {
 		}
 	case errors.As(r.Err, &withdrawn):
 		// Withdrawn while it waited for a person: why it asked is kept.
-		add(st.WarnText.Render("⊗ CANCELLED") + " — withdrawn while it waited for a person; it did not run")
+		add(common.WrapOwn(st.WarnText.Render("⊗ CANCELLED")+" — withdrawn while it waited for a person; it did not run", width, "", "  ")...)
 		add(common.WrapOwn(st.Key.Render("decided: ")+common.PlainInline(model.DecidedSentence(trust.Deny, withdrawn.Verdict.By)), width, "", "  ")...)
 		for _, reason := range withdrawn.Verdict.Reasons {
 			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
