@@ -51,6 +51,12 @@ const (
 	// DecidedByTaintThenPerson: policy would have allowed, taint made it ask, and the
 	// person answered.
 	DecidedByTaintThenPerson DecidedBy = "taint-asked-then-person"
+	// DecidedByFlag: the call asked and `--yes` on the command line allowed it once;
+	// nobody was asked.
+	DecidedByFlag DecidedBy = "flag"
+	// DecidedByTaintThenFlag: policy would have allowed, taint made it ask, and
+	// `--yes` on the command line allowed it once; nobody was asked.
+	DecidedByTaintThenFlag DecidedBy = "taint-asked-then-flag"
 	// DecidedByDisabled: the person turned the tool off.
 	DecidedByDisabled DecidedBy = "disabled"
 	// DecidedByUnknownTool: the call named a tool the server does not list.

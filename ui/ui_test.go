@@ -671,7 +671,7 @@ func TestResultKinds(t *testing.T) {
 
 	denied := &model.DeniedError{Verdict: trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: []string{"server x is blocked"}}}
 	plain = ansi.Strip(result.Content(st, result.New(tool, nil, nil, denied), 80))
-	screenHas(t, plain, "⊘ DENIED — the call did not run", "call denied by policy: server x is blocked", "decided by policy")
+	screenHas(t, plain, "⊘ DENIED — the call did not run", "call denied by policy: server x is blocked", "decided: denied by policy")
 
 	plain = ansi.Strip(result.Content(st, result.New(tool, nil, nil, errors.New("calling s__t: boom\x07")), 80))
 	screenHas(t, plain, "✗ FAILED — the call did not complete", "│ calling s__t: boom⟨BEL⟩")

@@ -69,22 +69,31 @@ func (m *Model) render() string {
 	}
 	sb.WriteString(m.statusLine())
 	sb.WriteByte('\n')
-	if m.tour.on && m.modalOpen() {
-		// The modal carries its own keys: the tour's one-line caption takes the
-		// footer's row, so that the modal keeps all of its room.
+	var caption []string
+	switch {
+	case m.tourQuestionOpen():
+		// The tour's own question: the caption's rule takes the footer's row
+		// (the dialog carries its own keys) and its text the rows below, so the
+		// step's words stay beside the question they are about.
+		caption = m.captionLines(l.width)
+		sb.WriteString(common.Fit(caption[0], l.width))
+		caption = caption[1:]
+	case m.tour.on && m.modalOpen():
+		// Any other modal carries its own keys: the tour's one-line caption takes
+		// the footer's row, so that the modal keeps all of its room.
 		sb.WriteString(common.Fit(m.captionLines(l.width)[0], l.width))
-	} else {
+	default:
 		sb.WriteString(common.Fit(m.footerLine(), l.width))
+		if l.captionH > 0 {
+			caption = m.captionLines(l.width)
+		}
 	}
-	if l.captionH > 0 {
-		caption := m.captionLines(l.width)
-		for i := range l.captionH {
-			sb.WriteByte('\n')
-			if i < len(caption) {
-				sb.WriteString(common.Fit(caption[i], l.width))
-			} else {
-				sb.WriteString(strings.Repeat(" ", l.width))
-			}
+	for i := range l.captionH {
+		sb.WriteByte('\n')
+		if i < len(caption) {
+			sb.WriteString(common.Fit(caption[i], l.width))
+		} else {
+			sb.WriteString(strings.Repeat(" ", l.width))
 		}
 	}
 	base := sb.String()

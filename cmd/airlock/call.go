@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
@@ -115,7 +114,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return code
 	}
 	cli.WriteResult(stdout, out.Result)
-	fmt.Fprintf(stderr, "(%s by %s in %s)\n", out.Verdict.Action, out.Verdict.By, out.Duration.Round(time.Millisecond))
+	fmt.Fprintln(stderr, cli.DecidedLine(out.Verdict, out.Duration))
 	if out.Verdict.By == trust.DecidedByRule && len(out.Verdict.Reasons) > 0 {
 		fmt.Fprintf(stderr, "(%s)\n", safetext.Inline(out.Verdict.Reasons[0]))
 	}

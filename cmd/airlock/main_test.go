@@ -522,7 +522,7 @@ func TestRulesCallListRevoke(t *testing.T) {
 			"[[servers.web.tools.fetch_url.rules]]\nwhen = { url = { host = \"example.com\" } }\npolicy = \"allow\"\n")
 	// read asks (and there is no terminal, so an ask is denied): the allow rule lets it run, named
 	r := airlock(t, "", "call", "web", "fetch_url", "--config", cfg, "--args", `{"url":"https://example.com/"}`)
-	if r.code != 0 || !strings.Contains(r.stderr, "(allow by rule in") || !strings.Contains(r.stderr, "(rule servers.web.tools.fetch_url.rules[1] (config.toml:12) allows this call)") {
+	if r.code != 0 || !strings.Contains(r.stderr, "(allowed by an argument rule, in ") || !strings.Contains(r.stderr, "(rule servers.web.tools.fetch_url.rules[1] (config.toml:12) allows this call)") {
 		t.Fatalf("allowed call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// check --json lists each tool's rules

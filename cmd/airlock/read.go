@@ -97,7 +97,7 @@ func runChannel(ctx context.Context, cmd, usage string, args []string, stdin io.
 	if code := failedCode(err, stderr); code != 0 {
 		return code
 	}
-	fmt.Fprintf(stderr, "(%s by %s in %s)\n", v.Action, v.By, dur.Round(time.Millisecond))
+	fmt.Fprintln(stderr, cli.DecidedLine(v, dur))
 	if tainted {
 		fmt.Fprintf(stderr, "(%s)\n", safetext.Inline(m.Engine().Taint("").Reason()))
 	}

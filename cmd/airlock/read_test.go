@@ -67,7 +67,7 @@ func TestReadAndPrompt_ThroughTheEngine(t *testing.T) {
 
 	uri := "demo://resource/dynamic/text/1"
 	r = airlock(t, "", "read", "ev", uri, "--config", cfg)
-	if r.code != 0 || !strings.Contains(r.stdout, uri) || !strings.Contains(r.stderr, "allow by policy") {
+	if r.code != 0 || !strings.Contains(r.stdout, uri) || !strings.Contains(r.stderr, "(allowed by policy, in ") {
 		t.Errorf("read: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = airlock(t, "", "prompt", "ev", "completable-prompt", "--args", `{"department":"Sales","name":"Eve"}`, "--config", cfg)

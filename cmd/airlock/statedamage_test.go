@@ -36,8 +36,8 @@ func TestCall_CutTaintFileTaintedCallAsks(t *testing.T) {
 		t.Fatalf("tainted call with a cut taint.json: exit %d\n%s", r.code, r.stderr)
 	}
 	r = airlock(t, "", append(send, "--yes")...)
-	if r.code != 0 || !strings.Contains(r.stderr, "--yes given: allowed once.") || !strings.Contains(r.stderr, "taint.json cannot be read") ||
-		!strings.Contains(r.stderr, "by taint-asked-then-person") {
+	if r.code != 0 || !strings.Contains(r.stderr, "--yes given: allowed once (nobody was asked).") || !strings.Contains(r.stderr, "taint.json cannot be read") ||
+		!strings.Contains(r.stderr, "asked because of taint; allowed with --yes on the command line") {
 		t.Fatalf("--yes with a cut taint.json: exit %d\n%s", r.code, r.stderr)
 	}
 }
@@ -115,7 +115,7 @@ func TestCall_GarbledRulesFileAsks(t *testing.T) {
 	if r.code != 5 || !strings.Contains(r.stderr, "airlock: error: "+rules+" cannot be read") || !strings.Contains(r.stderr, "rules.toml cannot be read") {
 		t.Fatalf("a call with a garbled rules.toml: exit %d\n%s", r.code, r.stderr)
 	}
-	if r := airlock(t, "", append(get, "--yes")...); r.code != 0 || !strings.Contains(r.stderr, "--yes given: allowed once.") {
+	if r := airlock(t, "", append(get, "--yes")...); r.code != 0 || !strings.Contains(r.stderr, "--yes given: allowed once (nobody was asked).") {
 		t.Fatalf("--yes: exit %d\n%s", r.code, r.stderr)
 	}
 }

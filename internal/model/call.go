@@ -34,8 +34,11 @@ type Response struct {
 	// proposal must be for the asked tool; a bad one denies the call.
 	Remember *RuleProposal
 	// By, when set, says that no person decided: an approver that denies without
-	// asking anyone (no terminal to ask on) sets DecidedByPolicy, so that the audit
-	// log and the denial sentence do not blame the person. Zero means the person.
+	// asking anyone (no terminal to ask on) sets DecidedByPolicy, and one that allows
+	// because of `--yes` on the command line sets DecidedByFlag, so that the audit
+	// log and the sentences do not name a person who was never asked. Zero means the
+	// person. The engine writes DecidedByTaintThenFlag for a flag's answer to a
+	// question that taint made ask, as it writes DecidedByTaintThenPerson.
 	By trust.DecidedBy
 }
 
@@ -194,6 +197,14 @@ func (e *WithdrawnError) Error() string {
 
 // Unwrap returns the caller's context error.
 func (e *WithdrawnError) Unwrap() error { return e.Err }
+
+// Withdrawal is the cause (context.WithCancelCause) a caller cancels its call's
+// context with to say why it withdrew the call while it waited for a person: the
+// question closes saying Why, and the call's record keeps Why after the sentence
+// that made it ask, in place of "the caller withdrew the call".
+type Withdrawal struct{ Why string }
+
+func (w *Withdrawal) Error() string { return w.Why }
 
 // CallRequest is one tool call, from the person or from an agent.
 type CallRequest struct {

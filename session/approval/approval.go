@@ -548,7 +548,12 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: d.Because(GoneWhy(ctx) + " while the call waited for a person")}
 		return d, model.ErrAgentGone
 	case ctx.Err() != nil:
-		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.Because("the caller withdrew the call while it waited for a person")}
+		why := "the caller withdrew the call while it waited for a person"
+		var w *model.Withdrawal
+		if errors.As(context.Cause(ctx), &w) {
+			why = w.Why
+		}
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: d.Because(why)}
 		return d, ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() == context.DeadlineExceeded:
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByTimeout, Reasons: d.Because("nobody answered within " + e.timeout.String())}
@@ -557,13 +562,7 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 		d.Verdict = trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.Because("asking a person failed, so the call is denied: " + err.Error())}
 		return d, nil
 	}
-	by := trust.DecidedByPerson
-	if v.By == trust.DecidedByTaint {
-		by = trust.DecidedByTaintThenPerson
-	}
-	if resp.By != "" {
-		by = resp.By
-	}
+	by := answeredBy(v.By, resp.By)
 	if resp.Remember != nil && (resp.Answer == model.Deny || resp.Answer == model.AllowOnce || resp.Answer == model.AllowForContext) {
 		// Only a deliberate answer is remembered: an answer outside these three is
 		// denied below and never saved as a rule.
@@ -589,14 +588,14 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 			return d, nil
 		}
 		e.grant(req.Context, callID, tool)
-		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed for this context by the person")}
+		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed for this context by "+answerer(by))}
 		return d, nil
 	case model.AllowOnce:
 		if denied := e.countAllowed(k, rated); denied != nil {
 			d.Verdict = *denied
 			return d, nil
 		}
-		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by the person")}
+		d.Verdict = trust.Verdict{Action: trust.Allow, By: by, Reasons: append(v.Reasons, "allowed once by "+answerer(by))}
 		return d, nil
 	}
 	why := "denied by the person"
@@ -606,6 +605,34 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 	d.Verdict = trust.Verdict{Action: trust.Deny, By: by, Reasons: append(v.Reasons, why)}
 	d.PersonReason = resp.Reason
 	return d, nil
+}
+
+// answeredBy is the decider written for a call that asked (asked is what made it
+// ask) and then got an answer from its approver (by, zero for the person): the
+// person or the command line's --yes, after taint when taint made it ask. Any other
+// decider the approver names (policy, for no terminal to ask on) stands as it is.
+func answeredBy(asked, by trust.DecidedBy) trust.DecidedBy {
+	if by == "" {
+		by = trust.DecidedByPerson
+	}
+	if asked != trust.DecidedByTaint {
+		return by
+	}
+	switch by {
+	case trust.DecidedByPerson:
+		return trust.DecidedByTaintThenPerson
+	case trust.DecidedByFlag:
+		return trust.DecidedByTaintThenFlag
+	}
+	return by
+}
+
+// answerer names who gave an allowing answer, for the reason sentence.
+func answerer(by trust.DecidedBy) string {
+	if by == trust.DecidedByFlag || by == trust.DecidedByTaintThenFlag {
+		return "--yes on the command line (nobody was asked)"
+	}
+	return "the person"
 }
 
 // secretFindings are the findings as a question shows them (nil for none).
@@ -792,7 +819,10 @@ func (q *approvalQueue) Approve(ctx context.Context, p *model.Pending) (model.Re
 		return model.Response{}, se
 	case <-ctx.Done():
 		outcome := "withdrawn by the caller"
+		var w *model.Withdrawal
 		switch {
+		case errors.As(context.Cause(ctx), &w):
+			outcome = w.Why
 		case AgentGone(ctx):
 			outcome = GoneWhy(ctx)
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):

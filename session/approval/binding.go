@@ -24,9 +24,9 @@ func ToolChanges(shown, now model.ToolInfo) []string {
 	}
 	switch {
 	case shown.Policy != now.Policy:
-		out = append(out, "tool policy "+policyWord(shown.Policy)+" → "+policyWord(now.Policy))
+		out = append(out, "the tool's policy changed from "+policyWord(shown.Policy)+" to "+policyWord(now.Policy))
 	case shown.Class.Action != now.Class.Action && shown.Class.Tier == now.Class.Tier:
-		out = append(out, "policy "+shown.Class.Action.String()+" → "+now.Class.Action.String())
+		out = append(out, "the tier's policy changed from "+shown.Class.Action.String()+" to "+now.Class.Action.String())
 	}
 	if shown.Fingerprint != now.Fingerprint || !bytes.Equal(shown.Raw, now.Raw) && shown.Fingerprint == "" {
 		var what []string
@@ -81,7 +81,7 @@ func ChangedBy(shown, now model.ToolInfo) trust.DecidedBy {
 
 func policyWord(a trust.Action) string {
 	if a == trust.ActionUnset {
-		return "the tier's"
+		return "the tier's default"
 	}
 	return a.String()
 }

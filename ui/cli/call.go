@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -35,8 +36,8 @@ type Prompter struct {
 func (p Prompter) Approve(ctx context.Context, pd *model.Pending) (model.Response, error) {
 	WritePending(p.Out, pd)
 	if p.Yes {
-		fmt.Fprintln(p.Out, "--yes given: allowed once.")
-		return model.Response{Answer: model.AllowOnce}, nil
+		fmt.Fprintln(p.Out, "--yes given: allowed once (nobody was asked).")
+		return model.Response{Answer: model.AllowOnce, By: trust.DecidedByFlag}, nil
 	}
 	if !p.Interactive {
 		fmt.Fprintln(p.Out, "Not a terminal and no --yes: denied.")
@@ -63,6 +64,13 @@ func (p Prompter) Approve(ctx context.Context, pd *model.Pending) (model.Respons
 		return model.Response{Answer: model.AllowOnce}, nil
 	}
 	return model.Response{Answer: model.Deny, Reason: "denied at the prompt"}, nil
+}
+
+// DecidedLine is the line `airlock call`, `read` and `prompt` print after a
+// result: how it was decided, in words (model.DecidedSentence, never the audit
+// log's value), and how long it took.
+func DecidedLine(v trust.Verdict, took time.Duration) string {
+	return "(" + model.DecidedSentence(v.Action, v.By) + ", in " + took.Round(time.Millisecond).String() + ")"
 }
 
 func readLine(ctx context.Context, r io.Reader) (string, error) {

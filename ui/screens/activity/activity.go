@@ -129,68 +129,32 @@ func (e Entry) whose(st *theme.Styles) string {
 	return common.Inline(st, e.Call.Context, 24)
 }
 
-// decision is how a call was decided, in words: "allowed by policy".
+// decision is how a call was decided, in words (model.DecisionSentence): "asked
+// because of taint; you allowed it"; a rule that decided is named.
 func (e Entry) decision() string {
 	c := e.Call
-	verb := "not decided"
-	switch c.Decision {
-	case "allow":
-		verb = "allowed"
-	case "deny":
-		verb = "denied"
+	if c.Rule != "" && trust.DecidedBy(c.DecidedBy) == trust.DecidedByRule && c.Decision != "" {
+		return ruleVerb(c.Decision) + " by argument rule " + common.PlainInline(c.Rule)
 	}
-	if c.Decision == "" {
-		return verb
-	}
-	if c.Rule != "" && trust.DecidedBy(c.DecidedBy) == trust.DecidedByRule {
-		return verb + " by rule " + common.PlainInline(c.Rule)
-	}
-	return verb + " by " + decidedByWords(c.DecidedBy)
+	return common.PlainInline(model.DecisionSentence(c.Decision, c.DecidedBy))
 }
 
 // shortDecision is decision for one row: a rule by its name, without where it
 // was written (the record says it).
 func (e Entry) shortDecision() string {
 	c := e.Call
-	if c.Rule != "" && trust.DecidedBy(c.DecidedBy) == trust.DecidedByRule {
+	if c.Rule != "" && trust.DecidedBy(c.DecidedBy) == trust.DecidedByRule && c.Decision != "" {
 		name, _, _ := strings.Cut(c.Rule, " (")
-		verb := "allowed"
-		if c.Decision == "deny" {
-			verb = "denied"
-		}
-		return verb + " by rule " + common.PlainInline(name)
+		return ruleVerb(c.Decision) + " by rule " + common.PlainInline(name)
 	}
 	return e.decision()
 }
 
-// decidedByWords says who or what decided, in the glossary's words. Values
-// airlock does not know yet are shown as they are (they are airlock's own).
-func decidedByWords(by string) string {
-	switch trust.DecidedBy(by) {
-	case trust.DecidedByPerson:
-		return "you"
-	case trust.DecidedByTaintThenPerson:
-		return "you (asked because of taint)"
-	case trust.DecidedByGrant:
-		return "your allow for this context"
-	case trust.DecidedByRule:
-		return "a rule"
-	case trust.DecidedByTimeout:
-		return "timeout (nobody answered)"
-	case trust.DecidedByAgentCancelled:
-		return "the agent (it cancelled)"
-	case trust.DecidedByAgentGone:
-		return "the agent (it disconnected)"
-	case trust.DecidedByPin:
-		return "pin (definition changed)"
-	case trust.DecidedByDisabled:
-		return "what-if (turned off)"
-	case trust.DecidedByUnknownTool:
-		return "unknown tool"
-	case "":
-		return "-"
+func ruleVerb(decision string) string {
+	if decision == "deny" {
+		return "denied"
 	}
-	return by
+	return "allowed"
 }
 
 // outcomeMark is the outcome with its glyph, in its style; an outcome it does not
@@ -348,7 +312,7 @@ func (e Entry) RecordContent(st *theme.Styles, width int) string {
 		lines = append(lines, st.Muted.Render("the result of this older call is no longer kept in memory; the audit log has its record"))
 	}
 	lines = append(lines, "")
-	out := &result.Outcome{CallID: c.CallID, Verdict: trust.Verdict{By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Result: c.Result, Duration: c.Ran}
+	out := &result.Outcome{CallID: c.CallID, Verdict: trust.Verdict{Action: trust.Allow, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Result: c.Result, Duration: c.Ran}
 	if c.Decision != "allow" {
 		out = nil
 	}

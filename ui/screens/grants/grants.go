@@ -246,20 +246,21 @@ func (v *Model) rebuild() {
 				scope = "the whole tool"
 			}
 			add(grLine{text: "✓ " + common.Inline(st, g.Ref.Qualified(), max(iw/2, 20)) + st.Muted.Render(" · "+scope), ctx: ci, grant: gi, selectable: true})
-			by := g.By
+			// Who granted it, as the sentence every screen says (never the log's value).
+			by := common.PlainInline(model.DecidedSentence(trust.Allow, trust.DecidedBy(g.By)))
 			if g.CallID != "" {
 				by += " (call " + common.Inline(st, g.CallID, 16) + ")"
 			}
-			policy := g.Policy.String()
-			if policy == "" {
-				policy = "tier default"
+			policy := "the tier's default policy"
+			if g.Policy != trust.ActionUnset {
+				policy = "tool policy " + g.Policy.String()
 			}
 			fp := g.Fingerprint
 			if len(fp) > 12 {
 				fp = fp[:12]
 			}
-			add(grLine{text: st.Muted.Render("      granted " + v.when(g.At) + " by " + by), ctx: ci, grant: gi})
-			add(grLine{text: st.Muted.Render("      while " + g.Tier.String() + " · server " + g.Trust.String() + " · policy " + policy + " · sha256 " + fp), ctx: ci, grant: gi})
+			add(grLine{text: st.Muted.Render("      granted " + v.when(g.At) + " · " + by), ctx: ci, grant: gi})
+			add(grLine{text: st.Muted.Render("      while " + g.Tier.String() + " · server " + g.Trust.String() + " · " + policy + " · sha256 " + fp), ctx: ci, grant: gi})
 		}
 	}
 	if v.cursor >= len(v.lines) || (v.cursor >= 0 && !v.lines[v.cursor].selectable) {

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/cli"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/pager"
@@ -233,7 +234,7 @@ func outputContent(st *theme.Styles, o Output, width int) string {
 		add(st.OKText.Render("✓ OK") + " — the server answered")
 	}
 	meta := func(callID string, v string, d time.Duration, tainted bool) {
-		add(common.WrapOwn(st.Muted.Render("call "+common.Inline(st, callID, 20)+" · "+d.Truncate(time.Millisecond).String()+" · decided by "+common.OrDash(v)), width, "", "  ")...)
+		add(common.WrapOwn(st.Muted.Render("call "+common.Inline(st, callID, 20)+" · "+d.Truncate(time.Millisecond).String()+" · "+common.PlainInline(model.DecidedSentence(trust.Allow, trust.DecidedBy(v)))), width, "", "  ")...)
 		if tainted {
 			add(common.WrapOwn(st.WarnText.Render("⚠ untrusted content: it tainted your context")+st.Muted.Render(" (risky calls now ask; w shows it)"), width, "", "  ")...)
 		}

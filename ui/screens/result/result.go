@@ -216,14 +216,14 @@ func Content(st *theme.Styles, r Result, width int) string {
 	case errors.As(r.Err, &denied):
 		add(st.ErrorText.Render("⊘ DENIED") + " — the call did not run")
 		add(common.WrapOwn(common.StyledInline(denied.Error(), common.MarkFn(st)), width, "  ", "  ")...)
-		add(st.Key.Render("decided by ") + common.OrDash(string(denied.Verdict.By)))
+		add(common.WrapOwn(st.Key.Render("decided: ")+common.PlainInline(model.DecidedSentence(trust.Deny, denied.Verdict.By)), width, "", "  ")...)
 		for _, reason := range denied.Verdict.Reasons {
 			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
 		}
 	case errors.As(r.Err, &withdrawn):
 		// Withdrawn while it waited for a person: why it asked is kept.
-		add(st.WarnText.Render("⊗ CANCELLED") + " — withdrawn while it waited for a person; it did not run")
-		add(st.Key.Render("decided by ") + common.OrDash(string(withdrawn.Verdict.By)))
+		add(common.WrapOwn(st.WarnText.Render("⊗ CANCELLED")+" — withdrawn while it waited for a person; it did not run", width, "", "  ")...)
+		add(common.WrapOwn(st.Key.Render("decided: ")+common.PlainInline(model.DecidedSentence(trust.Deny, withdrawn.Verdict.By)), width, "", "  ")...)
 		for _, reason := range withdrawn.Verdict.Reasons {
 			add(common.WrapOwn(common.StyledInline(reason, common.MarkFn(st)), width, "• ", "  ")...)
 		}
@@ -245,9 +245,9 @@ func Content(st *theme.Styles, r Result, width int) string {
 	if o := r.Outcome; o != nil {
 		meta := "call " + common.Inline(st, o.CallID, 20) + " · " + o.Duration.Truncate(time.Millisecond).String()
 		if len(o.Verdict.Reasons) > 0 || o.Verdict.By != "" {
-			meta += " · decided by " + string(o.Verdict.By)
+			meta += " · " + common.PlainInline(model.DecidedSentence(trust.Allow, o.Verdict.By))
 		}
-		add(st.Muted.Render(meta))
+		add(common.WrapOwn(st.Muted.Render(meta), width, "", "  ")...)
 	}
 
 	section("Arguments")
