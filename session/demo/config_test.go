@@ -63,9 +63,10 @@ func TestConfig(t *testing.T) {
 // audit.sync_before_forward and audit.segment_bytes in docs/audit-durability.md;
 // gateway.name_budget in docs/gateway-names.md; limits.calls_per_minute,
 // limits.rate_action and the rate and rate_action of servers.* and servers.*.tools.*
-// in docs/design.md ("Rate limits").
+// in docs/design.md ("Rate limits"); notify.command in docs/approval.md.
 var designKeys = map[string][]string{
-	"":                  {"policy", "gateway", "audit", "servers", "limits", "rules_file"},
+	"":                  {"policy", "gateway", "audit", "servers", "limits", "rules_file", "notify"},
+	"notify":            {"command"},
 	"limits":            {"max_args_bytes", "max_waiting_per_context", "max_waiting_bytes", "taint_prune_after_days", "calls_per_minute", "rate_action"},
 	"policy":            {"read", "write", "destructive", "approval_timeout"},
 	"gateway":           {"listen", "allow_remote", "name_budget"},
