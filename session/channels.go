@@ -59,6 +59,7 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 	name := trust.ChannelTool(k)
 	policy := channelPolicy(s, k)
 	class := trust.ClassifyChannel(trust.ChannelInput{Server: s.cfg.Name, Kind: k, ServerTrust: st, ServerLabels: s.cfg.Labels, Policy: policy, Fence: fence}, m.cfg.Policy)
+	hold := m.holdChannel(s, k, &class)
 	ref := trust.Ref{Server: s.cfg.Name, Tool: name}
 	return model.ToolInfo{
 		Ref:         ref,
@@ -69,6 +70,7 @@ func (m *Manager) channelInfo(s *server, k trust.ChannelKind, st trust.ServerTru
 		Facts:       &model.ServerFacts{Env: s.envNames, Labels: s.cfg.Labels, Local: s.local(), Fence: fence, Fenceable: s.fenceable()},
 		Policy:      policy,
 		Channel:     k,
+		Managed:     hold,
 	}
 }
 

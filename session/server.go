@@ -171,7 +171,11 @@ func (s *server) connect(parent context.Context) {
 	s.mu.Unlock()
 	s.m.changed(s.cfg.Name, gen, model.StatusConnecting)
 
-	if s.m.serverTrust(s) == trust.BlockedServer {
+	if t := s.m.serverTrust(s); t == trust.BlockedServer {
+		if _, why := policyTrustSource(s, t); why != "" {
+			s.fail(gen, errors.New("server is blocked: "+why+"; airlock does not start or connect to it"))
+			return
+		}
 		s.fail(gen, errors.New("server is blocked in the config: airlock does not connect to it"))
 		return
 	}

@@ -148,6 +148,7 @@ func (m *Manager) build(version uint64) *model.Snapshot {
 			Roots:               s.roots,
 			Deprecated:          s.deprecated,
 		}
+		info.TrustSource, info.Blocked = policyTrustSource(s, trusts[name])
 		if s.status == model.StatusReady {
 			c := s.catalog
 			info.Resources, info.ResourceTemplates, info.Prompts = c.resources, c.templates, c.prompts
@@ -270,6 +271,7 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				t.ToolPolicy = a
 			}
 			class := trust.Classify(t, m.cfg.Policy)
+			hold := m.holdTool(tc, &class)
 			tiers[class.Tier]++
 			ref := trust.Ref{Server: name, Tool: lt.wire.Name}
 			part.tools[i] = model.ToolInfo{
@@ -296,12 +298,17 @@ func (m *Manager) buildServer(s *server, key serverSnapKey) *serverSnap {
 				NameProblem:         t.NameProblem,
 				Rules:               tc.Rules,
 				RuleSet:             configRuleSet(s, lt.wire.Name, tc.Rules),
+				Managed:             hold,
 			}
 			if len(tc.Rules) > 0 {
 				part.tools[i].RuleSchema, part.tools[i].BrokenRules = approval.CheckRules(tc.Rules, lt.wire.InputSchema)
 			}
+			allow := ""
+			if !hold.Holds() { // a held tool's calls never run on an allow rule
+				allow = m.allowRule(ref, tc.Rules, saved)
+			}
 			part.assessed[i] = trust.Assessed{Ref: ref, Description: lt.wire.Description, Text: lt.text, Fingerprint: lt.fingerprint, Class: class,
-				AllowRule: m.allowRule(ref, tc.Rules, saved), Untrusted: key.trust != trust.Trusted}
+				AllowRule: allow, Untrusted: key.trust != trust.Trusted}
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(tools)/parallelBuildMin)

@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/tomlw"
 	"github.com/airlock-mcp/airlock/session/approval"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -84,6 +85,9 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 	if !ok {
 		return fmt.Errorf("no server %q", name)
 	}
+	if c := s.cfg; c.TrustCapSource.IsPolicy() && config.StricterTrust(t, c.TrustCap) != t {
+		return fmt.Errorf("the team policy holds server %s at %s (%s): a what-if cannot loosen it", name, c.TrustCap, c.TrustCapSource)
+	}
 	m.publish.Lock()
 	m.mu.Lock()
 	m.bumpOver(name)
@@ -113,8 +117,14 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 
 // SetToolPolicy sets a tool's policy for this session; ActionUnset removes the change.
 func (m *Manager) SetToolPolicy(ref trust.Ref, a trust.Action) error {
-	if _, ok := m.servers[ref.Server]; !ok {
+	s, ok := m.servers[ref.Server]
+	if !ok {
 		return fmt.Errorf("no server %q", ref.Server)
+	}
+	if a != trust.ActionUnset {
+		if cp := s.cfg.Tools[ref.Tool].Cap; cp.Action != trust.ActionUnset && config.Stricter(a, cp.Action) != a {
+			return fmt.Errorf("the team policy holds %s at %s (%s): a what-if cannot loosen it", ref.Qualified(), cp.Action, cp.Source)
+		}
 	}
 	m.publish.Lock()
 	defer m.announceOverrides()

@@ -82,7 +82,7 @@ func targetConfig(cfgPath string, demo bool) (*config.Config, error) {
 	}
 	cfg := config.Default()
 	cfg.StateDir = dir
-	return cfg, nil
+	return withPolicy(cfg)
 }
 
 func defaultConfigPath() string {

@@ -50,6 +50,10 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if !ok {
 		return cli.ExitConfig
 	}
+	if *yes && cfg.Managed != nil && !cfg.Managed.AllowYes {
+		fmt.Fprintf(stderr, "airlock: --yes is not allowed: the team policy says allow_yes_flag = false (%s); answer the question on a terminal instead\n", cfg.Managed.YesSource)
+		return 2
+	}
 	notices, done := startRun(cfg.StateDir, "airlock call", true)
 	defer done()
 	for _, s := range notices {

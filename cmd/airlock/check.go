@@ -164,7 +164,7 @@ func report(m *session.Manager, cfg *config.Config, o checkOptions, source strin
 	r := cli.Build(m.Snapshot(), cli.Input{
 		Source: source, Policy: cfg.Policy, Locations: locs, Drift: drift, Notes: notes,
 		Baseline: baseline, FailOn: o.failOn, FailOnSpec: o.failOnSpec,
-		Warnings: agentWarnings(cfg),
+		Warnings: agentWarnings(cfg), Managed: policyReport(cfg),
 	})
 	if err := r.Write(stdout, o.format, version); err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -180,6 +180,18 @@ func report(m *session.Manager, cfg *config.Config, o checkOptions, source strin
 		}
 	}
 	return r.Verdict.ExitCode
+}
+
+// policyReport is what the managed policy set, for the report (nil: none).
+func policyReport(cfg *config.Config) *cli.PolicyReport {
+	if cfg.Managed == nil {
+		return nil
+	}
+	r := &cli.PolicyReport{Files: cfg.Managed.Files, Set: []cli.PolicySetting{}}
+	for _, s := range cfg.Managed.Set {
+		r.Set = append(r.Set, cli.PolicySetting{Key: s.Key, Value: s.Value, Source: s.Source.String()})
+	}
+	return r
 }
 
 // agentWarnings reads the configs of the agent CLIs on this machine that point at
@@ -291,7 +303,11 @@ func loadOfflineConfig(path string) (*config.Config, error) {
 		}
 		return offlinePlaceholder, true
 	}
-	return config.Parse(data, path, env)
+	cfg, err := config.Parse(data, path, env)
+	if err != nil {
+		return nil, err
+	}
+	return withPolicy(cfg)
 }
 
 // writeShared writes a file meant to be shared and committed (a snapshot): through a

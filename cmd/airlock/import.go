@@ -128,7 +128,7 @@ func loadSessionConfig(cfgPath, fromPath string) (*config.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w\n(`airlock import %s` shows the imported config and the variables to export)", err, fromPath)
 	}
-	return cfg, nil
+	return withPolicy(cfg)
 }
 
 // sessionTitle names what the session runs on.

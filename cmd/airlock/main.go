@@ -153,7 +153,20 @@ func loadConfig(path string) (*config.Config, error) {
 	if path == "" && errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no config at %s: write one (start from config.example.toml), pass --config FILE, or try `airlock demo`", p)
 	}
-	return cfg, err
+	if err != nil {
+		return nil, err
+	}
+	return withPolicy(cfg)
+}
+
+// withPolicy applies the managed policy files (docs/policy.md) to cfg: every config
+// a command runs on, the demo's included, goes through it. A policy file that
+// exists but cannot be read or trusted stops the command (fail closed).
+func withPolicy(cfg *config.Config) (*config.Config, error) {
+	if err := config.ApplyPolicies(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // configPath is path, or the default config path when path is empty.
@@ -303,7 +316,11 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return 2
 	}
 	set := demo.NewSet()
-	cfg := demo.Config()
+	cfg, err := withPolicy(demo.Config())
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return cli.ExitConfig
+	}
 	inproc := map[string]*mcp.Server{}
 	for _, n := range demo.Names() {
 		inproc[n] = set.Server(n)

@@ -82,6 +82,11 @@ type Pending struct {
 	// nothing was found.
 	Secrets    []SecretFinding
 	ArgsMasked json.RawMessage
+	// Held is set when the managed policy holds this call (its tool or tier at
+	// ask, or a rule of the policy's decided it): the sentence saying so. The
+	// question then offers only this call's yes and no, never a grant or an
+	// "always".
+	Held       string
 	ArgsSHA256 string
 	Created    time.Time
 	// Deadline is when the call is denied if nobody answers.

@@ -12,10 +12,15 @@ import (
 // ServerInfo is a point-in-time view of one server. Text fields that came from the
 // server (Instructions, Err, Notices, Implementation) are raw: escape before display.
 type ServerInfo struct {
-	Name   string
-	Trust  trust.ServerTrust
-	Labels []trust.Leg
-	Status Status
+	Name  string
+	Trust trust.ServerTrust
+	// TrustSource is "policy: FILE:LINE" when the managed policy set Trust ("":
+	// the person's config or live change); Blocked says why the policy blocks
+	// the server ("" when it does not).
+	TrustSource string
+	Blocked     string
+	Labels      []trust.Leg
+	Status      Status
 	// Err says why the server failed (nil unless Status is StatusFailed).
 	Err error
 	// Gen numbers the connection this view comes from.

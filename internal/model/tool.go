@@ -66,6 +66,32 @@ type ToolInfo struct {
 	// "optional" or "required"). airlock cannot run task-augmented calls (go-sdk
 	// v1.8.0 does not implement SEP-2663): Call refuses a "required" tool up front.
 	TaskSupport string
+	// Managed is the managed policy's hold on the tool (docs/policy.md); nil when
+	// the policy sets nothing for it or its tier.
+	Managed *PolicyHold
+}
+
+// PolicyHold is what the managed policy holds a tool to.
+type PolicyHold struct {
+	// Action is trust.Ask or trust.Deny when the policy (the tool's entry, or its
+	// tier's) holds the tool there: no rule, grant or answer of the person's lets
+	// its calls run unasked. ActionUnset when only the policy's rules apply.
+	Action trust.Action
+	// Source says where: "policy: FILE:LINE".
+	Source string
+	// Rules are the policy's deny and ask rules for the tool, which decide before
+	// the person's; RuleSet is them compiled (the session's own).
+	Rules   []trust.Rule
+	RuleSet *trust.RuleSet
+}
+
+// Holds reports whether the policy holds the tool at ask or deny.
+func (h *PolicyHold) Holds() bool { return h != nil && h.Action >= trust.Ask }
+
+// PolicyHeld is the sentence of a question the policy's hold forbids a standing
+// allow for: said in the dialog and in every refusal of a grant or an "always".
+func (h *PolicyHold) PolicyHeld() string {
+	return "the team policy asks for every call of this tool (" + h.Source + "): it cannot be allowed for the context or always"
 }
 
 // ServerFacts is what a tool's entry says of its server. One value is shared by the

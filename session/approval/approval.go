@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -241,6 +242,9 @@ func (e *Engine) Decide(ctxName string, tool model.ToolInfo) trust.Verdict {
 	e.mu.Lock()
 	e.loadTaintsLocked()
 	granted, ended := e.grantForLocked(k, tool)
+	if tool.Managed.Holds() {
+		granted = false // no grant outranks the policy's hold
+	}
 	v := trust.Decide(tool.Class, granted, e.taintLocked(k))
 	e.mu.Unlock()
 	if unreadable != nil {
@@ -281,11 +285,36 @@ func (e *Engine) decideCall(ctxName string, tool model.ToolInfo, args []byte, lo
 	if schema == nil && slices.ContainsFunc(lists, func(l []trust.Rule) bool { return len(l) > 0 }) {
 		schema = trust.ParseSchema(tool.InputSchema)
 	}
+	held := tool.Managed.Holds()
+	var policyRule *trust.Rule
+	var policyNotes []string
+	if h := tool.Managed; h != nil && len(h.Rules) > 0 {
+		// The policy's deny and ask rules are matched on their own, before the
+		// person's: however specific, no rule of the person's outranks them, and
+		// no live change turns them off.
+		if schema == nil {
+			schema = trust.ParseSchema(tool.InputSchema)
+		}
+		set := h.RuleSet
+		if set == nil {
+			set = trust.NewRuleSet(h.Rules)
+		}
+		policyRule, policyNotes = ruleFor([]*trust.RuleSet{set}, [][]trust.Rule{h.Rules}, args, e.home, local, schema)
+		bare := tool
+		bare.RuleSet = nil // the policy's rules are checked against the schema here
+		if broken := brokenRule(bare, [][]trust.Rule{h.Rules}, schema); broken != nil && (policyRule == nil || policyRule.Policy != trust.Deny) {
+			policyRule = broken
+		}
+	}
 	rule, notes := ruleFor(sets, lists, args, e.home, local, schema)
 	if broken := brokenRule(tool, lists, schema); broken != nil && (rule == nil || rule.Policy != trust.Deny) {
 		// Fail closed: a rule that can never match asks for every call, unless a
 		// deny rule that does match denies it.
 		rule = broken
+	}
+	if policyRule != nil && (rule == nil || rule.Policy != trust.Deny || policyRule.Policy == trust.Deny) {
+		rule, notes = policyRule, append(policyNotes, notes...)
+		held = true
 	}
 	k := ContextKey(ctxName)
 	e.mu.Lock()
@@ -293,15 +322,27 @@ func (e *Engine) decideCall(ctxName string, tool model.ToolInfo, args []byte, lo
 	e.touchLocked(k)
 	granted, ended := e.grantForLocked(k, tool)
 	applied := rule
-	if rule != nil && rule.Source == RulesFile && rule.Policy == trust.Allow && tool.Class.Tier >= trust.TierDestructive {
+	heldWhy := ""
+	switch {
+	case rule != nil && rule.Source == RulesFile && rule.Policy == trust.Allow && tool.Class.Tier >= trust.TierDestructive:
 		// A remembered "always allow" is refused for a destructive tool when it is
 		// saved; a tool that became destructive since (a new definition accepted)
 		// does not inherit it either: the destructive confirmation stays.
 		applied = nil
+		heldWhy = "remembered rule " + rule.Label() + " would have allowed this call, but a remembered decision never covers a destructive tool"
+	case held && rule != nil && rule.Policy == trust.Allow:
+		applied = nil
+		heldWhy = "rule " + rule.Label() + " would have allowed this call, but " + tool.Managed.PolicyHeld()
+	}
+	if held && granted {
+		granted = false
+		if heldWhy == "" && tool.Managed.Holds() {
+			heldWhy = "your grant for this context would have allowed this call, but " + tool.Managed.PolicyHeld()
+		}
 	}
 	v = trust.DecideRules(tool.Class, granted, e.taintLocked(k), applied)
-	if applied != rule {
-		v.Reasons = append(v.Reasons, "remembered rule "+rule.Label()+" would have allowed this call, but a remembered decision never covers a destructive tool")
+	if heldWhy != "" {
+		v.Reasons = append(v.Reasons, heldWhy)
 	}
 	v.Reasons = withPathNotes(v, notes)
 	e.mu.Unlock()
@@ -531,6 +572,9 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 	if len(found) > 0 {
 		p.ArgsMasked = secrets.Mask(req.Args, e.known)
 	}
+	if heldCall(tool, rule) {
+		p.Held = policyHeld(tool, rule)
+	}
 	d = Decision{Asked: true, Shown: shown, AskedBecause: askedBecause(v, rule, shown, tool.Class.Reasons)}
 	if rated != nil && rated.why != "" {
 		d.AskedBecause = "asked because " + rated.why
@@ -563,6 +607,12 @@ func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallReq
 		return d, nil
 	}
 	by := answeredBy(v.By, resp.By)
+	if heldCall(tool, rule) && (resp.Answer == model.AllowForContext || resp.Remember != nil && resp.Answer != model.Deny) {
+		// The dialog never offers these for a call the policy holds; an answer
+		// that asks for one allows nothing.
+		d.Verdict = trust.Verdict{Action: trust.Deny, By: by, Reasons: append(v.Reasons, "the answer was to allow beyond this call, but "+policyHeld(tool, rule))}
+		return d, nil
+	}
 	if resp.Remember != nil && (resp.Answer == model.Deny || resp.Answer == model.AllowOnce || resp.Answer == model.AllowForContext) {
 		// Only a deliberate answer is remembered: an answer outside these three is
 		// denied below and never saved as a rule.
@@ -633,6 +683,21 @@ func answerer(by trust.DecidedBy) string {
 		return "--yes on the command line (nobody was asked)"
 	}
 	return "the person"
+}
+
+// heldCall reports whether the managed policy holds this call: its tool or tier
+// is held at ask or deny, or a rule of the policy's decided it. Nothing but the
+// person's answer for this one call then allows it.
+func heldCall(tool model.ToolInfo, rule *trust.Rule) bool {
+	return tool.Managed.Holds() || rule != nil && strings.HasPrefix(rule.Source, "policy ")
+}
+
+// policyHeld is the sentence of a held call.
+func policyHeld(tool model.ToolInfo, rule *trust.Rule) string {
+	if tool.Managed.Holds() {
+		return tool.Managed.PolicyHeld()
+	}
+	return "the team policy's rule " + rule.Label() + " decides this call: it cannot be allowed for the context or always"
 }
 
 // secretFindings are the findings as a question shows them (nil for none).

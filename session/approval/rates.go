@@ -91,8 +91,8 @@ const maxRatesFileBytes = 16 << 20
 // file's lock, so two calls never both take a window's last slot, in one process
 // or in several. Without a state dir the counts are kept in memory.
 type rateBook struct {
-	servers map[string]config.Rate
-	tools   map[trust.Ref]config.Rate
+	servers map[string][]config.Rate
+	tools   map[trust.Ref][]config.Rate
 	context *config.Rate
 	path    string // "" keeps the counts in memory
 
@@ -107,14 +107,14 @@ type rateBook struct {
 // newRateBook is the book of the rate limits servers and limits set, its counts in
 // stateDir ("": in memory); nil when none is set, so a call costs nothing more.
 func newRateBook(servers []config.Server, limits config.Limits, stateDir string) *rateBook {
-	b := &rateBook{servers: map[string]config.Rate{}, tools: map[trust.Ref]config.Rate{}}
+	b := &rateBook{servers: map[string][]config.Rate{}, tools: map[trust.Ref][]config.Rate{}}
 	for _, s := range servers {
-		if s.Rate != nil && s.Rate.N > 0 {
-			b.servers[s.Name] = *s.Rate
+		if rs := bothRates(s.Rate, s.PolicyRates); len(rs) > 0 {
+			b.servers[s.Name] = rs
 		}
 		for name, t := range s.Tools {
-			if t.Rate != nil && t.Rate.N > 0 {
-				b.tools[trust.Ref{Server: s.Name, Tool: name}] = *t.Rate
+			if rs := bothRates(t.Rate, t.PolicyRates); len(rs) > 0 {
+				b.tools[trust.Ref{Server: s.Name, Tool: name}] = rs
 			}
 		}
 	}
@@ -132,6 +132,35 @@ func newRateBook(servers []config.Server, limits config.Limits, stateDir string)
 	return b
 }
 
+// bothRates are the person's rate and the managed policy's, each kept as a limit:
+// a call must be under every one. Two over the same window are one window's
+// count, so they become one limit: the smaller number, deny over ask.
+func bothRates(own *config.Rate, policy []config.SourcedRate) []config.Rate {
+	var out []config.Rate
+	add := func(r config.Rate) {
+		if r.N <= 0 {
+			return
+		}
+		for i := range out {
+			if out[i].Per == r.Per {
+				out[i].N = min(out[i].N, r.N)
+				if r.Action == trust.Deny {
+					out[i].Action = trust.Deny
+				}
+				return
+			}
+		}
+		out = append(out, r)
+	}
+	if own != nil {
+		add(*own)
+	}
+	for _, p := range policy {
+		add(p.Rate)
+	}
+	return out
+}
+
 // limitsFor are the limits a call of ref is held to: the tool's, the server's, the
 // context's, in that order; none for a resource read or a prompt get, which are
 // not tool calls.
@@ -140,10 +169,10 @@ func (b *rateBook) limitsFor(ref trust.Ref) []rateLimit {
 		return nil
 	}
 	var out []rateLimit
-	if r, ok := b.tools[ref]; ok {
+	for _, r := range b.tools[ref] {
 		out = append(out, rateLimit{rateTool, ref.Qualified(), r})
 	}
-	if r, ok := b.servers[ref.Server]; ok {
+	for _, r := range b.servers[ref.Server] {
 		out = append(out, rateLimit{rateServer, ref.Server, r})
 	}
 	if b.context != nil {

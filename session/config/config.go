@@ -81,6 +81,10 @@ type Config struct {
 	// RulesFile is where remembered decisions are kept (rules_file); "" means
 	// rules.toml beside the config file (session.RulesPath).
 	RulesFile string
+	// Managed is what the managed policy set (nil: no policy file applied);
+	// LimitSources names, by [limits] key, the limits the policy set.
+	Managed      *Managed
+	LimitSources map[string]Source
 }
 
 // Limits are the [limits] table: beyond a size or waiting limit a call is refused
@@ -185,6 +189,28 @@ type Server struct {
 	// Rate, when set, is rate and rate_action: how many calls to this server, all
 	// its tools together, one context may make in a window (nil: no limit).
 	Rate *Rate
+
+	// What the managed policy set on this server (the zero values: nothing).
+	// TrustSource names the policy when it made Trust stricter than the person's;
+	// TrustCap is the loosest trust the policy lets the server have (a what-if
+	// cannot go past it) when TrustCapSource is set. Blocked says why the policy
+	// blocks the server ("" when it does not). PolicyRates are the policy's rates,
+	// kept beside Rate: a call must be under each.
+	TrustSource     Source
+	TrustCap        trust.ServerTrust
+	TrustCapSource  Source
+	Blocked         string
+	ResourcesSource Source
+	PromptsSource   Source
+	LabelsSource    Source
+	SandboxSource   Source
+	PolicyRates     []SourcedRate
+}
+
+// SourcedRate is a rate the managed policy set, with its source.
+type SourcedRate struct {
+	Rate   Rate
+	Source Source
 }
 
 // Sandbox is a [servers.NAME.sandbox] table: what a fenced stdio server may reach
@@ -258,6 +284,14 @@ type Tool struct {
 	// Rate, when set, is the tool's rate and rate_action: how many calls of this
 	// tool one context may make in a window (nil: no limit).
 	Rate *Rate
+
+	// What the managed policy set on this tool. Cap is the action its calls are
+	// held to after every other setting (Action unset: none); PolicyRules are the
+	// policy's deny and ask rules, which decide before the person's rules;
+	// PolicyRates are kept beside Rate.
+	Cap         Cap
+	PolicyRules []trust.Rule
+	PolicyRates []SourcedRate
 }
 
 // The default limits (DefaultLimits).

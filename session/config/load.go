@@ -104,7 +104,7 @@ func Parse(data []byte, path string, env func(string) (string, bool)) (*Config, 
 	if err != nil { // not expected after checkShape
 		return nil, syntaxError(file, src, err)
 	}
-	probs = unknownKeys(&md)
+	probs = unknownKeys(&md, rawConfigType)
 	b := builder{env: env, home: homeDir(env)}
 	c := b.build(&raw, path)
 	probs = append(probs, b.probs...)
@@ -297,7 +297,7 @@ func checkShape(p *problems, data any, t reflect.Type, key toml.Key) {
 // unknownKeys reports the keys toml did not decode, and those it matched to a field
 // only case-insensitively. Below an unknown key nothing more is reported, nor inside
 // a value (an array of inline tables, say), whose type the builder checks.
-func unknownKeys(md *toml.MetaData) problems {
+func unknownKeys(md *toml.MetaData, root reflect.Type) problems {
 	var p problems
 	seen := make(map[string]bool)
 	report := func(k toml.Key, hint string) {
@@ -316,23 +316,23 @@ func unknownKeys(md *toml.MetaData) problems {
 	}
 	// Undecoded and Keys list keys in document order, so a table comes before its keys.
 	for _, k := range md.Undecoded() {
-		if n, _ := walkKey(k); n >= 0 {
+		if n, _ := walkKey(root, k); n >= 0 {
 			report(k, "")
 		}
 	}
 	for _, k := range md.Keys() {
-		if n, name := walkKey(k); name != "" {
+		if n, name := walkKey(root, k); name != "" {
 			report(k[:n+1], "did you mean "+name+"?")
 		}
 	}
 	return p
 }
 
-// walkKey follows k through the raw structs as toml does. When a part matches a
+// walkKey follows k through the raw structs from root as toml does. When a part matches a
 // field only case-insensitively it returns that part's index and the field's name;
 // when k ends inside a value it returns -1; otherwise len(k) and "".
-func walkKey(k toml.Key) (int, string) {
-	t := rawConfigType
+func walkKey(root reflect.Type, k toml.Key) (int, string) {
+	t := root
 	for i, part := range k {
 		t = deref(t)
 		switch {
@@ -444,30 +444,7 @@ func (b *builder) build(raw *rawConfig, path string) *Config {
 	}
 
 	if l := raw.Limits; l != nil {
-		var n int64
-		if b.positive(toml.Key{"limits", "max_args_bytes"}, l.MaxArgsBytes, &n) {
-			if n > trust.MaxArgsLimit {
-				// Every audit record holds a call's arguments whole, and the log's
-				// readers refuse a line longer than the longest airlock writes.
-				b.probs.add(toml.Key{"limits", "max_args_bytes"}, "want at most %d (32 MiB: the longest arguments an audit record holds whole), got %d", trust.MaxArgsLimit, n)
-			} else {
-				c.Limits.MaxArgsBytes = int(n)
-			}
-		}
-		if b.positive(toml.Key{"limits", "max_waiting_per_context"}, l.MaxWaitingPerContext, &n) {
-			c.Limits.MaxWaitingPerContext = int(n)
-		}
-		if b.positive(toml.Key{"limits", "max_waiting_bytes"}, l.MaxWaitingBytes, &n) {
-			c.Limits.MaxWaitingBytes = n
-		}
-		if b.positive(toml.Key{"limits", "taint_prune_after_days"}, l.TaintPruneAfterDays, &n) {
-			if n > maxTaintPruneDays {
-				b.probs.add(toml.Key{"limits", "taint_prune_after_days"}, "want at most %d days (100 years), got %d", maxTaintPruneDays, n)
-			} else {
-				c.Limits.TaintPruneAfter = time.Duration(n) * 24 * time.Hour
-			}
-		}
-		b.callsPerMinute(l, &c.Limits)
+		b.readLimits(l, &c.Limits)
 	}
 
 	if n := raw.Notify; n != nil && n.Command.set {

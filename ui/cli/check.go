@@ -52,6 +52,8 @@ type Report struct {
 	// Notes are airlock's own remarks about the run (a snapshot server the config
 	// no longer has, ...).
 	Notes []string `json:"notes,omitempty"`
+	// Policy is what the managed policy files set (nil: none applied).
+	Policy *PolicyReport `json:"policy,omitempty"`
 	// Warnings are what airlock sees wrong around it, though no server is at fault:
 	// an agent that gives up on a call before approval_timeout (agentlimits.go).
 	// They do not change the exit code.
@@ -69,13 +71,15 @@ type Warning struct {
 
 // ServerReport is one entry of Report.Servers.
 type ServerReport struct {
-	Name                string            `json:"name"`
-	Status              model.Status      `json:"status"`
-	Error               string            `json:"error"`
-	Trust               trust.ServerTrust `json:"trust"`
-	Protocol            string            `json:"protocol"`
-	InstructionsChanged bool              `json:"instructions_changed"`
-	Notices             []string          `json:"notices,omitempty"`
+	Name   string            `json:"name"`
+	Status model.Status      `json:"status"`
+	Error  string            `json:"error"`
+	Trust  trust.ServerTrust `json:"trust"`
+	// TrustSource is "policy: FILE:LINE" when the managed policy set the trust.
+	TrustSource         string   `json:"trust_source,omitempty"`
+	Protocol            string   `json:"protocol"`
+	InstructionsChanged bool     `json:"instructions_changed"`
+	Notices             []string `json:"notices,omitempty"`
 	// RuleErrors are the config's rules that can never match the listing (each
 	// names the rule and its line); any fails the check.
 	RuleErrors []string  `json:"rule_errors,omitempty"`
@@ -139,11 +143,14 @@ type ToolReport struct {
 	Legs       []trust.Leg     `json:"legs"`
 	// Persistent says the tool writes to a store labelled persistent (a tainted
 	// context asks before it whatever policy or grants say).
-	Persistent bool           `json:"persistent,omitempty"`
-	Policy     trust.Action   `json:"policy"`
-	Pin        trust.PinState `json:"pin"`
-	Reasons    []string       `json:"reasons"`
-	Location   *Location      `json:"location,omitempty"`
+	Persistent bool         `json:"persistent,omitempty"`
+	Policy     trust.Action `json:"policy"`
+	// PolicySource is "policy: FILE:LINE" when the managed policy holds the
+	// tool's action (its own entry or its tier's).
+	PolicySource string         `json:"policy_source,omitempty"`
+	Pin          trust.PinState `json:"pin"`
+	Reasons      []string       `json:"reasons"`
+	Location     *Location      `json:"location,omitempty"`
 	// Rules are the tool's argument rules from the config (docs/rules.md); omitted
 	// when it has none. Remembered rules are listed by `airlock rules list`.
 	Rules []RuleReport `json:"rules,omitempty"`
@@ -179,6 +186,20 @@ func ruleReports(rules []trust.Rule) []RuleReport {
 
 // NewReport builds the report of a snapshot, with no config locations, fix hints,
 // drift or rule (see Build for those).
+// PolicyReport is the managed policy in a report: its files and each value they
+// set, with its source.
+type PolicyReport struct {
+	Files []string        `json:"files"`
+	Set   []PolicySetting `json:"set"`
+}
+
+// PolicySetting is one value a policy file set.
+type PolicySetting struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
 func NewReport(s *model.Snapshot) Report {
 	r := Report{SchemaVersion: ReportSchemaVersion, Source: "live", Servers: []ServerReport{}, Tools: []ToolReport{}, Hazards: []HazardReport{}, Drift: []model.DriftFinding{}}
 	for _, h := range s.Hazards {
@@ -189,6 +210,7 @@ func NewReport(s *model.Snapshot) Report {
 			Name:                sv.Name,
 			Status:              sv.Status,
 			Trust:               sv.Trust,
+			TrustSource:         sv.TrustSource,
 			Protocol:            sv.Protocol,
 			InstructionsChanged: sv.InstructionsChanged,
 			Notices:             sv.Notices,
@@ -219,20 +241,25 @@ func NewReport(s *model.Snapshot) Report {
 			legs = []trust.Leg{}
 		}
 		served, _ := s.ServedName(t)
+		policySource := ""
+		if t.Managed.Holds() {
+			policySource = t.Managed.Source
+		}
 		r.Tools = append(r.Tools, ToolReport{
-			Server:     t.Ref.Server,
-			Name:       t.Ref.Tool,
-			Qualified:  t.Ref.Qualified(),
-			ServedName: served,
-			Tier:       t.Class.Tier,
-			Declared:   declared,
-			Effective:  t.Class.Effective,
-			Legs:       legs,
-			Persistent: t.Class.Persistent,
-			Policy:     t.Class.Action,
-			Pin:        t.Pin,
-			Reasons:    t.Class.Reasons,
-			Rules:      ruleReports(t.Rules),
+			PolicySource: policySource,
+			Server:       t.Ref.Server,
+			Name:         t.Ref.Tool,
+			Qualified:    t.Ref.Qualified(),
+			ServedName:   served,
+			Tier:         t.Class.Tier,
+			Declared:     declared,
+			Effective:    t.Class.Effective,
+			Legs:         legs,
+			Persistent:   t.Class.Persistent,
+			Policy:       t.Class.Action,
+			Pin:          t.Pin,
+			Reasons:      t.Class.Reasons,
+			Rules:        ruleReports(t.Rules),
 		})
 	}
 	return r
@@ -320,6 +347,9 @@ func (r Report) WriteText(w io.Writer) error {
 		return err
 	}
 	for _, s := range r.Servers {
+		if s.TrustSource != "" {
+			fmt.Fprintf(w, "  %s: trust %s (%s)\n", s.Name, s.Trust, e(s.TrustSource))
+		}
 		if s.Error != "" {
 			fmt.Fprintf(w, "  %s: %s\n", s.Name, e(s.Error))
 		}
@@ -361,10 +391,16 @@ func (r Report) WriteText(w io.Writer) error {
 			return err
 		}
 		for _, t := range r.Tools {
+			if t.PolicySource != "" {
+				fmt.Fprintf(w, "  %s: policy %s (%s)\n", e(t.Qualified), t.Policy, e(t.PolicySource))
+			}
 			if t.ServedName != "" && t.ServedName != t.Qualified {
 				fmt.Fprintf(w, "  %s: agents call it %s (the gateway's name: its own is no name every agent client accepts)\n", e(t.Qualified), t.ServedName)
 			}
 		}
+	}
+	if r.Policy != nil {
+		fmt.Fprintf(w, "team policy: %s\n", e(strings.Join(r.Policy.Files, ", ")))
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", e(n))

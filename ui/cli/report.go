@@ -82,6 +82,8 @@ type Input struct {
 	Notes     []string
 	// Warnings are said in every format and change no exit code.
 	Warnings []string
+	// Policy is what the managed policy set (nil: no policy applied).
+	Managed *PolicyReport
 	// Baseline holds the accepted hazards (nil: none).
 	Baseline Baseline
 	// FailOn is the rule (nil: none) and FailOnSpec how it was written.
@@ -98,6 +100,7 @@ func Build(s *model.Snapshot, in Input) Report {
 		r.Source = in.Source
 	}
 	r.Notes = in.Notes
+	r.Policy = in.Managed
 	if in.Drift != nil {
 		r.Drift = in.Drift
 	}
