@@ -733,16 +733,19 @@ type policyPlace struct {
 
 // policyPlacesFor are the policy files on goos with the environment env: the
 // platform's, then the one AIRLOCK_POLICY names (which must be absolute).
+// programData is Windows' ProgramData folder as the system knows it (its known
+// folder, never the environment's %ProgramData%, which the person sets: a policy
+// found through it could be any file they chose).
 //
 //	linux, BSD  /etc/airlock/policy.toml
 //	darwin      /Library/Application Support/airlock/policy.toml
-//	windows     %ProgramData%\airlock\policy.toml (C:\ProgramData when unset)
-func policyPlacesFor(goos string, env func(string) (string, bool)) ([]policyPlace, error) {
+//	windows     PROGRAMDATA\airlock\policy.toml (C:\ProgramData when unknown)
+func policyPlacesFor(goos, programData string, env func(string) (string, bool)) ([]policyPlace, error) {
 	var out []policyPlace
 	switch goos {
 	case "windows":
-		d, ok := env("ProgramData")
-		if !ok || !IsAbsFor(goos, d) {
+		d := programData
+		if !IsAbsFor(goos, d) {
 			d = `C:\ProgramData`
 		}
 		out = append(out, policyPlace{path: joinFor(goos, d, "airlock", "policy.toml")})
@@ -765,7 +768,7 @@ func policyPlacesFor(goos string, env func(string) (string, bool)) ([]policyPlac
 // PolicyPaths are the policy files airlock looks for on this system (the
 // platform's and AIRLOCK_POLICY's), whether or not they exist.
 func PolicyPaths() ([]string, error) {
-	places, err := policyPlacesFor(runtime.GOOS, os.LookupEnv)
+	places, err := policyPlacesFor(runtime.GOOS, systemProgramData(), os.LookupEnv)
 	var out []string
 	for _, p := range places {
 		out = append(out, p.path)
@@ -778,7 +781,7 @@ func PolicyPaths() ([]string, error) {
 // but cannot be read or trusted, or that AIRLOCK_POLICY names and does not exist, is
 // a *PolicyError, never an empty policy.
 func LoadPolicies() ([]*Policy, error) {
-	places, err := policyPlacesFor(runtime.GOOS, os.LookupEnv)
+	places, err := policyPlacesFor(runtime.GOOS, systemProgramData(), os.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -839,7 +842,6 @@ const maxPolicyBytes = 4 << 20
 type policyStat struct {
 	uid  uint32
 	perm fs.FileMode
-	dir  bool
 }
 
 // policyStatProblem says why a policy file (or its folder, dir) with these facts

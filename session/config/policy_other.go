@@ -15,3 +15,6 @@ func readPolicyFile(path string) ([]byte, error) {
 	}
 	return nil, &PolicyError{Path: path, Why: "cannot be checked for its owner on this system", Err: errors.ErrUnsupported}
 }
+
+// systemProgramData is Windows' ProgramData folder; none here.
+func systemProgramData() string { return "" }

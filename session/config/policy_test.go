@@ -12,19 +12,23 @@ import (
 
 func TestPolicyPlacesFor(t *testing.T) {
 	for _, c := range []struct {
-		goos string
-		env  map[string]string
-		want []string
+		goos        string
+		programData string
+		env         map[string]string
+		want        []string
 	}{
-		{"linux", nil, []string{"/etc/airlock/policy.toml"}},
-		{"freebsd", nil, []string{"/etc/airlock/policy.toml"}},
-		{"darwin", nil, []string{"/Library/Application Support/airlock/policy.toml"}},
-		{"windows", map[string]string{"ProgramData": `D:\PD`}, []string{`D:\PD\airlock\policy.toml`}},
-		{"windows", nil, []string{`C:\ProgramData\airlock\policy.toml`}},
-		{"linux", map[string]string{PolicyEnv: "/srv/team.toml"}, []string{"/etc/airlock/policy.toml", "/srv/team.toml"}},
-		{"linux", map[string]string{PolicyEnv: ""}, []string{"/etc/airlock/policy.toml"}},
+		{"linux", "", nil, []string{"/etc/airlock/policy.toml"}},
+		{"freebsd", "", nil, []string{"/etc/airlock/policy.toml"}},
+		{"darwin", "", nil, []string{"/Library/Application Support/airlock/policy.toml"}},
+		{"windows", `D:\PD`, nil, []string{`D:\PD\airlock\policy.toml`}},
+		{"windows", "", nil, []string{`C:\ProgramData\airlock\policy.toml`}},
+		// the person's %ProgramData% never moves the system's policy
+		{"windows", `C:\ProgramData`, map[string]string{"ProgramData": `C:\Users\me\fake`}, []string{`C:\ProgramData\airlock\policy.toml`}},
+		{"windows", "", map[string]string{"ProgramData": `C:\Users\me\fake`}, []string{`C:\ProgramData\airlock\policy.toml`}},
+		{"linux", "", map[string]string{PolicyEnv: "/srv/team.toml"}, []string{"/etc/airlock/policy.toml", "/srv/team.toml"}},
+		{"linux", "", map[string]string{PolicyEnv: ""}, []string{"/etc/airlock/policy.toml"}},
 	} {
-		places, err := policyPlacesFor(c.goos, envOf(c.env))
+		places, err := policyPlacesFor(c.goos, c.programData, envOf(c.env))
 		if err != nil {
 			t.Fatalf("%s %v: %v", c.goos, c.env, err)
 		}
@@ -39,7 +43,7 @@ func TestPolicyPlacesFor(t *testing.T) {
 			t.Errorf("%s %v: got %q, want %q", c.goos, c.env, got, c.want)
 		}
 	}
-	if _, err := policyPlacesFor("linux", envOf(map[string]string{PolicyEnv: "team.toml"})); err == nil || !strings.Contains(err.Error(), "not an absolute path") {
+	if _, err := policyPlacesFor("linux", "", envOf(map[string]string{PolicyEnv: "team.toml"})); err == nil || !strings.Contains(err.Error(), "not an absolute path") {
 		t.Errorf("relative AIRLOCK_POLICY: %v", err)
 	}
 }

@@ -67,5 +67,8 @@ func statOf(f *os.File) (policyStat, error) {
 	if !ok {
 		return policyStat{}, errors.New("cannot tell who owns it")
 	}
-	return policyStat{uid: st.Uid, perm: fi.Mode().Perm(), dir: fi.IsDir()}, nil
+	return policyStat{uid: st.Uid, perm: fi.Mode().Perm()}, nil
 }
+
+// systemProgramData is Windows' ProgramData folder; none here.
+func systemProgramData() string { return "" }

@@ -124,3 +124,14 @@ func policyHandleProblem(h windows.Handle) string {
 	}
 	return ""
 }
+
+// systemProgramData is the ProgramData known folder as the system reports it, ""
+// when it cannot say (policyPlacesFor then uses C:\ProgramData). The environment's
+// %ProgramData% is the person's to set and is never read for it.
+func systemProgramData() string {
+	d, err := windows.KnownFolderPath(windows.FOLDERID_ProgramData, 0)
+	if err != nil {
+		return ""
+	}
+	return d
+}
