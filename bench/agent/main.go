@@ -84,7 +84,7 @@ func main() {
 		res, err := cs.CallTool(ctx, params)
 		took := time.Since(start)
 		if err == nil && res.IsError {
-			err = fmt.Errorf("tool error: %v", res.Content)
+			err = fmt.Errorf("tool error: %s", contentText(res.Content))
 		}
 		return took, err
 	}
@@ -208,4 +208,22 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// contentText is a tool result's text blocks joined, for an error message: the
+// blocks themselves are pointers, which %v would print as addresses.
+func contentText(content []mcp.Content) string {
+	var out []byte
+	for _, c := range content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			if len(out) > 0 {
+				out = append(out, "; "...)
+			}
+			out = append(out, t.Text...)
+		}
+	}
+	if len(out) > 2000 {
+		out = append(out[:2000], "…"...)
+	}
+	return string(out)
 }
