@@ -5,6 +5,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/internal/keytest"
+	"github.com/airlock-mcp/airlock/ui/question"
 )
 
 // policyPath is the name the policies of these tests are read as.
@@ -137,4 +139,56 @@ func TestPolicy_DetailNamesThePolicyRules(t *testing.T) {
 	h, _ := policyHarness(t, "[[servers.repo.tools.write_note.rules]]\npolicy = \"ask\"\nwhen = { text = { equals = \"x\" } }\n")
 	h.m.showTool(snapTool(t, h, "repo__write_note"))
 	screenHas(t, h.plain(), "the team policy's rules decide first: /etc/airlock/policy.toml:1")
+}
+
+// What-if on a value the team policy holds: the step that would loosen it asks
+// nothing, says the policy's sentence on screen, and changes nothing; a step that
+// tightens still takes one key.
+func TestPolicy_WhatIfCannotLoosen(t *testing.T) {
+	h, _ := policyHarness(t, "[servers.repo]\ntrust = \"untrusted\"\n[servers.repo.tools.write_note]\npolicy = \"deny\"\n")
+	h.m.showTool(snapTool(t, h, "repo__write_note"))
+	h.keys("esc") // back to the tools pane, on write_note
+	if tl, ok := h.m.tools.SelectedTool(); !ok || tl.Ref.Qualified() != "repo__write_note" {
+		t.Fatalf("selected %+v", tl.Ref)
+	}
+	h.keys("T") // untrusted → blocked: tightens, one key
+	h.waitFor("repo to be blocked", func(m Model) bool { s, _ := m.snap.Server("repo"); return s.Trust == trust.BlockedServer })
+	h.settle()  // the server's own news first: the status line is then the refusal's
+	h.keys("T") // blocked → trusted: the policy holds it at untrusted
+	h.settle()
+	if frontIs(h.m, question.KindChoice) {
+		t.Fatalf("a what-if the policy refuses asked first:\n%s", h.plain())
+	}
+	if s, _ := h.m.snap.Server("repo"); s.Trust != trust.BlockedServer {
+		t.Fatalf("repo's trust changed to %v", s.Trust)
+	}
+	const trustSentence = "policy: /etc/airlock/policy.toml:2 holds server repo at untrusted: a what-if cannot loosen it"
+	if !strings.Contains(h.m.status, trustSentence) || strings.Contains(h.m.status, "could not change") {
+		t.Errorf("status %q, want the policy's sentence %q", h.m.status, trustSentence)
+	}
+	screenHas(t, h.plain(), "⊘ policy: /etc/airlock/policy.toml:2 holds")
+
+	h.keys("p") // none → ask: the policy holds write_note at deny
+	h.settle()
+	if frontIs(h.m, question.KindChoice) {
+		t.Fatalf("a what-if the policy refuses asked first:\n%s", h.plain())
+	}
+	if _, ok := h.sess.Overrides().Policy[trust.Ref{Server: "repo", Tool: "write_note"}]; ok {
+		t.Fatal("the tool's policy changed")
+	}
+	const toolSentence = "policy: /etc/airlock/policy.toml:4 holds repo__write_note at deny: a what-if cannot loosen it"
+	if !strings.Contains(h.m.status, toolSentence) {
+		t.Errorf("status %q, want %q", h.m.status, toolSentence)
+	}
+}
+
+// A change the session refuses because the policy holds it (one the screen could
+// not foresee) is said as the policy's sentence, not as a failure.
+func TestPolicy_WhatIfRefusalIsThePolicysSentence(t *testing.T) {
+	h, _ := policyHarness(t, "[servers.repo]\ntrust = \"untrusted\"\n")
+	const why = "the team policy holds server repo at untrusted (policy: /etc/airlock/policy.toml:2): a what-if cannot loosen it"
+	h.m.applyWhatIf(whatIfMsg{what: "repo trust blocked → trusted", err: errors.New(why)})
+	if h.m.status != "⊘ "+why+"; nothing changed" {
+		t.Errorf("status %q", h.m.status)
+	}
 }
