@@ -192,3 +192,17 @@ func TestPolicy_WhatIfRefusalIsThePolicysSentence(t *testing.T) {
 		t.Errorf("status %q", h.m.status)
 	}
 }
+
+// A call that asks because the policy's tier default asks: the question's "why"
+// row names the policy's file and line.
+func TestPolicy_TierAskNamedInWhy(t *testing.T) {
+	h, _ := policyHarness(t, "# team\n\n[policy]\nwrite = \"ask\"\n")
+	done := agentCall(context.Background(), h.sess, "repo__write_note", `{"text":"x"}`)
+	h.waitAsked(1)
+	h.armQuestion()
+	screenHas(t, h.plain(), "why     policy: /etc/airlock/policy.toml:4 asks for every call")
+	h.keys("esc")
+	if err := outcome(t, done); err == nil {
+		t.Error("esc allowed the call")
+	}
+}
