@@ -154,7 +154,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 		cancel:  cancel,
 	}
 	eo := approval.Options{Approver: opts.Approver, Events: m.events.push, Timeout: cfg.ApprovalTimeout, Now: opts.Now,
-		Limits: cfg.Limits.WithDefaults(), RulesFile: opts.RulesFile, RulesChanged: m.rulesChanged, Servers: cfg.Servers}
+		Limits: cfg.Limits.WithDefaults(), LimitSources: cfg.LimitSources, RulesFile: opts.RulesFile, RulesChanged: m.rulesChanged, Servers: cfg.Servers}
 	m.known = knownSecrets(cfg.Servers, os.LookupEnv)
 	eo.Secrets = m.known
 	if !opts.MemoryTaint {

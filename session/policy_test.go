@@ -180,12 +180,12 @@ func TestPolicy_RateTighter(t *testing.T) {
 	m := sessiontest.StartUpstreams(t, cfg, session.Options{}, map[string]*sessiontest.Upstream{"web": web})
 	mustRun(t, m, "", "fetch_url", 2)
 	err := rateCall(m, "", "fetch_url")
-	if d := sessiontest.Denied(t, err); !strings.Contains(strings.Join(d.Verdict.Reasons, "; "), "the 3rd call of web__fetch_url this minute; limit 2/min") || d.Verdict.By != trust.DecidedByPolicy {
+	if d := sessiontest.Denied(t, err); !strings.Contains(strings.Join(d.Verdict.Reasons, "; "), "the 3rd call of web__fetch_url this minute; limit 2/min (policy: /etc/airlock/policy.toml:2)") || d.Verdict.By != trust.DecidedByPolicy {
 		t.Errorf("the 3rd call: %v %q", err, d.Verdict.Reasons)
 	}
 	mustRun(t, m, "", "lookup", 1)
 	err = rateCall(m, "", "lookup")
-	if d := sessiontest.Denied(t, err); !strings.Contains(err.Error()+strings.Join(d.Verdict.Reasons, "; "), "limit 3/min") {
+	if d := sessiontest.Denied(t, err); !strings.Contains(err.Error()+strings.Join(d.Verdict.Reasons, "; "), "limit 3/min (policy: /etc/airlock/policy.toml:5)") {
 		t.Errorf("the 4th call of the context: %v (by %s)", err, d.Verdict.By)
 	}
 }

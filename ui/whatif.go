@@ -7,6 +7,7 @@ package ui
 // fragment to merge by hand.
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -119,6 +121,52 @@ func trustRank(t trust.ServerTrust) int {
 	return 0
 }
 
+// policyHoldsLead starts the session's sentence refusing a what-if the team
+// policy holds.
+const policyHoldsLead = "the team policy holds "
+
+// policyHoldsTrust is the sentence refusing server's trust at next when the team
+// policy holds it stricter (the session would refuse the change), its file and
+// line first so that a status line cut at the terminal's width still shows them:
+// "policy: /etc/airlock/policy.toml:2 holds server web at untrusted: a what-if
+// cannot loosen it". "" when the policy allows the step.
+func (m *Model) policyHoldsTrust(server string, next trust.ServerTrust) string {
+	cfg := m.sess.Config()
+	if cfg == nil {
+		return ""
+	}
+	for _, s := range cfg.Servers {
+		if s.Name == server && s.TrustCapSource.IsPolicy() && config.StricterTrust(next, s.TrustCap) != next {
+			return fmt.Sprintf("%s holds server %s at %s: a what-if cannot loosen it", s.TrustCapSource, server, s.TrustCap)
+		}
+	}
+	return ""
+}
+
+// policyHoldsTool is policyHoldsTrust for a tool's policy override next.
+func (m *Model) policyHoldsTool(ref trust.Ref, next trust.Action) string {
+	cfg := m.sess.Config()
+	if cfg == nil || next == trust.ActionUnset {
+		return ""
+	}
+	for _, s := range cfg.Servers {
+		if s.Name != ref.Server {
+			continue
+		}
+		if cp := s.Tools[ref.Tool].Cap; cp.Action != trust.ActionUnset && config.Stricter(next, cp.Action) != next {
+			return fmt.Sprintf("%s holds %s at %s: a what-if cannot loosen it", cp.Source, ref.Qualified(), cp.Action)
+		}
+	}
+	return ""
+}
+
+// heldByPolicy says on the status line that a what-if step was refused because
+// the team policy holds the value: nothing changed, and U or the config cannot
+// loosen it either.
+func (m *Model) heldByPolicy(why string) {
+	m.status = "⊘ " + common.Inline(m.St, why, 0) + "; nothing changed"
+}
+
 // choiceLoosen prefixes the tag of the question before a what-if change that
 // loosens what runs; a sequence number follows it (Model.loosen holds the change).
 const choiceLoosen = "loosen:"
@@ -195,6 +243,10 @@ func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	if next == trust.ActionUnset {
 		word = "its tier's (no override)"
 	}
+	if why := m.policyHoldsTool(ref, next); why != "" {
+		m.heldByPolicy(why)
+		return nil
+	}
 	name := common.Inline(m.St, ref.Qualified(), 40)
 	what := name + " policy → " + word
 	apply := func(s *session.Manager) error { return s.SetToolPolicy(ref, next) }
@@ -220,6 +272,10 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 		return nil
 	}
 	next := nextTrust(sv.Trust)
+	if why := m.policyHoldsTrust(server, next); why != "" {
+		m.heldByPolicy(why)
+		return nil
+	}
 	name := common.Inline(m.St, server, 32)
 	what := name + " trust " + sv.Trust.String() + " → " + next.String()
 	if next == m.configTrust[server] {
@@ -246,6 +302,11 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 
 // applyWhatIf takes the new snapshot after a live change and says what changed.
 func (m *Model) applyWhatIf(msg whatIfMsg) {
+	if msg.err != nil && strings.HasPrefix(msg.err.Error(), policyHoldsLead) {
+		// The session refused a change the team policy holds: its sentence, whole.
+		m.heldByPolicy(msg.err.Error())
+		return
+	}
 	if msg.err != nil {
 		m.status = "✗ could not change: " + common.Inline(m.St, msg.err.Error(), 100)
 		return

@@ -160,6 +160,10 @@ type Options struct {
 	Now func() time.Time
 	// Limits are the [limits] calls are held to (zero: config.DefaultLimits).
 	Limits config.Limits
+	// LimitSources names, by [limits] key, the limits the managed policy set
+	// (config.Config.LimitSources): a rate sentence names the policy's file and
+	// line for calls_per_minute.
+	LimitSources map[string]config.Source
 	// RulesFile is rules.toml, the remembered rules ("": none are kept).
 	RulesFile string
 	// StateDir holds taint.json ("": taint is kept in memory only).
@@ -195,7 +199,7 @@ func New(o Options) *Engine {
 	e.rules = newRulesStore(o.RulesFile, e.home)
 	e.rulesChanged = o.RulesChanged
 	e.store = openTaintStore(o.StateDir)
-	e.rates = newRateBook(o.Servers, e.limits, o.StateDir)
+	e.rates = newRateBook(o.Servers, e.limits, o.LimitSources, o.StateDir)
 	e.record = o.Record
 	e.known = o.Secrets
 	return e

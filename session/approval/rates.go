@@ -36,6 +36,15 @@ type rateLimit struct {
 	scope string
 	name  string // the tool's qualified name, the server's name, "" for a context
 	rate  config.Rate
+	// source is "policy: FILE:LINE" when the managed policy set the limit (its
+	// number, or its deny), "" when the person's config did.
+	source string
+}
+
+// sourcedRate is a rate with where it came from, "" for the person's config.
+type sourcedRate struct {
+	rate   config.Rate
+	source string
 }
 
 // sentence says that a call is the nth of the limit's window: "the 4th call of
@@ -48,7 +57,11 @@ func (l rateLimit) sentence(nth int) string {
 	case rateServer:
 		what = "the " + ordinal(nth) + " call to server " + l.name
 	}
-	return what + " this " + l.rate.Window() + "; limit " + l.rate.String()
+	s := what + " this " + l.rate.Window() + "; limit " + l.rate.String()
+	if l.source != "" {
+		s += " (" + l.source + ")"
+	}
+	return s
 }
 
 // ordinal is n as "1st", "2nd", "3rd", "4th", "11th", "21st".
@@ -91,9 +104,9 @@ const maxRatesFileBytes = 16 << 20
 // file's lock, so two calls never both take a window's last slot, in one process
 // or in several. Without a state dir the counts are kept in memory.
 type rateBook struct {
-	servers map[string][]config.Rate
-	tools   map[trust.Ref][]config.Rate
-	context *config.Rate
+	servers map[string][]sourcedRate
+	tools   map[trust.Ref][]sourcedRate
+	context *sourcedRate
 	path    string // "" keeps the counts in memory
 
 	mu  sync.Mutex
@@ -106,8 +119,8 @@ type rateBook struct {
 
 // newRateBook is the book of the rate limits servers and limits set, its counts in
 // stateDir ("": in memory); nil when none is set, so a call costs nothing more.
-func newRateBook(servers []config.Server, limits config.Limits, stateDir string) *rateBook {
-	b := &rateBook{servers: map[string][]config.Rate{}, tools: map[trust.Ref][]config.Rate{}}
+func newRateBook(servers []config.Server, limits config.Limits, sources map[string]config.Source, stateDir string) *rateBook {
+	b := &rateBook{servers: map[string][]sourcedRate{}, tools: map[trust.Ref][]sourcedRate{}}
 	for _, s := range servers {
 		if rs := bothRates(s.Rate, s.PolicyRates); len(rs) > 0 {
 			b.servers[s.Name] = rs
@@ -119,7 +132,11 @@ func newRateBook(servers []config.Server, limits config.Limits, stateDir string)
 		}
 	}
 	if limits.CallsPerMinute > 0 {
-		b.context = &config.Rate{N: limits.CallsPerMinute, Per: time.Minute, Action: limits.RateAction}
+		src := sources["calls_per_minute"]
+		if !src.IsPolicy() {
+			src = sources["rate_action"]
+		}
+		b.context = &sourcedRate{config.Rate{N: limits.CallsPerMinute, Per: time.Minute, Action: limits.RateAction}, src.String()}
 	}
 	if len(b.servers) == 0 && len(b.tools) == 0 && b.context == nil {
 		return nil
@@ -135,28 +152,34 @@ func newRateBook(servers []config.Server, limits config.Limits, stateDir string)
 // bothRates are the person's rate and the managed policy's, each kept as a limit:
 // a call must be under every one. Two over the same window are one window's
 // count, so they become one limit: the smaller number, deny over ask.
-func bothRates(own *config.Rate, policy []config.SourcedRate) []config.Rate {
-	var out []config.Rate
-	add := func(r config.Rate) {
+// The policy's source stays with the limit when the policy's number is the one
+// held to, or its deny is.
+func bothRates(own *config.Rate, policy []config.SourcedRate) []sourcedRate {
+	var out []sourcedRate
+	add := func(r config.Rate, src string) {
 		if r.N <= 0 {
 			return
 		}
 		for i := range out {
-			if out[i].Per == r.Per {
-				out[i].N = min(out[i].N, r.N)
+			o := &out[i]
+			if o.rate.Per == r.Per {
+				if r.N < o.rate.N || r.N == o.rate.N && src != "" || r.Action == trust.Deny && o.rate.Action != trust.Deny {
+					o.source = src
+				}
+				o.rate.N = min(o.rate.N, r.N)
 				if r.Action == trust.Deny {
-					out[i].Action = trust.Deny
+					o.rate.Action = trust.Deny
 				}
 				return
 			}
 		}
-		out = append(out, r)
+		out = append(out, sourcedRate{r, src})
 	}
 	if own != nil {
-		add(*own)
+		add(*own, "")
 	}
 	for _, p := range policy {
-		add(p.Rate)
+		add(p.Rate, p.Source.String())
 	}
 	return out
 }
@@ -170,13 +193,13 @@ func (b *rateBook) limitsFor(ref trust.Ref) []rateLimit {
 	}
 	var out []rateLimit
 	for _, r := range b.tools[ref] {
-		out = append(out, rateLimit{rateTool, ref.Qualified(), r})
+		out = append(out, rateLimit{rateTool, ref.Qualified(), r.rate, r.source})
 	}
 	for _, r := range b.servers[ref.Server] {
-		out = append(out, rateLimit{rateServer, ref.Server, r})
+		out = append(out, rateLimit{rateServer, ref.Server, r.rate, r.source})
 	}
 	if b.context != nil {
-		out = append(out, rateLimit{rateContext, "", *b.context})
+		out = append(out, rateLimit{rateContext, "", b.context.rate, b.context.source})
 	}
 	return out
 }

@@ -22,11 +22,11 @@ func TestRateSentences(t *testing.T) {
 		nth  int
 		want string
 	}{
-		{rateLimit{rateTool, "web__fetch_url", minute(3)}, 4, "the 4th call of web__fetch_url this minute; limit 3/min"},
-		{rateLimit{rateServer, "web", minute(3)}, 4, "the 4th call to server web this minute; limit 3/min"},
-		{rateLimit{rateContext, "", minute(60)}, 61, "the 61st call of this context this minute; limit 60/min"},
-		{rateLimit{rateTool, "mail__send", config.Rate{N: 1, Per: time.Second}}, 2, "the 2nd call of mail__send this second; limit 1/s"},
-		{rateLimit{rateServer, "mail", config.Rate{N: 2, Per: time.Hour}}, 3, "the 3rd call to server mail this hour; limit 2/h"},
+		{rateLimit{rateTool, "web__fetch_url", minute(3), ""}, 4, "the 4th call of web__fetch_url this minute; limit 3/min"},
+		{rateLimit{rateServer, "web", minute(3), ""}, 4, "the 4th call to server web this minute; limit 3/min"},
+		{rateLimit{rateContext, "", minute(60), ""}, 61, "the 61st call of this context this minute; limit 60/min"},
+		{rateLimit{rateTool, "mail__send", config.Rate{N: 1, Per: time.Second}, ""}, 2, "the 2nd call of mail__send this second; limit 1/s"},
+		{rateLimit{rateServer, "mail", config.Rate{N: 2, Per: time.Hour}, ""}, 3, "the 3rd call to server mail this hour; limit 2/h"},
 	} {
 		if got := c.l.sentence(c.nth); got != c.want {
 			t.Errorf("got %q, want %q", got, c.want)
@@ -130,7 +130,7 @@ func TestRates_SharedWithAnotherProcess(t *testing.T) {
 // allowed), and calls past its end are pruned: the file's size is bounded.
 func TestRates_WindowsAreBounded(t *testing.T) {
 	now := time.Unix(1e9, 0)
-	b := newRateBook(rateServers(config.Rate{N: 3, Per: time.Minute}), config.Limits{}, t.TempDir())
+	b := newRateBook(rateServers(config.Rate{N: 3, Per: time.Minute}), config.Limits{}, nil, t.TempDir())
 	limits := b.limitsFor(allowedFetch.Ref)
 	for range maxOverKept + 10 {
 		now = now.Add(time.Millisecond)
@@ -152,7 +152,7 @@ func TestRates_WindowsAreBounded(t *testing.T) {
 	if w, _ := b.load(); len(w) != 1 || len(w[key]) != 0 {
 		t.Errorf("after the window ended the file holds %v", w)
 	}
-	if newRateBook([]config.Server{{Name: "web"}}, config.Limits{}, t.TempDir()) != nil {
+	if newRateBook([]config.Server{{Name: "web"}}, config.Limits{}, nil, t.TempDir()) != nil {
 		t.Error("a book with no limit set")
 	}
 	if _, err := os.Stat(filepath.Join(t.TempDir(), RatesFile)); err == nil {

@@ -90,6 +90,9 @@ type Confirm struct {
 	armedRule   *model.RuleProposal
 	destructive bool
 	arming      bool
+	// heldNote is why the last answer broader than this one call was refused
+	// (the team policy holds the call), "" until one was.
+	heldNote string
 
 	// btns are the buttons offered, in focus order (focus indexes it): "Allow for
 	// this context" and "Always allow…" never for a destructive tool, and "Always
@@ -194,6 +197,14 @@ func NewConfirm(p *model.Pending, st theme.Styles, rules RuleWriter) Confirm {
 		destructive: p.Tool.Class.Tier >= trust.TierDestructive,
 	}
 	c.btns = []int{buttonDeny, buttonOnce}
+	if p.Held != "" {
+		// The team policy holds the call: the engine turns a grant or an "always"
+		// into a denial, so the dialog offers only this call's yes and no.
+		c.setArgs()
+		c.setState(stateChoosing)
+		c.SetSize(80, 24)
+		return c
+	}
 	if !c.destructive {
 		// A destructive tool is never granted for a context (every call keeps its
 		// question), so the dialog never offers what the engine would refuse.
@@ -312,6 +323,21 @@ func leaveSecretsOpen(p model.RuleProposal, found []model.SecretFinding) model.R
 	return p
 }
 
+// Held reports whether the team policy holds the call: only Allow once and Deny
+// are offered, and nothing broader is ever answered.
+func (c Confirm) Held() bool { return c.p.Held != "" }
+
+// refuseHeld leaves the dialog choosing, saying why an answer broader than this
+// one call does nothing for a call the policy holds.
+func (c Confirm) refuseHeld() (Confirm, Action, tea.Cmd) {
+	c.heldNote = "not offered: " + c.p.Held + "; allow once or deny"
+	c.focus = buttonDeny
+	c.armedRule = nil
+	c.setState(stateChoosing)
+	c.layout()
+	return c, nil, nil
+}
+
 // OffersAlwaysAllow reports whether the dialog offers "Always allow…".
 func (c Confirm) OffersAlwaysAllow() bool { return slices.Contains(c.btns, buttonAlwaysAllow) }
 
@@ -321,6 +347,9 @@ func (c Confirm) OffersContextGrant() bool { return slices.Contains(c.btns, butt
 // openRule opens the rule editor with the tightest rule that covers these
 // arguments (model.RuleWriter.Propose) for policy.
 func (c Confirm) openRule(policy trust.Action) (Confirm, Action, tea.Cmd) {
+	if c.Held() {
+		return c.refuseHeld()
+	}
 	c.proposal = leaveSecretsOpen(c.rules.Propose(c.p.Tool, c.p.Request.Args), c.p.Secrets)
 	c.rulePolicy = policy
 	c.ruleErr = ""
@@ -351,6 +380,9 @@ func (c Confirm) saveRule() (Confirm, Action, tea.Cmd) {
 				c, _, _ = c.allow(model.AllowOnce, &prop)
 				c.layout()
 				return c, nil, nil
+			}
+			if c.Held() {
+				return c.refuseHeld()
 			}
 			return c, DenyCall{ID: c.p.ID, Remember: &prop}, nil
 		}
@@ -414,6 +446,9 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 		return c, nil, nil
 	case stateArmed:
 		if key.Matches(msg, k.Confirm) {
+			if c.Held() && (c.armedScope != model.AllowOnce || c.armedRule != nil) {
+				return c.refuseHeld()
+			}
 			return c, AllowCall{ID: c.p.ID, Scope: c.armedScope, Remember: c.armedRule}, nil
 		}
 		// Any other key, whatever it is, only goes back, to Deny.
@@ -500,6 +535,9 @@ func (c Confirm) key(msg tea.KeyPressMsg) (Confirm, Action, tea.Cmd) {
 // scope (and saves rule, when not nil). Enter on an allow button is a key every
 // screen behind the dialog uses; the chord is one none of them does.
 func (c Confirm) allow(scope model.Answer, rule *model.RuleProposal) (Confirm, Action, tea.Cmd) {
+	if c.Held() && (scope != model.AllowOnce || rule != nil) {
+		return c.refuseHeld()
+	}
 	c.armedScope = scope
 	c.armedRule = rule
 	what := "allow once"
@@ -671,13 +709,16 @@ func (c *Confirm) toggleWhy() {
 // whySummary is the reasons folded into one line: the taint when it is what
 // made the call ask, else the first reason, and how to unfold the rest.
 func (c Confirm) whySummary() []string {
-	reasons := c.p.Verdict.Reasons
+	reasons := c.reasons()
 	if len(reasons) == 0 {
 		return nil
 	}
 	first := reasons[0]
+	if h := c.heldSummary(); h != "" {
+		first = h
+	}
 	style := c.st.Muted
-	if _, ok := c.taintReason(); ok {
+	if _, ok := c.taintReason(); ok || c.Held() {
 		style = c.st.WarnText
 	}
 	hint := "  (w: all " + strconv.Itoa(len(reasons)) + ")"
@@ -801,15 +842,41 @@ func (c Confirm) taintReason() (string, bool) {
 
 // reasonLines is every sentence of the verdict, escaped (they embed names).
 func (c Confirm) reasonLines() []string {
-	if len(c.p.Verdict.Reasons) == 0 {
+	reasons := c.reasons()
+	if len(reasons) == 0 {
 		return nil
 	}
-	reasons := c.p.Verdict.Reasons
 	out := []string{c.st.Header.Render("why it asks")}
 	for _, r := range reasons {
 		out = append(out, wrap.Hang(wrap.Inline(safetext.Limit(r, maxReasonBytes), c.mark), c.iw, "  • ")...)
 	}
 	return out
+}
+
+// reasons are the verdict's sentences, led by the policy's hold when the team
+// policy holds the call (what the person most needs to know: only this call can
+// be allowed, and why).
+func (c Confirm) reasons() []string {
+	if !c.Held() {
+		return c.p.Verdict.Reasons
+	}
+	return append([]string{c.p.Held}, c.p.Verdict.Reasons...)
+}
+
+// heldSummary is the "why" row of a call the team policy holds, its file and
+// line first so that a narrow dialog still shows them: "policy: FILE:LINE asks
+// for every call of this tool; it cannot be remembered". "" when not held.
+func (c Confirm) heldSummary() string {
+	p := c.p
+	switch {
+	case !c.Held():
+		return ""
+	case p.Tool.Managed.Holds():
+		return p.Tool.Managed.Source + " asks for every call of this tool; it cannot be remembered"
+	case p.Rule != nil && strings.HasPrefix(p.Rule.Source, "policy "):
+		return "policy: " + strings.TrimPrefix(p.Rule.Source, "policy ") + " asks for this call; it cannot be remembered"
+	}
+	return p.Held
 }
 
 // keyLines is the rows who asks is read from, each as the lines it wraps to:
@@ -1180,6 +1247,9 @@ func (c Confirm) statusLines(s state) []string {
 		return []string{c.st.Key.Render(reasonLabel) + c.reason.View()}
 	case stateRule:
 		return c.ruleLines()
+	}
+	if c.heldNote != "" {
+		return wrap.Words(c.st.WarnText.Render(wrap.Inline(safetext.Limit(c.heldNote, maxReasonBytes), c.mark)), c.iw)
 	}
 	if c.destructive {
 		return wrap.Words(c.st.WarnText.Render(theme.TierGlyph(trust.TierDestructive)+" destructive: allowing then asks for ctrl+y"), c.iw)

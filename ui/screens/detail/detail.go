@@ -180,7 +180,19 @@ func DetailContent(st *theme.Styles, t model.ToolInfo, served servedName, now tr
 	if trust.ClaimsReadOnly(t.Declared, t.ServerTrust) {
 		field("claim", st.WarnText.Render("⚠ claims read-only")+" · ignored: "+common.Inline(st, t.Ref.Server, 0)+" is "+t.ServerTrust.String())
 	}
+	if h := t.Managed; h.Holds() && t.Class.Tier != trust.TierBlocked {
+		// The team policy holds it: the person's rules, grants and what-if do not
+		// loosen it.
+		policy += st.Muted.Render("  (" + common.Inline(st, h.Source, 0) + ")")
+	}
 	field("policy", common.OrDash(policy))
+	if h := t.Managed; h != nil && len(h.Rules) > 0 {
+		srcs := make([]string, len(h.Rules))
+		for i, r := range h.Rules {
+			srcs[i] = strings.TrimPrefix(r.Source, "policy ")
+		}
+		field("", st.Muted.Render("the team policy's rules decide first: ")+common.Inline(st, strings.Join(srcs, ", "), 0))
+	}
 	field("now", verdictText(st, now))
 	legs := make([]string, len(t.Class.Legs))
 	for i, l := range t.Class.Legs {

@@ -231,7 +231,16 @@ func Content(st *theme.Styles, s model.ServerInfo, stderr []string, width int) s
 	default:
 		field("status", st.WarnText.Render("connecting…"))
 	}
-	field("trust", common.TrustBadge(st, s.Trust))
+	trustText := common.TrustBadge(st, s.Trust)
+	if s.TrustSource != "" {
+		// The team policy set it: no what-if or config of the person's loosens it.
+		trustText += st.Muted.Render("  (" + common.Inline(st, s.TrustSource, 0) + ")")
+	}
+	field("trust", trustText)
+	if s.Blocked != "" && (s.Err == nil || !strings.Contains(s.Err.Error(), s.Blocked)) {
+		// The reason is on the status row when the server failed for it.
+		field("", st.ErrorText.Render("blocked: ")+common.Inline(st, s.Blocked, 0))
+	}
 	if s.Fence.Requested {
 		field("sandbox", hazards.FenceText(st, s.Fence))
 	}
