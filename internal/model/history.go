@@ -42,7 +42,8 @@ type History struct {
 
 // HistorySource is one agent session at the gateway whose protocol messages are
 // kept: Key names it to the session, Label is who it is as the approval dialog shows
-// an agent (client name and context, and the session's number at the gateway).
+// an agent (the session's number at the gateway, first so that a cut never makes two
+// alike, then the client name and the context).
 type HistorySource struct {
 	Key   string
 	Label string

@@ -58,7 +58,7 @@ func (a *AgentHistories) Open(id, client, ctxName string) *History {
 		a.endAt(0)
 	}
 	a.n++
-	e := &agentHistory{key: id, label: client + " · " + ctxName + " · session " + strconv.Itoa(a.n), h: NewHistory(a.now), opened: time.Now()}
+	e := &agentHistory{key: id, label: "session " + strconv.Itoa(a.n) + " · " + client + " · " + ctxName, h: NewHistory(a.now), opened: time.Now()}
 	a.live = append(a.live, e)
 	return e.h
 }

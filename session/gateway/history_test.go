@@ -32,8 +32,8 @@ func TestAgentSessionHistory(t *testing.T) {
 	if len(srcs) != 1 {
 		t.Fatalf("agent sessions with a history: %+v, want one", srcs)
 	}
-	if want := "history-agent · token:default"; !strings.HasPrefix(srcs[0].Label, want) || srcs[0].Ended {
-		t.Errorf("the session's label %q (ended %v), want it to begin %q", srcs[0].Label, srcs[0].Ended, want)
+	if want := "session 1 · history-agent · token:default"; srcs[0].Label != want || srcs[0].Ended {
+		t.Errorf("the session's label %q (ended %v), want %q", srcs[0].Label, srcs[0].Ended, want)
 	}
 	h := m.AgentHistory(srcs[0].Key)
 	seen := map[string]bool{}
