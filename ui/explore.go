@@ -516,12 +516,9 @@ func (m *Model) nextHistorySource(server, agent string) {
 			break
 		}
 	}
+	// No status line: the heading says whose history it is, and a status would
+	// outlive the view.
 	m.history.Open(m.historyOf(next.server, next.agent))
-	if next.agent != "" {
-		m.status = "history of an agent session at the gateway (tab: next source)"
-	} else {
-		m.status = "history of " + common.Inline(m.St, next.server, 32) + " (tab: next source)"
-	}
 }
 
 // pingedMsg is a ping's outcome.
