@@ -7,6 +7,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/conn"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -46,6 +47,10 @@ func (m *Manager) NoteClient(ctxName, client string) { m.engine.NoteClient(ctxNa
 
 // EndContext is Engine().EndContext.
 func (m *Manager) EndContext(ctxName string) { m.engine.EndContext(ctxName) }
+
+// AgentHistories is where the gateway keeps each agent session's protocol
+// messages (nil when the history is off).
+func (m *Manager) AgentHistories() *conn.AgentHistories { return m.agentHist }
 
 // nameBudget is [gateway] name_budget, or the default.
 func (m *Manager) nameBudget() int {

@@ -21,6 +21,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/argcheck"
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/conn"
 	"github.com/airlock-mcp/airlock/session/oauth"
 	"github.com/airlock-mcp/airlock/session/pins"
 	"github.com/airlock-mcp/airlock/trust"
@@ -83,6 +84,9 @@ type Manager struct {
 	// argSchemas checks every call's arguments against its tool's input schema,
 	// and every result against its tool's output schema.
 	argSchemas argcheck.Cache
+	// agentHist keeps each gateway agent session's protocol messages (nil with
+	// NoHistory).
+	agentHist *conn.AgentHistories
 
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
@@ -155,6 +159,9 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	eo := approval.Options{Approver: opts.Approver, Events: m.events.push, Timeout: cfg.ApprovalTimeout, Now: opts.Now,
 		Limits: cfg.Limits.WithDefaults(), LimitSources: cfg.LimitSources, RulesFile: opts.RulesFile, RulesChanged: m.rulesChanged, Servers: cfg.Servers}
+	if !opts.NoHistory {
+		m.agentHist = conn.NewAgentHistories(opts.Now)
+	}
 	m.known = knownSecrets(cfg.Servers, os.LookupEnv)
 	eo.Secrets = m.known
 	if !opts.MemoryTaint {
@@ -272,6 +279,15 @@ func (m *Manager) History(name string) model.History {
 	h.Server = name
 	return h
 }
+
+// AgentHistorySources lists the agent sessions at the gateway whose protocol
+// messages are kept: the ended ones kept, oldest first, then the running ones.
+func (m *Manager) AgentHistorySources() []model.HistorySource { return m.agentHist.Sources() }
+
+// AgentHistory returns the kept messages of an agent session (key from
+// AgentHistorySources), both ways, oldest first (raw and agent-controlled: escape
+// before display).
+func (m *Manager) AgentHistory(key string) model.History { return m.agentHist.Snapshot(key) }
 
 // Close disconnects every server, stops every child process group, and ends event
 // delivery. Close is idempotent and safe for concurrent use.

@@ -481,8 +481,44 @@ func (m *Model) historyServer() string {
 // session events while the view is on top (g asks for it between events).
 func (m *Model) refreshHistory() {
 	if m.screen == screenHistory {
-		m.history.Refresh(m.sess.History(m.history.H.Server))
+		m.history.Refresh(m.historyOf(m.history.H.Server, m.history.H.Agent))
 	}
+}
+
+// historyOf is the kept history of the agent session agent when set, else of the
+// server.
+func (m *Model) historyOf(server, agent string) model.History {
+	if agent != "" {
+		return m.sess.AgentHistory(agent)
+	}
+	return m.sess.History(server)
+}
+
+// nextHistorySource shows the history of the source after the one shown: each
+// server in the list's order, then each agent session kept at the gateway, then the
+// first server again.
+func (m *Model) nextHistorySource(server, agent string) {
+	type src struct{ server, agent string }
+	var all []src
+	for _, s := range m.snap.Servers {
+		all = append(all, src{server: s.Name})
+	}
+	for _, a := range m.sess.AgentHistorySources() {
+		all = append(all, src{agent: a.Key})
+	}
+	if len(all) == 0 {
+		return
+	}
+	next := all[0]
+	for i, s := range all {
+		if (agent != "" && s.agent == agent) || (agent == "" && s.agent == "" && s.server == server) {
+			next = all[(i+1)%len(all)]
+			break
+		}
+	}
+	// No status line: the heading says whose history it is, and a status would
+	// outlive the view.
+	m.history.Open(m.historyOf(next.server, next.agent))
 }
 
 // pingedMsg is a ping's outcome.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,33 @@ func TestServerInfo_PingAndLogLevel(t *testing.T) {
 	}
 	if pings != 2 || levels != 4 {
 		t.Errorf("history: %d ping messages, %d logging/setLevel messages; want 2 and 4", pings, levels)
+	}
+}
+
+// TestHistory_TabToAgentSession: in the history, tab steps from the servers to the
+// agent sessions at the gateway: the agent's own exchange, named as the dialog names
+// an agent, both ways with methods; tab past the last source returns to the first
+// server; the help line names tab.
+func TestHistory_TabToAgentSession(t *testing.T) {
+	h := exploreHarnessTrust(t, 80, 24, trust.Trusted)
+	cs := gatewayAgent(t, h.m.sess)
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	h.keys("H")
+	if h.m.screen != screenHistory {
+		t.Fatalf("H did not open the history:\n%s", h.plain())
+	}
+	screenHas(t, h.plain(), "tab source")
+	for range len(h.m.snap.Servers) {
+		h.keys("tab")
+	}
+	if h.m.history.H.Agent == "" {
+		t.Fatalf("tab past every server did not show the agent session:\n%s", h.plain())
+	}
+	screenHas(t, h.plain(), "History · agent session 1 · gw-agent · token:default", "← req   initialize", "→ resp  initialize", "← req   tools/list", "→ resp  tools/list")
+	h.keys("tab")
+	if h.m.history.H.Agent != "" || h.m.history.H.Server != h.m.snap.Servers[0].Name {
+		t.Errorf("tab past the agent session: agent %q, server %q", h.m.history.H.Agent, h.m.history.H.Server)
 	}
 }

@@ -120,7 +120,9 @@ func (m *Model) carry(intent screen.Intent, cmd tea.Cmd) (*Model, tea.Cmd) {
 		ref := intent.Tool.Ref
 		return m, tea.Batch(cmd, m.q.AskAccept(ref, common.Inline(m.St, ref.Qualified(), 40), intent.Tool.Fingerprint))
 	case history.Refreshing:
-		m.history.Refresh(m.sess.History(intent.Server))
+		m.history.Refresh(m.historyOf(intent.Server, intent.Agent))
+	case history.NextSource:
+		m.nextHistorySource(intent.Server, intent.Agent)
 	case serverinfo.Resources:
 		m.openResources(intent.Server)
 	case serverinfo.Prompts:

@@ -28,9 +28,25 @@ type HistoryMessage struct {
 // History is a server's kept protocol messages, oldest first, and how many older
 // ones the bound made it forget.
 type History struct {
-	Server   string
+	Server string
+	// Agent is the key of the agent session (HistorySource.Key) when the history is
+	// an agent's exchange with the gateway, and Server then its label; "" for a
+	// server's.
+	Agent    string
+	Ended    bool
 	Messages []HistoryMessage
 	Dropped  int
 	// Bytes is what Messages' Raw hold in all.
 	Bytes int
+}
+
+// HistorySource is one agent session at the gateway whose protocol messages are
+// kept: Key names it to the session, Label is who it is as the approval dialog shows
+// an agent (the session's number at the gateway, first so that a cut never makes two
+// alike, then the client name and the context).
+type HistorySource struct {
+	Key   string
+	Label string
+	// Ended is true once the session is gone (its history is kept, bounded).
+	Ended bool
 }

@@ -107,43 +107,55 @@ type sseTap struct {
 	rc   io.ReadCloser
 	capt *Capture
 	hist *History
-	line []byte
-	data []byte
-	over bool // the event's data passed MaxMessageBytes: not captured (go-sdk drops it too)
+	sse  sseSplit
 }
 
 func (t *sseTap) Read(p []byte) (int, error) {
 	n, err := t.rc.Read(p)
-	for _, c := range p[:n] {
-		if c != '\n' {
-			if len(t.line) < MaxMessageBytes {
-				t.line = append(t.line, c)
-			} else {
-				t.over = true
-			}
-			continue
-		}
-		line := bytes.TrimSuffix(t.line, []byte{'\r'})
-		switch {
-		case len(line) == 0:
-			if len(t.data) > 0 && !t.over {
-				tapped(t.capt, t.hist, t.data)
-			}
-			t.data, t.over = t.data[:0], false
-		case bytes.HasPrefix(line, []byte("data:")):
-			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
-			if len(t.data) > 0 {
-				t.data = append(t.data, '\n')
-			}
-			if len(t.data)+len(v) > MaxMessageBytes {
-				t.over = true
-			} else {
-				t.data = append(t.data, v...)
-			}
-		}
-		t.line = t.line[:0]
-	}
+	t.sse.feed(p[:n], func(data []byte) { tapped(t.capt, t.hist, data) })
 	return n, err
 }
 
 func (t *sseTap) Close() error { return t.rc.Close() }
+
+// sseSplit cuts an event stream into its events' data, line by line, each event's
+// data bounded by MaxMessageBytes (an event beyond it is not handed on: go-sdk drops
+// it too; over says how long it was).
+type sseSplit struct {
+	line []byte
+	data []byte
+	over bool // the event's data passed MaxMessageBytes
+}
+
+// feed reads p, calling emit with each whole event's data (valid only during emit).
+func (s *sseSplit) feed(p []byte, emit func(data []byte)) {
+	for _, c := range p {
+		if c != '\n' {
+			if len(s.line) < MaxMessageBytes {
+				s.line = append(s.line, c)
+			} else {
+				s.over = true
+			}
+			continue
+		}
+		line := bytes.TrimSuffix(s.line, []byte{'\r'})
+		switch {
+		case len(line) == 0:
+			if len(s.data) > 0 && !s.over {
+				emit(s.data)
+			}
+			s.data, s.over = s.data[:0], false
+		case bytes.HasPrefix(line, []byte("data:")):
+			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
+			if len(s.data) > 0 {
+				s.data = append(s.data, '\n')
+			}
+			if len(s.data)+len(v) > MaxMessageBytes {
+				s.over = true
+			} else {
+				s.data = append(s.data, v...)
+			}
+		}
+		s.line = s.line[:0]
+	}
+}

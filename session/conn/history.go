@@ -96,6 +96,11 @@ func (h *History) addMsg(out bool, msg jsonrpc.Message, raw []byte) {
 			e.ID = string(appendID(nil, m.ID))
 		}
 	}
+	h.keep(e, raw, owned)
+}
+
+// keep keeps e with raw, its bytes (owned: raw is the history's own, else copied).
+func (h *History) keep(e model.HistoryMessage, raw []byte, owned bool) {
 	if len(raw) > HistoryMessageBytes {
 		raw, e.Cut, owned = raw[:HistoryMessageBytes], true, false
 	}
@@ -108,10 +113,10 @@ func (h *History) addMsg(out bool, msg jsonrpc.Message, raw []byte) {
 	defer h.mu.Unlock()
 	switch e.Kind {
 	case "request":
-		h.noteID(dirKey(out, e.ID), e.Method)
+		h.noteID(dirKey(e.Out, e.ID), e.Method)
 	case "response", "error":
 		// A response answers a request that went the other way.
-		k := dirKey(!out, e.ID)
+		k := dirKey(!e.Out, e.ID)
 		if meth, ok := h.methods[k]; ok {
 			e.Method = meth
 			delete(h.methods, k)
@@ -133,6 +138,40 @@ func (h *History) addMsg(out bool, msg jsonrpc.Message, raw []byte) {
 	h.ring[(h.start+h.n)%HistoryMessages] = e
 	h.n++
 	h.bytes += len(e.Raw)
+}
+
+// Add keeps one message read or written as bytes (the gateway's agent sessions):
+// what it is read from its id, method and error alone (its params and result are
+// only skipped, not decoded). Bytes that are no JSON-RPC 2.0 message are not kept.
+func (h *History) Add(out bool, raw []byte) {
+	if h == nil {
+		return
+	}
+	var head struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &head) != nil || head.JSONRPC != "2.0" {
+		return
+	}
+	e := model.HistoryMessage{Out: out, Size: len(raw), Method: head.Method}
+	hasID := len(head.ID) > 0 && string(head.ID) != "null"
+	if hasID {
+		e.ID = string(head.ID)
+	}
+	switch {
+	case head.Method != "" && hasID:
+		e.Kind = "request"
+	case head.Method != "":
+		e.Kind = "notification"
+	case len(head.Error) > 0 && string(head.Error) != "null":
+		e.Kind = "error"
+	default:
+		e.Kind = "response"
+	}
+	h.keep(e, raw, false)
 }
 
 // addRaw keeps one message read or written as bytes (streamable HTTP) and returns it

@@ -727,6 +727,7 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession, ctxName string) {
 		select {
 		case <-waited:
 			g.m.EndContext(ctxName)
+			g.m.AgentHistories().End(ss.ID())
 			g.endRelaySession(ss.ID())
 			g.mu.Lock()
 			delete(g.ended, ss.ID())
@@ -842,6 +843,15 @@ func (g *Gateway) Handler() http.Handler {
 			// call that waits for a person does not keep this copy alive too.
 			r.Body = &onceReader{b: body}
 		}
+		if r.Method == http.MethodDelete && sid != "" {
+			defer g.m.AgentHistories().End(sid)
+		}
+		var body []byte
+		if ob, ok := r.Body.(*onceReader); ok {
+			body = ob.b
+		}
+		w = g.historyOf(w, sid, tok, body)
+		defer w.(*historyWriter).done()
 		// The agent's credentials stop here: nothing of this request's headers is
 		// forwarded upstream (upstream requests carry only the configured headers).
 		r.Header.Del("Authorization")

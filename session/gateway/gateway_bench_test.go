@@ -110,3 +110,10 @@ func BenchmarkCallThroughGatewayAudited(b *testing.B) {
 	defer audit.Close()
 	benchThroughGateway(b, cfg, session.Options{Audit: audit})
 }
+
+// BenchmarkCallThroughGatewayNoHistory is BenchmarkCallThroughGateway without the
+// protocol histories (the servers' and the agent sessions'): the difference is
+// what keeping them costs a call.
+func BenchmarkCallThroughGatewayNoHistory(b *testing.B) {
+	benchThroughGateway(b, benchDocsConfig(b), session.Options{NoHistory: true})
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/conn"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -71,4 +72,7 @@ type Host interface {
 	// EndContext ends a context's grants when its agent session is gone; its taint
 	// stays.
 	EndContext(ctxName string)
+	// AgentHistories keeps each agent session's protocol messages, both ways (nil:
+	// none kept).
+	AgentHistories() *conn.AgentHistories
 }

@@ -299,4 +299,5 @@ func (g *Gateway) endRevoked() {
 		g.m.EndContext(AgentContext(name))
 	}
 	g.owners.prune(present)
+	g.m.AgentHistories().EndAbsent(present, 10*time.Second)
 }

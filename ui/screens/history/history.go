@@ -33,6 +33,7 @@ type KeyMap struct {
 	Open      key.Binding
 	Save      key.Binding
 	Refresh   key.Binding
+	Source    key.Binding
 	Back      key.Binding
 }
 
@@ -45,19 +46,20 @@ func DefaultKeyMap() KeyMap {
 		Open:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "the message's bytes")),
 		Save:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save the message's bytes (0600)")),
 		Refresh:      key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "show messages since opened")),
+		Source:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next source: each server, then each agent session")),
 		Back:         key.NewBinding(key.WithKeys("esc", "H", "backspace"), key.WithHelp("esc", "back")),
 	}
 }
 
 // ShortHelp implements help.KeyMap, in words short enough for 80 columns.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{common.ShortKey(k.Direction, "way"), common.ShortKey(k.Method, "method"),
+	return []key.Binding{common.ShortKey(k.Source, "source"), common.ShortKey(k.Direction, "way"), common.ShortKey(k.Method, "method"),
 		common.ShortKey(k.Open, "bytes"), common.ShortKey(k.Save, "save"), k.Back}
 }
 
 // FullHelp implements help.KeyMap.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.Column(), {k.Direction, k.Method, k.Open, k.Save, k.Refresh, k.Back}}
+	return [][]key.Binding{k.Column(), {k.Source, k.Direction, k.Method, k.Open, k.Save, k.Refresh, k.Back}}
 }
 
 // Direction is which way the shown messages went.
@@ -79,7 +81,8 @@ func (d Direction) String() string {
 	return "both ways"
 }
 
-// Model is the history of one server: a list of its messages, or one message's bytes.
+// Model is the history of one server or one agent session at the gateway (H.Agent
+// set): a list of its messages, or one message's bytes.
 type Model struct {
 	*common.Common
 	keys KeyMap
@@ -109,7 +112,7 @@ func New(com *common.Common) Model {
 
 // Open shows a server's history from its newest message, unfiltered.
 func (v *Model) Open(h model.History) {
-	if v.Saved == nil || h.Server != v.H.Server {
+	if v.Saved == nil || h.Server != v.H.Server || h.Agent != v.H.Agent {
 		v.Saved = map[uint64]string{}
 	}
 	v.H, v.Dir, v.Method, v.Raw = h, Both, "", nil
@@ -194,8 +197,14 @@ func (v *Model) SetSize(w, h int) {
 	}
 }
 
-// Refreshing asks the root for the server's history as it is now.
-type Refreshing struct{ Server string }
+// Refreshing asks the root for the history as it is now: the agent session Agent's
+// when set, else the server's.
+type Refreshing struct{ Server, Agent string }
+
+// NextSource asks the root to show the next source's history after the one shown
+// (the server Server, or the agent session Agent): each server, then each agent
+// session kept, then the first server again.
+type NextSource struct{ Server, Agent string }
 
 // SavedMsg is a content.Saved of the history screen.
 type SavedMsg struct{ content.Saved }
@@ -246,7 +255,9 @@ func (v *Model) Update(msg tea.Msg) (screen.Intent, tea.Cmd) {
 		v.filter(v.seqAt(v.list.Cursor))
 		v.list.ScrollTo(0)
 	case key.Matches(k, v.keys.Refresh):
-		return Refreshing{Server: v.H.Server}, nil
+		return Refreshing{Server: v.H.Server, Agent: v.H.Agent}, nil
+	case key.Matches(k, v.keys.Source):
+		return NextSource{Server: v.H.Server, Agent: v.H.Agent}, nil
 	case key.Matches(k, v.keys.Open):
 		if e, ok := v.cursorMsg(); ok {
 			v.Raw = &e
@@ -280,7 +291,11 @@ func (v *Model) save(e model.HistoryMessage) screen.Intent {
 	if what == "" {
 		what = e.Kind
 	}
-	return content.SaveOf(v.H.Server, what, e.Seq, []content.Blob{{N: int(e.Seq), MIME: "application/json", Data: e.Raw}},
+	server := v.H.Server
+	if v.H.Agent != "" {
+		server = "agent"
+	}
+	return content.SaveOf(server, what, e.Seq, []content.Blob{{N: int(e.Seq), MIME: "application/json", Data: e.Raw}},
 		func(s content.Saved) tea.Msg { return SavedMsg{s} })
 }
 
@@ -336,22 +351,30 @@ func (v *Model) row(e model.HistoryMessage, selected bool, width int) string {
 // View renders the list or the one message.
 func (v *Model) View() string {
 	if v.Raw != nil {
-		return v.vp.Box(v.St, "History · "+common.Inline(v.St, v.H.Server, 24)+" · message "+strconv.FormatUint(v.Raw.Seq, 10)+v.vp.Percent(v.St))
+		return v.vp.Box(v.St, "History · "+v.source(24)+" · message "+strconv.FormatUint(v.Raw.Seq, 10)+v.vp.Percent(v.St))
 	}
 	st := v.St
 	iw, _ := common.PaneInner(v.width, v.height)
-	head := "History · " + common.Inline(st, v.H.Server, 24) + " · " + strconv.Itoa(len(v.H.Messages)) + " kept"
-	if v.H.Dropped > 0 {
-		head += ", " + strconv.Itoa(v.H.Dropped) + " older dropped"
-	}
+	head := "History · " + v.source(max(iw-common.CellWidth("History · "), 24))
 	method := "every method"
 	if v.Method != "" {
 		method = common.Inline(st, v.Method, 32)
 	}
-	filter := st.Muted.Render("showing " + v.Dir.String() + " · " + method + " · " + strconv.Itoa(len(v.shown)) + " of " + strconv.Itoa(len(v.H.Messages)))
+	// The counts share the filter's line, so that the heading has the whole width
+	// for whose history it is.
+	shown := v.Dir.String() + " · " + method + " · " + strconv.Itoa(len(v.shown)) + " of " + strconv.Itoa(len(v.H.Messages)) + " kept"
+	if v.H.Dropped > 0 {
+		shown += " · " + strconv.Itoa(v.H.Dropped) + " older dropped"
+	}
+	if common.CellWidth("showing "+shown) <= iw {
+		shown = "showing " + shown
+	}
+	filter := st.Muted.Render(common.Fit(shown, iw))
 	lines := []string{st.Header.Render(common.Fit(head, iw)), filter}
 	if len(v.shown) == 0 {
-		if len(v.H.Messages) == 0 {
+		if len(v.H.Messages) == 0 && v.H.Agent != "" {
+			lines = append(lines, st.Muted.Render("no messages kept of this agent session"))
+		} else if len(v.H.Messages) == 0 {
 			lines = append(lines, st.Muted.Render("no messages kept: the server has not connected, or the history is off"))
 		} else {
 			lines = append(lines, st.Muted.Render("no message passes the filter (d, m)"))
@@ -368,8 +391,11 @@ func (v *Model) View() string {
 func (v *Model) renderRaw() {
 	e, st, iw := *v.Raw, v.St, v.vp.InnerWidth()
 	way := "sent by airlock"
+	if v.H.Agent != "" {
+		way = "sent by airlock to the agent"
+	}
 	if !e.Out {
-		way = "received from " + common.Inline(st, v.H.Server, 24)
+		way = "received from " + v.source(48)
 	}
 	what := e.Kind
 	if e.Method != "" {
@@ -405,4 +431,18 @@ func (v *Model) KeyMap() help.KeyMap {
 		return common.KeyMapFunc{Short: k, Full: [][]key.Binding{v.keys.Column(), {v.keys.Save, v.keys.Back}}}
 	}
 	return common.KeyMapFunc{Short: v.keys.ShortHelp(), Full: v.keys.FullHelp()}
+}
+
+// source names what the history is of in at most width cells: the server, or the
+// agent session (its number first, so a cut never makes two alike) and whether it
+// ended.
+func (v *Model) source(width int) string {
+	if v.H.Agent == "" {
+		return common.Inline(v.St, v.H.Server, width)
+	}
+	label := "agent " + v.H.Server
+	if v.H.Ended {
+		label = "ended " + label
+	}
+	return common.Inline(v.St, label, width)
 }

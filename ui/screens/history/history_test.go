@@ -119,7 +119,7 @@ func TestHistory_FiltersSaveBack(t *testing.T) {
 	for m.Method != "tools/call" {
 		m.Update(keytest.Press("m"))
 	}
-	if len(m.shown) != 2 || !strings.Contains(keytest.Flat(m.View()), "showing both ways · tools/call · 2 of 11") {
+	if len(m.shown) != 2 || !strings.Contains(keytest.Flat(m.View()), "both ways · tools/call · 2 of 11 kept") {
 		t.Fatalf("tools/call: %d shown; %s", len(m.shown), keytest.Flat(m.View()))
 	}
 	in, _ := m.Update(keytest.Press("s"))
@@ -157,5 +157,28 @@ func TestHistory_RefreshFollows(t *testing.T) {
 	m.Refresh(sample())
 	if e, _ := m.cursorMsg(); e.Seq != 14 {
 		t.Errorf("a refresh keeps the cursor's message: on %d, want 14", e.Seq)
+	}
+}
+
+// An agent session's history says whose it is, its number first so a cut never
+// makes two sessions alike, and that it ended; tab asks for the next source.
+func TestHistory_AgentSession(t *testing.T) {
+	h := sample()
+	h.Server, h.Agent, h.Ended = "session 12 · claude-code-with-a-long-client-name · token:ci-bot", "sid-1", true
+	st := theme.New(true, true)
+	m := New(&common.Common{St: &st})
+	m.SetSize(60, 20)
+	m.Open(h)
+	v := m.View()
+	keytest.Fits(t, v, 60, 20, "agent history")
+	keytest.Golden(t, filepath.Join("testdata", "history-agent-60x20.golden"), ansi.Strip(v)+"\n", *update)
+	if !strings.Contains(keytest.Flat(v), "History · ended agent session 12 · ") {
+		t.Errorf("the heading does not name the session first:\n%s", ansi.Strip(v))
+	}
+	if in, _ := m.Update(keytest.Press("tab")); in != (NextSource{Server: h.Server, Agent: "sid-1"}) {
+		t.Errorf("tab: intent %#v", in)
+	}
+	if in, _ := m.Update(keytest.Press("s")); in.(content.Save).Server != "agent" {
+		t.Errorf("s: the file is not named for an agent: %#v", in)
 	}
 }
