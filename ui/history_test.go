@@ -54,7 +54,7 @@ func TestHistory_OpenViewSave(t *testing.T) {
 		t.Fatalf("esc from the history did not return to the info view")
 	}
 	h.keys("?")
-	screenHas(t, h.plain(), "history: a server's protocol messages")
+	screenHas(t, h.plain(), "history: the protocol messages of a server or agent session")
 }
 
 // TestServerInfo_PingAndLogLevel: in a server's info, P pings it and shows the

@@ -56,7 +56,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Grants:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "grants & taint: revoke a grant, clear a taint")),
 		Reset:     key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "undo every what-if change")),
 		Rules:     key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "rules: config and remembered, revoke")),
-		History:   key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "history: a server's protocol messages")),
+		History:   key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "history: the protocol messages of a server or agent session")),
 	}
 }
 
