@@ -2,6 +2,7 @@ package conn
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,10 +30,12 @@ type AgentHistories struct {
 }
 
 type agentHistory struct {
-	key    string
-	label  string
-	h      *History
-	ended  bool
+	key   string
+	label string
+	h     *History
+	ended bool
+	// opened is on the wall clock, whatever the histories' clock: EndAbsent's
+	// grace is real time for the gateway to list a new session.
 	opened time.Time
 }
 
@@ -49,10 +52,8 @@ func (a *AgentHistories) Open(id, client, ctxName string) *History {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, e := range a.live {
-		if e.key == id {
-			return e.h
-		}
+	if i := a.liveAt(id); i >= 0 {
+		return a.live[i].h
 	}
 	if len(a.live) == AgentHistoriesLive {
 		a.endAt(0)
@@ -70,10 +71,8 @@ func (a *AgentHistories) Of(id string) *History {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, e := range a.live {
-		if e.key == id {
-			return e.h
-		}
+	if i := a.liveAt(id); i >= 0 {
+		return a.live[i].h
 	}
 	return nil
 }
@@ -86,12 +85,20 @@ func (a *AgentHistories) End(id string) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if i := a.liveAt(id); i >= 0 {
+		a.endAt(i)
+	}
+}
+
+// liveAt is the index of the running session id in live, -1 when it is not
+// running. Called with a.mu held.
+func (a *AgentHistories) liveAt(id string) int {
 	for i, e := range a.live {
 		if e.key == id {
-			a.endAt(i)
-			return
+			return i
 		}
 	}
+	return -1
 }
 
 // EndAbsent ends the running sessions not in present that opened more than grace
@@ -171,7 +178,7 @@ type Tap struct {
 // NewTap returns a tap into h (nil: a tap that keeps nothing) for a body of
 // contentType.
 func (h *History) NewTap(contentType string) *Tap {
-	return &Tap{h: h, sse: len(contentType) >= 17 && contentType[:17] == "text/event-stream"}
+	return &Tap{h: h, sse: strings.HasPrefix(contentType, "text/event-stream")}
 }
 
 // Write reads p as written to the agent.
