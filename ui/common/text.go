@@ -92,10 +92,21 @@ func BlockLines(st *theme.Styles, s string, width, maxBytes int, g string) []str
 }
 
 // WrapOwn wraps airlock's own text (which may hold already-escaped, styled pieces)
-// to width with a hanging indent for continuation lines.
+// to width with a hanging indent for continuation lines. No line is wider than
+// width (a line the pane cut would lose its last cells): where a continuation,
+// indented more than the first line, would not fit beside its indent, the text
+// is wrapped to what is left beside the wider of the two.
 func WrapOwn(s string, width int, first, rest string) []string {
-	inner := max(width-lipgloss.Width(first), 8)
-	lines := WrapWords(s, inner)
+	wf, wr := lipgloss.Width(first), lipgloss.Width(rest)
+	lines := WrapWords(s, max(width-wf, 8))
+	if wr > wf && len(lines) > 1 {
+		for _, l := range lines[1:] {
+			if wr+ansi.StringWidth(l) > max(width, wr+8) {
+				lines = WrapWords(s, max(width-wr, 8))
+				break
+			}
+		}
+	}
 	for i, l := range lines {
 		if i == 0 {
 			lines[i] = first + l

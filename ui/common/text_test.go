@@ -1,6 +1,7 @@
 package common
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -46,6 +47,30 @@ func TestWrapWords_SpacesOnly(t *testing.T) {
 			if got[i] != c.want[i] {
 				t.Errorf("WrapWords(%q, %d) = %q, want %q", c.s, c.width, got, c.want)
 				break
+			}
+		}
+	}
+}
+
+// Every line WrapOwn makes fits the width, its hanging indent counted: a
+// continuation indented more than the first line is wrapped narrower, so the
+// pane does not cut its last cells (a path's end) off with an ellipsis.
+func TestWrapOwn_EveryLineFits(t *testing.T) {
+	path := `"/tmp/abcdefgh/TestServerInfo_EditRoots2573849084/001/missing" does not exist`
+	for _, c := range []struct{ first, rest string }{
+		{"", "  "}, {"• ", "  "}, {"label  ", "    "}, {"  ", strings.Repeat(" ", 13)},
+	} {
+		// Below 8 cells beside the indent, WrapOwn keeps 8 (words over a pane's cut
+		// read better than a column of letters).
+		for width := max(len(c.first), len(c.rest)) + 8; width <= 80; width++ {
+			lines := WrapOwn("✗ "+path, width, c.first, c.rest)
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > width {
+					t.Fatalf("WrapOwn(first %q, rest %q) at %d: line %d is %d cells: %q", c.first, c.rest, width, i, w, l)
+				}
+			}
+			if got := strings.Join(strings.Fields(strings.Join(lines, "")), ""); got != strings.Join(strings.Fields(c.first+"✗ "+path), "") {
+				t.Fatalf("WrapOwn at %d lost text: %q", width, lines)
 			}
 		}
 	}

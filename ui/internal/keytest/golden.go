@@ -41,12 +41,12 @@ func Golden(t testing.TB, path, got string, update bool) {
 }
 
 // Flat is a view stripped of its styles as one line of words: the frame's
-// characters trimmed from each line and runs of spaces collapsed, so that a
-// sentence wrapped over lines can be found.
+// characters (heavy or rounded) trimmed from each line and runs of spaces
+// collapsed, so that a sentence wrapped over lines can be found.
 func Flat(view string) string {
 	var words []string
 	for _, l := range strings.Split(ansi.Strip(view), "\n") {
-		l = strings.Trim(l, "┃━┏┓┗┛ ")
+		l = strings.Trim(l, "┃━┏┓┗┛│─╭╮╰╯ ")
 		words = append(words, strings.Fields(l)...)
 	}
 	return strings.Join(words, " ")

@@ -222,12 +222,20 @@ func (v *Roots) View() string {
 	if v.cursor >= rows {
 		off = v.cursor - rows + 1
 	}
+	// A path too long for the row is cut in its middle, and paths that would
+	// then look alike keep where they differ: folders of one parent differ at
+	// the end, which a cut at the end would hide.
+	paths, widths := make([]string, len(v.Server.Roots)), make([]int, len(v.Server.Roots))
+	for i, r := range v.Server.Roots {
+		paths[i], widths[i] = common.PlainInline(RootPath(r)), iw-2
+	}
+	paths = common.CutDistinct(paths, widths)
 	for i := off; i < len(v.Server.Roots) && i < off+rows; i++ {
 		mark := "  "
 		if i == v.cursor {
 			mark = st.Key.Render("▸ ")
 		}
-		list = append(list, mark+common.Inline(st, RootPath(v.Server.Roots[i]), iw-2))
+		list = append(list, mark+paths[i])
 	}
 	if len(foot) > ih {
 		foot = foot[len(foot)-ih:]
