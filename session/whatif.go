@@ -77,6 +77,47 @@ func (m *Manager) Unsaved() bool {
 	return !m.over.Empty()
 }
 
+// PolicyHold is a what-if change refused because the team policy holds the value
+// stricter: nothing changed, and neither U nor the person's config can loosen it.
+type PolicyHold struct {
+	What   string // "server web", or a tool's qualified name
+	At     string // the value the policy holds it at: "untrusted", "deny"
+	Source config.Source
+}
+
+// Error is the session's sentence: "the team policy holds server web at untrusted
+// (policy: /etc/airlock/policy.toml:2): a what-if cannot loosen it".
+func (h *PolicyHold) Error() string {
+	return "the team policy holds " + h.What + " at " + h.At + " (" + h.Source.String() + "): a what-if cannot loosen it"
+}
+
+// TrustHeld is the hold that refuses server name's trust at t, nil when the team
+// policy lets the server have it (or there is no such server). SetServerTrust
+// refuses exactly these; the screens ask it before offering a step.
+func (m *Manager) TrustHeld(name string, t trust.ServerTrust) *PolicyHold {
+	s, ok := m.servers[name]
+	if !ok {
+		return nil
+	}
+	if c := s.cfg; c.TrustCapSource.IsPolicy() && config.StricterTrust(t, c.TrustCap) != t {
+		return &PolicyHold{What: "server " + name, At: c.TrustCap.String(), Source: c.TrustCapSource}
+	}
+	return nil
+}
+
+// ToolPolicyHeld is TrustHeld for a tool's policy override a (ActionUnset, no
+// override, is never held: the policy's cap applies to the tier's policy too).
+func (m *Manager) ToolPolicyHeld(ref trust.Ref, a trust.Action) *PolicyHold {
+	s, ok := m.servers[ref.Server]
+	if !ok || a == trust.ActionUnset {
+		return nil
+	}
+	if cp := s.cfg.Tools[ref.Tool].Cap; cp.Action != trust.ActionUnset && config.Stricter(a, cp.Action) != a {
+		return &PolicyHold{What: ref.Qualified(), At: cp.Action.String(), Source: cp.Source}
+	}
+	return nil
+}
+
 // SetServerTrust changes a server's trust for this session. Setting the trust the
 // config already gives removes the change. A server that was blocked, and so never
 // connected, is connected now.
@@ -85,8 +126,8 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 	if !ok {
 		return fmt.Errorf("no server %q", name)
 	}
-	if c := s.cfg; c.TrustCapSource.IsPolicy() && config.StricterTrust(t, c.TrustCap) != t {
-		return fmt.Errorf("the team policy holds server %s at %s (%s): a what-if cannot loosen it", name, c.TrustCap, c.TrustCapSource)
+	if h := m.TrustHeld(name, t); h != nil {
+		return h
 	}
 	m.publish.Lock()
 	m.mu.Lock()
@@ -117,14 +158,11 @@ func (m *Manager) SetServerTrust(name string, t trust.ServerTrust) error {
 
 // SetToolPolicy sets a tool's policy for this session; ActionUnset removes the change.
 func (m *Manager) SetToolPolicy(ref trust.Ref, a trust.Action) error {
-	s, ok := m.servers[ref.Server]
-	if !ok {
+	if _, ok := m.servers[ref.Server]; !ok {
 		return fmt.Errorf("no server %q", ref.Server)
 	}
-	if a != trust.ActionUnset {
-		if cp := s.cfg.Tools[ref.Tool].Cap; cp.Action != trust.ActionUnset && config.Stricter(a, cp.Action) != a {
-			return fmt.Errorf("the team policy holds %s at %s (%s): a what-if cannot loosen it", ref.Qualified(), cp.Action, cp.Source)
-		}
+	if h := m.ToolPolicyHeld(ref, a); h != nil {
+		return h
 	}
 	m.publish.Lock()
 	defer m.announceOverrides()

@@ -5,7 +5,7 @@ package ui
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -141,9 +141,10 @@ func TestPolicy_DetailNamesThePolicyRules(t *testing.T) {
 	screenHas(t, h.plain(), "the team policy's rules decide first: /etc/airlock/policy.toml:1")
 }
 
-// What-if on a value the team policy holds: the step that would loosen it asks
-// nothing, says the policy's sentence on screen, and changes nothing; a step that
-// tightens still takes one key.
+// What-if on a value the team policy holds: T steps only through the trusts the
+// policy allows (blocked → untrusted, skipping trusted, asked first since it
+// loosens); a tool's step the policy refuses asks nothing, says the policy's
+// sentence on screen and changes nothing; a step that tightens takes one key.
 func TestPolicy_WhatIfCannotLoosen(t *testing.T) {
 	h, _ := policyHarness(t, "[servers.repo]\ntrust = \"untrusted\"\n[servers.repo.tools.write_note]\npolicy = \"deny\"\n")
 	h.m.showTool(snapTool(t, h, "repo__write_note"))
@@ -153,20 +154,19 @@ func TestPolicy_WhatIfCannotLoosen(t *testing.T) {
 	}
 	h.keys("T") // untrusted → blocked: tightens, one key
 	h.waitFor("repo to be blocked", func(m Model) bool { s, _ := m.snap.Server("repo"); return s.Trust == trust.BlockedServer })
-	h.settle()  // the server's own news first: the status line is then the refusal's
-	h.keys("T") // blocked → trusted: the policy holds it at untrusted
+	h.settle()  // the server's own news first
+	h.keys("T") // blocked → untrusted: trusted is held away, so T skips it
 	h.settle()
-	if frontIs(h.m, question.KindChoice) {
-		t.Fatalf("a what-if the policy refuses asked first:\n%s", h.plain())
+	if !frontIs(h.m, question.KindChoice) {
+		t.Fatalf("T on blocked repo, held at untrusted, did not offer untrusted:\n%s", h.plain())
 	}
-	if s, _ := h.m.snap.Server("repo"); s.Trust != trust.BlockedServer {
-		t.Fatalf("repo's trust changed to %v", s.Trust)
+	screenHas(t, flat(h.plain()), "Raise repo's trust to untrusted?", "trusted is skipped: policy: /etc/airlock/policy.toml:2")
+	h.armQuestion()
+	h.keys("right", "enter", "ctrl+y")
+	h.waitFor("repo untrusted again", func(m Model) bool { s, _ := m.snap.Server("repo"); return s.Trust == trust.Untrusted })
+	if _, changed := h.sess.Overrides().Trust["repo"]; changed {
+		t.Errorf("back at the config's trust, a change is still kept: %+v", h.sess.Overrides().Trust)
 	}
-	const trustSentence = "policy: /etc/airlock/policy.toml:2 holds server repo at untrusted: a what-if cannot loosen it"
-	if !strings.Contains(h.m.status, trustSentence) || strings.Contains(h.m.status, "could not change") {
-		t.Errorf("status %q, want the policy's sentence %q", h.m.status, trustSentence)
-	}
-	screenHas(t, h.plain(), "⊘ policy: /etc/airlock/policy.toml:2 holds")
 
 	h.keys("p") // none → ask: the policy holds write_note at deny
 	h.settle()
@@ -176,9 +176,42 @@ func TestPolicy_WhatIfCannotLoosen(t *testing.T) {
 	if _, ok := h.sess.Overrides().Policy[trust.Ref{Server: "repo", Tool: "write_note"}]; ok {
 		t.Fatal("the tool's policy changed")
 	}
-	const toolSentence = "policy: /etc/airlock/policy.toml:4 holds repo__write_note at deny: a what-if cannot loosen it"
-	if !strings.Contains(h.m.status, toolSentence) {
-		t.Errorf("status %q, want %q", h.m.status, toolSentence)
+	const toolSentence = "the team policy holds repo__write_note at deny (policy: /etc/airlock/policy.toml:4)"
+	if !strings.Contains(h.m.status, toolSentence) || !strings.HasPrefix(h.m.status, "⊘ nothing changed: ") {
+		t.Errorf("status %q, want \"⊘ nothing changed: \" and %q", h.m.status, toolSentence)
+	}
+	screenHas(t, h.plain(), "⊘ nothing changed: the team policy holds repo__write_note")
+}
+
+// A server the policy holds at blocked: T has nowhere to step, says so and changes
+// nothing; the refusal leads the status line, so that at 60 and 80 columns what
+// happened and why is on screen (the rest is behind v).
+func TestPolicy_HeldRefusalFitsNarrowScreens(t *testing.T) {
+	h, _ := policyHarness(t, "[servers.repo]\ntrust = \"blocked\"\n")
+	h.settle() // the server's own news first
+	for _, w := range []int{60, 80} {
+		h.send(tea.WindowSizeMsg{Width: w, Height: 20})
+		h.keys("tab", "down") // the servers pane, on repo (below "all servers")
+		if h.m.servers.Selected() != "repo" {
+			t.Fatalf("selected server %q, want repo:\n%s", h.m.servers.Selected(), h.plain())
+		}
+		h.keys("T")
+		h.settle()
+		if frontIs(h.m, question.KindChoice) {
+			t.Fatalf("T on a server the policy holds at blocked asked:\n%s", h.plain())
+		}
+		if s, _ := h.m.snap.Server("repo"); s.Trust != trust.BlockedServer {
+			t.Fatalf("repo's trust changed to %v", s.Trust)
+		}
+		lines := strings.Split(h.plain(), "\n")
+		status := lines[len(lines)-2]
+		if !strings.HasPrefix(status, "⊘ nothing changed: the team policy holds") {
+			t.Errorf("at %d columns the status line is %q", w, status)
+		}
+		if w >= 80 && !strings.Contains(status, "server repo at blocked") {
+			t.Errorf("at %d columns the status line does not say what is held: %q", w, status)
+		}
+		h.keys("tab", "up")
 	}
 }
 
@@ -186,10 +219,14 @@ func TestPolicy_WhatIfCannotLoosen(t *testing.T) {
 // not foresee) is said as the policy's sentence, not as a failure.
 func TestPolicy_WhatIfRefusalIsThePolicysSentence(t *testing.T) {
 	h, _ := policyHarness(t, "[servers.repo]\ntrust = \"untrusted\"\n")
-	const why = "the team policy holds server repo at untrusted (policy: /etc/airlock/policy.toml:2): a what-if cannot loosen it"
-	h.m.applyWhatIf(whatIfMsg{what: "repo trust blocked → trusted", err: errors.New(why)})
-	if h.m.status != "⊘ "+why+"; nothing changed" {
-		t.Errorf("status %q", h.m.status)
+	hold := h.sess.TrustHeld("repo", trust.Trusted)
+	if hold == nil {
+		t.Fatal("the session does not hold repo at untrusted")
+	}
+	h.m.applyWhatIf(whatIfMsg{what: "repo trust blocked → trusted", err: fmt.Errorf("changing trust: %w", hold)})
+	const want = "⊘ nothing changed: the team policy holds server repo at untrusted (policy: /etc/airlock/policy.toml:2): a what-if cannot loosen it"
+	if h.m.status != want {
+		t.Errorf("status %q, want %q", h.m.status, want)
 	}
 }
 

@@ -234,6 +234,12 @@ func (m *Model) statusLine() string {
 		// First: while it lasts nothing runs, whatever the rest says.
 		parts = append(parts, a)
 	}
+	held := strings.HasPrefix(m.status, heldLead)
+	if held {
+		// The answer to the key just pressed: nothing changed, and why. It leads,
+		// so that a narrow screen still says it.
+		parts = append(parts, st.StatusBar.Render(m.status))
+	}
 	if m.taint.Channel == trust.ChannelUnreadable {
 		// No server tainted it: airlock cannot read what is tainted, so everything is.
 		parts = append(parts, st.ErrorText.Render("✖ "+approval.TaintFile+" unreadable: every context treated as tainted")+st.Muted.Render(" (w, C: clear)"))
@@ -281,7 +287,7 @@ func (m *Model) statusLine() string {
 	if n := m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling); n > 0 {
 		parts = append(parts, st.WarnText.Render("✎ "+strconv.Itoa(n)+" request"+common.Plural(n)+" for input"))
 	}
-	if m.status != "" && !(asked && strings.HasPrefix(m.status, approvalNeeded)) {
+	if m.status != "" && !held && !(asked && strings.HasPrefix(m.status, approvalNeeded)) {
 		// "approval needed" is said by the waiting count or the badge (and the
 		// dialog names the call); Activity keeps it.
 		parts = append(parts, st.StatusBar.Render(m.status))

@@ -7,7 +7,7 @@ package ui
 // fragment to merge by hand.
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/session"
-	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/trust"
 	"github.com/airlock-mcp/airlock/ui/common"
 	"github.com/airlock-mcp/airlock/ui/question"
@@ -121,50 +120,16 @@ func trustRank(t trust.ServerTrust) int {
 	return 0
 }
 
-// policyHoldsLead starts the session's sentence refusing a what-if the team
-// policy holds.
-const policyHoldsLead = "the team policy holds "
-
-// policyHoldsTrust is the sentence refusing server's trust at next when the team
-// policy holds it stricter (the session would refuse the change), its file and
-// line first so that a status line cut at the terminal's width still shows them:
-// "policy: /etc/airlock/policy.toml:2 holds server web at untrusted: a what-if
-// cannot loosen it". "" when the policy allows the step.
-func (m *Model) policyHoldsTrust(server string, next trust.ServerTrust) string {
-	cfg := m.sess.Config()
-	if cfg == nil {
-		return ""
-	}
-	for _, s := range cfg.Servers {
-		if s.Name == server && s.TrustCapSource.IsPolicy() && config.StricterTrust(next, s.TrustCap) != next {
-			return fmt.Sprintf("%s holds server %s at %s: a what-if cannot loosen it", s.TrustCapSource, server, s.TrustCap)
-		}
-	}
-	return ""
-}
-
-// policyHoldsTool is policyHoldsTrust for a tool's policy override next.
-func (m *Model) policyHoldsTool(ref trust.Ref, next trust.Action) string {
-	cfg := m.sess.Config()
-	if cfg == nil || next == trust.ActionUnset {
-		return ""
-	}
-	for _, s := range cfg.Servers {
-		if s.Name != ref.Server {
-			continue
-		}
-		if cp := s.Tools[ref.Tool].Cap; cp.Action != trust.ActionUnset && config.Stricter(next, cp.Action) != next {
-			return fmt.Sprintf("%s holds %s at %s: a what-if cannot loosen it", cp.Source, ref.Qualified(), cp.Action)
-		}
-	}
-	return ""
-}
+// heldLead starts the status line of a what-if step the team policy refused: the
+// status line leads with it (statusLine), so that what happened is on screen at
+// any width.
+const heldLead = "⊘ nothing changed: "
 
 // heldByPolicy says on the status line that a what-if step was refused because
-// the team policy holds the value: nothing changed, and U or the config cannot
-// loosen it either.
-func (m *Model) heldByPolicy(why string) {
-	m.status = "⊘ " + common.Inline(m.St, why, 0) + "; nothing changed"
+// the team policy holds the value (the session's sentence, FILE:LINE in it):
+// nothing changed, and neither U nor the config can loosen it.
+func (m *Model) heldByPolicy(h *session.PolicyHold) {
+	m.status = heldLead + common.Inline(m.St, h.Error(), 0)
 }
 
 // choiceLoosen prefixes the tag of the question before a what-if change that
@@ -243,8 +208,8 @@ func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	if next == trust.ActionUnset {
 		word = "its tier's (no override)"
 	}
-	if why := m.policyHoldsTool(ref, next); why != "" {
-		m.heldByPolicy(why)
+	if h := m.sess.ToolPolicyHeld(ref, next); h != nil {
+		m.heldByPolicy(h)
 		return nil
 	}
 	name := common.Inline(m.St, ref.Qualified(), 40)
@@ -263,17 +228,33 @@ func (m *Model) cyclePolicy(ref trust.Ref) tea.Cmd {
 	return whatIfCmd(m.sess, what, apply)
 }
 
-// cycleTrust moves a server's trust one step. Raising it (blocked → trusted) makes
-// airlock believe the server's claims and run what it blocked, so it asks first,
-// guarded; lowering it is one key.
+// cycleTrust moves a server's trust one step, through the trusts the team policy
+// lets it have (held at untrusted, blocked steps back to untrusted; held at
+// blocked, there is no step, and the status line says so). Raising it (blocked →
+// trusted) makes airlock believe the server's claims and run what it blocked, so
+// it asks first, guarded; lowering it is one key.
 func (m *Model) cycleTrust(server string) tea.Cmd {
 	sv, ok := m.snap.Server(server)
 	if !ok {
 		return nil
 	}
 	next := nextTrust(sv.Trust)
-	if why := m.policyHoldsTrust(server, next); why != "" {
-		m.heldByPolicy(why)
+	var skipped *session.PolicyHold // the first trust the policy holds away
+	var skippedTrust trust.ServerTrust
+	for next != sv.Trust {
+		h := m.sess.TrustHeld(server, next)
+		if h == nil {
+			break
+		}
+		if skipped == nil {
+			skipped, skippedTrust = h, next
+		}
+		next = nextTrust(next)
+	}
+	if next == sv.Trust {
+		if skipped != nil {
+			m.heldByPolicy(skipped)
+		}
 		return nil
 	}
 	name := common.Inline(m.St, server, 32)
@@ -291,6 +272,9 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 			"",
 			"Its tools' tiers are recomputed, for this session: what was blocked may run, and what it claims about its tools may be believed, so calls may run unasked. T moves it on; U undoes every what-if change.",
 		}
+		if skipped != nil {
+			lines = append(lines, "", skippedTrust.String()+" is skipped: "+common.Inline(m.St, skipped.Source.String(), 200)+" holds "+name+" at "+skipped.At+".")
+		}
 		if note := hazards.BelievedNote(m.snap, server, next); note != "" {
 			lines = append(lines, "", common.Inline(m.St, note, 300))
 		}
@@ -302,9 +286,9 @@ func (m *Model) cycleTrust(server string) tea.Cmd {
 
 // applyWhatIf takes the new snapshot after a live change and says what changed.
 func (m *Model) applyWhatIf(msg whatIfMsg) {
-	if msg.err != nil && strings.HasPrefix(msg.err.Error(), policyHoldsLead) {
+	if h := (*session.PolicyHold)(nil); errors.As(msg.err, &h) {
 		// The session refused a change the team policy holds: its sentence, whole.
-		m.heldByPolicy(msg.err.Error())
+		m.heldByPolicy(h)
 		return
 	}
 	if msg.err != nil {
