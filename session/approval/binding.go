@@ -3,6 +3,7 @@ package approval
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/airlock-mcp/airlock/internal/model"
@@ -11,8 +12,9 @@ import (
 )
 
 // ToolChanges lists, as short phrases, what changed between the tool as a person saw
-// it (shown) and the tool now: its tier, its server's trust, its policy, and its
-// definition (description, title, schemas, annotations). An approval or a grant covers
+// it (shown) and the tool now: its tier, its server's trust, its policy, the legs it
+// fills and whether it writes to a persistent store, and its definition
+// (description, title, schemas, annotations). An approval or a grant covers
 // exactly the tool as shown; any phrase here ends it. Empty means nothing changed.
 func ToolChanges(shown, now model.ToolInfo) []string {
 	var out []string
@@ -27,6 +29,18 @@ func ToolChanges(shown, now model.ToolInfo) []string {
 		out = append(out, "the tool's policy changed from "+policyWord(shown.Policy)+" to "+policyWord(now.Policy))
 	case shown.Class.Action != now.Class.Action && shown.Class.Tier == now.Class.Tier:
 		out = append(out, "the tier's policy changed from "+shown.Class.Action.String()+" to "+now.Class.Action.String())
+	}
+	if !slices.Equal(shown.Class.Legs, now.Class.Legs) {
+		// Labels and the server's trust move them, not only the definition: what
+		// the question showed (or the grant was given for) filled other legs.
+		out = append(out, "the legs it fills changed from "+legWords(shown.Class.Legs)+" to "+legWords(now.Class.Legs))
+	}
+	if shown.Class.Persistent != now.Class.Persistent {
+		if now.Class.Persistent {
+			out = append(out, "it now writes to a persistent store")
+		} else {
+			out = append(out, "it no longer writes to a persistent store")
+		}
 	}
 	if shown.Fingerprint != now.Fingerprint || !bytes.Equal(shown.Raw, now.Raw) && shown.Fingerprint == "" {
 		var what []string
@@ -84,4 +98,17 @@ func policyWord(a trust.Action) string {
 		return "the tier's default"
 	}
 	return a.String()
+}
+
+// legWords is a tool's legs as ToolChanges says them: "private-data, exfiltration",
+// "none".
+func legWords(legs []trust.Leg) string {
+	if len(legs) == 0 {
+		return "none"
+	}
+	w := make([]string, len(legs))
+	for i, l := range legs {
+		w[i] = string(l)
+	}
+	return strings.Join(w, ", ")
 }

@@ -31,6 +31,18 @@ func TestToolChanges_SaidAsSentences(t *testing.T) {
 			[]string{"the tool's policy changed from the tier's default to deny"}},
 		{"tier's policy", base, with(func(t *model.ToolInfo) { t.Class.Action = trust.Allow }),
 			[]string{"the tier's policy changed from ask to allow"}},
+		// The legs a tool fills move with labels and the server's trust, not only
+		// with its definition: a question that showed none must not stand for one
+		// that now sends data out.
+		{"a leg gained", base, with(func(t *model.ToolInfo) { t.Class.Legs = []trust.Leg{trust.LegExfiltration} }),
+			[]string{"the legs it fills changed from none to exfiltration"}},
+		{"a leg lost", with(func(t *model.ToolInfo) { t.Class.Legs = []trust.Leg{trust.LegPrivateData, trust.LegExfiltration} }),
+			with(func(t *model.ToolInfo) { t.Class.Legs = []trust.Leg{trust.LegPrivateData} }),
+			[]string{"the legs it fills changed from private-data, exfiltration to private-data"}},
+		{"labelled persistent", base, with(func(t *model.ToolInfo) { t.Class.Persistent = true }),
+			[]string{"it now writes to a persistent store"}},
+		{"same legs, another slice", with(func(t *model.ToolInfo) { t.Class.Legs = []trust.Leg{trust.LegPrivateData} }),
+			with(func(t *model.ToolInfo) { t.Class.Legs = append([]trust.Leg(nil), trust.LegPrivateData) }), nil},
 	} {
 		if diff := cmp.Diff(tt.want, approval.ToolChanges(tt.shown, tt.now)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
