@@ -109,8 +109,20 @@ type rateBook struct {
 	context *sourcedRate
 	path    string // "" keeps the counts in memory
 
+	// age is how long ago at was, at now: now.Sub(at), which for two readings of
+	// time.Now is the monotonic clock's, untouched by a step of the system clock.
+	// Tests set it to step the wall clock; nil is now.Sub(at).
+	age func(now, at time.Time) time.Duration
+
 	mu  sync.Mutex
 	mem rateWindows // the counts when path is ""
+	// mine are the calls this process counted, by window and Unix millisecond,
+	// with the time they were counted at (its monotonic reading in it): such a
+	// call ends its window by the process's own clock, so a system clock
+	// stepped forward does not empty a window early. Calls other processes
+	// counted have only their Unix milliseconds in the shared file, and are
+	// aged by the system clock.
+	mine map[rateKey]map[int64]time.Time
 	// problem is why the rates file could not be read or written at the last
 	// update (nil: it could); looked is whether one was made or the file read.
 	problem error
@@ -217,7 +229,7 @@ type rateOver struct {
 func (b *rateBook) take(k string, limits []rateLimit, now time.Time, excused func(rateLimit) bool, peek bool) (*rateOver, error) {
 	var over *rateOver
 	err := b.update(func(w rateWindows) bool {
-		changed := w.prune(now)
+		changed := b.prune(w, now)
 		keys := make([]rateKey, len(limits))
 		for i, l := range limits {
 			keys[i] = rateKey{Context: k, Scope: l.scope, Name: l.name, Per: l.rate.Per}
@@ -234,9 +246,13 @@ func (b *rateBook) take(k string, limits []rateLimit, now time.Time, excused fun
 			at, _ := slices.BinarySearch(calls, now.UnixMilli()+1)
 			calls = slices.Insert(calls, at, now.UnixMilli())
 			if keep := limits[i].rate.N + maxOverKept; len(calls) > keep {
+				for _, ms := range calls[:len(calls)-keep] {
+					delete(b.mine[key], ms)
+				}
 				calls = slices.Delete(calls, 0, len(calls)-keep)
 			}
 			w[key] = calls
+			b.counted(key, now)
 		}
 		return true
 	})
@@ -247,26 +263,68 @@ func (b *rateBook) take(k string, limits []rateLimit, now time.Time, excused fun
 }
 
 // prune drops every call past its window's end at now, and the windows left empty;
-// it reports whether w changed.
-func (w rateWindows) prune(now time.Time) bool {
+// it reports whether w changed. A call this process counted (b.mine) is past the
+// end when it was counted a window's length ago by the process's own clock,
+// whatever the system clock says now (stepped forward or back); any other call by
+// the system clock (its Unix milliseconds).
+func (b *rateBook) prune(w rateWindows, now time.Time) bool {
+	aged := map[rateKey]map[int64]bool{} // this process's calls past their window
+	for key, mine := range b.mine {
+		for ms, at := range mine {
+			if b.since(now, at) >= key.Per {
+				if aged[key] == nil {
+					aged[key] = map[int64]bool{}
+				}
+				aged[key][ms] = true
+				delete(mine, ms)
+			}
+		}
+		if len(mine) == 0 {
+			delete(b.mine, key)
+		}
+	}
 	changed := false
 	for key, calls := range w {
 		start := now.Add(-key.Per).UnixMilli()
-		i := 0
-		for i < len(calls) && calls[i] <= start {
-			i++
-		}
+		mine, old := b.mine[key], aged[key]
+		kept := slices.DeleteFunc(calls, func(ms int64) bool {
+			if _, ok := mine[ms]; ok {
+				return false
+			}
+			return old[ms] || ms <= start
+		})
 		switch {
-		case i == len(calls):
+		case len(kept) == 0:
 			delete(w, key)
-		case i > 0:
-			w[key] = slices.Delete(calls, 0, i)
+		case len(kept) < len(calls):
+			w[key] = kept
 		default:
 			continue
 		}
 		changed = true
 	}
 	return changed
+}
+
+// since is how long before now at was (book.age).
+func (b *rateBook) since(now, at time.Time) time.Duration {
+	if b.age != nil {
+		return b.age(now, at)
+	}
+	return now.Sub(at)
+}
+
+// counted remembers a call this process counted in window key at now (b.mu held).
+func (b *rateBook) counted(key rateKey, now time.Time) {
+	if b.mine == nil {
+		b.mine = map[rateKey]map[int64]time.Time{}
+	}
+	m := b.mine[key]
+	if m == nil {
+		m = map[int64]time.Time{}
+		b.mine[key] = m
+	}
+	m[now.UnixMilli()] = now
 }
 
 // update applies change to the counts: in memory, or read from the rates file and

@@ -243,3 +243,72 @@ func TestRates_AllowedQuestionsStayUnderTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// The system clock stepped forward (by a person, by NTP) must not end a window
+// early: the calls this process counted are aged by the process's monotonic clock,
+// which a step does not move, so the 4th call after the step still asks. Aged
+// past the window on that clock, they are dropped as before. book.age is the seam
+// a test steps the wall clock through (time.Now's monotonic reading cannot be
+// stepped from a test).
+func TestRates_ClockSteppedForwardKeepsTheWindow(t *testing.T) {
+	for _, dir := range []string{"", t.TempDir()} {
+		start := time.Unix(1e9, 0)
+		stepAt := start.Add(10 * time.Second)
+		const step = time.Hour
+		b := newRateBook(rateServers(config.Rate{N: 3, Per: time.Minute}), config.Limits{}, nil, dir)
+		b.age = func(now, at time.Time) time.Duration {
+			d := now.Sub(at)
+			if now.After(stepAt) && !at.After(stepAt) {
+				d -= step // the monotonic clock did not see the step
+			}
+			return d
+		}
+		limits := b.limitsFor(allowedFetch.Ref)
+		now := start
+		for i := range 3 {
+			now = now.Add(time.Second)
+			if over, err := b.take("you", limits, now, nil, false); err != nil || over != nil {
+				t.Fatalf("call %d: over %+v, err %v", i+1, over, err)
+			}
+		}
+		now = now.Add(step + 20*time.Second) // 20 s later on the monotonic clock
+		over, err := b.take("you", limits, now, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if over == nil || over.nth != 4 {
+			t.Fatalf("in memory %v: after the clock stepped forward an hour the 4th call is not over the limit: %+v", dir == "", over)
+		}
+		now = now.Add(time.Minute) // now past the window on the monotonic clock too
+		if over, err := b.take("you", limits, now, nil, false); err != nil || over != nil {
+			t.Fatalf("in memory %v: a minute later still over: %+v, err %v", dir == "", over, err)
+		}
+	}
+}
+
+// A clock stepped back keeps no window full past its end either: this process's
+// calls leave it a window's length after they were counted, by its own clock.
+func TestRates_ClockSteppedBackEndsTheWindowOnTime(t *testing.T) {
+	start := time.Unix(1e9, 0)
+	stepAt := start.Add(10 * time.Second)
+	const step = time.Hour
+	b := newRateBook(rateServers(config.Rate{N: 1, Per: time.Minute}), config.Limits{}, nil, t.TempDir())
+	b.age = func(now, at time.Time) time.Duration {
+		d := now.Sub(at)
+		if now.After(stepAt.Add(-step)) && now.Before(stepAt) && !at.After(stepAt) && at.After(start) {
+			d += step // after the step back, the monotonic clock is an hour ahead of the wall
+		}
+		return d
+	}
+	limits := b.limitsFor(allowedFetch.Ref)
+	if over, err := b.take("you", limits, start.Add(time.Second), nil, false); err != nil || over != nil {
+		t.Fatalf("first call: %+v, %v", over, err)
+	}
+	back := start.Add(time.Second - step + 30*time.Second) // 30 s on: still in the window
+	if over, _ := b.take("you", limits, back, nil, false); over == nil {
+		t.Fatal("30 s after the first call, after a step back, the second call is not over the limit")
+	}
+	if over, err := b.take("you", limits, back.Add(31*time.Second), nil, false); err != nil || over != nil {
+		t.Fatalf("61 s after the first call, after a step back, still over: %+v, %v", over, err)
+	}
+}
