@@ -39,7 +39,7 @@ func LoadOutput(raw json.RawMessage) Schema {
 	if err := oneReading(trimmed); err != nil {
 		return Schema{Problem: err}
 	}
-	if err := uncheckable(root); err != nil {
+	if err := uncheckable(root, "results"); err != nil {
 		return Schema{Problem: err}
 	}
 	s := Schema{Root: root, Object: isObjectSchema(root)}
@@ -73,7 +73,9 @@ func oneReading(schema []byte) error {
 // such, with the schema's numbers as float64s: a number a float64 does not hold
 // exactly (9007199254740995, which rounds up) would let a result past it. A value
 // that only looks like one of these (in a const) is refused too, which fails closed.
-func uncheckable(root map[string]any) error {
+// Arguments are compared the same way (Load). what is what is checked against the schema, "results" or "arguments", for the
+// sentence.
+func uncheckable(root map[string]any, what string) error {
 	draft07 := false
 	if v, ok := root["$schema"].(string); ok {
 		switch strings.TrimSuffix(v, "#") {
@@ -92,7 +94,7 @@ func uncheckable(root map[string]any) error {
 		switch v := v.(type) {
 		case json.Number:
 			if !exactFloat(v) {
-				return &finding{words: "the schema's number " + cut(v.String(), 40) + " at %q cannot be compared exactly: results are checked as 64-bit floats"}
+				return &finding{words: "the schema's number " + cut(v.String(), 40) + " at %q cannot be compared exactly: " + what + " are checked as 64-bit floats"}
 			}
 		case map[string]any:
 			_, ref := v["$recursiveRef"]

@@ -69,6 +69,16 @@ func Load(raw json.RawMessage) Schema {
 		s.Notes = append(s.Notes, "the schema does not describe an object, so arguments are not checked against it")
 		return s
 	}
+	// What an output schema is refused for (LoadOutput): a schema read two ways,
+	// or holding what the validator passes over, is not checked as one reading.
+	if err := oneReading(trimmed); err != nil {
+		s.Problem = err
+		return s
+	}
+	if err := uncheckable(root, "arguments"); err != nil {
+		s.Problem = err
+		return s
+	}
 	s.Props, _ = root["properties"].(map[string]any)
 	s.Order = PropertyOrder(trimmed, s.Props)
 	s.Required = map[string]bool{}

@@ -83,28 +83,11 @@ func Parse(data []byte, path string, env func(string) (string, bool)) (*Config, 
 	if file == "" {
 		file = "config"
 	}
-	src := string(data)
-
-	// First pass: syntax, and that every table is a table, so the second pass, into
-	// typed structs, cannot stop at a type mismatch.
-	var tree map[string]any
-	if _, err := toml.Decode(src, &tree); err != nil {
-		return nil, syntaxError(file, src, err)
-	}
-	lines := keyLines(src)
-	var probs problems
-	checkShape(&probs, tree, rawConfigType, nil)
-	if len(probs) > 0 {
-		probs.locate(file, lines)
-		return nil, probs.err()
-	}
-
 	var raw rawConfig
-	md, err := toml.Decode(src, &raw)
-	if err != nil { // not expected after checkShape
-		return nil, syntaxError(file, src, err)
+	lines, probs, err := decodeTwice(data, file, &raw)
+	if err != nil {
+		return nil, err
 	}
-	probs = unknownKeys(&md, rawConfigType)
 	b := builder{env: env, home: homeDir(env)}
 	c := b.build(&raw, path)
 	probs = append(probs, b.probs...)
@@ -125,6 +108,32 @@ func Parse(data []byte, path string, env func(string) (string, bool)) (*Config, 
 	}
 	nameRules(c, file, lines)
 	return c, nil
+}
+
+// decodeTwice decodes a config or policy file's text into raw (a *rawConfig or a
+// *rawPolicyFile) in two passes. The first checks the syntax and that every table
+// is a table, so that the second, into raw's typed structs, cannot stop at a type
+// mismatch; either failure is the error, located and alone. It returns each key
+// path's line and the unknown keys, which the caller reports with its own.
+func decodeTwice(data []byte, file string, raw any) (lines map[string]int, unknown problems, err error) {
+	src := string(data)
+	var tree map[string]any
+	if _, err := toml.Decode(src, &tree); err != nil {
+		return nil, nil, syntaxError(file, src, err)
+	}
+	lines = keyLines(src)
+	root := reflect.TypeOf(raw).Elem()
+	var probs problems
+	checkShape(&probs, tree, root, nil)
+	if len(probs) > 0 {
+		probs.locate(file, lines)
+		return nil, nil, probs.err()
+	}
+	md, err := toml.Decode(src, raw)
+	if err != nil { // not expected after checkShape
+		return nil, nil, syntaxError(file, src, err)
+	}
+	return lines, unknownKeys(&md, root), nil
 }
 
 // value is any TOML value, kept as decoded so that its type can be checked with a
@@ -171,8 +180,6 @@ type rawLimits struct {
 type rawNotify struct {
 	Command value `toml:"command"`
 }
-
-var rawConfigType = reflect.TypeFor[rawConfig]()
 
 type rawPolicy struct {
 	Read            value `toml:"read"`

@@ -195,31 +195,16 @@ type rawPolicyTool struct {
 	RateAction value `toml:"rate_action"`
 }
 
-var rawPolicyType = reflect.TypeFor[rawPolicyFile]()
-
 // ParsePolicy parses and validates a policy file's contents (path names it in
 // errors and sources). Like Parse it is strict: an unknown key, a value of the
 // wrong type and an allow rule (a policy only tightens) are each an *Error naming
 // key and line, joined in line order.
 func ParsePolicy(data []byte, path string) (*Policy, error) {
-	src := string(data)
-	var tree map[string]any
-	if _, err := toml.Decode(src, &tree); err != nil {
-		return nil, syntaxError(path, src, err)
-	}
-	lines := keyLines(src)
-	var probs problems
-	checkShape(&probs, tree, rawPolicyType, nil)
-	if len(probs) > 0 {
-		probs.locate(path, lines)
-		return nil, probs.err()
-	}
 	var raw rawPolicyFile
-	md, err := toml.Decode(src, &raw)
+	lines, probs, err := decodeTwice(data, path, &raw)
 	if err != nil {
-		return nil, syntaxError(path, src, err)
+		return nil, err
 	}
-	probs = unknownKeys(&md, rawPolicyType)
 	for _, e := range probs {
 		if len(e.k) >= 3 && e.k[0] == "servers" && e.unknown {
 			if _, _, ok := field(reflect.TypeFor[rawServer](), e.k[2]); ok && len(e.k) == 3 {
