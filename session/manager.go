@@ -620,13 +620,13 @@ func (m *Manager) recheckVerdict(ctx context.Context, req model.CallRequest, sho
 		// A matching deny is final, over the person's answer too: a path the
 		// question showed may have become a link into what a deny rule protects
 		// while it waited (the rules also change: a deny saved meanwhile).
-		if v, rule := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action == trust.Deny && v.By == trust.DecidedByRule {
+		if v, rule := m.engine.RecheckCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action == trust.Deny && v.By == trust.DecidedByRule {
 			v.Reasons = append(v.Reasons, "checked again just before forwarding, a deny rule matches the call now (a path in it may have changed while you were deciding)")
 			return v, rule, false
 		}
 		return d.Verdict, nil, true
 	}
-	if v, rule := m.engine.DecideCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action != trust.Allow {
+	if v, rule := m.engine.RecheckCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action != trust.Allow {
 		if v.By != trust.DecidedByRule || v.Action != trust.Deny {
 			rule = nil // a rule that asks now is not what refused the call
 		}

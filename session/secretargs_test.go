@@ -165,6 +165,10 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 	if v, _ := m.Engine().DecideCall("agent-e", sessiontest.MustTool(t, m, "mail", "send"), []byte(`{"body":"the key is abcd1234efgh"}`), false); v.Action != trust.Ask || v.By != trust.DecidedBySecret {
 		t.Errorf("deciding the same arguments again: %+v", v)
 	}
+	// The last look before forwarding does not read them again: the decision did.
+	if v, _ := m.Engine().RecheckCall("agent-e", sessiontest.MustTool(t, m, "mail", "send"), []byte(`{"body":"the key is abcd1234efgh"}`), false); v.By == trust.DecidedBySecret {
+		t.Errorf("the recheck looked for secrets again: %+v", v)
+	}
 	_, err = call("send", `{"items":["x","inherited-value-42"]}`)
 	wantSecretAsk(t, <-a.Seen, "items[1] holds the value of AIRLOCK_TEST_INHERITED that airlock passes to server vault")
 	sessiontest.Denied(t, err)

@@ -264,7 +264,18 @@ func (e *Engine) Decide(ctxName string, tool model.ToolInfo) trust.Verdict {
 // (trust.DecideRules). local says the server runs on this machine, so paths are
 // also compared with their links resolved. rule is the rule that matched (nil: none).
 func (e *Engine) DecideCall(ctxName string, tool model.ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
-	v, rule, _ = e.decideCall(ctxName, tool, args, local)
+	v, rule, _ = e.decideCall(ctxName, tool, args, local, true)
+	return v, rule
+}
+
+// RecheckCall is DecideCall without looking for secrets again: the last look
+// before a decided call is forwarded, at the same arguments and (ToolChanges
+// holds it to that) the same tool, legs included, so the secrets found when it was
+// decided are the ones there are, and a secret only ever makes a call ask, which
+// the decision already did. The arguments are not read a second time (about 7 ms
+// a MiB).
+func (e *Engine) RecheckCall(ctxName string, tool model.ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule) {
+	v, rule, _ = e.decideCall(ctxName, tool, args, local, false)
 	return v, rule
 }
 
@@ -272,7 +283,7 @@ func (e *Engine) DecideCall(ctxName string, tool model.ToolInfo, args []byte, lo
 // tool cannot carry data out, or none were found). A call that would run unasked
 // and holds one asks (trust.DecidedBySecret), whatever the policy, a rule or a
 // grant say; a denial stays a denial.
-func (e *Engine) decideCall(ctxName string, tool model.ToolInfo, args []byte, local bool) (v trust.Verdict, rule *trust.Rule, found []secrets.Finding) {
+func (e *Engine) decideCall(ctxName string, tool model.ToolInfo, args []byte, local, scan bool) (v trust.Verdict, rule *trust.Rule, found []secrets.Finding) {
 	sets, lists := []*trust.RuleSet{tool.RuleSet}, [][]trust.Rule{tool.Rules}
 	if tool.RuleSet == nil && len(tool.Rules) > 0 { // a model.ToolInfo not built by a listing
 		sets[0] = trust.NewRuleSet(tool.Rules)
@@ -356,7 +367,7 @@ func (e *Engine) decideCall(ctxName string, tool model.ToolInfo, args []byte, lo
 	if ended != nil {
 		e.audit(ended.record("grant-ended", ended.endReason, ended.endBy))
 	}
-	if v.Action != trust.Deny {
+	if scan && v.Action != trust.Deny {
 		if found = e.secretsIn(tool, args); len(found) > 0 {
 			v = askForSecrets(v, found)
 		}
@@ -510,7 +521,7 @@ func askedBecause(v trust.Verdict, rule *trust.Rule, shown trust.Taint, c []stri
 // err is the caller's ctx error when the caller withdrew the call (model.ErrAgentGone when
 // its agent went away).
 func (e *Engine) Authorize(ctx context.Context, callID string, req model.CallRequest, tool model.ToolInfo, local bool) (d Decision, err error) {
-	v, rule, found := e.decideCall(req.Context, tool, req.Args, local)
+	v, rule, found := e.decideCall(req.Context, tool, req.Args, local, true)
 	if rule != nil && !rule.Broken {
 		// Counted here, once per call: the check just before forwarding decides
 		// again, and that is not a second match.
