@@ -164,7 +164,9 @@ func startOnce(s config.Server, stderr io.Writer, noNamespace string) (*Process,
 		}
 		p.err = err
 		if launch != nil {
-			launch.Cleanup()
+			// Not Cleanup: a launcher that refused exits at once, and the report
+			// it wrote is still to be read below.
+			launch.Exited()
 		}
 		close(p.done)
 	}()

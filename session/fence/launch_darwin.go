@@ -62,5 +62,8 @@ func (l *Launch) Wait(time.Time) (Report, error) {
 	return Report{Applied: true, Mechanism: "Seatbelt profile (sandbox-exec)"}, nil
 }
 
+// Exited removes the server's private temporary folder once it has ended.
+func (l *Launch) Exited() { os.RemoveAll(l.tmp) }
+
 // Cleanup removes the server's private temporary folder.
 func (l *Launch) Cleanup() { os.RemoveAll(l.tmp) }

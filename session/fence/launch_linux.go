@@ -427,7 +427,14 @@ func (l *Launch) Wait(deadline time.Time) (Report, error) {
 	return ReadReport(buf)
 }
 
-// Cleanup removes the server's private temporary folder.
+// Exited is what the launched process's end asks: its private temporary folder
+// removed. The report pipe stays open: the launcher writes its report and exits at
+// once when the fence cannot be applied, so its end may be noticed before Wait has
+// read the report, which Wait then still reads (and closes).
+func (l *Launch) Exited() { os.RemoveAll(l.tmp) }
+
+// Cleanup removes the server's private temporary folder and closes both ends of
+// the report pipe: for a launch that is given up before Wait, or after it.
 func (l *Launch) Cleanup() {
 	if l.report != nil {
 		l.report.Close()

@@ -158,3 +158,40 @@ func TestLauncherIsTheRunningExecutable(t *testing.T) {
 		t.Fatalf("fenced start after the executable was replaced: %s", out)
 	}
 }
+
+// A launcher that cannot apply the fence reports why and exits at once. Its exit
+// is noticed (and the process reaped, and Exited called, as airlock's wait for
+// the server does) before, or while, the report is read: the report must still
+// be read, not lost to the pipe closed under the reader ("the sandbox launcher
+// sent no report"), which under load made a refused fence's reason vanish.
+func TestWait_ReportOutlivesTheLaunchersExit(t *testing.T) {
+	if v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION); e != 0 || v < minABI {
+		t.Skipf("this kernel cannot fence: Landlock ABI %d (%v)", int(v), e)
+	}
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(gone, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/true")
+	l, err := Wrap(cmd, Sandbox{Read: []string{gone}, Network: "none", Required: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(l.StartFailed(cmd, err))
+	}
+	l.Started()
+	_ = cmd.Wait() // the launcher has exited: code 126
+	l.Exited()
+	rep, err := l.Wait(time.Now().Add(20 * time.Second))
+	if err != nil || rep.Applied || !strings.Contains(rep.Reason, gone+" cannot be granted") {
+		t.Fatalf("Wait after the launcher exited: %+v, %v; want the refusal's reason", rep, err)
+	}
+	if _, err := os.Stat(l.tmp); err == nil {
+		t.Errorf("the server's private folder %s is still there after Exited", l.tmp)
+	}
+	l.Cleanup() // after Wait: harmless
+}

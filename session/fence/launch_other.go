@@ -35,3 +35,4 @@ func (l *Launch) StartFailed(_ *exec.Cmd, err error) error { return err }
 func (l *Launch) Started()                                 {}
 func (l *Launch) Wait(time.Time) (Report, error)           { return Report{}, errors.New("no fence") }
 func (l *Launch) Cleanup()                                 {}
+func (l *Launch) Exited()                                  {}
