@@ -161,15 +161,29 @@ func (v *Model) rebuild() {
 		for _, leg := range legOrder(h) {
 			names := h.Legs[leg]
 			add("  " + st.Key.Render(leg) + st.Muted.Render(" · "+trust.CountMembers(names)))
-			for j, q := range names {
-				if j == maxLegRows {
-					add(st.Muted.Render("      … " + strconv.Itoa(len(names)-j) + " more (the tools pane lists them all)"))
-					break
-				}
+			rows := names[:min(len(names), maxLegRows)]
+			notes := make([]string, len(rows))
+			for j, q := range rows {
+				notes[j] = legNote(v.snap, q, leg)
+			}
+			for j, q := range rows {
 				ls = append(ls, v.toolLine(q, shown[q], nameW, iw))
-				if note := legNote(v.snap, q, leg); note != "" {
-					add(common.WrapOwn(st.Muted.Render("↳ ")+common.Inline(st, note, 400), iw-2, "      ", "        ")...)
+				note := notes[j]
+				if note == "" || j > 0 && notes[j-1] == note {
+					continue // said once for a run of rows it is true of
 				}
+				same := 0
+				for k := j + 1; k < len(notes) && notes[k] == note; k++ {
+					same++
+				}
+				text := common.Inline(st, note, 400)
+				if same > 0 {
+					text += st.Muted.Render(" (so for the " + strconv.Itoa(same) + " below too)")
+				}
+				add(common.WrapOwn(st.Muted.Render("↳ ")+text, iw-2, "      ", "        ")...)
+			}
+			if len(names) > maxLegRows {
+				add(st.Muted.Render("      … " + strconv.Itoa(len(names)-maxLegRows) + " more (the tools pane lists them all)"))
 			}
 		}
 	}
@@ -274,8 +288,17 @@ func (v Model) nameWidth(iw int) int {
 	for r := range v.over.Disabled {
 		w = max(w, len(r.Qualified()))
 	}
+	if narrow(iw) {
+		// No trust column: the name takes what the tier and policy leave.
+		return min(w, max(iw-4-2-common.TierLabelW-1-5-2, 12))
+	}
 	return min(w, max(iw*2/5, 12))
 }
+
+// narrow says a pane of inner width iw leaves the trust column out of the tool
+// rows (it is on the server's row, and in the note of an untrusted server's tool),
+// so that the names are cut less.
+func narrow(iw int) bool { return iw < 70 }
 
 // shownNames is every tool name the view lists (a leg's rows and the changed
 // tools), cut to nameW together as the tools pane cuts them: in the middle,
@@ -328,8 +351,21 @@ func (v Model) toolLine(qualified, shown string, nameW, iw int) hzLine {
 	if len(change) > 0 {
 		mark = st.WarnText.Render("* ")
 	}
-	text := mark + common.Fit(shown, nameW)
 	kind, channel := trust.ChannelOf(tool)
+	// A channel's row on a narrow pane is not held to the columns: what it lists
+	// is what a reader needs there, and it is cut last.
+	loose := channel && narrow(iw)
+	if loose {
+		text := mark + shown
+		if c, ok := v.snap.Channel(server, kind); ok {
+			text += " " + st.Tier(c.Class.Tier).Render(theme.TierLabel(c.Class.Tier)) + " " + policyWord(st, c.Class.Action)
+			if sv, ok := v.snap.Server(server); ok {
+				text += " " + st.Muted.Render(listed(sv, kind))
+			}
+		}
+		return hzLine{Text: common.Fit(text, iw-4), Ref: ref}
+	}
+	text := mark + common.Fit(shown, nameW)
 	if channel {
 		t, ok = v.snap.Channel(server, kind)
 	}
@@ -342,7 +378,9 @@ func (v Model) toolLine(qualified, shown string, nameW, iw int) hzLine {
 				text += " " + st.Muted.Render(listed(sv, kind)+" ·")
 			}
 		}
-		text += " " + common.TrustBadge(st, t.ServerTrust)
+		if !narrow(iw) {
+			text += " " + common.TrustBadge(st, t.ServerTrust)
+		}
 		if f := t.ServerFence(); f.Requested && !f.Applied {
 			text += " " + st.ErrorText.Render(trust.FenceColumn(f))
 		} else if f.Requested {
