@@ -331,10 +331,15 @@ func (v *Model) row(e model.HistoryMessage, selected bool, width int) string {
 	lead := e.At.Format("15:04:05.000") + " " + arrow(e.Out) + " " + common.Fit(kindWord(e.Kind), 5) + " "
 	id := ""
 	if e.ID != "" {
-		id = " #" + e.ID
+		id = " #" + common.CutMiddle(common.PlainInline(e.ID), 16)
 	}
 	rest := max(width-common.CellWidth(lead)-common.CellWidth(size)-1, 4)
-	name := common.Inline(st, e.Method+id, rest)
+	name := common.Inline(st, e.Method, 0) + id
+	if common.CellWidth(name) > rest {
+		// Cut in the middle, the id kept: the end of a method tells
+		// notifications/tools/list_changed from notifications/tools/list_ch….
+		name = common.CutMiddle(common.PlainInline(e.Method), max(rest-common.CellWidth(id), 4)) + id
+	}
 	line := lead + common.Fit(name, rest) + " " + size
 	if selected {
 		return st.Selected.Render(common.Fit(line, width))

@@ -182,3 +182,13 @@ func TestHistory_AgentSession(t *testing.T) {
 		t.Errorf("s: the file is not named for an agent: %#v", in)
 	}
 }
+
+// A method too long for its column at 60 columns is cut in the middle, so that its
+// end (what tells list_changed from another) and the id stay on screen.
+func TestHistory_LongMethodKeepsItsEnd(t *testing.T) {
+	m := newModel(60, 20)
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "s/list_changed 61 bytes") {
+		t.Errorf("the list_changed row lost its end:\n%s", v)
+	}
+}
