@@ -766,9 +766,10 @@ func (c Confirm) titleLines() []string {
 	if gap := c.iw - lipgloss.Width(title) - lipgloss.Width(note); gap >= 2 {
 		return []string{title + strings.Repeat(" ", gap) + note}
 	}
-	// A narrow dialog keeps the deadline on the title's row, in fewer words:
-	// every row is worth an argument line.
-	note = c.st.Muted.Render("denied at " + c.p.Deadline.Format(time.TimeOnly))
+	// A narrow dialog keeps the deadline on the title's row, in fewer words
+	// (every row is worth an argument line), never as bare "denied at", which
+	// reads as done.
+	note = c.st.Muted.Render("no answer: denied " + c.p.Deadline.Format(time.TimeOnly))
 	if gap := c.iw - lipgloss.Width(title) - lipgloss.Width(note); gap >= 2 {
 		return []string{title + strings.Repeat(" ", gap) + note}
 	}
