@@ -46,7 +46,15 @@ func startScreenIn(t *testing.T, state string, args ...string) *screen {
 // startScreenSized is startScreenIn in a terminal of cols x rows.
 func startScreenSized(t *testing.T, state string, cols, rows int, args ...string) *screen {
 	t.Helper()
+	return startScreenAt(t, "", state, cols, rows, args...)
+}
+
+// startScreenAt is startScreenSized run in the folder dir ("": the test's), so
+// that a config named relative to it is shown as given.
+func startScreenAt(t *testing.T, dir, state string, cols, rows int, args ...string) *screen {
+	t.Helper()
 	cmd := asAirlock(t, nil, []string{"TERM=xterm-256color", "XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + state}, args...)
+	cmd.Dir = dir
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
 		t.Fatal(err)
