@@ -1,8 +1,8 @@
 package ui
 
 // Desktop notifications: when a question arrives while the terminal is not focused
-// (focus reporting: tea.BlurMsg, tea.FocusMsg), the person is told outside the
-// terminal: by the terminal's own notification (OSC 9, OSC 777), or by the
+// (focus reporting: tea.BlurMsg, tea.FocusMsg), or the terminal loses focus while
+// one waits, the person is told outside the terminal: by the terminal's own notification (OSC 9, OSC 777), or by the
 // configured command run with the summary as its last argument (no shell). The
 // summary is airlock's sentence around server text (a server's, a tool's, an
 // agent's name), made safe for an escape sequence and an argument: escaped, no
@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/ui/common"
+	"github.com/airlock-mcp/airlock/ui/question"
 	"github.com/airlock-mcp/airlock/ui/screens/logs"
 )
 
@@ -172,6 +174,25 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 		b.Builder.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
+}
+
+// stillWaiting notifies, as the terminal loses focus, of the questions that wait
+// (a call's, a server's request for input or for sampling): one that arrived while
+// the person looked still needs an answer once they have gone to another window.
+// Nothing when none waits.
+func (m *Model) stillWaiting() tea.Cmd {
+	pending := m.sess.Engine().Pending()
+	calls := max(len(pending), m.q.Count(question.KindApproval))
+	n := calls + m.q.Count(question.KindElicitation) + m.q.Count(question.KindSampling)
+	switch {
+	case n == 0:
+		return nil
+	case n == 1 && len(pending) == 1:
+		return m.notify(approvalSummary(pending[0]) + "; it still waits for your answer")
+	case n == 1:
+		return m.notify("airlock: a request from a server still waits for your answer")
+	}
+	return m.notify("airlock: " + strconv.Itoa(n) + " questions wait for your answer")
 }
 
 // approvalSummary is a waiting call's one line: who asks, and which tool.

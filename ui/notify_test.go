@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -135,7 +136,12 @@ func TestNotify_ElicitationAndSamplingWhileNotFocused(t *testing.T) {
 	if raw := rawOf(cmd); strings.Contains(raw, "\x1b]9;") {
 		t.Errorf("notified while focused: %q", raw)
 	}
-	h.send(tea.BlurMsg{})
+	// Losing focus with the first still open says it waits.
+	_, cmd = h.m.Update(tea.BlurMsg{})
+	if raw := rawOf(cmd); !strings.Contains(raw, "\x1b]9;airlock: a request from a server still waits for your answer\a") {
+		t.Errorf("losing focus with a request waiting wrote %q", raw)
+	}
+	h.m.notifier.last = h.m.notifier.last.Add(-notifyEvery)
 	_, cmd = h.m.Update(eventMsg{event: model.ElicitationRequested{Elicitation: &model.Elicitation{ID: 2, Server: "notes", Mode: "form", Message: "which?"}}})
 	raw := rawOf(cmd)
 	if !strings.Contains(raw, "\x1b]9;airlock: server notes asks you for input\a") ||
@@ -150,5 +156,35 @@ func TestNotify_ElicitationAndSamplingWhileNotFocused(t *testing.T) {
 	_, cmd = h.m.Update(eventMsg{event: model.SamplingRequested{Request: &model.SamplingRequest{ID: 3, Server: "web"}}})
 	if raw := rawOf(cmd); !strings.Contains(raw, "\x1b]9;airlock: server web asks for an LLM completion (sampling)\a") {
 		t.Errorf("the sampling request wrote %q", raw)
+	}
+}
+
+// A question that arrived while the terminal was focused, and is still
+// unanswered when the person goes to another window, notifies then: the bell rang
+// for a person who has gone. Focus coming back and going again within notifyEvery
+// does not notify twice; with nothing waiting, losing focus notifies nothing.
+func TestNotify_FocusLostWhileAQuestionWaits(t *testing.T) {
+	h, _ := policyHarness(t, "[servers.repo.tools.write_note]\npolicy = \"ask\"\n")
+	_, cmd := h.m.Update(tea.BlurMsg{})
+	if raw := rawOf(cmd); raw != "" {
+		t.Errorf("losing focus with nothing waiting wrote %q", raw)
+	}
+	h.send(tea.FocusMsg{})
+	done := agentCall(context.Background(), h.sess, "repo__write_note", `{"text":"x"}`)
+	h.waitAsked(1)
+	_, cmd = h.m.Update(tea.BlurMsg{})
+	raw := rawOf(cmd)
+	if !strings.Contains(raw, "\x1b]9;airlock: agent ") || !strings.Contains(raw, "asks to run repo__write_note; it still waits for your answer\a") {
+		t.Errorf("losing focus with a question waiting wrote %q", raw)
+	}
+	h.send(tea.FocusMsg{})
+	if _, cmd = h.m.Update(tea.BlurMsg{}); rawOf(cmd) != "" {
+		t.Error("a second notification within notifyEvery")
+	}
+	h.send(tea.FocusMsg{})
+	h.armQuestion()
+	h.keys("esc")
+	if err := outcome(t, done); err == nil {
+		t.Error("esc allowed the call")
 	}
 }

@@ -469,7 +469,7 @@ func (m *Model) update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, m.q.Refocus()
 	case tea.BlurMsg:
 		m.notifier.blurred = true
-		return m, nil
+		return m, m.stillWaiting()
 	case notifiedMsg:
 		m.notified(msg)
 		return m, nil
