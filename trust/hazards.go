@@ -507,12 +507,56 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	base := len(out)
 	out = append(out, scan.hazards...)
 	for k := range scan.hazards {
-		out[base+k].Unguarded = count[k] > 0
+		if count[k] > 0 {
+			out[base+k] = unaskedFirst(out[base+k], scan.hits[k], actionAllow, qualified)
+		}
 	}
 	if len(out) == 0 {
 		out = nil
 	}
 	return out
+}
+
+// unaskedFirst is the unguarded shadowing hazard h (shared with the scan: never
+// written) with its shadowed tools that run unasked first and in Unasked, and its
+// summary naming one of them, as every other hazard's legs are ordered. hits are
+// the shadowed tools' indexes (a name listed twice is two); allow says which run
+// unasked. Only an unguarded hazard whose unasked tools do not already lead pays
+// for it: a new leg and map.
+func unaskedFirst(h Hazard, hits []int, allow []bool, qualified []string) Hazard {
+	old := h.Legs[HazardLegShadowed]
+	h.Unguarded = true
+	unaskedName := make(map[string]bool, len(hits))
+	for _, j := range hits {
+		if allow[j] {
+			unaskedName[qualified[j]] = true
+		}
+	}
+	lead := 0 // how many of old's first names run unasked
+	for lead < len(old) && unaskedName[old[lead]] {
+		lead++
+	}
+	if lead == len(unaskedName) {
+		// The unasked already lead: the shared leg as it is.
+		h.Unasked = old[:lead:lead]
+		return h
+	}
+	shadowed := make([]string, 0, len(old))
+	for _, q := range old {
+		if unaskedName[q] {
+			shadowed = append(shadowed, q)
+		}
+	}
+	n := len(shadowed)
+	for _, q := range old {
+		if !unaskedName[q] {
+			shadowed = append(shadowed, q)
+		}
+	}
+	h.Unasked = shadowed[:n:n]
+	h.Summary = strings.TrimSuffix(h.Summary, example(old)) + example(shadowed)
+	h.Legs = map[string][]string{HazardLegShadowing: h.Legs[HazardLegShadowing], HazardLegShadowed: shadowed}
+	return h
 }
 
 // oneServer reports whether every name of the legs belongs to one server, and

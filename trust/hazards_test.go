@@ -562,11 +562,14 @@ func TestHazards_UntrustedPersistence(t *testing.T) {
 // TestHazards_LegsAreReadOnlyAndShared is the contract of Hazard's legs: results share
 // them (with each other and, through a Shadowing, between calls), so nobody may write
 // to them; they are capped, so that even a careless append to one leg copies instead
-// of writing into a leg another hazard or another result shares.
+// of writing into a leg another hazard or another result shares. (An unguarded
+// shadowing hazard whose unasked tools must be put first has a leg of its own:
+// TestShadowing_UnaskedShadowedFirst; this one's tools ask in both calls.)
 func TestHazards_LegsAreReadOnlyAndShared(t *testing.T) {
 	tools := []Assessed{
 		tool("web", "fetch_url", TierRead, Allow, "", LegUntrustedContent),
-		tool("notes", "list_notes", TierRead, Allow, "see web__fetch_url or mail__send_email", LegPrivateData),
+		tool("notes", "list_notes", TierRead, Allow, "see mail__send_email or mail__archive", LegPrivateData),
+		tool("mail", "archive", TierWrite, Ask, "", LegExfiltration),
 		tool("mail", "send_email", TierDestructive, Ask, "", LegExfiltration),
 	}
 	first, sh := HazardsReusing(tools, nil)
