@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,12 +113,15 @@ connect_timeout = "60s"
 `, addr, everything, fs, root, memory, store))
 }
 
-var (
-	clockTime = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d\d\d)?\b`)
-	loopback  = regexp.MustCompile(`127\.0\.0\.1:\d+`)
-	lastReady = regexp.MustCompile(`\b(everything|filesystem|memory): ready\b`)
-	requestID = regexp.MustCompile(` #\d+\b`)
-)
+// screenPatterns are compiled on first use: this test binary also runs as
+// airlock, and TestStartup_PackageInitsAllocateLittle counts its start-up.
+var screenPatterns = sync.OnceValue(func() (p struct{ clockTime, loopback, lastReady, requestID *regexp.Regexp }) {
+	p.clockTime = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d\d\d)?\b`)
+	p.loopback = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	p.lastReady = regexp.MustCompile(`\b(everything|filesystem|memory): ready\b`)
+	p.requestID = regexp.MustCompile(` #\d+\b`)
+	return p
+})
 
 // normalizeScreen replaces what differs from run to run (see
 // TestE2E_ViewsWithTheNPMServers) and trims each line's trailing blanks. With
@@ -125,6 +129,8 @@ var (
 // the frame) are sorted among themselves.
 func normalizeScreen(screen string, sortRows bool) string {
 	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	p := screenPatterns()
+	clockTime, loopback, lastReady, requestID := p.clockTime, p.loopback, p.lastReady, p.requestID
 	var rows []int
 	for i, l := range lines {
 		l = loopback.ReplaceAllString(l, "127.0.0.1:PORT")
