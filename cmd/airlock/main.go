@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/internal/gctune"
 	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/pollstdin"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/approval"
 	"github.com/airlock-mcp/airlock/session/config"
@@ -81,6 +82,9 @@ func dispatch(ctx context.Context, cmd string, args []string, stdin io.Reader, s
 	case "gateway":
 		return runGateway(args, stdout, stderr)
 	case "bridge":
+		if stdin == os.Stdin {
+			stdin = pollstdin.Stdin() // the agent's pipe: see internal/pollstdin
+		}
 		return runBridge(ctx, args, stdin, stdout, stderr)
 	case "audit":
 		return runAudit(args, stdout, stderr)

@@ -19,6 +19,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/internal/pollstdin"
 )
 
 // Version is the version every demo server reports in its implementation info.
@@ -123,11 +125,17 @@ func ServeStdio(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil {
+	if err := s.Run(ctx, &mcp.IOTransport{Reader: pollstdin.Stdin(), Writer: stdoutWriter{os.Stdout}}); err != nil {
 		return fmt.Errorf("serving demo server %q over stdio: %w", name, err)
 	}
 	return nil
 }
+
+// stdoutWriter is stdout for go-sdk's connection, which closes its writer when it
+// ends: stdout stays open for the process's own last words.
+type stdoutWriter struct{ *os.File }
+
+func (stdoutWriter) Close() error { return nil }
 
 // implementation names a demo server the same way for every one of them.
 func implementation(name, title string) *mcp.Implementation {
