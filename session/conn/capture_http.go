@@ -27,15 +27,10 @@ func httpCapture(capt *Capture, hist *History, req *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	if hist != nil {
-		msg := hist.addRaw(true, body)
-		if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "tools/list" && capt != nil {
-			capt.sent(msg)
-			return true
-		}
-		return false
-	}
-	if !bytes.Contains(body, toolsListMethod) {
+	// The history reads a message's id, method and error alone (History.Add): its
+	// params are not decoded for it.
+	hist.Add(true, body)
+	if capt == nil || !bytes.Contains(body, toolsListMethod) {
 		// The body is airlock's own request, encoded by go-sdk, which writes a method
 		// name as it is (no escapes in "tools/list"): a body without those bytes is no
 		// listing, and is not decoded a second time (a tools/call's arguments would be).
@@ -68,13 +63,11 @@ func tapBody(capt *Capture, hist *History, resp *http.Response) {
 
 // tapped hands one message's bytes to the history and the capture.
 func tapped(capt *Capture, hist *History, data []byte) {
-	var msg jsonrpc.Message
-	if hist != nil {
-		msg = hist.addRaw(false, data)
-	} else if m, err := jsonrpc.DecodeMessage(data); err == nil {
-		msg = m
+	hist.Add(false, data)
+	if capt == nil {
+		return // only a listing's answer is tapped for the capture, and decoded
 	}
-	if msg != nil && capt != nil {
+	if msg, err := jsonrpc.DecodeMessage(data); err == nil {
 		capt.received(msg)
 	}
 }

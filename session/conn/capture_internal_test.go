@@ -143,3 +143,19 @@ func TestHTTPCapture_SeesListingsAsGoSDKWritesThem(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHTTPHistoryCall is what a streamable HTTP server's protocol history costs
+// one call: the request's body kept as it is posted, and its answer as it is read.
+func BenchmarkHTTPHistoryCall(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_doc","arguments":{"id":"mcp-overview"}}}`)
+	answer := []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + strings.Repeat("MCP is a protocol. ", 200) + `"}]}}`)
+	h := NewHistory(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
+		if httpCapture(nil, h, req) {
+			b.Fatal("a tools/call was taken for a listing")
+		}
+		tapped(nil, h, answer)
+	}
+}

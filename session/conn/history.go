@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/airlock-mcp/airlock/internal/jsonlex"
 	"github.com/airlock-mcp/airlock/internal/model"
 )
 
@@ -140,20 +141,16 @@ func (h *History) keep(e model.HistoryMessage, raw []byte, owned bool) {
 	h.bytes += len(e.Raw)
 }
 
-// Add keeps one message read or written as bytes (the gateway's agent sessions):
+// Add keeps one message read or written as bytes (a streamable HTTP server's, and the
+// gateway's agent sessions):
 // what it is read from its id, method and error alone (its params and result are
 // only skipped, not decoded). Bytes that are no JSON-RPC 2.0 message are not kept.
 func (h *History) Add(out bool, raw []byte) {
 	if h == nil {
 		return
 	}
-	var head struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  string          `json:"method"`
-		Error   json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(raw, &head) != nil || head.JSONRPC != "2.0" {
+	head, ok := readEnvelope(raw)
+	if !ok || head.JSONRPC != "2.0" {
 		return
 	}
 	e := model.HistoryMessage{Out: out, Size: len(raw), Method: head.Method}
@@ -174,15 +171,82 @@ func (h *History) Add(out bool, raw []byte) {
 	h.keep(e, raw, false)
 }
 
-// addRaw keeps one message read or written as bytes (streamable HTTP) and returns it
-// decoded, or nil when the bytes are no JSON-RPC message (they are not kept then).
-func (h *History) addRaw(out bool, raw []byte) jsonrpc.Message {
-	msg, err := jsonrpc.DecodeMessage(raw)
-	if err != nil {
-		return nil
+// envelope is what a history reads of a JSON-RPC message: its version, id and method,
+// and its error's bytes (params and result are skipped).
+type envelope struct {
+	JSONRPC, Method string
+	ID, Error       []byte
+}
+
+// readEnvelope reads the envelope of the one JSON object raw holds, skipping every
+// other member's value with jsonlex (checked, not decoded), as encoding/json would
+// read it into those four fields (a key given twice counts its last value, null
+// leaves a string as it was), except that keys match exactly, as JSON-RPC names
+// them. It is false for anything but one valid JSON object.
+func readEnvelope(raw []byte) (envelope, bool) {
+	var env envelope
+	i := jsonlex.Space(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return env, false
 	}
-	h.addMsg(out, msg, raw)
-	return msg
+	var key []byte
+	var e jsonlex.Err
+	for i = jsonlex.Space(raw, i+1); i < len(raw) && raw[i] != '}'; {
+		if raw[i] != '"' {
+			return env, false
+		}
+		if key, i, e = jsonlex.AppendString(key[:0], raw, i); e != jsonlex.OK {
+			return env, false
+		}
+		if i = jsonlex.Space(raw, i); i >= len(raw) || raw[i] != ':' {
+			return env, false
+		}
+		start := jsonlex.Space(raw, i+1)
+		var text []byte
+		null := false
+		switch string(key) {
+		case "jsonrpc", "method":
+			switch {
+			case start < len(raw) && raw[start] == '"':
+				text, i, e = jsonlex.AppendString(nil, raw, start)
+			case start < len(raw) && raw[start] == 'n':
+				i, e = jsonlex.Literal(raw, start, "null")
+				null = true // leaves the field as it was
+			default:
+				return env, false // as encoding/json refuses a number for a string
+			}
+		default:
+			i, e = jsonlex.Skip(raw, start, jsonlex.MaxNesting)
+		}
+		if e != jsonlex.OK {
+			return env, false
+		}
+		switch string(key) {
+		case "jsonrpc":
+			if !null {
+				env.JSONRPC = string(text)
+			}
+		case "method":
+			if !null {
+				env.Method = string(text)
+			}
+		case "id":
+			env.ID = raw[start:i]
+		case "error":
+			env.Error = raw[start:i]
+		}
+		if i = jsonlex.Space(raw, i); i < len(raw) && raw[i] == ',' {
+			if i = jsonlex.Space(raw, i+1); i < len(raw) && raw[i] == '}' {
+				return env, false // a trailing comma
+			}
+		} else if i >= len(raw) || raw[i] != '}' {
+			return env, false
+		}
+	}
+	if i >= len(raw) {
+		return env, false
+	}
+	return env, jsonlex.Space(raw, i+1) == len(raw)
 }
 
 func dirKey(out bool, id string) string {

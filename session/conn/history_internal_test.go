@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -115,4 +116,106 @@ func TestEncodeWireMatchesGoSDK(t *testing.T) {
 			t.Errorf("encodeWire = %s\n            want %s", got, want)
 		}
 	}
+}
+
+// envelopeByJSON is what readEnvelope must agree with: encoding/json reading the
+// four fields. Where encoding/json would match a key in another case ("Method"),
+// which readEnvelope does not, folded is true and the two are not compared.
+func envelopeByJSON(raw []byte) (env envelope, ok, folded bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil || members == nil {
+		return envelope{}, false, false
+	}
+	for k := range members {
+		for _, name := range []string{"jsonrpc", "id", "method", "error"} {
+			if k != name && strings.EqualFold(k, name) {
+				return envelope{}, false, true
+			}
+		}
+	}
+	var head struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &head) != nil {
+		return envelope{}, false, false
+	}
+	return envelope{JSONRPC: head.JSONRPC, Method: head.Method, ID: head.ID, Error: head.Error}, true, false
+}
+
+var envelopeCases = []string{
+	`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}]}}}`,
+	`{"jsonrpc":"2.0","id":"abc","result":{"content":[{"type":"text","text":"a \"quoted\" \u00e9 \ud83d\ude00"}]}}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`,
+	` { "jsonrpc" : "2.0" , "id" : 1 , "result" : { } } `,
+	`{"jsonrpc":"2.0","method":"a","method":"b","id":1}`,
+	`{"jsonrpc":"2.0","method":"a","method":"","id":1}`,
+	`{"jsonrpc":"2.0","method":"a","method":null,"id":1}`,
+	`{"jsonrpc":null,"id":1}`,
+	`{"jsonrpc":"2.0","id":null,"result":1}`,
+	`{"jsonrpc":"2.0","id":1.5e3,"result":true}`,
+	`{"json\u0072pc":"2.0","id":1,"result":1}`,
+	`{"jsonrpc":"2.0","id":1,"error":null,"result":[]}`,
+	`{"jsonrpc":"2.0","method":"m\u0000x"}`,
+	"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\xfe\",\"id\":2}",
+	`{}`,
+	`[]`,
+	`null`,
+	`"x"`,
+	``,
+	`{`,
+	`{"jsonrpc":"2.0",}`,
+	`{"jsonrpc":"2.0" "id":1}`,
+	`{"jsonrpc":2,"id":1}`,
+	`{"method":{},"id":1}`,
+	`{"jsonrpc":"2.0","id":1}x`,
+	`{"jsonrpc":"2.0","id":1}{}`,
+	`{"jsonrpc":"2.0","id":01}`,
+	`{"jsonrpc":"2.0","params":[1,2,]}`,
+	`{"jsonrpc":"2.0","params":"` + "\x01" + `"}`,
+	`{"jsonrpc":"2.0","params":tru}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"a":1}}` + "\n",
+}
+
+// TestReadEnvelope_AsEncodingJSON: a history reads a message's envelope as
+// encoding/json reads it, for messages, near-messages and what is no JSON at all.
+func TestReadEnvelope_AsEncodingJSON(t *testing.T) {
+	for _, c := range envelopeCases {
+		got, gotOK := readEnvelope([]byte(c))
+		want, wantOK, _ := envelopeByJSON([]byte(c))
+		if gotOK != wantOK || (gotOK && !reflect.DeepEqual(normEnvelope(got), normEnvelope(want))) {
+			t.Errorf("%q: read %+v %v, encoding/json %+v %v", c, got, gotOK, want, wantOK)
+		}
+	}
+}
+
+// FuzzReadEnvelope holds readEnvelope to encoding/json on any input.
+func FuzzReadEnvelope(f *testing.F) {
+	for _, c := range envelopeCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, gotOK := readEnvelope(raw)
+		want, wantOK, folded := envelopeByJSON(raw)
+		if folded {
+			t.Skip() // a key in another case: encoding/json matches it, readEnvelope does not
+		}
+		if gotOK != wantOK || (gotOK && !reflect.DeepEqual(normEnvelope(got), normEnvelope(want))) {
+			t.Fatalf("%q: read %+v %v, encoding/json %+v %v", raw, got, gotOK, want, wantOK)
+		}
+	})
+}
+
+// normEnvelope makes an empty and a nil byte field the same.
+func normEnvelope(e envelope) envelope {
+	if len(e.ID) == 0 {
+		e.ID = nil
+	}
+	if len(e.Error) == 0 {
+		e.Error = nil
+	}
+	return e
 }
