@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -71,4 +72,60 @@ func BenchmarkAgentHistoryCall(b *testing.B) {
 		tap.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/msg")
+}
+
+// The split hands on the same events whatever pieces the stream arrives in: whole,
+// a byte at a time, or cut anywhere; an event whose data passes MaxMessageBytes, or
+// one with a line longer than that, is not handed on, and the next one is.
+func TestSSESplit_SameEventsInAnyPieces(t *testing.T) {
+	long := strings.Repeat("x", MaxMessageBytes)
+	stream := "event: message\r\nid: 1\r\ndata: {\"a\":1}\r\n\r\n" +
+		"data: first\ndata: second\n\n" +
+		": a comment\n\n" +
+		"data: " + long[:MaxMessageBytes-6] + "\n\n" + // exactly the bound
+		"data: " + long + "\n\n" + // data over the bound
+		long + long + "\ndata: {}\n\n" + // a line over the bound
+		"data: last\n\n" +
+		"data: cut off"
+	want := []string{`{"a":1}`, "first\nsecond", long[:MaxMessageBytes-6], "last"}
+	split := func(pieces func(n int) int) []string {
+		var s sseSplit
+		var got []string
+		for i := 0; i < len(stream); {
+			n := min(pieces(i), len(stream)-i)
+			s.feed([]byte(stream[i:i+n]), func(data []byte) { got = append(got, string(data)) })
+			i += n
+		}
+		return got
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for name, pieces := range map[string]func(int) int{
+		"whole":   func(int) int { return len(stream) },
+		"bytes":   func(int) int { return 1 },
+		"7s":      func(int) int { return 7 },
+		"random":  func(int) int { return 1 + rnd.IntN(3*MaxMessageBytes/2) },
+		"at cuts": func(i int) int { return 1 + i%4093 },
+	} {
+		got := split(pieces)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d events, want %d", name, len(got), len(want))
+			continue
+		}
+		for k := range want {
+			if got[k] != want[k] {
+				t.Errorf("%s: event %d is %d bytes %.20q, want %d bytes %.20q", name, k, len(got[k]), got[k], len(want[k]), want[k])
+			}
+		}
+	}
+}
+
+// BenchmarkSSESplit is the split's cost for one 4 KB answer's event.
+func BenchmarkSSESplit(b *testing.B) {
+	event := []byte("event: message\nid: 12_0\ndata: {\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"" + strings.Repeat("MCP is a protocol. ", 200) + "\"}]}}\n\n")
+	var s sseSplit
+	b.SetBytes(int64(len(event)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.feed(event, func([]byte) {})
+	}
 }

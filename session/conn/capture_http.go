@@ -122,33 +122,48 @@ type sseSplit struct {
 
 // feed reads p, calling emit with each whole event's data (valid only during emit).
 func (s *sseSplit) feed(p []byte, emit func(data []byte)) {
-	for _, c := range p {
-		if c != '\n' {
-			if len(s.line) < MaxMessageBytes {
-				s.line = append(s.line, c)
-			} else {
-				s.over = true
-			}
-			continue
+	for len(p) > 0 {
+		// A line's bytes are taken up to the next newline in one piece, not byte by
+		// byte; a line longer than MaxMessageBytes keeps its first MaxMessageBytes.
+		end := bytes.IndexByte(p, '\n')
+		part := p
+		if end >= 0 {
+			part = p[:end]
 		}
-		line := bytes.TrimSuffix(s.line, []byte{'\r'})
-		switch {
-		case len(line) == 0:
-			if len(s.data) > 0 && !s.over {
-				emit(s.data)
-			}
-			s.data, s.over = s.data[:0], false
-		case bytes.HasPrefix(line, []byte("data:")):
-			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
-			if len(s.data) > 0 {
-				s.data = append(s.data, '\n')
-			}
-			if len(s.data)+len(v) > MaxMessageBytes {
-				s.over = true
-			} else {
-				s.data = append(s.data, v...)
-			}
+		if room := MaxMessageBytes - len(s.line); len(part) > room {
+			s.line = append(s.line, part[:room]...)
+			s.over = true
+		} else {
+			s.line = append(s.line, part...)
 		}
-		s.line = s.line[:0]
+		if end < 0 {
+			return
+		}
+		p = p[end+1:]
+		s.line = s.endLine(s.line, emit)
 	}
+}
+
+// endLine reads one whole line of the stream (its newline gone) and returns the
+// line buffer emptied.
+func (s *sseSplit) endLine(line []byte, emit func(data []byte)) []byte {
+	l := bytes.TrimSuffix(line, []byte{'\r'})
+	switch {
+	case len(l) == 0:
+		if len(s.data) > 0 && !s.over {
+			emit(s.data)
+		}
+		s.data, s.over = s.data[:0], false
+	case bytes.HasPrefix(l, []byte("data:")):
+		v := bytes.TrimPrefix(bytes.TrimPrefix(l, []byte("data:")), []byte(" "))
+		if len(s.data) > 0 {
+			s.data = append(s.data, '\n')
+		}
+		if len(s.data)+len(v) > MaxMessageBytes {
+			s.over = true
+		} else {
+			s.data = append(s.data, v...)
+		}
+	}
+	return line[:0]
 }
