@@ -567,6 +567,8 @@ func (r *runner) benchOne(pkg, name, benchtime, unit string) (float64, error) {
 // timed calls per benchmark, the direct call, the gateway and the bare go-sdk proxy in
 // turn within each round, so that the gateway and its floor share the machine's load
 // of the moment. Each benchmark makes 20 untimed warm-up calls before its timer starts.
+// The process runs airlock's collector policy (internal/gctune, as the binary does) for
+// all three alike, and the gateway's Manager has its events read, as the TUI reads them.
 const (
 	gatewayRounds = 10
 	gatewayCalls  = 300
@@ -645,7 +647,7 @@ func gatewayRows(s benchSamples, rounds int) ([]row, error) {
 		ownMed, _ := benchSamples{"own": {"µs": own}}.median("own", "µs")
 		rows = append(rows, row{
 			id: "3" + string(rune('a'+i)),
-			what: fmt.Sprintf("auto-allowed call through the gateway, unaudited (no audit log), %s latency (agent and upstream over streamable HTTP; %d rounds of %d calls, gateway and bare proxy in turn, warm-up excluded)",
+			what: fmt.Sprintf("auto-allowed call through the gateway, unaudited (no audit log), %s latency (agent and upstream over streamable HTTP; %d rounds of %d calls, gateway and bare proxy in turn, warm-up excluded; the process under airlock's collector policy)",
 				q, rounds, gatewayCalls),
 			airlock:   fmt.Sprintf("%.0f µs (round %ss %s)", g, q, spread(gs)),
 			reference: fmt.Sprintf("bare go-sdk proxy (the same two hops, nothing else) %.0f µs (%s); direct to the upstream %.0f µs", p, spread(ps), d),

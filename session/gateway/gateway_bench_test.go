@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/gctune"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/audit"
@@ -29,6 +30,9 @@ func upstreamDocs(b *testing.B) string {
 }
 
 func benchCalls(b *testing.B, cs *mcp.ClientSession, name string) {
+	// The collector policy the airlock binary runs with (the TUI's: see gctune.Tune),
+	// for every benchmark of this process alike: the first one to get here sets it.
+	gctune.Tune(false, gctune.Budget(config.Limits{}.WithDefaults().MaxWaitingBytes))
 	ctx := context.Background()
 	params := &mcp.CallToolParams{Name: name, Arguments: map[string]any{"id": "mcp-overview"}}
 	for range 20 { // warm up connections and caches
@@ -70,6 +74,7 @@ func benchThroughGateway(b *testing.B, cfg *config.Config, opts session.Options)
 	m := session.New(cfg, opts)
 	defer m.Close()
 	m.Start()
+	drainEvents(b, m)
 	_ = m.Wait(context.Background())
 	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken})
 	if err != nil {
@@ -116,4 +121,20 @@ func BenchmarkCallThroughGatewayAudited(b *testing.B) {
 // what keeping them costs a call.
 func BenchmarkCallThroughGatewayNoHistory(b *testing.B) {
 	benchThroughGateway(b, benchDocsConfig(b), session.Options{NoHistory: true})
+}
+
+// drainEvents reads m's events until the benchmark ends, as the TUI does: a call's
+// CallFinished event holds its result until it is read.
+func drainEvents(b *testing.B, m *session.Manager) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if _, ok := m.Next(ctx); !ok {
+				return
+			}
+		}
+	}()
+	b.Cleanup(func() { cancel(); <-done })
 }
