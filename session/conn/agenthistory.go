@@ -11,10 +11,17 @@ import (
 
 // The bounds of the agent sessions' histories: at most AgentHistoriesLive sessions
 // are kept while they run (beyond it the oldest is kept as ended), and the last
-// AgentHistoriesEnded ended ones; each is a History with its own bounds.
+// AgentHistoriesEnded ended ones; each keeps its newest AgentHistoryMessages
+// messages, at most AgentHistoryBytes of them (each message cut at
+// HistoryMessageBytes, as a server's). A server's bounds are 4 MiB because there
+// are a few servers; agent sessions may be many (50 sessions at a server's bounds
+// took the gateway from 48 MB to 136 MB), so all of them together hold at most
+// 18 MiB, about the last 60 calls of each when a call's answer is 4 KB.
 const (
-	AgentHistoriesLive  = 64
-	AgentHistoriesEnded = 8
+	AgentHistoriesLive   = 64
+	AgentHistoriesEnded  = 8
+	AgentHistoryMessages = 200
+	AgentHistoryBytes    = 256 << 10
 )
 
 // AgentHistories keeps the protocol history of each agent session at the gateway:
@@ -59,7 +66,7 @@ func (a *AgentHistories) Open(id, client, ctxName string) *History {
 		a.endAt(0)
 	}
 	a.n++
-	e := &agentHistory{key: id, label: "session " + strconv.Itoa(a.n) + " · " + client + " · " + ctxName, h: NewHistory(a.now), opened: time.Now()}
+	e := &agentHistory{key: id, label: "session " + strconv.Itoa(a.n) + " · " + client + " · " + ctxName, h: newHistory(a.now, AgentHistoryMessages, AgentHistoryBytes), opened: time.Now()}
 	a.live = append(a.live, e)
 	return e.h
 }

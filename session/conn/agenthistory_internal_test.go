@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -127,5 +128,34 @@ func BenchmarkSSESplit(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.feed(event, func([]byte) {})
+	}
+}
+
+// An agent session's history keeps its own, smaller bounds, so that many sessions
+// together stay within AgentHistoriesLive+AgentHistoriesEnded times them; a server's
+// history keeps the larger ones.
+func TestAgentHistory_SmallerBoundsThanAServers(t *testing.T) {
+	answer := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 4000) + `"}]}}`)
+	a := NewAgentHistories(nil)
+	agent := a.Open("s", "agent", "token:default")
+	server := NewHistory(nil)
+	for range 2000 {
+		agent.Add(false, answer)
+		server.Add(false, answer)
+	}
+	got := agent.Snapshot()
+	if got.Bytes > AgentHistoryBytes || len(got.Messages) > AgentHistoryMessages || got.Dropped == 0 {
+		t.Errorf("agent session kept %d messages, %d bytes (dropped %d); want at most %d and %d", len(got.Messages), got.Bytes, got.Dropped, AgentHistoryMessages, AgentHistoryBytes)
+	}
+	if len(got.Messages) < AgentHistoryBytes/len(answer)-1 {
+		t.Errorf("agent session kept only %d messages of %d bytes", len(got.Messages), len(answer))
+	}
+	if s := server.Snapshot(); s.Bytes <= AgentHistoryBytes || s.Bytes > HistoryBytes {
+		t.Errorf("server history kept %d bytes, want more than %d and at most %d", s.Bytes, AgentHistoryBytes, HistoryBytes)
+	}
+	for _, m := range got.Messages {
+		if !bytes.Equal(m.Raw, answer) {
+			t.Fatalf("a kept message changed: %.40q", m.Raw)
+		}
 	}
 }

@@ -32,7 +32,7 @@ const historyIDs = 256
 // kept once, in the ring, and nowhere else. Safe for concurrent use.
 type History struct {
 	mu      sync.Mutex
-	ring    []model.HistoryMessage // circular, len HistoryMessages once full
+	ring    []model.HistoryMessage // circular, len maxMsgs once full
 	start   int                    // index of the oldest message
 	n       int
 	bytes   int
@@ -41,14 +41,22 @@ type History struct {
 	methods map[string]string // request id (as JSON) → method, for its response
 	order   []string          // the ids of methods in the order they were noted
 	now     func() time.Time
+	// The ring's bounds: HistoryMessages and HistoryBytes for a server's,
+	// AgentHistoryMessages and AgentHistoryBytes for an agent session's.
+	maxMsgs, maxBytes int
 }
 
-// NewHistory returns an empty history; now is its clock (time.Now when nil).
+// NewHistory returns an empty history with a server's bounds; now is its clock
+// (time.Now when nil).
 func NewHistory(now func() time.Time) *History {
+	return newHistory(now, HistoryMessages, HistoryBytes)
+}
+
+func newHistory(now func() time.Time, maxMsgs, maxBytes int) *History {
 	if now == nil {
 		now = time.Now
 	}
-	return &History{methods: map[string]string{}, now: now}
+	return &History{methods: map[string]string{}, now: now, maxMsgs: maxMsgs, maxBytes: maxBytes}
 }
 
 // Snapshot returns the kept messages, oldest first. The Raw slices are shared and
@@ -61,7 +69,7 @@ func (h *History) Snapshot() model.History {
 	defer h.mu.Unlock()
 	out := model.History{Messages: make([]model.HistoryMessage, 0, h.n), Dropped: h.dropped, Bytes: h.bytes}
 	for i := 0; i < h.n; i++ {
-		out.Messages = append(out.Messages, h.ring[(h.start+i)%HistoryMessages])
+		out.Messages = append(out.Messages, h.ring[(h.start+i)%h.maxMsgs])
 	}
 	return out
 }
@@ -126,17 +134,17 @@ func (h *History) keep(e model.HistoryMessage, raw []byte, owned bool) {
 	h.seq++
 	e.Seq, e.At = h.seq, h.now()
 	if h.ring == nil {
-		h.ring = make([]model.HistoryMessage, HistoryMessages)
+		h.ring = make([]model.HistoryMessage, h.maxMsgs)
 	}
-	for h.n > 0 && (h.n == HistoryMessages || h.bytes+len(e.Raw) > HistoryBytes) {
+	for h.n > 0 && (h.n == h.maxMsgs || h.bytes+len(e.Raw) > h.maxBytes) {
 		old := &h.ring[h.start]
 		h.bytes -= len(old.Raw)
 		*old = model.HistoryMessage{}
-		h.start = (h.start + 1) % HistoryMessages
+		h.start = (h.start + 1) % h.maxMsgs
 		h.n--
 		h.dropped++
 	}
-	h.ring[(h.start+h.n)%HistoryMessages] = e
+	h.ring[(h.start+h.n)%h.maxMsgs] = e
 	h.n++
 	h.bytes += len(e.Raw)
 }
