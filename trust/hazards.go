@@ -508,7 +508,7 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 	out = append(out, scan.hazards...)
 	for k := range scan.hazards {
 		if count[k] > 0 {
-			out[base+k] = unaskedFirst(out[base+k], scan.hits[k], actionAllow, qualified)
+			out[base+k] = unaskedFirst(out[base+k], scan.hits[k], int(count[k]), actionAllow, qualified)
 		}
 	}
 	if len(out) == 0 {
@@ -520,43 +520,95 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 // unaskedFirst is the unguarded shadowing hazard h (shared with the scan: never
 // written) with its shadowed tools that run unasked first and in Unasked, and its
 // summary naming one of them, as every other hazard's legs are ordered. hits are
-// the shadowed tools' indexes (a name listed twice is two); allow says which run
-// unasked. Only an unguarded hazard whose unasked tools do not already lead pays
-// for it: a new leg and map.
-func unaskedFirst(h Hazard, hits []int, allow []bool, qualified []string) Hazard {
+// the shadowed tools' indexes in the leg's order (read sorts them by name, so the
+// hits of one name, a name listed twice, are next to each other), allowed how many
+// of them are in allow, which says which run unasked. A what-if recomputes every
+// unguarded shadowing hazard, so the common case reads only the hits that lead
+// (BenchmarkWhatIfRecompute); only a hazard whose unasked tools do not already lead
+// pays for a pass over its hits and a new leg and map.
+func unaskedFirst(h Hazard, hits []int, allowed int, allow []bool, qualified []string) Hazard {
 	old := h.Legs[HazardLegShadowed]
 	h.Unguarded = true
-	unaskedName := make(map[string]bool, len(hits))
-	for _, j := range hits {
-		if allow[j] {
-			unaskedName[qualified[j]] = true
+	var unasked, lead int
+	if len(old) == len(hits) {
+		// No name listed twice: hit i is the leg's name i, and allowed (the hits in
+		// allow, counted already) is how many names run unasked. Only the ones that
+		// lead are read.
+		unasked = allowed
+		for lead < len(hits) && allow[hits[lead]] {
+			lead++
+		}
+	} else {
+		// A name listed twice: group the hits by name, each name unasked when one
+		// of its tools is.
+		leading := true
+		for a := 0; a < len(hits); {
+			b, any := a, false
+			for ; b < len(hits) && qualified[hits[b]] == qualified[hits[a]]; b++ {
+				any = any || allow[hits[b]]
+			}
+			switch {
+			case any:
+				unasked++
+				if leading {
+					lead++
+				}
+			default:
+				leading = false
+			}
+			a = b
 		}
 	}
-	lead := 0 // how many of old's first names run unasked
-	for lead < len(old) && unaskedName[old[lead]] {
-		lead++
-	}
-	if lead == len(unaskedName) {
+	if lead == unasked {
 		// The unasked already lead: the shared leg as it is.
 		h.Unasked = old[:lead:lead]
 		return h
 	}
-	shadowed := make([]string, 0, len(old))
-	for _, q := range old {
-		if unaskedName[q] {
-			shadowed = append(shadowed, q)
-		}
+	// One leg, the unasked names first: the same walk of the hits, each name put
+	// at the front or after the unasked ones.
+	shadowed := make([]string, len(old))
+	fill(shadowed, hits, unasked, len(old) < len(hits), allow, qualified)
+	h.Unasked = shadowed[:unasked:unasked]
+	// The summary ends in example(old), old[0] and " (+N)" (read wrote it with no
+	// other legs to avoid): only the name moves.
+	tail := len(old[0])
+	if len(old) > 1 {
+		tail += len(" (+)") + digits(len(old)-1)
 	}
-	n := len(shadowed)
-	for _, q := range old {
-		if !unaskedName[q] {
-			shadowed = append(shadowed, q)
-		}
-	}
-	h.Unasked = shadowed[:n:n]
-	h.Summary = strings.TrimSuffix(h.Summary, example(old)) + example(shadowed)
+	cut := len(h.Summary) - tail
+	h.Summary = h.Summary[:cut] + shadowed[0] + h.Summary[cut+len(old[0]):]
 	h.Legs = map[string][]string{HazardLegShadowing: h.Legs[HazardLegShadowing], HazardLegShadowed: shadowed}
 	return h
+}
+
+// fill writes the leg of hits into shadowed, the unasked names first: each name's
+// hits are next to each other, and a name is unasked when one of its tools is; with
+// twice false no name is listed twice, so each hit is a name of its own.
+func fill(shadowed []string, hits []int, unasked int, twice bool, allow []bool, qualified []string) {
+	front, back := 0, unasked
+	for a := 0; a < len(hits); {
+		b, any := a+1, allow[hits[a]]
+		for ; twice && b < len(hits) && qualified[hits[b]] == qualified[hits[a]]; b++ {
+			any = any || allow[hits[b]]
+		}
+		if any {
+			shadowed[front] = qualified[hits[a]]
+			front++
+		} else {
+			shadowed[back] = qualified[hits[a]]
+			back++
+		}
+		a = b
+	}
+}
+
+// digits is how many decimal digits n > 0 has, as strconv.Itoa writes it.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // oneServer reports whether every name of the legs belongs to one server, and

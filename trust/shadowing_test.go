@@ -2,6 +2,7 @@ package trust
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -154,5 +155,40 @@ func TestShadowing_UnaskedShadowedFirst(t *testing.T) {
 		if h.Kind == HazardShadowing && (h.Legs[HazardLegShadowed][0] != "mail__archive_mail" || len(h.Unasked) != 0) {
 			t.Errorf("with nothing unasked: %v, Unasked %v", h.Legs[HazardLegShadowed], h.Unasked)
 		}
+	}
+}
+
+// unaskedFirst groups a name listed twice (two tools of one name: unasked when one
+// of them is), keeps the leg when the unasked already lead, and rewrites only the
+// summary's example, whatever the count's digits.
+func TestUnaskedFirst_NamesListedTwiceAndLongLegs(t *testing.T) {
+	mk := func(names []string) Hazard {
+		return Hazard{Kind: HazardShadowing, Legs: map[string][]string{HazardLegShadowing: {"evil__helper"}, HazardLegShadowed: names},
+			Summary: "evil__helper's description names another server's tool " + example(names)}
+	}
+	qualified := []string{"m__a", "m__b", "m__b", "m__c"}
+	h := unaskedFirst(mk([]string{"m__a", "m__b", "m__c"}), []int{0, 1, 2, 3}, 2, []bool{false, false, true, true}, qualified)
+	if got := h.Legs[HazardLegShadowed]; !slices.Equal(got, []string{"m__b", "m__c", "m__a"}) || !slices.Equal(h.Unasked, []string{"m__b", "m__c"}) {
+		t.Errorf("leg %v, unasked %v", got, h.Unasked)
+	}
+	if want := "evil__helper's description names another server's tool m__b (+2)"; h.Summary != want || !h.Unguarded {
+		t.Errorf("summary %q, want %q", h.Summary, want)
+	}
+	lead := mk([]string{"m__a", "m__b", "m__c"})
+	h = unaskedFirst(lead, []int{0, 1, 2, 3}, 2, []bool{true, false, true, false}, qualified)
+	if !slices.Equal(h.Unasked, []string{"m__a", "m__b"}) || h.Summary != lead.Summary || &h.Legs[HazardLegShadowed][0] != &lead.Legs[HazardLegShadowed][0] {
+		t.Errorf("already leading: unasked %v, summary %q, leg shared %v", h.Unasked, h.Summary, &h.Legs[HazardLegShadowed][0] == &lead.Legs[HazardLegShadowed][0])
+	}
+	var long []string
+	var hits []int
+	allow := make([]bool, 12)
+	for i := range 12 {
+		long = append(long, fmt.Sprintf("s%02d__t", i))
+		hits = append(hits, i)
+	}
+	allow[11] = true
+	h = unaskedFirst(mk(long), hits, 1, allow, long)
+	if want := "evil__helper's description names another server's tool s11__t (+11)"; h.Summary != want || h.Legs[HazardLegShadowed][0] != "s11__t" || len(h.Legs[HazardLegShadowed]) != 12 {
+		t.Errorf("long leg: summary %q, leg %v", h.Summary, h.Legs[HazardLegShadowed])
 	}
 }
