@@ -582,7 +582,7 @@ func (g *Gateway) servedAs(name string) string {
 // the agent called it by.
 func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		growStack()
+		_ = growStack()
 		ss := req.Session
 		ctxName, client, err := g.acceptedAgent(ss)
 		if err != nil {

@@ -17,16 +17,16 @@ const callStackBytes = 16 << 10
 // compiler cannot prove false, so it is neither removed nor zeroed.
 //
 //go:noinline
-func growStack() {
+func growStack() byte {
 	if stackGrowUse {
 		var frame [callStackBytes]byte
-		stackGrowSink = frame[stackGrowIndex&(len(frame)-1)]
+		return frame[stackGrowIndex&(len(frame)-1)]
 	}
+	return 0
 }
 
 // What growStack's frame is used by, as far as the compiler can see; never set.
 var (
 	stackGrowUse   bool
 	stackGrowIndex int
-	stackGrowSink  byte
 )
