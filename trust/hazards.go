@@ -529,35 +529,26 @@ func hazards(tools []Assessed, sh, prev *Shadowing) []Hazard {
 func unaskedFirst(h Hazard, hits []int, allowed int, allow []bool, qualified []string) Hazard {
 	old := h.Legs[HazardLegShadowed]
 	h.Unguarded = true
+	twice := len(old) < len(hits) // a name listed twice: its hits are next to each other
 	var unasked, lead int
-	if len(old) == len(hits) {
-		// No name listed twice: hit i is the leg's name i, and allowed (the hits in
-		// allow, counted already) is how many names run unasked. Only the ones that
-		// lead are read.
+	if !twice {
+		// Hit i is the leg's name i, and allowed (the hits in allow, counted
+		// already) is how many names run unasked. Only the ones that lead are read.
 		unasked = allowed
 		for lead < len(hits) && allow[hits[lead]] {
 			lead++
 		}
 	} else {
-		// A name listed twice: group the hits by name, each name unasked when one
-		// of its tools is.
 		leading := true
-		for a := 0; a < len(hits); {
-			b, any := a, false
-			for ; b < len(hits) && qualified[hits[b]] == qualified[hits[a]]; b++ {
-				any = any || allow[hits[b]]
-			}
-			switch {
-			case any:
+		eachName(hits, twice, allow, qualified, func(_ string, ask bool) {
+			leading = leading && ask
+			if ask {
 				unasked++
 				if leading {
 					lead++
 				}
-			default:
-				leading = false
 			}
-			a = b
-		}
+		})
 	}
 	if lead == unasked {
 		// The unasked already lead: the shared leg as it is.
@@ -567,39 +558,50 @@ func unaskedFirst(h Hazard, hits []int, allowed int, allow []bool, qualified []s
 	// One leg, the unasked names first: the same walk of the hits, each name put
 	// at the front or after the unasked ones.
 	shadowed := make([]string, len(old))
-	fill(shadowed, hits, unasked, len(old) < len(hits), allow, qualified)
+	front, back := 0, unasked
+	eachName(hits, twice, allow, qualified, func(name string, ask bool) {
+		if ask {
+			shadowed[front] = name
+			front++
+		} else {
+			shadowed[back] = name
+			back++
+		}
+	})
 	h.Unasked = shadowed[:unasked:unasked]
-	// The summary ends in example(old), old[0] and " (+N)" (read wrote it with no
-	// other legs to avoid): only the name moves.
-	tail := len(old[0])
-	if len(old) > 1 {
-		tail += len(" (+)") + digits(len(old)-1)
-	}
-	cut := len(h.Summary) - tail
-	h.Summary = h.Summary[:cut] + shadowed[0] + h.Summary[cut+len(old[0]):]
+	h.Summary = withExample(h.Summary, old, shadowed)
 	h.Legs = map[string][]string{HazardLegShadowing: h.Legs[HazardLegShadowing], HazardLegShadowed: shadowed}
 	return h
 }
 
-// fill writes the leg of hits into shadowed, the unasked names first: each name's
-// hits are next to each other, and a name is unasked when one of its tools is; with
-// twice false no name is listed twice, so each hit is a name of its own.
-func fill(shadowed []string, hits []int, unasked int, twice bool, allow []bool, qualified []string) {
-	front, back := 0, unasked
+// eachName walks hits as the leg's names, in order, each once with whether it runs
+// unasked (one of its tools is in allow); with twice false no name is listed twice,
+// so each hit is a name of its own and no names are compared.
+func eachName(hits []int, twice bool, allow []bool, qualified []string, f func(name string, unasked bool)) {
 	for a := 0; a < len(hits); {
-		b, any := a+1, allow[hits[a]]
+		b, ask := a+1, allow[hits[a]]
 		for ; twice && b < len(hits) && qualified[hits[b]] == qualified[hits[a]]; b++ {
-			any = any || allow[hits[b]]
+			ask = ask || allow[hits[b]]
 		}
-		if any {
-			shadowed[front] = qualified[hits[a]]
-			front++
-		} else {
-			shadowed[back] = qualified[hits[a]]
-			back++
-		}
+		f(qualified[hits[a]], ask)
 		a = b
 	}
+}
+
+// withExample is summary, which ends in example(old) as read wrote it (old[0] and
+// " (+N)"), naming shadowed's first name instead; the count is the same. Only the
+// name is cut out, without building example(old); a summary that does not end so
+// is given the example the slow way.
+func withExample(summary string, old, shadowed []string) string {
+	tail := len(old[0])
+	if len(old) > 1 {
+		tail += len(" (+)") + digits(len(old)-1)
+	}
+	cut := len(summary) - tail
+	if cut < 0 || summary[cut:cut+len(old[0])] != old[0] {
+		return strings.TrimSuffix(summary, example(old)) + example(shadowed)
+	}
+	return summary[:cut] + shadowed[0] + summary[cut+len(old[0]):]
 }
 
 // digits is how many decimal digits n > 0 has, as strconv.Itoa writes it.

@@ -192,3 +192,22 @@ func TestUnaskedFirst_NamesListedTwiceAndLongLegs(t *testing.T) {
 		t.Errorf("long leg: summary %q, leg %v", h.Summary, h.Legs[HazardLegShadowed])
 	}
 }
+
+// withExample gives what rebuilding the example would, for legs of one name up to
+// three-digit counts, and rebuilds it when the summary does not end in it.
+func TestWithExample_AsRebuilt(t *testing.T) {
+	for _, n := range []int{1, 2, 10, 11, 101} {
+		old := make([]string, n)
+		for i := range old {
+			old[i] = fmt.Sprintf("s%03d__t", i)
+		}
+		shadowed := append([]string{old[n-1]}, old[:n-1]...)
+		prefix := "evil__helper's description names another server's tool "
+		if got, want := withExample(prefix+example(old), old, shadowed), prefix+example(shadowed); got != want {
+			t.Errorf("%d names: %q, want %q", n, got, want)
+		}
+	}
+	if got := withExample("x", []string{"aaaa", "b"}, []string{"b", "aaaa"}); got != "xb (+1)" {
+		t.Errorf("a summary without the example: %q", got)
+	}
+}

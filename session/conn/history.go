@@ -150,9 +150,9 @@ func (h *History) keep(e model.HistoryMessage, raw []byte, owned bool) {
 }
 
 // Add keeps one message read or written as bytes (a streamable HTTP server's, and the
-// gateway's agent sessions):
-// what it is read from its id, method and error alone (its params and result are
-// only skipped, not decoded). Bytes that are no JSON-RPC 2.0 message are not kept.
+// gateway's agent sessions): what it is is read from its id, method and error alone
+// (readEnvelope; its params and result are only skipped, not decoded). Bytes that
+// are no JSON-RPC 2.0 message are not kept.
 func (h *History) Add(out bool, raw []byte) {
 	if h == nil {
 		return
