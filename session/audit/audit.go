@@ -98,6 +98,7 @@ type Log struct {
 	queue   []*waiter // records waiting for the next commit
 	leading bool      // a goroutine is committing a batch
 	closed  bool
+	closing bool // Close is committing the last records: no fill to write
 	// unsynced is true when records were written since the last fsync, or the head
 	// file lags the chain; syncArmed when a delayed sync is scheduled.
 	unsynced  bool
@@ -121,20 +122,21 @@ type Log struct {
 
 	// Owned by the committing goroutine (handed over through mu and leading), or by
 	// Open before the Log is shared.
-	seq    uint64 // the chain's newest record as last seen
-	prev   string
-	size   int64 // the file's size after the last record this process saw or wrote
-	damage error // the log may not be appended to (a *DamageError)
-	failed error // the last commit failed to write (a full disk): cleared by the next
-	notice error // damage before the log's end: reported, but the log is appended to
+	seq  uint64 // the chain's newest record as last seen
+	prev string
+	// size is where the records end (the next commit writes there) as this process
+	// last saw or wrote them, and fileSize the file's size then: past size, a log
+	// opened by Open holds its fill (fill.go).
+	size     int64
+	fileSize int64
+	damage   error // the log may not be appended to (a *DamageError)
+	failed   error // the last commit failed to write (a full disk): cleared by the next
+	notice   error // damage before the log's end: reported, but the log is appended to
 	// headFailed: the last write of the head file failed (a full disk); headSeq is
 	// the record the head file names, as this process last wrote it.
 	headFailed error
 	headSeq    uint64
 	start      *Link // the next record written begins a segment after this file
-	// allocated: preallocation of the open file was last tried up to this offset
-	// (0: not yet, or it was released).
-	allocated int64
 	// rotateAfter: a failed rotation is tried again only after this time.
 	rotateAfter time.Time
 }
@@ -215,7 +217,7 @@ func Open(path string) (*Log, error) {
 		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
 	}
 	defer statefile.Unlock(lockf)
-	f, err := statefile.OpenAppend(path)
+	f, err := statefile.OpenWrite(path)
 	if err != nil {
 		lockf.Close()
 		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
@@ -223,10 +225,11 @@ func Open(path string) (*Log, error) {
 	a := newLog(path, f, lockf)
 	a.segmentBytes.Store(DefaultSegmentBytes)
 	if err := a.load(); err != nil && a.damage == nil {
-		f.Close()
+		a.f.Close()
 		lockf.Close()
 		return nil, err
 	}
+	a.fill()
 	a.publish()
 	return a, nil
 }
@@ -250,7 +253,7 @@ func OpenFile(f *os.File, path string) (*Log, error) {
 }
 
 func newLog(path string, f *os.File, lockf *os.File) *Log {
-	a := &Log{path: path, f: f, lockf: lockf, shared: lockf != nil, size: -1}
+	a := &Log{path: path, f: f, lockf: lockf, shared: lockf != nil, size: -1, fileSize: -1}
 	a.cond = sync.NewCond(&a.mu)
 	return a
 }
@@ -496,10 +499,11 @@ func (a *Log) unlock() {
 // commit writes a batch of records as one write under the file lock: it reads the
 // chain's tail again if another process appended (refusing a damaged log), begins a
 // new segment when this one is full, seals the records after the tail and writes
-// them; with sync it also syncs the file, and with head (the delayed sync, Close)
-// replaces the head file. A write or sync that fails is cut back to where the file
-// ended before it, so the log always ends in a whole record. Only the leading
-// goroutine calls it.
+// them at the records' end (over the fill: fill.go); with sync it also syncs the
+// file, and with head (the delayed sync, Close) replaces the head file and tops up
+// the fill. A write or sync that fails is cut back to where the records ended
+// before it, so the log always ends in a whole record. Only the leading goroutine
+// calls it.
 func (a *Log) commit(batch []*waiter, sync, head bool) error {
 	if err := a.lock(); err != nil {
 		return fmt.Errorf("locking: %w", err)
@@ -541,10 +545,23 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 		prev = r.Hash
 	}
 	if len(buf) > 0 {
-		a.reserve(a.size + int64(len(buf)))
-		n, err := a.f.Write(buf)
+		var err error
+		wrote := true
+		if a.shared {
+			// Over the fill, at the records' end (fill.go). A failed WriteAt
+			// says 0 bytes even when part of it was written (it drops a short
+			// write's count on the error after it), so it is always cut back.
+			if err := a.checkFill(int64(len(buf))); err != nil {
+				return err
+			}
+			_, err = a.f.WriteAt(buf, a.size)
+		} else {
+			var n int
+			n, err = a.f.Write(buf)
+			wrote = n > 0
+		}
 		if err != nil {
-			return a.cutBack(fmt.Errorf("writing audit log %s: %w", a.path, err), n > 0)
+			return a.cutBack(fmt.Errorf("writing audit log %s: %w", a.path, err), wrote)
 		}
 	}
 	if sync {
@@ -556,6 +573,7 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 		a.synced.Store(seq)
 	}
 	a.size += int64(len(buf))
+	a.fileSize = max(a.fileSize, a.size)
 	a.seq, a.prev = seq, prev
 	if len(buf) > 0 {
 		a.start = nil
@@ -567,62 +585,29 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 		// failed is tried again at every synced commit, not only the delayed sync.
 		a.writeHead(seq, prev)
 	}
+	if head && !a.closing {
+		a.fill() // off the path of a call, at the delayed sync
+	}
 	return nil
 }
 
-// cutBack truncates the file to the size it had before a failed write or sync, so
-// that the records whose append failed are not in the log (a call reported denied
-// has no "allow" on record) and the log ends in a whole record: the next append,
-// once there is space again, continues the chain. If even that fails, the log's end
-// is torn and the log is damaged.
+// cutBack truncates the file to the records' end before a failed write or sync
+// (the fill goes with it), so that the records whose append failed are not in the
+// log (a call reported denied has no "allow" on record) and the log ends in a
+// whole record: the next append, once there is space again, continues the chain.
+// If even that fails, the log's end is torn and the log is damaged.
 func (a *Log) cutBack(err error, wrote bool) error {
 	a.failed = err
 	if !wrote {
 		return err
 	}
-	a.allocated = 0 // the truncation freed the blocks past the end too
+	// The fill goes too (the next delayed sync writes it again, space permitting).
+	a.fileSize = a.size
 	if terr := a.f.Truncate(a.size); terr != nil {
 		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("a failed write (%v) could not be cut back to the last whole record (%v)", err, terr)}
 		return a.damage
 	}
 	return err
-}
-
-// preallocAhead is how much a log keeps allocated past its end at least, and
-// preallocStep how much one preallocation adds past the end of the records it is
-// made for: one fallocate per MiB of records.
-const (
-	preallocAhead = 1 << 20
-	preallocStep  = 2 << 20
-)
-
-// reserve preallocates the open file's blocks past end (the end of the records
-// about to be written) when fewer than preallocAhead are left, so that a synced
-// append writes into blocks the file has and its sync commits no new blocks (only
-// Open's logs, on Linux). The file's size stays its last record's end. It is best
-// effort: a preallocation that fails (a full disk, a file system that cannot) is
-// not tried again before the next step, and the records are written as they would
-// be without it. Called by the committing goroutine under the lock.
-func (a *Log) reserve(end int64) {
-	if !a.shared || end+preallocAhead <= a.allocated {
-		return
-	}
-	_ = preallocate(a.f, a.size, end-a.size+preallocStep)
-	a.allocated = end + preallocStep
-}
-
-// release gives back the blocks preallocated past the file's end, truncating it to
-// its size (which fallocate left unchanged), before the file is closed as a
-// segment or by Close. Best effort: blocks left only take space. Called under the
-// lock, so the size is the last record's end whoever wrote it.
-func (a *Log) release() {
-	if a.allocated == 0 {
-		return
-	}
-	a.allocated = 0
-	if st, err := a.f.Stat(); err == nil {
-		_ = a.f.Truncate(st.Size())
-	}
 }
 
 // writeHead replaces the head file (best effort: a head that lags only weakens the
@@ -661,11 +646,15 @@ func (a *Log) Close() error {
 	if a.closed {
 		return nil
 	}
+	a.closing = true
 	if a.unsynced || a.headFailed != nil {
 		a.lead(true) // what AppendUnsynced wrote, and the head (again, if it failed)
 	}
-	if a.allocated > 0 && a.lock() == nil {
-		a.release()
+	if a.shared && a.fileSize > a.size && a.lock() == nil {
+		// The fill given back, at the records' end as the lock shows it now.
+		if a.load() == nil {
+			a.release()
+		}
 		a.unlock()
 	}
 	a.closed = true
@@ -678,19 +667,23 @@ func (a *Log) Close() error {
 
 // load brings the committing goroutine's view of the chain up to date, under the
 // lock: when the file at path is no longer the one open (another process began a
-// new segment, or sealed the log), it opens the new one; when the file's size is not
-// the one this process last saw, it reads the tail again and checks it against the
-// head file. It sets a.damage when the log may not be appended to, and returns an
+// new segment, or sealed the log), it opens the new one; when records were added
+// since this process last saw the file (it no longer ends, nor does its fill begin,
+// where this process saw the records end), it finds their new end, reads the tail
+// again and checks it against the head file. It sets a.damage when the log may not be appended to, and returns an
 // error only when the files cannot be read at all.
+//
+// It asks the file's size and identity without its times (statFile), so that the
+// commit after it writes only its records' bytes.
 func (a *Log) load() error {
-	st, err := a.f.Stat()
+	st, err := statFile(a.f)
 	if err != nil {
 		return fmt.Errorf("reading audit log %s: %w", a.path, err)
 	}
 	if a.lockf != nil {
-		cur, lerr := os.Lstat(a.path)
-		if lerr != nil || !os.SameFile(st, cur) {
-			f, err := statefile.OpenAppend(a.path)
+		cur, lerr := statPath(a.path)
+		if lerr != nil || !st.same(cur) {
+			f, err := statefile.OpenWrite(a.path)
 			if err != nil {
 				return fmt.Errorf("reopening audit log: %w", err)
 			}
@@ -699,28 +692,50 @@ func (a *Log) load() error {
 			}
 			a.f.Close()
 			a.f = f
-			if st, err = f.Stat(); err != nil {
+			if st, err = statFile(f); err != nil {
 				return fmt.Errorf("reading audit log %s: %w", a.path, err)
 			}
 			// A new file: whatever was wrong with the old one is its own.
-			a.size, a.damage, a.notice, a.start, a.allocated = -1, nil, nil, nil, 0
+			a.size, a.fileSize, a.damage, a.notice, a.start = -1, -1, nil, nil, nil
 		}
 	}
-	if st.Size() == a.size {
-		return nil
+	fileSize := st.size
+	if a.size >= 0 && fileSize >= a.size {
+		// Nothing was added when the file ends at the records' end, or its fill
+		// begins there: every writer writes its records at that end.
+		same := fileSize == a.size
+		if !same {
+			var b [1]byte
+			if _, err := a.f.ReadAt(b[:], a.size); err != nil {
+				return fmt.Errorf("reading audit log %s: %w", a.path, err)
+			}
+			same = b[0] == '\n'
+		}
+		if same {
+			a.fileSize = fileSize
+			return nil
+		}
 	}
 	if a.damage != nil {
 		return nil // the same damaged file: still damaged, whatever was added
 	}
-	if a.size > 0 && st.Size() < a.size {
-		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("it is %d bytes, shorter than the %d it held when airlock last wrote to it: records were removed", st.Size(), a.size)}
+	if a.size > 0 && fileSize < a.size {
+		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("it is %d bytes, shorter than the %d it held when airlock last wrote to it: records were removed", fileSize, a.size)}
 		return nil
 	}
 	head, herr := readHead(a.path)
 	if herr == nil {
 		a.headSeq = head.Seq
 	}
-	size := st.Size()
+	var size int64
+	if a.size > 0 {
+		size, err = recordsEndAfter(a.f, a.size, fileSize)
+	} else {
+		size, err = recordsEnd(a.f, fileSize)
+	}
+	if err != nil {
+		return fmt.Errorf("reading audit log %s: %w", a.path, err)
+	}
 	var t tail
 	if size > 0 {
 		t, err = readTail(a.f, size, head)
@@ -740,8 +755,12 @@ func (a *Log) load() error {
 			return nil
 		}
 		sst, err := sf.Stat()
+		var end int64
 		if err == nil {
-			t, err = readTail(sf, sst.Size(), head)
+			end, err = recordsEnd(sf, sst.Size())
+		}
+		if err == nil {
+			t, err = readTail(sf, end, head)
 		}
 		sf.Close()
 		if err != nil {
@@ -778,7 +797,7 @@ func (a *Log) load() error {
 		// on disk (an fsync of a file does not sync its folder).
 		syncDir(filepath.Dir(a.path))
 	}
-	a.seq, a.prev, a.size = t.seq, t.hash, size
+	a.seq, a.prev, a.size, a.fileSize = t.seq, t.hash, size, fileSize
 	return nil
 }
 

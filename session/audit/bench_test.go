@@ -84,8 +84,9 @@ func BenchmarkAppendRotating(b *testing.B) {
 // BenchmarkAppendDecisionSynced appends a call's decision record, synced before it
 // returns as it is before the call is forwarded, one at a time (no group commit to
 // share the sync): the cost every call pays. Its floor is
-// BenchmarkFloorFdatasyncAppend; BenchmarkFloorFsyncGrowingAppend is what a synced
-// append to a growing file costs without preallocation.
+// BenchmarkFloorFdatasyncFilled (a record's bytes written inside the file's size);
+// BenchmarkFloorFdatasyncAppend is an append that grows the size, and
+// BenchmarkFloorFsyncGrowingAppend one to a growing file with nothing allocated.
 func BenchmarkAppendDecisionSynced(b *testing.B) {
 	a, _ := openTemp(b)
 	i := 0

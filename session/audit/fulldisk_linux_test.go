@@ -80,18 +80,18 @@ func TestRotation_FullDiskThenRecovers(t *testing.T) {
 	}
 }
 
-// A disk that fills after the log preallocated its blocks: the records go on into
-// those blocks, each synced, so the calls whose decisions are on disk still run;
-// once they are used up the next record is refused as on any full disk, nothing
-// cut is left, and once there is space the log goes on. It verifies as one chain.
-func TestLog_FullDiskAfterPreallocationUsesItsBlocksThenRefuses(t *testing.T) {
+// A disk that fills after the log's fill was written: the records go on into the
+// fill, each synced, so the calls whose decisions are on disk still run; once it is
+// used up the next record is refused as on any full disk, nothing cut is left, and
+// once there is space the log goes on. It verifies as one chain.
+func TestLog_FullDiskAfterTheFillUsesItThenRefuses(t *testing.T) {
 	a, dir, path := openOnTmpfs(t, "8m")
 	if err := a.Append(benchRecord(0)); err != nil {
 		t.Fatal(err)
 	}
 	n := appendUntilFull(t, a, dir, 1, 20000, benchRecord)
 	if n < 1000 {
-		t.Errorf("on a disk full after the log preallocated, %d records went in; want the preallocated MiB's worth", n-1)
+		t.Errorf("on a disk full after the log's fill was written, %d records went in; want the fill's worth", n-1)
 	}
 	if err := a.Append(benchRecord(n)); err != nil {
 		t.Fatalf("after space came back: %v", err)
@@ -99,7 +99,7 @@ func TestLog_FullDiskAfterPreallocationUsesItsBlocksThenRefuses(t *testing.T) {
 	a.Close()
 	sum, err := audit.VerifyLog(path)
 	if err != nil || sum.Records != n+1 {
-		t.Errorf("after a full disk with preallocated blocks: %+v %v; want %d records", sum, err, n+1)
+		t.Errorf("after a full disk with the fill: %+v %v; want %d records", sum, err, n+1)
 	}
 }
 
@@ -142,4 +142,19 @@ func appendUntilFull(t *testing.T, a *audit.Log, dir string, n, max int, rec fun
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A disk with less room than the fill takes none of it: the log is its records
+// alone, takes none of the space the disk has left, and appends grow it as they
+// would without the fill.
+func TestLog_DiskTooSmallForTheFillTakesNone(t *testing.T) {
+	a, _, path := openOnTmpfs(t, "256k")
+	for i := range 10 {
+		if err := a.Append(rec(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, end := fileSize(t, path), recordsEnd(t, path); got != end {
+		t.Errorf("on a disk too small for the fill the log is %d bytes, its records %d; want no fill", got, end)
+	}
 }

@@ -34,7 +34,7 @@ func (a *Log) rotate() error {
 	if err := os.Rename(a.path, name); err != nil {
 		return err
 	}
-	f, err := statefile.OpenAppend(a.path)
+	f, err := statefile.OpenWrite(a.path)
 	// The rename and the new file's name both durable before the first record, a
 	// call's decision, is synced into it: an fsync of a new file does not make its
 	// name durable, and a power loss could take the file and the decision with it.
@@ -43,8 +43,9 @@ func (a *Log) rotate() error {
 		return err // the next commit opens PATH again and goes on from the segment
 	}
 	a.f.Close()
-	a.f, a.size, a.allocated = f, 0, 0
+	a.f, a.size, a.fileSize = f, 0, 0
 	a.start = &Link{File: filepath.Base(name), Seq: a.seq, Hash: a.prev}
+	a.fill()
 	return nil
 }
 

@@ -613,12 +613,16 @@ func snapshot(path string, lock bool) (*logSnapshot, error) {
 			}
 			return err
 		}
-		st, err := f.Stat()
+		st, err := statFile(f)
+		var end int64
+		if err == nil {
+			end, err = recordsEnd(f, st.size) // the fill is no record (fill.go)
+		}
 		if err != nil {
 			f.Close()
 			return err
 		}
-		s.files = append(s.files, openFile{path: p, f: f, size: st.Size()})
+		s.files = append(s.files, openFile{path: p, f: f, size: end})
 		return nil
 	}
 	for i, sg := range segs {

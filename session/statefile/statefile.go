@@ -106,9 +106,9 @@ func ReadFile(path string) ([]byte, error) {
 // Open opens a private file for reading, checked as ReadFile does.
 func Open(path string) (*os.File, error) { return open(path, os.O_RDONLY) }
 
-// OpenAppend opens the private file at path for reading and appending, creating it
-// (and its folder, 0700) owner-only when it does not exist.
-func OpenAppend(path string) (*os.File, error) { return openCreate(path, os.O_RDWR|os.O_APPEND) }
+// OpenWrite opens the private file at path for reading and writing at any offset,
+// creating it (and its folder, 0700) owner-only when it does not exist.
+func OpenWrite(path string) (*os.File, error) { return openCreate(path, os.O_RDWR) }
 
 // OpenLock opens the lock file at path for reading and writing, creating it
 // owner-only when missing, with the checks of every private file: a link in its

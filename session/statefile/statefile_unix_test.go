@@ -118,22 +118,24 @@ func TestWriteFile_ReplacesLinkPrivately(t *testing.T) {
 	}
 }
 
-func TestOpenAppend_CreatesPrivateAndRefusesLinks(t *testing.T) {
+func TestOpenWrite_CreatesPrivateAndRefusesLinks(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "log")
-	f, err := statefile.OpenAppend(path)
+	f, err := statefile.OpenWrite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.WriteString("a\n")
 	f.Close()
-	f, err = statefile.OpenAppend(path)
+	f, err = statefile.OpenWrite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("b\n")
+	if _, err := f.WriteAt([]byte("b\n"), 2); err != nil {
+		t.Fatalf("writing at an offset: %v", err)
+	}
 	f.Close()
 	if b, _ := os.ReadFile(path); string(b) != "a\nb\n" {
 		t.Errorf("content %q", b)
@@ -143,7 +145,7 @@ func TestOpenAppend_CreatesPrivateAndRefusesLinks(t *testing.T) {
 	}
 	link := filepath.Join(dir, "link")
 	os.Symlink(path, link)
-	_, err = statefile.OpenAppend(link)
+	_, err = statefile.OpenWrite(link)
 	err = statefile.Advise(err, "or set [audit] path")
 	if problem(t, err) != statefile.Symlink || !strings.HasSuffix(err.Error(), "refuses to follow it: move it aside or set [audit] path") {
 		t.Errorf("link: %v", err)

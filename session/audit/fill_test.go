@@ -1,0 +1,367 @@
+package audit_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlock-mcp/airlock/session/audit"
+)
+
+// fileSize is the size of the file at path.
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+// recordsEnd is where the records of the file at path end: its size less the run
+// of newlines after the last record's own.
+func recordsEnd(t *testing.T, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := bytes.TrimRight(b, "\n")
+	if len(rest) == 0 {
+		return 0
+	}
+	return int64(len(rest) + 1)
+}
+
+// A synced append writes inside the size the file already has, so its sync
+// commits the record's bytes and nothing of the file's own (no new size, no new
+// blocks): the sync at the floor of the disk.
+func TestLog_SyncedAppendKeepsTheFileSize(t *testing.T) {
+	a, path := openTemp(t)
+	if err := a.Append(benchRecord(0)); err != nil {
+		t.Fatal(err)
+	}
+	before, syncs := fileSize(t, path), a.Syncs()
+	for i := 1; i <= 100; i++ {
+		if err := a.AppendDecision(benchRecord(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.Syncs() < syncs+100 {
+		t.Fatalf("100 synced decisions made %d syncs", a.Syncs()-syncs)
+	}
+	if after := fileSize(t, path); after != before {
+		t.Errorf("100 synced decisions changed the file's size from %d to %d bytes; want each written inside the size it had", before, after)
+	}
+	if end := recordsEnd(t, path); end >= before {
+		t.Errorf("the records end at byte %d of %d: no fill past them", end, before)
+	}
+}
+
+// While a log is open its file holds fill (newlines) past its records; every
+// reader stops at the last record: verify and Walk count exactly the records,
+// and a JSON-lines reader that skips blank lines reads them all.
+func TestLog_ReadersStopAtTheLastRecord(t *testing.T) {
+	a, path := openTemp(t)
+	for i := range 20 {
+		if err := a.Append(benchRecord(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fileSize(t, path) <= recordsEnd(t, path) {
+		t.Fatal("the open log holds no fill past its records")
+	}
+	sum, err := audit.VerifyLog(path)
+	if err != nil || sum.Records != 20 {
+		t.Errorf("verify of the open log: %+v %v; want 20 records", sum, err)
+	}
+	walked := 0
+	if _, err := audit.Walk(path, func(string, []byte) error { walked++; return nil }); err != nil || walked != 20 {
+		t.Errorf("walk of the open log: %d records, %v; want 20", walked, err)
+	}
+	b, _ := os.ReadFile(path)
+	parsed := 0
+	for line := range bytes.Lines(b) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r audit.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		parsed++
+	}
+	if parsed != 20 {
+		t.Errorf("a JSON-lines reader found %d records; want 20", parsed)
+	}
+}
+
+// Close gives the fill back: a log no airlock has open is its records and
+// nothing else, each line a record and the file ending in the last one's newline.
+func TestLog_CloseLeavesOnlyTheRecords(t *testing.T) {
+	a, path := openTemp(t)
+	for i := range 5 {
+		if err := a.AppendUnsynced(benchRecord(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := closedBytes(t, a, path)
+	if !bytes.HasSuffix(b, []byte("}\n")) || bytes.Contains(b, []byte("\n\n")) {
+		t.Errorf("the closed log ends %q; want its last record and one newline", b[max(len(b)-20, 0):])
+	}
+	if n, err := audit.Verify(bytes.NewReader(b)); err != nil || n != 5 {
+		t.Errorf("the closed log: %d records, %v", n, err)
+	}
+}
+
+// A record cut short before the fill (a crash of the system that wrote half of
+// an unsynced record) is the end of the log damaged, as a cut record at the end of
+// a file always was: the log is not appended to.
+func TestLog_CutRecordBeforeTheFillIsDamage(t *testing.T) {
+	path, whole := writeLog(t, 3)
+	lines := bytes.SplitAfter(whole, []byte("\n"))
+	last := lines[len(lines)-2]
+	cut := append(bytes.Clone(whole[:len(whole)-len(last)]), last[:len(last)/2]...)
+	cut = append(cut, bytes.Repeat([]byte("\n"), 5000)...)
+	write(t, path, cut)
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if !a.Damaged() || !strings.Contains(a.Problem().Error(), "last record is damaged") {
+		t.Errorf("a log whose last record is cut before its fill: %v; want it damaged", a.Problem())
+	}
+	if err := a.Append(rec(9)); !errors.Is(err, audit.ErrBroken) {
+		t.Errorf("append to it: %v; want a refusal", err)
+	}
+}
+
+// Past its last record the log writes only over its own fill: bytes there that are
+// not newlines (something other than airlock wrote them) make the log damaged, and
+// they are left as they were, never written over.
+func TestLog_NeverWritesOverBytesPastItsRecords(t *testing.T) {
+	a, path := openTemp(t)
+	if err := a.Append(benchRecord(0)); err != nil {
+		t.Fatal(err)
+	}
+	end := recordsEnd(t, path)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("not fill"), end+40); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := a.Append(benchRecord(1)); !errors.Is(err, audit.ErrBroken) {
+		t.Fatalf("append over bytes that are not fill: %v; want a refusal", err)
+	}
+	if !a.Damaged() {
+		t.Errorf("the log after bytes not its fill: %v; want it damaged", a.Problem())
+	}
+	b, _ := os.ReadFile(path)
+	if !bytes.Equal(b[end+40:end+48], []byte("not fill")) {
+		t.Errorf("the bytes past the records were written over: %q", b[end:end+60])
+	}
+	if n, err := audit.Verify(bytes.NewReader(b[:end])); err != nil || n != 1 {
+		t.Errorf("the records before them: %d, %v", n, err)
+	}
+}
+
+// A writer killed (SIGKILL) while its log is open leaves the fill in the file; the
+// next airlock finds the last record under it, continues the chain, and on Close
+// leaves only the records.
+func TestLog_KilledWriterLeavesFillTheNextContinues(t *testing.T) {
+	path := t.TempDir() + "/audit.jsonl"
+	child := appender(t, path, 50, false)
+	child.wait(t) // it has appended its records and sleeps
+	child.kill()
+	if fileSize(t, path) <= recordsEnd(t, path) {
+		t.Fatal("the killed writer left no fill")
+	}
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := a.Problem(); p != nil {
+		t.Fatalf("the log a killed writer left: %v", p)
+	}
+	if err := a.Append(benchRecord(50)); err != nil {
+		t.Fatal(err)
+	}
+	b := closedBytes(t, a, path)
+	if bytes.Contains(b, []byte("\n\n")) {
+		t.Error("the closed log holds blank lines")
+	}
+	if sum, err := audit.VerifyLog(path); err != nil || sum.Records != 51 {
+		t.Errorf("after the killed writer: %+v %v; want 51 records", sum, err)
+	}
+}
+
+// Two airlock processes append to one log at once, each synced: the log is one
+// chain holding every record of both, whichever wrote last and whatever either's
+// fill, and a process that closes while the other goes on takes nothing from it.
+func TestLog_TwoProcessesOneChain(t *testing.T) {
+	path := t.TempDir() + "/audit.jsonl"
+	const each = 300
+	var kids []*child
+	for range 2 {
+		kids = append(kids, appender(t, path, each, true))
+	}
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range each {
+		if err := a.Append(benchRecord(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range kids {
+		k.wait(t)
+		if err := k.cmd.Wait(); err != nil {
+			t.Fatalf("an appending process: %v\n%s", err, k.stderr.String())
+		}
+	}
+	if err := a.Append(benchRecord(each)); err != nil {
+		t.Fatalf("after the others closed: %v", err)
+	}
+	a.Close()
+	if sum, err := audit.VerifyLog(path); err != nil || sum.Records != 3*each+1 {
+		t.Errorf("three processes' records: %+v %v; want %d", sum, err, 3*each+1)
+	}
+}
+
+type child struct {
+	cmd    *exec.Cmd
+	ready  chan error
+	stderr *bytes.Buffer
+	once   sync.Once
+}
+
+// appender starts this test binary as a process that opens the log at path,
+// appends n synced records and says so; with closeAfter it then closes the log and
+// exits, otherwise it waits to be killed.
+func appender(t *testing.T, path string, n int, closeAfter bool) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAppender$")
+	cmd.Env = append(os.Environ(), "AIRLOCK_AUDIT_APPENDER="+path, "AIRLOCK_AUDIT_APPENDER_N="+strconv.Itoa(n), "AIRLOCK_AUDIT_APPENDER_CLOSE="+strconv.FormatBool(closeAfter))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, ready: make(chan error, 1), stderr: &bytes.Buffer{}}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.kill)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if sc.Text() == "appended" {
+				c.ready <- nil
+				return
+			}
+		}
+		c.ready <- fmt.Errorf("the appending process ended without appending: %s", c.stderr.String())
+	}()
+	return c
+}
+
+func (c *child) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-c.ready:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the appending process did not finish in 60 s")
+	}
+}
+
+func (c *child) kill() {
+	c.once.Do(func() {
+		if c.cmd.ProcessState == nil {
+			c.cmd.Process.Kill()
+			c.cmd.Wait()
+		}
+	})
+}
+
+// TestHelperAppender is the process appender starts; it does nothing in a test run.
+func TestHelperAppender(t *testing.T) {
+	path := os.Getenv("AIRLOCK_AUDIT_APPENDER")
+	if path == "" {
+		t.Skip("the appending process of TestLog_KilledWriterLeavesFillTheNextContinues and TestLog_TwoProcessesOneChain")
+	}
+	n, _ := strconv.Atoi(os.Getenv("AIRLOCK_AUDIT_APPENDER_N"))
+	a, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := a.Append(benchRecord(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.Getenv("AIRLOCK_AUDIT_APPENDER_CLOSE") == "true" {
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("appended")
+		return
+	}
+	fmt.Println("appended")
+	time.Sleep(time.Hour)
+}
+
+// The file holds at least half its fill past its records while it is open; a
+// segment is closed without it and the next one begins with its own; Close gives
+// the fill back. The log verifies whole.
+func TestLog_FillsPastItsEndAndGivesItBack(t *testing.T) {
+	a, path := openTemp(t)
+	a.SetSegmentBytes(4 << 10)
+	if err := a.Append(rec(0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := fileSize(t, path) - recordsEnd(t, path); got < 512<<10 {
+		t.Errorf("after an append the log holds %d bytes of fill; want at least 512 KiB", got)
+	}
+	n := 1
+	for ; !segmentClosed(path); n++ {
+		if err := a.Append(rec(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, end := fileSize(t, path+".000001"), recordsEnd(t, path+".000001"); got != end {
+		t.Errorf("the closed segment is %d bytes, its records %d; want no fill", got, end)
+	}
+	if got := fileSize(t, path) - recordsEnd(t, path); got < 512<<10 {
+		t.Errorf("the new segment holds %d bytes of fill; want at least 512 KiB", got)
+	}
+	a.Close()
+	if got, end := fileSize(t, path), recordsEnd(t, path); got != end {
+		t.Errorf("the closed log is %d bytes, its records %d; want no fill", got, end)
+	}
+	if sum, err := audit.VerifyLog(path); err != nil || sum.Records < n {
+		t.Errorf("the log: %+v %v; want %d records", sum, err, n)
+	}
+}
+
+// segmentClosed reports whether the log at path has closed its first segment.
+func segmentClosed(path string) bool {
+	_, err := os.Lstat(path + ".000001")
+	return err == nil
+}
