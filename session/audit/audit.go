@@ -229,7 +229,7 @@ func Open(path string) (*Log, error) {
 		lockf.Close()
 		return nil, err
 	}
-	a.fill()
+	a.holdOpen()
 	a.publish()
 	return a, nil
 }
@@ -561,13 +561,13 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 			wrote = n > 0
 		}
 		if err != nil {
-			return a.cutBack(fmt.Errorf("writing audit log %s: %w", a.path, err), wrote)
+			return a.cutBack(fmt.Errorf("writing audit log %s: %w", a.path, err), wrote, int64(len(buf)))
 		}
 	}
 	if sync {
 		a.syncs.Add(1)
 		if err := syncFile(a.f); err != nil {
-			return a.cutBack(fmt.Errorf("syncing audit log %s: %w", a.path, err), len(buf) > 0)
+			return a.cutBack(fmt.Errorf("syncing audit log %s: %w", a.path, err), len(buf) > 0, int64(len(buf)))
 		}
 		// Everything up to seq is on disk, another process's records included.
 		a.synced.Store(seq)
@@ -596,12 +596,23 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 // log (a call reported denied has no "allow" on record) and the log ends in a
 // whole record: the next append, once there is space again, continues the chain.
 // If even that fails, the log's end is torn and the log is damaged.
-func (a *Log) cutBack(err error, wrote bool) error {
+func (a *Log) cutBack(err error, wrote bool, ours int64) error {
 	a.failed = err
 	if !wrote {
 		return err
 	}
-	// The fill goes too (the next delayed sync writes it again, space permitting).
+	// The fill goes too (the next delayed sync writes it again, space permitting),
+	// but only fill: what lies past the commit's own bytes is checked first.
+	if a.shared && a.fileSize > a.size+ours {
+		if ok, rerr := a.onlyFill(a.size + ours); rerr != nil || !ok {
+			if rerr == nil {
+				a.damage = a.notFill(a.size + ours)
+			} else {
+				a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("a failed write (%v) could not be cut back: reading past it: %v", err, rerr)}
+			}
+			return a.damage
+		}
+	}
 	a.fileSize = a.size
 	if terr := a.f.Truncate(a.size); terr != nil {
 		a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("a failed write (%v) could not be cut back to the last whole record (%v)", err, terr)}
@@ -650,10 +661,17 @@ func (a *Log) Close() error {
 	if a.unsynced || a.headFailed != nil {
 		a.lead(true) // what AppendUnsynced wrote, and the head (again, if it failed)
 	}
-	if a.shared && a.fileSize > a.size && a.lock() == nil {
-		// The fill given back, at the records' end as the lock shows it now.
-		if a.load() == nil {
-			a.release()
+	if a.shared && a.lock() == nil {
+		// The fill given back, at the records' end as the lock shows it now, by
+		// the last airlock to close the log: another that has it open goes on
+		// writing over it.
+		if a.load() == nil && a.fileSize > a.size {
+			// Its own shared lock let go first (Windows would refuse the
+			// exclusive one over it).
+			_ = statefile.Unlock(a.f)
+			if last, _ := statefile.TryLock(a.f); last {
+				a.release()
+			}
 		}
 		a.unlock()
 	}
@@ -692,27 +710,31 @@ func (a *Log) load() error {
 			}
 			a.f.Close()
 			a.f = f
+			// A new file: whatever was wrong with the old one is its own.
+			a.size, a.fileSize, a.damage, a.notice, a.start = -1, -1, nil, nil, nil
+			a.holdOpen()
 			if st, err = statFile(f); err != nil {
 				return fmt.Errorf("reading audit log %s: %w", a.path, err)
 			}
-			// A new file: whatever was wrong with the old one is its own.
-			a.size, a.fileSize, a.damage, a.notice, a.start = -1, -1, nil, nil, nil
 		}
 	}
 	fileSize := st.size
-	if a.size >= 0 && fileSize >= a.size {
-		// Nothing was added when the file ends at the records' end, or its fill
-		// begins there: every writer writes its records at that end.
-		same := fileSize == a.size
-		if !same {
-			var b [1]byte
-			if _, err := a.f.ReadAt(b[:], a.size); err != nil {
-				return fmt.Errorf("reading audit log %s: %w", a.path, err)
-			}
-			same = b[0] == '\n'
+	// Nothing was added when the file ends at the records' end, or is the size it
+	// was and its fill still begins there: every airlock writes its records at
+	// that end. A file of another size may hold anything past it (another
+	// airlock's fill or records, or bytes no airlock wrote), so its end is found
+	// again from the file's end.
+	fromEnd := a.size < 0 || fileSize != a.fileSize
+	if a.size >= 0 && fileSize == a.size {
+		a.fileSize = fileSize
+		return nil
+	}
+	if a.size >= 0 && fileSize == a.fileSize && fileSize > a.size {
+		var b [1]byte
+		if _, err := a.f.ReadAt(b[:], a.size); err != nil {
+			return fmt.Errorf("reading audit log %s: %w", a.path, err)
 		}
-		if same {
-			a.fileSize = fileSize
+		if b[0] == '\n' {
 			return nil
 		}
 	}
@@ -728,10 +750,11 @@ func (a *Log) load() error {
 		a.headSeq = head.Seq
 	}
 	var size int64
-	if a.size > 0 {
-		size, err = recordsEndAfter(a.f, a.size, fileSize)
-	} else {
+	if fromEnd || a.size == 0 {
 		size, err = recordsEnd(a.f, fileSize)
+	} else {
+		// Another airlock wrote records over the fill, which it checked was fill.
+		size, err = recordsEndAfter(a.f, a.size, fileSize)
 	}
 	if err != nil {
 		return fmt.Errorf("reading audit log %s: %w", a.path, err)

@@ -139,3 +139,29 @@ func benchLine(b *testing.B) []byte {
 	}
 	return line
 }
+
+// BenchmarkOpenDecideClose is a one-shot command's use of the log (airlock call):
+// open it, sync one decision, close it, on a log that already holds records.
+func BenchmarkOpenDecideClose(b *testing.B) {
+	a, path := openTemp(b)
+	for i := range 100 {
+		if err := a.AppendUnsynced(benchRecord(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	a.Close()
+	i := 100
+	for b.Loop() {
+		a, err := audit.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := a.AppendDecision(benchRecord(i)); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.Close(); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
 // The fill. A log opened by Open keeps its file's size ahead of its records: past
@@ -18,14 +20,14 @@ import (
 // The records' end is the file's size less the run of newlines after the last
 // record's own: a record never holds a newline, so a blank line can only be fill.
 // Every reader stops there (verify, Walk, the tail read by Open). The fill is given
-// back when the log is closed and when a segment is closed, so a file no airlock
-// has open is its records and nothing else; one left by a process that was killed
-// holds its fill until the next airlock closes the log.
+// back when a segment is closed and when the last airlock that has the log open
+// closes it; one left by a process that was killed, or in a log moved aside by
+// Seal, stays (readers skip it) until an airlock closes that file.
 const (
-	// fillBytes is how far past its records a log's file is filled: when Open
-	// finds less than fillLow, and when the delayed sync does, the file is filled
-	// to its records' end plus fillBytes and synced (a step every few thousand
-	// records, off the path of a call).
+	// fillBytes is how far past its records a log's file is filled: when the
+	// delayed sync finds less than fillLow, the file is filled to its records'
+	// end plus fillBytes and synced (a step every few thousand records, off the
+	// path of a call).
 	fillBytes = 1 << 20
 	fillLow   = fillBytes / 2
 	// endChunk is how much a search for the records' end reads at a time.
@@ -97,7 +99,7 @@ func (a *Log) checkFill(n int64) error {
 	}
 	for i, c := range b {
 		if c != '\n' {
-			a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("byte %d, past its last record, is not the newlines airlock fills its file with: something other than airlock wrote there, and airlock writes over nothing it did not write", a.size+int64(i))}
+			a.damage = a.notFill(a.size + int64(i))
 			return a.damage
 		}
 	}
@@ -106,7 +108,9 @@ func (a *Log) checkFill(n int64) error {
 
 // fill fills the file to its records' end plus fillBytes when less than fillLow of
 // fill is left, and syncs it, so that the next synced appends change nothing of the
-// file but their bytes. Best effort: where it fails (a disk too full for the whole
+// file but their bytes. The delayed sync calls it, never a call's commit: a log
+// that lives less than a delayed sync past its first record (a one-shot command)
+// writes no fill at all, and a new segment's first records grow it until then. Best effort: where it fails (a disk too full for the whole
 // fill) the file is cut back to what it was, and the records go on past its end,
 // each growing the file as a log without fill does. Only Open's logs are filled;
 // called under the lock, never on a damaged log.
@@ -134,14 +138,57 @@ func (a *Log) fill() {
 }
 
 // release gives the fill back, truncating the file to its records' end, before the
-// file is closed as a segment or by Close. Best effort: fill left behind is
-// skipped by every reader. Called under the lock after load, so the records' end
-// is the log's whoever wrote it.
+// file is closed as a segment or by the last Close. It cuts only fill: anything
+// else past the records (bytes no airlock wrote) makes the log damaged and is left
+// in place. Best effort otherwise: fill left behind is skipped by every reader.
+// Called under the lock after load, so the records' end is the log's whoever
+// wrote it.
 func (a *Log) release() {
 	if !a.shared || a.damage != nil || a.size < 0 || a.fileSize <= a.size {
 		return
 	}
+	if ok, err := a.onlyFill(a.size); err != nil {
+		return
+	} else if !ok {
+		a.damage = a.notFill(a.size)
+		return
+	}
 	if err := a.f.Truncate(a.size); err == nil {
 		a.fileSize = a.size
+	}
+}
+
+// onlyFill reports whether the file holds nothing but fill from off to its end.
+func (a *Log) onlyFill(off int64) (bool, error) {
+	buf := make([]byte, endChunk)
+	for {
+		n, err := a.f.ReadAt(buf, off)
+		if !bytes.Equal(buf[:n], newlines()[:n]) {
+			return false, nil
+		}
+		off += int64(n)
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("reading audit log %s: %w", a.path, err)
+		}
+	}
+}
+
+// notFill is the damage of a file that holds, past off (its records' end),
+// something other than airlock's fill.
+func (a *Log) notFill(off int64) *DamageError {
+	return &DamageError{Path: a.path, Problem: fmt.Sprintf("past its last record (byte %d) it holds bytes that are not the newlines airlock fills its file with: something other than airlock wrote there, and airlock neither writes over them nor cuts them", off)}
+}
+
+// holdOpen takes a shared lock on the open file for as long as this Log has it
+// open (Open's logs only): Close gives the fill back only when no other airlock
+// holds one (it is the last to close the log). Best effort: without it the fill
+// is given back at every Close, and another airlock writing over it then grows
+// the file until its delayed sync fills it again.
+func (a *Log) holdOpen() {
+	if a.shared {
+		_ = statefile.LockShared(a.f)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,19 @@ func recordsEnd(t *testing.T, path string) int64 {
 	return int64(len(rest) + 1)
 }
 
+// waitFilled waits (up to 5 s) for the delayed sync to fill the file at path:
+// at least half the fill past its records.
+func waitFilled(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for fileSize(t, path)-recordsEnd(t, path) < 512<<10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no fill past the records of %s after 5 s (%d bytes, records %d)", path, fileSize(t, path), recordsEnd(t, path))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // A synced append writes inside the size the file already has, so its sync
 // commits the record's bytes and nothing of the file's own (no new size, no new
 // blocks): the sync at the floor of the disk.
@@ -50,6 +64,7 @@ func TestLog_SyncedAppendKeepsTheFileSize(t *testing.T) {
 	if err := a.Append(benchRecord(0)); err != nil {
 		t.Fatal(err)
 	}
+	waitFilled(t, path)
 	before, syncs := fileSize(t, path), a.Syncs()
 	for i := 1; i <= 100; i++ {
 		if err := a.AppendDecision(benchRecord(i)); err != nil {
@@ -77,9 +92,7 @@ func TestLog_ReadersStopAtTheLastRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if fileSize(t, path) <= recordsEnd(t, path) {
-		t.Fatal("the open log holds no fill past its records")
-	}
+	waitFilled(t, path)
 	sum, err := audit.VerifyLog(path)
 	if err != nil || sum.Records != 20 {
 		t.Errorf("verify of the open log: %+v %v; want 20 records", sum, err)
@@ -316,6 +329,9 @@ func TestHelperAppender(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if os.Getenv("AIRLOCK_AUDIT_APPENDER_CLOSE") != "true" {
+		waitFilled(t, path) // killed with its fill in place
+	}
 	if os.Getenv("AIRLOCK_AUDIT_APPENDER_CLOSE") == "true" {
 		if err := a.Close(); err != nil {
 			t.Fatal(err)
@@ -327,18 +343,16 @@ func TestHelperAppender(t *testing.T) {
 	time.Sleep(time.Hour)
 }
 
-// The file holds at least half its fill past its records while it is open; a
-// segment is closed without it and the next one begins with its own; Close gives
-// the fill back. The log verifies whole.
+// The file holds at least half its fill past its records while it is open (from
+// the delayed sync after its first record); a segment is closed without it and the
+// next one is filled too; Close gives the fill back. The log verifies whole.
 func TestLog_FillsPastItsEndAndGivesItBack(t *testing.T) {
 	a, path := openTemp(t)
 	a.SetSegmentBytes(4 << 10)
 	if err := a.Append(rec(0)); err != nil {
 		t.Fatal(err)
 	}
-	if got := fileSize(t, path) - recordsEnd(t, path); got < 512<<10 {
-		t.Errorf("after an append the log holds %d bytes of fill; want at least 512 KiB", got)
-	}
+	waitFilled(t, path)
 	n := 1
 	for ; !segmentClosed(path); n++ {
 		if err := a.Append(rec(n)); err != nil {
@@ -348,9 +362,7 @@ func TestLog_FillsPastItsEndAndGivesItBack(t *testing.T) {
 	if got, end := fileSize(t, path+".000001"), recordsEnd(t, path+".000001"); got != end {
 		t.Errorf("the closed segment is %d bytes, its records %d; want no fill", got, end)
 	}
-	if got := fileSize(t, path) - recordsEnd(t, path); got < 512<<10 {
-		t.Errorf("the new segment holds %d bytes of fill; want at least 512 KiB", got)
-	}
+	waitFilled(t, path) // the new segment's, by the delayed sync
 	a.Close()
 	if got, end := fileSize(t, path), recordsEnd(t, path); got != end {
 		t.Errorf("the closed log is %d bytes, its records %d; want no fill", got, end)
@@ -364,4 +376,107 @@ func TestLog_FillsPastItsEndAndGivesItBack(t *testing.T) {
 func segmentClosed(path string) bool {
 	_, err := os.Lstat(path + ".000001")
 	return err == nil
+}
+
+// Bytes added past the fill while the log is open (something other than airlock
+// appended to the file) are damage at the next commit, as bytes after the last
+// record always were, and neither that commit nor Close cuts them.
+func TestLog_BytesAddedPastTheFillAreDamageNotCut(t *testing.T) {
+	a, path := openTemp(t)
+	if err := a.Append(rec(0)); err != nil {
+		t.Fatal(err)
+	}
+	waitFilled(t, path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("FOREIGN-EVIDENCE\n")
+	f.Close()
+	if err := a.Append(rec(1)); !errors.Is(err, audit.ErrBroken) || !a.Damaged() {
+		t.Errorf("append after bytes were added past the fill: %v (problem %v); want a refusal, the log damaged", err, a.Problem())
+	}
+	b := closedBytes(t, a, path)
+	if !bytes.Contains(b, []byte("FOREIGN-EVIDENCE")) {
+		t.Error("Close cut the bytes added past the fill")
+	}
+	if _, err := audit.VerifyLog(path); err == nil {
+		t.Error("verify passed a log with bytes added past its fill")
+	}
+}
+
+// An airlock that closes while another has the log open leaves the other's fill
+// in place (so the other's synced appends still keep the file's size); one that
+// closes within a delayed sync of its first record (a one-shot command) writes no
+// fill at all; the last to close gives the fill back.
+func TestLog_CloseLeavesTheFillOfAnotherThatHasItOpen(t *testing.T) {
+	long, path := openTemp(t)
+	if err := long.Append(rec(0)); err != nil {
+		t.Fatal(err)
+	}
+	waitFilled(t, path)
+	size := fileSize(t, path)
+	short, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := short.Append(rec(1)); err != nil {
+		t.Fatal(err)
+	}
+	short.Close()
+	if got := fileSize(t, path); got != size {
+		t.Errorf("a second log's Close changed the file from %d to %d bytes; want the first's fill left", size, got)
+	}
+	if err := long.AppendDecision(rec(2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := fileSize(t, path); got != size {
+		t.Errorf("after the other closed, a synced append changed the file from %d to %d bytes", size, got)
+	}
+	long.Close()
+	if got, end := fileSize(t, path), recordsEnd(t, path); got != end {
+		t.Errorf("after the last Close the file is %d bytes, its records %d; want no fill", got, end)
+	}
+
+	// A one-shot: open, one record, close at once.
+	dir := t.TempDir() + "/audit.jsonl"
+	one, err := audit.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := one.Append(rec(0)); err != nil {
+		t.Fatal(err)
+	}
+	if got, end := fileSize(t, dir), recordsEnd(t, dir); got != end {
+		t.Errorf("a log that lived one record holds %d bytes for %d of records; want no fill written", got, end)
+	}
+	one.Close()
+}
+
+// The check of the end at Open reads a window of the last lines; blank lines in it
+// (a damaged file: fill between records) cost it next to nothing, not a record's
+// worth each, and the damage is said.
+func TestOpen_BlankLinesInTheTailCostLittle(t *testing.T) {
+	path, whole := writeLog(t, 3)
+	lines := bytes.SplitAfter(whole, []byte("\n"))
+	last := lines[len(lines)-2]
+	b := append(bytes.Clone(whole[:len(whole)-len(last)]), bytes.Repeat([]byte("\n"), 256<<10)...)
+	write(t, path, append(b, last...))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	a, err := audit.Open(path)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("opening a log with 256 KiB of blank lines before its last record allocated %d MB; want under 16", got>>20)
+	}
+	// Before the record the head names: damage in the log's history, said (a
+	// notice), as any damaged record there is.
+	if p := a.Problem(); p == nil || !strings.Contains(p.Error(), "blank line") {
+		t.Errorf("a log with blank lines before its last record: %v; want the damage said", p)
+	}
 }

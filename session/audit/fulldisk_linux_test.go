@@ -89,6 +89,7 @@ func TestLog_FullDiskAfterTheFillUsesItThenRefuses(t *testing.T) {
 	if err := a.Append(benchRecord(0)); err != nil {
 		t.Fatal(err)
 	}
+	waitFilled(t, path)
 	n := appendUntilFull(t, a, dir, 1, 20000, benchRecord)
 	if n < 1000 {
 		t.Errorf("on a disk full after the log's fill was written, %d records went in; want the fill's worth", n-1)

@@ -45,7 +45,7 @@ func (a *Log) rotate() error {
 	a.f.Close()
 	a.f, a.size, a.fileSize = f, 0, 0
 	a.start = &Link{File: filepath.Base(name), Seq: a.seq, Hash: a.prev}
-	a.fill()
+	a.holdOpen()
 	return nil
 }
 

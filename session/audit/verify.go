@@ -699,21 +699,45 @@ func readTail(f *os.File, size int64, head headRecord) (tail, error) {
 			break
 		}
 	}
-	lines := bytes.Split(buf[:len(buf)-1], []byte{'\n'})
-	if off > 0 {
-		lines = lines[1:] // the first is only the end of a line
+	// The window's lines, a run of blank lines (fill among records: damage) taken
+	// as one, so that it costs one entry, not one per byte.
+	var lines [][]byte
+	first := true
+	for l := range bytes.SplitSeq(buf[:len(buf)-1], []byte{'\n'}) {
+		if first && off > 0 {
+			first = false
+			continue // only the end of a line
+		}
+		first = false
+		if len(l) == 0 && len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+			continue
+		}
+		lines = append(lines, l)
 	}
+	// Only what the chain check reads of each record is kept: a window of many
+	// short lines costs a few words each, not a whole record.
 	type checked struct {
-		rec Record
+		rec struct {
+			Seq              uint64
+			Prev, Hash, Kind string
+		}
 		err error
 	}
+	errBlank := errors.New("not a record: a blank line")
 	recs := make([]checked, len(lines))
+	var r Record
 	for i, l := range lines {
-		if len(l) > maxRecordBytes {
+		switch {
+		case len(l) == 0:
+			recs[i].err = errBlank
+			continue
+		case len(l) > maxRecordBytes:
 			recs[i].err = fmt.Errorf("a line longer than airlock writes (over %d bytes)", maxRecordBytes)
 			continue
 		}
-		recs[i].err = checkLine(l, &recs[i].rec)
+		r = Record{}
+		recs[i].err = checkLine(l, &r)
+		recs[i].rec.Seq, recs[i].rec.Prev, recs[i].rec.Hash, recs[i].rec.Kind = r.Seq, r.Prev, r.Hash, r.Kind
 	}
 	last := recs[len(recs)-1]
 	if last.err != nil {

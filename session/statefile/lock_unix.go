@@ -40,3 +40,16 @@ func TryLock(f *os.File) (bool, error) {
 		return false, err
 	}
 }
+
+// LockShared takes a shared advisory lock on f, waiting for it: any number of
+// holders at once, none while Lock's is held. An open audit log holds one on its
+// file for as long as it is open, so that the last to close it can tell it is
+// the last (TryLock then succeeds).
+func LockShared(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}

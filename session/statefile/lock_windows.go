@@ -36,3 +36,11 @@ func TryLock(f *os.File) (bool, error) {
 	}
 	return err == nil, err
 }
+
+// LockShared takes a shared lock on f, waiting for it (LockFileEx without
+// LOCKFILE_EXCLUSIVE_LOCK): any number of holders at once, none while Lock's is
+// held. The lock ends with the handle.
+func LockShared(f *os.File) error {
+	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
+	return windows.LockFileEx(windows.Handle(f.Fd()), 0, 0, 1, 0, ol)
+}
