@@ -519,7 +519,9 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 	if limit := a.segmentBytes.Load(); limit > 0 && a.size >= limit && len(batch) > 0 && time.Now().After(a.rotateAfter) {
 		// A segment that cannot be closed (a system that will not rename an open
 		// file) only grows: the records still go in, and a retry waits a while.
-		if err := a.rotate(); err != nil {
+		if err := a.rotate(); a.damage != nil {
+			return a.damage // bytes past the records that are not fill: nothing renamed
+		} else if err != nil {
 			a.rotateAfter = time.Now().Add(time.Minute)
 			a.notice = fmt.Errorf("audit log %s: could not start a new segment: %w (the records go on in the current file)", a.path, err)
 		}
@@ -566,7 +568,7 @@ func (a *Log) commit(batch []*waiter, sync, head bool) error {
 	}
 	if sync {
 		a.syncs.Add(1)
-		if err := syncFile(a.f); err != nil {
+		if err := syncCommit(a.f); err != nil {
 			return a.cutBack(fmt.Errorf("syncing audit log %s: %w", a.path, err), len(buf) > 0, int64(len(buf)))
 		}
 		// Everything up to seq is on disk, another process's records included.
@@ -610,6 +612,11 @@ func (a *Log) cutBack(err error, wrote bool, ours int64) error {
 			} else {
 				a.damage = &DamageError{Path: a.path, Problem: fmt.Sprintf("a failed write (%v) could not be cut back: reading past it: %v", err, rerr)}
 			}
+			// Not cut, so the commit's own bytes are made fill again instead:
+			// another airlock must not take its records (a call reported
+			// denied has no "allow" on record).
+			_, _ = a.f.WriteAt(bytes.Repeat([]byte{'\n'}, int(ours)), a.size)
+			_ = syncFile(a.f)
 			return a.damage
 		}
 	}
@@ -639,6 +646,10 @@ func (a *Log) writeHead(seq uint64, hash string) {
 
 // writeHeadFile writes a head file (a variable so that a test can fail it).
 var writeHeadFile = statefile.WriteFileNoSync
+
+// syncCommit is syncFile for a commit's records (a variable so that a test can
+// fail it).
+var syncCommit = syncFile
 
 // headRecord is the sidecar file PATH.head: the sequence number and hash of the
 // newest record known synced.

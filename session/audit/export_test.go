@@ -1,6 +1,10 @@
 package audit
 
-import "github.com/airlock-mcp/airlock/session/statefile"
+import (
+	"os"
+
+	"github.com/airlock-mcp/airlock/session/statefile"
+)
 
 // Syncs is how many times this log called fsync.
 func (a *Log) Syncs() int64 { return a.syncs.Load() }
@@ -21,4 +25,14 @@ func FailHeadWrites(err error) {
 		return
 	}
 	writeHeadFile = func(string, []byte) error { return err }
+}
+
+// FailCommitSyncs makes the sync of every commit fail with err (nil: sync again),
+// for a test.
+func FailCommitSyncs(err error) {
+	if err == nil {
+		syncCommit = syncFile
+		return
+	}
+	syncCommit = func(*os.File) error { return err }
 }

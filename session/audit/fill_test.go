@@ -480,3 +480,70 @@ func TestOpen_BlankLinesInTheTailCostLittle(t *testing.T) {
 		t.Errorf("a log with blank lines before its last record: %v; want the damage said", p)
 	}
 }
+
+// A commit whose sync fails beside bytes no airlock wrote (in the fill, past its
+// own) cannot cut the file back without cutting them: its own bytes are made fill
+// again instead, so another airlock that has the log open never takes the denied
+// call's record for one of the log's.
+func TestLog_AFailedSyncBesideForeignBytesLeavesNoRecord(t *testing.T) {
+	a, path := openTemp(t)
+	if err := a.Append(rec(0)); err != nil {
+		t.Fatal(err)
+	}
+	waitFilled(t, path)
+	b, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("FOREIGN"), recordsEnd(t, path)+500_000)
+	f.Close()
+	audit.FailCommitSyncs(errors.New("an I/O error"))
+	denied := rec(1)
+	denied.CallID = "the-denied-call"
+	err = a.AppendDecision(denied)
+	audit.FailCommitSyncs(nil)
+	if !errors.Is(err, audit.ErrBroken) {
+		t.Fatalf("a decision whose sync failed: %v; want a refusal", err)
+	}
+	if err := b.Append(rec(2)); err != nil {
+		t.Fatalf("the other log's append: %v", err)
+	}
+	data, _ := os.ReadFile(path)
+	if bytes.Contains(data, []byte("the-denied-call")) {
+		t.Error("the denied call's record is in the log")
+	}
+	if !bytes.Contains(data, []byte("FOREIGN")) {
+		t.Error("the bytes no airlock wrote were cut")
+	}
+}
+
+// A segment full beside bytes no airlock wrote is not closed: the commit is
+// refused, the log damaged, nothing renamed, the bytes left where they were.
+func TestLog_RotationOverForeignBytesRenamesNothing(t *testing.T) {
+	a, path := openTemp(t)
+	if err := a.Append(rec(0)); err != nil {
+		t.Fatal(err)
+	}
+	waitFilled(t, path)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("FOREIGN"), recordsEnd(t, path)+500_000)
+	f.Close()
+	a.SetSegmentBytes(1)
+	if err := a.Append(rec(1)); !errors.Is(err, audit.ErrBroken) || !a.Damaged() {
+		t.Errorf("a rotation beside bytes no airlock wrote: %v (problem %v); want a refusal, the log damaged", err, a.Problem())
+	}
+	if segmentClosed(path) {
+		t.Error("the segment was closed with the bytes in it")
+	}
+	if data, _ := os.ReadFile(path); !bytes.Contains(data, []byte("FOREIGN")) {
+		t.Error("the bytes no airlock wrote were cut")
+	}
+}

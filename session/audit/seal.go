@@ -16,6 +16,9 @@ import (
 // Called by the committing goroutine under the lock.
 func (a *Log) rotate() error {
 	a.release()
+	if a.damage != nil {
+		return a.damage // bytes past the records that are not fill: left in this file
+	}
 	if err := syncFile(a.f); err != nil {
 		return err
 	}
