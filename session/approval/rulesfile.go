@@ -84,7 +84,7 @@ type rulesStore struct {
 	home string
 
 	mu     sync.Mutex
-	last   fs.FileInfo
+	last   statefile.Stamp // the file when saved was read from it; zero: read at the next look
 	saved  []SavedRule
 	byTool map[trust.Ref][]trust.Rule
 	sets   map[trust.Ref]*trust.RuleSet
@@ -168,10 +168,10 @@ func (s *rulesStore) reloadLocked() {
 	if testhooks.RulesLook != nil {
 		testhooks.RulesLook(s.path)
 	}
-	st, err := os.Lstat(s.path)
+	st, err := statefile.StampPath(s.path) // before the read: a change after it moves the stamp
 	if errors.Is(err, fs.ErrNotExist) {
-		if s.last != nil || s.saved != nil {
-			s.saved, s.byTool, s.sets, s.last, s.err = nil, map[trust.Ref][]trust.Rule{}, nil, nil, nil
+		if !s.last.IsZero() || s.saved != nil {
+			s.saved, s.byTool, s.sets, s.last, s.err = nil, map[trust.Ref][]trust.Rule{}, nil, statefile.Stamp{}, nil
 		}
 		s.unreadable, s.read, s.ruled = nil, true, nil
 		return
@@ -179,10 +179,10 @@ func (s *rulesStore) reloadLocked() {
 	if err != nil {
 		// Read again at the next look (s.last is cleared), so that a look that
 		// fails once does not leave the file unreadable until it changes.
-		s.last, s.err, s.unreadable = nil, err, err
+		s.last, s.err, s.unreadable = statefile.Stamp{}, err, err
 		return
 	}
-	if s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() && s.last.Mode() == st.Mode() {
+	if s.last.Unchanged(st) {
 		return
 	}
 	saved, err := readRulesFile(s.path)
@@ -199,7 +199,7 @@ func (s *rulesStore) reloadLocked() {
 		}
 		// The file is read again at the next look (s.last is cleared): a problem
 		// that leaves its size and time alone (an owner changed back) ends too.
-		s.byTool, s.sets, s.last, s.err, s.unreadable = kept, nil, nil, err, err
+		s.byTool, s.sets, s.last, s.err, s.unreadable = kept, nil, statefile.Stamp{}, err, err
 		return
 	}
 	byTool, err := compileSaved(saved, s.home, RulesFile)
@@ -319,7 +319,7 @@ func (s *rulesStore) update(f func([]SavedRule) ([]SavedRule, error)) error {
 	if err := writeRulesFile(s.path, next); err != nil {
 		return err
 	}
-	s.last = nil
+	s.last = statefile.Stamp{}
 	s.reloadLocked()
 	return nil
 }

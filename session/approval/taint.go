@@ -29,18 +29,17 @@ const TaintFile = "taint.json"
 // running session too.
 type taintStore struct {
 	path string
-	last fs.FileInfo // the file as last read or written; nil when absent
+	last statefile.Stamp // the file as last read or written; zero when absent
 	// cache is the file's content as last read or written (while last is): a write
 	// under the lock reads the file again only when another process changed it.
 	cache *taintDoc
 }
 
-// same reports whether st is the file as last read or written: every write renames
-// a new file into place, so the file's identity changes with each write, whatever
-// the clock's granularity.
-func (s *taintStore) same(st fs.FileInfo) bool {
-	return s.last != nil && os.SameFile(s.last, st) && s.last.ModTime().Equal(st.ModTime()) && s.last.Size() == st.Size() && s.last.Mode() == st.Mode()
-}
+// same reports whether st is the file as last read or written. A write renames a
+// new file into place, but a later one may be given the inode number the first
+// freed, within the same tick of a coarse clock: the stamp compares the change time
+// too and vouches only for a file that settled (statefile.Stamp).
+func (s *taintStore) same(st statefile.Stamp) bool { return s.last.Unchanged(st) }
 
 type taintDoc struct {
 	Version  int                    `json:"version"`
@@ -86,10 +85,10 @@ func (s *taintStore) load(force bool) (map[string]trust.Taint, bool, error) {
 }
 
 func (s *taintStore) loadDoc(force bool) (*taintDoc, bool, error) {
-	st, err := os.Stat(s.path)
+	st, err := statefile.StampPath(s.path) // before the read: a change after it moves the stamp
 	if errors.Is(err, fs.ErrNotExist) {
-		changed := s.last != nil
-		s.last, s.cache = nil, nil
+		changed := !s.last.IsZero()
+		s.last, s.cache = statefile.Stamp{}, nil
 		return &taintDoc{Version: 1, Contexts: map[string]trust.Taint{}, Seen: map[string]time.Time{}}, changed || force, nil
 	}
 	if err != nil {
@@ -147,12 +146,12 @@ func (s *taintStore) save(d *taintDoc) error {
 	if err != nil {
 		return err
 	}
-	s.last, s.cache = nil, nil
+	s.last, s.cache = statefile.Stamp{}, nil
 	if err := statefile.WriteFile(s.path, append(b, '\n')); err != nil {
 		return err
 	}
-	if st, err := os.Stat(s.path); err == nil {
-		s.last, s.cache = st, d.clone()
+	if st, err := statefile.StampPath(s.path); err == nil {
+		s.last, s.cache = st.Written(), d.clone() // under the lock, right after this process's write
 	}
 	return nil
 }

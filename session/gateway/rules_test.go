@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/gateway"
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -588,5 +589,56 @@ func TestRules_RememberedRuleWithoutIDAsks(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("read unasked, want a question")
+	}
+}
+
+// rules.toml rewritten in place (the same inode and size) with its old modification
+// time put back, as `cp -p` or a restore from a backup leaves it, is read again: the
+// stat that says whether it changed compares its change time too, which no program
+// sets (statefile.Stamp). Before, the engine kept deciding by the rules it had read.
+func TestRules_RewriteKeepingItsTimesIsRead(t *testing.T) {
+	for _, settled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "just written", true: "settled"}[settled], func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			rulesPath := filepath.Join(dir, "rules.toml")
+			doc := func(dot string) []byte {
+				return []byte("version = 1\n[[rules]]\nid = \"r-0000beef\"\nserver = \"fs\"\ntool = \"read_file\"\nwhen = { path = { glob = \"**/" + dot + "/**\" } }\npolicy = \"deny\"\ncreated = 2026-11-30T12:00:00Z\n")
+			}
+			if err := os.WriteFile(rulesPath, doc(".ssh"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-time.Hour).Truncate(time.Second)
+			if err := os.Chtimes(rulesPath, old, old); err != nil {
+				t.Fatal(err)
+			}
+			fs := sessiontest.NewUpstream("fs")
+			fs.AddSchema("read_file", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`, &mcp.ToolAnnotations{ReadOnlyHint: true})
+			m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("fs", trust.Trusted)), session.Options{RulesFile: rulesPath}, map[string]*sessiontest.Upstream{"fs": fs})
+			aws := model.CallRequest{Server: "fs", Tool: "read_file", Args: json.RawMessage(`{"path":"/home/ann/.aws/credentials"}`)}
+			if out, err := m.Call(context.Background(), aws); err != nil || out.Verdict.By != trust.DecidedByPolicy {
+				t.Fatalf("before the edit: %v %+v, want the read to run by policy", err, out)
+			}
+			if settled {
+				time.Sleep(statefile.Settle + 200*time.Millisecond)
+				if out, err := m.Call(context.Background(), aws); err != nil || out.Verdict.By != trust.DecidedByPolicy {
+					t.Fatalf("settled, before the edit: %v %+v", err, out)
+				}
+			}
+			fh, err := os.OpenFile(rulesPath, os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fh.Write(doc(".aws")); err != nil {
+				t.Fatal(err)
+			}
+			fh.Close()
+			if err := os.Chtimes(rulesPath, old, old); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := m.Call(context.Background(), aws); err == nil {
+				t.Fatalf("after the edit the read of ~/.aws ran (%s): the deny rule written over the file was not read", out.Verdict.By)
+			}
+		})
 	}
 }

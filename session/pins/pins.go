@@ -29,22 +29,18 @@ type Store struct {
 	mu   sync.Mutex
 	path string
 	data pinFile
-	// stamp identifies the file data was last read from or written as (os.Lstat
-	// before the read, after the write); nil when data may differ from the file.
+	// stamp identifies the file data was last read from or written as (a stat
+	// before the read, after the write); zero when data may differ from the file.
 	// update skips reading the file again while the file under the lock is still
-	// that one: every write replaces the file (a new one renamed over it), so
-	// another process's write shows as another file.
-	stamp fs.FileInfo
+	// that one (statefile.Stamp: the same file, size, mode, owner, modification and
+	// change time, settled): a write renames a new file into place, but a later one
+	// may be given the inode number it freed within one tick of a coarse clock, and
+	// a hand edit may put the old modification time back.
+	stamp statefile.Stamp
 	// unsaved says that data holds pins the file may lack: a change to them could
 	// not be written. The next update reads the file again and keeps them
 	// (keepUnsaved): a pin must not be forgotten because a disk was full.
 	unsaved bool
-}
-
-// sameFile reports whether a and b describe one unchanged file: the same file
-// (device and inode, or Windows' file index), size and modification time.
-func sameFile(a, b fs.FileInfo) bool {
-	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && a.Mode() == b.Mode()
 }
 
 type pinFile struct {
@@ -87,7 +83,7 @@ func Open(path string) (*Store, error) {
 	if path == "" {
 		return p, nil
 	}
-	stamp, _ := os.Lstat(path)
+	stamp, _ := statefile.StampPath(path)
 	data, err := readPins(path)
 	if err != nil {
 		return nil, err
@@ -166,12 +162,11 @@ func (p *Store) updateThen(change func(*pinFile) (dirty bool, err error), saved 
 		lf.Close()
 	}
 	kept := false // pins held unsaved were added to the file's: they must be written
-	stamp, _ := os.Lstat(p.path)
-	if !sameFile(stamp, p.stamp) {
-		// Another process wrote the file (or this one has not read it): read it
-		// again under the lock. With 20 servers listing at start, only the first
-		// listing reads it; the others find the file this process last wrote.
-		p.stamp = nil
+	stamp, _ := statefile.StampPath(p.path)
+	if !p.stamp.Unchanged(stamp) {
+		// Another process wrote the file, this one has not read it, or it changed
+		// too recently for its stat to vouch for it: read it again under the lock.
+		p.stamp = statefile.Stamp{}
 		data, err := readPins(p.path)
 		if err != nil {
 			unlock()
@@ -187,12 +182,12 @@ func (p *Store) updateThen(change func(*pinFile) (dirty bool, err error), saved 
 	dirty = dirty || kept
 	if err != nil || !dirty {
 		if err != nil {
-			p.stamp = nil // change may have left data half changed
+			p.stamp = statefile.Stamp{} // change may have left data half changed
 		}
 		unlock()
 		return nil, done(err)
 	}
-	p.stamp = nil
+	p.stamp = statefile.Stamp{}
 	save := func() error {
 		defer unlock()
 		if before != nil {
@@ -203,8 +198,8 @@ func (p *Store) updateThen(change func(*pinFile) (dirty bool, err error), saved 
 			return err
 		}
 		p.unsaved = false
-		if st, err := os.Lstat(p.path); err == nil {
-			p.stamp = st
+		if st, err := statefile.StampPath(p.path); err == nil {
+			p.stamp = st.Written() // under the lock, right after this process's write
 		}
 		return nil
 	}

@@ -1,0 +1,15 @@
+//go:build darwin || freebsd || netbsd
+
+package statefile
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+func changeTimeAndOwner(fi fs.FileInfo) (ctime, owner int64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Ctimespec.Sec)*1e9 + int64(st.Ctimespec.Nsec), int64(st.Uid)
+	}
+	return 0, -1
+}
