@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/airlock-mcp/airlock/session/config"
 	"github.com/airlock-mcp/airlock/session/demo"
 	"github.com/airlock-mcp/airlock/session/gateway"
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -76,7 +79,15 @@ func benchThroughGateway(b *testing.B, cfg *config.Config, opts session.Options)
 	m.Start()
 	drainEvents(b, m)
 	_ = m.Wait(context.Background())
-	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: testToken})
+	// The token files of a state folder, followed as the binary follows them: every
+	// request looks at gateway.token and the named tokens file (absent here).
+	dir, token := b.TempDir(), strings.Repeat("be", 32) // as RotateToken writes one
+	if err := os.WriteFile(gateway.TokenPath(dir), []byte(token+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	written := time.Now()
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: token,
+		TokenFile: gateway.TokenPath(dir), TokensFile: gateway.TokensPath(dir)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +95,11 @@ func benchThroughGateway(b *testing.B, cfg *config.Config, opts session.Options)
 		b.Fatal(err)
 	}
 	defer g.Close()
-	cs, err := dialGateway(b, g, testToken, "bench", nil)
+	// A state folder's token file is older than a few seconds but for the moments
+	// after it is written or rotated, when every look reads it again
+	// (statefile.Settle): the calls are timed once it settled, as they are run.
+	time.Sleep(time.Until(written.Add(statefile.Settle + 100*time.Millisecond)))
+	cs, err := dialGateway(b, g, token, "bench", nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/airlock-mcp/airlock/session/statefile"
 )
@@ -85,34 +86,66 @@ func RotateToken(dir string) (string, error) {
 }
 
 // tokenSource is the bearer token a gateway accepts. With a file it follows the
-// file: each look reads it again (it is 65 bytes), so a rotation is seen at the next
-// request or tick whatever the file's stat says (a coarse clock, an inode used
-// again). A file that is gone, unreadable, refused by statefile (a link, another
-// user's, readable by others) or holds no token as airlock writes it (cut short,
-// garbled: parseToken) accepts no token at all until it is fixed: a rotation that
-// failed halfway never leaves the old token working, and the sessions the default
-// token opened end (Gateway.endRevoked).
+// file: each look stats it, and reads it again unless the stat vouches that it did
+// not change since the last read (statefile.Stamp: the same file, size, mode, owner,
+// modification and change time, the last read's stamp settled), so a rotation is
+// seen at the next request or tick whatever the clock's granularity or an inode
+// used again. A file that is gone, unreadable, refused by statefile (a link,
+// another user's, readable by others) or holds no token as airlock writes it (cut
+// short, garbled: parseToken) accepts no token at all until it is fixed: a rotation
+// that failed halfway never leaves the old token working, and the sessions the
+// default token opened end (Gateway.endRevoked).
 type tokenSource struct {
 	path  string
 	token []byte // without a file: the one token accepted
+
+	// reading is held while the file is read and what it held kept, so that reads
+	// are kept in the order they were made.
+	reading sync.Mutex
+	mu      sync.Mutex
+	stamp   statefile.Stamp // the file when last read whole; zero: read it at the next look
+	read    []byte          // the token it held then (nil: none accepted); never changed in place
 }
 
 func newTokenSource(path, initial string) *tokenSource {
 	return &tokenSource{path: path, token: []byte(initial)}
 }
 
-// current returns the token to compare against (nil: accept none).
+// current returns the token to compare against (nil: accept none). The caller must
+// not change it.
 func (ts *tokenSource) current() []byte {
 	if ts.path == "" {
 		return ts.token
 	}
+	st, err := statefile.StampPath(ts.path) // before the read: a change after it moves the stamp
+	if err != nil {
+		return nil
+	}
+	ts.mu.Lock()
+	if ts.stamp.Unchanged(st) {
+		tok := ts.read
+		ts.mu.Unlock()
+		return tok
+	}
+	ts.mu.Unlock()
+	ts.reading.Lock()
+	defer ts.reading.Unlock()
+	if st, err = statefile.StampPath(ts.path); err != nil {
+		return nil
+	}
+	var tok []byte
 	b, err := statefile.ReadFile(ts.path) // a link, or a file others may read, is refused
-	if err != nil {
-		return nil
+	if err == nil {
+		if t, perr := parseToken(ts.path, b); perr == nil {
+			tok = []byte(t)
+		}
 	}
-	tok, err := parseToken(ts.path, b)
-	if err != nil {
-		return nil
+	ts.mu.Lock()
+	if err == nil {
+		ts.stamp, ts.read = st, tok // what the file held at st or later: a later change moves the stamp
+	} else {
+		ts.stamp, ts.read = statefile.Stamp{}, nil // a failed read is tried again at every look
 	}
-	return []byte(tok)
+	ts.mu.Unlock()
+	return tok
 }

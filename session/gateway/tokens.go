@@ -237,21 +237,38 @@ func RevokeToken(dir, name string) error {
 type namedTokens struct {
 	path string
 
+	// reading is held while the file is read and what it holds applied, so that
+	// reads are applied in the order they were made: a read begun before a revoke
+	// never lands after one begun after it.
+	reading sync.Mutex
 	mu      sync.Mutex
 	looked  bool
-	seen    [32]byte // SHA-256 of what the last look found: the bytes, or why none
+	seen    [32]byte        // SHA-256 of what the last look found: the bytes, or why none
+	stamp   statefile.Stamp // the file when seen was last read from it; zero: read at the next look
+	missing bool            // the last look found no file
 	byHash  map[[32]byte]string
 	problem error
 }
 
 func newNamedTokens(path string) *namedTokens { return &namedTokens{path: path} }
 
-// refresh reads the file again and reports whether what it accepts may have
-// changed.
+// refresh reads the file again, unless a stat vouches that it did not change since
+// the last read (statefile.Stamp) or finds it still missing, and reports whether
+// what it accepts may have changed.
 func (n *namedTokens) refresh() bool {
 	if n == nil || n.path == "" {
 		return false
 	}
+	st, serr := statefile.StampPath(n.path) // before the read: a change after it moves the stamp
+	n.mu.Lock()
+	unchanged := n.looked && (serr == nil && n.stamp.Unchanged(st) || errors.Is(serr, fs.ErrNotExist) && n.missing)
+	n.mu.Unlock()
+	if unchanged {
+		return false
+	}
+	n.reading.Lock()
+	defer n.reading.Unlock()
+	st, serr = statefile.StampPath(n.path)
 	b, err := statefile.ReadFile(n.path)
 	var seen [32]byte
 	switch {
@@ -264,6 +281,10 @@ func (n *namedTokens) refresh() bool {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.stamp, n.missing = statefile.Stamp{}, errors.Is(err, fs.ErrNotExist)
+	if err == nil && serr == nil {
+		n.stamp = st // the bytes read are the file at st or later: a later change moves the stamp
+	}
 	if n.looked && seen == n.seen {
 		return false
 	}

@@ -1,8 +1,11 @@
 package gateway
 
-// The gateway follows the tokens file by its content, not by its stat: a revoke and
-// an add within one timestamp tick, written in place, leave the size, the mode, the
-// inode and (on a coarse clock) the time as they were.
+// The gateway reads the tokens file again whenever its stat cannot vouch that it is
+// unchanged: a revoke and an add within one timestamp tick, written in place, leave
+// the size, the mode, the inode and (on a coarse clock) the time as they were, and a
+// rewrite can put the old modification time back. Only the change time, which no
+// program sets, and a file that settled before the last look (statefile.Stamp) let
+// the stat stand for the content.
 
 import (
 	"crypto/sha256"
@@ -10,9 +13,21 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/airlock-mcp/airlock/session/statefile"
 )
 
 func TestNamedTokens_RefreshSeesSameStatNewContent(t *testing.T) {
+	for _, settled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "just written", true: "settled"}[settled], func(t *testing.T) {
+			t.Parallel()
+			refreshSeesSameStatNewContent(t, settled)
+		})
+	}
+}
+
+func refreshSeesSameStatNewContent(t *testing.T, settled bool) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "gateway-tokens.json")
 	doc := func(tok string) []byte {
@@ -32,6 +47,17 @@ func TestNamedTokens_RefreshSeesSameStatNewContent(t *testing.T) {
 	n.refresh()
 	if _, ok := n.lookup([]byte(oldTok)); !ok {
 		t.Fatalf("the token in the file is not accepted: %v", n.Problem())
+	}
+	if settled {
+		// The file's times are now older than statefile.Settle: the stamp of the
+		// next look vouches for it, and the refresh after it reads nothing.
+		time.Sleep(statefile.Settle + 200*time.Millisecond)
+		if n.refresh() {
+			t.Fatal("an untouched file was reported changed")
+		}
+		if _, ok := n.lookup([]byte(oldTok)); !ok {
+			t.Fatal("the token is no longer accepted though the file did not change")
+		}
 	}
 	// Rewritten in place (same inode, same size), its time put back.
 	if err := os.WriteFile(p, doc(newTok), 0o600); err != nil {
