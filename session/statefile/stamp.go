@@ -37,6 +37,10 @@ type Stamp struct {
 // read just before the stat.
 func StampOf(fi fs.FileInfo, at time.Time) Stamp {
 	s := Stamp{fi: fi, size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime(), owner: -1}
+	// On Windows a stat's identity (volume and file index) is read from the path at
+	// the first os.SameFile, not by the stat: compared later, it would be the
+	// identity of whatever file is there then. Read it now.
+	_ = os.SameFile(fi, fi)
 	s.ctime, s.owner = changeTimeAndOwner(fi)
 	newest := s.mtime
 	if s.ctime != 0 {
