@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -30,6 +31,7 @@ const TaintFile = "taint.json"
 type taintStore struct {
 	path string
 	last statefile.Stamp // the file as last read or written; zero when absent
+	held io.Closer       // the file last written here, held open while last names it (statefile.HoldWritten)
 	// cache is the file's content as last read or written (while last is): a write
 	// under the lock reads the file again only when another process changed it.
 	cache *taintDoc
@@ -38,8 +40,18 @@ type taintStore struct {
 // same reports whether st is the file as last read or written. A write renames a
 // new file into place, but a later one may be given the inode number the first
 // freed, within the same tick of a coarse clock: the stamp compares the change time
-// too and vouches only for a file that settled (statefile.Stamp).
+// too and vouches only for a file that settled, or that this process wrote and
+// holds open (statefile.Stamp, statefile.HoldWritten).
 func (s *taintStore) same(st statefile.Stamp) bool { return s.last.Unchanged(st) }
+
+// setLast keeps st (and held, the file it names held open, or nil) as the file's
+// stamp and d as its content, letting go of the file held before.
+func (s *taintStore) setLast(st statefile.Stamp, held io.Closer, d *taintDoc) {
+	if s.held != nil {
+		_ = s.held.Close()
+	}
+	s.last, s.held, s.cache = st, held, d
+}
 
 type taintDoc struct {
 	Version  int                    `json:"version"`
@@ -88,7 +100,7 @@ func (s *taintStore) loadDoc(force bool) (*taintDoc, bool, error) {
 	st, err := statefile.StampPath(s.path) // before the read: a change after it moves the stamp
 	if errors.Is(err, fs.ErrNotExist) {
 		changed := !s.last.IsZero()
-		s.last, s.cache = statefile.Stamp{}, nil
+		s.setLast(statefile.Stamp{}, nil, nil)
 		return &taintDoc{Version: 1, Contexts: map[string]trust.Taint{}, Seen: map[string]time.Time{}}, changed || force, nil
 	}
 	if err != nil {
@@ -126,7 +138,7 @@ func (s *taintStore) loadDoc(force bool) (*taintDoc, bool, error) {
 	if doc.Seen == nil {
 		doc.Seen = map[string]time.Time{}
 	}
-	s.last, s.cache = st, doc.clone()
+	s.setLast(st, nil, doc.clone())
 	return &doc, true, nil
 }
 
@@ -146,12 +158,12 @@ func (s *taintStore) save(d *taintDoc) error {
 	if err != nil {
 		return err
 	}
-	s.last, s.cache = statefile.Stamp{}, nil
+	s.setLast(statefile.Stamp{}, nil, nil)
 	if err := statefile.WriteFile(s.path, append(b, '\n')); err != nil {
 		return err
 	}
-	if st, err := statefile.StampPath(s.path); err == nil {
-		s.last, s.cache = st.Written(), d.clone() // under the lock, right after this process's write
+	if st, held, err := statefile.HoldWritten(s.path); err == nil { // under the lock, right after the write
+		s.setLast(st, held, d.clone())
 	}
 	return nil
 }

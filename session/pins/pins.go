@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -35,12 +36,23 @@ type Store struct {
 	// that one (statefile.Stamp: the same file, size, mode, owner, modification and
 	// change time, settled): a write renames a new file into place, but a later one
 	// may be given the inode number it freed within one tick of a coarse clock, and
-	// a hand edit may put the old modification time back.
+	// a hand edit may put the old modification time back. held keeps the file this
+	// process last wrote open while its stamp is kept (statefile.HoldWritten).
 	stamp statefile.Stamp
+	held  io.Closer
 	// unsaved says that data holds pins the file may lack: a change to them could
 	// not be written. The next update reads the file again and keeps them
 	// (keepUnsaved): a pin must not be forgotten because a disk was full.
 	unsaved bool
+}
+
+// setStamp keeps st (and held, the file it names held open, or nil) as the file's
+// stamp, letting go of the file held before.
+func (p *Store) setStamp(st statefile.Stamp, held io.Closer) {
+	if p.held != nil {
+		_ = p.held.Close()
+	}
+	p.stamp, p.held = st, held
 }
 
 type pinFile struct {
@@ -88,7 +100,8 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.data, p.stamp = data, stamp
+	p.data = data
+	p.setStamp(stamp, nil)
 	return p, nil
 }
 
@@ -166,7 +179,7 @@ func (p *Store) updateThen(change func(*pinFile) (dirty bool, err error), saved 
 	if !p.stamp.Unchanged(stamp) {
 		// Another process wrote the file, this one has not read it, or it changed
 		// too recently for its stat to vouch for it: read it again under the lock.
-		p.stamp = statefile.Stamp{}
+		p.setStamp(statefile.Stamp{}, nil)
 		data, err := readPins(p.path)
 		if err != nil {
 			unlock()
@@ -176,18 +189,19 @@ func (p *Store) updateThen(change func(*pinFile) (dirty bool, err error), saved 
 		if p.unsaved && keepUnsaved(&data, &p.data) {
 			kept = true
 		}
-		p.data, p.stamp = data, stamp
+		p.data = data
+		p.setStamp(stamp, nil)
 	}
 	dirty, err := change(&p.data)
 	dirty = dirty || kept
 	if err != nil || !dirty {
 		if err != nil {
-			p.stamp = statefile.Stamp{} // change may have left data half changed
+			p.setStamp(statefile.Stamp{}, nil) // change may have left data half changed
 		}
 		unlock()
 		return nil, done(err)
 	}
-	p.stamp = statefile.Stamp{}
+	p.setStamp(statefile.Stamp{}, nil)
 	save := func() error {
 		defer unlock()
 		if before != nil {
@@ -198,8 +212,8 @@ func (p *Store) updateThen(change func(*pinFile) (dirty bool, err error), saved 
 			return err
 		}
 		p.unsaved = false
-		if st, err := statefile.StampPath(p.path); err == nil {
-			p.stamp = st.Written() // under the lock, right after this process's write
+		if st, held, err := statefile.HoldWritten(p.path); err == nil { // under the lock, right after the write
+			p.setStamp(st, held)
 		}
 		return nil
 	}

@@ -49,7 +49,10 @@ func StampOf(fi fs.FileInfo, at time.Time) Stamp {
 		}
 	}
 	// A time ahead of the clock (a clock stepped back) never settles: read again.
-	s.settled = newest.Before(at.Add(-Settle))
+	// Without a change time (Windows) nothing settles: a rewrite that puts the old
+	// modification time back, or a change of who may read the file, would move
+	// nothing the stamp compares.
+	s.settled = s.ctime != 0 && newest.Before(at.Add(-Settle))
 	return s
 }
 
@@ -61,18 +64,6 @@ func StampPath(path string) (Stamp, error) {
 		return Stamp{}, err
 	}
 	return StampOf(fi, at), nil
-}
-
-// Written is s, taken by the writer right after its own atomic write under the lock
-// every writer of the file takes, vouching for the file at once. Any later writer
-// renames another new file into place, which has another inode number unless a
-// third write freed this one and that writer was given it, all within this write's
-// clock tick and at its size; no program edits these files in place within a tick
-// of airlock's own write. Without it, a process re-reads its own write at every look
-// for Settle: 20 servers listing at once would each read the pins file again.
-func (s Stamp) Written() Stamp {
-	s.settled = s.fi != nil
-	return s
 }
 
 // Size is the file's size at the stamp.
