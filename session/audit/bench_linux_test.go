@@ -31,8 +31,17 @@ func BenchmarkFloorFdatasyncAppend(b *testing.B) {
 // and synced before) and synced with fdatasync, back to back, on the same file
 // system. The file's size never changes and its times are never asked, so a sync
 // commits the line's bytes and nothing else.
-func BenchmarkFloorFdatasyncFilled(b *testing.B) {
-	line := benchLine(b)
+func BenchmarkFloorFdatasyncFilled(b *testing.B) { floorFilled(b, 1) }
+
+// BenchmarkFloorFdatasyncFilledCall is the floor of BenchmarkAppendCallRecords: a
+// call's two records' bytes (the outcome, then the next decision) written inside the
+// file's size, one fdatasync for both.
+func BenchmarkFloorFdatasyncFilledCall(b *testing.B) { floorFilled(b, 2) }
+
+// floorFilled writes records lines of a decision record's size inside a file's
+// size, over bytes written and synced before, then fdatasyncs, back to back.
+func floorFilled(b *testing.B, records int) {
+	line := bytes.Repeat(benchLine(b), records)
 	f, err := os.OpenFile(b.TempDir()+"/floor", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		b.Fatal(err)

@@ -112,6 +112,38 @@ func BenchmarkAppendDecisionSynced(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendCallRecords is a call's two records as the gateway writes them, one
+// call at a time: the decision synced before the call is forwarded, the outcome
+// written after it and left to the next sync (the next decision's, or the delayed
+// sync's). Against BenchmarkAppendDecisionSynced, the difference is what the outcome
+// and the delayed syncs it arms cost a call.
+func BenchmarkAppendCallRecords(b *testing.B) {
+	a, path := openTemp(b)
+	if err := a.Append(benchRecord(0)); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if st, err := os.Stat(path); err == nil && st.Size() >= 512<<10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("no fill after 5 s")
+		}
+	}
+	i := 1
+	for b.Loop() {
+		if err := a.AppendDecision(benchRecord(i)); err != nil {
+			b.Fatal(err)
+		}
+		out := benchRecord(i + 1)
+		out.Kind, out.Outcome, out.DurationMS = "outcome", "ok", 1
+		if err := a.AppendUnsynced(out); err != nil {
+			b.Fatal(err)
+		}
+		i += 2
+	}
+}
+
 // BenchmarkFloorFsyncGrowingAppend appends a line of a decision record's size to a
 // growing file and fsyncs it, back to back: every sync also commits the file's new
 // blocks and size to the file system's journal.
