@@ -301,7 +301,7 @@ func (m *Manager) Close() error {
 		}
 		wg.Wait()
 		m.wg.Wait()
-		m.pins.WaitSaved() // a listing's pins written in the background
+		m.pins.Close() // after a listing's pins written in the background
 		m.engine.Close()
 		m.events.close()
 	})

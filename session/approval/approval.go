@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/session/audit"
 	"github.com/airlock-mcp/airlock/session/config"
+	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -842,11 +843,17 @@ func (e *Engine) WithdrawChanged(p *model.Pending, now model.ToolInfo, listed bo
 }
 
 // Close ends every waiting question of the engine's own queue: they are answered
-// errApprovalClosed, and no new one waits.
+// errApprovalClosed, and no new one waits; and it lets go of the taint file the
+// engine holds open (statefile.HoldWritten), which is read again at the next look.
 func (e *Engine) Close() {
 	if e.queue != nil {
 		e.queue.close()
 	}
+	e.mu.Lock()
+	if e.store != nil {
+		e.store.setLast(statefile.Stamp{}, nil, nil)
+	}
+	e.mu.Unlock()
 }
 
 // approvalQueue is the built-in Approver: pending calls wait on it until the person

@@ -419,6 +419,15 @@ func (p *Store) WaitSaved() {
 	p.mu.Unlock()
 }
 
+// Close waits for a write under way and lets go of the file the store holds open
+// (statefile.HoldWritten); the store still works, reading the file again at its
+// next look.
+func (p *Store) Close() {
+	p.mu.Lock()
+	p.setStamp(statefile.Stamp{}, nil)
+	p.mu.Unlock()
+}
+
 // observeLazy is observeLocked, except on a first sight of the server (no pins under
 // its identity, none under its name): that is decided without a look at the tools,
 // every one is new, and the pinning (two maps of every tool and a copy of every
