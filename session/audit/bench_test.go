@@ -88,21 +88,7 @@ func BenchmarkAppendRotating(b *testing.B) {
 // BenchmarkFloorFdatasyncAppend is an append that grows the size, and
 // BenchmarkFloorFsyncGrowingAppend one to a growing file with nothing allocated.
 func BenchmarkAppendDecisionSynced(b *testing.B) {
-	a, path := openTemp(b)
-	// The steady state of a log airlock has open: its fill written by the delayed
-	// sync after the first record (BenchmarkOpenDecideClose is a log's first
-	// moments, as a one-shot command has them).
-	if err := a.Append(benchRecord(0)); err != nil {
-		b.Fatal(err)
-	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if st, err := os.Stat(path); err == nil && st.Size() >= 512<<10 {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("no fill after 5 s")
-		}
-	}
+	a := openFilled(b)
 	i := 1
 	for b.Loop() {
 		if err := a.AppendDecision(benchRecord(i)); err != nil {
@@ -112,12 +98,10 @@ func BenchmarkAppendDecisionSynced(b *testing.B) {
 	}
 }
 
-// BenchmarkAppendCallRecords is a call's two records as the gateway writes them, one
-// call at a time: the decision synced before the call is forwarded, the outcome
-// written after it and left to the next sync (the next decision's, or the delayed
-// sync's). Against BenchmarkAppendDecisionSynced, the difference is what the outcome
-// and the delayed syncs it arms cost a call.
-func BenchmarkAppendCallRecords(b *testing.B) {
+// openFilled is a log in the steady state of one airlock has open: its fill written
+// by the delayed sync after the first record (BenchmarkOpenDecideClose is a log's
+// first moments, as a one-shot command has them).
+func openFilled(b *testing.B) *audit.Log {
 	a, path := openTemp(b)
 	if err := a.Append(benchRecord(0)); err != nil {
 		b.Fatal(err)
@@ -130,6 +114,16 @@ func BenchmarkAppendCallRecords(b *testing.B) {
 			b.Fatal("no fill after 5 s")
 		}
 	}
+	return a
+}
+
+// BenchmarkAppendCallRecords is a call's two records as the gateway writes them, one
+// call at a time: the decision synced before the call is forwarded, the outcome
+// written after it and left to the next sync (the next decision's, or the delayed
+// sync's). Against BenchmarkAppendDecisionSynced, the difference is what the outcome
+// and the delayed syncs it arms cost a call.
+func BenchmarkAppendCallRecords(b *testing.B) {
+	a := openFilled(b)
 	i := 1
 	for b.Loop() {
 		if err := a.AppendDecision(benchRecord(i)); err != nil {

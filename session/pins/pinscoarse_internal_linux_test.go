@@ -20,16 +20,6 @@ import (
 // the file for.
 func TestPins_AnotherProcessWriteWithinASecondIsRead(t *testing.T) {
 	dir := fulldisk.MountCoarse(t)
-	def := func(desc string) json.RawMessage {
-		return json.RawMessage(`{"name":"t","description":"` + desc + `","inputSchema":{"type":"object"}}`)
-	}
-	listed := func(desc string) []Listed {
-		fp, err := trust.ToolFingerprint(def(desc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []Listed{{Name: "t", Raw: def(desc), Fingerprint: fp}}
-	}
 	now := time.Unix(1, 0)
 	for round := range 20 {
 		path := filepath.Join(dir, "pins.json")
@@ -41,19 +31,19 @@ func TestPins_AnotherProcessWriteWithinASecondIsRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.observe("id-s", "s", "", listed("one"), now); err != nil {
+		if _, err := a.observe("id-s", "s", "", listedSend(t, "one"), now); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range []string{"two", "six"} {
-			if err := b.Accept("id-s", "s", nil, map[string]json.RawMessage{"t": def(d)}, now); err != nil {
+			if err := b.Accept("id-s", "s", nil, map[string]json.RawMessage{"send": listedSend(t, d)[0].Raw}, now); err != nil {
 				t.Fatal(err)
 			}
 		}
-		out, err := a.observe("id-s", "s", "", listed("one"), now)
+		out, err := a.observe("id-s", "s", "", listedSend(t, "one"), now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := out.tools["t"].State; got != trust.PinChanged {
+		if got := out.tools["send"].State; got != trust.PinChanged {
 			t.Fatalf("round %d: the definition A pinned, after B accepted another, is %v here, want changed", round, got)
 		}
 		a.setStamp(a.stamp, nil)

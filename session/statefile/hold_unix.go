@@ -22,6 +22,12 @@ func HoldWritten(path string) (Stamp, io.Closer, error) {
 	if err != nil {
 		return Stamp{}, nil, err
 	}
+	// Checked as every read is: a FIFO, another user's file or one others may read,
+	// put in its place since the write, is not vouched for as what was written.
+	if err := check(f, path); err != nil {
+		f.Close()
+		return Stamp{}, nil, err
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()

@@ -5,6 +5,7 @@ package statefile_test
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,5 +101,34 @@ func TestStamp_ModeLinkAndReplacementAreChanges(t *testing.T) {
 	var zero statefile.Stamp
 	if zero.Unchanged(stamp(t, path)) {
 		t.Error("the zero stamp (nothing read yet) vouches for a file")
+	}
+}
+
+// What is put at the path in place of the file just written (a FIFO, a file others
+// may read) is not held and vouched for as that file.
+func TestHoldWritten_RefusesWhatIsNotAPrivateFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Join(dir, "shared")
+	os.WriteFile(shared, []byte("x"), 0o600)
+	os.Chmod(shared, 0o644)
+	for _, p := range []string{fifo, shared} {
+		if _, held, err := statefile.HoldWritten(p); err == nil {
+			held.Close()
+			t.Errorf("%s: held and vouched for", filepath.Base(p))
+		}
+	}
+	private := filepath.Join(dir, "private")
+	os.WriteFile(private, []byte("x"), 0o600)
+	s, held, err := statefile.HoldWritten(private)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if !s.Unchanged(stamp(t, private)) {
+		t.Error("the file just written and held is not vouched for at once")
 	}
 }
