@@ -297,7 +297,7 @@ func (m *Manager) Close() error {
 		var wg sync.WaitGroup
 		for _, s := range m.servers {
 			wg.Add(1)
-			go func() { defer wg.Done(); s.disconnect() }()
+			go func() { defer wg.Done(); s.disconnect(); s.closeAuthz() }()
 		}
 		wg.Wait()
 		m.wg.Wait()

@@ -62,6 +62,7 @@ type server struct {
 	trailing     bool
 	connectedAt  time.Time
 	authz        *oauth.Handler // built on first connect when the server has an oauth table
+	authzClosed  bool           // the Manager closed: no handler is built any more
 	catalog      catalog        // resources, templates and prompts (catalog.go)
 	// catRefreshing and catTrailing coalesce catalog refreshes like refreshing and
 	// trailing do tool refreshes; subscribed holds the URIs subscribed to on the
@@ -341,6 +342,9 @@ func (s *server) oauthHandler() (*oauth.Handler, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.authzClosed {
+		return nil, errors.New("airlock is closing")
+	}
 	if s.authz == nil {
 		h, err := oauth.New(s.cfg.Name, s.cfg.URL, *s.cfg.OAuth, s.m.tokens, s.m.opts.OAuth, oauthReporter{s.cfg.Name, s.m.events.push})
 		if err != nil {
@@ -349,6 +353,18 @@ func (s *server) oauthHandler() (*oauth.Handler, error) {
 		s.authz = h
 	}
 	return s.authz, nil
+}
+
+// closeAuthz lets go of the OAuth handler's redirect port; no handler is built
+// after it.
+func (s *server) closeAuthz() {
+	s.mu.Lock()
+	h := s.authz
+	s.authz, s.authzClosed = nil, true
+	s.mu.Unlock()
+	if h != nil {
+		h.Close()
+	}
 }
 
 //lint:ignore SA1019 servers before protocol 2026-07-28 still log this way

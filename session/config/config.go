@@ -266,7 +266,8 @@ type OAuth struct {
 	// metadata names.
 	Scopes []string
 	// RedirectPort is the port of the loopback redirect URI
-	// http://127.0.0.1:PORT/callback; 0 picks a free port for each authorization.
+	// http://127.0.0.1:PORT/callback; 0 picks a free port on the first connect and
+	// holds it until airlock exits.
 	RedirectPort int
 }
 

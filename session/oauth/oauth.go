@@ -84,14 +84,26 @@ type Handler struct {
 	recorder *issuerRecorder
 	port     int
 
+	// held is the listener of a port airlock picked, open from New to Close: the
+	// port is in the redirect URI the client registers, so it is kept from any other
+	// program until the redirect comes (one closed and listened on again later was
+	// taken in between). A configured port is listened on only while authorizing, so
+	// two airlock processes with the same redirect_port can both run.
+	held     net.Listener
+	redirect *http.Server
+
 	inner *auth.AuthorizationCodeHandler
 	mu    sync.Mutex // serialises Authorize
+
+	waitMu  sync.Mutex
+	waiting *callback // the authorization the redirect listener waits for, or nil
 }
 
 var _ auth.OAuthHandler = (*Handler)(nil)
 
-// New builds the handler for one server. The redirect port is fixed by
-// the config or picked free now; the listener only runs while a person authorizes.
+// New builds the handler for one server. The redirect port is fixed by the config,
+// and listened on only while a person authorizes, or picked now and held until
+// Close.
 func New(server, resource string, cfg config.OAuth, store *Store, opts Options, report Reporter) (*Handler, error) {
 	h := &Handler{server: server, resource: resource, cfg: cfg, store: store, opts: opts, report: report, port: cfg.RedirectPort}
 	base := opts.HTTPClient
@@ -112,7 +124,9 @@ func New(server, resource string, cfg config.OAuth, store *Store, opts Options, 
 			return nil, fmt.Errorf("choosing a loopback port for the OAuth redirect: %w", err)
 		}
 		h.port = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
+		h.held = ln
+		h.redirect = h.redirectServer()
+		go h.redirect.Serve(ln)
 	}
 	redirect := "http://127.0.0.1:" + strconv.Itoa(h.port) + redirectPath
 
@@ -154,10 +168,20 @@ func New(server, resource string, cfg config.OAuth, store *Store, opts Options, 
 	}
 	inner, err := auth.NewAuthorizationCodeHandler(hc)
 	if err != nil {
+		h.Close()
 		return nil, fmt.Errorf("setting up OAuth: %w", err)
 	}
 	h.inner = inner
 	return h, nil
+}
+
+// Close lets go of the redirect port airlock picked; an authorization waiting
+// for its redirect then waits in vain until its context ends.
+func (h *Handler) Close() error {
+	if h.redirect == nil {
+		return nil
+	}
+	return h.redirect.Close()
 }
 
 // TokenSource returns the current token source (nil before any authorization).
@@ -234,33 +258,68 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	return t, nil
 }
 
-// fetch is the authorization step: listen on the loopback redirect URI, show the
-// person the URL and open their browser, and wait for the authorization server's
-// redirect carrying this request's state.
+// callback is one authorization waiting for its redirect.
+type callback struct {
+	state string
+	done  chan callbackOutcome // buffered: the first redirect with the state is kept
+	once  sync.Once
+}
+
+type callbackOutcome struct {
+	res *auth.AuthorizationResult
+	err error
+}
+
+// fetch is the authorization step: listen on the loopback redirect URI (or use the
+// port held since New), show the person the URL and open their browser, and wait
+// for the authorization server's redirect carrying this request's state.
 func (h *Handler) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 	au, err := url.Parse(args.URL)
 	if err != nil {
 		return nil, fmt.Errorf("the authorization URL does not parse: %w", err)
 	}
-	state := au.Query().Get("state")
-	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(h.port))
-	if err != nil {
-		return nil, fmt.Errorf("listening for the OAuth redirect on 127.0.0.1:%d: %w", h.port, err)
+	cb := &callback{state: au.Query().Get("state"), done: make(chan callbackOutcome, 1)}
+	if h.held == nil {
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(h.port))
+		if err != nil {
+			return nil, fmt.Errorf("listening for the OAuth redirect on 127.0.0.1:%d: %w", h.port, err)
+		}
+		srv := h.redirectServer()
+		go srv.Serve(ln)
+		defer srv.Close()
 	}
-	type outcome struct {
-		res *auth.AuthorizationResult
-		err error
+	h.waitMu.Lock()
+	h.waiting = cb
+	h.waitMu.Unlock()
+	defer func() {
+		h.waitMu.Lock()
+		h.waiting = nil
+		h.waitMu.Unlock()
+	}()
+
+	h.announce(ctx, args.URL)
+	select {
+	case o := <-cb.done:
+		return o.res, o.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the browser to come back to airlock: %w", ctx.Err())
 	}
-	done := make(chan outcome, 1)
-	var once sync.Once
+}
+
+// redirectServer answers the loopback redirect URI: the redirect carrying the
+// waiting authorization's state ends the wait; anything else (a stale tab, a stray
+// request, nothing waiting) is told so and changes nothing.
+func (h *Handler) redirectServer() *http.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+redirectPath, func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Referrer-Policy", "no-referrer")
-		if state == "" || subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1 {
-			// Not this authorization's redirect (a stale tab, a stray request).
+		h.waitMu.Lock()
+		cb := h.waiting
+		h.waitMu.Unlock()
+		if cb == nil || cb.state == "" || subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(cb.state)) != 1 {
 			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, callbackPage("This is not the authorization airlock is waiting for."))
 			return
@@ -271,25 +330,15 @@ func (h *Handler) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*aut
 			if d := q.Get("error_description"); d != "" {
 				msg += ": " + strconv.Quote(truncate(d, 200))
 			}
-			once.Do(func() { done <- outcome{err: errors.New(msg)} })
+			cb.once.Do(func() { cb.done <- callbackOutcome{err: errors.New(msg)} })
 			return
 		}
 		io.WriteString(w, callbackPage("airlock is authorized. You can close this tab."))
-		once.Do(func() {
-			done <- outcome{res: &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
+		cb.once.Do(func() {
+			cb.done <- callbackOutcome{res: &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
 		})
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-
-	h.announce(ctx, args.URL)
-	select {
-	case o := <-done:
-		return o.res, o.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for the browser to come back to airlock: %w", ctx.Err())
-	}
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 }
 
 func callbackPage(msg string) string {
