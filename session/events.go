@@ -16,33 +16,57 @@ import (
 // lost).
 const maxQueued = 4096
 
+// maxQueuedHeld bounds the arguments and results held by the CallFinished events
+// queued and not yet read (model.CallFinished.HeldBytes): beyond it an event keeps
+// its summary and lets go of its arguments and result (Unkept), so a screen that
+// falls behind (a terminal that stops reading) while agents go on calling does not
+// grow memory by every call's payload.
+const maxQueuedHeld = 32 << 20
+
 // queue is an unbounded-for-important, bounded-for-chatty event queue with a blocking
 // Next. It never blocks a producer, so a slow UI cannot stall a server's reader.
 type queue struct {
 	mu      sync.Mutex
-	items   []model.Event
+	items   []queued
 	dropped int
+	held    int // the sum of items' held
 	wake    chan struct{}
 	closed  bool
 }
 
+// queued is one event and the bytes of arguments and result it holds.
+type queued struct {
+	ev   model.Event
+	held int
+}
+
 func newQueue() *queue { return &queue{wake: make(chan struct{}, 1)} }
 
-func (q *queue) push(e model.Event) {
+func (q *queue) push(ev model.Event) {
+	held := 0
+	if c, ok := ev.(model.CallFinished); ok {
+		held = c.HeldBytes() // outside the lock: a result can be large
+	}
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
 		return
 	}
-	switch e.(type) {
+	switch e := ev.(type) {
 	case model.LogLine, model.Progress:
 		if len(q.items) >= maxQueued {
 			q.dropped++
 			q.mu.Unlock()
 			return
 		}
+	case model.CallFinished:
+		if q.held+held > maxQueuedHeld {
+			e.Args, e.Result, e.Unkept = nil, nil, true
+			ev, held = e, 0
+		}
 	}
-	q.items = append(q.items, e)
+	q.held += held
+	q.items = append(q.items, queued{ev, held})
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -61,8 +85,9 @@ func (q *queue) next(ctx context.Context) (model.Event, bool) {
 			return model.Dropped{Count: d}, true
 		}
 		if len(q.items) > 0 {
-			e := q.items[0]
-			q.items[0] = nil
+			e := q.items[0].ev
+			q.held -= q.items[0].held
+			q.items[0] = queued{}
 			q.items = q.items[1:]
 			q.mu.Unlock()
 			return e, true

@@ -1,9 +1,15 @@
 package session
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/model"
 )
@@ -38,4 +44,72 @@ func TestHostile26_EventQueueBounded(t *testing.T) {
 	if sc, ok := last.(model.ServerChanged); !ok || sc.Status != model.StatusFailed {
 		t.Errorf("last event %#v, want the status change kept", last)
 	}
+}
+
+// Calls nobody reads (a screen that fell behind while agents go on calling) hold at
+// most maxQueuedHeld of arguments and results: each event beyond it keeps its
+// summary and says its payload was not kept, and once the queue is read, new events
+// keep theirs again. Measured on the heap, not only on the queue's own count.
+func TestQueue_UnreadCallsHoldBoundedMemory(t *testing.T) {
+	const calls, size = 200, 1 << 20 // 200 calls, each 1 MiB of arguments and 1 MiB of result
+	call := func(i int) model.CallFinished {
+		args := append([]byte(`{"body":"`), bytes.Repeat([]byte{'a' + byte(i%26)}, size)...)
+		return model.CallFinished{
+			Server: "files", Tool: "write", Decision: "allow", Outcome: "ok",
+			Args:   json.RawMessage(append(args, `"}`...)),
+			Result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("r", size)}}},
+		}
+	}
+	before := heapInUse()
+	q := newQueue()
+	for i := range calls {
+		q.push(call(i))
+	}
+	grew := heapInUse() - before
+	t.Logf("%d unread calls of 2 MiB each: %d MiB of heap, %d MiB counted held", calls, grew>>20, q.held>>20)
+	if grew > 2*maxQueuedHeld {
+		t.Errorf("%d unread calls of 2 MiB each hold %d MiB of heap, want at most %d MiB", calls, grew>>20, 2*maxQueuedHeld>>20)
+	}
+	if q.held > maxQueuedHeld {
+		t.Errorf("queue counts %d bytes held, over its bound %d", q.held, maxQueuedHeld)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var kept, unkept int
+	for range calls {
+		ev, _ := q.next(ctx)
+		c, ok := ev.(model.CallFinished)
+		if !ok {
+			t.Fatalf("event %#v, want a CallFinished", ev)
+		}
+		if c.Server != "files" || c.Tool != "write" || c.Decision != "allow" || c.Outcome != "ok" {
+			t.Errorf("summary lost: %+v", c)
+		}
+		switch {
+		case c.Unkept && c.Args == nil && c.Result == nil:
+			unkept++
+		case !c.Unkept && len(c.Args) > size && c.Result != nil:
+			kept++
+		default:
+			t.Errorf("event half kept: Unkept %v, %d bytes of arguments, result %v", c.Unkept, len(c.Args), c.Result != nil)
+		}
+	}
+	if kept == 0 || unkept == 0 || kept+unkept != calls {
+		t.Errorf("%d kept, %d not kept, of %d", kept, unkept, calls)
+	}
+	if q.held != 0 {
+		t.Errorf("queue counts %d bytes held after every event was read", q.held)
+	}
+	q.push(call(0))
+	if ev, _ := q.next(ctx); ev.(model.CallFinished).Unkept {
+		t.Error("a call pushed after the queue was read did not keep its payload")
+	}
+}
+
+// heapInUse is the heap in use after a collection.
+func heapInUse() int {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int(ms.HeapInuse)
 }

@@ -113,6 +113,9 @@ type CallFinished struct {
 	// Err is the error's text when the call failed or was denied.
 	Err    string
 	Result *mcp.CallToolResult
+	// Unkept says Args and Result were let go before the event was read, to bound
+	// the memory of calls nobody had read yet (the audit log has the record).
+	Unkept bool
 	// At is when the call started; Duration is how long it took in all, any wait
 	// for a person included; Ran is how long the server took (0 when it never ran).
 	At            time.Time
