@@ -37,6 +37,10 @@ const (
 	// activityResults is how many of the newest calls keep their full result; older
 	// entries keep their summary line (the audit log keeps every record).
 	activityResults = 50
+	// activityHeld bounds the arguments and results the entries hold
+	// (model.CallFinished.HeldBytes): past it the oldest calls let go of theirs,
+	// the newest call never. A thousand calls of 8 MiB arguments would hold 8 GiB.
+	activityHeld = 32 << 20
 )
 
 // Entry is one call or one status message.
@@ -46,8 +50,10 @@ type Entry struct {
 	// already escaped); empty for a call.
 	Status string
 	Call   model.CallFinished
-	// resultDropped says an older call's result was let go to bound memory.
-	resultDropped bool
+	// resultDropped and argsDropped say an older call's result or arguments were
+	// let go to bound memory (or were never kept: model.CallFinished.Unkept).
+	resultDropped, argsDropped bool
+	held                       int // HeldBytes of what Call still holds
 }
 
 // Log keeps entries oldest first. Like the logs screen's Ring it is a value with a
@@ -55,6 +61,7 @@ type Entry struct {
 type Log struct {
 	entries []Entry
 	Calls   int // calls among entries
+	held    int // the sum of the entries' held
 	// seq counts every entry ever added: a view's cursor follows an entry
 	// through additions.
 	seq int
@@ -68,10 +75,18 @@ func (a *Log) Add(e Entry) {
 			if d.Status == "" {
 				a.Calls--
 			}
+			a.held -= d.held
 		}
 		n := copy(a.entries, a.entries[drop:])
 		clear(a.entries[n:])
 		a.entries = a.entries[:n]
+	}
+	if e.Status == "" {
+		if e.Call.Unkept {
+			e.argsDropped, e.resultDropped = true, true
+		}
+		e.held = e.Call.HeldBytes()
+		a.held += e.held
 	}
 	a.entries = append(a.entries, e)
 	a.seq++
@@ -87,12 +102,31 @@ func (a *Log) Add(e Entry) {
 		}
 		if seen++; seen > activityResults {
 			if a.entries[i].Call.Result != nil {
-				a.entries[i].Call.Result = nil
-				a.entries[i].resultDropped = true
+				a.letGo(i, false)
 			}
 			break
 		}
 	}
+	// Past the bound, the oldest calls let go of their arguments and results.
+	for i := 0; a.held > activityHeld && i < len(a.entries)-1; i++ {
+		if a.entries[i].held > 0 {
+			a.letGo(i, true)
+		}
+	}
+}
+
+// letGo lets go of entry i's result, and with args of its arguments too.
+func (a *Log) letGo(i int, args bool) {
+	d := &a.entries[i]
+	if d.Call.Result != nil {
+		d.Call.Result, d.resultDropped = nil, true
+	}
+	if args && d.Call.Args != nil {
+		d.Call.Args, d.argsDropped = nil, true
+	}
+	a.held -= d.held
+	d.held = d.Call.HeldBytes()
+	a.held += d.held
 }
 
 // len is the number of entries.
@@ -308,8 +342,8 @@ func (e Entry) RecordContent(st *theme.Styles, width int) string {
 	add("tier", common.OrDash(c.Tier))
 	add("decision", e.decision())
 	add("outcome", e.outcomeMark(st))
-	if e.resultDropped {
-		lines = append(lines, st.Muted.Render("the result of this older call is no longer kept in memory; the audit log has its record"))
+	if e.argsDropped || e.resultDropped {
+		lines = append(lines, st.Muted.Render("airlock keeps the arguments and results of the newest calls only; the audit log has every record"))
 	}
 	lines = append(lines, "")
 	out := &result.Outcome{CallID: c.CallID, Verdict: trust.Verdict{Action: trust.Allow, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Result: c.Result, Duration: c.Ran}
@@ -317,6 +351,8 @@ func (e Entry) RecordContent(st *theme.Styles, width int) string {
 		out = nil
 	}
 	res := result.New(model.ToolInfo{Ref: trust.Ref{Server: c.Server, Tool: c.Tool}}, c.Args, out, e.recordError())
+	res.ArgsUnkept = e.argsDropped
+	res.ResultUnkept = e.resultDropped && out != nil && e.recordError() == nil
 	lines = append(lines, result.Content(st, res, width))
 	return strings.Join(lines, "\n")
 }

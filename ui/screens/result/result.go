@@ -83,6 +83,10 @@ type Result struct {
 	schema schemaCheck
 	// Saved maps a content block's index to the file it was saved to (s).
 	Saved map[int]string
+	// ArgsUnkept and ResultUnkept say the arguments or the result of a call that
+	// ran are no longer in memory (the activity list bounds what it holds): the
+	// screen says so rather than show them empty.
+	ArgsUnkept, ResultUnkept bool
 }
 
 // schemaCheck is what the screen says of the check of structured content against
@@ -235,6 +239,8 @@ func Content(st *theme.Styles, r Result, width int) string {
 	case r.Err != nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — the call did not complete")
 		add(common.BlockLines(st, r.Err.Error(), width, common.MaxShownBytes, g)...)
+	case r.ResultUnkept:
+		add(st.Muted.Render("the result is no longer kept in memory; the audit log has the call's record"))
 	case r.Outcome == nil || r.Outcome.Result == nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — no result")
 	case r.Outcome.Result.IsError:
@@ -251,7 +257,11 @@ func Content(st *theme.Styles, r Result, width int) string {
 	}
 
 	section("Arguments")
-	add(common.BlockLines(st, cli.PrettyJSON(r.Args), width, common.MaxShownBytes, g)...)
+	if r.ArgsUnkept {
+		add(st.Muted.Render("no longer kept in memory; the audit log has them"))
+	} else {
+		add(common.BlockLines(st, cli.PrettyJSON(r.Args), width, common.MaxShownBytes, g)...)
+	}
 
 	if r.Outcome == nil || r.Outcome.Result == nil {
 		return strings.Join(lines, "\n")
