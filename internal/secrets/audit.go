@@ -5,10 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -141,22 +140,99 @@ func redactedMarker(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(`"[redacted sha256:` + hex.EncodeToString(sum[:]) + `]"`)
 }
 
-// assignment finds NAME=value and NAME: value (in prose, shell, JSON, URL queries),
-// whose NAME is then checked whole. Only the value's first character is consumed, so
-// that "https://host/?token=…" also yields token.
-var assignment = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[=:]\s*["']?[^\s"',;&]`)
-})
+// assignmentKeys yields the NAME of every NAME=value and NAME: value in s (in prose,
+// shell, JSON, URL queries), whose NAME is then checked whole, until yield returns
+// false. It finds what the regular expression
+//
+//	([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[=:]\s*["']?[^\s"',;&]
+//
+// finds, match after match, its first group: only the value's first character is
+// consumed, so "https://host/?token=…" also yields token. A scan of its own, because
+// Go's regexp engine took 35 ms for a 100 KB argument (the expression's keys are
+// compared with this scan's by TestAssignmentKeys_AsTheExpressionFindsThem).
+func assignmentKeys(s string, yield func(string) bool) {
+	for pos := 0; pos < len(s); {
+		// The identifier run containing or after pos; the match starts at its first
+		// letter or underscore at or after pos, and every start in one run ends there.
+		if !identChar(s[pos]) {
+			pos++
+			continue
+		}
+		end := pos
+		for end < len(s) && identChar(s[end]) {
+			end++
+		}
+		start := pos
+		for start < end && !identStart(s[start]) {
+			start++
+		}
+		if start == end {
+			pos = end
+			continue
+		}
+		if b, ok := assignmentTail(s, end); ok {
+			if !yield(s[start:end]) {
+				return
+			}
+			pos = b
+			continue
+		}
+		pos = end
+	}
+}
+
+// assignmentTail matches ["']?\s*[=:]\s*["']?[^\s"',;&] at s[i:], returning the
+// end of the match. Each optional part is taken whenever it can be: not taking it
+// leaves a character the next part cannot match.
+func assignmentTail(s string, i int) (int, bool) {
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	i = skipRESpace(s, i)
+	if i >= len(s) || s[i] != '=' && s[i] != ':' {
+		return 0, false
+	}
+	i = skipRESpace(s, i+1)
+	if i+1 < len(s) && (s[i] == '"' || s[i] == '\'') && !valueExcluded(s[i+1]) {
+		i++
+	}
+	if i >= len(s) || valueExcluded(s[i]) {
+		return 0, false
+	}
+	_, w := utf8.DecodeRuneInString(s[i:])
+	return i + w, true
+}
+
+func identStart(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
+
+func identChar(c byte) bool {
+	return identStart(c) || '0' <= c && c <= '9' || c == '.' || c == '-'
+}
+
+// reSpace is \s of Go's regular expressions: no vertical tab.
+func reSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+func skipRESpace(s string, i int) int {
+	for i < len(s) && reSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// valueExcluded is the set a value's first character is not in: \s " ' , ; &.
+func valueExcluded(c byte) bool {
+	return reSpace(c) || c == '"' || c == '\'' || c == ',' || c == ';' || c == '&'
+}
 
 // shaped reports whether a string holds a secret shape anywhere (Audit.Value).
 func shaped(s string) bool {
 	if holdsShape([]byte(s)) {
 		return true
 	}
-	for _, m := range assignment().FindAllStringSubmatch(s, -1) {
-		if auditKeys.secret(m[1]) {
-			return true
-		}
-	}
-	return false
+	found := false
+	assignmentKeys(s, func(key string) bool {
+		found = auditKeys.secret(key)
+		return !found
+	})
+	return found
 }
