@@ -20,7 +20,7 @@ func ResultBytes(r *mcp.CallToolResult) int {
 	}
 	n := valueBytes(map[string]any(r.Meta), 0) + valueBytes(r.StructuredContent, 0)
 	for _, c := range r.Content {
-		n += contentBytes(c, 0)
+		n += contentBytes(c)
 	}
 	return n
 }
@@ -28,32 +28,24 @@ func ResultBytes(r *mcp.CallToolResult) int {
 // valueOverhead is what an estimate adds for each value besides its own bytes.
 const valueOverhead = 16
 
-func contentBytes(c mcp.Content, depth int) int {
+func contentBytes(c mcp.Content) int {
 	n := valueOverhead
 	switch c := c.(type) {
 	case *mcp.TextContent:
-		n += len(c.Text) + valueBytes(map[string]any(c.Meta), depth+1)
+		n += len(c.Text) + valueBytes(map[string]any(c.Meta), 1)
 	case *mcp.ImageContent:
-		n += len(c.Data) + len(c.MIMEType) + valueBytes(map[string]any(c.Meta), depth+1)
+		n += len(c.Data) + len(c.MIMEType) + valueBytes(map[string]any(c.Meta), 1)
 	case *mcp.AudioContent:
-		n += len(c.Data) + len(c.MIMEType) + valueBytes(map[string]any(c.Meta), depth+1)
+		n += len(c.Data) + len(c.MIMEType) + valueBytes(map[string]any(c.Meta), 1)
 	case *mcp.ResourceLink:
-		n += len(c.URI) + len(c.Name) + len(c.Title) + len(c.Description) + len(c.MIMEType) + valueBytes(map[string]any(c.Meta), depth+1)
+		n += len(c.URI) + len(c.Name) + len(c.Title) + len(c.Description) + len(c.MIMEType) + valueBytes(map[string]any(c.Meta), 1)
 	case *mcp.EmbeddedResource:
 		if r := c.Resource; r != nil {
-			n += len(r.URI) + len(r.MIMEType) + len(r.Text) + len(r.Blob) + valueBytes(map[string]any(r.Meta), depth+1)
+			n += len(r.URI) + len(r.MIMEType) + len(r.Text) + len(r.Blob) + valueBytes(map[string]any(r.Meta), 1)
 		}
-		n += valueBytes(map[string]any(c.Meta), depth+1)
-	case *mcp.ToolUseContent:
-		n += len(c.ID) + len(c.Name) + valueBytes(c.Input, depth+1) + valueBytes(map[string]any(c.Meta), depth+1)
-	case *mcp.ToolResultContent:
-		n += len(c.ToolUseID) + valueBytes(c.StructuredContent, depth+1)
-		for _, cc := range c.Content {
-			if depth < maxEstimateDepth {
-				n += contentBytes(cc, depth+1)
-			}
-		}
+		n += valueBytes(map[string]any(c.Meta), 1)
 	default:
+		// Any other block (sampling's tool use and tool result): its encoding.
 		n += marshalledBytes(c)
 	}
 	return n
