@@ -342,9 +342,6 @@ func (e Entry) RecordContent(st *theme.Styles, width int) string {
 	add("tier", common.OrDash(c.Tier))
 	add("decision", e.decision())
 	add("outcome", e.outcomeMark(st))
-	if e.argsDropped || e.resultDropped {
-		lines = append(lines, st.Muted.Render("airlock keeps the arguments and results of the newest calls only; the audit log has every record"))
-	}
 	lines = append(lines, "")
 	out := &result.Outcome{CallID: c.CallID, Verdict: trust.Verdict{Action: trust.Allow, By: trust.DecidedBy(c.DecidedBy), Reasons: c.Reasons}, Result: c.Result, Duration: c.Ran}
 	if c.Decision != "allow" {

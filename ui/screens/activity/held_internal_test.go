@@ -57,8 +57,15 @@ func TestLog_RecordOfALetGoCallSaysSo(t *testing.T) {
 	for i := range 80 {
 		a.Add(Entry{At: time.Now(), Call: bigCall(i, 1<<20)})
 	}
-	old := strings.Join(strings.Fields(ansi.Strip(a.newest(79).RecordContent(&st, 100))), " ")
-	for _, want := range []string{"✓ ok", "keeps the arguments and results of the newest calls only", "result is no longer kept in memory", "no longer kept in memory; the audit log has them"} {
+	const width = 40
+	record := ansi.Strip(a.newest(79).RecordContent(&st, width))
+	for _, line := range strings.Split(record, "\n") {
+		if ansi.StringWidth(line) > width {
+			t.Errorf("a line of the record is wider than %d cells: %q", width, line)
+		}
+	}
+	old := strings.Join(strings.Fields(record), " ")
+	for _, want := range []string{"✓ ok", "result is no longer kept in memory (airlock keeps the newest calls' only)", "no longer kept in memory; the audit log has them"} {
 		if !strings.Contains(old, want) {
 			t.Errorf("the oldest call's record lacks %q:\n%.600s", want, old)
 		}

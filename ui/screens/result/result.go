@@ -240,7 +240,7 @@ func Content(st *theme.Styles, r Result, width int) string {
 		add(st.ErrorText.Render("✗ FAILED") + " — the call did not complete")
 		add(common.BlockLines(st, r.Err.Error(), width, common.MaxShownBytes, g)...)
 	case r.ResultUnkept:
-		add(st.Muted.Render("the result is no longer kept in memory; the audit log has the call's record"))
+		add(common.WrapOwn(st.Muted.Render("the result is no longer kept in memory (airlock keeps the newest calls' only); the audit log has the call's record"), width, "", "")...)
 	case r.Outcome == nil || r.Outcome.Result == nil:
 		add(st.ErrorText.Render("✗ FAILED") + " — no result")
 	case r.Outcome.Result.IsError:
@@ -258,7 +258,7 @@ func Content(st *theme.Styles, r Result, width int) string {
 
 	section("Arguments")
 	if r.ArgsUnkept {
-		add(st.Muted.Render("no longer kept in memory; the audit log has them"))
+		add(common.WrapOwn(st.Muted.Render("no longer kept in memory; the audit log has them"), width, "", "")...)
 	} else {
 		add(common.BlockLines(st, cli.PrettyJSON(r.Args), width, common.MaxShownBytes, g)...)
 	}
