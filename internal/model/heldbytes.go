@@ -51,8 +51,8 @@ func contentBytes(c mcp.Content) int {
 	return n
 }
 
-// maxEstimateDepth stops the walk of values nested deeper than any the arguments'
-// limit lets through; what is deeper is counted by its encoding.
+// maxEstimateDepth stops the walk of values nested deeper than an ordinary result
+// is (arguments may not pass 64 levels); what is deeper is counted by its encoding.
 const maxEstimateDepth = 80
 
 func valueBytes(v any, depth int) int {

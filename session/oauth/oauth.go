@@ -84,12 +84,11 @@ type Handler struct {
 	recorder *issuerRecorder
 	port     int
 
-	// held is the listener of a port airlock picked, open from New to Close: the
-	// port is in the redirect URI the client registers, so it is kept from any other
-	// program until the redirect comes (one closed and listened on again later was
-	// taken in between). A configured port is listened on only while authorizing, so
+	// redirect serves a port airlock picked, from New to Close: the port is in the
+	// redirect URI the client registers, so it is kept from any other program until
+	// the redirect comes (one closed and listened on again later was taken in
+	// between). nil for a configured port, listened on only while authorizing, so
 	// two airlock processes with the same redirect_port can both run.
-	held     net.Listener
 	redirect *http.Server
 
 	inner *auth.AuthorizationCodeHandler
@@ -124,7 +123,6 @@ func New(server, resource string, cfg config.OAuth, store *Store, opts Options, 
 			return nil, fmt.Errorf("choosing a loopback port for the OAuth redirect: %w", err)
 		}
 		h.port = ln.Addr().(*net.TCPAddr).Port
-		h.held = ln
 		h.redirect = h.redirectServer()
 		go h.redirect.Serve(ln)
 	}
@@ -279,7 +277,7 @@ func (h *Handler) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*aut
 		return nil, fmt.Errorf("the authorization URL does not parse: %w", err)
 	}
 	cb := &callback{state: au.Query().Get("state"), done: make(chan callbackOutcome, 1)}
-	if h.held == nil {
+	if h.redirect == nil {
 		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(h.port))
 		if err != nil {
 			return nil, fmt.Errorf("listening for the OAuth redirect on 127.0.0.1:%d: %w", h.port, err)
