@@ -23,6 +23,12 @@ const maxQueued = 4096
 // grow memory by every call's payload.
 const maxQueuedHeld = 32 << 20
 
+// maxQueuedCalls bounds the finished calls queued and not yet read; past it the
+// oldest quarter of them is let go and counted (model.Dropped.Calls). It is more than
+// a screen keeps (the TUI's Activity list keeps 1,000 entries), so a screen that
+// catches up lists the same calls it would have had they all been read.
+const maxQueuedCalls = 1024
+
 // queue is an unbounded-for-important, bounded-for-chatty event queue with a blocking
 // Next. It never blocks a producer, so a slow UI cannot stall a server's reader.
 type queue struct {
@@ -30,8 +36,11 @@ type queue struct {
 	items   []queued
 	dropped int
 	held    int // the sum of items' held
-	wake    chan struct{}
-	closed  bool
+	calls   int // CallFinished events among items
+	// droppedCalls counts the CallFinished events let go unread (maxQueuedCalls).
+	droppedCalls int
+	wake         chan struct{}
+	closed       bool
 }
 
 // queued is one event and the bytes of arguments and result it holds.
@@ -67,6 +76,11 @@ func (q *queue) push(ev model.Event) {
 	}
 	q.held += held
 	q.items = append(q.items, queued{ev, held})
+	if _, ok := ev.(model.CallFinished); ok {
+		if q.calls++; q.calls > maxQueuedCalls {
+			q.letGoOldestCalls(maxQueuedCalls / 4)
+		}
+	}
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -74,19 +88,41 @@ func (q *queue) push(ev model.Event) {
 	}
 }
 
+// letGoOldestCalls removes the n oldest CallFinished events from the queue and
+// counts them (droppedCalls); every other event stays, in order. Called with mu
+// held, once every n calls pushed past the bound, so a push costs O(1) amortized.
+func (q *queue) letGoOldestCalls(n int) {
+	kept := q.items[:0]
+	for _, it := range q.items {
+		if _, ok := it.ev.(model.CallFinished); ok && n > 0 {
+			n--
+			q.calls--
+			q.droppedCalls++
+			q.held -= it.held
+			continue
+		}
+		kept = append(kept, it)
+	}
+	clear(q.items[len(kept):])
+	q.items = kept
+}
+
 // next blocks until an event is queued, ctx ends (nil, false) or the queue closes.
 func (q *queue) next(ctx context.Context) (model.Event, bool) {
 	for {
 		q.mu.Lock()
-		if q.dropped > 0 {
-			d := q.dropped
-			q.dropped = 0
+		if q.dropped > 0 || q.droppedCalls > 0 {
+			d := model.Dropped{Count: q.dropped, Calls: q.droppedCalls}
+			q.dropped, q.droppedCalls = 0, 0
 			q.mu.Unlock()
-			return model.Dropped{Count: d}, true
+			return d, true
 		}
 		if len(q.items) > 0 {
 			e := q.items[0].ev
 			q.held -= q.items[0].held
+			if _, ok := e.(model.CallFinished); ok {
+				q.calls--
+			}
 			q.items[0] = queued{}
 			q.items = q.items[1:]
 			q.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,4 +113,76 @@ func heapInUse() int {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return int(ms.HeapInuse)
+}
+
+// Calls nobody reads are bounded in number too, not only in payload: a summary is a
+// few hundred bytes, and a thousand calls a second for an hour behind a terminal that
+// stopped reading would otherwise queue gigabytes. Past maxQueuedCalls the oldest
+// quarter of the unread calls is let go and counted; the count comes first, the
+// newest calls follow in order, and the status events among them are all kept.
+func TestQueue_UnreadCallsAreBoundedInNumber(t *testing.T) {
+	const calls = 50 * maxQueuedCalls
+	call := func(i int) model.CallFinished {
+		return model.CallFinished{
+			Server: "docs", Tool: "get_doc", Decision: "allow", Outcome: "ok", CallID: strconv.Itoa(i),
+			Reasons: []string{"trusted server, read-only tool: " + strings.Repeat("x", 200)},
+			Args:    json.RawMessage(`{"id":"` + strconv.Itoa(i) + `"}`),
+		}
+	}
+	before := heapInUse()
+	q := newQueue()
+	for i := range calls {
+		q.push(call(i))
+		if i%(calls/4) == 0 {
+			q.push(model.ServerChanged{Server: "docs", Status: model.StatusReady, Gen: uint64(i)})
+		}
+	}
+	grew := heapInUse() - before
+	t.Logf("%d unread calls: %d events queued, %d KiB of heap", calls, len(q.items), grew>>10)
+	if n := len(q.items); n > maxQueuedCalls+4 {
+		t.Errorf("%d events queued after %d unread calls, want at most %d calls and the 4 status changes", n, calls, maxQueuedCalls)
+	}
+	if limit := maxQueuedCalls * 2 << 10; grew > limit {
+		t.Errorf("%d unread calls hold %d KiB of heap, want at most %d KiB", calls, grew>>10, limit>>10)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	ev, _ := q.next(ctx)
+	d, ok := ev.(model.Dropped)
+	if !ok || d.Calls == 0 || d.Count != 0 {
+		t.Fatalf("first event %#v, want Dropped counting the calls let go", ev)
+	}
+	var statuses, kept int
+	last := -1
+	for {
+		ev, ok := q.next(ctx)
+		if !ok {
+			break
+		}
+		switch e := ev.(type) {
+		case model.ServerChanged:
+			statuses++
+		case model.CallFinished:
+			i, _ := strconv.Atoi(e.CallID)
+			if i <= last {
+				t.Fatalf("call %d after call %d: out of order", i, last)
+			}
+			last = i
+			kept++
+		default:
+			t.Fatalf("unexpected event %#v", ev)
+		}
+		if len(q.items) == 0 {
+			break
+		}
+	}
+	if statuses != 4 {
+		t.Errorf("%d status changes read, want all 4 kept", statuses)
+	}
+	if d.Calls+kept != calls || last != calls-1 {
+		t.Errorf("%d let go + %d read = %d, want %d, the newest (%d) last; last read %d", d.Calls, kept, d.Calls+kept, calls, calls-1, last)
+	}
+	if q.calls != 0 {
+		t.Errorf("queue counts %d calls after every event was read", q.calls)
+	}
 }

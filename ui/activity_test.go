@@ -103,3 +103,18 @@ func TestActivity_Golden(t *testing.T) {
 		golden(t, name("record"), h.plain())
 	}
 }
+
+// Calls the session let go unread (the screen fell behind) are said, on the status
+// line and in Activity, with where their records are: the list does not look
+// complete when it is not. Dropped log lines alone are counted on the logs screen.
+func TestActivity_CallsLetGoUnreadAreSaid(t *testing.T) {
+	h := newHarness(t, 80, 24, false)
+	h.send(eventMsg{event: model.Dropped{Count: 7}})
+	if strings.Contains(h.plain(), "not listed") {
+		t.Errorf("dropped log lines alone claimed calls were not listed:\n%s", h.plain())
+	}
+	h.send(eventMsg{event: model.Dropped{Calls: 256}})
+	screenHas(t, h.plain(), "256 calls")
+	h.keys("v")
+	screenHas(t, h.plain(), "256 calls ended while the screen was not keeping up", "audit log")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -256,6 +257,11 @@ func (m *Model) handleEvent(e model.Event) tea.Cmd {
 		}
 	case model.Dropped:
 		m.ring.Dropped += e.Count
+		if e.Calls > 0 {
+			// The session let the oldest unread calls go: the list must not look
+			// complete.
+			m.status = fmt.Sprintf("! %d calls ended while the screen was not keeping up and are not listed; the audit log has their records", e.Calls)
+		}
 	case model.AuthorizationRequested:
 		// airlock opened the browser; the URL (escaped) is also in the logs (l) to copy.
 		m.status = "⚿ " + common.Inline(m.St, e.Server, 32) + " needs you to log in: a browser window opened; the URL is in the logs (l)"

@@ -65,9 +65,10 @@ type Progress struct {
 	Message  string
 }
 
-// Dropped reports that the event queue overflowed and Count log lines were dropped
-// (they remain in each server's bounded stderr buffer).
-type Dropped struct{ Count int }
+// Dropped reports that the event queue overflowed: Count log lines were dropped
+// (they remain in each server's bounded stderr buffer), and Calls finished calls were
+// let go unread, the oldest first (the audit log has their records).
+type Dropped struct{ Count, Calls int }
 
 func (ServerChanged) event() {}
 
