@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,11 +34,23 @@ func upstreamDocs(b *testing.B) string {
 }
 
 func benchCalls(b *testing.B, cs *mcp.ClientSession, name string) {
+	benchCallsWith(b, cs, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"id": "mcp-overview"}})
+}
+
+// largeText is a 100 KB text argument: prose, as a long prompt or a file's content
+// pasted into a call would be, with no secret in it.
+var largeText = strings.Repeat("how does the lethal trifecta arise from three tools? ", 100_000/53)
+
+// benchLargeCalls is benchCalls for count_words (served as name) with largeText.
+func benchLargeCalls(b *testing.B, cs *mcp.ClientSession, name string) {
+	benchCallsWith(b, cs, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"text": largeText}})
+}
+
+func benchCallsWith(b *testing.B, cs *mcp.ClientSession, params *mcp.CallToolParams) {
 	// The collector policy the airlock binary runs with (the TUI's: see gctune.Tune),
 	// for every benchmark of this process alike: the first one to get here sets it.
 	gctune.Tune(false, gctune.Budget(config.Limits{}.WithDefaults().MaxWaitingBytes))
 	ctx := context.Background()
-	params := &mcp.CallToolParams{Name: name, Arguments: map[string]any{"id": "mcp-overview"}}
 	for range 20 { // warm up connections and caches
 		if _, err := cs.CallTool(ctx, params); err != nil {
 			b.Fatal(err)
@@ -60,20 +73,28 @@ func benchCalls(b *testing.B, cs *mcp.ClientSession, name string) {
 }
 
 // BenchmarkCallDirect is the reference: an agent calling the upstream server itself.
-func BenchmarkCallDirect(b *testing.B) {
-	url := upstreamDocs(b)
+func BenchmarkCallDirect(b *testing.B) { benchCalls(b, dial(b, upstreamDocs(b)), "get_doc") }
+
+// dial connects an agent to the streamable HTTP server at url, closed when b ends.
+func dial(b *testing.B, url string) *mcp.ClientSession {
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cs.Close()
-	benchCalls(b, cs, "get_doc")
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs
 }
 
 // benchThroughGateway runs benchCalls for docs__get_doc through a gateway over a
 // Manager of cfg with opts, from an agent connected with testToken.
 func benchThroughGateway(b *testing.B, cfg *config.Config, opts session.Options) {
+	benchGatewayWith(b, cfg, opts, func(cs *mcp.ClientSession) { benchCalls(b, cs, "docs__get_doc") })
+}
+
+// benchGatewayWith runs bench with an agent's session on a gateway over a Manager of
+// cfg with opts.
+func benchGatewayWith(b *testing.B, cfg *config.Config, opts session.Options, bench func(*mcp.ClientSession)) {
 	m := session.New(cfg, opts)
 	defer m.Close()
 	m.Start()
@@ -104,7 +125,25 @@ func benchThroughGateway(b *testing.B, cfg *config.Config, opts session.Options)
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	benchCalls(b, cs, "docs__get_doc")
+	bench(cs)
+}
+
+// upstreamCounter serves one read-only tool over streamable HTTP on 127.0.0.1,
+// count_words, whose own work is small beside moving its argument: what a call with
+// a large argument costs the hops in between stands out.
+func upstreamCounter(b *testing.B) string {
+	s := mcp.NewServer(&mcp.Implementation{Name: "counter", Version: "1"}, nil)
+	type in struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "count_words", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in in) (*mcp.CallToolResult, any, error) {
+			n := len(strings.Fields(in.Text))
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(n) + " words"}}}, nil, nil
+		})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	b.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // benchDocsConfig is the demo docs server of upstreamDocs as a trusted HTTP server.
@@ -129,6 +168,28 @@ func BenchmarkCallThroughGatewayAudited(b *testing.B) {
 	}
 	defer audit.Close()
 	benchThroughGateway(b, cfg, session.Options{Audit: audit})
+}
+
+// BenchmarkLargeArgument is one auto-allowed call with a 100 KB argument
+// (upstreamCounter's count_words): to the upstream itself, through the bare go-sdk proxy, and through airlock with its audit
+// log on (the default: the arguments redacted, hashed and recorded in the call's
+// decision and outcome records). The figures side by side are airlock's own cost
+// for a large argument.
+func BenchmarkLargeArgument(b *testing.B) {
+	b.Run("direct", func(b *testing.B) { benchLargeCalls(b, dial(b, upstreamCounter(b)), "count_words") })
+	b.Run("bare-proxy", func(b *testing.B) {
+		benchLargeCalls(b, dialBareProxy(b, upstreamCounter(b), "counter", "count_words"), "counter__count_words")
+	})
+	b.Run("gateway-audited", func(b *testing.B) {
+		audit, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer audit.Close()
+		cfg := sessiontest.NewConfig(config.Server{Name: "counter", Transport: config.TransportHTTP, URL: upstreamCounter(b), Trust: trust.Trusted, ConnectTimeout: 10 * time.Second})
+		benchGatewayWith(b, cfg, session.Options{Audit: audit},
+			func(cs *mcp.ClientSession) { benchLargeCalls(b, cs, "counter__count_words") })
+	})
 }
 
 // BenchmarkCallThroughGatewayNoHistory is BenchmarkCallThroughGateway without the
