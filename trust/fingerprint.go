@@ -93,12 +93,30 @@ func (c *canonicaliser) release() {
 
 var errCanonEOF = errors.New("unexpected end of JSON input")
 
+// AppendCanonical appends Canonical(raw) to out, raw read as a value nested depth
+// levels inside the document it belongs to: the MaxCanonicalDepth bound counts from
+// that document's top, so a part made canonical on its own is accepted exactly when
+// the whole document would be, and comes out as it would inside it. On an error it
+// returns out as it was.
+func AppendCanonical(out []byte, raw json.RawMessage, depth int) ([]byte, error) {
+	c := canonPool.Get().(*canonicaliser)
+	defer c.release()
+	res, err := c.runAt(raw, out, depth)
+	if err != nil {
+		return out, err
+	}
+	return res, nil
+}
+
 // run appends the canonical form of src to out.
-func (c *canonicaliser) run(src, out []byte) ([]byte, error) {
+func (c *canonicaliser) run(src, out []byte) ([]byte, error) { return c.runAt(src, out, 0) }
+
+// runAt is run for src nested depth levels inside its document.
+func (c *canonicaliser) runAt(src, out []byte, depth int) ([]byte, error) {
 	c.src, c.i, c.out = src, 0, out
 	c.keys, c.members = c.keys[:0], c.members[:0]
 	c.space()
-	if err := c.value(0); err != nil {
+	if err := c.value(depth); err != nil {
 		return nil, fmt.Errorf("canonical json: %w", err)
 	}
 	c.space()

@@ -91,6 +91,37 @@ func TestCanonicalDepthLimitIsInclusive(t *testing.T) {
 	}
 }
 
+// A part made canonical on its own, appended after what precedes it, is what it is
+// inside the whole document: the same bytes, and the depth bound met at the same
+// level.
+func TestAppendCanonical_IsThePartAsInTheWhole(t *testing.T) {
+	for _, part := range []string{` {"b":[1, "\u003c"], "a":{"z":0,"y":"x"}} `, `"é"`, `[]`, `1.50`} {
+		whole, err := Canonical(json.RawMessage(`{"p":` + part + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := AppendCanonical([]byte(`{"p":`), json.RawMessage(part), 1)
+		if err != nil || string(got)+"}" != string(whole) {
+			t.Errorf("AppendCanonical of %s = %s, %v; inside the whole: %s", part, got, err, whole)
+		}
+	}
+	deepest := nest(MaxCanonicalDepth - 1)
+	if _, err := Canonical(json.RawMessage(`[` + deepest + `]`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AppendCanonical(nil, json.RawMessage(deepest), 1); err != nil {
+		t.Errorf("%d levels at depth 1: %v", MaxCanonicalDepth-1, err)
+	}
+	prefix := []byte("keep")
+	out, err := AppendCanonical(prefix, json.RawMessage(nest(MaxCanonicalDepth)), 1)
+	if !errors.Is(err, ErrTooDeep) || string(out) != "keep" {
+		t.Errorf("%d levels at depth 1: %q, %v; want the prefix and ErrTooDeep", MaxCanonicalDepth, out, err)
+	}
+	if _, err := Canonical(json.RawMessage(`[` + nest(MaxCanonicalDepth) + `]`)); !errors.Is(err, ErrTooDeep) {
+		t.Fatalf("the whole document: %v, want ErrTooDeep", err)
+	}
+}
+
 const baseTool = `{
   "name": "send_email",
   "title": "Send",
