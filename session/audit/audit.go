@@ -942,12 +942,37 @@ func cutField(s string) string {
 	return fmt.Sprintf("%s… [cut by airlock: %d more bytes]", s[:keep], len(s)-keep)
 }
 
+// canonicalRecord is trust.Canonical of r's JSON, built without encoding the
+// arguments twice: the record is encoded and made canonical with a one-byte
+// stand-in for them, and the arguments, made canonical on their own at the depth
+// they have in the record, take its place. "args" sorts before every other key,
+// so the stand-in is the body's first member. A large argument is so read once,
+// not copied by encoding/json, checked by it and read again by trust.Canonical.
 func canonicalRecord(r *Record) ([]byte, error) {
-	b, err := json.Marshal(r)
+	shell := *r
+	shell.Args = json.RawMessage(`0`)
+	b, err := json.Marshal(&shell)
 	if err != nil {
 		return nil, err
 	}
-	return trust.Canonical(b)
+	body, err := trust.Canonical(b)
+	if err != nil {
+		return nil, err
+	}
+	const stand = `{"args":0`
+	if !bytes.HasPrefix(body, []byte(stand+`,`)) {
+		return nil, errors.New("a record whose arguments are not its first member")
+	}
+	args := r.Args
+	if args == nil {
+		args = json.RawMessage(`null`) // as encoding/json writes a nil RawMessage
+	}
+	out := make([]byte, 0, len(body)-len(stand)+len(`{"args":`)+len(args))
+	out = append(out, `{"args":`...)
+	if out, err = trust.AppendCanonical(out, args, 1); err != nil {
+		return nil, err
+	}
+	return append(out, body[len(stand):]...), nil
 }
 
 func chainHash(prev string, body []byte) string {

@@ -1,0 +1,143 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// canonicalRecordWhole is the record's canonical form as the log has always
+// defined it: the whole record encoded by encoding/json, then trust.Canonical.
+func canonicalRecordWhole(r *Record) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return trust.Canonical(b)
+}
+
+// sameCanonical fails t unless canonicalRecord gives what canonicalRecordWhole
+// gives for r, the same bytes or an error for both.
+func sameCanonical(t *testing.T, r *Record) {
+	t.Helper()
+	got, gerr := canonicalRecord(r)
+	want, werr := canonicalRecordWhole(r)
+	if (gerr != nil) != (werr != nil) || !bytes.Equal(got, want) {
+		t.Fatalf("record with args %q:\ncanonicalRecord %s (%v)\nthe whole record %s (%v)", r.Args, got, gerr, want, werr)
+	}
+}
+
+// argPieces are what generated arguments' strings are made of: what encoding/json
+// escapes (HTML, U+2028), what trust.Canonical re-encodes, bytes that are not
+// UTF-8, a record's own key names.
+var argPieces = []string{"plain", "<b>&amp;", "\u2028\u2029", "é世", "\xff", "\x00\x1f", `"kind":`, "args", "\\", "/", ""}
+
+func genJSON(r *rand.Rand, b *bytes.Buffer, depth int) {
+	space := func() {
+		if r.IntN(4) == 0 {
+			b.WriteString([]string{" ", "\n", "\t ", "\r\n"}[r.IntN(4)])
+		}
+	}
+	str := func() {
+		s := argPieces[r.IntN(len(argPieces))] + argPieces[r.IntN(len(argPieces))]
+		if r.IntN(2) == 0 {
+			q, _ := json.Marshal(s)
+			b.Write(q)
+			return
+		}
+		b.WriteByte('"')
+		for _, c := range []byte(s) {
+			if c < 0x20 || c == '"' || c == '\\' || r.IntN(6) == 0 {
+				b.WriteString(`\u00` + strconv.FormatUint(uint64(c>>4), 16) + strconv.FormatUint(uint64(c&15), 16))
+			} else {
+				b.WriteByte(c)
+			}
+		}
+		b.WriteByte('"')
+	}
+	space()
+	switch k := r.IntN(8); {
+	case depth <= 0 || k < 3:
+		switch r.IntN(3) {
+		case 0:
+			str()
+		case 1:
+			b.WriteString([]string{"1.0", "-0", "1e400", "12345678901234567890", "true", "null"}[r.IntN(6)])
+		default:
+			b.WriteString(strconv.Itoa(r.IntN(100)))
+		}
+	case k < 6:
+		b.WriteByte('{')
+		for i := range r.IntN(4) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			space()
+			str()
+			space()
+			b.WriteByte(':')
+			genJSON(r, b, depth-1)
+		}
+		space()
+		b.WriteByte('}')
+	default:
+		b.WriteByte('[')
+		for i := range r.IntN(4) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			genJSON(r, b, depth-1)
+		}
+		b.WriteByte(']')
+	}
+	space()
+}
+
+// The record's canonical form, built around arguments made canonical once, is the
+// whole record's byte for byte, and refused where it is: arguments spelled every
+// way, invalid, empty, absent, nested to the canonical depth bound and past it.
+func TestCanonicalRecord_IsTheWholeRecordsCanonicalForm(t *testing.T) {
+	base := Record{Seq: 3, TS: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Prev: "ab", Kind: "decision", CallID: "c<1>",
+		Context: "ctx", Server: "notes", Tool: "create_note", Tier: "write", Reason: "a \u2028 b", ArgsSHA256: "00",
+		Previous: &Link{File: "f", Seq: 1, Hash: "h"}}
+	r := rand.New(rand.NewPCG(3, 4))
+	var b bytes.Buffer
+	for range 10_000 {
+		b.Reset()
+		genJSON(r, &b, 1+r.IntN(4))
+		rec := base
+		rec.Args = bytes.Clone(b.Bytes())
+		sameCanonical(t, &rec)
+	}
+	nest := func(n int) json.RawMessage {
+		return json.RawMessage(strings.Repeat(`{"a":`, n) + `1` + strings.Repeat(`}`, n))
+	}
+	for _, args := range []json.RawMessage{nil, {}, json.RawMessage(` `), json.RawMessage(`{"a":1} x`), json.RawMessage(`1,2`),
+		json.RawMessage(`{"a":1,"a":2}`), json.RawMessage(`"\ud800"`), json.RawMessage(`{"a":"` + "\xff" + `"}`),
+		nest(trust.MaxCanonicalDepth - 2), nest(trust.MaxCanonicalDepth - 1), nest(trust.MaxCanonicalDepth), nest(trust.MaxCanonicalDepth + 1)} {
+		rec := base
+		rec.Args = args
+		sameCanonical(t, &rec)
+	}
+	// The depth bound is met at the same place: one level more than the record's
+	// own nesting allows is refused by both.
+	rec := base
+	rec.Args = nest(trust.MaxCanonicalDepth)
+	if _, err := canonicalRecord(&rec); err == nil {
+		t.Fatalf("arguments %d levels deep inside a record were accepted", trust.MaxCanonicalDepth)
+	}
+}
+
+func FuzzCanonicalRecord_IsTheWholeRecordsCanonicalForm(f *testing.F) {
+	f.Add([]byte(`{"a":"<b>"}`), "reason")
+	f.Add([]byte(` [1, {"z":0,"a":"\u2028"}] `), "\xff")
+	f.Fuzz(func(t *testing.T, args []byte, reason string) {
+		sameCanonical(t, &Record{Kind: "outcome", Reason: reason, Args: args})
+	})
+}
