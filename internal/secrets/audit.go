@@ -29,8 +29,15 @@ func Redact(args json.RawMessage) json.RawMessage { return RedactWith(args, nil)
 
 // RedactWith is Redact that also redacts any string value (or key name) holding the
 // value of a Known of at least MinKnown bytes, as Find finds them.
+//
+// Arguments with nothing to redact are returned as they are (without surrounding
+// space), read once and not rebuilt: a large argument is common and a secret in it
+// rare. Otherwise each object is rebuilt with its keys in sorted order.
 func RedactWith(args json.RawMessage, known []Known) json.RawMessage {
 	r := redactor{known: usable(known)}
+	if r.clean(args) {
+		return bytes.TrimSpace(args)
+	}
 	out, ok := r.redactRaw(args, 0)
 	if !ok {
 		return json.RawMessage(`"[unparseable arguments redacted]"`)
@@ -54,6 +61,35 @@ func (r redactor) secret(s string) bool {
 		return !found
 	})
 	return found
+}
+
+// clean reports whether redactRaw would leave raw as it is, up to the order of its
+// keys and its spaces: it reads to the end, as deep as redactRaw does, no object
+// repeats a key (redactRaw would keep the last), no key name is a secret word or
+// holds a secret, and no string value holds one. Its strings are decoded as
+// encoding/json decodes them (jsonlex), so each is judged as redactRaw judges it.
+func (r redactor) clean(raw json.RawMessage) bool {
+	type member struct {
+		object int
+		key    string
+	}
+	clean := true
+	var keys map[member]bool
+	w := walker{b: raw, known: r.known}
+	w.visit = func(b []byte, key bool, _, _ int) bool {
+		s := string(b)
+		clean = !(key && auditKeys.secret(s)) && !r.secret(s)
+		if clean && key {
+			if keys == nil {
+				keys = make(map[member]bool)
+			}
+			m := member{w.inObject, s}
+			clean = !keys[m]
+			keys[m] = true
+		}
+		return clean
+	}
+	return w.run() == "" && clean
 }
 
 // redactRaw redacts raw at nesting depth; each level parses its subtree again, so

@@ -261,6 +261,8 @@ type walker struct {
 	done  bool
 	// ends is the end cache of the string being searched (secrets).
 	ends endCache
+	// objects counts the objects begun; inObject is the one whose key is visited.
+	objects, inObject int
 }
 
 // seg is one step of a path: a key (its span in b; hidden when it held a secret)
@@ -323,6 +325,8 @@ func (w *walker) value(i, depth int) (int, string) {
 
 // object reads the members of the object whose '{' is just before b[i].
 func (w *walker) object(i, depth int) (int, string) {
+	w.objects++
+	id := w.objects
 	return w.container(i, depth, '}', func(i, _ int) (int, seg, string) {
 		b := w.b
 		if i >= len(b) || b[i] != '"' {
@@ -335,6 +339,7 @@ func (w *walker) object(i, depth int) (int, string) {
 			return i, seg{}, "invalid JSON"
 		}
 		hidden := len(w.find(w.buf)) > 0
+		w.inObject = id
 		if !w.visit(w.buf, true, start, i) {
 			w.done = true
 			return i, seg{}, ""
