@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -12,24 +13,17 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// canonicalRecordWhole is the record's canonical form as the log has always
-// defined it: the whole record encoded by encoding/json, then trust.Canonical.
-func canonicalRecordWhole(r *Record) ([]byte, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return trust.Canonical(b)
-}
-
-// sameCanonical fails t unless canonicalRecord gives what canonicalRecordWhole
-// gives for r, the same bytes or an error for both.
+// sameCanonical fails t unless canonicalRecord and canonicalSpliced give what
+// canonicalWhole, the log's definition of a record's canonical form, gives for r:
+// the same bytes, or an error for all three.
 func sameCanonical(t *testing.T, r *Record) {
 	t.Helper()
-	got, gerr := canonicalRecord(r)
-	want, werr := canonicalRecordWhole(r)
-	if (gerr != nil) != (werr != nil) || !bytes.Equal(got, want) {
-		t.Fatalf("record with args %q:\ncanonicalRecord %s (%v)\nthe whole record %s (%v)", r.Args, got, gerr, want, werr)
+	want, werr := canonicalWhole(r)
+	for name, f := range map[string]func(*Record) ([]byte, error){"canonicalRecord": canonicalRecord, "canonicalSpliced": canonicalSpliced} {
+		got, gerr := f(r)
+		if (gerr != nil) != (werr != nil) || !bytes.Equal(got, want) {
+			t.Fatalf("record with args %q:\n%s %s (%v)\nthe whole record %s (%v)", r.Args, name, got, gerr, want, werr)
+		}
 	}
 }
 
@@ -100,7 +94,7 @@ func genJSON(r *rand.Rand, b *bytes.Buffer, depth int) {
 }
 
 // The record's canonical form, built around arguments made canonical once, is the
-// whole record's byte for byte, and refused where it is: arguments spelled every
+// whole record's byte for byte (for small arguments and large), and refused where it is: arguments spelled every
 // way, invalid, empty, absent, nested to the canonical depth bound and past it.
 func TestCanonicalRecord_IsTheWholeRecordsCanonicalForm(t *testing.T) {
 	base := Record{Seq: 3, TS: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Prev: "ab", Kind: "decision", CallID: "c<1>",
@@ -111,6 +105,9 @@ func TestCanonicalRecord_IsTheWholeRecordsCanonicalForm(t *testing.T) {
 	for range 10_000 {
 		b.Reset()
 		genJSON(r, &b, 1+r.IntN(4))
+		if r.IntN(8) == 0 { // past spliceArgsOver
+			b.WriteString(strings.Repeat(" ", spliceArgsOver))
+		}
 		rec := base
 		rec.Args = bytes.Clone(b.Bytes())
 		sameCanonical(t, &rec)
@@ -131,6 +128,28 @@ func TestCanonicalRecord_IsTheWholeRecordsCanonicalForm(t *testing.T) {
 	rec.Args = nest(trust.MaxCanonicalDepth)
 	if _, err := canonicalRecord(&rec); err == nil {
 		t.Fatalf("arguments %d levels deep inside a record were accepted", trust.MaxCanonicalDepth)
+	}
+}
+
+// BenchmarkCanonicalRecord is a decision record's canonical form both ways, with
+// the arguments of a small call and of a 100 KB one: spliceArgsOver is where the
+// spliced form becomes the cheaper.
+func BenchmarkCanonicalRecord(b *testing.B) {
+	for _, n := range []int{64, 128, 256, 1 << 10, 100 << 10} {
+		r := Record{Seq: 1234, TS: time.Now().UTC(), Prev: strings.Repeat("9f", 32), Kind: "decision", CallID: "c-12345",
+			Context: "gw-abc", Client: "bench 1", Server: "docs", Tool: "get_doc", Tier: "read", Decision: "allow",
+			DecidedBy: "policy", Reason: "read-only tool of a trusted server", ArgsSHA256: strings.Repeat("9f", 32),
+			Args: json.RawMessage(`{"id":"` + strings.Repeat("x", n-9) + `"}`)}
+		for name, f := range map[string]func(*Record) ([]byte, error){"whole": canonicalWhole, "spliced": canonicalSpliced} {
+			b.Run(fmt.Sprintf("args=%d/%s", n, name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := f(&r); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
