@@ -75,7 +75,7 @@ func (r redactor) clean(raw json.RawMessage) bool {
 	}
 	clean := true
 	var keys map[member]bool
-	w := walker{b: raw, known: r.known}
+	w := walker{b: raw, known: r.known, noPaths: true}
 	w.visit = func(b []byte, key bool, _, _ int) bool {
 		s := string(b)
 		clean = !(key && auditKeys.secret(s)) && !r.secret(s)

@@ -263,6 +263,9 @@ type walker struct {
 	ends endCache
 	// objects counts the objects begun; inObject is the one whose key is visited.
 	objects, inObject int
+	// noPaths says path is not called: a key is not searched for a secret to hide
+	// in paths.
+	noPaths bool
 }
 
 // seg is one step of a path: a key (its span in b; hidden when it held a secret)
@@ -338,7 +341,7 @@ func (w *walker) object(i, depth int) (int, string) {
 		if e != jsonlex.OK {
 			return i, seg{}, "invalid JSON"
 		}
-		hidden := len(w.find(w.buf)) > 0
+		hidden := !w.noPaths && len(w.find(w.buf)) > 0
 		w.inObject = id
 		if !w.visit(w.buf, true, start, i) {
 			w.done = true

@@ -152,3 +152,31 @@ func BenchmarkRedact100KB(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRedactManyKeys is the redaction of an object of 20,000 plain members,
+// clean and with a token in its last value (then read once and rebuilt).
+func BenchmarkRedactManyKeys(b *testing.B) {
+	m := map[string]string{}
+	for i := range 20_000 {
+		m["field_"+strconv.Itoa(i)] = "value " + strconv.Itoa(i)
+	}
+	clean, _ := json.Marshal(m)
+	m["field_19999"] = "ghp_" + strings.Repeat("a1B2", 9)
+	secret, _ := json.Marshal(m)
+	r := redactor{}
+	for _, c := range []struct {
+		name string
+		args []byte
+	}{{"clean", clean}, {"secret", secret}} {
+		b.Run(c.name+"/RedactWith", func(b *testing.B) {
+			for b.Loop() {
+				RedactWith(c.args, nil)
+			}
+		})
+		b.Run(c.name+"/rebuild", func(b *testing.B) {
+			for b.Loop() {
+				r.redactRaw(c.args, 0)
+			}
+		})
+	}
+}
