@@ -3,6 +3,7 @@ package secrets
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Policy is one reading of which key names and values are secrets: Audit or Import
@@ -76,7 +77,97 @@ type keyWords struct {
 
 // secret reports whether name holds one of k's words, pairs or inside words.
 func (k keyWords) secret(name string) bool {
-	words := split(name, k.digitBreaks)
+	if secret, ok := k.asciiSecret(name); ok {
+		return secret
+	}
+	return k.secretIn(split(name, k.digitBreaks))
+}
+
+// asciiSecret is secret without allocating, for a name of ASCII bytes in at most
+// maxASCIIWords words of at most maxASCIIWord bytes (nearly every key name): the
+// words split finds, lower-cased in place. ok is false for any other name.
+func (k keyWords) asciiSecret(name string) (secret, ok bool) {
+	var spans [maxASCIIWords][2]int
+	n := 0
+	add := func(start, end int) bool {
+		if n == len(spans) || end-start > maxASCIIWord {
+			return false
+		}
+		spans[n] = [2]int{start, end}
+		n++
+		return true
+	}
+	start := -1 // where the word being read starts, or -1 between words
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return false, false
+		case !asciiLetter(c) && !asciiDigit(c):
+			if start >= 0 && !add(start, i) {
+				return false, false
+			}
+			start = -1
+			continue
+		case start >= 0 && asciiUpper(c):
+			// split's case changes; the word so far is name[start:i], all ASCII.
+			last := name[i-1]
+			nextLower := i+1 < len(name) && asciiLower(name[i+1])
+			if asciiLower(last) || k.digitBreaks && asciiDigit(last) || asciiUpper(last) && nextLower {
+				if !add(start, i) {
+					return false, false
+				}
+				start = i
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 && !add(start, len(name)) {
+		return false, false
+	}
+	var bufs [2][maxASCIIWord]byte
+	var prev []byte
+	for j, sp := range spans[:n] {
+		w := bufs[j%2][:sp[1]-sp[0]]
+		for i := range w {
+			c := name[sp[0]+i]
+			if asciiUpper(c) {
+				c += 'a' - 'A'
+			}
+			w[i] = c
+		}
+		if k.words[string(w)] {
+			return true, true
+		}
+		if j > 0 && k.pairs[[2]string{string(prev), string(w)}] {
+			return true, true
+		}
+		for _, c := range k.inside {
+			if strings.Contains(string(w), c) {
+				return true, true
+			}
+		}
+		prev = w
+	}
+	return false, true
+}
+
+// The bounds of asciiSecret's words: a longer name goes through split.
+const (
+	maxASCIIWords = 16
+	maxASCIIWord  = 32
+)
+
+func asciiLetter(c byte) bool { return asciiUpper(c) || asciiLower(c) }
+func asciiUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
+func asciiLower(c byte) bool  { return 'a' <= c && c <= 'z' }
+func asciiDigit(c byte) bool  { return '0' <= c && c <= '9' }
+
+// secretIn reports whether the words of a name hold one of k's words, pairs or
+// inside words.
+func (k keyWords) secretIn(words []string) bool {
 	for i, w := range words {
 		if k.words[w] {
 			return true
