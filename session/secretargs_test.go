@@ -82,7 +82,7 @@ func secretMail(t *testing.T, sendCfg config.Tool, opts session.Options) (*sessi
 	vault := sessiontest.NewUpstream("vault")
 	vault.Add("noop", "Nothing.", sessiontest.WriteHints())
 	vcfg := sessiontest.Inproc("vault", trust.Trusted)
-	vcfg.Env = map[string]string{"API_KEY": "abcd1234efgh", "SHORT": "tiny", "NODE_ENV": "production"}
+	vcfg.Env = map[string]string{"API_KEY": "abcd1234efgh", "SHORT": "tiny", "NODE_ENV": "production", "BANK_PIN": "12345678"}
 	vcfg.InheritEnv = []string{"AIRLOCK_TEST_INHERITED", "AIRLOCK_TEST_UNSET"}
 	mcfg := sessiontest.Inproc("mail", trust.Trusted)
 	sendCfg.Labels = []trust.Leg{trust.LegExfiltration}
@@ -191,6 +191,33 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 	sessiontest.NoAsk(t, a)
 	if n := len(mail.Calls("send")); n != 2 {
 		t.Errorf("the server got %d sends, want the two ordinary values'", n)
+	}
+}
+
+// The value of an env variable that is all digits, sent as a JSON number, asks as
+// in a string, is masked in the question and never reaches the audit log.
+func TestSecretArgs_EnvValueSentAsANumber(t *testing.T) {
+	log, path := sessiontest.OpenAuditLog(t)
+	m, mail := secretMail(t, config.Tool{Policy: trust.Allow}, session.Options{Audit: log})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
+	_, err := m.Call(context.Background(), model.CallRequest{Context: "agent-n", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"amount":5,"pin":123456789}`)})
+	var p *model.Pending
+	select {
+	case p = <-a.Seen:
+	default:
+		t.Fatalf("the call ended (%v) without asking", err)
+	}
+	wantSecretAsk(t, p, "pin holds the value of BANK_PIN that airlock passes to server vault")
+	if strings.Contains(string(p.ArgsMasked), "12345678") {
+		t.Errorf("the masked arguments %s hold the PIN", p.ArgsMasked)
+	}
+	sessiontest.Denied(t, err)
+	r := decisionOf(t, path, "agent-n", "send")
+	if raw, _ := json.Marshal(r); strings.Contains(string(raw), "12345678") || !strings.Contains(string(r.Args), `"amount":5`) {
+		t.Errorf("the audit record is %s", raw)
+	}
+	if n := len(mail.Calls("send")); n != 0 {
+		t.Errorf("the server got %d sends, want none", n)
 	}
 }
 

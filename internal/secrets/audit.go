@@ -28,7 +28,8 @@ import (
 func Redact(args json.RawMessage) json.RawMessage { return RedactWith(args, nil) }
 
 // RedactWith is Redact that also redacts any string value (or key name) holding the
-// value of a Known of at least MinKnown bytes, as Find finds them.
+// value of a Known of at least MinKnown bytes, as Find finds them, and any number
+// whose literal holds one (hashed as its JSON text, as sent).
 //
 // Arguments with nothing to redact are returned as they are (without surrounding
 // space), read once and not rebuilt: a large argument is common and a secret in it
@@ -66,7 +67,7 @@ func (r redactor) secret(s string) bool {
 // clean reports whether redactRaw would leave raw as it is, up to the order of its
 // keys and its spaces: it reads to the end, as deep as redactRaw does, no object
 // repeats a key (redactRaw would keep the last), no key name is a secret word or
-// holds a secret, and no string value holds one. Its strings are decoded as
+// holds a secret, no string value holds one and no number holds a Known's value. Its strings are decoded as
 // encoding/json decodes them (jsonlex), so each is judged as redactRaw judges it.
 func (r redactor) clean(raw json.RawMessage) bool {
 	type member struct {
@@ -87,6 +88,10 @@ func (r redactor) clean(raw json.RawMessage) bool {
 			clean = !keys[m]
 			keys[m] = true
 		}
+		return clean
+	}
+	w.numbers = func(lit []byte, _, _ int) bool {
+		clean = !r.knownIn(lit)
 		return clean
 	}
 	return w.run() == "" && clean
@@ -150,7 +155,15 @@ func (r redactor) redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bo
 	if !json.Valid(raw) {
 		return nil, false
 	}
+	if (raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') && r.knownIn(raw) {
+		return redactedMarker(raw), true
+	}
 	return raw, true
+}
+
+// knownIn reports whether b (a number's literal) holds the value of a Known.
+func (r redactor) knownIn(b []byte) bool {
+	return slices.ContainsFunc(r.known, func(k Known) bool { return bytes.Contains(b, []byte(k.Value)) })
 }
 
 func marshalRaw(v any) (json.RawMessage, bool) {

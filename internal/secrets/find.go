@@ -88,8 +88,9 @@ func Sentence(fs []Finding) string {
 // name, at any depth up to trust.MaxArgsDepth, that holds a secret shape (the table
 // of shapes the audit log redacts, each named; not the log's NAME=value
 // assignments, which in a message are too often prose) or the value of a Known of
-// at least MinKnown bytes (a shorter one is never looked for). A secret inside a
-// longer string counts. Findings come in the order of the arguments, at most
+// at least MinKnown bytes (a shorter one is never looked for), and any number whose
+// literal, as written, holds a Known's value (a PIN sent as 12345678). A secret
+// inside a longer string or number counts. Findings come in the order of the arguments, at most
 // MaxFindings; each names its argument by its path. Arguments that cannot be read to
 // the end (invalid, or too deep) are one Unchecked finding: nothing unread passes as
 // clean.
@@ -110,6 +111,14 @@ func Find(args json.RawMessage, known []Known) []Finding {
 		}
 		return len(out) < MaxFindings
 	}
+	w.numbers = func(lit []byte, _, _ int) bool {
+		for _, k := range w.known {
+			if f := (Finding{Path: w.path(), Shape: k.Name, Known: true}); bytes.Contains(lit, []byte(k.Value)) && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+		return len(out) < MaxFindings
+	}
 	if why := w.run(); why != "" {
 		out = append(out, Finding{Shape: why, Unchecked: true})
 	}
@@ -121,7 +130,8 @@ func Find(args json.RawMessage, known []Known) []Finding {
 
 // Mask returns args with every secret Find would report replaced by its mask: the
 // published prefix of its shape, if any, and its length, as in "ghp_…(40 chars)"
-// (a Known's value keeps nothing). Arguments Find cannot read to the end are
+// (a Known's value keeps nothing). A number holding a Known becomes a string of its
+// masked literal. Arguments Find cannot read to the end are
 // replaced whole by a string that says so.
 func Mask(args json.RawMessage, known []Known) json.RawMessage {
 	w := walker{b: args, known: usable(known)}
@@ -134,6 +144,17 @@ func Mask(args json.RawMessage, known []Known) json.RawMessage {
 		}
 		out = append(out, args[last:start]...)
 		out = appendJSONString(out, masked(s, spans))
+		last = end
+		return true
+	}
+	w.numbers = func(lit []byte, start, end int) bool {
+		spans := knownSpans(lit, w.known)
+		if len(spans) == 0 {
+			return true
+		}
+		// The number becomes a string: what is shown is its mask, not a number.
+		out = append(out, args[last:start]...)
+		out = appendJSONString(out, masked(lit, spans))
 		last = end
 		return true
 	}
@@ -213,6 +234,28 @@ func (w *walker) spans(s []byte) []span {
 	add := func(_ string, _ bool, sp span) { out = append(out, sp) }
 	w.secrets(s, nil, add)
 	decodings(s, func(d *decoding) bool { w.secrets(d.b, d, add); return true })
+	return merge(out)
+}
+
+// knownSpans are the values of known in s (a number's literal), in order,
+// overlapping ones merged.
+func knownSpans(s []byte, known []Known) []span {
+	var out []span
+	for _, k := range known {
+		for i := 0; ; {
+			j := bytes.Index(s[i:], []byte(k.Value))
+			if j < 0 {
+				break
+			}
+			out = append(out, span{i + j, i + j + len(k.Value), 0})
+			i += j + len(k.Value)
+		}
+	}
+	return merge(out)
+}
+
+// merge sorts spans by their start and merges the overlapping ones.
+func merge(out []span) []span {
 	slices.SortFunc(out, func(x, y span) int { return x.a - y.a })
 	merged := out[:0]
 	for _, sp := range out {
@@ -266,6 +309,9 @@ type walker struct {
 	// noPaths says path is not called: a key is not searched for a secret to hide
 	// in paths.
 	noPaths bool
+	// numbers, when set, is called with each number's literal and its span in b;
+	// false stops the walk.
+	numbers func(lit []byte, start, end int) bool
 }
 
 // seg is one step of a path: a key (its span in b; hidden when it held a secret)
@@ -318,7 +364,11 @@ func (w *walker) value(i, depth int) (int, string) {
 	case c == 'n':
 		i, e = jsonlex.Literal(b, i, "null")
 	default:
+		start := i
 		i, e = jsonlex.Number(b, i)
+		if e == jsonlex.OK && w.numbers != nil && !w.numbers(b[start:i], start, i) {
+			w.done = true
+		}
 	}
 	if e != jsonlex.OK {
 		return i, "invalid JSON"

@@ -204,3 +204,42 @@ func TestFind_AdversarialLinear(t *testing.T) {
 		})
 	}
 }
+
+// A Known that is all digits (a PIN, an account number, a numeric key) can be sent as
+// a JSON number: it is found, masked and redacted there as in a string, searched for
+// in the number as written.
+func TestKnownSentAsANumber(t *testing.T) {
+	pin := secrets.Known{Name: "the value of BANK_PIN that airlock passes to server bank", Value: "12345678"}
+	args := json.RawMessage(`{"to":"x","amount":10,"account":{"pin":123456789,"n":[-12345678.5]}}`)
+	fs := secrets.Find(args, []secrets.Known{pin})
+	var paths []string
+	for _, f := range fs {
+		if !f.Known || f.Shape != pin.Name {
+			t.Errorf("finding %+v, want the PIN", f)
+		}
+		paths = append(paths, f.Path)
+	}
+	if want := []string{"account.pin", "account.n[0]"}; !slices.Equal(paths, want) {
+		t.Errorf("found at %q, want %q", paths, want)
+	}
+	masked := string(secrets.Mask(args, []secrets.Known{pin}))
+	if strings.Contains(masked, "12345678") || !json.Valid([]byte(masked)) {
+		t.Errorf("masked %s still holds the PIN or is not JSON", masked)
+	}
+	if want := `"pin":"…(8 chars)9"`; !strings.Contains(masked, want) {
+		t.Errorf("masked %s lacks %s", masked, want)
+	}
+	red := string(secrets.RedactWith(args, []secrets.Known{pin}))
+	if strings.Contains(red, "12345678") {
+		t.Errorf("redacted %s still holds the PIN", red)
+	}
+	for _, want := range []string{`"pin":"[redacted sha256:` + sha("123456789") + `]"`, `"amount":10`} {
+		if !strings.Contains(red, want) {
+			t.Errorf("redacted %s lacks %s", red, want)
+		}
+	}
+	// Other numbers are left as they are, and read as numbers.
+	if fs := secrets.Find(json.RawMessage(`{"a":1234567,"b":87654321}`), []secrets.Known{pin}); len(fs) != 0 {
+		t.Errorf("findings %+v in numbers that do not hold the PIN", fs)
+	}
+}

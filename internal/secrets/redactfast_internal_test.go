@@ -19,10 +19,10 @@ var redactPieces = []string{
 	"ghp_" + strings.Repeat("a1B2", 9), "Bearer abc.def.ghi", "AKIAIOSFODNN7EXAMPLE",
 	"AWS_SECRET=wJalrXUtnFEMI/K7MDENG", "https://user:hunter22@example.com/x",
 	"known-value-1234", "Z2hwXw==", "a\u00e9\u4e16", "\x00\x1f", "\xff\xfe", "\\u0041",
-	"x-api-key", "Set-Cookie", "", "100%41", "line\nbreak", "%67%68%70%5f",
+	"x-api-key", "Set-Cookie", "", "100%41", "line\nbreak", "%67%68%70%5f", "12345678",
 }
 
-var redactKnown = []Known{{Name: "the value of TEST_KEY", Value: "known-value-1234"}}
+var redactKnown = []Known{{Name: "the value of TEST_KEY", Value: "known-value-1234"}, {Name: "the value of TEST_PIN", Value: "12345678"}}
 
 // genArgs writes a random JSON value of at most depth levels to b, with strings
 // made of redactPieces, spelled as encoding/json or as a hand would (escapes,
@@ -56,7 +56,7 @@ func genArgs(r *rand.Rand, b *bytes.Buffer, depth int) {
 		case 1:
 			b.WriteString(strconv.Itoa(r.IntN(1000) - 500))
 		case 2:
-			b.WriteString([]string{"true", "false", "null", "1e3", "-0.5"}[r.IntN(5)])
+			b.WriteString([]string{"true", "false", "null", "1e3", "-0.5", "123456789", "-12345678.5e1", "1234567"}[r.IntN(8)])
 		default:
 			str()
 		}
