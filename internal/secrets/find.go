@@ -113,7 +113,10 @@ func Find(args json.RawMessage, known []Known) []Finding {
 	}
 	w.numbers = func(lit []byte, _, _ int) bool {
 		for _, k := range w.known {
-			if f := (Finding{Path: w.path(), Shape: k.Name, Known: true}); bytes.Contains(lit, []byte(k.Value)) && !slices.Contains(out, f) {
+			if !bytes.Contains(lit, []byte(k.Value)) {
+				continue
+			}
+			if f := (Finding{Path: w.path(), Shape: k.Name, Known: true}); !slices.Contains(out, f) {
 				out = append(out, f)
 			}
 		}
