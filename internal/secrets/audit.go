@@ -67,8 +67,9 @@ func (r redactor) secret(s string) bool {
 // clean reports whether redactRaw would leave raw as it is, up to the order of its
 // keys and its spaces: it reads to the end, as deep as redactRaw does, no object
 // repeats a key (redactRaw would keep the last), no key name is a secret word or
-// holds a secret, no string value holds one and no number holds a Known's value. Its strings are decoded as
-// encoding/json decodes them (jsonlex), so each is judged as redactRaw judges it.
+// holds a secret, no string value holds one and no number holds a Known's value.
+// Its strings are decoded as encoding/json decodes them (jsonlex), so each is
+// judged as redactRaw judges it.
 func (r redactor) clean(raw json.RawMessage) bool {
 	type member struct {
 		object int

@@ -90,10 +90,10 @@ func Sentence(fs []Finding) string {
 // assignments, which in a message are too often prose) or the value of a Known of
 // at least MinKnown bytes (a shorter one is never looked for), and any number whose
 // literal, as written, holds a Known's value (a PIN sent as 12345678). A secret
-// inside a longer string or number counts. Findings come in the order of the arguments, at most
-// MaxFindings; each names its argument by its path. Arguments that cannot be read to
-// the end (invalid, or too deep) are one Unchecked finding: nothing unread passes as
-// clean.
+// inside a longer string or number counts. Findings come in the order of the
+// arguments, at most MaxFindings; each names its argument by its path. Arguments
+// that cannot be read to the end (invalid, or too deep) are one Unchecked finding:
+// nothing unread passes as clean.
 //
 // Its work is linear in the size of args: one scan of each string (shapes.go: an
 // expression runs only where a shape's literal stands), and one search per Known.
@@ -112,14 +112,11 @@ func Find(args json.RawMessage, known []Known) []Finding {
 		return len(out) < MaxFindings
 	}
 	w.numbers = func(lit []byte, _, _ int) bool {
-		for _, k := range w.known {
-			if !bytes.Contains(lit, []byte(k.Value)) {
-				continue
-			}
+		eachKnown(lit, w.known, func(k Known, _, _ int) {
 			if f := (Finding{Path: w.path(), Shape: k.Name, Known: true}); !slices.Contains(out, f) {
 				out = append(out, f)
 			}
-		}
+		})
 		return len(out) < MaxFindings
 	}
 	if why := w.run(); why != "" {
@@ -134,33 +131,24 @@ func Find(args json.RawMessage, known []Known) []Finding {
 // Mask returns args with every secret Find would report replaced by its mask: the
 // published prefix of its shape, if any, and its length, as in "ghp_…(40 chars)"
 // (a Known's value keeps nothing). A number holding a Known becomes a string of its
-// masked literal. Arguments Find cannot read to the end are
-// replaced whole by a string that says so.
+// masked literal. Arguments Find cannot read to the end are replaced whole by a
+// string that says so.
 func Mask(args json.RawMessage, known []Known) json.RawMessage {
 	w := walker{b: args, known: usable(known)}
 	var out []byte
 	last := 0
-	w.visit = func(s []byte, _ bool, start, end int) bool {
-		spans := w.spans(s)
-		if len(spans) == 0 {
-			return true
+	// replace puts the mask of s, the value at args[start:end], in its place.
+	replace := func(s []byte, spans []span, start, end int) bool {
+		if len(spans) > 0 {
+			out = append(out, args[last:start]...)
+			out = appendJSONString(out, masked(s, spans))
+			last = end
 		}
-		out = append(out, args[last:start]...)
-		out = appendJSONString(out, masked(s, spans))
-		last = end
 		return true
 	}
-	w.numbers = func(lit []byte, start, end int) bool {
-		spans := knownSpans(lit, w.known)
-		if len(spans) == 0 {
-			return true
-		}
-		// The number becomes a string: what is shown is its mask, not a number.
-		out = append(out, args[last:start]...)
-		out = appendJSONString(out, masked(lit, spans))
-		last = end
-		return true
-	}
+	w.visit = func(s []byte, _ bool, start, end int) bool { return replace(s, w.spans(s), start, end) }
+	// A number holding a Known becomes a string: what is shown is its mask.
+	w.numbers = func(lit []byte, start, end int) bool { return replace(lit, knownSpans(lit, w.known), start, end) }
 	if why := w.run(); why != "" {
 		return json.RawMessage(strconv.Quote("[arguments airlock cannot read: " + why + "]"))
 	}
@@ -213,15 +201,22 @@ func (w *walker) secrets(s []byte, d *decoding, f func(name string, known bool, 
 		}
 		return true
 	})
-	for _, k := range w.known {
+	eachKnown(s, w.known, func(k Known, a, b int) {
+		if d == nil || d.escaped(a, b) {
+			f(k.Name, true, at(a, b, 0))
+		}
+	})
+}
+
+// eachKnown calls f with each occurrence s[a:b] of the value of each of known.
+func eachKnown(s []byte, known []Known, f func(k Known, a, b int)) {
+	for _, k := range known {
 		for i := 0; ; {
 			j := bytes.Index(s[i:], []byte(k.Value))
 			if j < 0 {
 				break
 			}
-			if a, b := i+j, i+j+len(k.Value); d == nil || d.escaped(a, b) {
-				f(k.Name, true, at(a, b, 0))
-			}
+			f(k, i+j, i+j+len(k.Value))
 			i += j + len(k.Value)
 		}
 	}
@@ -244,16 +239,7 @@ func (w *walker) spans(s []byte) []span {
 // overlapping ones merged.
 func knownSpans(s []byte, known []Known) []span {
 	var out []span
-	for _, k := range known {
-		for i := 0; ; {
-			j := bytes.Index(s[i:], []byte(k.Value))
-			if j < 0 {
-				break
-			}
-			out = append(out, span{i + j, i + j + len(k.Value), 0})
-			i += j + len(k.Value)
-		}
-	}
+	eachKnown(s, known, func(_ Known, a, b int) { out = append(out, span{a, b, 0}) })
 	return merge(out)
 }
 
