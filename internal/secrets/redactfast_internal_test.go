@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/jsongen"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
@@ -24,64 +25,9 @@ var redactPieces = []string{
 
 var redactKnown = []Known{{Name: "the value of TEST_KEY", Value: "known-value-1234"}, {Name: "the value of TEST_PIN", Value: "12345678"}}
 
-// genArgs writes a random JSON value of at most depth levels to b, with strings
-// made of redactPieces, spelled as encoding/json or as a hand would (escapes,
-// spaces).
-func genArgs(r *rand.Rand, b *bytes.Buffer, depth int) {
-	str := func() {
-		s := redactPieces[r.IntN(len(redactPieces))] + redactPieces[r.IntN(len(redactPieces))]
-		switch r.IntN(3) {
-		case 0:
-			q, _ := json.Marshal(s)
-			b.Write(q)
-		case 1:
-			b.WriteString(strconv.QuoteToASCII(s)) // \x escapes are not JSON: invalid
-		default:
-			b.WriteByte('"')
-			for _, c := range []byte(s) {
-				if c < 0x20 || c == '"' || c == '\\' || r.IntN(8) == 0 {
-					b.WriteString(`\u00` + strconv.FormatUint(uint64(c>>4), 16) + strconv.FormatUint(uint64(c&15), 16))
-				} else {
-					b.WriteByte(c)
-				}
-			}
-			b.WriteByte('"')
-		}
-	}
-	switch k := r.IntN(8); {
-	case depth <= 0 || k < 3:
-		switch r.IntN(4) {
-		case 0:
-			str()
-		case 1:
-			b.WriteString(strconv.Itoa(r.IntN(1000) - 500))
-		case 2:
-			b.WriteString([]string{"true", "false", "null", "1e3", "-0.5", "123456789", "-12345678.5e1", "1234567"}[r.IntN(8)])
-		default:
-			str()
-		}
-	case k < 6:
-		b.WriteString("{ ")
-		for i := range r.IntN(4) {
-			if i > 0 {
-				b.WriteString(" ,")
-			}
-			str()
-			b.WriteString(" : ")
-			genArgs(r, b, depth-1)
-		}
-		b.WriteByte('}')
-	default:
-		b.WriteByte('[')
-		for i := range r.IntN(4) {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			genArgs(r, b, depth-1)
-		}
-		b.WriteByte(']')
-	}
-}
+// redactLiterals are the numbers generated arguments hold besides small integers:
+// some hold the digits-only Known, one only part of it.
+var redactLiterals = []string{"true", "false", "null", "1e3", "-0.5", "123456789", "-12345678.5e1", "1234567"}
 
 // sameRedaction fails t unless RedactWith's answer for args is the full rebuild's
 // (redactRaw) up to the canonical form the audit log writes it in.
@@ -105,12 +51,13 @@ func sameRedaction(t *testing.T, args []byte) (fast bool) {
 // is the rebuild's on every kind of input, clean or not: secrets at any depth, in
 // keys and values, escaped, encoded, invalid, too deep.
 func TestRedactWith_UnchangedArgumentsAreTheRebuildsAnswer(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+	gen := jsongen.Gen{R: rand.New(rand.NewPCG(1, 2)), Strings: redactPieces, Literals: redactLiterals}
+	r := gen.R
 	var b bytes.Buffer
 	fast, seen := 0, 0
 	for range 10_000 {
 		b.Reset()
-		genArgs(r, &b, 1+r.IntN(5))
+		gen.Value(&b, 1+r.IntN(5))
 		if sameRedaction(t, b.Bytes()) {
 			fast++
 		}

@@ -5,18 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/jsongen"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
 // sameCanonical fails t unless canonicalRecord and canonicalSpliced give what
 // canonicalWhole, the log's definition of a record's canonical form, gives for r:
-// the same bytes, or an error for all three.
-func sameCanonical(t *testing.T, r *Record) {
+// the same bytes, or an error for all three. valid says they gave bytes.
+func sameCanonical(t *testing.T, r *Record) (valid bool) {
 	t.Helper()
 	want, werr := canonicalWhole(r)
 	for name, f := range map[string]func(*Record) ([]byte, error){"canonicalRecord": canonicalRecord, "canonicalSpliced": canonicalSpliced} {
@@ -25,6 +25,7 @@ func sameCanonical(t *testing.T, r *Record) {
 			t.Fatalf("record with args %q:\n%s %s (%v)\nthe whole record %s (%v)", r.Args, name, got, gerr, want, werr)
 		}
 	}
+	return werr == nil
 }
 
 // argPieces are what generated arguments' strings are made of: what encoding/json
@@ -32,86 +33,42 @@ func sameCanonical(t *testing.T, r *Record) {
 // UTF-8, a record's own key names.
 var argPieces = []string{"plain", "<b>&amp;", "\u2028\u2029", "é世", "\xff", "\x00\x1f", `"kind":`, "args", "\\", "/", ""}
 
-func genJSON(r *rand.Rand, b *bytes.Buffer, depth int) {
-	space := func() {
-		if r.IntN(4) == 0 {
-			b.WriteString([]string{" ", "\n", "\t ", "\r\n"}[r.IntN(4)])
-		}
-	}
-	str := func() {
-		s := argPieces[r.IntN(len(argPieces))] + argPieces[r.IntN(len(argPieces))]
-		if r.IntN(2) == 0 {
-			q, _ := json.Marshal(s)
-			b.Write(q)
-			return
-		}
-		b.WriteByte('"')
-		for _, c := range []byte(s) {
-			if c < 0x20 || c == '"' || c == '\\' || r.IntN(6) == 0 {
-				b.WriteString(`\u00` + strconv.FormatUint(uint64(c>>4), 16) + strconv.FormatUint(uint64(c&15), 16))
-			} else {
-				b.WriteByte(c)
-			}
-		}
-		b.WriteByte('"')
-	}
-	space()
-	switch k := r.IntN(8); {
-	case depth <= 0 || k < 3:
-		switch r.IntN(3) {
-		case 0:
-			str()
-		case 1:
-			b.WriteString([]string{"1.0", "-0", "1e400", "12345678901234567890", "true", "null"}[r.IntN(6)])
-		default:
-			b.WriteString(strconv.Itoa(r.IntN(100)))
-		}
-	case k < 6:
-		b.WriteByte('{')
-		for i := range r.IntN(4) {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			space()
-			str()
-			space()
-			b.WriteByte(':')
-			genJSON(r, b, depth-1)
-		}
-		space()
-		b.WriteByte('}')
-	default:
-		b.WriteByte('[')
-		for i := range r.IntN(4) {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			genJSON(r, b, depth-1)
-		}
-		b.WriteByte(']')
-	}
-	space()
-}
+// argLiterals are number spellings trust.Canonical keeps as written, and the
+// other literals.
+var argLiterals = []string{"1.0", "-0", "1e400", "12345678901234567890", "true", "null"}
 
 // The record's canonical form, built around arguments made canonical once, is the
-// whole record's byte for byte (for small arguments and large), and refused where it is: arguments spelled every
-// way, invalid, empty, absent, nested to the canonical depth bound and past it.
+// whole record's byte for byte (for small arguments and large), and refused where
+// it is: arguments spelled every way, invalid, empty, absent, nested to the
+// canonical depth bound and past it.
 func TestCanonicalRecord_IsTheWholeRecordsCanonicalForm(t *testing.T) {
 	base := Record{Seq: 3, TS: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Prev: "ab", Kind: "decision", CallID: "c<1>",
 		Context: "ctx", Server: "notes", Tool: "create_note", Tier: "write", Reason: "a \u2028 b", ArgsSHA256: "00",
 		Previous: &Link{File: "f", Seq: 1, Hash: "h"}}
-	r := rand.New(rand.NewPCG(3, 4))
+	gen := jsongen.Gen{R: rand.New(rand.NewPCG(3, 4)), Strings: argPieces, Literals: argLiterals}
 	var b bytes.Buffer
-	for range 10_000 {
+	valid, long := 0, 0
+	const records = 10_000
+	for range records {
 		b.Reset()
-		genJSON(r, &b, 1+r.IntN(4))
-		if r.IntN(8) == 0 { // past spliceArgsOver
+		gen.Value(&b, 1+gen.R.IntN(4))
+		if gen.R.IntN(8) == 0 { // past spliceArgsOver
 			b.WriteString(strings.Repeat(" ", spliceArgsOver))
 		}
 		rec := base
 		rec.Args = bytes.Clone(b.Bytes())
-		sameCanonical(t, &rec)
+		if sameCanonical(t, &rec) {
+			valid++
+			if len(rec.Args) > spliceArgsOver {
+				long++
+			}
+		}
 	}
+	// Most are records, short and long: arguments all refused would prove nothing.
+	if valid < records/2 || long < records/20 {
+		t.Fatalf("%d of %d generated records were valid, %d of them past %d bytes of arguments", valid, records, long, spliceArgsOver)
+	}
+	t.Logf("%d of %d generated records valid, %d past %d bytes of arguments", valid, records, long, spliceArgsOver)
 	nest := func(n int) json.RawMessage {
 		return json.RawMessage(strings.Repeat(`{"a":`, n) + `1` + strings.Repeat(`}`, n))
 	}
