@@ -591,7 +591,9 @@ func (m *Manager) recheckVerdict(ctx context.Context, req model.CallRequest, sho
 	if d.Asked {
 		while = "you were deciding"
 	}
-	if req.StillAccepted != nil {
+	if req.StillAccepted != nil && d.Asked {
+		// After a question the answer is refused as the decision. A call nobody
+		// was asked about is looked at once, after its record (decideAndCall).
 		if err := req.StillAccepted(); err != nil {
 			by := trust.DecidedByPolicy
 			if errors.Is(err, model.ErrAgentGone) {

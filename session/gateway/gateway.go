@@ -584,7 +584,7 @@ func (g *Gateway) handler(ref trust.Ref, served string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		_ = growStack()
 		ss := req.Session
-		ctxName, client, err := g.acceptedAgent(ss)
+		ctxName, client, err := g.acceptedAgent(ctx, ss)
 		if err != nil {
 			return errorResult("airlock denied this call: " + err.Error()), nil
 		}

@@ -242,9 +242,11 @@ func (g *Gateway) boundToRequester(next mcp.MethodHandler) mcp.MethodHandler {
 			// Bound first, then watched: the watch ends the session's bound calls
 			// when it closes, even if it closed already. Bound first, then its
 			// token checked: a revocation after the check ends the bound call.
-			if _, _, err := g.acceptedAgent(ss); err != nil {
+			ctxName, client, err := g.acceptedAgent(ctx, ss)
+			if err != nil {
 				return nil, err
 			}
+			ctx = withAccepted(ctx, ss, ctxName, client)
 		}
 		return next(ctx, method, req)
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/subtle"
 	"log"
 	"net/http"
@@ -170,14 +171,30 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string, ok boo
 
 // acceptedAgent is agentOf for a request an agent makes: when the session's token
 // is accepted, the session is watched (watchSession) and err is nil; when it is not,
-// err is errNotAccepted and the request must be refused.
-func (g *Gateway) acceptedAgent(ss *mcp.ServerSession) (ctxName, client string, err error) {
+// err is errNotAccepted and the request must be refused. A request boundToRequester
+// accepted carries that answer in ctx (withAccepted) and is not looked at again on
+// its way to its handler, with nothing between that waits: a call's last look is
+// stillAccepted's, after its decision is on disk.
+func (g *Gateway) acceptedAgent(ctx context.Context, ss *mcp.ServerSession) (ctxName, client string, err error) {
+	if a, ok := ctx.Value(acceptedKey{}).(accepted); ok && ss != nil && a.session == ss.ID() {
+		return a.ctxName, a.client, nil
+	}
 	ctxName, client, ok := g.agentOf(ss)
 	if !ok {
 		return ctxName, client, errNotAccepted
 	}
 	g.watchSession(ss, ctxName)
 	return ctxName, client, nil
+}
+
+// accepted is acceptedAgent's answer for a session, carried by a request's context.
+type accepted struct{ session, ctxName, client string }
+
+type acceptedKey struct{}
+
+// withAccepted is ctx carrying acceptedAgent's answer for ss.
+func withAccepted(ctx context.Context, ss *mcp.ServerSession, ctxName, client string) context.Context {
+	return context.WithValue(ctx, acceptedKey{}, accepted{session: ss.ID(), ctxName: ctxName, client: client})
 }
 
 // tokenLive reports whether the token that opened a session is accepted now: the
@@ -200,8 +217,14 @@ func (g *Gateway) tokenLive(tok owner) bool {
 // rotation that returned before the person allowed the call is seen.
 func (g *Gateway) stillAccepted(ss *mcp.ServerSession) func() error {
 	return func() error {
-		g.lookAtTokens()
-		if tok, known := g.owners.of(ss.ID()); known && g.tokenLive(tok) {
+		tok, known := g.owners.of(ss.ID())
+		if !known {
+			return model.ErrTokenRevoked
+		}
+		if tok.name != DefaultTokenName {
+			g.lookAtTokens() // the default token's file is read by tokenLive itself
+		}
+		if g.tokenLive(tok) {
 			return nil
 		}
 		return model.ErrTokenRevoked

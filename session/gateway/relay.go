@@ -301,7 +301,7 @@ func (g *Gateway) relayMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // the agent's context.
 func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	ss := req.Session
-	ctxName, client, err := g.acceptedAgent(ss)
+	ctxName, client, err := g.acceptedAgent(ctx, ss)
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +327,7 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		ss := req.Session
-		ctxName, client, err := g.acceptedAgent(ss)
+		ctxName, client, err := g.acceptedAgent(ctx, ss)
 		if err != nil {
 			return nil, err
 		}
@@ -350,7 +350,7 @@ func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 // template, through Manager.Complete.
 func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	ss := req.Session
-	ctxName, client, err := g.acceptedAgent(ss)
+	ctxName, client, err := g.acceptedAgent(ctx, ss)
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +389,7 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 // Manager.SubscribeAgent.
 func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
 	ss := req.Session
-	ctxName, client, err := g.acceptedAgent(ss)
+	ctxName, client, err := g.acceptedAgent(ctx, ss)
 	if err != nil {
 		return err
 	}
