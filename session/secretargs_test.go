@@ -197,27 +197,33 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 // The value of an env variable that is all digits, sent as a JSON number, asks as
 // in a string, is masked in the question and never reaches the audit log.
 func TestSecretArgs_EnvValueSentAsANumber(t *testing.T) {
-	log, path := sessiontest.OpenAuditLog(t)
-	m, mail := secretMail(t, config.Tool{Policy: trust.Allow}, session.Options{Audit: log})
-	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
-	_, err := m.Call(context.Background(), model.CallRequest{Context: "agent-n", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"amount":5,"pin":123456789}`)})
-	var p *model.Pending
-	select {
-	case p = <-a.Seen:
-	default:
-		t.Fatalf("the call ended (%v) without asking", err)
-	}
-	wantSecretAsk(t, p, "pin holds the value of BANK_PIN that airlock passes to server vault")
-	if strings.Contains(string(p.ArgsMasked), "12345678") {
-		t.Errorf("the masked arguments %s hold the PIN", p.ArgsMasked)
-	}
-	sessiontest.Denied(t, err)
-	r := decisionOf(t, path, "agent-n", "send")
-	if raw, _ := json.Marshal(r); strings.Contains(string(raw), "12345678") || !strings.Contains(string(r.Args), `"amount":5`) {
-		t.Errorf("the audit record is %s", raw)
-	}
-	if n := len(mail.Calls("send")); n != 0 {
-		t.Errorf("the server got %d sends, want none", n)
+	// The PIN as written, and spelled as the same value: a server reads each as
+	// 12345678 (the last is the same float64) and prints it so.
+	for _, pin := range []string{"123456789", "1.2345678e7", "123456780e-1", "0.12345678E+8", "12345677.99999999999"} {
+		t.Run(pin, func(t *testing.T) {
+			log, path := sessiontest.OpenAuditLog(t)
+			m, mail := secretMail(t, config.Tool{Policy: trust.Allow}, session.Options{Audit: log})
+			a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
+			_, err := m.Call(context.Background(), model.CallRequest{Context: "agent-n", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"amount":5,"pin":` + pin + `}`)})
+			var p *model.Pending
+			select {
+			case p = <-a.Seen:
+			default:
+				t.Fatalf("the call ended (%v) without asking", err)
+			}
+			wantSecretAsk(t, p, "pin holds the value of BANK_PIN that airlock passes to server vault")
+			if masked := string(p.ArgsMasked); strings.Contains(masked, "12345678") || strings.Contains(masked, pin) {
+				t.Errorf("the masked arguments %s hold the PIN", masked)
+			}
+			sessiontest.Denied(t, err)
+			r := decisionOf(t, path, "agent-n", "send")
+			if raw, _ := json.Marshal(r); strings.Contains(string(raw), "12345678") || strings.Contains(string(raw), pin) || !strings.Contains(string(r.Args), `"amount":5`) {
+				t.Errorf("the audit record is %s", raw)
+			}
+			if n := len(mail.Calls("send")); n != 0 {
+				t.Errorf("the server got %d sends, want none", n)
+			}
+		})
 	}
 }
 

@@ -29,7 +29,7 @@ func Redact(args json.RawMessage) json.RawMessage { return RedactWith(args, nil)
 
 // RedactWith is Redact that also redacts any string value (or key name) holding the
 // value of a Known of at least MinKnown bytes, as Find finds them, and any number
-// whose literal holds one (hashed as its JSON text, as sent).
+// that holds one as Find finds it there (hashed as its JSON text, as sent).
 //
 // Arguments with nothing to redact are returned as they are (without surrounding
 // space), read once and not rebuilt: a large argument is common and a secret in it
@@ -162,10 +162,9 @@ func (r redactor) redactRaw(raw json.RawMessage, depth int) (json.RawMessage, bo
 	return raw, true
 }
 
-// knownIn reports whether b (a number's literal) holds the value of a Known.
-func (r redactor) knownIn(b []byte) bool {
-	return slices.ContainsFunc(r.known, func(k Known) bool { return bytes.Contains(b, []byte(k.Value)) })
-}
+// knownIn reports whether b (a number's literal) holds the value of a Known, as
+// Find finds it there (numberKnown).
+func (r redactor) knownIn(b []byte) bool { return numberHoldsKnown(b, r.known) }
 
 func marshalRaw(v any) (json.RawMessage, bool) {
 	var buf bytes.Buffer

@@ -88,8 +88,9 @@ func Sentence(fs []Finding) string {
 // name, at any depth up to trust.MaxArgsDepth, that holds a secret shape (the table
 // of shapes the audit log redacts, each named; not the log's NAME=value
 // assignments, which in a message are too often prose) or the value of a Known of
-// at least MinKnown bytes (a shorter one is never looked for), and any number whose
-// literal, as written, holds a Known's value (a PIN sent as 12345678). A secret
+// at least MinKnown bytes (a shorter one is never looked for), and any number that
+// holds a Known's value, as written or, for a Known of digits only, in its value
+// (a PIN sent as 12345678 or 1.2345678e7: number.go). A secret
 // inside a longer string or number counts. Findings come in the order of the
 // arguments, at most MaxFindings; each names its argument by its path. Arguments
 // that cannot be read to the end (invalid, or too deep) are one Unchecked finding:
@@ -112,7 +113,7 @@ func Find(args json.RawMessage, known []Known) []Finding {
 		return len(out) < MaxFindings
 	}
 	w.numbers = func(lit []byte, _, _ int) bool {
-		eachKnown(lit, w.known, func(k Known, _, _ int) {
+		numberKnown(lit, w.known, func(k Known, _, _ int) {
 			if f := (Finding{Path: w.path(), Shape: k.Name, Known: true}); !slices.Contains(out, f) {
 				out = append(out, f)
 			}
@@ -148,7 +149,7 @@ func Mask(args json.RawMessage, known []Known) json.RawMessage {
 	}
 	w.visit = func(s []byte, _ bool, start, end int) bool { return replace(s, w.spans(s), start, end) }
 	// A number holding a Known becomes a string: what is shown is its mask.
-	w.numbers = func(lit []byte, start, end int) bool { return replace(lit, knownSpans(lit, w.known), start, end) }
+	w.numbers = func(lit []byte, start, end int) bool { return replace(lit, numberSpans(lit, w.known), start, end) }
 	if why := w.run(); why != "" {
 		return json.RawMessage(strconv.Quote("[arguments airlock cannot read: " + why + "]"))
 	}
@@ -235,11 +236,11 @@ func (w *walker) spans(s []byte) []span {
 	return merge(out)
 }
 
-// knownSpans are the values of known in s (a number's literal), in order,
-// overlapping ones merged.
-func knownSpans(s []byte, known []Known) []span {
+// numberSpans are the Known values the number whose literal is s holds
+// (numberKnown), in order, overlapping ones merged.
+func numberSpans(s []byte, known []Known) []span {
 	var out []span
-	eachKnown(s, known, func(_ Known, a, b int) { out = append(out, span{a, b, 0}) })
+	numberKnown(s, known, func(_ Known, a, b int) { out = append(out, span{a, b, 0}) })
 	return merge(out)
 }
 

@@ -243,3 +243,48 @@ func TestKnownSentAsANumber(t *testing.T) {
 		t.Errorf("findings %+v in numbers that do not hold the PIN", fs)
 	}
 }
+
+// A number is read by the server as its value: the PIN spelled with an exponent, or
+// as a float64 that parses to it, is the PIN to every check.
+func TestKnownSentAsANumber_AnySpelling(t *testing.T) {
+	pin := secrets.Known{Name: "the value of BANK_PIN that airlock passes to server bank", Value: "12345678"}
+	known := []secrets.Known{pin}
+	for _, lit := range []string{"1.2345678e7", "1.2345678E+7", "-1.2345678e7", "12345677.99999999999", "1.2345678e6", "0.12345678e-5"} {
+		args := json.RawMessage(`{"n":[` + lit + `]}`)
+		fs := secrets.Find(args, known)
+		if len(fs) != 1 || fs[0].Path != "n[0]" || !fs[0].Known {
+			t.Errorf("%s: findings %+v, want the PIN at n[0]", lit, fs)
+		}
+		masked := string(secrets.Mask(args, known))
+		if strings.Contains(masked, lit) || strings.Contains(masked, "12345678") || !json.Valid([]byte(masked)) || !strings.Contains(masked, " chars)") {
+			t.Errorf("%s: masked %s, want the PIN masked", lit, masked)
+		}
+		if red := string(secrets.RedactWith(args, known)); red != `{"n":["[redacted sha256:`+sha(lit)+`]"]}` {
+			t.Errorf("%s: redacted %s", lit, red)
+		}
+	}
+	// What the digits of its value hold, not as written, is masked whole.
+	if masked := string(secrets.Mask(json.RawMessage(`{"n":1.2345678e7}`), known)); masked != `{"n":"…(11 chars)"}` {
+		t.Errorf("masked %s", masked)
+	}
+	// Numbers whose value does not hold the PIN, in any spelling, are numbers.
+	for _, lit := range []string{"1.2345679e7", "12345679", "1234567e1", "1.234567", "12345677.5", "1e308", "1e-400", "-0"} {
+		args := json.RawMessage(`{"n":` + lit + `}`)
+		if fs := secrets.Find(args, known); len(fs) != 0 {
+			t.Errorf("%s: findings %+v", lit, fs)
+		}
+		if red := string(secrets.RedactWith(args, known)); red != string(args) {
+			t.Errorf("%s: redacted %s", lit, red)
+		}
+	}
+	// A Known that is not all digits is looked for only as written.
+	word := []secrets.Known{{Name: "the value of X", Value: "1234e567"}}
+	if fs := secrets.Find(json.RawMessage(`{"a":1234e567,"b":1.234e570}`), word); len(fs) != 1 || fs[0].Path != "a" {
+		t.Errorf("findings %+v, want a alone", fs)
+	}
+	// An exponent too large to write out is bounded, and a long literal is read once.
+	long := "1" + strings.Repeat("0", 100000) + "e999999999999999999999"
+	if fs := secrets.Find(json.RawMessage(`{"a":`+long+`}`), []secrets.Known{{Name: "zeros", Value: "10000000"}}); len(fs) != 1 {
+		t.Errorf("findings %+v in a long number holding 10000000", fs)
+	}
+}
