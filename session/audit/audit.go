@@ -942,58 +942,6 @@ func cutField(s string) string {
 	return fmt.Sprintf("%s… [cut by airlock: %d more bytes]", s[:keep], len(s)-keep)
 }
 
-// canonicalRecord is trust.Canonical of r's JSON encoding. For arguments of more
-// than spliceArgsOver bytes it is built without encoding them twice
-// (canonicalSpliced); a small record is encoded whole, which costs less there.
-func canonicalRecord(r *Record) ([]byte, error) {
-	if len(r.Args) > spliceArgsOver {
-		return canonicalSpliced(r)
-	}
-	return canonicalWhole(r)
-}
-
-// spliceArgsOver is the size of arguments above which canonicalSpliced is the
-// cheaper of the two: BenchmarkCanonicalRecord measures both.
-const spliceArgsOver = 128
-
-// canonicalWhole is trust.Canonical of the record as encoding/json writes it.
-func canonicalWhole(r *Record) ([]byte, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return trust.Canonical(b)
-}
-
-// canonicalSpliced is canonicalWhole built around the arguments: the record is
-// encoded and made canonical with a one-byte stand-in for them, and the arguments,
-// made canonical on their own at the depth they have in the record, take its
-// place ("args" sorts before every other key, so the stand-in is the body's first
-// member). Large arguments are so read once, not copied and checked by
-// encoding/json and then read again by trust.Canonical.
-func canonicalSpliced(r *Record) ([]byte, error) {
-	shell := *r
-	shell.Args = json.RawMessage(`0`)
-	body, err := canonicalWhole(&shell)
-	if err != nil {
-		return nil, err
-	}
-	const stand = `{"args":0`
-	if !bytes.HasPrefix(body, []byte(stand+`,`)) {
-		return nil, errors.New("a record whose arguments are not its first member")
-	}
-	args := r.Args
-	if args == nil {
-		args = json.RawMessage(`null`) // as encoding/json writes a nil RawMessage
-	}
-	out := make([]byte, 0, len(body)-len(stand)+len(`{"args":`)+len(args))
-	out = append(out, `{"args":`...)
-	if out, err = trust.AppendCanonical(out, args, 1); err != nil {
-		return nil, err
-	}
-	return append(out, body[len(stand):]...), nil
-}
-
 func chainHash(prev string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(prev))
