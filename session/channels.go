@@ -178,7 +178,7 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		m.auditChannelOutcome(base, 0, err)
 		return callID, d.Verdict, 0, false, err
 	}
-	if w := notForwarded(ctx); w != nil {
+	if w := lastLook(ctx, req); w != nil {
 		m.auditChannelOutcome(base, 0, w)
 		return callID, d.Verdict, 0, false, w
 	}
@@ -257,7 +257,7 @@ func (m *Manager) finished(req model.CallRequest, start time.Time, callID string
 // over MaxContentBytes is refused (and taints nothing).
 func (m *Manager) ReadResource(ctx context.Context, req model.ReadRequest) (*model.ReadOutcome, error) {
 	start := m.opts.Now()
-	cr := model.CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.ResourceReadTool, CallID: req.CallID}
+	cr := model.CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.ResourceReadTool, CallID: req.CallID, StillAccepted: req.StillAccepted}
 	if req.URI == "" || !utf8.ValidString(req.URI) {
 		err := fmt.Errorf("reading a resource of %s: the URI must be non-empty UTF-8 text, got %s", req.Server, strconv.QuoteToASCII(req.URI))
 		m.AuditRefused(m.engine.NewCallID(), cr, trust.DecidedByPolicy, err.Error())
@@ -302,7 +302,7 @@ func resourceBytes(r *mcp.ReadResourceResult) int64 {
 // be a JSON object of strings.
 func (m *Manager) GetPrompt(ctx context.Context, req model.PromptRequest) (*model.PromptOutcome, error) {
 	start := m.opts.Now()
-	cr := model.CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.PromptGetTool, CallID: req.CallID}
+	cr := model.CallRequest{Context: req.Context, Client: req.Client, Server: req.Server, Tool: trust.PromptGetTool, CallID: req.CallID, StillAccepted: req.StillAccepted}
 	if req.Served != (trust.Ref{Server: req.Server, Tool: req.Name}).Qualified() {
 		cr.Served = req.Served
 	}

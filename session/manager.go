@@ -503,20 +503,7 @@ func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, cano
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
 	m.pins.WaitSaved()
-	w := notForwarded(ctx)
-	if w == nil && req.StillAccepted != nil {
-		// Asked again after the decision's record was written, the last moment
-		// before forwarding.
-		if err := req.StillAccepted(); err != nil {
-			by := trust.DecidedByPolicy
-			if errors.Is(err, model.ErrAgentGone) {
-				by = trust.DecidedByAgentGone
-			}
-			w = &model.WithdrawnError{Err: err, Verdict: trust.Verdict{Action: trust.Deny, By: by,
-				Reasons: []string{err.Error() + " after the call was allowed, so it was not forwarded"}}}
-		}
-	}
-	if w != nil {
+	if w := lastLook(ctx, req); w != nil {
 		m.auditOutcome(base, &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule}, w)
 		return nil, w
 	}
@@ -652,6 +639,26 @@ func notForwarded(ctx context.Context) *model.WithdrawnError {
 			Reasons: []string{"the caller withdrew the call after it was allowed, so it was not forwarded"}}}
 	}
 	return nil
+}
+
+// lastLook is the error of an allowed call that must not be forwarded after all,
+// asked after its decision's record was written, the last moment before
+// forwarding: its caller left (notForwarded), or its StillAccepted refuses it (a
+// revoked or rotated gateway token). nil: forward it.
+func lastLook(ctx context.Context, req model.CallRequest) *model.WithdrawnError {
+	if w := notForwarded(ctx); w != nil || req.StillAccepted == nil {
+		return w
+	}
+	err := req.StillAccepted()
+	if err == nil {
+		return nil
+	}
+	by := trust.DecidedByPolicy
+	if errors.Is(err, model.ErrAgentGone) {
+		by = trust.DecidedByAgentGone
+	}
+	return &model.WithdrawnError{Err: err, Verdict: trust.Verdict{Action: trust.Deny, By: by,
+		Reasons: []string{err.Error() + " after the call was allowed, so it was not forwarded"}}}
 }
 
 // staleLoop withdraws waiting questions whose tool changed under them, so an open

@@ -27,6 +27,9 @@ type ReadRequest struct {
 	URI string
 	// CallID is CallRequest's: the read's ID when the caller gave one.
 	CallID string
+	// StillAccepted is CallRequest's: asked once more just before an allowed read
+	// is forwarded.
+	StillAccepted func() error
 }
 
 // PromptRequest is one prompts/get. Args is a JSON object of string values (or empty
@@ -42,6 +45,9 @@ type PromptRequest struct {
 	Args   json.RawMessage
 	// CallID is CallRequest's: the get's ID when the caller gave one.
 	CallID string
+	// StillAccepted is CallRequest's: asked once more just before an allowed get
+	// is forwarded.
+	StillAccepted func() error
 }
 
 // CompleteRequest is one completion/complete for an argument of a prompt (Prompt

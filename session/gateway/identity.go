@@ -173,8 +173,9 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string, ok boo
 // is accepted, the session is watched (watchSession) and err is nil; when it is not,
 // err is errNotAccepted and the request must be refused. A request boundToRequester
 // accepted carries that answer in ctx (withAccepted) and is not looked at again on
-// its way to its handler, with nothing between that waits: a call's last look is
-// stillAccepted's, after its decision is on disk.
+// its way to its handler: a tool call's, read's and prompt get's last look is
+// stillAccepted's, after its decision is on disk; a completion or a subscription,
+// neither decided nor audited, goes on from the binding's look.
 func (g *Gateway) acceptedAgent(ctx context.Context, ss *mcp.ServerSession) (ctxName, client string, err error) {
 	if a, ok := ctx.Value(acceptedKey{}).(accepted); ok && ss != nil && a.session == ss.ID() {
 		return a.ctxName, a.client, nil

@@ -314,7 +314,8 @@ func (g *Gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	callID := g.m.NewCallID()
 	stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, server, callID, "reading "+strconv.Quote(clip(uri))+" of "+server)
-	out, err := g.m.ReadResource(ctx, model.ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri, CallID: callID})
+	out, err := g.m.ReadResource(ctx, model.ReadRequest{Context: ctxName, Client: client, Server: server, URI: uri, CallID: callID,
+		StillAccepted: g.stillAccepted(ss)})
 	stop()
 	if err != nil {
 		return nil, channelError(ctx, "read", err)
@@ -337,7 +338,8 @@ func (g *Gateway) promptHandler(server, name, served string) mcp.PromptHandler {
 		}
 		callID := g.m.NewCallID()
 		stop := g.waitingFor(ctx, req.Params.GetProgressToken(), ss, server, callID, "getting prompt "+served)
-		out, err := g.m.GetPrompt(ctx, model.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Served: served, Args: args, CallID: callID})
+		out, err := g.m.GetPrompt(ctx, model.PromptRequest{Context: ctxName, Client: client, Server: server, Name: name, Served: served, Args: args, CallID: callID,
+			StillAccepted: g.stillAccepted(ss)})
 		stop()
 		if err != nil {
 			return nil, channelError(ctx, "prompt get", err)

@@ -1,14 +1,17 @@
 package gateway_test
 
-// A call nobody is asked about is looked at once more after its decision is on disk:
-// a revoke or a rotation that returned while the call was being decided stops it,
-// even though no question stood between its first checks and the upstream.
+// A call, read or prompt get nobody is asked about is looked at once more after its
+// decision is on disk: a revoke or a rotation that returned while it was being
+// decided stops it, even though no question stood between its first checks and the
+// upstream.
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -23,96 +26,203 @@ import (
 )
 
 func TestAgentIdentity_UnaskedCallRevokedWhileDecidedNotForwarded(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		named bool // a named token revoked, else the default token rotated
-	}{{"named token revoked", true}, {"default token rotated", false}} {
-		t.Run(tc.name, func(t *testing.T) {
-			docs := sessiontest.NewUpstream("docs")
-			docs.Add("get", "Read a doc.", &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)})
-			log, path := sessiontest.OpenAuditLog(t)
-			m := sessiontest.StartUpstreams(t, sessiontest.NewConfig(sessiontest.Inproc("docs", trust.Trusted)), session.Options{Audit: log}, map[string]*sessiontest.Upstream{"docs": docs})
-			dir := t.TempDir()
-			def, err := gateway.LoadOrCreateToken(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: def, TokenFile: gateway.TokenPath(dir), TokensFile: gateway.TokensPath(dir)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := g.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { g.Close() })
-			tok, ctxName := def, gateway.AgentContext(gateway.DefaultTokenName)
-			if tc.named {
-				if tok, err = gateway.AddToken(dir, "ci-bot", time.Now()); err != nil {
-					t.Fatal(err)
+	for _, kind := range []string{"tool call", "resource read", "prompt get"} {
+		for _, named := range []bool{true, false} { // a named token revoked, else the default token rotated
+			t.Run(fmt.Sprintf("%s, named %v", kind, named), func(t *testing.T) {
+				f := lastLookSetup(t, named)
+				if err := f.do(kind); err != nil {
+					t.Fatalf("the first %s: %v", kind, err)
 				}
-				ctxName = gateway.AgentContext("ci-bot")
-			}
-			a := mustAgentWithToken(t, g, tok, "claude-code")
-			if res := callTool(t, a, "docs__get"); res.IsError {
-				t.Fatalf("the first call: %s", resultText(res))
-			}
-			waitHeadSynced(t, path) // the first call's records are all on disk: nothing else writes
+				waitHeadSynced(t, f.audit) // the first's records are all on disk: nothing else writes
+				// Holding the audit log's lock, as another airlock appending would,
+				// keeps the next one between its decision and its record.
+				release := holdAuditLock(t, f.audit)
+				done := make(chan error, 1)
+				go func() { done <- f.do(kind) }()
+				waitLockWaiter(t, f.audit+".lock")
+				f.revoke(t)
+				// The revoke has returned; the record is written now, and then it
+				// would be forwarded.
+				release()
+				if err := <-done; err == nil {
+					t.Errorf("the agent got an answer to a %s whose token was revoked while it was decided", kind)
+				}
+				if n := f.ran.Load(); n != 1 {
+					t.Errorf("the server ran %d %ss, want only the first", n, kind)
+				}
+				var decision, outcome string
+				for _, r := range sessiontest.AuditRecords(t, f.audit) {
+					if r.Context != f.ctxName || r.Server != "docs" {
+						continue
+					}
+					switch r.Kind {
+					case "decision":
+						decision = r.Decision
+					case "outcome":
+						outcome = r.Outcome + ": " + r.Error
+					}
+				}
+				if decision != "allow" || !strings.Contains(outcome, "after the call was allowed, so it was not forwarded") {
+					t.Errorf("the second %s's records: decision %q, outcome %q; want allow, then withdrawn after it", kind, decision, outcome)
+				}
+			})
+		}
+	}
+}
 
-			// Holding the audit log's lock, as another airlock appending would, keeps
-			// the next call between its decision and its record.
-			held, err := statefile.OpenLock(path + ".lock")
-			if err != nil {
-				t.Fatal(err)
+// A prompt the gateway did not serve when its get arrived waits for the audit log
+// to refuse it; served meanwhile, the get goes on to its handler, which must not
+// take the token's earlier look for one made now.
+func TestAgentIdentity_PromptServedWhileWaitingAfterRotationNotForwarded(t *testing.T) {
+	f := lastLookSetup(t, false)
+	if err := f.do("prompt get"); err != nil {
+		t.Fatal(err)
+	}
+	waitHeadSynced(t, f.audit)
+	release := holdAuditLock(t, f.audit)
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.agent.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "docs__late"})
+		done <- err
+	}()
+	waitLockWaiter(t, f.audit+".lock") // the refusal of an unserved prompt waits
+	var late atomic.Int32
+	f.srv.AddPrompt(&mcp.Prompt{Name: "late"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		late.Add(1)
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "late"}}}}, nil
+	})
+	watcher := mustAgentWithToken(t, f.g, f.watcher, "watcher")
+	sessiontest.WaitFor(t, "docs__late served", 10*time.Second, func() bool {
+		for p, err := range watcher.Prompts(context.Background(), nil) {
+			if err == nil && p.Name == "docs__late" {
+				return true
 			}
-			defer held.Close()
-			if err := statefile.Lock(held); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan *mcp.CallToolResult, 1)
-			go func() {
-				res, err := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "docs__get", Arguments: map[string]any{"x": "y"}})
-				if err != nil {
-					res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
-				}
-				done <- res
-			}()
-			waitLockWaiter(t, path+".lock")
-			if tc.named {
-				err = gateway.RevokeToken(dir, "ci-bot")
-			} else {
-				_, err = gateway.RotateToken(dir)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The revoke has returned; the record is written now, and then the call
-			// would be forwarded.
-			if err := statefile.Unlock(held); err != nil {
-				t.Fatal(err)
-			}
-			res := <-done
-			if n := len(docs.Calls("get")); n != 1 {
-				t.Errorf("get ran %d times, want only the first call's", n)
-			}
-			if !res.IsError {
-				t.Errorf("the agent got a result for a call whose token was revoked while it was decided: %s", resultText(res))
-			}
-			var decision, outcome string
-			for _, r := range sessiontest.AuditRecords(t, path) {
-				if r.Context != ctxName || r.Tool != "get" {
-					continue
-				}
-				switch r.Kind {
-				case "decision":
-					decision = r.Decision
-				case "outcome":
-					outcome = r.Outcome + ": " + r.Error
-				}
-			}
-			if decision != "allow" || !strings.Contains(outcome, "after the call was allowed, so it was not forwarded") {
-				t.Errorf("the second call's records: decision %q, outcome %q; want allow, then withdrawn after it", decision, outcome)
-			}
+		}
+		return false
+	})
+	f.revoke(t)
+	release()
+	err := <-done
+	if n := late.Load(); n != 0 {
+		t.Errorf("prompt late ran %d time(s) after the token was rotated (the agent got %v)", n, err)
+	}
+}
+
+// lastLook is an in-process server docs (a read-only tool get, a resource
+// notes://a and a prompt early, each counting in ran), a Manager with an audit log,
+// a gateway whose token files are real, and an agent connected with a named token
+// (named) or the default one.
+type lastLook struct {
+	srv     *mcp.Server
+	ran     atomic.Int32
+	g       *gateway.Gateway
+	dir     string
+	audit   string
+	agent   *mcp.ClientSession
+	ctxName string
+	named   bool
+	watcher string // another named token's value
+}
+
+func lastLookSetup(t *testing.T, named bool) *lastLook {
+	t.Helper()
+	f := &lastLook{named: named}
+	f.srv = mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, nil)
+	f.srv.AddTool(&mcp.Tool{Name: "get", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			f.ran.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a doc"}}}, nil
 		})
+	f.srv.AddResource(&mcp.Resource{URI: "notes://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		f.ran.Add(1)
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "notes://a", Text: "a note"}}}, nil
+	})
+	f.srv.AddPrompt(&mcp.Prompt{Name: "early"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		f.ran.Add(1)
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "early"}}}}, nil
+	})
+	log, path := sessiontest.OpenAuditLog(t)
+	f.audit = path
+	m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.InProcServer("docs", trust.Trusted, nil)),
+		session.Options{Audit: log, MemoryTaint: true, InProcess: map[string]*mcp.Server{"docs": f.srv}})
+	f.dir = t.TempDir()
+	def, err := gateway.LoadOrCreateToken(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.g, err = gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: def, TokenFile: gateway.TokenPath(f.dir), TokensFile: gateway.TokensPath(f.dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.g.Close() })
+	if f.watcher, err = gateway.AddToken(f.dir, "watcher", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	tok, name := def, gateway.DefaultTokenName
+	if named {
+		if tok, err = gateway.AddToken(f.dir, "ci-bot", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		name = "ci-bot"
+	}
+	f.ctxName = gateway.AgentContext(name)
+	f.agent = mustAgentWithToken(t, f.g, tok, "claude-code")
+	return f
+}
+
+// do makes one request of kind through the gateway; a tool error counts as an
+// error.
+func (f *lastLook) do(kind string) error {
+	ctx := context.Background()
+	switch kind {
+	case "tool call":
+		res, err := f.agent.CallTool(ctx, &mcp.CallToolParams{Name: "docs__get", Arguments: map[string]any{"x": "y"}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("tool error: %s", sessiontest.TextOf(res))
+		}
+		return err
+	case "resource read":
+		_, err := f.agent.ReadResource(ctx, &mcp.ReadResourceParams{URI: gateway.RelayURI("docs", "notes://a")})
+		return err
+	default:
+		_, err := f.agent.GetPrompt(ctx, &mcp.GetPromptParams{Name: "docs__early"})
+		return err
+	}
+}
+
+// revoke revokes the agent's named token, or rotates the default one.
+func (f *lastLook) revoke(t *testing.T) {
+	t.Helper()
+	var err error
+	if f.named {
+		err = gateway.RevokeToken(f.dir, "ci-bot")
+	} else {
+		_, err = gateway.RotateToken(f.dir)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// holdAuditLock takes the audit log's lock at path as another airlock appending
+// would; release lets go of it.
+func holdAuditLock(t *testing.T, path string) (release func()) {
+	t.Helper()
+	held, err := statefile.OpenLock(path + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := statefile.Lock(held); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { held.Close() })
+	return func() {
+		if err := statefile.Unlock(held); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
