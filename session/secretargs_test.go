@@ -199,7 +199,8 @@ func TestSecretArgs_EnvValuesAndOtherTools(t *testing.T) {
 func TestSecretArgs_EnvValueSentAsANumber(t *testing.T) {
 	// The PIN as written, and spelled as the same value: a server reads each as
 	// 12345678 (the last is the same float64) and prints it so.
-	for _, pin := range []string{"123456789", "1.2345678e7", "123456780e-1", "0.12345678E+8", "12345677.99999999999"} {
+	for _, pin := range []string{"123456789", "1.2345678e7", "123456780e-1", "0.12345678E+8", "12345677.99999999999",
+		"1.23456779999999999999e31", "1.23456779999999999999e-31", "1.23456779e-316"} {
 		t.Run(pin, func(t *testing.T) {
 			log, path := sessiontest.OpenAuditLog(t)
 			m, mail := secretMail(t, config.Tool{Policy: trust.Allow}, session.Options{Audit: log})

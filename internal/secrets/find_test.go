@@ -226,7 +226,7 @@ func TestKnownSentAsANumber(t *testing.T) {
 	if strings.Contains(masked, "12345678") || !json.Valid([]byte(masked)) {
 		t.Errorf("masked %s still holds the PIN or is not JSON", masked)
 	}
-	if want := `"pin":"…(8 chars)9"`; !strings.Contains(masked, want) {
+	if want := `"pin":"…(9 chars)"`; !strings.Contains(masked, want) {
 		t.Errorf("masked %s lacks %s", masked, want)
 	}
 	red := string(secrets.RedactWith(args, []secrets.Known{pin}))
@@ -249,7 +249,10 @@ func TestKnownSentAsANumber(t *testing.T) {
 func TestKnownSentAsANumber_AnySpelling(t *testing.T) {
 	pin := secrets.Known{Name: "the value of BANK_PIN that airlock passes to server bank", Value: "12345678"}
 	known := []secrets.Known{pin}
-	for _, lit := range []string{"1.2345678e7", "1.2345678E+7", "-1.2345678e7", "12345677.99999999999", "1.2345678e6", "0.12345678e-5"} {
+	for _, lit := range []string{"1.2345678e7", "1.2345678E+7", "-1.2345678e7", "12345677.99999999999", "1.2345678e6", "0.12345678e-5",
+		// Past 1e30 and below 1e-30, a subnormal, and one written with a second
+		// spelling of the PIN beside the first.
+		"1.23456779999999999999e31", "1.23456779999999999999e-31", "1.23456779e-316", "123456781.2345678"} {
 		args := json.RawMessage(`{"n":[` + lit + `]}`)
 		fs := secrets.Find(args, known)
 		if len(fs) != 1 || fs[0].Path != "n[0]" || !fs[0].Known {
@@ -263,9 +266,16 @@ func TestKnownSentAsANumber_AnySpelling(t *testing.T) {
 			t.Errorf("%s: redacted %s", lit, red)
 		}
 	}
-	// What the digits of its value hold, not as written, is masked whole.
-	if masked := string(secrets.Mask(json.RawMessage(`{"n":1.2345678e7}`), known)); masked != `{"n":"…(11 chars)"}` {
-		t.Errorf("masked %s", masked)
+	// A number holding the PIN is masked whole, however it holds it.
+	for lit, want := range map[string]string{"1.2345678e7": `{"n":"…(11 chars)"}`, "123456781.2345678": `{"n":"…(17 chars)"}`} {
+		if masked := string(secrets.Mask(json.RawMessage(`{"n":`+lit+`}`), known)); masked != want {
+			t.Errorf("%s masked %s, want %s", lit, masked, want)
+		}
+	}
+	// Rounding up adds a digit: 99…9 of twenty digits is the float64 1e20.
+	twenty := []secrets.Known{{Name: "the value of N", Value: "100000000000000000000"}}
+	if fs := secrets.Find(json.RawMessage(`{"n":99999999999999999999}`), twenty); len(fs) != 1 {
+		t.Errorf("findings %+v in 99999999999999999999, which reads as 1e20", fs)
 	}
 	// Numbers whose value does not hold the PIN, in any spelling, are numbers.
 	for _, lit := range []string{"1.2345679e7", "12345679", "1234567e1", "1.234567", "12345677.5", "1e308", "1e-400", "-0"} {

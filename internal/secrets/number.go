@@ -10,35 +10,44 @@ import (
 // PIN of 12345678 arrives as 1.2345678e7, 123456780e-1 or 12345677.999999999999
 // just as well (the last is the same float64), and a server that prints it prints
 // 12345678. So a number holds a Known of digits only when the number's digits do,
-// in any of the forms a server has it in (numberViews), not only as written.
+// in any of the forms a server has it in (its views), not only as written. Such a
+// number is one secret: it is masked and redacted whole.
 
 // numberKnown calls f with each Known the number whose JSON literal is lit holds:
-// each occurrence lit[a:b] of its value as written, and, for a Known of digits
-// only that lit does not hold as written, the whole literal (a 0, b len(lit)) when
-// one of the number's views holds it.
+// a Known of digits only with the whole literal (a 0, b len(lit)) when the literal
+// or one of the number's views holds it; any other Known with each occurrence
+// lit[a:b] of its value as written.
 func numberKnown(lit []byte, known []Known, f func(k Known, a, b int)) {
 	var exactBuf, floatBuf [96]byte
 	var exact, float []byte
 	made := false
 	for _, k := range known {
 		v := []byte(k.Value)
-		found := false
-		for i := 0; ; {
-			j := bytes.Index(lit[i:], v)
-			if j < 0 {
-				break
+		if !allDigits(v) {
+			for i := 0; ; {
+				j := bytes.Index(lit[i:], v)
+				if j < 0 {
+					break
+				}
+				f(k, i+j, i+j+len(v))
+				i += j + len(v)
 			}
-			found = true
-			f(k, i+j, i+j+len(v))
-			i += j + len(v)
+			continue
 		}
-		if found || !allDigits(v) || len(lit) < len(v) && bytes.IndexAny(lit, "eE") < 0 {
-			// Without an exponent a number's views are no longer than its
-			// literal (the float64's shortest decimal has no more digits).
+		if bytes.Contains(lit, v) {
+			f(k, 0, len(lit))
+			continue
+		}
+		if len(lit)+1 < len(v) && bytes.IndexAny(lit, "eE") < 0 {
+			// Without an exponent a number's views have at most one digit more
+			// than its literal (a float64 rounded up: 99…9 read as 100…0).
 			continue
 		}
 		if !made {
-			exact, float, made = valueDigits(exactBuf[:0], lit), floatDigits(floatBuf[:0], lit), true
+			zeros := longestDigits(known)
+			exact = valueDigits(exactBuf[:0], lit, zeros)
+			float = floatDigits(floatBuf[:0], lit, zeros)
+			made = true
 		}
 		if bytes.Contains(exact, v) || bytes.Contains(float, v) {
 			f(k, 0, len(lit))
@@ -63,10 +72,18 @@ func allDigits(v []byte) bool {
 	return len(v) > 0
 }
 
-// maxViewZeros bounds the zeros an exponent adds to a number's written-out digits
-// (valueDigits): 1e999999999 is not written out in full. A Known of digits only
-// is found in them as long as it has fewer zeros in a row than this.
-const maxViewZeros = 256
+// longestDigits is the length of the longest Known of digits only: no run of zeros
+// longer than it can matter to finding one, so a number's views add no more (1e255
+// is not written out to 256 digits).
+func longestDigits(known []Known) int {
+	n := 0
+	for _, k := range known {
+		if len(k.Value) > n && allDigits([]byte(k.Value)) {
+			n = len(k.Value)
+		}
+	}
+	return n
+}
 
 // A number's views are its digits, without sign or point, in the forms a server
 // may have it in: its exact value written out in full (valueDigits), and the
@@ -74,38 +91,36 @@ const maxViewZeros = 256
 // most JSON decoders, make of it), written out the same way.
 
 // floatDigits appends to dst the digits of the shortest decimal of the float64 the
-// JSON number lit parses to, written out in full without sign or point; nothing
-// when that is not a number between 1e-30 and 1e30, or when it is the literal's own
-// value: a decimal of at most 15 significant digits is the shortest one of its
-// float64 (it round-trips), so only a longer one can read otherwise.
-func floatDigits(dst, lit []byte) []byte {
-	if significantDigits(lit) <= 15 {
+// JSON number lit parses to, written out in full without sign or point (valueDigits
+// of it, the zeros it adds bounded by zeros); nothing when it parses to no finite
+// float64, or when the float64 is sure to be the literal's own value: a decimal of
+// at most 15 significant digits in the normal range is the shortest decimal of its
+// float64 (it round-trips), which a subnormal one need not be (4.9e-324 is 5e-324).
+func floatDigits(dst, lit []byte, zeros int) []byte {
+	sig, mag := decimalShape(lit)
+	if sig <= 15 && mag > -307 && mag <= 308 {
 		return dst
 	}
 	f, err := strconv.ParseFloat(string(lit), 64)
-	if a := math.Abs(f); err != nil || a < 1e-30 || a >= 1e30 {
+	if err != nil || math.IsInf(f, 0) {
 		return dst
 	}
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, math.Abs(f), 'f', -1, 64)
-	out := dst[:start]
-	for _, c := range dst[start:] {
-		if c != '.' {
-			out = append(out, c)
-		}
-	}
-	return out
+	var buf [32]byte
+	return valueDigits(dst, strconv.AppendFloat(buf[:0], math.Abs(f), 'e', -1, 64), zeros)
 }
 
-// significantDigits counts the digits of a JSON number's literal from its first
-// nonzero digit to its last, exponent aside.
-func significantDigits(lit []byte) int {
-	first, last, n := -1, -1, 0
-	for _, c := range lit {
-		if c == 'e' || c == 'E' {
-			break
-		}
-		if c >= '0' && c <= '9' {
+// decimalShape is a JSON number's count of significant digits (its first nonzero
+// digit to its last, exponent aside) and its magnitude: the power of ten of its
+// first significant digit, plus one (12.5 is 2, 0.05 is -1; 0 for a zero). An
+// exponent past a million reads as a million.
+func decimalShape(lit []byte) (sig, mag int) {
+	first, last, n, point := -1, -1, 0, -1
+	i := 0
+	for ; i < len(lit) && lit[i] != 'e' && lit[i] != 'E'; i++ {
+		switch c := lit[i]; {
+		case c == '.':
+			point = n
+		case c >= '0' && c <= '9':
 			if c != '0' {
 				if first < 0 {
 					first = n
@@ -116,16 +131,42 @@ func significantDigits(lit []byte) int {
 		}
 	}
 	if first < 0 {
-		return 0
+		return 0, 0
 	}
-	return last - first + 1
+	if point < 0 {
+		point = n
+	}
+	return last - first + 1, point - first + exponent(lit[i:])
 }
 
-// valueDigits is the exact value of the JSON number lit written out in full,
-// without sign, point or exponent: 1.2345678e7 and 12345678.0 are 12345678 (and
-// 123456780), 5e-4 is 00005. The zeros the exponent adds on either side are at
-// most maxViewZeros. It is appended to dst.
-func valueDigits(dst, lit []byte) []byte {
+// exponent is the value of a JSON number's exponent part ("e-12"; "" is 0),
+// bounded to a million either way.
+func exponent(e []byte) int {
+	if len(e) == 0 {
+		return 0
+	}
+	e = e[1:] // 'e' or 'E'
+	neg := len(e) > 0 && e[0] == '-'
+	if len(e) > 0 && (e[0] == '+' || e[0] == '-') {
+		e = e[1:]
+	}
+	x := 0
+	for _, c := range e {
+		if x < 1_000_000 {
+			x = x*10 + int(c-'0')
+		}
+	}
+	if neg {
+		return -x
+	}
+	return x
+}
+
+// valueDigits appends to dst the exact value of the JSON number lit written out in
+// full, without sign, point or exponent: 1.2345678e7 and 12345678.0 are 12345678
+// (and 123456780), 5e-4 is 00005. The zeros the exponent adds on either side are
+// at most zeros.
+func valueDigits(dst, lit []byte, zeros int) []byte {
 	i := 0
 	if i < len(lit) && lit[i] == '-' {
 		i++
@@ -144,26 +185,9 @@ func valueDigits(dst, lit []byte) []byte {
 	if point < 0 {
 		point = n
 	}
-	if i < len(lit) {
-		i++ // the exponent: 'e', a sign, digits
-		neg := false
-		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
-			neg = lit[i] == '-'
-			i++
-		}
-		exp := 0
-		for ; i < len(lit); i++ {
-			if exp < 1<<20 {
-				exp = exp*10 + int(lit[i]-'0')
-			}
-		}
-		if neg {
-			exp = -exp
-		}
-		point += exp
-	}
+	point += exponent(lit[i:])
 	if point <= 0 {
-		dst = appendZeros(dst, 1+min(-point, maxViewZeros)) // 0.000ddd
+		dst = appendZeros(dst, 1+min(-point, zeros)) // 0.000ddd
 	}
 	for _, c := range lit[mant:mantEnd] {
 		if c != '.' {
@@ -171,7 +195,7 @@ func valueDigits(dst, lit []byte) []byte {
 		}
 	}
 	if point > n {
-		dst = appendZeros(dst, min(point-n, maxViewZeros))
+		dst = appendZeros(dst, min(point-n, zeros))
 	}
 	return dst
 }
