@@ -45,6 +45,11 @@ func TestE2E_ViewsWithTheNPMServers(t *testing.T) {
 
 			s.keys("z")
 			s.waitFor("Hazards · ")
+			// The channels' rows come with their listings, which may arrive after the
+			// tools' (on a loaded machine, after the view opened, above the cursor):
+			// once they are there, the cursor goes to the first row.
+			s.waitFor("everything resources")
+			s.keys("g")
 			goldenScreen(t, s, "hazards", w, h, false)
 
 			s.keys(keyEsc)
