@@ -38,7 +38,7 @@ func numberKnown(lit []byte, known []Known, f func(k Known, a, b int)) {
 			f(k, 0, len(lit))
 			continue
 		}
-		if len(lit)+1 < len(v) && bytes.IndexAny(lit, "eE") < 0 {
+		if len(lit)+1 < len(v) && !bytes.ContainsAny(lit, "eE") {
 			// Without an exponent a number's views have at most one digit more
 			// than its literal (a float64 rounded up: 99…9 read as 100…0).
 			continue
