@@ -462,12 +462,12 @@ func (m *Manager) taintedOutbound(ctxName, client string, tool model.ToolInfo, w
 // not take subscriptions or its resources are denied. A subscription lasts for the
 // current connection (a reconnect drops it).
 func (m *Manager) Subscribe(ctx context.Context, server, uri string) error {
-	return m.subscription(ctx, model.HolderPerson, server, uri, true)
+	return m.subscription(ctx, model.HolderPerson, server, uri, true, nil)
 }
 
 // Unsubscribe ends the person's subscription Subscribe made.
 func (m *Manager) Unsubscribe(ctx context.Context, server, uri string) error {
-	return m.subscription(ctx, model.HolderPerson, server, uri, false)
+	return m.subscription(ctx, model.HolderPerson, server, uri, false, nil)
 }
 
 // SubscribeFor and UnsubscribeFor subscribe and unsubscribe on behalf of holder. One
@@ -475,27 +475,43 @@ func (m *Manager) Unsubscribe(ctx context.Context, server, uri string) error {
 // subscribe when the first holder arrives and to stop when the last one leaves, so
 // one holder letting go never ends another's updates.
 func (m *Manager) SubscribeFor(ctx context.Context, holder, server, uri string) error {
-	return m.subscription(ctx, holder, server, uri, true)
+	return m.subscription(ctx, holder, server, uri, true, nil)
 }
 
-// SubscribeAgent subscribes the gateway (HolderGateway) to uri of server for an agent
+// SubscribeAgent subscribes the gateway (HolderGateway) to a resource for an agent's
 // context, with the two rules an agent's subscription meets and the person's does not
 // need: from a tainted context to a channel that taint escalates it is refused
 // (taintedOutbound: the URI is the agent's text, and the read of it would ask), and a
 // server's error message, which reaches the agent, taints the context as a read's
-// does. SubscribeFor is the holder's bookkeeping alone (a reconnect resubscribes with
-// it); every new subscription an agent asks for goes through here.
-func (m *Manager) SubscribeAgent(ctx context.Context, ctxName, client, server, uri string) error {
-	tool, known := m.LookupTool(m.Snapshot(), server, trust.ResourceReadTool)
-	if known {
-		if err := m.taintedOutbound(ctxName, client, tool, "a subscription sends the URI "+strconv.Quote(clipURI(uri))); err != nil {
+// does. Both, with the caller's presence and req.StillAccepted, are looked at again
+// when the subscription's turn comes: it may wait for another holder's round trip to
+// the same server. SubscribeFor is the holder's bookkeeping alone (a reconnect
+// resubscribes with it); every new subscription an agent asks for goes through here.
+func (m *Manager) SubscribeAgent(ctx context.Context, req model.SubscribeRequest) error {
+	tool, known := m.LookupTool(m.Snapshot(), req.Server, trust.ResourceReadTool)
+	outbound := func() error {
+		if !known {
+			return nil
+		}
+		return m.taintedOutbound(req.Context, req.Client, tool, "a subscription sends the URI "+strconv.Quote(clipURI(req.URI)))
+	}
+	if err := outbound(); err != nil {
+		return err
+	}
+	err := m.subscription(ctx, model.HolderGateway, req.Server, req.URI, true, func() error {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-	}
-	err := m.SubscribeFor(ctx, model.HolderGateway, server, uri)
+		if req.StillAccepted != nil {
+			if err := req.StillAccepted(); err != nil {
+				return err
+			}
+		}
+		return outbound()
+	})
 	var said serverSaid // the server's own message, which reaches the agent
 	if known && errors.As(err, &said) && trust.Taints(tool.Class) && ctx.Err() == nil {
-		m.engine.MarkTainted(ctxName, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: uri})
+		m.engine.MarkTainted(req.Context, trust.Taint{By: tool.Ref, At: m.opts.Now(), Channel: trust.ChannelError, Subject: req.URI})
 	}
 	return err
 }
@@ -511,10 +527,13 @@ func clipURI(s string) string {
 
 // UnsubscribeFor ends holder's subscription to uri (see SubscribeFor).
 func (m *Manager) UnsubscribeFor(ctx context.Context, holder, server, uri string) error {
-	return m.subscription(ctx, holder, server, uri, false)
+	return m.subscription(ctx, holder, server, uri, false, nil)
 }
 
-func (m *Manager) subscription(ctx context.Context, holder, server, uri string, on bool) error {
+// subscription changes holder's subscription to uri of server; turn, when set, is
+// asked once the change's turn comes (subMu held), and an error it returns stops it
+// before anything changes or is sent.
+func (m *Manager) subscription(ctx context.Context, holder, server, uri string, on bool, turn func() error) error {
 	s, ok := m.servers[server]
 	if !ok {
 		return fmt.Errorf("subscribing: no server %q", server)
@@ -538,6 +557,11 @@ func (m *Manager) subscription(ctx context.Context, holder, server, uri string, 
 	// the round trips they lead to happen one at a time per server.
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
+	if turn != nil {
+		if err := turn(); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	cs := s.cs
 	holders := s.subscribed[uri]

@@ -50,6 +50,19 @@ type PromptRequest struct {
 	StillAccepted func() error
 }
 
+// SubscribeRequest is one agent's resources/subscribe, held by the gateway
+// (HolderGateway). Context and Client are CallRequest's.
+type SubscribeRequest struct {
+	Context string
+	Client  string
+	Server  string
+	URI     string
+	// StillAccepted is CallRequest's: asked once more when the subscription's turn
+	// comes (after any other holder's change of the same server), before anything
+	// is sent for it.
+	StillAccepted func() error
+}
+
 // CompleteRequest is one completion/complete for an argument of a prompt (Prompt
 // set) or of a resource template (Template set, its URI template).
 type CompleteRequest struct {

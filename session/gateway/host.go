@@ -49,7 +49,7 @@ type Host interface {
 	Complete(ctx context.Context, req model.CompleteRequest) (*model.Completion, error)
 	// SubscribeAgent is an agent's subscription to a resource (with the agent's
 	// rules); SubscribeFor and UnsubscribeFor are a holder's bookkeeping.
-	SubscribeAgent(ctx context.Context, ctxName, client, server, uri string) error
+	SubscribeAgent(ctx context.Context, req model.SubscribeRequest) error
 	SubscribeFor(ctx context.Context, holder, server, uri string) error
 	UnsubscribeFor(ctx context.Context, holder, server, uri string) error
 	// AuditRefused writes the audit line of a request refused before the engine.

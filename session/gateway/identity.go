@@ -174,8 +174,9 @@ func (g *Gateway) agentOf(ss *mcp.ServerSession) (ctxName, client string, ok boo
 // err is errNotAccepted and the request must be refused. A request boundToRequester
 // accepted carries that answer in ctx (withAccepted) and is not looked at again on
 // its way to its handler: a tool call's, read's and prompt get's last look is
-// stillAccepted's, after its decision is on disk; a completion or a subscription,
-// neither decided nor audited, goes on from the binding's look.
+// stillAccepted's, after its decision is on disk, and a subscription's when its turn
+// comes (it may wait for another's); a completion, which nothing makes wait, goes on
+// from the binding's look.
 func (g *Gateway) acceptedAgent(ctx context.Context, ss *mcp.ServerSession) (ctxName, client string, err error) {
 	if a, ok := ctx.Value(acceptedKey{}).(accepted); ok && ss != nil && a.session == ss.ID() {
 		return a.ctxName, a.client, nil

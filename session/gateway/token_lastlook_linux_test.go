@@ -10,7 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -108,8 +111,71 @@ func TestAgentIdentity_PromptServedWhileWaitingAfterRotationNotForwarded(t *test
 	}
 }
 
-// lastLook is an in-process server docs (a read-only tool get, a resource
-// notes://a and a prompt early, each counting in ran), a Manager with an audit log,
+// A subscription may wait for another holder's round trip to the same server; a
+// revoke or a rotation that returned meanwhile stops it when its turn comes, before
+// anything is sent for it.
+func TestAgentIdentity_SubscriptionWaitingRevokedNotSent(t *testing.T) {
+	for _, named := range []bool{true, false} {
+		t.Run(fmt.Sprintf("named %v", named), func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			slow := make(chan struct{})
+			f := lastLookSetupWith(t, named, &mcp.ServerOptions{
+				SubscribeHandler: func(_ context.Context, r *mcp.SubscribeRequest) error {
+					mu.Lock()
+					got = append(got, r.Params.URI)
+					mu.Unlock()
+					if r.Params.URI == "notes://slow" {
+						<-slow
+					}
+					return nil
+				},
+				UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+			})
+			t.Cleanup(func() { close(slow) })
+			watcher := mustAgentWithToken(t, f.g, f.watcher, "watcher")
+			go func() {
+				_ = watcher.Subscribe(context.Background(), &mcp.SubscribeParams{URI: gateway.RelayURI("docs", "notes://slow")})
+			}()
+			sessiontest.WaitFor(t, "the watcher's subscription at the server", 10*time.Second, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(got) == 1
+			})
+			done := make(chan error, 1)
+			go func() {
+				done <- f.agent.Subscribe(context.Background(), &mcp.SubscribeParams{URI: gateway.RelayURI("docs", "notes://a")})
+			}()
+			waitGoroutine(t, "(*Manager).subscription", "sync.(*Mutex).Lock") // its turn waits for the watcher's
+			f.revoke(t)
+			slow <- struct{}{}
+			err := <-done
+			mu.Lock()
+			defer mu.Unlock()
+			if slices.Contains(got, "notes://a") || err == nil {
+				t.Errorf("the server got %q; the agent got %v: a subscription sent after its token was revoked", got, err)
+			}
+		})
+	}
+}
+
+// waitGoroutine waits until a goroutine's stack holds every one of parts.
+func waitGoroutine(t *testing.T, parts ...string) {
+	t.Helper()
+	buf := make([]byte, 1<<22)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		n := runtime.Stack(buf, true)
+		for g := range strings.SplitSeq(string(buf[:n]), "\n\n") {
+			if !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(g, p) }) {
+				return
+			}
+		}
+	}
+	t.Fatalf("no goroutine waits in %q", parts)
+}
+
+// lastLook is an in-process server docs (a read-only tool get, resources notes://a
+// and notes://slow and a prompt early, each counting in ran), a Manager with an audit log,
 // a gateway whose token files are real, and an agent connected with a named token
 // (named) or the default one.
 type lastLook struct {
@@ -126,17 +192,25 @@ type lastLook struct {
 
 func lastLookSetup(t *testing.T, named bool) *lastLook {
 	t.Helper()
+	return lastLookSetupWith(t, named, nil)
+}
+
+// lastLookSetupWith is lastLookSetup with the server's options.
+func lastLookSetupWith(t *testing.T, named bool, opts *mcp.ServerOptions) *lastLook {
+	t.Helper()
 	f := &lastLook{named: named}
-	f.srv = mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, nil)
+	f.srv = mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, opts)
 	f.srv.AddTool(&mcp.Tool{Name: "get", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			f.ran.Add(1)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a doc"}}}, nil
 		})
-	f.srv.AddResource(&mcp.Resource{URI: "notes://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		f.ran.Add(1)
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "notes://a", Text: "a note"}}}, nil
-	})
+	for _, uri := range []string{"notes://a", "notes://slow"} {
+		f.srv.AddResource(&mcp.Resource{URI: uri, Name: uri}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			f.ran.Add(1)
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "a note"}}}, nil
+		})
+	}
 	f.srv.AddPrompt(&mcp.Prompt{Name: "early"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		f.ran.Add(1)
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "early"}}}}, nil
