@@ -287,10 +287,24 @@ func TestKnownSentAsANumber_AnySpelling(t *testing.T) {
 			t.Errorf("%s: redacted %s", lit, red)
 		}
 	}
-	// A Known that is not all digits is looked for only as written.
-	word := []secrets.Known{{Name: "the value of X", Value: "1234e567"}}
-	if fs := secrets.Find(json.RawMessage(`{"a":1234e567,"b":1.234e570}`), word); len(fs) != 1 || fs[0].Path != "a" {
-		t.Errorf("findings %+v, want a alone", fs)
+	// A Known that is itself a number is found in a number of the same value, exactly
+	// or as a float64, with its sign; one that is not a number only as written.
+	for value, cases := range map[string]map[string]bool{
+		"-1234567":  {"-1.234567e6": true, "-12345670e-1": true, "-1234567.0": true, "1234567": false, "-1234568": false},
+		"1234567.5": {"1.2345675e6": true, "12345675e-1": true, "1234567.49999999999999999": true, "1234567.4": false, "1.2345674e6": false},
+		"1234e567":  {"1234e567": true, "1.234e570": true, "1.235e570": false},
+		"e5671234":  {"1e56712345": true, "1e5671233": false},
+	} {
+		known := []secrets.Known{{Name: "the value of X", Value: value}}
+		for lit, want := range cases {
+			args := json.RawMessage(`{"n":` + lit + `}`)
+			if got := len(secrets.Find(args, known)) == 1; got != want {
+				t.Errorf("Known %s in %s: found %v, want %v", value, lit, got, want)
+			}
+			if redacted := string(secrets.RedactWith(args, known)) != string(args); redacted != want {
+				t.Errorf("Known %s in %s: redacted %v, want %v", value, lit, redacted, want)
+			}
+		}
 	}
 	// An exponent too large to write out is bounded, and a long literal is read once.
 	long := "1" + strings.Repeat("0", 100000) + "e999999999999999999999"

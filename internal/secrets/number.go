@@ -4,25 +4,37 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+
+	"github.com/airlock-mcp/airlock/internal/jsonlex"
 )
 
 // A number is read by the server as a value, not as the text the agent wrote: a
 // PIN of 12345678 arrives as 1.2345678e7, 123456780e-1 or 12345677.999999999999
 // just as well (the last is the same float64), and a server that prints it prints
 // 12345678. So a number holds a Known of digits only when the number's digits do,
-// in any of the forms a server has it in (its views), not only as written. Such a
-// number is one secret: it is masked and redacted whole.
+// in any of the forms a server has it in (its views), not only as written, and a
+// Known that is itself a number (-1234567, 1234567.5) when the number's value is its
+// value (1.2345675e6 is 1234567.5). Such a number is one secret: it is masked and
+// redacted whole.
 
 // numberKnown calls f with each Known the number whose JSON literal is lit holds:
 // a Known of digits only with the whole literal (a 0, b len(lit)) when the literal
-// or one of the number's views holds it; any other Known with each occurrence
-// lit[a:b] of its value as written.
+// or one of the number's views holds it; a Known that is a number with the whole
+// literal when the literal holds it or the number's value is its value
+// (sameValue); any other Known with each occurrence lit[a:b] of its value as
+// written.
 func numberKnown(lit []byte, known []Known, f func(k Known, a, b int)) {
 	var exactBuf, floatBuf [96]byte
 	var exact, float []byte
 	made := false
 	for _, k := range known {
 		v := []byte(k.Value)
+		if !allDigits(v) && isNumber(v) {
+			if bytes.Contains(lit, v) || sameValue(lit, v) {
+				f(k, 0, len(lit))
+			}
+			continue
+		}
 		if !allDigits(v) {
 			for i := 0; ; {
 				j := bytes.Index(lit[i:], v)
@@ -70,6 +82,63 @@ func allDigits(v []byte) bool {
 		}
 	}
 	return len(v) > 0
+}
+
+// isNumber reports whether v is one JSON number and nothing else.
+func isNumber(v []byte) bool {
+	end, e := jsonlex.Number(v, 0)
+	return e == jsonlex.OK && end == len(v)
+}
+
+// sameValue reports whether the JSON numbers lit and v have the same value, exactly
+// or as the float64 lit parses to (what a server that reads it has): 1.2345675e6 and
+// 12345675e-1 are 1234567.5, 1234567.49999999999999999 is too as a float64. Signs
+// count: -1234567 is not 1234567.
+func sameValue(lit, v []byte) bool {
+	var a, b [64]byte
+	want := decimalKey(b[:0], v)
+	if bytes.Equal(decimalKey(a[:0], lit), want) {
+		return true
+	}
+	if sig, mag := decimalShape(lit); sig <= 15 && mag > -307 && mag <= 308 {
+		return false // its float64 is its own value (floatDigits)
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return false
+	}
+	var buf [32]byte
+	return bytes.Equal(decimalKey(a[:0], strconv.AppendFloat(buf[:0], f, 'e', -1, 64)), want)
+}
+
+// decimalKey appends to dst what a JSON number's value is, whatever its spelling:
+// its sign, its significant digits and its magnitude (decimalShape), "0" for a zero
+// of either sign.
+func decimalKey(dst, lit []byte) []byte {
+	sig, mag := decimalShape(lit)
+	if sig == 0 {
+		return append(dst, '0')
+	}
+	if lit[0] == '-' {
+		dst = append(dst, '-')
+	}
+	n := 0 // significant digits written
+	started := false
+	for _, c := range lit {
+		if c == 'e' || c == 'E' {
+			break
+		}
+		if c < '0' || c > '9' || !started && c == '0' {
+			continue
+		}
+		started = true
+		if n < sig {
+			dst = append(dst, c)
+			n++
+		}
+	}
+	dst = append(dst, 'e')
+	return strconv.AppendInt(dst, int64(mag), 10)
 }
 
 // longestDigits is the length of the longest Known of digits only: no run of zeros

@@ -148,3 +148,51 @@ func BenchmarkFindNumbers100KB(b *testing.B) {
 		Find(args, known)
 	}
 }
+
+// decimalKey is the same for two literals exactly when math/big reads the same
+// value from them: each random literal against a respelling of it (its point moved,
+// the exponent moved back, zeros added) and against the next literal.
+func TestDecimalKey_IsTheValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	// respell writes lit as 0.DIGITS (zeros after them at random) and the exponent
+	// that keeps its value: DIGITS·10^-scale is 0.DIGITS·10^(len(DIGITS)-scale).
+	respell := func(lit string) string {
+		neg := strings.HasPrefix(lit, "-")
+		mant, exp, _ := strings.Cut(strings.ToLower(strings.TrimPrefix(lit, "-")), "e")
+		scale := 0
+		if i := strings.IndexByte(mant, '.'); i >= 0 {
+			scale = len(mant) - i - 1
+		}
+		if exp != "" {
+			e, _ := strconv.Atoi(strings.TrimPrefix(exp, "+"))
+			scale -= e
+		}
+		digits := strings.Replace(mant, ".", "", 1)
+		out := "0." + digits + strings.Repeat("0", r.IntN(3)) + "e" + strconv.Itoa(len(digits)-scale)
+		if neg {
+			out = "-" + out
+		}
+		return out
+	}
+	prev := "0"
+	for i := range 50000 {
+		lit := randomNumber(r, i%2 == 0)
+		alt := respell(lit)
+		var a, b big.Rat
+		if _, ok := a.SetString(lit); !ok {
+			t.Fatal(lit)
+		}
+		if _, ok := b.SetString(alt); !ok || a.Cmp(&b) != 0 {
+			t.Fatalf("the test respelled %s as %s, another value", lit, alt)
+		}
+		if k1, k2 := decimalKey(nil, []byte(lit)), decimalKey(nil, []byte(alt)); string(k1) != string(k2) {
+			t.Fatalf("%s is %s, its respelling %s is %s", lit, k1, alt, k2)
+		}
+		var p big.Rat
+		p.SetString(prev)
+		if same := string(decimalKey(nil, []byte(lit))) == string(decimalKey(nil, []byte(prev))); same != (a.Cmp(&p) == 0) {
+			t.Fatalf("%s and %s: the same key %v, the same value %v", lit, prev, same, a.Cmp(&p) == 0)
+		}
+		prev = lit
+	}
+}
