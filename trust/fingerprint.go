@@ -382,26 +382,59 @@ func (c *canonicaliser) rune(r rune, key bool) {
 	if key {
 		c.keys = utf8.AppendRune(c.keys, r)
 	}
+	c.out = appendCanonicalRune(c.out, r)
+}
+
+// appendCanonicalRune appends the decoded character r as Canonical writes it: '"',
+// '\\' and control characters escaped (\b \f \n \r \t, else \u00xx), U+2028 and
+// U+2029 as \u2028 and \u2029, every other character as its UTF-8.
+func appendCanonicalRune(out []byte, r rune) []byte {
 	switch {
 	case r == '"' || r == '\\':
-		c.out = append(c.out, '\\', byte(r))
+		return append(out, '\\', byte(r))
 	case r == '\b':
-		c.out = append(c.out, '\\', 'b')
+		return append(out, '\\', 'b')
 	case r == '\f':
-		c.out = append(c.out, '\\', 'f')
+		return append(out, '\\', 'f')
 	case r == '\n':
-		c.out = append(c.out, '\\', 'n')
+		return append(out, '\\', 'n')
 	case r == '\r':
-		c.out = append(c.out, '\\', 'r')
+		return append(out, '\\', 'r')
 	case r == '\t':
-		c.out = append(c.out, '\\', 't')
+		return append(out, '\\', 't')
 	case r < 0x20:
-		c.out = append(c.out, '\\', 'u', '0', '0', lowerHex[r>>4], lowerHex[r&0xF])
+		return append(out, '\\', 'u', '0', '0', lowerHex[r>>4], lowerHex[r&0xF])
 	case r == '\u2028' || r == '\u2029':
-		c.out = append(c.out, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
-	default:
-		c.out = utf8.AppendRune(c.out, r)
+		return append(out, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
 	}
+	return utf8.AppendRune(out, r)
+}
+
+// AppendCanonicalString appends the JSON string encoding/json writes for s as
+// Canonical would rewrite it: each character as appendCanonicalRune writes it, a
+// byte that is not UTF-8 as U+FFFD (encoding/json's \ufffd, decoded). So a
+// document built of such strings, and of parts AppendCanonical made, in sorted key
+// order needs no second pass through Canonical.
+func AppendCanonicalString(out []byte, s string) []byte {
+	out = append(out, '"')
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		out = append(out, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if size > 1 && r != '\u2028' && r != '\u2029' {
+			out = append(out, s[i:i+size]...) // valid UTF-8, written as it is
+		} else {
+			out = appendCanonicalRune(out, r) // an escape, or RuneError for a byte that is not UTF-8
+		}
+		i += size
+	}
+	return append(out, '"')
 }
 
 // ToolFingerprint returns the lowercase hex SHA-256 of Canonical(raw), where raw is the

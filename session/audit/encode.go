@@ -3,7 +3,6 @@ package audit
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -26,7 +25,7 @@ func canonicalRecord(r *Record) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	str := func(key, v string) { out = appendCanonicalString(append(out, key...), v) }
+	str := func(key, v string) { out = trust.AppendCanonicalString(append(out, key...), v) }
 	opt := func(key, v string) {
 		if v != "" {
 			str(key, v)
@@ -65,66 +64,3 @@ func canonicalRecord(r *Record) ([]byte, error) {
 	}
 	return append(out, `"}`...), nil
 }
-
-// appendCanonicalString appends s as trust.Canonical writes a string encoding/json
-// wrote: '"', '\\' and control characters escaped (\b \f \n \r \t, else \u00xx),
-// U+2028 and U+2029 as \u2028 and \u2029, a byte that is not UTF-8 as U+FFFD
-// (encoding/json's \ufffd, decoded), every other character as itself.
-func appendCanonicalString(out []byte, s string) []byte {
-	out = append(out, '"')
-	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && plainByte[s[j]] {
-			j++
-		}
-		out = append(out, s[i:j]...)
-		if i = j; i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				out = append(out, '\\', c)
-			case c == '\b':
-				out = append(out, '\\', 'b')
-			case c == '\f':
-				out = append(out, '\\', 'f')
-			case c == '\n':
-				out = append(out, '\\', 'n')
-			case c == '\r':
-				out = append(out, '\\', 'r')
-			case c == '\t':
-				out = append(out, '\\', 't')
-			case c < 0x20:
-				out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			default:
-				out = append(out, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			out = append(out, "\uFFFD"...)
-		case r == '\u2028' || r == '\u2029':
-			out = append(out, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			out = append(out, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(out, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// plainByte is the bytes written as themselves, whatever follows: printable ASCII
-// other than '"' and '\\'.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
