@@ -178,9 +178,13 @@ func (m *Manager) runChannel(ctx context.Context, cc channelCall, forward func(c
 		m.auditChannelOutcome(base, 0, err)
 		return callID, d.Verdict, 0, false, err
 	}
-	if w := lastLook(ctx, req); w != nil {
-		m.auditChannelOutcome(base, 0, w)
-		return callID, d.Verdict, 0, false, w
+	if err := m.lastLook(ctx, req, tool, d); err != nil {
+		m.auditChannelOutcome(base, 0, err)
+		var denied *model.DeniedError
+		if errors.As(err, &denied) {
+			return callID, denied.Verdict, 0, false, err
+		}
+		return callID, d.Verdict, 0, false, err
 	}
 	start := m.opts.Now()
 	fctx, cancel := context.WithTimeout(ctx, s.callTimeout())

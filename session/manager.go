@@ -503,9 +503,9 @@ func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, cano
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
 	m.pins.WaitSaved()
-	if w := lastLook(ctx, req); w != nil {
-		m.auditOutcome(base, &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule}, w)
-		return nil, w
+	if err := m.lastLook(ctx, req, tool, d); err != nil {
+		m.auditOutcome(base, &Outcome{CallID: callID, Verdict: d.Verdict, Rule: d.Rule}, err)
+		return nil, err
 	}
 	start := m.opts.Now()
 	m.callStarted(req.Server, callID)
@@ -550,80 +550,109 @@ func (m *Manager) checkResult(q string, tool model.ToolInfo, res *mcp.CallToolRe
 	return true, nil
 }
 
-// recheck is the last look before an allowed call is forwarded, under the read side
-// of the lock every listing is published under: the caller must still be there (an
-// agent that went away, or withdrew the call, as the person allowed it gets nothing
-// run for it), the tool must be what the decision was about (ToolChanges), and a
-// context that became tainted meanwhile must not reach a tool taint escalates. It
-// returns the denial and false when the call must not run.
+// recheck is the look at an allowed call before its decision is recorded, under the
+// read side of the lock every listing is published under: the caller must still be
+// there (an agent that went away, or withdrew the call, as the person allowed it
+// gets nothing run for it) and the tool must be what the decision was about
+// (ToolChanges). After a question, the answer is refused too when the agent's token
+// is no longer accepted, a context that became tainted meanwhile reaches a tool
+// taint escalates, or a deny rule matches now. It returns the denial and false when
+// the call must not run. lastLook looks at all of it again once the record is
+// written.
 func (m *Manager) recheck(ctx context.Context, req model.CallRequest, shown model.ToolInfo, d approval.Decision) (approval.Decision, bool) {
-	v, rule, ok := m.recheckVerdict(ctx, req, shown, d)
+	v, rule, ok := m.recheckVerdict(ctx, req, shown, d, false)
 	if ok {
 		return d, true
 	}
+	return deniedAtRecheck(d, v, rule), false
+}
+
+// deniedAtRecheck is d denied by a recheck's verdict v and the deny rule that
+// decided it (nil when none did).
+func deniedAtRecheck(d approval.Decision, v trust.Verdict, rule *trust.Rule) approval.Decision {
 	out := approval.Decision{Verdict: v, Matched: d.Matched}
 	if rule != nil {
 		// The rule that refused it now, not the one (if any) that made it ask.
 		out.Rule, out.Matched = rule.Label(), rule.Name
 	}
-	return out, false
+	return out
 }
 
 // recheckVerdict is recheck's verdict, with the deny rule that decided it (nil when
-// none did).
-func (m *Manager) recheckVerdict(ctx context.Context, req model.CallRequest, shown model.ToolInfo, d approval.Decision) (trust.Verdict, *trust.Rule, bool) {
+// none did). recorded says the call's allow is on record already (lastLook): then
+// the rules and the taint are looked at for every call, the token has been looked
+// at by the caller, and the reasons say the call was allowed before it was stopped.
+// Before the record, a call nobody was asked about was decided on the rules and the
+// taint microseconds ago, and is not looked at again until after its record.
+func (m *Manager) recheckVerdict(ctx context.Context, req model.CallRequest, shown model.ToolInfo, d approval.Decision, recorded bool) (trust.Verdict, *trust.Rule, bool) {
 	m.publish.RLock()
 	defer m.publish.RUnlock()
 	while := "the call was being decided"
-	if d.Asked {
+	switch {
+	case recorded:
+		while = "its allow was being recorded"
+	case d.Asked:
 		while = "you were deciding"
 	}
-	if req.StillAccepted != nil && d.Asked {
+	notRun := ", so the call was not forwarded"
+	if !recorded && req.StillAccepted != nil && d.Asked {
 		// After a question the answer is refused as the decision. A call nobody
-		// was asked about is looked at once, after its record (decideAndCall).
+		// was asked about is looked at once, after its record (lastLook).
 		if err := req.StillAccepted(); err != nil {
 			by := trust.DecidedByPolicy
 			if errors.Is(err, model.ErrAgentGone) {
 				by = trust.DecidedByAgentGone
 			}
-			return trust.Verdict{Action: trust.Deny, By: by, Reasons: []string{err.Error() + " while " + while + ", so the call was not forwarded"}}, nil, false
+			return trust.Verdict{Action: trust.Deny, By: by, Reasons: []string{err.Error() + " while " + while + notRun}}, nil, false
 		}
 	}
-	switch {
-	case approval.AgentGone(ctx):
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{approval.GoneWhy(ctx) + " while " + while + ", so the call was not forwarded"}}, nil, false
-	case ctx.Err() != nil:
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while " + while + ", so it was not forwarded"}}, nil, false
+	if !recorded {
+		switch {
+		case approval.AgentGone(ctx):
+			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentGone, Reasons: []string{approval.GoneWhy(ctx) + " while " + while + notRun}}, nil, false
+		case ctx.Err() != nil:
+			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByAgentCancelled, Reasons: []string{"the caller withdrew the call while " + while + ", so it was not forwarded"}}, nil, false
+		}
+	}
+	because := d.Because
+	if recorded {
+		// After the record the sentence of the question is on record already.
+		because = func(s string) []string { return []string{s + notRun} }
 	}
 	now, ok := m.LookupTool(m.Snapshot(), req.Server, req.Tool)
 	if !ok {
-		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.Because(approval.ChangedSentence(shown.Ref, while, []string{"it is no longer listed"}))}, nil, false
+		return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: because(approval.ChangedSentence(shown.Ref, while, []string{"it is no longer listed"}))}, nil, false
 	}
 	if changes := approval.ToolChanges(shown, now); len(changes) > 0 {
-		return trust.Verdict{Action: trust.Deny, By: approval.ChangedBy(shown, now), Reasons: d.Because(approval.ChangedSentence(shown.Ref, while, changes))}, nil, false
+		return trust.Verdict{Action: trust.Deny, By: approval.ChangedBy(shown, now), Reasons: because(approval.ChangedSentence(shown.Ref, while, changes))}, nil, false
 	}
 	if d.Asked {
 		if t := m.engine.Taint(req.Context); t.Tainted() && !d.Shown.Tainted() && trust.EscalatedByTaint(now.Class) {
-			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: d.Because("this context became tainted while you were deciding (" + t.Reason() + ")")}, nil, false
+			return trust.Verdict{Action: trust.Deny, By: trust.DecidedByPolicy, Reasons: because("this context became tainted while " + while + " (" + t.Reason() + ")")}, nil, false
 		}
+	} else if !recorded {
+		return d.Verdict, nil, true
+	}
+	v, rule := m.engine.RecheckCall(req.Context, now, req.Args, m.servers[req.Server].local())
+	if v.Action == trust.Deny && v.By == trust.DecidedByRule {
 		// A matching deny is final, over the person's answer too: a path the
 		// question showed may have become a link into what a deny rule protects
 		// while it waited (the rules also change: a deny saved meanwhile).
-		if v, rule := m.engine.RecheckCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action == trust.Deny && v.By == trust.DecidedByRule {
-			v.Reasons = append(v.Reasons, "checked again just before forwarding, a deny rule matches the call now (a path in it may have changed while you were deciding)")
-			return v, rule, false
+		if recorded {
+			v.Reasons = append([]string{"rule " + rule.Label() + " matches the call now and denies it, checked again after its allow was recorded (a deny saved meanwhile, or a path in it that changed)" + notRun}, v.Reasons...)
+		} else {
+			v.Reasons = append(v.Reasons, "checked again just before forwarding, a deny rule matches the call now (a path in it may have changed while "+while+")")
 		}
-		return d.Verdict, nil, true
-	}
-	if v, rule := m.engine.RecheckCall(req.Context, now, req.Args, m.servers[req.Server].local()); v.Action != trust.Allow {
-		if v.By != trust.DecidedByRule || v.Action != trust.Deny {
-			rule = nil // a rule that asks now is not what refused the call
-		}
-		v.Action, v.By = trust.Deny, trust.DecidedByPolicy
-		v.Reasons = append(v.Reasons, "checked again just before forwarding, the call no longer runs unasked; call again")
 		return v, rule, false
 	}
-	return d.Verdict, nil, true
+	if d.Asked || v.Action == trust.Allow {
+		// What a person allowed is not stopped by a rule or a policy that would
+		// only ask now.
+		return d.Verdict, nil, true
+	}
+	v.Action, v.By = trust.Deny, trust.DecidedByPolicy
+	v.Reasons = append(v.Reasons, "checked again after its allow was recorded, the call no longer runs unasked"+notRun+"; call again")
+	return v, nil, false
 }
 
 // notForwarded is the error of an allowed call whose caller left after recheck (while
@@ -642,10 +671,27 @@ func notForwarded(ctx context.Context) *model.WithdrawnError {
 }
 
 // lastLook is the error of an allowed call that must not be forwarded after all,
-// asked after its decision's record was written, the last moment before
-// forwarding: its caller left (notForwarded), or its StillAccepted refuses it (a
-// revoked or rotated gateway token). nil: forward it.
-func lastLook(ctx context.Context, req model.CallRequest) *model.WithdrawnError {
+// asked after its decision's record was written, the last moment before forwarding
+// (a record can wait for another airlock appending, or a slow disk): its caller left
+// (notForwarded), its StillAccepted refuses it (a revoked or rotated gateway token),
+// or what it was decided on changed meanwhile (recheckVerdict: the tool's
+// definition, a deny rule, the context's taint, a grant). nil: forward it. A change
+// is a *model.DeniedError whose verdict says the call was allowed first; the allow
+// stays on record, and the outcome's record says why nothing ran.
+func (m *Manager) lastLook(ctx context.Context, req model.CallRequest, shown model.ToolInfo, d approval.Decision) error {
+	if w := withdrawnAtLastLook(ctx, req); w != nil {
+		return w
+	}
+	if v, rule, ok := m.recheckVerdict(ctx, req, shown, d, true); !ok {
+		out := deniedAtRecheck(d, v, rule)
+		return &model.DeniedError{Verdict: out.Verdict, Rule: out.Rule}
+	}
+	return nil
+}
+
+// withdrawnAtLastLook is lastLook's look at the caller: gone, withdrawn, or its
+// token no longer accepted.
+func withdrawnAtLastLook(ctx context.Context, req model.CallRequest) *model.WithdrawnError {
 	if w := notForwarded(ctx); w != nil || req.StillAccepted == nil {
 		return w
 	}

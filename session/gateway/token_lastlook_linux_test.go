@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
@@ -174,13 +176,17 @@ func waitGoroutine(t *testing.T, parts ...string) {
 	t.Fatalf("no goroutine waits in %q", parts)
 }
 
-// lastLook is an in-process server docs (a read-only tool get, resources notes://a
+// lastLook is an in-process server docs (a read-only tool get, a write put and an
+// open-world send, each asking and allowed once by the approver, resources notes://a
 // and notes://slow and a prompt early, each counting in ran), a Manager with an audit log,
 // a gateway whose token files are real, and an agent connected with a named token
 // (named) or the default one.
 type lastLook struct {
 	srv     *mcp.Server
 	ran     atomic.Int32
+	asked   atomic.Int32 // questions the approver allowed once
+	m       *session.Manager
+	rules   string // the Manager's rules.toml (absent at the start)
 	g       *gateway.Gateway
 	dir     string
 	audit   string
@@ -215,10 +221,26 @@ func lastLookSetupWith(t *testing.T, named bool, opts *mcp.ServerOptions) *lastL
 		f.ran.Add(1)
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "early"}}}}, nil
 	})
+	f.srv.AddTool(&mcp.Tool{Name: "put", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{DestructiveHint: sessiontest.Hint(false), OpenWorldHint: sessiontest.Hint(false)}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			f.ran.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "put"}}}, nil
+		})
+	f.srv.AddTool(&mcp.Tool{Name: "send", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{DestructiveHint: sessiontest.Hint(false), OpenWorldHint: sessiontest.Hint(true)}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			f.ran.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sent"}}}, nil
+		})
 	log, path := sessiontest.OpenAuditLog(t)
 	f.audit = path
+	f.rules = filepath.Join(t.TempDir(), "rules.toml")
+	approver := model.ApproverFunc(func(context.Context, *model.Pending) (model.Response, error) {
+		f.asked.Add(1)
+		return model.Response{Answer: model.AllowOnce}, nil
+	})
 	m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.InProcServer("docs", trust.Trusted, nil)),
-		session.Options{Audit: log, MemoryTaint: true, InProcess: map[string]*mcp.Server{"docs": f.srv}})
+		session.Options{Audit: log, MemoryTaint: true, InProcess: map[string]*mcp.Server{"docs": f.srv}, RulesFile: f.rules, Approver: approver})
+	f.m = m
 	f.dir = t.TempDir()
 	def, err := gateway.LoadOrCreateToken(f.dir)
 	if err != nil {
@@ -254,6 +276,12 @@ func (f *lastLook) do(kind string) error {
 	switch kind {
 	case "tool call":
 		res, err := f.agent.CallTool(ctx, &mcp.CallToolParams{Name: "docs__get", Arguments: map[string]any{"x": "y"}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("tool error: %s", sessiontest.TextOf(res))
+		}
+		return err
+	case "put call", "send call":
+		res, err := f.agent.CallTool(ctx, &mcp.CallToolParams{Name: "docs__" + strings.TrimSuffix(kind, " call"), Arguments: map[string]any{"x": "y"}})
 		if err == nil && res.IsError {
 			err = fmt.Errorf("tool error: %s", sessiontest.TextOf(res))
 		}
