@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -271,5 +272,27 @@ func TestSecretArgs_RememberedRuleHoldsNoSecret(t *testing.T) {
 		if strings.Contains(string(b), ghToken) || strings.Contains(string(b), "abcd1234efgh") {
 			t.Errorf("%s holds the secret:\n%s", filepath.Base(f), b)
 		}
+	}
+}
+
+// BANK_PIN=12345678 sent as 0.(100,000 zeros)1234567799999999999999e100008, which
+// Python's json and JavaScript's JSON.parse read as 12345678 (Go's
+// strconv.ParseFloat alone reads its exponent as 10000 and the number as 0). A
+// ~100 KB argument, under the default limit. The tool is allowed by policy: the
+// secret is what makes airlock ask.
+func TestSecretArgs_EnvValueSentWithALongExponent(t *testing.T) {
+	zeros := strings.Repeat("0", 100_000)
+	pin := "0." + zeros + "1234567799999999999999e" + strconv.Itoa(100_000+8)
+	log, _ := sessiontest.OpenAuditLog(t)
+	m, mail := secretMail(t, config.Tool{Policy: trust.Allow}, session.Options{Audit: log})
+	a := sessiontest.AnswerWith(t, m, model.Response{Answer: model.Deny})
+	_, err := m.Call(context.Background(), model.CallRequest{Context: "agent-n", Server: "mail", Tool: "send", Args: sessiontest.Args(`{"amount":5,"pin":` + pin + `}`)})
+	select {
+	case <-a.Seen:
+	default:
+		t.Errorf("the call ended (%v) without asking", err)
+	}
+	if n := len(mail.Calls("send")); n != 0 {
+		t.Errorf("the server got %d sends holding the PIN, want none", n)
 	}
 }

@@ -3,6 +3,7 @@ package secrets_test
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -310,5 +311,62 @@ func TestKnownSentAsANumber_AnySpelling(t *testing.T) {
 	long := "1" + strings.Repeat("0", 100000) + "e999999999999999999999"
 	if fs := secrets.Find(json.RawMessage(`{"a":`+long+`}`), []secrets.Known{{Name: "zeros", Value: "10000000"}}); len(fs) != 1 {
 		t.Errorf("findings %+v in a long number holding 10000000", fs)
+	}
+}
+
+// A literal whose leading zeros make up for an exponent of six digits is the value
+// Python's json and JavaScript's JSON.parse read (12345678; 1234567.5), though Go's
+// strconv.ParseFloat stops reading an exponent at 10000 and reads 0: the number's
+// float64 is taken from its value, not from the literal as written. About 100 KB,
+// under the default max_args_bytes.
+func TestKnownSentAsANumber_LongExponent(t *testing.T) {
+	z := 100_000
+	zeros := strings.Repeat("0", z)
+	for _, tc := range []struct{ known, lit string }{
+		// 12345677.99999999999999: the float64 12345678.
+		{"12345678", "0." + zeros + "1234567799999999999999e" + strconv.Itoa(z+8)},
+		{"12345678", "1234567799999999999999" + zeros + "e-" + strconv.Itoa(z+14)},
+		// A Known that is a number: 1234567.49999999999999999 is 1234567.5.
+		{"1234567.5", "0." + zeros + "123456749999999999999999e" + strconv.Itoa(z+7)},
+	} {
+		known := []secrets.Known{{Name: "the value of BANK_PIN", Value: tc.known}}
+		args := json.RawMessage(`{"n":` + tc.lit + `}`)
+		if fs := secrets.Find(args, known); len(fs) != 1 {
+			t.Errorf("Known %s in a %d-byte literal %s…%s: findings %+v, want the Known", tc.known, len(tc.lit), tc.lit[:4], tc.lit[len(tc.lit)-30:], fs)
+		}
+		if masked := secrets.Mask(args, known); strings.Contains(string(masked), tc.lit) {
+			t.Errorf("Known %s: Mask left the literal on screen", tc.known)
+		}
+		if red := secrets.RedactWith(args, known); strings.Contains(string(red), tc.lit) {
+			t.Errorf("Known %s: RedactWith left the literal in the audit record", tc.known)
+		}
+	}
+}
+
+// An exponent of eight digits, made up for by ten million zeros, is read whole: the
+// exact value of the literal is 1e7 (a 10 MB argument: max_args_bytes goes up to 32
+// MiB).
+func TestKnownSentAsANumber_EightDigitExponent(t *testing.T) {
+	z := 10_000_000
+	lit := "0." + strings.Repeat("0", z) + "1e" + strconv.Itoa(z+8) // exactly 1e7
+	known := []secrets.Known{{Name: "the value of N", Value: "10000000"}}
+	if fs := secrets.Find(json.RawMessage(`{"n":`+lit+`}`), known); len(fs) != 1 {
+		t.Errorf("10000000 spelled 0.(1e7 zeros)1e10000008: findings %+v, want the Known", fs)
+	}
+}
+
+// A digits-only Known with leading zeros (an account number 00123456) has the value
+// 123456, and JSON spells that value only without them (00123456 is not JSON): a
+// number of that value holds it, in any spelling.
+func TestKnownSentAsANumber_LeadingZerosAreItsValue(t *testing.T) {
+	known := []secrets.Known{{Name: "the value of ACCOUNT that airlock passes to server bank", Value: "00123456"}}
+	for _, lit := range []string{"123456", "1.23456e5", "123456.0", "12345.6e1"} {
+		args := json.RawMessage(`{"n":` + lit + `}`)
+		if fs := secrets.Find(args, known); len(fs) != 1 {
+			t.Errorf("00123456 sent as %s: findings %+v, want the Known", lit, fs)
+		}
+		if red := string(secrets.RedactWith(args, known)); red == string(args) {
+			t.Errorf("00123456 sent as %s: redacted %s", lit, red)
+		}
 	}
 }

@@ -50,6 +50,12 @@ func numberKnown(lit []byte, known []Known, f func(k Known, a, b int)) {
 			f(k, 0, len(lit))
 			continue
 		}
+		if t := bytes.TrimLeft(v, "0"); len(t) < len(v) && len(t) >= minZeroPadded && sameValue(lit, t) {
+			// 00123456 is the value 123456, which JSON spells only without its
+			// zeros.
+			f(k, 0, len(lit))
+			continue
+		}
 		if len(lit)+1 < len(v) && !bytes.ContainsAny(lit, "eE") {
 			// Without an exponent a number's views have at most one digit more
 			// than its literal (a float64 rounded up: 99…9 read as 100…0).
@@ -66,6 +72,11 @@ func numberKnown(lit []byte, known []Known, f func(k Known, a, b int)) {
 		}
 	}
 }
+
+// minZeroPadded is the fewest digits a Known of digits only with leading zeros must
+// keep without them to be looked for as its value in a number (00123456 as 123456):
+// a shorter value (00002026 is 2026) is an ordinary number.
+const minZeroPadded = 6
 
 // numberHoldsKnown reports whether numberKnown finds any Known in lit.
 func numberHoldsKnown(lit []byte, known []Known) bool {
@@ -103,12 +114,36 @@ func sameValue(lit, v []byte) bool {
 	if sig, mag := decimalShape(lit); sig <= 15 && mag > -307 && mag <= 308 {
 		return false // its float64 is its own value (floatDigits)
 	}
-	f, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil || math.IsInf(f, 0) {
+	f, ok := parseValue(lit)
+	if !ok {
 		return false
 	}
 	var buf [32]byte
 	return bytes.Equal(decimalKey(a[:0], strconv.AppendFloat(buf[:0], f, 'e', -1, 64)), want)
+}
+
+// parseValue is the float64 a JSON decoder reads the number lit as, the nearest to
+// its value; false when that is no finite float64. strconv.ParseFloat stops reading
+// an exponent at 10000, so a literal whose leading zeros make up for a longer one
+// (0.000…0001e100008, which Python and JavaScript read as 1e7) is given to it as its
+// value: sign, significant digits and magnitude (decimalKey), the exponent short.
+func parseValue(lit []byte) (float64, bool) {
+	var buf [64]byte
+	key := decimalKey(buf[:0], lit) // [-]DIGITSeMAG: 0.DIGITS × 10^MAG
+	if len(key) == 1 {
+		return 0, true // a zero, of either sign
+	}
+	n := 0
+	if key[0] == '-' {
+		n = 1
+	}
+	norm := make([]byte, 0, len(key)+2)
+	norm = append(append(append(norm, key[:n]...), "0."...), key[n:]...)
+	f, err := strconv.ParseFloat(string(norm), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }
 
 // decimalKey appends to dst what a JSON number's value is, whatever its spelling:
@@ -170,8 +205,8 @@ func floatDigits(dst, lit []byte, zeros int) []byte {
 	if sig <= 15 && mag > -307 && mag <= 308 {
 		return dst
 	}
-	f, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil || math.IsInf(f, 0) {
+	f, ok := parseValue(lit)
+	if !ok {
 		return dst
 	}
 	var buf [32]byte
@@ -181,7 +216,7 @@ func floatDigits(dst, lit []byte, zeros int) []byte {
 // decimalShape is a JSON number's count of significant digits (its first nonzero
 // digit to its last, exponent aside) and its magnitude: the power of ten of its
 // first significant digit, plus one (12.5 is 2, 0.05 is -1; 0 for a zero). An
-// exponent past a million reads as a million.
+// exponent past maxExponent reads as maxExponent.
 func decimalShape(lit []byte) (sig, mag int) {
 	first, last, n, point := -1, -1, 0, -1
 	i := 0
@@ -208,8 +243,13 @@ func decimalShape(lit []byte) (sig, mag int) {
 	return last - first + 1, point - first + exponent(lit[i:])
 }
 
+// maxExponent bounds what exponent reads, either way: far past any exponent the
+// zeros of an argument (at most 32 MiB) can make up for, and far from overflowing an
+// int of 32 bits when a literal's own digits are added to it.
+const maxExponent = 1 << 30
+
 // exponent is the value of a JSON number's exponent part ("e-12"; "" is 0),
-// bounded to a million either way.
+// bounded to maxExponent either way.
 func exponent(e []byte) int {
 	if len(e) == 0 {
 		return 0
@@ -221,8 +261,8 @@ func exponent(e []byte) int {
 	}
 	x := 0
 	for _, c := range e {
-		if x < 1_000_000 {
-			x = x*10 + int(c-'0')
+		if x = x*10 + int(c-'0'); x > maxExponent {
+			x = maxExponent
 		}
 	}
 	if neg {
