@@ -411,6 +411,13 @@ func (m *Manager) Complete(ctx context.Context, req model.CompleteRequest) (*mod
 	if cs == nil {
 		return nil, fmt.Errorf("completing for %s: %w", req.Server, errNotReady)
 	}
+	if req.StillAccepted != nil {
+		// The last look before sending: the text typed so far is the agent's,
+		// and its token must still be accepted when it goes.
+		if err := req.StillAccepted(); err != nil {
+			return nil, fmt.Errorf("completing for %s: %w, so the completion was not sent", req.Server, err)
+		}
+	}
 	params := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: req.Argument, Value: req.Value}}
 	if len(req.Resolved) > 0 {
 		params.Context = &mcp.CompleteContext{Arguments: req.Resolved}

@@ -544,7 +544,7 @@ func (s *server) pinsNotSaved(gen uint64, err error) {
 var ErrCallTimeout = errors.New("no answer within the call timeout")
 
 // call forwards one allowed call with the server's call timeout.
-func (s *server) call(ctx context.Context, callID string, req model.CallRequest, tool model.ToolInfo) (*mcp.CallToolResult, error) {
+func (s *server) call(ctx context.Context, req model.CallRequest, progress string) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	cs, proc := s.cs, s.proc
 	s.mu.Unlock()
@@ -554,9 +554,7 @@ func (s *server) call(ctx context.Context, callID string, req model.CallRequest,
 	ctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: req.Tool, Arguments: req.Args}
-	token := s.m.engine.WatchProgress(callID, req, tool)
-	defer s.m.engine.UnwatchProgress(token)
-	params.SetProgressToken(token)
+	params.SetProgressToken(progress)
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {

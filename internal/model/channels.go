@@ -76,6 +76,10 @@ type CompleteRequest struct {
 	Argument string
 	Value    string
 	Resolved map[string]string
+	// StillAccepted, when set, is asked just before the completion is sent: an
+	// error (a revoked or rotated gateway token) refuses it, as
+	// CallRequest.StillAccepted refuses a call.
+	StillAccepted func() error
 }
 
 // ReadOutcome is what a resource read that ran returned.

@@ -110,6 +110,9 @@ type Gateway struct {
 	seenMu sync.Mutex
 	seen   map[string][32]byte // each token's value (SHA-256) as endRevoked last saw it
 
+	closingMu sync.Mutex
+	closing   map[string]bool // ended sessions whose Close has not returned (closeEnded)
+
 	tokensChanged chan struct{} // a request saw the tokens file change
 	tokensNoteMu  sync.Mutex
 	tokensNote    string // the tokens file's problem last noted

@@ -308,10 +308,6 @@ func (g *Gateway) endRevoked() {
 		ended = append(ended, ss)
 		names[tok.name] = true
 	}
-	for _, ss := range ended {
-		g.requesters.endSessionWith(ss.ID(), model.ErrTokenRevoked)
-		_ = ss.Close()
-	}
 	g.seenMu.Lock()
 	for name, sum := range g.seen {
 		if now, ok := cur[name]; !ok || now != sum {
@@ -320,9 +316,45 @@ func (g *Gateway) endRevoked() {
 	}
 	g.seen = cur
 	g.seenMu.Unlock()
+	// Every ended session's calls are cancelled first, then the grants end (at
+	// once; their records can wait for the audit log's lock, held by another
+	// airlock), then the sessions are closed, each on its own: a Close waits for
+	// the session's handlers, which can wait for that lock too, and neither a name
+	// added again meanwhile nor the other sessions may wait with it.
+	for _, ss := range ended {
+		g.requesters.endSessionWith(ss.ID(), model.ErrTokenRevoked)
+	}
 	for name := range names {
 		g.m.EndContext(AgentContext(name))
 	}
+	for _, ss := range ended {
+		g.closeEnded(ss)
+	}
 	g.owners.prune(present)
 	g.m.AgentHistories().EndAbsent(present, 10*time.Second)
+}
+
+// closeEnded closes ss, a session whose token is no longer accepted, in the
+// background, once: a later look that finds it still open while its Close waits
+// for its handlers does not close it again.
+func (g *Gateway) closeEnded(ss *mcp.ServerSession) {
+	id := ss.ID()
+	g.closingMu.Lock()
+	if g.closing[id] {
+		g.closingMu.Unlock()
+		return
+	}
+	if g.closing == nil {
+		g.closing = map[string]bool{}
+	}
+	g.closing[id] = true
+	g.closingMu.Unlock()
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		_ = ss.Close()
+		g.closingMu.Lock()
+		delete(g.closing, id)
+		g.closingMu.Unlock()
+	}()
 }

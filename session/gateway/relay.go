@@ -357,7 +357,8 @@ func (g *Gateway) completeHandler(ctx context.Context, req *mcp.CompleteRequest)
 		return nil, err
 	}
 	p := req.Params
-	cr := model.CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value}
+	cr := model.CompleteRequest{Context: ctxName, Client: client, Argument: p.Argument.Name, Value: p.Argument.Value,
+		StillAccepted: g.stillAccepted(ss)}
 	if p.Context != nil {
 		cr.Resolved = p.Context.Arguments
 	}

@@ -1,0 +1,260 @@
+package gateway_test
+
+// The waits a request can meet after its token was looked at: nothing that waits
+// stands between a call's last look and its forwarding (the engine's lock is held
+// by a MarkTainted waiting for taint.json's lock, as another airlock writing taint
+// makes it), a completion is looked at after its body is read, and a revoke that
+// waits for a session's handler to end has ended the name's grants already.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/internal/model"
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/gateway"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// taintDirSetup is lastLookSetupWith with taint kept in a state dir (taint.json under
+// its lock, as a real airlock keeps it); it also returns the Manager and the path of
+// taint.json.
+func taintDirSetup(t *testing.T, named bool, opts *mcp.ServerOptions) (*lastLook, *session.Manager, string) {
+	f, m, taintPath, _ := taintDirSetupTok(t, named, opts)
+	return f, m, taintPath
+}
+
+// taintDirSetupTok is taintDirSetup also returning the agent's token value.
+func taintDirSetupTok(t *testing.T, named bool, opts *mcp.ServerOptions) (*lastLook, *session.Manager, string, string) {
+	t.Helper()
+	f := &lastLook{named: named}
+	f.srv = mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, opts)
+	f.srv.AddTool(&mcp.Tool{Name: "get", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			f.ran.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a doc"}}}, nil
+		})
+	f.srv.AddPrompt(&mcp.Prompt{Name: "early", Arguments: []*mcp.PromptArgument{{Name: "topic"}}}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "early"}}}}, nil
+	})
+	log, path := sessiontest.OpenAuditLog(t)
+	f.audit = path
+	cfg := sessiontest.NewConfig(sessiontest.InProcServer("docs", trust.Trusted, nil))
+	cfg.StateDir = t.TempDir()
+	m := sessiontest.Start(t, cfg, session.Options{Audit: log, InProcess: map[string]*mcp.Server{"docs": f.srv}})
+	f.dir = t.TempDir()
+	def, err := gateway.LoadOrCreateToken(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.g, err = gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: def, TokenFile: gateway.TokenPath(f.dir), TokensFile: gateway.TokensPath(f.dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.g.Close() })
+	if f.watcher, err = gateway.AddToken(f.dir, "watcher", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	tok, name := def, gateway.DefaultTokenName
+	if named {
+		if tok, err = gateway.AddToken(f.dir, "ci-bot", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		name = "ci-bot"
+	}
+	f.ctxName = gateway.AgentContext(name)
+	f.agent = mustAgentWithToken(t, f.g, tok, "claude-code")
+	return f, m, filepath.Join(cfg.StateDir, "taint.json"), tok
+}
+
+func TestAgentIdentity_CallRevokedWhileWaitingForEngineAfterLastLookNotForwarded(t *testing.T) {
+	for _, named := range []bool{true, false} { // a named token revoked, else the default token rotated
+		t.Run(fmt.Sprintf("named %v", named), func(t *testing.T) {
+			f, m, taintPath := taintDirSetup(t, named, nil)
+			if err := f.do("tool call"); err != nil {
+				t.Fatalf("the first call: %v", err)
+			}
+			waitHeadSynced(t, f.audit)
+			// 1. The call waits for the audit log (another airlock appending), past
+			// every use of the engine's lock that deciding it makes.
+			releaseAudit := holdAuditLock(t, f.audit)
+			done := make(chan error, 1)
+			go func() { done <- f.do("tool call") }()
+			waitLockWaiter(t, f.audit+".lock")
+			// 2. Another airlock writes taint.json; meanwhile this airlock taints
+			// some context (another agent's result), holding the engine's lock while
+			// it waits for taint.json's.
+			releaseTaint := holdAuditLock(t, taintPath)
+			marked := make(chan struct{})
+			go func() {
+				m.MarkTainted(gateway.AgentContext("watcher"), trust.Taint{By: trust.Ref{Server: "docs", Tool: "get"}, At: time.Now(), Channel: trust.ChannelResult})
+				close(marked)
+			}()
+			waitLockWaiter(t, taintPath+".lock")
+			// 3. The record is written, the last look passes (the token is live), and
+			// the call waits for the engine's lock in (*server).call.
+			releaseAudit()
+			waitGoroutine(t, "(*Engine).WatchProgress", "sync.(*Mutex).Lock")
+			// 4. The token is revoked (or rotated) and the revoke has returned; then
+			// the taint is written and the engine's lock let go.
+			f.revoke(t)
+			releaseTaint()
+			<-marked
+			err := <-done
+			if n := f.ran.Load(); n != 1 {
+				t.Errorf("the server ran %d calls, want only the first: the second ran after its token was revoked (the agent got err=%v)", n, err)
+			}
+			var outcome string
+			for _, r := range sessiontest.AuditRecords(t, f.audit) {
+				if r.Context == f.ctxName && r.Server == "docs" && r.Kind == "outcome" {
+					outcome = r.Outcome + ": " + r.Error
+				}
+			}
+			if !strings.Contains(outcome, "not forwarded") {
+				t.Errorf("the second call's outcome is %q; want withdrawn after it was allowed", outcome)
+			}
+		})
+	}
+}
+
+// A completion whose headers were authenticated before a revoke and whose body came
+// after it is not sent upstream: the binding's look at a named token reads the
+// tokens file as last read, and the completion is looked at once more just before
+// it is sent.
+func TestAgentIdentity_CompletionBodyAfterRevokeNotSent(t *testing.T) {
+	for _, named := range []bool{true, false} {
+		t.Run(fmt.Sprintf("named %v", named), func(t *testing.T) {
+			var completions atomic.Int32
+			f, _, _, tok := taintDirSetupTok(t, named, &mcp.ServerOptions{
+				CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+					completions.Add(1)
+					return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"x"}}}, nil
+				},
+			})
+			ref := &mcp.CompleteReference{Type: "ref/prompt", Name: "docs__early"}
+			sessiontest.WaitFor(t, "docs__early served", 10*time.Second, func() bool {
+				_, err := f.agent.Complete(context.Background(), &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "topic", Value: "a"}})
+				return err == nil
+			})
+			before := completions.Load()
+			body := `{"jsonrpc":"2.0","id":4242,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"docs__early"},"argument":{"name":"topic","value":"secret-typed-so-far"}}}`
+			u, _ := url.Parse(f.g.URL())
+			c, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			head := "POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + tok +
+				"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream" +
+				"\r\nMcp-Session-Id: " + f.agent.ID() + "\r\nMcp-Protocol-Version: " + f.agent.InitializeResult().ProtocolVersion +
+				"\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+			if _, err := c.Write([]byte(head + body[:10])); err != nil {
+				t.Fatal(err)
+			}
+			waitGoroutine(t, "gateway.readBody") // authenticated; its body is being read
+			f.revoke(t)
+			if _, err := c.Write([]byte(body[10:])); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			answer := ""
+			if err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				answer = resp.Status + " " + string(b)
+			}
+			if n := completions.Load() - before; n != 0 {
+				t.Errorf("the server was sent %d completion(s) after the token was revoked; the agent got %q", n, answer)
+			}
+		})
+	}
+}
+
+// A session's Close waits for its handlers; a handler of a revoked value that waits
+// for the audit log (another airlock appending) must not keep the name's grants
+// alive: the same name added again meanwhile does not call on the old grant.
+func TestAgentIdentity_StalledRevokeLoopReaddedTokenCallsOnOldGrant(t *testing.T) {
+	f := ciBotSetup(t, "thief")
+	mail, m, evs, g, dir := f.mail, f.m, f.evs, f.g, f.dir
+	answerInBackground(t, m, evs, 1, model.Response{Answer: model.AllowForContext})
+	if res := callTool(t, f.a, "mail__send_email"); res.IsError {
+		t.Fatalf("allowed for the context: %s", resultText(res))
+	}
+	waitHeadSynced(t, f.audit)
+	release := holdAuditLock(t, f.audit)
+	// The old value's next call (on its grant) waits for its decision's record.
+	go func() {
+		_, _ = f.a.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_email", Arguments: map[string]any{"x": "old"}})
+	}()
+	waitLockWaiter(t, f.audit+".lock")
+	if err := gateway.RevokeToken(dir, "ci-bot"); err != nil {
+		t.Fatal(err)
+	}
+	newTok, err := gateway.AddToken(dir, "ci-bot", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The revoke loop found the old value's session, whose handler still waits:
+	// its grant ends all the same.
+	sessiontest.WaitFor(t, "the old value's grant ended", 10*time.Second, func() bool { return len(m.Engine().Grants()) == 0 })
+	b := mustAgentWithToken(t, g, newTok, "ci")
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := b.CallTool(context.Background(), &mcp.CallToolParams{Name: "mail__send_email", Arguments: map[string]any{"x": "new"}})
+		if err != nil {
+			res = &mcp.CallToolResult{IsError: true}
+		}
+		done <- res
+	}()
+	// The new value's call is decided (on the grant: nobody is asked) and waits
+	// for its record, or it waits for a person.
+	deadline := time.Now().Add(10 * time.Second)
+	for countGoroutines("(*Manager).auditDecision") < 2 && !waitingAny(m) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	for _, p := range m.Engine().Pending() {
+		_ = m.Engine().Answer(p.ID, model.Response{Answer: model.Deny, Reason: "asked, as it should"})
+	}
+	release()
+	res := <-done
+	if !res.IsError {
+		t.Errorf("the re-added token's call ran unasked on the revoked value's grant: %s", resultText(res))
+	}
+	if n := len(mail.Calls("send_email")); n != 1 {
+		t.Errorf("send_email ran %d times, want 1 (the grant's own call): %v", n, mail.Calls("send_email"))
+	}
+}
+
+func waitingAny(m *session.Manager) bool { return len(m.Engine().Pending()) > 0 }
+
+// countGoroutines is how many goroutines' stacks hold part.
+func countGoroutines(part string) int {
+	buf := make([]byte, 1<<22)
+	n := runtime.Stack(buf, true)
+	c := 0
+	for g := range strings.SplitSeq(string(buf[:n]), "\n\n") {
+		if strings.Contains(g, part) {
+			c++
+		}
+	}
+	return c
+}
