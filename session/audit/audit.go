@@ -90,8 +90,15 @@ type Log struct {
 	// lockf is PATH.lock (nil for OpenFile, which locks f itself), owned like seq
 	// below: lockLog may replace it. shared says it is not nil, for any goroutine.
 	lockf  *os.File
+	lockID os.FileInfo // lockf's identity, asked once (an open file stays the one it is)
 	shared bool
 	f      *os.File
+	fid    fileStat // f's identity, asked when f is opened; fidOK once asked
+	fidOK  bool
+	// peek is load's buffer for the bytes past the records, and fillSeen what of
+	// them it found to be fill, under the lock held now (checkFill's to trust).
+	peek     [4096]byte
+	fillSeen fillSeen
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -212,7 +219,7 @@ func (e *DamageError) Error() string {
 // wrong and every Append fails. Open fails only when the files cannot be opened (a
 // link, a FIFO, another user's file: see session/statefile).
 func Open(path string) (*Log, error) {
-	lockf, err := lockLog(path, nil)
+	lockf, lockID, err := lockLog(path, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
 	}
@@ -223,6 +230,7 @@ func Open(path string) (*Log, error) {
 		return nil, fmt.Errorf("opening audit log: %w", statefile.Advise(err, "or set [audit] path"))
 	}
 	a := newLog(path, f, lockf)
+	a.lockID = lockID
 	a.segmentBytes.Store(DefaultSegmentBytes)
 	if err := a.load(); err != nil && a.damage == nil {
 		a.f.Close()
@@ -444,11 +452,11 @@ func (a *Log) delayedSync() {
 
 func (a *Log) lock() error {
 	if a.lockf != nil {
-		f, err := lockLog(a.path, a.lockf)
+		f, id, err := lockLog(a.path, a.lockf, a.lockID)
 		if err != nil {
 			return err
 		}
-		a.lockf = f
+		a.lockf, a.lockID = f, id
 		return nil
 	}
 	return statefile.Lock(a.f)
@@ -459,32 +467,37 @@ func (a *Log) lock() error {
 // process takes it on the same file, so once locked it checks that the file at
 // PATH.lock is still the one locked: when it was removed or replaced (another
 // process then locks a different file), it opens the one there now and locks that
-// instead. It returns the file it holds locked; f, when replaced, is closed.
-func lockLog(path string, f *os.File) (*os.File, error) {
+// instead. It returns the file it holds locked and its identity; f, when
+// replaced, is closed. held is f's identity when the caller has it (nil: asked
+// here): an open file stays the file it is, so it is asked once per file.
+func lockLog(path string, f *os.File, held os.FileInfo) (*os.File, os.FileInfo, error) {
 	name := path + ".lock"
 	for {
 		if f == nil {
 			var err error
 			if f, err = statefile.OpenLock(name); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
+			held = nil
 		}
 		if err := statefile.Lock(f); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("locking %s: %w", name, err)
+			return nil, nil, fmt.Errorf("locking %s: %w", name, err)
 		}
-		held, err := f.Stat()
-		if err != nil {
-			statefile.Unlock(f)
-			f.Close()
-			return nil, fmt.Errorf("locking %s: %w", name, err)
+		if held == nil {
+			var err error
+			if held, err = f.Stat(); err != nil {
+				statefile.Unlock(f)
+				f.Close()
+				return nil, nil, fmt.Errorf("locking %s: %w", name, err)
+			}
 		}
 		if cur, err := os.Lstat(name); err == nil && os.SameFile(held, cur) {
-			return f, nil
+			return f, held, nil
 		}
 		statefile.Unlock(f)
 		f.Close()
-		f = nil
+		f, held = nil, nil
 	}
 }
 
@@ -705,29 +718,48 @@ func (a *Log) Close() error {
 // It asks the file's size and identity without its times (statFile), so that the
 // commit after it writes only its records' bytes.
 func (a *Log) load() error {
-	st, err := statFile(a.f)
-	if err != nil {
-		return fmt.Errorf("reading audit log %s: %w", a.path, err)
-	}
-	if a.lockf != nil {
-		cur, lerr := statPath(a.path)
-		if lerr != nil || !st.same(cur) {
-			f, err := statefile.OpenWrite(a.path)
-			if err != nil {
-				return fmt.Errorf("reopening audit log: %w", err)
-			}
-			if lerr != nil {
-				syncDir(filepath.Dir(a.path)) // created here: its name durable (see rotate)
-			}
-			a.f.Close()
-			a.f = f
-			// A new file: whatever was wrong with the old one is its own.
-			a.size, a.fileSize, a.damage, a.notice, a.start = -1, -1, nil, nil, nil
-			a.holdOpen()
-			if st, err = statFile(f); err != nil {
-				return fmt.Errorf("reading audit log %s: %w", a.path, err)
-			}
+	a.fillSeen = fillSeen{} // seen under an earlier hold of the lock: anything since
+	var st fileStat
+	var err error
+	moved, lerr := false, error(nil) // the path no longer names f; why, when its stat failed
+	if a.lockf != nil && a.fidOK {
+		// The file at the path is f when its identity is f's, and its size is
+		// then f's: one stat, not two.
+		cur, perr := statPath(a.path)
+		if perr == nil && cur.same(a.fid) {
+			st = cur
+		} else {
+			moved, lerr = true, perr
 		}
+	} else {
+		if st, err = statFile(a.f); err != nil {
+			return fmt.Errorf("reading audit log %s: %w", a.path, err)
+		}
+		if a.lockf != nil {
+			cur, perr := statPath(a.path)
+			moved, lerr = perr != nil || !st.same(cur), perr
+			a.fid, a.fidOK = st, true
+		}
+	}
+	if moved {
+		var f *os.File
+		f, err = statefile.OpenWrite(a.path)
+		if err != nil {
+			return fmt.Errorf("reopening audit log: %w", err)
+		}
+		if lerr != nil {
+			syncDir(filepath.Dir(a.path)) // created here: its name durable (see rotate)
+		}
+		a.f.Close()
+		a.f = f
+		// A new file: whatever was wrong with the old one is its own.
+		a.size, a.fileSize, a.damage, a.notice, a.start = -1, -1, nil, nil, nil
+		a.holdOpen()
+		if st, err = statFile(f); err != nil {
+			a.fidOK = false
+			return fmt.Errorf("reading audit log %s: %w", a.path, err)
+		}
+		a.fid, a.fidOK = st, true
 	}
 	fileSize := st.size
 	// Nothing was added when the file ends at the records' end, or is the size it
@@ -741,11 +773,19 @@ func (a *Log) load() error {
 		return nil
 	}
 	if a.size >= 0 && fileSize == a.fileSize && fileSize > a.size {
-		var b [1]byte
-		if _, err := a.f.ReadAt(b[:], a.size); err != nil {
+		// The fill begins where the records end unless another airlock wrote
+		// there. What is read past that first byte is the fill the commit is
+		// about to write over (checkFill), read once.
+		b := a.peek[:min(fileSize-a.size, int64(len(a.peek)))]
+		if _, err := a.f.ReadAt(b, a.size); err != nil {
 			return fmt.Errorf("reading audit log %s: %w", a.path, err)
 		}
 		if b[0] == '\n' {
+			n := 0
+			for n < len(b) && b[n] == '\n' {
+				n++
+			}
+			a.fillSeen = fillSeen{f: a.f, at: a.size, n: int64(n)}
 			return nil
 		}
 	}

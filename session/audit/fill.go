@@ -93,6 +93,9 @@ func (a *Log) checkFill(n int64) error {
 	if n <= 0 {
 		return nil
 	}
+	if s := a.fillSeen; s.f == a.f && s.at == a.size && n <= s.n {
+		return nil // load read them as fill under this hold of the lock
+	}
 	b := make([]byte, n)
 	if _, err := a.f.ReadAt(b, a.size); err != nil && err != io.EOF {
 		return fmt.Errorf("reading audit log %s: %w", a.path, err)
@@ -191,4 +194,11 @@ func (a *Log) holdOpen() {
 	if a.shared {
 		_ = statefile.LockShared(a.f)
 	}
+}
+
+// fillSeen is n bytes of fill that load found at offset at of file f.
+type fillSeen struct {
+	f  *os.File
+	at int64
+	n  int64
 }

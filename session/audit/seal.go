@@ -83,7 +83,7 @@ type Sealed struct {
 // on after airlock refused a damaged log (`airlock audit seal --start-new`).
 func Seal(path string) (Sealed, error) {
 	var out Sealed
-	lockf, err := lockLog(path, nil)
+	lockf, _, err := lockLog(path, nil, nil)
 	if err != nil {
 		return out, fmt.Errorf("sealing audit log: %w", err)
 	}

@@ -591,7 +591,7 @@ func snapshot(path string, lock bool) (*logSnapshot, error) {
 		lf, err := statefile.Open(path + ".lock")
 		switch {
 		case err == nil:
-			if lf, err = lockLog(path, lf); err != nil {
+			if lf, _, err = lockLog(path, lf, nil); err != nil {
 				return nil, err
 			}
 			defer lf.Close()
