@@ -338,7 +338,12 @@ func (e Entry) RecordContent(st *theme.Styles, width int) string {
 		ctx = common.Inline(st, c.Context, 0)
 	}
 	add("context", ctx)
-	add("when", c.At.Format("2006-01-02 15:04:05")+" · took "+duration(c.Duration)+" in all, waiting for a person included")
+	took := " · took " + duration(c.Duration) + " in all"
+	switch trust.DecidedBy(c.DecidedBy) {
+	case trust.DecidedByPerson, trust.DecidedByTaintThenPerson, trust.DecidedByTimeout:
+		took += ", waiting for a person included"
+	}
+	add("when", c.At.Format("2006-01-02 15:04:05")+took)
 	add("tier", common.OrDash(c.Tier))
 	add("decision", e.decision())
 	add("outcome", e.outcomeMark(st))

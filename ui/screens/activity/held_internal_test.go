@@ -101,3 +101,20 @@ func heapInUse() int {
 	runtime.ReadMemStats(&ms)
 	return int(ms.HeapInuse)
 }
+
+// A record says a call's time includes waiting for a person only when a person was
+// asked: a call nobody was asked about can wait too (for the audit log of another
+// airlock), and the record does not invent a question.
+func TestRecord_WaitingForAPersonOnlyWhenAsked(t *testing.T) {
+	st := theme.New(true, true)
+	for by, want := range map[string]bool{"person": true, "taint-asked-then-person": true, "timeout": true, "policy": false, "rule": false, "grant": false, "pin": false} {
+		var a Log
+		c := bigCall(0, 10)
+		c.DecidedBy, c.Duration = by, 3*time.Second
+		a.Add(Entry{At: time.Now(), Call: c})
+		got := strings.Join(strings.Fields(ansi.Strip(a.newest(0).RecordContent(&st, 100))), " ")
+		if !strings.Contains(got, "took 3s in all") || strings.Contains(got, "waiting for a person included") != want {
+			t.Errorf("decided by %s: %q; want the person's wait said: %v", by, got[:min(len(got), 200)], want)
+		}
+	}
+}
