@@ -208,9 +208,8 @@ func demoCmd(f func()) tea.Cmd {
 
 // handleEvent applies one session event.
 func (m *Model) handleEvent(e model.Event) tea.Cmd {
-	m.taint = m.sess.Engine().Taint("")
+	m.taint, m.taintProblem = m.sess.Engine().TaintAndStoreProblem("")
 	m.rulesProblem = m.sess.Engine().RulesProblem()
-	m.taintProblem = m.sess.Engine().TaintStoreProblem()
 	m.ratesProblem = m.sess.Engine().RatesProblem()
 	switch e := e.(type) {
 	case model.ServerChanged:

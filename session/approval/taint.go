@@ -260,6 +260,21 @@ func (e *Engine) TaintStoreProblem() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.loadTaintsLocked()
+	return e.storeProblemLocked()
+}
+
+// TaintAndStoreProblem is Taint(ctxName) and TaintStoreProblem from one look at
+// taint.json, under one hold of the engine's lock (the TUI asks both at every
+// event).
+func (e *Engine) TaintAndStoreProblem(ctxName string) (trust.Taint, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.loadTaintsLocked()
+	return e.taintLocked(ContextKey(ctxName)), e.storeProblemLocked()
+}
+
+// storeProblemLocked is TaintStoreProblem's answer; e.mu is held.
+func (e *Engine) storeProblemLocked() error {
 	if e.unreadable == nil {
 		return nil
 	}
