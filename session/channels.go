@@ -513,12 +513,15 @@ func (m *Manager) SubscribeAgent(ctx context.Context, req model.SubscribeRequest
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if req.StillAccepted != nil {
-			if err := req.StillAccepted(); err != nil {
-				return err
-			}
+		// The taint look (the engine's lock, which can wait) first, the token's
+		// last: nothing that waits comes between it and the subscription sent.
+		if err := outbound(); err != nil {
+			return err
 		}
-		return outbound()
+		if req.StillAccepted != nil {
+			return req.StillAccepted()
+		}
+		return nil
 	})
 	var said serverSaid // the server's own message, which reaches the agent
 	if known && errors.As(err, &said) && trust.Taints(tool.Class) && ctx.Err() == nil {

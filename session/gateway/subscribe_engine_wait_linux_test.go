@@ -1,0 +1,121 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/internal/sessiontest"
+	"github.com/airlock-mcp/airlock/session"
+	"github.com/airlock-mcp/airlock/session/gateway"
+	"github.com/airlock-mcp/airlock/trust"
+)
+
+// A subscription's turn looks at the taint (taintedOutbound → Engine.Taint), which
+// waits for the engine's lock while a MarkTainted holds it waiting for taint.json's
+// lock, and at the token: a revoke that returns during that wait stops the
+// subscription, because nothing that waits comes after the token's last look.
+func TestAgentIdentity_SubscriptionRevokedWhileTurnWaitsForEngineNotSent(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	slow := make(chan struct{})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, &mcp.ServerOptions{
+		SubscribeHandler: func(_ context.Context, r *mcp.SubscribeRequest) error {
+			mu.Lock()
+			got = append(got, r.Params.URI)
+			mu.Unlock()
+			if r.Params.URI == "notes://slow" {
+				<-slow
+			}
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	srv.AddTool(&mcp.Tool{Name: "get", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a doc"}}}, nil
+		})
+	for _, uri := range []string{"notes://a", "notes://slow"} {
+		srv.AddResource(&mcp.Resource{URI: uri, Name: uri}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "a note"}}}, nil
+		})
+	}
+	log, _ := sessiontest.OpenAuditLog(t)
+	// Untrusted: its resources channel is escalated by taint, so a subscription's
+	// turn looks at the context's taint (taintedOutbound).
+	cfg := sessiontest.NewConfig(sessiontest.InProcServer("docs", trust.Untrusted, nil))
+	cfg.StateDir = t.TempDir()
+	m := sessiontest.Start(t, cfg, session.Options{Audit: log, InProcess: map[string]*mcp.Server{"docs": srv}})
+	taintPath := filepath.Join(cfg.StateDir, "taint.json")
+	dir := t.TempDir()
+	def, err := gateway.LoadOrCreateToken(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: def, TokenFile: gateway.TokenPath(dir), TokensFile: gateway.TokensPath(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	watcherTok, err := gateway.AddToken(dir, "watcher", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	botTok, err := gateway.AddToken(dir, "ci-bot", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := mustAgentWithToken(t, g, botTok, "claude-code")
+	watcher := mustAgentWithToken(t, g, watcherTok, "watcher")
+
+	// 1. The watcher's subscription holds the server's subscription turn (subMu).
+	go func() {
+		_ = watcher.Subscribe(context.Background(), &mcp.SubscribeParams{URI: gateway.RelayURI("docs", "notes://slow")})
+	}()
+	sessiontest.WaitFor(t, "the watcher's subscription at the server", 10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) == 1
+	})
+	// 2. The agent's subscription passes its first look and waits for its turn.
+	done := make(chan error, 1)
+	go func() {
+		done <- agent.Subscribe(context.Background(), &mcp.SubscribeParams{URI: gateway.RelayURI("docs", "notes://a")})
+	}()
+	waitGoroutine(t, "(*Manager).subscription", "sync.(*Mutex).Lock")
+	// 3. Another airlock writes taint.json; this airlock taints another context
+	// meanwhile, holding the engine's lock while it waits for the file's.
+	releaseTaint := holdAuditLock(t, taintPath)
+	marked := make(chan struct{})
+	go func() {
+		m.MarkTainted(gateway.AgentContext("someone-else"), trust.Taint{By: trust.Ref{Server: "docs", Tool: "get"}, At: time.Now(), Channel: trust.ChannelResult})
+		close(marked)
+	}()
+	waitLockWaiter(t, taintPath+".lock")
+	// 4. The turn comes: the token is live, then the taint look waits for the
+	// engine's lock.
+	slow <- struct{}{}
+	waitGoroutine(t, "(*Engine).Taint", "sync.(*Mutex).Lock", "taintedOutbound")
+	// 5. The token is revoked and the revoke has returned; then the lock goes.
+	if err := gateway.RevokeToken(dir, "ci-bot"); err != nil {
+		t.Fatal(err)
+	}
+	releaseTaint()
+	<-marked
+	err = <-done
+	close(slow)
+	mu.Lock()
+	defer mu.Unlock()
+	if slices.Contains(got, "notes://a") || err == nil {
+		t.Errorf("the server got %q; the agent got %v: a subscription sent after its token was revoked", got, err)
+	}
+}
