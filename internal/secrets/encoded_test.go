@@ -65,7 +65,7 @@ func TestFind_EncodedSecrets(t *testing.T) {
 func BenchmarkFind1MBBase64(b *testing.B) {
 	img := make([]byte, 3<<18)
 	for i := range img {
-		img[i] = byte(i * 2654435761 >> 13)
+		img[i] = byte(uint32(i) * 2654435761 >> 13)
 	}
 	raw, _ := json.Marshal(map[string]string{"attachment": base64.StdEncoding.EncodeToString(img)})
 	b.SetBytes(int64(len(raw)))

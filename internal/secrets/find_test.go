@@ -370,3 +370,46 @@ func TestKnownSentAsANumber_LeadingZerosAreItsValue(t *testing.T) {
 		}
 	}
 }
+
+// A digits-only Known is found in a number whose digits hold it, sign and point
+// aside (-12345678 and 12345678.5 hold 12345678); a zero-padded one whose digits
+// are as many without its zeros (0012345678) is found wherever they are.
+func TestKnownSentAsANumber_ZeroPaddedSignAndFraction(t *testing.T) {
+	for _, lit := range []string{"-12345678", "12345678.5", "-1.2345678e7", "112345678", "12345678"} {
+		args := json.RawMessage(`{"n":` + lit + `}`)
+		plain := secrets.Find(args, []secrets.Known{{Name: "the value of ACCOUNT", Value: "12345678"}})
+		padded := secrets.Find(args, []secrets.Known{{Name: "the value of ACCOUNT", Value: "0012345678"}})
+		t.Logf("%s: plain %d padded %d", lit, len(plain), len(padded))
+		if len(plain) == 1 && len(padded) == 0 {
+			t.Errorf("%s: found for Known 12345678 but not for Known 0012345678 (the same digits reach the server)", lit)
+		}
+	}
+}
+
+// Spellings of the values 123456 and 12345678 past float64's and strconv's reach:
+// long runs of zeros and nines, exponents of many digits, signs.
+func TestKnownSentAsANumber_FarSpellings(t *testing.T) {
+	cases := []struct{ known, lit string }{
+		{"00123456", "123455.99999999999999999"},
+		{"00123456", "0." + strings.Repeat("0", 20000) + "123456e20006"},
+		{"00123456", "123456" + strings.Repeat("0", 20000) + "e-20000"},
+		{"12345678", "0." + strings.Repeat("0", 900) + strings.Repeat("1", 0) + "1234567799999999999999" + strings.Repeat("9", 900) + "e908"},
+		{"12345678", "-0." + strings.Repeat("0", 20000) + "12345678e20008"},
+		{"12345678", "12345677" + strings.Repeat("9", 1000) + "e-1000"},
+		{"12345678", "12345677" + strings.Repeat("9", 100000) + "e-100000"},
+		{"12345678", "-12345677" + strings.Repeat("9", 100000) + "e-100000"},
+		{"1234567.5", "1234567" + strings.Repeat("4", 1) + strings.Repeat("9", 100000) + "e-100001"},
+		{"12345678", "12345678e1073741824"},
+		{"12345678", "1.2345678e0000000000000000000007"},
+	}
+	for _, c := range cases {
+		fs := secrets.Find(json.RawMessage(`{"n":`+c.lit+`}`), []secrets.Known{{Name: "K", Value: c.known}})
+		if len(fs) != 1 {
+			l := c.lit
+			if len(l) > 60 {
+				l = l[:30] + "…" + l[len(l)-30:]
+			}
+			t.Errorf("Known %s in %s: %d findings", c.known, l, len(fs))
+		}
+	}
+}

@@ -50,11 +50,21 @@ func numberKnown(lit []byte, known []Known, f func(k Known, a, b int)) {
 			f(k, 0, len(lit))
 			continue
 		}
-		if t := bytes.TrimLeft(v, "0"); len(t) < len(v) && len(t) >= minZeroPadded && sameValue(lit, t) {
-			// 00123456 is the value 123456, which JSON spells only without its
-			// zeros.
-			f(k, 0, len(lit))
-			continue
+		if t := bytes.TrimLeft(v, "0"); len(t) < len(v) {
+			// 0012345678 is the value 12345678, which JSON spells only without
+			// its zeros: its digits are looked for as any digits-only Known's
+			// are, when there are as many as a Known needs; fewer (00123456)
+			// only as the number's value, of either sign.
+			if len(t) >= MinKnown {
+				v = t
+				if bytes.Contains(lit, v) {
+					f(k, 0, len(lit))
+					continue
+				}
+			} else if len(t) >= minZeroPadded && sameValue(bytes.TrimPrefix(lit, []byte("-")), t) {
+				f(k, 0, len(lit))
+				continue
+			}
 		}
 		if len(lit)+1 < len(v) && !bytes.ContainsAny(lit, "eE") {
 			// Without an exponent a number's views have at most one digit more
@@ -74,8 +84,8 @@ func numberKnown(lit []byte, known []Known, f func(k Known, a, b int)) {
 }
 
 // minZeroPadded is the fewest digits a Known of digits only with leading zeros must
-// keep without them to be looked for as its value in a number (00123456 as 123456):
-// a shorter value (00002026 is 2026) is an ordinary number.
+// keep without them to be looked for as its value in a number (00123456 as 123456
+// or -123456): a shorter value (00002026 is 2026) is an ordinary number.
 const minZeroPadded = 6
 
 // numberHoldsKnown reports whether numberKnown finds any Known in lit.
@@ -261,8 +271,10 @@ func exponent(e []byte) int {
 	}
 	x := 0
 	for _, c := range e {
-		if x = x*10 + int(c-'0'); x > maxExponent {
-			x = maxExponent
+		if d := int(c - '0'); x <= (maxExponent-d)/10 {
+			x = x*10 + d
+		} else {
+			x = maxExponent // with no multiplication that could wrap an int of 32 bits
 		}
 	}
 	if neg {

@@ -196,3 +196,17 @@ func TestDecimalKey_IsTheValue(t *testing.T) {
 		prev = lit
 	}
 }
+
+// An exponent is read to maxExponent and no further, either way, with no
+// multiplication past it (on 386 an int has 32 bits: e2147483650 wrapped negative).
+func TestExponent_BoundedWithoutWrapping(t *testing.T) {
+	for e, want := range map[string]int{
+		"": 0, "e7": 7, "E+07": 7, "e-12": -12, "e1073741823": 1073741823,
+		"e1073741824": maxExponent, "e2147483650": maxExponent, "e-2147483650": -maxExponent,
+		"e" + strings.Repeat("9", 40): maxExponent,
+	} {
+		if got := exponent([]byte(e)); got != want {
+			t.Errorf("exponent(%q) = %d, want %d", e, got, want)
+		}
+	}
+}
