@@ -432,11 +432,15 @@ func (e *Engine) MarkTainted(ctxName string, t trust.Taint) {
 		return // a taint that names no cause changes nothing
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.loadTaintsLocked()
 	k := ContextKey(ctxName)
+	var pruned []audit.Record
 	if !e.taints[k].Tainted() {
-		e.addTaintLocked(k, t)
+		pruned = e.addTaintLocked(k, t)
+	}
+	e.mu.Unlock()
+	for _, r := range pruned {
+		e.audit(r)
 	}
 }
 

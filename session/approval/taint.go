@@ -177,18 +177,57 @@ func (s *taintStore) save(d *taintDoc) error {
 // clears are removed; nothing else a process remembers is written back, so a clear
 // made by another process is never undone by a stale copy.
 func (s *taintStore) update(change func(d *taintDoc) bool) (map[string]trust.Taint, error) {
+	m, _, err := s.updateIf(false, change)
+	return m, err
+}
+
+// errTaintLockHeld is updateIf's answer when another holds the file's lock.
+var errTaintLockHeld = errors.New("taint.json's lock is held")
+
+// updateIf is update, or, with try, update only when the file's lock is free at
+// once: held by another (another airlock writing), it changes nothing and says so
+// (held true). A caller holding the engine's lock tries, so that it never waits
+// for another process with that lock held.
+func (s *taintStore) updateIf(try bool, change func(d *taintDoc) bool) (_ map[string]trust.Taint, held bool, _ error) {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(s.path), err)
+		return nil, false, fmt.Errorf("creating %s: %w", filepath.Dir(s.path), err)
 	}
 	lf, err := statefile.OpenLock(s.path + ".lock")
 	if err != nil {
-		return nil, fmt.Errorf("locking taint: %w", err)
+		return nil, false, fmt.Errorf("locking taint: %w", err)
 	}
 	defer lf.Close()
-	if err := statefile.Lock(lf); err != nil {
-		return nil, fmt.Errorf("locking taint: %w", err)
+	if try {
+		ok, err := statefile.TryLock(lf)
+		if err != nil {
+			return nil, false, fmt.Errorf("locking taint: %w", err)
+		}
+		if !ok {
+			return nil, true, errTaintLockHeld
+		}
+	} else if err := statefile.Lock(lf); err != nil {
+		return nil, false, fmt.Errorf("locking taint: %w", err)
 	}
 	defer statefile.Unlock(lf)
+	m, err := s.updateHeld(change)
+	return m, false, err
+}
+
+// waitFree waits until no one holds the file's lock, holding it for no longer
+// than it takes to see it free (the caller holds no other lock).
+func (s *taintStore) waitFree() {
+	lf, err := statefile.OpenLock(s.path + ".lock")
+	if err != nil {
+		return // updateIf says why
+	}
+	defer lf.Close()
+	if statefile.Lock(lf) == nil {
+		statefile.Unlock(lf)
+	}
+}
+
+// updateHeld is update's read, change and write, the file's lock held.
+func (s *taintStore) updateHeld(change func(d *taintDoc) bool) (map[string]trust.Taint, error) {
 	d, _, err := s.loadDoc(true)
 	if err != nil {
 		return nil, err
@@ -309,35 +348,48 @@ func (e *Engine) loadTaintsLocked() {
 	e.taints = t
 }
 
-// addTaintLocked taints context k: read-merge-write of the file under its lock. A
-// taint that cannot be written holds in memory for this run (and is written with
-// the next write that succeeds); e.mu is held.
-func (e *Engine) addTaintLocked(k string, t trust.Taint) {
+// addTaintLocked taints context k: at once in memory, then read-merge-write of the
+// file under its lock. A taint that cannot be written holds in memory for this run
+// (and is written with the next write that succeeds). e.mu is held, and is let go
+// (and taken again) while another process holds the file's lock: the engine's lock
+// is never held waiting for another process, for every decision takes it. It
+// returns the records of the contexts pruned meanwhile, for the caller to audit once
+// it has let go of e.mu (an append can wait for another airlock too).
+func (e *Engine) addTaintLocked(k string, t trust.Taint) []audit.Record {
 	if e.store == nil {
 		e.taints[k] = t
-		return
+		return nil
 	}
 	if e.unsaved == nil {
 		e.unsaved = map[string]trust.Taint{}
 	}
 	e.unsaved[k] = t
-	var pruned []audit.Record
-	merged, err := e.store.update(func(d *taintDoc) bool {
-		dirty := false
-		for uk, u := range e.unsaved {
-			dirty = mergeTaint(d.Contexts, uk, u) || dirty
+	mergeTaint(e.taints, k, t) // counts from now, written or not
+	for {
+		var pruned []audit.Record
+		merged, held, err := e.store.updateIf(true, func(d *taintDoc) bool {
+			dirty := false
+			for uk, u := range e.unsaved {
+				dirty = mergeTaint(d.Contexts, uk, u) || dirty
+			}
+			pruned = e.pruneLocked(d)
+			return dirty || len(pruned) > 0
+		})
+		if held {
+			e.mu.Unlock()
+			e.store.waitFree()
+			e.mu.Lock()
+			if len(e.unsaved) == 0 {
+				return nil // another write of this process carried it
+			}
+			continue
 		}
-		pruned = e.pruneLocked(d)
-		return dirty || len(pruned) > 0
-	})
-	if err != nil {
-		mergeTaint(e.taints, k, t)
-		return
-	}
-	clear(e.unsaved)
-	e.taints = merged
-	for _, r := range pruned {
-		e.audit(r)
+		if err != nil {
+			return nil
+		}
+		clear(e.unsaved)
+		e.taints = merged
+		return pruned
 	}
 }
 
@@ -401,7 +453,9 @@ func (e *Engine) touchLocked(k string) {
 	if now.Sub(last) <= age/10 {
 		return
 	}
-	merged, err := e.store.update(func(d *taintDoc) bool {
+	// Under the engine's lock, in a decision: tried, never waited for (another
+	// airlock writing holds it); the next decision of this context tries again.
+	merged, _, err := e.store.updateIf(true, func(d *taintDoc) bool {
 		if _, ok := d.Contexts[k]; !ok || !d.Seen[k].Before(now) {
 			return false
 		}
