@@ -513,8 +513,8 @@ func (m *Manager) SubscribeAgent(ctx context.Context, req model.SubscribeRequest
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		// The taint look (the engine's lock, which can wait) first, the token's
-		// last: nothing that waits comes between it and the subscription sent.
+		// The taint look (it takes the engine's lock) first, the token's last:
+		// nothing that waits comes between it and the subscription sent.
 		if err := outbound(); err != nil {
 			return err
 		}

@@ -503,9 +503,9 @@ func (m *Manager) decideAndCall(ctx context.Context, req model.CallRequest, cano
 	// A listing's pins are written in the background (setTools); nothing is forwarded
 	// before they are on disk, or their write has failed and been reported.
 	m.pins.WaitSaved()
-	// The call's progress is routed from before its last look: the engine's lock
-	// this takes can wait (a taint being written waits for taint.json's lock),
-	// and nothing that waits comes between the last look and the forwarding.
+	// The call's progress is routed from before its last look: nothing that takes
+	// a lock others hold (the engine's, here) comes between the last look and the
+	// forwarding.
 	progress := m.engine.WatchProgress(callID, req, tool)
 	defer m.engine.UnwatchProgress(progress)
 	if err := m.lastLook(ctx, req, tool, d); err != nil {
@@ -684,9 +684,9 @@ func notForwarded(ctx context.Context) *model.WithdrawnError {
 // is a *model.DeniedError whose verdict says the call was allowed first; the allow
 // stays on record, and the outcome's record says why nothing ran.
 func (m *Manager) lastLook(ctx context.Context, req model.CallRequest, shown model.ToolInfo, d approval.Decision) error {
-	// The checks that can wait (the publish lock, the engine's) come first, the
-	// caller and its token last: nothing that waits stands between those and the
-	// forwarding.
+	// The checks that take locks others hold (the publish lock, the engine's)
+	// come first, the caller and its token last: nothing that waits stands
+	// between those and the forwarding.
 	if v, rule, ok := m.recheckVerdict(ctx, req, shown, d, true); !ok {
 		out := deniedAtRecheck(d, v, rule)
 		return &model.DeniedError{Verdict: out.Verdict, Rule: out.Rule}
