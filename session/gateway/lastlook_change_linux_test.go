@@ -87,18 +87,7 @@ func TestLastLook_ChangeWhileRecordedNotForwarded(t *testing.T) {
 				if kind != "tool call" && f.asked.Load() != asked+1 {
 					t.Errorf("asked %d times for the second put, want once", f.asked.Load()-asked)
 				}
-				var decision, outcome string
-				for _, r := range sessiontest.AuditRecords(t, f.audit) {
-					if r.Context != f.ctxName || r.Server != "docs" {
-						continue
-					}
-					switch r.Kind {
-					case "decision":
-						decision = r.Decision
-					case "outcome":
-						outcome = r.Outcome + ": " + r.Error
-					}
-				}
+				decision, outcome := f.lastRecords(t)
 				if decision != "allow" || !strings.HasPrefix(outcome, "failed: call denied") || !strings.Contains(outcome, c.said) || !strings.HasSuffix(outcome, "so the call was not forwarded") {
 					t.Errorf("the second %s's records: decision %q, outcome %q; want allow, then denied saying %q", kind, decision, outcome, c.said)
 				}

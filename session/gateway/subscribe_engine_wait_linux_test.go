@@ -2,8 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"encoding/json"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -12,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
-	"github.com/airlock-mcp/airlock/session"
 	"github.com/airlock-mcp/airlock/session/gateway"
 	"github.com/airlock-mcp/airlock/trust"
 )
@@ -24,7 +21,9 @@ func TestTaint_WriteWaitingForAnotherAirlockStallsNoSubscription(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	slow := make(chan struct{})
-	srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, &mcp.ServerOptions{
+	// Untrusted: its resources channel is escalated by taint, so a subscription's
+	// turn looks at the context's taint (taintedOutbound).
+	f := lastLookSetupWith(t, true, lastLookOpts{untrusted: true, stateDir: true, server: &mcp.ServerOptions{
 		SubscribeHandler: func(_ context.Context, r *mcp.SubscribeRequest) error {
 			mu.Lock()
 			got = append(got, r.Params.URI)
@@ -35,46 +34,9 @@ func TestTaint_WriteWaitingForAnotherAirlockStallsNoSubscription(t *testing.T) {
 			return nil
 		},
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-	})
-	srv.AddTool(&mcp.Tool{Name: "get", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a doc"}}}, nil
-		})
-	for _, uri := range []string{"notes://a", "notes://slow"} {
-		srv.AddResource(&mcp.Resource{URI: uri, Name: uri}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "a note"}}}, nil
-		})
-	}
-	log, _ := sessiontest.OpenAuditLog(t)
-	// Untrusted: its resources channel is escalated by taint, so a subscription's
-	// turn looks at the context's taint (taintedOutbound).
-	cfg := sessiontest.NewConfig(sessiontest.InProcServer("docs", trust.Untrusted, nil))
-	cfg.StateDir = t.TempDir()
-	m := sessiontest.Start(t, cfg, session.Options{Audit: log, InProcess: map[string]*mcp.Server{"docs": srv}})
-	taintPath := filepath.Join(cfg.StateDir, "taint.json")
-	dir := t.TempDir()
-	def, err := gateway.LoadOrCreateToken(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: def, TokenFile: gateway.TokenPath(dir), TokensFile: gateway.TokensPath(dir)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	watcherTok, err := gateway.AddToken(dir, "watcher", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	botTok, err := gateway.AddToken(dir, "ci-bot", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	agent := mustAgentWithToken(t, g, botTok, "claude-code")
-	watcher := mustAgentWithToken(t, g, watcherTok, "watcher")
+	}})
+	m, taintPath, agent := f.m, f.taint, f.agent
+	watcher := mustAgentWithToken(t, f.g, f.watcher, "watcher")
 
 	// 1. The watcher's subscription holds the server's subscription turn (subMu).
 	go func() {

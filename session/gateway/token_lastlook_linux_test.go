@@ -55,18 +55,7 @@ func TestAgentIdentity_UnaskedCallRevokedWhileDecidedNotForwarded(t *testing.T) 
 				if n := f.ran.Load(); n != 1 {
 					t.Errorf("the server ran %d %ss, want only the first", n, kind)
 				}
-				var decision, outcome string
-				for _, r := range sessiontest.AuditRecords(t, f.audit) {
-					if r.Context != f.ctxName || r.Server != "docs" {
-						continue
-					}
-					switch r.Kind {
-					case "decision":
-						decision = r.Decision
-					case "outcome":
-						outcome = r.Outcome + ": " + r.Error
-					}
-				}
+				decision, outcome := f.lastRecords(t)
 				if decision != "allow" || !strings.Contains(outcome, "after the call was allowed, so it was not forwarded") {
 					t.Errorf("the second %s's records: decision %q, outcome %q; want allow, then withdrawn after it", kind, decision, outcome)
 				}
@@ -122,7 +111,7 @@ func TestAgentIdentity_SubscriptionWaitingRevokedNotSent(t *testing.T) {
 			var mu sync.Mutex
 			var got []string
 			slow := make(chan struct{})
-			f := lastLookSetupWith(t, named, &mcp.ServerOptions{
+			f := lastLookSetupWith(t, named, lastLookOpts{server: &mcp.ServerOptions{
 				SubscribeHandler: func(_ context.Context, r *mcp.SubscribeRequest) error {
 					mu.Lock()
 					got = append(got, r.Params.URI)
@@ -133,7 +122,7 @@ func TestAgentIdentity_SubscriptionWaitingRevokedNotSent(t *testing.T) {
 					return nil
 				},
 				UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-			})
+			}})
 			t.Cleanup(func() { close(slow) })
 			watcher := mustAgentWithToken(t, f.g, f.watcher, "watcher")
 			go func() {
@@ -180,7 +169,8 @@ func waitGoroutine(t *testing.T, parts ...string) {
 // open-world send, each asking and allowed once by the approver, resources notes://a
 // and notes://slow and a prompt early, each counting in ran), a Manager with an audit log,
 // a gateway whose token files are real, and an agent connected with a named token
-// (named) or the default one.
+// (named) or the default one. Its taint is kept in memory unless the setup asks for
+// a state dir (lastLookOpts.stateDir: taint.json, under its lock, at taint).
 type lastLook struct {
 	srv     *mcp.Server
 	ran     atomic.Int32
@@ -193,19 +183,28 @@ type lastLook struct {
 	agent   *mcp.ClientSession
 	ctxName string
 	named   bool
+	tok     string // the agent's token value
+	taint   string // taint.json, with lastLookOpts.stateDir
 	watcher string // another named token's value
+}
+
+// lastLookOpts are what a lastLook setup may vary.
+type lastLookOpts struct {
+	server    *mcp.ServerOptions
+	untrusted bool // docs untrusted (its resources escalated by taint), else trusted
+	stateDir  bool // taint in taint.json under a state dir, not in memory
 }
 
 func lastLookSetup(t *testing.T, named bool) *lastLook {
 	t.Helper()
-	return lastLookSetupWith(t, named, nil)
+	return lastLookSetupWith(t, named, lastLookOpts{})
 }
 
-// lastLookSetupWith is lastLookSetup with the server's options.
-func lastLookSetupWith(t *testing.T, named bool, opts *mcp.ServerOptions) *lastLook {
+// lastLookSetupWith is lastLookSetup with what o varies.
+func lastLookSetupWith(t *testing.T, named bool, o lastLookOpts) *lastLook {
 	t.Helper()
 	f := &lastLook{named: named}
-	f.srv = mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, opts)
+	f.srv = mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, o.server)
 	f.srv.AddTool(&mcp.Tool{Name: "get", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			f.ran.Add(1)
@@ -217,7 +216,7 @@ func lastLookSetupWith(t *testing.T, named bool, opts *mcp.ServerOptions) *lastL
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "a note"}}}, nil
 		})
 	}
-	f.srv.AddPrompt(&mcp.Prompt{Name: "early"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	f.srv.AddPrompt(&mcp.Prompt{Name: "early", Arguments: []*mcp.PromptArgument{{Name: "topic"}}}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		f.ran.Add(1)
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "early"}}}}, nil
 	})
@@ -238,8 +237,17 @@ func lastLookSetupWith(t *testing.T, named bool, opts *mcp.ServerOptions) *lastL
 		f.asked.Add(1)
 		return model.Response{Answer: model.AllowOnce}, nil
 	})
-	m := sessiontest.Start(t, sessiontest.NewConfig(sessiontest.InProcServer("docs", trust.Trusted, nil)),
-		session.Options{Audit: log, MemoryTaint: true, InProcess: map[string]*mcp.Server{"docs": f.srv}, RulesFile: f.rules, Approver: approver})
+	level := trust.Trusted
+	if o.untrusted {
+		level = trust.Untrusted
+	}
+	cfg := sessiontest.NewConfig(sessiontest.InProcServer("docs", level, nil))
+	opts := session.Options{Audit: log, MemoryTaint: !o.stateDir, InProcess: map[string]*mcp.Server{"docs": f.srv}, RulesFile: f.rules, Approver: approver}
+	if o.stateDir {
+		cfg.StateDir = t.TempDir()
+		f.taint = filepath.Join(cfg.StateDir, "taint.json")
+	}
+	m := sessiontest.Start(t, cfg, opts)
 	f.m = m
 	f.dir = t.TempDir()
 	def, err := gateway.LoadOrCreateToken(f.dir)
@@ -264,9 +272,27 @@ func lastLookSetupWith(t *testing.T, named bool, opts *mcp.ServerOptions) *lastL
 		}
 		name = "ci-bot"
 	}
-	f.ctxName = gateway.AgentContext(name)
+	f.ctxName, f.tok = gateway.AgentContext(name), tok
 	f.agent = mustAgentWithToken(t, f.g, tok, "claude-code")
 	return f
+}
+
+// lastRecords are the decision and the outcome ("OUTCOME: ERROR") of the agent's
+// last request to docs, as the audit log has them.
+func (f *lastLook) lastRecords(t *testing.T) (decision, outcome string) {
+	t.Helper()
+	for _, r := range sessiontest.AuditRecords(t, f.audit) {
+		if r.Context != f.ctxName || r.Server != "docs" {
+			continue
+		}
+		switch r.Kind {
+		case "decision":
+			decision = r.Decision
+		case "outcome":
+			outcome = r.Outcome + ": " + r.Error
+		}
+	}
+	return decision, outcome
 }
 
 // do makes one request of kind through the gateway; a tool error counts as an

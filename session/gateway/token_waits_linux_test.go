@@ -9,14 +9,12 @@ package gateway_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -33,65 +31,12 @@ import (
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// taintDirSetup is lastLookSetupWith with taint kept in a state dir (taint.json under
-// its lock, as a real airlock keeps it); it also returns the Manager and the path of
-// taint.json.
-func taintDirSetup(t *testing.T, named bool, opts *mcp.ServerOptions) (*lastLook, *session.Manager, string) {
-	f, m, taintPath, _ := taintDirSetupTok(t, named, opts)
-	return f, m, taintPath
-}
-
-// taintDirSetupTok is taintDirSetup also returning the agent's token value.
-func taintDirSetupTok(t *testing.T, named bool, opts *mcp.ServerOptions) (*lastLook, *session.Manager, string, string) {
-	t.Helper()
-	f := &lastLook{named: named}
-	f.srv = mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, opts)
-	f.srv.AddTool(&mcp.Tool{Name: "get", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: sessiontest.Hint(false)}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			f.ran.Add(1)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a doc"}}}, nil
-		})
-	f.srv.AddPrompt(&mcp.Prompt{Name: "early", Arguments: []*mcp.PromptArgument{{Name: "topic"}}}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "early"}}}}, nil
-	})
-	log, path := sessiontest.OpenAuditLog(t)
-	f.audit = path
-	cfg := sessiontest.NewConfig(sessiontest.InProcServer("docs", trust.Trusted, nil))
-	cfg.StateDir = t.TempDir()
-	m := sessiontest.Start(t, cfg, session.Options{Audit: log, InProcess: map[string]*mcp.Server{"docs": f.srv}})
-	f.dir = t.TempDir()
-	def, err := gateway.LoadOrCreateToken(f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.g, err = gateway.New(m, gateway.Options{Listen: "127.0.0.1:0", Token: def, TokenFile: gateway.TokenPath(f.dir), TokensFile: gateway.TokensPath(f.dir)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.g.Close() })
-	if f.watcher, err = gateway.AddToken(f.dir, "watcher", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	tok, name := def, gateway.DefaultTokenName
-	if named {
-		if tok, err = gateway.AddToken(f.dir, "ci-bot", time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		name = "ci-bot"
-	}
-	f.ctxName = gateway.AgentContext(name)
-	f.agent = mustAgentWithToken(t, f.g, tok, "claude-code")
-	return f, m, filepath.Join(cfg.StateDir, "taint.json"), tok
-}
-
 // A taint being written waits for taint.json's lock while another airlock holds
 // it, and never with the engine's lock held, which every decision takes: calls are
 // decided and forwarded meanwhile, and the taint counts in memory at once.
 func TestTaint_WriteWaitingForAnotherAirlockStallsNoCall(t *testing.T) {
-	f, m, taintPath := taintDirSetup(t, true, nil)
+	f := lastLookSetupWith(t, true, lastLookOpts{stateDir: true})
+	m, taintPath := f.m, f.taint
 	if err := f.do("tool call"); err != nil {
 		t.Fatalf("the first call: %v", err)
 	}
@@ -148,12 +93,12 @@ func TestAgentIdentity_CompletionBodyAfterRevokeNotSent(t *testing.T) {
 	for _, named := range []bool{true, false} {
 		t.Run(fmt.Sprintf("named %v", named), func(t *testing.T) {
 			var completions atomic.Int32
-			f, _, _, tok := taintDirSetupTok(t, named, &mcp.ServerOptions{
+			f := lastLookSetupWith(t, named, lastLookOpts{server: &mcp.ServerOptions{
 				CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 					completions.Add(1)
 					return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"x"}}}, nil
 				},
-			})
+			}, stateDir: true})
 			ref := &mcp.CompleteReference{Type: "ref/prompt", Name: "docs__early"}
 			sessiontest.WaitFor(t, "docs__early served", 10*time.Second, func() bool {
 				_, err := f.agent.Complete(context.Background(), &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "topic", Value: "a"}})
@@ -167,7 +112,7 @@ func TestAgentIdentity_CompletionBodyAfterRevokeNotSent(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			head := "POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + tok +
+			head := "POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + f.tok +
 				"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream" +
 				"\r\nMcp-Session-Id: " + f.agent.ID() + "\r\nMcp-Protocol-Version: " + f.agent.InitializeResult().ProtocolVersion +
 				"\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
