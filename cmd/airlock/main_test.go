@@ -23,6 +23,7 @@ import (
 // stdio subprocesses. A stdio server gets only a minimal environment, so a child
 // started as `demo-server NAME` is recognised by its arguments.
 func TestMain(m *testing.M) {
+	noRaceExitSleep()
 	if len(os.Args) == 3 && os.Args[1] == fence.LauncherArg {
 		os.Exit(fence.Main(os.Args[2]))
 	}
