@@ -519,7 +519,8 @@ func sameTaint(a, b trust.Taint) bool {
 }
 
 // clearTaint clears k's taint, under the file's lock when there is a file; with
-// want set, only when the taint is want.
+// want set, only when the taint is want. While another airlock holds the file's
+// lock it waits for it with the engine's lock let go, and looks again.
 func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 	k := ContextKey(ctxName)
 	e.mu.Lock()
@@ -534,8 +535,9 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 		}
 		return cur.Tainted()
 	}
-	e.loadTaintsLocked()
 	memoryOnly := false
+retry:
+	e.loadTaintsLocked()
 	switch {
 	case e.store == nil:
 		if t, ok = e.taints[k]; ok && check(t) {
@@ -552,7 +554,7 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 			e.unreadable.cleared[k] = true
 		}
 	default:
-		merged, err := e.store.update(func(d *taintDoc) bool {
+		merged, held, err := e.store.updateIf(true, func(d *taintDoc) bool {
 			m := d.Contexts
 			cur, found := m[k]
 			if !found {
@@ -567,6 +569,15 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 			delete(m, k)
 			return inFile
 		})
+		if held {
+			// Another airlock is writing: wait for it without the engine's lock,
+			// then look again (the taint may have changed meanwhile). Until the
+			// clear is written the taint counts.
+			e.mu.Unlock()
+			e.store.waitFree()
+			e.mu.Lock()
+			goto retry
+		}
 		if err != nil {
 			e.mu.Unlock()
 			return fmt.Errorf("clearing the taint of %s: %w", k, err)
@@ -603,6 +614,7 @@ func taintClearedRecord(k string, t trust.Taint) audit.Record {
 // before named tokens) taints the context its agents have now. Each move is
 // audited (taint-moved). It returns the contexts moved, sorted; while taint.json
 // cannot be read it moves nothing and returns why (every context is tainted then).
+// Like clearTaint it never waits for another airlock with the engine's lock held.
 func (e *Engine) MoveTaints(to string, from func(ctxName string) bool) ([]string, error) {
 	to = ContextKey(to)
 	var moved []string
@@ -616,6 +628,7 @@ func (e *Engine) MoveTaints(to string, from func(ctxName string) bool) ([]string
 		}
 	}
 	e.mu.Lock()
+retry:
 	e.loadTaintsLocked()
 	switch {
 	case e.store == nil:
@@ -629,7 +642,7 @@ func (e *Engine) MoveTaints(to string, from func(ctxName string) bool) ([]string
 		e.mu.Unlock()
 		return nil, err
 	default:
-		merged, err := e.store.update(func(d *taintDoc) bool {
+		merged, held, err := e.store.updateIf(true, func(d *taintDoc) bool {
 			pick(d.Contexts)
 			for i, k := range moved {
 				mergeTaint(d.Contexts, to, taints[i])
@@ -641,6 +654,12 @@ func (e *Engine) MoveTaints(to string, from func(ctxName string) bool) ([]string
 			}
 			return len(moved) > 0
 		})
+		if held {
+			e.mu.Unlock() // as clearTaint: never wait for another airlock with it held
+			e.store.waitFree()
+			e.mu.Lock()
+			goto retry
+		}
 		if err != nil {
 			e.mu.Unlock()
 			return nil, fmt.Errorf("moving taints to %s: %w", to, err)

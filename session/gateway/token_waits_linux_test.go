@@ -85,6 +85,74 @@ func TestTaint_WriteWaitingForAnotherAirlockStallsNoCall(t *testing.T) {
 	}
 }
 
+// The person's clear of a taint and the move of one context's taint to another
+// wait for taint.json's lock like a taint's write does: never with the engine's
+// lock held. Calls are decided and forwarded meanwhile; the taint being cleared
+// still counts until its clear is written, and the clear and the move are in the
+// file once the lock is let go.
+func TestTaint_ClearOrMoveWaitingForAnotherAirlockStallsNoCall(t *testing.T) {
+	f := lastLookSetupWith(t, true, lastLookOpts{stateDir: true})
+	m, taintPath := f.m, f.taint
+	if err := f.do("tool call"); err != nil {
+		t.Fatalf("the first call: %v", err)
+	}
+	cleared, from, to := gateway.AgentContext("cleared"), gateway.AgentContext("from"), gateway.AgentContext("to")
+	for _, c := range []string{cleared, from} {
+		m.MarkTainted(c, trust.Taint{By: trust.Ref{Server: "docs", Tool: "get"}, At: time.Now(), Channel: trust.ChannelResult})
+	}
+	for _, step := range []struct {
+		name string
+		run  func() error
+	}{
+		{"clear", func() error { return m.Engine().ClearTaint(cleared) }},
+		{"move", func() error {
+			_, err := m.MoveTaints(to, func(c string) bool { return c == from })
+			return err
+		}},
+	} {
+		release := holdAuditLock(t, taintPath) // another airlock writing taint.json
+		ended := make(chan error, 1)
+		go func() { ended <- step.run() }()
+		waitLockWaiter(t, taintPath+".lock")
+		looked := make(chan trust.Taint, 1)
+		go func() { looked <- m.Engine().Taint(cleared) }()
+		select {
+		case tt := <-looked:
+			if step.name == "clear" && !tt.Tainted() {
+				t.Errorf("%s: the context's taint before its clear is written: %+v, want tainted", step.name, tt)
+			}
+		case <-time.After(10 * time.Second):
+			release() // let the engine go, so that the test ends
+			t.Fatalf("%s: a look at a context's taint waited for another airlock's taint.json lock", step.name)
+		}
+		done := make(chan error, 1)
+		go func() { done <- f.do("tool call") }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: a call while it waits: %v", step.name, err)
+			}
+		case <-time.After(10 * time.Second):
+			release()
+			t.Fatalf("%s: a call waited for another airlock's taint.json lock", step.name)
+		}
+		release()
+		if err := <-ended; err != nil {
+			t.Fatalf("%s once the lock was let go: %v", step.name, err)
+		}
+	}
+	b, err := os.ReadFile(taintPath)
+	if err != nil || strings.Contains(string(b), `"`+cleared+`"`) || strings.Contains(string(b), `"`+from+`"`) || !strings.Contains(string(b), `"`+to+`"`) {
+		t.Errorf("taint.json after the clear and the move: %s, %v; want %s's taint only", b, err, to)
+	}
+	if tt := m.Engine().Taint(cleared); tt.Tainted() {
+		t.Errorf("the cleared context is still tainted: %+v", tt)
+	}
+	if n := f.ran.Load(); n != 3 {
+		t.Errorf("the server ran %d calls, want 3", n)
+	}
+}
+
 // A completion whose headers were authenticated before a revoke and whose body came
 // after it is not sent upstream: the binding's look at a named token reads the
 // tokens file as last read, and the completion is looked at once more just before
