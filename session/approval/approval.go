@@ -50,6 +50,11 @@ type Engine struct {
 	watchers map[string]*progressWatch // by progress token
 	waiting  map[string]int            // calls waiting for a person, per context
 	waitSize int64                     // argument bytes of every waiting call
+	// clearing counts, per context, the person's clears waiting for taint.json's
+	// lock with the engine let go; sinceClear are the taints marked meanwhile, which
+	// the clear keeps (they came after the person's answer, and nobody saw them).
+	clearing   map[string]int
+	sinceClear map[string]trust.Taint
 	// rulesChanged is told which server's tool a remembered rule was saved or revoked
 	// for in this process, so that the hazards are recomputed (nil: nobody).
 	rulesChanged func(server string)
@@ -435,6 +440,14 @@ func (e *Engine) MarkTainted(ctxName string, t trust.Taint) {
 	e.loadTaintsLocked()
 	k := ContextKey(ctxName)
 	var pruned []audit.Record
+	if e.clearing[k] > 0 {
+		// The context's taint still counts until the waiting clear is written, so
+		// nothing below records this one: the clear keeps it.
+		if e.sinceClear == nil {
+			e.sinceClear = map[string]trust.Taint{}
+		}
+		mergeTaint(e.sinceClear, k, t)
+	}
 	if !e.taints[k].Tainted() {
 		pruned = e.addTaintLocked(k, t)
 	}

@@ -552,6 +552,9 @@ retry:
 			delete(e.taints, k)
 			delete(e.unsaved, k)
 			e.unreadable.cleared[k] = true
+			if s, since := e.sinceClear[k]; since {
+				e.taints[k], e.unsaved[k] = s, s
+			}
 		}
 	default:
 		merged, held, err := e.store.updateIf(true, func(d *taintDoc) bool {
@@ -567,15 +570,27 @@ retry:
 			delete(e.unsaved, k)
 			_, inFile := m[k]
 			delete(m, k)
+			if s, since := e.sinceClear[k]; since {
+				m[k] = s // marked while this clear waited: written with it
+				return true
+			}
 			return inFile
 		})
 		if held {
 			// Another airlock is writing: wait for it without the engine's lock,
 			// then look again (the taint may have changed meanwhile). Until the
-			// clear is written the taint counts.
+			// clear is written the taint counts, and a taint marked meanwhile is
+			// kept (MarkTainted).
+			if e.clearing == nil {
+				e.clearing = map[string]int{}
+			}
+			e.clearing[k]++
 			e.mu.Unlock()
 			e.store.waitFree()
 			e.mu.Lock()
+			if e.clearing[k]--; e.clearing[k] == 0 {
+				delete(e.clearing, k)
+			}
 			goto retry
 		}
 		if err != nil {
@@ -587,7 +602,19 @@ retry:
 		}
 		e.taints = merged
 	}
+	var pruned []audit.Record
+	if s, since := e.sinceClear[k]; since && e.clearing[k] == 0 {
+		delete(e.sinceClear, k)
+		if !e.taints[k].Tainted() {
+			// Not carried by this clear (it failed, or another airlock cleared the
+			// context meanwhile): marked as if the clear had not waited.
+			pruned = e.addTaintLocked(k, s)
+		}
+	}
 	e.mu.Unlock()
+	for _, r := range pruned {
+		e.audit(r)
+	}
 	if changed != nil {
 		return changed
 	}
