@@ -526,7 +526,7 @@ func (e *Engine) clearTaint(ctxName string, want *trust.Taint) error {
 	e.mu.Lock()
 	var t trust.Taint
 	var ok bool
-	var changed error
+	var changed, failed error
 	// check decides whether the taint cur may be cleared.
 	check := func(cur trust.Taint) bool {
 		if want != nil && cur.Tainted() && !sameTaint(cur, *want) {
@@ -594,8 +594,8 @@ retry:
 			goto retry
 		}
 		if err != nil {
-			e.mu.Unlock()
-			return fmt.Errorf("clearing the taint of %s: %w", k, err)
+			failed = fmt.Errorf("clearing the taint of %s: %w", k, err)
+			break
 		}
 		for uk, u := range e.unsaved {
 			mergeTaint(merged, uk, u)
@@ -606,14 +606,18 @@ retry:
 	if s, since := e.sinceClear[k]; since && e.clearing[k] == 0 {
 		delete(e.sinceClear, k)
 		if !e.taints[k].Tainted() {
-			// Not carried by this clear (it failed, or another airlock cleared the
-			// context meanwhile): marked as if the clear had not waited.
+			// Not carried by this clear (it failed, could not be written, or
+			// another airlock cleared the context meanwhile): marked as if the
+			// clear had not waited.
 			pruned = e.addTaintLocked(k, s)
 		}
 	}
 	e.mu.Unlock()
 	for _, r := range pruned {
 		e.audit(r)
+	}
+	if failed != nil {
+		return failed
 	}
 	if changed != nil {
 		return changed
