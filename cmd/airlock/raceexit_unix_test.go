@@ -3,9 +3,13 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
+	"testing"
+	"time"
 )
 
 // noRaceExitSleep makes this process, and every process started from it, exit
@@ -26,6 +30,26 @@ func noRaceExitSleep() {
 	if err != nil {
 		return
 	}
-	env := append(os.Environ(), "GORACE="+strings.TrimSpace(gorace+" atexit_sleep_ms=0"))
-	_ = syscall.Exec(self, os.Args, env)
+	// Set, not appended: with GORACE twice in the environment the first is read,
+	// and the process would start itself again for ever.
+	if os.Setenv("GORACE", strings.TrimSpace(gorace+" atexit_sleep_ms=0")) != nil {
+		return
+	}
+	_ = syscall.Exec(self, os.Args, os.Environ())
+}
+
+// A GORACE of the caller's own, without atexit_sleep_ms, is kept and added to,
+// once: the process starts itself again one time and then runs.
+func TestNoRaceExitSleep_KeepsTheCallersGORACE(t *testing.T) {
+	if !raceBuild {
+		t.Skip("only a -race build starts itself again")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, selfPath(t), "--help")
+	cmd.Env = append(os.Environ(), "AIRLOCK_AS_MAIN=1", "GORACE=halt_on_error=1")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil || err != nil || !strings.Contains(string(out), "Exit codes:") {
+		t.Fatalf("airlock --help with GORACE=halt_on_error=1: %v, %v\n%.300s", ctx.Err(), err, out)
+	}
 }
