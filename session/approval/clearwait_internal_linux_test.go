@@ -5,36 +5,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/airlock-mcp/airlock/internal/flocktest"
 	"github.com/airlock-mcp/airlock/session/statefile"
 	"github.com/airlock-mcp/airlock/trust"
 )
 
-// waitFlockWaiter waits until some open file waits for the flock on path (/proc/locks "->").
+// waitFlockWaiter waits until some open file waits for the flock on path.
 func waitFlockWaiter(t *testing.T, path string) {
 	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
+	if !flocktest.Waiter(t, path, 10*time.Second) {
+		t.Fatal("nothing waited for the lock")
 	}
-	ino := fmt.Sprintf(":%d ", fi.Sys().(*syscall.Stat_t).Ino)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		b, err := os.ReadFile("/proc/locks")
-		if err != nil {
-			t.Skip("no /proc/locks:", err)
-		}
-		for line := range strings.Lines(string(b)) {
-			if strings.Contains(line, "->") && strings.Contains(line, "FLOCK") && strings.Contains(line, ino) {
-				return
-			}
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatal("nothing waited for the lock")
 }
 
 // A context tainted while the person's clear of its earlier taint waits for

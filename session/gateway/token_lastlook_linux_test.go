@@ -16,12 +16,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/internal/flocktest"
 	"github.com/airlock-mcp/airlock/internal/model"
 	"github.com/airlock-mcp/airlock/internal/sessiontest"
 	"github.com/airlock-mcp/airlock/session"
@@ -374,23 +374,7 @@ func waitHeadSynced(t *testing.T, path string) {
 // (/proc/locks lists a blocked request on its inode with "->").
 func waitLockWaiter(t *testing.T, path string) {
 	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
+	if !flocktest.Waiter(t, path, 10*time.Second) {
+		t.Fatal("the call never waited for the audit log's lock")
 	}
-	ino := fmt.Sprintf(":%d ", fi.Sys().(*syscall.Stat_t).Ino)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		b, err := os.ReadFile("/proc/locks")
-		if err != nil {
-			t.Skip("no /proc/locks:", err)
-		}
-		for line := range strings.Lines(string(b)) {
-			if strings.Contains(line, "->") && strings.Contains(line, "FLOCK") && strings.Contains(line, ino) {
-				return
-			}
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatal("the call never waited for the audit log's lock")
 }
