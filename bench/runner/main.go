@@ -12,7 +12,7 @@
 //     servers against the slowest of the 20 servers checked alone.
 //  3. The agent gateway: session/gateway's BenchmarkCallThroughGateway (no audit log)
 //     against BenchmarkCallThroughBareProxy, its floor, and BenchmarkCallDirect (p50 and
-//     p99, 10 rounds of 300 calls each in turn), BenchmarkAuditedApprovals, and
+//     p99, 10 rounds of 1,000 calls each in turn), BenchmarkAuditedApprovals, and
 //     session/audit's BenchmarkAppendDecisionSynced against its floor,
 //     BenchmarkFloorFdatasyncFilled (and BenchmarkFloorFdatasyncAppend beside it).
 //  4. trust's BenchmarkClassifyAndHazards at 100, 1,000 and 10,000 tools, and
@@ -566,12 +566,13 @@ func (r *runner) benchOne(pkg, name, benchtime, unit string) (float64, error) {
 // gatewayRounds and gatewayCalls are how rows 3a and 3b run: rounds of gatewayCalls
 // timed calls per benchmark, the direct call, the gateway and the bare go-sdk proxy in
 // turn within each round, so that the gateway and its floor share the machine's load
-// of the moment. Each benchmark makes 20 untimed warm-up calls before its timer starts.
-// The process runs airlock's collector policy (internal/gctune, as the binary does) for
-// all three alike, and the gateway's Manager has its events read, as the TUI reads them.
+// of the moment. Each benchmark makes 20 untimed warm-up calls before its timer starts,
+// and the first of each process 1,000 (see processWarm in the benchmarks). The process
+// runs airlock's collector policy (internal/gctune, as the binary does) for all three
+// alike, and the gateway's Manager has its events read, as the TUI reads them.
 const (
 	gatewayRounds = 10
-	gatewayCalls  = 300
+	gatewayCalls  = 1000
 )
 
 func (r *runner) rowGateway() ([]row, error) {
