@@ -968,7 +968,7 @@ func (r *runner) report(table, loadStart, loadEnd string, took time.Duration) (s
 	for _, m := range r.machine {
 		b.WriteString("- " + m + "\n")
 	}
-	fmt.Fprintf(&b, "- load average (1, 5, 15 min): %s at the start, %s at the end; other work was running on this machine\n\n", loadStart, loadEnd)
+	fmt.Fprintf(&b, "- load average (1, 5, 15 min): %s at the start, %s at the end (the benchmark's own processes included)\n\n", loadStart, loadEnd)
 	b.WriteString("## Results\n\n")
 	b.WriteString(table)
 	b.WriteString("\n\"load\" is the 1-minute load average before and after the row's group (it counts the benchmark's own processes too: row 2 starts up to 21 at once). Ratios compare figures taken in the same rounds.\n\n")

@@ -381,7 +381,7 @@ func peerRows(agents []string, fig func(target, agent, q string) float64) []row 
 		reference: fmt.Sprintf("supergateway %.0f /s (a stdio server per session); direct stdio %.0f /s (16 servers); bare go-sdk proxy %.0f /s", sg, d, b),
 		result:    fmt.Sprintf("%.2fx supergateway; decisions written, not synced: %.0f /s, %.2fx; the floor, the bare go-sdk proxy: %.2fx", al/sg, w, w/sg, b/sg),
 		goal:      "≥ 1.5x supergateway",
-		verdict:   verdict(al >= 1.5*sg),
+		verdict:   rateVerdict(al, b, sg),
 		brief:     fmt.Sprintf("%.2fx (%.0f against %.0f calls/s)", al/sg, al, sg),
 	})
 	id++
@@ -414,6 +414,21 @@ func oldGoalVerdict(al, b, sg float64) string {
 	case al <= 0.8*sg:
 		return "met"
 	case b > 0.8*sg:
+		return "waits for go-sdk"
+	default:
+		return "MISSED"
+	}
+}
+
+// rateVerdict is the verdict of the 16 agents' goal, 1.5x supergateway's calls/s, for
+// airlock's rate al, the bare go-sdk proxy's b and supergateway's sg: met; "waits for
+// go-sdk" when the bare proxy, which runs no airlock code, is itself below the goal
+// and airlock is within 5% of it (what is missing is not airlock's); else MISSED.
+func rateVerdict(al, b, sg float64) string {
+	switch {
+	case al >= 1.5*sg:
+		return "met"
+	case b < 1.5*sg && al >= 0.95*b:
 		return "waits for go-sdk"
 	default:
 		return "MISSED"

@@ -52,6 +52,23 @@ func TestOldGoalVerdict(t *testing.T) {
 	}
 }
 
+func TestRateVerdict(t *testing.T) {
+	for _, c := range []struct {
+		al, b, sg float64
+		want      string
+	}{
+		{al: 1500, b: 1400, sg: 1000, want: "met"},
+		{al: 1380, b: 1380, sg: 1000, want: "waits for go-sdk"},
+		{al: 1340, b: 1400, sg: 1000, want: "waits for go-sdk"},
+		{al: 1300, b: 1400, sg: 1000, want: "MISSED"}, // airlock's own cost, not the floor's
+		{al: 1400, b: 1600, sg: 1000, want: "MISSED"}, // the floor meets the goal
+	} {
+		if got := rateVerdict(c.al, c.b, c.sg); got != c.want {
+			t.Errorf("rateVerdict(%v, %v, %v) = %q, want %q", c.al, c.b, c.sg, got, c.want)
+		}
+	}
+}
+
 func TestPeerRows_Goals(t *testing.T) {
 	figs := map[string]float64{
 		"airlock p50": 950, "supergateway p50": 1000, "bare p50": 850, "direct p50": 300, "written p50": 700,
