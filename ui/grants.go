@@ -9,7 +9,10 @@ package ui
 // then ctrl+y), and it clears only the taint the question showed.
 
 import (
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -100,12 +103,32 @@ func (m *Model) applyClearTaint(a question.ClearTaintAnswer) (*Model, tea.Cmd) {
 		m.status = "kept " + common.Inline(m.St, a.Context, 32) + " tainted"
 		return m, nil
 	}
-	m.status = "clearing the taint of " + common.Inline(m.St, a.Context, 32) + "…"
+	if m.clearing == nil {
+		m.clearing = map[string]int{}
+	}
+	m.clearing[a.Context]++
 	return m, clearTaintCmd(m.sess.Engine(), a)
+}
+
+// clearingLine is what the status line says of the clears under way ("" for none).
+func (m *Model) clearingLine() string {
+	if len(m.clearing) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(m.clearing))
+	for _, c := range slices.Sorted(maps.Keys(m.clearing)) {
+		names = append(names, common.Inline(m.St, c, 32))
+	}
+	return "clearing the taint of " + strings.Join(names, ", ") + "…"
 }
 
 // taintCleared reports how clearing ended and refreshes what shows taint.
 func (m *Model) taintCleared(msg taintClearedMsg) (*Model, tea.Cmd) {
+	if n := m.clearing[msg.ctx]; n > 1 {
+		m.clearing[msg.ctx] = n - 1
+	} else {
+		delete(m.clearing, msg.ctx) // a no-op on a nil map: never a panic
+	}
 	name := common.Inline(m.St, msg.ctx, 32)
 	if msg.err != nil {
 		m.status = "✗ the taint of " + name + " was not cleared: " + common.Inline(m.St, msg.err.Error(), 120)

@@ -282,3 +282,32 @@ func fetchAs(t *testing.T, h *harness, ctx, client string) {
 		t.Fatal(err)
 	}
 }
+
+// TestGrantsView_ClearingSaysSoAt80Columns: while a clear is under way (taint.json's
+// lock may be another airlock's), the status line says so whole at 80 columns,
+// ahead of the taint it is about to lift, and the taint's own hint no longer
+// offers C; when it ends, the line says how it ended.
+func TestGrantsView_ClearingSaysSoAt80Columns(t *testing.T) {
+	h, _ := grantsHarness(t)
+	taintPerson(t, h)
+	h.keys("w")
+	// The answer the chord gives, its clear not yet run (the command is the
+	// engine's write, off the UI's goroutine).
+	m, cmd := h.m.applyClearTaint(question.ClearTaintAnswer{Context: model.PersonContext, Taint: h.sess.Engine().Taint(""), Clear: true})
+	if cmd == nil {
+		t.Fatal("no clear was started")
+	}
+	h.m = *m
+	line := ansi.Strip(h.m.statusLine())
+	screenHas(t, line, "clearing the taint of you…", "TAINTED by web__fetch")
+	if strings.Contains(line, "C: clear") {
+		t.Errorf("the taint being cleared still offers C: %q", line)
+	}
+	m, _ = h.m.taintCleared(cmd().(taintClearedMsg))
+	h.m = *m
+	line = ansi.Strip(h.m.statusLine())
+	screenHas(t, line, "✓ cleared the taint of you", "● context clean")
+	if strings.Contains(line, "clearing") {
+		t.Errorf("the clear ended but the line still says it is under way: %q", line)
+	}
+}

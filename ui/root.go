@@ -95,6 +95,10 @@ type Model struct {
 	// an older connection is stale and dropped.
 	gens  map[string]uint64
 	taint trust.Taint
+	// clearing counts the clears of a context's taint under way (the person
+	// answered; taint.json's lock may be another airlock's): the status line says
+	// so ahead of the taint until each ends.
+	clearing map[string]int
 	// rulesProblem and taintProblem are why rules.toml and taint.json cannot be read
 	// (nil: they can); refreshed with taint.
 	rulesProblem, taintProblem error

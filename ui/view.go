@@ -240,9 +240,19 @@ func (m *Model) statusLine() string {
 		// so that a narrow screen still says it.
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
+	if c := m.clearingLine(); c != "" {
+		// Under way at the person's word: it leads, so that the taint it is
+		// about to lift is not read as the answer.
+		parts = append(parts, st.StatusBar.Render(c))
+	}
+	// The hint offers C on the person's own taint unless its clear is under way.
+	clearHint := st.Muted.Render(" (w, C: clear)")
+	if m.clearing[model.PersonContext] > 0 {
+		clearHint = ""
+	}
 	if m.taint.Channel == trust.ChannelUnreadable {
 		// No server tainted it: airlock cannot read what is tainted, so everything is.
-		parts = append(parts, st.ErrorText.Render("✖ "+approval.TaintFile+" unreadable: every context treated as tainted")+st.Muted.Render(" (w, C: clear)"))
+		parts = append(parts, st.ErrorText.Render("✖ "+approval.TaintFile+" unreadable: every context treated as tainted")+clearHint)
 	} else if m.taint.Tainted() {
 		t := "⚠ TAINTED by " + common.Inline(st, m.taint.By.Qualified(), 40)
 		if m.taint.Subject != "" {
@@ -252,7 +262,7 @@ func (m *Model) statusLine() string {
 		if m.taint.CallID != "" {
 			t += " (call " + common.Inline(st, m.taint.CallID, 12) + ")"
 		}
-		parts = append(parts, st.WarnText.Render(t)+st.Muted.Render(" (w, C: clear)"))
+		parts = append(parts, st.WarnText.Render(t)+clearHint)
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
