@@ -107,6 +107,7 @@ func (m *Model) applyClearTaint(a question.ClearTaintAnswer) (*Model, tea.Cmd) {
 		m.clearing = map[string]int{}
 	}
 	m.clearing[a.Context]++
+	m.status = "" // an earlier word ("kept you tainted") is not this answer's
 	return m, clearTaintCmd(m.sess.Engine(), a)
 }
 

@@ -292,7 +292,8 @@ func TestGrantsView_ClearingSaysSoAt80Columns(t *testing.T) {
 	taintPerson(t, h)
 	h.keys("w")
 	// The answer the chord gives, its clear not yet run (the command is the
-	// engine's write, off the UI's goroutine).
+	// engine's write, off the UI's goroutine), after the person first kept it.
+	h.m.status = "kept you tainted"
 	m, cmd := h.m.applyClearTaint(question.ClearTaintAnswer{Context: model.PersonContext, Taint: h.sess.Engine().Taint(""), Clear: true})
 	if cmd == nil {
 		t.Fatal("no clear was started")
@@ -302,6 +303,11 @@ func TestGrantsView_ClearingSaysSoAt80Columns(t *testing.T) {
 	screenHas(t, line, "clearing the taint of you…", "TAINTED by web__fetch")
 	if strings.Contains(line, "C: clear") {
 		t.Errorf("the taint being cleared still offers C: %q", line)
+	}
+	// At 80 columns the rest of the line is behind "(v: all of it)": the status
+	// message itself must not still say the taint was kept.
+	if strings.Contains(h.m.status, "kept") {
+		t.Errorf("the status still says the taint was kept while it is being cleared: %q", h.m.status)
 	}
 	m, _ = h.m.taintCleared(cmd().(taintClearedMsg))
 	h.m = *m
