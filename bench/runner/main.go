@@ -103,6 +103,10 @@ type runner struct {
 	commands        []string          // how each measurement was run, for the report
 	machine         []string
 	rev             string // the commit measured, taken before anything is written
+	// airlockPatched and bareproxyPatched are airlock and bench/bareproxy built
+	// against go-sdk with bench/go-sdk-unmarshal-in-place.patch applied (row 6);
+	// "" when they could not be built, and patchedWhy says why.
+	airlockPatched, bareproxyPatched, patchedWhy string
 }
 
 func run(quick bool, out, keep, only string, soak time.Duration) error {
@@ -247,6 +251,75 @@ func (r *runner) build() error {
 		cmd.Dir = r.root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
+		}
+	}
+	if r.only != nil && !r.only["6"] {
+		return nil // only row 6 runs them
+	}
+	if err := r.buildPatched(); err != nil {
+		// The report's cell says why in one line; the log has all of it.
+		why, _, _ := strings.Cut(err.Error(), "\n")
+		r.airlockPatched, r.bareproxyPatched, r.patchedWhy = "", "", why
+		logf("row 6 without go-sdk patched: %v", err)
+	}
+	return nil
+}
+
+// goSDK is the module whose patch row 6 measures beside the release.
+const goSDK = "github.com/modelcontextprotocol/go-sdk"
+
+// buildPatched builds airlock and bench/bareproxy once more against a copy of the
+// go-sdk this module requires, with bench/go-sdk-unmarshal-in-place.patch applied:
+// row 6 measures what that change to go-sdk would give, in the same run. The copy
+// and a go.mod that points at it (go build -modfile) are in the work folder; the
+// tree is not touched.
+func (r *runner) buildPatched() error {
+	list := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", goSDK)
+	list.Dir = r.root
+	dirOut, err := list.Output()
+	if err != nil {
+		return fmt.Errorf("locating %s: %v", goSDK, err)
+	}
+	src := strings.TrimSpace(string(dirOut))
+	if src == "" {
+		return fmt.Errorf("locating %s: not in the module cache", goSDK)
+	}
+	dst := filepath.Join(r.work, "go-sdk-patched")
+	_ = os.RemoveAll(dst)
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		return fmt.Errorf("copying %s: %v", goSDK, err)
+	}
+	apply := exec.Command("git", "apply", filepath.Join(r.root, "bench/go-sdk-unmarshal-in-place.patch"))
+	apply.Dir = dst
+	// Not a repository, even when the work folder is inside one: git apply then
+	// patches the files under its directory, as patch(1) would.
+	apply.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dst))
+	if out, err := apply.CombinedOutput(); err != nil {
+		return fmt.Errorf("applying bench/go-sdk-unmarshal-in-place.patch: %v\n%s", err, out)
+	}
+	mod, err := os.ReadFile(filepath.Join(r.root, "go.mod"))
+	if err != nil {
+		return err
+	}
+	sum, err := os.ReadFile(filepath.Join(r.root, "go.sum"))
+	if err != nil {
+		return err
+	}
+	modfile := filepath.Join(r.work, "go.patched.mod")
+	mod = fmt.Appendf(mod, "\nreplace %s => %s\n", goSDK, dst)
+	if err := os.WriteFile(modfile, mod, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(r.work, "go.patched.sum"), sum, 0o644); err != nil {
+		return err
+	}
+	r.airlockPatched = filepath.Join(r.work, "airlock-patched")
+	r.bareproxyPatched = filepath.Join(r.work, "bareproxy-patched")
+	for _, b := range [][2]string{{r.airlockPatched, "./cmd/airlock"}, {r.bareproxyPatched, "./bench/bareproxy"}} {
+		cmd := exec.Command("go", "build", "-modfile", modfile, "-o", b[0], b[1])
+		cmd.Dir = r.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build -modfile %s %s: %v\n%s", modfile, b[1], err, out)
 		}
 	}
 	return nil

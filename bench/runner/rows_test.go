@@ -39,32 +39,37 @@ func TestGatewayRows_MissingFigures(t *testing.T) {
 
 func TestOldGoalVerdict(t *testing.T) {
 	for _, c := range []struct {
-		al, b, sg float64
-		want      string
+		al, b, ap, sg float64
+		want          string
 	}{
-		{al: 790, b: 600, sg: 1000, want: "met"},
-		{al: 950, b: 850, sg: 1000, want: "waits for go-sdk"},
-		{al: 950, b: 700, sg: 1000, want: "MISSED"},
+		{al: 790, b: 600, ap: 700, sg: 1000, want: "met"},
+		{al: 950, b: 850, ap: 780, sg: 1000, want: "waits for go-sdk"}, // go-sdk patched meets it
+		{al: 950, b: 850, ap: 0, sg: 1000, want: "waits for go-sdk"},   // not measured: the floor alone
+		{al: 950, b: 850, ap: 900, sg: 1000, want: "MISSED"},           // patched, still airlock's cost
+		{al: 950, b: 700, ap: 780, sg: 1000, want: "MISSED"},           // the floor meets the goal
 	} {
-		if got := oldGoalVerdict(c.al, c.b, c.sg); got != c.want {
-			t.Errorf("oldGoalVerdict(%v, %v, %v) = %q, want %q", c.al, c.b, c.sg, got, c.want)
+		if got := oldGoalVerdict(c.al, c.b, c.ap, c.sg); got != c.want {
+			t.Errorf("oldGoalVerdict(%v, %v, %v, %v) = %q, want %q", c.al, c.b, c.ap, c.sg, got, c.want)
 		}
 	}
 }
 
 func TestRateVerdict(t *testing.T) {
 	for _, c := range []struct {
-		al, b, sg float64
-		want      string
+		al, b, ap, sg float64
+		want          string
 	}{
-		{al: 1500, b: 1400, sg: 1000, want: "met"},
-		{al: 1380, b: 1380, sg: 1000, want: "waits for go-sdk"},
-		{al: 1340, b: 1400, sg: 1000, want: "waits for go-sdk"},
-		{al: 1300, b: 1400, sg: 1000, want: "MISSED"}, // airlock's own cost, not the floor's
-		{al: 1400, b: 1600, sg: 1000, want: "MISSED"}, // the floor meets the goal
+		{al: 1500, b: 1400, ap: 0, sg: 1000, want: "met"},
+		{al: 1380, b: 1380, ap: 0, sg: 1000, want: "waits for go-sdk"},
+		{al: 1340, b: 1400, ap: 0, sg: 1000, want: "waits for go-sdk"},
+		{al: 1300, b: 1400, ap: 0, sg: 1000, want: "MISSED"},              // airlock's own cost, not the floor's
+		{al: 1400, b: 1600, ap: 0, sg: 1000, want: "MISSED"},              // the floor meets the goal
+		{al: 1300, b: 1400, ap: 1900, sg: 1000, want: "waits for go-sdk"}, // go-sdk patched meets it
+		{al: 1380, b: 1400, ap: 1450, sg: 1000, want: "MISSED"},           // patched, still short
+		{al: 1400, b: 1600, ap: 1900, sg: 1000, want: "MISSED"},           // the floor meets the goal
 	} {
-		if got := rateVerdict(c.al, c.b, c.sg); got != c.want {
-			t.Errorf("rateVerdict(%v, %v, %v) = %q, want %q", c.al, c.b, c.sg, got, c.want)
+		if got := rateVerdict(c.al, c.b, c.ap, c.sg); got != c.want {
+			t.Errorf("rateVerdict(%v, %v, %v, %v) = %q, want %q", c.al, c.b, c.ap, c.sg, got, c.want)
 		}
 	}
 }
@@ -76,7 +81,7 @@ func TestPeerRows_Goals(t *testing.T) {
 		"airlock rate": 1600, "supergateway rate": 1000, "bare rate": 2000, "direct rate": 3000, "written rate": 1800,
 	}
 	fig := func(target, _, q string) float64 { return figs[target+" "+q] }
-	rows := peerRows([]string{"go", "ts"}, fig)
+	rows := peerRows([]string{"go", "ts"}, fig, "")
 	want := []struct{ id, goal, verdict string }{
 		{"6a", "≤ 1.0x supergateway", "met"},
 		{"6b", "≤ 0.8x supergateway", "met"},
@@ -94,7 +99,47 @@ func TestPeerRows_Goals(t *testing.T) {
 			t.Errorf("row %d = %s %q %q, want %s %q %q", i, rows[i].id, rows[i].goal, rows[i].verdict, w.id, w.goal, w.verdict)
 		}
 	}
-	if !strings.Contains(rows[5].reference, "0.85x") || !strings.Contains(rows[5].reference, "measured earlier") {
-		t.Errorf("6f does not show the floor and the patched figure: %q", rows[5].reference)
+	if !strings.Contains(rows[5].reference, "0.85x") || !strings.Contains(rows[5].reference, "with go-sdk patched: not measured") {
+		t.Errorf("6f does not show the floor, and that the patched figure is missing: %q", rows[5].reference)
+	}
+}
+
+// The patched figures of the same run stand beside each row, and decide whether the
+// 0.8x row waits for go-sdk.
+func TestPeerRows_PatchedFigures(t *testing.T) {
+	figs := map[string]float64{
+		"airlock p50": 950, "supergateway p50": 1000, "bare p50": 850, "direct p50": 300, "written p50": 700,
+		"airlock-patched p50": 900, "bare-patched p50": 500,
+		"airlock p99": 1500, "supergateway p99": 2000, "bare p99": 1200, "direct p99": 500, "written p99": 1400,
+		"airlock-patched p99": 1300, "bare-patched p99": 900,
+		"airlock rate": 1300, "supergateway rate": 1000, "bare rate": 1400, "direct rate": 3000, "written rate": 1800,
+		"airlock-patched rate": 2000, "bare-patched rate": 3000,
+	}
+	fig := func(target, _, q string) float64 { return figs[target+" "+q] }
+	rows := peerRows([]string{"go"}, fig, "")
+	byID := map[string]row{}
+	for _, r := range rows {
+		byID[r.id] = r
+	}
+	if r := byID["6a"]; !strings.Contains(r.result, "with go-sdk patched (bench/go-sdk-unmarshal-in-place.patch, this run): airlock 900 µs (0.90x), bare proxy 500 µs (0.50x)") {
+		t.Errorf("6a: %q", r.result)
+	}
+	if r := byID["6c"]; r.verdict != "waits for go-sdk" || !strings.Contains(r.result, "airlock 2000 /s (2.00x)") {
+		t.Errorf("6c (16 agents): %q %q", r.verdict, r.result)
+	}
+	// 0.90x patched is still above 0.8x: the rest is airlock's, not go-sdk's.
+	if r := byID["6d"]; r.verdict != "MISSED" || !strings.Contains(r.reference, "airlock 900 µs (0.90x)") {
+		t.Errorf("6d (the 0.8x goal): %q %q", r.verdict, r.reference)
+	}
+	rows = peerRows([]string{"go"}, func(target, a, q string) float64 {
+		if strings.HasSuffix(target, "-patched") {
+			return 0
+		}
+		return fig(target, a, q)
+	}, "applying the patch: it does not apply")
+	for _, r := range rows {
+		if !strings.Contains(r.result+r.reference, "with go-sdk patched: not measured (applying the patch: it does not apply)") {
+			t.Errorf("%s does not say why the patched figure is missing: %q %q", r.id, r.result, r.reference)
+		}
 	}
 }
