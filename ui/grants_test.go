@@ -317,3 +317,29 @@ func TestGrantsView_ClearingSaysSoAt80Columns(t *testing.T) {
 		t.Errorf("the clear ended but the line still says it is under way: %q", line)
 	}
 }
+
+// TestStatusLine_TaintedKeepsTheMessageWholeAt80Columns: at 80 columns the banner of
+// a tainted context gives up the tainting call's id and its key hint before the
+// message after it is cut, so that the answer to what the person just did is read
+// whole beside the taint (the id and the keys are in the w view and the help).
+func TestStatusLine_TaintedKeepsTheMessageWholeAt80Columns(t *testing.T) {
+	h, _ := grantsHarness(t)
+	taintPerson(t, h)
+	h.keys("w")
+	h.m.status = "✓ repo__write_note returned"
+	line := ansi.Strip(h.m.statusLine())
+	screenHas(t, line, "⚠ TAINTED by web__fetch", "✓ repo__write_note returned")
+	if strings.Contains(line, "(v: all of it)") || ansi.StringWidth(line) > 80 {
+		t.Errorf("the line is cut or too wide at 80 columns: %q", line)
+	}
+	// Wide enough, the banner names the call and the keys again.
+	h.m.layout.width = 120
+	line = ansi.Strip(h.m.statusLine())
+	screenHas(t, line, "(call c", "(w, C: clear)", "✓ repo__write_note returned")
+	// Too long even so: cut as before, saying where the whole of it is.
+	h.m.layout.width = 80
+	h.m.status = "✓ " + strings.Repeat("a long message ", 8)
+	if line = ansi.Strip(h.m.statusLine()); !strings.Contains(line, "(v: all of it)") || !strings.Contains(line, "⚠ TAINTED by web__fetch") {
+		t.Errorf("a message too long for the line: %q", line)
+	}
+}

@@ -245,6 +245,9 @@ func (m *Model) statusLine() string {
 		// about to lift is not read as the answer.
 		parts = append(parts, st.StatusBar.Render(c))
 	}
+	// The taint's banner is parts[banner] when bannerForms, its forms from the
+	// widest, are not empty.
+	banner, bannerForms := 0, []string(nil)
 	// The hint offers C on the person's own taint unless its clear is under way.
 	clearHint := st.Muted.Render(" (w, C: clear)")
 	if m.clearing[model.PersonContext] > 0 {
@@ -259,10 +262,21 @@ func (m *Model) statusLine() string {
 			// A resource or a prompt: name what it was, not the channel.
 			t = "⚠ TAINTED by " + common.Inline(st, m.taint.By.Server, 24) + " " + common.Inline(st, m.taint.Channel, 12) + " " + common.Inline(st, m.taint.Subject, 32)
 		}
+		call := ""
 		if m.taint.CallID != "" {
-			t += " (call " + common.Inline(st, m.taint.CallID, 12) + ")"
+			call = " (call " + common.Inline(st, m.taint.CallID, 12) + ")"
 		}
-		parts = append(parts, st.WarnText.Render(t)+clearHint)
+		// Narrower forms, tried in turn when the line is too wide: the call's id
+		// and then the keys give way before anything after the banner is cut
+		// (both are in the w view, the keys in the help too).
+		banner = len(parts)
+		bannerForms = []string{st.WarnText.Render(t + call)}
+		if clearHint != "" {
+			bannerForms[0] += clearHint
+			bannerForms = append(bannerForms, st.WarnText.Render(t)+clearHint, st.WarnText.Render(t)+st.Muted.Render(" (w)"))
+		}
+		bannerForms = append(bannerForms, st.WarnText.Render(t))
+		parts = append(parts, bannerForms[0])
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
@@ -303,6 +317,13 @@ func (m *Model) statusLine() string {
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
 	line := strings.Join(parts, st.Muted.Render(" · "))
+	for _, form := range bannerForms[min(1, len(bannerForms)):] {
+		if common.CellWidth(line) <= m.layout.width {
+			break
+		}
+		parts[banner] = form
+		line = strings.Join(parts, st.Muted.Render(" · "))
+	}
 	if w := m.layout.width; common.CellWidth(line) > w {
 		// Never cut silently: the whole message is in Activity.
 		hint := st.Muted.Render(" (v: all of it)")
