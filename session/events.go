@@ -29,6 +29,14 @@ const maxQueuedHeld = 32 << 20
 // catches up lists the same calls it would have had they all been read.
 const maxQueuedCalls = 1024
 
+// listWake is how long a list-only event (model.ListOnly: a call's end, a log line)
+// may wait before the queue's reader is woken for it; every other event wakes it at
+// once, and takes the list-only ones queued before it along, in order. A busy
+// gateway's calls then wake the reader (the TUI's pump) once per listWake, not once
+// per call: each wake is a thread woken on the cores the calls themselves run on.
+// The TUI gathers list-only events for longer than this anyway (its batch window).
+var listWake = 10 * time.Millisecond
+
 // queue is an unbounded-for-important, bounded-for-chatty event queue with a blocking
 // Next. It never blocks a producer, so a slow UI cannot stall a server's reader.
 type queue struct {
@@ -41,6 +49,10 @@ type queue struct {
 	droppedCalls int
 	wake         chan struct{}
 	closed       bool
+	// later wakes the reader listWake after a list-only event found it not armed
+	// (laterArmed); nil until the first one.
+	later      *time.Timer
+	laterArmed bool
 }
 
 // queued is one event and the bytes of arguments and result it holds.
@@ -81,7 +93,32 @@ func (q *queue) push(ev model.Event) {
 			q.letGoOldestCalls(maxQueuedCalls / 4)
 		}
 	}
+	now := !model.ListOnly(ev)
+	if !now && !q.laterArmed {
+		q.laterArmed = true
+		if q.later == nil {
+			q.later = time.AfterFunc(listWake, q.wakeLater)
+		} else {
+			q.later.Reset(listWake)
+		}
+	}
 	q.mu.Unlock()
+	if now {
+		q.signal()
+	}
+}
+
+// wakeLater is the timer that wakes the reader for the list-only events queued
+// since it was armed.
+func (q *queue) wakeLater() {
+	q.mu.Lock()
+	q.laterArmed = false
+	q.mu.Unlock()
+	q.signal()
+}
+
+// signal wakes the reader, if it waits.
+func (q *queue) signal() {
 	select {
 	case q.wake <- struct{}{}:
 	default:
@@ -144,11 +181,11 @@ func (q *queue) next(ctx context.Context) (model.Event, bool) {
 func (q *queue) close() {
 	q.mu.Lock()
 	q.closed = true
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
+	if q.later != nil {
+		q.later.Stop()
 	}
+	q.mu.Unlock()
+	q.signal()
 }
 
 // callFinished builds the event of one call from what Call returned.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -186,3 +187,86 @@ func TestQueue_UnreadCallsAreBoundedInNumber(t *testing.T) {
 		t.Errorf("queue counts %d calls after every event was read", q.calls)
 	}
 }
+
+// A reader blocked in next is woken for list-only events (a call's end, a log line)
+// once listWake after the first of them, with all of them, in order; any other event
+// wakes it at once and brings the list-only ones queued before it along. So a busy
+// gateway's calls do not wake the TUI's pump once each.
+func TestQueue_ListOnlyEventsWakeTheReaderOncePerListWake(t *testing.T) {
+	// A wake that waits an hour: only another event, or the reader's own deadline,
+	// can end its wait.
+	defer func(d time.Duration) { listWake = d }(listWake)
+	listWake = time.Hour
+	q := newQueue()
+	defer q.close()
+	q.push(model.CallFinished{Server: "docs", Tool: "get_doc", Outcome: "ok"})
+	q.push(model.LogLine{Server: "docs", Source: "stderr", Text: "served"})
+	// The reader does not wait when events are queued: both are there at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	for _, want := range []string{"model.CallFinished", "model.LogLine"} {
+		if ev, ok := q.next(ctx); !ok || typeName(ev) != want {
+			t.Fatalf("next = %#v, %v; want a %s", ev, ok, want)
+		}
+	}
+	// A reader already waiting is not woken by a list-only event within the hour.
+	got := make(chan model.Event, 8)
+	go func() {
+		rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer rcancel()
+		for {
+			ev, ok := q.next(rctx)
+			if !ok {
+				close(got)
+				return
+			}
+			got <- ev
+		}
+	}()
+	time.Sleep(20 * time.Millisecond) // the reader waits in next
+	for i := range 50 {
+		q.push(model.CallFinished{Server: "docs", Tool: "get_doc", Outcome: "ok", CallID: strconv.Itoa(i)})
+	}
+	select {
+	case ev := <-got:
+		t.Fatalf("a list-only event woke the waiting reader at once: %#v", ev)
+	case <-time.After(100 * time.Millisecond):
+	}
+	// A question wakes it at once, after the calls queued before it.
+	q.push(model.ServerChanged{Server: "docs", Status: model.StatusReady})
+	for i := range 51 {
+		select {
+		case ev := <-got:
+			if i < 50 {
+				if c, ok := ev.(model.CallFinished); !ok || c.CallID != strconv.Itoa(i) {
+					t.Fatalf("event %d = %#v, want call %d", i, ev, i)
+				}
+			} else if _, ok := ev.(model.ServerChanged); !ok {
+				t.Fatalf("event %d = %#v, want the status change last", i, ev)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("the status change did not wake the reader (%d events read)", i)
+		}
+	}
+	// With the ordinary wake, a list-only event reaches a waiting reader by itself.
+	listWake = 5 * time.Millisecond
+	q2 := newQueue()
+	defer q2.close()
+	done := make(chan model.Event, 1)
+	go func() {
+		ev, _ := q2.next(context.Background())
+		done <- ev
+	}()
+	time.Sleep(20 * time.Millisecond)
+	q2.push(model.CallFinished{Server: "docs", Tool: "get_doc", Outcome: "ok"})
+	select {
+	case ev := <-done:
+		if _, ok := ev.(model.CallFinished); !ok {
+			t.Fatalf("next = %#v, want the call", ev)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("a call's end never reached the waiting reader")
+	}
+}
+
+func typeName(ev model.Event) string { return fmt.Sprintf("%T", ev) }

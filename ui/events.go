@@ -72,13 +72,7 @@ const maxEventBatch = 512
 
 // batchable reports whether e only adds an entry to a list, so that showing it a
 // little later, together with the ones after it, changes nothing a person decides on.
-func batchable(e model.Event) bool {
-	switch e.(type) {
-	case model.CallFinished, model.LogLine:
-		return true
-	}
-	return false
-}
+func batchable(e model.Event) bool { return model.ListOnly(e) }
 
 // callDoneMsg reports that the call with generation gen returned.
 type callDoneMsg struct {

@@ -25,6 +25,18 @@ func (SamplingClosed) event() {}
 // recognised as stale and dropped.
 type Event interface{ event() }
 
+// ListOnly reports whether e only adds an entry to a list (a call's end, a log
+// line): showing it a little later, together with the ones after it, changes
+// nothing a person decides on. Every other event (a question, a status, a listing)
+// is shown as it comes.
+func ListOnly(e Event) bool {
+	switch e.(type) {
+	case CallFinished, LogLine:
+		return true
+	}
+	return false
+}
+
 // ServerChanged reports a server's status or tool list changed; read Snapshot for the
 // new state.
 type ServerChanged struct {
