@@ -342,4 +342,12 @@ func TestStatusLine_TaintedKeepsTheMessageWholeAt80Columns(t *testing.T) {
 	if line = ansi.Strip(h.m.statusLine()); !strings.Contains(line, "(v: all of it)") || !strings.Contains(line, "⚠ TAINTED by web__fetch") {
 		t.Errorf("a message too long for the line: %q", line)
 	}
+	// taint.json unreadable: its banner narrows the same way.
+	h.m.taint = trust.Taint{Channel: trust.ChannelUnreadable}
+	h.m.status = "✓ read lib://x"
+	line = ansi.Strip(h.m.statusLine())
+	screenHas(t, line, "✖ taint.json unreadable: every context treated as tainted (w) · ✓ read lib://x")
+	if strings.Contains(line, "(v: all of it)") || ansi.StringWidth(line) > 80 {
+		t.Errorf("the unreadable banner's line is cut or too wide at 80 columns: %q", line)
+	}
 }

@@ -245,17 +245,30 @@ func (m *Model) statusLine() string {
 		// about to lift is not read as the answer.
 		parts = append(parts, st.StatusBar.Render(c))
 	}
-	// The taint's banner is parts[banner] when bannerForms, its forms from the
-	// widest, are not empty.
-	banner, bannerForms := 0, []string(nil)
 	// The hint offers C on the person's own taint unless its clear is under way.
 	clearHint := st.Muted.Render(" (w, C: clear)")
 	if m.clearing[model.PersonContext] > 0 {
 		clearHint = ""
 	}
+	// The taint's banner is parts[banner], and bannerForms its forms from the
+	// widest: when the line is too wide, the call's id and then the keys give way
+	// before anything after the banner is cut (both are in the w view, the keys in
+	// the help too).
+	banner, bannerForms := -1, []string(nil)
+	bannered := func(style lipgloss.Style, text, call string) {
+		banner = len(parts)
+		bannerForms = []string{style.Render(text+call) + clearHint}
+		if call != "" {
+			bannerForms = append(bannerForms, style.Render(text)+clearHint)
+		}
+		if clearHint != "" {
+			bannerForms = append(bannerForms, style.Render(text)+st.Muted.Render(" (w)"), style.Render(text))
+		}
+		parts = append(parts, bannerForms[0])
+	}
 	if m.taint.Channel == trust.ChannelUnreadable {
 		// No server tainted it: airlock cannot read what is tainted, so everything is.
-		parts = append(parts, st.ErrorText.Render("✖ "+approval.TaintFile+" unreadable: every context treated as tainted")+clearHint)
+		bannered(st.ErrorText, "✖ "+approval.TaintFile+" unreadable: every context treated as tainted", "")
 	} else if m.taint.Tainted() {
 		t := "⚠ TAINTED by " + common.Inline(st, m.taint.By.Qualified(), 40)
 		if m.taint.Subject != "" {
@@ -266,17 +279,7 @@ func (m *Model) statusLine() string {
 		if m.taint.CallID != "" {
 			call = " (call " + common.Inline(st, m.taint.CallID, 12) + ")"
 		}
-		// Narrower forms, tried in turn when the line is too wide: the call's id
-		// and then the keys give way before anything after the banner is cut
-		// (both are in the w view, the keys in the help too).
-		banner = len(parts)
-		bannerForms = []string{st.WarnText.Render(t + call)}
-		if clearHint != "" {
-			bannerForms[0] += clearHint
-			bannerForms = append(bannerForms, st.WarnText.Render(t)+clearHint, st.WarnText.Render(t)+st.Muted.Render(" (w)"))
-		}
-		bannerForms = append(bannerForms, st.WarnText.Render(t))
-		parts = append(parts, bannerForms[0])
+		bannered(st.WarnText, t, call)
 	} else {
 		parts = append(parts, st.OKText.Render("● context clean"))
 	}
@@ -316,13 +319,11 @@ func (m *Model) statusLine() string {
 		// dialog names the call); Activity keeps it.
 		parts = append(parts, st.StatusBar.Render(m.status))
 	}
-	line := strings.Join(parts, st.Muted.Render(" · "))
-	for _, form := range bannerForms[min(1, len(bannerForms)):] {
-		if common.CellWidth(line) <= m.layout.width {
-			break
-		}
-		parts[banner] = form
-		line = strings.Join(parts, st.Muted.Render(" · "))
+	sep := st.Muted.Render(" · ")
+	line := strings.Join(parts, sep)
+	for i := 1; i < len(bannerForms) && common.CellWidth(line) > m.layout.width; i++ {
+		parts[banner] = bannerForms[i]
+		line = strings.Join(parts, sep)
 	}
 	if w := m.layout.width; common.CellWidth(line) > w {
 		// Never cut silently: the whole message is in Activity.

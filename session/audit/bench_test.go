@@ -208,7 +208,8 @@ func BenchmarkOpenDecideClose(b *testing.B) {
 
 // BenchmarkAppendUnsynced is a call's outcome record on its own, written and not
 // synced, one at a time: what a commit costs besides the sync (the lock, the look at
-// the log's end, sealing and the write).
+// the log's end, sealing and the write). The delayed sync the records arm, every
+// 50 ms, runs meanwhile, as it does behind a gateway's calls.
 func BenchmarkAppendUnsynced(b *testing.B) {
 	a := openFilled(b)
 	i := 1
